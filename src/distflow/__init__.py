@@ -1,0 +1,42 @@
+"""distflow: TensorFlow 1.x's dataflow-graph engine and distributed runtime, in Python.
+
+``import distflow as tf`` gives the ``tf.compat.v1`` names that distflow supports.
+"""
+
+from . import errors
+from .framework import dtypes
+from .framework.device_spec import DeviceSpec
+from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,  # noqa: A004
+                               int8, int16, int32, int64, string, uint8)
+from .framework.ops import (Graph, GraphKeys, Operation, Tensor, add_to_collection, add_to_collections,
+                            colocate_with, container, control_dependencies, convert_to_tensor, device,
+                            get_collection, get_collection_ref, get_default_graph, get_default_session,
+                            name_scope, reset_default_graph)
+from .framework.random_seed import set_random_seed
+from .framework.registry import NotDifferentiable, RegisterGradient, not_differentiable
+from .framework.tensor_shape import Dimension, TensorShape
+from .ops.array_ops import (concat, constant, expand_dims, fill, gather, identity, newaxis, one_hot, ones,
+                            ones_like, pad, placeholder, placeholder_with_default, rank, reshape, shape,
+                            size, slice, split, squeeze, stack, stop_gradient, strided_slice, tile,
+                            transpose, unstack, zeros, zeros_like)
+from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
+                           ones_initializer, random_normal_initializer, random_uniform_initializer,
+                           truncated_normal_initializer, variance_scaling_initializer, zeros_initializer)
+from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_value, div, divide, equal,
+                           exp, floor, floordiv, floormod, greater, greater_equal, less, less_equal, log,
+                           log1p, logical_and, logical_not, logical_or, logical_xor, matmul, maximum, minimum,
+                           mod, multiply, negative, not_equal, pow, realdiv, reciprocal, reduce_all, reduce_any,
+                           reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, round, rsqrt,
+                           sigmoid, sign, sqrt, square, squared_difference, subtract, tanh, to_float,
+                           to_int32, to_int64, truediv, where)
+from .ops.math_ops import range_ as range  # noqa: A004
+from .ops.random_ops import random_normal, random_uniform, truncated_normal
+from .ops.state_ops import (Variable, assign, assign_add, assign_sub, global_variables,
+                            global_variables_initializer, initialize_all_variables, is_variable_initialized,
+                            local_variables, local_variables_initializer, model_variables,
+                            report_uninitialized_variables, trainable_variables, variables_initializer)
+from .runtime.config import ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions
+from .runtime.session import InteractiveSession, Session
+
+__version__ = "0.1.0"

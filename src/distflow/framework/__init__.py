@@ -1,0 +1,1 @@
+"""The kernel-free core: graphs, operations, tensors, dtypes, shapes, devices, errors."""

@@ -1,0 +1,157 @@
+"""The op registry: one entry per op type, holding its shape function, kernel and gradient.
+
+An op is declared once, in one block (shared/STYLE.md):
+
+    @register_op("MatMul", shape=_matmul_shape)
+    def _matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False): ...
+
+    @register_gradient("MatMul")
+    def _matmul_grad(op, grad): ...
+
+Registering a type twice raises and names where the first registration came from.
+A kernel's first parameter says what it is handed: ``xp`` (the array namespace of
+the device, NumPy on CPU) or ``ctx`` (a per-op :class:`KernelContext`-like object
+from the runtime with ``xp``, the device, its resource manager and the op's name).
+Its other positional parameters are the op's inputs (``*inputs`` for a list) and
+its keyword-only parameters are the attrs it reads.
+"""
+
+from __future__ import annotations
+
+import inspect
+import traceback
+from typing import Callable
+
+_NO_GRADIENT = object()
+
+
+def _caller_location(depth: int = 3) -> str:
+    frame = traceback.extract_stack(limit=depth)[0]
+    return f"{frame.filename}:{frame.lineno}"
+
+
+class OpRegistration:
+    """Everything the framework and runtime know about one op type."""
+
+    __slots__ = ("type", "shape_fn", "dtype_fn", "stateful", "kernel", "context_arg",
+                 "attr_names", "accepts_all_attrs", "defined_at", "ref_inputs")
+
+    def __init__(self, op_type, shape_fn, dtype_fn, stateful, ref_inputs, defined_at):
+        self.type = op_type
+        self.shape_fn = shape_fn
+        self.dtype_fn = dtype_fn
+        self.stateful = stateful
+        self.ref_inputs = frozenset(ref_inputs)
+        self.kernel = None
+        self.context_arg = None  # "xp", "ctx" or None
+        self.attr_names: frozenset = frozenset()
+        self.accepts_all_attrs = False
+        self.defined_at = defined_at
+
+    def set_kernel(self, kernel: Callable) -> None:
+        params = list(inspect.signature(kernel).parameters.values())
+        if params and params[0].name in ("xp", "ctx") and params[0].kind in (
+                inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            self.context_arg = params[0].name
+        self.attr_names = frozenset(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
+        self.accepts_all_attrs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+        self.kernel = kernel
+
+    def kernel_attrs(self, attrs: dict) -> dict:
+        """The subset of a node's attrs that its kernel takes as keyword arguments."""
+        if self.accepts_all_attrs:
+            return {k: v for k, v in attrs.items() if not k.startswith("_")}
+        return {k: v for k, v in attrs.items() if k in self.attr_names}
+
+
+_OPS: dict[str, OpRegistration] = {}
+_GRADIENTS: dict[str, object] = {}
+_GRADIENT_SOURCES: dict[str, str] = {}
+
+
+def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
+                stateful: bool = False, ref_inputs=()):
+    """Registers ``op_type`` now; the returned decorator attaches its kernel.
+
+    Args:
+      shape: ``shape(op) -> TensorShape | list[TensorShape]``, one per output; it sees
+        the op's inputs and attrs and raises ValueError for incompatible inputs.
+      dtype: ``dtype(op) -> DType | list[DType]``; by default every output has the
+        base dtype of input 0.
+      stateful: the op has side effects or state (never pruned as a constant, runs
+        once per step).
+      ref_inputs: indices of inputs that take a variable reference, not its value.
+
+    Raises:
+      KeyError: ``op_type`` is already registered (the message names where).
+    """
+    if op_type in _OPS:
+        raise KeyError(f"Op type '{op_type}' is already registered at {_OPS[op_type].defined_at}")
+    reg = OpRegistration(op_type, shape, dtype, stateful, ref_inputs, _caller_location())
+    _OPS[op_type] = reg
+
+    def attach_kernel(kernel: Callable) -> Callable:
+        if reg.kernel is not None:
+            raise KeyError(f"Op type '{op_type}' already has a kernel")
+        reg.set_kernel(kernel)
+        return kernel
+
+    return attach_kernel
+
+
+def get_registration(op_type: str) -> OpRegistration:
+    try:
+        return _OPS[op_type]
+    except KeyError:
+        raise KeyError(f"Op type '{op_type}' is not registered; registered op types include "
+                       f"{sorted(_OPS)[:12]}...") from None
+
+
+def is_registered(op_type: str) -> bool:
+    return op_type in _OPS
+
+
+def registered_ops() -> list[str]:
+    return sorted(_OPS)
+
+
+def register_gradient(op_type: str):
+    """Decorator: ``grad(op, *out_grads) -> tuple`` with one entry per input of ``op``."""
+
+    def decorate(fn):
+        _add_gradient(op_type, fn)
+        return fn
+
+    return decorate
+
+
+RegisterGradient = register_gradient
+
+
+def not_differentiable(op_type: str) -> None:
+    """Declares that ``op_type`` has no gradient (its inputs get None)."""
+    _add_gradient(op_type, _NO_GRADIENT)
+
+
+NotDifferentiable = not_differentiable
+
+
+def _add_gradient(op_type: str, fn) -> None:
+    if op_type in _GRADIENTS:
+        raise KeyError(f"Gradient for op type '{op_type}' is already registered at "
+                       f"{_GRADIENT_SOURCES[op_type]}")
+    _GRADIENTS[op_type] = fn
+    _GRADIENT_SOURCES[op_type] = _caller_location(4)
+
+
+def get_gradient_function(op_type: str):
+    """The gradient function of ``op_type``, or None if it is not differentiable.
+
+    Raises:
+      LookupError: no gradient was registered for ``op_type``.
+    """
+    try:
+        fn = _GRADIENTS[op_type]
+    except KeyError:
+        raise LookupError(f"No gradient defined for operation type '{op_type}'") from None
+    return None if fn is _NO_GRADIENT else fn

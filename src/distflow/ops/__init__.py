@@ -1,0 +1,3 @@
+"""Op families: each file registers its ops (shape, kernel, gradient) and constructors."""
+
+from . import array_ops, control_flow_ops, init_ops, math_ops, random_ops, state_ops  # noqa: F401

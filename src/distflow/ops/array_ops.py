@@ -1,0 +1,934 @@
+"""Array ops: constants, placeholders, shapes, reshaping, slicing and joining."""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+from .op_util import (constant_shape, constant_value, known_axis, make_op, make_tensor,
+                      normalize_axis, same_dtype_inputs)
+
+# ---------------------------------------------------------------------------
+# Const
+
+
+def _python_value_kind(value) -> str:
+    """The widest kind of Python scalar in a (nested) list: 's', 'f', 'i' or 'b'."""
+    kinds = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, (bool, np.bool_)):
+            kinds.add("b")
+        elif isinstance(v, (numbers.Integral,)):
+            kinds.add("i")
+        elif isinstance(v, numbers.Real):
+            kinds.add("f")
+        elif isinstance(v, (str, bytes)):
+            kinds.add("s")
+        elif isinstance(v, np.ndarray):
+            kinds.add({"b": "b", "i": "i", "u": "i", "f": "f"}.get(v.dtype.kind, "s"))
+        else:
+            raise TypeError(f"Cannot convert {v!r} of type {type(v).__name__} to a Tensor")
+    for k in "sfib":
+        if k in kinds:
+            return k
+    return "f"  # an empty list
+
+
+def _to_string_array(value) -> np.ndarray:
+    arr = np.array(value, dtype=object)
+    flat = arr.reshape(-1)
+    for i, v in enumerate(flat):
+        flat[i] = v.encode() if isinstance(v, str) else v
+        if not isinstance(flat[i], bytes):
+            raise TypeError(f"Expected string, got {v!r} of type {type(v).__name__} instead.")
+    return arr
+
+
+def to_numpy(value, dtype: dtypes.DType | None = None) -> np.ndarray:
+    """A Python or NumPy value as the array a Const holds, with TensorFlow's dtype rules.
+
+    Python floats default to float32 and ints to int32 (int64 when they don't fit);
+    NumPy arrays keep their dtype. Asking for an integer or bool dtype for a Python
+    float (or a number for strings) is a TypeError: nothing is silently truncated.
+    """
+    if isinstance(value, (np.ndarray, np.generic)):
+        if dtype is None:
+            dtype = dtypes.as_dtype(value.dtype)
+        if dtype == dtypes.string:
+            return _to_string_array(value)
+        return np.asarray(value).astype(dtype.as_numpy_dtype, copy=False)
+    kind = _python_value_kind(value)
+    if dtype is None:
+        if kind == "s":
+            return _to_string_array(value)
+        if kind == "i":
+            arr = np.array(value)
+            info = np.iinfo(np.int32)
+            if arr.size and (arr.min() < info.min or arr.max() > info.max):
+                return arr.astype(np.int64)
+            return arr.astype(np.int32)
+        return np.array(value, dtype={"f": np.float32, "b": np.bool_}[kind])
+    compatible = {
+        "s": dtype == dtypes.string,
+        "f": dtype.is_floating,
+        "i": dtype.is_floating or dtype.is_integer,
+        "b": True,
+    }[kind] and (dtype != dtypes.string or kind == "s")
+    if not compatible:
+        raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                        f"'{type(value).__name__}' instead.")
+    if dtype == dtypes.string:
+        return _to_string_array(value)
+    arr = np.array(value)
+    if dtype.is_integer and arr.size:
+        info = np.iinfo(dtype.as_numpy_dtype)
+        if arr.min() < info.min or arr.max() > info.max:
+            raise TypeError(f"Value {value!r} is out of range for dtype {dtype.name}")
+    return arr.astype(dtype.as_numpy_dtype)
+
+
+def _const_shape(op):
+    return TensorShape(op.get_attr("value").shape)
+
+
+def _const_dtype(op):
+    return op.get_attr("dtype")
+
+
+@register_op("Const", shape=_const_shape, dtype=_const_dtype)
+def _const_kernel(*, value):
+    return value
+
+
+not_differentiable("Const")
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) -> ops.Tensor:
+    """``tf.constant``: a tensor holding ``value`` (see :func:`to_numpy` for dtypes).
+
+    With ``shape``, a scalar is broadcast and a value of the same size is reshaped;
+    anything else (or any difference, with ``verify_shape``) is a TypeError/ValueError.
+    """
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    arr = to_numpy(value, dtype)
+    if shape is not None:
+        shape = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else as_shape(shape).as_list())]
+        if verify_shape and list(arr.shape) != shape:
+            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {arr.shape}.")
+        if arr.size == 1:
+            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        elif arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)
+        else:
+            raise ValueError(f"Too many elements provided. Needed at most {int(np.prod(shape))}, "
+                             f"but received {arr.size}" if arr.size > np.prod(shape) else
+                             f"Expected {int(np.prod(shape))} elements for shape {shape}, got {arr.size}")
+    arr.flags.writeable = False  # a Const's value is shared by every run
+    return make_tensor("Const", [], {"value": arr, "dtype": dtypes.as_dtype(arr.dtype)}, name)
+
+
+def _constant_conversion(value, dtype=None, name=None):
+    return constant(value, dtype=dtype, name=name or "Const")
+
+
+ops._register_constant_factory(_constant_conversion)
+
+# ---------------------------------------------------------------------------
+# Placeholders
+
+
+def _placeholder_shape(op):
+    return op.get_attr("shape")
+
+
+@register_op("Placeholder", shape=_placeholder_shape, dtype=lambda op: op.get_attr("dtype"))
+def _placeholder_kernel(ctx, *, dtype, shape):
+    raise errors.InvalidArgumentError(
+        None, None, f"You must feed a value for placeholder tensor '{ctx.op_name}' with dtype "
+        f"{dtype.name}{'' if shape.ndims is None else ' and shape ' + str(shape.as_list()).replace('None', '?')}")
+
+
+not_differentiable("Placeholder")
+
+
+def placeholder(dtype, shape=None, name=None) -> ops.Tensor:
+    """A tensor that must be fed through ``feed_dict`` when it is run."""
+    return make_tensor("Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": as_shape(shape)},
+                       name or "Placeholder")
+
+
+@register_op("PlaceholderWithDefault", shape=_placeholder_shape)
+def _placeholder_with_default_kernel(xp, value, *, shape):
+    return value
+
+
+def placeholder_with_default(input, shape, name=None) -> ops.Tensor:  # noqa: A002 - TF's name
+    """A placeholder that yields ``input`` when it is not fed."""
+    value = ops.convert_to_tensor(input)
+    shape = as_shape(shape)
+    if not value.shape.is_compatible_with(shape):
+        raise ValueError(f"The default value's shape {value.shape} is not compatible with the "
+                         f"placeholder shape {shape}")
+    return make_tensor("PlaceholderWithDefault", [value], {"shape": shape}, name or "PlaceholderWithDefault")
+
+
+# ---------------------------------------------------------------------------
+# Identity
+
+
+@register_op("Identity", shape=lambda op: op.inputs[0].shape)
+def _identity_kernel(xp, x):
+    return x
+
+
+def identity(input, name=None) -> ops.Tensor:  # noqa: A002
+    return make_tensor("Identity", [ops.convert_to_tensor(input)], None, name or "Identity")
+
+
+@register_op("StopGradient", shape=lambda op: op.inputs[0].shape)
+def _stop_gradient_kernel(xp, x):
+    return x
+
+
+not_differentiable("StopGradient")
+
+
+def stop_gradient(input, name=None) -> ops.Tensor:  # noqa: A002
+    return make_tensor("StopGradient", [ops.convert_to_tensor(input)], None, name or "StopGradient")
+
+
+# ---------------------------------------------------------------------------
+# Shape, Size, Rank
+
+
+def _out_type(op):
+    return op.get_attr("out_type")
+
+
+@register_op("Shape", shape=lambda op: TensorShape([op.inputs[0].shape.ndims]), dtype=_out_type)
+def _shape_kernel(xp, x, *, out_type):
+    return np.array(np.shape(x), dtype=out_type.as_numpy_dtype)
+
+
+@register_op("Size", shape=lambda op: TensorShape([]), dtype=_out_type)
+def _size_kernel(xp, x, *, out_type):
+    return np.array(np.size(x), dtype=out_type.as_numpy_dtype)
+
+
+@register_op("Rank", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.int32)
+def _rank_kernel(xp, x):
+    return np.array(np.ndim(x), dtype=np.int32)
+
+
+for _t in ("Shape", "Size", "Rank"):
+    not_differentiable(_t)
+
+
+def shape(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
+    return make_tensor("Shape", [ops.convert_to_tensor(input)], {"out_type": dtypes.as_dtype(out_type)},
+                       name or "Shape")
+
+
+def size(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
+    return make_tensor("Size", [ops.convert_to_tensor(input)], {"out_type": dtypes.as_dtype(out_type)},
+                       name or "Size")
+
+
+def rank(input, name=None) -> ops.Tensor:  # noqa: A002
+    return make_tensor("Rank", [ops.convert_to_tensor(input)], None, name or "Rank")
+
+
+# ---------------------------------------------------------------------------
+# Reshape
+
+
+def _reshape_shape(op):
+    x, shape_t = op.inputs
+    target = constant_shape(shape_t)
+    value = constant_value(shape_t)
+    if value is None or not x.shape.is_fully_defined():
+        return target
+    dims = [int(d) for d in np.reshape(value, [-1])]
+    n = x.shape.num_elements()
+    if dims.count(-1) > 1:
+        raise ValueError("Reshape can only infer one dimension (-1)")
+    known = int(np.prod([d for d in dims if d != -1]))
+    if -1 in dims:
+        if known == 0 or n % known:
+            raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {dims}")
+        dims[dims.index(-1)] = n // known
+    elif known != n:
+        raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {dims} "
+                         f"({known} elements)")
+    return TensorShape(dims)
+
+
+@register_op("Reshape", shape=_reshape_shape)
+def _reshape_kernel(xp, x, shape):
+    return xp.reshape(x, shape.tolist())
+
+
+def reshape(tensor, shape, name=None) -> ops.Tensor:
+    tensor = ops.convert_to_tensor(tensor)
+    return make_tensor("Reshape", [tensor, _shape_tensor(shape)], None, name or "Reshape")
+
+
+def _shape_tensor(shape) -> ops.Tensor:
+    if isinstance(shape, ops.Tensor):
+        return shape
+    if isinstance(shape, TensorShape):
+        shape = shape.as_list()
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in shape):
+        return stack([ops.convert_to_tensor(d, dtype=dtypes.int32) for d in shape])
+    return constant(shape, dtype=dtypes.int32)
+
+
+# ---------------------------------------------------------------------------
+# Transpose
+
+
+def _transpose_shape(op):
+    x, perm_t = op.inputs
+    perm = known_axis(perm_t)
+    rank_ = x.shape.ndims
+    if perm is None:
+        return TensorShape(None if rank_ is None else [None] * rank_)
+    perm = [perm] if isinstance(perm, int) else perm
+    if rank_ is not None and sorted(perm) != list(range(rank_)):
+        raise ValueError(f"perm {perm} is not a permutation of the {rank_} dimensions")
+    if rank_ is None:
+        return TensorShape([None] * len(perm))
+    dims = x.shape.as_list()
+    return TensorShape([dims[p] for p in perm])
+
+
+@register_op("Transpose", shape=_transpose_shape)
+def _transpose_kernel(xp, x, perm):
+    return xp.transpose(x, perm.tolist())
+
+
+def transpose(a, perm=None, name="transpose", conjugate=False) -> ops.Tensor:
+    a = ops.convert_to_tensor(a)
+    if perm is None:
+        if a.shape.ndims is None:
+            r = rank(a)
+            from .math_ops import range_, subtract  # noqa: PLC0415 - math_ops imports this module
+            perm = subtract(subtract(r, 1), range_(0, r))
+        else:
+            perm = list(range(a.shape.ndims))[::-1]
+    return make_tensor("Transpose", [a, ops.convert_to_tensor(perm, dtype=dtypes.int32)], None, name)
+
+
+# ---------------------------------------------------------------------------
+# ExpandDims, Squeeze
+
+
+def _expand_dims_shape(op):
+    x, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    if x.shape.ndims is None or axis is None:
+        return TensorShape(None)
+    dims = x.shape.as_list()
+    axis = normalize_axis(axis, len(dims) + 1)
+    return TensorShape(dims[:axis] + [1] + dims[axis:])
+
+
+@register_op("ExpandDims", shape=_expand_dims_shape)
+def _expand_dims_kernel(xp, x, axis):
+    return xp.expand_dims(x, int(axis))
+
+
+def expand_dims(input, axis=None, name=None, dim=None) -> ops.Tensor:  # noqa: A002
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("expand_dims needs an axis")
+    return make_tensor("ExpandDims", [ops.convert_to_tensor(input), ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       None, name or "ExpandDims")
+
+
+def _squeeze_shape(op):
+    x = op.inputs[0]
+    axes = op.get_attr("squeeze_dims")
+    if x.shape.ndims is None:
+        return TensorShape(None)
+    dims = x.shape.as_list()
+    if not axes:
+        if any(d is None for d in dims):
+            return TensorShape(None)
+        return TensorShape([d for d in dims if d != 1])
+    axes = {normalize_axis(a, len(dims)) for a in axes}
+    for a in axes:
+        if dims[a] not in (1, None):
+            raise ValueError(f"Can not squeeze dim[{a}], expected a dimension of 1, got {dims[a]}")
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+@register_op("Squeeze", shape=_squeeze_shape)
+def _squeeze_kernel(xp, x, *, squeeze_dims):
+    return xp.squeeze(x, axis=tuple(squeeze_dims) if squeeze_dims else None)
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None) -> ops.Tensor:  # noqa: A002
+    axis = squeeze_dims if axis is None else axis
+    axis = [] if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    return make_tensor("Squeeze", [ops.convert_to_tensor(input)], {"squeeze_dims": axis}, name or "Squeeze")
+
+
+# ---------------------------------------------------------------------------
+# Split, SplitV
+
+
+def _split_shape(op):
+    axis_t, x = op.inputs
+    n = op.get_attr("num_split")
+    axis = known_axis(axis_t)
+    if x.shape.ndims is None or axis is None:
+        return [TensorShape(None if x.shape.ndims is None else [None] * x.shape.ndims)] * n
+    dims = x.shape.as_list()
+    axis = normalize_axis(axis, len(dims))
+    if dims[axis] is not None:
+        if dims[axis] % n:
+            raise ValueError(f"Dimension size must be evenly divisible by {n} but is {dims[axis]}")
+        dims[axis] //= n
+    return [TensorShape(dims)] * n
+
+
+@register_op("Split", shape=_split_shape, dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op.get_attr("num_split"))
+def _split_kernel(xp, axis, x, *, num_split):
+    return tuple(xp.split(x, num_split, axis=int(axis)))
+
+
+def _split_v_shape(op):
+    x, sizes_t, axis_t = op.inputs
+    n = op.get_attr("num_split")
+    axis = known_axis(axis_t)
+    sizes = constant_value(sizes_t)
+    if x.shape.ndims is None or axis is None:
+        return [TensorShape(None)] * n
+    dims = x.shape.as_list()
+    axis = normalize_axis(axis, len(dims))
+    if sizes is None:
+        return [TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * n
+    sizes = [int(s) for s in sizes]
+    if sizes.count(-1) > 1:
+        raise ValueError("Only one split size may be -1")
+    if dims[axis] is not None:
+        known = sum(s for s in sizes if s != -1)
+        if -1 in sizes:
+            if known > dims[axis]:
+                raise ValueError(f"Split sizes {sizes} exceed dimension {dims[axis]}")
+            sizes[sizes.index(-1)] = dims[axis] - known
+        elif known != dims[axis]:
+            raise ValueError(f"Determined shape must either match input shape along split_dim "
+                             f"exactly if fully specified, or be less than the size of the input "
+                             f"along split_dim if not fully specified. Got: {sizes} for a "
+                             f"dimension of {dims[axis]}")
+    return [TensorShape(dims[:axis] + [None if s == -1 else s] + dims[axis + 1:]) for s in sizes]
+
+
+@register_op("SplitV", shape=_split_v_shape)
+def _split_v_kernel(xp, x, size_splits, axis, *, num_split):
+    axis = int(axis)
+    sizes = [int(s) for s in size_splits]
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = x.shape[axis] - (sum(sizes) + 1)
+    if sum(sizes) != x.shape[axis] or min(sizes) < 0:
+        raise ValueError(f"split sizes {list(size_splits)} do not add up to dimension "
+                         f"{x.shape[axis]} of the input along axis {axis}")
+    return tuple(xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[ops.Tensor]:
+    """Splits ``value`` into ``num_or_size_splits`` equal parts, or parts of the given sizes."""
+    value = ops.convert_to_tensor(value)
+    axis_t = ops.convert_to_tensor(axis, dtype=dtypes.int32)
+    if isinstance(num_or_size_splits, numbers.Integral):
+        n = int(num_or_size_splits)
+        if n < 1:
+            raise ValueError(f"num_or_size_splits must be positive, got {n}")
+        return list(make_op("Split", [axis_t, value], {"num_split": n}, name).outputs)
+    sizes = ops.convert_to_tensor(num_or_size_splits, dtype=dtypes.int32)
+    if num is None:
+        if sizes.shape.ndims != 1 or sizes.shape[0].value is None:
+            raise ValueError(f"Cannot infer the number of splits from {num_or_size_splits!r}; pass num")
+        num = sizes.shape[0].value
+    return list(make_op("SplitV", [value, sizes, axis_t], {"num_split": int(num)}, name).outputs)
+
+
+# ---------------------------------------------------------------------------
+# ConcatV2, Pack, Unpack
+
+
+def _concat_shape(op):
+    *values, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    ranks = {v.shape.ndims for v in values if v.shape.ndims is not None}
+    if len(ranks) > 1:
+        raise ValueError(f"Shape must be rank {min(ranks)} but is rank {max(ranks)}")
+    if not ranks:
+        return TensorShape(None)
+    r = ranks.pop()
+    if axis is None:
+        return TensorShape([None] * r)
+    axis = normalize_axis(axis, r)
+    out = [None] * r
+    total = 0
+    for v in values:
+        if v.shape.ndims is None:
+            total = None
+            continue
+        dims = v.shape.as_list()
+        for i, d in enumerate(dims):
+            if i == axis:
+                continue
+            if out[i] is not None and d is not None and out[i] != d:
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {out[i]} "
+                                 f"and {d}. Shapes are {values[0].shape} and {v.shape}")
+            out[i] = out[i] if out[i] is not None else d
+        total = None if total is None or dims[axis] is None else total + dims[axis]
+    out[axis] = total
+    return TensorShape(out)
+
+
+@register_op("ConcatV2", shape=_concat_shape)
+def _concat_kernel(xp, *values_and_axis):
+    *values, axis = values_and_axis
+    return xp.concatenate(values, axis=int(axis))
+
+
+def concat(values, axis, name="concat") -> ops.Tensor:
+    """Joins ``values`` along ``axis`` (a single value passes through an Identity)."""
+    values = list(values)
+    if not values:
+        raise ValueError("concat needs at least one tensor")
+    if len(values) == 1:
+        return identity(values[0], name=name)
+    tensors = _same_dtype("ConcatV2", values)
+    return make_tensor("ConcatV2", tensors + [ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       {"N": len(tensors)}, name)
+
+
+def _same_dtype(op_type, values) -> list[ops.Tensor]:
+    return same_dtype_inputs(op_type, values, names=[f"values[{i}]" for i in range(len(values))])
+
+
+def _pack_shape(op):
+    axis = op.get_attr("axis")
+    shape = TensorShape(None)
+    for v in op.inputs:
+        try:
+            shape = shape.merge_with(v.shape)
+        except ValueError:
+            raise ValueError(f"Shapes must be equal rank and compatible, but "
+                             f"{op.inputs[0].shape} and {v.shape} differ") from None
+    if shape.ndims is None:
+        return TensorShape(None)
+    dims = shape.as_list()
+    axis = normalize_axis(axis, len(dims) + 1)
+    return TensorShape(dims[:axis] + [len(op.inputs)] + dims[axis:])
+
+
+@register_op("Pack", shape=_pack_shape)
+def _pack_kernel(xp, *values, axis):
+    return xp.stack(values, axis=axis)
+
+
+def stack(values, axis=0, name="stack") -> ops.Tensor:
+    tensors = _same_dtype("Pack", list(values))
+    return make_tensor("Pack", tensors, {"axis": int(axis), "N": len(tensors)}, name)
+
+
+def _unpack_shape(op):
+    x = op.inputs[0]
+    num, axis = op.get_attr("num"), op.get_attr("axis")
+    if x.shape.ndims is None:
+        return [TensorShape(None)] * num
+    dims = x.shape.as_list()
+    axis = normalize_axis(axis, len(dims))
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Dimension {axis} has size {dims[axis]}, but num={num}")
+    return [TensorShape(dims[:axis] + dims[axis + 1:])] * num
+
+
+@register_op("Unpack", shape=_unpack_shape)
+def _unpack_kernel(xp, x, *, num, axis):
+    if x.shape[axis] != num:
+        raise ValueError(f"Input dimension {axis} has size {x.shape[axis]}, but num={num}")
+    return tuple(xp.moveaxis(x, axis, 0))
+
+
+def unstack(value, num=None, axis=0, name="unstack") -> list[ops.Tensor]:
+    value = ops.convert_to_tensor(value)
+    if num is None:
+        if value.shape.ndims is None:
+            raise ValueError(f"Cannot infer num from shape {value.shape}")
+        num = value.shape[axis].value
+        if num is None:
+            raise ValueError(f"Cannot infer num from shape {value.shape}")
+    return list(make_op("Unpack", [value], {"num": int(num), "axis": int(axis)}, name).outputs)
+
+
+# ---------------------------------------------------------------------------
+# GatherV2
+
+
+def _gather_shape(op):
+    params, indices, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    if params.shape.ndims is None or indices.shape.ndims is None or axis is None:
+        return TensorShape(None)
+    dims = params.shape.as_list()
+    axis = normalize_axis(axis, len(dims))
+    return TensorShape(dims[:axis] + indices.shape.as_list() + dims[axis + 1:])
+
+
+@register_op("GatherV2", shape=_gather_shape)
+def _gather_kernel(xp, params, indices, axis):
+    axis = int(axis)
+    n = params.shape[axis]
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        bad = indices[(indices < 0) | (indices >= n)].reshape(-1)[0]
+        raise errors.InvalidArgumentError(None, None, f"indices contains {bad}, which is not in [0, {n})")
+    return xp.take(params, indices, axis=axis)
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=0) -> ops.Tensor:
+    params = ops.convert_to_tensor(params)
+    indices = ops.convert_to_tensor(indices)
+    if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"gather indices must be int32 or int64, got {indices.dtype.name}")
+    return make_tensor("GatherV2", [params, indices, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       None, name or "GatherV2")
+
+
+# ---------------------------------------------------------------------------
+# Slice, StridedSlice
+
+
+def _slice_shape(op):
+    x, begin_t, size_t = op.inputs
+    begin, sizes = constant_value(begin_t), constant_value(size_t)
+    if x.shape.ndims is None:
+        return TensorShape(None if sizes is None else [None] * len(sizes))
+    dims = x.shape.as_list()
+    if sizes is None:
+        return TensorShape([None] * len(dims))
+    if len(sizes) != len(dims):
+        raise ValueError(f"Expected size to have {len(dims)} elements, got {len(sizes)}")
+    out = []
+    for i, (d, s) in enumerate(zip(dims, sizes)):
+        b = None if begin is None else int(begin[i])
+        if s == -1:
+            out.append(None if d is None or b is None else d - b)
+        else:
+            if d is not None and b is not None and b + s > d:
+                raise ValueError(f"Slice of dimension {i}: begin {b} + size {s} exceeds {d}")
+            out.append(int(s))
+    return TensorShape(out)
+
+
+@register_op("Slice", shape=_slice_shape)
+def _slice_kernel(xp, x, begin, size):
+    index = []
+    for i, (b, s) in enumerate(zip(begin.tolist(), size.tolist())):
+        end = x.shape[i] if s == -1 else b + s
+        if b < 0 or end > x.shape[i] or end < b:
+            raise ValueError(f"Expected begin[{i}]={b} and size[{i}]={s} to fit in dimension "
+                             f"{i} of size {x.shape[i]}")
+        index.append(slice(b, end))
+    return x[tuple(index)]
+
+
+def slice(input_, begin, size, name=None) -> ops.Tensor:  # noqa: A001 - TF's name
+    return make_tensor("Slice", [ops.convert_to_tensor(input_), ops.convert_to_tensor(begin, dtype=dtypes.int32),
+                                 ops.convert_to_tensor(size, dtype=dtypes.int32)], None, name or "Slice")
+
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def _python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                  shrink_axis_mask) -> tuple:
+    index = []
+    for i in range(len(begin)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            index.append(Ellipsis)
+        elif new_axis_mask & bit:
+            index.append(None)
+        elif shrink_axis_mask & bit:
+            index.append(int(begin[i]))
+        else:
+            index.append(builtins.slice(None if begin_mask & bit else int(begin[i]),
+                                       None if end_mask & bit else int(end[i]), int(strides[i])))
+    return tuple(index)
+
+
+def _strided_slice_shape(op):
+    x, begin_t, end_t, strides_t = op.inputs
+    values = [constant_value(t) for t in (begin_t, end_t, strides_t)]
+    if x.shape.ndims is None or any(v is None for v in values):
+        return TensorShape(None)
+    index = _python_index(*values, *(op.get_attr(m) for m in _MASKS))
+    dims = x.shape.as_list()
+    # Index a zero-strided dummy twice, with two stand-ins for unknown dimensions:
+    # output dimensions that differ between the two depend on an unknown one.
+    shapes = []
+    for stand_in in (1_000_003, 1_000_033):
+        dummy = np.broadcast_to(np.zeros((), np.int8), [stand_in if d is None else d for d in dims])
+        try:
+            shapes.append(dummy[index].shape)
+        except IndexError as e:
+            raise ValueError(f"slice index out of bounds: {e}") from None
+    return TensorShape([a if a == b else None for a, b in zip(*shapes)])
+
+
+@register_op("StridedSlice", shape=_strided_slice_shape)
+def _strided_slice_kernel(xp, x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
+                          new_axis_mask, shrink_axis_mask):
+    return x[_python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                           new_axis_mask, shrink_axis_mask)]
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None) -> ops.Tensor:
+    """TensorFlow's strided slice; ``t[...]`` builds one from a Python index."""
+    input_ = ops.convert_to_tensor(input_)
+    if strides is None:
+        strides = [1] * len(begin)
+    attrs = dict(zip(_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)))
+    inputs = [ops.convert_to_tensor(v, dtype=dtypes.int32) for v in (begin, end, strides)]
+    return make_tensor("StridedSlice", [input_] + inputs, attrs, name or "strided_slice")
+
+
+def _getitem(tensor, key) -> ops.Tensor:
+    """``tensor[key]`` for ints, slices (any step), tf.newaxis and Ellipsis."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    begin, end, strides = [], [], []
+    masks = dict.fromkeys(_MASKS, 0)
+    for i, item in enumerate(key):
+        bit = 1 << i
+        if item is Ellipsis:
+            masks["ellipsis_mask"] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif item is None:
+            masks["new_axis_mask"] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif isinstance(item, builtins.slice):
+            step = 1 if item.step is None else item.step
+            if step == 0:
+                raise ValueError("slice step must not be zero")
+            begin.append(0 if item.start is None else item.start)
+            end.append(0 if item.stop is None else item.stop)
+            strides.append(step)
+            if item.start is None:
+                masks["begin_mask"] |= bit
+            if item.stop is None:
+                masks["end_mask"] |= bit
+        elif isinstance(item, (numbers.Integral, np.integer)) and not isinstance(item, bool):
+            masks["shrink_axis_mask"] |= bit
+            begin.append(int(item)), end.append(int(item) + 1), strides.append(1)
+        elif isinstance(item, ops.Tensor) and item.dtype.is_integer and item.shape.ndims == 0:
+            masks["shrink_axis_mask"] |= bit
+            begin.append(item), end.append(item + 1), strides.append(1)
+        else:
+            raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) "
+                            f"and scalar integer tensors are valid indices, got {item!r}")
+    if any(isinstance(v, ops.Tensor) for v in begin + end):
+        begin_t, end_t = stack([ops.convert_to_tensor(v, dtype=dtypes.int32) for v in begin]), \
+            stack([ops.convert_to_tensor(v, dtype=dtypes.int32) for v in end])
+    else:
+        begin_t, end_t = begin, end
+    return strided_slice(tensor, begin_t, end_t, strides, **masks)
+
+
+ops.Tensor._override_operator("__getitem__", _getitem)
+newaxis = None
+
+# ---------------------------------------------------------------------------
+# Tile, Pad, Fill
+
+
+def _tile_shape(op):
+    x, multiples_t = op.inputs
+    multiples = constant_value(multiples_t)
+    if x.shape.ndims is None:
+        return TensorShape(None)
+    dims = x.shape.as_list()
+    if multiples is None:
+        return TensorShape([None] * len(dims))
+    if len(multiples) != len(dims):
+        raise ValueError(f"Expected multiples argument to be a vector of length {len(dims)}, "
+                         f"got length {len(multiples)}")
+    return TensorShape([None if d is None else d * int(m) for d, m in zip(dims, multiples)])
+
+
+@register_op("Tile", shape=_tile_shape)
+def _tile_kernel(xp, x, multiples):
+    return xp.tile(x, multiples.tolist())
+
+
+def tile(input, multiples, name=None) -> ops.Tensor:  # noqa: A002
+    return make_tensor("Tile", [ops.convert_to_tensor(input), ops.convert_to_tensor(multiples, dtype=dtypes.int32)],
+                       None, name or "Tile")
+
+
+def _pad_shape(op):
+    x, paddings_t = op.inputs[:2]
+    paddings = constant_value(paddings_t)
+    if x.shape.ndims is None:
+        return TensorShape(None)
+    dims = x.shape.as_list()
+    if paddings is None:
+        return TensorShape([None] * len(dims))
+    paddings = np.asarray(paddings)
+    if paddings.shape != (len(dims), 2):
+        raise ValueError(f"paddings must have shape [{len(dims)}, 2], got {list(paddings.shape)}")
+    if (paddings < 0).any():
+        raise ValueError(f"paddings must be non-negative, got {paddings.tolist()}")
+    return TensorShape([None if d is None else d + int(a) + int(b) for d, (a, b) in zip(dims, paddings)])
+
+
+@register_op("Pad", shape=_pad_shape)
+def _pad_kernel(xp, x, paddings):
+    return xp.pad(x, paddings.tolist())
+
+
+@register_op("PadV2", shape=_pad_shape)
+def _pad_v2_kernel(xp, x, paddings, constant_values):
+    return xp.pad(x, paddings.tolist(), constant_values=constant_values)
+
+
+@register_op("MirrorPad", shape=_pad_shape)
+def _mirror_pad_kernel(xp, x, paddings, *, mode):
+    return xp.pad(x, paddings.tolist(), mode="reflect" if mode == "REFLECT" else "symmetric")
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> ops.Tensor:
+    tensor = ops.convert_to_tensor(tensor)
+    paddings = ops.convert_to_tensor(paddings, dtype=dtypes.int32)
+    mode = mode.upper()
+    if mode == "CONSTANT":
+        if isinstance(constant_values, numbers.Number) and constant_values == 0:
+            return make_tensor("Pad", [tensor, paddings], None, name or "Pad")
+        value = ops.convert_to_tensor(constant_values, dtype=tensor.dtype)
+        return make_tensor("PadV2", [tensor, paddings, value], None, name or "PadV2")
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise ValueError(f"Unknown padding mode: {mode}")
+    return make_tensor("MirrorPad", [tensor, paddings], {"mode": mode}, name or "MirrorPad")
+
+
+@register_op("Fill", shape=lambda op: constant_shape(op.inputs[0]),
+             dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _fill_kernel(xp, dims, value):
+    return xp.full(dims.tolist(), value)
+
+
+def fill(dims, value, name=None) -> ops.Tensor:
+    value = ops.convert_to_tensor(value)
+    if value.shape.ndims not in (None, 0):
+        raise ValueError(f"fill value must be a scalar, got shape {value.shape}")
+    return make_tensor("Fill", [_shape_tensor(dims), value], None, name or "Fill")
+
+
+def _filled(shape, value, dtype, name) -> ops.Tensor:
+    dtype = dtypes.as_dtype(dtype)
+    if not isinstance(shape, ops.Tensor):
+        dims = as_shape(shape)
+        if dims.is_fully_defined() and dims.num_elements() <= 4096:
+            return constant(np.full(dims.as_list(), value, dtype=dtype.as_numpy_dtype), name=name)
+    return fill(shape, constant(value, dtype=dtype), name=name)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None) -> ops.Tensor:
+    return _filled(shape, 0, dtype, name or "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name=None) -> ops.Tensor:
+    return _filled(shape, 1, dtype, name or "ones")
+
+
+@register_op("ZerosLike", shape=lambda op: op.inputs[0].shape)
+def _zeros_like_kernel(xp, x):
+    return xp.zeros_like(x)
+
+
+@register_op("OnesLike", shape=lambda op: op.inputs[0].shape)
+def _ones_like_kernel(xp, x):
+    return xp.ones_like(x)
+
+
+not_differentiable("ZerosLike")
+not_differentiable("OnesLike")
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True) -> ops.Tensor:
+    tensor = ops.convert_to_tensor(tensor)
+    if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:
+        return zeros(shape(tensor), dtype=dtype, name=name)
+    return make_tensor("ZerosLike", [tensor], None, name or "zeros_like")
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True) -> ops.Tensor:
+    tensor = ops.convert_to_tensor(tensor)
+    if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:
+        return ones(shape(tensor), dtype=dtype, name=name)
+    return make_tensor("OnesLike", [tensor], None, name or "ones_like")
+
+
+# ---------------------------------------------------------------------------
+# OneHot
+
+
+def _one_hot_shape(op):
+    indices, depth_t = op.inputs[:2]
+    depth = known_axis(depth_t)
+    if indices.shape.ndims is None:
+        return TensorShape(None)
+    dims = indices.shape.as_list()
+    axis = op.get_attr("axis")
+    axis = len(dims) if axis == -1 else axis
+    if not 0 <= axis <= len(dims):
+        raise ValueError(f"Expected axis to be -1 or between [0, {len(dims)}], got {op.get_attr('axis')}")
+    return TensorShape(dims[:axis] + [depth] + dims[axis:])
+
+
+@register_op("OneHot", shape=_one_hot_shape, dtype=lambda op: op.inputs[2].dtype.base_dtype)
+def _one_hot_kernel(xp, indices, depth, on_value, off_value, *, axis):
+    hot = indices[..., None] == xp.arange(int(depth))
+    out = xp.where(hot, on_value, off_value).astype(on_value.dtype, copy=False)
+    return out if axis == -1 else xp.moveaxis(out, -1, axis)
+
+
+not_differentiable("OneHot")
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None) -> ops.Tensor:
+    """One-hot rows for ``indices``; an index outside [0, depth) gives an all-off row."""
+    indices = ops.convert_to_tensor(indices)
+    if not indices.dtype.is_integer:
+        raise TypeError(f"one_hot indices must be an integer tensor, got {indices.dtype.name}")
+    if dtype is None:
+        for v in (on_value, off_value):
+            if isinstance(v, ops.Tensor):
+                dtype = v.dtype.base_dtype
+                break
+        else:
+            dtype = dtypes.float32
+    dtype = dtypes.as_dtype(dtype)
+    on = ops.convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
+    off = ops.convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
+    return make_tensor("OneHot", [indices, ops.convert_to_tensor(depth, dtype=dtypes.int32), on, off],
+                       {"axis": -1 if axis is None else int(axis)}, name or "one_hot")

@@ -1,0 +1,71 @@
+"""Control ops: no_op, group, tuple and with_dependencies."""
+
+from __future__ import annotations
+
+import builtins
+
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from . import array_ops
+from .op_util import make_op
+
+
+@register_op("NoOp", shape=lambda op: [])
+def _no_op_kernel():
+    return None
+
+
+not_differentiable("NoOp")
+
+
+def no_op(name=None) -> ops.Operation:
+    return make_op("NoOp", [], None, name or "NoOp")
+
+
+def group(*inputs, name=None) -> ops.Operation:
+    """An op that runs only after every one of ``inputs`` (ops or tensors) has run."""
+    deps = []
+    for item in inputs:
+        items = item if isinstance(item, (list, builtins.tuple, set)) else [item]
+        for i in items:
+            op = _as_op(i)
+            if op is not None and op not in deps:
+                deps.append(op)
+    graph = deps[0].graph if deps else ops.get_default_graph()
+    with graph.as_default(), graph.control_dependencies(deps):
+        return no_op(name=name or "group_deps")
+
+
+def _as_op(item):
+    if item is None:
+        return None
+    if hasattr(item, "_as_graph_element") and not isinstance(item, (ops.Tensor, ops.Operation)):
+        item = item._as_graph_element()
+    if isinstance(item, ops.Tensor):
+        return item.op
+    if isinstance(item, ops.Operation):
+        return item
+    raise TypeError(f"Expected a Tensor or Operation to group, got {item!r}")
+
+
+def with_dependencies(dependencies, output_tensor, name=None) -> ops.Tensor:
+    """``output_tensor``'s value, produced only after every op in ``dependencies``."""
+    with ops.control_dependencies([_as_op(d) for d in dependencies]):
+        return array_ops.identity(output_tensor, name=name)
+
+
+def tuple(tensors, name=None, control_inputs=None) -> list:  # noqa: A001 - TF's name
+    """Tensors with the same values, available only after all of them are computed."""
+    tensors = list(tensors)
+    with ops.name_scope(name, "tuple", [t for t in tensors if t is not None]):
+        gate = group(*[t for t in tensors if t is not None], *(control_inputs or ()), name="gate")
+        out = []
+        for t in tensors:
+            if t is None:
+                out.append(None)
+            elif isinstance(t, ops.Operation):
+                with ops.control_dependencies([gate]):
+                    out.append(group(t))
+            else:
+                out.append(with_dependencies([gate], t))
+        return out

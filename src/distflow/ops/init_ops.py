@@ -1,0 +1,145 @@
+"""Initializers: objects called with a shape (and dtype) that build an initial-value tensor."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.tensor_shape import as_shape
+from . import array_ops, random_ops
+
+
+class Initializer:
+    """Base class: ``init(shape, dtype=None, partition_info=None) -> Tensor``."""
+
+    dtype = dtypes.float32
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        return {}
+
+    def _dtype(self, dtype) -> dtypes.DType:
+        return dtypes.as_dtype(dtype if dtype is not None else self.dtype)
+
+
+class Zeros(Initializer):
+    def __init__(self, dtype=dtypes.float32):
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return array_ops.zeros(shape, self._dtype(dtype))
+
+
+class Ones(Initializer):
+    def __init__(self, dtype=dtypes.float32):
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return array_ops.ones(shape, self._dtype(dtype))
+
+
+class Constant(Initializer):
+    """Fills with ``value``: a scalar is broadcast, a list must match the shape's size."""
+
+    def __init__(self, value=0, dtype=dtypes.float32, verify_shape=False):
+        self.value = value
+        self.dtype = dtypes.as_dtype(dtype)
+        self.verify_shape = verify_shape
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return array_ops.constant(self.value, dtype=self._dtype(dtype), shape=shape,
+                                  verify_shape=self.verify_shape)
+
+    def get_config(self):
+        return {"value": self.value, "dtype": self.dtype.name}
+
+
+class RandomNormal(Initializer):
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return random_ops.random_normal(shape, self.mean, self.stddev, self._dtype(dtype), seed=self.seed)
+
+
+class TruncatedNormal(Initializer):
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return random_ops.truncated_normal(shape, self.mean, self.stddev, self._dtype(dtype), seed=self.seed)
+
+
+class RandomUniform(Initializer):
+    def __init__(self, minval=0.0, maxval=None, seed=None, dtype=dtypes.float32):
+        self.minval, self.maxval, self.seed, self.dtype = minval, maxval, seed, dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return random_ops.random_uniform(shape, self.minval, self.maxval, self._dtype(dtype), seed=self.seed)
+
+
+def _fans(shape) -> tuple[float, float]:
+    dims = as_shape(shape).as_list()
+    if not dims:
+        return 1.0, 1.0
+    if len(dims) == 1:
+        return float(dims[0]), float(dims[0])
+    receptive = float(np.prod(dims[:-2])) if len(dims) > 2 else 1.0
+    return dims[-2] * receptive, dims[-1] * receptive
+
+
+class VarianceScaling(Initializer):
+    """Samples with variance ``scale / n``, n being fan_in, fan_out or their mean (``mode``)."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 dtype=dtypes.float32):
+        if scale <= 0.0:
+            raise ValueError(f"`scale` must be a positive float, got {scale}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"Invalid `mode` argument: {mode}")
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(f"Invalid `distribution` argument: {distribution}")
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = self._dtype(dtype)
+        fan_in, fan_out = _fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        variance = self.scale / max(1.0, n)
+        if self.distribution == "truncated_normal":
+            # NOTE: 0.879... is the stddev of a unit normal truncated to [-2, 2].
+            stddev = math.sqrt(variance) / 0.87962566103423978
+            return random_ops.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+        if self.distribution == "untruncated_normal":
+            return random_ops.random_normal(shape, 0.0, math.sqrt(variance), dtype, seed=self.seed)
+        limit = math.sqrt(3.0 * variance)
+        return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+
+
+class GlorotUniform(VarianceScaling):
+    def __init__(self, seed=None, dtype=dtypes.float32):
+        super().__init__(1.0, "fan_avg", "uniform", seed, dtype)
+
+
+class GlorotNormal(VarianceScaling):
+    def __init__(self, seed=None, dtype=dtypes.float32):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
+
+
+zeros_initializer = Zeros
+ones_initializer = Ones
+constant_initializer = Constant
+random_normal_initializer = RandomNormal
+truncated_normal_initializer = TruncatedNormal
+random_uniform_initializer = RandomUniform
+variance_scaling_initializer = VarianceScaling
+glorot_uniform_initializer = GlorotUniform
+glorot_normal_initializer = GlorotNormal

@@ -1,0 +1,736 @@
+"""Math ops: elementwise arithmetic with NumPy broadcasting, matmul, reductions, casts.
+
+TensorFlow's dtype rules hold: both operands of a binary op have one dtype (a Python
+number takes the other operand's dtype; two tensors of different dtypes are a
+TypeError), and nothing promotes an integer to a float silently -- except
+``truediv``, which TF defines to cast int32/int64 to float64 and smaller ints to float32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from . import array_ops
+from .op_util import (broadcast_shape, constant_value, known_axis, make_tensor, normalize_axis,
+                      same_dtype_inputs)
+
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+_INTS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8)
+_NUMBERS = _FLOATS + _INTS
+_SIGNED = _FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
+
+
+def _check_dtype(op_type: str, t: ops.Tensor, allowed, arg: str = "x") -> None:
+    if t.dtype.base_dtype not in allowed:
+        raise TypeError(f"Value passed to parameter '{arg}' of '{op_type}' has DataType "
+                        f"{t.dtype.base_dtype.name} not in list of allowed values: "
+                        f"{', '.join(d.name for d in allowed)}")
+
+
+# ---------------------------------------------------------------------------
+# Elementwise binary ops
+
+
+def _binary_shape(op):
+    return broadcast_shape(op.inputs[0].shape, op.inputs[1].shape)
+
+
+def _bool_dtype(op):
+    return dtypes.bool
+
+
+def _check_int_divisor(y):
+    if y.dtype.kind in "iu" and not np.all(y):
+        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _numpy_binary(np_name: str):
+    def kernel(xp, x, y):
+        return getattr(xp, np_name)(x, y)
+
+    kernel.__name__ = f"_{np_name}_kernel"
+    return kernel
+
+
+# op type: (default op name, allowed dtypes, bool output?)
+_BINARY = {
+    "AddV2": ("add", _NUMBERS, False),
+    "Sub": ("sub", _NUMBERS, False),
+    "Mul": ("mul", _NUMBERS, False),
+    "RealDiv": ("truediv", _FLOATS, False),
+    "FloorDiv": ("floordiv", _NUMBERS, False),
+    "FloorMod": ("mod", _NUMBERS, False),
+    "Pow": ("pow", _NUMBERS, False),
+    "Maximum": ("Maximum", _NUMBERS, False),
+    "Minimum": ("Minimum", _NUMBERS, False),
+    "SquaredDifference": ("SquaredDifference", _NUMBERS, False),
+    "Equal": ("Equal", _NUMBERS + (dtypes.bool, dtypes.string), True),
+    "NotEqual": ("NotEqual", _NUMBERS + (dtypes.bool, dtypes.string), True),
+    "Less": ("Less", _NUMBERS, True),
+    "LessEqual": ("LessEqual", _NUMBERS, True),
+    "Greater": ("Greater", _NUMBERS, True),
+    "GreaterEqual": ("GreaterEqual", _NUMBERS, True),
+    "LogicalAnd": ("LogicalAnd", (dtypes.bool,), True),
+    "LogicalOr": ("LogicalOr", (dtypes.bool,), True),
+}
+
+# Binary ops whose kernel is one NumPy ufunc.
+for _op_type, _np_name in (("AddV2", "add"), ("Sub", "subtract"), ("Mul", "multiply"),
+                           ("RealDiv", "true_divide"), ("Pow", "power"), ("Maximum", "maximum"),
+                           ("Minimum", "minimum"), ("Equal", "equal"), ("NotEqual", "not_equal"),
+                           ("Less", "less"), ("LessEqual", "less_equal"), ("Greater", "greater"),
+                           ("GreaterEqual", "greater_equal"), ("LogicalAnd", "logical_and"),
+                           ("LogicalOr", "logical_or")):
+    register_op(_op_type, shape=_binary_shape, dtype=_bool_dtype if _BINARY[_op_type][2] else None)(
+        _numpy_binary(_np_name))
+
+
+@register_op("FloorDiv", shape=_binary_shape)
+def _floor_div_kernel(xp, x, y):
+    _check_int_divisor(y)
+    return xp.floor_divide(x, y)
+
+
+@register_op("FloorMod", shape=_binary_shape)
+def _floor_mod_kernel(xp, x, y):
+    _check_int_divisor(y)
+    return xp.mod(x, y)
+
+
+@register_op("SquaredDifference", shape=_binary_shape)
+def _squared_difference_kernel(xp, x, y):
+    d = xp.subtract(x, y)
+    return xp.multiply(d, d)
+
+
+for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+           "LogicalAnd", "LogicalOr", "FloorDiv", "FloorMod"):
+    not_differentiable(_t)
+
+
+def _binary(op_type: str, x, y, name=None) -> ops.Tensor:
+    default_name, allowed, _ = _BINARY[op_type]
+    x, y = same_dtype_inputs(op_type, [x, y])
+    _check_dtype(op_type, x, allowed)
+    return make_tensor(op_type, [x, y], None, name or default_name)
+
+
+def add(x, y, name=None):
+    return _binary("AddV2", x, y, name)
+
+
+def subtract(x, y, name=None):
+    return _binary("Sub", x, y, name)
+
+
+def multiply(x, y, name=None):
+    return _binary("Mul", x, y, name)
+
+
+def floordiv(x, y, name=None):
+    return _binary("FloorDiv", x, y, name)
+
+
+def floormod(x, y, name=None):
+    return _binary("FloorMod", x, y, name)
+
+
+def pow(x, y, name=None):  # noqa: A001 - TF's name
+    return _binary("Pow", x, y, name)
+
+
+def maximum(x, y, name=None):
+    return _binary("Maximum", x, y, name)
+
+
+def minimum(x, y, name=None):
+    return _binary("Minimum", x, y, name)
+
+
+def squared_difference(x, y, name=None):
+    return _binary("SquaredDifference", x, y, name)
+
+
+def equal(x, y, name=None):
+    return _binary("Equal", x, y, name)
+
+
+def not_equal(x, y, name=None):
+    return _binary("NotEqual", x, y, name)
+
+
+def less(x, y, name=None):
+    return _binary("Less", x, y, name)
+
+
+def less_equal(x, y, name=None):
+    return _binary("LessEqual", x, y, name)
+
+
+def greater(x, y, name=None):
+    return _binary("Greater", x, y, name)
+
+
+def greater_equal(x, y, name=None):
+    return _binary("GreaterEqual", x, y, name)
+
+
+def logical_and(x, y, name=None):
+    return _binary("LogicalAnd", x, y, name)
+
+
+def logical_or(x, y, name=None):
+    return _binary("LogicalOr", x, y, name)
+
+
+def logical_xor(x, y, name="LogicalXor"):
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
+
+
+_TRUEDIV_FLOAT = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32, dtypes.uint8: dtypes.float32,
+                  dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}
+
+
+def truediv(x, y, name=None):
+    """``x / y`` in floating point: integer inputs are cast first, as in TensorFlow."""
+    x, y = same_dtype_inputs("RealDiv", [x, y])
+    target = _TRUEDIV_FLOAT.get(x.dtype.base_dtype)
+    if target is not None:
+        x, y = cast(x, target), cast(y, target)
+    return _binary("RealDiv", x, y, name)
+
+
+def divide(x, y, name=None):
+    return truediv(x, y, name)
+
+
+div = divide
+realdiv = truediv
+mod = floormod
+
+# ---------------------------------------------------------------------------
+# Elementwise unary ops
+
+
+def _unary_shape(op):
+    return op.inputs[0].shape
+
+
+# op type: (NumPy expression, allowed dtypes)
+_UNARY = {
+    "Neg": (lambda xp, x: xp.negative(x), _SIGNED),
+    "Abs": (lambda xp, x: xp.abs(x), _SIGNED),
+    "Sign": (lambda xp, x: xp.sign(x), _SIGNED),
+    "Square": (lambda xp, x: xp.multiply(x, x), _NUMBERS),
+    "Sqrt": (lambda xp, x: xp.sqrt(x), _FLOATS),
+    "Rsqrt": (lambda xp, x: xp.reciprocal(xp.sqrt(x)), _FLOATS),
+    "Reciprocal": (lambda xp, x: xp.reciprocal(x), _FLOATS),
+    "Exp": (lambda xp, x: xp.exp(x), _FLOATS),
+    "Log": (lambda xp, x: xp.log(x), _FLOATS),
+    "Log1p": (lambda xp, x: xp.log1p(x), _FLOATS),
+    "Tanh": (lambda xp, x: xp.tanh(x), _FLOATS),
+    # NOTE: 0.5 * (1 + tanh(x / 2)) never overflows, unlike 1 / (1 + exp(-x)).
+    "Sigmoid": (lambda xp, x: (xp.tanh(x * 0.5) + 1) * 0.5, _FLOATS),
+    "Floor": (lambda xp, x: xp.floor(x), _FLOATS),
+    "Ceil": (lambda xp, x: xp.ceil(x), _FLOATS),
+    "Round": (lambda xp, x: xp.round(x), _NUMBERS),
+    "LogicalNot": (lambda xp, x: xp.logical_not(x), (dtypes.bool,)),
+}
+
+for _op_type, (_fn, _) in _UNARY.items():
+    register_op(_op_type, shape=_unary_shape)(_fn)
+for _t in ("Sign", "Floor", "Ceil", "Round", "LogicalNot"):
+    not_differentiable(_t)
+
+
+def _unary(op_type: str, x, name=None) -> ops.Tensor:
+    x = ops.convert_to_tensor(x)
+    _check_dtype(op_type, x, _UNARY[op_type][1])
+    return make_tensor(op_type, [x], None, name or op_type)
+
+
+def negative(x, name=None):
+    return _unary("Neg", x, name)
+
+
+def abs(x, name=None):  # noqa: A001
+    return _unary("Abs", x, name)
+
+
+def sign(x, name=None):
+    return _unary("Sign", x, name)
+
+
+def square(x, name=None):
+    return _unary("Square", x, name)
+
+
+def sqrt(x, name=None):
+    return _unary("Sqrt", x, name)
+
+
+def rsqrt(x, name=None):
+    return _unary("Rsqrt", x, name)
+
+
+def reciprocal(x, name=None):
+    return _unary("Reciprocal", x, name)
+
+
+def exp(x, name=None):
+    return _unary("Exp", x, name)
+
+
+def log(x, name=None):
+    return _unary("Log", x, name)
+
+
+def log1p(x, name=None):
+    return _unary("Log1p", x, name)
+
+
+def tanh(x, name=None):
+    return _unary("Tanh", x, name)
+
+
+def sigmoid(x, name=None):
+    return _unary("Sigmoid", x, name)
+
+
+def floor(x, name=None):
+    return _unary("Floor", x, name)
+
+
+def ceil(x, name=None):
+    return _unary("Ceil", x, name)
+
+
+def round(x, name=None):  # noqa: A001
+    return _unary("Round", x, name)
+
+
+def logical_not(x, name=None):
+    return _unary("LogicalNot", x, name)
+
+
+# ---------------------------------------------------------------------------
+# Cast
+
+
+@register_op("Cast", shape=_unary_shape, dtype=lambda op: op.get_attr("DstT"))
+def _cast_kernel(xp, x, *, DstT):  # noqa: N803 - TF's attr name
+    return xp.asarray(x).astype(DstT.as_numpy_dtype, copy=False)
+
+
+def cast(x, dtype, name=None) -> ops.Tensor:
+    """Converts ``x`` to ``dtype`` (floats to ints truncate toward zero)."""
+    x = ops.convert_to_tensor(x)
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype == dtypes.string or x.dtype.base_dtype == dtypes.string:
+        if dtype != x.dtype.base_dtype:
+            raise TypeError(f"Cast from {x.dtype.name} to {dtype.name} is not supported")
+    if x.dtype.base_dtype == dtype:
+        return x
+    return make_tensor("Cast", [x], {"SrcT": x.dtype.base_dtype, "DstT": dtype}, name or "Cast")
+
+
+def to_float(x, name="ToFloat"):
+    return cast(x, dtypes.float32, name)
+
+
+def to_int32(x, name="ToInt32"):
+    return cast(x, dtypes.int32, name)
+
+
+def to_int64(x, name="ToInt64"):
+    return cast(x, dtypes.int64, name)
+
+
+# ---------------------------------------------------------------------------
+# MatMul, BatchMatMulV2
+
+
+def _matmul_shape(op):
+    a, b = op.inputs
+    if a.shape.ndims is None or b.shape.ndims is None:
+        return TensorShape([None, None])
+    a_shape, b_shape = a.shape.with_rank(2).as_list(), b.shape.with_rank(2).as_list()
+    if op.get_attr("transpose_a"):
+        a_shape = a_shape[::-1]
+    if op.get_attr("transpose_b"):
+        b_shape = b_shape[::-1]
+    if a_shape[1] is not None and b_shape[0] is not None and a_shape[1] != b_shape[0]:
+        raise ValueError(f"Dimensions must be equal, but are {a_shape[1]} and {b_shape[0]}")
+    return TensorShape([a_shape[0], b_shape[1]])
+
+
+@register_op("MatMul", shape=_matmul_shape)
+def _matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False):
+    return xp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+
+def _batch_matmul_shape(op):
+    a, b = op.inputs
+    if a.shape.ndims is None or b.shape.ndims is None:
+        return TensorShape(None)
+    a_shape, b_shape = a.shape.as_list(), b.shape.as_list()
+    if len(a_shape) < 2 or len(b_shape) < 2:
+        raise ValueError("BatchMatMul needs inputs of rank 2 or more")
+    if op.get_attr("adj_x"):
+        a_shape[-2:] = a_shape[-2:][::-1]
+    if op.get_attr("adj_y"):
+        b_shape[-2:] = b_shape[-2:][::-1]
+    if a_shape[-1] is not None and b_shape[-2] is not None and a_shape[-1] != b_shape[-2]:
+        raise ValueError(f"Dimensions must be equal, but are {a_shape[-1]} and {b_shape[-2]}")
+    batch = broadcast_shape(TensorShape(a_shape[:-2]), TensorShape(b_shape[:-2]))
+    return batch.concatenate([a_shape[-2], b_shape[-1]])
+
+
+@register_op("BatchMatMulV2", shape=_batch_matmul_shape)
+def _batch_matmul_kernel(xp, a, b, *, adj_x=False, adj_y=False):
+    return xp.matmul(xp.swapaxes(a, -1, -2) if adj_x else a, xp.swapaxes(b, -1, -2) if adj_y else b)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None) -> ops.Tensor:
+    """``a @ b`` for matrices (rank 2) or batches of matrices (rank > 2, broadcast)."""
+    a, b = same_dtype_inputs("MatMul", [a, b], names=("a", "b"))
+    _check_dtype("MatMul", a, _FLOATS + (dtypes.int32, dtypes.int64), "a")
+    transpose_a = transpose_a or adjoint_a
+    transpose_b = transpose_b or adjoint_b
+    if (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2:
+        return make_tensor("BatchMatMulV2", [a, b], {"adj_x": transpose_a, "adj_y": transpose_b},
+                           name or "MatMul")
+    return make_tensor("MatMul", [a, b], {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)},
+                       name or "MatMul")
+
+
+# ---------------------------------------------------------------------------
+# AddN
+
+
+def _add_n_shape(op):
+    shape = TensorShape(None)
+    for t in op.inputs:
+        try:
+            shape = shape.merge_with(t.shape)
+        except ValueError:
+            raise ValueError(f"Shapes must be equal, but {op.inputs[0].shape} and {t.shape} differ") from None
+    return shape
+
+
+@register_op("AddN", shape=_add_n_shape)
+def _add_n_kernel(xp, *inputs):
+    if len(inputs) == 1:
+        return inputs[0]
+    out = xp.add(inputs[0], inputs[1])
+    for x in inputs[2:]:
+        xp.add(out, x, out=out)
+    return out
+
+
+def add_n(inputs, name=None) -> ops.Tensor:
+    """Sums a list of tensors of one shape and dtype."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("inputs must be a non-empty list of tensors")
+    tensors = same_dtype_inputs("AddN", inputs, names=[f"inputs[{i}]" for i in range(len(inputs))])
+    if len(tensors) == 1:
+        return array_ops.identity(tensors[0], name=name)
+    return make_tensor("AddN", tensors, {"N": len(tensors)}, name or "AddN")
+
+
+# ---------------------------------------------------------------------------
+# Reductions
+
+
+def _reduce_shape(op):
+    x, axis_t = op.inputs
+    keep = op.get_attr("keep_dims")
+    axes = known_axis(axis_t)
+    if x.shape.ndims is None:
+        return TensorShape(None)
+    r = x.shape.ndims
+    if axes is None:
+        return TensorShape([None] * r if keep else None)
+    axes = {normalize_axis(a, r) for a in ([axes] if isinstance(axes, int) else axes)}
+    dims = x.shape.as_list()
+    if keep:
+        return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+def _axes(axis) -> tuple:
+    return tuple(np.reshape(axis, [-1]).tolist())
+
+
+@register_op("Sum", shape=_reduce_shape)
+def _sum_kernel(xp, x, axis, *, keep_dims):
+    return xp.sum(x, axis=_axes(axis), keepdims=keep_dims, dtype=x.dtype)
+
+
+@register_op("Prod", shape=_reduce_shape)
+def _prod_kernel(xp, x, axis, *, keep_dims):
+    return xp.prod(x, axis=_axes(axis), keepdims=keep_dims, dtype=x.dtype)
+
+
+@register_op("Max", shape=_reduce_shape)
+def _max_kernel(xp, x, axis, *, keep_dims):
+    return xp.max(x, axis=_axes(axis), keepdims=keep_dims)
+
+
+@register_op("Min", shape=_reduce_shape)
+def _min_kernel(xp, x, axis, *, keep_dims):
+    return xp.min(x, axis=_axes(axis), keepdims=keep_dims)
+
+
+@register_op("Mean", shape=_reduce_shape)
+def _mean_kernel(xp, x, axis, *, keep_dims):
+    axes = _axes(axis)
+    if x.dtype.kind in "iu":  # TF's integer mean truncates toward zero
+        total = xp.sum(x, axis=axes, keepdims=keep_dims, dtype=np.int64)
+        count = max(1, int(np.prod([x.shape[a] for a in axes])))
+        return (np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
+    return xp.mean(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
+
+
+@register_op("All", shape=_reduce_shape)
+def _all_kernel(xp, x, axis, *, keep_dims):
+    return xp.all(x, axis=_axes(axis), keepdims=keep_dims)
+
+
+@register_op("Any", shape=_reduce_shape)
+def _any_kernel(xp, x, axis, *, keep_dims):
+    return xp.any(x, axis=_axes(axis), keepdims=keep_dims)
+
+
+not_differentiable("All")
+not_differentiable("Any")
+
+
+def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=_NUMBERS,
+            keep_dims=None, reduction_indices=None) -> ops.Tensor:
+    x = ops.convert_to_tensor(x)
+    _check_dtype(op_type, x, allowed, "input")
+    keepdims = bool(keep_dims if keep_dims is not None else keepdims)
+    axis = reduction_indices if axis is None else axis
+    if axis is None:
+        if x.shape.ndims is not None:
+            axis = list(range(x.shape.ndims))
+        else:
+            axis = range_(0, array_ops.rank(x))
+    axis_t = ops.convert_to_tensor(axis, dtype=dtypes.int32)
+    return make_tensor(op_type, [x, axis_t], {"keep_dims": keepdims}, name or default_name)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Sum", "Sum", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Mean", "Mean", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Max", "Max", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Min", "Min", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Prod", "Prod", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("All", "All", input_tensor, axis, keepdims, name, (dtypes.bool,),
+                   keep_dims=keep_dims, reduction_indices=reduction_indices)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Any", "Any", input_tensor, axis, keepdims, name, (dtypes.bool,),
+                   keep_dims=keep_dims, reduction_indices=reduction_indices)
+
+
+# ---------------------------------------------------------------------------
+# ArgMax, ArgMin
+
+
+def _arg_shape(op):
+    x, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    if x.shape.ndims is None:
+        return TensorShape(None)
+    if axis is None:
+        return TensorShape([None] * (x.shape.ndims - 1))
+    axis = normalize_axis(axis, x.shape.ndims)
+    return TensorShape([d for i, d in enumerate(x.shape.as_list()) if i != axis])
+
+
+def _arg_dtype(op):
+    return op.get_attr("output_type")
+
+
+@register_op("ArgMax", shape=_arg_shape, dtype=_arg_dtype)
+def _argmax_kernel(xp, x, axis, *, output_type):
+    return xp.argmax(x, axis=int(axis)).astype(output_type.as_numpy_dtype)
+
+
+@register_op("ArgMin", shape=_arg_shape, dtype=_arg_dtype)
+def _argmin_kernel(xp, x, axis, *, output_type):
+    return xp.argmin(x, axis=int(axis)).astype(output_type.as_numpy_dtype)
+
+
+not_differentiable("ArgMax")
+not_differentiable("ArgMin")
+
+
+def _arg(op_type, x, axis, name, dimension, output_type):
+    x = ops.convert_to_tensor(x)
+    _check_dtype(op_type, x, _NUMBERS, "input")
+    axis = dimension if axis is None else axis
+    axis = 0 if axis is None else axis
+    return make_tensor(op_type, [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       {"output_type": dtypes.as_dtype(output_type)}, name or op_type)
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    return _arg("ArgMax", input, axis, name, dimension, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    return _arg("ArgMin", input, axis, name, dimension, output_type)
+
+
+# ---------------------------------------------------------------------------
+# Select (where with three arguments), Where (with one)
+
+
+def _select_shape(op):
+    cond, x, y = op.inputs
+    shape = broadcast_shape(x.shape, y.shape)
+    if cond.shape.ndims == 1 and (shape.ndims or 0) > 1:
+        if not cond.shape[0].is_compatible_with(shape[0]):
+            raise ValueError(f"condition of shape {cond.shape} does not match the first "
+                             f"dimension of {shape}")
+        return shape
+    return broadcast_shape(cond.shape, shape)
+
+
+@register_op("Select", shape=_select_shape, dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _select_kernel(xp, cond, x, y):
+    if cond.ndim == 1 and max(x.ndim, y.ndim) > 1:
+        cond = cond.reshape((-1,) + (1,) * (max(x.ndim, y.ndim) - 1))
+    return xp.where(cond, x, y)
+
+
+@register_op("Where", shape=lambda op: TensorShape([None, op.inputs[0].shape.ndims]),
+             dtype=lambda op: dtypes.int64)
+def _where_kernel(xp, cond):
+    return xp.argwhere(cond).astype(np.int64)
+
+
+not_differentiable("Where")
+
+
+def where(condition, x=None, y=None, name=None) -> ops.Tensor:
+    """With x and y: elements of x where condition, else y. Alone: the true indices."""
+    condition = ops.convert_to_tensor(condition)
+    if condition.dtype.base_dtype != dtypes.bool:
+        raise TypeError(f"where's condition must be bool, got {condition.dtype.name}")
+    if x is None and y is None:
+        return make_tensor("Where", [condition], None, name or "Where")
+    if x is None or y is None:
+        raise ValueError("x and y must both be given, or neither")
+    x, y = same_dtype_inputs("Select", [x, y], names=("x", "y"))
+    return make_tensor("Select", [condition, x, y], None, name or "Select")
+
+
+# ---------------------------------------------------------------------------
+# Range, clip_by_value
+
+
+def _range_shape(op):
+    start, limit, delta = (constant_value(t) for t in op.inputs)
+    if start is None or limit is None or delta is None:
+        return TensorShape([None])
+    return TensorShape([len(range(int(start), int(limit), int(delta)))
+                        if op.inputs[0].dtype.is_integer else
+                        int(np.ceil((float(limit) - float(start)) / float(delta)))])
+
+
+@register_op("Range", shape=_range_shape)
+def _range_kernel(xp, start, limit, delta):
+    if delta == 0:
+        raise ValueError("Requires delta != 0")
+    return xp.arange(start, limit, delta, dtype=start.dtype)
+
+
+not_differentiable("Range")
+
+
+def range_(start, limit=None, delta=1, dtype=None, name="range") -> ops.Tensor:
+    """``tf.range``: like Python's range, as a tensor."""
+    if limit is None:
+        start, limit = 0, start
+    values = [start, limit, delta]
+    if dtype is None:
+        kinds = [v.dtype.base_dtype if isinstance(v, ops.Tensor) else
+                 (dtypes.float32 if isinstance(v, float) else dtypes.int32) for v in values]
+        dtype = next((k for k in kinds if k.is_floating), kinds[0])
+    tensors = [cast(ops.convert_to_tensor(v), dtype) if isinstance(v, ops.Tensor) else
+               ops.convert_to_tensor(v, dtype=dtype) for v in values]
+    return make_tensor("Range", tensors, None, name)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> ops.Tensor:
+    """Clips ``t`` to [clip_value_min, clip_value_max]; the result keeps t's shape."""
+    with ops.name_scope(name, "clip_by_value", [t]) as scope:
+        t = ops.convert_to_tensor(t)
+        low = minimum(t, clip_value_max)
+        out = maximum(low, clip_value_min, name=scope[:-1] if scope else None)
+        if not out.shape.is_compatible_with(t.shape):
+            raise ValueError(f"clip_by_value bounds would change the shape of {t.name} from "
+                             f"{t.shape} to {out.shape}")
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Tensor operators
+
+
+def _swap(fn):
+    def reflected(y, x):
+        return fn(x, y)
+
+    return reflected
+
+
+def _matmul_op(a, b):
+    return matmul(a, b)
+
+
+for _name, _fn in (("add", add), ("sub", subtract), ("mul", multiply), ("truediv", truediv),
+                   ("floordiv", floordiv), ("mod", floormod), ("pow", pow), ("matmul", _matmul_op),
+                   ("and", logical_and), ("or", logical_or), ("xor", logical_xor)):
+    ops.Tensor._override_operator(f"__{_name}__", _fn)
+    ops.Tensor._override_operator(f"__r{_name}__", _swap(_fn))
+ops.Tensor._override_operator("__div__", truediv)
+ops.Tensor._override_operator("__neg__", negative)
+ops.Tensor._override_operator("__abs__", abs)
+ops.Tensor._override_operator("__invert__", logical_not)
+ops.Tensor._override_operator("__lt__", less)
+ops.Tensor._override_operator("__le__", less_equal)
+ops.Tensor._override_operator("__gt__", greater)
+ops.Tensor._override_operator("__ge__", greater_equal)

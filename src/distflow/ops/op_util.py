@@ -1,0 +1,133 @@
+"""Helpers shared by the op blocks: building ops, static shapes, constant folding."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.tensor_shape import TensorShape, as_shape
+
+
+def make_op(op_type: str, inputs, attrs=None, name=None) -> ops.Operation:
+    """Adds ``op_type`` to the default graph (or the graph of its inputs)."""
+    graph = inputs[0].graph if inputs else ops.get_default_graph()
+    return graph.create_op(op_type, list(inputs), attrs, name=name)
+
+
+def make_tensor(op_type: str, inputs, attrs=None, name=None) -> ops.Tensor:
+    """``make_op`` for a single-output op: returns its output."""
+    return make_op(op_type, inputs, attrs, name).outputs[0]
+
+
+def same_dtype_inputs(op_type: str, values, names=("x", "y"), dtype=None) -> list[ops.Tensor]:
+    """Converts ``values`` to Tensors of one dtype, as TensorFlow's type attr 'T' requires.
+
+    Python numbers take the dtype of the Tensor operands; two Tensors of different
+    dtypes are a TypeError naming the op and both inputs (no silent promotion).
+    """
+    if dtype is None:
+        for v in values:
+            if isinstance(v, ops.Tensor) or hasattr(v, "_as_graph_element"):
+                dtype = ops.convert_to_tensor(v).dtype.base_dtype
+                break
+    out = []
+    for v, arg in zip(values, names):
+        try:
+            t = ops.convert_to_tensor(v, dtype=dtype)
+        except ValueError as e:
+            raise TypeError(f"Input '{arg}' of '{op_type}' Op has type "
+                            f"{ops.convert_to_tensor(v).dtype.base_dtype.name} that does not match "
+                            f"type {dtype.name} of the other inputs ({e}). Cast one of them "
+                            "with tf.cast.") from None
+        if dtype is None:
+            dtype = t.dtype.base_dtype
+        out.append(t)
+    return out
+
+
+def constant_value(tensor: ops.Tensor):
+    """The value of ``tensor`` if it is known when the graph is built, else None."""
+    op = tensor.op
+    if op.type == "Const":
+        return op.get_attr("value")
+    if op.type == "Shape" and tensor.op.inputs[0].shape.is_fully_defined():
+        return np.array(tensor.op.inputs[0].shape.as_list(),
+                        dtype=op.get_attr("out_type").as_numpy_dtype)
+    if op.type == "Size" and tensor.op.inputs[0].shape.is_fully_defined():
+        return np.array(tensor.op.inputs[0].shape.num_elements(),
+                        dtype=op.get_attr("out_type").as_numpy_dtype)
+    if op.type == "Rank" and tensor.op.inputs[0].shape.ndims is not None:
+        return np.array(tensor.op.inputs[0].shape.ndims, dtype=np.int32)
+    if op.type == "Pack":
+        parts = [constant_value(t) for t in op.inputs]
+        if all(p is not None for p in parts):
+            return np.stack(parts, axis=op.get_attr("axis"))
+    if op.type in ("Identity", "Cast"):
+        value = constant_value(op.inputs[0])
+        if value is not None and op.type == "Cast":
+            value = value.astype(op.get_attr("DstT").as_numpy_dtype)
+        return value
+    return None
+
+
+def constant_shape(tensor: ops.Tensor) -> TensorShape:
+    """A shape given as a 1-D tensor, as far as it is known statically."""
+    value = constant_value(tensor)
+    if value is not None:
+        return TensorShape([None if d < 0 else int(d) for d in np.reshape(value, [-1])])
+    if tensor.op.type == "Pack":
+        return TensorShape([_scalar_or_none(t) for t in tensor.op.inputs])
+    n = tensor.shape[0].value if tensor.shape.ndims == 1 else None
+    return TensorShape(None if n is None else [None] * n)
+
+
+def _scalar_or_none(t):
+    v = constant_value(t)
+    return None if v is None or int(v) < 0 else int(v)
+
+
+def broadcast_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    """NumPy's broadcasting on static shapes; incompatible shapes are a ValueError."""
+    a, b = as_shape(a), as_shape(b)
+    if a.ndims is None or b.ndims is None:
+        return TensorShape(None)
+    da, db = a.as_list(), b.as_list()
+    n = max(len(da), len(db))
+    da = [1] * (n - len(da)) + da
+    db = [1] * (n - len(db)) + db
+    out = []
+    for x, y in zip(da, db):
+        if x == 1:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        elif x is None:
+            out.append(y)
+        elif y is None or x == y:
+            out.append(x)
+        else:
+            raise ValueError(f"Dimensions must be equal, but are {x} and {y}")
+    return TensorShape(out)
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"{what} {axis} is out of bounds for a tensor of rank {rank} "
+                         f"(expected a value in [{-rank}, {rank}))")
+    return axis % rank if rank else 0
+
+
+def known_axis(tensor: ops.Tensor):
+    """An axis input's constant value as an int (or list of ints), or None if unknown."""
+    value = constant_value(tensor)
+    if value is None:
+        return None
+    value = np.asarray(value)
+    return int(value) if value.ndim == 0 else [int(v) for v in value.reshape(-1)]
+
+
+def int_dtype(op_type: str, value, allowed=(dtypes.int32, dtypes.int64)) -> None:
+    if value.dtype.base_dtype not in allowed:
+        raise TypeError(f"'{op_type}' expects an integer tensor ({', '.join(d.name for d in allowed)})"
+                        f" for '{value.name}', got {value.dtype.name}")

@@ -1,0 +1,126 @@
+"""Random ops, reproducible under graph-level and op-level seeds.
+
+Each random op owns a generator per session, seeded from its (seed, seed2) attrs:
+every run draws new numbers, and a new session replays the same sequence, as in
+TensorFlow. With no seed at all the generator takes fresh entropy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.random_seed import get_seed
+from ..framework.registry import not_differentiable, register_op
+from .array_ops import _shape_tensor
+from .math_ops import add, multiply, subtract
+from .op_util import constant_shape, make_tensor
+
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def _generator(ctx, seed: int, seed2: int) -> np.random.Generator:
+    gen = ctx.state.get("generator")
+    if gen is None:
+        entropy = None if seed == 0 and seed2 == 0 else [seed, seed2]
+        gen = ctx.state["generator"] = np.random.Generator(np.random.PCG64(entropy))
+    return gen
+
+
+def _draw(sample, shape, dtype):
+    np_dtype = dtype.as_numpy_dtype
+    if np_dtype in (np.float32, np.float64):
+        return sample(shape.tolist(), dtype=np_dtype)
+    return sample(shape.tolist(), dtype=np.float32).astype(np_dtype)
+
+
+def _random_shape(op):
+    return constant_shape(op.inputs[0])
+
+
+def _random_dtype(op):
+    return op.get_attr("dtype")
+
+
+@register_op("RandomStandardNormal", shape=_random_shape, dtype=_random_dtype, stateful=True)
+def _random_normal_kernel(ctx, shape, *, dtype, seed, seed2):
+    return _draw(_generator(ctx, seed, seed2).standard_normal, shape, dtype)
+
+
+@register_op("TruncatedNormal", shape=_random_shape, dtype=_random_dtype, stateful=True)
+def _truncated_normal_kernel(ctx, shape, *, dtype, seed, seed2):
+    gen = _generator(ctx, seed, seed2)
+    out = gen.standard_normal(shape.tolist())
+    bad = np.abs(out) > 2.0  # NOTE: TF redraws values more than 2 stddevs from the mean
+    while bad.any():
+        out[bad] = gen.standard_normal(int(bad.sum()))
+        bad = np.abs(out) > 2.0
+    return out.astype(dtype.as_numpy_dtype)
+
+
+@register_op("RandomUniform", shape=_random_shape, dtype=_random_dtype, stateful=True)
+def _random_uniform_kernel(ctx, shape, *, dtype, seed, seed2):
+    return _draw(_generator(ctx, seed, seed2).random, shape, dtype)
+
+
+@register_op("RandomUniformInt", shape=_random_shape, dtype=lambda op: op.inputs[1].dtype.base_dtype,
+             stateful=True)
+def _random_uniform_int_kernel(ctx, shape, minval, maxval, *, seed, seed2):
+    if minval >= maxval:
+        raise ValueError(f"Need minval < maxval, got {minval} >= {maxval}")
+    return _generator(ctx, seed, seed2).integers(minval, maxval, size=shape.tolist(), dtype=minval.dtype)
+
+
+for _t in ("RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomUniformInt"):
+    not_differentiable(_t)
+
+
+def _seed_attrs(seed) -> dict:
+    seed, seed2 = get_seed(seed)
+    return {"seed": seed or 0, "seed2": seed2 or 0}
+
+
+def _float_dtype(dtype, fn: str) -> dtypes.DType:
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in _FLOATS:
+        raise TypeError(f"{fn} needs a floating dtype, got {dtype.name}")
+    return dtype
+
+
+def _scaled(op_type, shape, mean, stddev, dtype, seed, name, default_name):
+    dtype = _float_dtype(dtype, default_name)
+    with ops.name_scope(name, default_name, [shape]) as scope:
+        shape_t = _shape_tensor(shape)
+        sample = make_tensor(op_type, [shape_t], {"dtype": dtype, **_seed_attrs(seed)}, op_type)
+        stddev_t = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        mean_t = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
+        return add(multiply(sample, stddev_t), mean_t, name=scope)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
+    """Samples from a normal distribution."""
+    return _scaled("RandomStandardNormal", shape, mean, stddev, dtype, seed, name, "random_normal")
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
+    """Samples from a normal distribution, redrawing those more than 2 stddevs out."""
+    return _scaled("TruncatedNormal", shape, mean, stddev, dtype, seed, name, "truncated_normal")
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
+    """Samples uniformly from [minval, maxval) (maxval defaults to 1 for floats)."""
+    dtype = dtypes.as_dtype(dtype)
+    with ops.name_scope(name, "random_uniform", [shape]) as scope:
+        shape_t = _shape_tensor(shape)
+        if dtype.is_integer:
+            if maxval is None:
+                raise ValueError(f"Must specify maxval for integer dtype {dtype.name}")
+            lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
+            hi = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
+            return make_tensor("RandomUniformInt", [shape_t, lo, hi], _seed_attrs(seed), scope)
+        dtype = _float_dtype(dtype, "random_uniform")
+        lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
+        hi = ops.convert_to_tensor(1 if maxval is None else maxval, dtype=dtype, name="max")
+        sample = make_tensor("RandomUniform", [shape_t], {"dtype": dtype, **_seed_attrs(seed)}, "RandomUniform")
+        return add(multiply(sample, subtract(hi, lo)), lo, name=scope)

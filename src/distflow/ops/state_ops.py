@@ -1,0 +1,434 @@
+"""Variables: the VariableV2 op, assignments and initialization.
+
+A variable's storage is a resource in the resource manager of the device that
+owns it, keyed by (container, shared name): it outlives a step, and every graph
+that names the same variable on the same device sees the same storage. The
+VariableV2 op outputs a *reference* to that storage; Assign/AssignAdd/AssignSub
+take the reference, every other op sees the value (the runtime reads it).
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+from . import array_ops, control_flow_ops, math_ops
+from .op_util import make_tensor
+
+
+class VariableStorage:
+    """The value of one variable on its device; ``value`` is None until initialized."""
+
+    __slots__ = ("name", "dtype", "shape", "value", "lock")
+
+    def __init__(self, name: str, dtype: dtypes.DType, shape: TensorShape):
+        self.name = name
+        self.dtype = dtype
+        self.shape = shape
+        self.value: np.ndarray | None = None
+        self.lock = threading.Lock()
+
+    def read(self) -> np.ndarray:
+        value = self.value
+        if value is None:
+            raise errors.FailedPreconditionError(
+                None, None, f"Attempting to use uninitialized value {self.name}; run its "
+                "initializer (for example tf.global_variables_initializer()) first")
+        return value
+
+    def __repr__(self):
+        return f"<VariableStorage {self.name} {self.dtype.name} {self.shape}>"
+
+
+# ---------------------------------------------------------------------------
+# VariableV2
+
+
+@register_op("VariableV2", shape=lambda op: op.get_attr("shape"),
+             dtype=lambda op: op.get_attr("dtype")._as_ref, stateful=True)
+def _variable_kernel(ctx, *, shape, dtype, container, shared_name):
+    name = shared_name or ctx.op_name
+    return ctx.resource_mgr.lookup_or_create(container, name,
+                                             lambda: VariableStorage(name, dtype, shape))
+
+
+not_differentiable("VariableV2")
+
+
+def variable_op_v2(shape, dtype, name="Variable", container="", shared_name="") -> ops.Tensor:
+    return make_tensor("VariableV2", [], {"shape": as_shape(shape), "dtype": dtypes.as_dtype(dtype).base_dtype,
+                                          "container": container, "shared_name": shared_name}, name)
+
+
+# ---------------------------------------------------------------------------
+# Assign, AssignAdd, AssignSub, IsVariableInitialized
+
+
+def _assign_shape(op):
+    ref, value = op.inputs
+    if not op.get_attr("validate_shape"):
+        return value.shape
+    if not ref.shape.is_compatible_with(value.shape):
+        raise ValueError(f"Shapes {ref.shape} and {value.shape} are incompatible (assigning to "
+                         f"variable '{ref.op.name}')")
+    return ref.shape.merge_with(value.shape)
+
+
+def _ref_dtype(op):
+    return op.inputs[0].dtype._as_ref
+
+
+@register_op("Assign", shape=_assign_shape, dtype=_ref_dtype, stateful=True, ref_inputs=(0,))
+def _assign_kernel(xp, ref, value, *, validate_shape, use_locking):
+    if validate_shape and ref.shape.is_fully_defined() and tuple(ref.shape.as_list()) != value.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"Assign requires shapes of both tensors to match. lhs shape= "
+            f"{ref.shape.as_list()} rhs shape= {list(value.shape)}")
+    new = xp.array(value, dtype=ref.dtype.as_numpy_dtype, copy=True)  # never alias the input
+    if use_locking:
+        with ref.lock:
+            ref.value = new
+    else:
+        ref.value = new
+    return ref
+
+
+def _update(ref: VariableStorage, delta, ufunc) -> VariableStorage:
+    current = ref.read()
+    if current.shape != np.shape(delta):
+        raise errors.InvalidArgumentError(
+            None, None, f"Update of variable '{ref.name}' requires shapes to match: variable "
+            f"shape {list(current.shape)}, update shape {list(np.shape(delta))}")
+    ufunc(current, delta, out=current)
+    return ref
+
+
+@register_op("AssignAdd", shape=lambda op: op.inputs[0].shape, dtype=_ref_dtype, stateful=True,
+             ref_inputs=(0,))
+def _assign_add_kernel(xp, ref, value, *, use_locking):
+    if use_locking:
+        with ref.lock:
+            return _update(ref, value, xp.add)
+    return _update(ref, value, xp.add)
+
+
+@register_op("AssignSub", shape=lambda op: op.inputs[0].shape, dtype=_ref_dtype, stateful=True,
+             ref_inputs=(0,))
+def _assign_sub_kernel(xp, ref, value, *, use_locking):
+    if use_locking:
+        with ref.lock:
+            return _update(ref, value, xp.subtract)
+    return _update(ref, value, xp.subtract)
+
+
+@register_op("IsVariableInitialized", shape=lambda op: TensorShape([]),
+             dtype=lambda op: dtypes.bool, ref_inputs=(0,))
+def _is_initialized_kernel(xp, ref):
+    return np.array(ref.value is not None)
+
+
+@register_op("InitializedValueOrDefault", shape=lambda op: op.inputs[0].shape,
+             dtype=lambda op: op.inputs[0].dtype.base_dtype, ref_inputs=(0,))
+def _initialized_value_kernel(xp, ref, default):
+    """distflow's stand-in for TF's cond(is_initialized, read, initial_value)."""
+    value = ref.value
+    return default if value is None else value
+
+
+for _t in ("Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "InitializedValueOrDefault"):
+    not_differentiable(_t)
+
+
+def _as_ref(ref) -> ops.Tensor:
+    if isinstance(ref, Variable):
+        return ref._variable
+    if isinstance(ref, ops.Tensor) and ref.dtype.is_ref_dtype:
+        return ref
+    raise TypeError(f"Expected a variable (a ref tensor), got {ref!r}. Assignments need the "
+                    "variable itself, not a value read from it.")
+
+
+def _value_for(ref: ops.Tensor, value, op_type: str) -> ops.Tensor:
+    try:
+        return ops.convert_to_tensor(value, dtype=ref.dtype.base_dtype)
+    except ValueError as e:
+        raise TypeError(f"{op_type} to variable '{ref.op.name}' ({ref.dtype.base_dtype.name}) "
+                        f"got a value of another dtype: {e}") from None
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> ops.Tensor:
+    """Stores ``value`` in the variable; the result refers to the updated variable."""
+    ref = _as_ref(ref)
+    value = _value_for(ref, value, "Assign")
+    attrs = {"validate_shape": True if validate_shape is None else bool(validate_shape),
+             "use_locking": True if use_locking is None else bool(use_locking)}
+    return make_tensor("Assign", [ref, value], attrs, name or "Assign")
+
+
+def assign_add(ref, value, use_locking=None, name=None) -> ops.Tensor:
+    """Adds ``value`` to the variable; with ``use_locking`` no concurrent update is lost."""
+    ref = _as_ref(ref)
+    return make_tensor("AssignAdd", [ref, _value_for(ref, value, "AssignAdd")],
+                       {"use_locking": bool(use_locking)}, name or "AssignAdd")
+
+
+def assign_sub(ref, value, use_locking=None, name=None) -> ops.Tensor:
+    ref = _as_ref(ref)
+    return make_tensor("AssignSub", [ref, _value_for(ref, value, "AssignSub")],
+                       {"use_locking": bool(use_locking)}, name or "AssignSub")
+
+
+def is_variable_initialized(variable, name=None) -> ops.Tensor:
+    return make_tensor("IsVariableInitialized", [_as_ref(variable)], None, name or "IsVariableInitialized")
+
+
+# ---------------------------------------------------------------------------
+# Variable
+
+
+class Variable:
+    """``tf.Variable``: a VariableV2 op with its initializer and its read.
+
+    ``initial_value`` may be a Python or NumPy value, a Tensor, a callable taking no
+    arguments, or an initializer object (then pass ``shape`` and ``dtype``).
+    """
+
+    def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
+                 caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
+                 import_scope=None, constraint=None, use_resource=None, synchronization=None,
+                 aggregation=None, shape=None):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        collections = list(collections)
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        self._trainable = trainable
+        self._constraint = constraint
+        dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        graph = ops.get_default_graph()
+        with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
+            if callable(initial_value) and not isinstance(initial_value, ops.Tensor):
+                with graph.name_scope("Initializer"):
+                    self._initial_value = self._initial_tensor(initial_value, dtype, shape)
+            else:
+                self._initial_value = self._initial_tensor(initial_value, dtype, shape)
+            var_shape = self._initial_value.shape if validate_shape else TensorShape(None)
+            if shape is not None:
+                var_shape = as_shape(shape)
+            self._variable = variable_op_v2(var_shape, self._initial_value.dtype, name=scope)
+            with graph.colocate_with(self._variable.op):
+                self._initializer_op = assign(self._variable, self._initial_value,
+                                              validate_shape=validate_shape).op
+                if caching_device is None:
+                    self._snapshot = array_ops.identity(self._variable, name="read")
+            if caching_device is not None:
+                with graph.device(caching_device):
+                    self._snapshot = array_ops.identity(self._variable, name="read")
+        self._caching_device = caching_device
+        graph.add_to_collections(collections, self)
+
+    @staticmethod
+    def _initial_tensor(initial_value, dtype, shape) -> ops.Tensor:
+        if callable(initial_value) and not isinstance(initial_value, ops.Tensor):
+            if shape is not None and _takes_shape(initial_value):
+                initial_value = initial_value(as_shape(shape).as_list(), dtype=dtype or dtypes.float32)
+            else:
+                initial_value = initial_value()
+        return ops.convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+
+    # -- graph elements ---------------------------------------------------------------
+    def _as_graph_element(self) -> ops.Tensor:
+        return self._variable
+
+    def _ref(self) -> ops.Tensor:
+        return self._variable
+
+    def value(self) -> ops.Tensor:
+        """The variable's value (its 'read' tensor)."""
+        return self._snapshot
+
+    def read_value(self) -> ops.Tensor:
+        """A fresh read of the variable (an Identity of it)."""
+        return array_ops.identity(self._variable, name="read")
+
+    def initialized_value(self) -> ops.Tensor:
+        """The value if initialized, else the initial value: for initializing other variables."""
+        with self.graph.control_dependencies(None):
+            return make_tensor("InitializedValueOrDefault", [self._variable, self._initial_value],
+                               None, "InitializedValueOrDefault")
+
+    @property
+    def name(self) -> str:
+        return self._variable.name
+
+    @property
+    def op(self) -> ops.Operation:
+        return self._variable.op
+
+    @property
+    def graph(self) -> ops.Graph:
+        return self._variable.graph
+
+    @property
+    def device(self) -> str:
+        return self._variable.device
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._variable.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._variable.shape
+
+    def get_shape(self) -> TensorShape:
+        return self._variable.shape
+
+    @property
+    def initializer(self) -> ops.Operation:
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> ops.Tensor:
+        return self._initial_value
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    # -- updates -------------------------------------------------------------------
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        out = assign(self._variable, value, use_locking=use_locking, name=name)
+        return out if read_value else out.op
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        out = assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return out if read_value else out.op
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        out = assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return out if read_value else out.op
+
+    def eval(self, session=None):
+        return self._variable.eval(session=session)
+
+    def load(self, value, session=None) -> None:
+        """Assigns ``value`` by feeding the initial value (no new ops)."""
+        session = session or ops.get_default_session()
+        if session is None:
+            raise ValueError("Either session argument should be provided or default session "
+                             "should be established")
+        session.run(self._initializer_op, {self._initial_value: value})
+
+    def __repr__(self):
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        raise TypeError(f"Variable '{self.name}' is not iterable.")
+
+    def __bool__(self):
+        raise TypeError("Using a tf.Variable as a Python `bool` is not allowed.")
+
+
+def _takes_shape(fn) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "shape" in params
+
+
+def _delegate(operator: str):
+    tensor_method = getattr(ops.Tensor, operator)
+
+    def method(self, *args):
+        return tensor_method(self.value(), *args)
+
+    method.__name__ = operator
+    return method
+
+
+for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+            "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+            "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__",
+            "__gt__", "__ge__", "__getitem__", "__and__", "__rand__", "__or__", "__ror__",
+            "__invert__"):
+    setattr(Variable, _op, _delegate(_op))
+Variable.__array_priority__ = 100
+
+
+def _variable_conversion(value: Variable, dtype=None, name=None, as_ref=False) -> ops.Tensor:
+    return value._ref() if as_ref else value.value()
+
+
+ops.register_tensor_conversion_function(Variable, _variable_conversion)
+
+# ---------------------------------------------------------------------------
+# Collections and initializers
+
+
+def global_variables(scope=None) -> list:
+    return ops.get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope=None) -> list:
+    return ops.get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope=None) -> list:
+    return ops.get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope=None) -> list:
+    return ops.get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name="init") -> ops.Operation:
+    """An op that runs the initializers of ``var_list`` (a no-op for an empty list)."""
+    var_list = list(var_list)
+    if not var_list:
+        return control_flow_ops.no_op(name=name)
+    return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
+
+
+def global_variables_initializer() -> ops.Operation:
+    return variables_initializer(global_variables(), name="init")
+
+
+def local_variables_initializer() -> ops.Operation:
+    return variables_initializer(local_variables(), name="init")
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables") -> ops.Tensor:
+    """A 1-D string tensor naming the variables of ``var_list`` not yet initialized."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    var_list = list(var_list)
+    with ops.name_scope(name) as scope:
+        if not var_list:
+            return array_ops.constant(np.array([], dtype=object), dtype=dtypes.string, name=scope)
+        with ops.device("/cpu:0"):
+            initialized = array_ops.stack([is_variable_initialized(v) for v in var_list])
+            missing = math_ops.where(math_ops.logical_not(initialized))
+            names = array_ops.constant([v.op.name for v in var_list])
+            return array_ops.gather(names, array_ops.reshape(missing, [-1]), name=scope)

@@ -1,0 +1,1 @@
+"""Devices, placement, partitioning, the executor and the local Session."""

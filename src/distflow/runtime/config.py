@@ -1,0 +1,74 @@
+"""Session and run configuration, shaped like TensorFlow's ConfigProto and RunOptions."""
+
+from __future__ import annotations
+
+
+class GPUOptions:
+    def __init__(self, allow_growth: bool = False, per_process_gpu_memory_fraction: float = 0.0,
+                 visible_device_list: str = ""):
+        self.allow_growth = allow_growth
+        self.per_process_gpu_memory_fraction = per_process_gpu_memory_fraction
+        self.visible_device_list = visible_device_list
+
+
+class GraphOptions:
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+
+class ConfigProto:
+    """Session options.
+
+    ``device_count`` maps a device type to how many devices of that type the session
+    creates: ``{"CPU": 2, "GPU": 4}``. CPU defaults to 1. On a host without GPUs
+    (distflow's only kind today) GPUs are *simulated* on CPU kernels, and when
+    "GPU" is not given the session has ``DEFAULT_SIMULATED_GPUS`` of them, so that
+    TF programs written for a multi-GPU box run unchanged. Each device has its own
+    executor thread. ``inter_op_parallelism_threads`` and
+    ``intra_op_parallelism_threads`` are accepted for compatibility: inter-op
+    parallelism is one thread per device, intra-op parallelism is NumPy's BLAS.
+    """
+
+    DEFAULT_SIMULATED_GPUS = 8
+
+    def __init__(self, device_count=None, allow_soft_placement: bool = False,
+                 log_device_placement: bool = False, inter_op_parallelism_threads: int = 0,
+                 intra_op_parallelism_threads: int = 0, isolate_session_state: bool = False,
+                 device_filters=None, gpu_options: GPUOptions | None = None,
+                 graph_options: GraphOptions | None = None, operation_timeout_in_ms: int = 0,
+                 use_per_session_threads: bool = False, **unused):
+        self.device_count = dict(device_count or {})
+        for kind, count in self.device_count.items():
+            if not isinstance(count, int) or count < 0:
+                raise ValueError(f"device_count[{kind!r}] must be a non-negative int, got {count!r}")
+        self.allow_soft_placement = bool(allow_soft_placement)
+        self.log_device_placement = bool(log_device_placement)
+        self.inter_op_parallelism_threads = inter_op_parallelism_threads
+        self.intra_op_parallelism_threads = intra_op_parallelism_threads
+        self.isolate_session_state = isolate_session_state
+        self.device_filters = list(device_filters or [])
+        self.gpu_options = gpu_options or GPUOptions()
+        self.graph_options = graph_options or GraphOptions()
+        self.operation_timeout_in_ms = operation_timeout_in_ms
+        self.use_per_session_threads = use_per_session_threads
+
+    def __repr__(self):
+        return (f"ConfigProto(device_count={self.device_count}, allow_soft_placement="
+                f"{self.allow_soft_placement}, log_device_placement={self.log_device_placement})")
+
+
+class RunOptions:
+    NO_TRACE = 0
+    SOFTWARE_TRACE = 1
+    HARDWARE_TRACE = 2
+    FULL_TRACE = 3
+
+    def __init__(self, timeout_in_ms: int = 0, trace_level: int = 0, **unused):
+        self.timeout_in_ms = timeout_in_ms
+        self.trace_level = trace_level
+
+
+class RunMetadata:
+    def __init__(self):
+        self.step_stats = None
+        self.partition_graphs: list = []

@@ -1,0 +1,352 @@
+"""The executor: compiles each partition once into a flat plan and runs a step.
+
+A plan is a list of kernel calls over numbered slots (single assignment per step):
+constants are pre-filled, Identity and NoOp cost nothing, a variable read is one
+call. A step runs every partition at once -- one on the calling thread, the rest on
+pool threads -- and the partitions meet in the step's :class:`Rendezvous`.
+"""
+
+from __future__ import annotations
+
+import functools
+import queue
+import threading
+import time
+
+import numpy as np
+
+from ..framework import errors
+from ..framework.registry import get_registration
+from .device import Device
+from .partition import CONTROL, Node, rendezvous_key
+
+# Ops whose kernel may return an input, or a view of it: a fetched value from one of
+# them is copied, so that a later in-place variable update cannot change it.
+_MAY_ALIAS = frozenset({
+    "Identity", "StopGradient", "PlaceholderWithDefault", "Reshape", "Squeeze", "ExpandDims",
+    "StridedSlice", "Slice", "Split", "SplitV", "Unpack", "Transpose", "Const", "AddN",
+    "Cast", "InitializedValueOrDefault", "VariableV2", "Assign", "AssignAdd", "AssignSub",
+})
+# Ops that do nothing at run time once their inputs are ordered.
+_FREE_OPS = frozenset({"NoOp"})
+_FORWARDING_OPS = frozenset({"Identity", "StopGradient"})
+
+# step modes: how a step's kernel is called
+_NO_ARGS, _ONE_ARG, _TWO_ARGS, _N_ARGS, _RENDEZVOUS = range(5)
+
+
+class KernelContext:
+    """What a ``ctx`` kernel sees: its op's name, device and per-session state."""
+
+    __slots__ = ("op_name", "device", "xp", "resource_mgr", "state")
+
+    def __init__(self, op_name: str, device: Device, state: dict):
+        self.op_name = op_name
+        self.device = device
+        self.xp = device.xp
+        self.resource_mgr = device.resource_mgr
+        self.state = state
+
+
+class Rendezvous:
+    """Where one step's partitions hand tensors to each other."""
+
+    __slots__ = ("_items", "_cond", "_error", "_deadline")
+
+    def __init__(self, deadline: float | None = None):
+        self._items: dict = {}
+        self._cond = threading.Condition(threading.Lock())
+        self._error: BaseException | None = None
+        self._deadline = deadline
+
+    def send(self, key, value=None) -> None:
+        with self._cond:
+            self._items[key] = value
+            self._cond.notify_all()
+
+    def recv(self, key):
+        with self._cond:
+            while key not in self._items:
+                if self._error is not None:
+                    raise errors.CancelledError(None, None, "Step was cancelled: another "
+                                                f"partition failed ({type(self._error).__name__})")
+                if self._deadline is None:
+                    self._cond.wait()
+                else:
+                    remaining = self._deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise errors.DeadlineExceededError(
+                            None, None, f"Timed out waiting for tensor '{key[2]}' from {key[0]}")
+                    self._cond.wait(remaining)
+            return self._items.pop(key)
+
+    def abort(self, error: BaseException) -> None:
+        with self._cond:
+            if self._error is None:
+                self._error = error
+            self._cond.notify_all()
+
+
+def _send(key, rdv: Rendezvous, value=None) -> None:
+    rdv.send(key, value)
+
+
+def _recv(key, rdv: Rendezvous):
+    return rdv.recv(key)
+
+
+def _read_ref(ref):
+    return ref.read()
+
+
+def _fetch_copy(value):
+    read = getattr(value, "read", None)
+    if read is not None:
+        value = read()
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def wrap_error(exc: BaseException, node_name: str, op_type: str, device: str) -> errors.OpError:
+    """A kernel's exception as an OpError naming the node and its device."""
+    where = f"\n\t [[node {node_name} ({op_type}) on {device}]]"
+    if isinstance(exc, errors.OpError):
+        if exc.device is not None:  # already wrapped (it came from another partition)
+            return exc
+        return type(exc)(exc.node_def, exc.op, f"{exc.message}{where}", device=device)
+    if isinstance(exc, MemoryError):
+        cls = errors.ResourceExhaustedError
+    elif isinstance(exc, (ValueError, TypeError, IndexError, ZeroDivisionError, ArithmeticError)):
+        cls = errors.InvalidArgumentError
+    else:
+        cls = errors.InternalError
+    return cls(None, None, f"{op_type} op '{node_name}' failed: {type(exc).__name__}: {exc}{where}",
+               device=device)
+
+
+class PartitionPlan:
+    """One device's part of a step, compiled to a flat list of calls."""
+
+    __slots__ = ("device", "steps", "infos", "init_slots", "feed_slots", "fetch_slots")
+
+    def __init__(self, device: Device, nodes: list[Node], feed_index: dict, fetch_index: dict,
+                 kernel_states: dict):
+        self.device = device
+        self.steps: list[tuple] = []
+        self.infos: list[tuple[str, str]] = []
+        self.init_slots: list = []
+        self.feed_slots: list[tuple[int, int]] = []
+        self.fetch_slots: list[tuple[int, int, bool]] = []
+        slot_of: dict[tuple[str, int], int] = {}
+        fed_slot: dict[tuple[str, int], int] = {}
+
+        def new_slot(value=None) -> int:
+            self.init_slots.append(value)
+            return len(self.init_slots) - 1
+
+        def input_slot(key) -> int:
+            if key in feed_index:
+                if key not in fed_slot:
+                    fed_slot[key] = new_slot()
+                    self.feed_slots.append((feed_index[key], fed_slot[key]))
+                return fed_slot[key]
+            return slot_of[key]
+
+        for node in nodes:
+            if node.type == "_Send":
+                rkey = rendezvous_key(node)
+                ins = tuple(input_slot(k) for k in node.inputs)
+                self._add(functools.partial(_send, rkey), ins, None, _RENDEZVOUS, node)
+                continue
+            if node.type == "_Recv":
+                out = new_slot()
+                self._add(functools.partial(_recv, rendezvous_key(node)), (), out, _RENDEZVOUS, node)
+                if not node.attrs["tensor_name"].startswith("^"):
+                    slot_of[(node.name, 0)] = out
+                continue
+            if node.type == "Placeholder" and (node.name, 0) not in feed_index:
+                raise errors.InvalidArgumentError(
+                    None, node.op, f"You must feed a value for placeholder tensor '{node.name}' "
+                    f"with dtype {node.attrs['dtype'].name}"
+                    + ("" if node.attrs["shape"].ndims is None else
+                       f" and shape {str(node.attrs['shape'].as_list()).replace('None', '?')}"),
+                    device=device.name)
+            if node.type == "Const":
+                slot_of[(node.name, 0)] = new_slot(node.attrs["value"])
+                continue
+            if node.type in _FREE_OPS:
+                continue
+            reg = get_registration(node.type)
+            ins = []
+            for i, key in enumerate(node.inputs):
+                slot = input_slot(key)
+                if node.input_is_ref[i] and i not in reg.ref_inputs and key not in feed_index:
+                    read = new_slot()
+                    self._add(_read_ref, (slot,), read, _ONE_ARG, node)
+                    slot = read
+                ins.append(slot)
+            if node.type in _FORWARDING_OPS and ins:
+                slot_of[(node.name, 0)] = ins[0]
+                continue
+            if reg.kernel is None:
+                raise errors.UnimplementedError(None, node.op, f"No kernel for op '{node.name}' "
+                                                f"of type {node.type} on {device.name}")
+            fn = self._bind(reg, node, device, kernel_states)
+            outs = [new_slot() for _ in range(node.num_outputs)]
+            for i, s in enumerate(outs):
+                slot_of[(node.name, i)] = s
+            out = None if not outs else outs[0] if len(outs) == 1 else tuple(outs)
+            mode = {0: _NO_ARGS, 1: _ONE_ARG, 2: _TWO_ARGS}.get(len(ins), _N_ARGS)
+            self._add(fn, tuple(ins), out, mode, node)
+
+        by_name = {n.name: n for n in nodes}
+        for key, positions in fetch_index.items():
+            if key in slot_of:
+                node = by_name[key[0]]
+                copy = node.type in _MAY_ALIAS or any(node.input_is_ref)
+                for p in positions:
+                    self.fetch_slots.append((p, slot_of[key], copy))
+
+    def _add(self, fn, ins, out, mode, node: Node) -> None:
+        if mode in (_ONE_ARG, _TWO_ARGS):
+            ins = ins[0] if mode == _ONE_ARG else ins
+        self.steps.append((fn, ins, out, mode))
+        self.infos.append((node.name, node.type))
+
+    @staticmethod
+    def _bind(reg, node: Node, device: Device, kernel_states: dict):
+        attrs = reg.kernel_attrs(node.attrs)
+        if reg.context_arg == "xp":
+            return functools.partial(reg.kernel, device.xp, **attrs)
+        if reg.context_arg == "ctx":
+            state = kernel_states.setdefault((device.name, node.name), {})
+            return functools.partial(reg.kernel, KernelContext(node.name, device, state), **attrs)
+        return functools.partial(reg.kernel, **attrs) if attrs else reg.kernel
+
+    def run(self, feeds, rdv: Rendezvous | None, results: list) -> None:
+        slots = self.init_slots.copy()
+        for fi, s in self.feed_slots:
+            slots[s] = feeds[fi]
+        i = 0
+        try:
+            for fn, ins, out, mode in self.steps:
+                if mode == _ONE_ARG:
+                    r = fn(slots[ins])
+                elif mode == _TWO_ARGS:
+                    r = fn(slots[ins[0]], slots[ins[1]])
+                elif mode == _N_ARGS:
+                    r = fn(*[slots[j] for j in ins])
+                elif mode == _NO_ARGS:
+                    r = fn()
+                else:
+                    r = fn(rdv, *[slots[j] for j in ins])
+                if out.__class__ is int:
+                    slots[out] = r
+                elif out is not None:
+                    for o, v in zip(out, r):
+                        slots[o] = v
+                i += 1
+        except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+            name, op_type = self.infos[i]
+            raise wrap_error(e, name, op_type, self.device.name) from e
+        for fi, s, copy in self.fetch_slots:
+            results[fi] = _fetch_copy(slots[s]) if copy else slots[s]
+
+
+class _StepState:
+    __slots__ = ("lock", "pending", "done", "error")
+
+    def __init__(self, pending: int):
+        self.lock = threading.Lock()
+        self.pending = pending
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def record(self, error: BaseException) -> None:
+        with self.lock:
+            if self.error is None or (isinstance(self.error, errors.CancelledError)
+                                      and not isinstance(error, errors.CancelledError)):
+                self.error = error
+
+    def finish(self) -> None:
+        with self.lock:
+            self.pending -= 1
+            if self.pending == 0:
+                self.done.set()
+
+
+def _run_partition(plan: PartitionPlan, feeds, rdv: Rendezvous, results: list, state: _StepState):
+    try:
+        with np.errstate(all="ignore"):
+            plan.run(feeds, rdv, results)
+    except BaseException as e:  # noqa: BLE001 - reported by the step
+        state.record(e)
+        rdv.abort(e)
+    finally:
+        state.finish()
+
+
+class StepPlan:
+    """All partitions of one (fetches, feeds) signature; ``run`` executes one step."""
+
+    __slots__ = ("partitions", "num_fetches")
+
+    def __init__(self, partitions: list[PartitionPlan], num_fetches: int):
+        # The partition holding the most fetches runs on the calling thread.
+        partitions.sort(key=lambda p: -len(p.fetch_slots))
+        self.partitions = partitions
+        self.num_fetches = num_fetches
+
+    def run(self, feeds: list, timeout_s: float | None = None) -> list:
+        results = [None] * self.num_fetches
+        parts = self.partitions
+        if not parts:
+            return results
+        if len(parts) == 1 and timeout_s is None:
+            with np.errstate(all="ignore"):
+                parts[0].run(feeds, None, results)
+            return results
+        rdv = Rendezvous(None if timeout_s is None else time.monotonic() + timeout_s)
+        state = _StepState(len(parts))
+        for plan in parts[1:]:
+            _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state))
+        _run_partition(parts[0], feeds, rdv, results, state)
+        if not state.done.wait(timeout_s):
+            rdv.abort(errors.DeadlineExceededError(None, None, "step timed out"))
+            state.done.wait()
+        if state.error is not None:
+            raise state.error
+        return results
+
+
+class _ThreadPool:
+    """Threads for partitions: an idle thread is reused, otherwise a new one starts.
+
+    Partitions may block (in a receive, later in a queue), so the pool never makes a
+    partition wait for another step's partition to finish.
+    """
+
+    def __init__(self, name: str):
+        self._name = name
+        self._idle: list[queue.SimpleQueue] = []
+        self._lock = threading.Lock()
+        self._count = 0
+
+    def submit(self, fn) -> None:
+        with self._lock:
+            q = self._idle.pop() if self._idle else None
+            if q is None:
+                self._count += 1
+                q = queue.SimpleQueue()
+                threading.Thread(target=self._loop, args=(q,), daemon=True,
+                                 name=f"{self._name}-{self._count}").start()
+        q.put(fn)
+
+    def _loop(self, q: queue.SimpleQueue) -> None:
+        while True:
+            fn = q.get()
+            fn()
+            with self._lock:
+                self._idle.append(q)
+
+
+_POOL = _ThreadPool("distflow-executor")

@@ -1,0 +1,100 @@
+"""The placer: gives every op a full device name of this task.
+
+Rules, in order:
+1. An op in a colocation group (``_class = ["loc:@v"]``) goes where ``v`` goes.
+2. An op that takes a variable reference goes where the variable is.
+3. Otherwise its requested device is completed: no type means CPU, no index means 0.
+A device that does not exist is an InvalidArgumentError naming the op, unless
+``allow_soft_placement`` is set: then the op moves to device 0 of the same type,
+or to CPU:0.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..framework import errors
+from ..framework.device_spec import DeviceSpec
+from ..framework.ops import Operation
+from .device import Device, DeviceMgr
+
+
+def _compatible(a: DeviceSpec, b: DeviceSpec) -> bool:
+    return all(x is None or y is None or x == y for x, y in (
+        (a.job, b.job), (a.replica, b.replica), (a.task, b.task),
+        (a.device_type, b.device_type), (a.device_index, b.device_index)))
+
+
+class Placer:
+    def __init__(self, device_mgr: DeviceMgr, allow_soft_placement: bool = False,
+                 log_device_placement: bool = False, log_stream=None):
+        self._mgr = device_mgr
+        self._soft = allow_soft_placement
+        self._log = log_device_placement
+        self._log_stream = log_stream
+        self._placed: dict[Operation, Device] = {}
+
+    def place(self, op: Operation) -> Device:
+        """The device of ``op`` (decided once per session, then remembered)."""
+        device = self._placed.get(op)
+        if device is None:
+            device = self._place(op, ())
+        return device
+
+    def _place(self, op: Operation, visiting: tuple) -> Device:
+        device = self._placed.get(op)
+        if device is not None:
+            return device
+        if op in visiting:
+            raise errors.InvalidArgumentError(
+                None, op, f"Colocation cycle at op '{op.name}': " + " -> ".join(o.name for o in visiting))
+        anchor = self._colocation_anchor(op)
+        if anchor is not None:
+            device = self._place(anchor, visiting + (op,))
+            if op.device and not _compatible(DeviceSpec.from_string(op.device), device.spec) \
+                    and not self._soft:
+                raise errors.InvalidArgumentError(
+                    None, op, f"Cannot colocate op '{op.name}' ({op.type}) with '{anchor.name}': "
+                    f"it asks for device '{op.device}' but '{anchor.name}' is on '{device.name}'. "
+                    "Remove the conflicting device or pass allow_soft_placement=True.")
+        else:
+            device = self._resolve(op)
+        self._placed[op] = device
+        if self._log:
+            note = " (simulated GPU, CPU kernels)" if device.simulated else ""
+            print(f"{op.name}: ({op.type}): {device.name}{note}", file=self._log_stream or sys.stderr)
+        return device
+
+    @staticmethod
+    def _colocation_anchor(op: Operation) -> Operation | None:
+        for group in op.get_attr("_class") if "_class" in op._attrs else ():
+            name = group[len("loc:@"):]
+            if name != op.name:
+                try:
+                    return op.graph.get_operation_by_name(name)
+                except KeyError:
+                    raise errors.InvalidArgumentError(
+                        None, op, f"Op '{op.name}' is colocated with '{name}', which is not in "
+                        "the graph") from None
+        for i in op._reg.ref_inputs:
+            if i < len(op.inputs) and op.inputs[i].dtype.is_ref_dtype:
+                return op.inputs[i].op
+        return None
+
+    def _resolve(self, op: Operation) -> Device:
+        spec = DeviceSpec.from_string(op.device)
+        mgr = self._mgr
+        local = (spec.job in (None, mgr.job) and spec.replica in (None, 0)
+                 and spec.task in (None, mgr.task))
+        device_type = spec.device_type or "CPU"
+        device = mgr.find(device_type, spec.device_index or 0) if local else None
+        if device is not None:
+            return device
+        if self._soft:
+            return mgr.find(device_type, 0) or mgr.find("CPU", 0)
+        available = ", ".join(d.name for d in mgr.devices)
+        raise errors.InvalidArgumentError(
+            None, op, f"Cannot assign a device for operation '{op.name}' ({op.type}): it was "
+            f"explicitly assigned to '{op.device}', but available devices are [{available}]. "
+            "Pin the op to an existing device or pass allow_soft_placement=True.",
+            device=op.device)

@@ -1,0 +1,321 @@
+"""The local Session: owns its devices, places and partitions the graph, runs steps."""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.ops import Operation, Tensor
+from .config import ConfigProto, RunOptions
+from .device import DeviceMgr
+from .executor import PartitionPlan, StepPlan
+from .partition import output_key, partition, prune
+from .placer import Placer
+
+
+class _FetchMapper:
+    """Flattens a nested fetch structure to unique graph elements, and rebuilds it."""
+
+    __slots__ = ("elements", "_build")
+
+    def __init__(self, graph: ops.Graph, fetches):
+        self.elements: list = []
+        index: dict = {}
+
+        def flat(f):
+            if f is None:
+                raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+            if isinstance(f, (list, tuple)) and not isinstance(f, str):
+                builders = [flat(x) for x in f]
+                if hasattr(f, "_fields"):  # namedtuple
+                    return lambda vals: type(f)(*[b(vals) for b in builders])
+                kind = type(f)
+                return lambda vals: kind(b(vals) for b in builders)
+            if isinstance(f, collections.abc.Mapping):
+                keys = list(f)
+                builders = [flat(f[k]) for k in keys]
+                kind = type(f)
+
+                def build_dict(vals):
+                    out = {k: b(vals) for k, b in zip(keys, builders)}
+                    return out if kind is dict else kind(out)
+                return build_dict
+            try:
+                element = graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
+            except (TypeError, ValueError, KeyError) as e:
+                raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
+            pos = index.get(element)
+            if pos is None:
+                pos = index[element] = len(self.elements)
+                self.elements.append(element)
+            return lambda vals, _p=pos: vals[_p]
+
+        self._build = flat(fetches)
+
+    def build(self, values: list):
+        return self._build(values)
+
+
+def _fetch_value(v):
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return v[()]
+    return v
+
+
+class _CompiledStep:
+    __slots__ = ("plan", "fetch_keys", "fed_fetches")
+
+    def __init__(self, plan, fetch_keys, fed_fetches):
+        self.plan = plan
+        self.fetch_keys = fetch_keys
+        self.fed_fetches = fed_fetches  # (fetch position, feed position)
+
+
+class BaseSession:
+    """Session logic shared by ``Session`` and ``InteractiveSession``."""
+
+    def __init__(self, target: str = "", graph: ops.Graph | None = None,
+                 config: ConfigProto | None = None):
+        if target:
+            raise errors.UnimplementedError(
+                None, None, f"Session target '{target}': distributed sessions are not available "
+                "yet in this build; use Session() for a local session")
+        self._graph = graph if graph is not None else ops.get_default_graph()
+        self._config = config if config is not None else ConfigProto()
+        self._device_mgr = DeviceMgr(self._config)
+        self._placer = Placer(self._device_mgr, self._config.allow_soft_placement,
+                              self._config.log_device_placement)
+        self._steps: dict = {}
+        self._kernel_states: dict = {}
+        self._lock = threading.Lock()
+        self._closed = False
+        self._target = target
+        self._context_managers: list = []
+
+    # -- properties --------------------------------------------------------------
+    @property
+    def graph(self) -> ops.Graph:
+        return self._graph
+
+    @property
+    def graph_def(self):
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self) -> str:
+        return self._target
+
+    def list_devices(self) -> list:
+        """The session's devices (name, device_type, memory_limit_bytes)."""
+        return [_DeviceAttributes(d.name, d.device_type) for d in self._device_mgr.devices]
+
+    # -- running -----------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options: RunOptions | None = None, run_metadata=None):
+        """Runs the ops needed for ``fetches`` and returns their values in the same structure.
+
+        ``fetches``: a Tensor, Operation, Variable or name, or any nesting of
+        lists, tuples, namedtuples and dicts of them (Operations give None).
+        ``feed_dict``: Tensor (or name) -> value, overriding those tensors.
+
+        Raises:
+          RuntimeError: the session is closed.
+          ValueError / TypeError: a fed value does not fit its tensor.
+          errors.OpError: an op failed while running (the message names it and its device).
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if isinstance(fetches, (Tensor, Operation)):
+            single = fetches
+            if single.graph is not self._graph:
+                raise ValueError(f"Fetch argument {single!r} is not an element of this graph.")
+            elements = (single,)
+            mapper = None
+        else:
+            mapper = _FetchMapper(self._graph, fetches)
+            elements = tuple(mapper.elements)
+        if feed_dict:
+            feed_tensors, feed_values = self._feeds(feed_dict)
+        else:
+            feed_tensors, feed_values = (), []
+        key = (elements, feed_tensors)
+        step = self._steps.get(key)
+        if step is None:
+            with self._lock:
+                step = self._steps.get(key) or self._compile(elements, feed_tensors)
+                self._steps[key] = step
+        timeout = None
+        if options is not None and getattr(options, "timeout_in_ms", 0):
+            timeout = options.timeout_in_ms / 1000.0
+        elif self._config.operation_timeout_in_ms:
+            timeout = self._config.operation_timeout_in_ms / 1000.0
+        try:
+            values = step.plan.run(feed_values, timeout)
+        except errors.OpError as e:
+            self._attach_op(e)
+            raise
+        for pos, feed_pos in step.fed_fetches:
+            values[pos] = feed_values[feed_pos]
+        if mapper is None:
+            return None if isinstance(elements[0], Operation) else _fetch_value(values[0])
+        return mapper.build([None if isinstance(el, Operation) else _fetch_value(v)
+                             for el, v in zip(elements, values)])
+
+    def _attach_op(self, e: errors.OpError) -> None:
+        if e.op is None and "[[node " in e.message:
+            name = e.message.rsplit("[[node ", 1)[1].split(" ", 1)[0]
+            try:
+                e.op = self._graph.get_operation_by_name(name)
+                e.node_def = e.op.node_def
+            except (KeyError, ValueError):
+                pass
+
+    def _feeds(self, feed_dict) -> tuple[tuple, list]:
+        tensors, values = [], []
+        for key, value in feed_dict.items():
+            try:
+                t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+            except (TypeError, ValueError, KeyError) as e:
+                raise TypeError(f"Cannot interpret feed_dict key {key!r} as a Tensor: {e}") from None
+            if t.dtype.is_ref_dtype:
+                raise TypeError(f"Cannot feed the variable reference '{t.name}'; feed a value "
+                                "tensor (such as the variable's initial value) instead")
+            values.append(_feed_value(t, value))
+            tensors.append(t)
+        return tuple(tensors), values
+
+    def _compile(self, elements: tuple, feed_tensors: tuple) -> _CompiledStep:
+        fed = {output_key(t): i for i, t in enumerate(feed_tensors)}
+        fetch_index: dict = {}
+        fed_fetches = []
+        roots = []
+        for pos, el in enumerate(elements):
+            if isinstance(el, Tensor):
+                k = output_key(el)
+                if k in fed:
+                    fed_fetches.append((pos, fed[k]))
+                    continue
+                fetch_index.setdefault(k, []).append(pos)
+                roots.append(el.op)
+            else:
+                roots.append(el)
+        order = prune(roots, set(fed))
+        device_of = {op: self._placer.place(op).name for op in order}
+        parts = partition(order, device_of, set(fed))
+        plans = [PartitionPlan(self._device_mgr.lookup(dev), nodes, fed, fetch_index, self._kernel_states)
+                 for dev, nodes in parts.items()]
+        return _CompiledStep(StepPlan(plans, len(elements)), fetch_index, fed_fetches)
+
+    # -- lifecycle -----------------------------------------------------------------
+    def close(self) -> None:
+        """Releases the session's devices and state; run() afterwards is a RuntimeError."""
+        if not self._closed:
+            self._closed = True
+            self._steps.clear()
+            for d in self._device_mgr.devices:
+                d.resource_mgr.clear()
+
+    def as_default(self):
+        return _DefaultSessionContext(self)
+
+    def __enter__(self):
+        graph_ctx = self._graph.as_default()
+        graph_ctx.__enter__()
+        session_ctx = self.as_default()
+        session_ctx.__enter__()
+        self._context_managers.append((graph_ctx, session_ctx))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        graph_ctx, session_ctx = self._context_managers.pop()
+        session_ctx.__exit__(exc_type, exc, tb)
+        graph_ctx.__exit__(exc_type, exc, tb)
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+class _DefaultSessionContext:
+    def __init__(self, session):
+        self._session = session
+
+    def __enter__(self):
+        ops._default_session_stack.push(self._session)
+        return self._session
+
+    def __exit__(self, *exc):
+        ops._default_session_stack.pop(self._session)
+        return False
+
+
+class _DeviceAttributes:
+    __slots__ = ("name", "device_type", "memory_limit_bytes")
+
+    def __init__(self, name, device_type, memory_limit_bytes=0):
+        self.name, self.device_type, self.memory_limit_bytes = name, device_type, memory_limit_bytes
+
+    def __repr__(self):
+        return f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
+
+
+def _feed_value(t: Tensor, value):
+    """A fed value as an array of the tensor's dtype; a lossy or misshapen feed is a ValueError."""
+    if isinstance(value, (Tensor, Operation)) or hasattr(value, "_as_graph_element"):
+        raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed "
+                        "values include Python scalars, strings, lists, numpy ndarrays.")
+    dtype = t.dtype.base_dtype
+    if dtype == dtypes.string:
+        arr = np.array(value, dtype=object)
+        flat = arr.reshape(-1)
+        for i, v in enumerate(flat):
+            flat[i] = v.encode() if isinstance(v, str) else v
+    else:
+        try:
+            arr = np.asarray(value)
+        except Exception as e:  # noqa: BLE001 - report the value
+            raise ValueError(f"Cannot convert the value fed for '{t.name}' to an array: {e}") from None
+        if arr.dtype != dtype.as_numpy_dtype:
+            if arr.dtype.kind in "USO" or (arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool)):
+                raise ValueError(f"Cannot feed a value of dtype {arr.dtype} for Tensor '{t.name}' "
+                                 f"of dtype {dtype.name}: the conversion would lose information. "
+                                 "Cast it first.")
+            arr = arr.astype(dtype.as_numpy_dtype)
+    if not t.shape.is_compatible_with(arr.shape):
+        raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor '{t.name}', which "
+                         f"has shape '{t.shape}'")
+    return arr
+
+
+class Session(BaseSession):
+    """``tf.Session(target='', graph=None, config=None)``: a local session today."""
+
+
+class InteractiveSession(BaseSession):
+    """A session that makes itself the default on creation (for shells and notebooks)."""
+
+    def __init__(self, target: str = "", graph: ops.Graph | None = None,
+                 config: ConfigProto | None = None):
+        super().__init__(target, graph, config)
+        self._default_ctx = self.as_default()
+        self._default_ctx.__enter__()
+        self._graph_ctx = self._graph.as_default()
+        self._graph_ctx.__enter__()
+
+    def close(self) -> None:
+        if not self._closed and getattr(self, "_default_ctx", None) is not None:
+            try:
+                self._graph_ctx.__exit__(None, None, None)
+                self._default_ctx.__exit__(None, None, None)
+            except AssertionError:
+                pass  # closed from another thread or out of order: nothing to undo here
+            self._default_ctx = None
+        super().close()
