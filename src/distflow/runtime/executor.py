@@ -18,7 +18,7 @@ import numpy as np
 from ..framework import errors
 from ..framework.registry import get_registration
 from .device import Device
-from .partition import CONTROL, Node, rendezvous_key
+from .partition import Node, rendezvous_key
 
 # Ops whose kernel may return an input, or a view of it: a fetched value from one of
 # them is copied, so that a later in-place variable update cannot change it.
@@ -48,43 +48,75 @@ class KernelContext:
         self.state = state
 
 
-class Rendezvous:
-    """Where one step's partitions hand tensors to each other."""
+class _Waiter:
+    __slots__ = ("lock", "value")
 
-    __slots__ = ("_items", "_cond", "_error", "_deadline")
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.lock.acquire()
+        self.value = None
+
+
+class Rendezvous:
+    """Where one step's partitions hand tensors to each other.
+
+    A receiver that arrives first parks on a lock of its own, which the sender
+    releases: each hand-off wakes exactly the one thread that waits for it.
+    """
+
+    __slots__ = ("_items", "_waiters", "_lock", "_error", "_deadline")
 
     def __init__(self, deadline: float | None = None):
         self._items: dict = {}
-        self._cond = threading.Condition(threading.Lock())
+        self._waiters: dict = {}
+        self._lock = threading.Lock()
         self._error: BaseException | None = None
         self._deadline = deadline
 
     def send(self, key, value=None) -> None:
-        with self._cond:
-            self._items[key] = value
-            self._cond.notify_all()
+        with self._lock:
+            waiter = self._waiters.pop(key, None)
+            if waiter is None:
+                self._items[key] = value
+                return
+        waiter.value = value
+        waiter.lock.release()
 
     def recv(self, key):
-        with self._cond:
-            while key not in self._items:
-                if self._error is not None:
-                    raise errors.CancelledError(None, None, "Step was cancelled: another "
-                                                f"partition failed ({type(self._error).__name__})")
-                if self._deadline is None:
-                    self._cond.wait()
-                else:
-                    remaining = self._deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise errors.DeadlineExceededError(
-                            None, None, f"Timed out waiting for tensor '{key[2]}' from {key[0]}")
-                    self._cond.wait(remaining)
-            return self._items.pop(key)
+        with self._lock:
+            if key in self._items:
+                return self._items.pop(key)
+            if self._error is not None:
+                raise self._cancelled()
+            waiter = self._waiters[key] = _Waiter()
+        if self._deadline is None:
+            waiter.lock.acquire()
+        elif not waiter.lock.acquire(timeout=max(0.0, self._deadline - time.monotonic())):
+            error = errors.DeadlineExceededError(
+                None, None, f"Timed out waiting for tensor '{key[2]}' from {key[0]}")
+            self.abort(error)
+            raise error
+        if waiter.value is _ABORTED:
+            raise self._cancelled()
+        return waiter.value
+
+    def _cancelled(self) -> errors.CancelledError:
+        return errors.CancelledError(None, None, "Step was cancelled: another partition failed "
+                                     f"({type(self._error).__name__})")
 
     def abort(self, error: BaseException) -> None:
-        with self._cond:
+        """Fails every pending and later receive of this step."""
+        with self._lock:
             if self._error is None:
                 self._error = error
-            self._cond.notify_all()
+            waiters = list(self._waiters.values())
+            self._waiters.clear()
+        for waiter in waiters:
+            waiter.value = _ABORTED
+            waiter.lock.release()
+
+
+_ABORTED = object()
 
 
 def _send(key, rdv: Rendezvous, value=None) -> None:
@@ -124,18 +156,23 @@ def wrap_error(exc: BaseException, node_name: str, op_type: str, device: str) ->
 
 
 class PartitionPlan:
-    """One device's part of a step, compiled to a flat list of calls."""
+    """A list of nodes compiled to a flat list of kernel calls over numbered slots.
 
-    __slots__ = ("device", "steps", "infos", "init_slots", "feed_slots", "fetch_slots")
+    Normally the nodes are one device's partition. For sequential execution they are
+    a whole step in its global order, each node run with its own device's kernels.
+    """
 
-    def __init__(self, device: Device, nodes: list[Node], feed_index: dict, fetch_index: dict,
-                 kernel_states: dict):
-        self.device = device
+    __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking")
+
+    def __init__(self, name: str, nodes: list[Node], devices: list[Device], feed_index: dict,
+                 fetch_index: dict, kernel_states: dict):
+        self.name = name
         self.steps: list[tuple] = []
-        self.infos: list[tuple[str, str]] = []
+        self.infos: list[tuple[str, str, str]] = []
         self.init_slots: list = []
         self.feed_slots: list[tuple[int, int]] = []
         self.fetch_slots: list[tuple[int, int, bool]] = []
+        self.blocking = False
         slot_of: dict[tuple[str, int], int] = {}
         fed_slot: dict[tuple[str, int], int] = {}
 
@@ -151,24 +188,24 @@ class PartitionPlan:
                 return fed_slot[key]
             return slot_of[key]
 
-        for node in nodes:
+        for node, device in zip(nodes, devices):
             if node.type == "_Send":
                 rkey = rendezvous_key(node)
                 ins = tuple(input_slot(k) for k in node.inputs)
-                self._add(functools.partial(_send, rkey), ins, None, _RENDEZVOUS, node)
+                self._add(functools.partial(_send, rkey), ins, None, _RENDEZVOUS, node, device)
                 continue
             if node.type == "_Recv":
                 out = new_slot()
-                self._add(functools.partial(_recv, rendezvous_key(node)), (), out, _RENDEZVOUS, node)
+                self._add(functools.partial(_recv, rendezvous_key(node)), (), out, _RENDEZVOUS, node, device)
                 if not node.attrs["tensor_name"].startswith("^"):
                     slot_of[(node.name, 0)] = out
                 continue
             if node.type == "Placeholder" and (node.name, 0) not in feed_index:
+                shape = node.attrs["shape"]
                 raise errors.InvalidArgumentError(
                     None, node.op, f"You must feed a value for placeholder tensor '{node.name}' "
                     f"with dtype {node.attrs['dtype'].name}"
-                    + ("" if node.attrs["shape"].ndims is None else
-                       f" and shape {str(node.attrs['shape'].as_list()).replace('None', '?')}"),
+                    + ("" if shape.ndims is None else f" and shape {str(shape.as_list()).replace('None', '?')}"),
                     device=device.name)
             if node.type == "Const":
                 slot_of[(node.name, 0)] = new_slot(node.attrs["value"])
@@ -176,12 +213,13 @@ class PartitionPlan:
             if node.type in _FREE_OPS:
                 continue
             reg = get_registration(node.type)
+            self.blocking = self.blocking or reg.blocking
             ins = []
             for i, key in enumerate(node.inputs):
                 slot = input_slot(key)
                 if node.input_is_ref[i] and i not in reg.ref_inputs and key not in feed_index:
                     read = new_slot()
-                    self._add(_read_ref, (slot,), read, _ONE_ARG, node)
+                    self._add(_read_ref, (slot,), read, _ONE_ARG, node, device)
                     slot = read
                 ins.append(slot)
             if node.type in _FORWARDING_OPS and ins:
@@ -196,7 +234,7 @@ class PartitionPlan:
                 slot_of[(node.name, i)] = s
             out = None if not outs else outs[0] if len(outs) == 1 else tuple(outs)
             mode = {0: _NO_ARGS, 1: _ONE_ARG, 2: _TWO_ARGS}.get(len(ins), _N_ARGS)
-            self._add(fn, tuple(ins), out, mode, node)
+            self._add(fn, tuple(ins), out, mode, node, device)
 
         by_name = {n.name: n for n in nodes}
         for key, positions in fetch_index.items():
@@ -206,11 +244,11 @@ class PartitionPlan:
                 for p in positions:
                     self.fetch_slots.append((p, slot_of[key], copy))
 
-    def _add(self, fn, ins, out, mode, node: Node) -> None:
+    def _add(self, fn, ins, out, mode, node: Node, device: Device) -> None:
         if mode in (_ONE_ARG, _TWO_ARGS):
             ins = ins[0] if mode == _ONE_ARG else ins
         self.steps.append((fn, ins, out, mode))
-        self.infos.append((node.name, node.type))
+        self.infos.append((node.name, node.type, device.name))
 
     @staticmethod
     def _bind(reg, node: Node, device: Device, kernel_states: dict):
@@ -245,11 +283,11 @@ class PartitionPlan:
                     for o, v in zip(out, r):
                         slots[o] = v
                 i += 1
+            for fi, s, copy in self.fetch_slots:
+                results[fi] = _fetch_copy(slots[s]) if copy else slots[s]
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
-            name, op_type = self.infos[i]
-            raise wrap_error(e, name, op_type, self.device.name) from e
-        for fi, s, copy in self.fetch_slots:
-            results[fi] = _fetch_copy(slots[s]) if copy else slots[s]
+            name, op_type, device = self.infos[min(i, len(self.infos) - 1)] if self.infos else ("?", "?", self.name)
+            raise wrap_error(e, name, op_type, device) from e
 
 
 class _StepState:
@@ -286,24 +324,66 @@ def _run_partition(plan: PartitionPlan, feeds, rdv: Rendezvous, results: list, s
 
 
 class StepPlan:
-    """All partitions of one (fetches, feeds) signature; ``run`` executes one step."""
+    """One (fetches, feeds) signature, compiled two ways; ``run`` executes one step.
 
-    __slots__ = ("partitions", "num_fetches")
+    *Concurrent*: every device's partition runs at the same time (one on the calling
+    thread, the others on pool threads), handing tensors over through a Rendezvous.
+    *Sequential*: the whole step runs on the calling thread in its global order.
+    A thread hand-off costs about 50-100 us on a small VM, far more than a small
+    kernel, so with ``inter_op_parallelism_threads=0`` (the default) a step measures
+    both forms over its first runs and keeps the faster. A step that holds a
+    blocking kernel (one that waits for another partition or step) always runs
+    concurrently, and ``inter_op_parallelism_threads=1`` always runs sequentially.
+    """
 
-    def __init__(self, partitions: list[PartitionPlan], num_fetches: int):
+    CONCURRENT, SEQUENTIAL, AUTO = "concurrent", "sequential", "auto"
+    _TRIALS = 3  # timed runs of each form before choosing
+
+    __slots__ = ("partitions", "sequential", "num_fetches", "mode", "_timings")
+
+    def __init__(self, partitions: list[PartitionPlan], sequential: PartitionPlan | None,
+                 num_fetches: int, mode: str = AUTO):
         # The partition holding the most fetches runs on the calling thread.
         partitions.sort(key=lambda p: -len(p.fetch_slots))
         self.partitions = partitions
+        self.sequential = sequential
         self.num_fetches = num_fetches
+        if len(partitions) <= 1 or sequential is None:
+            mode = self.CONCURRENT if sequential is None else self.SEQUENTIAL
+        if any(p.blocking for p in partitions):
+            mode = self.CONCURRENT
+        self.mode = mode
+        self._timings: dict[str, list[float]] = {self.CONCURRENT: [], self.SEQUENTIAL: []}
 
     def run(self, feeds: list, timeout_s: float | None = None) -> list:
+        mode = self.mode
+        if mode == self.AUTO:
+            return self._run_measured(feeds, timeout_s)
+        if mode == self.SEQUENTIAL and timeout_s is None:
+            return self._run_sequential(feeds)
+        return self._run_concurrent(feeds, timeout_s)
+
+    def _run_measured(self, feeds, timeout_s):
+        timings = self._timings
+        mode = min(timings, key=lambda m: (len(timings[m]), m))
+        start = time.perf_counter()
+        out = self._run_sequential(feeds) if mode == self.SEQUENTIAL else self._run_concurrent(feeds, timeout_s)
+        timings[mode].append(time.perf_counter() - start)
+        if all(len(t) > self._TRIALS for t in timings.values()):
+            # the first run of each form warms caches: compare the rest
+            self.mode = min(timings, key=lambda m: sorted(timings[m][1:])[len(timings[m][1:]) // 2])
+        return out
+
+    def _run_sequential(self, feeds: list) -> list:
+        results = [None] * self.num_fetches
+        with np.errstate(all="ignore"):
+            self.sequential.run(feeds, None, results)
+        return results
+
+    def _run_concurrent(self, feeds: list, timeout_s: float | None) -> list:
         results = [None] * self.num_fetches
         parts = self.partitions
         if not parts:
-            return results
-        if len(parts) == 1 and timeout_s is None:
-            with np.errstate(all="ignore"):
-                parts[0].run(feeds, None, results)
             return results
         rdv = Rendezvous(None if timeout_s is None else time.monotonic() + timeout_s)
         state = _StepState(len(parts))

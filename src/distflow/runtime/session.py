@@ -14,7 +14,7 @@ from ..framework.ops import Operation, Tensor
 from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
 from .executor import PartitionPlan, StepPlan
-from .partition import output_key, partition, prune
+from .partition import Node, output_key, partition, prune
 from .placer import Placer
 
 
@@ -206,9 +206,15 @@ class BaseSession:
         order = prune(roots, set(fed))
         device_of = {op: self._placer.place(op).name for op in order}
         parts = partition(order, device_of, set(fed))
-        plans = [PartitionPlan(self._device_mgr.lookup(dev), nodes, fed, fetch_index, self._kernel_states)
+        lookup = self._device_mgr.lookup
+        plans = [PartitionPlan(dev, nodes, [lookup(dev)] * len(nodes), fed, fetch_index, self._kernel_states)
                  for dev, nodes in parts.items()]
-        return _CompiledStep(StepPlan(plans, len(elements)), fetch_index, fed_fetches)
+        sequential = PartitionPlan("sequential", [Node.from_op(op) for op in order],
+                                   [lookup(device_of[op]) for op in order], fed, fetch_index,
+                                   self._kernel_states)
+        inter_op = self._config.inter_op_parallelism_threads
+        mode = StepPlan.SEQUENTIAL if inter_op == 1 else StepPlan.AUTO
+        return _CompiledStep(StepPlan(plans, sequential, len(elements), mode), fetch_index, fed_fetches)
 
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:

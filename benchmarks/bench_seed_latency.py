@@ -1,0 +1,99 @@
+"""Session.run latency of the seed program's matmul, distflow beside TensorFlow.
+
+Two graphs, each run again and again in one Session after warm-up:
+  single: one matmul of the [4,3] variable by the [3,1] variable (the single-device seed);
+  in-graph: the seed's split -> one matmul per device -> concat, over 3 devices
+            (CPU:0 plus two more devices: simulated GPUs in distflow, extra CPU
+            devices in TensorFlow, which has no GPU here).
+
+Usage:
+  python benchmarks/bench_seed_latency.py [--tf-python /path/to/venv/bin/python] [--runs N]
+
+TensorFlow is never imported by distflow: with --tf-python, the same measurement
+runs in that interpreter (``tf.compat.v1``) and both figures print side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+# The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
+MEASURE = r'''
+import time
+
+def measure(tf, devices, runs):
+    out = {}
+    for mode in ("single", "in-graph"):
+        tf.reset_default_graph()
+        with tf.device('/cpu:0'):
+            x = tf.Variable([[1., 2., 3.], [4., 5., 6.], [7., 8., 9.], [10., 11., 12.]])
+            b = tf.Variable([[1.], [1.], [2.]])
+        if mode == "single":
+            result = tf.matmul(x, b)
+        else:
+            parts = tf.split(x, 2)
+            outs = []
+            for i in range(2):
+                with tf.device(devices[i]):
+                    outs.append(tf.matmul(parts[i], b))
+            with tf.device('/cpu:0'):
+                result = tf.concat(outs, axis=0)
+        config = tf.ConfigProto(device_count={"CPU": 3})
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(max(100, runs // 10)):
+                sess.run(result)
+            best = float("inf")
+            for _ in range(5):
+                start = time.perf_counter()
+                for _ in range(runs // 5):
+                    sess.run(result)
+                best = min(best, (time.perf_counter() - start) / (runs // 5))
+            out[mode] = best * 1e6
+    return out
+'''
+
+
+def run_distflow(runs: int) -> dict:
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+    import distflow as tf
+
+    scope: dict = {}
+    exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
+    return scope["measure"](tf, ["/gpu:0", "/gpu:1"], runs)
+
+
+def run_tensorflow(python: str, runs: int) -> dict:
+    code = (MEASURE + "\nimport json, os\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
+            "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n"
+            f"print(json.dumps(measure(tf, ['/cpu:1', '/cpu:2'], {runs})))\n")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=900)
+    if out.returncode != 0:
+        raise RuntimeError(f"TensorFlow run failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tf-python", help="a Python with tensorflow installed")
+    parser.add_argument("--runs", type=int, default=5000)
+    args = parser.parse_args()
+    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    df = run_distflow(args.runs)
+    tf = run_tensorflow(args.tf_python, args.runs) if args.tf_python else None
+    print(f"{'graph':<10} {'distflow us/run':>16} {'TensorFlow us/run':>18} {'ratio':>7}")
+    for mode in ("single", "in-graph"):
+        ref = tf[mode] if tf else float("nan")
+        print(f"{mode:<10} {df[mode]:>16.1f} {ref:>18.1f} {df[mode] / ref:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()
