@@ -33,15 +33,17 @@ def _caller_location(depth: int = 3) -> str:
 class OpRegistration:
     """Everything the framework and runtime know about one op type."""
 
-    __slots__ = ("type", "shape_fn", "dtype_fn", "stateful", "blocking", "kernel", "context_arg",
+    __slots__ = ("type", "shape_fn", "dtype_fn", "stateful", "blocking", "list_output", "kernel", "context_arg",
                  "attr_names", "accepts_all_attrs", "defined_at", "ref_inputs")
 
-    def __init__(self, op_type, shape_fn, dtype_fn, stateful, blocking, ref_inputs, defined_at):
+    def __init__(self, op_type, shape_fn, dtype_fn, stateful, blocking, list_output, ref_inputs,
+                 defined_at):
         self.type = op_type
         self.shape_fn = shape_fn
         self.dtype_fn = dtype_fn
         self.stateful = stateful
         self.blocking = blocking
+        self.list_output = list_output
         self.ref_inputs = frozenset(ref_inputs)
         self.kernel = None
         self.context_arg = None  # "xp", "ctx" or None
@@ -71,7 +73,8 @@ _GRADIENT_SOURCES: dict[str, str] = {}
 
 
 def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
-                stateful: bool = False, blocking: bool = False, ref_inputs=()):
+                stateful: bool = False, blocking: bool = False, list_output: bool = False,
+                ref_inputs=()):
     """Registers ``op_type`` now; the returned decorator attaches its kernel.
 
     Args:
@@ -83,6 +86,8 @@ def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
         once per step).
       blocking: the kernel may wait for another partition or step (a queue, a
         barrier): steps holding it always run their partitions concurrently.
+      list_output: the kernel returns a tuple of outputs even when there is one
+        (ops with a list of outputs, such as Split); with several outputs it must.
       ref_inputs: indices of inputs that take a variable reference, not its value.
 
     Raises:
@@ -90,7 +95,8 @@ def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
     """
     if op_type in _OPS:
         raise KeyError(f"Op type '{op_type}' is already registered at {_OPS[op_type].defined_at}")
-    reg = OpRegistration(op_type, shape, dtype, stateful, blocking, ref_inputs, _caller_location())
+    reg = OpRegistration(op_type, shape, dtype, stateful, blocking, list_output, ref_inputs,
+                         _caller_location())
     _OPS[op_type] = reg
 
     def attach_kernel(kernel: Callable) -> Callable:

@@ -20,7 +20,7 @@ from .op_util import (constant_shape, constant_value, known_axis, make_op, make_
 
 
 def _python_value_kind(value) -> str:
-    """The widest kind of Python scalar in a (nested) list: 's', 'f', 'i' or 'b'."""
+    """The widest kind of Python scalar in a (nested) list: 's', 'f', 'i', 'b' or 'e' (empty)."""
     kinds = set()
     stack = [value]
     while stack:
@@ -42,7 +42,7 @@ def _python_value_kind(value) -> str:
     for k in "sfib":
         if k in kinds:
             return k
-    return "f"  # an empty list
+    return "e"  # an empty list fits any dtype
 
 
 def _to_string_array(value) -> np.ndarray:
@@ -78,13 +78,13 @@ def to_numpy(value, dtype: dtypes.DType | None = None) -> np.ndarray:
             if arr.size and (arr.min() < info.min or arr.max() > info.max):
                 return arr.astype(np.int64)
             return arr.astype(np.int32)
-        return np.array(value, dtype={"f": np.float32, "b": np.bool_}[kind])
-    compatible = {
-        "s": dtype == dtypes.string,
+        return np.array(value, dtype={"f": np.float32, "e": np.float32, "b": np.bool_}[kind])
+    compatible = kind == "e" or ((kind == "s") == (dtype == dtypes.string) and {
+        "s": True,
         "f": dtype.is_floating,
         "i": dtype.is_floating or dtype.is_integer,
         "b": True,
-    }[kind] and (dtype != dtypes.string or kind == "s")
+    }[kind])
     if not compatible:
         raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
                         f"'{type(value).__name__}' instead.")
@@ -404,7 +404,8 @@ def _split_shape(op):
     return [TensorShape(dims)] * n
 
 
-@register_op("Split", shape=_split_shape, dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op.get_attr("num_split"))
+@register_op("Split", shape=_split_shape, list_output=True,
+             dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op.get_attr("num_split"))
 def _split_kernel(xp, axis, x, *, num_split):
     return tuple(xp.split(x, num_split, axis=int(axis)))
 
@@ -437,7 +438,7 @@ def _split_v_shape(op):
     return [TensorShape(dims[:axis] + [None if s == -1 else s] + dims[axis + 1:]) for s in sizes]
 
 
-@register_op("SplitV", shape=_split_v_shape)
+@register_op("SplitV", shape=_split_v_shape, list_output=True)
 def _split_v_kernel(xp, x, size_splits, axis, *, num_split):
     axis = int(axis)
     sizes = [int(s) for s in size_splits]
@@ -561,7 +562,7 @@ def _unpack_shape(op):
     return [TensorShape(dims[:axis] + dims[axis + 1:])] * num
 
 
-@register_op("Unpack", shape=_unpack_shape)
+@register_op("Unpack", shape=_unpack_shape, list_output=True)
 def _unpack_kernel(xp, x, *, num, axis):
     if x.shape[axis] != num:
         raise ValueError(f"Input dimension {axis} has size {x.shape[axis]}, but num={num}")
@@ -646,7 +647,7 @@ def _slice_kernel(xp, x, begin, size):
         if b < 0 or end > x.shape[i] or end < b:
             raise ValueError(f"Expected begin[{i}]={b} and size[{i}]={s} to fit in dimension "
                              f"{i} of size {x.shape[i]}")
-        index.append(slice(b, end))
+        index.append(builtins.slice(b, end))
     return x[tuple(index)]
 
 

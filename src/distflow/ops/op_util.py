@@ -76,6 +76,8 @@ def constant_shape(tensor: ops.Tensor) -> TensorShape:
     value = constant_value(tensor)
     if value is not None:
         return TensorShape([None if d < 0 else int(d) for d in np.reshape(value, [-1])])
+    if tensor.op.type == "Shape":
+        return tensor.op.inputs[0].shape
     if tensor.op.type == "Pack":
         return TensorShape([_scalar_or_none(t) for t in tensor.op.inputs])
     n = tensor.shape[0].value if tensor.shape.ndims == 1 else None

@@ -232,7 +232,7 @@ class PartitionPlan:
             outs = [new_slot() for _ in range(node.num_outputs)]
             for i, s in enumerate(outs):
                 slot_of[(node.name, i)] = s
-            out = None if not outs else outs[0] if len(outs) == 1 else tuple(outs)
+            out = None if not outs else outs[0] if len(outs) == 1 and not reg.list_output else tuple(outs)
             mode = {0: _NO_ARGS, 1: _ONE_ARG, 2: _TWO_ARGS}.get(len(ins), _N_ARGS)
             self._add(fn, tuple(ins), out, mode, node, device)
 

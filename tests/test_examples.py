@@ -1,0 +1,32 @@
+"""The seed programs run as scripts and print the right result."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXPECTED = "[[ 9.]\n [21.]\n [33.]\n [45.]]"
+
+
+def run_example(name):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    return subprocess.run([sys.executable, os.path.join(ROOT, "examples", name)], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+@pytest.mark.parametrize("name", ["seed_in_graph.py", "seed_single_device.py"])
+def test_seed_prints_result(name):
+    out = run_example(name)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == EXPECTED
+
+
+def test_in_graph_placement_log_shows_each_matmul_on_its_own_gpu():
+    log = run_example("seed_in_graph.py").stderr.splitlines()
+    placed = {line.split(":")[0]: line for line in log if "(MatMul)" in line or "(ConcatV2)" in line}
+    assert placed["MatMul"].split(": ")[-1].startswith("/job:localhost/replica:0/task:0/device:GPU:0")
+    assert placed["MatMul_1"].split(": ")[-1].startswith("/job:localhost/replica:0/task:0/device:GPU:1")
+    assert "simulated" in placed["MatMul"]
+    assert placed["concat"].endswith("/job:localhost/replica:0/task:0/device:CPU:0")
