@@ -1,0 +1,184 @@
+"""Session.run: fetch structures, feeds, errors, lifecycle and plan caching."""
+
+import collections
+import threading
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+
+def test_fetch_structures():
+    a = tf.constant(1.0, name="a")
+    b = tf.constant([2, 3], name="b")
+    op = tf.no_op(name="nop")
+    Pair = collections.namedtuple("Pair", "x y")
+    with tf.Session() as sess:
+        assert sess.run(a) == 1.0 and isinstance(sess.run(a), np.float32)
+        assert sess.run("a:0") == 1.0
+        assert sess.run(op) is None and sess.run("nop") is None
+        out = sess.run({"a": a, "nested": [b, (a, op)], "pair": Pair(a, b)})
+        assert out["a"] == 1.0
+        assert out["nested"][0].tolist() == [2, 3]
+        assert out["nested"][1] == (1.0, None)
+        assert isinstance(out["pair"], Pair) and out["pair"].y.tolist() == [2, 3]
+        assert sess.run([a, a]) == [1.0, 1.0]
+        with pytest.raises(TypeError, match="None"):
+            sess.run(None)
+        with pytest.raises(KeyError):
+            sess.run("nope:0")
+
+
+def test_feeds_by_tensor_and_name_and_feeding_intermediates():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    y = x * 2.0
+    z = y + 1.0
+    with tf.Session() as sess:
+        assert sess.run(y, {x: [1, 2]}).tolist() == [2.0, 4.0]
+        assert sess.run(y, {"x:0": np.array([3.0, 4.0])}).tolist() == [6.0, 8.0]
+        assert sess.run(z, {y: [10.0, 20.0]}).tolist() == [11.0, 21.0]  # x need not be fed
+        assert sess.run(x, {x: [5.0, 6.0]}).tolist() == [5.0, 6.0]
+
+
+def test_feed_errors():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    i = tf.placeholder(tf.int32, [2], name="i")
+    with tf.Session() as sess:
+        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(3,\) for Tensor 'x:0', which has shape '\(\?, 3\)'"):
+            sess.run(x, {x: [1.0, 2.0, 3.0]})
+        with pytest.raises(ValueError, match="dtype float64 for Tensor 'i:0' of dtype int32"):
+            sess.run(i, {i: [1.5, 2.5]})
+        with pytest.raises(ValueError, match="Cannot feed"):
+            sess.run(i, {i: ["a", "b"]})
+        with pytest.raises(TypeError, match="cannot be a tf.Tensor"):
+            sess.run(i, {i: tf.constant([1, 2])})
+        assert sess.run(i, {i: np.array([1, 2], np.int64)}).dtype == np.int32
+
+
+def test_missing_feed_names_the_placeholder():
+    x = tf.placeholder(tf.float32, [None, 3], name="inputs")
+    y = tf.reduce_sum(x)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"must feed a value for placeholder tensor 'inputs' with dtype float32 and shape \[\?, 3\]"):
+            sess.run(y)
+
+
+def test_uninitialized_variable_is_failed_precondition_naming_it():
+    v = tf.Variable([1.0, 2.0], name="weights")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value weights") as info:
+            sess.run(v * 2.0)
+        assert "device:CPU:0" in str(info.value)
+        assert info.value.op is not None
+        with pytest.raises(tf.errors.FailedPreconditionError, match="weights"):
+            sess.run(v)
+
+
+def test_kernel_errors_are_wrapped_with_node_and_device():
+    x = tf.placeholder(tf.int32, [None])
+    with tf.device("/cpu:0"):
+        y = tf.reshape(x, [2, 2], name="to_square")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(y, {x: [1, 2, 3]})
+    message = str(info.value)
+    assert "to_square" in message and "Reshape" in message and "/device:CPU:0" in message
+    assert info.value.op is y.op
+
+
+def test_closed_session():
+    sess = tf.Session()
+    sess.close()
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(tf.constant(1))
+
+
+def test_context_manager_sets_default_session_and_eval():
+    a = tf.constant([1, 2])
+    v = tf.Variable(3.0)
+    with pytest.raises(ValueError, match="No default session"):
+        a.eval()
+    with tf.Session() as sess:
+        assert tf.get_default_session() is sess
+        v.initializer.run()
+        assert a.eval().tolist() == [1, 2]
+        assert v.eval() == 3.0
+        x = tf.placeholder(tf.float32)
+        assert (x * 2).eval({x: 4.0}) == 8.0
+    assert tf.get_default_session() is None
+
+
+def test_interactive_session():
+    a = tf.constant(5)
+    sess = tf.InteractiveSession()
+    try:
+        assert a.eval() == 5
+    finally:
+        sess.close()
+    assert tf.get_default_session() is None
+
+
+def test_session_for_another_graph():
+    g = tf.Graph()
+    with g.as_default():
+        c = tf.constant(2)
+    with tf.Session(graph=g) as sess:
+        assert sess.run(c) == 2
+        assert sess.graph is g
+    with tf.Session() as sess:
+        with pytest.raises(ValueError, match="not an element of this graph"):
+            sess.run(c)
+
+
+def test_plans_are_compiled_once_per_signature():
+    x = tf.placeholder(tf.float32, [])
+    y = x + 1.0
+    with tf.Session() as sess:
+        for i in range(5):
+            assert sess.run(y, {x: i}) == i + 1
+        assert len(sess._steps) == 1
+        sess.run([y, x], {x: 1.0})
+        assert len(sess._steps) == 2
+
+
+def test_fetched_values_do_not_alias_variables():
+    v = tf.Variable([1.0, 2.0])
+    inc = tf.assign_add(v, [1.0, 1.0])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        before = sess.run(v)
+        read = sess.run(v.value())
+        sess.run(inc)
+        assert before.tolist() == [1.0, 2.0] and read.tolist() == [1.0, 2.0]
+        assert sess.run(inc).tolist() == [3.0, 4.0]
+
+
+def test_concurrent_runs_in_one_session():
+    x = tf.placeholder(tf.float32, [])
+    y = x * 2.0
+    results = {}
+    with tf.Session() as sess:
+        def work(i):
+            results[i] = [sess.run(y, {x: float(i)}) for _ in range(50)]
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    assert all(results[i] == [2.0 * i] * 50 for i in range(4))
+
+
+def test_strings_flow_through():
+    s = tf.placeholder(tf.string, [None])
+    with tf.Session() as sess:
+        out = sess.run(tf.identity(s), {s: ["a", "bc"]})
+    assert out.tolist() == [b"a", b"bc"]
+
+
+def test_list_devices():
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2, "GPU": 1})) as sess:
+        names = [d.name for d in sess.list_devices()]
+    assert names == ["/job:localhost/replica:0/task:0/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:1",
+                     "/job:localhost/replica:0/task:0/device:GPU:0"]
