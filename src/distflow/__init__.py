@@ -6,8 +6,9 @@
 from . import errors
 from .framework import dtypes
 from .framework.device_spec import DeviceSpec
-from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,  # noqa: A004
-                               int8, int16, int32, int64, string, uint8)
+from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float32_ref,  # noqa: A004
+                               float64, float64_ref, half, int8, int16, int32, int32_ref, int64, int64_ref,
+                               string, uint8)
 from .framework.ops import (Graph, GraphKeys, Operation, Tensor, add_to_collection, add_to_collections,
                             colocate_with, container, control_dependencies, convert_to_tensor, device,
                             get_collection, get_collection_ref, get_default_graph, get_default_session,

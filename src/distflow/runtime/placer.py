@@ -1,8 +1,11 @@
 """The placer: gives every op a full device name of this task.
 
 Rules, in order:
-1. An op in a colocation group (``_class = ["loc:@v"]``) goes where ``v`` goes.
-2. An op that takes a variable reference goes where the variable is.
+1. An op in a colocation group (``_class = ["loc:@v"]``) goes where ``v`` goes; if it
+   also asks for an incompatible device, that is an error without soft placement.
+2. An op that takes a variable reference goes where the variable is, whatever device
+   it asks for (as in TF: ``tf.assign_add(global_step, 1)`` built in a worker's
+   device scope updates the variable on its parameter server).
 3. Otherwise its requested device is completed: no type means CPU, no index means 0.
 A device that does not exist is an InvalidArgumentError naming the op, unless
 ``allow_soft_placement`` is set: then the op moves to device 0 of the same type,
@@ -48,11 +51,11 @@ class Placer:
         if op in visiting:
             raise errors.InvalidArgumentError(
                 None, op, f"Colocation cycle at op '{op.name}': " + " -> ".join(o.name for o in visiting))
-        anchor = self._colocation_anchor(op)
+        anchor, explicit = self._colocation_anchor(op)
         if anchor is not None:
             device = self._place(anchor, visiting + (op,))
-            if op.device and not _compatible(DeviceSpec.from_string(op.device), device.spec) \
-                    and not self._soft:
+            if explicit and op.device and not self._soft \
+                    and not _compatible(DeviceSpec.from_string(op.device), device.spec):
                 raise errors.InvalidArgumentError(
                     None, op, f"Cannot colocate op '{op.name}' ({op.type}) with '{anchor.name}': "
                     f"it asks for device '{op.device}' but '{anchor.name}' is on '{device.name}'. "
@@ -66,20 +69,21 @@ class Placer:
         return device
 
     @staticmethod
-    def _colocation_anchor(op: Operation) -> Operation | None:
+    def _colocation_anchor(op: Operation) -> tuple[Operation | None, bool]:
+        """The op that ``op`` must share a device with, and whether the user asked for it."""
         for group in op.get_attr("_class") if "_class" in op._attrs else ():
             name = group[len("loc:@"):]
             if name != op.name:
                 try:
-                    return op.graph.get_operation_by_name(name)
+                    return op.graph.get_operation_by_name(name), True
                 except KeyError:
                     raise errors.InvalidArgumentError(
                         None, op, f"Op '{op.name}' is colocated with '{name}', which is not in "
                         "the graph") from None
         for i in op._reg.ref_inputs:
             if i < len(op.inputs) and op.inputs[i].dtype.is_ref_dtype:
-                return op.inputs[i].op
-        return None
+                return op.inputs[i].op, False
+        return None, False
 
     def _resolve(self, op: Operation) -> Device:
         spec = DeviceSpec.from_string(op.device)

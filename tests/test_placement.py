@@ -1,0 +1,190 @@
+"""Placement, partitioning with _Send/_Recv, and concurrent partitions."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.framework.registry import register_op
+from distflow.runtime.partition import partition, prune
+
+LOCAL = "/job:localhost/replica:0/task:0/device:"
+
+
+def placed(sess, op):
+    return sess._placer.place(op).name
+
+
+def test_ops_get_full_device_names():
+    with tf.device("/gpu:1"):
+        a = tf.constant(1.0)
+    b = tf.constant(2.0)
+    with tf.device("/job:localhost/task:0/cpu:1"):
+        c = a + b
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2, "GPU": 2})) as sess:
+        assert sess.run(c) == 3.0
+        assert placed(sess, a.op) == LOCAL + "GPU:1"
+        assert placed(sess, b.op) == LOCAL + "CPU:0"
+        assert placed(sess, c.op) == LOCAL + "CPU:1"
+
+
+def test_absent_device_is_an_error_naming_op_and_device():
+    with tf.device("/gpu:3"):
+        a = tf.constant(1.0, name="far_away")
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 2})) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"'far_away' \(Const\).*'/device:GPU:3'.*allow_soft_placement=True"):
+            sess.run(a)
+
+
+def test_soft_placement():
+    with tf.device("/gpu:3"):
+        a = tf.constant(1.0)
+    with tf.device("/job:worker/task:2"):
+        b = tf.constant(2.0)
+    with tf.device("/device:TPU:0"):
+        c = a + b
+    config = tf.ConfigProto(device_count={"GPU": 2}, allow_soft_placement=True)
+    with tf.Session(config=config) as sess:
+        assert sess.run(c) == 3.0
+        assert placed(sess, a.op) == LOCAL + "GPU:0"
+        assert placed(sess, b.op) == LOCAL + "CPU:0"
+        assert placed(sess, c.op) == LOCAL + "CPU:0"
+
+
+def test_variable_ops_are_colocated_with_the_variable():
+    with tf.device("/gpu:1"):
+        v = tf.Variable([1.0, 2.0], name="v")
+    with tf.device("/cpu:0"):
+        update = tf.assign_add(v, [1.0, 1.0])  # takes v's reference: goes where v is
+        doubled = v * 2.0
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(update)
+        assert sess.run(doubled).tolist() == [4.0, 6.0]
+        for op in (v.op, v.initializer, v.value().op, update.op):
+            assert placed(sess, op) == LOCAL + "GPU:1", op.name
+        assert placed(sess, doubled.op) == LOCAL + "CPU:0"
+
+
+def test_conflicting_colocation_needs_soft_placement():
+    with tf.device("/gpu:1"):
+        v = tf.Variable(1.0, name="v")
+    with tf.colocate_with(v):
+        with tf.device("/gpu:0"):
+            a = tf.constant(1.0, name="pinned")
+    a.op._set_device("/device:GPU:0")  # as if a device function overrode the colocation
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot colocate op 'pinned'"):
+            sess.run(a)
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        assert sess.run(a) == 1.0
+        assert placed(sess, a.op) == LOCAL + "GPU:1"
+
+
+def _seed_graph():
+    with tf.device("/cpu:0"):
+        x = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) + 1, name="x")
+        b = tf.Variable([[1.0], [1.0], [2.0]], name="b")
+    parts = tf.split(x, 2)
+    outs = []
+    for i in range(2):
+        with tf.device("/gpu:%d" % i):
+            outs.append(tf.matmul(parts[i], b) + tf.reduce_sum(b))  # b is consumed twice per GPU
+    with tf.device("/cpu:0"):
+        out = tf.concat(outs, axis=0)
+    return out
+
+
+def test_partition_adds_one_send_recv_pair_per_edge_and_device():
+    out = _seed_graph()
+    with tf.Session() as sess:
+        order = prune([out.op], set())
+        device_of = {op: sess._placer.place(op).name for op in order}
+        parts = partition(order, device_of, set())
+    cpu, gpu0, gpu1 = LOCAL + "CPU:0", LOCAL + "GPU:0", LOCAL + "GPU:1"
+    assert set(parts) == {cpu, gpu0, gpu1}
+    kinds = {dev: [(n.type, n.attrs.get("tensor_name")) for n in nodes if n.type in ("_Send", "_Recv")]
+             for dev, nodes in parts.items()}
+    # b/read feeds a MatMul and a Sum on each GPU: one send to each GPU, one recv on each
+    assert sorted(kinds[cpu]) == sorted([("_Send", "b/read:0")] * 2 + [("_Send", "split:0"), ("_Send", "split:1")]
+                                        + [("_Recv", "add:0"), ("_Recv", "add_1:0")])
+    assert sorted(kinds[gpu0]) == [("_Recv", "b/read:0"), ("_Recv", "split:0"), ("_Send", "add:0")]
+    assert sorted(kinds[gpu1]) == [("_Recv", "b/read:0"), ("_Recv", "split:1"), ("_Send", "add_1:0")]
+    for dev, nodes in parts.items():  # every recv precedes its consumers
+        names = [n.name for n in nodes]
+        for i, n in enumerate(nodes):
+            for src, _ in n.inputs:
+                if src.startswith("_recv"):
+                    assert names.index(src) < i
+
+
+@pytest.mark.parametrize("inter_op", [0, 1])
+def test_sequential_and_concurrent_forms_agree(inter_op):
+    out = _seed_graph()
+    want = (np.arange(12, dtype=np.float32).reshape(4, 3) + 1) @ np.array([[1], [1], [2]], np.float32) + 4
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=inter_op)) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(12):  # the auto mode times both forms over its first runs
+            np.testing.assert_allclose(sess.run(out), want)
+        step = next(iter(sess._steps.values())).plan
+        assert step.mode == ("sequential" if inter_op == 1 else step.mode)
+        assert step.mode in ("sequential", "concurrent")
+
+
+# A blocking test op: each partition's copy waits until both have arrived. Run one
+# partition after the other and the first copy times out: only concurrent
+# partitions get through.
+_BARRIERS: dict = {}
+
+
+@register_op("TestRendezvousBarrier", shape=lambda op: op.inputs[0].shape, blocking=True)
+def _barrier_kernel(xp, x, *, key):
+    _BARRIERS[key].wait(timeout=20)
+    return x
+
+
+def test_partitions_on_two_devices_run_at_the_same_time():
+    _BARRIERS["two"] = threading.Barrier(2)
+    from distflow.ops.op_util import make_tensor
+
+    outs = []
+    for i in range(2):
+        with tf.device("/gpu:%d" % i):
+            outs.append(make_tensor("TestRendezvousBarrier", [tf.constant([float(i)])], {"key": "two"}))
+    with tf.device("/cpu:0"):
+        total = tf.add_n(outs)
+    with tf.Session() as sess:
+        for _ in range(3):
+            assert sess.run(total).tolist() == [1.0]
+        assert not _BARRIERS["two"].broken
+
+
+def test_cross_device_control_dependency():
+    with tf.device("/cpu:0"):
+        v = tf.Variable(0.0)
+    with tf.device("/gpu:0"):
+        marker = tf.constant(1.0)
+    with tf.device("/gpu:0"):
+        with tf.control_dependencies([tf.assign_add(v, 1.0)]):
+            after = tf.identity(marker)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        for i in range(1, 4):
+            sess.run(after)
+            assert sess.run(v) == i
+
+
+def test_failure_in_one_partition_cancels_the_step_and_reports_the_real_error():
+    with tf.device("/cpu:0"):
+        x = tf.placeholder(tf.int32, [None])
+    with tf.device("/gpu:0"):
+        bad = tf.reshape(x, [2, 2], name="bad_reshape")
+    with tf.device("/cpu:0"):
+        out = tf.reduce_sum(bad) + tf.reduce_sum(x)
+    with tf.Session() as sess:
+        for _ in range(10):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="bad_reshape"):
+                sess.run(out, {x: [1, 2, 3]})
+        assert sess.run(out, {x: [1, 2, 3, 4]}) == 20
