@@ -24,9 +24,14 @@ class ConfigProto:
     (distflow's only kind today) GPUs are *simulated* on CPU kernels, and when
     "GPU" is not given the session has ``DEFAULT_SIMULATED_GPUS`` of them, so that
     TF programs written for a multi-GPU box run unchanged. Each device has its own
-    executor thread. ``inter_op_parallelism_threads`` and
-    ``intra_op_parallelism_threads`` are accepted for compatibility: inter-op
-    parallelism is one thread per device, intra-op parallelism is NumPy's BLAS.
+    executor thread while a step runs concurrently.
+
+    ``inter_op_parallelism_threads`` chooses how a multi-device step runs: 0 (the
+    default) measures the concurrent form (partitions at once, a thread each) and
+    the sequential form (one global order on the calling thread) over the first
+    runs and keeps the faster; 1 is always sequential, 2 or more always concurrent.
+    ``intra_op_parallelism_threads`` is accepted for compatibility: intra-op
+    parallelism is NumPy's BLAS.
     """
 
     DEFAULT_SIMULATED_GPUS = 8

@@ -333,7 +333,8 @@ class StepPlan:
     kernel, so with ``inter_op_parallelism_threads=0`` (the default) a step measures
     both forms over its first runs and keeps the faster. A step that holds a
     blocking kernel (one that waits for another partition or step) always runs
-    concurrently, and ``inter_op_parallelism_threads=1`` always runs sequentially.
+    concurrently; otherwise ``inter_op_parallelism_threads=1`` means sequential and
+    2 or more means concurrent.
     """
 
     CONCURRENT, SEQUENTIAL, AUTO = "concurrent", "sequential", "auto"

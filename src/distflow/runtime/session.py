@@ -213,7 +213,7 @@ class BaseSession:
                                    [lookup(device_of[op]) for op in order], fed, fetch_index,
                                    self._kernel_states)
         inter_op = self._config.inter_op_parallelism_threads
-        mode = StepPlan.SEQUENTIAL if inter_op == 1 else StepPlan.AUTO
+        mode = {0: StepPlan.AUTO, 1: StepPlan.SEQUENTIAL}.get(inter_op, StepPlan.CONCURRENT)
         return _CompiledStep(StepPlan(plans, sequential, len(elements), mode), fetch_index, fed_fetches)
 
     # -- lifecycle -----------------------------------------------------------------
