@@ -16,11 +16,12 @@ from .framework.ops import (Graph, GraphKeys, Operation, Tensor, add_to_collecti
 from .framework.random_seed import set_random_seed
 from .framework.registry import NotDifferentiable, RegisterGradient, not_differentiable
 from .framework.tensor_shape import Dimension, TensorShape
-from .ops.array_ops import (concat, constant, expand_dims, fill, gather, identity, newaxis, one_hot, ones,
+from .ops.array_ops import (broadcast_to, concat, constant, expand_dims, fill, gather, identity, newaxis, one_hot, ones,
                             ones_like, pad, placeholder, placeholder_with_default, rank, reshape, shape,
                             size, slice, split, squeeze, stack, stop_gradient, strided_slice, tile,
                             transpose, unstack, zeros, zeros_like)
 from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from .ops.gradients_impl import gradients
 from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
                            ones_initializer, random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, variance_scaling_initializer, zeros_initializer)

@@ -10,7 +10,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework import errors
 from ..framework import ops
-from ..framework.registry import not_differentiable, register_op
+from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from .op_util import (constant_shape, constant_value, known_axis, make_op, make_tensor,
                       normalize_axis, same_dtype_inputs)
@@ -173,6 +173,11 @@ def _placeholder_with_default_kernel(xp, value, *, shape):
     return value
 
 
+@register_gradient("PlaceholderWithDefault")
+def _placeholder_with_default_grad(op, grad):
+    return (grad,)
+
+
 def placeholder_with_default(input, shape, name=None) -> ops.Tensor:  # noqa: A002 - TF's name
     """A placeholder that yields ``input`` when it is not fed."""
     value = ops.convert_to_tensor(input)
@@ -187,9 +192,64 @@ def placeholder_with_default(input, shape, name=None) -> ops.Tensor:  # noqa: A0
 # Identity
 
 
+def shape_of(t: ops.Tensor) -> ops.Tensor:
+    """``t``'s shape as an int32 tensor: a constant when it is known statically."""
+    if t.shape.is_fully_defined():
+        return constant(np.array(t.shape.as_list(), np.int32))
+    return shape(t)
+
+
+def _sum_to_shape_shape(op):
+    return constant_shape(op.inputs[1])
+
+
+@register_op("SumToShape", shape=_sum_to_shape_shape)
+def _sum_to_shape_kernel(xp, grad, shape):
+    """Sums ``grad`` over the axes that broadcasting added or stretched, down to ``shape``."""
+    target = tuple(shape.tolist())
+    if grad.shape == target:
+        return grad
+    lead = grad.ndim - len(target)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(target)
+                                      if d == 1 and grad.shape[lead + i] != 1)
+    return xp.sum(grad, axis=axes, dtype=grad.dtype).reshape(target)
+
+
+@register_op("BroadcastTo", shape=_sum_to_shape_shape)
+def _broadcast_to_kernel(xp, x, shape):
+    return xp.broadcast_to(x, shape.tolist())
+
+
+@register_gradient("SumToShape")
+def _sum_to_shape_grad(op, grad):
+    return broadcast_to(grad, shape_of(op.inputs[0])), None
+
+
+@register_gradient("BroadcastTo")
+def _broadcast_to_grad(op, grad):
+    return unbroadcast(grad, op.inputs[0]), None
+
+
+def broadcast_to(input, shape, name=None) -> ops.Tensor:  # noqa: A002
+    return make_tensor("BroadcastTo", [ops.convert_to_tensor(input), _shape_tensor(shape)], None,
+                       name or "BroadcastTo")
+
+
+def unbroadcast(grad: ops.Tensor, x: ops.Tensor) -> ops.Tensor:
+    """The one place broadcasting is undone: ``grad`` summed down to ``x``'s shape."""
+    if grad.shape.is_fully_defined() and grad.shape == x.shape:
+        return grad
+    return make_tensor("SumToShape", [grad, shape_of(x)], None, "SumToShape")
+
+
 @register_op("Identity", shape=lambda op: op.inputs[0].shape)
 def _identity_kernel(xp, x):
     return x
+
+
+@register_gradient("Identity")
+def _identity_grad(op, grad):
+    return (grad,)
 
 
 def identity(input, name=None) -> ops.Tensor:  # noqa: A002
@@ -279,6 +339,11 @@ def _reshape_kernel(xp, x, shape):
     return xp.reshape(x, shape.tolist())
 
 
+@register_gradient("Reshape")
+def _reshape_grad(op, grad):
+    return reshape(grad, shape_of(op.inputs[0])), None
+
+
 def reshape(tensor, shape, name=None) -> ops.Tensor:
     tensor = ops.convert_to_tensor(tensor)
     return make_tensor("Reshape", [tensor, _shape_tensor(shape)], None, name or "Reshape")
@@ -318,6 +383,24 @@ def _transpose_kernel(xp, x, perm):
     return xp.transpose(x, perm.tolist())
 
 
+@register_op("InvertPermutation", shape=lambda op: op.inputs[0].shape)
+def _invert_permutation_kernel(xp, perm):
+    return xp.argsort(perm).astype(perm.dtype)
+
+
+not_differentiable("InvertPermutation")
+
+
+@register_gradient("Transpose")
+def _transpose_grad(op, grad):
+    perm = constant_value(op.inputs[1])
+    if perm is not None:
+        inverse = constant(np.argsort(perm).astype(np.int32))
+    else:
+        inverse = make_tensor("InvertPermutation", [op.inputs[1]], None, "InvertPermutation")
+    return transpose(grad, inverse), None
+
+
 def transpose(a, perm=None, name="transpose", conjugate=False) -> ops.Tensor:
     a = ops.convert_to_tensor(a)
     if perm is None:
@@ -347,6 +430,11 @@ def _expand_dims_shape(op):
 @register_op("ExpandDims", shape=_expand_dims_shape)
 def _expand_dims_kernel(xp, x, axis):
     return xp.expand_dims(x, int(axis))
+
+
+@register_gradient("ExpandDims")
+def _expand_dims_grad(op, grad):
+    return reshape(grad, shape_of(op.inputs[0])), None
 
 
 def expand_dims(input, axis=None, name=None, dim=None) -> ops.Tensor:  # noqa: A002
@@ -379,6 +467,11 @@ def _squeeze_kernel(xp, x, *, squeeze_dims):
     return xp.squeeze(x, axis=tuple(squeeze_dims) if squeeze_dims else None)
 
 
+@register_gradient("Squeeze")
+def _squeeze_grad(op, grad):
+    return (reshape(grad, shape_of(op.inputs[0])),)
+
+
 def squeeze(input, axis=None, name=None, squeeze_dims=None) -> ops.Tensor:  # noqa: A002
     axis = squeeze_dims if axis is None else axis
     axis = [] if axis is None else ([axis] if isinstance(axis, int) else list(axis))
@@ -408,6 +501,11 @@ def _split_shape(op):
              dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op.get_attr("num_split"))
 def _split_kernel(xp, axis, x, *, num_split):
     return tuple(xp.split(x, num_split, axis=int(axis)))
+
+
+@register_gradient("Split")
+def _split_grad(op, *grads):
+    return None, concat(list(grads), op.inputs[0])
 
 
 def _split_v_shape(op):
@@ -448,6 +546,11 @@ def _split_v_kernel(xp, x, size_splits, axis, *, num_split):
         raise ValueError(f"split sizes {list(size_splits)} do not add up to dimension "
                          f"{x.shape[axis]} of the input along axis {axis}")
     return tuple(xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+
+
+@register_gradient("SplitV")
+def _split_v_grad(op, *grads):
+    return concat(list(grads), op.inputs[2]), None, None
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[ops.Tensor]:
@@ -508,6 +611,20 @@ def _concat_kernel(xp, *values_and_axis):
     return xp.concatenate(values, axis=int(axis))
 
 
+@register_gradient("ConcatV2")
+def _concat_grad(op, grad):
+    *values, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    dims = [v.shape[axis].value if axis is not None and v.shape.ndims is not None else None
+            for v in values]
+    if all(d is not None for d in dims):
+        sizes = constant(np.array(dims, np.int32))
+    else:
+        axis_t = axis_t % rank(values[0])
+        sizes = stack([gather(shape_of(v), axis_t) for v in values])
+    return split(grad, sizes, axis=axis_t, num=len(values)) + [None]
+
+
 def concat(values, axis, name="concat") -> ops.Tensor:
     """Joins ``values`` along ``axis`` (a single value passes through an Identity)."""
     values = list(values)
@@ -545,6 +662,11 @@ def _pack_kernel(xp, *values, axis):
     return xp.stack(values, axis=axis)
 
 
+@register_gradient("Pack")
+def _pack_grad(op, grad):
+    return unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
+
+
 def stack(values, axis=0, name="stack") -> ops.Tensor:
     tensors = _same_dtype("Pack", list(values))
     return make_tensor("Pack", tensors, {"axis": int(axis), "N": len(tensors)}, name)
@@ -567,6 +689,11 @@ def _unpack_kernel(xp, x, *, num, axis):
     if x.shape[axis] != num:
         raise ValueError(f"Input dimension {axis} has size {x.shape[axis]}, but num={num}")
     return tuple(xp.moveaxis(x, axis, 0))
+
+
+@register_gradient("Unpack")
+def _unpack_grad(op, *grads):
+    return (stack(list(grads), axis=op.get_attr("axis")),)
 
 
 def unstack(value, num=None, axis=0, name="unstack") -> list[ops.Tensor]:
@@ -602,6 +729,32 @@ def _gather_kernel(xp, params, indices, axis):
         bad = indices[(indices < 0) | (indices >= n)].reshape(-1)[0]
         raise errors.InvalidArgumentError(None, None, f"indices contains {bad}, which is not in [0, {n})")
     return xp.take(params, indices, axis=axis)
+
+
+def _gather_grad_shape(op):
+    return constant_shape(op.inputs[0])
+
+
+@register_op("GatherV2Grad", shape=_gather_grad_shape, dtype=lambda op: op.inputs[2].dtype.base_dtype)
+def _gather_grad_kernel(xp, params_shape, indices, grad, axis):
+    """The dense gradient of GatherV2: ``grad`` summed into the gathered positions."""
+    axis = int(axis)
+    out = xp.zeros(params_shape.tolist(), dtype=grad.dtype)
+    moved = xp.moveaxis(out, axis, 0)
+    g = grad.reshape(grad.shape[:axis] + (-1,) + grad.shape[axis + indices.ndim:])
+    xp.add.at(moved, indices.reshape(-1), xp.moveaxis(g, axis, 0))
+    return out
+
+
+@register_gradient("GatherV2Grad")
+def _gather_grad_grad(op, grad):
+    return None, None, gather(grad, op.inputs[1], axis=op.inputs[3]), None
+
+
+@register_gradient("GatherV2")
+def _gather_v2_grad(op, grad):
+    params, indices, axis = op.inputs
+    return make_tensor("GatherV2Grad", [shape_of(params), indices, grad, axis], None, "GatherV2Grad"), None, None
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=0) -> ops.Tensor:
@@ -649,6 +802,13 @@ def _slice_kernel(xp, x, begin, size):
                              f"{i} of size {x.shape[i]}")
         index.append(builtins.slice(b, end))
     return x[tuple(index)]
+
+
+@register_gradient("Slice")
+def _slice_grad(op, grad):
+    x, begin, _ = op.inputs
+    after_ = shape_of(x) - begin - shape_of(grad)
+    return pad(grad, stack([begin, after_], axis=1)), None, None
 
 
 def slice(input_, begin, size, name=None) -> ops.Tensor:  # noqa: A001 - TF's name
@@ -700,6 +860,31 @@ def _strided_slice_kernel(xp, x, begin, end, strides, *, begin_mask, end_mask, e
                           new_axis_mask, shrink_axis_mask):
     return x[_python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
                            new_axis_mask, shrink_axis_mask)]
+
+
+@register_op("StridedSliceGrad", shape=lambda op: constant_shape(op.inputs[0]),
+             dtype=lambda op: op.inputs[4].dtype.base_dtype)
+def _strided_slice_grad_kernel(xp, shape, begin, end, strides, dy, *, begin_mask, end_mask, ellipsis_mask,
+                               new_axis_mask, shrink_axis_mask):
+    out = xp.zeros(shape.tolist(), dtype=dy.dtype)
+    out[_python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                      shrink_axis_mask)] = dy
+    return out
+
+
+@register_gradient("StridedSlice")
+def _strided_slice_grad(op, grad):
+    x, begin, end, strides = op.inputs
+    attrs = {m: op.get_attr(m) for m in _MASKS}
+    return (make_tensor("StridedSliceGrad", [shape_of(x), begin, end, strides, grad], attrs, "StridedSliceGrad"),
+            None, None, None)
+
+
+@register_gradient("StridedSliceGrad")
+def _strided_slice_grad_grad(op, grad):
+    _, begin, end, strides, _ = op.inputs
+    attrs = {m: op.get_attr(m) for m in _MASKS}
+    return None, None, None, None, strided_slice(grad, begin, end, strides, **attrs)
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
@@ -781,6 +966,24 @@ def _tile_kernel(xp, x, multiples):
     return xp.tile(x, multiples.tolist())
 
 
+@register_op("TileGrad", shape=lambda op: constant_shape(op.inputs[2]))
+def _tile_grad_kernel(xp, grad, multiples, x_shape):
+    """Sums the tiled copies back: [m0*d0, m1*d1, ...] -> [d0, d1, ...]."""
+    split_shape = [v for pair in zip(multiples.tolist(), x_shape.tolist()) for v in pair]
+    return grad.reshape(split_shape).sum(axis=tuple(range(0, len(split_shape), 2)))
+
+
+@register_gradient("TileGrad")
+def _tile_grad_grad(op, grad):
+    return tile(grad, op.inputs[1]), None, None
+
+
+@register_gradient("Tile")
+def _tile_grad(op, grad):
+    x, multiples = op.inputs
+    return make_tensor("TileGrad", [grad, multiples, shape_of(x)], None, "TileGrad"), None
+
+
 def tile(input, multiples, name=None) -> ops.Tensor:  # noqa: A002
     return make_tensor("Tile", [ops.convert_to_tensor(input), ops.convert_to_tensor(multiples, dtype=dtypes.int32)],
                        None, name or "Tile")
@@ -817,6 +1020,42 @@ def _mirror_pad_kernel(xp, x, paddings, *, mode):
     return xp.pad(x, paddings.tolist(), mode="reflect" if mode == "REFLECT" else "symmetric")
 
 
+def _pad_grad(op, grad):
+    x, paddings = op.inputs[:2]
+    begin = reshape(slice(paddings, [0, 0], [-1, 1]), [-1])
+    return (slice(grad, begin, shape_of(x)), None) + (None,) * (len(op.inputs) - 2)
+
+
+register_gradient("Pad")(_pad_grad)
+register_gradient("PadV2")(_pad_grad)
+
+
+@register_op("MirrorPadGrad", shape=lambda op: TensorShape(None))
+def _mirror_pad_grad_kernel(xp, grad, paddings, *, mode):
+    """Folds the mirrored borders of ``grad`` back onto the values they copied."""
+    offset = 1 if mode == "REFLECT" else 0
+    for axis, (before_, after_) in enumerate(paddings.tolist()):
+        g = xp.moveaxis(grad, axis, 0)
+        n = g.shape[0] - before_ - after_
+        core = g[before_:before_ + n].copy()
+        if before_:
+            core[offset:offset + before_] += g[:before_][::-1]
+        if after_:
+            core[n - offset - after_:n - offset] += g[before_ + n:][::-1]
+        grad = xp.moveaxis(core, 0, axis)
+    return grad
+
+
+not_differentiable("MirrorPadGrad")
+
+
+@register_gradient("MirrorPad")
+def _mirror_pad_grad(op, grad):
+    out = make_tensor("MirrorPadGrad", [grad, op.inputs[1]], {"mode": op.get_attr("mode")}, "MirrorPadGrad")
+    out.set_shape(op.inputs[0].shape)
+    return out, None
+
+
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> ops.Tensor:
     tensor = ops.convert_to_tensor(tensor)
     paddings = ops.convert_to_tensor(paddings, dtype=dtypes.int32)
@@ -835,6 +1074,13 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> ops.
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
 def _fill_kernel(xp, dims, value):
     return xp.full(dims.tolist(), value)
+
+
+@register_gradient("Fill")
+def _fill_grad(op, grad):
+    from .math_ops import reduce_sum  # noqa: PLC0415 - math_ops imports this module
+
+    return None, reduce_sum(grad)
 
 
 def fill(dims, value, name=None) -> ops.Tensor:

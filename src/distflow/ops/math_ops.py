@@ -13,9 +13,10 @@ import numpy as np
 from ..framework import dtypes
 from ..framework import errors
 from ..framework import ops
-from ..framework.registry import not_differentiable, register_op
+from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
+from .array_ops import unbroadcast
 from .op_util import (broadcast_shape, constant_value, known_axis, make_tensor, normalize_axis,
                       same_dtype_inputs)
 
@@ -106,6 +107,66 @@ def _floor_mod_kernel(xp, x, y):
 def _squared_difference_kernel(xp, x, y):
     d = xp.subtract(x, y)
     return xp.multiply(d, d)
+
+
+@register_gradient("AddV2")
+def _add_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(grad, x), unbroadcast(grad, y)
+
+
+@register_gradient("Sub")
+def _sub_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(grad, x), unbroadcast(negative(grad), y)
+
+
+@register_gradient("Mul")
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    return unbroadcast(multiply(grad, y), x), unbroadcast(multiply(x, grad), y)
+
+
+@register_gradient("RealDiv")
+def _real_div_grad(op, grad):
+    x, y = op.inputs
+    return (unbroadcast(_binary("RealDiv", grad, y), x),
+            unbroadcast(multiply(grad, _binary("RealDiv", negative(op.outputs[0]), y)), y))
+
+
+@register_gradient("Pow")
+def _pow_grad(op, grad):
+    x, y = op.inputs
+    z = op.outputs[0]
+    dx = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
+    # NOTE: d(x^y)/dy = x^y log x, defined as 0 where x <= 0 (as TensorFlow does).
+    positive = greater(x, 0)
+    safe_x = where(positive, x, array_ops.ones_like(x))
+    dy = multiply(grad, where(positive, multiply(z, log(safe_x)), array_ops.zeros_like(z)))
+    return unbroadcast(dx, x), unbroadcast(dy, y)
+
+
+def _select_grad_of(op, grad, x_wins):
+    x, y = op.inputs
+    zeros = array_ops.zeros_like(grad)
+    return unbroadcast(where(x_wins, grad, zeros), x), unbroadcast(where(x_wins, zeros, grad), y)
+
+
+@register_gradient("Maximum")
+def _maximum_grad(op, grad):
+    return _select_grad_of(op, grad, greater_equal(*op.inputs))
+
+
+@register_gradient("Minimum")
+def _minimum_grad(op, grad):
+    return _select_grad_of(op, grad, less_equal(*op.inputs))
+
+
+@register_gradient("SquaredDifference")
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    d = multiply(multiply(grad, 2.0), subtract(x, y))
+    return unbroadcast(d, x), unbroadcast(negative(d), y)
 
 
 for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
@@ -248,6 +309,90 @@ for _t in ("Sign", "Floor", "Ceil", "Round", "LogicalNot"):
     not_differentiable(_t)
 
 
+@register_gradient("Neg")
+def _neg_grad(op, grad):
+    return (negative(grad),)
+
+
+@register_gradient("Abs")
+def _abs_grad(op, grad):
+    return (multiply(grad, sign(op.inputs[0])),)
+
+
+@register_gradient("Square")
+def _square_grad(op, grad):
+    x = op.inputs[0]
+    return (multiply(grad, multiply(x, 2)),)
+
+
+@register_gradient("Sqrt")
+def _sqrt_grad(op, grad):
+    return (_binary("RealDiv", multiply(grad, 0.5), op.outputs[0]),)
+
+
+@register_gradient("Rsqrt")
+def _rsqrt_grad(op, grad):
+    y = op.outputs[0]
+    return (multiply(grad, multiply(multiply(y, multiply(y, y)), -0.5)),)
+
+
+@register_gradient("Reciprocal")
+def _reciprocal_grad(op, grad):
+    y = op.outputs[0]
+    return (negative(multiply(grad, multiply(y, y))),)
+
+
+@register_gradient("Exp")
+def _exp_grad(op, grad):
+    return (multiply(grad, op.outputs[0]),)
+
+
+@register_gradient("Log")
+def _log_grad(op, grad):
+    return (_binary("RealDiv", grad, op.inputs[0]),)
+
+
+@register_gradient("Log1p")
+def _log1p_grad(op, grad):
+    return (_binary("RealDiv", grad, add(op.inputs[0], 1)),)
+
+
+# Tanh and Sigmoid get fused gradient kernels (one pass over the data each), which
+# are differentiable themselves so that gradients of gradients work.
+@register_op("TanhGrad", shape=_unary_shape)
+def _tanh_grad_kernel(xp, y, dy):
+    return dy * (1 - y * y)
+
+
+@register_op("SigmoidGrad", shape=_unary_shape)
+def _sigmoid_grad_kernel(xp, y, dy):
+    return dy * y * (1 - y)
+
+
+@register_gradient("Tanh")
+def _tanh_grad(op, grad):
+    return (make_tensor("TanhGrad", [op.outputs[0], grad], None, "TanhGrad"),)
+
+
+@register_gradient("Sigmoid")
+def _sigmoid_grad(op, grad):
+    return (make_tensor("SigmoidGrad", [op.outputs[0], grad], None, "SigmoidGrad"),)
+
+
+@register_gradient("TanhGrad")
+def _tanh_grad_grad(op, grad):
+    y, dy = op.inputs
+    return (multiply(multiply(grad, dy), multiply(y, -2.0)),
+            make_tensor("TanhGrad", [y, grad], None, "TanhGrad"))
+
+
+@register_gradient("SigmoidGrad")
+def _sigmoid_grad_grad(op, grad):
+    y, dy = op.inputs
+    return (multiply(multiply(grad, dy), subtract(1.0, multiply(y, 2.0))),
+            make_tensor("SigmoidGrad", [y, grad], None, "SigmoidGrad"))
+
+
 def _unary(op_type: str, x, name=None) -> ops.Tensor:
     x = ops.convert_to_tensor(x)
     _check_dtype(op_type, x, _UNARY[op_type][1])
@@ -327,6 +472,12 @@ def _cast_kernel(xp, x, *, DstT):  # noqa: N803 - TF's attr name
     return xp.asarray(x).astype(DstT.as_numpy_dtype, copy=False)
 
 
+@register_gradient("Cast")
+def _cast_grad(op, grad):
+    src = op.get_attr("SrcT")
+    return (cast(grad, src) if src.is_floating and op.get_attr("DstT").is_floating else None,)
+
+
 def cast(x, dtype, name=None) -> ops.Tensor:
     """Converts ``x`` to ``dtype`` (floats to ints truncate toward zero)."""
     x = ops.convert_to_tensor(x)
@@ -396,6 +547,34 @@ def _batch_matmul_kernel(xp, a, b, *, adj_x=False, adj_y=False):
     return xp.matmul(xp.swapaxes(a, -1, -2) if adj_x else a, xp.swapaxes(b, -1, -2) if adj_y else b)
 
 
+@register_gradient("MatMul")
+def _matmul_grad(op, grad):
+    a, b = op.inputs
+    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    if not ta and not tb:
+        return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
+    if ta and not tb:
+        return matmul(b, grad, transpose_b=True), matmul(a, grad)
+    if not ta and tb:
+        return matmul(grad, b), matmul(grad, a, transpose_a=True)
+    return matmul(b, grad, transpose_a=True, transpose_b=True), matmul(grad, a, transpose_a=True, transpose_b=True)
+
+
+@register_gradient("BatchMatMulV2")
+def _batch_matmul_grad(op, grad):
+    a, b = op.inputs
+    ta, tb = op.get_attr("adj_x"), op.get_attr("adj_y")
+    if not ta:
+        da = matmul(grad, b, transpose_b=not tb)
+    else:
+        da = matmul(b, grad, transpose_a=tb, transpose_b=True)
+    if not tb:
+        db = matmul(a, grad, transpose_a=not ta)
+    else:
+        db = matmul(grad, a, transpose_a=True, transpose_b=ta)
+    return unbroadcast(da, a), unbroadcast(db, b)
+
+
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None) -> ops.Tensor:
     """``a @ b`` for matrices (rank 2) or batches of matrices (rank > 2, broadcast)."""
@@ -430,8 +609,16 @@ def _add_n_kernel(xp, *inputs):
         return inputs[0]
     out = xp.add(inputs[0], inputs[1])
     for x in inputs[2:]:
-        xp.add(out, x, out=out)
+        if isinstance(out, xp.ndarray):
+            xp.add(out, x, out=out)  # `out` is fresh: accumulate in place
+        else:
+            out = out + x
     return out
+
+
+@register_gradient("AddN")
+def _add_n_grad(op, grad):
+    return (grad,) * len(op.inputs)
 
 
 def add_n(inputs, name=None) -> ops.Tensor:
@@ -511,6 +698,88 @@ def _any_kernel(xp, x, axis, *, keep_dims):
 
 not_differentiable("All")
 not_differentiable("Any")
+
+
+@register_op("ReducedShape", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int32)
+def _reduced_shape_kernel(xp, shape, axes):
+    """``shape`` with the reduced ``axes`` set to 1 (the keepdims shape)."""
+    out = shape.astype(np.int32).copy()
+    out[np.reshape(axes, [-1]) % max(1, len(out))] = 1
+    return out
+
+
+not_differentiable("ReducedShape")
+
+
+def _kept_shape(op) -> ops.Tensor:
+    """The reduction's output shape with keepdims, statically when possible."""
+    x, axis_t = op.inputs
+    axes = known_axis(axis_t)
+    if x.shape.is_fully_defined() and axes is not None:
+        dims = x.shape.as_list()
+        for a in ([axes] if isinstance(axes, int) else axes):
+            dims[a % len(dims)] = 1
+        return array_ops.constant(np.array(dims, np.int32))
+    return make_tensor("ReducedShape", [array_ops.shape(x), axis_t], None, "ReducedShape")
+
+
+def _broadcast_back(op, grad) -> ops.Tensor:
+    """A reduction's gradient spread back over the input's shape."""
+    kept = array_ops.reshape(grad, _kept_shape(op))
+    return array_ops.broadcast_to(kept, array_ops.shape_of(op.inputs[0]))
+
+
+@register_gradient("Sum")
+def _sum_grad(op, grad):
+    return _broadcast_back(op, grad), None
+
+
+@register_gradient("Mean")
+def _mean_grad(op, grad):
+    x, y = op.inputs[0], op.outputs[0]
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
+        count = max(1, x.shape.num_elements() // max(1, y.shape.num_elements()))
+        scale = array_ops.constant(1.0 / count, dtype=grad.dtype)
+    else:
+        count = _binary("FloorDiv", array_ops.size(x), maximum(array_ops.size(y), 1))
+        scale = _binary("RealDiv", array_ops.constant(1.0, dtype=grad.dtype), cast(count, grad.dtype))
+    return multiply(_broadcast_back(op, grad), scale), None
+
+
+def _extremum_grad(op, grad):
+    x = op.inputs[0]
+    y = array_ops.reshape(op.outputs[0], _kept_shape(op))
+    chosen = cast(equal(x, y), grad.dtype)
+    count = array_ops.reshape(reduce_sum(chosen, op.inputs[1]), _kept_shape(op))
+    return multiply(_binary("RealDiv", chosen, count), array_ops.reshape(grad, _kept_shape(op))), None
+
+
+register_gradient("Max")(_extremum_grad)
+register_gradient("Min")(_extremum_grad)
+
+
+@register_op("ProdGrad", shape=lambda op: op.inputs[0].shape)
+def _prod_grad_kernel(xp, x, grad, axis):
+    """d prod / dx_i = product of the others, computed without dividing (zeros are fine)."""
+    axes = sorted({a % x.ndim for a in np.reshape(axis, [-1]).tolist()})
+    if not axes:
+        return xp.broadcast_to(grad, x.shape).astype(x.dtype)
+    rest = [a for a in range(x.ndim) if a not in axes]
+    moved = xp.transpose(x, rest + axes)
+    flat = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    ones = xp.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+    left = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = xp.cumprod(xp.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = (left * right).reshape(moved.shape)
+    g = xp.reshape(grad, [x.shape[a] for a in rest] + [1] * len(axes))
+    return xp.transpose(others * g, np.argsort(rest + axes)).astype(x.dtype)
+
+
+@register_gradient("Prod")
+def _prod_grad(op, grad):
+    x, axis_t = op.inputs
+    g = array_ops.reshape(grad, _kept_shape(op))
+    return make_tensor("ProdGrad", [x, g, axis_t], None, "ProdGrad"), None
 
 
 def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=_NUMBERS,
@@ -633,6 +902,14 @@ def _select_kernel(xp, cond, x, y):
     if cond.ndim == 1 and max(x.ndim, y.ndim) > 1:
         cond = cond.reshape((-1,) + (1,) * (max(x.ndim, y.ndim) - 1))
     return xp.where(cond, x, y)
+
+
+@register_gradient("Select")
+def _select_grad(op, grad):
+    cond, x, y = op.inputs
+    zeros = array_ops.zeros_like(grad)
+    return (None, unbroadcast(make_tensor("Select", [cond, grad, zeros]), x),
+            unbroadcast(make_tensor("Select", [cond, zeros, grad]), y))
 
 
 @register_op("Where", shape=lambda op: TensorShape([None, op.inputs[0].shape.ndims]),

@@ -1,0 +1,151 @@
+"""Symbolic differentiation: ``tf.gradients`` builds the backward pass as graph ops.
+
+The gradient of every op comes from its block's registered gradient function
+(``grad(op, *out_grads) -> tuple``, one entry per input), so the result is itself a
+graph: it runs on any device, partitions like the forward pass, and can be
+differentiated again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..framework import ops
+from ..framework.registry import get_gradient_function
+from . import array_ops, math_ops
+
+
+def _as_list(x) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _differentiable(t: ops.Tensor) -> bool:
+    return t.dtype.base_dtype.is_floating
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None) -> list:
+    """The symbolic derivatives of ``sum(ys)`` with respect to each of ``xs``.
+
+    Args:
+      ys, xs: a Tensor or list of Tensors (Variables are accepted for ``xs``).
+      grad_ys: the gradients flowing into ``ys`` (default: ones of ys' shape).
+      colocate_gradients_with_ops: build each gradient op on its forward op's device
+        (what multi-tower training needs).
+      stop_gradients: Tensors treated as constants.
+
+    Returns:
+      One Tensor per x, or None where ys do not depend on it. Contributions of
+      several paths are summed.
+
+    Raises:
+      LookupError: an op on a path from xs to ys has no registered gradient.
+    """
+    ys = [ops.convert_to_tensor(y) for y in _as_list(ys)]
+    xs = [ops.convert_to_tensor(x, as_ref=True) for x in _as_list(xs)]
+    graph = ys[0].graph
+    stop_ops = {ops.convert_to_tensor(t).op for t in _as_list(stop_gradients or [])}
+    grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"grad_ys has {len(grad_ys)} entries, but ys has {len(ys)}")
+
+    with graph.as_default(), ops.name_scope(name):
+        between = _ops_between(xs, ys, stop_ops)
+        pending = _pending_counts(between)
+        out_grads: dict[ops.Tensor, list] = {}
+        for y, gy in zip(ys, grad_ys):
+            if gy is None:
+                with graph.colocate_with(y.op) if colocate_gradients_with_ops else _noop():
+                    gy = array_ops.ones_like(y, name=f"grad_ys_{ys.index(y)}")
+            else:
+                gy = ops.convert_to_tensor(gy, dtype=y.dtype.base_dtype)
+            out_grads.setdefault(y, []).append(gy)
+        ready = [op for op in between if pending.get(op, 0) == 0]
+        ready.sort(key=lambda op: op._id)
+        done: set = set()
+        while ready:
+            op = ready.pop()
+            if op in done:
+                continue
+            done.add(op)
+            grads = [_aggregate(out_grads.get(t)) for t in op.outputs]
+            for t, g in zip(op.outputs, grads):
+                if t in out_grads:
+                    out_grads[t] = [g] if g is not None else []
+            if any(g is not None for g in grads) and op not in stop_ops:
+                in_grads = _call_gradient(op, grads, colocate_gradients_with_ops)
+                for t, g in zip(op.inputs, in_grads):
+                    if g is not None and _differentiable(t):
+                        out_grads.setdefault(t, []).append(g)
+            for t in op.inputs:
+                producer = t.op
+                if producer in pending:
+                    pending[producer] -= 1
+                    if pending[producer] == 0:
+                        ready.append(producer)
+            ready.sort(key=lambda o: o._id)
+        return [_aggregate(out_grads.get(x)) for x in xs]
+
+
+@contextlib.contextmanager
+def _noop():
+    yield
+
+
+def _ops_between(xs, ys, stop_ops) -> list:
+    """Ops that lie on a path from some x to some y."""
+    reached = set()
+    stack = [x.op for x in xs]
+    while stack:
+        op = stack.pop()
+        if op in reached:
+            continue
+        reached.add(op)
+        for t in op.outputs:
+            stack.extend(c for c in t.consumers() if c not in reached)
+    between = set()
+    stack = [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op in between or op not in reached:
+            continue
+        between.add(op)
+        if op in stop_ops:
+            continue
+        stack.extend(t.op for t in op.inputs)
+    return sorted(between, key=lambda o: o._id)
+
+
+def _pending_counts(between: list) -> dict:
+    """For each op, how many consumers in ``between`` must send it gradients first."""
+    member = set(between)
+    pending = {op: 0 for op in between}
+    for op in between:
+        for t in op.inputs:
+            if t.op in member:
+                pending[t.op] += 1
+    return pending
+
+
+def _aggregate(grads):
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    return math_ops.add_n(grads)
+
+
+def _call_gradient(op: ops.Operation, grads: list, colocate: bool) -> list:
+    fn = get_gradient_function(op.type)
+    if fn is None:
+        return [None] * len(op.inputs)
+    grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
+    scope = op.name + "_grad"
+    ctx = op.graph.colocate_with(op, ignore_existing=True) if colocate else _noop()
+    with ops.name_scope(scope), ctx:
+        in_grads = fn(op, *grads)
+    in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+    if len(in_grads) != len(op.inputs):
+        raise ValueError(f"Gradient function for '{op.type}' returned {len(in_grads)} gradients, "
+                         f"expected {len(op.inputs)} (one per input of '{op.name}')")
+    return in_grads
