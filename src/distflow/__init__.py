@@ -3,7 +3,7 @@
 ``import distflow as tf`` gives the ``tf.compat.v1`` names that distflow supports.
 """
 
-from . import errors
+from . import errors, nn
 from .framework import dtypes
 from .framework.device_spec import DeviceSpec
 from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float32_ref,  # noqa: A004

@@ -1,0 +1,265 @@
+"""Convolution and pooling (NHWC), with their gradient kernels.
+
+Convolutions are matrix products over image patches (im2col): the patches come
+from a strided view of the padded input, so the only copy is the one the product
+needs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from .array_ops import shape_of
+from .op_util import constant_shape, make_tensor
+
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def _out_size(size, k, stride, padding):
+    """Output length and padding before, for one spatial dimension."""
+    if size is None:
+        return None, None
+    if padding == "VALID":
+        return max(0, math.ceil((size - k + 1) / stride)), 0
+    out = math.ceil(size / stride)
+    total = max((out - 1) * stride + k - size, 0)
+    return out, total // 2
+
+
+def _check_4(name, values):
+    values = list(values)
+    if len(values) != 4 or values[0] != 1 or values[3] != 1:
+        raise ValueError(f"{name} must be [1, h, w, 1] for NHWC, got {values}")
+    return values
+
+
+def _padded(xp, x, kh, kw, sh, sw, padding, fill=0.0):
+    """x padded for SAME (or cropped to the last full window for VALID), output size."""
+    _, h, w, _ = x.shape
+    oh, ph = _out_size(h, kh, sh, padding)
+    ow, pw = _out_size(w, kw, sw, padding)
+    need_h = (oh - 1) * sh + kh
+    need_w = (ow - 1) * sw + kw
+    if padding == "SAME":
+        x = xp.pad(x, [(0, 0), (ph, max(0, need_h - h - ph)), (pw, max(0, need_w - w - pw)), (0, 0)],
+                   constant_values=fill)
+    return x, oh, ow, ph, pw
+
+
+def _patches(xp, xpad, kh, kw, sh, sw, oh, ow):
+    """A strided view [N, OH, OW, KH, KW, C] of the windows (no copy)."""
+    n, _, _, c = xpad.shape
+    s = xpad.strides
+    return np.lib.stride_tricks.as_strided(
+        xpad, shape=(n, oh, ow, kh, kw, c), strides=(s[0], s[1] * sh, s[2] * sw, s[1], s[2], s[3]),
+        writeable=False)
+
+
+def _conv_shape(op):
+    x, f = op.inputs
+    strides = op.get_attr("strides")
+    padding = op.get_attr("padding")
+    xs = x.shape.with_rank(4) if x.shape.ndims is not None else TensorShape([None] * 4)
+    fs = f.shape.with_rank(4) if f.shape.ndims is not None else TensorShape([None] * 4)
+    if xs[3].value is not None and fs[2].value is not None and xs[3].value != fs[2].value:
+        raise ValueError(f"Depth of input ({xs[3].value}) must equal the filter's in-depth ({fs[2].value})")
+    oh = _out_size(xs[1].value, fs[0].value, strides[1], padding)[0] if fs[0].value is not None else None
+    ow = _out_size(xs[2].value, fs[1].value, strides[2], padding)[0] if fs[1].value is not None else None
+    return TensorShape([xs[0].value, oh, ow, fs[3].value])
+
+
+@register_op("Conv2D", shape=_conv_shape)
+def _conv2d_kernel(xp, x, f, *, strides, padding):
+    kh, kw, c, o = f.shape
+    xpad, oh, ow, _, _ = _padded(xp, x, kh, kw, strides[1], strides[2], padding)
+    cols = _patches(xp, xpad, kh, kw, strides[1], strides[2], oh, ow).reshape(-1, kh * kw * c)
+    return (cols @ f.reshape(kh * kw * c, o)).reshape(x.shape[0], oh, ow, o)
+
+
+@register_op("Conv2DBackpropFilter", shape=lambda op: constant_shape(op.inputs[1]),
+             dtype=lambda op: op.inputs[0].dtype.base_dtype)
+def _conv2d_backprop_filter_kernel(xp, x, filter_sizes, dy, *, strides, padding):
+    kh, kw, c, o = filter_sizes.tolist()
+    xpad, oh, ow, _, _ = _padded(xp, x, kh, kw, strides[1], strides[2], padding)
+    cols = _patches(xp, xpad, kh, kw, strides[1], strides[2], oh, ow).reshape(-1, kh * kw * c)
+    return (cols.T @ dy.reshape(-1, o)).reshape(kh, kw, c, o)
+
+
+@register_op("Conv2DBackpropInput", shape=lambda op: constant_shape(op.inputs[0]),
+             dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _conv2d_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding):
+    n, h, w, c = input_sizes.tolist()
+    kh, kw, _, o = f.shape
+    sh, sw = strides[1], strides[2]
+    oh, ph = _out_size(h, kh, sh, padding)
+    ow, pw = _out_size(w, kw, sw, padding)
+    cols = (dy.reshape(-1, o) @ f.reshape(kh * kw * c, o).T).reshape(n, oh, ow, kh, kw, c)
+    hp = max(h + ph, (oh - 1) * sh + kh)
+    wp = max(w + pw, (ow - 1) * sw + kw)
+    dxpad = xp.zeros((n, hp, wp, c), dtype=dy.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            dxpad[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw, :] += cols[:, :, :, i, j, :]
+    return dxpad[:, ph:ph + h, pw:pw + w, :]
+
+
+@register_gradient("Conv2D")
+def _conv2d_grad(op, grad):
+    x, f = op.inputs
+    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
+    dx = make_tensor("Conv2DBackpropInput", [shape_of(x), f, grad], attrs, "Conv2DBackpropInput")
+    df = make_tensor("Conv2DBackpropFilter", [x, shape_of(f), grad], attrs, "Conv2DBackpropFilter")
+    return dx, df
+
+
+@register_gradient("Conv2DBackpropInput")
+def _conv2d_backprop_input_grad(op, grad):
+    _, f, dy = op.inputs
+    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
+    return (None, make_tensor("Conv2DBackpropFilter", [grad, shape_of(f), dy], attrs),
+            make_tensor("Conv2D", [grad, f], attrs))
+
+
+@register_gradient("Conv2DBackpropFilter")
+def _conv2d_backprop_filter_grad(op, grad):
+    x, _, dy = op.inputs
+    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
+    return (make_tensor("Conv2DBackpropInput", [shape_of(x), grad, dy], attrs), None,
+            make_tensor("Conv2D", [x, grad], attrs))
+
+
+def _check_format(data_format):
+    if data_format not in (None, "NHWC"):
+        raise errors.UnimplementedError(None, None, f"Only data_format='NHWC' is supported, got {data_format!r}")
+
+
+def _check_padding(padding) -> str:
+    padding = padding.upper() if isinstance(padding, str) else padding
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    return padding
+
+
+def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
+           data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None) -> ops.Tensor:
+    """2-D convolution of NHWC ``input`` with an [h, w, in, out] ``filter``."""
+    _check_format(data_format)
+    if list(dilations) != [1, 1, 1, 1]:
+        raise errors.UnimplementedError(None, None, "conv2d dilations other than 1 are not supported")
+    f = filter if filter is not None else filters
+    x = ops.convert_to_tensor(input)
+    f = ops.convert_to_tensor(f, dtype=x.dtype.base_dtype)
+    if x.dtype.base_dtype not in _FLOATS:
+        raise TypeError(f"conv2d needs a floating input, got {x.dtype.name}")
+    attrs = {"strides": _check_4("strides", strides), "padding": _check_padding(padding)}
+    return make_tensor("Conv2D", [x, f], attrs, name or "Conv2D")
+
+
+# ---------------------------------------------------------------------------
+# Pooling
+
+
+def _pool_shape(op):
+    x = op.inputs[0]
+    ksize, strides, padding = op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
+    xs = x.shape.with_rank(4) if x.shape.ndims is not None else TensorShape([None] * 4)
+    oh = _out_size(xs[1].value, ksize[1], strides[1], padding)[0]
+    ow = _out_size(xs[2].value, ksize[2], strides[2], padding)[0]
+    return TensorShape([xs[0].value, oh, ow, xs[3].value])
+
+
+@register_op("MaxPool", shape=_pool_shape)
+def _max_pool_kernel(xp, x, *, ksize, strides, padding):
+    kh, kw = ksize[1], ksize[2]
+    xpad, oh, ow, _, _ = _padded(xp, x, kh, kw, strides[1], strides[2], padding, fill=-np.inf)
+    return _patches(xp, xpad, kh, kw, strides[1], strides[2], oh, ow).max(axis=(3, 4))
+
+
+@register_op("MaxPoolGrad", shape=lambda op: op.inputs[0].shape)
+def _max_pool_grad_kernel(xp, x, y, grad, *, ksize, strides, padding):
+    """Routes each window's gradient to the first position holding its maximum (as TF)."""
+    kh, kw, sh, sw = ksize[1], ksize[2], strides[1], strides[2]
+    xpad, oh, ow, ph, pw = _padded(xp, x, kh, kw, sh, sw, padding, fill=-np.inf)
+    windows = _patches(xp, xpad, kh, kw, sh, sw, oh, ow)
+    n, _, _, _, _, c = windows.shape
+    first = windows.transpose(0, 1, 2, 5, 3, 4).reshape(n, oh, ow, c, kh * kw).argmax(axis=-1)
+    dxpad = xp.zeros(xpad.shape, dtype=grad.dtype)
+    for k in range(kh * kw):
+        i, j = divmod(k, kw)
+        dxpad[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw, :] += grad * (first == k)
+    return dxpad[:, ph:ph + x.shape[1], pw:pw + x.shape[2], :]
+
+
+def _pool_attrs(op):
+    return {k: op.get_attr(k) for k in ("ksize", "strides", "padding")}
+
+
+@register_gradient("MaxPool")
+def _max_pool_grad(op, grad):
+    return (make_tensor("MaxPoolGrad", [op.inputs[0], op.outputs[0], grad], _pool_attrs(op), "MaxPoolGrad"),)
+
+
+def _avg_counts(xp, h, w, kh, kw, sh, sw, padding, dtype):
+    """How many real (unpadded) inputs each output window covers."""
+    ones = xp.ones((1, h, w, 1), dtype=dtype)
+    opad, oh, ow, _, _ = _padded(xp, ones, kh, kw, sh, sw, padding)
+    return _patches(xp, opad, kh, kw, sh, sw, oh, ow).sum(axis=(3, 4))
+
+
+@register_op("AvgPool", shape=_pool_shape)
+def _avg_pool_kernel(xp, x, *, ksize, strides, padding):
+    kh, kw, sh, sw = ksize[1], ksize[2], strides[1], strides[2]
+    xpad, oh, ow, _, _ = _padded(xp, x, kh, kw, sh, sw, padding)
+    total = _patches(xp, xpad, kh, kw, sh, sw, oh, ow).sum(axis=(3, 4))
+    return (total / _avg_counts(xp, x.shape[1], x.shape[2], kh, kw, sh, sw, padding, x.dtype)).astype(x.dtype)
+
+
+@register_op("AvgPoolGrad", shape=lambda op: constant_shape(op.inputs[0]),
+             dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _avg_pool_grad_kernel(xp, input_shape, grad, *, ksize, strides, padding):
+    n, h, w, c = input_shape.tolist()
+    kh, kw, sh, sw = ksize[1], ksize[2], strides[1], strides[2]
+    oh, ph = _out_size(h, kh, sh, padding)
+    ow, pw = _out_size(w, kw, sw, padding)
+    share = grad / _avg_counts(xp, h, w, kh, kw, sh, sw, padding, grad.dtype)
+    dxpad = xp.zeros((n, max(h + ph, (oh - 1) * sh + kh), max(w + pw, (ow - 1) * sw + kw), c), dtype=grad.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            dxpad[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw, :] += share
+    return dxpad[:, ph:ph + h, pw:pw + w, :]
+
+
+@register_gradient("AvgPool")
+def _avg_pool_grad(op, grad):
+    return (make_tensor("AvgPoolGrad", [shape_of(op.inputs[0]), grad], _pool_attrs(op), "AvgPoolGrad"),)
+
+
+@register_gradient("AvgPoolGrad")
+def _avg_pool_grad_grad(op, grad):
+    return None, make_tensor("AvgPool", [grad], _pool_attrs(op), "AvgPool")
+
+
+def _pool(op_type, value, ksize, strides, padding, data_format, name):
+    _check_format(data_format)
+    x = ops.convert_to_tensor(value)
+    if x.dtype.base_dtype not in _FLOATS:
+        raise TypeError(f"{op_type} needs a floating input, got {x.dtype.name}")
+    attrs = {"ksize": _check_4("ksize", ksize), "strides": _check_4("strides", strides),
+             "padding": _check_padding(padding)}
+    return make_tensor(op_type, [x], attrs, name or op_type)
+
+
+def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None) -> ops.Tensor:  # noqa: A002
+    return _pool("MaxPool", value if value is not None else input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None) -> ops.Tensor:  # noqa: A002
+    return _pool("AvgPool", value if value is not None else input, ksize, strides, padding, data_format, name)
+

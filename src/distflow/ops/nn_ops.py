@@ -1,0 +1,412 @@
+"""Neural-network ops (``tf.nn``): activations, softmax and losses, bias_add, dropout,
+moments and batch normalization. Convolution and pooling live in conv_ops.py."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from . import array_ops, math_ops, random_ops
+from .op_util import make_op, make_tensor
+
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def _float_input(op_type: str, x) -> ops.Tensor:
+    x = ops.convert_to_tensor(x)
+    if x.dtype.base_dtype not in _FLOATS:
+        raise TypeError(f"'{op_type}' needs a floating-point input, got {x.dtype.name} for '{x.name}'")
+    return x
+
+
+def _same_shape(op):
+    return op.inputs[0].shape
+
+
+# ---------------------------------------------------------------------------
+# Relu, Relu6, Elu, LeakyRelu
+
+
+@register_op("Relu", shape=_same_shape)
+def _relu_kernel(xp, x):
+    return xp.maximum(x, 0)
+
+
+@register_op("ReluGrad", shape=_same_shape)
+def _relu_grad_kernel(xp, grad, y):
+    return grad * (y > 0)
+
+
+@register_gradient("Relu")
+def _relu_grad(op, grad):
+    return (make_tensor("ReluGrad", [grad, op.outputs[0]], None, "ReluGrad"),)
+
+
+@register_gradient("ReluGrad")
+def _relu_grad_grad(op, grad):
+    return make_tensor("ReluGrad", [grad, op.inputs[1]], None, "ReluGrad"), None
+
+
+def relu(features, name=None) -> ops.Tensor:
+    return make_tensor("Relu", [_float_input("Relu", features)], None, name or "Relu")
+
+
+@register_op("Relu6", shape=_same_shape)
+def _relu6_kernel(xp, x):
+    return xp.clip(x, 0, 6)
+
+
+@register_op("Relu6Grad", shape=_same_shape)
+def _relu6_grad_kernel(xp, grad, x):
+    return grad * ((x > 0) & (x < 6))
+
+
+@register_gradient("Relu6")
+def _relu6_grad(op, grad):
+    return (make_tensor("Relu6Grad", [grad, op.inputs[0]], None, "Relu6Grad"),)
+
+
+@register_gradient("Relu6Grad")
+def _relu6_grad_grad(op, grad):
+    return make_tensor("Relu6Grad", [grad, op.inputs[1]], None, "Relu6Grad"), None
+
+
+def relu6(features, name=None) -> ops.Tensor:
+    return make_tensor("Relu6", [_float_input("Relu6", features)], None, name or "Relu6")
+
+
+@register_op("Elu", shape=_same_shape)
+def _elu_kernel(xp, x):
+    return xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0)))
+
+
+@register_op("EluGrad", shape=_same_shape)
+def _elu_grad_kernel(xp, grad, y):
+    return xp.where(y > 0, grad, grad * (y + 1))
+
+
+@register_gradient("Elu")
+def _elu_grad(op, grad):
+    return (make_tensor("EluGrad", [grad, op.outputs[0]], None, "EluGrad"),)
+
+
+@register_gradient("EluGrad")
+def _elu_grad_grad(op, grad):
+    g, y = op.inputs
+    negative = math_ops.less(y, 0)
+    return (make_tensor("EluGrad", [grad, y], None, "EluGrad"),
+            math_ops.where(negative, grad * g, array_ops.zeros_like(g)))
+
+
+def elu(features, name=None) -> ops.Tensor:
+    return make_tensor("Elu", [_float_input("Elu", features)], None, name or "Elu")
+
+
+@register_op("LeakyRelu", shape=_same_shape)
+def _leaky_relu_kernel(xp, x, *, alpha):
+    return xp.where(x > 0, x, x * alpha)
+
+
+@register_op("LeakyReluGrad", shape=_same_shape)
+def _leaky_relu_grad_kernel(xp, grad, x, *, alpha):
+    return xp.where(x > 0, grad, grad * alpha)
+
+
+@register_gradient("LeakyRelu")
+def _leaky_relu_grad(op, grad):
+    return (make_tensor("LeakyReluGrad", [grad, op.inputs[0]], {"alpha": op.get_attr("alpha")}, "LeakyReluGrad"),)
+
+
+@register_gradient("LeakyReluGrad")
+def _leaky_relu_grad_grad(op, grad):
+    return (make_tensor("LeakyReluGrad", [grad, op.inputs[1]], {"alpha": op.get_attr("alpha")}, "LeakyReluGrad"),
+            None)
+
+
+def leaky_relu(features, alpha=0.2, name=None) -> ops.Tensor:
+    return make_tensor("LeakyRelu", [_float_input("LeakyRelu", features)], {"alpha": float(alpha)},
+                       name or "LeakyRelu")
+
+
+sigmoid = math_ops.sigmoid
+tanh = math_ops.tanh
+
+# ---------------------------------------------------------------------------
+# Softmax, LogSoftmax
+
+
+def _softmax_of(xp, x):
+    e = xp.exp(x - x.max(axis=-1, keepdims=True))
+    e /= e.sum(axis=-1, keepdims=True)
+    return e
+
+
+def _log_softmax_of(xp, x):
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+@register_op("Softmax", shape=_same_shape)
+def _softmax_kernel(xp, logits):
+    return _softmax_of(xp, logits)
+
+
+@register_op("LogSoftmax", shape=_same_shape)
+def _log_softmax_kernel(xp, logits):
+    return _log_softmax_of(xp, logits)
+
+
+@register_gradient("Softmax")
+def _softmax_grad(op, grad):
+    y = op.outputs[0]
+    return ((grad - math_ops.reduce_sum(grad * y, -1, keepdims=True)) * y,)
+
+
+@register_gradient("LogSoftmax")
+def _log_softmax_grad(op, grad):
+    return (grad - math_ops.reduce_sum(grad, -1, keepdims=True) * math_ops.exp(op.outputs[0]),)
+
+
+def _last_axis(op_type, logits, axis, name, dim=None):
+    logits = _float_input(op_type, logits)
+    axis = dim if axis is None else axis
+    if axis is None or axis == -1 or (logits.shape.ndims is not None and axis == logits.shape.ndims - 1):
+        return make_tensor(op_type, [logits], None, name or op_type)
+    moved = _swap_last(logits, axis)
+    return _swap_last(make_tensor(op_type, [moved], None), axis, name=name)
+
+
+def _swap_last(x, axis, name=None):
+    r = x.shape.ndims
+    if r is None:
+        raise ValueError("softmax along an axis other than the last needs a known rank")
+    perm = list(range(r))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return array_ops.transpose(x, perm, name=name or "transpose")
+
+
+def softmax(logits, axis=None, name=None, dim=None) -> ops.Tensor:
+    return _last_axis("Softmax", logits, axis, name, dim)
+
+
+def log_softmax(logits, axis=None, name=None, dim=None) -> ops.Tensor:
+    return _last_axis("LogSoftmax", logits, axis, name, dim)
+
+
+# ---------------------------------------------------------------------------
+# Cross-entropy losses (fused: the forward pass also yields the gradient)
+
+
+def _xent_shape(op):
+    logits = op.inputs[0].shape
+    batch = TensorShape(None) if logits.ndims is None else logits[:-1]
+    return [batch, logits]
+
+
+@register_op("SoftmaxCrossEntropyWithLogits", shape=_xent_shape)
+def _softmax_xent_kernel(xp, logits, labels):
+    log_p = _log_softmax_of(xp, logits)
+    loss = -(labels * log_p).sum(axis=-1)
+    backprop = xp.exp(log_p) - labels
+    return loss, backprop
+
+
+@register_gradient("SoftmaxCrossEntropyWithLogits")
+def _softmax_xent_grad(op, grad_loss, grad_backprop):
+    g = array_ops.expand_dims(grad_loss, -1)
+    logits_grad = g * op.outputs[1]
+    labels_grad = g * -log_softmax(op.inputs[0])
+    return logits_grad, labels_grad
+
+
+def _sparse_xent_shape(op):
+    logits = op.inputs[0].shape
+    batch = TensorShape(None) if logits.ndims is None else logits[:-1]
+    if not batch.is_compatible_with(op.inputs[1].shape):
+        raise ValueError(f"labels shape {op.inputs[1].shape} must equal logits shape {logits} "
+                         "without its last dimension")
+    return [batch, logits]
+
+
+@register_op("SparseSoftmaxCrossEntropyWithLogits", shape=_sparse_xent_shape)
+def _sparse_softmax_xent_kernel(xp, logits, labels):
+    n = logits.shape[-1]
+    if labels.size and (labels.min() < 0 or labels.max() >= n):
+        bad = labels[(labels < 0) | (labels >= n)].reshape(-1)[0]
+        raise errors.InvalidArgumentError(
+            None, None, f"Received a label value of {bad} which is outside the valid range of [0, {n}).")
+    log_p = _log_softmax_of(xp, logits)
+    picked = xp.take_along_axis(log_p, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+    backprop = xp.exp(log_p)
+    xp.put_along_axis(backprop, labels[..., None].astype(np.intp),
+                      xp.take_along_axis(backprop, labels[..., None].astype(np.intp), axis=-1) - 1, axis=-1)
+    return -picked, backprop
+
+
+@register_gradient("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_softmax_xent_grad(op, grad_loss, grad_backprop):
+    return array_ops.expand_dims(grad_loss, -1) * op.outputs[1], None
+
+
+def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name=None, dim=None) -> ops.Tensor:
+    """Cross-entropy of softmax(logits) against the distributions ``labels``, per example.
+
+    Gradients flow into ``labels`` too (the v1 function stops them).
+    """
+    if labels is None or logits is None:
+        raise ValueError("Both labels= and logits= must be given (by keyword)")
+    axis = dim if dim is not None else axis
+    logits = _float_input("SoftmaxCrossEntropyWithLogits", logits)
+    labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
+    if axis not in (-1, None) and logits.shape.ndims is not None and axis != logits.shape.ndims - 1:
+        logits, labels = _swap_last(logits, axis), _swap_last(labels, axis)
+    if not logits.shape.is_compatible_with(labels.shape):
+        raise ValueError(f"logits and labels must have the same shape, got {logits.shape} and {labels.shape}")
+    op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None,
+                 name or "softmax_cross_entropy_with_logits")
+    return op.outputs[0]
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
+    """TF 1.x's version: no gradient flows into ``labels``."""
+    if _sentinel is not None:
+        raise ValueError("Pass labels= and logits= by keyword")
+    if labels is not None:
+        labels = array_ops.stop_gradient(labels)
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
+                                                axis=dim if axis is None else axis, name=name)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None) -> ops.Tensor:
+    """Cross-entropy of softmax(logits) against integer class ``labels``, per example."""
+    if _sentinel is not None or labels is None or logits is None:
+        raise ValueError("Pass labels= and logits= by keyword")
+    logits = _float_input("SparseSoftmaxCrossEntropyWithLogits", logits)
+    labels = ops.convert_to_tensor(labels)
+    if labels.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"labels must be int32 or int64, got {labels.dtype.name}")
+    if logits.shape.ndims is not None and labels.shape.ndims is not None \
+            and labels.shape.ndims != logits.shape.ndims - 1:
+        raise ValueError(f"Rank mismatch: Rank of labels (received {labels.shape.ndims}) should equal rank "
+                         f"of logits minus 1 (received {logits.shape.ndims}).")
+    op = make_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels], None,
+                 name or "SparseSoftmaxCrossEntropyWithLogits")
+    return op.outputs[0]
+
+
+# ---------------------------------------------------------------------------
+# BiasAdd, L2Loss
+
+
+def _bias_add_shape(op):
+    value, bias = op.inputs
+    if value.shape.ndims is not None and bias.shape.ndims is not None:
+        if bias.shape.ndims != 1:
+            raise ValueError(f"bias must be 1-D, got shape {bias.shape}")
+        if not value.shape[-1].is_compatible_with(bias.shape[0]):
+            raise ValueError(f"Dimensions must be equal, but are {value.shape[-1]} and {bias.shape[0]}")
+    return value.shape
+
+
+@register_op("BiasAdd", shape=_bias_add_shape)
+def _bias_add_kernel(xp, value, bias):
+    return value + bias
+
+
+@register_op("BiasAddGrad", shape=lambda op: op.inputs[0].shape[-1:] if op.inputs[0].shape.ndims else TensorShape(None))
+def _bias_add_grad_kernel(xp, grad):
+    return grad.reshape(-1, grad.shape[-1]).sum(axis=0)
+
+
+@register_gradient("BiasAdd")
+def _bias_add_grad(op, grad):
+    return grad, make_tensor("BiasAddGrad", [grad], None, "BiasAddGrad")
+
+
+@register_gradient("BiasAddGrad")
+def _bias_add_grad_grad(op, grad):
+    return (array_ops.broadcast_to(grad, array_ops.shape_of(op.inputs[0])),)
+
+
+def bias_add(value, bias, data_format=None, name=None) -> ops.Tensor:
+    if data_format not in (None, "NHWC", "N...C"):
+        raise errors.UnimplementedError(None, None, f"bias_add supports data_format NHWC only, got {data_format}")
+    value = _float_input("BiasAdd", value)
+    bias = ops.convert_to_tensor(bias, dtype=value.dtype.base_dtype)
+    return make_tensor("BiasAdd", [value, bias], None, name or "BiasAdd")
+
+
+@register_op("L2Loss", shape=lambda op: TensorShape([]))
+def _l2_loss_kernel(xp, t):
+    flat = t.reshape(-1)
+    return xp.dot(flat, flat) / 2
+
+
+@register_gradient("L2Loss")
+def _l2_loss_grad(op, grad):
+    return (op.inputs[0] * grad,)
+
+
+def l2_loss(t, name=None) -> ops.Tensor:
+    """sum(t ** 2) / 2."""
+    return make_tensor("L2Loss", [_float_input("L2Loss", t)], None, name or "L2Loss")
+
+
+# ---------------------------------------------------------------------------
+# Composites: dropout, moments, batch_normalization
+
+
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None) -> ops.Tensor:
+    """Zeroes each element with probability ``rate`` (= 1 - keep_prob), scaling the rest.
+
+    ``keep_prob`` (TF 1.x) or ``rate`` may be a float or a scalar tensor.
+    """
+    if (keep_prob is None) == (rate is None):
+        raise ValueError("Pass exactly one of keep_prob and rate")
+    with ops.name_scope(name, "dropout", [x]) as scope:
+        x = _float_input("dropout", x)
+        if rate is not None:
+            keep = 1.0 - rate if isinstance(rate, numbers.Real) else math_ops.subtract(1.0, rate)
+        else:
+            keep = keep_prob
+        if isinstance(keep, numbers.Real):
+            if not 0 < keep <= 1:
+                raise ValueError(f"keep probability must be in (0, 1], got {keep}")
+            if keep == 1:
+                return array_ops.identity(x, name=scope)
+        keep_t = ops.convert_to_tensor(keep, dtype=x.dtype.base_dtype, name="keep_prob")
+        shape = array_ops.shape_of(x) if noise_shape is None else noise_shape
+        noise = random_ops.random_uniform(shape, seed=seed, dtype=x.dtype.base_dtype)
+        mask = math_ops.floor(keep_t + noise)
+        return math_ops.multiply(math_ops.divide(x, keep_t), mask, name=scope)
+
+
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+    """Mean and variance of ``x`` over ``axes``."""
+    keep = bool(keep_dims if keep_dims is not None else keepdims)
+    with ops.name_scope(name, "moments", [x]):
+        x = _float_input("moments", x)
+        mean = math_ops.reduce_mean(x, axes, keepdims=True, name="mean")
+        variance = math_ops.reduce_mean(math_ops.squared_difference(x, array_ops.stop_gradient(mean)),
+                                        axes, keepdims=True, name="variance")
+        if not keep:
+            mean = array_ops.squeeze(mean, list(axes))
+            variance = array_ops.squeeze(variance, list(axes))
+        return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None) -> ops.Tensor:
+    """(x - mean) / sqrt(variance + epsilon) * scale + offset (offset and scale may be None)."""
+    with ops.name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
+        inv = math_ops.rsqrt(variance + variance_epsilon)
+        if scale is not None:
+            inv = inv * scale
+        shift = -mean * inv if offset is None else offset - mean * inv
+        return x * inv + shift
+

@@ -1,0 +1,227 @@
+"""tf.nn ops: NumPy oracles for the forward pass, central differences for the backward."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from conftest import assert_oracle, evaluate
+from gradcheck import check_gradients
+
+RNG = np.random.default_rng(2)
+
+
+def r(*shape):
+    return RNG.uniform(-2, 2, size=shape)
+
+
+def softmax_np(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+ACTIVATIONS = {
+    "relu": (tf.nn.relu, lambda x: np.maximum(x, 0)),
+    "relu6": (tf.nn.relu6, lambda x: np.minimum(np.maximum(x * 4, 0), 6), 4.0),
+    "elu": (tf.nn.elu, lambda x: np.where(x > 0, x, np.exp(x) - 1)),
+    "leaky_relu": (lambda x: tf.nn.leaky_relu(x, alpha=0.1), lambda x: np.where(x > 0, x, 0.1 * x)),
+    "softmax": (tf.nn.softmax, softmax_np),
+    "log_softmax": (tf.nn.log_softmax, lambda x: np.log(softmax_np(x))),
+    "softmax_axis0": (lambda x: tf.nn.softmax(x, axis=0), lambda x: softmax_np(x, 0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_activation_forward(name, dtype):
+    fn, oracle, *scale = ACTIVATIONS[name]
+    x = r(3, 5).astype(dtype)
+    scaled = x * scale[0] if scale else x
+    want = oracle(x).astype(dtype)
+    assert_oracle(evaluate(fn(tf.constant(scaled))), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation_gradients(name):
+    fn = ACTIVATIONS[name][0]
+    x = r(3, 5)
+    x[np.abs(x) < 0.05] = 0.3  # keep central differences away from the kinks
+    if name == "relu6":
+        x = x * 4
+        x[np.abs(x - 6) < 0.05] = 5.0
+    check_gradients(fn, [x])
+
+
+@pytest.mark.parametrize("name", ["relu", "elu", "leaky_relu", "relu6"])
+def test_activation_second_order(name):
+    fn = ACTIVATIONS[name][0]
+    x = r(2, 3)
+    x[np.abs(x) < 0.05] = 0.3
+    check_gradients(lambda t: fn(t) * t, [x], order=2, rtol=1e-4)
+
+
+def test_softmax_cross_entropy():
+    logits = r(4, 5)
+    labels = softmax_np(r(4, 5))
+    want = -(labels * np.log(softmax_np(logits))).sum(-1)
+    got = evaluate(tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits))
+    assert_oracle(got, want)
+    got_v1 = evaluate(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    assert_oracle(got_v1, want)
+    check_gradients(lambda lg, lb: tf.nn.softmax_cross_entropy_with_logits_v2(labels=lb, logits=lg),
+                    [logits, labels])
+
+
+def test_softmax_cross_entropy_v1_stops_label_gradient():
+    logits = tf.constant(r(2, 3))
+    labels = tf.constant(softmax_np(r(2, 3)))
+    loss = tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    assert tf.gradients(loss, labels)[0] is None
+
+
+def test_sparse_softmax_cross_entropy():
+    logits = r(6, 4)
+    labels = np.array([0, 3, 1, 1, 2, 0])
+    want = -np.log(softmax_np(logits))[np.arange(6), labels]
+    assert_oracle(evaluate(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)), want)
+    check_gradients(lambda lg, lb: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=lb, logits=lg),
+                    [logits, labels.astype(np.int64)], wrt=[0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="label value of 4 which is outside the valid range"):
+        evaluate(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[4, 0, 0, 0, 0, 0], logits=logits))
+
+
+def test_bias_add_and_l2_loss():
+    x, b = r(2, 3, 4), r(4)
+    assert_oracle(evaluate(tf.nn.bias_add(x, b)), x + b)
+    assert_oracle(evaluate(tf.nn.l2_loss(x)), np.float64((x ** 2).sum() / 2))
+    check_gradients(tf.nn.bias_add, [x, b])
+    check_gradients(tf.nn.l2_loss, [x])
+    check_gradients(lambda t, c: tf.nn.bias_add(t, c) * t, [r(3, 2), r(2)], order=2, rtol=1e-4)
+    with pytest.raises(ValueError, match="Dimensions must be equal"):
+        tf.nn.bias_add(tf.zeros([2, 3]), tf.zeros([4]))
+
+
+def test_dropout():
+    tf.set_random_seed(3)
+    x = np.ones((200, 50), np.float32)
+    out = evaluate(tf.nn.dropout(x, keep_prob=0.8))
+    kept = out != 0
+    assert np.allclose(out[kept], 1 / 0.8)
+    assert abs(kept.mean() - 0.8) < 0.02
+    rate_out = evaluate(tf.nn.dropout(x, rate=0.5))
+    assert set(np.unique(rate_out)) <= {0.0, 2.0}
+    keep = tf.placeholder(tf.float32, [])
+    assert_oracle(evaluate(tf.nn.dropout(x, keep_prob=keep), {keep: 1.0}), x)
+    assert_oracle(evaluate(tf.nn.dropout(x, keep_prob=1.0)), x)
+    with pytest.raises(ValueError, match="exactly one"):
+        tf.nn.dropout(x)
+
+
+def test_dropout_is_seeded_and_differentiable():
+    def draw():
+        tf.reset_default_graph()
+        return evaluate(tf.nn.dropout(tf.ones([10, 10]), rate=0.5, seed=4))
+    np.testing.assert_array_equal(draw(), draw())
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float64, [5])
+    y = tf.nn.dropout(x, rate=0.5, seed=1)
+    with tf.Session() as sess:
+        out, g = sess.run([y, tf.gradients(tf.reduce_sum(y), x)[0]], {x: np.ones(5)})
+    np.testing.assert_allclose(g, out)  # d(sum)/dx = mask / keep = y / x
+
+
+def test_moments_and_batch_normalization():
+    x = r(8, 3)
+    mean, var = evaluate(tf.nn.moments(tf.constant(x), axes=[0]))
+    assert_oracle(mean, x.mean(0))
+    assert_oracle(var, x.var(0))
+    scale, offset = r(3), r(3)
+    bn = tf.nn.batch_normalization(x, x.mean(0), x.var(0), offset, scale, 1e-3)
+    assert_oracle(evaluate(bn), (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3) * scale + offset)
+
+    def normalize(t, s, o):
+        m, v = tf.nn.moments(t, axes=[0], keep_dims=True)
+        return tf.nn.batch_normalization(t, m, v, o, s, 1e-3)
+    check_gradients(normalize, [x, scale, offset], rtol=1e-4)
+
+
+def conv_np(x, f, stride, padding):
+    n, h, w, c = x.shape
+    kh, kw, _, o = f.shape
+    if padding == "SAME":
+        oh, ow = -(-h // stride), -(-w // stride)
+        ph = max((oh - 1) * stride + kh - h, 0)
+        pw = max((ow - 1) * stride + kw - w, 0)
+        x = np.pad(x, [(0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)])
+    else:
+        oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+    out = np.zeros((n, oh, ow, o))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, i * stride:i * stride + kh, j * stride:j * stride + kw, :]
+            out[:, i, j, :] = np.tensordot(patch, f, axes=([1, 2, 3], [0, 1, 2]))
+    return out
+
+
+def pool_np(x, k, stride, padding, reduce):
+    n, h, w, c = x.shape
+    if padding == "SAME":
+        oh, ow = -(-h // stride), -(-w // stride)
+        ph = max((oh - 1) * stride + k - h, 0)
+        pw = max((ow - 1) * stride + k - w, 0)
+        top, left = ph // 2, pw // 2
+    else:
+        oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
+        top = left = 0
+    out = np.zeros((n, oh, ow, c))
+    for i in range(oh):
+        for j in range(ow):
+            r0, c0 = i * stride - top, j * stride - left
+            patch = x[:, max(r0, 0):r0 + k, max(c0, 0):c0 + k, :]
+            out[:, i, j, :] = reduce(patch, axis=(1, 2))
+    return out
+
+
+CONV_CASES = [((2, 5, 5, 3), (3, 3, 3, 4), 1, "SAME"), ((1, 6, 7, 2), (2, 3, 2, 3), 2, "VALID"),
+              ((2, 7, 6, 1), (3, 2, 1, 2), 2, "SAME"), ((1, 4, 4, 2), (1, 1, 2, 2), 1, "VALID"),
+              ((1, 8, 8, 2), (5, 5, 2, 1), 3, "SAME")]
+
+
+@pytest.mark.parametrize("xs,fs,stride,padding", CONV_CASES, ids=str)
+def test_conv2d(xs, fs, stride, padding):
+    x, f = r(*xs), r(*fs)
+    out = tf.nn.conv2d(x, f, strides=[1, stride, stride, 1], padding=padding)
+    want = conv_np(x, f, stride, padding)
+    assert out.shape.as_list() == list(want.shape)
+    assert_oracle(evaluate(out), want, rtol=1e-10)
+    check_gradients(lambda a, b: tf.nn.conv2d(a, b, [1, stride, stride, 1], padding), [x, f], directions=2)
+
+
+def test_conv2d_float32_and_second_order():
+    x, f = r(1, 5, 5, 2).astype(np.float32), r(3, 3, 2, 2).astype(np.float32)
+    assert_oracle(evaluate(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")), conv_np(x, f, 1, "SAME").astype(np.float32),
+                  rtol=1e-4, atol=1e-5)
+    check_gradients(lambda a, b: tf.nn.conv2d(a, b, [1, 2, 2, 1], "SAME") * 1.0, [r(1, 5, 5, 2), r(3, 3, 2, 2)],
+                    order=2, rtol=1e-4, directions=2)
+
+
+POOL_CASES = [((2, 5, 5, 3), 2, 2, "VALID"), ((1, 5, 6, 2), 3, 2, "SAME"), ((1, 4, 4, 1), 2, 1, "SAME"),
+              ((1, 7, 7, 2), 3, 3, "VALID")]
+
+
+@pytest.mark.parametrize("xs,k,stride,padding", POOL_CASES, ids=str)
+def test_pooling(xs, k, stride, padding):
+    x = r(*xs)
+    args = ([1, k, k, 1], [1, stride, stride, 1], padding)
+    assert_oracle(evaluate(tf.nn.max_pool(x, *args)), pool_np(x, k, stride, padding, np.max))
+    assert_oracle(evaluate(tf.nn.avg_pool(x, *args)), pool_np(x, k, stride, padding, np.mean))
+    check_gradients(lambda t: tf.nn.max_pool(t, *args), [x], directions=2)
+    check_gradients(lambda t: tf.nn.avg_pool(t, *args), [x], directions=2)
+
+
+def test_conv_shape_errors():
+    with pytest.raises(ValueError, match="Depth of input"):
+        tf.nn.conv2d(tf.zeros([1, 4, 4, 3]), tf.zeros([2, 2, 2, 1]), [1, 1, 1, 1], "SAME")
+    with pytest.raises(ValueError, match="strides"):
+        tf.nn.conv2d(tf.zeros([1, 4, 4, 3]), tf.zeros([2, 2, 3, 1]), [2, 2], "SAME")
+    with pytest.raises(ValueError, match="padding"):
+        tf.nn.max_pool(tf.zeros([1, 4, 4, 3]), [1, 2, 2, 1], [1, 2, 2, 1], "FULL")
