@@ -1,0 +1,4 @@
+"""``tf.layers``: dense, conv2d, max_pooling2d, flatten and dropout, with TF 1.x's variable names."""
+
+from .core import dense, dropout, flatten  # noqa: F401
+from .convolutional import conv2d, max_pooling2d, average_pooling2d  # noqa: F401

@@ -1,0 +1,63 @@
+"""Convolution and pooling layers (channels_last)."""
+
+from __future__ import annotations
+
+from ..framework import ops
+from ..ops import conv_ops, init_ops, nn_ops
+from ..ops.variable_scope import variable_scope
+from .core import layer_variable
+
+
+def _pair(value, what):
+    if isinstance(value, int):
+        return value, value
+    value = tuple(value)
+    if len(value) != 2:
+        raise ValueError(f"{what} must be an int or a pair of ints, got {value}")
+    return value
+
+
+def _check_format(data_format):
+    if data_format not in ("channels_last", None):
+        raise NotImplementedError(f"data_format {data_format!r} is not supported; use channels_last")
+
+
+def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+           dilation_rate=(1, 1), activation=None, use_bias=True, kernel_initializer=None,
+           bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+           activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+           name=None, reuse=None) -> ops.Tensor:
+    """A 2-D convolution layer: variables ``<name>/kernel`` [kh, kw, in, filters] and ``<name>/bias``."""
+    _check_format(data_format)
+    inputs = ops.convert_to_tensor(inputs)
+    if inputs.shape.ndims != 4 or inputs.shape[-1].value is None:
+        raise ValueError(f"conv2d inputs must be [batch, height, width, channels] with known channels, "
+                         f"got {inputs.shape}")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    with variable_scope(name, default_name="conv2d", reuse=reuse):
+        kernel = layer_variable("kernel", [kh, kw, inputs.shape[-1].value, filters], inputs.dtype.base_dtype,
+                                kernel_initializer, kernel_regularizer, trainable)
+        out = conv_ops.conv2d(inputs, kernel, [1, sh, sw, 1], padding.upper())
+        if use_bias:
+            bias = layer_variable("bias", [filters], inputs.dtype.base_dtype, bias_initializer,
+                                  bias_regularizer, trainable)
+            out = nn_ops.bias_add(out, bias)
+        return activation(out) if activation is not None else out
+
+
+def _pooling2d(fn, default, inputs, pool_size, strides, padding, data_format, name):
+    _check_format(data_format)
+    ph, pw = _pair(pool_size, "pool_size")
+    sh, sw = _pair(strides, "strides")
+    with ops.name_scope(name, default, [inputs]):
+        return fn(inputs, [1, ph, pw, 1], [1, sh, sw, 1], padding.upper())
+
+
+def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pooling2d(conv_ops.max_pool, "max_pooling2d", inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pooling2d(conv_ops.avg_pool, "average_pooling2d", inputs, pool_size, strides, padding, data_format,
+                      name)

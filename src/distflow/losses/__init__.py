@@ -1,0 +1,99 @@
+"""``tf.losses``: weighted losses that also land in the LOSSES collection."""
+
+from __future__ import annotations
+
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..ops import array_ops, math_ops, nn_ops
+
+
+class Reduction:
+    NONE = "none"
+    SUM = "weighted_sum"
+    MEAN = "weighted_mean"
+    SUM_OVER_BATCH_SIZE = "weighted_sum_over_batch_size"
+    SUM_BY_NONZERO_WEIGHTS = "weighted_sum_by_nonzero_weights"
+
+
+def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+                          reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """Weights per-example ``losses`` and reduces them as ``reduction`` says."""
+    with ops.name_scope(scope, "weighted_loss", [losses, weights]):
+        losses = ops.convert_to_tensor(losses)
+        dtype = losses.dtype.base_dtype
+        weights = math_ops.cast(ops.convert_to_tensor(weights), dtype)
+        weighted = math_ops.multiply(losses, weights)
+        if reduction == Reduction.NONE:
+            loss = weighted
+        else:
+            total = math_ops.reduce_sum(weighted)
+            if reduction == Reduction.SUM:
+                loss = total
+            elif reduction == Reduction.MEAN:
+                loss = math_ops.divide(total, math_ops.reduce_sum(array_ops.ones_like(losses) * weights))
+            elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
+                loss = math_ops.divide(total, math_ops.cast(array_ops.size(losses), dtype))
+            elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
+                nonzero = math_ops.reduce_sum(math_ops.cast(
+                    math_ops.not_equal(array_ops.ones_like(losses) * weights, 0), dtype))
+                loss = math_ops.divide(total, math_ops.maximum(nonzero, 1))
+            else:
+                raise ValueError(f"Invalid reduction {reduction!r}")
+        if loss_collection:
+            ops.add_to_collection(loss_collection, loss)
+        return loss
+
+
+def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0, scope=None,
+                          loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    with ops.name_scope(scope, "softmax_cross_entropy_loss", [logits, onehot_labels]):
+        logits = ops.convert_to_tensor(logits)
+        labels = math_ops.cast(onehot_labels, logits.dtype.base_dtype)
+        if label_smoothing:
+            n = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
+            labels = labels * (1 - label_smoothing) + label_smoothing / n
+        losses = nn_ops.softmax_cross_entropy_with_logits_v2(labels=array_ops.stop_gradient(labels), logits=logits)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+                                 reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    with ops.name_scope(scope, "sparse_softmax_cross_entropy_loss", [logits, labels]):
+        losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+                       reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    with ops.name_scope(scope, "mean_squared_error", [predictions, labels]):
+        predictions = ops.convert_to_tensor(predictions)
+        labels = math_ops.cast(labels, predictions.dtype.base_dtype)
+        if not predictions.shape.is_compatible_with(labels.shape):
+            raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")
+        losses = math_ops.squared_difference(predictions, labels)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def get_losses(scope=None, loss_collection=GraphKeys.LOSSES) -> list:
+    return ops.get_collection(loss_collection, scope)
+
+
+def get_regularization_losses(scope=None) -> list:
+    return ops.get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
+
+
+def get_regularization_loss(scope=None, name="total_regularization_loss"):
+    losses = get_regularization_losses(scope)
+    if not losses:
+        return array_ops.constant(0.0, name=name)
+    return math_ops.add_n(losses, name=name)
+
+
+def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
+    losses = get_losses(scope)
+    if add_regularization_losses:
+        losses = losses + get_regularization_losses(scope)
+    if not losses:
+        raise ValueError("No losses found in the LOSSES collection")
+    return math_ops.add_n(losses, name=name)
+

@@ -1,0 +1,116 @@
+"""Fused optimizer updates (ApplyGradientDescent, ApplyMomentum, ApplyAdam, ...).
+
+Each kernel updates its variable (and slots) in place, under the variable's lock
+when ``use_locking`` is set, and outputs the variable's reference, as in TF.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..framework.registry import not_differentiable, register_op
+from .op_util import make_tensor
+
+
+def _ref_shape(op):
+    return op.inputs[0].shape
+
+
+def _ref_dtype(op):
+    return op.inputs[0].dtype._as_ref
+
+
+@contextlib.contextmanager
+def _locked(var, use_locking: bool):
+    if use_locking:
+        with var.lock:
+            yield
+    else:
+        yield
+
+
+def _check(var, grad, op_name):
+    value = var.read()
+    if value.shape != grad.shape:
+        raise ValueError(f"{op_name}: var '{var.name}' has shape {list(value.shape)} but the gradient "
+                         f"has shape {list(grad.shape)}")
+    return value
+
+
+def _apply(op_type, ref_inputs):
+    return register_op(op_type, shape=_ref_shape, dtype=_ref_dtype, stateful=True, ref_inputs=ref_inputs)
+
+
+@_apply("ApplyGradientDescent", (0,))
+def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False):
+    with _locked(var, use_locking):
+        w = _check(var, delta, "ApplyGradientDescent")
+        w -= alpha * delta
+    return var
+
+
+@_apply("ApplyMomentum", (0, 1))
+def _apply_momentum(xp, var, accum, lr, grad, momentum, *, use_locking=False, use_nesterov=False):
+    with _locked(var, use_locking):
+        w, a = _check(var, grad, "ApplyMomentum"), accum.read()
+        a *= momentum
+        a += grad
+        if use_nesterov:
+            w -= lr * (grad + momentum * a)
+        else:
+            w -= lr * a
+    return var
+
+
+@_apply("ApplyAdam", (0, 1, 2))
+def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *,
+                use_locking=False, use_nesterov=False):
+    with _locked(var, use_locking):
+        w, m_, v_ = _check(var, grad, "ApplyAdam"), m.read(), v.read()
+        lr_t = lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power)
+        m_ += (grad - m_) * (1 - beta1)
+        v_ += (grad * grad - v_) * (1 - beta2)
+        step = (m_ * beta1 + (1 - beta1) * grad) if use_nesterov else m_
+        w -= lr_t * step / (xp.sqrt(v_) + epsilon)
+    return var
+
+
+@_apply("ApplyAdagrad", (0, 1))
+def _apply_adagrad(xp, var, accum, lr, grad, *, use_locking=False):
+    with _locked(var, use_locking):
+        w, a = _check(var, grad, "ApplyAdagrad"), accum.read()
+        a += grad * grad
+        w -= lr * grad / xp.sqrt(a)
+    return var
+
+
+@_apply("ApplyRMSProp", (0, 1, 2))
+def _apply_rms_prop(xp, var, ms, mom, lr, rho, momentum, epsilon, grad, *, use_locking=False):
+    with _locked(var, use_locking):
+        w, ms_, mom_ = _check(var, grad, "ApplyRMSProp"), ms.read(), mom.read()
+        ms_ += (grad * grad - ms_) * (1 - rho)
+        mom_ *= momentum
+        mom_ += lr * grad / xp.sqrt(ms_ + epsilon)
+        w -= mom_
+    return var
+
+
+@_apply("ApplyCenteredRMSProp", (0, 1, 2, 3))
+def _apply_centered_rms_prop(xp, var, mg, ms, mom, lr, rho, momentum, epsilon, grad, *, use_locking=False):
+    with _locked(var, use_locking):
+        w, mg_, ms_, mom_ = _check(var, grad, "ApplyCenteredRMSProp"), mg.read(), ms.read(), mom.read()
+        mg_ += (grad - mg_) * (1 - rho)
+        ms_ += (grad * grad - ms_) * (1 - rho)
+        mom_ *= momentum
+        mom_ += lr * grad / xp.sqrt(ms_ - mg_ * mg_ + epsilon)
+        w -= mom_
+    return var
+
+
+for _t in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp",
+           "ApplyCenteredRMSProp"):
+    not_differentiable(_t)
+
+
+def apply(op_type: str, inputs, use_locking: bool, name: str, **attrs):
+    return make_tensor(op_type, inputs, {"use_locking": bool(use_locking), **attrs}, name)

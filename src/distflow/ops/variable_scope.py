@@ -1,0 +1,216 @@
+"""``tf.variable_scope`` and ``tf.get_variable``: variables named by scope and shared by reuse."""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..framework.tensor_shape import as_shape
+from . import init_ops
+from .state_ops import Variable
+
+
+class _ReuseMode:
+    def __repr__(self):
+        return "tf.AUTO_REUSE"
+
+
+AUTO_REUSE = _ReuseMode()
+
+
+class VariableScope:
+    """A scope's name, reuse mode and defaults for the variables created in it."""
+
+    def __init__(self, reuse, name="", initializer=None, regularizer=None, caching_device=None,
+                 dtype=dtypes.float32, original_name_scope=""):
+        self._name = name
+        self._reuse = reuse
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._caching_device = caching_device
+        self._dtype = dtypes.as_dtype(dtype)
+        self._original_name_scope = original_name_scope
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def original_name_scope(self) -> str:
+        return self._original_name_scope
+
+    @property
+    def reuse(self):
+        return self._reuse
+
+    @property
+    def initializer(self):
+        return self._initializer
+
+    @property
+    def regularizer(self):
+        return self._regularizer
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def reuse_variables(self) -> None:
+        self._reuse = True
+
+    def set_initializer(self, initializer) -> None:
+        self._initializer = initializer
+
+    def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None,
+                     reuse=None, trainable=True, collections=None, caching_device=None):
+        full_name = f"{self._name}/{name}" if self._name else name
+        reuse = self._reuse if reuse is None else reuse
+        return _store().get_variable(
+            full_name, shape, dtype or self._dtype, initializer or self._initializer,
+            regularizer or self._regularizer, reuse, trainable, collections,
+            caching_device or self._caching_device)
+
+
+class _VariableStore:
+    """The variables created by get_variable in one graph, by full name."""
+
+    def __init__(self):
+        self.variables: dict[str, Variable] = {}
+        self.scope_counts: dict[str, int] = {}
+
+    def get_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable,
+                     collections, caching_device) -> Variable:
+        dtype = dtypes.as_dtype(dtype)
+        found = self.variables.get(name)
+        if found is not None:
+            if reuse is False or reuse is None:
+                raise ValueError(f"Variable {name} already exists, disallowed. Did you mean to set "
+                                 "reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+            if shape is not None and not as_shape(shape).is_compatible_with(found.shape):
+                raise ValueError(f"Trying to share variable {name}, but specified shape {as_shape(shape)} "
+                                 f"and found shape {found.shape}.")
+            if dtype != found.dtype.base_dtype:
+                raise ValueError(f"Trying to share variable {name}, but specified dtype {dtype.name} "
+                                 f"and found dtype {found.dtype.base_dtype.name}.")
+            return found
+        if reuse is True:
+            raise ValueError(f"Variable {name} does not exist, or was not created with tf.get_variable(). "
+                             "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
+        if initializer is None:
+            initializer = init_ops.glorot_uniform_initializer() if dtype.is_floating else init_ops.zeros_initializer()
+        if shape is None and callable(initializer):
+            raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead was None.")
+        if shape is not None and not as_shape(shape).is_fully_defined():
+            raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead was "
+                             f"{as_shape(shape)}.")
+        graph = ops.get_default_graph()
+        # Variable names depend on the variable scope only, not on the name scope.
+        with graph.name_scope(None):
+            if callable(initializer):
+                init_shape = as_shape(shape).as_list()
+
+                def initial_value():
+                    return initializer(init_shape, dtype=dtype)
+                var = Variable(initial_value, name=name, trainable=trainable, collections=collections,
+                               dtype=dtype, caching_device=caching_device)
+            else:
+                var = Variable(initializer, name=name, trainable=trainable, collections=collections,
+                               dtype=dtype, caching_device=caching_device)
+        if var.op.name != name:
+            raise ValueError(f"get_variable could not create '{name}': the graph already has an op "
+                             f"of that name (it created '{var.op.name}')")
+        self.variables[name] = var
+        if regularizer is not None:
+            with graph.name_scope(name + "/Regularizer/"):
+                loss = regularizer(var)
+            if loss is not None:
+                graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        return var
+
+
+def _store() -> _VariableStore:
+    graph = ops.get_default_graph()
+    store = getattr(graph, "_variable_store", None)
+    if store is None:
+        store = graph._variable_store = _VariableStore()
+    return store
+
+
+def _scope_stack() -> list:
+    graph = ops.get_default_graph()
+    stack = getattr(graph, "_variable_scope_stack", None)
+    if stack is None:
+        stack = graph._variable_scope_stack = [VariableScope(False)]
+    return stack
+
+
+def get_variable_scope() -> VariableScope:
+    return _scope_stack()[-1]
+
+
+def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
+                 collections=None, caching_device=None, partitioner=None, validate_shape=True,
+                 use_resource=None, custom_getter=None, constraint=None, reuse=None, **unused) -> Variable:
+    """Gets the variable ``<scope>/<name>``, or creates it (see variable_scope for reuse)."""
+    if partitioner is not None:
+        raise NotImplementedError("partitioned variables are not supported")
+    return get_variable_scope().get_variable(
+        name, shape, dtype, initializer, regularizer, reuse, True if trainable is None else trainable,
+        collections, caching_device)
+
+
+@contextlib.contextmanager
+def variable_scope(name_or_scope, default_name=None, values=None, initializer=None, regularizer=None,
+                   caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
+                   use_resource=None, constraint=None, auxiliary_name_scope=True):
+    """Opens a variable scope (and a name scope) for get_variable.
+
+    ``reuse=True`` requires existing variables, ``tf.AUTO_REUSE`` creates or reuses,
+    False/None creates (and inherits True from an enclosing reusing scope).
+    """
+    graph = ops.get_default_graph()
+    stack = _scope_stack()
+    parent = stack[-1]
+    if name_or_scope is None and default_name is None:
+        raise TypeError("If default_name is None then name_or_scope is required")
+    if isinstance(name_or_scope, VariableScope):
+        full_name = name_or_scope.name
+        name_scope_name = name_or_scope.original_name_scope or (full_name + "/" if full_name else "")
+        base = name_or_scope
+    else:
+        base = parent
+        if name_or_scope is None:
+            prefix = f"{parent.name}/" if parent.name else ""
+            store = _store()
+            key = prefix + default_name
+            count = store.scope_counts.get(key, 0)
+            store.scope_counts[key] = count + 1
+            relative = default_name if count == 0 else f"{default_name}_{count}"
+        else:
+            relative = name_or_scope
+            key = f"{parent.name}/{relative}" if parent.name else relative
+            _store().scope_counts[key] = _store().scope_counts.get(key, 0) + 1
+        full_name = f"{parent.name}/{relative}" if parent.name else relative
+        name_scope_name = relative
+    if reuse is None or reuse is False:
+        reuse = parent.reuse if parent.reuse in (True, AUTO_REUSE) else (base.reuse if base is not parent else False)
+    if name_or_scope is not None:
+        # Re-entering a named scope restarts the default names below it, so that a
+        # model built twice in one scope ("dense", "dense_1"...) names its parts alike.
+        store = _store()
+        for key in [k for k in store.scope_counts if k.startswith(full_name + "/")]:
+            del store.scope_counts[key]
+    scope = VariableScope(
+        reuse, full_name, initializer or base.initializer, regularizer or base.regularizer,
+        caching_device or base._caching_device, dtype or base.dtype)
+    name_ctx = graph.name_scope(name_scope_name) if auxiliary_name_scope else contextlib.nullcontext(
+        parent.original_name_scope)
+    with name_ctx as opened:
+        scope._original_name_scope = opened or ""
+        stack.append(scope)
+        try:
+            yield scope
+        finally:
+            stack.pop()
