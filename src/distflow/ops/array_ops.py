@@ -1092,7 +1092,9 @@ def fill(dims, value, name=None) -> ops.Tensor:
 
 def _filled(shape, value, dtype, name) -> ops.Tensor:
     dtype = dtypes.as_dtype(dtype)
-    if not isinstance(shape, ops.Tensor):
+    dynamic = isinstance(shape, ops.Tensor) or (
+        isinstance(shape, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in shape))
+    if not dynamic:
         dims = as_shape(shape)
         if dims.is_fully_defined() and dims.num_elements() <= 4096:
             return constant(np.full(dims.as_list(), value, dtype=dtype.as_numpy_dtype), name=name)

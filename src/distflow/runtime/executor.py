@@ -338,7 +338,8 @@ class StepPlan:
     """
 
     CONCURRENT, SEQUENTIAL, AUTO = "concurrent", "sequential", "auto"
-    _TRIALS = 3  # timed runs of each form before choosing
+    _WARMUP = 2  # untimed runs of each form (first runs allocate and start threads)
+    _TRIALS = 5  # timed runs of each form before choosing
 
     __slots__ = ("partitions", "sequential", "num_fetches", "mode", "_timings")
 
@@ -366,13 +367,15 @@ class StepPlan:
 
     def _run_measured(self, feeds, timeout_s):
         timings = self._timings
-        mode = min(timings, key=lambda m: (len(timings[m]), m))
+        mode = min(timings, key=lambda m: (len(timings[m]), m))  # alternate the two forms
         start = time.perf_counter()
         out = self._run_sequential(feeds) if mode == self.SEQUENTIAL else self._run_concurrent(feeds, timeout_s)
         timings[mode].append(time.perf_counter() - start)
-        if all(len(t) > self._TRIALS for t in timings.values()):
-            # the first run of each form warms caches: compare the rest
-            self.mode = min(timings, key=lambda m: sorted(timings[m][1:])[len(timings[m][1:]) // 2])
+        if all(len(t) >= self._WARMUP + self._TRIALS for t in timings.values()):
+            def median(m):
+                timed = sorted(timings[m][self._WARMUP:])
+                return timed[len(timed) // 2]
+            self.mode = min(timings, key=median)
         return out
 
     def _run_sequential(self, feeds: list) -> list:

@@ -65,18 +65,14 @@ def average_gradients(tower_grads: Sequence[Sequence[tuple]]) -> list[tuple]:
 class Towers:
     """What replicate_model built: per-tower losses and outputs, and the shared variables."""
 
-    def __init__(self, devices, losses, outputs, param_device, scope):
+    def __init__(self, devices, losses, outputs, param_device):
         self.devices = list(devices)
         self.losses = losses
         self.outputs = outputs
         self.param_device = param_device
-        self._scope = scope
-
-    @property
-    def loss(self) -> ops.Tensor:
-        """The mean of the tower losses (on the parameter device)."""
-        with ops.device(self.param_device):
-            return math_ops.multiply(math_ops.add_n(self.losses), 1.0 / len(self.losses), name="tower_mean_loss")
+        with ops.device(param_device):
+            #: The mean of the tower losses (on the parameter device).
+            self.loss = math_ops.multiply(math_ops.add_n(losses), 1.0 / len(losses), name="tower_mean_loss")
 
     def compute_gradients(self, optimizer, var_list=None) -> list[tuple]:
         """Each tower's gradients on its own device, averaged on the parameter device."""
@@ -120,4 +116,4 @@ def replicate_model(model_fn: Callable, inputs: Sequence, devices: Sequence[str]
         loss, out = (result if isinstance(result, tuple) else (result, None))
         losses.append(loss)
         outputs.append(out)
-    return Towers(devices, losses, outputs, param_device, scope)
+    return Towers(devices, losses, outputs, param_device)
