@@ -188,3 +188,40 @@ def test_failure_in_one_partition_cancels_the_step_and_reports_the_real_error():
             with pytest.raises(tf.errors.InvalidArgumentError, match="bad_reshape"):
                 sess.run(out, {x: [1, 2, 3]})
         assert sess.run(out, {x: [1, 2, 3, 4]}) == 20
+
+
+def test_buffer_forwarding_never_changes_results():
+    """Kernels that write into a dead input must not touch arrays someone else holds."""
+    x = tf.placeholder(tf.float64, [3])
+    with tf.device("/cpu:0"):
+        a = x * 2.0          # fresh: may be forwarded into
+        b = tf.nn.relu(a)    # a's last reader: writes into a
+        c = tf.exp(a)        # ... unless a has another reader: here it does
+    with tf.device("/gpu:0"):
+        d = tf.negative(b)   # b crosses devices: the sender's copy must stay intact
+    with tf.device("/cpu:0"):
+        e = b + 1.0
+        f = tf.add_n([e, d, c])
+    feed = np.array([-1.0, 0.5, 2.0])
+    want_a = feed * 2
+    want_b = np.maximum(want_a, 0)
+    want = (want_b + 1) + (-want_b) + np.exp(want_a)
+    for inter_op in (1, 2):
+        with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=inter_op)) as sess:
+            for _ in range(3):
+                got_f, got_a, got_b = sess.run([f, a, b], {x: feed})
+                np.testing.assert_allclose(got_f, want)
+                np.testing.assert_allclose(got_a, want_a)
+                np.testing.assert_allclose(got_b, want_b)
+                np.testing.assert_allclose(sess.run(f, {x: feed}), want)
+        assert feed.tolist() == [-1.0, 0.5, 2.0]  # a fed array is never written
+
+
+def test_forwarding_happens_for_dead_temporaries():
+    x = tf.placeholder(tf.float32, [4])
+    y = tf.nn.relu(x * 2.0) + 1.0
+    with tf.Session() as sess:
+        sess.run(y, {x: np.ones(4, np.float32)})
+        steps = list(sess._steps.values())[-1].plan.sequential.steps
+    forwarded = [s for s in steps if getattr(s[0], "keywords", {}).get("inplace")]
+    assert len(forwarded) == 2  # Relu into the product, the sum into Relu's output

@@ -33,17 +33,19 @@ def _caller_location(depth: int = 3) -> str:
 class OpRegistration:
     """Everything the framework and runtime know about one op type."""
 
-    __slots__ = ("type", "shape_fn", "dtype_fn", "stateful", "blocking", "list_output", "kernel", "context_arg",
+    __slots__ = ("type", "shape_fn", "dtype_fn", "stateful", "blocking", "list_output", "inplace_input",
+                 "kernel", "context_arg",
                  "attr_names", "accepts_all_attrs", "defined_at", "ref_inputs")
 
-    def __init__(self, op_type, shape_fn, dtype_fn, stateful, blocking, list_output, ref_inputs,
-                 defined_at):
+    def __init__(self, op_type, shape_fn, dtype_fn, stateful, blocking, list_output, inplace_input,
+                 ref_inputs, defined_at):
         self.type = op_type
         self.shape_fn = shape_fn
         self.dtype_fn = dtype_fn
         self.stateful = stateful
         self.blocking = blocking
         self.list_output = list_output
+        self.inplace_input = inplace_input
         self.ref_inputs = frozenset(ref_inputs)
         self.kernel = None
         self.context_arg = None  # "xp", "ctx" or None
@@ -74,7 +76,7 @@ _GRADIENT_SOURCES: dict[str, str] = {}
 
 def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
                 stateful: bool = False, blocking: bool = False, list_output: bool = False,
-                ref_inputs=()):
+                inplace_input: int | None = None, ref_inputs=()):
     """Registers ``op_type`` now; the returned decorator attaches its kernel.
 
     Args:
@@ -88,6 +90,10 @@ def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
         barrier): steps holding it always run their partitions concurrently.
       list_output: the kernel returns a tuple of outputs even when there is one
         (ops with a list of outputs, such as Split); with several outputs it must.
+      inplace_input: the kernel takes a keyword ``inplace``; when the runtime passes
+        True, the array of this input is the kernel's alone (no later op reads it,
+        nothing else refers to it) and the kernel may write its result into it,
+        as TensorFlow forwards input buffers. It must still check shape and dtype.
       ref_inputs: indices of inputs that take a variable reference, not its value.
 
     Raises:
@@ -95,7 +101,7 @@ def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
     """
     if op_type in _OPS:
         raise KeyError(f"Op type '{op_type}' is already registered at {_OPS[op_type].defined_at}")
-    reg = OpRegistration(op_type, shape, dtype, stateful, blocking, list_output, ref_inputs,
+    reg = OpRegistration(op_type, shape, dtype, stateful, blocking, list_output, inplace_input, ref_inputs,
                          _caller_location())
     _OPS[op_type] = reg
 
@@ -103,6 +109,9 @@ def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
         if reg.kernel is not None:
             raise KeyError(f"Op type '{op_type}' already has a kernel")
         reg.set_kernel(kernel)
+        if reg.inplace_input is not None and "inplace" not in reg.attr_names:
+            raise TypeError(f"Op type '{op_type}' declares inplace_input but its kernel takes no "
+                            "keyword-only 'inplace' argument")
         return kernel
 
     return attach_kernel

@@ -50,7 +50,26 @@ def _check_int_divisor(y):
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 
+def writable_like(x, other=None):
+    """``x`` itself if a result of x's shape and dtype may be written into it, else None."""
+    if x.__class__ is not np.ndarray or not x.flags.writeable:
+        return None
+    if other is None or np.shape(other) == x.shape:
+        return x
+    if getattr(other, "dtype", x.dtype) != x.dtype or np.ndim(other) > x.ndim:
+        return None
+    return x if np.broadcast_shapes(x.shape, np.shape(other)) == x.shape else None
+
+
 def _numpy_binary(np_name: str):
+    def kernel(xp, x, y, *, inplace=False):
+        return getattr(xp, np_name)(x, y, out=writable_like(x, y) if inplace else None)
+
+    kernel.__name__ = f"_{np_name}_kernel"
+    return kernel
+
+
+def _numpy_comparison(np_name: str):
     def kernel(xp, x, y):
         return getattr(xp, np_name)(x, y)
 
@@ -87,8 +106,10 @@ for _op_type, _np_name in (("AddV2", "add"), ("Sub", "subtract"), ("Mul", "multi
                            ("Less", "less"), ("LessEqual", "less_equal"), ("Greater", "greater"),
                            ("GreaterEqual", "greater_equal"), ("LogicalAnd", "logical_and"),
                            ("LogicalOr", "logical_or")):
-    register_op(_op_type, shape=_binary_shape, dtype=_bool_dtype if _BINARY[_op_type][2] else None)(
-        _numpy_binary(_np_name))
+    if _BINARY[_op_type][2]:
+        register_op(_op_type, shape=_binary_shape, dtype=_bool_dtype)(_numpy_comparison(_np_name))
+    else:
+        register_op(_op_type, shape=_binary_shape, inplace_input=0)(_numpy_binary(_np_name))
 
 
 @register_op("FloorDiv", shape=_binary_shape)
@@ -282,29 +303,38 @@ def _unary_shape(op):
     return op.inputs[0].shape
 
 
-# op type: (NumPy expression, allowed dtypes)
+# op type: (NumPy expression writing into `out` (None: a new array), allowed dtypes)
 _UNARY = {
-    "Neg": (lambda xp, x: xp.negative(x), _SIGNED),
-    "Abs": (lambda xp, x: xp.abs(x), _SIGNED),
-    "Sign": (lambda xp, x: xp.sign(x), _SIGNED),
-    "Square": (lambda xp, x: xp.multiply(x, x), _NUMBERS),
-    "Sqrt": (lambda xp, x: xp.sqrt(x), _FLOATS),
-    "Rsqrt": (lambda xp, x: xp.reciprocal(xp.sqrt(x)), _FLOATS),
-    "Reciprocal": (lambda xp, x: xp.reciprocal(x), _FLOATS),
-    "Exp": (lambda xp, x: xp.exp(x), _FLOATS),
-    "Log": (lambda xp, x: xp.log(x), _FLOATS),
-    "Log1p": (lambda xp, x: xp.log1p(x), _FLOATS),
-    "Tanh": (lambda xp, x: xp.tanh(x), _FLOATS),
+    "Neg": (lambda xp, x, out: xp.negative(x, out=out), _SIGNED),
+    "Abs": (lambda xp, x, out: xp.abs(x, out=out), _SIGNED),
+    "Sign": (lambda xp, x, out: xp.sign(x, out=out), _SIGNED),
+    "Square": (lambda xp, x, out: xp.multiply(x, x, out=out), _NUMBERS),
+    "Sqrt": (lambda xp, x, out: xp.sqrt(x, out=out), _FLOATS),
+    "Rsqrt": (lambda xp, x, out: xp.reciprocal(xp.sqrt(x, out=out), out=out), _FLOATS),
+    "Reciprocal": (lambda xp, x, out: xp.reciprocal(x, out=out), _FLOATS),
+    "Exp": (lambda xp, x, out: xp.exp(x, out=out), _FLOATS),
+    "Log": (lambda xp, x, out: xp.log(x, out=out), _FLOATS),
+    "Log1p": (lambda xp, x, out: xp.log1p(x, out=out), _FLOATS),
+    "Tanh": (lambda xp, x, out: xp.tanh(x, out=out), _FLOATS),
     # NOTE: 0.5 * (1 + tanh(x / 2)) never overflows, unlike 1 / (1 + exp(-x)).
-    "Sigmoid": (lambda xp, x: (xp.tanh(x * 0.5) + 1) * 0.5, _FLOATS),
-    "Floor": (lambda xp, x: xp.floor(x), _FLOATS),
-    "Ceil": (lambda xp, x: xp.ceil(x), _FLOATS),
-    "Round": (lambda xp, x: xp.round(x), _NUMBERS),
-    "LogicalNot": (lambda xp, x: xp.logical_not(x), (dtypes.bool,)),
+    "Sigmoid": (lambda xp, x, out: xp.multiply(xp.add(xp.tanh(xp.multiply(x, 0.5, out=out), out=out), 1, out=out),
+                                               0.5, out=out), _FLOATS),
+    "Floor": (lambda xp, x, out: xp.floor(x, out=out), _FLOATS),
+    "Ceil": (lambda xp, x, out: xp.ceil(x, out=out), _FLOATS),
+    "Round": (lambda xp, x, out: xp.round(x, out=out), _NUMBERS),
+    "LogicalNot": (lambda xp, x, out: xp.logical_not(x, out=out), (dtypes.bool,)),
 }
 
+
+def _unary_kernel(expression):
+    def kernel(xp, x, *, inplace=False):
+        return expression(xp, x, writable_like(x) if inplace else None)
+
+    return kernel
+
+
 for _op_type, (_fn, _) in _UNARY.items():
-    register_op(_op_type, shape=_unary_shape)(_fn)
+    register_op(_op_type, shape=_unary_shape, inplace_input=0)(_unary_kernel(_fn))
 for _t in ("Sign", "Floor", "Ceil", "Round", "LogicalNot"):
     not_differentiable(_t)
 
@@ -603,11 +633,11 @@ def _add_n_shape(op):
     return shape
 
 
-@register_op("AddN", shape=_add_n_shape)
-def _add_n_kernel(xp, *inputs):
+@register_op("AddN", shape=_add_n_shape, inplace_input=0)
+def _add_n_kernel(xp, *inputs, inplace=False):
     if len(inputs) == 1:
         return inputs[0]
-    out = xp.add(inputs[0], inputs[1])
+    out = xp.add(inputs[0], inputs[1], out=writable_like(inputs[0], inputs[1]) if inplace else None)
     for x in inputs[2:]:
         if isinstance(out, xp.ndarray):
             xp.add(out, x, out=out)  # `out` is fresh: accumulate in place

@@ -13,6 +13,7 @@ from ..framework import ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, random_ops
+from .math_ops import writable_like
 from .op_util import make_op, make_tensor
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -33,14 +34,14 @@ def _same_shape(op):
 # Relu, Relu6, Elu, LeakyRelu
 
 
-@register_op("Relu", shape=_same_shape)
-def _relu_kernel(xp, x):
-    return xp.maximum(x, 0)
+@register_op("Relu", shape=_same_shape, inplace_input=0)
+def _relu_kernel(xp, x, *, inplace=False):
+    return xp.maximum(x, 0, out=writable_like(x) if inplace else None)
 
 
-@register_op("ReluGrad", shape=_same_shape)
-def _relu_grad_kernel(xp, grad, y):
-    return grad * (y > 0)
+@register_op("ReluGrad", shape=_same_shape, inplace_input=0)
+def _relu_grad_kernel(xp, grad, y, *, inplace=False):
+    return xp.multiply(grad, y > 0, out=writable_like(grad, y) if inplace else None)
 
 
 @register_gradient("Relu")
@@ -314,9 +315,9 @@ def _bias_add_shape(op):
     return value.shape
 
 
-@register_op("BiasAdd", shape=_bias_add_shape)
-def _bias_add_kernel(xp, value, bias):
-    return value + bias
+@register_op("BiasAdd", shape=_bias_add_shape, inplace_input=0)
+def _bias_add_kernel(xp, value, bias, *, inplace=False):
+    return xp.add(value, bias, out=writable_like(value, bias) if inplace else None)
 
 
 @register_op("BiasAddGrad", shape=lambda op: op.inputs[0].shape[-1:] if op.inputs[0].shape.ndims else TensorShape(None))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 
 from ..framework.registry import not_differentiable, register_op
+from .math_ops import writable_like
 from .op_util import make_tensor
 
 
@@ -41,11 +42,14 @@ def _apply(op_type, ref_inputs):
     return register_op(op_type, shape=_ref_shape, dtype=_ref_dtype, stateful=True, ref_inputs=ref_inputs)
 
 
-@_apply("ApplyGradientDescent", (0,))
-def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False):
+@register_op("ApplyGradientDescent", shape=_ref_shape, dtype=_ref_dtype, stateful=True, ref_inputs=(0,),
+             inplace_input=2)
+def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False, inplace=False):
+    # With the gradient's buffer ours (inplace), scale it there: no temporary array.
+    step = xp.multiply(delta, alpha, out=writable_like(delta) if inplace else None)
     with _locked(var, use_locking):
         w = _check(var, delta, "ApplyGradientDescent")
-        w -= alpha * delta
+        w -= step
     return var
 
 

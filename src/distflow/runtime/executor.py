@@ -26,6 +26,7 @@ _MAY_ALIAS = frozenset({
     "Identity", "StopGradient", "PlaceholderWithDefault", "Reshape", "Squeeze", "ExpandDims",
     "StridedSlice", "Slice", "Split", "SplitV", "Unpack", "Transpose", "Const", "AddN",
     "Cast", "InitializedValueOrDefault", "VariableV2", "Assign", "AssignAdd", "AssignSub",
+    "SumToShape", "BroadcastTo", "MirrorPadGrad",
 })
 # Ops that do nothing at run time once their inputs are ordered.
 _FREE_OPS = frozenset({"NoOp"})
@@ -162,7 +163,7 @@ class PartitionPlan:
     a whole step in its global order, each node run with its own device's kernels.
     """
 
-    __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking")
+    __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking", "_forwarding")
 
     def __init__(self, name: str, nodes: list[Node], devices: list[Device], feed_index: dict,
                  fetch_index: dict, kernel_states: dict):
@@ -173,6 +174,8 @@ class PartitionPlan:
         self.feed_slots: list[tuple[int, int]] = []
         self.fetch_slots: list[tuple[int, int, bool]] = []
         self.blocking = False
+        # per step: (slot of the input the kernel may overwrite, or None; are its outputs fresh arrays?)
+        self._forwarding: list[tuple[int | None, bool]] = []
         slot_of: dict[tuple[str, int], int] = {}
         fed_slot: dict[tuple[str, int], int] = {}
 
@@ -234,7 +237,9 @@ class PartitionPlan:
                 slot_of[(node.name, i)] = s
             out = None if not outs else outs[0] if len(outs) == 1 and not reg.list_output else tuple(outs)
             mode = {0: _NO_ARGS, 1: _ONE_ARG, 2: _TWO_ARGS}.get(len(ins), _N_ARGS)
-            self._add(fn, tuple(ins), out, mode, node, device)
+            fresh = node.type not in _MAY_ALIAS and not any(node.input_is_ref)
+            donor = ins[reg.inplace_input] if reg.inplace_input is not None else None
+            self._add(fn, tuple(ins), out, mode, node, device, donor, fresh)
 
         by_name = {n.name: n for n in nodes}
         for key, positions in fetch_index.items():
@@ -243,12 +248,49 @@ class PartitionPlan:
                 copy = node.type in _MAY_ALIAS or any(node.input_is_ref)
                 for p in positions:
                     self.fetch_slots.append((p, slot_of[key], copy))
+        self._add_releases()
 
-    def _add(self, fn, ins, out, mode, node: Node, device: Device) -> None:
+    def _add_releases(self) -> None:
+        """After each call, drop the values no later call reads (as TF frees a tensor
+        when its last consumer has run): peak memory stays at what is live, and
+        NumPy's next temporary reuses a block that is still in cache."""
+        keep = {s for _, s, _ in self.fetch_slots}
+        last_use: dict[int, int] = {}
+        for i, (_, ins, out, mode) in enumerate(self.steps):
+            for s in ((ins,) if mode == _ONE_ARG else ins):
+                last_use[s] = i
+            for s in (() if out is None else (out,) if out.__class__ is int else out):
+                last_use.setdefault(s, i)  # an output nobody reads dies at once
+        release: list[list[int]] = [[] for _ in self.steps]
+        for s, i in last_use.items():
+            if s not in keep:
+                release[i].append(s)
+        # Buffer forwarding: a kernel that can write into an input gets to when that
+        # input is a fresh array made by an earlier kernel of this plan (not a feed,
+        # constant, received tensor, variable or view) and this is its last reader.
+        fresh = set()
+        for (_, _, out, _), (_, is_fresh) in zip(self.steps, self._forwarding):
+            if is_fresh and out is not None:
+                fresh.update((out,) if out.__class__ is int else out)
+        for _, ins, _, mode in self.steps:
+            if mode == _RENDEZVOUS:  # another partition holds the same array
+                fresh.difference_update(ins)
+        steps = []
+        for i, ((fn, ins, out, mode), rel, (donor, _)) in enumerate(zip(self.steps, release, self._forwarding)):
+            reads = (ins,) if mode == _ONE_ARG else ins
+            if donor is not None and donor in fresh and donor not in keep and last_use.get(donor) == i \
+                    and reads.count(donor) == 1:
+                fn = functools.partial(fn, inplace=True)
+            steps.append((fn, ins, out, mode, tuple(rel) or None))
+        self.steps = steps
+        del self._forwarding
+
+    def _add(self, fn, ins, out, mode, node: Node, device: Device, donor=None, fresh=False) -> None:
         if mode in (_ONE_ARG, _TWO_ARGS):
             ins = ins[0] if mode == _ONE_ARG else ins
         self.steps.append((fn, ins, out, mode))
         self.infos.append((node.name, node.type, device.name))
+        self._forwarding.append((donor, fresh))
 
     @staticmethod
     def _bind(reg, node: Node, device: Device, kernel_states: dict):
@@ -266,7 +308,7 @@ class PartitionPlan:
             slots[s] = feeds[fi]
         i = 0
         try:
-            for fn, ins, out, mode in self.steps:
+            for fn, ins, out, mode, release in self.steps:
                 if mode == _ONE_ARG:
                     r = fn(slots[ins])
                 elif mode == _TWO_ARGS:
@@ -282,6 +324,9 @@ class PartitionPlan:
                 elif out is not None:
                     for o, v in zip(out, r):
                         slots[o] = v
+                if release is not None:
+                    for o in release:
+                        slots[o] = None
                 i += 1
             for fi, s, copy in self.fetch_slots:
                 results[fi] = _fetch_copy(slots[s]) if copy else slots[s]

@@ -1,0 +1,181 @@
+"""MLP training throughput: distflow beside TensorFlow and hand-written NumPy.
+
+MLP 784-512-512-10 with ReLU, softmax cross-entropy, plain SGD, batch 256, synthetic
+data, float32. Four measurements, samples per second (higher is better):
+  numpy:        the same step written by hand in NumPy (forward, backward, in-place update);
+  one device:   distflow and TensorFlow (tf.compat.v1 graph mode, feed_dict);
+  in-graph x2:  two towers on two CPU devices (device_count={"CPU": 2}), each on half of
+                the batch, gradients averaged and applied once.
+
+Usage:
+  python benchmarks/bench_mlp.py [--tf-python /path/to/venv/bin/python] [--steps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+# The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
+MEASURE = r'''
+import time
+import numpy as np
+
+SIZES = [784, 512, 512, 10]
+BATCH = 256
+
+
+def build_model(tf, x, y):
+    h = x
+    for i, (n_in, n_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
+        w = tf.get_variable(f"w{i}", [n_in, n_out], initializer=tf.random_normal_initializer(stddev=0.05))
+        b = tf.get_variable(f"b{i}", [n_out], initializer=tf.zeros_initializer())
+        h = tf.matmul(h, w) + b
+        if i < len(SIZES) - 2:
+            h = tf.nn.relu(h)
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+
+
+def build(tf, mode, devices=("/cpu:0", "/cpu:1")):
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((BATCH, SIZES[0])).astype(np.float32)
+    yv = rng.integers(0, SIZES[-1], size=BATCH).astype(np.int64)
+    x = tf.placeholder(tf.float32, [BATCH, SIZES[0]])
+    y = tf.placeholder(tf.int64, [BATCH])
+    opt = tf.train.GradientDescentOptimizer(0.01)
+    if mode == "one device":
+        with tf.variable_scope("mlp"):
+            train = opt.minimize(build_model(tf, x, y))
+        config = tf.ConfigProto()
+    else:
+        xs, ys = tf.split(x, len(devices)), tf.split(y, len(devices))
+        tower_grads = []
+        for i, dev in enumerate(devices):
+            with tf.device(dev), tf.variable_scope("mlp", reuse=i > 0):
+                loss = build_model(tf, xs[i], ys[i])
+                tower_grads.append(opt.compute_gradients(loss, colocate_gradients_with_ops=True))
+        averaged = []
+        with tf.device(devices[0]):
+            for pairs in zip(*tower_grads):
+                averaged.append((tf.add_n([g for g, _ in pairs]) / float(len(pairs)), pairs[0][1]))
+            train = opt.apply_gradients(averaged)
+        config = tf.ConfigProto(device_count={"CPU": len(devices)})
+    sess = tf.Session(config=config)
+    sess.run(tf.global_variables_initializer())
+    feed = {x: xv, y: yv}
+    for _ in range(10):
+        sess.run(train, feed)
+
+    def timed_round(steps):
+        start = time.perf_counter()
+        for _ in range(steps):
+            sess.run(train, feed)
+        return steps * BATCH / (time.perf_counter() - start)
+    return timed_round
+
+
+def measure(tf, mode, steps, rounds=5):
+    timed_round = build(tf, mode)
+    return max(timed_round(steps) for _ in range(rounds))
+'''
+
+
+def numpy_step():
+    """The same training step written by hand in NumPy (float32, in-place SGD)."""
+    sizes, batch, lr = [784, 512, 512, 10], 256, np.float32(0.01)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((batch, sizes[0])).astype(np.float32)
+    y = rng.integers(0, sizes[-1], size=batch)
+    ws = [(rng.standard_normal((a, b)) * 0.05).astype(np.float32) for a, b in zip(sizes[:-1], sizes[1:])]
+    bs = [np.zeros(b, np.float32) for b in sizes[1:]]
+
+    def step():
+        acts, pre = [x], []
+        for i, (w, b) in enumerate(zip(ws, bs)):
+            z = acts[-1] @ w + b
+            pre.append(z)
+            acts.append(np.maximum(z, 0) if i < len(ws) - 1 else z)
+        logits = acts[-1]
+        p = np.exp(logits - logits.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        p[np.arange(batch), y] -= 1
+        grad = p / batch
+        for i in range(len(ws) - 1, -1, -1):
+            dw = acts[i].T @ grad
+            db = grad.sum(0)
+            if i:
+                grad = (grad @ ws[i].T) * (pre[i - 1] > 0)
+            ws[i] -= lr * dw
+            bs[i] -= lr * db
+
+    for _ in range(10):
+        step()
+    return step
+
+
+def numpy_round(step, steps: int) -> float:
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return steps * 256 / (time.perf_counter() - start)
+
+
+def run_distflow_and_numpy(steps: int, rounds: int = 5) -> tuple[dict, float]:
+    """distflow's modes and hand-written NumPy, their timed rounds interleaved (best of each)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+    import distflow as tf
+
+    scope: dict = {}
+    exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
+    ref_step = numpy_step()
+    best = {"one device": 0.0, "in-graph x2": 0.0, "numpy": 0.0}
+    for mode in ("one device", "in-graph x2"):
+        timed_round = scope["build"](tf, mode)
+        for _ in range(rounds):
+            best["numpy"] = max(best["numpy"], numpy_round(ref_step, steps))
+            best[mode] = max(best[mode], timed_round(steps))
+    ref = best.pop("numpy")
+    return best, ref
+
+
+def run_tensorflow(python: str, steps: int) -> dict:
+    code = (MEASURE + "\nimport json, os\nimport tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n"
+            f"print(json.dumps({{m: measure(tf, m, {steps}) for m in ('one device', 'in-graph x2')}}))\n")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=1800)
+    if out.returncode != 0:
+        raise RuntimeError(f"TensorFlow run failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tf-python", help="a Python with tensorflow installed")
+    parser.add_argument("--steps", type=int, default=60)
+    args = parser.parse_args()
+    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, NumPy {np.__version__}, {time.strftime('%Y-%m-%d')}")
+    tf: dict = {}
+    df, ref = run_distflow_and_numpy(args.steps)
+    if args.tf_python:  # TensorFlow runs in its own process: before and after, best of both
+        for _ in range(2):
+            run = run_tensorflow(args.tf_python, args.steps)
+            tf = {m: max(tf.get(m, 0.0), v) for m, v in run.items()}
+    print(f"{'hand-written NumPy':<22} {ref:>10.0f} samples/s")
+    print(f"{'mode':<22} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7} {'df/NumPy':>9}")
+    for mode in ("one device", "in-graph x2"):
+        t = tf.get(mode, float("nan"))
+        print(f"{mode:<22} {df[mode]:>10.0f} {t:>11.0f} {df[mode] / t:>7.2f} {df[mode] / ref:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
