@@ -1,5 +1,10 @@
 """``tf.train``: optimizers, the global step and in-graph replication."""
 
+from ..distributed.cluster_resolver import (ClusterResolver, SlurmClusterResolver,  # noqa: F401
+                                            TFConfigClusterResolver)
+from ..distributed.cluster_spec import ClusterSpec  # noqa: F401
+from .device_setter import (GreedyLoadBalancingStrategy, RandomStrategy, byte_size_load_fn,  # noqa: F401
+                            replica_device_setter)
 from .optimizer import Optimizer  # noqa: F401
 from .optimizers import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,  # noqa: F401
                          MomentumOptimizer, RMSPropOptimizer)

@@ -1,0 +1,1 @@
+"""The distributed runtime: cluster specs, resolvers, and (next) servers and remote sessions."""
