@@ -92,9 +92,9 @@ class ClusterSpec:
 
     def as_cluster_def(self):
         """The ClusterDef protocol buffer (jobs and tasks sorted)."""
-        from .protos import tensorflow_pb2  # noqa: PLC0415 - protobuf is needed only here
+        from .protos import distflow_pb2  # noqa: PLC0415 - protobuf is needed only here
 
-        cluster_def = tensorflow_pb2.ClusterDef()
+        cluster_def = distflow_pb2.ClusterDef()
         for job in self.jobs:
             job_def = cluster_def.job.add(name=job)
             for index in sorted(self._jobs[job]):

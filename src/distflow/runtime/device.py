@@ -45,11 +45,13 @@ class DeviceMgr:
         self.devices = [Device(job, 0, task, "CPU", i) for i in range(n_cpu)]
         self.devices += [Device(job, 0, task, "GPU", i, simulated=True) for i in range(n_gpu)]
         self._by_name = {d.name: d for d in self.devices}
-        self._by_type_index = {(d.device_type, d.index): d for d in self.devices}
+        self._by_key = {(d.spec.job, d.spec.task, d.device_type, d.index): d for d in self.devices}
 
     def lookup(self, name: str) -> Device:
         return self._by_name[name]
 
-    def find(self, device_type: str, index: int) -> Device | None:
-        return self._by_type_index.get((device_type, index))
+    def find(self, device_type: str, index: int, job: str | None = None, task: int | None = None):
+        """The device of that type and index on ``job``/``task`` (default: this task), or None."""
+        key = (self.job if job is None else job, self.task if task is None else task, device_type, index)
+        return self._by_key.get(key)
 

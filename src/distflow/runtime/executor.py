@@ -83,16 +83,19 @@ class Rendezvous:
         waiter.value = value
         waiter.lock.release()
 
-    def recv(self, key):
+    def recv(self, key, timeout: float | None = None):
         with self._lock:
             if key in self._items:
                 return self._items.pop(key)
             if self._error is not None:
                 raise self._cancelled()
             waiter = self._waiters[key] = _Waiter()
-        if self._deadline is None:
+        deadline = self._deadline
+        if timeout is not None:
+            deadline = time.monotonic() + timeout if deadline is None else min(deadline, time.monotonic() + timeout)
+        if deadline is None:
             waiter.lock.acquire()
-        elif not waiter.lock.acquire(timeout=max(0.0, self._deadline - time.monotonic())):
+        elif not waiter.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             error = errors.DeadlineExceededError(
                 None, None, f"Timed out waiting for tensor '{key[2]}' from {key[0]}")
             self.abort(error)
@@ -203,6 +206,8 @@ class PartitionPlan:
                 if not node.attrs["tensor_name"].startswith("^"):
                     slot_of[(node.name, 0)] = out
                 continue
+            if node.num_outputs and all((node.name, i) in feed_index for i in range(node.num_outputs)):
+                continue  # every output is fed: the node itself need not run
             if node.type == "Placeholder" and (node.name, 0) not in feed_index:
                 shape = node.attrs["shape"]
                 raise errors.InvalidArgumentError(

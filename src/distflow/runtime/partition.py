@@ -59,7 +59,7 @@ class Node:
 def send_node(key: tuple[str, int], src: str, dst: str) -> Node:
     name, index = key
     tag = "ctrl" if index == CONTROL else str(index)
-    return Node(f"_send_{name}_{tag}_to{dst}", "_Send",
+    return Node(f"_send_{name}_{tag}_to_{_safe(dst)}", "_Send",
                 {"tensor_name": _tensor_name(key), "send_device": src, "recv_device": dst},
                 [] if index == CONTROL else [key], [], 0)
 
@@ -67,9 +67,14 @@ def send_node(key: tuple[str, int], src: str, dst: str) -> Node:
 def recv_node(key: tuple[str, int], src: str, dst: str, dtype) -> Node:
     name, index = key
     tag = "ctrl" if index == CONTROL else str(index)
-    return Node(f"_recv_{name}_{tag}_on{dst}", "_Recv",
+    return Node(f"_recv_{name}_{tag}_on_{_safe(dst)}", "_Recv",
                 {"tensor_name": _tensor_name(key), "send_device": src, "recv_device": dst,
                  "tensor_type": dtype}, [], [], 1)
+
+
+def _safe(device: str) -> str:
+    """A device name usable inside a node name (no ':' and no '/')."""
+    return device.strip("/").replace("/", "_").replace(":", "_")
 
 
 def _tensor_name(key) -> str:

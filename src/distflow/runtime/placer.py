@@ -88,14 +88,17 @@ class Placer:
     def _resolve(self, op: Operation) -> Device:
         spec = DeviceSpec.from_string(op.device)
         mgr = self._mgr
-        local = (spec.job in (None, mgr.job) and spec.replica in (None, 0)
-                 and spec.task in (None, mgr.task))
         device_type = spec.device_type or "CPU"
-        device = mgr.find(device_type, spec.device_index or 0) if local else None
+        job = spec.job or mgr.job
+        task = spec.task if spec.task is not None else (mgr.task if job == mgr.job else 0)
+        device = None
+        if spec.replica in (None, 0):
+            device = mgr.find(device_type, spec.device_index or 0, job, task)
         if device is not None:
             return device
         if self._soft:
-            return mgr.find(device_type, 0) or mgr.find("CPU", 0)
+            return (mgr.find(device_type, 0, job, task) or mgr.find("CPU", 0, job, task)
+                    or mgr.find(device_type, 0) or mgr.find("CPU", 0))
         available = ", ".join(d.name for d in mgr.devices)
         raise errors.InvalidArgumentError(
             None, op, f"Cannot assign a device for operation '{op.name}' ({op.type}): it was "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import importlib
 import threading
 
 import numpy as np
@@ -81,21 +82,18 @@ class BaseSession:
 
     def __init__(self, target: str = "", graph: ops.Graph | None = None,
                  config: ConfigProto | None = None):
-        if target:
-            raise errors.UnimplementedError(
-                None, None, f"Session target '{target}': distributed sessions are not available "
-                "yet in this build; use Session() for a local session")
         self._graph = graph if graph is not None else ops.get_default_graph()
         self._config = config if config is not None else ConfigProto()
-        self._device_mgr = DeviceMgr(self._config)
-        self._placer = Placer(self._device_mgr, self._config.allow_soft_placement,
-                              self._config.log_device_placement)
-        self._steps: dict = {}
-        self._kernel_states: dict = {}
         self._lock = threading.Lock()
         self._closed = False
         self._target = target
         self._context_managers: list = []
+        self._steps: dict = {}
+        if not target:
+            self._device_mgr = DeviceMgr(self._config)
+            self._placer = Placer(self._device_mgr, self._config.allow_soft_placement,
+                                  self._config.log_device_placement)
+            self._kernel_states: dict = {}
 
     # -- properties --------------------------------------------------------------
     @property
@@ -142,28 +140,33 @@ class BaseSession:
             feed_tensors, feed_values = self._feeds(feed_dict)
         else:
             feed_tensors, feed_values = (), []
-        key = (elements, feed_tensors)
-        step = self._steps.get(key)
-        if step is None:
-            with self._lock:
-                step = self._steps.get(key) or self._compile(elements, feed_tensors)
-                self._steps[key] = step
         timeout = None
         if options is not None and getattr(options, "timeout_in_ms", 0):
             timeout = options.timeout_in_ms / 1000.0
         elif self._config.operation_timeout_in_ms:
             timeout = self._config.operation_timeout_in_ms / 1000.0
         try:
-            values = step.plan.run(feed_values, timeout)
+            values = self._run_step(elements, feed_tensors, feed_values, timeout)
         except errors.OpError as e:
             self._attach_op(e)
             raise
-        for pos, feed_pos in step.fed_fetches:
-            values[pos] = feed_values[feed_pos]
         if mapper is None:
             return None if isinstance(elements[0], Operation) else _fetch_value(values[0])
         return mapper.build([None if isinstance(el, Operation) else _fetch_value(v)
                              for el, v in zip(elements, values)])
+
+    def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout) -> list:
+        """Runs one step; the value of each element (None for operations), in order."""
+        key = (elements, feed_tensors)
+        step = self._steps.get(key)
+        if step is None:
+            with self._lock:
+                step = self._steps.get(key) or self._compile(elements, feed_tensors)
+                self._steps[key] = step
+        values = step.plan.run(feed_values, timeout)
+        for pos, feed_pos in step.fed_fetches:
+            values[pos] = feed_values[feed_pos]
+        return values
 
     def _attach_op(self, e: errors.OpError) -> None:
         if e.op is None and "[[node " in e.message:
@@ -222,8 +225,9 @@ class BaseSession:
         if not self._closed:
             self._closed = True
             self._steps.clear()
-            for d in self._device_mgr.devices:
-                d.resource_mgr.clear()
+            if not self._target:
+                for d in self._device_mgr.devices:
+                    d.resource_mgr.clear()
 
     def as_default(self):
         return _DefaultSessionContext(self)
@@ -301,8 +305,43 @@ def _feed_value(t: Tensor, value):
     return arr
 
 
+# distflow.distributed installs the factory of sessions on a "grpc://" target here; it is
+# imported on first use, so that a purely local program never loads gRPC.
+_remote_session_factory = None
+
+
+def register_remote_session(factory) -> None:
+    global _remote_session_factory
+    _remote_session_factory = factory
+
+
+def _remote_factory():
+    if _remote_session_factory is None:
+        importlib.import_module("distflow.distributed.grpc_session")
+    return _remote_session_factory
+
+
 class Session(BaseSession):
-    """``tf.Session(target='', graph=None, config=None)``: a local session today."""
+    """``tf.Session(target='', graph=None, config=None)``.
+
+    With no target the session owns its devices in this process; with a target
+    ("grpc://host:port") it runs steps through that server's master.
+    """
+
+    def __new__(cls, target: str = "", graph=None, config=None):
+        if target:
+            return _remote_factory()(target, graph, config)
+        return super().__new__(cls)
+
+    @staticmethod
+    def reset(target: str, containers=None, config=None) -> None:
+        """Clears the resource containers (all of them by default) of every task of a cluster.
+
+        Open sessions on that cluster see their variables vanish; other containers are kept.
+        """
+        if not target:
+            raise ValueError("Session.reset needs the target of a server")
+        _remote_factory().reset(target, containers, config)
 
 
 class InteractiveSession(BaseSession):

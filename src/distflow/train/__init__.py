@@ -10,3 +10,12 @@ from .optimizers import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimiz
                          MomentumOptimizer, RMSPropOptimizer)
 from .replication import Towers, assign_to_device, average_gradients, replicate_model  # noqa: F401
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step  # noqa: F401
+
+
+def __getattr__(name):
+    # The server needs gRPC: it is loaded when a program first asks for it.
+    if name == "Server":
+        from ..distributed.server import Server  # noqa: PLC0415
+
+        return Server
+    raise AttributeError(f"module 'distflow.train' has no attribute {name!r}")

@@ -1,0 +1,298 @@
+"""The master service: places and partitions a client's graph across the cluster's tasks.
+
+A client session sends its GraphDef (then only the new nodes); a step names feeds,
+fetches and targets. The master prunes, places (with the devices every task
+reports), partitions, registers each task's share with that task's worker once per
+step signature, and runs a step as one RunGraph per task, all at once. A failed task
+fails the step with its name; the others are told to abort the step.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+from ..framework import errors
+from ..framework import ops
+from ..framework.device_spec import DeviceSpec
+from ..runtime.config import ConfigProto
+from ..runtime.partition import output_key, partition, prune
+from ..runtime.placer import Placer
+from . import wire
+from .protos import distflow_pb2 as pb
+from .rpc import Channels, error_from_rpc
+
+
+class RemoteDevice:
+    """A device of some task, as the master knows it: a name and a type."""
+
+    def __init__(self, name: str, device_type: str):
+        self.name = name
+        self.spec = DeviceSpec.from_string(name)
+        self.device_type = device_type
+        self.index = self.spec.device_index
+        self.simulated = device_type == "GPU"
+
+
+class ClusterDevices:
+    """Every device of the cluster, with this task as the default for unpinned ops."""
+
+    def __init__(self, devices: list[RemoteDevice], job: str, task: int):
+        self.devices = devices
+        self.job, self.task = job, task
+        self._by_key = {(d.spec.job, d.spec.task, d.device_type, d.index): d for d in devices}
+
+    def find(self, device_type, index, job=None, task=None):
+        return self._by_key.get((self.job if job is None else job, self.task if task is None else task,
+                                 device_type, index))
+
+
+class _Step:
+    """A compiled step signature: per task, its registered graph and what it feeds and returns."""
+
+    def __init__(self, tasks: dict, fetch_tasks: dict, fed_fetches: list):
+        self.tasks = tasks              # task name -> (address, graph handle, feed positions, fetch names)
+        self.fetch_tasks = fetch_tasks  # fetch position -> (task name, index in that task's fetches)
+        self.fed_fetches = fed_fetches
+
+
+class _MasterSession:
+    def __init__(self, graph: ops.Graph, config: ConfigProto):
+        self.graph = graph
+        self.config = config
+        self.steps: dict[tuple, _Step] = {}
+        self.placer: Placer | None = None
+        self.lock = threading.Lock()
+
+
+class Master:
+    def __init__(self, job: str, task: int, cluster, channels: Channels, config: ConfigProto | None = None,
+                 connect_timeout: float = 60.0):
+        self.job, self.task = job, task
+        self.cluster = cluster
+        self.channels = channels
+        self.config = config or ConfigProto()
+        self.connect_timeout = connect_timeout
+        self._sessions: dict[str, _MasterSession] = {}
+        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
+
+    # -- cluster -------------------------------------------------------------------
+    def _tasks(self, device_filters=()) -> list[tuple[str, str, int, str]]:
+        """(task name, job, index, address) of every task the session may use."""
+        out = []
+        for job in self.cluster.jobs:
+            for index in self.cluster.task_indices(job):
+                name = f"/job:{job}/replica:0/task:{index}"
+                if device_filters and not any(_matches(name, f) for f in device_filters) \
+                        and (job, index) != (self.job, self.task):
+                    continue
+                out.append((name, job, index, self.cluster.task_address(job, index)))
+        return out
+
+    def _call(self, task_name: str, address: str, method: str, request, timeout=None, wait=False):
+        try:
+            return self.channels.call(address, "distflow.Worker", method, request, timeout=timeout,
+                                      wait_for_ready=wait)
+        except errors.OpError:
+            raise
+        except Exception as e:  # grpc.RpcError
+            raise error_from_rpc(e, f"task {task_name} ({address})") from None
+
+    def _devices(self, device_filters) -> ClusterDevices:
+        """Every task's devices; waits (with backoff) for tasks that are not up yet."""
+        devices = []
+        for name, job, index, address in self._tasks(device_filters):
+            deadline = time.monotonic() + self.connect_timeout
+            delay = 0.05
+            while True:
+                try:
+                    status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=5.0)
+                    break
+                except errors.UnavailableError:
+                    if time.monotonic() + delay > deadline:
+                        raise errors.UnavailableError(
+                            None, None, f"task {name} ({address}) did not answer within "
+                            f"{self.connect_timeout:.0f} s; is it running?") from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+            devices += [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
+        return ClusterDevices(devices, self.job, self.task)
+
+    # -- sessions --------------------------------------------------------------------
+    def CreateSession(self, request):
+        graph = ops.Graph()
+        wire.import_graph_def(request.graph_def, graph)
+        handle = uuid.uuid4().hex
+        self._sessions[handle] = _MasterSession(graph, ConfigProto())
+        return pb.CreateSessionResponse(session_handle=handle, graph_version=len(request.graph_def.node))
+
+    def _session(self, handle: str) -> _MasterSession:
+        session = self._sessions.get(handle)
+        if session is None:
+            raise errors.AbortedError(None, None, f"Session {handle!r} is not found on the master "
+                                      f"/job:{self.job}/replica:0/task:{self.task}; it was closed or the "
+                                      "server restarted")
+        return session
+
+    def ExtendSession(self, request):
+        session = self._session(request.session_handle)
+        with session.lock:
+            wire.import_graph_def(request.graph_def, session.graph, existing=True)
+            return pb.ExtendSessionResponse(new_graph_version=len(session.graph.get_operations()))
+
+    def CloseSession(self, request):
+        session = self._sessions.pop(request.session_handle, None)
+        if session is not None:
+            for step in session.steps.values():
+                for name, (address, handle, _, _) in step.tasks.items():
+                    try:
+                        self._call(name, address, "DeregisterGraph", pb.DeregisterGraphRequest(graph_handle=handle),
+                                   timeout=5.0)
+                    except errors.OpError:
+                        pass  # the task is gone: nothing left to release there
+        return pb.CloseSessionResponse()
+
+    def ListDevices(self, request):
+        response = pb.ListDevicesResponse()
+        for d in self._devices(()).devices:
+            response.remote_device.add(name=d.name, device_type=d.device_type)
+        return response
+
+    def Reset(self, request):
+        for name, _, _, address in self._tasks():
+            self._call(name, address, "ResetContainers", pb.ResetContainersRequest(container=request.container),
+                       timeout=30.0)
+        return pb.ResetResponse()
+
+    # -- steps -----------------------------------------------------------------------------
+    def RunStep(self, request):
+        session = self._session(request.session_handle)
+        feed_names = tuple(t.name for t in request.feed)
+        key = (feed_names, tuple(request.fetch), tuple(request.target))
+        step = session.steps.get(key)
+        if step is None:
+            with session.lock:
+                step = session.steps.get(key) or self._compile(session, feed_names, request.fetch, request.target)
+                session.steps[key] = step
+        feeds = list(request.feed)
+        step_id = random.getrandbits(62) + 1
+        timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms else None
+        futures = {}
+        for name, (address, handle, feed_positions, fetch_names) in step.tasks.items():
+            run = pb.RunGraphRequest(graph_handle=handle, step_id=step_id, recv_key=fetch_names,
+                                     timeout_in_ms=request.timeout_in_ms)
+            for pos in feed_positions:
+                run.send.add(name=_feed_node_name(feeds[pos].name) + ":0", tensor=feeds[pos].tensor)
+            futures[name] = self._pool.submit(self._call, name, address, "RunGraph", run, timeout)
+        results, failure = {}, None
+        for name, future in futures.items():
+            try:
+                results[name] = future.result()
+            except errors.OpError as e:
+                if failure is None or isinstance(failure, errors.CancelledError):
+                    failure = e
+        if failure is not None:
+            self._abort(step, step_id, failure)
+            raise failure
+        response = pb.RunStepResponse()
+        for pos, fetch in enumerate(request.fetch):
+            if pos in step.fed_fetches:
+                response.tensor.add(name=fetch, tensor=feeds[step.fed_fetches[pos]].tensor)
+            else:
+                task, index = step.fetch_tasks[pos]
+                response.tensor.add(name=fetch, tensor=results[task].recv[index].tensor)
+        return response
+
+    def _abort(self, step: _Step, step_id: int, failure: errors.OpError) -> None:
+        status = pb.Status(code=failure.error_code, message=failure.message)
+        for name, (address, _, _, _) in step.tasks.items():
+            try:
+                self._call(name, address, "AbortStep", pb.AbortStepRequest(step_id=step_id, status=status),
+                           timeout=2.0)
+            except errors.OpError:
+                pass  # that task is gone or already done
+
+    def _compile(self, session: _MasterSession, feed_names, fetch_names, target_names) -> _Step:
+        graph = session.graph
+        if session.placer is None:
+            session.placer = Placer(self._devices(session.config.device_filters), allow_soft_placement=True)
+        feeds = [_element(graph, n, tensor=True) for n in feed_names]
+        fed = {output_key(t): i for i, t in enumerate(feeds)}
+        fetches = [_element(graph, n, tensor=True) for n in fetch_names]
+        targets = [_element(graph, n, tensor=False) for n in target_names]
+        fed_fetches = {pos: fed[output_key(t)] for pos, t in enumerate(fetches) if output_key(t) in fed}
+        roots = [t.op for pos, t in enumerate(fetches) if pos not in fed_fetches] + targets
+        order = prune(roots, set(fed))
+        for op in order:
+            if op.type == "Placeholder" and (op.name, 0) not in fed:
+                raise errors.InvalidArgumentError(
+                    None, None, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+                    f"{op.get_attr('dtype').name}")
+        device_of = {op: session.placer.place(op).name for op in order}
+        parts = partition(order, device_of, set(fed))
+        by_task: dict[str, list] = {}
+        for device, nodes in parts.items():
+            spec = DeviceSpec.from_string(device)
+            by_task.setdefault(f"/job:{spec.job}/replica:0/task:{spec.task}", []).append((device, nodes))
+        fetch_keys = {pos: output_key(t) for pos, t in enumerate(fetches) if pos not in fed_fetches}
+        tasks, fetch_tasks = {}, {}
+        for task_name, device_parts in by_task.items():
+            graph_def, feed_positions = _partition_graph_def(graph, device_parts, fed)
+            local_fetches = []
+            for pos, (name, index) in fetch_keys.items():
+                if any(n.name == name for _, nodes in device_parts for n in nodes):
+                    fetch_tasks[pos] = (task_name, len(local_fetches))
+                    local_fetches.append(f"{name}:{index}")
+            spec = DeviceSpec.from_string(task_name)
+            address = self.cluster.task_address(spec.job, spec.task)
+            response = self._call(task_name, address, "RegisterGraph",
+                                  pb.RegisterGraphRequest(graph_def=graph_def), timeout=60.0)
+            tasks[task_name] = (address, response.graph_handle, feed_positions, local_fetches)
+        return _Step(tasks, fetch_tasks, fed_fetches)
+
+
+def _matches(task_name: str, device_filter: str) -> bool:
+    want = DeviceSpec.from_string(device_filter)
+    have = DeviceSpec.from_string(task_name)
+    return (want.job in (None, have.job)) and (want.task is None or want.task == have.task)
+
+
+def _element(graph: ops.Graph, name: str, tensor: bool):
+    try:
+        return graph.as_graph_element(name, allow_tensor=tensor, allow_operation=not tensor)
+    except (KeyError, ValueError, TypeError) as e:
+        raise errors.InvalidArgumentError(None, None, f"{name!r} is not in the session's graph: {e}") from None
+
+
+def _feed_node_name(tensor_name: str) -> str:
+    return "_feed_" + tensor_name.replace(":", "_")
+
+
+def _partition_graph_def(graph: ops.Graph, device_parts, fed: dict):
+    """One task's partitions as a GraphDef (in partition order); fed tensors become placeholders."""
+    graph_def = pb.GraphDef()
+    feed_positions, feed_nodes = [], set()
+    for device, nodes in device_parts:
+        for node in nodes:
+            proto = graph_def.node.add(name=node.name, op=node.type, device=device)
+            for key, value in node.attrs.items():
+                if key == "_class":
+                    continue  # placement is done: colocation constraints would refer to absent nodes
+                proto.attr[key].CopyFrom(wire.attr_to_proto(value))
+            for src, index in node.inputs:
+                if (src, index) in fed:
+                    t = graph.get_operation_by_name(src).outputs[index]
+                    feed_name = _feed_node_name(t.name)
+                    if feed_name not in feed_nodes:
+                        feed_nodes.add(feed_name)
+                        feed_positions.append(fed[(src, index)])
+                        placeholder = graph_def.node.add(name=feed_name, op="Placeholder", device=device)
+                        placeholder.attr["dtype"].CopyFrom(wire.attr_to_proto(t.dtype.base_dtype))
+                        placeholder.attr["shape"].CopyFrom(wire.attr_to_proto(t.shape))
+                    proto.input.append(feed_name)
+                else:
+                    proto.input.append(src if index == 0 else f"{src}:{index}")
+    return graph_def, feed_positions

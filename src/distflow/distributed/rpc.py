@@ -1,0 +1,111 @@
+"""gRPC plumbing: method tables, status mapping, channels with unlimited message sizes.
+
+Services are registered with generic handlers (no generated stubs): each method is a
+function ``request message -> response message``. A distflow OpError becomes a gRPC
+status with the same canonical code; any other exception becomes INTERNAL. A request
+that does not parse never reaches the handler (gRPC answers INTERNAL) and the server
+keeps serving.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import grpc
+
+from ..framework import errors
+from .protos import distflow_pb2 as pb
+
+# (service, method, request class, response class)
+MASTER_METHODS = {
+    "CreateSession": (pb.CreateSessionRequest, pb.CreateSessionResponse),
+    "ExtendSession": (pb.ExtendSessionRequest, pb.ExtendSessionResponse),
+    "RunStep": (pb.RunStepRequest, pb.RunStepResponse),
+    "CloseSession": (pb.CloseSessionRequest, pb.CloseSessionResponse),
+    "ListDevices": (pb.ListDevicesRequest, pb.ListDevicesResponse),
+    "Reset": (pb.ResetRequest, pb.ResetResponse),
+}
+WORKER_METHODS = {
+    "GetStatus": (pb.GetStatusRequest, pb.GetStatusResponse),
+    "RegisterGraph": (pb.RegisterGraphRequest, pb.RegisterGraphResponse),
+    "DeregisterGraph": (pb.DeregisterGraphRequest, pb.DeregisterGraphResponse),
+    "RunGraph": (pb.RunGraphRequest, pb.RunGraphResponse),
+    "RecvTensor": (pb.RecvTensorRequest, pb.RecvTensorResponse),
+    "AbortStep": (pb.AbortStepRequest, pb.AbortStepResponse),
+    "ResetContainers": (pb.ResetContainersRequest, pb.ResetContainersResponse),
+    "Shutdown": (pb.ShutdownRequest, pb.ShutdownResponse),
+}
+SERVICES = {"distflow.Master": MASTER_METHODS, "distflow.Worker": WORKER_METHODS}
+
+# Messages are unbounded (TF 1.x's 4 MB default broke large variables and feeds).
+CHANNEL_OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+
+_CODES = {getattr(errors, name): getattr(grpc.StatusCode, name) for name in (
+    "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+    "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+    "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED")}
+_FROM_GRPC = {v: k for k, v in _CODES.items()}
+
+
+def generic_handler(service: str, methods: dict, impl) -> grpc.GenericRpcHandler:
+    handlers = {}
+    for name, (request_cls, response_cls) in methods.items():
+        handlers[name] = grpc.unary_unary_rpc_method_handler(
+            _guard(getattr(impl, name), response_cls),
+            request_deserializer=request_cls.FromString,
+            response_serializer=response_cls.SerializeToString)
+    return grpc.method_handlers_generic_handler(service, handlers)
+
+
+def _guard(fn, response_cls):
+    def handle(request, context):
+        try:
+            return fn(request)
+        except errors.OpError as e:
+            context.abort(_CODES.get(e.error_code, grpc.StatusCode.UNKNOWN), e.message)
+        except Exception as e:  # noqa: BLE001 - a server never dies of a request
+            context.abort(grpc.StatusCode.INTERNAL, f"{type(e).__name__}: {e}")
+        return response_cls()
+
+    return handle
+
+
+def error_from_rpc(e: grpc.RpcError, what: str) -> errors.OpError:
+    """A failed call as the OpError of its code, naming the peer."""
+    code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
+    cls = errors.exception_type_from_error_code(_FROM_GRPC.get(code, errors.UNKNOWN))
+    details = e.details() if hasattr(e, "details") else str(e)
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return cls(None, None, f"{what} is unavailable: {details}")
+    return cls(None, None, details if what in (details or "") else f"{details} (from {what})")
+
+
+class Channels:
+    """One channel per address; ``call(address, service, method, request, timeout)``."""
+
+    def __init__(self):
+        self._channels: dict[str, grpc.Channel] = {}
+        self._calls: dict[tuple, object] = {}
+        self._lock = threading.Lock()
+
+    def call(self, address: str, service: str, method: str, request, timeout: float | None = None,
+             wait_for_ready: bool = False):
+        key = (address, service, method)
+        stub = self._calls.get(key)
+        if stub is None:
+            with self._lock:
+                channel = self._channels.get(address)
+                if channel is None:
+                    channel = self._channels[address] = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+                response_cls = SERVICES[service][method][1]
+                stub = self._calls[key] = channel.unary_unary(
+                    f"/{service}/{method}", request_serializer=type(request).SerializeToString,
+                    response_deserializer=response_cls.FromString)
+        return stub(request, timeout=timeout, wait_for_ready=wait_for_ready)
+
+    def close(self) -> None:
+        with self._lock:
+            for channel in self._channels.values():
+                channel.close()
+            self._channels.clear()
+            self._calls.clear()

@@ -1,0 +1,121 @@
+"""``tf.train.Server``: one gRPC port serving a master and a worker for one task."""
+
+from __future__ import annotations
+
+import threading
+from concurrent import futures
+
+import grpc
+
+from ..framework import errors
+from ..runtime.config import ConfigProto
+from .cluster_spec import ClusterSpec
+from .master import Master
+from .protos import distflow_pb2 as pb
+from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, generic_handler
+
+
+class Server:
+    """An in-process server for one task of a cluster.
+
+    Every server hosts a master (which sessions connect to with ``server.target``)
+    and a worker (which runs this task's share of every step and holds its
+    variables). Unlike TF 1.x's, ``stop()`` exists and ``join()`` returns once the
+    server is stopped, for example by ``distflow launch`` when training ends.
+    """
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None,
+                 start=True):
+        if protocol not in (None, "grpc"):
+            raise errors.UnimplementedError(None, None, f"protocol {protocol!r} is not supported; use 'grpc'")
+        cluster = ClusterSpec(server_or_cluster_def)
+        if job_name is None:
+            if len(cluster.jobs) != 1:
+                raise ValueError(f"Must specify an explicit `job_name` (the cluster has jobs {cluster.jobs})")
+            job_name = cluster.jobs[0]
+        if task_index is None:
+            indices = cluster.task_indices(job_name)
+            if len(indices) != 1:
+                raise ValueError(f"Must specify an explicit `task_index` (job {job_name!r} has "
+                                 f"{len(indices)} tasks)")
+            task_index = indices[0]
+        address = cluster.task_address(job_name, task_index)
+        host, sep, port = address.rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise errors.InvalidArgumentError(None, None, f"Could not start a server for /job:{job_name}/task:"
+                                              f"{task_index}: address {address!r} needs the form host:port")
+        self._config = config if config is not None else ConfigProto()
+        self._job, self._task = job_name, task_index
+        self._channels = Channels()
+        self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="distflow-rpc"),
+                                 options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)])
+        try:
+            bound = self._grpc.add_insecure_port(address)
+        except RuntimeError:
+            bound = 0
+        if not bound:
+            raise errors.UnknownError(None, None, f"Could not start gRPC server for /job:{job_name}/task:"
+                                      f"{task_index} on {address}: the address is in use or not local")
+        if port == "0":
+            address = f"{host}:{bound}"
+            jobs = cluster.as_dict()
+            tasks = dict(enumerate(jobs[job_name])) if isinstance(jobs[job_name], list) else jobs[job_name]
+            tasks[task_index] = address
+            jobs[job_name] = tasks
+            cluster = ClusterSpec(jobs)
+        self._cluster = cluster
+        self._address = address
+        from .worker import Worker  # noqa: PLC0415 - keeps the import graph one-way
+
+        self._worker = Worker(job_name, task_index, cluster, self._config, self._channels)
+        self._worker.on_shutdown = self.stop
+        self._master = Master(job_name, task_index, cluster, self._channels, self._config)
+        self._grpc.add_generic_rpc_handlers((generic_handler("distflow.Master", MASTER_METHODS, self._master),
+                                             generic_handler("distflow.Worker", WORKER_METHODS, self._worker)))
+        self._stopped = threading.Event()
+        self._started = False
+        if start:
+            self.start()
+
+    @property
+    def target(self) -> str:
+        return f"grpc://{self._address}"
+
+    @property
+    def server_def(self):
+        return self._cluster.as_cluster_def()
+
+    @property
+    def cluster_spec(self) -> ClusterSpec:
+        return self._cluster
+
+    def start(self) -> None:
+        if not self._started:
+            self._grpc.start()
+            self._started = True
+
+    def join(self) -> None:
+        """Blocks until the server is stopped (by stop(), a Shutdown call, or the launcher)."""
+        self._stopped.wait()
+
+    def stop(self, grace: float | None = 0.5) -> None:
+        """Stops serving; join() returns."""
+        if not self._stopped.is_set():
+            self._grpc.stop(grace).wait(5.0)
+            self._channels.close()
+            self._stopped.set()
+
+    @staticmethod
+    def create_local_server(config=None, start=True) -> "Server":
+        """A single-task server on a free port of this machine."""
+        return Server({"localhost": ["localhost:0"]}, job_name="localhost", task_index=0, config=config,
+                      start=start)
+
+
+def shutdown_task(address: str, timeout: float = 5.0) -> None:
+    """Asks the server at ``address`` to stop (what the launcher does to ps tasks)."""
+    channels = Channels()
+    try:
+        channels.call(address, "distflow.Worker", "Shutdown", pb.ShutdownRequest(), timeout=timeout)
+    finally:
+        channels.close()

@@ -1,0 +1,277 @@
+"""Between Python objects and the wire: tensors, attrs and graphs as protocol buffers.
+
+Tensor bytes travel raw in ``tensor_content``; nothing is ever pickled. Every
+decoder validates what it reads and raises ``InvalidArgumentError`` on bad input,
+so a malformed request becomes an error status, never a crash.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes, errors
+from ..framework import ops
+from ..framework.registry import is_registered
+from ..framework.tensor_shape import TensorShape
+from .protos import distflow_pb2 as pb
+
+MAX_TENSOR_BYTES = 2**34  # a sanity bound on a declared tensor size (16 GiB)
+
+
+def _bad(message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+# -- tensors ------------------------------------------------------------------------
+
+
+def shape_to_proto(shape: TensorShape) -> pb.TensorShapeProto:
+    proto = pb.TensorShapeProto()
+    dims = shape.as_tuple()
+    if dims is None:
+        proto.unknown_rank = True
+    else:
+        for d in dims:
+            proto.dim.add(size=-1 if d is None else d)
+    return proto
+
+
+def shape_from_proto(proto: pb.TensorShapeProto) -> TensorShape:
+    if proto.unknown_rank:
+        return TensorShape(None)
+    for d in proto.dim:
+        if d.size < -1:
+            raise _bad(f"invalid dimension size {d.size} in a shape")
+    return TensorShape([None if d.size == -1 else d.size for d in proto.dim])
+
+
+def tensor_to_proto(value) -> pb.TensorProto:
+    """An array as a TensorProto: numbers as raw little-endian bytes, strings in string_val."""
+    arr = np.asarray(value)
+    if arr.dtype.kind in "USO":
+        proto = pb.TensorProto(dtype=pb.DT_STRING)
+        for d in arr.shape:
+            proto.tensor_shape.dim.add(size=d)
+        flat = arr.reshape(-1)
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in flat)
+        return proto
+    dtype = dtypes.as_dtype(arr.dtype)
+    proto = pb.TensorProto(dtype=dtype.as_datatype_enum)
+    for d in arr.shape:
+        proto.tensor_shape.dim.add(size=d)
+    proto.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+    return proto
+
+
+def tensor_from_proto(proto: pb.TensorProto, writable: bool = False) -> np.ndarray:
+    """The array a TensorProto holds; a malformed proto is an InvalidArgumentError."""
+    try:
+        dtype = dtypes.as_dtype(int(proto.dtype))
+    except TypeError:
+        raise _bad(f"unsupported tensor dtype enum {proto.dtype}") from None
+    if dtype.is_ref_dtype:
+        raise _bad("a tensor on the wire cannot have a reference dtype")
+    shape = shape_from_proto(proto.tensor_shape)
+    if not shape.is_fully_defined():
+        raise _bad(f"a tensor on the wire needs a fully defined shape, got {shape}")
+    dims = shape.as_list()
+    n = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    if dtype == dtypes.string:
+        if len(proto.string_val) != n:
+            raise _bad(f"string tensor of shape {dims} holds {len(proto.string_val)} values")
+        out = np.empty(n, dtype=object)
+        out[:] = list(proto.string_val)
+        return out.reshape(dims)
+    np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
+    if n * np_dtype.itemsize > MAX_TENSOR_BYTES:
+        raise _bad(f"tensor of shape {dims} is too large")
+    if proto.tensor_content:
+        if len(proto.tensor_content) != n * np_dtype.itemsize:
+            raise _bad(f"tensor_content has {len(proto.tensor_content)} bytes; shape {dims} of "
+                       f"{dtype.name} needs {n * np_dtype.itemsize}")
+        arr = np.frombuffer(proto.tensor_content, dtype=np_dtype).reshape(dims)
+        arr = arr.astype(np_dtype.newbyteorder("="), copy=writable)
+        return arr
+    values = {dtypes.float32: proto.float_val, dtypes.float64: proto.double_val, dtypes.int64: proto.int64_val,
+              dtypes.bool: proto.bool_val, dtypes.float16: proto.half_val}.get(dtype, proto.int_val)
+    if dtype == dtypes.float16:
+        values = np.array(values, np.uint16).view(np.float16)
+    if len(values) not in (n, 1) and not (n == 0 and len(values) == 0):
+        raise _bad(f"tensor of shape {dims} holds {len(values)} values")
+    arr = np.array(values, dtype=dtype.as_numpy_dtype)
+    return np.broadcast_to(arr, dims).copy() if arr.size == 1 and n != 1 else arr.reshape(dims)
+
+
+# -- attrs --------------------------------------------------------------------------
+
+
+def attr_to_proto(value) -> pb.AttrValue:
+    if isinstance(value, bool):
+        return pb.AttrValue(b=value)
+    if isinstance(value, (int, np.integer)):
+        return pb.AttrValue(i=int(value))
+    if isinstance(value, (float, np.floating)):
+        return pb.AttrValue(f=float(value))
+    if isinstance(value, str):
+        return pb.AttrValue(s=value.encode())
+    if isinstance(value, bytes):
+        return pb.AttrValue(s=value)
+    if isinstance(value, dtypes.DType):
+        return pb.AttrValue(type=value.as_datatype_enum)
+    if isinstance(value, TensorShape):
+        return pb.AttrValue(shape=shape_to_proto(value))
+    if isinstance(value, np.ndarray):
+        return pb.AttrValue(tensor=tensor_to_proto(value))
+    if isinstance(value, (list, tuple)):
+        lst = pb.AttrValue.ListValue()
+        for v in value:
+            if isinstance(v, bool):
+                lst.b.append(v)
+            elif isinstance(v, (int, np.integer)):
+                lst.i.append(int(v))
+            elif isinstance(v, float):
+                lst.f.append(v)
+            elif isinstance(v, (str, bytes)):
+                lst.s.append(v.encode() if isinstance(v, str) else v)
+            elif isinstance(v, dtypes.DType):
+                lst.type.append(v.as_datatype_enum)
+            elif isinstance(v, TensorShape):
+                lst.shape.append(shape_to_proto(v))
+            else:
+                raise TypeError(f"cannot encode list attr element {v!r}")
+        return pb.AttrValue(list=lst)
+    raise TypeError(f"cannot encode attr value {value!r} of type {type(value).__name__}")
+
+
+def attr_from_proto(proto: pb.AttrValue):
+    kind = proto.WhichOneof("value")
+    if kind == "s":
+        try:
+            return proto.s.decode()
+        except UnicodeDecodeError:
+            return proto.s
+    if kind in ("i", "f", "b"):
+        return getattr(proto, kind)
+    if kind == "type":
+        try:
+            return dtypes.as_dtype(int(proto.type))
+        except TypeError:
+            raise _bad(f"unknown dtype enum {proto.type} in an attr") from None
+    if kind == "shape":
+        return shape_from_proto(proto.shape)
+    if kind == "tensor":
+        arr = tensor_from_proto(proto.tensor)
+        arr.flags.writeable = False
+        return arr
+    if kind == "list":
+        lst = proto.list
+        for field in ("s", "i", "f", "b", "type", "shape"):
+            values = getattr(lst, field)
+            if len(values):
+                if field == "s":
+                    return [v.decode() for v in values]
+                if field == "type":
+                    return [dtypes.as_dtype(int(v)) for v in values]
+                if field == "shape":
+                    return [shape_from_proto(v) for v in values]
+                return list(values)
+        return []
+    raise _bad(f"unsupported attr kind {kind!r}")
+
+
+# -- graphs -------------------------------------------------------------------------
+
+
+def graph_to_proto(operations) -> pb.GraphDef:
+    """A GraphDef of ``operations`` (a Graph's ops, in order)."""
+    graph_def = pb.GraphDef()
+    graph_def.versions.producer = 1
+    for op in operations:
+        node = graph_def.node.add(name=op.name, op=op.type, device=op.device)
+        node.input.extend([t._as_node_def_input() for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs])
+        for key, value in op._attrs.items():
+            node.attr[key].CopyFrom(attr_to_proto(value))
+    return graph_def
+
+
+def _parse_input(text: str) -> tuple[str, int]:
+    if text.startswith("^"):
+        return text[1:], -1
+    name, _, index = text.partition(":")
+    if not name:
+        raise _bad(f"empty input name {text!r}")
+    try:
+        return name, int(index) if index else 0
+    except ValueError:
+        raise _bad(f"bad input {text!r}: the output index must be an integer") from None
+
+
+def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = False) -> list[ops.Operation]:
+    """Adds the nodes of ``graph_def`` to ``graph`` with their exact names and devices.
+
+    Nodes may come in any order; inputs may name nodes already in ``graph``
+    (``existing``: for a graph extended in steps).
+
+    Raises:
+      InvalidArgumentError: an unknown op type, a dangling or cyclic input, a bad attr,
+        or a node the shape functions reject.
+    """
+    nodes = {}
+    for node in graph_def.node:
+        if not node.name or node.name in nodes:
+            raise _bad(f"node name {node.name!r} is empty or repeated")
+        if not is_registered(node.op):
+            raise _bad(f"node '{node.name}' has an unknown op type {node.op!r}")
+        nodes[node.name] = node
+    created: dict[str, ops.Operation] = {}
+    order, state = [], {}
+    for root in nodes:
+        stack = [(root, False)]
+        while stack:
+            name, done = stack.pop()
+            if done:
+                state[name] = 2
+                order.append(name)
+                continue
+            if state.get(name) == 2:
+                continue
+            if state.get(name) == 1:
+                raise _bad(f"the graph has a cycle through node '{name}'")
+            state[name] = 1
+            stack.append((name, True))
+            for text in nodes[name].input:
+                src, _ = _parse_input(text)
+                if src in nodes:
+                    if state.get(src) == 1:
+                        raise _bad(f"the graph has a cycle through node '{src}'")
+                    if state.get(src) != 2:
+                        stack.append((src, False))
+                elif not existing or src not in graph._nodes_by_name:
+                    raise _bad(f"node '{name}' has input '{text}', which is not in the graph")
+    with graph.as_default():
+        for name in order:
+            node = nodes[name]
+            if name in graph._nodes_by_name:
+                raise _bad(f"node '{name}' is already in the graph")
+            inputs, control = [], []
+            for text in node.input:
+                src, index = _parse_input(text)
+                op = created.get(src) or graph._nodes_by_name[src]
+                if index == -1:
+                    control.append(op)
+                elif not 0 <= index < len(op.outputs):
+                    raise _bad(f"node '{name}' reads output {index} of '{src}', which has {len(op.outputs)}")
+                else:
+                    inputs.append(op.outputs[index])
+            attrs = {key: attr_from_proto(value) for key, value in node.attr.items()}
+            try:
+                with graph.control_dependencies(None):
+                    op = graph.create_op(node.op, inputs, attrs, name=name + "/", control_inputs=control)
+            except (ValueError, TypeError, KeyError) as e:
+                raise _bad(f"cannot build node '{name}' ({node.op}): {e}") from None
+            try:
+                op._set_device(node.device)
+            except ValueError as e:
+                raise _bad(f"node '{name}' has a bad device {node.device!r}: {e}") from None
+            created[name] = op
+    return [created[name] for name in order]

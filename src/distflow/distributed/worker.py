@@ -1,0 +1,229 @@
+"""The worker service: runs this task's partitions of a step, and serves their tensors.
+
+The master registers, once per step signature, a GraphDef holding this task's
+partitions (every node with a full device name, _Send/_Recv at the cut edges). A
+step is one RunGraph: every partition runs at once; a _Recv whose sender is on
+another task pulls the tensor with RecvTensor from that task's worker.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+import uuid
+
+from ..framework import errors
+from ..framework import ops
+from ..framework.device_spec import DeviceSpec
+from ..runtime.device import DeviceMgr
+from ..runtime.executor import _POOL, PartitionPlan, Rendezvous, _run_partition, _StepState
+from ..runtime.partition import Node
+from . import wire
+from .protos import distflow_pb2 as pb
+from .rpc import Channels, error_from_rpc
+
+
+class _RegisteredGraph:
+    def __init__(self, graph: ops.Graph, partitions: dict[str, list]):
+        self.graph = graph
+        self.partitions = partitions  # device name -> ops in the master's order
+        self.plans: dict[tuple, list[PartitionPlan]] = {}
+        self.lock = threading.Lock()
+
+
+class _StepRendezvous(Rendezvous):
+    """A step's rendezvous on one worker: tensors from other tasks come by RecvTensor."""
+
+    __slots__ = ("worker", "step_id", "finished")
+
+    def __init__(self, worker: "Worker", step_id: int, deadline=None):
+        super().__init__(deadline)
+        self.worker = worker
+        self.step_id = step_id
+        self.finished = False
+
+    def recv(self, key, timeout=None):
+        src = key[0]
+        if self.worker.is_local(src):
+            return super().recv(key, timeout)
+        return self.worker.fetch_remote(src, key, self.step_id, self._deadline)
+
+
+class Worker:
+    """The worker of one task: its devices (and their resources), graphs and steps."""
+
+    def __init__(self, job: str, task: int, cluster, config=None, channels: Channels | None = None):
+        self.job, self.task = job, task
+        self.task_name = f"/job:{job}/replica:0/task:{task}"
+        self.cluster = cluster
+        self.device_mgr = DeviceMgr(config, job=job, task=task)
+        self.channels = channels or Channels()
+        self._graphs: dict[str, _RegisteredGraph] = {}
+        self._steps: dict[int, _StepRendezvous] = {}
+        self._lock = threading.Lock()
+        self._kernel_states: dict = {}
+        self.on_shutdown = None
+
+    # -- helpers ------------------------------------------------------------------
+    def is_local(self, device: str) -> bool:
+        spec = DeviceSpec.from_string(device)
+        return spec.job == self.job and (spec.task or 0) == self.task
+
+    def _step(self, step_id: int, deadline=None) -> _StepRendezvous:
+        with self._lock:
+            rdv = self._steps.get(step_id)
+            if rdv is None:
+                rdv = self._steps[step_id] = _StepRendezvous(self, step_id, deadline)
+            return rdv
+
+    def _drop_step_if_done(self, rdv: _StepRendezvous) -> None:
+        with self._lock:
+            if rdv.finished and not rdv._items and self._steps.get(rdv.step_id) is rdv:
+                del self._steps[rdv.step_id]
+
+    def fetch_remote(self, src_device: str, key, step_id: int, deadline):
+        spec = DeviceSpec.from_string(src_device)
+        task_name = f"/job:{spec.job}/replica:0/task:{spec.task or 0}"
+        try:
+            address = self.cluster.task_address(spec.job, spec.task or 0)
+        except ValueError:
+            raise errors.InvalidArgumentError(None, None, f"no task {task_name} in the cluster") from None
+        timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
+        request = pb.RecvTensorRequest(step_id=step_id, rendezvous_key=";".join(key),
+                                       timeout_in_ms=0 if timeout is None else int(timeout * 1000))
+        try:
+            response = self.channels.call(address, "distflow.Worker", "RecvTensor", request, timeout=timeout)
+        except Exception as e:  # grpc.RpcError
+            raise error_from_rpc(e, f"task {task_name} ({address})") from None
+        return wire.tensor_from_proto(response.tensor)
+
+    # -- RPC methods --------------------------------------------------------------------
+    def GetStatus(self, request):
+        response = pb.GetStatusResponse(task=self.task_name)
+        for d in self.device_mgr.devices:
+            response.device_attributes.add(name=d.name, device_type=d.device_type)
+        return response
+
+    def RegisterGraph(self, request):
+        graph = ops.Graph()
+        wire.import_graph_def(request.graph_def, graph)
+        partitions: dict[str, list] = {}
+        for node in request.graph_def.node:
+            op = graph.get_operation_by_name(node.name)
+            if not self.is_local(op.device):
+                raise errors.InvalidArgumentError(None, None, f"node '{node.name}' is placed on {op.device}, "
+                                                  f"not on this task ({self.task_name})")
+            try:
+                self.device_mgr.lookup(op.device)
+            except KeyError:
+                raise errors.InvalidArgumentError(None, None, f"node '{node.name}': {self.task_name} has no "
+                                                  f"device {op.device}") from None
+            partitions.setdefault(op.device, []).append(op)
+        handle = uuid.uuid4().hex
+        with self._lock:
+            self._graphs[handle] = _RegisteredGraph(graph, partitions)
+        return pb.RegisterGraphResponse(graph_handle=handle)
+
+    def DeregisterGraph(self, request):
+        with self._lock:
+            self._graphs.pop(request.graph_handle, None)
+        return pb.DeregisterGraphResponse()
+
+    def _plans(self, registered: _RegisteredGraph, feed_names: tuple, fetch_names: tuple):
+        key = (feed_names, fetch_names)
+        plans = registered.plans.get(key)
+        if plans is None:
+            with registered.lock:
+                plans = registered.plans.get(key)
+                if plans is None:
+                    graph = registered.graph
+                    feed_index = {}
+                    for i, name in enumerate(feed_names):
+                        t = _tensor(graph, name)
+                        feed_index[(t.op.name, t.value_index)] = i
+                    fetch_index: dict = {}
+                    for i, name in enumerate(fetch_names):
+                        t = _tensor(graph, name)
+                        fetch_index.setdefault((t.op.name, t.value_index), []).append(i)
+                    plans = []
+                    for device, op_list in registered.partitions.items():
+                        nodes = [Node.from_op(op) for op in op_list]
+                        dev = self.device_mgr.lookup(device)
+                        plans.append(PartitionPlan(device, nodes, [dev] * len(nodes), feed_index, fetch_index,
+                                                   self._kernel_states))
+                    registered.plans[key] = plans
+        return plans
+
+    def RunGraph(self, request):
+        registered = self._graphs.get(request.graph_handle)
+        if registered is None:
+            raise errors.AbortedError(None, None, f"graph handle {request.graph_handle!r} is not registered on "
+                                      f"{self.task_name} (was the task restarted?)")
+        feed_names = tuple(t.name for t in request.send)
+        feeds = [wire.tensor_from_proto(t.tensor) for t in request.send]
+        plans = self._plans(registered, feed_names, tuple(request.recv_key))
+        timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms else None
+        rdv = self._step(request.step_id, None if timeout is None else time.monotonic() + timeout)
+        results = [None] * len(request.recv_key)
+        state = _StepState(len(plans))
+        try:
+            for plan in plans[1:]:
+                _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state))
+            if plans:
+                _run_partition(plans[0], feeds, rdv, results, state)
+            if not state.done.wait(timeout):
+                rdv.abort(errors.DeadlineExceededError(None, None, "step timed out"))
+                state.done.wait()
+        finally:
+            rdv.finished = True
+            self._drop_step_if_done(rdv)
+        if state.error is not None:
+            raise state.error
+        response = pb.RunGraphResponse()
+        for name, value in zip(request.recv_key, results):
+            read = getattr(value, "read", None)
+            response.recv.add(name=name, tensor=wire.tensor_to_proto(read() if read else value))
+        return response
+
+    def RecvTensor(self, request):
+        parts = request.rendezvous_key.split(";")
+        if len(parts) != 3 or not all(parts):
+            raise errors.InvalidArgumentError(None, None, f"bad rendezvous key {request.rendezvous_key!r}")
+        timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms > 0 else None
+        rdv = self._step(request.step_id)
+        key = tuple(parts)
+        value = Rendezvous.recv(rdv, key, timeout)  # a tensor this task sends: never remote
+        self._drop_step_if_done(rdv)
+        read = getattr(value, "read", None)
+        return pb.RecvTensorResponse(tensor=wire.tensor_to_proto(read() if read else value))
+
+    def AbortStep(self, request):
+        with self._lock:
+            rdv = self._steps.pop(request.step_id, None)
+        if rdv is not None:
+            rdv.abort(errors.AbortedError(None, None, request.status.message or "step aborted"))
+        return pb.AbortStepResponse()
+
+    def ResetContainers(self, request):
+        for d in self.device_mgr.devices:
+            if request.container:
+                for c in request.container:
+                    d.resource_mgr.cleanup(c)
+            else:
+                d.resource_mgr.clear()
+        with self._lock:
+            self._graphs.clear()
+        return pb.ResetContainersResponse()
+
+    def Shutdown(self, request):
+        if self.on_shutdown is not None:
+            threading.Thread(target=self.on_shutdown, daemon=True).start()
+        return pb.ShutdownResponse()
+
+
+def _tensor(graph: ops.Graph, name: str) -> ops.Tensor:
+    try:
+        return graph.get_tensor_by_name(name)
+    except (KeyError, ValueError) as e:
+        raise errors.InvalidArgumentError(None, None, f"tensor {name!r} is not in the registered graph: {e}") from None
