@@ -9,11 +9,12 @@ fails the step with its name; the others are told to abort the step.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from ..framework import errors
 from ..framework import ops
@@ -24,6 +25,9 @@ from ..runtime.placer import Placer
 from . import wire
 from .protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
+
+
+_log = logging.getLogger("distflow")
 
 
 class RemoteDevice:
@@ -77,6 +81,7 @@ class Master:
         self.config = config or ConfigProto()
         self.connect_timeout = connect_timeout
         self._sessions: dict[str, _MasterSession] = {}
+        self._task_devices: dict[str, list[RemoteDevice]] = {}
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
 
     # -- cluster -------------------------------------------------------------------
@@ -102,24 +107,34 @@ class Master:
             raise error_from_rpc(e, f"task {task_name} ({address})") from None
 
     def _devices(self, device_filters) -> ClusterDevices:
-        """Every task's devices; waits (with backoff) for tasks that are not up yet."""
+        """Every task's devices (asked once per task); waits with backoff for tasks not up yet."""
         devices = []
         for name, job, index, address in self._tasks(device_filters):
-            deadline = time.monotonic() + self.connect_timeout
-            delay = 0.05
-            while True:
-                try:
-                    status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=5.0)
-                    break
-                except errors.UnavailableError:
-                    if time.monotonic() + delay > deadline:
-                        raise errors.UnavailableError(
-                            None, None, f"task {name} ({address}) did not answer within "
-                            f"{self.connect_timeout:.0f} s; is it running?") from None
-                    time.sleep(delay)
-                    delay = min(delay * 2, 1.0)
-            devices += [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
+            known = self._task_devices.get(name)
+            if known is None:
+                known = self._task_devices[name] = self._wait_for_task(name, address)
+            devices += known
         return ClusterDevices(devices, self.job, self.task)
+
+    def _wait_for_task(self, name: str, address: str) -> list[RemoteDevice]:
+        start = time.monotonic()
+        delay, logged = 0.05, start
+        while True:
+            try:
+                status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=5.0)
+                return [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
+            except errors.UnavailableError:
+                waited = time.monotonic() - start
+                if waited + delay > self.connect_timeout:
+                    raise errors.UnavailableError(
+                        None, None, f"task {name} ({address}) did not answer within "
+                        f"{self.connect_timeout:.0f} s; is it running?") from None
+                if time.monotonic() - logged > 5.0:
+                    logged = time.monotonic()
+                    _log.warning("waiting for task %s (%s) to start: %.0f s so far, giving up after %.0f s",
+                                 name, address, waited, self.connect_timeout)
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
 
     # -- sessions --------------------------------------------------------------------
     def CreateSession(self, request):
@@ -187,16 +202,17 @@ class Master:
             for pos in feed_positions:
                 run.send.add(name=_feed_node_name(feeds[pos].name) + ":0", tensor=feeds[pos].tensor)
             futures[name] = self._pool.submit(self._call, name, address, "RunGraph", run, timeout)
-        results, failure = {}, None
-        for name, future in futures.items():
-            try:
-                results[name] = future.result()
-            except errors.OpError as e:
-                if failure is None or isinstance(failure, errors.CancelledError):
-                    failure = e
+        # The first task to fail aborts the step everywhere, so that tasks waiting for a
+        # tensor from it give up at once; then every call is waited for.
+        wait(futures.values(), return_when=FIRST_EXCEPTION)
+        failure = _first_failure(futures)
         if failure is not None:
             self._abort(step, step_id, failure)
+        wait(futures.values())
+        failure = _first_failure(futures)
+        if failure is not None:
             raise failure
+        results = {name: future.result() for name, future in futures.items()}
         response = pb.RunStepResponse()
         for pos, fetch in enumerate(request.fetch):
             if pos in step.fed_fetches:
@@ -252,6 +268,17 @@ class Master:
                                   pb.RegisterGraphRequest(graph_def=graph_def), timeout=60.0)
             tasks[task_name] = (address, response.graph_handle, feed_positions, local_fetches)
         return _Step(tasks, fetch_tasks, fed_fetches)
+
+
+def _first_failure(futures: dict) -> errors.OpError | None:
+    """The most telling error among finished calls: a real failure before a cancellation."""
+    found = None
+    for future in futures.values():
+        if future.done() and future.exception() is not None:
+            e = future.exception()
+            if found is None or (isinstance(found, errors.CancelledError) and not isinstance(e, errors.CancelledError)):
+                found = e
+    return found
 
 
 def _matches(task_name: str, device_filter: str) -> bool:

@@ -69,7 +69,8 @@ class Server:
 
         self._worker = Worker(job_name, task_index, cluster, self._config, self._channels)
         self._worker.on_shutdown = self.stop
-        self._master = Master(job_name, task_index, cluster, self._channels, self._config)
+        self._master = Master(job_name, task_index, cluster, self._channels, self._config,
+                              connect_timeout=self._config.connect_timeout_in_ms / 1000.0)
         self._grpc.add_generic_rpc_handlers((generic_handler("distflow.Master", MASTER_METHODS, self._master),
                                              generic_handler("distflow.Worker", WORKER_METHODS, self._worker)))
         self._stopped = threading.Event()

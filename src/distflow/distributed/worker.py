@@ -61,6 +61,7 @@ class Worker:
         self.channels = channels or Channels()
         self._graphs: dict[str, _RegisteredGraph] = {}
         self._steps: dict[int, _StepRendezvous] = {}
+        self._failed: dict[int, tuple[BaseException, float]] = {}  # recently failed steps
         self._lock = threading.Lock()
         self._kernel_states: dict = {}
         self.on_shutdown = None
@@ -72,10 +73,25 @@ class Worker:
 
     def _step(self, step_id: int, deadline=None) -> _StepRendezvous:
         with self._lock:
+            failed = self._failed.get(step_id)
+            if failed is not None:
+                raise errors.AbortedError(None, None, f"step {step_id} was aborted on {self.task_name}: "
+                                          f"{type(failed[0]).__name__}: {failed[0]}")
             rdv = self._steps.get(step_id)
             if rdv is None:
                 rdv = self._steps[step_id] = _StepRendezvous(self, step_id, deadline)
             return rdv
+
+    def _fail_step(self, step_id: int, error: BaseException) -> None:
+        """Aborts the step here and remembers it for a minute: late receivers fail at once."""
+        now = time.monotonic()
+        with self._lock:
+            rdv = self._steps.pop(step_id, None)
+            self._failed[step_id] = (error, now)
+            for old in [k for k, (_, t) in self._failed.items() if now - t > 60.0]:
+                del self._failed[old]
+        if rdv is not None:
+            rdv.abort(error)
 
     def _drop_step_if_done(self, rdv: _StepRendezvous) -> None:
         with self._lock:
@@ -179,7 +195,8 @@ class Worker:
             rdv.finished = True
             self._drop_step_if_done(rdv)
         if state.error is not None:
-            raise state.error
+            self._fail_step(request.step_id, state.error)
+            raise _named(state.error, self.task_name)
         response = pb.RunGraphResponse()
         for name, value in zip(request.recv_key, results):
             read = getattr(value, "read", None)
@@ -199,10 +216,7 @@ class Worker:
         return pb.RecvTensorResponse(tensor=wire.tensor_to_proto(read() if read else value))
 
     def AbortStep(self, request):
-        with self._lock:
-            rdv = self._steps.pop(request.step_id, None)
-        if rdv is not None:
-            rdv.abort(errors.AbortedError(None, None, request.status.message or "step aborted"))
+        self._fail_step(request.step_id, errors.AbortedError(None, None, request.status.message or "step aborted"))
         return pb.AbortStepResponse()
 
     def ResetContainers(self, request):
@@ -220,6 +234,13 @@ class Worker:
         if self.on_shutdown is not None:
             threading.Thread(target=self.on_shutdown, daemon=True).start()
         return pb.ShutdownResponse()
+
+
+def _named(error: BaseException, task_name: str) -> BaseException:
+    """The error with the failing task named in its message (once)."""
+    if isinstance(error, errors.OpError) and task_name not in error.message:
+        return type(error)(error.node_def, error.op, f"{error.message} (on task {task_name})", device=error.device)
+    return error
 
 
 def _tensor(graph: ops.Graph, name: str) -> ops.Tensor:

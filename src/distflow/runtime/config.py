@@ -32,6 +32,10 @@ class ConfigProto:
     runs and keeps the faster; 1 is always sequential, 2 or more always concurrent.
     ``intra_op_parallelism_threads`` is accepted for compatibility: intra-op
     parallelism is NumPy's BLAS.
+
+    ``connect_timeout_in_ms`` (a distflow addition, for a Server's config) bounds how
+    long its master waits, with backoff and a log line naming the task, for another
+    task of the cluster to come up before failing with UnavailableError.
     """
 
     DEFAULT_SIMULATED_GPUS = 8
@@ -41,7 +45,7 @@ class ConfigProto:
                  intra_op_parallelism_threads: int = 0, isolate_session_state: bool = False,
                  device_filters=None, gpu_options: GPUOptions | None = None,
                  graph_options: GraphOptions | None = None, operation_timeout_in_ms: int = 0,
-                 use_per_session_threads: bool = False, **unused):
+                 use_per_session_threads: bool = False, connect_timeout_in_ms: int = 60000, **unused):
         self.device_count = dict(device_count or {})
         for kind, count in self.device_count.items():
             if not isinstance(count, int) or count < 0:
@@ -56,6 +60,7 @@ class ConfigProto:
         self.graph_options = graph_options or GraphOptions()
         self.operation_timeout_in_ms = operation_timeout_in_ms
         self.use_per_session_threads = use_per_session_threads
+        self.connect_timeout_in_ms = connect_timeout_in_ms
 
     def __repr__(self):
         return (f"ConfigProto(device_count={self.device_count}, allow_soft_placement="

@@ -1,0 +1,1 @@
+"""Command-line tools: ``distflow launch`` and ``distflow server``."""

@@ -1,0 +1,57 @@
+"""Real server processes on 127.0.0.1 for the distributed tests (killed by pid, every wait bounded)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from distflow.tools.launcher import free_ports
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class LocalCluster:
+    """Starts one ``distflow server`` process per task; ``kill(job, index)`` ends one by pid."""
+
+    def __init__(self, jobs: dict[str, int]):
+        ports = iter(free_ports(sum(jobs.values())))
+        self.spec = {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)] for job, n in jobs.items()}
+        self.procs: dict[tuple[str, int], subprocess.Popen] = {}
+        for job, addresses in self.spec.items():
+            for index in range(len(addresses)):
+                self.start(job, index)
+
+    def start(self, job: str, index: int, timeout: float = 30.0) -> None:
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+        proc = subprocess.Popen([sys.executable, "-m", "distflow.tools.cli", "server", "--cluster",
+                                 json.dumps(self.spec), "--job", job, "--task", str(index)],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        self.procs[(job, index)] = proc
+        deadline = time.monotonic() + timeout
+        line = b""
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if line.startswith(b"serving") or not line:
+                break
+        if not line.startswith(b"serving"):
+            self.close()
+            raise RuntimeError(f"server {job}:{index} did not start: {line!r}")
+
+    def target(self, job: str, index: int = 0) -> str:
+        return "grpc://" + self.spec[job][index]
+
+    def address(self, job: str, index: int = 0) -> str:
+        return self.spec[job][index]
+
+    def kill(self, job: str, index: int) -> None:
+        proc = self.procs.pop((job, index))
+        proc.kill()
+        proc.wait(10)
+
+    def close(self) -> None:
+        for proc in self.procs.values():
+            proc.kill()
+        for proc in self.procs.values():
+            proc.wait(10)
+        self.procs.clear()

@@ -1,0 +1,192 @@
+"""The distributed runtime over real server processes on 127.0.0.1."""
+
+import threading
+import time
+
+import grpc
+import numpy as np
+import pytest
+
+import distflow as tf
+from cluster_util import LocalCluster
+from distflow.distributed.protos import distflow_pb2 as pb
+from distflow.distributed.rpc import MASTER_METHODS, WORKER_METHODS
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = LocalCluster({"ps": 1, "worker": 2})
+    yield c
+    c.close()
+
+
+def test_step_across_tasks_and_fetch_structures(cluster):
+    with tf.device(tf.train.replica_device_setter(cluster=cluster.spec, worker_device="/job:worker/task:0")):
+        v = tf.Variable([1.0, 2.0], name="step_v")
+        x = tf.placeholder(tf.float32, [2])
+        y = v * x + 1.0
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        sess.run(v.initializer)
+        out = sess.run({"y": y, "both": [v, x]}, {x: [3.0, 4.0]})
+        assert out["y"].tolist() == [4.0, 9.0]
+        assert out["both"][0].tolist() == [1.0, 2.0] and out["both"][1].tolist() == [3.0, 4.0]
+        out["y"] += 1  # fetched arrays are the caller's, and writable
+
+
+def test_separately_built_graphs_share_a_variable_on_the_ps(cluster):
+    g1 = tf.Graph()
+    with g1.as_default(), tf.device("/job:ps/task:0"):
+        a = tf.Variable(tf.zeros([3]), name="shared_w")
+        bump = tf.assign_add(a, tf.ones([3]))
+    g2 = tf.Graph()
+    with g2.as_default(), tf.device("/job:ps/task:0"):
+        b = tf.Variable(tf.zeros([3]), name="shared_w")
+    with tf.Session(cluster.target("worker", 0), graph=g1) as s1:
+        s1.run(a.initializer)
+        s1.run(bump)
+        s1.run(bump)
+    with tf.Session(cluster.target("worker", 1), graph=g2) as s2:
+        assert s2.run(b).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_concurrent_locked_increments_are_never_lost(cluster):
+    n = 40
+    graphs = []
+    for i in range(2):
+        g = tf.Graph()
+        with g.as_default(), tf.device(tf.train.replica_device_setter(
+                cluster=cluster.spec, worker_device=f"/job:worker/task:{i}")):
+            counter = tf.Variable(0, dtype=tf.int64, name="counter")
+            inc = tf.assign_add(counter, tf.constant(1, tf.int64), use_locking=True)
+        graphs.append((g, counter, inc))
+    with tf.Session(cluster.target("worker", 0), graph=graphs[0][0]) as sess:
+        sess.run(graphs[0][1].initializer)
+
+    def work(i):
+        g, _, inc = graphs[i]
+        with tf.Session(cluster.target("worker", i), graph=g) as sess:
+            for _ in range(n):
+                sess.run(inc.op)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    with tf.Session(cluster.target("worker", 0), graph=graphs[0][0]) as sess:
+        assert sess.run(graphs[0][1]) == 2 * n
+
+
+def test_large_tensor_through_the_cluster(cluster):
+    big = np.arange(8 * 1024 * 1024, dtype=np.float32)  # 32 MB: far past gRPC's 4 MB default
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(tf.zeros([big.size]), name="big")
+        x = tf.placeholder(tf.float32, [big.size])
+        load = tf.assign(v, x)
+    with tf.device("/job:worker/task:1"):
+        total = tf.reduce_sum(v * 2.0)
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        sess.run(load, {x: big})
+        back = sess.run(v)
+        np.testing.assert_array_equal(back, big)
+        assert np.isclose(sess.run(total), 2 * big.astype(np.float64).sum(), rtol=1e-5)
+
+
+def test_errors_name_the_op_and_task(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable([1.0], name="never_initialized")
+    with tf.device("/job:worker/task:1"):
+        y = v * 2.0
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="never_initialized") as info:
+            sess.run(y)
+    assert "/job:ps/replica:0/task:0" in str(info.value)
+
+
+def test_session_reset_clears_containers(cluster):
+    with tf.device("/job:ps/task:0"):
+        with tf.container("experiment"):
+            v = tf.Variable(5.0, name="in_container")
+        w = tf.Variable(7.0, name="in_default")
+    target = cluster.target("worker", 0)
+    with tf.Session(target) as sess:
+        sess.run([v.initializer, w.initializer])
+    tf.Session.reset(target, ["experiment"])
+    with tf.Session(target) as sess:
+        assert sess.run(w) == 7.0
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run(v)
+
+
+@pytest.mark.parametrize("service,methods", [("distflow.Master", MASTER_METHODS), ("distflow.Worker", WORKER_METHODS)])
+def test_garbage_and_malformed_requests_get_errors_and_the_server_keeps_serving(cluster, service, methods):
+    channel = grpc.insecure_channel(cluster.address("worker", 1))
+    try:
+        for method, (request_cls, _) in methods.items():
+            if method == "Shutdown":
+                continue
+            raw = channel.unary_unary(f"/{service}/{method}")
+            for payload in (b"\xff\xfe garbage \x00\x01", b"\x0a\xff\xff\xff\xff\x0f"):
+                with pytest.raises(grpc.RpcError) as info:
+                    raw(payload, timeout=10)
+                assert info.value.code() != grpc.StatusCode.UNAVAILABLE
+        hostile = [
+            ("distflow.Master", "RunStep", pb.RunStepRequest(session_handle="nope", fetch=["x:0"])),
+            ("distflow.Master", "CreateSession", pb.CreateSessionRequest(graph_def=pb.GraphDef(
+                node=[pb.NodeDef(name="a", op="NoSuchOp")]))),
+            ("distflow.Master", "CreateSession", pb.CreateSessionRequest(graph_def=pb.GraphDef(
+                node=[pb.NodeDef(name="a", op="Identity", input=["a"])]))),
+            ("distflow.Worker", "RunGraph", pb.RunGraphRequest(graph_handle="missing")),
+            ("distflow.Worker", "RecvTensor", pb.RecvTensorRequest(step_id=1, rendezvous_key="bad", timeout_in_ms=10)),
+            ("distflow.Worker", "RegisterGraph", pb.RegisterGraphRequest(graph_def=pb.GraphDef(
+                node=[pb.NodeDef(name="c", op="Const", device="/job:worker/replica:0/task:1/device:CPU:0")]))),
+        ]
+        for svc, method, request in hostile:
+            if svc != service:
+                continue
+            call = channel.unary_unary(f"/{svc}/{method}", request_serializer=type(request).SerializeToString)
+            with pytest.raises(grpc.RpcError) as info:
+                call(request, timeout=10)
+            assert info.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.ABORTED,
+                                         grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.NOT_FOUND)
+    finally:
+        channel.close()
+    with tf.Session(cluster.target("worker", 1)) as sess:  # still serving
+        assert sess.run(tf.constant(3.0) * 2.0) == 6.0
+
+
+def test_server_api_errors():
+    with pytest.raises(ValueError, match="job_name"):
+        tf.train.Server({"ps": ["127.0.0.1:0"], "worker": ["127.0.0.1:0"]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="host:port"):
+        tf.train.Server({"local": ["localhost"]})
+    server = tf.train.Server.create_local_server()
+    try:
+        assert server.target.startswith("grpc://localhost:")
+        port = server.target.rsplit(":", 1)[1]
+        with pytest.raises(tf.errors.UnknownError, match="in use"):
+            tf.train.Server({"local": [f"localhost:{port}"]})
+        with tf.Session(server.target) as sess:
+            assert sess.run(tf.constant([1, 2]) + 1).tolist() == [2, 3]
+    finally:
+        server.stop()
+    done = threading.Event()
+    threading.Thread(target=lambda: (server.join(), done.set()), daemon=True).start()
+    assert done.wait(10)  # join() returns once the server is stopped
+
+
+def test_killed_ps_gives_unavailable_naming_it():
+    c = LocalCluster({"ps": 1, "worker": 1})
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="lost")
+        with tf.Session(c.target("worker", 0)) as sess:
+            sess.run(v.initializer)
+            c.kill("ps", 0)
+            start = time.monotonic()
+            with pytest.raises(tf.errors.UnavailableError, match=r"/job:ps/replica:0/task:0"):
+                sess.run(v)
+            assert time.monotonic() - start < 60
+        with tf.Session(c.target("worker", 0)) as sess:  # the worker survives
+            assert sess.run(tf.constant(2.0)) == 2.0
+    finally:
+        c.close()
