@@ -14,7 +14,7 @@ import random
 import threading
 import time
 import uuid
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 
 from ..framework import errors
 from ..framework import ops
@@ -82,6 +82,7 @@ class Master:
         self.connect_timeout = connect_timeout
         self._sessions: dict[str, _MasterSession] = {}
         self._task_devices: dict[str, list[RemoteDevice]] = {}
+        self.local_worker = None  # the Worker of this server, called directly
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
 
     # -- cluster -------------------------------------------------------------------
@@ -98,6 +99,9 @@ class Master:
         return out
 
     def _call(self, task_name: str, address: str, method: str, request, timeout=None, wait=False):
+        if self.local_worker is not None and task_name == self.local_worker.task_name:
+            # This server's own worker: a direct call, no serialization, no loopback hop.
+            return getattr(self.local_worker, method)(request)
         try:
             return self.channels.call(address, "distflow.Worker", method, request, timeout=timeout,
                                       wait_for_ready=wait)
@@ -201,7 +205,18 @@ class Master:
                                      timeout_in_ms=request.timeout_in_ms)
             for pos in feed_positions:
                 run.send.add(name=_feed_node_name(feeds[pos].name) + ":0", tensor=feeds[pos].tensor)
-            futures[name] = self._pool.submit(self._call, name, address, "RunGraph", run, timeout)
+            futures[name] = (run, address)
+        if len(futures) == 1:  # one task: call it on this thread, no hand-off
+            name, (run, address) = next(iter(futures.items()))
+            future = Future()
+            try:
+                future.set_result(self._call(name, address, "RunGraph", run, timeout))
+            except errors.OpError as e:
+                future.set_exception(e)
+            futures[name] = future
+        else:
+            futures = {name: self._pool.submit(self._call, name, address, "RunGraph", run, timeout)
+                       for name, (run, address) in futures.items()}
         # The first task to fail aborts the step everywhere, so that tasks waiting for a
         # tensor from it give up at once; then every call is waited for.
         wait(futures.values(), return_when=FIRST_EXCEPTION)

@@ -90,6 +90,13 @@ class Channels:
 
     def call(self, address: str, service: str, method: str, request, timeout: float | None = None,
              wait_for_ready: bool = False):
+        return self._stub(address, service, method, request)(request, timeout=timeout, wait_for_ready=wait_for_ready)
+
+    def future(self, address: str, service: str, method: str, request, timeout: float | None = None):
+        """Starts the call and returns at once; ``.result()`` waits for the response."""
+        return self._stub(address, service, method, request).future(request, timeout=timeout)
+
+    def _stub(self, address: str, service: str, method: str, request):
         key = (address, service, method)
         stub = self._calls.get(key)
         if stub is None:
@@ -101,7 +108,7 @@ class Channels:
                 stub = self._calls[key] = channel.unary_unary(
                     f"/{service}/{method}", request_serializer=type(request).SerializeToString,
                     response_deserializer=response_cls.FromString)
-        return stub(request, timeout=timeout, wait_for_ready=wait_for_ready)
+        return stub
 
     def close(self) -> None:
         with self._lock:

@@ -71,6 +71,7 @@ class Server:
         self._worker.on_shutdown = self.stop
         self._master = Master(job_name, task_index, cluster, self._channels, self._config,
                               connect_timeout=self._config.connect_timeout_in_ms / 1000.0)
+        self._master.local_worker = self._worker
         self._grpc.add_generic_rpc_handlers((generic_handler("distflow.Master", MASTER_METHODS, self._master),
                                              generic_handler("distflow.Worker", WORKER_METHODS, self._worker)))
         self._stopped = threading.Event()

@@ -18,7 +18,7 @@ from ..framework import ops
 from ..framework.device_spec import DeviceSpec
 from ..runtime.device import DeviceMgr
 from ..runtime.executor import _POOL, PartitionPlan, Rendezvous, _run_partition, _StepState
-from ..runtime.partition import Node
+from ..runtime.partition import Node, rendezvous_key
 from . import wire
 from .protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
@@ -35,19 +35,28 @@ class _RegisteredGraph:
 class _StepRendezvous(Rendezvous):
     """A step's rendezvous on one worker: tensors from other tasks come by RecvTensor."""
 
-    __slots__ = ("worker", "step_id", "finished")
+    __slots__ = ("worker", "step_id", "finished", "prefetched")
 
     def __init__(self, worker: "Worker", step_id: int, deadline=None):
         super().__init__(deadline)
         self.worker = worker
         self.step_id = step_id
         self.finished = False
+        self.prefetched: dict = {}
+
+    def prefetch(self, keys) -> None:
+        """Asks the other tasks for every tensor this step will receive from them, all at once."""
+        for key in keys:
+            self.prefetched[key] = self.worker.start_remote_fetch(key, self.step_id, self._deadline)
 
     def recv(self, key, timeout=None):
         src = key[0]
         if self.worker.is_local(src):
             return super().recv(key, timeout)
-        return self.worker.fetch_remote(src, key, self.step_id, self._deadline)
+        pending = self.prefetched.pop(key, None)
+        if pending is None:
+            pending = self.worker.start_remote_fetch(key, self.step_id, self._deadline)
+        return self.worker.finish_remote_fetch(key, pending)
 
 
 class Worker:
@@ -98,19 +107,27 @@ class Worker:
             if rdv.finished and not rdv._items and self._steps.get(rdv.step_id) is rdv:
                 del self._steps[rdv.step_id]
 
-    def fetch_remote(self, src_device: str, key, step_id: int, deadline):
-        spec = DeviceSpec.from_string(src_device)
+    def _task_of(self, device: str) -> tuple[str, str]:
+        spec = DeviceSpec.from_string(device)
         task_name = f"/job:{spec.job}/replica:0/task:{spec.task or 0}"
         try:
-            address = self.cluster.task_address(spec.job, spec.task or 0)
+            return task_name, self.cluster.task_address(spec.job, spec.task or 0)
         except ValueError:
             raise errors.InvalidArgumentError(None, None, f"no task {task_name} in the cluster") from None
+
+    def start_remote_fetch(self, key, step_id: int, deadline):
+        """Starts a RecvTensor call for ``key`` to the task that sends it."""
+        task_name, address = self._task_of(key[0])
         timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
         request = pb.RecvTensorRequest(step_id=step_id, rendezvous_key=";".join(key),
                                        timeout_in_ms=0 if timeout is None else int(timeout * 1000))
+        return self.channels.future(address, "distflow.Worker", "RecvTensor", request, timeout=timeout)
+
+    def finish_remote_fetch(self, key, pending):
         try:
-            response = self.channels.call(address, "distflow.Worker", "RecvTensor", request, timeout=timeout)
+            response = pending.result()
         except Exception as e:  # grpc.RpcError
+            task_name, address = self._task_of(key[0])
             raise error_from_rpc(e, f"task {task_name} ({address})") from None
         return wire.tensor_from_proto(response.tensor)
 
@@ -168,6 +185,10 @@ class Worker:
                         dev = self.device_mgr.lookup(device)
                         plans.append(PartitionPlan(device, nodes, [dev] * len(nodes), feed_index, fetch_index,
                                                    self._kernel_states))
+                    remote = [rendezvous_key(Node.from_op(op)) for op_list in registered.partitions.values()
+                              for op in op_list if op.type == "_Recv"
+                              and not self.is_local(op.get_attr("send_device"))]
+                    plans = (plans, remote)
                     registered.plans[key] = plans
         return plans
 
@@ -178,9 +199,10 @@ class Worker:
                                       f"{self.task_name} (was the task restarted?)")
         feed_names = tuple(t.name for t in request.send)
         feeds = [wire.tensor_from_proto(t.tensor) for t in request.send]
-        plans = self._plans(registered, feed_names, tuple(request.recv_key))
+        plans, remote_keys = self._plans(registered, feed_names, tuple(request.recv_key))
         timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms else None
         rdv = self._step(request.step_id, None if timeout is None else time.monotonic() + timeout)
+        rdv.prefetch(remote_keys)
         results = [None] * len(request.recv_key)
         state = _StepState(len(plans))
         try:

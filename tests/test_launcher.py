@@ -1,0 +1,40 @@
+"""distflow launch: a local cluster of real processes, TF_CONFIG, prefixed output, clean ends."""
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def launch(*args, timeout=240):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    return subprocess.run([sys.executable, "-m", "distflow.tools.cli", "launch", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+def test_between_graph_digits_training_reaches_accuracy_and_ps_exits():
+    out = launch("--ps", "1", "--workers", "2", "--", sys.executable, "examples/seed_between_graph.py",
+                 "--steps", "300")
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    accuracies = [float(line.rsplit(":", 1)[1]) for line in out.stdout.splitlines() if "test accuracy" in line]
+    assert len(accuracies) == 2 and min(accuracies) >= 0.95, out.stdout[-2000:]
+    assert "[worker:1] worker 1 test accuracy" in out.stdout
+    assert "[launch] all tasks finished" in out.stdout
+
+
+def test_failing_worker_exit_code_is_reported(tmp_path):
+    script = tmp_path / "task.py"
+    script.write_text(
+        "import json, os, sys\n"
+        "task = json.loads(os.environ['TF_CONFIG'])['task']\n"
+        "print('hello from', task['type'], task['index'])\n"
+        "if task['type'] == 'ps':\n"
+        "    import distflow as tf\n"
+        "    r = tf.train.TFConfigClusterResolver()\n"
+        "    tf.train.Server(r.cluster_spec(), job_name='ps', task_index=0).join()\n"
+        "sys.exit(3 if task == {'type': 'worker', 'index': 1} else 0)\n")
+    out = launch("--ps", "1", "--workers", "2", "--chief", "--", sys.executable, str(script), timeout=120)
+    assert out.returncode == 3
+    assert "[worker:1] hello from worker 1" in out.stdout and "[chief:0] hello from chief 0" in out.stdout
+    assert "[launch] worker:1 failed with exit code 3" in out.stdout
