@@ -46,7 +46,7 @@ class GrpcSession(BaseSession):
         request = pb.RunStepRequest(session_handle=self._handle,
                                     timeout_in_ms=0 if timeout is None else max(1, int(timeout * 1000)))
         for t, value in zip(feed_tensors, feed_values):
-            request.feed.add(name=t.name, tensor=wire.tensor_to_proto(value))
+            wire.fill_tensor_proto(request.feed.add(name=t.name).tensor, value)
         positions = []
         for el in elements:
             if isinstance(el, Operation):

@@ -47,19 +47,22 @@ def shape_from_proto(proto: pb.TensorShapeProto) -> TensorShape:
 
 def tensor_to_proto(value) -> pb.TensorProto:
     """An array as a TensorProto: numbers as raw little-endian bytes, strings in string_val."""
+    return fill_tensor_proto(pb.TensorProto(), value)
+
+
+def fill_tensor_proto(proto: pb.TensorProto, value) -> pb.TensorProto:
+    """Writes ``value`` into ``proto`` in place (a message field: no copy of the message)."""
     arr = np.asarray(value)
-    if arr.dtype.kind in "USO":
-        proto = pb.TensorProto(dtype=pb.DT_STRING)
-        for d in arr.shape:
-            proto.tensor_shape.dim.add(size=d)
-        flat = arr.reshape(-1)
-        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in flat)
-        return proto
-    dtype = dtypes.as_dtype(arr.dtype)
-    proto = pb.TensorProto(dtype=dtype.as_datatype_enum)
     for d in arr.shape:
         proto.tensor_shape.dim.add(size=d)
-    proto.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+    if arr.dtype.kind in "USO":
+        proto.dtype = pb.DT_STRING
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1))
+        return proto
+    proto.dtype = dtypes.as_dtype(arr.dtype).as_datatype_enum
+    little = arr if arr.dtype.byteorder in "<|" or (arr.dtype.byteorder == "=" and np.little_endian) \
+        else arr.astype(arr.dtype.newbyteorder("<"))
+    proto.tensor_content = little.tobytes()
     return proto
 
 

@@ -222,7 +222,7 @@ class Worker:
         response = pb.RunGraphResponse()
         for name, value in zip(request.recv_key, results):
             read = getattr(value, "read", None)
-            response.recv.add(name=name, tensor=wire.tensor_to_proto(read() if read else value))
+            wire.fill_tensor_proto(response.recv.add(name=name).tensor, read() if read else value)
         return response
 
     def RecvTensor(self, request):
@@ -235,7 +235,9 @@ class Worker:
         value = Rendezvous.recv(rdv, key, timeout)  # a tensor this task sends: never remote
         self._drop_step_if_done(rdv)
         read = getattr(value, "read", None)
-        return pb.RecvTensorResponse(tensor=wire.tensor_to_proto(read() if read else value))
+        response = pb.RecvTensorResponse()
+        wire.fill_tensor_proto(response.tensor, read() if read else value)
+        return response
 
     def AbortStep(self, request):
         self._fail_step(request.step_id, errors.AbortedError(None, None, request.status.message or "step aborted"))
