@@ -190,3 +190,54 @@ def test_killed_ps_gives_unavailable_naming_it():
             assert sess.run(tf.constant(2.0)) == 2.0
     finally:
         c.close()
+
+
+def test_device_filters_and_placement_errors(cluster):
+    with tf.device("/job:worker/task:1"):
+        a = tf.constant(2.0) * 3.0
+    with tf.device("/job:worker/task:7"):
+        b = tf.constant(1.0, name="nowhere")
+    only_me = tf.ConfigProto(device_filters=["/job:worker/task:0"])
+    with tf.Session(cluster.target("worker", 0), config=only_me) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="worker/task:1"):
+            sess.run(a)  # task 1 is filtered out: its devices are not the session's
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        assert sess.run(a) == 6.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="'nowhere'"):
+            sess.run(b)
+    soft = tf.ConfigProto(allow_soft_placement=True)
+    with tf.Session(cluster.target("worker", 0), config=soft) as sess:
+        assert sess.run(b) == 1.0
+
+
+def test_a_peer_dying_mid_step_fails_the_step_naming_it():
+    """The ps is killed while a worker runs steps back to back: the running step fails."""
+    c = LocalCluster({"ps": 1, "worker": 1})
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(tf.zeros([1000]), name="mid_step")
+            bump = tf.assign_add(v, tf.ones([1000]))
+        with tf.device("/job:worker/task:0"):
+            total = tf.reduce_sum(bump * 2.0)
+        failures = []
+
+        def train():
+            with tf.Session(c.target("worker", 0)) as sess:
+                sess.run(v.initializer)
+                try:
+                    for _ in range(100000):
+                        sess.run(total)
+                except tf.errors.OpError as e:
+                    failures.append(e)
+        t = threading.Thread(target=train)
+        t.start()
+        time.sleep(2.0)
+        c.kill("ps", 0)
+        t.join(60)
+        assert not t.is_alive()
+        assert failures and isinstance(failures[0], (tf.errors.UnavailableError, tf.errors.AbortedError))
+        assert "/job:ps/replica:0/task:0" in str(failures[0])
+        with tf.Session(c.target("worker", 0)) as sess:
+            assert sess.run(tf.constant(5.0)) == 5.0
+    finally:
+        c.close()

@@ -35,7 +35,10 @@ class GrpcSession(BaseSession):
             return
         delta = wire.graph_to_proto(ops_now[self._sent:])
         if self._handle is None:
-            response = self._call("CreateSession", pb.CreateSessionRequest(graph_def=delta), timeout=120.0)
+            options = pb.SessionOptions(device_filters=list(self._config.device_filters),
+                                        allow_soft_placement=self._config.allow_soft_placement)
+            response = self._call("CreateSession", pb.CreateSessionRequest(graph_def=delta, options=options),
+                                  timeout=120.0)
             self._handle = response.session_handle
         else:
             self._call("ExtendSession", pb.ExtendSessionRequest(session_handle=self._handle, graph_def=delta))

@@ -145,7 +145,9 @@ class Master:
         graph = ops.Graph()
         wire.import_graph_def(request.graph_def, graph)
         handle = uuid.uuid4().hex
-        self._sessions[handle] = _MasterSession(graph, ConfigProto())
+        config = ConfigProto(device_filters=list(request.options.device_filters),
+                             allow_soft_placement=request.options.allow_soft_placement)
+        self._sessions[handle] = _MasterSession(graph, config)
         return pb.CreateSessionResponse(session_handle=handle, graph_version=len(request.graph_def.node))
 
     def _session(self, handle: str) -> _MasterSession:
@@ -249,7 +251,8 @@ class Master:
     def _compile(self, session: _MasterSession, feed_names, fetch_names, target_names) -> _Step:
         graph = session.graph
         if session.placer is None:
-            session.placer = Placer(self._devices(session.config.device_filters), allow_soft_placement=True)
+            session.placer = Placer(self._devices(session.config.device_filters),
+                                    allow_soft_placement=session.config.allow_soft_placement)
         feeds = [_element(graph, n, tensor=True) for n in feed_names]
         fed = {output_key(t): i for i, t in enumerate(feeds)}
         fetches = [_element(graph, n, tensor=True) for n in fetch_names]
