@@ -1,0 +1,115 @@
+"""Between-graph replication throughput: 1 ps and 2 workers on loopback, async SGD.
+
+MLP 784-512-512-10, batch 256 of synthetic data per worker, plain SGD, variables on the
+ps task (replica_device_setter), each worker in its own process. The figure is the
+cluster's samples per second: the sum of both workers' rates (each timed over its own
+steps, after 5 warm-up steps).
+
+Usage:
+  python benchmarks/bench_cluster.py [--tf-python /path/to/venv/bin/python] [--steps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+TASK = r'''
+import json, os, sys, time
+import numpy as np
+cluster, job, index, steps, lib = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+if lib == "tensorflow":
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    import tensorflow.compat.v1 as tf
+    tf.disable_eager_execution()
+else:
+    import distflow as tf
+server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name=job, task_index=index)
+if job == "ps":
+    server.join()
+    sys.exit(0)
+sizes, batch = [784, 512, 512, 10], 256
+with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:%d" % index, cluster=cluster)):
+    x = tf.placeholder(tf.float32, [batch, sizes[0]])
+    y = tf.placeholder(tf.int64, [batch])
+    h = x
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        w = tf.Variable(tf.random_normal([a, b], stddev=0.05), name="w%d" % i)
+        bias = tf.Variable(tf.zeros([b]), name="b%d" % i)
+        h = tf.matmul(h, w) + bias
+        if i < len(sizes) - 2:
+            h = tf.nn.relu(h)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+    train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+    init = tf.global_variables_initializer()
+    ready = tf.report_uninitialized_variables()
+rng = np.random.default_rng(index)
+feed = {x: rng.standard_normal((batch, sizes[0])).astype(np.float32), y: rng.integers(0, 10, batch)}
+with tf.Session(server.target) as sess:
+    if index == 0:
+        sess.run(init)
+    while len(sess.run(ready)):
+        time.sleep(0.05)
+    for _ in range(5):
+        sess.run(train, feed)
+    start = time.time()
+    for _ in range(steps):
+        sess.run(train, feed)
+    print(json.dumps({"start": start, "end": time.time(), "steps": steps}), flush=True)
+'''
+
+
+def free_ports(n):
+    import socket  # noqa: PLC0415
+
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def run_cluster(python: str, lib: str, steps: int) -> float:
+    ports = free_ports(3)
+    cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    env = dict(os.environ, PYTHONPATH=src, TF_CPP_MIN_LOG_LEVEL="3")
+    args = lambda job, i: [python, "-c", TASK, json.dumps(cluster), job, str(i), str(steps), lib]  # noqa: E731
+    ps = subprocess.Popen(args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers = [subprocess.Popen(args("worker", i), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True) for i in range(2)]
+        reports = []
+        for w in workers:
+            out, err = w.communicate(timeout=1800)
+            if w.returncode != 0:
+                raise RuntimeError(f"{lib} worker failed:\n{err[-3000:]}")
+            reports.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        ps.kill()
+        ps.wait()
+    return sum(r["steps"] / (r["end"] - r["start"]) for r in reports) * 256
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tf-python", help="a Python with tensorflow installed")
+    parser.add_argument("--steps", type=int, default=100)
+    args = parser.parse_args()
+    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    df = run_cluster(sys.executable, "distflow", args.steps)
+    tf = run_cluster(args.tf_python, "tensorflow", args.steps) if args.tf_python else float("nan")
+    print(f"{'cluster samples/s':<20} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}")
+    print(f"{'1 ps + 2 workers':<20} {df:>10.0f} {tf:>11.0f} {df / tf:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()
