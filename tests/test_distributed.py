@@ -241,3 +241,30 @@ def test_a_peer_dying_mid_step_fails_the_step_naming_it():
             assert sess.run(tf.constant(5.0)) == 5.0
     finally:
         c.close()
+
+
+def test_data_port_survives_garbage_and_serves_tensors(cluster):
+    import socket
+
+    from distflow.distributed.rpc import Channels
+
+    channels = Channels()
+    status = channels.call(cluster.address("ps", 0), "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10)
+    channels.close()
+    for junk in (b"GET / HTTP/1.0\r\n\r\n", b"DFT1" + b"\xff" * 20, b"\x00" * 3):
+        with socket.create_connection(("127.0.0.1", status.data_port), timeout=5) as s:
+            s.sendall(junk)
+            s.shutdown(socket.SHUT_WR)
+            s.settimeout(5)
+            try:
+                while s.recv(4096):  # the server answers or closes the connection
+                    pass
+            except ConnectionResetError:
+                pass
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(tf.ones([1000]), name="after_garbage")
+    with tf.device("/job:worker/task:1"):
+        total = tf.reduce_sum(v)
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        sess.run(v.initializer)
+        assert sess.run(total) == 1000.0

@@ -104,6 +104,7 @@ class Server:
         """Stops serving; join() returns."""
         if not self._stopped.is_set():
             self._grpc.stop(grace).wait(5.0)
+            self._worker.close()
             self._channels.close()
             self._stopped.set()
 

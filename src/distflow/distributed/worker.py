@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from concurrent.futures import ThreadPoolExecutor
 import time
 import uuid
 
@@ -22,6 +23,7 @@ from ..runtime.partition import Node, rendezvous_key
 from . import wire
 from .protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
+from .transport import TensorClient, TensorServer
 
 
 class _RegisteredGraph:
@@ -74,6 +76,11 @@ class Worker:
         self._lock = threading.Lock()
         self._kernel_states: dict = {}
         self.on_shutdown = None
+        host = cluster.task_address(job, task).rpartition(":")[0]
+        self.transport = TensorServer(host, self._serve_tensor)
+        self._client = TensorClient()
+        self._fetch_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="distflow-fetch")
+        self._data_ports: dict[str, int] = {}
 
     # -- helpers ------------------------------------------------------------------
     def is_local(self, device: str) -> bool:
@@ -116,24 +123,42 @@ class Worker:
             raise errors.InvalidArgumentError(None, None, f"no task {task_name} in the cluster") from None
 
     def start_remote_fetch(self, key, step_id: int, deadline):
-        """Starts a RecvTensor call for ``key`` to the task that sends it."""
-        task_name, address = self._task_of(key[0])
-        timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
-        request = pb.RecvTensorRequest(step_id=step_id, rendezvous_key=";".join(key),
-                                       timeout_in_ms=0 if timeout is None else int(timeout * 1000))
-        return self.channels.future(address, "distflow.Worker", "RecvTensor", request, timeout=timeout)
+        """Starts receiving ``key`` from the task that sends it, over the data path."""
+        return self._fetch_pool.submit(self._fetch, key, step_id, deadline)
 
     def finish_remote_fetch(self, key, pending):
-        try:
-            response = pending.result()
-        except Exception as e:  # grpc.RpcError
-            task_name, address = self._task_of(key[0])
-            raise error_from_rpc(e, f"task {task_name} ({address})") from None
-        return wire.tensor_from_proto(response.tensor)
+        return pending.result()
+
+    def _fetch(self, key, step_id: int, deadline):
+        task_name, address = self._task_of(key[0])
+        peer = f"task {task_name} ({address})"
+        port = self._data_ports.get(address)
+        if port is None:
+            try:
+                status = self.channels.call(address, "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
+                                            timeout=10.0)
+            except Exception as e:  # grpc.RpcError
+                raise error_from_rpc(e, peer) from None
+            port = self._data_ports[address] = status.data_port
+        timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
+        return self._client.fetch(address.rpartition(":")[0], port, step_id, key, timeout, peer)
+
+    def _serve_tensor(self, step_id: int, key: tuple, timeout):
+        """What the data path serves: a tensor this task sends in step ``step_id``."""
+        rdv = self._step(step_id)
+        value = Rendezvous.recv(rdv, key, timeout)  # a tensor this task sends: never remote
+        self._drop_step_if_done(rdv)
+        read = getattr(value, "read", None)
+        return read() if read else value
+
+    def close(self) -> None:
+        self.transport.close()
+        self._client.close()
+        self._fetch_pool.shutdown(wait=False)
 
     # -- RPC methods --------------------------------------------------------------------
     def GetStatus(self, request):
-        response = pb.GetStatusResponse(task=self.task_name)
+        response = pb.GetStatusResponse(task=self.task_name, data_port=self.transport.port)
         for d in self.device_mgr.devices:
             response.device_attributes.add(name=d.name, device_type=d.device_type)
         return response

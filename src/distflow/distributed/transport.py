@@ -1,0 +1,206 @@
+"""The tensor data path between workers: raw bytes over plain TCP sockets.
+
+gRPC in Python copies a tensor's bytes about six times on each side; this path
+copies them once into the socket and once out of it (``sendall`` of the array's own
+memory, ``recv_into`` a fresh array). The control plane stays on gRPC: a worker
+advertises its data port in GetStatus, and a receiver asks the sender for one tensor
+of one step at a time per connection.
+
+Frames (little-endian):
+  request:  "DFT1" | step_id u64 | timeout_ms u32 | key_len u32 | key (utf-8)
+  response: "DFT1" | code u8 | msg_len u32 | dtype u32 | ndim u8 | nbytes u64 |
+            msg | dims (ndim x i64) | payload
+A numeric tensor's payload is its bytes; a string tensor's is a serialized TensorProto.
+Every length is bounded; a malformed frame closes that connection and nothing else.
+Nothing is ever unpickled.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import struct
+import threading
+
+import numpy as np
+
+from ..framework import dtypes, errors
+from . import wire
+from .protos import distflow_pb2 as pb
+
+MAGIC = b"DFT1"
+_REQUEST = struct.Struct("<4sQII")
+_RESPONSE = struct.Struct("<4sBIIBQ")
+MAX_KEY = 4096
+MAX_MESSAGE = 65536
+MAX_RANK = 32
+_log = logging.getLogger("distflow")
+
+
+class FrameError(Exception):
+    """A peer sent bytes that are not a frame: the connection is closed."""
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytearray:
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if not k:
+            raise ConnectionError("connection closed by the peer")
+        got += k
+    return buf
+
+
+def _recv_into(sock: socket.socket, arr: np.ndarray) -> None:
+    view = memoryview(arr).cast("B") if arr.nbytes else memoryview(b"")
+    got, n = 0, arr.nbytes
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if not k:
+            raise ConnectionError("connection closed by the peer")
+        got += k
+
+
+class TensorServer:
+    """Serves ``handler(step_id, key, timeout) -> array`` on a TCP port of ``host``."""
+
+    def __init__(self, host: str, handler):
+        self._handler = handler
+        self._sock = socket.create_server((host, 0))
+        self.port = self._sock.getsockname()[1]
+        self._closed = False
+        threading.Thread(target=self._accept, daemon=True, name=f"distflow-data-{self.port}").start()
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            while True:
+                try:
+                    head = _recv_exact(conn, _REQUEST.size)
+                except ConnectionError:
+                    return
+                magic, step_id, timeout_ms, key_len = _REQUEST.unpack(head)
+                if magic != MAGIC or key_len > MAX_KEY:
+                    raise FrameError(f"bad request frame (magic {bytes(magic)!r}, key of {key_len} bytes)")
+                try:
+                    key = tuple(_recv_exact(conn, key_len).decode().split(";"))
+                except UnicodeDecodeError:
+                    raise FrameError("the key is not UTF-8") from None
+                try:
+                    if len(key) != 3 or not all(key):
+                        raise errors.InvalidArgumentError(None, None, f"bad rendezvous key {';'.join(key)!r}")
+                    value = self._handler(step_id, key, timeout_ms / 1000.0 if timeout_ms else None)
+                except errors.OpError as e:
+                    self._send_error(conn, e.error_code, e.message)
+                    continue
+                except Exception as e:  # noqa: BLE001 - reported to the receiver, never fatal here
+                    self._send_error(conn, errors.INTERNAL, f"{type(e).__name__}: {e}")
+                    continue
+                self._send_value(conn, value)
+        except (FrameError, OSError, struct.error) as e:
+            _log.warning("closing a data connection: %s", e)
+        finally:
+            conn.close()
+
+    @staticmethod
+    def _send_error(conn: socket.socket, code: int, message: str) -> None:
+        msg = message.encode()[:MAX_MESSAGE]
+        conn.sendall(_RESPONSE.pack(MAGIC, code, len(msg), 0, 0, 0) + msg)
+
+    @staticmethod
+    def _send_value(conn: socket.socket, value) -> None:
+        arr = np.asarray(value)
+        if arr.dtype.kind in "USO":
+            payload = wire.tensor_to_proto(arr).SerializeToString()
+            conn.sendall(_RESPONSE.pack(MAGIC, 0, 0, pb.DT_STRING, 0, len(payload)) + payload)
+            return
+        if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make a scalar 1-D)
+            arr = arr.copy()
+        if arr.dtype.byteorder == ">":
+            arr = arr.astype(arr.dtype.newbyteorder("<"))
+        dtype = dtypes.as_dtype(arr.dtype)
+        head = _RESPONSE.pack(MAGIC, 0, 0, dtype.as_datatype_enum, arr.ndim, arr.nbytes)
+        conn.sendall(head + struct.pack(f"<{arr.ndim}q", *arr.shape))
+        if arr.nbytes:
+            conn.sendall(memoryview(arr).cast("B"))
+
+    def close(self) -> None:
+        self._closed = True
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+
+class TensorClient:
+    """Fetches tensors from TensorServers, keeping idle connections per address."""
+
+    def __init__(self):
+        self._idle: dict[tuple[str, int], list[socket.socket]] = {}
+        self._lock = threading.Lock()
+
+    def fetch(self, host: str, port: int, step_id: int, key: tuple, timeout: float | None, peer: str):
+        """The tensor ``key`` of step ``step_id``; errors name ``peer``."""
+        address = (host, port)
+        with self._lock:
+            pool = self._idle.get(address)
+            sock = pool.pop() if pool else None
+        try:
+            if sock is None:
+                sock = socket.create_connection(address, timeout=10.0)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.settimeout(timeout)
+            key_bytes = ";".join(key).encode()
+            sock.sendall(_REQUEST.pack(MAGIC, step_id, int((timeout or 0) * 1000), len(key_bytes)) + key_bytes)
+            magic, code, msg_len, dtype_enum, ndim, nbytes = _RESPONSE.unpack(_recv_exact(sock, _RESPONSE.size))
+            if magic != MAGIC or msg_len > MAX_MESSAGE or ndim > MAX_RANK or nbytes > wire.MAX_TENSOR_BYTES:
+                raise FrameError(f"bad response frame from {peer}")
+            if code:
+                message = _recv_exact(sock, msg_len).decode(errors="replace")
+                self._release(address, sock)
+                raise errors.exception_type_from_error_code(code)(None, None, message)
+            dims = struct.unpack(f"<{ndim}q", _recv_exact(sock, 8 * ndim)) if ndim else ()
+            if dtype_enum == pb.DT_STRING:
+                value = wire.tensor_from_proto(pb.TensorProto.FromString(bytes(_recv_exact(sock, nbytes))))
+            else:
+                dtype = np.dtype(dtypes.as_dtype(int(dtype_enum)).as_numpy_dtype)
+                if int(np.prod(dims, dtype=np.int64)) * dtype.itemsize != nbytes or min(dims, default=0) < 0:
+                    raise FrameError(f"inconsistent tensor frame from {peer}")
+                value = np.empty(dims, dtype=dtype)
+                _recv_into(sock, value)
+            self._release(address, sock)
+            return value
+        except socket.timeout:
+            _close(sock)
+            raise errors.DeadlineExceededError(None, None, f"timed out receiving '{key[2]}' from {peer}") from None
+        except (OSError, ConnectionError, FrameError, struct.error, TypeError) as e:
+            _close(sock)
+            raise errors.UnavailableError(None, None, f"{peer} is unavailable: {e}") from None
+
+    def _release(self, address, sock) -> None:
+        with self._lock:
+            self._idle.setdefault(address, []).append(sock)
+
+    def close(self) -> None:
+        with self._lock:
+            for pool in self._idle.values():
+                for sock in pool:
+                    _close(sock)
+            self._idle.clear()
+
+
+def _close(sock) -> None:
+    if sock is not None:
+        try:
+            sock.close()
+        except OSError:
+            pass
