@@ -8,6 +8,7 @@ from ..runtime.session import BaseSession, register_remote_session
 from . import wire
 from .protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
+from .transport import TensorClient
 
 
 class GrpcSession(BaseSession):
@@ -19,6 +20,7 @@ class GrpcSession(BaseSession):
             raise errors.InvalidArgumentError(None, None, f"Session target {target!r}: expected grpc://host:port")
         self._address = target[len("grpc://"):]
         self._channels = Channels()
+        self._transport = TensorClient()
         self._handle: str | None = None
         self._sent = 0  # how many of the graph's ops the master has
 
@@ -46,7 +48,7 @@ class GrpcSession(BaseSession):
 
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout) -> list:
         self._sync_graph()
-        request = pb.RunStepRequest(session_handle=self._handle,
+        request = pb.RunStepRequest(session_handle=self._handle, accept_parked=True,
                                     timeout_in_ms=0 if timeout is None else max(1, int(timeout * 1000)))
         for t, value in zip(feed_tensors, feed_values):
             wire.fill_tensor_proto(request.feed.add(name=t.name).tensor, value)
@@ -59,8 +61,15 @@ class GrpcSession(BaseSession):
                 positions.append(len(request.fetch))
                 request.fetch.append(el.name)
         response = self._call("RunStep", request, timeout=None if timeout is None else timeout + 5.0)
-        values = [wire.tensor_from_proto(t.tensor, writable=True) for t in response.tensor]
+        values = [self._parked(response.step_id, t, timeout) if t.parked else
+                  wire.tensor_from_proto(t.tensor, writable=True) for t in response.tensor]
         return [None if p is None else values[p] for p in positions]
+
+    def _parked(self, step_id: int, named, timeout):
+        """A large fetched tensor, straight from the task that holds it (one copy each way)."""
+        host, _, port = named.data_address.rpartition(":")
+        return self._transport.fetch(host, int(port), step_id, (named.task, "client", named.name), timeout,
+                                     f"task {named.task} ({named.data_address})")
 
     def list_devices(self) -> list:
         from ..runtime.session import _DeviceAttributes  # noqa: PLC0415
@@ -76,6 +85,7 @@ class GrpcSession(BaseSession):
                 pass  # the master is gone: nothing to release
         if not self._closed:
             self._channels.close()
+            self._transport.close()
         super().close()
 
 

@@ -82,6 +82,7 @@ class Master:
         self.connect_timeout = connect_timeout
         self._sessions: dict[str, _MasterSession] = {}
         self._task_devices: dict[str, list[RemoteDevice]] = {}
+        self._data_ports: dict[str, int] = {}
         self.local_worker = None  # the Worker of this server, called directly
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
 
@@ -126,6 +127,7 @@ class Master:
         while True:
             try:
                 status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=5.0)
+                self._data_ports[name] = status.data_port
                 return [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
             except errors.UnavailableError:
                 waited = time.monotonic() - start
@@ -204,7 +206,7 @@ class Master:
         futures = {}
         for name, (address, handle, feed_positions, fetch_names) in step.tasks.items():
             run = pb.RunGraphRequest(graph_handle=handle, step_id=step_id, recv_key=fetch_names,
-                                     timeout_in_ms=request.timeout_in_ms)
+                                     timeout_in_ms=request.timeout_in_ms, park_large=request.accept_parked)
             for pos in feed_positions:
                 run.send.add(name=_feed_node_name(feeds[pos].name) + ":0", tensor=feeds[pos].tensor)
             futures[name] = (run, address)
@@ -230,14 +232,27 @@ class Master:
         if failure is not None:
             raise failure
         results = {name: future.result() for name, future in futures.items()}
-        response = pb.RunStepResponse()
+        response = pb.RunStepResponse(step_id=step_id)
         for pos, fetch in enumerate(request.fetch):
             if pos in step.fed_fetches:
                 response.tensor.add(name=fetch, tensor=feeds[step.fed_fetches[pos]].tensor)
+                continue
+            task, index = step.fetch_tasks[pos]
+            out = results[task].recv[index]
+            if out.parked:
+                response.tensor.add(name=out.name, parked=True, task=task, data_address=self._data_address(task))
             else:
-                task, index = step.fetch_tasks[pos]
-                response.tensor.add(name=fetch, tensor=results[task].recv[index].tensor)
+                response.tensor.add(name=fetch, tensor=out.tensor)
         return response
+
+    def _data_address(self, task_name: str) -> str:
+        """host:port of a task's data path."""
+        if self.local_worker is not None and task_name == self.local_worker.task_name:
+            port = self.local_worker.transport.port
+        else:
+            port = self._data_ports[task_name]
+        spec = DeviceSpec.from_string(task_name)
+        return f"{self.cluster.task_address(spec.job, spec.task).rpartition(':')[0]}:{port}"
 
     def _abort(self, step: _Step, step_id: int, failure: errors.OpError) -> None:
         status = pb.Status(code=failure.error_code, message=failure.message)

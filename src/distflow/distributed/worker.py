@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
 import time
 import uuid
 
@@ -24,6 +26,10 @@ from . import wire
 from .protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
 from .transport import TensorClient, TensorServer
+
+
+PARK_BYTES = 1 << 16  # outputs this large go to the client over the data path
+PARK_SECONDS = 300.0  # how long a parked output waits for its client
 
 
 class _RegisteredGraph:
@@ -73,6 +79,7 @@ class Worker:
         self._graphs: dict[str, _RegisteredGraph] = {}
         self._steps: dict[int, _StepRendezvous] = {}
         self._failed: dict[int, tuple[BaseException, float]] = {}  # recently failed steps
+        self._parked_at: dict[int, float] = {}  # steps holding tensors for a client
         self._lock = threading.Lock()
         self._kernel_states: dict = {}
         self.on_shutdown = None
@@ -110,9 +117,15 @@ class Worker:
             rdv.abort(error)
 
     def _drop_step_if_done(self, rdv: _StepRendezvous) -> None:
+        now = time.monotonic()
         with self._lock:
             if rdv.finished and not rdv._items and self._steps.get(rdv.step_id) is rdv:
                 del self._steps[rdv.step_id]
+                self._parked_at.pop(rdv.step_id, None)
+            # tensors parked for a client that never came for them expire
+            for step_id in [s for s, t in self._parked_at.items() if now - t > PARK_SECONDS]:
+                del self._parked_at[step_id]
+                self._steps.pop(step_id, None)
 
     def _task_of(self, device: str) -> tuple[str, str]:
         spec = DeviceSpec.from_string(device)
@@ -245,9 +258,21 @@ class Worker:
             self._fail_step(request.step_id, state.error)
             raise _named(state.error, self.task_name)
         response = pb.RunGraphResponse()
+        parked = False
         for name, value in zip(request.recv_key, results):
             read = getattr(value, "read", None)
-            wire.fill_tensor_proto(response.recv.add(name=name).tensor, read() if read else value)
+            value = read() if read else value
+            if request.park_large and isinstance(value, np.ndarray) and value.dtype.kind not in "USO" \
+                    and value.nbytes >= PARK_BYTES:
+                rdv.send((self.task_name, "client", name), value)
+                response.recv.add(name=name, parked=True, task=self.task_name)
+                parked = True
+            else:
+                wire.fill_tensor_proto(response.recv.add(name=name).tensor, value)
+        if parked:
+            with self._lock:
+                self._steps.setdefault(request.step_id, rdv)
+                self._parked_at[request.step_id] = time.monotonic()
         return response
 
     def RecvTensor(self, request):
