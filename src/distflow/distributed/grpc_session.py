@@ -8,6 +8,7 @@ from ..runtime.session import BaseSession, register_remote_session
 from . import wire
 from .protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
+from .server import local_master
 from .transport import TensorClient
 
 
@@ -25,6 +26,9 @@ class GrpcSession(BaseSession):
         self._sent = 0  # how many of the graph's ops the master has
 
     def _call(self, method: str, request, timeout=None):
+        master = local_master(self._address)
+        if master is not None:  # a server of this process: call its master directly
+            return getattr(master, method)(request)
         try:
             return self._channels.call(self._address, "distflow.Master", method, request, timeout=timeout,
                                        wait_for_ready=method == "CreateSession")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from concurrent import futures
 
 import grpc
@@ -13,6 +14,17 @@ from .cluster_spec import ClusterSpec
 from .master import Master
 from .protos import distflow_pb2 as pb
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, generic_handler
+
+
+# The servers of this process, by "host:port": a session whose target is one of them
+# calls its master directly, without a network round trip.
+_LOCAL_SERVERS: "weakref.WeakValueDictionary[str, Server]" = weakref.WeakValueDictionary()
+
+
+def local_master(address: str):
+    """The master of this process's server at ``address``, or None."""
+    server = _LOCAL_SERVERS.get(address)
+    return None if server is None or server._stopped.is_set() else server._master
 
 
 class Server:
@@ -95,6 +107,7 @@ class Server:
         if not self._started:
             self._grpc.start()
             self._started = True
+            _LOCAL_SERVERS[self._address] = self
 
     def join(self) -> None:
         """Blocks until the server is stopped (by stop(), a Shutdown call, or the launcher)."""
