@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
-import time
+
+from common import SRC, machine_line, use_distflow_source
 
 TASK = r'''
 import json, os, sys, time
@@ -64,23 +64,13 @@ with tf.Session(server.target) as sess:
 '''
 
 
-def free_ports(n):
-    import socket  # noqa: PLC0415
-
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
-
-
 def run_cluster(python: str, lib: str, steps: int) -> float:
+    use_distflow_source()
+    from distflow.tools.launcher import free_ports  # noqa: PLC0415 - after the source path is set
+
     ports = free_ports(3)
     cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
-    env = dict(os.environ, PYTHONPATH=src, TF_CPP_MIN_LOG_LEVEL="3")
+    env = dict(os.environ, PYTHONPATH=SRC, TF_CPP_MIN_LOG_LEVEL="3")
     args = lambda job, i: [python, "-c", TASK, json.dumps(cluster), job, str(i), str(steps), lib]  # noqa: E731
     ps = subprocess.Popen(args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -103,8 +93,7 @@ def main() -> None:
     parser.add_argument("--tf-python", help="a Python with tensorflow installed")
     parser.add_argument("--steps", type=int, default=100)
     args = parser.parse_args()
-    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    print(machine_line())
     df = run_cluster(sys.executable, "distflow", args.steps)
     tf = run_cluster(args.tf_python, "tensorflow", args.steps) if args.tf_python else float("nan")
     print(f"{'cluster samples/s':<20} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}")

@@ -15,13 +15,12 @@ processes on 127.0.0.1 ports chosen free at start.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import socket
 import subprocess
 import sys
 import time
+
+from common import machine_line, run_tensorflow, use_distflow_source
 
 MEASURE = r'''
 import json, subprocess, sys, time
@@ -83,25 +82,10 @@ TF_PS = ("import json, os; os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'; import tens
 
 
 def run_distflow(runs: int) -> dict:
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
-    sys.path.insert(0, src)
-    os.environ["PYTHONPATH"] = src + os.pathsep + os.environ.get("PYTHONPATH", "")
-    import distflow as tf
-
+    tf = use_distflow_source()
     scope: dict = {}
     exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
     return scope["measure"](tf, DISTFLOW_PS, runs)
-
-
-def run_tensorflow(python: str, runs: int) -> dict:
-    code = (MEASURE + "\nimport os\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
-            "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n"
-            f"print(json.dumps(measure(tf, {TF_PS!r}, {runs})))\n")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=900)
-    if out.returncode != 0:
-        raise RuntimeError(f"TensorFlow run failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def loopback_tcp_gbps(size: int = 16 * 2**20, rounds: int = 10) -> float:
@@ -138,10 +122,10 @@ def main() -> None:
     parser.add_argument("--tf-python", help="a Python with tensorflow installed")
     parser.add_argument("--runs", type=int, default=300)
     args = parser.parse_args()
-    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    print(machine_line())
     df = run_distflow(args.runs)
-    tf = run_tensorflow(args.tf_python, args.runs) if args.tf_python else {}
+    tf = run_tensorflow(args.tf_python, MEASURE, f"measure(tf, {TF_PS!r}, {args.runs})", timeout=900) \
+        if args.tf_python else {}
     print(f"loopback TCP, 16 MB between two processes: {loopback_tcp_gbps():.2f} GB/s")
     print(f"{'measure':<18} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}")
     for key in ("tiny step us", "16 MB read GB/s"):

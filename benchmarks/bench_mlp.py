@@ -14,14 +14,11 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import subprocess
-import sys
 import time
 
 import numpy as np
+
+from common import machine_line, run_tensorflow, use_distflow_source
 
 # The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
 MEASURE = r'''
@@ -135,8 +132,7 @@ def run_distflow_and_numpy(steps: int, rounds: int = 7) -> tuple[dict, float]:
     The VM's speed drifts by +-30% over seconds, so each figure is the median of its
     rounds, and NumPy rounds alternate with distflow rounds to see the same drift.
     """
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
-    import distflow as tf
+    tf = use_distflow_source()
 
     scope: dict = {}
     exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
@@ -152,27 +148,17 @@ def run_distflow_and_numpy(steps: int, rounds: int = 7) -> tuple[dict, float]:
     return {m: v for m, v in medians.items() if m != "numpy"}, medians["numpy"]
 
 
-def run_tensorflow(python: str, steps: int) -> dict:
-    code = (MEASURE + "\nimport json, os\nimport tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n"
-            f"print(json.dumps({{m: measure(tf, m, {steps}) for m in ('one device', 'in-graph x2')}}))\n")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=1800)
-    if out.returncode != 0:
-        raise RuntimeError(f"TensorFlow run failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tf-python", help="a Python with tensorflow installed")
     parser.add_argument("--steps", type=int, default=60)
     args = parser.parse_args()
-    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, NumPy {np.__version__}, {time.strftime('%Y-%m-%d')}")
+    print(machine_line())
     tf: dict = {}
     df, ref = run_distflow_and_numpy(args.steps)
     if args.tf_python:  # TensorFlow runs in its own process: the median of its rounds
-        tf = run_tensorflow(args.tf_python, args.steps)
+        tf = run_tensorflow(args.tf_python, MEASURE,
+                            f"{{m: measure(tf, m, {args.steps}) for m in ('one device', 'in-graph x2')}}")
     print(f"{'hand-written NumPy':<22} {ref:>10.0f} samples/s")
     print(f"{'mode':<22} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7} {'df/NumPy':>9}")
     for mode in ("one device", "in-graph x2"):

@@ -16,12 +16,8 @@ runs in that interpreter (``tf.compat.v1``) and both figures print side by side.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import subprocess
-import sys
-import time
+
+from common import machine_line, run_tensorflow, use_distflow_source
 
 # The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
 MEASURE = r'''
@@ -61,8 +57,7 @@ def measure(tf, devices, runs, inter_op=0):
 
 
 def run_distflow(runs: int) -> dict:
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
-    import distflow as tf
+    tf = use_distflow_source()
 
     scope: dict = {}
     exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
@@ -73,15 +68,9 @@ def run_distflow(runs: int) -> dict:
     return out
 
 
-def run_tensorflow(python: str, runs: int) -> dict:
-    code = (MEASURE + "\nimport json, os\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
-            "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n"
-            f"print(json.dumps(measure(tf, ['/cpu:1', '/cpu:2'], {runs})))\n")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=900)
-    if out.returncode != 0:
-        raise RuntimeError(f"TensorFlow run failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def run_tensorflow_side(python: str, runs: int) -> dict:
+    # extra CPU devices 1 and 2 stand in for the GPUs, which TensorFlow lacks here
+    return run_tensorflow(python, MEASURE, f"measure(tf, ['/cpu:1', '/cpu:2'], {runs})", timeout=900)
 
 
 def main() -> None:
@@ -89,10 +78,9 @@ def main() -> None:
     parser.add_argument("--tf-python", help="a Python with tensorflow installed")
     parser.add_argument("--runs", type=int, default=5000)
     args = parser.parse_args()
-    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    print(machine_line())
     df = run_distflow(args.runs)
-    tf = run_tensorflow(args.tf_python, args.runs) if args.tf_python else None
+    tf = run_tensorflow_side(args.tf_python, args.runs) if args.tf_python else None
     print(f"{'graph':<26} {'distflow us/run':>16} {'TensorFlow us/run':>18} {'ratio':>7}")
     for mode in ("single", "in-graph", "in-graph, concurrent form"):
         ref = tf[mode.split(",")[0]] if tf else float("nan")

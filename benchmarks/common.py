@@ -1,0 +1,42 @@
+"""What every side-by-side benchmark shares: the machine line and running TensorFlow's side."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+
+# Prepended to a benchmark body run in TensorFlow's interpreter: `tf` is tf.compat.v1.
+TF_PRELUDE = ("import json, os\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
+              "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n")
+
+
+def machine_line() -> str:
+    import numpy as np  # noqa: PLC0415
+
+    return (f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
+            f"{platform.python_version()}, NumPy {np.__version__}, {time.strftime('%Y-%m-%d')}")
+
+
+def use_distflow_source():
+    """Imports distflow from this checkout (and lets child processes do the same)."""
+    sys.path.insert(0, SRC)
+    os.environ["PYTHONPATH"] = SRC + os.pathsep + os.environ.get("PYTHONPATH", "")
+    import distflow  # noqa: PLC0415
+
+    return distflow
+
+
+def run_tensorflow(python: str, body: str, call: str, timeout: float = 1800):
+    """Runs ``body`` then prints ``json.dumps(<call>)`` in TensorFlow's Python; returns the value."""
+    code = body + "\n" + TF_PRELUDE + f"print(json.dumps({call}))\n"
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
+    if out.returncode != 0:
+        raise RuntimeError(f"TensorFlow run failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
