@@ -3,7 +3,8 @@
 MLP 784-512-512-10, batch 256 of synthetic data per worker, plain SGD, variables on the
 ps task (replica_device_setter), each worker in its own process. The figure is the
 cluster's samples per second: the sum of both workers' rates (each timed over its own
-steps, after 5 warm-up steps).
+steps, after 5 warm-up steps). distflow's tasks get the BLAS thread counts that
+`distflow launch` gives co-located tasks (cores / tasks); TensorFlow's keep its defaults.
 
 Usage:
   python benchmarks/bench_cluster.py [--tf-python /path/to/venv/bin/python] [--steps N]
@@ -66,11 +67,13 @@ with tf.Session(server.target) as sess:
 
 def run_cluster(python: str, lib: str, steps: int) -> float:
     use_distflow_source()
-    from distflow.tools.launcher import free_ports  # noqa: PLC0415 - after the source path is set
+    from distflow.tools.launcher import blas_thread_env, free_ports  # noqa: PLC0415 - after the path is set
 
     ports = free_ports(3)
     cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
     env = dict(os.environ, PYTHONPATH=SRC, TF_CPP_MIN_LOG_LEVEL="3")
+    if lib == "distflow":  # the thread policy of `distflow launch`; TensorFlow sizes its own pools
+        env.update(blas_thread_env(3))
     args = lambda job, i: [python, "-c", TASK, json.dumps(cluster), job, str(i), str(steps), lib]  # noqa: E731
     ps = subprocess.Popen(args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -38,3 +38,12 @@ def test_failing_worker_exit_code_is_reported(tmp_path):
     assert out.returncode == 3
     assert "[worker:1] hello from worker 1" in out.stdout and "[chief:0] hello from chief 0" in out.stdout
     assert "[launch] worker:1 failed with exit code 3" in out.stdout
+
+
+def test_blas_threads_are_shared_among_co_located_tasks():
+    from distflow.tools.launcher import blas_thread_env
+
+    cores = os.cpu_count() or 1
+    env = blas_thread_env(3, environ={"MKL_NUM_THREADS": "4"})
+    assert env == {"OPENBLAS_NUM_THREADS": str(max(1, cores // 3)), "OMP_NUM_THREADS": str(max(1, cores // 3))}
+    assert blas_thread_env(1, environ={})["OPENBLAS_NUM_THREADS"] == str(cores)
