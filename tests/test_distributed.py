@@ -268,3 +268,44 @@ def test_data_port_survives_garbage_and_serves_tensors(cluster):
     with tf.Session(cluster.target("worker", 0)) as sess:
         sess.run(v.initializer)
         assert sess.run(total) == 1000.0
+
+
+def test_waiting_for_a_task_that_is_not_up_logs_it_and_gives_up_naming_it(caplog):
+    from distflow.tools.launcher import free_ports
+
+    ps_port, worker_port = free_ports(2)
+    spec = {"ps": [f"127.0.0.1:{ps_port}"], "worker": [f"127.0.0.1:{worker_port}"]}
+    worker = tf.train.Server(spec, job_name="worker", task_index=0,
+                             config=tf.ConfigProto(connect_timeout_in_ms=1500))
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="late")
+        with caplog.at_level("WARNING", logger="distflow"), tf.Session(worker.target) as sess:
+            start = time.monotonic()
+            with pytest.raises(tf.errors.UnavailableError, match=r"/job:ps/replica:0/task:0 .*did not answer"):
+                sess.run(v.initializer)
+            assert time.monotonic() - start < 30
+        assert any("waiting for task /job:ps/replica:0/task:0" in r.getMessage() for r in caplog.records)
+    finally:
+        worker.stop()
+
+
+def test_a_task_that_comes_up_late_is_waited_for():
+    from distflow.tools.launcher import free_ports
+
+    ps_port, worker_port = free_ports(2)
+    spec = {"ps": [f"127.0.0.1:{ps_port}"], "worker": [f"127.0.0.1:{worker_port}"]}
+    worker = tf.train.Server(spec, job_name="worker", task_index=0)
+    servers = [worker]
+    timer = threading.Timer(1.0, lambda: servers.append(tf.train.Server(spec, job_name="ps", task_index=0)))
+    timer.start()
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(4.0, name="patient")
+        with tf.Session(worker.target) as sess:
+            sess.run(v.initializer)
+            assert sess.run(v) == 4.0
+    finally:
+        timer.join(10)
+        for s in servers:
+            s.stop()

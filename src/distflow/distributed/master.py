@@ -123,7 +123,7 @@ class Master:
 
     def _wait_for_task(self, name: str, address: str) -> list[RemoteDevice]:
         start = time.monotonic()
-        delay, logged = 0.05, start
+        delay, logged = 0.05, None
         while True:
             try:
                 status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=5.0)
@@ -135,7 +135,7 @@ class Master:
                     raise errors.UnavailableError(
                         None, None, f"task {name} ({address}) did not answer within "
                         f"{self.connect_timeout:.0f} s; is it running?") from None
-                if time.monotonic() - logged > 5.0:
+                if logged is None or time.monotonic() - logged > 5.0:
                     logged = time.monotonic()
                     _log.warning("waiting for task %s (%s) to start: %.0f s so far, giving up after %.0f s",
                                  name, address, waited, self.connect_timeout)
