@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from . import dtypes as _dtypes
 from . import registry

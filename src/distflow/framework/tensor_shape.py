@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Iterable
-
 
 class Dimension:
     """One dimension of a shape; ``value`` is an int or None (unknown), as in TF 1.x."""
@@ -214,7 +212,3 @@ def unknown_shape(rank=None) -> TensorShape:
 
 def scalar() -> TensorShape:
     return TensorShape([])
-
-
-def from_known(dims: Iterable[int | None]) -> TensorShape:
-    return TensorShape(list(dims))

@@ -1,0 +1,485 @@
+"""Joining and slicing: split, concat, stack/unstack, gather, slice, strided slice, ``t[...]``.
+
+The constructors are re-exported by array_ops, where TensorFlow users look for them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from .array_ops import constant, identity, pad, rank, shape_of
+from .op_util import (constant_shape, constant_value, known_axis, make_op, make_tensor, normalize_axis,
+                      same_dtype_inputs)
+
+# ---------------------------------------------------------------------------
+# Split, SplitV
+
+
+def _split_shape(op):
+    axis_t, x = op.inputs
+    n = op.get_attr("num_split")
+    axis = known_axis(axis_t)
+    if x.shape.ndims is None or axis is None:
+        return [TensorShape(None if x.shape.ndims is None else [None] * x.shape.ndims)] * n
+    dims = x.shape.as_list()
+    axis = normalize_axis(axis, len(dims))
+    if dims[axis] is not None:
+        if dims[axis] % n:
+            raise ValueError(f"Dimension size must be evenly divisible by {n} but is {dims[axis]}")
+        dims[axis] //= n
+    return [TensorShape(dims)] * n
+
+
+@register_op("Split", shape=_split_shape, list_output=True,
+             dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op.get_attr("num_split"))
+def _split_kernel(xp, axis, x, *, num_split):
+    return tuple(xp.split(x, num_split, axis=int(axis)))
+
+
+@register_gradient("Split")
+def _split_grad(op, *grads):
+    return None, concat(list(grads), op.inputs[0])
+
+
+def _split_v_shape(op):
+    x, sizes_t, axis_t = op.inputs
+    n = op.get_attr("num_split")
+    axis = known_axis(axis_t)
+    sizes = constant_value(sizes_t)
+    if x.shape.ndims is None or axis is None:
+        return [TensorShape(None)] * n
+    dims = x.shape.as_list()
+    axis = normalize_axis(axis, len(dims))
+    if sizes is None:
+        return [TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * n
+    sizes = [int(s) for s in sizes]
+    if sizes.count(-1) > 1:
+        raise ValueError("Only one split size may be -1")
+    if dims[axis] is not None:
+        known = sum(s for s in sizes if s != -1)
+        if -1 in sizes:
+            if known > dims[axis]:
+                raise ValueError(f"Split sizes {sizes} exceed dimension {dims[axis]}")
+            sizes[sizes.index(-1)] = dims[axis] - known
+        elif known != dims[axis]:
+            raise ValueError(f"Determined shape must either match input shape along split_dim "
+                             f"exactly if fully specified, or be less than the size of the input "
+                             f"along split_dim if not fully specified. Got: {sizes} for a "
+                             f"dimension of {dims[axis]}")
+    return [TensorShape(dims[:axis] + [None if s == -1 else s] + dims[axis + 1:]) for s in sizes]
+
+
+@register_op("SplitV", shape=_split_v_shape, list_output=True)
+def _split_v_kernel(xp, x, size_splits, axis, *, num_split):
+    axis = int(axis)
+    sizes = [int(s) for s in size_splits]
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = x.shape[axis] - (sum(sizes) + 1)
+    if sum(sizes) != x.shape[axis] or min(sizes) < 0:
+        raise ValueError(f"split sizes {list(size_splits)} do not add up to dimension "
+                         f"{x.shape[axis]} of the input along axis {axis}")
+    return tuple(xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+
+
+@register_gradient("SplitV")
+def _split_v_grad(op, *grads):
+    return concat(list(grads), op.inputs[2]), None, None
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[ops.Tensor]:
+    """Splits ``value`` into ``num_or_size_splits`` equal parts, or parts of the given sizes."""
+    value = ops.convert_to_tensor(value)
+    axis_t = ops.convert_to_tensor(axis, dtype=dtypes.int32)
+    if isinstance(num_or_size_splits, numbers.Integral):
+        n = int(num_or_size_splits)
+        if n < 1:
+            raise ValueError(f"num_or_size_splits must be positive, got {n}")
+        return list(make_op("Split", [axis_t, value], {"num_split": n}, name).outputs)
+    sizes = ops.convert_to_tensor(num_or_size_splits, dtype=dtypes.int32)
+    if num is None:
+        if sizes.shape.ndims != 1 or sizes.shape[0].value is None:
+            raise ValueError(f"Cannot infer the number of splits from {num_or_size_splits!r}; pass num")
+        num = sizes.shape[0].value
+    return list(make_op("SplitV", [value, sizes, axis_t], {"num_split": int(num)}, name).outputs)
+
+
+# ---------------------------------------------------------------------------
+# ConcatV2, Pack, Unpack
+
+
+def _concat_shape(op):
+    *values, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    ranks = {v.shape.ndims for v in values if v.shape.ndims is not None}
+    if len(ranks) > 1:
+        raise ValueError(f"Shape must be rank {min(ranks)} but is rank {max(ranks)}")
+    if not ranks:
+        return TensorShape(None)
+    r = ranks.pop()
+    if axis is None:
+        return TensorShape([None] * r)
+    axis = normalize_axis(axis, r)
+    out = [None] * r
+    total = 0
+    for v in values:
+        if v.shape.ndims is None:
+            total = None
+            continue
+        dims = v.shape.as_list()
+        for i, d in enumerate(dims):
+            if i == axis:
+                continue
+            if out[i] is not None and d is not None and out[i] != d:
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {out[i]} "
+                                 f"and {d}. Shapes are {values[0].shape} and {v.shape}")
+            out[i] = out[i] if out[i] is not None else d
+        total = None if total is None or dims[axis] is None else total + dims[axis]
+    out[axis] = total
+    return TensorShape(out)
+
+
+@register_op("ConcatV2", shape=_concat_shape)
+def _concat_kernel(xp, *values_and_axis):
+    *values, axis = values_and_axis
+    return xp.concatenate(values, axis=int(axis))
+
+
+@register_gradient("ConcatV2")
+def _concat_grad(op, grad):
+    *values, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    dims = [v.shape[axis].value if axis is not None and v.shape.ndims is not None else None
+            for v in values]
+    if all(d is not None for d in dims):
+        sizes = constant(np.array(dims, np.int32))
+    else:
+        axis_t = axis_t % rank(values[0])
+        sizes = stack([gather(shape_of(v), axis_t) for v in values])
+    return split(grad, sizes, axis=axis_t, num=len(values)) + [None]
+
+
+def concat(values, axis, name="concat") -> ops.Tensor:
+    """Joins ``values`` along ``axis`` (a single value passes through an Identity)."""
+    values = list(values)
+    if not values:
+        raise ValueError("concat needs at least one tensor")
+    if len(values) == 1:
+        return identity(values[0], name=name)
+    tensors = _same_dtype("ConcatV2", values)
+    return make_tensor("ConcatV2", tensors + [ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       {"N": len(tensors)}, name)
+
+
+def _same_dtype(op_type, values) -> list[ops.Tensor]:
+    return same_dtype_inputs(op_type, values, names=[f"values[{i}]" for i in range(len(values))])
+
+
+def _pack_shape(op):
+    axis = op.get_attr("axis")
+    shape = TensorShape(None)
+    for v in op.inputs:
+        try:
+            shape = shape.merge_with(v.shape)
+        except ValueError:
+            raise ValueError(f"Shapes must be equal rank and compatible, but "
+                             f"{op.inputs[0].shape} and {v.shape} differ") from None
+    if shape.ndims is None:
+        return TensorShape(None)
+    dims = shape.as_list()
+    axis = normalize_axis(axis, len(dims) + 1)
+    return TensorShape(dims[:axis] + [len(op.inputs)] + dims[axis:])
+
+
+@register_op("Pack", shape=_pack_shape)
+def _pack_kernel(xp, *values, axis):
+    return xp.stack(values, axis=axis)
+
+
+@register_gradient("Pack")
+def _pack_grad(op, grad):
+    return unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
+
+
+def stack(values, axis=0, name="stack") -> ops.Tensor:
+    tensors = _same_dtype("Pack", list(values))
+    return make_tensor("Pack", tensors, {"axis": int(axis), "N": len(tensors)}, name)
+
+
+def _unpack_shape(op):
+    x = op.inputs[0]
+    num, axis = op.get_attr("num"), op.get_attr("axis")
+    if x.shape.ndims is None:
+        return [TensorShape(None)] * num
+    dims = x.shape.as_list()
+    axis = normalize_axis(axis, len(dims))
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Dimension {axis} has size {dims[axis]}, but num={num}")
+    return [TensorShape(dims[:axis] + dims[axis + 1:])] * num
+
+
+@register_op("Unpack", shape=_unpack_shape, list_output=True)
+def _unpack_kernel(xp, x, *, num, axis):
+    if x.shape[axis] != num:
+        raise ValueError(f"Input dimension {axis} has size {x.shape[axis]}, but num={num}")
+    return tuple(xp.moveaxis(x, axis, 0))
+
+
+@register_gradient("Unpack")
+def _unpack_grad(op, *grads):
+    return (stack(list(grads), axis=op.get_attr("axis")),)
+
+
+def unstack(value, num=None, axis=0, name="unstack") -> list[ops.Tensor]:
+    value = ops.convert_to_tensor(value)
+    if num is None:
+        if value.shape.ndims is None:
+            raise ValueError(f"Cannot infer num from shape {value.shape}")
+        num = value.shape[axis].value
+        if num is None:
+            raise ValueError(f"Cannot infer num from shape {value.shape}")
+    return list(make_op("Unpack", [value], {"num": int(num), "axis": int(axis)}, name).outputs)
+
+
+# ---------------------------------------------------------------------------
+# GatherV2
+
+
+def _gather_shape(op):
+    params, indices, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    if params.shape.ndims is None or indices.shape.ndims is None or axis is None:
+        return TensorShape(None)
+    dims = params.shape.as_list()
+    axis = normalize_axis(axis, len(dims))
+    return TensorShape(dims[:axis] + indices.shape.as_list() + dims[axis + 1:])
+
+
+@register_op("GatherV2", shape=_gather_shape)
+def _gather_kernel(xp, params, indices, axis):
+    axis = int(axis)
+    n = params.shape[axis]
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        bad = indices[(indices < 0) | (indices >= n)].reshape(-1)[0]
+        raise errors.InvalidArgumentError(None, None, f"indices contains {bad}, which is not in [0, {n})")
+    return xp.take(params, indices, axis=axis)
+
+
+def _gather_grad_shape(op):
+    return constant_shape(op.inputs[0])
+
+
+@register_op("GatherV2Grad", shape=_gather_grad_shape, dtype=lambda op: op.inputs[2].dtype.base_dtype)
+def _gather_grad_kernel(xp, params_shape, indices, grad, axis):
+    """The dense gradient of GatherV2: ``grad`` summed into the gathered positions."""
+    axis = int(axis)
+    out = xp.zeros(params_shape.tolist(), dtype=grad.dtype)
+    moved = xp.moveaxis(out, axis, 0)
+    g = grad.reshape(grad.shape[:axis] + (-1,) + grad.shape[axis + indices.ndim:])
+    xp.add.at(moved, indices.reshape(-1), xp.moveaxis(g, axis, 0))
+    return out
+
+
+@register_gradient("GatherV2Grad")
+def _gather_grad_grad(op, grad):
+    return None, None, gather(grad, op.inputs[1], axis=op.inputs[3]), None
+
+
+@register_gradient("GatherV2")
+def _gather_v2_grad(op, grad):
+    params, indices, axis = op.inputs
+    return make_tensor("GatherV2Grad", [shape_of(params), indices, grad, axis], None, "GatherV2Grad"), None, None
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=0) -> ops.Tensor:
+    params = ops.convert_to_tensor(params)
+    indices = ops.convert_to_tensor(indices)
+    if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"gather indices must be int32 or int64, got {indices.dtype.name}")
+    return make_tensor("GatherV2", [params, indices, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       None, name or "GatherV2")
+
+
+# ---------------------------------------------------------------------------
+# Slice, StridedSlice
+
+
+def _slice_shape(op):
+    x, begin_t, size_t = op.inputs
+    begin, sizes = constant_value(begin_t), constant_value(size_t)
+    if x.shape.ndims is None:
+        return TensorShape(None if sizes is None else [None] * len(sizes))
+    dims = x.shape.as_list()
+    if sizes is None:
+        return TensorShape([None] * len(dims))
+    if len(sizes) != len(dims):
+        raise ValueError(f"Expected size to have {len(dims)} elements, got {len(sizes)}")
+    out = []
+    for i, (d, s) in enumerate(zip(dims, sizes)):
+        b = None if begin is None else int(begin[i])
+        if s == -1:
+            out.append(None if d is None or b is None else d - b)
+        else:
+            if d is not None and b is not None and b + s > d:
+                raise ValueError(f"Slice of dimension {i}: begin {b} + size {s} exceeds {d}")
+            out.append(int(s))
+    return TensorShape(out)
+
+
+@register_op("Slice", shape=_slice_shape)
+def _slice_kernel(xp, x, begin, size):
+    index = []
+    for i, (b, s) in enumerate(zip(begin.tolist(), size.tolist())):
+        end = x.shape[i] if s == -1 else b + s
+        if b < 0 or end > x.shape[i] or end < b:
+            raise ValueError(f"Expected begin[{i}]={b} and size[{i}]={s} to fit in dimension "
+                             f"{i} of size {x.shape[i]}")
+        index.append(builtins.slice(b, end))
+    return x[tuple(index)]
+
+
+@register_gradient("Slice")
+def _slice_grad(op, grad):
+    x, begin, _ = op.inputs
+    after_ = shape_of(x) - begin - shape_of(grad)
+    return pad(grad, stack([begin, after_], axis=1)), None, None
+
+
+def slice(input_, begin, size, name=None) -> ops.Tensor:  # noqa: A001 - TF's name
+    return make_tensor("Slice", [ops.convert_to_tensor(input_), ops.convert_to_tensor(begin, dtype=dtypes.int32),
+                                 ops.convert_to_tensor(size, dtype=dtypes.int32)], None, name or "Slice")
+
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def _python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                  shrink_axis_mask) -> tuple:
+    index = []
+    for i in range(len(begin)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            index.append(Ellipsis)
+        elif new_axis_mask & bit:
+            index.append(None)
+        elif shrink_axis_mask & bit:
+            index.append(int(begin[i]))
+        else:
+            index.append(builtins.slice(None if begin_mask & bit else int(begin[i]),
+                                       None if end_mask & bit else int(end[i]), int(strides[i])))
+    return tuple(index)
+
+
+def _strided_slice_shape(op):
+    x, begin_t, end_t, strides_t = op.inputs
+    values = [constant_value(t) for t in (begin_t, end_t, strides_t)]
+    if x.shape.ndims is None or any(v is None for v in values):
+        return TensorShape(None)
+    index = _python_index(*values, *(op.get_attr(m) for m in _MASKS))
+    dims = x.shape.as_list()
+    # Index a zero-strided dummy twice, with two stand-ins for unknown dimensions:
+    # output dimensions that differ between the two depend on an unknown one.
+    shapes = []
+    for stand_in in (1_000_003, 1_000_033):
+        dummy = np.broadcast_to(np.zeros((), np.int8), [stand_in if d is None else d for d in dims])
+        try:
+            shapes.append(dummy[index].shape)
+        except IndexError as e:
+            raise ValueError(f"slice index out of bounds: {e}") from None
+    return TensorShape([a if a == b else None for a, b in zip(*shapes)])
+
+
+@register_op("StridedSlice", shape=_strided_slice_shape)
+def _strided_slice_kernel(xp, x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
+                          new_axis_mask, shrink_axis_mask):
+    return x[_python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                           new_axis_mask, shrink_axis_mask)]
+
+
+@register_op("StridedSliceGrad", shape=lambda op: constant_shape(op.inputs[0]),
+             dtype=lambda op: op.inputs[4].dtype.base_dtype)
+def _strided_slice_grad_kernel(xp, shape, begin, end, strides, dy, *, begin_mask, end_mask, ellipsis_mask,
+                               new_axis_mask, shrink_axis_mask):
+    out = xp.zeros(shape.tolist(), dtype=dy.dtype)
+    out[_python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                      shrink_axis_mask)] = dy
+    return out
+
+
+@register_gradient("StridedSlice")
+def _strided_slice_grad(op, grad):
+    x, begin, end, strides = op.inputs
+    attrs = {m: op.get_attr(m) for m in _MASKS}
+    return (make_tensor("StridedSliceGrad", [shape_of(x), begin, end, strides, grad], attrs, "StridedSliceGrad"),
+            None, None, None)
+
+
+@register_gradient("StridedSliceGrad")
+def _strided_slice_grad_grad(op, grad):
+    _, begin, end, strides, _ = op.inputs
+    attrs = {m: op.get_attr(m) for m in _MASKS}
+    return None, None, None, None, strided_slice(grad, begin, end, strides, **attrs)
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None) -> ops.Tensor:
+    """TensorFlow's strided slice; ``t[...]`` builds one from a Python index."""
+    input_ = ops.convert_to_tensor(input_)
+    if strides is None:
+        strides = [1] * len(begin)
+    attrs = dict(zip(_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)))
+    inputs = [ops.convert_to_tensor(v, dtype=dtypes.int32) for v in (begin, end, strides)]
+    return make_tensor("StridedSlice", [input_] + inputs, attrs, name or "strided_slice")
+
+
+def _getitem(tensor, key) -> ops.Tensor:
+    """``tensor[key]`` for ints, slices (any step), tf.newaxis and Ellipsis."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    begin, end, strides = [], [], []
+    masks = dict.fromkeys(_MASKS, 0)
+    for i, item in enumerate(key):
+        bit = 1 << i
+        if item is Ellipsis:
+            masks["ellipsis_mask"] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif item is None:
+            masks["new_axis_mask"] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif isinstance(item, builtins.slice):
+            step = 1 if item.step is None else item.step
+            if step == 0:
+                raise ValueError("slice step must not be zero")
+            begin.append(0 if item.start is None else item.start)
+            end.append(0 if item.stop is None else item.stop)
+            strides.append(step)
+            if item.start is None:
+                masks["begin_mask"] |= bit
+            if item.stop is None:
+                masks["end_mask"] |= bit
+        elif isinstance(item, (numbers.Integral, np.integer)) and not isinstance(item, bool):
+            masks["shrink_axis_mask"] |= bit
+            begin.append(int(item)), end.append(int(item) + 1), strides.append(1)
+        elif isinstance(item, ops.Tensor) and item.dtype.is_integer and item.shape.ndims == 0:
+            masks["shrink_axis_mask"] |= bit
+            begin.append(item), end.append(item + 1), strides.append(1)
+        else:
+            raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) "
+                            f"and scalar integer tensors are valid indices, got {item!r}")
+    if any(isinstance(v, ops.Tensor) for v in begin + end):
+        begin_t, end_t = stack([ops.convert_to_tensor(v, dtype=dtypes.int32) for v in begin]), \
+            stack([ops.convert_to_tensor(v, dtype=dtypes.int32) for v in end])
+    else:
+        begin_t, end_t = begin, end
+    return strided_slice(tensor, begin_t, end_t, strides, **masks)
+
+
+ops.Tensor._override_operator("__getitem__", _getitem)
+newaxis = None
