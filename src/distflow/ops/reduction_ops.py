@@ -1,0 +1,265 @@
+"""Reductions (sum, mean, max, min, prod, all, any) and arg-reductions, with their gradients.
+
+The constructors are re-exported by math_ops, where TensorFlow users look for them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from . import array_ops
+from .math_ops import _NUMBERS, _binary, _check_dtype, cast, equal, maximum, multiply, range_
+from .op_util import known_axis, make_tensor, normalize_axis
+
+# ---------------------------------------------------------------------------
+# Reductions
+
+
+def _reduce_shape(op):
+    x, axis_t = op.inputs
+    keep = op.get_attr("keep_dims")
+    axes = known_axis(axis_t)
+    if x.shape.ndims is None:
+        return TensorShape(None)
+    r = x.shape.ndims
+    if axes is None:
+        return TensorShape([None] * r if keep else None)
+    axes = {normalize_axis(a, r) for a in ([axes] if isinstance(axes, int) else axes)}
+    dims = x.shape.as_list()
+    if keep:
+        return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+def _axes(axis) -> tuple:
+    return tuple(np.reshape(axis, [-1]).tolist())
+
+
+@register_op("Sum", shape=_reduce_shape)
+def _sum_kernel(xp, x, axis, *, keep_dims):
+    return xp.sum(x, axis=_axes(axis), keepdims=keep_dims, dtype=x.dtype)
+
+
+@register_op("Prod", shape=_reduce_shape)
+def _prod_kernel(xp, x, axis, *, keep_dims):
+    return xp.prod(x, axis=_axes(axis), keepdims=keep_dims, dtype=x.dtype)
+
+
+@register_op("Max", shape=_reduce_shape)
+def _max_kernel(xp, x, axis, *, keep_dims):
+    return xp.max(x, axis=_axes(axis), keepdims=keep_dims)
+
+
+@register_op("Min", shape=_reduce_shape)
+def _min_kernel(xp, x, axis, *, keep_dims):
+    return xp.min(x, axis=_axes(axis), keepdims=keep_dims)
+
+
+@register_op("Mean", shape=_reduce_shape)
+def _mean_kernel(xp, x, axis, *, keep_dims):
+    axes = _axes(axis)
+    if x.dtype.kind in "iu":  # TF's integer mean truncates toward zero
+        total = xp.sum(x, axis=axes, keepdims=keep_dims, dtype=np.int64)
+        count = max(1, int(np.prod([x.shape[a] for a in axes])))
+        return (np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
+    return xp.mean(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
+
+
+@register_op("All", shape=_reduce_shape)
+def _all_kernel(xp, x, axis, *, keep_dims):
+    return xp.all(x, axis=_axes(axis), keepdims=keep_dims)
+
+
+@register_op("Any", shape=_reduce_shape)
+def _any_kernel(xp, x, axis, *, keep_dims):
+    return xp.any(x, axis=_axes(axis), keepdims=keep_dims)
+
+
+not_differentiable("All")
+not_differentiable("Any")
+
+
+@register_op("ReducedShape", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int32)
+def _reduced_shape_kernel(xp, shape, axes):
+    """``shape`` with the reduced ``axes`` set to 1 (the keepdims shape)."""
+    out = shape.astype(np.int32).copy()
+    out[np.reshape(axes, [-1]) % max(1, len(out))] = 1
+    return out
+
+
+not_differentiable("ReducedShape")
+
+
+def _kept_shape(op) -> ops.Tensor:
+    """The reduction's output shape with keepdims, statically when possible."""
+    x, axis_t = op.inputs
+    axes = known_axis(axis_t)
+    if x.shape.is_fully_defined() and axes is not None:
+        dims = x.shape.as_list()
+        for a in ([axes] if isinstance(axes, int) else axes):
+            dims[a % len(dims)] = 1
+        return array_ops.constant(np.array(dims, np.int32))
+    return make_tensor("ReducedShape", [array_ops.shape(x), axis_t], None, "ReducedShape")
+
+
+def _broadcast_back(op, grad) -> ops.Tensor:
+    """A reduction's gradient spread back over the input's shape."""
+    kept = array_ops.reshape(grad, _kept_shape(op))
+    return array_ops.broadcast_to(kept, array_ops.shape_of(op.inputs[0]))
+
+
+@register_gradient("Sum")
+def _sum_grad(op, grad):
+    return _broadcast_back(op, grad), None
+
+
+@register_gradient("Mean")
+def _mean_grad(op, grad):
+    x, y = op.inputs[0], op.outputs[0]
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
+        count = max(1, x.shape.num_elements() // max(1, y.shape.num_elements()))
+        scale = array_ops.constant(1.0 / count, dtype=grad.dtype)
+    else:
+        count = _binary("FloorDiv", array_ops.size(x), maximum(array_ops.size(y), 1))
+        scale = _binary("RealDiv", array_ops.constant(1.0, dtype=grad.dtype), cast(count, grad.dtype))
+    return multiply(_broadcast_back(op, grad), scale), None
+
+
+def _extremum_grad(op, grad):
+    x = op.inputs[0]
+    y = array_ops.reshape(op.outputs[0], _kept_shape(op))
+    chosen = cast(equal(x, y), grad.dtype)
+    count = array_ops.reshape(reduce_sum(chosen, op.inputs[1]), _kept_shape(op))
+    return multiply(_binary("RealDiv", chosen, count), array_ops.reshape(grad, _kept_shape(op))), None
+
+
+register_gradient("Max")(_extremum_grad)
+register_gradient("Min")(_extremum_grad)
+
+
+@register_op("ProdGrad", shape=lambda op: op.inputs[0].shape)
+def _prod_grad_kernel(xp, x, grad, axis):
+    """d prod / dx_i = product of the others, computed without dividing (zeros are fine)."""
+    axes = sorted({a % x.ndim for a in np.reshape(axis, [-1]).tolist()})
+    if not axes:
+        return xp.broadcast_to(grad, x.shape).astype(x.dtype)
+    rest = [a for a in range(x.ndim) if a not in axes]
+    moved = xp.transpose(x, rest + axes)
+    flat = moved.reshape(moved.shape[:len(rest)] + (-1,))
+    ones = xp.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+    left = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = xp.cumprod(xp.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = (left * right).reshape(moved.shape)
+    g = xp.reshape(grad, [x.shape[a] for a in rest] + [1] * len(axes))
+    return xp.transpose(others * g, np.argsort(rest + axes)).astype(x.dtype)
+
+
+@register_gradient("Prod")
+def _prod_grad(op, grad):
+    x, axis_t = op.inputs
+    g = array_ops.reshape(grad, _kept_shape(op))
+    return make_tensor("ProdGrad", [x, g, axis_t], None, "ProdGrad"), None
+
+
+def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=_NUMBERS,
+            keep_dims=None, reduction_indices=None) -> ops.Tensor:
+    x = ops.convert_to_tensor(x)
+    _check_dtype(op_type, x, allowed, "input")
+    keepdims = bool(keep_dims if keep_dims is not None else keepdims)
+    axis = reduction_indices if axis is None else axis
+    if axis is None:
+        if x.shape.ndims is not None:
+            axis = list(range(x.shape.ndims))
+        else:
+            axis = range_(0, array_ops.rank(x))
+    axis_t = ops.convert_to_tensor(axis, dtype=dtypes.int32)
+    return make_tensor(op_type, [x, axis_t], {"keep_dims": keepdims}, name or default_name)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Sum", "Sum", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Mean", "Mean", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Max", "Max", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Min", "Min", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Prod", "Prod", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+                   reduction_indices=reduction_indices)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("All", "All", input_tensor, axis, keepdims, name, (dtypes.bool,),
+                   keep_dims=keep_dims, reduction_indices=reduction_indices)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+    return _reduce("Any", "Any", input_tensor, axis, keepdims, name, (dtypes.bool,),
+                   keep_dims=keep_dims, reduction_indices=reduction_indices)
+
+
+# ---------------------------------------------------------------------------
+# ArgMax, ArgMin
+
+
+def _arg_shape(op):
+    x, axis_t = op.inputs
+    axis = known_axis(axis_t)
+    if x.shape.ndims is None:
+        return TensorShape(None)
+    if axis is None:
+        return TensorShape([None] * (x.shape.ndims - 1))
+    axis = normalize_axis(axis, x.shape.ndims)
+    return TensorShape([d for i, d in enumerate(x.shape.as_list()) if i != axis])
+
+
+def _arg_dtype(op):
+    return op.get_attr("output_type")
+
+
+@register_op("ArgMax", shape=_arg_shape, dtype=_arg_dtype)
+def _argmax_kernel(xp, x, axis, *, output_type):
+    return xp.argmax(x, axis=int(axis)).astype(output_type.as_numpy_dtype)
+
+
+@register_op("ArgMin", shape=_arg_shape, dtype=_arg_dtype)
+def _argmin_kernel(xp, x, axis, *, output_type):
+    return xp.argmin(x, axis=int(axis)).astype(output_type.as_numpy_dtype)
+
+
+not_differentiable("ArgMax")
+not_differentiable("ArgMin")
+
+
+def _arg(op_type, x, axis, name, dimension, output_type):
+    x = ops.convert_to_tensor(x)
+    _check_dtype(op_type, x, _NUMBERS, "input")
+    axis = dimension if axis is None else axis
+    axis = 0 if axis is None else axis
+    return make_tensor(op_type, [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       {"output_type": dtypes.as_dtype(output_type)}, name or op_type)
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    return _arg("ArgMax", input, axis, name, dimension, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    return _arg("ArgMin", input, axis, name, dimension, output_type)
