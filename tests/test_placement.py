@@ -225,3 +225,16 @@ def test_forwarding_happens_for_dead_temporaries():
         steps = list(sess._steps.values())[-1].plan.sequential.steps
     forwarded = [s for s in steps if getattr(s[0], "keywords", {}).get("inplace")]
     assert len(forwarded) == 2  # Relu into the product, the sum into Relu's output
+
+
+def test_forwarding_never_writes_into_an_array_a_view_still_reads():
+    x = tf.placeholder(tf.float64, [2, 2])
+    a = x * 2.0                     # fresh
+    view = tf.reshape(a, [4])       # a view of a's memory
+    b = tf.nn.relu(a - 100.0) + 0.0  # reads a (through the Sub) but never writes it
+    c = tf.negative(a)              # a's last reader: must not write into a, the view reads it later
+    d = tf.reduce_sum(view * 1.0) + tf.reduce_sum(c) * 0.0 + tf.reduce_sum(b)
+    feed = np.array([[1.0, 2.0], [3.0, 4.0]])
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=1)) as sess:
+        assert sess.run(d, {x: feed}) == 20.0
+        assert sess.run([view, c], {x: feed})[0].tolist() == [2.0, 4.0, 6.0, 8.0]

@@ -277,9 +277,10 @@ class PartitionPlan:
         for (_, _, out, _), (_, is_fresh) in zip(self.steps, self._forwarding):
             if is_fresh and out is not None:
                 fresh.update((out,) if out.__class__ is int else out)
-        for _, ins, _, mode in self.steps:
-            if mode == _RENDEZVOUS:  # another partition holds the same array
-                fresh.difference_update(ins)
+        for (_, ins, _, mode), (_, op_type, _) in zip(self.steps, self.infos):
+            if mode == _RENDEZVOUS or op_type in _MAY_ALIAS:
+                # another partition holds the same array, or a view of it may outlive this read
+                fresh.difference_update((ins,) if mode == _ONE_ARG else ins)
         steps = []
         for i, ((fn, ins, out, mode), rel, (donor, _)) in enumerate(zip(self.steps, release, self._forwarding)):
             reads = (ins,) if mode == _ONE_ARG else ins
