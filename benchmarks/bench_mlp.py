@@ -5,7 +5,10 @@ data, float32. Four measurements, samples per second (higher is better), each th
   numpy:        the same step written by hand in NumPy (forward, backward, in-place update);
   one device:   distflow and TensorFlow (tf.compat.v1 graph mode, feed_dict);
   in-graph x2:  two towers on two CPU devices (device_count={"CPU": 2}), each on half of
-                the batch, gradients averaged and applied once.
+                the batch, gradients averaged and applied once;
+  in-graph x2, intra 1: the same with intra_op_parallelism_threads=1 and
+                inter_op_parallelism_threads=2 in both libraries (one thread per op, the
+                towers at once).
 
 Usage:
   python benchmarks/bench_mlp.py [--tf-python /path/to/venv/bin/python] [--steps N]
@@ -65,7 +68,9 @@ def build(tf, mode, devices=("/cpu:0", "/cpu:1")):
             for pairs in zip(*tower_grads):
                 averaged.append((tf.add_n([g for g, _ in pairs]) / float(len(pairs)), pairs[0][1]))
             train = opt.apply_gradients(averaged)
-        config = tf.ConfigProto(device_count={"CPU": len(devices)})
+        # "intra 1": one BLAS/intra-op thread per partition, the two partitions at once
+        intra = {"intra_op_parallelism_threads": 1, "inter_op_parallelism_threads": 2} if "intra 1" in mode else {}
+        config = tf.ConfigProto(device_count={"CPU": len(devices)}, **intra)
     sess = tf.Session(config=config)
     sess.run(tf.global_variables_initializer())
     feed = {x: xv, y: yv}
@@ -84,6 +89,10 @@ def measure(tf, mode, steps, rounds=7):
     timed_round = build(tf, mode)
     return float(np.median([timed_round(steps) for _ in range(rounds)]))
 '''
+
+
+INTRA_1 = "in-graph x2, intra 1"
+MODES = ("one device", "in-graph x2", INTRA_1)
 
 
 def numpy_step():
@@ -144,6 +153,9 @@ def run_distflow_and_numpy(steps: int, rounds: int = 7) -> tuple[dict, float]:
         for _ in range(rounds):
             rates["numpy"].append(numpy_round(ref_step, steps))
             rates[mode].append(timed_round(steps))
+    # Last: intra_op_parallelism_threads=1 sets BLAS's threads for the whole process.
+    timed_round = scope["build"](tf, INTRA_1)
+    rates[INTRA_1] = [timed_round(steps) for _ in range(rounds)]
     medians = {mode: float(np.median(r)) for mode, r in rates.items()}
     return {m: v for m, v in medians.items() if m != "numpy"}, medians["numpy"]
 
@@ -158,12 +170,13 @@ def main() -> None:
     df, ref = run_distflow_and_numpy(args.steps)
     if args.tf_python:  # TensorFlow runs in its own process: the median of its rounds
         tf = run_tensorflow(args.tf_python, MEASURE,
-                            f"{{m: measure(tf, m, {args.steps}) for m in ('one device', 'in-graph x2')}}")
+                            f"{{m: measure(tf, m, {args.steps}) for m in {MODES!r}}}")
     print(f"{'hand-written NumPy':<22} {ref:>10.0f} samples/s")
     print(f"{'mode':<22} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7} {'df/NumPy':>9}")
-    for mode in ("one device", "in-graph x2"):
+    for mode in MODES:
         t = tf.get(mode, float("nan"))
-        print(f"{mode:<22} {df[mode]:>10.0f} {t:>11.0f} {df[mode] / t:>7.2f} {df[mode] / ref:>9.2f}")
+        vs_numpy = df[mode] / ref if mode != INTRA_1 else float("nan")  # NumPy ran with more threads
+        print(f"{mode:<22} {df[mode]:>10.0f} {t:>11.0f} {df[mode] / t:>7.2f} {vs_numpy:>9.2f}")
 
 
 if __name__ == "__main__":

@@ -182,3 +182,17 @@ def test_list_devices():
         names = [d.name for d in sess.list_devices()]
     assert names == ["/job:localhost/replica:0/task:0/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:1",
                      "/job:localhost/replica:0/task:0/device:GPU:0"]
+
+
+def test_intra_op_parallelism_threads_sets_blas_threads():
+    from distflow.runtime import blas
+
+    before = blas.get_threads()
+    if before is None:
+        pytest.skip("NumPy's BLAS is not a bundled OpenBLAS")
+    try:
+        with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=1)):
+            assert blas.get_threads() == 1
+    finally:
+        blas.set_threads(before)
+    assert blas.get_threads() == before

@@ -30,8 +30,9 @@ class ConfigProto:
     default) measures the concurrent form (partitions at once, a thread each) and
     the sequential form (one global order on the calling thread) over the first
     runs and keeps the faster; 1 is always sequential, 2 or more always concurrent.
-    ``intra_op_parallelism_threads`` is accepted for compatibility: intra-op
-    parallelism is NumPy's BLAS.
+    ``intra_op_parallelism_threads`` > 0 sets the thread count of NumPy's BLAS (the
+    OpenBLAS NumPy bundles), process-wide as TF's intra-op pool is: with partitions running
+    concurrently, 1 keeps them from oversubscribing the cores.
 
     ``connect_timeout_in_ms`` (a distflow addition, for a Server's config) bounds how
     long its master waits, with backoff and a log line naming the task, for another
