@@ -20,6 +20,7 @@ from ..framework import errors
 from ..framework import ops
 from ..framework.device_spec import DeviceSpec
 from ..runtime.config import ConfigProto
+from ..runtime.device import DeviceSet
 from ..runtime.partition import output_key, partition, prune
 from ..runtime.placer import Placer
 from . import wire
@@ -39,19 +40,6 @@ class RemoteDevice:
         self.device_type = device_type
         self.index = self.spec.device_index
         self.simulated = device_type == "GPU"
-
-
-class ClusterDevices:
-    """Every device of the cluster, with this task as the default for unpinned ops."""
-
-    def __init__(self, devices: list[RemoteDevice], job: str, task: int):
-        self.devices = devices
-        self.job, self.task = job, task
-        self._by_key = {(d.spec.job, d.spec.task, d.device_type, d.index): d for d in devices}
-
-    def find(self, device_type, index, job=None, task=None):
-        return self._by_key.get((self.job if job is None else job, self.task if task is None else task,
-                                 device_type, index))
 
 
 class _Step:
@@ -111,7 +99,7 @@ class Master:
         except Exception as e:  # grpc.RpcError
             raise error_from_rpc(e, f"task {task_name} ({address})") from None
 
-    def _devices(self, device_filters) -> ClusterDevices:
+    def _devices(self, device_filters) -> DeviceSet:
         """Every task's devices (asked once per task); waits with backoff for tasks not up yet."""
         devices = []
         for name, job, index, address in self._tasks(device_filters):
@@ -119,7 +107,7 @@ class Master:
             if known is None:
                 known = self._task_devices[name] = self._wait_for_task(name, address)
             devices += known
-        return ClusterDevices(devices, self.job, self.task)
+        return DeviceSet(devices, self.job, self.task)
 
     def _wait_for_task(self, name: str, address: str) -> list[RemoteDevice]:
         start = time.monotonic()

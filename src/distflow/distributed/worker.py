@@ -20,7 +20,7 @@ from ..framework import errors
 from ..framework import ops
 from ..framework.device_spec import DeviceSpec
 from ..runtime.device import DeviceMgr
-from ..runtime.executor import _POOL, PartitionPlan, Rendezvous, _run_partition, _StepState
+from ..runtime.executor import _POOL, PartitionPlan, Rendezvous, _run_partition, _StepState, value_of
 from ..runtime.partition import Node, rendezvous_key
 from . import wire
 from .protos import distflow_pb2 as pb
@@ -161,8 +161,7 @@ class Worker:
         rdv = self._step(step_id)
         value = Rendezvous.recv(rdv, key, timeout)  # a tensor this task sends: never remote
         self._drop_step_if_done(rdv)
-        read = getattr(value, "read", None)
-        return read() if read else value
+        return value_of(value)
 
     def close(self) -> None:
         self.transport.close()
@@ -259,9 +258,7 @@ class Worker:
             raise _named(state.error, self.task_name)
         response = pb.RunGraphResponse()
         parked = False
-        for name, value in zip(request.recv_key, results):
-            read = getattr(value, "read", None)
-            value = read() if read else value
+        for name, value in zip(request.recv_key, map(value_of, results)):
             if request.park_large and isinstance(value, np.ndarray) and value.dtype.kind not in "USO" \
                     and value.nbytes >= PARK_BYTES:
                 rdv.send((self.task_name, "client", name), value)
@@ -284,9 +281,8 @@ class Worker:
         key = tuple(parts)
         value = Rendezvous.recv(rdv, key, timeout)  # a tensor this task sends: never remote
         self._drop_step_if_done(rdv)
-        read = getattr(value, "read", None)
         response = pb.RecvTensorResponse()
-        wire.fill_tensor_proto(response.tensor, read() if read else value)
+        wire.fill_tensor_proto(response.tensor, value_of(value))
         return response
 
     def AbortStep(self, request):

@@ -31,7 +31,25 @@ class Device:
         return f"<Device {self.name}{' (simulated)' if self.simulated else ''}>"
 
 
-class DeviceMgr:
+class DeviceSet:
+    """Devices the placer chooses from, with one task as the default for unpinned ops."""
+
+    def __init__(self, devices: list, job: str, task: int):
+        self.devices = devices
+        self.job, self.task = job, task
+        self._by_name = {d.name: d for d in devices}
+        self._by_key = {(d.spec.job, d.spec.task, d.device_type, d.index): d for d in devices}
+
+    def lookup(self, name: str):
+        return self._by_name[name]
+
+    def find(self, device_type: str, index: int, job: str | None = None, task: int | None = None):
+        """The device of that type and index on ``job``/``task`` (default: this task), or None."""
+        key = (self.job if job is None else job, self.task if task is None else task, device_type, index)
+        return self._by_key.get(key)
+
+
+class DeviceMgr(DeviceSet):
     """The devices of one task, made from ``ConfigProto.device_count``."""
 
     def __init__(self, config: ConfigProto | None = None, job: str = "localhost", task: int = 0):
@@ -41,17 +59,6 @@ class DeviceMgr:
         if n_cpu < 1:
             raise ValueError("device_count['CPU'] must be at least 1")
         n_gpu = counts.get("GPU", ConfigProto.DEFAULT_SIMULATED_GPUS)
-        self.job, self.task = job, task
-        self.devices = [Device(job, 0, task, "CPU", i) for i in range(n_cpu)]
-        self.devices += [Device(job, 0, task, "GPU", i, simulated=True) for i in range(n_gpu)]
-        self._by_name = {d.name: d for d in self.devices}
-        self._by_key = {(d.spec.job, d.spec.task, d.device_type, d.index): d for d in self.devices}
-
-    def lookup(self, name: str) -> Device:
-        return self._by_name[name]
-
-    def find(self, device_type: str, index: int, job: str | None = None, task: int | None = None):
-        """The device of that type and index on ``job``/``task`` (default: this task), or None."""
-        key = (self.job if job is None else job, self.task if task is None else task, device_type, index)
-        return self._by_key.get(key)
-
+        devices = [Device(job, 0, task, "CPU", i) for i in range(n_cpu)]
+        devices += [Device(job, 0, task, "GPU", i, simulated=True) for i in range(n_gpu)]
+        super().__init__(devices, job, task)

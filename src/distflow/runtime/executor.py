@@ -135,10 +135,14 @@ def _read_ref(ref):
     return ref.read()
 
 
-def _fetch_copy(value):
+def value_of(value):
+    """The array behind a variable reference (what leaves a device); other values as they are."""
     read = getattr(value, "read", None)
-    if read is not None:
-        value = read()
+    return read() if read is not None else value
+
+
+def _fetch_copy(value):
+    value = value_of(value)
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
