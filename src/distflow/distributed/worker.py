@@ -8,7 +8,6 @@ another task pulls the tensor with RecvTensor from that task's worker.
 
 from __future__ import annotations
 
-import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,7 +19,7 @@ from ..framework import errors
 from ..framework import ops
 from ..framework.device_spec import DeviceSpec
 from ..runtime.device import DeviceMgr
-from ..runtime.executor import _POOL, PartitionPlan, Rendezvous, _run_partition, _StepState, value_of
+from ..runtime.executor import PartitionPlan, Rendezvous, run_partitions, value_of
 from ..runtime.partition import Node, rendezvous_key
 from . import wire
 from .protos import distflow_pb2 as pb
@@ -241,21 +240,14 @@ class Worker:
         rdv = self._step(request.step_id, None if timeout is None else time.monotonic() + timeout)
         rdv.prefetch(remote_keys)
         results = [None] * len(request.recv_key)
-        state = _StepState(len(plans))
         try:
-            for plan in plans[1:]:
-                _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state))
-            if plans:
-                _run_partition(plans[0], feeds, rdv, results, state)
-            if not state.done.wait(timeout):
-                rdv.abort(errors.DeadlineExceededError(None, None, "step timed out"))
-                state.done.wait()
+            error = run_partitions(plans, feeds, rdv, results, timeout)
         finally:
             rdv.finished = True
             self._drop_step_if_done(rdv)
-        if state.error is not None:
-            self._fail_step(request.step_id, state.error)
-            raise _named(state.error, self.task_name)
+        if error is not None:
+            self._fail_step(request.step_id, error)
+            raise _named(error, self.task_name)
         response = pb.RunGraphResponse()
         parked = False
         for name, value in zip(request.recv_key, map(value_of, results)):

@@ -445,16 +445,27 @@ class StepPlan:
         if not parts:
             return results
         rdv = Rendezvous(None if timeout_s is None else time.monotonic() + timeout_s)
-        state = _StepState(len(parts))
-        for plan in parts[1:]:
-            _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state))
-        _run_partition(parts[0], feeds, rdv, results, state)
+        error = run_partitions(parts, feeds, rdv, results, timeout_s)
+        if error is not None:
+            raise error
+        return results
+
+
+def run_partitions(plans: list[PartitionPlan], feeds: list, rdv: Rendezvous, results: list,
+                   timeout_s: float | None) -> BaseException | None:
+    """Runs ``plans`` at once (the first on this thread) and waits for all of them.
+
+    Returns the step's most telling error (a failure before a cancellation), or None.
+    """
+    state = _StepState(len(plans))
+    for plan in plans[1:]:
+        _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state))
+    if plans:
+        _run_partition(plans[0], feeds, rdv, results, state)
         if not state.done.wait(timeout_s):
             rdv.abort(errors.DeadlineExceededError(None, None, "step timed out"))
             state.done.wait()
-        if state.error is not None:
-            raise state.error
-        return results
+    return state.error
 
 
 class _ThreadPool:
