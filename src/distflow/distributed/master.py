@@ -19,6 +19,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from ..framework import errors
 from ..framework import ops
 from ..framework.device_spec import DeviceSpec
+from ..ops.array_ops import missing_feed_error
 from ..runtime.config import ConfigProto
 from ..runtime.device import DeviceSet
 from ..runtime.partition import output_key, partition, prune
@@ -265,9 +266,7 @@ class Master:
         order = prune(roots, set(fed))
         for op in order:
             if op.type == "Placeholder" and (op.name, 0) not in fed:
-                raise errors.InvalidArgumentError(
-                    None, None, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                    f"{op.get_attr('dtype').name}")
+                raise missing_feed_error(op.name, op.get_attr("dtype"), op.get_attr("shape"))
         device_of = {op: session.placer.place(op).name for op in order}
         parts = partition(order, device_of, set(fed))
         by_task: dict[str, list] = {}

@@ -150,11 +150,17 @@ def _placeholder_shape(op):
     return op.get_attr("shape")
 
 
+def missing_feed_error(name: str, dtype, shape, op=None, device=None) -> errors.InvalidArgumentError:
+    """The error for a placeholder that a step needs and nobody fed (TensorFlow's message)."""
+    dims = "" if shape.ndims is None else " and shape " + str(shape.as_list()).replace("None", "?")
+    return errors.InvalidArgumentError(
+        None, op, f"You must feed a value for placeholder tensor '{name}' with dtype {dtype.name}{dims}",
+        device=device)
+
+
 @register_op("Placeholder", shape=_placeholder_shape, dtype=lambda op: op.get_attr("dtype"))
 def _placeholder_kernel(ctx, *, dtype, shape):
-    raise errors.InvalidArgumentError(
-        None, None, f"You must feed a value for placeholder tensor '{ctx.op_name}' with dtype "
-        f"{dtype.name}{'' if shape.ndims is None else ' and shape ' + str(shape.as_list()).replace('None', '?')}")
+    raise missing_feed_error(ctx.op_name, dtype, shape)
 
 
 not_differentiable("Placeholder")

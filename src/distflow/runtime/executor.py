@@ -17,6 +17,7 @@ import numpy as np
 
 from ..framework import errors
 from ..framework.registry import get_registration
+from ..ops.array_ops import missing_feed_error
 from .device import Device
 from .partition import Node, rendezvous_key
 
@@ -213,12 +214,7 @@ class PartitionPlan:
             if node.num_outputs and all((node.name, i) in feed_index for i in range(node.num_outputs)):
                 continue  # every output is fed: the node itself need not run
             if node.type == "Placeholder" and (node.name, 0) not in feed_index:
-                shape = node.attrs["shape"]
-                raise errors.InvalidArgumentError(
-                    None, node.op, f"You must feed a value for placeholder tensor '{node.name}' "
-                    f"with dtype {node.attrs['dtype'].name}"
-                    + ("" if shape.ndims is None else f" and shape {str(shape.as_list()).replace('None', '?')}"),
-                    device=device.name)
+                raise missing_feed_error(node.name, node.attrs["dtype"], node.attrs["shape"], node.op, device.name)
             if node.type == "Const":
                 slot_of[(node.name, 0)] = new_slot(node.attrs["value"])
                 continue
