@@ -41,25 +41,25 @@ class FrameError(Exception):
     """A peer sent bytes that are not a frame: the connection is closed."""
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytearray:
-    buf = bytearray(n)
-    view, got = memoryview(buf), 0
+def _fill(sock: socket.socket, view: memoryview) -> None:
+    """Reads exactly len(view) bytes into ``view``."""
+    got, n = 0, len(view)
     while got < n:
         k = sock.recv_into(view[got:])
         if not k:
             raise ConnectionError("connection closed by the peer")
         got += k
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytearray:
+    buf = bytearray(n)
+    _fill(sock, memoryview(buf))
     return buf
 
 
 def _recv_into(sock: socket.socket, arr: np.ndarray) -> None:
-    view = memoryview(arr).cast("B") if arr.nbytes else memoryview(b"")
-    got, n = 0, arr.nbytes
-    while got < n:
-        k = sock.recv_into(view[got:])
-        if not k:
-            raise ConnectionError("connection closed by the peer")
-        got += k
+    if arr.nbytes:
+        _fill(sock, memoryview(arr).cast("B"))
 
 
 class TensorServer:
