@@ -63,7 +63,7 @@ class _StepRendezvous(Rendezvous):
         pending = self.prefetched.pop(key, None)
         if pending is None:
             pending = self.worker.start_remote_fetch(key, self.step_id, self._deadline)
-        return self.worker.finish_remote_fetch(key, pending)
+        return pending.result()
 
 
 class Worker:
@@ -137,9 +137,6 @@ class Worker:
     def start_remote_fetch(self, key, step_id: int, deadline):
         """Starts receiving ``key`` from the task that sends it, over the data path."""
         return self._fetch_pool.submit(self._fetch, key, step_id, deadline)
-
-    def finish_remote_fetch(self, key, pending):
-        return pending.result()
 
     def _fetch(self, key, step_id: int, deadline):
         task_name, address = self._task_of(key[0])

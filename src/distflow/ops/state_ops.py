@@ -9,6 +9,7 @@ take the reference, every other op sees the value (the runtime reads it).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
 
@@ -46,6 +47,16 @@ class VariableStorage:
 
     def __repr__(self):
         return f"<VariableStorage {self.name} {self.dtype.name} {self.shape}>"
+
+
+@contextlib.contextmanager
+def locked(var: VariableStorage, use_locking: bool):
+    """Holds the variable's lock for an update when ``use_locking`` asks for it."""
+    if use_locking:
+        with var.lock:
+            yield
+    else:
+        yield
 
 
 # ---------------------------------------------------------------------------
@@ -93,10 +104,7 @@ def _assign_kernel(xp, ref, value, *, validate_shape, use_locking):
             None, None, f"Assign requires shapes of both tensors to match. lhs shape= "
             f"{ref.shape.as_list()} rhs shape= {list(value.shape)}")
     new = xp.array(value, dtype=ref.dtype.as_numpy_dtype, copy=True)  # never alias the input
-    if use_locking:
-        with ref.lock:
-            ref.value = new
-    else:
+    with locked(ref, use_locking):
         ref.value = new
     return ref
 
@@ -114,19 +122,15 @@ def _update(ref: VariableStorage, delta, ufunc) -> VariableStorage:
 @register_op("AssignAdd", shape=lambda op: op.inputs[0].shape, dtype=_ref_dtype, stateful=True,
              ref_inputs=(0,))
 def _assign_add_kernel(xp, ref, value, *, use_locking):
-    if use_locking:
-        with ref.lock:
-            return _update(ref, value, xp.add)
-    return _update(ref, value, xp.add)
+    with locked(ref, use_locking):
+        return _update(ref, value, xp.add)
 
 
 @register_op("AssignSub", shape=lambda op: op.inputs[0].shape, dtype=_ref_dtype, stateful=True,
              ref_inputs=(0,))
 def _assign_sub_kernel(xp, ref, value, *, use_locking):
-    if use_locking:
-        with ref.lock:
-            return _update(ref, value, xp.subtract)
-    return _update(ref, value, xp.subtract)
+    with locked(ref, use_locking):
+        return _update(ref, value, xp.subtract)
 
 
 @register_op("IsVariableInitialized", shape=lambda op: TensorShape([]),

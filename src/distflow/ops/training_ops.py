@@ -6,11 +6,10 @@ when ``use_locking`` is set, and outputs the variable's reference, as in TF.
 
 from __future__ import annotations
 
-import contextlib
-
 from ..framework.registry import not_differentiable, register_op
 from .math_ops import writable_like
 from .op_util import make_tensor
+from .state_ops import locked
 
 
 def _ref_shape(op):
@@ -19,15 +18,6 @@ def _ref_shape(op):
 
 def _ref_dtype(op):
     return op.inputs[0].dtype._as_ref
-
-
-@contextlib.contextmanager
-def _locked(var, use_locking: bool):
-    if use_locking:
-        with var.lock:
-            yield
-    else:
-        yield
 
 
 def _check(var, grad, op_name):
@@ -47,7 +37,7 @@ def _apply(op_type, ref_inputs):
 def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False, inplace=False):
     # With the gradient's buffer ours (inplace), scale it there: no temporary array.
     step = xp.multiply(delta, alpha, out=writable_like(delta) if inplace else None)
-    with _locked(var, use_locking):
+    with locked(var, use_locking):
         w = _check(var, delta, "ApplyGradientDescent")
         w -= step
     return var
@@ -55,7 +45,7 @@ def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False, inplace
 
 @_apply("ApplyMomentum", (0, 1))
 def _apply_momentum(xp, var, accum, lr, grad, momentum, *, use_locking=False, use_nesterov=False):
-    with _locked(var, use_locking):
+    with locked(var, use_locking):
         w, a = _check(var, grad, "ApplyMomentum"), accum.read()
         a *= momentum
         a += grad
@@ -69,7 +59,7 @@ def _apply_momentum(xp, var, accum, lr, grad, momentum, *, use_locking=False, us
 @_apply("ApplyAdam", (0, 1, 2))
 def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *,
                 use_locking=False, use_nesterov=False):
-    with _locked(var, use_locking):
+    with locked(var, use_locking):
         w, m_, v_ = _check(var, grad, "ApplyAdam"), m.read(), v.read()
         lr_t = lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power)
         m_ += (grad - m_) * (1 - beta1)
@@ -81,7 +71,7 @@ def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsil
 
 @_apply("ApplyAdagrad", (0, 1))
 def _apply_adagrad(xp, var, accum, lr, grad, *, use_locking=False):
-    with _locked(var, use_locking):
+    with locked(var, use_locking):
         w, a = _check(var, grad, "ApplyAdagrad"), accum.read()
         a += grad * grad
         w -= lr * grad / xp.sqrt(a)
@@ -90,7 +80,7 @@ def _apply_adagrad(xp, var, accum, lr, grad, *, use_locking=False):
 
 @_apply("ApplyRMSProp", (0, 1, 2))
 def _apply_rms_prop(xp, var, ms, mom, lr, rho, momentum, epsilon, grad, *, use_locking=False):
-    with _locked(var, use_locking):
+    with locked(var, use_locking):
         w, ms_, mom_ = _check(var, grad, "ApplyRMSProp"), ms.read(), mom.read()
         ms_ += (grad * grad - ms_) * (1 - rho)
         mom_ *= momentum
@@ -101,7 +91,7 @@ def _apply_rms_prop(xp, var, ms, mom, lr, rho, momentum, epsilon, grad, *, use_l
 
 @_apply("ApplyCenteredRMSProp", (0, 1, 2, 3))
 def _apply_centered_rms_prop(xp, var, mg, ms, mom, lr, rho, momentum, epsilon, grad, *, use_locking=False):
-    with _locked(var, use_locking):
+    with locked(var, use_locking):
         w, mg_, ms_, mom_ = _check(var, grad, "ApplyCenteredRMSProp"), mg.read(), ms.read(), mom.read()
         mg_ += (grad - mg_) * (1 - rho)
         ms_ += (grad * grad - ms_) * (1 - rho)
