@@ -55,7 +55,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         out_grads: dict[ops.Tensor, list] = {}
         for y, gy in zip(ys, grad_ys):
             if gy is None:
-                with graph.colocate_with(y.op) if colocate_gradients_with_ops else _noop():
+                with graph.colocate_with(y.op) if colocate_gradients_with_ops else contextlib.nullcontext():
                     gy = array_ops.ones_like(y, name=f"grad_ys_{ys.index(y)}")
             else:
                 gy = ops.convert_to_tensor(gy, dtype=y.dtype.base_dtype)
@@ -85,11 +85,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                         ready.append(producer)
             ready.sort(key=lambda o: o._id)
         return [_aggregate(out_grads.get(x)) for x in xs]
-
-
-@contextlib.contextmanager
-def _noop():
-    yield
 
 
 def _ops_between(xs, ys, stop_ops) -> list:
@@ -141,7 +136,7 @@ def _call_gradient(op: ops.Operation, grads: list, colocate: bool) -> list:
         return [None] * len(op.inputs)
     grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
     scope = op.name + "_grad"
-    ctx = op.graph.colocate_with(op, ignore_existing=True) if colocate else _noop()
+    ctx = op.graph.colocate_with(op, ignore_existing=True) if colocate else contextlib.nullcontext()
     with ops.name_scope(scope), ctx:
         in_grads = fn(op, *grads)
     in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
