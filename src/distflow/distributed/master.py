@@ -192,24 +192,16 @@ class Master:
         feeds = list(request.feed)
         step_id = random.getrandbits(62) + 1
         timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms else None
-        futures = {}
+        calls = {}
         for name, (address, handle, feed_positions, fetch_names) in step.tasks.items():
             run = pb.RunGraphRequest(graph_handle=handle, step_id=step_id, recv_key=fetch_names,
                                      timeout_in_ms=request.timeout_in_ms, park_large=request.accept_parked)
             for pos in feed_positions:
                 run.send.add(name=_feed_node_name(feeds[pos].name) + ":0", tensor=feeds[pos].tensor)
-            futures[name] = (run, address)
-        if len(futures) == 1:  # one task: call it on this thread, no hand-off
-            name, (run, address) = next(iter(futures.items()))
-            future = Future()
-            try:
-                future.set_result(self._call(name, address, "RunGraph", run, timeout))
-            except errors.OpError as e:
-                future.set_exception(e)
-            futures[name] = future
-        else:
-            futures = {name: self._pool.submit(self._call, name, address, "RunGraph", run, timeout)
-                       for name, (run, address) in futures.items()}
+            calls[name] = (self._call, name, address, "RunGraph", run, timeout)
+        # One task runs on this thread (no hand-off); several run at once on the pool.
+        start = _call_here if len(calls) == 1 else self._pool.submit
+        futures = {name: start(*call) for name, call in calls.items()}
         # The first task to fail aborts the step everywhere, so that tasks waiting for a
         # tensor from it give up at once; then every call is waited for.
         wait(futures.values(), return_when=FIRST_EXCEPTION)
@@ -288,6 +280,16 @@ class Master:
                                   pb.RegisterGraphRequest(graph_def=graph_def), timeout=60.0)
             tasks[task_name] = (address, response.graph_handle, feed_positions, local_fetches)
         return _Step(tasks, fetch_tasks, fed_fetches)
+
+
+def _call_here(fn, *args) -> Future:
+    """``fn(*args)`` on this thread, as a finished Future (like a pool's submit)."""
+    future = Future()
+    try:
+        future.set_result(fn(*args))
+    except errors.OpError as e:
+        future.set_exception(e)
+    return future
 
 
 def _first_failure(futures: dict) -> errors.OpError | None:
