@@ -4,6 +4,7 @@ MLP 784-512-512-10 with ReLU, softmax cross-entropy, plain SGD, batch 256, synth
 data, float32. Four measurements, samples per second (higher is better), each the median of 7 rounds:
   numpy:        the same step written by hand in NumPy (forward, backward, in-place update);
   one device:   distflow and TensorFlow (tf.compat.v1 graph mode, feed_dict);
+                TensorFlow runs in its own process, its rounds alternating with distflow's;
   in-graph x2:  two towers on two CPU devices (device_count={"CPU": 2}), each on half of
                 the batch, gradients averaged and applied once;
   in-graph x2, intra 1: the same with intra_op_parallelism_threads=1 and
@@ -21,7 +22,7 @@ import time
 
 import numpy as np
 
-from common import machine_line, run_tensorflow, use_distflow_source
+from common import TensorFlowProcess, machine_line, use_distflow_source
 
 # The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
 MEASURE = r'''
@@ -135,29 +136,45 @@ def numpy_round(step, steps: int) -> float:
     return steps * 256 / (time.perf_counter() - start)
 
 
-def run_distflow_and_numpy(steps: int, rounds: int = 7) -> tuple[dict, float]:
-    """distflow's modes and hand-written NumPy, timed in interleaved rounds.
+# An idle pause before each library's round: OpenBLAS's and Eigen's worker threads spin for
+# up to ~0.1 s after their last task, and would otherwise eat into the other library's round.
+SETTLE_S = 0.3
+
+
+def run_side_by_side(tf_python: str | None, steps: int, rounds: int = 7) -> tuple[dict, dict, float]:
+    """Rounds of distflow, TensorFlow and hand-written NumPy, taken in turn.
 
     The VM's speed drifts by +-30% over seconds, so each figure is the median of its
-    rounds, and NumPy rounds alternate with distflow rounds to see the same drift.
+    rounds, and the three take their rounds one after another to see the same drift.
+    Returns (distflow's rates, TensorFlow's rates, NumPy's rate).
     """
     tf = use_distflow_source()
-
     scope: dict = {}
     exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
     ref_step = numpy_step()
     rates: dict[str, list[float]] = {"numpy": []}
-    for mode in ("one device", "in-graph x2"):
-        timed_round = scope["build"](tf, mode)
-        rates[mode] = []
-        for _ in range(rounds):
-            rates["numpy"].append(numpy_round(ref_step, steps))
-            rates[mode].append(timed_round(steps))
-    # Last: intra_op_parallelism_threads=1 sets BLAS's threads for the whole process.
-    timed_round = scope["build"](tf, INTRA_1)
-    rates[INTRA_1] = [timed_round(steps) for _ in range(rounds)]
+    tf_rates: dict[str, list[float]] = {}
+    other = TensorFlowProcess(tf_python, MEASURE + "\nrounds = {}\n") if tf_python else None
+    try:
+        for mode in MODES:  # INTRA_1 last: it sets BLAS's threads for the whole process
+            timed_round = scope["build"](tf, mode)
+            if other:
+                other.call(f"rounds.__setitem__({mode!r}, build(tf, {mode!r}))")
+            rates[mode], tf_rates[mode] = [], []
+            for _ in range(rounds):
+                time.sleep(SETTLE_S)
+                if mode != INTRA_1:
+                    rates["numpy"].append(numpy_round(ref_step, steps))
+                rates[mode].append(timed_round(steps))
+                if other:
+                    time.sleep(SETTLE_S)
+                    tf_rates[mode].append(other.call(f"rounds[{mode!r}]({steps})"))
+    finally:
+        if other:
+            other.close()
     medians = {mode: float(np.median(r)) for mode, r in rates.items()}
-    return {m: v for m, v in medians.items() if m != "numpy"}, medians["numpy"]
+    tf_medians = {mode: float(np.median(r)) for mode, r in tf_rates.items()}
+    return {m: v for m, v in medians.items() if m != "numpy"}, tf_medians, medians["numpy"]
 
 
 def main() -> None:
@@ -166,11 +183,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60)
     args = parser.parse_args()
     print(machine_line())
-    tf: dict = {}
-    df, ref = run_distflow_and_numpy(args.steps)
-    if args.tf_python:  # TensorFlow runs in its own process: the median of its rounds
-        tf = run_tensorflow(args.tf_python, MEASURE,
-                            f"{{m: measure(tf, m, {args.steps}) for m in {MODES!r}}}")
+    df, tf, ref = run_side_by_side(args.tf_python, args.steps)
     print(f"{'hand-written NumPy':<22} {ref:>10.0f} samples/s")
     print(f"{'mode':<22} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7} {'df/NumPy':>9}")
     for mode in MODES:

@@ -40,3 +40,42 @@ def run_tensorflow(python: str, body: str, call: str, timeout: float = 1800):
     if out.returncode != 0:
         raise RuntimeError(f"TensorFlow run failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+class TensorFlowProcess:
+    """TensorFlow's side kept running, so its rounds can alternate with distflow's.
+
+    This VM's speed drifts by tens of percent over seconds; rounds taken in turn by the
+    two libraries see the same drift, where one library's rounds taken after the
+    other's do not. ``call(expr)`` evaluates ``expr`` in TensorFlow's interpreter (after
+    ``body``) and returns its JSON-decoded value.
+    """
+
+    _LOOP = ("import sys\nfor _line in sys.stdin:\n"
+             "    print(json.dumps(eval(_line)), flush=True)\n")
+
+    def __init__(self, python: str, body: str):
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+        self._proc = subprocess.Popen([python, "-c", body + "\n" + TF_PRELUDE + self._LOOP], env=env, text=True,
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def call(self, expr: str):
+        self._proc.stdin.write(expr + "\n")
+        self._proc.stdin.flush()
+        line = self._proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"TensorFlow's process ended (exit code {self._proc.wait(timeout=10)}) on: {expr}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -196,3 +196,23 @@ def test_intra_op_parallelism_threads_sets_blas_threads():
     finally:
         blas.set_threads(before)
     assert blas.get_threads() == before
+
+
+def test_partitions_running_at_once_share_blas_threads():
+    from distflow.runtime import blas
+
+    before = blas.get_threads()
+    if before is None:
+        pytest.skip("NumPy's BLAS is not a bundled OpenBLAS")
+    try:
+        blas.set_threads(4)
+        with blas.shared_by(2):
+            assert blas.get_threads() == 2
+            with blas.shared_by(3):  # another step's partitions at the same time
+                assert blas.get_threads() == 1
+            assert blas.get_threads() == 2
+        assert blas.get_threads() == 4
+        with blas.shared_by(1):  # one partition keeps them all
+            assert blas.get_threads() == 4
+    finally:
+        blas.set_threads(before)

@@ -18,6 +18,7 @@ import uuid
 from ..framework import errors
 from ..framework import ops
 from ..framework.device_spec import DeviceSpec
+from ..runtime import allocator
 from ..runtime.device import DeviceMgr
 from ..runtime.executor import PartitionPlan, Rendezvous, run_partitions, value_of
 from ..runtime.partition import Node, rendezvous_key
@@ -73,6 +74,7 @@ class Worker:
         self.job, self.task = job, task
         self.task_name = f"/job:{job}/replica:0/task:{task}"
         self.cluster = cluster
+        allocator.retain_freed_memory()
         self.device_mgr = DeviceMgr(config, job=job, task=task)
         self.channels = channels or Channels()
         self._graphs: dict[str, _RegisteredGraph] = {}

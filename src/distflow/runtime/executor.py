@@ -18,6 +18,7 @@ import numpy as np
 from ..framework import errors
 from ..framework.registry import get_registration
 from ..ops.array_ops import missing_feed_error
+from . import blas
 from .device import Device
 from .partition import Node, rendezvous_key
 
@@ -441,7 +442,8 @@ class StepPlan:
         if not parts:
             return results
         rdv = Rendezvous(None if timeout_s is None else time.monotonic() + timeout_s)
-        error = run_partitions(parts, feeds, rdv, results, timeout_s)
+        with blas.shared_by(len(parts)):
+            error = run_partitions(parts, feeds, rdv, results, timeout_s)
         if error is not None:
             raise error
         return results

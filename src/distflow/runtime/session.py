@@ -12,7 +12,7 @@ from ..framework import dtypes
 from ..framework import errors
 from ..framework import ops
 from ..framework.ops import Operation, Tensor
-from . import blas
+from . import allocator, blas
 from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
 from .executor import PartitionPlan, StepPlan
@@ -91,6 +91,7 @@ class BaseSession:
         self._context_managers: list = []
         self._steps: dict = {}
         if not target:
+            allocator.retain_freed_memory()
             if self._config.intra_op_parallelism_threads > 0:
                 blas.set_threads(self._config.intra_op_parallelism_threads)
             self._device_mgr = DeviceMgr(self._config)
