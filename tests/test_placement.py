@@ -140,7 +140,7 @@ _BARRIERS: dict = {}
 
 
 @register_op("TestRendezvousBarrier", shape=lambda op: op.inputs[0].shape, blocking=True)
-def _barrier_kernel(xp, x, *, key):
+def _barrier_kernel(ctx, x, *, key):
     _BARRIERS[key].wait(timeout=20)
     return x
 

@@ -59,6 +59,7 @@ class _MasterSession:
         self.steps: dict[tuple, _Step] = {}
         self.placer: Placer | None = None
         self.lock = threading.Lock()
+        self.running: dict[int, _Step] = {}  # step id -> step, while RunStep runs it
 
 
 class Master:
@@ -158,6 +159,10 @@ class Master:
     def CloseSession(self, request):
         session = self._sessions.pop(request.session_handle, None)
         if session is not None:
+            # Steps still running (a dequeue blocked on a ps, say) are cancelled, as TF does.
+            closed = errors.CancelledError(None, None, "Session has been closed.")
+            for step_id, step in list(session.running.items()):
+                self._abort(step, step_id, closed)
             for step in session.steps.values():
                 for name, (address, handle, _, _) in step.tasks.items():
                     try:
@@ -189,8 +194,15 @@ class Master:
             with session.lock:
                 step = session.steps.get(key) or self._compile(session, feed_names, request.fetch, request.target)
                 session.steps[key] = step
-        feeds = list(request.feed)
         step_id = random.getrandbits(62) + 1
+        session.running[step_id] = step
+        try:
+            return self._run_step(request, step, step_id)
+        finally:
+            session.running.pop(step_id, None)
+
+    def _run_step(self, request, step: _Step, step_id: int):
+        feeds = list(request.feed)
         timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms else None
         calls = {}
         for name, (address, handle, feed_positions, fetch_names) in step.tasks.items():

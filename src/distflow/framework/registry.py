@@ -109,6 +109,9 @@ def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
         if reg.kernel is not None:
             raise KeyError(f"Op type '{op_type}' already has a kernel")
         reg.set_kernel(kernel)
+        if reg.blocking and reg.context_arg != "ctx":
+            raise TypeError(f"Op type '{op_type}' is blocking: its kernel must take 'ctx' first (the step "
+                            "it waits in comes through it)")
         if reg.inplace_input is not None and "inplace" not in reg.attr_names:
             raise TypeError(f"Op type '{op_type}' declares inplace_input but its kernel takes no "
                             "keyword-only 'inplace' argument")

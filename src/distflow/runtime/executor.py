@@ -39,16 +39,62 @@ _NO_ARGS, _ONE_ARG, _TWO_ARGS, _N_ARGS, _RENDEZVOUS = range(5)
 
 
 class KernelContext:
-    """What a ``ctx`` kernel sees: its op's name, device and per-session state."""
+    """What a ``ctx`` kernel sees: its op's name, device and per-session state.
 
-    __slots__ = ("op_name", "device", "xp", "resource_mgr", "state")
+    A blocking kernel (``register_op(..., blocking=True)``) also gets ``step``, the
+    step's :class:`Rendezvous`, and waits through :meth:`wait_for`, so that a
+    cancelled or timed-out step never leaves it blocked.
+    """
 
-    def __init__(self, op_name: str, device: Device, state: dict):
+    __slots__ = ("op_name", "device", "xp", "resource_mgr", "state", "step")
+
+    def __init__(self, op_name: str, device: Device, state: dict, step: "Rendezvous | None" = None):
         self.op_name = op_name
         self.device = device
         self.xp = device.xp
         self.resource_mgr = device.resource_mgr
         self.state = state
+        self.step = step
+
+    def for_step(self, step: "Rendezvous | None") -> "KernelContext":
+        return KernelContext(self.op_name, self.device, self.state, step)
+
+    def wait_for(self, cond: threading.Condition, ready, what: str) -> None:
+        """Waits on ``cond`` (held by the caller) until ``ready()`` is true.
+
+        Raises CancelledError when the step is aborted (another partition failed, the
+        session was closed) and DeadlineExceededError past the step's deadline; both
+        name this op, its device and ``what`` it was waiting for.
+        """
+        step = self.step
+        if ready():
+            return
+        wake = functools.partial(_notify_all, cond)
+        token = step.on_abort(wake) if step is not None else None
+        try:
+            while not ready():
+                if step is not None and step.error is not None:
+                    raise errors.CancelledError(
+                        None, None, f"{self.op_name} on {self.device.name} was cancelled while waiting for "
+                        f"{what} ({type(step.error).__name__}: {_first_line(step.error)})")
+                deadline = None if step is None else step.deadline
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise errors.DeadlineExceededError(
+                        None, None, f"{self.op_name} on {self.device.name} timed out waiting for {what}")
+                cond.wait(remaining)
+        finally:
+            if token is not None:
+                step.remove_on_abort(token)
+
+
+def _notify_all(cond: threading.Condition) -> None:
+    with cond:
+        cond.notify_all()
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).split("\n", 1)[0]
 
 
 class _Waiter:
@@ -67,7 +113,7 @@ class Rendezvous:
     releases: each hand-off wakes exactly the one thread that waits for it.
     """
 
-    __slots__ = ("_items", "_waiters", "_lock", "_error", "_deadline")
+    __slots__ = ("_items", "_waiters", "_lock", "_error", "_deadline", "_on_abort")
 
     def __init__(self, deadline: float | None = None):
         self._items: dict = {}
@@ -75,6 +121,31 @@ class Rendezvous:
         self._lock = threading.Lock()
         self._error: BaseException | None = None
         self._deadline = deadline
+        self._on_abort: dict[int, object] = {}
+
+    @property
+    def deadline(self) -> float | None:
+        """``time.monotonic()`` past which the step fails, or None."""
+        return self._deadline
+
+    @property
+    def error(self) -> BaseException | None:
+        """Why the step was aborted, or None while it is not."""
+        return self._error
+
+    def on_abort(self, callback) -> int | None:
+        """Calls ``callback()`` when the step is aborted (at once if it already was); a token."""
+        with self._lock:
+            if self._error is None:
+                token = id(callback)
+                self._on_abort[token] = callback
+                return token
+        callback()
+        return None
+
+    def remove_on_abort(self, token: int | None) -> None:
+        with self._lock:
+            self._on_abort.pop(token, None)
 
     def send(self, key, value=None) -> None:
         with self._lock:
@@ -117,9 +188,13 @@ class Rendezvous:
                 self._error = error
             waiters = list(self._waiters.values())
             self._waiters.clear()
+            callbacks = list(self._on_abort.values())
+            self._on_abort.clear()
         for waiter in waiters:
             waiter.value = _ABORTED
             waiter.lock.release()
+        for callback in callbacks:
+            callback()
 
 
 _ABORTED = object()
@@ -131,6 +206,11 @@ def _send(key, rdv: Rendezvous, value=None) -> None:
 
 def _recv(key, rdv: Rendezvous):
     return rdv.recv(key)
+
+
+def _call_blocking(bound, rdv: Rendezvous, *args):
+    ctx = bound.args[0]
+    return bound.func(ctx.for_step(rdv), *bound.args[1:], *args, **bound.keywords)
 
 
 def _read_ref(ref):
@@ -243,6 +323,8 @@ class PartitionPlan:
                 slot_of[(node.name, i)] = s
             out = None if not outs else outs[0] if len(outs) == 1 and not reg.list_output else tuple(outs)
             mode = {0: _NO_ARGS, 1: _ONE_ARG, 2: _TWO_ARGS}.get(len(ins), _N_ARGS)
+            if reg.blocking:  # called with the step's rendezvous, which it waits through
+                fn, mode = functools.partial(_call_blocking, fn), _RENDEZVOUS
             fresh = node.type not in _MAY_ALIAS and not any(node.input_is_ref)
             donor = ins[reg.inplace_input] if reg.inplace_input is not None else None
             self._add(fn, tuple(ins), out, mode, node, device, donor, fresh)
@@ -393,10 +475,10 @@ class StepPlan:
     _WARMUP = 2  # untimed runs of each form (first runs allocate and start threads)
     _TRIALS = 5  # timed runs of each form before choosing
 
-    __slots__ = ("partitions", "sequential", "num_fetches", "mode", "_timings")
+    __slots__ = ("partitions", "sequential", "num_fetches", "mode", "live", "_timings")
 
     def __init__(self, partitions: list[PartitionPlan], sequential: PartitionPlan | None,
-                 num_fetches: int, mode: str = AUTO):
+                 num_fetches: int, mode: str = AUTO, live: "LiveSteps | None" = None):
         # The partition holding the most fetches runs on the calling thread.
         partitions.sort(key=lambda p: -len(p.fetch_slots))
         self.partitions = partitions
@@ -407,6 +489,7 @@ class StepPlan:
         if any(p.blocking for p in partitions):
             mode = self.CONCURRENT
         self.mode = mode
+        self.live = live  # where a step that may block registers, so that it can be cancelled
         self._timings: dict[str, list[float]] = {self.CONCURRENT: [], self.SEQUENTIAL: []}
 
     def run(self, feeds: list, timeout_s: float | None = None) -> list:
@@ -442,11 +525,40 @@ class StepPlan:
         if not parts:
             return results
         rdv = Rendezvous(None if timeout_s is None else time.monotonic() + timeout_s)
-        with blas.shared_by(len(parts)):
-            error = run_partitions(parts, feeds, rdv, results, timeout_s)
+        live = self.live
+        if live is not None:
+            live.add(rdv)
+        try:
+            with blas.shared_by(len(parts)):
+                error = run_partitions(parts, feeds, rdv, results, timeout_s)
+        finally:
+            if live is not None:
+                live.discard(rdv)
         if error is not None:
             raise error
         return results
+
+
+class LiveSteps:
+    """The steps a session is running now, so that closing it can cancel them."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._steps: set = set()
+
+    def add(self, rdv: Rendezvous) -> None:
+        with self._lock:
+            self._steps.add(rdv)
+
+    def discard(self, rdv: Rendezvous) -> None:
+        with self._lock:
+            self._steps.discard(rdv)
+
+    def abort_all(self, error: BaseException) -> None:
+        with self._lock:
+            steps = list(self._steps)
+        for rdv in steps:
+            rdv.abort(error)
 
 
 def run_partitions(plans: list[PartitionPlan], feeds: list, rdv: Rendezvous, results: list,

@@ -15,7 +15,7 @@ from ..framework.ops import Operation, Tensor
 from . import allocator, blas
 from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
-from .executor import PartitionPlan, StepPlan
+from .executor import LiveSteps, PartitionPlan, StepPlan
 from .partition import Node, output_key, partition, prune
 from .placer import Placer
 
@@ -90,6 +90,7 @@ class BaseSession:
         self._target = target
         self._context_managers: list = []
         self._steps: dict = {}
+        self._live = LiveSteps()
         if not target:
             allocator.retain_freed_memory()
             if self._config.intra_op_parallelism_threads > 0:
@@ -221,13 +222,15 @@ class BaseSession:
                                    self._kernel_states)
         inter_op = self._config.inter_op_parallelism_threads
         mode = {0: StepPlan.AUTO, 1: StepPlan.SEQUENTIAL}.get(inter_op, StepPlan.CONCURRENT)
-        return _CompiledStep(StepPlan(plans, sequential, len(elements), mode), fetch_index, fed_fetches)
+        return _CompiledStep(StepPlan(plans, sequential, len(elements), mode, self._live), fetch_index,
+                             fed_fetches)
 
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:
         """Releases the session's devices and state; run() afterwards is a RuntimeError."""
         if not self._closed:
             self._closed = True
+            self._live.abort_all(errors.CancelledError(None, None, "Session has been closed."))
             self._steps.clear()
             if not self._target:
                 for d in self._device_mgr.devices:
