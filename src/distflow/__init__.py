@@ -21,6 +21,7 @@ from .ops.array_ops import (broadcast_to, concat, constant, expand_dims, fill, g
                             size, slice, split, squeeze, stack, stop_gradient, strided_slice, tile,
                             transpose, unstack, zeros, zeros_like)
 from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, QueueBase
 from .ops.gradients_impl import gradients
 from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
                            ones_initializer, random_normal_initializer, random_uniform_initializer,

@@ -1,0 +1,524 @@
+"""Queues and gradient accumulators: state shared between steps, sessions and workers.
+
+A FIFOQueue or ConditionalAccumulator is a resource of the device that runs its
+creating op, keyed by (container, shared name) like a variable, so that workers
+whose graphs name the same queue on the same ps task share it. The creating op
+outputs a reference (TF 1.x's ``string_ref`` handle); every op that takes it runs on
+the resource's device. Ops that may wait (enqueue into a full queue, dequeue from
+an empty one, take_grad before enough gradients came) are ``blocking``: they wait
+inside their step and give up with CancelledError when the step is cancelled (the
+session closed, another partition failed) or DeadlineExceededError past the step's
+``RunOptions(timeout_in_ms)``.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+from .op_util import make_op, make_tensor
+
+_log = logging.getLogger("distflow")
+
+
+def _handle_dtype(op):
+    return dtypes.string._as_ref
+
+
+def _no_outputs(op):
+    return []
+
+
+def _check_component(what: str, i: int, value: np.ndarray, dtype: dtypes.DType, shape: TensorShape | None,
+                     batched: bool = False) -> np.ndarray:
+    """``value`` as component ``i`` of an element (a copy the resource owns), or InvalidArgumentError."""
+    value = np.asarray(value)
+    if value.dtype != dtype.as_numpy_dtype:
+        raise errors.InvalidArgumentError(None, None, f"{what}: component {i} should be {dtype.name}, got "
+                                          f"{dtypes.as_dtype(value.dtype).name}")
+    element_shape = value.shape[1:] if batched else value.shape
+    if shape is not None and not shape.is_compatible_with(TensorShape(element_shape)):
+        raise errors.InvalidArgumentError(None, None, f"{what}: component {i} should have shape {shape}, got "
+                                          f"{list(element_shape)}")
+    return np.array(value, copy=True)
+
+
+# ---------------------------------------------------------------------------
+# FIFOQueue: the resource
+
+
+class _FIFOQueue:
+    """A bounded first-in first-out queue of tuples of arrays."""
+
+    def __init__(self, name: str, component_types: list, shapes: list, capacity: int):
+        self.name = name
+        self.component_types = list(component_types)
+        self.shapes = [as_shape(s) for s in shapes] if shapes else [None] * len(component_types)
+        self.capacity = capacity if capacity >= 0 else None
+        self.cond = threading.Condition()
+        self.items: collections.deque = collections.deque()
+        self.closed = False
+        self.enqueues_cancelled = False
+
+    def check_matches(self, component_types, shapes, capacity) -> None:
+        if list(component_types) != self.component_types:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has component types "
+                f"{[d.name for d in self.component_types]} but requested component types "
+                f"{[d.name for d in component_types]}")
+        if (capacity if capacity >= 0 else None) != self.capacity:
+            raise errors.InvalidArgumentError(None, None, f"Shared queue '{self.name}' has capacity {self.capacity} "
+                                              f"but requested capacity was {capacity}")
+
+    def _closed_error(self, requested: int) -> errors.OutOfRangeError:
+        return errors.OutOfRangeError(None, None, f"FIFOQueue '{self.name}' is closed and has insufficient "
+                                      f"elements (requested {requested}, current size {len(self.items)})")
+
+    def _cancelled(self) -> errors.CancelledError:
+        return errors.CancelledError(None, None, f"Queue '{self.name}' is closed.")
+
+    def enqueue(self, ctx, elements: list[tuple]) -> None:
+        with self.cond:
+            for element in elements:
+                if self.closed:
+                    raise self._cancelled()
+                if self.capacity is not None:
+                    ctx.wait_for(self.cond, lambda: len(self.items) < self.capacity or self.enqueues_cancelled,
+                                 f"room in queue '{self.name}'")
+                    if self.enqueues_cancelled:
+                        raise self._cancelled()
+                self.items.append(element)
+                self.cond.notify_all()
+
+    def dequeue(self, ctx, n: int, up_to: bool = False) -> list[tuple]:
+        with self.cond:
+            ctx.wait_for(self.cond, lambda: len(self.items) >= n or self.closed,
+                         f"{n} element(s) of queue '{self.name}'")
+            if len(self.items) < n:
+                if not up_to or not self.items:
+                    raise self._closed_error(n)
+                n = len(self.items)
+            out = [self.items.popleft() for _ in range(n)]
+            self.cond.notify_all()
+            return out
+
+    def close(self, cancel_pending_enqueues: bool) -> None:
+        with self.cond:
+            self.closed = True
+            self.enqueues_cancelled = self.enqueues_cancelled or cancel_pending_enqueues
+            self.cond.notify_all()
+
+
+# ---------------------------------------------------------------------------
+# FIFOQueue: ops
+
+
+@register_op("FIFOQueue", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+def _fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
+    name = shared_name or ctx.op_name
+    queue = ctx.resource_mgr.lookup_or_create(container, name,
+                                              lambda: _FIFOQueue(name, component_types, shapes, capacity))
+    if not isinstance(queue, _FIFOQueue):
+        raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is a "
+                                          f"{type(queue).__name__}, not a queue")
+    queue.check_matches(component_types, shapes, capacity)
+    return queue
+
+
+@register_op("QueueEnqueue", shape=_no_outputs, stateful=True, blocking=True, ref_inputs=(0,))
+def _enqueue_kernel(ctx, queue, *components, **attrs):
+    element = tuple(_check_component(f"Enqueue to '{queue.name}'", i, c, dtype, shape)
+                    for i, (c, dtype, shape) in enumerate(zip(components, queue.component_types, queue.shapes)))
+    queue.enqueue(ctx, [element])
+
+
+@register_op("QueueEnqueueMany", shape=_no_outputs, stateful=True, blocking=True, ref_inputs=(0,))
+def _enqueue_many_kernel(ctx, queue, *components, **attrs):
+    what = f"EnqueueMany to '{queue.name}'"
+    batch = [_check_component(what, i, c, dtype, shape, batched=True)
+             for i, (c, dtype, shape) in enumerate(zip(components, queue.component_types, queue.shapes))]
+    sizes = {b.shape[0] if b.ndim else None for b in batch}
+    if len(sizes) != 1 or None in sizes:
+        raise errors.InvalidArgumentError(None, None, f"{what}: every component needs the same first dimension, "
+                                          f"got shapes {[list(b.shape) for b in batch]}")
+    queue.enqueue(ctx, list(zip(*batch)) if batch[0].shape[0] else [])
+
+
+def _dequeue_shapes(op, batched: bool):
+    shapes = op.get_attr("_element_shapes") if "_element_shapes" in op._attrs else None
+    n = len(op.get_attr("component_types"))
+    shapes = [as_shape(s) for s in shapes] if shapes else [TensorShape(None)] * n
+    if not batched:
+        return shapes
+    known = op.inputs[1].op.type == "Const" and not op.get_attr("_up_to")
+    head = [int(op.inputs[1].op.get_attr("value"))] if known else [None]
+    return [TensorShape(head).concatenate(s) for s in shapes]
+
+
+def _component_dtypes(op):
+    return list(op.get_attr("component_types"))
+
+
+@register_op("QueueDequeue", shape=lambda op: _dequeue_shapes(op, False), dtype=_component_dtypes,
+             stateful=True, blocking=True, list_output=True, ref_inputs=(0,))
+def _dequeue_kernel(ctx, queue, **attrs):
+    return queue.dequeue(ctx, 1)[0]
+
+
+def _dequeue_many(ctx, queue, n, up_to: bool):
+    n = int(n)
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"Dequeue of '{queue.name}': n must be >= 0, got {n}")
+    elements = queue.dequeue(ctx, n, up_to) if n else []
+    if not elements:
+        return tuple(np.empty((0,) + tuple(s.as_list() if s is not None and s.is_fully_defined() else ()),
+                              d.as_numpy_dtype) for d, s in zip(queue.component_types, queue.shapes))
+    return tuple(np.stack(parts) for parts in zip(*elements))
+
+
+@register_op("QueueDequeueMany", shape=lambda op: _dequeue_shapes(op, True), dtype=_component_dtypes,
+             stateful=True, blocking=True, list_output=True, ref_inputs=(0,))
+def _dequeue_many_kernel(ctx, queue, n, **attrs):
+    return _dequeue_many(ctx, queue, n, up_to=False)
+
+
+@register_op("QueueDequeueUpTo", shape=lambda op: _dequeue_shapes(op, True), dtype=_component_dtypes,
+             stateful=True, blocking=True, list_output=True, ref_inputs=(0,))
+def _dequeue_up_to_kernel(ctx, queue, n, **attrs):
+    return _dequeue_many(ctx, queue, n, up_to=True)
+
+
+@register_op("QueueClose", shape=_no_outputs, stateful=True, ref_inputs=(0,))
+def _queue_close_kernel(xp, queue, *, cancel_pending_enqueues):
+    queue.close(cancel_pending_enqueues)
+
+
+@register_op("QueueSize", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.int32, stateful=True,
+             ref_inputs=(0,))
+def _queue_size_kernel(xp, queue):
+    with queue.cond:
+        return np.array(len(queue.items), np.int32)
+
+
+@register_op("QueueIsClosed", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.bool, stateful=True,
+             ref_inputs=(0,))
+def _queue_is_closed_kernel(xp, queue):
+    return np.array(queue.closed)
+
+
+for _t in ("FIFOQueue", "QueueEnqueue", "QueueEnqueueMany", "QueueDequeue", "QueueDequeueMany",
+           "QueueDequeueUpTo", "QueueClose", "QueueSize", "QueueIsClosed"):
+    not_differentiable(_t)
+
+
+class QueueBase:
+    """A queue of tuples of tensors (``tf.QueueBase``); see FIFOQueue."""
+
+    def __init__(self, dtypes_, shapes, names, queue_ref):
+        self._dtypes = dtypes_
+        self._shapes = shapes
+        self._names = names
+        self._queue_ref = queue_ref
+        self._name = queue_ref.op.name
+
+    @property
+    def queue_ref(self) -> ops.Tensor:
+        return self._queue_ref
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtypes(self) -> list:
+        return list(self._dtypes)
+
+    @property
+    def shapes(self) -> list:
+        return list(self._shapes)
+
+    @property
+    def names(self):
+        return self._names
+
+    def _attrs(self, **extra) -> dict:
+        attrs = {"component_types": list(self._dtypes)}
+        if any(s.dims is not None for s in self._shapes):
+            attrs["_element_shapes"] = list(self._shapes)
+        attrs.update(extra)
+        return attrs
+
+    def _components(self, vals, batched: bool) -> list[ops.Tensor]:
+        if self._names is not None:
+            if not isinstance(vals, dict) or set(vals) != set(self._names):
+                raise ValueError(f"Queue '{self._name}' has names {self._names}: enqueue a dict with those keys, "
+                                 f"got {vals!r}")
+            vals = [vals[n] for n in self._names]
+        elif not isinstance(vals, (list, tuple)):
+            vals = [vals]
+        if len(vals) != len(self._dtypes):
+            raise ValueError(f"Queue '{self._name}' has {len(self._dtypes)} components, got {len(vals)} values")
+        tensors = []
+        for i, (v, dtype, shape) in enumerate(zip(vals, self._dtypes, self._shapes)):
+            t = ops.convert_to_tensor(v, dtype=dtype, name=f"component_{i}")
+            element = t.shape[1:] if batched and t.shape.dims is not None and t.shape.ndims else t.shape
+            if batched and t.shape.ndims == 0:
+                raise ValueError(f"enqueue_many to '{self._name}': component {i} must have a batch dimension")
+            if not element.is_compatible_with(shape):
+                raise ValueError(f"Queue '{self._name}': component {i} has shape {element}, expected {shape}")
+            tensors.append(t)
+        return tensors
+
+    def enqueue(self, vals, name=None) -> ops.Operation:
+        """Adds one element; blocks while the queue is full."""
+        with ops.colocate_with(self._queue_ref):
+            return make_op("QueueEnqueue", [self._queue_ref] + self._components(vals, False), self._attrs(),
+                           name or "enqueue")
+
+    def enqueue_many(self, vals, name=None) -> ops.Operation:
+        """Adds the slices of ``vals`` along dimension 0 as elements."""
+        with ops.colocate_with(self._queue_ref):
+            return make_op("QueueEnqueueMany", [self._queue_ref] + self._components(vals, True), self._attrs(),
+                           name or "enqueue_many")
+
+    def _outputs(self, op: ops.Operation):
+        outs = list(op.outputs)
+        if self._names is not None:
+            return dict(zip(self._names, outs))
+        return outs[0] if len(outs) == 1 else outs
+
+    def dequeue(self, name=None):
+        """Takes one element; blocks while the queue is empty; OutOfRangeError once closed and empty."""
+        with ops.colocate_with(self._queue_ref):
+            return self._outputs(make_op("QueueDequeue", [self._queue_ref], self._attrs(), name or "dequeue"))
+
+    def _dequeue_n(self, op_type: str, n, name):
+        with ops.colocate_with(self._queue_ref):
+            n = ops.convert_to_tensor(n, dtype=dtypes.int32, name="n")
+            op = make_op(op_type, [self._queue_ref, n], self._attrs(_up_to=op_type == "QueueDequeueUpTo"), name)
+            return self._outputs(op)
+
+    def dequeue_many(self, n, name=None):
+        """Takes ``n`` elements stacked along a new dimension 0."""
+        return self._dequeue_n("QueueDequeueMany", n, name or "dequeue_many")
+
+    def dequeue_up_to(self, n, name=None):
+        """Like dequeue_many, but a closed queue gives what is left (at least one element)."""
+        return self._dequeue_n("QueueDequeueUpTo", n, name or "dequeue_up_to")
+
+    def close(self, cancel_pending_enqueues=False, name=None) -> ops.Operation:
+        with ops.colocate_with(self._queue_ref):
+            return make_op("QueueClose", [self._queue_ref],
+                           {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}, name or "close")
+
+    def is_closed(self, name=None) -> ops.Tensor:
+        with ops.colocate_with(self._queue_ref):
+            return make_tensor("QueueIsClosed", [self._queue_ref], None, name or "is_closed")
+
+    def size(self, name=None) -> ops.Tensor:
+        with ops.colocate_with(self._queue_ref):
+            return make_tensor("QueueSize", [self._queue_ref], None, name or "size")
+
+
+class FIFOQueue(QueueBase):
+    """``tf.FIFOQueue(capacity, dtypes, shapes=None, names=None, shared_name=None, name='fifo_queue')``.
+
+    ``capacity`` < 0 means unbounded. Queues with the same ``shared_name`` on the same
+    device are one queue, across sessions and worker processes.
+    """
+
+    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"):  # noqa: A002
+        dtypes_ = [_as_dtype(d) for d in (dtypes if isinstance(dtypes, (list, tuple)) else [dtypes])]
+        if shapes is None:
+            shapes_ = [TensorShape(None)] * len(dtypes_)
+        else:
+            shapes_ = [as_shape(s) for s in (shapes if _is_shape_list(shapes) else [shapes])]
+            if len(shapes_) != len(dtypes_):
+                raise ValueError(f"FIFOQueue: {len(dtypes_)} dtypes but {len(shapes_)} shapes")
+        if names is not None:
+            names = list(names) if isinstance(names, (list, tuple)) else [names]
+            if len(names) != len(dtypes_):
+                raise ValueError(f"FIFOQueue: {len(dtypes_)} dtypes but {len(names)} names")
+        attrs = {"component_types": dtypes_, "capacity": int(capacity), "container": "",
+                 "shared_name": shared_name or "",
+                 "shapes": shapes_ if all(s.is_fully_defined() for s in shapes_) else []}
+        ref = make_tensor("FIFOQueue", [], attrs, name)
+        super().__init__(dtypes_, shapes_, names, ref)
+
+
+def _as_dtype(d) -> dtypes.DType:
+    return dtypes.as_dtype(d).base_dtype
+
+
+def _is_shape_list(shapes) -> bool:
+    """True for [[2, 3], [4]] or [TensorShape, ...]; False for one shape such as [2, 3] or ()."""
+    if isinstance(shapes, TensorShape):
+        return False
+    items = list(shapes)
+    return bool(items) and all(isinstance(s, (list, tuple, TensorShape)) or s is None for s in items)
+
+
+# ---------------------------------------------------------------------------
+# ConditionalAccumulator
+
+
+class _Accumulator:
+    """Sums gradients of one shape; take_grad(n) waits for n and returns their mean (or sum)."""
+
+    def __init__(self, name: str, dtype: dtypes.DType, shape: TensorShape, reduction_type: str):
+        self.name = name
+        self.dtype = dtype
+        self.shape = shape
+        self.reduction_type = reduction_type
+        self.cond = threading.Condition()
+        self.sum: np.ndarray | None = None
+        self.count = 0
+        self.global_step = 0
+
+    def apply(self, local_step: int, grad: np.ndarray) -> None:
+        grad = np.asarray(grad)
+        if grad.dtype != self.dtype.as_numpy_dtype:
+            raise errors.InvalidArgumentError(None, None, f"Accumulator '{self.name}' takes {self.dtype.name} "
+                                              f"gradients, got {dtypes.as_dtype(grad.dtype).name}")
+        if not self.shape.is_compatible_with(TensorShape(grad.shape)):
+            raise errors.InvalidArgumentError(None, None, f"Accumulator '{self.name}' takes gradients of shape "
+                                              f"{self.shape}, got {list(grad.shape)}")
+        with self.cond:
+            if local_step < self.global_step:  # computed from parameters older than the last update
+                _log.debug("accumulator %s dropped a stale gradient (local step %d < global step %d)",
+                           self.name, local_step, self.global_step)
+                return
+            if self.sum is None:
+                self.sum = np.array(grad, copy=True)
+            elif self.sum.shape != grad.shape:
+                raise errors.InvalidArgumentError(None, None, f"Accumulator '{self.name}': gradient of shape "
+                                                  f"{list(grad.shape)} after ones of shape {list(self.sum.shape)}")
+            else:
+                self.sum += grad
+            self.count += 1
+            self.cond.notify_all()
+
+    def take(self, ctx, num_required: int) -> np.ndarray:
+        if num_required < 1:
+            raise errors.InvalidArgumentError(None, None, f"Accumulator '{self.name}': num_required must be >= 1, "
+                                              f"got {num_required}")
+        with self.cond:
+            ctx.wait_for(self.cond, lambda: self.count >= num_required,
+                         f"{num_required} gradient(s) in accumulator '{self.name}' (has {self.count})")
+            out = self.sum / self.dtype.as_numpy_dtype(self.count) if self.reduction_type == "MEAN" else self.sum
+            self.global_step += 1
+            self.sum, self.count = None, 0
+            return np.asarray(out, self.dtype.as_numpy_dtype)
+
+    def set_global_step(self, step: int) -> None:
+        with self.cond:
+            if step < self.global_step:
+                _log.warning("accumulator %s: new global step %d is below its current one (%d)", self.name,
+                             step, self.global_step)
+            self.global_step = step
+
+
+@register_op("ConditionalAccumulator", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+def _accumulator_kernel(ctx, *, dtype, shape, container, shared_name, reduction_type):
+    name = shared_name or ctx.op_name
+    acc = ctx.resource_mgr.lookup_or_create(container, name, lambda: _Accumulator(name, dtype, shape,
+                                                                                  reduction_type))
+    if not isinstance(acc, _Accumulator) or acc.dtype != dtype:
+        raise errors.InvalidArgumentError(None, None, f"Shared accumulator '{name}' on {ctx.device.name} does not "
+                                          f"hold {dtype.name} gradients")
+    return acc
+
+
+@register_op("AccumulatorApplyGradient", shape=_no_outputs, stateful=True, ref_inputs=(0,))
+def _apply_gradient_kernel(xp, acc, local_step, gradient, *, dtype):
+    acc.apply(int(local_step), gradient)
+
+
+@register_op("AccumulatorTakeGradient", shape=lambda op: op.inputs[0].op.get_attr("shape"),
+             dtype=lambda op: op.get_attr("dtype"), stateful=True, blocking=True, ref_inputs=(0,))
+def _take_gradient_kernel(ctx, acc, num_required, *, dtype):
+    return acc.take(ctx, int(num_required))
+
+
+@register_op("AccumulatorNumAccumulated", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.int32,
+             stateful=True, ref_inputs=(0,))
+def _num_accumulated_kernel(xp, acc):
+    with acc.cond:
+        return np.array(acc.count, np.int32)
+
+
+@register_op("AccumulatorSetGlobalStep", shape=_no_outputs, stateful=True, ref_inputs=(0,))
+def _set_global_step_kernel(xp, acc, new_global_step):
+    acc.set_global_step(int(new_global_step))
+
+
+for _t in ("ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorTakeGradient",
+           "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep"):
+    not_differentiable(_t)
+
+
+class ConditionalAccumulator:
+    """``tf.ConditionalAccumulator(dtype, shape=None, shared_name=None, name=..., reduction_type='MEAN')``.
+
+    Collects gradients for one variable: ``apply_grad(grad, local_step)`` adds one unless
+    ``local_step`` is older than the accumulator's global step (a stale gradient, dropped);
+    ``take_grad(n)`` waits for n gradients, returns their average and advances the global
+    step by one.
+    """
+
+    def __init__(self, dtype, shape=None, shared_name=None, name="conditional_accumulator",
+                 reduction_type="MEAN"):
+        if reduction_type not in ("MEAN", "SUM"):
+            raise ValueError(f"reduction_type must be 'MEAN' or 'SUM', got {reduction_type!r}")
+        self._dtype = _as_dtype(dtype)
+        self._shape = as_shape(shape)
+        self._accumulator_ref = make_tensor("ConditionalAccumulator", [], {
+            "dtype": self._dtype, "shape": self._shape, "container": "", "shared_name": shared_name or "",
+            "reduction_type": reduction_type}, name)
+        self._name = self._accumulator_ref.op.name
+
+    @property
+    def accumulator_ref(self) -> ops.Tensor:
+        return self._accumulator_ref
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    def apply_grad(self, grad, local_step=0, name=None) -> ops.Operation:
+        grad = ops.convert_to_tensor(grad, dtype=self._dtype, name="grad")
+        if not grad.shape.is_compatible_with(self._shape):
+            raise ValueError(f"Accumulator '{self._name}' takes shape {self._shape}, got a gradient of {grad.shape}")
+        with ops.colocate_with(self._accumulator_ref):
+            local_step = ops.convert_to_tensor(local_step, dtype=dtypes.int64, name="local_step")
+            return make_op("AccumulatorApplyGradient", [self._accumulator_ref, local_step, grad],
+                           {"dtype": self._dtype}, name or "AccumulatorApplyGradient")
+
+    def take_grad(self, num_required, name=None) -> ops.Tensor:
+        with ops.colocate_with(self._accumulator_ref):
+            n = ops.convert_to_tensor(num_required, dtype=dtypes.int32, name="num_required")
+            return make_tensor("AccumulatorTakeGradient", [self._accumulator_ref, n], {"dtype": self._dtype},
+                               name or "AccumulatorTakeGradient")
+
+    def num_accumulated(self, name=None) -> ops.Tensor:
+        with ops.colocate_with(self._accumulator_ref):
+            return make_tensor("AccumulatorNumAccumulated", [self._accumulator_ref], None,
+                               name or "num_accumulated")
+
+    def set_global_step(self, new_global_step, name=None) -> ops.Operation:
+        with ops.colocate_with(self._accumulator_ref):
+            step = ops.convert_to_tensor(new_global_step, dtype=dtypes.int64, name="new_global_step")
+            return make_op("AccumulatorSetGlobalStep", [self._accumulator_ref, step], None,
+                           name or "AccumulatorSetGlobalStep")
