@@ -1,14 +1,26 @@
-"""``tf.train``: optimizers, the global step and in-graph replication."""
+"""``tf.train``: optimizers, the global step, in-graph replication, checkpoints and monitored sessions."""
 
 from ..distributed.cluster_resolver import (ClusterResolver, SlurmClusterResolver,  # noqa: F401
                                             TFConfigClusterResolver)
 from ..distributed.cluster_spec import ClusterSpec  # noqa: F401
+from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FinalOpsHook,  # noqa: F401
+                                      LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
+                                      SecondOrStepTimer, StepCounterHook, StopAtStepHook)
+from .coordinator import Coordinator, LooperThread  # noqa: F401
 from .device_setter import (GreedyLoadBalancingStrategy, RandomStrategy, byte_size_load_fn,  # noqa: F401
                             replica_device_setter)
+from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,  # noqa: F401
+                                Scaffold, SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
 from .optimizer import Optimizer  # noqa: F401
 from .optimizers import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,  # noqa: F401
                          MomentumOptimizer, RMSPropOptimizer)
+from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from .replication import Towers, assign_to_device, average_gradients, replicate_model  # noqa: F401
+from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,  # noqa: F401
+                    latest_checkpoint, list_variables, load_variable, update_checkpoint_state)
+from .session_manager import SessionManager  # noqa: F401
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues  # noqa: F401
+from .sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step  # noqa: F401
 
 

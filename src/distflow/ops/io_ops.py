@@ -1,0 +1,258 @@
+"""Checkpoint files and the ops that write and read them (SaveV2, RestoreV2, MergeV2Checkpoints).
+
+A checkpoint ``<prefix>`` is:
+
+- ``<prefix>.data-<i>-of-<n>``: n shard files in the safetensors format (an 8-byte
+  little-endian header length, a JSON header naming each tensor's dtype, shape and byte
+  range, then the raw little-endian bytes). Any safetensors reader opens them.
+- ``<prefix>.index``: a small JSON file naming the shards and, for every tensor, its
+  shard, dtype and shape. It is written last: a checkpoint exists once its index does.
+
+Every file is written to a temporary name in the same directory, flushed to disk and
+renamed into place, so a process killed mid-save leaves the previous checkpoint whole
+and at worst a stray ``*.tmp-*`` file. Nothing is pickled.
+
+The ops run on the device of the task that should touch the files: a sharded Saver
+puts one SaveV2 on each parameter-server task (each writes the variables it holds),
+then MergeV2Checkpoints writes the index from the shards' headers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import uuid
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from .op_util import make_op
+
+INDEX_FORMAT = "distflow-checkpoint"
+INDEX_VERSION = 1
+
+# safetensors dtype names
+_ST_NAMES = {np.dtype(np.float32): "F32", np.dtype(np.float64): "F64", np.dtype(np.float16): "F16",
+             np.dtype(np.int64): "I64", np.dtype(np.int32): "I32", np.dtype(np.int16): "I16",
+             np.dtype(np.int8): "I8", np.dtype(np.uint8): "U8", np.dtype(np.bool_): "BOOL"}
+_ST_DTYPES = {v: k for k, v in _ST_NAMES.items()}
+
+
+def shard_path(prefix: str, shard: int, num_shards: int) -> str:
+    return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
+
+
+def index_path(prefix: str) -> str:
+    return prefix + ".index"
+
+
+def _text(value) -> str:
+    value = value.item() if isinstance(value, np.ndarray) else value
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def atomic_write(path: str, write) -> None:
+    """Calls ``write(file)`` on a temporary file, syncs it and renames it to ``path``."""
+    directory = os.path.dirname(path) or "."
+    os.makedirs(directory, exist_ok=True)
+    tmp = f"{path}.tmp-{uuid.uuid4().hex[:12]}"
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def write_safetensors(path: str, tensors: dict[str, np.ndarray]) -> None:
+    header: dict = {}
+    offset = 0
+    arrays = []
+    for name in sorted(tensors):
+        arr = np.asarray(tensors[name], order="C")
+        st = _ST_NAMES.get(arr.dtype.newbyteorder("=") if arr.dtype.byteorder not in "=|" else arr.dtype)
+        if st is None:
+            raise errors.InvalidArgumentError(None, None, f"cannot save tensor '{name}' of dtype {arr.dtype}: "
+                                              "checkpoints hold numeric and bool tensors")
+        arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+        header[name] = {"dtype": st, "shape": list(arr.shape), "data_offsets": [offset, offset + arr.nbytes]}
+        offset += arr.nbytes
+        arrays.append(arr)
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)  # the data starts 8-byte aligned
+
+    def write(f):
+        f.write(struct.pack("<Q", len(raw)))
+        f.write(raw)
+        for arr in arrays:
+            f.write(memoryview(arr.reshape(-1)).cast("B"))
+
+    atomic_write(path, write)
+
+
+def read_safetensors_header(path: str) -> tuple[dict, int]:
+    """The header of a safetensors file and where its data begins."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if len(head) != 8:
+                raise ValueError("file too short")
+            (n,) = struct.unpack("<Q", head)
+            if n > 100 << 20:
+                raise ValueError(f"header of {n} bytes")
+            header = json.loads(f.read(n))
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"checkpoint data file {path} not found") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: {e}") from None
+    header.pop("__metadata__", None)
+    return header, 8 + n
+
+
+def read_tensor(path: str, name: str, header: dict, data_start: int) -> np.ndarray:
+    entry = header.get(name)
+    if entry is None:
+        raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint file {path}")
+    dtype = _ST_DTYPES.get(entry["dtype"])
+    begin, end = entry["data_offsets"]
+    if dtype is None:
+        raise errors.DataLossError(None, None, f"tensor {name} in {path} has unknown dtype {entry['dtype']}")
+    shape = tuple(entry["shape"])
+    if (end - begin) != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+        raise errors.DataLossError(None, None, f"tensor {name} in {path}: {end - begin} bytes for shape {shape}")
+    with open(path, "rb") as f:
+        f.seek(data_start + begin)
+        data = f.read(end - begin)
+    if len(data) != end - begin:
+        raise errors.DataLossError(None, None, f"checkpoint data file {path} is truncated (tensor {name})")
+    return np.frombuffer(data, dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+
+
+def write_index(prefix: str, num_shards: int) -> None:
+    """Writes ``<prefix>.index`` from the headers of its shard files (the last step of a save)."""
+    tensors = {}
+    for shard in range(num_shards):
+        header, _ = read_safetensors_header(shard_path(prefix, shard, num_shards))
+        for name, entry in header.items():
+            if name in tensors:
+                raise errors.InvalidArgumentError(None, None, f"tensor {name} is in two shards of {prefix}")
+            tensors[name] = {"shard": shard, "dtype": entry["dtype"], "shape": entry["shape"]}
+    index = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "num_shards": num_shards, "tensors": tensors}
+    atomic_write(index_path(prefix), lambda f: f.write(json.dumps(index, indent=1, sort_keys=True).encode()))
+
+
+def read_index(prefix: str) -> dict:
+    try:
+        with open(index_path(prefix), "rb") as f:
+            index = json.loads(f.read())
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
+                                   f"matching files for {prefix} (no {index_path(prefix)})") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise errors.DataLossError(None, None, f"checkpoint index {index_path(prefix)} is damaged: {e}") from None
+    if index.get("format") != INDEX_FORMAT or not isinstance(index.get("tensors"), dict):
+        raise errors.DataLossError(None, None, f"{index_path(prefix)} is not a distflow checkpoint index")
+    return index
+
+
+def load_checkpoint(prefix: str, names=None) -> dict[str, np.ndarray]:
+    """The tensors of checkpoint ``prefix`` (all, or those in ``names``) by name."""
+    index = read_index(prefix)
+    num_shards = int(index["num_shards"])
+    wanted = list(index["tensors"]) if names is None else list(names)
+    headers: dict[int, tuple] = {}
+    out = {}
+    for name in wanted:
+        entry = index["tensors"].get(name)
+        if entry is None:
+            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint {prefix}")
+        shard = int(entry["shard"])
+        path = shard_path(prefix, shard, num_shards)
+        if shard not in headers:
+            headers[shard] = read_safetensors_header(path)
+        out[name] = read_tensor(path, name, *headers[shard])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Ops
+
+
+@register_op("SaveV2", shape=lambda op: [], stateful=True)
+def _save_v2_kernel(xp, prefix, tensor_names, shape_and_slices, *tensors, dtypes, shard, num_shards):
+    names = [_text(n) for n in np.asarray(tensor_names).reshape(-1)]
+    if len(names) != len(tensors):
+        raise errors.InvalidArgumentError(None, None, f"SaveV2: {len(names)} names for {len(tensors)} tensors")
+    prefix = _text(prefix)
+    write_safetensors(shard_path(prefix, shard, num_shards), dict(zip(names, tensors)))
+    if num_shards == 1:
+        write_index(prefix, 1)
+
+
+@register_op("MergeV2Checkpoints", shape=lambda op: [], stateful=True)
+def _merge_kernel(xp, prefix, *, num_shards):
+    write_index(_text(prefix), num_shards)
+
+
+@register_op("RestoreV2", shape=lambda op: [TensorShape(None)] * len(op.get_attr("dtypes")),
+             dtype=lambda op: list(op.get_attr("dtypes")), stateful=True, list_output=True)
+def _restore_v2_kernel(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
+    names = [_text(n) for n in np.asarray(tensor_names).reshape(-1)]
+    values = load_checkpoint(_text(prefix), names)
+    out = []
+    for name, dtype in zip(names, dtypes):
+        value = values[name]
+        if value.dtype != dtype.as_numpy_dtype:
+            raise errors.InvalidArgumentError(None, None, f"tensor {name} in checkpoint {_text(prefix)} is "
+                                              f"{value.dtype}, the variable is {dtype.name}")
+        out.append(value)
+    return tuple(out)
+
+
+for _t in ("SaveV2", "MergeV2Checkpoints", "RestoreV2"):
+    not_differentiable(_t)
+
+
+def save_v2(prefix, tensor_names: list[str], tensors: list, shard: int = 0, num_shards: int = 1, name=None):
+    from . import array_ops  # noqa: PLC0415
+
+    names = array_ops.constant(np.array([n.encode() for n in tensor_names], dtype=object), dtypes.string,
+                               name="tensor_names")
+    slices = array_ops.constant(np.array([b""] * len(tensor_names), dtype=object), dtypes.string,
+                                name="shape_and_slices")
+    return make_op("SaveV2", [prefix, names, slices] + list(tensors),
+                   {"dtypes": [t.dtype.base_dtype for t in tensors], "shard": shard, "num_shards": num_shards},
+                   name or "SaveV2")
+
+
+def restore_v2(prefix, tensor_names: list[str], dtypes_: list, name=None) -> list:
+    from . import array_ops  # noqa: PLC0415
+
+    names = array_ops.constant(np.array([n.encode() for n in tensor_names], dtype=object), dtypes.string,
+                               name="tensor_names")
+    slices = array_ops.constant(np.array([b""] * len(tensor_names), dtype=object), dtypes.string,
+                                name="shape_and_slices")
+    op = make_op("RestoreV2", [prefix, names, slices], {"dtypes": list(dtypes_)}, name or "RestoreV2")
+    return list(op.outputs)
+
+
+def merge_v2_checkpoints(prefix, num_shards: int, name=None):
+    return make_op("MergeV2Checkpoints", [prefix], {"num_shards": num_shards}, name or "MergeV2Checkpoints")

@@ -1,0 +1,362 @@
+"""MonitoredSession and MonitoredTrainingSession: training loops with hooks, checkpoints and recovery.
+
+Differences from TensorFlow 1.x, on purpose:
+
+- ``close()`` asks the coordinator to stop and closes the session *before* joining its
+  threads: closing cancels any step still blocked (a queue runner waiting in a dequeue),
+  so the threads end at once. TF 1.x joined first and could wait ``stop_grace_period_secs``
+  (120 s) for a thread blocked on a parameter server.
+- A session that dies with AbortedError or UnavailableError (a parameter server restarted
+  or lost) is closed and created again, as in TF; every retry is logged with the error, and
+  creation keeps retrying such errors until it succeeds or the server config's own
+  deadlines give up.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from ..framework import errors
+from ..framework import ops
+from ..ops import control_flow_ops, state_ops
+from . import queue_runner
+from .basic_session_run_hooks import CheckpointSaverHook, StepCounterHook
+from .coordinator import Coordinator
+from .saver import Saver
+from .session_manager import SessionManager
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
+
+_log = logging.getLogger("distflow")
+
+USE_DEFAULT = object()
+_PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
+
+
+class Scaffold:
+    """The pieces a monitored session needs to make a model ready: init, ready and local-init ops, a saver.
+
+    Whatever is not given is taken from the graph's collections or built by
+    ``finalize()`` (which also makes the graph read-only).
+    """
+
+    def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None, ready_for_local_init_op=None,
+                 local_init_op=None, summary_op=None, saver=None, copy_from_scaffold=None, local_init_feed_dict=None):
+        if copy_from_scaffold is not None:
+            init_op = init_op or copy_from_scaffold.init_op
+            init_feed_dict = init_feed_dict or copy_from_scaffold._init_feed_dict
+            init_fn = init_fn or copy_from_scaffold._user_init_fn
+            ready_op = ready_op or copy_from_scaffold.ready_op
+            ready_for_local_init_op = ready_for_local_init_op or copy_from_scaffold.ready_for_local_init_op
+            local_init_op = local_init_op or copy_from_scaffold.local_init_op
+            saver = saver or copy_from_scaffold.saver
+        self._init_op, self._init_feed_dict, self._user_init_fn = init_op, init_feed_dict, init_fn
+        self._init_fn = (lambda sess: init_fn(self, sess)) if init_fn else None
+        self._ready_op, self._ready_for_local_init_op = ready_op, ready_for_local_init_op
+        self._local_init_op, self._local_init_feed_dict = local_init_op, local_init_feed_dict
+        self._summary_op, self._saver = summary_op, saver
+
+    @staticmethod
+    def _collected(key, build):
+        found = ops.get_collection(key)
+        if found:
+            return found[0]
+        op = build()
+        if op is not None:
+            ops.add_to_collection(key, op)
+        return op
+
+    @staticmethod
+    def default_local_init_op():
+        return control_flow_ops.group(state_ops.local_variables_initializer(), name="local_init")
+
+    def finalize(self) -> "Scaffold":
+        """Builds what is missing and finalizes the graph."""
+        graph = ops.get_default_graph()
+        if graph.finalized:
+            return self
+        if self._init_op is None:
+            self._init_op = self._collected(ops.GraphKeys.INIT_OP, lambda: control_flow_ops.group(
+                state_ops.global_variables_initializer(), name="init"))
+        if self._ready_op is None:
+            self._ready_op = self._collected(ops.GraphKeys.READY_OP, state_ops.report_uninitialized_variables)
+        if self._ready_for_local_init_op is None:
+            self._ready_for_local_init_op = self._collected(
+                ops.GraphKeys.READY_FOR_LOCAL_INIT_OP,
+                lambda: state_ops.report_uninitialized_variables(state_ops.global_variables()))
+        if self._local_init_op is None:
+            self._local_init_op = self._collected(ops.GraphKeys.LOCAL_INIT_OP, self.default_local_init_op)
+        if self._saver is None:
+            savers = ops.get_collection(ops.GraphKeys.SAVERS)
+            if len(savers) > 1:
+                raise RuntimeError("More than one item in collection SAVERS; pass a Scaffold with saver=")
+            if savers:
+                self._saver = savers[0]
+            else:
+                self._saver = Saver(sharded=True, allow_empty=True)
+                ops.add_to_collection(ops.GraphKeys.SAVERS, self._saver)
+        graph.finalize()
+        return self
+
+    init_op = property(lambda self: self._init_op)
+    init_feed_dict = property(lambda self: self._init_feed_dict)
+    init_fn = property(lambda self: self._init_fn)
+    ready_op = property(lambda self: self._ready_op)
+    ready_for_local_init_op = property(lambda self: self._ready_for_local_init_op)
+    local_init_op = property(lambda self: self._local_init_op)
+    local_init_feed_dict = property(lambda self: self._local_init_feed_dict)
+    summary_op = property(lambda self: self._summary_op)
+    saver = property(lambda self: self._saver)
+
+
+class SessionCreator:
+    def create_session(self):
+        raise NotImplementedError
+
+
+class ChiefSessionCreator(SessionCreator):
+    """Creates the chief's session: restores the latest checkpoint in ``checkpoint_dir``, or initializes."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None, checkpoint_filename_with_path=None):
+        self._scaffold = scaffold or Scaffold()
+        self._master, self._config = master, config
+        self._checkpoint_dir = checkpoint_dir
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
+
+    def create_session(self):
+        scaffold = self._scaffold.finalize()
+        manager = SessionManager(local_init_op=scaffold.local_init_op, ready_op=scaffold.ready_op,
+                                 ready_for_local_init_op=scaffold.ready_for_local_init_op,
+                                 local_init_feed_dict=scaffold.local_init_feed_dict)
+        return manager.prepare_session(self._master, saver=scaffold.saver, checkpoint_dir=self._checkpoint_dir,
+                                       checkpoint_filename_with_path=self._checkpoint_filename_with_path,
+                                       config=self._config, init_op=scaffold.init_op,
+                                       init_feed_dict=scaffold.init_feed_dict, init_fn=scaffold.init_fn)
+
+
+class WorkerSessionCreator(SessionCreator):
+    """Creates a non-chief's session: waits until the chief has made the model ready."""
+
+    def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
+        self._scaffold = scaffold or Scaffold()
+        self._master, self._config = master, config
+        self._max_wait_secs = max_wait_secs
+
+    def create_session(self):
+        scaffold = self._scaffold.finalize()
+        manager = SessionManager(local_init_op=scaffold.local_init_op, ready_op=scaffold.ready_op,
+                                 ready_for_local_init_op=scaffold.ready_for_local_init_op,
+                                 local_init_feed_dict=scaffold.local_init_feed_dict,
+                                 recovery_wait_secs=min(1.0, self._max_wait_secs))
+        return manager.wait_for_session(self._master, config=self._config, max_wait_secs=self._max_wait_secs)
+
+
+class _MonitoredSession:
+    """A session with hooks, a coordinator for its threads and, if ``recoverable``, re-creation."""
+
+    def __init__(self, session_creator, hooks, recoverable: bool, stop_grace_period_secs=120):
+        self._creator = session_creator or ChiefSessionCreator()
+        self._hooks = list(hooks or [])
+        self._recoverable = recoverable
+        self._stop_grace_period_secs = stop_grace_period_secs
+        self._graph = ops.get_default_graph()
+        for hook in self._hooks:
+            hook.begin()
+        self._sess = None
+        self._coord = None
+        self._threads = []
+        self._should_stop = False
+        self._closed = False
+        self._create()
+
+    # -- creation and recovery ---------------------------------------------------------
+    def _create(self) -> None:
+        while True:
+            try:
+                self._sess = self._creator.create_session()
+                self._coord = Coordinator()
+                self._threads = queue_runner.start_queue_runners(self._sess, coord=self._coord)
+                for hook in self._hooks:
+                    hook.after_create_session(self._sess, self._coord)
+                return
+            except _PREEMPTION_ERRORS as e:
+                if not self._recoverable:
+                    raise
+                _log.info("Creating the session failed (%s: %s); trying again.", type(e).__name__,
+                          e.message.splitlines()[0])
+                self._close_session_quietly()
+                time.sleep(0.5)
+
+    def _close_session_quietly(self) -> None:
+        coord, sess, threads = self._coord, self._sess, self._threads
+        self._coord, self._sess, self._threads = None, None, []
+        if coord is not None:
+            coord.request_stop()
+        if sess is not None:
+            try:
+                sess.close()
+            except Exception as e:  # noqa: BLE001 - the session is broken already
+                _log.debug("closing a broken session: %s", e)
+        if coord is not None:
+            try:
+                coord.join(threads, stop_grace_period_secs=self._stop_grace_period_secs, ignore_live_threads=True)
+            except Exception as e:  # noqa: BLE001 - the errors of a broken session's threads
+                _log.debug("threads of a broken session: %s", e)
+
+    # -- properties ---------------------------------------------------------------------
+    @property
+    def graph(self):
+        return self._graph
+
+    def should_stop(self) -> bool:
+        return self._should_stop or self._closed or (self._coord is not None and self._coord.should_stop())
+
+    def _tf_sess(self):
+        return self._sess
+
+    # -- running ------------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs one step with every hook's fetches added; recreates the session on preemption errors."""
+        if self._closed:
+            raise RuntimeError("Run called even after should_stop requested.")
+        while True:
+            if self._sess is None:
+                self._create()
+            try:
+                return self._hooked_run(fetches, feed_dict, options, run_metadata)
+            except _PREEMPTION_ERRORS as e:
+                if not self._recoverable:
+                    raise
+                _log.info("An error was raised (%s: %s). This may be a parameter server or worker that "
+                          "restarted or was lost: the session will be closed and created again.",
+                          type(e).__name__, e.message.splitlines()[0])
+                self._close_session_quietly()
+
+    def _hooked_run(self, fetches, feed_dict, options, run_metadata):
+        if self._coord is not None:
+            self._coord.raise_requested_exception()
+        context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), self._sess)
+        actual_fetches = {"caller": fetches}
+        feeds = dict(feed_dict or {})
+        hook_args = []
+        for i, hook in enumerate(self._hooks):
+            args = hook.before_run(context)
+            hook_args.append(args)
+            if args is None:
+                continue
+            if args.fetches is not None:
+                actual_fetches[i] = args.fetches
+            for key, value in (args.feed_dict or {}).items():
+                if key in feeds:
+                    raise RuntimeError(f"Same tensor is fed by a SessionRunHook and user. Conflict(s): {key}")
+                feeds[key] = value
+            if args.options is not None and options is None:
+                options = args.options
+        outputs = self._sess.run(actual_fetches, feed_dict=feeds or None, options=options,
+                                 run_metadata=run_metadata)
+        for i, hook in enumerate(self._hooks):
+            hook.after_run(context, SessionRunValues(outputs.get(i), options, run_metadata))
+        self._should_stop = self._should_stop or context.stop_requested
+        return outputs["caller"]
+
+    def run_step_fn(self, step_fn):
+        class _StepContext:
+            def __init__(ctx_self):
+                ctx_self.session = self._sess
+
+            def run_with_hooks(ctx_self, *args, **kwargs):
+                return self.run(*args, **kwargs)
+
+            def request_stop(ctx_self):
+                self._should_stop = True
+
+        return step_fn(_StepContext())
+
+    # -- ending ----------------------------------------------------------------------------------
+    def close(self) -> None:
+        self._close(None)
+
+    def _close(self, exception_type) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if exception_type is None and self._sess is not None:
+                for hook in self._hooks:
+                    hook.end(self._sess)
+        finally:
+            coord, threads = self._coord, self._threads
+            self._close_session_quietly() if exception_type is not None else self._close_cleanly(coord, threads)
+
+    def _close_cleanly(self, coord, threads) -> None:
+        sess = self._sess
+        self._coord, self._sess, self._threads = None, None, []
+        if coord is not None:
+            coord.request_stop()
+        if sess is not None:
+            sess.close()  # cancels steps still blocked, so the threads end now
+        if coord is not None:
+            coord.join(threads, stop_grace_period_secs=self._stop_grace_period_secs)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exception_type, exception_value, traceback):
+        if exception_type in (errors.OutOfRangeError, StopIteration):
+            exception_type = None
+        self._close(exception_type)
+        return exception_type is None
+
+
+class MonitoredSession(_MonitoredSession):
+    """``tf.train.MonitoredSession``: hooks, queue runners and recovery from preemption errors."""
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        super().__init__(session_creator, hooks, recoverable=True, stop_grace_period_secs=stop_grace_period_secs)
+
+
+class SingularMonitoredSession(_MonitoredSession):
+    """``tf.train.SingularMonitoredSession``: a chief's monitored session without recovery."""
+
+    def __init__(self, hooks=None, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 stop_grace_period_secs=120, checkpoint_filename_with_path=None):
+        creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config, checkpoint_dir=checkpoint_dir,
+                                      checkpoint_filename_with_path=checkpoint_filename_with_path)
+        super().__init__(creator, hooks, recoverable=False, stop_grace_period_secs=stop_grace_period_secs)
+
+    def raw_session(self):
+        return self._sess
+
+
+def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,  # noqa: N802
+                             chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT,
+                             save_summaries_steps=USE_DEFAULT, save_summaries_secs=USE_DEFAULT, config=None,
+                             stop_grace_period_secs=120, log_step_count_steps=100, max_wait_secs=7200,
+                             save_checkpoint_steps=USE_DEFAULT, summary_dir=None):
+    """A MonitoredSession set up for (distributed) training, as ``tf.train.MonitoredTrainingSession``.
+
+    The chief restores the latest checkpoint of ``checkpoint_dir`` or initializes the model,
+    and saves checkpoints every ``save_checkpoint_secs`` (600 by default) or
+    ``save_checkpoint_steps``; other workers wait (up to ``max_wait_secs``) for the chief.
+    Summaries are not written yet (distflow has no summary writer): the summary
+    arguments are accepted and ignored.
+    """
+    if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_steps, save_checkpoint_secs = None, 600
+    elif save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_secs = None
+    elif save_checkpoint_steps is USE_DEFAULT:
+        save_checkpoint_steps = None
+    scaffold = scaffold or Scaffold()
+    hooks = list(hooks or [])
+    if not is_chief:
+        creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)
+        return MonitoredSession(creator, hooks=hooks, stop_grace_period_secs=stop_grace_period_secs)
+    creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config, checkpoint_dir=checkpoint_dir)
+    all_hooks = list(chief_only_hooks or []) + hooks
+    if log_step_count_steps and log_step_count_steps > 0:
+        all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps))
+    if checkpoint_dir and (save_checkpoint_secs or save_checkpoint_steps):
+        all_hooks.append(CheckpointSaverHook(checkpoint_dir, save_secs=save_checkpoint_secs,
+                                             save_steps=save_checkpoint_steps, scaffold=scaffold))
+    return MonitoredSession(creator, hooks=all_hooks, stop_grace_period_secs=stop_grace_period_secs)

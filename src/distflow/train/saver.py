@@ -1,0 +1,291 @@
+"""``tf.train.Saver`` and the 'checkpoint' state file (latest_checkpoint, get_checkpoint_state).
+
+File layout and atomicity: ops/io_ops.py. The state file is TensorFlow's text format
+(``model_checkpoint_path: "model.ckpt-100"`` then one ``all_model_checkpoint_paths``
+line per kept checkpoint), written atomically after the checkpoint itself, so it never
+names a checkpoint that is not complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import time
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..ops import array_ops, control_flow_ops, io_ops, state_ops
+
+_log = logging.getLogger("distflow")
+
+
+# ---------------------------------------------------------------------------
+# The 'checkpoint' state file
+
+
+class CheckpointState:
+    """What the 'checkpoint' file says: the latest checkpoint and every kept one, oldest first."""
+
+    def __init__(self, model_checkpoint_path: str, all_model_checkpoint_paths=(),
+                 all_model_checkpoint_timestamps=()):
+        self.model_checkpoint_path = model_checkpoint_path
+        self.all_model_checkpoint_paths = list(all_model_checkpoint_paths)
+        self.all_model_checkpoint_timestamps = list(all_model_checkpoint_timestamps)
+
+    def __repr__(self):
+        return (f"model_checkpoint_path: {self.model_checkpoint_path!r}\n"
+                + "".join(f"all_model_checkpoint_paths: {p!r}\n" for p in self.all_model_checkpoint_paths))
+
+
+def _state_path(checkpoint_dir: str, latest_filename: str | None) -> str:
+    return os.path.join(checkpoint_dir, latest_filename or "checkpoint")
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_LINE = re.compile(r'^\s*(\w+)\s*:\s*"((?:[^"\\]|\\.)*)"\s*$')
+_NUMBER_LINE = re.compile(r"^\s*(\w+)\s*:\s*([-+0-9.eE]+)\s*$")
+
+
+def update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model_checkpoint_paths=None,
+                            latest_filename=None, all_model_checkpoint_timestamps=None) -> None:
+    """Writes the state file of ``save_dir`` (atomically); paths inside it are stored relative."""
+    paths = list(all_model_checkpoint_paths or [])
+    if not paths or paths[-1] != model_checkpoint_path:
+        paths.append(model_checkpoint_path)
+
+    def rel(p):  # checkpoints in save_dir itself are named relative to it, so the folder can move
+        return os.path.basename(p) if os.path.dirname(os.path.abspath(p)) == os.path.abspath(save_dir) else p
+
+    lines = [f"model_checkpoint_path: {_quote(rel(model_checkpoint_path))}"]
+    lines += [f"all_model_checkpoint_paths: {_quote(rel(p))}" for p in paths]
+    lines += [f"all_model_checkpoint_timestamps: {t!r}" for t in (all_model_checkpoint_timestamps or [])]
+    text = ("\n".join(lines) + "\n").encode()
+    io_ops.atomic_write(_state_path(save_dir, latest_filename), lambda f: f.write(text))
+
+
+def get_checkpoint_state(checkpoint_dir: str, latest_filename=None) -> CheckpointState | None:
+    """The state file of ``checkpoint_dir`` (relative paths made absolute), or None if there is none."""
+    path = _state_path(checkpoint_dir, latest_filename)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    latest, paths, stamps = None, [], []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = _LINE.match(line)
+        if m:
+            value = re.sub(r"\\(.)", r"\1", m.group(2))
+            value = value if os.path.isabs(value) else os.path.join(checkpoint_dir, value)
+            if m.group(1) == "model_checkpoint_path":
+                latest = value
+            elif m.group(1) == "all_model_checkpoint_paths":
+                paths.append(value)
+            continue
+        m = _NUMBER_LINE.match(line)
+        if m and m.group(1) == "all_model_checkpoint_timestamps":
+            stamps.append(float(m.group(2)))
+            continue
+        _log.warning("ignoring a line of %s that is not understood: %r", path, line)
+    if latest is None:
+        return None
+    return CheckpointState(latest, paths, stamps)
+
+
+def checkpoint_exists(checkpoint_prefix: str) -> bool:
+    return os.path.exists(io_ops.index_path(checkpoint_prefix))
+
+
+def latest_checkpoint(checkpoint_dir: str, latest_filename=None) -> str | None:
+    """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None."""
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is not None and checkpoint_exists(state.model_checkpoint_path):
+        return state.model_checkpoint_path
+    if state is not None:
+        _log.warning("checkpoint %s named by %s does not exist", state.model_checkpoint_path, checkpoint_dir)
+    return None
+
+
+def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list]]:
+    prefix = latest_checkpoint(ckpt_dir_or_file) if os.path.isdir(ckpt_dir_or_file) else ckpt_dir_or_file
+    if prefix is None:
+        raise ValueError(f"Couldn't find a checkpoint in {ckpt_dir_or_file}")
+    tensors = io_ops.read_index(prefix)["tensors"]
+    return sorted((name, list(entry["shape"])) for name, entry in tensors.items())
+
+
+def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
+    prefix = latest_checkpoint(ckpt_dir_or_file) if os.path.isdir(ckpt_dir_or_file) else ckpt_dir_or_file
+    if prefix is None:
+        raise ValueError(f"Couldn't find a checkpoint in {ckpt_dir_or_file}")
+    return io_ops.load_checkpoint(prefix, [name.split(":")[0]])[name.split(":")[0]]
+
+
+def _remove_checkpoint(prefix: str) -> None:
+    folder = os.path.dirname(prefix) or "."
+    base = os.path.basename(prefix)
+    for name in os.listdir(folder):
+        if name == base + ".index" or name.startswith(base + ".data-") or name == base + ".meta":
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError as e:
+                _log.warning("could not remove old checkpoint file %s: %s", name, e)
+
+
+# ---------------------------------------------------------------------------
+# Saver
+
+
+def _saveables(var_list) -> dict[str, object]:
+    """name -> variable, from None (all global variables), a list or a dict."""
+    if var_list is None:
+        var_list = state_ops.global_variables()
+    if isinstance(var_list, dict):
+        items = list(var_list.items())
+    else:
+        items = []
+        for v in var_list:
+            if not isinstance(v, state_ops.Variable):
+                raise TypeError(f"Saver: {v!r} is not a Variable; pass variables, or a dict of name -> variable")
+            items.append((v.op.name, v))
+    named: dict[str, object] = {}
+    for name, v in items:
+        if name in named:
+            raise ValueError(f"At least two variables have the same name: {name}")
+        named[name] = v
+    return named
+
+
+class Saver:
+    """Saves and restores variables (``tf.train.Saver``).
+
+    ``sharded=True`` writes one shard per device that holds variables, on that device's
+    task (each parameter server writes what it holds), then one index. Files:
+    ops/io_ops.py. The graph's ops are built once, here; ``save`` and ``restore`` feed
+    the path.
+    """
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
+                 builder=None, defer_build=False, allow_empty=False, write_version=2, pad_step_number=False,
+                 save_relative_paths=False, filename=None):
+        if reshape:
+            raise NotImplementedError("Saver(reshape=True) is not supported")
+        self._var_list = var_list
+        self._sharded = sharded
+        self._max_to_keep = max_to_keep
+        self._keep_every_s = keep_checkpoint_every_n_hours * 3600.0
+        self._next_keep_time = time.time() + self._keep_every_s
+        self._name = name
+        self._allow_empty = allow_empty
+        self._pad_step_number = pad_step_number
+        self._filename = filename
+        self._last_checkpoints: list[tuple[str, float]] = []
+        self._built = False
+        if not defer_build:
+            self.build()
+
+    def build(self) -> None:
+        if self._built:
+            return
+        named = _saveables(self._var_list)
+        self._empty = not named
+        if self._empty:
+            if not self._allow_empty:
+                raise ValueError("No variables to save")
+            self._built = True
+            return
+        with ops.name_scope(self._name or "save"):
+            default = array_ops.constant(self._filename or "model", dtypes.string)
+            self.filename_tensor = array_ops.placeholder_with_default(default, shape=[], name="Const")
+            groups: dict[str, list[tuple[str, object]]] = {}
+            for name, v in named.items():
+                groups.setdefault(v.device if self._sharded else "", []).append((name, v))
+            saves, assigns = [], []
+            num_shards = len(groups)
+            for shard, (device, members) in enumerate(sorted(groups.items())):
+                with ops.device(device) if device else contextlib.nullcontext():
+                    tensors = [v.value() if isinstance(v, state_ops.Variable) else v for _, v in members]
+                    saves.append(io_ops.save_v2(self.filename_tensor, [n for n, _ in members], tensors,
+                                                shard, num_shards if self._sharded else 1))
+                    restored = io_ops.restore_v2(self.filename_tensor, [n for n, _ in members],
+                                                 [v.dtype.base_dtype for _, v in members])
+                for (_, v), value in zip(members, restored):
+                    assigns.append(state_ops.assign(v, value, validate_shape=True).op)
+            with ops.control_dependencies(saves):
+                if self._sharded:
+                    saves = [io_ops.merge_v2_checkpoints(self.filename_tensor, num_shards)]
+            self.save_tensor = control_flow_ops.with_dependencies(saves, self.filename_tensor,
+                                                                  name="control_dependency")
+            self.restore_op = control_flow_ops.group(*assigns, name="restore_all")
+        self._saved_names = list(named)
+        self._built = True
+
+    # -- bookkeeping of kept checkpoints ---------------------------------------------
+    @property
+    def last_checkpoints(self) -> list[str]:
+        return [p for p, _ in self._last_checkpoints]
+
+    def set_last_checkpoints_with_time(self, last_checkpoints_with_time) -> None:
+        self._last_checkpoints = list(last_checkpoints_with_time)
+
+    def recover_last_checkpoints(self, checkpoint_paths) -> None:
+        """Takes over the kept checkpoints of an earlier run (those that still exist)."""
+        now = time.time()
+        self._last_checkpoints = [(p, now) for p in checkpoint_paths if checkpoint_exists(p)]
+
+    def _record(self, path: str) -> None:
+        self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
+        self._last_checkpoints.append((path, time.time()))
+        if not self._max_to_keep:
+            return
+        while len(self._last_checkpoints) > self._max_to_keep:
+            old, stamp = self._last_checkpoints.pop(0)
+            if stamp >= self._next_keep_time:  # kept for good: one per keep_checkpoint_every_n_hours
+                self._next_keep_time += self._keep_every_s
+                continue
+            _remove_checkpoint(old)
+
+    # -- save and restore -----------------------------------------------------------------
+    def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
+             write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
+        """Writes a checkpoint at ``save_path[-global_step]``; returns its prefix.
+
+        The state file ('checkpoint' in the same folder) is updated only after every
+        file of the checkpoint is in place.
+        """
+        if self._empty:
+            return None
+        if global_step is not None:
+            step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(global_step)
+            save_path = f"{save_path}-{int(step):08d}" if self._pad_step_number else f"{save_path}-{int(step)}"
+        save_dir = os.path.dirname(save_path) or "."
+        if not os.path.isdir(save_dir):
+            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+        sess.run(self.save_tensor, {self.filename_tensor: save_path})
+        self._record(save_path)
+        if write_state:
+            update_checkpoint_state(save_dir, save_path, self.last_checkpoints, latest_filename)
+        return save_path
+
+    def restore(self, sess, save_path) -> None:
+        """Assigns every variable its value in checkpoint ``save_path``."""
+        if self._empty:
+            return
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        if not checkpoint_exists(save_path):
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+        _log.info("Restoring parameters from %s", save_path)
+        sess.run(self.restore_op, {self.filename_tensor: save_path})
