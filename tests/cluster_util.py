@@ -14,13 +14,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class LocalCluster:
     """Starts one ``distflow server`` process per task; ``kill(job, index)`` ends one by pid."""
 
-    def __init__(self, jobs: dict[str, int]):
+    def __init__(self, jobs: dict[str, int], start_jobs=None):
+        """``start_jobs``: the jobs whose servers start now (all by default); others are left to the test."""
         ports = iter(free_ports(sum(jobs.values())))
         self.spec = {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)] for job, n in jobs.items()}
         self.procs: dict[tuple[str, int], subprocess.Popen] = {}
         for job, addresses in self.spec.items():
-            for index in range(len(addresses)):
-                self.start(job, index)
+            if start_jobs is None or job in start_jobs:
+                for index in range(len(addresses)):
+                    self.start(job, index)
 
     def start(self, job: str, index: int, timeout: float = 30.0) -> None:
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))

@@ -58,9 +58,11 @@ def generic_handler(service: str, methods: dict, impl) -> grpc.GenericRpcHandler
 
 
 def _guard(fn, response_cls):
+    takes_context = getattr(fn, "takes_rpc_context", False)
+
     def handle(request, context):
         try:
-            return fn(request)
+            return fn(request, context) if takes_context else fn(request)
         except errors.OpError as e:
             context.abort(_CODES.get(e.error_code, grpc.StatusCode.UNKNOWN), e.message)
         except Exception as e:  # noqa: BLE001 - a server never dies of a request
@@ -68,6 +70,12 @@ def _guard(fn, response_cls):
         return response_cls()
 
     return handle
+
+
+def takes_rpc_context(method):
+    """Marks a service method that wants the gRPC context too (to learn when its caller goes away)."""
+    method.takes_rpc_context = True
+    return method
 
 
 def error_from_rpc(e: grpc.RpcError, what: str) -> errors.OpError:

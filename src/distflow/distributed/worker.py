@@ -24,7 +24,7 @@ from ..runtime.executor import PartitionPlan, Rendezvous, run_partitions, value_
 from ..runtime.partition import Node, rendezvous_key
 from . import wire
 from .protos import distflow_pb2 as pb
-from .rpc import Channels, error_from_rpc
+from .rpc import Channels, error_from_rpc, takes_rpc_context
 from .transport import TensorClient, TensorServer
 
 
@@ -227,7 +227,24 @@ class Worker:
                     registered.plans[key] = plans
         return plans
 
-    def RunGraph(self, request):
+    @takes_rpc_context
+    def RunGraph(self, request, context=None):
+        """Runs this task's partitions of one step. If the caller goes away first (its
+        process died, it timed out), the step is aborted here too, so that a kernel
+        blocked in it (a dequeue on a ps, say) does not wait on for nobody."""
+        finished = threading.Event()
+        if context is not None:
+            def on_rpc_done():
+                if not finished.is_set():
+                    self._fail_step(request.step_id, errors.CancelledError(
+                        None, None, f"the caller of step {request.step_id} on {self.task_name} went away"))
+            context.add_callback(on_rpc_done)
+        try:
+            return self._run_graph(request)
+        finally:
+            finished.set()
+
+    def _run_graph(self, request):
         registered = self._graphs.get(request.graph_handle)
         if registered is None:
             raise errors.AbortedError(None, None, f"graph handle {request.graph_handle!r} is not registered on "

@@ -17,9 +17,8 @@ import time
 import numpy as np
 
 from ..framework import dtypes
-from ..framework import errors
 from ..framework import ops
-from ..framework.ops import GraphKeys
+
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
 
 _log = logging.getLogger("distflow")

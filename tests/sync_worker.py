@@ -1,0 +1,72 @@
+"""A worker process for the synchronous-replica tests (run by tests/test_sync_replicas.py).
+
+Each worker fits w (4 values) to its own least-squares problem A_i w = b_i (seeded by its
+task index) with SyncReplicasOptimizer over one ps task, through a MonitoredTrainingSession.
+
+--lockstep: reads "step" lines on stdin and answers each with one JSON line after one
+  train step (no initial tokens, so every update averages exactly one gradient per worker).
+--last-step K: trains freely until global_step reaches K, then prints one JSON line.
+"""
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+import distflow as tf
+
+
+def problem(task: int):
+    rng = np.random.default_rng(100 + task)
+    return rng.standard_normal((8, 4)).astype(np.float64), rng.standard_normal((8, 1)).astype(np.float64)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--cluster", required=True)
+    p.add_argument("--task", type=int, required=True)
+    p.add_argument("--aggregate", type=int, required=True)
+    p.add_argument("--total", type=int, required=True)
+    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--lockstep", action="store_true")
+    p.add_argument("--last-step", type=int, default=0)
+    args = p.parse_args()
+    cluster = tf.train.ClusterSpec(json.loads(args.cluster))
+    server = tf.train.Server(cluster, job_name="worker", task_index=args.task)
+    is_chief = args.task == 0
+    a, b = problem(args.task)
+    with tf.device(tf.train.replica_device_setter(worker_device=f"/job:worker/task:{args.task}", cluster=cluster)):
+        global_step = tf.train.get_or_create_global_step()
+        w = tf.get_variable("w", [4, 1], tf.float64, initializer=tf.zeros_initializer())
+        loss = 0.5 * tf.reduce_sum(tf.square(tf.matmul(tf.constant(a), w) - tf.constant(b)))
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(args.lr),
+                                             replicas_to_aggregate=args.aggregate, total_num_replicas=args.total)
+        train = opt.minimize(loss, global_step=global_step)
+    hooks = [opt.make_session_run_hook(is_chief, num_tokens=0 if args.lockstep else -1)]
+    if args.last_step:
+        hooks.append(tf.train.StopAtStepHook(last_step=args.last_step))
+    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks,
+                                           log_step_count_steps=0, max_wait_secs=60) as sess:
+        print("ready", flush=True)
+        worker_steps = 0
+        if args.lockstep:
+            for line in sys.stdin:
+                if line.strip() != "step":
+                    break
+                sess.run(train)
+                worker_steps += 1
+                print(json.dumps({"step": worker_steps}), flush=True)
+            raw = sess._tf_sess()
+            print(json.dumps({"w": raw.run(w).ravel().tolist(), "global_step": int(raw.run(global_step))}),
+                  flush=True)
+        else:
+            while not sess.should_stop():
+                sess.run(train)
+                worker_steps += 1
+            print(json.dumps({"worker_steps": worker_steps}), flush=True)
+    print("closed", flush=True)
+
+
+if __name__ == "__main__":
+    main()
