@@ -64,6 +64,25 @@ def _pump(stream, prefix: str, out) -> None:
     stream.close()
 
 
+def _wait_for_trainers(trainers: dict, chief_key, out) -> dict:
+    """Exit codes of the chief and workers. Another worker's failure leaves the rest running
+    (asynchronous training survives a lost worker); the chief's failure stops them all, since
+    they would wait for it forever."""
+    codes: dict = {}
+    while len(codes) < len(trainers):
+        for key, proc in trainers.items():
+            if key not in codes and proc.poll() is not None:
+                codes[key] = proc.returncode
+                if key == chief_key and proc.returncode != 0:
+                    out.write(f"[launch] the chief {key[0]}:{key[1]} failed (exit code {proc.returncode}); "
+                              "stopping the other tasks\n")
+                    for other in trainers.values():
+                        if other.poll() is None:
+                            other.terminate()
+        time.sleep(0.05)
+    return codes
+
+
 def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_grace: float = 10.0,
            out=None) -> int:
     out = out or sys.stdout
@@ -81,7 +100,7 @@ def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_gr
             pump.start()
             pumps.append(pump)
     trainers = {k: p for k, p in procs.items() if k[0] != "ps"}
-    codes = {k: p.wait() for k, p in trainers.items()}
+    codes = _wait_for_trainers(trainers, ("chief", 0) if chief else ("worker", 0), out)
     from ..distributed.server import shutdown_task  # noqa: PLC0415 - only the ps stop needs gRPC
 
     for index, address in enumerate(cluster.get("ps", [])):

@@ -99,6 +99,7 @@ class CheckpointSaverHook(SessionRunHook):
         self._listeners = list(listeners or [])
 
     def begin(self):
+        os.makedirs(self._checkpoint_dir, exist_ok=True)
         self._global_step_tensor = _global_step_tensor()
         for listener in self._listeners:
             listener.begin()

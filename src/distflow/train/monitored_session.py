@@ -31,6 +31,7 @@ _log = logging.getLogger("distflow")
 
 USE_DEFAULT = object()
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
+_STOP_ACTION_SECS = 1.0  # how long close() lets a queue runner's cancel op run
 
 
 class Scaffold:
@@ -293,6 +294,11 @@ class _MonitoredSession:
         self._coord, self._sess, self._threads = None, None, []
         if coord is not None:
             coord.request_stop()
+            # Threads that act on a stop (a queue runner closing its queue, which releases
+            # other workers blocked on it) run while the session is still open.
+            for t in threads:
+                if getattr(t, "runs_on_stop", False) and t.is_alive():
+                    t.join(_STOP_ACTION_SECS)
         if sess is not None:
             sess.close()  # cancels steps still blocked, so the threads end now
         if coord is not None:

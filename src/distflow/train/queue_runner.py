@@ -101,8 +101,10 @@ class QueueRunner:
         threads = [threading.Thread(target=self._run, args=(sess, op, coord), daemon=daemon,
                                     name=f"QueueRunner-{self.name}-{i}") for i, op in enumerate(self._enqueue_ops)]
         if coord is not None:
-            threads.append(threading.Thread(target=self._close_on_stop, args=(sess, coord), daemon=daemon,
-                                            name=f"QueueRunner-{self.name}-cancel"))
+            cancel = threading.Thread(target=self._close_on_stop, args=(sess, coord), daemon=daemon,
+                                      name=f"QueueRunner-{self.name}-cancel")
+            cancel.runs_on_stop = True  # a monitored session lets it finish before closing the session
+            threads.append(cancel)
         for t in threads:
             if coord is not None:
                 coord.register_thread(t)
