@@ -73,6 +73,7 @@ class Master:
         self._sessions: dict[str, _MasterSession] = {}
         self._task_devices: dict[str, list[RemoteDevice]] = {}
         self._data_ports: dict[str, int] = {}
+        self._stale_tasks: set[str] = set()  # tasks that failed a call since they were last asked
         self.local_worker = None  # the Worker of this server, called directly
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
 
@@ -99,7 +100,11 @@ class Master:
         except errors.OpError:
             raise
         except Exception as e:  # grpc.RpcError
-            raise error_from_rpc(e, f"task {task_name} ({address})") from None
+            error = error_from_rpc(e, f"task {task_name} ({address})")
+            if isinstance(error, (errors.UnavailableError, errors.AbortedError)):
+                # The task is gone or restarted (with a new data port): ask it again next time.
+                self._stale_tasks.add(task_name)
+            raise error from None
 
     def _devices(self, device_filters) -> DeviceSet:
         """Every task's devices (asked once per task); waits with backoff for tasks not up yet."""
@@ -108,8 +113,22 @@ class Master:
             known = self._task_devices.get(name)
             if known is None:
                 known = self._task_devices[name] = self._wait_for_task(name, address)
+            elif name in self._stale_tasks:
+                known = self._refresh_task(name, address, known)
             devices += known
         return DeviceSet(devices, self.job, self.task)
+
+    def _refresh_task(self, name: str, address: str, known: list) -> list:
+        """Asks a task that failed before for its devices and data port once more; if it
+        does not answer, its last known devices stand (sessions that do not use it work)."""
+        try:
+            status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=2.0)
+        except errors.OpError:
+            return known
+        self._stale_tasks.discard(name)
+        self._data_ports[name] = status.data_port
+        known = self._task_devices[name] = [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
+        return known
 
     def _wait_for_task(self, name: str, address: str) -> list[RemoteDevice]:
         start = time.monotonic()

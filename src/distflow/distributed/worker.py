@@ -152,7 +152,11 @@ class Worker:
                 raise error_from_rpc(e, peer) from None
             port = self._data_ports[address] = status.data_port
         timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
-        return self._client.fetch(address.rpartition(":")[0], port, step_id, key, timeout, peer)
+        try:
+            return self._client.fetch(address.rpartition(":")[0], port, step_id, key, timeout, peer)
+        except errors.UnavailableError:
+            self._data_ports.pop(address, None)  # the peer may come back (restarted) on another port
+            raise
 
     def _serve_tensor(self, step_id: int, key: tuple, timeout):
         """What the data path serves: a tensor this task sends in step ``step_id``."""

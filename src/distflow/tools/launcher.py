@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -23,10 +24,28 @@ import time
 
 
 def free_ports(n: int) -> list[int]:
-    """n distinct free TCP ports on 127.0.0.1 (held open together while chosen)."""
+    """n distinct free TCP ports on 127.0.0.1 (held open together while chosen).
+
+    They are taken below the kernel's ephemeral range when it can say what that is: a
+    port from that range could be handed out again by the kernel (to a data-path
+    socket binding port 0, say) before the task it was chosen for starts listening.
+    """
+    low = _ephemeral_low()
+    candidates = list(range(max(1024, low - 12000), low)) if low and low > 2048 else []
+    random.shuffle(candidates)
     socks = []
     try:
-        for _ in range(n):
+        for port in candidates:
+            if len(socks) == n:
+                break
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                continue
+            socks.append(s)
+        while len(socks) < n:  # no range known, or not enough free ports below it
             s = socket.socket()
             s.bind(("127.0.0.1", 0))
             socks.append(s)
@@ -34,6 +53,14 @@ def free_ports(n: int) -> list[int]:
     finally:
         for s in socks:
             s.close()
+
+
+def _ephemeral_low() -> int | None:
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def make_cluster(ps: int, workers: int, chief: bool) -> dict:

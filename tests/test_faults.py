@@ -1,0 +1,159 @@
+"""Fault tests over real processes on 127.0.0.1: lost workers, a restarted ps, a crash mid-checkpoint.
+
+Every process is killed by pid and every wait is bounded.
+"""
+
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from cluster_util import ROOT, LocalCluster
+
+EXAMPLE = os.path.join(ROOT, "examples", "digits_replica.py")
+pytest.importorskip("sklearn", reason="the digits data set comes with scikit-learn (the 'examples' extra)")
+
+
+class Task:
+    """One process whose output goes to a file (no pipe to fill up); ``wait_for`` polls it."""
+
+    def __init__(self, args: list, log_path: str):
+        self.log_path = log_path
+        self._log = open(log_path, "wb")
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"), OPENBLAS_NUM_THREADS="1")
+        self.proc = subprocess.Popen([sys.executable, *args], stdout=self._log, stderr=subprocess.STDOUT, env=env)
+
+    def output(self) -> str:
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def wait_for(self, pattern: str, timeout: float) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.output())
+            if found:
+                return found
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"no {pattern!r} in the output of pid {self.proc.pid}:\n{self.output()[-4000:]}")
+
+    def wait(self, timeout: float) -> int:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"pid {self.proc.pid} still running after {timeout} s:\n"
+                                 f"{self.output()[-4000:]}") from None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+        self._log.close()
+
+
+def start_workers(cluster: LocalCluster, tmp_path, *flags) -> list[Task]:
+    hosts = ["--ps_hosts", ",".join(cluster.spec["ps"]), "--worker_hosts", ",".join(cluster.spec["worker"])]
+    return [Task([EXAMPLE, *hosts, "--job_name", "worker", "--task_index", str(i),
+                  "--checkpoint_dir", str(tmp_path / "ckpt"), "--report", str(tmp_path / "report.json"), *flags],
+                 str(tmp_path / f"worker{i}.log")) for i in range(len(cluster.spec["worker"]))]
+
+
+def test_async_training_goes_on_when_a_worker_is_killed(tmp_path):
+    cluster = LocalCluster({"ps": 1, "worker": 3}, start_jobs=("ps",))
+    workers = start_workers(cluster, tmp_path, "--train_steps", "600")
+    try:
+        workers[2].wait_for(r"local step 100,", timeout=120)
+        workers[2].kill()
+        for w in workers[:2]:
+            assert w.wait(180) == 0, w.output()[-3000:]
+        report = json.loads((tmp_path / "report.json").read_text())
+        assert report["global_step"] >= 600
+        assert report["test_accuracy"] >= 0.95
+    finally:
+        for w in workers:
+            w.kill()
+        cluster.close()
+
+
+def test_a_restarted_ps_and_training_resumes_from_the_last_checkpoint(tmp_path):
+    cluster = LocalCluster({"ps": 1, "worker": 2}, start_jobs=("ps",))
+    workers = start_workers(cluster, tmp_path, "--train_steps", "800", "--save_checkpoint_steps", "50")
+    try:
+        # wait until both train and a checkpoint beyond the first exists, then take the ps down
+        # with every variable on it
+        workers[1].wait_for(r"local step 100,", timeout=120)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            saved = sorted(int(m.group(1)) for m in (re.search(r"model\.ckpt-(\d+)\.index$", p) for p in
+                                                     glob.glob(str(tmp_path / "ckpt" / "*.index"))) if m)
+            if saved and saved[-1] >= 150:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(workers[0].output()[-3000:])
+        cluster.kill("ps", 0)
+        time.sleep(1.0)
+        cluster.start("ps", 0)  # same address, empty: no variables, no graphs
+        restored = workers[0].wait_for(r"Restoring parameters from \S+model\.ckpt-(\d+)", timeout=120)
+        assert int(restored.group(1)) >= 150
+        for w in workers:
+            assert w.wait(180) == 0, w.output()[-3000:]
+        report = json.loads((tmp_path / "report.json").read_text())
+        assert report["global_step"] >= 800
+        assert report["test_accuracy"] >= 0.95
+        assert "session will be closed and created again" in workers[1].output(), workers[1].output()
+    finally:
+        for w in workers:
+            w.kill()
+        cluster.close()
+
+
+CHECKPOINT_WRITER = r"""
+import sys
+import numpy as np
+import distflow as tf
+v = tf.Variable(tf.zeros([4 << 20]), name="big")   # 16 MB of float32
+step = tf.placeholder(tf.float32, [])
+fill = tf.assign(v, tf.fill([4 << 20], step))
+saver = tf.train.Saver(max_to_keep=3)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(1, 100000):
+        sess.run(fill, {step: float(i)})
+        saver.save(sess, sys.argv[1] + "/model.ckpt", global_step=i)
+        print("saved", i, flush=True)
+"""
+
+
+def test_a_process_killed_while_writing_a_checkpoint_leaves_the_previous_one(tmp_path):
+    import distflow as tf
+
+    (tmp_path / "ckpt").mkdir()
+    writer = Task(["-c", CHECKPOINT_WRITER, str(tmp_path / "ckpt")], str(tmp_path / "writer.log"))
+    try:
+        writer.wait_for(r"saved 2\b", timeout=60)
+        deadline = time.monotonic() + 30
+        while not glob.glob(str(tmp_path / "ckpt" / "*.tmp-*")) and time.monotonic() < deadline:
+            time.sleep(0.0005)
+        os.kill(writer.proc.pid, signal.SIGKILL)  # mid-write: a temporary file is on disk
+        writer.proc.wait(10)
+        assert glob.glob(str(tmp_path / "ckpt" / "*.tmp-*")), "the kill did not land mid-write"
+    finally:
+        writer.kill()
+    latest = tf.train.latest_checkpoint(str(tmp_path / "ckpt"))
+    assert latest is not None
+    step = int(latest.rsplit("-", 1)[1])
+    tf.reset_default_graph()
+    v = tf.Variable(tf.zeros([4 << 20]), name="big")
+    with tf.Session() as sess:
+        tf.train.Saver().restore(sess, latest)
+        np.testing.assert_array_equal(sess.run(v)[[0, -1]], [step, step])
+        assert np.all(sess.run(v) == step)
