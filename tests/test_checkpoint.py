@@ -1,0 +1,120 @@
+"""Saver, the checkpoint files (safetensors + index) and the 'checkpoint' state file."""
+
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.ops import io_ops
+
+
+def make_vars():
+    a = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="a")
+    with tf.device("/gpu:0"):
+        b = tf.Variable(np.int64(7), name="b")
+    return a, b
+
+
+@pytest.mark.parametrize("sharded", [False, True])
+def test_save_and_restore_round_trip(tmp_path, sharded):
+    a, b = make_vars()
+    saver = tf.train.Saver(sharded=sharded)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=3)
+        assert path == str(tmp_path / "model.ckpt-3")
+        sess.run([tf.assign(a, tf.zeros([2, 3])), tf.assign(b, 0)])
+        saver.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(a), np.arange(6).reshape(2, 3))
+        assert sess.run(b) == 7
+    shards = 2 if sharded else 1
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["checkpoint", "model.ckpt-3.index"] + [f"model.ckpt-3.data-{i:05d}-of-{shards:05d}" for i in range(shards)])
+
+
+def test_files_are_safetensors_with_a_json_index(tmp_path):
+    a, b = make_vars()
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "m"))
+    raw = (tmp_path / "m.data-00000-of-00001").read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    assert header["a"]["dtype"] == "F32" and header["a"]["shape"] == [2, 3]
+    assert header["b"]["dtype"] == "I64" and header["b"]["shape"] == []
+    begin, end = header["a"]["data_offsets"]
+    np.testing.assert_array_equal(np.frombuffer(raw[8 + n + begin:8 + n + end], "<f4"), np.arange(6))
+    index = json.loads((tmp_path / "m.index").read_text())
+    assert index["tensors"]["a"] == {"shard": 0, "dtype": "F32", "shape": [2, 3]}
+    assert tf.train.list_variables(path) == [("a", [2, 3]), ("b", [])]
+    np.testing.assert_array_equal(tf.train.load_variable(path, "a"), np.arange(6).reshape(2, 3))
+    safetensors_numpy = pytest.importorskip("safetensors.numpy")
+    loaded = safetensors_numpy.load_file(str(tmp_path / "m.data-00000-of-00001"))
+    np.testing.assert_array_equal(loaded["a"], np.arange(6).reshape(2, 3))
+
+
+def test_var_list_as_dict_renames_and_list_selects(tmp_path):
+    a, b = make_vars()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver({"renamed": a}).save(sess, str(tmp_path / "d"))
+        tf.train.Saver([b]).save(sess, str(tmp_path / "l"))
+    assert tf.train.list_variables(str(tmp_path / "d")) == [("renamed", [2, 3])]
+    assert tf.train.list_variables(str(tmp_path / "l")) == [("b", [])]
+    with pytest.raises(ValueError, match="same name"):
+        tf.train.Saver([a, a])
+
+
+def test_max_to_keep_and_the_state_file(tmp_path):
+    make_vars()
+    saver = tf.train.Saver(max_to_keep=2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step in range(4):
+            saver.save(sess, str(tmp_path / "model.ckpt"), global_step=step)
+    assert saver.last_checkpoints == [str(tmp_path / "model.ckpt-2"), str(tmp_path / "model.ckpt-3")]
+    assert not os.path.exists(tmp_path / "model.ckpt-1.index")
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert state.model_checkpoint_path == str(tmp_path / "model.ckpt-3")
+    assert state.all_model_checkpoint_paths == saver.last_checkpoints
+    text = (tmp_path / "checkpoint").read_text()
+    assert 'model_checkpoint_path: "model.ckpt-3"' in text  # TF's text format, relative paths
+    assert tf.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-3")
+    assert tf.train.latest_checkpoint(str(tmp_path / "nowhere")) is None
+
+
+def test_keep_checkpoint_every_n_hours_keeps_old_ones(tmp_path):
+    make_vars()
+    saver = tf.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=0.0)  # every one is "old enough"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step in range(3):
+            saver.save(sess, str(tmp_path / "m"), global_step=step)
+    assert all(os.path.exists(tmp_path / f"m-{s}.index") for s in range(3))
+
+
+def test_restore_errors_name_what_is_wrong(tmp_path):
+    a, _ = make_vars()
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        with pytest.raises(ValueError, match="not a valid checkpoint"):
+            saver.restore(sess, str(tmp_path / "missing"))
+        with pytest.raises(ValueError, match="None"):
+            saver.restore(sess, None)
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver([a]).save(sess, str(tmp_path / "only_a"))
+        with pytest.raises(tf.errors.NotFoundError, match="Key b not found"):
+            saver.restore(sess, str(tmp_path / "only_a"))
+    (tmp_path / "only_a.data-00000-of-00001").write_bytes(b"\x05")
+    with pytest.raises(tf.errors.DataLossError, match="damaged"):
+        io_ops.load_checkpoint(str(tmp_path / "only_a"))
+
+
+def test_a_string_variable_cannot_be_saved(tmp_path):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="numeric and bool"):
+        io_ops.write_safetensors(str(tmp_path / "s"), {"s": np.array([b"x"], dtype=object)})
+    assert os.listdir(tmp_path) == []  # nothing half-written left behind

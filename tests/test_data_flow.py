@@ -1,0 +1,160 @@
+"""FIFOQueue and ConditionalAccumulator in one process: semantics, blocking, cancellation, errors."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+
+def run_in_thread(fn):
+    out = {}
+
+    def target():
+        try:
+            out["value"] = fn()
+        except Exception as e:  # noqa: BLE001 - looked at by the test
+            out["error"] = e
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    return t, out
+
+
+def test_fifo_order_and_components():
+    q = tf.FIFOQueue(10, [tf.int32, tf.float32], shapes=[[], [2]])
+    x, y = tf.placeholder(tf.int32, []), tf.placeholder(tf.float32, [2])
+    enq, deq, size = q.enqueue([x, y]), q.dequeue(), q.size()
+    with tf.Session() as sess:
+        for i in range(3):
+            sess.run(enq, {x: i, y: [i, -i]})
+        assert sess.run(size) == 3
+        got = [sess.run(deq) for _ in range(3)]
+    assert [int(a) for a, _ in got] == [0, 1, 2]
+    np.testing.assert_array_equal(got[2][1], [2.0, -2.0])
+    assert deq[0].shape.as_list() == [] and deq[1].shape.as_list() == [2]
+
+
+def test_enqueue_many_and_dequeue_many_up_to():
+    q = tf.FIFOQueue(-1, tf.int64, shapes=[[3]])
+    enq = q.enqueue_many([np.arange(12, dtype=np.int64).reshape(4, 3)])
+    many, up_to = q.dequeue_many(3), q.dequeue_up_to(5)
+    assert many.shape.as_list() == [3, 3]
+    with tf.Session() as sess:
+        sess.run(enq)
+        np.testing.assert_array_equal(sess.run(many), np.arange(9).reshape(3, 3))
+        sess.run(q.close())
+        np.testing.assert_array_equal(sess.run(up_to), [[9, 10, 11]])  # what is left once closed
+        with pytest.raises(tf.errors.OutOfRangeError, match="closed and has insufficient elements"):
+            sess.run(up_to)
+
+
+def test_dequeue_blocks_until_an_enqueue_from_another_thread():
+    q = tf.FIFOQueue(2, tf.float32, shapes=[[]])
+    v = tf.placeholder(tf.float32, [])
+    enq, deq = q.enqueue(v), q.dequeue()
+    with tf.Session() as sess:
+        t, out = run_in_thread(lambda: sess.run(deq))
+        time.sleep(0.2)
+        assert t.is_alive()  # still waiting
+        sess.run(enq, {v: 7.0})
+        t.join(10)
+        assert out["value"] == 7.0
+
+
+def test_full_queue_blocks_enqueue_and_close_can_cancel_it():
+    q = tf.FIFOQueue(1, tf.float32, shapes=[[]])
+    enq = q.enqueue(1.0)
+    with tf.Session() as sess:
+        sess.run(enq)
+        t, out = run_in_thread(lambda: sess.run(enq))
+        time.sleep(0.2)
+        assert t.is_alive()
+        sess.run(q.close(cancel_pending_enqueues=True))
+        t.join(10)
+        assert isinstance(out["error"], tf.errors.CancelledError)
+        with pytest.raises(tf.errors.CancelledError, match="is closed"):
+            sess.run(enq)
+        assert sess.run(q.dequeue()) == 1.0  # what was in it stays
+
+
+def test_run_options_timeout_ends_a_blocked_dequeue():
+    q = tf.FIFOQueue(1, tf.float32)
+    deq = q.dequeue()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.DeadlineExceededError, match="timed out waiting for 1 element"):
+            sess.run(deq, options=tf.RunOptions(timeout_in_ms=100))
+
+
+def test_closing_the_session_cancels_a_blocked_step():
+    q = tf.FIFOQueue(1, tf.float32)
+    deq = q.dequeue()
+    sess = tf.Session()
+    t, out = run_in_thread(lambda: sess.run(deq))
+    time.sleep(0.2)
+    sess.close()
+    t.join(10)
+    assert not t.is_alive()
+    assert isinstance(out["error"], tf.errors.CancelledError)
+
+
+def test_shared_name_is_one_queue_and_its_types_must_match():
+    first = tf.FIFOQueue(5, tf.int32, shared_name="shared")
+    other = tf.FIFOQueue(5, tf.int32, shared_name="shared", name="again")
+    wrong = tf.FIFOQueue(5, tf.float32, shared_name="shared", name="wrong")
+    with tf.Session() as sess:
+        sess.run(first.enqueue(3))
+        assert sess.run(other.dequeue()) == 3
+        with pytest.raises(tf.errors.InvalidArgumentError, match="component types"):
+            sess.run(wrong.size())
+
+
+def test_enqueue_checks_dtype_and_shape():
+    q = tf.FIFOQueue(3, tf.float32, shapes=[[2]])
+    with pytest.raises(ValueError, match="shape"):
+        q.enqueue(tf.zeros([3]))
+    p = tf.placeholder(tf.float32, None)
+    enq = q.enqueue(p)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="component 0 should have shape"):
+            sess.run(enq, {p: np.zeros(3, np.float32)})
+
+
+def test_accumulator_averages_drops_stale_and_advances_its_step():
+    acc = tf.ConditionalAccumulator(tf.float32, shape=[2])
+    g, step = tf.placeholder(tf.float32, [2]), tf.placeholder(tf.int64, [])
+    apply, take, count = acc.apply_grad(g, local_step=step), acc.take_grad(2), acc.num_accumulated()
+    with tf.Session() as sess:
+        sess.run(apply, {g: [1, 2], step: 0})
+        sess.run(apply, {g: [3, 6], step: 0})
+        np.testing.assert_array_equal(sess.run(take), [2, 4])  # the mean; global step now 1
+        sess.run(apply, {g: [100, 100], step: 0})  # computed before the update: dropped
+        assert sess.run(count) == 0
+        t, out = run_in_thread(lambda: sess.run(take))
+        time.sleep(0.1)
+        assert t.is_alive()
+        sess.run(apply, {g: [1, 1], step: 1})
+        sess.run(apply, {g: [3, 3], step: 4})  # newer is fine
+        t.join(10)
+        np.testing.assert_array_equal(out["value"], [2, 2])
+        sess.run(acc.set_global_step(10))
+        sess.run(apply, {g: [1, 1], step: 9})
+        assert sess.run(count) == 0
+
+
+def test_accumulator_sum_and_errors():
+    acc = tf.ConditionalAccumulator(tf.float64, shape=[2], reduction_type="SUM")
+    g = tf.placeholder(tf.float64, None)
+    apply = acc.apply_grad(g, local_step=0)
+    with tf.Session() as sess:
+        sess.run(apply, {g: [1.0, 2.0]})
+        sess.run(apply, {g: [1.0, 2.0]})
+        np.testing.assert_array_equal(sess.run(acc.take_grad(2)), [2.0, 4.0])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="gradients of shape"):
+            sess.run(apply, {g: [1.0, 2.0, 3.0]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="num_required must be >= 1"):
+            sess.run(acc.take_grad(0))
+    with pytest.raises(ValueError, match="reduction_type"):
+        tf.ConditionalAccumulator(tf.float32, reduction_type="MAX")
