@@ -97,19 +97,20 @@ def main(argv=None):
     slow = args.step_sleep if args.slow_task in (None, task_index) else 0.0
     stream = batches(x_train, y_train, args.batch_size, seed=task_index)
     local_steps, start, last_step_time = 0, time.monotonic(), None
+    first_step = first_step_time = None
     results = {}
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, checkpoint_dir=args.checkpoint_dir,
                                            hooks=hooks, save_checkpoint_steps=args.save_checkpoint_steps,
                                            log_step_count_steps=0, max_wait_secs=300) as sess:
-        first_step = None
         while not sess.should_stop():
             if slow:
                 time.sleep(slow)
             bx, by = next(stream)
             _, loss_value, step = sess.run([train_op, loss, global_step], {x: bx, y: by})
-            first_step = step if first_step is None else first_step
             local_steps += 1
             last_step_time = time.monotonic()
+            if first_step is None:
+                first_step, first_step_time = step, last_step_time
             if local_steps % 100 == 0:
                 print(f"worker {task_index}: local step {local_steps}, global step {step}, loss {loss_value:.4f}",
                       flush=True)
@@ -119,8 +120,13 @@ def main(argv=None):
             print(f"worker {task_index}: test accuracy {results['test_accuracy']:.4f}", flush=True)
     closed = time.monotonic()
     train_secs = (last_step_time or closed) - start
-    results.update(local_steps=local_steps, train_secs=train_secs,
-                   close_secs=closed - (last_step_time or closed), task=task_index, mode=mode)
+    results.update(local_steps=local_steps, train_secs=train_secs, task=task_index, mode=mode,
+                   close_secs=closed - (last_step_time or closed),  # last step to the session closed
+                   last_step_unix=time.time() - (closed - (last_step_time or closed)))
+    if is_chief and first_step_time is not None and last_step_time > first_step_time:
+        # global steps per second between this worker's first and last step (start-up excluded)
+        results["global_steps_per_sec"] = (results["global_step"] - first_step) / (last_step_time - first_step_time)
+        results["secs_per_local_step"] = (last_step_time - first_step_time) / max(1, local_steps - 1)
     print(f"worker {task_index}: done, {local_steps} local steps in {train_secs:.1f} s", flush=True)
     if args.report and is_chief:
         with open(args.report, "w") as f:
