@@ -76,6 +76,38 @@ def test_concurrent_locked_increments_are_never_lost(cluster):
         assert sess.run(graphs[0][1]) == 2 * n
 
 
+def test_a_queue_on_the_ps_is_shared_and_its_blocked_ops_end_with_their_step(cluster):
+    graphs = []
+    for i in range(2):
+        g = tf.Graph()
+        with g.as_default(), tf.device("/job:ps/task:0"):
+            q = tf.FIFOQueue(-1, tf.float32, shapes=[[]], shared_name="ps_queue")
+            graphs.append((g, q.enqueue(tf.constant(float(i + 1))), q.dequeue()))
+    (g0, enq0, deq0), (g1, enq1, deq1) = graphs
+    with tf.Session(cluster.target("worker", 0), graph=g0) as s0, \
+            tf.Session(cluster.target("worker", 1), graph=g1) as s1:
+        s0.run(enq0)
+        assert s1.run(deq1) == 1.0  # another worker's graph, the same queue on the ps
+        with pytest.raises(tf.errors.DeadlineExceededError, match="ps_queue"):
+            s1.run(deq1, options=tf.RunOptions(timeout_in_ms=300))
+        out = {}
+
+        def blocked():
+            try:
+                s0.run(deq0)
+            except tf.errors.OpError as e:
+                out["error"] = e
+
+        t = threading.Thread(target=blocked, daemon=True)
+        t.start()
+        time.sleep(0.3)
+    t.join(10)  # closing s0 cancelled the dequeue blocked on the ps
+    assert not t.is_alive() and isinstance(out["error"], (tf.errors.CancelledError, tf.errors.AbortedError))
+    with tf.Session(cluster.target("worker", 1), graph=g1) as s1:
+        s1.run(enq1)
+        assert s1.run(deq1) == 2.0  # the ps kept serving, and the cancelled dequeue took nothing
+
+
 def test_large_tensor_through_the_cluster(cluster):
     big = np.arange(8 * 1024 * 1024, dtype=np.float32)  # 32 MB: far past gRPC's 4 MB default
     with tf.device("/job:ps/task:0"):

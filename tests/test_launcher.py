@@ -23,6 +23,38 @@ def test_between_graph_digits_training_reaches_accuracy_and_ps_exits():
     assert "[launch] all tasks finished" in out.stdout
 
 
+def test_digits_replica_sync_training_under_the_launcher(tmp_path):
+    report = tmp_path / "report.json"
+    out = launch("--ps", "1", "--workers", "2", "--", sys.executable, "examples/digits_replica.py", "--sync_replicas",
+                 "--train_steps", "300", "--checkpoint_dir", str(tmp_path / "ckpt"), "--report", str(report))
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    import json
+
+    result = json.loads(report.read_text())
+    assert result["global_step"] == 300  # updates, each averaging both workers' gradients
+    assert result["test_accuracy"] >= 0.95
+    assert result["close_secs"] < 10  # bounded, not a speed claim: the session closes without waiting out a grace
+    assert (tmp_path / "ckpt" / "checkpoint").exists()
+    assert "[launch] all tasks finished" in out.stdout
+
+
+def test_the_chiefs_failure_stops_the_other_tasks(tmp_path):
+    script = tmp_path / "task.py"
+    script.write_text(
+        "import json, os, sys, time\n"
+        "task = json.loads(os.environ['TF_CONFIG'])['task']\n"
+        "if task['type'] == 'ps':\n"
+        "    import distflow as tf\n"
+        "    r = tf.train.TFConfigClusterResolver()\n"
+        "    tf.train.Server(r.cluster_spec(), job_name='ps', task_index=0).join()\n"
+        "if task['index'] == 0:\n"
+        "    sys.exit(4)\n"
+        "time.sleep(600)  # waits for a chief that is gone\n")
+    out = launch("--ps", "1", "--workers", "2", "--", sys.executable, str(script), timeout=120)
+    assert out.returncode == 4
+    assert "the chief worker:0 failed (exit code 4); stopping the other tasks" in out.stdout
+
+
 def test_failing_worker_exit_code_is_reported(tmp_path):
     script = tmp_path / "task.py"
     script.write_text(
