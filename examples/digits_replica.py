@@ -99,9 +99,12 @@ def main(argv=None):
     local_steps, start, last_step_time = 0, time.monotonic(), None
     first_step = first_step_time = None
     results = {}
+    # Each worker talks to the ps tasks and itself only, so that a lost or finished worker
+    # never stalls another's session (TensorFlow's advice for between-graph replication).
+    config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{task_index}"])
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, checkpoint_dir=args.checkpoint_dir,
                                            hooks=hooks, save_checkpoint_steps=args.save_checkpoint_steps,
-                                           log_step_count_steps=0, max_wait_secs=300) as sess:
+                                           log_step_count_steps=0, max_wait_secs=300, config=config) as sess:
         while not sess.should_stop():
             if slow:
                 time.sleep(slow)

@@ -46,7 +46,8 @@ def main():
     hooks = [opt.make_session_run_hook(is_chief, num_tokens=0 if args.lockstep else -1)]
     if args.last_step:
         hooks.append(tf.train.StopAtStepHook(last_step=args.last_step))
-    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks,
+    config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{args.task}"])
+    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks, config=config,
                                            log_step_count_steps=0, max_wait_secs=60) as sess:
         print("ready", flush=True)
         worker_steps = 0
