@@ -195,3 +195,17 @@ def test_recoverable_errors_recreate_the_session():
     with tf.train.MonitoredSession(hooks=[FailOnce()]) as sess:
         sess.run(train)
     assert failures == ["created", "aborted", "created"]
+
+
+def test_recover_session_restores_when_there_is_a_checkpoint(tmp_path):
+    v = tf.Variable(5.0, name="v")
+    saver = tf.train.Saver()
+    manager = tf.train.SessionManager(ready_op=tf.report_uninitialized_variables())
+    sess, restored = manager.recover_session("", saver=saver, checkpoint_dir=str(tmp_path))
+    assert not restored  # nothing to restore from yet
+    sess.run(tf.global_variables_initializer())
+    sess.run(tf.assign(v, 7.0))
+    saver.save(sess, str(tmp_path / "m"), global_step=1)
+    sess.close()
+    sess, restored = manager.recover_session("", saver=saver, checkpoint_dir=str(tmp_path))
+    assert restored and sess.run(v) == 7.0

@@ -91,14 +91,15 @@ def test_every_update_is_the_average_of_one_gradient_per_worker():
         np.testing.assert_allclose(result["w"], expected, rtol=1e-12, atol=1e-12)
 
 
-def test_a_stalled_worker_does_not_stop_progress_with_a_backup():
-    """3 workers aggregating 2: worker 2 is frozen (SIGSTOP) and global_step still reaches its end."""
+@pytest.mark.parametrize("how", [signal.SIGSTOP, signal.SIGKILL], ids=["stalled", "killed"])
+def test_a_stalled_or_lost_worker_does_not_stop_progress_with_a_backup(how):
+    """3 workers aggregating 2: worker 2 is frozen (SIGSTOP) or killed, and global_step still reaches its end."""
     last_step = 15
     cluster = Workers(3, "--aggregate", "2", "--total", "3", "--last-step", str(last_step))
     try:
         for i in range(3):
             assert cluster.read(i) == "ready"
-        os.kill(cluster.procs[2].pid, signal.SIGSTOP)
+        os.kill(cluster.procs[2].pid, how)
         done = [json.loads(cluster.read(i, timeout=90)) for i in (0, 1)]
         assert all(d["worker_steps"] >= 1 for d in done)
         # between them the two live workers made at least 2 gradients per update after the stall
