@@ -110,8 +110,9 @@ def main() -> None:
             tfs.append(run_cluster(args.tf_python, "tensorflow", args.steps))
     df = float(np.median(dfs))
     tf = float(np.median(tfs)) if tfs else float("nan")
-    print(f"{'cluster samples/s':<20} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}   (median of {args.repeats}; runs: "
-          f"distflow {', '.join(f'{v:.0f}' for v in dfs)}; TensorFlow {', '.join(f'{v:.0f}' for v in tfs)})")
+    runs = f"distflow {', '.join(f'{v:.0f}' for v in dfs)}; TensorFlow {', '.join(f'{v:.0f}' for v in tfs)}"
+    print(f"{'cluster samples/s':<20} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}   "
+          f"(median of {args.repeats}; runs: {runs})")
     print(f"{'1 ps + 2 workers':<20} {df:>10.0f} {tf:>11.0f} {df / tf:>7.2f}")
 
 

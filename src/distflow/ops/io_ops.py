@@ -30,6 +30,7 @@ from ..framework import dtypes
 from ..framework import errors
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
+from . import array_ops
 from .op_util import make_op
 
 INDEX_FORMAT = "distflow-checkpoint"
@@ -231,26 +232,24 @@ for _t in ("SaveV2", "MergeV2Checkpoints", "RestoreV2"):
     not_differentiable(_t)
 
 
-def save_v2(prefix, tensor_names: list[str], tensors: list, shard: int = 0, num_shards: int = 1, name=None):
-    from . import array_ops  # noqa: PLC0415
-
+def _names_and_slices(tensor_names: list[str]) -> list:
+    """The string constants SaveV2 and RestoreV2 take: tensor names, and (whole-tensor) slice specs."""
     names = array_ops.constant(np.array([n.encode() for n in tensor_names], dtype=object), dtypes.string,
                                name="tensor_names")
     slices = array_ops.constant(np.array([b""] * len(tensor_names), dtype=object), dtypes.string,
                                 name="shape_and_slices")
-    return make_op("SaveV2", [prefix, names, slices] + list(tensors),
+    return [names, slices]
+
+
+def save_v2(prefix, tensor_names: list[str], tensors: list, shard: int = 0, num_shards: int = 1, name=None):
+    return make_op("SaveV2", [prefix, *_names_and_slices(tensor_names), *tensors],
                    {"dtypes": [t.dtype.base_dtype for t in tensors], "shard": shard, "num_shards": num_shards},
                    name or "SaveV2")
 
 
 def restore_v2(prefix, tensor_names: list[str], dtypes_: list, name=None) -> list:
-    from . import array_ops  # noqa: PLC0415
-
-    names = array_ops.constant(np.array([n.encode() for n in tensor_names], dtype=object), dtypes.string,
-                               name="tensor_names")
-    slices = array_ops.constant(np.array([b""] * len(tensor_names), dtype=object), dtypes.string,
-                                name="shape_and_slices")
-    op = make_op("RestoreV2", [prefix, names, slices], {"dtypes": list(dtypes_)}, name or "RestoreV2")
+    op = make_op("RestoreV2", [prefix, *_names_and_slices(tensor_names)], {"dtypes": list(dtypes_)},
+                 name or "RestoreV2")
     return list(op.outputs)
 
 

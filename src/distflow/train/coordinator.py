@@ -34,14 +34,12 @@ class Coordinator:
     def request_stop(self, ex=None) -> None:
         """Asks every thread to stop; ``ex`` (an exception or exc_info) is reported by join()."""
         with self._lock:
-            if ex is not None and not self._joined:
+            if ex is not None and not self._joined and self._exc_info is None:
                 exc_info = ex if isinstance(ex, tuple) else (type(ex), ex, ex.__traceback__)
-                if not issubclass(exc_info[0], self._clean_stop_exception_types) and self._exc_info is None:
-                    self._exc_info = exc_info
-            if not self._stop_event.is_set():
-                if ex is not None and self._exc_info is not None:
+                if not issubclass(exc_info[0], self._clean_stop_exception_types):
                     _log.info("Error reported to Coordinator: %s", exc_info[1])
-                self._stop_event.set()
+                    self._exc_info = exc_info
+            self._stop_event.set()
 
     def clear_stop(self) -> None:
         with self._lock:

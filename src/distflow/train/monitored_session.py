@@ -44,13 +44,15 @@ class Scaffold:
     def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None, ready_for_local_init_op=None,
                  local_init_op=None, summary_op=None, saver=None, copy_from_scaffold=None, local_init_feed_dict=None):
         if copy_from_scaffold is not None:
-            init_op = init_op or copy_from_scaffold.init_op
-            init_feed_dict = init_feed_dict or copy_from_scaffold._init_feed_dict
-            init_fn = init_fn or copy_from_scaffold._user_init_fn
-            ready_op = ready_op or copy_from_scaffold.ready_op
-            ready_for_local_init_op = ready_for_local_init_op or copy_from_scaffold.ready_for_local_init_op
-            local_init_op = local_init_op or copy_from_scaffold.local_init_op
-            saver = saver or copy_from_scaffold.saver
+            def pick(given, name):
+                return given if given is not None else getattr(copy_from_scaffold, name)
+            init_op = pick(init_op, "init_op")
+            init_feed_dict = pick(init_feed_dict, "init_feed_dict")
+            init_fn = pick(init_fn, "_user_init_fn")
+            ready_op = pick(ready_op, "ready_op")
+            ready_for_local_init_op = pick(ready_for_local_init_op, "ready_for_local_init_op")
+            local_init_op = pick(local_init_op, "local_init_op")
+            saver = pick(saver, "saver")
         self._init_op, self._init_feed_dict, self._user_init_fn = init_op, init_feed_dict, init_fn
         self._init_fn = (lambda sess: init_fn(self, sess)) if init_fn else None
         self._ready_op, self._ready_for_local_init_op = ready_op, ready_for_local_init_op
@@ -286,11 +288,13 @@ class _MonitoredSession:
                 for hook in self._hooks:
                     hook.end(self._sess)
         finally:
-            coord, threads = self._coord, self._threads
-            self._close_session_quietly() if exception_type is not None else self._close_cleanly(coord, threads)
+            if exception_type is None:
+                self._close_cleanly()
+            else:
+                self._close_session_quietly()
 
-    def _close_cleanly(self, coord, threads) -> None:
-        sess = self._sess
+    def _close_cleanly(self) -> None:
+        coord, sess, threads = self._coord, self._sess, self._threads
         self._coord, self._sess, self._threads = None, None, []
         if coord is not None:
             coord.request_stop()

@@ -18,7 +18,6 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework import ops
-
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
 
 _log = logging.getLogger("distflow")

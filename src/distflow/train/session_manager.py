@@ -15,7 +15,7 @@ from . import saver as saver_mod
 _log = logging.getLogger("distflow")
 
 
-def _ready(op, sess, what: str) -> tuple[bool, str | None]:
+def check_ready(op, sess, what: str) -> tuple[bool, str | None]:
     """(True, None) if ``op`` (a report of uninitialized variables) reports nothing."""
     if op is None:
         return True, None
@@ -73,7 +73,7 @@ class SessionManager:
     def _try_run_local_init_op(self, sess) -> tuple[bool, str | None]:
         if self._local_init_op is None:
             return True, None
-        ok, msg = _ready(self._ready_for_local_init_op, sess, "Model not ready for local init")
+        ok, msg = check_ready(self._ready_for_local_init_op, sess, "Model not ready for local init")
         if not ok:
             return False, msg
         sess.run(self._local_init_op, feed_dict=self._local_init_feed_dict)
@@ -96,7 +96,7 @@ class SessionManager:
         if not ok:
             raise RuntimeError(f"Init operations did not make model ready for local_init. Init op: "
                                f"{getattr(init_op, 'name', init_op)}, init fn: {init_fn}, error: {msg}")
-        ok, msg = _ready(self._ready_op, sess, "Model not ready")
+        ok, msg = check_ready(self._ready_op, sess, "Model not ready")
         if not ok:
             raise RuntimeError(f"Init operations did not make model ready. Init op: "
                                f"{getattr(init_op, 'name', init_op)}, init fn: {init_fn}, local_init_op: "
@@ -111,7 +111,7 @@ class SessionManager:
         ok, _ = self._try_run_local_init_op(sess)
         if not loaded or not ok:
             return sess, False
-        ready, msg = _ready(self._ready_op, sess, "Model not ready")
+        ready, msg = check_ready(self._ready_op, sess, "Model not ready")
         if not ready:
             _log.info("Restoring model from %s did not make model ready: %s", checkpoint_dir, msg)
             return sess, False
@@ -129,7 +129,7 @@ class SessionManager:
             try:
                 ok, msg = self._try_run_local_init_op(sess)
                 if ok:
-                    ok, msg = _ready(self._ready_op, sess, "Model not ready")
+                    ok, msg = check_ready(self._ready_op, sess, "Model not ready")
                     if ok:
                         return sess
             except (errors.UnavailableError, errors.AbortedError) as e:

@@ -26,7 +26,7 @@ from ..ops import array_ops, control_flow_ops, data_flow_ops, state_ops
 from .optimizer import Optimizer
 from .queue_runner import QueueRunner
 from .session_run_hook import SessionRunHook
-from .session_manager import _ready
+from .session_manager import check_ready
 
 
 class SyncReplicasOptimizer(Optimizer):
@@ -166,7 +166,7 @@ class _SyncReplicasOptimizerHook(SessionRunHook):
             self._init_tokens_op = None
 
     def after_create_session(self, session, coord):
-        ok, msg = _ready(self._ready_for_local_init_op, session, "Model not ready for SyncReplicasOptimizer")
+        ok, msg = check_ready(self._ready_for_local_init_op, session, "Model not ready for SyncReplicasOptimizer")
         if not ok:
             raise RuntimeError(f"Model is not ready for SyncReplicasOptimizer local init: {msg}")
         session.run(self._local_init_op)
