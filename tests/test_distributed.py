@@ -341,3 +341,14 @@ def test_a_task_that_comes_up_late_is_waited_for():
         timer.join(10)
         for s in servers:
             s.stop()
+
+
+def test_the_servers_config_is_the_default_for_its_sessions():
+    server = tf.train.Server.create_local_server(config=tf.ConfigProto(allow_soft_placement=True))
+    try:
+        with tf.device("/gpu:99"):  # no such device on this server: soft placement moves it
+            x = tf.constant(3.0) * 2.0
+        with tf.Session(server.target) as sess:
+            assert sess.run(x) == 6.0
+    finally:
+        server.stop()

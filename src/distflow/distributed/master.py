@@ -156,8 +156,11 @@ class Master:
         graph = ops.Graph()
         wire.import_graph_def(request.graph_def, graph)
         handle = uuid.uuid4().hex
-        config = ConfigProto(device_filters=list(request.options.device_filters),
-                             allow_soft_placement=request.options.allow_soft_placement)
+        # The client's options merged over the server's own config, as TF merges a session's
+        # ConfigProto over the server's default_session_config (unset fields keep the server's).
+        config = ConfigProto(
+            device_filters=list(request.options.device_filters or self.config.device_filters),
+            allow_soft_placement=request.options.allow_soft_placement or self.config.allow_soft_placement)
         self._sessions[handle] = _MasterSession(graph, config)
         return pb.CreateSessionResponse(session_handle=handle, graph_version=len(request.graph_def.node))
 
