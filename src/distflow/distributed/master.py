@@ -232,7 +232,9 @@ class Master:
                                      timeout_in_ms=request.timeout_in_ms, park_large=request.accept_parked)
             for pos in feed_positions:
                 run.send.add(name=_feed_node_name(feeds[pos].name) + ":0", tensor=feeds[pos].tensor)
-            calls[name] = (self._call, name, address, "RunGraph", run, timeout)
+            # The call outlives the step's deadline a little, so that the task's own error (which
+            # names the op that timed out) arrives rather than a bare gRPC deadline.
+            calls[name] = (self._call, name, address, "RunGraph", run, None if timeout is None else timeout + 5.0)
         # One task runs on this thread (no hand-off); several run at once on the pool.
         start = _call_here if len(calls) == 1 else self._pool.submit
         futures = {name: start(*call) for name, call in calls.items()}
