@@ -352,3 +352,25 @@ def test_the_servers_config_is_the_default_for_its_sessions():
             assert sess.run(x) == 6.0
     finally:
         server.stop()
+
+
+def test_stopping_a_server_cancels_a_step_blocked_on_it():
+    server = tf.train.Server.create_local_server()
+    q = tf.FIFOQueue(1, tf.float32)
+    dequeue = q.dequeue()
+    out = {}
+
+    def blocked():
+        try:
+            with tf.Session(server.target) as sess:
+                sess.run(dequeue)
+        except tf.errors.OpError as e:
+            out["error"] = e
+
+    t = threading.Thread(target=blocked, daemon=True)
+    t.start()
+    time.sleep(0.5)
+    server.stop()
+    t.join(10)
+    assert not t.is_alive() and isinstance(out["error"], tf.errors.CancelledError)
+    assert "shutting down" in str(out["error"])

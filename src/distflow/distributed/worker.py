@@ -166,6 +166,13 @@ class Worker:
         return value_of(value)
 
     def close(self) -> None:
+        """Cancels the steps still running here (a dequeue blocked on this task, say), then
+        closes the data path."""
+        with self._lock:
+            running = list(self._steps)
+        stopped = errors.CancelledError(None, None, f"{self.task_name} is shutting down")
+        for step_id in running:
+            self._fail_step(step_id, stopped)
         self.transport.close()
         self._client.close()
         self._fetch_pool.shutdown(wait=False)
