@@ -15,6 +15,9 @@ or by hand, one process per task:
 --sync_replicas: SyncReplicasOptimizer, each update averaging --replicas_to_aggregate
 gradients (default: every worker); fewer than the workers makes the others backups.
 --checkpoint_dir: where the chief saves checkpoints and restores from after a restart.
+
+Every task ends by itself: a worker puts a token in a "done" queue on each ps task when it
+has finished, and a ps task leaves once every worker has (TF 1.x's ps tasks joined forever).
 """
 import argparse
 import json
@@ -65,15 +68,44 @@ def build_model(x, y, hidden_units):
     return loss, accuracy
 
 
+def done_queues(cluster, num_workers):
+    """One queue per ps task where each worker puts a token when it has finished training."""
+    queues = []
+    for i in range(cluster.num_tasks("ps")):
+        with tf.device(f"/job:ps/task:{i}"):
+            queues.append(tf.FIFOQueue(num_workers, tf.int32, shared_name=f"done_queue_{i}", name=f"done_queue_{i}"))
+    return queues
+
+
+def wait_for_workers(server, queue, task_index, num_workers):
+    """A ps task serves until every worker has said it is done, then exits: no join() forever.
+
+    A lost worker never says so; then `distflow launch` (or a Shutdown call) stops this
+    server, which cancels the wait.
+    """
+    take = queue.dequeue()
+    config = tf.ConfigProto(device_filters=[f"/job:ps/task:{task_index}"])
+    try:
+        with tf.Session(server.target, config=config) as sess:
+            for _ in range(num_workers):
+                sess.run(take)
+    except tf.errors.CancelledError:
+        pass  # the server was stopped from outside
+    print(f"ps {task_index}: every worker is done; stopping", flush=True)
+    server.stop()
+
+
 def main(argv=None):
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stdout)
     cluster, job_name, task_index = cluster_and_task(args)
     server = tf.train.Server(cluster, job_name=job_name, task_index=task_index)
-    if job_name == "ps":
-        server.join()  # returns when the launcher (or a Shutdown call) stops this task
-        return
     num_workers = cluster.num_tasks("worker")
+    done = done_queues(cluster, num_workers)
+    if job_name == "ps":
+        wait_for_workers(server, done[task_index], task_index, num_workers)
+        return
+    say_done = [queue.enqueue(task_index) for queue in done]  # built now: the session finalizes the graph
     is_chief = task_index == 0
 
     x_train, y_train, x_test, y_test = load_digits()
@@ -131,6 +163,8 @@ def main(argv=None):
         results["global_steps_per_sec"] = (results["global_step"] - first_step) / (last_step_time - first_step_time)
         results["secs_per_local_step"] = (last_step_time - first_step_time) / max(1, local_steps - 1)
     print(f"worker {task_index}: done, {local_steps} local steps in {train_secs:.1f} s", flush=True)
+    with tf.Session(server.target, config=config) as sess:  # tell every ps task this worker is done
+        sess.run(say_done)
     if args.report and is_chief:
         with open(args.report, "w") as f:
             f.write(json.dumps(results) + "\n")

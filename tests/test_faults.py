@@ -163,3 +163,22 @@ def test_a_process_killed_while_writing_a_checkpoint_leaves_the_previous_one(tmp
     with tf.Session() as sess:
         tf.train.Saver().restore(sess, latest)
         assert np.all(sess.run(v) == step)
+
+
+def test_ps_tasks_exit_by_themselves_when_every_worker_is_done(tmp_path):
+    """No launcher: the example's ps tasks leave when the workers say they are done (TF's ps joined forever)."""
+    from distflow.tools.launcher import free_ports
+
+    ports = free_ports(4)
+    hosts = ["--ps_hosts", f"127.0.0.1:{ports[0]},127.0.0.1:{ports[1]}",
+             "--worker_hosts", f"127.0.0.1:{ports[2]},127.0.0.1:{ports[3]}",
+             "--train_steps", "100", "--checkpoint_dir", str(tmp_path / "ckpt")]
+    tasks = [Task([EXAMPLE, *hosts, "--job_name", job, "--task_index", str(i)], str(tmp_path / f"{job}{i}.log"))
+             for job in ("ps", "worker") for i in range(2)]
+    try:
+        for task in tasks:
+            assert task.wait(120) == 0, task.output()[-3000:]
+        assert "every worker is done; stopping" in tasks[0].output() + tasks[1].output()
+    finally:
+        for task in tasks:
+            task.kill()
