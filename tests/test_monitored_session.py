@@ -209,3 +209,4 @@ def test_recover_session_restores_when_there_is_a_checkpoint(tmp_path):
     sess.close()
     sess, restored = manager.recover_session("", saver=saver, checkpoint_dir=str(tmp_path))
     assert restored and sess.run(v) == 7.0
+

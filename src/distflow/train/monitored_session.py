@@ -191,16 +191,21 @@ class _MonitoredSession:
                 time.sleep(0.5)
 
     def _close_session_quietly(self) -> None:
+        """Drops a broken session (or one whose training failed) and its threads.
+
+        Unlike a clean close, the session is closed before the stop is requested, so that
+        queue runners' cancel ops cannot run: they would close shared queues (the sync token
+        queue) that the recreated session and the other workers still need.
+        """
         coord, sess, threads = self._coord, self._sess, self._threads
         self._coord, self._sess, self._threads = None, None, []
-        if coord is not None:
-            coord.request_stop()
         if sess is not None:
             try:
                 sess.close()
             except Exception as e:  # noqa: BLE001 - the session is broken already
                 _log.debug("closing a broken session: %s", e)
         if coord is not None:
+            coord.request_stop()
             try:
                 coord.join(threads, stop_grace_period_secs=self._stop_grace_period_secs, ignore_live_threads=True)
             except Exception as e:  # noqa: BLE001 - the errors of a broken session's threads
