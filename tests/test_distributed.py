@@ -374,3 +374,24 @@ def test_stopping_a_server_cancels_a_step_blocked_on_it():
     t.join(10)
     assert not t.is_alive() and isinstance(out["error"], tf.errors.CancelledError)
     assert "shutting down" in str(out["error"])
+
+
+def test_sharded_checkpoint_written_by_each_ps_task(tmp_path):
+    cluster = LocalCluster({"ps": 2, "worker": 1})
+    try:
+        with tf.device(tf.train.replica_device_setter(cluster=cluster.spec, worker_device="/job:worker/task:0")):
+            a = tf.Variable([1.0, 2.0], name="a")  # round robin: ps 0
+            b = tf.Variable([3.0], name="b")  # ps 1
+        assert a.device.startswith("/job:ps/task:0") and b.device.startswith("/job:ps/task:1")
+        saver = tf.train.Saver(sharded=True)
+        with tf.Session(cluster.target("worker", 0)) as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=7)
+            sess.run([tf.assign(a, [0.0, 0.0]), tf.assign(b, [0.0])])
+            saver.restore(sess, path)
+            assert sess.run(a).tolist() == [1.0, 2.0] and sess.run(b).tolist() == [3.0]
+        assert sorted(p.name for p in tmp_path.iterdir()) == [
+            "checkpoint", "model.ckpt-7.data-00000-of-00002", "model.ckpt-7.data-00001-of-00002", "model.ckpt-7.index"]
+        assert tf.train.list_variables(path) == [("a", [2]), ("b", [1])]
+    finally:
+        cluster.close()
