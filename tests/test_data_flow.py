@@ -1,26 +1,12 @@
 """FIFOQueue and ConditionalAccumulator in one process: semantics, blocking, cancellation, errors."""
 
-import threading
 import time
 
 import numpy as np
 import pytest
 
 import distflow as tf
-
-
-def run_in_thread(fn):
-    out = {}
-
-    def target():
-        try:
-            out["value"] = fn()
-        except Exception as e:  # noqa: BLE001 - looked at by the test
-            out["error"] = e
-
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    return t, out
+from thread_util import run_in_thread
 
 
 def test_fifo_order_and_components():

@@ -9,6 +9,7 @@ import pytest
 
 import distflow as tf
 from cluster_util import LocalCluster
+from thread_util import run_in_thread
 from distflow.distributed.protos import distflow_pb2 as pb
 from distflow.distributed.rpc import MASTER_METHODS, WORKER_METHODS
 
@@ -90,16 +91,7 @@ def test_a_queue_on_the_ps_is_shared_and_its_blocked_ops_end_with_their_step(clu
         assert s1.run(deq1) == 1.0  # another worker's graph, the same queue on the ps
         with pytest.raises(tf.errors.DeadlineExceededError, match="ps_queue"):
             s1.run(deq1, options=tf.RunOptions(timeout_in_ms=300))
-        out = {}
-
-        def blocked():
-            try:
-                s0.run(deq0)
-            except tf.errors.OpError as e:
-                out["error"] = e
-
-        t = threading.Thread(target=blocked, daemon=True)
-        t.start()
+        t, out = run_in_thread(lambda: s0.run(deq0))
         time.sleep(0.3)
     t.join(10)  # closing s0 cancelled the dequeue blocked on the ps
     assert not t.is_alive() and isinstance(out["error"], (tf.errors.CancelledError, tf.errors.AbortedError))
@@ -358,17 +350,8 @@ def test_stopping_a_server_cancels_a_step_blocked_on_it():
     server = tf.train.Server.create_local_server()
     q = tf.FIFOQueue(1, tf.float32)
     dequeue = q.dequeue()
-    out = {}
-
-    def blocked():
-        try:
-            with tf.Session(server.target) as sess:
-                sess.run(dequeue)
-        except tf.errors.OpError as e:
-            out["error"] = e
-
-    t = threading.Thread(target=blocked, daemon=True)
-    t.start()
+    sess = tf.Session(server.target)
+    t, out = run_in_thread(lambda: sess.run(dequeue))
     time.sleep(0.5)
     server.stop()
     t.join(10)
