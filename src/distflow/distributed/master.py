@@ -122,22 +122,24 @@ class Master:
         """Asks a task that failed before for its devices and data port once more; if it
         does not answer, its last known devices stand (sessions that do not use it work)."""
         try:
-            status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=2.0)
+            known = self._task_devices[name] = self._ask_task(name, address, timeout=2.0)
         except errors.OpError:
             return known
         self._stale_tasks.discard(name)
-        self._data_ports[name] = status.data_port
-        known = self._task_devices[name] = [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
         return known
+
+    def _ask_task(self, name: str, address: str, timeout: float) -> list[RemoteDevice]:
+        """A task's devices, from one GetStatus call (which also tells its data port)."""
+        status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=timeout)
+        self._data_ports[name] = status.data_port
+        return [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
 
     def _wait_for_task(self, name: str, address: str) -> list[RemoteDevice]:
         start = time.monotonic()
         delay, logged = 0.05, None
         while True:
             try:
-                status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=5.0)
-                self._data_ports[name] = status.data_port
-                return [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
+                return self._ask_task(name, address, timeout=5.0)
             except errors.UnavailableError:
                 waited = time.monotonic() - start
                 if waited + delay > self.connect_timeout:
