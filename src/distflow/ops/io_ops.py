@@ -128,7 +128,8 @@ def read_safetensors_header(path: str) -> tuple[dict, int]:
     return header, 8 + n
 
 
-def read_tensor(path: str, name: str, header: dict, data_start: int) -> np.ndarray:
+def read_tensor(f, path: str, name: str, header: dict, data_start: int) -> np.ndarray:
+    """Tensor ``name`` of the open safetensors file ``f`` (at ``path``, for messages)."""
     entry = header.get(name)
     if entry is None:
         raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint file {path}")
@@ -139,12 +140,11 @@ def read_tensor(path: str, name: str, header: dict, data_start: int) -> np.ndarr
     shape = tuple(entry["shape"])
     if (end - begin) != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
         raise errors.DataLossError(None, None, f"tensor {name} in {path}: {end - begin} bytes for shape {shape}")
-    with open(path, "rb") as f:
-        f.seek(data_start + begin)
-        data = f.read(end - begin)
-    if len(data) != end - begin:
+    value = np.empty(shape, dtype.newbyteorder("<"))
+    f.seek(data_start + begin)
+    if f.readinto(memoryview(value.reshape(-1)).cast("B")) != end - begin:
         raise errors.DataLossError(None, None, f"checkpoint data file {path} is truncated (tensor {name})")
-    return np.frombuffer(data, dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+    return value.astype(dtype, copy=False)
 
 
 def write_index(prefix: str, num_shards: int) -> None:
@@ -179,18 +179,20 @@ def load_checkpoint(prefix: str, names=None) -> dict[str, np.ndarray]:
     index = read_index(prefix)
     num_shards = int(index["num_shards"])
     wanted = list(index["tensors"]) if names is None else list(names)
-    headers: dict[int, tuple] = {}
-    out = {}
+    by_shard: dict[int, list[str]] = {}
     for name in wanted:
         entry = index["tensors"].get(name)
         if entry is None:
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint {prefix}")
-        shard = int(entry["shard"])
+        by_shard.setdefault(int(entry["shard"]), []).append(name)
+    out = {}
+    for shard, names_in_shard in by_shard.items():  # each shard file opened once
         path = shard_path(prefix, shard, num_shards)
-        if shard not in headers:
-            headers[shard] = read_safetensors_header(path)
-        out[name] = read_tensor(path, name, *headers[shard])
-    return out
+        header, data_start = read_safetensors_header(path)
+        with open(path, "rb") as f:
+            for name in names_in_shard:
+                out[name] = read_tensor(f, path, name, header, data_start)
+    return {name: out[name] for name in wanted}
 
 
 # ---------------------------------------------------------------------------
