@@ -115,19 +115,22 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename=None) -> str | None:
     return None
 
 
-def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list]]:
+def _checkpoint_prefix(ckpt_dir_or_file: str) -> str:
+    """The latest checkpoint of a folder, or the prefix itself."""
     prefix = latest_checkpoint(ckpt_dir_or_file) if os.path.isdir(ckpt_dir_or_file) else ckpt_dir_or_file
     if prefix is None:
         raise ValueError(f"Couldn't find a checkpoint in {ckpt_dir_or_file}")
-    tensors = io_ops.read_index(prefix)["tensors"]
+    return prefix
+
+
+def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list]]:
+    tensors = io_ops.read_index(_checkpoint_prefix(ckpt_dir_or_file))["tensors"]
     return sorted((name, list(entry["shape"])) for name, entry in tensors.items())
 
 
 def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
-    prefix = latest_checkpoint(ckpt_dir_or_file) if os.path.isdir(ckpt_dir_or_file) else ckpt_dir_or_file
-    if prefix is None:
-        raise ValueError(f"Couldn't find a checkpoint in {ckpt_dir_or_file}")
-    return io_ops.load_checkpoint(prefix, [name.split(":")[0]])[name.split(":")[0]]
+    name = name.split(":")[0]
+    return io_ops.load_checkpoint(_checkpoint_prefix(ckpt_dir_or_file), [name])[name]
 
 
 def _remove_checkpoint(prefix: str) -> None:
