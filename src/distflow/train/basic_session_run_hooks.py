@@ -106,8 +106,9 @@ class CheckpointSaverHook(SessionRunHook):
 
     def after_create_session(self, session, coord):
         # A first checkpoint as soon as the session exists: recovery never starts from nothing.
-        self._save(session, int(session.run(self._global_step_tensor)))
-        self._timer.update_last_triggered_step(int(session.run(self._global_step_tensor)))
+        step = int(session.run(self._global_step_tensor))
+        self._save(session, step)
+        self._timer.update_last_triggered_step(step)
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
