@@ -2,6 +2,7 @@
 
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
@@ -32,8 +33,6 @@ class Workers:
     def read(self, i: int, timeout: float = 60.0) -> str:
         proc = self.procs[i]
         deadline = time.monotonic() + timeout
-        import selectors
-
         with selectors.DefaultSelector() as sel:
             sel.register(proc.stdout, selectors.EVENT_READ)
             while time.monotonic() < deadline:
