@@ -64,8 +64,7 @@ class SyncReplicasOptimizer(Optimizer):
         if global_step is None:
             raise ValueError("Global step is required to check staleness")
         self._global_step = global_step
-        step_var = global_step
-        step_dtype = step_var.dtype.base_dtype
+        step_dtype = global_step.dtype.base_dtype
 
         # The local step lives on this worker: an anchor op placed by the worker's device scope.
         local_anchor = control_flow_ops.no_op(name="local_anchor")
@@ -91,7 +90,7 @@ class SyncReplicasOptimizer(Optimizer):
                     aggregated.append(accumulator.take_grad(self._replicas_to_aggregate))
                     self._accumulator_list.append((accumulator, var.device))
 
-            with ops.device(step_var.device), ops.name_scope(""):
+            with ops.device(global_step.device), ops.name_scope(""):
                 update_op = self._opt.apply_gradients(list(zip(aggregated, var_list)), global_step)
                 self._sync_token_queue = data_flow_ops.FIFOQueue(-1, step_dtype, shapes=(), name="sync_token_q",
                                                                  shared_name="sync_token_q")
