@@ -40,7 +40,7 @@ from .ops.state_ops import (Variable, assign, assign_add, assign_sub, global_var
                             local_variables, local_variables_initializer, model_variables,
                             report_uninitialized_variables, trainable_variables, variables_initializer)
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
-from .runtime.config import ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions
+from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .runtime.session import InteractiveSession, Session
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above

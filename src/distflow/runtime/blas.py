@@ -1,13 +1,19 @@
-"""NumPy's BLAS thread count, for ``ConfigProto(intra_op_parallelism_threads=N)``.
+"""The OpenBLAS that NumPy bundles: its thread count, and GEMM with accumulation.
 
 TensorFlow sizes one intra-op thread pool per process; distflow's intra-op parallelism
-is BLAS's, so the option sets the thread count of the OpenBLAS that NumPy bundles
-(process-wide, as TF's pool is). Where that library is not found (another BLAS, another
-NumPy build), the option has no effect and says so once in the log.
+is BLAS's, so ``ConfigProto(intra_op_parallelism_threads=N)`` sets the thread count of
+the OpenBLAS that NumPy bundles (process-wide, as TF's pool is). Where that library is
+not found (another BLAS, another NumPy build), the option has no effect and says so
+once in the log.
 
 While partitions run at once (``shared_by``), the process's BLAS threads are divided
 among them: two towers on two cores each get one thread instead of both asking for two
 and oversubscribing the cores (TensorFlow's ops likewise share one intra-op pool).
+
+:func:`gemm` is BLAS's ``C = alpha * A @ B + beta * C``, which NumPy does not offer: with
+it a fused kernel adds a product into an existing array (a weight update) in the same
+pass that computes it, with no temporary. Where the library is not found it returns
+False and the caller does the same with NumPy.
 """
 
 from __future__ import annotations
@@ -23,37 +29,52 @@ import numpy as np
 
 _log = logging.getLogger("distflow")
 _lock = threading.Lock()
-_functions = None  # (set, get) once looked up; False when unavailable
+_library = None  # a _Library once looked up; False when unavailable
 _base = None  # the process's BLAS threads when no partitions share them
 _sharing = 0  # partitions now running at once, over all steps
 
 
-def _lookup():
-    global _functions
-    if _functions is None:
-        _functions = False
+class _Library:
+    """The entry points distflow uses, from NumPy's bundled OpenBLAS."""
+
+    def __init__(self, lib: ctypes.CDLL, prefix: str, suffix: str):
+        self.set_threads = getattr(lib, f"{prefix}openblas_set_num_threads{suffix}")
+        self.get_threads = getattr(lib, f"{prefix}openblas_get_num_threads{suffix}")
+        self.set_threads.argtypes, self.get_threads.restype = [ctypes.c_int], ctypes.c_int
+        index = ctypes.c_int64 if suffix == "64_" else ctypes.c_int  # an ILP64 build takes 64-bit sizes
+        self.gemm = {}
+        for dtype, letter, scalar in ((np.float32, "s", ctypes.c_float), (np.float64, "d", ctypes.c_double)):
+            fn = getattr(lib, f"{prefix}cblas_{letter}gemm{suffix}", None)
+            if fn is not None:
+                fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, index, index, index, scalar,
+                               ctypes.c_void_p, index, ctypes.c_void_p, index, scalar, ctypes.c_void_p, index]
+                fn.restype = None
+                self.gemm[np.dtype(dtype)] = fn
+
+
+def _lookup() -> "_Library | None":
+    global _library
+    if _library is None:
+        _library = False
         libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
         for path in sorted(glob.glob(os.path.join(libs, "*openblas*"))):
             try:
                 lib = ctypes.CDLL(path)
             except OSError:
                 continue
-            for prefix, suffix in (("scipy_openblas_", "64_"), ("scipy_openblas_", ""), ("openblas_", "64_"),
-                                   ("openblas_", "")):
-                set_fn = getattr(lib, f"{prefix}set_num_threads{suffix}", None)
-                get_fn = getattr(lib, f"{prefix}get_num_threads{suffix}", None)
-                if set_fn is not None and get_fn is not None:
-                    set_fn.argtypes, get_fn.restype = [ctypes.c_int], ctypes.c_int
-                    _functions = (set_fn, get_fn)
-                    return _functions
-    return _functions
+            for prefix, suffix in (("scipy_", "64_"), ("scipy_", ""), ("", "64_"), ("", "")):
+                if getattr(lib, f"{prefix}openblas_set_num_threads{suffix}", None) is not None \
+                        and getattr(lib, f"{prefix}openblas_get_num_threads{suffix}", None) is not None:
+                    _library = _Library(lib, prefix, suffix)
+                    return _library
+    return _library or None
 
 
 def get_threads() -> int | None:
     """BLAS's thread count, or None if distflow cannot see it."""
     with _lock:
         found = _lookup()
-    return found[1]() if found else None
+    return found.get_threads() if found else None
 
 
 def set_threads(n: int) -> bool:
@@ -66,7 +87,7 @@ def set_threads(n: int) -> bool:
                          "OpenBLAS that distflow can configure", n)
             return False
         _base = int(n)
-        found[0](_share_of(_base))
+        found.set_threads(_share_of(_base))
         return True
 
 
@@ -81,12 +102,12 @@ def _reshare(delta: int) -> None:
         if not found:
             return
         if _base is None:
-            _base = found[1]()
+            _base = found.get_threads()
         before = _share_of(_base)
         _sharing += delta
         after = _share_of(_base)
         if after != before:
-            found[0](after)
+            found.set_threads(after)
 
 
 @contextlib.contextmanager
@@ -100,3 +121,46 @@ def shared_by(partitions: int):
         yield
     finally:
         _reshare(-partitions)
+
+
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112  # <cblas.h>
+
+
+def _operand(x: np.ndarray) -> tuple[int, int] | None:
+    """(transpose flag, leading dimension) for a 2-D operand, or None if BLAS cannot read it as it is."""
+    rows, cols = x.strides
+    size = x.itemsize
+    if cols == size and rows >= max(1, x.shape[1]) * size and rows % size == 0:
+        return _NO_TRANS, rows // size
+    if rows == size and cols >= max(1, x.shape[0]) * size and cols % size == 0:  # a transposed view
+        return _TRANS, cols // size
+    return None
+
+
+def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha: float, beta: float) -> bool:
+    """``c[...] = alpha * a @ b + beta * c`` in place, in one BLAS call; False if not done.
+
+    ``a`` and ``b`` may be transposed views; ``c`` must be a writable C-contiguous array
+    of the same float dtype. Nothing is written when this returns False.
+    """
+    found = _library if _library is not None else _lookup()
+    if not found:
+        return False
+    fn = found.gemm.get(c.dtype)
+    if fn is None or a.dtype != c.dtype or b.dtype != c.dtype or a.ndim != 2 or b.ndim != 2 or c.ndim != 2 \
+            or not c.flags.c_contiguous or not c.flags.writeable:
+        return False
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2 or c.shape != (m, n):
+        raise ValueError(f"cannot add a product of shapes {list(a.shape)} x {list(b.shape)} into {list(c.shape)}")
+    if m == 0 or n == 0:
+        return True
+    if k == 0:
+        c *= beta
+        return True
+    op_a, op_b = _operand(a), _operand(b)
+    if op_a is None or op_b is None:
+        return False
+    fn(_ROW_MAJOR, op_a[0], op_b[0], m, n, k, alpha, a.ctypes.data, op_a[1], b.ctypes.data, op_b[1],
+       beta, c.ctypes.data, max(1, n))
+    return True

@@ -11,8 +11,28 @@ class GPUOptions:
         self.visible_device_list = visible_device_list
 
 
+class OptimizerOptions:
+    """Which graph rewrites a step's compiler makes (runtime/rewrite.py).
+
+    ``opt_level=L1`` (TF's default) makes them all; ``L0`` none.
+    ``do_constant_folding=False`` keeps every op a computation but still fuses.
+    """
+
+    L1, L0 = 0, -1  # TF's enum values
+
+    def __init__(self, opt_level: int = L1, do_constant_folding: bool = True, **unused):
+        self.opt_level = opt_level
+        self.do_constant_folding = do_constant_folding
+
+    def rewrites(self) -> tuple[bool, bool]:
+        """(fold constants?, fuse ops?)"""
+        on = self.opt_level != self.L0
+        return on and bool(self.do_constant_folding), on
+
+
 class GraphOptions:
-    def __init__(self, **kwargs):
+    def __init__(self, optimizer_options: OptimizerOptions | None = None, **kwargs):
+        self.optimizer_options = optimizer_options or OptimizerOptions()
         self.__dict__.update(kwargs)
 
 

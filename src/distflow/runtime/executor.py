@@ -18,7 +18,7 @@ import numpy as np
 from ..framework import errors
 from ..framework.registry import get_registration
 from ..ops.array_ops import missing_feed_error
-from . import blas
+from . import blas, rewrite
 from .device import Device
 from .partition import Node, rendezvous_key
 
@@ -255,7 +255,7 @@ class PartitionPlan:
     __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking", "_forwarding")
 
     def __init__(self, name: str, nodes: list[Node], devices: list[Device], feed_index: dict,
-                 fetch_index: dict, kernel_states: dict):
+                 fetch_index: dict, kernel_states: dict, rewrites: tuple[bool, bool] = (True, True)):
         self.name = name
         self.steps: list[tuple] = []
         self.infos: list[tuple[str, str, str]] = []
@@ -263,6 +263,7 @@ class PartitionPlan:
         self.feed_slots: list[tuple[int, int]] = []
         self.fetch_slots: list[tuple[int, int, bool]] = []
         self.blocking = False
+        nodes, devices = rewrite.optimize(nodes, devices, feed_index, fetch_index, *rewrites)
         # per step: (slot of the input the kernel may overwrite, or None; are its outputs fresh arrays?)
         self._forwarding: list[tuple[int | None, bool]] = []
         slot_of: dict[tuple[str, int], int] = {}

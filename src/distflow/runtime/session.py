@@ -215,11 +215,12 @@ class BaseSession:
         device_of = {op: self._placer.place(op).name for op in order}
         parts = partition(order, device_of, set(fed))
         lookup = self._device_mgr.lookup
-        plans = [PartitionPlan(dev, nodes, [lookup(dev)] * len(nodes), fed, fetch_index, self._kernel_states)
-                 for dev, nodes in parts.items()]
+        rewrites = self._config.graph_options.optimizer_options.rewrites()
+        plans = [PartitionPlan(dev, nodes, [lookup(dev)] * len(nodes), fed, fetch_index, self._kernel_states,
+                               rewrites) for dev, nodes in parts.items()]
         sequential = PartitionPlan("sequential", [Node.from_op(op) for op in order],
                                    [lookup(device_of[op]) for op in order], fed, fetch_index,
-                                   self._kernel_states)
+                                   self._kernel_states, rewrites)
         inter_op = self._config.inter_op_parallelism_threads
         mode = {0: StepPlan.AUTO, 1: StepPlan.SEQUENTIAL}.get(inter_op, StepPlan.CONCURRENT)
         return _CompiledStep(StepPlan(plans, sequential, len(elements), mode, self._live), fetch_index,

@@ -1,0 +1,207 @@
+"""Rewrites made when a partition is compiled (TF's Grappler, for a few patterns).
+
+Each rewrite keeps every value that a fetch, another partition or a remaining node
+reads, and every side effect; it removes work whose result nobody sees.
+
+- Constant folding: a stateless op whose inputs are all constants is run once, at
+  compile time, and becomes a constant; so does ``OnesLike``/``ZerosLike`` of a tensor
+  whose static shape is fully known (the seed of every ``tf.gradients`` call), with
+  the chain of reshapes and broadcasts behind it.
+- Update fusion: ``MatMul`` feeding only an ``ApplyGradientDescent`` of the same
+  device (a weight's gradient and its update) becomes one
+  ``_FusedMatMulApplyGradientDescent``: ``var -= alpha * a @ b`` as a single GEMM
+  that accumulates into the variable (``blas.gemm``), with no gradient array.
+- Nodes left without readers by the two above (the loss that only seeded its
+  gradient, when the loss is not fetched) are dropped. A node that never had a reader
+  -- one that runs for a control dependency -- is kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.registry import get_registration, register_op
+from ..ops.state_ops import locked
+from . import blas
+from .device import Device
+from .partition import Node
+
+_FOLD_MAX_ELEMENTS = 1 << 20  # a folded constant larger than this stays a computation
+_NEVER_FOLDED = frozenset({"_Send", "_Recv", "Placeholder", "PlaceholderWithDefault", "Const", "NoOp"})
+_SHAPE_CONSTANTS = {"OnesLike": np.ones, "ZerosLike": np.zeros}
+FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
+
+
+@register_op(FUSED_UPDATE, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype,
+             stateful=True, ref_inputs=(0,))
+def _fused_matmul_apply_gradient_descent(xp, var, alpha, *operands, transposes=(), scale=1.0, use_locking=False):
+    """ApplyGradientDescent(var, alpha, scale * (MatMul(a0, b0) + MatMul(a1, b1) + ...)).
+
+    ``operands`` are a0, b0, a1, b1, ...; ``transposes`` their (transpose_a, transpose_b).
+    Each product is added into the variable by one GEMM: no gradient array, no sum.
+    """
+    pairs = []
+    for (a, b), (transpose_a, transpose_b) in zip(zip(operands[::2], operands[1::2]), transposes):
+        a = a.T if transpose_a else a
+        b = b.T if transpose_b else b
+        if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+            raise ValueError(f"MatMul of the gradient: shapes {list(a.shape)} and {list(b.shape)} do not agree")
+        pairs.append((a, b))
+    step = -float(alpha) * scale
+    with locked(var, use_locking):
+        w = var.read()
+        for a, b in pairs:
+            if w.shape != (a.shape[0], b.shape[1]):
+                raise ValueError(f"ApplyGradientDescent: var '{var.name}' has shape {list(w.shape)} but the "
+                                 f"gradient has shape {[a.shape[0], b.shape[1]]}")
+        if any(np.may_share_memory(w, x) for pair in pairs for x in pair):  # read all before writing any
+            delta = sum(xp.matmul(a, b) for a, b in pairs)
+            w += xp.multiply(delta, np.asarray(step, w.dtype))
+            return var
+        for a, b in pairs:
+            if not blas.gemm(a, b, w, step, 1.0):
+                w += xp.multiply(xp.matmul(a, b), np.asarray(step, w.dtype))
+    return var
+
+
+def optimize(nodes: list[Node], devices: list[Device], fed: dict, fetched: dict, fold_constants: bool = True,
+             fuse: bool = True) -> tuple[list[Node], list[Device]]:
+    """``nodes`` (one partition or one whole step, in order) with the rewrites above applied.
+
+    ``fed`` and ``fetched`` are keyed by (node name, output index).
+    """
+    readers = _count_readers(nodes)
+    if fold_constants:
+        by_name: dict[str, Node] = {}
+        folded = []
+        for node, device in zip(nodes, devices):
+            node = _folded(node, device, by_name, fed) or node
+            by_name[node.name] = node
+            folded.append(node)
+        nodes = folded
+    if fuse:
+        nodes, devices = _fuse_updates(nodes, devices, fed, fetched)
+    return _drop_unread(nodes, devices, readers, fetched)
+
+
+def _count_readers(nodes: list[Node]) -> dict[tuple[str, int], int]:
+    readers: dict[tuple[str, int], int] = {}
+    for node in nodes:
+        for key in node.inputs:
+            readers[key] = readers.get(key, 0) + 1
+    return readers
+
+
+def _constant(node: Node, value: np.ndarray) -> Node:
+    return Node(node.name, "Const", {"value": value, "dtype": node.attrs.get("dtype")}, [], [], 1, node.op)
+
+
+def _folded(node: Node, device: Device, earlier: dict[str, Node], fed: dict) -> Node | None:
+    """``node`` as a constant, if it is one; else None."""
+    if node.type in _NEVER_FOLDED or node.num_outputs != 1 or not node.inputs or any(node.input_is_ref):
+        return None
+    make = _SHAPE_CONSTANTS.get(node.type)
+    if make is not None and node.op is not None:
+        out = node.op.outputs[0]
+        if out.shape.is_fully_defined() and out.shape.num_elements() <= _FOLD_MAX_ELEMENTS:
+            return _constant(node, make(out.shape.as_list(), out.dtype.base_dtype.as_numpy_dtype))
+    inputs = []
+    for key in node.inputs:
+        source = earlier.get(key[0])
+        if key in fed or source is None or source.type != "Const":
+            return None
+        inputs.append(source.attrs["value"])
+    reg = get_registration(node.type)
+    if reg.stateful or reg.blocking or reg.kernel is None or reg.context_arg == "ctx" or reg.list_output:
+        return None
+    kernel_args = (device.xp, *inputs) if reg.context_arg == "xp" else tuple(inputs)
+    try:
+        with np.errstate(all="ignore"):
+            value = reg.kernel(*kernel_args, **reg.kernel_attrs(node.attrs))
+    except Exception:  # noqa: BLE001 - left to fail, with its usual error, when the step runs
+        return None
+    if not isinstance(value, np.ndarray) or value.size > _FOLD_MAX_ELEMENTS:
+        return None
+    value = np.array(value)  # its own memory: never a view of another constant
+    value.flags.writeable = False
+    return _constant(node, value)
+
+
+def _scalar_constant(key, by_name: dict[str, Node], fed: dict) -> float | None:
+    node = by_name.get(key[0])
+    if key in fed or node is None or node.type != "Const":
+        return None
+    value = node.attrs["value"]
+    return float(value) if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind == "f" else None
+
+
+def _fuse_updates(nodes: list[Node], devices: list[Device], fed: dict, fetched: dict):
+    """ApplyGradientDescent of ``c * (MatMul + MatMul + ...)`` (c from RealDiv or Mul by a
+    constant, the sum from AddN; each value read by nothing else) -> one fused node."""
+    readers = _count_readers(nodes)
+    position = {node.name: i for i, node in enumerate(nodes)}
+    by_name = {node.name: node for node in nodes}
+    out_nodes = list(nodes)
+    fused_away: set[int] = set()
+
+    def private(key) -> Node | None:
+        """The producer of ``key`` if nothing but its one reader sees the value."""
+        i = position.get(key[0])
+        if i is None or key in fed or key in fetched or readers.get(key) != 1 or i in fused_away:
+            return None
+        return nodes[i]
+
+    for i, node in enumerate(nodes):
+        if node.type != "ApplyGradientDescent" or len(node.inputs) != 3 or node.input_is_ref[2]:
+            continue
+        removed, scale = [], 1.0
+        source = private(node.inputs[2])
+        if source is not None and source.type in ("RealDiv", "Mul"):
+            x, y = source.inputs
+            c = _scalar_constant(y, by_name, fed)
+            if c is None and source.type == "Mul":
+                x, c = y, _scalar_constant(x, by_name, fed)
+            if c is not None and c != 0.0:
+                removed.append(source)
+                scale = 1.0 / c if source.type == "RealDiv" else c
+                source = private(x)
+        if source is not None and source.type == "AddN":
+            removed.append(source)
+            terms = [private(key) for key in source.inputs]
+        else:
+            terms = [source]
+        if any(t is None or t.type != "MatMul" or devices[position[t.name]].xp is not devices[i].xp
+               for t in terms) or len({t.name for t in terms}) != len(terms):
+            continue
+        removed.extend(terms)
+        operands = [key for t in terms for key in t.inputs]
+        attrs = {"transposes": tuple((bool(t.attrs.get("transpose_a", False)), bool(t.attrs.get("transpose_b", False)))
+                                     for t in terms),
+                 "scale": scale, "use_locking": node.attrs.get("use_locking", False)}
+        out_nodes[i] = Node(node.name, FUSED_UPDATE, attrs, [node.inputs[0], node.inputs[1], *operands],
+                            [node.input_is_ref[0], node.input_is_ref[1], *[r for t in terms for r in t.input_is_ref]],
+                            1, node.op)
+        fused_away.update(position[r.name] for r in removed)
+    if not fused_away:
+        return nodes, devices
+    keep = [i for i in range(len(nodes)) if i not in fused_away]
+    return [out_nodes[i] for i in keep], [devices[i] for i in keep]
+
+
+def _drop_unread(nodes: list[Node], devices: list[Device], readers_before: dict, fetched: dict):
+    """Drops the stateless nodes that had readers and have none left, last first."""
+    readers = _count_readers(nodes)
+    keep = [True] * len(nodes)
+    for i in range(len(nodes) - 1, -1, -1):
+        node = nodes[i]
+        keys = [(node.name, k) for k in range(node.num_outputs)]
+        if not keys or any(readers.get(k) or k in fetched for k in keys) \
+                or not any(readers_before.get(k) for k in keys) or node.type in ("_Send", "_Recv"):
+            continue
+        reg = get_registration(node.type)
+        if reg.stateful or reg.blocking:
+            continue
+        keep[i] = False
+        for key in node.inputs:
+            readers[key] -= 1
+    return [n for n, k in zip(nodes, keep) if k], [d for d, k in zip(devices, keep) if k]

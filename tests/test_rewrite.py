@@ -1,0 +1,235 @@
+"""Compile-time graph rewrites (runtime/rewrite.py) and the BLAS GEMM they use.
+
+Every rewritten step is checked against the same step with rewrites off
+(``OptimizerOptions(opt_level=L0)``) and against NumPy written the obvious way.
+"""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from conftest import assert_oracle
+from distflow.runtime import blas
+from distflow.runtime.rewrite import FUSED_UPDATE
+
+RNG = np.random.default_rng(11)
+L0 = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=tf.OptimizerOptions(
+    opt_level=tf.OptimizerOptions.L0)))
+
+
+def kernel_types(sess: tf.Session) -> list[str]:
+    """The op types the session's most recently compiled step runs, in order."""
+    step = list(sess._steps.values())[-1]
+    return [op_type for _, op_type, _ in step.plan.sequential.infos]
+
+
+# -- blas.gemm ---------------------------------------------------------------------------------
+
+needs_blas = pytest.mark.skipif(blas._lookup() is None, reason="NumPy's BLAS is not a bundled OpenBLAS")
+
+
+@needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("transpose_a", [False, True])
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_gemm_accumulates_a_product_like_numpy(dtype, transpose_a, transpose_b):
+    a = RNG.standard_normal((7, 5) if transpose_a else (5, 7)).astype(dtype)
+    b = RNG.standard_normal((3, 7) if transpose_b else (7, 3)).astype(dtype)
+    a, b = (a.T if transpose_a else a), (b.T if transpose_b else b)
+    c = RNG.standard_normal((5, 3)).astype(dtype)
+    want = -0.5 * (a @ b) + 2.0 * c
+    assert blas.gemm(a, b, c, -0.5, 2.0)
+    assert_oracle(c, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@needs_blas
+def test_gemm_reads_strided_rows_and_refuses_what_blas_cannot_take():
+    big = RNG.standard_normal((10, 9)).astype(np.float32)
+    a, b = big[::2, :7], RNG.standard_normal((7, 3)).astype(np.float32)
+    c = np.zeros((5, 3), np.float32)
+    assert blas.gemm(a, b, c, 1.0, 0.0)
+    assert_oracle(c, a @ b, rtol=1e-5)
+    untouched = np.zeros((3, 5), np.float32).T  # not C-contiguous
+    assert not blas.gemm(a, b, untouched, 1.0, 0.0) and not untouched.any()
+    assert not blas.gemm(a.astype(np.int64), b.astype(np.int64), np.zeros((5, 3), np.int64), 1.0, 0.0)
+    assert not blas.gemm(np.broadcast_to(b[0], (5, 3)), np.ones((3, 2), np.float32),
+                         np.zeros((5, 2), np.float32), 1.0, 0.0)
+    with pytest.raises(ValueError, match=r"\[5, 7\] x \[7, 3\] into \[4, 3\]"):
+        blas.gemm(a, b, np.zeros((4, 3), np.float32), 1.0, 0.0)
+
+
+# -- update fusion -----------------------------------------------------------------------------
+
+
+def _mlp_training(dtype, config, steps=3):
+    """Trains a 2-layer MLP with plain SGD from fixed values; returns (variables, kernel types)."""
+    tf.reset_default_graph()
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 6)).astype(dtype)
+    y = rng.integers(0, 3, 16)
+    w0 = tf.Variable(rng.standard_normal((6, 8)).astype(dtype))
+    b0 = tf.Variable(np.zeros(8, dtype))
+    w1 = tf.Variable(rng.standard_normal((8, 3)).astype(dtype))
+    logits = tf.matmul(tf.nn.relu(tf.matmul(x, w0) + b0), w1)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(steps):
+            sess.run(train)
+        types = kernel_types(sess)
+        return sess.run([w0, b0, w1]), types, (x, y)
+
+
+def _numpy_mlp_training(x, y, dtype, steps=3):
+    rng = np.random.default_rng(0)
+    rng.standard_normal((16, 6)), rng.integers(0, 3, 16)  # the same draws as _mlp_training
+    w0 = rng.standard_normal((6, 8)).astype(dtype)
+    b0 = np.zeros(8, dtype)
+    w1 = rng.standard_normal((8, 3)).astype(dtype)
+    for _ in range(steps):
+        z = x @ w0 + b0
+        h = np.maximum(z, 0)
+        logits = h @ w1
+        p = np.exp(logits - logits.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        p[np.arange(len(y)), y] -= 1
+        g = p / len(y)
+        dw1, dh = h.T @ g, g @ w1.T
+        dz = dh * (z > 0)
+        w0, b0, w1 = w0 - 0.1 * (x.T @ dz), b0 - 0.1 * dz.sum(0), w1 - 0.1 * dw1
+    return w0, b0, w1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_updates_train_like_unfused_steps_and_numpy(dtype):
+    fused, types, (x, y) = _mlp_training(dtype, None)
+    plain, plain_types, _ = _mlp_training(dtype, L0)
+    assert types.count(FUSED_UPDATE) == 2 and FUSED_UPDATE not in plain_types
+    assert types.count("MatMul") == 3  # two forward and one input gradient; the weight gradients are fused
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for got, unfused, want in zip(fused, plain, _numpy_mlp_training(x, y, dtype)):
+        assert_oracle(got, unfused, rtol=tol, atol=tol)
+        assert_oracle(got, want, rtol=tol, atol=tol)
+
+
+def test_averaged_tower_gradients_fuse_into_one_update():
+    """In-graph replication: AddN of the towers' products, divided by 2, then applied."""
+    x = RNG.standard_normal((8, 4))
+    w_init = RNG.standard_normal((4, 2))
+
+    def train(config):
+        tf.reset_default_graph()
+        w = tf.Variable(w_init)
+        tower_grads = []
+        for i, half in enumerate(np.split(x, 2)):
+            with tf.device(f"/cpu:{i}"):
+                loss = tf.reduce_sum(tf.square(tf.matmul(tf.constant(half), w)))
+                tower_grads.append(tf.gradients(loss, w, colocate_gradients_with_ops=True)[0])
+        with tf.device("/cpu:0"):
+            train = tf.train.GradientDescentOptimizer(0.01).apply_gradients([(tf.add_n(tower_grads) / 2.0, w)])
+        config.device_count["CPU"] = 2
+        config.inter_op_parallelism_threads = 1  # one sequential plan over both devices
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            types = kernel_types(sess)
+            return sess.run(w), types
+
+    got, types = train(tf.ConfigProto())
+    unfused, plain_types = train(L0)
+    assert types.count(FUSED_UPDATE) == 1 and "AddN" not in types and "RealDiv" not in types
+    assert "AddN" in plain_types
+    want = w_init - 0.01 * (2 * x.T @ (x @ w_init)) / 2.0
+    assert_oracle(got, unfused, rtol=1e-12)
+    assert_oracle(got, want, rtol=1e-12)
+
+
+def test_a_fetched_gradient_is_computed_and_not_fused_away():
+    x = RNG.standard_normal((5, 3))
+    w = tf.Variable(RNG.standard_normal((3, 2)))
+    loss = tf.reduce_sum(tf.matmul(x, w))
+    opt = tf.train.GradientDescentOptimizer(0.5)
+    (grad, _), = opt.compute_gradients(loss, [w])
+    train = opt.apply_gradients([(grad, w)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = sess.run(w)
+        g, _ = sess.run([grad, train])
+        assert FUSED_UPDATE not in kernel_types(sess)
+        want = x.T @ np.ones((5, 2))
+        assert_oracle(g, want, rtol=1e-12)
+        assert_oracle(sess.run(w), before - 0.5 * want, rtol=1e-12)
+
+
+def test_an_update_whose_product_reads_the_variable_itself():
+    w0 = RNG.standard_normal((3, 3))
+    m = RNG.standard_normal((3, 3))
+    w = tf.Variable(w0)
+    train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(tf.matmul(w, m), w)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        assert FUSED_UPDATE in kernel_types(sess)
+        assert_oracle(sess.run(w), w0 - 0.1 * (w0 @ m), rtol=1e-12)
+
+
+def test_a_shape_error_in_a_fused_update_names_the_update():
+    w = tf.Variable(np.zeros((3, 2)))
+    a = tf.placeholder(tf.float64, [None, None])
+    train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(tf.matmul(a, a), w)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(tf.errors.InvalidArgumentError, match="has shape \\[3, 2\\] but the gradient has shape "
+                                                                 "\\[4, 4\\]") as info:
+            sess.run(train, {a: np.ones((4, 4))})
+        assert "ApplyGradientDescent" in str(info.value)
+        assert_oracle(sess.run(w), np.zeros((3, 2)))  # nothing written
+
+
+# -- constant folding and unread nodes ---------------------------------------------------------
+
+
+def test_the_gradient_seed_folds_and_an_unfetched_loss_is_not_computed():
+    x = tf.placeholder(tf.float32, [4, 3])
+    w = tf.Variable(np.ones((3, 2), np.float32))
+    loss = tf.reduce_mean(tf.matmul(x, w))
+    train = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+    xv = RNG.standard_normal((4, 3)).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {x: xv})
+        types = kernel_types(sess)
+        assert not {"OnesLike", "BroadcastTo", "Mean"} & set(types), types
+        loss_value, _ = sess.run([loss, train], {x: xv})
+        assert "Mean" in kernel_types(sess)
+    w1 = np.ones((3, 2), np.float32) - xv.T @ np.full((4, 2), 1 / 8, np.float32)
+    assert_oracle(loss_value, np.float32((xv @ w1).mean()), rtol=1e-5)
+
+
+def test_random_ops_and_placeholders_are_never_folded():
+    r = tf.random_uniform([3]) * 2.0
+    p = tf.placeholder(tf.float32, [2])
+    with tf.Session() as sess:
+        assert not np.array_equal(sess.run(r), sess.run(r))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must feed a value for placeholder"):
+            sess.run(p + 1.0)
+
+
+def test_a_node_run_only_for_a_control_dependency_still_runs():
+    p = tf.placeholder(tf.float32, [None])
+    check = tf.reshape(p, [5])  # fails unless p has 5 elements
+    with tf.control_dependencies([check]):
+        out = tf.identity(tf.constant(1.0))
+    with tf.Session() as sess:
+        assert sess.run(out, {p: np.ones(5, np.float32)}) == 1.0
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(out, {p: np.ones(4, np.float32)})
+
+
+def test_folded_constants_are_fetched_as_copies():
+    c = tf.ones_like(tf.zeros([2, 2])) * 3.0
+    with tf.Session() as sess:
+        first = sess.run(c)
+        first[0, 0] = -1.0
+        assert_oracle(sess.run(c), np.full((2, 2), 3.0, np.float32))
