@@ -3,11 +3,16 @@
 gRPC in Python copies a tensor's bytes about six times on each side; this path
 copies them once into the socket and once out of it (``sendall`` of the array's own
 memory, ``recv_into`` a fresh array). The control plane stays on gRPC: a worker
-advertises its data port in GetStatus, and a receiver asks the sender for one tensor
-of one step at a time per connection.
+advertises its data port in GetStatus, and a receiver asks the sender, in one request,
+for every tensor of a step that one of its partitions receives from that sender, in the
+order the partition needs them; they come back one response each, in that order, on
+the same connection. (One request instead of one per tensor: on a 2-core VM each
+extra serving and receiving thread woken per step cost 0.1-0.7 ms.) Asking in the
+partition's order cannot deadlock: a receiver's partition runs in one global
+topological order, so what it needs first never waits on what it needs later.
 
 Frames (little-endian):
-  request:  "DFT1" | step_id u64 | timeout_ms u32 | key_len u32 | key (utf-8)
+  request:  "DFT1" | step_id u64 | timeout_ms u32 | keys_len u32 | keys (utf-8, "\n" between keys)
   response: "DFT1" | code u8 | msg_len u32 | dtype u32 | ndim u8 | nbytes u64 |
             msg | dims (ndim x i64) | payload
 A numeric tensor's payload is its bytes; a string tensor's is a serialized TensorProto.
@@ -32,8 +37,10 @@ MAGIC = b"DFT1"
 _REQUEST = struct.Struct("<4sQII")
 _RESPONSE = struct.Struct("<4sBIIBQ")
 MAX_KEY = 4096
+MAX_KEYS = 1024  # tensors in one request
 MAX_MESSAGE = 65536
 MAX_RANK = 32
+_SMALL_BYTES = 65536
 _log = logging.getLogger("distflow")
 
 
@@ -41,11 +48,20 @@ class FrameError(Exception):
     """A peer sent bytes that are not a frame: the connection is closed."""
 
 
+_WAIT_ALL = getattr(socket, "MSG_WAITALL", 0)
+
+
 def _fill(sock: socket.socket, view: memoryview) -> None:
-    """Reads exactly len(view) bytes into ``view``."""
+    """Reads exactly len(view) bytes into ``view``.
+
+    On a blocking socket MSG_WAITALL makes this one system call, and one release of the
+    GIL, for a whole tensor; reading it piecemeal (what a socket with a Python timeout
+    does, waiting in poll() before every piece) let six concurrent receives of a 2.7 MB
+    step run at a quarter of loopback speed.
+    """
     got, n = 0, len(view)
     while got < n:
-        k = sock.recv_into(view[got:])
+        k = sock.recv_into(view[got:], n - got, _WAIT_ALL)
         if not k:
             raise ConnectionError("connection closed by the peer")
         got += k
@@ -88,28 +104,35 @@ class TensorServer:
                     head = _recv_exact(conn, _REQUEST.size)
                 except ConnectionError:
                     return
-                magic, step_id, timeout_ms, key_len = _REQUEST.unpack(head)
-                if magic != MAGIC or key_len > MAX_KEY:
-                    raise FrameError(f"bad request frame (magic {bytes(magic)!r}, key of {key_len} bytes)")
+                magic, step_id, timeout_ms, keys_len = _REQUEST.unpack(head)
+                if magic != MAGIC or keys_len > MAX_KEY * MAX_KEYS:
+                    raise FrameError(f"bad request frame (magic {bytes(magic)!r}, keys of {keys_len} bytes)")
                 try:
-                    key = tuple(_recv_exact(conn, key_len).decode().split(";"))
+                    keys = _recv_exact(conn, keys_len).decode().split("\n")
                 except UnicodeDecodeError:
-                    raise FrameError("the key is not UTF-8") from None
-                try:
-                    if len(key) != 3 or not all(key):
-                        raise errors.InvalidArgumentError(None, None, f"bad rendezvous key {';'.join(key)!r}")
-                    value = self._handler(step_id, key, timeout_ms / 1000.0 if timeout_ms else None)
-                except errors.OpError as e:
-                    self._send_error(conn, e.error_code, e.message)
-                    continue
-                except Exception as e:  # noqa: BLE001 - reported to the receiver, never fatal here
-                    self._send_error(conn, errors.INTERNAL, f"{type(e).__name__}: {e}")
-                    continue
-                self._send_value(conn, value)
+                    raise FrameError("the keys are not UTF-8") from None
+                if len(keys) > MAX_KEYS or max(map(len, keys)) > MAX_KEY:
+                    raise FrameError(f"bad request frame ({len(keys)} keys, longest {max(map(len, keys))} bytes)")
+                for key in keys:
+                    self._serve_one(conn, step_id, tuple(key.split(";")), timeout_ms)
         except (FrameError, OSError, struct.error) as e:
             _log.warning("closing a data connection: %s", e)
         finally:
             conn.close()
+
+    def _serve_one(self, conn: socket.socket, step_id: int, key: tuple, timeout_ms: int) -> None:
+        """Sends the value of ``key``, or an error frame saying why there is none."""
+        try:
+            if len(key) != 3 or not all(key):
+                raise errors.InvalidArgumentError(None, None, f"bad rendezvous key {';'.join(key)!r}")
+            value = self._handler(step_id, key, timeout_ms / 1000.0 if timeout_ms else None)
+        except errors.OpError as e:
+            self._send_error(conn, e.error_code, e.message)
+            return
+        except Exception as e:  # noqa: BLE001 - reported to the receiver, never fatal here
+            self._send_error(conn, errors.INTERNAL, f"{type(e).__name__}: {e}")
+            return
+        self._send_value(conn, value)
 
     @staticmethod
     def _send_error(conn: socket.socket, code: int, message: str) -> None:
@@ -128,10 +151,13 @@ class TensorServer:
         if arr.dtype.byteorder == ">":
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         dtype = dtypes.as_dtype(arr.dtype)
-        head = _RESPONSE.pack(MAGIC, 0, 0, dtype.as_datatype_enum, arr.ndim, arr.nbytes)
-        conn.sendall(head + struct.pack(f"<{arr.ndim}q", *arr.shape))
-        if arr.nbytes:
-            conn.sendall(memoryview(arr).cast("B"))
+        head = _RESPONSE.pack(MAGIC, 0, 0, dtype.as_datatype_enum, arr.ndim, arr.nbytes) \
+            + struct.pack(f"<{arr.ndim}q", *arr.shape)
+        if arr.nbytes <= _SMALL_BYTES:  # one system call for a small tensor
+            conn.sendall(head + arr.tobytes())
+            return
+        conn.sendall(head)
+        conn.sendall(memoryview(arr).cast("B"))
 
     def close(self) -> None:
         self._closed = True
@@ -139,6 +165,17 @@ class TensorServer:
             self._sock.close()
         except OSError:
             pass
+
+
+def _set_timeout(sock: socket.socket, timeout: float | None) -> None:
+    """Keeps ``sock`` blocking (see _fill) and bounds each send and receive by ``timeout``."""
+    sock.settimeout(None)
+    seconds = max(0.0, timeout or 0.0)
+    if timeout is not None and seconds == 0.0:
+        seconds = 1e-6  # already past the deadline: fail at once rather than never
+    tv = struct.pack("ll", int(seconds), int((seconds % 1) * 1e6))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
 
 
 class TensorClient:
@@ -150,41 +187,63 @@ class TensorClient:
 
     def fetch(self, host: str, port: int, step_id: int, key: tuple, timeout: float | None, peer: str):
         """The tensor ``key`` of step ``step_id``; errors name ``peer``."""
+        got = []
+        self.fetch_many(host, port, step_id, [key], timeout, peer, lambda i, value, error: got.append((value, error)))
+        value, error = got[0]
+        if error is not None:
+            raise error
+        return value
+
+    def fetch_many(self, host: str, port: int, step_id: int, keys: list[tuple], timeout: float | None, peer: str,
+                   deliver) -> None:
+        """Receives ``keys`` of step ``step_id`` in their order over one connection.
+
+        Calls ``deliver(i, value, None)`` as the i-th arrives, or ``deliver(i, None,
+        error)`` if the sender reported an error for it (the rest still come). Raises
+        DeadlineExceededError or UnavailableError (naming ``peer``) if the connection
+        fails; the keys not yet delivered are then the caller's to fail.
+        """
         address = (host, port)
         with self._lock:
             pool = self._idle.get(address)
             sock = pool.pop() if pool else None
+        i = 0
         try:
             if sock is None:
                 sock = socket.create_connection(address, timeout=10.0)
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.settimeout(timeout)
-            key_bytes = ";".join(key).encode()
-            sock.sendall(_REQUEST.pack(MAGIC, step_id, int((timeout or 0) * 1000), len(key_bytes)) + key_bytes)
-            magic, code, msg_len, dtype_enum, ndim, nbytes = _RESPONSE.unpack(_recv_exact(sock, _RESPONSE.size))
-            if magic != MAGIC or msg_len > MAX_MESSAGE or ndim > MAX_RANK or nbytes > wire.MAX_TENSOR_BYTES:
-                raise FrameError(f"bad response frame from {peer}")
-            if code:
-                message = _recv_exact(sock, msg_len).decode(errors="replace")
-                self._release(address, sock)
-                raise errors.exception_type_from_error_code(code)(None, None, message)
-            dims = struct.unpack(f"<{ndim}q", _recv_exact(sock, 8 * ndim)) if ndim else ()
-            if dtype_enum == pb.DT_STRING:
-                value = wire.tensor_from_proto(pb.TensorProto.FromString(bytes(_recv_exact(sock, nbytes))))
-            else:
-                dtype = np.dtype(dtypes.as_dtype(int(dtype_enum)).as_numpy_dtype)
-                if int(np.prod(dims, dtype=np.int64)) * dtype.itemsize != nbytes or min(dims, default=0) < 0:
-                    raise FrameError(f"inconsistent tensor frame from {peer}")
-                value = np.empty(dims, dtype=dtype)
-                _recv_into(sock, value)
+            _set_timeout(sock, timeout)
+            keys_bytes = "\n".join(";".join(key) for key in keys).encode()
+            sock.sendall(_REQUEST.pack(MAGIC, step_id, int((timeout or 0) * 1000), len(keys_bytes)) + keys_bytes)
+            for i in range(len(keys)):
+                value, error = self._receive(sock, peer)
+                deliver(i, value, error)
             self._release(address, sock)
-            return value
-        except socket.timeout:
+        except (socket.timeout, BlockingIOError):  # BlockingIOError: SO_RCVTIMEO ran out
             _close(sock)
-            raise errors.DeadlineExceededError(None, None, f"timed out receiving '{key[2]}' from {peer}") from None
+            raise errors.DeadlineExceededError(None, None, f"timed out receiving '{keys[i][2]}' from {peer}") from None
         except (OSError, ConnectionError, FrameError, struct.error, TypeError) as e:
             _close(sock)
             raise errors.UnavailableError(None, None, f"{peer} is unavailable: {e}") from None
+
+    @staticmethod
+    def _receive(sock: socket.socket, peer: str):
+        """One response frame: (value, None), or (None, the error the sender reported)."""
+        magic, code, msg_len, dtype_enum, ndim, nbytes = _RESPONSE.unpack(_recv_exact(sock, _RESPONSE.size))
+        if magic != MAGIC or msg_len > MAX_MESSAGE or ndim > MAX_RANK or nbytes > wire.MAX_TENSOR_BYTES:
+            raise FrameError(f"bad response frame from {peer}")
+        if code:
+            message = _recv_exact(sock, msg_len).decode(errors="replace")
+            return None, errors.exception_type_from_error_code(code)(None, None, message)
+        dims = struct.unpack(f"<{ndim}q", _recv_exact(sock, 8 * ndim)) if ndim else ()
+        if dtype_enum == pb.DT_STRING:
+            return wire.tensor_from_proto(pb.TensorProto.FromString(bytes(_recv_exact(sock, nbytes)))), None
+        dtype = np.dtype(dtypes.as_dtype(int(dtype_enum)).as_numpy_dtype)
+        if int(np.prod(dims, dtype=np.int64)) * dtype.itemsize != nbytes or min(dims, default=0) < 0:
+            raise FrameError(f"inconsistent tensor frame from {peer}")
+        value = np.empty(dims, dtype=dtype)
+        _recv_into(sock, value)
+        return value, None
 
     def _release(self, address, sock) -> None:
         with self._lock:

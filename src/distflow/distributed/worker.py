@@ -9,7 +9,7 @@ another task pulls the tensor with RecvTensor from that task's worker.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 import time
@@ -52,10 +52,11 @@ class _StepRendezvous(Rendezvous):
         self.finished = False
         self.prefetched: dict = {}
 
-    def prefetch(self, keys) -> None:
-        """Asks the other tasks for every tensor this step will receive from them, all at once."""
-        for key in keys:
-            self.prefetched[key] = self.worker.start_remote_fetch(key, self.step_id, self._deadline)
+    def prefetch(self, keys_by_partition) -> None:
+        """Asks the other tasks for every tensor this step will receive from them, at once:
+        one request per partition and sending task, keys in the order the partition needs them."""
+        for keys in keys_by_partition:
+            self.prefetched.update(self.worker.start_remote_fetches(keys, self.step_id, self._deadline))
 
     def recv(self, key, timeout=None):
         src = key[0]
@@ -63,7 +64,7 @@ class _StepRendezvous(Rendezvous):
             return super().recv(key, timeout)
         pending = self.prefetched.pop(key, None)
         if pending is None:
-            pending = self.worker.start_remote_fetch(key, self.step_id, self._deadline)
+            pending = self.worker.start_remote_fetches([key], self.step_id, self._deadline)[key]
         return pending.result()
 
 
@@ -136,27 +137,44 @@ class Worker:
         except ValueError:
             raise errors.InvalidArgumentError(None, None, f"no task {task_name} in the cluster") from None
 
-    def start_remote_fetch(self, key, step_id: int, deadline):
-        """Starts receiving ``key`` from the task that sends it, over the data path."""
-        return self._fetch_pool.submit(self._fetch, key, step_id, deadline)
+    def start_remote_fetches(self, keys, step_id: int, deadline) -> dict:
+        """Starts receiving ``keys`` over the data path, one request per sending task; a Future per key."""
+        futures = {key: Future() for key in keys}
+        by_task: dict[str, list] = {}
+        for key in futures:
+            by_task.setdefault(self._task_of(key[0])[1], []).append(key)
+        for address, group in by_task.items():
+            self._fetch_pool.submit(self._fetch, address, group, [futures[k] for k in group], step_id, deadline)
+        return futures
 
-    def _fetch(self, key, step_id: int, deadline):
-        task_name, address = self._task_of(key[0])
-        peer = f"task {task_name} ({address})"
-        port = self._data_ports.get(address)
-        if port is None:
-            try:
-                status = self.channels.call(address, "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
-                                            timeout=10.0)
-            except Exception as e:  # grpc.RpcError
-                raise error_from_rpc(e, peer) from None
-            port = self._data_ports[address] = status.data_port
-        timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
+    def _fetch(self, address: str, keys: list, futures: list, step_id: int, deadline) -> None:
+        peer = f"task {self._task_of(keys[0][0])[0]} ({address})"
+
+        def deliver(i, value, error):
+            if error is not None:
+                futures[i].set_exception(error)
+            else:
+                futures[i].set_result(value)
+
         try:
-            return self._client.fetch(address.rpartition(":")[0], port, step_id, key, timeout, peer)
-        except errors.UnavailableError:
-            self._data_ports.pop(address, None)  # the peer may come back (restarted) on another port
-            raise
+            port = self._data_ports.get(address)
+            if port is None:
+                try:
+                    status = self.channels.call(address, "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
+                                                timeout=10.0)
+                except Exception as e:  # grpc.RpcError
+                    raise error_from_rpc(e, peer) from None
+                port = self._data_ports[address] = status.data_port
+            timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
+            try:
+                self._client.fetch_many(address.rpartition(":")[0], port, step_id, keys, timeout, peer, deliver)
+            except errors.UnavailableError:
+                self._data_ports.pop(address, None)  # the peer may come back (restarted) on another port
+                raise
+        except BaseException as e:  # noqa: BLE001 - every key not yet received fails with it
+            for future in futures:
+                if not future.done():
+                    future.set_exception(e)
 
     def _serve_tensor(self, step_id: int, key: tuple, timeout):
         """What the data path serves: a tensor this task sends in step ``step_id``."""
@@ -231,9 +249,9 @@ class Worker:
                         dev = self.device_mgr.lookup(device)
                         plans.append(PartitionPlan(device, nodes, [dev] * len(nodes), feed_index, fetch_index,
                                                    self._kernel_states))
-                    remote = [rendezvous_key(Node.from_op(op)) for op_list in registered.partitions.values()
-                              for op in op_list if op.type == "_Recv"
-                              and not self.is_local(op.get_attr("send_device"))]
+                    remote = [[rendezvous_key(Node.from_op(op)) for op in op_list if op.type == "_Recv"
+                               and not self.is_local(op.get_attr("send_device"))]
+                              for op_list in registered.partitions.values()]
                     plans = (plans, remote)
                     registered.plans[key] = plans
         return plans
