@@ -43,18 +43,42 @@ def _key(name):
 def test_one_request_brings_several_tensors_in_order_with_an_error_for_one(server):
     client = TensorClient()
     names = ["x:0", "missing:0", "big:0", "words:0", "scalar:0"]
-    got = []
-    client.fetch_many("127.0.0.1", server.port, 3, [_key(n) for n in names], 5.0, "the test peer",
-                      lambda i, value, error: got.append((i, value, error)))
-    assert [i for i, _, _ in got] == list(range(len(names)))
-    assert isinstance(got[1][2], tf.errors.NotFoundError) and "step 3 sends no missing:0" in str(got[1][2])
-    for i, name in enumerate(names):
-        if name in VALUES:
-            assert got[i][2] is None
-            assert_oracle(got[i][1], np.asarray(VALUES[name]))
-    # the connection was returned to the pool and serves the next request
+    stream = client.open_stream("127.0.0.1", server.port, 3, [_key(n) for n in names], 5.0, "the test peer")
+    assert_oracle(stream.get(_key("big:0")), VALUES["big:0"])  # read past two, which wait for their reader
+    assert_oracle(stream.get(_key("x:0")), VALUES["x:0"])
+    with pytest.raises(tf.errors.NotFoundError, match="step 3 sends no missing:0"):
+        stream.get(_key("missing:0"))
+    assert_oracle(stream.get(_key("words:0")), VALUES["words:0"])
+    assert_oracle(stream.get(_key("scalar:0")), np.asarray(VALUES["scalar:0"]))
+    # every key read: the connection went back to the pool and serves the next request
     assert_oracle(client.fetch("127.0.0.1", server.port, 4, _key("big:0"), 5.0, "the test peer"), VALUES["big:0"])
     client.close()
+
+
+def test_an_aborted_stream_wakes_its_reader_and_fails_what_is_left():
+    import threading
+
+    release = threading.Event()
+
+    def slow_handler(step_id, key, timeout):
+        release.wait(10)
+        return _handler(step_id, key, timeout)
+
+    slow = TensorServer("127.0.0.1", slow_handler)
+    try:
+        stream = TensorClient().open_stream("127.0.0.1", slow.port, 1, [_key("x:0"), _key("big:0")], 30.0, "peer")
+        failures = []
+        reader = threading.Thread(target=lambda: failures.append(pytest.raises(tf.errors.CancelledError,
+                                                                                  stream.get, _key("x:0"))))
+        reader.start()
+        stream.abort(tf.errors.CancelledError(None, None, "step 1 was cancelled"))
+        reader.join(10)
+        assert not reader.is_alive() and failures
+        with pytest.raises(tf.errors.CancelledError, match="step 1 was cancelled"):
+            stream.get(_key("big:0"))
+    finally:
+        release.set()
+        slow.close()
 
 
 def test_hostile_requests_close_their_connection_and_the_server_keeps_serving(server):

@@ -187,27 +187,16 @@ class TensorClient:
 
     def fetch(self, host: str, port: int, step_id: int, key: tuple, timeout: float | None, peer: str):
         """The tensor ``key`` of step ``step_id``; errors name ``peer``."""
-        got = []
-        self.fetch_many(host, port, step_id, [key], timeout, peer, lambda i, value, error: got.append((value, error)))
-        value, error = got[0]
-        if error is not None:
-            raise error
-        return value
+        return self.open_stream(host, port, step_id, [key], timeout, peer).get(key)
 
-    def fetch_many(self, host: str, port: int, step_id: int, keys: list[tuple], timeout: float | None, peer: str,
-                   deliver) -> None:
-        """Receives ``keys`` of step ``step_id`` in their order over one connection.
-
-        Calls ``deliver(i, value, None)`` as the i-th arrives, or ``deliver(i, None,
-        error)`` if the sender reported an error for it (the rest still come). Raises
-        DeadlineExceededError or UnavailableError (naming ``peer``) if the connection
-        fails; the keys not yet delivered are then the caller's to fail.
-        """
+    def open_stream(self, host: str, port: int, step_id: int, keys: list[tuple], timeout: float | None,
+                    peer: str) -> "TensorStream":
+        """Asks for ``keys`` of step ``step_id`` now; their values are read later, in that
+        order, by whoever needs them (TensorStream.get), with no thread in between."""
         address = (host, port)
         with self._lock:
             pool = self._idle.get(address)
             sock = pool.pop() if pool else None
-        i = 0
         try:
             if sock is None:
                 sock = socket.create_connection(address, timeout=10.0)
@@ -215,16 +204,10 @@ class TensorClient:
             _set_timeout(sock, timeout)
             keys_bytes = "\n".join(";".join(key) for key in keys).encode()
             sock.sendall(_REQUEST.pack(MAGIC, step_id, int((timeout or 0) * 1000), len(keys_bytes)) + keys_bytes)
-            for i in range(len(keys)):
-                value, error = self._receive(sock, peer)
-                deliver(i, value, error)
-            self._release(address, sock)
-        except (socket.timeout, BlockingIOError):  # BlockingIOError: SO_RCVTIMEO ran out
-            _close(sock)
-            raise errors.DeadlineExceededError(None, None, f"timed out receiving '{keys[i][2]}' from {peer}") from None
-        except (OSError, ConnectionError, FrameError, struct.error, TypeError) as e:
+        except OSError as e:
             _close(sock)
             raise errors.UnavailableError(None, None, f"{peer} is unavailable: {e}") from None
+        return TensorStream(self, address, sock, keys, peer)
 
     @staticmethod
     def _receive(sock: socket.socket, peer: str):
@@ -255,6 +238,69 @@ class TensorClient:
                 for sock in pool:
                     _close(sock)
             self._idle.clear()
+
+
+class TensorStream:
+    """The tensors of one step that one sender sends one receiving partition, in order.
+
+    The partition's own thread reads each when it needs it (``get``), straight from the
+    socket: no receiving thread, no hand-off. ``abort`` (from any thread) wakes a reader
+    blocked here and fails what is left.
+    """
+
+    def __init__(self, client: TensorClient, address, sock: socket.socket, keys: list[tuple], peer: str):
+        self._client, self._address, self._sock, self._peer = client, address, sock, peer
+        self._keys = keys
+        self._next = 0
+        self._early: dict = {}  # read on the way to a later key
+        self._error: BaseException | None = None
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple):
+        """The value of ``key`` (one of this stream's), reading up to it; raises its error."""
+        with self._lock:
+            if key in self._early:
+                value, error = self._early.pop(key)
+            else:
+                value, error = self._read_until(key)
+        if error is not None:
+            raise error
+        return value
+
+    def _read_until(self, key: tuple):
+        while self._error is None and self._next < len(self._keys):
+            k = self._keys[self._next]
+            try:
+                got = TensorClient._receive(self._sock, self._peer)
+            except (socket.timeout, BlockingIOError):  # BlockingIOError: SO_RCVTIMEO ran out
+                self._fail(errors.DeadlineExceededError(None, None, f"timed out receiving '{k[2]}' from {self._peer}"))
+                break
+            except (OSError, ConnectionError, FrameError, struct.error, TypeError) as e:
+                self._fail(errors.UnavailableError(None, None, f"{self._peer} is unavailable: {e}"))
+                break
+            self._next += 1
+            if self._next == len(self._keys):
+                self._client._release(self._address, self._sock)
+            if k == key:
+                return got
+            self._early[k] = got
+        if self._error is not None:
+            _close(self._sock)
+            return None, self._error
+        raise KeyError(f"{key} is not a tensor of this stream")
+
+    def _fail(self, error: BaseException) -> None:
+        if self._error is None:  # (an abort that woke the reader keeps its own reason)
+            self._error = error
+
+    def abort(self, error: BaseException) -> None:
+        """Fails every value not yet read with ``error``, waking a reader blocked on the socket."""
+        if self._error is None and self._next < len(self._keys):
+            self._error = error
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
 def _close(sock) -> None:

@@ -9,7 +9,6 @@ another task pulls the tensor with RecvTensor from that task's worker.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 import time
@@ -41,31 +40,50 @@ class _RegisteredGraph:
 
 
 class _StepRendezvous(Rendezvous):
-    """A step's rendezvous on one worker: tensors from other tasks come by RecvTensor."""
+    """A step's rendezvous on one worker: tensors from other tasks come over the data path."""
 
-    __slots__ = ("worker", "step_id", "finished", "prefetched")
+    __slots__ = ("worker", "step_id", "finished", "streams")
 
     def __init__(self, worker: "Worker", step_id: int, deadline=None):
         super().__init__(deadline)
         self.worker = worker
         self.step_id = step_id
         self.finished = False
-        self.prefetched: dict = {}
+        self.streams: dict = {}  # remote key -> the TensorStream it comes on
 
     def prefetch(self, keys_by_partition) -> None:
         """Asks the other tasks for every tensor this step will receive from them, at once:
-        one request per partition and sending task, keys in the order the partition needs them."""
+        one request per partition and sending task, keys in the order the partition needs
+        them. The partition reads each from the socket when it gets to it."""
         for keys in keys_by_partition:
-            self.prefetched.update(self.worker.start_remote_fetches(keys, self.step_id, self._deadline))
+            self.streams.update(self.worker.open_streams(keys, self.step_id, self._deadline))
 
     def recv(self, key, timeout=None):
         src = key[0]
         if self.worker.is_local(src):
             return super().recv(key, timeout)
-        pending = self.prefetched.pop(key, None)
-        if pending is None:
-            pending = self.worker.start_remote_fetches([key], self.step_id, self._deadline)[key]
-        return pending.result()
+        stream = self.streams.pop(key, None)
+        if stream is None:
+            stream = self.worker.open_streams([key], self.step_id, self._deadline)[key]
+        return stream.get(key)
+
+    def abort(self, error: BaseException) -> None:
+        super().abort(error)
+        for stream in set(self.streams.values()):
+            stream.abort(self._cancelled())
+
+
+class _FailedStream:
+    """Stands for a stream that could not be opened: every key fails with its error."""
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+    def get(self, key):
+        raise self.error
+
+    def abort(self, error) -> None:
+        pass
 
 
 class Worker:
@@ -88,7 +106,6 @@ class Worker:
         host = cluster.task_address(job, task).rpartition(":")[0]
         self.transport = TensorServer(host, self._serve_tensor)
         self._client = TensorClient()
-        self._fetch_pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="distflow-fetch")
         self._data_ports: dict[str, int] = {}
 
     # -- helpers ------------------------------------------------------------------
@@ -137,25 +154,19 @@ class Worker:
         except ValueError:
             raise errors.InvalidArgumentError(None, None, f"no task {task_name} in the cluster") from None
 
-    def start_remote_fetches(self, keys, step_id: int, deadline) -> dict:
-        """Starts receiving ``keys`` over the data path, one request per sending task; a Future per key."""
-        futures = {key: Future() for key in keys}
+    def open_streams(self, keys, step_id: int, deadline) -> dict:
+        """Asks the tasks that send ``keys`` for them, one request per task; a TensorStream per key."""
         by_task: dict[str, list] = {}
-        for key in futures:
+        for key in keys:
             by_task.setdefault(self._task_of(key[0])[1], []).append(key)
+        streams = {}
         for address, group in by_task.items():
-            self._fetch_pool.submit(self._fetch, address, group, [futures[k] for k in group], step_id, deadline)
-        return futures
+            stream = self._open_stream(address, group, step_id, deadline)
+            streams.update(dict.fromkeys(group, stream))
+        return streams
 
-    def _fetch(self, address: str, keys: list, futures: list, step_id: int, deadline) -> None:
+    def _open_stream(self, address: str, keys: list, step_id: int, deadline):
         peer = f"task {self._task_of(keys[0][0])[0]} ({address})"
-
-        def deliver(i, value, error):
-            if error is not None:
-                futures[i].set_exception(error)
-            else:
-                futures[i].set_result(value)
-
         try:
             port = self._data_ports.get(address)
             if port is None:
@@ -166,15 +177,11 @@ class Worker:
                     raise error_from_rpc(e, peer) from None
                 port = self._data_ports[address] = status.data_port
             timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
-            try:
-                self._client.fetch_many(address.rpartition(":")[0], port, step_id, keys, timeout, peer, deliver)
-            except errors.UnavailableError:
+            return self._client.open_stream(address.rpartition(":")[0], port, step_id, keys, timeout, peer)
+        except errors.OpError as e:
+            if isinstance(e, errors.UnavailableError):
                 self._data_ports.pop(address, None)  # the peer may come back (restarted) on another port
-                raise
-        except BaseException as e:  # noqa: BLE001 - every key not yet received fails with it
-            for future in futures:
-                if not future.done():
-                    future.set_exception(e)
+            return _FailedStream(e)
 
     def _serve_tensor(self, step_id: int, key: tuple, timeout):
         """What the data path serves: a tensor this task sends in step ``step_id``."""
@@ -193,7 +200,6 @@ class Worker:
             self._fail_step(step_id, stopped)
         self.transport.close()
         self._client.close()
-        self._fetch_pool.shutdown(wait=False)
 
     # -- RPC methods --------------------------------------------------------------------
     def GetStatus(self, request):
