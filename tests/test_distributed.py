@@ -267,7 +267,7 @@ def test_a_peer_dying_mid_step_fails_the_step_naming_it():
         c.close()
 
 
-def test_data_port_survives_garbage_and_serves_tensors(cluster):
+def test_data_port_survives_garbage_and_bad_calls_and_serves_tensors(cluster):
     import socket
 
     from distflow.distributed.rpc import Channels
@@ -285,6 +285,16 @@ def test_data_port_survives_garbage_and_serves_tensors(cluster):
                     pass
             except ConnectionResetError:
                 pass
+    # RunGraph calls on the data path: a payload that does not parse, then one for no graph
+    from distflow.distributed.transport import TensorClient
+
+    client = TensorClient()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="RunGraph call that does not parse"):
+        client.call("127.0.0.1", status.data_port, b"\x0a\xff\xff\xff\xff\x0f", 5.0, "ps")
+    with pytest.raises(tf.errors.AbortedError, match="is not registered"):
+        client.call("127.0.0.1", status.data_port, pb.RunGraphRequest(graph_handle="nope").SerializeToString(), 5.0,
+                    "ps")
+    client.close()
     with tf.device("/job:ps/task:0"):
         v = tf.Variable(tf.ones([1000]), name="after_garbage")
     with tf.device("/job:worker/task:1"):
@@ -378,3 +388,28 @@ def test_sharded_checkpoint_written_by_each_ps_task(tmp_path):
         assert tf.train.list_variables(path) == [("a", [2]), ("b", [1])]
     finally:
         cluster.close()
+
+
+def test_a_step_whose_caller_was_killed_ends_on_the_ps_and_takes_nothing():
+    """A worker's master blocked in a dequeue on the ps is killed: its dequeue on the ps is
+    cancelled (the ps notices the caller hang up), so it cannot take the next item."""
+    c = LocalCluster({"ps": 1, "worker": 2})
+    try:
+        with tf.device("/job:ps/task:0"):
+            q = tf.FIFOQueue(10, tf.float32, shapes=[[]], shared_name="killed_caller_q")
+            item = q.dequeue()
+            put = q.enqueue(7.0)
+        only = lambda i: tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{i}"])  # noqa: E731
+        doomed = tf.Session(c.target("worker", 1), config=only(1))
+        t, out = run_in_thread(lambda: doomed.run(item))
+        time.sleep(1.0)  # the dequeue is waiting on the ps
+        assert t.is_alive()
+        c.kill("worker", 1)
+        t.join(30)
+        assert not t.is_alive() and isinstance(out.get("error"), tf.errors.UnavailableError)
+        with tf.Session(c.target("worker", 0), config=only(0)) as sess:
+            sess.run(put)
+            got = sess.run(item, options=tf.RunOptions(timeout_in_ms=20000))
+        assert got == 7.0
+    finally:
+        c.close()

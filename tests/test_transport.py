@@ -2,10 +2,11 @@
 
 Tasks in real processes use it in test_distributed.py and test_cluster.py; here its
 frames are checked directly: several tensors in one request, an error for one of
-them, hostile requests.
+them, hostile requests; large tensors through shared memory between tasks of one host.
 """
 
 import socket
+import time
 import struct
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 
 import distflow as tf
 from conftest import assert_oracle
+from distflow.distributed import shm
 from distflow.distributed.transport import MAGIC, MAX_KEYS, TensorClient, TensorServer
 
 VALUES = {
@@ -110,3 +112,132 @@ def test_a_peer_that_never_answers_times_out_naming_the_tensor_and_peer():
         silent.listen()
         with pytest.raises(tf.errors.DeadlineExceededError, match="timed out receiving 'big:0' from the test peer"):
             TensorClient().fetch("127.0.0.1", silent.getsockname()[1], 1, _key("big:0"), 0.3, "the test peer")
+
+
+# -- shared memory between tasks of one host (shm.py) ------------------------------------------
+
+def _segments():
+    import os
+
+    return sorted(n for n in os.listdir("/dev/shm") if n.startswith(f"distflow-{os.getpid()}-"))
+
+
+@pytest.mark.skipif(not shm.available(), reason="no /dev/shm")
+def test_large_tensors_on_loopback_travel_through_shared_memory_and_leave_no_segment(server, monkeypatch):
+    written = []
+    write = shm.SegmentWriter.write
+    monkeypatch.setattr(shm.SegmentWriter, "write", lambda self, arr: written.append(arr.nbytes) or write(self, arr))
+    huge = np.random.default_rng(0).standard_normal((1024, 700)).astype(np.float32)  # grows the segment
+    VALUES["huge:0"] = huge
+    try:
+        client = TensorClient()
+        names = ["big:0", "x:0", "huge:0", "big:0"]
+        stream = client.open_stream("127.0.0.1", server.port, 1, [_key(n) for n in names[:3]], 5.0, "peer")
+        assert_oracle(stream.get(_key("huge:0")), huge)  # two shared tensors in a row: each acknowledged
+        assert_oracle(stream.get(_key("big:0")), VALUES["big:0"])
+        assert_oracle(stream.get(_key("x:0")), VALUES["x:0"])
+        assert_oracle(client.fetch("127.0.0.1", server.port, 2, _key("big:0"), 5.0, "peer"), VALUES["big:0"])
+        # small tensors stay inline on the socket; each large one went through the segment
+        assert written == [VALUES["big:0"].nbytes, huge.nbytes, VALUES["big:0"].nbytes]
+        assert _segments() == []  # unlinked once the receiver had mapped it
+        client.close()
+    finally:
+        del VALUES["huge:0"]
+
+
+def test_shared_memory_can_be_turned_off(server, monkeypatch):
+    monkeypatch.setenv("DISTFLOW_SHARED_MEMORY", "0")
+    monkeypatch.setattr(shm.SegmentWriter, "write", lambda self, arr: pytest.fail("used shared memory"))
+    client = TensorClient()
+    assert_oracle(client.fetch("127.0.0.1", server.port, 1, _key("big:0"), 5.0, "peer"), VALUES["big:0"])
+    client.close()
+
+
+@pytest.mark.parametrize("name", [b"../../etc/passwd", b"distflow-1-" + b"0" * 32])
+def test_a_shared_memory_frame_naming_a_file_that_is_no_segment_of_ours_is_refused(name):
+    """A hostile or confused peer cannot make the receiver map an arbitrary file."""
+    import threading
+
+    from distflow.distributed.transport import SHM_MAGIC
+
+    with socket.socket() as fake:
+        fake.bind(("127.0.0.1", 0))
+        fake.listen()
+
+        def answer():
+            conn, _ = fake.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(struct.pack("<4sBIIBQ", SHM_MAGIC, 0, len(name), 1, 1, 1 << 20) + name
+                             + struct.pack("<q", 1 << 18))
+                conn.recv(1)
+
+        threading.Thread(target=answer, daemon=True).start()
+        with pytest.raises(tf.errors.UnavailableError, match="cannot read the shared memory of the test peer"):
+            TensorClient().fetch("127.0.0.1", fake.getsockname()[1], 1, _key("big:0"), 5.0, "the test peer")
+
+
+# -- calls (RunGraph) on the data path ------------------------------------------------------------
+
+def _echo_call(payload, caller):
+    if payload == b"fail":
+        raise tf.errors.FailedPreconditionError(None, None, "the call failed there")
+    if payload == b"crash":
+        raise RuntimeError("a bug in the handler")
+    return payload[::-1]
+
+
+def test_calls_answer_raise_the_remote_error_and_share_connections_with_tensors():
+    server = TensorServer("127.0.0.1", _handler, _echo_call)
+    client = TensorClient()
+    try:
+        assert client.call("127.0.0.1", server.port, b"abc", 5.0, "peer") == b"cba"
+        with pytest.raises(tf.errors.FailedPreconditionError, match="the call failed there"):
+            client.call("127.0.0.1", server.port, b"fail", 5.0, "peer")
+        with pytest.raises(tf.errors.InternalError, match="RuntimeError: a bug in the handler"):
+            client.call("127.0.0.1", server.port, b"crash", 5.0, "peer")
+        assert_oracle(client.fetch("127.0.0.1", server.port, 1, _key("big:0"), 5.0, "peer"), VALUES["big:0"])
+        big = bytes(range(256)) * 40000
+        assert client.call("127.0.0.1", server.port, big, 5.0, "peer") == big[::-1]
+        assert len(client._idle[("127.0.0.1", server.port)]) == 1  # one connection did all of it
+    finally:
+        client.close()
+        server.close()
+
+
+def test_a_server_without_calls_and_a_call_too_large_close_only_that_connection(server):
+    with pytest.raises(tf.errors.UnavailableError, match="peer is unavailable"):
+        TensorClient().call("127.0.0.1", server.port, b"abc", 5.0, "peer")  # server takes no calls
+    from distflow.distributed.transport import CALL_MAGIC, MAX_CALL_BYTES
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+        s.sendall(struct.pack("<4sQII", CALL_MAGIC, MAX_CALL_BYTES + 1, 0, 0))
+        try:
+            assert s.recv(4096) == b""
+        except ConnectionResetError:
+            pass
+    assert_oracle(TensorClient().fetch("127.0.0.1", server.port, 1, _key("x:0"), 5.0, "peer"), VALUES["x:0"])
+
+
+@pytest.mark.skipif(not hasattr(__import__("select"), "epoll"), reason="the watchdog needs epoll (Linux)")
+def test_a_caller_that_goes_away_mid_call_is_noticed():
+    import threading
+
+    gone, release = threading.Event(), threading.Event()
+
+    def slow_call(payload, caller):
+        caller.add_callback(gone.set)
+        release.wait(10)
+        return b"late"
+
+    server = TensorServer("127.0.0.1", _handler, slow_call)
+    try:
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        s.sendall(struct.pack("<4sQII", b"DFC1", 1, 0, 0) + b"x")
+        time.sleep(0.1)
+        assert not gone.is_set()  # a caller that waits is not gone
+        s.close()
+        assert gone.wait(5)
+    finally:
+        release.set()
+        server.close()

@@ -27,6 +27,7 @@ from ..runtime.placer import Placer
 from . import wire
 from .protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
+from .transport import TensorClient
 
 
 _log = logging.getLogger("distflow")
@@ -75,6 +76,7 @@ class Master:
         self._data_ports: dict[str, int] = {}
         self._stale_tasks: set[str] = set()  # tasks that failed a call since they were last asked
         self.local_worker = None  # the Worker of this server, called directly
+        self._data = TensorClient()  # RunGraph calls go on the tasks' data path
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
 
     # -- cluster -------------------------------------------------------------------
@@ -94,17 +96,23 @@ class Master:
         if self.local_worker is not None and task_name == self.local_worker.task_name:
             # This server's own worker: a direct call, no serialization, no loopback hop.
             return getattr(self.local_worker, method)(request)
+        port = self._data_ports.get(task_name) if method == "RunGraph" else None
         try:
+            if port is not None:  # no gRPC on a step's critical path (transport.py)
+                peer = f"task {task_name} ({address})"
+                answer = self._data.call(address.rpartition(":")[0], port, request.SerializeToString(), timeout, peer)
+                return pb.RunGraphResponse.FromString(answer)
             return self.channels.call(address, "distflow.Worker", method, request, timeout=timeout,
                                       wait_for_ready=wait)
-        except errors.OpError:
-            raise
+        except errors.OpError as e:
+            error = e if port is None or task_name in e.message else type(e)(
+                e.node_def, e.op, f"{e.message} (from task {task_name})", device=e.device)
         except Exception as e:  # grpc.RpcError
             error = error_from_rpc(e, f"task {task_name} ({address})")
-            if isinstance(error, (errors.UnavailableError, errors.AbortedError)):
-                # The task is gone or restarted (with a new data port): ask it again next time.
-                self._stale_tasks.add(task_name)
-            raise error from None
+        if isinstance(error, (errors.UnavailableError, errors.AbortedError)):
+            # The task is gone or restarted (with a new data port): ask it again next time.
+            self._stale_tasks.add(task_name)
+        raise error
 
     def _devices(self, device_filters) -> DeviceSet:
         """Every task's devices (asked once per task); waits with backoff for tasks not up yet."""

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
 import time
 import uuid
+
+import numpy as np
+from google.protobuf.message import DecodeError
 
 from ..framework import errors
 from ..framework import ops
@@ -104,7 +106,7 @@ class Worker:
         self._kernel_states: dict = {}
         self.on_shutdown = None
         host = cluster.task_address(job, task).rpartition(":")[0]
-        self.transport = TensorServer(host, self._serve_tensor)
+        self.transport = TensorServer(host, self._serve_tensor, self._serve_call)
         self._client = TensorClient()
         self._data_ports: dict[str, int] = {}
 
@@ -189,6 +191,14 @@ class Worker:
         value = Rendezvous.recv(rdv, key, timeout)  # a tensor this task sends: never remote
         self._drop_step_if_done(rdv)
         return value_of(value)
+
+    def _serve_call(self, payload: bytes, caller) -> bytes:
+        """RunGraph over the data path (transport.py): the gRPC method's twin."""
+        try:
+            request = pb.RunGraphRequest.FromString(payload)
+        except DecodeError as e:
+            raise errors.InvalidArgumentError(None, None, f"a RunGraph call that does not parse: {e}") from None
+        return self.RunGraph(request, caller).SerializeToString()
 
     def close(self) -> None:
         """Cancels the steps still running here (a dequeue blocked on this task, say), then
