@@ -8,6 +8,7 @@ from ..runtime.session import BaseSession, register_remote_session
 from . import wire
 from .protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
+from .master import Parked
 from .server import local_master
 from .transport import TensorClient
 
@@ -52,8 +53,16 @@ class GrpcSession(BaseSession):
 
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout) -> list:
         self._sync_graph()
-        request = pb.RunStepRequest(session_handle=self._handle, accept_parked=True,
-                                    timeout_in_ms=0 if timeout is None else max(1, int(timeout * 1000)))
+        timeout_in_ms = 0 if timeout is None else max(1, int(timeout * 1000))
+        master = local_master(self._address)
+        if master is not None:  # a server of this process: arrays straight to its master, no protos
+            fetch = tuple(el.name for el in elements if not isinstance(el, Operation))
+            target = tuple(el.name for el in elements if isinstance(el, Operation))
+            step_id, values = master.run_step(self._handle, tuple(t.name for t in feed_tensors), feed_values,
+                                              fetch, target, timeout_in_ms, accept_parked=True)
+            values = iter([self._parked(step_id, v, timeout) if isinstance(v, Parked) else v for v in values])
+            return [None if isinstance(el, Operation) else next(values) for el in elements]
+        request = pb.RunStepRequest(session_handle=self._handle, accept_parked=True, timeout_in_ms=timeout_in_ms)
         for t, value in zip(feed_tensors, feed_values):
             wire.fill_tensor_proto(request.feed.add(name=t.name).tensor, value)
         positions = []

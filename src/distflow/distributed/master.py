@@ -15,6 +15,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from typing import NamedTuple
 
 from ..framework import errors
 from ..framework import ops
@@ -42,6 +43,14 @@ class RemoteDevice:
         self.device_type = device_type
         self.index = self.spec.device_index
         self.simulated = device_type == "GPU"
+
+
+class Parked(NamedTuple):
+    """A fetched tensor that ``task`` holds for the client: pull it from ``data_address``."""
+
+    name: str
+    task: str
+    data_address: str
 
 
 class _Step:
@@ -218,33 +227,56 @@ class Master:
 
     # -- steps -----------------------------------------------------------------------------
     def RunStep(self, request):
-        session = self._session(request.session_handle)
-        feed_names = tuple(t.name for t in request.feed)
-        key = (feed_names, tuple(request.fetch), tuple(request.target))
+        feeds = [wire.tensor_from_proto(t.tensor) for t in request.feed]
+        step_id, values = self.run_step(request.session_handle, tuple(t.name for t in request.feed), feeds,
+                                        tuple(request.fetch), tuple(request.target), request.timeout_in_ms,
+                                        request.accept_parked)
+        response = pb.RunStepResponse(step_id=step_id)
+        for name, value in zip(request.fetch, values):
+            if isinstance(value, Parked):
+                response.tensor.add(name=value.name, parked=True, task=value.task, data_address=value.data_address)
+            else:
+                wire.fill_tensor_proto(response.tensor.add(name=name).tensor, value)
+        return response
+
+    def run_step(self, session_handle: str, feed_names: tuple, feeds: list, fetch: tuple, target: tuple,
+                 timeout_in_ms: int = 0, accept_parked: bool = False) -> tuple[int, list]:
+        """RunStep without protos (a client of this process calls it directly): the step's
+        id and the value of each fetch, an array or, for a large tensor that another task
+        holds for the client, a Parked."""
+        session = self._session(session_handle)
+        key = (feed_names, fetch, target)
         step = session.steps.get(key)
         if step is None:
             with session.lock:
-                step = session.steps.get(key) or self._compile(session, feed_names, request.fetch, request.target)
+                step = session.steps.get(key) or self._compile(session, feed_names, fetch, target)
                 session.steps[key] = step
         step_id = random.getrandbits(62) + 1
         session.running[step_id] = step
         try:
-            return self._run_step(request, step, step_id)
+            return step_id, self._run_step(step, step_id, feed_names, feeds, len(fetch), timeout_in_ms,
+                                           accept_parked)
         finally:
             session.running.pop(step_id, None)
 
-    def _run_step(self, request, step: _Step, step_id: int):
-        feeds = list(request.feed)
-        timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms else None
+    def _run_step(self, step: _Step, step_id: int, feed_names: tuple, feeds: list, num_fetches: int,
+                  timeout_in_ms: int, accept_parked: bool) -> list:
         calls = {}
         for name, (address, handle, feed_positions, fetch_names) in step.tasks.items():
+            names = tuple(_feed_node_name(feed_names[pos]) + ":0" for pos in feed_positions)
+            if self.local_worker is not None and name == self.local_worker.task_name:
+                # This server's own worker: arrays in and out, no protos (a feed is not copied).
+                calls[name] = (self.local_worker.run_graph, handle, step_id, names,
+                               [feeds[pos] for pos in feed_positions], tuple(fetch_names), timeout_in_ms)
+                continue
             run = pb.RunGraphRequest(graph_handle=handle, step_id=step_id, recv_key=fetch_names,
-                                     timeout_in_ms=request.timeout_in_ms, park_large=request.accept_parked)
-            for pos in feed_positions:
-                run.send.add(name=_feed_node_name(feeds[pos].name) + ":0", tensor=feeds[pos].tensor)
+                                     timeout_in_ms=timeout_in_ms, park_large=accept_parked)
+            for feed_name, pos in zip(names, feed_positions):
+                wire.fill_tensor_proto(run.send.add(name=feed_name).tensor, feeds[pos])
             # The call outlives the step's deadline a little, so that the task's own error (which
-            # names the op that timed out) arrives rather than a bare gRPC deadline.
-            calls[name] = (self._call, name, address, "RunGraph", run, None if timeout is None else timeout + 5.0)
+            # names the op that timed out) arrives rather than a bare deadline of the call.
+            calls[name] = (self._run_graph_there, name, address, run,
+                           timeout_in_ms / 1000.0 + 5.0 if timeout_in_ms else None)
         # One task runs on this thread (no hand-off); several run at once on the pool.
         start = _call_here if len(calls) == 1 else self._pool.submit
         futures = {name: start(*call) for name, call in calls.items()}
@@ -258,19 +290,21 @@ class Master:
         failure = _first_failure(futures)
         if failure is not None:
             raise failure
-        results = {name: future.result() for name, future in futures.items()}
-        response = pb.RunStepResponse(step_id=step_id)
-        for pos, fetch in enumerate(request.fetch):
+        outputs = {name: future.result() for name, future in futures.items()}
+        values = []
+        for pos in range(num_fetches):
             if pos in step.fed_fetches:
-                response.tensor.add(name=fetch, tensor=feeds[step.fed_fetches[pos]].tensor)
-                continue
-            task, index = step.fetch_tasks[pos]
-            out = results[task].recv[index]
-            if out.parked:
-                response.tensor.add(name=out.name, parked=True, task=task, data_address=self._data_address(task))
+                values.append(feeds[step.fed_fetches[pos]])
             else:
-                response.tensor.add(name=fetch, tensor=out.tensor)
-        return response
+                task, index = step.fetch_tasks[pos]
+                values.append(outputs[task][index])
+        return values
+
+    def _run_graph_there(self, task_name: str, address: str, request, timeout) -> list:
+        """RunGraph on another task: its outputs as arrays, or Parked where it holds them."""
+        response = self._call(task_name, address, "RunGraph", request, timeout)
+        return [Parked(out.name, task_name, self._data_address(task_name)) if out.parked
+                else wire.tensor_from_proto(out.tensor, writable=True) for out in response.recv]
 
     def _data_address(self, task_name: str) -> str:
         """host:port of a task's data path."""

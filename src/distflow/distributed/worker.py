@@ -277,53 +277,62 @@ class Worker:
         """Runs this task's partitions of one step. If the caller goes away first (its
         process died, it timed out), the step is aborted here too, so that a kernel
         blocked in it (a dequeue on a ps, say) does not wait on for nobody."""
+        feeds = [wire.tensor_from_proto(t.tensor) for t in request.send]
+        results = self.run_graph(request.graph_handle, request.step_id, tuple(t.name for t in request.send), feeds,
+                                 tuple(request.recv_key), request.timeout_in_ms, context)
+        response = pb.RunGraphResponse()
+        for name, value in zip(request.recv_key, results):
+            if request.park_large and isinstance(value, np.ndarray) and value.dtype.kind not in "USO" \
+                    and value.nbytes >= PARK_BYTES:
+                self._park(request.step_id, name, value)
+                response.recv.add(name=name, parked=True, task=self.task_name)
+            else:
+                wire.fill_tensor_proto(response.recv.add(name=name).tensor, value)
+        return response
+
+    def run_graph(self, graph_handle: str, step_id: int, feed_names: tuple, feeds: list, recv_keys: tuple,
+                  timeout_in_ms: int = 0, context=None) -> list:
+        """RunGraph without protos: feeds and results as arrays (the master of this
+        process calls it directly). ``context.add_callback(fn)``, if given, calls ``fn``
+        when the caller goes away; the step is then aborted."""
         finished = threading.Event()
         if context is not None:
             def on_rpc_done():
                 if not finished.is_set():
-                    self._fail_step(request.step_id, errors.CancelledError(
-                        None, None, f"the caller of step {request.step_id} on {self.task_name} went away"))
+                    self._fail_step(step_id, errors.CancelledError(
+                        None, None, f"the caller of step {step_id} on {self.task_name} went away"))
             context.add_callback(on_rpc_done)
         try:
-            return self._run_graph(request)
+            registered = self._graphs.get(graph_handle)
+            if registered is None:
+                raise errors.AbortedError(None, None, f"graph handle {graph_handle!r} is not registered on "
+                                          f"{self.task_name} (was the task restarted?)")
+            plans, remote_keys = self._plans(registered, feed_names, recv_keys)
+            timeout = timeout_in_ms / 1000.0 if timeout_in_ms else None
+            rdv = self._step(step_id, None if timeout is None else time.monotonic() + timeout)
+            rdv.prefetch(remote_keys)
+            results = [None] * len(recv_keys)
+            try:
+                error = run_partitions(plans, feeds, rdv, results, timeout)
+            finally:
+                rdv.finished = True
+                self._drop_step_if_done(rdv)
+            if error is not None:
+                self._fail_step(step_id, error)
+                raise _named(error, self.task_name)
+            return [value_of(v) for v in results]
         finally:
             finished.set()
 
-    def _run_graph(self, request):
-        registered = self._graphs.get(request.graph_handle)
-        if registered is None:
-            raise errors.AbortedError(None, None, f"graph handle {request.graph_handle!r} is not registered on "
-                                      f"{self.task_name} (was the task restarted?)")
-        feed_names = tuple(t.name for t in request.send)
-        feeds = [wire.tensor_from_proto(t.tensor) for t in request.send]
-        plans, remote_keys = self._plans(registered, feed_names, tuple(request.recv_key))
-        timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms else None
-        rdv = self._step(request.step_id, None if timeout is None else time.monotonic() + timeout)
-        rdv.prefetch(remote_keys)
-        results = [None] * len(request.recv_key)
-        try:
-            error = run_partitions(plans, feeds, rdv, results, timeout)
-        finally:
-            rdv.finished = True
-            self._drop_step_if_done(rdv)
-        if error is not None:
-            self._fail_step(request.step_id, error)
-            raise _named(error, self.task_name)
-        response = pb.RunGraphResponse()
-        parked = False
-        for name, value in zip(request.recv_key, map(value_of, results)):
-            if request.park_large and isinstance(value, np.ndarray) and value.dtype.kind not in "USO" \
-                    and value.nbytes >= PARK_BYTES:
-                rdv.send((self.task_name, "client", name), value)
-                response.recv.add(name=name, parked=True, task=self.task_name)
-                parked = True
-            else:
-                wire.fill_tensor_proto(response.recv.add(name=name).tensor, value)
-        if parked:
-            with self._lock:
-                self._steps.setdefault(request.step_id, rdv)
-                self._parked_at[request.step_id] = time.monotonic()
-        return response
+    def _park(self, step_id: int, name: str, value) -> None:
+        """Leaves a fetched tensor for the client to pull over the data path."""
+        with self._lock:
+            rdv = self._steps.get(step_id)
+            if rdv is None:  # (dropped when the step finished with nothing left in it)
+                rdv = self._steps[step_id] = _StepRendezvous(self, step_id)
+            rdv.finished = True  # dropped once the client has taken what is parked
+            self._parked_at[step_id] = time.monotonic()
+        rdv.send((self.task_name, "client", name), value)
 
     def RecvTensor(self, request):
         parts = request.rendezvous_key.split(";")
