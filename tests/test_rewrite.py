@@ -58,6 +58,18 @@ def test_gemm_reads_strided_rows_and_refuses_what_blas_cannot_take():
         blas.gemm(a, b, np.zeros((4, 3), np.float32), 1.0, 0.0)
 
 
+@needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_axpy_adds_in_place_like_numpy_and_refuses_what_it_cannot_take(dtype):
+    x, y = RNG.standard_normal((6, 5)).astype(dtype), RNG.standard_normal((6, 5)).astype(dtype)
+    want = y - 0.25 * x
+    assert blas.axpy(x, y, -0.25)
+    assert_oracle(y, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    assert not blas.axpy(x.T, y.T.copy(), 1.0)  # x not C-contiguous
+    assert not blas.axpy(x[:, :4], y, 1.0)  # shapes differ
+    assert not blas.axpy(x.astype(np.float16), y.astype(np.float16), 1.0)
+
+
 # -- update fusion -----------------------------------------------------------------------------
 
 
@@ -143,6 +155,73 @@ def test_averaged_tower_gradients_fuse_into_one_update():
     want = w_init - 0.01 * (2 * x.T @ (x @ w_init)) / 2.0
     assert_oracle(got, unfused, rtol=1e-12)
     assert_oracle(got, want, rtol=1e-12)
+
+
+def test_concurrent_towers_compute_their_products_early_and_add_received_gradients():
+    """With the towers' partitions running at once, the partition of the update receives
+    the other tower's gradient: its own product is computed before that receive (not
+    fused after it) and both are added into the variable, with no sum formed."""
+    x = RNG.standard_normal((8, 4))
+    w_init, v_init = RNG.standard_normal((4, 3)), RNG.standard_normal((3, 2))
+
+    def train(config, steps=3):
+        tf.reset_default_graph()
+        w, v = tf.Variable(w_init), tf.Variable(v_init)
+        grads = []
+        for i, half in enumerate(np.split(x, 2)):
+            with tf.device(f"/cpu:{i}"):
+                loss = tf.reduce_sum(tf.square(tf.matmul(tf.nn.relu(tf.matmul(tf.constant(half), w)), v)))
+                grads.append(tf.gradients(loss, [w, v], colocate_gradients_with_ops=True))
+        with tf.device("/cpu:0"):
+            opt = tf.train.GradientDescentOptimizer(0.01)
+            train = opt.apply_gradients([(tf.add_n([g[k] for g in grads]) / 2.0, var) for k, var in enumerate((w, v))])
+        config.device_count["CPU"] = 2
+        config.inter_op_parallelism_threads = 2  # the two partitions at once
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(steps):
+                sess.run(train)
+            step = list(sess._steps.values())[-1]
+            cpu0 = next(p for p in step.plan.partitions if p.name.endswith("CPU:0"))
+            return sess.run([w, v]), [t for _, t, _ in cpu0.infos]
+
+    (w, v), types = train(tf.ConfigProto())
+    (w_plain, v_plain), plain_types = train(L0)
+    assert types.count(FUSED_UPDATE) == 2 and "AddN" not in types and "AddN" in plain_types
+    first_receive = types.index("_Recv", types.index("MatMul"))  # after the forward pass has begun
+    assert types[:first_receive].count("MatMul") == types.count("MatMul")  # every product before it
+    w_np, v_np = w_init.copy(), v_init.copy()
+    for _ in range(3):
+        dw, dv = np.zeros_like(w_np), np.zeros_like(v_np)
+        for half in np.split(x, 2):
+            z = half @ w_np
+            h = np.maximum(z, 0)
+            g = 2 * (h @ v_np)
+            dv += h.T @ g
+            dw += half.T @ ((g @ v_np.T) * (z > 0))
+        w_np, v_np = w_np - 0.01 * dw / 2, v_np - 0.01 * dv / 2
+    for got, plain, want in ((w, w_plain, w_np), (v, v_plain, v_np)):
+        assert_oracle(got, plain, rtol=1e-12)
+        assert_oracle(got, want, rtol=1e-12)
+
+
+def test_early_compute_keeps_reads_of_variables_and_control_dependencies_in_place():
+    """In a partition that receives, reads of a variable after an update (by a control
+    dependency) stay after it, though they are stateless and their inputs are ready."""
+    tf.reset_default_graph()
+    with tf.device("/cpu:1"):
+        far = tf.constant(3.0) * 2.0
+    with tf.device("/cpu:0"):
+        v = tf.Variable(1.0)
+        bump = tf.assign_add(v, far)  # waits for the tensor from cpu:1
+        with tf.control_dependencies([bump]):
+            after = tf.identity(v) + 1.0
+            doubled = v * 2.0
+    config = tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=2)
+    with tf.Session(config=config) as sess:
+        sess.run(v.initializer)
+        assert sess.run([after, doubled]) == [8.0, 14.0]
+        assert sess.run(after) == 14.0
 
 
 def test_a_fetched_gradient_is_computed_and_not_fused_away():

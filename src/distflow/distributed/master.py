@@ -378,6 +378,8 @@ def _first_failure(futures: dict) -> errors.OpError | None:
     for future in futures.values():
         if future.done() and future.exception() is not None:
             e = future.exception()
+            if not isinstance(e, errors.OpError):  # a bug, not a failed op: still one clear error
+                e = errors.InternalError(None, None, f"{type(e).__name__}: {e}")
             if found is None or (isinstance(found, errors.CancelledError) and not isinstance(e, errors.CancelledError)):
                 found = e
     return found

@@ -243,11 +243,12 @@ def _sparse_softmax_xent_kernel(xp, logits, labels):
         raise errors.InvalidArgumentError(
             None, None, f"Received a label value of {bad} which is outside the valid range of [0, {n}).")
     log_p = _log_softmax_of(xp, logits)
-    picked = xp.take_along_axis(log_p, labels[..., None].astype(np.intp), axis=-1)[..., 0]
     backprop = xp.exp(log_p)
-    xp.put_along_axis(backprop, labels[..., None].astype(np.intp),
-                      xp.take_along_axis(backprop, labels[..., None].astype(np.intp), axis=-1) - 1, axis=-1)
-    return -picked, backprop
+    # one row per example: plain fancy indexing (take/put_along_axis cost ~20 us each in Python)
+    rows, cols = xp.arange(labels.size), labels.reshape(-1)
+    loss = -log_p.reshape(-1, n)[rows, cols].reshape(labels.shape)
+    backprop.reshape(-1, n)[rows, cols] -= 1
+    return loss, backprop
 
 
 @register_gradient("SparseSoftmaxCrossEntropyWithLogits")

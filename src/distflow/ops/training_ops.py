@@ -7,6 +7,7 @@ when ``use_locking`` is set, and outputs the variable's reference, as in TF.
 from __future__ import annotations
 
 from ..framework.registry import not_differentiable, register_op
+from ..runtime import blas
 from .math_ops import writable_like
 from .op_util import make_tensor
 from .state_ops import locked
@@ -35,6 +36,10 @@ def _apply(op_type, ref_inputs):
 @register_op("ApplyGradientDescent", shape=_ref_shape, dtype=_ref_dtype, stateful=True, ref_inputs=(0,),
              inplace_input=2)
 def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False, inplace=False):
+    with locked(var, use_locking):
+        w = _check(var, delta, "ApplyGradientDescent")
+        if blas.axpy(delta, w, -float(alpha)):  # one pass, no temporary
+            return var
     # With the gradient's buffer ours (inplace), scale it there: no temporary array.
     step = xp.multiply(delta, alpha, out=writable_like(delta) if inplace else None)
     with locked(var, use_locking):

@@ -12,8 +12,10 @@ and oversubscribing the cores (TensorFlow's ops likewise share one intra-op pool
 
 :func:`gemm` is BLAS's ``C = alpha * A @ B + beta * C``, which NumPy does not offer: with
 it a fused kernel adds a product into an existing array (a weight update) in the same
-pass that computes it, with no temporary. Where the library is not found it returns
-False and the caller does the same with NumPy.
+pass that computes it, with no temporary. :func:`axpy` (``y += alpha * x``) is the same
+for a gradient that is already an array: one pass over memory where NumPy makes two and
+a temporary. Where the library is not found they return False and the caller does the
+same with NumPy.
 """
 
 from __future__ import annotations
@@ -50,6 +52,13 @@ class _Library:
                                ctypes.c_void_p, index, ctypes.c_void_p, index, scalar, ctypes.c_void_p, index]
                 fn.restype = None
                 self.gemm[np.dtype(dtype)] = fn
+        self.axpy = {}
+        for dtype, letter, scalar in ((np.float32, "s", ctypes.c_float), (np.float64, "d", ctypes.c_double)):
+            fn = getattr(lib, f"{prefix}cblas_{letter}axpy{suffix}", None)
+            if fn is not None:
+                fn.argtypes = [index, scalar, ctypes.c_void_p, index, ctypes.c_void_p, index]
+                fn.restype = None
+                self.axpy[np.dtype(dtype)] = fn
 
 
 def _lookup() -> "_Library | None":
@@ -163,4 +172,21 @@ def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha: float, beta: float)
         return False
     fn(_ROW_MAJOR, op_a[0], op_b[0], m, n, k, alpha, a.ctypes.data, op_a[1], b.ctypes.data, op_b[1],
        beta, c.ctypes.data, max(1, n))
+    return True
+
+
+def axpy(x: np.ndarray, y: np.ndarray, alpha: float) -> bool:
+    """``y += alpha * x`` in place, in one BLAS call; False if not done (nothing written).
+
+    ``x`` and ``y`` must be C-contiguous arrays of one shape and float dtype, ``y`` writable.
+    """
+    found = _library if _library is not None else _lookup()
+    if not found:
+        return False
+    fn = found.axpy.get(y.dtype)
+    if fn is None or x.dtype != y.dtype or x.shape != y.shape or not x.flags.c_contiguous \
+            or not y.flags.c_contiguous or not y.flags.writeable:
+        return False
+    if y.size:
+        fn(y.size, alpha, x.ctypes.data, 1, y.ctypes.data, 1)
     return True

@@ -20,16 +20,8 @@ from ..framework.registry import get_registration
 from ..ops.array_ops import missing_feed_error
 from . import blas, rewrite
 from .device import Device
-from .partition import Node, rendezvous_key
+from .partition import MAY_ALIAS as _MAY_ALIAS, Node, rendezvous_key
 
-# Ops whose kernel may return an input, or a view of it: a fetched value from one of
-# them is copied, so that a later in-place variable update cannot change it.
-_MAY_ALIAS = frozenset({
-    "Identity", "StopGradient", "PlaceholderWithDefault", "Reshape", "Squeeze", "ExpandDims",
-    "StridedSlice", "Slice", "Split", "SplitV", "Unpack", "Transpose", "Const", "AddN",
-    "Cast", "InitializedValueOrDefault", "VariableV2", "Assign", "AssignAdd", "AssignSub",
-    "SumToShape", "BroadcastTo", "MirrorPadGrad",
-})
 # Ops that do nothing at run time once their inputs are ordered.
 _FREE_OPS = frozenset({"NoOp"})
 _FORWARDING_OPS = frozenset({"Identity", "StopGradient"})

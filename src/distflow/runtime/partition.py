@@ -27,6 +27,15 @@ register_op("_Recv", shape=_recv_shape, dtype=lambda op: op.get_attr("tensor_typ
 
 CONTROL = -1  # the output index of a control edge
 
+# Ops whose kernel may return an input, or a view of it: a fetched value from one of
+# them is copied, so that a later in-place variable update cannot change it.
+MAY_ALIAS = frozenset({
+    "Identity", "StopGradient", "PlaceholderWithDefault", "Reshape", "Squeeze", "ExpandDims",
+    "StridedSlice", "Slice", "Split", "SplitV", "Unpack", "Transpose", "Const", "AddN",
+    "Cast", "InitializedValueOrDefault", "VariableV2", "Assign", "AssignAdd", "AssignSub",
+    "SumToShape", "BroadcastTo", "MirrorPadGrad",
+})
+
 
 class Node:
     """One node of a partition (a NodeDef with parsed inputs).

@@ -10,8 +10,19 @@ reads, and every side effect; it removes work whose result nobody sees.
 - Update fusion: ``MatMul`` feeding only an ``ApplyGradientDescent`` of the same
   device (a weight's gradient and its update) becomes one
   ``_FusedMatMulApplyGradientDescent``: ``var -= alpha * a @ b`` as a single GEMM
-  that accumulates into the variable (``blas.gemm``), with no gradient array.
-- Nodes left without readers by the two above (the loss that only seeded its
+  that accumulates into the variable (``blas.gemm``), with no gradient array. The
+  same for a sum of gradients (``AddN``, towers' gradients averaged by a constant):
+  each private product is a GEMM into the variable, each other term (a gradient
+  received from another tower's device) one AXPY (``blas.axpy``); no sum is formed.
+- Early compute (only in a partition that receives from another partition, as a
+  tower or a task does): a stateless node that reads no variable's memory and has no
+  control input moves up to just after its last input, ahead of receives and updates
+  it does not depend on. A tower's own gradients are then computed while it would
+  otherwise wait for the other tower's, instead of after; the receives, the stateful
+  nodes and everything that reads a variable keep their order. (Update fusion leaves a
+  product whose sum also waits for a received term unfused for that reason: it is
+  computed early, and the received term and it are each added by one AXPY.)
+- Nodes left without readers by the rewrites above (the loss that only seeded its
   gradient, when the loss is not fetched) are dropped. A node that never had a reader
   -- one that runs for a control dependency -- is kept.
 """
@@ -24,7 +35,7 @@ from ..framework.registry import get_registration, register_op
 from ..ops.state_ops import locked
 from . import blas
 from .device import Device
-from .partition import Node
+from .partition import MAY_ALIAS, Node
 
 _FOLD_MAX_ELEMENTS = 1 << 20  # a folded constant larger than this stays a computation
 _NEVER_FOLDED = frozenset({"_Send", "_Recv", "Placeholder", "PlaceholderWithDefault", "Const", "NoOp"})
@@ -35,32 +46,39 @@ FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
 @register_op(FUSED_UPDATE, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype,
              stateful=True, ref_inputs=(0,))
 def _fused_matmul_apply_gradient_descent(xp, var, alpha, *operands, transposes=(), scale=1.0, use_locking=False):
-    """ApplyGradientDescent(var, alpha, scale * (MatMul(a0, b0) + MatMul(a1, b1) + ...)).
+    """ApplyGradientDescent(var, alpha, scale * (MatMul(a0, b0) + ... + t0 + t1 + ...)).
 
-    ``operands`` are a0, b0, a1, b1, ...; ``transposes`` their (transpose_a, transpose_b).
-    Each product is added into the variable by one GEMM: no gradient array, no sum.
+    ``operands`` are a0, b0, a1, b1, ... (one pair per entry of ``transposes``, their
+    (transpose_a, transpose_b)), then the terms t0, t1, ... that are arrays already (a
+    gradient received from another device, say). Each product is added into the variable
+    by one GEMM and each term by one AXPY: no gradient array, no sum.
     """
+    n = 2 * len(transposes)
     pairs = []
-    for (a, b), (transpose_a, transpose_b) in zip(zip(operands[::2], operands[1::2]), transposes):
+    for (a, b), (transpose_a, transpose_b) in zip(zip(operands[:n:2], operands[1:n:2]), transposes):
         a = a.T if transpose_a else a
         b = b.T if transpose_b else b
         if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
             raise ValueError(f"MatMul of the gradient: shapes {list(a.shape)} and {list(b.shape)} do not agree")
         pairs.append((a, b))
+    terms = [np.asarray(t) for t in operands[n:]]
     step = -float(alpha) * scale
     with locked(var, use_locking):
         w = var.read()
-        for a, b in pairs:
-            if w.shape != (a.shape[0], b.shape[1]):
+        for shape in [(a.shape[0], b.shape[1]) for a, b in pairs] + [t.shape for t in terms]:
+            if w.shape != shape:
                 raise ValueError(f"ApplyGradientDescent: var '{var.name}' has shape {list(w.shape)} but the "
-                                 f"gradient has shape {[a.shape[0], b.shape[1]]}")
-        if any(np.may_share_memory(w, x) for pair in pairs for x in pair):  # read all before writing any
-            delta = sum(xp.matmul(a, b) for a, b in pairs)
+                                 f"gradient has shape {list(shape)}")
+        if any(np.may_share_memory(w, x) for x in [*terms, *(x for pair in pairs for x in pair)]):
+            delta = sum(xp.matmul(a, b) for a, b in pairs) + sum(terms)  # read all before writing any
             w += xp.multiply(delta, np.asarray(step, w.dtype))
             return var
         for a, b in pairs:
             if not blas.gemm(a, b, w, step, 1.0):
                 w += xp.multiply(xp.matmul(a, b), np.asarray(step, w.dtype))
+        for t in terms:
+            if not blas.axpy(t, w, step):
+                w += xp.multiply(t, np.asarray(step, w.dtype))
     return var
 
 
@@ -81,6 +99,8 @@ def optimize(nodes: list[Node], devices: list[Device], fed: dict, fetched: dict,
         nodes = folded
     if fuse:
         nodes, devices = _fuse_updates(nodes, devices, fed, fetched)
+        if any(node.type == "_Recv" for node in nodes):
+            nodes, devices = _compute_early(nodes, devices)
     return _drop_unread(nodes, devices, readers, fetched)
 
 
@@ -155,37 +175,75 @@ def _fuse_updates(nodes: list[Node], devices: list[Device], fed: dict, fetched: 
         if node.type != "ApplyGradientDescent" or len(node.inputs) != 3 or node.input_is_ref[2]:
             continue
         removed, scale = [], 1.0
+        keys, refs = [node.inputs[2]], [False]
         source = private(node.inputs[2])
         if source is not None and source.type in ("RealDiv", "Mul"):
-            x, y = source.inputs
+            (x, y), x_ref = source.inputs, source.input_is_ref[0]
             c = _scalar_constant(y, by_name, fed)
             if c is None and source.type == "Mul":
-                x, c = y, _scalar_constant(x, by_name, fed)
+                x, x_ref, c = y, source.input_is_ref[1], _scalar_constant(x, by_name, fed)
             if c is not None and c != 0.0:
                 removed.append(source)
                 scale = 1.0 / c if source.type == "RealDiv" else c
+                keys, refs = [x], [x_ref]
                 source = private(x)
         if source is not None and source.type == "AddN":
             removed.append(source)
-            terms = [private(key) for key in source.inputs]
-        else:
-            terms = [source]
-        if any(t is None or t.type != "MatMul" or devices[position[t.name]].xp is not devices[i].xp
-               for t in terms) or len({t.name for t in terms}) != len(terms):
-            continue
-        removed.extend(terms)
-        operands = [key for t in terms for key in t.inputs]
+            keys, refs = list(source.inputs), list(source.input_is_ref)
+        if any(refs):
+            continue  # a variable's reference as a term: left to the plain kernels
+        # a private MatMul of this device becomes a GEMM into the variable; any other term an AXPY
+        products, others = [], []
+        for key in keys:
+            t = private(key) if keys.count(key) == 1 else None
+            if t is not None and t.type == "MatMul" and devices[position[t.name]].xp is devices[i].xp:
+                products.append(t)
+            else:
+                others.append(key)
+        if any(key[0] in by_name and by_name[key[0]].type == "_Recv" for key in others):
+            others, products = keys, []  # each product computed early instead (_compute_early)
+        if not products and not removed:
+            continue  # nothing to fuse: the plain kernel is as good
+        removed.extend(products)
+        operands = [key for t in products for key in t.inputs] + others
+        is_ref = [r for t in products for r in t.input_is_ref] + [False] * len(others)
         attrs = {"transposes": tuple((bool(t.attrs.get("transpose_a", False)), bool(t.attrs.get("transpose_b", False)))
-                                     for t in terms),
+                                     for t in products),
                  "scale": scale, "use_locking": node.attrs.get("use_locking", False)}
         out_nodes[i] = Node(node.name, FUSED_UPDATE, attrs, [node.inputs[0], node.inputs[1], *operands],
-                            [node.input_is_ref[0], node.input_is_ref[1], *[r for t in terms for r in t.input_is_ref]],
-                            1, node.op)
+                            [node.input_is_ref[0], node.input_is_ref[1], *is_ref], 1, node.op)
         fused_away.update(position[r.name] for r in removed)
     if not fused_away:
         return nodes, devices
     keep = [i for i in range(len(nodes)) if i not in fused_away]
     return [out_nodes[i] for i in keep], [devices[i] for i in keep]
+
+
+def _compute_early(nodes: list[Node], devices: list[Device]):
+    """Moves each movable node up to just after its last input (see the module docstring).
+
+    Every other node is a barrier and keeps its place among the barriers; sorting by
+    (the index of the barrier or input a node must follow, its own index) keeps every
+    node after its inputs.
+    """
+    position = {node.name: i for i, node in enumerate(nodes)}
+    aliases: set[tuple[str, int]] = set()  # outputs that may be a variable's memory
+    after = []
+    for i, node in enumerate(nodes):
+        reads_variable = any(node.input_is_ref) or any(key in aliases for key in node.inputs)
+        if node.type == "VariableV2" or (node.type in MAY_ALIAS and reads_variable):
+            aliases.update((node.name, k) for k in range(node.num_outputs))
+        reg = get_registration(node.type)
+        barrier = reads_variable or reg.stateful or reg.blocking or node.type == "_Recv" \
+            or (node.op is not None and node.op._control_inputs)
+        if barrier:
+            after.append((i, i))
+        else:
+            # (a producer listed later is a fed placeholder, whose value is there from the start)
+            producers = [position[key[0]] for key in node.inputs if position.get(key[0], i) < i]
+            after.append((max((after[j][0] for j in producers), default=-1), i))
+    order = sorted(range(len(nodes)), key=after.__getitem__)
+    return [nodes[i] for i in order], [devices[i] for i in order]
 
 
 def _drop_unread(nodes: list[Node], devices: list[Device], readers_before: dict, fetched: dict):
