@@ -88,6 +88,10 @@ class Master:
         self._data = TensorClient()  # RunGraph calls go on the tasks' data path
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
 
+    def close(self) -> None:
+        """Closes the connections this master keeps to other tasks' data ports."""
+        self._data.close()
+
     # -- cluster -------------------------------------------------------------------
     def _tasks(self, device_filters=()) -> list[tuple[str, str, int, str]]:
         """(task name, job, index, address) of every task the session may use."""

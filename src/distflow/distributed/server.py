@@ -118,6 +118,7 @@ class Server:
         if not self._stopped.is_set():
             self._grpc.stop(grace).wait(5.0)
             self._worker.close()
+            self._master.close()
             self._channels.close()
             self._stopped.set()
 
