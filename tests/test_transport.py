@@ -155,11 +155,14 @@ def test_shared_memory_can_be_turned_off(server, monkeypatch):
 
 @pytest.mark.parametrize("name", [b"../../etc/passwd", b"distflow-1-" + b"0" * 32])
 def test_a_shared_memory_frame_naming_a_file_that_is_no_segment_of_ours_is_refused(name):
-    """A hostile or confused peer cannot make the receiver map an arbitrary file."""
+    """A hostile or confused peer cannot make the receiver map an arbitrary file: the
+    receiver answers NAK and takes the tensor from the socket instead."""
     import threading
 
-    from distflow.distributed.transport import SHM_MAGIC
+    from distflow.distributed.transport import NAK, SHM_MAGIC
 
+    value = np.arange(1 << 16, dtype=np.float32)
+    answers = []
     with socket.socket() as fake:
         fake.bind(("127.0.0.1", 0))
         fake.listen()
@@ -168,13 +171,39 @@ def test_a_shared_memory_frame_naming_a_file_that_is_no_segment_of_ours_is_refus
             conn, _ = fake.accept()
             with conn:
                 conn.recv(65536)
-                conn.sendall(struct.pack("<4sBIIBQ", SHM_MAGIC, 0, len(name), 1, 1, 1 << 20) + name
-                             + struct.pack("<q", 1 << 18))
-                conn.recv(1)
+                dims = struct.pack("<q", value.size)
+                conn.sendall(struct.pack("<4sBIIBQ", SHM_MAGIC, 0, len(name), 1, 1, value.nbytes) + name + dims)
+                answers.append(conn.recv(1))
+                conn.sendall(struct.pack("<4sBIIBQ", MAGIC, 0, 0, 1, 1, value.nbytes) + dims + value.tobytes())
 
-        threading.Thread(target=answer, daemon=True).start()
-        with pytest.raises(tf.errors.UnavailableError, match="cannot read the shared memory of the test peer"):
-            TensorClient().fetch("127.0.0.1", fake.getsockname()[1], 1, _key("big:0"), 5.0, "the test peer")
+        server = threading.Thread(target=answer, daemon=True)
+        server.start()
+        got = TensorClient().fetch("127.0.0.1", fake.getsockname()[1], 1, _key("big:0"), 5.0, "the test peer")
+        server.join(5)
+    assert answers == [NAK]
+    assert_oracle(got, value)
+
+
+@pytest.mark.skipif(not shm.available(), reason="no /dev/shm")
+def test_a_receiver_that_cannot_map_the_segment_gets_every_tensor_on_the_socket(server, monkeypatch):
+    """Tasks on "localhost" that do not share /dev/shm (another user, separate containers)."""
+    written = []
+    write = shm.SegmentWriter.write
+    monkeypatch.setattr(shm.SegmentWriter, "write", lambda self, arr: written.append(arr.nbytes) or write(self, arr))
+
+    def unmappable(self, name, dtype, dims, nbytes):
+        raise PermissionError(13, "Permission denied", name)
+
+    monkeypatch.setattr(shm.SegmentReader, "read", unmappable)
+    client = TensorClient()
+    keys = [_key("big:0"), _key("x:0"), _key("big:0")]
+    stream = client.open_stream("127.0.0.1", server.port, 1, keys, 5.0, "peer")
+    for key in keys:
+        assert_oracle(stream.get(key), VALUES[key[2]])
+    assert_oracle(client.fetch("127.0.0.1", server.port, 2, _key("big:0"), 5.0, "peer"), VALUES["big:0"])
+    assert written == [VALUES["big:0"].nbytes]  # offered once; after the NAK, only the socket
+    assert _segments() == []
+    client.close()
 
 
 # -- calls (RunGraph) on the data path ------------------------------------------------------------

@@ -42,7 +42,8 @@ class SegmentWriter:
         self.name: str | None = None
         self._map: mmap.mmap | None = None
         self._linked = False  # still has a name in /dev/shm
-        self.awaiting_ack = False
+        self.awaiting_ack = None  # the last tensor written, until the receiver has answered
+        self.usable = True  # False once the receiver said it cannot map the segment
 
     def write(self, arr: np.ndarray) -> str:
         """Copies ``arr`` (C-contiguous) into the segment, growing it first if needed; its name."""
@@ -50,6 +51,10 @@ class SegmentWriter:
             self._replace(max(arr.nbytes, 2 * (len(self._map) if self._map is not None else 0)))
         np.copyto(np.frombuffer(self._map, np.uint8, arr.nbytes), arr.reshape(-1).view(np.uint8))
         return self.name
+
+    def written(self, dtype: np.dtype, shape: tuple) -> np.ndarray:
+        """The last tensor written, as a view of the segment."""
+        return np.frombuffer(self._map, dtype, int(np.prod(shape, dtype=np.int64))).reshape(shape)
 
     def mapped_by_receiver(self) -> None:
         """The receiver has acknowledged a tensor of this segment, so it has it mapped: unlink it."""

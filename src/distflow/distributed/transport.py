@@ -19,7 +19,9 @@ A numeric tensor's payload is its bytes; a string tensor's is a serialized Tenso
 Between tasks of one host (a loopback address) the request says "DFS1" instead, and a
 large tensor's response says "DFS1" too, carries the name of the sender's shared-memory
 segment as its msg and no payload; the receiver copies the tensor out of the segment and
-answers one byte, ACK (shm.py).
+answers one byte, ACK (shm.py); or NAK if it cannot map the segment (another user's
+process, another /dev/shm), and the sender sends that tensor and all later ones of the
+connection on the socket.
 
 The same connections carry a step's RunGraph calls, which gRPC in Python would add
 about 0.6 ms to each way (measured on a 2-core VM: a third of a small step's latency):
@@ -50,7 +52,7 @@ MAGIC = b"DFT1"
 SHM_MAGIC = b"DFS1"
 CALL_MAGIC = b"DFC1"
 MAX_CALL_BYTES = 1 << 34  # a sanity bound on a declared call size (a RunGraph with its feeds)
-ACK = b"\x06"
+ACK, NAK = b"\x06", b"\x15"
 _REQUEST = struct.Struct("<4sQII")
 _RESPONSE = struct.Struct("<4sBIIBQ")
 MAX_KEY = 4096
@@ -123,7 +125,7 @@ class TensorServer:
         try:
             while True:
                 try:
-                    if segment is not None and segment.awaiting_ack:
+                    if segment is not None and segment.awaiting_ack is not None:
                         _await_ack(conn, segment)
                     head = _recv_exact(conn, _REQUEST.size)
                 except ConnectionError:
@@ -201,14 +203,18 @@ class TensorServer:
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         dtype = dtypes.as_dtype(arr.dtype)
         dims = struct.pack(f"<{arr.ndim}q", *arr.shape)
-        if segment is not None and arr.nbytes >= shm.MIN_BYTES:
-            if segment.awaiting_ack:  # the receiver has not yet copied out the previous tensor
-                _await_ack(conn, segment)
+        if segment is not None and segment.awaiting_ack is not None:  # not yet copied out: the last one
+            _await_ack(conn, segment)
+        if segment is not None and segment.usable and arr.nbytes >= shm.MIN_BYTES:
             name = segment.write(arr).encode()
             conn.sendall(_RESPONSE.pack(SHM_MAGIC, 0, len(name), dtype.as_datatype_enum, arr.ndim, arr.nbytes)
                          + name + dims)
-            segment.awaiting_ack = True
+            segment.awaiting_ack = (arr.dtype, arr.shape)  # sent again inline if the receiver cannot map it
             return
+        TensorServer._send_inline(conn, arr, dtype, dims)
+
+    @staticmethod
+    def _send_inline(conn: socket.socket, arr: np.ndarray, dtype, dims: bytes) -> None:
         head = _RESPONSE.pack(MAGIC, 0, 0, dtype.as_datatype_enum, arr.ndim, arr.nbytes) + dims
         if arr.nbytes <= _SMALL_BYTES:  # one system call for a small tensor
             conn.sendall(head + arr.tobytes())
@@ -298,9 +304,20 @@ class _Watchdog:
 
 
 def _await_ack(conn: socket.socket, segment: "shm.SegmentWriter") -> None:
-    if _recv_exact(conn, 1) != ACK:
+    """Waits for the receiver's answer to the last shared-memory tensor: ACK, or NAK when
+    it could not map the segment (another user, another /dev/shm): then the tensor goes
+    again on the socket, and so does every later one on this connection."""
+    answer, (dtype, shape) = _recv_exact(conn, 1), segment.awaiting_ack
+    segment.awaiting_ack = None
+    if answer == NAK:  # the copy in the segment, as it was when it was offered
+        arr = segment.written(dtype, shape)
+        TensorServer._send_inline(conn, arr, dtypes.as_dtype(dtype), struct.pack(f"<{len(shape)}q", *shape))
+        del arr  # (a view of the segment: the mapping cannot close while it lives)
+        segment.close()
+        segment.usable = False
+        return
+    if answer != ACK:
         raise FrameError("expected the receiver's acknowledgement of a shared-memory tensor")
-    segment.awaiting_ack = False
     segment.mapped_by_receiver()
 
 
@@ -423,8 +440,12 @@ class TensorClient:
             try:
                 value = conn.segment.read(name, dtype, dims, nbytes)
             except (OSError, ValueError) as e:
-                raise FrameError(f"cannot read the shared memory of {peer} ({e}); on hosts where tasks do "
-                                 "not share /dev/shm, set DISTFLOW_SHARED_MEMORY=0") from None
+                # Not ours to map (another user's, another /dev/shm, a name that is no segment):
+                # the sender sends it on the socket instead, and so on for this connection.
+                _log.info("the shared memory of %s cannot be read here (%s): using the socket", peer, e)
+                conn.shared = False
+                sock.sendall(NAK)
+                return TensorClient._receive(conn, peer)
             sock.sendall(ACK)
             return value, None
         value = np.empty(dims, dtype=dtype)
