@@ -7,7 +7,9 @@ memcpy speed, with only a small frame on the socket (transport.py). Per connecti
 sender keeps one segment (``SegmentWriter``), grown when a tensor does not fit; the
 receiver maps it by name (``SegmentReader``) and acknowledges each tensor with one byte
 once it has copied it out, and the sender waits for that byte before it writes the next
-tensor, so the segment is never overwritten while read.
+tensor, so the segment is never overwritten while read. A receiver that cannot map the
+segment (another user's process, a container with its own /dev/shm) answers NAK instead,
+and the sender sends that tensor, and the rest of the connection's, on the socket.
 
 Segments are files in /dev/shm created with mode 0600 (only the sender's user can map
 them). The sender unlinks a segment as soon as the receiver has mapped it (its first
