@@ -246,3 +246,75 @@ def test_sgd_trains_a_linear_model():
             sess.run(train)
         np.testing.assert_allclose(sess.run(w), true_w, atol=1e-3)
         assert sess.run(loss) < 1e-6
+
+
+def _two_layer_step(var_list_order, towers, inter_op=1):
+    """One SGD step of x @ w1 @ w2 (squared error); ``towers`` > 1 splits the batch over CPU devices."""
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((8, 4)), rng.standard_normal((8, 2))
+    w1_init, w2_init = rng.standard_normal((4, 3)), rng.standard_normal((3, 2))
+    tf.reset_default_graph()
+    w1, w2 = tf.Variable(w1_init), tf.Variable(w2_init)
+    opt = tf.train.GradientDescentOptimizer(0.1)
+    grads = []
+    for i, (xs, ys) in enumerate(zip(np.split(x, towers), np.split(y, towers))):
+        with tf.device(f"/cpu:{i}"):
+            loss = tf.reduce_sum(tf.square(tf.matmul(tf.matmul(tf.constant(xs), w1), w2) - ys))
+            grads.append(opt.compute_gradients(loss, var_list=[w1, w2][::var_list_order],
+                                               colocate_gradients_with_ops=True))
+    with tf.device("/cpu:0"):
+        train = opt.apply_gradients([(tf.add_n([g[k][0] for g in grads]), grads[0][k][1]) for k in range(2)])
+    config = tf.ConfigProto(device_count={"CPU": towers}, inter_op_parallelism_threads=inter_op)
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        got = sess.run([w1, w2])
+    e = 2 * (x @ w1_init @ w2_init - y)
+    return got, [w1_init - 0.1 * x.T @ (e @ w2_init.T), w2_init - 0.1 * (x @ w1_init).T @ e]
+
+
+@pytest.mark.parametrize("var_list_order", [1, -1])
+@pytest.mark.parametrize("towers, inter_op", [(1, 1), (2, 1), (2, 2)])
+def test_a_step_reads_every_variable_before_updating_it(var_list_order, towers, inter_op):
+    """Gradients see the variables as the step found them, whatever the order of the
+    updates (TF 1.x left it to chance), on one device and across concurrent towers."""
+    got, want = _two_layer_step(var_list_order, towers, inter_op)
+    for g, w in zip(got, want):
+        assert_oracle(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_an_update_and_a_read_it_does_not_order_run_read_first_and_control_dependencies_hold():
+    v = tf.Variable(1.0)
+    bump = tf.assign_add(v, 10.0)
+    before = v * 1.0  # no dependency on bump: reads the value the step found
+    with tf.control_dependencies([bump]):
+        after = tf.identity(v) * 1.0
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run([before, bump, after]) == [1.0, 11.0, 11.0]
+
+
+def test_concurrent_towers_update_only_after_the_other_tower_has_read_the_variables():
+    """The update on CPU:0 waits for CPU:1's reads of the variable (which get its memory,
+    not a copy). Large enough that, without that wait, most steps went wrong."""
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((256, 128)), rng.standard_normal((256, 128))
+    w1_init, w2_init = rng.standard_normal((128, 256)) * 0.05, rng.standard_normal((256, 128)) * 0.05
+    w1, w2 = tf.Variable(w1_init), tf.Variable(w2_init)
+    opt = tf.train.GradientDescentOptimizer(0.01)
+    grads = []
+    for i, (xs, ys) in enumerate(zip(np.split(x, 2), np.split(y, 2))):
+        with tf.device(f"/cpu:{i}"):
+            loss = tf.reduce_sum(tf.square(tf.matmul(tf.matmul(tf.constant(xs), w1), w2) - ys))
+            grads.append(opt.compute_gradients(loss, var_list=[w2, w1], colocate_gradients_with_ops=True))
+    with tf.device("/cpu:0"):
+        train = opt.apply_gradients([(tf.add_n([g[k][0] for g in grads]), grads[0][k][1]) for k in range(2)])
+    e = 2 * (x @ w1_init @ w2_init - y)
+    want = [w1_init - 0.01 * x.T @ (e @ w2_init.T), w2_init - 0.01 * (x @ w1_init).T @ e]
+    config = tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=2)
+    with tf.Session(config=config) as sess:
+        for _ in range(10):
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            for got, w in zip(sess.run([w1, w2]), want):
+                assert_oracle(got, w, rtol=1e-9, atol=1e-9)

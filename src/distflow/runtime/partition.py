@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..framework import dtypes
 from ..framework.ops import Operation, Tensor
-from ..framework.registry import register_op
+from ..framework.registry import get_registration, register_op
 from ..framework.tensor_shape import TensorShape
 
 
@@ -98,10 +98,20 @@ def rendezvous_key(node: Node) -> tuple[str, str, str]:
 
 
 def prune(fetch_ops: list[Operation], fed: set[tuple[str, int]]) -> list[Operation]:
-    """The ops needed to compute ``fetch_ops``, in a topological order.
+    """The ops needed to compute ``fetch_ops``, in a topological order in which every
+    read of a variable's memory comes before the step's updates of that variable that
+    do not depend on it (see :func:`updates_after_reads`).
 
     A fed tensor cuts the graph: its producer runs only if something else needs it.
     """
+    order = _topological(fetch_ops, fed, {})
+    after = updates_after_reads(order)
+    return _topological(fetch_ops, fed, after) if after else order
+
+
+def _topological(fetch_ops, fed, after: dict) -> list[Operation]:
+    """Depth-first post-order from ``fetch_ops``; ``after[op]`` lists ops to run before
+    ``op`` that are not its inputs (skipped where that would close a cycle)."""
     order: list[Operation] = []
     done: set[Operation] = set()
     for root in fetch_ops:
@@ -123,6 +133,9 @@ def prune(fetch_ops: list[Operation], fed: set[tuple[str, int]]) -> list[Operati
             stack.append((op, True))
             deps = [c for c in op._control_inputs]
             deps += [t.op for t in op._inputs if (t.op._name, t._value_index) not in fed]
+            for dep in after.get(op, ()):
+                if dep not in done and dep not in pending:
+                    stack.append((dep, False))
             for dep in reversed(deps):
                 if dep not in done:
                     if dep in pending:
@@ -131,10 +144,77 @@ def prune(fetch_ops: list[Operation], fed: set[tuple[str, int]]) -> list[Operati
     return order
 
 
+def updates_after_reads(order: list[Operation], wanted=None) -> dict[Operation, list[Operation]]:
+    """For each op of ``order`` that updates a variable in place (one taking the
+    variable's reference, as Assign and the optimizers' Apply ops do), the ops of
+    ``order`` that read the variable's memory and do not depend on that update.
+
+    In one step they run before the update. TF 1.x left this to chance: a gradient
+    computed in the same step as another variable's update (``minimize`` with
+    ``var_list`` in another order, say) could read the updated value.
+
+    ``wanted(reader, writer)`` picks the pairs to report; by default, readers that come
+    after the update in ``order`` (the ones a reordering must move), so most steps cost
+    one pass.
+    """
+    if wanted is None:
+        def wanted(reader, writer):
+            return position[reader] > position[writer]
+    position = {op: i for i, op in enumerate(order)}
+    consumers: dict[tuple[str, int], list[Operation]] = {}
+    for op in order:
+        for i, t in enumerate(op._inputs):
+            consumers.setdefault((t.op._name, t._value_index), []).append((op, i))
+    after: dict[Operation, list[Operation]] = {}
+    for var in order:
+        if var.type != "VariableV2":
+            continue
+        writers, readers = [], []
+        aliases, seen = [(var._name, 0)], set()
+        while aliases:
+            key = aliases.pop()
+            for op, i in consumers.get(key, ()):
+                if (op, i) in seen:
+                    continue
+                seen.add((op, i))
+                reg = get_registration(op.type)
+                if reg.stateful and i in reg.ref_inputs:
+                    writers.append(op)
+                    continue
+                readers.append(op)
+                if op.type in MAY_ALIAS:  # its outputs are the variable's memory too
+                    aliases.extend((op._name, k) for k in range(len(op._outputs)))
+        for writer in writers:
+            chosen = [r for r in readers if r is not writer and wanted(r, writer)]
+            late = [r for r in chosen if position[r] > position[writer]]
+            if late:  # (a reader before the update in a topological order cannot depend on it)
+                downstream = _downstream(writer, max(position[r] for r in late), order, position)
+                chosen = [r for r in chosen if r not in downstream]
+            if chosen:
+                after.setdefault(writer, []).extend(chosen)
+    return after
+
+
+def _downstream(op: Operation, last: int, order: list[Operation], position: dict) -> set[Operation]:
+    """The ops of ``order[:last + 1]`` that depend on ``op`` (by data or control)."""
+    found = {op}
+    for other in order[position[op] + 1:last + 1]:
+        if any(t.op in found for t in other._inputs) or any(c in found for c in other._control_inputs):
+            found.add(other)
+    return found
+
+
 def partition(order: list[Operation], device_of: dict[Operation, str],
               fed: set[tuple[str, int]]) -> dict[str, list[Node]]:
-    """Splits ``order`` by device, adding _Send/_Recv pairs (see the module docstring)."""
+    """Splits ``order`` by device, adding _Send/_Recv pairs (see the module docstring).
+
+    A variable's update waits, by a control edge, for the step's reads of it on other
+    devices of the same task, which get the variable's memory itself, not a copy
+    (:func:`updates_after_reads`; ``order`` already has them first within a device).
+    """
     parts: dict[str, list[Node]] = {}
+    cross_reads = updates_after_reads(order, lambda r, w: device_of[r] != device_of[w]
+                                      and _task(device_of[r]) == _task(device_of[w]))
     # consumers' devices of each output and each control edge, to send eagerly
     targets: dict[tuple[str, int], set[str]] = {}
     for op in order:
@@ -143,7 +223,7 @@ def partition(order: list[Operation], device_of: dict[Operation, str],
             key = (t.op._name, t._value_index)
             if key not in fed and device_of[t.op] != dst:
                 targets.setdefault(key, set()).add(dst)
-        for c in op._control_inputs:
+        for c in [*op._control_inputs, *cross_reads.get(op, ())]:
             if device_of[c] != dst:
                 targets.setdefault((c._name, CONTROL), set()).add(dst)
     received: dict[tuple[tuple[str, int], str], str] = {}
@@ -158,7 +238,7 @@ def partition(order: list[Operation], device_of: dict[Operation, str],
                 inputs.append(key)
             else:
                 inputs.append((_recv_for(nodes, received, key, src, dev, t.dtype), 0))
-        for c in op._control_inputs:
+        for c in [*op._control_inputs, *cross_reads.get(op, ())]:
             src = device_of[c]
             if src != dev:
                 _recv_for(nodes, received, (c._name, CONTROL), src, dev, dtypes.bool)
@@ -167,6 +247,11 @@ def partition(order: list[Operation], device_of: dict[Operation, str],
             for dst in sorted(targets.get((op._name, index), ())):
                 nodes.append(send_node((op._name, index), dev, dst))
     return parts
+
+
+def _task(device: str) -> str:
+    """The task part of a full device name ('/job:w/replica:0/task:1/device:CPU:0' -> '/job:w/replica:0/task:1')."""
+    return device.rpartition("/device:")[0]
 
 
 def _recv_for(nodes, received, key, src, dst, dtype) -> str:

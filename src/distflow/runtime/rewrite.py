@@ -35,7 +35,7 @@ from ..framework.registry import get_registration, register_op
 from ..ops.state_ops import locked
 from . import blas
 from .device import Device
-from .partition import MAY_ALIAS, Node
+from .partition import CONTROL, MAY_ALIAS, Node
 
 _FOLD_MAX_ELEMENTS = 1 << 20  # a folded constant larger than this stays a computation
 _NEVER_FOLDED = frozenset({"_Send", "_Recv", "Placeholder", "PlaceholderWithDefault", "Const", "NoOp"})
@@ -240,7 +240,10 @@ def _compute_early(nodes: list[Node], devices: list[Device]):
             after.append((i, i))
         else:
             # (a producer listed later is a fed placeholder, whose value is there from the start)
-            producers = [position[key[0]] for key in node.inputs if position.get(key[0], i) < i]
+            inputs = node.inputs
+            if node.type == "_Send" and not inputs:  # a control edge's token: sent once its op has run
+                inputs = [(node.attrs["tensor_name"][1:], CONTROL)]
+            producers = [position[key[0]] for key in inputs if position.get(key[0], i) < i]
             after.append((max((after[j][0] for j in producers), default=-1), i))
     order = sorted(range(len(nodes)), key=after.__getitem__)
     return [nodes[i] for i in order], [devices[i] for i in order]
