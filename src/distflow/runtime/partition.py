@@ -213,7 +213,9 @@ def partition(order: list[Operation], device_of: dict[Operation, str],
     (:func:`updates_after_reads`; ``order`` already has them first within a device).
     """
     parts: dict[str, list[Node]] = {}
-    cross_reads = updates_after_reads(order, lambda r, w: device_of[r] != device_of[w]
+    # (only pairs that ``order`` already has reader-first: an edge against it could close a cycle)
+    index = {op: i for i, op in enumerate(order)}
+    cross_reads = updates_after_reads(order, lambda r, w: index[r] < index[w] and device_of[r] != device_of[w]
                                       and _task(device_of[r]) == _task(device_of[w]))
     # consumers' devices of each output and each control edge, to send eagerly
     targets: dict[tuple[str, int], set[str]] = {}
