@@ -377,6 +377,8 @@ class TensorClient:
             message = _recv_exact(conn.sock, msg_len).decode(errors="replace") if code else ""
             answer = bytes(_recv_exact(conn.sock, nbytes))
         except (socket.timeout, BlockingIOError):  # BlockingIOError: SO_RCVTIMEO ran out
+            if conn is None:  # (connecting timed out)
+                raise errors.UnavailableError(None, None, f"{peer} is unavailable: connecting timed out") from None
             conn.close()
             raise errors.DeadlineExceededError(None, None, f"{peer} did not answer within {timeout} s") from None
         except (OSError, ConnectionError, FrameError, struct.error) as e:

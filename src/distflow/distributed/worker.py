@@ -9,7 +9,6 @@ another task pulls the tensor with RecvTensor from that task's worker.
 from __future__ import annotations
 
 import threading
-
 import time
 import uuid
 
