@@ -38,13 +38,9 @@ def _apply(op_type, ref_inputs):
 def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False, inplace=False):
     with locked(var, use_locking):
         w = _check(var, delta, "ApplyGradientDescent")
-        if blas.axpy(delta, w, -float(alpha)):  # one pass, no temporary
-            return var
-    # With the gradient's buffer ours (inplace), scale it there: no temporary array.
-    step = xp.multiply(delta, alpha, out=writable_like(delta) if inplace else None)
-    with locked(var, use_locking):
-        w = _check(var, delta, "ApplyGradientDescent")
-        w -= step
+        if not blas.axpy(delta, w, -float(alpha)):  # one pass, no temporary
+            # (no BLAS for it: with the gradient's buffer ours (inplace), scale it there)
+            w -= xp.multiply(delta, alpha, out=writable_like(delta) if inplace else None)
     return var
 
 
