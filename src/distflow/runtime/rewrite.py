@@ -239,10 +239,10 @@ def _compute_early(nodes: list[Node], devices: list[Device]):
         if barrier:
             after.append((i, i))
         else:
-            # (a producer listed later is a fed placeholder, whose value is there from the start)
             inputs = node.inputs
             if node.type == "_Send" and not inputs:  # a control edge's token: sent once its op has run
                 inputs = [(node.attrs["tensor_name"][1:], CONTROL)]
+            # (a producer listed later is a fed placeholder, whose value is there from the start)
             producers = [position[key[0]] for key in inputs if position.get(key[0], i) < i]
             after.append((max((after[j][0] for j in producers), default=-1), i))
     order = sorted(range(len(nodes)), key=after.__getitem__)
