@@ -312,3 +312,79 @@ def test_folded_constants_are_fetched_as_copies():
         first = sess.run(c)
         first[0, 0] = -1.0
         assert_oracle(sess.run(c), np.full((2, 2), 3.0, np.float32))
+
+
+# -- replica merge -------------------------------------------------------------------------------
+
+
+def test_replicas_products_by_one_matrix_become_one_product_in_the_sequential_form():
+    """In-graph replication run sequentially: each layer's products of the two replicas'
+    rows by the shared weight are one GEMM; training matches the unrewritten step and NumPy."""
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((8, 6)), rng.integers(0, 3, 8)
+    w0_init, w1_init = rng.standard_normal((6, 5)), rng.standard_normal((5, 3))
+
+    def train(config, steps=3):
+        tf.reset_default_graph()
+        w0, w1 = tf.Variable(w0_init), tf.Variable(w1_init)
+        xs, ys = tf.split(tf.constant(x), 2), tf.split(tf.constant(y), 2)
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        grads = []
+        for i in range(2):
+            with tf.device(f"/cpu:{i}"):
+                logits = tf.matmul(tf.nn.relu(tf.matmul(xs[i], w0)), w1)
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys[i], logits=logits))
+                grads.append(opt.compute_gradients(loss, colocate_gradients_with_ops=True))
+        with tf.device("/cpu:0"):
+            train = opt.apply_gradients([(tf.add_n([g[k][0] for g in grads]) / 2.0, grads[0][k][1])
+                                         for k in range(2)])
+        config.device_count["CPU"] = 2
+        config.inter_op_parallelism_threads = 1
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(steps):
+                sess.run(train)
+            types = kernel_types(sess)
+            return sess.run([w0, w1]), types
+
+    (w0, w1), types = train(tf.ConfigProto())
+    (w0_plain, w1_plain), plain_types = train(L0)
+    # forward: two layers; backward: the second layer's input gradient
+    assert types.count("_ReplicaMatMul") == 3 and "_ReplicaMatMul" not in plain_types
+    w0_np, w1_np = w0_init.copy(), w1_init.copy()
+    for _ in range(3):
+        dw0, dw1 = np.zeros_like(w0_np), np.zeros_like(w1_np)
+        for xh, yh in zip(np.split(x, 2), np.split(y, 2)):
+            z = xh @ w0_np
+            h = np.maximum(z, 0)
+            logits = h @ w1_np
+            p = np.exp(logits - logits.max(1, keepdims=True))
+            p /= p.sum(1, keepdims=True)
+            p[np.arange(len(yh)), yh] -= 1
+            g = p / len(yh)
+            dw1 += h.T @ g
+            dw0 += xh.T @ ((g @ w1_np.T) * (z > 0))
+        w0_np, w1_np = w0_np - 0.1 * dw0 / 2, w1_np - 0.1 * dw1 / 2
+    for got, plain, want in ((w0, w0_plain, w0_np), (w1, w1_plain, w1_np)):
+        assert_oracle(got, plain, rtol=1e-12, atol=1e-12)
+        assert_oracle(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_replica_rows_are_read_in_place_when_adjacent_and_copied_otherwise():
+    from distflow.runtime.rewrite import _adjacent_rows, _replica_matmul
+
+    whole = RNG.standard_normal((6, 4))
+    parts = np.split(whole, 3)
+    joined = _adjacent_rows(parts)
+    assert joined is not None and np.shares_memory(joined, whole) and (joined == whole).all()
+    assert _adjacent_rows([parts[0], parts[2]]) is None  # a gap
+    assert _adjacent_rows([parts[1], parts[0]]) is None  # out of order
+    assert _adjacent_rows([parts[0], parts[1].copy()]) is None  # another array
+    w = RNG.standard_normal((4, 2))
+    for rows in (parts, [parts[2], parts[0]]):
+        out = _replica_matmul(np, *rows, w)
+        assert len(out) == len(rows)
+        for got, a in zip(out, rows):
+            assert_oracle(got, a @ w, rtol=1e-12)
+    with pytest.raises(ValueError, match="do not stack"):
+        _replica_matmul(np, parts[0], RNG.standard_normal((2, 5)), w)

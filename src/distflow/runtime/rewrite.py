@@ -22,6 +22,17 @@ reads, and every side effect; it removes work whose result nobody sees.
   nodes and everything that reads a variable keep their order. (Update fusion leaves a
   product whose sum also waits for a received term unfused for that reason: it is
   computed early, and the received term and it are each added by one AXPY.)
+- Replica merge (a plan holding the in-graph replicas of several devices, as the
+  sequential form of a step does): the products of each replica's rows by one same
+  matrix (``MatMul(a_i, w)``, i over the devices) become one ``_ReplicaMatMul`` of all
+  the rows, which returns each replica's row block. One full-size GEMM runs faster than
+  several of a fraction of the rows (a 128-row product with two threads took 19% longer
+  per row than a 256-row one on a 2-core VM). Where the replicas' rows are adjacent in
+  memory (the parts of a ``Split``, or the blocks a merged product returned and
+  element-wise kernels updated in place) they are read where they are; otherwise they
+  are concatenated. The plan is then put back in a topological order that keeps every
+  stateful node's place among them and every read of a variable on its side of the
+  variable's updates (``_schedule``).
 - Nodes left without readers by the rewrites above (the loss that only seeded its
   gradient, when the loss is not fetched) are dropped. A node that never had a reader
   -- one that runs for a control dependency -- is kept.
@@ -41,6 +52,7 @@ _FOLD_MAX_ELEMENTS = 1 << 20  # a folded constant larger than this stays a compu
 _NEVER_FOLDED = frozenset({"_Send", "_Recv", "Placeholder", "PlaceholderWithDefault", "Const", "NoOp"})
 _SHAPE_CONSTANTS = {"OnesLike": np.ones, "ZerosLike": np.zeros}
 FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
+REPLICA_MATMUL = "_ReplicaMatMul"
 
 
 @register_op(FUSED_UPDATE, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype,
@@ -98,6 +110,7 @@ def optimize(nodes: list[Node], devices: list[Device], fed: dict, fetched: dict,
             folded.append(node)
         nodes = folded
     if fuse:
+        nodes, devices = _merge_replica_products(nodes, devices, fed, fetched)
         nodes, devices = _fuse_updates(nodes, devices, fed, fetched)
         if any(node.type == "_Recv" for node in nodes):
             nodes, devices = _compute_early(nodes, devices)
@@ -145,6 +158,41 @@ def _folded(node: Node, device: Device, earlier: dict[str, Node], fed: dict) -> 
     value = np.array(value)  # its own memory: never a view of another constant
     value.flags.writeable = False
     return _constant(node, value)
+
+
+@register_op(REPLICA_MATMUL, shape=lambda op: [None] * (len(op.inputs) - 1),
+             dtype=lambda op: [op.inputs[0].dtype] * (len(op.inputs) - 1), list_output=True)
+def _replica_matmul(xp, *operands, transpose_b=False):
+    """``MatMul(a_i, b)`` for every ``a_i`` of ``operands[:-1]``, as one product of all
+    their rows; the row block of each."""
+    *parts, b = operands
+    for a in parts:
+        if a.ndim != 2 or a.shape[1] != parts[0].shape[1]:
+            raise ValueError(f"MatMul of replicas: shapes {[list(x.shape) for x in parts]} do not stack")
+    whole = _adjacent_rows(parts)
+    if whole is None:
+        whole = xp.concatenate(parts)
+    out = xp.matmul(whole, b.T if transpose_b else b)
+    return tuple(xp.split(out, np.cumsum([a.shape[0] for a in parts[:-1]])))
+
+
+def _adjacent_rows(parts: list) -> np.ndarray | None:
+    """The parts as one array without a copy, if they are consecutive rows of one array."""
+    def root(x):
+        while isinstance(x.base, np.ndarray):
+            x = x.base
+        return x
+
+    base = root(parts[0])
+    if not base.flags.c_contiguous or any(not a.flags.c_contiguous or a.dtype != base.dtype or root(a) is not base
+                                          for a in parts):
+        return None
+    for a, b in zip(parts, parts[1:]):
+        if b.ctypes.data != a.ctypes.data + a.nbytes:
+            return None
+    rows = sum(a.shape[0] for a in parts)
+    return np.ndarray((rows, parts[0].shape[1]), base.dtype, buffer=base,
+                      offset=parts[0].ctypes.data - base.ctypes.data)
 
 
 def _scalar_constant(key, by_name: dict[str, Node], fed: dict) -> float | None:
@@ -217,6 +265,105 @@ def _fuse_updates(nodes: list[Node], devices: list[Device], fed: dict, fetched: 
         return nodes, devices
     keep = [i for i in range(len(nodes)) if i not in fused_away]
     return [out_nodes[i] for i in keep], [devices[i] for i in keep]
+
+
+def _merge_replica_products(nodes: list[Node], devices: list[Device], fed: dict, fetched: dict):
+    """``MatMul(a_i, w)`` of several devices, same ``w`` -> one ``_ReplicaMatMul`` (module docstring)."""
+    groups: dict[tuple, list[int]] = {}
+    for i, node in enumerate(nodes):
+        if node.type != "MatMul" or node.attrs.get("transpose_a", False) or (node.name, 0) in fetched \
+                or node.op is None or node.op.inputs[0].shape.ndims != 2:
+            continue
+        key = (node.inputs[1], bool(node.attrs.get("transpose_b", False)), node.input_is_ref[1], id(devices[i].xp))
+        groups.setdefault(key, []).append(i)
+    merged_at, renamed, dropped = {}, {}, set()
+    for (w, transpose_b, w_ref, _), members in groups.items():
+        if len(members) < 2 or len({devices[i].name for i in members}) != len(members):
+            continue  # the replicas of in-graph replication: one product per device
+        first = nodes[members[0]]
+        merged = Node(f"{first.name}/_replicas", REPLICA_MATMUL, {"transpose_b": transpose_b},
+                      [nodes[i].inputs[0] for i in members] + [w],
+                      [nodes[i].input_is_ref[0] for i in members] + [w_ref], len(members))
+        merged_at[members[0]] = merged
+        for k, i in enumerate(members):
+            renamed[(nodes[i].name, 0)] = (merged.name, k)
+            dropped.add(i)
+    if not merged_at:
+        return nodes, devices
+    out_nodes, out_devices = [], []
+    for i, (node, device) in enumerate(zip(nodes, devices)):
+        if i in merged_at:
+            merged = merged_at[i]  # (its rows may come from another merged product)
+            merged.inputs = [renamed.get(key, key) for key in merged.inputs]
+            out_nodes.append(merged)
+            out_devices.append(device)
+        if i not in dropped:
+            if any(key in renamed for key in node.inputs):
+                node = Node(node.name, node.type, node.attrs, [renamed.get(key, key) for key in node.inputs],
+                            node.input_is_ref, node.num_outputs, node.op)
+            out_nodes.append(node)
+            out_devices.append(device)
+    return _schedule(out_nodes, out_devices, fed)
+
+
+def _schedule(nodes: list[Node], devices: list[Device], fed: dict):
+    """A topological order of ``nodes``, some of whose inputs come later in the list.
+
+    Kept from the list's order: the order of the stateful and blocking nodes and of those
+    with control inputs (a node's control inputs come first); every read of a variable's
+    memory on its side of each update of that variable. Among the nodes ready at a time,
+    the earliest in the list goes first.
+    """
+    import heapq  # noqa: PLC0415 - only plans with replicas to merge get here
+
+    position = {node.name: i for i, node in enumerate(nodes)}
+    deps: list[set[int]] = [set() for _ in nodes]
+    variables_of: dict[tuple[str, int], frozenset] = {}  # outputs that may be a variable's memory
+    last_barrier, last_update, reads_since = None, {}, {}
+    for i, node in enumerate(nodes):
+        deps[i].update(position[key[0]] for key in node.inputs if key[0] in position and key not in fed)
+        controls = node.op._control_inputs if node.op is not None else ()
+        deps[i].update(position[c.name] for c in controls if c.name in position)
+        reg = get_registration(node.type)
+        touched = frozenset().union(*(variables_of.get(key, ()) for key in node.inputs))
+        if node.type == "VariableV2":
+            variables_of[(node.name, 0)] = frozenset((node.name,))
+        elif node.type in MAY_ALIAS and touched:
+            for k in range(node.num_outputs):
+                variables_of[(node.name, k)] = touched
+        updated = {v for j, key in enumerate(node.inputs) if reg.stateful and j in reg.ref_inputs
+                   for v in variables_of.get(key, ())}
+        if reg.stateful or reg.blocking or controls:
+            if last_barrier is not None:
+                deps[i].add(last_barrier)
+            last_barrier = i
+        for v in touched - updated:
+            if v in last_update:
+                deps[i].add(last_update[v])
+            reads_since.setdefault(v, []).append(i)
+        for v in updated:
+            deps[i].update(reads_since.pop(v, ()))
+            if v in last_update:
+                deps[i].add(last_update[v])
+            last_update[v] = i
+    waiting = [len(d - {i}) for i, d in enumerate(deps)]
+    users: list[list[int]] = [[] for _ in nodes]
+    for i, d in enumerate(deps):
+        for j in d - {i}:
+            users[j].append(i)
+    ready = [i for i, n in enumerate(waiting) if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) != len(nodes):  # (cannot happen for a graph that had an order: keep that one)
+        return nodes, devices
+    return [nodes[i] for i in order], [devices[i] for i in order]
 
 
 def _compute_early(nodes: list[Node], devices: list[Device]):
