@@ -388,3 +388,26 @@ def test_replica_rows_are_read_in_place_when_adjacent_and_copied_otherwise():
             assert_oracle(got, a @ w, rtol=1e-12)
     with pytest.raises(ValueError, match="do not stack"):
         _replica_matmul(np, parts[0], RNG.standard_normal((2, 5)), w)
+
+
+def test_a_fused_update_of_replicas_adjacent_rows_is_one_product_and_equals_the_sum():
+    from distflow.runtime.rewrite import _fused_matmul_apply_gradient_descent
+
+    class Var:  # the variable reference a kernel gets
+        name = "w"
+
+        def __init__(self, value):
+            self.value = value
+
+        def read(self):
+            return self.value
+
+    x, d = RNG.standard_normal((8, 5)), RNG.standard_normal((8, 3))
+    w0 = RNG.standard_normal((5, 3))
+    want = w0 - 0.1 * 0.5 * (x.T @ d)
+    for xs, ds in ((np.split(x, 2), np.split(d, 2)),  # adjacent: one GEMM
+                   ([p.copy() for p in np.split(x, 2)], np.split(d, 2))):  # not: one per replica
+        var = Var(w0.copy())
+        operands = [m for xi, di in zip(xs, ds) for m in (xi, di)]
+        _fused_matmul_apply_gradient_descent(np, var, 0.1, *operands, transposes=((True, False),) * 2, scale=0.5)
+        assert_oracle(var.value, want, rtol=1e-12)

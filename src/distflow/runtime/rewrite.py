@@ -74,6 +74,10 @@ def _fused_matmul_apply_gradient_descent(xp, var, alpha, *operands, transposes=(
             raise ValueError(f"MatMul of the gradient: shapes {list(a.shape)} and {list(b.shape)} do not agree")
         pairs.append((a, b))
     terms = [np.asarray(t) for t in operands[n:]]
+    if len(pairs) > 1 and all(t == (True, False) for t in transposes):  # replicas' x_i^T @ d_i
+        rows_a, rows_b = _adjacent_rows([a.T for a, _ in pairs]), _adjacent_rows([b for _, b in pairs])
+        if rows_a is not None and rows_b is not None:  # one GEMM over all their rows
+            pairs = [(rows_a.T, rows_b)]
     step = -float(alpha) * scale
     with locked(var, use_locking):
         w = var.read()
