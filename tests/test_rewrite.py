@@ -411,3 +411,20 @@ def test_a_fused_update_of_replicas_adjacent_rows_is_one_product_and_equals_the_
         operands = [m for xi, di in zip(xs, ds) for m in (xi, di)]
         _fused_matmul_apply_gradient_descent(np, var, 0.1, *operands, transposes=((True, False),) * 2, scale=0.5)
         assert_oracle(var.value, want, rtol=1e-12)
+
+
+def test_one_weight_used_twice_in_a_chain_across_devices_is_not_merged():
+    """x @ w on one device, then (x @ w) @ w on another: not replicas (the second needs
+    the first), so each product stays as it is."""
+    x, w_init = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 4))
+    w = tf.Variable(w_init)
+    feed = tf.placeholder(tf.float64, [3, 4])
+    with tf.device("/cpu:0"):
+        first = tf.matmul(feed, w)
+    with tf.device("/cpu:1"):
+        second = tf.matmul(first, w) * 2.0  # (a fetched product would not be merged anyway)
+    config = tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=1)
+    with tf.Session(config=config) as sess:
+        sess.run(w.initializer)
+        assert_oracle(sess.run(second, {feed: x}), 2.0 * x @ w_init @ w_init, rtol=1e-12)
+        assert kernel_types(sess).count("MatMul") == 2

@@ -40,6 +40,8 @@ reads, and every side effect; it removes work whose result nobody sees.
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from ..framework.registry import get_registration, register_op
@@ -294,6 +296,7 @@ def _merge_replica_products(nodes: list[Node], devices: list[Device], fed: dict,
             dropped.add(i)
     if not merged_at:
         return nodes, devices
+    original = nodes, devices
     out_nodes, out_devices = [], []
     for i, (node, device) in enumerate(zip(nodes, devices)):
         if i in merged_at:
@@ -307,19 +310,21 @@ def _merge_replica_products(nodes: list[Node], devices: list[Device], fed: dict,
                             node.input_is_ref, node.num_outputs, node.op)
             out_nodes.append(node)
             out_devices.append(device)
-    return _schedule(out_nodes, out_devices, fed)
+    order = _schedule(out_nodes, fed)
+    if order is None:  # one replica's rows come from another's product (a chain, not replicas)
+        return original
+    return [out_nodes[i] for i in order], [out_devices[i] for i in order]
 
 
-def _schedule(nodes: list[Node], devices: list[Device], fed: dict):
-    """A topological order of ``nodes``, some of whose inputs come later in the list.
+def _schedule(nodes: list[Node], fed: dict) -> list[int] | None:
+    """A topological order of ``nodes`` (their indices), some of whose inputs come later
+    in the list; None if there is none (a cycle).
 
     Kept from the list's order: the order of the stateful and blocking nodes and of those
     with control inputs (a node's control inputs come first); every read of a variable's
     memory on its side of each update of that variable. Among the nodes ready at a time,
     the earliest in the list goes first.
     """
-    import heapq  # noqa: PLC0415 - only plans with replicas to merge get here
-
     position = {node.name: i for i, node in enumerate(nodes)}
     deps: list[set[int]] = [set() for _ in nodes]
     variables_of: dict[tuple[str, int], frozenset] = {}  # outputs that may be a variable's memory
@@ -350,10 +355,12 @@ def _schedule(nodes: list[Node], devices: list[Device], fed: dict):
             if v in last_update:
                 deps[i].add(last_update[v])
             last_update[v] = i
-    waiting = [len(d - {i}) for i, d in enumerate(deps)]
+    if any(i in d for i, d in enumerate(deps)):  # a node reading its own output
+        return None
+    waiting = [len(d) for d in deps]
     users: list[list[int]] = [[] for _ in nodes]
     for i, d in enumerate(deps):
-        for j in d - {i}:
+        for j in d:
             users[j].append(i)
     ready = [i for i, n in enumerate(waiting) if n == 0]
     heapq.heapify(ready)
@@ -365,9 +372,7 @@ def _schedule(nodes: list[Node], devices: list[Device], fed: dict):
             waiting[u] -= 1
             if waiting[u] == 0:
                 heapq.heappush(ready, u)
-    if len(order) != len(nodes):  # (cannot happen for a graph that had an order: keep that one)
-        return nodes, devices
-    return [nodes[i] for i in order], [devices[i] for i in order]
+    return order if len(order) == len(nodes) else None
 
 
 def _compute_early(nodes: list[Node], devices: list[Device]):
