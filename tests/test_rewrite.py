@@ -351,6 +351,9 @@ def test_replicas_products_by_one_matrix_become_one_product_in_the_sequential_fo
     (w0_plain, w1_plain), plain_types = train(L0)
     # forward: two layers; backward: the second layer's input gradient
     assert types.count("_ReplicaMatMul") == 3 and "_ReplicaMatMul" not in plain_types
+    # the row-wise kernels on those rows: once for both replicas
+    for op_type in ("Relu", "ReluGrad", "SparseSoftmaxCrossEntropyWithLogits"):
+        assert types.count(op_type) == 1 and plain_types.count(op_type) == 2, op_type
     w0_np, w1_np = w0_init.copy(), w1_init.copy()
     for _ in range(3):
         dw0, dw1 = np.zeros_like(w0_np), np.zeros_like(w1_np)
@@ -381,11 +384,8 @@ def test_replica_rows_are_read_in_place_when_adjacent_and_copied_otherwise():
     assert _adjacent_rows([parts[1], parts[0]]) is None  # out of order
     assert _adjacent_rows([parts[0], parts[1].copy()]) is None  # another array
     w = RNG.standard_normal((4, 2))
-    for rows in (parts, [parts[2], parts[0]]):
-        out = _replica_matmul(np, *rows, w)
-        assert len(out) == len(rows)
-        for got, a in zip(out, rows):
-            assert_oracle(got, a @ w, rtol=1e-12)
+    for rows in (parts, [parts[2], parts[0]]):  # adjacent (read in place), and not (copied)
+        assert_oracle(_replica_matmul(np, *rows, w), np.concatenate(rows) @ w, rtol=1e-12)
     with pytest.raises(ValueError, match="do not stack"):
         _replica_matmul(np, parts[0], RNG.standard_normal((2, 5)), w)
 
@@ -428,3 +428,22 @@ def test_one_weight_used_twice_in_a_chain_across_devices_is_not_merged():
         sess.run(w.initializer)
         assert_oracle(sess.run(second, {feed: x}), 2.0 * x @ w_init @ w_init, rtol=1e-12)
         assert kernel_types(sess).count("MatMul") == 2
+
+
+def test_a_shared_input_with_rows_of_its_own_keeps_the_replicas_apart():
+    """x_i @ w + c with c of each replica's shape: adding c to all rows at once would not
+    broadcast, so the additions stay one per replica."""
+    x, w_init = RNG.standard_normal((8, 3)), RNG.standard_normal((3, 2))
+    w, c = tf.Variable(w_init), tf.Variable(np.ones((4, 2)))
+    feed = tf.placeholder(tf.float64, [8, 3])
+    outs = []
+    for i, part in enumerate(tf.split(feed, 2)):
+        with tf.device(f"/cpu:{i}"):
+            outs.append(tf.matmul(part, w) + c)
+    total = tf.add_n(outs)
+    config = tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=1)
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(total, {feed: x})
+        assert kernel_types(sess).count("AddV2") == 2
+    assert_oracle(got, x[:4] @ w_init + x[4:] @ w_init + 2.0, rtol=1e-12)

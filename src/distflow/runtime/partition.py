@@ -33,7 +33,7 @@ MAY_ALIAS = frozenset({
     "Identity", "StopGradient", "PlaceholderWithDefault", "Reshape", "Squeeze", "ExpandDims",
     "StridedSlice", "Slice", "Split", "SplitV", "Unpack", "Transpose", "Const", "AddN",
     "Cast", "InitializedValueOrDefault", "VariableV2", "Assign", "AssignAdd", "AssignSub",
-    "SumToShape", "BroadcastTo", "MirrorPadGrad",
+    "SumToShape", "BroadcastTo", "MirrorPadGrad", "_RowBlocks",
 })
 
 

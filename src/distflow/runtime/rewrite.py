@@ -24,15 +24,18 @@ reads, and every side effect; it removes work whose result nobody sees.
   computed early, and the received term and it are each added by one AXPY.)
 - Replica merge (a plan holding the in-graph replicas of several devices, as the
   sequential form of a step does): the products of each replica's rows by one same
-  matrix (``MatMul(a_i, w)``, i over the devices) become one ``_ReplicaMatMul`` of all
-  the rows, which returns each replica's row block. One full-size GEMM runs faster than
-  several of a fraction of the rows (a 128-row product with two threads took 19% longer
-  per row than a 256-row one on a 2-core VM). Where the replicas' rows are adjacent in
-  memory (the parts of a ``Split``, or the blocks a merged product returned and
-  element-wise kernels updated in place) they are read where they are; otherwise they
-  are concatenated. The plan is then put back in a topological order that keeps every
-  stateful node's place among them and every read of a variable on its side of the
-  variable's updates (``_schedule``).
+  matrix (``MatMul(a_i, w)``, i over the devices, equal static rows) become one
+  ``_ReplicaMatMul`` of all the rows; then, layer by layer, the replicas' calls of one
+  row-wise op (bias add, ReLU and its gradient, softmax cross-entropy, ...) on those rows
+  become one call on all of them, which runs in place like the calls it replaces. Each
+  replica's node stays, under its name, as ``_RowBlocks``: a view of its rows, so its
+  readers do not change. One full-size GEMM runs faster than several of a fraction of the
+  rows (a 128-row product with two threads took 19% longer per row than a 256-row one on
+  a 2-core VM). A replica's rows are read where they are when they are adjacent in
+  memory (the parts of a ``Split``, the blocks of a merged result), else concatenated.
+  The plan is then put back in a topological order that keeps every stateful node's
+  place among them and every read of a variable on its side of the variable's updates
+  (``_schedule``); a "replica" that needs another's result is a chain, and is left alone.
 - Nodes left without readers by the rewrites above (the loss that only seeded its
   gradient, when the loss is not fetched) are dropped. A node that never had a reader
   -- one that runs for a control dependency -- is kept.
@@ -45,6 +48,7 @@ import heapq
 import numpy as np
 
 from ..framework.registry import get_registration, register_op
+from ..framework.tensor_shape import TensorShape
 from ..ops.state_ops import locked
 from . import blas
 from .device import Device
@@ -55,6 +59,14 @@ _NEVER_FOLDED = frozenset({"_Send", "_Recv", "Placeholder", "PlaceholderWithDefa
 _SHAPE_CONSTANTS = {"OnesLike": np.ones, "ZerosLike": np.zeros}
 FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
 REPLICA_MATMUL = "_ReplicaMatMul"
+ROW_BLOCKS = "_RowBlocks"
+# Ops whose output rows depend only on the same rows of their inputs (any other input is
+# shared and has no rows of its own): the replicas' calls can be one call on all rows.
+_ROWWISE = frozenset({
+    "AddV2", "Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "BiasAdd", "Neg", "Square", "Exp", "Log",
+    "Relu", "Relu6", "Elu", "Sigmoid", "Tanh", "ReluGrad", "Relu6Grad", "EluGrad", "SigmoidGrad", "TanhGrad",
+    "Softmax", "LogSoftmax", "SparseSoftmaxCrossEntropyWithLogits", "SoftmaxCrossEntropyWithLogits",
+})
 
 
 @register_op(FUSED_UPDATE, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype,
@@ -166,20 +178,29 @@ def _folded(node: Node, device: Device, earlier: dict[str, Node], fed: dict) -> 
     return _constant(node, value)
 
 
-@register_op(REPLICA_MATMUL, shape=lambda op: [None] * (len(op.inputs) - 1),
-             dtype=lambda op: [op.inputs[0].dtype] * (len(op.inputs) - 1), list_output=True)
+@register_op(REPLICA_MATMUL, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
 def _replica_matmul(xp, *operands, transpose_b=False):
-    """``MatMul(a_i, b)`` for every ``a_i`` of ``operands[:-1]``, as one product of all
-    their rows; the row block of each."""
+    """``MatMul(a_i, b)`` for every ``a_i`` of ``operands[:-1]`` (replicas with equally
+    many rows), as one product of all their rows: the rows of all the products."""
     *parts, b = operands
     for a in parts:
-        if a.ndim != 2 or a.shape[1] != parts[0].shape[1]:
+        if a.ndim != 2 or a.shape != parts[0].shape:
             raise ValueError(f"MatMul of replicas: shapes {[list(x.shape) for x in parts]} do not stack")
     whole = _adjacent_rows(parts)
     if whole is None:
         whole = xp.concatenate(parts)
-    out = xp.matmul(whole, b.T if transpose_b else b)
-    return tuple(xp.split(out, np.cumsum([a.shape[0] for a in parts[:-1]])))
+    return xp.matmul(whole, b.T if transpose_b else b)
+
+
+@register_op(ROW_BLOCKS, shape=lambda op: [TensorShape(None)] * len(op.inputs),
+             dtype=lambda op: [t.dtype for t in op.inputs], list_output=True)
+def _row_blocks(xp, *wholes, index, count):
+    """Replica ``index``'s rows of each of ``wholes`` (``count`` equal blocks): views."""
+    out = []
+    for whole in wholes:
+        rows = whole.shape[0] // count
+        out.append(whole[index * rows:(index + 1) * rows])
+    return tuple(out)
 
 
 def _adjacent_rows(parts: list) -> np.ndarray | None:
@@ -199,6 +220,14 @@ def _adjacent_rows(parts: list) -> np.ndarray | None:
     rows = sum(a.shape[0] for a in parts)
     return np.ndarray((rows, parts[0].shape[1]), base.dtype, buffer=base,
                       offset=parts[0].ctypes.data - base.ctypes.data)
+
+
+def _int_constant(key, by_name: dict[str, Node]) -> int | None:
+    node = by_name.get(key[0])
+    if node is None or node.type != "Const":
+        return None
+    value = node.attrs["value"]
+    return int(value) if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu" else None
 
 
 def _scalar_constant(key, by_name: dict[str, Node], fed: dict) -> float | None:
@@ -274,46 +303,117 @@ def _fuse_updates(nodes: list[Node], devices: list[Device], fed: dict, fetched: 
 
 
 def _merge_replica_products(nodes: list[Node], devices: list[Device], fed: dict, fetched: dict):
-    """``MatMul(a_i, w)`` of several devices, same ``w`` -> one ``_ReplicaMatMul`` (module docstring)."""
+    """The replicas' products by one matrix, then their row-wise ops, as one node each over
+    all rows; each replica's node becomes a ``_RowBlocks`` view of its rows, under its own
+    name, so its readers do not change (module docstring)."""
+    original = nodes, devices
+    changed = False
+    for find in [_product_groups] + [_rowwise_groups] * 64:  # (a chain of row-wise ops, layer by layer)
+        found = find(nodes, devices, fetched)
+        if not found:
+            break
+        nodes, devices = _apply_groups(nodes, devices, found)
+        changed = True
+    if not changed:
+        return nodes, devices
+    order = _schedule(nodes, fed)
+    if order is None:  # one replica's rows come from another's result (a chain, not replicas)
+        return original
+    return [nodes[i] for i in order], [devices[i] for i in order]
+
+
+def _replica_rows(node: Node) -> int | None:
+    """The static number of rows of a node's first input, if known."""
+    if node.op is None or not node.op.inputs or node.op.inputs[0].shape.ndims is None:
+        return None
+    return node.op.inputs[0].shape.as_list()[0]
+
+
+def _product_groups(nodes, devices, fetched) -> list:
+    """(merged node, members) for each set of replicas' ``MatMul(a_i, w)``, one ``w``."""
     groups: dict[tuple, list[int]] = {}
     for i, node in enumerate(nodes):
         if node.type != "MatMul" or node.attrs.get("transpose_a", False) or (node.name, 0) in fetched \
-                or node.op is None or node.op.inputs[0].shape.ndims != 2:
+                or node.op is None or node.op.inputs[0].shape.ndims != 2 or _replica_rows(node) is None:
             continue
         key = (node.inputs[1], bool(node.attrs.get("transpose_b", False)), node.input_is_ref[1], id(devices[i].xp))
         groups.setdefault(key, []).append(i)
-    merged_at, renamed, dropped = {}, {}, set()
+    found = []
     for (w, transpose_b, w_ref, _), members in groups.items():
-        if len(members) < 2 or len({devices[i].name for i in members}) != len(members):
-            continue  # the replicas of in-graph replication: one product per device
-        first = nodes[members[0]]
-        merged = Node(f"{first.name}/_replicas", REPLICA_MATMUL, {"transpose_b": transpose_b},
+        if len(members) < 2 or len({devices[i].name for i in members}) != len(members) \
+                or len({_replica_rows(nodes[i]) for i in members}) != 1:
+            continue  # the replicas of in-graph replication: one product per device, equal rows
+        merged = Node(f"{nodes[members[0]].name}/_replicas", REPLICA_MATMUL, {"transpose_b": transpose_b},
                       [nodes[i].inputs[0] for i in members] + [w],
-                      [nodes[i].input_is_ref[0] for i in members] + [w_ref], len(members))
+                      [nodes[i].input_is_ref[0] for i in members] + [w_ref], 1)
+        found.append((merged, members))
+    return found
+
+
+def _rowwise_groups(nodes, devices, fetched) -> list:
+    """(merged node, members) for each set of replicas' calls of one row-wise op on the
+    rows of merged results (or of a ``Split``'s input), other inputs shared."""
+    by_name = {node.name: node for node in nodes}
+
+    def block(key):  # (the whole, replica, replicas) if ``key`` is a replica's rows of a whole
+        node = by_name.get(key[0])
+        if node is None:
+            return None
+        if node.type == ROW_BLOCKS:
+            return node.inputs[key[1]], node.attrs["index"], node.attrs["count"]
+        if node.type == "Split" and _int_constant(node.inputs[0], by_name) == 0:
+            return node.inputs[1], key[1], node.attrs["num_split"]
+        return None
+
+    groups: dict[tuple, dict[int, int]] = {}
+    for n, node in enumerate(nodes):
+        if node.type not in _ROWWISE or node.op is None or get_registration(node.type).context_arg != "xp" \
+                or any((node.name, o) in fetched for o in range(node.num_outputs)):
+            continue
+        blocks = [block(key) for key in node.inputs]
+        replicas = {(b[1], b[2]) for b in blocks if b is not None}
+        if len(replicas) != 1:
+            continue
+        rank = max(t.shape.ndims or 0 for t, b in zip(node.op.inputs, blocks) if b is not None)
+        if any(b is None and (t.shape.ndims is None or (t.shape.ndims >= rank and t.shape.as_list()[-rank] != 1))
+               for t, b in zip(node.op.inputs, blocks)):
+            continue  # a shared input with rows of its own would not broadcast the same over all rows
+        (replica, count), = replicas
+        attrs = get_registration(node.type).kernel_attrs(node.attrs)
+        signature = tuple(("r", b[0]) if b is not None else ("s", key) for b, key in zip(blocks, node.inputs))
+        key = (node.type, repr(sorted(attrs.items())), signature, count, tuple(node.input_is_ref), id(devices[n].xp))
+        members = groups.setdefault(key, {})
+        members[replica] = -1 if replica in members else n  # -1: two calls on one replica's rows
+    found = []
+    for (_, _, signature, count, is_ref, _), members in groups.items():
+        if sorted(members) != list(range(count)) or -1 in members.values() \
+                or len({devices[n].name for n in members.values()}) != count:
+            continue
+        first = nodes[members[0]]
+        merged = Node(f"{first.name}/_replicas", first.type, first.attrs, [sig[1] for sig in signature],
+                      [False if sig[0] == "r" else ref for sig, ref in zip(signature, is_ref)], first.num_outputs)
+        found.append((merged, [members[i] for i in range(count)]))
+    return found
+
+
+def _apply_groups(nodes, devices, found):
+    """Each merged node in at its first member's place; member i becomes replica i's rows of it."""
+    merged_at, blocks_of = {}, {}
+    for merged, members in found:
         merged_at[members[0]] = merged
-        for k, i in enumerate(members):
-            renamed[(nodes[i].name, 0)] = (merged.name, k)
-            dropped.add(i)
-    if not merged_at:
-        return nodes, devices
-    original = nodes, devices
+        for i, n in enumerate(members):
+            member = nodes[n]
+            blocks_of[n] = Node(member.name, ROW_BLOCKS, {"index": i, "count": len(members)},
+                                [(merged.name, o) for o in range(member.num_outputs)], [False] * member.num_outputs,
+                                member.num_outputs, member.op)
     out_nodes, out_devices = [], []
-    for i, (node, device) in enumerate(zip(nodes, devices)):
-        if i in merged_at:
-            merged = merged_at[i]  # (its rows may come from another merged product)
-            merged.inputs = [renamed.get(key, key) for key in merged.inputs]
-            out_nodes.append(merged)
+    for n, (node, device) in enumerate(zip(nodes, devices)):
+        if n in merged_at:
+            out_nodes.append(merged_at[n])
             out_devices.append(device)
-        if i not in dropped:
-            if any(key in renamed for key in node.inputs):
-                node = Node(node.name, node.type, node.attrs, [renamed.get(key, key) for key in node.inputs],
-                            node.input_is_ref, node.num_outputs, node.op)
-            out_nodes.append(node)
-            out_devices.append(device)
-    order = _schedule(out_nodes, fed)
-    if order is None:  # one replica's rows come from another's product (a chain, not replicas)
-        return original
-    return [out_nodes[i] for i in order], [out_devices[i] for i in order]
+        out_nodes.append(blocks_of.get(n, node))
+        out_devices.append(device)
+    return out_nodes, out_devices
 
 
 def _schedule(nodes: list[Node], fed: dict) -> list[int] | None:
