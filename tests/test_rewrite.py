@@ -93,6 +93,14 @@ def _mlp_training(dtype, config, steps=3):
         return sess.run([w0, b0, w1]), types, (x, y)
 
 
+def _numpy_mean_xent_grad(logits, labels):
+    """d mean(sparse softmax cross-entropy) / d logits, written the obvious way."""
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    p[np.arange(len(labels)), labels] -= 1
+    return p / len(labels)
+
+
 def _numpy_mlp_training(x, y, dtype, steps=3):
     rng = np.random.default_rng(0)
     rng.standard_normal((16, 6)), rng.integers(0, 3, 16)  # the same draws as _mlp_training
@@ -102,11 +110,7 @@ def _numpy_mlp_training(x, y, dtype, steps=3):
     for _ in range(steps):
         z = x @ w0 + b0
         h = np.maximum(z, 0)
-        logits = h @ w1
-        p = np.exp(logits - logits.max(1, keepdims=True))
-        p /= p.sum(1, keepdims=True)
-        p[np.arange(len(y)), y] -= 1
-        g = p / len(y)
+        g = _numpy_mean_xent_grad(h @ w1, y)
         dw1, dh = h.T @ g, g @ w1.T
         dz = dh * (z > 0)
         w0, b0, w1 = w0 - 0.1 * (x.T @ dz), b0 - 0.1 * dz.sum(0), w1 - 0.1 * dw1
@@ -360,11 +364,7 @@ def test_replicas_products_by_one_matrix_become_one_product_in_the_sequential_fo
         for xh, yh in zip(np.split(x, 2), np.split(y, 2)):
             z = xh @ w0_np
             h = np.maximum(z, 0)
-            logits = h @ w1_np
-            p = np.exp(logits - logits.max(1, keepdims=True))
-            p /= p.sum(1, keepdims=True)
-            p[np.arange(len(yh)), yh] -= 1
-            g = p / len(yh)
+            g = _numpy_mean_xent_grad(h @ w1_np, yh)
             dw1 += h.T @ g
             dw0 += xh.T @ ((g @ w1_np.T) * (z > 0))
         w0_np, w1_np = w0_np - 0.1 * dw0 / 2, w1_np - 0.1 * dw1 / 2
