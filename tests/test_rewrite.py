@@ -9,7 +9,7 @@ import pytest
 
 import distflow as tf
 from conftest import assert_oracle
-from distflow.runtime import blas
+from distflow.ops import blas
 from distflow.runtime.rewrite import FUSED_UPDATE
 
 RNG = np.random.default_rng(11)

@@ -185,7 +185,7 @@ def test_list_devices():
 
 
 def test_intra_op_parallelism_threads_sets_blas_threads():
-    from distflow.runtime import blas
+    from distflow.ops import blas
 
     before = blas.get_threads()
     if before is None:
@@ -199,7 +199,7 @@ def test_intra_op_parallelism_threads_sets_blas_threads():
 
 
 def test_partitions_running_at_once_share_blas_threads():
-    from distflow.runtime import blas
+    from distflow.ops import blas
 
     before = blas.get_threads()
     if before is None:

@@ -7,7 +7,7 @@ when ``use_locking`` is set, and outputs the variable's reference, as in TF.
 from __future__ import annotations
 
 from ..framework.registry import not_differentiable, register_op
-from ..runtime import blas
+from . import blas
 from .math_ops import writable_like
 from .op_util import make_tensor
 from .state_ops import locked

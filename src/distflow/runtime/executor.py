@@ -17,8 +17,9 @@ import numpy as np
 
 from ..framework import errors
 from ..framework.registry import get_registration
+from ..ops import blas
 from ..ops.array_ops import missing_feed_error
-from . import blas, rewrite
+from . import rewrite
 from .device import Device
 from .partition import MAY_ALIAS as _MAY_ALIAS, Node, rendezvous_key
 

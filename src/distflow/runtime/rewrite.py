@@ -49,8 +49,8 @@ import numpy as np
 
 from ..framework.registry import get_registration, register_op
 from ..framework.tensor_shape import TensorShape
+from ..ops import blas
 from ..ops.state_ops import locked
-from . import blas
 from .device import Device
 from .partition import CONTROL, MAY_ALIAS, Node
 

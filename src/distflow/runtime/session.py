@@ -12,7 +12,8 @@ from ..framework import dtypes
 from ..framework import errors
 from ..framework import ops
 from ..framework.ops import Operation, Tensor
-from . import allocator, blas
+from ..ops import blas
+from . import allocator
 from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
 from .executor import LiveSteps, PartitionPlan, StepPlan
