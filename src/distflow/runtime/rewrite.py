@@ -222,20 +222,13 @@ def _adjacent_rows(parts: list) -> np.ndarray | None:
                       offset=parts[0].ctypes.data - base.ctypes.data)
 
 
-def _int_constant(key, by_name: dict[str, Node]) -> int | None:
-    node = by_name.get(key[0])
-    if node is None or node.type != "Const":
-        return None
-    value = node.attrs["value"]
-    return int(value) if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu" else None
-
-
-def _scalar_constant(key, by_name: dict[str, Node], fed: dict) -> float | None:
+def _scalar_constant(key, by_name: dict[str, Node], fed=(), kinds: str = "f"):
+    """The value of the scalar ``Const`` behind ``key`` if its dtype kind is in ``kinds``, else None."""
     node = by_name.get(key[0])
     if key in fed or node is None or node.type != "Const":
         return None
     value = node.attrs["value"]
-    return float(value) if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind == "f" else None
+    return value.item() if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in kinds else None
 
 
 def _fuse_updates(nodes: list[Node], devices: list[Device], fed: dict, fetched: dict):
@@ -361,7 +354,7 @@ def _rowwise_groups(nodes, devices, fetched) -> list:
             return None
         if node.type == ROW_BLOCKS:
             return node.inputs[key[1]], node.attrs["index"], node.attrs["count"]
-        if node.type == "Split" and _int_constant(node.inputs[0], by_name) == 0:
+        if node.type == "Split" and _scalar_constant(node.inputs[0], by_name, kinds="iu") == 0:
             return node.inputs[1], key[1], node.attrs["num_split"]
         return None
 
@@ -416,6 +409,23 @@ def _apply_groups(nodes, devices, found):
     return out_nodes, out_devices
 
 
+def _variables_touched(nodes: list[Node]) -> tuple[list[frozenset], dict]:
+    """For each node, the variables whose memory it reads or writes: through a variable's
+    reference, or an output that may be a view of one (``MAY_ALIAS``); and, by output,
+    the variables an output may be the memory of."""
+    variables_of: dict[tuple[str, int], frozenset] = {}
+    touched_by = []
+    for node in nodes:
+        touched = frozenset().union(*(variables_of.get(key, ()) for key in node.inputs))
+        if node.type == "VariableV2":
+            variables_of[(node.name, 0)] = frozenset((node.name,))
+        elif node.type in MAY_ALIAS and touched:
+            for k in range(node.num_outputs):
+                variables_of[(node.name, k)] = touched
+        touched_by.append(touched)
+    return touched_by, variables_of
+
+
 def _schedule(nodes: list[Node], fed: dict) -> list[int] | None:
     """A topological order of ``nodes`` (their indices), some of whose inputs come later
     in the list; None if there is none (a cycle).
@@ -427,19 +437,13 @@ def _schedule(nodes: list[Node], fed: dict) -> list[int] | None:
     """
     position = {node.name: i for i, node in enumerate(nodes)}
     deps: list[set[int]] = [set() for _ in nodes]
-    variables_of: dict[tuple[str, int], frozenset] = {}  # outputs that may be a variable's memory
+    touched_by, variables_of = _variables_touched(nodes)
     last_barrier, last_update, reads_since = None, {}, {}
-    for i, node in enumerate(nodes):
+    for i, (node, touched) in enumerate(zip(nodes, touched_by)):
         deps[i].update(position[key[0]] for key in node.inputs if key[0] in position and key not in fed)
         controls = node.op._control_inputs if node.op is not None else ()
         deps[i].update(position[c.name] for c in controls if c.name in position)
         reg = get_registration(node.type)
-        touched = frozenset().union(*(variables_of.get(key, ()) for key in node.inputs))
-        if node.type == "VariableV2":
-            variables_of[(node.name, 0)] = frozenset((node.name,))
-        elif node.type in MAY_ALIAS and touched:
-            for k in range(node.num_outputs):
-                variables_of[(node.name, k)] = touched
         updated = {v for j, key in enumerate(node.inputs) if reg.stateful and j in reg.ref_inputs
                    for v in variables_of.get(key, ())}
         if reg.stateful or reg.blocking or controls:
@@ -483,12 +487,10 @@ def _compute_early(nodes: list[Node], devices: list[Device]):
     node after its inputs.
     """
     position = {node.name: i for i, node in enumerate(nodes)}
-    aliases: set[tuple[str, int]] = set()  # outputs that may be a variable's memory
+    touched_by, _ = _variables_touched(nodes)
     after = []
     for i, node in enumerate(nodes):
-        reads_variable = any(node.input_is_ref) or any(key in aliases for key in node.inputs)
-        if node.type == "VariableV2" or (node.type in MAY_ALIAS and reads_variable):
-            aliases.update((node.name, k) for k in range(node.num_outputs))
+        reads_variable = any(node.input_is_ref) or bool(touched_by[i])
         reg = get_registration(node.type)
         barrier = reads_variable or reg.stateful or reg.blocking or node.type == "_Recv" \
             or (node.op is not None and node.op._control_inputs)
