@@ -44,7 +44,7 @@ class SegmentWriter:
         self.name: str | None = None
         self._map: mmap.mmap | None = None
         self._linked = False  # still has a name in /dev/shm
-        self.awaiting_ack = None  # the last tensor written, until the receiver has answered
+        self.awaiting_ack = None  # (dtype, shape) of the last tensor written, until the receiver answers
         self.usable = True  # False once the receiver said it cannot map the segment
 
     def write(self, arr: np.ndarray) -> str:
