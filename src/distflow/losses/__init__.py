@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..framework import ops
 from ..framework.ops import GraphKeys
+from .._namespace import missing as _missing
 from ..ops import array_ops, math_ops, nn_ops
 
 
@@ -97,3 +98,6 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
         raise ValueError("No losses found in the LOSSES collection")
     return math_ops.add_n(losses, name=name)
 
+
+
+__getattr__ = _missing("tf.losses")

@@ -603,6 +603,6 @@ ops.Tensor._override_operator("__ge__", greater_equal)
 
 # Reductions live in reduction_ops.py; their constructors are TF's math_ops.
 from .unary_ops import (abs, ceil, exp, floor, log, log1p, logical_not, negative, reciprocal,  # noqa: E402,F401
-                        round, rsqrt, sigmoid, sign, sqrt, square, tanh)
+                        round, rsqrt, sigmoid, sign, sin, cos, sqrt, square, tanh)
 from .reduction_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean,  # noqa: E402,F401
                             reduce_min, reduce_prod, reduce_sum)

@@ -133,6 +133,33 @@ def _assign_sub_kernel(xp, ref, value, *, use_locking):
         return _update(ref, value, xp.subtract)
 
 
+@register_op("CountUpTo", shape=lambda op: TensorShape([]), dtype=lambda op: op.inputs[0].dtype.base_dtype,
+             stateful=True, ref_inputs=(0,))
+def _count_up_to_kernel(xp, ref, *, limit):
+    with ref.lock:
+        current = ref.read()
+        if current >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        before = current.copy()
+        current += 1
+        return before
+
+
+not_differentiable("CountUpTo")
+
+
+def count_up_to(ref, limit, name=None) -> ops.Tensor:
+    """Increments the scalar integer variable ``ref`` and returns its value before.
+
+    Raises OutOfRangeError when it already reached ``limit`` (the value stays).
+    """
+    ref = _as_ref(ref)
+    if ref.dtype.base_dtype not in (dtypes.int32, dtypes.int64) or ref.shape.ndims not in (None, 0):
+        raise ValueError(f"count_up_to needs a scalar int32 or int64 variable, got {ref.dtype.name} "
+                         f"{ref.shape} for '{ref.name}'")
+    return make_tensor("CountUpTo", [ref], {"limit": int(limit)}, name or "CountUpTo")
+
+
 @register_op("IsVariableInitialized", shape=lambda op: TensorShape([]),
              dtype=lambda op: dtypes.bool, ref_inputs=(0,))
 def _is_initialized_kernel(xp, ref):
@@ -226,6 +253,7 @@ class Variable:
                     self._initial_value = self._initial_tensor(initial_value, dtype, shape)
             else:
                 self._initial_value = self._initial_tensor(initial_value, dtype, shape)
+            self._initial_value = _guard_uninitialized_reads(self._initial_value)
             var_shape = self._initial_value.shape if validate_shape else TensorShape(None)
             if shape is not None:
                 var_shape = as_shape(shape)
@@ -327,6 +355,10 @@ class Variable:
         out = assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return out if read_value else out.op
 
+    def count_up_to(self, limit):
+        """Increments this scalar integer variable until ``limit`` (then OutOfRangeError)."""
+        return count_up_to(self._variable, limit)
+
     def eval(self, session=None):
         return self._variable.eval(session=session)
 
@@ -349,6 +381,52 @@ class Variable:
 
     def __bool__(self):
         raise TypeError("Using a tf.Variable as a Python `bool` is not allowed.")
+
+
+def _guard_uninitialized_reads(initial_value: ops.Tensor) -> ops.Tensor:
+    """``initial_value`` with every read of another variable made safe to initialize at once.
+
+    ``tf.Variable(w * 3)`` reads ``w``. As in TF 1.x, the reads in the initial value's
+    subgraph are rewritten to ``w.initialized_value()`` (w's value once initialized, its
+    initial value before), so ``global_variables_initializer()`` works in any order. Ops
+    on the path from such a read are copied with the new input; the original ops stay.
+    """
+    graph = initial_value.graph
+    variables = {}
+    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+        for v in graph.get_collection(key):
+            if isinstance(v, Variable):
+                variables[v.op] = v
+    if not variables:
+        return initial_value
+    memo: dict = {}
+
+    def rewritten(op: ops.Operation):
+        if op in memo:
+            return memo[op]
+        memo[op] = None  # a cycle (none in a valid graph) leaves the op as it is
+        result = None
+        if op.type == "VariableV2" and op in variables:
+            result = [variables[op].initialized_value()]
+        elif op.type == "Identity" and op.inputs and op.inputs[0].op in variables:
+            result = [variables[op.inputs[0].op].initialized_value()]
+        elif not op.is_stateful:
+            new_inputs = []
+            changed = False
+            ref_inputs = op._reg.ref_inputs
+            for i, t in enumerate(op.inputs):
+                outputs = None if i in ref_inputs else rewritten(t.op)
+                new_inputs.append(t if outputs is None else outputs[t.value_index])
+                changed |= outputs is not None
+            if changed:
+                clone = graph.create_op(op.type, new_inputs, op.attrs, name=op.name.rsplit("/", 1)[-1],
+                                        control_inputs=op.control_inputs)
+                result = list(clone.outputs)
+        memo[op] = result
+        return result
+
+    outputs = rewritten(initial_value.op)
+    return initial_value if outputs is None else outputs[initial_value.value_index]
 
 
 def _takes_shape(fn) -> bool:

@@ -28,6 +28,8 @@ _UNARY = {
     "Log": (lambda xp, x, out: xp.log(x, out=out), _FLOATS),
     "Log1p": (lambda xp, x, out: xp.log1p(x, out=out), _FLOATS),
     "Tanh": (lambda xp, x, out: xp.tanh(x, out=out), _FLOATS),
+    "Sin": (lambda xp, x, out: xp.sin(x, out=out), _FLOATS),
+    "Cos": (lambda xp, x, out: xp.cos(x, out=out), _FLOATS),
     # NOTE: 0.5 * (1 + tanh(x / 2)) never overflows, unlike 1 / (1 + exp(-x)).
     "Sigmoid": (lambda xp, x, out: xp.multiply(xp.add(xp.tanh(xp.multiply(x, 0.5, out=out), out=out), 1, out=out),
                                                0.5, out=out), _FLOATS),
@@ -92,6 +94,16 @@ def _exp_grad(op, grad):
 @register_gradient("Log")
 def _log_grad(op, grad):
     return (_binary("RealDiv", grad, op.inputs[0]),)
+
+
+@register_gradient("Sin")
+def _sin_grad(op, grad):
+    return (multiply(grad, cos(op.inputs[0])),)
+
+
+@register_gradient("Cos")
+def _cos_grad(op, grad):
+    return (negative(multiply(grad, sin(op.inputs[0]))),)
 
 
 @register_gradient("Log1p")
@@ -179,6 +191,14 @@ def log(x, name=None):
 
 def log1p(x, name=None):
     return _unary("Log1p", x, name)
+
+
+def sin(x, name=None):
+    return _unary("Sin", x, name)
+
+
+def cos(x, name=None):
+    return _unary("Cos", x, name)
 
 
 def tanh(x, name=None):

@@ -68,9 +68,9 @@ class VariableScope:
         full_name = f"{self._name}/{name}" if self._name else name
         reuse = self._reuse if reuse is None else reuse
         return _store().get_variable(
-            full_name, shape, dtype or self._dtype, initializer or self._initializer,
+            full_name, shape, dtype, self._initializer if initializer is None else initializer,
             regularizer or self._regularizer, reuse, trainable, collections,
-            caching_device or self._caching_device)
+            caching_device or self._caching_device, default_dtype=self._dtype)
 
 
 class _VariableStore:
@@ -81,8 +81,9 @@ class _VariableStore:
         self.scope_counts: dict[str, int] = {}
 
     def get_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable,
-                     collections, caching_device) -> Variable:
-        dtype = dtypes.as_dtype(dtype)
+                     collections, caching_device, default_dtype=dtypes.float32) -> Variable:
+        explicit_dtype = dtype is not None
+        dtype = dtypes.as_dtype(default_dtype if dtype is None else dtype)
         found = self.variables.get(name)
         if found is not None:
             if reuse is False or reuse is None:
@@ -100,7 +101,14 @@ class _VariableStore:
                              "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
         if initializer is None:
             initializer = init_ops.glorot_uniform_initializer() if dtype.is_floating else init_ops.zeros_initializer()
-        if shape is None and callable(initializer):
+        if isinstance(initializer, type):  # an initializer class, as in initializer=tf.zeros_initializer
+            initializer = initializer()
+        if callable(initializer) and isinstance(initializer, (ops.Tensor, Variable)):
+            initializer = ops.convert_to_tensor(initializer)
+        from_value = not callable(initializer) or isinstance(initializer, ops.Tensor)
+        if from_value and shape is not None:
+            raise ValueError(f"If initializer is a constant, do not specify shape (variable {name}).")
+        if shape is None and not from_value:
             raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead was None.")
         if shape is not None and not as_shape(shape).is_fully_defined():
             raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead was "
@@ -108,7 +116,7 @@ class _VariableStore:
         graph = ops.get_default_graph()
         # Variable names depend on the variable scope only, not on the name scope.
         with graph.name_scope(None):
-            if callable(initializer):
+            if not from_value:
                 init_shape = as_shape(shape).as_list()
 
                 def initial_value():
@@ -116,8 +124,9 @@ class _VariableStore:
                 var = Variable(initial_value, name=name, trainable=trainable, collections=collections,
                                dtype=dtype, caching_device=caching_device)
             else:
+                # A constant initializer keeps its own dtype unless one was asked for, as in TF.
                 var = Variable(initializer, name=name, trainable=trainable, collections=collections,
-                               dtype=dtype, caching_device=caching_device)
+                               dtype=dtype if explicit_dtype else None, caching_device=caching_device)
         if var.op.name != name:
             raise ValueError(f"get_variable could not create '{name}': the graph already has an op "
                              f"of that name (it created '{var.op.name}')")

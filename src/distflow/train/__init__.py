@@ -1,5 +1,6 @@
 """``tf.train``: optimizers, the global step, in-graph replication, checkpoints and monitored sessions."""
 
+from .._namespace import missing
 from ..distributed.cluster_resolver import (ClusterResolver, SlurmClusterResolver,  # noqa: F401
                                             TFConfigClusterResolver)
 from ..distributed.cluster_spec import ClusterSpec  # noqa: F401
@@ -11,6 +12,8 @@ from .device_setter import (GreedyLoadBalancingStrategy, RandomStrategy, byte_si
                             replica_device_setter)
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,  # noqa: F401
                                 Scaffold, SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
+from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
+                                  natural_exp_decay, piecewise_constant, polynomial_decay)
 from .optimizer import Optimizer  # noqa: F401
 from .optimizers import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,  # noqa: F401
                          MomentumOptimizer, RMSPropOptimizer)
@@ -20,8 +23,12 @@ from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_st
                     latest_checkpoint, list_variables, load_variable, update_checkpoint_state)
 from .session_manager import SessionManager  # noqa: F401
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues  # noqa: F401
+from .supervisor import Supervisor  # noqa: F401
 from .sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step  # noqa: F401
+
+
+_missing = missing("tf.train")
 
 
 def __getattr__(name):
@@ -30,4 +37,4 @@ def __getattr__(name):
         from ..distributed.server import Server  # noqa: PLC0415
 
         return Server
-    raise AttributeError(f"module 'distflow.train' has no attribute {name!r}")
+    return _missing(name)

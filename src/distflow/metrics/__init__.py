@@ -1,0 +1,167 @@
+"""``tf.metrics``: streaming metrics over many ``Session.run`` calls.
+
+Each returns ``(value, update_op)``. Its accumulators are local variables (collections
+LOCAL_VARIABLES and METRIC_VARIABLES), so ``tf.local_variables_initializer()`` resets
+them; ``update_op`` adds one batch and returns the updated value, ``value`` reads it.
+"""
+
+from __future__ import annotations
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..ops import array_ops, math_ops, state_ops
+from ..ops.variable_scope import variable_scope
+from .._namespace import missing
+
+METRIC_VARIABLES = "metric_variables"
+
+
+def _local_variable(name, shape, dtype=dtypes.float32):
+    return state_ops.Variable(array_ops.zeros(shape, dtype=dtype), name=name, trainable=False,
+                              collections=[GraphKeys.LOCAL_VARIABLES, METRIC_VARIABLES])
+
+
+def _div_no_nan(x, y, name=None):
+    safe = math_ops.where(math_ops.greater(y, 0), y, array_ops.ones_like(y))
+    return math_ops.where(math_ops.greater(y, 0), math_ops.divide(x, safe), array_ops.zeros_like(x), name=name)
+
+
+def _weights_like(values, weights):
+    values = math_ops.cast(values, dtypes.float32)
+    if weights is None:
+        return values, array_ops.ones_like(values)
+    weights = math_ops.cast(weights, dtypes.float32)
+    return values, weights * array_ops.ones_like(values)
+
+
+def _collect(collections, value):
+    for key in collections or []:
+        ops.add_to_collection(key, value)
+
+
+def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) mean of every value seen so far."""
+    with variable_scope(name, "mean", [values, weights]):
+        values, weights = _weights_like(values, weights)
+        total = _local_variable("total", [])
+        count = _local_variable("count", [])
+        update_total = state_ops.assign_add(total, math_ops.reduce_sum(values * weights))
+        update_count = state_ops.assign_add(count, math_ops.reduce_sum(weights))
+        value = _div_no_nan(total.value(), count.value(), name="value")
+        with ops.control_dependencies([update_total, update_count]):
+            update_op = _div_no_nan(array_ops.identity(total.read_value()), count.read_value(), name="update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def accuracy(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The fraction of ``predictions`` equal to ``labels`` over every batch seen."""
+    labels = ops.convert_to_tensor(labels)
+    predictions = ops.convert_to_tensor(predictions)
+    if labels.dtype.base_dtype != predictions.dtype.base_dtype:
+        predictions = math_ops.cast(predictions, labels.dtype.base_dtype)
+    with ops.name_scope(None, "accuracy_prep", [labels, predictions]):
+        correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
+    return mean(correct, weights, metrics_collections, updates_collections, name or "accuracy")
+
+
+def _counted(name, condition, weights, metrics_collections, updates_collections):
+    with variable_scope(name, None, [condition]):
+        values, weights = _weights_like(condition, weights)
+        count = _local_variable("count", [])
+        update_op = state_ops.assign_add(count, math_ops.reduce_sum(values * weights))
+        value = array_ops.identity(count.value(), name="value")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def _bools(labels, predictions):
+    labels = math_ops.cast(labels, dtypes.bool)
+    predictions = math_ops.cast(predictions, dtypes.bool)
+    return labels, predictions
+
+
+def true_positives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                   name=None):
+    labels, predictions = _bools(labels, predictions)
+    return _counted(name or "true_positives", math_ops.logical_and(labels, predictions), weights,
+                    metrics_collections, updates_collections)
+
+
+def false_positives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                    name=None):
+    labels, predictions = _bools(labels, predictions)
+    return _counted(name or "false_positives", math_ops.logical_and(math_ops.logical_not(labels), predictions),
+                    weights, metrics_collections, updates_collections)
+
+
+def false_negatives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                    name=None):
+    labels, predictions = _bools(labels, predictions)
+    return _counted(name or "false_negatives", math_ops.logical_and(labels, math_ops.logical_not(predictions)),
+                    weights, metrics_collections, updates_collections)
+
+
+def true_negatives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                   name=None):
+    labels, predictions = _bools(labels, predictions)
+    return _counted(name or "true_negatives",
+                    math_ops.logical_and(math_ops.logical_not(labels), math_ops.logical_not(predictions)),
+                    weights, metrics_collections, updates_collections)
+
+
+def _ratio(name, numerator_fn, other_fn, labels, predictions, weights, metrics_collections, updates_collections):
+    with variable_scope(name, None, [labels, predictions]):
+        hits, update_hits = numerator_fn(labels, predictions, weights, name="true_positives")
+        misses, update_misses = other_fn(labels, predictions, weights, name=other_fn.__name__)
+        value = _div_no_nan(hits, hits + misses, name="value")
+        update_op = _div_no_nan(update_hits, update_hits + update_misses, name="update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def precision(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """true positives / (true positives + false positives), over every batch seen (0 when none)."""
+    return _ratio(name or "precision", true_positives, false_positives, labels, predictions, weights,
+                  metrics_collections, updates_collections)
+
+
+def recall(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """true positives / (true positives + false negatives), over every batch seen (0 when none)."""
+    return _ratio(name or "recall", true_positives, false_negatives, labels, predictions, weights,
+                  metrics_collections, updates_collections)
+
+
+def mean_squared_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                       name=None):
+    labels = math_ops.cast(labels, dtypes.float32)
+    predictions = math_ops.cast(predictions, dtypes.float32)
+    return mean(math_ops.square(labels - predictions), weights, metrics_collections, updates_collections,
+                name or "mean_squared_error")
+
+
+def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                        name=None):
+    labels = math_ops.cast(labels, dtypes.float32)
+    predictions = math_ops.cast(predictions, dtypes.float32)
+    return mean(math_ops.abs(labels - predictions), weights, metrics_collections, updates_collections,
+                name or "mean_absolute_error")
+
+
+def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
+                            updates_collections=None, name=None):
+    with variable_scope(name, "root_mean_squared_error", [labels, predictions]):
+        mse, update_mse = mean_squared_error(labels, predictions, weights)
+        value = math_ops.sqrt(mse, name="value")
+        update_op = math_ops.sqrt(update_mse, name="update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+
+__getattr__ = missing("tf.metrics")

@@ -1,0 +1,82 @@
+"""``gather_nd`` and ``scatter_nd``: indexing by the last axis of an index tensor."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from .array_ops import shape_of
+from .op_util import constant_shape, make_tensor
+
+
+def _gather_nd_shape(op):
+    params, indices = op.inputs
+    if params.shape.ndims is None or indices.shape.ndims is None:
+        return TensorShape(None)
+    depth = indices.shape.as_list()[-1]
+    if depth is None:
+        return TensorShape(None)
+    if depth > params.shape.ndims:
+        raise ValueError(f"indices.shape[-1] must be <= params.rank, got {depth} and rank {params.shape.ndims}")
+    return TensorShape(indices.shape.as_list()[:-1] + params.shape.as_list()[depth:])
+
+
+def _index_tuple(indices, shape, op_type):
+    depth = indices.shape[-1]
+    flat = indices.reshape(-1, depth)
+    for axis in range(depth):
+        bad = (flat[:, axis] < 0) | (flat[:, axis] >= shape[axis])
+        if bad.any():
+            row = flat[np.argmax(bad)]
+            raise errors.InvalidArgumentError(None, None, f"{op_type}: index {list(row)} does not index into "
+                                                          f"shape {list(shape)}")
+    return tuple(flat[:, axis] for axis in range(depth))
+
+
+@register_op("GatherNd", shape=_gather_nd_shape)
+def _gather_nd_kernel(xp, params, indices):
+    picked = params[_index_tuple(indices, params.shape, "GatherNd")]
+    return picked.reshape(indices.shape[:-1] + params.shape[indices.shape[-1]:])
+
+
+@register_gradient("GatherNd")
+def _gather_nd_grad(op, grad):
+    params, indices = op.inputs
+    return scatter_nd(indices, grad, shape_of(params)), None
+
+
+def gather_nd(params, indices, name=None, batch_dims=0) -> ops.Tensor:
+    """``params[indices[..., 0], indices[..., 1], ...]`` for each index row of ``indices``."""
+    if batch_dims:
+        raise NotImplementedError("gather_nd with batch_dims != 0 is not supported by distflow")
+    params = ops.convert_to_tensor(params)
+    indices = ops.convert_to_tensor(indices)
+    if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"gather_nd indices must be int32 or int64, got {indices.dtype.name}")
+    return make_tensor("GatherNd", [params, indices], None, name or "GatherNd")
+
+
+@register_op("ScatterNd", shape=lambda op: constant_shape(op.inputs[2]), dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _scatter_nd_kernel(xp, indices, updates, shape):
+    out = xp.zeros([int(d) for d in shape], dtype=updates.dtype)
+    depth = indices.shape[-1]
+    where = _index_tuple(indices, out.shape, "ScatterNd")
+    xp.add.at(out, where, updates.reshape((-1,) + out.shape[depth:]))
+    return out
+
+
+@register_gradient("ScatterNd")
+def _scatter_nd_grad(op, grad):
+    return None, gather_nd(grad, op.inputs[0]), None
+
+
+def scatter_nd(indices, updates, shape, name=None) -> ops.Tensor:
+    """A zero tensor of ``shape`` with ``updates`` added at ``indices`` (duplicates sum)."""
+    indices = ops.convert_to_tensor(indices)
+    updates = ops.convert_to_tensor(updates)
+    shape = ops.convert_to_tensor(shape, dtype=indices.dtype.base_dtype)
+    return make_tensor("ScatterNd", [indices, updates, shape], None, name or "ScatterNd")

@@ -1,0 +1,307 @@
+"""More of ``tf.nn``: top-k and in-top-k, softplus, sigmoid and weighted cross-entropy,
+xw_plus_b, l2_normalize, local response normalization and embedding lookup."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from . import array_ops, clip_ops, math_ops, slicing_ops
+from .nn_ops import _float_input, _same_shape, bias_add, relu
+from .op_util import constant_value, make_op, make_tensor
+
+# ---------------------------------------------------------------------------
+# TopKV2, InTopKV2
+
+
+def _top_k_shape(op):
+    x, k = op.inputs
+    k_value = constant_value(k)
+    if x.shape.ndims is None:
+        return [TensorShape(None)] * 2
+    dims = x.shape.as_list()
+    if dims and k_value is not None and dims[-1] is not None and int(k_value) > dims[-1]:
+        raise ValueError(f"input must have at least k={int(k_value)} columns, got shape {x.shape}")
+    shape = TensorShape(dims[:-1] + [None if k_value is None else int(k_value)])
+    return [shape, shape]
+
+
+@register_op("TopKV2", shape=_top_k_shape, list_output=True,
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype, dtypes.int32])
+def _top_k_kernel(xp, x, k, *, sorted=True):  # noqa: A002 - TF's attr name
+    k = int(k)
+    if x.ndim < 1 or k < 0 or k > x.shape[-1]:
+        raise errors.InvalidArgumentError(None, None, f"input must have at least k={k} columns, "
+                                                      f"got shape {list(x.shape)}")
+    # A stable sort of the negated values: equal values keep their index order, as in TF.
+    order = xp.argsort(-x, axis=-1, kind="stable")[..., :k]
+    return xp.take_along_axis(x, order, axis=-1), order.astype(np.int32)
+
+
+@register_gradient("TopKV2")
+def _top_k_grad(op, grad, _indices_grad):
+    x = op.inputs[0]
+    # Scatter each row's k gradients back to the positions they came from.
+    depth = array_ops.shape(x)[-1]
+    one_hot = array_ops.one_hot(op.outputs[1], depth, dtype=grad.dtype.base_dtype)
+    return math_ops.reduce_sum(one_hot * array_ops.expand_dims(grad, -1), axis=-2), None
+
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
+    """The ``k`` largest entries of the last axis and their indices (ties: lower index first)."""
+    x = ops.convert_to_tensor(input)
+    op = make_op("TopKV2", [x, ops.convert_to_tensor(k, dtype=dtypes.int32)], {"sorted": bool(sorted)},
+                 name or "TopKV2")
+    return op.outputs[0], op.outputs[1]
+
+
+@register_op("InTopKV2", shape=lambda op: op.inputs[1].shape, dtype=lambda op: dtypes.bool)
+def _in_top_k_kernel(xp, predictions, targets, k):
+    k = int(k)
+    n, classes = predictions.shape
+    valid = (targets >= 0) & (targets < classes)
+    target_pred = predictions[np.arange(n), np.where(valid, targets, 0)]
+    # A target is in the top k when fewer than k classes score strictly higher: classes tied
+    # at the boundary all count as in, as in TensorFlow. Non-finite scores never are.
+    higher = (predictions > target_pred[:, None]).sum(axis=1)
+    return valid & np.isfinite(target_pred) & (higher < k)
+
+
+not_differentiable("InTopKV2")
+
+
+def in_top_k(predictions, targets, k, name=None) -> ops.Tensor:
+    """Whether each ``targets[i]`` is among the ``k`` highest ``predictions[i]`` (bool, [batch])."""
+    predictions = ops.convert_to_tensor(predictions)
+    if predictions.dtype.base_dtype != dtypes.float32:
+        raise TypeError(f"in_top_k expects float32 predictions, got {predictions.dtype.name}")
+    targets = ops.convert_to_tensor(targets)
+    if targets.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"in_top_k expects int32 or int64 targets, got {targets.dtype.name}")
+    if predictions.shape.ndims not in (None, 2):
+        raise ValueError(f"predictions must be 2-D, got shape {predictions.shape}")
+    if targets.shape.ndims not in (None, 1):
+        raise ValueError(f"targets must be 1-D, got shape {targets.shape}")
+    return make_tensor("InTopKV2", [predictions, targets, ops.convert_to_tensor(k, dtype=targets.dtype)],
+                       None, name or "InTopKV2")
+
+
+# ---------------------------------------------------------------------------
+# Softplus, Softsign
+
+
+@register_op("Softplus", shape=_same_shape)
+def _softplus_kernel(xp, x):
+    return xp.logaddexp(x, 0).astype(x.dtype, copy=False)
+
+
+@register_op("SoftplusGrad", shape=_same_shape)
+def _softplus_grad_kernel(xp, grad, x):
+    return (grad / (1 + xp.exp(-x))).astype(grad.dtype, copy=False)
+
+
+@register_gradient("Softplus")
+def _softplus_grad(op, grad):
+    return (make_tensor("SoftplusGrad", [grad, op.inputs[0]], None, "SoftplusGrad"),)
+
+
+@register_gradient("SoftplusGrad")
+def _softplus_grad_grad(op, grad):
+    g, x = op.inputs
+    s = math_ops.sigmoid(x)
+    return grad * s, grad * g * s * (1 - s)
+
+
+def softplus(features, name=None) -> ops.Tensor:
+    """log(1 + exp(features)), computed without overflow."""
+    return make_tensor("Softplus", [_float_input("Softplus", features)], None, name or "Softplus")
+
+
+def softsign(features, name=None) -> ops.Tensor:
+    """features / (1 + |features|)."""
+    with ops.name_scope(name, "Softsign", [features]):
+        x = _float_input("Softsign", features)
+        return x / (1 + math_ops.abs(x))
+
+
+# ---------------------------------------------------------------------------
+# Composite losses and layers
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None) -> ops.Tensor:
+    """Element-wise logistic loss: max(x, 0) - x * z + log(1 + exp(-|x|))."""
+    _named_only("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
+    with ops.name_scope(name, "logistic_loss", [logits, labels]):
+        logits = _float_input("sigmoid_cross_entropy_with_logits", logits)
+        labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
+        _same_static_shape(labels, logits)
+        relu_logits = math_ops.maximum(logits, 0)
+        return math_ops.add(relu_logits - logits * labels, softplus(-math_ops.abs(logits)))
+
+
+def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None, targets=None):
+    """Logistic loss with the positive term weighted: (1 - z) x + (1 + (q - 1) z) log(1 + exp(-x))."""
+    labels = targets if labels is None else labels
+    with ops.name_scope(name, "logistic_loss", [logits, labels]):
+        logits = _float_input("weighted_cross_entropy_with_logits", logits)
+        labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
+        _same_static_shape(labels, logits)
+        log_weight = 1 + (pos_weight - 1) * labels
+        return math_ops.add((1 - labels) * logits,
+                            log_weight * (softplus(-math_ops.abs(logits)) + math_ops.maximum(-logits, 0)))
+
+
+def _named_only(fn: str, sentinel, labels, logits) -> None:
+    if sentinel is not None:
+        raise ValueError(f"Only call `{fn}` with named arguments (labels=..., logits=..., ...)")
+    if labels is None or logits is None:
+        raise ValueError(f"{fn} needs both labels and logits")
+
+
+def _same_static_shape(labels, logits) -> None:
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"logits and labels must have the same shape ({logits.shape} vs {labels.shape})")
+
+
+def xw_plus_b(x, weights, biases, name=None) -> ops.Tensor:
+    """matmul(x, weights) + biases."""
+    with ops.name_scope(name, "xw_plus_b", [x, weights, biases]):
+        return bias_add(math_ops.matmul(x, weights), biases)
+
+
+def relu_layer(x, weights, biases, name=None) -> ops.Tensor:
+    """relu(matmul(x, weights) + biases)."""
+    with ops.name_scope(name, "relu_layer", [x, weights, biases]):
+        return relu(xw_plus_b(x, weights, biases))
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> ops.Tensor:
+    """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
+    axis = dim if axis is None else axis
+    with ops.name_scope(name, "l2_normalize", [x]):
+        x = ops.convert_to_tensor(x)
+        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(square_sum, epsilon)))
+
+
+def zero_fraction(value, name=None) -> ops.Tensor:
+    """The fraction of zeros in ``value`` (float32 scalar)."""
+    with ops.name_scope(name, "zero_fraction", [value]):
+        value = ops.convert_to_tensor(value)
+        zero = math_ops.cast(math_ops.equal(value, array_ops.zeros_like(value)), dtypes.float32)
+        return math_ops.reduce_mean(zero)
+
+
+# ---------------------------------------------------------------------------
+# LRN (local response normalization across the last axis)
+
+
+def _window_sum(xp, x, radius: int):
+    """Sum over [d - radius, d + radius] of the last axis, clipped at the edges."""
+    c = np.cumsum(x, axis=-1, dtype=np.float64)
+    c = np.concatenate([np.zeros(x.shape[:-1] + (1,)), c], axis=-1)
+    d = x.shape[-1]
+    hi = np.minimum(np.arange(d) + radius + 1, d)
+    lo = np.maximum(np.arange(d) - radius, 0)
+    return c[..., hi] - c[..., lo]
+
+
+@register_op("LRN", shape=_same_shape)
+def _lrn_kernel(xp, x, *, depth_radius, bias, alpha, beta):
+    norm = bias + alpha * _window_sum(xp, x * x, depth_radius)
+    return (x * norm ** -beta).astype(x.dtype, copy=False)
+
+
+@register_op("LRNGrad", shape=_same_shape)
+def _lrn_grad_kernel(xp, grad, x, y, *, depth_radius, bias, alpha, beta):
+    # y = x N^-beta with N = bias + alpha * window_sum(x^2); the windows are symmetric, so
+    # dx = g N^-beta - 2 alpha beta x window_sum(g y / N).
+    norm = bias + alpha * _window_sum(xp, x * x, depth_radius)
+    dx = grad * norm ** -beta - 2 * alpha * beta * x * _window_sum(xp, grad * y / norm, depth_radius)
+    return dx.astype(grad.dtype, copy=False)
+
+
+not_differentiable("LRNGrad")
+
+
+@register_gradient("LRN")
+def _lrn_grad(op, grad):
+    attrs = {k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")}
+    return (make_tensor("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs, "LRNGrad"),)
+
+
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):  # noqa: A002
+    """input / (bias + alpha * sum of squares over a window of the last axis) ** beta."""
+    x = _float_input("LRN", input)
+    if x.shape.ndims not in (None, 4):
+        raise ValueError(f"LRN needs a 4-D input, got shape {x.shape}")
+    attrs = {"depth_radius": int(depth_radius), "bias": float(bias), "alpha": float(alpha), "beta": float(beta)}
+    return make_tensor("LRN", [x], attrs, name or "LRN")
+
+
+lrn = local_response_normalization
+
+
+# ---------------------------------------------------------------------------
+# embedding_lookup
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
+                     max_norm=None) -> ops.Tensor:
+    """Rows of ``params`` (one tensor or variable, or a list of shards of one) for ``ids``.
+
+    With several shards, ``partition_strategy`` says which shard holds id ``i``: "mod"
+    (shard ``i % n``, row ``i // n``) or "div" (contiguous blocks, the first
+    ``vocabulary % n`` shards one row longer), as in TensorFlow.
+    """
+    if isinstance(params, (list, tuple)):
+        params = list(params)
+    else:
+        params = [params]
+    if not params:
+        raise ValueError("Need at least one param")
+    with ops.name_scope(name, "embedding_lookup", params + [ids]):
+        ids = ops.convert_to_tensor(ids)
+        if ids.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"embedding_lookup ids must be int32 or int64, got {ids.dtype.name}")
+        if len(params) == 1:
+            result = slicing_ops.gather(params[0], ids)
+        else:
+            result = _sharded_lookup(params, ids, partition_strategy)
+        if max_norm is not None:
+            result = _clip_rows(result, max_norm, ids.shape.ndims)
+        return result
+
+
+def _sharded_lookup(params, ids, partition_strategy):
+    n = len(params)
+    if partition_strategy == "mod":
+        shard_of = ids % n
+        row = ids // n
+    elif partition_strategy == "div":
+        sizes = [p.shape[0].value if hasattr(p.shape[0], "value") else p.shape[0] for p in params]
+        if any(s is None for s in sizes):
+            raise ValueError("partition_strategy 'div' needs the shards' first dimensions known")
+        starts = np.cumsum([0] + sizes[:-1])
+        shard_of = math_ops.cast(array_ops.zeros_like(ids), ids.dtype.base_dtype)
+        for s in range(1, n):
+            shard_of = shard_of + math_ops.cast(math_ops.greater_equal(ids, int(starts[s])), ids.dtype.base_dtype)
+        row = ids - slicing_ops.gather(array_ops.constant(starts, dtype=ids.dtype.base_dtype), shard_of)
+    else:
+        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
+    result = None
+    for s, shard in enumerate(params):
+        mine = math_ops.equal(shard_of, s)
+        rows = slicing_ops.gather(shard, math_ops.where(mine, row, array_ops.zeros_like(row)))
+        mask = math_ops.cast(array_ops.expand_dims(mine, -1), rows.dtype.base_dtype)
+        part = rows * mask
+        result = part if result is None else result + part
+    return result
+
+
+def _clip_rows(rows, max_norm, ids_rank):
+    return clip_ops.clip_by_norm(rows, max_norm, axes=[-1] if ids_rank is None else [ids_rank])

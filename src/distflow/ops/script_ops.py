@@ -1,0 +1,187 @@
+"""Python in the graph: ``tf.py_func`` (a Python function as an op), ``tf.Print`` and
+``tf.print`` (print while the step runs), and ``tf.identity_n``."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from .op_util import make_op
+
+# ---------------------------------------------------------------------------
+# PyFunc: the function lives in this process's registry; the op holds its token, so the
+# graph stays plain data (a graph holding it cannot run in another process, as in TF).
+
+_functions: dict[str, object] = {}
+_tokens = itertools.count()
+_functions_lock = threading.Lock()
+
+# Python exceptions raised by a py_func, as TensorFlow maps them.
+_EXCEPTION_CLASSES = [
+    (StopIteration, errors.OutOfRangeError),
+    (IndexError, errors.OutOfRangeError),
+    (MemoryError, errors.ResourceExhaustedError),
+    (NotImplementedError, errors.UnimplementedError),
+    ((TypeError, ValueError), errors.InvalidArgumentError),
+]
+
+
+def _py_func_dtypes(op):
+    return list(op.get_attr("Tout"))
+
+
+@register_op("PyFunc", shape=lambda op: [TensorShape(None)] * len(op.get_attr("Tout")),
+             dtype=_py_func_dtypes, stateful=True, list_output=True)
+def _py_func_kernel(xp, *inputs, token, Tout):  # noqa: N803 - TF's attr name
+    func = _functions.get(token)
+    if func is None:
+        raise errors.InvalidArgumentError(None, None, f"py_func '{token}' is not registered in this process "
+                                                      "(a graph holding a py_func runs only where it was built)")
+    try:
+        result = func(*inputs)
+    except errors.OpError:
+        raise
+    except Exception as e:  # noqa: BLE001 - mapped to TF's class below
+        for python_cls, tf_cls in _EXCEPTION_CLASSES:
+            if isinstance(e, python_cls):
+                raise tf_cls(None, None, f"{type(e).__name__}: {e}") from e
+        raise errors.UnknownError(None, None, f"{type(e).__name__}: {e}") from e
+    if not isinstance(result, (list, tuple)):
+        result = [result]
+    result = list(result)
+    if len(result) != len(Tout):
+        raise errors.InvalidArgumentError(None, None, f"py_func returned {len(result)} values, "
+                                                      f"but Tout has {len(Tout)}")
+    out = []
+    for i, (value, dtype) in enumerate(zip(result, Tout)):
+        if dtype == dtypes.string:
+            arr = np.asarray(value, dtype=object)
+        else:
+            arr = np.asarray(value)
+            want = dtype.as_numpy_dtype
+            if arr.dtype != want:
+                if not np.can_cast(arr.dtype, want, casting="same_kind") and arr.size:
+                    raise errors.InvalidArgumentError(None, None, f"py_func's output {i} should be "
+                                                                  f"{dtype.name}, got {arr.dtype}")
+                arr = arr.astype(want)
+        out.append(arr)
+    return tuple(out)
+
+
+def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's argument name
+    """Wraps the Python function ``func`` (NumPy arrays in, NumPy arrays out) as an op.
+
+    Returns a Tensor when ``Tout`` is one dtype, a list when it is a list. The outputs'
+    shapes are unknown (``set_shape`` them); the op has no gradient (as in TF 1.x), and
+    it runs only in the process that built it. Exceptions become TF's classes:
+    ``StopIteration`` OutOfRangeError, ``ValueError``/``TypeError`` InvalidArgumentError.
+    """
+    single = not isinstance(Tout, (list, tuple))
+    tout = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
+    with _functions_lock:
+        token = f"pyfunc_{next(_tokens)}"
+        _functions[token] = func
+    inputs = [ops.convert_to_tensor(x) for x in (inp if isinstance(inp, (list, tuple)) else [inp])]
+    op = make_op("PyFunc", inputs, {"token": token, "Tout": tout}, name or "PyFunc")
+    if not stateful:
+        op._set_attr("_stateless", True)
+    return op.outputs[0] if single else list(op.outputs)
+
+
+numpy_function = py_func
+
+# ---------------------------------------------------------------------------
+# Print: passes its first input through and prints the others while the step runs.
+
+
+def _summarized(value: np.ndarray, summarize: int) -> str:
+    flat = np.asarray(value).reshape(-1)
+    if value.ndim == 0:
+        return str(flat[0])
+    shown = " ".join(str(v) for v in flat[:summarize])
+    return f"[{shown}{'...' if flat.size > summarize else ''}]"
+
+
+@register_op("Print", shape=lambda op: op.inputs[0].shape, stateful=True)
+def _print_kernel(ctx, value, *data, message, first_n, summarize):
+    with _functions_lock:  # the count is the session's, per op, as TF's kernel instance keeps it
+        count = ctx.state["count"] = ctx.state.get("count", 0) + 1
+    if 0 <= first_n < count:
+        return value
+    sys.stderr.write(message + "".join(_summarized(d, summarize) for d in data) + "\n")
+    sys.stderr.flush()
+    return value
+
+
+@register_gradient("Print")
+def _print_grad(op, grad):
+    return (grad,) + (None,) * (len(op.inputs) - 1)
+
+
+def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 - TF's name
+    """Returns ``input_``; each time it is computed, prints ``message`` and ``data`` to stderr.
+
+    ``first_n`` limits it to the first n times; ``summarize`` is how many entries of
+    each tensor to show (3 by default), as TF 1.x's Print.
+    """
+    input_ = ops.convert_to_tensor(input_)
+    data = [ops.convert_to_tensor(d) for d in (data or [])]
+    attrs = {"message": message or "", "first_n": -1 if first_n is None else int(first_n),
+             "summarize": 3 if summarize is None else int(summarize)}
+    return make_op("Print", [input_] + data, attrs, name or "Print").outputs[0]
+
+
+@register_op("PrintV2", shape=lambda op: [], stateful=True)
+def _print_v2_kernel(xp, *inputs, template, output_stream, summarize):
+    parts = [_summarized(v, summarize) if isinstance(v, np.ndarray) and v.dtype != object or np.ndim(v)
+             else str(v.item() if isinstance(v, np.ndarray) else v) for v in inputs]
+    stream = sys.stdout if output_stream == "stdout" else sys.stderr
+    stream.write(template.format(*parts) + "\n")
+    stream.flush()
+
+
+def print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end=None, name=None):  # noqa: A001
+    """``tf.print``: an op that prints its inputs (Python values as they are) when it runs."""
+    tensors, pieces = [], []
+    for value in inputs:
+        if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_element"):
+            tensors.append(ops.convert_to_tensor(value))
+            pieces.append("{}")
+        else:
+            pieces.append(str(value).replace("{", "{{").replace("}", "}}"))
+    stream = "stdout" if output_stream in (sys.stdout, "stdout") else "stderr"
+    template = sep.join(pieces) + ("" if end is None else end.rstrip("\n"))
+    return make_op("PrintV2", tensors, {"template": template, "output_stream": stream,
+                                        "summarize": int(summarize)}, name or "PrintV2")
+
+
+# ---------------------------------------------------------------------------
+# IdentityN
+
+
+@register_op("IdentityN", shape=lambda op: [t.shape for t in op.inputs],
+             dtype=lambda op: [t.dtype.base_dtype for t in op.inputs], list_output=True)
+def _identity_n_kernel(xp, *inputs):
+    return tuple(inputs)
+
+
+@register_gradient("IdentityN")
+def _identity_n_grad(op, *grads):
+    return grads
+
+
+def identity_n(input, name=None) -> list:  # noqa: A002
+    """Each input passed through unchanged, as one op."""
+    tensors = [ops.convert_to_tensor(x) for x in input]
+    return list(make_op("IdentityN", tensors, None, name or "IdentityN").outputs)
+
+
+not_differentiable("PrintV2")

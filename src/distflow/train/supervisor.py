@@ -1,0 +1,253 @@
+"""``tf.train.Supervisor``: TF 1.x's older way to run a training program, still in wide use.
+
+A Supervisor finalizes the graph, then gives the chief a session whose model it
+initialized or restored from ``logdir``, and the other workers a session once the chief
+has done so. On the chief it runs the standard services: a thread that saves a
+checkpoint every ``save_model_secs`` (and once at the start), and the queue runners of
+the graph. ``managed_session()`` wraps all of it in a ``with`` block that stops the
+services, reports errors and closes the session; an ``OutOfRangeError`` (an input ran
+out) ends it cleanly.
+
+Summaries are not written yet: ``summary_op`` and ``summary_writer`` are None, and
+``save_summaries_secs`` is accepted and has no effect (docs/compat.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+
+from ..framework import errors
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..ops import control_flow_ops, state_ops
+from . import queue_runner as queue_runner_mod
+from . import saver as saver_mod
+from . import training_util
+from .coordinator import Coordinator, LooperThread
+from .session_manager import SessionManager
+
+_log = logging.getLogger("distflow")
+
+
+class Supervisor:
+    """Creates, initializes or restores, and watches the session of a training program."""
+
+    USE_DEFAULT = 0
+
+    def __init__(self, graph=None, ready_op=USE_DEFAULT, ready_for_local_init_op=USE_DEFAULT, is_chief=True,
+                 init_op=USE_DEFAULT, init_feed_dict=None, local_init_op=USE_DEFAULT, logdir=None,
+                 summary_op=USE_DEFAULT, saver=USE_DEFAULT, global_step=USE_DEFAULT, save_summaries_secs=120,
+                 save_model_secs=600, recovery_wait_secs=30, stop_grace_secs=120, checkpoint_basename="model.ckpt",
+                 session_manager=None, summary_writer=USE_DEFAULT, init_fn=None, local_init_run_options=None):
+        self._graph = graph or ops.get_default_graph()
+        with self._graph.as_default():
+            self._init_ready_op(ready_op, ready_for_local_init_op)
+            self._init_init_op(init_op, init_feed_dict)
+            self._init_local_init_op(local_init_op)
+            self._init_saver(saver)
+            self._init_global_step(global_step)
+        self._summary_op = None if summary_op in (Supervisor.USE_DEFAULT, None) else summary_op
+        self._summary_writer = None if summary_writer in (Supervisor.USE_DEFAULT, None) else summary_writer
+        self._is_chief = is_chief
+        self._coord = Coordinator()
+        self._recovery_wait_secs = recovery_wait_secs
+        self._stop_grace_secs = stop_grace_secs
+        self._init_fn = init_fn
+        self._logdir = logdir
+        self._save_summaries_secs = save_summaries_secs
+        self._save_model_secs = save_model_secs
+        self._save_path = os.path.join(logdir, checkpoint_basename) if logdir else None
+        self._session_manager = session_manager or SessionManager(
+            local_init_op=self._local_init_op, ready_op=self._ready_op,
+            ready_for_local_init_op=self._ready_for_local_init_op, graph=self._graph,
+            recovery_wait_secs=recovery_wait_secs)
+        self._started_threads: list = []
+        if self._is_chief and logdir:
+            os.makedirs(logdir, exist_ok=True)
+        self._graph.finalize()
+
+    # --- the default ops, each from its collection when a program put one there ---------
+
+    def _from_collection(self, key):
+        items = self._graph.get_collection(key)
+        if len(items) > 1:
+            raise RuntimeError(f"More than one item in the collection {key!r}; pass it to the Supervisor")
+        return items[0] if items else None
+
+    def _init_ready_op(self, ready_op, ready_for_local_init_op):
+        if ready_op is Supervisor.USE_DEFAULT:
+            ready_op = self._from_collection(GraphKeys.READY_OP)
+            if ready_op is None:
+                ready_op = state_ops.report_uninitialized_variables()
+                self._graph.add_to_collection(GraphKeys.READY_OP, ready_op)
+        if ready_for_local_init_op is Supervisor.USE_DEFAULT:
+            ready_for_local_init_op = self._from_collection(GraphKeys.READY_FOR_LOCAL_INIT_OP)
+            if ready_for_local_init_op is None:
+                ready_for_local_init_op = state_ops.report_uninitialized_variables(state_ops.global_variables())
+                self._graph.add_to_collection(GraphKeys.READY_FOR_LOCAL_INIT_OP, ready_for_local_init_op)
+        self._ready_op = ready_op
+        self._ready_for_local_init_op = ready_for_local_init_op
+
+    def _init_init_op(self, init_op, init_feed_dict):
+        if init_op is Supervisor.USE_DEFAULT:
+            init_op = self._from_collection(GraphKeys.INIT_OP)
+            if init_op is None:
+                init_op = state_ops.global_variables_initializer()
+                self._graph.add_to_collection(GraphKeys.INIT_OP, init_op)
+        self._init_op = init_op
+        self._init_feed_dict = init_feed_dict
+
+    def _init_local_init_op(self, local_init_op):
+        if local_init_op is Supervisor.USE_DEFAULT:
+            local_init_op = self._from_collection(GraphKeys.LOCAL_INIT_OP)
+            if local_init_op is None:
+                local_init_op = control_flow_ops.group(state_ops.local_variables_initializer(),
+                                                       name="local_init")
+                self._graph.add_to_collection(GraphKeys.LOCAL_INIT_OP, local_init_op)
+        self._local_init_op = local_init_op
+
+    def _init_saver(self, saver):
+        if saver is Supervisor.USE_DEFAULT:
+            saver = self._from_collection(GraphKeys.SAVERS)
+            if saver is None and state_ops.global_variables():
+                saver = saver_mod.Saver()
+                self._graph.add_to_collection(GraphKeys.SAVERS, saver)
+        self._saver = saver
+
+    def _init_global_step(self, global_step):
+        if global_step is Supervisor.USE_DEFAULT:
+            global_step = training_util.get_global_step(self._graph)
+        self._global_step = global_step
+
+    # --- properties -----------------------------------------------------------------
+
+    is_chief = property(lambda self: self._is_chief)
+    coord = property(lambda self: self._coord)
+    session_manager = property(lambda self: self._session_manager)
+    init_op = property(lambda self: self._init_op)
+    init_feed_dict = property(lambda self: self._init_feed_dict)
+    ready_op = property(lambda self: self._ready_op)
+    ready_for_local_init_op = property(lambda self: self._ready_for_local_init_op)
+    local_init_op = property(lambda self: self._local_init_op)
+    summary_op = property(lambda self: self._summary_op)
+    summary_writer = property(lambda self: self._summary_writer)
+    saver = property(lambda self: self._saver)
+    global_step = property(lambda self: self._global_step)
+    save_path = property(lambda self: self._save_path)
+    save_model_secs = property(lambda self: self._save_model_secs)
+    save_summaries_secs = property(lambda self: self._save_summaries_secs)
+
+    # --- sessions -------------------------------------------------------------------
+
+    def prepare_or_wait_for_session(self, master="", config=None, wait_for_checkpoint=False,
+                                    max_wait_secs=7200, start_standard_services=True):
+        """The chief's session (model restored from ``logdir`` or initialized), or, on another
+        worker, a session once the chief has made the model ready."""
+        if self._coord.joined:  # a Supervisor used again after stop(): start afresh
+            self._coord.clear_stop()
+        if self._is_chief:
+            sess = self._session_manager.prepare_session(
+                master, init_op=self._init_op, saver=self._saver, checkpoint_dir=self._logdir,
+                wait_for_checkpoint=wait_for_checkpoint, max_wait_secs=max_wait_secs, config=config,
+                init_feed_dict=self._init_feed_dict, init_fn=self._init_fn)
+            if start_standard_services:
+                self.start_standard_services(sess)
+        else:
+            sess = self._session_manager.wait_for_session(master, config=config, max_wait_secs=max_wait_secs)
+        if start_standard_services:
+            self.start_queue_runners(sess)
+        return sess
+
+    def start_standard_services(self, sess) -> list:
+        """Starts the chief's checkpoint thread (when there is a ``logdir`` and a saver)."""
+        if not self._is_chief:
+            raise RuntimeError("Only chief supervisor can start standard services. Because only chief "
+                               "supervisors can write events.")
+        threads = []
+        if self._logdir and self._saver is not None and self._save_model_secs:
+            threads.append(self.loop(self._save_model_secs, self._save_checkpoint, args=(sess,)))
+        return threads
+
+    def _save_checkpoint(self, sess) -> None:
+        _log.info("Saving checkpoint to path %s", self._save_path)
+        self._saver.save(sess, self._save_path, global_step=self._global_step)
+
+    def start_queue_runners(self, sess, queue_runners=None) -> list:
+        """Starts the graph's queue runners (or ``queue_runners``) under this Supervisor's coordinator."""
+        if queue_runners is None:
+            queue_runners = self._graph.get_collection(GraphKeys.QUEUE_RUNNERS)
+        threads = []
+        for qr in queue_runners:
+            threads.extend(qr.create_threads(sess, coord=self._coord, daemon=True, start=True))
+        self._started_threads.extend(threads)
+        return threads
+
+    def loop(self, timer_interval_secs, target, args=None, kwargs=None) -> LooperThread:
+        """Starts a thread that calls ``target(*args, **kwargs)`` every ``timer_interval_secs``."""
+        thread = LooperThread(self._coord, timer_interval_secs, target=target, args=args, kwargs=kwargs)
+        thread.start()
+        self._started_threads.append(thread)
+        return thread
+
+    # --- stopping -------------------------------------------------------------------
+
+    def should_stop(self) -> bool:
+        return self._coord.should_stop()
+
+    def request_stop(self, ex=None) -> None:
+        self._coord.request_stop(ex=ex)
+
+    def stop_on_exception(self):
+        return self._coord.stop_on_exception()
+
+    def wait_for_stop(self) -> None:
+        self._coord.wait_for_stop()
+
+    def stop(self, threads=None, close_summary_writer=True, ignore_live_threads=False) -> None:
+        """Stops the services and joins them; re-raises an error reported with ``request_stop``."""
+        self._coord.request_stop()
+        try:
+            self._coord.join(list(threads or []) + self._started_threads,
+                             stop_grace_period_secs=self._stop_grace_secs, ignore_live_threads=ignore_live_threads)
+        finally:
+            self._started_threads = []
+
+    @contextlib.contextmanager
+    def managed_session(self, master="", config=None, start_standard_services=True, close_summary_writer=True):
+        """``with sv.managed_session(target) as sess:`` a prepared session, stopped and closed at the end.
+
+        An exception in the block stops the services and is raised again after them,
+        except an OutOfRangeError, which ends training cleanly as in TF 1.x.
+        """
+        sess = self.prepare_or_wait_for_session(master=master, config=config,
+                                                start_standard_services=start_standard_services)
+        try:
+            yield sess
+        except Exception as e:  # noqa: BLE001 - reported through the coordinator, re-raised by stop()
+            self.request_stop(e)
+        finally:
+            try:
+                self.stop(close_summary_writer=close_summary_writer)
+            finally:
+                try:
+                    sess.close()
+                except errors.OpError:
+                    pass
+
+    # --- summaries (not written yet) ----------------------------------------------------
+
+    def summary_computed(self, sess, summary, global_step=None) -> None:
+        raise RuntimeError("Writing a summary requires a summary writer: distflow does not write summaries yet")
+
+
+Supervisor.Loop = Supervisor.loop
+Supervisor.PrepareSession = Supervisor.prepare_or_wait_for_session
+Supervisor.StartQueueRunners = Supervisor.start_queue_runners
+Supervisor.StartStandardServices = Supervisor.start_standard_services
+Supervisor.Stop = Supervisor.stop
+Supervisor.RequestStop = Supervisor.request_stop
+Supervisor.ShouldStop = Supervisor.should_stop
+Supervisor.StopOnException = Supervisor.stop_on_exception
+Supervisor.WaitForStop = Supervisor.wait_for_stop
