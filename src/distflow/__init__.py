@@ -47,7 +47,7 @@ from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOpti
 from .runtime.session import InteractiveSession, Session
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above
-from . import compat, io, metrics, random  # noqa: E402
+from . import compat, data, io, metrics, random  # noqa: E402
 from ._namespace import missing as _missing
 from .platform import app, gfile  # noqa: E402
 from .platform import flags  # noqa: E402

@@ -1,0 +1,8 @@
+"""``tf.data``: input pipelines (``Dataset``) and the iterators that feed a graph from them."""
+
+from .._namespace import missing
+from .dataset_ops import Dataset  # noqa: F401
+from .iterator_ops import (Iterator, get_output_classes, get_output_shapes, get_output_types,  # noqa: F401
+                           make_initializable_iterator, make_one_shot_iterator)
+
+__getattr__ = missing("tf.data")

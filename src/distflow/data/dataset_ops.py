@@ -1,0 +1,490 @@
+"""``tf.data.Dataset``: input pipelines read by an iterator op inside the graph.
+
+A Dataset is a description: a source (tensor slices, a range, a generator, text files)
+followed by transformations (map, filter, batch, shuffle, repeat, ...). Nothing runs
+until an iterator is made from it and initialized:
+
+- the iterator op (``Iterator``) owns a per-session resource on its device;
+- ``MakeIterator`` takes the tensors the dataset reads as its inputs, so a placeholder
+  in ``from_tensor_slices`` is fed when the initializer runs, as in TF 1.x, and starts
+  a fresh pass over the data;
+- ``IteratorGetNext`` returns the next element, or fails with OutOfRangeError at the end.
+
+Functions given to ``map`` and ``filter`` are traced once into a graph of their own and
+run by a private session for each element (random ops in them draw anew each time).
+The pipeline itself lives in this process (its ops hold a token naming it): an iterator
+runs on a device of the process that built it, which is where TF 1.x programs put their
+input pipelines (the worker's CPU).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework import random_seed
+from ..framework.tensor_shape import TensorShape
+from ..ops.op_util import constant_value
+from . import structure
+
+# The datasets that iterator ops name, by token (weakly: a dataset no graph holds goes).
+_DATASETS: "weakref.WeakValueDictionary[str, Dataset]" = weakref.WeakValueDictionary()
+_tokens = itertools.count()
+_registry_lock = threading.Lock()
+
+
+def _register(dataset: "Dataset") -> str:
+    with _registry_lock:
+        token = f"dataset_{next(_tokens)}"
+        _DATASETS[token] = dataset
+        return token
+
+
+def lookup(token: str) -> "Dataset":
+    dataset = _DATASETS.get(token)
+    if dataset is None:
+        raise errors.InvalidArgumentError(None, None, f"Dataset '{token}' is not in this process: an input "
+                                                      "pipeline runs only in the process that built it")
+    return dataset
+
+
+class Dataset:
+    """A sequence of elements, each a structure (tensor, tuple or dict) of arrays."""
+
+    def __init__(self, element_spec: structure.Spec, inputs: list[ops.Tensor] = ()):
+        self._spec = element_spec
+        self._inputs = list(inputs)  # the graph tensors this dataset reads, in _iterate's order
+        self._keepalive: list = []  # graphs that hold this dataset's token keep it alive
+
+    # --- what subclasses implement ----------------------------------------------------
+
+    def _iterate(self, values: list, state: "_RunState"):
+        """A Python iterator of flat element tuples, given the values of ``self._inputs``."""
+        raise NotImplementedError
+
+    # --- structure ----------------------------------------------------------------------
+
+    @property
+    def output_types(self):
+        return self._spec.types()
+
+    @property
+    def output_shapes(self):
+        return self._spec.shapes()
+
+    @property
+    def output_classes(self):
+        return self._spec.classes()
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    # --- sources ------------------------------------------------------------------------
+
+    @staticmethod
+    def from_tensor_slices(tensors) -> "Dataset":
+        """One element per row of the tensors' first dimension (all must have the same length)."""
+        return _TensorSlices(tensors)
+
+    @staticmethod
+    def from_tensors(tensors) -> "Dataset":
+        """A single element: the tensors as they are."""
+        return _Tensors(tensors)
+
+    @staticmethod
+    def range(*args) -> "Dataset":
+        """int64 elements as Python's range(start, stop, step)."""
+        return _Range(*args)
+
+    @staticmethod
+    def zip(datasets) -> "Dataset":
+        """Elements of the datasets side by side (a structure of them); ends with the shortest."""
+        return _Zip(datasets)
+
+    @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None) -> "Dataset":
+        """Elements produced by calling ``generator()`` (a Python generator function) each pass."""
+        return _FromGenerator(generator, output_types, output_shapes, args)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None) -> "Dataset":
+        """The file names matching ``file_pattern`` (shuffled unless ``shuffle=False``)."""
+        from ..platform import gfile  # noqa: PLC0415 - only programs listing files need it
+
+        names = sorted(gfile.Glob(file_pattern)) if not isinstance(file_pattern, ops.Tensor) else None
+        if names is None:
+            raise NotImplementedError("list_files needs a Python string pattern in distflow")
+        if not names:
+            raise errors.InvalidArgumentError(None, None, f"Expected '{file_pattern}' to match at least one file")
+        dataset = Dataset.from_tensor_slices(np.array([n.encode() for n in names], dtype=object))
+        return dataset.shuffle(len(names), seed=seed) if shuffle is not False else dataset
+
+    # --- transformations ----------------------------------------------------------------
+
+    def map(self, map_func, num_parallel_calls=None) -> "Dataset":
+        """Each element through ``map_func`` (a tuple element is passed as separate arguments)."""
+        return _Map(self, map_func)
+
+    def filter(self, predicate) -> "Dataset":
+        """The elements for which ``predicate`` (a function returning a scalar bool tensor) is true."""
+        return _Filter(self, predicate)
+
+    def batch(self, batch_size, drop_remainder=False) -> "Dataset":
+        """Consecutive elements stacked into batches; the last one shorter unless ``drop_remainder``."""
+        return _Batch(self, batch_size, drop_remainder)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None) -> "Dataset":
+        """Elements drawn at random from a buffer of ``buffer_size`` (TensorFlow's algorithm)."""
+        return _Shuffle(self, buffer_size, seed, True if reshuffle_each_iteration is None
+                        else reshuffle_each_iteration)
+
+    def repeat(self, count=None) -> "Dataset":
+        """The dataset ``count`` times (forever when None or -1)."""
+        return _Repeat(self, count)
+
+    def take(self, count) -> "Dataset":
+        return _Take(self, count)
+
+    def skip(self, count) -> "Dataset":
+        return _Skip(self, count)
+
+    def prefetch(self, buffer_size) -> "Dataset":
+        """Accepted; elements are produced when asked for (a pipeline step costs microseconds here)."""
+        return self
+
+    def cache(self, filename="") -> "Dataset":
+        """Accepted; the elements are computed again on each pass."""
+        return self
+
+    def apply(self, transformation_func) -> "Dataset":
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError("`transformation_func` must return a Dataset.")
+        return result
+
+    def concatenate(self, dataset) -> "Dataset":
+        return _Concatenate(self, dataset)
+
+    # --- iterators ----------------------------------------------------------------------
+
+    def make_one_shot_iterator(self):
+        from .iterator_ops import Iterator  # noqa: PLC0415 - the two modules refer to each other
+
+        return Iterator._one_shot(self)
+
+    def make_initializable_iterator(self, shared_name=None):
+        from .iterator_ops import Iterator  # noqa: PLC0415
+
+        return Iterator._initializable(self, shared_name)
+
+    def __iter__(self):
+        raise RuntimeError("dataset.__iter__() is only supported when eager execution is enabled; in a "
+                           "graph use dataset.make_one_shot_iterator() or make_initializable_iterator()")
+
+    # --- helpers for the transformations ------------------------------------------------
+
+    def _all_inputs(self) -> list[ops.Tensor]:
+        return list(self._inputs)
+
+
+class _RunState:
+    """What one initialization of an iterator keeps for its pipeline: each traced function's
+    session and each shuffle's seeds, keyed by the stage that owns them."""
+
+    def __init__(self):
+        self.stages: dict = {}
+
+    def close(self) -> None:
+        for value in self.stages.values():
+            close = getattr(value, "close", None)
+            if close is not None:
+                close()
+        self.stages.clear()
+
+
+# ---------------------------------------------------------------------------
+# Sources
+
+
+class _TensorSlices(Dataset):
+    def __init__(self, tensors):
+        flat, spec = structure.to_tensors(tensors)
+        if not flat:
+            raise ValueError("from_tensor_slices needs at least one tensor")
+        length = None
+        for t in flat:
+            if t.shape.ndims == 0:
+                raise ValueError(f"from_tensor_slices needs tensors of rank >= 1, got the scalar {t.name}")
+            n = t.shape[0].value if t.shape.ndims else None
+            if n is not None and length is not None and n != length:
+                raise ValueError(f"Dimensions {length} and {n} are not compatible: from_tensor_slices needs "
+                                 "every component to have the same first dimension")
+            length = n if n is not None else length
+        super().__init__(spec.sliced(), flat)
+
+    def _iterate(self, values, state):
+        n = len(values[0])
+        for i, v in enumerate(values):
+            if len(v) != n:
+                raise errors.InvalidArgumentError(None, None, f"from_tensor_slices: component {i} has "
+                                                              f"{len(v)} rows, component 0 has {n}")
+        for i in range(n):
+            yield tuple(v[i] for v in values)
+
+
+class _Tensors(Dataset):
+    def __init__(self, tensors):
+        flat, spec = structure.to_tensors(tensors)
+        super().__init__(spec, flat)
+
+    def _iterate(self, values, state):
+        yield tuple(values)
+
+
+class _Range(Dataset):
+    def __init__(self, *args):
+        if not 1 <= len(args) <= 3:
+            raise ValueError("Dataset.range takes 1 to 3 arguments: [start,] stop[, step]")
+        bounds = [ops.convert_to_tensor(a, dtype=dtypes.int64) for a in args]
+        super().__init__(structure.Spec.tensor(dtypes.int64, TensorShape([])), bounds)
+
+    def _iterate(self, values, state):
+        args = [int(v) for v in values]
+        if len(args) == 3 and args[2] == 0:
+            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+        for i in range(*args):
+            yield (np.int64(i),)
+
+
+class _FromGenerator(Dataset):
+    def __init__(self, generator, output_types, output_shapes, args):
+        if not callable(generator):
+            raise TypeError("`generator` must be callable.")
+        spec = structure.Spec.from_types(output_types, output_shapes)
+        self._generator = generator
+        self._args = list(args or [])
+        super().__init__(spec, [ops.convert_to_tensor(a) for a in self._args])
+
+    def _iterate(self, values, state):
+        flat_types = self._spec.flat_types()
+        flat_shapes = self._spec.flat_shapes()
+        for item in self._generator(*values):
+            flat = self._spec.flatten_value(item)
+            out = []
+            for i, (value, dtype, shape) in enumerate(zip(flat, flat_types, flat_shapes)):
+                arr = np.asarray(value, dtype=object if dtype == dtypes.string else dtype.as_numpy_dtype)
+                if not shape.is_compatible_with(TensorShape(arr.shape)):
+                    raise errors.InvalidArgumentError(None, None, f"`generator` yielded an element of shape "
+                                                                  f"{list(arr.shape)} where {shape} was expected "
+                                                                  f"(component {i})")
+                out.append(arr)
+            yield tuple(out)
+
+
+# ---------------------------------------------------------------------------
+# Transformations of one dataset
+
+
+class _Unary(Dataset):
+    def __init__(self, input_dataset: Dataset, spec: structure.Spec, inputs=()):
+        if not isinstance(input_dataset, Dataset):
+            raise TypeError(f"Expected a Dataset, got {input_dataset!r}")
+        self._input = input_dataset
+        self._own = len(input_dataset._all_inputs())
+        super().__init__(spec, input_dataset._all_inputs() + list(inputs))
+
+    def _split(self, values):
+        return values[:self._own], values[self._own:]
+
+
+class _Map(_Unary):
+    def __init__(self, input_dataset, map_func):
+        from .function import TracedFunction  # noqa: PLC0415 - tracing needs the runtime
+
+        self._fn = TracedFunction(map_func, input_dataset.element_spec, "Dataset.map()")
+        super().__init__(input_dataset, self._fn.output_spec)
+
+    def _iterate(self, values, state):
+        for element in self._input._iterate(values, state):
+            yield self._fn(element, state)
+
+
+class _Filter(_Unary):
+    def __init__(self, input_dataset, predicate):
+        from .function import TracedFunction  # noqa: PLC0415
+
+        self._fn = TracedFunction(predicate, input_dataset.element_spec, "Dataset.filter()")
+        out = self._fn.output_spec
+        if out.flat_types() != [dtypes.bool] or not out.flat_shapes()[0].is_compatible_with(TensorShape([])):
+            raise ValueError(f"`predicate` return type must be convertible to a scalar boolean tensor. Was "
+                             f"{out.types()}.")
+        super().__init__(input_dataset, input_dataset.element_spec)
+
+    def _iterate(self, values, state):
+        for element in self._input._iterate(values, state):
+            if bool(self._fn(element, state)[0]):
+                yield element
+
+
+class _Batch(_Unary):
+    def __init__(self, input_dataset, batch_size, drop_remainder):
+        batch_size = ops.convert_to_tensor(batch_size, dtype=dtypes.int64)
+        static = constant_value(batch_size)
+        rows = int(static) if static is not None and drop_remainder is True else None
+        self._drop_remainder = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool)
+        super().__init__(input_dataset, input_dataset.element_spec.batched(rows), [batch_size, self._drop_remainder])
+
+    def _iterate(self, values, state):
+        own, (size, drop) = self._split(values)
+        size, drop = int(size), bool(drop)
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}")
+        batch = []
+        for element in self._input._iterate(own, state):
+            batch.append(element)
+            if len(batch) == size:
+                yield _stack(batch)
+                batch = []
+        if batch and not drop:
+            yield _stack(batch)
+
+
+def _stack(batch):
+    out = []
+    for i, parts in enumerate(zip(*batch)):
+        shapes = {np.shape(p) for p in parts}
+        if len(shapes) > 1:
+            raise errors.InvalidArgumentError(None, None, f"Cannot batch tensors with different shapes in "
+                                                          f"component {i}: {sorted(shapes)}")
+        out.append(np.stack(parts))
+    return tuple(out)
+
+
+class _Shuffle(_Unary):
+    def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
+        buffer_size = ops.convert_to_tensor(buffer_size, dtype=dtypes.int64)
+        graph_seed, op_seed = random_seed.get_seed(seed)
+        self._seed = None if graph_seed is None else (graph_seed, op_seed)
+        self._reshuffle = reshuffle_each_iteration
+        super().__init__(input_dataset, input_dataset.element_spec, [buffer_size])
+
+    def _iterate(self, values, state):
+        own, (buffer_size,) = self._split(values)
+        buffer_size = int(buffer_size)
+        if buffer_size <= 0:
+            raise errors.InvalidArgumentError(None, None, f"buffer_size must be greater than zero, got {buffer_size}")
+        # Each initialization draws its seeds from one generator; without reshuffling every
+        # pass replays the first order.
+        seeds = state.stages.setdefault(("shuffle", id(self)), _SeedStream(self._seed))
+        rng = np.random.default_rng(seeds.next() if self._reshuffle else seeds.first)
+        buffer = []
+        for element in self._input._iterate(own, state):
+            if len(buffer) < buffer_size:
+                buffer.append(element)
+                continue
+            i = int(rng.integers(len(buffer)))
+            yield buffer[i]
+            buffer[i] = element
+        while buffer:
+            i = int(rng.integers(len(buffer)))
+            buffer[i], buffer[-1] = buffer[-1], buffer[i]
+            yield buffer.pop()
+
+
+class _SeedStream:
+    def __init__(self, seed):
+        self._rng = np.random.default_rng(None if seed is None else list(seed))
+        self.first = int(self._rng.integers(2**63))
+        self._count = 0
+
+    def next(self) -> int:
+        self._count += 1
+        return self.first if self._count == 1 else int(self._rng.integers(2**63))
+
+
+class _Repeat(_Unary):
+    def __init__(self, input_dataset, count):
+        count = ops.convert_to_tensor(-1 if count is None else count, dtype=dtypes.int64)
+        super().__init__(input_dataset, input_dataset.element_spec, [count])
+
+    def _iterate(self, values, state):
+        own, (count,) = self._split(values)
+        count = int(count)
+        passes = itertools.count() if count < 0 else range(count)
+        for _ in passes:
+            produced = False
+            for element in self._input._iterate(own, state):
+                produced = True
+                yield element
+            if not produced:  # repeating an empty dataset forever would never return
+                return
+
+
+class _Take(_Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset, input_dataset.element_spec,
+                         [ops.convert_to_tensor(count, dtype=dtypes.int64)])
+
+    def _iterate(self, values, state):
+        own, (count,) = self._split(values)
+        count = int(count)
+        it = self._input._iterate(own, state)
+        yield from (it if count < 0 else itertools.islice(it, count))
+
+
+class _Skip(_Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset, input_dataset.element_spec,
+                         [ops.convert_to_tensor(count, dtype=dtypes.int64)])
+
+    def _iterate(self, values, state):
+        own, (count,) = self._split(values)
+        count = int(count)
+        it = self._input._iterate(own, state)
+        if count < 0:
+            return
+        yield from itertools.islice(it, count, None)
+
+
+# ---------------------------------------------------------------------------
+# Several datasets
+
+
+class _Zip(Dataset):
+    def __init__(self, datasets):
+        flat, self._pack = structure.flatten_datasets(datasets)
+        self._children = flat
+        self._counts = [len(d._all_inputs()) for d in flat]
+        inputs = [t for d in flat for t in d._all_inputs()]
+        super().__init__(structure.Spec.zipped(self._pack, [d.element_spec for d in flat]), inputs)
+
+    def _iterate(self, values, state):
+        iterators = []
+        start = 0
+        for child, n in zip(self._children, self._counts):
+            iterators.append(child._iterate(values[start:start + n], state))
+            start += n
+        for parts in zip(*iterators):
+            yield tuple(x for part in parts for x in part)
+
+
+class _Concatenate(Dataset):
+    def __init__(self, first, second):
+        if first.element_spec.types() != second.element_spec.types():
+            raise TypeError(f"Two datasets to concatenate have different types {first.output_types} and "
+                            f"{second.output_types}")
+        self._first, self._second = first, second
+        self._n = len(first._all_inputs())
+        super().__init__(first.element_spec.most_specific_compatible(second.element_spec),
+                         first._all_inputs() + second._all_inputs())
+
+    def _iterate(self, values, state):
+        yield from self._first._iterate(values[:self._n], state)
+        yield from self._second._iterate(values[self._n:], state)

@@ -1,0 +1,245 @@
+"""Iterators over datasets: the ops that own, start and read a pass over a Dataset."""
+
+from __future__ import annotations
+
+import threading
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from ..ops.op_util import constant_value, make_op
+from . import dataset_ops, structure
+
+
+class _IteratorResource:
+    """One iterator's position: the running pass over its dataset, and its run state."""
+
+    def __init__(self, name: str, output_types):
+        self.name = name
+        self.output_types = list(output_types)
+        self.lock = threading.Lock()
+        self.elements = None
+        self.state = None
+
+    def start(self, dataset: dataset_ops.Dataset, values: list) -> None:
+        types = dataset.element_spec.flat_types()
+        if types != self.output_types:
+            raise errors.InvalidArgumentError(None, None, f"Iterator '{self.name}' has types "
+                                                          f"{[t.name for t in self.output_types]}, the dataset "
+                                                          f"{[t.name for t in types]}")
+        with self.lock:
+            if self.state is not None:
+                self.state.close()
+            self.state = dataset_ops._RunState()
+            self.elements = dataset._iterate(values, self.state)
+
+    def get_next(self, one_shot):
+        with self.lock:
+            if self.elements is None:
+                if one_shot is None:
+                    raise errors.FailedPreconditionError(
+                        None, None, "GetNext() failed because the iterator has not been initialized. Ensure "
+                                    "that you have run the initializer operation for this iterator before "
+                                    "getting the next element.")
+                self.state = dataset_ops._RunState()
+                self.elements = one_shot.dataset._iterate(one_shot.values, self.state)
+            try:
+                return next(self.elements)
+            except StopIteration:
+                raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+
+class _OneShot:
+    """A dataset with its inputs' values fixed when the one-shot iterator was made."""
+
+    def __init__(self, dataset, values):
+        self.dataset = dataset
+        self.values = values
+
+
+def _handle_dtype(op):
+    return dtypes.string._as_ref
+
+
+@register_op("IteratorV2", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+def _iterator_kernel(ctx, *, shared_name, container, output_types, output_shapes, one_shot):
+    name = shared_name or ctx.op_name
+    resource = ctx.resource_mgr.lookup_or_create(container, name, lambda: _IteratorResource(name, output_types))
+    if not isinstance(resource, _IteratorResource):
+        raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is a "
+                                                      f"{type(resource).__name__}, not an iterator")
+    return resource
+
+
+@register_op("MakeIterator", shape=lambda op: [], stateful=True, ref_inputs=(0,))
+def _make_iterator_kernel(xp, iterator, *values, dataset):
+    iterator.start(dataset_ops.lookup(dataset), list(values))
+
+
+@register_op("IteratorGetNext", shape=lambda op: list(op.get_attr("output_shapes")),
+             dtype=lambda op: list(op.get_attr("output_types")), stateful=True, list_output=True, ref_inputs=(0,))
+def _get_next_kernel(xp, iterator, *, output_types, output_shapes, one_shot):
+    element = iterator.get_next(dataset_ops.lookup(one_shot) if one_shot else None)
+    for i, (value, shape) in enumerate(zip(element, output_shapes)):
+        if not shape.is_compatible_with(TensorShape(getattr(value, "shape", ()))):
+            raise errors.InvalidArgumentError(None, None, f"Iterator element {i} has shape "
+                                                          f"{list(value.shape)}, expected {shape}")
+    return element
+
+
+@register_op("IteratorToStringHandle", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string,
+             stateful=True, ref_inputs=(0,))
+def _to_string_handle_kernel(ctx, iterator):
+    import numpy as np  # noqa: PLC0415
+
+    return np.array(f"{ctx.device.name};{iterator.name}".encode(), dtype=object)
+
+
+@register_op("IteratorFromStringHandleV2", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+def _from_string_handle_kernel(ctx, handle, *, output_types, output_shapes, container):
+    text = handle.item() if hasattr(handle, "item") else handle
+    text = text.decode() if isinstance(text, bytes) else str(text)
+    device, _, name = text.partition(";")
+    resource = ctx.resource_mgr.lookup(container, name)
+    if not isinstance(resource, _IteratorResource) or device != ctx.device.name:
+        raise errors.InvalidArgumentError(None, None, f"'{text}' is not an iterator handle of {ctx.device.name}")
+    if resource.output_types != list(output_types):
+        raise errors.InvalidArgumentError(None, None, f"Iterator '{name}' has types "
+                                                      f"{[t.name for t in resource.output_types]}, expected "
+                                                      f"{[t.name for t in output_types]}")
+    return resource
+
+
+for _op_type in ("IteratorV2", "MakeIterator", "IteratorGetNext", "IteratorToStringHandle",
+                 "IteratorFromStringHandleV2"):
+    not_differentiable(_op_type)
+
+
+class Iterator:
+    """``tf.data.Iterator``: reads the elements of a dataset, one ``get_next()`` per step."""
+
+    def __init__(self, handle: ops.Tensor, initializer, spec: structure.Spec, one_shot_token: str = ""):
+        self._handle = handle
+        self._initializer = initializer
+        self._spec = spec
+        self._one_shot = one_shot_token
+        self._string_handle = None
+
+    @staticmethod
+    def _create(spec, shared_name=None, one_shot_token="", name="Iterator"):
+        attrs = {"shared_name": shared_name or "", "container": "", "output_types": spec.flat_types(),
+                 "output_shapes": spec.flat_shapes(), "one_shot": one_shot_token}
+        return make_op("IteratorV2", [], attrs, name).outputs[0]
+
+    @staticmethod
+    def _one_shot(dataset) -> "Iterator":
+        values = []
+        for t in dataset._all_inputs():
+            value = constant_value(t)
+            if value is None:
+                raise ValueError("Failed to create a one-shot iterator for a dataset. `make_one_shot_iterator()` "
+                                 f"needs every value the dataset reads to be a constant, but '{t.name}' is "
+                                 "computed or fed; use `make_initializable_iterator()` instead.")
+            values.append(value)
+        holder = _OneShot(dataset, values)
+        token = dataset_ops._register(holder)
+        graph = ops.get_default_graph()
+        _keep(graph, holder)
+        handle = Iterator._create(dataset.element_spec, one_shot_token=token, name="OneShotIterator")
+        return Iterator(handle, None, dataset.element_spec, token)
+
+    @staticmethod
+    def _initializable(dataset, shared_name=None) -> "Iterator":
+        handle = Iterator._create(dataset.element_spec, shared_name)
+        iterator = Iterator(handle, None, dataset.element_spec)
+        iterator._initializer = iterator.make_initializer(dataset)
+        return iterator
+
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None) -> "Iterator":
+        """An iterator of that structure, started on a dataset by ``make_initializer(dataset)``."""
+        spec = structure.Spec.from_types(output_types, output_shapes)
+        return Iterator(Iterator._create(spec, shared_name), None, spec)
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None) -> "Iterator":
+        """An iterator chosen at run time by feeding another iterator's ``string_handle()``."""
+        spec = structure.Spec.from_types(output_types, output_shapes)
+        handle = ops.convert_to_tensor(string_handle, dtype=dtypes.string)
+        op = make_op("IteratorFromStringHandleV2", [handle],
+                     {"output_types": spec.flat_types(), "output_shapes": spec.flat_shapes(), "container": ""},
+                     "IteratorFromStringHandle")
+        return Iterator(op.outputs[0], None, spec)
+
+    def make_initializer(self, dataset, name=None) -> ops.Operation:
+        """An op that starts a new pass of this iterator over ``dataset``."""
+        if not isinstance(dataset, dataset_ops.Dataset):
+            raise TypeError(f"make_initializer expects a Dataset, got {dataset!r}")
+        if dataset.element_spec.flat_types() != self._spec.flat_types():
+            raise TypeError(f"Expected output types {self._spec.types()} but got dataset with output types "
+                            f"{dataset.output_types}.")
+        if not dataset.element_spec.is_compatible_with(self._spec):
+            raise TypeError(f"Expected output shapes compatible with {self._spec.shapes()} but got dataset "
+                            f"with output shapes {dataset.output_shapes}.")
+        token = dataset_ops._register(dataset)
+        _keep(self._handle.graph, dataset)
+        with ops.colocate_with(self._handle.op):
+            return make_op("MakeIterator", [self._handle] + dataset._all_inputs(), {"dataset": token},
+                           name or "MakeIterator")
+
+    @property
+    def initializer(self) -> ops.Operation:
+        if self._initializer is None:
+            raise ValueError("Iterator does not have an initializer.")
+        return self._initializer
+
+    def get_next(self, name=None):
+        """The next element, as a structure of tensors; OutOfRangeError when the data end."""
+        with ops.colocate_with(self._handle.op):
+            op = make_op("IteratorGetNext", [self._handle],
+                         {"output_types": self._spec.flat_types(), "output_shapes": self._spec.flat_shapes(),
+                          "one_shot": self._one_shot}, name or "IteratorGetNext")
+        return self._spec.pack(list(op.outputs))
+
+    def string_handle(self, name=None) -> ops.Tensor:
+        """A string naming this iterator, to feed to an iterator made by ``from_string_handle``."""
+        if self._string_handle is None:
+            with ops.colocate_with(self._handle.op):
+                self._string_handle = make_op("IteratorToStringHandle", [self._handle], None,
+                                              name or "IteratorToStringHandle").outputs[0]
+        return self._string_handle
+
+    output_types = property(lambda self: self._spec.types())
+    output_shapes = property(lambda self: self._spec.shapes())
+    output_classes = property(lambda self: self._spec.classes())
+    element_spec = property(lambda self: self._spec)
+
+
+def _keep(graph, obj) -> None:
+    """The graph holds what its ops name by token, so it lives as long as the graph."""
+    refs = getattr(graph, "_dataset_refs", None)
+    if refs is None:
+        refs = graph._dataset_refs = []
+    refs.append(obj)
+
+
+def make_one_shot_iterator(dataset) -> Iterator:
+    return dataset.make_one_shot_iterator()
+
+
+def make_initializable_iterator(dataset, shared_name=None) -> Iterator:
+    return dataset.make_initializable_iterator(shared_name)
+
+
+def get_output_types(dataset_or_iterator):
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    return dataset_or_iterator.output_classes
