@@ -16,9 +16,10 @@ from . import dataset_ops, structure
 class _IteratorResource:
     """One iterator's position: the running pass over its dataset, and its run state."""
 
-    def __init__(self, name: str, output_types):
+    def __init__(self, name: str, output_types, one_shot: str = ""):
         self.name = name
         self.output_types = list(output_types)
+        self.one_shot = one_shot  # the token of a one-shot iterator's dataset and values
         self.lock = threading.Lock()
         self.elements = None
         self.state = None
@@ -35,14 +36,15 @@ class _IteratorResource:
             self.state = dataset_ops._RunState()
             self.elements = dataset._iterate(values, self.state)
 
-    def get_next(self, one_shot):
+    def get_next(self):
         with self.lock:
             if self.elements is None:
-                if one_shot is None:
+                if not self.one_shot:
                     raise errors.FailedPreconditionError(
                         None, None, "GetNext() failed because the iterator has not been initialized. Ensure "
                                     "that you have run the initializer operation for this iterator before "
                                     "getting the next element.")
+                one_shot = dataset_ops.lookup(self.one_shot)
                 self.state = dataset_ops._RunState()
                 self.elements = one_shot.dataset._iterate(one_shot.values, self.state)
             try:
@@ -66,7 +68,8 @@ def _handle_dtype(op):
 @register_op("IteratorV2", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
 def _iterator_kernel(ctx, *, shared_name, container, output_types, output_shapes, one_shot):
     name = shared_name or ctx.op_name
-    resource = ctx.resource_mgr.lookup_or_create(container, name, lambda: _IteratorResource(name, output_types))
+    resource = ctx.resource_mgr.lookup_or_create(container, name,
+                                                 lambda: _IteratorResource(name, output_types, one_shot))
     if not isinstance(resource, _IteratorResource):
         raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is a "
                                                       f"{type(resource).__name__}, not an iterator")
@@ -79,9 +82,10 @@ def _make_iterator_kernel(xp, iterator, *values, dataset):
 
 
 @register_op("IteratorGetNext", shape=lambda op: list(op.get_attr("output_shapes")),
-             dtype=lambda op: list(op.get_attr("output_types")), stateful=True, list_output=True, ref_inputs=(0,))
-def _get_next_kernel(xp, iterator, *, output_types, output_shapes, one_shot):
-    element = iterator.get_next(dataset_ops.lookup(one_shot) if one_shot else None)
+             dtype=lambda op: list(op.get_attr("output_types")), stateful=True, list_output=True, ref_inputs=(0,),
+             may_alias=True)  # an element may be a row of the data the dataset holds
+def _get_next_kernel(xp, iterator, *, output_types, output_shapes):
+    element = iterator.get_next()
     for i, (value, shape) in enumerate(zip(element, output_shapes)):
         if not shape.is_compatible_with(TensorShape(getattr(value, "shape", ()))):
             raise errors.InvalidArgumentError(None, None, f"Iterator element {i} has shape "
@@ -120,11 +124,10 @@ for _op_type in ("IteratorV2", "MakeIterator", "IteratorGetNext", "IteratorToStr
 class Iterator:
     """``tf.data.Iterator``: reads the elements of a dataset, one ``get_next()`` per step."""
 
-    def __init__(self, handle: ops.Tensor, initializer, spec: structure.Spec, one_shot_token: str = ""):
+    def __init__(self, handle: ops.Tensor, initializer, spec: structure.Spec):
         self._handle = handle
         self._initializer = initializer
         self._spec = spec
-        self._one_shot = one_shot_token
         self._string_handle = None
 
     @staticmethod
@@ -148,7 +151,7 @@ class Iterator:
         graph = ops.get_default_graph()
         _keep(graph, holder)
         handle = Iterator._create(dataset.element_spec, one_shot_token=token, name="OneShotIterator")
-        return Iterator(handle, None, dataset.element_spec, token)
+        return Iterator(handle, None, dataset.element_spec)
 
     @staticmethod
     def _initializable(dataset, shared_name=None) -> "Iterator":
@@ -199,8 +202,8 @@ class Iterator:
         """The next element, as a structure of tensors; OutOfRangeError when the data end."""
         with ops.colocate_with(self._handle.op):
             op = make_op("IteratorGetNext", [self._handle],
-                         {"output_types": self._spec.flat_types(), "output_shapes": self._spec.flat_shapes(),
-                          "one_shot": self._one_shot}, name or "IteratorGetNext")
+                         {"output_types": self._spec.flat_types(), "output_shapes": self._spec.flat_shapes()},
+                         name or "IteratorGetNext")
         return self._spec.pack(list(op.outputs))
 
     def string_handle(self, name=None) -> ops.Tensor:

@@ -34,11 +34,11 @@ class OpRegistration:
     """Everything the framework and runtime know about one op type."""
 
     __slots__ = ("type", "shape_fn", "dtype_fn", "stateful", "blocking", "list_output", "inplace_input",
-                 "kernel", "context_arg",
+                 "may_alias", "kernel", "context_arg",
                  "attr_names", "accepts_all_attrs", "defined_at", "ref_inputs")
 
     def __init__(self, op_type, shape_fn, dtype_fn, stateful, blocking, list_output, inplace_input,
-                 ref_inputs, defined_at):
+                 ref_inputs, defined_at, may_alias=False):
         self.type = op_type
         self.shape_fn = shape_fn
         self.dtype_fn = dtype_fn
@@ -46,6 +46,7 @@ class OpRegistration:
         self.blocking = blocking
         self.list_output = list_output
         self.inplace_input = inplace_input
+        self.may_alias = may_alias
         self.ref_inputs = frozenset(ref_inputs)
         self.kernel = None
         self.context_arg = None  # "xp", "ctx" or None
@@ -76,7 +77,7 @@ _GRADIENT_SOURCES: dict[str, str] = {}
 
 def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
                 stateful: bool = False, blocking: bool = False, list_output: bool = False,
-                inplace_input: int | None = None, ref_inputs=()):
+                inplace_input: int | None = None, ref_inputs=(), may_alias: bool = False):
     """Registers ``op_type`` now; the returned decorator attaches its kernel.
 
     Args:
@@ -95,6 +96,9 @@ def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
         nothing else refers to it) and the kernel may write its result into it,
         as TensorFlow forwards input buffers. It must still check shape and dtype.
       ref_inputs: indices of inputs that take a variable reference, not its value.
+      may_alias: the kernel may return an input, or an array it keeps (a view of
+        either): the runtime then never lets a later kernel write into the output in
+        place, and copies it when it is fetched.
 
     Raises:
       KeyError: ``op_type`` is already registered (the message names where).
@@ -102,7 +106,7 @@ def register_op(op_type: str, *, shape: Callable, dtype: Callable | None = None,
     if op_type in _OPS:
         raise KeyError(f"Op type '{op_type}' is already registered at {_OPS[op_type].defined_at}")
     reg = OpRegistration(op_type, shape, dtype, stateful, blocking, list_output, inplace_input, ref_inputs,
-                         _caller_location())
+                         _caller_location(), may_alias)
     _OPS[op_type] = reg
 
     def attach_kernel(kernel: Callable) -> Callable:

@@ -39,7 +39,7 @@ def _py_func_dtypes(op):
 
 
 @register_op("PyFunc", shape=lambda op: [TensorShape(None)] * len(op.get_attr("Tout")),
-             dtype=_py_func_dtypes, stateful=True, list_output=True)
+             dtype=_py_func_dtypes, stateful=True, list_output=True, may_alias=True)
 def _py_func_kernel(xp, *inputs, token, Tout):  # noqa: N803 - TF's attr name
     func = _functions.get(token)
     if func is None:
@@ -110,7 +110,7 @@ def _summarized(value: np.ndarray, summarize: int) -> str:
     return f"[{shown}{'...' if flat.size > summarize else ''}]"
 
 
-@register_op("Print", shape=lambda op: op.inputs[0].shape, stateful=True)
+@register_op("Print", shape=lambda op: op.inputs[0].shape, stateful=True, may_alias=True)
 def _print_kernel(ctx, value, *data, message, first_n, summarize):
     with _functions_lock:  # the count is the session's, per op, as TF's kernel instance keeps it
         count = ctx.state["count"] = ctx.state.get("count", 0) + 1
@@ -168,7 +168,7 @@ def print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end=None, nam
 
 
 @register_op("IdentityN", shape=lambda op: [t.shape for t in op.inputs],
-             dtype=lambda op: [t.dtype.base_dtype for t in op.inputs], list_output=True)
+             dtype=lambda op: [t.dtype.base_dtype for t in op.inputs], list_output=True, may_alias=True)
 def _identity_n_kernel(xp, *inputs):
     return tuple(inputs)
 

@@ -286,7 +286,7 @@ def _caller_module() -> str:
 
 
 def _define(name, default, help_text, parser, type_name, flag_values=None, **kw) -> Flag:
-    return (flag_values or FLAGS)._register(Flag(name, default, help_text, parser, type_name,
+    return (FLAGS if flag_values is None else flag_values)._register(Flag(name, default, help_text, parser, type_name,
                                                  module=_caller_module(), **kw))
 
 
@@ -363,7 +363,7 @@ def _add_bounds(flag: Flag, lower, upper) -> None:
 def register_validator(flag_name: str, checker: Callable, message: str = "Flag validation failed",
                        flag_values=None) -> None:
     """Adds a check run whenever the flag is parsed or set; failing it is IllegalFlagValueError."""
-    (flag_values or FLAGS)[flag_name].validators.append((checker, message))
+    (FLAGS if flag_values is None else flag_values)[flag_name].validators.append((checker, message))
 
 
 def mark_flag_as_required(flag_name: str, flag_values=None) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..framework import dtypes
 from ..framework.ops import Operation, Tensor
+from ..framework import registry
 from ..framework.registry import get_registration, register_op
 from ..framework.tensor_shape import TensorShape
 
@@ -29,12 +30,24 @@ CONTROL = -1  # the output index of a control edge
 
 # Ops whose kernel may return an input, or a view of it: a fetched value from one of
 # them is copied, so that a later in-place variable update cannot change it.
-MAY_ALIAS = frozenset({
+_MAY_ALIAS_BUILTIN = frozenset({
     "Identity", "StopGradient", "PlaceholderWithDefault", "Reshape", "Squeeze", "ExpandDims",
     "StridedSlice", "Slice", "Split", "SplitV", "Unpack", "Transpose", "Const", "AddN",
     "Cast", "InitializedValueOrDefault", "VariableV2", "Assign", "AssignAdd", "AssignSub",
     "SumToShape", "BroadcastTo", "MirrorPadGrad", "_RowBlocks",
 })
+
+
+class _MayAlias:
+    """``op_type in MAY_ALIAS``: the types above, and every op registered with ``may_alias=True``."""
+
+    def __contains__(self, op_type: str) -> bool:
+        if op_type in _MAY_ALIAS_BUILTIN:
+            return True
+        return registry.is_registered(op_type) and registry.get_registration(op_type).may_alias
+
+
+MAY_ALIAS = _MayAlias()
 
 
 class Node:

@@ -1,0 +1,182 @@
+"""tf.data as TF1 programs use it: datasets built in the graph, read by iterator ops."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+
+def drain(sess, element, limit=1000):
+    out = []
+    for _ in range(limit):
+        try:
+            out.append(sess.run(element))
+        except tf.errors.OutOfRangeError:
+            return out
+    raise AssertionError("the iterator did not end")
+
+
+def test_slices_map_filter_batch_in_order_then_out_of_range():
+    x = np.arange(10, dtype=np.float32)
+    y = np.arange(10) % 3
+    ds = (tf.data.Dataset.from_tensor_slices((x, y))
+          .map(lambda a, b: (a * 2, tf.one_hot(b, 3)))
+          .filter(lambda a, b: a > 2)
+          .batch(3))
+    assert ds.output_types == (tf.float32, tf.float32)
+    assert [s.as_list() for s in ds.output_shapes] == [[None], [None, 3]]
+    element = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        batches = drain(sess, element)
+    kept = x[x * 2 > 2]
+    want = [(kept[i:i + 3] * 2, np.eye(3, dtype=np.float32)[y[x * 2 > 2][i:i + 3]]) for i in range(0, 8, 3)]
+    assert len(batches) == len(want)
+    for (a, b), (wa, wb) in zip(batches, want):
+        np.testing.assert_array_equal(a, wa)
+        np.testing.assert_array_equal(b, wb)
+
+
+def test_initializable_iterator_reads_a_fed_placeholder_and_restarts():
+    p = tf.placeholder(tf.int64, [None])
+    ds = tf.data.Dataset.from_tensor_slices(p).batch(2, drop_remainder=True)
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    assert nxt.shape.as_list() == [2]
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="not been initialized"):
+            sess.run(nxt)
+        sess.run(it.initializer, {p: np.arange(5)})
+        assert [b.tolist() for b in drain(sess, nxt)] == [[0, 1], [2, 3]]
+        sess.run(it.initializer, {p: np.arange(10, 13)})
+        assert [b.tolist() for b in drain(sess, nxt)] == [[10, 11]]
+
+
+def test_one_shot_iterator_refuses_a_fed_dataset():
+    p = tf.placeholder(tf.float32, [None])
+    with pytest.raises(ValueError, match="make_initializable_iterator"):
+        tf.data.Dataset.from_tensor_slices(p).make_one_shot_iterator()
+
+
+def test_shuffle_is_a_permutation_seeded_and_reshuffled_each_epoch():
+    def epochs(seed, reshuffle):
+        tf.reset_default_graph()
+        ds = tf.data.Dataset.range(20).shuffle(8, seed=seed, reshuffle_each_iteration=reshuffle).repeat(3)
+        element = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as sess:
+            values = [int(v) for v in drain(sess, element)]
+        return [values[i:i + 20] for i in range(0, 60, 20)]
+
+    a = epochs(7, True)
+    assert all(sorted(e) == list(range(20)) for e in a)
+    assert a[0] != list(range(20)) and a[0] != a[1]
+    assert epochs(7, True) == a  # the seed fixes every epoch's order
+    fixed = epochs(7, False)
+    assert fixed[0] == fixed[1] == fixed[2]
+
+
+def test_shuffle_buffer_of_one_keeps_the_order():
+    ds = tf.data.Dataset.range(6).shuffle(1, seed=1)
+    element = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert [int(v) for v in drain(sess, element)] == list(range(6))
+
+
+def test_zip_range_take_skip_and_reinitializable_iterator():
+    numbers = tf.data.Dataset.range(1, 10, 2)
+    squares = numbers.map(lambda v: v * v)
+    pairs = tf.data.Dataset.zip((numbers, squares)).skip(1).take(2)
+    it = tf.data.Iterator.from_structure(pairs.output_types, pairs.output_shapes)
+    nxt = it.get_next()
+    other = tf.data.Dataset.zip((tf.data.Dataset.range(2), tf.data.Dataset.range(2)))
+    with tf.Session() as sess:
+        sess.run(it.make_initializer(pairs))
+        assert [tuple(map(int, v)) for v in drain(sess, nxt)] == [(3, 9), (5, 25)]
+        sess.run(it.make_initializer(other))
+        assert [tuple(map(int, v)) for v in drain(sess, nxt)] == [(0, 0), (1, 1)]
+    with pytest.raises(TypeError, match="output types"):
+        it.make_initializer(tf.data.Dataset.range(3))
+
+
+def test_dict_elements_and_from_generator():
+    def gen():
+        for i in range(3):
+            yield {"a": i, "b": [i, -i]}
+
+    ds = tf.data.Dataset.from_generator(gen, {"a": tf.int32, "b": tf.int64}, {"a": [], "b": [2]}).batch(2)
+    element = ds.make_one_shot_iterator().get_next()
+    assert set(element) == {"a", "b"} and element["b"].dtype == tf.int64
+    with tf.Session() as sess:
+        first, second = drain(sess, element)
+    assert first["a"].tolist() == [0, 1] and first["b"].tolist() == [[0, 0], [1, -1]]
+    assert second["a"].tolist() == [2]
+
+
+def test_feedable_iterator_switches_between_training_and_validation():
+    train = tf.data.Dataset.range(100).repeat()
+    valid = tf.data.Dataset.range(1000, 1003)
+    handle = tf.placeholder(tf.string, [])
+    it = tf.data.Iterator.from_string_handle(handle, train.output_types, train.output_shapes)
+    nxt = it.get_next()
+    train_it = train.make_one_shot_iterator()
+    valid_it = valid.make_initializable_iterator()
+    with tf.Session() as sess:
+        th, vh = sess.run([train_it.string_handle(), valid_it.string_handle()])
+        sess.run(valid_it.initializer)
+        assert [sess.run(nxt, {handle: th}) for _ in range(2)] == [0, 1]
+        assert [sess.run(nxt, {handle: vh}) for _ in range(3)] == [1000, 1001, 1002]
+        assert sess.run(nxt, {handle: th}) == 2
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(nxt, {handle: vh})
+
+
+def test_feeding_no_handle_is_an_error():
+    handle = tf.placeholder(tf.string, [])
+    it = tf.data.Iterator.from_string_handle(handle, tf.int64, [])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(it.get_next())
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not an iterator handle"):
+            sess.run(it.get_next(), {handle: b"nothing"})
+
+
+def test_a_map_function_error_names_the_function_and_the_op():
+    ds = tf.data.Dataset.from_tensor_slices(np.array([1.0, -1.0], np.float32)).map(
+        lambda v: tf.py_func(lambda a: np.sqrt(a) if a >= 0 else (_ for _ in ()).throw(ValueError("negative")),
+                             [v], tf.float32))
+    element = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        sess.run(element)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Dataset.map.*negative"):
+            sess.run(element)
+
+
+def test_a_map_function_using_the_programs_tensor_is_a_clear_error():
+    outer = tf.constant(2.0)
+    with pytest.raises(ValueError, match="build its result from its arguments"):
+        tf.data.Dataset.range(3).map(lambda v: tf.cast(v, tf.float32) * outer)
+
+
+def test_training_from_a_dataset_iterator_matches_numpy():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 3)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(16).repeat(2)
+    xb, yb = ds.make_one_shot_iterator().get_next()
+    w = tf.Variable(tf.zeros([3, 1]))
+    loss = tf.reduce_mean(tf.square(tf.matmul(xb, w) - yb))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    w_np = np.zeros((3, 1), np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        steps = 0
+        while True:
+            try:
+                sess.run(train)
+            except tf.errors.OutOfRangeError:
+                break
+            b = steps % 4
+            xs, ys = x[16 * b:16 * b + 16], y[16 * b:16 * b + 16]
+            w_np = w_np - 0.1 * (2 / 16) * xs.T @ (xs @ w_np - ys)
+            steps += 1
+        assert steps == 8
+        np.testing.assert_allclose(sess.run(w), w_np, rtol=1e-5)

@@ -1,0 +1,235 @@
+"""The tf.nn and top-level names TF1 programs reach for, each against NumPy written the obvious way,
+and their gradients against float64 central differences."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from conftest import assert_oracle, evaluate
+from gradcheck import check_gradients
+
+
+def r(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def test_top_k_values_indices_and_ties_in_index_order():
+    x = np.array([[1.0, 3.0, 2.0, 3.0], [0.0, -1.0, 5.0, 2.0]], np.float32)
+    values, indices = evaluate(tf.nn.top_k(x, 3))
+    order = np.argsort(-x, axis=1, kind="stable")[:, :3]
+    assert_oracle(indices, order.astype(np.int32))
+    assert_oracle(values, np.take_along_axis(x, order, axis=1))
+
+
+def test_top_k_with_k_larger_than_the_axis_is_an_error_at_build_time():
+    with pytest.raises(ValueError, match="at least k=5"):
+        tf.nn.top_k(tf.zeros([2, 4]), 5)
+
+
+def test_in_top_k_counts_ties_at_the_boundary_as_in():
+    predictions = np.array([[0.1, 0.3, 0.3, 0.2], [0.5, 0.1, 0.2, 0.2], [np.nan, 0.1, 0.2, 0.3]], np.float32)
+    targets = np.array([2, 3, 0])
+    got = evaluate(tf.nn.in_top_k(predictions, targets, 1))
+    # Row 0: classes 1 and 2 tie for first -> both in the top 1. Row 1: 0.2 has one higher.
+    assert_oracle(got, np.array([True, False, False]))
+    assert_oracle(evaluate(tf.nn.in_top_k(predictions, targets, 2)), np.array([True, True, False]))
+
+
+def test_sigmoid_and_weighted_cross_entropy_match_the_formulas():
+    x, z = r(3, 4), (r(3, 4, seed=1) > 0).astype(np.float64)
+    sigmoid = 1 / (1 + np.exp(-x))
+    want = -z * np.log(sigmoid) - (1 - z) * np.log(1 - sigmoid)
+    assert_oracle(evaluate(tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x)), want, rtol=1e-10)
+    q = 3.0
+    want_w = -q * z * np.log(sigmoid) - (1 - z) * np.log(1 - sigmoid)
+    assert_oracle(evaluate(tf.nn.weighted_cross_entropy_with_logits(labels=z, logits=x, pos_weight=q)),
+                  want_w, rtol=1e-10)
+    with pytest.raises(ValueError, match="named arguments"):
+        tf.nn.sigmoid_cross_entropy_with_logits(z, x)
+
+
+def test_xw_plus_b_l2_normalize_softplus_and_lrn():
+    x, w, b = r(2, 3), r(3, 4, seed=1), r(4, seed=2)
+    assert_oracle(evaluate(tf.nn.xw_plus_b(x, w, b)), x @ w + b, rtol=1e-12)
+    assert_oracle(evaluate(tf.nn.l2_normalize(x, axis=1)), x / np.linalg.norm(x, axis=1, keepdims=True),
+                  rtol=1e-12)
+    assert_oracle(evaluate(tf.nn.softplus(x)), np.log1p(np.exp(x)), rtol=1e-12)
+    img = r(1, 2, 2, 6)
+    radius, bias, alpha, beta = 2, 1.0, 0.5, 0.75
+    sq = img ** 2
+    window = np.stack([sq[..., max(0, d - radius):d + radius + 1].sum(-1) for d in range(6)], -1)
+    want = img / (bias + alpha * window) ** beta
+    got = evaluate(tf.nn.local_response_normalization(img, radius, bias, alpha, beta))
+    assert_oracle(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["top_k", "softplus", "lrn", "gather_nd", "scatter_nd", "sin_cos",
+                                  "clip_by_norm", "clip_by_global_norm", "l2_normalize", "sigmoid_xent",
+                                  "embedding_lookup_mod", "embedding_lookup_div", "identity_n"])
+def test_gradients(name):
+    cases = {
+        "top_k": (lambda x: tf.nn.top_k(x, 2)[0], [r(3, 5)]),
+        "softplus": (tf.nn.softplus, [r(3, 4)]),
+        "lrn": (lambda x: tf.nn.lrn(x, 1, 1.0, 0.3, 0.6), [r(2, 2, 2, 5)]),
+        "gather_nd": (lambda x: tf.gather_nd(x, [[0, 1], [2, 0], [0, 1]]), [r(3, 2, 4)]),
+        "scatter_nd": (lambda u: tf.scatter_nd([[1], [3], [1]], u, [5, 2]), [r(3, 2)]),
+        "sin_cos": (lambda x: tf.sin(x) * tf.cos(2 * x), [r(4)]),
+        "clip_by_norm": (lambda x: tf.clip_by_norm(x, 1.0, axes=[1]), [r(3, 4) * 2]),
+        "clip_by_global_norm": (lambda x, y: tf.clip_by_global_norm([x, y], 1.5)[0][1], [r(3), r(2, 2)]),
+        "l2_normalize": (lambda x: tf.nn.l2_normalize(x, 0), [r(3, 2)]),
+        "sigmoid_xent": (lambda x: tf.nn.sigmoid_cross_entropy_with_logits(labels=[[0.0, 1.0]] * 3, logits=x),
+                         [r(3, 2)]),
+        "embedding_lookup_mod": (lambda a, b: tf.nn.embedding_lookup([a, b], [[0, 3], [2, 1]]),
+                                 [r(2, 3), r(2, 3, seed=1)]),
+        "embedding_lookup_div": (lambda a, b: tf.nn.embedding_lookup([a, b], [0, 4, 2, 1],
+                                                                     partition_strategy="div"),
+                                 [r(3, 2), r(2, 2, seed=1)]),
+        "identity_n": (lambda x, y: tf.identity_n([x, y])[1] * 2, [r(2), r(3)]),
+    }
+    build, inputs = cases[name]
+    check_gradients(build, inputs)
+
+
+def test_embedding_lookup_shards_match_one_table():
+    table = np.arange(20, dtype=np.float32).reshape(5, 4)
+    ids = np.array([[4, 0], [3, 1]])
+    mod = [table[0::2], table[1::2]]  # "mod": id i lives in shard i % 2, row i // 2
+    div = [table[:3], table[3:]]  # "div": contiguous blocks, the first one longer
+    assert_oracle(evaluate(tf.nn.embedding_lookup(table, ids)), table[ids])
+    assert_oracle(evaluate(tf.nn.embedding_lookup(mod, ids)), table[ids])
+    assert_oracle(evaluate(tf.nn.embedding_lookup(div, ids, partition_strategy="div")), table[ids])
+
+
+def test_clip_ops_match_numpy():
+    a, b = r(3), r(2, 2, seed=1)
+    norm = np.sqrt((a ** 2).sum() + (b ** 2).sum())
+    (ca, cb), got_norm = evaluate(tf.clip_by_global_norm([a, b], 1.0))
+    assert_oracle(got_norm, norm, rtol=1e-12)
+    assert_oracle(ca, a / max(norm, 1.0), rtol=1e-12)
+    assert_oracle(cb, b / max(norm, 1.0), rtol=1e-12)
+    clipped, none_kept = tf.clip_by_global_norm([a, None], 100.0)[0]
+    assert none_kept is None
+    assert_oracle(evaluate(clipped), a, rtol=1e-12)
+    assert_oracle(evaluate(tf.clip_by_norm(b, 0.5)), b * 0.5 / np.linalg.norm(b), rtol=1e-12)
+    assert_oracle(evaluate(tf.global_norm([a, b])), norm, rtol=1e-12)
+
+
+def test_gather_nd_and_scatter_nd_match_numpy_indexing():
+    x = r(3, 4, 2)
+    idx = np.array([[[0, 1], [2, 3]], [[1, 0], [0, 0]]])
+    assert_oracle(evaluate(tf.gather_nd(x, idx)), x[idx[..., 0], idx[..., 1]])
+    updates = np.array([1.0, 2.0, 3.0])
+    want = np.zeros(4)
+    np.add.at(want, [1, 3, 1], updates)
+    assert_oracle(evaluate(tf.scatter_nd([[1], [3], [1]], updates, [4])), want)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="does not index into"):
+        evaluate(tf.gather_nd(x, [[5, 0]]))
+
+
+def test_count_up_to_counts_then_fails_with_out_of_range():
+    v = tf.Variable(0, name="counter")
+    inc = v.count_up_to(2)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert [sess.run(inc), sess.run(inc)] == [0, 1]
+        with pytest.raises(tf.errors.OutOfRangeError, match="Reached limit of 2"):
+            sess.run(inc)
+        assert sess.run(v) == 2
+
+
+def test_learning_rate_schedules():
+    step = tf.placeholder(tf.int64, [])
+    exp = tf.train.exponential_decay(0.1, step, 10, 0.5)
+    stair = tf.train.exponential_decay(0.1, step, 10, 0.5, staircase=True)
+    piece = tf.train.piecewise_constant(step, [5, 10], [1.0, 0.5, 0.1])
+    poly = tf.train.polynomial_decay(0.1, step, 10, end_learning_rate=0.01, power=2.0)
+    inv = tf.train.inverse_time_decay(0.1, step, 10, 0.5)
+    with tf.Session() as sess:
+        for s in [0, 5, 6, 10, 15, 25]:
+            got = sess.run([exp, stair, piece, poly, inv], {step: s})
+            want = [0.1 * 0.5 ** (s / 10), 0.1 * 0.5 ** (s // 10),
+                    1.0 if s <= 5 else 0.5 if s <= 10 else 0.1,
+                    (0.1 - 0.01) * (1 - min(s, 10) / 10) ** 2 + 0.01, 0.1 / (1 + 0.5 * s / 10)]
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"step {s}")
+    with pytest.raises(ValueError, match="1 less than"):
+        tf.train.piecewise_constant(step, [5], [1.0])
+
+
+def test_print_passes_its_input_and_prints_the_first_n_times(capfd):
+    x = tf.constant([1, 2, 3, 4])
+    y = tf.Print(x, [x, tf.constant(7)], "values: ", first_n=2, summarize=2)
+    with tf.Session() as sess:
+        for _ in range(3):
+            assert sess.run(y).tolist() == [1, 2, 3, 4]
+    err = capfd.readouterr().err
+    assert err.count("values: [1 2...]7") == 2
+
+
+def test_py_func_runs_python_and_maps_its_exceptions():
+    x = tf.constant([1.0, 2.0])
+    doubled = tf.py_func(lambda a: a * 2, [x], tf.float32)
+    pair = tf.py_func(lambda a: (a + 1, np.int64(len(a))), [x], [tf.float32, tf.int64])
+
+    def fails(a):
+        raise ValueError("bad value")
+
+    def ends(a):
+        raise StopIteration
+
+    with tf.Session() as sess:
+        assert sess.run(doubled).tolist() == [2.0, 4.0]
+        plus, n = sess.run(pair)
+        assert plus.tolist() == [2.0, 3.0] and n == 2
+        with pytest.raises(tf.errors.InvalidArgumentError, match="bad value"):
+            sess.run(tf.py_func(fails, [x], tf.float32))
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(tf.py_func(ends, [x], tf.float32))
+    with pytest.raises(LookupError, match="PyFunc"):
+        tf.gradients(tf.reduce_sum(doubled), x)
+
+
+def test_metrics_accumulate_over_batches_and_reset_with_local_init():
+    labels = tf.placeholder(tf.int64, [None])
+    predictions = tf.placeholder(tf.int64, [None])
+    acc, acc_up = tf.metrics.accuracy(labels, predictions)
+    prec, prec_up = tf.metrics.precision(labels, predictions)
+    rec, rec_up = tf.metrics.recall(labels, predictions)
+    mean, mean_up = tf.metrics.mean(tf.cast(labels, tf.float32))
+    batches = [([1, 0, 1, 1], [1, 1, 0, 1]), ([0, 0, 1], [0, 1, 1])]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for lab, pred in batches:
+            sess.run([acc_up, prec_up, rec_up, mean_up], {labels: lab, predictions: pred})
+        lab = np.concatenate([b[0] for b in batches])
+        pred = np.concatenate([b[1] for b in batches])
+        tp = np.sum((lab == 1) & (pred == 1))
+        got = sess.run([acc, prec, rec, mean])
+        np.testing.assert_allclose(got, [np.mean(lab == pred), tp / np.sum(pred == 1), tp / np.sum(lab == 1),
+                                         np.mean(lab)], rtol=1e-6)
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(acc) == 0.0  # no batch seen: 0, not NaN
+    names = sorted(v.op.name for v in tf.local_variables())
+    assert "accuracy/count" in names and "precision/false_positives/count" in names
+
+
+def test_get_variable_initializers_that_tf1_accepts():
+    a = tf.get_variable("a", initializer=0)
+    b = tf.get_variable("b", initializer=tf.constant([1.0, 2.0]) * 3)
+    c = tf.get_variable("c", [2], initializer=tf.zeros_initializer)
+    with pytest.raises(ValueError, match="do not specify shape"):
+        tf.get_variable("d", [2], initializer=tf.constant([1.0, 2.0]))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_a, got_b, got_c = sess.run([a, b, c])
+    assert got_a == 0 and a.dtype.base_dtype == tf.int32
+    assert got_b.tolist() == [3.0, 6.0] and got_c.tolist() == [0.0, 0.0]
+
+
+def test_a_variable_initialized_from_others_initializes_in_any_order():
+    w = tf.Variable(tf.constant([1.0, 2.0]), name="w")
+    w3 = tf.Variable(w * 3, name="w3")
+    both = tf.Variable(w3 + w, name="both")
+    with tf.Session() as sess:
+        sess.run(tf.variables_initializer([both, w3, w]))
+        assert sess.run(both).tolist() == [4.0, 8.0]
+        assert sess.run(w3).tolist() == [3.0, 6.0]
