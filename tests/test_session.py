@@ -26,7 +26,7 @@ def test_fetch_structures():
         assert sess.run([a, a]) == [1.0, 1.0]
         with pytest.raises(TypeError, match="None"):
             sess.run(None)
-        with pytest.raises(KeyError):
+        with pytest.raises(ValueError, match="nope"):  # as TF: a name not in the graph
             sess.run("nope:0")
 
 
@@ -216,3 +216,70 @@ def test_partitions_running_at_once_share_blas_threads():
             assert blas.get_threads() == 4
     finally:
         blas.set_threads(before)
+
+
+def test_session_argument_errors_are_tensorflows():
+    with pytest.raises(tf.errors.NotFoundError, match="INVALID"):
+        tf.Session("INVALID")
+    with pytest.raises(TypeError, match="string"):
+        tf.Session(1)
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.Session.reset("x")
+    with pytest.raises(NotImplementedError, match="symbolic Tensor"):
+        np.array(tf.constant(1.0))
+
+
+@pytest.mark.parametrize("make", [lambda: tf.ConfigProto(log_device_placment=True),
+                                  lambda: tf.RunOptions(timeout_in_mss=5),
+                                  lambda: tf.OptimizerOptions(opt_levl=0),
+                                  lambda: tf.GraphOptions(optimizer_option=None),
+                                  lambda: tf.GPUOptions(allow_grwth=True)])
+def test_a_misspelled_option_is_an_error_not_ignored(make):
+    with pytest.raises(ValueError, match="has no .* field"):
+        make()
+    tf.ConfigProto(rpc_options=None, placement_period=3)  # TF's own fields are accepted
+
+
+def test_bytes_names_and_a_defaultdict_of_fetches():
+    import collections
+
+    a = tf.constant(2.0, name=b"e")
+    with tf.Session() as sess:
+        assert sess.run(b"e:0") == 2.0
+        out = sess.run(collections.defaultdict(list, {"x": a}))
+        assert isinstance(out, collections.defaultdict) and out["x"] == 2.0 and out["missing"] == []
+
+
+def test_feeding_an_integer_out_of_range_is_an_error_not_a_wrap():
+    p = tf.placeholder(tf.int32)
+    u = tf.placeholder(tf.uint8)
+    with tf.Session() as sess:
+        with pytest.raises(ValueError, match="out of its range"):
+            sess.run(p, {p: np.iinfo(np.int64).max})
+        with pytest.raises(ValueError, match="out of its range"):
+            sess.run(u, {u: [1, -1]})
+        assert sess.run(p, {p: np.int64(7)}) == 7
+
+
+def test_a_list_holding_tensors_is_packed():
+    a = tf.constant(1)
+    b = tf.constant([1.0, 2.0])
+    with tf.Session() as sess:
+        assert sess.run(tf.reduce_sum([a, 2])) == 3
+        assert sess.run(tf.convert_to_tensor([[b, [3.0, 4.0]], [b, b]])).shape == (2, 2, 2)
+    assert tf.convert_to_tensor([a, 2]).op.type == "Pack"
+
+
+def test_interactive_session_on_a_server_becomes_the_default():
+    server = tf.train.Server.create_local_server()
+    try:
+        sess = tf.InteractiveSession(server.target)
+        try:
+            c = tf.constant(3.0) * 2
+            assert c.eval() == 6.0
+            assert tf.get_default_session() is sess
+        finally:
+            sess.close()
+        assert tf.get_default_session() is None
+    finally:
+        server.stop()

@@ -171,7 +171,7 @@ class Tensor:
         raise TypeError(f"len is not well defined for symbolic Tensor '{self.name}'; use tf.shape")
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError(f"Cannot convert symbolic Tensor '{self.name}' to a NumPy array; "
+        raise NotImplementedError(f"Cannot convert symbolic Tensor '{self.name}' to a NumPy array; "
                         "run it in a Session to get its value.")
 
     @classmethod
@@ -380,6 +380,8 @@ class Graph:
             if t.graph is not self:
                 raise ValueError(f"Input {i} of op '{op_type}' ('{t.name}') is from a different "
                                  "graph; build all ops of a computation in one graph.")
+        if isinstance(name, bytes):
+            name = name.decode()
         with self._lock:
             if name and name.endswith("/"):  # a name scope's own name, already unique
                 name = name[:-1]
@@ -591,6 +593,8 @@ class Graph:
         conv = getattr(obj, "_as_graph_element", None)
         if conv is not None and not isinstance(obj, (Tensor, Operation)):
             obj = conv()
+        if isinstance(obj, bytes):
+            obj = obj.decode()
         if isinstance(obj, str):
             if ":" in obj and allow_tensor:
                 op_name, _, index = obj.rpartition(":")

@@ -136,7 +136,38 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) ->
     return make_tensor("Const", [], {"value": arr, "dtype": dtypes.as_dtype(arr.dtype)}, name)
 
 
+def _holds_tensor(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(v) for v in value)
+    return isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_element")
+
+
+def _pack_nested(value, dtype):
+    """A (nested) list holding tensors as one Pack per level, as TF's autopacking does."""
+    if not isinstance(value, (list, tuple)):
+        return ops.convert_to_tensor(value, dtype=dtype)
+    parts = [_pack_nested(v, dtype) for v in value]
+    return make_tensor("Pack", parts, {"axis": 0, "N": len(parts)}, "packed")
+
+
+def _first_tensor_dtype(value):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_element"):
+        return ops.convert_to_tensor(value).dtype.base_dtype
+    return None
+
+
 def _constant_conversion(value, dtype=None, name=None):
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        # [tensor, 2] packs into one tensor of the tensors' dtype (reduce_sum([a, b]) works).
+        packed_dtype = dtype.base_dtype if dtype is not None else _first_tensor_dtype(value)
+        parts = [_pack_nested(v, packed_dtype) for v in value]
+        return make_tensor("Pack", parts, {"axis": 0, "N": len(parts)}, name or "packed")
     return constant(value, dtype=dtype, name=name or "Const")
 
 

@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 
+def _other_fields(message: str, known: tuple, given: dict, target) -> None:
+    """Keeps TF's fields that distflow accepts without acting on; any other name is a ValueError,
+    as the protocol buffer class raises (a misspelled option must not pass unnoticed)."""
+    for name, value in given.items():
+        if name not in known:
+            raise ValueError(f'Protocol message {message} has no "{name}" field.')
+        setattr(target, name, value)
+
+
 class GPUOptions:
+    _OTHER_FIELDS = ("allocator_type", "deferred_deletion_bytes", "polling_active_delay_usecs",
+                     "polling_inactive_delay_msecs", "force_gpu_compatible", "experimental")
+
     def __init__(self, allow_growth: bool = False, per_process_gpu_memory_fraction: float = 0.0,
-                 visible_device_list: str = ""):
+                 visible_device_list: str = "", **other):
+        _other_fields("GPUOptions", self._OTHER_FIELDS, other, self)
         self.allow_growth = allow_growth
         self.per_process_gpu_memory_fraction = per_process_gpu_memory_fraction
         self.visible_device_list = visible_device_list
@@ -20,7 +33,11 @@ class OptimizerOptions:
 
     L1, L0 = 0, -1  # TF's enum values
 
-    def __init__(self, opt_level: int = L1, do_constant_folding: bool = True, **unused):
+    _OTHER_FIELDS = ("do_common_subexpression_elimination", "max_folded_constant_in_bytes",
+                     "do_function_inlining", "global_jit_level")
+
+    def __init__(self, opt_level: int = L1, do_constant_folding: bool = True, **other):
+        _other_fields("OptimizerOptions", self._OTHER_FIELDS, other, self)
         self.opt_level = opt_level
         self.do_constant_folding = do_constant_folding
 
@@ -31,9 +48,12 @@ class OptimizerOptions:
 
 
 class GraphOptions:
-    def __init__(self, optimizer_options: OptimizerOptions | None = None, **kwargs):
+    _OTHER_FIELDS = ("enable_recv_scheduling", "build_cost_model", "build_cost_model_after", "infer_shapes",
+                     "place_pruned_graph", "enable_bfloat16_sendrecv", "timeline_step", "rewrite_options")
+
+    def __init__(self, optimizer_options: OptimizerOptions | None = None, **other):
+        _other_fields("GraphOptions", self._OTHER_FIELDS, other, self)
         self.optimizer_options = optimizer_options or OptimizerOptions()
-        self.__dict__.update(kwargs)
 
 
 class ConfigProto:
@@ -60,13 +80,16 @@ class ConfigProto:
     """
 
     DEFAULT_SIMULATED_GPUS = 8
+    _OTHER_FIELDS = ("session_inter_op_thread_pool", "placement_period", "rpc_options", "cluster_def",
+                     "experimental", "share_cluster_devices_in_session")
 
     def __init__(self, device_count=None, allow_soft_placement: bool = False,
                  log_device_placement: bool = False, inter_op_parallelism_threads: int = 0,
                  intra_op_parallelism_threads: int = 0, isolate_session_state: bool = False,
                  device_filters=None, gpu_options: GPUOptions | None = None,
                  graph_options: GraphOptions | None = None, operation_timeout_in_ms: int = 0,
-                 use_per_session_threads: bool = False, connect_timeout_in_ms: int = 60000, **unused):
+                 use_per_session_threads: bool = False, connect_timeout_in_ms: int = 60000, **other):
+        _other_fields("ConfigProto", self._OTHER_FIELDS, other, self)
         self.device_count = dict(device_count or {})
         for kind, count in self.device_count.items():
             if not isinstance(count, int) or count < 0:
@@ -94,7 +117,11 @@ class RunOptions:
     HARDWARE_TRACE = 2
     FULL_TRACE = 3
 
-    def __init__(self, timeout_in_ms: int = 0, trace_level: int = 0, **unused):
+    _OTHER_FIELDS = ("inter_op_thread_pool", "output_partition_graphs", "debug_options",
+                     "report_tensor_allocations_upon_oom", "experimental")
+
+    def __init__(self, timeout_in_ms: int = 0, trace_level: int = 0, **other):
+        _other_fields("RunOptions", self._OTHER_FIELDS, other, self)
         self.timeout_in_ms = timeout_in_ms
         self.trace_level = trace_level
 

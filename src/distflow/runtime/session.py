@@ -46,12 +46,21 @@ class _FetchMapper:
 
                 def build_dict(vals):
                     out = {k: b(vals) for k, b in zip(keys, builders)}
-                    return out if kind is dict else kind(out)
+                    if kind is dict:
+                        return out
+                    if isinstance(f, collections.defaultdict):
+                        result = kind(f.default_factory)
+                        result.update(out)
+                        return result
+                    return kind(out)
                 return build_dict
             try:
                 element = graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
             except (TypeError, ValueError, KeyError) as e:
-                raise type(e)(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
+                # A name the graph does not hold is a ValueError, as in TF (KeyError inside).
+                cls = ValueError if isinstance(e, KeyError) else type(e)
+                reason = e.args[0] if e.args else e
+                raise cls(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({reason})") from None
             pos = index.get(element)
             if pos is None:
                 pos = index[element] = len(self.elements)
@@ -230,6 +239,7 @@ class BaseSession:
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:
         """Releases the session's devices and state; run() afterwards is a RuntimeError."""
+        _undo_default(self)
         if not self._closed:
             self._closed = True
             self._live.abort_all(errors.CancelledError(None, None, "Session has been closed."))
@@ -307,6 +317,13 @@ def _feed_value(t: Tensor, value):
                 raise ValueError(f"Cannot feed a value of dtype {arr.dtype} for Tensor '{t.name}' "
                                  f"of dtype {dtype.name}: the conversion would lose information. "
                                  "Cast it first.")
+            if arr.dtype.kind in "iub" and dtype.is_integer and arr.size:
+                info = np.iinfo(dtype.as_numpy_dtype)
+                low, high = arr.min(), arr.max()
+                if low < info.min or high > info.max:
+                    raise ValueError(f"Cannot feed a value for Tensor '{t.name}' of dtype {dtype.name}: "
+                                     f"{low if low < info.min else high} is out of its range "
+                                     f"[{info.min}, {info.max}].")
             arr = arr.astype(dtype.as_numpy_dtype)
     if not t.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor '{t.name}', which "
@@ -338,9 +355,13 @@ class Session(BaseSession):
     """
 
     def __new__(cls, target: str = "", graph=None, config=None):
+        target = _check_target(target)
         if target:
             return _remote_factory()(target, graph, config)
         return super().__new__(cls)
+
+    def __init__(self, target: str = "", graph=None, config=None):
+        super().__init__(_check_target(target), graph, config)
 
     @staticmethod
     def reset(target: str, containers=None, config=None) -> None:
@@ -350,26 +371,58 @@ class Session(BaseSession):
         """
         if not target:
             raise ValueError("Session.reset needs the target of a server")
+        target = _check_target(target)
         _remote_factory().reset(target, containers, config)
 
 
+def _check_target(target) -> str:
+    """A session target as a string: "" (this process) or "grpc://host:port"."""
+    if isinstance(target, bytes):
+        target = target.decode()
+    if not isinstance(target, str):
+        raise TypeError(f"target must be a string, got {type(target).__name__} {target!r}")
+    if target and not target.startswith("grpc://"):
+        raise errors.NotFoundError(None, None, f"No session factory registered for the given session options: "
+                                               f"{{target: \"{target}\"}} (distflow knows '' and 'grpc://host:port')")
+    return target
+
+
 class InteractiveSession(BaseSession):
-    """A session that makes itself the default on creation (for shells and notebooks)."""
+    """A session that makes itself the default on creation (for shells and notebooks).
+
+    With a target ("grpc://host:port") it is a session on that server's master, made
+    the default in the same way.
+    """
+
+    def __new__(cls, target: str = "", graph=None, config=None):
+        target = _check_target(target)
+        if target:
+            sess = _remote_factory()(target, graph, config)
+            _make_default(sess)
+            return sess
+        return super().__new__(cls)
 
     def __init__(self, target: str = "", graph: ops.Graph | None = None,
                  config: ConfigProto | None = None):
+        if _check_target(target):
+            return  # a remote session, made the default by __new__
         super().__init__(target, graph, config)
-        self._default_ctx = self.as_default()
-        self._default_ctx.__enter__()
-        self._graph_ctx = self._graph.as_default()
-        self._graph_ctx.__enter__()
+        _make_default(self)
 
-    def close(self) -> None:
-        if not self._closed and getattr(self, "_default_ctx", None) is not None:
-            try:
-                self._graph_ctx.__exit__(None, None, None)
-                self._default_ctx.__exit__(None, None, None)
-            except AssertionError:
-                pass  # closed from another thread or out of order: nothing to undo here
-            self._default_ctx = None
-        super().close()
+
+
+def _make_default(sess) -> None:
+    sess._default_ctx = sess.as_default()
+    sess._default_ctx.__enter__()
+    sess._graph_ctx = sess.graph.as_default()
+    sess._graph_ctx.__enter__()
+
+
+def _undo_default(sess) -> None:
+    if not sess._closed and getattr(sess, "_default_ctx", None) is not None:
+        try:
+            sess._graph_ctx.__exit__(None, None, None)
+            sess._default_ctx.__exit__(None, None, None)
+        except AssertionError:
+            pass  # closed from another thread or out of order: nothing to undo here
+        sess._default_ctx = None
