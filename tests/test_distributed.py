@@ -10,7 +10,7 @@ import pytest
 import distflow as tf
 from cluster_util import LocalCluster
 from thread_util import run_in_thread
-from distflow.distributed.protos import distflow_pb2 as pb
+from distflow.protos import distflow_pb2 as pb
 from distflow.distributed.rpc import MASTER_METHODS, WORKER_METHODS
 
 

@@ -14,7 +14,11 @@ def missing(namespace: str):
     def __getattr__(name: str):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(f"module {namespace!r} has no attribute {name!r}")
-        raise AttributeError(f"distflow does not implement TensorFlow 1.x's '{namespace}.{name}' "
-                             f"(see {COMPAT_DOC} for the names distflow supports and how they differ)")
+        error = AttributeError(f"distflow does not implement TensorFlow 1.x's '{namespace}.{name}' "
+                               f"(see {COMPAT_DOC} for the names distflow supports and how they differ)")
+        # With ``obj`` set and no ``name``, Python adds no "Did you mean ...?" guess: a
+        # similar-looking name (tf.round for tf.cond) is not what the program wanted.
+        error.obj = namespace
+        raise error
 
     return __getattr__

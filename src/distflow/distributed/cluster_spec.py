@@ -40,6 +40,8 @@ class ClusterSpec:
                             f"addresses, got {tasks!r}")
         out = {}
         for index, address in items:
+            if isinstance(index, str) and index.strip().isdigit():
+                index = int(index)  # TF_CONFIG and JSON files spell indices as strings
             if not isinstance(index, int) or isinstance(index, bool):
                 raise TypeError(f"Task indices of job {job!r} must be integers, got {index!r}")
             if not isinstance(address, str):
@@ -92,7 +94,7 @@ class ClusterSpec:
 
     def as_cluster_def(self):
         """The ClusterDef protocol buffer (jobs and tasks sorted)."""
-        from .protos import distflow_pb2  # noqa: PLC0415 - protobuf is needed only here
+        from ..protos import distflow_pb2  # noqa: PLC0415 - protobuf is needed only here
 
         cluster_def = distflow_pb2.ClusterDef()
         for job in self.jobs:

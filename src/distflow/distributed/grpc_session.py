@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from ..framework import errors
+from ..framework import errors, wire
 from ..framework.ops import Operation
 from ..runtime.session import BaseSession, register_remote_session
-from . import wire
-from .protos import distflow_pb2 as pb
+from ..protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
 from .master import Parked
 from .server import local_master

@@ -18,15 +18,14 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import NamedTuple
 
 from ..framework import errors
-from ..framework import ops
+from ..framework import ops, wire
 from ..framework.device_spec import DeviceSpec
 from ..ops.array_ops import missing_feed_error
 from ..runtime.config import ConfigProto
 from ..runtime.device import DeviceSet
 from ..runtime.partition import output_key, partition, prune
 from ..runtime.placer import Placer
-from . import wire
-from .protos import distflow_pb2 as pb
+from ..protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
 from .transport import TensorClient
 

@@ -14,7 +14,7 @@ import threading
 import grpc
 
 from ..framework import errors
-from .protos import distflow_pb2 as pb
+from ..protos import distflow_pb2 as pb
 
 # (service, method, request class, response class)
 MASTER_METHODS = {

@@ -12,7 +12,7 @@ from ..framework import errors
 from ..runtime.config import ConfigProto
 from .cluster_spec import ClusterSpec
 from .master import Master
-from .protos import distflow_pb2 as pb
+from ..protos import distflow_pb2 as pb
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, generic_handler
 
 

@@ -44,9 +44,9 @@ import threading
 
 import numpy as np
 
-from ..framework import dtypes, errors
-from . import shm, wire
-from .protos import distflow_pb2 as pb
+from ..framework import dtypes, errors, wire
+from ..protos import distflow_pb2 as pb
+from . import shm
 
 MAGIC = b"DFT1"
 SHM_MAGIC = b"DFS1"

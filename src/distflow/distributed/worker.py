@@ -16,14 +16,13 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from ..framework import errors
-from ..framework import ops
+from ..framework import ops, wire
 from ..framework.device_spec import DeviceSpec
 from ..runtime import allocator
 from ..runtime.device import DeviceMgr
 from ..runtime.executor import PartitionPlan, Rendezvous, run_partitions, value_of
 from ..runtime.partition import Node, rendezvous_key
-from . import wire
-from .protos import distflow_pb2 as pb
+from ..protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc, takes_rpc_context
 from .transport import TensorClient, TensorServer
 

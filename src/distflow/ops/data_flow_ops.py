@@ -24,6 +24,7 @@ from ..framework import errors
 from ..framework import ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
+from . import math_ops
 from .op_util import make_op, make_tensor
 
 _log = logging.getLogger("distflow")
@@ -99,6 +100,8 @@ class _FIFOQueue:
                 self.cond.notify_all()
 
     def dequeue(self, ctx, n: int, up_to: bool = False) -> list[tuple]:
+        if self.capacity is not None and n > self.capacity:
+            return self._dequeue_as_they_come(ctx, n, up_to)
         with self.cond:
             ctx.wait_for(self.cond, lambda: len(self.items) >= n or self.closed,
                          f"{n} element(s) of queue '{self.name}'")
@@ -109,6 +112,28 @@ class _FIFOQueue:
             out = [self.items.popleft() for _ in range(n)]
             self.cond.notify_all()
             return out
+
+    def _dequeue_as_they_come(self, ctx, n: int, up_to: bool) -> list[tuple]:
+        """More elements than the queue holds: take them as they arrive, freeing room for the
+        producers (as TF does). If the wait fails, the elements taken go back to the front."""
+        taken: list = []
+        with self.cond:
+            try:
+                while len(taken) < n:
+                    ctx.wait_for(self.cond, lambda: self.items or self.closed,
+                                 f"{n - len(taken)} more element(s) of queue '{self.name}'")
+                    while self.items and len(taken) < n:
+                        taken.append(self.items.popleft())
+                    self.cond.notify_all()
+                    if len(taken) < n and not self.items and self.closed:
+                        if up_to and taken:
+                            return taken
+                        raise self._closed_error(n)
+            except BaseException:
+                self.items.extendleft(reversed(taken))
+                self.cond.notify_all()
+                raise
+        return taken
 
     def close(self, cancel_pending_enqueues: bool) -> None:
         with self.cond:
@@ -465,6 +490,14 @@ for _t in ("ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorTak
     not_differentiable(_t)
 
 
+def _as_int64_step(step, name) -> ops.Tensor:
+    """A step count as int64 (an int32 global step is cast, as TF does)."""
+    step = ops.convert_to_tensor(step, name=name)
+    if not step.dtype.base_dtype.is_integer:
+        raise TypeError(f"'{name}' must be an integer step, got {step.dtype.name}")
+    return step if step.dtype.base_dtype == dtypes.int64 else math_ops.cast(step, dtypes.int64)
+
+
 class ConditionalAccumulator:
     """``tf.ConditionalAccumulator(dtype, shape=None, shared_name=None, name=..., reduction_type='MEAN')``.
 
@@ -502,7 +535,7 @@ class ConditionalAccumulator:
         if not grad.shape.is_compatible_with(self._shape):
             raise ValueError(f"Accumulator '{self._name}' takes shape {self._shape}, got a gradient of {grad.shape}")
         with ops.colocate_with(self._accumulator_ref):
-            local_step = ops.convert_to_tensor(local_step, dtype=dtypes.int64, name="local_step")
+            local_step = _as_int64_step(local_step, "local_step")
             return make_op("AccumulatorApplyGradient", [self._accumulator_ref, local_step, grad],
                            {"dtype": self._dtype}, name or "AccumulatorApplyGradient")
 
@@ -519,6 +552,6 @@ class ConditionalAccumulator:
 
     def set_global_step(self, new_global_step, name=None) -> ops.Operation:
         with ops.colocate_with(self._accumulator_ref):
-            step = ops.convert_to_tensor(new_global_step, dtype=dtypes.int64, name="new_global_step")
+            step = _as_int64_step(new_global_step, "new_global_step")
             return make_op("AccumulatorSetGlobalStep", [self._accumulator_ref, step], None,
                            name or "AccumulatorSetGlobalStep")

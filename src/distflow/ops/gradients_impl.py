@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
+
 from ..framework import ops
 from ..framework.registry import get_gradient_function
-from . import array_ops, math_ops
+from . import array_ops, math_ops, slicing_ops
 
 
 def _as_list(x) -> list:
@@ -23,8 +25,25 @@ def _differentiable(t: ops.Tensor) -> bool:
     return t.dtype.base_dtype.is_floating
 
 
+class AggregationMethod:
+    """How the gradients of one tensor from several paths are summed (distflow always uses AddN)."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+class UnconnectedGradients:
+    """What ``gradients`` returns for an x that the ys do not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
-              gate_gradients=False, aggregation_method=None, stop_gradients=None) -> list:
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE) -> list:
     """The symbolic derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Args:
@@ -33,6 +52,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
       colocate_gradients_with_ops: build each gradient op on its forward op's device
         (what multi-tower training needs).
       stop_gradients: Tensors treated as constants.
+      aggregation_method: accepted (one of ``AggregationMethod``); sums are always AddN.
+      unconnected_gradients: "none" (None for an x the ys do not depend on) or "zero"
+        (zeros of its shape).
 
     Returns:
       One Tensor per x, or None where ys do not depend on it. Contributions of
@@ -41,6 +63,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     Raises:
       LookupError: an op on a path from xs to ys has no registered gradient.
     """
+    unconnected_gradients = getattr(unconnected_gradients, "value", unconnected_gradients)
+    if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+    if aggregation_method not in (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                                  AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        raise ValueError(f"Invalid aggregation_method specified {aggregation_method}.")
     ys = [ops.convert_to_tensor(y) for y in _as_list(ys)]
     xs = [ops.convert_to_tensor(x, as_ref=True) for x in _as_list(xs)]
     graph = ys[0].graph
@@ -68,7 +96,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if op in done:
                 continue
             done.add(op)
-            grads = [_aggregate(out_grads.get(t)) for t in op.outputs]
+            with _colocated(op, colocate_gradients_with_ops):  # the sum of its gradients too
+                grads = [_aggregate(out_grads.get(t)) for t in op.outputs]
             for t, g in zip(op.outputs, grads):
                 if t in out_grads:
                     out_grads[t] = [g] if g is not None else []
@@ -84,7 +113,48 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     if pending[producer] == 0:
                         ready.append(producer)
             ready.sort(key=lambda o: o._id)
-        return [_aggregate(out_grads.get(x)) for x in xs]
+        result = []
+        for x in xs:
+            with _colocated(x.op, colocate_gradients_with_ops):
+                g = _aggregate(out_grads.get(x))
+                if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
+                    g = array_ops.zeros_like(x)
+            result.append(g)
+        return result
+
+
+def _colocated(op, colocate: bool):
+    return op.graph.colocate_with(op, ignore_existing=True) if colocate else contextlib.nullcontext()
+
+
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
+             aggregation_method=None) -> list:
+    """For each x, the matrix of second derivatives of sum(ys), shaped ``x.shape + x.shape``.
+
+    Built as one gradient per entry of the first gradient (like TF's while-loop version,
+    unrolled: x must have a fully defined shape).
+    """
+    xs = _as_list(xs)
+    out = []
+    with ops.name_scope(name):
+        for i, x in enumerate(xs):
+            x_tensor = ops.convert_to_tensor(x)
+            if not x_tensor.shape.is_fully_defined():
+                raise ValueError(f"hessians needs a fully defined shape for '{x_tensor.name}', got {x_tensor.shape}")
+            shape = x_tensor.shape.as_list()
+            n = int(np.prod(shape)) if shape else 1
+            first = gradients(ys, x, colocate_gradients_with_ops=colocate_gradients_with_ops)[0]
+            if first is None:
+                out.append(None)
+                continue
+            flat = array_ops.reshape(first, [n])
+            rows = []
+            for j in range(n):
+                second = gradients(flat[j], x, colocate_gradients_with_ops=colocate_gradients_with_ops,
+                                   unconnected_gradients=UnconnectedGradients.ZERO)[0]
+                rows.append(array_ops.reshape(second, [n]))
+            out.append(array_ops.reshape(slicing_ops.stack(rows), shape + shape))
+    return out
 
 
 def _ops_between(xs, ys, stop_ops) -> list:
@@ -136,8 +206,7 @@ def _call_gradient(op: ops.Operation, grads: list, colocate: bool) -> list:
         return [None] * len(op.inputs)
     grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
     scope = op.name + "_grad"
-    ctx = op.graph.colocate_with(op, ignore_existing=True) if colocate else contextlib.nullcontext()
-    with ops.name_scope(scope), ctx:
+    with ops.name_scope(scope), _colocated(op, colocate):
         in_grads = fn(op, *grads)
     in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
     if len(in_grads) != len(op.inputs):

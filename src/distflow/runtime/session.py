@@ -252,6 +252,9 @@ class BaseSession:
         return _DefaultSessionContext(self)
 
     def __enter__(self):
+        if self._context_managers:
+            raise RuntimeError("Session context managers are not re-entrant. Use `Session.as_default()` if "
+                               "you want to enter a session multiple times.")
         graph_ctx = self._graph.as_default()
         graph_ctx.__enter__()
         session_ctx = self.as_default()
@@ -307,6 +310,9 @@ def _feed_value(t: Tensor, value):
         flat = arr.reshape(-1)
         for i, v in enumerate(flat):
             flat[i] = v.encode() if isinstance(v, str) else v
+            if not isinstance(flat[i], bytes):
+                raise TypeError(f"Cannot feed {v!r} of type {type(v).__name__} for Tensor '{t.name}' of dtype "
+                                "string: expected bytes or str")
     else:
         try:
             arr = np.asarray(value)

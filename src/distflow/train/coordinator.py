@@ -34,6 +34,11 @@ class Coordinator:
     def request_stop(self, ex=None) -> None:
         """Asks every thread to stop; ``ex`` (an exception or exc_info) is reported by join()."""
         with self._lock:
+            if ex is not None and self._joined:
+                # Nobody will join again to report it: raise it here, as TF's Coordinator does.
+                exc_info = ex if isinstance(ex, tuple) else (type(ex), ex, ex.__traceback__)
+                if not issubclass(exc_info[0], self._clean_stop_exception_types):
+                    raise exc_info[1].with_traceback(exc_info[2])
             if ex is not None and not self._joined and self._exc_info is None:
                 exc_info = ex if isinstance(ex, tuple) else (type(ex), ex, ex.__traceback__)
                 if not issubclass(exc_info[0], self._clean_stop_exception_types):

@@ -79,12 +79,21 @@ class Optimizer:
                 self._prepare()
                 for grad, var in live:
                     with ops.name_scope("update_" + var.op.name), graph.colocate_with(var.op):
-                        updates.append(self._apply_dense(grad, var))
+                        update = self._apply_dense(grad, var)
+                        if var.constraint is not None:  # projected after its update, as in TF
+                            with ops.control_dependencies([update]):
+                                update = var.assign(var.constraint(var.read_value())).op
+                        updates.append(update)
                 if global_step is None:
-                    return self._finish(updates, scope)
-                with ops.control_dependencies([self._finish(updates, "update")]), \
-                        graph.colocate_with(_as_variable(global_step).op):
-                    return state_ops.assign_add(global_step, 1, name=scope).op
+                    train_op = self._finish(updates, scope)
+                else:
+                    with ops.control_dependencies([self._finish(updates, "update")]), \
+                            graph.colocate_with(_as_variable(global_step).op):
+                        train_op = state_ops.assign_add(global_step, 1, name=scope).op
+            train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
+            if train_op not in train_ops:
+                train_ops.append(train_op)
+            return train_op
 
     def _finish(self, update_ops, name_scope):
         return control_flow_ops.group(*update_ops, name=name_scope)
@@ -97,10 +106,12 @@ class Optimizer:
         return self._slots.get(name, {}).get(var)
 
     def variables(self) -> list:
-        out = [v for _, v in sorted(self._non_slot.items(), key=lambda kv: kv[1].name)]
-        for name in sorted(self._slots):
-            out.extend(self._slots[name].values())
-        return out
+        """The optimizer's own variables (slots, Adam's beta powers) in the default graph, by name."""
+        graph = ops.get_default_graph()
+        out = [v for v in self._non_slot.values() if v.graph is graph]
+        for slots in self._slots.values():
+            out.extend(v for v in slots.values() if v.graph is graph)
+        return sorted(out, key=lambda v: v.name)
 
     def _slot(self, var: Variable, slot_name: str, op_name: str, initial) -> Variable:
         """The slot ``slot_name`` of ``var`` (created once, on var's device, untrainable)."""

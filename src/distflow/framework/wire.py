@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes, errors
-from ..framework import ops
-from ..framework.registry import is_registered
-from ..framework.tensor_shape import TensorShape
-from .protos import distflow_pb2 as pb
+from . import dtypes, errors
+from . import ops
+from .registry import is_registered
+from .tensor_shape import TensorShape
+from ..protos import distflow_pb2 as pb
 
 MAX_TENSOR_BYTES = 2**34  # a sanity bound on a declared tensor size (16 GiB)
 
