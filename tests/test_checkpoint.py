@@ -32,7 +32,7 @@ def test_save_and_restore_round_trip(tmp_path, sharded):
         assert sess.run(b) == 7
     shards = 2 if sharded else 1
     assert sorted(os.listdir(tmp_path)) == sorted(
-        ["checkpoint", "model.ckpt-3.index"] + [f"model.ckpt-3.data-{i:05d}-of-{shards:05d}" for i in range(shards)])
+        ["checkpoint", "model.ckpt-3.index", "model.ckpt-3.meta"] + [f"model.ckpt-3.data-{i:05d}-of-{shards:05d}" for i in range(shards)])
 
 
 def test_files_are_safetensors_with_a_json_index(tmp_path):

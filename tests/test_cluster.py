@@ -37,7 +37,8 @@ def test_cluster_spec_errors():
     with pytest.raises(TypeError, match="must be a dictionary"):
         tf.train.ClusterSpec(["w0:2222"])
     with pytest.raises(TypeError, match="Task indices"):
-        tf.train.ClusterSpec({"w": {"0": "h"}})
+        tf.train.ClusterSpec({"w": {"first": "h"}})
+    assert tf.train.ClusterSpec({"w": {"1": "h:1", "0": "h:0"}}).task_indices("w") == [0, 1]  # as in TF
     with pytest.raises(TypeError, match="address"):
         tf.train.ClusterSpec({"w": [2222]})
 

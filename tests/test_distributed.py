@@ -384,7 +384,8 @@ def test_sharded_checkpoint_written_by_each_ps_task(tmp_path):
             saver.restore(sess, path)
             assert sess.run(a).tolist() == [1.0, 2.0] and sess.run(b).tolist() == [3.0]
         assert sorted(p.name for p in tmp_path.iterdir()) == [
-            "checkpoint", "model.ckpt-7.data-00000-of-00002", "model.ckpt-7.data-00001-of-00002", "model.ckpt-7.index"]
+            "checkpoint", "model.ckpt-7.data-00000-of-00002", "model.ckpt-7.data-00001-of-00002", "model.ckpt-7.index",
+                "model.ckpt-7.meta"]
         assert tf.train.list_variables(path) == [("a", [2]), ("b", [1])]
     finally:
         cluster.close()

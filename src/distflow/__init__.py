@@ -6,6 +6,7 @@
 from . import errors, nn
 from .framework import dtypes
 from .framework.device_spec import DeviceSpec
+from .framework.importer import import_graph_def
 from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float32_ref,  # noqa: A004
                                float64, float64_ref, half, int8, int16, int32, int32_ref, int64, int64_ref,
                                string, uint8)
@@ -43,6 +44,7 @@ from .ops.state_ops import (Variable, assign, assign_add, assign_sub, count_up_t
                             local_variables, local_variables_initializer, model_variables,
                             report_uninitialized_variables, trainable_variables, variables_initializer)
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
+from .protos.distflow_pb2 import AttrValue, GraphDef, MetaGraphDef, NodeDef, TensorProto, TensorShapeProto
 from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .runtime.session import InteractiveSession, Session
 

@@ -58,35 +58,6 @@ class GraphKeys:
     VARIABLES = GLOBAL_VARIABLES
 
 
-class NodeDef:
-    """A node as TensorFlow's GraphDef holds it: strings for inputs, a dict of attrs.
-
-    ``input`` lists "name", "name:1" or "^name" (a control input), as in TF.
-    """
-
-    __slots__ = ("name", "op", "input", "device", "attr")
-
-    def __init__(self, name: str, op: str, input: list[str], device: str, attr: dict):
-        self.name = name
-        self.op = op
-        self.input = input
-        self.device = device
-        self.attr = attr
-
-    def __repr__(self):
-        return f"NodeDef(name={self.name!r}, op={self.op!r}, input={self.input!r}, device={self.device!r})"
-
-
-class GraphDef:
-    """A list of NodeDefs (the wire form comes with the distributed runtime)."""
-
-    __slots__ = ("node", "versions")
-
-    def __init__(self, node: list[NodeDef]):
-        self.node = node
-        self.versions = 1
-
-
 # ---------------------------------------------------------------------------
 # Tensor
 
@@ -256,10 +227,11 @@ class Operation:
         return groups or [f"loc:@{self._name}"]
 
     @property
-    def node_def(self) -> NodeDef:
-        inputs = [t._as_node_def_input() for t in self._inputs]
-        inputs += [f"^{c._name}" for c in self._control_inputs]
-        return NodeDef(self._name, self._type, inputs, self._device, dict(self._attrs))
+    def node_def(self):
+        """This op as TensorFlow's NodeDef protocol buffer."""
+        from . import wire  # noqa: PLC0415 - protobuf is loaded when a program asks for protos
+
+        return wire.node_to_proto(self)
 
     def run(self, feed_dict=None, session=None) -> None:
         """Runs this operation in ``session`` (default: the default session)."""
@@ -632,8 +604,22 @@ class Graph:
         kinds = " or ".join(k for k, ok in (("Tensor", allow_tensor), ("Operation", allow_operation)) if ok)
         raise TypeError(f"Can not convert a {type(obj).__name__} into a {kinds}.")
 
-    def as_graph_def(self) -> GraphDef:
-        return GraphDef([op.node_def for op in self._nodes])
+    def as_graph_def(self, from_version=None, add_shapes: bool = False):
+        """The graph as TensorFlow's GraphDef protocol buffer (``SerializeToString()``, text format).
+
+        ``from_version`` keeps only the ops added after that ``graph.version``;
+        ``add_shapes`` adds each op's static output shapes as the ``_output_shapes`` attr.
+        """
+        from . import wire  # noqa: PLC0415
+
+        nodes = self._nodes if from_version is None else [op for op in self._nodes if op._id > from_version]
+        return wire.graph_to_proto(nodes, add_shapes=add_shapes)
+
+    @property
+    def graph_def_versions(self):
+        from . import wire  # noqa: PLC0415
+
+        return wire.graph_to_proto([]).versions
 
     # -- collections ---------------------------------------------------------------------------
     def add_to_collection(self, name: str, value) -> None:

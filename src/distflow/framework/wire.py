@@ -185,15 +185,35 @@ def attr_from_proto(proto: pb.AttrValue):
 # -- graphs -------------------------------------------------------------------------
 
 
-def graph_to_proto(operations) -> pb.GraphDef:
+# TF 1.15's GraphDef version: what a TensorFlow reading distflow's GraphDefs expects.
+GRAPH_DEF_VERSION = 26
+GRAPH_DEF_VERSION_MIN_CONSUMER = 0
+
+
+def _fill_node(node: pb.NodeDef, op, add_shapes: bool = False) -> None:
+    node.name = op.name
+    node.op = op.type
+    node.device = op.device
+    node.input.extend([t._as_node_def_input() for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs])
+    for key, value in op._attrs.items():
+        node.attr[key].CopyFrom(attr_to_proto(value))
+    if add_shapes:
+        node.attr["_output_shapes"].CopyFrom(attr_to_proto([t.shape for t in op.outputs]))
+
+
+def node_to_proto(op) -> pb.NodeDef:
+    node = pb.NodeDef()
+    _fill_node(node, op)
+    return node
+
+
+def graph_to_proto(operations, add_shapes: bool = False) -> pb.GraphDef:
     """A GraphDef of ``operations`` (a Graph's ops, in order)."""
     graph_def = pb.GraphDef()
-    graph_def.versions.producer = 1
+    graph_def.versions.producer = GRAPH_DEF_VERSION
+    graph_def.versions.min_consumer = GRAPH_DEF_VERSION_MIN_CONSUMER
     for op in operations:
-        node = graph_def.node.add(name=op.name, op=op.type, device=op.device)
-        node.input.extend([t._as_node_def_input() for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs])
-        for key, value in op._attrs.items():
-            node.attr[key].CopyFrom(attr_to_proto(value))
+        _fill_node(graph_def.node.add(), op, add_shapes)
     return graph_def
 
 
@@ -209,16 +229,19 @@ def _parse_input(text: str) -> tuple[str, int]:
         raise _bad(f"bad input {text!r}: the output index must be an integer") from None
 
 
-def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = False) -> list[ops.Operation]:
-    """Adds the nodes of ``graph_def`` to ``graph`` with their exact names and devices.
+def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = False, prefix: str = "",
+                     input_map=None) -> list[ops.Operation]:
+    """Adds the nodes of ``graph_def`` to ``graph`` with their names (behind ``prefix``) and devices.
 
     Nodes may come in any order; inputs may name nodes already in ``graph``
-    (``existing``: for a graph extended in steps).
+    (``existing``: for a graph extended in steps). ``input_map`` maps an input's name in
+    ``graph_def`` ("x:0") to a Tensor of ``graph`` that replaces it.
 
     Raises:
       InvalidArgumentError: an unknown op type, a dangling or cyclic input, a bad attr,
         or a node the shape functions reject.
     """
+    input_map = dict(input_map or {})
     nodes = {}
     for node in graph_def.node:
         if not node.name or node.name in nodes:
@@ -226,6 +249,11 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
         if not is_registered(node.op):
             raise _bad(f"node '{node.name}' has an unknown op type {node.op!r}")
         nodes[node.name] = node
+
+    def mapped(text):
+        src, index = _parse_input(text)
+        return input_map.get(f"{src}:{index}") if index >= 0 else None
+
     created: dict[str, ops.Operation] = {}
     order, state = [], {}
     for root in nodes:
@@ -244,6 +272,8 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
             stack.append((name, True))
             for text in nodes[name].input:
                 src, _ = _parse_input(text)
+                if mapped(text) is not None:
+                    continue
                 if src in nodes:
                     if state.get(src) == 1:
                         raise _bad(f"the graph has a cycle through node '{src}'")
@@ -254,10 +284,15 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
     with graph.as_default():
         for name in order:
             node = nodes[name]
-            if name in graph._nodes_by_name:
-                raise _bad(f"node '{name}' is already in the graph")
+            full_name = prefix + name
+            if full_name in graph._nodes_by_name:
+                raise _bad(f"node '{full_name}' is already in the graph")
             inputs, control = [], []
             for text in node.input:
+                replacement = mapped(text)
+                if replacement is not None:
+                    inputs.append(replacement)
+                    continue
                 src, index = _parse_input(text)
                 op = created.get(src) or graph._nodes_by_name[src]
                 if index == -1:
@@ -266,10 +301,13 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
                     raise _bad(f"node '{name}' reads output {index} of '{src}', which has {len(op.outputs)}")
                 else:
                     inputs.append(op.outputs[index])
-            attrs = {key: attr_from_proto(value) for key, value in node.attr.items()}
+            attrs = {key: attr_from_proto(value) for key, value in node.attr.items() if key != "_output_shapes"}
+            if prefix and "_class" in attrs:  # colocation with a node of this import keeps pointing at it
+                attrs["_class"] = [f"loc:@{prefix}{g[5:]}" if g.startswith("loc:@") and g[5:] in nodes else g
+                                   for g in attrs["_class"]]
             try:
                 with graph.control_dependencies(None):
-                    op = graph.create_op(node.op, inputs, attrs, name=name + "/", control_inputs=control)
+                    op = graph.create_op(node.op, inputs, attrs, name=full_name + "/", control_inputs=control)
             except (ValueError, TypeError, KeyError) as e:
                 raise _bad(f"cannot build node '{name}' ({node.op}): {e}") from None
             try:

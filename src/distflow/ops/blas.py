@@ -183,6 +183,8 @@ def axpy(x: np.ndarray, y: np.ndarray, alpha: float) -> bool:
     found = _library if _library is not None else _lookup()
     if not found:
         return False
+    if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:  # a NumPy scalar has no buffer
+        return False
     fn = found.axpy.get(y.dtype)
     if fn is None or x.dtype != y.dtype or x.shape != y.shape or not x.flags.c_contiguous \
             or not y.flags.c_contiguous or not y.flags.writeable:

@@ -43,6 +43,14 @@ _ST_NAMES = {np.dtype(np.float32): "F32", np.dtype(np.float64): "F64", np.dtype(
 _ST_DTYPES = {v: k for k, v in _ST_NAMES.items()}
 
 
+def numpy_dtype(safetensors_name: str) -> np.dtype:
+    """The NumPy dtype of a safetensors dtype name ("F32" -> float32)."""
+    try:
+        return _ST_DTYPES[safetensors_name]
+    except KeyError:
+        raise errors.DataLossError(None, None, f"unknown checkpoint dtype {safetensors_name!r}") from None
+
+
 def shard_path(prefix: str, shard: int, num_shards: int) -> str:
     return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
 

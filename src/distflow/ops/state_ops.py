@@ -269,6 +269,38 @@ class Variable:
         self._caching_device = caching_device
         graph.add_to_collections(collections, self)
 
+    # -- meta graphs ----------------------------------------------------------------
+    def to_proto(self, export_scope=None):
+        """This variable as TensorFlow's VariableDef (names of its ops, relative to ``export_scope``)."""
+        from ..protos import distflow_pb2  # noqa: PLC0415 - protobuf only for programs that export
+
+        def strip(name):
+            return name[len(export_scope) + 1:] if export_scope and name.startswith(export_scope + "/") else name
+
+        return distflow_pb2.VariableDef(
+            variable_name=strip(self._variable.name), initializer_name=strip(self._initializer_op.name),
+            snapshot_name=strip(self._snapshot.name), initial_value_name=strip(self._initial_value.name),
+            trainable=self._trainable, is_resource=False)
+
+    @classmethod
+    def from_proto(cls, variable_def, import_scope=None) -> "Variable":
+        """The Variable whose ops a VariableDef names in the default graph (after an import)."""
+        graph = ops.get_default_graph()
+
+        def full(name):
+            return f"{import_scope}/{name}" if import_scope else name
+
+        var = cls.__new__(cls)
+        var._variable = graph.as_graph_element(full(variable_def.variable_name))
+        var._initializer_op = graph.as_graph_element(full(variable_def.initializer_name))
+        var._snapshot = graph.as_graph_element(full(variable_def.snapshot_name))
+        var._initial_value = (graph.as_graph_element(full(variable_def.initial_value_name))
+                              if variable_def.initial_value_name else var._snapshot)
+        var._trainable = variable_def.trainable
+        var._constraint = None
+        var._caching_device = None
+        return var
+
     @staticmethod
     def _initial_tensor(initial_value, dtype, shape) -> ops.Tensor:
         if callable(initial_value) and not isinstance(initial_value, ops.Tensor):

@@ -19,8 +19,11 @@ from .optimizers import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimiz
                          MomentumOptimizer, RMSPropOptimizer)
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from .replication import Towers, assign_to_device, average_gradients, replicate_model  # noqa: F401
-from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,  # noqa: F401
-                    latest_checkpoint, list_variables, load_variable, update_checkpoint_state)
+from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
+from .saver import (CheckpointReader, CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,  # noqa: F401
+                    get_checkpoint_state, latest_checkpoint, list_variables, load_variable,
+                    update_checkpoint_state, write_graph)
+from ..protos.distflow_pb2 import SaverDef  # noqa: F401
 from .session_manager import SessionManager  # noqa: F401
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues  # noqa: F401
 from .supervisor import Supervisor  # noqa: F401

@@ -11,14 +11,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import time
 
 import numpy as np
 
+from google.protobuf import text_format
+
 from ..framework import dtypes
 from ..framework import ops
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
+from ..protos import distflow_pb2
 
 _log = logging.getLogger("distflow")
 
@@ -27,82 +29,72 @@ _log = logging.getLogger("distflow")
 # The 'checkpoint' state file
 
 
-class CheckpointState:
-    """What the 'checkpoint' file says: the latest checkpoint and every kept one, oldest first."""
-
-    def __init__(self, model_checkpoint_path: str, all_model_checkpoint_paths=(),
-                 all_model_checkpoint_timestamps=()):
-        self.model_checkpoint_path = model_checkpoint_path
-        self.all_model_checkpoint_paths = list(all_model_checkpoint_paths)
-        self.all_model_checkpoint_timestamps = list(all_model_checkpoint_timestamps)
-
-    def __repr__(self):
-        return (f"model_checkpoint_path: {self.model_checkpoint_path!r}\n"
-                + "".join(f"all_model_checkpoint_paths: {p!r}\n" for p in self.all_model_checkpoint_paths))
+CheckpointState = distflow_pb2.CheckpointState
 
 
 def _state_path(checkpoint_dir: str, latest_filename: str | None) -> str:
     return os.path.join(checkpoint_dir, latest_filename or "checkpoint")
 
 
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-_LINE = re.compile(r'^\s*(\w+)\s*:\s*"((?:[^"\\]|\\.)*)"\s*$')
-_NUMBER_LINE = re.compile(r"^\s*(\w+)\s*:\s*([-+0-9.eE]+)\s*$")
-
-
 def update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model_checkpoint_paths=None,
-                            latest_filename=None, all_model_checkpoint_timestamps=None) -> None:
+                            latest_filename=None, all_model_checkpoint_timestamps=None,
+                            last_preserved_timestamp=None) -> None:
     """Writes the state file of ``save_dir`` (atomically); paths inside it are stored relative."""
-    paths = list(all_model_checkpoint_paths or [])
+    save_dir = _local_path(save_dir)
+    paths = [_local_path(p) for p in (all_model_checkpoint_paths or [])]
+    model_checkpoint_path = _local_path(model_checkpoint_path)
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
 
     def rel(p):  # checkpoints in save_dir itself are named relative to it, so the folder can move
         return os.path.basename(p) if os.path.dirname(os.path.abspath(p)) == os.path.abspath(save_dir) else p
 
-    lines = [f"model_checkpoint_path: {_quote(rel(model_checkpoint_path))}"]
-    lines += [f"all_model_checkpoint_paths: {_quote(rel(p))}" for p in paths]
-    lines += [f"all_model_checkpoint_timestamps: {t!r}" for t in (all_model_checkpoint_timestamps or [])]
-    text = ("\n".join(lines) + "\n").encode()
+    state = CheckpointState(model_checkpoint_path=rel(model_checkpoint_path),
+                            all_model_checkpoint_paths=[rel(p) for p in paths],
+                            all_model_checkpoint_timestamps=list(all_model_checkpoint_timestamps or []))
+    if last_preserved_timestamp is not None:
+        state.last_preserved_timestamp = last_preserved_timestamp
+    text = text_format.MessageToString(state).encode()
     io_ops.atomic_write(_state_path(save_dir, latest_filename), lambda f: f.write(text))
 
 
-def get_checkpoint_state(checkpoint_dir: str, latest_filename=None) -> CheckpointState | None:
-    """The state file of ``checkpoint_dir`` (relative paths made absolute), or None if there is none."""
+def get_checkpoint_state(checkpoint_dir: str, latest_filename=None):
+    """The CheckpointState of ``checkpoint_dir`` (relative paths made absolute), or None if there is none.
+
+    Raises:
+      ValueError: the state file exists but names no checkpoint (an empty file, as TF).
+    """
+    checkpoint_dir = _local_path(checkpoint_dir)
     path = _state_path(checkpoint_dir, latest_filename)
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    latest, paths, stamps = None, [], []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        m = _LINE.match(line)
-        if m:
-            value = re.sub(r"\\(.)", r"\1", m.group(2))
-            value = value if os.path.isabs(value) else os.path.join(checkpoint_dir, value)
-            if m.group(1) == "model_checkpoint_path":
-                latest = value
-            elif m.group(1) == "all_model_checkpoint_paths":
-                paths.append(value)
-            continue
-        m = _NUMBER_LINE.match(line)
-        if m and m.group(1) == "all_model_checkpoint_timestamps":
-            stamps.append(float(m.group(2)))
-            continue
-        _log.warning("ignoring a line of %s that is not understood: %r", path, line)
-    if latest is None:
+    state = CheckpointState()
+    try:
+        text_format.Parse(text, state)
+    except text_format.ParseError as e:
+        _log.warning("%s: %s: checkpoint state file not understood", path, e)
         return None
-    return CheckpointState(latest, paths, stamps)
+    if not state.model_checkpoint_path:
+        raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
+    if not os.path.isabs(state.model_checkpoint_path):
+        state.model_checkpoint_path = os.path.join(checkpoint_dir, state.model_checkpoint_path)
+    for i, p in enumerate(state.all_model_checkpoint_paths):
+        if not os.path.isabs(p):
+            state.all_model_checkpoint_paths[i] = os.path.join(checkpoint_dir, p)
+    return state
+
+
+def _local_path(path: str) -> str:
+    """A checkpoint path with TF's ``file://`` prefix removed (only local files are supported)."""
+    path = os.fspath(path)
+    return path[len("file://"):] if path.startswith("file://") else path
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    return os.path.exists(io_ops.index_path(checkpoint_prefix))
+    return os.path.exists(io_ops.index_path(_local_path(checkpoint_prefix)))
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename=None) -> str | None:
@@ -194,8 +186,54 @@ class Saver:
         self._filename = filename
         self._last_checkpoints: list[tuple[str, float]] = []
         self._built = False
-        if not defer_build:
+        self._keep_hours = keep_checkpoint_every_n_hours
+        if saver_def is not None:
+            self._from_saver_def(saver_def)
+        elif not defer_build:
             self.build()
+
+    def _from_saver_def(self, saver_def) -> None:
+        """Uses the save and restore ops a SaverDef names (a graph imported from a .meta file)."""
+        graph = ops.get_default_graph()
+        try:
+            self.filename_tensor = graph.as_graph_element(saver_def.filename_tensor_name)
+            self.save_tensor = graph.as_graph_element(saver_def.save_tensor_name)
+            self.restore_op = graph.as_graph_element(saver_def.restore_op_name)
+        except (KeyError, ValueError) as e:
+            raise ValueError(f"The graph does not hold the saver this SaverDef describes: {e}") from None
+        self._max_to_keep = saver_def.max_to_keep
+        self._sharded = saver_def.sharded
+        if saver_def.keep_checkpoint_every_n_hours:
+            self._keep_hours = saver_def.keep_checkpoint_every_n_hours
+            self._keep_every_s = self._keep_hours * 3600.0
+            self._next_keep_time = time.time() + self._keep_every_s
+        self._empty = False
+        self._built = True
+
+    @property
+    def saver_def(self):
+        """This saver as TensorFlow's SaverDef: the names of its filename tensor, save and restore ops."""
+        return self.as_saver_def()
+
+    def as_saver_def(self):
+        self.build()
+        if self._empty:
+            return None
+        return distflow_pb2.SaverDef(
+            filename_tensor_name=self.filename_tensor.name, save_tensor_name=self.save_tensor.name,
+            restore_op_name=self.restore_op.name, max_to_keep=int(self._max_to_keep or 0),
+            sharded=bool(self._sharded), keep_checkpoint_every_n_hours=float(self._keep_hours),
+            version=distflow_pb2.SaverDef.V2)
+
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False, export_scope=None,
+                          clear_devices=False, clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False):
+        """The default graph, its collections and this saver as a MetaGraphDef (written to ``filename``)."""
+        from .meta_graph import export_meta_graph  # noqa: PLC0415 - meta_graph builds on this module
+
+        return export_meta_graph(filename=filename, graph_def=ops.get_default_graph().as_graph_def(add_shapes=True),
+                                 saver_def=self.saver_def, collection_list=collection_list, as_text=as_text,
+                                 export_scope=export_scope, clear_devices=clear_devices)
 
     def build(self) -> None:
         if self._built:
@@ -268,6 +306,10 @@ class Saver:
         """
         if self._empty:
             return None
+        save_path = _local_path(save_path)
+        if os.path.basename(save_path) == (latest_filename or "checkpoint"):
+            raise ValueError(f"'latest_filename' collides with 'save_path': '{latest_filename or 'checkpoint'}' "
+                             f"and '{save_path}'")
         if global_step is not None:
             step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(global_step)
             save_path = f"{save_path}-{int(step):08d}" if self._pad_step_number else f"{save_path}-{int(step)}"
@@ -278,6 +320,9 @@ class Saver:
         self._record(save_path)
         if write_state:
             update_checkpoint_state(save_dir, save_path, self.last_checkpoints, latest_filename)
+        if write_meta_graph:
+            with sess.graph.as_default():
+                self.export_meta_graph(f"{save_path}.{meta_graph_suffix}")
         return save_path
 
     def restore(self, sess, save_path) -> None:
@@ -286,7 +331,55 @@ class Saver:
             return
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
+        save_path = _local_path(save_path)
         if not checkpoint_exists(save_path):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
         _log.info("Restoring parameters from %s", save_path)
         sess.run(self.restore_op, {self.filename_tensor: save_path})
+
+
+# ---------------------------------------------------------------------------
+# Reading checkpoints without a graph
+
+
+class CheckpointReader:
+    """What ``tf.train.NewCheckpointReader(prefix)`` returns: a checkpoint's names, shapes and values."""
+
+    def __init__(self, prefix: str):
+        self._prefix = _checkpoint_prefix(_local_path(prefix)) if os.path.isdir(_local_path(prefix)) \
+            else _local_path(prefix)
+        self._index = io_ops.read_index(self._prefix)["tensors"]
+
+    def get_variable_to_shape_map(self) -> dict[str, list[int]]:
+        return {name: list(entry["shape"]) for name, entry in self._index.items()}
+
+    def get_variable_to_dtype_map(self) -> dict:
+        return {name: dtypes.as_dtype(io_ops.numpy_dtype(entry["dtype"])) for name, entry in self._index.items()}
+
+    def has_tensor(self, name: str) -> bool:
+        return name in self._index
+
+    def get_tensor(self, name: str) -> np.ndarray:
+        """The saved value of ``name`` (NotFoundError if the checkpoint has no such tensor)."""
+        return io_ops.load_checkpoint(self._prefix, [name])[name]
+
+    def debug_string(self) -> bytes:
+        lines = [f"{name} ({self.get_variable_to_dtype_map()[name].name}) {shape}"
+                 for name, shape in sorted(self.get_variable_to_shape_map().items())]
+        return ("\n".join(lines) + "\n").encode()
+
+
+def NewCheckpointReader(filepattern: str) -> CheckpointReader:  # noqa: N802 - TF's name
+    """A reader of the checkpoint at prefix ``filepattern`` (NotFoundError if there is none)."""
+    return CheckpointReader(filepattern)
+
+
+def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True) -> str:
+    """Writes a GraphDef to ``logdir/name`` (text format unless ``as_text=False``); returns the path."""
+    graph_def = graph_or_graph_def.as_graph_def() if isinstance(graph_or_graph_def, ops.Graph) \
+        else graph_or_graph_def
+    logdir = _local_path(logdir)
+    path = os.path.join(logdir, name)
+    data = text_format.MessageToString(graph_def).encode() if as_text else graph_def.SerializeToString()
+    io_ops.atomic_write(path, lambda f: f.write(data))
+    return path

@@ -1,0 +1,189 @@
+"""Meta graphs (``.meta`` files): a graph with its collections and saver, to rebuild it elsewhere.
+
+``export_meta_graph`` writes TensorFlow's MetaGraphDef: the GraphDef, a SaverDef, and
+each collection as TF encodes it (variables as VariableDefs, tensors and operations by
+name, numbers and strings as lists). ``import_meta_graph`` adds the graph to the default
+graph, fills the collections again (the same ``tf.Variable`` objects come back for
+``global_variables()`` and ``trainable_variables()``), and returns a Saver that restores
+checkpoints written by the original program.
+
+Collections of other Python objects (queue runners, savers, hooks) are not written; a
+warning names each one left out.
+"""
+
+from __future__ import annotations
+
+import logging
+import numbers
+
+from google.protobuf import text_format
+from google.protobuf.message import DecodeError
+
+from ..framework import ops
+from ..framework.importer import import_graph_def
+from ..framework.ops import GraphKeys
+from ..ops import io_ops, state_ops
+from ..protos import distflow_pb2 as pb
+
+_log = logging.getLogger("distflow")
+
+# Collections whose items are variables, written as VariableDefs (as TF registers them).
+_VARIABLE_COLLECTIONS = frozenset({
+    GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.LOCAL_VARIABLES,
+    GraphKeys.MODEL_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.GLOBAL_STEP,
+    "metric_variables"})
+
+
+def _collection_def(key: str, items: list, export_scope):
+    """A CollectionDef for ``items``, or None (with a warning) if TF has no encoding for them."""
+    out = pb.CollectionDef()
+    if all(isinstance(v, state_ops.Variable) for v in items):
+        out.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in items)
+    elif all(isinstance(v, (ops.Tensor, ops.Operation)) for v in items):
+        out.node_list.value.extend(_strip(v.name, export_scope) for v in items)
+    elif all(isinstance(v, (bool, numbers.Integral)) for v in items):
+        out.int64_list.value.extend(int(v) for v in items)
+    elif all(isinstance(v, numbers.Real) for v in items):
+        out.float_list.value.extend(float(v) for v in items)
+    elif all(isinstance(v, (str, bytes)) for v in items):
+        out.bytes_list.value.extend(v.encode() if isinstance(v, str) else v for v in items)
+    else:
+        kinds = sorted({type(v).__name__ for v in items})
+        _log.warning("Collection %r is not written to the meta graph: its items (%s) have no MetaGraphDef "
+                     "encoding in distflow", key, ", ".join(kinds))
+        return None
+    return out
+
+
+def _strip(name: str, export_scope) -> str:
+    if export_scope and name.startswith(export_scope + "/"):
+        return name[len(export_scope) + 1:]
+    return name
+
+
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
+                      as_text=False, graph=None, export_scope=None, clear_devices=False,
+                      clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
+    """The graph, its collections and ``saver_def`` as a MetaGraphDef; written to ``filename`` if given.
+
+    The file is binary unless ``as_text``, written atomically.
+    """
+    graph = graph or ops.get_default_graph()
+    meta = pb.MetaGraphDef()
+    if meta_info_def is not None:
+        meta.meta_info_def.CopyFrom(meta_info_def)
+    from .. import __version__  # noqa: PLC0415 - the package is loaded by the time anyone exports
+
+    meta.meta_info_def.tensorflow_version = f"distflow-{__version__}"
+    meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
+    if export_scope:
+        _scope_graph_def(meta.graph_def, export_scope)
+    if clear_devices:
+        for node in meta.graph_def.node:
+            node.device = ""
+    if saver_def is not None:
+        meta.saver_def.CopyFrom(saver_def)
+    keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
+    for key in sorted(keys):
+        items = graph.get_collection(key)
+        if export_scope:
+            items = [v for v in items if not hasattr(v, "name") or v.name.startswith(export_scope + "/")]
+        if not items:
+            continue
+        collection = _collection_def(key, items, export_scope)
+        if collection is not None:
+            meta.collection_def[key].CopyFrom(collection)
+    if filename:
+        data = text_format.MessageToString(meta).encode() if as_text else meta.SerializeToString()
+        io_ops.atomic_write(filename, lambda f: f.write(data))
+    return meta
+
+
+def _scope_graph_def(graph_def, export_scope: str) -> None:
+    """Keeps only the nodes under ``export_scope`` and names them relative to it."""
+    prefix = export_scope + "/"
+    kept = [n for n in graph_def.node if n.name.startswith(prefix)]
+    del graph_def.node[:]
+    for node in kept:
+        node.name = node.name[len(prefix):]
+        for i, text in enumerate(node.input):
+            control = text.startswith("^")
+            bare = text[1:] if control else text
+            if bare.startswith(prefix):
+                node.input[i] = ("^" if control else "") + bare[len(prefix):]
+        graph_def.node.add().CopyFrom(node)
+
+
+def read_meta_graph_file(filename: str):
+    """A MetaGraphDef from a binary or text ``.meta`` file.
+
+    Raises:
+      IOError: the file does not exist. ValueError: it holds neither encoding.
+    """
+    with open(filename, "rb") as f:
+        data = f.read()
+    meta = pb.MetaGraphDef()
+    try:
+        meta.ParseFromString(data)
+        return meta
+    except DecodeError:
+        pass
+    try:
+        text_format.Merge(data.decode("utf-8"), meta)
+    except (UnicodeDecodeError, text_format.ParseError) as e:
+        raise ValueError(f"{filename} is not a MetaGraphDef file: {e}") from None
+    return meta
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Adds the graph of a MetaGraphDef (or ``.meta`` file) to the default graph.
+
+    Returns:
+      A Saver that restores the original program's checkpoints into the imported
+      variables, or None when the graph has no variables.
+    """
+    from .saver import Saver  # noqa: PLC0415 - saver imports this module for Saver.export_meta_graph
+
+    meta = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, str) else meta_graph_or_file
+    graph_def = pb.GraphDef()
+    graph_def.CopyFrom(meta.graph_def)
+    if clear_devices:
+        for node in graph_def.node:
+            node.device = ""
+    import_graph_def(graph_def, name=import_scope or "")
+    graph = ops.get_default_graph()
+    variables: dict = {}
+    for key in sorted(meta.collection_def):
+        collection = meta.collection_def[key]
+        kind = collection.WhichOneof("kind")
+        if kind == "node_list":
+            for name in collection.node_list.value:
+                full = f"{import_scope}/{name}" if import_scope else name
+                graph.add_to_collection(key, graph.as_graph_element(full))
+        elif kind == "bytes_list" and key in _VARIABLE_COLLECTIONS:
+            for data in collection.bytes_list.value:
+                variable_def = pb.VariableDef.FromString(data)
+                var = variables.get(variable_def.variable_name)
+                if var is None:
+                    var = variables[variable_def.variable_name] = state_ops.Variable.from_proto(
+                        variable_def, import_scope)
+                graph.add_to_collection(key, var)
+        elif kind == "bytes_list":
+            for value in collection.bytes_list.value:
+                graph.add_to_collection(key, value)
+        elif kind == "int64_list":
+            for value in collection.int64_list.value:
+                graph.add_to_collection(key, int(value))
+        elif kind == "float_list":
+            for value in collection.float_list.value:
+                graph.add_to_collection(key, float(value))
+    if meta.HasField("saver_def"):
+        saver_def = pb.SaverDef()
+        saver_def.CopyFrom(meta.saver_def)
+        if import_scope:
+            for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+                setattr(saver_def, field, f"{import_scope}/{getattr(saver_def, field)}")
+        return Saver(saver_def=saver_def)
+    if graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
+        return Saver()
+    return None
