@@ -246,8 +246,10 @@ class Saver:
             self._built = True
             return
         with ops.name_scope(self._name or "save"):
-            default = array_ops.constant(self._filename or "model", dtypes.string)
-            self.filename_tensor = array_ops.placeholder_with_default(default, shape=[], name="Const")
+            # TF's names: save/filename (the default prefix) behind save/Const, the tensor to feed.
+            default = array_ops.constant(self._filename or "model", dtypes.string, name="filename/input")
+            filename = array_ops.placeholder_with_default(default, shape=[], name="filename")
+            self.filename_tensor = array_ops.placeholder_with_default(filename, shape=[], name="Const")
             groups: dict[str, list[tuple[str, object]]] = {}
             for name, v in named.items():
                 groups.setdefault(v.device if self._sharded else "", []).append((name, v))
