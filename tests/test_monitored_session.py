@@ -210,3 +210,51 @@ def test_recover_session_restores_when_there_is_a_checkpoint(tmp_path):
     sess, restored = manager.recover_session("", saver=saver, checkpoint_dir=str(tmp_path))
     assert restored and sess.run(v) == 7.0
 
+
+
+def test_two_monitored_training_sessions_in_one_graph_without_a_global_step():
+    w = tf.Variable(1.0)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w - 3))
+    with tf.train.MonitoredTrainingSession() as sess:  # no summary dir: no step counter, no global step needed
+        sess.run(train)
+    assert not tf.get_default_graph().finalized
+    with tf.train.MonitoredTrainingSession() as sess:
+        assert sess.run(w) == 1.0  # a new session initializes again
+
+
+def test_step_fn_request_stop_ends_training_and_aborted_recreates_the_session():
+    counter = tf.Variable(0, name="counter")
+    bump = tf.assign_add(counter, 1)
+    calls = []
+
+    def flaky(step_context):
+        calls.append(step_context.session)
+        if len(calls) == 1:
+            raise tf.errors.AbortedError(None, None, "the parameter server restarted")
+        return step_context.run_with_hooks(bump)
+
+    with tf.train.MonitoredSession() as sess:
+        assert sess.run_step_fn(flaky) == 1
+        assert calls[0] is not calls[1]  # the second call got a new session
+
+        def stop(step_context):
+            step_context.request_stop()
+
+        assert sess.run_step_fn(stop) is None
+        assert sess.should_stop()
+
+
+def test_errors_reported_through_the_coordinator_recreate_the_session():
+    v = tf.Variable(0)
+    bump = tf.assign_add(v, 1)
+
+    class AbortOnce(tf.train.SessionRunHook):
+        fired = False
+
+        def after_create_session(self, session, coord):
+            if not AbortOnce.fired:
+                AbortOnce.fired = True
+                coord.request_stop(tf.errors.AbortedError(None, None, "a queue runner saw its ps restart"))
+
+    with tf.train.MonitoredSession(hooks=[AbortOnce()]) as sess:
+        assert sess.run(bump) == 1  # the reported error made a new session, whose variables start again

@@ -76,8 +76,6 @@ class Scaffold:
     def finalize(self) -> "Scaffold":
         """Builds what is missing and finalizes the graph."""
         graph = ops.get_default_graph()
-        if graph.finalized:
-            return self
         if self._init_op is None:
             self._init_op = self._collected(ops.GraphKeys.INIT_OP, lambda: control_flow_ops.group(
                 state_ops.global_variables_initializer(), name="init"))
@@ -98,7 +96,8 @@ class Scaffold:
             else:
                 self._saver = Saver(sharded=True, allow_empty=True)
                 ops.add_to_collection(ops.GraphKeys.SAVERS, self._saver)
-        graph.finalize()
+        if not graph.finalized:
+            graph.finalize()
         return self
 
     init_op = property(lambda self: self._init_op)
@@ -163,6 +162,9 @@ class _MonitoredSession:
         self._recoverable = recoverable
         self._stop_grace_period_secs = stop_grace_period_secs
         self._graph = ops.get_default_graph()
+        # Finalized while this session runs; a graph the program had not finalized is
+        # opened again on close, so that a second monitored session can use it (as TF).
+        self._graph_was_finalized = self._graph.finalized
         for hook in self._hooks:
             hook.begin()
         self._sess = None
@@ -240,6 +242,9 @@ class _MonitoredSession:
                           type(e).__name__, e.message.splitlines()[0])
                 self._close_session_quietly()
 
+    def _hooked_run_with_args(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        return self._hooked_run(fetches, feed_dict, options, run_metadata)
+
     def _hooked_run(self, fetches, feed_dict, options, run_metadata):
         if self._coord is not None:
             self._coord.raise_requested_exception()
@@ -268,17 +273,28 @@ class _MonitoredSession:
         return outputs["caller"]
 
     def run_step_fn(self, step_fn):
-        class _StepContext:
-            def __init__(ctx_self):
-                ctx_self.session = self._sess
+        """Calls ``step_fn(step_context)``: ``step_context.session`` is the raw session,
+        ``run_with_hooks`` runs with the hooks, ``request_stop()`` ends the step and the training.
 
-            def run_with_hooks(ctx_self, *args, **kwargs):
-                return self.run(*args, **kwargs)
-
-            def request_stop(ctx_self):
+        A preemption error (Aborted, Unavailable) in the step recreates the session and
+        calls ``step_fn`` again, as TF's recoverable sessions do.
+        """
+        if self._closed:
+            raise RuntimeError("Run called even after should_stop requested.")
+        while True:
+            if self._sess is None:
+                self._create()
+            try:
+                return step_fn(_StepContext(self))
+            except _StopRequested:
                 self._should_stop = True
-
-        return step_fn(_StepContext())
+                return None
+            except _PREEMPTION_ERRORS as e:
+                if not self._recoverable:
+                    raise
+                _log.info("An error was raised in step_fn (%s: %s): the session will be created again.",
+                          type(e).__name__, e.message.splitlines()[0])
+                self._close_session_quietly()
 
     # -- ending ----------------------------------------------------------------------------------
     def close(self) -> None:
@@ -293,10 +309,14 @@ class _MonitoredSession:
                 for hook in self._hooks:
                     hook.end(self._sess)
         finally:
-            if exception_type is None:
-                self._close_cleanly()
-            else:
-                self._close_session_quietly()
+            try:
+                if exception_type is None:
+                    self._close_cleanly()
+                else:
+                    self._close_session_quietly()
+            finally:
+                if not self._graph_was_finalized:
+                    self._graph._unsafe_unfinalize()
 
     def _close_cleanly(self) -> None:
         coord, sess, threads = self._coord, self._sess, self._threads
@@ -321,6 +341,27 @@ class _MonitoredSession:
             exception_type = None
         self._close(exception_type)
         return exception_type is None
+
+
+class _StopRequested(Exception):
+    """Raised by ``step_context.request_stop()`` to leave ``step_fn``; run_step_fn catches it."""
+
+
+class _StepContext:
+    """What ``run_step_fn`` hands to ``step_fn``."""
+
+    def __init__(self, monitored: _MonitoredSession):
+        self._monitored = monitored
+
+    @property
+    def session(self):
+        return self._monitored._sess
+
+    def run_with_hooks(self, *args, **kwargs):
+        return self._monitored._hooked_run_with_args(*args, **kwargs)
+
+    def request_stop(self):
+        raise _StopRequested()
 
 
 class MonitoredSession(_MonitoredSession):
@@ -369,8 +410,10 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         return MonitoredSession(creator, hooks=hooks, stop_grace_period_secs=stop_grace_period_secs)
     creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config, checkpoint_dir=checkpoint_dir)
     all_hooks = list(chief_only_hooks or []) + hooks
-    if log_step_count_steps and log_step_count_steps > 0:
-        all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps))
+    summary_dir = summary_dir or checkpoint_dir
+    # As TF 1.x: steps are counted (which needs a global step) only for a summary directory.
+    if summary_dir and log_step_count_steps and log_step_count_steps > 0:
+        all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps, output_dir=summary_dir))
     if checkpoint_dir and (save_checkpoint_secs or save_checkpoint_steps):
         all_hooks.append(CheckpointSaverHook(checkpoint_dir, save_secs=save_checkpoint_secs,
                                              save_steps=save_checkpoint_steps, scaffold=scaffold))
