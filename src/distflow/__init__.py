@@ -38,7 +38,8 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_
 from .ops.math_ops import range_ as range  # noqa: A004
 from .ops.nd_ops import gather_nd, scatter_nd
 from .ops.script_ops import Print, identity_n, numpy_function, print, py_func  # noqa: A004
-from .ops.random_ops import random_normal, random_uniform, truncated_normal
+from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
+from .ops.random_shuffle_queue import RandomShuffleQueue
 from .ops.state_ops import (Variable, assign, assign_add, assign_sub, count_up_to, global_variables,
                             global_variables_initializer, initialize_all_variables, is_variable_initialized,
                             local_variables, local_variables_initializer, model_variables,

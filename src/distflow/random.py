@@ -3,6 +3,7 @@
 from .framework.random_seed import set_random_seed  # noqa: F401
 from .ops.random_ops import random_normal as normal  # noqa: F401
 from .ops.random_ops import random_uniform as uniform  # noqa: F401
+from .ops.random_ops import random_shuffle as shuffle  # noqa: F401
 from .ops.random_ops import truncated_normal  # noqa: F401
 from ._namespace import missing
 

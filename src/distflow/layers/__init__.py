@@ -2,6 +2,7 @@
 
 from .core import dense, dropout, flatten  # noqa: F401
 from .convolutional import conv2d, max_pooling2d, average_pooling2d  # noqa: F401
+from .normalization import batch_normalization  # noqa: F401
 
 from .._namespace import missing  # noqa: E402
 

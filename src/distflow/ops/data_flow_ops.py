@@ -151,7 +151,7 @@ def _fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, sha
     name = shared_name or ctx.op_name
     queue = ctx.resource_mgr.lookup_or_create(container, name,
                                               lambda: _FIFOQueue(name, component_types, shapes, capacity))
-    if not isinstance(queue, _FIFOQueue):
+    if type(queue) is not _FIFOQueue:
         raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is a "
                                           f"{type(queue).__name__}, not a queue")
     queue.check_matches(component_types, shapes, capacity)

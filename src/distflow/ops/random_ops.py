@@ -124,3 +124,19 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         hi = ops.convert_to_tensor(1 if maxval is None else maxval, dtype=dtype, name="max")
         sample = make_tensor("RandomUniform", [shape_t], {"dtype": dtype, **_seed_attrs(seed)}, "RandomUniform")
         return add(multiply(sample, subtract(hi, lo)), lo, name=scope)
+
+
+@register_op("RandomShuffle", shape=lambda op: op.inputs[0].shape, stateful=True)
+def _random_shuffle_kernel(ctx, value, *, seed, seed2):
+    if value.ndim == 0:
+        return value
+    return value[_generator(ctx, seed, seed2).permutation(value.shape[0])]
+
+
+not_differentiable("RandomShuffle")
+
+
+def random_shuffle(value, seed=None, name=None) -> ops.Tensor:
+    """``value`` with its rows (dimension 0) in a random order."""
+    value = ops.convert_to_tensor(value)
+    return make_tensor("RandomShuffle", [value], _seed_attrs(seed), name or "RandomShuffle")

@@ -12,6 +12,8 @@ from .device_setter import (GreedyLoadBalancingStrategy, RandomStrategy, byte_si
                             replica_device_setter)
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,  # noqa: F401
                                 Scaffold, SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
+from .input import (batch, input_producer, limit_epochs, range_input_producer, shuffle_batch,  # noqa: F401
+                    slice_input_producer, string_input_producer)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
 from .optimizer import Optimizer  # noqa: F401

@@ -1,0 +1,81 @@
+"""``tf.layers.batch_normalization``: batch statistics while training, moving averages otherwise."""
+
+from __future__ import annotations
+
+from ..framework import dtypes
+from ..framework import ops
+from ..ops import array_ops, init_ops, math_ops, nn_ops, state_ops
+from ..ops.variable_scope import variable_scope
+from .core import layer_variable
+
+
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=init_ops.zeros_initializer(), gamma_initializer=init_ops.ones_initializer(),
+                        moving_mean_initializer=init_ops.zeros_initializer(),
+                        moving_variance_initializer=init_ops.ones_initializer(), beta_regularizer=None,
+                        gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, training=False,
+                        trainable=True, name=None, reuse=None, renorm=False, renorm_clipping=None,
+                        renorm_momentum=0.99, fused=None, virtual_batch_size=None, adjustment=None):
+    """Normalizes ``inputs`` over every axis but ``axis``, then scales by gamma and shifts by beta.
+
+    With ``training`` true (a bool or a boolean tensor) the batch's mean and (biased)
+    variance are used, and the moving averages' updates are added to the UPDATE_OPS
+    collection: run them with the train op, as TF 1.x requires::
+
+        update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        with tf.control_dependencies(update_ops):
+            train_op = optimizer.minimize(loss)
+
+    Otherwise the moving mean and variance are used (and the updates change nothing).
+    Variables: ``<name>/gamma``, ``beta`` (trainable), ``moving_mean``, ``moving_variance``.
+    """
+    if renorm or virtual_batch_size or adjustment is not None:
+        raise NotImplementedError("batch_normalization: renorm, virtual_batch_size and adjustment are not "
+                                  "supported by distflow")
+    inputs = ops.convert_to_tensor(inputs)
+    rank = inputs.shape.ndims
+    if rank is None:
+        raise ValueError(f"batch_normalization needs inputs of known rank, got {inputs.shape}")
+    axes = axis if isinstance(axis, (list, tuple)) else [axis]
+    axes = [a % rank for a in axes]
+    channels = [inputs.shape[a].value for a in axes]
+    if any(c is None for c in channels):
+        raise ValueError(f"Axis {axis} of input tensor should have a defined dimension, got {inputs.shape}")
+    param_shape = channels if len(channels) > 1 else channels[:1]
+    reduce_axes = [a for a in range(rank) if a not in axes]
+    broadcast = [inputs.shape[a].value if a in axes else 1 for a in range(rank)]
+    dtype = inputs.dtype.base_dtype
+    with variable_scope(name, default_name="batch_normalization", reuse=reuse):
+        gamma = layer_variable("gamma", param_shape, dtype, gamma_initializer, gamma_regularizer, trainable) \
+            if scale else None
+        beta = layer_variable("beta", param_shape, dtype, beta_initializer, beta_regularizer, trainable) \
+            if center else None
+        moving_mean = layer_variable("moving_mean", param_shape, dtype, moving_mean_initializer, None, False)
+        moving_variance = layer_variable("moving_variance", param_shape, dtype, moving_variance_initializer,
+                                         None, False)
+
+        def shaped(t):
+            return None if t is None else array_ops.reshape(t, broadcast)
+
+        def normalized(mean, variance):
+            return nn_ops.batch_normalization(inputs, shaped(mean), shaped(variance), shaped(beta), shaped(gamma),
+                                              epsilon)
+
+        if training is False:
+            return normalized(moving_mean, moving_variance)
+        mean, variance = nn_ops.moments(inputs, reduce_axes)
+        if training is True:
+            output = normalized(mean, variance)
+            new_mean, new_variance = mean, variance
+        else:
+            training = ops.convert_to_tensor(training, dtype=dtypes.bool)
+            picked = array_ops.fill(array_ops.shape(inputs), training)
+            output = math_ops.where(picked, normalized(mean, variance), normalized(moving_mean, moving_variance))
+            new_mean = math_ops.where(training, mean, moving_mean.value())
+            new_variance = math_ops.where(training, variance, moving_variance.value())
+        decay = 1.0 - momentum
+        for var, value in ((moving_mean, new_mean), (moving_variance, new_variance)):
+            with ops.name_scope("AssignMovingAvg"):
+                update = state_ops.assign_sub(var, (var.value() - value) * decay)
+            ops.add_to_collection(ops.GraphKeys.UPDATE_OPS, update)
+        return output

@@ -1,0 +1,149 @@
+"""TF 1.x's queue-based input pipelines: producers that fill a queue from a tensor in
+background threads (QueueRunners), and ``batch`` / ``shuffle_batch`` that group elements.
+
+Run them as TF 1.x programs did::
+
+    image, label = tf.train.slice_input_producer([images, labels], num_epochs=2)
+    images, labels = tf.train.shuffle_batch([image, label], 32, capacity=500, min_after_dequeue=100)
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)   # after local_variables_initializer()
+    ...                                                    # until OutOfRangeError
+    coord.request_stop(); coord.join(threads)
+
+With ``num_epochs`` the producer counts its passes in a local variable and closes its
+queue after the last one; the batch ops then fail with OutOfRangeError once drained.
+"""
+
+from __future__ import annotations
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..framework.tensor_shape import as_shape
+from ..ops import array_ops, data_flow_ops, math_ops, random_ops, slicing_ops, state_ops
+from ..ops.random_shuffle_queue import RandomShuffleQueue
+from .queue_runner import QueueRunner, add_queue_runner
+
+
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """``tensor``, which can be computed ``num_epochs`` times; then OutOfRangeError."""
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
+    with ops.name_scope(name, "limit_epochs", [tensor]) as scope:
+        epochs = state_ops.Variable(array_ops.constant(0, dtype=dtypes.int64), name="epochs", trainable=False,
+                                    collections=[GraphKeys.LOCAL_VARIABLES])
+        counter = epochs.count_up_to(num_epochs)
+        with ops.control_dependencies([counter]):
+            return array_ops.identity(tensor, name=scope[:-1])
+
+
+def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                   shared_name=None, summary_name=None, name=None, cancel_op=None):
+    """A queue filled with the rows of ``input_tensor`` (shuffled each epoch), by a QueueRunner."""
+    with ops.name_scope(name, "input_producer", [input_tensor]):
+        input_tensor = ops.convert_to_tensor(input_tensor, name="input_tensor")
+        element_shape = input_tensor.shape[1:].merge_with(element_shape) if element_shape is not None \
+            else input_tensor.shape[1:]
+        if not element_shape.is_fully_defined():
+            raise ValueError("Either `input_tensor` must have a fully defined shape or `element_shape` must be "
+                             "specified")
+        if shuffle:
+            input_tensor = random_ops.random_shuffle(input_tensor, seed=seed)
+        input_tensor = limit_epochs(input_tensor, num_epochs)
+        queue = data_flow_ops.FIFOQueue(capacity, [input_tensor.dtype.base_dtype], shapes=[element_shape],
+                                        shared_name=shared_name, name="fifo_queue")
+        enqueue = queue.enqueue_many([input_tensor])
+        add_queue_runner(QueueRunner(queue, [enqueue], cancel_op=cancel_op))
+        return queue
+
+
+def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                          name=None, cancel_op=None):
+    """A queue of the strings of ``string_tensor`` (file names, typically)."""
+    string_tensor = ops.convert_to_tensor(string_tensor, dtype=dtypes.string)
+    if string_tensor.shape.ndims == 1 and string_tensor.shape[0].value == 0:
+        raise ValueError("string_input_producer requires a non-empty string_tensor")
+    with ops.name_scope(name, "input_producer", [string_tensor]):
+        return input_producer(string_tensor, [], num_epochs, shuffle, seed, capacity, shared_name,
+                              name=None, cancel_op=cancel_op)
+
+
+def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                         name=None):
+    """A queue of the integers 0 .. limit - 1 (int32)."""
+    with ops.name_scope(name, "input_producer", [limit]):
+        range_tensor = math_ops.range_(limit)
+        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity, shared_name)
+
+
+def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
+                         name=None):
+    """One row of every tensor of ``tensor_list`` (the same row of each) per evaluation."""
+    with ops.name_scope(name, "input_producer", tensor_list):
+        tensor_list = [ops.convert_to_tensor(t) for t in tensor_list]
+        if not tensor_list:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        range_size = array_ops.shape(tensor_list[0])[0]
+        queue = range_input_producer(range_size, num_epochs=num_epochs, shuffle=shuffle, seed=seed,
+                                     capacity=capacity, shared_name=shared_name)
+        index = queue.dequeue()
+        return [slicing_ops.gather(t, index) for t in tensor_list]
+
+
+def _flatten(tensors):
+    if isinstance(tensors, dict):
+        keys = sorted(tensors)
+        return [ops.convert_to_tensor(tensors[k]) for k in keys], lambda outs: dict(zip(keys, outs))
+    if isinstance(tensors, (list, tuple)):
+        return [ops.convert_to_tensor(t) for t in tensors], lambda outs: list(outs)
+    return [ops.convert_to_tensor(tensors)], lambda outs: outs[0]
+
+
+def _shapes(tensors, shapes, enqueue_many):
+    if shapes is not None:
+        return [as_shape(s) for s in shapes]
+    out = []
+    for t in tensors:
+        shape = t.shape[1:] if enqueue_many and t.shape.ndims is not None else t.shape
+        if not shape.is_fully_defined():
+            raise ValueError(f"All shapes must be fully defined: {t.name} has shape {t.shape} (pass shapes=)")
+        out.append(shape)
+    return out
+
+
+def _batched(queue, batch_size, allow_smaller_final_batch, name):
+    if allow_smaller_final_batch:
+        return queue.dequeue_up_to(batch_size, name=name)
+    return queue.dequeue_many(batch_size, name=name)
+
+
+def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+          allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``batch_size`` elements of ``tensors`` stacked, in order, filled by ``num_threads`` QueueRunner threads."""
+    if dynamic_pad:
+        raise NotImplementedError("batch(dynamic_pad=True) is not supported by distflow")
+    flat, pack = _flatten(tensors)
+    with ops.name_scope(name, "batch", flat) as scope:
+        queue = data_flow_ops.FIFOQueue(capacity, [t.dtype.base_dtype for t in flat],
+                                        shapes=_shapes(flat, shapes, enqueue_many), shared_name=shared_name,
+                                        name="fifo_queue")
+        enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
+        add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        out = _batched(queue, batch_size, allow_smaller_final_batch, scope[:-1])
+        return pack(out if isinstance(out, list) else [out])
+
+
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
+                  shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``batch_size`` elements drawn at random from a buffer of at least ``min_after_dequeue``."""
+    flat, pack = _flatten(tensors)
+    with ops.name_scope(name, "shuffle_batch", flat) as scope:
+        queue = RandomShuffleQueue(capacity, min_after_dequeue, [t.dtype.base_dtype for t in flat],
+                                   shapes=_shapes(flat, shapes, enqueue_many), seed=seed, shared_name=shared_name,
+                                   name="random_shuffle_queue")
+        enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
+        add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        out = _batched(queue, batch_size, allow_smaller_final_batch, scope[:-1])
+        return pack(out if isinstance(out, list) else [out])
