@@ -233,3 +233,9 @@ def test_a_variable_initialized_from_others_initializes_in_any_order():
         sess.run(tf.variables_initializer([both, w3, w]))
         assert sess.run(both).tolist() == [4.0, 8.0]
         assert sess.run(w3).tolist() == [3.0, 6.0]
+
+
+def test_sigmoid_cross_entropy_gradient_at_zero_logits_is_sigmoid_minus_label():
+    logits = tf.zeros([3])
+    loss = tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(labels=[0.0, 1.0, 0.25], logits=logits))
+    assert_oracle(evaluate(tf.gradients(loss, logits)[0]), np.array([0.5, -0.5, 0.25], np.float32))

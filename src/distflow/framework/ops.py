@@ -125,7 +125,11 @@ class Tensor:
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self):  # what print() shows in TF 1.x: Tensor("Const:0", shape=(), dtype=float32)
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.device}" if self.device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name}{device})'
+
 
     def __hash__(self):
         return id(self)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..framework import ops
 from ..framework.ops import GraphKeys
 from .._namespace import missing as _missing
-from ..ops import array_ops, math_ops, nn_ops
+from ..ops import array_ops, math_ops, nn_impl, nn_ops
 
 
 class Reduction:
@@ -73,6 +73,67 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
             raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")
         losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def _pair(predictions, labels):
+    predictions = ops.convert_to_tensor(predictions)
+    labels = math_ops.cast(labels, predictions.dtype.base_dtype)
+    if not predictions.shape.is_compatible_with(labels.shape):
+        raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")
+    return predictions, labels
+
+
+def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0, scope=None,
+                          loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """Element-wise logistic loss of ``logits`` against 0/1 ``multi_class_labels``, weighted and reduced."""
+    with ops.name_scope(scope, "sigmoid_cross_entropy_loss", [logits, multi_class_labels]):
+        logits, labels = _pair(logits, multi_class_labels)
+        if label_smoothing:
+            labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
+        losses = nn_impl.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def absolute_difference(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    with ops.name_scope(scope, "absolute_difference", [predictions, labels]):
+        predictions, labels = _pair(predictions, labels)
+        return compute_weighted_loss(math_ops.abs(predictions - labels), weights, None, loss_collection, reduction)
+
+
+def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None, loss_collection=GraphKeys.LOSSES,
+             reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """-labels * log(p + eps) - (1 - labels) * log(1 - p + eps)."""
+    with ops.name_scope(scope, "log_loss", [predictions, labels]):
+        predictions, labels = _pair(predictions, labels)
+        losses = -labels * math_ops.log(predictions + epsilon) - (1 - labels) * math_ops.log(1 - predictions + epsilon)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+               reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """max(0, 1 - (2 * labels - 1) * logits) for 0/1 labels."""
+    with ops.name_scope(scope, "hinge_loss", [logits, labels]):
+        logits, labels = _pair(logits, labels)
+        losses = nn_ops.relu(1 - (2 * labels - 1) * logits)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+               reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """0.5 * e^2 where |e| <= delta, else delta * (|e| - 0.5 * delta)."""
+    with ops.name_scope(scope, "huber_loss", [predictions, labels]):
+        predictions, labels = _pair(predictions, labels)
+        error = math_ops.abs(predictions - labels)
+        quadratic = math_ops.minimum(error, delta)
+        losses = 0.5 * quadratic * quadratic + delta * (error - quadratic)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def add_loss(loss, loss_collection=GraphKeys.LOSSES) -> None:
+    """Adds ``loss`` to the losses collection (get_total_loss sums them)."""
+    if loss_collection:
+        ops.add_to_collection(loss_collection, loss)
 
 
 def get_losses(scope=None, loss_collection=GraphKeys.LOSSES) -> list:

@@ -139,8 +139,12 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         logits = _float_input("sigmoid_cross_entropy_with_logits", logits)
         labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
         _same_static_shape(labels, logits)
-        relu_logits = math_ops.maximum(logits, 0)
-        return math_ops.add(relu_logits - logits * labels, softplus(-math_ops.abs(logits)))
+        # Selected, not max/abs: at logits == 0 the gradient is then sigmoid(0) - labels, as in TF.
+        zeros = array_ops.zeros_like(logits)
+        positive = math_ops.greater_equal(logits, zeros)
+        relu_logits = math_ops.where(positive, logits, zeros)
+        neg_abs_logits = math_ops.where(positive, -logits, logits)
+        return math_ops.add(relu_logits - logits * labels, math_ops.log1p(math_ops.exp(neg_abs_logits)))
 
 
 def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None, targets=None):
@@ -152,7 +156,7 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
         _same_static_shape(labels, logits)
         log_weight = 1 + (pos_weight - 1) * labels
         return math_ops.add((1 - labels) * logits,
-                            log_weight * (softplus(-math_ops.abs(logits)) + math_ops.maximum(-logits, 0)))
+                            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)))
 
 
 def _named_only(fn: str, sentinel, labels, logits) -> None:

@@ -7,8 +7,8 @@ graph, fills the collections again (the same ``tf.Variable`` objects come back f
 ``global_variables()`` and ``trainable_variables()``), and returns a Saver that restores
 checkpoints written by the original program.
 
-Collections of other Python objects (queue runners, savers, hooks) are not written; a
-warning names each one left out.
+Savers are written as SaverDefs. Collections of other Python objects (queue runners,
+hooks) are not written; a warning names each one left out, once per process.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ..ops import io_ops, state_ops
 from ..protos import distflow_pb2 as pb
 
 _log = logging.getLogger("distflow")
+_warned: set = set()  # collections already warned about, once per process
 
 # Collections whose items are variables, written as VariableDefs (as TF registers them).
 _VARIABLE_COLLECTIONS = frozenset({
@@ -36,8 +37,12 @@ _VARIABLE_COLLECTIONS = frozenset({
 
 def _collection_def(key: str, items: list, export_scope):
     """A CollectionDef for ``items``, or None (with a warning) if TF has no encoding for them."""
+    from .saver import Saver  # noqa: PLC0415 - saver imports this module
+
     out = pb.CollectionDef()
-    if all(isinstance(v, state_ops.Variable) for v in items):
+    if all(isinstance(v, Saver) for v in items):
+        out.bytes_list.value.extend(v.as_saver_def().SerializeToString() for v in items if v.as_saver_def())
+    elif all(isinstance(v, state_ops.Variable) for v in items):
         out.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in items)
     elif all(isinstance(v, (ops.Tensor, ops.Operation)) for v in items):
         out.node_list.value.extend(_strip(v.name, export_scope) for v in items)
@@ -48,9 +53,11 @@ def _collection_def(key: str, items: list, export_scope):
     elif all(isinstance(v, (str, bytes)) for v in items):
         out.bytes_list.value.extend(v.encode() if isinstance(v, str) else v for v in items)
     else:
-        kinds = sorted({type(v).__name__ for v in items})
-        _log.warning("Collection %r is not written to the meta graph: its items (%s) have no MetaGraphDef "
-                     "encoding in distflow", key, ", ".join(kinds))
+        if key not in _warned:
+            _warned.add(key)
+            kinds = sorted({type(v).__name__ for v in items})
+            _log.warning("Collection %r is not written to meta graphs: its items (%s) have no MetaGraphDef "
+                         "encoding in distflow", key, ", ".join(kinds))
         return None
     return out
 
@@ -160,6 +167,10 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             for name in collection.node_list.value:
                 full = f"{import_scope}/{name}" if import_scope else name
                 graph.add_to_collection(key, graph.as_graph_element(full))
+        elif kind == "bytes_list" and key == GraphKeys.SAVERS:
+            for data in collection.bytes_list.value:
+                graph.add_to_collection(key, Saver(saver_def=_scoped_saver_def(pb.SaverDef.FromString(data),
+                                                                               import_scope)))
         elif kind == "bytes_list" and key in _VARIABLE_COLLECTIONS:
             for data in collection.bytes_list.value:
                 variable_def = pb.VariableDef.FromString(data)
@@ -178,12 +189,16 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             for value in collection.float_list.value:
                 graph.add_to_collection(key, float(value))
     if meta.HasField("saver_def"):
-        saver_def = pb.SaverDef()
-        saver_def.CopyFrom(meta.saver_def)
-        if import_scope:
-            for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-                setattr(saver_def, field, f"{import_scope}/{getattr(saver_def, field)}")
-        return Saver(saver_def=saver_def)
+        return Saver(saver_def=_scoped_saver_def(meta.saver_def, import_scope))
     if graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
         return Saver()
     return None
+
+
+def _scoped_saver_def(saver_def, import_scope):
+    scoped = pb.SaverDef()
+    scoped.CopyFrom(saver_def)
+    if import_scope:
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            setattr(scoped, field, f"{import_scope}/{getattr(scoped, field)}")
+    return scoped

@@ -1,0 +1,306 @@
+"""The TF 1.x program corpus (examples/tf1): every program runs unchanged but for
+``import distflow as tf``, and its result matches a NumPy reference or a known accuracy.
+The distributed programs run as separate processes started by hand, as their authors
+ran them (the parameter servers block in ``server.join()`` and are killed by pid)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from distflow.tools.launcher import free_ports
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "examples", "tf1")
+ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+TIMEOUT = 120
+
+try:
+    import sklearn  # noqa: F401
+    HAVE_SKLEARN = True
+except ImportError:
+    HAVE_SKLEARN = False
+needs_digits = pytest.mark.skipif(not HAVE_SKLEARN, reason="the digits data set comes with scikit-learn (the "
+                                                           "'examples' extra)")
+
+
+def run(program, *args, env=None):
+    done = subprocess.run([sys.executable, os.path.join(CORPUS, program), *args], capture_output=True, text=True,
+                          timeout=TIMEOUT, env=env or ENV, cwd=ROOT)
+    assert done.returncode == 0, f"{program} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout, done.stderr
+
+
+def numbers(line):
+    return [float(v) for v in re.findall(r"-?\d+\.\d+(?:e-?\d+)?|-?\d+", line)]
+
+
+def last_line_with(out, text):
+    lines = [line for line in out.splitlines() if text in line]
+    assert lines, f"no line with {text!r} in:\n{out}"
+    return lines[-1]
+
+
+def test_every_program_changes_only_its_import():
+    programs = sorted(f for f in os.listdir(CORPUS) if f.endswith(".py"))
+    assert len(programs) >= 20
+    for name in programs:
+        source = open(os.path.join(CORPUS, name)).read()
+        assert "import distflow as tf" in source, name
+        assert "distflow." not in source.replace("import distflow as tf", ""), f"{name} reaches past tf.*"
+
+
+def test_getting_started():
+    out, _ = run("getting_started.py")
+    lines = out.splitlines()
+    assert lines[0] == 'Tensor("Const:0", shape=(), dtype=float32) Tensor("Const_1:0", shape=(), dtype=float32)'
+    assert "sess.run(node3): 7.0" in lines and "7.5" in lines and "[3. 7.]" in lines and "22.5" in lines
+    assert lines[lines.index("22.5") + 1:lines.index("22.5") + 5] == ["0", "1", "2", "3"]
+    assert "[-2. -1.]" in lines and "product [[12.0]]" in lines and "fetch [[21.0], [7.0]]" in lines
+    assert "mean [1.5, 3.5]" in lines
+
+
+def test_linear_regression_matches_numpy_sgd():
+    out, _ = run("linear_regression.py")
+    got_w, got_b = numbers(last_line_with(out, "Training cost="))[1:3]
+    train_x = np.asarray([3.3, 4.4, 5.5, 6.71, 6.93, 4.168, 9.779, 6.182, 7.59, 2.167, 7.042, 10.791, 5.313, 7.997,
+                          5.654, 9.27, 3.1])
+    train_y = np.asarray([1.7, 2.76, 2.09, 3.19, 1.694, 1.573, 3.366, 2.596, 2.53, 1.221, 2.827, 3.465, 1.65, 2.904,
+                          2.42, 2.94, 1.3])
+    np.random.seed(0)
+    w, b = np.random.randn(), np.random.randn()
+    n = len(train_x)
+    for _ in range(50):
+        for x, y in zip(train_x, train_y):
+            err = x * w + b - y
+            w, b = w - 0.01 * err * x / n, b - 0.01 * err / n
+    assert got_w == pytest.approx(w, abs=1e-4) and got_b == pytest.approx(b, abs=1e-4)
+
+
+def test_logistic_regression_matches_numpy_gradient_descent():
+    out, _ = run("logistic_regression.py")
+    got = np.array(numbers(last_line_with(out, "W ")))
+    rng = np.random.RandomState(42)
+    centers = rng.randn(3, 5) * 2
+    labels = rng.randint(0, 3, size=300)
+    x = centers[labels] + rng.randn(300, 5)
+    y = np.eye(3)[labels]
+    w, b = np.zeros((5, 3)), np.zeros(3)
+    for _ in range(100):
+        logits = x @ w + b
+        p = np.exp(logits - logits.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        w -= 0.5 * x.T @ (p - y) / 300
+        b -= 0.5 * (p - y).mean(0)
+    np.testing.assert_allclose(got, w.reshape(-1), atol=2e-4)
+    assert numbers(last_line_with(out, "accuracy"))[0] > 0.95
+
+
+@needs_digits
+def test_mlp_with_flags_reaches_accuracy():
+    out, err = run("mlp_flags.py", "--max_steps", "600", "--hidden1=64")
+    assert numbers(last_line_with(out, "Precision @ 1"))[-1] >= 0.85
+    assert "Step 400: loss" in err  # tf.logging at INFO
+
+
+@needs_digits
+def test_deep_mnist_cnn_reaches_accuracy():
+    out, _ = run("deep_mnist.py", "--steps", "300")
+    assert numbers(last_line_with(out, "test accuracy"))[-1] >= 0.85
+
+
+def test_dataset_pipeline_recovers_the_weights():
+    out, _ = run("dataset_pipeline.py")
+    assert numbers(last_line_with(out, "steps"))[0] == 512 // 32 * 20
+    w = numbers(last_line_with(out, "w "))
+    np.testing.assert_allclose(w, [2.0, -3.0, 0.5, 1.0], atol=1e-2)
+
+
+def test_feedable_iterator():
+    out, _ = run("feedable_iterator.py")
+    accuracies = [numbers(line)[-1] for line in out.splitlines() if "validation accuracy" in line]
+    assert len(accuracies) == 3 and min(accuracies) >= 0.9
+
+
+def test_queue_pipeline_sees_every_example_num_epochs_times():
+    out, _ = run("queue_pipeline.py")
+    assert "Done training for 5 epochs, 50 steps." in out
+    assert "examples seen 1000" in out
+    assert numbers(last_line_with(out, "training accuracy"))[-1] >= 0.9
+
+
+def test_save_restore_through_meta_files(tmp_path):
+    out, _ = run("save_restore.py", str(tmp_path))
+    assert "saved model.ckpt-100 ['model.ckpt-100.meta', 'model.ckpt-50.meta']" in out
+    assert "meta graph restore matches: True" in out and "rebuilt graph restore matches: True" in out
+    assert "global step after one more step: 101" in out
+    assert "checkpoint holds ['W', 'b', 'global_step']" in out
+
+
+def test_multi_gpu_towers_equal_full_batch_gradient_descent():
+    out, _ = run("multi_gpu_towers.py")
+    assert "variables ['weights', 'biases']" in out
+    got = numbers(last_line_with(out, "weights "))
+    rng = np.random.RandomState(5)
+    data = rng.randn(256, 6).astype(np.float32)
+    labels = (data @ rng.randn(6, 1) > 0).astype(np.float64)
+    w, b = np.zeros((6, 1)), 0.0
+    for step in range(40):
+        x, y = data[(step % 4) * 64:(step % 4 + 1) * 64], labels[(step % 4) * 64:(step % 4 + 1) * 64]
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        w, b = w - 0.5 * x.T @ (p - y) / 64, b - 0.5 * float(np.mean(p - y))
+    np.testing.assert_allclose(got, list(w.reshape(-1)) + [b], atol=2e-4)
+
+
+def test_gradient_clipping_matches_numpy():
+    out, _ = run("gradient_clipping.py")
+    got = numbers(last_line_with(out, "w "))
+    rng = np.random.RandomState(9)
+    x = rng.randn(40, 4).astype(np.float32).astype(np.float64)
+    y = x @ np.array([[3.0], [-1.0], [2.0], [0.5]]) * 4
+    w, accum = np.zeros((4, 1)), np.zeros((4, 1))
+    for step in range(50):
+        grad = 2 * x.T @ (x @ w - y) / 40
+        norm = np.sqrt((grad ** 2).sum())
+        grad = grad * 5.0 * min(1 / norm, 1 / 5.0)
+        lr = 0.05 * 0.9 ** (step // 10)
+        accum = 0.9 * accum + grad
+        w = w - lr * accum
+    np.testing.assert_allclose(got, w.reshape(-1), rtol=1e-3)
+    assert numbers(last_line_with(out, "step"))[0] == 50
+
+
+def test_metrics_match_numpy():
+    out, _ = run("metrics_eval.py")
+    got = numbers(last_line_with(out, "accuracy"))
+    rng = np.random.RandomState(4)
+    labels = rng.randint(0, 2, 1000)
+    predictions = np.where(rng.rand(1000) < 0.8, labels, 1 - labels)
+    tp = np.sum((labels == 1) & (predictions == 1))
+    want = [np.mean(labels == predictions), tp / np.sum(predictions == 1), tp / np.sum(labels == 1), labels.mean()]
+    np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+def test_batch_norm_moving_averages_and_inference():
+    out, _ = run("batch_norm.py")
+    assert "moving mean tracks the batch mean: True" in out
+    assert numbers(last_line_with(out, "inference accuracy"))[-1] >= 0.9
+
+
+def test_embedding_classifier():
+    out, _ = run("embedding_classifier.py")
+    top1, top2 = [float(v) for v in re.findall(r"\d+\.\d+", last_line_with(out, "held-out"))]
+    assert top1 >= 0.85 and top2 >= top1
+
+
+def test_autoencoder_learns_to_reconstruct():
+    out, _ = run("autoencoder.py")
+    first, final, variance = numbers(last_line_with(out, "reconstruction loss"))
+    assert final < 0.2 * variance < first
+
+
+def test_py_func_and_print():
+    out, err = run("py_func_print.py")
+    assert err.count("normalized batch: [4 3]") == 2  # first_n=2
+    data = np.arange(12, dtype=np.float64).reshape(4, 3)
+    want = ((data - data.mean(0)) / data.std(0)).sum(1)
+    np.testing.assert_allclose(numbers(last_line_with(out, "output"))[:4], want, atol=1e-4)
+
+
+def test_siamese_variable_sharing():
+    out, _ = run("siamese_sharing.py")
+    assert "shared variables: ['siamese/layer1/w', 'siamese/layer1/b', 'siamese/layer2/w']" in out
+    same, different = numbers(last_line_with(out, "mean distance"))
+    assert same < 0.5 < 1.0 < different
+
+
+# ---------------------------------------------------------------------------
+# Distributed programs, started by hand
+
+
+class ByHand:
+    """One process per task, as a person starts them in terminals; all killed by pid at the end."""
+
+    def __init__(self):
+        self.procs = []
+
+    def start(self, program, *args, env=None):
+        proc = subprocess.Popen([sys.executable, os.path.join(CORPUS, program), *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, env=env or ENV, cwd=ROOT)
+        self.procs.append(proc)
+        return proc
+
+    def finish(self, proc):
+        out, _ = proc.communicate(timeout=TIMEOUT)
+        assert proc.returncode == 0, out
+        return out
+
+    def close(self):
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(10)
+
+
+@pytest.fixture
+def by_hand():
+    tasks = ByHand()
+    yield tasks
+    tasks.close()
+
+
+def hosts(n):
+    return ",".join(f"127.0.0.1:{p}" for p in free_ports(n))
+
+
+def test_mnist_replica_with_supervisor_started_by_hand(by_hand):
+    ps_hosts, worker_hosts = hosts(1), hosts(2)
+    common = [f"--ps_hosts={ps_hosts}", f"--worker_hosts={worker_hosts}", "--train_steps=600"]
+    ps = by_hand.start("mnist_replica.py", "--job_name=ps", "--task_index=0", *common)
+    workers = [by_hand.start("mnist_replica.py", "--job_name=worker", f"--task_index={i}", *common)
+               for i in range(2)]
+    outputs = [by_hand.finish(w) for w in workers]
+    for out in outputs:
+        assert numbers(last_line_with(out, "validation cross entropy"))[-1] >= 0.9
+    assert "Worker 1: Waiting for session to be initialized..." in outputs[1]
+    assert ps.poll() is None  # a TF 1.x parameter server serves until it is killed
+    ps.kill()
+
+
+def test_monitored_training_from_tf_config_started_by_hand(by_hand, tmp_path):
+    ps_hosts, worker_hosts = hosts(1), hosts(2)
+    cluster = {"ps": ps_hosts.split(","), "worker": worker_hosts.split(",")}
+
+    def env(kind, index):
+        return dict(ENV, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": kind, "index": index}}))
+
+    by_hand.start("monitored_workers.py", env=env("ps", 0))
+    workers = [by_hand.start("monitored_workers.py", f"--checkpoint_dir={tmp_path}", env=env("worker", i))
+               for i in range(2)]
+    chief, other = (by_hand.finish(w) for w in workers)
+    line = last_line_with(chief, "chief checkpoint")
+    assert "model.ckpt-300" in line
+    np.testing.assert_allclose(numbers(line.split(" w ")[1]), [1.5, -2.0, 0.7, 0.0, 0.3], atol=0.01)
+    assert "worker 1 ran" in other
+    assert os.path.exists(tmp_path / "model.ckpt-300.meta")
+
+
+def test_sync_replicas_with_an_int32_global_step_started_by_hand(by_hand):
+    ps_hosts, worker_hosts = hosts(1), hosts(2)
+    common = [f"--ps_hosts={ps_hosts}", f"--worker_hosts={worker_hosts}", "--train_steps=40"]
+    by_hand.start("sync_replicas.py", "--job_name=ps", "--task_index=0", *common)
+    workers = [by_hand.start("sync_replicas.py", "--job_name=worker", f"--task_index={i}", *common)
+               for i in range(2)]
+    outputs = [by_hand.finish(w) for w in workers]
+    local_steps = []
+    for out in outputs:
+        line = last_line_with(out, "local steps")
+        values = numbers(line)
+        local_steps.append(values[1])
+        assert values[2] >= 40  # the global step
+        np.testing.assert_allclose(values[3:], [2.0, -1.0], atol=0.05)
+    assert sum(local_steps) >= 2 * 40  # every update averaged two gradients
