@@ -280,18 +280,40 @@ class _ControlDependenciesController:
         self.new_ops: set[int] = set()
 
 
+class _ScopeState:
+    """A graph's name, device, colocation and control-dependency scopes (shared by all threads)."""
+
+    def __init__(self):
+        self.name_stack = ""
+        self.device_function_stack: list = []
+        self.colocation_stack: list = []
+        self.control_dependencies_stack: list = []
+        self.gradient_override_map: dict = {}
+
+
+class _ThreadLocalScopeState(threading.local, _ScopeState):
+    """The same, one per thread: what ``Graph.switch_to_thread_local()`` turns them into."""
+
+
+def _scope_attr(name: str):
+    return property(lambda self: getattr(self._scopes, name), lambda self, value: setattr(self._scopes, name, value))
+
+
 class Graph:
     """A TensorFlow computation: a set of Operations and the Tensors between them."""
+
+    _name_stack = _scope_attr("name_stack")
+    _device_function_stack = _scope_attr("device_function_stack")
+    _colocation_stack = _scope_attr("colocation_stack")
+    _control_dependencies_stack = _scope_attr("control_dependencies_stack")
+    _gradient_override_map = _scope_attr("gradient_override_map")
 
     def __init__(self):
         self._lock = threading.RLock()
         self._nodes_by_name: dict[str, Operation] = {}
         self._nodes: list[Operation] = []
         self._names_in_use: dict[str, int] = {}
-        self._name_stack = ""
-        self._device_function_stack: list[Callable | None] = []
-        self._colocation_stack: list[Operation] = []
-        self._control_dependencies_stack: list[_ControlDependenciesController] = []
+        self._scopes = _ScopeState()
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._seed = None
@@ -367,6 +389,9 @@ class Graph:
             if self._container and "container" in reg.attr_names and not attrs.get("container"):
                 attrs["container"] = self._container
             op._outputs = self._infer_outputs(op)
+            override = self._gradient_override_map.get(op_type) if self._gradient_override_map else None
+            if override is not None:
+                attrs["_gradient_op_type"] = override
             self._apply_device_functions(op)
             self._apply_colocation(op)
             control = list(control_inputs) + self._control_dependencies_for_inputs(
@@ -644,6 +669,37 @@ class Graph:
         pattern = re.compile(scope)
         return [item for item in items
                 if getattr(item, "name", None) is not None and pattern.match(item.name)]
+
+    @property
+    def collections(self) -> list[str]:
+        """The names of the collections this graph holds."""
+        return list(self._collections)
+
+    def switch_to_thread_local(self) -> None:
+        """From now on, each thread has its own name, device, colocation and control scopes.
+
+        Threads that build parts of one graph at once (one tower per thread) then do not
+        see each other's ``with tf.device(...)`` or ``name_scope`` blocks.
+        """
+        if not isinstance(self._scopes, _ThreadLocalScopeState):
+            self._scopes = _ThreadLocalScopeState()
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict):
+        """Ops of the given types built in this block use another type's registered gradient.
+
+        ``with g.gradient_override_map({"Square": "CustomSquare"}):`` makes the Square ops
+        built inside differentiate with the gradient registered as "CustomSquare".
+        """
+        for key, value in op_type_map.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map = {**saved, **op_type_map}
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
 
     def get_all_collection_keys(self) -> list[str]:
         return [k for k, v in self._collections.items() if isinstance(v, list)]

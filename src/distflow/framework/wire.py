@@ -201,6 +201,22 @@ def _fill_node(node: pb.NodeDef, op, add_shapes: bool = False) -> None:
         node.attr["_output_shapes"].CopyFrom(attr_to_proto([t.shape for t in op.outputs]))
 
 
+def partition_to_proto(nodes, device: str) -> pb.GraphDef:
+    """A partition's nodes (runtime Nodes: name, type, attrs, (name, index) inputs) as a GraphDef."""
+    graph_def = pb.GraphDef()
+    graph_def.versions.producer = GRAPH_DEF_VERSION
+    for node in nodes:
+        proto = graph_def.node.add(name=node.name, op=node.type, device=device)
+        proto.input.extend(f"^{name}" if index < 0 else (name if index == 0 else f"{name}:{index}")
+                           for name, index in node.inputs)
+        for key, value in node.attrs.items():
+            try:
+                proto.attr[key].CopyFrom(attr_to_proto(value))
+            except TypeError:  # a runtime-only attr (a kernel's Python state): named, not encoded
+                proto.attr[key].s = type(value).__name__.encode()
+    return graph_def
+
+
 def node_to_proto(op) -> pb.NodeDef:
     node = pb.NodeDef()
     _fill_node(node, op)

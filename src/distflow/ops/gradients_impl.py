@@ -9,12 +9,14 @@ differentiated again.
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 
 import numpy as np
 
 from ..framework import ops
-from ..framework.registry import get_gradient_function
-from . import array_ops, math_ops, slicing_ops
+from ..framework.registry import get_gradient_function, register_gradient
+from . import array_ops, math_ops, script_ops, slicing_ops
 
 
 def _as_list(x) -> list:
@@ -201,7 +203,7 @@ def _aggregate(grads):
 
 
 def _call_gradient(op: ops.Operation, grads: list, colocate: bool) -> list:
-    fn = get_gradient_function(op.type)
+    fn = get_gradient_function(op._attrs.get("_gradient_op_type", op.type))
     if fn is None:
         return [None] * len(op.inputs)
     grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
@@ -213,3 +215,44 @@ def _call_gradient(op: ops.Operation, grads: list, colocate: bool) -> list:
         raise ValueError(f"Gradient function for '{op.type}' returned {len(in_grads)} gradients, "
                          f"expected {len(op.inputs)} (one per input of '{op.name}')")
     return in_grads
+
+
+_custom_gradient_ids = itertools.count()
+
+
+def custom_gradient(f):
+    """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``tf.gradients`` through y then calls
+    ``grad_fn(*dy)`` for the gradients of x (one per input of f, None for none).
+
+    As in TF 1.x graph mode, the inputs and outputs pass through one IdentityN op whose
+    gradient is ``grad_fn``; variables ``f`` reads are not differentiated through it.
+    """
+
+    def decorated(*args, **kwargs):
+        if kwargs:
+            raise ValueError("The custom_gradient decorator only supports positional tensor arguments")
+        xs = [ops.convert_to_tensor(a) for a in args]
+        result, grad_fn = f(*xs)
+        flat = list(result) if isinstance(result, (list, tuple)) else [result]
+        ys = [ops.convert_to_tensor(y) for y in flat]
+        name = f"CustomGradient-{next(_custom_gradient_ids)}"
+
+        def grad(op, *grads):
+            dys = list(grads[len(xs):])
+            in_grads = grad_fn(*dys)
+            in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+            if len(in_grads) != len(xs):
+                raise ValueError(f"custom_gradient function returned {len(in_grads)} gradients, expected "
+                                 f"{len(xs)} (one per input)")
+            return in_grads + [None] * len(ys)
+
+        register_gradient(name)(grad)
+        graph = ys[0].graph if ys else ops.get_default_graph()
+        with graph.gradient_override_map({"IdentityN": name}):
+            outs = script_ops.identity_n(xs + ys)
+        outs = outs[len(xs):]
+        if isinstance(result, (list, tuple)):
+            return type(result)(outs)
+        return outs[0]
+
+    return functools.wraps(f)(decorated)

@@ -127,6 +127,12 @@ class RunOptions:
 
 
 class RunMetadata:
+    """What a traced step reports: ``partition_graphs``, one GraphDef per device, when the
+    step ran with ``RunOptions(output_partition_graphs=True)`` or a trace level.
+
+    ``step_stats`` (per-kernel timing) is not recorded by distflow yet and stays None.
+    """
+
     def __init__(self):
         self.step_stats = None
         self.partition_graphs: list = []

@@ -80,12 +80,13 @@ def _fetch_value(v):
 
 
 class _CompiledStep:
-    __slots__ = ("plan", "fetch_keys", "fed_fetches")
+    __slots__ = ("plan", "fetch_keys", "fed_fetches", "partitions")
 
-    def __init__(self, plan, fetch_keys, fed_fetches):
+    def __init__(self, plan, fetch_keys, fed_fetches, partitions=None):
         self.plan = plan
         self.fetch_keys = fetch_keys
         self.fed_fetches = fed_fetches  # (fetch position, feed position)
+        self.partitions = partitions or {}  # device -> its nodes, for RunMetadata.partition_graphs
 
 
 class BaseSession:
@@ -165,6 +166,9 @@ class BaseSession:
         except errors.OpError as e:
             self._attach_op(e)
             raise
+        if run_metadata is not None and options is not None and (
+                getattr(options, "output_partition_graphs", False) or getattr(options, "trace_level", 0)):
+            self._fill_run_metadata(run_metadata, elements, feed_tensors)
         if mapper is None:
             return None if isinstance(elements[0], Operation) else _fetch_value(values[0])
         return mapper.build([None if isinstance(el, Operation) else _fetch_value(v)
@@ -182,6 +186,36 @@ class BaseSession:
         for pos, feed_pos in step.fed_fetches:
             values[pos] = feed_values[feed_pos]
         return values
+
+    def _fill_run_metadata(self, run_metadata, elements, feed_tensors) -> None:
+        """The step's partition graphs, one GraphDef per device (step_stats are not recorded yet)."""
+        from ..framework import wire  # noqa: PLC0415 - protobuf only for programs that ask
+
+        step = self._steps.get((elements, feed_tensors))
+        partitions = getattr(step, "partitions", None) or {}
+        run_metadata.partition_graphs = [wire.partition_to_proto(nodes, device)
+                                         for device, nodes in sorted(partitions.items())]
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """A function ``f(*feed_values)`` that runs ``fetches`` with ``feed_list[i]`` fed ``feed_values[i]``.
+
+        With ``accept_options`` it also takes ``options=`` and ``run_metadata=`` keywords.
+        """
+        feed_list = list(feed_list or [])
+
+        def call(*feed_values, **kwargs):
+            if len(feed_values) != len(feed_list):
+                raise TypeError(f"The callable expects {len(feed_list)} feed values, got {len(feed_values)}")
+            if kwargs and not accept_options:
+                raise TypeError(f"The callable takes no keyword arguments (make it with accept_options=True): "
+                                f"{sorted(kwargs)}")
+            unknown = set(kwargs) - {"options", "run_metadata"}
+            if unknown:
+                raise TypeError(f"Unexpected keyword arguments {sorted(unknown)}")
+            return self.run(fetches, dict(zip(feed_list, feed_values)) if feed_list else None,
+                            kwargs.get("options"), kwargs.get("run_metadata"))
+
+        return call
 
     def _attach_op(self, e: errors.OpError) -> None:
         if e.op is None and "[[node " in e.message:
@@ -234,7 +268,7 @@ class BaseSession:
         inter_op = self._config.inter_op_parallelism_threads
         mode = {0: StepPlan.AUTO, 1: StepPlan.SEQUENTIAL}.get(inter_op, StepPlan.CONCURRENT)
         return _CompiledStep(StepPlan(plans, sequential, len(elements), mode, self._live), fetch_index,
-                             fed_fetches)
+                             fed_fetches, parts)
 
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:

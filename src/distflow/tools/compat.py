@@ -1,0 +1,192 @@
+"""Writes docs/compat.md: every public TensorFlow 1.x name of the namespaces distflow covers,
+marked supported, different, not supported, or out of scope, with the supported share.
+
+The list of names (tf1_api.json beside this file) is TensorFlow's ``tf.compat.v1`` API,
+read from a TensorFlow installation (``tf.compat.v1`` of TF 2.21, which carries TF 1.15's
+names) and, for ``tf.layers`` (empty there since Keras 3), from TensorFlow's API golden
+file. What distflow supports is read from the package itself, so the page cannot drift:
+``python -m distflow.tools.compat`` regenerates it and ``--check`` fails if it is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+NAMESPACES = ["tf", "nn", "train", "layers", "losses", "data", "summary", "metrics", "app", "logging", "gfile"]
+
+# Names outside distflow's scope: TF 2 and eager execution, resource-variable internals,
+# XLA and TPUs. Each with the reason; nothing else is left out of the share.
+_EAGER = "eager execution or TF 2 only"
+_RESOURCE = "resource-variable internals"
+_XLA = "XLA / TPU"
+OUT_OF_SCOPE = {
+    "tf": {
+        **{name: _EAGER for name in [
+            "GradientTape", "Module", "TensorSpec", "TypeSpec", "IndexedSlicesSpec", "NoneTensorSpec", "OptionalSpec",
+            "RaggedTensorSpec", "SparseTensorSpec", "TensorArraySpec", "autograph", "distribute", "experimental",
+            "function", "keras", "lite", "mlir", "mixed_precision", "raw_ops", "types", "enable_eager_execution",
+            "executing_eagerly_outside_functions", "enable_v2_behavior", "enable_v2_tensorshape",
+            "disable_v2_tensorshape", "enable_control_flow_v2", "disable_control_flow_v2", "control_flow_v2_enabled",
+            "enable_tensor_equality", "disable_tensor_equality", "vectorized_map", "wrap_function", "init_scope",
+            "recompute_grad", "type_spec_from_value", "is_symbolic_tensor", "fftnd", "ifftnd", "rfftnd", "irfftnd",
+            "random_index_shuffle", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad", "tensor_scatter_nd_max",
+            "tensor_scatter_nd_min", "check_pinned"]},
+        **{name: _RESOURCE for name in ["resource", "variant", "VariableAggregation", "VariableSynchronization",
+                                        "enable_resource_variables", "disable_resource_variables",
+                                        "resource_variables_enabled", "variable_creator_scope"]},
+        **{name: _XLA for name in ["xla", "tpu", "approx_top_k"]},
+    },
+    "nn": {**{name: _XLA for name in ["approx_max_k", "approx_min_k"]},
+           **{name: _EAGER for name in ["experimental", "compute_average_loss", "scale_regularization_loss"]}},
+    "train": {name: _EAGER for name in ["Checkpoint", "CheckpointManager", "CheckpointOptions", "experimental"]},
+    "data": {name: _EAGER for name in ["DatasetSpec", "NumpyIterator", "experimental"]},
+    "summary": {name: _EAGER for name in ["experimental", "all_v2_summary_ops", "initialize"]},
+    "layers": {"experimental": _EAGER},
+}
+
+# Supported names that behave differently on purpose (README, "Where distflow differs").
+DIFFERENT = {
+    "tf": {
+        "Session": "a host without GPUs gets simulated GPUs (CPU kernels); steps pick a sequential or "
+                   "concurrent form; closing cancels running steps",
+        "ConfigProto": "a misspelled field is a ValueError (as the protocol buffer class); "
+                       "`intra_op_parallelism_threads` sets NumPy's BLAS threads",
+        "placeholder": "feeding a value that would lose information (float to int, out of range) is a ValueError",
+        "py_func": "runs only in the process that built the graph",
+        "Print": "prints to stderr while the step runs, with NumPy's formatting",
+        "Variable": "a step reads a variable before updating it (TF 1.x left the order to chance)",
+        "GraphDef": "distflow's own protocol buffer classes with TensorFlow's field numbers",
+        "enable_eager_execution": "raises NotImplementedError (graph mode only)",
+    },
+    "train": {
+        "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
+        "Saver": "checkpoints are safetensors shards and a JSON index (written atomically), not TF's format",
+        "Supervisor": "no summaries yet: `summary_op` and `summary_writer` are None",
+        "MonitoredTrainingSession": "summary arguments are accepted; no summaries are written yet",
+    },
+    "data": {
+        "Dataset": "runs in the process that built it; `prefetch` and `cache` are accepted and do nothing; "
+                   "map functions build their result from their arguments and constants only",
+    },
+}
+
+
+def _api() -> dict:
+    with open(os.path.join(os.path.dirname(__file__), "tf1_api.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _module(tf, namespace):
+    return tf if namespace == "tf" else getattr(tf, namespace, None)
+
+
+def _has(module, name) -> bool:
+    if module is None:
+        return False
+    try:
+        getattr(module, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def survey() -> dict:
+    """namespace -> {"supported": [...], "different": {...}, "missing": [...], "out_of_scope": {...}}."""
+    import distflow as tf  # noqa: PLC0415
+
+    result = {}
+    for namespace in NAMESPACES:
+        names = _api()[namespace]
+        module = _module(tf, namespace)
+        out = OUT_OF_SCOPE.get(namespace, {})
+        entry = {"supported": [], "different": {}, "missing": [], "out_of_scope": {}}
+        for name in sorted(names):
+            if name in out:
+                entry["out_of_scope"][name] = out[name]
+            elif _has(module, name):
+                entry["supported"].append(name)
+                note = DIFFERENT.get(namespace, {}).get(name)
+                if note:
+                    entry["different"][name] = note
+            else:
+                entry["missing"].append(name)
+        result[namespace] = entry
+    return result
+
+
+def share(entry) -> float:
+    in_scope = len(entry["supported"]) + len(entry["missing"])
+    return len(entry["supported"]) / in_scope if in_scope else 1.0
+
+
+def render() -> str:
+    data = survey()
+    lines = [
+        "# TensorFlow 1.x names in distflow",
+        "",
+        "Generated by `python -m distflow.tools.compat` from the package itself; do not edit by hand.",
+        "A name is *supported* when `tf.<name>` exists with TensorFlow 1.x's meaning; *different* ones",
+        "are supported with a difference made on purpose; *not supported* ones raise an",
+        "AttributeError saying so. Out of scope: eager execution and TF 2 only names,",
+        "resource-variable internals, XLA and TPUs (and tf.contrib, which is not listed).",
+        "The names are TensorFlow's `tf.compat.v1` API (TF 1.15's names as TF 2.21 carries them;",
+        "`tf.layers` from TensorFlow's API golden file).",
+        "",
+        "| namespace | supported | not supported | out of scope | supported share |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    total_supported = total_in_scope = 0
+    for namespace in NAMESPACES:
+        entry = data[namespace]
+        label = "tf" if namespace == "tf" else f"tf.{namespace}"
+        lines.append(f"| `{label}` | {len(entry['supported'])} | {len(entry['missing'])} | "
+                     f"{len(entry['out_of_scope'])} | {100 * share(entry):.0f}% |")
+        total_supported += len(entry["supported"])
+        total_in_scope += len(entry["supported"]) + len(entry["missing"])
+    lines.append(f"| all | {total_supported} | {total_in_scope - total_supported} | | "
+                 f"{100 * total_supported / total_in_scope:.0f}% |")
+    for namespace in NAMESPACES:
+        entry = data[namespace]
+        label = "tf" if namespace == "tf" else f"tf.{namespace}"
+        lines += ["", f"## `{label}`", ""]
+        if entry["different"]:
+            lines.append("Different on purpose:")
+            lines.append("")
+            lines += [f"- `{name}`: {note}" for name, note in sorted(entry["different"].items())]
+            lines.append("")
+        lines.append(f"Supported ({len(entry['supported'])}): " + ", ".join(f"`{n}`" for n in entry["supported"]))
+        lines.append("")
+        lines.append(f"Not supported ({len(entry['missing'])}): "
+                     + (", ".join(f"`{n}`" for n in entry["missing"]) or "none"))
+        if entry["out_of_scope"]:
+            lines.append("")
+            by_reason: dict = {}
+            for name, reason in entry["out_of_scope"].items():
+                by_reason.setdefault(reason, []).append(name)
+            for reason, names in sorted(by_reason.items()):
+                lines.append(f"Out of scope ({reason}): " + ", ".join(f"`{n}`" for n in sorted(names)))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", default="docs/compat.md")
+    parser.add_argument("--check", action="store_true", help="fail if the file is not what would be written")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        with open(args.output, encoding="utf-8") as f:
+            if f.read() != text:
+                print(f"{args.output} is stale: run python -m distflow.tools.compat", file=sys.stderr)
+                return 1
+        return 0
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
