@@ -45,20 +45,62 @@ from .ops.state_ops import (Variable, assign, assign_add, assign_sub, count_up_t
                             local_variables, local_variables_initializer, model_variables,
                             report_uninitialized_variables, trainable_variables, variables_initializer)
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
+from .framework.ops import register_tensor_conversion_function
+from .framework.random_seed import get_seed
+from .framework.registry import not_differentiable as no_gradient
+from .framework.tensor_util import dimension_at_index, dimension_value, is_tensor, make_ndarray, make_tensor_proto
+from .ops.check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal, assert_integer,
+                            assert_less, assert_less_equal, assert_near, assert_negative, assert_non_negative,
+                            assert_non_positive, assert_none_equal, assert_positive, assert_proper_iterable,
+                            assert_rank, assert_rank_at_least, assert_rank_in, assert_same_float_dtype,
+                            assert_scalar, assert_type, assert_variables_initialized, check_numerics,
+                            is_non_decreasing, is_numeric_tensor, is_strictly_increasing, verify_tensor_all_finite)
+from .ops.conv_ops import conv2d_backprop_filter as conv2d_backprop_filter_v2
+from .ops.conv_ops import conv2d_backprop_input as conv2d_backprop_input_v2
+from .ops.linalg_ops import (cholesky, cholesky_solve, matrix_determinant, matrix_inverse, matrix_solve,
+                             matrix_solve_ls, matrix_square_root, matrix_triangular_solve, qr, self_adjoint_eig,
+                             self_adjoint_eigvals, svd)
+from .ops.manip_ops import (argsort, boolean_mask, cumprod, cumsum, depth_to_space, diag, diag_part,
+                            ensure_shape, eye, lin_space, linspace, matrix_band_part, matrix_diag, matrix_diag_part,
+                            matrix_set_diag, matrix_transpose, meshgrid, parallel_stack, repeat, reverse,
+                            reverse_v2, roll, sequence_mask, shape_n, sort, space_to_depth, trace, unravel_index)
+from .ops.misc_ops import (all_variables, arg_max, arg_min, batch_gather, convert_to_tensor_or_indexed_slices,
+                           floor_div, get_local_variable, get_static_value, initialize_all_tables,
+                           initialize_local_variables, initialize_variables, moving_average_variables,
+                           no_regularizer, op_scope, read_file, saturate_cast, scalar_mul, tables_initializer,
+                           timestamp, to_double, variable_op_scope, where_v2, write_file)
+from .ops.scatter_ops import (scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
+                              scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update, tensor_scatter_add,
+                              tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
+                              tensor_scatter_sub, tensor_scatter_update)
+from .ops.segment_ops import (bincount, confusion_matrix, count_nonzero, cross, dynamic_partition, dynamic_stitch,
+                              einsum, norm, reduce_logsumexp, segment_max, segment_mean, segment_min, segment_prod,
+                              segment_sum, setdiff1d, tensordot, unique, unique_with_counts, unsorted_segment_max,
+                              unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
+                              unsorted_segment_sqrt_n, unsorted_segment_sum)
+from .ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, div_no_nan, erf, erfc,
+                                   expm1, is_finite, is_inf, is_nan, log_sigmoid, rint, sinh, tan, truncatediv,
+                                   truncatemod)
 from .protos.distflow_pb2 import AttrValue, GraphDef, MetaGraphDef, NodeDef, TensorProto, TensorShapeProto
 from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .runtime.session import InteractiveSession, Session
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above
-from . import compat, data, io, metrics, random  # noqa: E402
+from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402
+from . import version  # noqa: E402
 from ._namespace import missing as _missing
 from .platform import app, gfile  # noqa: E402
 from .platform import flags  # noqa: E402
 from .platform import tf_logging as logging  # noqa: E402
 
-__version__ = "0.1.0"
-VERSION = __version__
-GRAPH_DEF_VERSION = 26  # TF 1.15's producer version, written into GraphDefs
+__version__ = version.VERSION
+VERSION = version.VERSION
+GIT_VERSION = version.GIT_VERSION
+COMPILER_VERSION = version.COMPILER_VERSION
+GRAPH_DEF_VERSION = version.GRAPH_DEF_VERSION  # TF 1.15's producer version, written into GraphDefs
+GRAPH_DEF_VERSION_MIN_CONSUMER = version.GRAPH_DEF_VERSION_MIN_CONSUMER
+GRAPH_DEF_VERSION_MIN_PRODUCER = version.GRAPH_DEF_VERSION_MIN_PRODUCER
+NoGradient = no_gradient
 
 
 def disable_v2_behavior() -> None:

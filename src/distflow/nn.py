@@ -1,11 +1,16 @@
 """``tf.nn``: activations, softmax and cross-entropy, convolution and pooling, normalization."""
 
 from ._namespace import missing
-from .ops.conv_ops import avg_pool, conv2d, max_pool  # noqa: F401
+from .ops.conv_ops import (avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input,  # noqa: F401
+                           conv2d_transpose, max_pool)
+from .ops.conv_ops import avg_pool as avg_pool2d  # noqa: F401
+from .ops.conv_ops import max_pool as max_pool2d  # noqa: F401
+from .ops.manip_ops import depth_to_space, space_to_depth  # noqa: F401
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
-from .ops.nn_impl import (embedding_lookup, in_top_k, l2_normalize, local_response_normalization,  # noqa: F401
-                          lrn, relu_layer, sigmoid_cross_entropy_with_logits, softplus, softsign, top_k,
-                          weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
+from .ops.nn_impl import (crelu, embedding_lookup, fused_batch_norm, in_top_k, l2_normalize,  # noqa: F401
+                          local_response_normalization, log_poisson_loss, lrn, normalize_moments, relu_layer, selu,
+                          sigmoid_cross_entropy_with_logits, silu, softplus, softsign, sufficient_statistics, swish,
+                          top_k, weighted_cross_entropy_with_logits, weighted_moments, xw_plus_b, zero_fraction)
 from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, l2_loss, leaky_relu,  # noqa: F401
                          log_softmax, moments, relu, relu6, softmax, softmax_cross_entropy_with_logits,
                          softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..framework import ops
-from ..ops import conv_ops, init_ops, nn_ops
+from ..ops import array_ops, conv_ops, init_ops, nn_ops
 from ..ops.variable_scope import variable_scope
 from .core import layer_variable
 
@@ -61,3 +61,37 @@ def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="chan
 def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
     return _pooling2d(conv_ops.avg_pool, "average_pooling2d", inputs, pool_size, strides, padding, data_format,
                       name)
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                     activation=None, use_bias=True, kernel_initializer=None,
+                     bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                     activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+                     name=None, reuse=None) -> ops.Tensor:
+    """A transposed 2-D convolution layer: ``<name>/kernel`` [kh, kw, filters, in_channels], ``<name>/bias``."""
+    _check_format(data_format)
+    inputs = ops.convert_to_tensor(inputs)
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    padding = padding.upper()
+    _, h, w, c = inputs.shape.as_list()
+    if c is None:
+        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    dtype = inputs.dtype.base_dtype
+    with variable_scope(name, default_name="conv2d_transpose", reuse=reuse):
+        kernel = layer_variable("kernel", [kh, kw, filters, c], dtype, kernel_initializer, kernel_regularizer,
+                                trainable)
+        out_h = None if h is None else (h * sh if padding == "SAME" else (h - 1) * sh + kh)
+        out_w = None if w is None else (w * sw if padding == "SAME" else (w - 1) * sw + kw)
+        batch = array_ops.shape(inputs)[0]
+        if out_h is None or out_w is None:
+            raise ValueError("conv2d_transpose needs the input's height and width known")
+        output_shape = array_ops.stack([batch, out_h, out_w, filters])
+        out = conv_ops.conv2d_transpose(inputs, kernel, output_shape, [1, sh, sw, 1], padding)
+        out.set_shape([inputs.shape[0].value, out_h, out_w, filters])
+        if use_bias:
+            bias = layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer, trainable)
+            out = nn_ops.bias_add(out, bias)
+        if activation is not None:
+            out = activation(out)
+        return out

@@ -263,3 +263,42 @@ def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
 def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None) -> ops.Tensor:  # noqa: A002
     return _pool("AvgPool", value if value is not None else input, ksize, strides, padding, data_format, name)
 
+
+
+# ---------------------------------------------------------------------------
+# Transposed convolution and the gradients as public functions
+
+
+def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None, padding=None,  # noqa: A002
+                          use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1), name=None,
+                          filters=None) -> ops.Tensor:
+    """The gradient of conv2d with respect to its input, of shape ``input_sizes``."""
+    _check_format(data_format)
+    f = ops.convert_to_tensor(filter if filter is not None else filters)
+    dy = ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)
+    sizes = ops.convert_to_tensor(input_sizes, dtype=dtypes.int32)
+    attrs = {"strides": _check_4("strides", strides), "padding": _check_padding(padding)}
+    return make_tensor("Conv2DBackpropInput", [sizes, f, dy], attrs, name or "Conv2DBackpropInput")
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, use_cudnn_on_gpu=True,  # noqa: A002
+                           data_format="NHWC", dilations=(1, 1, 1, 1), name=None) -> ops.Tensor:
+    """The gradient of conv2d with respect to its filter, of shape ``filter_sizes``."""
+    _check_format(data_format)
+    x = ops.convert_to_tensor(input)
+    dy = ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)
+    sizes = ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32)
+    attrs = {"strides": _check_4("strides", strides), "padding": _check_padding(padding)}
+    return make_tensor("Conv2DBackpropFilter", [x, sizes, dy], attrs, name or "Conv2DBackpropFilter")
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
+                     data_format="NHWC", name=None, input=None, filters=None, dilations=None) -> ops.Tensor:
+    """The transpose of conv2d (a "deconvolution"): ``filter`` is [h, w, out_channels, in_channels]."""
+    value = value if value is not None else input
+    f = filter if filter is not None else filters
+    if dilations not in (None, 1, [1, 1, 1, 1], (1, 1, 1, 1)):
+        raise errors.UnimplementedError(None, None, "conv2d_transpose dilations other than 1 are not supported")
+    with ops.name_scope(name, "conv2d_transpose", [value, f, output_shape]) as scope:
+        return conv2d_backprop_input(output_shape, f, value, strides, padding, data_format=data_format,
+                                     name=scope[:-1])

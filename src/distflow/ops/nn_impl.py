@@ -309,3 +309,100 @@ def _sharded_lookup(params, ids, partition_strategy):
 
 def _clip_rows(rows, max_norm, ids_rank):
     return clip_ops.clip_by_norm(rows, max_norm, axes=[-1] if ids_rank is None else [ids_rank])
+
+
+# ---------------------------------------------------------------------------
+# Activations and statistics built from the basic ops
+
+
+def selu(features, name=None) -> ops.Tensor:
+    """scale * elu(x, alpha) with TF's constants (self-normalizing networks)."""
+    from .nn_ops import elu  # noqa: PLC0415 - one name from the sibling module
+
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    with ops.name_scope(name, "Selu", [features]):
+        x = _float_input("Selu", features)
+        return scale * math_ops.where(math_ops.greater(x, 0), x, alpha * elu(x))
+
+
+def swish(features, beta=1.0, name=None) -> ops.Tensor:
+    """x * sigmoid(beta * x) (also called SiLU)."""
+    with ops.name_scope(name, "swish", [features]):
+        x = _float_input("swish", features)
+        return x * math_ops.sigmoid(beta * x)
+
+
+silu = swish
+
+
+def crelu(features, name=None, axis=-1) -> ops.Tensor:
+    """relu of x and of -x, concatenated along ``axis``."""
+    with ops.name_scope(name, "CRelu", [features]):
+        x = _float_input("CRelu", features)
+        return relu(array_ops.concat([x, -x], axis))
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None) -> ops.Tensor:
+    """exp(log_input) - log_input * targets (plus Stirling's term for targets > 1 when full)."""
+    with ops.name_scope(name, "log_poisson_loss", [log_input, targets]):
+        log_input = _float_input("log_poisson_loss", log_input)
+        targets = ops.convert_to_tensor(targets, dtype=log_input.dtype.base_dtype)
+        loss = math_ops.exp(log_input) - log_input * targets
+        if compute_full_loss:
+            safe = math_ops.maximum(targets, 1)
+            stirling = safe * math_ops.log(safe) - safe + 0.5 * math_ops.log(2 * np.pi * safe)
+            loss = loss + math_ops.where(math_ops.greater(targets, 1), stirling, array_ops.zeros_like(targets))
+        return loss
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
+    """(count, sum of x, sum of x^2, shift) over ``axes``: what normalize_moments turns into moments."""
+    keep = bool(keep_dims if keep_dims is not None else keepdims)
+    with ops.name_scope(name, "sufficient_statistics", [x, shift]):
+        x = ops.convert_to_tensor(x)
+        counts = math_ops.cast(math_ops.reduce_prod(array_ops.gather(array_ops.shape(x), list(axes))),
+                               x.dtype.base_dtype)
+        shifted = x if shift is None else x - shift
+        return (counts, math_ops.reduce_sum(shifted, axes, keepdims=keep),
+                math_ops.reduce_sum(math_ops.square(shifted), axes, keepdims=keep), shift)
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient statistics."""
+    with ops.name_scope(name, "normalize", [counts, mean_ss, variance_ss, shift]):
+        divisor = 1.0 / counts
+        shifted_mean = mean_ss * divisor
+        mean = shifted_mean if shift is None else shifted_mean + shift
+        variance = variance_ss * divisor - math_ops.square(shifted_mean)
+        return mean, variance
+
+
+def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+    """The mean and variance of ``x`` over ``axes``, each entry weighted by ``frequency_weights``."""
+    keep = bool(keep_dims if keep_dims is not None else keepdims)
+    with ops.name_scope(name, "weighted_moments", [x, frequency_weights]):
+        x = ops.convert_to_tensor(x)
+        w = math_ops.cast(frequency_weights, x.dtype.base_dtype) * array_ops.ones_like(x)
+        total = math_ops.reduce_sum(w, axes, keepdims=True)
+        mean = math_ops.reduce_sum(w * x, axes, keepdims=True) / total
+        variance = math_ops.reduce_sum(w * math_ops.square(x - mean), axes, keepdims=True) / total
+        if not keep:
+            mean = array_ops.squeeze(mean, list(axes))
+            variance = array_ops.squeeze(variance, list(axes))
+        return mean, variance
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
+                     is_training=True, name=None, exponential_avg_factor=1.0):
+    """(y, batch mean, batch variance) normalizing NHWC ``x`` per channel (moving statistics when not training)."""
+    if data_format != "NHWC":
+        raise NotImplementedError("fused_batch_norm supports NHWC only in distflow")
+    from .nn_ops import batch_normalization, moments  # noqa: PLC0415
+
+    with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]):
+        x = _float_input("FusedBatchNorm", x)
+        if is_training:
+            mean, variance = moments(x, [0, 1, 2])
+        elif mean is None or variance is None:
+            raise ValueError("fused_batch_norm needs mean and variance when is_training is False")
+        return batch_normalization(x, mean, variance, offset, scale, epsilon), mean, variance

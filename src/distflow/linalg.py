@@ -1,0 +1,19 @@
+"""``tf.linalg``: matrix functions."""
+
+from ._namespace import missing
+from .ops.linalg_ops import (cholesky, cholesky_solve, matrix_solve_ls as lstsq, matrix_square_root as sqrtm,  # noqa: F401
+                             qr, svd)
+from .ops.linalg_ops import matrix_determinant as det  # noqa: F401
+from .ops.linalg_ops import matrix_inverse as inv  # noqa: F401
+from .ops.linalg_ops import matrix_solve as solve  # noqa: F401
+from .ops.linalg_ops import matrix_triangular_solve as triangular_solve  # noqa: F401
+from .ops.linalg_ops import self_adjoint_eig as eigh  # noqa: F401
+from .ops.linalg_ops import self_adjoint_eigvals as eigvalsh  # noqa: F401
+from .ops.manip_ops import eye, matrix_band_part as band_part, trace  # noqa: F401
+from .ops.manip_ops import matrix_diag as diag, matrix_diag_part as diag_part, matrix_set_diag as set_diag  # noqa: F401
+from .ops.manip_ops import matrix_transpose as transpose  # noqa: F401
+from .ops.math_ops import matmul  # noqa: F401
+from .ops.nn_impl import l2_normalize  # noqa: F401
+from .ops.segment_ops import cross, einsum, norm, tensordot  # noqa: F401
+
+__getattr__ = missing("tf.linalg")

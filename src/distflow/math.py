@@ -1,0 +1,23 @@
+"""``tf.math``: the elementwise and reduction math ops under their TF 1.13+ names."""
+
+from ._namespace import missing
+from .ops.manip_ops import cumprod, cumsum  # noqa: F401
+from .ops.math_ops import (abs, add, add_n, argmax, argmin, ceil, cos, divide, equal, exp, floor,  # noqa: F401,A004
+                           floordiv, floormod, greater, greater_equal, less, less_equal, log, log1p, logical_and,
+                           logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative, not_equal,
+                           pow, reciprocal, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
+                           reduce_sum, round, rsqrt, sigmoid, sign, sin, sqrt, square, squared_difference, subtract,
+                           tanh, truediv)
+from .ops.math_ops import floormod as mod  # noqa: F401
+from .ops.math_ops import realdiv  # noqa: F401
+from .ops.nn_impl import l2_normalize, softplus, softsign, top_k as top_k  # noqa: F401
+from .ops.nn_impl import in_top_k  # noqa: F401
+from .ops.segment_ops import (bincount, confusion_matrix, count_nonzero, reduce_logsumexp,  # noqa: F401
+                              segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
+                              unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
+                              unsorted_segment_sqrt_n, unsorted_segment_sum)
+from .ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, div_no_nan, erf,  # noqa: F401
+                                   erfc, expm1, is_finite, is_inf, is_nan, log_sigmoid, rint, sinh, tan, truncatediv,
+                                   truncatemod)
+
+__getattr__ = missing("tf.math")

@@ -1,0 +1,253 @@
+"""Run-time checks: ``tf.Assert`` and the ``tf.assert_*`` family, ``check_numerics``.
+
+An assertion is an op that fails its step with InvalidArgumentError naming the
+assertion and showing the data; run it (or put it in ``control_dependencies``) to check.
+A check that the graph can decide when it is built (static shapes, constants) fails at
+once, as in TF 1.x.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_gradient, register_op
+from . import array_ops, control_flow_ops, math_ops, reduction_ops
+from .op_util import constant_value, make_op, make_tensor
+
+
+def _shown(value, summarize):
+    flat = np.asarray(value).reshape(-1)
+    text = " ".join(str(v.decode() if isinstance(v, bytes) else v) for v in flat[:summarize])
+    return f"[{text}{'...' if flat.size > summarize else ''}]" if np.ndim(value) else text
+
+
+@register_op("Assert", shape=lambda op: [], stateful=True)
+def _assert_kernel(xp, condition, *data, summarize, assertion):
+    if not bool(np.all(condition)):
+        shown = " ".join(_shown(d, summarize) for d in data)
+        raise errors.InvalidArgumentError(None, None, f"assertion failed: {shown}".rstrip()
+                                                      + (f" ({assertion})" if assertion else ""))
+
+
+not_differentiable("Assert")
+
+
+def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
+    """An op that fails with InvalidArgumentError (showing ``data``) when ``condition`` is false."""
+    condition = ops.convert_to_tensor(condition, dtype=dtypes.bool)
+    tensors = [ops.convert_to_tensor(d) for d in data]
+    static = constant_value(condition)
+    if static is not None and not bool(np.all(static)) and all(constant_value(t) is not None for t in tensors):
+        shown = " ".join(_shown(constant_value(t), summarize or 3) for t in tensors)
+        raise errors.InvalidArgumentError(None, None, f"assertion failed: {shown}")
+    return make_op("Assert", [condition] + tensors, {"summarize": summarize or 3, "assertion": name or ""},
+                   name or "Assert")
+
+
+_NUMPY = {math_ops.equal: np.equal, math_ops.not_equal: np.not_equal, math_ops.less: np.less,
+          math_ops.less_equal: np.less_equal, math_ops.greater: np.greater, math_ops.greater_equal: np.greater_equal}
+
+
+def _binary_assert(default, compare, describe, x, y, data, summarize, message, name):
+    with ops.name_scope(name, default, [x, y]) as scope:
+        x = ops.convert_to_tensor(x)
+        y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype)
+        static_x, static_y = constant_value(x), constant_value(y)
+        if compare in _NUMPY and static_x is not None and static_y is not None:
+            if not np.all(_NUMPY[compare](static_x, static_y)):  # decided now, as TF 1.x does
+                raise errors.InvalidArgumentError(None, None, f"assertion failed: {message or ''} Condition x "
+                                                              f"{describe} y did not hold element-wise: "
+                                                              f"x = {static_x}, y = {static_y}")
+        if data is None:
+            data = [message or f"Condition x {describe} y did not hold element-wise:", "x (" + x.name + ") = ", x,
+                    "y (" + y.name + ") = ", y]
+        elif message:
+            data = [message] + list(data)
+        condition = reduction_ops.reduce_all(compare(x, y))
+        return Assert(condition, data, summarize, name=scope[:-1])
+
+
+def assert_equal(x, y, data=None, summarize=None, message=None, name=None):
+    return _binary_assert("assert_equal", math_ops.equal, "==", x, y, data, summarize, message, name)
+
+
+def assert_none_equal(x, y, data=None, summarize=None, message=None, name=None):
+    return _binary_assert("assert_none_equal", math_ops.not_equal, "!=", x, y, data, summarize, message, name)
+
+
+def assert_less(x, y, data=None, summarize=None, message=None, name=None):
+    return _binary_assert("assert_less", math_ops.less, "<", x, y, data, summarize, message, name)
+
+
+def assert_less_equal(x, y, data=None, summarize=None, message=None, name=None):
+    return _binary_assert("assert_less_equal", math_ops.less_equal, "<=", x, y, data, summarize, message, name)
+
+
+def assert_greater(x, y, data=None, summarize=None, message=None, name=None):
+    return _binary_assert("assert_greater", math_ops.greater, ">", x, y, data, summarize, message, name)
+
+
+def assert_greater_equal(x, y, data=None, summarize=None, message=None, name=None):
+    return _binary_assert("assert_greater_equal", math_ops.greater_equal, ">=", x, y, data, summarize, message,
+                          name)
+
+
+def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None, name=None):
+    """|x - y| <= atol + rtol * |y| everywhere (defaults scaled to the dtype's precision)."""
+    x = ops.convert_to_tensor(x)
+    eps = float(np.finfo(x.dtype.as_numpy_dtype).eps) if x.dtype.is_floating else 0.0
+    rtol = 10 * eps if rtol is None else rtol
+    atol = 10 * eps if atol is None else atol
+    return _binary_assert("assert_near", lambda a, b: math_ops.less_equal(math_ops.abs(a - b),
+                                                                          atol + rtol * math_ops.abs(b)),
+                          "~=", x, y, data, summarize, message, name)
+
+
+def _sign_assert(default, compare, describe, x, data, summarize, message, name):
+    x = ops.convert_to_tensor(x)
+    return _binary_assert(default, compare, describe, x, array_ops.zeros_like(x), data, summarize, message, name)
+
+
+def assert_positive(x, data=None, summarize=None, message=None, name=None):
+    return _sign_assert("assert_positive", math_ops.greater, "> 0 with", x, data, summarize, message, name)
+
+
+def assert_negative(x, data=None, summarize=None, message=None, name=None):
+    return _sign_assert("assert_negative", math_ops.less, "< 0 with", x, data, summarize, message, name)
+
+
+def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
+    return _sign_assert("assert_non_negative", math_ops.greater_equal, ">= 0 with", x, data, summarize, message,
+                        name)
+
+
+def assert_non_positive(x, data=None, summarize=None, message=None, name=None):
+    return _sign_assert("assert_non_positive", math_ops.less_equal, "<= 0 with", x, data, summarize, message, name)
+
+
+def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
+    """Checks the rank now when it is known, else when the step runs."""
+    x = ops.convert_to_tensor(x)
+    if x.shape.ndims is not None:
+        if x.shape.ndims != int(rank):
+            raise ValueError(f"{message or ''}Tensor {x.name} must have rank {rank}. Received rank "
+                             f"{x.shape.ndims}, shape {x.shape}".strip())
+        return control_flow_ops.no_op(name=name or "assert_rank")
+    return assert_equal(array_ops.rank(x), int(rank), data, summarize, message, name or "assert_rank")
+
+
+def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None):
+    x = ops.convert_to_tensor(x)
+    if x.shape.ndims is not None:
+        if x.shape.ndims < int(rank):
+            raise ValueError(f"{message or ''}Tensor {x.name} must have rank at least {rank}. Received rank "
+                             f"{x.shape.ndims}, shape {x.shape}".strip())
+        return control_flow_ops.no_op(name=name or "assert_rank_at_least")
+    return assert_greater_equal(array_ops.rank(x), int(rank), data, summarize, message,
+                                name or "assert_rank_at_least")
+
+
+def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
+    x = ops.convert_to_tensor(x)
+    if x.shape.ndims is None:
+        raise NotImplementedError("assert_rank_in needs a static rank in distflow")
+    if x.shape.ndims not in [int(r) for r in ranks]:
+        raise ValueError(f"{message or ''}Tensor {x.name} must have rank in {list(ranks)}. Received rank "
+                         f"{x.shape.ndims}".strip())
+    return control_flow_ops.no_op(name=name or "assert_rank_in")
+
+
+def assert_scalar(tensor, name=None, message=None):
+    tensor = ops.convert_to_tensor(tensor)
+    if tensor.shape.ndims != 0:
+        raise ValueError(f"{message or ''}Expected scalar shape for {tensor.name}, saw shape: {tensor.shape}.".strip())
+    return tensor
+
+
+def assert_type(tensor, tf_type, message=None, name=None):
+    tensor = ops.convert_to_tensor(tensor)
+    if tensor.dtype.base_dtype != dtypes.as_dtype(tf_type):
+        raise TypeError(f"{message or ''}{tensor.name} must be of type {dtypes.as_dtype(tf_type).name}; got "
+                        f"{tensor.dtype.base_dtype.name}".strip())
+    return control_flow_ops.no_op(name=name or "assert_type")
+
+
+def assert_integer(x, message=None, name=None):
+    x = ops.convert_to_tensor(x)
+    if not x.dtype.base_dtype.is_integer:
+        raise TypeError(f"{message or ''}Expected integer type for {x.name}, got {x.dtype.base_dtype.name}".strip())
+    return control_flow_ops.no_op(name=name or "assert_integer")
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The one floating dtype of ``tensors`` (and ``dtype``); ValueError if they differ."""
+    found = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    for t in tensors or []:
+        d = ops.convert_to_tensor(t).dtype.base_dtype
+        if found is not None and d != found:
+            raise ValueError(f"Expected {found.name}, got {d.name} for tensor {getattr(t, 'name', t)}.")
+        found = d
+    found = found or dtypes.float32
+    if not found.is_floating:
+        raise ValueError(f"Expected floating point type, got {found.name}.")
+    return found
+
+
+def assert_proper_iterable(values):
+    if isinstance(values, (ops.Tensor, np.ndarray, str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"Expected argument 'values' to be a \"proper\" iterable.  Found: {type(values)}")
+
+
+def assert_variables_initialized(var_list=None):
+    """An op that fails while any of the variables (all by default) is uninitialized."""
+    from .state_ops import report_uninitialized_variables  # noqa: PLC0415 - state_ops builds on this layer
+
+    report = report_uninitialized_variables(var_list)
+    return Assert(math_ops.equal(array_ops.size(report), 0), ["Uninitialized variables:", report],
+                  name="assert_variables_initialized")
+
+
+def is_numeric_tensor(tensor) -> bool:
+    return isinstance(tensor, ops.Tensor) and (tensor.dtype.is_floating or tensor.dtype.is_integer)
+
+
+def is_non_decreasing(x, name=None):
+    with ops.name_scope(name, "is_non_decreasing", [x]):
+        flat = array_ops.reshape(ops.convert_to_tensor(x), [-1])
+        return reduction_ops.reduce_all(math_ops.less_equal(flat[:-1], flat[1:]))
+
+
+def is_strictly_increasing(x, name=None):
+    with ops.name_scope(name, "is_strictly_increasing", [x]):
+        flat = array_ops.reshape(ops.convert_to_tensor(x), [-1])
+        return reduction_ops.reduce_all(math_ops.less(flat[:-1], flat[1:]))
+
+
+@register_op("CheckNumerics", shape=lambda op: op.inputs[0].shape, may_alias=True)
+def _check_numerics_kernel(xp, tensor, *, message):
+    if not np.all(np.isfinite(tensor)):
+        kind = "NaN" if np.any(np.isnan(tensor)) else "Inf"
+        raise errors.InvalidArgumentError(None, None, f"{message} : Tensor had {kind} values")
+    return tensor
+
+
+@register_gradient("CheckNumerics")
+def _check_numerics_grad(op, g):
+    return (check_numerics(g, f"Not a number (NaN) or infinity (Inf) values detected in gradient. "
+                              f"{op.get_attr('message')}"),)
+
+
+def check_numerics(tensor, message, name=None):
+    """``tensor``, failing the step with InvalidArgumentError if it holds a NaN or an Inf."""
+    tensor = ops.convert_to_tensor(tensor)
+    return make_tensor("CheckNumerics", [tensor], {"message": str(message)}, name or "CheckNumerics")
+
+
+def verify_tensor_all_finite(t, msg, name=None, x=None, message=None):
+    return check_numerics(t if x is None else x, msg if message is None else message, name)
+
+
+

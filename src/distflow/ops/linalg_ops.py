@@ -1,0 +1,193 @@
+"""Matrix functions of ``tf.linalg`` (batched over leading axes): determinant, inverse,
+solve, Cholesky, QR, SVD and symmetric eigendecomposition, by NumPy's LAPACK."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from . import array_ops, math_ops
+from .manip_ops import matrix_transpose
+from .op_util import make_op, make_tensor
+
+
+def _square(op_type, x):
+    x = ops.convert_to_tensor(x)
+    dims = x.shape.as_list() if x.shape.ndims is not None else None
+    if dims is not None and (len(dims) < 2 or (dims[-1] is not None and dims[-2] is not None and
+                                                dims[-1] != dims[-2])):
+        raise ValueError(f"{op_type} needs square (batched) matrices, got shape {x.shape}")
+    return x
+
+
+def _linalg_errors(fn):
+    """LAPACK's LinAlgError (a singular or indefinite input) as InvalidArgumentError."""
+
+    @functools.wraps(fn)
+    def kernel(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except np.linalg.LinAlgError as e:
+            raise errors.InvalidArgumentError(None, None, f"{e} (the matrix is singular or not positive "
+                                                          "definite)") from None
+
+    return kernel
+
+
+@register_op("MatrixDeterminant", shape=lambda op: op.inputs[0].shape[:-2])
+def _determinant_kernel(xp, x):
+    return np.asarray(np.linalg.det(x), dtype=x.dtype)
+
+
+@register_gradient("MatrixDeterminant")
+def _determinant_grad(op, g):
+    x, det = op.inputs[0], op.outputs[0]
+    scale = array_ops.expand_dims(array_ops.expand_dims(g * det, -1), -1)
+    return (scale * matrix_transpose(matrix_inverse(x)),)
+
+
+def matrix_determinant(input, name=None):  # noqa: A002
+    return make_tensor("MatrixDeterminant", [_square("MatrixDeterminant", input)], None, name or "MatrixDeterminant")
+
+
+@register_op("MatrixInverse", shape=lambda op: op.inputs[0].shape)
+@_linalg_errors
+def _inverse_kernel(xp, x, *, adjoint=False):
+    return np.linalg.inv(np.swapaxes(x, -1, -2) if adjoint else x).astype(x.dtype)
+
+
+@register_gradient("MatrixInverse")
+def _inverse_grad(op, g):
+    inv = op.outputs[0]
+    inv_t = matrix_transpose(inv)
+    return (-math_ops.matmul(inv_t, math_ops.matmul(g, inv_t)),)
+
+
+def matrix_inverse(input, adjoint=False, name=None):  # noqa: A002
+    return make_tensor("MatrixInverse", [_square("MatrixInverse", input)], {"adjoint": bool(adjoint)},
+                       name or "MatrixInverse")
+
+
+@register_op("MatrixSolve", shape=lambda op: op.inputs[1].shape)
+@_linalg_errors
+def _solve_kernel(xp, a, b, *, adjoint=False):
+    return np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b).astype(b.dtype)
+
+
+@register_gradient("MatrixSolve")
+def _solve_grad(op, g):
+    a = op.inputs[0]
+    x = op.outputs[0]
+    gb = matrix_solve(a, g, adjoint=not op.get_attr("adjoint"))
+    ga = -math_ops.matmul(gb, x, transpose_b=True)
+    if op.get_attr("adjoint"):
+        ga = matrix_transpose(ga)
+    return ga, gb
+
+
+def matrix_solve(matrix, rhs, adjoint=False, name=None):
+    """X with ``matrix @ X = rhs`` (``adjoint``: the transpose of matrix)."""
+    a = _square("MatrixSolve", matrix)
+    b = ops.convert_to_tensor(rhs, dtype=a.dtype.base_dtype)
+    return make_tensor("MatrixSolve", [a, b], {"adjoint": bool(adjoint)}, name or "MatrixSolve")
+
+
+@register_op("MatrixTriangularSolve", shape=lambda op: op.inputs[1].shape)
+@_linalg_errors
+def _triangular_solve_kernel(xp, a, b, *, lower=True, adjoint=False):
+    a = np.tril(a) if lower else np.triu(a)
+    return np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b).astype(b.dtype)
+
+
+def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    a = _square("MatrixTriangularSolve", matrix)
+    b = ops.convert_to_tensor(rhs, dtype=a.dtype.base_dtype)
+    return make_tensor("MatrixTriangularSolve", [a, b], {"lower": bool(lower), "adjoint": bool(adjoint)},
+                       name or "MatrixTriangularSolve")
+
+
+def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
+    """The least-squares solution of ``matrix @ X = rhs`` (with an optional L2 penalty)."""
+    with ops.name_scope(name, "matrix_solve_ls", [matrix, rhs]):
+        a = ops.convert_to_tensor(matrix)
+        b = ops.convert_to_tensor(rhs, dtype=a.dtype.base_dtype)
+        gram = math_ops.matmul(a, a, transpose_a=True)
+        if l2_regularizer:
+            n = a.shape[-1].value
+            gram = gram + l2_regularizer * array_ops.constant(np.eye(n), dtype=a.dtype.base_dtype)
+        return matrix_solve(gram, math_ops.matmul(a, b, transpose_a=True))
+
+
+@register_op("Cholesky", shape=lambda op: op.inputs[0].shape)
+@_linalg_errors
+def _cholesky_kernel(xp, x):
+    return np.linalg.cholesky(x).astype(x.dtype)
+
+
+def cholesky(input, name=None):  # noqa: A002
+    """The lower-triangular L with L @ L^T = input (symmetric positive definite)."""
+    return make_tensor("Cholesky", [_square("Cholesky", input)], None, name or "Cholesky")
+
+
+def cholesky_solve(chol, rhs, name=None):
+    """Solves A X = rhs given chol = cholesky(A)."""
+    with ops.name_scope(name, "cholesky_solve", [chol, rhs]):
+        y = matrix_triangular_solve(chol, rhs, lower=True, adjoint=False)
+        return matrix_triangular_solve(chol, y, lower=True, adjoint=True)
+
+
+@register_op("Qr", list_output=True, shape=lambda op: [TensorShape(None)] * 2,
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 2)
+def _qr_kernel(xp, x, *, full_matrices=False):
+    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    return q.astype(x.dtype), r.astype(x.dtype)
+
+
+def qr(input, full_matrices=False, name=None):  # noqa: A002
+    return tuple(make_op("Qr", [ops.convert_to_tensor(input)], {"full_matrices": bool(full_matrices)},
+                         name or "Qr").outputs)
+
+
+@register_op("Svd", list_output=True, shape=lambda op: [TensorShape(None)] * 3,
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 3)
+def _svd_kernel(xp, x, *, compute_uv=True, full_matrices=False):
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    return s.astype(x.dtype), u.astype(x.dtype), np.swapaxes(vh, -1, -2).astype(x.dtype)
+
+
+def svd(tensor, full_matrices=False, compute_uv=True, name=None):
+    """Singular values (descending), and with ``compute_uv`` u and v with tensor = u diag(s) v^T."""
+    s, u, v = make_op("Svd", [ops.convert_to_tensor(tensor)], {"compute_uv": bool(compute_uv),
+                                                               "full_matrices": bool(full_matrices)},
+                      name or "Svd").outputs
+    return (s, u, v) if compute_uv else s
+
+
+@register_op("SelfAdjointEigV2", list_output=True, shape=lambda op: [TensorShape(None)] * 2,
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 2)
+def _eigh_kernel(xp, x, *, compute_v=True):
+    e, v = np.linalg.eigh(x)
+    return e.astype(x.dtype), v.astype(x.dtype)
+
+
+def self_adjoint_eig(tensor, name=None):
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices."""
+    return tuple(make_op("SelfAdjointEigV2", [_square("SelfAdjointEigV2", tensor)], {"compute_v": True},
+                         name or "SelfAdjointEigV2").outputs)
+
+
+def self_adjoint_eigvals(tensor, name=None):
+    return self_adjoint_eig(tensor, name)[0]
+
+
+def matrix_square_root(input, name=None):  # noqa: A002
+    """The symmetric square root of a symmetric positive semi-definite matrix."""
+    with ops.name_scope(name, "MatrixSquareRoot", [input]):
+        e, v = self_adjoint_eig(input)
+        root = math_ops.sqrt(math_ops.maximum(e, 0))
+        return math_ops.matmul(v * array_ops.expand_dims(root, -2), v, transpose_b=True)

@@ -1,0 +1,475 @@
+"""Array manipulation programs reach for: reverse, roll, eye and diagonals, band parts,
+linspace, meshgrid, repeat, boolean_mask, sequence_mask, depth/space rearrangements,
+cumulative sums and products, sorting, and a few shape helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_gradient, register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+from . import array_ops, math_ops, slicing_ops
+from .nd_ops import gather_nd
+from .op_util import constant_value, make_tensor
+
+# ---------------------------------------------------------------------------
+# ReverseV2, Roll
+
+
+@register_op("ReverseV2", shape=lambda op: op.inputs[0].shape)
+def _reverse_kernel(xp, x, axis):
+    return np.flip(x, axis=tuple(int(a) for a in np.reshape(axis, [-1]))).copy()
+
+
+@register_gradient("ReverseV2")
+def _reverse_grad(op, g):
+    return reverse(g, op.inputs[1]), None
+
+
+def reverse(tensor, axis, name=None) -> ops.Tensor:
+    """``tensor`` with the order of the given axes reversed."""
+    tensor = ops.convert_to_tensor(tensor)
+    axis = ops.convert_to_tensor(axis, dtype=dtypes.int32)
+    return make_tensor("ReverseV2", [tensor, axis], None, name or "ReverseV2")
+
+
+reverse_v2 = reverse
+
+
+@register_op("Roll", shape=lambda op: op.inputs[0].shape)
+def _roll_kernel(xp, x, shift, axis):
+    return np.roll(x, np.reshape(shift, [-1]).tolist(), axis=np.reshape(axis, [-1]).tolist())
+
+
+@register_gradient("Roll")
+def _roll_grad(op, g):
+    return roll(g, -op.inputs[1], op.inputs[2]), None, None
+
+
+def roll(input, shift, axis, name=None) -> ops.Tensor:  # noqa: A002
+    """Elements shifted along ``axis`` by ``shift``, wrapping around."""
+    x = ops.convert_to_tensor(input)
+    return make_tensor("Roll", [x, ops.convert_to_tensor(shift), ops.convert_to_tensor(axis)], None,
+                       name or "Roll")
+
+
+# ---------------------------------------------------------------------------
+# Diagonals and bands (on the last two axes, batched)
+
+
+def _diag_shape(op):
+    x = op.inputs[0].shape
+    if x.ndims is None:
+        return TensorShape(None)
+    return x.concatenate([x[-1]])
+
+
+@register_op("MatrixDiag", shape=_diag_shape)
+def _matrix_diag_kernel(xp, diagonal):
+    n = diagonal.shape[-1]
+    out = np.zeros(diagonal.shape + (n,), dtype=diagonal.dtype)
+    idx = np.arange(n)
+    out[..., idx, idx] = diagonal
+    return out
+
+
+def _diag_part_shape(op):
+    x = op.inputs[0].shape
+    if x.ndims is None:
+        return TensorShape(None)
+    rows, cols = x[-2].value, x[-1].value
+    n = None if rows is None or cols is None else min(rows, cols)
+    return x[:-2].concatenate([n])
+
+
+@register_op("MatrixDiagPart", shape=_diag_part_shape)
+def _matrix_diag_part_kernel(xp, x):
+    return np.diagonal(x, axis1=-2, axis2=-1).copy()
+
+
+@register_op("MatrixSetDiag", shape=lambda op: op.inputs[0].shape)
+def _matrix_set_diag_kernel(xp, x, diagonal):
+    out = x.copy()
+    n = diagonal.shape[-1]
+    idx = np.arange(n)
+    out[..., idx, idx] = diagonal
+    return out
+
+
+@register_gradient("MatrixDiag")
+def _matrix_diag_grad(op, g):
+    return (matrix_diag_part(g),)
+
+
+@register_gradient("MatrixDiagPart")
+def _matrix_diag_part_grad(op, g):
+    return (matrix_set_diag(array_ops.zeros_like(op.inputs[0]), g),)
+
+
+@register_gradient("MatrixSetDiag")
+def _matrix_set_diag_grad(op, g):
+    return matrix_set_diag(g, array_ops.zeros_like(op.inputs[1])), matrix_diag_part(g)
+
+
+def matrix_diag(diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """Square matrices with ``diagonal`` (batched on the leading axes) on their diagonals."""
+    if k != 0 or num_rows != -1 or num_cols != -1 or padding_value != 0:
+        raise NotImplementedError("matrix_diag supports the main diagonal only (k=0, default sizes)")
+    return make_tensor("MatrixDiag", [ops.convert_to_tensor(diagonal)], None, name or "MatrixDiag")
+
+
+def matrix_diag_part(input, name=None, k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
+    if k != 0:
+        raise NotImplementedError("matrix_diag_part supports the main diagonal only (k=0)")
+    return make_tensor("MatrixDiagPart", [ops.convert_to_tensor(input)], None, name or "MatrixDiagPart")
+
+
+def matrix_set_diag(input, diagonal, name=None, k=0, align="RIGHT_LEFT"):  # noqa: A002
+    if k != 0:
+        raise NotImplementedError("matrix_set_diag supports the main diagonal only (k=0)")
+    x = ops.convert_to_tensor(input)
+    return make_tensor("MatrixSetDiag", [x, ops.convert_to_tensor(diagonal, dtype=x.dtype.base_dtype)], None,
+                       name or "MatrixSetDiag")
+
+
+def diag(diagonal, name=None):
+    """A tensor with ``diagonal`` on its diagonal: rank 2k for a rank-k input (TF's Diag)."""
+    d = ops.convert_to_tensor(diagonal)
+    if d.shape.ndims == 1:
+        return matrix_diag(d, name=name)
+    with ops.name_scope(name, "Diag", [d]):
+        flat = array_ops.reshape(d, [-1])
+        return array_ops.reshape(matrix_diag(flat), array_ops.concat([array_ops.shape(d), array_ops.shape(d)], 0))
+
+
+def diag_part(input, name=None):  # noqa: A002
+    """The diagonal of a rank-2k tensor (the inverse of diag)."""
+    x = ops.convert_to_tensor(input)
+    if x.shape.ndims == 2:
+        return matrix_diag_part(x, name=name)
+    with ops.name_scope(name, "DiagPart", [x]):
+        half = x.shape.ndims // 2
+        dims = x.shape.as_list()[:half]
+        n = int(np.prod(dims))
+        return array_ops.reshape(matrix_diag_part(array_ops.reshape(x, [n, n])), dims)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """The identity matrix (``num_rows`` x ``num_columns``), optionally batched."""
+    num_columns = num_rows if num_columns is None else num_columns
+    value = np.eye(int(num_rows), int(num_columns), dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
+    if batch_shape is not None:
+        value = np.broadcast_to(value, tuple(batch_shape) + value.shape).copy()
+    return array_ops.constant(value, name=name or "eye")
+
+
+@register_op("MatrixBandPart", shape=lambda op: op.inputs[0].shape)
+def _matrix_band_part_kernel(xp, x, num_lower, num_upper):
+    rows, cols = x.shape[-2], x.shape[-1]
+    i = np.arange(rows)[:, None]
+    j = np.arange(cols)[None, :]
+    lower, upper = int(num_lower), int(num_upper)
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    return np.where(keep, x, 0).astype(x.dtype)
+
+
+@register_gradient("MatrixBandPart")
+def _matrix_band_part_grad(op, g):
+    return matrix_band_part(g, op.inputs[1], op.inputs[2]), None, None
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """Keeps ``num_lower`` sub-diagonals and ``num_upper`` super-diagonals (-1: all); zeroes the rest."""
+    x = ops.convert_to_tensor(input)
+    return make_tensor("MatrixBandPart", [x, ops.convert_to_tensor(num_lower, dtype=dtypes.int64),
+                                          ops.convert_to_tensor(num_upper, dtype=dtypes.int64)], None,
+                       name or "MatrixBandPart")
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """Swaps the last two axes."""
+    a = ops.convert_to_tensor(a)
+    rank = a.shape.ndims
+    if rank is None:
+        raise ValueError("matrix_transpose needs a known rank")
+    if rank < 2:
+        raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: {a.shape}")
+    return array_ops.transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], name=name)
+
+
+def trace(x, name=None):
+    """The sum of the diagonal of each (batched) matrix."""
+    with ops.name_scope(name, "Trace", [x]):
+        return math_ops.reduce_sum(matrix_diag_part(x), -1)
+
+
+# ---------------------------------------------------------------------------
+# LinSpace, meshgrid, repeat, masks
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    with ops.name_scope(name, "LinSpace", [start, stop, num]):
+        start = ops.convert_to_tensor(start)
+        stop = ops.convert_to_tensor(stop, dtype=start.dtype.base_dtype)
+        n = constant_value(ops.convert_to_tensor(num))
+        if n is None:
+            raise NotImplementedError("linspace needs a constant num in distflow")
+        n = int(n)
+        if n == 1:
+            return array_ops.reshape(start, [1])
+        steps = array_ops.constant(np.arange(n) / (n - 1), dtype=start.dtype.base_dtype)
+        return start + (stop - start) * steps
+
+
+lin_space = linspace
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids from 1-D tensors; ``indexing="xy"`` (default) or ``"ij"``."""
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError(f"Invalid keyword arguments: {sorted(kwargs)}")
+    if indexing not in ("xy", "ij"):
+        raise ValueError("indexing parameter must be either 'xy' or 'ij'")
+    with ops.name_scope(name, "meshgrid", args):
+        tensors = [array_ops.reshape(ops.convert_to_tensor(a), [-1]) for a in args]
+        n = len(tensors)
+        outputs = []
+        sizes = [array_ops.size(t) for t in tensors]
+        if indexing == "xy" and n > 1:
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        full = array_ops.stack(sizes) if n else None
+        for i, t in enumerate(tensors):
+            shape = [1] * n
+            position = i
+            if indexing == "xy" and n > 1 and i < 2:
+                position = 1 - i
+            shape[position] = -1
+            outputs.append(array_ops.broadcast_to(array_ops.reshape(t, shape), full))
+        return outputs
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    """Each element repeated ``repeats`` times along ``axis`` (the flattened input when None)."""
+    x = ops.convert_to_tensor(input)
+    reps = constant_value(ops.convert_to_tensor(repeats))
+    if reps is None:
+        raise NotImplementedError("repeat needs constant repeats in distflow")
+    with ops.name_scope(name, "Repeat", [x]):
+        if axis is None:
+            x = array_ops.reshape(x, [-1])
+            axis = 0
+        n = x.shape[axis].value
+        if n is None:
+            raise NotImplementedError("repeat needs the size of the repeated axis to be known")
+        index = np.repeat(np.arange(n), np.broadcast_to(np.asarray(reps), [n]))
+        return slicing_ops.gather(x, array_ops.constant(index.astype(np.int32)), axis=axis)
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """``mask[i, j] = j < lengths[i]``, ``maxlen`` columns (the largest length by default)."""
+    with ops.name_scope(name, "SequenceMask", [lengths, maxlen]):
+        lengths = ops.convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = math_ops.reduce_max(lengths)
+        maxlen = math_ops.cast(ops.convert_to_tensor(maxlen), lengths.dtype.base_dtype)
+        row = math_ops.range_(maxlen)
+        mask = math_ops.less(row, array_ops.expand_dims(lengths, -1))
+        return mask if dtypes.as_dtype(dtype) == dtypes.bool else math_ops.cast(mask, dtype)
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The entries of ``tensor`` where ``mask`` (over its leading axes) is true, flattened over them."""
+    with ops.name_scope(name, "boolean_mask", [tensor, mask]):
+        tensor = ops.convert_to_tensor(tensor)
+        mask = ops.convert_to_tensor(mask, dtype=dtypes.bool)
+        k = mask.shape.ndims
+        if k is None:
+            raise ValueError("Number of mask dimensions must be specified")
+        axis = 0 if axis is None else axis
+        shape = array_ops.shape(tensor)
+        leading = shape[:axis] if axis else array_ops.constant([], dtypes.int32)
+        flat = array_ops.reshape(tensor, array_ops.concat([leading, [-1], shape[axis + k:]], 0))
+        indices = array_ops.squeeze(math_ops.where(array_ops.reshape(mask, [-1])), [1])
+        return slicing_ops.gather(flat, indices, axis=axis)
+
+
+# ---------------------------------------------------------------------------
+# Cumsum, Cumprod
+
+
+def _cumulative(np_fn, x, axis, exclusive, reverse):
+    axis = int(axis)
+    if reverse:
+        x = np.flip(x, axis)
+    out = np_fn(x, axis=axis)
+    if exclusive:
+        identity = 0 if np_fn is np.cumsum else 1
+        out = np.concatenate([np.full_like(np.take(out, [0], axis=axis), identity),
+                              np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    if reverse:
+        out = np.flip(out, axis)
+    return out.astype(x.dtype, copy=False)
+
+
+@register_op("Cumsum", shape=lambda op: op.inputs[0].shape)
+def _cumsum_kernel(xp, x, axis, *, exclusive, reverse):
+    return _cumulative(np.cumsum, x, axis, exclusive, reverse)
+
+
+@register_op("Cumprod", shape=lambda op: op.inputs[0].shape)
+def _cumprod_kernel(xp, x, axis, *, exclusive, reverse):
+    return _cumulative(np.cumprod, x, axis, exclusive, reverse)
+
+
+@register_gradient("Cumsum")
+def _cumsum_grad(op, g):
+    return cumsum(g, op.inputs[1], exclusive=op.get_attr("exclusive"),
+                  reverse=not op.get_attr("reverse")), None
+
+
+@register_gradient("Cumprod")
+def _cumprod_grad(op, g):
+    # As TF: valid where x has no zeros. d/dx_i sum_j g_j prod_{k<=j} x_k = sum_{j>=i} g_j y_j / x_i.
+    x = op.inputs[0]
+    exclusive, rev = op.get_attr("exclusive"), op.get_attr("reverse")
+    out = cumprod(x, op.inputs[1], exclusive=exclusive, reverse=rev)
+    return cumsum(out * g, op.inputs[1], exclusive=exclusive, reverse=not rev) / x, None
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    x = ops.convert_to_tensor(x)
+    return make_tensor("Cumsum", [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name or "Cumsum")
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    x = ops.convert_to_tensor(x)
+    return make_tensor("Cumprod", [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name or "Cumprod")
+
+
+# ---------------------------------------------------------------------------
+# Sorting
+
+
+@register_op("Argsort", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int32)
+def _argsort_kernel(xp, x, *, axis, descending):
+    order = np.argsort(-x if descending else x, axis=axis, kind="stable")
+    return order.astype(np.int32)
+
+
+not_differentiable("Argsort")
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    """Indices that sort ``values`` along ``axis`` (stable: equal values keep their order)."""
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(f'Unknown direction "{direction}": expected "ASCENDING" or "DESCENDING"')
+    values = ops.convert_to_tensor(values)
+    return make_tensor("Argsort", [values], {"axis": int(axis), "descending": direction == "DESCENDING"},
+                       name or "argsort")
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    """``values`` sorted along ``axis``; differentiable (a gather of the sorted positions)."""
+    with ops.name_scope(name, "sort", [values]):
+        values = ops.convert_to_tensor(values)
+        order = argsort(values, axis, direction)
+        rank = values.shape.ndims
+        if rank is None:
+            raise ValueError("sort needs a known rank")
+        axis = axis % rank
+        moved = list(range(rank))
+        moved[axis], moved[-1] = moved[-1], moved[axis]
+        v = array_ops.transpose(values, moved)
+        o = array_ops.transpose(order, moved)
+        flat_v = array_ops.reshape(v, [-1, array_ops.shape(v)[-1]])
+        flat_o = array_ops.reshape(o, [-1, array_ops.shape(o)[-1]])
+        rows = array_ops.shape(flat_o)[0]
+        cols = array_ops.shape(flat_o)[1]
+        row_ids = array_ops.tile(array_ops.expand_dims(math_ops.range_(rows), 1), array_ops.stack([1, cols]))
+        picked = gather_nd(flat_v, array_ops.stack([row_ids, flat_o], axis=-1))
+        return array_ops.transpose(array_ops.reshape(picked, array_ops.shape(v)), moved)
+
+
+# ---------------------------------------------------------------------------
+# Shape helpers
+
+
+def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """The shapes of a list of tensors."""
+    return [array_ops.shape(t, out_type=out_type) for t in input]
+
+
+def ensure_shape(x, shape, name=None):
+    """``x``, checked when the step runs to have a shape compatible with ``shape``."""
+    x = ops.convert_to_tensor(x)
+    shape = as_shape(shape)
+    if not x.shape.is_compatible_with(shape):
+        raise ValueError(f"Shape of tensor {x.name} {x.shape} is not compatible with expected shape {shape}.")
+    return make_tensor("EnsureShape", [x], {"shape": shape}, name or "EnsureShape")
+
+
+@register_op("EnsureShape", shape=lambda op: op.inputs[0].shape.merge_with(op.get_attr("shape")), may_alias=True)
+def _ensure_shape_kernel(xp, x, *, shape):
+    if not shape.is_compatible_with(TensorShape(x.shape)):
+        raise errors.InvalidArgumentError(None, None, f"Shape of tensor {list(x.shape)} is not compatible with "
+                                                      f"expected shape {shape}.")
+    return x
+
+
+@register_gradient("EnsureShape")
+def _ensure_shape_grad(op, g):
+    return (g,)
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """``stack(values)`` (TF computes it in parallel; the result is the same)."""
+    return array_ops.stack(values, name=name)
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """Moves ``block_size`` x ``block_size`` spatial blocks into the channels (NHWC)."""
+    if data_format != "NHWC":
+        raise NotImplementedError("space_to_depth supports NHWC only")
+    x = ops.convert_to_tensor(input)
+    b = int(block_size)
+    with ops.name_scope(name, "SpaceToDepth", [x]):
+        _, h, w, c = x.shape.as_list()
+        if h is None or w is None or c is None:
+            raise ValueError("space_to_depth needs known height, width and channels")
+        y = array_ops.reshape(x, [-1, h // b, b, w // b, b, c])
+        y = array_ops.transpose(y, [0, 1, 3, 2, 4, 5])
+        return array_ops.reshape(y, [-1, h // b, w // b, b * b * c])
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """The inverse of space_to_depth (NHWC)."""
+    if data_format != "NHWC":
+        raise NotImplementedError("depth_to_space supports NHWC only")
+    x = ops.convert_to_tensor(input)
+    b = int(block_size)
+    with ops.name_scope(name, "DepthToSpace", [x]):
+        _, h, w, c = x.shape.as_list()
+        if h is None or w is None or c is None:
+            raise ValueError("depth_to_space needs known height, width and channels")
+        y = array_ops.reshape(x, [-1, h, w, b, b, c // (b * b)])
+        y = array_ops.transpose(y, [0, 1, 3, 2, 4, 5])
+        return array_ops.reshape(y, [-1, h * b, w * b, c // (b * b)])
+
+
+def unravel_index(indices, dims, name=None):
+    """The coordinates of flat ``indices`` in an array of shape ``dims`` (one row per dimension)."""
+    with ops.name_scope(name, "UnravelIndex", [indices, dims]):
+        indices = ops.convert_to_tensor(indices)
+        dims = ops.convert_to_tensor(dims, dtype=indices.dtype.base_dtype)
+        strides = cumprod(dims, exclusive=True, reverse=True)
+        return math_ops.floormod(math_ops.floordiv(array_ops.expand_dims(indices, 0),
+                                                   array_ops.expand_dims(strides, -1)),
+                                 array_ops.expand_dims(dims, -1))

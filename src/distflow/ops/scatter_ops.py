@@ -1,0 +1,154 @@
+"""Sparse updates: ``tf.scatter_*`` write rows of a variable in place; ``tf.tensor_scatter_*``
+return an updated copy of a tensor. Duplicate indices accumulate for add, sub, mul, div, min
+and max; for update the last one wins."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from .nd_ops import _index_tuple
+from .op_util import make_tensor
+from .state_ops import _as_ref, locked
+
+_UFUNCS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.true_divide, "Min": np.minimum,
+           "Max": np.maximum}
+
+
+def _check_rows(op_type, value, indices):
+    n = value.shape[0] if value.ndim else 0
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        bad = indices[(indices < 0) | (indices >= n)].reshape(-1)[0]
+        raise errors.InvalidArgumentError(None, None, f"{op_type}: indices[...] = {bad} is not in [0, {n})")
+
+
+def _apply(kind, target, where, updates):
+    if kind == "Update":
+        target[where] = updates
+    elif kind == "Div" and target.dtype.kind in "iu":
+        np.floor_divide.at(target, where, updates)
+    else:
+        _UFUNCS[kind].at(target, where, updates)
+
+
+def _register_scatter(kind: str):
+    op_type = f"Scatter{kind}"
+
+    @register_op(op_type, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype, stateful=True,
+                 ref_inputs=(0,))
+    def kernel(xp, ref, indices, updates, *, use_locking=False):
+        with locked(ref, use_locking):
+            value = ref.read()
+            _check_rows(op_type, value, indices)
+            updates = np.broadcast_to(updates, indices.shape + value.shape[1:])
+            _apply(kind, value, indices, updates.astype(value.dtype, copy=False))
+        return ref
+
+    not_differentiable(op_type)
+
+    nd_type = f"ScatterNd{kind}"
+    if kind in ("Update", "Add", "Sub"):
+        @register_op(nd_type, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype, stateful=True,
+                     ref_inputs=(0,))
+        def nd_kernel(xp, ref, indices, updates, *, use_locking=False):
+            with locked(ref, use_locking):
+                value = ref.read()
+                depth = indices.shape[-1]
+                where = _index_tuple(indices, value.shape, nd_type)
+                _apply(kind, value, where, np.reshape(updates, (-1,) + value.shape[depth:]).astype(value.dtype))
+            return ref
+
+        not_differentiable(nd_type)
+
+    @register_op(f"TensorScatter{kind}", shape=lambda op: op.inputs[0].shape)
+    def tensor_kernel(xp, tensor, indices, updates):
+        out = tensor.copy()
+        depth = indices.shape[-1]
+        where = _index_tuple(indices, out.shape, f"TensorScatter{kind}")
+        _apply(kind, out, where, np.reshape(updates, (-1,) + out.shape[depth:]).astype(out.dtype))
+        return out
+
+    not_differentiable(f"TensorScatter{kind}")
+
+
+for _kind in ("Update", "Add", "Sub", "Mul", "Div", "Min", "Max"):
+    _register_scatter(_kind)
+
+
+def _scatter(kind, ref, indices, updates, use_locking, name):
+    ref = _as_ref(ref)
+    indices = ops.convert_to_tensor(indices)
+    if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"scatter indices must be int32 or int64, got {indices.dtype.name}")
+    updates = ops.convert_to_tensor(updates, dtype=ref.dtype.base_dtype)
+    return make_tensor(kind, [ref, indices, updates], {"use_locking": bool(use_locking)}, name or kind)
+
+
+def scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """``ref[indices] = updates`` in place; returns the variable (its reference)."""
+    return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("ScatterAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
+
+
+def scatter_mul(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("ScatterMul", ref, indices, updates, use_locking, name)
+
+
+def scatter_div(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("ScatterDiv", ref, indices, updates, use_locking, name)
+
+
+def scatter_min(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("ScatterMin", ref, indices, updates, use_locking, name)
+
+
+def scatter_max(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("ScatterMax", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
+    """``ref[indices[i]] = updates[i]`` for index rows of the last axis of ``indices``."""
+    return _scatter("ScatterNdUpdate", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("ScatterNdAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("ScatterNdSub", ref, indices, updates, use_locking, name)
+
+
+def _tensor_scatter(kind, tensor, indices, updates, name):
+    tensor = ops.convert_to_tensor(tensor)
+    indices = ops.convert_to_tensor(indices)
+    updates = ops.convert_to_tensor(updates, dtype=tensor.dtype.base_dtype)
+    return make_tensor(kind, [tensor, indices, updates], None, name or kind)
+
+
+def tensor_scatter_update(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``updates`` written at the index rows ``indices``."""
+    return _tensor_scatter("TensorScatterUpdate", tensor, indices, updates, name)
+
+
+def tensor_scatter_add(tensor, indices, updates, name=None):
+    return _tensor_scatter("TensorScatterAdd", tensor, indices, updates, name)
+
+
+def tensor_scatter_sub(tensor, indices, updates, name=None):
+    return _tensor_scatter("TensorScatterSub", tensor, indices, updates, name)
+
+
+tensor_scatter_nd_update = tensor_scatter_update
+tensor_scatter_nd_add = tensor_scatter_add
+tensor_scatter_nd_sub = tensor_scatter_sub
