@@ -49,6 +49,19 @@ _MESSAGES = {
     "MetaGraphDef": [("meta_info_def", 1, ".tensorflow.MetaGraphDef.MetaInfoDef", False),
                      ("graph_def", 2, ".tensorflow.GraphDef", False), ("saver_def", 3, ".tensorflow.SaverDef", False),
                      ("collection_def", 4, ".tensorflow.MetaGraphDef.CollectionDefEntry", True)],
+    "HistogramProto": [("min", 1, "double", False), ("max", 2, "double", False), ("num", 3, "double", False),
+                       ("sum", 4, "double", False), ("sum_squares", 5, "double", False),
+                       ("bucket_limit", 6, "double", True), ("bucket", 7, "double", True)],
+    "Summary.Image": [("height", 1, "int32", False), ("width", 2, "int32", False), ("colorspace", 3, "int32", False),
+                      ("encoded_image_string", 4, "bytes", False)],
+    "Summary.Value": [("tag", 1, "string", False), ("simple_value", 2, "float", False),
+                      ("image", 4, ".tensorflow.Summary.Image", False), ("histo", 5, ".tensorflow.HistogramProto", False),
+                      ("tensor", 8, ".tensorflow.TensorProto", False)],
+    "Summary": [("value", 1, ".tensorflow.Summary.Value", True)],
+    "SessionLog": [("status", 1, "int32", False), ("checkpoint_path", 2, "string", False), ("msg", 3, "string", False)],
+    "Event": [("wall_time", 1, "double", False), ("step", 2, "int64", False), ("file_version", 3, "string", False),
+              ("graph_def", 4, "bytes", False), ("summary", 5, ".tensorflow.Summary", False),
+              ("session_log", 7, ".tensorflow.SessionLog", False)],
     "CheckpointState": [("model_checkpoint_path", 1, "string", False),
                         ("all_model_checkpoint_paths", 2, "string", True),
                         ("all_model_checkpoint_timestamps", 3, "double", True)],
@@ -102,7 +115,8 @@ def _build():
     pool = descriptor_pool.DescriptorPool()
     pool.Add(file)
     return {name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"tensorflow.{name}"))
-            for name in ("GraphDef", "NodeDef", "MetaGraphDef", "SaverDef", "VariableDef", "CheckpointState")}
+            for name in ("GraphDef", "NodeDef", "MetaGraphDef", "SaverDef", "VariableDef", "CheckpointState", "Event",
+                         "Summary")}
 
 
 TF = _build()

@@ -81,13 +81,14 @@ from .ops.segment_ops import (bincount, confusion_matrix, count_nonzero, cross, 
 from .ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, div_no_nan, erf, erfc,
                                    expm1, is_finite, is_inf, is_nan, log_sigmoid, rint, sinh, tan, truncatediv,
                                    truncatemod)
-from .protos.distflow_pb2 import AttrValue, GraphDef, MetaGraphDef, NodeDef, TensorProto, TensorShapeProto
+from .protos.distflow_pb2 import (AttrValue, Event, GraphDef, HistogramProto, LogMessage, MetaGraphDef, NodeDef,
+                                  SessionLog, Summary, SummaryMetadata, TensorProto, TensorShapeProto)
 from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .runtime.session import InteractiveSession, Session
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above
 from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402
-from . import version  # noqa: E402
+from . import python_io, summary, version  # noqa: E402
 from ._namespace import missing as _missing
 from .platform import app, gfile  # noqa: E402
 from .platform import flags  # noqa: E402

@@ -67,7 +67,7 @@ def _binary_assert(default, compare, describe, x, y, data, summarize, message, n
         elif message:
             data = [message] + list(data)
         condition = reduction_ops.reduce_all(compare(x, y))
-        return Assert(condition, data, summarize, name=scope[:-1])
+        return Assert(condition, data, summarize, name=scope)
 
 
 def assert_equal(x, y, data=None, summarize=None, message=None, name=None):

@@ -18,7 +18,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None) -> ops.Tensor:
         safe = math_ops.where(positive, l2sum, array_ops.ones_like(l2sum))
         norm = math_ops.where(positive, math_ops.sqrt(safe), l2sum)
         clipped = t * clip_norm / math_ops.maximum(norm, clip_norm)
-        return array_ops.identity(clipped, name=scope[:-1] if scope else None)
+        return array_ops.identity(clipped, name=scope or None)
 
 
 def global_norm(t_list, name=None) -> ops.Tensor:
@@ -29,8 +29,8 @@ def global_norm(t_list, name=None) -> ops.Tensor:
     with ops.name_scope(name, "global_norm", [t for t in t_list if t is not None]) as scope:
         squares = [math_ops.reduce_sum(math_ops.square(ops.convert_to_tensor(t))) for t in t_list if t is not None]
         if not squares:
-            return array_ops.constant(0.0, name=scope[:-1] if scope else None)
-        return math_ops.sqrt(math_ops.add_n(squares), name=scope[:-1] if scope else None)
+            return array_ops.constant(0.0, name=scope or None)
+        return math_ops.sqrt(math_ops.add_n(squares), name=scope or None)
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):

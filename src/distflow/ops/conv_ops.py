@@ -301,4 +301,4 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         raise errors.UnimplementedError(None, None, "conv2d_transpose dilations other than 1 are not supported")
     with ops.name_scope(name, "conv2d_transpose", [value, f, output_shape]) as scope:
         return conv2d_backprop_input(output_shape, f, value, strides, padding, data_format=data_format,
-                                     name=scope[:-1])
+                                     name=scope)

@@ -567,7 +567,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> ops.Tensor:
     with ops.name_scope(name, "clip_by_value", [t]) as scope:
         t = ops.convert_to_tensor(t)
         low = minimum(t, clip_value_max)
-        out = maximum(low, clip_value_min, name=scope[:-1] if scope else None)
+        out = maximum(low, clip_value_min, name=scope or None)
         if not out.shape.is_compatible_with(t.shape):
             raise ValueError(f"clip_by_value bounds would change the shape of {t.name} from "
                              f"{t.shape} to {out.shape}")

@@ -64,8 +64,6 @@ DIFFERENT = {
     "train": {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
         "Saver": "checkpoints are safetensors shards and a JSON index (written atomically), not TF's format",
-        "Supervisor": "no summaries yet: `summary_op` and `summary_writer` are None",
-        "MonitoredTrainingSession": "summary arguments are accepted; no summaries are written yet",
     },
     "data": {
         "Dataset": "runs in the process that built it; `prefetch` and `cache` are accepted and do nothing; "

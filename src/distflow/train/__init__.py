@@ -6,7 +6,7 @@ from ..distributed.cluster_resolver import (ClusterResolver, SlurmClusterResolve
 from ..distributed.cluster_spec import ClusterSpec  # noqa: F401
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FinalOpsHook,  # noqa: F401
                                       LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
-                                      SecondOrStepTimer, StepCounterHook, StopAtStepHook)
+                                      SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
 from .coordinator import Coordinator, LooperThread  # noqa: F401
 from .device_setter import (GreedyLoadBalancingStrategy, RandomStrategy, byte_size_load_fn,  # noqa: F401
                             replica_device_setter)
@@ -30,6 +30,8 @@ from .session_manager import SessionManager  # noqa: F401
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues  # noqa: F401
 from .supervisor import Supervisor  # noqa: F401
 from .sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
+from ..summary.writer import summary_iterator  # noqa: F401
+from .training_util import assert_global_step  # noqa: F401
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step  # noqa: F401
 
 

@@ -9,6 +9,9 @@ import time
 import numpy as np
 
 from ..framework import ops
+from ..protos.distflow_pb2 import SessionLog, Summary
+from ..summary.summary_ops import merge_all
+from ..summary.writer import FileWriterCache
 from . import training_util
 from .session_run_hook import SessionRunArgs, SessionRunHook
 
@@ -105,6 +108,8 @@ class CheckpointSaverHook(SessionRunHook):
             listener.begin()
 
     def after_create_session(self, session, coord):
+        # As TF 1.x: the graph goes to the checkpoint directory's event file (TensorBoard's graph view).
+        FileWriterCache.get(self._checkpoint_dir).add_graph(ops.get_default_graph())
         # A first checkpoint as soon as the session exists: recovery never starts from nothing.
         step = int(session.run(self._global_step_tensor))
         self._save(session, step)
@@ -166,15 +171,20 @@ class CheckpointSaverListener:
 
 
 class StepCounterHook(SessionRunHook):
-    """Logs global steps per second every ``every_n_steps`` steps (or ``every_n_secs``)."""
+    """Logs global steps per second every ``every_n_steps`` steps (or ``every_n_secs``), and writes it
+    as the ``global_step/sec`` summary when given ``output_dir`` or a ``summary_writer``."""
 
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
         if (every_n_steps is None) == (every_n_secs is None):
             raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
         self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
+        self._output_dir = output_dir
+        self._summary_writer = summary_writer
         self.steps_per_sec = None
 
     def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
         self._global_step_tensor = _global_step_tensor()
 
     def before_run(self, run_context):
@@ -187,6 +197,9 @@ class StepCounterHook(SessionRunHook):
             if secs:
                 self.steps_per_sec = steps / secs
                 _log.info("global_step/sec: %g", self.steps_per_sec)
+                if self._summary_writer is not None:
+                    summary = Summary(value=[Summary.Value(tag="global_step/sec", simple_value=self.steps_per_sec)])
+                    self._summary_writer.add_summary(summary, step)
 
 
 class LoggingTensorHook(SessionRunHook):
@@ -274,3 +287,56 @@ class FinalOpsHook(SessionRunHook):
     def end(self, session):
         if self._final_ops is not None:
             self._final_ops_values = session.run(self._final_ops, feed_dict=self._final_ops_feed_dict)
+
+
+class SummarySaverHook(SessionRunHook):
+    """Runs ``summary_op`` (the graph's merged summaries by default) every ``save_steps`` steps or
+    ``save_secs`` seconds and writes it to ``output_dir``'s event file, with the global step."""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
+                 summary_op=None):
+        if (scaffold is None) == (summary_op is None) and not (scaffold is None and summary_op is None):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._summary_op = summary_op
+        self._scaffold = scaffold
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def _summary(self):
+        if self._summary_op is not None:
+            return self._summary_op
+        if self._scaffold is not None and self._scaffold.summary_op is not None:
+            return self._scaffold.summary_op
+        return merge_all()
+
+    def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
+        self._next_step = None
+        self._global_step_tensor = _global_step_tensor()
+        self._op = self._summary()
+
+    def before_run(self, run_context):
+        self._request = self._op is not None and (self._next_step is None or
+                                                  self._timer.should_trigger_for_step(self._next_step))
+        fetches = {"global_step": self._global_step_tensor}
+        if self._request:
+            fetches["summary"] = self._op
+        return SessionRunArgs(fetches)
+
+    def after_run(self, run_context, run_values):
+        if self._summary_writer is None:
+            return
+        step = int(run_values.results["global_step"])
+        if self._next_step is None:
+            self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), step)
+        if self._request:
+            self._timer.update_last_triggered_step(step)
+            if "summary" in run_values.results:
+                self._summary_writer.add_summary(run_values.results["summary"], step)
+        self._next_step = step + 1
+
+    def end(self, session=None):
+        if self._summary_writer is not None:
+            self._summary_writer.flush()

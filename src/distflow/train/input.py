@@ -36,7 +36,7 @@ def limit_epochs(tensor, num_epochs=None, name=None):
                                     collections=[GraphKeys.LOCAL_VARIABLES])
         counter = epochs.count_up_to(num_epochs)
         with ops.control_dependencies([counter]):
-            return array_ops.identity(tensor, name=scope[:-1])
+            return array_ops.identity(tensor, name=scope)
 
 
 def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None, capacity=32,
@@ -131,7 +131,7 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
                                         name="fifo_queue")
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
-        out = _batched(queue, batch_size, allow_smaller_final_batch, scope[:-1])
+        out = _batched(queue, batch_size, allow_smaller_final_batch, scope)
         return pack(out if isinstance(out, list) else [out])
 
 
@@ -145,5 +145,5 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
                                    name="random_shuffle_queue")
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
-        out = _batched(queue, batch_size, allow_smaller_final_batch, scope[:-1])
+        out = _batched(queue, batch_size, allow_smaller_final_batch, scope)
         return pack(out if isinstance(out, list) else [out])

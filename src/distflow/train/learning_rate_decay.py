@@ -23,7 +23,7 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
         p = step / math_ops.cast(decay_steps, dtype)
         if staircase:
             p = math_ops.floor(p)
-        return math_ops.multiply(lr, math_ops.pow(math_ops.cast(decay_rate, dtype), p), name=scope[:-1])
+        return math_ops.multiply(lr, math_ops.pow(math_ops.cast(decay_rate, dtype), p), name=scope)
 
 
 def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):
@@ -33,7 +33,7 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
         p = step / math_ops.cast(decay_steps, dtype)
         if staircase:
             p = math_ops.floor(p)
-        return math_ops.multiply(lr, math_ops.exp(-math_ops.cast(decay_rate, dtype) * p), name=scope[:-1])
+        return math_ops.multiply(lr, math_ops.exp(-math_ops.cast(decay_rate, dtype) * p), name=scope)
 
 
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):
@@ -43,7 +43,7 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
         p = step / math_ops.cast(decay_steps, dtype)
         if staircase:
             p = math_ops.floor(p)
-        return math_ops.divide(lr, 1 + math_ops.cast(decay_rate, dtype) * p, name=scope[:-1])
+        return math_ops.divide(lr, 1 + math_ops.cast(decay_rate, dtype) * p, name=scope)
 
 
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001, power=1.0,
@@ -64,7 +64,7 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
         else:
             step = math_ops.minimum(step, steps)
         fraction = math_ops.pow(1 - step / steps, math_ops.cast(power, dtype))
-        return math_ops.add((lr - end) * fraction, end, name=scope[:-1])
+        return math_ops.add((lr - end) * fraction, end, name=scope)
 
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
@@ -74,7 +74,7 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
         steps = math_ops.cast(decay_steps, dtype)
         fraction = math_ops.minimum(step, steps) / steps
         cosine = 0.5 * (1 + math_ops.cos(math.pi * fraction))
-        return math_ops.multiply(lr, (1 - alpha) * cosine + alpha, name=scope[:-1])
+        return math_ops.multiply(lr, (1 - alpha) * cosine + alpha, name=scope)
 
 
 def piecewise_constant(x, boundaries, values, name=None):
@@ -99,4 +99,4 @@ def piecewise_constant(x, boundaries, values, name=None):
         # From the last interval back to the first, each boundary overrides what follows it.
         for boundary, value in reversed(list(zip(boundaries, values[:-1]))):
             result = math_ops.where(math_ops.less_equal(x, boundary), value, result)
-        return array_ops.identity(result, name=scope[:-1])
+        return array_ops.identity(result, name=scope)

@@ -21,7 +21,8 @@ from ..framework import errors
 from ..framework import ops
 from ..ops import control_flow_ops, state_ops
 from . import queue_runner
-from .basic_session_run_hooks import CheckpointSaverHook, StepCounterHook
+from ..summary.summary_ops import merge_all
+from .basic_session_run_hooks import CheckpointSaverHook, StepCounterHook, SummarySaverHook
 from .coordinator import Coordinator
 from .saver import Saver
 from .session_manager import SessionManager
@@ -87,6 +88,8 @@ class Scaffold:
                 lambda: state_ops.report_uninitialized_variables(state_ops.global_variables()))
         if self._local_init_op is None:
             self._local_init_op = self._collected(ops.GraphKeys.LOCAL_INIT_OP, self.default_local_init_op)
+        if self._summary_op is None:
+            self._summary_op = self._collected(ops.GraphKeys.SUMMARY_OP, merge_all)
         if self._saver is None:
             savers = ops.get_collection(ops.GraphKeys.SAVERS)
             if len(savers) > 1:
@@ -394,8 +397,9 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     The chief restores the latest checkpoint of ``checkpoint_dir`` or initializes the model,
     and saves checkpoints every ``save_checkpoint_secs`` (600 by default) or
     ``save_checkpoint_steps``; other workers wait (up to ``max_wait_secs``) for the chief.
-    Summaries are not written yet (distflow has no summary writer): the summary
-    arguments are accepted and ignored.
+    With ``summary_dir`` (or ``checkpoint_dir``) the chief writes the merged summaries every
+    ``save_summaries_steps`` (100 by default) or ``save_summaries_secs``, and global_step/sec,
+    to that directory's event file, as TF 1.x did.
     """
     if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
         save_checkpoint_steps, save_checkpoint_secs = None, 600
@@ -403,6 +407,12 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         save_checkpoint_secs = None
     elif save_checkpoint_steps is USE_DEFAULT:
         save_checkpoint_steps = None
+    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
+        save_summaries_steps, save_summaries_secs = 100, None
+    elif save_summaries_secs is USE_DEFAULT:
+        save_summaries_secs = None
+    elif save_summaries_steps is USE_DEFAULT:
+        save_summaries_steps = None
     scaffold = scaffold or Scaffold()
     hooks = list(hooks or [])
     if not is_chief:
@@ -414,6 +424,10 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     # As TF 1.x: steps are counted (which needs a global step) only for a summary directory.
     if summary_dir and log_step_count_steps and log_step_count_steps > 0:
         all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps, output_dir=summary_dir))
+    if summary_dir and ((save_summaries_steps and save_summaries_steps > 0) or
+                        (save_summaries_secs and save_summaries_secs > 0)):
+        all_hooks.append(SummarySaverHook(scaffold=scaffold, save_steps=save_summaries_steps,
+                                          save_secs=save_summaries_secs, output_dir=summary_dir))
     if checkpoint_dir and (save_checkpoint_secs or save_checkpoint_steps):
         all_hooks.append(CheckpointSaverHook(checkpoint_dir, save_secs=save_checkpoint_secs,
                                              save_steps=save_checkpoint_steps, scaffold=scaffold))

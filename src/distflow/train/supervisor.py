@@ -8,8 +8,8 @@ the graph. ``managed_session()`` wraps all of it in a ``with`` block that stops 
 services, reports errors and closes the session; an ``OutOfRangeError`` (an input ran
 out) ends it cleanly.
 
-Summaries are not written yet: ``summary_op`` and ``summary_writer`` are None, and
-``save_summaries_secs`` is accepted and has no effect (docs/compat.md).
+On the chief with a ``logdir`` it also writes graph.pbtxt and an event file: the graph,
+then the merged summaries every ``save_summaries_secs``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,11 @@ from ..ops import control_flow_ops, state_ops
 from . import queue_runner as queue_runner_mod
 from . import saver as saver_mod
 from . import training_util
+from ..protos.distflow_pb2 import SessionLog
+from ..summary.summary_ops import merge_all
+from ..summary.writer import FileWriter
 from .coordinator import Coordinator, LooperThread
+from .saver import write_graph
 from .session_manager import SessionManager
 
 _log = logging.getLogger("distflow")
@@ -48,9 +52,14 @@ class Supervisor:
             self._init_local_init_op(local_init_op)
             self._init_saver(saver)
             self._init_global_step(global_step)
-        self._summary_op = None if summary_op in (Supervisor.USE_DEFAULT, None) else summary_op
-        self._summary_writer = None if summary_writer in (Supervisor.USE_DEFAULT, None) else summary_writer
         self._is_chief = is_chief
+        if summary_op is Supervisor.USE_DEFAULT:
+            with self._graph.as_default():
+                summary_op = self._from_collection(GraphKeys.SUMMARY_OP) or merge_all()
+        self._summary_op = summary_op
+        if summary_writer is Supervisor.USE_DEFAULT:
+            summary_writer = FileWriter(logdir) if is_chief and logdir else None
+        self._summary_writer = summary_writer
         self._coord = Coordinator()
         self._recovery_wait_secs = recovery_wait_secs
         self._stop_grace_secs = stop_grace_secs
@@ -166,9 +175,24 @@ class Supervisor:
             raise RuntimeError("Only chief supervisor can start standard services. Because only chief "
                                "supervisors can write events.")
         threads = []
+        if self._logdir:
+            write_graph(self._graph.as_graph_def(add_shapes=True), self._logdir, "graph.pbtxt")
+        if self._summary_writer is not None:
+            self._summary_writer.add_graph(self._graph)
+            step = _current_step(sess, self._global_step)
+            self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), step)
+            if self._summary_op is not None and self._save_summaries_secs:
+                threads.append(self.loop(self._save_summaries_secs, self._write_summaries, args=(sess,)))
         if self._logdir and self._saver is not None and self._save_model_secs:
             threads.append(self.loop(self._save_model_secs, self._save_checkpoint, args=(sess,)))
         return threads
+
+    def _write_summaries(self, sess) -> None:
+        fetches = {"summary": self._summary_op}
+        if self._global_step is not None:
+            fetches["step"] = self._global_step
+        values = sess.run(fetches)
+        self._summary_writer.add_summary(values["summary"], values.get("step"))
 
     def _save_checkpoint(self, sess) -> None:
         _log.info("Saving checkpoint to path %s", self._save_path)
@@ -213,6 +237,8 @@ class Supervisor:
                              stop_grace_period_secs=self._stop_grace_secs, ignore_live_threads=ignore_live_threads)
         finally:
             self._started_threads = []
+            if close_summary_writer and self._summary_writer is not None:
+                self._summary_writer.close()
 
     @contextlib.contextmanager
     def managed_session(self, master="", config=None, start_standard_services=True, close_summary_writer=True):
@@ -239,7 +265,12 @@ class Supervisor:
     # --- summaries (not written yet) ----------------------------------------------------
 
     def summary_computed(self, sess, summary, global_step=None) -> None:
-        raise RuntimeError("Writing a summary requires a summary writer: distflow does not write summaries yet")
+        """Writes a summary the program computed itself (at ``global_step``, or the current one)."""
+        if self._summary_writer is None:
+            raise RuntimeError("Writing a summary requires a summary writer (give the Supervisor a logdir).")
+        if global_step is None and self._global_step is not None:
+            global_step = _current_step(sess, self._global_step)
+        self._summary_writer.add_summary(summary, global_step)
 
 
 Supervisor.Loop = Supervisor.loop
@@ -251,3 +282,7 @@ Supervisor.RequestStop = Supervisor.request_stop
 Supervisor.ShouldStop = Supervisor.should_stop
 Supervisor.StopOnException = Supervisor.stop_on_exception
 Supervisor.WaitForStop = Supervisor.wait_for_stop
+
+
+def _current_step(sess, global_step):
+    return None if global_step is None else int(sess.run(global_step))

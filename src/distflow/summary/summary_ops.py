@@ -1,0 +1,280 @@
+"""Summary ops: each evaluates to a serialized Summary protocol buffer (a string scalar),
+as TensorFlow's do, so ``FileWriter.add_summary(sess.run(merged), step)`` works unchanged.
+
+Tags are the op's name scope plus its name (``layer1/weights``), with ``family`` as TF 1.x
+places it. Every summary op lands in the SUMMARIES collection (or ``collections``), which
+``merge_all`` merges.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework import wire
+from ..framework.ops import GraphKeys
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from ..ops.op_util import make_tensor
+from ..protos import distflow_pb2 as pb
+
+
+def _tag_of(value) -> str:
+    tag = value.item() if hasattr(value, "item") else value
+    return tag.decode() if isinstance(tag, bytes) else str(tag)
+
+
+def _serialized(summary: pb.Summary) -> np.ndarray:
+    return np.array(summary.SerializeToString(), dtype=object)
+
+
+def _string_scalar(op):
+    return TensorShape([])
+
+
+# ---------------------------------------------------------------------------
+# Scalars
+
+
+@register_op("ScalarSummary", shape=_string_scalar, dtype=lambda op: dtypes.string)
+def _scalar_summary_kernel(xp, tags, values):
+    tags, values = np.asarray(tags), np.asarray(values)
+    if tags.shape != values.shape:
+        raise errors.InvalidArgumentError(None, None, f"tags and values are not the same shape: {list(tags.shape)} "
+                                                      f"!= {list(values.shape)}")
+    summary = pb.Summary()
+    for tag, value in zip(tags.reshape(-1), values.reshape(-1)):
+        summary.value.add(tag=_tag_of(tag), simple_value=float(value))
+    return _serialized(summary)
+
+
+# ---------------------------------------------------------------------------
+# Histograms, with TensorFlow's default buckets (1e-12 * 1.1^k each side of zero)
+
+
+def _default_bucket_limits() -> np.ndarray:
+    positive = []
+    v = 1.0e-12
+    while v < 1.0e20:
+        positive.append(v)
+        v *= 1.1
+    positive.append(np.finfo(np.float64).max)
+    negative = [-x for x in reversed(positive)]
+    return np.array(negative + [0.0] + positive)
+
+
+_LIMITS = _default_bucket_limits()
+
+
+def histogram_proto(values) -> pb.HistogramProto:
+    """A HistogramProto of ``values`` as TensorFlow builds it (runs of empty buckets collapsed)."""
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    histo = pb.HistogramProto()
+    if values.size:
+        histo.min, histo.max = float(values.min()), float(values.max())
+    histo.num = float(values.size)
+    histo.sum = float(values.sum())
+    histo.sum_squares = float(np.dot(values, values))
+    counts = np.bincount(np.searchsorted(_LIMITS, values, side="right").clip(0, len(_LIMITS) - 1),
+                         minlength=len(_LIMITS))
+    previous_empty = False
+    for i, count in enumerate(counts):
+        if count:
+            if previous_empty and i > 0:
+                histo.bucket_limit.append(float(_LIMITS[i - 1]))
+                histo.bucket.append(0.0)
+            histo.bucket_limit.append(float(_LIMITS[i]))
+            histo.bucket.append(float(count))
+            previous_empty = False
+        else:
+            previous_empty = True
+    return histo
+
+
+@register_op("HistogramSummary", shape=_string_scalar, dtype=lambda op: dtypes.string)
+def _histogram_summary_kernel(xp, tag, values):
+    values = np.asarray(values)
+    if values.size and not np.all(np.isfinite(values)):
+        raise errors.InvalidArgumentError(None, None, f"Nan in summary histogram for: {_tag_of(tag)}")
+    summary = pb.Summary()
+    summary.value.add(tag=_tag_of(tag), histo=histogram_proto(values))
+    return _serialized(summary)
+
+
+# ---------------------------------------------------------------------------
+# Images (PNG, written here: no imaging dependency)
+
+
+def encode_png(image: np.ndarray) -> bytes:
+    """An [height, width, channels] uint8 image (1, 3 or 4 channels) as PNG bytes."""
+    height, width, channels = image.shape
+    color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
+    raw = b"".join(b"\x00" + image[row].tobytes() for row in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+@register_op("ImageSummary", shape=_string_scalar, dtype=lambda op: dtypes.string)
+def _image_summary_kernel(xp, tag, images, *, max_images):
+    images = np.asarray(images)
+    if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
+        raise errors.InvalidArgumentError(None, None, f"images must be [batch, height, width, 1|3|4], got "
+                                                      f"{list(images.shape)}")
+    if images.dtype != np.uint8:
+        # As TF: floats are scaled so that the largest magnitude maps to 255 (and shifted if negative).
+        flat = images.astype(np.float64)
+        low, high = flat.min(initial=0.0), flat.max(initial=0.0)
+        if low >= 0:
+            scale = 255.0 / high if high > 0 else 0.0
+            images = np.clip(np.round(flat * scale), 0, 255).astype(np.uint8)
+        else:
+            bound = max(abs(low), abs(high))
+            scale = 127.0 / bound if bound > 0 else 0.0
+            images = np.clip(np.round(flat * scale + 128.0), 0, 255).astype(np.uint8)
+    base = _tag_of(tag)
+    summary = pb.Summary()
+    count = min(max_images, images.shape[0])
+    for i in range(count):
+        name = f"{base}/image" if count == 1 else f"{base}/image/{i}"
+        h, w, c = images[i].shape
+        summary.value.add(tag=name, image=pb.Summary.Image(height=h, width=w, colorspace=c,
+                                                           encoded_image_string=encode_png(images[i])))
+    return _serialized(summary)
+
+
+# ---------------------------------------------------------------------------
+# Tensor summaries (text)
+
+
+@register_op("TensorSummaryV2", shape=_string_scalar, dtype=lambda op: dtypes.string)
+def _tensor_summary_kernel(xp, tag, tensor, *, plugin_name):
+    summary = pb.Summary()
+    value = summary.value.add(tag=_tag_of(tag))
+    value.metadata.plugin_data.plugin_name = plugin_name
+    value.tensor.CopyFrom(wire.tensor_to_proto(tensor))
+    return _serialized(summary)
+
+
+# ---------------------------------------------------------------------------
+# Merging
+
+
+@register_op("MergeSummary", shape=_string_scalar, dtype=lambda op: dtypes.string)
+def _merge_summary_kernel(xp, *inputs):
+    merged = pb.Summary()
+    seen = set()
+    for data in inputs:
+        part = pb.Summary.FromString(data.item() if hasattr(data, "item") else data)
+        for value in part.value:
+            if value.tag in seen and not value.HasField("tensor"):
+                raise errors.InvalidArgumentError(None, None, f"Duplicate tag {value.tag} found in summary inputs")
+            seen.add(value.tag)
+            merged.value.add().CopyFrom(value)
+    return _serialized(merged)
+
+
+for _t in ("ScalarSummary", "HistogramSummary", "ImageSummary", "TensorSummaryV2", "MergeSummary"):
+    not_differentiable(_t)
+
+
+# ---------------------------------------------------------------------------
+# The tf.summary functions
+
+
+def _tag(name: str, family) -> str:
+    scope = ops.get_default_graph().get_name_scope()
+    base = f"{family}/{name}" if family else name
+    return f"{scope}/{base}" if scope else base
+
+
+def _collect(op_output, collections) -> None:
+    for key in (collections if collections is not None else [GraphKeys.SUMMARIES]):
+        ops.add_to_collection(key, op_output)
+
+
+def scalar(name, tensor, collections=None, family=None):
+    """A Summary with one simple value: ``tensor`` (a real scalar)."""
+    tensor = ops.convert_to_tensor(tensor)
+    if tensor.shape.ndims not in (None, 0):
+        raise ValueError(f"tf.summary.scalar needs a scalar, got shape {tensor.shape} for '{name}'")
+    tag = _tag(name, family)
+    with ops.name_scope(name, None, [tensor]) as scope:
+        out = make_tensor("ScalarSummary", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor], None,
+                          scope)
+    _collect(out, collections)
+    return out
+
+
+def histogram(name, values, collections=None, family=None):
+    """A Summary with the histogram of ``values`` (any shape)."""
+    values = ops.convert_to_tensor(values)
+    tag = _tag(name, family)
+    with ops.name_scope(name, None, [values]) as scope:
+        out = make_tensor("HistogramSummary", [ops.convert_to_tensor(tag, dtype=dtypes.string), values], None,
+                          scope)
+    _collect(out, collections)
+    return out
+
+
+def image(name, tensor, max_outputs=3, collections=None, family=None):
+    """A Summary with up to ``max_outputs`` PNG images of a [batch, height, width, channels] tensor."""
+    tensor = ops.convert_to_tensor(tensor)
+    tag = _tag(name, family)
+    with ops.name_scope(name, None, [tensor]) as scope:
+        out = make_tensor("ImageSummary", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor],
+                          {"max_images": int(max_outputs)}, scope)
+    _collect(out, collections)
+    return out
+
+
+def text(name, tensor, collections=None):
+    """A Summary of a string tensor for TensorBoard's text dashboard."""
+    tensor = ops.convert_to_tensor(tensor, dtype=dtypes.string)
+    tag = _tag(name, None)
+    with ops.name_scope(name, None, [tensor]) as scope:
+        out = make_tensor("TensorSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor],
+                          {"plugin_name": "text"}, scope)
+    _collect(out, collections)
+    return out
+
+
+def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None,
+                   family=None, display_name=None):
+    """A Summary holding ``tensor`` itself."""
+    tensor = ops.convert_to_tensor(tensor)
+    tag = _tag(name, family)
+    with ops.name_scope(name, None, [tensor]) as scope:
+        out = make_tensor("TensorSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor],
+                          {"plugin_name": ""}, scope)
+    _collect(out, collections)
+    return out
+
+
+def merge(inputs, collections=None, name=None):
+    """One Summary holding the values of all of ``inputs`` (serialized Summary tensors)."""
+    inputs = [ops.convert_to_tensor(i, dtype=dtypes.string) for i in inputs]
+    out = make_tensor("MergeSummary", inputs, None, name or "Merge/MergeSummary")
+    for key in collections or []:
+        ops.add_to_collection(key, out)
+    return out
+
+
+def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
+    """The merge of every summary op in collection ``key``, or None if there is none."""
+    summaries = ops.get_collection(key, scope)
+    if not summaries:
+        return None
+    return merge(summaries, name=name)
+
+
+def get_summary_description(node_def):
+    return node_def.attr["description"].s if "description" in node_def.attr else ""

@@ -1,0 +1,131 @@
+"""tf.summary and event files: what distflow writes parses with TensorFlow's own schema
+(TFRecord framing with CRC-32C, Event and Summary messages), from plain FileWriter use
+and from monitored sessions and supervisors."""
+
+import glob
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.platform.tf_record import crc32c, masked_crc32c
+from tf_protos import TF
+
+
+def events(logdir):
+    """Every Event in logdir's event files, read with an independent record parser and TF's schema."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(str(logdir), "events.out.tfevents.*"))):
+        data = open(path, "rb").read()
+        offset = 0
+        while offset < len(data):
+            (length,) = struct.unpack_from("<Q", data, offset)
+            assert struct.unpack_from("<I", data, offset + 8)[0] == masked_crc32c(data[offset:offset + 8])
+            record = data[offset + 12:offset + 12 + length]
+            assert struct.unpack_from("<I", data, offset + 12 + length)[0] == masked_crc32c(record)
+            out.append(TF["Event"].FromString(record))
+            offset += 16 + length
+    return out
+
+
+def test_crc32c_check_value():
+    assert crc32c(b"123456789") == 0xE3069283  # the standard check value of CRC-32C
+
+
+def test_scalar_histogram_image_and_text_summaries_in_an_event_file(tmp_path):
+    x = tf.placeholder(tf.float32, [None, 4])
+    with tf.name_scope("layer"):
+        tf.summary.scalar("mean", tf.reduce_mean(x))
+        tf.summary.histogram("values", x)
+        tf.summary.image("pictures", tf.reshape(x, [-1, 2, 2, 1]), max_outputs=2)
+        tf.summary.text("note", tf.constant("hello"))
+    merged = tf.summary.merge_all()
+    writer = tf.summary.FileWriter(str(tmp_path), tf.get_default_graph())
+    data = np.array([[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]], np.float32)
+    with tf.Session() as sess:
+        for step in range(3):
+            writer.add_summary(sess.run(merged, {x: data + step}), step)
+    writer.add_session_log(tf.SessionLog(status=tf.SessionLog.STOP), 3)
+    writer.close()
+    got = events(tmp_path)
+    assert got[0].file_version == "brain.Event:2"
+    graph = tf.GraphDef.FromString(got[1].graph_def)
+    assert [n.name for n in graph.node if n.op == "ScalarSummary"] == ["layer/mean_1"]  # "Mean" took the name, as in TF
+    summaries = [e for e in got if e.HasField("summary")]
+    assert [e.step for e in summaries] == [0, 1, 2]
+    values = {v.tag: v for v in summaries[2].summary.value}
+    assert values["layer/mean"].simple_value == pytest.approx(data.mean() + 2)
+    histo = values["layer/values"].histo
+    assert histo.num == 8 and histo.min == 2.0 and histo.max == 9.0 and sum(histo.bucket) == 8
+    assert histo.sum == pytest.approx((data + 2).sum())
+    assert list(histo.bucket_limit) == sorted(histo.bucket_limit)
+    image = values["layer/pictures/image/1"].image
+    assert (image.height, image.width, image.colorspace) == (2, 2, 1)
+    assert image.encoded_image_string.startswith(b"\x89PNG\r\n\x1a\n")
+    assert values["layer/note"].tensor.string_val == [b"hello"]
+    assert got[-1].session_log.status == 2 and got[-1].step == 3
+
+
+def test_summary_ops_land_in_collections_and_merge_rejects_duplicates():
+    a = tf.summary.scalar("a", 1.0)
+    b = tf.summary.scalar("b", 2.0, collections=["mine"])
+    assert tf.get_collection(tf.GraphKeys.SUMMARIES) == [a] and tf.get_collection("mine") == [b]
+    with tf.Session() as sess:
+        merged = tf.Summary.FromString(sess.run(tf.summary.merge([a, b])))
+        assert [v.tag for v in merged.value] == ["a", "b"]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Duplicate tag"):
+            sess.run(tf.summary.merge([a, a]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Nan in summary histogram"):
+            sess.run(tf.summary.histogram("h", [np.nan]))
+    with pytest.raises(ValueError, match="scalar"):
+        tf.summary.scalar("bad", [1.0, 2.0])
+
+
+def test_monitored_training_session_writes_summaries_and_steps_per_second(tmp_path):
+    step = tf.train.get_or_create_global_step()
+    w = tf.Variable(1.0)
+    loss = tf.square(w - 3.0)
+    tf.summary.scalar("loss", loss)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_summaries_steps=10,
+                                           log_step_count_steps=20) as sess:
+        for _ in range(45):
+            sess.run(train)
+    got = events(tmp_path)
+    assert any(e.graph_def for e in got)
+    losses = [(e.step, v.simple_value) for e in got for v in e.summary.value if v.tag == "loss"]
+    assert len(losses) == 5 and losses[0][1] == pytest.approx(4.0) and losses[-1][1] < 0.01
+    assert any(v.tag == "global_step/sec" for e in got for v in e.summary.value)
+
+
+def test_supervisor_writes_graph_and_summaries_on_the_chief(tmp_path):
+    step = tf.train.get_or_create_global_step()
+    w = tf.Variable(1.0)
+    loss = tf.square(w - 3.0)
+    tf.summary.scalar("loss", loss)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    sv = tf.train.Supervisor(logdir=str(tmp_path), save_summaries_secs=3600, save_model_secs=3600)
+    with sv.managed_session() as sess:
+        for _ in range(5):
+            sess.run(train)
+        sv.summary_computed(sess, sess.run(sv.summary_op))
+    assert os.path.exists(tmp_path / "graph.pbtxt")
+    got = events(tmp_path)
+    assert got[2].session_log.status == 1  # START
+    tagged = [(e.step, v.tag) for e in got for v in e.summary.value]
+    assert (0, "loss") in tagged and (5, "loss") in tagged
+
+
+def test_tf_record_round_trip_and_damage_is_data_loss(tmp_path):
+    path = str(tmp_path / "records")
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for record in [b"one", b"", b"three" * 100]:
+            writer.write(record)
+    assert list(tf.python_io.tf_record_iterator(path)) == [b"one", b"", b"three" * 100]
+    data = bytearray(open(path, "rb").read())
+    data[14] ^= 0xFF
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(tf.errors.DataLossError):
+        list(tf.python_io.tf_record_iterator(path))
