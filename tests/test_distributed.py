@@ -414,3 +414,15 @@ def test_a_step_whose_caller_was_killed_ends_on_the_ps_and_takes_nothing():
         assert got == 7.0
     finally:
         c.close()
+
+
+def test_a_servers_default_operation_timeout_applies_to_its_sessions():
+    config = tf.ConfigProto(operation_timeout_in_ms=200)
+    server = tf.train.Server.create_local_server(config=config)
+    try:
+        q = tf.FIFOQueue(1, tf.float32, shared_name="never_filled")
+        with tf.Session(server.target) as sess:
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(q.dequeue())
+    finally:
+        server.stop()

@@ -246,7 +246,12 @@ class Master:
                  timeout_in_ms: int = 0, accept_parked: bool = False) -> tuple[int, list]:
         """RunStep without protos (a client of this process calls it directly): the step's
         id and the value of each fetch, an array or, for a large tensor that another task
-        holds for the client, a Parked."""
+        holds for the client, a Parked.
+
+        A step without its own timeout gets the server's ``operation_timeout_in_ms``, as in TF.
+        """
+        if not timeout_in_ms:
+            timeout_in_ms = self.config.operation_timeout_in_ms
         session = self._session(session_handle)
         key = (feed_names, fetch, target)
         step = session.steps.get(key)
