@@ -239,3 +239,52 @@ def test_sigmoid_cross_entropy_gradient_at_zero_logits_is_sigmoid_minus_label():
     logits = tf.zeros([3])
     loss = tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(labels=[0.0, 1.0, 0.25], logits=logits))
     assert_oracle(evaluate(tf.gradients(loss, logits)[0]), np.array([0.5, -0.5, 0.25], np.float32))
+
+
+def test_layer_objects_share_their_variables_across_calls():
+    layer = tf.layers.Dense(3, activation=tf.nn.relu)
+    first = layer(tf.ones([2, 4]))
+    layer(tf.zeros([5, 4]))
+    assert [v.op.name for v in layer.variables] == ["dense/kernel", "dense/bias"]
+    assert layer.kernel.shape.as_list() == [4, 3] and len(tf.trainable_variables()) == 2
+    second = tf.layers.Dense(2)
+    second(first)
+    assert second.name == "dense_1"
+    conv = tf.layers.Conv2D(4, 3, padding="same")
+    pooled = tf.layers.MaxPooling2D(2, 2)(conv(tf.ones([1, 5, 5, 2])))
+    assert pooled.shape.as_list() == [1, 2, 2, 4]
+    assert tf.layers.Flatten()(pooled).shape.as_list() == [1, 16]
+    bn = tf.layers.BatchNormalization()
+    bn(pooled, training=True)
+    assert len(bn.non_trainable_variables) == 2
+    assert tf.layers.conv1d(tf.ones([2, 10, 3]), 4, 3).shape.as_list() == [2, 8, 4]
+    x = np.arange(20, dtype=np.float32).reshape(1, 10, 2)
+    assert_oracle(evaluate(tf.layers.max_pooling1d(x, 2, 2)), x.reshape(1, 5, 2, 2).max(2))
+
+
+def test_threshold_metrics_and_auc_against_numpy():
+    rng = np.random.RandomState(0)
+    labels = rng.randint(0, 2, 400)
+    scores = np.clip(labels * 0.3 + rng.rand(400) * 0.7, 0, 1).astype(np.float32)
+    auc, auc_up = tf.metrics.auc(labels, scores, num_thresholds=1000)
+    tp, tp_up = tf.metrics.true_positives_at_thresholds(labels, scores, [0.25, 0.5])
+    prec, prec_up = tf.metrics.precision_at_thresholds(labels, scores, [0.5])
+    rec_k, rec_k_up = tf.metrics.recall_at_k(labels, np.stack([1 - scores, scores], 1), 1)
+    iou, iou_up = tf.metrics.mean_iou(labels, (scores > 0.5).astype(np.int64), 2)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([auc_up, tp_up, prec_up, rec_k_up, iou_up])
+        got_auc, got_tp, got_prec, got_rec, got_iou = sess.run([auc, tp, prec, rec_k, iou])
+    order = np.argsort(scores)
+    ranks = np.empty(400)
+    ranks[order] = np.arange(1, 401)
+    pos = labels == 1
+    want_auc = (ranks[pos].sum() - pos.sum() * (pos.sum() + 1) / 2) / (pos.sum() * (~pos).sum())
+    assert got_auc == pytest.approx(want_auc, abs=2e-3)
+    assert got_tp.tolist() == [float(np.sum(pos & (scores > t))) for t in (0.25, 0.5)]
+    predicted = scores > 0.5
+    assert got_prec[0] == pytest.approx(np.sum(pos & predicted) / np.sum(predicted), rel=1e-5)
+    assert got_rec == pytest.approx(np.mean((scores > 1 - scores) == pos), rel=1e-6)
+    inter = [np.sum((labels == c) & (predicted == c)) for c in (0, 1)]
+    union = [np.sum((labels == c) | (predicted == c)) for c in (0, 1)]
+    assert got_iou == pytest.approx(np.mean(np.array(inter) / np.array(union)), rel=1e-5)

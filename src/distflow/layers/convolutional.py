@@ -95,3 +95,49 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
         if activation is not None:
             out = activation(out)
         return out
+
+
+# ---------------------------------------------------------------------------
+# 1-D layers, as the 2-D ones on a height of one
+
+
+def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format="channels_last", dilation_rate=1,
+           activation=None, use_bias=True, kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None) -> ops.Tensor:
+    """A 1-D convolution layer over [batch, width, channels]: ``<name>/kernel`` [k, in, filters]."""
+    _check_format(data_format)
+    inputs = ops.convert_to_tensor(inputs)
+    k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
+    s = strides if isinstance(strides, int) else strides[0]
+    channels = inputs.shape[-1].value
+    dtype = inputs.dtype.base_dtype
+    with variable_scope(name, default_name="conv1d", reuse=reuse):
+        kernel = layer_variable("kernel", [k, channels, filters], dtype, kernel_initializer, kernel_regularizer,
+                                trainable)
+        out = conv_ops.conv2d(array_ops.expand_dims(inputs, 1), array_ops.expand_dims(kernel, 0), [1, 1, s, 1],
+                              padding.upper())
+        out = array_ops.squeeze(out, [1])
+        if use_bias:
+            out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
+                                                      trainable))
+        return activation(out) if activation is not None else out
+
+
+def _pooling1d(fn, default, inputs, pool_size, strides, padding, data_format, name):
+    _check_format(data_format)
+    inputs = ops.convert_to_tensor(inputs)
+    p = pool_size if isinstance(pool_size, int) else pool_size[0]
+    s = strides if isinstance(strides, int) else strides[0]
+    with ops.name_scope(name, default, [inputs]):
+        out = fn(array_ops.expand_dims(inputs, 1), [1, 1, p, 1], [1, 1, s, 1], padding.upper())
+        return array_ops.squeeze(out, [1])
+
+
+def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pooling1d(conv_ops.max_pool, "max_pooling1d", inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pooling1d(conv_ops.avg_pool, "average_pooling1d", inputs, pool_size, strides, padding, data_format,
+                      name)

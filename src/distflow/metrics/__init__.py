@@ -164,4 +164,131 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
 
 
 
+def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The element-wise (weighted) mean of ``values`` over every batch (values keep their shape)."""
+    with variable_scope(name, "mean", [values, weights]):
+        values = math_ops.cast(values, dtypes.float32)
+        if not values.shape.is_fully_defined():
+            raise ValueError(f"mean_tensor needs a fully defined shape, got {values.shape}")
+        shape = values.shape.as_list()
+        weights = array_ops.ones_like(values) if weights is None else math_ops.cast(weights, dtypes.float32) * \
+            array_ops.ones_like(values)
+        total = _local_variable("total_tensor", shape)
+        count = _local_variable("count_tensor", shape)
+        update_total = state_ops.assign_add(total, values * weights)
+        update_count = state_ops.assign_add(count, weights)
+        value = _div_no_nan(total.value(), count.value(), name="value")
+        with ops.control_dependencies([update_total, update_count]):
+            update_op = _div_no_nan(total.read_value(), count.read_value(), name="update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_collections=None,
+                        updates_collections=None, name=None):
+    """The mean of |labels - predictions| / normalizer (0 where the normalizer is 0)."""
+    labels = math_ops.cast(labels, dtypes.float32)
+    predictions = math_ops.cast(predictions, dtypes.float32)
+    normalizer = math_ops.cast(normalizer, dtypes.float32)
+    relative = _div_no_nan(math_ops.abs(labels - predictions), normalizer * array_ops.ones_like(labels))
+    return mean(relative, weights, metrics_collections, updates_collections, name or "mean_relative_error")
+
+
+def percentage_below(values, threshold, weights=None, metrics_collections=None, updates_collections=None,
+                     name=None):
+    """The fraction of values below ``threshold``."""
+    below = math_ops.cast(math_ops.less(math_ops.cast(values, dtypes.float32), threshold), dtypes.float32)
+    return mean(below, weights, metrics_collections, updates_collections, name or "percentage_below_threshold")
+
+
+def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None,
+                         updates_collections=None, name=None):
+    """The mean of 1 - sum(labels * predictions, dim) (labels and predictions unit-normalized by the caller)."""
+    labels = math_ops.cast(labels, dtypes.float32)
+    predictions = math_ops.cast(predictions, dtypes.float32)
+    distance = 1.0 - math_ops.reduce_sum(labels * predictions, dim)
+    return mean(distance, weights, metrics_collections, updates_collections, name or "mean_cosine_distance")
+
+
+def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None, updates_collections=None,
+             name=None):
+    """The mean intersection-over-union of the classes present, from an accumulated confusion matrix."""
+    from ..ops.segment_ops import confusion_matrix  # noqa: PLC0415
+
+    with variable_scope(name, "mean_iou", [predictions, labels]):
+        total = _local_variable("total_confusion_matrix", [num_classes, num_classes])
+        batch = math_ops.cast(confusion_matrix(array_ops.reshape(labels, [-1]), array_ops.reshape(predictions, [-1]),
+                                               num_classes, weights=None if weights is None else
+                                               array_ops.reshape(weights, [-1]), dtype=dtypes.float32),
+                              dtypes.float32)
+        update = state_ops.assign_add(total, batch)
+
+        def iou(cm):
+            rows = math_ops.reduce_sum(cm, 0)
+            cols = math_ops.reduce_sum(cm, 1)
+            diag = array_ops.reshape(cm, [-1])[::num_classes + 1]
+            denominator = rows + cols - diag
+            present = math_ops.reduce_sum(math_ops.cast(math_ops.greater(denominator, 0), dtypes.float32))
+            ratio = _div_no_nan(diag, denominator)
+            return _div_no_nan(math_ops.reduce_sum(ratio), present)
+
+        value = iou(total.value())
+        update_op = iou(update)
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def mean_per_class_accuracy(labels, predictions, num_classes, weights=None, metrics_collections=None,
+                            updates_collections=None, name=None):
+    """The accuracy of each class (correct / seen, per label) over every batch."""
+    with variable_scope(name, "mean_accuracy", [predictions, labels]):
+        labels = math_ops.cast(array_ops.reshape(labels, [-1]), dtypes.int64)
+        predictions = math_ops.cast(array_ops.reshape(predictions, [-1]), dtypes.int64)
+        total = _local_variable("total", [num_classes])
+        count = _local_variable("count", [num_classes])
+        one_hot = array_ops.one_hot(labels, num_classes, dtype=dtypes.float32)
+        w = array_ops.ones_like(math_ops.cast(labels, dtypes.float32)) if weights is None else \
+            math_ops.cast(array_ops.reshape(weights, [-1]), dtypes.float32)
+        correct = math_ops.cast(math_ops.equal(labels, predictions), dtypes.float32) * w
+        update_total = state_ops.assign_add(total, math_ops.reduce_sum(one_hot * array_ops.expand_dims(w, 1), 0))
+        update_count = state_ops.assign_add(count, math_ops.reduce_sum(one_hot * array_ops.expand_dims(correct, 1),
+                                                                       0))
+        value = _div_no_nan(count.value(), total.value())
+        update_op = _div_no_nan(update_count, update_total)
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def _top_k_hits(labels, predictions, k):
+    from ..ops.nn_impl import in_top_k  # noqa: PLC0415
+
+    labels = array_ops.reshape(math_ops.cast(labels, dtypes.int32), [-1])
+    return math_ops.cast(in_top_k(math_ops.cast(predictions, dtypes.float32), labels, k), dtypes.float32)
+
+
+def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                updates_collections=None, name=None):
+    """With one label per example: the fraction whose label is among the ``k`` highest predictions."""
+    if class_id is not None:
+        raise NotImplementedError("recall_at_k with class_id is not supported by distflow")
+    return mean(_top_k_hits(labels, predictions, k), weights, metrics_collections, updates_collections,
+                name or f"recall_at_{k}")
+
+
+def precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                   updates_collections=None, name=None):
+    """With one label per example: hits among the top ``k`` divided by ``k`` predictions each."""
+    if class_id is not None:
+        raise NotImplementedError("precision_at_k with class_id is not supported by distflow")
+    return mean(_top_k_hits(labels, predictions, k) / float(k), weights, metrics_collections, updates_collections,
+                name or f"precision_at_{k}")
+
+
+from .thresholds import (auc, false_negatives_at_thresholds, false_positives_at_thresholds,  # noqa: E402,F401
+                         precision_at_thresholds, recall_at_thresholds, sensitivity_at_specificity,
+                         specificity_at_sensitivity, true_negatives_at_thresholds, true_positives_at_thresholds)
+
 __getattr__ = missing("tf.metrics")
