@@ -102,8 +102,60 @@ def _apply_centered_rms_prop(xp, var, mg, ms, mom, lr, rho, momentum, epsilon, g
     return var
 
 
+@_apply("ApplyAdadelta", (0, 1, 2))
+def _apply_adadelta(xp, var, accum, accum_update, lr, rho, epsilon, grad, *, use_locking=False):
+    with locked(var, use_locking):
+        w, a, u = _check(var, grad, "ApplyAdadelta"), accum.read(), accum_update.read()
+        a *= rho
+        a += (1 - rho) * grad * grad
+        update = xp.sqrt(u + epsilon) / xp.sqrt(a + epsilon) * grad
+        u *= rho
+        u += (1 - rho) * update * update
+        w -= lr * update
+    return var
+
+
+def _proximal(xp, prox, lr_t, l1, l2):
+    """The L1/L2 proximal step of TF's proximal optimizers."""
+    if l1 > 0:
+        return xp.sign(prox) * xp.maximum(xp.abs(prox) - lr_t * l1, 0) / (1 + lr_t * l2)
+    return prox / (1 + lr_t * l2)
+
+
+@_apply("ApplyProximalGradientDescent", (0,))
+def _apply_proximal_gd(xp, var, alpha, l1, l2, delta, *, use_locking=False):
+    with locked(var, use_locking):
+        w = _check(var, delta, "ApplyProximalGradientDescent")
+        w[...] = _proximal(xp, w - alpha * delta, alpha, l1, l2)
+    return var
+
+
+@_apply("ApplyProximalAdagrad", (0, 1))
+def _apply_proximal_adagrad(xp, var, accum, lr, l1, l2, grad, *, use_locking=False):
+    with locked(var, use_locking):
+        w, a = _check(var, grad, "ApplyProximalAdagrad"), accum.read()
+        a += grad * grad
+        lr_t = lr / xp.sqrt(a)
+        w[...] = _proximal(xp, w - lr_t * grad, lr_t, l1, l2)
+    return var
+
+
+@_apply("ApplyFtrlV2", (0, 1, 2))
+def _apply_ftrl(xp, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, *, use_locking=False):
+    with locked(var, use_locking):
+        w, a, z = _check(var, grad, "ApplyFtrlV2"), accum.read(), linear.read()
+        shrunk = grad + 2 * l2_shrinkage * w
+        new_a = a + grad * grad
+        z += shrunk - (new_a ** -lr_power - a ** -lr_power) / lr * w
+        quadratic = new_a ** -lr_power / lr + 2 * l2
+        w[...] = xp.where(xp.abs(z) > l1, (xp.sign(z) * l1 - z) / quadratic, 0)
+        a[...] = new_a
+    return var
+
+
 for _t in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp",
-           "ApplyCenteredRMSProp"):
+           "ApplyCenteredRMSProp", "ApplyAdadelta", "ApplyProximalGradientDescent", "ApplyProximalAdagrad",
+           "ApplyFtrlV2"):
     not_differentiable(_t)
 
 

@@ -14,11 +14,14 @@ from .monitored_session import (ChiefSessionCreator, MonitoredSession, Monitored
                                 Scaffold, SessionCreator, SingularMonitoredSession, WorkerSessionCreator)
 from .input import (batch, input_producer, limit_epochs, range_input_producer, shuffle_batch,  # noqa: F401
                     slice_input_producer, string_input_producer)
-from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
-                                  natural_exp_decay, piecewise_constant, polynomial_decay)
+from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponential_decay,  # noqa: F401
+                                  inverse_time_decay, linear_cosine_decay, natural_exp_decay, piecewise_constant,
+                                  piecewise_constant_decay, polynomial_decay)
+from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
-from .optimizers import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer,  # noqa: F401
-                         MomentumOptimizer, RMSPropOptimizer)
+from .optimizers import (AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,  # noqa: F401
+                         GradientDescentOptimizer, MomentumOptimizer, ProximalAdagradOptimizer,
+                         ProximalGradientDescentOptimizer, RMSPropOptimizer)
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from .replication import Towers, assign_to_device, average_gradients, replicate_model  # noqa: F401
 from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401

@@ -100,3 +100,35 @@ def piecewise_constant(x, boundaries, values, name=None):
         for boundary, value in reversed(list(zip(boundaries, values[:-1]))):
             result = math_ops.where(math_ops.less_equal(x, boundary), value, result)
         return array_ops.identity(result, name=scope)
+
+
+piecewise_constant_decay = piecewise_constant
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0, beta=0.001, name=None):
+    """lr * ((alpha + linear) * cosine + beta) with linear = (decay_steps - step) / decay_steps."""
+    with ops.name_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
+        lr, step, dtype = _step_and_rate(learning_rate, global_step, "linear cosine decay")
+        steps = math_ops.cast(decay_steps, dtype)
+        step = math_ops.minimum(step, steps)
+        linear = (steps - step) / steps
+        cosine = 0.5 * (1 + math_ops.cos(math.pi * 2 * num_periods * step / steps))
+        return math_ops.multiply(lr, (alpha + linear) * cosine + beta, name=scope)
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0,
+                          name=None):
+    """Cosine decay with warm restarts (SGDR): periods grow by ``t_mul``, peaks shrink by ``m_mul``."""
+    with ops.name_scope(name, "SGDRDecay", [learning_rate, global_step]) as scope:
+        lr, step, dtype = _step_and_rate(learning_rate, global_step, "cosine decay restarts")
+        fraction = step / math_ops.cast(first_decay_steps, dtype)
+        if t_mul == 1.0:
+            i = math_ops.floor(fraction)
+            within = fraction - i
+        else:
+            i = math_ops.floor(math_ops.log(1.0 - fraction * (1.0 - t_mul)) / math.log(t_mul))
+            total = (1.0 - math_ops.pow(math_ops.cast(t_mul, dtype), i)) / (1.0 - t_mul)
+            within = (fraction - total) / math_ops.pow(math_ops.cast(t_mul, dtype), i)
+        peak = math_ops.pow(math_ops.cast(m_mul, dtype), i)
+        cosine = 0.5 * peak * (1.0 + math_ops.cos(math.pi * within))
+        return math_ops.multiply(lr, (1 - alpha) * cosine + alpha, name=scope)

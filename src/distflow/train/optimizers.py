@@ -1,4 +1,5 @@
-"""GradientDescent, Momentum, Adam, Adagrad and RMSProp, as in TensorFlow 1.x."""
+"""GradientDescent, Momentum, Adam, Adagrad, RMSProp, Adadelta, Ftrl and the proximal optimizers,
+as in TensorFlow 1.x."""
 
 from __future__ import annotations
 
@@ -129,3 +130,96 @@ class RMSPropOptimizer(Optimizer):
         refs += [self.get_slot(var, "rms")._variable, self.get_slot(var, "momentum")._variable]
         op_type = "ApplyCenteredRMSProp" if self._centered else "ApplyRMSProp"
         return training_ops.apply(op_type, refs + hyper, self._use_locking, op_type).op
+
+
+class AdadeltaOptimizer(Optimizer):
+    """Adadelta (Zeiler): per-coordinate steps from running averages of squared gradients and updates."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False, name="Adadelta"):
+        super().__init__(use_locking, name)
+        self._lr, self._rho, self._epsilon = learning_rate, rho, epsilon
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "accum", self._name)
+            self._zeros_slot(v, "accum_update", self._name + "_1")
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply(
+            "ApplyAdadelta", [var._variable, self.get_slot(var, "accum")._variable,
+                              self.get_slot(var, "accum_update")._variable,
+                              self._hyper(self._lr, var, "lr"), self._hyper(self._rho, var, "rho"),
+                              self._hyper(self._epsilon, var, "epsilon"), grad],
+            self._use_locking, "ApplyAdadelta").op
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Gradient descent followed by the L1/L2 proximal step."""
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 use_locking=False, name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._lr, self._l1, self._l2 = learning_rate, l1_regularization_strength, l2_regularization_strength
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply(
+            "ApplyProximalGradientDescent",
+            [var._variable, self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
+             self._hyper(self._l2, var, "l2"), grad], self._use_locking, "ApplyProximalGradientDescent").op
+
+
+class ProximalAdagradOptimizer(Optimizer):
+    """Adagrad followed by the L1/L2 proximal step."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False, name="ProximalAdagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError(f"initial_accumulator_value must be positive: {initial_accumulator_value}")
+        super().__init__(use_locking, name)
+        self._lr, self._initial = learning_rate, initial_accumulator_value
+        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            shape = v.shape.as_list()
+            self._slot(v, "accumulator", self._name,
+                       lambda var: array_ops.fill(shape, array_ops.constant(self._initial, var.dtype.base_dtype)))
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply(
+            "ApplyProximalAdagrad",
+            [var._variable, self.get_slot(var, "accumulator")._variable,
+             self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
+             self._hyper(self._l2, var, "l2"), grad], self._use_locking, "ApplyProximalAdagrad").op
+
+
+class FtrlOptimizer(Optimizer):
+    """FTRL-Proximal (McMahan et al.), with TF's learning_rate_power and L2 shrinkage."""
+
+    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False, name="Ftrl",
+                 accum_name=None, linear_name=None, l2_shrinkage_regularization_strength=0.0):
+        if learning_rate_power > 0.0:
+            raise ValueError(f"learning_rate_power ({learning_rate_power}) must be a non-positive number")
+        if initial_accumulator_value < 0.0:
+            raise ValueError(f"initial_accumulator_value ({initial_accumulator_value}) must be non-negative")
+        super().__init__(use_locking, name)
+        self._lr, self._lr_power, self._initial = learning_rate, learning_rate_power, initial_accumulator_value
+        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+        self._l2_shrinkage = l2_shrinkage_regularization_strength
+        self._accum_name, self._linear_name = accum_name, linear_name
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            shape = v.shape.as_list()
+            self._slot(v, "accum", self._accum_name or self._name,
+                       lambda var: array_ops.fill(shape, array_ops.constant(self._initial, var.dtype.base_dtype)))
+            self._zeros_slot(v, "linear", self._linear_name or self._name + "_1")
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply(
+            "ApplyFtrlV2",
+            [var._variable, self.get_slot(var, "accum")._variable, self.get_slot(var, "linear")._variable, grad,
+             self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
+             self._hyper(self._l2, var, "l2"), self._hyper(self._l2_shrinkage, var, "l2_shrinkage"),
+             self._hyper(self._lr_power, var, "lr_power")], self._use_locking, "ApplyFtrlV2").op

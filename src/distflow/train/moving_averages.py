@@ -1,0 +1,88 @@
+"""``tf.train.ExponentialMovingAverage``: shadow copies of variables that trail their values."""
+
+from __future__ import annotations
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..ops import array_ops, control_flow_ops, math_ops, state_ops
+
+
+class ExponentialMovingAverage:
+    """``shadow -= (1 - decay) * (shadow - value)`` for each variable given to ``apply``.
+
+    With ``num_updates`` the decay starts lower: ``min(decay, (1 + n) / (10 + n))``. The shadow
+    of a variable starts at its value and is named ``<variable>/<name>`` (in the
+    MOVING_AVERAGE_VARIABLES collection), so a Saver given ``variables_to_restore()`` loads
+    the averages into the model's variables for evaluation, as in TF 1.x.
+    """
+
+    def __init__(self, decay, num_updates=None, zero_debias=False, name="ExponentialMovingAverage"):
+        if zero_debias:
+            raise NotImplementedError("ExponentialMovingAverage(zero_debias=True) is not supported by distflow")
+        self._decay = decay
+        self._num_updates = num_updates
+        self._name = name
+        self._averages: dict = {}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def apply(self, var_list=None) -> ops.Operation:
+        """Creates the shadows (once) and returns the op that updates them all."""
+        if var_list is None:
+            var_list = state_ops.trainable_variables()
+        var_list = list(var_list)
+        for var in var_list:
+            if var.dtype.base_dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
+                raise TypeError(f"The variables must be half, float, or double: {var.name}")
+            if self._key(var) in self._averages:
+                continue
+            is_variable = isinstance(var, state_ops.Variable)
+            graph = var.graph
+            with graph.as_default(), ops.name_scope(None), graph.colocate_with(var.op):
+                initial = var.initialized_value() if is_variable else array_ops.zeros(
+                    var.shape.as_list(), dtype=var.dtype.base_dtype)
+                shadow = state_ops.Variable(initial, name=f"{var.op.name}/{self._name}", trainable=False)
+            graph.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
+            self._averages[self._key(var)] = shadow
+        with ops.name_scope(self._name):
+            decay = ops.convert_to_tensor(self._decay, dtype=dtypes.float32, name="decay")
+            if self._num_updates is not None:
+                n = math_ops.cast(self._num_updates, dtypes.float32)
+                decay = math_ops.minimum(decay, (1.0 + n) / (10.0 + n))
+            updates = []
+            for var in var_list:
+                shadow = self._averages[self._key(var)]
+                with ops.colocate_with(shadow.op):
+                    rate = 1 - math_ops.cast(decay, shadow.dtype.base_dtype)
+                    # A fresh read: built here, it follows the control dependencies the caller opened
+                    # (``with control_dependencies([train_op]): ema.apply()`` averages the new values).
+                    value = var.read_value() if isinstance(var, state_ops.Variable) else var
+                    updates.append(state_ops.assign_sub(shadow, (shadow.value() - value) * rate).op)
+            return control_flow_ops.group(*updates, name=self._name)
+
+    @staticmethod
+    def _key(var):
+        return var.op.name
+
+    def average(self, var):
+        """The shadow variable of ``var`` (None if ``apply`` was not called with it)."""
+        return self._averages.get(self._key(var))
+
+    def average_name(self, var) -> str:
+        return f"{var.op.name}/{self._name}"
+
+    def variables_to_restore(self, moving_avg_variables=None) -> dict:
+        """A Saver's var_list that restores each averaged variable from its shadow's checkpoint entry."""
+        names = {}
+        averaged = moving_avg_variables if moving_avg_variables is not None else \
+            ops.get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES) + state_ops.trainable_variables()
+        averaged_names = {v.op.name for v in averaged}
+        for v in state_ops.global_variables():
+            if v.op.name in averaged_names:
+                names[self.average_name(v)] = v
+            elif not v.op.name.endswith("/" + self._name):
+                names[v.op.name] = v
+        return names

@@ -1,0 +1,115 @@
+"""More of tf.train: Adadelta, proximal, Ftrl optimizers and ExponentialMovingAverage against
+NumPy written from TensorFlow's update formulas, and the remaining learning-rate schedules."""
+
+import math
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+
+def run_optimizer(optimizer, steps=3):
+    w0 = np.array([1.0, -2.0, 0.5], np.float64)
+    target = np.array([0.3, 0.1, -0.4])
+    w = tf.Variable(w0)
+    loss = tf.reduce_sum(tf.square(w - target))
+    train = optimizer.minimize(loss)
+    values = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(steps):
+            sess.run(train)
+            values.append(sess.run(w))
+    return w0, target, values
+
+
+def test_adadelta_matches_numpy():
+    lr, rho, eps = 0.5, 0.9, 1e-6
+    w, target, got = run_optimizer(tf.train.AdadeltaOptimizer(lr, rho, eps))
+    accum, accum_update = np.zeros(3), np.zeros(3)
+    for step in range(3):
+        g = 2 * (w - target)
+        accum = rho * accum + (1 - rho) * g * g
+        update = np.sqrt(accum_update + eps) / np.sqrt(accum + eps) * g
+        accum_update = rho * accum_update + (1 - rho) * update * update
+        w = w - lr * update
+        np.testing.assert_allclose(got[step], w, rtol=1e-10)
+
+
+def prox(v, lr, l1, l2):
+    return np.sign(v) * np.maximum(np.abs(v) - lr * l1, 0) / (1 + lr * l2)
+
+
+def test_proximal_optimizers_match_numpy():
+    w, target, got = run_optimizer(tf.train.ProximalGradientDescentOptimizer(0.1, 0.05, 0.2))
+    for step in range(3):
+        w = prox(w - 0.1 * 2 * (w - target), 0.1, 0.05, 0.2)
+        np.testing.assert_allclose(got[step], w, rtol=1e-10)
+    tf.reset_default_graph()
+    w, target, got = run_optimizer(tf.train.ProximalAdagradOptimizer(0.3, 0.1, 0.05, 0.2))
+    accum = np.full(3, 0.1)
+    for step in range(3):
+        g = 2 * (w - target)
+        accum += g * g
+        lr_t = 0.3 / np.sqrt(accum)
+        w = prox(w - lr_t * g, lr_t, 0.05, 0.2)
+        np.testing.assert_allclose(got[step], w, rtol=1e-10)
+
+
+def test_ftrl_matches_numpy():
+    lr, l1, l2, power = 0.5, 0.01, 0.1, -0.5
+    w, target, got = run_optimizer(tf.train.FtrlOptimizer(lr, power, 0.1, l1, l2))
+    accum, linear = np.full(3, 0.1), np.zeros(3)
+    for step in range(3):
+        g = 2 * (w - target)
+        new_accum = accum + g * g
+        linear += g - (new_accum ** -power - accum ** -power) / lr * w
+        quadratic = new_accum ** -power / lr + 2 * l2
+        w = np.where(np.abs(linear) > l1, (np.sign(linear) * l1 - linear) / quadratic, 0.0)
+        accum = new_accum
+        np.testing.assert_allclose(got[step], w, rtol=1e-10)
+
+
+def test_exponential_moving_average_and_restoring_the_averages(tmp_path):
+    w = tf.Variable(1.0, name="w")
+    step = tf.Variable(0, name="step", trainable=False)
+    ema = tf.train.ExponentialMovingAverage(0.9, num_updates=step)
+    assign = tf.assign(w, w + 1.0)
+    with tf.control_dependencies([assign]):
+        update = ema.apply([w])
+    shadow = ema.average(w)
+    assert shadow.op.name == "w/ExponentialMovingAverage" and ema.average_name(w) == shadow.op.name
+    assert tf.get_collection(tf.GraphKeys.MOVING_AVERAGE_VARIABLES) == [w]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        average, value = 1.0, 1.0
+        for _ in range(4):
+            sess.run(update)
+            value += 1.0
+            decay = min(0.9, 1.0 / 10.0)  # num_updates stays 0
+            average -= (1 - decay) * (average - value)
+            assert sess.run(shadow) == pytest.approx(average)
+        path = tf.train.Saver().save(sess, str(tmp_path / "m"), write_meta_graph=False)
+    tf.reset_default_graph()
+    w2 = tf.Variable(0.0, name="w")
+    ema2 = tf.train.ExponentialMovingAverage(0.9)
+    with tf.Session() as sess:
+        tf.train.Saver(ema2.variables_to_restore()).restore(sess, path)
+        assert sess.run(w2) == pytest.approx(average)
+
+
+def test_more_learning_rate_schedules():
+    step = tf.placeholder(tf.int64, [])
+    lin = tf.train.linear_cosine_decay(0.1, step, 100)
+    restarts = tf.train.cosine_decay_restarts(0.1, step, 10)
+    with tf.Session() as sess:
+        for s in [0, 25, 100, 150]:
+            t = min(s, 100)
+            want = 0.1 * (((100 - t) / 100) * 0.5 * (1 + math.cos(math.pi * t / 100)) + 0.001)
+            assert sess.run(lin, {step: s}) == pytest.approx(want, rel=1e-5)
+        # Periods of 10, 20, 40 steps: a restart to the full rate at steps 10 and 30.
+        assert sess.run(restarts, {step: 0}) == pytest.approx(0.1)
+        assert sess.run(restarts, {step: 10}) == pytest.approx(0.1, rel=1e-5)
+        assert sess.run(restarts, {step: 20}) == pytest.approx(0.05, rel=1e-4)
+        assert sess.run(restarts, {step: 30}) == pytest.approx(0.1, rel=1e-5)
