@@ -180,3 +180,47 @@ def test_training_from_a_dataset_iterator_matches_numpy():
             steps += 1
         assert steps == 8
         np.testing.assert_allclose(sess.run(w), w_np, rtol=1e-5)
+
+
+def write_examples(path, n):
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for i in range(n):
+            example = tf.train.Example(features=tf.train.Features(feature={
+                "x": tf.train.Feature(float_list=tf.train.FloatList(value=[i, 2.0 * i])),
+                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i % 3])),
+                "name": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"item%d" % i]))}))
+            writer.write(example.SerializeToString())
+
+
+def test_tfrecord_dataset_of_examples_parsed_with_fixed_len_features(tmp_path):
+    path = str(tmp_path / "data.tfrecord")
+    write_examples(path, 5)
+    spec = {"x": tf.FixedLenFeature([2], tf.float32), "label": tf.FixedLenFeature([], tf.int64),
+            "name": tf.FixedLenFeature([], tf.string), "weight": tf.FixedLenFeature([], tf.float32, default_value=1.0)}
+    dataset = tf.data.TFRecordDataset([path]).map(lambda record: tf.parse_single_example(record, spec)).batch(2)
+    batch = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        got = drain(sess, batch)
+    assert [b["label"].tolist() for b in got] == [[0, 1], [2, 0], [1]]
+    assert got[1]["x"].tolist() == [[2.0, 4.0], [3.0, 6.0]]
+    assert got[2]["name"].tolist() == [b"item4"] and got[0]["weight"].tolist() == [1.0, 1.0]
+    with pytest.raises(NotImplementedError, match="sparse"):
+        tf.parse_example(tf.constant([b""]), {"v": tf.VarLenFeature(tf.int64)})
+    missing = tf.parse_example(tf.constant([b""]), {"x": tf.FixedLenFeature([2], tf.float32)})
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="required"):
+            sess.run(missing)
+
+
+def test_text_line_and_fixed_length_record_datasets(tmp_path):
+    (tmp_path / "a.txt").write_bytes(b"first\nsecond\r\nlast")
+    (tmp_path / "b.bin").write_bytes(b"HDR" + b"abcdefgh" + b"F")
+    lines = tf.data.TextLineDataset(str(tmp_path / "a.txt")).make_one_shot_iterator().get_next()
+    records = tf.data.FixedLengthRecordDataset([str(tmp_path / "b.bin")], 4, header_bytes=3, footer_bytes=1)
+    record = records.make_one_shot_iterator().get_next()
+    missing = tf.data.TextLineDataset(str(tmp_path / "nope.txt")).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert drain(sess, lines) == [b"first", b"second", b"last"]
+        assert drain(sess, record) == [b"abcd", b"efgh"]
+        with pytest.raises(tf.errors.NotFoundError):
+            sess.run(missing)

@@ -69,6 +69,8 @@ from .ops.misc_ops import (all_variables, arg_max, arg_min, batch_gather, conver
                            initialize_local_variables, initialize_variables, moving_average_variables,
                            no_regularizer, op_scope, read_file, saturate_cast, scalar_mul, tables_initializer,
                            timestamp, to_double, variable_op_scope, where_v2, write_file)
+from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
+                               parse_example, parse_single_example)
 from .ops.scatter_ops import (scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
                               scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update, tensor_scatter_add,
                               tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,

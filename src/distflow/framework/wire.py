@@ -140,6 +140,8 @@ def attr_to_proto(value) -> pb.AttrValue:
                 lst.type.append(v.as_datatype_enum)
             elif isinstance(v, TensorShape):
                 lst.shape.append(shape_to_proto(v))
+            elif isinstance(v, np.ndarray):
+                lst.tensor.append(tensor_to_proto(v))
             else:
                 raise TypeError(f"cannot encode list attr element {v!r}")
         return pb.AttrValue(list=lst)
@@ -168,9 +170,11 @@ def attr_from_proto(proto: pb.AttrValue):
         return arr
     if kind == "list":
         lst = proto.list
-        for field in ("s", "i", "f", "b", "type", "shape"):
+        for field in ("s", "i", "f", "b", "type", "shape", "tensor"):
             values = getattr(lst, field)
             if len(values):
+                if field == "tensor":
+                    return [tensor_from_proto(v) for v in values]
                 if field == "s":
                     return [v.decode() for v in values]
                 if field == "type":

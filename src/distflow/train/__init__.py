@@ -28,7 +28,9 @@ from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
 from .saver import (CheckpointReader, CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,  # noqa: F401
                     get_checkpoint_state, latest_checkpoint, list_variables, load_variable,
                     update_checkpoint_state, write_graph)
-from ..protos.distflow_pb2 import SaverDef  # noqa: F401
+from ..protos.distflow_pb2 import (BytesList, ClusterDef, Example, Feature, FeatureList,  # noqa: F401
+                                   FeatureLists, Features, FloatList, Int64List, JobDef, SaverDef, SequenceExample,
+                                   ServerDef)
 from .session_manager import SessionManager  # noqa: F401
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues  # noqa: F401
 from .supervisor import Supervisor  # noqa: F401

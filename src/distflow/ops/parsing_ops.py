@@ -1,0 +1,112 @@
+"""``tf.parse_example`` / ``tf.parse_single_example``: tf.train.Example records to dense tensors.
+
+Features are described by ``tf.FixedLenFeature(shape, dtype, default_value)``; a feature
+missing from a record takes its default (InvalidArgumentError without one). Variable-length
+features need sparse tensors, which distflow does not have: ``VarLenFeature`` is refused
+when the parser is built.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+from ..protos import distflow_pb2 as pb
+from .op_util import make_op
+
+FixedLenFeature = collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])
+FixedLenFeature.__new__.__defaults__ = (None,)
+FixedLenSequenceFeature = collections.namedtuple("FixedLenSequenceFeature",
+                                                 ["shape", "dtype", "allow_missing", "default_value"])
+FixedLenSequenceFeature.__new__.__defaults__ = (False, None)
+VarLenFeature = collections.namedtuple("VarLenFeature", ["dtype"])
+SparseFeature = collections.namedtuple("SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])
+SparseFeature.__new__.__defaults__ = (False,)
+
+
+def _values(feature, dtype, key):
+    kind = feature.WhichOneof("kind")
+    want = {dtypes.string: "bytes_list", dtypes.float32: "float_list", dtypes.int64: "int64_list"}[dtype]
+    if kind is None:
+        return []
+    if kind != want:
+        raise errors.InvalidArgumentError(None, None, f"Feature '{key}' has {kind}, but the parser expects "
+                                                      f"{want} ({dtype.name})")
+    return list(getattr(feature, kind).value)
+
+
+@register_op("ParseExample", list_output=True,
+             shape=lambda op: [TensorShape([None]).concatenate(s) for s in op.get_attr("dense_shapes")],
+             dtype=lambda op: list(op.get_attr("Tdense")))
+def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, defaults, has_default):  # noqa: N803
+    records = np.asarray(serialized, dtype=object).reshape(-1)
+    outputs = [[] for _ in dense_keys]
+    for r, record in enumerate(records):
+        example = pb.Example()
+        try:
+            example.ParseFromString(record if isinstance(record, bytes) else str(record).encode())
+        except DecodeError:
+            raise errors.InvalidArgumentError(None, None, f"Could not parse example input, value: record {r}") \
+                from None
+        features = example.features.feature
+        for i, (key, dtype, shape) in enumerate(zip(dense_keys, Tdense, dense_shapes)):
+            size = int(np.prod(shape.as_list())) if shape.ndims else 1
+            if key in features:
+                values = _values(features[key], dtype, key)
+                if len(values) != size:
+                    raise errors.InvalidArgumentError(None, None, f"Key: {key}.  Can't parse serialized Example: "
+                                                                  f"expected {size} values, got {len(values)}")
+            elif has_default[i]:
+                values = list(np.asarray(defaults[i]).reshape(-1)) * (1 if np.size(defaults[i]) == size else size)
+            else:
+                raise errors.InvalidArgumentError(None, None, f"Feature: {key} (data type: {dtype.name}) is "
+                                                              "required but could not be found.")
+            np_dtype = object if dtype == dtypes.string else dtype.as_numpy_dtype
+            outputs[i].append(np.array(values, dtype=np_dtype).reshape(shape.as_list()))
+    return tuple(np.stack(o) if o else np.zeros([0] + s.as_list(), dtype=object if d == dtypes.string else
+                                                 d.as_numpy_dtype)
+                 for o, s, d in zip(outputs, dense_shapes, Tdense))
+
+
+not_differentiable("ParseExample")
+
+
+def parse_example(serialized, features, name=None, example_names=None):
+    """A dict of dense tensors, one row per record of the 1-D string tensor ``serialized``."""
+    serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
+    keys = sorted(features)
+    dense_keys, tdense, shapes, defaults, has_default = [], [], [], [], []
+    for key in keys:
+        spec = features[key]
+        if not isinstance(spec, FixedLenFeature):
+            raise NotImplementedError(f"Feature '{key}': only FixedLenFeature is supported by distflow "
+                                      f"(got {type(spec).__name__}; variable-length features need sparse tensors)")
+        dtype = dtypes.as_dtype(spec.dtype)
+        if dtype not in (dtypes.string, dtypes.float32, dtypes.int64):
+            raise ValueError(f"Feature '{key}': dtype must be string, float32 or int64, got {dtype.name}")
+        dense_keys.append(key)
+        tdense.append(dtype)
+        shapes.append(as_shape(spec.shape))
+        has_default.append(spec.default_value is not None)
+        defaults.append(np.asarray(spec.default_value if spec.default_value is not None else 0,
+                                   dtype=object if dtype == dtypes.string else dtype.as_numpy_dtype))
+    op = make_op("ParseExample", [serialized], {"dense_keys": dense_keys, "Tdense": tdense, "dense_shapes": shapes,
+                                                "defaults": defaults, "has_default": has_default},
+                 name or "ParseExample")
+    return dict(zip(dense_keys, op.outputs))
+
+
+def parse_single_example(serialized, features, name=None, example_names=None):
+    """``parse_example`` of one record: each feature without the leading row dimension."""
+    from .array_ops import reshape, squeeze  # noqa: PLC0415
+
+    serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
+    parsed = parse_example(reshape(serialized, [1]), features, name)
+    return {key: squeeze(value, [0]) for key, value in parsed.items()}
