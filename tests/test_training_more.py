@@ -2,6 +2,7 @@
 NumPy written from TensorFlow's update formulas, and the remaining learning-rate schedules."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -113,3 +114,54 @@ def test_more_learning_rate_schedules():
         assert sess.run(restarts, {step: 10}) == pytest.approx(0.1, rel=1e-5)
         assert sess.run(restarts, {step: 20}) == pytest.approx(0.05, rel=1e-4)
         assert sess.run(restarts, {step: 30}) == pytest.approx(0.1, rel=1e-5)
+
+
+def test_batch_join_and_maybe_batch_take_elements_from_every_source():
+    a = tf.train.limit_epochs(tf.constant([1, 2, 3]), num_epochs=1)
+    b = tf.train.limit_epochs(tf.constant([10, 20]), num_epochs=1)
+    joined = tf.train.batch_join([[a], [b]], batch_size=5, enqueue_many=True, allow_smaller_final_batch=True)
+    kept = tf.train.maybe_batch([tf.constant([1, 2, 3, 4])], tf.constant([True, False, True, False]), 2,
+                                enqueue_many=True)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        assert sorted(sess.run(joined)[0].tolist()) == [1, 2, 3, 10, 20]
+        assert sess.run(kept)[0].tolist() == [1, 3]
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=10, ignore_live_threads=True)
+
+
+def test_feed_fn_and_global_step_waiter_hooks():
+    step = tf.train.get_or_create_global_step()
+    x = tf.placeholder(tf.float32, [])
+    total = tf.Variable(0.0)
+    bump = tf.group(tf.assign_add(total, x), tf.assign_add(step, 1))
+    hooks = [tf.train.FeedFnHook(lambda: {x: 2.0}), tf.train.GlobalStepWaiterHook(0)]
+    with tf.train.MonitoredSession(hooks=hooks) as sess:
+        for _ in range(3):
+            sess.run(bump)
+        assert sess.run(total) == 6.0
+
+
+def test_checkpoint_helpers(tmp_path):
+    v = tf.Variable([1.0, 2.0], name="v")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        first = saver.save(sess, str(tmp_path / "m"), global_step=1)
+        sess.run(tf.assign(v, [5.0, 6.0]))
+        second = saver.save(sess, str(tmp_path / "m"), global_step=2)
+    assert len(tf.train.get_checkpoint_mtimes([first, second, str(tmp_path / "nope")])) == 2
+    assert next(tf.train.checkpoints_iterator(str(tmp_path), timeout=1)) == second
+    assert tf.train.load_checkpoint(str(tmp_path)).get_tensor("v").tolist() == [5.0, 6.0]
+    state = tf.train.generate_checkpoint_state_proto(str(tmp_path), second, [first])
+    assert list(state.all_model_checkpoint_paths) == [first, second]
+    tf.train.remove_checkpoint(first)
+    assert not tf.train.checkpoint_exists(first) and not os.path.exists(first + ".meta")
+    tf.reset_default_graph()
+    w = tf.Variable([0.0, 0.0], name="w")
+    tf.train.init_from_checkpoint(str(tmp_path), {"v": "w"})
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(w).tolist() == [5.0, 6.0]

@@ -36,6 +36,11 @@ from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook,
 from .supervisor import Supervisor  # noqa: F401
 from .sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401
 from ..summary.writer import summary_iterator  # noqa: F401
+from .training_extras import (FeedFnHook, GlobalStepWaiterHook, basic_train_loop, batch_join,  # noqa: F401
+                              checkpoints_iterator, generate_checkpoint_state_proto, get_checkpoint_mtimes,
+                              init_from_checkpoint, load_checkpoint, match_filenames_once, maybe_batch,
+                              maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join, remove_checkpoint,
+                              shuffle_batch_join)
 from .training_util import assert_global_step  # noqa: F401
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step  # noqa: F401
 

@@ -1,0 +1,259 @@
+"""Smaller parts of ``tf.train``: two hooks, ``basic_train_loop``, joined and conditional batching,
+checkpoint helpers (iterate, time, remove, initialize variables from a checkpoint)."""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import time
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.ops import GraphKeys
+from ..ops import array_ops, data_flow_ops, io_ops, state_ops
+from ..ops.random_shuffle_queue import RandomShuffleQueue
+from . import saver as saver_mod
+from . import training_util
+from .input import _batched, _flatten, _shapes
+from .queue_runner import QueueRunner, add_queue_runner
+from .session_run_hook import SessionRunArgs, SessionRunHook
+
+_log = logging.getLogger("distflow")
+
+
+class FeedFnHook(SessionRunHook):
+    """Adds ``feed_fn()``'s feed dict to every step."""
+
+    def __init__(self, feed_fn):
+        self.feed_fn = feed_fn
+
+    def before_run(self, run_context):
+        return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
+
+
+class GlobalStepWaiterHook(SessionRunHook):
+    """Holds each step until the global step reaches ``wait_until_step`` (staggered worker starts)."""
+
+    def __init__(self, wait_until_step):
+        self._wait_until_step = wait_until_step
+
+    def begin(self):
+        self._worker_is_started = False
+        self._global_step_tensor = training_util.get_global_step()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use GlobalStepWaiterHook.")
+
+    def before_run(self, run_context):
+        if self._worker_is_started or self._wait_until_step <= 0:
+            self._worker_is_started = True
+            return None
+        last_logged = None
+        while True:
+            step = int(run_context.session.run(self._global_step_tensor))
+            if step >= self._wait_until_step:
+                self._worker_is_started = True
+                return None
+            if last_logged != step:
+                _log.info("Waiting for global step %d before starting training (at %d).", self._wait_until_step,
+                          step)
+                last_logged = step
+            if run_context.stop_requested:
+                return None
+            time.sleep(0.5)
+
+
+def basic_train_loop(supervisor, train_step_fn, args=None, kwargs=None, master=""):
+    """Calls ``train_step_fn(sess, *args, **kwargs)`` until the supervisor says to stop."""
+    with supervisor.managed_session(master) as sess:
+        while not supervisor.should_stop():
+            train_step_fn(sess, *(args or ()), **(kwargs or {}))
+
+
+# ---------------------------------------------------------------------------
+# Batching from several inputs, and batching with a keep condition
+
+
+def _join(queue_type, tensors_list, batch_size, capacity, enqueue_many, shapes, allow_smaller_final_batch,
+          shared_name, name, default, **queue_kwargs):
+    flat_list = [_flatten(t)[0] for t in tensors_list]
+    pack = _flatten(tensors_list[0])[1]
+    with ops.name_scope(name, default, [t for f in flat_list for t in f]) as scope:
+        first = flat_list[0]
+        queue = queue_type(capacity=capacity, dtypes=[t.dtype.base_dtype for t in first],
+                           shapes=_shapes(first, shapes, enqueue_many), shared_name=shared_name, **queue_kwargs)
+        enqueues = [queue.enqueue_many(f) if enqueue_many else queue.enqueue(f) for f in flat_list]
+        add_queue_runner(QueueRunner(queue, enqueues))
+        out = _batched(queue, batch_size, allow_smaller_final_batch, scope)
+        return pack(out if isinstance(out, list) else [out])
+
+
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+               allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches elements drawn from several lists of tensors (one enqueuing thread each)."""
+    if dynamic_pad:
+        raise NotImplementedError("batch_join(dynamic_pad=True) is not supported by distflow")
+    return _join(data_flow_ops.FIFOQueue, tensors_list, batch_size, capacity, enqueue_many, shapes,
+                 allow_smaller_final_batch, shared_name, name, "batch_join")
+
+
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
+                       shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    return _join(RandomShuffleQueue, tensors_list, batch_size, capacity, enqueue_many, shapes,
+                 allow_smaller_final_batch, shared_name, name, "shuffle_batch_join",
+                 min_after_dequeue=min_after_dequeue, seed=seed)
+
+
+def _kept(tensors, keep_input, enqueue_many):
+    """The elements for which ``keep_input`` holds (a scalar bool, or one per row with enqueue_many)."""
+    from ..ops.manip_ops import boolean_mask  # noqa: PLC0415
+
+    flat, pack = _flatten(tensors)
+    keep = ops.convert_to_tensor(keep_input, dtype=dtypes.bool)
+    if not enqueue_many:
+        keep = array_ops.reshape(keep, [1])
+        flat = [array_ops.expand_dims(t, 0) for t in flat]
+    return pack([boolean_mask(t, keep) for t in flat])
+
+
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``batch`` of the elements for which ``keep_input`` is true."""
+    from .input import batch  # noqa: PLC0415
+
+    return batch(_kept(tensors, keep_input, enqueue_many), batch_size, num_threads, capacity, True, shapes,
+                 dynamic_pad, allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
+                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                        name=None):
+    from .input import shuffle_batch  # noqa: PLC0415
+
+    return shuffle_batch(_kept(tensors, keep_input, enqueue_many), batch_size, capacity, min_after_dequeue,
+                         num_threads, seed, True, shapes, allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False, shapes=None,
+                     dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    return batch_join([_kept(t, keep_input, enqueue_many) for t in tensors_list], batch_size, capacity, True, shapes,
+                      dynamic_pad, allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
+                             enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                             name=None):
+    return shuffle_batch_join([_kept(t, keep_input, enqueue_many) for t in tensors_list], batch_size, capacity,
+                              min_after_dequeue, seed, True, shapes, allow_smaller_final_batch, shared_name, name)
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable holding the files matching ``pattern`` (matched when it is initialized)."""
+    with ops.name_scope(name, "matching_filenames", [pattern]) as scope:
+        from ..platform import gfile  # noqa: PLC0415
+
+        names = sorted(gfile.Glob(pattern)) if isinstance(pattern, (str, list, tuple)) else None
+        if names is None:
+            raise NotImplementedError("match_filenames_once needs a Python string pattern in distflow")
+        value = array_ops.constant([n.encode() for n in names], dtype=dtypes.string) if names else \
+            array_ops.constant([], dtype=dtypes.string)
+        return state_ops.Variable(value, name=scope, trainable=False, validate_shape=False,
+                                  collections=[GraphKeys.LOCAL_VARIABLES])
+
+
+# ---------------------------------------------------------------------------
+# Checkpoint helpers
+
+
+def get_checkpoint_mtimes(checkpoint_prefixes) -> list:
+    """The modification times of the checkpoints' index files (missing ones are skipped)."""
+    out = []
+    for prefix in checkpoint_prefixes:
+        path = io_ops.index_path(saver_mod._local_path(prefix))
+        if os.path.exists(path):
+            out.append(os.stat(path).st_mtime)
+    return out
+
+
+def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=None, meta_graph_suffix="meta") -> None:
+    """Deletes every file of a checkpoint (data shards, index, meta graph)."""
+    saver_mod._remove_checkpoint(saver_mod._local_path(checkpoint_prefix))
+
+
+def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                                    all_model_checkpoint_timestamps=None, last_preserved_timestamp=None):
+    paths = list(all_model_checkpoint_paths or [])
+    if not paths or paths[-1] != model_checkpoint_path:
+        paths.append(model_checkpoint_path)
+    state = saver_mod.CheckpointState(model_checkpoint_path=model_checkpoint_path, all_model_checkpoint_paths=paths,
+                                      all_model_checkpoint_timestamps=list(all_model_checkpoint_timestamps or []))
+    if last_preserved_timestamp is not None:
+        state.last_preserved_timestamp = last_preserved_timestamp
+    return state
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yields each new checkpoint of ``checkpoint_dir`` as it appears (an evaluation loop's source).
+
+    Ends after ``timeout`` seconds without a new one (unless ``timeout_fn()`` says to go on).
+    """
+    last = None
+    while True:
+        start = time.monotonic()
+        found = None
+        while found is None:
+            path = saver_mod.latest_checkpoint(checkpoint_dir)
+            if path is not None and path != last:
+                found = path
+                break
+            if timeout is not None and time.monotonic() - start >= timeout:
+                break
+            time.sleep(min(1.0, timeout or 1.0))
+        if found is None:
+            if timeout_fn is None or timeout_fn():
+                return
+            continue
+        last = found
+        began = time.monotonic()
+        yield found
+        pause = min_interval_secs - (time.monotonic() - began)
+        if pause > 0:
+            time.sleep(pause)
+
+
+def load_checkpoint(ckpt_dir_or_file):
+    """A CheckpointReader of the checkpoint (or of the latest one in a directory)."""
+    return saver_mod.CheckpointReader(ckpt_dir_or_file)
+
+
+def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
+    """Makes the given variables initialize from a checkpoint instead of their initializers.
+
+    ``assignment_map`` maps checkpoint names to variables or variable names
+    (``{"old_scope/": "new_scope/"}`` maps a whole scope, as in TF).
+    """
+    reader = saver_mod.CheckpointReader(ckpt_dir_or_file)
+    prefix = reader._prefix
+    names = reader.get_variable_to_shape_map()
+    variables = {v.op.name: v for v in state_ops.global_variables()}
+    pairs = []
+    for source, target in assignment_map.items():
+        if source.endswith("/") or source == "":
+            target_scope = target if isinstance(target, str) else ""
+            for name in names:
+                if name.startswith(source) and target_scope + name[len(source):] in variables:
+                    pairs.append((name, variables[target_scope + name[len(source):]]))
+        else:
+            var = variables.get(target) if isinstance(target, str) else target
+            if var is None or source not in names:
+                raise ValueError(f"init_from_checkpoint: '{source}' -> '{target}' names no checkpoint tensor or "
+                                 "no variable")
+            pairs.append((source, var))
+    for name, var in pairs:
+        with ops.colocate_with(var.op):
+            restored = io_ops.restore_v2(array_ops.constant(prefix, dtypes.string), [name], [var.dtype.base_dtype])[0]
+            var._initializer_op = state_ops.assign(var, restored).op
+            var._initial_value = restored
+
+
+
