@@ -283,10 +283,11 @@ def test_monitored_training_from_tf_config_started_by_hand(by_hand, tmp_path):
                for i in range(2)]
     chief, other = (by_hand.finish(w) for w in workers)
     line = last_line_with(chief, "chief checkpoint")
-    assert "model.ckpt-300" in line
+    step = int(re.search(r"model\.ckpt-(\d+)", line).group(1))
+    assert step >= 300  # the other worker may add a step after the chief's last one
     np.testing.assert_allclose(numbers(line.split(" w ")[1]), [1.5, -2.0, 0.7, 0.0, 0.3], atol=0.01)
     assert "worker 1 ran" in other
-    assert os.path.exists(tmp_path / "model.ckpt-300.meta")
+    assert os.path.exists(tmp_path / f"model.ckpt-{step}.meta")
 
 
 def test_sync_replicas_with_an_int32_global_step_started_by_hand(by_hand):
