@@ -150,10 +150,10 @@ class Dataset:
         return _Repeat(self, count)
 
     def take(self, count) -> "Dataset":
-        return _Take(self, count)
+        return _Slice(self, count, skip=False)
 
     def skip(self, count) -> "Dataset":
-        return _Skip(self, count)
+        return _Slice(self, count, skip=True)
 
     def prefetch(self, buffer_size) -> "Dataset":
         """Accepted; elements are produced when asked for (a pipeline step costs microseconds here)."""
@@ -427,8 +427,11 @@ class _Repeat(_Unary):
                 return
 
 
-class _Take(_Unary):
-    def __init__(self, input_dataset, count):
+class _Slice(_Unary):
+    """``take(count)`` (the first count elements; all when negative) or ``skip(count)`` (all after them)."""
+
+    def __init__(self, input_dataset, count, skip: bool):
+        self._skip = skip
         super().__init__(input_dataset, input_dataset.element_spec,
                          [ops.convert_to_tensor(count, dtype=dtypes.int64)])
 
@@ -436,21 +439,11 @@ class _Take(_Unary):
         own, (count,) = self._split(values)
         count = int(count)
         it = self._input._iterate(own, state)
-        yield from (it if count < 0 else itertools.islice(it, count))
-
-
-class _Skip(_Unary):
-    def __init__(self, input_dataset, count):
-        super().__init__(input_dataset, input_dataset.element_spec,
-                         [ops.convert_to_tensor(count, dtype=dtypes.int64)])
-
-    def _iterate(self, values, state):
-        own, (count,) = self._split(values)
-        count = int(count)
-        it = self._input._iterate(own, state)
-        if count < 0:
-            return
-        yield from itertools.islice(it, count, None)
+        if self._skip:
+            if count >= 0:
+                yield from itertools.islice(it, count, None)
+        else:
+            yield from (it if count < 0 else itertools.islice(it, count))
 
 
 # ---------------------------------------------------------------------------

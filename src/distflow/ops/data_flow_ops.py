@@ -361,22 +361,28 @@ class FIFOQueue(QueueBase):
     """
 
     def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"):  # noqa: A002
-        dtypes_ = [_as_dtype(d) for d in (dtypes if isinstance(dtypes, (list, tuple)) else [dtypes])]
-        if shapes is None:
-            shapes_ = [TensorShape(None)] * len(dtypes_)
-        else:
-            shapes_ = [as_shape(s) for s in (shapes if _is_shape_list(shapes) else [shapes])]
-            if len(shapes_) != len(dtypes_):
-                raise ValueError(f"FIFOQueue: {len(dtypes_)} dtypes but {len(shapes_)} shapes")
-        if names is not None:
-            names = list(names) if isinstance(names, (list, tuple)) else [names]
-            if len(names) != len(dtypes_):
-                raise ValueError(f"FIFOQueue: {len(dtypes_)} dtypes but {len(names)} names")
+        dtypes_, shapes_, names = queue_spec("FIFOQueue", dtypes, shapes, names)
         attrs = {"component_types": dtypes_, "capacity": int(capacity), "container": "",
                  "shared_name": shared_name or "",
                  "shapes": shapes_ if all(s.is_fully_defined() for s in shapes_) else []}
         ref = make_tensor("FIFOQueue", [], attrs, name)
         super().__init__(dtypes_, shapes_, names, ref)
+
+
+def queue_spec(what: str, dtypes_, shapes, names):
+    """A queue's component dtypes, shapes (unknown when not given) and names, checked against each other."""
+    dtypes_ = [_as_dtype(d) for d in (dtypes_ if isinstance(dtypes_, (list, tuple)) else [dtypes_])]
+    if shapes is None:
+        shapes_ = [TensorShape(None)] * len(dtypes_)
+    else:
+        shapes_ = [as_shape(s) for s in (shapes if _is_shape_list(shapes) else [shapes])]
+        if len(shapes_) != len(dtypes_):
+            raise ValueError(f"{what}: {len(dtypes_)} dtypes but {len(shapes_)} shapes")
+    if names is not None:
+        names = list(names) if isinstance(names, (list, tuple)) else [names]
+        if len(names) != len(dtypes_):
+            raise ValueError(f"{what}: {len(dtypes_)} dtypes but {len(names)} names")
+    return dtypes_, shapes_, names
 
 
 def _as_dtype(d) -> dtypes.DType:

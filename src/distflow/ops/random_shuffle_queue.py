@@ -11,8 +11,8 @@ import numpy as np
 from ..framework import errors
 from ..framework.random_seed import get_seed
 from ..framework.registry import not_differentiable, register_op
-from ..framework.tensor_shape import TensorShape, as_shape
-from .data_flow_ops import QueueBase, _as_dtype, _FIFOQueue, _handle_dtype, _is_shape_list
+from ..framework.tensor_shape import TensorShape
+from .data_flow_ops import QueueBase, _FIFOQueue, _handle_dtype, queue_spec
 from .op_util import make_tensor
 
 
@@ -64,17 +64,9 @@ class RandomShuffleQueue(QueueBase):
 
     def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None, names=None, seed=None,  # noqa: A002
                  shared_name=None, name="random_shuffle_queue"):
-        dtypes_ = [_as_dtype(d) for d in (dtypes if isinstance(dtypes, (list, tuple)) else [dtypes])]
-        if shapes is None:
-            shapes_ = [TensorShape(None)] * len(dtypes_)
-        else:
-            shapes_ = [as_shape(s) for s in (shapes if _is_shape_list(shapes) else [shapes])]
-            if len(shapes_) != len(dtypes_):
-                raise ValueError(f"RandomShuffleQueue: {len(dtypes_)} dtypes but {len(shapes_)} shapes")
+        dtypes_, shapes_, names = queue_spec("RandomShuffleQueue", dtypes, shapes, names)
         if min_after_dequeue < 0 or (capacity >= 0 and min_after_dequeue >= capacity):
             raise ValueError(f"min_after_dequeue ({min_after_dequeue}) must be in [0, capacity ({capacity}))")
-        if names is not None:
-            names = list(names) if isinstance(names, (list, tuple)) else [names]
         seed, seed2 = get_seed(seed)
         attrs = {"component_types": dtypes_, "capacity": int(capacity), "min_after_dequeue": int(min_after_dequeue),
                  "seed": seed or 0, "seed2": seed2 or 0, "container": "", "shared_name": shared_name or "",

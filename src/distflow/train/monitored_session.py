@@ -230,13 +230,18 @@ class _MonitoredSession:
     # -- running ------------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs one step with every hook's fetches added; recreates the session on preemption errors."""
+        return self._recovering(lambda: self._hooked_run(fetches, feed_dict, options, run_metadata))
+
+    def _recovering(self, step):
+        """Calls ``step()``; a preemption error (Aborted, Unavailable) closes the session, creates
+        it again and calls ``step()`` again when this session is recoverable."""
         if self._closed:
             raise RuntimeError("Run called even after should_stop requested.")
         while True:
             if self._sess is None:
                 self._create()
             try:
-                return self._hooked_run(fetches, feed_dict, options, run_metadata)
+                return step()
             except _PREEMPTION_ERRORS as e:
                 if not self._recoverable:
                     raise
@@ -282,22 +287,14 @@ class _MonitoredSession:
         A preemption error (Aborted, Unavailable) in the step recreates the session and
         calls ``step_fn`` again, as TF's recoverable sessions do.
         """
-        if self._closed:
-            raise RuntimeError("Run called even after should_stop requested.")
-        while True:
-            if self._sess is None:
-                self._create()
+        def step():
             try:
                 return step_fn(_StepContext(self))
             except _StopRequested:
                 self._should_stop = True
                 return None
-            except _PREEMPTION_ERRORS as e:
-                if not self._recoverable:
-                    raise
-                _log.info("An error was raised in step_fn (%s: %s): the session will be created again.",
-                          type(e).__name__, e.message.splitlines()[0])
-                self._close_session_quietly()
+
+        return self._recovering(step)
 
     # -- ending ----------------------------------------------------------------------------------
     def close(self) -> None:

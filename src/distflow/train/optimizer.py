@@ -123,6 +123,12 @@ class Optimizer:
                 slots[var] = Variable(value, name=f"{var.op.name}/{op_name}", trainable=False)
         return slots[var]
 
+    def _constant_slot(self, var, slot_name, op_name, value) -> Variable:
+        """A slot of ``var``'s shape filled with ``value`` (Adagrad's and Ftrl's accumulators)."""
+        shape = var.shape.as_list()
+        return self._slot(var, slot_name, op_name,
+                          lambda v: array_ops.fill(shape, array_ops.constant(value, v.dtype.base_dtype)))
+
     def _zeros_slot(self, var, slot_name, op_name) -> Variable:
         shape = var.shape.as_list()
         return self._slot(var, slot_name, op_name,

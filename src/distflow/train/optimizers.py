@@ -93,9 +93,7 @@ class AdagradOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            shape = v.shape.as_list()
-            self._slot(v, "accumulator", self._name,
-                       lambda var: array_ops.fill(shape, array_ops.constant(self._initial, var.dtype.base_dtype)))
+            self._constant_slot(v, "accumulator", self._name, self._initial)
 
     def _apply_dense(self, grad, var):
         return training_ops.apply(
@@ -181,9 +179,7 @@ class ProximalAdagradOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            shape = v.shape.as_list()
-            self._slot(v, "accumulator", self._name,
-                       lambda var: array_ops.fill(shape, array_ops.constant(self._initial, var.dtype.base_dtype)))
+            self._constant_slot(v, "accumulator", self._name, self._initial)
 
     def _apply_dense(self, grad, var):
         return training_ops.apply(
@@ -211,9 +207,7 @@ class FtrlOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            shape = v.shape.as_list()
-            self._slot(v, "accum", self._accum_name or self._name,
-                       lambda var: array_ops.fill(shape, array_ops.constant(self._initial, var.dtype.base_dtype)))
+            self._constant_slot(v, "accum", self._accum_name or self._name, self._initial)
             self._zeros_slot(v, "linear", self._linear_name or self._name + "_1")
 
     def _apply_dense(self, grad, var):
