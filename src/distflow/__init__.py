@@ -17,6 +17,7 @@ from .framework.ops import (Graph, GraphKeys, Operation, Tensor, add_to_collecti
 from .framework.random_seed import set_random_seed
 from .framework.registry import NotDifferentiable, RegisterGradient, not_differentiable
 from .framework.tensor_shape import Dimension, TensorShape
+from .ops.array_ops import invert_permutation
 from .ops.array_ops import (broadcast_to, concat, constant, expand_dims, fill, gather, identity, newaxis, one_hot, ones,
                             ones_like, pad, placeholder, placeholder_with_default, rank, reshape, shape,
                             size, slice, split, squeeze, stack, stop_gradient, strided_slice, tile,
@@ -26,8 +27,9 @@ from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, QueueBase
 from .ops.gradients_impl import AggregationMethod, UnconnectedGradients, custom_gradient, gradients, hessians
 from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
-                           ones_initializer, random_normal_initializer, random_uniform_initializer,
-                           truncated_normal_initializer, variance_scaling_initializer, zeros_initializer)
+                           ones_initializer, orthogonal_initializer, random_normal_initializer,
+                           random_uniform_initializer, truncated_normal_initializer, uniform_unit_scaling_initializer,
+                           variance_scaling_initializer, zeros_initializer)
 from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_value, div, divide, equal,
                            exp, floor, floordiv, floormod, greater, greater_equal, less, less_equal, log,
                            log1p, logical_and, logical_not, logical_or, logical_xor, matmul, maximum, minimum,
@@ -38,6 +40,7 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_
 from .ops.math_ops import range_ as range  # noqa: A004
 from .ops.nd_ops import gather_nd, scatter_nd
 from .ops.script_ops import Print, identity_n, numpy_function, print, py_func  # noqa: A004
+from .ops.script_ops import py_func as py_function
 from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
 from .ops.random_shuffle_queue import RandomShuffleQueue
 from .ops.state_ops import (Variable, assign, assign_add, assign_sub, count_up_to, global_variables,
@@ -71,6 +74,10 @@ from .ops.misc_ops import (all_variables, arg_max, arg_min, batch_gather, conver
                            timestamp, to_double, variable_op_scope, where_v2, write_file)
 from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
                                parse_example, parse_single_example)
+from .ops.misc_more_ops import (accumulate_n, broadcast_dynamic_shape, broadcast_static_shape, digamma,
+                                 grad_pass_through, guarantee_const, histogram_fixed_width,
+                                 histogram_fixed_width_bins, lgamma, make_template, matching_files, multinomial,
+                                 parse_tensor, random_crop, reverse_sequence, searchsorted, serialize_tensor)
 from .ops.scatter_ops import (scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
                               scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update, tensor_scatter_add,
                               tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
@@ -90,7 +97,8 @@ from .runtime.session import InteractiveSession, Session
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above
 from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402
-from . import python_io, summary, version  # noqa: E402
+from . import graph_util, nest, python_io, resource_loader, summary, test, version  # noqa: E402
+from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing
 from .platform import app, gfile  # noqa: E402
 from .platform import flags  # noqa: E402
@@ -104,6 +112,14 @@ GRAPH_DEF_VERSION = version.GRAPH_DEF_VERSION  # TF 1.15's producer version, wri
 GRAPH_DEF_VERSION_MIN_CONSUMER = version.GRAPH_DEF_VERSION_MIN_CONSUMER
 GRAPH_DEF_VERSION_MIN_PRODUCER = version.GRAPH_DEF_VERSION_MIN_PRODUCER
 NoGradient = no_gradient
+CXX11_ABI_FLAG = 0  # facts of a native build: distflow has none
+MONOLITHIC_BUILD = 0
+CXX_VERSION = ""
+
+
+def get_logger():
+    """The ``distflow`` logger (TF's ``tf.get_logger()`` returns its own)."""
+    return logging.get_logger()
 
 
 def disable_v2_behavior() -> None:

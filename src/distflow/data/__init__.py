@@ -4,6 +4,8 @@ from .._namespace import missing
 from .dataset_ops import Dataset  # noqa: F401
 from .readers import FixedLengthRecordDataset, TFRecordDataset, TextLineDataset  # noqa: F401
 
+from .dataset_ops import Options, ThreadingOptions  # noqa: F401,E402
+
 AUTOTUNE = -1  # accepted wherever TF takes it (num_parallel_calls, buffer sizes): elements come one at a time
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2

@@ -163,6 +163,16 @@ class Dataset:
         """Accepted; the elements are computed again on each pass."""
         return self
 
+    def with_options(self, options) -> "Dataset":
+        """Accepted: the options that tune TF's threaded pipeline change nothing here."""
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options expects a tf.data.Options, got {options!r}")
+        self._options = options
+        return self
+
+    def options(self) -> "Options":
+        return getattr(self, "_options", None) or Options()
+
     def apply(self, transformation_func) -> "Dataset":
         result = transformation_func(self)
         if not isinstance(result, Dataset):
@@ -192,6 +202,26 @@ class Dataset:
 
     def _all_inputs(self) -> list[ops.Tensor]:
         return list(self._inputs)
+
+
+class ThreadingOptions:
+    """Accepted for programs that set them; distflow's pipelines run on the step's thread."""
+
+    def __init__(self):
+        self.max_intra_op_parallelism = None
+        self.private_threadpool_size = None
+
+
+class Options:
+    """``tf.data.Options``: kept with the dataset; none of them changes how distflow runs it."""
+
+    def __init__(self):
+        self.experimental_deterministic = None
+        self.experimental_optimization = None
+        self.threading = ThreadingOptions()
+
+    def merge(self, options) -> "Options":
+        return self
 
 
 class _RunState:

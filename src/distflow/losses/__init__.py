@@ -130,6 +130,32 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None, loss_col
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
 
 
+def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+                    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS, dim=None):
+    """1 - sum(labels * predictions, axis), for unit-normalized labels and predictions."""
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("You must specify 'axis'.")
+    with ops.name_scope(scope, "cosine_distance_loss", [predictions, labels]):
+        predictions, labels = _pair(predictions, labels)
+        losses = 1 - math_ops.reduce_sum(predictions * labels, axis, keepdims=True)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES):
+    """Per example, the mean over pairs (i, j) of ((p_i - p_j) - (l_i - l_j))^2, weighted and averaged."""
+    with ops.name_scope(scope, "mean_pairwise_squared_error", [predictions, labels]):
+        predictions, labels = _pair(predictions, labels)
+        diffs = predictions - labels
+        axes = list(range(1, diffs.shape.ndims)) if diffs.shape.ndims and diffs.shape.ndims > 1 else None
+        n = math_ops.cast(array_ops.size(diffs) // array_ops.shape(diffs)[0], diffs.dtype.base_dtype)
+        sum_sq = math_ops.reduce_sum(math_ops.square(diffs), axes)
+        sum_d = math_ops.reduce_sum(diffs, axes)
+        # mean over ordered pairs of (d_i - d_j)^2 = 2 * (n * sum d^2 - (sum d)^2) / (n * (n - 1))
+        per_example = 2 * (n * sum_sq - math_ops.square(sum_d)) / math_ops.maximum(n * (n - 1), 1)
+        return compute_weighted_loss(per_example, weights, None, loss_collection, Reduction.MEAN)
+
+
 def add_loss(loss, loss_collection=GraphKeys.LOSSES) -> None:
     """Adds ``loss`` to the losses collection (get_total_loss sums them)."""
     if loss_collection:

@@ -756,3 +756,9 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 # The joining and slicing ops live in slicing_ops.py; their constructors are TF's array_ops.
 from .slicing_ops import (concat, gather, newaxis, slice, split, stack, strided_slice,  # noqa: E402,F401
                           unstack)
+
+
+def invert_permutation(x, name=None) -> ops.Tensor:
+    """The inverse permutation: ``y[x[i]] = i``."""
+    x = ops.convert_to_tensor(x)
+    return make_tensor("InvertPermutation", [x], None, name or "InvertPermutation")

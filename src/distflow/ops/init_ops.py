@@ -143,3 +143,42 @@ random_uniform_initializer = RandomUniform
 variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
+
+
+class Orthogonal(Initializer):
+    """A (scaled) orthogonal matrix: the Q of a Gaussian matrix's QR decomposition, signs fixed."""
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        self.gain, self.seed, self.dtype = gain, seed, dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from . import linalg_ops, manip_ops, math_ops  # noqa: PLC0415 - linalg_ops imports this module's users
+
+        dtype = self._dtype(dtype)
+        shape = list(shape)
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
+        rows = int(math.prod(shape[:-1]))
+        cols = shape[-1]
+        a = random_ops.random_normal([max(rows, cols), min(rows, cols)], dtype=dtype, seed=self.seed)
+        q, r = linalg_ops.qr(a)
+        q = q * array_ops.expand_dims(math_ops.sign(manip_ops.matrix_diag_part(r)), 0)
+        if rows < cols:
+            q = manip_ops.matrix_transpose(q)
+        return array_ops.reshape(q, shape) * self.gain
+
+
+class UniformUnitScaling(Initializer):
+    """Uniform in [-limit, limit] with limit = factor * sqrt(3 / input size), keeping activations' scale."""
+
+    def __init__(self, factor=1.0, seed=None, dtype=dtypes.float32):
+        self.factor, self.seed, self.dtype = factor, seed, dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        input_size = max(1.0, float(math.prod(list(shape)[:-1])) if len(shape) > 1 else 1.0)
+        limit = math.sqrt(3 / input_size) * self.factor
+        return random_ops.random_uniform(shape, -limit, limit, self._dtype(dtype), seed=self.seed)
+
+
+orthogonal_initializer = Orthogonal
+uniform_unit_scaling_initializer = UniformUnitScaling

@@ -278,3 +278,48 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
 
 def get_summary_description(node_def):
     return node_def.attr["description"].s if "description" in node_def.attr else ""
+
+
+# ---------------------------------------------------------------------------
+# Audio (16-bit PCM WAV, written here)
+
+
+def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
+    """[frames, channels] floats in [-1, 1] as a 16-bit PCM WAV file."""
+    frames, channels = samples.shape
+    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
+    header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(pcm), b"WAVE", b"fmt ", 16, 1, channels,
+                         sample_rate, sample_rate * channels * 2, channels * 2, 16, b"data", len(pcm))
+    return header + pcm
+
+
+@register_op("AudioSummaryV2", shape=_string_scalar, dtype=lambda op: dtypes.string)
+def _audio_summary_kernel(xp, tag, audio, sample_rate, *, max_outputs):
+    audio = np.asarray(audio, dtype=np.float64)
+    if audio.ndim == 2:
+        audio = audio[:, :, None]
+    rate = float(sample_rate)
+    base = _tag_of(tag)
+    summary = pb.Summary()
+    count = min(max_outputs, audio.shape[0])
+    for i in range(count):
+        name = f"{base}/audio" if count == 1 else f"{base}/audio/{i}"
+        summary.value.add(tag=name, audio=pb.Summary.Audio(
+            sample_rate=rate, num_channels=audio.shape[2], length_frames=audio.shape[1],
+            encoded_audio_string=encode_wav(audio[i], int(rate)), content_type="audio/wav"))
+    return _serialized(summary)
+
+
+not_differentiable("AudioSummaryV2")
+
+
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
+    """A Summary with up to ``max_outputs`` WAV clips of a [batch, frames(, channels)] float tensor."""
+    tensor = ops.convert_to_tensor(tensor)
+    tag = _tag(name, family)
+    with ops.name_scope(name, None, [tensor]) as scope:
+        out = make_tensor("AudioSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor,
+                                             ops.convert_to_tensor(sample_rate, dtype=dtypes.float32)],
+                          {"max_outputs": int(max_outputs)}, scope)
+    _collect(out, collections)
+    return out

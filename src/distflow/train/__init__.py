@@ -15,7 +15,8 @@ from .monitored_session import (ChiefSessionCreator, MonitoredSession, Monitored
 from .input import (batch, input_producer, limit_epochs, range_input_producer, shuffle_batch,  # noqa: F401
                     slice_input_producer, string_input_producer)
 from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponential_decay,  # noqa: F401
-                                  inverse_time_decay, linear_cosine_decay, natural_exp_decay, piecewise_constant,
+                                  inverse_time_decay, linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay,
+                                  piecewise_constant,
                                   piecewise_constant_decay, polynomial_decay)
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401

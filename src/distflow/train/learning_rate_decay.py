@@ -132,3 +132,19 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
         peak = math_ops.pow(math_ops.cast(m_mul, dtype), i)
         cosine = 0.5 * peak * (1.0 + math_ops.cos(math.pi * within))
         return math_ops.multiply(lr, (1 - alpha) * cosine + alpha, name=scope)
+
+
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0, variance_decay=0.55,
+                              num_periods=0.5, alpha=0.0, beta=0.001, name=None):
+    """linear_cosine_decay with Gaussian noise of variance ``initial_variance / (1 + step) ** variance_decay``."""
+    from ..ops import random_ops  # noqa: PLC0415
+
+    with ops.name_scope(name, "NoisyLinearCosineDecay", [learning_rate, global_step]) as scope:
+        lr, step, dtype = _step_and_rate(learning_rate, global_step, "noisy linear cosine decay")
+        steps = math_ops.cast(decay_steps, dtype)
+        step = math_ops.minimum(step, steps)
+        linear = (steps - step) / steps
+        std = math_ops.sqrt(initial_variance / math_ops.pow(1 + step, variance_decay))
+        noisy = linear + random_ops.random_normal([], dtype=dtype) * std
+        cosine = 0.5 * (1 + math_ops.cos(math.pi * 2 * num_periods * step / steps))
+        return math_ops.multiply(lr, (alpha + noisy) * cosine + beta, name=scope)

@@ -1,0 +1,257 @@
+"""More of ``tf.nn``: 1-D convolution and pooling, depthwise and separable convolutions, the
+generic ``pool``/``convolution``, candidate samplers and the sampled losses (NCE, sampled softmax)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, slicing_ops
+from .op_util import make_op
+from .random_ops import _generator, _seed_attrs
+
+# ---------------------------------------------------------------------------
+# 1-D, generic and grouped convolutions
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None, data_format=None,
+           name=None, input=None, dilations=None):  # noqa: A002
+    """A 1-D convolution of [batch, width, in] with [k, in, out] filters (as a 2-D one of height 1)."""
+    value = input if value is None else value
+    with ops.name_scope(name, "conv1d", [value, filters]):
+        x = array_ops.expand_dims(ops.convert_to_tensor(value), 1)
+        f = array_ops.expand_dims(ops.convert_to_tensor(filters), 0)
+        stride = stride if isinstance(stride, int) else stride[-2 if len(stride) == 3 else 0]
+        return array_ops.squeeze(conv_ops.conv2d(x, f, [1, 1, stride, 1], padding), [1])
+
+
+def _pool1d(fn, value, ksize, strides, padding, name, default):
+    k = ksize if isinstance(ksize, int) else ksize[-2 if len(ksize) == 3 else 0]
+    s = strides if isinstance(strides, int) else strides[-2 if len(strides) == 3 else 0]
+    with ops.name_scope(name, default, [value]):
+        x = array_ops.expand_dims(ops.convert_to_tensor(value), 1)
+        return array_ops.squeeze(fn(x, [1, 1, k, 1], [1, 1, s, 1], padding), [1])
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    return _pool1d(conv_ops.max_pool, input, ksize, strides, padding, name, "MaxPool1d")
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    return _pool1d(conv_ops.avg_pool, input, ksize, strides, padding, name, "AvgPool1D")
+
+
+def _window(values, rank=2):
+    if isinstance(values, int):
+        return [1] + [values] * rank + [1]
+    values = list(values)
+    return values if len(values) == rank + 2 else [1] + values + [1]
+
+
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    return conv_ops.max_pool(input, _window(ksize), _window(strides), padding, name=name)
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    return conv_ops.avg_pool(input, _window(ksize), _window(strides), padding, name=name)
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None,  # noqa: A002
+         data_format=None, dilations=None):
+    """N-D pooling (1-D and 2-D here): ``pooling_type`` "MAX" or "AVG"."""
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"Invalid pooling_type: {pooling_type}")
+    strides = strides or [1] * len(window_shape)
+    if len(window_shape) == 1:
+        fn = max_pool1d if pooling_type == "MAX" else avg_pool1d
+        return fn(input, window_shape[0], strides[0], padding, name=name)
+    if len(window_shape) == 2:
+        fn = conv_ops.max_pool if pooling_type == "MAX" else conv_ops.avg_pool
+        return fn(input, [1, *window_shape, 1], [1, *strides, 1], padding, name=name)
+    raise NotImplementedError("pool supports 1-D and 2-D windows in distflow")
+
+
+def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None, data_format=None,  # noqa: A002
+                filters=None, dilations=None):
+    """1-D or 2-D convolution by the filter's rank."""
+    f = ops.convert_to_tensor(filter if filter is not None else filters)
+    rank = f.shape.ndims - 2
+    if rank == 1:
+        return conv1d(input, f, (strides or [1])[0], padding, name=name)
+    if rank == 2:
+        return conv_ops.conv2d(input, f, [1, *(strides or [1, 1]), 1], padding, name=name)
+    raise NotImplementedError("convolution supports 1-D and 2-D filters in distflow")
+
+
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002
+                     dilations=None):
+    """Each input channel convolved with its own ``channel_multiplier`` filters ([h, w, in, multiplier])."""
+    with ops.name_scope(name, "depthwise", [input, filter]):
+        x = ops.convert_to_tensor(input)
+        f = ops.convert_to_tensor(filter, dtype=x.dtype.base_dtype)
+        channels = f.shape[2].value
+        if channels is None:
+            raise ValueError("depthwise_conv2d needs the filter's channel count known")
+        outputs = [conv_ops.conv2d(x[..., c:c + 1], f[:, :, c:c + 1, :], strides, padding) for c in range(channels)]
+        return slicing_ops.concat(outputs, axis=3) if channels > 1 else outputs[0]
+
+
+depthwise_conv2d_native = depthwise_conv2d
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None, dilations=None):
+    """A depthwise convolution followed by a 1x1 convolution that mixes the channels."""
+    with ops.name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]):
+        depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding)
+        return conv_ops.conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID")
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
+                                         scale_after_normalization=None, name=None, input=None, mean=None,  # noqa: A002
+                                         variance=None):
+    """TF's old batch normalization: gamma is used only with ``scale_after_normalization``."""
+    t = input if t is None else t
+    m = mean if m is None else m
+    v = variance if v is None else v
+    return nn_ops.batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None,
+                                      variance_epsilon, name=name)
+
+
+# ---------------------------------------------------------------------------
+# Candidate samplers
+
+
+def _expected_counts(probs, num_tries, unique):
+    if unique:
+        return -np.expm1(num_tries * np.log1p(-np.minimum(probs, 1 - 1e-12)))
+    return probs * num_tries
+
+
+def _log_uniform_probs(classes, range_max):
+    classes = np.asarray(classes, dtype=np.float64)
+    return (np.log(classes + 2.0) - np.log(classes + 1.0)) / math.log(range_max + 1.0)
+
+
+@register_op("CandidateSampler", list_output=True,
+             shape=lambda op: [TensorShape([op.get_attr("num_sampled")]), op.inputs[0].shape,
+                               TensorShape([op.get_attr("num_sampled")])],
+             dtype=lambda op: [dtypes.int64, dtypes.float32, dtypes.float32], stateful=True)
+def _candidate_sampler_kernel(ctx, true_classes, *, kind, num_sampled, unique, range_max, seed, seed2):
+    gen = _generator(ctx, seed, seed2)
+    if kind == "log_uniform":
+        probs = _log_uniform_probs(np.arange(range_max), range_max)
+    else:
+        probs = np.full(range_max, 1.0 / range_max)
+    if unique:
+        if num_sampled > range_max:
+            raise ValueError(f"num_sampled ({num_sampled}) must be <= range_max ({range_max}) with unique")
+        picked, tries = [], 0
+        seen = set()
+        while len(picked) < num_sampled:
+            draw = int(gen.choice(range_max, p=probs))
+            tries += 1
+            if draw not in seen:
+                seen.add(draw)
+                picked.append(draw)
+        sampled = np.array(picked, dtype=np.int64)
+    else:
+        sampled = gen.choice(range_max, size=num_sampled, p=probs).astype(np.int64)
+        tries = num_sampled
+    true_probs = probs[np.clip(np.asarray(true_classes), 0, range_max - 1)]
+    return (sampled, _expected_counts(true_probs, tries, unique).astype(np.float32),
+            _expected_counts(probs[sampled], tries, unique).astype(np.float32))
+
+
+not_differentiable("CandidateSampler")
+
+
+def _sampler(kind, true_classes, num_true, num_sampled, unique, range_max, seed, name):
+    true_classes = ops.convert_to_tensor(true_classes, dtype=dtypes.int64)
+    attrs = {"kind": kind, "num_sampled": int(num_sampled), "unique": bool(unique), "range_max": int(range_max),
+             **_seed_attrs(seed)}
+    return tuple(make_op("CandidateSampler", [true_classes], attrs, name or f"{kind}_candidate_sampler").outputs)
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    """Classes drawn from the Zipfian P(k) = log((k + 2) / (k + 1)) / log(range_max + 1).
+
+    Returns (sampled_candidates, true_expected_count, sampled_expected_count), as TF.
+    """
+    return _sampler("log_uniform", true_classes, num_true, num_sampled, unique, range_max, seed, name)
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    return _sampler("uniform", true_classes, num_true, num_sampled, unique, range_max, seed, name)
+
+
+def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
+    """(row indices, column ids, -FLT_MAX weights) for each sampled candidate equal to a true class."""
+    with ops.name_scope(name, "ComputeAccidentalHits", [true_classes, sampled_candidates]):
+        true_classes = ops.convert_to_tensor(true_classes, dtype=dtypes.int64)
+        sampled = ops.convert_to_tensor(sampled_candidates, dtype=dtypes.int64)
+        hits = math_ops.reduce_any(math_ops.equal(array_ops.expand_dims(true_classes, 2),
+                                                  array_ops.reshape(sampled, [1, 1, -1])), axis=1)
+        where = math_ops.where(hits)
+        indices = math_ops.cast(where[:, 0], dtypes.int32)
+        ids = math_ops.cast(where[:, 1], dtypes.int64)
+        weights = array_ops.fill(array_ops.shape(indices), np.float32(-np.finfo(np.float32).max))
+        return indices, ids, weights
+
+
+def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
+                    subtract_log_q, remove_accidental_hits, partition_strategy):
+    labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+    if labels.shape.ndims == 1:
+        labels = array_ops.expand_dims(labels, -1)
+    if sampled_values is None:
+        sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes)
+    sampled, true_expected, sampled_expected = (array_ops.stop_gradient(v) for v in sampled_values)
+    inputs = ops.convert_to_tensor(inputs)
+    flat_labels = array_ops.reshape(labels, [-1])
+    all_ids = slicing_ops.concat([flat_labels, sampled], 0)
+    all_w = nn_impl.embedding_lookup(weights, all_ids, partition_strategy=partition_strategy)
+    all_b = nn_impl.embedding_lookup(biases, all_ids, partition_strategy=partition_strategy)
+    n_true = array_ops.size(flat_labels)
+    true_w = all_w[:n_true]
+    sampled_w = all_w[n_true:]
+    dim = array_ops.shape(true_w)[1:2]
+    true_w = array_ops.reshape(true_w, array_ops.concat([[-1, num_true], dim], 0))
+    true_logits = math_ops.reduce_sum(array_ops.expand_dims(inputs, 1) * true_w, -1) + \
+        array_ops.reshape(all_b[:n_true], [-1, num_true])
+    sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True) + all_b[n_true:]
+    if remove_accidental_hits:  # a sampled "negative" that is a true class must not be pushed down
+        hit = math_ops.reduce_any(math_ops.equal(array_ops.expand_dims(labels, 2),
+                                                 array_ops.reshape(sampled, [1, 1, -1])), axis=1)
+        sampled_logits = math_ops.where(hit, sampled_logits - 1e9 * array_ops.ones_like(sampled_logits),
+                                        sampled_logits)
+    if subtract_log_q:
+        true_logits -= math_ops.log(true_expected)
+        sampled_logits -= math_ops.log(sampled_expected)
+    logits = slicing_ops.concat([true_logits, sampled_logits], 1)
+    targets = slicing_ops.concat([array_ops.ones_like(true_logits) / num_true, array_ops.zeros_like(sampled_logits)], 1)
+    return logits, targets
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+             remove_accidental_hits=False, partition_strategy="mod", name="nce_loss"):
+    """Noise-contrastive estimation loss per example (word2vec's), with log-uniform negatives by default."""
+    with ops.name_scope(name, "nce_loss", [weights, biases, labels, inputs]):
+        logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                          sampled_values, True, remove_accidental_hits, partition_strategy)
+        losses = nn_impl.sigmoid_cross_entropy_with_logits(labels=targets, logits=logits)
+        return math_ops.reduce_sum(losses, 1)
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+                         remove_accidental_hits=True, partition_strategy="mod", name="sampled_softmax_loss", seed=None):
+    """Softmax cross-entropy over the true class and ``num_sampled`` sampled ones, per example."""
+    with ops.name_scope(name, "sampled_softmax_loss", [weights, biases, labels, inputs]):
+        logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                          sampled_values, True, remove_accidental_hits, partition_strategy)
+        return nn_ops.softmax_cross_entropy_with_logits_v2(labels=array_ops.stop_gradient(targets), logits=logits)

@@ -1,0 +1,156 @@
+"""The remaining everyday names: nest, graph_util (freezing), tf.test, samplers and sampled losses,
+depthwise/separable/1-D convolutions, reverse_sequence, searchsorted, histograms, lgamma, templates,
+orthogonal initializers, tensor serialization, audio summaries, extra losses."""
+
+import math
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from conftest import assert_oracle, evaluate
+from gradcheck import check_gradients
+
+
+def r(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def test_nest_flatten_pack_and_map():
+    structure = {"b": (1, [2, 3]), "a": 4}
+    assert tf.nest.flatten(structure) == [4, 1, 2, 3]
+    assert tf.nest.pack_sequence_as(structure, [40, 10, 20, 30]) == {"a": 40, "b": (10, [20, 30])}
+    assert tf.nest.map_structure(lambda x, y: x + y, (1, [2]), (10, [20])) == (11, [22])
+    with pytest.raises(ValueError, match="same"):
+        tf.nest.assert_same_structure((1, 2), (1, (2, 3)))
+
+
+def test_freezing_a_graph_with_graph_util():
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    w = tf.Variable([[1.0], [2.0]], name="w")
+    y = tf.identity(tf.matmul(x, w), name="y")
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        sess.run(tf.assign(w, [[3.0], [4.0]]))
+        frozen = tf.graph_util.convert_variables_to_constants(sess, tf.get_default_graph().as_graph_def(), ["y"])
+    assert {n.op for n in frozen.node} >= {"Const", "MatMul"} and "VariableV2" not in {n.op for n in frozen.node}
+    assert "w/Assign" not in {n.name for n in frozen.node}
+    with tf.Graph().as_default():
+        y2, = tf.import_graph_def(frozen, return_elements=["y:0"], name="")
+        with tf.Session() as sess:
+            assert sess.run(y2, {"x:0": [[1.0, 1.0]]}).tolist() == [[7.0]]
+    slim = tf.graph_util.remove_training_nodes(frozen)
+    assert "Identity" not in {n.op for n in slim.node if n.name != "y"}
+
+
+class _Case(tf.test.TestCase):
+    def test_inside(self):
+        self.assertAllClose(self.evaluate(tf.constant([1.0, 2.0]) * 2), [2.0, 4.0])
+        with self.session() as sess:
+            self.assertAllEqual(sess.run(tf.constant([1, 2])), [1, 2])
+
+
+def test_tf_test_case_runs_under_unittest():
+    import unittest
+
+    result = unittest.TextTestRunner(stream=open("/dev/null", "w")).run(
+        unittest.defaultTestLoader.loadTestsFromTestCase(_Case))
+    assert result.wasSuccessful() and result.testsRun == 1
+    assert not tf.test.is_gpu_available() and tf.test.gpu_device_name() == ""
+
+
+def test_candidate_samplers_and_sampled_losses():
+    labels = np.array([[1], [3]])
+    sampled, true_expected, sampled_expected = evaluate(
+        tf.nn.log_uniform_candidate_sampler(labels, 1, 5, True, 20, seed=3))
+    assert len(set(sampled.tolist())) == 5 and sampled.max() < 20
+    probs = (np.log(sampled + 2.0) - np.log(sampled + 1.0)) / math.log(21)
+    assert np.all(sampled_expected >= probs * 0.999) and true_expected.shape == (2, 1)
+    w, b = tf.Variable(r(20, 4)), tf.Variable(np.zeros(20))
+    x = tf.constant(r(2, 4, seed=1))
+    values = (tf.constant(np.array([0, 5, 7], np.int64)), tf.constant(np.full((2, 1), 0.5)),
+              tf.constant(np.full(3, 0.5)))
+    nce = tf.nn.nce_loss(w, b, labels, x, 3, 20, sampled_values=values)
+    softmax = tf.nn.sampled_softmax_loss(w, b, labels, x, 3, 20, sampled_values=values)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_nce, got_softmax, wv, xv = sess.run([nce, softmax, w, x])
+    logits = np.concatenate([np.sum(xv * wv[labels[:, 0]], 1, keepdims=True), xv @ wv[[0, 5, 7]].T], 1)
+    logits -= np.log(0.5)
+    targets = np.concatenate([np.ones((2, 1)), np.zeros((2, 3))], 1)
+    want_nce = (np.maximum(logits, 0) - logits * targets + np.log1p(np.exp(-np.abs(logits)))).sum(1)
+    np.testing.assert_allclose(got_nce, want_nce, rtol=1e-10)
+    shifted = logits - logits.max(1, keepdims=True)
+    want_softmax = -(shifted[:, 0] - np.log(np.exp(shifted).sum(1)))
+    np.testing.assert_allclose(got_softmax, want_softmax, rtol=1e-10)
+
+
+def test_depthwise_separable_and_one_dimensional_convolutions():
+    img, f = r(1, 5, 5, 2), r(3, 3, 2, 3, seed=1)
+    got = evaluate(tf.nn.depthwise_conv2d(img, f, [1, 1, 1, 1], "SAME"))
+    for c in range(2):
+        want = evaluate(tf.nn.conv2d(img[..., c:c + 1], f[:, :, c:c + 1, :], [1, 1, 1, 1], "SAME"))
+        assert_oracle(got[..., 3 * c:3 * c + 3], want, rtol=1e-12)
+    point = r(1, 1, 6, 4, seed=2)
+    assert evaluate(tf.nn.separable_conv2d(img, f, point, [1, 1, 1, 1], "SAME")).shape == (1, 5, 5, 4)
+    x, k = r(2, 7, 3), r(3, 3, 2, seed=3)
+    want = np.stack([np.stack([np.sum(x[b, t:t + 3, :, None] * k, (0, 1)) for t in range(5)]) for b in range(2)])
+    assert_oracle(evaluate(tf.nn.conv1d(x, k, 1, "VALID")), want, rtol=1e-10)
+    check_gradients(lambda t: tf.nn.depthwise_conv2d(t, f, [1, 1, 1, 1], "VALID"), [r(1, 4, 4, 2)])
+
+
+def test_reverse_sequence_searchsorted_histograms_lgamma():
+    x = np.arange(12).reshape(2, 6)
+    assert_oracle(evaluate(tf.reverse_sequence(x, [3, 5], seq_axis=1, batch_axis=0)),
+                  np.array([[2, 1, 0, 3, 4, 5], [10, 9, 8, 7, 6, 11]]))
+    assert evaluate(tf.searchsorted([1.0, 3.0, 5.0], [0.0, 3.0, 6.0])).tolist() == [0, 1, 3]
+    assert evaluate(tf.searchsorted([1.0, 3.0, 5.0], [3.0], side="right")).tolist() == [2]
+    values = np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0])
+    assert evaluate(tf.histogram_fixed_width(values, [0.0, 5.0], nbins=5)).tolist() == [2, 1, 1, 0, 2]
+    assert_oracle(evaluate(tf.lgamma(np.array([0.5, 3.0, 10.0]))), np.vectorize(math.lgamma)([0.5, 3.0, 10.0]),
+                  rtol=1e-12)
+    check_gradients(tf.lgamma, [np.array([0.7, 2.5, 6.3])])
+
+
+def test_make_template_shares_variables_and_orthogonal_initializer():
+    def scale(x):
+        w = tf.get_variable("w", [], initializer=tf.constant_initializer(2.0))
+        return x * w
+
+    template = tf.make_template("scale", scale)
+    a, b = template(tf.constant(1.0)), template(tf.constant(3.0))
+    assert [v.op.name for v in tf.global_variables()] == ["scale/w"]
+    assert evaluate([a, b]) == [2.0, 6.0]
+    q = evaluate(tf.orthogonal_initializer(seed=1)([4, 3]))
+    np.testing.assert_allclose(q.T @ q, np.eye(3), atol=1e-5)
+
+
+def test_serialize_tensor_round_trip_and_misc():
+    value = np.arange(6, dtype=np.int32).reshape(2, 3)
+    back = evaluate(tf.parse_tensor(tf.serialize_tensor(value), tf.int32))
+    assert_oracle(back, value)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Type mismatch"):
+            sess.run(tf.parse_tensor(tf.serialize_tensor(value), tf.float32))
+    assert evaluate(tf.broadcast_dynamic_shape([2, 1], [1, 3])).tolist() == [2, 3]
+    assert evaluate(tf.invert_permutation([2, 0, 1])).tolist() == [1, 2, 0]
+    draws = evaluate(tf.multinomial(np.log([[0.0001, 0.9999]]), 50, seed=1))
+    assert draws.shape == (1, 50) and draws.mean() > 0.9
+    crop = evaluate(tf.random_crop(np.arange(20).reshape(4, 5), [2, 3], seed=2))
+    assert crop.shape == (2, 3) and crop[0, 1] == crop[0, 0] + 1
+
+
+def test_extra_losses_and_audio_summary():
+    labels, predictions = r(3, 4), r(3, 4, seed=1)
+    got = evaluate(tf.losses.mean_pairwise_squared_error(labels, predictions))
+    d = predictions - labels
+    want = np.mean([np.mean([(d[i, a] - d[i, b]) ** 2 for a in range(4) for b in range(4) if a != b])
+                    for i in range(3)])
+    assert got == pytest.approx(want, rel=1e-10)
+    unit = labels / np.linalg.norm(labels, axis=1, keepdims=True)
+    assert evaluate(tf.losses.cosine_distance(unit, unit, axis=1)) == pytest.approx(0.0, abs=1e-12)
+    clip = np.sin(np.linspace(0, 20, 800)).reshape(1, 800)
+    summary = tf.Summary.FromString(evaluate(tf.summary.audio("tone", clip, 8000)))
+    audio = summary.value[0].audio
+    assert summary.value[0].tag == "tone/audio" and audio.length_frames == 800
+    assert audio.encoded_audio_string[:4] == b"RIFF" and audio.content_type == "audio/wav"
