@@ -426,3 +426,22 @@ def test_a_servers_default_operation_timeout_applies_to_its_sessions():
                 sess.run(q.dequeue())
     finally:
         server.stop()
+
+
+def test_isolate_session_state_keeps_each_sessions_variables_apart():
+    server = tf.train.Server.create_local_server()
+    try:
+        v = tf.Variable(1.0, name="v")
+        isolated = tf.ConfigProto(isolate_session_state=True)
+        with tf.Session(server.target, config=isolated) as first, \
+                tf.Session(server.target, config=isolated) as second, tf.Session(server.target) as shared:
+            first.run(v.initializer)
+            first.run(tf.assign(v, 5.0))
+            with pytest.raises(tf.errors.FailedPreconditionError):
+                second.run(v)  # not initialized in the second session's own container
+            second.run(v.initializer)
+            assert first.run(v) == 5.0 and second.run(v) == 1.0
+            with pytest.raises(tf.errors.FailedPreconditionError):
+                shared.run(v)  # nor in the shared one
+    finally:
+        server.stop()

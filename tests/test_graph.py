@@ -387,3 +387,12 @@ def test_static_shapes_are_inferred():
     assert tf.expand_dims(p, -1).shape.as_list() == [None, 4, 1]
     assert tf.argmax(p, 1).shape.as_list() == [None]
     assert tf.reshape(tf.zeros([2, 6]), [-1, 3]).shape.as_list() == [4, 3]
+
+
+def test_device_scopes_exited_out_of_order_are_an_error():
+    g = tf.get_default_graph()
+    outer, inner = g.device("/cpu:0"), g.device("/gpu:0")
+    outer.__enter__()
+    inner.__enter__()
+    with pytest.raises(RuntimeError, match="proper scope nesting"):
+        outer.__exit__(None, None, None)

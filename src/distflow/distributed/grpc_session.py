@@ -42,7 +42,8 @@ class GrpcSession(BaseSession):
         delta = wire.graph_to_proto(ops_now[self._sent:])
         if self._handle is None:
             options = pb.SessionOptions(device_filters=list(self._config.device_filters),
-                                        allow_soft_placement=self._config.allow_soft_placement)
+                                        allow_soft_placement=self._config.allow_soft_placement,
+                                        isolate_session_state=bool(self._config.isolate_session_state))
             response = self._call("CreateSession", pb.CreateSessionRequest(graph_def=delta, options=options),
                                   timeout=120.0)
             self._handle = response.session_handle

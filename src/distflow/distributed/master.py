@@ -20,6 +20,7 @@ from typing import NamedTuple
 from ..framework import errors
 from ..framework import ops, wire
 from ..framework.device_spec import DeviceSpec
+from ..framework.registry import get_registration, is_registered
 from ..ops.array_ops import missing_feed_error
 from ..runtime.config import ConfigProto
 from ..runtime.device import DeviceSet
@@ -69,6 +70,7 @@ class _MasterSession:
         self.placer: Placer | None = None
         self.lock = threading.Lock()
         self.running: dict[int, _Step] = {}  # step id -> step, while RunStep runs it
+        self.container = ""  # with isolate_session_state: the container of this session's resources
 
 
 class Master:
@@ -182,8 +184,13 @@ class Master:
         # ConfigProto over the server's default_session_config (unset fields keep the server's).
         config = ConfigProto(
             device_filters=list(request.options.device_filters or self.config.device_filters),
-            allow_soft_placement=request.options.allow_soft_placement or self.config.allow_soft_placement)
+            allow_soft_placement=request.options.allow_soft_placement or self.config.allow_soft_placement,
+            isolate_session_state=request.options.isolate_session_state or self.config.isolate_session_state)
         self._sessions[handle] = _MasterSession(graph, config)
+        if config.isolate_session_state:
+            # Variables, queues and accumulators of this session live in a container of its own on
+            # every task (TF's isolate_session_state); it is dropped when the session closes.
+            self._sessions[handle].container = f"session_{handle}"
         return pb.CreateSessionResponse(session_handle=handle, graph_version=len(request.graph_def.node))
 
     def _session(self, handle: str) -> _MasterSession:
@@ -214,6 +221,15 @@ class Master:
                                    timeout=5.0)
                     except errors.OpError:
                         pass  # the task is gone: nothing left to release there
+            if session.container:
+                tasks = {name: address for step in session.steps.values()
+                         for name, (address, _, _, _) in step.tasks.items()}
+                for name, address in tasks.items():
+                    try:
+                        self._call(name, address, "ResetContainers",
+                                   pb.ResetContainersRequest(container=[session.container]), timeout=5.0)
+                    except errors.OpError:
+                        pass
         return pb.CloseSessionResponse()
 
     def ListDevices(self, request):
@@ -357,6 +373,8 @@ class Master:
         tasks, fetch_tasks = {}, {}
         for task_name, device_parts in by_task.items():
             graph_def, feed_positions = _partition_graph_def(graph, device_parts, fed)
+            if session.container:
+                _isolate(graph_def, session.container)
             local_fetches = []
             for pos, (name, index) in fetch_keys.items():
                 if any(n.name == name for _, nodes in device_parts for n in nodes):
@@ -368,6 +386,14 @@ class Master:
                                   pb.RegisterGraphRequest(graph_def=graph_def), timeout=60.0)
             tasks[task_name] = (address, response.graph_handle, feed_positions, local_fetches)
         return _Step(tasks, fetch_tasks, fed_fetches)
+
+
+def _isolate(graph_def, container: str) -> None:
+    """Puts every resource op of ``graph_def`` that names no container into ``container``."""
+    for node in graph_def.node:
+        if is_registered(node.op) and "container" in get_registration(node.op).attr_names \
+                and not node.attr["container"].s:
+            node.attr["container"].s = container.encode()
 
 
 def _call_here(fn, *args) -> Future:

@@ -431,7 +431,7 @@ class Graph:
         return tuple(Tensor(op, i, d, s) for i, (d, s) in enumerate(zip(out_dtypes, shapes)))
 
     def _apply_device_functions(self, op: Operation) -> None:
-        for fn in reversed(self._device_function_stack):
+        for (fn,) in reversed(self._device_function_stack):
             if fn is None:
                 break
             op._set_device(_device_string(fn(op)))
@@ -517,10 +517,14 @@ class Graph:
 
             def fn(op, _merge=merge):
                 return _merge(op.device)
-        self._device_function_stack.append(fn)
+        entry = [fn]  # a fresh object: the exit below checks that this scope is the innermost one
+        self._device_function_stack.append(entry)
         try:
             yield
         finally:
+            if not self._device_function_stack or self._device_function_stack[-1] is not entry:
+                raise RuntimeError("Exiting device scope without proper scope nesting: device scopes must be "
+                                   "exited in the reverse order of entering them")
             self._device_function_stack.pop()
 
     @contextlib.contextmanager
