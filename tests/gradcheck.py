@@ -30,7 +30,8 @@ def check_gradients(build, inputs, directions=3, eps=1e-6, rtol=1e-5, atol=1e-8,
         y = tf.add_n([tf.reduce_sum(g * g) for g in firsts if g is not None])
     r = tf.placeholder(tf.float64, name="r")
     loss = tf.reduce_sum(y * r)
-    grads = tf.gradients(loss, [phs[i] for i in wrt])
+    grads = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g  # checked dense
+             for g in tf.gradients(loss, [phs[i] for i in wrt])]
     feed = dict(zip(phs, inputs))
     with tf.Session() as sess:
         if order == 2:

@@ -165,3 +165,37 @@ def test_checkpoint_helpers(tmp_path):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(w).tolist() == [5.0, 6.0]
+
+
+def test_embedding_gradients_are_indexed_slices_applied_to_their_rows_only():
+    table = tf.Variable(np.arange(12.0).reshape(4, 3), name="table")
+    ids = tf.constant([1, 3, 1])
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(table, ids) * 2.0)
+    grad = tf.gradients(loss, table)[0]
+    assert isinstance(grad, tf.IndexedSlices)
+    twice = tf.gradients(loss + tf.reduce_sum(tf.gather(table, [0])), table)[0]
+    assert isinstance(twice, tf.IndexedSlices)  # two sparse paths stay sparse
+    mixed = tf.gradients(loss + tf.reduce_sum(table), table)[0]
+    assert isinstance(mixed, tf.Tensor)  # a dense path makes the sum dense
+    with tf.Session() as sess:
+        sess.run(table.initializer)
+        value = sess.run(grad)
+        assert value.indices.tolist() == [1, 3, 1] and value.values.tolist() == [[2.0] * 3] * 3
+        assert value.dense_shape.tolist() == [4, 3]
+        assert sess.run(tf.convert_to_tensor(grad)).tolist() == [[0] * 3, [4.0] * 3, [0] * 3, [2.0] * 3]
+
+
+@pytest.mark.parametrize("make", [lambda: tf.train.GradientDescentOptimizer(0.1),
+                                  lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+                                  lambda: tf.train.AdagradOptimizer(0.1),
+                                  lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5)])
+def test_sparse_updates_touch_only_the_gathered_rows(make):
+    table = tf.Variable(np.ones((5, 2)), name="table")
+    step = make().minimize(tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, [0, 2, 2]))))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(step)
+        after = sess.run(table)
+    assert after[[1, 3, 4]].tolist() == [[1.0, 1.0]] * 3  # rows no id named: never touched, slots included
+    assert np.all(after[[0, 2]] < 1.0) and np.all(after[2] < after[0])  # id 2 appeared twice

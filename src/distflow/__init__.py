@@ -25,6 +25,7 @@ from .ops.array_ops import (broadcast_to, concat, constant, expand_dims, fill, g
 from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, QueueBase
+from .ops.indexed_slices import IndexedSlices
 from .ops.gradients_impl import AggregationMethod, UnconnectedGradients, custom_gradient, gradients, hessians
 from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
                            ones_initializer, orthogonal_initializer, random_normal_initializer,

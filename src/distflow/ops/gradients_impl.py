@@ -17,6 +17,7 @@ import numpy as np
 from ..framework import ops
 from ..framework.registry import get_gradient_function, register_gradient
 from . import array_ops, math_ops, script_ops, slicing_ops
+from .indexed_slices import IndexedSlices, concat_slices, to_dense
 
 
 def _as_list(x) -> list:
@@ -195,11 +196,18 @@ def _pending_counts(between: list) -> dict:
 
 
 def _aggregate(grads):
+    """The sum of one tensor's gradients: IndexedSlices stay sparse among themselves (concatenated)."""
     if not grads:
         return None
     if len(grads) == 1:
         return grads[0]
-    return math_ops.add_n(grads)
+    if all(isinstance(g, IndexedSlices) for g in grads):
+        return concat_slices(grads)
+    return math_ops.add_n([ops.convert_to_tensor(g) for g in grads])
+
+
+# Ops whose gradient function passes an IndexedSlices through unchanged; the others get it dense.
+_SPARSE_PASS_THROUGH = frozenset({"Identity", "StopGradient", "Print", "EnsureShape", "CheckNumerics"})
 
 
 def _call_gradient(op: ops.Operation, grads: list, colocate: bool) -> list:
@@ -207,6 +215,9 @@ def _call_gradient(op: ops.Operation, grads: list, colocate: bool) -> list:
     if fn is None:
         return [None] * len(op.inputs)
     grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
+    if op.type in _SPARSE_PASS_THROUGH and isinstance(grads[0], IndexedSlices):
+        return [grads[0]] + [None] * (len(op.inputs) - 1)
+    grads = [to_dense(g) if isinstance(g, IndexedSlices) else g for g in grads]
     scope = op.name + "_grad"
     with ops.name_scope(scope), _colocated(op, colocate):
         in_grads = fn(op, *grads)

@@ -294,8 +294,10 @@ def _gather_grad_grad(op, grad):
 
 @register_gradient("GatherV2")
 def _gather_v2_grad(op, grad):
-    params, indices, axis = op.inputs
-    return make_tensor("GatherV2Grad", [shape_of(params), indices, grad, axis], None, "GatherV2Grad"), None, None
+    # Along axis 0 the gradient is an IndexedSlices (ops/indexed_slices.py), as in TF.
+    from .indexed_slices import _gather_grad  # noqa: PLC0415 - indexed_slices builds on this module
+
+    return _gather_grad(op, grad)
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=0) -> ops.Tensor:

@@ -153,6 +153,54 @@ def _apply_ftrl(xp, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power
     return var
 
 
+# Sparse updates: ``grad`` holds the gradients of rows ``indices`` (unique); only those rows move,
+# and only their slots, as TF's SparseApply* kernels do.
+
+
+def _rows(var, grad, indices, op_name):
+    value = var.read()
+    n = value.shape[0]
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        raise ValueError(f"{op_name}: index {indices.max()} is out of range for variable '{var.name}' of "
+                         f"{n} rows")
+    if grad.shape[1:] != value.shape[1:] or grad.shape[0] != indices.shape[0]:
+        raise ValueError(f"{op_name}: var '{var.name}' has rows of shape {list(value.shape[1:])}, the gradient "
+                         f"{list(grad.shape)} for {indices.shape[0]} indices")
+    return value
+
+
+@_apply("SparseApplyMomentum", (0, 1))
+def _sparse_apply_momentum(xp, var, accum, lr, grad, indices, momentum, *, use_locking=False, use_nesterov=False):
+    with locked(var, use_locking):
+        w, a = _rows(var, grad, indices, "SparseApplyMomentum"), accum.read()
+        a[indices] = a[indices] * momentum + grad
+        w[indices] -= lr * (grad + momentum * a[indices] if use_nesterov else a[indices])
+    return var
+
+
+@_apply("SparseApplyAdagrad", (0, 1))
+def _sparse_apply_adagrad(xp, var, accum, lr, grad, indices, *, use_locking=False):
+    with locked(var, use_locking):
+        w, a = _rows(var, grad, indices, "SparseApplyAdagrad"), accum.read()
+        a[indices] += grad * grad
+        w[indices] -= lr * grad / xp.sqrt(a[indices])
+    return var
+
+
+@_apply("SparseApplyRMSProp", (0, 1, 2))
+def _sparse_apply_rms_prop(xp, var, ms, mom, lr, rho, momentum, epsilon, grad, indices, *, use_locking=False):
+    with locked(var, use_locking):
+        w, ms_, mom_ = _rows(var, grad, indices, "SparseApplyRMSProp"), ms.read(), mom.read()
+        ms_[indices] = ms_[indices] * rho + (1 - rho) * grad * grad
+        mom_[indices] = mom_[indices] * momentum + lr * grad / xp.sqrt(ms_[indices] + epsilon)
+        w[indices] -= mom_[indices]
+    return var
+
+
+for _t in ("SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp"):
+    not_differentiable(_t)
+
+
 for _t in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp",
            "ApplyCenteredRMSProp", "ApplyAdadelta", "ApplyProximalGradientDescent", "ApplyProximalAdagrad",
            "ApplyFtrlV2"):

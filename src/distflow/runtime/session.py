@@ -13,12 +13,16 @@ from ..framework import errors
 from ..framework import ops
 from ..framework.ops import Operation, Tensor
 from ..ops import blas
+from ..ops.indexed_slices import IndexedSlices
 from . import allocator
 from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
 from .executor import LiveSteps, PartitionPlan, StepPlan
 from .partition import Node, output_key, partition, prune
 from .placer import Placer
+
+
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
 
 
 class _FetchMapper:
@@ -54,6 +58,10 @@ class _FetchMapper:
                         return result
                     return kind(out)
                 return build_dict
+            if isinstance(f, IndexedSlices):  # fetched as its parts, given back as an IndexedSlicesValue
+                parts = [flat(f.values), flat(f.indices)] + ([flat(f.dense_shape)] if f.dense_shape is not None else [])
+                return lambda vals: IndexedSlicesValue(parts[0](vals), parts[1](vals),
+                                                       parts[2](vals) if len(parts) > 2 else None)
             try:
                 element = graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
             except (TypeError, ValueError, KeyError) as e:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..framework import ops
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, control_flow_ops, gradients_impl, math_ops, state_ops
+from ..ops.indexed_slices import IndexedSlices, to_dense
 from ..ops.state_ops import Variable
 
 
@@ -67,7 +68,8 @@ class Optimizer:
         for g, v in pairs:
             if not isinstance(v, Variable):
                 raise TypeError(f"Can not apply gradients to {v!r}: not a Variable")
-        live = [(ops.convert_to_tensor(g), v) for g, v in pairs if g is not None]
+        live = [(g if isinstance(g, IndexedSlices) else ops.convert_to_tensor(g), v) for g, v in pairs
+                if g is not None]
         if not live:
             raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in pairs]}.")
         graph = live[0][1].graph
@@ -79,7 +81,10 @@ class Optimizer:
                 self._prepare()
                 for grad, var in live:
                     with ops.name_scope("update_" + var.op.name), graph.colocate_with(var.op):
-                        update = self._apply_dense(grad, var)
+                        if isinstance(grad, IndexedSlices):
+                            update = self._apply_sparse(grad, var)
+                        else:
+                            update = self._apply_dense(grad, var)
                         if var.constraint is not None:  # projected after its update, as in TF
                             with ops.control_dependencies([update]):
                                 update = var.assign(var.constraint(var.read_value())).op
@@ -151,6 +156,12 @@ class Optimizer:
 
     def _apply_dense(self, grad, var):
         raise NotImplementedError
+
+    def _apply_sparse(self, grad, var):
+        """An IndexedSlices gradient; by default applied dense (right for optimizers whose slots all
+        decay every step, such as Adam). Subclasses whose TF kernels touch only the named rows
+        override it."""
+        return self._apply_dense(to_dense(grad), var)
 
     def _hyper(self, value, var, name):
         """A hyper-parameter as a tensor of var's dtype (cast if it is a tensor)."""

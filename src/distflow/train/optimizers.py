@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import array_ops, control_flow_ops, state_ops, training_ops
+from ..ops import array_ops, control_flow_ops, scatter_ops, state_ops, training_ops
+from ..ops.indexed_slices import deduplicated
 from .optimizer import Optimizer
 
 
@@ -20,6 +21,10 @@ class GradientDescentOptimizer(Optimizer):
         lr = self._hyper(self._learning_rate, var, "learning_rate")
         return training_ops.apply("ApplyGradientDescent", [var._variable, lr, grad], self._use_locking,
                                   "ApplyGradientDescent").op
+
+    def _apply_sparse(self, grad, var):
+        lr = self._hyper(self._learning_rate, var, "learning_rate")
+        return scatter_ops.scatter_sub(var, grad.indices, grad.values * lr, use_locking=self._use_locking).op
 
 
 class MomentumOptimizer(Optimizer):
@@ -41,6 +46,14 @@ class MomentumOptimizer(Optimizer):
             "ApplyMomentum", [var._variable, accum._variable, self._hyper(self._learning_rate, var, "learning_rate"),
                               grad, self._hyper(self._momentum, var, "momentum")],
             self._use_locking, "ApplyMomentum", use_nesterov=self._use_nesterov).op
+
+    def _apply_sparse(self, grad, var):
+        rows, values = deduplicated(grad)
+        return training_ops.apply(
+            "SparseApplyMomentum", [var._variable, self.get_slot(var, "momentum")._variable,
+                                    self._hyper(self._learning_rate, var, "learning_rate"), values, rows,
+                                    self._hyper(self._momentum, var, "momentum")],
+            self._use_locking, "SparseApplyMomentum", use_nesterov=self._use_nesterov).op
 
 
 class AdamOptimizer(Optimizer):
@@ -101,6 +114,13 @@ class AdagradOptimizer(Optimizer):
                              self._hyper(self._learning_rate, var, "learning_rate"), grad],
             self._use_locking, "ApplyAdagrad").op
 
+    def _apply_sparse(self, grad, var):
+        rows, values = deduplicated(grad)
+        return training_ops.apply(
+            "SparseApplyAdagrad", [var._variable, self.get_slot(var, "accumulator")._variable,
+                                   self._hyper(self._learning_rate, var, "learning_rate"), values, rows],
+            self._use_locking, "SparseApplyAdagrad").op
+
 
 class RMSPropOptimizer(Optimizer):
     """ms = rho ms + (1 - rho) g^2; mom = momentum mom + lr g / sqrt(ms + eps); var -= mom."""
@@ -128,6 +148,16 @@ class RMSPropOptimizer(Optimizer):
         refs += [self.get_slot(var, "rms")._variable, self.get_slot(var, "momentum")._variable]
         op_type = "ApplyCenteredRMSProp" if self._centered else "ApplyRMSProp"
         return training_ops.apply(op_type, refs + hyper, self._use_locking, op_type).op
+
+    def _apply_sparse(self, grad, var):
+        if self._centered:
+            return super()._apply_sparse(grad, var)
+        rows, values = deduplicated(grad)
+        refs = [var._variable, self.get_slot(var, "rms")._variable, self.get_slot(var, "momentum")._variable]
+        hyper = [self._hyper(self._lr, var, "learning_rate"), self._hyper(self._decay, var, "decay"),
+                 self._hyper(self._momentum, var, "momentum"), self._hyper(self._epsilon, var, "epsilon")]
+        return training_ops.apply("SparseApplyRMSProp", refs + hyper + [values, rows], self._use_locking,
+                                  "SparseApplyRMSProp").op
 
 
 class AdadeltaOptimizer(Optimizer):

@@ -1,0 +1,95 @@
+"""``tf.IndexedSlices``: a gradient that touches only some rows of a tensor.
+
+The gradient of ``gather(params, ids)`` (and so of ``embedding_lookup``) is an IndexedSlices
+of the gathered rows' gradients (``values``), their row ``indices`` and the params'
+``dense_shape``. Sums of several keep the sparse form (concatenated); anything that needs a
+dense tensor converts it (the rows summed into zeros), as TF 1.x does. Optimizers apply it
+to only the rows it names.
+"""
+
+from __future__ import annotations
+
+from ..framework import dtypes
+from ..framework import ops
+from . import array_ops, slicing_ops
+from .op_util import make_tensor
+
+
+class IndexedSlices:
+    """Rows ``values[i]`` of a tensor of shape ``dense_shape`` at row ``indices[i]`` (duplicates add)."""
+
+    def __init__(self, values, indices, dense_shape=None):
+        self._values = values
+        self._indices = indices
+        self._dense_shape = dense_shape
+
+    values = property(lambda self: self._values)
+    indices = property(lambda self: self._indices)
+    dense_shape = property(lambda self: self._dense_shape)
+    dtype = property(lambda self: self._values.dtype)
+    graph = property(lambda self: self._values.graph)
+    op = property(lambda self: self._values.op)
+    name = property(lambda self: self._values.name)
+    device = property(lambda self: self._values.device)
+
+    @property
+    def shape(self):
+        from .op_util import constant_shape  # noqa: PLC0415
+
+        return constant_shape(self._dense_shape) if self._dense_shape is not None else self._values.shape
+
+    def get_shape(self):
+        return self.shape
+
+    def __neg__(self):
+        return IndexedSlices(-self._values, self._indices, self._dense_shape)
+
+    def __repr__(self):
+        return f"IndexedSlices(indices={self._indices}, values={self._values}, dense_shape={self._dense_shape})"
+
+
+def to_dense(value: IndexedSlices, name=None) -> ops.Tensor:
+    """The dense tensor an IndexedSlices stands for (its rows summed into zeros)."""
+    if value.dense_shape is None:
+        raise ValueError(f"Cannot convert {value!r} to a Tensor without its dense_shape")
+    return make_tensor("GatherV2Grad", [ops.convert_to_tensor(value.dense_shape, dtype=dtypes.int32), value.indices,
+                                        value.values, ops.convert_to_tensor(0, dtype=dtypes.int32)], None,
+                       name or "IndexedSlicesToDense")
+
+
+def _conversion(value, dtype=None, name=None, as_ref=False):
+    return to_dense(value, name)
+
+
+ops.register_tensor_conversion_function(IndexedSlices, _conversion)
+
+
+def concat_slices(parts) -> IndexedSlices:
+    """The sum of several IndexedSlices of one tensor: their rows and indices side by side."""
+    return IndexedSlices(slicing_ops.concat([p.values for p in parts], 0),
+                         slicing_ops.concat([p.indices for p in parts], 0), parts[0].dense_shape)
+
+
+def deduplicated(value: IndexedSlices):
+    """(unique row indices, the summed values of each): what a sparse update applies."""
+    from .segment_ops import unique, unsorted_segment_sum  # noqa: PLC0415
+
+    rows, position = unique(value.indices)
+    return rows, unsorted_segment_sum(value.values, position, array_ops.shape(rows)[0])
+
+
+# The gradient of a gather along the first axis is sparse, as in TF (other axes stay dense).
+def _gather_grad(op, grad):
+    from .array_ops import shape_of  # noqa: PLC0415
+    from .op_util import constant_value  # noqa: PLC0415
+
+    params, indices, axis = op.inputs
+    axis_value = constant_value(axis)
+    if axis_value is not None and int(axis_value) == 0:
+        flat_indices = array_ops.reshape(indices, [-1])
+        inner = array_ops.shape(grad)[indices.shape.ndims:] if indices.shape.ndims is not None else None
+        if inner is not None:
+            values = array_ops.reshape(grad, array_ops.concat([[-1], inner], 0))
+            return IndexedSlices(values, flat_indices, shape_of(params)), None, None
+    return make_tensor("GatherV2Grad", [shape_of(params), indices, grad, axis], None, "GatherV2Grad"), None, None
+
