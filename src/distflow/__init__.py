@@ -79,6 +79,10 @@ from .ops.misc_more_ops import (accumulate_n, broadcast_dynamic_shape, broadcast
                                  grad_pass_through, guarantee_const, histogram_fixed_width,
                                  histogram_fixed_width_bins, lgamma, make_template, matching_files, multinomial,
                                  parse_tensor, random_crop, reverse_sequence, searchsorted, serialize_tensor)
+from .ops.io_readers import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,
+                             WholeFileReader, decode_csv, decode_raw)
+from .ops.string_ops import (as_string, decode_base64, encode_base64, reduce_join, regex_replace, string_join,
+                             string_strip, string_to_number, substr)
 from .ops.scatter_ops import (scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
                               scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update, tensor_scatter_add,
                               tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
@@ -98,7 +102,7 @@ from .runtime.session import InteractiveSession, Session
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above
 from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402
-from . import graph_util, nest, python_io, resource_loader, summary, test, version  # noqa: E402
+from . import bitwise, graph_util, image, nest, python_io, resource_loader, strings, summary, test, version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing
 from .platform import app, gfile  # noqa: E402

@@ -1,0 +1,234 @@
+"""``tf.image``: the image functions of TF 1.x's input pipelines (flips, crops, brightness and
+contrast, standardization, resizing), on [height, width, channels] or batched NHWC tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._namespace import missing
+from .framework import dtypes
+from .framework import ops
+from .framework.registry import not_differentiable, register_op
+from .framework.tensor_shape import TensorShape
+from .ops import array_ops, manip_ops, math_ops, random_ops, reduction_ops, slicing_ops
+from .ops.misc_more_ops import random_crop  # noqa: F401
+from .ops.op_util import constant_value, make_tensor
+
+
+class ResizeMethod:
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+def _batched(image):
+    image = ops.convert_to_tensor(image)
+    if image.shape.ndims == 3:
+        return array_ops.expand_dims(image, 0), True
+    return image, False
+
+
+def _unbatched(image, squeeze):
+    return array_ops.squeeze(image, [0]) if squeeze else image
+
+
+def flip_left_right(image):
+    """The image mirrored along its width axis."""
+    image = ops.convert_to_tensor(image)
+    return manip_ops.reverse(image, [image.shape.ndims - 2])
+
+
+def flip_up_down(image):
+    """The image mirrored along its height axis."""
+    image = ops.convert_to_tensor(image)
+    return manip_ops.reverse(image, [image.shape.ndims - 3])
+
+
+def _random_flip(image, flip, seed):
+    image = ops.convert_to_tensor(image)
+    coin = math_ops.less(random_ops.random_uniform([], seed=seed), 0.5)
+    flipped = flip(image)
+    return math_ops.where(array_ops.fill(array_ops.shape(image), coin), flipped, image)
+
+
+def random_flip_left_right(image, seed=None):
+    """The image mirrored left-right with probability 1/2."""
+    return _random_flip(image, flip_left_right, seed)
+
+
+def random_flip_up_down(image, seed=None):
+    return _random_flip(image, flip_up_down, seed)
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Integers map to [0, 1] floats (and back, scaled by the integer type's maximum)."""
+    image = ops.convert_to_tensor(image)
+    dtype = dtypes.as_dtype(dtype)
+    if image.dtype.base_dtype == dtype:
+        return array_ops.identity(image, name=name)
+    with ops.name_scope(name, "convert_image", [image]):
+        if image.dtype.is_integer and dtype.is_floating:
+            scale = 1.0 / np.iinfo(image.dtype.base_dtype.as_numpy_dtype).max
+            return math_ops.cast(image, dtype) * scale
+        if image.dtype.is_floating and dtype.is_integer:
+            scale = np.iinfo(dtype.as_numpy_dtype).max + 0.5
+            return math_ops.cast(image * scale, dtype)
+        return math_ops.cast(image, dtype)
+
+
+def adjust_brightness(image, delta):
+    image = ops.convert_to_tensor(image)
+    return image + math_ops.cast(delta, image.dtype.base_dtype)
+
+
+def random_brightness(image, max_delta, seed=None):
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_brightness(image, random_ops.random_uniform([], -max_delta, max_delta, seed=seed))
+
+
+def adjust_contrast(images, contrast_factor):
+    """(x - mean) * factor + mean, the mean taken per image and channel."""
+    images = ops.convert_to_tensor(images)
+    mean = reduction_ops.reduce_mean(images, [-3, -2], keepdims=True)
+    return (images - mean) * math_ops.cast(contrast_factor, images.dtype.base_dtype) + mean
+
+
+def random_contrast(image, lower, upper, seed=None):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    return adjust_contrast(image, random_ops.random_uniform([], lower, upper, seed=seed))
+
+
+def per_image_standardization(image):
+    """(x - mean) / max(stddev, 1 / sqrt(number of entries)), per image."""
+    image = math_ops.cast(ops.convert_to_tensor(image), dtypes.float32)
+    axes = [-3, -2, -1]
+    n = math_ops.cast(math_ops.reduce_prod(array_ops.shape(image)[-3:]), dtypes.float32)
+    mean = reduction_ops.reduce_mean(image, axes, keepdims=True)
+    std = math_ops.sqrt(reduction_ops.reduce_mean(math_ops.square(image - mean), axes, keepdims=True))
+    return (image - mean) / math_ops.maximum(std, math_ops.rsqrt(n))
+
+
+def rgb_to_grayscale(images, name=None):
+    """The luma (0.2989 R + 0.587 G + 0.114 B) with one channel kept."""
+    images = ops.convert_to_tensor(images)
+    weights = array_ops.constant([0.2989, 0.5870, 0.1140], dtype=images.dtype.base_dtype)
+    return math_ops.reduce_sum(images * weights, -1, keepdims=True)
+
+
+def grayscale_to_rgb(images, name=None):
+    images = ops.convert_to_tensor(images)
+    return slicing_ops.concat([images, images, images], -1)
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    image, squeeze = _batched(image)
+    out = image[:, offset_height:offset_height + target_height, offset_width:offset_width + target_width, :]
+    return _unbatched(out, squeeze)
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    image, squeeze = _batched(image)
+    h, w = image.shape[1].value, image.shape[2].value
+    if h is None or w is None:
+        raise ValueError("pad_to_bounding_box needs the image's height and width known")
+    pads = [[0, 0], [offset_height, target_height - h - offset_height], [offset_width, target_width - w - offset_width],
+            [0, 0]]
+    return _unbatched(array_ops.pad(image, pads), squeeze)
+
+
+def resize_image_with_crop_or_pad(image, target_height, target_width):
+    """Centre-crops or zero-pads to the target size."""
+    image, squeeze = _batched(image)
+    h, w = image.shape[1].value, image.shape[2].value
+    if h is None or w is None:
+        raise ValueError("resize_image_with_crop_or_pad needs the image's height and width known")
+    crop_h, crop_w = max(h - target_height, 0), max(w - target_width, 0)
+    image = crop_to_bounding_box(image, crop_h // 2, crop_w // 2, min(h, target_height), min(w, target_width))
+    h, w = min(h, target_height), min(w, target_width)
+    image = pad_to_bounding_box(image, (target_height - h) // 2, (target_width - w) // 2, target_height, target_width)
+    return _unbatched(image, squeeze)
+
+
+resize_with_crop_or_pad = resize_image_with_crop_or_pad
+
+
+def central_crop(image, central_fraction):
+    if not 0.0 < central_fraction <= 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    image = ops.convert_to_tensor(image)
+    h, w = image.shape[-3].value, image.shape[-2].value
+    ch, cw = int(h * central_fraction), int(w * central_fraction)
+    return crop_to_bounding_box(image, (h - ch) // 2, (w - cw) // 2, ch, cw)
+
+
+def _source_coordinates(size, new_size, align_corners):
+    """Where each output pixel samples the input (TF 1.x's legacy scaling: scale = in / out)."""
+    if align_corners and new_size > 1:
+        return np.linspace(0, size - 1, new_size)
+    return np.arange(new_size) * size / new_size
+
+
+@register_op("ResizeImage", shape=lambda op: TensorShape([op.inputs[0].shape[0], *(
+    [int(v) for v in constant_value(op.inputs[1])] if constant_value(op.inputs[1]) is not None else [None, None]),
+    op.inputs[0].shape[3]]), dtype=lambda op: (
+    op.inputs[0].dtype.base_dtype if op.get_attr("method") == ResizeMethod.NEAREST_NEIGHBOR else dtypes.float32))
+def _resize_kernel(xp, images, size, *, method, align_corners):
+    n, h, w, c = images.shape
+    new_h, new_w = (int(v) for v in size)
+    ys = _source_coordinates(h, new_h, align_corners)
+    xs = _source_coordinates(w, new_w, align_corners)
+    if method == ResizeMethod.NEAREST_NEIGHBOR:
+        yi = np.clip(np.floor(ys + (0.5 if align_corners else 0)).astype(int), 0, h - 1)
+        xi = np.clip(np.floor(xs + (0.5 if align_corners else 0)).astype(int), 0, w - 1)
+        return images[:, yi][:, :, xi]
+    images = images.astype(np.float32)
+    ys, xs = np.clip(ys, 0, h - 1), np.clip(xs, 0, w - 1)
+    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
+    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
+    wy, wx = (ys - y0)[None, :, None, None], (xs - x0)[None, None, :, None]
+    top = images[:, y0][:, :, x0] * (1 - wx) + images[:, y0][:, :, x1] * wx
+    bottom = images[:, y1][:, :, x0] * (1 - wx) + images[:, y1][:, :, x1] * wx
+    return (top * (1 - wy) + bottom * wy).astype(np.float32)
+
+
+not_differentiable("ResizeImage")
+
+
+def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
+                  name=None):
+    """Resized to ``size`` [new_height, new_width]: bilinear gives float32, nearest neighbour keeps
+    the input's dtype (as in TF 1.x)."""
+    if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR):
+        raise NotImplementedError("resize_images supports BILINEAR and NEAREST_NEIGHBOR in distflow")
+    if preserve_aspect_ratio:
+        raise NotImplementedError("resize_images(preserve_aspect_ratio=True) is not supported by distflow")
+    images, squeeze = _batched(images)
+    out = make_tensor("ResizeImage", [images, ops.convert_to_tensor(size, dtype=dtypes.int32)],
+                      {"method": int(method), "align_corners": bool(align_corners)}, name or "ResizeImage")
+    return _unbatched(out, squeeze)
+
+
+resize = resize_images
+
+
+def _no_half_pixel_centers(half_pixel_centers):
+    if half_pixel_centers:
+        raise NotImplementedError("half_pixel_centers=True is not supported by distflow's resize ops")
+
+
+def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    _no_half_pixel_centers(half_pixel_centers)
+    return resize_images(images, size, ResizeMethod.BILINEAR, align_corners, name=name)
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    _no_half_pixel_centers(half_pixel_centers)
+    return resize_images(images, size, ResizeMethod.NEAREST_NEIGHBOR, align_corners, name=name)
+
+
+__getattr__ = missing("tf.image")

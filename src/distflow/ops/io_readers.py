@@ -1,0 +1,259 @@
+"""TF 1.x's readers: ``reader.read(filename_queue)`` returns the next (key, value) record,
+taking the next file name from the queue when the current file is done (the input
+pipeline of the CIFAR-10 tutorial: ``FixedLengthRecordReader`` plus ``decode_raw``)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from ..platform.tf_record import tf_record_iterator
+from .op_util import make_op, make_tensor
+
+
+class _Reader:
+    """One reader's position: the current file and its remaining records."""
+
+    def __init__(self, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines):
+        self.kind = kind
+        self.record_bytes, self.header_bytes, self.footer_bytes = record_bytes, header_bytes, footer_bytes
+        self.skip_header_lines = skip_header_lines
+        self.lock = threading.Lock()
+        self.records = None
+        self.current = None
+        self.produced = 0
+        self.completed = 0
+
+    def _open(self, name: str):
+        if self.kind == "identity":
+            yield name.encode(), name.encode()
+            return
+        if self.kind == "tfrecord":
+            for i, record in enumerate(tf_record_iterator(name)):
+                yield f"{name}:{i}".encode(), record
+            return
+        with open(name, "rb") as f:
+            data = f.read()
+        if self.kind == "whole_file":
+            yield name.encode(), data
+        elif self.kind == "text_line":
+            for i, line in enumerate(data.splitlines()):
+                if i >= self.skip_header_lines:
+                    yield f"{name}:{i + 1}".encode(), line
+        else:  # fixed_length
+            body = data[self.header_bytes:len(data) - self.footer_bytes]
+            for i, start in enumerate(range(0, len(body) - self.record_bytes + 1, self.record_bytes)):
+                yield f"{name}:{i}".encode(), body[start:start + self.record_bytes]
+
+    def read(self, ctx, queue):
+        with self.lock:
+            while True:
+                if self.records is not None:
+                    try:
+                        item = next(self.records, None)
+                    except FileNotFoundError:
+                        self.records = None
+                        raise errors.NotFoundError(None, None, f"{self.current}; No such file or directory") from None
+                    if item is not None:
+                        self.produced += 1
+                        return item
+                    self.records = None
+                    self.completed += 1
+                (name,) = queue.dequeue(ctx, 1)[0]
+                name = name.item() if hasattr(name, "item") else name
+                self.current = name.decode() if isinstance(name, bytes) else str(name)
+                self.records = self._open(self.current)
+
+    def reset(self):
+        with self.lock:
+            self.records, self.current, self.produced, self.completed = None, None, 0, 0
+
+
+def _handle_dtype(op):
+    return dtypes.string._as_ref
+
+
+@register_op("ReaderV2", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+def _reader_kernel(ctx, *, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines, container, shared_name):
+    name = shared_name or ctx.op_name
+    return ctx.resource_mgr.lookup_or_create(container, name, lambda: _Reader(kind, record_bytes, header_bytes,
+                                                                               footer_bytes, skip_header_lines))
+
+
+@register_op("ReaderReadV2", shape=lambda op: [TensorShape([]), TensorShape([])],
+             dtype=lambda op: [dtypes.string, dtypes.string], stateful=True, blocking=True, list_output=True,
+             ref_inputs=(0, 1))
+def _reader_read_kernel(ctx, reader, queue):
+    key, value = reader.read(ctx, queue)
+    return np.array(key, dtype=object), np.array(value, dtype=object)
+
+
+@register_op("ReaderNumRecordsProducedV2", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.int64,
+             stateful=True, ref_inputs=(0,))
+def _reader_num_records_kernel(xp, reader):
+    return np.array(reader.produced, np.int64)
+
+
+@register_op("ReaderResetV2", shape=lambda op: [], stateful=True, ref_inputs=(0,))
+def _reader_reset_kernel(xp, reader):
+    reader.reset()
+
+
+for _t in ("ReaderV2", "ReaderReadV2", "ReaderNumRecordsProducedV2", "ReaderResetV2"):
+    not_differentiable(_t)
+
+
+class ReaderBase:
+    """A reader: ``read(queue)`` gives (key, value) string scalars, one record per run."""
+
+    _kind = ""
+
+    def __init__(self, record_bytes=0, header_bytes=0, footer_bytes=0, skip_header_lines=0, name=None,
+                 shared_name=None):
+        self._reader_ref = make_tensor("ReaderV2", [], {
+            "kind": self._kind, "record_bytes": int(record_bytes), "header_bytes": int(header_bytes or 0),
+            "footer_bytes": int(footer_bytes or 0), "skip_header_lines": int(skip_header_lines or 0),
+            "container": "", "shared_name": shared_name or ""}, name or type(self).__name__)
+
+    @property
+    def reader_ref(self):
+        return self._reader_ref
+
+    @property
+    def supports_serialize(self) -> bool:
+        return False
+
+    def read(self, queue, name=None):
+        """The next (key, value): from the current file, or the next file name ``queue`` holds."""
+        queue_ref = queue.queue_ref if hasattr(queue, "queue_ref") else queue
+        with ops.colocate_with(self._reader_ref):
+            key, value = make_op("ReaderReadV2", [self._reader_ref, queue_ref], None, name or "ReaderReadV2").outputs
+        return key, value
+
+    def num_records_produced(self, name=None):
+        return make_tensor("ReaderNumRecordsProducedV2", [self._reader_ref], None, name or "ReaderNumRecordsProduced")
+
+    def reset(self, name=None):
+        return make_op("ReaderResetV2", [self._reader_ref], None, name or "ReaderReset")
+
+
+class FixedLengthRecordReader(ReaderBase):
+    """Records of ``record_bytes`` bytes between ``header_bytes`` and ``footer_bytes``."""
+
+    _kind = "fixed_length"
+
+    def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None, name=None,
+                 encoding=None):
+        if hop_bytes:
+            raise NotImplementedError("FixedLengthRecordReader(hop_bytes=...) is not supported by distflow")
+        super().__init__(record_bytes, header_bytes, footer_bytes, name=name)
+
+
+class TextLineReader(ReaderBase):
+    """The lines of text files (without their line endings), after ``skip_header_lines``."""
+
+    _kind = "text_line"
+
+    def __init__(self, skip_header_lines=None, name=None):
+        super().__init__(skip_header_lines=skip_header_lines or 0, name=name)
+
+
+class TFRecordReader(ReaderBase):
+    _kind = "tfrecord"
+
+    def __init__(self, name=None, options=None):
+        super().__init__(name=name)
+
+
+class WholeFileReader(ReaderBase):
+    """Each file's whole contents as one record, keyed by its name."""
+
+    _kind = "whole_file"
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+
+
+class IdentityReader(ReaderBase):
+    """Each queued work item as its own key and value."""
+
+    _kind = "identity"
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+
+
+# ---------------------------------------------------------------------------
+# Decoding record bytes
+
+
+@register_op("DecodeRaw", shape=lambda op: op.inputs[0].shape.concatenate([None]),
+             dtype=lambda op: op.get_attr("out_type"))
+def _decode_raw_kernel(xp, data, *, out_type, little_endian):
+    np_dtype = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
+    flat = [np.frombuffer(d, dtype=np_dtype) for d in np.asarray(data, dtype=object).reshape(-1)]
+    if len({f.size for f in flat}) > 1:
+        raise errors.InvalidArgumentError(None, None, "DecodeRaw requires input strings to all be the same size")
+    width = flat[0].size if flat else 0
+    out = np.stack(flat) if flat else np.zeros((0, 0))
+    return out.astype(out_type.as_numpy_dtype).reshape(np.shape(data) + (width,))
+
+
+not_differentiable("DecodeRaw")
+
+
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+    """The bytes of each string reinterpreted as a vector of ``out_type``."""
+    data = ops.convert_to_tensor(input_bytes if input_bytes is not None else bytes, dtype=dtypes.string)
+    return make_tensor("DecodeRaw", [data], {"out_type": dtypes.as_dtype(out_type), "little_endian": bool(little_endian)},
+                       name or "DecodeRaw")
+
+
+@register_op("DecodeCSV", list_output=True, shape=lambda op: [op.inputs[0].shape] * len(op.get_attr("OUT_TYPE")),
+             dtype=lambda op: list(op.get_attr("OUT_TYPE")))
+def _decode_csv_kernel(xp, records, *defaults, OUT_TYPE, field_delim, na_value):  # noqa: N803
+    rows = [r.decode() if isinstance(r, bytes) else str(r) for r in np.asarray(records, dtype=object).reshape(-1)]
+    columns = [[] for _ in OUT_TYPE]
+    for row in rows:
+        fields = row.split(field_delim)
+        if len(fields) != len(OUT_TYPE):
+            raise errors.InvalidArgumentError(None, None, f"Expect {len(OUT_TYPE)} fields but have {len(fields)} in "
+                                                          f"record {row!r}")
+        for i, (field, dtype) in enumerate(zip(fields, OUT_TYPE)):
+            if field == "" or field == na_value:
+                if np.size(defaults[i]) == 0:
+                    raise errors.InvalidArgumentError(None, None, f"Field {i} is required but missing in record "
+                                                                  f"{row!r}")
+                value = np.asarray(defaults[i]).reshape(-1)[0]
+            elif dtype == dtypes.string:
+                value = field.encode()
+            else:
+                try:
+                    value = float(field) if dtype.is_floating else int(field)
+                except ValueError:
+                    raise errors.InvalidArgumentError(None, None, f"Field {i} in record {row!r} is not a valid "
+                                                                  f"{dtype.name}: {field!r}") from None
+            columns[i].append(value)
+    shape = np.shape(records)
+    return tuple(np.array(c, dtype=object if d == dtypes.string else d.as_numpy_dtype).reshape(shape)
+                 for c, d in zip(columns, OUT_TYPE))
+
+
+not_differentiable("DecodeCSV")
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None, na_value="",
+               select_cols=None):
+    """Columns of comma-separated records; ``record_defaults`` gives each column's type and default
+    (an empty default makes the column required)."""
+    records = ops.convert_to_tensor(records, dtype=dtypes.string)
+    defaults = [ops.convert_to_tensor(d) for d in record_defaults]
+    types = [d.dtype.base_dtype for d in defaults]
+    return list(make_op("DecodeCSV", [records] + defaults, {"OUT_TYPE": types, "field_delim": field_delim,
+                                                            "na_value": na_value}, name or "DecodeCSV").outputs)

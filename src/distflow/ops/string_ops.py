@@ -1,0 +1,191 @@
+"""String ops on string tensors (NumPy object arrays of bytes): join, strip, substr, regex replace,
+number conversion, base64, length."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from .op_util import broadcast_shape, make_tensor
+
+
+def _as_bytes(v) -> bytes:
+    return v if isinstance(v, bytes) else str(v).encode()
+
+
+def _map(fn, x):
+    flat = np.asarray(x, dtype=object)
+    out = np.empty(flat.shape, dtype=object)
+    for i, v in np.ndenumerate(flat):
+        out[i] = fn(_as_bytes(v))
+    return out
+
+
+def _strings(op):
+    return op.inputs[0].shape
+
+
+@register_op("StringJoin", shape=lambda op: _broadcast_all(op.inputs), dtype=lambda op: dtypes.string)
+def _string_join_kernel(xp, *inputs, separator):
+    arrays = np.broadcast_arrays(*[np.asarray(i, dtype=object) for i in inputs])
+    out = np.empty(arrays[0].shape, dtype=object)
+    for index in np.ndindex(arrays[0].shape):
+        out[index] = _as_bytes(separator).join(_as_bytes(a[index]) for a in arrays)
+    return out
+
+
+def _broadcast_all(inputs):
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        shape = broadcast_shape(shape, t.shape)
+    return shape
+
+
+@register_op("StringStrip", shape=_strings, dtype=lambda op: dtypes.string)
+def _string_strip_kernel(xp, x):
+    return _map(lambda b: b.strip(), x)
+
+
+@register_op("StringLength", shape=_strings, dtype=lambda op: dtypes.int32)
+def _string_length_kernel(xp, x, *, unit):
+    return _map(lambda b: len(b.decode("utf-8")) if unit == "UTF8_CHAR" else len(b), x).astype(np.int32)
+
+
+@register_op("Substr", shape=_strings, dtype=lambda op: dtypes.string)
+def _substr_kernel(xp, x, pos, length):
+    strings, pos, length = np.broadcast_arrays(np.asarray(x, dtype=object), np.asarray(pos), np.asarray(length))
+    out = np.empty(strings.shape, dtype=object)
+    for i in np.ndindex(strings.shape):
+        s = _as_bytes(strings[i])
+        p = int(pos[i])
+        if p > len(s) or p < -len(s):
+            raise errors.InvalidArgumentError(None, None, f"pos {p} out of range for string b'{s!r}' at index {i}")
+        out[i] = s[p:p + int(length[i])] if p >= 0 else s[len(s) + p:len(s) + p + int(length[i])]
+    return out
+
+
+@register_op("RegexReplace", shape=_strings, dtype=lambda op: dtypes.string)
+def _regex_replace_kernel(xp, x, pattern, rewrite, *, replace_global):
+    regex = re.compile(_as_bytes(np.asarray(pattern).item()))
+    rewrite = re.sub(rb"\\(\d)", rb"\\g<\1>", _as_bytes(np.asarray(rewrite).item()))
+    return _map(lambda b: regex.sub(rewrite, b, count=0 if replace_global else 1), x)
+
+
+@register_op("StringToNumber", shape=_strings, dtype=lambda op: op.get_attr("out_type"))
+def _string_to_number_kernel(xp, x, *, out_type):
+    def convert(b):
+        try:
+            return float(b) if out_type.is_floating else int(b)
+        except ValueError:
+            raise errors.InvalidArgumentError(None, None, f"StringToNumberOp could not correctly convert string: "
+                                                          f"{b.decode(errors='replace')}") from None
+    return _map(convert, x).astype(out_type.as_numpy_dtype)
+
+
+@register_op("AsString", shape=_strings, dtype=lambda op: dtypes.string)
+def _as_string_kernel(xp, x, *, precision):
+    if x.dtype.kind == "f" and precision >= 0:
+        return _map_values(lambda v: f"{v:.{precision}f}".encode(), x)
+    return _map_values(lambda v: (str(bool(v)).lower() if x.dtype == np.bool_ else str(v)).encode(), x)
+
+
+def _map_values(fn, x):
+    out = np.empty(np.shape(x), dtype=object)
+    for i, v in np.ndenumerate(np.asarray(x)):
+        out[i] = fn(v)
+    return out
+
+
+@register_op("EncodeBase64", shape=_strings, dtype=lambda op: dtypes.string)
+def _encode_base64_kernel(xp, x, *, pad):
+    return _map(lambda b: base64.urlsafe_b64encode(b) if pad else base64.urlsafe_b64encode(b).rstrip(b"="), x)
+
+
+@register_op("DecodeBase64", shape=_strings, dtype=lambda op: dtypes.string)
+def _decode_base64_kernel(xp, x):
+    return _map(lambda b: base64.urlsafe_b64decode(b + b"=" * (-len(b) % 4)), x)
+
+
+@register_op("ReduceJoin", shape=lambda op: TensorShape(None), dtype=lambda op: dtypes.string)
+def _reduce_join_kernel(xp, x, axis, *, keep_dims, separator):
+    arr = np.asarray(x, dtype=object)
+    axes = sorted((int(a) % arr.ndim for a in np.reshape(axis, [-1])), reverse=True) if arr.ndim else []
+    if np.size(axis) == 0 or (np.ndim(axis) == 0 and int(axis) == -1 and arr.ndim == 0):
+        axes = []
+    for a in axes:
+        arr = np.apply_along_axis(lambda row: _as_bytes(separator).join(_as_bytes(v) for v in row), a, arr)
+        arr = np.asarray(arr, dtype=object)
+        if keep_dims:
+            arr = np.expand_dims(arr, a)
+    return arr
+
+
+for _t in ("StringJoin", "StringStrip", "StringLength", "Substr", "RegexReplace", "StringToNumber", "AsString",
+           "EncodeBase64", "DecodeBase64", "ReduceJoin"):
+    not_differentiable(_t)
+
+
+def _strings_input(x):
+    return ops.convert_to_tensor(x, dtype=dtypes.string)
+
+
+def string_join(inputs, separator="", name=None):
+    """The element-wise concatenation of string tensors (broadcast), with ``separator`` between them."""
+    return make_tensor("StringJoin", [_strings_input(i) for i in inputs], {"separator": separator}, name or "StringJoin")
+
+
+def string_strip(input, name=None):  # noqa: A002
+    return make_tensor("StringStrip", [_strings_input(input)], None, name or "StringStrip")
+
+
+def string_length(input, name=None, unit="BYTE"):  # noqa: A002
+    return make_tensor("StringLength", [_strings_input(input)], {"unit": unit}, name or "StringLength")
+
+
+def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002
+    """``len`` bytes of each string from ``pos`` (negative: from the end)."""
+    return make_tensor("Substr", [_strings_input(input), ops.convert_to_tensor(pos, dtype=dtypes.int32),
+                                  ops.convert_to_tensor(len, dtype=dtypes.int32)], None, name or "Substr")
+
+
+def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
+    """Replaces matches of ``pattern`` (RE2-like; Python's re here) with ``rewrite`` (\\1 for groups)."""
+    return make_tensor("RegexReplace", [_strings_input(input), _strings_input(pattern), _strings_input(rewrite)],
+                       {"replace_global": bool(replace_global)}, name or "RegexReplace")
+
+
+def string_to_number(string_tensor, out_type=dtypes.float32, name=None):
+    return make_tensor("StringToNumber", [_strings_input(string_tensor)], {"out_type": dtypes.as_dtype(out_type)},
+                       name or "StringToNumber")
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
+    """Each number as its decimal string (``precision`` digits after the point for floats)."""
+    return make_tensor("AsString", [ops.convert_to_tensor(input)], {"precision": int(precision)}, name or "AsString")
+
+
+def encode_base64(input, pad=False, name=None):  # noqa: A002
+    """Web-safe base64 (``-`` and ``_``), unpadded unless ``pad``, as TF."""
+    return make_tensor("EncodeBase64", [_strings_input(input)], {"pad": bool(pad)}, name or "EncodeBase64")
+
+
+def decode_base64(input, name=None):  # noqa: A002
+    return make_tensor("DecodeBase64", [_strings_input(input)], None, name or "DecodeBase64")
+
+
+def reduce_join(inputs, axis=None, keep_dims=False, separator="", name=None, reduction_indices=None, keepdims=None):
+    """Joins the strings along ``axis`` (all of them when None)."""
+    inputs = _strings_input(inputs)
+    axis = reduction_indices if axis is None else axis
+    if axis is None:
+        axis = list(range(inputs.shape.ndims)) if inputs.shape.ndims is not None else -1
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    return make_tensor("ReduceJoin", [inputs, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       {"keep_dims": keep, "separator": separator}, name or "ReduceJoin")

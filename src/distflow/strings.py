@@ -1,0 +1,11 @@
+"""``tf.strings``: string ops under their TF 1.13+ names."""
+
+from ._namespace import missing
+from .ops.string_ops import as_string, decode_base64, encode_base64, reduce_join, regex_replace  # noqa: F401
+from .ops.string_ops import string_join as join  # noqa: F401
+from .ops.string_ops import string_length as length  # noqa: F401
+from .ops.string_ops import string_strip as strip  # noqa: F401
+from .ops.string_ops import string_to_number as to_number  # noqa: F401
+from .ops.string_ops import substr  # noqa: F401
+
+__getattr__ = missing("tf.strings")
