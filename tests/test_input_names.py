@@ -197,3 +197,34 @@ def test_resize_bilinear_and_nearest_against_numpy():
     assert nearest.dtype == np.int32
     assert_oracle(nearest[0, :, :, 0], np.repeat(np.repeat(labels[:, :, 0], 2, 0), 2, 1))
     assert tf.image.resize_images(tf.placeholder(tf.float32, [None, 8, 8, 3]), [4, 6]).shape.as_list() == [None, 4, 6, 3]
+
+
+def test_padding_fifo_queue_pads_each_batch_to_its_longest_element():
+    queue = tf.PaddingFIFOQueue(10, [tf.int32, tf.string], shapes=[[None], [None]])
+    ids = tf.placeholder(tf.int32, [None])
+    words = tf.placeholder(tf.string, [None])
+    enqueue = queue.enqueue([ids, words])
+    batch_ids, batch_words = queue.dequeue_many(2)
+    assert batch_ids.shape.as_list() == [2, None]
+    with tf.Session() as sess:
+        sess.run(enqueue, {ids: [1, 2, 3], words: ["a"]})
+        sess.run(enqueue, {ids: [4], words: ["b", "c"]})
+        got_ids, got_words = sess.run([batch_ids, batch_words])
+    assert got_ids.tolist() == [[1, 2, 3], [4, 0, 0]]
+    assert got_words.tolist() == [[b"a", b""], [b"b", b"c"]]
+    with pytest.raises(ValueError, match="rank known"):
+        tf.PaddingFIFOQueue(2, [tf.int32], shapes=[None])
+
+
+def test_batch_with_dynamic_pad_pads_variable_length_sequences():
+    lengths = tf.train.range_input_producer(4, shuffle=False).dequeue() + 1
+    sequence = tf.range(lengths)
+    padded = tf.train.batch([sequence, lengths], batch_size=2, dynamic_pad=True)
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord=coord)
+        first, second = sess.run(padded), sess.run(padded)
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    assert first[0].tolist() == [[0, 0], [0, 1]] and first[1].tolist() == [1, 2]
+    assert second[0].tolist() == [[0, 1, 2, 0], [0, 1, 2, 3]]

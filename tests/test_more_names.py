@@ -154,3 +154,25 @@ def test_extra_losses_and_audio_summary():
     audio = summary.value[0].audio
     assert summary.value[0].tag == "tone/audio" and audio.length_frames == 800
     assert audio.encoded_audio_string[:4] == b"RIFF" and audio.content_type == "audio/wav"
+
+
+def test_random_gamma_poisson_and_lbeta():
+    gamma = evaluate(tf.random_gamma([4000], [2.0, 5.0], beta=2.0, seed=1))
+    assert gamma.shape == (4000, 2) and gamma.dtype == np.float32
+    np.testing.assert_allclose(gamma.mean(0), [1.0, 2.5], rtol=0.05)
+    counts = evaluate(tf.random_poisson([3.0, 10.0], [4000], seed=2))
+    assert counts.shape == (4000, 2) and (counts == np.round(counts)).all()
+    np.testing.assert_allclose(counts.mean(0), [3.0, 10.0], rtol=0.05)
+    assert evaluate(tf.random.poisson(1.0, [5], dtype=tf.int64, seed=3)).dtype == np.int64
+    x = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 4.0]])
+    want = [sum(math.lgamma(v) for v in row) - math.lgamma(sum(row)) for row in x]
+    assert_oracle(evaluate(tf.lbeta(x)), np.array(want), rtol=1e-12)
+    assert_oracle(evaluate(tf.math.lbeta(x[0])), np.array(want[0]), rtol=1e-12)
+
+
+def test_unsigned_dtypes_compute_and_convert():
+    x = np.array([1, 2, 40000], np.uint16)
+    assert evaluate(tf.constant(x) + 1).tolist() == [2, 3, 40001]
+    assert tf.uint16.is_unsigned and tf.uint64.is_integer and tf.as_dtype(np.uint32) == tf.uint32
+    assert evaluate(tf.cast(tf.constant(np.array([2**40], np.uint64)), tf.float64)).tolist() == [2.0 ** 40]
+    assert evaluate(tf.constant(np.array([7], np.uint32)) / 2).tolist() == [3.5]

@@ -9,7 +9,7 @@ from .framework.device_spec import DeviceSpec
 from .framework.importer import import_graph_def
 from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float32_ref,  # noqa: A004
                                float64, float64_ref, half, int8, int16, int32, int32_ref, int64, int64_ref,
-                               string, uint8)
+                               string, uint8, uint16, uint32, uint64)
 from .framework.ops import (Graph, GraphKeys, Operation, Tensor, add_to_collection, add_to_collections,
                             colocate_with, container, control_dependencies, convert_to_tensor, device,
                             get_collection, get_collection_ref, get_default_graph, get_default_session,
@@ -24,7 +24,7 @@ from .ops.array_ops import (broadcast_to, concat, constant, expand_dims, fill, g
                             transpose, unstack, zeros, zeros_like)
 from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
-from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, QueueBase
+from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, PaddingFIFOQueue, QueueBase
 from .ops.indexed_slices import IndexedSlices
 from .ops.gradients_impl import AggregationMethod, UnconnectedGradients, custom_gradient, gradients, hessians
 from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
@@ -42,7 +42,7 @@ from .ops.math_ops import range_ as range  # noqa: A004
 from .ops.nd_ops import gather_nd, scatter_nd
 from .ops.script_ops import Print, identity_n, numpy_function, print, py_func  # noqa: A004
 from .ops.script_ops import py_func as py_function
-from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
+from .ops.random_ops import random_gamma, random_normal, random_poisson, random_shuffle, random_uniform, truncated_normal
 from .ops.random_shuffle_queue import RandomShuffleQueue
 from .ops.state_ops import (Variable, assign, assign_add, assign_sub, count_up_to, global_variables,
                             global_variables_initializer, initialize_all_variables, is_variable_initialized,
@@ -76,11 +76,21 @@ from .ops.misc_ops import (all_variables, arg_max, arg_min, batch_gather, conver
 from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
                                parse_example, parse_single_example)
 from .ops.misc_more_ops import (accumulate_n, broadcast_dynamic_shape, broadcast_static_shape, digamma,
-                                 grad_pass_through, guarantee_const, histogram_fixed_width,
+                                 grad_pass_through, guarantee_const, histogram_fixed_width, lbeta,
                                  histogram_fixed_width_bins, lgamma, make_template, matching_files, multinomial,
                                  parse_tensor, random_crop, reverse_sequence, searchsorted, serialize_tensor)
 from .ops.io_readers import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,
                              WholeFileReader, decode_csv, decode_raw)
+from .ops.space_batch_ops import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,
+                                  space_to_batch, space_to_batch_nd)
+from .ops.sparse_ops import (SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor,
+                             deserialize_sparse, serialize_sparse, sparse_add, sparse_concat, sparse_fill_empty_rows,
+                             sparse_mask, sparse_maximum, sparse_merge, sparse_minimum, sparse_placeholder,
+                             sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse,
+                             sparse_reorder, sparse_reset_shape, sparse_reshape, sparse_retain, sparse_segment_mean,
+                             sparse_segment_sqrt_n, sparse_segment_sum, sparse_slice, sparse_softmax, sparse_split,
+                             sparse_tensor_dense_matmul, sparse_tensor_to_dense, sparse_to_dense, sparse_to_indicator,
+                             sparse_transpose, string_split)
 from .ops.string_ops import (as_string, decode_base64, encode_base64, reduce_join, regex_replace, string_join,
                              string_strip, string_to_number, substr)
 from .ops.scatter_ops import (scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
@@ -102,7 +112,8 @@ from .runtime.session import InteractiveSession, Session
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above
 from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402
-from . import bitwise, graph_util, image, nest, python_io, resource_loader, strings, summary, test, version  # noqa: E402
+from . import bitwise, graph_util, image, nest, python_io, resource_loader, sparse, strings, summary, test  # noqa: E402
+from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing
 from .platform import app, gfile  # noqa: E402

@@ -7,14 +7,16 @@ from .ops.conv_ops import avg_pool as avg_pool2d  # noqa: F401
 from .ops.conv_ops import max_pool as max_pool2d  # noqa: F401
 from .ops.manip_ops import depth_to_space, space_to_depth  # noqa: F401
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
-from .ops.nn_impl import (crelu, embedding_lookup, fused_batch_norm, in_top_k, l2_normalize,  # noqa: F401
-                          local_response_normalization, log_poisson_loss, lrn, normalize_moments, relu_layer, selu,
+from .ops.nn_impl import (crelu, embedding_lookup, embedding_lookup_sparse, fused_batch_norm, in_top_k, l2_normalize,  # noqa: F401
+                          local_response_normalization, log_poisson_loss, lrn, normalize_moments, relu_layer,
+                          safe_embedding_lookup_sparse, selu,
                           sigmoid_cross_entropy_with_logits, silu, softplus, softsign, sufficient_statistics, swish,
                           top_k, weighted_cross_entropy_with_logits, weighted_moments, xw_plus_b, zero_fraction)
 from .ops.nn_more_ops import (avg_pool1d, avg_pool_v2, batch_norm_with_global_normalization,  # noqa: F401
                                compute_accidental_hits, conv1d, convolution, depthwise_conv2d, depthwise_conv2d_native,
                                log_uniform_candidate_sampler, max_pool1d, max_pool_v2, nce_loss, pool,
                                sampled_softmax_loss, separable_conv2d, uniform_candidate_sampler)
+from .ops.space_batch_ops import atrous_conv2d, atrous_conv2d_transpose, space_to_batch  # noqa: F401
 from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, l2_loss, leaky_relu,  # noqa: F401
                          log_softmax, moments, relu, relu6, softmax, softmax_cross_entropy_with_logits,
                          softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits)

@@ -1,7 +1,7 @@
 """``tf.queue``: the queue classes."""
 
 from ._namespace import missing
-from .ops.data_flow_ops import FIFOQueue, QueueBase  # noqa: F401
+from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase  # noqa: F401
 from .ops.random_shuffle_queue import RandomShuffleQueue  # noqa: F401
 
 __getattr__ = missing("tf.queue")

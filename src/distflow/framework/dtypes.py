@@ -52,11 +52,11 @@ class DType:
 
     @property
     def is_integer(self) -> bool:
-        return self.base_dtype._name in ("int8", "int16", "int32", "int64", "uint8")
+        return self.base_dtype._name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
     @property
     def is_unsigned(self) -> bool:
-        return self.base_dtype._name == "uint8"
+        return self.base_dtype._name in ("uint8", "uint16", "uint32", "uint64")
 
     @property
     def is_bool(self) -> bool:
@@ -116,6 +116,9 @@ _SPECS = [  # name, numpy type, TensorFlow DataType enum
     ("int64", np.int64, 9),
     ("bool", np.bool_, 10),
     ("float16", np.float16, 19),
+    ("uint16", np.uint16, 17),
+    ("uint32", np.uint32, 22),
+    ("uint64", np.uint64, 23),
 ]
 _BY_NAME: dict[str, DType] = {}
 for _name, _np_type, _enum in _SPECS:
@@ -130,6 +133,9 @@ int16 = _BY_NAME["int16"]
 int32 = _BY_NAME["int32"]
 int64 = _BY_NAME["int64"]
 uint8 = _BY_NAME["uint8"]
+uint16 = _BY_NAME["uint16"]
+uint32 = _BY_NAME["uint32"]
+uint64 = _BY_NAME["uint64"]
 bool = _BY_NAME["bool"]  # noqa: A001 - TensorFlow's name
 string = _BY_NAME["string"]
 float32_ref = _BY_NAME["float32_ref"]

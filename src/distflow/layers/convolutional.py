@@ -38,7 +38,8 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_f
     with variable_scope(name, default_name="conv2d", reuse=reuse):
         kernel = layer_variable("kernel", [kh, kw, inputs.shape[-1].value, filters], inputs.dtype.base_dtype,
                                 kernel_initializer, kernel_regularizer, trainable)
-        out = conv_ops.conv2d(inputs, kernel, [1, sh, sw, 1], padding.upper())
+        dh, dw = _pair(dilation_rate, "dilation_rate")
+        out = conv_ops.conv2d(inputs, kernel, [1, sh, sw, 1], padding.upper(), dilations=[1, dh, dw, 1])
         if use_bias:
             bias = layer_variable("bias", [filters], inputs.dtype.base_dtype, bias_initializer,
                                   bias_regularizer, trainable)
@@ -115,8 +116,9 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format
     with variable_scope(name, default_name="conv1d", reuse=reuse):
         kernel = layer_variable("kernel", [k, channels, filters], dtype, kernel_initializer, kernel_regularizer,
                                 trainable)
+        d = dilation_rate if isinstance(dilation_rate, int) else dilation_rate[0]
         out = conv_ops.conv2d(array_ops.expand_dims(inputs, 1), array_ops.expand_dims(kernel, 0), [1, 1, s, 1],
-                              padding.upper())
+                              padding.upper(), dilations=[1, 1, d, 1])
         out = array_ops.squeeze(out, [1])
         if use_bias:
             out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,

@@ -151,15 +151,35 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
            data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None) -> ops.Tensor:
     """2-D convolution of NHWC ``input`` with an [h, w, in, out] ``filter``."""
     _check_format(data_format)
-    if list(dilations) != [1, 1, 1, 1]:
-        raise errors.UnimplementedError(None, None, "conv2d dilations other than 1 are not supported")
     f = filter if filter is not None else filters
     x = ops.convert_to_tensor(input)
     f = ops.convert_to_tensor(f, dtype=x.dtype.base_dtype)
     if x.dtype.base_dtype not in _FLOATS:
         raise TypeError(f"conv2d needs a floating input, got {x.dtype.name}")
     attrs = {"strides": _check_4("strides", strides), "padding": _check_padding(padding)}
+    dilations = _check_4("dilations", dilations)
+    if dilations != [1, 1, 1, 1]:
+        if attrs["strides"] != [1, 1, 1, 1]:
+            raise ValueError("conv2d with dilations > 1 needs strides of 1 (as TensorFlow's CPU kernel)")
+        f = dilate_filter(f, dilations[1], dilations[2])
     return make_tensor("Conv2D", [x, f], attrs, name or "Conv2D")
+
+
+def dilate_filter(f: ops.Tensor, rate_h: int, rate_w: int) -> ops.Tensor:
+    """The [h, w, in, out] filter with ``rate - 1`` zero rows (columns) between its taps: a
+    convolution with it is the dilated ("atrous") convolution with ``f``, gradients included."""
+    from . import array_ops, slicing_ops  # noqa: PLC0415
+
+    kh, kw = f.shape[0].value, f.shape[1].value
+    if kh is None or kw is None:
+        raise ValueError("a dilated convolution needs the filter's height and width known")
+    with ops.name_scope(None, "dilate_filter", [f]):
+        spread = array_ops.pad(array_ops.reshape(f, array_ops.stack([kh, 1, kw, 1, array_ops.shape(f)[2],
+                                                                     array_ops.shape(f)[3]])),
+                               [[0, 0], [0, rate_h - 1], [0, 0], [0, rate_w - 1], [0, 0], [0, 0]])
+        spread = array_ops.reshape(spread, array_ops.stack([kh * rate_h, kw * rate_w, array_ops.shape(f)[2],
+                                                            array_ops.shape(f)[3]]))
+        return slicing_ops.slice(spread, [0, 0, 0, 0], [(kh - 1) * rate_h + 1, (kw - 1) * rate_w + 1, -1, -1])
 
 
 # ---------------------------------------------------------------------------
@@ -297,8 +317,9 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
     """The transpose of conv2d (a "deconvolution"): ``filter`` is [h, w, out_channels, in_channels]."""
     value = value if value is not None else input
     f = filter if filter is not None else filters
-    if dilations not in (None, 1, [1, 1, 1, 1], (1, 1, 1, 1)):
-        raise errors.UnimplementedError(None, None, "conv2d_transpose dilations other than 1 are not supported")
     with ops.name_scope(name, "conv2d_transpose", [value, f, output_shape]) as scope:
+        if dilations not in (None, 1, [1, 1, 1, 1], (1, 1, 1, 1)):
+            rates = [dilations] * 4 if isinstance(dilations, int) else list(dilations)
+            f = dilate_filter(ops.convert_to_tensor(f), rates[1], rates[2])
         return conv2d_backprop_input(output_shape, f, value, strides, padding, data_format=data_format,
                                      name=scope)

@@ -135,6 +135,10 @@ class _FIFOQueue:
                 raise
         return taken
 
+    def batch(self, elements: list[tuple]) -> tuple:
+        """The components of ``elements`` stacked along a new dimension 0."""
+        return tuple(np.stack(parts) for parts in zip(*elements))
+
     def close(self, cancel_pending_enqueues: bool) -> None:
         with self.cond:
             self.closed = True
@@ -206,7 +210,7 @@ def _dequeue_many(ctx, queue, n, up_to: bool):
     if not elements:
         return tuple(np.empty((0,) + tuple(s.as_list() if s is not None and s.is_fully_defined() else ()),
                               d.as_numpy_dtype) for d, s in zip(queue.component_types, queue.shapes))
-    return tuple(np.stack(parts) for parts in zip(*elements))
+    return queue.batch(elements)
 
 
 @register_op("QueueDequeueMany", shape=lambda op: _dequeue_shapes(op, True), dtype=_component_dtypes,
@@ -367,6 +371,50 @@ class FIFOQueue(QueueBase):
                  "shapes": shapes_ if all(s.is_fully_defined() for s in shapes_) else []}
         ref = make_tensor("FIFOQueue", [], attrs, name)
         super().__init__(dtypes_, shapes_, names, ref)
+
+
+class _PaddingFIFOQueue(_FIFOQueue):
+    """A FIFO queue whose elements may differ in the dimensions its shapes leave unknown;
+    dequeue_many pads each component to the largest in the batch (zeros, or b"" for strings)."""
+
+    def batch(self, elements: list[tuple]) -> tuple:
+        out = []
+        for parts, dtype in zip(zip(*elements), self.component_types):
+            widest = np.max([p.shape for p in parts], axis=0) if parts[0].ndim else ()
+            fill = b"" if dtype == dtypes.string else 0
+            batch = np.full((len(parts),) + tuple(int(d) for d in widest), fill, dtype=dtype.as_numpy_dtype)
+            for k, part in enumerate(parts):
+                batch[(k,) + tuple(slice(0, d) for d in part.shape)] = part
+            out.append(batch)
+        return tuple(out)
+
+
+@register_op("PaddingFIFOQueue", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+def _padding_fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
+    name = shared_name or ctx.op_name
+    queue = ctx.resource_mgr.lookup_or_create(container, name,
+                                              lambda: _PaddingFIFOQueue(name, component_types, shapes, capacity))
+    if type(queue) is not _PaddingFIFOQueue:
+        raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is a "
+                                          f"{type(queue).__name__}, not a PaddingFIFOQueue")
+    queue.check_matches(component_types, shapes, capacity)
+    return queue
+
+
+not_differentiable("PaddingFIFOQueue")
+
+
+class PaddingFIFOQueue(QueueBase):
+    """``tf.PaddingFIFOQueue(capacity, dtypes, shapes, ...)``: shapes are required and may hold None
+    dimensions; ``dequeue_many`` pads those to the longest element of the batch."""
+
+    def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"):  # noqa: A002
+        dtypes_, shapes_, names = queue_spec("PaddingFIFOQueue", dtypes, shapes, names)
+        if any(s.ndims is None for s in shapes_):
+            raise ValueError(f"PaddingFIFOQueue needs every component's rank known, got shapes {shapes_}")
+        attrs = {"component_types": dtypes_, "capacity": int(capacity), "container": "",
+                 "shared_name": shared_name or "", "shapes": shapes_}
+        super().__init__(dtypes_, shapes_, names, make_tensor("PaddingFIFOQueue", [], attrs, name))
 
 
 def queue_spec(what: str, dtypes_, shapes, names):

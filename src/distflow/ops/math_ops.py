@@ -23,7 +23,8 @@ from .array_ops import unbroadcast
 from .op_util import broadcast_shape, constant_value, make_tensor, same_dtype_inputs
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
-_INTS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8)
+_INTS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
+         dtypes.uint64)
 _NUMBERS = _FLOATS + _INTS
 _SIGNED = _FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
 
@@ -277,7 +278,8 @@ def logical_xor(x, y, name="LogicalXor"):
 
 
 _TRUEDIV_FLOAT = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32, dtypes.uint8: dtypes.float32,
-                  dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}
+                  dtypes.uint16: dtypes.float32, dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64,
+                  dtypes.uint32: dtypes.float64, dtypes.uint64: dtypes.float64}
 
 
 def truediv(x, y, name=None):

@@ -123,12 +123,12 @@ def _digamma_values(x):
 
 @register_op("Lgamma", shape=lambda op: op.inputs[0].shape)
 def _lgamma_kernel(xp, x):
-    return _lgamma(x).astype(x.dtype)
+    return np.asarray(_lgamma(x)).astype(x.dtype)
 
 
 @register_op("Digamma", shape=lambda op: op.inputs[0].shape)
 def _digamma_kernel(xp, x):
-    return _digamma_values(x).astype(x.dtype)
+    return np.asarray(_digamma_values(x)).astype(x.dtype)
 
 
 @register_gradient("Lgamma")
@@ -144,6 +144,15 @@ def lgamma(x, name=None):
 def digamma(x, name=None):
     """The derivative of lgamma (its own gradient, polygamma(1, x), is not implemented)."""
     return make_tensor("Digamma", [ops.convert_to_tensor(x)], None, name or "Digamma")
+
+
+def lbeta(x, name=None):
+    """log|Beta(x)| along the last axis: sum(lgamma(x)) - lgamma(sum(x)) (0 for an empty last axis)."""
+    from .reduction_ops import reduce_sum  # noqa: PLC0415
+
+    with ops.name_scope(name, "lbeta", [x]):
+        x = ops.convert_to_tensor(x)
+        return reduce_sum(lgamma(x), -1) - lgamma(reduce_sum(x, -1))
 
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from ..framework import errors
 from ..framework import ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, clip_ops, math_ops, slicing_ops
+from . import array_ops, clip_ops, math_ops, reduction_ops, slicing_ops
 from .nn_ops import _float_input, _same_shape, bias_add, relu
 from .op_util import constant_value, make_op, make_tensor
 
@@ -406,3 +406,63 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
         elif mean is None or variance is None:
             raise ValueError("fused_batch_norm needs mean and variance when is_training is False")
         return batch_normalization(x, mean, variance, offset, scale, epsilon), mean, variance
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner="mean",
+                            max_norm=None):
+    """One combined embedding per row of the SparseTensor ``sp_ids`` ([batch, ids per row]):
+    the rows' embeddings, weighted by ``sp_weights`` (or 1), combined by "sum", "mean" (divided
+    by the weights' sum) or "sqrtn" (divided by the root of their sum of squares)."""
+    from . import segment_ops  # noqa: PLC0415
+
+    if combiner not in ("sum", "mean", "sqrtn"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+    with ops.name_scope(name, "embedding_lookup_sparse"):
+        segment_ids = math_ops.cast(slicing_ops.gather(array_ops.transpose(sp_ids.indices), 0), dtypes.int32)
+        unique_ids, position = segment_ops.unique(sp_ids.values)
+        rows = slicing_ops.gather(embedding_lookup(params, unique_ids, partition_strategy, max_norm=max_norm),
+                                  position)
+        if sp_weights is None:
+            weights = array_ops.ones_like(math_ops.cast(segment_ids, rows.dtype.base_dtype))
+        else:
+            weights = math_ops.cast(sp_weights.values, rows.dtype.base_dtype)
+        total = segment_ops.segment_sum(rows * array_ops.expand_dims(weights, 1), segment_ids)
+        if combiner == "sum":
+            return total
+        norm = segment_ops.segment_sum(weights if combiner == "mean" else math_ops.square(weights), segment_ids)
+        if combiner == "sqrtn":
+            norm = math_ops.sqrt(norm)
+        from .special_math_ops import div_no_nan  # noqa: PLC0415
+
+        return div_no_nan(total, array_ops.expand_dims(norm, 1))
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                 default_id=None, name=None, partition_strategy="div", max_norm=None):
+    """``embedding_lookup_sparse`` that drops negative ids (and non-positive weights), gives rows
+    with no ids the ``default_id`` embedding (zeros when None), and keeps the batch's shape."""
+    from .manip_ops import boolean_mask  # noqa: PLC0415
+    from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_reshape  # noqa: PLC0415
+
+    with ops.name_scope(name, "embedding_lookup"):
+        rank = array_ops.size(sparse_ids.dense_shape)
+        outer = slicing_ops.slice(sparse_ids.dense_shape, [0], [rank - 1])
+        flat_shape = array_ops.stack([reduction_ops.reduce_prod(outer), sparse_ids.dense_shape[rank - 1]])
+        sparse_ids = sparse_reshape(sparse_ids, flat_shape)
+        keep = math_ops.greater_equal(sparse_ids.values, 0)
+        if sparse_weights is not None:
+            sparse_weights = sparse_reshape(sparse_weights, flat_shape)
+            keep = math_ops.logical_and(keep, math_ops.greater(sparse_weights.values, 0))
+        ids = SparseTensor(boolean_mask(sparse_ids.indices, keep), boolean_mask(sparse_ids.values, keep), flat_shape)
+        ids, empty = sparse_fill_empty_rows(ids, 0 if default_id is None else default_id)
+        weights = None
+        if sparse_weights is not None:
+            weights = SparseTensor(boolean_mask(sparse_weights.indices, keep), boolean_mask(sparse_weights.values, keep),
+                                   flat_shape)
+            weights = sparse_fill_empty_rows(weights, 1.0)[0]
+        result = embedding_lookup_sparse(embedding_weights, ids, weights, partition_strategy, combiner=combiner,
+                                         max_norm=max_norm)
+        if default_id is None:
+            result = result * array_ops.expand_dims(1.0 - math_ops.cast(empty, result.dtype.base_dtype), 1)
+        return array_ops.reshape(result, slicing_ops.concat([math_ops.cast(outer, dtypes.int32),
+                                                             array_ops.shape(result)[1:]], 0))

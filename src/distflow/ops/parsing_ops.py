@@ -1,9 +1,8 @@
-"""``tf.parse_example`` / ``tf.parse_single_example``: tf.train.Example records to dense tensors.
+"""``tf.parse_example`` / ``tf.parse_single_example``: tf.train.Example records to tensors.
 
-Features are described by ``tf.FixedLenFeature(shape, dtype, default_value)``; a feature
-missing from a record takes its default (InvalidArgumentError without one). Variable-length
-features need sparse tensors, which distflow does not have: ``VarLenFeature`` is refused
-when the parser is built.
+``tf.FixedLenFeature(shape, dtype, default_value)`` gives a dense tensor; a feature missing
+from a record takes its default (InvalidArgumentError without one). ``tf.VarLenFeature(dtype)``
+gives a SparseTensor of [records, longest list] holding each record's values in order.
 """
 
 from __future__ import annotations
@@ -43,11 +42,15 @@ def _values(feature, dtype, key):
 
 
 @register_op("ParseExample", list_output=True,
-             shape=lambda op: [TensorShape([None]).concatenate(s) for s in op.get_attr("dense_shapes")],
-             dtype=lambda op: list(op.get_attr("Tdense")))
-def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, defaults, has_default):  # noqa: N803
+             shape=lambda op: [TensorShape([None]).concatenate(s) for s in op.get_attr("dense_shapes")] + [
+                 TensorShape(s) for _ in op.get_attr("sparse_keys") for s in ([None, 2], [None], [2])],
+             dtype=lambda op: list(op.get_attr("Tdense")) + [
+                 d for t in op.get_attr("Tsparse") for d in (dtypes.int64, t, dtypes.int64)])
+def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, defaults, has_default,  # noqa: N803
+                          sparse_keys, Tsparse):  # noqa: N803
     records = np.asarray(serialized, dtype=object).reshape(-1)
     outputs = [[] for _ in dense_keys]
+    sparse = [([], [], 0) for _ in sparse_keys]
     for r, record in enumerate(records):
         example = pb.Example()
         try:
@@ -56,6 +59,12 @@ def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, d
             raise errors.InvalidArgumentError(None, None, f"Could not parse example input, value: record {r}") \
                 from None
         features = example.features.feature
+        for i, (key, dtype) in enumerate(zip(sparse_keys, Tsparse)):
+            values = _values(features[key], dtype, key) if key in features else []
+            indices, flat, widest = sparse[i]
+            indices.extend([r, k] for k in range(len(values)))
+            flat.extend(values)
+            sparse[i] = (indices, flat, max(widest, len(values)))
         for i, (key, dtype, shape) in enumerate(zip(dense_keys, Tdense, dense_shapes)):
             size = int(np.prod(shape.as_list())) if shape.ndims else 1
             if key in features:
@@ -70,27 +79,42 @@ def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, d
                                                               "required but could not be found.")
             np_dtype = object if dtype == dtypes.string else dtype.as_numpy_dtype
             outputs[i].append(np.array(values, dtype=np_dtype).reshape(shape.as_list()))
-    return tuple(np.stack(o) if o else np.zeros([0] + s.as_list(), dtype=object if d == dtypes.string else
-                                                 d.as_numpy_dtype)
-                 for o, s, d in zip(outputs, dense_shapes, Tdense))
+    dense = [np.stack(o) if o else np.zeros([0] + s.as_list(), dtype=_np_dtype(d))
+             for o, s, d in zip(outputs, dense_shapes, Tdense)]
+    for (indices, flat, widest), dtype in zip(sparse, Tsparse):
+        dense += [np.array(indices, np.int64).reshape(-1, 2), np.array(flat, dtype=_np_dtype(dtype)),
+                  np.array([len(records), widest], np.int64)]
+    return tuple(dense)
+
+
+def _np_dtype(dtype):
+    return object if dtype == dtypes.string else dtype.as_numpy_dtype
 
 
 not_differentiable("ParseExample")
 
 
 def parse_example(serialized, features, name=None, example_names=None):
-    """A dict of dense tensors, one row per record of the 1-D string tensor ``serialized``."""
+    """A dict of tensors, one row per record of the 1-D string tensor ``serialized``: dense for
+    each FixedLenFeature, a SparseTensor for each VarLenFeature."""
+    from .sparse_ops import SparseTensor  # noqa: PLC0415
+
     serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
     keys = sorted(features)
     dense_keys, tdense, shapes, defaults, has_default = [], [], [], [], []
+    sparse_keys, tsparse = [], []
     for key in keys:
         spec = features[key]
-        if not isinstance(spec, FixedLenFeature):
-            raise NotImplementedError(f"Feature '{key}': only FixedLenFeature is supported by distflow "
-                                      f"(got {type(spec).__name__}; variable-length features need sparse tensors)")
+        if not isinstance(spec, (FixedLenFeature, VarLenFeature)):
+            raise NotImplementedError(f"Feature '{key}': FixedLenFeature and VarLenFeature are supported by "
+                                      f"distflow, got {type(spec).__name__}")
         dtype = dtypes.as_dtype(spec.dtype)
         if dtype not in (dtypes.string, dtypes.float32, dtypes.int64):
             raise ValueError(f"Feature '{key}': dtype must be string, float32 or int64, got {dtype.name}")
+        if isinstance(spec, VarLenFeature):
+            sparse_keys.append(key)
+            tsparse.append(dtype)
+            continue
         dense_keys.append(key)
         tdense.append(dtype)
         shapes.append(as_shape(spec.shape))
@@ -98,15 +122,23 @@ def parse_example(serialized, features, name=None, example_names=None):
         defaults.append(np.asarray(spec.default_value if spec.default_value is not None else 0,
                                    dtype=object if dtype == dtypes.string else dtype.as_numpy_dtype))
     op = make_op("ParseExample", [serialized], {"dense_keys": dense_keys, "Tdense": tdense, "dense_shapes": shapes,
-                                                "defaults": defaults, "has_default": has_default},
+                                                "defaults": defaults, "has_default": has_default,
+                                                "sparse_keys": sparse_keys, "Tsparse": tsparse},
                  name or "ParseExample")
-    return dict(zip(dense_keys, op.outputs))
+    parsed = dict(zip(dense_keys, op.outputs))
+    rest = op.outputs[len(dense_keys):]
+    for i, key in enumerate(sparse_keys):
+        parsed[key] = SparseTensor(*rest[3 * i:3 * i + 3])
+    return parsed
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
     """``parse_example`` of one record: each feature without the leading row dimension."""
     from .array_ops import reshape, squeeze  # noqa: PLC0415
+    from .slicing_ops import slice as slice_  # noqa: PLC0415
+    from .sparse_ops import SparseTensor  # noqa: PLC0415
 
     serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
     parsed = parse_example(reshape(serialized, [1]), features, name)
-    return {key: squeeze(value, [0]) for key, value in parsed.items()}
+    return {key: SparseTensor(slice_(value.indices, [0, 1], [-1, 1]), value.values, slice_(value.dense_shape, [1], [1]))
+            if isinstance(value, SparseTensor) else squeeze(value, [0]) for key, value in parsed.items()}

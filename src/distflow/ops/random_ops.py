@@ -13,8 +13,8 @@ from ..framework import dtypes
 from ..framework import ops
 from ..framework.random_seed import get_seed
 from ..framework.registry import not_differentiable, register_op
-from .array_ops import _shape_tensor
-from .math_ops import add, multiply, subtract
+from .array_ops import _shape_tensor, zeros_like
+from .math_ops import add, cast, multiply, subtract
 from .op_util import constant_shape, make_tensor
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -140,3 +140,44 @@ def random_shuffle(value, seed=None, name=None) -> ops.Tensor:
     """``value`` with its rows (dimension 0) in a random order."""
     value = ops.convert_to_tensor(value)
     return make_tensor("RandomShuffle", [value], _seed_attrs(seed), name or "RandomShuffle")
+
+
+def _shape_then_param(op):
+    return constant_shape(op.inputs[0]).concatenate(op.inputs[1].shape)
+
+
+@register_op("RandomGamma", shape=_shape_then_param, dtype=lambda op: op.inputs[1].dtype.base_dtype, stateful=True)
+def _random_gamma_kernel(ctx, shape, alpha, *, seed, seed2):
+    size = tuple(int(d) for d in shape) + alpha.shape
+    return _generator(ctx, seed, seed2).standard_gamma(np.broadcast_to(alpha, size)).astype(alpha.dtype)
+
+
+@register_op("RandomPoissonV2", shape=_shape_then_param, dtype=_random_dtype, stateful=True)
+def _random_poisson_kernel(ctx, shape, rate, *, dtype, seed, seed2):
+    size = tuple(int(d) for d in shape) + rate.shape
+    return _generator(ctx, seed, seed2).poisson(np.broadcast_to(rate, size)).astype(dtype.as_numpy_dtype)
+
+
+for _t in ("RandomGamma", "RandomPoissonV2"):
+    not_differentiable(_t)
+
+
+def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
+    """Samples of Gamma(alpha, rate=beta), of shape ``shape + broadcast(alpha, beta).shape``."""
+    dtype = _float_dtype(dtype, "random_gamma")
+    with ops.name_scope(name, "random_gamma", [shape, alpha, beta]):
+        alpha = ops.convert_to_tensor(alpha, dtype=dtype, name="alpha")
+        beta = ops.convert_to_tensor(1.0 if beta is None else beta, dtype=dtype, name="beta")
+        alpha = alpha + zeros_like(beta)
+        sample = make_tensor("RandomGamma", [_shape_tensor(shape), alpha], _seed_attrs(seed), "RandomGamma")
+        return sample / beta
+
+
+def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
+    """Samples of Poisson(lam), of shape ``shape + lam.shape``."""
+    lam = ops.convert_to_tensor(lam)
+    if not lam.dtype.base_dtype.is_floating:
+        lam = cast(lam, dtypes.float32)
+    return make_tensor("RandomPoissonV2", [_shape_tensor(shape), lam], {"dtype": dtypes.as_dtype(dtype),
+                                                                         **_seed_attrs(seed)},
+                       name or "random_poisson")

@@ -14,6 +14,7 @@ from ..framework import ops
 from ..framework.ops import Operation, Tensor
 from ..ops import blas
 from ..ops.indexed_slices import IndexedSlices
+from ..ops.sparse_ops import SparseTensor, SparseTensorValue
 from . import allocator
 from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
@@ -58,6 +59,9 @@ class _FetchMapper:
                         return result
                     return kind(out)
                 return build_dict
+            if isinstance(f, SparseTensor):  # fetched as its parts, given back as a SparseTensorValue
+                parts = [flat(f.indices), flat(f.values), flat(f.dense_shape)]
+                return lambda vals: SparseTensorValue(*[p(vals) for p in parts])
             if isinstance(f, IndexedSlices):  # fetched as its parts, given back as an IndexedSlicesValue
                 parts = [flat(f.values), flat(f.indices)] + ([flat(f.dense_shape)] if f.dense_shape is not None else [])
                 return lambda vals: IndexedSlicesValue(parts[0](vals), parts[1](vals),
@@ -236,7 +240,7 @@ class BaseSession:
 
     def _feeds(self, feed_dict) -> tuple[tuple, list]:
         tensors, values = [], []
-        for key, value in feed_dict.items():
+        for key, value in _expand_sparse_feeds(feed_dict):
             try:
                 t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
             except (TypeError, ValueError, KeyError) as e:
@@ -339,6 +343,22 @@ class _DeviceAttributes:
 
     def __repr__(self):
         return f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
+
+
+def _expand_sparse_feeds(feed_dict):
+    """(key, value) pairs with each SparseTensor key fed as its three tensors."""
+    for key, value in feed_dict.items():
+        if not isinstance(key, SparseTensor):
+            yield key, value
+            continue
+        if not isinstance(value, SparseTensorValue):
+            if not (isinstance(value, (tuple, list)) and len(value) == 3):
+                raise TypeError(f"A SparseTensor is fed a SparseTensorValue or an (indices, values, dense_shape) "
+                                f"tuple, got {type(value).__name__}")
+            value = SparseTensorValue(*value)
+        yield key.indices, value.indices
+        yield key.values, value.values
+        yield key.dense_shape, value.dense_shape
 
 
 def _feed_value(t: Tensor, value):

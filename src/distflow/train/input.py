@@ -101,16 +101,27 @@ def _flatten(tensors):
     return [ops.convert_to_tensor(tensors)], lambda outs: outs[0]
 
 
-def _shapes(tensors, shapes, enqueue_many):
+def _shapes(tensors, shapes, enqueue_many, dynamic_pad=False):
+    """The queue's element shapes: fully defined, or (with dynamic_pad) of known rank."""
     if shapes is not None:
         return [as_shape(s) for s in shapes]
     out = []
     for t in tensors:
         shape = t.shape[1:] if enqueue_many and t.shape.ndims is not None else t.shape
-        if not shape.is_fully_defined():
+        if dynamic_pad and shape.ndims is None:
+            raise ValueError(f"With dynamic_pad=True every rank must be known: {t.name} has shape {t.shape}")
+        if not dynamic_pad and not shape.is_fully_defined():
             raise ValueError(f"All shapes must be fully defined: {t.name} has shape {t.shape} (pass shapes=)")
         out.append(shape)
     return out
+
+
+def batch_queue(dtypes_, shapes, capacity, dynamic_pad, shared_name):
+    """The queue that batching fills: a PaddingFIFOQueue when elements may differ in size."""
+    if dynamic_pad:
+        return data_flow_ops.PaddingFIFOQueue(capacity, dtypes_, shapes=shapes, shared_name=shared_name,
+                                              name="padding_fifo_queue")
+    return data_flow_ops.FIFOQueue(capacity, dtypes_, shapes=shapes, shared_name=shared_name, name="fifo_queue")
 
 
 def _batched(queue, batch_size, allow_smaller_final_batch, name):
@@ -121,14 +132,14 @@ def _batched(queue, batch_size, allow_smaller_final_batch, name):
 
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
           allow_smaller_final_batch=False, shared_name=None, name=None):
-    """``batch_size`` elements of ``tensors`` stacked, in order, filled by ``num_threads`` QueueRunner threads."""
-    if dynamic_pad:
-        raise NotImplementedError("batch(dynamic_pad=True) is not supported by distflow")
+    """``batch_size`` elements of ``tensors`` stacked, in order, filled by ``num_threads`` QueueRunner threads.
+
+    With ``dynamic_pad`` the elements may differ in their unknown dimensions; each batch is
+    padded (zeros, or empty strings) to its longest element."""
     flat, pack = _flatten(tensors)
     with ops.name_scope(name, "batch", flat) as scope:
-        queue = data_flow_ops.FIFOQueue(capacity, [t.dtype.base_dtype for t in flat],
-                                        shapes=_shapes(flat, shapes, enqueue_many), shared_name=shared_name,
-                                        name="fifo_queue")
+        queue = batch_queue([t.dtype.base_dtype for t in flat], _shapes(flat, shapes, enqueue_many, dynamic_pad),
+                            capacity, dynamic_pad, shared_name)
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
         out = _batched(queue, batch_size, allow_smaller_final_batch, scope)

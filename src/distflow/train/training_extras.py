@@ -11,11 +11,11 @@ import time
 from ..framework import dtypes
 from ..framework import ops
 from ..framework.ops import GraphKeys
-from ..ops import array_ops, data_flow_ops, io_ops, state_ops
+from ..ops import array_ops, io_ops, state_ops
 from ..ops.random_shuffle_queue import RandomShuffleQueue
 from . import saver as saver_mod
 from . import training_util
-from .input import _batched, _flatten, _shapes
+from .input import _batched, _flatten, _shapes, batch_queue
 from .queue_runner import QueueRunner, add_queue_runner
 from .session_run_hook import SessionRunArgs, SessionRunHook
 
@@ -80,8 +80,14 @@ def _join(queue_type, tensors_list, batch_size, capacity, enqueue_many, shapes, 
     pack = _flatten(tensors_list[0])[1]
     with ops.name_scope(name, default, [t for f in flat_list for t in f]) as scope:
         first = flat_list[0]
-        queue = queue_type(capacity=capacity, dtypes=[t.dtype.base_dtype for t in first],
-                           shapes=_shapes(first, shapes, enqueue_many), shared_name=shared_name, **queue_kwargs)
+        dynamic_pad = queue_kwargs.pop("dynamic_pad", False)
+        element_shapes = _shapes(first, shapes, enqueue_many, dynamic_pad)
+        if queue_type is None:
+            queue = batch_queue([t.dtype.base_dtype for t in first], element_shapes, capacity, dynamic_pad,
+                                shared_name)
+        else:
+            queue = queue_type(capacity=capacity, dtypes=[t.dtype.base_dtype for t in first], shapes=element_shapes,
+                               shared_name=shared_name, **queue_kwargs)
         enqueues = [queue.enqueue_many(f) if enqueue_many else queue.enqueue(f) for f in flat_list]
         add_queue_runner(QueueRunner(queue, enqueues))
         out = _batched(queue, batch_size, allow_smaller_final_batch, scope)
@@ -90,11 +96,10 @@ def _join(queue_type, tensors_list, batch_size, capacity, enqueue_many, shapes, 
 
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
                allow_smaller_final_batch=False, shared_name=None, name=None):
-    """Batches elements drawn from several lists of tensors (one enqueuing thread each)."""
-    if dynamic_pad:
-        raise NotImplementedError("batch_join(dynamic_pad=True) is not supported by distflow")
-    return _join(data_flow_ops.FIFOQueue, tensors_list, batch_size, capacity, enqueue_many, shapes,
-                 allow_smaller_final_batch, shared_name, name, "batch_join")
+    """Batches elements drawn from several lists of tensors (one enqueuing thread each); padded
+    to the longest element of each batch with ``dynamic_pad``."""
+    return _join(None, tensors_list, batch_size, capacity, enqueue_many, shapes, allow_smaller_final_batch,
+                 shared_name, name, "batch_join", dynamic_pad=dynamic_pad)
 
 
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,

@@ -1,0 +1,837 @@
+"""``tf.SparseTensor`` and the sparse ops of TF 1.x.
+
+A SparseTensor is three dense tensors: ``indices`` (int64 [N, rank], the coordinates of the
+entries that are present), ``values`` ([N]) and ``dense_shape`` (int64 [rank]). Ops that
+produce one (``string_split``, ``sparse_reorder``, ``sparse_add``, ...) are kernels with those
+three outputs; ops that combine one with dense tensors (``sparse_tensor_dense_matmul``,
+``sparse_reduce_sum``, ``sparse_tensor_to_dense``) have gradients for its values and the
+dense operands. A session fetches a SparseTensor as a ``SparseTensorValue`` and feeds a
+``sparse_placeholder`` from one (or from an (indices, values, dense_shape) tuple).
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework import errors
+from ..framework import ops
+from ..framework.registry import not_differentiable, register_gradient, register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+from . import array_ops, math_ops, reduction_ops, slicing_ops
+from .indexed_slices import IndexedSlices
+from .op_util import constant_value, make_op, make_tensor
+
+SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
+
+
+class SparseTensor:
+    """Entries ``values[i]`` at coordinates ``indices[i]`` of a tensor of shape ``dense_shape``;
+    every other entry is zero (or the default a consumer names)."""
+
+    def __init__(self, indices, values, dense_shape):
+        with ops.name_scope(None, "SparseTensor", []):
+            self._indices = ops.convert_to_tensor(indices, dtype=dtypes.int64, name="indices")
+            self._values = ops.convert_to_tensor(values, name="values")
+            self._dense_shape = ops.convert_to_tensor(dense_shape, dtype=dtypes.int64, name="dense_shape")
+        if self._indices.shape.ndims not in (None, 2):
+            raise ValueError(f"SparseTensor indices must be a matrix [N, rank], got shape {self._indices.shape}")
+        if self._values.shape.ndims not in (None, 1):
+            raise ValueError(f"SparseTensor values must be a vector [N], got shape {self._values.shape}")
+
+    @classmethod
+    def from_value(cls, value):
+        if isinstance(value, SparseTensor):
+            return value
+        return cls(value.indices, value.values, value.dense_shape)
+
+    indices = property(lambda self: self._indices)
+    values = property(lambda self: self._values)
+    dense_shape = property(lambda self: self._dense_shape)
+    dtype = property(lambda self: self._values.dtype)
+    graph = property(lambda self: self._values.graph)
+    op = property(lambda self: self._values.op)
+
+    @property
+    def shape(self) -> TensorShape:
+        known = constant_value(self._dense_shape)
+        if known is not None:
+            return as_shape([int(d) for d in known])
+        rank = self._dense_shape.shape[0].value if self._dense_shape.shape.ndims == 1 else None
+        return TensorShape(None) if rank is None else TensorShape([None] * rank)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def eval(self, feed_dict=None, session=None):
+        session = session or ops.get_default_session()
+        if session is None:
+            raise ValueError("Cannot evaluate a SparseTensor without a default session")
+        return session.run(self, feed_dict)
+
+    def consumers(self):
+        return self._values.consumers()
+
+    def __mul__(self, other):
+        return _cwise_dense(self, other, math_ops.multiply)
+
+    def __truediv__(self, other):
+        return _cwise_dense(self, other, math_ops.truediv)
+
+    __div__ = __truediv__
+
+    def __repr__(self):
+        return f"SparseTensor(indices={self._indices}, values={self._values}, dense_shape={self._dense_shape})"
+
+
+def _cwise_dense(sp, dense, fn):
+    """``sp * dense`` (or ``/``): the dense operand broadcast to the sparse shape and read at its entries."""
+    dense = ops.convert_to_tensor(dense, dtype=sp.dtype.base_dtype)
+    picked = gather_nd_dense(array_ops.broadcast_to(dense, sp.dense_shape), sp.indices)
+    return SparseTensor(sp.indices, fn(sp.values, picked), sp.dense_shape)
+
+
+def gather_nd_dense(dense, indices):
+    from .nd_ops import gather_nd  # noqa: PLC0415
+
+    return gather_nd(dense, indices)
+
+
+def _is_sparse(x) -> bool:
+    return isinstance(x, (SparseTensor, SparseTensorValue))
+
+
+def _sparse(x) -> SparseTensor:
+    if isinstance(x, SparseTensor):
+        return x
+    if isinstance(x, SparseTensorValue):
+        return SparseTensor.from_value(x)
+    raise TypeError(f"Expected a SparseTensor or SparseTensorValue, got {type(x).__name__}")
+
+
+def _three(op_type, inputs, attrs, name, values_dtype=None) -> SparseTensor:
+    ind, val, shape = make_op(op_type, inputs, attrs, name or op_type).outputs
+    return SparseTensor(ind, val, shape)
+
+
+def _sp_shapes(rank_from=0):
+    """Shape function for kernels returning (indices, values, dense_shape) of input ``rank_from``'s rank."""
+    def shape(op):
+        rank = op.inputs[rank_from].shape[1].value if op.inputs[rank_from].shape.ndims == 2 else None
+        return [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+    return shape
+
+
+def _sp_dtypes(values_input=1):
+    return lambda op: [dtypes.int64, op.inputs[values_input].dtype.base_dtype, dtypes.int64]
+
+
+def _check_indices(op_type, indices, shape):
+    if indices.size and ((indices < 0).any() or (indices >= np.asarray(shape)[None, :]).any()):
+        bad = indices[((indices < 0) | (indices >= np.asarray(shape)[None, :])).any(axis=1)][0]
+        raise errors.InvalidArgumentError(None, None, f"{op_type}: index {bad.tolist()} is out of bounds for "
+                                                      f"dense shape {list(np.asarray(shape))}")
+
+
+def _order(indices, shape):
+    """The permutation that sorts ``indices`` in row-major order."""
+    if not len(indices):
+        return np.zeros(0, np.int64)
+    flat = np.ravel_multi_index(tuple(indices.T), tuple(int(d) for d in shape))
+    return np.argsort(flat, kind="stable")
+
+
+# ---------------------------------------------------------------------------
+# Sparse <-> dense
+
+
+@register_op("SparseToDense", shape=lambda op: _dense_output_shape(op.inputs[1]),
+             dtype=lambda op: op.inputs[2].dtype.base_dtype)
+def _sparse_to_dense_kernel(xp, indices, output_shape, values, default_value, *, validate_indices):
+    shape = tuple(int(d) for d in np.reshape(output_shape, -1))
+    indices = np.asarray(indices).reshape(len(np.reshape(values, -1)) if np.ndim(values) else -1, len(shape))
+    _check_indices("SparseToDense", indices, shape)
+    if validate_indices and len(indices) > 1:
+        flat = np.ravel_multi_index(tuple(indices.T), shape)
+        if (np.diff(flat) <= 0).any():
+            raise errors.InvalidArgumentError(None, None, "SparseToDense: indices are not in row-major order "
+                                                          "or repeat an entry (use sparse_reorder first)")
+    out = np.full(shape, default_value, dtype=values.dtype)
+    out[tuple(indices.T)] = values
+    return out
+
+
+def _dense_output_shape(shape_tensor):
+    known = constant_value(shape_tensor)
+    if known is not None:
+        return as_shape([int(d) for d in np.reshape(known, -1)])
+    n = shape_tensor.shape[0].value if shape_tensor.shape.ndims == 1 else None
+    return TensorShape(None) if n is None else TensorShape([None] * n)
+
+
+@register_gradient("SparseToDense")
+def _sparse_to_dense_grad(op, grad):
+    indices, _, values, _ = op.inputs
+    picked = gather_nd_dense(grad, array_ops.reshape(indices, [-1, array_ops.size(op.inputs[1])]))
+    if values.shape.ndims == 0:
+        picked = reduction_ops.reduce_sum(picked)
+    return None, None, picked, None
+
+
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None):
+    """A dense tensor of ``output_shape`` with ``sparse_values`` at ``sparse_indices``, ``default_value`` elsewhere."""
+    values = ops.convert_to_tensor(sparse_values)
+    return make_tensor("SparseToDense", [
+        ops.convert_to_tensor(sparse_indices), ops.convert_to_tensor(output_shape), values,
+        ops.convert_to_tensor(default_value, dtype=values.dtype.base_dtype)],
+        {"validate_indices": bool(validate_indices)}, name or "SparseToDense")
+
+
+def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, name=None):
+    sp = _sparse(sp_input)
+    return sparse_to_dense(sp.indices, sp.dense_shape, sp.values, default_value, validate_indices, name)
+
+
+@register_op("DenseToSparse", shape=lambda op: [TensorShape([None, op.inputs[0].shape.ndims]), TensorShape([None]),
+                                                TensorShape([op.inputs[0].shape.ndims])],
+             dtype=lambda op: [dtypes.int64, op.inputs[0].dtype.base_dtype, dtypes.int64])
+def _dense_to_sparse_kernel(xp, dense, ignore):
+    where = np.argwhere(dense != ignore).astype(np.int64)
+    return where, dense[tuple(where.T)], np.array(dense.shape, np.int64)
+
+
+not_differentiable("DenseToSparse")
+
+
+def from_dense(tensor, name=None):
+    """The non-zero entries of a dense tensor as a SparseTensor."""
+    tensor = ops.convert_to_tensor(tensor)
+    zero = ops.convert_to_tensor(np.zeros((), tensor.dtype.base_dtype.as_numpy_dtype), dtype=tensor.dtype.base_dtype)
+    return _three("DenseToSparse", [tensor, zero], None, name)
+
+
+def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
+    """A SparseTensor fed whole: ``feed_dict={sp: SparseTensorValue(...)}`` (or an (indices, values, shape) tuple)."""
+    from .array_ops import placeholder  # noqa: PLC0415
+
+    prefix = (name or "Placeholder") + "/"
+    values = placeholder(dtype, [None], name=prefix + "values")
+    if shape is not None and None not in list(as_shape(shape).as_list() or [None]):
+        rank = len(shape)
+        dense_shape = ops.convert_to_tensor(np.array(as_shape(shape).as_list(), np.int64), name=prefix + "shape")
+    else:
+        rank = None if shape is None or as_shape(shape).ndims is None else len(shape)
+        dense_shape = placeholder(dtypes.int64, [rank], name=prefix + "shape")
+    indices = placeholder(dtypes.int64, [None, rank], name=prefix + "indices")
+    return SparseTensor(indices, values, dense_shape)
+
+
+def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
+    if isinstance(value, SparseTensorValue):
+        value = SparseTensor.from_value(value)
+    if isinstance(value, SparseTensor):
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+            raise ValueError(f"Sparse dtype: requested = {dtypes.as_dtype(dtype).name}, actual = {value.dtype.name}")
+        return value
+    return ops.convert_to_tensor(value, dtype=dtype, name=name)
+
+
+# ---------------------------------------------------------------------------
+# Products and reductions
+
+
+def _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b):
+    rows, cols = (indices[:, 1], indices[:, 0]) if adjoint_a else (indices[:, 0], indices[:, 1])
+    m = int(shape[1] if adjoint_a else shape[0])
+    b = b.T if adjoint_b else b
+    return rows, cols, m, b
+
+
+@register_op("SparseTensorDenseMatMul", shape=lambda op: TensorShape([None, None]),
+             dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _sparse_dense_matmul_kernel(xp, indices, values, shape, b, *, adjoint_a, adjoint_b):
+    rows, cols, m, b = _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b)
+    k = int(shape[0] if adjoint_a else shape[1])
+    if b.shape[0] != k:
+        raise errors.InvalidArgumentError(None, None, f"SparseTensorDenseMatMul: cannot multiply A with inner "
+                                                      f"dimension {k} by B with {b.shape[0]} rows")
+    out = np.zeros((m, b.shape[1]), dtype=np.result_type(values, b))
+    np.add.at(out, rows, values[:, None] * b[cols])
+    return out
+
+
+@register_op("SparseTensorDenseMatMulGrad", list_output=True,
+             shape=lambda op: [op.inputs[1].shape, op.inputs[3].shape],
+             dtype=lambda op: [op.inputs[1].dtype.base_dtype, op.inputs[3].dtype.base_dtype])
+def _sparse_dense_matmul_grad_kernel(xp, indices, values, shape, b, grad, *, adjoint_a, adjoint_b):
+    rows, cols, _, bb = _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b)
+    d_values = np.einsum("ij,ij->i", grad[rows], bb[cols]).astype(values.dtype)
+    d_bb = np.zeros(bb.shape, dtype=bb.dtype)
+    np.add.at(d_bb, cols, values[:, None] * grad[rows])
+    return d_values, (d_bb.T if adjoint_b else d_bb)
+
+
+@register_gradient("SparseTensorDenseMatMul")
+def _sparse_dense_matmul_grad(op, grad):
+    d_values, d_b = make_op("SparseTensorDenseMatMulGrad", list(op.inputs) + [grad], {
+        "adjoint_a": op.get_attr("adjoint_a"), "adjoint_b": op.get_attr("adjoint_b")}).outputs
+    return None, d_values, None, d_b
+
+
+def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
+    """``sp_a @ b`` with sp_a sparse (rank 2) and b dense, differentiable in sp_a's values and b."""
+    sp = _sparse(sp_a)
+    b = ops.convert_to_tensor(b, dtype=sp.dtype.base_dtype)
+    return make_tensor("SparseTensorDenseMatMul", [sp.indices, sp.values, sp.dense_shape, b],
+                       {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)}, name or "SparseTensorDenseMatMul")
+
+
+def _reduce_axes(axes, rank):
+    if axes is None:
+        return tuple(range(rank))
+    return tuple(sorted({int(a) % rank for a in np.reshape(axes, -1)}))
+
+
+def _sparse_reduce(indices, values, shape, axes, keep_dims, ufunc, identity):
+    shape = tuple(int(d) for d in shape)
+    axes = _reduce_axes(axes, len(shape))
+    out_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    out = np.full(out_shape, identity, dtype=values.dtype)
+    where = tuple(np.zeros(len(indices), np.int64) if i in axes else indices[:, i] for i in range(len(shape)))
+    ufunc.at(out, where, values)
+    return out if keep_dims else out.reshape([d for i, d in enumerate(shape) if i not in axes])
+
+
+def _reduce_shape(op):
+    return TensorShape(None)
+
+
+@register_op("SparseReduceSum", shape=_reduce_shape, dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _sparse_reduce_sum_kernel(xp, indices, values, shape, axes, *, keep_dims, all_axes):
+    return _sparse_reduce(indices, values, shape, None if all_axes else axes, keep_dims, np.add, 0)
+
+
+@register_op("SparseReduceMax", shape=_reduce_shape, dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _sparse_reduce_max_kernel(xp, indices, values, shape, axes, *, keep_dims, all_axes):
+    # The entries not present are zeros, so they take part in the max where a slice has any.
+    counts = _sparse_reduce(indices, np.ones(len(values), np.int64), shape, None if all_axes else axes, True,
+                            np.add, 0)
+    size = np.prod([int(d) for d in shape]) // max(counts.size, 1)
+    low = np.array(-np.inf if values.dtype.kind == "f" else np.iinfo(values.dtype).min, dtype=values.dtype)
+    out = _sparse_reduce(indices, values, shape, None if all_axes else axes, True, np.maximum, low)
+    out = np.where(counts < size, np.maximum(out, 0), out).astype(values.dtype)
+    return out if keep_dims else out.reshape([d for i, d in enumerate(int(s) for s in shape)
+                                              if i not in _reduce_axes(None if all_axes else axes, len(shape))])
+
+
+not_differentiable("SparseReduceMax")
+
+
+@register_gradient("SparseReduceSum")
+def _sparse_reduce_sum_grad(op, grad):
+    indices, _, shape, axes = op.inputs
+    keep = make_tensor("SparseReduceSumKeepShape", [shape, axes], {"all_axes": op.get_attr("all_axes")})
+    spread = array_ops.broadcast_to(array_ops.reshape(grad, keep), shape)
+    return None, gather_nd_dense(spread, indices), None, None
+
+
+@register_op("SparseReduceSumKeepShape", shape=lambda op: TensorShape([None]), dtype=lambda op: dtypes.int64)
+def _keep_shape_kernel(xp, shape, axes, *, all_axes):
+    axes = _reduce_axes(None if all_axes else axes, len(shape))
+    return np.array([1 if i in axes else int(d) for i, d in enumerate(shape)], np.int64)
+
+
+not_differentiable("SparseReduceSumKeepShape")
+
+
+def _reduction(op_type, sp_input, axis, keep_dims, name, reduction_axes=None, keepdims=None):
+    sp = _sparse(sp_input)
+    axis = axis if axis is not None else reduction_axes
+    keep_dims = bool(keepdims if keepdims is not None else keep_dims)
+    axes = ops.convert_to_tensor(np.zeros(0, np.int32) if axis is None else axis, dtype=dtypes.int32)
+    return make_tensor(op_type, [sp.indices, sp.values, sp.dense_shape, axes],
+                       {"keep_dims": keep_dims, "all_axes": axis is None}, name or op_type)
+
+
+def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):
+    """The sum of a SparseTensor's entries along ``axis`` (all axes when None), as a dense tensor."""
+    return _reduction("SparseReduceSum", sp_input, axis, keep_dims, name, reduction_axes, keepdims)
+
+
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):
+    """The max along ``axis``, counting the absent entries as zeros (as TF's SparseReduceMax)."""
+    return _reduction("SparseReduceMax", sp_input, axis, keep_dims, name, reduction_axes, keepdims)
+
+
+def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):
+    return from_dense(sparse_reduce_sum(sp_input, axis, keepdims, reduction_axes, keep_dims), name)
+
+
+def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):
+    return from_dense(sparse_reduce_max(sp_input, axis, keepdims, reduction_axes, keep_dims), name)
+
+
+# ---------------------------------------------------------------------------
+# Reordering, reshaping and combining
+
+
+@register_op("SparseReorder", list_output=True, shape=lambda op: [op.inputs[0].shape, op.inputs[1].shape],
+             dtype=lambda op: [dtypes.int64, op.inputs[1].dtype.base_dtype])
+def _sparse_reorder_kernel(xp, indices, values, shape):
+    order = _order(indices, shape)
+    return indices[order], values[order]
+
+
+not_differentiable("SparseReorder")
+
+
+def sparse_reorder(sp_input, name=None):
+    """The same SparseTensor with its entries in row-major order (what SparseToDense validates)."""
+    sp = _sparse(sp_input)
+    ind, val = make_op("SparseReorder", [sp.indices, sp.values, sp.dense_shape], None, name or "SparseReorder").outputs
+    return SparseTensor(ind, val, sp.dense_shape)
+
+
+@register_op("SparseReshape", list_output=True, shape=lambda op: [TensorShape([None, None]), TensorShape([None])],
+             dtype=lambda op: [dtypes.int64, dtypes.int64])
+def _sparse_reshape_kernel(xp, indices, shape, new_shape):
+    shape = [int(d) for d in shape]
+    new_shape = [int(d) for d in new_shape]
+    total = int(np.prod(shape))
+    if new_shape.count(-1) > 1:
+        raise errors.InvalidArgumentError(None, None, "SparseReshape: at most one dimension can be -1")
+    if -1 in new_shape:
+        known = int(np.prod([d for d in new_shape if d != -1]))
+        new_shape[new_shape.index(-1)] = total // known if known else 0
+    if int(np.prod(new_shape)) != total:
+        raise errors.InvalidArgumentError(None, None, f"SparseReshape: cannot reshape a tensor of shape {shape} "
+                                                      f"({total} entries) to {new_shape}")
+    flat = np.ravel_multi_index(tuple(indices.T), shape) if len(indices) else np.zeros(0, np.int64)
+    new = np.stack(np.unravel_index(flat, new_shape), axis=1) if len(indices) else np.zeros((0, len(new_shape)))
+    return new.astype(np.int64), np.array(new_shape, np.int64)
+
+
+not_differentiable("SparseReshape")
+
+
+def sparse_reshape(sp_input, shape, name=None):
+    sp = _sparse(sp_input)
+    ind, new_shape = make_op("SparseReshape", [sp.indices, sp.dense_shape,
+                                               ops.convert_to_tensor(shape, dtype=dtypes.int64)],
+                             None, name or "SparseReshape").outputs
+    return SparseTensor(ind, sp.values, new_shape)
+
+
+def sparse_retain(sp_input, to_retain):
+    """The entries where the boolean vector ``to_retain`` is True."""
+    from .manip_ops import boolean_mask  # noqa: PLC0415
+
+    sp = _sparse(sp_input)
+    return SparseTensor(boolean_mask(sp.indices, to_retain), boolean_mask(sp.values, to_retain), sp.dense_shape)
+
+
+@register_op("SparseTranspose", shape=_sp_shapes(), dtype=_sp_dtypes())
+def _sparse_transpose_kernel(xp, indices, values, shape, perm):
+    perm = [int(p) for p in perm]
+    if sorted(perm) != list(range(len(shape))):
+        raise errors.InvalidArgumentError(None, None, f"SparseTranspose: {perm} is not a permutation of "
+                                                      f"{len(shape)} axes")
+    ind, new_shape = indices[:, perm], np.asarray(shape)[perm]
+    order = _order(ind, new_shape)
+    return ind[order], values[order], new_shape.astype(np.int64)
+
+
+not_differentiable("SparseTranspose")
+
+
+def sparse_transpose(sp_input, perm=None, name=None):
+    sp = _sparse(sp_input)
+    if perm is None:
+        rank = sp.dense_shape.shape[0].value
+        if rank is None:
+            raise ValueError("sparse_transpose without perm needs the SparseTensor's rank known")
+        perm = list(range(rank - 1, -1, -1))
+    return _three("SparseTranspose", [sp.indices, sp.values, sp.dense_shape,
+                                      ops.convert_to_tensor(perm, dtype=dtypes.int32)], None, name)
+
+
+@register_op("SparseAdd", shape=_sp_shapes(), dtype=_sp_dtypes())
+def _sparse_add_kernel(xp, a_ind, a_val, a_shape, b_ind, b_val, b_shape, thresh):
+    if list(a_shape) != list(b_shape):
+        raise errors.InvalidArgumentError(None, None, f"SparseAdd: operands' shapes do not match: "
+                                                      f"{list(a_shape)} vs. {list(b_shape)}")
+    indices = np.concatenate([a_ind.reshape(-1, len(a_shape)), b_ind.reshape(-1, len(a_shape))])
+    values = np.concatenate([a_val, b_val])
+    if not len(indices):
+        return indices.astype(np.int64), values, a_shape
+    flat = np.ravel_multi_index(tuple(indices.T), tuple(int(d) for d in a_shape))
+    keys, position = np.unique(flat, return_inverse=True)
+    sums = np.zeros(len(keys), dtype=values.dtype)
+    np.add.at(sums, position, values)
+    keep = np.abs(sums) >= thresh if np.ndim(thresh) == 0 and thresh > 0 else np.ones(len(keys), bool)
+    out = np.stack(np.unravel_index(keys[keep], tuple(int(d) for d in a_shape)), axis=1).astype(np.int64)
+    return out, sums[keep], a_shape
+
+
+not_differentiable("SparseAdd")
+
+
+def sparse_add(a, b, thresh=0, threshold=None):
+    """sparse + sparse is sparse (entries summed; sums under ``thresh`` in magnitude dropped);
+    sparse + dense is dense."""
+    thresh = threshold if threshold is not None else thresh
+    if _is_sparse(a) and _is_sparse(b):
+        a, b = _sparse(a), _sparse(b)
+        return _three("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape,
+                                    ops.convert_to_tensor(thresh, dtype=a.dtype.base_dtype)], None, "SparseAdd")
+    sp, dense = (a, b) if _is_sparse(a) else (b, a)
+    sp = _sparse(sp)
+    dense = ops.convert_to_tensor(dense, dtype=sp.dtype.base_dtype)
+    from .nd_ops import scatter_nd  # noqa: PLC0415
+
+    return dense + scatter_nd(sp.indices, sp.values, array_ops.shape(dense, out_type=dtypes.int64))
+
+
+@register_op("SparseConcat", shape=lambda op: [TensorShape([None, None]), TensorShape([None]), TensorShape([None])],
+             dtype=lambda op: [dtypes.int64, op.inputs[op.get_attr("N")].dtype.base_dtype, dtypes.int64])
+def _sparse_concat_kernel(xp, *parts, N, concat_dim, expand_nonconcat_dim):  # noqa: N803
+    inds, vals, shapes = parts[:N], parts[N:2 * N], [np.array(s, np.int64) for s in parts[2 * N:]]
+    rank = len(shapes[0])
+    axis = concat_dim % rank
+    if expand_nonconcat_dim:
+        biggest = np.max(shapes, axis=0)
+        shapes = [np.where(np.arange(rank) == axis, s, biggest) for s in shapes]
+    for s in shapes[1:]:
+        if (np.delete(s, axis) != np.delete(shapes[0], axis)).any():
+            raise errors.InvalidArgumentError(None, None, f"SparseConcat: shapes {[x.tolist() for x in shapes]} "
+                                                          f"differ outside dimension {axis}")
+    offsets = np.concatenate([[0], np.cumsum([s[axis] for s in shapes])])
+    moved = []
+    for ind, off in zip(inds, offsets):
+        ind = np.array(ind, np.int64).reshape(-1, rank)
+        ind[:, axis] += off
+        moved.append(ind)
+    indices, values = np.concatenate(moved), np.concatenate(vals)
+    shape = shapes[0].copy()
+    shape[axis] = offsets[-1]
+    order = _order(indices, shape)
+    return indices[order], values[order], shape
+
+
+not_differentiable("SparseConcat")
+
+
+def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None, expand_nonconcat_dims=None):
+    axis = concat_dim if concat_dim is not None else axis
+    expand = bool(expand_nonconcat_dims if expand_nonconcat_dims is not None else expand_nonconcat_dim)
+    parts = [_sparse(s) for s in sp_inputs]
+    return _three("SparseConcat", [p.indices for p in parts] + [p.values for p in parts] +
+                  [p.dense_shape for p in parts], {"N": len(parts), "concat_dim": int(axis),
+                                                   "expand_nonconcat_dim": expand}, name)
+
+
+@register_op("SparseFillEmptyRows", list_output=True,
+             shape=lambda op: [TensorShape([None, None]), TensorShape([None]), TensorShape([None]), TensorShape([None])],
+             dtype=lambda op: [dtypes.int64, op.inputs[1].dtype.base_dtype, dtypes.bool, dtypes.int64])
+def _fill_empty_rows_kernel(xp, indices, values, shape, default_value):
+    rows = int(shape[0])
+    empty = np.ones(rows, bool)
+    empty[indices[:, 0]] = False
+    extra = np.zeros((int(empty.sum()), len(shape)), np.int64)
+    extra[:, 0] = np.flatnonzero(empty)
+    all_ind = np.concatenate([indices.astype(np.int64), extra])
+    all_val = np.concatenate([values, np.full(len(extra), default_value, dtype=values.dtype)])
+    order = _order(all_ind, shape)
+    reverse = np.argsort(order)[:len(indices)]
+    return all_ind[order], all_val[order], empty, reverse.astype(np.int64)
+
+
+not_differentiable("SparseFillEmptyRows")
+
+
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """(SparseTensor with one ``default_value`` entry in column 0 of each empty row, the empty-row indicator)."""
+    sp = _sparse(sp_input)
+    ind, val, empty, _ = make_op("SparseFillEmptyRows", [
+        sp.indices, sp.values, sp.dense_shape, ops.convert_to_tensor(default_value, dtype=sp.dtype.base_dtype)],
+        None, name or "SparseFillEmptyRows").outputs
+    return SparseTensor(ind, val, sp.dense_shape), empty
+
+
+@register_op("SparseSoftmax", shape=lambda op: op.inputs[1].shape)
+def _sparse_softmax_kernel(xp, indices, values, shape):
+    groups = np.ravel_multi_index(tuple(indices[:, :-1].T), tuple(int(d) for d in shape[:-1])) \
+        if len(indices) else np.zeros(0, np.int64)
+    top = np.full(int(np.prod(shape[:-1])), -np.inf)
+    np.maximum.at(top, groups, values)
+    e = np.exp(values - top[groups])
+    total = np.zeros_like(top)
+    np.add.at(total, groups, e)
+    return (e / total[groups]).astype(values.dtype)
+
+
+not_differentiable("SparseSoftmax")
+
+
+def sparse_softmax(sp_input, name=None):
+    """Softmax over the entries present in each innermost row (absent entries take no part)."""
+    sp = _sparse(sp_input)
+    values = make_tensor("SparseSoftmax", [sp.indices, sp.values, sp.dense_shape], None, name or "SparseSoftmax")
+    return SparseTensor(sp.indices, values, sp.dense_shape)
+
+
+@register_op("SparseSlice", shape=_sp_shapes(), dtype=_sp_dtypes())
+def _sparse_slice_kernel(xp, indices, values, shape, start, size):
+    start = np.asarray(start, np.int64)
+    end = np.minimum(start + np.asarray(size, np.int64), np.asarray(shape, np.int64))
+    keep = ((indices >= start) & (indices < end)).all(axis=1) if len(indices) else np.zeros(0, bool)
+    return (indices[keep] - start).astype(np.int64), values[keep], np.maximum(end - start, 0).astype(np.int64)
+
+
+not_differentiable("SparseSlice")
+
+
+def sparse_slice(sp_input, start, size, name=None):
+    sp = _sparse(sp_input)
+    return _three("SparseSlice", [sp.indices, sp.values, sp.dense_shape,
+                                  ops.convert_to_tensor(start, dtype=dtypes.int64),
+                                  ops.convert_to_tensor(size, dtype=dtypes.int64)], None, name)
+
+
+def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None, name=None, split_dim=None):
+    """``num_split`` SparseTensors along ``axis``; the first ``size % num_split`` parts are one larger."""
+    if keyword_required is not None:
+        raise ValueError("sparse_split takes keyword arguments only (sp_input=, num_split=, axis=)")
+    axis = split_dim if split_dim is not None else axis
+    sp = _sparse(sp_input)
+    with ops.name_scope(name, "SparseSplit"):
+        rank = array_ops.size(sp.dense_shape)
+        dim = sp.dense_shape[axis]
+        base, extra = dim // num_split, dim % num_split
+        parts = []
+        for i in range(num_split):
+            offset = i * base + math_ops.minimum(ops.convert_to_tensor(i, dtypes.int64), extra)
+            length = base + math_ops.cast(math_ops.less(ops.convert_to_tensor(i, dtypes.int64), extra), dtypes.int64)
+            one_hot = math_ops.equal(math_ops.range_(rank), axis)
+            start = math_ops.where(one_hot, array_ops.fill([rank], offset), array_ops.zeros_like(sp.dense_shape))
+            size = math_ops.where(one_hot, array_ops.fill([rank], length), sp.dense_shape)
+            parts.append(sparse_slice(sp, start, size))
+        return parts
+
+
+@register_op("SparseSparseMaximum", list_output=True,
+             shape=lambda op: [TensorShape([None, None]), TensorShape([None])],
+             dtype=lambda op: [dtypes.int64, op.inputs[1].dtype.base_dtype])
+def _sparse_maximum_kernel(xp, a_ind, a_val, a_shape, b_ind, b_val, b_shape, *, minimum):
+    return _union_apply(a_ind, a_val, a_shape, b_ind, b_val, b_shape, np.minimum if minimum else np.maximum)
+
+
+def _union_apply(a_ind, a_val, a_shape, b_ind, b_val, b_shape, fn):
+    if list(a_shape) != list(b_shape):
+        raise errors.InvalidArgumentError(None, None, f"Operands do not have the same shape: {list(a_shape)} vs. "
+                                                      f"{list(b_shape)}")
+    shape = tuple(int(d) for d in a_shape)
+    fa = np.ravel_multi_index(tuple(a_ind.T), shape) if len(a_ind) else np.zeros(0, np.int64)
+    fb = np.ravel_multi_index(tuple(b_ind.T), shape) if len(b_ind) else np.zeros(0, np.int64)
+    keys = np.union1d(fa, fb)
+    left = np.zeros(len(keys), a_val.dtype)
+    right = np.zeros(len(keys), a_val.dtype)
+    left[np.searchsorted(keys, fa)] = a_val
+    right[np.searchsorted(keys, fb)] = b_val
+    out = np.stack(np.unravel_index(keys, shape), axis=1) if len(keys) else np.zeros((0, len(shape)))
+    return out.astype(np.int64), fn(left, right)
+
+
+not_differentiable("SparseSparseMaximum")
+
+
+def _binary_sparse(sp_a, sp_b, minimum, name):
+    a, b = _sparse(sp_a), _sparse(sp_b)
+    ind, val = make_op("SparseSparseMaximum", [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape],
+                       {"minimum": minimum}, name or ("SparseSparseMinimum" if minimum else "SparseSparseMaximum")
+                       ).outputs
+    return SparseTensor(ind, val, a.dense_shape)
+
+
+def sparse_maximum(sp_a, sp_b, name=None):
+    """Entry-wise max of two SparseTensors of one shape (absent entries count as zero)."""
+    return _binary_sparse(sp_a, sp_b, False, name)
+
+
+def sparse_minimum(sp_a, sp_b, name=None):
+    return _binary_sparse(sp_a, sp_b, True, name)
+
+
+@register_op("SparseToIndicator", shape=lambda op: TensorShape(None), dtype=lambda op: dtypes.bool)
+def _sparse_to_indicator_kernel(xp, indices, values, shape, vocab_size):
+    out = np.zeros([int(d) for d in shape[:-1]] + [int(vocab_size)], bool)
+    if (values < 0).any() or (values >= vocab_size).any():
+        raise errors.InvalidArgumentError(None, None, f"sparse_to_indicator: ids must lie in [0, {int(vocab_size)}), "
+                                                      f"got {values.tolist()}")
+    out[tuple(indices[:, :-1].T) + (values,)] = True
+    return out
+
+
+not_differentiable("SparseToIndicator")
+
+
+def sparse_to_indicator(sp_input, vocab_size, name=None):
+    """A dense bool tensor, True at ``[..., id]`` for each id in each innermost row of ``sp_input``."""
+    sp = _sparse(sp_input)
+    return make_tensor("SparseToIndicator", [sp.indices, math_ops.cast(sp.values, dtypes.int64), sp.dense_shape,
+                                             ops.convert_to_tensor(vocab_size, dtype=dtypes.int64)], None,
+                       name or "SparseToIndicator")
+
+
+def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """A SparseTensor whose last coordinate is the id: ``[..., sp_ids[..., k]] = sp_values[..., k]``."""
+    ids, values = _sparse(sp_ids), _sparse(sp_values)
+    with ops.name_scope(name, "SparseMerge"):
+        rows = slicing_ops.slice(ids.indices, [0, 0], [-1, array_ops.size(ids.dense_shape) - 1])
+        indices = slicing_ops.concat([rows, array_ops.expand_dims(math_ops.cast(ids.values, dtypes.int64), 1)], 1)
+        outer = slicing_ops.slice(ids.dense_shape, [0], [array_ops.size(ids.dense_shape) - 1])
+        shape = slicing_ops.concat([outer, array_ops.reshape(ops.convert_to_tensor(vocab_size, dtypes.int64), [1])], 0)
+        merged = SparseTensor(indices, values.values, shape)
+        return merged if already_sorted else sparse_reorder(merged)
+
+
+def sparse_reset_shape(sp_input, new_shape=None):
+    """The same entries with ``new_shape`` (checked to hold them), or the tightest shape when None."""
+    sp = _sparse(sp_input)
+    if new_shape is None:
+        tight = reduction_ops.reduce_max(sp.indices, 0) + 1
+        return SparseTensor(sp.indices, sp.values, tight)
+    new_shape = ops.convert_to_tensor(new_shape, dtype=dtypes.int64)
+    from .check_ops import assert_less_equal  # noqa: PLC0415
+
+    check = assert_less_equal(sp.dense_shape, new_shape, message="sparse_reset_shape: new_shape is too small")
+    with ops.control_dependencies([check]):
+        return SparseTensor(array_ops.identity(sp.indices), sp.values, new_shape)
+
+
+def sparse_mask(a, mask_indices, name=None):
+    """The rows of IndexedSlices ``a`` whose indices are not in ``mask_indices``."""
+    from .manip_ops import boolean_mask  # noqa: PLC0415
+    from .segment_ops import setdiff1d  # noqa: PLC0415
+
+    with ops.name_scope(name, "sparse_mask"):
+        kept, _ = setdiff1d(a.indices, mask_indices)
+        keep = reduction_ops.reduce_any(math_ops.equal(array_ops.expand_dims(a.indices, 1), kept[None, :]), 1)
+        return IndexedSlices(boolean_mask(a.values, keep), boolean_mask(a.indices, keep), a.dense_shape)
+
+
+# ---------------------------------------------------------------------------
+# Segment reductions over selected rows
+
+
+def _sparse_segment(data, indices, segment_ids, num_segments, name, kind):
+    from . import segment_ops  # noqa: PLC0415
+
+    with ops.name_scope(name, f"SparseSegment{kind}"):
+        rows = slicing_ops.gather(data, indices)
+        if num_segments is None:
+            total = segment_ops.segment_sum(rows, segment_ids)
+            count = segment_ops.segment_sum(array_ops.ones_like(math_ops.cast(segment_ids, data.dtype.base_dtype)),
+                                            segment_ids)
+        else:
+            total = segment_ops.unsorted_segment_sum(rows, segment_ids, num_segments)
+            count = segment_ops.unsorted_segment_sum(
+                array_ops.ones_like(math_ops.cast(segment_ids, data.dtype.base_dtype)), segment_ids, num_segments)
+        if kind == "Sum":
+            return total
+        scale = math_ops.maximum(count, 1) if kind == "Mean" else math_ops.sqrt(math_ops.maximum(count, 1))
+        extra = array_ops.rank(total) - 1
+        scale = array_ops.reshape(scale, slicing_ops.concat([array_ops.shape(scale), array_ops.ones([extra],
+                                                                                                    dtypes.int32)], 0))
+        return total / scale
+
+
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
+    """``segment_sum(gather(data, indices), segment_ids)``."""
+    return _sparse_segment(ops.convert_to_tensor(data), indices, segment_ids, num_segments, name, "Sum")
+
+
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
+    return _sparse_segment(ops.convert_to_tensor(data), indices, segment_ids, num_segments, name, "Mean")
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
+    return _sparse_segment(ops.convert_to_tensor(data), indices, segment_ids, num_segments, name, "SqrtN")
+
+
+# ---------------------------------------------------------------------------
+# Strings to sparse, and serialization
+
+
+@register_op("StringSplit", shape=lambda op: [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])],
+             dtype=lambda op: [dtypes.int64, dtypes.string, dtypes.int64])
+def _string_split_kernel(xp, source, delimiter, *, skip_empty):
+    delimiter = np.asarray(delimiter, dtype=object).item()
+    delimiter = delimiter if isinstance(delimiter, bytes) else str(delimiter).encode()
+    indices, values, widest = [], [], 0
+    for row, text in enumerate(np.asarray(source, dtype=object).reshape(-1)):
+        text = text if isinstance(text, bytes) else str(text).encode()
+        pieces = _split_any(text, delimiter) if delimiter else [text[i:i + 1] for i in range(len(text))]
+        if skip_empty:
+            pieces = [p for p in pieces if p]
+        indices.extend([row, k] for k in range(len(pieces)))
+        values.extend(pieces)
+        widest = max(widest, len(pieces))
+    return (np.array(indices, np.int64).reshape(-1, 2), np.array(values, dtype=object),
+            np.array([np.size(source), widest], np.int64))
+
+
+def _split_any(text: bytes, delimiters: bytes):
+    """Splits at every byte of ``delimiters`` (TF 1.x's string_split treats the delimiter as a set)."""
+    pieces, start = [], 0
+    for i, byte in enumerate(text):
+        if byte in delimiters:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    return pieces
+
+
+not_differentiable("StringSplit")
+
+
+def string_split(source, delimiter=" ", skip_empty=True, sep=None, result_type="SparseTensor", name=None):
+    """Splits each string of the vector ``source`` at any byte of ``delimiter`` (characters when empty),
+    giving a [len(source), widest row] SparseTensor of the pieces."""
+    if result_type != "SparseTensor":
+        raise NotImplementedError("string_split(result_type='RaggedTensor') is not supported by distflow")
+    delimiter = sep if sep is not None else delimiter
+    source = ops.convert_to_tensor(source, dtype=dtypes.string)
+    if source.shape.ndims not in (None, 1):
+        raise ValueError(f"string_split needs a vector of strings, got shape {source.shape}")
+    return _three("StringSplit", [source, ops.convert_to_tensor(delimiter, dtype=dtypes.string)],
+                  {"skip_empty": bool(skip_empty)}, name)
+
+
+def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
+    """A string 3-vector: the serialized TensorProtos of indices, values and dense_shape."""
+    from .misc_more_ops import serialize_tensor  # noqa: PLC0415
+
+    sp = _sparse(sp_input)
+    with ops.name_scope(name, "SerializeSparse"):
+        return array_ops.stack([serialize_tensor(sp.indices), serialize_tensor(sp.values),
+                                serialize_tensor(sp.dense_shape)])
+
+
+def deserialize_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """The SparseTensor that ``serialize_sparse`` wrote."""
+    from .misc_more_ops import parse_tensor  # noqa: PLC0415
+
+    serialized = ops.convert_to_tensor(serialized_sparse, dtype=dtypes.string)
+    with ops.name_scope(name, "DeserializeSparse"):
+        return SparseTensor(parse_tensor(serialized[0], dtypes.int64), parse_tensor(serialized[1], dtype),
+                            parse_tensor(serialized[2], dtypes.int64))
+
+
+def _refuse_conversion(value, dtype=None, name=None, as_ref=False):
+    raise TypeError(f"Failed to convert a SparseTensor to a Tensor ({value!r}); use tf.sparse_tensor_to_dense")
+
+
+ops.register_tensor_conversion_function(SparseTensor, _refuse_conversion)

@@ -1,0 +1,81 @@
+"""space_to_batch / batch_to_space against TensorFlow's documented examples and NumPy, and
+dilated (atrous) convolutions against a direct NumPy loop."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from conftest import assert_oracle, evaluate
+from gradcheck import check_gradients
+
+
+def test_space_to_batch_matches_the_documented_example_and_inverts():
+    x = np.arange(1, 17).reshape(1, 4, 4, 1)
+    got = evaluate(tf.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]]))
+    assert got.reshape(4, 4).tolist() == [[1, 3, 9, 11], [2, 4, 10, 12], [5, 7, 13, 15], [6, 8, 14, 16]]
+    assert_oracle(evaluate(tf.batch_to_space_nd(got, [2, 2], [[0, 0], [0, 0]])), x)
+    padded = evaluate(tf.space_to_batch(np.ones((2, 3, 3, 2)), [[1, 0], [0, 1]], block_size=2))
+    assert padded.shape == (8, 2, 2, 2) and padded.sum() == 36
+    assert_oracle(evaluate(tf.batch_to_space(padded, [[1, 0], [0, 1]], block_size=2)), np.ones((2, 3, 3, 2)))
+    assert tf.space_to_batch_nd(tf.placeholder(tf.float32, [3, 6, 4, 5]), [3, 2], [[0, 0], [0, 0]]).shape.as_list() \
+        == [18, 2, 2, 5]
+    check_gradients(lambda t: tf.space_to_batch_nd(t, [2, 2], [[1, 1], [0, 2]]),
+                    [np.random.default_rng(0).standard_normal((1, 4, 2, 2))])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="multiple of its block size"):
+            sess.run(tf.space_to_batch_nd(np.zeros((1, 3, 4, 1)), [2, 2], [[0, 0], [0, 0]]))
+
+
+def test_required_space_to_batch_paddings():
+    paddings, crops = evaluate(tf.required_space_to_batch_paddings([5, 6], [2, 4], [[1, 0], [0, 0]]))
+    assert paddings.tolist() == [[1, 0], [0, 2]] and crops.tolist() == [[0, 0], [0, 2]]
+
+
+def dilated_conv(x, f, rate, padding):
+    kh, kw, _, co = f.shape
+    eh, ew = (kh - 1) * rate + 1, (kw - 1) * rate + 1
+    if padding == "SAME":
+        ph, pw = eh - 1, ew - 1
+        x = np.pad(x, [(0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)])
+    n, h, w, _ = x.shape
+    out = np.zeros((n, h - eh + 1, w - ew + 1, co))
+    for i in range(out.shape[1]):
+        for j in range(out.shape[2]):
+            patch = x[:, i:i + eh:rate, j:j + ew:rate, :]
+            out[:, i, j] = np.einsum("nhwc,hwco->no", patch, f)
+    return out
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_atrous_conv2d_and_dilated_conv2d(padding):
+    rng = np.random.default_rng(1)
+    x, f = rng.standard_normal((2, 7, 8, 2)), rng.standard_normal((3, 2, 2, 3))
+    want = dilated_conv(x, f, 2, padding)
+    assert_oracle(evaluate(tf.nn.atrous_conv2d(x, f, 2, padding)), want, rtol=1e-10)
+    assert_oracle(evaluate(tf.nn.conv2d(x, f, [1, 1, 1, 1], padding, dilations=[1, 2, 2, 1])), want, rtol=1e-10)
+    check_gradients(lambda a, b: tf.nn.atrous_conv2d(a, b, 2, padding), [x[:1, :5, :5], f])
+    with pytest.raises(ValueError, match="strides of 1"):
+        tf.nn.conv2d(x, f, [1, 2, 2, 1], padding, dilations=[1, 2, 2, 1])
+
+
+def test_atrous_conv2d_transpose_is_the_gradient_of_atrous_conv2d():
+    rng = np.random.default_rng(2)
+    x, f = rng.standard_normal((1, 6, 6, 2)), rng.standard_normal((2, 2, 2, 3))
+    y = rng.standard_normal((1, 6, 6, 3))
+    xt = tf.constant(x)
+    grad = tf.gradients(tf.reduce_sum(tf.nn.atrous_conv2d(xt, f, 2, "SAME") * y), xt)[0]
+    transposed = tf.nn.atrous_conv2d_transpose(y, f, [1, 6, 6, 2], 2, "SAME")
+    assert_oracle(evaluate(transposed), evaluate(grad), rtol=1e-10)
+
+
+def test_conv_layers_apply_their_dilation_rate():
+    x = np.random.default_rng(3).standard_normal((1, 9, 9, 2))
+    out = tf.layers.conv2d(tf.constant(x), 2, 3, dilation_rate=2, use_bias=False, name="dilated")
+    seq = np.random.default_rng(4).standard_normal((2, 10, 3))
+    out1d = tf.layers.conv1d(tf.constant(seq), 2, 3, dilation_rate=3, use_bias=False, name="dilated1d")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, kernel, got1d, kernel1d = sess.run([out, "dilated/kernel:0", out1d, "dilated1d/kernel:0"])
+    assert got.shape == (1, 5, 5, 2)
+    assert_oracle(got, dilated_conv(x, kernel, 2, "VALID"), rtol=1e-10)
+    assert_oracle(got1d[:, None], dilated_conv(seq[:, None], kernel1d[None], 3, "VALID"), rtol=1e-10)

@@ -1,0 +1,207 @@
+"""SparseTensor and the sparse ops: NumPy on the dense equivalent is the oracle, central
+differences the oracle for the gradients of the ops that have them."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from conftest import assert_oracle, evaluate
+from gradcheck import check_gradients
+
+
+def dense_of(value):
+    out = np.zeros(value.dense_shape, dtype=value.values.dtype)
+    out[tuple(np.asarray(value.indices).T)] = value.values
+    return out
+
+
+INDICES = np.array([[0, 1], [1, 0], [1, 3], [3, 2]], np.int64)
+VALUES = np.array([1.5, -2.0, 3.0, 4.0])
+SHAPE = np.array([4, 5], np.int64)
+DENSE = dense_of(tf.SparseTensorValue(INDICES, VALUES, SHAPE))
+
+
+def sp():
+    return tf.SparseTensor(INDICES, VALUES, SHAPE)
+
+
+def test_fetch_feed_and_densify():
+    value = evaluate(sp())
+    assert isinstance(value, tf.SparseTensorValue)
+    assert_oracle(value.indices, INDICES)
+    assert sp().shape.as_list() == [4, 5] and sp().dtype == tf.float64
+    assert_oracle(evaluate(tf.sparse_tensor_to_dense(sp())), DENSE)
+    assert_oracle(evaluate(tf.sparse.to_dense(sp(), default_value=-1.0))[0], [-1.0, 1.5, -1.0, -1.0, -1.0])
+    assert evaluate(tf.sparse_to_dense([1, 3], [5], 7, default_value=1)).tolist() == [1, 7, 1, 7, 1]
+
+    holder = tf.sparse_placeholder(tf.float32, name="sp")
+    assert holder.indices.name == "sp/indices:0"
+    dense = tf.sparse_tensor_to_dense(holder)
+    with tf.Session() as sess:
+        got = sess.run(dense, {holder: tf.SparseTensorValue(INDICES, VALUES, SHAPE)})
+        assert_oracle(got, DENSE.astype(np.float32))
+        got = sess.run(dense, {holder: (INDICES[:1], VALUES[:1], [2, 2])})
+        assert got.tolist() == [[0.0, 1.5], [0.0, 0.0]]
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[3, 2\] is out of bounds"):
+            sess.run(dense, {holder: (INDICES, VALUES, [3, 5])})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="row-major"):
+            sess.run(dense, {holder: (INDICES[::-1], VALUES, SHAPE)})
+        with pytest.raises(TypeError, match="SparseTensorValue"):
+            sess.run(dense, {holder: DENSE})
+    with pytest.raises(TypeError, match="SparseTensor"):
+        tf.reduce_sum(sp())
+
+
+def test_from_dense_reorder_transpose_reshape():
+    back = evaluate(tf.sparse.from_dense(DENSE))
+    assert_oracle(back.indices, INDICES)
+    assert_oracle(back.values, VALUES)
+    shuffled = tf.SparseTensor(INDICES[[2, 0, 3, 1]], VALUES[[2, 0, 3, 1]], SHAPE)
+    ordered = evaluate(tf.sparse_reorder(shuffled))
+    assert_oracle(ordered.indices, INDICES)
+    assert_oracle(ordered.values, VALUES)
+    assert_oracle(dense_of(evaluate(tf.sparse_transpose(sp()))), DENSE.T)
+    assert_oracle(dense_of(evaluate(tf.sparse_reshape(sp(), [2, -1]))), DENSE.reshape(2, -1))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot reshape"):
+            sess.run(tf.sparse_reshape(sp(), [3, 3]).indices)
+
+
+def test_products_and_reductions_with_gradients():
+    b = np.random.default_rng(0).standard_normal((5, 3))
+    assert_oracle(evaluate(tf.sparse_tensor_dense_matmul(sp(), b)), DENSE @ b, rtol=1e-12)
+    assert_oracle(evaluate(tf.sparse_tensor_dense_matmul(sp(), b.T, adjoint_b=True)), DENSE @ b, rtol=1e-12)
+    c = np.random.default_rng(1).standard_normal((4, 2))
+    assert_oracle(evaluate(tf.sparse.matmul(sp(), c, adjoint_a=True)), DENSE.T @ c, rtol=1e-12)
+    check_gradients(lambda v, m: tf.sparse_tensor_dense_matmul(tf.SparseTensor(INDICES, v, SHAPE), m),
+                    [VALUES, b])
+    check_gradients(lambda v, m: tf.sparse_tensor_dense_matmul(tf.SparseTensor(INDICES, v, SHAPE), m,
+                                                               adjoint_a=True, adjoint_b=True), [VALUES, c.T])
+
+    assert evaluate(tf.sparse_reduce_sum(sp())) == pytest.approx(DENSE.sum())
+    assert_oracle(evaluate(tf.sparse_reduce_sum(sp(), axis=1)), DENSE.sum(1))
+    assert_oracle(evaluate(tf.sparse_reduce_sum(sp(), axis=0, keepdims=True)), DENSE.sum(0, keepdims=True))
+    assert_oracle(evaluate(tf.sparse_reduce_max(sp(), axis=1)), DENSE.max(1))
+    assert_oracle(dense_of(evaluate(tf.sparse_reduce_sum_sparse(sp(), axis=1))), DENSE.sum(1))
+    check_gradients(lambda v: tf.sparse_reduce_sum(tf.SparseTensor(INDICES, v, SHAPE), axis=0) ** 2, [VALUES])
+    check_gradients(lambda v: tf.sparse_tensor_to_dense(tf.SparseTensor(INDICES, v, SHAPE)) * DENSE, [VALUES])
+    assert_oracle(dense_of(evaluate(sp() * np.arange(5.0))), DENSE * np.arange(5.0))
+
+
+def test_add_concat_slice_split_and_elementwise():
+    other = tf.SparseTensor([[0, 1], [2, 2]], [-1.5, 5.0], SHAPE)
+    total = evaluate(tf.sparse_add(sp(), other))
+    assert_oracle(dense_of(total), DENSE + dense_of(evaluate(other)))
+    assert len(total.values) == 5  # the cancelled entry is kept unless thresh drops it
+    assert len(evaluate(tf.sparse_add(sp(), other, thresh=0.5)).values) == 4
+    assert_oracle(evaluate(tf.sparse_add(sp(), np.ones((4, 5)))), DENSE + 1)
+    joined = evaluate(tf.sparse_concat(1, [sp(), other]))
+    assert_oracle(dense_of(joined), np.concatenate([DENSE, dense_of(evaluate(other))], 1))
+    piece = evaluate(tf.sparse_slice(sp(), [1, 0], [2, 4]))
+    assert_oracle(dense_of(piece), DENSE[1:3, 0:4])
+    parts = evaluate(tf.sparse_split(sp_input=sp(), num_split=2, axis=1))
+    assert [p.dense_shape.tolist() for p in parts] == [[4, 3], [4, 2]]
+    assert_oracle(np.concatenate([dense_of(p) for p in parts], 1), DENSE)
+    assert_oracle(dense_of(evaluate(tf.sparse_maximum(sp(), other))), np.maximum(DENSE, dense_of(evaluate(other))))
+    assert_oracle(dense_of(evaluate(tf.sparse_minimum(sp(), other))), np.minimum(DENSE, dense_of(evaluate(other))))
+    kept = evaluate(tf.sparse_retain(sp(), [True, False, True, False]))
+    assert kept.values.tolist() == [1.5, 3.0]
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="shapes do not match"):
+            sess.run(tf.sparse_add(sp(), tf.SparseTensor([[0, 0]], [1.0], [4, 6])).values)
+
+
+def test_fill_empty_rows_softmax_indicator_merge():
+    filled, empty = evaluate(tf.sparse_fill_empty_rows(sp(), -1.0))
+    assert empty.tolist() == [False, False, True, False]
+    assert dense_of(filled)[2].tolist() == [-1.0, 0, 0, 0, 0]
+    soft = evaluate(tf.sparse_softmax(sp()))
+    row1 = np.exp([-2.0, 3.0]) / np.exp([-2.0, 3.0]).sum()
+    assert_oracle(soft.values, [1.0, row1[0], row1[1], 1.0], rtol=1e-12)
+    ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([3, 1, 0], np.int64), [3, 2])
+    assert evaluate(tf.sparse_to_indicator(ids, 4)).tolist() == [
+        [False, True, False, True], [False] * 4, [True, False, False, False]]
+    weights = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([0.5, 0.25, 2.0]), [3, 2])
+    merged = evaluate(tf.sparse_merge(ids, weights, 4))
+    assert_oracle(dense_of(merged), [[0, 0.25, 0, 0.5], [0] * 4, [2.0, 0, 0, 0]])
+    assert evaluate(tf.sparse_reset_shape(ids)).dense_shape.tolist() == [3, 2]
+
+
+def test_string_split_and_serialization():
+    split = evaluate(tf.string_split(["hello big  world", "", "a,b"], delimiter=" ,"))
+    assert split.values.tolist() == [b"hello", b"big", b"world", b"a", b"b"]
+    assert split.indices.tolist() == [[0, 0], [0, 1], [0, 2], [2, 0], [2, 1]]
+    assert split.dense_shape.tolist() == [3, 3]
+    chars = evaluate(tf.string_split(["abc"], delimiter=""))
+    assert chars.values.tolist() == [b"a", b"b", b"c"]
+    with_empty = evaluate(tf.string_split(["a  b"], skip_empty=False))
+    assert with_empty.values.tolist() == [b"a", b"", b"b"]
+    back = evaluate(tf.sparse.deserialize(tf.serialize_sparse(sp()), tf.float64))
+    assert_oracle(dense_of(back), DENSE)
+
+
+def test_sparse_segment_ops_and_embedding_lookup_sparse():
+    data = np.random.default_rng(2).standard_normal((6, 3))
+    indices, segments = [0, 2, 2, 5], [0, 0, 1, 1]
+    rows = data[indices]
+    assert_oracle(evaluate(tf.sparse_segment_sum(data, indices, segments)),
+                  np.stack([rows[:2].sum(0), rows[2:].sum(0)]), rtol=1e-12)
+    assert_oracle(evaluate(tf.sparse_segment_mean(data, indices, segments)),
+                  np.stack([rows[:2].mean(0), rows[2:].mean(0)]), rtol=1e-12)
+    assert_oracle(evaluate(tf.sparse_segment_sqrt_n(data, indices, segments)),
+                  np.stack([rows[:2].sum(0), rows[2:].sum(0)]) / np.sqrt(2), rtol=1e-12)
+    check_gradients(lambda d: tf.sparse_segment_mean(d, indices, segments), [data])
+
+    def ids_and_weights():
+        return (tf.SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([4, 1, 4], np.int64), [3, 2]),
+                tf.SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([2.0, 1.0, 0.5]), [3, 2]))
+
+    ids, weights = ids_and_weights()
+    mean = evaluate(tf.nn.embedding_lookup_sparse(data, ids, weights, combiner="mean"))
+    assert_oracle(mean[0], (2 * data[4] + data[1]) / 3, rtol=1e-12)
+    assert_oracle(mean[1], np.zeros(3))
+    assert_oracle(mean[2], data[4], rtol=1e-12)
+    sqrtn = evaluate(tf.nn.embedding_lookup_sparse(data, ids, None, combiner="sqrtn"))
+    assert_oracle(sqrtn[0], (data[4] + data[1]) / np.sqrt(2), rtol=1e-12)
+    check_gradients(lambda p: tf.nn.embedding_lookup_sparse(p, *ids_and_weights(), combiner="sum"), [data])
+    safe = evaluate(tf.nn.safe_embedding_lookup_sparse(
+        data, tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([2, -1, 3], np.int64), [3, 2])))
+    assert_oracle(safe, np.stack([data[2], data[3], np.zeros(3)]), rtol=1e-12)
+
+
+def test_sparse_embedding_gradient_trains_a_bag_of_words_model():
+    vocab = tf.string_split(["good movie", "bad movie", "good good"])
+    table = {b"good": 0, b"bad": 1, b"movie": 2}
+    ids_value = evaluate(vocab)
+    ids = tf.SparseTensor(ids_value.indices, np.array([table[w] for w in ids_value.values], np.int64),
+                          ids_value.dense_shape)
+    embeddings = tf.Variable(np.zeros((3, 1)), name="embeddings")
+    logits = tf.nn.embedding_lookup_sparse(embeddings, ids, None, combiner="sum")
+    loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=[[1.0], [0.0], [1.0]], logits=logits))
+    train = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(50):
+            sess.run(train)
+        weights = sess.run(embeddings)[:, 0]
+    assert weights[0] > 1.0 and weights[1] < -1.0
+
+
+def test_var_len_features_parse_to_sparse_tensors():
+    def example(tokens, score):
+        return tf.train.Example(features=tf.train.Features(feature={
+            "tokens": tf.train.Feature(bytes_list=tf.train.BytesList(value=tokens)),
+            "score": tf.train.Feature(float_list=tf.train.FloatList(value=[score]))})).SerializeToString()
+
+    records = [example([b"a", b"b", b"c"], 1.0), example([], 2.0), example([b"d"], 3.0)]
+    spec = {"tokens": tf.VarLenFeature(tf.string), "score": tf.FixedLenFeature([], tf.float32)}
+    parsed = evaluate(tf.parse_example(records, spec))
+    assert parsed["score"].tolist() == [1.0, 2.0, 3.0]
+    assert parsed["tokens"].indices.tolist() == [[0, 0], [0, 1], [0, 2], [2, 0]]
+    assert parsed["tokens"].values.tolist() == [b"a", b"b", b"c", b"d"]
+    assert parsed["tokens"].dense_shape.tolist() == [3, 3]
+    single = evaluate(tf.parse_single_example(records[0], spec)["tokens"])
+    assert single.indices.tolist() == [[0], [1], [2]] and single.dense_shape.tolist() == [3]
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="float_list"):
+            sess.run(tf.parse_example(records, {"score": tf.VarLenFeature(tf.int64)})["score"].values)
