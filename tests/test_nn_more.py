@@ -288,3 +288,54 @@ def test_threshold_metrics_and_auc_against_numpy():
     inter = [np.sum((labels == c) & (predicted == c)) for c in (0, 1)]
     union = [np.sum((labels == c) | (predicted == c)) for c in (0, 1)]
     assert got_iou == pytest.approx(np.mean(np.array(inter) / np.array(union)), rel=1e-5)
+
+
+def test_depthwise_backprops_are_the_gradients():
+    rng = np.random.default_rng(11)
+    x, f = rng.standard_normal((1, 5, 5, 2)), rng.standard_normal((3, 3, 2, 2))
+    g = rng.standard_normal((1, 3, 3, 4))
+    xt, ft = tf.constant(x), tf.constant(f)
+    dx, df = tf.gradients(tf.reduce_sum(tf.nn.depthwise_conv2d(xt, ft, [1, 1, 1, 1], "VALID") * g), [xt, ft])
+    got_dx = tf.nn.depthwise_conv2d_native_backprop_input([1, 5, 5, 2], f, g, [1, 1, 1, 1], "VALID")
+    got_df = tf.nn.depthwise_conv2d_backprop_filter(x, [3, 3, 2, 2], g, [1, 1, 1, 1], "VALID")
+    want_dx, want_df, dx_v, df_v = evaluate([dx, df, got_dx, got_df])
+    np.testing.assert_allclose(dx_v, want_dx, rtol=1e-12)
+    np.testing.assert_allclose(df_v, want_df, rtol=1e-12)
+
+
+def test_conv1d_transpose_and_conv_transpose():
+    rng = np.random.default_rng(12)
+    x, f = rng.standard_normal((2, 7, 3)), rng.standard_normal((3, 3, 4))
+    y = rng.standard_normal((2, 4, 4))
+    xt = tf.constant(x)
+    grad = tf.gradients(tf.reduce_sum(tf.nn.conv1d(xt, f, 2, "SAME") * y), xt)[0]
+    np.testing.assert_allclose(evaluate(tf.nn.conv1d_transpose(y, f, [2, 7, 3], 2, "SAME")), evaluate(grad),
+                               rtol=1e-12)
+    np.testing.assert_allclose(evaluate(tf.nn.conv_transpose(y, f, [2, 7, 3], 2, "SAME")), evaluate(grad),
+                               rtol=1e-12)
+
+
+def test_max_pool_with_argmax_indexes_the_flattened_input():
+    x = np.random.default_rng(13).permutation(2 * 4 * 5 * 3).reshape(2, 4, 5, 3).astype(np.float32)
+    pooled, argmax = evaluate(tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"))
+    assert argmax.dtype == np.int64 and argmax.shape == pooled.shape == (2, 2, 3, 3)
+    for b in range(2):
+        np.testing.assert_array_equal(x[b].reshape(-1)[argmax[b]], pooled[b])
+    _, with_batch = evaluate(tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME",
+                                                        include_batch_in_index=True))
+    np.testing.assert_array_equal(x.reshape(-1)[with_batch], pooled)
+
+
+def test_fixed_learned_and_all_candidate_samplers():
+    labels = np.array([[2], [2], [4]], np.int64)
+    sampled, true_count, _ = evaluate(tf.nn.fixed_unigram_candidate_sampler(
+        labels, 1, 200, False, 5, unigrams=[1.0, 0.0, 3.0], num_reserved_ids=2, seed=1))
+    counts = np.bincount(sampled, minlength=5)
+    assert counts[:2].sum() == 0 and counts[3] == 0 and counts[4] > counts[2] > 0
+    np.testing.assert_allclose(true_count[:, 0], [50.0, 50.0, 150.0], rtol=1e-6)
+    everything = evaluate(tf.nn.all_candidate_sampler(labels, 1, 6, True))
+    assert everything[0].tolist() == list(range(6)) and (everything[2] == 1).all()
+    learned = tf.nn.learned_unigram_candidate_sampler(np.full((50, 1), 7, np.int64), 1, 20, False, 10, seed=2)
+    with tf.Session() as sess:
+        draws = np.concatenate([sess.run(learned[0]) for _ in range(5)])
+    assert (draws == 7).mean() > 0.5  # class 7 grows from weight 1 to 251 of 260

@@ -200,7 +200,7 @@ def test_compat_v1_is_distflow_in_both_spellings():
 
 
 @pytest.mark.parametrize("namespace, name", [("", "contrib_thing"), ("nn", "ctc_loss"), ("train", "Frobnicator"),
-                                             ("layers", "Conv3DTranspose"), ("data", "TFRecordWriter"),
+                                             ("layers", "Conv4D"), ("data", "TFRecordWriter"),
                                              ("losses", "huber_losz")])
 def test_a_missing_tensorflow_name_says_distflow_does_not_implement_it(namespace, name):
     module = getattr(tf, namespace) if namespace else tf

@@ -12,10 +12,18 @@ from .ops.nn_impl import (crelu, embedding_lookup, embedding_lookup_sparse, fuse
                           safe_embedding_lookup_sparse, selu,
                           sigmoid_cross_entropy_with_logits, silu, softplus, softsign, sufficient_statistics, swish,
                           top_k, weighted_cross_entropy_with_logits, weighted_moments, xw_plus_b, zero_fraction)
+from .ops.nn_more_ops import (all_candidate_sampler, conv1d_transpose, conv_transpose,  # noqa: F401
+                               depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input,
+                               depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input,
+                               fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler,
+                               max_pool_with_argmax)
 from .ops.nn_more_ops import (avg_pool1d, avg_pool_v2, batch_norm_with_global_normalization,  # noqa: F401
                                compute_accidental_hits, conv1d, convolution, depthwise_conv2d, depthwise_conv2d_native,
                                log_uniform_candidate_sampler, max_pool1d, max_pool_v2, nce_loss, pool,
                                sampled_softmax_loss, separable_conv2d, uniform_candidate_sampler)
+from .ops.conv3d_ops import (avg_pool3d, conv3d, conv3d_backprop_filter, conv3d_transpose,  # noqa: F401
+                             max_pool3d)
+from .ops.conv3d_ops import conv3d_backprop_filter as conv3d_backprop_filter_v2  # noqa: F401
 from .ops.space_batch_ops import atrous_conv2d, atrous_conv2d_transpose, space_to_batch  # noqa: F401
 from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, l2_loss, leaky_relu,  # noqa: F401
                          log_softmax, moments, relu, relu6, softmax, softmax_cross_entropy_with_logits,

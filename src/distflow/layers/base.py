@@ -148,3 +148,14 @@ AveragePooling1D = _layer_class("AveragePooling1D", _stateless(convolutional.ave
                                 ["pool_size", "strides"])
 AveragePooling2D = _layer_class("AveragePooling2D", _stateless(convolutional.average_pooling2d),
                                 "average_pooling2d", ["pool_size", "strides"])
+Conv3D = _layer_class("Conv3D", convolutional.conv3d, "conv3d", ["filters", "kernel_size"])
+Conv3DTranspose = _layer_class("Conv3DTranspose", convolutional.conv3d_transpose, "conv3d_transpose",
+                               ["filters", "kernel_size"])
+MaxPooling3D = _layer_class("MaxPooling3D", _stateless(convolutional.max_pooling3d), "max_pooling3d",
+                            ["pool_size", "strides"])
+AveragePooling3D = _layer_class("AveragePooling3D", _stateless(convolutional.average_pooling3d),
+                                "average_pooling3d", ["pool_size", "strides"])
+SeparableConv1D = _layer_class("SeparableConv1D", convolutional.separable_conv1d, "separable_conv1d",
+                               ["filters", "kernel_size"])
+SeparableConv2D = _layer_class("SeparableConv2D", convolutional.separable_conv2d, "separable_conv2d",
+                               ["filters", "kernel_size"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..framework import ops
-from ..ops import array_ops, conv_ops, init_ops, nn_ops
+from ..ops import array_ops, conv3d_ops, conv_ops, init_ops, nn_ops
 from ..ops.variable_scope import variable_scope
 from .core import layer_variable
 
@@ -143,3 +143,157 @@ def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="chan
 def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
     return _pooling1d(conv_ops.avg_pool, "average_pooling1d", inputs, pool_size, strides, padding, data_format,
                       name)
+
+
+# ---------------------------------------------------------------------------
+# 3-D layers
+
+
+def _triple(value, what):
+    if isinstance(value, int):
+        return value, value, value
+    value = tuple(value)
+    if len(value) != 3:
+        raise ValueError(f"{what} must be an int or a triple of ints, got {value}")
+    return value
+
+
+def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+           dilation_rate=(1, 1, 1), activation=None, use_bias=True, kernel_initializer=None,
+           bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+           activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+           name=None, reuse=None) -> ops.Tensor:
+    """A 3-D convolution layer over [batch, depth, height, width, channels]: ``<name>/kernel``
+    [kd, kh, kw, in, filters] and ``<name>/bias``."""
+    _check_format(data_format)
+    if _triple(dilation_rate, "dilation_rate") != (1, 1, 1):
+        raise NotImplementedError("conv3d dilation_rate other than 1 is not supported by distflow")
+    inputs = ops.convert_to_tensor(inputs)
+    if inputs.shape.ndims != 5 or inputs.shape[-1].value is None:
+        raise ValueError(f"conv3d inputs must be [batch, depth, height, width, channels] with known channels, "
+                         f"got {inputs.shape}")
+    k = _triple(kernel_size, "kernel_size")
+    s = _triple(strides, "strides")
+    dtype = inputs.dtype.base_dtype
+    with variable_scope(name, default_name="conv3d", reuse=reuse):
+        kernel = layer_variable("kernel", [*k, inputs.shape[-1].value, filters], dtype, kernel_initializer,
+                                kernel_regularizer, trainable)
+        out = conv3d_ops.conv3d(inputs, kernel, [1, *s, 1], padding.upper())
+        if use_bias:
+            out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
+                                                      trainable))
+        return activation(out) if activation is not None else out
+
+
+def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+                     activation=None, use_bias=True, kernel_initializer=None,
+                     bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                     activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+                     name=None, reuse=None) -> ops.Tensor:
+    """A transposed 3-D convolution layer: ``<name>/kernel`` [kd, kh, kw, filters, in_channels]."""
+    _check_format(data_format)
+    inputs = ops.convert_to_tensor(inputs)
+    k = _triple(kernel_size, "kernel_size")
+    s = _triple(strides, "strides")
+    padding = padding.upper()
+    _, *spatial, c = inputs.shape.as_list()
+    if c is None or None in spatial:
+        raise ValueError(f"conv3d_transpose needs the input's spatial sizes and channels known, got {inputs.shape}")
+    out_sizes = [d * st if padding == "SAME" else (d - 1) * st + kk for d, st, kk in zip(spatial, s, k)]
+    dtype = inputs.dtype.base_dtype
+    with variable_scope(name, default_name="conv3d_transpose", reuse=reuse):
+        kernel = layer_variable("kernel", [*k, filters, c], dtype, kernel_initializer, kernel_regularizer, trainable)
+        output_shape = array_ops.stack([array_ops.shape(inputs)[0], *out_sizes, filters])
+        out = conv3d_ops.conv3d_transpose(inputs, kernel, output_shape, [1, *s, 1], padding)
+        out.set_shape([inputs.shape[0].value, *out_sizes, filters])
+        if use_bias:
+            out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
+                                                      trainable))
+        return activation(out) if activation is not None else out
+
+
+def _pooling3d(fn, default, inputs, pool_size, strides, padding, data_format, name):
+    _check_format(data_format)
+    with ops.name_scope(name, default, [inputs]):
+        return fn(inputs, [1, *_triple(pool_size, "pool_size"), 1], [1, *_triple(strides, "strides"), 1],
+                  padding.upper())
+
+
+def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pooling3d(conv3d_ops.max_pool3d, "max_pooling3d", inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pooling3d(conv3d_ops.avg_pool3d, "average_pooling3d", inputs, pool_size, strides, padding, data_format,
+                      name)
+
+
+# ---------------------------------------------------------------------------
+# Separable convolutions
+
+
+def _separable(inputs, filters, kernel, strides, padding, data_format, dilation, depth_multiplier, activation,
+               use_bias, depthwise_initializer, pointwise_initializer, bias_initializer, depthwise_regularizer,
+               pointwise_regularizer, bias_regularizer, trainable, name, reuse, default_name):
+    """A separable convolution layer over 1 or 2 spatial dimensions (``kernel`` and ``strides`` tuples)."""
+    from ..ops import nn_more_ops  # noqa: PLC0415
+
+    _check_format(data_format)
+    if any(d != 1 for d in dilation):
+        raise NotImplementedError(f"{default_name} dilation_rate other than 1 is not supported by distflow")
+    inputs = ops.convert_to_tensor(inputs)
+    channels = inputs.shape[-1].value
+    if channels is None:
+        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    dtype = inputs.dtype.base_dtype
+    one_d = len(kernel) == 1
+    with variable_scope(name, default_name=default_name, reuse=reuse):
+        depthwise = layer_variable("depthwise_kernel", [*kernel, channels, depth_multiplier], dtype,
+                                   depthwise_initializer, depthwise_regularizer, trainable)
+        pointwise = layer_variable("pointwise_kernel", [1] * len(kernel) + [channels * depth_multiplier, filters],
+                                   dtype, pointwise_initializer, pointwise_regularizer, trainable)
+        if one_d:  # as a height of one
+            inputs, depthwise, pointwise = (array_ops.expand_dims(t, i) for t, i in
+                                            ((inputs, 1), (depthwise, 0), (pointwise, 0)))
+            strides = (1, *strides)
+        out = nn_more_ops.separable_conv2d(inputs, depthwise, pointwise, [1, *strides, 1], padding.upper())
+        if one_d:
+            out = array_ops.squeeze(out, [1])
+        if use_bias:
+            out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
+                                                      trainable))
+        return activation(out) if activation is not None else out
+
+
+def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                     dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
+                     depthwise_initializer=None, pointwise_initializer=None,
+                     bias_initializer=init_ops.zeros_initializer(), depthwise_regularizer=None,
+                     pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                     depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None, trainable=True,
+                     name=None, reuse=None) -> ops.Tensor:
+    """A depthwise convolution (``depth_multiplier`` filters per channel) then a 1x1 convolution:
+    ``<name>/depthwise_kernel`` [kh, kw, in, depth_multiplier], ``<name>/pointwise_kernel``
+    [1, 1, in * depth_multiplier, filters], ``<name>/bias``."""
+    return _separable(inputs, filters, _pair(kernel_size, "kernel_size"), _pair(strides, "strides"), padding,
+                      data_format, _pair(dilation_rate, "dilation_rate"), depth_multiplier, activation, use_bias,
+                      depthwise_initializer, pointwise_initializer, bias_initializer, depthwise_regularizer,
+                      pointwise_regularizer, bias_regularizer, trainable, name, reuse, "separable_conv2d")
+
+
+def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
+                     dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True,
+                     depthwise_initializer=None, pointwise_initializer=None,
+                     bias_initializer=init_ops.zeros_initializer(), depthwise_regularizer=None,
+                     pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                     depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None, trainable=True,
+                     name=None, reuse=None) -> ops.Tensor:
+    """``separable_conv2d`` over [batch, width, channels]: ``<name>/depthwise_kernel``
+    [k, in, depth_multiplier], ``<name>/pointwise_kernel`` [1, in * depth_multiplier, filters]."""
+    def single(v):
+        return (v,) if isinstance(v, int) else tuple(v)
+
+    return _separable(inputs, filters, single(kernel_size), single(strides), padding, data_format,
+                      single(dilation_rate), depth_multiplier, activation, use_bias, depthwise_initializer,
+                      pointwise_initializer, bias_initializer, depthwise_regularizer, pointwise_regularizer,
+                      bias_regularizer, trainable, name, reuse, "separable_conv1d")

@@ -12,7 +12,7 @@ from ..framework import ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, slicing_ops
-from .op_util import make_op
+from .op_util import constant_value, make_op, make_tensor
 from .random_ops import _generator, _seed_attrs
 
 # ---------------------------------------------------------------------------
@@ -142,10 +142,19 @@ def _log_uniform_probs(classes, range_max):
              shape=lambda op: [TensorShape([op.get_attr("num_sampled")]), op.inputs[0].shape,
                                TensorShape([op.get_attr("num_sampled")])],
              dtype=lambda op: [dtypes.int64, dtypes.float32, dtypes.float32], stateful=True)
-def _candidate_sampler_kernel(ctx, true_classes, *, kind, num_sampled, unique, range_max, seed, seed2):
+def _candidate_sampler_kernel(ctx, true_classes, *, kind, num_sampled, unique, range_max, seed, seed2, unigrams):
     gen = _generator(ctx, seed, seed2)
+    if kind == "all":
+        ones = np.ones(num_sampled, np.float32)
+        return np.arange(num_sampled, dtype=np.int64), np.ones(np.shape(true_classes), np.float32), ones
     if kind == "log_uniform":
         probs = _log_uniform_probs(np.arange(range_max), range_max)
+    elif kind == "fixed_unigram":
+        probs = np.asarray(unigrams, np.float64) / np.sum(unigrams)
+    elif kind == "learned_unigram":  # every class starts at weight 1, +1 each time it is a true class
+        counts = ctx.state.setdefault("counts", np.ones(range_max))
+        np.add.at(counts, np.clip(np.asarray(true_classes).reshape(-1), 0, range_max - 1), 1.0)
+        probs = counts / counts.sum()
     else:
         probs = np.full(range_max, 1.0 / range_max)
     if unique:
@@ -171,10 +180,10 @@ def _candidate_sampler_kernel(ctx, true_classes, *, kind, num_sampled, unique, r
 not_differentiable("CandidateSampler")
 
 
-def _sampler(kind, true_classes, num_true, num_sampled, unique, range_max, seed, name):
+def _sampler(kind, true_classes, num_true, num_sampled, unique, range_max, seed, name, unigrams=()):
     true_classes = ops.convert_to_tensor(true_classes, dtype=dtypes.int64)
     attrs = {"kind": kind, "num_sampled": int(num_sampled), "unique": bool(unique), "range_max": int(range_max),
-             **_seed_attrs(seed)}
+             "unigrams": [float(u) for u in unigrams], **_seed_attrs(seed)}
     return tuple(make_op("CandidateSampler", [true_classes], attrs, name or f"{kind}_candidate_sampler").outputs)
 
 
@@ -188,6 +197,33 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
 
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
     return _sampler("uniform", true_classes, num_true, num_sampled, unique, range_max, seed, name)
+
+
+def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
+    """Every class in [0, num_sampled) as the candidates (for evaluating a sampled loss exactly)."""
+    return _sampler("all", true_classes, num_true, num_sampled, True, num_sampled, seed, name)
+
+
+def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    """Classes drawn in proportion to 1 + how often each has been a true class so far."""
+    return _sampler("learned_unigram", true_classes, num_true, num_sampled, unique, range_max, seed, name)
+
+
+def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, vocab_file="",
+                                    distortion=1.0, num_reserved_ids=0, num_shards=1, shard=0, unigrams=(),
+                                    seed=None, name=None):
+    """Classes drawn in proportion to ``unigrams`` (or the counts in the last CSV column of
+    ``vocab_file``) raised to ``distortion``; the first ``num_reserved_ids`` ids are never drawn."""
+    if vocab_file:
+        with open(vocab_file) as f:
+            unigrams = [float(line.rstrip("\n").split(",")[-1]) for line in f if line.strip()]
+    weights = [0.0] * int(num_reserved_ids) + [float(u) ** distortion for u in unigrams]
+    if len(weights) != range_max:
+        raise ValueError(f"fixed_unigram_candidate_sampler: {len(weights)} weights (num_reserved_ids plus unigrams) "
+                         f"for range_max {range_max}")
+    if num_shards > 1:
+        weights = [w if i % num_shards == shard else 0.0 for i, w in enumerate(weights)]
+    return _sampler("fixed_unigram", true_classes, num_true, num_sampled, unique, range_max, seed, name, weights)
 
 
 def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
@@ -255,3 +291,112 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
         logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                           sampled_values, True, remove_accidental_hits, partition_strategy)
         return nn_ops.softmax_cross_entropy_with_logits_v2(labels=array_ops.stop_gradient(targets), logits=logits)
+
+
+# ---------------------------------------------------------------------------
+# Gradients of the depthwise convolution, transposed convolutions of any rank, argmax pooling
+
+
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                                           name=None, data_format="NHWC", dilations=None):
+    """The gradient of ``depthwise_conv2d`` with respect to its input (of shape ``input_sizes``)."""
+    from .gradients_impl import gradients  # noqa: PLC0415
+
+    with ops.name_scope(name, "DepthwiseConv2dNativeBackpropInput"):
+        f = ops.convert_to_tensor(filter)
+        x = array_ops.zeros(input_sizes, dtype=f.dtype.base_dtype)
+        return gradients(depthwise_conv2d(x, f, strides, padding), x, grad_ys=out_backprop)[0]
+
+
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                                            name=None, data_format="NHWC", dilations=None):
+    """The gradient of ``depthwise_conv2d`` with respect to its filter (of shape ``filter_sizes``)."""
+    from .gradients_impl import gradients  # noqa: PLC0415
+
+    with ops.name_scope(name, "DepthwiseConv2dNativeBackpropFilter"):
+        x = ops.convert_to_tensor(input)
+        sizes = constant_value(ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32))
+        if sizes is None:
+            raise ValueError("depthwise_conv2d_native_backprop_filter needs filter_sizes known when the graph is built")
+        f = array_ops.zeros([int(v) for v in sizes], dtype=x.dtype.base_dtype)
+        return gradients(depthwise_conv2d(x, f, strides, padding), f, grad_ys=out_backprop)[0]
+
+
+depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input
+depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter
+
+
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The transpose of conv1d: ``filters`` is [width, out_channels, in_channels]."""
+    with ops.name_scope(name, "conv1d_transpose", [input, filters, output_shape]):
+        stride = strides if isinstance(strides, int) else list(strides)[-2 if len(strides) == 3 else 0]
+        shape = ops.convert_to_tensor(output_shape, dtype=dtypes.int32)
+        shape4 = slicing_ops.concat([shape[:1], [1], shape[1:]], 0)
+        out = conv_ops.conv2d_transpose(array_ops.expand_dims(ops.convert_to_tensor(input), 1),
+                                        array_ops.expand_dims(ops.convert_to_tensor(filters), 0), shape4,
+                                        [1, 1, stride, 1], padding)
+        return array_ops.squeeze(out, [1])
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
+                   dilations=None, name=None):
+    """conv1d_transpose, conv2d_transpose or conv3d_transpose, by the length of ``output_shape``."""
+    from .conv3d_ops import conv3d_transpose  # noqa: PLC0415
+
+    rank = ops.convert_to_tensor(output_shape).shape[0].value
+    if rank == 3:
+        return conv1d_transpose(input, filters, output_shape, strides, padding, name=name)
+    if rank == 4:
+        return conv_ops.conv2d_transpose(input, filters, output_shape, strides, padding, name=name)
+    if rank == 5:
+        return conv3d_transpose(input, filters, output_shape, strides, padding, name=name)
+    raise ValueError(f"conv_transpose: output_shape must have 3, 4 or 5 entries, got {rank}")
+
+
+@register_op("MaxPoolArgmax", shape=lambda op: _argmax_shape(op),
+             dtype=lambda op: op.get_attr("Targmax"))
+def _max_pool_argmax_kernel(xp, x, *, ksize, strides, padding, Targmax, include_batch_in_index):  # noqa: N803
+    from numpy.lib.stride_tricks import sliding_window_view  # noqa: PLC0415
+
+    n, h, w, c = x.shape
+    (oh, top), (ow, left) = (conv_ops._out_size(h, ksize[1], strides[1], padding),
+                             conv_ops._out_size(w, ksize[2], strides[2], padding))
+    bottom = max((oh - 1) * strides[1] + ksize[1] - h - top, 0)
+    right = max((ow - 1) * strides[2] + ksize[2] - w - left, 0)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    padded = np.pad(x, [(0, 0), (top, bottom), (left, right), (0, 0)], constant_values=low)
+    view = sliding_window_view(padded, (ksize[1], ksize[2]), axis=(1, 2))[:, ::strides[1], ::strides[2]][:, :oh, :ow]
+    best = view.reshape(n, oh, ow, c, -1).argmax(-1)
+    row = np.arange(oh)[None, :, None, None] * strides[1] - top + best // ksize[2]
+    col = np.arange(ow)[None, None, :, None] * strides[2] - left + best % ksize[2]
+    flat = (row * w + col) * c + np.arange(c)[None, None, None, :]
+    if include_batch_in_index:
+        flat = flat + np.arange(n)[:, None, None, None] * h * w * c
+    return flat.astype(Targmax.as_numpy_dtype)
+
+
+def _argmax_shape(op):
+    x = op.inputs[0].shape
+    if x.ndims is None:
+        return TensorShape([None] * 4)
+    ksize, strides, padding = op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
+    return TensorShape([x[0].value, conv_ops._out_size(x[1].value, ksize[1], strides[1], padding)[0],
+                        conv_ops._out_size(x[2].value, ksize[2], strides[2], padding)[0], x[3].value])
+
+
+not_differentiable("MaxPoolArgmax")
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Targmax=None, name=None,  # noqa: A002, N803
+                         output_dtype=None, include_batch_in_index=False):
+    """(max_pool, the flattened index ((y * width + x) * channels + c) of each maximum)."""
+    targmax = dtypes.as_dtype(Targmax or output_dtype or dtypes.int64)
+    with ops.name_scope(name, "MaxPoolWithArgmax", [input]):
+        x = ops.convert_to_tensor(input)
+        pooled = conv_ops.max_pool(x, ksize, strides, padding)
+        argmax = make_tensor("MaxPoolArgmax", [x], {"ksize": list(ksize), "strides": list(strides),
+                                                    "padding": padding.upper(), "Targmax": targmax,
+                                                    "include_batch_in_index": bool(include_batch_in_index)},
+                             "argmax")
+        return pooled, argmax
