@@ -9,7 +9,7 @@ from .framework.device_spec import DeviceSpec
 from .framework.importer import import_graph_def
 from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float32_ref,  # noqa: A004
                                float64, float64_ref, half, int8, int16, int32, int32_ref, int64, int64_ref,
-                               string, uint8, uint16, uint32, uint64)
+                               string, uint8, uint16, uint32, uint64, complex64, complex128)
 from .framework.ops import (Graph, GraphKeys, Operation, Tensor, add_to_collection, add_to_collections,
                             colocate_with, container, control_dependencies, convert_to_tensor, device,
                             get_collection, get_collection_ref, get_default_graph, get_default_session,
@@ -81,6 +81,10 @@ from .ops.misc_more_ops import (accumulate_n, broadcast_dynamic_shape, broadcast
                                  parse_tensor, random_crop, reverse_sequence, searchsorted, serialize_tensor)
 from .ops.io_readers import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,
                              WholeFileReader, decode_csv, decode_raw)
+from .ops.complex_ops import angle, conj, fft, fft2d, fft3d, ifft, ifft2d, ifft3d, to_complex64, to_complex128
+from .ops.complex_ops import complex_ as complex  # noqa: A004 - TensorFlow's name
+from .ops.complex_ops import imag_part as imag
+from .ops.complex_ops import real_part as real
 from .ops.space_batch_ops import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,
                                   space_to_batch, space_to_batch_nd)
 from .ops.sparse_ops import (SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor,
@@ -112,7 +116,8 @@ from .runtime.session import InteractiveSession, Session
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above
 from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402
-from . import bitwise, graph_util, image, nest, python_io, resource_loader, sparse, strings, summary, test  # noqa: E402
+from . import bitwise, graph_util, image, nest, python_io, resource_loader, signal, sparse, spectral  # noqa: E402
+from . import strings, summary, test  # noqa: E402
 from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing

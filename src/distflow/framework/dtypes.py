@@ -59,12 +59,21 @@ class DType:
         return self.base_dtype._name in ("uint8", "uint16", "uint32", "uint64")
 
     @property
+    def is_complex(self) -> bool:
+        return self.base_dtype._name in ("complex64", "complex128")
+
+    @property
+    def real_dtype(self) -> "DType":
+        """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
+        return {"complex64": float32, "complex128": float64}.get(self.base_dtype._name, self.base_dtype)
+
+    @property
     def is_bool(self) -> bool:
         return self.base_dtype._name == "bool"
 
     @property
     def is_numeric(self) -> bool:
-        return self.is_floating or self.is_integer
+        return self.is_floating or self.is_integer or self.is_complex
 
     @property
     def size(self) -> int:
@@ -119,6 +128,8 @@ _SPECS = [  # name, numpy type, TensorFlow DataType enum
     ("uint16", np.uint16, 17),
     ("uint32", np.uint32, 22),
     ("uint64", np.uint64, 23),
+    ("complex64", np.complex64, 8),
+    ("complex128", np.complex128, 18),
 ]
 _BY_NAME: dict[str, DType] = {}
 for _name, _np_type, _enum in _SPECS:
@@ -136,6 +147,8 @@ uint8 = _BY_NAME["uint8"]
 uint16 = _BY_NAME["uint16"]
 uint32 = _BY_NAME["uint32"]
 uint64 = _BY_NAME["uint64"]
+complex64 = _BY_NAME["complex64"]
+complex128 = _BY_NAME["complex128"]
 bool = _BY_NAME["bool"]  # noqa: A001 - TensorFlow's name
 string = _BY_NAME["string"]
 float32_ref = _BY_NAME["float32_ref"]

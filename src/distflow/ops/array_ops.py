@@ -18,7 +18,7 @@ from .op_util import constant_shape, constant_value, known_axis, make_tensor, no
 
 
 def _python_value_kind(value) -> str:
-    """The widest kind of Python scalar in a (nested) list: 's', 'f', 'i', 'b' or 'e' (empty)."""
+    """The widest kind of Python scalar in a (nested) list: 's', 'c', 'f', 'i', 'b' or 'e' (empty)."""
     kinds = set()
     stack = [value]
     while stack:
@@ -31,13 +31,15 @@ def _python_value_kind(value) -> str:
             kinds.add("i")
         elif isinstance(v, numbers.Real):
             kinds.add("f")
+        elif isinstance(v, numbers.Complex):
+            kinds.add("c")
         elif isinstance(v, (str, bytes)):
             kinds.add("s")
         elif isinstance(v, np.ndarray):
-            kinds.add({"b": "b", "i": "i", "u": "i", "f": "f"}.get(v.dtype.kind, "s"))
+            kinds.add({"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}.get(v.dtype.kind, "s"))
         else:
             raise TypeError(f"Cannot convert {v!r} of type {type(v).__name__} to a Tensor")
-    for k in "sfib":
+    for k in "scfib":
         if k in kinds:
             return k
     return "e"  # an empty list fits any dtype
@@ -76,11 +78,12 @@ def to_numpy(value, dtype: dtypes.DType | None = None) -> np.ndarray:
             if arr.size and (arr.min() < info.min or arr.max() > info.max):
                 return arr.astype(np.int64)
             return arr.astype(np.int32)
-        return np.array(value, dtype={"f": np.float32, "e": np.float32, "b": np.bool_}[kind])
+        return np.array(value, dtype={"f": np.float32, "e": np.float32, "b": np.bool_, "c": np.complex128}[kind])
     compatible = kind == "e" or ((kind == "s") == (dtype == dtypes.string) and {
         "s": True,
-        "f": dtype.is_floating,
-        "i": dtype.is_floating or dtype.is_integer,
+        "c": dtype.is_complex,
+        "f": dtype.is_floating or dtype.is_complex,
+        "i": dtype.is_floating or dtype.is_integer or dtype.is_complex,
         "b": True,
     }[kind])
     if not compatible:

@@ -25,7 +25,7 @@ def _as_list(x) -> list:
 
 
 def _differentiable(t: ops.Tensor) -> bool:
-    return t.dtype.base_dtype.is_floating
+    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex
 
 
 class AggregationMethod:

@@ -27,6 +27,7 @@ _INTS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dt
          dtypes.uint64)
 _NUMBERS = _FLOATS + _INTS
 _SIGNED = _FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
+_COMPLEX = (dtypes.complex64, dtypes.complex128)
 
 
 def _check_dtype(op_type: str, t: ops.Tensor, allowed, arg: str = "x") -> None:
@@ -82,18 +83,18 @@ def _numpy_comparison(np_name: str):
 
 # op type: (default op name, allowed dtypes, bool output?)
 _BINARY = {
-    "AddV2": ("add", _NUMBERS, False),
-    "Sub": ("sub", _NUMBERS, False),
-    "Mul": ("mul", _NUMBERS, False),
-    "RealDiv": ("truediv", _FLOATS, False),
+    "AddV2": ("add", _NUMBERS + _COMPLEX, False),
+    "Sub": ("sub", _NUMBERS + _COMPLEX, False),
+    "Mul": ("mul", _NUMBERS + _COMPLEX, False),
+    "RealDiv": ("truediv", _FLOATS + _COMPLEX, False),
     "FloorDiv": ("floordiv", _NUMBERS, False),
     "FloorMod": ("mod", _NUMBERS, False),
     "Pow": ("pow", _NUMBERS, False),
     "Maximum": ("Maximum", _NUMBERS, False),
     "Minimum": ("Minimum", _NUMBERS, False),
     "SquaredDifference": ("SquaredDifference", _NUMBERS, False),
-    "Equal": ("Equal", _NUMBERS + (dtypes.bool, dtypes.string), True),
-    "NotEqual": ("NotEqual", _NUMBERS + (dtypes.bool, dtypes.string), True),
+    "Equal": ("Equal", _NUMBERS + _COMPLEX + (dtypes.bool, dtypes.string), True),
+    "NotEqual": ("NotEqual", _NUMBERS + _COMPLEX + (dtypes.bool, dtypes.string), True),
     "Less": ("Less", _NUMBERS, True),
     "LessEqual": ("LessEqual", _NUMBERS, True),
     "Greater": ("Greater", _NUMBERS, True),
@@ -148,14 +149,23 @@ def _sub_grad(op, grad):
 @register_gradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
+    if x.dtype.base_dtype.is_complex:  # TF's convention: the gradient of a complex product uses conjugates
+        from .complex_ops import conj  # noqa: PLC0415
+
+        return unbroadcast(multiply(grad, conj(y)), x), unbroadcast(multiply(conj(x), grad), y)
     return unbroadcast(multiply(grad, y), x), unbroadcast(multiply(x, grad), y)
 
 
 @register_gradient("RealDiv")
 def _real_div_grad(op, grad):
     x, y = op.inputs
+    z = op.outputs[0]
+    if x.dtype.base_dtype.is_complex:
+        from .complex_ops import conj  # noqa: PLC0415
+
+        y, z = conj(y), conj(z)
     return (unbroadcast(_binary("RealDiv", grad, y), x),
-            unbroadcast(multiply(grad, _binary("RealDiv", negative(op.outputs[0]), y)), y))
+            unbroadcast(multiply(grad, _binary("RealDiv", negative(z), y)), y))
 
 
 @register_gradient("Pow")

@@ -10,14 +10,14 @@ from __future__ import annotations
 from ..framework import dtypes
 from ..framework import ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
-from .math_ops import (_FLOATS, _NUMBERS, _SIGNED, _binary, _check_dtype, _unary_shape, add, multiply, subtract,
+from .math_ops import (_COMPLEX, _FLOATS, _NUMBERS, _SIGNED, _binary, _check_dtype, _unary_shape, add, multiply, subtract,
                        writable_like)
 from .op_util import make_tensor
 
 
 # op type: (NumPy expression writing into `out` (None: a new array), allowed dtypes)
 _UNARY = {
-    "Neg": (lambda xp, x, out: xp.negative(x, out=out), _SIGNED),
+    "Neg": (lambda xp, x, out: xp.negative(x, out=out), _SIGNED + _COMPLEX),
     "Abs": (lambda xp, x, out: xp.abs(x, out=out), _SIGNED),
     "Sign": (lambda xp, x, out: xp.sign(x, out=out), _SIGNED),
     "Square": (lambda xp, x, out: xp.multiply(x, x, out=out), _NUMBERS),
@@ -158,6 +158,12 @@ def negative(x, name=None):
 
 
 def abs(x, name=None):  # noqa: A001
+    """|x|; for a complex tensor, its (real) magnitude."""
+    x = ops.convert_to_tensor(x)
+    if x.dtype.base_dtype.is_complex:
+        from .complex_ops import complex_abs  # noqa: PLC0415
+
+        return complex_abs(x, name)
     return _unary("Abs", x, name)
 
 
