@@ -176,3 +176,85 @@ def test_unsigned_dtypes_compute_and_convert():
     assert tf.uint16.is_unsigned and tf.uint64.is_integer and tf.as_dtype(np.uint32) == tf.uint32
     assert evaluate(tf.cast(tf.constant(np.array([2**40], np.uint64)), tf.float64)).tolist() == [2.0 ** 40]
     assert evaluate(tf.constant(np.array([7], np.uint32)) / 2).tolist() == [3.5]
+
+
+def test_edit_distance_between_sparse_sequences():
+    hypothesis = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([b"a", b"b", b"c"], dtype=object), [2, 2])
+    truth = tf.SparseTensor([[0, 0], [0, 1], [0, 2], [1, 0]], np.array([b"a", b"x", b"b", b"c"], dtype=object),
+                            [2, 3])
+    assert evaluate(tf.edit_distance(hypothesis, truth, normalize=False)).tolist() == [1.0, 0.0]
+    assert evaluate(tf.edit_distance(hypothesis, truth)).tolist() == pytest.approx([1 / 3, 0.0])
+    empty_truth = tf.SparseTensor(np.zeros((0, 2), np.int64), np.array([], dtype=object), [2, 1])
+    assert evaluate(tf.edit_distance(hypothesis, empty_truth)).tolist() == [math.inf, math.inf]
+
+
+def test_decode_compressed_json_examples_and_bitcast():
+    import gzip
+    import zlib
+
+    text = b"distflow " * 20
+    assert evaluate(tf.decode_compressed(zlib.compress(text), "ZLIB")) == text
+    assert evaluate(tf.decode_compressed(gzip.compress(text), "GZIP")) == text
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.DataLossError, match="ZLIB"):
+            sess.run(tf.decode_compressed(b"not zlib", "ZLIB"))
+    record = evaluate(tf.decode_json_example('{"features": {"feature": {"x": {"floatList": {"value": [1.5, 2]}}}}}'))
+    parsed = evaluate(tf.parse_single_example(record, {"x": tf.FixedLenFeature([2], tf.float32)}))
+    assert parsed["x"].tolist() == [1.5, 2.0]
+    value = np.array([1.0, -2.5], np.float32)
+    assert_oracle(evaluate(tf.bitcast(value, tf.uint8)), value.view(np.uint8).reshape(2, 4))
+    assert_oracle(evaluate(tf.bitcast(value.view(np.uint8).reshape(2, 4), tf.float32)), value)
+    assert_oracle(evaluate(tf.bitcast(value, tf.int32)), value.view(np.int32))
+
+
+def test_extract_image_patches_and_its_gradient():
+    images = np.arange(2 * 5 * 6 * 2, dtype=np.float64).reshape(2, 5, 6, 2)
+    patches = evaluate(tf.extract_image_patches(images, [1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], "VALID"))
+    assert patches.shape == (2, 2, 2, 12)
+    assert_oracle(patches[1, 1, 0], images[1, 2:4, 0:3].reshape(-1))
+    dilated = evaluate(tf.extract_image_patches(images, [1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 3, 1], "SAME"))
+    assert dilated.shape == (2, 5, 6, 8)
+    assert_oracle(dilated[0, 1, 1], images[0, [0, 0, 2, 2], [0, 3, 0, 3]].reshape(-1))  # SAME pads 1 row, 1 col
+    check_gradients(lambda t: tf.extract_image_patches(t, [1, 2, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1], "SAME"),
+                    [r(1, 3, 4, 2)])
+
+
+def test_batch_scatter_update_and_add_check_numerics_ops():
+    ref = tf.Variable(np.zeros((2, 4)))
+    update = tf.batch_scatter_update(ref, [[1, 3], [0, 0]], [[1.0, 2.0], [3.0, 3.0]])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(update).tolist() == [[0, 1, 0, 2], [3, 0, 0, 0]]
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [2])
+    y = tf.log(x)
+    check = tf.add_check_numerics_ops()
+    with tf.Session() as sess:
+        assert sess.run([y, check], {x: [1.0, 2.0]})[0].tolist() == pytest.approx([0.0, math.log(2.0)])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Log"):
+            sess.run([y, check], {x: [0.0, 1.0]})
+
+
+def test_fake_quantization_and_its_straight_through_gradient():
+    x = np.array([-7.0, -1.03, 0.0, 0.26, 2.5, 6.1], np.float32)
+    got = evaluate(tf.fake_quant_with_min_max_args(x, min=-6.0, max=6.0, num_bits=8))
+    scale = np.float32(12.0 / 255)
+    zero = np.floor(6.0 / scale + 0.5)  # the nudged zero point: zero maps to a level exactly
+    lo, hi = (0 - zero) * scale, (255 - zero) * scale
+    want = np.floor((np.clip(x, lo, hi) - lo) / scale + 0.5) * scale + lo
+    assert_oracle(got, want.astype(np.float32), rtol=1e-6)
+    assert got[2] == 0.0
+    lo_v, hi_v = tf.Variable(-1.0), tf.Variable(1.0)
+    xt = tf.constant(x)
+    y = tf.fake_quant_with_min_max_vars(xt, lo_v, hi_v, num_bits=4, narrow_range=True)
+    dx, dlo, dhi = tf.gradients(tf.reduce_sum(y * np.arange(6.0, dtype=np.float32)), [xt, lo_v, hi_v])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        dx, dlo, dhi, levels = sess.run([dx, dlo, dhi, y])
+    assert len(np.unique(levels)) <= 15
+    assert dx.tolist() == [0, 0, 2, 3, 0, 0] and dlo == 0 + 1 and dhi == 4 + 5
+    channels = evaluate(tf.fake_quant_with_min_max_vars_per_channel(np.full((2, 2), 0.7, np.float32), [0.0, -1.0],
+                                                                    [1.0, 0.5], num_bits=2))
+    assert_oracle(channels[0], np.array([2 / 3, 0.5], np.float32), rtol=1e-6)
+    back, g_lo, g_hi = evaluate(tf.fake_quant_with_min_max_vars_gradient(np.ones(6, np.float32), x, -1.0, 1.0))
+    assert back.tolist() == [0, 0, 1, 1, 0, 0] and g_lo == 2 and g_hi == 2

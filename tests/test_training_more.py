@@ -199,3 +199,25 @@ def test_sparse_updates_touch_only_the_gathered_rows(make):
         after = sess.run(table)
     assert after[[1, 3, 4]].tolist() == [[1.0, 1.0]] * 3  # rows no id named: never touched, slots included
     assert np.all(after[[0, 2]] < 1.0) and np.all(after[2] < after[0])  # id 2 appeared twice
+
+
+def test_top_k_metrics_with_several_labels_per_example():
+    scores = np.array([[0.1, 0.5, 0.2, 0.9], [0.8, 0.1, 0.3, 0.05], [0.3, 0.2, 0.25, 0.1]])
+    labels = np.array([[3, 2], [2, -1], [1, -1]], np.int64)
+    top2 = np.argsort(-scores, axis=1)[:, :2]  # [[3, 1], [0, 2], [0, 2]]
+    hits = np.array([[l in labels[i] for l in top2[i]] for i in range(3)])
+    precision, update_p = tf.metrics.sparse_precision_at_k(labels, scores, 2)
+    p_idx, update_pi = tf.metrics.precision_at_top_k(labels, top2)
+    recall, update_r = tf.metrics.recall_at_top_k(labels, top2)
+    ap, update_ap = tf.metrics.average_precision_at_k(labels, scores, 2)
+    sparse_labels = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], np.array([3, 2, 2, 1], np.int64), [3, 2])
+    sparse_recall, update_sr = tf.metrics.recall_at_top_k(sparse_labels, top2)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([update_p, update_pi, update_r, update_ap, update_sr])
+        got = sess.run([precision, p_idx, recall, ap, sparse_recall])
+    label_count = np.array([2, 1, 1])
+    want_ap = np.mean([sum(hits[i, :j + 1].sum() / (j + 1) * hits[i, j] for j in range(2)) / min(2, label_count[i])
+                       for i in range(3)])
+    np.testing.assert_allclose(got, [hits.mean(), hits.mean(), hits.sum() / 4, want_ap, hits.sum() / 4],
+                               rtol=1e-6)

@@ -85,6 +85,13 @@ from .ops.complex_ops import angle, conj, fft, fft2d, fft3d, ifft, ifft2d, ifft3
 from .ops.complex_ops import complex_ as complex  # noqa: A004 - TensorFlow's name
 from .ops.complex_ops import imag_part as imag
 from .ops.complex_ops import real_part as real
+from .ops.misc_extra_ops import (add_check_numerics_ops, batch_scatter_update, bitcast, decode_compressed,
+                                 decode_json_example, edit_distance, extract_image_patches)
+from .ops.fake_quant_ops import (fake_quant_with_min_max_args, fake_quant_with_min_max_args_gradient,
+                                 fake_quant_with_min_max_vars, fake_quant_with_min_max_vars_gradient,
+                                 fake_quant_with_min_max_vars_per_channel,
+                                 fake_quant_with_min_max_vars_per_channel_gradient)
+from .ops.special_functions import betainc, igamma, igammac, polygamma, zeta
 from .ops.space_batch_ops import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,
                                   space_to_batch, space_to_batch_nd)
 from .ops.sparse_ops import (SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor,

@@ -287,6 +287,99 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_
                 name or f"precision_at_{k}")
 
 
+def _label_matrix(labels):
+    """Labels as an int64 [batch, labels per example] matrix, -1 where a row has fewer."""
+    from ..ops.sparse_ops import SparseTensor, SparseTensorValue, sparse_tensor_to_dense  # noqa: PLC0415
+
+    if isinstance(labels, (SparseTensor, SparseTensorValue)):
+        return sparse_tensor_to_dense(labels, default_value=-1)
+    labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+    return array_ops.reshape(labels, [-1, 1]) if labels.shape.ndims == 1 else labels
+
+
+def _relevance(labels, predictions_idx):
+    """(relevant: float [batch, k], 1 where a predicted id is a label; labels per example: float [batch])."""
+    from ..ops.reduction_ops import reduce_any, reduce_sum  # noqa: PLC0415
+
+    labels = _label_matrix(labels)
+    predictions_idx = math_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
+    hits = reduce_any(math_ops.equal(array_ops.expand_dims(predictions_idx, 2), array_ops.expand_dims(labels, 1)),
+                      axis=2)
+    count = reduce_sum(math_ops.cast(math_ops.greater_equal(labels, 0), dtypes.float32), axis=1)
+    return math_ops.cast(hits, dtypes.float32), count
+
+
+def _no_class_id(class_id, what):
+    if class_id is not None:
+        raise NotImplementedError(f"{what} with class_id is not supported by distflow")
+
+
+def _example_weights(weights, relevant):
+    if weights is None:
+        return None
+    return array_ops.reshape(math_ops.cast(weights, dtypes.float32), [-1, 1]) * array_ops.ones_like(relevant)
+
+
+def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
+                       updates_collections=None, name=None):
+    """Of the ``predictions_idx`` ([batch, k] class ids) seen so far, the fraction that are labels
+    (``labels``: one id per example, a [batch, n] matrix padded with -1, or a SparseTensor)."""
+    _no_class_id(class_id, "precision_at_top_k")
+    relevant, _ = _relevance(labels, predictions_idx)
+    return mean(relevant, _example_weights(weights, relevant), metrics_collections, updates_collections,
+                name or "precision_at_top_k")
+
+
+def sparse_precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                          updates_collections=None, name=None):
+    """``precision_at_top_k`` of the ``k`` highest-scoring classes of ``predictions``."""
+    from ..ops.nn_impl import top_k  # noqa: PLC0415
+
+    return precision_at_top_k(labels, top_k(predictions, k)[1], k, class_id, weights, metrics_collections,
+                              updates_collections, name or f"precision_at_{k}")
+
+
+def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
+                    updates_collections=None, name=None):
+    """Of the labels seen so far, the fraction among the predicted ``predictions_idx``."""
+    from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
+
+    _no_class_id(class_id, "recall_at_top_k")
+    with variable_scope(name, "recall_at_top_k", [predictions_idx]):
+        relevant, count = _relevance(labels, predictions_idx)
+        w = array_ops.ones_like(count) if weights is None else math_ops.cast(weights, dtypes.float32)
+        found = _local_variable("true_positives", [])
+        total = _local_variable("labels", [])
+        update_found = state_ops.assign_add(found, reduce_sum(reduce_sum(relevant, axis=1) * w))
+        update_total = state_ops.assign_add(total, reduce_sum(count * w))
+        value = _div_no_nan(found.value(), total.value(), name="value")
+        with ops.control_dependencies([update_found, update_total]):
+            update_op = _div_no_nan(array_ops.identity(found.read_value()), total.read_value(), name="update_op")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
+
+
+def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
+                           updates_collections=None, name=None):
+    """The mean over examples of AP@k: the precision at each rank i <= k where a label is found,
+    summed and divided by min(k, the example's number of labels)."""
+    from ..ops.manip_ops import cumsum  # noqa: PLC0415
+    from ..ops.nn_impl import top_k  # noqa: PLC0415
+    from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
+
+    if k < 1:
+        raise ValueError(f"Invalid k={k}: it must be >= 1")
+    with ops.name_scope(name, f"average_precision_at_{k}"):
+        relevant, count = _relevance(labels, top_k(predictions, k)[1])
+        precision_at_rank = cumsum(relevant, axis=1) / math_ops.cast(math_ops.range_(1, k + 1), dtypes.float32)
+        per_example = _div_no_nan(reduce_sum(precision_at_rank * relevant, axis=1), math_ops.minimum(count, float(k)))
+        return mean(per_example, weights, metrics_collections, updates_collections, name or f"average_precision_at_{k}")
+
+
+sparse_average_precision_at_k = average_precision_at_k
+
+
 from .thresholds import (auc, false_negatives_at_thresholds, false_positives_at_thresholds,  # noqa: E402,F401
                          precision_at_thresholds, recall_at_thresholds, sensitivity_at_specificity,
                          specificity_at_sensitivity, true_negatives_at_thresholds, true_positives_at_thresholds)

@@ -1,0 +1,256 @@
+"""Incomplete gamma and beta functions, the Hurwitz zeta function and polygamma.
+
+Evaluated element by element in float64 with the classic series and continued fractions
+(Numerical Recipes, ch. 6) and the Euler-Maclaurin formula for zeta, then cast to the
+input's dtype. Gradients are those TensorFlow defines: with respect to ``x`` of igamma,
+igammac and betainc, ``q`` of zeta and ``x`` of polygamma; ``a`` of igamma/igammac has none
+here (TF 1.x computes one), so ``tf.gradients`` gives None for it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..framework.registry import register_gradient, register_op
+from .op_util import broadcast_shape, make_tensor, same_dtype_inputs
+
+_EPS = 1e-15
+_TINY = 1e-300
+_ITERATIONS = 500
+
+
+def _gamma_series(a: float, x: float) -> float:
+    """P(a, x) by its power series (converges fast for x < a + 1)."""
+    term = total = 1.0 / a
+    ap = a
+    for _ in range(_ITERATIONS):
+        ap += 1.0
+        term *= x / ap
+        total += term
+        if abs(term) < abs(total) * _EPS:
+            break
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+def _gamma_fraction(a: float, x: float) -> float:
+    """Q(a, x) by its continued fraction (for x >= a + 1), modified Lentz's method."""
+    b = x + 1.0 - a
+    c, d = 1.0 / _TINY, 1.0 / b
+    h = d
+    for i in range(1, _ITERATIONS):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = _TINY if abs(d) < _TINY else d
+        c = b + an / c
+        c = _TINY if abs(c) < _TINY else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < _EPS:
+            break
+    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
+
+
+def _igamma(a: float, x: float) -> float:
+    if a <= 0 or x < 0 or math.isnan(a) or math.isnan(x):
+        return math.nan
+    if x == 0:
+        return 0.0
+    if math.isinf(x):
+        return 1.0
+    return _gamma_series(a, x) if x < a + 1.0 else 1.0 - _gamma_fraction(a, x)
+
+
+def _igammac(a: float, x: float) -> float:
+    if a <= 0 or x < 0 or math.isnan(a) or math.isnan(x):
+        return math.nan
+    if x == 0:
+        return 1.0
+    if math.isinf(x):
+        return 0.0
+    return 1.0 - _gamma_series(a, x) if x < a + 1.0 else _gamma_fraction(a, x)
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (_TINY if abs(d) < _TINY else d)
+    h = d
+    for m in range(1, _ITERATIONS):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (_TINY if abs(d) < _TINY else d)
+        c = 1.0 + aa / c
+        c = _TINY if abs(c) < _TINY else c
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (_TINY if abs(d) < _TINY else d)
+        c = 1.0 + aa / c
+        c = _TINY if abs(c) < _TINY else c
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < _EPS:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    if a <= 0 or b <= 0 or not 0.0 <= x <= 1.0:
+        return math.nan
+    if x in (0.0, 1.0):
+        return x
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
+
+
+# B_2j / (2j)! for the Euler-Maclaurin tail of the Hurwitz zeta function
+_BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510]
+_TAIL = [b / math.factorial(2 * (j + 1)) for j, b in enumerate(_BERNOULLI)]
+
+
+def _zeta(x: float, q: float) -> float:
+    """sum_k (q + k)^-x, the Hurwitz zeta function (x > 1, q > 0)."""
+    if x == 1.0:
+        return math.inf
+    if x < 1.0 or q <= 0.0 or math.isnan(x) or math.isnan(q):
+        return math.nan
+    n = 12
+    total = sum((q + k) ** -x for k in range(n))
+    w = q + n
+    total += w ** (1.0 - x) / (x - 1.0) + 0.5 * w ** -x
+    rising = x  # x (x + 1) ... (x + 2j - 2)
+    power = w ** (-x - 1.0)
+    for j, coefficient in enumerate(_TAIL):
+        term = coefficient * rising * power
+        total += term
+        if abs(term) < abs(total) * _EPS:
+            break
+        rising *= (x + 2 * j + 1) * (x + 2 * j + 2)
+        power /= w * w
+    return total
+
+
+def _polygamma(n: float, x: float) -> float:
+    if n != math.floor(n) or n < 0:
+        return math.nan
+    if n == 0:
+        from .misc_more_ops import _digamma_values  # noqa: PLC0415
+
+        return float(_digamma_values(np.array([x]))[0])
+    return (-1.0) ** (n + 1) * math.factorial(int(n)) * _zeta(n + 1.0, x)
+
+
+def _elementwise(fn):
+    vectorized = np.vectorize(fn, otypes=[np.float64])
+
+    def kernel(xp, *args):
+        out = vectorized(*[np.asarray(a, np.float64) for a in args])
+        return np.asarray(out).astype(np.result_type(*args))
+    return kernel
+
+
+def _shape(op):
+    shape = op.inputs[0].shape
+    for t in op.inputs[1:]:
+        shape = broadcast_shape(shape, t.shape)
+    return shape
+
+
+for _op_type, _fn in (("Igamma", _igamma), ("Igammac", _igammac), ("Betainc", _betainc), ("Zeta", _zeta),
+                      ("Polygamma", _polygamma)):
+    register_op(_op_type, shape=_shape)(_elementwise(_fn))
+
+
+def _x_density(a, x):
+    """d P(a, x) / dx = exp(-x) x^(a-1) / Gamma(a)."""
+    from .math_ops import exp, log  # noqa: PLC0415
+    from .misc_more_ops import lgamma  # noqa: PLC0415
+
+    return exp(-x + (a - 1.0) * log(x) - lgamma(a))
+
+
+@register_gradient("Igamma")
+def _igamma_grad(op, grad):
+    from .array_ops import unbroadcast  # noqa: PLC0415
+
+    a, x = op.inputs
+    return None, unbroadcast(grad * _x_density(a, x), x)
+
+
+@register_gradient("Igammac")
+def _igammac_grad(op, grad):
+    from .array_ops import unbroadcast  # noqa: PLC0415
+
+    a, x = op.inputs
+    return None, unbroadcast(-grad * _x_density(a, x), x)
+
+
+@register_gradient("Betainc")
+def _betainc_grad(op, grad):
+    from .array_ops import unbroadcast  # noqa: PLC0415
+    from .math_ops import exp, log  # noqa: PLC0415
+    from .misc_more_ops import lgamma  # noqa: PLC0415
+
+    a, b, x = op.inputs
+    log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
+    density = exp((a - 1.0) * log(x) + (b - 1.0) * log(1.0 - x) - log_beta)
+    return None, None, unbroadcast(grad * density, x)
+
+
+@register_gradient("Zeta")
+def _zeta_grad(op, grad):
+    from .array_ops import unbroadcast  # noqa: PLC0415
+
+    x, q = op.inputs
+    return None, unbroadcast(grad * -x * zeta(x + 1.0, q), q)
+
+
+@register_gradient("Polygamma")
+def _polygamma_grad(op, grad):
+    from .array_ops import unbroadcast  # noqa: PLC0415
+
+    n, x = op.inputs
+    return None, unbroadcast(grad * polygamma(n + 1.0, x), x)
+
+
+def _binary(op_type, x, y, name):
+    x, y = same_dtype_inputs(op_type, [x, y])
+    if not x.dtype.base_dtype.is_floating:
+        raise TypeError(f"'{op_type}' needs floating inputs, got {x.dtype.name}")
+    return make_tensor(op_type, [x, y], None, name or op_type)
+
+
+def igamma(a, x, name=None):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    return _binary("Igamma", a, x, name)
+
+
+def igammac(a, x, name=None):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _binary("Igammac", a, x, name)
+
+
+def zeta(x, q, name=None):
+    """The Hurwitz zeta function sum_k (q + k)^-x."""
+    return _binary("Zeta", x, q, name)
+
+
+def polygamma(a, x, name=None):
+    """The ``a``-th derivative of digamma at ``x`` (``a`` a non-negative integer value)."""
+    return _binary("Polygamma", a, x, name)
+
+
+def betainc(a, b, x, name=None):
+    """The regularized incomplete beta function I_x(a, b)."""
+    a, b, x = same_dtype_inputs("Betainc", [a, b, x], names=("a", "b", "x"))
+    if not a.dtype.base_dtype.is_floating:
+        raise TypeError(f"'Betainc' needs floating inputs, got {a.dtype.name}")
+    return make_tensor("Betainc", [a, b, x], None, name or "Betainc")
+
