@@ -1,5 +1,6 @@
 """The seed programs run as scripts and print the right result."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -40,6 +41,8 @@ def accuracy_of(name, *args):
     return float(lines[-1].split(":")[1])
 
 
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
+                    reason="the digits data set comes with scikit-learn (the 'examples' extra)")
 @pytest.mark.parametrize("name,args,minimum", [
     ("train_digits.py", ("--model", "mlp"), 0.97),
     ("in_graph_training.py", (), 0.97),

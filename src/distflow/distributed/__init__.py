@@ -1,1 +1,2 @@
-"""The distributed runtime: cluster specs, resolvers, and (next) servers and remote sessions."""
+"""The distributed runtime: cluster specs, resolvers, servers (master and worker), the tensor
+transport and remote sessions."""

@@ -3,7 +3,9 @@
 The master registers, once per step signature, a GraphDef holding this task's
 partitions (every node with a full device name, _Send/_Recv at the cut edges). A
 step is one RunGraph: every partition runs at once; a _Recv whose sender is on
-another task pulls the tensor with RecvTensor from that task's worker.
+another task opens a stream to that task's data port (transport.py) and takes the
+tensor from it. The gRPC RecvTensor method answers the same request for a client that
+asks over gRPC instead.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Devices: a name, an array namespace (NumPy on CPU) and a resource manager.
 
 Partitions run on threads of the executor's pool rather than on one thread per
-device: a partition blocked in a receive (or, later, a queue) must not stop another
+device: a partition blocked in a receive or a queue must not stop another
 step's partition for the same device from running.
 """
 

@@ -1,4 +1,4 @@
-"""Per-device stateful resources (variables, later queues and accumulators).
+"""Per-device stateful resources (variables, queues, accumulators, readers).
 
 Resources are keyed by (container, name). They outlive steps and sessions'
 graphs: a second graph that names the same variable on the same device finds
