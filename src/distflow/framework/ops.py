@@ -503,7 +503,9 @@ class Graph:
     # -- device and colocation scopes --------------------------------------------------------
     @contextlib.contextmanager
     def device(self, device_name_or_function):
-        """Scopes the device of new ops (see shared/TF1_SEMANTICS.md for the merge rules)."""
+        """Scopes the device of new ops. A device string merges with the enclosing scope's (the
+        fields it names win, the others come from outside, as in TF 1.x); a function chooses each
+        op's device; None clears the scope."""
         if device_name_or_function is None:
             fn = None
         elif callable(device_name_or_function):

@@ -1,6 +1,6 @@
 """The op registry: one entry per op type, holding its shape function, kernel and gradient.
 
-An op is declared once, in one block (shared/STYLE.md):
+An op is declared once, in one block (docs/design.md, "Op block"):
 
     @register_op("MatMul", shape=_matmul_shape)
     def _matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False): ...

@@ -1,6 +1,6 @@
 """``tf.train.replica_device_setter``: variables on parameter-server tasks, the rest on the worker.
 
-The semantics are TensorFlow 1.x's (shared/TF1_SEMANTICS.md), including its strategies:
+The semantics are TensorFlow 1.x's, including its strategies:
 round-robin (the default), greedy load balancing (for example by variable byte size,
 which keeps one ps task from holding every large variable) and random by name.
 """
