@@ -79,3 +79,98 @@ def test_blas_threads_are_shared_among_co_located_tasks():
     env = blas_thread_env(3, environ={"MKL_NUM_THREADS": "4"})
     assert env == {"OPENBLAS_NUM_THREADS": str(max(1, cores // 3)), "OMP_NUM_THREADS": str(max(1, cores // 3))}
     assert blas_thread_env(1, environ={})["OPENBLAS_NUM_THREADS"] == str(cores)
+
+
+def cli(*args, timeout=30):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    return subprocess.run([sys.executable, "-m", "distflow.tools.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=ROOT)
+
+
+def test_help_shows_the_command_syntax_and_bad_arguments_are_one_line_errors():
+    shown = cli("launch", "--help")
+    assert shown.returncode == 0
+    assert "-- COMMAND" in shown.stdout and "example: distflow launch --ps 1 --workers 2 -- python" in shown.stdout
+    for args, message in ((["--ps", "-1", "--", "true"], "--ps: must be at least 0, got -1"),
+                          (["--workers", "0", "--", "true"], "--workers: must be at least 1, got 0"),
+                          (["--workers", "two", "--", "true"], "expected a whole number, got 'two'"),
+                          ([], "launch needs a command after --")):
+        out = cli("launch", *args)
+        assert out.returncode == 2 and message in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+
+
+TASK_THAT_WAITS = (
+    "import json, os, subprocess, sys, time\n"
+    "task = json.loads(os.environ['TF_CONFIG'])['task']\n"
+    "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+    "print('pids', os.getpid(), child.pid, flush=True)\n"
+    "time.sleep(600)\n")
+
+
+def test_sigterm_stops_every_task_and_what_they_started(tmp_path):
+    import re
+    import signal
+    import time
+
+    script = tmp_path / "task.py"
+    script.write_text(TASK_THAT_WAITS)
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    launcher = subprocess.Popen([sys.executable, "-m", "distflow.tools.cli", "launch", "--ps", "1", "--workers", "1",
+                                 "--logdir", str(tmp_path / "logs"), "--", sys.executable, str(script)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    pids, lines = [], []
+    try:
+        while len(pids) < 4:  # both tasks and their children have started
+            line = launcher.stdout.readline()
+            assert line, "the launcher ended early: " + "".join(lines) + launcher.stderr.read()
+            lines.append(line)
+            found = re.search(r"pids (\d+) (\d+)", line)
+            if found:
+                pids += [int(found.group(1)), int(found.group(2))]
+        launcher.send_signal(signal.SIGTERM)
+        rest, err = launcher.communicate(timeout=30)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.wait(10)
+    assert launcher.returncode == 143, rest + err
+    assert "[launch] SIGTERM: stopping every task" in rest and "Traceback" not in err
+    deadline = time.monotonic() + 10
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in pids if _alive(p)]
+        time.sleep(0.05)
+    assert not alive, f"still running: {alive}"
+    logs = sorted(p.name for p in (tmp_path / "logs").iterdir())
+    assert logs == ["ps-0.log", "worker-0.log"] and "pids" in (tmp_path / "logs" / "worker-0.log").read_text()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie child of this process (none here) would count as gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_every_failed_task_is_listed_and_the_blas_split_is_logged(tmp_path):
+    script = tmp_path / "task.py"
+    script.write_text(
+        "import json, os, sys\n"
+        "task = json.loads(os.environ['TF_CONFIG'])['task']\n"
+        "sys.exit({'worker': 5, 'chief': 0}.get(task['type'], 0))\n")
+    env_without_blas = {k: v for k, v in os.environ.items()
+                        if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    env_without_blas["PYTHONPATH"] = os.path.join(ROOT, "src")
+    out = subprocess.run([sys.executable, "-m", "distflow.tools.cli", "launch", "--ps", "0", "--workers", "2",
+                          "--chief", "--", sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                         env=env_without_blas, cwd=ROOT)
+    assert out.returncode == 5
+    assert "[launch] worker:0 failed with exit code 5" in out.stdout
+    assert "[launch] worker:1 failed with exit code 5" in out.stdout
+    assert "[launch] 3 tasks share" in out.stdout and "OPENBLAS_NUM_THREADS=" in out.stdout

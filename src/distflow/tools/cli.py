@@ -7,6 +7,19 @@ import json
 import sys
 
 
+def _count(minimum: int):
+    """An argparse type: an integer of at least ``minimum`` (a one-line error otherwise)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = []
@@ -15,10 +28,18 @@ def main(argv=None) -> int:
         argv, command = argv[:split], argv[split + 1:]
     parser = argparse.ArgumentParser(prog="distflow")
     sub = parser.add_subparsers(dest="cmd", required=True)
-    launch = sub.add_parser("launch", help="start a local cluster running one command per task")
-    launch.add_argument("--ps", type=int, default=1, help="parameter-server tasks")
-    launch.add_argument("--workers", type=int, default=2, help="worker tasks")
+    launch = sub.add_parser(
+        "launch", help="start a local cluster running one command per task",
+        usage="distflow launch [--ps N] [--workers N] [--chief] [--logdir DIR] -- COMMAND [ARGS ...]",
+        description="Starts one process per task on free loopback ports, each running COMMAND with TF_CONFIG "
+                    "naming its job and index; prefixes their output with the task; stops the ps tasks when "
+                    "the workers are done; Ctrl-C or SIGTERM stops every task.",
+        epilog="example: distflow launch --ps 1 --workers 2 -- python examples/seed_between_graph.py",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    launch.add_argument("--ps", type=_count(0), default=1, help="parameter-server tasks (default 1)")
+    launch.add_argument("--workers", type=_count(1), default=2, help="worker tasks (default 2)")
     launch.add_argument("--chief", action="store_true", help="add a 'chief' task")
+    launch.add_argument("--logdir", help="also write each task's output to DIR/<job>-<index>.log")
     server = sub.add_parser("server", help="run one task's server until it is stopped")
     server.add_argument("--cluster", required=True, help='JSON, e.g. {"ps": ["127.0.0.1:2222"]}')
     server.add_argument("--job", required=True)
@@ -29,7 +50,7 @@ def main(argv=None) -> int:
             parser.error("launch needs a command after --")
         from .launcher import launch as run  # noqa: PLC0415
 
-        return run(command, args.ps, args.workers, args.chief)
+        return run(command, args.ps, args.workers, args.chief, logdir=args.logdir)
     from ..distributed.server import Server  # noqa: PLC0415
 
     srv = Server(json.loads(args.cluster), job_name=args.job, task_index=args.task)

@@ -1,6 +1,6 @@
 """``distflow launch``: a local cluster in one command.
 
-    distflow launch --ps 1 --workers 2 [--chief] -- python train.py ARGS
+    distflow launch --ps 1 --workers 2 [--chief] [--logdir DIR] -- python train.py ARGS
 
 Every task runs the same command with TF_CONFIG in TensorFlow's format (so the
 script finds its job and index with TFConfigClusterResolver, as under Kubernetes
@@ -8,7 +8,9 @@ TFJob), and with BLAS thread counts that share the cores among the tasks (unless
 user set them). Each output line is prefixed with its task. When every worker (and the
 chief) has exited, the ps tasks are asked to stop (their ``server.join()``
 returns), and killed if they do not exit in time. The exit code is the first
-failing worker's, and the launcher says which one failed.
+failing worker's, and the launcher lists every task that failed. Each task runs in its
+own process group: Ctrl-C or SIGTERM to the launcher stops every task (and anything they
+started) and exits with 130 or 143.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -84,19 +87,47 @@ def blas_thread_env(n_tasks: int, environ=None) -> dict:
     return {name: threads for name in BLAS_THREAD_VARIABLES if name not in environ}
 
 
-def _pump(stream, prefix: str, out) -> None:
+_WRITE_LOCK = threading.Lock()
+
+
+def _pump(stream, prefix: str, out, log=None) -> None:
+    """Copies a task's output to ``out`` line by line (whole lines, never interleaved)."""
     for line in iter(stream.readline, b""):
-        out.write(f"[{prefix}] {line.decode(errors='replace')}")
-        out.flush()
+        text = line.decode(errors="replace")
+        with _WRITE_LOCK:
+            out.write(f"[{prefix}] {text}")
+            out.flush()
+        if log is not None:
+            log.write(text)
+            log.flush()
     stream.close()
+    if log is not None:
+        log.close()
 
 
-def _wait_for_trainers(trainers: dict, chief_key, out) -> dict:
+class _Stop(Exception):
+    """A signal asked the launcher to stop every task."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop_group(proc: subprocess.Popen, sig) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _wait_for_trainers(trainers: dict, chief_key, out, stop: list) -> dict:
     """Exit codes of the chief and workers. Another worker's failure leaves the rest running
     (asynchronous training survives a lost worker); the chief's failure stops them all, since
     they would wait for it forever."""
     codes: dict = {}
     while len(codes) < len(trainers):
+        if stop:
+            raise _Stop(stop[0])
         for key, proc in trainers.items():
             if key not in codes and proc.poll() is not None:
                 codes[key] = proc.returncode
@@ -111,23 +142,77 @@ def _wait_for_trainers(trainers: dict, chief_key, out) -> dict:
 
 
 def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_grace: float = 10.0,
-           out=None) -> int:
+           out=None, logdir: str | None = None) -> int:
     out = out or sys.stdout
     cluster = make_cluster(ps, workers, chief)
     procs: dict[tuple[str, int], subprocess.Popen] = {}
     pumps = []
-    threads = blas_thread_env(sum(len(tasks) for tasks in cluster.values()))
-    for job in ("ps", "chief", "worker"):
-        for index in range(len(cluster.get(job, []))):
-            env = dict(os.environ, **threads, TF_CONFIG=json.dumps(
-                {"cluster": cluster, "task": {"type": job, "index": index}, "rpc_layer": "grpc"}))
-            proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            procs[(job, index)] = proc
-            pump = threading.Thread(target=_pump, args=(proc.stdout, f"{job}:{index}", out), daemon=True)
-            pump.start()
-            pumps.append(pump)
-    trainers = {k: p for k, p in procs.items() if k[0] != "ps"}
-    codes = _wait_for_trainers(trainers, ("chief", 0) if chief else ("worker", 0), out)
+    n_tasks = sum(len(tasks) for tasks in cluster.values())
+    threads = blas_thread_env(n_tasks)
+    if threads:
+        out.write(f"[launch] {n_tasks} tasks share {os.cpu_count()} cores: "
+                  f"{', '.join(f'{k}={v}' for k, v in threads.items())} for each\n")
+    if logdir:
+        os.makedirs(logdir, exist_ok=True)
+    stop: list = []
+    handlers = _catch_signals(stop)
+    try:
+        for job in ("ps", "chief", "worker"):
+            for index in range(len(cluster.get(job, []))):
+                env = dict(os.environ, **threads, TF_CONFIG=json.dumps(
+                    {"cluster": cluster, "task": {"type": job, "index": index}, "rpc_layer": "grpc"}))
+                proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+                procs[(job, index)] = proc
+                log = open(os.path.join(logdir, f"{job}-{index}.log"), "w") if logdir else None  # noqa: SIM115
+                pump = threading.Thread(target=_pump, args=(proc.stdout, f"{job}:{index}", out, log), daemon=True)
+                pump.start()
+                pumps.append(pump)
+        trainers = {k: p for k, p in procs.items() if k[0] != "ps"}
+        codes = _wait_for_trainers(trainers, ("chief", 0) if chief else ("worker", 0), out, stop)
+    except _Stop as e:
+        name = signal.Signals(e.signum).name
+        out.write(f"[launch] {name}: stopping every task\n")
+        _stop_all(procs, pumps)
+        return 128 + e.signum
+    finally:
+        _restore_signals(handlers)
+    return _finish(cluster, procs, pumps, codes, ps_grace, out)
+
+
+def _catch_signals(stop: list) -> dict:
+    """SIGINT and SIGTERM recorded in ``stop`` (the wait loop ends on them); the old handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        old[sig] = signal.signal(sig, lambda signum, frame: stop.append(signum))
+    return old
+
+
+def _restore_signals(handlers: dict) -> None:
+    for sig, handler in handlers.items():
+        signal.signal(sig, handler)
+
+
+def _stop_all(procs: dict, pumps: list, grace: float = 5.0) -> None:
+    """SIGTERM to every task's process group, SIGKILL to those still there after ``grace``."""
+    for proc in procs.values():
+        if proc.poll() is None:
+            _stop_group(proc, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for proc in procs.values():
+        try:
+            proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _stop_group(proc, signal.SIGKILL)
+            proc.wait(5)
+    for pump in pumps:
+        pump.join(5)
+
+
+def _finish(cluster: dict, procs: dict, pumps: list, codes: dict, ps_grace: float, out) -> int:
+    """Stops the ps tasks once the trainers are done; reports every failed task."""
     from ..distributed.server import shutdown_task  # noqa: PLC0415 - only the ps stop needs gRPC
 
     for index, address in enumerate(cluster.get("ps", [])):
@@ -150,8 +235,8 @@ def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_gr
         pump.join(5)
     failed = [(k, c) for k, c in codes.items() if c != 0]
     if failed:
-        (job, index), code = failed[0]
-        out.write(f"[launch] {job}:{index} failed with exit code {code}\n")
-        return code
+        for (job, index), code in failed:
+            out.write(f"[launch] {job}:{index} failed with exit code {code}\n")
+        return failed[0][1]
     out.write("[launch] all tasks finished\n")
     return 0
