@@ -100,17 +100,22 @@ def main(argv=None):
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stdout)
     cluster, job_name, task_index = cluster_and_task(args)
     server = tf.train.Server(cluster, job_name=job_name, task_index=task_index)
-    num_workers = cluster.num_tasks("worker")
+    # With a 'chief' task (`distflow launch --chief`, TFJob) the chief is trainer 0 and the
+    # chief; the workers follow it. Without one, worker 0 is the chief.
+    has_chief = "chief" in cluster.jobs
+    num_workers = cluster.num_tasks("worker") + (cluster.num_tasks("chief") if has_chief else 0)
     done = done_queues(cluster, num_workers)
     if job_name == "ps":
         wait_for_workers(server, done[task_index], task_index, num_workers)
         return
-    say_done = [queue.enqueue(task_index) for queue in done]  # built now: the session finalizes the graph
-    is_chief = task_index == 0
+    trainer = task_index + (1 if has_chief and job_name == "worker" else 0)
+    say_done = [queue.enqueue(trainer) for queue in done]  # built now: the session finalizes the graph
+    is_chief = job_name == "chief" or (not has_chief and task_index == 0)
+    me = f"/job:{job_name}/task:{task_index}"
 
     x_train, y_train, x_test, y_test = load_digits()
     tf.set_random_seed(0)
-    with tf.device(tf.train.replica_device_setter(worker_device=f"/job:worker/task:{task_index}", cluster=cluster)):
+    with tf.device(tf.train.replica_device_setter(worker_device=me, cluster=cluster)):
         global_step = tf.train.get_or_create_global_step()
         x = tf.placeholder(tf.float32, [None, 64], name="x")
         y = tf.placeholder(tf.int64, [None], name="y")
@@ -125,15 +130,15 @@ def main(argv=None):
         train_op = opt.minimize(loss, global_step=global_step)
 
     mode = "sync" if args.sync_replicas else "async"
-    print(f"worker {task_index}: {mode} training to global step {args.train_steps}", flush=True)
-    slow = args.step_sleep if args.slow_task in (None, task_index) else 0.0
-    stream = batches(x_train, y_train, args.batch_size, seed=task_index)
+    print(f"{job_name} {task_index}: {mode} training to global step {args.train_steps}", flush=True)
+    slow = args.step_sleep if args.slow_task in (None, trainer) else 0.0
+    stream = batches(x_train, y_train, args.batch_size, seed=trainer)
     local_steps, start, last_step_time = 0, time.monotonic(), None
     first_step = first_step_time = None
     results = {}
     # Each worker talks to the ps tasks and itself only, so that a lost or finished worker
     # never stalls another's session (TensorFlow's advice for between-graph replication).
-    config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{task_index}"])
+    config = tf.ConfigProto(device_filters=["/job:ps", me])
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, checkpoint_dir=args.checkpoint_dir,
                                            hooks=hooks, save_checkpoint_steps=args.save_checkpoint_steps,
                                            log_step_count_steps=0, max_wait_secs=300, config=config) as sess:
@@ -147,22 +152,22 @@ def main(argv=None):
             if first_step is None:
                 first_step, first_step_time = step, last_step_time
             if local_steps % 100 == 0:
-                print(f"worker {task_index}: local step {local_steps}, global step {step}, loss {loss_value:.4f}",
+                print(f"{job_name} {task_index}: local step {local_steps}, global step {step}, loss {loss_value:.4f}",
                       flush=True)
         if is_chief:
             results["test_accuracy"] = float(sess.run(accuracy, {x: x_test, y: y_test}))
             results["global_step"] = int(sess.run(global_step))
-            print(f"worker {task_index}: test accuracy {results['test_accuracy']:.4f}", flush=True)
+            print(f"{job_name} {task_index}: test accuracy {results['test_accuracy']:.4f}", flush=True)
     closed = time.monotonic()
     train_secs = (last_step_time or closed) - start
-    results.update(local_steps=local_steps, train_secs=train_secs, task=task_index, mode=mode,
+    results.update(local_steps=local_steps, train_secs=train_secs, task=trainer, mode=mode,
                    close_secs=closed - (last_step_time or closed),  # last step to the session closed
                    last_step_unix=time.time() - (closed - (last_step_time or closed)))
     if is_chief and first_step_time is not None and last_step_time > first_step_time:
         # global steps per second between this worker's first and last step (start-up excluded)
         results["global_steps_per_sec"] = (results["global_step"] - first_step) / (last_step_time - first_step_time)
         results["secs_per_local_step"] = (last_step_time - first_step_time) / max(1, local_steps - 1)
-    print(f"worker {task_index}: done, {local_steps} local steps in {train_secs:.1f} s", flush=True)
+    print(f"{job_name} {task_index}: done, {local_steps} local steps in {train_secs:.1f} s", flush=True)
     with tf.Session(server.target, config=config) as sess:  # tell every ps task this worker is done
         sess.run(say_done)
     if args.report and is_chief:

@@ -47,9 +47,14 @@ def main():
         server.join()  # returns when the launcher stops the cluster
         return
 
+    # With a 'chief' task (TF_CONFIG from `distflow launch --chief`, TFJob) the chief is the
+    # first trainer and initializes the variables; without one, worker 0 does.
+    has_chief = "chief" in cluster.jobs
+    is_chief = job_type == "chief" or (not has_chief and task_idx == 0)
+    trainer = task_idx + (1 if has_chief and job_type == "worker" else 0)
     x_train, y_train, x_test, y_test = load_digits()
     tf.set_random_seed(0)
-    with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:%d" % task_idx,
+    with tf.device(tf.train.replica_device_setter(worker_device=f"/job:{job_type}/task:{task_idx}",
                                                   cluster=cluster)):
         x = tf.placeholder(tf.float32, [None, 64], name="x")
         y = tf.placeholder(tf.int64, [None], name="y")
@@ -59,7 +64,6 @@ def main():
         init = tf.global_variables_initializer()
         uninitialized = tf.report_uninitialized_variables()
 
-    is_chief = task_idx == 0
     with tf.Session(server.target) as sess:
         if is_chief:
             sess.run(init)
@@ -67,13 +71,13 @@ def main():
             deadline = time.monotonic() + 120
             while len(sess.run(uninitialized)) and time.monotonic() < deadline:
                 time.sleep(0.1)
-        stream = batches(x_train, y_train, args.batch_size, seed=task_idx)
+        stream = batches(x_train, y_train, args.batch_size, seed=trainer)
         for step in range(1, args.steps + 1):
             bx, by = next(stream)
             _, loss_value, gstep = sess.run([train_op, loss, global_step], {x: bx, y: by})
             if step % 200 == 0:
-                print(f"worker {task_idx} step {step} (global step {gstep}): loss {loss_value:.4f}", flush=True)
-        print(f"worker {task_idx} test accuracy: {sess.run(accuracy, {x: x_test, y: y_test}):.4f}", flush=True)
+                print(f"{job_type} {task_idx} step {step} (global step {gstep}): loss {loss_value:.4f}", flush=True)
+        print(f"{job_type} {task_idx} test accuracy: {sess.run(accuracy, {x: x_test, y: y_test}):.4f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -174,3 +174,21 @@ def test_every_failed_task_is_listed_and_the_blas_split_is_logged(tmp_path):
     assert "[launch] worker:0 failed with exit code 5" in out.stdout
     assert "[launch] worker:1 failed with exit code 5" in out.stdout
     assert "[launch] 3 tasks share" in out.stdout and "OPENBLAS_NUM_THREADS=" in out.stdout
+
+
+def test_shipped_examples_run_with_a_chief_task(tmp_path):
+    out = launch("--ps", "1", "--workers", "1", "--chief", "--", sys.executable, "examples/seed_between_graph.py",
+                 "--steps", "200", timeout=180)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "[chief:0] chief 0 test accuracy" in out.stdout and "[worker:0] worker 0 test accuracy" in out.stdout
+    report = tmp_path / "report.json"
+    out = launch("--ps", "1", "--workers", "1", "--chief", "--", sys.executable, "examples/digits_replica.py",
+                 "--sync_replicas", "--train_steps", "100", "--checkpoint_dir", str(tmp_path / "ckpt"), "--report",
+                 str(report), timeout=180)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    import json
+
+    result = json.loads(report.read_text())
+    assert result["global_step"] == 100 and result["task"] == 0  # written by the chief, trainer 0
+    assert "[chief:0] chief 0: sync training" in out.stdout and "[worker:0] worker 0: sync training" in out.stdout
+    assert "[launch] all tasks finished" in out.stdout
