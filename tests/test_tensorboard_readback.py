@@ -1,0 +1,45 @@
+"""TensorBoard itself reads what distflow writes: the real ``tensorboard`` package (a test
+extra) loads the event files of a short training run and finds the graph, the scalars, the
+histograms and the images."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator",
+                                        reason="the tensorboard package comes with the 'test' extra")
+
+
+def test_tensorboard_reads_graph_scalars_histograms_and_images(tmp_path):
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    w = tf.Variable([[0.5], [-0.5]], name="w")
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0), name="loss")
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    tf.summary.scalar("loss", loss)
+    tf.summary.histogram("weights", w)
+    tf.summary.image("picture", tf.reshape(tf.range(16, dtype=tf.float32) / 16.0, [1, 4, 4, 1]))
+    merged = tf.summary.merge_all()
+    writer = tf.summary.FileWriter(str(tmp_path), tf.get_default_graph())
+    losses = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(5):
+            _, summary, value, at = sess.run([train, merged, loss, step], {x: np.ones((3, 2))})
+            writer.add_summary(summary, at)
+            losses.append(value)
+    writer.close()
+
+    events = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"scalars": 0, "images": 0})
+    events.Reload()
+    tags = events.Tags()
+    assert tags["graph"] and {"loss"} <= set(tags["scalars"]) and "weights" in tags["histograms"]
+    assert "picture/image" in tags["images"]
+    scalars = events.Scalars("loss")
+    assert [s.step for s in scalars] == [1, 2, 3, 4, 5]
+    np.testing.assert_allclose([s.value for s in scalars], losses, rtol=1e-6)
+    graph = events.Graph()
+    assert {"x", "w", "loss"} <= {node.name for node in graph.node}
+    assert events.Images("picture/image")[0].width == 4
+    assert events.Histograms("weights")[0].histogram_value.num == 2
