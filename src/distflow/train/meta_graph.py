@@ -24,6 +24,7 @@ from ..framework.importer import import_graph_def
 from ..framework.ops import GraphKeys
 from ..ops import io_ops, state_ops
 from ..protos import distflow_pb2 as pb
+from ..version import GIT_VERSION
 
 _log = logging.getLogger("distflow")
 _warned: set = set()  # collections already warned about, once per process
@@ -79,9 +80,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     meta = pb.MetaGraphDef()
     if meta_info_def is not None:
         meta.meta_info_def.CopyFrom(meta_info_def)
-    from .. import __version__  # noqa: PLC0415 - the package is loaded by the time anyone exports
-
-    meta.meta_info_def.tensorflow_version = f"distflow-{__version__}"
+    meta.meta_info_def.tensorflow_version = GIT_VERSION
     meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
     if export_scope:
         _scope_graph_def(meta.graph_def, export_scope)

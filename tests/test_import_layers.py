@@ -1,0 +1,52 @@
+"""The packages import each other only downwards, in the order docs/design.md draws:
+protos <- framework <- platform <- ops <- runtime <- distributed, data, summary <- train,
+layers, losses, metrics <- tools. A new import that runs up a layer fails here."""
+
+import ast
+import os
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "distflow")
+
+LEAVES = {"protos", "version", "_namespace"}  # modules any package may use
+BELOW = {
+    "protos": set(),
+    "framework": {"protos"},
+    "platform": {"framework", "protos"},
+    "ops": {"framework", "platform", "protos"},
+    "runtime": {"framework", "platform", "ops", "protos"},
+    "distributed": {"framework", "platform", "ops", "runtime", "protos"},
+    "data": {"framework", "platform", "ops", "runtime", "protos"},
+    "summary": {"framework", "platform", "ops", "protos"},
+    "train": {"framework", "platform", "ops", "runtime", "distributed", "data", "summary", "protos"},
+    "layers": {"framework", "platform", "ops", "protos"},
+    "losses": {"framework", "ops"},
+    "metrics": {"framework", "ops"},
+}
+
+
+def package_imports():
+    """(importing package, imported top-level name, file) for each relative import leaving a package."""
+    for root, _, files in os.walk(SRC):
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(root, name)
+            parts = os.path.relpath(path, SRC).split(os.sep)
+            if len(parts) == 1:
+                continue  # the top-level namespace modules gather names from everywhere
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.level >= len(parts):
+                    target = (node.module or "").split(".")[0]
+                    targets = [target] if target else [alias.name for alias in node.names]
+                    for t in targets:
+                        if t != parts[0]:
+                            yield parts[0], t, os.path.relpath(path, SRC)
+
+
+def test_no_package_imports_a_layer_above_it():
+    wrong = sorted({(pkg, target, path) for pkg, target, path in package_imports()
+                    if pkg in BELOW and target not in BELOW[pkg] | LEAVES})
+    assert not wrong, "imports that run up a layer (see docs/design.md):\n" + "\n".join(
+        f"  {path}: {pkg} imports {target}" for pkg, target, path in wrong)
