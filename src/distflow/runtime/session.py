@@ -240,7 +240,12 @@ class BaseSession:
 
     def _feeds(self, feed_dict) -> tuple[tuple, list]:
         tensors, values = [], []
-        for key, value in _expand_sparse_feeds(feed_dict):
+        pairs = feed_dict.items()
+        for key in feed_dict:
+            if type(key) is SparseTensor:  # fed as its three tensors
+                pairs = _expand_sparse_feeds(feed_dict)
+                break
+        for key, value in pairs:
             try:
                 t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
             except (TypeError, ValueError, KeyError) as e:
