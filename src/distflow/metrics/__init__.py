@@ -345,19 +345,11 @@ def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None
     from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
 
     _no_class_id(class_id, "recall_at_top_k")
-    with variable_scope(name, "recall_at_top_k", [predictions_idx]):
-        relevant, count = _relevance(labels, predictions_idx)
-        w = array_ops.ones_like(count) if weights is None else math_ops.cast(weights, dtypes.float32)
-        found = _local_variable("true_positives", [])
-        total = _local_variable("labels", [])
-        update_found = state_ops.assign_add(found, reduce_sum(reduce_sum(relevant, axis=1) * w))
-        update_total = state_ops.assign_add(total, reduce_sum(count * w))
-        value = _div_no_nan(found.value(), total.value(), name="value")
-        with ops.control_dependencies([update_found, update_total]):
-            update_op = _div_no_nan(array_ops.identity(found.read_value()), total.read_value(), name="update_op")
-        _collect(metrics_collections, value)
-        _collect(updates_collections, update_op)
-        return value, update_op
+    relevant, count = _relevance(labels, predictions_idx)
+    per_example = _div_no_nan(reduce_sum(relevant, axis=1), count)
+    # the mean of each example's recall weighted by its label count: found labels / all labels
+    weight = count if weights is None else count * math_ops.cast(weights, dtypes.float32)
+    return mean(per_example, weight, metrics_collections, updates_collections, name or "recall_at_top_k")
 
 
 def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,

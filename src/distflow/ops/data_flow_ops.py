@@ -150,16 +150,22 @@ class _FIFOQueue:
 # FIFOQueue: ops
 
 
-@register_op("FIFOQueue", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
-def _fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
+def queue_resource(ctx, kind, what, component_types, shapes, capacity, container, shared_name):
+    """The queue of class ``kind`` this op names (made on first use; shared by ``shared_name``),
+    checked to have the requested types and capacity."""
     name = shared_name or ctx.op_name
     queue = ctx.resource_mgr.lookup_or_create(container, name,
-                                              lambda: _FIFOQueue(name, component_types, shapes, capacity))
-    if type(queue) is not _FIFOQueue:
+                                              lambda: kind(name, component_types, shapes, capacity))
+    if type(queue) is not kind:
         raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is a "
-                                          f"{type(queue).__name__}, not a queue")
+                                          f"{type(queue).__name__}, not {what}")
     queue.check_matches(component_types, shapes, capacity)
     return queue
+
+
+@register_op("FIFOQueue", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+def _fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
+    return queue_resource(ctx, _FIFOQueue, "a queue", component_types, shapes, capacity, container, shared_name)
 
 
 @register_op("QueueEnqueue", shape=_no_outputs, stateful=True, blocking=True, ref_inputs=(0,))
@@ -391,14 +397,8 @@ class _PaddingFIFOQueue(_FIFOQueue):
 
 @register_op("PaddingFIFOQueue", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
 def _padding_fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
-    name = shared_name or ctx.op_name
-    queue = ctx.resource_mgr.lookup_or_create(container, name,
-                                              lambda: _PaddingFIFOQueue(name, component_types, shapes, capacity))
-    if type(queue) is not _PaddingFIFOQueue:
-        raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is a "
-                                          f"{type(queue).__name__}, not a PaddingFIFOQueue")
-    queue.check_matches(component_types, shapes, capacity)
-    return queue
+    return queue_resource(ctx, _PaddingFIFOQueue, "a PaddingFIFOQueue", component_types, shapes, capacity,
+                          container, shared_name)
 
 
 not_differentiable("PaddingFIFOQueue")
