@@ -22,6 +22,14 @@ def _check_format(data_format):
         raise NotImplementedError(f"data_format {data_format!r} is not supported; use channels_last")
 
 
+def _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation):
+    """A convolution layer's tail, in its variable scope: ``<scope>/bias`` added, then the activation."""
+    if use_bias:
+        out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
+                                                  trainable))
+    return activation(out) if activation is not None else out
+
+
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
            dilation_rate=(1, 1), activation=None, use_bias=True, kernel_initializer=None,
            bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
@@ -40,11 +48,8 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_f
                                 kernel_initializer, kernel_regularizer, trainable)
         dh, dw = _pair(dilation_rate, "dilation_rate")
         out = conv_ops.conv2d(inputs, kernel, [1, sh, sw, 1], padding.upper(), dilations=[1, dh, dw, 1])
-        if use_bias:
-            bias = layer_variable("bias", [filters], inputs.dtype.base_dtype, bias_initializer,
-                                  bias_regularizer, trainable)
-            out = nn_ops.bias_add(out, bias)
-        return activation(out) if activation is not None else out
+        return _finish(out, filters, inputs.dtype.base_dtype, use_bias, bias_initializer, bias_regularizer, trainable,
+                       activation)
 
 
 def _pooling2d(fn, default, inputs, pool_size, strides, padding, data_format, name):
@@ -90,12 +95,7 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
         output_shape = array_ops.stack([batch, out_h, out_w, filters])
         out = conv_ops.conv2d_transpose(inputs, kernel, output_shape, [1, sh, sw, 1], padding)
         out.set_shape([inputs.shape[0].value, out_h, out_w, filters])
-        if use_bias:
-            bias = layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer, trainable)
-            out = nn_ops.bias_add(out, bias)
-        if activation is not None:
-            out = activation(out)
-        return out
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
 
 
 # ---------------------------------------------------------------------------
@@ -120,10 +120,7 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format
         out = conv_ops.conv2d(array_ops.expand_dims(inputs, 1), array_ops.expand_dims(kernel, 0), [1, 1, s, 1],
                               padding.upper(), dilations=[1, 1, d, 1])
         out = array_ops.squeeze(out, [1])
-        if use_bias:
-            out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
-                                                      trainable))
-        return activation(out) if activation is not None else out
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
 
 
 def _pooling1d(fn, default, inputs, pool_size, strides, padding, data_format, name):
@@ -179,10 +176,7 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", dat
         kernel = layer_variable("kernel", [*k, inputs.shape[-1].value, filters], dtype, kernel_initializer,
                                 kernel_regularizer, trainable)
         out = conv3d_ops.conv3d(inputs, kernel, [1, *s, 1], padding.upper())
-        if use_bias:
-            out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
-                                                      trainable))
-        return activation(out) if activation is not None else out
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
 
 
 def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
@@ -206,10 +200,7 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
         output_shape = array_ops.stack([array_ops.shape(inputs)[0], *out_sizes, filters])
         out = conv3d_ops.conv3d_transpose(inputs, kernel, output_shape, [1, *s, 1], padding)
         out.set_shape([inputs.shape[0].value, *out_sizes, filters])
-        if use_bias:
-            out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
-                                                      trainable))
-        return activation(out) if activation is not None else out
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
 
 
 def _pooling3d(fn, default, inputs, pool_size, strides, padding, data_format, name):
@@ -259,10 +250,7 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
         out = nn_more_ops.separable_conv2d(inputs, depthwise, pointwise, [1, *strides, 1], padding.upper())
         if one_d:
             out = array_ops.squeeze(out, [1])
-        if use_bias:
-            out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
-                                                      trainable))
-        return activation(out) if activation is not None else out
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
 
 
 def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
