@@ -75,26 +75,34 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                      activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
                      name=None, reuse=None) -> ops.Tensor:
     """A transposed 2-D convolution layer: ``<name>/kernel`` [kh, kw, filters, in_channels], ``<name>/bias``."""
+    return _conv_transpose(conv_ops.conv2d_transpose, "conv2d_transpose", inputs, filters,
+                           _pair(kernel_size, "kernel_size"), _pair(strides, "strides"), padding, data_format,
+                           activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                           bias_regularizer, trainable, name, reuse)
+
+
+def _conv_transpose(transpose_fn, default_name, inputs, filters, kernel, strides, padding, data_format, activation,
+                    use_bias, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, trainable,
+                    name, reuse) -> ops.Tensor:
+    """A transposed convolution layer over 2 or 3 spatial dimensions (``kernel``, ``strides`` tuples):
+    ``<name>/kernel`` [*kernel, filters, in_channels]; output sizes ``size * stride`` for SAME,
+    ``(size - 1) * stride + kernel`` for VALID."""
     _check_format(data_format)
     inputs = ops.convert_to_tensor(inputs)
-    kh, kw = _pair(kernel_size, "kernel_size")
-    sh, sw = _pair(strides, "strides")
     padding = padding.upper()
-    _, h, w, c = inputs.shape.as_list()
+    _, *spatial, c = inputs.shape.as_list()
     if c is None:
         raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    if None in spatial:
+        raise ValueError(f"{default_name} needs the input's spatial sizes known, got {inputs.shape}")
+    out_sizes = [d * st if padding == "SAME" else (d - 1) * st + kk for d, st, kk in zip(spatial, strides, kernel)]
     dtype = inputs.dtype.base_dtype
-    with variable_scope(name, default_name="conv2d_transpose", reuse=reuse):
-        kernel = layer_variable("kernel", [kh, kw, filters, c], dtype, kernel_initializer, kernel_regularizer,
-                                trainable)
-        out_h = None if h is None else (h * sh if padding == "SAME" else (h - 1) * sh + kh)
-        out_w = None if w is None else (w * sw if padding == "SAME" else (w - 1) * sw + kw)
-        batch = array_ops.shape(inputs)[0]
-        if out_h is None or out_w is None:
-            raise ValueError("conv2d_transpose needs the input's height and width known")
-        output_shape = array_ops.stack([batch, out_h, out_w, filters])
-        out = conv_ops.conv2d_transpose(inputs, kernel, output_shape, [1, sh, sw, 1], padding)
-        out.set_shape([inputs.shape[0].value, out_h, out_w, filters])
+    with variable_scope(name, default_name=default_name, reuse=reuse):
+        weights = layer_variable("kernel", [*kernel, filters, c], dtype, kernel_initializer, kernel_regularizer,
+                                 trainable)
+        output_shape = array_ops.stack([array_ops.shape(inputs)[0], *out_sizes, filters])
+        out = transpose_fn(inputs, weights, output_shape, [1, *strides, 1], padding)
+        out.set_shape([inputs.shape[0].value, *out_sizes, filters])
         return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
 
 
@@ -185,22 +193,10 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
                      activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
                      name=None, reuse=None) -> ops.Tensor:
     """A transposed 3-D convolution layer: ``<name>/kernel`` [kd, kh, kw, filters, in_channels]."""
-    _check_format(data_format)
-    inputs = ops.convert_to_tensor(inputs)
-    k = _triple(kernel_size, "kernel_size")
-    s = _triple(strides, "strides")
-    padding = padding.upper()
-    _, *spatial, c = inputs.shape.as_list()
-    if c is None or None in spatial:
-        raise ValueError(f"conv3d_transpose needs the input's spatial sizes and channels known, got {inputs.shape}")
-    out_sizes = [d * st if padding == "SAME" else (d - 1) * st + kk for d, st, kk in zip(spatial, s, k)]
-    dtype = inputs.dtype.base_dtype
-    with variable_scope(name, default_name="conv3d_transpose", reuse=reuse):
-        kernel = layer_variable("kernel", [*k, filters, c], dtype, kernel_initializer, kernel_regularizer, trainable)
-        output_shape = array_ops.stack([array_ops.shape(inputs)[0], *out_sizes, filters])
-        out = conv3d_ops.conv3d_transpose(inputs, kernel, output_shape, [1, *s, 1], padding)
-        out.set_shape([inputs.shape[0].value, *out_sizes, filters])
-        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
+    return _conv_transpose(conv3d_ops.conv3d_transpose, "conv3d_transpose", inputs, filters,
+                           _triple(kernel_size, "kernel_size"), _triple(strides, "strides"), padding, data_format,
+                           activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                           bias_regularizer, trainable, name, reuse)
 
 
 def _pooling3d(fn, default, inputs, pool_size, strides, padding, data_format, name):

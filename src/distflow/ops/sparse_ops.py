@@ -22,6 +22,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops, reduction_ops, slicing_ops
 from .indexed_slices import IndexedSlices
+from .nd_ops import gather_nd, scatter_nd
 from .op_util import constant_value, make_op, make_tensor
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -89,14 +90,8 @@ class SparseTensor:
 def _cwise_dense(sp, dense, fn):
     """``sp * dense`` (or ``/``): the dense operand broadcast to the sparse shape and read at its entries."""
     dense = ops.convert_to_tensor(dense, dtype=sp.dtype.base_dtype)
-    picked = gather_nd_dense(array_ops.broadcast_to(dense, sp.dense_shape), sp.indices)
+    picked = gather_nd(array_ops.broadcast_to(dense, sp.dense_shape), sp.indices)
     return SparseTensor(sp.indices, fn(sp.values, picked), sp.dense_shape)
-
-
-def gather_nd_dense(dense, indices):
-    from .nd_ops import gather_nd  # noqa: PLC0415
-
-    return gather_nd(dense, indices)
 
 
 def _is_sparse(x) -> bool:
@@ -174,7 +169,7 @@ def _dense_output_shape(shape_tensor):
 @register_gradient("SparseToDense")
 def _sparse_to_dense_grad(op, grad):
     indices, _, values, _ = op.inputs
-    picked = gather_nd_dense(grad, array_ops.reshape(indices, [-1, array_ops.size(op.inputs[1])]))
+    picked = gather_nd(grad, array_ops.reshape(indices, [-1, array_ops.size(op.inputs[1])]))
     if values.shape.ndims == 0:
         picked = reduction_ops.reduce_sum(picked)
     return None, None, picked, None
@@ -334,7 +329,7 @@ def _sparse_reduce_sum_grad(op, grad):
     indices, _, shape, axes = op.inputs
     keep = make_tensor("SparseReduceSumKeepShape", [shape, axes], {"all_axes": op.get_attr("all_axes")})
     spread = array_ops.broadcast_to(array_ops.reshape(grad, keep), shape)
-    return None, gather_nd_dense(spread, indices), None, None
+    return None, gather_nd(spread, indices), None, None
 
 
 @register_op("SparseReduceSumKeepShape", shape=lambda op: TensorShape([None]), dtype=lambda op: dtypes.int64)
@@ -489,8 +484,6 @@ def sparse_add(a, b, thresh=0, threshold=None):
     sp, dense = (a, b) if _is_sparse(a) else (b, a)
     sp = _sparse(sp)
     dense = ops.convert_to_tensor(dense, dtype=sp.dtype.base_dtype)
-    from .nd_ops import scatter_nd  # noqa: PLC0415
-
     return dense + scatter_nd(sp.indices, sp.values, array_ops.shape(dense, out_type=dtypes.int64))
 
 
