@@ -160,7 +160,6 @@ def test_garbage_and_malformed_requests_get_errors_and_the_server_keeps_serving(
             ("distflow.Master", "CreateSession", pb.CreateSessionRequest(graph_def=pb.GraphDef(
                 node=[pb.NodeDef(name="a", op="Identity", input=["a"])]))),
             ("distflow.Worker", "RunGraph", pb.RunGraphRequest(graph_handle="missing")),
-            ("distflow.Worker", "RecvTensor", pb.RecvTensorRequest(step_id=1, rendezvous_key="bad", timeout_in_ms=10)),
             ("distflow.Worker", "RegisterGraph", pb.RegisterGraphRequest(graph_def=pb.GraphDef(
                 node=[pb.NodeDef(name="c", op="Const", device="/job:worker/replica:0/task:1/device:CPU:0")]))),
         ]

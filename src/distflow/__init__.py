@@ -119,7 +119,17 @@ from .ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh,
 from .protos.distflow_pb2 import (AttrValue, Event, GraphDef, HistogramProto, LogMessage, MetaGraphDef, NodeDef,
                                   SessionLog, Summary, SummaryMetadata, TensorProto, TensorShapeProto)
 from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
-from .runtime.session import InteractiveSession, Session
+from .runtime.session import InteractiveSession, Session, register_remote_session
+
+
+def _grpc_sessions():
+    """The gRPC session, imported when a program first makes one (a local program never loads gRPC)."""
+    from .distributed import grpc_session  # noqa: PLC0415
+
+    return grpc_session
+
+
+register_remote_session("grpc://", _grpc_sessions)
 
 from . import layers, losses, train  # noqa: E402 - these build on the names above
 from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402

@@ -4,36 +4,85 @@ from __future__ import annotations
 
 from ..framework import errors, wire
 from ..framework.ops import Operation
-from ..runtime.session import BaseSession, register_remote_session
+from ..runtime.session import BaseSession
 from ..protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
-from .master import Parked
 from .server import local_master
+from .task import Parked
 from .transport import TensorClient
 
 
+class _RemoteMaster:
+    """A master in another process: every call is a gRPC call, feeds and fetches are protos."""
+
+    def __init__(self, address: str):
+        self.address = address
+        self._channels = Channels()
+
+    def call(self, method: str, request, timeout=None):
+        try:
+            return self._channels.call(self.address, "distflow.Master", method, request, timeout=timeout,
+                                       wait_for_ready=method == "CreateSession")
+        except Exception as e:  # grpc.RpcError
+            raise error_from_rpc(e, f"the master at {self.address}") from None
+
+    def run_step(self, handle: str, feed_names: tuple, feeds: list, fetch: tuple, target: tuple,
+                 timeout_in_ms: int) -> tuple[int, list]:
+        request = pb.RunStepRequest(session_handle=handle, accept_parked=True, timeout_in_ms=timeout_in_ms,
+                                    fetch=fetch, target=target)
+        for name, value in zip(feed_names, feeds):
+            wire.fill_tensor_proto(request.feed.add(name=name).tensor, value)
+        response = self.call("RunStep", request, timeout=timeout_in_ms / 1000.0 + 5.0 if timeout_in_ms else None)
+        return response.step_id, [Parked(t.name, t.task, t.data_address) if t.parked else
+                                  wire.tensor_from_proto(t.tensor, writable=True) for t in response.tensor]
+
+    def close(self) -> None:
+        self._channels.close()
+
+
+class _InProcessMaster:
+    """The master of a server in this process: direct calls, arrays in and out, no protos."""
+
+    def __init__(self, address: str):
+        self.address = address
+
+    def _master(self):
+        master = local_master(self.address)
+        if master is None:
+            raise errors.UnavailableError(None, None, f"the master at {self.address} is unavailable: "
+                                          "its server in this process was stopped")
+        return master
+
+    def call(self, method: str, request, timeout=None):
+        return getattr(self._master(), method)(request)
+
+    def run_step(self, handle: str, feed_names: tuple, feeds: list, fetch: tuple, target: tuple,
+                 timeout_in_ms: int) -> tuple[int, list]:
+        return self._master().run_step(handle, feed_names, feeds, fetch, target, timeout_in_ms, accept_parked=True)
+
+    def close(self) -> None:
+        pass
+
+
 class GrpcSession(BaseSession):
-    """A session whose graph lives on a master; only new nodes are sent before each step."""
+    """A session whose graph lives on a master; only new nodes are sent before each step.
+
+    The master is called directly when its server is in this process, over gRPC otherwise;
+    the choice is made once, when the session is created.
+    """
 
     def __init__(self, target: str, graph=None, config=None):
         super().__init__(target, graph, config)
         if not target.startswith("grpc://"):
             raise errors.InvalidArgumentError(None, None, f"Session target {target!r}: expected grpc://host:port")
-        self._address = target[len("grpc://"):]
-        self._channels = Channels()
+        address = target[len("grpc://"):]
+        self._master = _InProcessMaster(address) if local_master(address) is not None else _RemoteMaster(address)
         self._transport = TensorClient()
         self._handle: str | None = None
         self._sent = 0  # how many of the graph's ops the master has
 
     def _call(self, method: str, request, timeout=None):
-        master = local_master(self._address)
-        if master is not None:  # a server of this process: call its master directly
-            return getattr(master, method)(request)
-        try:
-            return self._channels.call(self._address, "distflow.Master", method, request, timeout=timeout,
-                                       wait_for_ready=method == "CreateSession")
-        except Exception as e:  # grpc.RpcError
-            raise error_from_rpc(e, f"the master at {self._address}") from None
+        return self._master.call(method, request, timeout)
 
     def _sync_graph(self) -> None:
         ops_now = self._graph.get_operations()
@@ -54,29 +103,12 @@ class GrpcSession(BaseSession):
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout) -> list:
         self._sync_graph()
         timeout_in_ms = 0 if timeout is None else max(1, int(timeout * 1000))
-        master = local_master(self._address)
-        if master is not None:  # a server of this process: arrays straight to its master, no protos
-            fetch = tuple(el.name for el in elements if not isinstance(el, Operation))
-            target = tuple(el.name for el in elements if isinstance(el, Operation))
-            step_id, values = master.run_step(self._handle, tuple(t.name for t in feed_tensors), feed_values,
-                                              fetch, target, timeout_in_ms, accept_parked=True)
-            values = iter([self._parked(step_id, v, timeout) if isinstance(v, Parked) else v for v in values])
-            return [None if isinstance(el, Operation) else next(values) for el in elements]
-        request = pb.RunStepRequest(session_handle=self._handle, accept_parked=True, timeout_in_ms=timeout_in_ms)
-        for t, value in zip(feed_tensors, feed_values):
-            wire.fill_tensor_proto(request.feed.add(name=t.name).tensor, value)
-        positions = []
-        for el in elements:
-            if isinstance(el, Operation):
-                request.target.append(el.name)
-                positions.append(None)
-            else:
-                positions.append(len(request.fetch))
-                request.fetch.append(el.name)
-        response = self._call("RunStep", request, timeout=None if timeout is None else timeout + 5.0)
-        values = [self._parked(response.step_id, t, timeout) if t.parked else
-                  wire.tensor_from_proto(t.tensor, writable=True) for t in response.tensor]
-        return [None if p is None else values[p] for p in positions]
+        fetch = tuple(el.name for el in elements if not isinstance(el, Operation))
+        target = tuple(el.name for el in elements if isinstance(el, Operation))
+        step_id, values = self._master.run_step(self._handle, tuple(t.name for t in feed_tensors), feed_values,
+                                                fetch, target, timeout_in_ms)
+        values = iter([self._parked(step_id, v, timeout) if isinstance(v, Parked) else v for v in values])
+        return [None if isinstance(el, Operation) else next(values) for el in elements]
 
     def _parked(self, step_id: int, named, timeout):
         """A large fetched tensor, straight from the task that holds it (one copy each way)."""
@@ -97,16 +129,16 @@ class GrpcSession(BaseSession):
             except errors.OpError:
                 pass  # the master is gone: nothing to release
         if not self._closed:
-            self._channels.close()
+            self._master.close()
             self._transport.close()
         super().close()
 
 
-def _factory(target, graph, config):
+def new_session(target: str, graph=None, config=None) -> GrpcSession:
     return GrpcSession(target, graph, config)
 
 
-def _reset(target, containers=None, config=None):
+def reset(target, containers=None, config=None):
     if not target.startswith("grpc://"):
         raise errors.InvalidArgumentError(None, None, f"Session.reset target {target!r}: expected grpc://host:port")
     channels = Channels()
@@ -117,7 +149,3 @@ def _reset(target, containers=None, config=None):
         raise error_from_rpc(e, f"the master at {target}") from None
     finally:
         channels.close()
-
-
-_factory.reset = _reset
-register_remote_session(_factory)

@@ -5,6 +5,10 @@ fetches and targets. The master prunes, places (with the devices every task
 reports), partitions, registers each task's share with that task's worker once per
 step signature, and runs a step as one RunGraph per task, all at once. A failed task
 fails the step with its name; the others are told to abort the step.
+
+Every task, this server's own included, is called through the same interface
+(``Task`` in task.py); whether a call crosses a socket is the task's business, not
+the master's.
 """
 
 from __future__ import annotations
@@ -27,39 +31,36 @@ from ..runtime.device import DeviceSet
 from ..runtime.partition import output_key, partition, prune
 from ..runtime.placer import Placer
 from ..protos import distflow_pb2 as pb
-from .rpc import Channels, error_from_rpc
-from .transport import TensorClient
+from .task import Parked, RemoteDevice, RunGraphCall, Task, TaskDirectory
 
 
 _log = logging.getLogger("distflow")
 
 
-class RemoteDevice:
-    """A device of some task, as the master knows it: a name and a type."""
+class _TaskPart(NamedTuple):
+    """One task's share of a compiled step: the graph registered there and its feeds and fetches."""
 
-    def __init__(self, name: str, device_type: str):
-        self.name = name
-        self.spec = DeviceSpec.from_string(name)
-        self.device_type = device_type
-        self.index = self.spec.device_index
-        self.simulated = device_type == "GPU"
+    task: Task
+    graph_handle: str
+    feed_positions: list[int]  # positions in the step's feeds that this task takes
+    fetch_names: tuple[str, ...]  # the tensors it returns, in order
 
 
-class Parked(NamedTuple):
-    """A fetched tensor that ``task`` holds for the client: pull it from ``data_address``."""
+class _FetchSource(NamedTuple):
+    """Where a fetch of the step comes from: the ``index``-th fetch of ``task``'s part."""
 
-    name: str
     task: str
-    data_address: str
+    index: int
 
 
 class _Step:
-    """A compiled step signature: per task, its registered graph and what it feeds and returns."""
+    """A compiled step signature: the part each task runs, and where each fetch comes from."""
 
-    def __init__(self, tasks: dict, fetch_tasks: dict, fed_fetches: list):
-        self.tasks = tasks              # task name -> (address, graph handle, feed positions, fetch names)
-        self.fetch_tasks = fetch_tasks  # fetch position -> (task name, index in that task's fetches)
-        self.fed_fetches = fed_fetches
+    def __init__(self, parts: dict[str, _TaskPart], fetch_sources: dict[int, _FetchSource],
+                 fed_fetches: dict[int, int]):
+        self.parts = parts                  # task name -> its part
+        self.fetch_sources = fetch_sources  # fetch position -> the task part that returns it
+        self.fed_fetches = fed_fetches      # fetch position -> feed position (a fetched feed)
 
 
 class _MasterSession:
@@ -74,104 +75,57 @@ class _MasterSession:
 
 
 class Master:
-    def __init__(self, job: str, task: int, cluster, channels: Channels, config: ConfigProto | None = None,
+    """The master of one task: it calls every task, its own included, through ``tasks``."""
+
+    def __init__(self, job: str, task: int, tasks: TaskDirectory, config: ConfigProto | None = None,
                  connect_timeout: float = 60.0):
         self.job, self.task = job, task
-        self.cluster = cluster
-        self.channels = channels
+        self.task_name = f"/job:{job}/replica:0/task:{task}"
+        self.tasks = tasks
         self.config = config or ConfigProto()
         self.connect_timeout = connect_timeout
         self._sessions: dict[str, _MasterSession] = {}
         self._task_devices: dict[str, list[RemoteDevice]] = {}
-        self._data_ports: dict[str, int] = {}
-        self._stale_tasks: set[str] = set()  # tasks that failed a call since they were last asked
-        self.local_worker = None  # the Worker of this server, called directly
-        self._data = TensorClient()  # RunGraph calls go on the tasks' data path
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
 
-    def close(self) -> None:
-        """Closes the connections this master keeps to other tasks' data ports."""
-        self._data.close()
-
     # -- cluster -------------------------------------------------------------------
-    def _tasks(self, device_filters=()) -> list[tuple[str, str, int, str]]:
-        """(task name, job, index, address) of every task the session may use."""
-        out = []
-        for job in self.cluster.jobs:
-            for index in self.cluster.task_indices(job):
-                name = f"/job:{job}/replica:0/task:{index}"
-                if device_filters and not any(_matches(name, f) for f in device_filters) \
-                        and (job, index) != (self.job, self.task):
-                    continue
-                out.append((name, job, index, self.cluster.task_address(job, index)))
-        return out
-
-    def _call(self, task_name: str, address: str, method: str, request, timeout=None, wait=False):
-        if self.local_worker is not None and task_name == self.local_worker.task_name:
-            # This server's own worker: a direct call, no serialization, no loopback hop.
-            return getattr(self.local_worker, method)(request)
-        port = self._data_ports.get(task_name) if method == "RunGraph" else None
-        try:
-            if port is not None:  # no gRPC on a step's critical path (transport.py)
-                peer = f"task {task_name} ({address})"
-                answer = self._data.call(address.rpartition(":")[0], port, request.SerializeToString(), timeout, peer)
-                return pb.RunGraphResponse.FromString(answer)
-            return self.channels.call(address, "distflow.Worker", method, request, timeout=timeout,
-                                      wait_for_ready=wait)
-        except errors.OpError as e:
-            error = e if port is None or task_name in e.message else type(e)(
-                e.node_def, e.op, f"{e.message} (from task {task_name})", device=e.device)
-        except Exception as e:  # grpc.RpcError
-            error = error_from_rpc(e, f"task {task_name} ({address})")
-        if isinstance(error, (errors.UnavailableError, errors.AbortedError)):
-            # The task is gone or restarted (with a new data port): ask it again next time.
-            self._stale_tasks.add(task_name)
-        raise error
-
     def _devices(self, device_filters) -> DeviceSet:
         """Every task's devices (asked once per task); waits with backoff for tasks not up yet."""
         devices = []
-        for name, job, index, address in self._tasks(device_filters):
+        for name in self.tasks.names(device_filters, keep=self.task_name):
             known = self._task_devices.get(name)
             if known is None:
-                known = self._task_devices[name] = self._wait_for_task(name, address)
-            elif name in self._stale_tasks:
-                known = self._refresh_task(name, address, known)
+                known = self._task_devices[name] = self._wait_for_task(self.tasks.task(name))
+            elif self.tasks.is_stale(name):
+                known = self._refresh_task(self.tasks.task(name), known)
             devices += known
         return DeviceSet(devices, self.job, self.task)
 
-    def _refresh_task(self, name: str, address: str, known: list) -> list:
+    def _refresh_task(self, task: Task, known: list) -> list:
         """Asks a task that failed before for its devices and data port once more; if it
         does not answer, its last known devices stand (sessions that do not use it work)."""
         try:
-            known = self._task_devices[name] = self._ask_task(name, address, timeout=2.0)
+            known = self._task_devices[task.name] = task.status(timeout=2.0)
         except errors.OpError:
-            return known
-        self._stale_tasks.discard(name)
+            pass
         return known
 
-    def _ask_task(self, name: str, address: str, timeout: float) -> list[RemoteDevice]:
-        """A task's devices, from one GetStatus call (which also tells its data port)."""
-        status = self._call(name, address, "GetStatus", pb.GetStatusRequest(), timeout=timeout)
-        self._data_ports[name] = status.data_port
-        return [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
-
-    def _wait_for_task(self, name: str, address: str) -> list[RemoteDevice]:
+    def _wait_for_task(self, task: Task) -> list[RemoteDevice]:
         start = time.monotonic()
         delay, logged = 0.05, None
         while True:
             try:
-                return self._ask_task(name, address, timeout=5.0)
+                return task.status(timeout=5.0)
             except errors.UnavailableError:
                 waited = time.monotonic() - start
                 if waited + delay > self.connect_timeout:
                     raise errors.UnavailableError(
-                        None, None, f"task {name} ({address}) did not answer within "
+                        None, None, f"task {task.name} ({task.address}) did not answer within "
                         f"{self.connect_timeout:.0f} s; is it running?") from None
                 if logged is None or time.monotonic() - logged > 5.0:
                     logged = time.monotonic()
                     _log.warning("waiting for task %s (%s) to start: %.0f s so far, giving up after %.0f s",
-                                 name, address, waited, self.connect_timeout)
+                                 task.name, task.address, waited, self.connect_timeout)
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
 
@@ -215,19 +169,16 @@ class Master:
             for step_id, step in list(session.running.items()):
                 self._abort(step, step_id, closed)
             for step in session.steps.values():
-                for name, (address, handle, _, _) in step.tasks.items():
+                for part in step.parts.values():
                     try:
-                        self._call(name, address, "DeregisterGraph", pb.DeregisterGraphRequest(graph_handle=handle),
-                                   timeout=5.0)
+                        part.task.deregister_graph(part.graph_handle)
                     except errors.OpError:
                         pass  # the task is gone: nothing left to release there
             if session.container:
-                tasks = {name: address for step in session.steps.values()
-                         for name, (address, _, _, _) in step.tasks.items()}
-                for name, address in tasks.items():
+                tasks = {part.task for step in session.steps.values() for part in step.parts.values()}
+                for task in tasks:
                     try:
-                        self._call(name, address, "ResetContainers",
-                                   pb.ResetContainersRequest(container=[session.container]), timeout=5.0)
+                        task.reset_containers([session.container])
                     except errors.OpError:
                         pass
         return pb.CloseSessionResponse()
@@ -239,9 +190,8 @@ class Master:
         return response
 
     def Reset(self, request):
-        for name, _, _, address in self._tasks():
-            self._call(name, address, "ResetContainers", pb.ResetContainersRequest(container=request.container),
-                       timeout=30.0)
+        for name in self.tasks.names():
+            self.tasks.task(name).reset_containers(list(request.container))
         return pb.ResetResponse()
 
     # -- steps -----------------------------------------------------------------------------
@@ -286,21 +236,10 @@ class Master:
     def _run_step(self, step: _Step, step_id: int, feed_names: tuple, feeds: list, num_fetches: int,
                   timeout_in_ms: int, accept_parked: bool) -> list:
         calls = {}
-        for name, (address, handle, feed_positions, fetch_names) in step.tasks.items():
-            names = tuple(_feed_node_name(feed_names[pos]) + ":0" for pos in feed_positions)
-            if self.local_worker is not None and name == self.local_worker.task_name:
-                # This server's own worker: arrays in and out, no protos (a feed is not copied).
-                calls[name] = (self.local_worker.run_graph, handle, step_id, names,
-                               [feeds[pos] for pos in feed_positions], tuple(fetch_names), timeout_in_ms)
-                continue
-            run = pb.RunGraphRequest(graph_handle=handle, step_id=step_id, recv_key=fetch_names,
-                                     timeout_in_ms=timeout_in_ms, park_large=accept_parked)
-            for feed_name, pos in zip(names, feed_positions):
-                wire.fill_tensor_proto(run.send.add(name=feed_name).tensor, feeds[pos])
-            # The call outlives the step's deadline a little, so that the task's own error (which
-            # names the op that timed out) arrives rather than a bare deadline of the call.
-            calls[name] = (self._run_graph_there, name, address, run,
-                           timeout_in_ms / 1000.0 + 5.0 if timeout_in_ms else None)
+        for name, part in step.parts.items():
+            calls[name] = (part.task.run_graph, RunGraphCall(
+                part.graph_handle, step_id, tuple(_feed_node_name(feed_names[pos]) + ":0" for pos in part.feed_positions),
+                [feeds[pos] for pos in part.feed_positions], part.fetch_names, timeout_in_ms, accept_parked))
         # One task runs on this thread (no hand-off); several run at once on the pool.
         start = _call_here if len(calls) == 1 else self._pool.submit
         futures = {name: start(*call) for name, call in calls.items()}
@@ -320,31 +259,14 @@ class Master:
             if pos in step.fed_fetches:
                 values.append(feeds[step.fed_fetches[pos]])
             else:
-                task, index = step.fetch_tasks[pos]
-                values.append(outputs[task][index])
+                source = step.fetch_sources[pos]
+                values.append(outputs[source.task][source.index])
         return values
 
-    def _run_graph_there(self, task_name: str, address: str, request, timeout) -> list:
-        """RunGraph on another task: its outputs as arrays, or Parked where it holds them."""
-        response = self._call(task_name, address, "RunGraph", request, timeout)
-        return [Parked(out.name, task_name, self._data_address(task_name)) if out.parked
-                else wire.tensor_from_proto(out.tensor, writable=True) for out in response.recv]
-
-    def _data_address(self, task_name: str) -> str:
-        """host:port of a task's data path."""
-        if self.local_worker is not None and task_name == self.local_worker.task_name:
-            port = self.local_worker.transport.port
-        else:
-            port = self._data_ports[task_name]
-        spec = DeviceSpec.from_string(task_name)
-        return f"{self.cluster.task_address(spec.job, spec.task).rpartition(':')[0]}:{port}"
-
     def _abort(self, step: _Step, step_id: int, failure: errors.OpError) -> None:
-        status = pb.Status(code=failure.error_code, message=failure.message)
-        for name, (address, _, _, _) in step.tasks.items():
+        for part in step.parts.values():
             try:
-                self._call(name, address, "AbortStep", pb.AbortStepRequest(step_id=step_id, status=status),
-                           timeout=2.0)
+                part.task.abort_step(step_id, failure)
             except errors.OpError:
                 pass  # that task is gone or already done
 
@@ -370,7 +292,7 @@ class Master:
             spec = DeviceSpec.from_string(device)
             by_task.setdefault(f"/job:{spec.job}/replica:0/task:{spec.task}", []).append((device, nodes))
         fetch_keys = {pos: output_key(t) for pos, t in enumerate(fetches) if pos not in fed_fetches}
-        tasks, fetch_tasks = {}, {}
+        parts, fetch_sources = {}, {}
         for task_name, device_parts in by_task.items():
             graph_def, feed_positions = _partition_graph_def(graph, device_parts, fed)
             if session.container:
@@ -378,14 +300,11 @@ class Master:
             local_fetches = []
             for pos, (name, index) in fetch_keys.items():
                 if any(n.name == name for _, nodes in device_parts for n in nodes):
-                    fetch_tasks[pos] = (task_name, len(local_fetches))
+                    fetch_sources[pos] = _FetchSource(task_name, len(local_fetches))
                     local_fetches.append(f"{name}:{index}")
-            spec = DeviceSpec.from_string(task_name)
-            address = self.cluster.task_address(spec.job, spec.task)
-            response = self._call(task_name, address, "RegisterGraph",
-                                  pb.RegisterGraphRequest(graph_def=graph_def), timeout=60.0)
-            tasks[task_name] = (address, response.graph_handle, feed_positions, local_fetches)
-        return _Step(tasks, fetch_tasks, fed_fetches)
+            task = self.tasks.task(task_name)
+            parts[task_name] = _TaskPart(task, task.register_graph(graph_def), feed_positions, tuple(local_fetches))
+        return _Step(parts, fetch_sources, fed_fetches)
 
 
 def _isolate(graph_def, container: str) -> None:
@@ -417,12 +336,6 @@ def _first_failure(futures: dict) -> errors.OpError | None:
             if found is None or (isinstance(found, errors.CancelledError) and not isinstance(e, errors.CancelledError)):
                 found = e
     return found
-
-
-def _matches(task_name: str, device_filter: str) -> bool:
-    want = DeviceSpec.from_string(device_filter)
-    have = DeviceSpec.from_string(task_name)
-    return (want.job in (None, have.job)) and (want.task is None or want.task == have.task)
 
 
 def _element(graph: ops.Graph, name: str, tensor: bool):

@@ -30,7 +30,6 @@ WORKER_METHODS = {
     "RegisterGraph": (pb.RegisterGraphRequest, pb.RegisterGraphResponse),
     "DeregisterGraph": (pb.DeregisterGraphRequest, pb.DeregisterGraphResponse),
     "RunGraph": (pb.RunGraphRequest, pb.RunGraphResponse),
-    "RecvTensor": (pb.RecvTensorRequest, pb.RecvTensorResponse),
     "AbortStep": (pb.AbortStepRequest, pb.AbortStepResponse),
     "ResetContainers": (pb.ResetContainersRequest, pb.ResetContainersResponse),
     "Shutdown": (pb.ShutdownRequest, pb.ShutdownResponse),

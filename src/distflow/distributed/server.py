@@ -14,6 +14,8 @@ from .cluster_spec import ClusterSpec
 from .master import Master
 from ..protos import distflow_pb2 as pb
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, generic_handler
+from .task import TaskDirectory
+from .worker import Worker
 
 
 # The servers of this process, by "host:port": a session whose target is one of them
@@ -77,13 +79,13 @@ class Server:
             cluster = ClusterSpec(jobs)
         self._cluster = cluster
         self._address = address
-        from .worker import Worker  # noqa: PLC0415 - keeps the import graph one-way
-
-        self._worker = Worker(job_name, task_index, cluster, self._config, self._channels)
+        # Master and worker call every task, this one included, through one directory.
+        self._tasks = TaskDirectory(cluster, self._channels)
+        self._worker = Worker(job_name, task_index, self._tasks, self._config)
         self._worker.on_shutdown = self.stop
-        self._master = Master(job_name, task_index, cluster, self._channels, self._config,
+        self._tasks.add_local(self._worker)
+        self._master = Master(job_name, task_index, self._tasks, self._config,
                               connect_timeout=self._config.connect_timeout_in_ms / 1000.0)
-        self._master.local_worker = self._worker
         self._grpc.add_generic_rpc_handlers((generic_handler("distflow.Master", MASTER_METHODS, self._master),
                                              generic_handler("distflow.Worker", WORKER_METHODS, self._worker)))
         self._stopped = threading.Event()
@@ -118,7 +120,7 @@ class Server:
         if not self._stopped.is_set():
             self._grpc.stop(grace).wait(5.0)
             self._worker.close()
-            self._master.close()
+            self._tasks.close()
             self._channels.close()
             self._stopped.set()
 

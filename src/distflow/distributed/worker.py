@@ -3,9 +3,8 @@
 The master registers, once per step signature, a GraphDef holding this task's
 partitions (every node with a full device name, _Send/_Recv at the cut edges). A
 step is one RunGraph: every partition runs at once; a _Recv whose sender is on
-another task opens a stream to that task's data port (transport.py) and takes the
-tensor from it. The gRPC RecvTensor method answers the same request for a client that
-asks over gRPC instead.
+another task opens a stream to that task's data port (transport.py), found through
+the cluster's TaskDirectory (task.py), and takes the tensor from it.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from typing import NamedTuple
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -25,19 +25,27 @@ from ..runtime.device import DeviceMgr
 from ..runtime.executor import PartitionPlan, Rendezvous, run_partitions, value_of
 from ..runtime.partition import Node, rendezvous_key
 from ..protos import distflow_pb2 as pb
-from .rpc import Channels, error_from_rpc, takes_rpc_context
-from .transport import TensorClient, TensorServer
+from .rpc import takes_rpc_context
+from .task import TaskDirectory
+from .transport import TensorServer
 
 
 PARK_BYTES = 1 << 16  # outputs this large go to the client over the data path
 PARK_SECONDS = 300.0  # how long a parked output waits for its client
 
 
+class _StepPlan(NamedTuple):
+    """How this task runs a registered graph for one set of feeds and fetches."""
+
+    partitions: list[PartitionPlan]  # one per device
+    remote_keys: list[list[tuple]]  # per partition: the keys its _Recvs take from other tasks, in order
+
+
 class _RegisteredGraph:
     def __init__(self, graph: ops.Graph, partitions: dict[str, list]):
         self.graph = graph
         self.partitions = partitions  # device name -> ops in the master's order
-        self.plans: dict[tuple, list[PartitionPlan]] = {}
+        self.plans: dict[tuple, _StepPlan] = {}
         self.lock = threading.Lock()
 
 
@@ -69,6 +77,10 @@ class _StepRendezvous(Rendezvous):
             stream = self.worker.open_streams([key], self.step_id, self._deadline)[key]
         return stream.get(key)
 
+    def recv_sent(self, key, timeout=None):
+        """A tensor that this task sends in the step, for another task: never from elsewhere."""
+        return super().recv(key, timeout)
+
     def abort(self, error: BaseException) -> None:
         super().abort(error)
         for stream in set(self.streams.values()):
@@ -91,13 +103,12 @@ class _FailedStream:
 class Worker:
     """The worker of one task: its devices (and their resources), graphs and steps."""
 
-    def __init__(self, job: str, task: int, cluster, config=None, channels: Channels | None = None):
+    def __init__(self, job: str, task: int, tasks: TaskDirectory, config=None):
         self.job, self.task = job, task
         self.task_name = f"/job:{job}/replica:0/task:{task}"
-        self.cluster = cluster
+        self.tasks = tasks
         allocator.retain_freed_memory()
         self.device_mgr = DeviceMgr(config, job=job, task=task)
-        self.channels = channels or Channels()
         self._graphs: dict[str, _RegisteredGraph] = {}
         self._steps: dict[int, _StepRendezvous] = {}
         self._failed: dict[int, tuple[BaseException, float]] = {}  # recently failed steps
@@ -105,10 +116,8 @@ class Worker:
         self._lock = threading.Lock()
         self._kernel_states: dict = {}
         self.on_shutdown = None
-        host = cluster.task_address(job, task).rpartition(":")[0]
+        host = tasks.cluster.task_address(job, task).rpartition(":")[0]
         self.transport = TensorServer(host, self._serve_tensor, self._serve_call)
-        self._client = TensorClient()
-        self._data_ports: dict[str, int] = {}
 
     # -- helpers ------------------------------------------------------------------
     def is_local(self, device: str) -> bool:
@@ -148,47 +157,32 @@ class Worker:
                 del self._parked_at[step_id]
                 self._steps.pop(step_id, None)
 
-    def _task_of(self, device: str) -> tuple[str, str]:
-        spec = DeviceSpec.from_string(device)
-        task_name = f"/job:{spec.job}/replica:0/task:{spec.task or 0}"
-        try:
-            return task_name, self.cluster.task_address(spec.job, spec.task or 0)
-        except ValueError:
-            raise errors.InvalidArgumentError(None, None, f"no task {task_name} in the cluster") from None
-
     def open_streams(self, keys, step_id: int, deadline) -> dict:
         """Asks the tasks that send ``keys`` for them, one request per task; a TensorStream per key."""
         by_task: dict[str, list] = {}
         for key in keys:
-            by_task.setdefault(self._task_of(key[0])[1], []).append(key)
+            by_task.setdefault(self.tasks.of_device(key[0]).name, []).append(key)
         streams = {}
-        for address, group in by_task.items():
-            stream = self._open_stream(address, group, step_id, deadline)
+        for name, group in by_task.items():
+            stream = self._open_stream(name, group, step_id, deadline)
             streams.update(dict.fromkeys(group, stream))
         return streams
 
-    def _open_stream(self, address: str, keys: list, step_id: int, deadline):
-        peer = f"task {self._task_of(keys[0][0])[0]} ({address})"
+    def _open_stream(self, task_name: str, keys: list, step_id: int, deadline):
+        task = self.tasks.task(task_name)
         try:
-            port = self._data_ports.get(address)
-            if port is None:
-                try:
-                    status = self.channels.call(address, "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
-                                                timeout=10.0)
-                except Exception as e:  # grpc.RpcError
-                    raise error_from_rpc(e, peer) from None
-                port = self._data_ports[address] = status.data_port
+            host, port = self.tasks.data_endpoint(task_name, timeout=10.0)
             timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
-            return self._client.open_stream(address.rpartition(":")[0], port, step_id, keys, timeout, peer)
+            return self.tasks.data.open_stream(host, port, step_id, keys, timeout,
+                                               f"task {task_name} ({task.address})")
         except errors.OpError as e:
-            if isinstance(e, errors.UnavailableError):
-                self._data_ports.pop(address, None)  # the peer may come back (restarted) on another port
+            self.tasks.failed(task_name, e)  # the peer may come back (restarted) on another port
             return _FailedStream(e)
 
     def _serve_tensor(self, step_id: int, key: tuple, timeout):
         """What the data path serves: a tensor this task sends in step ``step_id``."""
         rdv = self._step(step_id)
-        value = Rendezvous.recv(rdv, key, timeout)  # a tensor this task sends: never remote
+        value = rdv.recv_sent(key, timeout)
         self._drop_step_if_done(rdv)
         return value_of(value)
 
@@ -209,7 +203,6 @@ class Worker:
         for step_id in running:
             self._fail_step(step_id, stopped)
         self.transport.close()
-        self._client.close()
 
     # -- RPC methods --------------------------------------------------------------------
     def GetStatus(self, request):
@@ -243,34 +236,36 @@ class Worker:
             self._graphs.pop(request.graph_handle, None)
         return pb.DeregisterGraphResponse()
 
-    def _plans(self, registered: _RegisteredGraph, feed_names: tuple, fetch_names: tuple):
+    def _step_plan(self, registered: _RegisteredGraph, feed_names: tuple, fetch_names: tuple) -> _StepPlan:
+        """The plan for these feeds and fetches, made on first use."""
         key = (feed_names, fetch_names)
-        plans = registered.plans.get(key)
-        if plans is None:
+        plan = registered.plans.get(key)
+        if plan is None:
             with registered.lock:
-                plans = registered.plans.get(key)
-                if plans is None:
-                    graph = registered.graph
-                    feed_index = {}
-                    for i, name in enumerate(feed_names):
-                        t = _tensor(graph, name)
-                        feed_index[(t.op.name, t.value_index)] = i
-                    fetch_index: dict = {}
-                    for i, name in enumerate(fetch_names):
-                        t = _tensor(graph, name)
-                        fetch_index.setdefault((t.op.name, t.value_index), []).append(i)
-                    plans = []
-                    for device, op_list in registered.partitions.items():
-                        nodes = [Node.from_op(op) for op in op_list]
-                        dev = self.device_mgr.lookup(device)
-                        plans.append(PartitionPlan(device, nodes, [dev] * len(nodes), feed_index, fetch_index,
-                                                   self._kernel_states))
-                    remote = [[rendezvous_key(Node.from_op(op)) for op in op_list if op.type == "_Recv"
-                               and not self.is_local(op.get_attr("send_device"))]
-                              for op_list in registered.partitions.values()]
-                    plans = (plans, remote)
-                    registered.plans[key] = plans
-        return plans
+                plan = registered.plans.get(key)
+                if plan is None:
+                    plan = registered.plans[key] = self._make_step_plan(registered, feed_names, fetch_names)
+        return plan
+
+    def _make_step_plan(self, registered: _RegisteredGraph, feed_names: tuple, fetch_names: tuple) -> _StepPlan:
+        graph = registered.graph
+        feed_index = {}
+        for i, name in enumerate(feed_names):
+            t = _tensor(graph, name)
+            feed_index[(t.op.name, t.value_index)] = i
+        fetch_index: dict = {}
+        for i, name in enumerate(fetch_names):
+            t = _tensor(graph, name)
+            fetch_index.setdefault((t.op.name, t.value_index), []).append(i)
+        partitions, remote_keys = [], []
+        for device, op_list in registered.partitions.items():
+            nodes = [Node.from_op(op) for op in op_list]
+            dev = self.device_mgr.lookup(device)
+            partitions.append(PartitionPlan(device, nodes, [dev] * len(nodes), feed_index, fetch_index,
+                                            self._kernel_states))
+            remote_keys.append([rendezvous_key(node) for node in nodes
+                                if node.type == "_Recv" and not self.is_local(node.attrs["send_device"])])
+        return _StepPlan(partitions, remote_keys)
 
     @takes_rpc_context
     def RunGraph(self, request, context=None):
@@ -307,13 +302,13 @@ class Worker:
             if registered is None:
                 raise errors.AbortedError(None, None, f"graph handle {graph_handle!r} is not registered on "
                                           f"{self.task_name} (was the task restarted?)")
-            plans, remote_keys = self._plans(registered, feed_names, recv_keys)
+            plan = self._step_plan(registered, feed_names, recv_keys)
             timeout = timeout_in_ms / 1000.0 if timeout_in_ms else None
             rdv = self._step(step_id, None if timeout is None else time.monotonic() + timeout)
-            rdv.prefetch(remote_keys)
+            rdv.prefetch(plan.remote_keys)
             results = [None] * len(recv_keys)
             try:
-                error = run_partitions(plans, feeds, rdv, results, timeout)
+                error = run_partitions(plan.partitions, feeds, rdv, results, timeout)
             finally:
                 rdv.finished = True
                 self._drop_step_if_done(rdv)
@@ -334,22 +329,13 @@ class Worker:
             self._parked_at[step_id] = time.monotonic()
         rdv.send((self.task_name, "client", name), value)
 
-    def RecvTensor(self, request):
-        parts = request.rendezvous_key.split(";")
-        if len(parts) != 3 or not all(parts):
-            raise errors.InvalidArgumentError(None, None, f"bad rendezvous key {request.rendezvous_key!r}")
-        timeout = request.timeout_in_ms / 1000.0 if request.timeout_in_ms > 0 else None
-        rdv = self._step(request.step_id)
-        key = tuple(parts)
-        value = Rendezvous.recv(rdv, key, timeout)  # a tensor this task sends: never remote
-        self._drop_step_if_done(rdv)
-        response = pb.RecvTensorResponse()
-        wire.fill_tensor_proto(response.tensor, value_of(value))
-        return response
-
     def AbortStep(self, request):
-        self._fail_step(request.step_id, errors.AbortedError(None, None, request.status.message or "step aborted"))
+        self.abort_step(request.step_id, errors.AbortedError(None, None, request.status.message or "step aborted"))
         return pb.AbortStepResponse()
+
+    def abort_step(self, step_id: int, error: errors.OpError) -> None:
+        """Fails step ``step_id`` here (another task failed it): waiting kernels give up at once."""
+        self._fail_step(step_id, errors.AbortedError(None, None, error.message or "step aborted"))
 
     def ResetContainers(self, request):
         for d in self.device_mgr.devices:

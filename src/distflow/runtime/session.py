@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import importlib
 import threading
 
 import numpy as np
@@ -404,20 +403,25 @@ def _feed_value(t: Tensor, value):
     return arr
 
 
-# distflow.distributed installs the factory of sessions on a "grpc://" target here; it is
-# imported on first use, so that a purely local program never loads gRPC.
-_remote_session_factory = None
+# How sessions on a remote target are made, by target scheme ("grpc://"). The package that
+# implements them registers a loader (distflow's top level registers the gRPC session), which
+# is called on first use, so that a purely local program never imports gRPC. The loader
+# returns an object with ``new_session(target, graph, config)`` and
+# ``reset(target, containers, config)``.
+_remote_session_loaders: dict = {}
 
 
-def register_remote_session(factory) -> None:
-    global _remote_session_factory
-    _remote_session_factory = factory
+def register_remote_session(scheme: str, load) -> None:
+    """Makes ``load()`` the provider of sessions whose target starts with ``scheme``."""
+    _remote_session_loaders[scheme] = load
 
 
-def _remote_factory():
-    if _remote_session_factory is None:
-        importlib.import_module("distflow.distributed.grpc_session")
-    return _remote_session_factory
+def _remote_sessions(target: str):
+    for scheme, load in _remote_session_loaders.items():
+        if target.startswith(scheme):
+            return load()
+    raise errors.NotFoundError(None, None, f"No session factory registered for the given session options: "
+                                           f"{{target: \"{target}\"}} (distflow knows '' and 'grpc://host:port')")
 
 
 class Session(BaseSession):
@@ -430,7 +434,7 @@ class Session(BaseSession):
     def __new__(cls, target: str = "", graph=None, config=None):
         target = _check_target(target)
         if target:
-            return _remote_factory()(target, graph, config)
+            return _remote_sessions(target).new_session(target, graph, config)
         return super().__new__(cls)
 
     def __init__(self, target: str = "", graph=None, config=None):
@@ -445,7 +449,7 @@ class Session(BaseSession):
         if not target:
             raise ValueError("Session.reset needs the target of a server")
         target = _check_target(target)
-        _remote_factory().reset(target, containers, config)
+        _remote_sessions(target).reset(target, containers, config)
 
 
 def _check_target(target) -> str:
@@ -470,7 +474,7 @@ class InteractiveSession(BaseSession):
     def __new__(cls, target: str = "", graph=None, config=None):
         target = _check_target(target)
         if target:
-            sess = _remote_factory()(target, graph, config)
+            sess = _remote_sessions(target).new_session(target, graph, config)
             _make_default(sess)
             return sess
         return super().__new__(cls)
