@@ -1,4 +1,4 @@
-"""Compile-time graph rewrites (runtime/rewrite.py) and the BLAS GEMM they use.
+"""Compile-time graph rewrites (runtime/rewrites/) and the BLAS GEMM they use.
 
 Every rewritten step is checked against the same step with rewrites off
 (``OptimizerOptions(opt_level=L0)``) and against NumPy written the obvious way.
@@ -10,7 +10,7 @@ import pytest
 import distflow as tf
 from conftest import assert_oracle
 from distflow.ops import blas
-from distflow.runtime.rewrite import FUSED_UPDATE
+from distflow.ops.runtime_ops import FUSED_UPDATE
 
 RNG = np.random.default_rng(11)
 L0 = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=tf.OptimizerOptions(
@@ -374,7 +374,7 @@ def test_replicas_products_by_one_matrix_become_one_product_in_the_sequential_fo
 
 
 def test_replica_rows_are_read_in_place_when_adjacent_and_copied_otherwise():
-    from distflow.runtime.rewrite import _adjacent_rows, _replica_matmul
+    from distflow.ops.runtime_ops import _replica_matmul, adjacent_rows as _adjacent_rows
 
     whole = RNG.standard_normal((6, 4))
     parts = np.split(whole, 3)
@@ -391,7 +391,7 @@ def test_replica_rows_are_read_in_place_when_adjacent_and_copied_otherwise():
 
 
 def test_a_fused_update_of_replicas_adjacent_rows_is_one_product_and_equals_the_sum():
-    from distflow.runtime.rewrite import _fused_matmul_apply_gradient_descent
+    from distflow.ops.runtime_ops import _fused_matmul_apply_gradient_descent
 
     class Var:  # the variable reference a kernel gets
         name = "w"
@@ -447,3 +447,92 @@ def test_a_shared_input_with_rows_of_its_own_keeps_the_replicas_apart():
         got = sess.run(total, {feed: x})
         assert kernel_types(sess).count("AddV2") == 2
     assert_oracle(got, x[:4] @ w_init + x[4:] @ w_init + 2.0, rtol=1e-12)
+
+
+# -- the pipeline, and what it tells -------------------------------------------------------------
+
+def test_every_pass_is_documented_and_in_the_pipeline():
+    from distflow.runtime import rewrites
+
+    for p in rewrites.PASSES:
+        module = __import__(p.run.__module__, fromlist=["run"])
+        doc = module.__doc__ or ""
+        for part in ("Matches", "Produces", "Why"):
+            assert part in doc, f"{module.__name__} does not say what it {part.lower()}"
+    assert [p.name for p in rewrites.PASSES][-1] == "dead_nodes"
+
+
+def two_tower_step():
+    """An in-graph step over two CPU devices: split, one product per device, concat, SGD."""
+    x = tf.placeholder(tf.float32, [8, 6])
+    y = tf.placeholder(tf.int32, [8])
+    w = tf.Variable(RNG.standard_normal((6, 3)).astype(np.float32))
+    losses = []
+    for i, (xs, ys) in enumerate(zip(tf.split(x, 2), tf.split(y, 2))):
+        with tf.device(f"/cpu:{i}"):
+            logits = tf.matmul(xs, w)
+            losses.append(tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys, logits=logits)))
+    loss = tf.add_n(losses) / 2.0
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    feed = {x: RNG.standard_normal((8, 6)).astype(np.float32), y: RNG.integers(0, 3, 8)}
+    return train, loss, feed
+
+
+@pytest.mark.parametrize("inter_op, form", [(1, "sequential"), (2, "concurrent"), (0, None)])
+def test_the_form_a_step_runs_in_and_its_rewrites_are_logged_once(caplog, inter_op, form):
+    with tf.Graph().as_default():
+        train, loss, feed = two_tower_step()
+        config = tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=inter_op)
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            with caplog.at_level("INFO", logger="distflow"):
+                for _ in range(16):
+                    sess.run(train, feed)
+            step = list(sess._steps.values())[-1].plan
+    said = [r.getMessage() for r in caplog.records if "form (" in r.getMessage()]
+    assert len(said) == 1, said  # once per compiled step, not once per run
+    assert said[0] == f"{step.label}: {step.choice}"
+    if form is not None:
+        assert f"{form} form (inter_op_parallelism_threads" in said[0]
+    else:  # measured: the log says which form won and what each took
+        assert "measured: median" in said[0] and step.mode in said[0]
+    # the in-graph SGD step folds the gradient's seed and fuses the update, in either form
+    assert "constant_folding x" in said[0] and "update_fusion x" in said[0]
+
+
+def test_a_traced_step_reports_every_kernel_call_in_step_stats():
+    from tensorboard.compat.proto import step_stats_pb2  # TensorFlow's own message
+
+    with tf.Graph().as_default():
+        train, loss, feed = two_tower_step()
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=2)) as sess:
+            sess.run(tf.global_variables_initializer())
+            meta = tf.RunMetadata()
+            sess.run(train, feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=meta)
+            plain = tf.RunMetadata()
+            sess.run(train, feed, run_metadata=plain)
+    assert plain.step_stats is None  # only a traced step pays for timing
+    stats = step_stats_pb2.StepStats.FromString(meta.step_stats.SerializeToString())
+    devices = {d.device for d in stats.dev_stats}
+    assert devices == {"/job:localhost/replica:0/task:0/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:1"}
+    calls = [n for d in stats.dev_stats for n in d.node_stats]
+    labels = " ".join(n.timeline_label for n in calls)
+    assert "MatMul()" in labels and "_Recv()" in labels
+    assert all(n.all_end_rel_nanos >= n.op_end_rel_nanos >= 0 and n.all_start_micros > 0 for n in calls)
+
+
+def test_distflow_debug_prints_the_form_and_each_kernel(tmp_path):
+    import subprocess
+    import sys
+
+    program = tmp_path / "p.py"
+    program.write_text("import distflow as tf\n"
+                       "x = tf.placeholder(tf.float32, [2, 2])\n"
+                       "y = tf.matmul(x, x) + 1.0\n"
+                       "with tf.Session() as sess:\n"
+                       "    sess.run(y, {x: [[1, 2], [3, 4]]})\n")
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "DISTFLOW_DEBUG": "2"})
+    assert done.returncode == 0, done.stderr
+    assert "distflow: step add:0: sequential form (one partition); rewrites:" in done.stderr
+    assert "MatMul" in done.stderr and "us" in done.stderr

@@ -100,7 +100,8 @@ class GrpcSession(BaseSession):
             self._call("ExtendSession", pb.ExtendSessionRequest(session_handle=self._handle, graph_def=delta))
         self._sent = len(ops_now)
 
-    def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout) -> list:
+    def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout, trace=None) -> list:
+        # (a remote step is not traced: RunMetadata stays empty for it)
         self._sync_graph()
         timeout_in_ms = 0 if timeout is None else max(1, int(timeout * 1000))
         fetch = tuple(el.name for el in elements if not isinstance(el, Operation))

@@ -22,7 +22,7 @@ from ..framework import ops, wire
 from ..framework.device_spec import DeviceSpec
 from ..runtime import allocator
 from ..runtime.device import DeviceMgr
-from ..runtime.executor import PartitionPlan, Rendezvous, run_partitions, value_of
+from ..runtime.executor import PartitionPlan, Rendezvous, log_compiled, run_partitions, value_of
 from ..runtime.partition import Node, rendezvous_key
 from ..protos import distflow_pb2 as pb
 from .rpc import takes_rpc_context
@@ -265,6 +265,10 @@ class Worker:
                                             self._kernel_states))
             remote_keys.append([rendezvous_key(node) for node in nodes
                                 if node.type == "_Recv" and not self.is_local(node.attrs["send_device"])])
+        for plan in partitions:
+            rewrites = ", ".join(f"{name} x{made}" for name, made in plan.rewrites.items()) or "none"
+            log_compiled(f"{plan.name} (fetches {', '.join(fetch_names)[:80] or 'none'})",
+                         f"concurrent form (partitions of a task); rewrites: {rewrites}")
         return _StepPlan(partitions, remote_keys)
 
     @takes_rpc_context

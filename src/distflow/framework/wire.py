@@ -7,6 +7,8 @@ so a malformed request becomes an error status, never a crash.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from . import dtypes, errors
@@ -336,3 +338,24 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
                 raise _bad(f"node '{name}' has a bad device {node.device!r}: {e}") from None
             created[name] = op
     return [created[name] for name in order]
+
+
+def step_stats(kernels) -> pb.StepStats:
+    """A traced step's kernel calls (``executor.KernelTime``) as a StepStats, one
+    DeviceStepStats per device, calls in the order they started."""
+    # perf_counter_ns is monotonic with an arbitrary origin: anchor it to the wall clock
+    offset_ns = time.time_ns() - time.perf_counter_ns()
+    stats = pb.StepStats()
+    by_device: dict = {}
+    for k in sorted(kernels, key=lambda k: k.start_ns):
+        dev = by_device.get(k.device)
+        if dev is None:
+            dev = by_device[k.device] = stats.dev_stats.add(device=k.device)
+        start_ns = k.start_ns + offset_ns
+        took_ns = k.end_ns - k.start_ns
+        dev.node_stats.add(node_name=k.node_name, all_start_micros=start_ns // 1000, op_start_rel_micros=0,
+                           op_end_rel_micros=took_ns // 1000, all_end_rel_micros=took_ns // 1000,
+                           timeline_label=f"{k.node_name} = {k.op_type}()", thread_id=k.thread_id & 0xFFFFFFFF,
+                           all_start_nanos=start_ns, op_start_rel_nanos=0, op_end_rel_nanos=took_ns,
+                           all_end_rel_nanos=took_ns)
+    return stats

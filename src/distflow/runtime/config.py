@@ -25,7 +25,7 @@ class GPUOptions:
 
 
 class OptimizerOptions:
-    """Which graph rewrites a step's compiler makes (runtime/rewrite.py).
+    """Which graph rewrites a step's compiler makes (runtime/rewrites/).
 
     ``opt_level=L1`` (TF's default) makes them all; ``L0`` none.
     ``do_constant_folding=False`` keeps every op a computation but still fuses.
@@ -128,9 +128,10 @@ class RunOptions:
 
 class RunMetadata:
     """What a traced step reports: ``partition_graphs``, one GraphDef per device, when the
-    step ran with ``RunOptions(output_partition_graphs=True)`` or a trace level.
-
-    ``step_stats`` (per-kernel timing) is not recorded by distflow yet and stays None.
+    step ran with ``RunOptions(output_partition_graphs=True)`` or a trace level; and with a
+    trace level, ``step_stats``: a StepStats (TensorFlow's message) with every kernel call,
+    by device, its start and its duration. A session on a remote target ("grpc://")
+    fills neither yet.
     """
 
     def __init__(self):

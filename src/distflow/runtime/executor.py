@@ -9,9 +9,13 @@ pool threads -- and the partitions meet in the step's :class:`Rendezvous`.
 from __future__ import annotations
 
 import functools
+import logging
+import os
 import queue
+import sys
 import threading
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,9 +23,15 @@ from ..framework import errors
 from ..framework.registry import get_registration
 from ..ops import blas
 from ..ops.array_ops import missing_feed_error
-from . import rewrite
+from . import rewrites
 from .device import Device
 from .partition import MAY_ALIAS as _MAY_ALIAS, Node, rendezvous_key
+
+_log = logging.getLogger("distflow")
+
+# DISTFLOW_DEBUG=1 prints how each newly compiled step runs (form, rewrites); 2 also
+# prints every kernel call of every step with its time.
+DEBUG = int(os.environ.get("DISTFLOW_DEBUG", "0")) if os.environ.get("DISTFLOW_DEBUG", "0").isdigit() else 1
 
 # Ops that do nothing at run time once their inputs are ordered.
 _FREE_OPS = frozenset({"NoOp"})
@@ -245,10 +255,11 @@ class PartitionPlan:
     a whole step in its global order, each node run with its own device's kernels.
     """
 
-    __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking", "_forwarding")
+    __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking", "rewrites",
+                 "_forwarding")
 
     def __init__(self, name: str, nodes: list[Node], devices: list[Device], feed_index: dict,
-                 fetch_index: dict, kernel_states: dict, rewrites: tuple[bool, bool] = (True, True)):
+                 fetch_index: dict, kernel_states: dict, enabled_rewrites: tuple[bool, bool] = (True, True)):
         self.name = name
         self.steps: list[tuple] = []
         self.infos: list[tuple[str, str, str]] = []
@@ -256,7 +267,9 @@ class PartitionPlan:
         self.feed_slots: list[tuple[int, int]] = []
         self.fetch_slots: list[tuple[int, int, bool]] = []
         self.blocking = False
-        nodes, devices = rewrite.optimize(nodes, devices, feed_index, fetch_index, *rewrites)
+        # which rewrite passes fired, and how many rewrites each made
+        nodes, devices, self.rewrites = rewrites.optimize(nodes, devices, feed_index, fetch_index,
+                                                          *enabled_rewrites)
         # per step: (slot of the input the kernel may overwrite, or None; are its outputs fresh arrays?)
         self._forwarding: list[tuple[int | None, bool]] = []
         slot_of: dict[tuple[str, int], int] = {}
@@ -385,13 +398,22 @@ class PartitionPlan:
             return functools.partial(reg.kernel, KernelContext(node.name, device, state), **attrs)
         return functools.partial(reg.kernel, **attrs) if attrs else reg.kernel
 
-    def run(self, feeds, rdv: Rendezvous | None, results: list) -> None:
+    def run(self, feeds, rdv: Rendezvous | None, results: list, trace: list | None = None) -> None:
+        """Runs the plan once; with ``trace`` (a list), appends a ``KernelTime`` per kernel call."""
+        if trace is None:
+            self._execute(self.steps, feeds, rdv, results)
+            return
+        timed = [(_timed(fn, info, trace), ins, out, mode, release)
+                 for (fn, ins, out, mode, release), info in zip(self.steps, self.infos)]
+        self._execute(timed, feeds, rdv, results)
+
+    def _execute(self, steps: list, feeds, rdv: Rendezvous | None, results: list) -> None:
         slots = self.init_slots.copy()
         for fi, s in self.feed_slots:
             slots[s] = feeds[fi]
         i = 0
         try:
-            for fn, ins, out, mode, release in self.steps:
+            for fn, ins, out, mode, release in steps:
                 if mode == _ONE_ARG:
                     r = fn(slots[ins])
                 elif mode == _TWO_ARGS:
@@ -418,6 +440,28 @@ class PartitionPlan:
             raise wrap_error(e, name, op_type, device) from e
 
 
+class KernelTime(NamedTuple):
+    """One kernel call of a traced step: what ran, where, and when (``time.perf_counter_ns``)."""
+
+    node_name: str
+    op_type: str
+    device: str
+    start_ns: int
+    end_ns: int
+    thread_id: int
+
+
+def _timed(fn, info: tuple[str, str, str], trace: list):
+    """``fn``, recording each call's start and end in ``trace``."""
+    def call(*args):
+        start = time.perf_counter_ns()
+        try:
+            return fn(*args)
+        finally:
+            trace.append(KernelTime(*info, start, time.perf_counter_ns(), threading.get_ident()))
+    return call
+
+
 class _StepState:
     __slots__ = ("lock", "pending", "done", "error")
 
@@ -440,10 +484,10 @@ class _StepState:
                 self.done.set()
 
 
-def _run_partition(plan: PartitionPlan, feeds, rdv: Rendezvous, results: list, state: _StepState):
+def _run_partition(plan: PartitionPlan, feeds, rdv: Rendezvous, results: list, state: _StepState, trace=None):
     try:
         with np.errstate(all="ignore"):
-            plan.run(feeds, rdv, results)
+            plan.run(feeds, rdv, results, trace)
     except BaseException as e:  # noqa: BLE001 - reported by the step
         state.record(e)
         rdv.abort(e)
@@ -463,36 +507,70 @@ class StepPlan:
     blocking kernel (one that waits for another partition or step) always runs
     concurrently; otherwise ``inter_op_parallelism_threads=1`` means sequential and
     2 or more means concurrent.
+
+    Which form runs, why, and which rewrites fired in it is logged once per step (INFO on
+    the "distflow" logger; on stderr with ``DISTFLOW_DEBUG=1``) and kept in ``choice``.
     """
 
     CONCURRENT, SEQUENTIAL, AUTO = "concurrent", "sequential", "auto"
     _WARMUP = 2  # untimed runs of each form (first runs allocate and start threads)
     _TRIALS = 5  # timed runs of each form before choosing
 
-    __slots__ = ("partitions", "sequential", "num_fetches", "mode", "live", "_timings")
+    __slots__ = ("partitions", "sequential", "num_fetches", "mode", "live", "label", "choice", "_timings")
 
     def __init__(self, partitions: list[PartitionPlan], sequential: PartitionPlan | None,
-                 num_fetches: int, mode: str = AUTO, live: "LiveSteps | None" = None):
+                 num_fetches: int, mode: str = AUTO, live: "LiveSteps | None" = None, label: str = "step"):
         # The partition holding the most fetches runs on the calling thread.
         partitions.sort(key=lambda p: -len(p.fetch_slots))
         self.partitions = partitions
         self.sequential = sequential
         self.num_fetches = num_fetches
+        self.label = label
+        self.choice = ""  # which form runs and why, once it is known
+        reason = {self.SEQUENTIAL: "inter_op_parallelism_threads=1",
+                  self.CONCURRENT: "inter_op_parallelism_threads>=2"}.get(mode, "")
         if len(partitions) <= 1 or sequential is None:
             mode = self.CONCURRENT if sequential is None else self.SEQUENTIAL
+            reason = "one partition" if sequential is not None else "no sequential plan"
         if any(p.blocking for p in partitions):
-            mode = self.CONCURRENT
+            mode, reason = self.CONCURRENT, "a kernel may block"
         self.mode = mode
         self.live = live  # where a step that may block registers, so that it can be cancelled
         self._timings: dict[str, list[float]] = {self.CONCURRENT: [], self.SEQUENTIAL: []}
+        if mode != self.AUTO:
+            self._chose(mode, reason)
 
-    def run(self, feeds: list, timeout_s: float | None = None) -> list:
+    def _chose(self, mode: str, reason: str) -> None:
+        plans = [self.sequential] if mode == self.SEQUENTIAL else self.partitions
+        fired: dict[str, int] = {}
+        for plan in plans:
+            for name, made in plan.rewrites.items():
+                fired[name] = fired.get(name, 0) + made
+        rewrites = ", ".join(f"{name} x{made}" for name, made in fired.items()) or "none"
+        self.choice = f"{mode} form ({reason}); rewrites: {rewrites}"
+        log_compiled(self.label, self.choice)
+
+    def run(self, feeds: list, timeout_s: float | None = None, trace: list | None = None) -> list:
+        """One step: the fetched values. With ``trace`` (a list), each kernel call's
+        ``KernelTime`` is added to it (such a step does not count toward choosing a form)."""
         mode = self.mode
+        if trace is not None or DEBUG >= 2:
+            return self._run_traced(feeds, timeout_s, trace)
         if mode == self.AUTO:
             return self._run_measured(feeds, timeout_s)
         if mode == self.SEQUENTIAL and timeout_s is None:
             return self._run_sequential(feeds)
         return self._run_concurrent(feeds, timeout_s)
+
+    def _run_traced(self, feeds, timeout_s, trace):
+        kernels = [] if trace is None else trace
+        if self.mode == self.SEQUENTIAL and timeout_s is None:
+            out = self._run_sequential(feeds, kernels)
+        else:
+            out = self._run_concurrent(feeds, timeout_s, kernels)
+        if DEBUG >= 2:
+            print_trace(self.label, kernels)
+        return out
 
     def _run_measured(self, feeds, timeout_s):
         timings = self._timings
@@ -505,15 +583,17 @@ class StepPlan:
                 timed = sorted(timings[m][self._WARMUP:])
                 return timed[len(timed) // 2]
             self.mode = min(timings, key=median)
+            self._chose(self.mode, f"measured: median {median(self.SEQUENTIAL) * 1e3:.3f} ms sequential, "
+                                   f"{median(self.CONCURRENT) * 1e3:.3f} ms concurrent over {self._TRIALS} runs")
         return out
 
-    def _run_sequential(self, feeds: list) -> list:
+    def _run_sequential(self, feeds: list, trace: list | None = None) -> list:
         results = [None] * self.num_fetches
         with np.errstate(all="ignore"):
-            self.sequential.run(feeds, None, results)
+            self.sequential.run(feeds, None, results, trace)
         return results
 
-    def _run_concurrent(self, feeds: list, timeout_s: float | None) -> list:
+    def _run_concurrent(self, feeds: list, timeout_s: float | None, trace: list | None = None) -> list:
         results = [None] * self.num_fetches
         parts = self.partitions
         if not parts:
@@ -524,13 +604,33 @@ class StepPlan:
             live.add(rdv)
         try:
             with blas.shared_by(len(parts)):
-                error = run_partitions(parts, feeds, rdv, results, timeout_s)
+                error = run_partitions(parts, feeds, rdv, results, timeout_s, trace)
         finally:
             if live is not None:
                 live.discard(rdv)
         if error is not None:
             raise error
         return results
+
+
+def log_compiled(label: str, what: str) -> None:
+    """Says once, for a newly compiled step, how it will run."""
+    _log.info("%s: %s", label, what)
+    if DEBUG >= 1:
+        print(f"distflow: {label}: {what}", file=sys.stderr, flush=True)
+
+
+def print_trace(label: str, kernels: list[KernelTime]) -> None:
+    """A traced step on stderr, one line per kernel call (``DISTFLOW_DEBUG=2``)."""
+    if not kernels:
+        return
+    origin = kernels[0].start_ns
+    lines = [f"distflow: {label}: {len(kernels)} kernels, "
+             f"{(max(k.end_ns for k in kernels) - origin) / 1e3:.0f} us"]
+    for k in kernels:
+        lines.append(f"  {(k.start_ns - origin) / 1e3:9.1f} us {(k.end_ns - k.start_ns) / 1e3:9.1f} us  "
+                     f"{k.op_type:<28} {k.node_name}  [{k.device}]")
+    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 class LiveSteps:
@@ -556,19 +656,23 @@ class LiveSteps:
 
 
 def run_partitions(plans: list[PartitionPlan], feeds: list, rdv: Rendezvous, results: list,
-                   timeout_s: float | None) -> BaseException | None:
+                   timeout_s: float | None, trace: list | None = None) -> BaseException | None:
     """Runs ``plans`` at once (the first on this thread) and waits for all of them.
 
     Returns the step's most telling error (a failure before a cancellation), or None.
+    With ``trace`` (a list), every kernel call's ``KernelTime`` is added to it.
     """
     state = _StepState(len(plans))
-    for plan in plans[1:]:
-        _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state))
+    traces = [None] * len(plans) if trace is None else [[] for _ in plans]  # one list per thread
+    for plan, part_trace in zip(plans[1:], traces[1:]):
+        _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state, part_trace))
     if plans:
-        _run_partition(plans[0], feeds, rdv, results, state)
+        _run_partition(plans[0], feeds, rdv, results, state, traces[0])
         if not state.done.wait(timeout_s):
             rdv.abort(errors.DeadlineExceededError(None, None, "step timed out"))
             state.done.wait()
+    if trace is not None:
+        trace.extend(sorted((t for part in traces for t in part), key=lambda t: t.start_ns))
     return state.error
 
 

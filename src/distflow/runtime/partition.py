@@ -14,17 +14,8 @@ from __future__ import annotations
 from ..framework import dtypes
 from ..framework.ops import Operation, Tensor
 from ..framework import registry
-from ..framework.registry import get_registration, register_op
-from ..framework.tensor_shape import TensorShape
-
-
-def _recv_shape(op):
-    return TensorShape(None)
-
-
-# The partitioner's own ops; the executor runs them against the step's rendezvous.
-register_op("_Send", shape=lambda op: [])
-register_op("_Recv", shape=_recv_shape, dtype=lambda op: op.get_attr("tensor_type"))
+from ..framework.registry import get_registration
+from ..ops import runtime_ops  # noqa: F401 - registers _Send and _Recv, the partitioner's ops
 
 CONTROL = -1  # the output index of a control edge
 

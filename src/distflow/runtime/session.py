@@ -172,40 +172,46 @@ class BaseSession:
             timeout = options.timeout_in_ms / 1000.0
         elif self._config.operation_timeout_in_ms:
             timeout = self._config.operation_timeout_in_ms / 1000.0
+        trace = [] if run_metadata is not None and getattr(options, "trace_level", 0) else None
         try:
-            values = self._run_step(elements, feed_tensors, feed_values, timeout)
+            values = self._run_step(elements, feed_tensors, feed_values, timeout, trace)
         except errors.OpError as e:
             self._attach_op(e)
             raise
         if run_metadata is not None and options is not None and (
                 getattr(options, "output_partition_graphs", False) or getattr(options, "trace_level", 0)):
-            self._fill_run_metadata(run_metadata, elements, feed_tensors)
+            self._fill_run_metadata(run_metadata, elements, feed_tensors, trace)
         if mapper is None:
             return None if isinstance(elements[0], Operation) else _fetch_value(values[0])
         return mapper.build([None if isinstance(el, Operation) else _fetch_value(v)
                              for el, v in zip(elements, values)])
 
-    def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout) -> list:
-        """Runs one step; the value of each element (None for operations), in order."""
+    def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout,
+                  trace: list | None = None) -> list:
+        """Runs one step; the value of each element (None for operations), in order.
+        With ``trace`` (a list), each kernel call's ``KernelTime`` is added to it."""
         key = (elements, feed_tensors)
         step = self._steps.get(key)
         if step is None:
             with self._lock:
                 step = self._steps.get(key) or self._compile(elements, feed_tensors)
                 self._steps[key] = step
-        values = step.plan.run(feed_values, timeout)
+        values = step.plan.run(feed_values, timeout, trace)
         for pos, feed_pos in step.fed_fetches:
             values[pos] = feed_values[feed_pos]
         return values
 
-    def _fill_run_metadata(self, run_metadata, elements, feed_tensors) -> None:
-        """The step's partition graphs, one GraphDef per device (step_stats are not recorded yet)."""
+    def _fill_run_metadata(self, run_metadata, elements, feed_tensors, trace) -> None:
+        """The step's partition graphs, one GraphDef per device, and with a trace its
+        ``step_stats``: every kernel call, by device, with its start and end."""
         from ..framework import wire  # noqa: PLC0415 - protobuf only for programs that ask
 
         step = self._steps.get((elements, feed_tensors))
         partitions = getattr(step, "partitions", None) or {}
         run_metadata.partition_graphs = [wire.partition_to_proto(nodes, device)
                                          for device, nodes in sorted(partitions.items())]
+        if trace is not None:
+            run_metadata.step_stats = wire.step_stats(trace)
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function ``f(*feed_values)`` that runs ``fetches`` with ``feed_list[i]`` fed ``feed_values[i]``.
@@ -276,6 +282,7 @@ class BaseSession:
         parts = partition(order, device_of, set(fed))
         lookup = self._device_mgr.lookup
         rewrites = self._config.graph_options.optimizer_options.rewrites()
+        label = "step " + ", ".join(el.name for el in elements)[:100]
         plans = [PartitionPlan(dev, nodes, [lookup(dev)] * len(nodes), fed, fetch_index, self._kernel_states,
                                rewrites) for dev, nodes in parts.items()]
         sequential = PartitionPlan("sequential", [Node.from_op(op) for op in order],
@@ -283,7 +290,7 @@ class BaseSession:
                                    self._kernel_states, rewrites)
         inter_op = self._config.inter_op_parallelism_threads
         mode = {0: StepPlan.AUTO, 1: StepPlan.SEQUENTIAL}.get(inter_op, StepPlan.CONCURRENT)
-        return _CompiledStep(StepPlan(plans, sequential, len(elements), mode, self._live), fetch_index,
+        return _CompiledStep(StepPlan(plans, sequential, len(elements), mode, self._live, label), fetch_index,
                              fed_fetches, parts)
 
     # -- lifecycle -----------------------------------------------------------------

@@ -60,8 +60,8 @@ DIFFERENT = {
         "Variable": "a step reads a variable before updating it (TF 1.x left the order to chance)",
         "GraphDef": "distflow's own protocol buffer classes with TensorFlow's field numbers",
         "enable_eager_execution": "raises NotImplementedError (graph mode only)",
-        "RunMetadata": "`partition_graphs` is filled by a traced step; `step_stats` (per-kernel timing) is not "
-                       "recorded and stays None",
+        "RunMetadata": "a traced local step fills `partition_graphs` and `step_stats` (every kernel call with "
+                       "its time); a step of a `grpc://` session fills neither yet",
     },
     "train": {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",

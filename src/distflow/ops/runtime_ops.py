@@ -1,0 +1,112 @@
+"""Ops that only the runtime puts into a graph; no program builds them.
+
+- ``_Send`` / ``_Recv``: the two ends of an edge that the partitioner cut between
+  devices. They have no kernel here: the executor runs them against the step's
+  rendezvous (runtime/executor.py).
+- The kernels of the compile-time rewrites (runtime/rewrites/): a gradient's product
+  fused into its variable's update, and the replicas' products and row-wise ops
+  merged into one call over all rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.registry import register_op
+from ..framework.tensor_shape import TensorShape
+from . import blas
+from .state_ops import locked
+
+FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
+REPLICA_MATMUL = "_ReplicaMatMul"
+ROW_BLOCKS = "_RowBlocks"
+
+register_op("_Send", shape=lambda op: [])
+register_op("_Recv", shape=lambda op: TensorShape(None), dtype=lambda op: op.get_attr("tensor_type"))
+
+
+@register_op(FUSED_UPDATE, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype,
+             stateful=True, ref_inputs=(0,))
+def _fused_matmul_apply_gradient_descent(xp, var, alpha, *operands, transposes=(), scale=1.0, use_locking=False):
+    """ApplyGradientDescent(var, alpha, scale * (MatMul(a0, b0) + ... + t0 + t1 + ...)).
+
+    ``operands`` are a0, b0, a1, b1, ... (one pair per entry of ``transposes``, their
+    (transpose_a, transpose_b)), then the terms t0, t1, ... that are arrays already (a
+    gradient received from another device, say). Each product is added into the variable
+    by one GEMM and each term by one AXPY: no gradient array, no sum.
+    """
+    n = 2 * len(transposes)
+    pairs = []
+    for (a, b), (transpose_a, transpose_b) in zip(zip(operands[:n:2], operands[1:n:2]), transposes):
+        a = a.T if transpose_a else a
+        b = b.T if transpose_b else b
+        if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+            raise ValueError(f"MatMul of the gradient: shapes {list(a.shape)} and {list(b.shape)} do not agree")
+        pairs.append((a, b))
+    terms = [np.asarray(t) for t in operands[n:]]
+    if len(pairs) > 1 and all(t == (True, False) for t in transposes):  # replicas' x_i^T @ d_i
+        rows_a, rows_b = adjacent_rows([a.T for a, _ in pairs]), adjacent_rows([b for _, b in pairs])
+        if rows_a is not None and rows_b is not None:  # one GEMM over all their rows
+            pairs = [(rows_a.T, rows_b)]
+    step = -float(alpha) * scale
+    with locked(var, use_locking):
+        w = var.read()
+        for shape in [(a.shape[0], b.shape[1]) for a, b in pairs] + [t.shape for t in terms]:
+            if w.shape != shape:
+                raise ValueError(f"ApplyGradientDescent: var '{var.name}' has shape {list(w.shape)} but the "
+                                 f"gradient has shape {list(shape)}")
+        if any(np.may_share_memory(w, x) for x in [*terms, *(x for pair in pairs for x in pair)]):
+            delta = sum(xp.matmul(a, b) for a, b in pairs) + sum(terms)  # read all before writing any
+            w += xp.multiply(delta, np.asarray(step, w.dtype))
+            return var
+        for a, b in pairs:
+            if not blas.gemm(a, b, w, step, 1.0):
+                w += xp.multiply(xp.matmul(a, b), np.asarray(step, w.dtype))
+        for t in terms:
+            if not blas.axpy(t, w, step):
+                w += xp.multiply(t, np.asarray(step, w.dtype))
+    return var
+
+
+@register_op(REPLICA_MATMUL, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
+def _replica_matmul(xp, *operands, transpose_b=False):
+    """``MatMul(a_i, b)`` for every ``a_i`` of ``operands[:-1]`` (replicas with equally
+    many rows), as one product of all their rows: the rows of all the products."""
+    *parts, b = operands
+    for a in parts:
+        if a.ndim != 2 or a.shape != parts[0].shape:
+            raise ValueError(f"MatMul of replicas: shapes {[list(x.shape) for x in parts]} do not stack")
+    whole = adjacent_rows(parts)
+    if whole is None:
+        whole = xp.concatenate(parts)
+    return xp.matmul(whole, b.T if transpose_b else b)
+
+
+@register_op(ROW_BLOCKS, shape=lambda op: [TensorShape(None)] * len(op.inputs),
+             dtype=lambda op: [t.dtype for t in op.inputs], list_output=True)
+def _row_blocks(xp, *wholes, index, count):
+    """Replica ``index``'s rows of each of ``wholes`` (``count`` equal blocks): views."""
+    out = []
+    for whole in wholes:
+        rows = whole.shape[0] // count
+        out.append(whole[index * rows:(index + 1) * rows])
+    return tuple(out)
+
+
+def adjacent_rows(parts: list) -> np.ndarray | None:
+    """The parts as one array without a copy, if they are consecutive rows of one array."""
+    def root(x):
+        while isinstance(x.base, np.ndarray):
+            x = x.base
+        return x
+
+    base = root(parts[0])
+    if not base.flags.c_contiguous or any(not a.flags.c_contiguous or a.dtype != base.dtype or root(a) is not base
+                                          for a in parts):
+        return None
+    for a, b in zip(parts, parts[1:]):
+        if b.ctypes.data != a.ctypes.data + a.nbytes:
+            return None
+    rows = sum(a.shape[0] for a in parts)
+    return np.ndarray((rows, parts[0].shape[1]), base.dtype, buffer=base,
+                      offset=parts[0].ctypes.data - base.ctypes.data)

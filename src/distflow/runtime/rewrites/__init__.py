@@ -1,0 +1,55 @@
+"""Rewrites made when a plan is compiled (TensorFlow's Grappler, for a few patterns).
+
+Each pass is a module with ``run(plan) -> int`` (how many rewrites it made; it changes
+``plan`` in place) and a docstring that says what it matches, what it produces and why,
+with the measurement that justified it. ``PASSES`` is the pipeline: the passes in the
+order they run, each with the option that turns it on and, where it has one, the
+condition under which it applies. Every pass keeps each value that a fetch, another
+partition or a remaining node reads, and every side effect; it only removes work whose
+result nobody sees or does the same work in fewer, larger calls.
+
+The kernels of the nodes the passes make are ops like any other, in ops/runtime_ops.py.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from ..device import Device
+from ..partition import Node
+from . import constant_folding, dead_nodes, early_compute, replica_merge, update_fusion
+from .common import Nodes, count_readers
+
+
+class Pass(NamedTuple):
+    name: str
+    run: Callable[[Nodes], int]
+    option: str  # the RewriteOptions flag that turns it on ("" for always)
+    applies: Callable[[Nodes], bool] = lambda plan: True
+
+
+PASSES = (
+    Pass("constant_folding", constant_folding.run, "fold_constants"),
+    Pass("replica_merge", replica_merge.run, "fuse"),  # before update fusion: it fuses the merged products
+    Pass("update_fusion", update_fusion.run, "fuse"),
+    Pass("early_compute", early_compute.run, "fuse", early_compute.applies),
+    Pass("dead_nodes", dead_nodes.run, ""),  # last: drops what the others left unread
+)
+
+
+def optimize(nodes: list[Node], devices: list[Device], fed: dict, fetched: dict, fold_constants: bool = True,
+             fuse: bool = True) -> tuple[list[Node], list[Device], dict[str, int]]:
+    """``nodes`` (one partition or one whole step, in order) rewritten by ``PASSES``.
+
+    ``fed`` and ``fetched`` are keyed by (node name, output index). Returns the nodes,
+    their devices, and how many rewrites each pass that fired made.
+    """
+    enabled = {"": True, "fold_constants": fold_constants, "fuse": fuse}
+    plan = Nodes(list(nodes), list(devices), fed, fetched, count_readers(nodes))
+    fired = {}
+    for p in PASSES:
+        if enabled[p.option] and p.applies(plan):
+            made = p.run(plan)
+            if made:
+                fired[p.name] = made
+    return plan.nodes, plan.devices, fired
