@@ -20,8 +20,6 @@ input pipelines (the worker's CPU).
 from __future__ import annotations
 
 import itertools
-import threading
-import weakref
 
 import numpy as np
 
@@ -32,27 +30,8 @@ from ..framework import random_seed
 from ..framework.tensor_shape import TensorShape
 from ..ops.op_util import constant_value
 from . import structure
-
-# The datasets that iterator ops name, by token (weakly: a dataset no graph holds goes).
-_DATASETS: "weakref.WeakValueDictionary[str, Dataset]" = weakref.WeakValueDictionary()
-_tokens = itertools.count()
-_registry_lock = threading.Lock()
-
-
-def _register(dataset: "Dataset") -> str:
-    with _registry_lock:
-        token = f"dataset_{next(_tokens)}"
-        _DATASETS[token] = dataset
-        return token
-
-
-def lookup(token: str) -> "Dataset":
-    dataset = _DATASETS.get(token)
-    if dataset is None:
-        raise errors.InvalidArgumentError(None, None, f"Dataset '{token}' is not in this process: an input "
-                                                      "pipeline runs only in the process that built it")
-    return dataset
-
+from .iterator_ops import Iterator
+from .registry import RunState, register
 
 class Dataset:
     """A sequence of elements, each a structure (tensor, tuple or dict) of arrays."""
@@ -64,7 +43,7 @@ class Dataset:
 
     # --- what subclasses implement ----------------------------------------------------
 
-    def _iterate(self, values: list, state: "_RunState"):
+    def _iterate(self, values: list, state: RunState):
         """A Python iterator of flat element tuples, given the values of ``self._inputs``."""
         raise NotImplementedError
 
@@ -185,13 +164,9 @@ class Dataset:
     # --- iterators ----------------------------------------------------------------------
 
     def make_one_shot_iterator(self):
-        from .iterator_ops import Iterator  # noqa: PLC0415 - the two modules refer to each other
-
         return Iterator._one_shot(self)
 
     def make_initializable_iterator(self, shared_name=None):
-        from .iterator_ops import Iterator  # noqa: PLC0415
-
         return Iterator._initializable(self, shared_name)
 
     def __iter__(self):
@@ -222,21 +197,6 @@ class Options:
 
     def merge(self, options) -> "Options":
         return self
-
-
-class _RunState:
-    """What one initialization of an iterator keeps for its pipeline: each traced function's
-    session and each shuffle's seeds, keyed by the stage that owns them."""
-
-    def __init__(self):
-        self.stages: dict = {}
-
-    def close(self) -> None:
-        for value in self.stages.values():
-            close = getattr(value, "close", None)
-            if close is not None:
-                close()
-        self.stages.clear()
 
 
 # ---------------------------------------------------------------------------

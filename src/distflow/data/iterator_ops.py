@@ -10,7 +10,8 @@ from ..framework import ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops.op_util import constant_value, make_op
-from . import dataset_ops, structure
+from . import structure
+from .registry import RunState, lookup, register
 
 
 class _IteratorResource:
@@ -24,7 +25,7 @@ class _IteratorResource:
         self.elements = None
         self.state = None
 
-    def start(self, dataset: dataset_ops.Dataset, values: list) -> None:
+    def start(self, dataset, values: list) -> None:
         types = dataset.element_spec.flat_types()
         if types != self.output_types:
             raise errors.InvalidArgumentError(None, None, f"Iterator '{self.name}' has types "
@@ -33,7 +34,7 @@ class _IteratorResource:
         with self.lock:
             if self.state is not None:
                 self.state.close()
-            self.state = dataset_ops._RunState()
+            self.state = RunState()
             self.elements = dataset._iterate(values, self.state)
 
     def get_next(self):
@@ -44,8 +45,8 @@ class _IteratorResource:
                         None, None, "GetNext() failed because the iterator has not been initialized. Ensure "
                                     "that you have run the initializer operation for this iterator before "
                                     "getting the next element.")
-                one_shot = dataset_ops.lookup(self.one_shot)
-                self.state = dataset_ops._RunState()
+                one_shot = lookup(self.one_shot)
+                self.state = RunState()
                 self.elements = one_shot.dataset._iterate(one_shot.values, self.state)
             try:
                 return next(self.elements)
@@ -78,7 +79,7 @@ def _iterator_kernel(ctx, *, shared_name, container, output_types, output_shapes
 
 @register_op("MakeIterator", shape=lambda op: [], stateful=True, ref_inputs=(0,))
 def _make_iterator_kernel(xp, iterator, *values, dataset):
-    iterator.start(dataset_ops.lookup(dataset), list(values))
+    iterator.start(lookup(dataset), list(values))
 
 
 @register_op("IteratorGetNext", shape=lambda op: list(op.get_attr("output_shapes")),
@@ -147,7 +148,7 @@ class Iterator:
                                  "computed or fed; use `make_initializable_iterator()` instead.")
             values.append(value)
         holder = _OneShot(dataset, values)
-        token = dataset_ops._register(holder)
+        token = register(holder)
         graph = ops.get_default_graph()
         _keep(graph, holder)
         handle = Iterator._create(dataset.element_spec, one_shot_token=token, name="OneShotIterator")
@@ -178,7 +179,7 @@ class Iterator:
 
     def make_initializer(self, dataset, name=None) -> ops.Operation:
         """An op that starts a new pass of this iterator over ``dataset``."""
-        if not isinstance(dataset, dataset_ops.Dataset):
+        if not hasattr(dataset, "element_spec") or not hasattr(dataset, "_all_inputs"):  # (a tf.data.Dataset)
             raise TypeError(f"make_initializer expects a Dataset, got {dataset!r}")
         if dataset.element_spec.flat_types() != self._spec.flat_types():
             raise TypeError(f"Expected output types {self._spec.types()} but got dataset with output types "
@@ -186,7 +187,7 @@ class Iterator:
         if not dataset.element_spec.is_compatible_with(self._spec):
             raise TypeError(f"Expected output shapes compatible with {self._spec.shapes()} but got dataset "
                             f"with output shapes {dataset.output_shapes}.")
-        token = dataset_ops._register(dataset)
+        token = register(dataset)
         _keep(self._handle.graph, dataset)
         with ops.colocate_with(self._handle.op):
             return make_op("MakeIterator", [self._handle] + dataset._all_inputs(), {"dataset": token},

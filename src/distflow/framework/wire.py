@@ -8,14 +8,17 @@ so a malformed request becomes an error status, never a crash.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import dtypes, errors
-from . import ops
 from .registry import is_registered
 from .tensor_shape import TensorShape
 from ..protos import distflow_pb2 as pb
+
+if TYPE_CHECKING:  # (ops.py calls this module for protos: no import at run time)
+    from . import ops
 
 MAX_TENSOR_BYTES = 2**34  # a sanity bound on a declared tensor size (16 GiB)
 

@@ -13,13 +13,10 @@ from ..framework.ops import GraphKeys
 from ..ops import array_ops, math_ops, state_ops
 from ..ops.variable_scope import variable_scope
 from .._namespace import missing
-
-METRIC_VARIABLES = "metric_variables"
-
-
-def _local_variable(name, shape, dtype=dtypes.float32):
-    return state_ops.Variable(array_ops.zeros(shape, dtype=dtype), name=name, trainable=False,
-                              collections=[GraphKeys.LOCAL_VARIABLES, METRIC_VARIABLES])
+from .local_variables import METRIC_VARIABLES, local_variable as _local_variable
+from .thresholds import (auc, false_negatives_at_thresholds, false_positives_at_thresholds,  # noqa: F401
+                         precision_at_thresholds, recall_at_thresholds, sensitivity_at_specificity,
+                         specificity_at_sensitivity, true_negatives_at_thresholds, true_positives_at_thresholds)
 
 
 def _div_no_nan(x, y, name=None):
@@ -372,8 +369,6 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
 sparse_average_precision_at_k = average_precision_at_k
 
 
-from .thresholds import (auc, false_negatives_at_thresholds, false_positives_at_thresholds,  # noqa: E402,F401
-                         precision_at_thresholds, recall_at_thresholds, sensitivity_at_specificity,
-                         specificity_at_sensitivity, true_negatives_at_thresholds, true_positives_at_thresholds)
+
 
 __getattr__ = missing("tf.metrics")

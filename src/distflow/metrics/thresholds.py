@@ -9,12 +9,11 @@ from ..framework import dtypes
 from ..framework import ops
 from ..ops import array_ops, math_ops, state_ops
 from ..ops.variable_scope import variable_scope
+from .local_variables import local_variable
 
 
 def _local(name, shape):
-    from . import _local_variable  # noqa: PLC0415 - the package's helper (its __init__ imports this module)
-
-    return _local_variable(name, shape)
+    return local_variable(name, shape)
 
 
 def _collect(collections, value):

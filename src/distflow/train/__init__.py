@@ -25,7 +25,8 @@ from .optimizers import (AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, Ftr
                          ProximalGradientDescentOptimizer, RMSPropOptimizer)
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from .replication import Towers, assign_to_device, average_gradients, replicate_model  # noqa: F401
-from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
+from .meta_graph import export_meta_graph  # noqa: F401
+from .saver import import_meta_graph  # noqa: F401
 from .saver import (CheckpointReader, CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,  # noqa: F401
                     get_checkpoint_state, latest_checkpoint, list_variables, load_variable,
                     update_checkpoint_state, write_graph)

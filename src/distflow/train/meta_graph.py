@@ -2,10 +2,9 @@
 
 ``export_meta_graph`` writes TensorFlow's MetaGraphDef: the GraphDef, a SaverDef, and
 each collection as TF encodes it (variables as VariableDefs, tensors and operations by
-name, numbers and strings as lists). ``import_meta_graph`` adds the graph to the default
-graph, fills the collections again (the same ``tf.Variable`` objects come back for
-``global_variables()`` and ``trainable_variables()``), and returns a Saver that restores
-checkpoints written by the original program.
+name, numbers and strings as lists); ``read_meta_graph_file`` reads one back.
+``import_meta_graph``, which rebuilds a graph from one and returns its Saver, lives in
+saver.py, as in TensorFlow.
 
 Savers are written as SaverDefs. Collections of other Python objects (queue runners,
 hooks) are not written; a warning names each one left out, once per process.
@@ -20,7 +19,6 @@ from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from ..framework import ops
-from ..framework.importer import import_graph_def
 from ..framework.ops import GraphKeys
 from ..ops import io_ops, state_ops
 from ..protos import distflow_pb2 as pb
@@ -30,7 +28,7 @@ _log = logging.getLogger("distflow")
 _warned: set = set()  # collections already warned about, once per process
 
 # Collections whose items are variables, written as VariableDefs (as TF registers them).
-_VARIABLE_COLLECTIONS = frozenset({
+VARIABLE_COLLECTIONS = frozenset({
     GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.LOCAL_VARIABLES,
     GraphKeys.MODEL_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.GLOBAL_STEP,
     "metric_variables"})
@@ -38,10 +36,8 @@ _VARIABLE_COLLECTIONS = frozenset({
 
 def _collection_def(key: str, items: list, export_scope):
     """A CollectionDef for ``items``, or None (with a warning) if TF has no encoding for them."""
-    from .saver import Saver  # noqa: PLC0415 - saver imports this module
-
     out = pb.CollectionDef()
-    if all(isinstance(v, Saver) for v in items):
+    if all(hasattr(v, "as_saver_def") for v in items):  # Savers (saver.py builds on this module)
         out.bytes_list.value.extend(v.as_saver_def().SerializeToString() for v in items if v.as_saver_def())
     elif all(isinstance(v, state_ops.Variable) for v in items):
         out.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in items)
@@ -139,65 +135,3 @@ def read_meta_graph_file(filename: str):
     except (UnicodeDecodeError, text_format.ParseError) as e:
         raise ValueError(f"{filename} is not a MetaGraphDef file: {e}") from None
     return meta
-
-
-def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Adds the graph of a MetaGraphDef (or ``.meta`` file) to the default graph.
-
-    Returns:
-      A Saver that restores the original program's checkpoints into the imported
-      variables, or None when the graph has no variables.
-    """
-    from .saver import Saver  # noqa: PLC0415 - saver imports this module for Saver.export_meta_graph
-
-    meta = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, str) else meta_graph_or_file
-    graph_def = pb.GraphDef()
-    graph_def.CopyFrom(meta.graph_def)
-    if clear_devices:
-        for node in graph_def.node:
-            node.device = ""
-    import_graph_def(graph_def, name=import_scope or "")
-    graph = ops.get_default_graph()
-    variables: dict = {}
-    for key in sorted(meta.collection_def):
-        collection = meta.collection_def[key]
-        kind = collection.WhichOneof("kind")
-        if kind == "node_list":
-            for name in collection.node_list.value:
-                full = f"{import_scope}/{name}" if import_scope else name
-                graph.add_to_collection(key, graph.as_graph_element(full))
-        elif kind == "bytes_list" and key == GraphKeys.SAVERS:
-            for data in collection.bytes_list.value:
-                graph.add_to_collection(key, Saver(saver_def=_scoped_saver_def(pb.SaverDef.FromString(data),
-                                                                               import_scope)))
-        elif kind == "bytes_list" and key in _VARIABLE_COLLECTIONS:
-            for data in collection.bytes_list.value:
-                variable_def = pb.VariableDef.FromString(data)
-                var = variables.get(variable_def.variable_name)
-                if var is None:
-                    var = variables[variable_def.variable_name] = state_ops.Variable.from_proto(
-                        variable_def, import_scope)
-                graph.add_to_collection(key, var)
-        elif kind == "bytes_list":
-            for value in collection.bytes_list.value:
-                graph.add_to_collection(key, value)
-        elif kind == "int64_list":
-            for value in collection.int64_list.value:
-                graph.add_to_collection(key, int(value))
-        elif kind == "float_list":
-            for value in collection.float_list.value:
-                graph.add_to_collection(key, float(value))
-    if meta.HasField("saver_def"):
-        return Saver(saver_def=_scoped_saver_def(meta.saver_def, import_scope))
-    if graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
-        return Saver()
-    return None
-
-
-def _scoped_saver_def(saver_def, import_scope):
-    scoped = pb.SaverDef()
-    scoped.CopyFrom(saver_def)
-    if import_scope:
-        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-            setattr(scoped, field, f"{import_scope}/{getattr(scoped, field)}")
-    return scoped

@@ -19,8 +19,11 @@ from google.protobuf import text_format
 
 from ..framework import dtypes
 from ..framework import ops
+from ..framework.importer import import_graph_def
+from ..framework.ops import GraphKeys
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
-from ..protos import distflow_pb2
+from ..protos import distflow_pb2 as pb
+from .meta_graph import VARIABLE_COLLECTIONS, export_meta_graph, read_meta_graph_file
 
 _log = logging.getLogger("distflow")
 
@@ -29,7 +32,7 @@ _log = logging.getLogger("distflow")
 # The 'checkpoint' state file
 
 
-CheckpointState = distflow_pb2.CheckpointState
+CheckpointState = pb.CheckpointState
 
 
 def _state_path(checkpoint_dir: str, latest_filename: str | None) -> str:
@@ -219,18 +222,16 @@ class Saver:
         self.build()
         if self._empty:
             return None
-        return distflow_pb2.SaverDef(
+        return pb.SaverDef(
             filename_tensor_name=self.filename_tensor.name, save_tensor_name=self.save_tensor.name,
             restore_op_name=self.restore_op.name, max_to_keep=int(self._max_to_keep or 0),
             sharded=bool(self._sharded), keep_checkpoint_every_n_hours=float(self._keep_hours),
-            version=distflow_pb2.SaverDef.V2)
+            version=pb.SaverDef.V2)
 
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False, export_scope=None,
                           clear_devices=False, clear_extraneous_savers=False, strip_default_attrs=False,
                           save_debug_info=False):
         """The default graph, its collections and this saver as a MetaGraphDef (written to ``filename``)."""
-        from .meta_graph import export_meta_graph  # noqa: PLC0415 - meta_graph builds on this module
-
         return export_meta_graph(filename=filename, graph_def=ops.get_default_graph().as_graph_def(add_shapes=True),
                                  saver_def=self.saver_def, collection_list=collection_list, as_text=as_text,
                                  export_scope=export_scope, clear_devices=clear_devices)
@@ -385,3 +386,63 @@ def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True
     data = text_format.MessageToString(graph_def).encode() if as_text else graph_def.SerializeToString()
     io_ops.atomic_write(path, lambda f: f.write(data))
     return path
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Adds the graph of a MetaGraphDef (or ``.meta`` file) to the default graph.
+
+    Returns:
+      A Saver that restores the original program's checkpoints into the imported
+      variables, or None when the graph has no variables.
+    """
+    meta = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, str) else meta_graph_or_file
+    graph_def = pb.GraphDef()
+    graph_def.CopyFrom(meta.graph_def)
+    if clear_devices:
+        for node in graph_def.node:
+            node.device = ""
+    import_graph_def(graph_def, name=import_scope or "")
+    graph = ops.get_default_graph()
+    variables: dict = {}
+    for key in sorted(meta.collection_def):
+        collection = meta.collection_def[key]
+        kind = collection.WhichOneof("kind")
+        if kind == "node_list":
+            for name in collection.node_list.value:
+                full = f"{import_scope}/{name}" if import_scope else name
+                graph.add_to_collection(key, graph.as_graph_element(full))
+        elif kind == "bytes_list" and key == GraphKeys.SAVERS:
+            for data in collection.bytes_list.value:
+                graph.add_to_collection(key, Saver(saver_def=_scoped_saver_def(pb.SaverDef.FromString(data),
+                                                                               import_scope)))
+        elif kind == "bytes_list" and key in VARIABLE_COLLECTIONS:
+            for data in collection.bytes_list.value:
+                variable_def = pb.VariableDef.FromString(data)
+                var = variables.get(variable_def.variable_name)
+                if var is None:
+                    var = variables[variable_def.variable_name] = state_ops.Variable.from_proto(
+                        variable_def, import_scope)
+                graph.add_to_collection(key, var)
+        elif kind == "bytes_list":
+            for value in collection.bytes_list.value:
+                graph.add_to_collection(key, value)
+        elif kind == "int64_list":
+            for value in collection.int64_list.value:
+                graph.add_to_collection(key, int(value))
+        elif kind == "float_list":
+            for value in collection.float_list.value:
+                graph.add_to_collection(key, float(value))
+    if meta.HasField("saver_def"):
+        return Saver(saver_def=_scoped_saver_def(meta.saver_def, import_scope))
+    if graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
+        return Saver()
+    return None
+
+
+def _scoped_saver_def(saver_def, import_scope):
+    scoped = pb.SaverDef()
+    scoped.CopyFrom(saver_def)
+    if import_scope:
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            setattr(scoped, field, f"{import_scope}/{getattr(scoped, field)}")
+    return scoped

@@ -1,0 +1,16 @@
+"""The variables a metric keeps its running totals in."""
+
+from __future__ import annotations
+
+from ..framework import dtypes
+from ..framework.ops import GraphKeys
+from ..ops import array_ops, state_ops
+
+METRIC_VARIABLES = "metric_variables"
+
+
+def local_variable(name, shape, dtype=dtypes.float32):
+    """A zero-initialized variable in LOCAL_VARIABLES and METRIC_VARIABLES (reset by
+    ``tf.local_variables_initializer()``), not trainable."""
+    return state_ops.Variable(array_ops.zeros(shape, dtype=dtype), name=name, trainable=False,
+                              collections=[GraphKeys.LOCAL_VARIABLES, METRIC_VARIABLES])
