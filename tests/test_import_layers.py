@@ -50,3 +50,58 @@ def test_no_package_imports_a_layer_above_it():
                     if pkg in BELOW and target not in BELOW[pkg] | LEAVES})
     assert not wrong, "imports that run up a layer (see docs/design.md):\n" + "\n".join(
         f"  {path}: {pkg} imports {target}" for pkg, target, path in wrong)
+
+
+def module_imports():
+    """(importing module, imported module) for every relative import of a distflow module,
+    at any depth (an import inside a function is still a dependency); imports made only
+    for type checking (``if TYPE_CHECKING:``) are left out."""
+    modules = {}
+    for root, _, files in os.walk(SRC):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                parts = os.path.relpath(path, SRC)[:-3].split(os.sep)
+                package = name == "__init__.py"
+                modules[".".join(parts[:-1] if package else parts)] = (path, package)
+    for module, (path, package) in modules.items():
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                       and getattr(node.test, "id", None) == "TYPE_CHECKING" for n in ast.walk(node)}
+        here = module.split(".") if module else []
+        base_of = here if package else here[:-1]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level == 0 or id(node) in typing_only:
+                continue
+            base = base_of[:len(base_of) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                target = f"{source}.{alias.name}".strip(".")
+                target = target if target in modules else source
+                if target in modules and target != module:
+                    yield module, target
+
+
+def test_no_module_imports_itself_through_others():
+    graph: dict[str, set] = {}
+    for module, target in module_imports():
+        graph.setdefault(module, set()).add(target)
+    graph.pop("", None)  # the top-level package gathers every name; nothing imports it back
+    state, path, circles = {}, [], []
+
+    def visit(module):
+        state[module] = "open"
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == "open":
+                circles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+    assert not circles, "import circles:\n" + "\n".join("  " + " -> ".join(c) for c in circles)

@@ -18,10 +18,10 @@ from .framework.random_seed import set_random_seed
 from .framework.registry import NotDifferentiable, RegisterGradient, not_differentiable
 from .framework.tensor_shape import Dimension, TensorShape
 from .ops.array_ops import invert_permutation
-from .ops.array_ops import (broadcast_to, concat, constant, expand_dims, fill, gather, identity, newaxis, one_hot, ones,
-                            ones_like, pad, placeholder, placeholder_with_default, rank, reshape, shape,
-                            size, slice, split, squeeze, stack, stop_gradient, strided_slice, tile,
-                            transpose, unstack, zeros, zeros_like)
+from .ops.array_ops import (broadcast_to, constant, expand_dims, fill, identity, one_hot, ones, ones_like, pad,
+                            placeholder, placeholder_with_default, rank, reshape, shape, size, squeeze, stack,
+                            stop_gradient, tile, transpose, zeros, zeros_like)
+from .ops.slicing_ops import concat, gather, newaxis, slice, split, strided_slice, unstack
 from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, PaddingFIFOQueue, QueueBase
@@ -31,18 +31,19 @@ from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glor
                            ones_initializer, orthogonal_initializer, random_normal_initializer,
                            random_uniform_initializer, truncated_normal_initializer, uniform_unit_scaling_initializer,
                            variance_scaling_initializer, zeros_initializer)
-from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_value, div, divide, equal,
-                           exp, floor, floordiv, floormod, greater, greater_equal, less, less_equal, log,
-                           log1p, logical_and, logical_not, logical_or, logical_xor, matmul, maximum, minimum,
-                           cos, mod, multiply, negative, not_equal, pow, realdiv, reciprocal, reduce_all, reduce_any,
-                           reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, round, rsqrt,
-                           sigmoid, sign, sin, sqrt, square, squared_difference, subtract, tanh, to_float,
-                           to_int32, to_int64, truediv, where)
+from .ops.math_ops import (abs, add, add_n, cast, ceil, clip_by_value, div, divide, equal, exp, floor, floordiv,
+                           floormod, greater, greater_equal, less, less_equal, log, log1p, logical_and, logical_not,
+                           logical_or, logical_xor, matmul, maximum, minimum, cos, mod, multiply, negative, not_equal,
+                           pow, realdiv, reciprocal, round, rsqrt, sigmoid, sign, sin, sqrt, square,
+                           squared_difference, subtract, tanh, to_float, to_int32, to_int64, truediv, where)
+from .ops.reduction_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,
+                                reduce_prod, reduce_sum)
 from .ops.math_ops import range_ as range  # noqa: A004
 from .ops.nd_ops import gather_nd, scatter_nd
 from .ops.script_ops import Print, identity_n, numpy_function, print, py_func  # noqa: A004
 from .ops.script_ops import py_func as py_function
-from .ops.random_ops import random_gamma, random_normal, random_poisson, random_shuffle, random_uniform, truncated_normal
+from .ops.random_ops import (random_gamma, random_normal, random_poisson, random_shuffle, random_uniform,
+                             truncated_normal)
 from .ops.random_shuffle_queue import RandomShuffleQueue
 from .ops.state_ops import (Variable, assign, assign_add, assign_sub, count_up_to, global_variables,
                             global_variables_initializer, initialize_all_variables, is_variable_initialized,
@@ -114,8 +115,9 @@ from .ops.segment_ops import (bincount, confusion_matrix, count_nonzero, cross, 
                               unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
                               unsorted_segment_sqrt_n, unsorted_segment_sum)
 from .ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, div_no_nan, erf, erfc,
-                                   expm1, is_finite, is_inf, is_nan, log_sigmoid, rint, sinh, tan, truncatediv,
+                                   expm1, is_finite, is_inf, is_nan, rint, sinh, tan, truncatediv,
                                    truncatemod)
+from .ops.nn_impl import log_sigmoid
 from .protos.distflow_pb2 import (AttrValue, Event, GraphDef, HistogramProto, LogMessage, MetaGraphDef, NodeDef,
                                   SessionLog, Summary, SummaryMetadata, TensorProto, TensorShapeProto)
 from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions

@@ -7,18 +7,17 @@ import numpy as np
 from ._namespace import missing
 from .framework import ops
 from .framework.registry import not_differentiable, register_op
-from .ops.math_ops import _binary_shape, _unary_shape
-from .ops.op_util import make_tensor, same_dtype_inputs
+from .ops.op_util import binary_shape, make_tensor, same_dtype_inputs, unary_shape
 
 _BINARY = {"BitwiseAnd": np.bitwise_and, "BitwiseOr": np.bitwise_or, "BitwiseXor": np.bitwise_xor,
            "LeftShift": np.left_shift, "RightShift": np.right_shift}
 
 for _op_type, _fn in _BINARY.items():
-    register_op(_op_type, shape=_binary_shape)((lambda f: lambda xp, x, y: f(x, y))(_fn))
+    register_op(_op_type, shape=binary_shape)((lambda f: lambda xp, x, y: f(x, y))(_fn))
     not_differentiable(_op_type)
 
 
-@register_op("Invert", shape=_unary_shape)
+@register_op("Invert", shape=unary_shape)
 def _invert_kernel(xp, x):
     return np.invert(x)
 

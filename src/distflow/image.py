@@ -107,7 +107,7 @@ def per_image_standardization(image):
     """(x - mean) / max(stddev, 1 / sqrt(number of entries)), per image."""
     image = math_ops.cast(ops.convert_to_tensor(image), dtypes.float32)
     axes = [-3, -2, -1]
-    n = math_ops.cast(math_ops.reduce_prod(array_ops.shape(image)[-3:]), dtypes.float32)
+    n = math_ops.cast(reduction_ops.reduce_prod(array_ops.shape(image)[-3:]), dtypes.float32)
     mean = reduction_ops.reduce_mean(image, axes, keepdims=True)
     std = math_ops.sqrt(reduction_ops.reduce_mean(math_ops.square(image - mean), axes, keepdims=True))
     return (image - mean) / math_ops.maximum(std, math_ops.rsqrt(n))
@@ -117,7 +117,7 @@ def rgb_to_grayscale(images, name=None):
     """The luma (0.2989 R + 0.587 G + 0.114 B) with one channel kept."""
     images = ops.convert_to_tensor(images)
     weights = array_ops.constant([0.2989, 0.5870, 0.1140], dtype=images.dtype.base_dtype)
-    return math_ops.reduce_sum(images * weights, -1, keepdims=True)
+    return reduction_ops.reduce_sum(images * weights, -1, keepdims=True)
 
 
 def grayscale_to_rgb(images, name=None):

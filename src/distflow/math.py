@@ -2,12 +2,12 @@
 
 from ._namespace import missing
 from .ops.manip_ops import cumprod, cumsum  # noqa: F401
-from .ops.math_ops import (abs, add, add_n, argmax, argmin, ceil, cos, divide, equal, exp, floor,  # noqa: F401,A004
-                           floordiv, floormod, greater, greater_equal, less, less_equal, log, log1p, logical_and,
-                           logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative, not_equal,
-                           pow, reciprocal, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
-                           reduce_sum, round, rsqrt, sigmoid, sign, sin, sqrt, square, squared_difference, subtract,
-                           tanh, truediv)
+from .ops.math_ops import (abs, add, add_n, ceil, cos, divide, equal, exp, floor, floordiv, floormod, greater,  # noqa: F401,A004
+                           greater_equal, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
+                           logical_xor, maximum, minimum, multiply, negative, not_equal, pow, reciprocal, round,
+                           rsqrt, sigmoid, sign, sin, sqrt, square, squared_difference, subtract, tanh, truediv)
+from .ops.reduction_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min,  # noqa: F401,A004
+                                reduce_prod, reduce_sum)
 from .ops.math_ops import floormod as mod  # noqa: F401
 from .ops.math_ops import realdiv  # noqa: F401
 from .ops.misc_more_ops import digamma, lbeta, lgamma  # noqa: F401
@@ -22,7 +22,8 @@ from .ops.segment_ops import (bincount, confusion_matrix, count_nonzero, reduce_
                               unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
                               unsorted_segment_sqrt_n, unsorted_segment_sum)
 from .ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, div_no_nan, erf,  # noqa: F401
-                                   erfc, expm1, is_finite, is_inf, is_nan, log_sigmoid, rint, sinh, tan, truncatediv,
+                                   erfc, expm1, is_finite, is_inf, is_nan, rint, sinh, tan, truncatediv,
                                    truncatemod)
+from .ops.nn_impl import log_sigmoid  # noqa: F401
 
 __getattr__ = missing("tf.math")

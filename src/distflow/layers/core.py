@@ -7,6 +7,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework import ops
 from ..ops import array_ops, init_ops, math_ops, nn_ops
+from ..ops import slicing_ops
 from ..ops.variable_scope import get_variable, variable_scope
 
 
@@ -32,7 +33,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
         else:
             flat = array_ops.reshape(inputs, [-1, inputs.shape[-1].value])
             out = array_ops.reshape(math_ops.matmul(flat, kernel),
-                                    array_ops.concat([array_ops.shape(inputs)[:-1], [units]], 0))
+                                    slicing_ops.concat([array_ops.shape(inputs)[:-1], [units]], 0))
         if use_bias:
             bias = layer_variable("bias", [units], dtype, bias_initializer, bias_regularizer, trainable)
             out = nn_ops.bias_add(out, bias)

@@ -6,6 +6,7 @@ from ..framework import ops
 from ..framework.ops import GraphKeys
 from .._namespace import missing as _missing
 from ..ops import array_ops, math_ops, nn_impl, nn_ops
+from ..ops import reduction_ops
 
 
 class Reduction:
@@ -27,15 +28,15 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
         if reduction == Reduction.NONE:
             loss = weighted
         else:
-            total = math_ops.reduce_sum(weighted)
+            total = reduction_ops.reduce_sum(weighted)
             if reduction == Reduction.SUM:
                 loss = total
             elif reduction == Reduction.MEAN:
-                loss = math_ops.divide(total, math_ops.reduce_sum(array_ops.ones_like(losses) * weights))
+                loss = math_ops.divide(total, reduction_ops.reduce_sum(array_ops.ones_like(losses) * weights))
             elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
                 loss = math_ops.divide(total, math_ops.cast(array_ops.size(losses), dtype))
             elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
-                nonzero = math_ops.reduce_sum(math_ops.cast(
+                nonzero = reduction_ops.reduce_sum(math_ops.cast(
                     math_ops.not_equal(array_ops.ones_like(losses) * weights, 0), dtype))
                 loss = math_ops.divide(total, math_ops.maximum(nonzero, 1))
             else:
@@ -138,7 +139,7 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None, los
         raise ValueError("You must specify 'axis'.")
     with ops.name_scope(scope, "cosine_distance_loss", [predictions, labels]):
         predictions, labels = _pair(predictions, labels)
-        losses = 1 - math_ops.reduce_sum(predictions * labels, axis, keepdims=True)
+        losses = 1 - reduction_ops.reduce_sum(predictions * labels, axis, keepdims=True)
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
 
 
@@ -149,8 +150,8 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None, lo
         diffs = predictions - labels
         axes = list(range(1, diffs.shape.ndims)) if diffs.shape.ndims and diffs.shape.ndims > 1 else None
         n = math_ops.cast(array_ops.size(diffs) // array_ops.shape(diffs)[0], diffs.dtype.base_dtype)
-        sum_sq = math_ops.reduce_sum(math_ops.square(diffs), axes)
-        sum_d = math_ops.reduce_sum(diffs, axes)
+        sum_sq = reduction_ops.reduce_sum(math_ops.square(diffs), axes)
+        sum_d = reduction_ops.reduce_sum(diffs, axes)
         # mean over ordered pairs of (d_i - d_j)^2 = 2 * (n * sum d^2 - (sum d)^2) / (n * (n - 1))
         per_example = 2 * (n * sum_sq - math_ops.square(sum_d)) / math_ops.maximum(n * (n - 1), 1)
         return compute_weighted_loss(per_example, weights, None, loss_collection, Reduction.MEAN)

@@ -11,6 +11,7 @@ from ..framework import dtypes
 from ..framework import ops
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, math_ops, state_ops
+from ..ops import reduction_ops
 from ..ops.variable_scope import variable_scope
 from .._namespace import missing
 from .local_variables import METRIC_VARIABLES, local_variable as _local_variable
@@ -43,8 +44,8 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         values, weights = _weights_like(values, weights)
         total = _local_variable("total", [])
         count = _local_variable("count", [])
-        update_total = state_ops.assign_add(total, math_ops.reduce_sum(values * weights))
-        update_count = state_ops.assign_add(count, math_ops.reduce_sum(weights))
+        update_total = state_ops.assign_add(total, reduction_ops.reduce_sum(values * weights))
+        update_count = state_ops.assign_add(count, reduction_ops.reduce_sum(weights))
         value = _div_no_nan(total.value(), count.value(), name="value")
         with ops.control_dependencies([update_total, update_count]):
             update_op = _div_no_nan(array_ops.identity(total.read_value()), count.read_value(), name="update_op")
@@ -68,7 +69,7 @@ def _counted(name, condition, weights, metrics_collections, updates_collections)
     with variable_scope(name, None, [condition]):
         values, weights = _weights_like(condition, weights)
         count = _local_variable("count", [])
-        update_op = state_ops.assign_add(count, math_ops.reduce_sum(values * weights))
+        update_op = state_ops.assign_add(count, reduction_ops.reduce_sum(values * weights))
         value = array_ops.identity(count.value(), name="value")
         _collect(metrics_collections, value)
         _collect(updates_collections, update_op)
@@ -204,7 +205,7 @@ def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collect
     """The mean of 1 - sum(labels * predictions, dim) (labels and predictions unit-normalized by the caller)."""
     labels = math_ops.cast(labels, dtypes.float32)
     predictions = math_ops.cast(predictions, dtypes.float32)
-    distance = 1.0 - math_ops.reduce_sum(labels * predictions, dim)
+    distance = 1.0 - reduction_ops.reduce_sum(labels * predictions, dim)
     return mean(distance, weights, metrics_collections, updates_collections, name or "mean_cosine_distance")
 
 
@@ -222,13 +223,13 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
         update = state_ops.assign_add(total, batch)
 
         def iou(cm):
-            rows = math_ops.reduce_sum(cm, 0)
-            cols = math_ops.reduce_sum(cm, 1)
+            rows = reduction_ops.reduce_sum(cm, 0)
+            cols = reduction_ops.reduce_sum(cm, 1)
             diag = array_ops.reshape(cm, [-1])[::num_classes + 1]
             denominator = rows + cols - diag
-            present = math_ops.reduce_sum(math_ops.cast(math_ops.greater(denominator, 0), dtypes.float32))
+            present = reduction_ops.reduce_sum(math_ops.cast(math_ops.greater(denominator, 0), dtypes.float32))
             ratio = _div_no_nan(diag, denominator)
-            return _div_no_nan(math_ops.reduce_sum(ratio), present)
+            return _div_no_nan(reduction_ops.reduce_sum(ratio), present)
 
         value = iou(total.value())
         update_op = iou(update)
@@ -249,8 +250,8 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None, metr
         w = array_ops.ones_like(math_ops.cast(labels, dtypes.float32)) if weights is None else \
             math_ops.cast(array_ops.reshape(weights, [-1]), dtypes.float32)
         correct = math_ops.cast(math_ops.equal(labels, predictions), dtypes.float32) * w
-        update_total = state_ops.assign_add(total, math_ops.reduce_sum(one_hot * array_ops.expand_dims(w, 1), 0))
-        update_count = state_ops.assign_add(count, math_ops.reduce_sum(one_hot * array_ops.expand_dims(correct, 1),
+        update_total = state_ops.assign_add(total, reduction_ops.reduce_sum(one_hot * array_ops.expand_dims(w, 1), 0))
+        update_count = state_ops.assign_add(count, reduction_ops.reduce_sum(one_hot * array_ops.expand_dims(correct, 1),
                                                                        0))
         value = _div_no_nan(count.value(), total.value())
         update_op = _div_no_nan(update_count, update_total)

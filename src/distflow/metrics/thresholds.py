@@ -8,6 +8,8 @@ import numpy as np
 from ..framework import dtypes
 from ..framework import ops
 from ..ops import array_ops, math_ops, state_ops
+from ..ops import slicing_ops
+from ..ops import reduction_ops
 from ..ops.variable_scope import variable_scope
 from .local_variables import local_variable
 
@@ -41,7 +43,7 @@ def _confusion_at_thresholds(labels, predictions, thresholds, weights, includes)
     for key in includes:
         var = _local({"tp": "true_positives", "fn": "false_negatives", "tn": "true_negatives",
                       "fp": "false_positives"}[key], [n])
-        hits = math_ops.reduce_sum(math_ops.cast(cases[key], dtypes.float32) * w, 0)
+        hits = reduction_ops.reduce_sum(math_ops.cast(cases[key], dtypes.float32) * w, 0)
         updates[key] = state_ops.assign_add(var, hits)
         values[key] = var.value()
     return values, updates
@@ -137,7 +139,7 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                 heights = math_ops.maximum(y[:n - 1], y[1:])
             else:
                 heights = (y[:n - 1] + y[1:]) / 2.0
-            return math_ops.reduce_sum((x[:n - 1] - x[1:]) * heights)
+            return reduction_ops.reduce_sum((x[:n - 1] - x[1:]) * heights)
 
         value = array_ops.identity(area(values), name="value")
         update = array_ops.identity(area(updates), name="update_op")
@@ -159,8 +161,8 @@ def _at_rate(target_key, search_key, target, labels, predictions, weights, num_t
             specificity = v["tn"] / (v["tn"] + v["fp"] + epsilon)
             sensitivity = v["tp"] / (v["tp"] + v["fn"] + epsilon)
             rates = {"specificity": specificity, "sensitivity": sensitivity}
-            index = math_ops.argmin(math_ops.abs(rates[target_key] - target), 0)
-            return array_ops.gather(rates[search_key], index)
+            index = reduction_ops.argmin(math_ops.abs(rates[target_key] - target), 0)
+            return slicing_ops.gather(rates[search_key], index)
 
         value = compute(values)
         update = compute(updates)

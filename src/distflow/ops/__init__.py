@@ -1,4 +1,10 @@
-"""Op families: each file registers its ops (shape, kernel, gradient) and constructors."""
+"""Op families: each file registers its ops (shape, kernel, gradient) and constructors.
 
-from . import (array_ops, control_flow_ops, conv_ops, gradients_impl, init_ops, math_ops,  # noqa: F401
-               nn_ops, random_ops, state_ops, training_ops, variable_scope)
+The core array and math ops keep their gradients in array_grad.py and math_grad.py, as
+TensorFlow does: a gradient is built from ops of many files, which the forward files
+must not import (they are what those files are built on). Importing this package
+registers them.
+"""
+
+from . import (array_grad, array_ops, control_flow_ops, conv_ops, gradients_impl, init_ops,  # noqa: F401
+               math_grad, math_ops, nn_ops, random_ops, state_ops, training_ops, variable_scope)

@@ -6,12 +6,10 @@ import numbers
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
-from ..framework.registry import not_differentiable, register_gradient, register_op
+from ..framework import dtypes, errors, ops
+from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
-from .op_util import constant_shape, constant_value, known_axis, make_tensor, normalize_axis
+from .op_util import constant_shape, constant_value, known_axis, make_tensor, normalize_axis, same_dtype_values
 
 # ---------------------------------------------------------------------------
 # Const
@@ -211,11 +209,6 @@ def _placeholder_with_default_kernel(xp, value, *, shape):
     return value
 
 
-@register_gradient("PlaceholderWithDefault")
-def _placeholder_with_default_grad(op, grad):
-    return (grad,)
-
-
 def placeholder_with_default(input, shape, name=None) -> ops.Tensor:  # noqa: A002 - TF's name
     """A placeholder that yields ``input`` when it is not fed."""
     value = ops.convert_to_tensor(input)
@@ -258,16 +251,6 @@ def _broadcast_to_kernel(xp, x, shape):
     return xp.broadcast_to(x, shape.tolist())
 
 
-@register_gradient("SumToShape")
-def _sum_to_shape_grad(op, grad):
-    return broadcast_to(grad, shape_of(op.inputs[0])), None
-
-
-@register_gradient("BroadcastTo")
-def _broadcast_to_grad(op, grad):
-    return unbroadcast(grad, op.inputs[0]), None
-
-
 def broadcast_to(input, shape, name=None) -> ops.Tensor:  # noqa: A002
     return make_tensor("BroadcastTo", [ops.convert_to_tensor(input), _shape_tensor(shape)], None,
                        name or "BroadcastTo")
@@ -283,11 +266,6 @@ def unbroadcast(grad: ops.Tensor, x: ops.Tensor) -> ops.Tensor:
 @register_op("Identity", shape=lambda op: op.inputs[0].shape)
 def _identity_kernel(xp, x):
     return x
-
-
-@register_gradient("Identity")
-def _identity_grad(op, grad):
-    return (grad,)
 
 
 def identity(input, name=None) -> ops.Tensor:  # noqa: A002
@@ -377,11 +355,6 @@ def _reshape_kernel(xp, x, shape):
     return xp.reshape(x, shape.tolist())
 
 
-@register_gradient("Reshape")
-def _reshape_grad(op, grad):
-    return reshape(grad, shape_of(op.inputs[0])), None
-
-
 def reshape(tensor, shape, name=None) -> ops.Tensor:
     tensor = ops.convert_to_tensor(tensor)
     return make_tensor("Reshape", [tensor, _shape_tensor(shape)], None, name or "Reshape")
@@ -429,23 +402,16 @@ def _invert_permutation_kernel(xp, perm):
 not_differentiable("InvertPermutation")
 
 
-@register_gradient("Transpose")
-def _transpose_grad(op, grad):
-    perm = constant_value(op.inputs[1])
-    if perm is not None:
-        inverse = constant(np.argsort(perm).astype(np.int32))
-    else:
-        inverse = make_tensor("InvertPermutation", [op.inputs[1]], None, "InvertPermutation")
-    return transpose(grad, inverse), None
-
-
 def transpose(a, perm=None, name="transpose", conjugate=False) -> ops.Tensor:
     a = ops.convert_to_tensor(a)
     if perm is None:
-        if a.shape.ndims is None:
+        if a.shape.ndims is None:  # the reversed dimensions, rank - 1 - range(rank)
+            # (Sub and Range built by op type, as TF's array_ops does with gen_math_ops: math_ops,
+            # which defines their constructors, builds on this module)
             r = rank(a)
-            from .math_ops import range_, subtract  # noqa: PLC0415 - math_ops imports this module
-            perm = subtract(subtract(r, 1), range_(0, r))
+            last = make_tensor("Sub", [r, constant(1, dtype=dtypes.int32)], None, "last_dim")
+            perm = make_tensor("Sub", [last, make_tensor("Range", [constant(0), r, constant(1)], None, "range")],
+                               None, "reversed_dims")
         else:
             perm = list(range(a.shape.ndims))[::-1]
     return make_tensor("Transpose", [a, ops.convert_to_tensor(perm, dtype=dtypes.int32)], None, name)
@@ -468,11 +434,6 @@ def _expand_dims_shape(op):
 @register_op("ExpandDims", shape=_expand_dims_shape)
 def _expand_dims_kernel(xp, x, axis):
     return xp.expand_dims(x, int(axis))
-
-
-@register_gradient("ExpandDims")
-def _expand_dims_grad(op, grad):
-    return reshape(grad, shape_of(op.inputs[0])), None
 
 
 def expand_dims(input, axis=None, name=None, dim=None) -> ops.Tensor:  # noqa: A002
@@ -503,11 +464,6 @@ def _squeeze_shape(op):
 @register_op("Squeeze", shape=_squeeze_shape)
 def _squeeze_kernel(xp, x, *, squeeze_dims):
     return xp.squeeze(x, axis=tuple(squeeze_dims) if squeeze_dims else None)
-
-
-@register_gradient("Squeeze")
-def _squeeze_grad(op, grad):
-    return (reshape(grad, shape_of(op.inputs[0])),)
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None) -> ops.Tensor:  # noqa: A002
@@ -546,17 +502,6 @@ def _tile_grad_kernel(xp, grad, multiples, x_shape):
     return grad.reshape(split_shape).sum(axis=tuple(range(0, len(split_shape), 2)))
 
 
-@register_gradient("TileGrad")
-def _tile_grad_grad(op, grad):
-    return tile(grad, op.inputs[1]), None, None
-
-
-@register_gradient("Tile")
-def _tile_grad(op, grad):
-    x, multiples = op.inputs
-    return make_tensor("TileGrad", [grad, multiples, shape_of(x)], None, "TileGrad"), None
-
-
 def tile(input, multiples, name=None) -> ops.Tensor:  # noqa: A002
     return make_tensor("Tile", [ops.convert_to_tensor(input), ops.convert_to_tensor(multiples, dtype=dtypes.int32)],
                        None, name or "Tile")
@@ -593,16 +538,6 @@ def _mirror_pad_kernel(xp, x, paddings, *, mode):
     return xp.pad(x, paddings.tolist(), mode="reflect" if mode == "REFLECT" else "symmetric")
 
 
-def _pad_grad(op, grad):
-    x, paddings = op.inputs[:2]
-    begin = reshape(slice(paddings, [0, 0], [-1, 1]), [-1])
-    return (slice(grad, begin, shape_of(x)), None) + (None,) * (len(op.inputs) - 2)
-
-
-register_gradient("Pad")(_pad_grad)
-register_gradient("PadV2")(_pad_grad)
-
-
 @register_op("MirrorPadGrad", shape=lambda op: TensorShape(None))
 def _mirror_pad_grad_kernel(xp, grad, paddings, *, mode):
     """Folds the mirrored borders of ``grad`` back onto the values they copied."""
@@ -620,13 +555,6 @@ def _mirror_pad_grad_kernel(xp, grad, paddings, *, mode):
 
 
 not_differentiable("MirrorPadGrad")
-
-
-@register_gradient("MirrorPad")
-def _mirror_pad_grad(op, grad):
-    out = make_tensor("MirrorPadGrad", [grad, op.inputs[1]], {"mode": op.get_attr("mode")}, "MirrorPadGrad")
-    out.set_shape(op.inputs[0].shape)
-    return out, None
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> ops.Tensor:
@@ -647,13 +575,6 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> ops.
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
 def _fill_kernel(xp, dims, value):
     return xp.full(dims.tolist(), value)
-
-
-@register_gradient("Fill")
-def _fill_grad(op, grad):
-    from .math_ops import reduce_sum  # noqa: PLC0415 - math_ops imports this module
-
-    return None, reduce_sum(grad)
 
 
 def fill(dims, value, name=None) -> ops.Tensor:
@@ -756,9 +677,34 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                        {"axis": -1 if axis is None else int(axis)}, name or "one_hot")
 
 
-# The joining and slicing ops live in slicing_ops.py; their constructors are TF's array_ops.
-from .slicing_ops import (concat, gather, newaxis, slice, split, stack, strided_slice,  # noqa: E402,F401
-                          unstack)
+# ---------------------------------------------------------------------------
+# Pack (stack): the other joining and slicing ops are in slicing_ops.py
+
+
+def _pack_shape(op):
+    axis = op.get_attr("axis")
+    shape = TensorShape(None)
+    for v in op.inputs:
+        try:
+            shape = shape.merge_with(v.shape)
+        except ValueError:
+            raise ValueError(f"Shapes must be equal rank and compatible, but "
+                             f"{op.inputs[0].shape} and {v.shape} differ") from None
+    if shape.ndims is None:
+        return TensorShape(None)
+    dims = shape.as_list()
+    axis = normalize_axis(axis, len(dims) + 1)
+    return TensorShape(dims[:axis] + [len(op.inputs)] + dims[axis:])
+
+
+@register_op("Pack", shape=_pack_shape)
+def _pack_kernel(xp, *values, axis):
+    return xp.stack(values, axis=axis)
+
+
+def stack(values, axis=0, name="stack") -> ops.Tensor:
+    tensors = same_dtype_values("Pack", list(values))
+    return make_tensor("Pack", tensors, {"axis": int(axis), "N": len(tensors)}, name)
 
 
 def invert_permutation(x, name=None) -> ops.Tensor:

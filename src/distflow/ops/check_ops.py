@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from . import array_ops, control_flow_ops, math_ops, reduction_ops
 from .op_util import constant_value, make_op, make_tensor
+from .state_ops import report_uninitialized_variables
 
 
 def _shown(value, summarize):
@@ -203,8 +202,6 @@ def assert_proper_iterable(values):
 
 def assert_variables_initialized(var_list=None):
     """An op that fails while any of the variables (all by default) is uninitialized."""
-    from .state_ops import report_uninitialized_variables  # noqa: PLC0415 - state_ops builds on this layer
-
     report = report_uninitialized_variables(var_list)
     return Assert(math_ops.equal(array_ops.size(report), 0), ["Uninitialized variables:", report],
                   name="assert_variables_initialized")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..framework import ops
-from . import array_ops, math_ops
+from . import array_ops, math_ops, reduction_ops
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None) -> ops.Tensor:
@@ -12,7 +12,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None) -> ops.Tensor:
     with ops.name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
         t = ops.convert_to_tensor(t)
         clip_norm = ops.convert_to_tensor(clip_norm, dtype=t.dtype.base_dtype)
-        l2sum = math_ops.reduce_sum(t * t, axes, keepdims=True)
+        l2sum = reduction_ops.reduce_sum(t * t, axes, keepdims=True)
         positive = math_ops.greater(l2sum, 0)
         # Where the norm is 0 the square root's gradient is infinite: take it of 1 there.
         safe = math_ops.where(positive, l2sum, array_ops.ones_like(l2sum))
@@ -27,7 +27,7 @@ def global_norm(t_list, name=None) -> ops.Tensor:
         raise TypeError("t_list should be a sequence")
     t_list = list(t_list)
     with ops.name_scope(name, "global_norm", [t for t in t_list if t is not None]) as scope:
-        squares = [math_ops.reduce_sum(math_ops.square(ops.convert_to_tensor(t))) for t in t_list if t is not None]
+        squares = [reduction_ops.reduce_sum(math_ops.square(ops.convert_to_tensor(t))) for t in t_list if t is not None]
         if not squares:
             return array_ops.constant(0.0, name=scope or None)
         return math_ops.sqrt(math_ops.add_n(squares), name=scope or None)
@@ -64,6 +64,6 @@ def clip_by_average_norm(t, clip_norm, name=None) -> ops.Tensor:
     with ops.name_scope(name, "clip_by_average_norm", [t, clip_norm]):
         t = ops.convert_to_tensor(t)
         n = math_ops.cast(array_ops.size(t), t.dtype.base_dtype)
-        l2norm_inv = math_ops.rsqrt(math_ops.reduce_sum(t * t))
+        l2norm_inv = math_ops.rsqrt(reduction_ops.reduce_sum(t * t))
         return t * clip_norm * math_ops.minimum(l2norm_inv * n, 1.0 / ops.convert_to_tensor(clip_norm,
                                                                                           dtype=t.dtype.base_dtype))

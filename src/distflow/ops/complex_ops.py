@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
+from .array_ops import shape, unbroadcast, zeros_like
+from .math_ops import cast
 from .op_util import make_tensor
+from .reduction_ops import reduce_prod
+from .special_math_ops import div_no_nan
 
 _REAL_OF = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
 _COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
@@ -62,15 +65,8 @@ def _angle_kernel(xp, x):
     return np.angle(x).astype(x.real.dtype)
 
 
-@register_op("ComplexAbs", shape=_same_shape, dtype=_real_dtype)
-def _complex_abs_kernel(xp, x):
-    return np.abs(x).astype(x.real.dtype)
-
-
 @register_gradient("Complex")
 def _complex_grad(op, grad):
-    from .array_ops import unbroadcast  # noqa: PLC0415
-
     real, imag = op.inputs
     return unbroadcast(real_part(grad), real), unbroadcast(imag_part(grad), imag)
 
@@ -92,8 +88,6 @@ def _conj_grad(op, grad):
 
 @register_gradient("ComplexAbs")
 def _complex_abs_grad(op, grad):
-    from .special_math_ops import div_no_nan  # noqa: PLC0415
-
     # grad * x / |x| (0 where x is 0)
     x, magnitude = op.inputs[0], op.outputs[0]
     return (complex_(grad * div_no_nan(real_part(x), magnitude), grad * div_no_nan(imag_part(x), magnitude)),)
@@ -101,8 +95,6 @@ def _complex_abs_grad(op, grad):
 
 @register_gradient("Angle")
 def _angle_grad(op, grad):
-    from .special_math_ops import div_no_nan  # noqa: PLC0415
-
     # d angle / dx = -y / |z|^2, d angle / dy = x / |z|^2, sent back as (dx + i dy) * grad
     re, im = real_part(op.inputs[0]), imag_part(op.inputs[0])
     norm = re * re + im * im
@@ -130,8 +122,6 @@ def imag_part(input, name=None):  # noqa: A002
     """The imaginary part (zeros for a real tensor)."""
     x = ops.convert_to_tensor(input)
     if not x.dtype.base_dtype.is_complex:
-        from .array_ops import zeros_like  # noqa: PLC0415
-
         return zeros_like(x)
     return make_tensor("Imag", [x], None, name or "Imag")
 
@@ -152,19 +142,11 @@ def angle(input, name=None):  # noqa: A002
     return make_tensor("Angle", [x], None, name or "Angle")
 
 
-def complex_abs(x, name=None):
-    return make_tensor("ComplexAbs", [_complex_input("ComplexAbs", x)], None, name or "ComplexAbs")
-
-
 def to_complex64(x, name="ToComplex64"):
-    from .math_ops import cast  # noqa: PLC0415
-
     return cast(x, dtypes.complex64, name=name)
 
 
 def to_complex128(x, name="ToComplex128"):
-    from .math_ops import cast  # noqa: PLC0415
-
     return cast(x, dtypes.complex128, name=name)
 
 
@@ -184,9 +166,6 @@ def _register_fft(op_type, fn, rank):
 
     @register_gradient(op_type)
     def grad_fn(op, grad):
-        from .array_ops import shape  # noqa: PLC0415
-        from .math_ops import cast, reduce_prod  # noqa: PLC0415
-
         n = cast(reduce_prod(shape(grad)[-rank:]), grad.dtype.base_dtype)
         back = make_tensor(inverse, [grad])
         return (back * n if not op_type.startswith("I") else back / n,)

@@ -10,15 +10,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
+from .array_ops import shape
 from .conv_ops import _out_size
-from .op_util import constant_shape, make_tensor
+from .op_util import FLOATS, constant_shape, make_tensor
 
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 
 def _check_5(name, values):
@@ -108,8 +106,6 @@ def _conv3d_backprop_filter_kernel(xp, x, filter_sizes, grad, *, strides, paddin
 
 
 def _shape_of(t):
-    from .array_ops import shape  # noqa: PLC0415
-
     return shape(t)
 
 
@@ -138,7 +134,7 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", 
         raise errors.UnimplementedError(None, None, "conv3d dilations other than 1 are not supported by distflow")
     x = ops.convert_to_tensor(input)
     f = ops.convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype.base_dtype)
-    if x.dtype.base_dtype not in _FLOATS:
+    if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"conv3d needs a floating input, got {x.dtype.name}")
     return make_tensor("Conv3D", [x, f], {"strides": _check_5("strides", strides), "padding": _check_padding(padding)},
                        name or "Conv3D")

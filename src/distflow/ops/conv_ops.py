@@ -11,15 +11,13 @@ import math
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
+from . import array_ops, slicing_ops
 from .array_ops import shape_of
-from .op_util import constant_shape, make_tensor
+from .op_util import FLOATS, constant_shape, make_tensor
 
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 
 def _out_size(size, k, stride, padding):
@@ -154,7 +152,7 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     f = filter if filter is not None else filters
     x = ops.convert_to_tensor(input)
     f = ops.convert_to_tensor(f, dtype=x.dtype.base_dtype)
-    if x.dtype.base_dtype not in _FLOATS:
+    if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"conv2d needs a floating input, got {x.dtype.name}")
     attrs = {"strides": _check_4("strides", strides), "padding": _check_padding(padding)}
     dilations = _check_4("dilations", dilations)
@@ -168,8 +166,6 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
 def dilate_filter(f: ops.Tensor, rate_h: int, rate_w: int) -> ops.Tensor:
     """The [h, w, in, out] filter with ``rate - 1`` zero rows (columns) between its taps: a
     convolution with it is the dilated ("atrous") convolution with ``f``, gradients included."""
-    from . import array_ops, slicing_ops  # noqa: PLC0415
-
     kh, kw = f.shape[0].value, f.shape[1].value
     if kh is None or kw is None:
         raise ValueError("a dilated convolution needs the filter's height and width known")
@@ -269,7 +265,7 @@ def _avg_pool_grad_grad(op, grad):
 def _pool(op_type, value, ksize, strides, padding, data_format, name):
     _check_format(data_format)
     x = ops.convert_to_tensor(value)
-    if x.dtype.base_dtype not in _FLOATS:
+    if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"{op_type} needs a floating input, got {x.dtype.name}")
     attrs = {"ksize": _check_4("ksize", ksize), "strides": _check_4("strides", strides),
              "padding": _check_padding(padding)}

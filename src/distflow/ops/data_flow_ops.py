@@ -19,9 +19,7 @@ import threading
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import math_ops

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.registry import register_gradient, register_op
 from .op_util import make_op, make_tensor
 

@@ -9,10 +9,11 @@ to only the rows it names.
 
 from __future__ import annotations
 
-from ..framework import dtypes
-from ..framework import ops
+from ..framework import dtypes, ops
 from . import array_ops, slicing_ops
-from .op_util import make_tensor
+from .array_ops import shape_of
+from .op_util import constant_shape, constant_value, make_tensor
+from .segment_ops import unique, unsorted_segment_sum
 
 
 class IndexedSlices:
@@ -34,8 +35,6 @@ class IndexedSlices:
 
     @property
     def shape(self):
-        from .op_util import constant_shape  # noqa: PLC0415
-
         return constant_shape(self._dense_shape) if self._dense_shape is not None else self._values.shape
 
     def get_shape(self):
@@ -72,24 +71,19 @@ def concat_slices(parts) -> IndexedSlices:
 
 def deduplicated(value: IndexedSlices):
     """(unique row indices, the summed values of each): what a sparse update applies."""
-    from .segment_ops import unique, unsorted_segment_sum  # noqa: PLC0415
-
     rows, position = unique(value.indices)
     return rows, unsorted_segment_sum(value.values, position, array_ops.shape(rows)[0])
 
 
 # The gradient of a gather along the first axis is sparse, as in TF (other axes stay dense).
 def _gather_grad(op, grad):
-    from .array_ops import shape_of  # noqa: PLC0415
-    from .op_util import constant_value  # noqa: PLC0415
-
     params, indices, axis = op.inputs
     axis_value = constant_value(axis)
     if axis_value is not None and int(axis_value) == 0:
         flat_indices = array_ops.reshape(indices, [-1])
         inner = array_ops.shape(grad)[indices.shape.ndims:] if indices.shape.ndims is not None else None
         if inner is not None:
-            values = array_ops.reshape(grad, array_ops.concat([[-1], inner], 0))
+            values = array_ops.reshape(grad, slicing_ops.concat([[-1], inner], 0))
             return IndexedSlices(values, flat_indices, shape_of(params)), None, None
     return make_tensor("GatherV2Grad", [shape_of(params), indices, grad, axis], None, "GatherV2Grad"), None, None
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.tensor_shape import as_shape
-from . import array_ops, random_ops
+from . import array_ops, linalg_ops, manip_ops, math_ops, random_ops
 
 
 class Initializer:
@@ -152,8 +152,6 @@ class Orthogonal(Initializer):
         self.gain, self.seed, self.dtype = gain, seed, dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        from . import linalg_ops, manip_ops, math_ops  # noqa: PLC0415 - linalg_ops imports this module's users
-
         dtype = self._dtype(dtype)
         shape = list(shape)
         if len(shape) < 2:

@@ -26,8 +26,7 @@ import uuid
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
+from ..framework import dtypes, errors
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops

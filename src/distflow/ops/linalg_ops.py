@@ -7,8 +7,7 @@ import functools
 
 import numpy as np
 
-from ..framework import errors
-from ..framework import ops
+from ..framework import errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops

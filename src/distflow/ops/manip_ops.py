@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
-from . import array_ops, math_ops, slicing_ops
+from . import array_ops, math_ops, reduction_ops, slicing_ops
 from .nd_ops import gather_nd
 from .op_util import constant_value, make_tensor
 
@@ -142,7 +140,7 @@ def diag(diagonal, name=None):
         return matrix_diag(d, name=name)
     with ops.name_scope(name, "Diag", [d]):
         flat = array_ops.reshape(d, [-1])
-        return array_ops.reshape(matrix_diag(flat), array_ops.concat([array_ops.shape(d), array_ops.shape(d)], 0))
+        return array_ops.reshape(matrix_diag(flat), slicing_ops.concat([array_ops.shape(d), array_ops.shape(d)], 0))
 
 
 def diag_part(input, name=None):  # noqa: A002
@@ -203,7 +201,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 def trace(x, name=None):
     """The sum of the diagonal of each (batched) matrix."""
     with ops.name_scope(name, "Trace", [x]):
-        return math_ops.reduce_sum(matrix_diag_part(x), -1)
+        return reduction_ops.reduce_sum(matrix_diag_part(x), -1)
 
 
 # ---------------------------------------------------------------------------
@@ -276,7 +274,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     with ops.name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = ops.convert_to_tensor(lengths)
         if maxlen is None:
-            maxlen = math_ops.reduce_max(lengths)
+            maxlen = reduction_ops.reduce_max(lengths)
         maxlen = math_ops.cast(ops.convert_to_tensor(maxlen), lengths.dtype.base_dtype)
         row = math_ops.range_(maxlen)
         mask = math_ops.less(row, array_ops.expand_dims(lengths, -1))
@@ -294,7 +292,7 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         axis = 0 if axis is None else axis
         shape = array_ops.shape(tensor)
         leading = shape[:axis] if axis else array_ops.constant([], dtypes.int32)
-        flat = array_ops.reshape(tensor, array_ops.concat([leading, [-1], shape[axis + k:]], 0))
+        flat = array_ops.reshape(tensor, slicing_ops.concat([leading, [-1], shape[axis + k:]], 0))
         indices = array_ops.squeeze(math_ops.where(array_ops.reshape(mask, [-1])), [1])
         return slicing_ops.gather(flat, indices, axis=axis)
 

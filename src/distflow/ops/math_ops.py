@@ -1,7 +1,8 @@
 """Math ops: elementwise binary arithmetic with NumPy broadcasting, matmul, casts, add_n, where.
 
-The unary ops live in unary_ops.py and the reductions in reduction_ops.py; both are
-re-exported here, so ``math_ops.exp`` and ``math_ops.reduce_sum`` work as in TF.
+Built on unary_ops.py (whose names it imports, so ``math_ops.exp`` works as in TF);
+the reductions build on this module, in reduction_ops.py; the gradients of all three are
+in math_grad.py.
 
 TensorFlow's dtype rules hold: both operands of a binary op have one dtype (a Python
 number takes the other operand's dtype; two tensors of different dtypes are a
@@ -13,36 +14,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
-from ..framework.registry import not_differentiable, register_gradient, register_op
+from ..framework import dtypes, errors, ops
+from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
-from .array_ops import unbroadcast
-from .op_util import broadcast_shape, constant_value, make_tensor, same_dtype_inputs
-
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
-_INTS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
-         dtypes.uint64)
-_NUMBERS = _FLOATS + _INTS
-_SIGNED = _FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
-_COMPLEX = (dtypes.complex64, dtypes.complex128)
-
-
-def _check_dtype(op_type: str, t: ops.Tensor, allowed, arg: str = "x") -> None:
-    if t.dtype.base_dtype not in allowed:
-        raise TypeError(f"Value passed to parameter '{arg}' of '{op_type}' has DataType "
-                        f"{t.dtype.base_dtype.name} not in list of allowed values: "
-                        f"{', '.join(d.name for d in allowed)}")
-
+from .op_util import (COMPLEX, FLOATS, NUMBERS, binary_shape, broadcast_shape, check_dtype, constant_value,
+                      make_tensor, same_dtype_inputs, unary_shape, writable_like)
+# TF's math_ops holds the unary ops too: ``math_ops.exp`` works
+from .unary_ops import (abs, ceil, cos, exp, floor, log, log1p, logical_not, negative, reciprocal, round,  # noqa: A004,F401
+                        rsqrt, sigmoid, sign, sin, sqrt, square, tanh)
 
 # ---------------------------------------------------------------------------
 # Elementwise binary ops
-
-
-def _binary_shape(op):
-    return broadcast_shape(op.inputs[0].shape, op.inputs[1].shape)
 
 
 def _bool_dtype(op):
@@ -52,17 +35,6 @@ def _bool_dtype(op):
 def _check_int_divisor(y):
     if y.dtype.kind in "iu" and not np.all(y):
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
-
-
-def writable_like(x, other=None):
-    """``x`` itself if a result of x's shape and dtype may be written into it, else None."""
-    if x.__class__ is not np.ndarray or not x.flags.writeable:
-        return None
-    if other is None or np.shape(other) == x.shape:
-        return x
-    if getattr(other, "dtype", x.dtype) != x.dtype or np.ndim(other) > x.ndim:
-        return None
-    return x if np.broadcast_shapes(x.shape, np.shape(other)) == x.shape else None
 
 
 def _numpy_binary(np_name: str):
@@ -83,22 +55,22 @@ def _numpy_comparison(np_name: str):
 
 # op type: (default op name, allowed dtypes, bool output?)
 _BINARY = {
-    "AddV2": ("add", _NUMBERS + _COMPLEX, False),
-    "Sub": ("sub", _NUMBERS + _COMPLEX, False),
-    "Mul": ("mul", _NUMBERS + _COMPLEX, False),
-    "RealDiv": ("truediv", _FLOATS + _COMPLEX, False),
-    "FloorDiv": ("floordiv", _NUMBERS, False),
-    "FloorMod": ("mod", _NUMBERS, False),
-    "Pow": ("pow", _NUMBERS, False),
-    "Maximum": ("Maximum", _NUMBERS, False),
-    "Minimum": ("Minimum", _NUMBERS, False),
-    "SquaredDifference": ("SquaredDifference", _NUMBERS, False),
-    "Equal": ("Equal", _NUMBERS + _COMPLEX + (dtypes.bool, dtypes.string), True),
-    "NotEqual": ("NotEqual", _NUMBERS + _COMPLEX + (dtypes.bool, dtypes.string), True),
-    "Less": ("Less", _NUMBERS, True),
-    "LessEqual": ("LessEqual", _NUMBERS, True),
-    "Greater": ("Greater", _NUMBERS, True),
-    "GreaterEqual": ("GreaterEqual", _NUMBERS, True),
+    "AddV2": ("add", NUMBERS + COMPLEX, False),
+    "Sub": ("sub", NUMBERS + COMPLEX, False),
+    "Mul": ("mul", NUMBERS + COMPLEX, False),
+    "RealDiv": ("truediv", FLOATS + COMPLEX, False),
+    "FloorDiv": ("floordiv", NUMBERS, False),
+    "FloorMod": ("mod", NUMBERS, False),
+    "Pow": ("pow", NUMBERS, False),
+    "Maximum": ("Maximum", NUMBERS, False),
+    "Minimum": ("Minimum", NUMBERS, False),
+    "SquaredDifference": ("SquaredDifference", NUMBERS, False),
+    "Equal": ("Equal", NUMBERS + COMPLEX + (dtypes.bool, dtypes.string), True),
+    "NotEqual": ("NotEqual", NUMBERS + COMPLEX + (dtypes.bool, dtypes.string), True),
+    "Less": ("Less", NUMBERS, True),
+    "LessEqual": ("LessEqual", NUMBERS, True),
+    "Greater": ("Greater", NUMBERS, True),
+    "GreaterEqual": ("GreaterEqual", NUMBERS, True),
     "LogicalAnd": ("LogicalAnd", (dtypes.bool,), True),
     "LogicalOr": ("LogicalOr", (dtypes.bool,), True),
 }
@@ -111,96 +83,27 @@ for _op_type, _np_name in (("AddV2", "add"), ("Sub", "subtract"), ("Mul", "multi
                            ("GreaterEqual", "greater_equal"), ("LogicalAnd", "logical_and"),
                            ("LogicalOr", "logical_or")):
     if _BINARY[_op_type][2]:
-        register_op(_op_type, shape=_binary_shape, dtype=_bool_dtype)(_numpy_comparison(_np_name))
+        register_op(_op_type, shape=binary_shape, dtype=_bool_dtype)(_numpy_comparison(_np_name))
     else:
-        register_op(_op_type, shape=_binary_shape, inplace_input=0)(_numpy_binary(_np_name))
+        register_op(_op_type, shape=binary_shape, inplace_input=0)(_numpy_binary(_np_name))
 
 
-@register_op("FloorDiv", shape=_binary_shape)
+@register_op("FloorDiv", shape=binary_shape)
 def _floor_div_kernel(xp, x, y):
     _check_int_divisor(y)
     return xp.floor_divide(x, y)
 
 
-@register_op("FloorMod", shape=_binary_shape)
+@register_op("FloorMod", shape=binary_shape)
 def _floor_mod_kernel(xp, x, y):
     _check_int_divisor(y)
     return xp.mod(x, y)
 
 
-@register_op("SquaredDifference", shape=_binary_shape)
+@register_op("SquaredDifference", shape=binary_shape)
 def _squared_difference_kernel(xp, x, y):
     d = xp.subtract(x, y)
     return xp.multiply(d, d)
-
-
-@register_gradient("AddV2")
-def _add_grad(op, grad):
-    x, y = op.inputs
-    return unbroadcast(grad, x), unbroadcast(grad, y)
-
-
-@register_gradient("Sub")
-def _sub_grad(op, grad):
-    x, y = op.inputs
-    return unbroadcast(grad, x), unbroadcast(negative(grad), y)
-
-
-@register_gradient("Mul")
-def _mul_grad(op, grad):
-    x, y = op.inputs
-    if x.dtype.base_dtype.is_complex:  # TF's convention: the gradient of a complex product uses conjugates
-        from .complex_ops import conj  # noqa: PLC0415
-
-        return unbroadcast(multiply(grad, conj(y)), x), unbroadcast(multiply(conj(x), grad), y)
-    return unbroadcast(multiply(grad, y), x), unbroadcast(multiply(x, grad), y)
-
-
-@register_gradient("RealDiv")
-def _real_div_grad(op, grad):
-    x, y = op.inputs
-    z = op.outputs[0]
-    if x.dtype.base_dtype.is_complex:
-        from .complex_ops import conj  # noqa: PLC0415
-
-        y, z = conj(y), conj(z)
-    return (unbroadcast(_binary("RealDiv", grad, y), x),
-            unbroadcast(multiply(grad, _binary("RealDiv", negative(z), y)), y))
-
-
-@register_gradient("Pow")
-def _pow_grad(op, grad):
-    x, y = op.inputs
-    z = op.outputs[0]
-    dx = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
-    # NOTE: d(x^y)/dy = x^y log x, defined as 0 where x <= 0 (as TensorFlow does).
-    positive = greater(x, 0)
-    safe_x = where(positive, x, array_ops.ones_like(x))
-    dy = multiply(grad, where(positive, multiply(z, log(safe_x)), array_ops.zeros_like(z)))
-    return unbroadcast(dx, x), unbroadcast(dy, y)
-
-
-def _select_grad_of(op, grad, x_wins):
-    x, y = op.inputs
-    zeros = array_ops.zeros_like(grad)
-    return unbroadcast(where(x_wins, grad, zeros), x), unbroadcast(where(x_wins, zeros, grad), y)
-
-
-@register_gradient("Maximum")
-def _maximum_grad(op, grad):
-    return _select_grad_of(op, grad, greater_equal(*op.inputs))
-
-
-@register_gradient("Minimum")
-def _minimum_grad(op, grad):
-    return _select_grad_of(op, grad, less_equal(*op.inputs))
-
-
-@register_gradient("SquaredDifference")
-def _squared_difference_grad(op, grad):
-    x, y = op.inputs
-    d = multiply(multiply(grad, 2.0), subtract(x, y))
-    return unbroadcast(d, x), unbroadcast(negative(d), y)
 
 
 for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
@@ -208,79 +111,79 @@ for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
     not_differentiable(_t)
 
 
-def _binary(op_type: str, x, y, name=None) -> ops.Tensor:
+def binary_op(op_type: str, x, y, name=None) -> ops.Tensor:
     default_name, allowed, _ = _BINARY[op_type]
     x, y = same_dtype_inputs(op_type, [x, y])
-    _check_dtype(op_type, x, allowed)
+    check_dtype(op_type, x, allowed)
     return make_tensor(op_type, [x, y], None, name or default_name)
 
 
 def add(x, y, name=None):
-    return _binary("AddV2", x, y, name)
+    return binary_op("AddV2", x, y, name)
 
 
 def subtract(x, y, name=None):
-    return _binary("Sub", x, y, name)
+    return binary_op("Sub", x, y, name)
 
 
 def multiply(x, y, name=None):
-    return _binary("Mul", x, y, name)
+    return binary_op("Mul", x, y, name)
 
 
 def floordiv(x, y, name=None):
-    return _binary("FloorDiv", x, y, name)
+    return binary_op("FloorDiv", x, y, name)
 
 
 def floormod(x, y, name=None):
-    return _binary("FloorMod", x, y, name)
+    return binary_op("FloorMod", x, y, name)
 
 
 def pow(x, y, name=None):  # noqa: A001 - TF's name
-    return _binary("Pow", x, y, name)
+    return binary_op("Pow", x, y, name)
 
 
 def maximum(x, y, name=None):
-    return _binary("Maximum", x, y, name)
+    return binary_op("Maximum", x, y, name)
 
 
 def minimum(x, y, name=None):
-    return _binary("Minimum", x, y, name)
+    return binary_op("Minimum", x, y, name)
 
 
 def squared_difference(x, y, name=None):
-    return _binary("SquaredDifference", x, y, name)
+    return binary_op("SquaredDifference", x, y, name)
 
 
 def equal(x, y, name=None):
-    return _binary("Equal", x, y, name)
+    return binary_op("Equal", x, y, name)
 
 
 def not_equal(x, y, name=None):
-    return _binary("NotEqual", x, y, name)
+    return binary_op("NotEqual", x, y, name)
 
 
 def less(x, y, name=None):
-    return _binary("Less", x, y, name)
+    return binary_op("Less", x, y, name)
 
 
 def less_equal(x, y, name=None):
-    return _binary("LessEqual", x, y, name)
+    return binary_op("LessEqual", x, y, name)
 
 
 def greater(x, y, name=None):
-    return _binary("Greater", x, y, name)
+    return binary_op("Greater", x, y, name)
 
 
 def greater_equal(x, y, name=None):
-    return _binary("GreaterEqual", x, y, name)
+    return binary_op("GreaterEqual", x, y, name)
 
 
 def logical_and(x, y, name=None):
-    return _binary("LogicalAnd", x, y, name)
+    return binary_op("LogicalAnd", x, y, name)
 
 
 def logical_or(x, y, name=None):
-    return _binary("LogicalOr", x, y, name)
+    return binary_op("LogicalOr", x, y, name)
 
 
 def logical_xor(x, y, name="LogicalXor"):
@@ -298,7 +201,7 @@ def truediv(x, y, name=None):
     target = _TRUEDIV_FLOAT.get(x.dtype.base_dtype)
     if target is not None:
         x, y = cast(x, target), cast(y, target)
-    return _binary("RealDiv", x, y, name)
+    return binary_op("RealDiv", x, y, name)
 
 
 def divide(x, y, name=None):
@@ -312,23 +215,13 @@ mod = floormod
 # ---------------------------------------------------------------------------
 # Shapes shared with the unary ops (ops/unary_ops.py)
 
-def _unary_shape(op):
-    return op.inputs[0].shape
-
-
 # ---------------------------------------------------------------------------
 # Cast
 
 
-@register_op("Cast", shape=_unary_shape, dtype=lambda op: op.get_attr("DstT"))
+@register_op("Cast", shape=unary_shape, dtype=lambda op: op.get_attr("DstT"))
 def _cast_kernel(xp, x, *, DstT):  # noqa: N803 - TF's attr name
     return xp.asarray(x).astype(DstT.as_numpy_dtype, copy=False)
-
-
-@register_gradient("Cast")
-def _cast_grad(op, grad):
-    src = op.get_attr("SrcT")
-    return (cast(grad, src) if src.is_floating and op.get_attr("DstT").is_floating else None,)
 
 
 def cast(x, dtype, name=None) -> ops.Tensor:
@@ -400,39 +293,11 @@ def _batch_matmul_kernel(xp, a, b, *, adj_x=False, adj_y=False):
     return xp.matmul(xp.swapaxes(a, -1, -2) if adj_x else a, xp.swapaxes(b, -1, -2) if adj_y else b)
 
 
-@register_gradient("MatMul")
-def _matmul_grad(op, grad):
-    a, b = op.inputs
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
-    if not ta and not tb:
-        return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
-    if ta and not tb:
-        return matmul(b, grad, transpose_b=True), matmul(a, grad)
-    if not ta and tb:
-        return matmul(grad, b), matmul(grad, a, transpose_a=True)
-    return matmul(b, grad, transpose_a=True, transpose_b=True), matmul(grad, a, transpose_a=True, transpose_b=True)
-
-
-@register_gradient("BatchMatMulV2")
-def _batch_matmul_grad(op, grad):
-    a, b = op.inputs
-    ta, tb = op.get_attr("adj_x"), op.get_attr("adj_y")
-    if not ta:
-        da = matmul(grad, b, transpose_b=not tb)
-    else:
-        da = matmul(b, grad, transpose_a=tb, transpose_b=True)
-    if not tb:
-        db = matmul(a, grad, transpose_a=not ta)
-    else:
-        db = matmul(grad, a, transpose_a=True, transpose_b=ta)
-    return unbroadcast(da, a), unbroadcast(db, b)
-
-
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None) -> ops.Tensor:
     """``a @ b`` for matrices (rank 2) or batches of matrices (rank > 2, broadcast)."""
     a, b = same_dtype_inputs("MatMul", [a, b], names=("a", "b"))
-    _check_dtype("MatMul", a, _FLOATS + (dtypes.int32, dtypes.int64), "a")
+    check_dtype("MatMul", a, FLOATS + (dtypes.int32, dtypes.int64), "a")
     transpose_a = transpose_a or adjoint_a
     transpose_b = transpose_b or adjoint_b
     if (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2:
@@ -469,11 +334,6 @@ def _add_n_kernel(xp, *inputs, inplace=False):
     return out
 
 
-@register_gradient("AddN")
-def _add_n_grad(op, grad):
-    return (grad,) * len(op.inputs)
-
-
 def add_n(inputs, name=None) -> ops.Tensor:
     """Sums a list of tensors of one shape and dtype."""
     inputs = list(inputs)
@@ -505,14 +365,6 @@ def _select_kernel(xp, cond, x, y):
     if cond.ndim == 1 and max(x.ndim, y.ndim) > 1:
         cond = cond.reshape((-1,) + (1,) * (max(x.ndim, y.ndim) - 1))
     return xp.where(cond, x, y)
-
-
-@register_gradient("Select")
-def _select_grad(op, grad):
-    cond, x, y = op.inputs
-    zeros = array_ops.zeros_like(grad)
-    return (None, unbroadcast(make_tensor("Select", [cond, grad, zeros]), x),
-            unbroadcast(make_tensor("Select", [cond, zeros, grad]), y))
 
 
 @register_op("Where", shape=lambda op: TensorShape([None, op.inputs[0].shape.ndims]),
@@ -611,10 +463,3 @@ ops.Tensor._override_operator("__lt__", less)
 ops.Tensor._override_operator("__le__", less_equal)
 ops.Tensor._override_operator("__gt__", greater)
 ops.Tensor._override_operator("__ge__", greater_equal)
-
-
-# Reductions live in reduction_ops.py; their constructors are TF's math_ops.
-from .unary_ops import (abs, ceil, exp, floor, log, log1p, logical_not, negative, reciprocal,  # noqa: E402,F401
-                        round, rsqrt, sigmoid, sign, sin, cos, sqrt, square, tanh)
-from .reduction_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean,  # noqa: E402,F401
-                            reduce_min, reduce_prod, reduce_sum)

@@ -9,14 +9,18 @@ import zlib
 import numpy as np
 from google.protobuf import json_format
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from ..protos import distflow_pb2 as pb
 from . import array_ops
+from .check_ops import check_numerics
+from .control_flow_ops import group
+from .conv_ops import _out_size
+from .math_ops import cast, range_
 from .op_util import make_tensor
+from .scatter_ops import scatter_nd_update
+from .sparse_ops import _sparse
 
 # ---------------------------------------------------------------------------
 # Edit distance
@@ -61,8 +65,6 @@ not_differentiable("EditDistance")
 def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
     """The Levenshtein distance between the sequences of two SparseTensors (grouped by all but
     their last coordinate), divided by the truth's length when ``normalize``."""
-    from .sparse_ops import _sparse  # noqa: PLC0415
-
     h, t = _sparse(hypothesis), _sparse(truth)
     if h.dtype.base_dtype != t.dtype.base_dtype:
         raise TypeError(f"edit_distance: hypothesis is {h.dtype.name} but truth is {t.dtype.name}")
@@ -170,8 +172,6 @@ def bitcast(input, type, name=None):  # noqa: A002
 
 
 def _patch_geometry(shape, ksizes, strides, rates, padding):
-    from .conv_ops import _out_size  # noqa: PLC0415
-
     _, h, w, _ = shape
     eh, ew = (ksizes[1] - 1) * rates[1] + 1, (ksizes[2] - 1) * rates[2] + 1
     (oh, top), (ow, left) = _out_size(h, eh, strides[1], padding), _out_size(w, ew, strides[2], padding)
@@ -241,9 +241,6 @@ def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding
 
 def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
     """``ref[b, indices[b, k]] = updates[b, k]`` for a [batch, n, ...] variable and [batch, k] indices."""
-    from .math_ops import cast, range_  # noqa: PLC0415
-    from .scatter_ops import scatter_nd_update  # noqa: PLC0415
-
     with ops.name_scope(name, "BatchScatterUpdate", [ref, indices, updates]):
         indices = ops.convert_to_tensor(indices)
         batch = array_ops.shape(indices)[0]
@@ -254,9 +251,6 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
 
 def add_check_numerics_ops():
     """One op that checks every floating tensor of the default graph for NaN and Inf."""
-    from .check_ops import check_numerics  # noqa: PLC0415
-    from .control_flow_ops import group  # noqa: PLC0415
-
     graph = ops.get_default_graph()
     checks = []
     for op in graph.get_operations():

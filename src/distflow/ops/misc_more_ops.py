@@ -9,15 +9,14 @@ import math
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
-from ..framework import wire
+from ..framework import dtypes, errors, ops, wire
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, random_ops, slicing_ops
-from .op_util import make_tensor
+from .op_util import broadcast_shape, make_tensor
 from .random_ops import _generator, _seed_attrs
+from .reduction_ops import reduce_sum
+from .segment_ops import bincount
 from .variable_scope import variable_scope
 
 # ---------------------------------------------------------------------------
@@ -59,8 +58,6 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int3
 
 def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
     """How many values fall in each of ``nbins`` equal bins over ``value_range``."""
-    from .segment_ops import bincount  # noqa: PLC0415
-
     with ops.name_scope(name, "histogram_fixed_width", [values, value_range]):
         bins = array_ops.reshape(histogram_fixed_width_bins(values, value_range, nbins), [-1])
         return math_ops.cast(bincount(bins, minlength=nbins, maxlength=nbins), dtype)
@@ -148,8 +145,6 @@ def digamma(x, name=None):
 
 def lbeta(x, name=None):
     """log|Beta(x)| along the last axis: sum(lgamma(x)) - lgamma(sum(x)) (0 for an empty last axis)."""
-    from .reduction_ops import reduce_sum  # noqa: PLC0415
-
     with ops.name_scope(name, "lbeta", [x]):
         x = ops.convert_to_tensor(x)
         return reduce_sum(lgamma(x), -1) - lgamma(reduce_sum(x, -1))
@@ -182,8 +177,6 @@ def grad_pass_through(f):
 
 
 def broadcast_static_shape(shape_x, shape_y):
-    from .op_util import broadcast_shape  # noqa: PLC0415
-
     return broadcast_shape(shape_x, shape_y)
 
 

@@ -9,13 +9,11 @@ import time
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.ops import GraphKeys
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, control_flow_ops, math_ops, slicing_ops, state_ops, variable_scope
+from . import array_ops, control_flow_ops, math_ops, reduction_ops, slicing_ops, state_ops, variable_scope
 from .op_util import constant_value, make_op, make_tensor
 
 
@@ -77,11 +75,11 @@ def variable_op_scope(values, name_or_scope, default_name=None, initializer=None
 
 
 def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
-    return math_ops.argmax(input, dimension, name=name, output_type=output_type)
+    return reduction_ops.argmax(input, dimension, name=name, output_type=output_type)
 
 
 def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
-    return math_ops.argmin(input, dimension, name=name, output_type=output_type)
+    return reduction_ops.argmin(input, dimension, name=name, output_type=output_type)
 
 
 def to_double(x, name="ToDouble"):
@@ -142,7 +140,7 @@ def batch_gather(params, indices, name=None):
         if rank is None:
             raise ValueError("batch_gather needs indices of known rank")
         offsets = array_ops.reshape(offsets, [-1] + [1] * (rank - 1))
-        flat = array_ops.reshape(params, array_ops.concat([[-1], array_ops.shape(params)[2:]], 0))
+        flat = array_ops.reshape(params, slicing_ops.concat([[-1], array_ops.shape(params)[2:]], 0))
         return slicing_ops.gather(flat, indices + math_ops.cast(offsets, indices.dtype.base_dtype))
 
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import shape_of

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, clip_ops, math_ops, reduction_ops, slicing_ops
-from .nn_ops import _float_input, _same_shape, bias_add, relu
+from . import array_ops, clip_ops, math_ops, reduction_ops, segment_ops, slicing_ops
+from .manip_ops import boolean_mask
+from .nn_ops import _float_input, _same_shape, batch_normalization, bias_add, elu, moments, relu
 from .op_util import constant_value, make_op, make_tensor
+from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_reshape
+from .special_math_ops import div_no_nan
 
 # ---------------------------------------------------------------------------
 # TopKV2, InTopKV2
@@ -48,7 +49,7 @@ def _top_k_grad(op, grad, _indices_grad):
     # Scatter each row's k gradients back to the positions they came from.
     depth = array_ops.shape(x)[-1]
     one_hot = array_ops.one_hot(op.outputs[1], depth, dtype=grad.dtype.base_dtype)
-    return math_ops.reduce_sum(one_hot * array_ops.expand_dims(grad, -1), axis=-2), None
+    return reduction_ops.reduce_sum(one_hot * array_ops.expand_dims(grad, -1), axis=-2), None
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
@@ -188,7 +189,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> ops.Tensor
     axis = dim if axis is None else axis
     with ops.name_scope(name, "l2_normalize", [x]):
         x = ops.convert_to_tensor(x)
-        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        square_sum = reduction_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
         return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(square_sum, epsilon)))
 
 
@@ -197,7 +198,7 @@ def zero_fraction(value, name=None) -> ops.Tensor:
     with ops.name_scope(name, "zero_fraction", [value]):
         value = ops.convert_to_tensor(value)
         zero = math_ops.cast(math_ops.equal(value, array_ops.zeros_like(value)), dtypes.float32)
-        return math_ops.reduce_mean(zero)
+        return reduction_ops.reduce_mean(zero)
 
 
 # ---------------------------------------------------------------------------
@@ -317,8 +318,6 @@ def _clip_rows(rows, max_norm, ids_rank):
 
 def selu(features, name=None) -> ops.Tensor:
     """scale * elu(x, alpha) with TF's constants (self-normalizing networks)."""
-    from .nn_ops import elu  # noqa: PLC0415 - one name from the sibling module
-
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     with ops.name_scope(name, "Selu", [features]):
         x = _float_input("Selu", features)
@@ -339,7 +338,7 @@ def crelu(features, name=None, axis=-1) -> ops.Tensor:
     """relu of x and of -x, concatenated along ``axis``."""
     with ops.name_scope(name, "CRelu", [features]):
         x = _float_input("CRelu", features)
-        return relu(array_ops.concat([x, -x], axis))
+        return relu(slicing_ops.concat([x, -x], axis))
 
 
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None) -> ops.Tensor:
@@ -360,11 +359,11 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
     keep = bool(keep_dims if keep_dims is not None else keepdims)
     with ops.name_scope(name, "sufficient_statistics", [x, shift]):
         x = ops.convert_to_tensor(x)
-        counts = math_ops.cast(math_ops.reduce_prod(array_ops.gather(array_ops.shape(x), list(axes))),
+        counts = math_ops.cast(reduction_ops.reduce_prod(slicing_ops.gather(array_ops.shape(x), list(axes))),
                                x.dtype.base_dtype)
         shifted = x if shift is None else x - shift
-        return (counts, math_ops.reduce_sum(shifted, axes, keepdims=keep),
-                math_ops.reduce_sum(math_ops.square(shifted), axes, keepdims=keep), shift)
+        return (counts, reduction_ops.reduce_sum(shifted, axes, keepdims=keep),
+                reduction_ops.reduce_sum(math_ops.square(shifted), axes, keepdims=keep), shift)
 
 
 def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
@@ -383,9 +382,9 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
     with ops.name_scope(name, "weighted_moments", [x, frequency_weights]):
         x = ops.convert_to_tensor(x)
         w = math_ops.cast(frequency_weights, x.dtype.base_dtype) * array_ops.ones_like(x)
-        total = math_ops.reduce_sum(w, axes, keepdims=True)
-        mean = math_ops.reduce_sum(w * x, axes, keepdims=True) / total
-        variance = math_ops.reduce_sum(w * math_ops.square(x - mean), axes, keepdims=True) / total
+        total = reduction_ops.reduce_sum(w, axes, keepdims=True)
+        mean = reduction_ops.reduce_sum(w * x, axes, keepdims=True) / total
+        variance = reduction_ops.reduce_sum(w * math_ops.square(x - mean), axes, keepdims=True) / total
         if not keep:
             mean = array_ops.squeeze(mean, list(axes))
             variance = array_ops.squeeze(variance, list(axes))
@@ -397,8 +396,6 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     """(y, batch mean, batch variance) normalizing NHWC ``x`` per channel (moving statistics when not training)."""
     if data_format != "NHWC":
         raise NotImplementedError("fused_batch_norm supports NHWC only in distflow")
-    from .nn_ops import batch_normalization, moments  # noqa: PLC0415
-
     with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]):
         x = _float_input("FusedBatchNorm", x)
         if is_training:
@@ -413,8 +410,6 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     """One combined embedding per row of the SparseTensor ``sp_ids`` ([batch, ids per row]):
     the rows' embeddings, weighted by ``sp_weights`` (or 1), combined by "sum", "mean" (divided
     by the weights' sum) or "sqrtn" (divided by the root of their sum of squares)."""
-    from . import segment_ops  # noqa: PLC0415
-
     if combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
     with ops.name_scope(name, "embedding_lookup_sparse"):
@@ -432,8 +427,6 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         norm = segment_ops.segment_sum(weights if combiner == "mean" else math_ops.square(weights), segment_ids)
         if combiner == "sqrtn":
             norm = math_ops.sqrt(norm)
-        from .special_math_ops import div_no_nan  # noqa: PLC0415
-
         return div_no_nan(total, array_ops.expand_dims(norm, 1))
 
 
@@ -441,9 +434,6 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
                                  default_id=None, name=None, partition_strategy="div", max_norm=None):
     """``embedding_lookup_sparse`` that drops negative ids (and non-positive weights), gives rows
     with no ids the ``default_id`` embedding (zeros when None), and keeps the batch's shape."""
-    from .manip_ops import boolean_mask  # noqa: PLC0415
-    from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_reshape  # noqa: PLC0415
-
     with ops.name_scope(name, "embedding_lookup"):
         rank = array_ops.size(sparse_ids.dense_shape)
         outer = slicing_ops.slice(sparse_ids.dense_shape, [0], [rank - 1])
@@ -466,3 +456,9 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
             result = result * array_ops.expand_dims(1.0 - math_ops.cast(empty, result.dtype.base_dtype), 1)
         return array_ops.reshape(result, slicing_ops.concat([math_ops.cast(outer, dtypes.int32),
                                                              array_ops.shape(result)[1:]], 0))
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), without overflow."""
+    with ops.name_scope(name, "LogSigmoid", [x]):
+        return -softplus(-ops.convert_to_tensor(x))

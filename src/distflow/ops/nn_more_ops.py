@@ -7,11 +7,12 @@ import math
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, slicing_ops
+from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, reduction_ops, slicing_ops
+from .conv3d_ops import conv3d_transpose
+from .gradients_impl import gradients
 from .op_util import constant_value, make_op, make_tensor
 from .random_ops import _generator, _seed_attrs
 
@@ -231,7 +232,7 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     with ops.name_scope(name, "ComputeAccidentalHits", [true_classes, sampled_candidates]):
         true_classes = ops.convert_to_tensor(true_classes, dtype=dtypes.int64)
         sampled = ops.convert_to_tensor(sampled_candidates, dtype=dtypes.int64)
-        hits = math_ops.reduce_any(math_ops.equal(array_ops.expand_dims(true_classes, 2),
+        hits = reduction_ops.reduce_any(math_ops.equal(array_ops.expand_dims(true_classes, 2),
                                                   array_ops.reshape(sampled, [1, 1, -1])), axis=1)
         where = math_ops.where(hits)
         indices = math_ops.cast(where[:, 0], dtypes.int32)
@@ -257,12 +258,12 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
     true_w = all_w[:n_true]
     sampled_w = all_w[n_true:]
     dim = array_ops.shape(true_w)[1:2]
-    true_w = array_ops.reshape(true_w, array_ops.concat([[-1, num_true], dim], 0))
-    true_logits = math_ops.reduce_sum(array_ops.expand_dims(inputs, 1) * true_w, -1) + \
+    true_w = array_ops.reshape(true_w, slicing_ops.concat([[-1, num_true], dim], 0))
+    true_logits = reduction_ops.reduce_sum(array_ops.expand_dims(inputs, 1) * true_w, -1) + \
         array_ops.reshape(all_b[:n_true], [-1, num_true])
     sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True) + all_b[n_true:]
     if remove_accidental_hits:  # a sampled "negative" that is a true class must not be pushed down
-        hit = math_ops.reduce_any(math_ops.equal(array_ops.expand_dims(labels, 2),
+        hit = reduction_ops.reduce_any(math_ops.equal(array_ops.expand_dims(labels, 2),
                                                  array_ops.reshape(sampled, [1, 1, -1])), axis=1)
         sampled_logits = math_ops.where(hit, sampled_logits - 1e9 * array_ops.ones_like(sampled_logits),
                                         sampled_logits)
@@ -281,7 +282,7 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
         logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                           sampled_values, True, remove_accidental_hits, partition_strategy)
         losses = nn_impl.sigmoid_cross_entropy_with_logits(labels=targets, logits=logits)
-        return math_ops.reduce_sum(losses, 1)
+        return reduction_ops.reduce_sum(losses, 1)
 
 
 def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
@@ -300,8 +301,6 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
 def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                                            name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its input (of shape ``input_sizes``)."""
-    from .gradients_impl import gradients  # noqa: PLC0415
-
     with ops.name_scope(name, "DepthwiseConv2dNativeBackpropInput"):
         f = ops.convert_to_tensor(filter)
         x = array_ops.zeros(input_sizes, dtype=f.dtype.base_dtype)
@@ -311,8 +310,6 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
 def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                                             name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its filter (of shape ``filter_sizes``)."""
-    from .gradients_impl import gradients  # noqa: PLC0415
-
     with ops.name_scope(name, "DepthwiseConv2dNativeBackpropFilter"):
         x = ops.convert_to_tensor(input)
         sizes = constant_value(ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32))
@@ -342,8 +339,6 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
                    dilations=None, name=None):
     """conv1d_transpose, conv2d_transpose or conv3d_transpose, by the length of ``output_shape``."""
-    from .conv3d_ops import conv3d_transpose  # noqa: PLC0415
-
     rank = ops.convert_to_tensor(output_shape).shape[0].value
     if rank == 3:
         return conv1d_transpose(input, filters, output_shape, strides, padding, name=name)

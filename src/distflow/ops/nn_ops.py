@@ -5,23 +5,18 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, math_ops, random_ops
+from . import array_ops, math_ops, random_ops, reduction_ops
 from .math_ops import writable_like
-from .op_util import make_op, make_tensor
+from .op_util import FLOATS, make_op, make_tensor
 
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 
 def _float_input(op_type: str, x) -> ops.Tensor:
     x = ops.convert_to_tensor(x)
-    if x.dtype.base_dtype not in _FLOATS:
+    if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"'{op_type}' needs a floating-point input, got {x.dtype.name} for '{x.name}'")
     return x
 
@@ -166,12 +161,12 @@ def _log_softmax_kernel(xp, logits):
 @register_gradient("Softmax")
 def _softmax_grad(op, grad):
     y = op.outputs[0]
-    return ((grad - math_ops.reduce_sum(grad * y, -1, keepdims=True)) * y,)
+    return ((grad - reduction_ops.reduce_sum(grad * y, -1, keepdims=True)) * y,)
 
 
 @register_gradient("LogSoftmax")
 def _log_softmax_grad(op, grad):
-    return (grad - math_ops.reduce_sum(grad, -1, keepdims=True) * math_ops.exp(op.outputs[0]),)
+    return (grad - reduction_ops.reduce_sum(grad, -1, keepdims=True) * math_ops.exp(op.outputs[0]),)
 
 
 def _last_axis(op_type, logits, axis, name, dim=None):
@@ -394,8 +389,8 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     keep = bool(keep_dims if keep_dims is not None else keepdims)
     with ops.name_scope(name, "moments", [x]):
         x = _float_input("moments", x)
-        mean = math_ops.reduce_mean(x, axes, keepdims=True, name="mean")
-        variance = math_ops.reduce_mean(math_ops.squared_difference(x, array_ops.stop_gradient(mean)),
+        mean = reduction_ops.reduce_mean(x, axes, keepdims=True, name="mean")
+        variance = reduction_ops.reduce_mean(math_ops.squared_difference(x, array_ops.stop_gradient(mean)),
                                         axes, keepdims=True, name="variance")
         if not keep:
             mean = array_ops.squeeze(mean, list(axes))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.tensor_shape import TensorShape, as_shape
 
 
@@ -44,6 +43,11 @@ def same_dtype_inputs(op_type: str, values, names=("x", "y"), dtype=None) -> lis
             dtype = t.dtype.base_dtype
         out.append(t)
     return out
+
+
+def same_dtype_values(op_type: str, values) -> list[ops.Tensor]:
+    """``same_dtype_inputs`` for an op of a list of values (ConcatV2, Pack: "values[i]")."""
+    return same_dtype_inputs(op_type, values, names=[f"values[{i}]" for i in range(len(values))])
 
 
 def constant_value(tensor: ops.Tensor):
@@ -133,3 +137,43 @@ def int_dtype(op_type: str, value, allowed=(dtypes.int32, dtypes.int64)) -> None
     if value.dtype.base_dtype not in allowed:
         raise TypeError(f"'{op_type}' expects an integer tensor ({', '.join(d.name for d in allowed)})"
                         f" for '{value.name}', got {value.dtype.name}")
+
+
+# ---------------------------------------------------------------------------
+# Dtype groups and checks shared by the math op files
+
+FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+INTS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
+        dtypes.uint64)
+NUMBERS = FLOATS + INTS
+SIGNED = FLOATS + (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
+COMPLEX = (dtypes.complex64, dtypes.complex128)
+
+
+def check_dtype(op_type: str, t: ops.Tensor, allowed, arg: str = "x") -> None:
+    """TypeError, worded as TensorFlow's, unless ``t``'s dtype is one of ``allowed``."""
+    if t.dtype.base_dtype not in allowed:
+        raise TypeError(f"Value passed to parameter '{arg}' of '{op_type}' has DataType "
+                        f"{t.dtype.base_dtype.name} not in list of allowed values: "
+                        f"{', '.join(d.name for d in allowed)}")
+
+
+def unary_shape(op):
+    """The shape function of an elementwise op of one input: that input's shape."""
+    return op.inputs[0].shape
+
+
+def binary_shape(op):
+    """The shape function of an elementwise op of two inputs: their broadcast shape."""
+    return broadcast_shape(op.inputs[0].shape, op.inputs[1].shape)
+
+
+def writable_like(x, other=None):
+    """``x`` itself if a result of x's shape and dtype may be written into it, else None."""
+    if x.__class__ is not np.ndarray or not x.flags.writeable:
+        return None
+    if other is None or np.shape(other) == x.shape:
+        return x
+    if getattr(other, "dtype", x.dtype) != x.dtype or np.ndim(other) > x.ndim:
+        return None
+    return x if np.broadcast_shapes(x.shape, np.shape(other)) == x.shape else None

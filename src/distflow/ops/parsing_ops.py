@@ -12,13 +12,14 @@ import collections
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..protos import distflow_pb2 as pb
+from .array_ops import reshape, squeeze
 from .op_util import make_op
+from .slicing_ops import slice as slice_
+from .sparse_ops import SparseTensor
 
 FixedLenFeature = collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])
 FixedLenFeature.__new__.__defaults__ = (None,)
@@ -97,8 +98,6 @@ not_differentiable("ParseExample")
 def parse_example(serialized, features, name=None, example_names=None):
     """A dict of tensors, one row per record of the 1-D string tensor ``serialized``: dense for
     each FixedLenFeature, a SparseTensor for each VarLenFeature."""
-    from .sparse_ops import SparseTensor  # noqa: PLC0415
-
     serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
     keys = sorted(features)
     dense_keys, tdense, shapes, defaults, has_default = [], [], [], [], []
@@ -134,10 +133,6 @@ def parse_example(serialized, features, name=None, example_names=None):
 
 def parse_single_example(serialized, features, name=None, example_names=None):
     """``parse_example`` of one record: each feature without the leading row dimension."""
-    from .array_ops import reshape, squeeze  # noqa: PLC0415
-    from .slicing_ops import slice as slice_  # noqa: PLC0415
-    from .sparse_ops import SparseTensor  # noqa: PLC0415
-
     serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
     parsed = parse_example(reshape(serialized, [1]), features, name)
     return {key: SparseTensor(slice_(value.indices, [0, 1], [-1, 1]), value.values, slice_(value.dense_shape, [1], [1]))

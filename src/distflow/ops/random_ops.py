@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.random_seed import get_seed
 from ..framework.registry import not_differentiable, register_op
 from .array_ops import _shape_tensor, zeros_like
 from .math_ops import add, cast, multiply, subtract
-from .op_util import constant_shape, make_tensor
+from .op_util import FLOATS, constant_shape, make_tensor
 
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 
 def _generator(ctx, seed: int, seed2: int) -> np.random.Generator:
@@ -83,7 +81,7 @@ def _seed_attrs(seed) -> dict:
 
 def _float_dtype(dtype, fn: str) -> dtypes.DType:
     dtype = dtypes.as_dtype(dtype)
-    if dtype not in _FLOATS:
+    if dtype not in FLOATS:
         raise TypeError(f"{fn} needs a floating dtype, got {dtype.name}")
     return dtype
 

@@ -1,19 +1,19 @@
-"""Reductions (sum, mean, max, min, prod, all, any) and arg-reductions, with their gradients.
+"""Reductions (sum, mean, max, min, prod, all, any) and arg-reductions.
 
-The constructors are re-exported by math_ops, where TensorFlow users look for them.
+Built on math_ops.py (``tf.reduce_sum`` and the others are gathered into the ``tf``
+namespace from here); their gradients are in math_grad.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import ops
-from ..framework.registry import not_differentiable, register_gradient, register_op
+from ..framework import dtypes, ops
+from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
-from .math_ops import _NUMBERS, _binary, _check_dtype, cast, equal, maximum, multiply, range_
-from .op_util import known_axis, make_tensor, normalize_axis
+from .math_ops import range_
+from .op_util import NUMBERS, check_dtype, known_axis, make_tensor, normalize_axis
 
 # ---------------------------------------------------------------------------
 # Reductions
@@ -94,53 +94,6 @@ def _reduced_shape_kernel(xp, shape, axes):
 not_differentiable("ReducedShape")
 
 
-def _kept_shape(op) -> ops.Tensor:
-    """The reduction's output shape with keepdims, statically when possible."""
-    x, axis_t = op.inputs
-    axes = known_axis(axis_t)
-    if x.shape.is_fully_defined() and axes is not None:
-        dims = x.shape.as_list()
-        for a in ([axes] if isinstance(axes, int) else axes):
-            dims[a % len(dims)] = 1
-        return array_ops.constant(np.array(dims, np.int32))
-    return make_tensor("ReducedShape", [array_ops.shape(x), axis_t], None, "ReducedShape")
-
-
-def _broadcast_back(op, grad) -> ops.Tensor:
-    """A reduction's gradient spread back over the input's shape."""
-    kept = array_ops.reshape(grad, _kept_shape(op))
-    return array_ops.broadcast_to(kept, array_ops.shape_of(op.inputs[0]))
-
-
-@register_gradient("Sum")
-def _sum_grad(op, grad):
-    return _broadcast_back(op, grad), None
-
-
-@register_gradient("Mean")
-def _mean_grad(op, grad):
-    x, y = op.inputs[0], op.outputs[0]
-    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
-        count = max(1, x.shape.num_elements() // max(1, y.shape.num_elements()))
-        scale = array_ops.constant(1.0 / count, dtype=grad.dtype)
-    else:
-        count = _binary("FloorDiv", array_ops.size(x), maximum(array_ops.size(y), 1))
-        scale = _binary("RealDiv", array_ops.constant(1.0, dtype=grad.dtype), cast(count, grad.dtype))
-    return multiply(_broadcast_back(op, grad), scale), None
-
-
-def _extremum_grad(op, grad):
-    x = op.inputs[0]
-    y = array_ops.reshape(op.outputs[0], _kept_shape(op))
-    chosen = cast(equal(x, y), grad.dtype)
-    count = array_ops.reshape(reduce_sum(chosen, op.inputs[1]), _kept_shape(op))
-    return multiply(_binary("RealDiv", chosen, count), array_ops.reshape(grad, _kept_shape(op))), None
-
-
-register_gradient("Max")(_extremum_grad)
-register_gradient("Min")(_extremum_grad)
-
-
 @register_op("ProdGrad", shape=lambda op: op.inputs[0].shape)
 def _prod_grad_kernel(xp, x, grad, axis):
     """d prod / dx_i = product of the others, computed without dividing (zeros are fine)."""
@@ -158,17 +111,10 @@ def _prod_grad_kernel(xp, x, grad, axis):
     return xp.transpose(others * g, np.argsort(rest + axes)).astype(x.dtype)
 
 
-@register_gradient("Prod")
-def _prod_grad(op, grad):
-    x, axis_t = op.inputs
-    g = array_ops.reshape(grad, _kept_shape(op))
-    return make_tensor("ProdGrad", [x, g, axis_t], None, "ProdGrad"), None
-
-
-def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=_NUMBERS,
+def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=NUMBERS,
             keep_dims=None, reduction_indices=None) -> ops.Tensor:
     x = ops.convert_to_tensor(x)
-    _check_dtype(op_type, x, allowed, "input")
+    check_dtype(op_type, x, allowed, "input")
     keepdims = bool(keep_dims if keep_dims is not None else keepdims)
     axis = reduction_indices if axis is None else axis
     if axis is None:
@@ -250,7 +196,7 @@ not_differentiable("ArgMin")
 
 def _arg(op_type, x, axis, name, dimension, output_type):
     x = ops.convert_to_tensor(x)
-    _check_dtype(op_type, x, _NUMBERS, "input")
+    check_dtype(op_type, x, NUMBERS, "input")
     axis = dimension if axis is None else axis
     axis = 0 if axis is None else axis
     return make_tensor(op_type, [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from .nd_ops import _index_tuple
 from .op_util import make_tensor

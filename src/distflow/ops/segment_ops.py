@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, reduction_ops, slicing_ops, special_math_ops
@@ -62,7 +60,7 @@ def _gather_dropping_negative(g, ids):
     gathered = slicing_ops.gather(g, safe)
     valid = math_ops.cast(math_ops.greater_equal(ids, 0), g.dtype.base_dtype)
     extra = array_ops.rank(gathered) - array_ops.rank(ids)
-    valid = array_ops.reshape(valid, array_ops.concat([array_ops.shape(ids), array_ops.ones([extra],
+    valid = array_ops.reshape(valid, slicing_ops.concat([array_ops.shape(ids), array_ops.ones([extra],
                                                                                             dtypes.int32)], 0))
     return gathered * valid
 
@@ -128,12 +126,12 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
 
 def _expand_to(counts, total):
     extra = array_ops.rank(total) - 1
-    return array_ops.reshape(counts, array_ops.concat([array_ops.shape(counts), array_ops.ones([extra],
+    return array_ops.reshape(counts, slicing_ops.concat([array_ops.shape(counts), array_ops.ones([extra],
                                                                                                dtypes.int32)], 0))
 
 
 def _sorted_count(segment_ids):
-    return math_ops.reduce_max(segment_ids) + 1
+    return reduction_ops.reduce_max(segment_ids) + 1
 
 
 def segment_sum(data, segment_ids, name=None):
@@ -271,7 +269,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     """Counts (or sums ``weights``) of each value 0 .. max(arr) in ``arr``."""
     with ops.name_scope(name, "bincount", [arr, weights]):
         arr = ops.convert_to_tensor(arr, dtype=dtypes.int32)
-        size = math_ops.reduce_max(arr) + 1
+        size = reduction_ops.reduce_max(arr) + 1
         if minlength is not None:
             size = math_ops.maximum(size, minlength)
         if maxlength is not None:
@@ -435,7 +433,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
         labels = math_ops.cast(labels, dtypes.int64)
         predictions = math_ops.cast(predictions, dtypes.int64)
         if num_classes is None:
-            num_classes = math_ops.maximum(math_ops.reduce_max(labels), math_ops.reduce_max(predictions)) + 1
+            num_classes = math_ops.maximum(reduction_ops.reduce_max(labels), reduction_ops.reduce_max(predictions)) + 1
         n = math_ops.cast(num_classes, dtypes.int64)
         values = array_ops.ones_like(labels, dtype=dtype) if weights is None else math_ops.cast(weights, dtype)
         flat = unsorted_segment_sum(values, labels * n + predictions, n * n)

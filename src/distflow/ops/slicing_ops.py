@@ -1,6 +1,7 @@
-"""Joining and slicing: split, concat, stack/unstack, gather, slice, strided slice, ``t[...]``.
+"""Joining and slicing: split, concat, unstack, gather, slice, strided slice, ``t[...]``.
 
-The constructors are re-exported by array_ops, where TensorFlow users look for them.
+Built on array_ops.py (which holds ``stack``, which the other array ops need); their
+gradients are in array_grad.py.
 """
 
 from __future__ import annotations
@@ -10,14 +11,12 @@ import numbers
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
-from ..framework.registry import register_gradient, register_op
+from ..framework import dtypes, errors, ops
+from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
-from .array_ops import constant, identity, pad, rank, shape_of
+from .array_ops import identity, shape, stack
 from .op_util import (constant_shape, constant_value, known_axis, make_op, make_tensor, normalize_axis,
-                      same_dtype_inputs)
+                      same_dtype_values)
 
 # ---------------------------------------------------------------------------
 # Split, SplitV
@@ -42,11 +41,6 @@ def _split_shape(op):
              dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op.get_attr("num_split"))
 def _split_kernel(xp, axis, x, *, num_split):
     return tuple(xp.split(x, num_split, axis=int(axis)))
-
-
-@register_gradient("Split")
-def _split_grad(op, *grads):
-    return None, concat(list(grads), op.inputs[0])
 
 
 def _split_v_shape(op):
@@ -87,11 +81,6 @@ def _split_v_kernel(xp, x, size_splits, axis, *, num_split):
         raise ValueError(f"split sizes {list(size_splits)} do not add up to dimension "
                          f"{x.shape[axis]} of the input along axis {axis}")
     return tuple(xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
-
-
-@register_gradient("SplitV")
-def _split_v_grad(op, *grads):
-    return concat(list(grads), op.inputs[2]), None, None
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[ops.Tensor]:
@@ -152,20 +141,6 @@ def _concat_kernel(xp, *values_and_axis):
     return xp.concatenate(values, axis=int(axis))
 
 
-@register_gradient("ConcatV2")
-def _concat_grad(op, grad):
-    *values, axis_t = op.inputs
-    axis = known_axis(axis_t)
-    dims = [v.shape[axis].value if axis is not None and v.shape.ndims is not None else None
-            for v in values]
-    if all(d is not None for d in dims):
-        sizes = constant(np.array(dims, np.int32))
-    else:
-        axis_t = axis_t % rank(values[0])
-        sizes = stack([gather(shape_of(v), axis_t) for v in values])
-    return split(grad, sizes, axis=axis_t, num=len(values)) + [None]
-
-
 def concat(values, axis, name="concat") -> ops.Tensor:
     """Joins ``values`` along ``axis`` (a single value passes through an Identity)."""
     values = list(values)
@@ -173,44 +148,9 @@ def concat(values, axis, name="concat") -> ops.Tensor:
         raise ValueError("concat needs at least one tensor")
     if len(values) == 1:
         return identity(values[0], name=name)
-    tensors = _same_dtype("ConcatV2", values)
+    tensors = same_dtype_values("ConcatV2", values)
     return make_tensor("ConcatV2", tensors + [ops.convert_to_tensor(axis, dtype=dtypes.int32)],
                        {"N": len(tensors)}, name)
-
-
-def _same_dtype(op_type, values) -> list[ops.Tensor]:
-    return same_dtype_inputs(op_type, values, names=[f"values[{i}]" for i in range(len(values))])
-
-
-def _pack_shape(op):
-    axis = op.get_attr("axis")
-    shape = TensorShape(None)
-    for v in op.inputs:
-        try:
-            shape = shape.merge_with(v.shape)
-        except ValueError:
-            raise ValueError(f"Shapes must be equal rank and compatible, but "
-                             f"{op.inputs[0].shape} and {v.shape} differ") from None
-    if shape.ndims is None:
-        return TensorShape(None)
-    dims = shape.as_list()
-    axis = normalize_axis(axis, len(dims) + 1)
-    return TensorShape(dims[:axis] + [len(op.inputs)] + dims[axis:])
-
-
-@register_op("Pack", shape=_pack_shape)
-def _pack_kernel(xp, *values, axis):
-    return xp.stack(values, axis=axis)
-
-
-@register_gradient("Pack")
-def _pack_grad(op, grad):
-    return unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
-
-
-def stack(values, axis=0, name="stack") -> ops.Tensor:
-    tensors = _same_dtype("Pack", list(values))
-    return make_tensor("Pack", tensors, {"axis": int(axis), "N": len(tensors)}, name)
 
 
 def _unpack_shape(op):
@@ -230,11 +170,6 @@ def _unpack_kernel(xp, x, *, num, axis):
     if x.shape[axis] != num:
         raise ValueError(f"Input dimension {axis} has size {x.shape[axis]}, but num={num}")
     return tuple(xp.moveaxis(x, axis, 0))
-
-
-@register_gradient("Unpack")
-def _unpack_grad(op, *grads):
-    return (stack(list(grads), axis=op.get_attr("axis")),)
 
 
 def unstack(value, num=None, axis=0, name="unstack") -> list[ops.Tensor]:
@@ -287,19 +222,6 @@ def _gather_grad_kernel(xp, params_shape, indices, grad, axis):
     return out
 
 
-@register_gradient("GatherV2Grad")
-def _gather_grad_grad(op, grad):
-    return None, None, gather(grad, op.inputs[1], axis=op.inputs[3]), None
-
-
-@register_gradient("GatherV2")
-def _gather_v2_grad(op, grad):
-    # Along axis 0 the gradient is an IndexedSlices (ops/indexed_slices.py), as in TF.
-    from .indexed_slices import _gather_grad  # noqa: PLC0415 - indexed_slices builds on this module
-
-    return _gather_grad(op, grad)
-
-
 def gather(params, indices, validate_indices=None, name=None, axis=0) -> ops.Tensor:
     params = ops.convert_to_tensor(params)
     indices = ops.convert_to_tensor(indices)
@@ -347,19 +269,12 @@ def _slice_kernel(xp, x, begin, size):
     return x[tuple(index)]
 
 
-@register_gradient("Slice")
-def _slice_grad(op, grad):
-    x, begin, _ = op.inputs
-    after_ = shape_of(x) - begin - shape_of(grad)
-    return pad(grad, stack([begin, after_], axis=1)), None, None
-
-
 def slice(input_, begin, size, name=None) -> ops.Tensor:  # noqa: A001 - TF's name
     return make_tensor("Slice", [ops.convert_to_tensor(input_), ops.convert_to_tensor(begin, dtype=dtypes.int32),
                                  ops.convert_to_tensor(size, dtype=dtypes.int32)], None, name or "Slice")
 
 
-_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+SLICE_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
 
 def _python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
@@ -384,7 +299,7 @@ def _strided_slice_shape(op):
     values = [constant_value(t) for t in (begin_t, end_t, strides_t)]
     if x.shape.ndims is None or any(v is None for v in values):
         return TensorShape(None)
-    index = _python_index(*values, *(op.get_attr(m) for m in _MASKS))
+    index = _python_index(*values, *(op.get_attr(m) for m in SLICE_MASKS))
     dims = x.shape.as_list()
     # Index a zero-strided dummy twice, with two stand-ins for unknown dimensions:
     # output dimensions that differ between the two depend on an unknown one.
@@ -415,28 +330,13 @@ def _strided_slice_grad_kernel(xp, shape, begin, end, strides, dy, *, begin_mask
     return out
 
 
-@register_gradient("StridedSlice")
-def _strided_slice_grad(op, grad):
-    x, begin, end, strides = op.inputs
-    attrs = {m: op.get_attr(m) for m in _MASKS}
-    return (make_tensor("StridedSliceGrad", [shape_of(x), begin, end, strides, grad], attrs, "StridedSliceGrad"),
-            None, None, None)
-
-
-@register_gradient("StridedSliceGrad")
-def _strided_slice_grad_grad(op, grad):
-    _, begin, end, strides, _ = op.inputs
-    attrs = {m: op.get_attr(m) for m in _MASKS}
-    return None, None, None, None, strided_slice(grad, begin, end, strides, **attrs)
-
-
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None) -> ops.Tensor:
     """TensorFlow's strided slice; ``t[...]`` builds one from a Python index."""
     input_ = ops.convert_to_tensor(input_)
     if strides is None:
         strides = [1] * len(begin)
-    attrs = dict(zip(_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)))
+    attrs = dict(zip(SLICE_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)))
     inputs = [ops.convert_to_tensor(v, dtype=dtypes.int32) for v in (begin, end, strides)]
     return make_tensor("StridedSlice", [input_] + inputs, attrs, name or "strided_slice")
 
@@ -446,7 +346,7 @@ def _getitem(tensor, key) -> ops.Tensor:
     if not isinstance(key, tuple):
         key = (key,)
     begin, end, strides = [], [], []
-    masks = dict.fromkeys(_MASKS, 0)
+    masks = dict.fromkeys(SLICE_MASKS, 0)
     for i, item in enumerate(key):
         bit = 1 << i
         if item is Ellipsis:

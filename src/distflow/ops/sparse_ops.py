@@ -15,15 +15,18 @@ import collections
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
-from . import array_ops, math_ops, reduction_ops, slicing_ops
+from . import array_ops, math_ops, reduction_ops, segment_ops, slicing_ops
+from .array_ops import placeholder
+from .check_ops import assert_less_equal
 from .indexed_slices import IndexedSlices
+from .manip_ops import boolean_mask
+from .misc_more_ops import parse_tensor, serialize_tensor
 from .nd_ops import gather_nd, scatter_nd
 from .op_util import constant_value, make_op, make_tensor
+from .segment_ops import setdiff1d
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
 
@@ -209,8 +212,6 @@ def from_dense(tensor, name=None):
 
 def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
     """A SparseTensor fed whole: ``feed_dict={sp: SparseTensorValue(...)}`` (or an (indices, values, shape) tuple)."""
-    from .array_ops import placeholder  # noqa: PLC0415
-
     prefix = (name or "Placeholder") + "/"
     values = placeholder(dtype, [None], name=prefix + "values")
     if shape is not None and None not in list(as_shape(shape).as_list() or [None]):
@@ -421,8 +422,6 @@ def sparse_reshape(sp_input, shape, name=None):
 
 def sparse_retain(sp_input, to_retain):
     """The entries where the boolean vector ``to_retain`` is True."""
-    from .manip_ops import boolean_mask  # noqa: PLC0415
-
     sp = _sparse(sp_input)
     return SparseTensor(boolean_mask(sp.indices, to_retain), boolean_mask(sp.values, to_retain), sp.dense_shape)
 
@@ -697,8 +696,6 @@ def sparse_reset_shape(sp_input, new_shape=None):
         tight = reduction_ops.reduce_max(sp.indices, 0) + 1
         return SparseTensor(sp.indices, sp.values, tight)
     new_shape = ops.convert_to_tensor(new_shape, dtype=dtypes.int64)
-    from .check_ops import assert_less_equal  # noqa: PLC0415
-
     check = assert_less_equal(sp.dense_shape, new_shape, message="sparse_reset_shape: new_shape is too small")
     with ops.control_dependencies([check]):
         return SparseTensor(array_ops.identity(sp.indices), sp.values, new_shape)
@@ -706,9 +703,6 @@ def sparse_reset_shape(sp_input, new_shape=None):
 
 def sparse_mask(a, mask_indices, name=None):
     """The rows of IndexedSlices ``a`` whose indices are not in ``mask_indices``."""
-    from .manip_ops import boolean_mask  # noqa: PLC0415
-    from .segment_ops import setdiff1d  # noqa: PLC0415
-
     with ops.name_scope(name, "sparse_mask"):
         kept, _ = setdiff1d(a.indices, mask_indices)
         keep = reduction_ops.reduce_any(math_ops.equal(array_ops.expand_dims(a.indices, 1), kept[None, :]), 1)
@@ -720,8 +714,6 @@ def sparse_mask(a, mask_indices, name=None):
 
 
 def _sparse_segment(data, indices, segment_ids, num_segments, name, kind):
-    from . import segment_ops  # noqa: PLC0415
-
     with ops.name_scope(name, f"SparseSegment{kind}"):
         rows = slicing_ops.gather(data, indices)
         if num_segments is None:
@@ -805,8 +797,6 @@ def string_split(source, delimiter=" ", skip_empty=True, sep=None, result_type="
 
 def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
     """A string 3-vector: the serialized TensorProtos of indices, values and dense_shape."""
-    from .misc_more_ops import serialize_tensor  # noqa: PLC0415
-
     sp = _sparse(sp_input)
     with ops.name_scope(name, "SerializeSparse"):
         return array_ops.stack([serialize_tensor(sp.indices), serialize_tensor(sp.values),
@@ -815,8 +805,6 @@ def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
 
 def deserialize_sparse(serialized_sparse, dtype, rank=None, name=None):
     """The SparseTensor that ``serialize_sparse`` wrote."""
-    from .misc_more_ops import parse_tensor  # noqa: PLC0415
-
     serialized = ops.convert_to_tensor(serialized_sparse, dtype=dtypes.string)
     with ops.name_scope(name, "DeserializeSparse"):
         return SparseTensor(parse_tensor(serialized[0], dtypes.int64), parse_tensor(serialized[1], dtype),

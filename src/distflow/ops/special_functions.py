@@ -14,6 +14,9 @@ import math
 import numpy as np
 
 from ..framework.registry import register_gradient, register_op
+from .array_ops import unbroadcast
+from .math_ops import exp, log
+from .misc_more_ops import _digamma_values, lgamma
 from .op_util import broadcast_shape, make_tensor, same_dtype_inputs
 
 _EPS = 1e-15
@@ -141,8 +144,6 @@ def _polygamma(n: float, x: float) -> float:
     if n != math.floor(n) or n < 0:
         return math.nan
     if n == 0:
-        from .misc_more_ops import _digamma_values  # noqa: PLC0415
-
         return float(_digamma_values(np.array([x]))[0])
     return (-1.0) ** (n + 1) * math.factorial(int(n)) * _zeta(n + 1.0, x)
 
@@ -170,34 +171,23 @@ for _op_type, _fn in (("Igamma", _igamma), ("Igammac", _igammac), ("Betainc", _b
 
 def _x_density(a, x):
     """d P(a, x) / dx = exp(-x) x^(a-1) / Gamma(a)."""
-    from .math_ops import exp, log  # noqa: PLC0415
-    from .misc_more_ops import lgamma  # noqa: PLC0415
-
     return exp(-x + (a - 1.0) * log(x) - lgamma(a))
 
 
 @register_gradient("Igamma")
 def _igamma_grad(op, grad):
-    from .array_ops import unbroadcast  # noqa: PLC0415
-
     a, x = op.inputs
     return None, unbroadcast(grad * _x_density(a, x), x)
 
 
 @register_gradient("Igammac")
 def _igammac_grad(op, grad):
-    from .array_ops import unbroadcast  # noqa: PLC0415
-
     a, x = op.inputs
     return None, unbroadcast(-grad * _x_density(a, x), x)
 
 
 @register_gradient("Betainc")
 def _betainc_grad(op, grad):
-    from .array_ops import unbroadcast  # noqa: PLC0415
-    from .math_ops import exp, log  # noqa: PLC0415
-    from .misc_more_ops import lgamma  # noqa: PLC0415
-
     a, b, x = op.inputs
     log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
     density = exp((a - 1.0) * log(x) + (b - 1.0) * log(1.0 - x) - log_beta)
@@ -206,16 +196,12 @@ def _betainc_grad(op, grad):
 
 @register_gradient("Zeta")
 def _zeta_grad(op, grad):
-    from .array_ops import unbroadcast  # noqa: PLC0415
-
     x, q = op.inputs
     return None, unbroadcast(grad * -x * zeta(x + 1.0, q), q)
 
 
 @register_gradient("Polygamma")
 def _polygamma_grad(op, grad):
-    from .array_ops import unbroadcast  # noqa: PLC0415
-
     n, x = op.inputs
     return None, unbroadcast(grad * polygamma(n + 1.0, x), x)
 

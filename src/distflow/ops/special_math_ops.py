@@ -7,13 +7,11 @@ import math
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from . import math_ops
 from .array_ops import unbroadcast
-from .math_ops import _FLOATS, _NUMBERS, _binary_shape, _check_dtype, _unary_shape
-from .op_util import make_tensor, same_dtype_inputs
+from .op_util import FLOATS, NUMBERS, binary_shape, check_dtype, make_tensor, same_dtype_inputs, unary_shape
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
@@ -51,13 +49,13 @@ def _unary_grad(grad_fn):
 
 
 for _op_type, (_fn, _grad) in _UNARY.items():
-    register_op(_op_type, shape=_unary_shape)(_unary_kernel(_fn))
+    register_op(_op_type, shape=unary_shape)(_unary_kernel(_fn))
     register_gradient(_op_type)(_unary_grad(_grad))
 
 
 def _unary(op_type, x, name):
     x = ops.convert_to_tensor(x)
-    _check_dtype(op_type, x, _FLOATS)
+    check_dtype(op_type, x, FLOATS)
     return make_tensor(op_type, [x], None, name or op_type)
 
 
@@ -113,22 +111,22 @@ def erfc(x, name=None):
 # Predicates and rounding
 
 
-@register_op("IsFinite", shape=_unary_shape, dtype=lambda op: dtypes.bool)
+@register_op("IsFinite", shape=unary_shape, dtype=lambda op: dtypes.bool)
 def _is_finite_kernel(xp, x):
     return np.isfinite(x)
 
 
-@register_op("IsInf", shape=_unary_shape, dtype=lambda op: dtypes.bool)
+@register_op("IsInf", shape=unary_shape, dtype=lambda op: dtypes.bool)
 def _is_inf_kernel(xp, x):
     return np.isinf(x)
 
 
-@register_op("IsNan", shape=_unary_shape, dtype=lambda op: dtypes.bool)
+@register_op("IsNan", shape=unary_shape, dtype=lambda op: dtypes.bool)
 def _is_nan_kernel(xp, x):
     return np.isnan(x)
 
 
-@register_op("Rint", shape=_unary_shape)
+@register_op("Rint", shape=unary_shape)
 def _rint_kernel(xp, x):
     return np.rint(x)
 
@@ -154,19 +152,11 @@ def rint(x, name=None):
     return _unary("Rint", x, name)
 
 
-def log_sigmoid(x, name=None):
-    """log(sigmoid(x)) = -softplus(-x), without overflow."""
-    from .nn_impl import softplus  # noqa: PLC0415 - nn_impl sits above this module
-
-    with ops.name_scope(name, "LogSigmoid", [x]):
-        return -softplus(-ops.convert_to_tensor(x))
-
-
 # ---------------------------------------------------------------------------
 # Atan2, DivNoNan, TruncateDiv, TruncateMod
 
 
-@register_op("Atan2", shape=_binary_shape)
+@register_op("Atan2", shape=binary_shape)
 def _atan2_kernel(xp, y, x):
     return np.arctan2(y, x)
 
@@ -178,7 +168,7 @@ def _atan2_grad(op, g):
     return unbroadcast(x * inv, y), unbroadcast(-y * inv, x)
 
 
-@register_op("DivNoNan", shape=_binary_shape)
+@register_op("DivNoNan", shape=binary_shape)
 def _div_no_nan_kernel(xp, x, y):
     safe = np.where(y == 0, 1, y)
     return np.where(y == 0, 0, x / safe).astype(np.result_type(x, y), copy=False)
@@ -191,7 +181,7 @@ def _div_no_nan_grad(op, g):
             unbroadcast(div_no_nan(-g * x, y * y), y))
 
 
-@register_op("TruncateDiv", shape=_binary_shape)
+@register_op("TruncateDiv", shape=binary_shape)
 def _truncate_div_kernel(xp, x, y):
     if x.dtype.kind in "iu":
         if np.any(y == 0):
@@ -200,7 +190,7 @@ def _truncate_div_kernel(xp, x, y):
     return np.trunc(x / y)
 
 
-@register_op("TruncateMod", shape=_binary_shape)
+@register_op("TruncateMod", shape=binary_shape)
 def _truncate_mod_kernel(xp, x, y):
     if x.dtype.kind in "iu" and np.any(y == 0):
         raise ZeroDivisionError("Integer division by zero")
@@ -211,20 +201,20 @@ for _t in ("TruncateDiv", "TruncateMod"):
     not_differentiable(_t)
 
 
-def _binary(op_type, x, y, name, allowed=_NUMBERS):
+def _binary(op_type, x, y, name, allowed=NUMBERS):
     x, y = same_dtype_inputs(op_type, [x, y])
-    _check_dtype(op_type, x, allowed)
+    check_dtype(op_type, x, allowed)
     return make_tensor(op_type, [x, y], None, name or op_type)
 
 
 def atan2(y, x, name=None):
     """The angle of the point (x, y), in (-pi, pi]."""
-    return _binary("Atan2", y, x, name, _FLOATS)
+    return _binary("Atan2", y, x, name, FLOATS)
 
 
 def div_no_nan(x, y, name=None):
     """x / y, and 0 where y is 0."""
-    return _binary("DivNoNan", x, y, name, _FLOATS)
+    return _binary("DivNoNan", x, y, name, FLOATS)
 
 
 def truncatediv(x, y, name=None):

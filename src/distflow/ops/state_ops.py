@@ -15,13 +15,11 @@ import threading
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.ops import GraphKeys
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
-from . import array_ops, control_flow_ops, math_ops
+from . import array_ops, control_flow_ops, math_ops, slicing_ops
 from .op_util import make_tensor
 
 
@@ -545,4 +543,4 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
             initialized = array_ops.stack([is_variable_initialized(v) for v in var_list])
             missing = math_ops.where(math_ops.logical_not(initialized))
             names = array_ops.constant([v.op.name for v in var_list])
-            return array_ops.gather(names, array_ops.reshape(missing, [-1]), name=scope)
+            return slicing_ops.gather(names, array_ops.reshape(missing, [-1]), name=scope)

@@ -8,9 +8,7 @@ import re
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework import errors
-from ..framework import ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from .op_util import broadcast_shape, make_tensor

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ..framework import dtypes
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
 from ..framework.tensor_shape import as_shape
 from . import init_ops

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from ..framework import ops
 from ..framework.device_spec import DeviceSpec
-from ..ops import array_ops, math_ops
+from ..ops import math_ops, slicing_ops
 from ..ops.variable_scope import AUTO_REUSE, variable_scope
 
 # The op types that hold model state: created on the parameter device.
@@ -107,7 +107,7 @@ def replicate_model(model_fn: Callable, inputs: Sequence, devices: Sequence[str]
         raise ValueError("replicate_model needs at least one device")
     inputs = [ops.convert_to_tensor(x) for x in inputs]
     with ops.device(param_device):
-        slices = [array_ops.split(x, len(devices), axis=0) for x in inputs]
+        slices = [slicing_ops.split(x, len(devices), axis=0) for x in inputs]
     losses, outputs = [], []
     for i, device in enumerate(devices):
         with ops.device(assign_to_device(device, param_device)), ops.name_scope(f"tower_{i}"), \
