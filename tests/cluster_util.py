@@ -46,6 +46,10 @@ class LocalCluster:
     def address(self, job: str, index: int = 0) -> str:
         return self.spec[job][index]
 
+    def waiting_kernels(self, job: str, index: int = 0) -> int:
+        """How many kernels the task is blocked in now (its GetStatus says)."""
+        return waiting_kernels_at(self.address(job, index))
+
     def kill(self, job: str, index: int) -> None:
         proc = self.procs.pop((job, index))
         proc.kill()
@@ -57,3 +61,15 @@ class LocalCluster:
         for proc in self.procs.values():
             proc.wait(10)
         self.procs.clear()
+
+
+def waiting_kernels_at(address: str) -> int:
+    """The number of blocked kernels that the server at ``address`` reports."""
+    from distflow.distributed.rpc import Channels
+    from distflow.protos import distflow_pb2 as pb
+
+    channels = Channels()
+    try:
+        return channels.call(address, "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10).waiting_kernels
+    finally:
+        channels.close()

@@ -1,12 +1,11 @@
 """FIFOQueue and ConditionalAccumulator in one process: semantics, blocking, cancellation, errors."""
 
-import time
 
 import numpy as np
 import pytest
 
 import distflow as tf
-from thread_util import run_in_thread
+from thread_util import run_until_blocked
 
 
 def test_fifo_order_and_components():
@@ -42,8 +41,7 @@ def test_dequeue_blocks_until_an_enqueue_from_another_thread():
     v = tf.placeholder(tf.float32, [])
     enq, deq = q.enqueue(v), q.dequeue()
     with tf.Session() as sess:
-        t, out = run_in_thread(lambda: sess.run(deq))
-        time.sleep(0.2)
+        t, out = run_until_blocked(lambda: sess.run(deq))
         assert t.is_alive()  # still waiting
         sess.run(enq, {v: 7.0})
         t.join(10)
@@ -55,8 +53,7 @@ def test_full_queue_blocks_enqueue_and_close_can_cancel_it():
     enq = q.enqueue(1.0)
     with tf.Session() as sess:
         sess.run(enq)
-        t, out = run_in_thread(lambda: sess.run(enq))
-        time.sleep(0.2)
+        t, out = run_until_blocked(lambda: sess.run(enq))
         assert t.is_alive()
         sess.run(q.close(cancel_pending_enqueues=True))
         t.join(10)
@@ -78,8 +75,7 @@ def test_closing_the_session_cancels_a_blocked_step():
     q = tf.FIFOQueue(1, tf.float32)
     deq = q.dequeue()
     sess = tf.Session()
-    t, out = run_in_thread(lambda: sess.run(deq))
-    time.sleep(0.2)
+    t, out = run_until_blocked(lambda: sess.run(deq))
     sess.close()
     t.join(10)
     assert not t.is_alive()
@@ -118,8 +114,7 @@ def test_accumulator_averages_drops_stale_and_advances_its_step():
         np.testing.assert_array_equal(sess.run(take), [2, 4])  # the mean; global step now 1
         sess.run(apply, {g: [100, 100], step: 0})  # computed before the update: dropped
         assert sess.run(count) == 0
-        t, out = run_in_thread(lambda: sess.run(take))
-        time.sleep(0.1)
+        t, out = run_until_blocked(lambda: sess.run(take))
         assert t.is_alive()
         sess.run(apply, {g: [1, 1], step: 1})
         sess.run(apply, {g: [3, 3], step: 4})  # newer is fine

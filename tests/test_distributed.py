@@ -9,7 +9,7 @@ import pytest
 
 import distflow as tf
 from cluster_util import LocalCluster
-from thread_util import run_in_thread
+from thread_util import run_in_thread, run_until_blocked, wait_until
 from distflow.protos import distflow_pb2 as pb
 from distflow.distributed.rpc import MASTER_METHODS, WORKER_METHODS
 
@@ -91,8 +91,9 @@ def test_a_queue_on_the_ps_is_shared_and_its_blocked_ops_end_with_their_step(clu
         assert s1.run(deq1) == 1.0  # another worker's graph, the same queue on the ps
         with pytest.raises(tf.errors.DeadlineExceededError, match="ps_queue"):
             s1.run(deq1, options=tf.RunOptions(timeout_in_ms=300))
+        before = cluster.waiting_kernels("ps")
         t, out = run_in_thread(lambda: s0.run(deq0))
-        time.sleep(0.3)
+        wait_until(lambda: cluster.waiting_kernels("ps") > before, what="the dequeue waiting on the ps")
     t.join(10)  # closing s0 cancelled the dequeue blocked on the ps
     assert not t.is_alive() and isinstance(out["error"], (tf.errors.CancelledError, tf.errors.AbortedError))
     with tf.Session(cluster.target("worker", 1), graph=g1) as s1:
@@ -242,19 +243,21 @@ def test_a_peer_dying_mid_step_fails_the_step_naming_it():
             bump = tf.assign_add(v, tf.ones([1000]))
         with tf.device("/job:worker/task:0"):
             total = tf.reduce_sum(bump * 2.0)
-        failures = []
+        failures, training = [], threading.Event()
 
         def train():
             with tf.Session(c.target("worker", 0)) as sess:
                 sess.run(v.initializer)
                 try:
-                    for _ in range(100000):
+                    for step in range(100000):
                         sess.run(total)
+                        if step == 20:
+                            training.set()
                 except tf.errors.OpError as e:
                     failures.append(e)
         t = threading.Thread(target=train)
         t.start()
-        time.sleep(2.0)
+        assert training.wait(60)
         c.kill("ps", 0)
         t.join(60)
         assert not t.is_alive()
@@ -360,8 +363,7 @@ def test_stopping_a_server_cancels_a_step_blocked_on_it():
     q = tf.FIFOQueue(1, tf.float32)
     dequeue = q.dequeue()
     sess = tf.Session(server.target)
-    t, out = run_in_thread(lambda: sess.run(dequeue))
-    time.sleep(0.5)
+    t, out = run_until_blocked(lambda: sess.run(dequeue))
     server.stop()
     t.join(10)
     assert not t.is_alive() and isinstance(out["error"], tf.errors.CancelledError)
@@ -401,8 +403,9 @@ def test_a_step_whose_caller_was_killed_ends_on_the_ps_and_takes_nothing():
             put = q.enqueue(7.0)
         only = lambda i: tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{i}"])  # noqa: E731
         doomed = tf.Session(c.target("worker", 1), config=only(1))
+        before = c.waiting_kernels("ps")
         t, out = run_in_thread(lambda: doomed.run(item))
-        time.sleep(1.0)  # the dequeue is waiting on the ps
+        wait_until(lambda: c.waiting_kernels("ps") > before, what="the dequeue waiting on the ps")
         assert t.is_alive()
         c.kill("worker", 1)
         t.join(30)

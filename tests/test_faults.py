@@ -101,7 +101,8 @@ def test_a_restarted_ps_and_training_resumes_from_the_last_checkpoint(tmp_path):
         else:
             raise AssertionError(workers[0].output()[-3000:])
         cluster.kill("ps", 0)
-        time.sleep(1.0)
+        # a worker has seen the ps go before it comes back
+        workers[0].wait_for(r"An error was raised|Creating the session failed", timeout=60)
         cluster.start("ps", 0)  # same address, empty: no variables, no graphs
         restored = workers[0].wait_for(r"Restoring parameters from \S+model\.ckpt-(\d+)", timeout=120)
         assert int(restored.group(1)) >= 150

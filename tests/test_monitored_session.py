@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 import distflow as tf
+from distflow.runtime.executor import waiting_kernels
+from thread_util import wait_until
 
 
 def counter_model():
@@ -142,8 +144,10 @@ def test_close_returns_at_once_while_a_queue_runner_is_blocked():
     q = tf.FIFOQueue(1, tf.float32, shapes=[[]])
     source = tf.FIFOQueue(1, tf.float32, shapes=[[]], name="never_filled")
     tf.train.add_queue_runner(tf.train.QueueRunner(q, [q.enqueue(source.dequeue())]))
+    before = waiting_kernels()
     sess = tf.train.MonitoredSession()
-    time.sleep(0.2)  # the runner's thread is now blocked in a dequeue that nothing will satisfy
+    # the runner's thread is now blocked in a dequeue that nothing will satisfy
+    wait_until(lambda: waiting_kernels() > before, what="the queue runner's dequeue")
     start = time.monotonic()
     sess.close()
     assert time.monotonic() - start < 10  # bounded wait; TF 1.x waits stop_grace_period_secs (120 s) here

@@ -252,10 +252,11 @@ def test_a_server_without_calls_and_a_call_too_large_close_only_that_connection(
 def test_a_caller_that_goes_away_mid_call_is_noticed():
     import threading
 
-    gone, release = threading.Event(), threading.Event()
+    gone, release, called = threading.Event(), threading.Event(), threading.Event()
 
     def slow_call(payload, caller):
         caller.add_callback(gone.set)
+        called.set()
         release.wait(10)
         return b"late"
 
@@ -263,8 +264,8 @@ def test_a_caller_that_goes_away_mid_call_is_noticed():
     try:
         s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
         s.sendall(struct.pack("<4sQII", b"DFC1", 1, 0, 0) + b"x")
-        time.sleep(0.1)
-        assert not gone.is_set()  # a caller that waits is not gone
+        assert called.wait(5)
+        assert not gone.wait(0.2)  # a caller that waits is not gone
         s.close()
         assert gone.wait(5)
     finally:

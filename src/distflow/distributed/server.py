@@ -131,10 +131,12 @@ class Server:
                       start=start)
 
 
-def shutdown_task(address: str, timeout: float = 5.0) -> None:
-    """Asks the server at ``address`` to stop (what the launcher does to ps tasks)."""
+def shutdown_task(address: str, timeout: float = 5.0, wait_for_ready: bool = False) -> None:
+    """Asks the server at ``address`` to stop (what the launcher does to ps tasks); with
+    ``wait_for_ready``, a server that is not up yet is waited for, up to ``timeout``."""
     channels = Channels()
     try:
-        channels.call(address, "distflow.Worker", "Shutdown", pb.ShutdownRequest(), timeout=timeout)
+        channels.call(address, "distflow.Worker", "Shutdown", pb.ShutdownRequest(), timeout=timeout,
+                      wait_for_ready=wait_for_ready)
     finally:
         channels.close()

@@ -22,7 +22,8 @@ from ..framework import ops, wire
 from ..framework.device_spec import DeviceSpec
 from ..runtime import allocator
 from ..runtime.device import DeviceMgr
-from ..runtime.executor import PartitionPlan, Rendezvous, log_compiled, run_partitions, value_of
+from ..runtime.executor import (PartitionPlan, Rendezvous, log_compiled, run_partitions, value_of,
+                                waiting_kernels)
 from ..runtime.partition import Node, rendezvous_key
 from ..protos import distflow_pb2 as pb
 from .rpc import takes_rpc_context
@@ -206,7 +207,8 @@ class Worker:
 
     # -- RPC methods --------------------------------------------------------------------
     def GetStatus(self, request):
-        response = pb.GetStatusResponse(task=self.task_name, data_port=self.transport.port)
+        response = pb.GetStatusResponse(task=self.task_name, data_port=self.transport.port,
+                                        waiting_kernels=waiting_kernels())
         for d in self.device_mgr.devices:
             response.device_attributes.add(name=d.name, device_type=d.device_type)
         return response

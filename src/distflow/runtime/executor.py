@@ -74,6 +74,7 @@ class KernelContext:
             return
         wake = functools.partial(_notify_all, cond)
         token = step.on_abort(wake) if step is not None else None
+        _WAITING.change(1)
         try:
             while not ready():
                 if step is not None and step.error is not None:
@@ -87,8 +88,31 @@ class KernelContext:
                         None, None, f"{self.op_name} on {self.device.name} timed out waiting for {what}")
                 cond.wait(remaining)
         finally:
+            _WAITING.change(-1)
             if token is not None:
                 step.remove_on_abort(token)
+
+
+class _Count:
+    __slots__ = ("value", "_lock")
+
+    def __init__(self):
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def change(self, by: int) -> None:
+        with self._lock:
+            self.value += by
+
+
+_WAITING = _Count()
+
+
+def waiting_kernels() -> int:
+    """How many kernels of this process are waiting now (a dequeue on an empty queue, a
+    take_grad short of gradients, ...): what a task reports in GetStatus, and what tests
+    wait for instead of sleeping."""
+    return _WAITING.value
 
 
 def _notify_all(cond: threading.Condition) -> None:

@@ -215,14 +215,16 @@ def _finish(cluster: dict, procs: dict, pumps: list, codes: dict, ps_grace: floa
     """Stops the ps tasks once the trainers are done; reports every failed task."""
     from ..distributed.server import shutdown_task  # noqa: PLC0415 - only the ps stop needs gRPC
 
+    deadline = time.monotonic() + ps_grace
     for index, address in enumerate(cluster.get("ps", [])):
         proc = procs[("ps", index)]
-        if proc.poll() is None:
+        # A ps may still be starting (trainers that fail at once): ask until it answers or exits.
+        while proc.poll() is None and time.monotonic() < deadline:
             try:
-                shutdown_task(address, timeout=5.0)
-            except Exception:  # noqa: BLE001 - it may be gone already; kill below
-                pass
-    deadline = time.monotonic() + ps_grace
+                shutdown_task(address, timeout=min(1.0, max(0.1, deadline - time.monotonic())), wait_for_ready=True)
+                break
+            except Exception:  # noqa: BLE001 - not serving yet, or gone already (killed below)
+                continue
     for index in range(len(cluster.get("ps", []))):
         proc = procs[("ps", index)]
         try:
