@@ -118,10 +118,10 @@ class GrpcSession(BaseSession):
                                      f"task {named.task} ({named.data_address})")
 
     def list_devices(self) -> list:
-        from ..runtime.session import _DeviceAttributes  # noqa: PLC0415
+        from ..runtime.session import DeviceAttributes  # noqa: PLC0415
 
         response = self._call("ListDevices", pb.ListDevicesRequest(session_handle=self._handle or ""))
-        return [_DeviceAttributes(d.name, d.device_type) for d in response.remote_device]
+        return [DeviceAttributes(d.name, d.device_type) for d in response.remote_device]
 
     def close(self) -> None:
         if not self._closed and self._handle is not None:

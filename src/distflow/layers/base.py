@@ -4,7 +4,7 @@ inputs creates its variables on the first call and shares them afterwards, as in
 from __future__ import annotations
 
 from ..framework import ops
-from ..ops.variable_scope import _store, get_variable_scope
+from ..ops.variable_scope import variable_store, get_variable_scope
 from . import convolutional, core, normalization
 
 
@@ -41,7 +41,7 @@ class Layer:
         # The first of default, default_1, ... that no variable scope under the current one has used.
         scope = get_variable_scope().name
         prefix = f"{scope}/" if scope else ""
-        used = _store().scope_counts
+        used = variable_store().scope_counts
         candidate, count = self._default_name, 0
         while f"{prefix}{candidate}" in used:
             count += 1

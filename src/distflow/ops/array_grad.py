@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework.registry import register_gradient
 from .array_ops import broadcast_to, constant, pad, rank, reshape, shape_of, stack, tile, transpose, unbroadcast
-from .indexed_slices import _gather_grad
+from .indexed_slices import gather_grad
 from .op_util import constant_value, known_axis, make_tensor
 from .reduction_ops import reduce_sum
 from .slicing_ops import SLICE_MASKS, concat, gather, slice, split, strided_slice, unstack
@@ -144,7 +144,7 @@ def _gather_grad_grad(op, grad):
 @register_gradient("GatherV2")
 def _gather_v2_grad(op, grad):
     # Along axis 0 the gradient is an IndexedSlices (ops/indexed_slices.py), as in TF.
-    return _gather_grad(op, grad)
+    return gather_grad(op, grad)
 
 
 @register_gradient("Slice")

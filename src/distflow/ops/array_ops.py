@@ -252,7 +252,7 @@ def _broadcast_to_kernel(xp, x, shape):
 
 
 def broadcast_to(input, shape, name=None) -> ops.Tensor:  # noqa: A002
-    return make_tensor("BroadcastTo", [ops.convert_to_tensor(input), _shape_tensor(shape)], None,
+    return make_tensor("BroadcastTo", [ops.convert_to_tensor(input), shape_tensor(shape)], None,
                        name or "BroadcastTo")
 
 
@@ -357,10 +357,10 @@ def _reshape_kernel(xp, x, shape):
 
 def reshape(tensor, shape, name=None) -> ops.Tensor:
     tensor = ops.convert_to_tensor(tensor)
-    return make_tensor("Reshape", [tensor, _shape_tensor(shape)], None, name or "Reshape")
+    return make_tensor("Reshape", [tensor, shape_tensor(shape)], None, name or "Reshape")
 
 
-def _shape_tensor(shape) -> ops.Tensor:
+def shape_tensor(shape) -> ops.Tensor:
     if isinstance(shape, ops.Tensor):
         return shape
     if isinstance(shape, TensorShape):
@@ -581,7 +581,7 @@ def fill(dims, value, name=None) -> ops.Tensor:
     value = ops.convert_to_tensor(value)
     if value.shape.ndims not in (None, 0):
         raise ValueError(f"fill value must be a scalar, got shape {value.shape}")
-    return make_tensor("Fill", [_shape_tensor(dims), value], None, name or "Fill")
+    return make_tensor("Fill", [shape_tensor(dims), value], None, name or "Fill")
 
 
 def _filled(shape, value, dtype, name) -> ops.Tensor:

@@ -14,7 +14,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import shape
-from .conv_ops import _out_size
+from .conv_ops import conv_output_size
 from .op_util import FLOATS, constant_shape, make_tensor
 
 
@@ -37,7 +37,7 @@ def _geometry(spatial, window, strides, padding):
     """Output sizes and (before, after) paddings of the three spatial dimensions."""
     outs, pads = [], []
     for size, k, s in zip(spatial, window, strides):
-        out, before = _out_size(size, k, s, padding)
+        out, before = conv_output_size(size, k, s, padding)
         after = max((out - 1) * s + k - size - before, 0)
         outs.append(out)
         pads.append((before, after))
@@ -71,7 +71,7 @@ def _conv3d_shape(op):
     f = op.inputs[1].shape
     strides, padding = op.get_attr("strides"), op.get_attr("padding")
     k = [f[i].value if f.ndims else None for i in range(3)]
-    outs = [_out_size(x[1 + i].value, k[i], strides[1 + i], padding)[0] if k[i] is not None else None
+    outs = [conv_output_size(x[1 + i].value, k[i], strides[1 + i], padding)[0] if k[i] is not None else None
             for i in range(3)]
     return TensorShape([x[0].value, *outs, f[4].value if f.ndims else None])
 
@@ -174,7 +174,7 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
 def _pool_shape(op):
     x = op.inputs[0].shape.with_rank(5) if op.inputs[0].shape.ndims is not None else TensorShape([None] * 5)
     ksize, strides, padding = op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
-    outs = [_out_size(x[1 + i].value, ksize[1 + i], strides[1 + i], padding)[0] for i in range(3)]
+    outs = [conv_output_size(x[1 + i].value, ksize[1 + i], strides[1 + i], padding)[0] for i in range(3)]
     return TensorShape([x[0].value, *outs, x[4].value])
 
 

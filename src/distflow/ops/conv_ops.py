@@ -20,7 +20,7 @@ from .op_util import FLOATS, constant_shape, make_tensor
 
 
 
-def _out_size(size, k, stride, padding):
+def conv_output_size(size, k, stride, padding):
     """Output length and padding before, for one spatial dimension."""
     if size is None:
         return None, None
@@ -41,8 +41,8 @@ def _check_4(name, values):
 def _padded(xp, x, kh, kw, sh, sw, padding, fill=0.0):
     """x padded for SAME (or cropped to the last full window for VALID), output size."""
     _, h, w, _ = x.shape
-    oh, ph = _out_size(h, kh, sh, padding)
-    ow, pw = _out_size(w, kw, sw, padding)
+    oh, ph = conv_output_size(h, kh, sh, padding)
+    ow, pw = conv_output_size(w, kw, sw, padding)
     need_h = (oh - 1) * sh + kh
     need_w = (ow - 1) * sw + kw
     if padding == "SAME":
@@ -68,8 +68,8 @@ def _conv_shape(op):
     fs = f.shape.with_rank(4) if f.shape.ndims is not None else TensorShape([None] * 4)
     if xs[3].value is not None and fs[2].value is not None and xs[3].value != fs[2].value:
         raise ValueError(f"Depth of input ({xs[3].value}) must equal the filter's in-depth ({fs[2].value})")
-    oh = _out_size(xs[1].value, fs[0].value, strides[1], padding)[0] if fs[0].value is not None else None
-    ow = _out_size(xs[2].value, fs[1].value, strides[2], padding)[0] if fs[1].value is not None else None
+    oh = conv_output_size(xs[1].value, fs[0].value, strides[1], padding)[0] if fs[0].value is not None else None
+    ow = conv_output_size(xs[2].value, fs[1].value, strides[2], padding)[0] if fs[1].value is not None else None
     return TensorShape([xs[0].value, oh, ow, fs[3].value])
 
 
@@ -96,8 +96,8 @@ def _conv2d_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding):
     n, h, w, c = input_sizes.tolist()
     kh, kw, _, o = f.shape
     sh, sw = strides[1], strides[2]
-    oh, ph = _out_size(h, kh, sh, padding)
-    ow, pw = _out_size(w, kw, sw, padding)
+    oh, ph = conv_output_size(h, kh, sh, padding)
+    ow, pw = conv_output_size(w, kw, sw, padding)
     cols = (dy.reshape(-1, o) @ f.reshape(kh * kw * c, o).T).reshape(n, oh, ow, kh, kw, c)
     hp = max(h + ph, (oh - 1) * sh + kh)
     wp = max(w + pw, (ow - 1) * sw + kw)
@@ -186,8 +186,8 @@ def _pool_shape(op):
     x = op.inputs[0]
     ksize, strides, padding = op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
     xs = x.shape.with_rank(4) if x.shape.ndims is not None else TensorShape([None] * 4)
-    oh = _out_size(xs[1].value, ksize[1], strides[1], padding)[0]
-    ow = _out_size(xs[2].value, ksize[2], strides[2], padding)[0]
+    oh = conv_output_size(xs[1].value, ksize[1], strides[1], padding)[0]
+    ow = conv_output_size(xs[2].value, ksize[2], strides[2], padding)[0]
     return TensorShape([xs[0].value, oh, ow, xs[3].value])
 
 
@@ -242,8 +242,8 @@ def _avg_pool_kernel(xp, x, *, ksize, strides, padding):
 def _avg_pool_grad_kernel(xp, input_shape, grad, *, ksize, strides, padding):
     n, h, w, c = input_shape.tolist()
     kh, kw, sh, sw = ksize[1], ksize[2], strides[1], strides[2]
-    oh, ph = _out_size(h, kh, sh, padding)
-    ow, pw = _out_size(w, kw, sw, padding)
+    oh, ph = conv_output_size(h, kh, sh, padding)
+    ow, pw = conv_output_size(w, kw, sw, padding)
     share = grad / _avg_counts(xp, h, w, kh, kw, sh, sw, padding, grad.dtype)
     dxpad = xp.zeros((n, max(h + ph, (oh - 1) * sh + kh), max(w + pw, (ow - 1) * sw + kw), c), dtype=grad.dtype)
     for i in range(kh):

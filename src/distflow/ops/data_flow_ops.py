@@ -28,7 +28,7 @@ from .op_util import make_op, make_tensor
 _log = logging.getLogger("distflow")
 
 
-def _handle_dtype(op):
+def handle_dtype(op):
     return dtypes.string._as_ref
 
 
@@ -54,7 +54,7 @@ def _check_component(what: str, i: int, value: np.ndarray, dtype: dtypes.DType, 
 # FIFOQueue: the resource
 
 
-class _FIFOQueue:
+class FIFOQueueResource:
     """A bounded first-in first-out queue of tuples of arrays."""
 
     def __init__(self, name: str, component_types: list, shapes: list, capacity: int):
@@ -161,9 +161,9 @@ def queue_resource(ctx, kind, what, component_types, shapes, capacity, container
     return queue
 
 
-@register_op("FIFOQueue", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+@register_op("FIFOQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
 def _fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
-    return queue_resource(ctx, _FIFOQueue, "a queue", component_types, shapes, capacity, container, shared_name)
+    return queue_resource(ctx, FIFOQueueResource, "a queue", component_types, shapes, capacity, container, shared_name)
 
 
 @register_op("QueueEnqueue", shape=_no_outputs, stateful=True, blocking=True, ref_inputs=(0,))
@@ -377,7 +377,7 @@ class FIFOQueue(QueueBase):
         super().__init__(dtypes_, shapes_, names, ref)
 
 
-class _PaddingFIFOQueue(_FIFOQueue):
+class _PaddingFIFOQueue(FIFOQueueResource):
     """A FIFO queue whose elements may differ in the dimensions its shapes leave unknown;
     dequeue_many pads each component to the largest in the batch (zeros, or b"" for strings)."""
 
@@ -393,7 +393,7 @@ class _PaddingFIFOQueue(_FIFOQueue):
         return tuple(out)
 
 
-@register_op("PaddingFIFOQueue", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+@register_op("PaddingFIFOQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
 def _padding_fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
     return queue_resource(ctx, _PaddingFIFOQueue, "a PaddingFIFOQueue", component_types, shapes, capacity,
                           container, shared_name)
@@ -503,7 +503,7 @@ class _Accumulator:
             self.global_step = step
 
 
-@register_op("ConditionalAccumulator", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+@register_op("ConditionalAccumulator", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
 def _accumulator_kernel(ctx, *, dtype, shape, container, shared_name, reduction_type):
     name = shared_name or ctx.op_name
     acc = ctx.resource_mgr.lookup_or_create(container, name, lambda: _Accumulator(name, dtype, shape,

@@ -76,7 +76,7 @@ def deduplicated(value: IndexedSlices):
 
 
 # The gradient of a gather along the first axis is sparse, as in TF (other axes stay dense).
-def _gather_grad(op, grad):
+def gather_grad(op, grad):
     params, indices, axis = op.inputs
     axis_value = constant_value(axis)
     if axis_value is not None and int(axis_value) == 0:

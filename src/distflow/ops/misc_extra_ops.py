@@ -16,11 +16,11 @@ from ..protos import distflow_pb2 as pb
 from . import array_ops
 from .check_ops import check_numerics
 from .control_flow_ops import group
-from .conv_ops import _out_size
+from .conv_ops import conv_output_size
 from .math_ops import cast, range_
 from .op_util import make_tensor
 from .scatter_ops import scatter_nd_update
-from .sparse_ops import _sparse
+from .sparse_ops import as_sparse_tensor
 
 # ---------------------------------------------------------------------------
 # Edit distance
@@ -65,7 +65,7 @@ not_differentiable("EditDistance")
 def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
     """The Levenshtein distance between the sequences of two SparseTensors (grouped by all but
     their last coordinate), divided by the truth's length when ``normalize``."""
-    h, t = _sparse(hypothesis), _sparse(truth)
+    h, t = as_sparse_tensor(hypothesis), as_sparse_tensor(truth)
     if h.dtype.base_dtype != t.dtype.base_dtype:
         raise TypeError(f"edit_distance: hypothesis is {h.dtype.name} but truth is {t.dtype.name}")
     return make_tensor("EditDistance", [h.indices, h.values, h.dense_shape, t.indices, t.values, t.dense_shape],
@@ -174,7 +174,7 @@ def bitcast(input, type, name=None):  # noqa: A002
 def _patch_geometry(shape, ksizes, strides, rates, padding):
     _, h, w, _ = shape
     eh, ew = (ksizes[1] - 1) * rates[1] + 1, (ksizes[2] - 1) * rates[2] + 1
-    (oh, top), (ow, left) = _out_size(h, eh, strides[1], padding), _out_size(w, ew, strides[2], padding)
+    (oh, top), (ow, left) = conv_output_size(h, eh, strides[1], padding), conv_output_size(w, ew, strides[2], padding)
     return eh, ew, oh, ow, top, left
 
 

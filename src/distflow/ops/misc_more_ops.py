@@ -14,7 +14,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, random_ops, slicing_ops
 from .op_util import broadcast_shape, make_tensor
-from .random_ops import _generator, _seed_attrs
+from .random_ops import seeded_generator, seed_attrs
 from .reduction_ops import reduce_sum
 from .segment_ops import bincount
 from .variable_scope import variable_scope
@@ -105,7 +105,7 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
 _lgamma = np.frompyfunc(math.lgamma, 1, 1)
 
 
-def _digamma_values(x):
+def digamma_values(x):
     """digamma by recurrence to x >= 6 and the asymptotic series (1e-12 relative)."""
     x = np.asarray(x, dtype=np.float64)
     result = np.zeros_like(x)
@@ -125,7 +125,7 @@ def _lgamma_kernel(xp, x):
 
 @register_op("Digamma", shape=lambda op: op.inputs[0].shape)
 def _digamma_kernel(xp, x):
-    return np.asarray(_digamma_values(x)).astype(x.dtype)
+    return np.asarray(digamma_values(x)).astype(x.dtype)
 
 
 @register_gradient("Lgamma")
@@ -202,7 +202,7 @@ def random_crop(value, size, seed=None, name=None):
 @register_op("Multinomial", shape=lambda op: TensorShape([op.inputs[0].shape[0], None]),
              dtype=lambda op: op.get_attr("output_dtype"), stateful=True)
 def _multinomial_kernel(ctx, logits, num_samples, *, seed, seed2, output_dtype):
-    gen = _generator(ctx, seed, seed2)
+    gen = seeded_generator(ctx, seed, seed2)
     p = np.exp(logits - logits.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
     n = int(num_samples)
@@ -215,7 +215,7 @@ not_differentiable("Multinomial")
 def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
     """``num_samples`` class indices per row, drawn from the softmax of ``logits`` [batch, classes]."""
     logits = ops.convert_to_tensor(logits)
-    attrs = {**_seed_attrs(seed), "output_dtype": dtypes.as_dtype(output_dtype or dtypes.int64)}
+    attrs = {**seed_attrs(seed), "output_dtype": dtypes.as_dtype(output_dtype or dtypes.int64)}
     return make_tensor("Multinomial", [logits, ops.convert_to_tensor(num_samples, dtype=dtypes.int32)], attrs,
                        name or "Multinomial")
 

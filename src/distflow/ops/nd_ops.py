@@ -23,7 +23,7 @@ def _gather_nd_shape(op):
     return TensorShape(indices.shape.as_list()[:-1] + params.shape.as_list()[depth:])
 
 
-def _index_tuple(indices, shape, op_type):
+def index_tuple(indices, shape, op_type):
     depth = indices.shape[-1]
     flat = indices.reshape(-1, depth)
     for axis in range(depth):
@@ -37,7 +37,7 @@ def _index_tuple(indices, shape, op_type):
 
 @register_op("GatherNd", shape=_gather_nd_shape)
 def _gather_nd_kernel(xp, params, indices):
-    picked = params[_index_tuple(indices, params.shape, "GatherNd")]
+    picked = params[index_tuple(indices, params.shape, "GatherNd")]
     return picked.reshape(indices.shape[:-1] + params.shape[indices.shape[-1]:])
 
 
@@ -62,7 +62,7 @@ def gather_nd(params, indices, name=None, batch_dims=0) -> ops.Tensor:
 def _scatter_nd_kernel(xp, indices, updates, shape):
     out = xp.zeros([int(d) for d in shape], dtype=updates.dtype)
     depth = indices.shape[-1]
-    where = _index_tuple(indices, out.shape, "ScatterNd")
+    where = index_tuple(indices, out.shape, "ScatterNd")
     xp.add.at(out, where, updates.reshape((-1,) + out.shape[depth:]))
     return out
 

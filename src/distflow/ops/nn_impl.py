@@ -10,7 +10,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, clip_ops, math_ops, reduction_ops, segment_ops, slicing_ops
 from .manip_ops import boolean_mask
-from .nn_ops import _float_input, _same_shape, batch_normalization, bias_add, elu, moments, relu
+from .nn_ops import float_input, same_shape, batch_normalization, bias_add, elu, moments, relu
 from .op_util import constant_value, make_op, make_tensor
 from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_reshape
 from .special_math_ops import div_no_nan
@@ -95,12 +95,12 @@ def in_top_k(predictions, targets, k, name=None) -> ops.Tensor:
 # Softplus, Softsign
 
 
-@register_op("Softplus", shape=_same_shape)
+@register_op("Softplus", shape=same_shape)
 def _softplus_kernel(xp, x):
     return xp.logaddexp(x, 0).astype(x.dtype, copy=False)
 
 
-@register_op("SoftplusGrad", shape=_same_shape)
+@register_op("SoftplusGrad", shape=same_shape)
 def _softplus_grad_kernel(xp, grad, x):
     return (grad / (1 + xp.exp(-x))).astype(grad.dtype, copy=False)
 
@@ -119,13 +119,13 @@ def _softplus_grad_grad(op, grad):
 
 def softplus(features, name=None) -> ops.Tensor:
     """log(1 + exp(features)), computed without overflow."""
-    return make_tensor("Softplus", [_float_input("Softplus", features)], None, name or "Softplus")
+    return make_tensor("Softplus", [float_input("Softplus", features)], None, name or "Softplus")
 
 
 def softsign(features, name=None) -> ops.Tensor:
     """features / (1 + |features|)."""
     with ops.name_scope(name, "Softsign", [features]):
-        x = _float_input("Softsign", features)
+        x = float_input("Softsign", features)
         return x / (1 + math_ops.abs(x))
 
 
@@ -137,7 +137,7 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     """Element-wise logistic loss: max(x, 0) - x * z + log(1 + exp(-|x|))."""
     _named_only("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
     with ops.name_scope(name, "logistic_loss", [logits, labels]):
-        logits = _float_input("sigmoid_cross_entropy_with_logits", logits)
+        logits = float_input("sigmoid_cross_entropy_with_logits", logits)
         labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
         _same_static_shape(labels, logits)
         # Selected, not max/abs: at logits == 0 the gradient is then sigmoid(0) - labels, as in TF.
@@ -152,7 +152,7 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     """Logistic loss with the positive term weighted: (1 - z) x + (1 + (q - 1) z) log(1 + exp(-x))."""
     labels = targets if labels is None else labels
     with ops.name_scope(name, "logistic_loss", [logits, labels]):
-        logits = _float_input("weighted_cross_entropy_with_logits", logits)
+        logits = float_input("weighted_cross_entropy_with_logits", logits)
         labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
         _same_static_shape(labels, logits)
         log_weight = 1 + (pos_weight - 1) * labels
@@ -215,13 +215,13 @@ def _window_sum(xp, x, radius: int):
     return c[..., hi] - c[..., lo]
 
 
-@register_op("LRN", shape=_same_shape)
+@register_op("LRN", shape=same_shape)
 def _lrn_kernel(xp, x, *, depth_radius, bias, alpha, beta):
     norm = bias + alpha * _window_sum(xp, x * x, depth_radius)
     return (x * norm ** -beta).astype(x.dtype, copy=False)
 
 
-@register_op("LRNGrad", shape=_same_shape)
+@register_op("LRNGrad", shape=same_shape)
 def _lrn_grad_kernel(xp, grad, x, y, *, depth_radius, bias, alpha, beta):
     # y = x N^-beta with N = bias + alpha * window_sum(x^2); the windows are symmetric, so
     # dx = g N^-beta - 2 alpha beta x window_sum(g y / N).
@@ -241,7 +241,7 @@ def _lrn_grad(op, grad):
 
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):  # noqa: A002
     """input / (bias + alpha * sum of squares over a window of the last axis) ** beta."""
-    x = _float_input("LRN", input)
+    x = float_input("LRN", input)
     if x.shape.ndims not in (None, 4):
         raise ValueError(f"LRN needs a 4-D input, got shape {x.shape}")
     attrs = {"depth_radius": int(depth_radius), "bias": float(bias), "alpha": float(alpha), "beta": float(beta)}
@@ -320,14 +320,14 @@ def selu(features, name=None) -> ops.Tensor:
     """scale * elu(x, alpha) with TF's constants (self-normalizing networks)."""
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     with ops.name_scope(name, "Selu", [features]):
-        x = _float_input("Selu", features)
+        x = float_input("Selu", features)
         return scale * math_ops.where(math_ops.greater(x, 0), x, alpha * elu(x))
 
 
 def swish(features, beta=1.0, name=None) -> ops.Tensor:
     """x * sigmoid(beta * x) (also called SiLU)."""
     with ops.name_scope(name, "swish", [features]):
-        x = _float_input("swish", features)
+        x = float_input("swish", features)
         return x * math_ops.sigmoid(beta * x)
 
 
@@ -337,14 +337,14 @@ silu = swish
 def crelu(features, name=None, axis=-1) -> ops.Tensor:
     """relu of x and of -x, concatenated along ``axis``."""
     with ops.name_scope(name, "CRelu", [features]):
-        x = _float_input("CRelu", features)
+        x = float_input("CRelu", features)
         return relu(slicing_ops.concat([x, -x], axis))
 
 
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None) -> ops.Tensor:
     """exp(log_input) - log_input * targets (plus Stirling's term for targets > 1 when full)."""
     with ops.name_scope(name, "log_poisson_loss", [log_input, targets]):
-        log_input = _float_input("log_poisson_loss", log_input)
+        log_input = float_input("log_poisson_loss", log_input)
         targets = ops.convert_to_tensor(targets, dtype=log_input.dtype.base_dtype)
         loss = math_ops.exp(log_input) - log_input * targets
         if compute_full_loss:
@@ -397,7 +397,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     if data_format != "NHWC":
         raise NotImplementedError("fused_batch_norm supports NHWC only in distflow")
     with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]):
-        x = _float_input("FusedBatchNorm", x)
+        x = float_input("FusedBatchNorm", x)
         if is_training:
             mean, variance = moments(x, [0, 1, 2])
         elif mean is None or variance is None:

@@ -14,7 +14,7 @@ from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, reduction_ops, sli
 from .conv3d_ops import conv3d_transpose
 from .gradients_impl import gradients
 from .op_util import constant_value, make_op, make_tensor
-from .random_ops import _generator, _seed_attrs
+from .random_ops import seeded_generator, seed_attrs
 
 # ---------------------------------------------------------------------------
 # 1-D, generic and grouped convolutions
@@ -144,7 +144,7 @@ def _log_uniform_probs(classes, range_max):
                                TensorShape([op.get_attr("num_sampled")])],
              dtype=lambda op: [dtypes.int64, dtypes.float32, dtypes.float32], stateful=True)
 def _candidate_sampler_kernel(ctx, true_classes, *, kind, num_sampled, unique, range_max, seed, seed2, unigrams):
-    gen = _generator(ctx, seed, seed2)
+    gen = seeded_generator(ctx, seed, seed2)
     if kind == "all":
         ones = np.ones(num_sampled, np.float32)
         return np.arange(num_sampled, dtype=np.int64), np.ones(np.shape(true_classes), np.float32), ones
@@ -184,7 +184,7 @@ not_differentiable("CandidateSampler")
 def _sampler(kind, true_classes, num_true, num_sampled, unique, range_max, seed, name, unigrams=()):
     true_classes = ops.convert_to_tensor(true_classes, dtype=dtypes.int64)
     attrs = {"kind": kind, "num_sampled": int(num_sampled), "unique": bool(unique), "range_max": int(range_max),
-             "unigrams": [float(u) for u in unigrams], **_seed_attrs(seed)}
+             "unigrams": [float(u) for u in unigrams], **seed_attrs(seed)}
     return tuple(make_op("CandidateSampler", [true_classes], attrs, name or f"{kind}_candidate_sampler").outputs)
 
 
@@ -355,8 +355,8 @@ def _max_pool_argmax_kernel(xp, x, *, ksize, strides, padding, Targmax, include_
     from numpy.lib.stride_tricks import sliding_window_view  # noqa: PLC0415
 
     n, h, w, c = x.shape
-    (oh, top), (ow, left) = (conv_ops._out_size(h, ksize[1], strides[1], padding),
-                             conv_ops._out_size(w, ksize[2], strides[2], padding))
+    (oh, top), (ow, left) = (conv_ops.conv_output_size(h, ksize[1], strides[1], padding),
+                             conv_ops.conv_output_size(w, ksize[2], strides[2], padding))
     bottom = max((oh - 1) * strides[1] + ksize[1] - h - top, 0)
     right = max((ow - 1) * strides[2] + ksize[2] - w - left, 0)
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
@@ -376,8 +376,8 @@ def _argmax_shape(op):
     if x.ndims is None:
         return TensorShape([None] * 4)
     ksize, strides, padding = op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
-    return TensorShape([x[0].value, conv_ops._out_size(x[1].value, ksize[1], strides[1], padding)[0],
-                        conv_ops._out_size(x[2].value, ksize[2], strides[2], padding)[0], x[3].value])
+    return TensorShape([x[0].value, conv_ops.conv_output_size(x[1].value, ksize[1], strides[1], padding)[0],
+                        conv_ops.conv_output_size(x[2].value, ksize[2], strides[2], padding)[0], x[3].value])
 
 
 not_differentiable("MaxPoolArgmax")

@@ -14,14 +14,14 @@ from .op_util import FLOATS, make_op, make_tensor
 
 
 
-def _float_input(op_type: str, x) -> ops.Tensor:
+def float_input(op_type: str, x) -> ops.Tensor:
     x = ops.convert_to_tensor(x)
     if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"'{op_type}' needs a floating-point input, got {x.dtype.name} for '{x.name}'")
     return x
 
 
-def _same_shape(op):
+def same_shape(op):
     return op.inputs[0].shape
 
 
@@ -29,12 +29,12 @@ def _same_shape(op):
 # Relu, Relu6, Elu, LeakyRelu
 
 
-@register_op("Relu", shape=_same_shape, inplace_input=0)
+@register_op("Relu", shape=same_shape, inplace_input=0)
 def _relu_kernel(xp, x, *, inplace=False):
     return xp.maximum(x, 0, out=writable_like(x) if inplace else None)
 
 
-@register_op("ReluGrad", shape=_same_shape, inplace_input=0)
+@register_op("ReluGrad", shape=same_shape, inplace_input=0)
 def _relu_grad_kernel(xp, grad, y, *, inplace=False):
     return xp.multiply(grad, y > 0, out=writable_like(grad, y) if inplace else None)
 
@@ -50,15 +50,15 @@ def _relu_grad_grad(op, grad):
 
 
 def relu(features, name=None) -> ops.Tensor:
-    return make_tensor("Relu", [_float_input("Relu", features)], None, name or "Relu")
+    return make_tensor("Relu", [float_input("Relu", features)], None, name or "Relu")
 
 
-@register_op("Relu6", shape=_same_shape)
+@register_op("Relu6", shape=same_shape)
 def _relu6_kernel(xp, x):
     return xp.clip(x, 0, 6)
 
 
-@register_op("Relu6Grad", shape=_same_shape)
+@register_op("Relu6Grad", shape=same_shape)
 def _relu6_grad_kernel(xp, grad, x):
     return grad * ((x > 0) & (x < 6))
 
@@ -74,15 +74,15 @@ def _relu6_grad_grad(op, grad):
 
 
 def relu6(features, name=None) -> ops.Tensor:
-    return make_tensor("Relu6", [_float_input("Relu6", features)], None, name or "Relu6")
+    return make_tensor("Relu6", [float_input("Relu6", features)], None, name or "Relu6")
 
 
-@register_op("Elu", shape=_same_shape)
+@register_op("Elu", shape=same_shape)
 def _elu_kernel(xp, x):
     return xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0)))
 
 
-@register_op("EluGrad", shape=_same_shape)
+@register_op("EluGrad", shape=same_shape)
 def _elu_grad_kernel(xp, grad, y):
     return xp.where(y > 0, grad, grad * (y + 1))
 
@@ -101,15 +101,15 @@ def _elu_grad_grad(op, grad):
 
 
 def elu(features, name=None) -> ops.Tensor:
-    return make_tensor("Elu", [_float_input("Elu", features)], None, name or "Elu")
+    return make_tensor("Elu", [float_input("Elu", features)], None, name or "Elu")
 
 
-@register_op("LeakyRelu", shape=_same_shape)
+@register_op("LeakyRelu", shape=same_shape)
 def _leaky_relu_kernel(xp, x, *, alpha):
     return xp.where(x > 0, x, x * alpha)
 
 
-@register_op("LeakyReluGrad", shape=_same_shape)
+@register_op("LeakyReluGrad", shape=same_shape)
 def _leaky_relu_grad_kernel(xp, grad, x, *, alpha):
     return xp.where(x > 0, grad, grad * alpha)
 
@@ -126,7 +126,7 @@ def _leaky_relu_grad_grad(op, grad):
 
 
 def leaky_relu(features, alpha=0.2, name=None) -> ops.Tensor:
-    return make_tensor("LeakyRelu", [_float_input("LeakyRelu", features)], {"alpha": float(alpha)},
+    return make_tensor("LeakyRelu", [float_input("LeakyRelu", features)], {"alpha": float(alpha)},
                        name or "LeakyRelu")
 
 
@@ -148,12 +148,12 @@ def _log_softmax_of(xp, x):
     return shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
 
 
-@register_op("Softmax", shape=_same_shape)
+@register_op("Softmax", shape=same_shape)
 def _softmax_kernel(xp, logits):
     return _softmax_of(xp, logits)
 
 
-@register_op("LogSoftmax", shape=_same_shape)
+@register_op("LogSoftmax", shape=same_shape)
 def _log_softmax_kernel(xp, logits):
     return _log_softmax_of(xp, logits)
 
@@ -170,7 +170,7 @@ def _log_softmax_grad(op, grad):
 
 
 def _last_axis(op_type, logits, axis, name, dim=None):
-    logits = _float_input(op_type, logits)
+    logits = float_input(op_type, logits)
     axis = dim if axis is None else axis
     if axis is None or axis == -1 or (logits.shape.ndims is not None and axis == logits.shape.ndims - 1):
         return make_tensor(op_type, [logits], None, name or op_type)
@@ -259,7 +259,7 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
     if labels is None or logits is None:
         raise ValueError("Both labels= and logits= must be given (by keyword)")
     axis = dim if dim is not None else axis
-    logits = _float_input("SoftmaxCrossEntropyWithLogits", logits)
+    logits = float_input("SoftmaxCrossEntropyWithLogits", logits)
     labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
     if axis not in (-1, None) and logits.shape.ndims is not None and axis != logits.shape.ndims - 1:
         logits, labels = _swap_last(logits, axis), _swap_last(labels, axis)
@@ -284,7 +284,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     """Cross-entropy of softmax(logits) against integer class ``labels``, per example."""
     if _sentinel is not None or labels is None or logits is None:
         raise ValueError("Pass labels= and logits= by keyword")
-    logits = _float_input("SparseSoftmaxCrossEntropyWithLogits", logits)
+    logits = float_input("SparseSoftmaxCrossEntropyWithLogits", logits)
     labels = ops.convert_to_tensor(labels)
     if labels.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"labels must be int32 or int64, got {labels.dtype.name}")
@@ -334,7 +334,7 @@ def _bias_add_grad_grad(op, grad):
 def bias_add(value, bias, data_format=None, name=None) -> ops.Tensor:
     if data_format not in (None, "NHWC", "N...C"):
         raise errors.UnimplementedError(None, None, f"bias_add supports data_format NHWC only, got {data_format}")
-    value = _float_input("BiasAdd", value)
+    value = float_input("BiasAdd", value)
     bias = ops.convert_to_tensor(bias, dtype=value.dtype.base_dtype)
     return make_tensor("BiasAdd", [value, bias], None, name or "BiasAdd")
 
@@ -352,7 +352,7 @@ def _l2_loss_grad(op, grad):
 
 def l2_loss(t, name=None) -> ops.Tensor:
     """sum(t ** 2) / 2."""
-    return make_tensor("L2Loss", [_float_input("L2Loss", t)], None, name or "L2Loss")
+    return make_tensor("L2Loss", [float_input("L2Loss", t)], None, name or "L2Loss")
 
 
 # ---------------------------------------------------------------------------
@@ -367,7 +367,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     if (keep_prob is None) == (rate is None):
         raise ValueError("Pass exactly one of keep_prob and rate")
     with ops.name_scope(name, "dropout", [x]) as scope:
-        x = _float_input("dropout", x)
+        x = float_input("dropout", x)
         if rate is not None:
             keep = 1.0 - rate if isinstance(rate, numbers.Real) else math_ops.subtract(1.0, rate)
         else:
@@ -388,7 +388,7 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     """Mean and variance of ``x`` over ``axes``."""
     keep = bool(keep_dims if keep_dims is not None else keepdims)
     with ops.name_scope(name, "moments", [x]):
-        x = _float_input("moments", x)
+        x = float_input("moments", x)
         mean = reduction_ops.reduce_mean(x, axes, keepdims=True, name="mean")
         variance = reduction_ops.reduce_mean(math_ops.squared_difference(x, array_ops.stop_gradient(mean)),
                                         axes, keepdims=True, name="variance")

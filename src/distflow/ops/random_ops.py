@@ -12,13 +12,13 @@ import numpy as np
 from ..framework import dtypes, ops
 from ..framework.random_seed import get_seed
 from ..framework.registry import not_differentiable, register_op
-from .array_ops import _shape_tensor, zeros_like
+from .array_ops import shape_tensor, zeros_like
 from .math_ops import add, cast, multiply, subtract
 from .op_util import FLOATS, constant_shape, make_tensor
 
 
 
-def _generator(ctx, seed: int, seed2: int) -> np.random.Generator:
+def seeded_generator(ctx, seed: int, seed2: int) -> np.random.Generator:
     gen = ctx.state.get("generator")
     if gen is None:
         entropy = None if seed == 0 and seed2 == 0 else [seed, seed2]
@@ -43,12 +43,12 @@ def _random_dtype(op):
 
 @register_op("RandomStandardNormal", shape=_random_shape, dtype=_random_dtype, stateful=True)
 def _random_normal_kernel(ctx, shape, *, dtype, seed, seed2):
-    return _draw(_generator(ctx, seed, seed2).standard_normal, shape, dtype)
+    return _draw(seeded_generator(ctx, seed, seed2).standard_normal, shape, dtype)
 
 
 @register_op("TruncatedNormal", shape=_random_shape, dtype=_random_dtype, stateful=True)
 def _truncated_normal_kernel(ctx, shape, *, dtype, seed, seed2):
-    gen = _generator(ctx, seed, seed2)
+    gen = seeded_generator(ctx, seed, seed2)
     out = gen.standard_normal(shape.tolist())
     bad = np.abs(out) > 2.0  # NOTE: TF redraws values more than 2 stddevs from the mean
     while bad.any():
@@ -59,7 +59,7 @@ def _truncated_normal_kernel(ctx, shape, *, dtype, seed, seed2):
 
 @register_op("RandomUniform", shape=_random_shape, dtype=_random_dtype, stateful=True)
 def _random_uniform_kernel(ctx, shape, *, dtype, seed, seed2):
-    return _draw(_generator(ctx, seed, seed2).random, shape, dtype)
+    return _draw(seeded_generator(ctx, seed, seed2).random, shape, dtype)
 
 
 @register_op("RandomUniformInt", shape=_random_shape, dtype=lambda op: op.inputs[1].dtype.base_dtype,
@@ -67,14 +67,14 @@ def _random_uniform_kernel(ctx, shape, *, dtype, seed, seed2):
 def _random_uniform_int_kernel(ctx, shape, minval, maxval, *, seed, seed2):
     if minval >= maxval:
         raise ValueError(f"Need minval < maxval, got {minval} >= {maxval}")
-    return _generator(ctx, seed, seed2).integers(minval, maxval, size=shape.tolist(), dtype=minval.dtype)
+    return seeded_generator(ctx, seed, seed2).integers(minval, maxval, size=shape.tolist(), dtype=minval.dtype)
 
 
 for _t in ("RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomUniformInt"):
     not_differentiable(_t)
 
 
-def _seed_attrs(seed) -> dict:
+def seed_attrs(seed) -> dict:
     seed, seed2 = get_seed(seed)
     return {"seed": seed or 0, "seed2": seed2 or 0}
 
@@ -89,8 +89,8 @@ def _float_dtype(dtype, fn: str) -> dtypes.DType:
 def _scaled(op_type, shape, mean, stddev, dtype, seed, name, default_name):
     dtype = _float_dtype(dtype, default_name)
     with ops.name_scope(name, default_name, [shape]) as scope:
-        shape_t = _shape_tensor(shape)
-        sample = make_tensor(op_type, [shape_t], {"dtype": dtype, **_seed_attrs(seed)}, op_type)
+        shape_t = shape_tensor(shape)
+        sample = make_tensor(op_type, [shape_t], {"dtype": dtype, **seed_attrs(seed)}, op_type)
         stddev_t = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
         mean_t = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
         return add(multiply(sample, stddev_t), mean_t, name=scope)
@@ -110,17 +110,17 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
     """Samples uniformly from [minval, maxval) (maxval defaults to 1 for floats)."""
     dtype = dtypes.as_dtype(dtype)
     with ops.name_scope(name, "random_uniform", [shape]) as scope:
-        shape_t = _shape_tensor(shape)
+        shape_t = shape_tensor(shape)
         if dtype.is_integer:
             if maxval is None:
                 raise ValueError(f"Must specify maxval for integer dtype {dtype.name}")
             lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
             hi = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
-            return make_tensor("RandomUniformInt", [shape_t, lo, hi], _seed_attrs(seed), scope)
+            return make_tensor("RandomUniformInt", [shape_t, lo, hi], seed_attrs(seed), scope)
         dtype = _float_dtype(dtype, "random_uniform")
         lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
         hi = ops.convert_to_tensor(1 if maxval is None else maxval, dtype=dtype, name="max")
-        sample = make_tensor("RandomUniform", [shape_t], {"dtype": dtype, **_seed_attrs(seed)}, "RandomUniform")
+        sample = make_tensor("RandomUniform", [shape_t], {"dtype": dtype, **seed_attrs(seed)}, "RandomUniform")
         return add(multiply(sample, subtract(hi, lo)), lo, name=scope)
 
 
@@ -128,7 +128,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
 def _random_shuffle_kernel(ctx, value, *, seed, seed2):
     if value.ndim == 0:
         return value
-    return value[_generator(ctx, seed, seed2).permutation(value.shape[0])]
+    return value[seeded_generator(ctx, seed, seed2).permutation(value.shape[0])]
 
 
 not_differentiable("RandomShuffle")
@@ -137,7 +137,7 @@ not_differentiable("RandomShuffle")
 def random_shuffle(value, seed=None, name=None) -> ops.Tensor:
     """``value`` with its rows (dimension 0) in a random order."""
     value = ops.convert_to_tensor(value)
-    return make_tensor("RandomShuffle", [value], _seed_attrs(seed), name or "RandomShuffle")
+    return make_tensor("RandomShuffle", [value], seed_attrs(seed), name or "RandomShuffle")
 
 
 def _shape_then_param(op):
@@ -147,13 +147,13 @@ def _shape_then_param(op):
 @register_op("RandomGamma", shape=_shape_then_param, dtype=lambda op: op.inputs[1].dtype.base_dtype, stateful=True)
 def _random_gamma_kernel(ctx, shape, alpha, *, seed, seed2):
     size = tuple(int(d) for d in shape) + alpha.shape
-    return _generator(ctx, seed, seed2).standard_gamma(np.broadcast_to(alpha, size)).astype(alpha.dtype)
+    return seeded_generator(ctx, seed, seed2).standard_gamma(np.broadcast_to(alpha, size)).astype(alpha.dtype)
 
 
 @register_op("RandomPoissonV2", shape=_shape_then_param, dtype=_random_dtype, stateful=True)
 def _random_poisson_kernel(ctx, shape, rate, *, dtype, seed, seed2):
     size = tuple(int(d) for d in shape) + rate.shape
-    return _generator(ctx, seed, seed2).poisson(np.broadcast_to(rate, size)).astype(dtype.as_numpy_dtype)
+    return seeded_generator(ctx, seed, seed2).poisson(np.broadcast_to(rate, size)).astype(dtype.as_numpy_dtype)
 
 
 for _t in ("RandomGamma", "RandomPoissonV2"):
@@ -167,7 +167,7 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
         alpha = ops.convert_to_tensor(alpha, dtype=dtype, name="alpha")
         beta = ops.convert_to_tensor(1.0 if beta is None else beta, dtype=dtype, name="beta")
         alpha = alpha + zeros_like(beta)
-        sample = make_tensor("RandomGamma", [_shape_tensor(shape), alpha], _seed_attrs(seed), "RandomGamma")
+        sample = make_tensor("RandomGamma", [shape_tensor(shape), alpha], seed_attrs(seed), "RandomGamma")
         return sample / beta
 
 
@@ -176,6 +176,6 @@ def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None) -> op
     lam = ops.convert_to_tensor(lam)
     if not lam.dtype.base_dtype.is_floating:
         lam = cast(lam, dtypes.float32)
-    return make_tensor("RandomPoissonV2", [_shape_tensor(shape), lam], {"dtype": dtypes.as_dtype(dtype),
-                                                                         **_seed_attrs(seed)},
+    return make_tensor("RandomPoissonV2", [shape_tensor(shape), lam], {"dtype": dtypes.as_dtype(dtype),
+                                                                         **seed_attrs(seed)},
                        name or "random_poisson")

@@ -12,11 +12,11 @@ from ..framework import errors
 from ..framework.random_seed import get_seed
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from .data_flow_ops import QueueBase, _FIFOQueue, _handle_dtype, queue_spec
+from .data_flow_ops import QueueBase, FIFOQueueResource, handle_dtype, queue_spec
 from .op_util import make_tensor
 
 
-class _RandomShuffleQueue(_FIFOQueue):
+class _RandomShuffleQueue(FIFOQueueResource):
     def __init__(self, name, component_types, shapes, capacity, min_after_dequeue, seed, seed2):
         super().__init__(name, component_types, shapes, capacity)
         self.items = []  # random access: an element is taken by swapping it with the last
@@ -43,7 +43,7 @@ class _RandomShuffleQueue(_FIFOQueue):
             return out
 
 
-@register_op("RandomShuffleQueue", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
+@register_op("RandomShuffleQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
 def _random_shuffle_queue_kernel(ctx, *, component_types, shapes, capacity, min_after_dequeue, seed, seed2,
                                  container, shared_name):
     name = shared_name or ctx.op_name

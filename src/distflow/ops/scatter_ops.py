@@ -8,9 +8,9 @@ import numpy as np
 
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
-from .nd_ops import _index_tuple
+from .nd_ops import index_tuple
 from .op_util import make_tensor
-from .state_ops import _as_ref, locked
+from .state_ops import locked, variable_ref
 
 _UFUNCS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.true_divide, "Min": np.minimum,
            "Max": np.maximum}
@@ -55,7 +55,7 @@ def _register_scatter(kind: str):
             with locked(ref, use_locking):
                 value = ref.read()
                 depth = indices.shape[-1]
-                where = _index_tuple(indices, value.shape, nd_type)
+                where = index_tuple(indices, value.shape, nd_type)
                 _apply(kind, value, where, np.reshape(updates, (-1,) + value.shape[depth:]).astype(value.dtype))
             return ref
 
@@ -65,7 +65,7 @@ def _register_scatter(kind: str):
     def tensor_kernel(xp, tensor, indices, updates):
         out = tensor.copy()
         depth = indices.shape[-1]
-        where = _index_tuple(indices, out.shape, f"TensorScatter{kind}")
+        where = index_tuple(indices, out.shape, f"TensorScatter{kind}")
         _apply(kind, out, where, np.reshape(updates, (-1,) + out.shape[depth:]).astype(out.dtype))
         return out
 
@@ -77,7 +77,7 @@ for _kind in ("Update", "Add", "Sub", "Mul", "Div", "Min", "Max"):
 
 
 def _scatter(kind, ref, indices, updates, use_locking, name):
-    ref = _as_ref(ref)
+    ref = variable_ref(ref)
     indices = ops.convert_to_tensor(indices)
     if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"scatter indices must be int32 or int64, got {indices.dtype.name}")

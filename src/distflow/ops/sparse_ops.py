@@ -101,7 +101,7 @@ def _is_sparse(x) -> bool:
     return isinstance(x, (SparseTensor, SparseTensorValue))
 
 
-def _sparse(x) -> SparseTensor:
+def as_sparse_tensor(x) -> SparseTensor:
     if isinstance(x, SparseTensor):
         return x
     if isinstance(x, SparseTensorValue):
@@ -188,7 +188,7 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
 
 
 def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, name=None):
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     return sparse_to_dense(sp.indices, sp.dense_shape, sp.values, default_value, validate_indices, name)
 
 
@@ -278,7 +278,7 @@ def _sparse_dense_matmul_grad(op, grad):
 
 def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
     """``sp_a @ b`` with sp_a sparse (rank 2) and b dense, differentiable in sp_a's values and b."""
-    sp = _sparse(sp_a)
+    sp = as_sparse_tensor(sp_a)
     b = ops.convert_to_tensor(b, dtype=sp.dtype.base_dtype)
     return make_tensor("SparseTensorDenseMatMul", [sp.indices, sp.values, sp.dense_shape, b],
                        {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)}, name or "SparseTensorDenseMatMul")
@@ -343,7 +343,7 @@ not_differentiable("SparseReduceSumKeepShape")
 
 
 def _reduction(op_type, sp_input, axis, keep_dims, name, reduction_axes=None, keepdims=None):
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     axis = axis if axis is not None else reduction_axes
     keep_dims = bool(keepdims if keepdims is not None else keep_dims)
     axes = ops.convert_to_tensor(np.zeros(0, np.int32) if axis is None else axis, dtype=dtypes.int32)
@@ -385,7 +385,7 @@ not_differentiable("SparseReorder")
 
 def sparse_reorder(sp_input, name=None):
     """The same SparseTensor with its entries in row-major order (what SparseToDense validates)."""
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     ind, val = make_op("SparseReorder", [sp.indices, sp.values, sp.dense_shape], None, name or "SparseReorder").outputs
     return SparseTensor(ind, val, sp.dense_shape)
 
@@ -413,7 +413,7 @@ not_differentiable("SparseReshape")
 
 
 def sparse_reshape(sp_input, shape, name=None):
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     ind, new_shape = make_op("SparseReshape", [sp.indices, sp.dense_shape,
                                                ops.convert_to_tensor(shape, dtype=dtypes.int64)],
                              None, name or "SparseReshape").outputs
@@ -422,7 +422,7 @@ def sparse_reshape(sp_input, shape, name=None):
 
 def sparse_retain(sp_input, to_retain):
     """The entries where the boolean vector ``to_retain`` is True."""
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     return SparseTensor(boolean_mask(sp.indices, to_retain), boolean_mask(sp.values, to_retain), sp.dense_shape)
 
 
@@ -441,7 +441,7 @@ not_differentiable("SparseTranspose")
 
 
 def sparse_transpose(sp_input, perm=None, name=None):
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     if perm is None:
         rank = sp.dense_shape.shape[0].value
         if rank is None:
@@ -477,11 +477,11 @@ def sparse_add(a, b, thresh=0, threshold=None):
     sparse + dense is dense."""
     thresh = threshold if threshold is not None else thresh
     if _is_sparse(a) and _is_sparse(b):
-        a, b = _sparse(a), _sparse(b)
+        a, b = as_sparse_tensor(a), as_sparse_tensor(b)
         return _three("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape,
                                     ops.convert_to_tensor(thresh, dtype=a.dtype.base_dtype)], None, "SparseAdd")
     sp, dense = (a, b) if _is_sparse(a) else (b, a)
-    sp = _sparse(sp)
+    sp = as_sparse_tensor(sp)
     dense = ops.convert_to_tensor(dense, dtype=sp.dtype.base_dtype)
     return dense + scatter_nd(sp.indices, sp.values, array_ops.shape(dense, out_type=dtypes.int64))
 
@@ -518,7 +518,7 @@ not_differentiable("SparseConcat")
 def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None, expand_nonconcat_dims=None):
     axis = concat_dim if concat_dim is not None else axis
     expand = bool(expand_nonconcat_dims if expand_nonconcat_dims is not None else expand_nonconcat_dim)
-    parts = [_sparse(s) for s in sp_inputs]
+    parts = [as_sparse_tensor(s) for s in sp_inputs]
     return _three("SparseConcat", [p.indices for p in parts] + [p.values for p in parts] +
                   [p.dense_shape for p in parts], {"N": len(parts), "concat_dim": int(axis),
                                                    "expand_nonconcat_dim": expand}, name)
@@ -545,7 +545,7 @@ not_differentiable("SparseFillEmptyRows")
 
 def sparse_fill_empty_rows(sp_input, default_value, name=None):
     """(SparseTensor with one ``default_value`` entry in column 0 of each empty row, the empty-row indicator)."""
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     ind, val, empty, _ = make_op("SparseFillEmptyRows", [
         sp.indices, sp.values, sp.dense_shape, ops.convert_to_tensor(default_value, dtype=sp.dtype.base_dtype)],
         None, name or "SparseFillEmptyRows").outputs
@@ -569,7 +569,7 @@ not_differentiable("SparseSoftmax")
 
 def sparse_softmax(sp_input, name=None):
     """Softmax over the entries present in each innermost row (absent entries take no part)."""
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     values = make_tensor("SparseSoftmax", [sp.indices, sp.values, sp.dense_shape], None, name or "SparseSoftmax")
     return SparseTensor(sp.indices, values, sp.dense_shape)
 
@@ -586,7 +586,7 @@ not_differentiable("SparseSlice")
 
 
 def sparse_slice(sp_input, start, size, name=None):
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     return _three("SparseSlice", [sp.indices, sp.values, sp.dense_shape,
                                   ops.convert_to_tensor(start, dtype=dtypes.int64),
                                   ops.convert_to_tensor(size, dtype=dtypes.int64)], None, name)
@@ -597,7 +597,7 @@ def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None
     if keyword_required is not None:
         raise ValueError("sparse_split takes keyword arguments only (sp_input=, num_split=, axis=)")
     axis = split_dim if split_dim is not None else axis
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     with ops.name_scope(name, "SparseSplit"):
         rank = array_ops.size(sp.dense_shape)
         dim = sp.dense_shape[axis]
@@ -640,7 +640,7 @@ not_differentiable("SparseSparseMaximum")
 
 
 def _binary_sparse(sp_a, sp_b, minimum, name):
-    a, b = _sparse(sp_a), _sparse(sp_b)
+    a, b = as_sparse_tensor(sp_a), as_sparse_tensor(sp_b)
     ind, val = make_op("SparseSparseMaximum", [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape],
                        {"minimum": minimum}, name or ("SparseSparseMinimum" if minimum else "SparseSparseMaximum")
                        ).outputs
@@ -671,7 +671,7 @@ not_differentiable("SparseToIndicator")
 
 def sparse_to_indicator(sp_input, vocab_size, name=None):
     """A dense bool tensor, True at ``[..., id]`` for each id in each innermost row of ``sp_input``."""
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     return make_tensor("SparseToIndicator", [sp.indices, math_ops.cast(sp.values, dtypes.int64), sp.dense_shape,
                                              ops.convert_to_tensor(vocab_size, dtype=dtypes.int64)], None,
                        name or "SparseToIndicator")
@@ -679,7 +679,7 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
 
 def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
     """A SparseTensor whose last coordinate is the id: ``[..., sp_ids[..., k]] = sp_values[..., k]``."""
-    ids, values = _sparse(sp_ids), _sparse(sp_values)
+    ids, values = as_sparse_tensor(sp_ids), as_sparse_tensor(sp_values)
     with ops.name_scope(name, "SparseMerge"):
         rows = slicing_ops.slice(ids.indices, [0, 0], [-1, array_ops.size(ids.dense_shape) - 1])
         indices = slicing_ops.concat([rows, array_ops.expand_dims(math_ops.cast(ids.values, dtypes.int64), 1)], 1)
@@ -691,7 +691,7 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
 
 def sparse_reset_shape(sp_input, new_shape=None):
     """The same entries with ``new_shape`` (checked to hold them), or the tightest shape when None."""
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     if new_shape is None:
         tight = reduction_ops.reduce_max(sp.indices, 0) + 1
         return SparseTensor(sp.indices, sp.values, tight)
@@ -797,7 +797,7 @@ def string_split(source, delimiter=" ", skip_empty=True, sep=None, result_type="
 
 def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
     """A string 3-vector: the serialized TensorProtos of indices, values and dense_shape."""
-    sp = _sparse(sp_input)
+    sp = as_sparse_tensor(sp_input)
     with ops.name_scope(name, "SerializeSparse"):
         return array_ops.stack([serialize_tensor(sp.indices), serialize_tensor(sp.values),
                                 serialize_tensor(sp.dense_shape)])

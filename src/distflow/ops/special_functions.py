@@ -16,7 +16,7 @@ import numpy as np
 from ..framework.registry import register_gradient, register_op
 from .array_ops import unbroadcast
 from .math_ops import exp, log
-from .misc_more_ops import _digamma_values, lgamma
+from .misc_more_ops import digamma_values, lgamma
 from .op_util import broadcast_shape, make_tensor, same_dtype_inputs
 
 _EPS = 1e-15
@@ -144,7 +144,7 @@ def _polygamma(n: float, x: float) -> float:
     if n != math.floor(n) or n < 0:
         return math.nan
     if n == 0:
-        return float(_digamma_values(np.array([x]))[0])
+        return float(digamma_values(np.array([x]))[0])
     return (-1.0) ** (n + 1) * math.factorial(int(n)) * _zeta(n + 1.0, x)
 
 

@@ -151,7 +151,7 @@ def count_up_to(ref, limit, name=None) -> ops.Tensor:
 
     Raises OutOfRangeError when it already reached ``limit`` (the value stays).
     """
-    ref = _as_ref(ref)
+    ref = variable_ref(ref)
     if ref.dtype.base_dtype not in (dtypes.int32, dtypes.int64) or ref.shape.ndims not in (None, 0):
         raise ValueError(f"count_up_to needs a scalar int32 or int64 variable, got {ref.dtype.name} "
                          f"{ref.shape} for '{ref.name}'")
@@ -176,7 +176,7 @@ for _t in ("Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "Initial
     not_differentiable(_t)
 
 
-def _as_ref(ref) -> ops.Tensor:
+def variable_ref(ref) -> ops.Tensor:
     if isinstance(ref, Variable):
         return ref._variable
     if isinstance(ref, ops.Tensor) and ref.dtype.is_ref_dtype:
@@ -195,7 +195,7 @@ def _value_for(ref: ops.Tensor, value, op_type: str) -> ops.Tensor:
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> ops.Tensor:
     """Stores ``value`` in the variable; the result refers to the updated variable."""
-    ref = _as_ref(ref)
+    ref = variable_ref(ref)
     value = _value_for(ref, value, "Assign")
     attrs = {"validate_shape": True if validate_shape is None else bool(validate_shape),
              "use_locking": True if use_locking is None else bool(use_locking)}
@@ -204,19 +204,19 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> ops.
 
 def assign_add(ref, value, use_locking=None, name=None) -> ops.Tensor:
     """Adds ``value`` to the variable; with ``use_locking`` no concurrent update is lost."""
-    ref = _as_ref(ref)
+    ref = variable_ref(ref)
     return make_tensor("AssignAdd", [ref, _value_for(ref, value, "AssignAdd")],
                        {"use_locking": bool(use_locking)}, name or "AssignAdd")
 
 
 def assign_sub(ref, value, use_locking=None, name=None) -> ops.Tensor:
-    ref = _as_ref(ref)
+    ref = variable_ref(ref)
     return make_tensor("AssignSub", [ref, _value_for(ref, value, "AssignSub")],
                        {"use_locking": bool(use_locking)}, name or "AssignSub")
 
 
 def is_variable_initialized(variable, name=None) -> ops.Tensor:
-    return make_tensor("IsVariableInitialized", [_as_ref(variable)], None, name or "IsVariableInitialized")
+    return make_tensor("IsVariableInitialized", [variable_ref(variable)], None, name or "IsVariableInitialized")
 
 
 # ---------------------------------------------------------------------------

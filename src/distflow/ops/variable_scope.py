@@ -66,7 +66,7 @@ class VariableScope:
                      reuse=None, trainable=True, collections=None, caching_device=None):
         full_name = f"{self._name}/{name}" if self._name else name
         reuse = self._reuse if reuse is None else reuse
-        return _store().get_variable(
+        return variable_store().get_variable(
             full_name, shape, dtype, self._initializer if initializer is None else initializer,
             regularizer or self._regularizer, reuse, trainable, collections,
             caching_device or self._caching_device, default_dtype=self._dtype)
@@ -138,7 +138,7 @@ class _VariableStore:
         return var
 
 
-def _store() -> _VariableStore:
+def variable_store() -> _VariableStore:
     graph = ops.get_default_graph()
     store = getattr(graph, "_variable_store", None)
     if store is None:
@@ -191,7 +191,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         base = parent
         if name_or_scope is None:
             prefix = f"{parent.name}/" if parent.name else ""
-            store = _store()
+            store = variable_store()
             key = prefix + default_name
             count = store.scope_counts.get(key, 0)
             store.scope_counts[key] = count + 1
@@ -199,7 +199,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         else:
             relative = name_or_scope
             key = f"{parent.name}/{relative}" if parent.name else relative
-            _store().scope_counts[key] = _store().scope_counts.get(key, 0) + 1
+            variable_store().scope_counts[key] = variable_store().scope_counts.get(key, 0) + 1
         full_name = f"{parent.name}/{relative}" if parent.name else relative
         name_scope_name = relative
     if reuse is None or reuse is False:
@@ -207,7 +207,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     if name_or_scope is not None:
         # Re-entering a named scope restarts the default names below it, so that a
         # model built twice in one scope ("dense", "dense_1"...) names its parts alike.
-        store = _store()
+        store = variable_store()
         for key in [k for k in store.scope_counts if k.startswith(full_name + "/")]:
             del store.scope_counts[key]
     scope = VariableScope(

@@ -137,7 +137,7 @@ class BaseSession:
 
     def list_devices(self) -> list:
         """The session's devices (name, device_type, memory_limit_bytes)."""
-        return [_DeviceAttributes(d.name, d.device_type) for d in self._device_mgr.devices]
+        return [DeviceAttributes(d.name, d.device_type) for d in self._device_mgr.devices]
 
     # -- running -----------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options: RunOptions | None = None, run_metadata=None):
@@ -346,14 +346,14 @@ class _DefaultSessionContext:
         return False
 
 
-class _DeviceAttributes:
+class DeviceAttributes:
     __slots__ = ("name", "device_type", "memory_limit_bytes")
 
     def __init__(self, name, device_type, memory_limit_bytes=0):
         self.name, self.device_type, self.memory_limit_bytes = name, device_type, memory_limit_bytes
 
     def __repr__(self):
-        return f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
+        return f"DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
 
 
 def _expand_sparse_feeds(feed_dict):

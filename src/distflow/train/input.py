@@ -92,7 +92,7 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
         return [slicing_ops.gather(t, index) for t in tensor_list]
 
 
-def _flatten(tensors):
+def flatten_tensors(tensors):
     if isinstance(tensors, dict):
         keys = sorted(tensors)
         return [ops.convert_to_tensor(tensors[k]) for k in keys], lambda outs: dict(zip(keys, outs))
@@ -101,7 +101,7 @@ def _flatten(tensors):
     return [ops.convert_to_tensor(tensors)], lambda outs: outs[0]
 
 
-def _shapes(tensors, shapes, enqueue_many, dynamic_pad=False):
+def queue_shapes(tensors, shapes, enqueue_many, dynamic_pad=False):
     """The queue's element shapes: fully defined, or (with dynamic_pad) of known rank."""
     if shapes is not None:
         return [as_shape(s) for s in shapes]
@@ -124,7 +124,7 @@ def batch_queue(dtypes_, shapes, capacity, dynamic_pad, shared_name):
     return data_flow_ops.FIFOQueue(capacity, dtypes_, shapes=shapes, shared_name=shared_name, name="fifo_queue")
 
 
-def _batched(queue, batch_size, allow_smaller_final_batch, name):
+def dequeue_batch(queue, batch_size, allow_smaller_final_batch, name):
     if allow_smaller_final_batch:
         return queue.dequeue_up_to(batch_size, name=name)
     return queue.dequeue_many(batch_size, name=name)
@@ -136,25 +136,25 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
 
     With ``dynamic_pad`` the elements may differ in their unknown dimensions; each batch is
     padded (zeros, or empty strings) to its longest element."""
-    flat, pack = _flatten(tensors)
+    flat, pack = flatten_tensors(tensors)
     with ops.name_scope(name, "batch", flat) as scope:
-        queue = batch_queue([t.dtype.base_dtype for t in flat], _shapes(flat, shapes, enqueue_many, dynamic_pad),
+        queue = batch_queue([t.dtype.base_dtype for t in flat], queue_shapes(flat, shapes, enqueue_many, dynamic_pad),
                             capacity, dynamic_pad, shared_name)
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
-        out = _batched(queue, batch_size, allow_smaller_final_batch, scope)
+        out = dequeue_batch(queue, batch_size, allow_smaller_final_batch, scope)
         return pack(out if isinstance(out, list) else [out])
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
                   shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
     """``batch_size`` elements drawn at random from a buffer of at least ``min_after_dequeue``."""
-    flat, pack = _flatten(tensors)
+    flat, pack = flatten_tensors(tensors)
     with ops.name_scope(name, "shuffle_batch", flat) as scope:
         queue = RandomShuffleQueue(capacity, min_after_dequeue, [t.dtype.base_dtype for t in flat],
-                                   shapes=_shapes(flat, shapes, enqueue_many), seed=seed, shared_name=shared_name,
+                                   shapes=queue_shapes(flat, shapes, enqueue_many), seed=seed, shared_name=shared_name,
                                    name="random_shuffle_queue")
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
-        out = _batched(queue, batch_size, allow_smaller_final_batch, scope)
+        out = dequeue_batch(queue, batch_size, allow_smaller_final_batch, scope)
         return pack(out if isinstance(out, list) else [out])

@@ -15,7 +15,7 @@ from ..ops import array_ops, io_ops, state_ops
 from ..ops.random_shuffle_queue import RandomShuffleQueue
 from . import saver as saver_mod
 from . import training_util
-from .input import _batched, _flatten, _shapes, batch_queue
+from .input import dequeue_batch, flatten_tensors, queue_shapes, batch_queue
 from .queue_runner import QueueRunner, add_queue_runner
 from .session_run_hook import SessionRunArgs, SessionRunHook
 
@@ -76,12 +76,12 @@ def basic_train_loop(supervisor, train_step_fn, args=None, kwargs=None, master="
 
 def _join(queue_type, tensors_list, batch_size, capacity, enqueue_many, shapes, allow_smaller_final_batch,
           shared_name, name, default, **queue_kwargs):
-    flat_list = [_flatten(t)[0] for t in tensors_list]
-    pack = _flatten(tensors_list[0])[1]
+    flat_list = [flatten_tensors(t)[0] for t in tensors_list]
+    pack = flatten_tensors(tensors_list[0])[1]
     with ops.name_scope(name, default, [t for f in flat_list for t in f]) as scope:
         first = flat_list[0]
         dynamic_pad = queue_kwargs.pop("dynamic_pad", False)
-        element_shapes = _shapes(first, shapes, enqueue_many, dynamic_pad)
+        element_shapes = queue_shapes(first, shapes, enqueue_many, dynamic_pad)
         if queue_type is None:
             queue = batch_queue([t.dtype.base_dtype for t in first], element_shapes, capacity, dynamic_pad,
                                 shared_name)
@@ -90,7 +90,7 @@ def _join(queue_type, tensors_list, batch_size, capacity, enqueue_many, shapes, 
                                shared_name=shared_name, **queue_kwargs)
         enqueues = [queue.enqueue_many(f) if enqueue_many else queue.enqueue(f) for f in flat_list]
         add_queue_runner(QueueRunner(queue, enqueues))
-        out = _batched(queue, batch_size, allow_smaller_final_batch, scope)
+        out = dequeue_batch(queue, batch_size, allow_smaller_final_batch, scope)
         return pack(out if isinstance(out, list) else [out])
 
 
@@ -113,7 +113,7 @@ def _kept(tensors, keep_input, enqueue_many):
     """The elements for which ``keep_input`` holds (a scalar bool, or one per row with enqueue_many)."""
     from ..ops.manip_ops import boolean_mask  # noqa: PLC0415
 
-    flat, pack = _flatten(tensors)
+    flat, pack = flatten_tensors(tensors)
     keep = ops.convert_to_tensor(keep_input, dtype=dtypes.bool)
     if not enqueue_many:
         keep = array_ops.reshape(keep, [1])
