@@ -3,8 +3,11 @@
 MLP 784-512-512-10, batch 256 of synthetic data per worker, plain SGD, variables on the
 ps task (replica_device_setter), each worker in its own process. The figure is the
 cluster's samples per second: the sum of both workers' rates (each timed over its own
-steps, after 5 warm-up steps). distflow's tasks get the BLAS thread counts that
-`distflow launch` gives co-located tasks (cores / tasks); TensorFlow's keep its defaults.
+steps, after 5 warm-up steps). Two ways of starting distflow's tasks: *launcher*, with
+the BLAS thread counts that `distflow launch` exports for co-located tasks (cores /
+tasks); *by hand*, three processes started as a user starts them from a shell, with no
+thread variable set (each server then sizes its own threads). TensorFlow's tasks start
+the same way by hand and keep its defaults.
 
 Usage:
   python benchmarks/bench_cluster.py [--tf-python /path/to/venv/bin/python] [--steps N]
@@ -69,14 +72,16 @@ with tf.Session(server.target, config=config) as sess:
 '''
 
 
-def run_cluster(python: str, lib: str, steps: int) -> float:
+def run_cluster(python: str, lib: str, steps: int, by_hand: bool = False) -> float:
     use_distflow_source()
-    from distflow.tools.launcher import blas_thread_env, free_ports  # noqa: PLC0415 - after the path is set
+    from distflow.tools.launcher import BLAS_THREAD_VARIABLES, blas_thread_env, free_ports  # noqa: PLC0415
 
     ports = free_ports(3)
     cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
     env = dict(os.environ, PYTHONPATH=SRC, TF_CPP_MIN_LOG_LEVEL="3")
-    if lib == "distflow":  # the thread policy of `distflow launch`; TensorFlow sizes its own pools
+    for name in BLAS_THREAD_VARIABLES:  # as a user's shell has them: none set
+        env.pop(name, None)
+    if lib == "distflow" and not by_hand:  # the thread policy of `distflow launch`; TensorFlow sizes its own pools
         env.update(blas_thread_env(3))
     args = lambda job, i: [python, "-c", TASK, json.dumps(cluster), job, str(i), str(steps), lib]  # noqa: E731
     ps = subprocess.Popen(args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -103,17 +108,18 @@ def main() -> None:
                         help="clusters per library, alternating distflow and TensorFlow (the VM drifts)")
     args = parser.parse_args()
     print(machine_line())
-    dfs, tfs = [], []
+    launched, by_hand, tfs = [], [], []
     for _ in range(args.repeats):
-        dfs.append(run_cluster(sys.executable, "distflow", args.steps))
+        launched.append(run_cluster(sys.executable, "distflow", args.steps))
+        by_hand.append(run_cluster(sys.executable, "distflow", args.steps, by_hand=True))
         if args.tf_python:
             tfs.append(run_cluster(args.tf_python, "tensorflow", args.steps))
-    df = float(np.median(dfs))
     tf = float(np.median(tfs)) if tfs else float("nan")
-    runs = f"distflow {', '.join(f'{v:.0f}' for v in dfs)}; TensorFlow {', '.join(f'{v:.0f}' for v in tfs)}"
-    print(f"{'cluster samples/s':<20} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}   "
-          f"(median of {args.repeats}; runs: {runs})")
-    print(f"{'1 ps + 2 workers':<20} {df:>10.0f} {tf:>11.0f} {df / tf:>7.2f}")
+    print(f"{'cluster samples/s':<28} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}   (median of {args.repeats}; "
+          f"TensorFlow runs {', '.join(f'{v:.0f}' for v in tfs)})")
+    for label, runs in (("1 ps + 2 workers, launcher", launched), ("1 ps + 2 workers, by hand", by_hand)):
+        df = float(np.median(runs))
+        print(f"{label:<28} {df:>10.0f} {tf:>11.0f} {df / tf:>7.2f}   (runs {', '.join(f'{v:.0f}' for v in runs)})")
 
 
 if __name__ == "__main__":

@@ -75,7 +75,9 @@ def test_failing_worker_exit_code_is_reported(tmp_path):
 def test_blas_threads_are_shared_among_co_located_tasks():
     from distflow.tools.launcher import blas_thread_env
 
-    cores = os.cpu_count() or 1
+    from distflow.platform.cpus import usable_cores
+
+    cores = usable_cores()
     env = blas_thread_env(3, environ={"MKL_NUM_THREADS": "4"})
     assert env == {"OPENBLAS_NUM_THREADS": str(max(1, cores // 3)), "OMP_NUM_THREADS": str(max(1, cores // 3))}
     assert blas_thread_env(1, environ={})["OPENBLAS_NUM_THREADS"] == str(cores)

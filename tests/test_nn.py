@@ -225,3 +225,37 @@ def test_conv_shape_errors():
         tf.nn.conv2d(tf.zeros([1, 4, 4, 3]), tf.zeros([2, 2, 3, 1]), [2, 2], "SAME")
     with pytest.raises(ValueError, match="padding"):
         tf.nn.max_pool(tf.zeros([1, 4, 4, 3]), [1, 2, 2, 1], [1, 2, 2, 1], "FULL")
+
+
+@pytest.mark.parametrize("shape, k, s, padding", [((2, 8, 6, 3), 2, 2, "SAME"), ((2, 7, 9, 2), 2, 2, "SAME"),
+                                                  ((2, 7, 9, 2), 2, 2, "VALID"), ((1, 9, 9, 2), 3, 3, "SAME"),
+                                                  ((2, 7, 7, 2), 3, 2, "SAME")])
+def test_max_pool_and_its_gradient_with_ties_match_loops(shape, k, s, padding):
+    """Windows that tile the input take their own path; ties go to the first maximum in the
+    window (row by row), as TensorFlow routes them."""
+    x = np.random.default_rng(5).integers(0, 3, shape).astype(np.float32)  # many ties
+    xt = tf.constant(x)
+    y = tf.nn.max_pool(xt, [1, k, k, 1], [1, s, s, 1], padding)
+    g = np.random.default_rng(6).standard_normal(y.shape.as_list()).astype(np.float32)
+    (dx,) = tf.gradients(y, [xt], grad_ys=tf.constant(g))
+    with tf.Session() as sess:
+        got_y, got_dx = sess.run([y, dx])
+    n, h, w, c = shape
+    oh, ow = got_y.shape[1:3]
+    pad_h = max((oh - 1) * s + k - h, 0) // 2 if padding == "SAME" else 0
+    pad_w = max((ow - 1) * s + k - w, 0) // 2 if padding == "SAME" else 0
+    want_y, want_dx = np.full(got_y.shape, -np.inf, np.float32), np.zeros(shape, np.float32)
+    for b in range(n):
+        for ch in range(c):
+            for i in range(oh):
+                for j in range(ow):
+                    best = None
+                    for di in range(k):
+                        for dj in range(k):
+                            r, q = i * s + di - pad_h, j * s + dj - pad_w
+                            if 0 <= r < h and 0 <= q < w and (best is None or x[b, r, q, ch] > x[b, best[0], best[1], ch]):
+                                best = (r, q)
+                    want_y[b, i, j, ch] = x[b, best[0], best[1], ch]
+                    want_dx[b, best[0], best[1], ch] += g[b, i, j, ch]
+    assert_oracle(got_y, want_y)
+    assert_oracle(got_dx, want_dx, rtol=1e-6, atol=1e-6)

@@ -536,3 +536,38 @@ def test_distflow_debug_prints_the_form_and_each_kernel(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "distflow: step add:0: sequential form (one partition); rewrites:" in done.stderr
     assert "MatMul" in done.stderr and "us" in done.stderr
+
+
+# -- convolution patches ------------------------------------------------------------------------
+
+def conv_training(config, steps=3):
+    """Two conv layers (one with stride 2 and VALID padding) trained with Adam; their
+    variables after ``steps`` steps, and the kernel types of the step."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [4, 9, 9, 3])
+        h = tf.nn.relu(tf.nn.conv2d(x, tf.get_variable("f1", [3, 3, 3, 5]), [1, 1, 1, 1], "SAME"))
+        h = tf.nn.conv2d(h, tf.get_variable("f2", [2, 3, 5, 4]), [1, 2, 2, 1], "VALID")
+        loss = tf.reduce_mean(tf.square(h))
+        train = tf.train.AdamOptimizer(0.05).minimize(loss)
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            feed = {x: np.random.default_rng(2).standard_normal((4, 9, 9, 3)).astype(np.float32)}
+            for _ in range(steps):
+                sess.run(train, feed)
+            return sess.run(tf.trainable_variables()), _types_of_train(sess)
+
+
+def _types_of_train(sess):
+    step = [s for s in sess._steps.values() if any(t == "ApplyAdam" for _, t, _ in s.plan.sequential.infos)][-1]
+    return [op_type for _, op_type, _ in step.plan.sequential.infos]
+
+
+def test_a_convolution_and_its_filter_gradient_share_the_input_windows():
+    shared, types = conv_training(tf.ConfigProto())
+    plain, plain_types = conv_training(L0)
+    assert types.count("_Conv2DPatches") == 2 and "Conv2DBackpropFilter" not in types
+    assert types.count("_Conv2DFromPatches") == 2 and types.count("_Conv2DBackpropFilterFromPatches") == 2
+    assert "_Conv2DPatches" not in plain_types
+    for a, b in zip(shared, plain):
+        assert_oracle(a, b, rtol=1e-5, atol=1e-6)

@@ -173,12 +173,12 @@ OPTIMIZERS = {
 
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_first_three_updates_match_numpy(name, dtype):
-    w0 = RNG.standard_normal((3, 2)).astype(dtype)
-    grads = [RNG.standard_normal((3, 2)).astype(dtype) for _ in range(3)]
+@pytest.mark.parametrize("dtype, shape", [(np.float32, (3, 2)), (np.float64, (3, 2)), (np.float32, ())])
+def test_first_three_updates_match_numpy(name, dtype, shape):
+    w0 = np.asarray(RNG.standard_normal(shape)).astype(dtype)
+    grads = [np.asarray(RNG.standard_normal(shape)).astype(dtype) for _ in range(3)]
     w = tf.Variable(w0)
-    g = tf.placeholder(tf.as_dtype(dtype), [3, 2])
+    g = tf.placeholder(tf.as_dtype(dtype), shape)
     step = tf.train.get_or_create_global_step()
     train = OPTIMIZERS[name]().apply_gradients([(g, w)], global_step=step)
     want = numpy_updates(name, w0.astype(np.float64), [x.astype(np.float64) for x in grads])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import weakref
 from concurrent import futures
@@ -9,8 +11,10 @@ from concurrent import futures
 import grpc
 
 from ..framework import errors
+from ..ops import blas
 from ..runtime.config import ConfigProto
 from .cluster_spec import ClusterSpec
+from .cpu_share import blas_threads_for_task
 from .master import Master
 from ..protos import distflow_pb2 as pb
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, generic_handler
@@ -21,6 +25,7 @@ from .worker import Worker
 # The servers of this process, by "host:port": a session whose target is one of them
 # calls its master directly, without a network round trip.
 _LOCAL_SERVERS: "weakref.WeakValueDictionary[str, Server]" = weakref.WeakValueDictionary()
+_log = logging.getLogger("distflow")
 
 
 def local_master(address: str):
@@ -90,6 +95,7 @@ class Server:
                                              generic_handler("distflow.Worker", WORKER_METHODS, self._worker)))
         self._stopped = threading.Event()
         self._started = False
+        self._blas_threads_before: int | None = None
         if start:
             self.start()
 
@@ -109,7 +115,19 @@ class Server:
         if not self._started:
             self._grpc.start()
             self._started = True
+            if not any(s is not self and not s._stopped.is_set() for s in _LOCAL_SERVERS.values()):
+                self._size_blas_threads()  # (several servers in one process: the first one decides)
             _LOCAL_SERVERS[self._address] = self
+
+    def _size_blas_threads(self) -> None:
+        """Sizes this process's BLAS threads for its share of the host (cpu_share.py)."""
+        choice = blas_threads_for_task(self._cluster, self._job, self._config, os.environ)
+        before = blas.get_threads()
+        if choice.threads is not None and before is not None and choice.threads != before:
+            blas.set_threads(choice.threads)
+            self._blas_threads_before = before
+        _log.info("/job:%s/task:%d: %s BLAS threads (%s)", self._job, self._task,
+                  blas.get_threads() if before is not None else "unknown", choice.reason)
 
     def join(self) -> None:
         """Blocks until the server is stopped (by stop(), a Shutdown call, or the launcher)."""
@@ -122,6 +140,8 @@ class Server:
             self._worker.close()
             self._tasks.close()
             self._channels.close()
+            if self._blas_threads_before is not None:  # the process's own again
+                blas.set_threads(self._blas_threads_before)
             self._stopped.set()
 
     @staticmethod

@@ -4,8 +4,9 @@
   devices. They have no kernel here: the executor runs them against the step's
   rendezvous (runtime/executor.py).
 - The kernels of the compile-time rewrites (runtime/rewrites/): a gradient's product
-  fused into its variable's update, and the replicas' products and row-wise ops
-  merged into one call over all rows.
+  fused into its variable's update, the replicas' products and row-wise ops merged into
+  one call over all rows, and a convolution's input windows shared by its forward
+  product and its filter gradient.
 """
 
 from __future__ import annotations
@@ -15,11 +16,15 @@ import numpy as np
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
 from . import blas
+from .conv_ops import conv_from_cols, filter_grad_from_cols, im2col
 from .state_ops import locked
 
 FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
 REPLICA_MATMUL = "_ReplicaMatMul"
 ROW_BLOCKS = "_RowBlocks"
+CONV_PATCHES = "_Conv2DPatches"
+CONV_FROM_PATCHES = "_Conv2DFromPatches"
+CONV_FILTER_GRAD_FROM_PATCHES = "_Conv2DBackpropFilterFromPatches"
 
 register_op("_Send", shape=lambda op: [])
 register_op("_Recv", shape=lambda op: TensorShape(None), dtype=lambda op: op.get_attr("tensor_type"))
@@ -110,3 +115,22 @@ def adjacent_rows(parts: list) -> np.ndarray | None:
     rows = sum(a.shape[0] for a in parts)
     return np.ndarray((rows, parts[0].shape[1]), base.dtype, buffer=base,
                       offset=parts[0].ctypes.data - base.ctypes.data)
+
+
+@register_op(CONV_PATCHES, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
+def _conv2d_patches(xp, x, *, kh, kw, strides, padding):
+    """The windows of a Conv2D's input, [N, OH, OW, KH*KW*C], for the two nodes below."""
+    return im2col(xp, x, kh, kw, strides, padding)
+
+
+@register_op(CONV_FROM_PATCHES, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[1].dtype)
+def _conv2d_from_patches(xp, cols, f):
+    """Conv2D, from its input's windows."""
+    return conv_from_cols(cols, f)
+
+
+@register_op(CONV_FILTER_GRAD_FROM_PATCHES, shape=lambda op: TensorShape(None),
+             dtype=lambda op: op.inputs[2].dtype)
+def _conv2d_filter_grad_from_patches(xp, cols, filter_sizes, dy):
+    """Conv2DBackpropFilter, from its input's windows."""
+    return filter_grad_from_cols(cols, filter_sizes, dy)

@@ -25,6 +25,9 @@ import sys
 import threading
 import time
 
+from ..distributed.cpu_share import BLAS_THREAD_VARIABLES
+from ..platform.cpus import usable_cores
+
 
 def free_ports(n: int) -> list[int]:
     """n distinct free TCP ports on 127.0.0.1 (held open together while chosen).
@@ -72,9 +75,6 @@ def make_cluster(ps: int, workers: int, chief: bool) -> dict:
     return {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)] for job, n in jobs if n}
 
 
-BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 def blas_thread_env(n_tasks: int, environ=None) -> dict:
     """BLAS thread counts for ``n_tasks`` processes sharing this machine's cores.
 
@@ -83,7 +83,7 @@ def blas_thread_env(n_tasks: int, environ=None) -> dict:
     slower). Variables the user set are kept.
     """
     environ = os.environ if environ is None else environ
-    threads = str(max(1, (os.cpu_count() or 1) // max(1, n_tasks)))
+    threads = str(max(1, usable_cores() // max(1, n_tasks)))
     return {name: threads for name in BLAS_THREAD_VARIABLES if name not in environ}
 
 

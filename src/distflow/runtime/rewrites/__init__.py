@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple
 
 from ..device import Device
 from ..partition import Node
-from . import constant_folding, dead_nodes, early_compute, replica_merge, update_fusion
+from . import constant_folding, conv_patches, dead_nodes, early_compute, replica_merge, update_fusion
 from .common import Nodes, count_readers
 
 
@@ -32,6 +32,7 @@ PASSES = (
     Pass("constant_folding", constant_folding.run, "fold_constants"),
     Pass("replica_merge", replica_merge.run, "fuse"),  # before update fusion: it fuses the merged products
     Pass("update_fusion", update_fusion.run, "fuse"),
+    Pass("conv_patches", conv_patches.run, "fuse"),  # after folding: the filter sizes are constants
     Pass("early_compute", early_compute.run, "fuse", early_compute.applies),
     Pass("dead_nodes", dead_nodes.run, ""),  # last: drops what the others left unread
 )

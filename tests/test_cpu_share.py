@@ -1,0 +1,49 @@
+"""How a task sizes its BLAS threads on a host it shares (distributed/cpu_share.py)."""
+
+import pytest
+
+import distflow as tf
+from distflow.distributed.cpu_share import BLAS_THREAD_VARIABLES, blas_threads_for_task
+from distflow.ops import blas
+from distflow.platform.cpus import is_local_host, usable_cores
+from distflow.tools.launcher import free_ports
+
+LOCAL = tf.train.ClusterSpec({"ps": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223", "localhost:2224"]})
+# addresses reserved for documentation (TEST-NET-2 and -3), which no machine of ours holds
+SPREAD = tf.train.ClusterSpec({"ps": ["198.51.100.1:2222"], "worker": ["127.0.0.1:2223", "203.0.113.2:2224"]})
+
+
+def test_the_rules_in_order():
+    plain = tf.ConfigProto()
+    assert blas_threads_for_task(LOCAL, "worker", tf.ConfigProto(intra_op_parallelism_threads=3), {}).threads == 3
+    exported = blas_threads_for_task(LOCAL, "worker", plain, {"OPENBLAS_NUM_THREADS": "2"})
+    assert exported.threads is None and "OPENBLAS_NUM_THREADS=2" in exported.reason
+    assert blas_threads_for_task(LOCAL, "ps", plain, {}).threads == 1
+    shared = blas_threads_for_task(LOCAL, "worker", plain, {})
+    assert shared.threads == max(1, usable_cores() // 2) and "3 tasks of the cluster on this host" in shared.reason
+    alone = blas_threads_for_task(SPREAD, "worker", plain, {})
+    assert alone.threads == usable_cores() and "the only task on this host" in alone.reason
+
+
+def test_local_hosts_and_usable_cores():
+    assert is_local_host("127.0.0.1") and is_local_host("localhost") and is_local_host("::1")
+    assert not is_local_host("198.51.100.1") and not is_local_host("no-such-host.invalid")
+    assert 1 <= usable_cores() <= (__import__("os").cpu_count() or 1)
+
+
+@pytest.mark.skipif(blas.get_threads() is None, reason="NumPy's BLAS is not a bundled OpenBLAS")
+def test_a_server_started_by_hand_takes_its_share_and_gives_it_back(monkeypatch, caplog):
+    for name in BLAS_THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    before = blas.get_threads()
+    ports = free_ports(3)
+    spec = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{ports[1]}", f"127.0.0.1:{ports[2]}"]}
+    with caplog.at_level("INFO", logger="distflow"):
+        server = tf.train.Server(spec, job_name="worker", task_index=1)
+    try:
+        assert blas.get_threads() == max(1, usable_cores() // 2)
+        assert any(f"/job:worker/task:1: {blas.get_threads()} BLAS threads (" in r.getMessage()
+                   for r in caplog.records)
+    finally:
+        server.stop()
+    assert blas.get_threads() == before
