@@ -1,0 +1,112 @@
+"""Several hosts on one machine: Linux network namespaces joined by a bridge, with rate limits.
+
+Each emulated host is a network namespace with one interface, ``eth0``, holding its own
+address (10.231.<net>.<i>/24); the other end of its veth pair sits on a bridge in a
+"switch" namespace. With ``rate`` (tc's syntax: "10gbit", "1gbit"), a token bucket
+(``tc qdisc ... tbf``) limits both directions of every host's link, as a switch port of
+that speed would. Processes started with ``run`` live in their host's namespace: they
+reach the others only through the links (no loopback shortcut, no shared memory path
+between tasks), and ``/sys/class/net/eth0/statistics`` counts their traffic.
+
+The hosts still share this machine's cores; a benchmark sizes thread counts for that.
+Making namespaces needs root (CAP_NET_ADMIN) and the ``ip`` and ``tc`` commands;
+``unavailable()`` says why when they cannot be made, and callers skip with that reason.
+
+Used by benchmarks/bench_hosts.py and tests/test_emulated_hosts.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+_SUBNET = "10.231"
+
+
+def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(["ip", *args], capture_output=True, text=True, check=check, timeout=30)
+
+
+def unavailable() -> str | None:
+    """Why namespaces cannot be made here, or None when they can."""
+    if shutil.which("ip") is None or shutil.which("tc") is None:
+        return "the ip and tc commands (iproute2) are not installed"
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        return "making network namespaces needs root"
+    probe = f"df-probe-{os.getpid()}"
+    made = _ip("netns", "add", probe, check=False)
+    if made.returncode != 0:
+        return f"cannot make a network namespace: {made.stderr.strip()}"
+    _ip("netns", "del", probe, check=False)
+    return None
+
+
+class EmulatedHosts:
+    """``hosts`` network namespaces on one bridge; ``address(i)``, ``run(i, argv)``, ``close()``."""
+
+    def __init__(self, hosts: int, rate: str | None = None, net: int | None = None):
+        self.rate = rate
+        self.net = net if net is not None else 1 + os.getpid() % 250
+        tag = f"{os.getpid()}-{self.net}"
+        self.switch = f"df-sw-{tag}"
+        self.names = [f"df-h{i}-{tag}" for i in range(hosts)]
+        self._made: list[str] = []
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+
+    def _build(self) -> None:
+        _ip("netns", "add", self.switch)
+        self._made.append(self.switch)
+        sw = ("-n", self.switch)
+        _ip(*sw, "link", "add", "br0", "type", "bridge")
+        _ip(*sw, "link", "set", "br0", "up")
+        for i, name in enumerate(self.names):
+            _ip("netns", "add", name)
+            self._made.append(name)
+            port = f"p{i}"
+            _ip("link", "add", "eth0", "netns", name, "type", "veth", "peer", "name", port, "netns", self.switch)
+            _ip(*sw, "link", "set", port, "master", "br0")
+            _ip(*sw, "link", "set", port, "up")
+            _ip("-n", name, "addr", "add", f"{self.address(i)}/24", "dev", "eth0")
+            _ip("-n", name, "link", "set", "eth0", "up")
+            _ip("-n", name, "link", "set", "lo", "up")
+            if self.rate:
+                # the host's sending side and the switch port's sending side (the host receiving)
+                for netns, dev in ((name, "eth0"), (self.switch, port)):
+                    subprocess.run(["tc", "-n", netns, "qdisc", "add", "dev", dev, "root", "tbf", "rate", self.rate,
+                                    "burst", _burst(self.rate), "latency", "100ms"],
+                                   check=True, capture_output=True, text=True, timeout=30)
+
+    def address(self, i: int) -> str:
+        return f"{_SUBNET}.{self.net}.{i + 2}"
+
+    def run(self, i: int, argv: list[str], **popen) -> subprocess.Popen:
+        """Starts ``argv`` in host ``i``'s namespace."""
+        return subprocess.Popen(["ip", "netns", "exec", self.names[i], *argv], **popen)
+
+    def close(self) -> None:
+        """Deletes the namespaces (their interfaces and limits go with them)."""
+        for name in reversed(self._made):
+            _ip("netns", "del", name, check=False)
+        self._made.clear()
+
+    def __enter__(self) -> "EmulatedHosts":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _burst(rate: str) -> str:
+    """A token bucket size for ``rate``: about 1 ms of traffic, at least 64 KB (tbf needs
+    a bucket larger than rate / HZ bytes to reach its rate)."""
+    units = {"kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
+    for suffix, scale in units.items():
+        if rate.endswith(suffix):
+            bits = float(rate[:-len(suffix)]) * scale
+            return f"{max(64 * 1024, int(bits / 8 / 1000))}b"
+    return "1mb"
