@@ -1,4 +1,9 @@
-"""How a task sizes its BLAS threads on a host it shares (distributed/cpu_share.py)."""
+"""How a task sizes its BLAS threads on a host it shares (distributed/cpu_share.py), and how
+BLAS gives way to other processes (ops/blas.watch_load)."""
+
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -28,7 +33,7 @@ def test_the_rules_in_order():
 def test_local_hosts_and_usable_cores():
     assert is_local_host("127.0.0.1") and is_local_host("localhost") and is_local_host("::1")
     assert not is_local_host("198.51.100.1") and not is_local_host("no-such-host.invalid")
-    assert 1 <= usable_cores() <= (__import__("os").cpu_count() or 1)
+    assert 1 <= usable_cores() <= (os.cpu_count() or 1)
 
 
 @pytest.mark.skipif(blas.get_threads() is None, reason="NumPy's BLAS is not a bundled OpenBLAS")
@@ -47,3 +52,37 @@ def test_a_server_started_by_hand_takes_its_share_and_gives_it_back(monkeypatch,
     finally:
         server.stop()
     assert blas.get_threads() == before
+
+
+LOAD_WATCH = r"""
+import subprocess, sys, time
+import distflow as tf
+from distflow.ops import blas
+from distflow.platform.cpus import usable_cores
+
+def wait(cond, what):
+    deadline = time.monotonic() + 20
+    while not cond():
+        if time.monotonic() > deadline:
+            sys.exit(f"{what} did not happen: {blas.get_threads()} threads")
+        time.sleep(0.05)
+
+tf.Session().close()  # a session starts the watch
+base = blas.get_threads()
+hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(usable_cores())]
+try:
+    wait(lambda: blas.get_threads() == 1, "capping to one thread")
+finally:
+    for hog in hogs:
+        hog.kill()
+wait(lambda: blas.get_threads() == base, "lifting the cap")
+print("ok", base)
+"""
+
+
+@pytest.mark.skipif(blas.get_threads() is None or usable_cores() < 2,
+                    reason="needs a bundled OpenBLAS and at least two cores")
+def test_blas_threads_give_way_while_other_processes_keep_the_cores_busy():
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
+    done = subprocess.run([sys.executable, "-c", LOAD_WATCH], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and done.stdout.startswith("ok"), done.stdout + done.stderr

@@ -14,6 +14,9 @@ counts; a server now sizes its own process the same way, from what it knows:
 4. Otherwise the cores this process may use (affinity mask, cgroup quota), divided
    among the cluster's non-ps tasks whose address is this host.
 
+Unless the user chose the count (1, 2), ``blas.watch_load`` then lowers it further while
+other processes keep the cores busy.
+
 The choice is logged once, at INFO, with its reason.
 """
 
@@ -21,23 +24,23 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..ops.blas import BLAS_THREAD_VARIABLES
 from ..platform.cpus import is_local_host, usable_cores
-
-BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class ThreadChoice(NamedTuple):
     threads: int | None  # None: leave the process's BLAS as it is
     reason: str
+    chosen: bool = False  # the user chose it: no adjusting to the machine's load
 
 
 def blas_threads_for_task(cluster, job: str, config, environ) -> ThreadChoice:
     """The BLAS thread count for task ``job`` of ``cluster`` on this host (rules above)."""
     if config is not None and config.intra_op_parallelism_threads > 0:
-        return ThreadChoice(config.intra_op_parallelism_threads, "intra_op_parallelism_threads")
+        return ThreadChoice(config.intra_op_parallelism_threads, "intra_op_parallelism_threads", chosen=True)
     exported = [f"{name}={environ[name]}" for name in BLAS_THREAD_VARIABLES if name in environ]
     if exported:
-        return ThreadChoice(None, f"left as exported ({', '.join(exported)})")
+        return ThreadChoice(None, f"left as exported ({', '.join(exported)})", chosen=True)
     if job == "ps":
         return ThreadChoice(1, "a ps task")
     cores = usable_cores()

@@ -124,8 +124,10 @@ class Server:
         choice = blas_threads_for_task(self._cluster, self._job, self._config, os.environ)
         before = blas.get_threads()
         if choice.threads is not None and before is not None and choice.threads != before:
-            blas.set_threads(choice.threads)
+            blas.set_threads(choice.threads, chosen=choice.chosen)
             self._blas_threads_before = before
+        if not choice.chosen:
+            blas.watch_load()
         _log.info("/job:%s/task:%d: %s BLAS threads (%s)", self._job, self._task,
                   blas.get_threads() if before is not None else "unknown", choice.reason)
 

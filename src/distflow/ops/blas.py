@@ -10,6 +10,14 @@ While partitions run at once (``shared_by``), the process's BLAS threads are div
 among them: two towers on two cores each get one thread instead of both asking for two
 and oversubscribing the cores (TensorFlow's ops likewise share one intra-op pool).
 
+On a machine that other processes keep busy, a BLAS thread that loses its core stalls
+the product it shares with the others, and idle ones spin: with two CPU-bound processes
+beside it on 2 cores, the MLP step ran 3.8x slower with two threads and 2.4x with one.
+``watch_load`` starts a thread that looks at the machine four times a second and caps
+BLAS's threads at the cores the other processes leave free (at least one), lifting the
+cap when they are gone. It does nothing where the user chose the count (an exported
+``OPENBLAS_NUM_THREADS`` or the like, or ``intra_op_parallelism_threads``).
+
 :func:`gemm` is BLAS's ``C = alpha * A @ B + beta * C``, which NumPy does not offer: with
 it a fused kernel adds a product into an existing array (a weight update) in the same
 pass that computes it, with no temporary. :func:`axpy` (``y += alpha * x``) is the same
@@ -26,14 +34,21 @@ import glob
 import logging
 import os
 import threading
+import time
 
 import numpy as np
+
+from ..platform.cpus import others_runnable, usable_cores
 
 _log = logging.getLogger("distflow")
 _lock = threading.Lock()
 _library = None  # a _Library once looked up; False when unavailable
 _base = None  # the process's BLAS threads when no partitions share them
 _sharing = 0  # partitions now running at once, over all steps
+_load_cap: int | None = None  # at most this many threads while other processes are busy
+_watching = False
+_chosen = False  # the thread count was chosen by the user: the load watch leaves it alone
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class _Library:
@@ -86,9 +101,10 @@ def get_threads() -> int | None:
     return found.get_threads() if found else None
 
 
-def set_threads(n: int) -> bool:
-    """Sets BLAS's thread count for the whole process; False if it cannot."""
-    global _base
+def set_threads(n: int, chosen: bool = False) -> bool:
+    """Sets BLAS's thread count for the whole process; False if it cannot. ``chosen``: the
+    user asked for exactly this count (the load watch then leaves it alone)."""
+    global _base, _chosen
     with _lock:
         found = _lookup()
         if not found:
@@ -96,12 +112,56 @@ def set_threads(n: int) -> bool:
                          "OpenBLAS that distflow can configure", n)
             return False
         _base = int(n)
+        _chosen = _chosen or chosen
         found.set_threads(_share_of(_base))
         return True
 
 
 def _share_of(base: int) -> int:
-    return max(1, base // max(1, _sharing))
+    share = max(1, base // max(1, _sharing))
+    return share if _load_cap is None or _chosen else min(share, _load_cap)
+
+
+def watch_load(interval: float = 0.25, environ=None) -> bool:
+    """Starts, once per process, the thread that caps BLAS's threads while other processes
+    keep the cores busy (module docstring); False where it does not start."""
+    global _watching
+    environ = os.environ if environ is None else environ
+    with _lock:
+        if _watching or _chosen or any(name in environ for name in BLAS_THREAD_VARIABLES) or not _lookup():
+            return False
+        if others_runnable() is None or usable_cores() < 2:
+            return False  # no way to tell (not Linux), or nothing to cap
+        global _base
+        if _base is None:
+            _base = _lookup().get_threads()
+        _watching = True
+    threading.Thread(target=_watch, args=(interval,), daemon=True, name="distflow-blas-load").start()
+    return True
+
+
+def _watch(interval: float) -> None:
+    global _load_cap, _base
+    cores = usable_cores()
+    pending, seen = None, 0
+    while not _chosen:
+        time.sleep(interval)
+        others = others_runnable()
+        if others is None:
+            return
+        cap = max(1, cores - others) if others else None
+        pending, seen = cap, (seen + 1 if cap == pending else 1)
+        if seen == 2 and cap != _load_cap:  # the same for two looks: not a passing blip
+            with _lock:
+                found = _lookup()
+                if _base is None:
+                    _base = found.get_threads()
+                before = _share_of(_base)
+                _load_cap = cap
+                if _share_of(_base) != before:
+                    found.set_threads(_share_of(_base))
+            _log.debug("BLAS threads %d -> %d (%d runnable threads of other processes on %d cores)",
+                       before, _share_of(_base), others, cores)
 
 
 def _reshare(delta: int) -> None:

@@ -73,3 +73,24 @@ def _is_mine(address: str) -> bool:
         return True
     except OSError:
         return False
+
+
+def others_runnable() -> int | None:
+    """How many threads of other processes are runnable now (running or waiting for a
+    core), or None where the kernel does not say (not Linux): the machine-wide count of
+    /proc/loadavg less this process's own runnable threads."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as f:
+            runnable = int(f.read().split()[3].split("/")[0])
+        own = 0
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{tid}/stat", encoding="ascii", errors="replace") as f:
+                    stat = f.read()
+            except OSError:
+                continue  # the thread ended meanwhile
+            if stat[stat.rindex(")") + 2:stat.rindex(")") + 3] == "R":
+                own += 1
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0, runnable - own)

@@ -116,7 +116,9 @@ class BaseSession:
         if not target:
             allocator.retain_freed_memory()
             if self._config.intra_op_parallelism_threads > 0:
-                blas.set_threads(self._config.intra_op_parallelism_threads)
+                blas.set_threads(self._config.intra_op_parallelism_threads, chosen=True)
+            else:
+                blas.watch_load()
             self._device_mgr = DeviceMgr(self._config)
             self._placer = Placer(self._device_mgr, self._config.allow_soft_placement,
                                   self._config.log_device_placement)
