@@ -151,7 +151,9 @@ def _watch(interval: float) -> None:
             return
         cap = max(1, cores - others) if others else None
         pending, seen = cap, (seen + 1 if cap == pending else 1)
-        if seen == 2 and cap != _load_cap:  # the same for two looks: not a passing blip
+        # Lowered when two looks agree (not a passing blip), lifted at the first look that
+        # finds the cores free (a step of this process should not wait on a cap that is stale).
+        if cap != _load_cap and (seen == 2 or cap is None or (_load_cap is not None and cap > _load_cap)):
             with _lock:
                 found = _lookup()
                 if _base is None:

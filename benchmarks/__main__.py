@@ -1,0 +1,247 @@
+"""Every benchmark, one table: ``python -m benchmarks [--tf-python PY] [--quick] [--write]``.
+
+Runs each benchmark of this folder in turn (they are also scripts of their own, with more
+detail) and prints one Markdown table: what was measured, distflow's figure, TensorFlow's
+(with ``--tf-python``, a Python with ``tensorflow`` installed; TensorFlow is never a
+dependency of distflow), their ratio, the ceiling where one applies (hand-written NumPy,
+a GEMM-bound estimate, loopback TCP, the link rate), the target, and whether it is met.
+``--write`` puts the table into docs/benchmarks.md between its markers (the notes around
+it are kept). ``--quick`` takes fewer steps: for trying the command, not for the record.
+Rows that need what the machine lacks (root for network namespaces) say so.
+
+Run it with ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE`` unset if your environment sets
+them: users' machines do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import bench_busy  # noqa: E402
+import bench_cluster  # noqa: E402
+import bench_cnn  # noqa: E402
+import bench_distributed  # noqa: E402
+import bench_hosts  # noqa: E402
+import bench_mlp  # noqa: E402
+import bench_seed_latency  # noqa: E402
+import bench_sync  # noqa: E402
+import netns  # noqa: E402
+from common import TF_PRELUDE, machine_line, run_tensorflow, use_distflow_source  # noqa: E402
+
+DOC = os.path.join(HERE, "..", "docs", "benchmarks.md")
+BEGIN, END = "<!-- benchmark table: begin -->", "<!-- benchmark table: end -->"
+NAN = float("nan")
+
+
+class Table:
+    def __init__(self):
+        self.rows: list[tuple] = []
+
+    def add(self, what: str, df: float, tf: float = NAN, ceiling: float = NAN, target: str = "",
+            met: bool | None = None, lower_is_better: bool = False, unit: str = "") -> None:
+        ratio = df / tf if tf == tf and tf else NAN
+        self.rows.append((what, df, tf, ratio, ceiling, target, met, unit))
+        flag = "" if met is None else ("met" if met else "NOT MET")
+        print(f"  {what}: distflow {df:.4g}{unit} TF {tf:.4g} ratio {ratio:.3g} {target} {flag}", flush=True)
+
+    def markdown(self) -> str:
+        lines = ["| measure | distflow | TensorFlow | ratio | ceiling | target | met |",
+                 "|---|---:|---:|---:|---:|---|---|"]
+        for what, df, tf, ratio, ceiling, target, met, unit in self.rows:
+            lines.append(f"| {what} | {_num(df)}{unit} | {_num(tf)} | {_num(ratio, 2)} | {_num(ceiling)} | {target} | "
+                         f"{'' if met is None else ('yes' if met else '**no**')} |")
+        return "\n".join(lines)
+
+
+def _num(x: float, digits: int | None = None) -> str:
+    if x != x:
+        return ""
+    if digits is not None:
+        return f"{x:.{digits}f}"
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def gemm_gflops() -> float:
+    """What this NumPy's BLAS reaches on a large float32 product (the GEMM ceiling)."""
+    a = np.random.default_rng(0).standard_normal((1024, 1024)).astype(np.float32)
+    a @ a
+    best = min(_timed(lambda: a @ a) for _ in range(5))
+    return 2 * 1024 ** 3 / best / 1e9
+
+
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def deep_mnist_gflop_per_sample() -> float:
+    """Multiply-adds of one Deep MNIST training sample, as GEMMs: forward, and two
+    products (input and weight gradients) backward, for the four layers."""
+    convs = [(28 * 28, 5 * 5 * 1, 32, False), (14 * 14, 5 * 5 * 32, 64, True)]  # rows, K, N, input grad
+    flops = 0.0
+    for rows, k, n, input_grad in convs:
+        flops += 2 * rows * k * n * (3 if input_grad else 2)
+    for k, n in ((7 * 7 * 64, 1024), (1024, 10)):
+        flops += 2 * k * n * 3
+    return flops / 1e9
+
+
+def import_cost(python: str, module: str) -> tuple[float, float]:
+    """(seconds, MB of resident memory) to import ``module`` in a fresh interpreter."""
+    code = (f"import time, resource\nstart = time.perf_counter()\n{module}\n"
+            "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+    best = None
+    for _ in range(3):
+        out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+        seconds, rss = (float(v) for v in out.stdout.split()[-2:])
+        best = (seconds, rss) if best is None or seconds < best[0] else best
+    return best
+
+
+def run_all(tf_python: str | None, quick: bool) -> Table:
+    table = Table()
+    use_distflow_source()
+
+    def size(full: int, fast: int) -> int:
+        return fast if quick else full
+
+    print("seed latency", flush=True)
+    runs = size(5000, 1000)
+    df = bench_seed_latency.run_distflow(runs)
+    tf = bench_seed_latency.run_tensorflow_side(tf_python, runs) if tf_python else {}
+    for mode in ("single", "in-graph"):
+        t = tf.get(mode, NAN)
+        table.add(f"seed {mode} Session.run (us, lower is better)", df[mode], t, target="<= 0.5x TF",
+                  met=df[mode] <= 0.5 * t if tf else None, lower_is_better=True)
+
+    print("distributed runtime", flush=True)
+    df = bench_distributed.run_distflow(size(300, 100))
+    tf = run_tensorflow(tf_python, bench_distributed.MEASURE,
+                        f"measure(tf, {bench_distributed.TF_PS!r}, {size(300, 100)})",
+                        timeout=900) if tf_python else {}
+    t = tf.get("tiny step us", NAN)
+    table.add("tiny step on a server (us, lower is better)", df["tiny step us"], t, target="<= 1.0x TF",
+              met=df["tiny step us"] <= t if tf else None)
+    loopback = bench_distributed.loopback_tcp_gbps()
+    read = df["16 MB read GB/s"]
+    table.add("16 MB read from a ps (GB/s)", read, tf.get("16 MB read GB/s", NAN), ceiling=loopback,
+              target=">= 1.5 GB/s", met=read >= 1.5)
+
+    print("MLP training", flush=True)
+    df, tf, ref = bench_mlp.run_side_by_side(tf_python, size(30, 5))
+    one = df["one device"]
+    table.add("MLP one device (samples/s)", one, tf.get("one device", NAN), ceiling=ref,
+              target=">= 1.2x TF and >= 0.9x NumPy",
+              met=(one >= 1.2 * tf["one device"] and one >= 0.9 * ref) if tf else one >= 0.9 * ref)
+    table.add("MLP in-graph x2 (samples/s)", df["in-graph x2"], tf.get("in-graph x2", NAN), ceiling=ref,
+              target=">= 1.0x TF", met=df["in-graph x2"] >= tf["in-graph x2"] if tf else None)
+
+    print("Deep MNIST training", flush=True)
+    df, tf = bench_cnn.run_side_by_side(tf_python, size(5, 2))
+    gemm = gemm_gflops() / deep_mnist_gflop_per_sample()
+    for mode in bench_cnn.MODES:
+        t = tf.get(mode, NAN)
+        table.add(f"Deep MNIST {mode} (samples/s)", df[mode], t, ceiling=gemm, target=">= 1.0x TF",
+                  met=df[mode] >= t if tf else None)
+
+    print("cluster on one host", flush=True)
+    repeats, cluster_steps = size(3, 1), size(60, 20)
+    launched = [bench_cluster.run_cluster(sys.executable, "distflow", cluster_steps) for _ in range(repeats)]
+    by_hand = [bench_cluster.run_cluster(sys.executable, "distflow", cluster_steps, by_hand=True)
+               for _ in range(repeats)]
+    tfs = [bench_cluster.run_cluster(tf_python, "tensorflow", cluster_steps) for _ in range(repeats)] \
+        if tf_python else []
+    t = float(np.median(tfs)) if tfs else NAN
+    for label, runs_ in (("launcher", launched), ("started by hand", by_hand)):
+        d = float(np.median(runs_))
+        table.add(f"cluster 1 ps + 2 workers, {label} (samples/s)", d, t, target=">= 1.5x TF",
+                  met=d >= 1.5 * t if tfs else None)
+
+    print("emulated hosts", flush=True)
+    reason = netns.unavailable()
+    if reason:
+        table.add(f"emulated hosts: skipped ({reason})", NAN)
+    else:
+        for rate in (None, "10gbit", "1gbit"):
+            d = bench_hosts.run_cluster(sys.executable, "distflow", cluster_steps, rate)
+            t = bench_hosts.run_cluster(tf_python, "tensorflow", cluster_steps, rate) if tf_python else None
+            name = rate or "unlimited"
+            ceiling = bench_hosts.link_ceiling(rate, d["received"])
+            if rate == "1gbit":
+                table.add(f"hosts at {name}, 1 ps + 2 workers (samples/s)", d["samples"],
+                          t["samples"] if t else NAN, ceiling=ceiling, target=">= 0.95 of the link ceiling",
+                          met=d["samples"] >= 0.95 * ceiling)
+            else:
+                table.add(f"hosts at {name}, 1 ps + 2 workers (samples/s)", d["samples"], t["samples"] if t else NAN,
+                          ceiling=ceiling, target=">= 1.5x TF", met=d["samples"] >= 1.5 * t["samples"] if t else None)
+            moved = (d["sent"] + d["received"]) / (2 * bench_hosts.PARAM_BYTES)
+            table.add(f"hosts at {name}: bytes per worker step / (params + grads)", moved,
+                      ((t["sent"] + t["received"]) / (2 * bench_hosts.PARAM_BYTES)) if t else NAN,
+                      target="<= 1.05", met=moved <= 1.05)
+
+    print("busy machine", flush=True)
+    for name, body, n in (("MLP", bench_mlp.MEASURE, size(15, 6)), ("Deep MNIST", bench_cnn.MEASURE, size(5, 2))):
+        r = bench_busy.measure(name, body, n, tf_python, size(5, 3))
+        d = r["distflow"]["quiet"] / r["distflow"]["busy"]
+        t = r["TensorFlow"]["quiet"] / r["TensorFlow"]["busy"] if tf_python else NAN
+        table.add(f"{name} slowdown beside two CPU-bound processes (quiet / busy, lower is better)", d, t,
+                  target="<= TF's", met=d <= t if tf_python else None)
+
+    print("sync replicas with a straggler", flush=True)
+    with tempfile.TemporaryDirectory() as workdir:
+        train_steps = size(400, 100)
+        healthy = bench_sync.run(2, train_steps, 0.0, workdir)
+        stalled = bench_sync.run(2, train_steps, 10 * healthy["secs_per_local_step"], workdir)
+    kept = stalled["global_steps_per_sec"] / healthy["global_steps_per_sec"]
+    table.add("sync 2 of 3 with a 10x straggler: steps/s kept", kept, target=">= 0.9", met=kept >= 0.9)
+
+    print("import", flush=True)
+    seconds, rss = import_cost(sys.executable, "import distflow")
+    tf_cost = import_cost(tf_python, TF_PRELUDE.replace("import json, os\n", "import os\n")) if tf_python \
+        else (NAN, NAN)
+    table.add("import time (s, lower is better)", seconds, tf_cost[0])
+    table.add("resident memory after import (MB, lower is better)", rss, tf_cost[1])
+    return table
+
+
+def write_doc(table: Table, header: str) -> None:
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"{DOC} has no {BEGIN} ... {END} markers")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(DOC, "w", encoding="utf-8") as f:
+        f.write(f"{head}{BEGIN}\n{header}\n\n{table.markdown()}\n{END}{tail}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tf-python", help="a Python with tensorflow installed")
+    parser.add_argument("--quick", action="store_true", help="fewer steps (not for the record)")
+    parser.add_argument("--write", action="store_true", help="put the table into docs/benchmarks.md")
+    args = parser.parse_args()
+    header = machine_line().lstrip("# ")
+    print(header, flush=True)
+    table = run_all(args.tf_python, args.quick)
+    print()
+    print(table.markdown())
+    if args.write:
+        write_doc(table, f"Measured by `python -m benchmarks{' --quick' if args.quick else ''}` on {header}.")
+
+
+if __name__ == "__main__":
+    main()
