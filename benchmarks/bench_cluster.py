@@ -92,11 +92,19 @@ def run_cluster(python: str, lib: str, steps: int, by_hand: bool = False) -> flo
         env.pop(name, None)
     if lib == "distflow" and not by_hand:  # the thread policy of `distflow launch`; TensorFlow sizes its own pools
         env.update(blas_thread_env(3))
+    reports = run_tasks(lambda job, i, argv, **popen: subprocess.Popen(argv, **popen), python, cluster, lib, steps, env)
+    return sum(r["steps"] / (r["end"] - r["start"]) for r in reports) * 256
+
+
+def run_tasks(start, python: str, cluster: dict, lib: str, steps: int, env: dict) -> list[dict]:
+    """Starts the ps and the workers of ``cluster`` running TASK, each with
+    ``start(job, index, argv, **popen)`` (a Popen); each worker's report once all are
+    done. The ps is killed at the end."""
     args = lambda job, i: [python, "-c", TASK, json.dumps(cluster), job, str(i), str(steps), lib]  # noqa: E731
-    ps = subprocess.Popen(args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ps = start("ps", 0, args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        workers = [subprocess.Popen(args("worker", i), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True) for i in range(2)]
+        workers = [start("worker", i, args("worker", i), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True) for i in range(len(cluster["worker"]))]
         reports = []
         for w in workers:
             out, err = w.communicate(timeout=1800)
@@ -106,7 +114,7 @@ def run_cluster(python: str, lib: str, steps: int, by_hand: bool = False) -> flo
     finally:
         ps.kill()
         ps.wait()
-    return sum(r["steps"] / (r["end"] - r["start"]) for r in reports) * 256
+    return reports
 
 
 def main() -> None:

@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 
-from common import TensorFlowProcess, machine_line, use_distflow_source
+from common import TOWERS, TensorFlowProcess, machine_line, use_distflow_source
 
 # The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
-MEASURE = r'''
+MEASURE = TOWERS + r'''
 import time
 import numpy as np
 
@@ -53,7 +53,7 @@ def build_model(tf, x, y):
     return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
 
 
-def build(tf, mode, devices=("/cpu:0", "/cpu:1")):
+def build(tf, mode):
     tf.reset_default_graph()
     tf.set_random_seed(0)
     rng = np.random.default_rng(0)
@@ -62,23 +62,7 @@ def build(tf, mode, devices=("/cpu:0", "/cpu:1")):
     x = tf.placeholder(tf.float32, [BATCH, 784])
     y = tf.placeholder(tf.int64, [BATCH])
     opt = tf.train.AdamOptimizer(1e-4)
-    if mode == "one device":
-        with tf.variable_scope("cnn"):
-            train = opt.minimize(build_model(tf, x, y))
-        config = tf.ConfigProto()
-    else:
-        xs, ys = tf.split(x, len(devices)), tf.split(y, len(devices))
-        tower_grads = []
-        for i, dev in enumerate(devices):
-            with tf.device(dev), tf.variable_scope("cnn", reuse=i > 0):
-                loss = build_model(tf, xs[i], ys[i])
-                tower_grads.append(opt.compute_gradients(loss, colocate_gradients_with_ops=True))
-        averaged = []
-        with tf.device(devices[0]):
-            for pairs in zip(*tower_grads):
-                averaged.append((tf.add_n([g for g, _ in pairs]) / float(len(pairs)), pairs[0][1]))
-            train = opt.apply_gradients(averaged)
-        config = tf.ConfigProto(device_count={"CPU": len(devices)})
+    train, config = train_op(tf, opt, build_model, x, y, mode, "cnn")
     sess = tf.Session(config=config)
     sess.run(tf.global_variables_initializer())
     feed = {x: xv, y: yv}

@@ -23,15 +23,13 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 import netns
-from bench_cluster import TASK
+from bench_cluster import run_tasks
 from common import SRC, machine_line
 
 SIZES = [784, 512, 512, 10]
@@ -50,20 +48,8 @@ def run_cluster(python: str, lib: str, steps: int, rate: str | None) -> dict:
             env.pop(name, None)
         if lib == "distflow":
             env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-        args = lambda job, i: [python, "-c", TASK, json.dumps(cluster), job, str(i), str(steps), lib]  # noqa: E731
-        ps = hosts.run(0, args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            workers = [hosts.run(1 + i, args("worker", i), env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True) for i in range(2)]
-            reports = []
-            for w in workers:
-                out, err = w.communicate(timeout=1800)
-                if w.returncode != 0:
-                    raise RuntimeError(f"{lib} worker failed:\n{err[-3000:]}")
-                reports.append(json.loads(out.strip().splitlines()[-1]))
-        finally:
-            ps.kill()
-            ps.wait()
+        on_host = lambda job, i, argv, **popen: hosts.run(0 if job == "ps" else 1 + i, argv, **popen)  # noqa: E731
+        reports = run_tasks(on_host, python, cluster, lib, steps, env)
     rate_steps = sum(r["steps"] / (r["end"] - r["start"]) for r in reports)
     sent = [(r["traffic"][0] - HEADER_BYTES * r["traffic"][2]) / r["steps"] for r in reports]
     received = [(r["traffic"][1] - HEADER_BYTES * r["traffic"][3]) / r["steps"] for r in reports]

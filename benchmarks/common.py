@@ -79,3 +79,29 @@ class TensorFlowProcess:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# A training op for one device or for in-graph towers, written once for both libraries (a
+# benchmark body includes this text; `tf` is distflow or tf.compat.v1 there).
+TOWERS = r'''
+def train_op(tf, opt, build_model, x, y, mode, scope, devices=("/cpu:0", "/cpu:1")):
+    """(train op, ConfigProto): ``build_model(tf, x, y) -> loss`` on one device, or on
+    towers that split the batch over ``devices``, their gradients averaged and applied once."""
+    if mode == "one device":
+        with tf.variable_scope(scope):
+            return opt.minimize(build_model(tf, x, y)), tf.ConfigProto()
+    xs, ys = tf.split(x, len(devices)), tf.split(y, len(devices))
+    tower_grads = []
+    for i, dev in enumerate(devices):
+        with tf.device(dev), tf.variable_scope(scope, reuse=i > 0):
+            loss = build_model(tf, xs[i], ys[i])
+            tower_grads.append(opt.compute_gradients(loss, colocate_gradients_with_ops=True))
+    averaged = []
+    with tf.device(devices[0]):
+        for pairs in zip(*tower_grads):
+            averaged.append((tf.add_n([g for g, _ in pairs]) / float(len(pairs)), pairs[0][1]))
+        train = opt.apply_gradients(averaged)
+    # "intra 1": one BLAS/intra-op thread per partition, the two partitions at once
+    intra = {"intra_op_parallelism_threads": 1, "inter_op_parallelism_threads": 2} if "intra 1" in mode else {}
+    return train, tf.ConfigProto(device_count={"CPU": len(devices)}, **intra)
+'''
