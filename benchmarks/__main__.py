@@ -68,7 +68,7 @@ def _num(x: float, digits: int | None = None) -> str:
         return ""
     if digits is not None:
         return f"{x:.{digits}f}"
-    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.4g}"
 
 
 def gemm_gflops() -> float:

@@ -125,14 +125,13 @@ def _share_of(base: int) -> int:
 def watch_load(interval: float = 0.25, environ=None) -> bool:
     """Starts, once per process, the thread that caps BLAS's threads while other processes
     keep the cores busy (module docstring); False where it does not start."""
-    global _watching
+    global _watching, _base
     environ = os.environ if environ is None else environ
     with _lock:
         if _watching or _chosen or any(name in environ for name in BLAS_THREAD_VARIABLES) or not _lookup():
             return False
         if others_runnable() is None or usable_cores() < 2:
             return False  # no way to tell (not Linux), or nothing to cap
-        global _base
         if _base is None:
             _base = _lookup().get_threads()
         _watching = True
