@@ -259,3 +259,27 @@ def test_max_pool_and_its_gradient_with_ties_match_loops(shape, k, s, padding):
                     want_dx[b, best[0], best[1], ch] += g[b, i, j, ch]
     assert_oracle(got_y, want_y)
     assert_oracle(got_dx, want_dx, rtol=1e-6, atol=1e-6)
+
+
+def test_nchw_convolution_pooling_and_bias_match_nhwc():
+    """TensorFlow's CPU kernels refuse NCHW; distflow transposes in and out."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 9, 8))
+    f = rng.standard_normal((3, 2, 3, 4))
+    b = rng.standard_normal(4)
+
+    def nchw(t):
+        y = tf.nn.conv2d(t, f, [1, 1, 2, 1], "SAME", data_format="NCHW")
+        y = tf.nn.bias_add(y, b, data_format="NCHW")
+        return tf.nn.avg_pool(tf.nn.max_pool(y, [1, 1, 2, 2], [1, 1, 1, 1], "SAME", data_format="NCHW"),
+                              [1, 1, 2, 2], [1, 1, 2, 2], "VALID", data_format="NCHW")
+
+    def nhwc(t):
+        y = tf.nn.bias_add(tf.nn.conv2d(tf.transpose(t, [0, 2, 3, 1]), f, [1, 2, 1, 1], "SAME"), b)
+        y = tf.nn.avg_pool(tf.nn.max_pool(y, [1, 2, 2, 1], [1, 1, 1, 1], "SAME"), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        return tf.transpose(y, [0, 3, 1, 2])
+
+    assert_oracle(evaluate(nchw(tf.constant(x))), evaluate(nhwc(tf.constant(x))), rtol=1e-10)
+    check_gradients(nchw, [x], directions=2)
+    with pytest.raises(ValueError, match="data_format must be 'NHWC' or 'NCHW'"):
+        tf.nn.conv2d(tf.constant(x), f, [1, 1, 1, 1], "SAME", data_format="HWNC")

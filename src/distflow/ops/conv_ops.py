@@ -153,9 +153,33 @@ def _conv2d_backprop_filter_grad(op, grad):
             make_tensor("Conv2D", [x, grad], attrs))
 
 
-def _check_format(data_format):
+def _check_format(data_format, what: str = "this op"):
     if data_format not in (None, "NHWC"):
-        raise errors.UnimplementedError(None, None, f"Only data_format='NHWC' is supported, got {data_format!r}")
+        raise errors.UnimplementedError(None, None, f"{what}: only data_format='NHWC' is supported, got "
+                                                    f"{data_format!r}")
+
+
+def _is_nchw(data_format) -> bool:
+    """Whether an op that takes NCHW (by transposing to NHWC and back) was asked for it."""
+    if data_format not in (None, "NHWC", "NCHW"):
+        raise ValueError(f"data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
+    return data_format == "NCHW"
+
+
+def _nhwc_order(values, name: str):
+    """An NCHW-ordered [1, 1, h, w] attribute (strides, ksize, dilations) in NHWC order."""
+    values = list(values)
+    if len(values) != 4:
+        raise ValueError(f"{name} must have 4 entries for NCHW, got {values}")
+    return [values[0], values[2], values[3], values[1]]
+
+
+def _nchw(fn, x, name):
+    """``fn`` (an NHWC op) applied to NCHW ``x``: transposed in, and the result back.
+    TensorFlow's CPU kernels refuse NCHW; here it costs two transposes."""
+    with ops.name_scope(name, "nchw", [x]):
+        y = fn(array_ops.transpose(x, [0, 2, 3, 1], name="to_NHWC"))
+        return array_ops.transpose(y, [0, 3, 1, 2], name="to_NCHW")
 
 
 def _check_padding(padding) -> str:
@@ -167,9 +191,11 @@ def _check_padding(padding) -> str:
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
            data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None) -> ops.Tensor:
-    """2-D convolution of NHWC ``input`` with an [h, w, in, out] ``filter``."""
-    _check_format(data_format)
+    """2-D convolution of NHWC (or NCHW) ``input`` with an [h, w, in, out] ``filter``."""
     f = filter if filter is not None else filters
+    if _is_nchw(data_format):
+        return _nchw(lambda t: conv2d(t, f, _nhwc_order(strides, "strides"), padding,
+                                      dilations=_nhwc_order(dilations, "dilations")), input, name)
     x = ops.convert_to_tensor(input)
     f = ops.convert_to_tensor(f, dtype=x.dtype.base_dtype)
     if x.dtype.base_dtype not in FLOATS:
@@ -319,7 +345,9 @@ def _avg_pool_grad_grad(op, grad):
 
 
 def _pool(op_type, value, ksize, strides, padding, data_format, name):
-    _check_format(data_format)
+    if _is_nchw(data_format):
+        return _nchw(lambda t: _pool(op_type, t, _nhwc_order(ksize, "ksize"), _nhwc_order(strides, "strides"),
+                                     padding, "NHWC", None), value, name)
     x = ops.convert_to_tensor(value)
     if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"{op_type} needs a floating input, got {x.dtype.name}")
@@ -345,7 +373,7 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1), name=None,
                           filters=None) -> ops.Tensor:
     """The gradient of conv2d with respect to its input, of shape ``input_sizes``."""
-    _check_format(data_format)
+    _check_format(data_format, "conv2d's gradients and transpose")
     f = ops.convert_to_tensor(filter if filter is not None else filters)
     dy = ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)
     sizes = ops.convert_to_tensor(input_sizes, dtype=dtypes.int32)
@@ -356,7 +384,7 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, use_cudnn_on_gpu=True,  # noqa: A002
                            data_format="NHWC", dilations=(1, 1, 1, 1), name=None) -> ops.Tensor:
     """The gradient of conv2d with respect to its filter, of shape ``filter_sizes``."""
-    _check_format(data_format)
+    _check_format(data_format, "conv2d's gradients and transpose")
     x = ops.convert_to_tensor(input)
     dy = ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)
     sizes = ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32)

@@ -332,10 +332,17 @@ def _bias_add_grad_grad(op, grad):
 
 
 def bias_add(value, bias, data_format=None, name=None) -> ops.Tensor:
-    if data_format not in (None, "NHWC", "N...C"):
-        raise errors.UnimplementedError(None, None, f"bias_add supports data_format NHWC only, got {data_format}")
+    """``value + bias`` along the channels: the last dimension, or the second with NCHW."""
+    if data_format not in (None, "NHWC", "N...C", "NCHW", "NC..."):
+        raise ValueError(f"bias_add: data_format must be NHWC or NCHW, got {data_format!r}")
     value = float_input("BiasAdd", value)
     bias = ops.convert_to_tensor(bias, dtype=value.dtype.base_dtype)
+    if data_format in ("NCHW", "NC..."):
+        if value.shape.ndims is None or value.shape.ndims < 2:
+            raise ValueError(f"bias_add with {data_format} needs a value of known rank >= 2, got {value.shape}")
+        with ops.name_scope(name, "BiasAdd", [value, bias]) as scope:
+            channels = array_ops.reshape(bias, [-1] + [1] * (value.shape.ndims - 2))
+            return math_ops.add(value, channels, name=scope or None)
     return make_tensor("BiasAdd", [value, bias], None, name or "BiasAdd")
 
 
