@@ -43,6 +43,7 @@ class _TaskPart(NamedTuple):
     task: Task
     graph_handle: str
     feed_positions: list[int]  # positions in the step's feeds that this task takes
+    feed_names: tuple[str, ...]  # the placeholders those feeds go to in this task's graph
     fetch_names: tuple[str, ...]  # the tensors it returns, in order
 
 
@@ -228,18 +229,18 @@ class Master:
         step_id = random.getrandbits(62) + 1
         session.running[step_id] = step
         try:
-            return step_id, self._run_step(step, step_id, feed_names, feeds, len(fetch), timeout_in_ms,
+            return step_id, self._run_step(step, step_id, feeds, len(fetch), timeout_in_ms,
                                            accept_parked)
         finally:
             session.running.pop(step_id, None)
 
-    def _run_step(self, step: _Step, step_id: int, feed_names: tuple, feeds: list, num_fetches: int,
-                  timeout_in_ms: int, accept_parked: bool) -> list:
+    def _run_step(self, step: _Step, step_id: int, feeds: list, num_fetches: int, timeout_in_ms: int,
+                  accept_parked: bool) -> list:
         calls = {}
         for name, part in step.parts.items():
             calls[name] = (part.task.run_graph, RunGraphCall(
-                part.graph_handle, step_id, tuple(_feed_node_name(feed_names[pos]) + ":0" for pos in part.feed_positions),
-                [feeds[pos] for pos in part.feed_positions], part.fetch_names, timeout_in_ms, accept_parked))
+                part.graph_handle, step_id, part.feed_names, [feeds[pos] for pos in part.feed_positions],
+                part.fetch_names, timeout_in_ms, accept_parked))
         # One task runs on this thread (no hand-off); several run at once on the pool.
         start = _call_here if len(calls) == 1 else self._pool.submit
         futures = {name: start(*call) for name, call in calls.items()}
@@ -303,7 +304,9 @@ class Master:
                     fetch_sources[pos] = _FetchSource(task_name, len(local_fetches))
                     local_fetches.append(f"{name}:{index}")
             task = self.tasks.task(task_name)
-            parts[task_name] = _TaskPart(task, task.register_graph(graph_def), feed_positions, tuple(local_fetches))
+            placeholders = tuple(_feed_node_name(feed_names[pos]) + ":0" for pos in feed_positions)
+            parts[task_name] = _TaskPart(task, task.register_graph(graph_def), feed_positions, placeholders,
+                                         tuple(local_fetches))
         return _Step(parts, fetch_sources, fed_fetches)
 
 
