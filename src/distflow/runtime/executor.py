@@ -31,7 +31,8 @@ _log = logging.getLogger("distflow")
 
 # DISTFLOW_DEBUG=1 prints how each newly compiled step runs (form, rewrites); 2 also
 # prints every kernel call of every step with its time.
-DEBUG = int(os.environ.get("DISTFLOW_DEBUG", "0")) if os.environ.get("DISTFLOW_DEBUG", "0").isdigit() else 1
+_DEBUG_VALUE = os.environ.get("DISTFLOW_DEBUG", "").strip()
+DEBUG = int(_DEBUG_VALUE) if _DEBUG_VALUE.isdigit() else (1 if _DEBUG_VALUE else 0)
 
 # Ops that do nothing at run time once their inputs are ordered.
 _FREE_OPS = frozenset({"NoOp"})
