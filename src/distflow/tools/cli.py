@@ -1,4 +1,4 @@
-"""The ``distflow`` command: ``launch`` a local cluster, or run one ``server`` task."""
+"""The ``distflow`` command: a ``demo``, ``launch`` a local cluster, or run one ``server`` task."""
 
 from __future__ import annotations
 
@@ -40,6 +40,15 @@ def main(argv=None) -> int:
     launch.add_argument("--workers", type=_count(1), default=2, help="worker tasks (default 2)")
     launch.add_argument("--chief", action="store_true", help="add a 'chief' task")
     launch.add_argument("--logdir", help="also write each task's output to DIR/<job>-<index>.log")
+    demo = sub.add_parser("demo", help="train a digits classifier on a local cluster, and watch it",
+                          description="Starts a local cluster (1 ps and 2 workers by default) that trains a "
+                                      "digits classifier with between-graph replication; shows each worker's "
+                                      "progress and a final table; writes TensorBoard logs.")
+    demo.add_argument("--ps", type=_count(1), default=1, help="parameter-server tasks (default 1)")
+    demo.add_argument("--workers", type=_count(1), default=2, help="worker tasks (default 2)")
+    demo.add_argument("--sync", action="store_true", help="synchronous updates (SyncReplicasOptimizer)")
+    demo.add_argument("--steps", type=_count(1), default=3000, help="global steps (default 3000)")
+    demo.add_argument("--logdir", help="where the TensorBoard events and task logs go (default: a new temp dir)")
     server = sub.add_parser("server", help="run one task's server until it is stopped")
     server.add_argument("--cluster", required=True, help='JSON, e.g. {"ps": ["127.0.0.1:2222"]}')
     server.add_argument("--job", required=True)
@@ -51,6 +60,10 @@ def main(argv=None) -> int:
         from .launcher import launch as run  # noqa: PLC0415
 
         return run(command, args.ps, args.workers, args.chief, logdir=args.logdir)
+    if args.cmd == "demo":
+        from .demo import run as demo_run  # noqa: PLC0415
+
+        return demo_run(args.ps, args.workers, args.sync, args.steps, args.logdir)
     from ..distributed.server import Server  # noqa: PLC0415
 
     srv = Server(json.loads(args.cluster), job_name=args.job, task_index=args.task)

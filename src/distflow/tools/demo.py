@@ -1,0 +1,128 @@
+"""``distflow demo``: a local cluster trains a digits classifier, and you watch it.
+
+Starts 1 ps and 2 workers (``--ps``, ``--workers``) through the launcher, each running
+``distflow.tools.demo_task``: between-graph replication, variables on the ps, updates
+asynchronous or, with ``--sync``, synchronous. While it trains, one line per worker shows
+its global step, loss and samples/s (a bar that redraws itself on a terminal, plain lines
+otherwise); at the end a table gives the test accuracy, the steps, the cluster's
+throughput and the wall time. The log directory holds TensorBoard's event files (the
+loss, the accuracy, the graph with each op's device) and each task's output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+
+from .launcher import launch
+
+BATCH = 64
+
+
+class Progress:
+    """What the launcher writes, read line by line: workers' progress and results become a
+    display; anything else passes through."""
+
+    def __init__(self, workers: int, steps: int, stream, live: bool):
+        self.steps, self.stream, self.live = steps, stream, live
+        self.state = {i: None for i in range(workers)}
+        self.results: dict[int, dict] = {}
+        self._pending = ""
+        self._drawn = 0
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            self._pending += text
+            while "\n" in self._pending:
+                line, self._pending = self._pending.split("\n", 1)
+                self._line(line)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def _line(self, line: str) -> None:
+        task, _, message = line.partition("] ")
+        kind, _, payload = message.partition(" ")
+        if task.startswith("[worker:") and kind in ("progress", "result"):
+            index = int(task[len("[worker:"):])
+            try:
+                values = json.loads(payload)
+            except ValueError:
+                values = None
+            if values is not None:
+                if kind == "result":
+                    self.results[index] = values
+                else:
+                    self.state[index] = values
+                    self._show(index)
+                return
+        self._clear()
+        self.stream.write(line + "\n")
+        self._redraw()
+
+    def _text(self, index: int) -> str:
+        s = self.state[index]
+        if s is None:
+            return f"worker {index}: starting"
+        done = min(1.0, s["step"] / max(1, self.steps))
+        bar = "#" * int(done * 20) + "." * (20 - int(done * 20))
+        return (f"worker {index} [{bar}] step {s['step']:>5}/{self.steps}  loss {s['loss']:.4f}  "
+                f"{s['samples_per_sec']:>7.0f} samples/s")
+
+    def _show(self, index: int) -> None:
+        if self.live:
+            self._clear()
+            self._redraw()
+        else:
+            s = self.state[index]
+            self.stream.write(f"worker {index}: step {s['step']}/{self.steps}, loss {s['loss']:.4f}, "
+                              f"{s['samples_per_sec']:.0f} samples/s\n")
+        self.stream.flush()
+
+    def _clear(self) -> None:
+        if self.live and self._drawn:
+            self.stream.write(f"\x1b[{self._drawn}F\x1b[J")  # up to the first progress line, erase below
+            self._drawn = 0
+
+    def _redraw(self) -> None:
+        if self.live:
+            lines = [self._text(i) for i in self.state]
+            self.stream.write("\n".join(lines) + "\n")
+            self._drawn = len(lines)
+
+
+def run(ps: int = 1, workers: int = 2, sync: bool = False, steps: int = 3000, logdir: str | None = None,
+        stream=None) -> int:
+    """Runs the demo; the launcher's exit code (0 when every task succeeded)."""
+    stream = stream or sys.stdout
+    logdir = os.path.abspath(logdir or tempfile.mkdtemp(prefix="distflow-demo-"))
+    os.makedirs(logdir, exist_ok=True)
+    mode = "synchronous" if sync else "asynchronous"
+    stream.write(f"distflow demo: {ps} ps + {workers} workers, {mode} updates, {steps} global steps; "
+                 f"logs in {logdir}\n")
+    progress = Progress(workers, steps, stream, live=stream.isatty() if hasattr(stream, "isatty") else False)
+    command = [sys.executable, "-m", "distflow.tools.demo_task", "--steps", str(steps), "--logdir", logdir]
+    start = time.monotonic()
+    code = launch(command + (["--sync"] if sync else []), ps, workers, out=progress,
+                  logdir=os.path.join(logdir, "tasks"))
+    wall = time.monotonic() - start
+    chief = progress.results.get(0, {})
+    if code != 0 or "test_accuracy" not in chief:
+        stream.write(f"the demo failed (exit code {code}); each task's output is in {os.path.join(logdir, 'tasks')}\n")
+        return code or 1
+    local = [progress.results[i]["local_steps"] for i in sorted(progress.results)]
+    train_secs = max(r["train_secs"] for r in progress.results.values())
+    rows = [("test accuracy", f"{chief['test_accuracy']:.4f}"),
+            ("global steps", f"{chief['global_step']}"),
+            ("worker steps", " + ".join(str(n) for n in local)),
+            ("throughput", f"{sum(local) * BATCH / train_secs:,.0f} samples/s (all workers)"),
+            ("wall time", f"{wall:.1f} s")]
+    stream.write("\n" + "\n".join(f"  {name:<14} {value}" for name, value in rows) + "\n")
+    stream.write(f"\nTensorBoard: tensorboard --logdir {logdir}\n")
+    stream.flush()
+    return 0
