@@ -1,4 +1,5 @@
-"""The ``distflow`` command: a ``demo``, ``launch`` a local cluster, or run one ``server`` task."""
+"""The ``distflow`` command: a ``demo``, ``launch`` a local cluster, run one ``server`` task, or
+draw a ``graph``."""
 
 from __future__ import annotations
 
@@ -22,12 +23,18 @@ def _count(minimum: int):
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["graph"]:  # its own parser: a script's arguments follow it
+        from .graph import main as graph_main  # noqa: PLC0415
+
+        return graph_main(argv[1:])
     command = []
     if "--" in argv:
         split = argv.index("--")
         argv, command = argv[:split], argv[split + 1:]
     parser = argparse.ArgumentParser(prog="distflow")
     sub = parser.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("graph", help="draw a graph (GraphDef, meta graph or script) as SVG, by task and device",
+                   add_help=False)
     launch = sub.add_parser(
         "launch", help="start a local cluster running one command per task",
         usage="distflow launch [--ps N] [--workers N] [--chief] [--logdir DIR] -- COMMAND [ARGS ...]",
@@ -48,7 +55,8 @@ def main(argv=None) -> int:
     demo.add_argument("--workers", type=_count(1), default=2, help="worker tasks (default 2)")
     demo.add_argument("--sync", action="store_true", help="synchronous updates (SyncReplicasOptimizer)")
     demo.add_argument("--steps", type=_count(1), default=3000, help="global steps (default 3000)")
-    demo.add_argument("--logdir", help="where the TensorBoard events and task logs go (default: a new temp dir)")
+    demo.add_argument("--logdir", help="where the TensorBoard events, checkpoints and task logs go (default: a new "
+                                       "temp dir; one with a checkpoint resumes from it)")
     server = sub.add_parser("server", help="run one task's server until it is stopped")
     server.add_argument("--cluster", required=True, help='JSON, e.g. {"ps": ["127.0.0.1:2222"]}')
     server.add_argument("--job", required=True)

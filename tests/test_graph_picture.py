@@ -1,0 +1,64 @@
+"""``distflow graph``: SVG pictures of graphs, grouped by task and device."""
+
+import html
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import distflow as tf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+
+
+def graph_cli(*args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    return subprocess.run([sys.executable, "-m", "distflow.tools.cli", "graph", *args], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=ROOT)
+
+
+def between_graph(path):
+    """A between-graph model: variables on two ps tasks, the computation on the worker."""
+    cluster = tf.train.ClusterSpec({"ps": ["h0:2222", "h1:2222"], "worker": ["h2:2222"]})
+    with tf.Graph().as_default() as g:
+        with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device="/job:worker/task:0")):
+            x = tf.placeholder(tf.float32, [None, 4], name="x")
+            w = tf.Variable(tf.zeros([4, 3]), name="w")
+            b = tf.Variable(tf.zeros([3]), name="b")
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b))
+            tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        tf.train.write_graph(g, os.path.dirname(path), os.path.basename(path))
+        return g.as_graph_def()
+
+
+@needs_dot
+def test_every_op_is_drawn_in_one_box_per_task_and_device(tmp_path):
+    graph_def = between_graph(str(tmp_path / "model.pbtxt"))
+    out = graph_cli(str(tmp_path / "model.pbtxt"), "-o", str(tmp_path / "model.svg"))
+    assert out.returncode == 0, out.stderr
+    svg = html.unescape((tmp_path / "model.svg").read_text())
+    for node in graph_def.node:
+        assert f">{node.name}<" in svg, node.name
+    devices = {(n.device.split("/device:")[0], n.device) for n in graph_def.node if n.device}
+    tasks = {task for task, _ in devices}
+    assert tasks == {"/job:ps/task:0", "/job:ps/task:1", "/job:worker/task:0"}
+    assert svg.count('class="cluster"') == len(tasks) + len(devices)
+    assert 'stroke="#cc3333"' in svg and "stroke-dasharray" in svg  # edges between devices, dashed red
+
+
+@needs_dot
+def test_a_script_is_drawn_up_to_its_first_session_and_scopes_collapse(tmp_path):
+    out = graph_cli("examples/in_graph_training.py", "-o", str(tmp_path / "in_graph.svg"), "--depth", "1",
+                    "--", "--devices", "/gpu:0,/gpu:1")
+    assert out.returncode == 0, out.stderr
+    svg = html.unescape((tmp_path / "in_graph.svg").read_text())
+    assert "ops)<" in svg  # a collapsed scope says how many ops it holds
+    assert ">GPU:0<" in svg and ">GPU:1<" in svg
+
+
+def test_without_a_source_file_it_says_so():
+    out = graph_cli("no/such/graph.pbtxt")
+    assert out.returncode == 2 and "no/such/graph.pbtxt: no such file" in out.stderr
