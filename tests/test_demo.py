@@ -1,6 +1,7 @@
 """``distflow demo``, the README's first command: a local cluster trains, and shows it."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -37,6 +38,9 @@ def test_the_demo_trains_reports_and_leaves_events_tensorboard_reads(tmp_path, m
     devices = {node.device for node in events.Graph().node}
     assert any("/job:ps/" in d for d in devices) and any("/job:worker/" in d for d in devices)
     assert sorted(os.listdir(tmp_path / "tasks")) == ["ps-0.log", "worker-0.log", "worker-1.log"]
+    if shutil.which("dot"):
+        assert f"The graph, by task and device: {tmp_path / 'graph.svg'}" in out.stdout
+        assert "/job:ps/task:0" in (tmp_path / "graph.svg").read_text()
 
 
 def test_bad_demo_arguments_are_one_line_errors():

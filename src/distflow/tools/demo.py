@@ -6,18 +6,21 @@ asynchronous or, with ``--sync``, synchronous. While it trains, one line per wor
 its global step, loss and samples/s (a bar that redraws itself on a terminal, plain lines
 otherwise); at the end a table gives the test accuracy, the steps, the cluster's
 throughput and the wall time. The log directory holds TensorBoard's event files (the
-loss, the accuracy, the graph with each op's device) and each task's output.
+loss, the accuracy, the graph with each op's device), each task's output, and, where
+Graphviz is installed, graph.svg: the worker's graph by task and device.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
 import time
 
+from .graph import load, render, to_dot
 from .launcher import launch
 
 BATCH = 64
@@ -96,6 +99,15 @@ class Progress:
             self._drawn = len(lines)
 
 
+def _draw(logdir: str) -> str | None:
+    """The chief's graph as SVG in ``logdir``, where Graphviz is installed; its path."""
+    if shutil.which("dot") is None or not os.path.exists(os.path.join(logdir, "graph.pbtxt")):
+        return None
+    out = os.path.join(logdir, "graph.svg")
+    render(to_dot(load(os.path.join(logdir, "graph.pbtxt")), depth=1), out)
+    return out
+
+
 def run(ps: int = 1, workers: int = 2, sync: bool = False, steps: int = 3000, logdir: str | None = None,
         stream=None) -> int:
     """Runs the demo; the launcher's exit code (0 when every task succeeded)."""
@@ -123,6 +135,9 @@ def run(ps: int = 1, workers: int = 2, sync: bool = False, steps: int = 3000, lo
             ("throughput", f"{sum(local) * BATCH / train_secs:,.0f} samples/s (all workers)"),
             ("wall time", f"{wall:.1f} s")]
     stream.write("\n" + "\n".join(f"  {name:<14} {value}" for name, value in rows) + "\n")
+    picture = _draw(logdir)
+    if picture:
+        stream.write(f"\nThe graph, by task and device: {picture}")
     stream.write(f"\nTensorBoard: tensorboard --logdir {logdir}\n")
     stream.flush()
     return 0

@@ -63,6 +63,8 @@ def main(argv=None) -> None:
             hooks.append(opt.make_session_run_hook(is_chief))
         train_op = opt.minimize(loss, global_step=global_step)
 
+    if is_chief:  # the worker's graph, placed by replica_device_setter, for `distflow graph`
+        tf.train.write_graph(tf.get_default_graph(), args.logdir, "graph.pbtxt")
     stream = batches(x_train, y_train, args.batch_size, seed=index)
     config = tf.ConfigProto(device_filters=["/job:ps", me])
     local_steps, start = 0, time.monotonic()
