@@ -56,16 +56,7 @@ def build(tf, mode):
     train, config = train_op(tf, opt, build_model, x, y, mode, "mlp")
     sess = tf.Session(config=config)
     sess.run(tf.global_variables_initializer())
-    feed = {x: xv, y: yv}
-    for _ in range(10):
-        sess.run(train, feed)
-
-    def timed_round(steps):
-        start = time.perf_counter()
-        for _ in range(steps):
-            sess.run(train, feed)
-        return steps * BATCH / (time.perf_counter() - start)
-    return timed_round
+    return timed_rounds(sess, train, {x: xv, y: yv}, BATCH)
 
 
 def measure(tf, mode, steps, rounds=7):

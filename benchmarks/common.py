@@ -81,9 +81,12 @@ class TensorFlowProcess:
         self.close()
 
 
-# A training op for one device or for in-graph towers, written once for both libraries (a
+# A training op for one device or for in-graph towers, and its timing, written once for both libraries (a
 # benchmark body includes this text; `tf` is distflow or tf.compat.v1 there).
 TOWERS = r'''
+import time
+
+
 def train_op(tf, opt, build_model, x, y, mode, scope, devices=("/cpu:0", "/cpu:1")):
     """(train op, ConfigProto): ``build_model(tf, x, y) -> loss`` on one device, or on
     towers that split the batch over ``devices``, their gradients averaged and applied once."""
@@ -104,4 +107,18 @@ def train_op(tf, opt, build_model, x, y, mode, scope, devices=("/cpu:0", "/cpu:1
     # "intra 1": one BLAS/intra-op thread per partition, the two partitions at once
     intra = {"intra_op_parallelism_threads": 1, "inter_op_parallelism_threads": 2} if "intra 1" in mode else {}
     return train, tf.ConfigProto(device_count={"CPU": len(devices)}, **intra)
+
+
+def timed_rounds(sess, train, feed, batch):
+    """After 10 warm-up steps, a function that runs ``steps`` steps and returns samples/s."""
+    for _ in range(10):
+        sess.run(train, feed)
+
+    def timed_round(steps):
+        start = time.perf_counter()
+        for _ in range(steps):
+            sess.run(train, feed)
+        return steps * batch / (time.perf_counter() - start)
+    timed_round.session, timed_round.train, timed_round.feed = sess, train, feed
+    return timed_round
 '''
