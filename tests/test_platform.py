@@ -208,3 +208,44 @@ def test_a_missing_tensorflow_name_says_distflow_does_not_implement_it(namespace
                                              f"'tf.{namespace + '.' if namespace else ''}{name}'.*docs/compat.md"):
         getattr(module, name)
     assert not hasattr(module, name)
+
+
+def test_info_shows_on_a_terminal_and_not_in_a_pipe(tmp_path):
+    """A script run from a terminal shows distflow's INFO messages (checkpoints, progress);
+    one whose stderr is a pipe or a file keeps the WARN threshold."""
+    import shutil
+    import subprocess
+    import sys
+
+    program = tmp_path / "p.py"
+    program.write_text("import logging\nimport distflow as tf\n"
+                       "logging.getLogger('distflow').info('saving checkpoints')\n")
+    piped = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and "saving checkpoints" not in piped.stderr
+    if shutil.which("script") is None:
+        pytest.skip("no `script` command to give the program a terminal")
+    on_terminal = subprocess.run(["script", "-q", "-c", f"{sys.executable} {program}", "/dev/null"],
+                                 capture_output=True, text=True, timeout=120)
+    assert "saving checkpoints" in on_terminal.stdout and "] saving checkpoints" in on_terminal.stdout
+
+
+def test_a_program_that_configures_logging_keeps_its_own_settings():
+    import io
+    import logging
+
+    from distflow.platform import tf_logging
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    logger = logging.getLogger("distflow")
+    assert not tf_logging.show_info_on_terminal(io.StringIO())  # not a terminal
+    if logger.level == logging.NOTSET and not logger.handlers and not logging.getLogger().handlers:
+        saved = logger.level
+        try:
+            logging.getLogger().addHandler(logging.NullHandler())  # the program configured logging
+            assert not tf_logging.show_info_on_terminal(Terminal())
+        finally:
+            logging.getLogger().handlers.pop()
+            logger.setLevel(saved)

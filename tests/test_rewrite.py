@@ -485,7 +485,7 @@ def test_the_form_a_step_runs_in_and_its_rewrites_are_logged_once(caplog, inter_
         config = tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=inter_op)
         with tf.Session(config=config) as sess:
             sess.run(tf.global_variables_initializer())
-            with caplog.at_level("INFO", logger="distflow"):
+            with caplog.at_level("DEBUG", logger="distflow"):
                 for _ in range(16):
                     sess.run(train, feed)
             step = list(sess._steps.values())[-1].plan

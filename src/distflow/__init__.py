@@ -144,6 +144,8 @@ from .platform import app, gfile  # noqa: E402
 from .platform import flags  # noqa: E402
 from .platform import tf_logging as logging  # noqa: E402
 
+logging.show_info_on_terminal()
+
 __version__ = version.VERSION
 VERSION = version.VERSION
 GIT_VERSION = version.GIT_VERSION

@@ -2,8 +2,11 @@
 
 Every message of distflow itself (hooks, checkpoints, sessions waiting for peers) goes
 to the same logger, so ``tf.logging.set_verbosity(tf.logging.INFO)`` shows them as it
-did in TF 1.x. As there, the default threshold is WARN and messages go to stderr with
-the level letter, time and source line.
+did in TF 1.x. Messages go to stderr with the level letter, time and source line. The
+threshold: INFO for a program run from a terminal (its stderr is one) that has not
+configured Python logging itself, so that training progress, checkpoints and waits for
+other tasks show as TF 1.x programs printed them; WARN otherwise (a pipe, a log file, a
+test), until the program says.
 """
 
 from __future__ import annotations
@@ -54,6 +57,19 @@ def get_logger() -> _logging.Logger:
             if logger.level == _logging.NOTSET:
                 logger.setLevel(WARN)
     return logger
+
+
+def show_info_on_terminal(stream=None) -> bool:
+    """At import: INFO as the threshold if ``stream`` (stderr) is a terminal and nothing
+    configured logging yet (the module docstring); whether it did."""
+    stream = sys.stderr if stream is None else stream
+    logger = _logging.getLogger("distflow")
+    interactive = getattr(stream, "isatty", lambda: False)()
+    if not interactive or logger.level != _logging.NOTSET or logger.handlers or _logging.getLogger().handlers:
+        return False
+    logger.setLevel(INFO)
+    get_logger()
+    return True
 
 
 def log(level: int, msg, *args, **kwargs) -> None:

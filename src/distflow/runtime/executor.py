@@ -533,7 +533,7 @@ class StepPlan:
     concurrently; otherwise ``inter_op_parallelism_threads=1`` means sequential and
     2 or more means concurrent.
 
-    Which form runs, why, and which rewrites fired in it is logged once per step (INFO on
+    Which form runs, why, and which rewrites fired in it is logged once per step (DEBUG on
     the "distflow" logger; on stderr with ``DISTFLOW_DEBUG=1``) and kept in ``choice``.
     """
 
@@ -640,7 +640,7 @@ class StepPlan:
 
 def log_compiled(label: str, what: str) -> None:
     """Says once, for a newly compiled step, how it will run."""
-    _log.info("%s: %s", label, what)
+    _log.debug("%s: %s", label, what)
     if DEBUG >= 1:
         print(f"distflow: {label}: {what}", file=sys.stderr, flush=True)
 
