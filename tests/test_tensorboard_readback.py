@@ -43,3 +43,21 @@ def test_tensorboard_reads_graph_scalars_histograms_and_images(tmp_path):
     assert {"x", "w", "loss"} <= {node.name for node in graph.node}
     assert events.Images("picture/image")[0].width == 4
     assert events.Histograms("weights")[0].histogram_value.num == 2
+
+
+def test_the_graph_tensorboard_reads_shows_where_a_session_placed_each_op(tmp_path):
+    with tf.Graph().as_default() as g:
+        a = tf.constant(2.0, name="a")
+        with tf.device("/cpu:1"):
+            b = tf.multiply(a, 3.0, name="b")
+        c = tf.add(b, 1.0, name="c")
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(c)
+        writer = tf.summary.FileWriter(str(tmp_path))
+        writer.add_graph(g)
+        writer.close()
+    events = event_accumulator.EventAccumulator(str(tmp_path))
+    events.Reload()
+    devices = {node.name: node.device for node in events.Graph().node}
+    assert devices["b"] == "/job:localhost/replica:0/task:0/device:CPU:1"
+    assert devices["a"] == devices["c"] == "/job:localhost/replica:0/task:0/device:CPU:0"

@@ -163,7 +163,7 @@ class Operation:
     """A node of the graph: a type, inputs, control inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_id", "_reg", "__weakref__")
+                 "_attrs", "_device", "_assigned_device", "_id", "_reg", "__weakref__")
 
     def __init__(self, graph: "Graph", name: str, op_type: str, inputs: list[Tensor],
                  attrs: dict, reg: registry.OpRegistration):
@@ -175,6 +175,7 @@ class Operation:
         self._outputs: tuple[Tensor, ...] = ()
         self._attrs = attrs
         self._device = ""
+        self._assigned_device = ""  # where a local session placed it last (what pictures of the graph show)
         self._id = -1
         self._reg = reg
 

@@ -63,6 +63,7 @@ class Placer:
         else:
             device = self._resolve(op)
         self._placed[op] = device
+        op._assigned_device = device.name
         if self._log:
             note = " (simulated GPU, CPU kernels)" if device.simulated else ""
             print(f"{op.name}: ({op.type}): {device.name}{note}", file=self._log_stream or sys.stderr)

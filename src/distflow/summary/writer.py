@@ -84,10 +84,15 @@ class FileWriter:
         self.add_event(event)
 
     def add_graph(self, graph=None, global_step=None, graph_def=None) -> None:
-        """Adds the graph (for TensorBoard's graph view); each node carries its device."""
+        """Adds the graph (for TensorBoard's graph view). Each node carries its device: the
+        one a session of this process placed it on, where one did, else the one it asked for."""
         if graph_def is None:
             graph = graph if graph is not None else ops.get_default_graph()
             graph_def = graph.as_graph_def(add_shapes=True)
+            for node in graph_def.node:
+                assigned = graph.get_operation_by_name(node.name)._assigned_device
+                if assigned:
+                    node.device = assigned
         event = pb.Event(wall_time=time.time(), graph_def=graph_def.SerializeToString())
         if global_step is not None:
             event.step = int(global_step)
