@@ -3,6 +3,7 @@
 import json
 import os
 import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -49,7 +50,9 @@ def test_files_are_safetensors_with_a_json_index(tmp_path):
     begin, end = header["a"]["data_offsets"]
     np.testing.assert_array_equal(np.frombuffer(raw[8 + n + begin:8 + n + end], "<f4"), np.arange(6))
     index = json.loads((tmp_path / "m.index").read_text())
-    assert index["tensors"]["a"] == {"shard": 0, "dtype": "F32", "shape": [2, 3]}
+    checksum = f"{zlib.crc32(raw[8 + n + begin:8 + n + end]):08x}"  # of the tensor's bytes, in both places
+    assert header["__metadata__"]["crc32:a"] == checksum
+    assert index["tensors"]["a"] == {"shard": 0, "dtype": "F32", "shape": [2, 3], "crc32": checksum}
     assert tf.train.list_variables(path) == [("a", [2, 3]), ("b", [])]
     np.testing.assert_array_equal(tf.train.load_variable(path, "a"), np.arange(6).reshape(2, 3))
     safetensors_numpy = pytest.importorskip("safetensors.numpy")
@@ -118,3 +121,45 @@ def test_a_string_variable_cannot_be_saved(tmp_path):
     with pytest.raises(tf.errors.InvalidArgumentError, match="numeric and bool"):
         io_ops.write_safetensors(str(tmp_path / "s"), {"s": np.array([b"x"], dtype=object)})
     assert os.listdir(tmp_path) == []  # nothing half-written left behind
+
+
+def test_a_damaged_tensor_is_data_loss_naming_the_file_and_the_tensor(tmp_path):
+    a, b = make_vars()
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "m"))
+        data = tmp_path / "m.data-00000-of-00001"
+        raw = bytearray(data.read_bytes())
+        raw[-9] ^= 0x01  # one bit of a's last element (b, an int64, is the last 8 bytes)
+        data.write_bytes(bytes(raw))
+        with pytest.raises(tf.errors.DataLossError, match=r"m\.data-00000-of-00001 is damaged: the bytes of tensor a"):
+            saver.restore(sess, path)
+
+
+def test_training_resumes_from_the_newest_intact_checkpoint(tmp_path, caplog):
+    """The newest checkpoint is damaged: a MonitoredTrainingSession restores the one before
+    it, with a warning, instead of starting from step 0."""
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        v = tf.Variable(0.0, name="v")
+        bump = tf.group(tf.assign_add(v, 1.0), tf.assign_add(step, 1))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for i in range(3):
+                sess.run(bump)
+                saver.save(sess, str(tmp_path / "model.ckpt"), global_step=i + 1)
+    newest = tmp_path / "model.ckpt-3.data-00000-of-00001"
+    raw = bytearray(newest.read_bytes())
+    raw[-1] ^= 0xFF
+    newest.write_bytes(bytes(raw))
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        v = tf.Variable(0.0, name="v")
+        with caplog.at_level("WARNING", logger="distflow"), \
+                tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_checkpoint_steps=None,
+                                                  save_checkpoint_secs=None) as sess:
+            assert sess.run([step, v]) == [2, 2.0]
+    assert any("Restored" in r.getMessage() and "model.ckpt-2" in r.getMessage() and "model.ckpt-3" in r.getMessage()
+               for r in caplog.records)

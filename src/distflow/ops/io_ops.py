@@ -6,7 +6,13 @@ A checkpoint ``<prefix>`` is:
   little-endian header length, a JSON header naming each tensor's dtype, shape and byte
   range, then the raw little-endian bytes). Any safetensors reader opens them.
 - ``<prefix>.index``: a small JSON file naming the shards and, for every tensor, its
-  shard, dtype and shape. It is written last: a checkpoint exists once its index does.
+  shard, dtype, shape and checksum. It is written last: a checkpoint exists once its
+  index does.
+
+Every tensor's bytes carry a CRC-32 (zlib's), in its shard's safetensors header
+(``__metadata__``, as ``crc32:<name>``) and in the index; a restore checks it, and a
+tensor whose bytes changed on disk is a DataLossError naming the file and the tensor,
+never wrong values.
 
 Every file is written to a temporary name in the same directory, flushed to disk and
 renamed into place, so a process killed mid-save leaves the previous checkpoint whole
@@ -23,6 +29,7 @@ import json
 import os
 import struct
 import uuid
+import zlib
 
 import numpy as np
 
@@ -33,6 +40,7 @@ from . import array_ops
 from .op_util import make_op
 
 INDEX_FORMAT = "distflow-checkpoint"
+_CHECKSUM = "crc32:"  # the key prefix of a tensor's checksum in a shard's __metadata__
 INDEX_VERSION = 1
 
 # safetensors dtype names
@@ -93,6 +101,7 @@ def atomic_write(path: str, write) -> None:
 
 def write_safetensors(path: str, tensors: dict[str, np.ndarray]) -> None:
     header: dict = {}
+    checksums: dict[str, str] = {}
     offset = 0
     arrays = []
     for name in sorted(tensors):
@@ -103,8 +112,10 @@ def write_safetensors(path: str, tensors: dict[str, np.ndarray]) -> None:
                                               "checkpoints hold numeric and bool tensors")
         arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
         header[name] = {"dtype": st, "shape": list(arr.shape), "data_offsets": [offset, offset + arr.nbytes]}
+        checksums[_CHECKSUM + name] = f"{zlib.crc32(memoryview(arr.reshape(-1)).cast('B')):08x}"
         offset += arr.nbytes
         arrays.append(arr)
+    header["__metadata__"] = checksums
     raw = json.dumps(header, separators=(",", ":")).encode()
     raw += b" " * (-len(raw) % 8)  # the data starts 8-byte aligned
 
@@ -132,7 +143,10 @@ def read_safetensors_header(path: str) -> tuple[dict, int]:
         raise errors.NotFoundError(None, None, f"checkpoint data file {path} not found") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: {e}") from None
-    header.pop("__metadata__", None)
+    metadata = header.pop("__metadata__", None) or {}
+    for key, value in metadata.items():  # each tensor's checksum goes with its entry
+        if key.startswith(_CHECKSUM) and isinstance(header.get(key[len(_CHECKSUM):]), dict):
+            header[key[len(_CHECKSUM):]]["crc32"] = value
     return header, 8 + n
 
 
@@ -150,8 +164,13 @@ def read_tensor(f, path: str, name: str, header: dict, data_start: int) -> np.nd
         raise errors.DataLossError(None, None, f"tensor {name} in {path}: {end - begin} bytes for shape {shape}")
     value = np.empty(shape, dtype.newbyteorder("<"))
     f.seek(data_start + begin)
-    if f.readinto(memoryview(value.reshape(-1)).cast("B")) != end - begin:
+    raw = memoryview(value.reshape(-1)).cast("B")
+    if f.readinto(raw) != end - begin:
         raise errors.DataLossError(None, None, f"checkpoint data file {path} is truncated (tensor {name})")
+    want = entry.get("crc32")
+    if want is not None and f"{zlib.crc32(raw):08x}" != want:
+        raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: the bytes of tensor "
+                                   f"{name} do not match their checksum")
     return value.astype(dtype, copy=False)
 
 
@@ -164,6 +183,8 @@ def write_index(prefix: str, num_shards: int) -> None:
             if name in tensors:
                 raise errors.InvalidArgumentError(None, None, f"tensor {name} is in two shards of {prefix}")
             tensors[name] = {"shard": shard, "dtype": entry["dtype"], "shape": entry["shape"]}
+            if "crc32" in entry:
+                tensors[name]["crc32"] = entry["crc32"]
     index = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "num_shards": num_shards, "tensors": tensors}
     atomic_write(index_path(prefix), lambda f: f.write(json.dumps(index, indent=1, sort_keys=True).encode()))
 

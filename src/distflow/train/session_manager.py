@@ -64,11 +64,31 @@ class SessionManager:
             path = saver_mod.latest_checkpoint(checkpoint_dir)
         if path is None:
             return sess, False
-        saver.restore(sess, path)
         state = saver_mod.get_checkpoint_state(checkpoint_dir)
+        self._restore_newest_intact(sess, saver, path, state)
         if state is not None:
             saver.recover_last_checkpoints(state.all_model_checkpoint_paths)
         return sess, True
+
+    @staticmethod
+    def _restore_newest_intact(sess, saver, path: str, state) -> None:
+        """Restores ``path``; if its files are damaged (DataLossError), the newest earlier
+        checkpoint that is intact, with a warning, rather than starting over from step 0.
+        With none intact, the first error stands."""
+        earlier = [p for p in reversed(list(state.all_model_checkpoint_paths if state is not None else []))
+                   if p != path]
+        first, damaged = None, []
+        for candidate in [path] + earlier:
+            try:
+                saver.restore(sess, candidate)
+            except errors.DataLossError as e:
+                first = first or e
+                damaged.append(f"{candidate} ({e.message})")
+                continue
+            if damaged:
+                _log.warning("Restored %s, the newest intact checkpoint; damaged: %s", candidate, "; ".join(damaged))
+            return
+        raise first
 
     def _try_run_local_init_op(self, sess) -> tuple[bool, str | None]:
         if self._local_init_op is None:
