@@ -163,3 +163,18 @@ def test_training_resumes_from_the_newest_intact_checkpoint(tmp_path, caplog):
             assert sess.run([step, v]) == [2, 2.0]
     assert any("Restored" in r.getMessage() and "model.ckpt-2" in r.getMessage() and "model.ckpt-3" in r.getMessage()
                for r in caplog.records)
+
+
+def test_a_damaged_state_file_falls_back_to_the_newest_checkpoint_in_the_folder(tmp_path, caplog):
+    with tf.Graph().as_default():
+        v = tf.Variable(0.0, name="v")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for i in range(2):
+                sess.run(tf.assign_add(v, 1.0))
+                saver.save(sess, str(tmp_path / "model.ckpt"), global_step=i + 1)
+    (tmp_path / "checkpoint").write_bytes(b"\x00 not a checkpoint state {{{")
+    with caplog.at_level("WARNING", logger="distflow"):
+        assert tf.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-2")
+    assert any("state file is not understood" in r.getMessage() for r in caplog.records)

@@ -101,13 +101,40 @@ def checkpoint_exists(checkpoint_prefix: str) -> bool:
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename=None) -> str | None:
-    """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None."""
+    """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None.
+
+    Where the 'checkpoint' state file is there but not understood (damaged), the newest
+    checkpoint whose index is in the folder, with a warning, rather than none (which
+    would start training again from step 0).
+    """
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
     if state is not None and checkpoint_exists(state.model_checkpoint_path):
         return state.model_checkpoint_path
     if state is not None:
         _log.warning("checkpoint %s named by %s does not exist", state.model_checkpoint_path, checkpoint_dir)
+        return None
+    if os.path.exists(_state_path(_local_path(checkpoint_dir), latest_filename)):
+        found = _newest_by_index(_local_path(checkpoint_dir))
+        if found is not None:
+            _log.warning("using %s, the newest checkpoint in %s, as its state file is not understood",
+                         found, checkpoint_dir)
+        return found
     return None
+
+
+def _newest_by_index(checkpoint_dir: str) -> str | None:
+    """The prefix of the newest checkpoint (by index file time) in ``checkpoint_dir``."""
+    try:
+        names = [n for n in os.listdir(checkpoint_dir) if n.endswith(".index")]
+    except OSError:
+        return None
+    if not names:
+        return None
+    def age(name: str) -> tuple[int, int]:  # (written at, global step in the name: ties within a clock tick)
+        step = name[:-len(".index")].rpartition("-")[2]
+        return os.stat(os.path.join(checkpoint_dir, name)).st_mtime_ns, int(step) if step.isdigit() else -1
+    newest = max(names, key=age)
+    return os.path.join(checkpoint_dir, newest[:-len(".index")])
 
 
 def _checkpoint_prefix(ckpt_dir_or_file: str) -> str:
