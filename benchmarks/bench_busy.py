@@ -24,9 +24,8 @@ import numpy as np
 
 import bench_cnn
 import bench_mlp
-from common import TensorFlowProcess, machine_line, use_distflow_source
+from common import SETTLE_S, TensorFlowProcess, machine_line, use_distflow_source
 
-SETTLE_S = 0.3
 
 
 @contextlib.contextmanager

@@ -17,11 +17,10 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
-from common import TOWERS, TensorFlowProcess, machine_line, use_distflow_source
+from common import TOWERS, alternate_rounds, machine_line, use_distflow_source
 
 # The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
 MEASURE = TOWERS + r'''
@@ -69,31 +68,10 @@ def build(tf, mode):
 '''
 
 MODES = ("one device", "in-graph x2")
-SETTLE_S = 0.3  # an idle pause before each round: the other library's BLAS threads stop spinning
 
 
 def run_side_by_side(tf_python: str | None, steps: int, rounds: int = 7) -> tuple[dict, dict]:
-    tf = use_distflow_source()
-    scope: dict = {}
-    exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
-    rates: dict[str, list[float]] = {}
-    tf_rates: dict[str, list[float]] = {}
-    other = TensorFlowProcess(tf_python, MEASURE + "\nrounds = {}\n") if tf_python else None
-    try:
-        for mode in MODES:
-            timed_round = scope["build"](tf, mode)
-            if other:
-                other.call(f"rounds.__setitem__({mode!r}, build(tf, {mode!r}))")
-            rates[mode], tf_rates[mode] = [], []
-            for _ in range(rounds):
-                time.sleep(SETTLE_S)
-                rates[mode].append(timed_round(steps))
-                if other:
-                    time.sleep(SETTLE_S)
-                    tf_rates[mode].append(other.call(f"rounds[{mode!r}]({steps})"))
-    finally:
-        if other:
-            other.close()
+    rates, tf_rates = alternate_rounds(MEASURE, MODES, steps, tf_python, rounds)
     return ({m: float(np.median(r)) for m, r in rates.items()},
             {m: float(np.median(r)) for m, r in tf_rates.items() if r})
 

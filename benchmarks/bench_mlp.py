@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from common import TOWERS, TensorFlowProcess, machine_line, use_distflow_source
+from common import TOWERS, alternate_rounds, machine_line, use_distflow_source
 
 # The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
 MEASURE = TOWERS + r'''
@@ -109,9 +109,6 @@ def numpy_round(step, steps: int) -> float:
     return steps * 256 / (time.perf_counter() - start)
 
 
-# An idle pause before each library's round: OpenBLAS's and Eigen's worker threads spin for
-# up to ~0.1 s after their last task, and would otherwise eat into the other library's round.
-SETTLE_S = 0.3
 
 
 def run_side_by_side(tf_python: str | None, steps: int, rounds: int = 7) -> tuple[dict, dict, float]:
@@ -121,30 +118,16 @@ def run_side_by_side(tf_python: str | None, steps: int, rounds: int = 7) -> tupl
     rounds, and the three take their rounds one after another to see the same drift.
     Returns (distflow's rates, TensorFlow's rates, NumPy's rate).
     """
-    tf = use_distflow_source()
-    scope: dict = {}
-    exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
+    use_distflow_source()
     ref_step = numpy_step()
-    rates: dict[str, list[float]] = {"numpy": []}
-    tf_rates: dict[str, list[float]] = {}
-    other = TensorFlowProcess(tf_python, MEASURE + "\nrounds = {}\n") if tf_python else None
-    try:
-        for mode in MODES:  # INTRA_1 last: it sets BLAS's threads for the whole process
-            timed_round = scope["build"](tf, mode)
-            if other:
-                other.call(f"rounds.__setitem__({mode!r}, build(tf, {mode!r}))")
-            rates[mode], tf_rates[mode] = [], []
-            for _ in range(rounds):
-                time.sleep(SETTLE_S)
-                if mode != INTRA_1:
-                    rates["numpy"].append(numpy_round(ref_step, steps))
-                rates[mode].append(timed_round(steps))
-                if other:
-                    time.sleep(SETTLE_S)
-                    tf_rates[mode].append(other.call(f"rounds[{mode!r}]({steps})"))
-    finally:
-        if other:
-            other.close()
+    numpy_rates: list[float] = []
+
+    def numpy_turn(mode):  # NumPy's round in the same turn (not beside INTRA_1: its BLAS has one thread)
+        if mode != INTRA_1:
+            numpy_rates.append(numpy_round(ref_step, steps))
+    # INTRA_1 last: it sets BLAS's threads for the whole process
+    rates, tf_rates = alternate_rounds(MEASURE, MODES, steps, tf_python, rounds, each_round=numpy_turn)
+    rates["numpy"] = numpy_rates
     medians = {mode: float(np.median(r)) for mode, r in rates.items()}
     tf_medians = {mode: float(np.median(r)) for mode, r in tf_rates.items()}
     return {m: v for m, v in medians.items() if m != "numpy"}, tf_medians, medians["numpy"]

@@ -81,6 +81,45 @@ class TensorFlowProcess:
         self.close()
 
 
+
+# An idle pause before each library's round: OpenBLAS's and Eigen's worker threads spin for
+# up to ~0.1 s after their last task, and would otherwise eat into the other library's round.
+SETTLE_S = 0.3
+
+
+def alternate_rounds(body: str, modes, steps: int, tf_python: str | None, rounds: int = 7,
+                     each_round=None) -> tuple[dict, dict]:
+    """Samples/s of ``body``'s ``build(tf, mode)`` step for each mode, distflow's rounds and
+    TensorFlow's (in its own process, with ``tf_python``) taken in turn, so that both see
+    the same drift of the machine. ``each_round(mode)``, if given, runs before each of
+    distflow's rounds (a reference measured in the same turn). Each library's list of
+    rates per mode (TensorFlow's empty without ``tf_python``)."""
+    tf = use_distflow_source()
+    scope: dict = {}
+    exec(body, scope)  # noqa: S102 - our own benchmark body
+    rates: dict[str, list[float]] = {}
+    tf_rates: dict[str, list[float]] = {}
+    other = TensorFlowProcess(tf_python, body + "\nrounds = {}\n") if tf_python else None
+    try:
+        for mode in modes:
+            timed_round = scope["build"](tf, mode)
+            if other:
+                other.call(f"rounds.__setitem__({mode!r}, build(tf, {mode!r}))")
+            rates[mode], tf_rates[mode] = [], []
+            for _ in range(rounds):
+                time.sleep(SETTLE_S)
+                if each_round is not None:
+                    each_round(mode)
+                rates[mode].append(timed_round(steps))
+                if other:
+                    time.sleep(SETTLE_S)
+                    tf_rates[mode].append(other.call(f"rounds[{mode!r}]({steps})"))
+    finally:
+        if other:
+            other.close()
+    return rates, tf_rates
+
+
 # A training op for one device or for in-graph towers, and its timing, written once for both libraries (a
 # benchmark body includes this text; `tf` is distflow or tf.compat.v1 there).
 TOWERS = r'''
