@@ -157,6 +157,10 @@ int32_ref = _BY_NAME["int32_ref"]
 int64_ref = _BY_NAME["int64_ref"]
 
 _BY_NUMPY = {np.dtype(spec[1]): _BY_NAME[spec[0]] for spec in _SPECS}
+
+# A value of no fixed element type: what a loop keeps per iteration for its gradient (a
+# list of arrays) and a TensorArray's contents. It never comes from a NumPy array.
+variant = _BY_NAME["variant"] = DType("variant", np.object_, 21)
 _BY_ENUM = {d.as_datatype_enum: d for d in _BY_NAME.values()}
 _ALIASES = {"float": float32, "double": float64, "half": float16, "str": string,
             "bytes": string, "object": string}

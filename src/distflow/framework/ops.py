@@ -163,7 +163,7 @@ class Operation:
     """A node of the graph: a type, inputs, control inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_assigned_device", "_id", "_reg", "__weakref__")
+                 "_attrs", "_device", "_assigned_device", "_id", "_reg", "_ctx", "__weakref__")
 
     def __init__(self, graph: "Graph", name: str, op_type: str, inputs: list[Tensor],
                  attrs: dict, reg: registry.OpRegistration):
@@ -178,6 +178,7 @@ class Operation:
         self._assigned_device = ""  # where a local session placed it last (what pictures of the graph show)
         self._id = -1
         self._reg = reg
+        self._ctx = None  # the control-flow function (a cond branch, a loop body) it belongs to
 
     # -- read access ---------------------------------------------------------
     @property
@@ -290,6 +291,7 @@ class _ScopeState:
         self.colocation_stack: list = []
         self.control_dependencies_stack: list = []
         self.gradient_override_map: dict = {}
+        self.function_context = None  # the cond branch or loop function being built, if any
 
 
 class _ThreadLocalScopeState(threading.local, _ScopeState):
@@ -308,6 +310,7 @@ class Graph:
     _colocation_stack = _scope_attr("colocation_stack")
     _control_dependencies_stack = _scope_attr("control_dependencies_stack")
     _gradient_override_map = _scope_attr("gradient_override_map")
+    _function_context = _scope_attr("function_context")
 
     def __init__(self):
         self._lock = threading.RLock()
@@ -379,6 +382,8 @@ class Graph:
             if t.graph is not self:
                 raise ValueError(f"Input {i} of op '{op_type}' ('{t.name}') is from a different "
                                  "graph; build all ops of a computation in one graph.")
+            if t.op._ctx is not None and t.op._ctx is not self._function_context:
+                t.op._ctx.check_readable_from(self._function_context, t, name or op_type)
         if isinstance(name, bytes):
             name = name.decode()
         with self._lock:
@@ -387,6 +392,7 @@ class Graph:
             else:
                 name = self.unique_name(name or op_type)
             op = Operation(self, name, op_type, inputs, attrs, reg)
+            op._ctx = self._function_context
             if self._container and "container" in reg.attr_names and not attrs.get("container"):
                 attrs["container"] = self._container
             op._outputs = self._infer_outputs(op)
@@ -563,12 +569,14 @@ class Graph:
     def control_dependencies(self, control_inputs):
         """Ops created inside run only after every op in ``control_inputs``; None clears."""
         if control_inputs is None:
-            saved = self._control_dependencies_stack
-            self._control_dependencies_stack = []
+            # as in TF 1.x, this also leaves any cond branch or loop being built: what is
+            # created here (a variable and its initializer) belongs to the graph itself
+            saved = self._control_dependencies_stack, self._function_context
+            self._control_dependencies_stack, self._function_context = [], None
             try:
                 yield
             finally:
-                self._control_dependencies_stack = saved
+                self._control_dependencies_stack, self._function_context = saved
             return
         ops = []
         for c in control_inputs:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import dtypes, errors
+from .function_body import FuncBody
 from .registry import is_registered
 from .tensor_shape import TensorShape
 from ..protos import distflow_pb2 as pb
@@ -130,6 +131,10 @@ def attr_to_proto(value) -> pb.AttrValue:
         return pb.AttrValue(shape=shape_to_proto(value))
     if isinstance(value, np.ndarray):
         return pb.AttrValue(tensor=tensor_to_proto(value))
+    if isinstance(value, FuncBody):
+        return pb.AttrValue(function_body=pb.FunctionBody(
+            op=value.ops, feed_name=[k for k, _ in value.feeds], feed_position=[p for _, p in value.feeds],
+            output=value.outputs))
     if isinstance(value, (list, tuple)):
         lst = pb.AttrValue.ListValue()
         for v in value:
@@ -173,6 +178,11 @@ def attr_from_proto(proto: pb.AttrValue):
         arr = tensor_from_proto(proto.tensor)
         arr.flags.writeable = False
         return arr
+    if kind == "function_body":
+        body = proto.function_body
+        if len(body.feed_name) != len(body.feed_position):
+            raise _bad("a function body attr has different numbers of feed names and positions")
+        return FuncBody(body.op, zip(body.feed_name, body.feed_position), body.output)
     if kind == "list":
         lst = proto.list
         for field in ("s", "i", "f", "b", "type", "shape", "tensor"):
@@ -242,6 +252,11 @@ def graph_to_proto(operations, add_shapes: bool = False) -> pb.GraphDef:
     return graph_def
 
 
+# TensorFlow 1.x's control-flow primitives: a GraphDef holding them cannot be imported.
+TF1_CONTROL_FLOW_OPS = frozenset({"Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
+                                  "RefExit", "NextIteration", "RefNextIteration", "LoopCond"})
+
+
 def _parse_input(text: str) -> tuple[str, int]:
     if text.startswith("^"):
         return text[1:], -1
@@ -271,6 +286,12 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
     for node in graph_def.node:
         if not node.name or node.name in nodes:
             raise _bad(f"node name {node.name!r} is empty or repeated")
+        if node.op in TF1_CONTROL_FLOW_OPS:
+            raise errors.UnimplementedError(
+                None, None, f"node '{node.name}' is a {node.op}: TensorFlow 1.x's dataflow form of tf.cond and "
+                "tf.while_loop (Switch, Merge, Enter, Exit, NextIteration), which distflow does not run. "
+                "distflow builds tf.cond and tf.while_loop as If and While ops; rebuild the graph with "
+                "distflow from the program's Python code instead of importing TensorFlow's GraphDef.")
         if not is_registered(node.op):
             raise _bad(f"node '{node.name}' has an unknown op type {node.op!r}")
         nodes[node.name] = node
@@ -327,6 +348,9 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
                 else:
                     inputs.append(op.outputs[index])
             attrs = {key: attr_from_proto(value) for key, value in node.attr.items() if key != "_output_shapes"}
+            if prefix:  # a control-flow op's function names ops of this import
+                attrs = {key: value.renamed(lambda n: prefix + n if n in nodes else n)
+                         if isinstance(value, FuncBody) else value for key, value in attrs.items()}
             if prefix and "_class" in attrs:  # colocation with a node of this import keeps pointing at it
                 attrs["_class"] = [f"loc:@{prefix}{g[5:]}" if g.startswith("loc:@") and g[5:] in nodes else g
                                    for g in attrs["_class"]]

@@ -6,5 +6,6 @@ must not import (they are what those files are built on). Importing this package
 registers them.
 """
 
-from . import (array_grad, array_ops, control_flow_ops, conv_ops, gradients_impl, init_ops,  # noqa: F401
-               math_grad, math_ops, nn_ops, random_ops, state_ops, training_ops, variable_scope)
+from . import (array_grad, array_ops, control_flow_ops, control_flow_v2, conv_ops, function_ops,  # noqa: F401
+               gradients_impl, init_ops, math_grad, math_ops, nn_ops, random_ops, state_ops, training_ops,
+               variable_scope)

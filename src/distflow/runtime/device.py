@@ -26,6 +26,7 @@ class Device:
         self.simulated = simulated
         self.xp = np
         self.resource_mgr = ResourceMgr(self.name)
+        self.peers: "DeviceSet | None" = None  # the devices of its task, once it has them
 
     def __repr__(self):
         return f"<Device {self.name}{' (simulated)' if self.simulated else ''}>"
@@ -62,3 +63,5 @@ class DeviceMgr(DeviceSet):
         devices = [Device(job, 0, task, "CPU", i) for i in range(n_cpu)]
         devices += [Device(job, 0, task, "GPU", i, simulated=True) for i in range(n_gpu)]
         super().__init__(devices, job, task)
+        for d in devices:
+            d.peers = self

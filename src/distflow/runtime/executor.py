@@ -25,6 +25,7 @@ from ..ops import blas
 from ..ops.array_ops import missing_feed_error
 from . import rewrites
 from .device import Device
+from .functions import BodyRunner, has_functions
 from .partition import MAY_ALIAS as _MAY_ALIAS, Node, rendezvous_key
 
 _log = logging.getLogger("distflow")
@@ -37,6 +38,8 @@ DEBUG = int(_DEBUG_VALUE) if _DEBUG_VALUE.isdigit() else (1 if _DEBUG_VALUE else
 # Ops that do nothing at run time once their inputs are ordered.
 _FREE_OPS = frozenset({"NoOp"})
 _FORWARDING_OPS = frozenset({"Identity", "StopGradient"})
+# Ops that run functions of their own (a cond's branches, a loop's body): see functions.py.
+_FUNCTION_OPS = frozenset({"If", "While"})
 
 # step modes: how a step's kernel is called
 _NO_ARGS, _ONE_ARG, _TWO_ARGS, _N_ARGS, _RENDEZVOUS = range(5)
@@ -245,6 +248,11 @@ def _read_ref(ref):
     return ref.read()
 
 
+def _read_if_ref(value):
+    read = getattr(value, "read", None)
+    return read() if read is not None else value
+
+
 def value_of(value):
     """The array behind a variable reference (what leaves a device); other values as they are."""
     read = getattr(value, "read", None)
@@ -284,7 +292,8 @@ class PartitionPlan:
                  "_forwarding")
 
     def __init__(self, name: str, nodes: list[Node], devices: list[Device], feed_index: dict,
-                 fetch_index: dict, kernel_states: dict, enabled_rewrites: tuple[bool, bool] = (True, True)):
+                 fetch_index: dict, kernel_states: dict, enabled_rewrites: tuple[bool, bool] = (True, True),
+                 ref_feeds: bool = False):
         self.name = name
         self.steps: list[tuple] = []
         self.infos: list[tuple[str, str, str]] = []
@@ -334,13 +343,15 @@ class PartitionPlan:
             if node.type in _FREE_OPS:
                 continue
             reg = get_registration(node.type)
-            self.blocking = self.blocking or reg.blocking
+            # (a control-flow op hands variable references on to its functions' ops)
+            passes_refs = reg.ref_inputs if node.type not in _FUNCTION_OPS else range(len(node.inputs))
             ins = []
             for i, key in enumerate(node.inputs):
                 slot = input_slot(key)
-                if node.input_is_ref[i] and i not in reg.ref_inputs and key not in feed_index:
+                if node.input_is_ref[i] and i not in passes_refs and (ref_feeds or key not in feed_index):
                     read = new_slot()
-                    self._add(_read_ref, (slot,), read, _ONE_ARG, node, device)
+                    # (a function's feed may be a reference or, sent from another task, a value)
+                    self._add(_read_if_ref if ref_feeds else _read_ref, (slot,), read, _ONE_ARG, node, device)
                     slot = read
                 ins.append(slot)
             if node.type in _FORWARDING_OPS and ins:
@@ -349,13 +360,14 @@ class PartitionPlan:
             if reg.kernel is None:
                 raise errors.UnimplementedError(None, node.op, f"No kernel for op '{node.name}' "
                                                 f"of type {node.type} on {device.name}")
-            fn = self._bind(reg, node, device, kernel_states)
+            fn, blocking = self._bind(reg, node, device, kernel_states)
+            self.blocking = self.blocking or blocking
             outs = [new_slot() for _ in range(node.num_outputs)]
             for i, s in enumerate(outs):
                 slot_of[(node.name, i)] = s
             out = None if not outs else outs[0] if len(outs) == 1 and not reg.list_output else tuple(outs)
             mode = {0: _NO_ARGS, 1: _ONE_ARG, 2: _TWO_ARGS}.get(len(ins), _N_ARGS)
-            if reg.blocking:  # called with the step's rendezvous, which it waits through
+            if blocking:  # called with the step's rendezvous, which it waits through
                 fn, mode = functools.partial(_call_blocking, fn), _RENDEZVOUS
             fresh = node.type not in _MAY_ALIAS and not any(node.input_is_ref)
             donor = ins[reg.inplace_input] if reg.inplace_input is not None else None
@@ -415,13 +427,19 @@ class PartitionPlan:
 
     @staticmethod
     def _bind(reg, node: Node, device: Device, kernel_states: dict):
+        """The node's kernel with its attrs bound, and whether it is called as a blocking one."""
         attrs = reg.kernel_attrs(node.attrs)
+        blocking = reg.blocking
+        if has_functions(attrs):  # a control-flow op: its functions, compiled
+            attrs = {key: BodyRunner(value, node.name, node.op.graph, device, kernel_states, PartitionPlan)
+                     if hasattr(value, "feeds") else value for key, value in attrs.items()}
+            blocking = blocking or any(v.plan.blocking for v in attrs.values() if isinstance(v, BodyRunner))
         if reg.context_arg == "xp":
-            return functools.partial(reg.kernel, device.xp, **attrs)
+            return functools.partial(reg.kernel, device.xp, **attrs), blocking
         if reg.context_arg == "ctx":
             state = kernel_states.setdefault((device.name, node.name), {})
-            return functools.partial(reg.kernel, KernelContext(node.name, device, state), **attrs)
-        return functools.partial(reg.kernel, **attrs) if attrs else reg.kernel
+            return functools.partial(reg.kernel, KernelContext(node.name, device, state), **attrs), blocking
+        return (functools.partial(reg.kernel, **attrs) if attrs else reg.kernel), blocking
 
     def run(self, feeds, rdv: Rendezvous | None, results: list, trace: list | None = None) -> None:
         """Runs the plan once; with ``trace`` (a list), appends a ``KernelTime`` per kernel call."""

@@ -1,0 +1,246 @@
+"""``tf.cond``, ``tf.case`` and ``tf.while_loop``, built as If and While ops (function_ops.py).
+
+TF 1.x's signatures, argument checks and error classes; its results have the
+structure of the branch outputs and loop variables as in TF 1.x (``strict`` and
+``return_same_structure`` included).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from ..framework import dtypes, ops
+from ..framework import nest
+from ..framework.function_body import FunctionContext
+from ..framework.tensor_shape import TensorShape, as_shape
+from . import array_ops, math_ops
+from .check_ops import assert_less_equal
+from .function_ops import argument, build_if, build_while, building, current_context
+from .indexed_slices import IndexedSlices, to_dense
+
+
+def _branch_outputs(value, pred: ops.Tensor, what: str) -> list:
+    """The leaves of a branch's result as tensors of the branch: an op becomes the
+    predicate's value once the op has run (as TF 1.x's cond does)."""
+    out = []
+    for leaf in nest.flatten(value):
+        if leaf is None:
+            raise ValueError(f"{what} returned None inside its result; every output needs a value")
+        if isinstance(leaf, ops.Operation):
+            with ops.control_dependencies([leaf]):
+                out.append(array_ops.identity(pred))
+        else:
+            out.append(_tensor_of(leaf))
+    return out
+
+
+def _tensor_of(value) -> ops.Tensor:
+    if isinstance(value, IndexedSlices):
+        return to_dense(value)
+    return ops.convert_to_tensor(value)
+
+
+def _unpack_singleton(value, strict: bool):
+    if not strict and isinstance(value, (list, tuple)) and len(value) == 1:
+        return value[0]
+    return value
+
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """``true_fn()`` if ``pred`` else ``false_fn()``, as one op: only the taken branch's ops run.
+
+    Args:
+      pred: a scalar boolean Tensor (not a Python bool, as in TF 1.x).
+      true_fn, false_fn: callables returning the same structure of tensors (or ops).
+      strict: keep a one-element list or tuple as it is (by default it is unpacked).
+      fn1, fn2: TF 1.x's deprecated names of true_fn and false_fn.
+
+    Raises:
+      TypeError: a branch is not callable, pred is a Python bool or not boolean.
+      ValueError: the branches return different structures or dtypes.
+    """
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): true_fn and fn1 may not be set simultaneously.")
+        true_fn = fn1
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): false_fn and fn2 may not be set simultaneously.")
+        false_fn = fn2
+    if not callable(true_fn):
+        raise TypeError("true_fn must be callable.")
+    if not callable(false_fn):
+        raise TypeError("false_fn must be callable.")
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool")
+    with ops.name_scope(name, "cond", [pred]) as scope:
+        pred = ops.convert_to_tensor(pred, name="pred")
+        if pred.dtype.base_dtype != dtypes.bool:
+            raise TypeError(f"pred must be a boolean Tensor, got {pred.dtype.name} ('{pred.name}')")
+        if pred.shape.ndims not in (None, 0):
+            raise ValueError(f"pred must be a scalar, got shape {pred.shape} ('{pred.name}')")
+        label = scope.rstrip("/")
+        outer = current_context()
+        results, contexts = [], []
+        for which, fn in (("true", true_fn), ("false", false_fn)):
+            ctx = FunctionContext(f"the {which} branch of tf.cond '{label}'", outer)
+            with building(ctx):
+                value = fn()
+                results.append((value, _branch_outputs(value, pred, f"{which}_fn") if value is not None else []))
+            contexts.append(ctx)
+        (true_value, true_out), (false_value, false_out) = results
+        if (true_value is None) != (false_value is None):
+            raise ValueError("true_fn and false_fn must both return a value, or both return None")
+        try:
+            nest.assert_same_structure(_unpack_singleton(true_value, strict), _unpack_singleton(false_value, strict),
+                                       check_types=False)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"Outputs of true_fn and false_fn must have the same structure: {e}") from None
+        for a, b in zip(true_out, false_out):
+            if a.dtype.base_dtype != b.dtype.base_dtype:
+                raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
+                                 f"{a.dtype.base_dtype.name}, {b.dtype.base_dtype.name}")
+        op = build_if(pred, contexts[0], true_out, contexts[1], false_out, name=label)
+        if true_value is None:
+            return None
+        packed = nest.pack_sequence_as(true_value, [op.outputs[i] for i in range(len(true_out))])
+        return _unpack_singleton(packed, strict)
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The function paired with the first true predicate (``default`` when none is).
+
+    ``pred_fn_pairs`` is a list of (predicate, callable) pairs, or a dict of them (as TF
+    1.x; order then follows the dict). ``exclusive=True`` also checks at run time that at
+    most one predicate is true.
+    """
+    if isinstance(pred_fn_pairs, dict):
+        pairs = list(pred_fn_pairs.items())
+    elif isinstance(pred_fn_pairs, (list, tuple)):
+        pairs = list(pred_fn_pairs)
+    else:
+        raise TypeError("fns must be a list, tuple, or dict")
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in pred_fn_pairs must be a 2-tuple, got {pair!r}")
+        if not callable(pair[1]):
+            raise TypeError(f"fn for pred {pair[0]!r} must be callable.")
+    if default is None:
+        if not pairs:
+            raise ValueError("case needs at least one predicate or a default")
+        *pairs, (_, default) = pairs  # as TF 1.x: the last function is the default
+    elif not callable(default):
+        raise TypeError("default must be callable.")
+    with ops.name_scope(name, "case", [p for p, _ in pairs]):
+        preds = [ops.convert_to_tensor(p) for p, _ in pairs]
+        if exclusive and len(preds) > 1:
+            count = math_ops.add_n([math_ops.cast(p, dtypes.int32) for p in preds])
+            check = assert_less_equal(count, 1, message="Input error: exclusive=True: more than 1 conditions "
+                                      "evaluated as True:")
+            with ops.control_dependencies([check]):
+                preds = [array_ops.identity(p) for p in preds]
+
+        def chain(k):
+            if k == len(preds):
+                return default()
+            return cond(preds[k], pairs[k][1], lambda: chain(k + 1), strict=strict, name=f"case_{k}")
+
+        return chain(0)
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,  # noqa: C901
+               swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
+    """Repeats ``body`` while ``cond`` is true, as one op: ``loop_vars = body(*loop_vars)``.
+
+    Args:
+      cond, body: callables taking the loop variables (unpacked from ``loop_vars``).
+      loop_vars: a (nested) tuple, list or namedtuple of tensors (or values).
+      shape_invariants: the shape each loop variable may have across iterations
+        (default: its initial shape, which the body must keep).
+      parallel_iterations, swap_memory: accepted; distflow runs iterations one at a time
+        and keeps what the gradient needs in memory.
+      back_prop: False: no gradient flows through the loop.
+      maximum_iterations: stop after this many iterations even if ``cond`` is still true.
+      return_same_structure: return ``loop_vars``' structure even for one variable.
+
+    Raises:
+      TypeError: cond or body not callable; a loop variable changes dtype.
+      ValueError: no loop variables; body returns another structure; a loop variable
+        leaves its shape invariant.
+    """
+    if not callable(cond):
+        raise TypeError("cond must be callable.")
+    if not callable(body):
+        raise TypeError("body must be callable.")
+    if not isinstance(parallel_iterations, numbers.Integral) or parallel_iterations < 1:
+        raise TypeError("parallel_iterations must be a positive integer.")
+    if loop_vars is None or (isinstance(loop_vars, (list, tuple)) and not loop_vars):
+        raise ValueError("No loop variables provided")
+    with ops.name_scope(name, "while", nest.flatten(loop_vars)) as scope:
+        label = scope.rstrip("/")
+        flat = [_tensor_of(v) for v in nest.flatten(loop_vars)]
+        if shape_invariants is None:
+            shapes = [t.shape for t in flat]
+        else:
+            nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
+            shapes = [as_shape(s) for s in nest.flatten(shape_invariants)]
+            for t, s in zip(flat, shapes):
+                if not s.is_compatible_with(t.shape):
+                    raise ValueError(f"The shape invariant specified for {t.name} is not compatible with the "
+                                     f"initial shape of the loop variable. It enters the loop with shape "
+                                     f"{t.shape}, but the specified shape invariant is {s}.")
+        counted = maximum_iterations is not None
+        if counted:
+            limit = ops.convert_to_tensor(maximum_iterations, name="maximum_iterations")
+            if limit.shape.ndims not in (None, 0):
+                raise ValueError(f"maximum_iterations must be a scalar, got shape {limit.shape}")
+            flat = [array_ops.zeros([], limit.dtype.base_dtype, name="iteration_counter")] + flat
+            shapes = [TensorShape([])] + shapes
+
+        def call(fn, args):
+            packed = nest.pack_sequence_as(loop_vars, args[1:] if counted else args)
+            return fn(*packed) if isinstance(loop_vars, (list, tuple)) else fn(packed)
+
+        outer = current_context()
+        cond_ctx = FunctionContext(f"the condition of tf.while_loop '{label}'", outer)
+        with building(cond_ctx):
+            cond_args = [argument(i, t.dtype, s, f"arg{i}") for i, (t, s) in enumerate(zip(flat, shapes))]
+            keep_going = ops.convert_to_tensor(call(cond, cond_args))
+            if keep_going.dtype.base_dtype != dtypes.bool:
+                raise TypeError(f"cond of tf.while_loop '{label}' must return a boolean, got "
+                                f"{keep_going.dtype.name}")
+            if counted:
+                keep_going = math_ops.logical_and(math_ops.less(cond_args[0], limit), keep_going)
+        body_ctx = FunctionContext(f"the body of tf.while_loop '{label}'", outer)
+        with building(body_ctx):
+            body_args = [argument(i, t.dtype, s, f"arg{i}") for i, (t, s) in enumerate(zip(flat, shapes))]
+            result = call(body, body_args)
+            expected, got = loop_vars, result
+            if isinstance(loop_vars, (list, tuple)):  # (a list for a tuple will do, as in TF 1.x)
+                expected, got = list(loop_vars), list(result) if nest.is_nested(result) else [result]
+            try:
+                nest.assert_same_structure(expected, got, check_types=False)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"body of tf.while_loop '{label}' must return the structure of loop_vars: "
+                                 f"{e}") from None
+            nexts = [_tensor_of(v) for v in nest.flatten(result)]
+            if counted:
+                nexts = [math_ops.add(body_args[0], 1)] + nexts
+        for arg, init, nxt, shape in zip(body_args, flat, nexts, shapes):
+            if nxt.dtype.base_dtype != init.dtype.base_dtype:
+                raise TypeError(f"Loop variable {init.name} enters tf.while_loop '{label}' as "
+                                f"{init.dtype.base_dtype.name} but the body returns {nxt.dtype.base_dtype.name}")
+            if not shape.is_compatible_with(nxt.shape):
+                raise ValueError(f"Input tensor '{init.name}' enters the loop with shape {shape}, but has shape "
+                                 f"{nxt.shape} after one iteration. To allow the shape to vary across "
+                                 "iterations, use the `shape_invariants` argument of tf.while_loop to specify "
+                                 "a less-specific shape.")
+        op = build_while(cond_ctx, keep_going, body_ctx, nexts, cond_args, body_args, flat, shapes, name=label,
+                         back_prop=back_prop, parallel_iterations=parallel_iterations)
+        outputs = list(op.outputs[:len(flat)])
+        if counted:
+            outputs = outputs[1:]
+        if not return_same_structure and len(outputs) == 1 and isinstance(loop_vars, (list, tuple)) \
+                and len(nest.flatten(loop_vars)) == 1:
+            return outputs[0]
+        return nest.pack_sequence_as(loop_vars, outputs)

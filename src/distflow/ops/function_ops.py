@@ -1,0 +1,411 @@
+"""Control flow as ops with functions: ``If`` (tf.cond) and ``While`` (tf.while_loop).
+
+A branch or loop function is built by calling the user's Python function while a
+:class:`FunctionContext` is current; the ops it makes belong to that function (see
+framework/function_body.py). Building the op then collects the function's ops, and the
+tensors from outside that they read become the op's inputs ("captures"). At run time
+the op's kernel runs the function's compiled plan: an ``If`` runs one branch, so the
+other branch's ops (side effects included) do not run; a ``While`` runs its condition
+and body in a Python loop of the executor, so the number of iterations has no recursion
+limit, and it checks between iterations whether its step was cancelled or is past its
+deadline.
+
+Gradients are built the same way, as an ``If`` or ``While`` whose functions differentiate
+the forward ones with ``tf.gradients``. What they read of the forward pass is handed
+over by the forward op: a branch exports each such tensor as an extra output (no value
+when the other branch ran), and a loop keeps its value at every iteration (an extra
+``variant`` output holding the list), which the gradient loop reads from last to first.
+So values are never recomputed: random ops (dropout) and side effects in the forward
+functions run once.
+
+Unlike TensorFlow 1.x (Switch, Merge, Enter, Exit, NextIteration and dead tensors),
+the executor stays a flat list of kernel calls: graphs without control flow pay
+nothing for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import weakref
+
+import numpy as np
+
+from ..framework import dtypes, errors, ops
+from ..framework.function_body import FuncBody, FunctionContext
+from ..framework.registry import register_gradient, register_op
+from ..framework.tensor_shape import TensorShape, unknown_shape
+from . import array_ops, math_ops
+from .gradients_impl import gradients
+from .indexed_slices import IndexedSlices, to_dense
+
+# control-flow op -> {attr name: the FunctionContext its function was built in}; ops of
+# an imported graph have none (their functions run, but cannot be differentiated)
+_CONTEXTS: "weakref.WeakKeyDictionary[ops.Operation, dict]" = weakref.WeakKeyDictionary()
+
+
+# ---------------------------------------------------------------------------
+# Building functions
+
+
+@contextlib.contextmanager
+def building(ctx: FunctionContext):
+    """Makes ``ctx`` the function that new ops of the default graph belong to."""
+    graph = ops.get_default_graph()
+    saved = graph._function_context
+    graph._function_context = ctx
+    try:
+        yield ctx
+    finally:
+        graph._function_context = saved
+
+
+def current_context() -> FunctionContext | None:
+    return ops.get_default_graph()._function_context
+
+
+@register_op("_Arg", shape=lambda op: op.get_attr("shape"), dtype=lambda op: op.get_attr("dtype"))
+def _arg_kernel(*, dtype=None, shape=None, index=0):
+    raise errors.InternalError(None, None, f"function argument {index} was not fed")
+
+
+def argument(index: int, dtype, shape, name: str) -> ops.Tensor:
+    """A function's argument (a loop variable as the condition or body sees it)."""
+    return ops.get_default_graph().create_op(
+        "_Arg", [], {"dtype": dtypes.as_dtype(dtype).base_dtype, "shape": shape, "index": index},
+        name=name).outputs[0]
+
+
+def _members(ctx: FunctionContext, outputs, control_outputs=()):
+    """The ops of ``ctx`` that ``outputs`` need, in creation order (a topological order),
+    the tensors from outside that they (or the outputs themselves) read, and the ops
+    from outside they wait for."""
+    members, externals, seen, controls = set(), [], set(), []
+    stack = [t.op for t in outputs if t.op._ctx is ctx] + [o for o in control_outputs if o._ctx is ctx]
+    while stack:
+        op = stack.pop()
+        if op in members:
+            continue
+        members.add(op)
+        for t in op.inputs:
+            if t.op._ctx is ctx:
+                stack.append(t.op)
+            elif t not in seen:
+                seen.add(t)
+                externals.append(t)
+        for c in op.control_inputs:
+            if c._ctx is ctx:
+                stack.append(c)
+            elif c not in controls:
+                controls.append(c)
+    for t in outputs:
+        if t.op._ctx is not ctx and t not in seen:
+            seen.add(t)
+            externals.append(t)
+    return sorted(members, key=lambda o: o._id), externals, controls
+
+
+def _lift(t: ops.Tensor, ctx: FunctionContext) -> tuple[ops.Tensor, bool]:
+    """What the op owning ``ctx`` takes as input for ``t``, read inside ``ctx``; and whether
+    it is a per-iteration stack (a gradient loop reading its forward loop's values)."""
+    while True:
+        source = t.op._ctx
+        if source is None or source.visible_in(ctx.outer):
+            return t, False
+        owner = source.owner
+        if source is ctx.forward and owner is not None and owner.type == "While":
+            return _keep_per_iteration(source, t), True
+        if owner is not None and owner.type == "If":
+            t = _export_from_branch(source, t)
+            continue
+        raise ValueError(f"'{t.name}' was made in {source.what} and cannot be used in {ctx.what}")
+
+
+def _export_from_branch(branch: FunctionContext, t: ops.Tensor) -> ops.Tensor:
+    """``t`` (made in a branch of an If) as a new output of the If: its value when that
+    branch ran, no value when the other did."""
+    found = branch.exports.get(t)
+    if found is not None:
+        return found
+    op = branch.owner
+    for attr in ("then_branch", "else_branch"):
+        body = op._attrs[attr]
+        if attr == branch.role and t.op.name not in body.ops:
+            raise ValueError(f"'{t.name}' is not computed by {branch.what}")
+        op._attrs[attr] = body.with_outputs(body.outputs + (t.name if attr == branch.role else "",))
+    found = branch.exports[t] = _add_output(op, t.dtype.base_dtype, t.shape)
+    return found
+
+
+def _keep_per_iteration(body_ctx: FunctionContext, t: ops.Tensor) -> ops.Tensor:
+    """A new output of the While owning ``body_ctx``: the list of ``t``'s values, one per iteration."""
+    found = body_ctx.exports.get(t)
+    if found is not None:
+        return found
+    op = body_ctx.owner
+    body = op._attrs["body"]
+    if t.op.name not in body.ops and t.name not in {k for k, _ in body.feeds}:
+        raise ValueError(f"'{t.name}' is not computed by {body_ctx.what}")
+    op._attrs["body"] = body.with_outputs(body.outputs + (t.name,))
+    found = body_ctx.exports[t] = _add_output(op, dtypes.variant, unknown_shape())
+    return found
+
+
+def _add_output(op: ops.Operation, dtype, shape) -> ops.Tensor:
+    op._attrs["Tout"] = list(op._attrs["Tout"]) + [dtype]
+    op._attrs["output_shapes"] = list(op._attrs["output_shapes"]) + [shape]
+    tensor = ops.Tensor(op, len(op.outputs), dtype, shape)
+    op._outputs = op._outputs + (tensor,)
+    return tensor
+
+
+class _Inputs:
+    """The inputs of a control-flow op being built: each outer tensor once."""
+
+    def __init__(self, first=()):
+        self.tensors = list(first)
+        self._position = {t: i for i, t in enumerate(self.tensors)}
+
+    def position(self, t: ops.Tensor) -> int:
+        if t not in self._position:
+            self._position[t] = len(self.tensors)
+            self.tensors.append(t)
+        return self._position[t]
+
+
+def _function(ctx: FunctionContext, outputs, inputs: _Inputs, stacked: _Inputs | None, feeds=(),
+              controls=None) -> FuncBody:
+    """``ctx``'s function computing ``outputs``, reading its captures through ``inputs``."""
+    order, externals, waits = _members(ctx, outputs)
+    feeds = list(feeds)
+    for t in externals:
+        outer, per_iteration = _lift(t, ctx)
+        if per_iteration:
+            if stacked is None:
+                raise ValueError(f"'{t.name}' cannot be read per iteration in {ctx.what}")
+            feeds.append((t.name, -1 - stacked.position(outer)))  # made final once the captures are known
+        else:
+            feeds.append((t.name, inputs.position(outer)))
+    if controls is not None:
+        outer = ctx.outer
+        controls.extend(c for c in waits if c._ctx is None or c._ctx.visible_in(outer))
+    return FuncBody([op.name for op in order], feeds, [t.name for t in outputs])
+
+
+def _merged_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return unknown_shape()
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+
+
+def _dense(value) -> ops.Tensor:
+    return to_dense(value) if isinstance(value, IndexedSlices) else ops.convert_to_tensor(value)
+
+
+# ---------------------------------------------------------------------------
+# If
+
+
+def _if_shapes(op):
+    return op.get_attr("output_shapes")
+
+
+def _if_dtypes(op):
+    return op.get_attr("Tout")
+
+
+@register_op("If", shape=_if_shapes, dtype=_if_dtypes, stateful=True, list_output=True, may_alias=True)
+def _if_kernel(ctx, *inputs, then_branch, else_branch, Tout=(), output_shapes=()):  # noqa: N803 - TF's attr
+    pred = np.asarray(inputs[0])
+    if pred.shape != ():
+        raise errors.InvalidArgumentError(None, None, f"The predicate of tf.cond must be a scalar, got shape "
+                                          f"{list(pred.shape)}")
+    return (then_branch if pred else else_branch)(inputs, ctx.step)
+
+
+def build_if(pred: ops.Tensor, then_ctx: FunctionContext, then_outputs: list, else_ctx: FunctionContext,
+             else_outputs: list, name: str) -> ops.Operation:
+    """The If op running ``then_ctx``'s function when ``pred`` is true, else ``else_ctx``'s."""
+    inputs, controls = _Inputs([pred]), []
+    then_body = _function(then_ctx, then_outputs, inputs, None, controls=controls)
+    else_body = _function(else_ctx, else_outputs, inputs, None, controls=controls)
+    attrs = {"then_branch": then_body, "else_branch": else_body,
+             "Tout": [t.dtype.base_dtype for t in then_outputs],
+             "output_shapes": [_merged_shape(a.shape, b.shape) for a, b in zip(then_outputs, else_outputs)]}
+    op = ops.get_default_graph().create_op("If", inputs.tensors, attrs, name=name, control_inputs=controls)
+    for ctx, role in ((then_ctx, "then_branch"), (else_ctx, "else_branch")):
+        ctx.owner, ctx.role = op, role
+    _CONTEXTS[op] = {"then_branch": then_ctx, "else_branch": else_ctx}
+    return op
+
+
+def _contexts(op: ops.Operation) -> dict:
+    found = _CONTEXTS.get(op)
+    if found is None:
+        raise LookupError(f"Cannot differentiate '{op.name}' ({op.type}): its functions were not built by this "
+                          "program (an imported graph); build the cond or loop with distflow to differentiate it")
+    return found
+
+
+def _float(t: ops.Tensor) -> bool:
+    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex
+
+
+def _tensor(graph, name: str) -> ops.Tensor:
+    return graph.get_tensor_by_name(name)
+
+
+@register_gradient("If")
+def _if_grad(op, *grads):
+    contexts = _contexts(op)
+    graph = op.graph
+    wanted = [i for i in range(1, len(op.inputs)) if _float(op.inputs[i])]
+    outs = [i for i, g in enumerate(grads) if _float(op.outputs[i]) and op._attrs["then_branch"].outputs[i]
+            and op._attrs["else_branch"].outputs[i]]
+    results, grad_ctxs = {}, []
+    for role in ("then_branch", "else_branch"):
+        forward = contexts[role]
+        body = op._attrs[role]
+        inside = {p: _tensor(graph, name) for name, p in body.feeds}  # input position -> tensor read inside
+        grad_ctx = FunctionContext(f"the gradient of {forward.what}", current_context(), forward=forward)
+        with building(grad_ctx):
+            ys = [_tensor(graph, body.outputs[i]) for i in outs]
+            xs = [inside[p] for p in wanted if p in inside]
+            dxs = gradients(ys, xs, grad_ys=[grads[i] for i in outs], stop_gradients=xs) if ys and xs else []
+            by_input = dict(zip([p for p in wanted if p in inside], dxs))
+            results[role] = [_dense(by_input[p]) if by_input.get(p) is not None
+                             else array_ops.zeros_like(op.inputs[p]) for p in wanted]
+        grad_ctxs.append(grad_ctx)
+    grad_op = build_if(op.inputs[0], grad_ctxs[0], results["then_branch"], grad_ctxs[1], results["else_branch"],
+                       name=op.name + "_grad/If")
+    out = [None] * len(op.inputs)
+    for k, p in enumerate(wanted):
+        out[p] = grad_op.outputs[k]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# While
+
+
+def _count_and_check(step, name: str, count: int) -> None:
+    if step is None:
+        return
+    if step.error is not None:
+        raise errors.CancelledError(None, None, f"Loop '{name}' was cancelled after {count} iterations "
+                                    f"({type(step.error).__name__})")
+    deadline = step.deadline
+    if deadline is not None and time.monotonic() > deadline:
+        raise errors.DeadlineExceededError(None, None, f"Loop '{name}' passed its deadline after {count} iterations")
+
+
+@register_op("While", shape=_if_shapes, dtype=_if_dtypes, stateful=True, blocking=True, list_output=True,
+             may_alias=True)
+def _while_kernel(ctx, *inputs, cond, body, num_loop_vars, num_stacked=0, Tout=(),  # noqa: N803 - TF's attr
+                  output_shapes=(), parallel_iterations=10, back_prop=True):
+    n = num_loop_vars
+    values = list(inputs)
+    first_stacked = len(values) - num_stacked
+    stacks = values[first_stacked:]
+    kept = [[] for _ in range(len(body.outputs) - n)]
+    step, count = ctx.step, 0
+    while True:
+        _count_and_check(step, ctx.op_name, count)
+        keep_going = np.asarray(cond(values, step)[0])
+        if keep_going.shape != ():
+            raise errors.InvalidArgumentError(None, None, f"The condition of loop '{ctx.op_name}' must give a "
+                                              f"scalar, got shape {list(keep_going.shape)}")
+        if not keep_going:
+            break
+        for k, stack in enumerate(stacks):  # a gradient loop reads its forward loop's values, last first
+            values[first_stacked + k] = stack[len(stack) - 1 - count]
+        out = body(values, step)
+        values[:n] = out[:n]
+        for kept_values, value in zip(kept, out[n:]):
+            kept_values.append(value)
+        count += 1
+    return (*values[:n], np.int32(count), *kept)
+
+
+def build_while(cond_ctx: FunctionContext, cond_output: ops.Tensor, body_ctx: FunctionContext, body_outputs: list,
+                cond_args: list, body_args: list, inits: list, shapes: list, name: str, back_prop: bool = True,
+                parallel_iterations: int = 10) -> ops.Operation:
+    """The While op: ``body_ctx``'s function runs while ``cond_ctx``'s gives true.
+
+    Outputs: the loop variables' last values, then the number of iterations (int32),
+    then the per-iteration values the gradient asks for.
+    """
+    n = len(inits)
+    inputs, stacked, controls = _Inputs(inits), _Inputs(), []
+    cond_body = _function(cond_ctx, [cond_output], inputs, stacked,
+                          feeds=[(a.name, i) for i, a in enumerate(cond_args)], controls=controls)
+    loop_body = _function(body_ctx, body_outputs, inputs, stacked,
+                          feeds=[(a.name, i) for i, a in enumerate(body_args)], controls=controls)
+    # the per-iteration inputs come after the captures
+    first = len(inputs.tensors)
+
+    def final(fb: FuncBody) -> FuncBody:
+        return FuncBody(fb.ops, [(k, p if p >= 0 else first + (-1 - p)) for k, p in fb.feeds], fb.outputs)
+
+    attrs = {"cond": final(cond_body), "body": final(loop_body), "num_loop_vars": n,
+             "num_stacked": len(stacked.tensors), "back_prop": bool(back_prop),
+             "parallel_iterations": int(parallel_iterations),
+             "Tout": [t.dtype.base_dtype for t in inits] + [dtypes.int32],
+             "output_shapes": list(shapes) + [TensorShape([])]}
+    op = ops.get_default_graph().create_op("While", inputs.tensors + stacked.tensors, attrs, name=name,
+                                           control_inputs=controls)
+    for ctx, role in ((cond_ctx, "cond"), (body_ctx, "body")):
+        ctx.owner, ctx.role = op, role
+    _CONTEXTS[op] = {"cond": cond_ctx, "body": body_ctx}
+    return op
+
+
+@register_gradient("While")
+def _while_grad(op, *grads):
+    n = op.get_attr("num_loop_vars")
+    if not op.get_attr("back_prop"):
+        return [None] * len(op.inputs)
+    contexts = _contexts(op)
+    graph = op.graph
+    forward = contexts["body"]
+    body = op._attrs["body"]
+    inside = {}
+    for name, p in body.feeds:
+        inside.setdefault(p, _tensor(graph, name))
+    loop = [i for i in range(n) if _float(op.inputs[i])]
+    n_captured = len(op.inputs) - op.get_attr("num_stacked")
+    captured = [p for p in range(n, n_captured) if _float(op.inputs[p]) and p in inside]
+    count = op.outputs[n]
+    outer = current_context()
+    inits = [array_ops.zeros([], dtypes.int32)]
+    inits += [_dense(grads[i]) if grads[i] is not None else array_ops.zeros_like(op.outputs[i]) for i in loop]
+    inits += [array_ops.zeros_like(op.inputs[p]) for p in captured]
+    shapes = [TensorShape([])] + [op.outputs[i].shape for i in loop] + [op.inputs[p].shape for p in captured]
+    what = f"the gradient of {forward.what}"
+    cond_ctx = FunctionContext(f"the condition of {what}", outer)
+    with building(cond_ctx):
+        cond_args = [argument(k, t.dtype, s, f"arg{k}") for k, (t, s) in enumerate(zip(inits, shapes))]
+        keep_going = math_ops.less(cond_args[0], count)
+    body_ctx = FunctionContext(what, outer, forward=forward)
+    with building(body_ctx):
+        args = [argument(k, t.dtype, s, f"arg{k}") for k, (t, s) in enumerate(zip(inits, shapes))]
+        dys = args[1:1 + len(loop)]
+        accumulated = args[1 + len(loop):]
+        ys = [_tensor(graph, body.outputs[i]) for i in loop]
+        xs = [inside[i] for i in loop] + [inside[p] for p in captured]
+        dxs = gradients(ys, xs, grad_ys=dys, stop_gradients=xs) if ys else [None] * len(xs)
+        nexts = [math_ops.add(args[0], 1)]
+        for k, i in enumerate(loop):
+            g = dxs[k]
+            nexts.append(_dense(g) if g is not None else array_ops.zeros_like(dys[k]))
+        for k, p in enumerate(captured):
+            g = dxs[len(loop) + k]
+            nexts.append(math_ops.add(accumulated[k], _dense(g)) if g is not None else accumulated[k])
+    grad_op = build_while(cond_ctx, keep_going, body_ctx, nexts, cond_args, args, inits, shapes,
+                          name=op.name + "_grad/While")
+    out = [None] * len(op.inputs)
+    for k, i in enumerate(loop):
+        out[i] = grad_op.outputs[1 + k]
+    for k, p in enumerate(captured):
+        out[p] = grad_op.outputs[1 + len(loop) + k]
+    return out
