@@ -46,10 +46,13 @@ class FunctionContext:
 
     def visible_in(self, reader: "FunctionContext | None") -> bool:
         """Whether ops built in ``reader`` may read the tensors of this function: inside it
-        (or a function nested in it), or in the gradient of a function that holds it."""
+        (or a function nested in it), or in the gradient of a function that holds it or
+        reads them."""
         if reader is not None:
             for ctx in reader.chain():
-                if ctx is self or (ctx.forward is not None and self.is_within(ctx.forward)):
+                if ctx is self:
+                    return True
+                if ctx.forward is not None and (self.is_within(ctx.forward) or self.visible_in(ctx.forward)):
                     return True
         return False
 

@@ -110,15 +110,38 @@ def _lift(t: ops.Tensor, ctx: FunctionContext) -> tuple[ops.Tensor, bool]:
     it is a per-iteration stack (a gradient loop reading its forward loop's values)."""
     while True:
         source = t.op._ctx
-        if source is None or source.visible_in(ctx.outer):
+        if source is None:
             return t, False
         owner = source.owner
         if source is ctx.forward and owner is not None and owner.type == "While":
             return _keep_per_iteration(source, t), True
+        if _plainly_visible(source, ctx.outer):
+            return t, False
         if owner is not None and owner.type == "If":
             t = _export_from_branch(source, t)
             continue
         raise ValueError(f"'{t.name}' was made in {source.what} and cannot be used in {ctx.what}")
+
+
+def _plainly_visible(source: FunctionContext, reader: FunctionContext | None) -> bool:
+    """Whether an op built in ``reader`` can take a tensor made in ``source`` as it is: in
+    ``reader`` or around it, or (for a gradient) in the function it differentiates or a
+    branch inside that, which hands the tensor over when that gradient is built. A
+    tensor of a loop nested in the forward function is not: it has a value per iteration."""
+    if reader is None:
+        return False
+    for ctx in reader.chain():
+        if ctx is source:
+            return True
+        forward = ctx.forward
+        if forward is not None and source.is_within(forward):
+            inner = source
+            while inner is not forward:
+                if inner.owner is not None and inner.owner.type == "While":
+                    return False
+                inner = inner.outer
+            return True
+    return False
 
 
 def _export_from_branch(branch: FunctionContext, t: ops.Tensor) -> ops.Tensor:
@@ -160,11 +183,12 @@ def _add_output(op: ops.Operation, dtype, shape) -> ops.Tensor:
 
 
 class _Inputs:
-    """The inputs of a control-flow op being built: each outer tensor once."""
+    """The inputs of a control-flow op being built: each captured tensor once, after
+    ``first`` (a loop's initial values, which change as it runs, so are not shared)."""
 
     def __init__(self, first=()):
         self.tensors = list(first)
-        self._position = {t: i for i, t in enumerate(self.tensors)}
+        self._position: dict = {}
 
     def position(self, t: ops.Tensor) -> int:
         if t not in self._position:
@@ -260,8 +284,7 @@ def _if_grad(op, *grads):
     contexts = _contexts(op)
     graph = op.graph
     wanted = [i for i in range(1, len(op.inputs)) if _float(op.inputs[i])]
-    outs = [i for i, g in enumerate(grads) if _float(op.outputs[i]) and op._attrs["then_branch"].outputs[i]
-            and op._attrs["else_branch"].outputs[i]]
+    flowing = [i for i, g in enumerate(grads) if g is not None and _float(op.outputs[i])]
     results, grad_ctxs = {}, []
     for role in ("then_branch", "else_branch"):
         forward = contexts[role]
@@ -269,6 +292,7 @@ def _if_grad(op, *grads):
         inside = {p: _tensor(graph, name) for name, p in body.feeds}  # input position -> tensor read inside
         grad_ctx = FunctionContext(f"the gradient of {forward.what}", current_context(), forward=forward)
         with building(grad_ctx):
+            outs = [i for i in flowing if body.outputs[i]]  # (an exported tensor has a value in one branch)
             ys = [_tensor(graph, body.outputs[i]) for i in outs]
             xs = [inside[p] for p in wanted if p in inside]
             dxs = gradients(ys, xs, grad_ys=[grads[i] for i in outs], stop_gradients=xs) if ys and xs else []

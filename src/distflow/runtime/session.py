@@ -19,6 +19,7 @@ from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
 from .executor import LiveSteps, PartitionPlan, StepPlan
 from .partition import Node, output_key, partition, prune
+from .functions import function_ops
 from .placer import Placer
 
 
@@ -281,6 +282,9 @@ class BaseSession:
                 roots.append(el)
         order = prune(roots, set(fed))
         device_of = {op: self._placer.place(op).name for op in order}
+        for op in order:  # the ops of cond branches and loops run where they are placed, too
+            for inner in function_ops(op):
+                self._placer.place(inner)
         parts = partition(order, device_of, set(fed))
         lookup = self._device_mgr.lookup
         rewrites = self._config.graph_options.optimizer_options.rewrites()
