@@ -447,3 +447,56 @@ def test_isolate_session_state_keeps_each_sessions_variables_apart():
                 shared.run(v)  # nor in the shared one
     finally:
         server.stop()
+
+
+def test_a_loop_and_a_cond_on_a_worker_read_variables_on_the_ps_and_train_them(cluster):
+    with tf.device(tf.train.replica_device_setter(cluster=cluster.spec, worker_device="/job:worker/task:1")):
+        w = tf.Variable(0.5, name="loop_w")
+        x = tf.placeholder(tf.float32, [])
+        _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * w + x), [tf.constant(0), x])
+        z = tf.cond(y > 0.0, lambda: y * 2.0, lambda: -y)
+        loss = tf.square(z - 1.0)
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+    assert z.op.device.startswith("/job:worker/task:1") and w.device.startswith("/job:ps")
+
+    def expected(wv, xv):
+        yv = xv
+        for _ in range(3):
+            yv = yv * wv + xv
+        zv = 2 * yv if yv > 0 else -yv
+        dz_dy = 2.0 if yv > 0 else -1.0
+        dy_dw = 3 * wv ** 2 * xv + 2 * wv * xv + xv  # y = x (w^3 + w^2 + w + 1)
+        return zv, wv - 0.01 * 2 * (zv - 1.0) * dz_dy * dy_dw
+
+    with tf.Session(cluster.target("worker", 1)) as sess:
+        sess.run(w.initializer)
+        wv = 0.5
+        for _ in range(3):
+            zv, wv_next = expected(wv, 0.3)
+            got, _ = sess.run([z, train], {x: 0.3})
+            assert np.isclose(got, zv, rtol=1e-5)
+            assert np.isclose(sess.run(w), wv_next, rtol=1e-5)
+            wv = wv_next
+
+
+def test_a_loop_body_cannot_update_a_variable_of_another_task_and_says_why(cluster):
+    with tf.device("/job:ps/task:0"):
+        v = tf.Variable(0, name="loop_count_v")
+    with tf.device("/job:worker/task:0"):
+        def body(i):
+            with tf.control_dependencies([tf.assign_add(v, 1)]):
+                return i + 1
+        out = tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="runs inside .*ps"):
+            sess.run(out)
+
+
+def test_a_deadline_ends_a_loop_running_on_another_task(cluster):
+    with tf.device("/job:worker/task:1"):
+        out = tf.while_loop(lambda i: tf.constant(True), lambda i: i + 1, [tf.constant(0)])
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(out, options=tf.RunOptions(timeout_in_ms=500))
+        assert sess.run(tf.constant(7)) == 7

@@ -24,10 +24,12 @@ from typing import NamedTuple
 from ..framework import errors
 from ..framework import ops, wire
 from ..framework.device_spec import DeviceSpec
+from ..framework.function_body import FuncBody
 from ..framework.registry import get_registration, is_registered
 from ..ops.array_ops import missing_feed_error
 from ..runtime.config import ConfigProto
 from ..runtime.device import DeviceSet
+from ..runtime.functions import function_ops
 from ..runtime.partition import output_key, partition, prune
 from ..runtime.placer import Placer
 from ..protos import distflow_pb2 as pb
@@ -287,6 +289,8 @@ class Master:
             if op.type == "Placeholder" and (op.name, 0) not in fed:
                 raise missing_feed_error(op.name, op.get_attr("dtype"), op.get_attr("shape"))
         device_of = {op: session.placer.place(op).name for op in order}
+        for op in order:
+            _place_functions(op, device_of[op], session.placer)
         parts = partition(order, device_of, set(fed))
         by_task: dict[str, list] = {}
         for device, nodes in parts.items():
@@ -352,8 +356,53 @@ def _feed_node_name(tensor_name: str) -> str:
     return "_feed_" + tensor_name.replace(":", "_")
 
 
+def _place_functions(op: ops.Operation, device: str, placer: Placer) -> None:
+    """Places the ops of ``op``'s functions (a cond's branches, a loop's body): on the task
+    that runs ``op``, since they run inside its kernel there."""
+    task = device.rpartition("/device:")[0]
+    for inner in function_ops(op):
+        where = placer.place(inner).name
+        if where.rpartition("/device:")[0] != task:
+            raise errors.InvalidArgumentError(
+                None, inner, f"Op '{inner.name}' ({inner.type}) runs inside '{op.name}' ({op.type}) on {task}, but is "
+                f"placed on {where}: the ops of a cond branch or a loop body run on the task that runs the cond or "
+                "loop. Read a variable of another task outside the cond or loop (its value is sent once), or "
+                "place the cond or loop on that task.")
+
+
+def _add_function_ops(graph_def, graph: ops.Graph, node, proto) -> None:
+    """Adds the ops of ``node``'s functions to a task's GraphDef, placed, reading what the
+    functions read from outside through ``node``'s inputs there (a received tensor, a feed)."""
+    op = graph.get_operation_by_name(node.name)
+    members = {inner.name for inner in function_ops(op)}
+    outer = {}  # tensor read inside, made outside -> the input of ``node`` that brings it
+    for value in node.attrs.values():
+        if isinstance(value, FuncBody):
+            for name, position in value.feeds:
+                if name.rpartition(":")[0] not in members:  # (not a loop's argument)
+                    text = proto.input[position]
+                    outer[name] = text if ":" in text else text + ":0"
+    for inner in function_ops(op):
+        inner_proto = graph_def.node.add(name=inner.name, op=inner.type, device=inner._assigned_device)
+        inner_proto.input.extend(outer.get(t.name, t.name) for t in inner.inputs)
+        # (a wait on an op outside the function is the owner's: it waits before the function runs)
+        inner_proto.input.extend(f"^{c.name}" for c in inner.control_inputs if c.name in members)
+        for key, value in inner._attrs.items():
+            if key == "_class":
+                continue
+            if isinstance(value, FuncBody):
+                value = FuncBody(value.ops, [(outer.get(k, k), p) for k, p in value.feeds],
+                                 [outer.get(o, o) for o in value.outputs])
+            inner_proto.attr[key].CopyFrom(wire.attr_to_proto(value))
+    for key, value in node.attrs.items():
+        if isinstance(value, FuncBody):
+            proto.attr[key].CopyFrom(wire.attr_to_proto(FuncBody(
+                value.ops, [(outer.get(k, k), p) for k, p in value.feeds], [outer.get(o, o) for o in value.outputs])))
+
+
 def _partition_graph_def(graph: ops.Graph, device_parts, fed: dict):
-    """One task's partitions as a GraphDef (in partition order); fed tensors become placeholders."""
+    """One task's partitions as a GraphDef (in partition order); fed tensors become
+    placeholders; the ops of cond branches and loops come with the op that runs them."""
     graph_def = pb.GraphDef()
     feed_positions, feed_nodes = [], set()
     for device, nodes in device_parts:
@@ -376,4 +425,6 @@ def _partition_graph_def(graph: ops.Graph, device_parts, fed: dict):
                     proto.input.append(feed_name)
                 else:
                     proto.input.append(src if index == 0 else f"{src}:{index}")
+            if any(isinstance(v, FuncBody) for v in node.attrs.values()):
+                _add_function_ops(graph_def, graph, node, proto)
     return graph_def, feed_positions

@@ -24,6 +24,7 @@ from ..runtime import allocator
 from ..runtime.device import DeviceMgr
 from ..runtime.executor import (PartitionPlan, Rendezvous, log_compiled, run_partitions, value_of,
                                 waiting_kernels)
+from ..runtime.functions import function_ops
 from ..runtime.partition import Node, rendezvous_key
 from ..protos import distflow_pb2 as pb
 from .rpc import takes_rpc_context
@@ -217,7 +218,10 @@ class Worker:
         graph = ops.Graph()
         wire.import_graph_def(request.graph_def, graph)
         partitions: dict[str, list] = {}
+        inside = {inner.name for op in graph.get_operations() for inner in function_ops(op)}
         for node in request.graph_def.node:
+            if node.name in inside:
+                continue  # an op of a cond branch or loop: it runs inside the op that owns it
             op = graph.get_operation_by_name(node.name)
             if not self.is_local(op.device):
                 raise errors.InvalidArgumentError(None, None, f"node '{node.name}' is placed on {op.device}, "
