@@ -25,6 +25,8 @@ from .ops.slicing_ops import concat, gather, newaxis, slice, split, strided_slic
 from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from .ops.control_flow_v2 import case, cond, while_loop
+from .ops.functional_ops import foldl, foldr, map_fn, scan
+from .ops.tensor_array_ops import TensorArray
 from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, PaddingFIFOQueue, QueueBase
 from .ops.indexed_slices import IndexedSlices
 from .ops.gradients_impl import AggregationMethod, UnconnectedGradients, custom_gradient, gradients, hessians

@@ -7,5 +7,5 @@ registers them.
 """
 
 from . import (array_grad, array_ops, control_flow_ops, control_flow_v2, conv_ops, function_ops,  # noqa: F401
-               gradients_impl, init_ops, math_grad, math_ops, nn_ops, random_ops, state_ops, training_ops,
-               variable_scope)
+               functional_ops, gradients_impl, init_ops, list_ops, math_grad, math_ops, nn_ops, random_ops,
+               state_ops, tensor_array_ops, training_ops, variable_scope)

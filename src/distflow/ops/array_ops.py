@@ -8,6 +8,7 @@ import numpy as np
 
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import TensorShape, as_shape
 from .op_util import constant_shape, constant_value, known_axis, make_tensor, normalize_axis, same_dtype_values
 
@@ -605,6 +606,8 @@ def ones(shape, dtype=dtypes.float32, name=None) -> ops.Tensor:
 
 @register_op("ZerosLike", shape=lambda op: op.inputs[0].shape)
 def _zeros_like_kernel(xp, x):
+    if x.__class__ is TensorList:  # the zero gradient of a TensorArray's list
+        return x.zeros_like()
     return xp.zeros_like(x)
 
 

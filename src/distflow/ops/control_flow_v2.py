@@ -17,6 +17,7 @@ from . import array_ops, math_ops
 from .check_ops import assert_less_equal
 from .function_ops import argument, build_if, build_while, building, current_context
 from .indexed_slices import IndexedSlices, to_dense
+from .tensor_array_ops import TensorArray
 
 
 def _branch_outputs(value, pred: ops.Tensor, what: str) -> list:
@@ -178,12 +179,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     with ops.name_scope(name, "while", nest.flatten(loop_vars)) as scope:
         label = scope.rstrip("/")
-        flat = [_tensor_of(v) for v in nest.flatten(loop_vars)]
+        # a TensorArray travels as its flow, and is rebuilt around it on the other side
+        arrays = [v if isinstance(v, TensorArray) else None for v in nest.flatten(loop_vars)]
+        flat = [v.flow if isinstance(v, TensorArray) else _tensor_of(v) for v in nest.flatten(loop_vars)]
         if shape_invariants is None:
             shapes = [t.shape for t in flat]
         else:
             nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
-            shapes = [as_shape(s) for s in nest.flatten(shape_invariants)]
+            shapes = [t.shape if ta is not None else as_shape(s)
+                      for t, ta, s in zip(flat, arrays, nest.flatten(shape_invariants))]
             for t, s in zip(flat, shapes):
                 if not s.is_compatible_with(t.shape):
                     raise ValueError(f"The shape invariant specified for {t.name} is not compatible with the "
@@ -196,8 +200,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 raise ValueError(f"maximum_iterations must be a scalar, got shape {limit.shape}")
             flat = [array_ops.zeros([], limit.dtype.base_dtype, name="iteration_counter")] + flat
             shapes = [TensorShape([])] + shapes
+            arrays = [None] + arrays
+
+        def rebuilt(values, templates):
+            return [ta._with_flow(v) if ta is not None else v for v, ta in zip(values, templates)]
 
         def call(fn, args):
+            args = rebuilt(args, arrays)
             packed = nest.pack_sequence_as(loop_vars, args[1:] if counted else args)
             return fn(*packed) if isinstance(loop_vars, (list, tuple)) else fn(packed)
 
@@ -223,7 +232,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             except (TypeError, ValueError) as e:
                 raise ValueError(f"body of tf.while_loop '{label}' must return the structure of loop_vars: "
                                  f"{e}") from None
-            nexts = [_tensor_of(v) for v in nest.flatten(result)]
+            results = nest.flatten(result)
+            for ta, value in zip(arrays[1:] if counted else arrays, results):
+                if (ta is None) == isinstance(value, TensorArray):
+                    raise TypeError(f"body of tf.while_loop '{label}' must return a TensorArray where loop_vars "
+                                    f"has one, and only there; got {value!r}")
+            out_arrays = [None] * counted + [v if isinstance(v, TensorArray) else None for v in results]
+            nexts = [v.flow if isinstance(v, TensorArray) else _tensor_of(v) for v in results]
             if counted:
                 nexts = [math_ops.add(body_args[0], 1)] + nexts
         for arg, init, nxt, shape in zip(body_args, flat, nexts, shapes):
@@ -237,7 +252,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                  "a less-specific shape.")
         op = build_while(cond_ctx, keep_going, body_ctx, nexts, cond_args, body_args, flat, shapes, name=label,
                          back_prop=back_prop, parallel_iterations=parallel_iterations)
-        outputs = list(op.outputs[:len(flat)])
+        outputs = rebuilt(list(op.outputs[:len(flat)]), out_arrays)
         if counted:
             outputs = outputs[1:]
         if not return_same_structure and len(outputs) == 1 and isinstance(loop_vars, (list, tuple)) \

@@ -272,7 +272,9 @@ def _contexts(op: ops.Operation) -> dict:
 
 
 def _float(t: ops.Tensor) -> bool:
-    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex
+    """Whether gradients flow through ``t`` (a TensorArray's list counts)."""
+    dtype = t.dtype.base_dtype
+    return dtype.is_floating or dtype.is_complex or dtype == dtypes.variant
 
 
 def _tensor(graph, name: str) -> ops.Tensor:
@@ -424,7 +426,7 @@ def _while_grad(op, *grads):
             nexts.append(_dense(g) if g is not None else array_ops.zeros_like(dys[k]))
         for k, p in enumerate(captured):
             g = dxs[len(loop) + k]
-            nexts.append(math_ops.add(accumulated[k], _dense(g)) if g is not None else accumulated[k])
+            nexts.append(math_ops.add_n([accumulated[k], _dense(g)]) if g is not None else accumulated[k])
     grad_op = build_while(cond_ctx, keep_going, body_ctx, nexts, cond_args, args, inits, shapes,
                           name=op.name + "_grad/While")
     out = [None] * len(op.inputs)

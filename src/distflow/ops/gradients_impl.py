@@ -14,7 +14,7 @@ import itertools
 
 import numpy as np
 
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.registry import get_gradient_function, register_gradient
 from . import array_ops, math_ops, script_ops, slicing_ops
 from .indexed_slices import IndexedSlices, concat_slices, to_dense
@@ -25,7 +25,8 @@ def _as_list(x) -> list:
 
 
 def _differentiable(t: ops.Tensor) -> bool:
-    return t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex
+    dtype = t.dtype.base_dtype
+    return dtype.is_floating or dtype.is_complex or dtype == dtypes.variant  # (a TensorArray's list)
 
 
 class AggregationMethod:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
 from .op_util import (COMPLEX, FLOATS, NUMBERS, binary_shape, broadcast_shape, check_dtype, constant_value,
@@ -325,6 +326,11 @@ def _add_n_shape(op):
 def _add_n_kernel(xp, *inputs, inplace=False):
     if len(inputs) == 1:
         return inputs[0]
+    if inputs[0].__class__ is TensorList:  # gradients of a TensorArray's list, from several paths
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = out.add(x)
+        return out
     out = xp.add(inputs[0], inputs[1], out=writable_like(inputs[0], inputs[1]) if inplace else None)
     for x in inputs[2:]:
         if isinstance(out, xp.ndarray):
