@@ -140,6 +140,7 @@ from . import layers, losses, train  # noqa: E402 - these build on the names abo
 from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402
 from . import bitwise, graph_util, image, nest, python_io, resource_loader, signal, sparse, spectral  # noqa: E402
 from . import strings, summary, test  # noqa: E402
+from . import contrib  # noqa: E402
 from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing

@@ -1,0 +1,222 @@
+"""Running a recurrent cell over sequences: ``tf.nn.dynamic_rnn``, ``static_rnn``,
+``bidirectional_dynamic_rnn``, and the sequence losses of ``tf.contrib``.
+
+``dynamic_rnn`` is TF 1.x's: one ``tf.while_loop`` over time that reads each step's
+input from a TensorArray and writes each output into another; with ``sequence_length``
+a finished sequence's output is zeros and its state is carried through unchanged.
+"""
+
+from __future__ import annotations
+
+from ..framework import dtypes, ops
+from ..framework import nest
+from ..framework.tensor_shape import TensorShape
+from ..ops import array_ops, math_ops, nn_ops, reduction_ops, variable_scope as vs
+from ..ops.manip_ops import reverse as reverse_axes
+from ..ops.control_flow_v2 import while_loop
+from ..ops.misc_more_ops import reverse_sequence
+from ..ops.segment_ops import count_nonzero
+from ..ops.tensor_array_ops import TensorArray
+
+
+def _transpose_batch_time(t: ops.Tensor) -> ops.Tensor:
+    ndims = t.shape.ndims
+    if ndims is not None and ndims < 2:
+        raise ValueError(f"Expected input tensor {t.name} to have rank at least 2, but saw shape {t.shape}")
+    perm = [1, 0] + list(range(2, ndims if ndims is not None else 3))
+    out = array_ops.transpose(t, perm)
+    if ndims is not None:
+        dims = t.shape.as_list()
+        out.set_shape([dims[1], dims[0]] + dims[2:])
+    return out
+
+
+def _zeros_like_output(size, batch, dtype):
+    return nest.map_structure(lambda s: array_ops.zeros(array_ops.stack([batch, s]), dtype=dtype), size)
+
+
+def _initial_state(cell, initial_state, batch, dtype):
+    if initial_state is not None:
+        return initial_state
+    if dtype is None:
+        raise ValueError("If there is no initial_state, you must give a dtype.")
+    return cell.zero_state(batch, dtype)
+
+
+def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None, parallel_iterations=None,
+                swap_memory=False, time_major=False, scope=None):
+    """Runs ``cell`` over the time steps of ``inputs`` in one loop; returns (outputs, final state).
+
+    ``inputs`` is [batch, time, ...] (``time_major``: [time, batch, ...]), or a nested
+    structure of such tensors; ``sequence_length`` ([batch] ints) ends each sequence early.
+    """
+    with vs.variable_scope(scope or "rnn") as varscope:
+        flat = [ops.convert_to_tensor(x) for x in nest.flatten(inputs)]
+        if not time_major:
+            flat = [_transpose_batch_time(x) for x in flat]
+        steps = array_ops.shape(flat[0], out_type=dtypes.int32)[0]
+        batch = array_ops.shape(flat[0], out_type=dtypes.int32)[1]
+        static_steps = flat[0].shape[0].value if flat[0].shape.ndims else None
+        static_batch = flat[0].shape[1].value if flat[0].shape.ndims else None
+        state = _initial_state(cell, initial_state, batch, dtype)
+        state_dtype = nest.flatten(state)[0].dtype.base_dtype
+        if sequence_length is not None:
+            sequence_length = math_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int32)
+            if sequence_length.shape.ndims not in (None, 1):
+                raise ValueError(f"sequence_length must be a vector of length batch_size, but saw shape: "
+                                 f"{sequence_length.shape}")
+        with ops.name_scope("dynamic_rnn"):
+            input_arrays = [TensorArray(x.dtype, size=steps, element_shape=x.shape[1:] if x.shape.ndims else None)
+                            .unstack(x) for x in flat]
+            outputs = [TensorArray(state_dtype, size=steps) for _ in nest.flatten(cell.output_size)]
+            zero_output = (_zeros_like_output(cell.output_size, batch, state_dtype)
+                           if sequence_length is not None else None)
+
+            def body(time, arrays, state):
+                step_input = nest.pack_sequence_as(inputs, [ta.read(time) for ta in input_arrays])
+                for x, source in zip(nest.flatten(step_input), flat):
+                    x.set_shape(source.shape[1:])
+                output, new_state = cell(step_input, state)
+                if sequence_length is not None:
+                    done = time >= sequence_length
+                    output = nest.map_structure(lambda z, o: math_ops.where(done, z, o), zero_output, output)
+                    new_state = nest.map_structure(lambda old, new: math_ops.where(done, old, new), state, new_state)
+                new_arrays = [ta.write(time, o) for ta, o in zip(arrays, nest.flatten(output))]
+                return time + 1, new_arrays, new_state
+
+            _, outputs, final_state = while_loop(
+                lambda time, *_: time < steps, body, [ops.convert_to_tensor(0), outputs, state],
+                parallel_iterations=parallel_iterations or 32, swap_memory=swap_memory)
+            stacked = []
+            for ta, size in zip(outputs, nest.flatten(cell.output_size)):
+                out = ta.stack()
+                out.set_shape(TensorShape([static_steps, static_batch, size]))
+                stacked.append(out if time_major else _transpose_batch_time(out))
+        del varscope
+        return nest.pack_sequence_as(cell.output_size, stacked), final_state
+
+
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
+    """Runs ``cell`` over a Python list of per-step inputs ([batch, ...] each), unrolled."""
+    if not nest.is_nested(inputs):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with vs.variable_scope(scope or "rnn"):
+        first = nest.flatten(inputs[0])[0]
+        batch = array_ops.shape(first, out_type=dtypes.int32)[0]
+        state = _initial_state(cell, initial_state, batch, dtype)
+        outputs = []
+        if sequence_length is not None:
+            sequence_length = math_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int32)
+            zero_output = _zeros_like_output(cell.output_size, batch, nest.flatten(state)[0].dtype.base_dtype)
+        for time, step_input in enumerate(inputs):
+            output, new_state = cell(step_input, state)
+            if sequence_length is not None:
+                done = time >= sequence_length
+                output = nest.map_structure(lambda z, o: math_ops.where(done, z, o), zero_output, output)
+                new_state = nest.map_structure(lambda old, new: math_ops.where(done, old, new), state, new_state)
+            outputs.append(output)
+            state = new_state
+        return outputs, state
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, initial_state_fw=None,
+                              initial_state_bw=None, dtype=None, parallel_iterations=None, swap_memory=False,
+                              time_major=False, scope=None):
+    """A forward and a backward ``dynamic_rnn``: ((outputs_fw, outputs_bw), (state_fw, state_bw)).
+
+    The backward one reads each sequence reversed (up to its ``sequence_length``), and
+    its outputs are reversed back, so both line up with the inputs.
+    """
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            out_fw, state_fw = dynamic_rnn(cell_fw, inputs, sequence_length, initial_state_fw, dtype,
+                                           parallel_iterations, swap_memory, time_major, scope=fw_scope)
+        time_axis, batch_axis = (0, 1) if time_major else (1, 0)
+
+        def reverse(t):
+            if sequence_length is None:
+                return reverse_axes(t, [time_axis])
+            return reverse_sequence(t, sequence_length, seq_axis=time_axis, batch_axis=batch_axis)
+
+        with vs.variable_scope("bw") as bw_scope:
+            reversed_inputs = nest.map_structure(reverse, inputs)
+            out_bw, state_bw = dynamic_rnn(cell_bw, reversed_inputs, sequence_length, initial_state_bw, dtype,
+                                           parallel_iterations, swap_memory, time_major, scope=bw_scope)
+        return (out_fw, nest.map_structure(reverse, out_bw)), (state_fw, state_bw)
+
+
+def sequence_loss(logits, targets, weights, average_across_timesteps=True, average_across_batch=True,
+                  sum_over_timesteps=False, sum_over_batch=False, softmax_loss_function=None, name=None):
+    """``tf.contrib.seq2seq.sequence_loss``: weighted cross-entropy of [batch, time, classes] logits."""
+    if logits.shape.ndims not in (None, 3):
+        raise ValueError("Logits must be a [batch_size x sequence_length x logits] tensor")
+    if average_across_timesteps and sum_over_timesteps:
+        raise ValueError("average_across_timesteps and sum_over_timesteps cannot be set to True at same time.")
+    if average_across_batch and sum_over_batch:
+        raise ValueError("average_across_batch and sum_over_batch cannot be set to True at same time.")
+    with ops.name_scope(name, "sequence_loss", [logits, targets, weights]):
+        classes = array_ops.shape(logits)[2]
+        flat_logits = array_ops.reshape(logits, array_ops.stack([-1, classes]))
+        flat_targets = array_ops.reshape(targets, [-1])
+        if softmax_loss_function is None:
+            crossent = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=flat_targets, logits=flat_logits)
+        else:
+            crossent = softmax_loss_function(labels=flat_targets, logits=flat_logits)
+        crossent = crossent * array_ops.reshape(weights, [-1])
+        weights = ops.convert_to_tensor(weights, dtype=crossent.dtype)
+        if average_across_timesteps and average_across_batch:
+            return reduction_ops.reduce_sum(crossent) / (reduction_ops.reduce_sum(weights) + 1e-12)
+        if sum_over_timesteps and sum_over_batch:
+            return reduction_ops.reduce_sum(crossent) / (
+                math_ops.cast(count_nonzero(weights), crossent.dtype) + 1e-12)
+        crossent = array_ops.reshape(crossent, array_ops.shape(logits)[:2])
+        if average_across_timesteps and not average_across_batch:
+            crossent = reduction_ops.reduce_sum(crossent, axis=[1]) / (
+                reduction_ops.reduce_sum(weights, axis=[1]) + 1e-12)
+        if not average_across_timesteps and average_across_batch:
+            crossent = reduction_ops.reduce_sum(crossent, axis=[0]) / (
+                reduction_ops.reduce_sum(weights, axis=[0]) + 1e-12)
+        if sum_over_timesteps and not sum_over_batch:
+            crossent = reduction_ops.reduce_sum(crossent, axis=[1]) / (
+                math_ops.cast(count_nonzero(weights, axis=[1]), crossent.dtype) + 1e-12)
+        if not sum_over_timesteps and sum_over_batch:
+            crossent = reduction_ops.reduce_sum(crossent, axis=[0]) / (
+                math_ops.cast(count_nonzero(weights, axis=[0]), crossent.dtype) + 1e-12)
+        return crossent
+
+
+def sequence_loss_by_example(logits, targets, weights, average_across_timesteps=True, softmax_loss_function=None,
+                             name=None):
+    """``tf.contrib.legacy_seq2seq.sequence_loss_by_example``: per example, the weighted sum
+    (or average) over a list of per-step logits of the cross-entropy."""
+    if len(targets) != len(logits) or len(weights) != len(logits):
+        raise ValueError(f"Lengths of logits, weights, and targets must be the same {len(logits)}, "
+                         f"{len(weights)}, {len(targets)}.")
+    with ops.name_scope(name, "sequence_loss_by_example", list(logits) + list(targets) + list(weights)):
+        terms = []
+        for logit, target, weight in zip(logits, targets, weights):
+            if softmax_loss_function is None:
+                target = array_ops.reshape(target, [-1])
+                crossent = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=target, logits=logit)
+            else:
+                crossent = softmax_loss_function(labels=target, logits=logit)
+            terms.append(crossent * weight)
+        total = math_ops.add_n(terms)
+        if average_across_timesteps:
+            total = total / (math_ops.add_n(list(weights)) + 1e-12)
+        return total
+
+
+def legacy_sequence_loss(logits, targets, weights, average_across_timesteps=True, average_across_batch=True,
+                         softmax_loss_function=None, name=None):
+    """``tf.contrib.legacy_seq2seq.sequence_loss``: the by-example loss summed (averaged) over the batch."""
+    with ops.name_scope(name, "sequence_loss", list(logits) + list(targets) + list(weights)):
+        cost = reduction_ops.reduce_sum(sequence_loss_by_example(
+            logits, targets, weights, average_across_timesteps=average_across_timesteps,
+            softmax_loss_function=softmax_loss_function))
+        if average_across_batch:
+            batch = array_ops.shape(targets[0])[0]
+            return cost / math_ops.cast(batch, cost.dtype)
+        return cost

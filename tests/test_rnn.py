@@ -1,0 +1,221 @@
+"""Recurrent cells and dynamic_rnn against NumPy written the obvious way; gradients by central differences."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+RNG = np.random.default_rng(7)
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def lstm_steps(x, kernel, bias, forget_bias=1.0, lengths=None):
+    """[batch, time, depth] through TF 1.x's BasicLSTMCell equations."""
+    batch, steps, _ = x.shape
+    n = bias.shape[0] // 4
+    c, h = np.zeros((batch, n)), np.zeros((batch, n))
+    outputs = np.zeros((batch, steps, n))
+    for t in range(steps):
+        gates = np.concatenate([x[:, t], h], 1) @ kernel + bias
+        i, j, f, o = np.split(gates, 4, axis=1)
+        new_c = c * sigmoid(f + forget_bias) + sigmoid(i) * np.tanh(j)
+        new_h = np.tanh(new_c) * sigmoid(o)
+        live = np.ones(batch, bool) if lengths is None else t < lengths
+        c = np.where(live[:, None], new_c, c)
+        h = np.where(live[:, None], new_h, h)
+        outputs[:, t] = np.where(live[:, None], new_h, 0.0)
+    return outputs, c, h
+
+
+def gru_steps(x, gate_kernel, gate_bias, cand_kernel, cand_bias):
+    batch, steps, _ = x.shape
+    h = np.zeros((batch, cand_bias.shape[0]))
+    outputs = []
+    for t in range(steps):
+        r, u = np.split(sigmoid(np.concatenate([x[:, t], h], 1) @ gate_kernel + gate_bias), 2, axis=1)
+        cand = np.tanh(np.concatenate([x[:, t], r * h], 1) @ cand_kernel + cand_bias)
+        h = u * h + (1 - u) * cand
+        outputs.append(h)
+    return np.stack(outputs, 1), h
+
+
+def test_dynamic_rnn_with_a_basic_lstm_cell_matches_numpy_and_tf1_names():
+    x = RNG.standard_normal((3, 5, 4))
+    cell = tf.nn.rnn_cell.BasicLSTMCell(6, dtype=tf.float64)
+    outputs, state = tf.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float64)
+    assert isinstance(state, tf.nn.rnn_cell.LSTMStateTuple)
+    assert outputs.shape.as_list() == [3, 5, 6]
+    assert [v.op.name for v in tf.trainable_variables()] == ["rnn/basic_lstm_cell/kernel", "rnn/basic_lstm_cell/bias"]
+    assert tf.trainable_variables()[0].shape.as_list() == [10, 24]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(tf.trainable_variables()[1].assign(RNG.standard_normal(24) * 0.1))
+        out, (c, h), kernel, bias = sess.run([outputs, state] + tf.trainable_variables())
+    want, want_c, want_h = lstm_steps(x, kernel, bias)
+    assert np.allclose(out, want) and np.allclose(c, want_c) and np.allclose(h, want_h)
+
+
+def test_sequence_length_zeroes_finished_outputs_and_keeps_their_state():
+    x = RNG.standard_normal((4, 6, 3))
+    lengths = np.array([6, 2, 0, 4])
+    cell = tf.nn.rnn_cell.BasicLSTMCell(5, dtype=tf.float64)
+    outputs, state = tf.nn.dynamic_rnn(cell, tf.constant(x), sequence_length=lengths, dtype=tf.float64)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, (c, h), kernel, bias = sess.run([outputs, state] + tf.trainable_variables())
+    want, want_c, want_h = lstm_steps(x, kernel, bias, lengths=lengths)
+    assert np.allclose(out, want) and np.allclose(c, want_c) and np.allclose(h, want_h)
+    assert np.all(out[1, 2:] == 0.0) and np.all(h[2] == 0.0)
+
+
+def test_time_major_and_a_batch_of_unknown_size():
+    x = RNG.standard_normal((5, 2, 3))  # [time, batch, depth]
+    inputs = tf.placeholder(tf.float64, [None, None, 3])
+    cell = tf.nn.rnn_cell.GRUCell(4, dtype=tf.float64)
+    outputs, state = tf.nn.dynamic_rnn(cell, inputs, time_major=True, dtype=tf.float64)
+    names = [v.op.name for v in tf.trainable_variables()]
+    assert names == ["rnn/gru_cell/gates/kernel", "rnn/gru_cell/gates/bias", "rnn/gru_cell/candidate/kernel",
+                     "rnn/gru_cell/candidate/bias"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, h, *weights = sess.run([outputs, state] + tf.trainable_variables(), {inputs: x})
+    want, want_h = gru_steps(np.transpose(x, (1, 0, 2)), *weights)
+    assert np.allclose(out, np.transpose(want, (1, 0, 2))) and np.allclose(h, want_h)
+
+
+def test_lstm_cell_with_peepholes_clip_and_projection():
+    x = RNG.standard_normal((2, 3, 4))
+    cell = tf.nn.rnn_cell.LSTMCell(5, use_peepholes=True, cell_clip=0.5, num_proj=3, dtype=tf.float64)
+    outputs, state = tf.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float64)
+    assert outputs.shape.as_list() == [2, 3, 3] and cell.state_size == (5, 3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, (c, h) = sess.run([outputs, state])
+        values = {v.op.name.split("lstm_cell/")[1]: sess.run(v) for v in tf.trainable_variables()}
+    cv, hv = np.zeros((2, 5)), np.zeros((2, 3))
+    for t in range(3):
+        i, j, f, o = np.split(np.concatenate([x[:, t], hv], 1) @ values["kernel"] + values["bias"], 4, axis=1)
+        cv = cv * sigmoid(f + 1.0 + values["w_f_diag"] * cv) + sigmoid(i + values["w_i_diag"] * cv) * np.tanh(j)
+        cv = np.clip(cv, -0.5, 0.5)
+        hv = (sigmoid(o + values["w_o_diag"] * cv) * np.tanh(cv)) @ values["projection/kernel"]
+        assert np.allclose(out[:, t], hv)
+    assert np.allclose(c, cv) and np.allclose(h, hv)
+
+
+def test_multi_rnn_cell_names_and_state_and_basic_rnn_cell():
+    x = RNG.standard_normal((2, 4, 3))
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicRNNCell(4, dtype=tf.float64),
+                                        tf.nn.rnn_cell.BasicRNNCell(2, dtype=tf.float64)])
+    outputs, state = tf.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float64)
+    assert [v.op.name for v in tf.trainable_variables()] == [
+        "rnn/multi_rnn_cell/cell_0/basic_rnn_cell/kernel", "rnn/multi_rnn_cell/cell_0/basic_rnn_cell/bias",
+        "rnn/multi_rnn_cell/cell_1/basic_rnn_cell/kernel", "rnn/multi_rnn_cell/cell_1/basic_rnn_cell/bias"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, (h0, h1), k0, b0, k1, b1 = sess.run([outputs, state] + tf.trainable_variables())
+    a, b = np.zeros((2, 4)), np.zeros((2, 2))
+    for t in range(4):
+        a = np.tanh(np.concatenate([x[:, t], a], 1) @ k0 + b0)
+        b = np.tanh(np.concatenate([a, b], 1) @ k1 + b1)
+        assert np.allclose(out[:, t], b)
+    assert np.allclose(h0, a) and np.allclose(h1, b)
+
+
+def test_static_rnn_shares_the_cell_with_dynamic_rnn():
+    x = RNG.standard_normal((2, 3, 4))
+    cell = tf.nn.rnn_cell.BasicLSTMCell(3, dtype=tf.float64)
+    dynamic, _ = tf.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float64)
+    static, _ = tf.contrib.rnn.static_rnn(cell, [tf.constant(x[:, t]) for t in range(3)], dtype=tf.float64)
+    assert len(tf.trainable_variables()) == 2
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        d, s = sess.run([dynamic, static])
+    assert np.allclose(d, np.stack(s, 1))
+
+
+def test_bidirectional_dynamic_rnn_reverses_each_sequence_up_to_its_length():
+    x = RNG.standard_normal((2, 4, 3))
+    lengths = np.array([4, 2])
+    fw = tf.nn.rnn_cell.GRUCell(2, dtype=tf.float64)
+    bw = tf.nn.rnn_cell.GRUCell(2, dtype=tf.float64)
+    (out_fw, out_bw), _ = tf.nn.bidirectional_dynamic_rnn(fw, bw, tf.constant(x), sequence_length=lengths,
+                                                          dtype=tf.float64)
+    names = [v.op.name for v in tf.trainable_variables()]
+    assert names[0] == "bidirectional_rnn/fw/gru_cell/gates/kernel"
+    assert names[4] == "bidirectional_rnn/bw/gru_cell/gates/kernel"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_bw, *weights = sess.run([out_bw] + tf.trainable_variables()[4:])
+    for b, n in enumerate(lengths):
+        reversed_input = x[b:b + 1, :n][:, ::-1]
+        want, _ = gru_steps(reversed_input, *weights)
+        assert np.allclose(got_bw[b, :n], want[0, ::-1])
+        assert np.all(got_bw[b, n:] == 0.0)
+
+
+def test_dropout_wrapper():
+    x = tf.ones([8, 3, 50])
+    cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(50), output_keep_prob=0.5)
+    outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out = sess.run(outputs)
+    assert 0.3 < np.mean(out == 0.0) < 0.7
+
+
+def test_dynamic_rnn_needs_a_dtype_or_an_initial_state():
+    with pytest.raises(ValueError, match="dtype"):
+        tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(2), tf.ones([1, 2, 3]))
+
+
+def test_gradients_through_dynamic_rnn_against_central_differences():
+    x0 = RNG.standard_normal((2, 4, 3)) * 0.5
+    inputs = tf.placeholder(tf.float64, [2, 4, 3])
+    lengths = np.array([4, 3])
+    cell = tf.nn.rnn_cell.BasicLSTMCell(3, dtype=tf.float64)
+    outputs, state = tf.nn.dynamic_rnn(cell, inputs, sequence_length=lengths, dtype=tf.float64)
+    r = RNG.standard_normal((2, 4, 3))
+    loss = tf.reduce_sum(outputs * r) + tf.reduce_sum(state.c * state.c)
+    kernel, bias = tf.trainable_variables()
+    grads = tf.gradients(loss, [inputs, kernel, bias])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(bias.assign(RNG.standard_normal(12) * 0.3))
+        g_x, g_k, g_b = sess.run(grads, {inputs: x0})
+        k0, b0 = sess.run([kernel, bias])
+        eps = 1e-6
+        for target, value, g in ((inputs, x0, g_x), (kernel, k0, g_k), (bias, b0, g_b)):
+            d = RNG.standard_normal(value.shape)
+
+            def at(v):
+                if target is inputs:
+                    return sess.run(loss, {inputs: v})
+                sess.run(target.assign(v))
+                out = sess.run(loss, {inputs: x0})
+                sess.run(target.assign(value))
+                return out
+
+            numeric = (at(value + eps * d) - at(value - eps * d)) / (2 * eps)
+            assert np.isclose(np.sum(g * d), numeric, rtol=1e-5, atol=1e-8), target.name
+
+
+def test_sequence_losses_match_numpy():
+    logits = RNG.standard_normal((2, 3, 5))
+    targets = RNG.integers(0, 5, (2, 3))
+    weights = np.array([[1.0, 1.0, 0.0], [1.0, 0.5, 1.0]])
+    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    crossent = -np.take_along_axis(log_p, targets[..., None], -1)[..., 0] * weights
+    loss = tf.contrib.seq2seq.sequence_loss(tf.constant(logits), tf.constant(targets), tf.constant(weights))
+    per_step = tf.contrib.seq2seq.sequence_loss(tf.constant(logits), tf.constant(targets), tf.constant(weights),
+                                                average_across_timesteps=False)
+    by_example = tf.contrib.legacy_seq2seq.sequence_loss_by_example(
+        [tf.constant(logits[:, t]) for t in range(3)], [tf.constant(targets[:, t]) for t in range(3)],
+        [tf.constant(weights[:, t]) for t in range(3)])
+    with tf.Session() as sess:
+        a, b, c = sess.run([loss, per_step, by_example])
+    assert np.isclose(a, crossent.sum() / weights.sum())
+    assert np.allclose(b, crossent.sum(0) / weights.sum(0))
+    assert np.allclose(c, crossent.sum(1) / weights.sum(1))
