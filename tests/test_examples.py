@@ -62,3 +62,12 @@ def test_digits_without_scikit_learn_says_how_to_install():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode != 0
     assert "pip install 'distflow[examples]'" in out.stderr
+
+
+def test_char_lstm_learns_well_below_the_unigram_baseline():
+    out = run_example("char_lstm.py", "--steps", "60")
+    assert out.returncode == 0, out.stderr[-3000:]
+    line = [line for line in out.stdout.splitlines() if line.startswith("validation perplexity:")][-1]
+    perplexity = float(line.split(":")[1].split()[0])
+    unigram = float(line.split("baseline")[1].strip(" )"))
+    assert perplexity < 0.6 * unigram, line

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework import errors
+from ..framework import nest
 from ..framework import ops
 from ..framework.ops import Operation, Tensor
 from ..ops import blas
@@ -250,8 +251,8 @@ class BaseSession:
         tensors, values = [], []
         pairs = feed_dict.items()
         for key in feed_dict:
-            if type(key) is SparseTensor:  # fed as its three tensors
-                pairs = _expand_sparse_feeds(feed_dict)
+            if type(key) is SparseTensor or type(key) is not Tensor and isinstance(key, tuple):
+                pairs = _expand_structured_feeds(feed_dict)
                 break
         for key, value in pairs:
             try:
@@ -362,9 +363,18 @@ class DeviceAttributes:
         return f"DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
 
 
-def _expand_sparse_feeds(feed_dict):
-    """(key, value) pairs with each SparseTensor key fed as its three tensors."""
+def _expand_structured_feeds(feed_dict):
+    """(key, value) pairs with each SparseTensor key fed as its three tensors, and each
+    tuple of tensors (an LSTM's state, say) fed from a value of the same structure."""
     for key, value in feed_dict.items():
+        if isinstance(key, tuple) and not isinstance(key, SparseTensor):
+            try:
+                nest.assert_same_structure(key, value, check_types=False)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"A feed_dict key that is a tuple of tensors needs a value of the same "
+                                 f"structure: {e}") from None
+            yield from _expand_structured_feeds(dict(zip(nest.flatten(key), nest.flatten(value))))
+            continue
         if not isinstance(key, SparseTensor):
             yield key, value
             continue
