@@ -12,7 +12,9 @@ import time
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 
 # Prepended to a benchmark body run in TensorFlow's interpreter: `tf` is tf.compat.v1.
+# (TF_USE_LEGACY_KERAS: tf.compat.v1's RNN cells exist only with Keras 2, the tf_keras package)
 TF_PRELUDE = ("import json, os\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
+              "os.environ.setdefault('TF_USE_LEGACY_KERAS', '1')\n"
               "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n")
 
 

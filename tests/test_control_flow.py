@@ -446,3 +446,21 @@ def test_a_tf1_graph_def_with_switch_and_merge_gives_a_clear_error():
     node.input.extend(["p", "p"])
     with tf.Graph().as_default(), pytest.raises(tf.errors.UnimplementedError, match="Switch.*If and While"):
         tf.import_graph_def(graph_def, name="")
+
+
+@pytest.mark.parametrize("steps", [0, 3])
+def test_gradient_of_a_matrix_a_loop_multiplies_by(steps):
+    # (the gradient loop sums x_t^T g_t as one product after the loop; none when it never ran)
+    def build(x, w, b):
+        def body(i, h):
+            return i + 1, tf.tanh(tf.nn.bias_add(tf.matmul(h, w), b)) + x
+        return tf.while_loop(lambda i, h: i < steps, body, [tf.constant(0), x])[1]
+
+    rng = np.random.default_rng(5)
+    if steps:
+        check_gradients(build, [rng.standard_normal((4, 3)), rng.standard_normal((3, 3)) * 0.5,
+                                rng.standard_normal(3)])
+        return
+    x, w, b = tf.constant(np.ones((4, 3))), tf.constant(np.ones((3, 3))), tf.constant(np.ones(3))
+    gw, gb = tf.gradients(build(x, w, b), [w, b])
+    assert [g.tolist() for g in run([gw, gb])] == [np.zeros((3, 3)).tolist(), [0.0, 0.0, 0.0]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..framework import ops
 from . import array_ops, math_ops, reduction_ops
+from .indexed_slices import IndexedSlices
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None) -> ops.Tensor:
@@ -21,13 +22,20 @@ def clip_by_norm(t, clip_norm, axes=None, name=None) -> ops.Tensor:
         return array_ops.identity(clipped, name=scope or None)
 
 
+def _values(t) -> ops.Tensor:
+    return t.values if isinstance(t, IndexedSlices) else ops.convert_to_tensor(t)
+
+
 def global_norm(t_list, name=None) -> ops.Tensor:
-    """sqrt(sum of the squares of every entry of every tensor in ``t_list``); None entries are skipped."""
+    """sqrt(sum of the squares of every entry of every tensor in ``t_list``); None entries are skipped.
+
+    An IndexedSlices counts by its values, as in TF 1.x (rows repeated in its indices count
+    once each, not summed first), so that a sparse gradient is never made dense here."""
     if isinstance(t_list, ops.Tensor) or not hasattr(t_list, "__iter__"):
         raise TypeError("t_list should be a sequence")
     t_list = list(t_list)
     with ops.name_scope(name, "global_norm", [t for t in t_list if t is not None]) as scope:
-        squares = [reduction_ops.reduce_sum(math_ops.square(ops.convert_to_tensor(t))) for t in t_list if t is not None]
+        squares = [reduction_ops.reduce_sum(math_ops.square(_values(t))) for t in t_list if t is not None]
         if not squares:
             return array_ops.constant(0.0, name=scope or None)
         return math_ops.sqrt(math_ops.add_n(squares), name=scope or None)
@@ -53,9 +61,11 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             if t is None:
                 clipped.append(None)
                 continue
-            t = ops.convert_to_tensor(t)
-            clipped.append(array_ops.identity(t * math_ops.cast(scale, t.dtype.base_dtype),
-                                              name=f"clip_by_global_norm/_{i}"))
+            values = _values(t)
+            scaled = array_ops.identity(values * math_ops.cast(scale, values.dtype.base_dtype),
+                                        name=f"clip_by_global_norm/_{i}")
+            # (a sparse gradient stays sparse, as in TF 1.x: the optimizer updates only its rows)
+            clipped.append(IndexedSlices(scaled, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else scaled)
         return clipped, norm
 
 

@@ -101,7 +101,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             if a.dtype.base_dtype != b.dtype.base_dtype:
                 raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
                                  f"{a.dtype.base_dtype.name}, {b.dtype.base_dtype.name}")
-        op = build_if(pred, contexts[0], true_out, contexts[1], false_out, name=label)
+        op = build_if(pred, contexts[0], true_out, contexts[1], false_out, name=scope)  # (named as its scope)
         if true_value is None:
             return None
         packed = nest.pack_sequence_as(true_value, [op.outputs[i] for i in range(len(true_out))])
@@ -250,7 +250,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                  f"{nxt.shape} after one iteration. To allow the shape to vary across "
                                  "iterations, use the `shape_invariants` argument of tf.while_loop to specify "
                                  "a less-specific shape.")
-        op = build_while(cond_ctx, keep_going, body_ctx, nexts, cond_args, body_args, flat, shapes, name=label,
+        op = build_while(cond_ctx, keep_going, body_ctx, nexts, cond_args, body_args, flat, shapes, name=scope,
                          back_prop=back_prop, parallel_iterations=parallel_iterations)
         outputs = rebuilt(list(op.outputs[:len(flat)]), out_arrays)
         if counted:

@@ -237,11 +237,15 @@ def _sparse_softmax_xent_kernel(xp, logits, labels):
         bad = labels[(labels < 0) | (labels >= n)].reshape(-1)[0]
         raise errors.InvalidArgumentError(
             None, None, f"Received a label value of {bad} which is outside the valid range of [0, {n}).")
-    log_p = _log_softmax_of(xp, logits)
-    backprop = xp.exp(log_p)
+    # One exp over the logits, the softmax by a division, and the log only where the labels
+    # are: a full log-softmax and a second exp cost 1.8x as much (1120 x 1000 logits).
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    backprop = xp.exp(shifted)
+    total = backprop.sum(axis=-1, keepdims=True)
+    backprop /= total
     # one row per example: plain fancy indexing (take/put_along_axis cost ~20 us each in Python)
     rows, cols = xp.arange(labels.size), labels.reshape(-1)
-    loss = -log_p.reshape(-1, n)[rows, cols].reshape(labels.shape)
+    loss = (xp.log(total.reshape(-1)) - shifted.reshape(-1, n)[rows, cols]).reshape(labels.shape)
     backprop.reshape(-1, n)[rows, cols] -= 1
     return loss, backprop
 

@@ -9,7 +9,7 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from .nd_ops import index_tuple
-from .op_util import make_tensor
+from .op_util import add_rows_at, make_tensor
 from .state_ops import locked, variable_ref
 
 _UFUNCS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.true_divide, "Min": np.minimum,
@@ -26,6 +26,9 @@ def _check_rows(op_type, value, indices):
 def _apply(kind, target, where, updates):
     if kind == "Update":
         target[where] = updates
+    elif kind in ("Add", "Sub") and isinstance(where, np.ndarray):  # rows: a sort, not a loop per element
+        rows = updates.reshape((-1,) + target.shape[1:])
+        add_rows_at(target, where, rows if kind == "Add" else -rows)
     elif kind == "Div" and target.dtype.kind in "iu":
         np.floor_divide.at(target, where, updates)
     else:

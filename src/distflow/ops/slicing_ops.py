@@ -15,7 +15,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import identity, shape, stack
-from .op_util import (constant_shape, constant_value, known_axis, make_op, make_tensor, normalize_axis,
+from .op_util import (add_rows_at, constant_shape, constant_value, known_axis, make_op, make_tensor, normalize_axis,
                       same_dtype_values)
 
 # ---------------------------------------------------------------------------
@@ -218,7 +218,7 @@ def _gather_grad_kernel(xp, params_shape, indices, grad, axis):
     out = xp.zeros(params_shape.tolist(), dtype=grad.dtype)
     moved = xp.moveaxis(out, axis, 0)
     g = grad.reshape(grad.shape[:axis] + (-1,) + grad.shape[axis + indices.ndim:])
-    xp.add.at(moved, indices.reshape(-1), xp.moveaxis(g, axis, 0))
+    add_rows_at(moved, indices, xp.moveaxis(g, axis, 0))
     return out
 
 

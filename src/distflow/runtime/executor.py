@@ -377,7 +377,9 @@ class PartitionPlan:
         for key, positions in fetch_index.items():
             if key in slot_of:
                 node = by_name[key[0]]
-                copy = node.type in _MAY_ALIAS or any(node.input_is_ref)
+                # (a function's results go to its control-flow op, which is registered may_alias:
+                # only a variable's own memory needs copying there)
+                copy = any(node.input_is_ref) or (node.type in _MAY_ALIAS and not ref_feeds)
                 for p in positions:
                     self.fetch_slots.append((p, slot_of[key], copy))
         self._add_releases()
