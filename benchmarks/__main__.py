@@ -33,6 +33,7 @@ import bench_cnn  # noqa: E402
 import bench_distributed  # noqa: E402
 import bench_hosts  # noqa: E402
 import bench_mlp  # noqa: E402
+import bench_rnn  # noqa: E402
 import bench_seed_latency  # noqa: E402
 import bench_sync  # noqa: E402
 import netns  # noqa: E402
@@ -147,6 +148,13 @@ def run_all(tf_python: str | None, quick: bool) -> Table:
     for mode in bench_cnn.MODES:
         t = tf.get(mode, NAN)
         table.add(f"Deep MNIST {mode} (samples/s)", df[mode], t, ceiling=gemm, target=">= 1.0x TF",
+                  met=df[mode] >= t if tf else None)
+
+    print("LSTM language model training (dynamic_rnn)", flush=True)
+    df, tf = bench_rnn.run_side_by_side(tf_python, size(5, 2))
+    for mode in bench_rnn.MODES:
+        t = tf.get(mode, NAN)
+        table.add(f"LSTM LM dynamic_rnn {mode} (samples/s)", df[mode], t, target=">= 1.0x TF",
                   met=df[mode] >= t if tf else None)
 
     print("cluster on one host", flush=True)

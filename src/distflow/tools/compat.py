@@ -62,6 +62,19 @@ DIFFERENT = {
         "enable_eager_execution": "raises NotImplementedError (graph mode only)",
         "RunMetadata": "a traced local step fills `partition_graphs` and `step_stats` (every kernel call with "
                        "its time); a step of a `grpc://` session fills neither yet",
+        "cond": "one If op whose branches are functions (TF 2's form): importing a TF 1.x GraphDef holding "
+                "Switch/Merge is an UnimplementedError; the ops of a branch run on the task of the cond",
+        "while_loop": "one While op; iterations run one at a time (`parallel_iterations` and `swap_memory` are "
+                      "accepted and ignored); a loop body cannot update a variable of another task; no "
+                      "second-order gradients through a loop",
+        "TensorArray": "a value, not a resource: `write` returns the TensorArray to go on with and the old one "
+                       "keeps its contents; `grad` is not supported (tf.gradients differentiates through it)",
+        "import_graph_def": "a GraphDef holding TF 1.x control-flow primitives (Switch, Merge, Enter, Exit, "
+                            "NextIteration) is an UnimplementedError: rebuild it from the Python program",
+    },
+    "nn": {
+        "dynamic_rnn": "a tf.while_loop over time as in TF 1.x; a gradient sums a weight's per-step products "
+                       "as one product after the loop",
     },
     "train": {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
