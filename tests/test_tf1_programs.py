@@ -305,3 +305,17 @@ def test_sync_replicas_with_an_int32_global_step_started_by_hand(by_hand):
         assert values[2] >= 40  # the global step
         np.testing.assert_allclose(values[3:], [2.0, -1.0], atol=0.05)
     assert sum(local_steps) >= 2 * 40  # every update averaged two gradients
+
+
+def test_while_loop_newton():
+    out, _ = run("while_loop_newton.py")
+    x = np.array([2.0, 9.0, 0.25, 1e4])
+    assert np.allclose(numbers(last_line_with(out, "roots:")), np.sqrt(x), rtol=1e-12)
+    assert np.allclose(numbers(last_line_with(out, "gradient:")), 0.5 / np.sqrt(x), rtol=1e-9)
+    steps = numbers(last_line_with(out, "iterations:"))[0]
+    assert numbers(last_line_with(out, "iterates shape:")) == [steps, 4]
+
+
+def test_rnn_sequence_classifier():
+    out, _ = run("rnn_sequence_classifier.py", "--steps", "300")
+    assert numbers(last_line_with(out, "test accuracy:"))[0] >= 0.9
