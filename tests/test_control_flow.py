@@ -464,3 +464,26 @@ def test_gradient_of_a_matrix_a_loop_multiplies_by(steps):
     x, w, b = tf.constant(np.ones((4, 3))), tf.constant(np.ones((3, 3))), tf.constant(np.ones(3))
     gw, gb = tf.gradients(build(x, w, b), [w, b])
     assert [g.tolist() for g in run([gw, gb])] == [np.zeros((3, 3)).tolist(), [0.0, 0.0, 0.0]]
+
+
+def test_concurrent_steps_run_loops_of_their_own():
+    x = tf.placeholder(tf.float64, [])
+    n = tf.placeholder(tf.int32, [])
+    _, y = tf.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, tf.cond(y > 1e6, lambda: y, lambda: y * x)),
+                         [tf.constant(0), tf.constant(1.0, tf.float64)])
+    sess = tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4))
+    results = {}
+
+    def worker(k):
+        return [sess.run(y, {x: 1.0 + k / 10.0, n: 50 + k}) for _ in range(20)]
+
+    threads = [run_in_thread(lambda k=k: results.__setitem__(k, worker(k))) for k in range(4)]
+    for thread, out in threads:
+        thread.join(60)
+        assert "error" not in out, out
+    for k in range(4):
+        want = 1.0
+        for _ in range(50 + k):
+            want = want if want > 1e6 else want * (1.0 + k / 10.0)
+        assert results[k] == [want] * 20
+    sess.close()
