@@ -487,3 +487,18 @@ def test_concurrent_steps_run_loops_of_their_own():
             want = want if want > 1e6 else want * (1.0 + k / 10.0)
         assert results[k] == [want] * 20
     sess.close()
+
+
+def test_a_tensor_inside_a_loop_or_branch_cannot_be_fetched_or_fed():
+    inside = []
+
+    def body(i):
+        inside.append(i * 2)
+        return i + 1
+
+    out = tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
+    with tf.Session() as sess:
+        with pytest.raises(ValueError, match="body of tf.while_loop"):
+            sess.run(inside[0])
+        with pytest.raises(ValueError, match="body of tf.while_loop"):
+            sess.run(out, {inside[0]: 1})

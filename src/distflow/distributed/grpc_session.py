@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..framework import errors, wire
 from ..framework.ops import Operation
-from ..runtime.session import BaseSession
+from ..runtime.session import BaseSession, check_outside_functions
 from ..protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
 from .server import local_master
@@ -102,6 +102,7 @@ class GrpcSession(BaseSession):
 
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout, trace=None) -> list:
         # (a remote step is not traced: RunMetadata stays empty for it)
+        check_outside_functions(elements, feed_tensors)
         self._sync_graph()
         timeout_in_ms = 0 if timeout is None else max(1, int(timeout * 1000))
         fetch = tuple(el.name for el in elements if not isinstance(el, Operation))

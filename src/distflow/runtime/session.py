@@ -86,6 +86,21 @@ class _FetchMapper:
         return self._build(values)
 
 
+def check_outside_functions(elements, feeds) -> None:
+    """ValueError if a fetch or feed is a tensor or op of a cond branch or loop body (it
+    exists only while its function runs); checked once per step signature."""
+    for what, items in (("fetched", elements), ("fed", feeds)):
+        for element in items:
+            _check_outside_functions(element, what)
+
+
+def _check_outside_functions(element, what: str) -> None:
+    op = element if isinstance(element, Operation) else element.op
+    if op._ctx is not None:
+        raise ValueError(f"'{element.name}' cannot be {what}: it is made in {op._ctx.what} and exists only while "
+                         "that runs. Return it from that function and use the result instead.")
+
+
 def _fetch_value(v):
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v[()]
@@ -267,6 +282,7 @@ class BaseSession:
         return tuple(tensors), values
 
     def _compile(self, elements: tuple, feed_tensors: tuple) -> _CompiledStep:
+        check_outside_functions(elements, feed_tensors)
         fed = {output_key(t): i for i, t in enumerate(feed_tensors)}
         fetch_index: dict = {}
         fed_fetches = []
