@@ -16,11 +16,7 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
-
-import numpy as np
-
-from common import TOWERS, alternate_rounds, machine_line, use_distflow_source
+from common import TOWERS, median_rates, side_by_side_main
 
 # The measurement, written once for both libraries: `tf` is distflow or tf.compat.v1.
 MEASURE = TOWERS + r'''
@@ -71,49 +67,11 @@ MODES = ("one device", "in-graph x2")
 
 
 def run_side_by_side(tf_python: str | None, steps: int, rounds: int = 7) -> tuple[dict, dict]:
-    rates, tf_rates = alternate_rounds(MEASURE, MODES, steps, tf_python, rounds)
-    return ({m: float(np.median(r)) for m, r in rates.items()},
-            {m: float(np.median(r)) for m, r in tf_rates.items() if r})
-
-
-def profile(steps: int) -> None:
-    """distflow's kernel calls of the one-device step, summed by op type over ``steps`` steps."""
-    tf = use_distflow_source()
-    scope: dict = {}
-    exec(MEASURE, scope)  # noqa: S102
-    timed_round = scope["build"](tf, "one device")
-    by_type: dict[str, float] = {}
-    for _ in range(steps):
-        meta = tf.RunMetadata()
-        timed_round.session.run(timed_round.train, timed_round.feed, run_metadata=meta,
-                                options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
-        for dev in meta.step_stats.dev_stats:
-            for node in dev.node_stats:
-                op_type = node.timeline_label.split(" = ")[1].rstrip("()")
-                by_type[op_type] = by_type.get(op_type, 0.0) + node.op_end_rel_nanos / 1e6 / steps
-    total = sum(by_type.values())
-    print(f"{'op type':<34} {'ms/step':>8} {'share':>6}")
-    for op_type, ms in sorted(by_type.items(), key=lambda kv: -kv[1])[:20]:
-        print(f"{op_type:<34} {ms:>8.2f} {ms / total:>6.1%}")
-    print(f"{'all kernels':<34} {total:>8.2f}")
+    return median_rates(MEASURE, MODES, steps, tf_python, rounds)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tf-python", help="a Python with tensorflow installed")
-    parser.add_argument("--steps", type=int, default=10)
-    parser.add_argument("--profile", action="store_true", help="list distflow's kernel times instead")
-    args = parser.parse_args()
-    print(machine_line())
-    if args.profile:
-        profile(args.steps)
-        return
-    df, tf = run_side_by_side(args.tf_python, args.steps)
-    print(f"{'Deep MNIST, batch 64':<22} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}")
-    for mode in MODES:
-        t = tf.get(mode, float("nan"))
-        print(f"{mode:<22} {df[mode]:>10.0f} {t:>11.0f} {df[mode] / t:>7.2f}")
-
+    side_by_side_main(__doc__, MEASURE, MODES, "Deep MNIST, batch 64")
 
 if __name__ == "__main__":
     main()

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 
 # Prepended to a benchmark body run in TensorFlow's interpreter: `tf` is tf.compat.v1.
@@ -19,7 +21,6 @@ TF_PRELUDE = ("import json, os\nos.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
 
 
 def machine_line() -> str:
-    import numpy as np  # noqa: PLC0415
 
     return (f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, NumPy {np.__version__}, {time.strftime('%Y-%m-%d')}")
@@ -120,6 +121,57 @@ def alternate_rounds(body: str, modes, steps: int, tf_python: str | None, rounds
         if other:
             other.close()
     return rates, tf_rates
+
+
+def median_rates(body: str, modes, steps: int, tf_python: str | None, rounds: int = 7) -> tuple[dict, dict]:
+    """``alternate_rounds``' medians: (distflow's samples/s per mode, TensorFlow's)."""
+    rates, tf_rates = alternate_rounds(body, modes, steps, tf_python, rounds)
+    return ({m: float(np.median(r)) for m, r in rates.items()},
+            {m: float(np.median(r)) for m, r in tf_rates.items() if r})
+
+
+def profile_kernels(body: str, mode: str, steps: int, top: int = 20) -> None:
+    """Prints distflow's kernel calls of ``body``'s step in ``mode``, summed by op type
+    over ``steps`` traced steps (a control-flow op counts as one call, its functions inside)."""
+    tf = use_distflow_source()
+    scope: dict = {}
+    exec(body, scope)  # noqa: S102 - our own benchmark body
+    timed_round = scope["build"](tf, mode)
+    by_type: dict[str, float] = {}
+    for _ in range(steps):
+        meta = tf.RunMetadata()
+        timed_round.session.run(timed_round.train, timed_round.feed, run_metadata=meta,
+                                options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+        for dev in meta.step_stats.dev_stats:
+            for node in dev.node_stats:
+                op_type = node.timeline_label.split(" = ")[1].rstrip("()")
+                by_type[op_type] = by_type.get(op_type, 0.0) + node.op_end_rel_nanos / 1e6 / steps
+    total = sum(by_type.values())
+    print(f"{'op type':<34} {'ms/step':>8} {'share':>6}")
+    for op_type, ms in sorted(by_type.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{op_type:<34} {ms:>8.2f} {ms / total:>6.1%}")
+    print(f"{'all kernels':<34} {total:>8.2f}")
+
+
+def side_by_side_main(doc: str, body: str, modes, title: str) -> None:
+    """A training benchmark's command line: samples/s of each mode beside TensorFlow's, or
+    (``--profile``) distflow's kernel times of the first mode."""
+    import argparse  # noqa: PLC0415 - only the scripts' command lines need it
+
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tf-python", help="a Python with tensorflow installed")
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--profile", action="store_true", help="list distflow's kernel times instead")
+    args = parser.parse_args()
+    print(machine_line())
+    if args.profile:
+        profile_kernels(body, modes[0], args.steps)
+        return
+    df, tf = median_rates(body, modes, args.steps, args.tf_python)
+    print(f"{title:<24} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}")
+    for mode in modes:
+        t = tf.get(mode, float("nan"))
+        print(f"{mode:<24} {df[mode]:>10.0f} {t:>11.0f} {df[mode] / t:>7.2f}")
 
 
 # A training op for one device or for in-graph towers, and its timing, written once for both libraries (a

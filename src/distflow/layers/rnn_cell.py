@@ -104,10 +104,8 @@ def _input_depth(shape: TensorShape, cell: str) -> int:
     return depth
 
 
-class BasicRNNCell(RNNCell):
-    """``h = activation(W [x, h] + b)`` (tanh by default)."""
-
-    _default_name = "basic_rnn_cell"
+class _UnitsCell(RNNCell):
+    """A cell whose state and output are one [batch, num_units] tensor."""
 
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(name=name, dtype=dtype, reuse=reuse, **kwargs)
@@ -121,6 +119,12 @@ class BasicRNNCell(RNNCell):
     @property
     def output_size(self):
         return self._num_units
+
+
+class BasicRNNCell(_UnitsCell):
+    """``h = activation(W [x, h] + b)`` (tanh by default)."""
+
+    _default_name = "basic_rnn_cell"
 
     def build(self, inputs_shape):
         depth = _input_depth(inputs_shape, type(self).__name__)
@@ -244,7 +248,7 @@ class LSTMCell(BasicLSTMCell):
         return new_h, new_state
 
 
-class GRUCell(RNNCell):
+class GRUCell(_UnitsCell):
     """TF 1.x's GRUCell: ``r, u = sigmoid(W_g [x, h] + b_g)`` (b_g starts at 1),
     ``c = tanh(W_c [x, r * h] + b_c)``, ``h = u * h + (1 - u) * c``."""
 
@@ -252,19 +256,9 @@ class GRUCell(RNNCell):
 
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None, bias_initializer=None,
                  name=None, dtype=None, **kwargs):
-        super().__init__(name=name, dtype=dtype, reuse=reuse, **kwargs)
-        self._num_units = num_units
-        self._activation = activation or tanh
+        super().__init__(num_units, activation=activation, reuse=reuse, name=name, dtype=dtype, **kwargs)
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, inputs_shape):
         depth = _input_depth(inputs_shape, type(self).__name__)
@@ -336,21 +330,12 @@ class MultiRNNCell(RNNCell):
         return [v for cell in self._cells for v in cell.variables]
 
 
-class DropoutWrapper(RNNCell):
-    """Dropout on a cell's inputs, outputs and (``state_keep_prob``) new state, with a new
-    mask at every call (``variational_recurrent=False``, TF 1.x's default)."""
+class _Wrapper(RNNCell):
+    """A cell around another: the same state, output and variables."""
 
-    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
-                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
-                 dropout_state_filter_visitor=None):
+    def __init__(self, cell):
         super().__init__()
-        if variational_recurrent:
-            raise NotImplementedError("DropoutWrapper(variational_recurrent=True) is not supported in distflow")
         self._cell = cell
-        self._input_keep_prob = input_keep_prob
-        self._output_keep_prob = output_keep_prob
-        self._state_keep_prob = state_keep_prob
-        self._seed = seed
 
     @property
     def state_size(self):
@@ -360,12 +345,32 @@ class DropoutWrapper(RNNCell):
     def output_size(self):
         return self._cell.output_size
 
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    @property
+    def variables(self) -> list:
+        return self._cell.variables
+
+
+class DropoutWrapper(_Wrapper):
+    """Dropout on a cell's inputs, outputs and (``state_keep_prob``) new state, with a new
+    mask at every call (``variational_recurrent=False``, TF 1.x's default)."""
+
+    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
+        super().__init__(cell)
+        if variational_recurrent:
+            raise NotImplementedError("DropoutWrapper(variational_recurrent=True) is not supported in distflow")
+        self._input_keep_prob = input_keep_prob
+        self._output_keep_prob = output_keep_prob
+        self._state_keep_prob = state_keep_prob
+        self._seed = seed
+
     @property
     def wrapped_cell(self):
         return self._cell
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def _dropout(self, values, keep_prob):
         if isinstance(keep_prob, (int, float)) and keep_prob == 1.0:
@@ -383,29 +388,13 @@ class DropoutWrapper(RNNCell):
                 new_state = self._dropout(new_state, self._state_keep_prob)
         return self._dropout(output, self._output_keep_prob), new_state
 
-    @property
-    def variables(self) -> list:
-        return self._cell.variables
 
-
-class ResidualWrapper(RNNCell):
+class ResidualWrapper(_Wrapper):
     """A cell whose output is its input plus the wrapped cell's output."""
 
     def __init__(self, cell, residual_fn=None):
-        super().__init__()
-        self._cell = cell
+        super().__init__(cell)
         self._residual_fn = residual_fn or (lambda i, o: nest.map_structure(math_ops.add, i, o))
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def __call__(self, inputs, state, scope=None):
         output, new_state = self._cell(inputs, state, scope=scope)

@@ -185,9 +185,13 @@ def _clear_kernel(grads, indices):
 @register_op("_TensorListTakeAll", shape=lambda op: op.inputs[2].shape, dtype=lambda op: op.inputs[2].dtype.base_dtype)
 def _take_all_kernel(grads, indices, like):
     """Elements ``indices`` of a gradient list, stacked (zeros where it has none), shaped like ``like``."""
+    return _stacked_grads(grads, np.asarray(indices).reshape(-1).tolist(), like)
+
+
+def _stacked_grads(grads: TensorList, indices, like):
     like = np.asarray(like)
     out = np.zeros_like(like)
-    for k, i in enumerate(np.asarray(indices).reshape(-1).tolist()):
+    for k, i in enumerate(indices):
         if i < len(grads) and grads.items[i] is not None:
             out[k] = grads.items[i]
     return out
@@ -197,12 +201,7 @@ def _take_all_kernel(grads, indices, like):
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
 def _stack_grads_kernel(grads, like):
     """A gradient list stacked like ``like`` (zeros where it has none)."""
-    like = np.asarray(like)
-    out = np.zeros_like(like)
-    for i, item in enumerate(grads.items[:len(like)]):
-        if item is not None:
-            out[i] = item
-    return out
+    return _stacked_grads(grads, range(len(like)), like)
 
 
 @register_op("_TensorListPutAll", shape=_list_shape, dtype=_variant, may_alias=True)
