@@ -45,9 +45,15 @@ def padded_input(xp, x, kh, kw, sh, sw, padding, fill=0.0):
     ow, pw = conv_output_size(w, kw, sw, padding)
     need_h = (oh - 1) * sh + kh
     need_w = (ow - 1) * sw + kw
-    if padding == "SAME":
-        x = xp.pad(x, [(0, 0), (ph, max(0, need_h - h - ph)), (pw, max(0, need_w - w - pw)), (0, 0)],
-                   constant_values=fill)
+    after_h, after_w = max(0, need_h - h - ph), max(0, need_w - w - pw)
+    if padding == "SAME" and (ph or pw or after_h or after_w):
+        # One fill and one copy (np.pad's general path took 0.6 ms a call on Deep MNIST's
+        # shapes); with nothing to pad (2x2 pooling of an even size) the input itself.
+        if fill == -np.inf and x.dtype.kind in "iu":
+            fill = np.iinfo(x.dtype).min
+        out = xp.full((x.shape[0], h + ph + after_h, w + pw + after_w, x.shape[3]), fill, dtype=x.dtype)
+        out[:, ph:ph + h, pw:pw + w, :] = x
+        x = out
     return x, oh, ow, ph, pw
 
 
