@@ -277,7 +277,10 @@ def test_data_port_survives_garbage_and_bad_calls_and_serves_tensors(cluster):
     channels = Channels()
     status = channels.call(cluster.address("ps", 0), "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10)
     channels.close()
-    for junk in (b"GET / HTTP/1.0\r\n\r\n", b"DFT1" + b"\xff" * 20, b"\x00" * 3):
+    from distflow.distributed.transport import hello_frame
+
+    for junk in (b"GET / HTTP/1.0\r\n\r\n", b"DFT1" + b"\xff" * 20, b"\x00" * 3,
+                 hello_frame(None) + b"DFT1" + b"\xff" * 20, hello_frame(None) + b"\x00" * 3):
         with socket.create_connection(("127.0.0.1", status.data_port), timeout=5) as s:
             s.settimeout(5)
             try:

@@ -194,3 +194,34 @@ def test_shipped_examples_run_with_a_chief_task(tmp_path):
     assert result["global_step"] == 100 and result["task"] == 0  # written by the chief, trainer 0
     assert "[chief:0] chief 0: sync training" in out.stdout and "[worker:0] worker 0: sync training" in out.stdout
     assert "[launch] all tasks finished" in out.stdout
+
+
+def test_a_launched_cluster_shares_a_token_that_outsiders_lack(tmp_path):
+    script = tmp_path / "task.py"
+    script.write_text('''
+import json, os, subprocess, sys
+import distflow as tf
+cfg = json.loads(os.environ["TF_CONFIG"])
+if cfg["task"]["type"] == "ps":
+    tf.train.Server(tf.train.ClusterSpec(cfg["cluster"]), job_name="ps", task_index=0).join()
+    sys.exit(0)
+probe = """
+import sys
+from distflow.distributed.rpc import Channels
+from distflow.protos import distflow_pb2 as pb
+try:
+    Channels().call(sys.argv[1], "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=30, wait_for_ready=True)
+    print("served")
+except Exception as e:
+    print(type(e).__name__, e.code().name if hasattr(e, "code") else "")
+"""
+ps = cfg["cluster"]["ps"][0]
+run = lambda env: subprocess.run([sys.executable, "-c", probe, ps], env=env, capture_output=True, text=True).stdout
+print("insider:", run(dict(os.environ)).strip())
+print("outsider:", run({k: v for k, v in os.environ.items() if k != "DISTFLOW_TOKEN"}).strip())
+''')
+    out = launch("--ps", "1", "--workers", "1", "--", sys.executable, str(script), timeout=120)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "[worker:0] insider: served" in out.stdout
+    assert "[worker:0] outsider: _InactiveRpcError UNAUTHENTICATED" in out.stdout
+    assert "DISTFLOW_TOKEN=" not in out.stdout

@@ -15,7 +15,7 @@ import pytest
 import distflow as tf
 from conftest import assert_oracle
 from distflow.distributed import shm
-from distflow.distributed.transport import MAGIC, MAX_KEYS, TensorClient, TensorServer
+from distflow.distributed.transport import ACK, MAGIC, MAX_KEYS, TensorClient, TensorServer, hello_frame
 
 VALUES = {
     "x:0": np.arange(5.0),
@@ -93,7 +93,8 @@ def test_hostile_requests_close_their_connection_and_the_server_keeps_serving(se
     ]
     for request in requests:
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
-            s.sendall(request)
+            s.sendall(hello_frame(None) + request)
+            assert s.recv(1) == ACK
             s.settimeout(5)
             try:
                 assert s.recv(4096) == b""  # closed without an answer
@@ -170,9 +171,9 @@ def test_a_shared_memory_frame_naming_a_file_that_is_no_segment_of_ours_is_refus
         def answer():
             conn, _ = fake.accept()
             with conn:
-                conn.recv(65536)
+                conn.recv(65536)  # the hello and the request
                 dims = struct.pack("<q", value.size)
-                conn.sendall(struct.pack("<4sBIIBQ", SHM_MAGIC, 0, len(name), 1, 1, value.nbytes) + name + dims)
+                conn.sendall(ACK + struct.pack("<4sBIIBQ", SHM_MAGIC, 0, len(name), 1, 1, value.nbytes) + name + dims)
                 answers.append(conn.recv(1))
                 conn.sendall(struct.pack("<4sBIIBQ", MAGIC, 0, 0, 1, 1, value.nbytes) + dims + value.tobytes())
 
@@ -240,7 +241,8 @@ def test_a_server_without_calls_and_a_call_too_large_close_only_that_connection(
     from distflow.distributed.transport import CALL_MAGIC, MAX_CALL_BYTES
 
     with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
-        s.sendall(struct.pack("<4sQII", CALL_MAGIC, MAX_CALL_BYTES + 1, 0, 0))
+        s.sendall(hello_frame(None) + struct.pack("<4sQII", CALL_MAGIC, MAX_CALL_BYTES + 1, 0, 0))
+        assert s.recv(1) == ACK
         try:
             assert s.recv(4096) == b""
         except ConnectionResetError:
@@ -263,7 +265,7 @@ def test_a_caller_that_goes_away_mid_call_is_noticed():
     server = TensorServer("127.0.0.1", _handler, slow_call)
     try:
         s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
-        s.sendall(struct.pack("<4sQII", b"DFC1", 1, 0, 0) + b"x")
+        s.sendall(hello_frame(None) + struct.pack("<4sQII", b"DFC1", 1, 0, 0) + b"x")
         assert called.wait(5)
         assert not gone.wait(0.2)  # a caller that waits is not gone
         s.close()

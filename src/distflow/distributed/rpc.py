@@ -15,6 +15,7 @@ import grpc
 
 from ..framework import errors
 from ..protos import distflow_pb2 as pb
+from .auth import call_metadata, configured_token
 
 # (service, method, request class, response class)
 MASTER_METHODS = {
@@ -88,20 +89,25 @@ def error_from_rpc(e: grpc.RpcError, what: str) -> errors.OpError:
 
 
 class Channels:
-    """One channel per address; ``call(address, service, method, request, timeout)``."""
+    """One channel per address; ``call(address, service, method, request, timeout)``.
 
-    def __init__(self):
+    Every call carries ``token``, by default this process's (auth.py), if it has one."""
+
+    def __init__(self, token: bytes | None = None):
         self._channels: dict[str, grpc.Channel] = {}
         self._calls: dict[tuple, object] = {}
         self._lock = threading.Lock()
+        self._metadata = call_metadata(token if token is not None else configured_token())
 
     def call(self, address: str, service: str, method: str, request, timeout: float | None = None,
              wait_for_ready: bool = False):
-        return self._stub(address, service, method, request)(request, timeout=timeout, wait_for_ready=wait_for_ready)
+        return self._stub(address, service, method, request)(request, timeout=timeout, wait_for_ready=wait_for_ready,
+                                                             metadata=self._metadata)
 
     def future(self, address: str, service: str, method: str, request, timeout: float | None = None):
         """Starts the call and returns at once; ``.result()`` waits for the response."""
-        return self._stub(address, service, method, request).future(request, timeout=timeout)
+        return self._stub(address, service, method, request).future(request, timeout=timeout,
+                                                                    metadata=self._metadata)
 
     def _stub(self, address: str, service: str, method: str, request):
         key = (address, service, method)

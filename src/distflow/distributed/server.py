@@ -17,6 +17,7 @@ from .cluster_spec import ClusterSpec
 from .cpu_share import blas_threads_for_task
 from .master import Master
 from ..protos import distflow_pb2 as pb
+from .auth import TokenInterceptor, configured_token
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, generic_handler
 from .task import TaskDirectory
 from .worker import Worker
@@ -66,8 +67,13 @@ class Server:
         self._config = config if config is not None else ConfigProto()
         self._job, self._task = job_name, task_index
         self._channels = Channels()
+        token = configured_token()
+        where = f"/job:{job_name}/task:{task_index} ({address})"
         self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="distflow-rpc"),
-                                 options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)])
+                                 options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)],
+                                 interceptors=[TokenInterceptor(token, where)] if token is not None else None)
+        if token is not None:
+            _log.info("%s: every call and data connection must carry the cluster's token", where)
         try:
             bound = self._grpc.add_insecure_port(address)
         except RuntimeError:
@@ -86,7 +92,7 @@ class Server:
         self._address = address
         # Master and worker call every task, this one included, through one directory.
         self._tasks = TaskDirectory(cluster, self._channels)
-        self._worker = Worker(job_name, task_index, self._tasks, self._config)
+        self._worker = Worker(job_name, task_index, self._tasks, self._config, token=token)
         self._worker.on_shutdown = self.stop
         self._tasks.add_local(self._worker)
         self._master = Master(job_name, task_index, self._tasks, self._config,
@@ -153,10 +159,12 @@ class Server:
                       start=start)
 
 
-def shutdown_task(address: str, timeout: float = 5.0, wait_for_ready: bool = False) -> None:
+def shutdown_task(address: str, timeout: float = 5.0, wait_for_ready: bool = False,
+                  token: bytes | None = None) -> None:
     """Asks the server at ``address`` to stop (what the launcher does to ps tasks); with
-    ``wait_for_ready``, a server that is not up yet is waited for, up to ``timeout``."""
-    channels = Channels()
+    ``wait_for_ready``, a server that is not up yet is waited for, up to ``timeout``.
+    ``token``: the cluster's, if not this process's own (auth.py)."""
+    channels = Channels(token)
     try:
         channels.call(address, "distflow.Worker", "Shutdown", pb.ShutdownRequest(), timeout=timeout,
                       wait_for_ready=wait_for_ready)

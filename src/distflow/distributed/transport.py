@@ -30,6 +30,11 @@ about 0.6 ms to each way (measured on a 2-core VM: a third of a small step's lat
           RunGraphResponse, or the error's code and message.
 While a call runs, the server watches its connection (epoll, on Linux): a caller that
 goes away (its process died) gets its step aborted here, as a gRPC context would.
+Every connection starts with the client's hello, which carries the cluster's token
+(auth.py; empty when the client has none):
+  hello:  "DFA1" | token_len u32 | token        answer: ACK, or NAK and the server closes
+A server with a token reads the hello under a timeout, at most MAX_TOKEN bytes of it,
+before anything else, and refuses a missing or wrong token.
 Every length is bounded; a malformed frame closes that connection and nothing else.
 Nothing is ever unpickled.
 """
@@ -47,8 +52,12 @@ import numpy as np
 from ..framework import dtypes, errors, wire
 from ..protos import distflow_pb2 as pb
 from . import shm
+from .auth import MAX_TOKEN, TOKEN_ENV, TOKEN_FILE_ENV, configured_token, matches
 
 MAGIC = b"DFT1"
+HELLO_MAGIC = b"DFA1"
+_HELLO = struct.Struct("<4sI")
+HELLO_TIMEOUT_S = 10.0
 SHM_MAGIC = b"DFS1"
 CALL_MAGIC = b"DFC1"
 MAX_CALL_BYTES = 1 << 34  # a sanity bound on a declared call size (a RunGraph with its feeds)
@@ -97,14 +106,29 @@ def _recv_into(sock: socket.socket, arr: np.ndarray) -> None:
         _fill(sock, memoryview(arr).cast("B"))
 
 
+def hello_frame(token: bytes | None) -> bytes:
+    """The first frame of every data connection: the client's token (empty when none)."""
+    token = token or b""
+    return _HELLO.pack(HELLO_MAGIC, len(token)) + token
+
+
+def _peer_of(conn: socket.socket) -> str:
+    try:
+        host, port = conn.getpeername()[:2]
+        return f"{host}:{port}"
+    except OSError:
+        return "a peer that left"
+
+
 class TensorServer:
     """Serves ``handler(step_id, key, timeout) -> array`` on a TCP port of ``host``, and
     calls: ``call_handler(payload: bytes, caller) -> bytes``, which may raise OpError;
     ``caller.add_callback(fn)`` has ``fn`` called if the caller goes away meanwhile."""
 
-    def __init__(self, host: str, handler, call_handler=None):
+    def __init__(self, host: str, handler, call_handler=None, token: bytes | None = None):
         self._handler = handler
         self._call_handler = call_handler
+        self._token = token
         self._watchdog = _Watchdog()
         self._sock = socket.create_server((host, 0))
         self.port = self._sock.getsockname()[1]
@@ -120,9 +144,32 @@ class TensorServer:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
+    def _hello(self, conn: socket.socket) -> bool:
+        """Reads the client's hello (bounded, under a timeout); answers ACK if its token is
+        the server's (or the server has none), else NAK; True if the connection may go on."""
+        _set_timeout(conn, HELLO_TIMEOUT_S)
+        magic, length = _HELLO.unpack(_recv_exact(conn, _HELLO.size))
+        if magic != HELLO_MAGIC or length > MAX_TOKEN:
+            raise FrameError(f"bad hello frame (magic {bytes(magic)!r}, a token of {length} bytes)")
+        given = bytes(_recv_exact(conn, length)) if length else None
+        if not matches(self._token, given):
+            conn.sendall(NAK)
+            _log.warning("refused a data connection from %s: %s token", _peer_of(conn),
+                         "no" if given is None else "a wrong")
+            return False
+        conn.sendall(ACK)
+        _set_timeout(conn, None)
+        return True
+
     def _serve(self, conn: socket.socket) -> None:
-        segment = shm.SegmentWriter() if shm.available() else None
+        segment = None
         try:
+            try:
+                if not self._hello(conn):
+                    return
+            except (ConnectionError, socket.timeout, BlockingIOError):
+                return
+            segment = shm.SegmentWriter() if shm.available() else None
             while True:
                 try:
                     if segment is not None and segment.awaiting_ack is not None:
@@ -151,6 +198,7 @@ class TensorServer:
             conn.close()
             if segment is not None:
                 segment.close()
+
 
     def _serve_one(self, conn: socket.socket, step_id: int, key: tuple, timeout_ms: int,
                    segment: "shm.SegmentWriter | None") -> None:
@@ -335,12 +383,31 @@ def _set_timeout(sock: socket.socket, timeout: float | None) -> None:
 class _Connection:
     """A pooled client connection: its socket, and its mapping of the sender's segment."""
 
-    __slots__ = ("sock", "segment", "shared")
+    __slots__ = ("sock", "segment", "shared", "hello", "greeted")
 
-    def __init__(self, sock: socket.socket, shared: bool):
+    def __init__(self, sock: socket.socket, shared: bool, hello: bytes):
         self.sock = sock
         self.segment = shm.SegmentReader()
         self.shared = shared  # asks for large tensors in shared memory
+        self.hello = hello  # sent with the first frame, in the same packet
+        self.greeted = False  # the server's answer to the hello is read
+
+    def send(self, frame: bytes) -> None:
+        if self.hello:
+            frame, self.hello = self.hello + frame, b""
+        self.sock.sendall(frame)
+
+    def read_greeting(self) -> None:
+        """Reads the server's answer to the hello, before the connection's first response."""
+        if self.greeted:
+            return
+        answer = _recv_exact(self.sock, 1)
+        if answer != ACK:
+            host, port = self.sock.getpeername()[:2]
+            raise errors.UnauthenticatedError(
+                None, None, f"the data port at {host}:{port} refused the connection: it needs the cluster's token "
+                f"(set {TOKEN_ENV} or {TOKEN_FILE_ENV} as for its servers)")
+        self.greeted = True
 
     def close(self) -> None:
         _close(self.sock)
@@ -357,6 +424,7 @@ class TensorClient:
     def __init__(self):
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
         self._lock = threading.Lock()
+        self._hello = hello_frame(configured_token())
 
     def fetch(self, host: str, port: int, step_id: int, key: tuple, timeout: float | None, peer: str):
         """The tensor ``key`` of step ``step_id``; errors name ``peer``."""
@@ -370,7 +438,8 @@ class TensorClient:
         try:
             conn = self._connection(address)
             _set_timeout(conn.sock, timeout)
-            conn.sock.sendall(_REQUEST.pack(CALL_MAGIC, len(payload), 0, 0) + payload)
+            conn.send(_REQUEST.pack(CALL_MAGIC, len(payload), 0, 0) + payload)
+            conn.read_greeting()
             magic, code, msg_len, _, _, nbytes = _RESPONSE.unpack(_recv_exact(conn.sock, _RESPONSE.size))
             if magic != CALL_MAGIC or msg_len > MAX_MESSAGE or nbytes > MAX_CALL_BYTES:
                 raise FrameError(f"bad answer frame from {peer}")
@@ -398,7 +467,9 @@ class TensorClient:
         if conn is None:
             sock = socket.create_connection(address, timeout=10.0)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn = _Connection(sock, _is_loopback(address[0]) and shm.available())
+            # (the hello goes with the first request, and its answer is read before the first
+            # response: no round trip of its own)
+            conn = _Connection(sock, _is_loopback(address[0]) and shm.available(), self._hello)
         return conn
 
     def open_stream(self, host: str, port: int, step_id: int, keys: list[tuple], timeout: float | None,
@@ -411,8 +482,8 @@ class TensorClient:
             conn = self._connection(address)
             _set_timeout(conn.sock, timeout)
             keys_bytes = "\n".join(";".join(key) for key in keys).encode()
-            conn.sock.sendall(_REQUEST.pack(SHM_MAGIC if conn.shared else MAGIC, step_id, int((timeout or 0) * 1000),
-                                            len(keys_bytes)) + keys_bytes)
+            conn.send(_REQUEST.pack(SHM_MAGIC if conn.shared else MAGIC, step_id, int((timeout or 0) * 1000),
+                                    len(keys_bytes)) + keys_bytes)
         except OSError as e:
             if conn is not None:
                 conn.close()
@@ -422,6 +493,7 @@ class TensorClient:
     @staticmethod
     def _receive(conn: _Connection, peer: str):
         """One response frame: (value, None), or (None, the error the sender reported)."""
+        conn.read_greeting()
         sock = conn.sock
         magic, code, msg_len, dtype_enum, ndim, nbytes = _RESPONSE.unpack(_recv_exact(sock, _RESPONSE.size))
         shared = magic == SHM_MAGIC and conn.shared

@@ -105,7 +105,7 @@ class _FailedStream:
 class Worker:
     """The worker of one task: its devices (and their resources), graphs and steps."""
 
-    def __init__(self, job: str, task: int, tasks: TaskDirectory, config=None):
+    def __init__(self, job: str, task: int, tasks: TaskDirectory, config=None, token: bytes | None = None):
         self.job, self.task = job, task
         self.task_name = f"/job:{job}/replica:0/task:{task}"
         self.tasks = tasks
@@ -119,7 +119,7 @@ class Worker:
         self._kernel_states: dict = {}
         self.on_shutdown = None
         host = tasks.cluster.task_address(job, task).rpartition(":")[0]
-        self.transport = TensorServer(host, self._serve_tensor, self._serve_call)
+        self.transport = TensorServer(host, self._serve_tensor, self._serve_call, token=token)
 
     # -- helpers ------------------------------------------------------------------
     def is_local(self, device: str) -> bool:

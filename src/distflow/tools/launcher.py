@@ -10,7 +10,9 @@ chief) has exited, the ps tasks are asked to stop (their ``server.join()``
 returns), and killed if they do not exit in time. The exit code is the first
 failing worker's, and the launcher lists every task that failed. Each task runs in its
 own process group: Ctrl-C or SIGTERM to the launcher stops every task (and anything they
-started) and exits with 130 or 143.
+started) and exits with 130 or 143. The tasks share a token that their servers require of
+every caller (a new one for each launch, unless DISTFLOW_TOKEN or DISTFLOW_TOKEN_FILE is
+set): other processes on the machine cannot use the cluster.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -25,6 +28,7 @@ import sys
 import threading
 import time
 
+from ..distributed.auth import TOKEN_ENV, configured_token
 from ..distributed.cpu_share import BLAS_THREAD_VARIABLES
 from ..platform.cpus import usable_cores
 
@@ -149,6 +153,12 @@ def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_gr
     pumps = []
     n_tasks = sum(len(tasks) for tasks in cluster.values())
     threads = blas_thread_env(n_tasks)
+    # The cluster's token: the user's (DISTFLOW_TOKEN or DISTFLOW_TOKEN_FILE), else a new one
+    # for this cluster, so that no other process on the machine can use its tasks.
+    token, token_env = configured_token(), {}
+    if token is None:
+        token = secrets.token_urlsafe(24).encode()
+        token_env = {TOKEN_ENV: token.decode()}
     if threads:
         out.write(f"[launch] {n_tasks} tasks share {os.cpu_count()} cores: "
                   f"{', '.join(f'{k}={v}' for k, v in threads.items())} for each\n")
@@ -159,7 +169,7 @@ def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_gr
     try:
         for job in ("ps", "chief", "worker"):
             for index in range(len(cluster.get(job, []))):
-                env = dict(os.environ, **threads, TF_CONFIG=json.dumps(
+                env = dict(os.environ, **threads, **token_env, TF_CONFIG=json.dumps(
                     {"cluster": cluster, "task": {"type": job, "index": index}, "rpc_layer": "grpc"}))
                 proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         start_new_session=True)
@@ -177,7 +187,7 @@ def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_gr
         return 128 + e.signum
     finally:
         _restore_signals(handlers)
-    return _finish(cluster, procs, pumps, codes, ps_grace, out)
+    return _finish(cluster, procs, pumps, codes, ps_grace, out, token)
 
 
 def _catch_signals(stop: list) -> dict:
@@ -211,7 +221,8 @@ def _stop_all(procs: dict, pumps: list, grace: float = 5.0) -> None:
         pump.join(5)
 
 
-def _finish(cluster: dict, procs: dict, pumps: list, codes: dict, ps_grace: float, out) -> int:
+def _finish(cluster: dict, procs: dict, pumps: list, codes: dict, ps_grace: float, out,
+            token: bytes | None = None) -> int:
     """Stops the ps tasks once the trainers are done; reports every failed task."""
     from ..distributed.server import shutdown_task  # noqa: PLC0415 - only the ps stop needs gRPC
 
@@ -221,7 +232,8 @@ def _finish(cluster: dict, procs: dict, pumps: list, codes: dict, ps_grace: floa
         # A ps may still be starting (trainers that fail at once): ask until it answers or exits.
         while proc.poll() is None and time.monotonic() < deadline:
             try:
-                shutdown_task(address, timeout=min(1.0, max(0.1, deadline - time.monotonic())), wait_for_ready=True)
+                shutdown_task(address, timeout=min(1.0, max(0.1, deadline - time.monotonic())), wait_for_ready=True,
+                              token=token)
                 break
             except Exception:  # noqa: BLE001 - not serving yet, or gone already (killed below)
                 continue

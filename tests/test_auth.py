@@ -1,0 +1,133 @@
+"""A cluster started with a token refuses every caller without it, on gRPC and on the data port."""
+
+import socket
+import struct
+
+import grpc
+import pytest
+
+import distflow as tf
+from cluster_util import LocalCluster
+from distflow.distributed import auth
+from distflow.distributed.rpc import Channels
+from distflow.distributed.transport import NAK, TensorClient, hello_frame
+from distflow.protos import distflow_pb2 as pb
+
+TOKEN = "s3cret-token-of-the-cluster"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(auth.TOKEN_ENV, TOKEN)  # (the servers' environment)
+        c = LocalCluster({"ps": 1, "worker": 1})
+    yield c
+    c.close()
+
+
+def _graph():
+    g = tf.Graph()
+    with g.as_default(), tf.device("/job:ps/task:0"):
+        v = tf.Variable([1.0, 2.0], name="guarded")
+    return g, v
+
+
+def test_a_client_with_the_token_runs_steps(cluster, monkeypatch):
+    monkeypatch.setenv(auth.TOKEN_ENV, TOKEN)
+    g, v = _graph()
+    with tf.Session(cluster.target("worker", 0), graph=g) as sess:
+        sess.run(v.initializer)
+        assert sess.run(v).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("token", [None, "not-the-token"])
+def test_a_client_without_the_token_can_neither_read_nor_change_anything(cluster, monkeypatch, token):
+    monkeypatch.delenv(auth.TOKEN_ENV, raising=False)
+    if token:
+        monkeypatch.setenv(auth.TOKEN_ENV, token)
+    g, v = _graph()
+    with pytest.raises(tf.errors.UnauthenticatedError, match="requires a token"):
+        with tf.Session(cluster.target("worker", 0), graph=g) as sess:
+            sess.run(v.initializer)
+    # nothing ran: the token's holder still finds the task serving, its state intact
+    monkeypatch.setenv(auth.TOKEN_ENV, TOKEN)
+    channels = Channels()
+    try:
+        status = channels.call(cluster.address("ps", 0), "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
+                               timeout=10)
+    finally:
+        channels.close()
+    assert status.task == "/job:ps/replica:0/task:0"
+
+
+@pytest.mark.parametrize("method,request_", [("Shutdown", pb.ShutdownRequest()),
+                                             ("ResetContainers", pb.ResetContainersRequest()),
+                                             ("GetStatus", pb.GetStatusRequest())])
+def test_raw_grpc_calls_without_the_token_are_unauthenticated_and_do_nothing(cluster, monkeypatch, method,
+                                                                             request_):
+    with grpc.insecure_channel(cluster.address("ps", 0)) as channel:
+        call = channel.unary_unary(f"/distflow.Worker/{method}", request_serializer=type(request_).SerializeToString,
+                                   response_deserializer=lambda b: b)
+        with pytest.raises(grpc.RpcError) as caught:
+            call(request_, timeout=10)
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(grpc.RpcError) as caught:  # a wrong token, and garbage that is never parsed
+            channel.unary_unary(f"/distflow.Worker/{method}")(b"\xff" * 64, timeout=10,
+                                                              metadata=((auth.METADATA_KEY, "wrong"),))
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert cluster.procs[("ps", 0)].poll() is None  # Shutdown did not stop it
+
+
+def test_the_data_port_refuses_a_connection_without_the_token(cluster, monkeypatch):
+    monkeypatch.setenv(auth.TOKEN_ENV, TOKEN)
+    channels = Channels()
+    try:
+        port = channels.call(cluster.address("ps", 0), "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
+                             timeout=10).data_port
+    finally:
+        channels.close()
+    monkeypatch.delenv(auth.TOKEN_ENV)
+    run_graph = pb.RunGraphRequest(graph_handle="anything").SerializeToString()
+    with pytest.raises(tf.errors.UnauthenticatedError, match="needs the cluster's token"):
+        TensorClient().call("127.0.0.1", port, run_graph, 5.0, "ps")
+    for hello in (hello_frame(b"wrong"), hello_frame(None)):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(hello + struct.pack("<4sQII", b"DFC1", len(run_graph), 0, 0) + run_graph)
+            assert s.recv(1) == NAK
+            try:
+                assert s.recv(100) == b""  # and closed (or reset): the call never ran
+            except ConnectionResetError:
+                pass
+    for junk in (struct.pack("<4sI", b"DFA1", 1 << 30), b"GET / HTTP/1.0\r\n\r\n"):  # a huge or no hello
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(junk)
+            s.settimeout(5)
+            try:
+                assert s.recv(100) == b""
+            except ConnectionResetError:
+                pass
+    monkeypatch.setenv(auth.TOKEN_ENV, TOKEN)
+    with pytest.raises(tf.errors.AbortedError, match="not registered"):  # with the token, the call is served
+        TensorClient().call("127.0.0.1", port, run_graph, 5.0, "ps")
+
+
+def test_the_token_comes_from_the_environment_or_a_file_and_is_checked(tmp_path, monkeypatch):
+    monkeypatch.delenv(auth.TOKEN_ENV, raising=False)
+    monkeypatch.delenv(auth.TOKEN_FILE_ENV, raising=False)
+    assert auth.configured_token() is None
+    path = tmp_path / "token"
+    path.write_text("from-a-file\nsecond line ignored\n")
+    monkeypatch.setenv(auth.TOKEN_FILE_ENV, str(path))
+    assert auth.configured_token() == b"from-a-file"
+    monkeypatch.setenv(auth.TOKEN_ENV, "from-the-variable")  # the variable wins
+    assert auth.configured_token() == b"from-the-variable"
+    for bad in ("", "has space", "x" * 2000, "caf\u00e9"):
+        monkeypatch.setenv(auth.TOKEN_ENV, bad)
+        with pytest.raises(ValueError, match="printable ASCII"):
+            auth.configured_token()
+    monkeypatch.delenv(auth.TOKEN_ENV)
+    monkeypatch.setenv(auth.TOKEN_FILE_ENV, str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="Cannot read the distflow token"):
+        auth.configured_token()
+    assert auth.matches(None, None) and auth.matches(b"a", b"a")
+    assert not auth.matches(b"a", None) and not auth.matches(b"a", b"b")
