@@ -28,6 +28,21 @@ class ClusterSpec:
         else:
             raise TypeError(f"`cluster` must be a dictionary mapping one or more job names to lists of "
                             f"network addresses, or a `ClusterDef` protocol buffer; got {type(cluster).__name__}")
+        self._check_distinct()
+
+    def _check_distinct(self) -> None:
+        """Two tasks cannot serve on one address (a port of 0, "any free port", excepted):
+        the second server would fail to bind, or, on some systems, share the port."""
+        owner: dict[str, str] = {}
+        for job, tasks in self._jobs.items():
+            for index, address in tasks.items():
+                if address.rpartition(":")[2] == "0":
+                    continue
+                task = f"/job:{job}/task:{index}"
+                if address in owner:
+                    raise ValueError(f"Address {address!r} is given to both {owner[address]} and {task}: each task "
+                                     "needs an address of its own")
+                owner[address] = task
 
     @staticmethod
     def _tasks_of(job: str, tasks) -> dict[int, str]:

@@ -84,7 +84,7 @@ class GrpcSession(BaseSession):
     def _call(self, method: str, request, timeout=None):
         return self._master.call(method, request, timeout)
 
-    def _sync_graph(self) -> None:
+    def _sync_graph(self, timeout: float | None = None) -> None:
         ops_now = self._graph.get_operations()
         if self._handle is not None and len(ops_now) == self._sent:
             return
@@ -93,8 +93,17 @@ class GrpcSession(BaseSession):
             options = pb.SessionOptions(device_filters=list(self._config.device_filters),
                                         allow_soft_placement=self._config.allow_soft_placement,
                                         isolate_session_state=bool(self._config.isolate_session_state))
-            response = self._call("CreateSession", pb.CreateSessionRequest(graph_def=delta, options=options),
-                                  timeout=120.0)
+            # A master not up yet is waited for, but only as long as the config's connect
+            # timeout (or the step's, if shorter): a target where nothing listens fails then.
+            wait = self._config.connect_timeout_in_ms / 1000.0
+            wait = min(wait, timeout) if timeout is not None else wait
+            try:
+                response = self._call("CreateSession", pb.CreateSessionRequest(graph_def=delta, options=options),
+                                      timeout=wait)
+            except errors.DeadlineExceededError:
+                raise errors.UnavailableError(
+                    None, None, f"the master at {self._master.address} did not answer within {wait:g} s (is a "
+                    "server running there?)") from None
             self._handle = response.session_handle
         else:
             self._call("ExtendSession", pb.ExtendSessionRequest(session_handle=self._handle, graph_def=delta))
@@ -103,7 +112,7 @@ class GrpcSession(BaseSession):
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout, trace=None) -> list:
         # (a remote step is not traced: RunMetadata stays empty for it)
         check_outside_functions(elements, feed_tensors)
-        self._sync_graph()
+        self._sync_graph(timeout)
         timeout_in_ms = 0 if timeout is None else max(1, int(timeout * 1000))
         fetch = tuple(el.name for el in elements if not isinstance(el, Operation))
         target = tuple(el.name for el in elements if isinstance(el, Operation))

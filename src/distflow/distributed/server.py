@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 import weakref
 from concurrent import futures
@@ -27,6 +28,22 @@ from .worker import Worker
 # calls its master directly, without a network round trip.
 _LOCAL_SERVERS: "weakref.WeakValueDictionary[str, Server]" = weakref.WeakValueDictionary()
 _log = logging.getLogger("distflow")
+
+
+def _check_ipv4_port_free(port: int, job: str, task: int, address: str) -> None:
+    """gRPC binds "localhost" on IPv4 and IPv6 and succeeds if either is free: a task whose
+    IPv4 port another process holds would serve on ::1 only, and IPv4 peers would reach
+    that other process. Fail instead, as for any address in use."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        # (as gRPC binds: a port in TIME_WAIT is free, one another socket listens on is not)
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", port))
+    except OSError:
+        raise errors.UnknownError(None, None, f"Could not start gRPC server for /job:{job}/task:{task} on {address}: "
+                                  f"127.0.0.1:{port} is in use") from None
+    finally:
+        probe.close()
 
 
 def local_master(address: str):
@@ -61,9 +78,12 @@ class Server:
             task_index = indices[0]
         address = cluster.task_address(job_name, task_index)
         host, sep, port = address.rpartition(":")
-        if not sep or not host or not port.isdigit():
+        if not sep or not host or not port.isdigit() or int(port) > 65535:
             raise errors.InvalidArgumentError(None, None, f"Could not start a server for /job:{job_name}/task:"
-                                              f"{task_index}: address {address!r} needs the form host:port")
+                                              f"{task_index}: address {address!r} needs the form host:port, with "
+                                              "a port from 1 to 65535 (or 0 for any free port)")
+        if host == "localhost" and port != "0":
+            _check_ipv4_port_free(int(port), job_name, task_index, address)
         self._config = config if config is not None else ConfigProto()
         self._job, self._task = job_name, task_index
         self._channels = Channels()

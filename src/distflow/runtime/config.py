@@ -74,9 +74,10 @@ class ConfigProto:
     OpenBLAS NumPy bundles), process-wide as TF's intra-op pool is: with partitions running
     concurrently, 1 keeps them from oversubscribing the cores.
 
-    ``connect_timeout_in_ms`` (a distflow addition, for a Server's config) bounds how
-    long its master waits, with backoff and a log line naming the task, for another
-    task of the cluster to come up before failing with UnavailableError.
+    ``connect_timeout_in_ms`` (a distflow addition) bounds how long a Server's master
+    waits, with backoff and a log line naming the task, for another task of the cluster
+    to come up, and how long a ``grpc://`` session waits for its target's master, before
+    failing with UnavailableError.
     """
 
     DEFAULT_SIMULATED_GPUS = 8

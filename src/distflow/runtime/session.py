@@ -500,6 +500,11 @@ def _check_target(target) -> str:
     if target and not target.startswith("grpc://"):
         raise errors.NotFoundError(None, None, f"No session factory registered for the given session options: "
                                                f"{{target: \"{target}\"}} (distflow knows '' and 'grpc://host:port')")
+    if target:
+        host, sep, port = target[len("grpc://"):].rpartition(":")
+        if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise ValueError(f"Session target {target!r} needs the form 'grpc://host:port' with a port from 1 to "
+                             "65535")
     return target
 
 

@@ -1,4 +1,4 @@
-"""A cluster started with a token refuses every caller without it, on gRPC and on the data port."""
+"""Who may use a cluster and where it listens: the token on gRPC and the data port, binding where told."""
 
 import socket
 import struct
@@ -131,3 +131,35 @@ def test_the_token_comes_from_the_environment_or_a_file_and_is_checked(tmp_path,
         auth.configured_token()
     assert auth.matches(None, None) and auth.matches(b"a", b"a")
     assert not auth.matches(b"a", None) and not auth.matches(b"a", b"b")
+
+
+# -- binding where told, and targets that cannot work ------------------------------------------
+
+
+def test_a_localhost_task_whose_ipv4_port_is_taken_fails_instead_of_binding_ipv6_only():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(tf.errors.UnknownError, match=f"127.0.0.1:{port} is in use"):
+            tf.train.Server({"worker": [f"localhost:{port}"]}, job_name="worker", task_index=0)
+
+
+def test_bad_ports_and_shared_addresses_are_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="port from 1 to 65535"):
+        tf.train.Server({"worker": ["127.0.0.1:70000"]}, job_name="worker", task_index=0)
+    with pytest.raises(ValueError, match="given to both /job:ps/task:0 and /job:worker/task:0"):
+        tf.train.ClusterSpec({"ps": ["10.0.0.1:2222"], "worker": ["10.0.0.1:2222"]})
+    tf.train.ClusterSpec({"worker": ["127.0.0.1:0", "127.0.0.1:0"]})  # "any free port" twice is fine
+    for target in ("grpc://127.0.0.1", "grpc://host:port", "grpc://:2222", "grpc://h:0"):
+        with pytest.raises(ValueError, match="grpc://host:port"):
+            tf.Session(target)
+
+
+def test_a_session_to_an_address_where_nothing_listens_fails_within_the_connect_timeout():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # (closed again: nothing listens there)
+    sess = tf.Session(f"grpc://127.0.0.1:{port}", config=tf.ConfigProto(connect_timeout_in_ms=500))
+    with pytest.raises(tf.errors.UnavailableError, match=f"127.0.0.1:{port} did not answer within 0.5 s"):
+        sess.run(tf.constant(1))
