@@ -163,3 +163,24 @@ def test_a_session_to_an_address_where_nothing_listens_fails_within_the_connect_
     sess = tf.Session(f"grpc://127.0.0.1:{port}", config=tf.ConfigProto(connect_timeout_in_ms=500))
     with pytest.raises(tf.errors.UnavailableError, match=f"127.0.0.1:{port} did not answer within 0.5 s"):
         sess.run(tf.constant(1))
+
+
+def test_a_call_header_that_declares_16_gib_costs_no_memory_up_front():
+    import resource
+
+    from distflow.distributed.transport import CALL_MAGIC, MAX_CALL_BYTES, TensorServer
+
+    server = TensorServer("127.0.0.1", lambda *a: None, lambda payload, caller: b"")
+    try:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        for _ in range(4):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+                s.sendall(hello_frame(None) + struct.pack("<4sQII", CALL_MAGIC, MAX_CALL_BYTES, 0, 0) + b"x" * 10)
+                assert s.recv(1) == b"\x06"  # the hello's ACK; then it waits for bytes that never come
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:  # and it still serves
+            s.sendall(hello_frame(None) + struct.pack("<4sQII", CALL_MAGIC, 3, 0, 0) + b"abc")
+            assert s.recv(1) == b"\x06" and s.recv(4) == b"DFC1"
+        grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        assert grown_kb < 200_000, f"the process grew by {grown_kb} KB"
+    finally:
+        server.close()

@@ -101,6 +101,25 @@ def _recv_exact(sock: socket.socket, n: int) -> bytearray:
     return buf
 
 
+_CHUNK = 1 << 22
+
+
+def _recv_as_it_comes(sock: socket.socket, n: int) -> bytes:
+    """``n`` bytes from a peer not yet trusted with memory: above 4 MB, taken a chunk at a
+    time as they arrive, so a header that declares more than its sender sends (16 GiB in
+    20 bytes) costs at most one chunk, not the declared size up front."""
+    if n <= _CHUNK:
+        return bytes(_recv_exact(sock, n))
+    parts, got = [], 0
+    while got < n:
+        chunk = sock.recv(min(n - got, _CHUNK))
+        if not chunk:
+            raise ConnectionError("connection closed by the peer")
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
 def _recv_into(sock: socket.socket, arr: np.ndarray) -> None:
     if arr.nbytes:
         _fill(sock, memoryview(arr).cast("B"))
@@ -219,7 +238,7 @@ class TensorServer:
         """Runs one call and answers it; a failed call is an error frame, never fatal here."""
         if nbytes > MAX_CALL_BYTES or self._call_handler is None:
             raise FrameError(f"bad call frame ({nbytes} bytes)" if self._call_handler else "this server takes no calls")
-        payload = bytes(_recv_exact(conn, nbytes))
+        payload = _recv_as_it_comes(conn, nbytes)
         caller = _Caller(self._watchdog, conn)
         try:
             answer = self._call_handler(payload, caller)
