@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes, errors, ops
+from ..framework import dtypes, errors
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import TensorShape, unknown_shape
