@@ -184,3 +184,17 @@ def test_a_call_header_that_declares_16_gib_costs_no_memory_up_front():
         assert grown_kb < 200_000, f"the process grew by {grown_kb} KB"
     finally:
         server.close()
+
+
+def test_a_large_first_call_to_a_port_that_refuses_the_hello_says_so(cluster, monkeypatch):
+    monkeypatch.setenv(auth.TOKEN_ENV, TOKEN)
+    channels = Channels()
+    try:
+        port = channels.call(cluster.address("ps", 0), "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
+                             timeout=10).data_port
+    finally:
+        channels.close()
+    monkeypatch.delenv(auth.TOKEN_ENV)
+    for _ in range(3):
+        with pytest.raises(tf.errors.UnauthenticatedError, match="needs the cluster's token"):
+            TensorClient().call("127.0.0.1", port, b"\x00" * (64 << 20), 10.0, "ps")  # refused mid-send

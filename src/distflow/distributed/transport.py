@@ -402,10 +402,11 @@ def _set_timeout(sock: socket.socket, timeout: float | None) -> None:
 class _Connection:
     """A pooled client connection: its socket, and its mapping of the sender's segment."""
 
-    __slots__ = ("sock", "segment", "shared", "hello", "greeted")
+    __slots__ = ("sock", "address", "segment", "shared", "hello", "greeted")
 
-    def __init__(self, sock: socket.socket, shared: bool, hello: bytes):
+    def __init__(self, sock: socket.socket, address: tuple, shared: bool, hello: bytes):
         self.sock = sock
+        self.address = address
         self.segment = shm.SegmentReader()
         self.shared = shared  # asks for large tensors in shared memory
         self.hello = hello  # sent with the first frame, in the same packet
@@ -422,11 +423,23 @@ class _Connection:
             return
         answer = _recv_exact(self.sock, 1)
         if answer != ACK:
-            host, port = self.sock.getpeername()[:2]
+            host, port = self.address
             raise errors.UnauthenticatedError(
                 None, None, f"the data port at {host}:{port} refused the connection: it needs the cluster's token "
                 f"(set {TOKEN_ENV} or {TOKEN_FILE_ENV} as for its servers)")
         self.greeted = True
+
+    def refused_or_close(self) -> None:
+        """Closes a connection that failed; if it failed because the server refused its
+        hello (it closes at once, so a long first send breaks off), raises that instead."""
+        try:
+            if not self.greeted:
+                _set_timeout(self.sock, 1.0)
+                self.read_greeting()
+        except OSError:
+            pass
+        finally:
+            self.close()
 
     def close(self) -> None:
         _close(self.sock)
@@ -471,7 +484,7 @@ class TensorClient:
             raise errors.DeadlineExceededError(None, None, f"{peer} did not answer within {timeout} s") from None
         except (OSError, ConnectionError, FrameError, struct.error) as e:
             if conn is not None:
-                conn.close()
+                conn.refused_or_close()
             raise errors.UnavailableError(None, None, f"{peer} is unavailable: {e}") from None
         self._release(address, conn)
         if code:
@@ -488,7 +501,7 @@ class TensorClient:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # (the hello goes with the first request, and its answer is read before the first
             # response: no round trip of its own)
-            conn = _Connection(sock, _is_loopback(address[0]) and shm.available(), self._hello)
+            conn = _Connection(sock, address, _is_loopback(address[0]) and shm.available(), self._hello)
         return conn
 
     def open_stream(self, host: str, port: int, step_id: int, keys: list[tuple], timeout: float | None,
@@ -505,7 +518,7 @@ class TensorClient:
                                     len(keys_bytes)) + keys_bytes)
         except OSError as e:
             if conn is not None:
-                conn.close()
+                conn.refused_or_close()
             raise errors.UnavailableError(None, None, f"{peer} is unavailable: {e}") from None
         return TensorStream(self, address, conn, keys, peer)
 
