@@ -15,6 +15,8 @@ import time
 import numpy as np
 import pytest
 
+import distflow as tf
+
 from cluster_util import ROOT, LocalCluster
 
 EXAMPLE = os.path.join(ROOT, "examples", "digits_replica.py")
@@ -184,3 +186,31 @@ def test_ps_tasks_exit_by_themselves_when_every_worker_is_done(tmp_path):
     finally:
         for task in tasks:
             task.kill()
+
+
+def test_a_session_works_again_once_its_restarted_ps_is_back():
+    cluster = LocalCluster({"ps": 1, "worker": 1})
+    try:
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(3.0, name="survivor")
+        with tf.device("/job:worker/task:0"):
+            y = v * 2.0
+        sess = tf.Session(cluster.target("worker", 0))
+        sess.run(v.initializer)
+        assert sess.run(y) == 6.0
+        cluster.kill("ps", 0)
+        cluster.start("ps", 0)  # same address, nothing registered on it
+        failures = []
+        for _ in range(40):  # bounded: each try ends within its timeout
+            try:
+                sess.run(v.initializer, options=tf.RunOptions(timeout_in_ms=2000))
+                break
+            except (tf.errors.AbortedError, tf.errors.UnavailableError) as e:
+                failures.append(type(e).__name__)
+        else:
+            raise AssertionError(f"the session never recovered: {failures}")
+        assert sess.run(y) == 6.0  # the same session, its graphs registered again
+        assert len(failures) <= 3, failures
+        sess.close()
+    finally:
+        cluster.close()

@@ -34,6 +34,7 @@ from ..runtime.partition import output_key, partition, prune
 from ..runtime.placer import Placer
 from ..protos import distflow_pb2 as pb
 from .task import Parked, RemoteDevice, RunGraphCall, Task, TaskDirectory
+from .worker import GRAPH_NOT_REGISTERED
 
 
 _log = logging.getLogger("distflow")
@@ -233,8 +234,27 @@ class Master:
         try:
             return step_id, self._run_step(step, step_id, feeds, len(fetch), timeout_in_ms,
                                            accept_parked)
+        except errors.AbortedError as e:
+            # A task that restarted lost the graphs registered on it: this step fails (as in
+            # TF), and the session's next steps register theirs again instead of failing for
+            # good (TF 1.x's session stayed broken until the program made a new one).
+            if GRAPH_NOT_REGISTERED in e.message:
+                self._forget_steps(session)
+            raise
         finally:
             session.running.pop(step_id, None)
+
+    @staticmethod
+    def _forget_steps(session: _MasterSession) -> None:
+        """Drops the session's compiled steps: each registers its graphs again when it next runs."""
+        with session.lock:
+            steps, session.steps = list(session.steps.values()), {}
+        for step in steps:
+            for part in step.parts.values():
+                try:
+                    part.task.deregister_graph(part.graph_handle)
+                except errors.OpError:
+                    pass  # the restarted task has it no more
 
     def _run_step(self, step: _Step, step_id: int, feeds: list, num_fetches: int, timeout_in_ms: int,
                   accept_parked: bool) -> list:

@@ -102,6 +102,11 @@ class _FailedStream:
         pass
 
 
+# What a task answers for a graph it does not hold (it restarted since the graph was
+# registered): the master then registers its steps' graphs again.
+GRAPH_NOT_REGISTERED = "is not registered on"
+
+
 class Worker:
     """The worker of one task: its devices (and their resources), graphs and steps."""
 
@@ -310,7 +315,7 @@ class Worker:
         try:
             registered = self._graphs.get(graph_handle)
             if registered is None:
-                raise errors.AbortedError(None, None, f"graph handle {graph_handle!r} is not registered on "
+                raise errors.AbortedError(None, None, f"graph handle {graph_handle!r} {GRAPH_NOT_REGISTERED} "
                                           f"{self.task_name} (was the task restarted?)")
             plan = self._step_plan(registered, feed_names, recv_keys)
             timeout = timeout_in_ms / 1000.0 if timeout_in_ms else None
