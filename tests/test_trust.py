@@ -198,3 +198,36 @@ def test_a_large_first_call_to_a_port_that_refuses_the_hello_says_so(cluster, mo
     for _ in range(3):
         with pytest.raises(tf.errors.UnauthenticatedError, match="needs the cluster's token"):
             TensorClient().call("127.0.0.1", port, b"\x00" * (64 << 20), 10.0, "ps")  # refused mid-send
+
+
+def test_mutated_graph_requests_are_invalid_argument_never_internal():
+    import random
+
+    server = tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(tf.ones([3, 2]), name="w")
+        tf.cond(tf.reduce_sum(x) > 0, lambda: tf.matmul(x, w), lambda: -tf.matmul(x, w))
+        tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])
+    base = pb.CreateSessionRequest(graph_def=g.as_graph_def()).SerializeToString()
+    rng = random.Random(0)
+    codes = set()
+    try:
+        with grpc.insecure_channel(server.target[len("grpc://"):]) as channel:
+            create = channel.unary_unary("/distflow.Master/CreateSession")
+            for _ in range(400):
+                data = bytearray(base)
+                for _ in range(rng.randint(1, 4)):
+                    data[rng.randrange(len(data))] = rng.randrange(256)
+                try:
+                    create(bytes(data), timeout=10)
+                    codes.add("OK")
+                except grpc.RpcError as e:
+                    codes.add(e.code().name)
+                    assert e.code() != grpc.StatusCode.INTERNAL, e.details()
+            assert "INVALID_ARGUMENT" in codes
+        with tf.Session(server.target, graph=g) as sess:  # and it still serves
+            sess.run(w.initializer)
+    finally:
+        server.stop()

@@ -2,9 +2,9 @@
 
 Services are registered with generic handlers (no generated stubs): each method is a
 function ``request message -> response message``. A distflow OpError becomes a gRPC
-status with the same canonical code; any other exception becomes INTERNAL. A request
-that does not parse never reaches the handler (gRPC answers INTERNAL) and the server
-keeps serving.
+status with the same canonical code; a request that does not parse, or whose content
+the method cannot use, is INVALID_ARGUMENT naming the message; anything else is INTERNAL.
+The server keeps serving.
 """
 
 from __future__ import annotations
@@ -50,21 +50,34 @@ _FROM_GRPC = {v: k for k, v in _CODES.items()}
 def generic_handler(service: str, methods: dict, impl) -> grpc.GenericRpcHandler:
     handlers = {}
     for name, (request_cls, response_cls) in methods.items():
+        # (requests arrive as bytes and are parsed in the handler: a message that does not
+        # parse is INVALID_ARGUMENT naming its type, where gRPC's own parsing says INTERNAL)
         handlers[name] = grpc.unary_unary_rpc_method_handler(
-            _guard(getattr(impl, name), response_cls),
-            request_deserializer=request_cls.FromString,
+            _guard(getattr(impl, name), request_cls, response_cls),
             response_serializer=response_cls.SerializeToString)
     return grpc.method_handlers_generic_handler(service, handlers)
 
 
-def _guard(fn, response_cls):
-    takes_context = getattr(fn, "takes_rpc_context", False)
+# What a handler raises on a request whose content it cannot use (a dtype enum out of
+# range, bytes that are not UTF-8, a wrong type in a field): the caller's error.
+_BAD_REQUEST = (ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError, OverflowError)
 
-    def handle(request, context):
+
+def _guard(fn, request_cls, response_cls):
+    takes_context = getattr(fn, "takes_rpc_context", False)
+    kind = request_cls.__name__
+
+    def handle(data, context):
+        try:
+            request = request_cls.FromString(data)
+        except Exception as e:  # noqa: BLE001 - protobuf's DecodeError and whatever its parser raises
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed {kind}: {e}")
         try:
             return fn(request, context) if takes_context else fn(request)
         except errors.OpError as e:
             context.abort(_CODES.get(e.error_code, grpc.StatusCode.UNKNOWN), e.message)
+        except _BAD_REQUEST as e:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"cannot use this {kind}: {type(e).__name__}: {e}")
         except Exception as e:  # noqa: BLE001 - a server never dies of a request
             context.abort(grpc.StatusCode.INTERNAL, f"{type(e).__name__}: {e}")
         return response_cls()

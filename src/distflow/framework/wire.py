@@ -357,8 +357,9 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
             try:
                 with graph.control_dependencies(None):
                     op = graph.create_op(node.op, inputs, attrs, name=full_name + "/", control_inputs=control)
-            except (ValueError, TypeError, KeyError) as e:
-                raise _bad(f"cannot build node '{name}' ({node.op}): {e}") from None
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+                # (an attr of another kind than the op takes shows as an AttributeError or TypeError)
+                raise _bad(f"cannot build node '{name}' ({node.op}): {type(e).__name__}: {e}") from None
             try:
                 op._set_device(node.device)
             except ValueError as e:
