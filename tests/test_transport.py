@@ -273,3 +273,28 @@ def test_a_caller_that_goes_away_mid_call_is_noticed():
     finally:
         release.set()
         server.close()
+
+
+@pytest.mark.skipif(not shm.available(), reason="no /dev/shm")
+def test_a_starting_server_sweeps_the_segments_of_dead_senders():
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    left = f"/dev/shm/distflow-{dead}-{'a' * 32}"
+    ours = f"/dev/shm/distflow-{os.getpid()}-{'b' * 32}"  # a live sender's: kept
+    other = "/dev/shm/distflow-not-a-segment"
+    for path in (left, ours, other):
+        with open(path, "wb") as f:
+            f.write(b"x")
+    try:
+        server = TensorServer("127.0.0.1", _handler)
+        server.close()
+        assert not os.path.exists(left)
+        assert os.path.exists(ours) and os.path.exists(other)
+    finally:
+        for path in (left, ours, other):
+            if os.path.exists(path):
+                os.unlink(path)

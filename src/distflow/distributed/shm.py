@@ -14,7 +14,9 @@ and the sender sends that tensor, and the rest of the connection's, on the socke
 Segments are files in /dev/shm created with mode 0600 (only the sender's user can map
 them). The sender unlinks a segment as soon as the receiver has mapped it (its first
 acknowledgement), and on close, so a crash leaves at most one segment behind per open
-connection. Only Linux (/dev/shm) has the path; ``DISTFLOW_SHARED_MEMORY=0`` turns it off.
+connection; each server sweeps, when it starts, the segments of this user whose sender
+(the pid in the name) is no longer running. Only Linux (/dev/shm) has the path;
+``DISTFLOW_SHARED_MEMORY=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -29,6 +31,40 @@ import numpy as np
 _DIR = "/dev/shm"
 MIN_BYTES = 128 << 10  # smaller tensors go inline on the socket
 _NAME = re.compile(r"distflow-[0-9]+-[0-9a-f]{32}")
+
+
+def sweep_orphans() -> list[str]:
+    """Removes the segments this user's dead processes left in /dev/shm (a sender killed
+    before its receiver mapped the segment); the names removed."""
+    removed = []
+    try:
+        names = os.listdir(_DIR)
+    except OSError:
+        return removed
+    uid = os.getuid()
+    for name in names:
+        if not _NAME.fullmatch(name):
+            continue
+        pid = int(name.split("-")[1])
+        path = os.path.join(_DIR, name)
+        try:
+            if os.stat(path, follow_symlinks=False).st_uid != uid or _alive(pid):
+                continue
+            os.unlink(path)
+            removed.append(name)
+        except OSError:
+            continue  # gone meanwhile, or not ours to remove
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive
+    return True
 
 
 def available() -> bool:

@@ -148,6 +148,8 @@ class TensorServer:
         self._handler = handler
         self._call_handler = call_handler
         self._token = token
+        if shm.available():
+            shm.sweep_orphans()
         self._watchdog = _Watchdog()
         self._sock = socket.create_server((host, 0))
         self.port = self._sock.getsockname()[1]
