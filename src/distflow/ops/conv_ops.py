@@ -289,16 +289,28 @@ def _tiled_max_pool_grad(xp, x, xpad, y, grad, oh, ow, ph, pw, kh, kw):
     there. The general kernel's argmax needs a transposed copy of all the windows and a
     pass over the whole input per position (16.4 vs 3.5 ms for 64x28x28x32, 2x2/2).
     """
-    taken = xp.zeros(y.shape, dtype=bool)
-    dxpad = xp.zeros(xpad.shape, dtype=grad.dtype)
+    taken = None
+    hit = xp.empty(y.shape, dtype=bool)
+    dxpad = xp.empty(xpad.shape, dtype=grad.dtype) if xpad.shape == tiled_shape(xpad, oh, ow, kh, kw) \
+        else xp.zeros(xpad.shape, dtype=grad.dtype)
     tiles, dtiles = _tiles(xpad, oh, ow, kh, kw), _tiles(dxpad, oh, ow, kh, kw)
+    last = (kh - 1, kw - 1)
     for i in range(kh):
         for j in range(kw):
-            hit = tiles[:, :, i, :, j] == y
-            hit &= ~taken
-            taken |= hit
+            xp.equal(tiles[:, :, i, :, j], y, out=hit)
+            if taken is None:  # the first position takes every window whose maximum it holds
+                taken = hit.copy()
+            else:  # the others only where no earlier position did (hit and not taken)
+                xp.greater(hit, taken, out=hit)
+                if (i, j) != last:
+                    taken |= hit
             xp.multiply(hit, grad, out=dtiles[:, :, i, :, j])
     return dxpad[:, ph:ph + x.shape[1], pw:pw + x.shape[2], :]
+
+
+def tiled_shape(xpad, oh, ow, kh, kw) -> tuple:
+    """The shape the windows of a tiling pooling cover (all of ``xpad`` when it divides evenly)."""
+    return (xpad.shape[0], oh * kh, ow * kw, xpad.shape[3])
 
 
 def _pool_attrs(op):
