@@ -78,15 +78,20 @@ def test_raw_grpc_calls_without_the_token_are_unauthenticated_and_do_nothing(clu
     assert cluster.procs[("ps", 0)].poll() is None  # Shutdown did not stop it
 
 
-def test_the_data_port_refuses_a_connection_without_the_token(cluster, monkeypatch):
+def _ps_data_port(cluster, monkeypatch) -> int:
+    """The ps's data port, asked with the token; the test goes on without one."""
     monkeypatch.setenv(auth.TOKEN_ENV, TOKEN)
     channels = Channels()
     try:
-        port = channels.call(cluster.address("ps", 0), "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
+        return channels.call(cluster.address("ps", 0), "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
                              timeout=10).data_port
     finally:
         channels.close()
-    monkeypatch.delenv(auth.TOKEN_ENV)
+        monkeypatch.delenv(auth.TOKEN_ENV)
+
+
+def test_the_data_port_refuses_a_connection_without_the_token(cluster, monkeypatch):
+    port = _ps_data_port(cluster, monkeypatch)
     run_graph = pb.RunGraphRequest(graph_handle="anything").SerializeToString()
     with pytest.raises(tf.errors.UnauthenticatedError, match="needs the cluster's token"):
         TensorClient().call("127.0.0.1", port, run_graph, 5.0, "ps")
@@ -187,14 +192,7 @@ def test_a_call_header_that_declares_16_gib_costs_no_memory_up_front():
 
 
 def test_a_large_first_call_to_a_port_that_refuses_the_hello_says_so(cluster, monkeypatch):
-    monkeypatch.setenv(auth.TOKEN_ENV, TOKEN)
-    channels = Channels()
-    try:
-        port = channels.call(cluster.address("ps", 0), "distflow.Worker", "GetStatus", pb.GetStatusRequest(),
-                             timeout=10).data_port
-    finally:
-        channels.close()
-    monkeypatch.delenv(auth.TOKEN_ENV)
+    port = _ps_data_port(cluster, monkeypatch)
     for _ in range(3):
         with pytest.raises(tf.errors.UnauthenticatedError, match="needs the cluster's token"):
             TensorClient().call("127.0.0.1", port, b"\x00" * (64 << 20), 10.0, "ps")  # refused mid-send
