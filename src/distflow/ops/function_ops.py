@@ -36,7 +36,7 @@ from ..framework.function_body import FuncBody, FunctionContext
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape, unknown_shape
 from . import array_ops, math_ops, reduction_ops
-from .gradients_impl import gradients
+from .gradients_impl import differentiable, gradients
 from .indexed_slices import IndexedSlices, to_dense
 from .op_util import make_tensor
 
@@ -231,15 +231,15 @@ def _dense(value) -> ops.Tensor:
 # If
 
 
-def _if_shapes(op):
+def _output_shapes(op):
     return op.get_attr("output_shapes")
 
 
-def _if_dtypes(op):
+def _output_dtypes(op):
     return op.get_attr("Tout")
 
 
-@register_op("If", shape=_if_shapes, dtype=_if_dtypes, stateful=True, list_output=True, may_alias=True)
+@register_op("If", shape=_output_shapes, dtype=_output_dtypes, stateful=True, list_output=True, may_alias=True)
 def _if_kernel(ctx, *inputs, then_branch, else_branch, Tout=(), output_shapes=()):  # noqa: N803 - TF's attr
     pred = np.asarray(inputs[0])
     if pred.shape != ():
@@ -272,12 +272,6 @@ def _contexts(op: ops.Operation) -> dict:
     return found
 
 
-def _float(t: ops.Tensor) -> bool:
-    """Whether gradients flow through ``t`` (a TensorArray's list counts)."""
-    dtype = t.dtype.base_dtype
-    return dtype.is_floating or dtype.is_complex or dtype == dtypes.variant
-
-
 def _tensor(graph, name: str) -> ops.Tensor:
     return graph.get_tensor_by_name(name)
 
@@ -286,8 +280,8 @@ def _tensor(graph, name: str) -> ops.Tensor:
 def _if_grad(op, *grads):
     contexts = _contexts(op)
     graph = op.graph
-    wanted = [i for i in range(1, len(op.inputs)) if _float(op.inputs[i])]
-    flowing = [i for i, g in enumerate(grads) if g is not None and _float(op.outputs[i])]
+    wanted = [i for i in range(1, len(op.inputs)) if differentiable(op.inputs[i])]
+    flowing = [i for i, g in enumerate(grads) if g is not None and differentiable(op.outputs[i])]
     results, grad_ctxs = {}, []
     for role in ("then_branch", "else_branch"):
         forward = contexts[role]
@@ -326,7 +320,7 @@ def _count_and_check(step, name: str, count: int) -> None:
         raise errors.DeadlineExceededError(None, None, f"Loop '{name}' passed its deadline after {count} iterations")
 
 
-@register_op("While", shape=_if_shapes, dtype=_if_dtypes, stateful=True, blocking=True, list_output=True,
+@register_op("While", shape=_output_shapes, dtype=_output_dtypes, stateful=True, blocking=True, list_output=True,
              may_alias=True)
 def _while_kernel(ctx, *inputs, cond, body, num_loop_vars, num_stacked=0, Tout=(),  # noqa: N803 - TF's attr
                   output_shapes=(), parallel_iterations=10, back_prop=True):
@@ -402,9 +396,9 @@ def _while_grad(op, *grads):
     inside = {}
     for name, p in body.feeds:
         inside.setdefault(p, _tensor(graph, name))
-    loop = [i for i in range(n) if _float(op.inputs[i])]
+    loop = [i for i in range(n) if differentiable(op.inputs[i])]
     n_captured = len(op.inputs) - op.get_attr("num_stacked")
-    captured = [p for p in range(n, n_captured) if _float(op.inputs[p]) and p in inside]
+    captured = [p for p in range(n, n_captured) if differentiable(op.inputs[p]) and p in inside]
     count = op.outputs[n]
     outer = current_context()
     inits = [array_ops.zeros([], dtypes.int32)]

@@ -24,9 +24,10 @@ def _as_list(x) -> list:
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def _differentiable(t: ops.Tensor) -> bool:
+def differentiable(t: ops.Tensor) -> bool:
+    """Whether gradients flow through ``t``: floating, complex, or a TensorArray's list."""
     dtype = t.dtype.base_dtype
-    return dtype.is_floating or dtype.is_complex or dtype == dtypes.variant  # (a TensorArray's list)
+    return dtype.is_floating or dtype.is_complex or dtype == dtypes.variant
 
 
 class AggregationMethod:
@@ -108,7 +109,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if any(g is not None for g in grads) and op not in stop_ops:
                 in_grads = _call_gradient(op, grads, colocate_gradients_with_ops)
                 for t, g in zip(op.inputs, in_grads):
-                    if g is not None and _differentiable(t):
+                    if g is not None and differentiable(t):
                         out_grads.setdefault(t, []).append(g)
             for t in op.inputs:
                 producer = t.op

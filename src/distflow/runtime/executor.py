@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..framework import errors
+from ..framework.function_body import FuncBody
 from ..framework.registry import get_registration
 from ..ops import blas
 from ..ops.array_ops import missing_feed_error
@@ -38,8 +39,6 @@ DEBUG = int(_DEBUG_VALUE) if _DEBUG_VALUE.isdigit() else (1 if _DEBUG_VALUE else
 # Ops that do nothing at run time once their inputs are ordered.
 _FREE_OPS = frozenset({"NoOp"})
 _FORWARDING_OPS = frozenset({"Identity", "StopGradient"})
-# Ops that run functions of their own (a cond's branches, a loop's body): see functions.py.
-_FUNCTION_OPS = frozenset({"If", "While"})
 
 # step modes: how a step's kernel is called
 _NO_ARGS, _ONE_ARG, _TWO_ARGS, _N_ARGS, _RENDEZVOUS = range(5)
@@ -248,11 +247,6 @@ def _read_ref(ref):
     return ref.read()
 
 
-def _read_if_ref(value):
-    read = getattr(value, "read", None)
-    return read() if read is not None else value
-
-
 def value_of(value):
     """The array behind a variable reference (what leaves a device); other values as they are."""
     read = getattr(value, "read", None)
@@ -344,14 +338,14 @@ class PartitionPlan:
                 continue
             reg = get_registration(node.type)
             # (a control-flow op hands variable references on to its functions' ops)
-            passes_refs = reg.ref_inputs if node.type not in _FUNCTION_OPS else range(len(node.inputs))
+            passes_refs = range(len(node.inputs)) if has_functions(node.attrs) else reg.ref_inputs
             ins = []
             for i, key in enumerate(node.inputs):
                 slot = input_slot(key)
                 if node.input_is_ref[i] and i not in passes_refs and (ref_feeds or key not in feed_index):
                     read = new_slot()
                     # (a function's feed may be a reference or, sent from another task, a value)
-                    self._add(_read_if_ref if ref_feeds else _read_ref, (slot,), read, _ONE_ARG, node, device)
+                    self._add(value_of if ref_feeds else _read_ref, (slot,), read, _ONE_ARG, node, device)
                     slot = read
                 ins.append(slot)
             if node.type in _FORWARDING_OPS and ins:
@@ -434,7 +428,7 @@ class PartitionPlan:
         blocking = reg.blocking
         if has_functions(attrs):  # a control-flow op: its functions, compiled
             attrs = {key: BodyRunner(value, node.name, node.op.graph, device, kernel_states, PartitionPlan)
-                     if hasattr(value, "feeds") else value for key, value in attrs.items()}
+                     if isinstance(value, FuncBody) else value for key, value in attrs.items()}
             blocking = blocking or any(v.plan.blocking for v in attrs.values() if isinstance(v, BodyRunner))
         if reg.context_arg == "xp":
             return functools.partial(reg.kernel, device.xp, **attrs), blocking
