@@ -21,6 +21,7 @@ connection; each server sweeps, when it starts, the segments of this user whose 
 
 from __future__ import annotations
 
+import math
 import mmap
 import os
 import re
@@ -92,7 +93,7 @@ class SegmentWriter:
 
     def written(self, dtype: np.dtype, shape: tuple) -> np.ndarray:
         """The last tensor written, as a view of the segment."""
-        return np.frombuffer(self._map, dtype, int(np.prod(shape, dtype=np.int64))).reshape(shape)
+        return np.frombuffer(self._map, dtype, math.prod(shape)).reshape(shape)
 
     def mapped_by_receiver(self) -> None:
         """The receiver has acknowledged a tensor of this segment, so it has it mapped: unlink it."""

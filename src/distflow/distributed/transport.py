@@ -42,6 +42,7 @@ Nothing is ever unpickled.
 from __future__ import annotations
 
 import logging
+import math
 import select
 import socket
 import struct
@@ -542,7 +543,7 @@ class TensorClient:
         if dtype_enum == pb.DT_STRING and not shared:
             return wire.tensor_from_proto(pb.TensorProto.FromString(bytes(_recv_exact(sock, nbytes)))), None
         dtype = np.dtype(dtypes.as_dtype(int(dtype_enum)).as_numpy_dtype)
-        if int(np.prod(dims, dtype=np.int64)) * dtype.itemsize != nbytes or min(dims, default=0) < 0:
+        if min(dims, default=0) < 0 or math.prod(dims) * dtype.itemsize != nbytes:
             raise FrameError(f"inconsistent tensor frame from {peer}")
         if shared:
             try:

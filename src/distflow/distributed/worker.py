@@ -122,14 +122,20 @@ class Worker:
         self._parked_at: dict[int, float] = {}  # steps holding tensors for a client
         self._lock = threading.Lock()
         self._kernel_states: dict = {}
+        self._local_devices: dict[str, bool] = {}
         self.on_shutdown = None
         host = tasks.cluster.task_address(job, task).rpartition(":")[0]
         self.transport = TensorServer(host, self._serve_tensor, self._serve_call, token=token)
 
     # -- helpers ------------------------------------------------------------------
     def is_local(self, device: str) -> bool:
-        spec = DeviceSpec.from_string(device)
-        return spec.job == self.job and (spec.task or 0) == self.task
+        local = self._local_devices.get(device)
+        if local is None:  # parsed once per device name: this is asked per received tensor
+            spec = DeviceSpec.from_string(device)
+            local = spec.job == self.job and (spec.task or 0) == self.task
+            if len(self._local_devices) < 4096:  # names come from peers' graphs: a bounded cache
+                self._local_devices[device] = local
+        return local
 
     def _step(self, step_id: int, deadline=None) -> _StepRendezvous:
         with self._lock:

@@ -7,6 +7,7 @@ so a malformed request becomes an error status, never a crash.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING
 
@@ -84,7 +85,7 @@ def tensor_from_proto(proto: pb.TensorProto, writable: bool = False) -> np.ndarr
     if not shape.is_fully_defined():
         raise _bad(f"a tensor on the wire needs a fully defined shape, got {shape}")
     dims = shape.as_list()
-    n = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    n = math.prod(dims)
     if dtype == dtypes.string:
         if len(proto.string_val) != n:
             raise _bad(f"string tensor of shape {dims} holds {len(proto.string_val)} values")
