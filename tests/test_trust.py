@@ -4,10 +4,12 @@ import socket
 import struct
 
 import grpc
+import numpy as np
 import pytest
 
 import distflow as tf
 from cluster_util import LocalCluster
+from thread_util import wait_until
 from distflow.distributed import auth
 from distflow.distributed.rpc import Channels
 from distflow.distributed.transport import NAK, TensorClient, hello_frame
@@ -229,3 +231,138 @@ def test_mutated_graph_requests_are_invalid_argument_never_internal():
             sess.run(w.initializer)
     finally:
         server.stop()
+
+
+def _queue_graph(name: str):
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(-1, tf.float32, shapes=[[]], shared_name=name)
+        return g, q.enqueue(7.0), q.dequeue()
+
+
+def test_steps_left_blocked_cannot_wedge_the_control_plane_and_end_when_their_caller_leaves():
+    from distflow.distributed.server import RPC_STEP_CALLS
+    from distflow.runtime.executor import waiting_kernels
+
+    server = tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)
+    address = server.target[len("grpc://"):]
+    g, put, take = _queue_graph("flooded")
+    try:
+        flood = grpc.insecure_channel(address)
+        create = flood.unary_unary("/distflow.Master/CreateSession", response_deserializer=pb.CreateSessionResponse.FromString)
+        handle = create(pb.CreateSessionRequest(graph_def=g.as_graph_def()).SerializeToString(), timeout=30).session_handle
+        run = flood.unary_unary("/distflow.Master/RunStep")
+        step = pb.RunStepRequest(session_handle=handle, fetch=[take.name]).SerializeToString()
+        before = waiting_kernels()
+        calls = [run.future(step) for _ in range(RPC_STEP_CALLS + 20)]  # no deadline: each would wait for good
+        wait_until(lambda: waiting_kernels() == before + RPC_STEP_CALLS, what="the limit of blocked steps")
+        wait_until(lambda: sum(c.done() for c in calls) == 20, what="the calls over the limit to be refused")
+        refused = [c for c in calls if c.done()]
+        assert all(c.code() == grpc.StatusCode.RESOURCE_EXHAUSTED for c in refused)
+        assert "steps for its callers already" in refused[0].details()
+        # the calls that answer at once still do: status, a new session, a step with a deadline
+        channels = Channels()
+        try:
+            status = channels.call(address, "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10)
+            assert status.waiting_kernels == before + RPC_STEP_CALLS
+            channels.call(address, "distflow.Master", "CreateSession",
+                          pb.CreateSessionRequest(graph_def=g.as_graph_def()), timeout=10)
+        finally:
+            channels.close()
+        # the caller goes away: every step it left blocked is cancelled and takes nothing
+        flood.close()
+        wait_until(lambda: waiting_kernels() == before, what="the cancelled steps to end")
+        with tf.Session(server.target, graph=g) as sess:
+            sess.run(put)
+            assert sess.run(take, options=tf.RunOptions(timeout_in_ms=10000)) == 7.0
+    finally:
+        server.stop()
+
+
+CLIENT = r'''
+import sys
+import distflow as tf
+q = tf.FIFOQueue(-1, tf.float32, shapes=[[]], shared_name="dead_client")
+with tf.Session(sys.argv[1]) as sess:
+    sess.run(q.dequeue())
+'''
+
+
+def test_a_client_killed_while_its_step_waits_has_the_step_cancelled_before_it_takes_anything():
+    import os
+    import subprocess
+    import sys
+
+    from cluster_util import ROOT
+
+    c = LocalCluster({"ps": 1})
+    client = None
+    try:
+        before = c.waiting_kernels("ps")
+        client = subprocess.Popen([sys.executable, "-c", CLIENT, c.target("ps")],
+                                  env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src")))
+        wait_until(lambda: c.waiting_kernels("ps") > before, what="the client's dequeue waiting on the ps")
+        client.kill()
+        client.wait(10)
+        wait_until(lambda: c.waiting_kernels("ps") == before, what="the dead client's step to be cancelled")
+        g, put, take = _queue_graph("dead_client")
+        with tf.Session(c.target("ps"), graph=g) as sess:
+            sess.run(put)
+            assert sess.run(take, options=tf.RunOptions(timeout_in_ms=10000)) == 7.0
+    finally:
+        if client is not None and client.poll() is None:
+            client.kill()
+        c.close()
+
+
+def test_a_tensor_filled_from_one_value_costs_no_memory_however_large_it_says_it_is():
+    import resource
+
+    from distflow.framework import wire
+
+    huge = pb.TensorProto(dtype=pb.DT_FLOAT, float_val=[0.5])  # 2**31 floats: 8 GiB if filled in
+    huge.tensor_shape.dim.add(size=2**31)
+    g = tf.Graph()
+    with g.as_default():
+        small = tf.constant(3.0, name="small")
+    graph_def = g.as_graph_def()
+    node = graph_def.node.add(name="huge", op="Const")
+    node.attr["dtype"].type = pb.DT_FLOAT
+    node.attr["value"].tensor.CopyFrom(huge)
+    server = tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)
+    try:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        with grpc.insecure_channel(server.target[len("grpc://"):]) as channel:
+            create = channel.unary_unary("/distflow.Master/CreateSession",
+                                         response_deserializer=pb.CreateSessionResponse.FromString)
+            for _ in range(8):  # each a session the client never closes
+                create(pb.CreateSessionRequest(graph_def=graph_def).SerializeToString(), timeout=30)
+        grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        assert grown_kb < 200_000, f"the server grew by {grown_kb} KB"
+        with tf.Session(server.target, graph=g) as sess:  # and serves
+            assert sess.run(small) == 3.0
+    finally:
+        server.stop()
+    # such a tensor is sent as the one value it is, and read back as it was
+    splat = np.broadcast_to(np.float32(0.5), (1000, 1000))
+    proto = wire.tensor_to_proto(splat)
+    assert proto.ByteSize() < 32 and list(proto.float_val) == [0.5]
+    np.testing.assert_array_equal(wire.tensor_from_proto(proto), splat)
+    assert wire.tensor_from_proto(proto, writable=True).flags.writeable
+
+
+def test_the_largest_declared_tensor_is_configurable_and_checked_before_allocating(monkeypatch):
+    from distflow.framework import wire
+
+    monkeypatch.setenv("DISTFLOW_MAX_TENSOR_BYTES", "oops")
+    with pytest.raises(ValueError, match="DISTFLOW_MAX_TENSOR_BYTES='oops': expected a number of bytes"):
+        wire._bytes_from_env("DISTFLOW_MAX_TENSOR_BYTES", 1)
+    monkeypatch.setattr(wire, "MAX_TENSOR_BYTES", 1 << 20)
+    proto = pb.TensorProto(dtype=pb.DT_FLOAT, float_val=[1.0])
+    proto.tensor_shape.dim.add(size=(1 << 18) + 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \[262145\] is too large"):
+        wire.tensor_from_proto(proto)
+    proto.tensor_shape.dim[0].size = 2**32  # with another dimension, a product that wraps in int64
+    proto.tensor_shape.dim.add(size=2**32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
+        wire.tensor_from_proto(proto)

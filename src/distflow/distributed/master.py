@@ -33,6 +33,7 @@ from ..runtime.functions import function_ops
 from ..runtime.partition import output_key, partition, prune
 from ..runtime.placer import Placer
 from ..protos import distflow_pb2 as pb
+from .rpc import takes_rpc_context
 from .task import Parked, RemoteDevice, RunGraphCall, Task, TaskDirectory
 from .worker import GRAPH_NOT_REGISTERED
 
@@ -90,7 +91,9 @@ class Master:
         self.connect_timeout = connect_timeout
         self._sessions: dict[str, _MasterSession] = {}
         self._task_devices: dict[str, list[RemoteDevice]] = {}
-        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="distflow-master")
+        # A step holds a thread per task it runs on for as long as it runs, and a step may
+        # wait for good (a dequeue); the pool makes threads as they are needed, up to this.
+        self._pool = ThreadPoolExecutor(max_workers=1024, thread_name_prefix="distflow-master")
 
     # -- cluster -------------------------------------------------------------------
     def _devices(self, device_filters) -> DeviceSet:
@@ -199,11 +202,14 @@ class Master:
         return pb.ResetResponse()
 
     # -- steps -----------------------------------------------------------------------------
-    def RunStep(self, request):
+    @takes_rpc_context
+    def RunStep(self, request, context=None):
+        """A client's step. If the client goes away first (its process died, it gave up),
+        the step is cancelled on every task, so that a dequeue blocked for it takes nothing."""
         feeds = [wire.tensor_from_proto(t.tensor) for t in request.feed]
         step_id, values = self.run_step(request.session_handle, tuple(t.name for t in request.feed), feeds,
                                         tuple(request.fetch), tuple(request.target), request.timeout_in_ms,
-                                        request.accept_parked)
+                                        request.accept_parked, context)
         response = pb.RunStepResponse(step_id=step_id)
         for name, value in zip(request.fetch, values):
             if isinstance(value, Parked):
@@ -213,10 +219,11 @@ class Master:
         return response
 
     def run_step(self, session_handle: str, feed_names: tuple, feeds: list, fetch: tuple, target: tuple,
-                 timeout_in_ms: int = 0, accept_parked: bool = False) -> tuple[int, list]:
+                 timeout_in_ms: int = 0, accept_parked: bool = False, context=None) -> tuple[int, list]:
         """RunStep without protos (a client of this process calls it directly): the step's
         id and the value of each fetch, an array or, for a large tensor that another task
-        holds for the client, a Parked.
+        holds for the client, a Parked. ``context.add_callback(fn)``, if given, calls ``fn``
+        when the caller goes away; the step is then cancelled.
 
         A step without its own timeout gets the server's ``operation_timeout_in_ms``, as in TF.
         """
@@ -231,6 +238,12 @@ class Master:
                 session.steps[key] = step
         step_id = random.getrandbits(62) + 1
         session.running[step_id] = step
+        if context is not None:
+            def on_rpc_done():
+                if session.running.get(step_id) is step:  # still running: nobody waits for it any more
+                    self._pool.submit(self._abort, step, step_id, errors.CancelledError(
+                        None, None, f"the client of step {step_id} went away"))
+            context.add_callback(on_rpc_done)
         try:
             return step_id, self._run_step(step, step_id, feeds, len(fetch), timeout_in_ms,
                                            accept_parked)

@@ -47,15 +47,53 @@ _CODES = {getattr(errors, name): getattr(grpc.StatusCode, name) for name in (
 _FROM_GRPC = {v: k for k, v in _CODES.items()}
 
 
-def generic_handler(service: str, methods: dict, impl) -> grpc.GenericRpcHandler:
+# The methods that run a step: each holds a server thread for as long as its step runs,
+# and a step may wait for good (a dequeue, a sync token). Every other method answers at once.
+STEP_METHODS = frozenset({"RunStep", "RunGraph"})
+
+
+class StepCallLimit:
+    """At most ``limit`` step calls at once on one server, so that the rest of its gRPC
+    threads always answer the other methods (status, sessions, Shutdown): callers that
+    leave steps blocked cannot wedge the control plane. A step call over the limit is
+    RESOURCE_EXHAUSTED at once rather than queued behind the blocked ones."""
+
+    def __init__(self, limit: int, where: str):
+        self.limit = limit
+        self._where = where
+        self._free = threading.BoundedSemaphore(limit)
+
+    def enter(self, context) -> None:
+        if not self._free.acquire(blocking=False):
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                          f"{self._where} is running {self.limit} steps for its callers already, the most it runs "
+                          "at once; try again when one has ended")
+
+    def leave(self) -> None:
+        self._free.release()
+
+
+def generic_handler(service: str, methods: dict, impl, steps: StepCallLimit | None = None) -> grpc.GenericRpcHandler:
     handlers = {}
     for name, (request_cls, response_cls) in methods.items():
         # (requests arrive as bytes and are parsed in the handler: a message that does not
         # parse is INVALID_ARGUMENT naming its type, where gRPC's own parsing says INTERNAL)
-        handlers[name] = grpc.unary_unary_rpc_method_handler(
-            _guard(getattr(impl, name), request_cls, response_cls),
-            response_serializer=response_cls.SerializeToString)
+        handle = _guard(getattr(impl, name), request_cls, response_cls)
+        if steps is not None and name in STEP_METHODS:
+            handle = _limited(handle, steps)
+        handlers[name] = grpc.unary_unary_rpc_method_handler(handle, response_serializer=response_cls.SerializeToString)
     return grpc.method_handlers_generic_handler(service, handlers)
+
+
+def _limited(handle, steps: StepCallLimit):
+    def limited(data, context):
+        steps.enter(context)
+        try:
+            return handle(data, context)
+        finally:
+            steps.leave()
+
+    return limited
 
 
 # What a handler raises on a request whose content it cannot use (a dtype enum out of

@@ -19,7 +19,7 @@ from .cpu_share import blas_threads_for_task
 from .master import Master
 from ..protos import distflow_pb2 as pb
 from .auth import TokenInterceptor, configured_token
-from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, generic_handler
+from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, StepCallLimit, generic_handler
 from .task import TaskDirectory
 from .worker import Worker
 
@@ -28,6 +28,13 @@ from .worker import Worker
 # calls its master directly, without a network round trip.
 _LOCAL_SERVERS: "weakref.WeakValueDictionary[str, Server]" = weakref.WeakValueDictionary()
 _log = logging.getLogger("distflow")
+
+# A server's gRPC threads, and how many of them steps may hold at once (a step call holds
+# its thread until the step ends, which may be never): the rest always answer the calls
+# that return at once. Tasks call each other's steps on the data port, not here; these
+# calls are clients' steps (remote sessions) and gRPC RunGraph callers.
+RPC_THREADS = 128
+RPC_STEP_CALLS = 96
 
 
 def _check_ipv4_port_free(port: int, job: str, task: int, address: str) -> None:
@@ -89,7 +96,7 @@ class Server:
         self._channels = Channels()
         token = configured_token()
         where = f"/job:{job_name}/task:{task_index} ({address})"
-        self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="distflow-rpc"),
+        self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="distflow-rpc"),
                                  options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)],
                                  interceptors=[TokenInterceptor(token, where)] if token is not None else None)
         if token is not None:
@@ -117,8 +124,9 @@ class Server:
         self._tasks.add_local(self._worker)
         self._master = Master(job_name, task_index, self._tasks, self._config,
                               connect_timeout=self._config.connect_timeout_in_ms / 1000.0)
-        self._grpc.add_generic_rpc_handlers((generic_handler("distflow.Master", MASTER_METHODS, self._master),
-                                             generic_handler("distflow.Worker", WORKER_METHODS, self._worker)))
+        steps = StepCallLimit(RPC_STEP_CALLS, f"task /job:{job_name}/task:{task_index} ({address})")
+        self._grpc.add_generic_rpc_handlers((generic_handler("distflow.Master", MASTER_METHODS, self._master, steps),
+                                             generic_handler("distflow.Worker", WORKER_METHODS, self._worker, steps)))
         self._stopped = threading.Event()
         self._started = False
         self._blas_threads_before: int | None = None

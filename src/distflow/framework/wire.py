@@ -8,6 +8,7 @@ so a malformed request becomes an error status, never a crash.
 from __future__ import annotations
 
 import math
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,30 @@ from ..protos import distflow_pb2 as pb
 if TYPE_CHECKING:  # (ops.py calls this module for protos: no import at run time)
     from . import ops
 
-MAX_TENSOR_BYTES = 2**34  # a sanity bound on a declared tensor size (16 GiB)
+
+
+def _bytes_from_env(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r}: expected a number of bytes") from None
+    if value <= 0:
+        raise ValueError(f"{name}={text!r}: expected a positive number of bytes")
+    return value
+
+
+# The largest tensor a message may declare (16 GiB unless DISTFLOW_MAX_TENSOR_BYTES says
+# otherwise): a bound checked before anything is allocated for it.
+MAX_TENSOR_BYTES = _bytes_from_env("DISTFLOW_MAX_TENSOR_BYTES", 2**34)
+
+# The typed fields a tensor filled from one value can be written in (TensorProto's splat
+# form: a constant of any size costs a few bytes on the wire).
+_SPLAT_FIELDS = {np.dtype(np.float32): "float_val", np.dtype(np.float64): "double_val",
+                 np.dtype(np.int64): "int64_val", np.dtype(np.bool_): "bool_val",
+                 **{np.dtype(t): "int_val" for t in (np.int32, np.int16, np.int8, np.uint8, np.uint16)}}
 
 
 def _bad(message: str) -> errors.InvalidArgumentError:
@@ -67,6 +91,10 @@ def fill_tensor_proto(proto: pb.TensorProto, value) -> pb.TensorProto:
         proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1))
         return proto
     proto.dtype = dtypes.as_dtype(arr.dtype).as_datatype_enum
+    field = _SPLAT_FIELDS.get(arr.dtype.newbyteorder("="))
+    if field is not None and arr.size > 1 and not any(arr.strides):  # one value broadcast: sent as one
+        getattr(proto, field).append(arr.reshape(-1)[0].item())
+        return proto
     little = arr if arr.dtype.byteorder in "<|" or (arr.dtype.byteorder == "=" and np.little_endian) \
         else arr.astype(arr.dtype.newbyteorder("<"))
     proto.tensor_content = little.tobytes()
@@ -109,7 +137,11 @@ def tensor_from_proto(proto: pb.TensorProto, writable: bool = False) -> np.ndarr
     if len(values) not in (n, 1) and not (n == 0 and len(values) == 0):
         raise _bad(f"tensor of shape {dims} holds {len(values)} values")
     arr = np.array(values, dtype=dtype.as_numpy_dtype)
-    return np.broadcast_to(arr, dims).copy() if arr.size == 1 and n != 1 else arr.reshape(dims)
+    if arr.size == 1 and n != 1:
+        # One value for the whole shape: a read-only broadcast of it, which costs no memory
+        # however large the shape it declares (a kernel reading it makes what it computes).
+        return np.broadcast_to(arr.reshape(()), dims).copy() if writable else np.broadcast_to(arr.reshape(()), dims)
+    return arr.reshape(dims)
 
 
 # -- attrs --------------------------------------------------------------------------
