@@ -5,6 +5,7 @@ frames are checked directly: several tensors in one request, an error for one of
 them, hostile requests; large tensors through shared memory between tasks of one host.
 """
 
+import os
 import socket
 import time
 import struct
@@ -298,3 +299,126 @@ def test_a_starting_server_sweeps_the_segments_of_dead_senders():
         for path in (left, ours, other):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+def _connect(port: int, hello: bool = True) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    if hello:
+        s.sendall(hello_frame(None))
+        assert s.recv(1) == ACK
+    return s
+
+
+def test_idle_connections_wait_without_a_thread_and_are_served_when_they_speak(server, monkeypatch):
+    import threading
+
+    from distflow.distributed import transport
+    from thread_util import wait_until
+
+    monkeypatch.setattr(transport, "LINGER_S", 0.05)
+    before = threading.active_count()
+    idle = [_connect(server.port, hello=i % 2 == 0) for i in range(300)]  # half never even say hello
+    try:
+        wait_until(lambda: server.connections().get("127.0.0.1") == 300, what="300 connections open")
+        wait_until(lambda: threading.active_count() <= before + 3, what="the idle connections to give up their threads")
+        # any of them is served when it sends a request
+        s = idle[10]
+        keys = ";".join(_key("x:0")).encode()
+        s.sendall(struct.pack("<4sQII", MAGIC, 1, 0, len(keys)) + keys)
+        s.settimeout(5)
+        head = s.recv(4)
+        assert head == MAGIC
+    finally:
+        for s in idle:
+            s.close()
+    wait_until(lambda: not server.connections(), what="the closed connections to be dropped")
+
+
+def test_a_peer_over_its_connection_limit_is_refused_and_others_are_not(server, monkeypatch):
+    from distflow.distributed import transport
+    from thread_util import wait_until
+
+    monkeypatch.setattr(transport, "MAX_CONNECTIONS_PER_PEER", 20)
+    held = [_connect(server.port) for _ in range(20)]
+    try:
+        extra = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        extra.sendall(hello_frame(None))
+        try:
+            assert extra.recv(1) == b""  # closed unanswered
+        except ConnectionResetError:
+            pass
+        extra.close()
+        assert server.connections() == {"127.0.0.1": 20}
+        held.pop().close()
+        wait_until(lambda: server.connections() == {"127.0.0.1": 19}, what="a closed connection to be counted")
+        assert_oracle(TensorClient().fetch("127.0.0.1", server.port, 1, _key("x:0"), 5.0, "the test peer"),
+                      VALUES["x:0"])
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_idle_and_stalled_connections_are_closed_and_clients_reconnect_unnoticed(server, monkeypatch):
+    from distflow.distributed import transport
+    from thread_util import wait_until
+
+    monkeypatch.setattr(transport, "LINGER_S", 0.05)
+    monkeypatch.setattr(transport, "PARKING_POLL_S", 0.05)
+    monkeypatch.setattr(transport, "IDLE_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(transport, "FRAME_TIMEOUT_S", 0.3)
+    client = TensorClient()
+    assert_oracle(client.fetch("127.0.0.1", server.port, 1, _key("x:0"), 5.0, "the test peer"), VALUES["x:0"])
+    stalled = _connect(server.port)
+    stalled.sendall(struct.pack("<4sQII", MAGIC, 1, 0, 10)[:9])  # half a request, then nothing
+    try:
+        wait_until(lambda: not server.connections(), what="the idle and the stalled connection to be closed")
+        # the client's pooled connection was closed by the server: it takes a new one
+        assert_oracle(client.fetch("127.0.0.1", server.port, 2, _key("big:0"), 5.0, "the test peer"),
+                      VALUES["big:0"])
+    finally:
+        stalled.close()
+        client.close()
+
+
+SERVER_WITH_FEW_FILES = r'''
+import resource, sys, time
+import numpy as np
+from distflow.distributed.transport import TensorServer
+server = TensorServer("127.0.0.1", lambda step, key, timeout: np.arange(3.0))
+import os
+open_now = len(os.listdir("/proc/self/fd"))
+resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 20, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+print(server.port, flush=True)
+sys.stdin.read()
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc to count open files")
+def test_a_server_out_of_file_descriptors_keeps_accepting_once_some_are_free():
+    import subprocess
+    import sys
+
+    from thread_util import wait_until
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.dirname(__file__)), "src"))
+    proc = subprocess.Popen([sys.executable, "-c", SERVER_WITH_FEW_FILES], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env=env, text=True)
+    try:
+        port = int(proc.stdout.readline())
+        flood = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(60)]  # past its limit
+        client = TensorClient()
+        assert not _fetches(client, port)  # (it cannot take another connection now)
+        for s in flood:
+            s.close()
+        wait_until(lambda: _fetches(client, port), timeout=30, what="the server to serve again")
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def _fetches(client: TensorClient, port: int) -> bool:
+    try:
+        return client.fetch("127.0.0.1", port, 1, _key("x:0"), 2.0, "the test peer").tolist() == [0.0, 1.0, 2.0]
+    except (tf.errors.UnavailableError, tf.errors.DeadlineExceededError):
+        return False

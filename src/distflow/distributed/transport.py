@@ -36,17 +36,21 @@ Every connection starts with the client's hello, which carries the cluster's tok
 A server with a token reads the hello under a timeout, at most MAX_TOKEN bytes of it,
 before anything else, and refuses a missing or wrong token.
 Every length is bounded; a malformed frame closes that connection and nothing else.
-Nothing is ever unpickled.
+Nothing is ever unpickled. A connection holds a server thread only while it is busy
+(TensorServer says how idle ones wait, and when they are closed).
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
 import select
+import selectors
 import socket
 import struct
 import threading
+import time
 
 import numpy as np
 
@@ -70,6 +74,15 @@ MAX_KEYS = 1024  # tensors in one request
 MAX_MESSAGE = 65536
 MAX_RANK = 32
 _SMALL_BYTES = 65536
+# How a server holds connections (TensorServer): a busy one keeps its thread while its
+# requests come within LINGER_S of each other; an idle one waits in a selector, and is
+# closed after IDLE_TIMEOUT_S (clients stop reusing theirs after half of that).
+LINGER_S = 2.0
+IDLE_TIMEOUT_S = 600.0
+PARKING_POLL_S = 1.0
+FRAME_TIMEOUT_S = 60.0  # for the rest of a request once its first bytes have come
+MAX_CONNECTIONS_PER_PEER = 512
+_OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 _log = logging.getLogger("distflow")
 
 
@@ -140,10 +153,32 @@ def _peer_of(conn: socket.socket) -> str:
         return "a peer that left"
 
 
+class _ServerConnection:
+    """A connection a TensorServer serves: its socket, and what it knows of it so far."""
+
+    __slots__ = ("sock", "peer_host", "segment", "greeted", "idle_since")
+
+    def __init__(self, sock: socket.socket, peer_host: str):
+        self.sock = sock
+        self.peer_host = peer_host
+        self.segment: "shm.SegmentWriter | None" = None  # made once the hello is accepted
+        self.greeted = False
+        self.idle_since = time.monotonic()
+
+
 class TensorServer:
     """Serves ``handler(step_id, key, timeout) -> array`` on a TCP port of ``host``, and
     calls: ``call_handler(payload: bytes, caller) -> bytes``, which may raise OpError;
-    ``caller.add_callback(fn)`` has ``fn`` called if the caller goes away meanwhile."""
+    ``caller.add_callback(fn)`` has ``fn`` called if the caller goes away meanwhile.
+
+    A connection has a thread only while it is busy: one that has sent nothing for
+    LINGER_S waits in a selector (``_Parking``), without a thread, and gets one again when
+    its next request arrives; one idle for IDLE_TIMEOUT_S is closed (clients drop theirs
+    before then). A request frame, once it has begun, must arrive within FRAME_TIMEOUT_S.
+    A peer host may hold at most MAX_CONNECTIONS_PER_PEER connections; more are closed as
+    they come. When the process runs out of file descriptors, accepting backs off and
+    goes on.
+    """
 
     def __init__(self, host: str, handler, call_handler=None, token: bytes | None = None):
         self._handler = handler
@@ -155,16 +190,67 @@ class TensorServer:
         self._sock = socket.create_server((host, 0))
         self.port = self._sock.getsockname()[1]
         self._closed = False
+        self._lock = threading.Lock()
+        self._per_peer: dict[str, int] = {}
+        self._parking = _Parking(self._activate, self._drop, f"distflow-data-idle-{self.port}")
         threading.Thread(target=self._accept, daemon=True, name=f"distflow-data-{self.port}").start()
 
+    def connections(self) -> dict[str, int]:
+        """The open connections by peer host."""
+        with self._lock:
+            return dict(self._per_peer)
+
     def _accept(self) -> None:
+        backoff, last_warning = 0.0, 0.0
         while not self._closed:
             try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+                sock, address = self._sock.accept()
+            except OSError as e:
+                if self._closed:
+                    return
+                if e.errno in _OUT_OF_RESOURCES:
+                    # Out of file descriptors (or memory): the pending connection stays queued
+                    # and the socket readable, so wait a little rather than spin; keep accepting.
+                    backoff = min(1.0, backoff * 2 or 0.01)
+                    if time.monotonic() - last_warning > 10.0:
+                        last_warning = time.monotonic()
+                        _log.warning("data port %d cannot accept connections: %s (%d open); retrying",
+                                     self.port, e.strerror, sum(self.connections().values()))
+                    time.sleep(backoff)
+                continue  # (a connection reset before it was accepted, say)
+            backoff = 0.0
+            peer_host = address[0]
+            with self._lock:
+                count = self._per_peer.get(peer_host, 0)
+                if count < MAX_CONNECTIONS_PER_PEER:
+                    self._per_peer[peer_host] = count + 1
+            if count >= MAX_CONNECTIONS_PER_PEER:
+                _close(sock)
+                if time.monotonic() - last_warning > 10.0:
+                    last_warning = time.monotonic()
+                    _log.warning("data port %d: %s holds %d connections, the most one peer may; closing new ones",
+                                 self.port, peer_host, count)
+                continue
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._parking.park(_ServerConnection(sock, peer_host))  # until its hello arrives
+
+    def _activate(self, conn: _ServerConnection) -> None:
+        """A parked connection has bytes to read: it gets a thread until it is idle again."""
+        if self._closed:
+            self._drop(conn)
+            return
+        threading.Thread(target=self._serve, args=(conn,), daemon=True, name=f"distflow-data-{self.port}-conn").start()
+
+    def _drop(self, conn: _ServerConnection) -> None:
+        _close(conn.sock)
+        if conn.segment is not None:
+            conn.segment.close()
+        with self._lock:
+            left = self._per_peer.get(conn.peer_host, 1) - 1
+            if left > 0:
+                self._per_peer[conn.peer_host] = left
+            else:
+                self._per_peer.pop(conn.peer_host, None)
 
     def _hello(self, conn: socket.socket) -> bool:
         """Reads the client's hello (bounded, under a timeout); answers ACK if its token is
@@ -183,44 +269,58 @@ class TensorServer:
         _set_timeout(conn, None)
         return True
 
-    def _serve(self, conn: socket.socket) -> None:
-        segment = None
+    def _serve(self, conn: _ServerConnection) -> None:
+        """Serves ``conn``'s requests while they keep coming; parks it when they pause."""
+        sock = conn.sock
         try:
-            try:
-                if not self._hello(conn):
-                    return
-            except (ConnectionError, socket.timeout, BlockingIOError):
-                return
-            segment = shm.SegmentWriter() if shm.available() else None
-            while True:
+            if not conn.greeted:
                 try:
-                    if segment is not None and segment.awaiting_ack is not None:
-                        _await_ack(conn, segment)
-                    head = _recv_exact(conn, _REQUEST.size)
+                    if not self._hello(sock):
+                        return
+                except (ConnectionError, socket.timeout, BlockingIOError):
+                    return
+                conn.greeted = True
+                conn.segment = shm.SegmentWriter() if shm.available() else None
+            while True:
+                if not _readable(sock, LINGER_S):
+                    conn.idle_since = time.monotonic()
+                    self._parking.park(conn)
+                    conn = None  # (the parking owns it now)
+                    return
+                segment = conn.segment
+                if segment is not None and segment.awaiting_ack is not None:
+                    # (the receiver answers a shared-memory tensor when it has copied it out)
+                    try:
+                        _await_ack(sock, segment)
+                    except ConnectionError:
+                        return
+                    continue
+                _set_receive_timeout(sock, FRAME_TIMEOUT_S)  # (a request, once begun, comes whole)
+                try:
+                    head = _recv_exact(sock, _REQUEST.size)
                 except ConnectionError:
                     return
                 magic, step_id, timeout_ms, keys_len = _REQUEST.unpack(head)
                 if magic == CALL_MAGIC:
-                    self._serve_call(conn, step_id)
+                    self._serve_call(sock, step_id)
                     continue
                 if magic not in (MAGIC, SHM_MAGIC) or keys_len > MAX_KEY * MAX_KEYS:
                     raise FrameError(f"bad request frame (magic {bytes(magic)!r}, keys of {keys_len} bytes)")
                 try:
-                    keys = _recv_exact(conn, keys_len).decode().split("\n")
+                    keys = _recv_exact(sock, keys_len).decode().split("\n")
                 except UnicodeDecodeError:
                     raise FrameError("the keys are not UTF-8") from None
                 if len(keys) > MAX_KEYS or max(map(len, keys)) > MAX_KEY:
                     raise FrameError(f"bad request frame ({len(keys)} keys, longest {max(map(len, keys))} bytes)")
+                _set_receive_timeout(sock, None)  # (an acknowledgement comes when the receiver reads)
                 for key in keys:
-                    self._serve_one(conn, step_id, tuple(key.split(";")), timeout_ms,
+                    self._serve_one(sock, step_id, tuple(key.split(";")), timeout_ms,
                                     segment if magic == SHM_MAGIC else None)
         except (FrameError, OSError, struct.error) as e:
             _log.warning("closing a data connection: %s", e)
         finally:
-            conn.close()
-            if segment is not None:
-                segment.close()
-
+            if conn is not None:
+                self._drop(conn)
 
     def _serve_one(self, conn: socket.socket, step_id: int, key: tuple, timeout_ms: int,
                    segment: "shm.SegmentWriter | None") -> None:
@@ -242,6 +342,7 @@ class TensorServer:
         if nbytes > MAX_CALL_BYTES or self._call_handler is None:
             raise FrameError(f"bad call frame ({nbytes} bytes)" if self._call_handler else "this server takes no calls")
         payload = _recv_as_it_comes(conn, nbytes)
+        _set_receive_timeout(conn, None)
         caller = _Caller(self._watchdog, conn)
         try:
             answer = self._call_handler(payload, caller)
@@ -296,9 +397,73 @@ class TensorServer:
         self._closed = True
         self._watchdog.close()
         try:
-            self._sock.close()
+            self._sock.shutdown(socket.SHUT_RDWR)  # (wakes the accepting thread)
         except OSError:
             pass
+        _close(self._sock)
+        for conn in self._parking.close():
+            self._drop(conn)
+
+
+class _Parking:
+    """The connections that wait for their next request without a thread: one selector
+    and one thread per server. ``activate(conn)`` is called when a parked connection has
+    bytes to read, ``expire(conn)`` when it has been idle for IDLE_TIMEOUT_S; either way
+    it is no longer parked."""
+
+    def __init__(self, activate, expire, name: str):
+        self._activate, self._expire = activate, expire
+        self._selector = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._thread_name = name
+        self._thread: threading.Thread | None = None
+
+    def park(self, conn: _ServerConnection) -> None:
+        with self._lock:
+            if not self._closed:
+                self._selector.register(conn.sock, selectors.EVENT_READ, conn)
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._run, daemon=True, name=self._thread_name)
+                    self._thread.start()
+                return
+        _close(conn.sock)
+
+    def _run(self) -> None:
+        last_sweep = time.monotonic()
+        while True:
+            # (a short wait: selectors other than epoll see connections parked meanwhile only then)
+            try:
+                events = self._selector.select(PARKING_POLL_S)
+            except (OSError, ValueError):  # closed
+                return
+            ready = []
+            with self._lock:
+                if self._closed:
+                    return
+                for key, _ in events:
+                    self._selector.unregister(key.fileobj)
+                    ready.append(key.data)
+                now = time.monotonic()
+                stale = []
+                if now - last_sweep > PARKING_POLL_S:
+                    last_sweep = now
+                    for key in list(self._selector.get_map().values()):
+                        if now - key.data.idle_since > IDLE_TIMEOUT_S:
+                            self._selector.unregister(key.fileobj)
+                            stale.append(key.data)
+            for conn in ready:
+                self._activate(conn)
+            for conn in stale:
+                self._expire(conn)
+
+    def close(self) -> list:
+        """Stops parking; the connections that were parked, for the caller to close."""
+        with self._lock:
+            self._closed = True
+            conns = [key.data for key in self._selector.get_map().values()]
+            self._selector.close()
+        return conns
 
 
 class _Caller:
@@ -391,6 +556,22 @@ def _await_ack(conn: socket.socket, segment: "shm.SegmentWriter") -> None:
     segment.mapped_by_receiver()
 
 
+def _readable(sock: socket.socket, timeout: float) -> bool:
+    """Whether ``sock`` has bytes (or its peer's goodbye) to read within ``timeout`` seconds."""
+    if not hasattr(select, "poll"):
+        return bool(select.select([sock], [], [], timeout)[0])
+    poller = select.poll()  # (select() cannot take descriptors past 1023)
+    poller.register(sock, select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(timeout * 1000.0))
+
+
+def _set_receive_timeout(sock: socket.socket, timeout: float | None) -> None:
+    """Bounds each receive on ``sock`` by ``timeout`` seconds (None: no bound); sends keep theirs."""
+    seconds = timeout or 0.0
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                    struct.pack("ll", int(seconds), int((seconds % 1) * 1e6)))
+
+
 def _set_timeout(sock: socket.socket, timeout: float | None) -> None:
     """Keeps ``sock`` blocking (see _fill) and bounds each send and receive by ``timeout``."""
     sock.settimeout(None)
@@ -405,7 +586,7 @@ def _set_timeout(sock: socket.socket, timeout: float | None) -> None:
 class _Connection:
     """A pooled client connection: its socket, and its mapping of the sender's segment."""
 
-    __slots__ = ("sock", "address", "segment", "shared", "hello", "greeted")
+    __slots__ = ("sock", "address", "segment", "shared", "hello", "greeted", "idle_since")
 
     def __init__(self, sock: socket.socket, address: tuple, shared: bool, hello: bytes):
         self.sock = sock
@@ -414,6 +595,7 @@ class _Connection:
         self.shared = shared  # asks for large tensors in shared memory
         self.hello = hello  # sent with the first frame, in the same packet
         self.greeted = False  # the server's answer to the hello is read
+        self.idle_since = 0.0  # when it last went back to the pool
 
     def send(self, frame: bytes) -> None:
         if self.hello:
@@ -496,9 +678,18 @@ class TensorClient:
 
     def _connection(self, address) -> "_Connection":
         """An idle connection to ``address``, or a new one."""
-        with self._lock:
-            pool = self._idle.get(address)
-            conn = pool.pop() if pool else None
+        conn = None
+        while conn is None:
+            with self._lock:
+                pool = self._idle.get(address)
+                conn = pool.pop() if pool else None
+            if conn is None:
+                break
+            if time.monotonic() - conn.idle_since > IDLE_TIMEOUT_S / 2 or _readable(conn.sock, 0.0):
+                # The server may close it soon, or has (an idle connection has nothing to
+                # read but its peer's goodbye): a request sent on it could be lost.
+                conn.close()
+                conn = None
         if conn is None:
             sock = socket.create_connection(address, timeout=10.0)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -562,6 +753,7 @@ class TensorClient:
         return value, None
 
     def _release(self, address, conn: _Connection) -> None:
+        conn.idle_since = time.monotonic()
         with self._lock:
             self._idle.setdefault(address, []).append(conn)
 
