@@ -38,7 +38,11 @@ WORKER_METHODS = {
 SERVICES = {"distflow.Master": MASTER_METHODS, "distflow.Worker": WORKER_METHODS}
 
 # Messages are unbounded (TF 1.x's 4 MB default broke large variables and feeds).
-CHANNEL_OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+# Reconnecting is tried at least every second: gRPC's default backoff grows with an outage
+# (to 2 minutes), so a task that came back after 30 s was reached only 11 s later.
+CHANNEL_OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1),
+                   ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
+                   ("grpc.max_reconnect_backoff_ms", 1000)]
 
 _CODES = {getattr(errors, name): getattr(grpc.StatusCode, name) for name in (
     "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
@@ -173,6 +177,15 @@ class Channels:
                     f"/{service}/{method}", request_serializer=type(request).SerializeToString,
                     response_deserializer=response_cls.FromString)
         return stub
+
+    def renew(self, address: str) -> None:
+        """The next call to ``address`` takes a new channel, which connects at once: a channel
+        whose peer was down waits out its reconnect backoff before it tries again. Calls in
+        flight keep the old one, which closes when the last of them lets go of it."""
+        with self._lock:
+            self._channels.pop(address, None)
+            for key in [k for k in self._calls if k[0] == address]:
+                del self._calls[key]
 
     def close(self) -> None:
         with self._lock:

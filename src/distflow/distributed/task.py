@@ -244,6 +244,8 @@ class TaskDirectory:
             with self._lock:
                 self._ports.pop(name, None)
                 self._stale.add(name)
+            if isinstance(error, errors.UnavailableError):  # (reached again the moment it is back)
+                self.channels.renew(self.task(name).address)
 
     def is_stale(self, name: str) -> bool:
         return name in self._stale
