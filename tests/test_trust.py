@@ -9,7 +9,7 @@ import pytest
 
 import distflow as tf
 from cluster_util import LocalCluster
-from thread_util import wait_until
+from thread_util import run_in_thread, wait_until
 from distflow.distributed import auth
 from distflow.distributed.rpc import Channels
 from distflow.distributed.transport import NAK, TensorClient, hello_frame
@@ -366,3 +366,88 @@ def test_the_largest_declared_tensor_is_configurable_and_checked_before_allocati
     proto.tensor_shape.dim.add(size=2**32)
     with pytest.raises(tf.errors.InvalidArgumentError, match="too large"):
         wire.tensor_from_proto(proto)
+
+
+def _fast_housekeeping(monkeypatch):
+    from distflow.distributed import server as server_module
+    from distflow.distributed import worker as worker_module
+
+    monkeypatch.setattr(server_module, "HOUSEKEEPING_S", 0.05)
+    monkeypatch.setattr(worker_module, "STALE_STEP_SECONDS", 0.3)
+    monkeypatch.setattr(worker_module, "FAILED_STEP_SECONDS", 0.3)
+
+
+def test_requests_for_steps_that_never_run_here_leave_nothing_behind(monkeypatch):
+    import gc
+    import tracemalloc
+
+    from distflow.distributed.task import TaskDirectory
+
+    _fast_housekeeping(monkeypatch)
+    server = tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)
+    worker = server._worker
+    client = TaskDirectory(server.cluster_spec).data
+    port = worker.transport.port
+    key = ("/job:worker/replica:0/task:0/device:CPU:0", "/job:ps/replica:0/task:0/device:CPU:0", "t:0")
+    try:
+        def ask(step_id, timeout):
+            with pytest.raises((tf.errors.DeadlineExceededError, tf.errors.AbortedError)) as caught:
+                client.fetch("127.0.0.1", port, step_id, key, timeout, "the worker")
+            return caught.value
+
+        tracemalloc.start()
+        for i in range(300):  # (the first ones warm connections and caches up)
+            ask(i + 1, 0.001)
+        gc.collect()  # (failed requests' exceptions are cycles, freed by the collector)
+        before = tracemalloc.take_snapshot()
+        for i in range(300):
+            ask(1000 + i, 0.001)
+        gc.collect()
+        grown = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
+        tracemalloc.stop()
+        assert not worker._steps, f"{len(worker._steps)} steps left behind"
+        assert grown < 300 * 100, f"{grown / 300:.0f} bytes left per request"
+        # one with no deadline waits for its step, and fails once the step has not begun for a while
+        error = ask(99999, None)
+        assert isinstance(error, tf.errors.AbortedError) and "never ran on /job:worker" in error.message
+        wait_until(lambda: not worker._steps and not worker._failed, what="the step's memory to go")
+        # a step that ran here and sent a tensor nobody came for lets it go after a while too
+        rdv = worker._step(5)
+        rdv.claimed = True
+        rdv.send(key, np.zeros(1 << 20))
+        rdv.since, rdv.finished = rdv.since - 100.0, True
+        wait_until(lambda: not worker._steps, what="the untaken tensor to be let go")
+    finally:
+        server.stop()
+
+
+def test_unclosed_sessions_of_gone_clients_are_closed_and_a_live_client_gets_a_new_one(monkeypatch):
+    _fast_housekeeping(monkeypatch)
+    monkeypatch.setenv("DISTFLOW_SESSION_GC_SECONDS", "0.5")
+    server = tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)
+    master = server._master
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(-1, tf.float32, shapes=[[]], shared_name="gc_queue")
+        put, take, take_two = q.enqueue(7.0), q.dequeue(), q.dequeue_many(2)
+    try:
+        with grpc.insecure_channel(server.target[len("grpc://"):]) as channel:
+            create = channel.unary_unary("/distflow.Master/CreateSession")
+            for _ in range(50):  # clients that never close their sessions
+                create(pb.CreateSessionRequest(graph_def=g.as_graph_def()).SerializeToString(), timeout=30)
+        sess = tf.Session(server.target, graph=g)
+        sess.run(put)
+        blocked, out = run_in_thread(lambda: sess.run(take_two))  # a session with a step running is not idle
+        wait_until(lambda: len(master._sessions) == 1, what="the unused sessions to be closed")
+        sess.run(put)
+        blocked.join(10)
+        assert out["value"].tolist() == [7.0, 7.0]
+        wait_until(lambda: not master._sessions, what="the live client's session to be closed once unused")
+        sess.run(put)  # the client makes a new session, and its queue is still there
+        assert sess.run(take) == 7.0
+        sess.close()
+    finally:
+        server.stop()
+    monkeypatch.setenv("DISTFLOW_SESSION_GC_SECONDS", "soon")
+    with pytest.raises(ValueError, match="DISTFLOW_SESSION_GC_SECONDS='soon': expected a number of seconds"):
+        tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)

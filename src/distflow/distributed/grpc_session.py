@@ -6,6 +6,7 @@ from ..framework import errors, wire
 from ..framework.ops import Operation
 from ..runtime.session import BaseSession, check_outside_functions
 from ..protos import distflow_pb2 as pb
+from .master import SESSION_NOT_FOUND
 from .rpc import Channels, error_from_rpc
 from .server import local_master
 from .task import Parked
@@ -112,12 +113,25 @@ class GrpcSession(BaseSession):
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout, trace=None) -> list:
         # (a remote step is not traced: RunMetadata stays empty for it)
         check_outside_functions(elements, feed_tensors)
-        self._sync_graph(timeout)
         timeout_in_ms = 0 if timeout is None else max(1, int(timeout * 1000))
         fetch = tuple(el.name for el in elements if not isinstance(el, Operation))
         target = tuple(el.name for el in elements if isinstance(el, Operation))
-        step_id, values = self._master.run_step(self._handle, tuple(t.name for t in feed_tensors), feed_values,
-                                                fetch, target, timeout_in_ms)
+        feed_names = tuple(t.name for t in feed_tensors)
+
+        def run():
+            self._sync_graph(timeout)
+            return self._master.run_step(self._handle, feed_names, feed_values, fetch, target, timeout_in_ms)
+
+        try:
+            step_id, values = run()
+        except errors.AbortedError as e:
+            if SESSION_NOT_FOUND not in e.message:
+                raise
+            # The master closed this session (unused too long) or restarted; nothing of the
+            # step ran. A new session with the whole graph runs it (variables live on their
+            # tasks, not in the session, unless isolate_session_state kept them there).
+            self._handle, self._sent = None, 0
+            step_id, values = run()
         values = iter([self._parked(step_id, v, timeout) if isinstance(v, Parked) else v for v in values])
         return [None if isinstance(el, Operation) else next(values) for el in elements]
 

@@ -14,6 +14,7 @@ the master's.
 from __future__ import annotations
 
 import logging
+import os
 import random
 import threading
 import time
@@ -68,6 +69,24 @@ class _Step:
         self.fed_fetches = fed_fetches      # fetch position -> feed position (a fetched feed)
 
 
+# What the master says of a session handle it does not hold; GrpcSession then makes a new one.
+SESSION_NOT_FOUND = "is not found on the master"
+
+
+def _session_gc_seconds() -> float:
+    """How long a session may go unused before its master closes it (its client is
+    presumed gone, as TF's session_gc_seconds had it): DISTFLOW_SESSION_GC_SECONDS, an hour
+    by default; 0 keeps sessions until they are closed."""
+    text = os.environ.get("DISTFLOW_SESSION_GC_SECONDS", "").strip()
+    try:
+        seconds = float(text) if text else 3600.0
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise ValueError(f"DISTFLOW_SESSION_GC_SECONDS={text!r}: expected a number of seconds (0: never)")
+    return seconds
+
+
 class _MasterSession:
     def __init__(self, graph: ops.Graph, config: ConfigProto):
         self.graph = graph
@@ -76,6 +95,7 @@ class _MasterSession:
         self.placer: Placer | None = None
         self.lock = threading.Lock()
         self.running: dict[int, _Step] = {}  # step id -> step, while RunStep runs it
+        self.last_used = time.monotonic()
         self.container = ""  # with isolate_session_state: the container of this session's resources
 
 
@@ -90,6 +110,7 @@ class Master:
         self.config = config or ConfigProto()
         self.connect_timeout = connect_timeout
         self._sessions: dict[str, _MasterSession] = {}
+        self.session_gc_seconds = _session_gc_seconds()
         self._task_devices: dict[str, list[RemoteDevice]] = {}
         # A step holds a thread per task it runs on for as long as it runs, and a step may
         # wait for good (a dequeue); the pool makes threads as they are needed, up to this.
@@ -157,10 +178,26 @@ class Master:
     def _session(self, handle: str) -> _MasterSession:
         session = self._sessions.get(handle)
         if session is None:
-            raise errors.AbortedError(None, None, f"Session {handle!r} is not found on the master "
-                                      f"/job:{self.job}/replica:0/task:{self.task}; it was closed or the "
-                                      "server restarted")
+            raise errors.AbortedError(None, None, f"Session {handle!r} {SESSION_NOT_FOUND} "
+                                      f"/job:{self.job}/replica:0/task:{self.task}; it was closed, unused for "
+                                      "too long, or the server restarted")
+        session.last_used = time.monotonic()
         return session
+
+    def close_idle_sessions(self) -> int:
+        """Closes the sessions unused for ``session_gc_seconds`` (clients that went away
+        without closing theirs, as TF's session GC did); how many. A session with a step
+        running is never idle. A client whose session was closed so makes a new one when
+        it next runs a step (GrpcSession)."""
+        if not self.session_gc_seconds:
+            return 0
+        now = time.monotonic()
+        idle = [(handle, now - session.last_used) for handle, session in list(self._sessions.items())
+                if not session.running and now - session.last_used > self.session_gc_seconds]
+        for handle, unused in idle:
+            _log.info("closing session %s of the master %s: unused for %.0f s", handle, self.task_name, unused)
+            self.CloseSession(pb.CloseSessionRequest(session_handle=handle))
+        return len(idle)
 
     def ExtendSession(self, request):
         session = self._session(request.session_handle)

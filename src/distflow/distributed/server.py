@@ -35,6 +35,7 @@ _log = logging.getLogger("distflow")
 # calls are clients' steps (remote sessions) and gRPC RunGraph callers.
 RPC_THREADS = 128
 RPC_STEP_CALLS = 96
+HOUSEKEEPING_S = 5.0  # how often a server closes idle sessions and sweeps stale steps
 
 
 def _check_ipv4_port_free(port: int, job: str, task: int, address: str) -> None:
@@ -128,6 +129,7 @@ class Server:
         self._grpc.add_generic_rpc_handlers((generic_handler("distflow.Master", MASTER_METHODS, self._master, steps),
                                              generic_handler("distflow.Worker", WORKER_METHODS, self._worker, steps)))
         self._stopped = threading.Event()
+        self._housekeeping: threading.Thread | None = None
         self._started = False
         self._blas_threads_before: int | None = None
         if start:
@@ -149,6 +151,9 @@ class Server:
         if not self._started:
             self._grpc.start()
             self._started = True
+            self._housekeeping = threading.Thread(target=self._keep_house, daemon=True,
+                                                  name=f"distflow-housekeeping-{self._address}")
+            self._housekeeping.start()
             if not any(s is not self and not s._stopped.is_set() for s in _LOCAL_SERVERS.values()):
                 self._size_blas_threads()  # (several servers in one process: the first one decides)
             _LOCAL_SERVERS[self._address] = self
@@ -164,6 +169,15 @@ class Server:
             blas.watch_load()
         _log.info("/job:%s/task:%d: %s BLAS threads (%s)", self._job, self._task,
                   blas.get_threads() if before is not None else "unknown", choice.reason)
+
+    def _keep_house(self) -> None:
+        """Every HOUSEKEEPING_S, reclaims what clients and steps that went away left behind."""
+        while not self._stopped.wait(HOUSEKEEPING_S):
+            try:
+                self._master.close_idle_sessions()
+                self._worker.sweep()
+            except Exception:  # noqa: BLE001 - housekeeping never stops the server
+                _log.exception("%s: housekeeping failed", self.target)
 
     def join(self) -> None:
         """Blocks until the server is stopped (by stop(), a Shutdown call, or the launcher)."""

@@ -34,6 +34,11 @@ from .transport import TensorServer
 
 PARK_BYTES = 1 << 16  # outputs this large go to the client over the data path
 PARK_SECONDS = 300.0  # how long a parked output waits for its client
+# How long a step that peers asked for tensors of may wait for its RunGraph to begin here,
+# and how long a finished step keeps tensors that it sent and nobody took; then sweep()
+# reclaims them (a peer that failed, a request for a step that never existed).
+STALE_STEP_SECONDS = 60.0
+FAILED_STEP_SECONDS = 60.0  # how long a failed step is remembered, so late receivers fail at once
 
 
 class _StepPlan(NamedTuple):
@@ -54,13 +59,15 @@ class _RegisteredGraph:
 class _StepRendezvous(Rendezvous):
     """A step's rendezvous on one worker: tensors from other tasks come over the data path."""
 
-    __slots__ = ("worker", "step_id", "finished", "streams")
+    __slots__ = ("worker", "step_id", "finished", "claimed", "since", "streams")
 
     def __init__(self, worker: "Worker", step_id: int, deadline=None):
         super().__init__(deadline)
         self.worker = worker
         self.step_id = step_id
         self.finished = False
+        self.claimed = False  # a RunGraph of this step has begun here (not only peers asking for its tensors)
+        self.since = time.monotonic()  # made, or finished once finished
         self.streams: dict = {}  # remote key -> the TensorStream it comes on
 
     def prefetch(self, keys_by_partition) -> None:
@@ -149,26 +156,41 @@ class Worker:
             return rdv
 
     def _fail_step(self, step_id: int, error: BaseException) -> None:
-        """Aborts the step here and remembers it for a minute: late receivers fail at once."""
-        now = time.monotonic()
+        """Aborts the step here and remembers it for a while: late receivers fail at once."""
         with self._lock:
             rdv = self._steps.pop(step_id, None)
-            self._failed[step_id] = (error, now)
-            for old in [k for k, (_, t) in self._failed.items() if now - t > 60.0]:
-                del self._failed[old]
+            self._failed[step_id] = (error, time.monotonic())
         if rdv is not None:
             rdv.abort(error)
 
     def _drop_step_if_done(self, rdv: _StepRendezvous) -> None:
-        now = time.monotonic()
         with self._lock:
             if rdv.finished and not rdv._items and self._steps.get(rdv.step_id) is rdv:
                 del self._steps[rdv.step_id]
                 self._parked_at.pop(rdv.step_id, None)
-            # tensors parked for a client that never came for them expire
-            for step_id in [s for s, t in self._parked_at.items() if now - t > PARK_SECONDS]:
-                del self._parked_at[step_id]
-                self._steps.pop(step_id, None)
+
+    def sweep(self) -> None:
+        """Reclaims what steps that will never finish hold (the server calls this every few
+        seconds): a step peers asked for but that never began here, tensors a finished step
+        sent that nobody took, outputs parked for a client that never came, and the memory
+        of failed steps."""
+        now = time.monotonic()
+        never_ran = []
+        with self._lock:
+            for step_id, rdv in list(self._steps.items()):
+                if step_id in self._parked_at:
+                    if now - self._parked_at[step_id] > PARK_SECONDS:
+                        del self._parked_at[step_id], self._steps[step_id]
+                elif now - rdv.since > STALE_STEP_SECONDS:
+                    if rdv.finished:
+                        del self._steps[step_id]  # what it sent, nobody took
+                    elif not rdv.claimed:
+                        never_ran.append(step_id)
+            for step_id in [k for k, (_, t) in self._failed.items() if now - t > FAILED_STEP_SECONDS]:
+                del self._failed[step_id]
+        for step_id in never_ran:
+            self._fail_step(step_id, errors.AbortedError(
+                None, None, f"step {step_id} never ran on {self.task_name} (was its RunGraph lost?)"))
 
     def open_streams(self, keys, step_id: int, deadline) -> dict:
         """Asks the tasks that send ``keys`` for them, one request per task; a TensorStream per key."""
@@ -195,7 +217,17 @@ class Worker:
     def _serve_tensor(self, step_id: int, key: tuple, timeout):
         """What the data path serves: a tensor this task sends in step ``step_id``."""
         rdv = self._step(step_id)
-        value = rdv.recv_sent(key, timeout)
+        try:
+            value = rdv.recv_sent(key, timeout)
+        except errors.OpError:
+            if rdv.claimed:
+                raise
+            with self._lock:  # a step that never began here leaves nothing behind
+                if self._steps.get(step_id) is rdv:
+                    del self._steps[step_id]
+            if isinstance(rdv._error, errors.OpError):
+                raise rdv._error from None  # (why it was given up: it never ran here)
+            raise
         self._drop_step_if_done(rdv)
         return value_of(value)
 
@@ -326,12 +358,13 @@ class Worker:
             plan = self._step_plan(registered, feed_names, recv_keys)
             timeout = timeout_in_ms / 1000.0 if timeout_in_ms else None
             rdv = self._step(step_id, None if timeout is None else time.monotonic() + timeout)
+            rdv.claimed = True
             rdv.prefetch(plan.remote_keys)
             results = [None] * len(recv_keys)
             try:
                 error = run_partitions(plan.partitions, feeds, rdv, results, timeout)
             finally:
-                rdv.finished = True
+                rdv.since, rdv.finished = time.monotonic(), True
                 self._drop_step_if_done(rdv)
             if error is not None:
                 self._fail_step(step_id, error)
