@@ -25,7 +25,7 @@ from ..framework import errors, wire
 from ..framework.device_spec import DeviceSpec
 from ..protos import distflow_pb2 as pb
 from .rpc import Channels, error_from_rpc
-from .transport import TensorClient
+from .transport import PortRefused, TensorClient
 
 
 class RemoteDevice:
@@ -161,16 +161,19 @@ class RemoteTask(Task):
         # The call outlives the step's deadline a little, so that the task's own error (which
         # names the op that timed out) arrives rather than a bare deadline of the call.
         timeout = call.timeout_in_ms / 1000.0 + 5.0 if call.timeout_in_ms else None
-        host, port = self._directory.data_endpoint(self.name, timeout=10.0)
+        payload = request.SerializeToString()
+
+        def call_at(host: str, port: int):
+            return f"{host}:{port}", self._directory.data.call(host, port, payload, timeout, self.peer)
+
         try:
-            answer = self._directory.data.call(host, port, request.SerializeToString(), timeout, self.peer)
+            data_address, answer = self._directory.on_data_port(self.name, call_at)
         except errors.OpError as e:
             error = e if self.name in e.message else type(e)(
                 e.node_def, e.op, f"{e.message} (from task {self.name})", device=e.device)
             self._directory.failed(self.name, error)
             raise error from None
         response = pb.RunGraphResponse.FromString(answer)
-        data_address = f"{host}:{port}"
         return [Parked(out.name, self.name, data_address) if out.parked
                 else wire.tensor_from_proto(out.tensor, writable=True) for out in response.recv]
 
@@ -258,6 +261,16 @@ class TaskDirectory:
             task.status(timeout)
             port = self._ports[name]
         return task.address.rpartition(":")[0], port
+
+    def on_data_port(self, name: str, fn):
+        """``fn(host, port)`` on the task's data port. If nothing listens there any more (the
+        task restarted, on a new port), once more after asking the task for its port."""
+        try:
+            return fn(*self.data_endpoint(name, timeout=10.0))
+        except PortRefused:
+            with self._lock:
+                self._ports.pop(name, None)
+            return fn(*self.data_endpoint(name, timeout=10.0))
 
     def data_address(self, name: str) -> str:
         host, port = self.data_endpoint(name, timeout=10.0)

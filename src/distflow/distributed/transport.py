@@ -90,6 +90,11 @@ class FrameError(Exception):
     """A peer sent bytes that are not a frame: the connection is closed."""
 
 
+class PortRefused(errors.UnavailableError):
+    """Nothing listens on a data port any more (its task restarted, on a new port, or is
+    gone). Nothing was sent, so asking the task for its port again and retrying is safe."""
+
+
 _WAIT_ALL = getattr(socket, "MSG_WAITALL", 0)
 
 
@@ -653,7 +658,7 @@ class TensorClient:
         address = (host, port)
         conn = None
         try:
-            conn = self._connection(address)
+            conn = self._connection(address, peer)
             _set_timeout(conn.sock, timeout)
             conn.send(_REQUEST.pack(CALL_MAGIC, len(payload), 0, 0) + payload)
             conn.read_greeting()
@@ -676,8 +681,8 @@ class TensorClient:
             raise errors.exception_type_from_error_code(code)(None, None, message)
         return answer
 
-    def _connection(self, address) -> "_Connection":
-        """An idle connection to ``address``, or a new one."""
+    def _connection(self, address, peer: str) -> "_Connection":
+        """An idle connection to ``address``, or a new one (PortRefused if nothing listens there)."""
         conn = None
         while conn is None:
             with self._lock:
@@ -691,7 +696,11 @@ class TensorClient:
                 conn.close()
                 conn = None
         if conn is None:
-            sock = socket.create_connection(address, timeout=10.0)
+            try:
+                sock = socket.create_connection(address, timeout=10.0)
+            except ConnectionRefusedError:
+                raise PortRefused(None, None, f"{peer} is unavailable: nothing listens on its data port "
+                                  f"{address[0]}:{address[1]}") from None
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # (the hello goes with the first request, and its answer is read before the first
             # response: no round trip of its own)
@@ -705,7 +714,7 @@ class TensorClient:
         address = (host, port)
         conn = None
         try:
-            conn = self._connection(address)
+            conn = self._connection(address, peer)
             _set_timeout(conn.sock, timeout)
             keys_bytes = "\n".join(";".join(key) for key in keys).encode()
             conn.send(_REQUEST.pack(SHM_MAGIC if conn.shared else MAGIC, step_id, int((timeout or 0) * 1000),

@@ -206,10 +206,9 @@ class Worker:
     def _open_stream(self, task_name: str, keys: list, step_id: int, deadline):
         task = self.tasks.task(task_name)
         try:
-            host, port = self.tasks.data_endpoint(task_name, timeout=10.0)
             timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
-            return self.tasks.data.open_stream(host, port, step_id, keys, timeout,
-                                               f"task {task_name} ({task.address})")
+            return self.tasks.on_data_port(task_name, lambda host, port: self.tasks.data.open_stream(
+                host, port, step_id, keys, timeout, f"task {task_name} ({task.address})"))
         except errors.OpError as e:
             self.tasks.failed(task_name, e)  # the peer may come back (restarted) on another port
             return _FailedStream(e)
