@@ -422,3 +422,45 @@ def _fetches(client: TensorClient, port: int) -> bool:
         return client.fetch("127.0.0.1", port, 1, _key("x:0"), 2.0, "the test peer").tolist() == [0.0, 1.0, 2.0]
     except (tf.errors.UnavailableError, tf.errors.DeadlineExceededError):
         return False
+
+
+SENDER = r'''
+import sys
+import numpy as np
+from distflow.distributed.transport import TensorServer
+server = TensorServer("127.0.0.1", lambda step, key, timeout: np.ones(1 << 18, np.float32))
+print(server.port, flush=True)
+sys.stdin.read()
+'''
+
+
+@pytest.mark.skipif(not shm.available(), reason="no shared memory here")
+def test_a_sender_killed_before_its_tensor_is_acknowledged_leaves_no_segment_after_the_next_server():
+    import subprocess
+    import sys
+
+    from distflow.distributed.transport import SHM_MAGIC, _RESPONSE
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.dirname(__file__)), "src"))
+    sender = subprocess.Popen([sys.executable, "-c", SENDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              env=env, text=True)
+    try:
+        port = int(sender.stdout.readline())
+        keys = ";".join(_key("big:0")).encode()
+        with _connect(port) as s:
+            s.sendall(struct.pack("<4sQII", SHM_MAGIC, 1, 0, len(keys)) + keys)
+            head = b""
+            while len(head) < _RESPONSE.size:
+                head += s.recv(_RESPONSE.size - len(head))
+            magic, _, name_len, _, _, _ = _RESPONSE.unpack(head)
+            assert magic == SHM_MAGIC
+            name = s.recv(name_len).decode()
+            assert os.path.exists(f"/dev/shm/{name}")  # written, offered, not yet acknowledged
+            sender.kill()  # the sender dies in that window; the receiver never maps it
+            sender.wait(10)
+        assert os.path.exists(f"/dev/shm/{name}")
+        TensorServer("127.0.0.1", _handler).close()  # the next server on the host
+        assert not os.path.exists(f"/dev/shm/{name}")
+    finally:
+        if sender.poll() is None:
+            sender.kill()
