@@ -31,7 +31,12 @@ def main():
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--lockstep", action="store_true")
     p.add_argument("--last-step", type=int, default=0)
+    p.add_argument("--long-step-s", type=float, default=0.0, help="report steps running this long (default: 10 s)")
     args = p.parse_args()
+    if args.long_step_s:
+        from distflow.distributed import master
+
+        master.LONG_STEP_S = args.long_step_s
     cluster = tf.train.ClusterSpec(json.loads(args.cluster))
     server = tf.train.Server(cluster, job_name="worker", task_index=args.task)
     is_chief = args.task == 0

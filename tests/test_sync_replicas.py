@@ -126,3 +126,27 @@ def test_workers_finish_and_close_promptly(n):
         assert closing < 30  # a bound on the wait, not a speed claim: TF 1.x could block 120 s here
     finally:
         cluster.close()
+
+
+def test_workers_whose_chief_is_down_log_what_they_wait_for():
+    cluster = Workers(2, "--aggregate", "2", "--total", "2", "--lockstep", "--long-step-s", "0.5")
+    try:
+        for i in range(2):
+            assert cluster.read(i) == "ready"
+        for i in range(2):
+            cluster.send(i, "step")
+        for i in range(2):
+            assert json.loads(cluster.read(i)) == {"step": 1}
+        cluster.procs[0].kill()  # the chief
+        cluster.send(1, "step")  # its gradient goes in; the token it then waits for never comes
+        said = ""
+        deadline = time.monotonic() + 60
+        with selectors.DefaultSelector() as sel:
+            sel.register(cluster.procs[1].stderr, selectors.EVENT_READ)
+            while "sync_token_q" not in said and time.monotonic() < deadline:
+                if sel.select(timeout=max(0.0, deadline - time.monotonic())):
+                    said += os.read(cluster.procs[1].stderr.fileno(), 65536).decode(errors="replace")
+        assert "has run for" in said and "/job:ps/replica:0/task:0:" in said, said
+        assert "waits for 1 element(s) of queue 'sync_token_q'" in said, said
+    finally:
+        cluster.close()

@@ -69,6 +69,9 @@ class _Step:
         self.fed_fetches = fed_fetches      # fetch position -> feed position (a fetched feed)
 
 
+# A step running this long is logged with what its tasks wait for; then again at this interval.
+LONG_STEP_S = 10.0
+LONG_STEP_REPEAT_S = 60.0
 # What the master says of a session handle it does not hold; GrpcSession then makes a new one.
 SESSION_NOT_FOUND = "is not found on the master"
 
@@ -318,7 +321,7 @@ class Master:
         futures = {name: start(*call) for name, call in calls.items()}
         # The first task to fail aborts the step everywhere, so that tasks waiting for a
         # tensor from it give up at once; then every call is waited for.
-        wait(futures.values(), return_when=FIRST_EXCEPTION)
+        self._wait_reporting(futures, step_id)
         failure = _first_failure(futures)
         if failure is not None:
             self._abort(step, step_id, failure)
@@ -335,6 +338,31 @@ class Master:
                 source = step.fetch_sources[pos]
                 values.append(outputs[source.task][source.index])
         return values
+
+    def _wait_reporting(self, futures: dict, step_id: int) -> None:
+        """Waits until every call is done or one failed; a step that runs long is logged,
+        with what its tasks' kernels wait for (a sync worker whose chief is down waits for
+        a token, say), after LONG_STEP_S and then every LONG_STEP_REPEAT_S."""
+        started, report_at = time.monotonic(), LONG_STEP_S
+        while True:
+            done, pending = wait(futures.values(), timeout=report_at - (time.monotonic() - started),
+                                 return_when=FIRST_EXCEPTION)
+            if not pending or any(f.exception() is not None for f in done):
+                return
+            if time.monotonic() - started >= report_at:
+                report_at += LONG_STEP_REPEAT_S
+                self._report_long_step(step_id, [name for name, f in futures.items() if not f.done()],
+                                       time.monotonic() - started)
+
+    def _report_long_step(self, step_id: int, running: list[str], seconds: float) -> None:
+        lines = []
+        for name in running:
+            try:
+                waits = self.tasks.task(name).waiting_for(timeout=2.0)
+            except errors.OpError as e:
+                waits = [f"(cannot ask it: {type(e).__name__})"]
+            lines += [f"  {name}: {w}" for w in waits] or [f"  {name}: no kernel waiting (it may be receiving from another task)"]
+        _log.warning("step %d has run for %.0f s; its tasks are waiting:\n%s", step_id, seconds, "\n".join(lines))
 
     def _abort(self, step: _Step, step_id: int, failure: errors.OpError) -> None:
         for part in step.parts.values():

@@ -24,6 +24,7 @@ from typing import NamedTuple
 from ..framework import errors, wire
 from ..framework.device_spec import DeviceSpec
 from ..protos import distflow_pb2 as pb
+from ..runtime.executor import waiting_for
 from .rpc import Channels, error_from_rpc
 from .transport import PortRefused, TensorClient
 
@@ -96,6 +97,10 @@ class Task:
     def reset_containers(self, containers: list[str]) -> None:
         raise NotImplementedError
 
+    def waiting_for(self, timeout: float) -> list[str]:
+        """What the task's waiting kernels wait for (a diagnostic)."""
+        raise NotImplementedError
+
 
 class LocalTask(Task):
     """The worker of this process's server: direct calls, arrays in and out (a feed is not copied)."""
@@ -123,6 +128,9 @@ class LocalTask(Task):
 
     def reset_containers(self, containers: list[str]) -> None:
         self.worker.ResetContainers(pb.ResetContainersRequest(container=containers))
+
+    def waiting_for(self, timeout: float) -> list[str]:
+        return waiting_for()
 
 
 class RemoteTask(Task):
@@ -183,6 +191,9 @@ class RemoteTask(Task):
 
     def reset_containers(self, containers: list[str]) -> None:
         self._grpc("ResetContainers", pb.ResetContainersRequest(container=containers), 30.0)
+
+    def waiting_for(self, timeout: float) -> list[str]:
+        return list(self._grpc("GetStatus", pb.GetStatusRequest(), timeout).waiting_for)
 
 
 class TaskDirectory:

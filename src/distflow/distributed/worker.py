@@ -23,7 +23,7 @@ from ..framework.device_spec import DeviceSpec
 from ..runtime import allocator
 from ..runtime.device import DeviceMgr
 from ..runtime.executor import (PartitionPlan, Rendezvous, log_compiled, run_partitions, value_of,
-                                waiting_kernels)
+                                waiting_for, waiting_kernels)
 from ..runtime.functions import function_ops
 from ..runtime.partition import Node, rendezvous_key
 from ..protos import distflow_pb2 as pb
@@ -251,7 +251,7 @@ class Worker:
     # -- RPC methods --------------------------------------------------------------------
     def GetStatus(self, request):
         response = pb.GetStatusResponse(task=self.task_name, data_port=self.transport.port,
-                                        waiting_kernels=waiting_kernels())
+                                        waiting_kernels=waiting_kernels(), waiting_for=waiting_for())
         for d in self.device_mgr.devices:
             response.device_attributes.add(name=d.name, device_type=d.device_type)
         return response

@@ -78,6 +78,8 @@ class KernelContext:
         wake = functools.partial(_notify_all, cond)
         token = step.on_abort(wake) if step is not None else None
         _WAITING.change(1)
+        waiter = object()
+        _WAITS[waiter] = (self.op_name, self.device.name, what, time.monotonic())
         try:
             while not ready():
                 if step is not None and step.error is not None:
@@ -92,6 +94,7 @@ class KernelContext:
                 cond.wait(remaining)
         finally:
             _WAITING.change(-1)
+            _WAITS.pop(waiter, None)
             if token is not None:
                 step.remove_on_abort(token)
 
@@ -109,6 +112,15 @@ class _Count:
 
 
 _WAITING = _Count()
+_WAITS: dict = {}  # one entry per kernel waiting now: (op name, device, what for, since)
+
+
+def waiting_for() -> list[str]:
+    """What each kernel of this process that waits now waits for, longest first: what a
+    task reports in GetStatus, and what a master logs of a step that runs long."""
+    now = time.monotonic()
+    waits = sorted(list(_WAITS.values()), key=lambda w: w[3])
+    return [f"{op} on {device} waits for {what} ({now - since:.0f} s so far)" for op, device, what, since in waits]
 
 
 def waiting_kernels() -> int:
