@@ -161,6 +161,11 @@ def test_tf_config_resolver():
         bad = dict(config, task={"type": "worker", "index": 7})
         tf.train.TFConfigClusterResolver(environment={"TF_CONFIG": json.dumps(bad)})
     assert tf.train.TFConfigClusterResolver(environment={}).cluster_spec().as_dict() == {}
+    with pytest.raises(ValueError, match="TF_CONFIG's task index must be a whole number, got 'one'"):
+        bad = dict(config, task={"type": "worker", "index": "one"})
+        tf.train.TFConfigClusterResolver(environment={"TF_CONFIG": json.dumps(bad)})
+    with pytest.raises(ValueError, match="TF_CONFIG's cluster and task must be JSON objects"):
+        tf.train.TFConfigClusterResolver(environment={"TF_CONFIG": json.dumps({"cluster": ["h0:2222"]})})
 
 
 def test_slurm_hostlist_and_resolver():

@@ -98,10 +98,19 @@ def test_help_shows_the_command_syntax_and_bad_arguments_are_one_line_errors():
     for args, message in ((["--ps", "-1", "--", "true"], "--ps: must be at least 0, got -1"),
                           (["--workers", "0", "--", "true"], "--workers: must be at least 1, got 0"),
                           (["--workers", "two", "--", "true"], "expected a whole number, got 'two'"),
-                          ([], "launch needs a command after --")):
+                          ([], "launch needs a command after --"),
+                          (["--workers", "1", "train.py"], "train.py (the command a task runs goes after --)")):
         out = cli("launch", *args)
         assert out.returncode == 2 and message in out.stderr, out.stderr
         assert "Traceback" not in out.stderr
+    out = cli("launch", "--ps", "0", "--workers", "1", "--", "no-such-program-here")
+    assert out.returncode == 2 and "cannot run 'no-such-program-here'" in out.stdout and "Traceback" not in out.stderr
+    for args, message in ((["--cluster", "{oops", "--job", "ps"], "--cluster is not JSON"),
+                          (["--cluster", '{"ps": ["127.0.0.1:1"]}', "--job", "ps", "--task", "5"],
+                           "No task with index 5 in job 'ps'"),
+                          (["--cluster", '{"ps": ["127.0.0.1:99999"]}', "--job", "ps"], "a port from 1 to 65535")):
+        out = cli("server", *args)
+        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
 
 
 TASK_THAT_WAITS = (

@@ -59,11 +59,16 @@ class TFConfigClusterResolver(ClusterResolver):
             raise ValueError(f"TF_CONFIG is not valid JSON ({e}): {raw[:200]!r}") from None
         if not isinstance(config, dict):
             raise ValueError(f"TF_CONFIG must be a JSON object, got {raw[:200]!r}")
-        self._cluster = ClusterSpec(config.get("cluster", {}))
-        task = config.get("task", {})
+        cluster, task = config.get("cluster", {}), config.get("task", {})
+        if not isinstance(cluster, dict) or not isinstance(task, dict):
+            raise ValueError(f"TF_CONFIG's cluster and task must be JSON objects, got {raw[:200]!r}")
+        self._cluster = ClusterSpec(cluster)
         self.task_type = task_type if task_type is not None else task.get("type")
         index = task_id if task_id is not None else task.get("index")
-        self.task_id = None if index is None else int(index)
+        try:
+            self.task_id = None if index is None else int(index)
+        except (TypeError, ValueError):
+            raise ValueError(f"TF_CONFIG's task index must be a whole number, got {index!r}") from None
         self.rpc_layer = rpc_layer or config.get("rpc_layer", "grpc")
         if self.task_type not in (None, "evaluator") and self._cluster:
             self._cluster.task_address(self.task_type, self.task_id)  # ValueError if absent

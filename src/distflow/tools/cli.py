@@ -61,7 +61,10 @@ def main(argv=None) -> int:
     server.add_argument("--cluster", required=True, help='JSON, e.g. {"ps": ["127.0.0.1:2222"]}')
     server.add_argument("--job", required=True)
     server.add_argument("--task", type=int, default=0)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        hint = " (the command a task runs goes after --)" if args.cmd == "launch" else ""
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     if args.cmd == "launch":
         if not command:
             parser.error("launch needs a command after --")
@@ -73,8 +76,16 @@ def main(argv=None) -> int:
 
         return demo_run(args.ps, args.workers, args.sync, args.steps, args.logdir)
     from ..distributed.server import Server  # noqa: PLC0415
+    from ..framework.errors import OpError  # noqa: PLC0415
 
-    srv = Server(json.loads(args.cluster), job_name=args.job, task_index=args.task)
+    try:
+        srv = Server(json.loads(args.cluster), job_name=args.job, task_index=args.task)
+    except json.JSONDecodeError as e:
+        server.error(f"--cluster is not JSON ({e}): {args.cluster[:200]!r}")
+    except (ValueError, TypeError) as e:
+        server.error(str(e))
+    except OpError as e:
+        server.error(e.message)
     print(f"serving {srv.target}", flush=True)
     srv.join()
     return 0

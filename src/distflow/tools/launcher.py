@@ -21,6 +21,7 @@ import json
 import os
 import random
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -148,6 +149,9 @@ def _wait_for_trainers(trainers: dict, chief_key, out, stop: list) -> dict:
 def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_grace: float = 10.0,
            out=None, logdir: str | None = None) -> int:
     out = out or sys.stdout
+    if shutil.which(command[0]) is None:
+        out.write(f"[launch] error: cannot run {command[0]!r}: no such program, or it is not executable\n")
+        return 2
     cluster = make_cluster(ps, workers, chief)
     procs: dict[tuple[str, int], subprocess.Popen] = {}
     pumps = []
