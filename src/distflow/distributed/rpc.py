@@ -16,6 +16,7 @@ import grpc
 from ..framework import errors
 from ..protos import distflow_pb2 as pb
 from .auth import call_metadata, configured_token
+from .tls import configured_tls
 
 # (service, method, request class, response class)
 MASTER_METHODS = {
@@ -146,13 +147,16 @@ def error_from_rpc(e: grpc.RpcError, what: str) -> errors.OpError:
 class Channels:
     """One channel per address; ``call(address, service, method, request, timeout)``.
 
-    Every call carries ``token``, by default this process's (auth.py), if it has one."""
+    Every call carries ``token``, by default this process's (auth.py), if it has one;
+    channels are TLS when this process has a TLS CA (tls.py)."""
 
     def __init__(self, token: bytes | None = None):
         self._channels: dict[str, grpc.Channel] = {}
         self._calls: dict[tuple, object] = {}
         self._lock = threading.Lock()
         self._metadata = call_metadata(token if token is not None else configured_token())
+        tls = configured_tls()
+        self._credentials = tls.channel_credentials() if tls is not None and tls.connects else None
 
     def call(self, address: str, service: str, method: str, request, timeout: float | None = None,
              wait_for_ready: bool = False):
@@ -171,7 +175,9 @@ class Channels:
             with self._lock:
                 channel = self._channels.get(address)
                 if channel is None:
-                    channel = self._channels[address] = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+                    channel = self._channels[address] = (
+                        grpc.insecure_channel(address, options=CHANNEL_OPTIONS) if self._credentials is None
+                        else grpc.secure_channel(address, self._credentials, options=CHANNEL_OPTIONS))
                 response_cls = SERVICES[service][method][1]
                 stub = self._calls[key] = channel.unary_unary(
                     f"/{service}/{method}", request_serializer=type(request).SerializeToString,

@@ -19,6 +19,7 @@ from .cpu_share import blas_threads_for_task
 from .master import Master
 from ..protos import distflow_pb2 as pb
 from .auth import TokenInterceptor, configured_token
+from .tls import configured_tls
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, StepCallLimit, generic_handler
 from .task import TaskDirectory
 from .worker import Worker
@@ -102,8 +103,10 @@ class Server:
                                  interceptors=[TokenInterceptor(token, where)] if token is not None else None)
         if token is not None:
             _log.info("%s: every call and data connection must carry the cluster's token", where)
+        tls = configured_tls()
         try:
-            bound = self._grpc.add_insecure_port(address)
+            bound = self._grpc.add_secure_port(address, tls.server_credentials()) if tls is not None and tls.serves \
+                else self._grpc.add_insecure_port(address)
         except RuntimeError:
             bound = 0
         if not bound:
@@ -120,7 +123,13 @@ class Server:
         self._address = address
         # Master and worker call every task, this one included, through one directory.
         self._tasks = TaskDirectory(cluster, self._channels)
-        self._worker = Worker(job_name, task_index, self._tasks, self._config, token=token)
+        self._worker = Worker(job_name, task_index, self._tasks, self._config, token=token,
+                              tls=tls.server_context() if tls is not None and tls.serves else None)
+        if tls is not None:
+            _log.info("%s: TLS on gRPC and the data port: %s", where,
+                      ("serving with a certificate" if tls.serves else "no certificate of its own: serving in clear")
+                      + ("; clients need a certificate of the cluster's CA, and servers' are verified"
+                         if tls.connects else ""))
         self._worker.on_shutdown = self.stop
         self._tasks.add_local(self._worker)
         self._master = Master(job_name, task_index, self._tasks, self._config,

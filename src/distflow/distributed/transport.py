@@ -48,6 +48,7 @@ import math
 import select
 import selectors
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -58,6 +59,7 @@ from ..framework import dtypes, errors, wire
 from ..protos import distflow_pb2 as pb
 from . import shm
 from .auth import MAX_TOKEN, TOKEN_ENV, TOKEN_FILE_ENV, configured_token, matches
+from .tls import configured_tls
 
 MAGIC = b"DFT1"
 HELLO_MAGIC = b"DFA1"
@@ -96,6 +98,9 @@ class PortRefused(errors.UnavailableError):
 
 
 _WAIT_ALL = getattr(socket, "MSG_WAITALL", 0)
+# How a receive that SO_RCVTIMEO ended shows: BlockingIOError on a plain socket,
+# SSLWantReadError on a TLS one.
+_TIMED_OUT = (socket.timeout, BlockingIOError, ssl.SSLWantReadError)
 
 
 def _fill(sock: socket.socket, view: memoryview) -> None:
@@ -107,8 +112,9 @@ def _fill(sock: socket.socket, view: memoryview) -> None:
     step run at a quarter of loopback speed.
     """
     got, n = 0, len(view)
+    flags = 0 if isinstance(sock, ssl.SSLSocket) else _WAIT_ALL  # (TLS reads a record at a time)
     while got < n:
-        k = sock.recv_into(view[got:], n - got, _WAIT_ALL)
+        k = sock.recv_into(view[got:], n - got, flags)
         if not k:
             raise ConnectionError("connection closed by the peer")
         got += k
@@ -185,10 +191,12 @@ class TensorServer:
     goes on.
     """
 
-    def __init__(self, host: str, handler, call_handler=None, token: bytes | None = None):
+    def __init__(self, host: str, handler, call_handler=None, token: bytes | None = None,
+                 tls: "ssl.SSLContext | None" = None):
         self._handler = handler
         self._call_handler = call_handler
         self._token = token
+        self._tls = tls  # a server-side context: every connection starts with a TLS handshake
         if shm.available():
             shm.sweep_orphans()
         self._watchdog = _Watchdog()
@@ -280,9 +288,15 @@ class TensorServer:
         try:
             if not conn.greeted:
                 try:
+                    if self._tls is not None:
+                        _set_timeout(sock, HELLO_TIMEOUT_S)
+                        sock = conn.sock = self._tls.wrap_socket(sock, server_side=True)
                     if not self._hello(sock):
                         return
-                except (ConnectionError, socket.timeout, BlockingIOError):
+                except (ConnectionError, ssl.SSLError) + _TIMED_OUT as e:
+                    if isinstance(e, ssl.SSLError) and not isinstance(e, ssl.SSLWantReadError):
+                        _log.warning("refused a data connection from %s: TLS: %s", conn.peer_host,
+                                     getattr(e, "reason", None) or e)
                     return
                 conn.greeted = True
                 conn.segment = shm.SegmentWriter() if shm.available() else None
@@ -563,6 +577,8 @@ def _await_ack(conn: socket.socket, segment: "shm.SegmentWriter") -> None:
 
 def _readable(sock: socket.socket, timeout: float) -> bool:
     """Whether ``sock`` has bytes (or its peer's goodbye) to read within ``timeout`` seconds."""
+    if isinstance(sock, ssl.SSLSocket) and sock.pending():
+        return True  # (decrypted already, so the descriptor need not be readable)
     if not hasattr(select, "poll"):
         return bool(select.select([sock], [], [], timeout)[0])
     poller = select.poll()  # (select() cannot take descriptors past 1023)
@@ -647,6 +663,9 @@ class TensorClient:
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
         self._lock = threading.Lock()
         self._hello = hello_frame(configured_token())
+        tls = configured_tls()
+        # with this process's TLS configuration, connections are TLS and servers' names verified
+        self._tls = tls.client_context() if tls is not None and tls.connects else None
 
     def fetch(self, host: str, port: int, step_id: int, key: tuple, timeout: float | None, peer: str):
         """The tensor ``key`` of step ``step_id``; errors name ``peer``."""
@@ -667,7 +686,7 @@ class TensorClient:
                 raise FrameError(f"bad answer frame from {peer}")
             message = _recv_exact(conn.sock, msg_len).decode(errors="replace") if code else ""
             answer = bytes(_recv_exact(conn.sock, nbytes))
-        except (socket.timeout, BlockingIOError):  # BlockingIOError: SO_RCVTIMEO ran out
+        except _TIMED_OUT:  # (SO_RCVTIMEO ran out)
             if conn is None:  # (connecting timed out)
                 raise errors.UnavailableError(None, None, f"{peer} is unavailable: connecting timed out") from None
             conn.close()
@@ -702,6 +721,14 @@ class TensorClient:
                 raise PortRefused(None, None, f"{peer} is unavailable: nothing listens on its data port "
                                   f"{address[0]}:{address[1]}") from None
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self._tls is not None:
+                try:
+                    sock = self._tls.wrap_socket(sock, server_hostname=address[0])
+                except (ssl.SSLError, ssl.CertificateError, OSError) as e:
+                    _close(sock)
+                    raise errors.UnavailableError(None, None, f"{peer}: the TLS handshake on its data port failed: "
+                                                  f"{getattr(e, 'reason', None) or e}") from None
+                sock.settimeout(None)
             # (the hello goes with the first request, and its answer is read before the first
             # response: no round trip of its own)
             conn = _Connection(sock, address, _is_loopback(address[0]) and shm.available(), self._hello)
@@ -806,7 +833,7 @@ class TensorStream:
             k = self._keys[self._next]
             try:
                 got = TensorClient._receive(self._conn, self._peer)
-            except (socket.timeout, BlockingIOError):  # BlockingIOError: SO_RCVTIMEO ran out
+            except _TIMED_OUT:  # (SO_RCVTIMEO ran out)
                 self._fail(errors.DeadlineExceededError(None, None, f"timed out receiving '{k[2]}' from {self._peer}"))
                 break
             except (OSError, ConnectionError, FrameError, struct.error, TypeError) as e:

@@ -117,7 +117,8 @@ GRAPH_NOT_REGISTERED = "is not registered on"
 class Worker:
     """The worker of one task: its devices (and their resources), graphs and steps."""
 
-    def __init__(self, job: str, task: int, tasks: TaskDirectory, config=None, token: bytes | None = None):
+    def __init__(self, job: str, task: int, tasks: TaskDirectory, config=None, token: bytes | None = None,
+                 tls=None):
         self.job, self.task = job, task
         self.task_name = f"/job:{job}/replica:0/task:{task}"
         self.tasks = tasks
@@ -132,7 +133,7 @@ class Worker:
         self._local_devices: dict[str, bool] = {}
         self.on_shutdown = None
         host = tasks.cluster.task_address(job, task).rpartition(":")[0]
-        self.transport = TensorServer(host, self._serve_tensor, self._serve_call, token=token)
+        self.transport = TensorServer(host, self._serve_tensor, self._serve_call, token=token, tls=tls)
 
     # -- helpers ------------------------------------------------------------------
     def is_local(self, device: str) -> bool:
