@@ -188,7 +188,10 @@ def test_any_data_frame_is_answered_or_closes_its_connection_only(server, frame)
 
 
 def test_after_the_frames_the_data_port_serves(server):
-    test_any_data_frame_is_answered_or_closes_its_connection_only(server)
+    pid = server.procs[("worker", 0)].pid
+    before = _rss_mb(pid)
+    test_any_data_frame_is_answered_or_closes_its_connection_only(server)  # once more
+    assert _rss_mb(pid) - before < 200, f"the server grew from {before:.0f} MB to {_rss_mb(pid):.0f} MB"
     payload = pb.RunGraphRequest(graph_handle="none").SerializeToString()
     with pytest.raises(tf.errors.AbortedError, match="not registered"):
         TensorClient().call("127.0.0.1", _data_port(server), payload, 10.0, "the worker")

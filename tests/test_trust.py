@@ -451,3 +451,28 @@ def test_unclosed_sessions_of_gone_clients_are_closed_and_a_live_client_gets_a_n
     monkeypatch.setenv("DISTFLOW_SESSION_GC_SECONDS", "soon")
     with pytest.raises(ValueError, match="DISTFLOW_SESSION_GC_SECONDS='soon': expected a number of seconds"):
         tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)
+
+
+def test_the_largest_request_a_server_reads_is_configurable(monkeypatch):
+    from distflow.framework import wire
+    from distflow.distributed.transport import TensorClient
+
+    monkeypatch.setattr(wire, "MAX_MESSAGE_BYTES", 1 << 20)
+    server = tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            tf.constant(np.zeros(1 << 19, np.float32))  # a 2 MB graph
+        with grpc.insecure_channel(server.target[len("grpc://"):]) as channel:
+            with pytest.raises(grpc.RpcError) as caught:
+                channel.unary_unary("/distflow.Master/CreateSession")(
+                    pb.CreateSessionRequest(graph_def=g.as_graph_def()).SerializeToString(), timeout=30)
+            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        port = server._worker.transport.port
+        with pytest.raises(tf.errors.UnavailableError):
+            TensorClient().call("127.0.0.1", port, b"\x00" * (2 << 20), 10.0, "the worker")
+        with pytest.raises(tf.errors.AbortedError, match="not registered"):  # a small one is served
+            TensorClient().call("127.0.0.1", port, pb.RunGraphRequest(graph_handle="x").SerializeToString(), 10.0,
+                                "the worker")
+    finally:
+        server.stop()

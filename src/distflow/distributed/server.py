@@ -11,7 +11,7 @@ from concurrent import futures
 
 import grpc
 
-from ..framework import errors
+from ..framework import errors, wire
 from ..ops import blas
 from ..runtime.config import ConfigProto
 from .cluster_spec import ClusterSpec
@@ -37,6 +37,11 @@ _log = logging.getLogger("distflow")
 RPC_THREADS = 128
 RPC_STEP_CALLS = 96
 HOUSEKEEPING_S = 5.0  # how often a server closes idle sessions and sweeps stale steps
+
+
+def _grpc_limit() -> int:
+    """The largest message this server's gRPC port takes (-1: what protobuf allows)."""
+    return wire.MAX_MESSAGE_BYTES if wire.MAX_MESSAGE_BYTES < 2**31 - 1 else -1
 
 
 def _check_ipv4_port_free(port: int, job: str, task: int, address: str) -> None:
@@ -99,7 +104,8 @@ class Server:
         token = configured_token()
         where = f"/job:{job_name}/task:{task_index} ({address})"
         self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="distflow-rpc"),
-                                 options=CHANNEL_OPTIONS + [("grpc.so_reuseport", 0)],
+                                 options=[o for o in CHANNEL_OPTIONS if o[0] != "grpc.max_receive_message_length"]
+                                 + [("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", _grpc_limit())],
                                  interceptors=[TokenInterceptor(token, where)] if token is not None else None)
         if token is not None:
             _log.info("%s: every call and data connection must carry the cluster's token", where)

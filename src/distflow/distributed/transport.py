@@ -358,8 +358,9 @@ class TensorServer:
 
     def _serve_call(self, conn: socket.socket, nbytes: int) -> None:
         """Runs one call and answers it; a failed call is an error frame, never fatal here."""
-        if nbytes > MAX_CALL_BYTES or self._call_handler is None:
-            raise FrameError(f"bad call frame ({nbytes} bytes)" if self._call_handler else "this server takes no calls")
+        if nbytes > min(MAX_CALL_BYTES, wire.MAX_MESSAGE_BYTES) or self._call_handler is None:
+            raise FrameError(f"a call of {nbytes} bytes, more than this server reads (DISTFLOW_MAX_MESSAGE_BYTES="
+                             f"{wire.MAX_MESSAGE_BYTES})" if self._call_handler else "this server takes no calls")
         payload = _recv_as_it_comes(conn, nbytes)
         _set_receive_timeout(conn, None)
         caller = _Caller(self._watchdog, conn)
