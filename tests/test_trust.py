@@ -355,8 +355,8 @@ def test_the_largest_declared_tensor_is_configurable_and_checked_before_allocati
     from distflow.framework import wire
 
     monkeypatch.setenv("DISTFLOW_MAX_TENSOR_BYTES", "oops")
-    with pytest.raises(ValueError, match="DISTFLOW_MAX_TENSOR_BYTES='oops': expected a number of bytes"):
-        wire._bytes_from_env("DISTFLOW_MAX_TENSOR_BYTES", 1)
+    with pytest.raises(ValueError, match="DISTFLOW_MAX_TENSOR_BYTES='oops': expected a whole number"):
+        wire.positive_int_from_env("DISTFLOW_MAX_TENSOR_BYTES", 1)
     monkeypatch.setattr(wire, "MAX_TENSOR_BYTES", 1 << 20)
     proto = pb.TensorProto(dtype=pb.DT_FLOAT, float_val=[1.0])
     proto.tensor_shape.dim.add(size=(1 << 18) + 1)
@@ -474,5 +474,28 @@ def test_the_largest_request_a_server_reads_is_configurable(monkeypatch):
         with pytest.raises(tf.errors.AbortedError, match="not registered"):  # a small one is served
             TensorClient().call("127.0.0.1", port, pb.RunGraphRequest(graph_handle="x").SerializeToString(), 10.0,
                                 "the worker")
+    finally:
+        server.stop()
+
+
+def test_a_master_holds_a_bounded_number_of_sessions_of_bounded_size(monkeypatch):
+    from distflow.distributed import master as master_module
+
+    monkeypatch.setattr(master_module, "MAX_SESSIONS", 3)
+    monkeypatch.setattr(master_module, "MAX_GRAPH_BYTES", 4000)
+    server = tf.train.Server({"worker": ["127.0.0.1:0"]}, job_name="worker", task_index=0)
+    try:
+        sessions = [tf.Session(server.target) for _ in range(3)]
+        for s in sessions:
+            s.run(tf.constant(1.0))
+        with pytest.raises(tf.errors.ResourceExhaustedError, match="holds 3 sessions, the most it holds"):
+            tf.Session(server.target).run(tf.constant(1.0))
+        sessions.pop().close()
+        with tf.Session(server.target) as sess:  # room again
+            assert sess.run(tf.constant(2.0)) == 2.0
+            with pytest.raises(tf.errors.ResourceExhaustedError, match="more than the 4000 a session may hold"):
+                sess.run(tf.constant(np.zeros(2000, np.float32)))  # the graph grows by 8 KB
+        for s in sessions:
+            s.close()
     finally:
         server.stop()

@@ -69,6 +69,19 @@ class _Step:
         self.fed_fetches = fed_fetches      # fetch position -> feed position (a fetched feed)
 
 
+# How many sessions a master holds at once, and how large a session's graph may grow (the
+# bytes of the GraphDefs that made it): what one client can make a server keep.
+MAX_SESSIONS = wire.positive_int_from_env("DISTFLOW_MAX_SESSIONS", 4096)
+MAX_GRAPH_BYTES = wire.positive_int_from_env("DISTFLOW_MAX_GRAPH_BYTES", 2**31)
+
+
+def _check_graph_bytes(held: int, added: int) -> None:
+    if held + added > MAX_GRAPH_BYTES:
+        raise errors.ResourceExhaustedError(
+            None, None, f"a session's graph would grow to {held + added} bytes of GraphDef, more than the "
+            f"{MAX_GRAPH_BYTES} a session may hold (DISTFLOW_MAX_GRAPH_BYTES)")
+
+
 # A step running this long is logged with what its tasks wait for; then again at this interval.
 LONG_STEP_S = 10.0
 LONG_STEP_REPEAT_S = 60.0
@@ -99,6 +112,7 @@ class _MasterSession:
         self.lock = threading.Lock()
         self.running: dict[int, _Step] = {}  # step id -> step, while RunStep runs it
         self.last_used = time.monotonic()
+        self.graph_bytes = 0  # of the GraphDefs that made its graph
         self.container = ""  # with isolate_session_state: the container of this session's resources
 
 
@@ -162,6 +176,11 @@ class Master:
 
     # -- sessions --------------------------------------------------------------------
     def CreateSession(self, request):
+        if len(self._sessions) >= MAX_SESSIONS:
+            raise errors.ResourceExhaustedError(
+                None, None, f"the master {self.task_name} holds {len(self._sessions)} sessions, the most it holds "
+                "(DISTFLOW_MAX_SESSIONS); close sessions that are done, or wait for unused ones to be closed")
+        _check_graph_bytes(0, request.graph_def.ByteSize())
         graph = ops.Graph()
         wire.import_graph_def(request.graph_def, graph)
         handle = uuid.uuid4().hex
@@ -172,6 +191,7 @@ class Master:
             allow_soft_placement=request.options.allow_soft_placement or self.config.allow_soft_placement,
             isolate_session_state=request.options.isolate_session_state or self.config.isolate_session_state)
         self._sessions[handle] = _MasterSession(graph, config)
+        self._sessions[handle].graph_bytes = request.graph_def.ByteSize()
         if config.isolate_session_state:
             # Variables, queues and accumulators of this session live in a container of its own on
             # every task (TF's isolate_session_state); it is dropped when the session closes.
@@ -205,7 +225,10 @@ class Master:
     def ExtendSession(self, request):
         session = self._session(request.session_handle)
         with session.lock:
+            added = request.graph_def.ByteSize()
+            _check_graph_bytes(session.graph_bytes, added)
             wire.import_graph_def(request.graph_def, session.graph, existing=True)
+            session.graph_bytes += added
             return pb.ExtendSessionResponse(new_graph_version=len(session.graph.get_operations()))
 
     def CloseSession(self, request):

@@ -25,25 +25,25 @@ if TYPE_CHECKING:  # (ops.py calls this module for protos: no import at run time
 
 
 
-def _bytes_from_env(name: str, default: int) -> int:
+def positive_int_from_env(name: str, default: int) -> int:
     text = os.environ.get(name, "").strip()
     if not text:
         return default
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{name}={text!r}: expected a number of bytes") from None
+        raise ValueError(f"{name}={text!r}: expected a whole number") from None
     if value <= 0:
-        raise ValueError(f"{name}={text!r}: expected a positive number of bytes")
+        raise ValueError(f"{name}={text!r}: expected a positive number")
     return value
 
 
 # The largest tensor a message may declare (16 GiB unless DISTFLOW_MAX_TENSOR_BYTES says
 # otherwise): a bound checked before anything is allocated for it.
-MAX_TENSOR_BYTES = _bytes_from_env("DISTFLOW_MAX_TENSOR_BYTES", 2**34)
+MAX_TENSOR_BYTES = positive_int_from_env("DISTFLOW_MAX_TENSOR_BYTES", 2**34)
 # The largest request a server reads (a graph, a step's feeds): DISTFLOW_MAX_MESSAGE_BYTES,
 # 16 GiB by default (a gRPC message, which protobuf caps at 2 GiB, at most that).
-MAX_MESSAGE_BYTES = _bytes_from_env("DISTFLOW_MAX_MESSAGE_BYTES", 2**34)
+MAX_MESSAGE_BYTES = positive_int_from_env("DISTFLOW_MAX_MESSAGE_BYTES", 2**34)
 
 # The typed fields a tensor filled from one value can be written in (TensorProto's splat
 # form: a constant of any size costs a few bytes on the wire).
