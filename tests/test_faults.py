@@ -188,37 +188,10 @@ def test_ps_tasks_exit_by_themselves_when_every_worker_is_done(tmp_path):
             task.kill()
 
 
-def test_a_session_works_again_once_its_restarted_ps_is_back():
-    cluster = LocalCluster({"ps": 1, "worker": 1})
-    try:
-        with tf.device("/job:ps/task:0"):
-            v = tf.Variable(3.0, name="survivor")
-        with tf.device("/job:worker/task:0"):
-            y = v * 2.0
-        sess = tf.Session(cluster.target("worker", 0))
-        sess.run(v.initializer)
-        assert sess.run(y) == 6.0
-        cluster.kill("ps", 0)
-        cluster.start("ps", 0)  # same address, nothing registered on it
-        failures = []
-        for _ in range(40):  # bounded: each try ends within its timeout
-            try:
-                sess.run(v.initializer, options=tf.RunOptions(timeout_in_ms=2000))
-                break
-            except (tf.errors.AbortedError, tf.errors.UnavailableError) as e:
-                failures.append(type(e).__name__)
-        else:
-            raise AssertionError(f"the session never recovered: {failures}")
-        assert sess.run(y) == 6.0  # the same session, its graphs registered again
-        assert len(failures) <= 3, failures
-        sess.close()
-    finally:
-        cluster.close()
-
-
-def test_after_a_30_s_outage_the_first_steps_once_the_ps_is_back_succeed_within_2_s():
-    """gRPC's default reconnect backoff grows with an outage (11 s late after 30 s down);
-    distflow's channels retry within a second, so steps resume at once."""
+@pytest.mark.parametrize("outage_s", [0, 30])
+def test_a_session_works_again_within_2_s_once_its_restarted_ps_is_back(outage_s):
+    """The same session, its graphs registered again. gRPC's default reconnect backoff grows
+    with an outage (11 s late after 30 s down); distflow's channels reach the task at once."""
     import time
 
     cluster = LocalCluster({"ps": 1, "worker": 1})
@@ -229,21 +202,25 @@ def test_after_a_30_s_outage_the_first_steps_once_the_ps_is_back_succeed_within_
             y = v * 2.0
         sess = tf.Session(cluster.target("worker", 0))
         sess.run(v.initializer)
+        assert sess.run(y) == 6.0
         cluster.kill("ps", 0)
-        outage_ends = time.monotonic() + 30.0
-        tries = 0
+        outage_ends = time.monotonic() + outage_s
         while time.monotonic() < outage_ends:  # the worker keeps trying, as a training loop does
-            tries += 1
             with pytest.raises((tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.DeadlineExceededError)):
                 sess.run(y, options=tf.RunOptions(timeout_in_ms=500))
             time.sleep(0.2)
         cluster.start("ps", 0)  # back at the same address, its variables and graphs lost
         fast = tf.RunOptions(timeout_in_ms=2000)
-        with pytest.raises(tf.errors.AbortedError, match="not registered"):  # the step that finds it restarted
-            sess.run(v.initializer, options=fast)
-        sess.run(v.initializer, options=fast)  # and the next ones run, each within 2 s
+        failures = []
+        for _ in range(3):
+            try:
+                sess.run(v.initializer, options=fast)
+                break
+            except (tf.errors.AbortedError, tf.errors.UnavailableError) as e:
+                failures.append(f"{type(e).__name__}: {e.message[:200]}")
+        # at most the step that finds the ps restarted fails; the next ones run, each within 2 s
+        assert len(failures) <= 1, failures
         assert sess.run(y, options=fast) == 6.0
-        assert tries > 10
         sess.close()
     finally:
         cluster.close()
