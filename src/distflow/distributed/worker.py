@@ -20,6 +20,7 @@ from google.protobuf.message import DecodeError
 from ..framework import errors
 from ..framework import ops, wire
 from ..framework.device_spec import DeviceSpec
+from ..ops import blas
 from ..runtime import allocator
 from ..runtime.device import DeviceMgr
 from ..runtime.executor import (PartitionPlan, Rendezvous, log_compiled, run_partitions, value_of,
@@ -123,6 +124,7 @@ class Worker:
         self.task_name = f"/job:{job}/replica:0/task:{task}"
         self.tasks = tasks
         allocator.retain_freed_memory()
+        blas.quiet_idle_threads()
         self.device_mgr = DeviceMgr(config, job=job, task=task)
         self._graphs: dict[str, _RegisteredGraph] = {}
         self._steps: dict[int, _StepRendezvous] = {}

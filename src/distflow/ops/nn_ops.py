@@ -8,7 +8,7 @@ import numbers
 from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, math_ops, random_ops, reduction_ops
+from . import array_ops, intra_op, math_ops, random_ops, reduction_ops
 from .math_ops import writable_like
 from .op_util import FLOATS, make_op, make_tensor
 
@@ -31,12 +31,23 @@ def same_shape(op):
 
 @register_op("Relu", shape=same_shape, inplace_input=0)
 def _relu_kernel(xp, x, *, inplace=False):
-    return xp.maximum(x, 0, out=writable_like(x) if inplace else None)
+    if intra_op.pieces(xp.ndim(x) and xp.shape(x)[0], getattr(x, "nbytes", 0)) == 1:
+        return xp.maximum(x, 0, out=writable_like(x) if inplace else None)
+    out = (writable_like(x) if inplace else None)
+    out = xp.empty_like(x) if out is None else out
+    intra_op.run_split(x.shape[0], x.nbytes, lambda a, b: xp.maximum(x[a:b], 0, out=out[a:b]))
+    return out
 
 
 @register_op("ReluGrad", shape=same_shape, inplace_input=0)
 def _relu_grad_kernel(xp, grad, y, *, inplace=False):
-    return xp.multiply(grad, y > 0, out=writable_like(grad, y) if inplace else None)
+    if xp.shape(grad) != xp.shape(y) or intra_op.pieces(xp.ndim(grad) and xp.shape(grad)[0],
+                                                        getattr(grad, "nbytes", 0)) == 1:
+        return xp.multiply(grad, y > 0, out=writable_like(grad, y) if inplace else None)
+    out = (writable_like(grad, y) if inplace else None)
+    out = xp.empty_like(grad) if out is None else out
+    intra_op.run_split(grad.shape[0], grad.nbytes, lambda a, b: xp.multiply(grad[a:b], y[a:b] > 0, out=out[a:b]))
+    return out
 
 
 @register_gradient("Relu")

@@ -10,7 +10,8 @@ asking malloc to serve such blocks from its heap and not to return freed memory 
 the kernel until more than ``_TRIM_BYTES`` of it lies free at the heap's top.
 
 This is process-wide and done once, when the first Session or server starts. Set
-``DISTFLOW_SYSTEM_ALLOCATOR=1`` to leave malloc as it is. Other C libraries than
+``DISTFLOW_SYSTEM_ALLOCATOR=1`` to leave malloc as it is (and platform/blocks.py, which
+keeps blocks of 32 MB and more that malloc would map fresh, to keep none). Other C libraries than
 glibc are left alone.
 """
 
@@ -49,3 +50,4 @@ def retain_freed_memory() -> bool:
         if not ok:
             _log.warning("could not tune malloc for tensor reuse; steps may be slower")
         return ok
+

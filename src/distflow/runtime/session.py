@@ -132,6 +132,7 @@ class BaseSession:
         self._live = LiveSteps()
         if not target:
             allocator.retain_freed_memory()
+            blas.quiet_idle_threads()
             if self._config.intra_op_parallelism_threads > 0:
                 blas.set_threads(self._config.intra_op_parallelism_threads, chosen=True)
             else:

@@ -1,0 +1,60 @@
+"""Intra-op parallelism for the kernels NumPy runs on one core.
+
+A large memory-bound kernel (an optimizer's update, a convolution's patch copy, an
+activation, a pooling gradient) is cut into contiguous pieces along its first dimension,
+as many as the process's BLAS has threads now, and the pieces run at once: the calling
+thread takes the first, a small pool the others, and NumPy releases the GIL in each.
+``blas.get_threads()`` is the one budget for both kinds of parallelism: it already says
+what ``intra_op_parallelism_threads`` asked for, how many tasks share the host, how many
+partitions run at once (each then runs whole) and whether other processes keep the cores
+busy. Work under MIN_BYTES runs whole: handing a piece to a thread costs some 30 us.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from . import blas
+
+MIN_BYTES = 1 << 20  # (a piece of at least half of this, so a hand-off is worth its cost)
+
+_pool: ThreadPoolExecutor | None = None
+_lock = threading.Lock()
+
+
+def _workers() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        with _lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=max(1, min(63, (os.cpu_count() or 2) - 1)),
+                                           thread_name_prefix="distflow-intra-op")
+    return _pool
+
+
+def pieces(n: int, nbytes: int) -> int:
+    """Into how many pieces work over ``n`` items and ``nbytes`` of memory is cut now."""
+    if n < 2 or nbytes < MIN_BYTES:
+        return 1
+    return max(1, min(blas.get_threads() or 1, n, nbytes // (MIN_BYTES // 2)))
+
+
+def run_split(n: int, nbytes: int, fn) -> None:
+    """Calls ``fn(start, stop)`` over [0, n) in pieces of about equal size, at once
+    (see the module docstring); the first error raised in a piece is raised here, once
+    every piece is done."""
+    k = pieces(n, nbytes)
+    if k == 1:
+        fn(0, n)
+        return
+    bounds = [n * i // k for i in range(k + 1)]
+    futures = [_workers().submit(fn, bounds[i], bounds[i + 1]) for i in range(1, k)]
+    try:
+        fn(bounds[0], bounds[1])
+    finally:
+        for future in futures:
+            future.exception()  # (waits: no piece outlives the kernel)
+    for future in futures:
+        future.result()
