@@ -98,21 +98,25 @@ def _lookup() -> "_Library | None":
 
 
 SPIN_VARIABLES = ("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT")
-_IDLE_SPIN = 4  # OpenBLAS's idle threads spin 2**this cycles before they sleep
+# OpenBLAS's idle threads spin 2**this cycles (some 30 us) before they sleep: long enough
+# for the next of an RNN's back-to-back small products, short beside a NumPy pass.
+_IDLE_SPIN = 16
 _quieted = False
 
 
 def quiet_idle_threads() -> bool:
-    """Makes BLAS's idle threads sleep at once instead of spinning, once per process
-    (when the first Session or server starts); True if it did.
+    """Makes BLAS's idle threads sleep soon (2**16 cycles) instead of spinning 2**28, once
+    per process (when the first Session or server starts); True if it did.
 
     OpenBLAS's threads spin about 2**28 cycles (a tenth of a second) after each product
     before they sleep, holding every core they run on. The single-threaded NumPy passes
     between products (an optimizer's update, patches, pooling, activations) then cannot
     use those cores: cut into pieces on the other cores (intra_op.py), Deep MNIST's step
-    ran 2% faster with the spinning threads and 14-17% faster without; other processes
-    on a busy machine lose those cores too. Waking a sleeping thread costs microseconds a
-    product: the MLP step measured the same (39.6-40.9k samples/s against 37.8-39.6k).
+    ran 2% faster with the spinning threads and 14-17% faster with threads that sleep
+    after 2**4, 2**16 or 2**20 cycles; other processes on a busy machine lose those cores
+    too. After 2**4 the LSTM benchmark's many small products were 3-7% slower (each woke
+    the threads); after 2**16 they ran as with OpenBLAS's spin (576-626 samples/s), and
+    the MLP step as before (39.6-40.9k samples/s against 37.8-39.6k).
     An exported ``OPENBLAS_THREAD_TIMEOUT`` (or ``GOTO_THREAD_TIMEOUT``) is left as it is,
     as is ``DISTFLOW_BLAS_SPIN=1``.
     """
