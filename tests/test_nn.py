@@ -196,6 +196,45 @@ def test_conv2d(xs, fs, stride, padding):
     check_gradients(lambda a, b: tf.nn.conv2d(a, b, [1, stride, stride, 1], padding), [x, f], directions=2)
 
 
+def conv_input_grad_np(dy, f, input_shape, stride, padding):
+    """The input gradient written as the adjoint of ``conv_np``: each output position adds
+    its gradient times the filter back onto the window it read."""
+    n, h, w, c = input_shape
+    kh, kw, _, _ = f.shape
+    _, oh, ow, _ = dy.shape
+    top = left = 0
+    if padding == "SAME":
+        top = max((oh - 1) * stride + kh - h, 0) // 2
+        left = max((ow - 1) * stride + kw - w, 0) // 2
+    dx = np.zeros((n, h + 2 * kh + stride * oh, w + 2 * kw + stride * ow, c))  # (room on every side)
+    for i in range(oh):
+        for j in range(ow):
+            r0, c0 = i * stride + kh, j * stride + kw
+            dx[:, r0:r0 + kh, c0:c0 + kw, :] += np.einsum("no,hwco->nhwc", dy[:, i, j, :], f)
+    return dx[:, kh + top:kh + top + h, kw + left:kw + left + w, :]
+
+
+@pytest.mark.parametrize("xs,fs,stride,padding", [
+    ((3, 14, 14, 4), (5, 5, 4, 6), 1, "SAME"), ((2, 6, 9, 3), (3, 2, 3, 2), 1, "SAME"),
+    ((2, 7, 5, 2), (4, 4, 2, 3), 1, "SAME"), ((2, 8, 7, 3), (3, 3, 3, 2), 1, "VALID"),
+    ((2, 20, 18, 3), (3, 3, 3, 2), 1, "VALID"),
+    ((1, 3, 3, 2), (3, 3, 2, 2), 1, "VALID"), ((2, 3, 4, 2), (5, 5, 2, 2), 1, "SAME"),
+    ((2, 9, 9, 2), (3, 3, 2, 3), 2, "SAME")], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv2d_input_gradient_matches_numpy(xs, fs, stride, padding, dtype):
+    """Through both kernels: products added in place by BLAS (stride 1, little padding) and
+    products then adds (the others)."""
+    f = r(*fs).astype(dtype)
+    oh = -(-xs[1] // stride) if padding == "SAME" else (xs[1] - fs[0]) // stride + 1
+    ow = -(-xs[2] // stride) if padding == "SAME" else (xs[2] - fs[1]) // stride + 1
+    dy = r(xs[0], oh, ow, fs[3]).astype(dtype)
+    got = evaluate(tf.nn.conv2d_backprop_input(list(xs), f, dy, [1, stride, stride, 1], padding))
+    assert got.dtype == dtype
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    assert_oracle(got, conv_input_grad_np(dy.astype(np.float64), f.astype(np.float64), xs, stride, padding).astype(dtype),
+                  rtol=tol, atol=tol)
+
+
 def test_conv2d_float32_and_second_order():
     x, f = r(1, 5, 5, 2).astype(np.float32), r(3, 3, 2, 2).astype(np.float32)
     assert_oracle(evaluate(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")), conv_np(x, f, 1, "SAME").astype(np.float32),

@@ -248,6 +248,12 @@ def _operand(x: np.ndarray) -> tuple[int, int] | None:
     return None
 
 
+def gemm_available(dtype) -> bool:
+    """Whether ``gemm`` can multiply arrays of ``dtype``."""
+    found = _library if _library is not None else _lookup()
+    return bool(found) and np.dtype(dtype) in found.gemm
+
+
 def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha: float, beta: float) -> bool:
     """``c[...] = alpha * a @ b + beta * c`` in place, in one BLAS call; False if not done.
 
