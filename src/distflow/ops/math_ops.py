@@ -269,7 +269,17 @@ def _matmul_shape(op):
 
 @register_op("MatMul", shape=_matmul_shape)
 def _matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False):
-    return xp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    a, b = a.T if transpose_a else a, b.T if transpose_b else b
+    if a.shape[0] <= _FEW_ROWS and b.ndim == 2 and b.flags.f_contiguous and not b.flags.c_contiguous \
+            and xp is np:
+        # A few rows times a transposed matrix (a gradient times a layer's weights: g @ W.T)
+        # is faster computed as its transpose, W @ g.T, in OpenBLAS: 85 against 145 us for
+        # [32, 800] x [800, 400], 1.50 against 1.78 ms for [64, 1024] x [1024, 3136].
+        return (b.T @ a.T).T
+    return xp.matmul(a, b)
+
+
+_FEW_ROWS = 128
 
 
 def _batch_matmul_shape(op):
