@@ -322,3 +322,19 @@ def test_nchw_convolution_pooling_and_bias_match_nhwc():
     check_gradients(nchw, [x], directions=2)
     with pytest.raises(ValueError, match="data_format must be 'NHWC' or 'NCHW'"):
         tf.nn.conv2d(tf.constant(x), f, [1, 1, 1, 1], "SAME", data_format="HWNC")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bias_add", [False, True])
+def test_bias_gradient_of_a_large_batch_matches_numpy(dtype, bias_add):
+    """A bias's gradient sums the leading axes (as a product with ones for large arrays)."""
+    x = r(64, 12, 12, 32).astype(dtype)
+    w = r(64, 12, 12, 32).astype(dtype)
+    b = tf.constant(r(32).astype(dtype))
+    y = tf.nn.bias_add(x, b) if bias_add else x + b
+    (grad,) = tf.gradients(tf.reduce_sum(y * w), [b])
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    assert_oracle(evaluate(grad), w.astype(np.float64).sum(axis=(0, 1, 2)).astype(dtype), rtol=tol, atol=tol)
+    small = tf.constant(r(3, 4).astype(dtype))  # (summed by NumPy)
+    (grad,) = tf.gradients(tf.reduce_sum(small + b[:4]), [b])
+    assert_oracle(evaluate(grad), np.concatenate([np.full(4, 3.0), np.zeros(28)]).astype(dtype))

@@ -333,7 +333,7 @@ def _bias_add_kernel(xp, value, bias, *, inplace=False):
 
 @register_op("BiasAddGrad", shape=lambda op: op.inputs[0].shape[-1:] if op.inputs[0].shape.ndims else TensorShape(None))
 def _bias_add_grad_kernel(xp, grad):
-    return grad.reshape(-1, grad.shape[-1]).sum(axis=0)
+    return array_ops.sum_leading_axes(xp, grad, grad.ndim - 1)
 
 
 @register_gradient("BiasAdd")
