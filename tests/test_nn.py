@@ -89,6 +89,19 @@ def test_sparse_softmax_cross_entropy():
         evaluate(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[4, 0, 0, 0, 0, 0], logits=logits))
 
 
+def test_sparse_softmax_cross_entropy_of_large_logits_in_pieces():
+    """Large logits (a language model's [batch, time, vocabulary]) are done in pieces of rows."""
+    logits, labels = r(8, 35, 1000), np.random.default_rng(1).integers(0, 1000, (8, 35))
+    loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    p = softmax_np(logits.reshape(-1, 1000))
+    assert_oracle(evaluate(loss), -np.log(p[np.arange(280), labels.reshape(-1)]).reshape(8, 35), rtol=1e-9)
+    logits_t = tf.constant(logits)
+    (grad,) = tf.gradients(tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                                                          logits=logits_t)), [logits_t])
+    p[np.arange(280), labels.reshape(-1)] -= 1
+    assert_oracle(evaluate(grad), p.reshape(8, 35, 1000), rtol=1e-9, atol=1e-12)
+
+
 def test_bias_add_and_l2_loss():
     x, b = r(2, 3, 4), r(4)
     assert_oracle(evaluate(tf.nn.bias_add(x, b)), x + b)

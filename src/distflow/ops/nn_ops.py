@@ -248,17 +248,24 @@ def _sparse_softmax_xent_kernel(xp, logits, labels):
         bad = labels[(labels < 0) | (labels >= n)].reshape(-1)[0]
         raise errors.InvalidArgumentError(
             None, None, f"Received a label value of {bad} which is outside the valid range of [0, {n}).")
-    # One exp over the logits, the softmax by a division, and the log only where the labels
-    # are: a full log-softmax and a second exp cost 1.8x as much (1120 x 1000 logits).
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    backprop = xp.exp(shifted)
-    total = backprop.sum(axis=-1, keepdims=True)
-    backprop /= total
-    # one row per example: plain fancy indexing (take/put_along_axis cost ~20 us each in Python)
-    rows, cols = xp.arange(labels.size), labels.reshape(-1)
-    loss = (xp.log(total.reshape(-1)) - shifted.reshape(-1, n)[rows, cols]).reshape(labels.shape)
-    backprop.reshape(-1, n)[rows, cols] -= 1
-    return loss, backprop
+    flat, cols = logits.reshape(-1, n), labels.reshape(-1)
+    loss = xp.empty(cols.shape, dtype=logits.dtype)
+    backprop = xp.empty(flat.shape, dtype=logits.dtype)
+
+    def rows_from(a, b):
+        # One exp over the logits, the softmax by a division, and the log only where the
+        # labels are: a full log-softmax and a second exp cost 1.8x as much (1120 x 1000).
+        shifted = xp.subtract(flat[a:b], flat[a:b].max(axis=-1, keepdims=True), out=backprop[a:b])
+        picked = shifted[xp.arange(b - a), cols[a:b]]  # (plain fancy indexing: take_along_axis costs ~20 us)
+        xp.exp(shifted, out=shifted)
+        total = shifted.sum(axis=-1, keepdims=True)
+        shifted /= total
+        xp.subtract(xp.log(total.reshape(-1)), picked, out=loss[a:b])
+        shifted[xp.arange(b - a), cols[a:b]] -= 1
+
+    # (rows in pieces on the cores BLAS may use: 1.3 against 2.3 ms for 1120 x 1000 on two)
+    intra_op.run_split(flat.shape[0], flat.nbytes, rows_from)
+    return loss.reshape(labels.shape), backprop.reshape(logits.shape)
 
 
 @register_gradient("SparseSoftmaxCrossEntropyWithLogits")
