@@ -129,7 +129,7 @@ def test_idle_blas_threads_sleep_unless_the_user_says_otherwise():
     env.pop("OPENBLAS_THREAD_TIMEOUT", None)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     if out.split()[1] == "True":  # (NumPy's own OpenBLAS found)
-        assert out.split()[0] == "16"
+        assert out.split()[0] == "20"
     env["OPENBLAS_THREAD_TIMEOUT"] = "20"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split()[0] == "20"

@@ -98,15 +98,15 @@ def _lookup() -> "_Library | None":
 
 
 SPIN_VARIABLES = ("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT")
-# OpenBLAS's idle threads spin 2**this cycles (some 30 us) before they sleep: long enough
-# for the next of an RNN's back-to-back small products, short beside a NumPy pass.
-_IDLE_SPIN = 16
+# OpenBLAS's idle threads spin 2**this cycles (some 0.4 ms at 2.6 GHz) before they sleep:
+# longer than the NumPy passes between an RNN cell's products, short beside OpenBLAS's own.
+_IDLE_SPIN = 20
 _quieted = False
 
 
 def quiet_idle_threads() -> bool:
-    """Makes BLAS's idle threads sleep soon (2**16 cycles) instead of spinning 2**28, once
-    per process (when the first Session or server starts); True if it did.
+    """Makes BLAS's idle threads sleep sooner (after 2**20 cycles) than OpenBLAS's 2**28,
+    once per process (when the first Session or server starts); True if it did.
 
     OpenBLAS's threads spin about 2**28 cycles (a tenth of a second) after each product
     before they sleep, holding every core they run on. The single-threaded NumPy passes
@@ -114,9 +114,11 @@ def quiet_idle_threads() -> bool:
     use those cores: cut into pieces on the other cores (intra_op.py), Deep MNIST's step
     ran 2% faster with the spinning threads and 14-17% faster with threads that sleep
     after 2**4, 2**16 or 2**20 cycles; other processes on a busy machine lose those cores
-    too. After 2**4 the LSTM benchmark's many small products were 3-7% slower (each woke
-    the threads); after 2**16 they ran as with OpenBLAS's spin (576-626 samples/s), and
-    the MLP step as before (39.6-40.9k samples/s against 37.8-39.6k).
+    too. Sleeping too soon costs a wake-up (some 60 us) per product: on a 2-core AVX-512
+    machine, a [32, 400] x [400, 800] product with 40 us of NumPy work between calls took
+    164 us after 2**16 cycles and 104 us after 2**18 or more; the LSTM benchmark ran
+    1026-1074 samples/s after 2**20 against 853-912 after 2**16, and the MLP step 73-75k
+    against 65-66k (Deep MNIST 1234-1365 against 1348-1384).
     An exported ``OPENBLAS_THREAD_TIMEOUT`` (or ``GOTO_THREAD_TIMEOUT``) is left as it is,
     as is ``DISTFLOW_BLAS_SPIN=1``.
     """
