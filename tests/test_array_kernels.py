@@ -62,6 +62,16 @@ def test_split_even(axis):
         assert_oracle(g, w)
 
 
+def test_split_negative_axis_empty_and_uneven():
+    for got, want in zip(evaluate(tf.split(X, 2, axis=-1)), np.split(X, 2, axis=-1)):
+        assert_oracle(got, want)
+    empty = np.zeros((3, 0), np.float32)
+    assert [g.shape for g in evaluate(tf.split(tf.placeholder_with_default(empty, [None, None]), 2, axis=1))] \
+        == [(3, 0), (3, 0)]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="evenly divisible by 3"):
+        evaluate(tf.split(tf.placeholder_with_default(X, [None] * X.ndim), 3, axis=-1))
+
+
 @pytest.mark.parametrize("sizes,axis", [([1, 3], 2), ([2, -1, 1], 2), ([1, 2], 1), ([2], 0)])
 def test_split_sizes(sizes, axis):
     n = X.shape[axis]

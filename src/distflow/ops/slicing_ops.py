@@ -7,6 +7,7 @@ gradients are in array_grad.py.
 from __future__ import annotations
 
 import builtins
+import itertools
 import numbers
 
 import numpy as np
@@ -40,7 +41,20 @@ def _split_shape(op):
 @register_op("Split", shape=_split_shape, list_output=True,
              dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op.get_attr("num_split"))
 def _split_kernel(xp, axis, x, *, num_split):
-    return tuple(xp.split(x, num_split, axis=int(axis)))
+    axis = normalize_axis(int(axis), x.ndim)
+    size = x.shape[axis]
+    if size % num_split:
+        raise ValueError(f"Dimension size must be evenly divisible by {num_split} but is {size}")
+    step = size // num_split
+    return _views(x, axis, [i * step for i in range(num_split + 1)])
+
+
+def _views(x, axis: int, bounds):
+    """The views of ``x`` between consecutive ``bounds`` along ``axis``: basic slicing, some
+    1 us a piece where ``np.split`` took 20 us for four (an LSTM cell's gates, each step)."""
+    lead = (builtins.slice(None),) * axis
+    bounds = list(bounds)
+    return tuple(x[lead + (builtins.slice(a, b),)] for a, b in zip(bounds, bounds[1:]))
 
 
 def _split_v_shape(op):
@@ -80,7 +94,7 @@ def _split_v_kernel(xp, x, size_splits, axis, *, num_split):
     if sum(sizes) != x.shape[axis] or min(sizes) < 0:
         raise ValueError(f"split sizes {list(size_splits)} do not add up to dimension "
                          f"{x.shape[axis]} of the input along axis {axis}")
-    return tuple(xp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+    return _views(x, normalize_axis(axis, x.ndim), [0, *itertools.accumulate(sizes)])
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[ops.Tensor]:
