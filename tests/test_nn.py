@@ -260,6 +260,15 @@ POOL_CASES = [((2, 5, 5, 3), 2, 2, "VALID"), ((1, 5, 6, 2), 3, 2, "SAME"), ((1, 
               ((1, 7, 7, 2), 3, 3, "VALID")]
 
 
+@pytest.mark.parametrize("k,stride,padding", [(2, 2, "VALID"), (3, 1, "SAME"), (3, 2, "SAME"), (2, 3, "VALID")])
+def test_pooling_of_a_batch_in_pieces(k, stride, padding):
+    """Large enough (over 1 MB) to be pooled by pieces of the batch at once."""
+    x = r(16, 24, 23, 16)
+    args = ([1, k, k, 1], [1, stride, stride, 1], padding)
+    assert_oracle(evaluate(tf.nn.max_pool(x, *args)), pool_np(x, k, stride, padding, np.max))
+    assert_oracle(evaluate(tf.nn.avg_pool(x, *args)), pool_np(x, k, stride, padding, np.mean), rtol=1e-12)
+
+
 @pytest.mark.parametrize("xs,k,stride,padding", POOL_CASES, ids=str)
 def test_pooling(xs, k, stride, padding):
     x = r(*xs)

@@ -288,26 +288,32 @@ def _pool_shape(op):
 
 @register_op("MaxPool", shape=_pool_shape)
 def _max_pool_kernel(xp, x, *, ksize, strides, padding):
-    kh, kw = ksize[1], ksize[2]
-    xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, strides[1], strides[2], padding, fill=-np.inf)
-    if (kh, kw) == (strides[1], strides[2]):  # windows that tile the input: one maximum per position
-        tiles = _tiles(xpad, oh, ow, kh, kw)
-        out = xp.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
+    kh, kw, sh, sw = ksize[1], ksize[2], strides[1], strides[2]
+    xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, sh, sw, padding, fill=-np.inf)
+    return _pool_by_positions(xp, x, xpad, kh, kw, sh, sw, oh, ow, xp.maximum)
 
-        def pool(a, b):
-            t, o = tiles[a:b], out[a:b]
-            if kw > 1:
-                xp.maximum(t[:, :, 0, :, 0], t[:, :, 0, :, 1], out=o)
-            else:
-                xp.copyto(o, t[:, :, 0, :, 0])
-            for i in range(kh):
-                for j in range(kw):
-                    if i or j > 1:
-                        xp.maximum(o, t[:, :, i, :, j], out=o)
 
-        intra_op.run_split(x.shape[0], x.nbytes, pool)
-        return out
-    return window_view(xp, xpad, kh, kw, strides[1], strides[2], oh, ow).max(axis=(3, 4))
+def _pool_by_positions(xp, x, xpad, kh, kw, sh, sw, oh, ow, combine):
+    """The windows of ``xpad`` combined (``xp.maximum``, ``xp.add``) one window position
+    at a time: kh * kw passes over output-sized strided slices, by pieces of the batch at
+    once. Reducing a strided view of all the windows at once (``.max(axis=(3, 4))``) took
+    13.6 ms for 3x3/1 max pooling of 64x28x28x32, against 3.3 ms so (2.9 against 0.85 ms
+    for 2x2/2 average pooling)."""
+    out = xp.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
+    hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
+
+    def pool(a, b):  # (images a to b of the batch)
+        o = out[a:b]
+        for i in range(kh):
+            for j in range(kw):
+                window = xpad[a:b, i:i + hi:sh, j:j + wi:sw, :]
+                if i == j == 0:
+                    xp.copyto(o, window)
+                else:
+                    combine(o, window, out=o)
+
+    intra_op.run_split(x.shape[0], x.nbytes, pool)
+    return out
 
 
 def _tiles(xpad, oh, ow, kh, kw):
@@ -389,8 +395,9 @@ def _avg_counts(xp, h, w, kh, kw, sh, sw, padding, dtype):
 def _avg_pool_kernel(xp, x, *, ksize, strides, padding):
     kh, kw, sh, sw = ksize[1], ksize[2], strides[1], strides[2]
     xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, sh, sw, padding)
-    total = window_view(xp, xpad, kh, kw, sh, sw, oh, ow).sum(axis=(3, 4))
-    return (total / _avg_counts(xp, x.shape[1], x.shape[2], kh, kw, sh, sw, padding, x.dtype)).astype(x.dtype)
+    total = _pool_by_positions(xp, x, xpad, kh, kw, sh, sw, oh, ow, xp.add)
+    total /= _avg_counts(xp, x.shape[1], x.shape[2], kh, kw, sh, sw, padding, x.dtype)
+    return total
 
 
 @register_op("AvgPoolGrad", shape=lambda op: constant_shape(op.inputs[0]),
