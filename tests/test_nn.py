@@ -290,7 +290,8 @@ def test_conv_shape_errors():
 
 @pytest.mark.parametrize("shape, k, s, padding", [((2, 8, 6, 3), 2, 2, "SAME"), ((2, 7, 9, 2), 2, 2, "SAME"),
                                                   ((2, 7, 9, 2), 2, 2, "VALID"), ((1, 9, 9, 2), 3, 3, "SAME"),
-                                                  ((2, 7, 7, 2), 3, 2, "SAME")])
+                                                  ((2, 7, 7, 2), 3, 2, "SAME"), ((2, 6, 7, 2), 3, 1, "SAME"),
+                                                  ((1, 8, 8, 2), 3, 1, "VALID")])
 def test_max_pool_and_its_gradient_with_ties_match_loops(shape, k, s, padding):
     """Windows that tile the input take their own path; ties go to the first maximum in the
     window (row by row), as TensorFlow routes them."""

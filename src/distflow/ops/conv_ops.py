@@ -328,13 +328,26 @@ def _max_pool_grad_kernel(xp, x, y, grad, *, ksize, strides, padding):
     xpad, oh, ow, ph, pw = padded_input(xp, x, kh, kw, sh, sw, padding, fill=-np.inf)
     if (kh, kw) == (sh, sw):
         return _tiled_max_pool_grad(xp, x, xpad, y, grad, oh, ow, ph, pw, kh, kw)
-    windows = window_view(xp, xpad, kh, kw, sh, sw, oh, ow)
-    n, _, _, _, _, c = windows.shape
-    first = windows.transpose(0, 1, 2, 5, 3, 4).reshape(n, oh, ow, c, kh * kw).argmax(axis=-1)
+    # Overlapping windows: a pass per window position over output-sized strided slices, as
+    # in the tiled kernel, each adding where its windows route (an input may be the maximum
+    # of several windows). The argmax over a transposed copy of all the windows took 87 ms
+    # for 3x3/1 pooling of 64x28x28x32, against 20.6 ms so (21 against 4.9 ms for 3x3/2).
     dxpad = xp.zeros(xpad.shape, dtype=grad.dtype)
-    for k in range(kh * kw):
-        i, j = divmod(k, kw)
-        dxpad[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw, :] += grad * (first == k)
+    hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
+
+    def route(a, b):  # (for images a to b of the batch)
+        taken = xp.zeros(y[a:b].shape, dtype=bool)
+        hit = xp.empty(y[a:b].shape, dtype=bool)
+        share = xp.empty(y[a:b].shape, dtype=grad.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                xp.equal(xpad[a:b, i:i + hi:sh, j:j + wi:sw, :], y[a:b], out=hit)
+                xp.greater(hit, taken, out=hit)  # (the first position holding the maximum takes it)
+                taken |= hit
+                xp.multiply(hit, grad[a:b], out=share)
+                dxpad[a:b, i:i + hi:sh, j:j + wi:sw, :] += share
+
+    intra_op.run_split(x.shape[0], x.nbytes, route)
     return dxpad[:, ph:ph + x.shape[1], pw:pw + x.shape[2], :]
 
 
