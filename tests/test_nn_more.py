@@ -339,3 +339,62 @@ def test_fixed_learned_and_all_candidate_samplers():
     with tf.Session() as sess:
         draws = np.concatenate([sess.run(learned[0]) for _ in range(5)])
     assert (draws == 7).mean() > 0.5  # class 7 grows from weight 1 to 251 of 260
+
+
+def depthwise_np(x, f, stride, padding, rate=1):
+    """Output channel c * m + k is input channel c convolved with f[:, :, c, k], by loops."""
+    kh, kw, c, m = f.shape
+    if rate > 1:  # (the atrous filter: rate - 1 zeros between taps)
+        spread = np.zeros(((kh - 1) * rate + 1, (kw - 1) * rate + 1, c, m))
+        spread[::rate, ::rate] = f
+        f, kh, kw = spread, spread.shape[0], spread.shape[1]
+    n, h, w, _ = x.shape
+    if padding == "SAME":
+        oh, ow = -(-h // stride), -(-w // stride)
+        ph, pw = max((oh - 1) * stride + kh - h, 0), max((ow - 1) * stride + kw - w, 0)
+        x = np.pad(x, [(0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)])
+    else:
+        oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+    out = np.zeros((n, oh, ow, c, m))
+    for y in range(oh):
+        for q in range(ow):
+            patch = x[:, y * stride:y * stride + kh, q * stride:q * stride + kw, :]
+            out[:, y, q] = np.einsum("nijc,ijcm->ncm", patch, f)
+    return out.reshape(n, oh, ow, c * m)
+
+
+@pytest.mark.parametrize("xs,fs,stride,padding", [
+    ((2, 7, 8, 3), (3, 3, 3, 2), 1, "SAME"), ((2, 7, 8, 3), (3, 3, 3, 1), 2, "SAME"),
+    ((1, 9, 6, 2), (2, 3, 2, 3), 1, "VALID"), ((2, 8, 8, 2), (3, 3, 2, 1), 3, "VALID"),
+    ((16, 24, 24, 16), (3, 3, 16, 1), 1, "SAME")], ids=str)
+def test_depthwise_conv2d_and_its_gradients_match_numpy(xs, fs, stride, padding):
+    """The last case is large enough to run by pieces of the batch and blocks of images."""
+    rng = np.random.default_rng(12)
+    x, f = rng.standard_normal(xs), rng.standard_normal(fs)
+    want = depthwise_np(x, f, stride, padding)
+    xt, ft = tf.constant(x), tf.constant(f)
+    y = tf.nn.depthwise_conv2d(xt, ft, [1, stride, stride, 1], padding)
+    g = rng.standard_normal(want.shape)
+    dx, df = tf.gradients(tf.reduce_sum(y * g), [xt, ft])
+    got, got_dx, got_df = evaluate([y, dx, df])
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+    # the gradients against the adjoint identity <y(x), g> = <x, dx> and <y(f), g> = <f, df>
+    assert np.sum(want * g) == pytest.approx(np.sum(x * got_dx), rel=1e-9)
+    assert np.sum(want * g) == pytest.approx(np.sum(f * got_df), rel=1e-9)
+    if x.size < 1000:
+        check_gradients(lambda a, b: tf.nn.depthwise_conv2d(a, b, [1, stride, stride, 1], padding), [x, f],
+                        directions=2)
+
+
+def test_depthwise_conv2d_rate_nchw_and_errors():
+    rng = np.random.default_rng(13)
+    x, f = rng.standard_normal((2, 9, 9, 3)), rng.standard_normal((3, 3, 3, 2))
+    got = evaluate(tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME", rate=[2, 2]))
+    np.testing.assert_allclose(got, depthwise_np(x, f, 1, "SAME", rate=2), rtol=1e-10, atol=1e-10)
+    nchw = evaluate(tf.nn.depthwise_conv2d_native(np.transpose(x, [0, 3, 1, 2]), f, [1, 1, 2, 2], "SAME",
+                                                  data_format="NCHW"))
+    np.testing.assert_allclose(np.transpose(nchw, [0, 2, 3, 1]), depthwise_np(x, f, 2, "SAME"), rtol=1e-10)
+    with pytest.raises(ValueError, match="strides > 1 not supported in conjunction with rate > 1"):
+        tf.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME", rate=[2, 2])
+    with pytest.raises(ValueError, match="Depth of input"):
+        tf.nn.depthwise_conv2d(x, rng.standard_normal((3, 3, 4, 1)), [1, 1, 1, 1], "SAME")

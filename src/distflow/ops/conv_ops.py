@@ -7,6 +7,7 @@ needs.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -497,3 +498,143 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
             f = dilate_filter(ops.convert_to_tensor(f), rates[1], rates[2])
         return conv2d_backprop_input(output_shape, f, value, strides, padding, data_format=data_format,
                                      name=scope)
+
+
+# ---------------------------------------------------------------------------
+# Depthwise convolution: each input channel with its own [h, w] filters
+#
+# One pass per filter position over output-sized strided slices (as pooling), by pieces of
+# the batch at once: a depthwise product has no inner dimension for a GEMM to use (each
+# output reads one channel), and TensorFlow's DepthwiseConv2dNative is such a loop too.
+
+
+def _depthwise_geometry(x_shape, f_shape, strides, padding):
+    _, h, w, _ = x_shape
+    kh, kw, _, _ = f_shape
+    oh, ph = conv_output_size(h, kh, strides[1], padding)
+    ow, pw = conv_output_size(w, kw, strides[2], padding)
+    return oh, ow, ph, pw, (oh - 1) * strides[1] + 1, (ow - 1) * strides[2] + 1
+
+
+def _depthwise_shape(op):
+    x, f = op.inputs
+    strides, padding = op.get_attr("strides"), op.get_attr("padding")
+    xs = x.shape.with_rank(4) if x.shape.ndims is not None else TensorShape([None] * 4)
+    fs = f.shape.with_rank(4) if f.shape.ndims is not None else TensorShape([None] * 4)
+    if xs[3].value is not None and fs[2].value is not None and xs[3].value != fs[2].value:
+        raise ValueError(f"Depth of input ({xs[3].value}) must equal the filter's in-depth ({fs[2].value})")
+    oh = conv_output_size(xs[1].value, fs[0].value, strides[1], padding)[0] if fs[0].value is not None else None
+    ow = conv_output_size(xs[2].value, fs[1].value, strides[2], padding)[0] if fs[1].value is not None else None
+    depth = fs[2].value * fs[3].value if fs[2].value is not None and fs[3].value is not None else None
+    return TensorShape([xs[0].value, oh, ow, depth])
+
+
+_BLOCK_BYTES = 1 << 19  # images at a time whose output stays in cache across the kh*kw passes
+
+
+def _by_blocks(n: int, image_bytes: int, fn) -> None:
+    """``fn(start, stop)`` over [0, n) images: in pieces on the cores BLAS may use, and in
+    each piece by blocks of images whose working set stays in cache (one image of 32x32x64
+    float32: 9.5 against 15.9 ms for a 3x3 depthwise pass over 32 of them whole)."""
+    block = max(1, _BLOCK_BYTES // max(1, image_bytes))
+
+    def piece(a, b):
+        for start in range(a, b, block):
+            fn(start, min(start + block, b))
+
+    intra_op.run_split(n, n * image_bytes, piece)
+
+
+@register_op("DepthwiseConv2dNative", shape=_depthwise_shape)
+def _depthwise_kernel(xp, x, f, *, strides, padding):
+    kh, kw, c, m = f.shape
+    sh, sw = strides[1], strides[2]
+    xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, sh, sw, padding)
+    hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
+    # (a multiplier of 1 keeps the channels the last axis: NumPy's inner loop runs along it)
+    out = xp.zeros((x.shape[0], oh, ow, c) if m == 1 else (x.shape[0], oh, ow, c, m), dtype=x.dtype)
+    taps = f[..., 0] if m == 1 else f
+
+    def convolve(a, b):  # (images a to b)
+        o = out[a:b]
+        part = xp.empty(o.shape, dtype=x.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                window = xpad[a:b, i:i + hi:sh, j:j + wi:sw, :]
+                xp.multiply(window if m == 1 else window[..., None], taps[i, j], out=part)
+                o += part
+
+    _by_blocks(x.shape[0], out[0].nbytes, convolve)
+    return out.reshape(x.shape[0], oh, ow, c * m)
+
+
+@register_op("DepthwiseConv2dNativeBackpropInput", shape=lambda op: constant_shape(op.inputs[0]),
+             dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _depthwise_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding):
+    n, h, w, c = input_sizes.tolist()
+    kh, kw, _, m = f.shape
+    sh, sw = strides[1], strides[2]
+    oh, ow, ph, pw, hi, wi = _depthwise_geometry((n, h, w, c), f.shape, strides, padding)
+    dxpad = xp.zeros((n, max(h + ph, hi + kh - 1), max(w + pw, wi + kw - 1), c), dtype=dy.dtype)
+    dy = dy.reshape((n, oh, ow, c) if m == 1 else (n, oh, ow, c, m))
+    taps = f[..., 0] if m == 1 else f
+
+    def route(a, b):  # (images a to b)
+        part = xp.empty(dy[a:b].shape, dtype=dy.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                xp.multiply(dy[a:b], taps[i, j], out=part)
+                dxpad[a:b, i:i + hi:sh, j:j + wi:sw, :] += part if m == 1 else part.sum(axis=-1)
+
+    _by_blocks(n, dxpad[0].nbytes, route)
+    return dxpad[:, ph:ph + h, pw:pw + w, :]
+
+
+@register_op("DepthwiseConv2dNativeBackpropFilter", shape=lambda op: constant_shape(op.inputs[1]),
+             dtype=lambda op: op.inputs[0].dtype.base_dtype)
+def _depthwise_backprop_filter_kernel(xp, x, filter_sizes, dy, *, strides, padding):
+    kh, kw, c, m = (int(d) for d in filter_sizes)
+    sh, sw = strides[1], strides[2]
+    xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, sh, sw, padding)
+    hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
+    n = x.shape[0]
+    dy = dy.reshape(n, oh, ow, c, m)
+    partials = []  # (one [kh, kw, c, m] sum per block of images, added at the end)
+
+    def gather(a, b):  # (images a to b)
+        df = xp.empty((kh, kw, c, m), dtype=dy.dtype)
+        part = xp.empty((b - a, oh, ow, c), dtype=dy.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                window = xpad[a:b, i:i + hi:sh, j:j + wi:sw, :]
+                for k in range(m):  # (window * dy summed over images and positions, per channel)
+                    xp.multiply(window, dy[a:b, ..., k], out=part)
+                    df[i, j, :, k] = part.reshape(-1, c).sum(axis=0)
+        partials.append(df)
+
+    _by_blocks(n, dy[0].nbytes, gather)
+    return functools.reduce(xp.add, partials, xp.zeros((kh, kw, c, m), dtype=dy.dtype))
+
+
+@register_gradient("DepthwiseConv2dNative")
+def _depthwise_grad(op, grad):
+    x, f = op.inputs
+    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
+    return (make_tensor("DepthwiseConv2dNativeBackpropInput", [shape_of(x), f, grad], attrs),
+            make_tensor("DepthwiseConv2dNativeBackpropFilter", [x, shape_of(f), grad], attrs))
+
+
+@register_gradient("DepthwiseConv2dNativeBackpropInput")
+def _depthwise_backprop_input_grad(op, grad):
+    _, f, dy = op.inputs
+    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
+    return (None, make_tensor("DepthwiseConv2dNativeBackpropFilter", [grad, shape_of(f), dy], attrs),
+            make_tensor("DepthwiseConv2dNative", [grad, f], attrs))
+
+
+@register_gradient("DepthwiseConv2dNativeBackpropFilter")
+def _depthwise_backprop_filter_grad(op, grad):
+    x, _, dy = op.inputs
+    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
+    return (make_tensor("DepthwiseConv2dNativeBackpropInput", [shape_of(x), grad, dy], attrs), None,
+            make_tensor("DepthwiseConv2dNative", [x, grad], attrs))

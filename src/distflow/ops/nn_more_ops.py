@@ -12,8 +12,7 @@ from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, reduction_ops, slicing_ops
 from .conv3d_ops import conv3d_transpose
-from .gradients_impl import gradients
-from .op_util import constant_value, make_op, make_tensor
+from .op_util import FLOATS, constant_value, make_op, make_tensor
 from .random_ops import seeded_generator, seed_attrs
 
 # ---------------------------------------------------------------------------
@@ -91,18 +90,40 @@ def convolution(input, filter, padding, strides=None, dilation_rate=None, name=N
 
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002
                      dilations=None):
-    """Each input channel convolved with its own ``channel_multiplier`` filters ([h, w, in, multiplier])."""
-    with ops.name_scope(name, "depthwise", [input, filter]):
-        x = ops.convert_to_tensor(input)
-        f = ops.convert_to_tensor(filter, dtype=x.dtype.base_dtype)
-        channels = f.shape[2].value
-        if channels is None:
-            raise ValueError("depthwise_conv2d needs the filter's channel count known")
-        outputs = [conv_ops.conv2d(x[..., c:c + 1], f[:, :, c:c + 1, :], strides, padding) for c in range(channels)]
-        return slicing_ops.concat(outputs, axis=3) if channels > 1 else outputs[0]
+    """Each input channel convolved with its own ``channel_multiplier`` filters
+    ([h, w, in, multiplier]): output channel ``c * multiplier + k`` is input channel ``c``
+    with filter ``[:, :, c, k]``. ``rate`` (or ``dilations``) > 1 is the atrous form, which
+    needs strides of 1 (as in TensorFlow)."""
+    rate = rate if rate is not None else (list(dilations)[1:3] if dilations is not None and len(dilations) == 4
+                                          else dilations)
+    rate = [1, 1] if rate is None else [int(v) for v in rate]
+    if len(rate) != 2 or min(rate) < 1:
+        raise ValueError(f"rate must be two positive integers, got {rate}")
+    if rate != [1, 1] and list(strides)[1:3] != [1, 1]:
+        raise ValueError("strides > 1 not supported in conjunction with rate > 1")
+    return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format,
+                                   dilations=[1, rate[0], rate[1], 1], name=name or "depthwise")
 
 
-depthwise_conv2d_native = depthwise_conv2d
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
+                            dilations=(1, 1, 1, 1), name=None):
+    """TensorFlow's DepthwiseConv2dNative: ``depthwise_conv2d`` with NHWC (or NCHW) strides
+    and dilations."""
+    if conv_ops._is_nchw(data_format):
+        return conv_ops._nchw(lambda t: depthwise_conv2d_native(
+            t, filter, conv_ops._nhwc_order(strides, "strides"), padding,
+            dilations=conv_ops._nhwc_order(dilations, "dilations")), input, name)
+    x = ops.convert_to_tensor(input)
+    f = ops.convert_to_tensor(filter, dtype=x.dtype.base_dtype)
+    if x.dtype.base_dtype not in FLOATS:
+        raise TypeError(f"depthwise_conv2d needs a floating input, got {x.dtype.name}")
+    attrs = {"strides": conv_ops._check_4("strides", strides), "padding": conv_ops._check_padding(padding)}
+    dilations = conv_ops._check_4("dilations", dilations)
+    if dilations != [1, 1, 1, 1]:
+        if attrs["strides"] != [1, 1, 1, 1]:
+            raise ValueError("depthwise_conv2d with dilations > 1 needs strides of 1")
+        f = conv_ops.dilate_filter(f, dilations[1], dilations[2])
+    return make_tensor("DepthwiseConv2dNative", [x, f], attrs, name or "DepthwiseConv2dNative")
 
 
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None,  # noqa: A002
@@ -301,22 +322,25 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
 def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                                            name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its input (of shape ``input_sizes``)."""
-    with ops.name_scope(name, "DepthwiseConv2dNativeBackpropInput"):
-        f = ops.convert_to_tensor(filter)
-        x = array_ops.zeros(input_sizes, dtype=f.dtype.base_dtype)
-        return gradients(depthwise_conv2d(x, f, strides, padding), x, grad_ys=out_backprop)[0]
+    conv_ops._check_format(data_format, "depthwise_conv2d's gradients")
+    f = ops.convert_to_tensor(filter)
+    dy = ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)
+    sizes = ops.convert_to_tensor(input_sizes, dtype=dtypes.int32)
+    attrs = {"strides": conv_ops._check_4("strides", strides), "padding": conv_ops._check_padding(padding)}
+    return make_tensor("DepthwiseConv2dNativeBackpropInput", [sizes, f, dy], attrs,
+                       name or "DepthwiseConv2dNativeBackpropInput")
 
 
 def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                                             name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its filter (of shape ``filter_sizes``)."""
-    with ops.name_scope(name, "DepthwiseConv2dNativeBackpropFilter"):
-        x = ops.convert_to_tensor(input)
-        sizes = constant_value(ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32))
-        if sizes is None:
-            raise ValueError("depthwise_conv2d_native_backprop_filter needs filter_sizes known when the graph is built")
-        f = array_ops.zeros([int(v) for v in sizes], dtype=x.dtype.base_dtype)
-        return gradients(depthwise_conv2d(x, f, strides, padding), f, grad_ys=out_backprop)[0]
+    conv_ops._check_format(data_format, "depthwise_conv2d's gradients")
+    x = ops.convert_to_tensor(input)
+    dy = ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)
+    sizes = ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32)
+    attrs = {"strides": conv_ops._check_4("strides", strides), "padding": conv_ops._check_padding(padding)}
+    return make_tensor("DepthwiseConv2dNativeBackpropFilter", [x, sizes, dy], attrs,
+                       name or "DepthwiseConv2dNativeBackpropFilter")
 
 
 depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input
