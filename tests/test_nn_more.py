@@ -61,6 +61,10 @@ def test_xw_plus_b_l2_normalize_softplus_and_lrn():
     want = img / (bias + alpha * window) ** beta
     got = evaluate(tf.nn.local_response_normalization(img, radius, bias, alpha, beta))
     assert_oracle(got, want, rtol=1e-12)
+    # float32, and a window wider than the depth (every channel sums them all)
+    wide = img / (bias + alpha * sq.sum(-1, keepdims=True)) ** beta
+    got32 = evaluate(tf.nn.lrn(img.astype(np.float32), 7, bias, alpha, beta))
+    assert_oracle(got32, wide.astype(np.float32), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", ["top_k", "softplus", "lrn", "gather_nd", "scatter_nd", "sin_cos",
