@@ -262,3 +262,17 @@ def test_range():
     assert_oracle(evaluate(tf.range(1, 10, 3)), np.arange(1, 10, 3, dtype=np.int32))
     assert_oracle(evaluate(tf.range(0.0, 1.0, 0.25)), np.arange(0, 1, 0.25, dtype=np.float32))
     assert evaluate(tf.range(0.0, 1.0, 0.25)).shape == tuple(tf.range(0.0, 1.0, 0.25).shape.as_list())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary_kernels_of_large_arrays_in_pieces(dtype):
+    """Over 1 MB: computed in pieces at once, into a new array or (its input dead) in place."""
+    x = np.random.default_rng(3).standard_normal((300, 1000)).astype(dtype)
+    fns = {"sigmoid": (tf.sigmoid, lambda v: 1 / (1 + np.exp(-v))), "exp": (tf.exp, np.exp),
+           "tanh": (tf.tanh, np.tanh), "neg": (tf.negative, np.negative), "square": (tf.square, np.square)}
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for fn, want in fns.values():
+        t = tf.constant(x)
+        got_new, got_in_place = evaluate([fn(t), fn(t * 2)])  # (t * 2 is dead once read)
+        assert_oracle(got_new, want(x.astype(np.float64)).astype(dtype), rtol=tol, atol=tol)
+        assert_oracle(got_in_place, want(2 * x.astype(np.float64)).astype(dtype), rtol=tol, atol=tol)

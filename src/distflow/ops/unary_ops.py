@@ -7,8 +7,11 @@ Each kernel may write into its input when the runtime says the input is dead
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_op
+from . import intra_op
 from .op_util import COMPLEX, FLOATS, NUMBERS, SIGNED, check_dtype, make_tensor, unary_shape, writable_like
 
 
@@ -39,7 +42,15 @@ _UNARY = {
 
 def _unary_kernel(expression):
     def kernel(xp, x, *, inplace=False):
-        return expression(xp, x, writable_like(x) if inplace else None)
+        out = writable_like(x) if inplace else None
+        if xp is np and x.dtype.kind == "f" and x.nbytes >= intra_op.MIN_BYTES and x.flags.c_contiguous:
+            # In pieces on the cores BLAS may use, each writing its part of one output (on two
+            # cores, for 32x32x32x64 float32: sigmoid 1.05 against 2.4 ms, exp 0.65 against 0.82).
+            out = np.empty_like(x) if out is None else out
+            flat_x, flat_out = x.reshape(-1), out.reshape(-1)
+            intra_op.run_split(flat_x.size, x.nbytes, lambda a, b: expression(xp, flat_x[a:b], flat_out[a:b]))
+            return out
+        return expression(xp, x, out)
 
     return kernel
 
