@@ -361,3 +361,13 @@ def test_bias_gradient_of_a_large_batch_matches_numpy(dtype, bias_add):
     small = tf.constant(r(3, 4).astype(dtype))  # (summed by NumPy)
     (grad,) = tf.gradients(tf.reduce_sum(small + b[:4]), [b])
     assert_oracle(evaluate(grad), np.concatenate([np.full(4, 3.0), np.zeros(28)]).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_log_softmax_and_elu_of_large_arrays_in_pieces(dtype):
+    x = np.random.default_rng(4).standard_normal((64, 30, 100)).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    x64 = x.astype(np.float64)
+    assert_oracle(evaluate(tf.nn.softmax(x)), softmax_np(x64).astype(dtype), rtol=tol, atol=tol)
+    assert_oracle(evaluate(tf.nn.log_softmax(x)), np.log(softmax_np(x64)).astype(dtype), rtol=tol, atol=tol)
+    assert_oracle(evaluate(tf.nn.elu(x)), np.where(x64 > 0, x64, np.expm1(x64)).astype(dtype), rtol=tol, atol=tol)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
@@ -90,7 +92,14 @@ def relu6(features, name=None) -> ops.Tensor:
 
 @register_op("Elu", shape=same_shape)
 def _elu_kernel(xp, x):
-    return xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0)))
+    # exp(x) - 1 for x < 0, as TensorFlow's kernel computes it: NumPy's exp is vectorised
+    # where its expm1 is not (32x32x32x64 float32, in pieces: 5.4 against 9.3 ms).
+    def elu(part):
+        negative = xp.exp(xp.minimum(part, 0))
+        negative -= 1
+        return xp.where(part > 0, part, negative)
+
+    return _by_rows(xp, x, elu)
 
 
 @register_op("EluGrad", shape=same_shape)
@@ -159,14 +168,29 @@ def _log_softmax_of(xp, x):
     return shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
 
 
+def _by_rows(xp, x, fn):
+    """``fn(rows)`` of ``x``'s rows (its last axis), by pieces of rows at once on the cores
+    BLAS may use when ``x`` is large (softmax of 32768 x 64 float32: 3.5 against 6.0 ms)."""
+    if xp is not np or x.ndim == 0 or x.nbytes < intra_op.MIN_BYTES:
+        return fn(x)
+    rows = x.reshape(-1, x.shape[-1])
+    out = np.empty(rows.shape, dtype=x.dtype)
+
+    def piece(a, b):
+        out[a:b] = fn(rows[a:b])
+
+    intra_op.run_split(rows.shape[0], x.nbytes, piece)
+    return out.reshape(x.shape)
+
+
 @register_op("Softmax", shape=same_shape)
 def _softmax_kernel(xp, logits):
-    return _softmax_of(xp, logits)
+    return _by_rows(xp, logits, lambda rows: _softmax_of(xp, rows))
 
 
 @register_op("LogSoftmax", shape=same_shape)
 def _log_softmax_kernel(xp, logits):
-    return _log_softmax_of(xp, logits)
+    return _by_rows(xp, logits, lambda rows: _log_softmax_of(xp, rows))
 
 
 @register_gradient("Softmax")
