@@ -276,3 +276,19 @@ def test_unary_kernels_of_large_arrays_in_pieces(dtype):
         got_new, got_in_place = evaluate([fn(t), fn(t * 2)])  # (t * 2 is dead once read)
         assert_oracle(got_new, want(x.astype(np.float64)).astype(dtype), rtol=tol, atol=tol)
         assert_oracle(got_in_place, want(2 * x.astype(np.float64)).astype(dtype), rtol=tol, atol=tol)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (NumPy's, for the empty mean)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_and_means_over_leading_axes(dtype):
+    """A batch's positions reduced per channel (BLAS sums large ones), any axis order, kept or not."""
+    x = np.random.default_rng(5).standard_normal((32, 20, 20, 16)).astype(dtype)
+    x64 = x.astype(np.float64)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    got = evaluate([tf.reduce_sum(x, [0, 1, 2]), tf.reduce_mean(x, [2, 0, 1], keepdims=True),
+                    tf.reduce_mean(x, [-4, -3]), tf.reduce_sum(x[:2, :2], [0])])
+    want = [x64.sum((0, 1, 2)), x64.mean((0, 1, 2), keepdims=True), x64.mean((0, 1)), x64[:2, :2].sum(0)]
+    for g, w in zip(got, want):
+        assert_oracle(g, w.astype(dtype), rtol=tol, atol=tol * 100)
+    empty = evaluate(tf.reduce_mean(tf.placeholder_with_default(np.zeros((0, 3), dtype), [None, 3]), [0]))
+    assert np.isnan(empty).all()
