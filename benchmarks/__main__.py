@@ -225,11 +225,17 @@ def run_all(tf_python: str | None, quick: bool) -> Table:
               target=">= 1.0x TF", met=df["in-graph x2"] >= tf["in-graph x2"] if tf else None)
 
     print("sync replicas with a straggler", flush=True)
+    # (healthy and stalled runs in turn, the ratio of their medians: one pair of runs has
+    # given 0.89-1.05 on this VM, the healthy rate alone moving 155-166 steps/s)
+    healthy_rates, stalled_rates = [], []
     with tempfile.TemporaryDirectory() as workdir:
         train_steps = size(400, 100)
-        healthy = bench_sync.run(2, train_steps, 0.0, workdir)
-        stalled = bench_sync.run(2, train_steps, 10 * healthy["secs_per_local_step"], workdir)
-    kept = stalled["global_steps_per_sec"] / healthy["global_steps_per_sec"]
+        for _ in range(repeats):
+            healthy = bench_sync.run(2, train_steps, 0.0, workdir)
+            stalled = bench_sync.run(2, train_steps, 10 * healthy["secs_per_local_step"], workdir)
+            healthy_rates.append(healthy["global_steps_per_sec"])
+            stalled_rates.append(stalled["global_steps_per_sec"])
+    kept = float(np.median(stalled_rates) / np.median(healthy_rates))
     table.add("sync 2 of 3 with a 10x straggler: steps/s kept", kept, target=">= 0.9", met=kept >= 0.9)
 
     print("import", flush=True)
