@@ -69,6 +69,7 @@ def test_kernels_in_pieces_match_numpy(in_pieces):
 
 
 def test_adam_in_pieces_matches_numpy(in_pieces):
+    """Adam on a variable large enough to update chunk by chunk, whole and in pieces."""
     rng = np.random.default_rng(1)
     n = 300_001  # (chunks of 65536 elements, cut among three pieces; the last one short)
     w0, g = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)

@@ -320,22 +320,3 @@ def test_concurrent_towers_update_only_after_the_other_tower_has_read_the_variab
                 assert_oracle(got, w, rtol=1e-9, atol=1e-9)
 
 
-def test_adam_on_a_large_variable_matches_numpy():
-    # (above 262144 elements the update runs chunk by chunk)
-    rng = np.random.default_rng(0)
-    n = 300_001
-    w0, g = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
-    v = tf.Variable(w0)
-    grad = tf.placeholder(tf.float32, [n])
-    train = tf.train.AdamOptimizer(0.01).apply_gradients([(grad, v)])
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        for _ in range(3):
-            sess.run(train, {grad: g})
-        got = sess.run(v)
-    m, s, w = np.zeros(n), np.zeros(n), w0.astype(np.float64)
-    for t in range(1, 4):
-        m = 0.9 * m + 0.1 * g
-        s = 0.999 * s + 0.001 * g * g
-        w = w - 0.01 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * m / (np.sqrt(s) + 1e-8)
-    assert np.allclose(got, w, atol=1e-6)

@@ -13,8 +13,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from .array_ops import shape
-from .conv_ops import conv_output_size
+from .array_ops import shape_of
+from .conv_ops import conv_output_size, register_convolution_gradients
 from .op_util import FLOATS, constant_shape, make_tensor
 
 
@@ -105,24 +105,7 @@ def _conv3d_backprop_filter_kernel(xp, x, filter_sizes, grad, *, strides, paddin
     return out.transpose(1, 2, 3, 0, 4).astype(x.dtype)
 
 
-def _shape_of(t):
-    return shape(t)
-
-
-@register_gradient("Conv3D")
-def _conv3d_grad(op, grad):
-    x, f = op.inputs
-    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
-    return (make_tensor("Conv3DBackpropInputV2", [_shape_of(x), f, grad], attrs),
-            make_tensor("Conv3DBackpropFilterV2", [x, _shape_of(f), grad], attrs))
-
-
-@register_gradient("Conv3DBackpropInputV2")
-def _conv3d_backprop_input_grad(op, grad):
-    _, f, value = op.inputs
-    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
-    return (None, make_tensor("Conv3DBackpropFilterV2", [grad, _shape_of(f), value], attrs),
-            make_tensor("Conv3D", [grad, f], attrs))
+register_convolution_gradients("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")
 
 
 def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", dilations=(1, 1, 1, 1, 1),  # noqa: A002
@@ -230,7 +213,7 @@ def _max_pool3d_grad(op, grad):
 @register_gradient("AvgPool3D")
 def _avg_pool3d_grad(op, grad):
     attrs = {a: op.get_attr(a) for a in ("ksize", "strides", "padding")}
-    return (make_tensor("AvgPool3DGrad", [_shape_of(op.inputs[0]), grad], attrs),)
+    return (make_tensor("AvgPool3DGrad", [shape_of(op.inputs[0]), grad], attrs),)
 
 
 def _pool3d(op_type, input, ksize, strides, padding, data_format, name):  # noqa: A002

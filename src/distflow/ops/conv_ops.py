@@ -68,7 +68,9 @@ def window_view(xp, xpad, kh, kw, sh, sw, oh, ow):
         writeable=False)
 
 
-def _conv_shape(op):
+def _conv_shape(op, depthwise: bool = False):
+    """[N, OH, OW, out]: out is the filter's last dimension, or for a depthwise filter
+    [h, w, in, multiplier] in * multiplier."""
     x, f = op.inputs
     strides = op.get_attr("strides")
     padding = op.get_attr("padding")
@@ -78,7 +80,10 @@ def _conv_shape(op):
         raise ValueError(f"Depth of input ({xs[3].value}) must equal the filter's in-depth ({fs[2].value})")
     oh = conv_output_size(xs[1].value, fs[0].value, strides[1], padding)[0] if fs[0].value is not None else None
     ow = conv_output_size(xs[2].value, fs[1].value, strides[2], padding)[0] if fs[1].value is not None else None
-    return TensorShape([xs[0].value, oh, ow, fs[3].value])
+    out = fs[3].value
+    if depthwise:
+        out = fs[2].value * fs[3].value if fs[2].value is not None and fs[3].value is not None else None
+    return TensorShape([xs[0].value, oh, ow, out])
 
 
 def im2col(xp, x, kh, kw, strides, padding):
@@ -178,29 +183,33 @@ def _accumulated_input_grad(dy, f, h, w, ph, pw):
     return out[:rows].reshape(n, sd, wd, c)[:, ph:ph + h, pw:pw + w, :]
 
 
-@register_gradient("Conv2D")
-def _conv2d_grad(op, grad):
-    x, f = op.inputs
-    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
-    dx = make_tensor("Conv2DBackpropInput", [shape_of(x), f, grad], attrs, "Conv2DBackpropInput")
-    df = make_tensor("Conv2DBackpropFilter", [x, shape_of(f), grad], attrs, "Conv2DBackpropFilter")
-    return dx, df
+def register_convolution_gradients(forward: str, input_grad: str, filter_grad: str) -> None:
+    """The gradients of a convolution op and of its two gradient ops, each linear in both
+    of its tensors: ``input_grad(x_shape, f, dy)`` and ``filter_grad(x, f_shape, dy)``
+    are the forward op's adjoints, and each of the three is the others' gradient."""
+    def attrs_of(op):
+        return {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
+
+    @register_gradient(forward)
+    def _forward_grad(op, grad):
+        x, f = op.inputs
+        return (make_tensor(input_grad, [shape_of(x), f, grad], attrs_of(op), input_grad),
+                make_tensor(filter_grad, [x, shape_of(f), grad], attrs_of(op), filter_grad))
+
+    @register_gradient(input_grad)
+    def _input_grad_grad(op, grad):
+        _, f, dy = op.inputs
+        return (None, make_tensor(filter_grad, [grad, shape_of(f), dy], attrs_of(op), filter_grad),
+                make_tensor(forward, [grad, f], attrs_of(op), forward))
+
+    @register_gradient(filter_grad)
+    def _filter_grad_grad(op, grad):
+        x, _, dy = op.inputs
+        return (make_tensor(input_grad, [shape_of(x), grad, dy], attrs_of(op), input_grad), None,
+                make_tensor(forward, [x, grad], attrs_of(op), forward))
 
 
-@register_gradient("Conv2DBackpropInput")
-def _conv2d_backprop_input_grad(op, grad):
-    _, f, dy = op.inputs
-    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
-    return (None, make_tensor("Conv2DBackpropFilter", [grad, shape_of(f), dy], attrs),
-            make_tensor("Conv2D", [grad, f], attrs))
-
-
-@register_gradient("Conv2DBackpropFilter")
-def _conv2d_backprop_filter_grad(op, grad):
-    x, _, dy = op.inputs
-    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
-    return (make_tensor("Conv2DBackpropInput", [shape_of(x), grad, dy], attrs), None,
-            make_tensor("Conv2D", [x, grad], attrs))
+register_convolution_gradients("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
 
 
 def _check_format(data_format, what: str = "this op"):
@@ -516,19 +525,6 @@ def _depthwise_geometry(x_shape, f_shape, strides, padding):
     return oh, ow, ph, pw, (oh - 1) * strides[1] + 1, (ow - 1) * strides[2] + 1
 
 
-def _depthwise_shape(op):
-    x, f = op.inputs
-    strides, padding = op.get_attr("strides"), op.get_attr("padding")
-    xs = x.shape.with_rank(4) if x.shape.ndims is not None else TensorShape([None] * 4)
-    fs = f.shape.with_rank(4) if f.shape.ndims is not None else TensorShape([None] * 4)
-    if xs[3].value is not None and fs[2].value is not None and xs[3].value != fs[2].value:
-        raise ValueError(f"Depth of input ({xs[3].value}) must equal the filter's in-depth ({fs[2].value})")
-    oh = conv_output_size(xs[1].value, fs[0].value, strides[1], padding)[0] if fs[0].value is not None else None
-    ow = conv_output_size(xs[2].value, fs[1].value, strides[2], padding)[0] if fs[1].value is not None else None
-    depth = fs[2].value * fs[3].value if fs[2].value is not None and fs[3].value is not None else None
-    return TensorShape([xs[0].value, oh, ow, depth])
-
-
 _BLOCK_BYTES = 1 << 19  # images at a time whose output stays in cache across the kh*kw passes
 
 
@@ -545,7 +541,7 @@ def _by_blocks(n: int, image_bytes: int, fn) -> None:
     intra_op.run_split(n, n * image_bytes, piece)
 
 
-@register_op("DepthwiseConv2dNative", shape=_depthwise_shape)
+@register_op("DepthwiseConv2dNative", shape=lambda op: _conv_shape(op, depthwise=True))
 def _depthwise_kernel(xp, x, f, *, strides, padding):
     kh, kw, c, m = f.shape
     sh, sw = strides[1], strides[2]
@@ -616,25 +612,5 @@ def _depthwise_backprop_filter_kernel(xp, x, filter_sizes, dy, *, strides, paddi
     return functools.reduce(xp.add, partials, xp.zeros((kh, kw, c, m), dtype=dy.dtype))
 
 
-@register_gradient("DepthwiseConv2dNative")
-def _depthwise_grad(op, grad):
-    x, f = op.inputs
-    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
-    return (make_tensor("DepthwiseConv2dNativeBackpropInput", [shape_of(x), f, grad], attrs),
-            make_tensor("DepthwiseConv2dNativeBackpropFilter", [x, shape_of(f), grad], attrs))
-
-
-@register_gradient("DepthwiseConv2dNativeBackpropInput")
-def _depthwise_backprop_input_grad(op, grad):
-    _, f, dy = op.inputs
-    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
-    return (None, make_tensor("DepthwiseConv2dNativeBackpropFilter", [grad, shape_of(f), dy], attrs),
-            make_tensor("DepthwiseConv2dNative", [grad, f], attrs))
-
-
-@register_gradient("DepthwiseConv2dNativeBackpropFilter")
-def _depthwise_backprop_filter_grad(op, grad):
-    x, _, dy = op.inputs
-    attrs = {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
-    return (make_tensor("DepthwiseConv2dNativeBackpropInput", [shape_of(x), grad, dy], attrs), None,
-            make_tensor("DepthwiseConv2dNative", [x, grad], attrs))
+register_convolution_gradients("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                               "DepthwiseConv2dNativeBackpropFilter")

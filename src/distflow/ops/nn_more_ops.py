@@ -322,25 +322,25 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
 def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                                            name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its input (of shape ``input_sizes``)."""
-    conv_ops._check_format(data_format, "depthwise_conv2d's gradients")
     f = ops.convert_to_tensor(filter)
-    dy = ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)
-    sizes = ops.convert_to_tensor(input_sizes, dtype=dtypes.int32)
-    attrs = {"strides": conv_ops._check_4("strides", strides), "padding": conv_ops._check_padding(padding)}
-    return make_tensor("DepthwiseConv2dNativeBackpropInput", [sizes, f, dy], attrs,
-                       name or "DepthwiseConv2dNativeBackpropInput")
+    return _depthwise_gradient("DepthwiseConv2dNativeBackpropInput", [
+        ops.convert_to_tensor(input_sizes, dtype=dtypes.int32), f,
+        ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)], strides, padding, data_format, name)
 
 
 def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                                             name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its filter (of shape ``filter_sizes``)."""
-    conv_ops._check_format(data_format, "depthwise_conv2d's gradients")
     x = ops.convert_to_tensor(input)
-    dy = ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)
-    sizes = ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32)
+    return _depthwise_gradient("DepthwiseConv2dNativeBackpropFilter", [
+        x, ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32),
+        ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)], strides, padding, data_format, name)
+
+
+def _depthwise_gradient(op_type: str, inputs: list, strides, padding, data_format, name) -> ops.Tensor:
+    conv_ops._check_format(data_format, "depthwise_conv2d's gradients")
     attrs = {"strides": conv_ops._check_4("strides", strides), "padding": conv_ops._check_padding(padding)}
-    return make_tensor("DepthwiseConv2dNativeBackpropFilter", [x, sizes, dy], attrs,
-                       name or "DepthwiseConv2dNativeBackpropFilter")
+    return make_tensor(op_type, inputs, attrs, name or op_type)
 
 
 depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input
