@@ -23,6 +23,7 @@ VALUES = {
     "big:0": np.arange(300 * 400, dtype=np.float32).reshape(300, 400),  # > one small frame
     "words:0": np.array([b"ab", b"c"], dtype=object),
     "scalar:0": np.int64(7),
+    "^train": None,  # (a control edge's token)
 }
 
 
@@ -45,7 +46,7 @@ def _key(name):
 
 def test_one_request_brings_several_tensors_in_order_with_an_error_for_one(server):
     client = TensorClient()
-    names = ["x:0", "missing:0", "big:0", "words:0", "scalar:0"]
+    names = ["x:0", "missing:0", "big:0", "^train", "words:0", "scalar:0"]
     stream = client.open_stream("127.0.0.1", server.port, 3, [_key(n) for n in names], 5.0, "the test peer")
     assert_oracle(stream.get(_key("big:0")), VALUES["big:0"])  # read past two, which wait for their reader
     assert_oracle(stream.get(_key("x:0")), VALUES["x:0"])
@@ -53,6 +54,7 @@ def test_one_request_brings_several_tensors_in_order_with_an_error_for_one(serve
         stream.get(_key("missing:0"))
     assert_oracle(stream.get(_key("words:0")), VALUES["words:0"])
     assert_oracle(stream.get(_key("scalar:0")), np.asarray(VALUES["scalar:0"]))
+    assert stream.get(_key("^train")) is None  # (a header alone, no payload)
     # every key read: the connection went back to the pool and serves the next request
     assert_oracle(client.fetch("127.0.0.1", server.port, 4, _key("big:0"), 5.0, "the test peer"), VALUES["big:0"])
     client.close()
@@ -184,6 +186,29 @@ def test_a_shared_memory_frame_naming_a_file_that_is_no_segment_of_ours_is_refus
         server.join(5)
     assert answers == [NAK]
     assert_oracle(got, value)
+
+
+def test_a_control_token_where_a_tensor_was_asked_for_is_refused():
+    import threading
+
+    from distflow.protos import distflow_pb2 as pb
+
+    with socket.socket() as fake:
+        fake.bind(("127.0.0.1", 0))
+        fake.listen()
+
+        def answer():
+            conn, _ = fake.accept()
+            with conn:
+                conn.recv(65536)  # the hello and the request
+                conn.sendall(ACK + struct.pack("<4sBIIBQ", MAGIC, 0, 0, pb.DT_INVALID, 0, 0))
+                conn.recv(1)
+
+        server = threading.Thread(target=answer, daemon=True)
+        server.start()
+        with pytest.raises(tf.errors.UnavailableError, match="sent no value for tensor 'big:0'"):
+            TensorClient().fetch("127.0.0.1", fake.getsockname()[1], 1, _key("big:0"), 5.0, "the test peer")
+        server.join(5)
 
 
 @pytest.mark.skipif(not shm.available(), reason="no /dev/shm")

@@ -15,7 +15,8 @@ Frames (little-endian):
   request:  "DFT1" | step_id u64 | timeout_ms u32 | keys_len u32 | keys (utf-8, "\n" between keys)
   response: "DFT1" | code u8 | msg_len u32 | dtype u32 | ndim u8 | nbytes u64 |
             msg | dims (ndim x i64) | payload
-A numeric tensor's payload is its bytes; a string tensor's is a serialized TensorProto.
+A numeric tensor's payload is its bytes; a string tensor's is a serialized TensorProto;
+a control edge's token (no value) is dtype 0 (DT_INVALID) with no dims and no payload.
 Between tasks of one host (a loopback address) the request says "DFS1" instead, and a
 large tensor's response says "DFS1" too, carries the name of the sender's shared-memory
 segment as its msg and no payload; the receiver copies the tensor out of the segment and
@@ -383,6 +384,9 @@ class TensorServer:
 
     @staticmethod
     def _send_value(conn: socket.socket, value, segment: "shm.SegmentWriter | None" = None) -> None:
+        if value is None:  # (a control edge's token: a header and nothing else)
+            conn.sendall(_RESPONSE.pack(MAGIC, 0, 0, pb.DT_INVALID, 0, 0))
+            return
         arr = np.asarray(value)
         if arr.dtype.kind in "USO":
             payload = wire.tensor_to_proto(arr).SerializeToString()
@@ -768,6 +772,8 @@ class TensorClient:
             return None, errors.exception_type_from_error_code(code)(None, None, message)
         name = _recv_exact(sock, msg_len).decode(errors="replace") if shared else ""
         dims = struct.unpack(f"<{ndim}q", _recv_exact(sock, 8 * ndim)) if ndim else ()
+        if dtype_enum == pb.DT_INVALID and not shared and not ndim and not nbytes:
+            return None, None  # (a control edge's token)
         if dtype_enum == pb.DT_STRING and not shared:
             return wire.tensor_from_proto(pb.TensorProto.FromString(bytes(_recv_exact(sock, nbytes)))), None
         dtype = np.dtype(dtypes.as_dtype(int(dtype_enum)).as_numpy_dtype)
@@ -839,6 +845,10 @@ class TensorStream:
                 break
             except (OSError, ConnectionError, FrameError, struct.error, TypeError) as e:
                 self._fail(errors.UnavailableError(None, None, f"{self._peer} is unavailable: {e}"))
+                break
+            if got[0] is None and got[1] is None and not k[2].startswith("^"):  # (a token, not a tensor)
+                self._fail(errors.UnavailableError(None, None, f"{self._peer} is unavailable: it sent no value "
+                                                               f"for tensor '{k[2]}'"))
                 break
             self._next += 1
             if self._next == len(self._keys):
