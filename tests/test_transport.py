@@ -5,10 +5,12 @@ frames are checked directly: several tensors in one request, an error for one of
 them, hostile requests; large tensors through shared memory between tasks of one host.
 """
 
+import contextlib
 import os
 import socket
-import time
 import struct
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -61,7 +63,6 @@ def test_one_request_brings_several_tensors_in_order_with_an_error_for_one(serve
 
 
 def test_an_aborted_stream_wakes_its_reader_and_fails_what_is_left():
-    import threading
 
     release = threading.Event()
 
@@ -157,58 +158,57 @@ def test_shared_memory_can_be_turned_off(server, monkeypatch):
     client.close()
 
 
-@pytest.mark.parametrize("name", [b"../../etc/passwd", b"distflow-1-" + b"0" * 32])
-def test_a_shared_memory_frame_naming_a_file_that_is_no_segment_of_ours_is_refused(name):
-    """A hostile or confused peer cannot make the receiver map an arbitrary file: the
-    receiver answers NAK and takes the tensor from the socket instead."""
-    import threading
-
-    from distflow.distributed.transport import NAK, SHM_MAGIC
-
-    value = np.arange(1 << 16, dtype=np.float32)
-    answers = []
+@contextlib.contextmanager
+def _fake_peer(answer):
+    """A data port that takes one connection, reads the hello and the request, then hands
+    the connection to ``answer(conn)``: its port is yielded."""
     with socket.socket() as fake:
         fake.bind(("127.0.0.1", 0))
         fake.listen()
 
-        def answer():
+        def serve():
             conn, _ = fake.accept()
             with conn:
                 conn.recv(65536)  # the hello and the request
-                dims = struct.pack("<q", value.size)
-                conn.sendall(ACK + struct.pack("<4sBIIBQ", SHM_MAGIC, 0, len(name), 1, 1, value.nbytes) + name + dims)
-                answers.append(conn.recv(1))
-                conn.sendall(struct.pack("<4sBIIBQ", MAGIC, 0, 0, 1, 1, value.nbytes) + dims + value.tobytes())
+                answer(conn)
 
-        server = threading.Thread(target=answer, daemon=True)
-        server.start()
-        got = TensorClient().fetch("127.0.0.1", fake.getsockname()[1], 1, _key("big:0"), 5.0, "the test peer")
-        server.join(5)
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        yield fake.getsockname()[1]
+        thread.join(5)
+
+
+@pytest.mark.parametrize("name", [b"../../etc/passwd", b"distflow-1-" + b"0" * 32])
+def test_a_shared_memory_frame_naming_a_file_that_is_no_segment_of_ours_is_refused(name):
+    """A hostile or confused peer cannot make the receiver map an arbitrary file: the
+    receiver answers NAK and takes the tensor from the socket instead."""
+    from distflow.distributed.transport import NAK, SHM_MAGIC
+
+    value = np.arange(1 << 16, dtype=np.float32)
+    answers = []
+
+    def answer(conn):
+        dims = struct.pack("<q", value.size)
+        conn.sendall(ACK + struct.pack("<4sBIIBQ", SHM_MAGIC, 0, len(name), 1, 1, value.nbytes) + name + dims)
+        answers.append(conn.recv(1))
+        conn.sendall(struct.pack("<4sBIIBQ", MAGIC, 0, 0, 1, 1, value.nbytes) + dims + value.tobytes())
+
+    with _fake_peer(answer) as port:
+        got = TensorClient().fetch("127.0.0.1", port, 1, _key("big:0"), 5.0, "the test peer")
     assert answers == [NAK]
     assert_oracle(got, value)
 
 
 def test_a_control_token_where_a_tensor_was_asked_for_is_refused():
-    import threading
-
     from distflow.protos import distflow_pb2 as pb
 
-    with socket.socket() as fake:
-        fake.bind(("127.0.0.1", 0))
-        fake.listen()
+    def answer(conn):
+        conn.sendall(ACK + struct.pack("<4sBIIBQ", MAGIC, 0, 0, pb.DT_INVALID, 0, 0))
+        conn.recv(1)
 
-        def answer():
-            conn, _ = fake.accept()
-            with conn:
-                conn.recv(65536)  # the hello and the request
-                conn.sendall(ACK + struct.pack("<4sBIIBQ", MAGIC, 0, 0, pb.DT_INVALID, 0, 0))
-                conn.recv(1)
-
-        server = threading.Thread(target=answer, daemon=True)
-        server.start()
+    with _fake_peer(answer) as port:
         with pytest.raises(tf.errors.UnavailableError, match="sent no value for tensor 'big:0'"):
-            TensorClient().fetch("127.0.0.1", fake.getsockname()[1], 1, _key("big:0"), 5.0, "the test peer")
-        server.join(5)
+            TensorClient().fetch("127.0.0.1", port, 1, _key("big:0"), 5.0, "the test peer")
 
 
 @pytest.mark.skipif(not shm.available(), reason="no /dev/shm")
@@ -278,7 +278,6 @@ def test_a_server_without_calls_and_a_call_too_large_close_only_that_connection(
 
 @pytest.mark.skipif(not hasattr(__import__("select"), "epoll"), reason="the watchdog needs epoll (Linux)")
 def test_a_caller_that_goes_away_mid_call_is_noticed():
-    import threading
 
     gone, release, called = threading.Event(), threading.Event(), threading.Event()
 
@@ -335,7 +334,6 @@ def _connect(port: int, hello: bool = True) -> socket.socket:
 
 
 def test_idle_connections_wait_without_a_thread_and_are_served_when_they_speak(server, monkeypatch):
-    import threading
 
     from distflow.distributed import transport
     from thread_util import wait_until
