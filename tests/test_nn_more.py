@@ -398,6 +398,9 @@ def test_depthwise_conv2d_rate_nchw_and_errors():
     nchw = evaluate(tf.nn.depthwise_conv2d_native(np.transpose(x, [0, 3, 1, 2]), f, [1, 1, 2, 2], "SAME",
                                                   data_format="NCHW"))
     np.testing.assert_allclose(np.transpose(nchw, [0, 2, 3, 1]), depthwise_np(x, f, 2, "SAME"), rtol=1e-10)
+    point = rng.standard_normal((1, 1, 6, 4))
+    sep = evaluate(tf.nn.separable_conv2d(x, f, point, [1, 1, 1, 1], "SAME", rate=[2, 2]))
+    np.testing.assert_allclose(sep, depthwise_np(x, f, 1, "SAME", rate=2) @ point[0, 0], rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match="strides > 1 not supported in conjunction with rate > 1"):
         tf.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME", rate=[2, 2])
     with pytest.raises(ValueError, match="Depth of input"):

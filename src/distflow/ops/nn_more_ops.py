@@ -130,8 +130,10 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
                      data_format=None, dilations=None):
     """A depthwise convolution followed by a 1x1 convolution that mixes the channels."""
     with ops.name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]):
-        depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding)
-        return conv_ops.conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID")
+        depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, rate=rate, data_format=data_format,
+                                     dilations=dilations)
+        return conv_ops.conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID",
+                               data_format=data_format or "NHWC")
 
 
 def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
