@@ -111,8 +111,12 @@ def test_separable_conv_layers():
     assert shapes == {"sep/depthwise_kernel": [3, 3, 3, 2], "sep/pointwise_kernel": [1, 1, 6, 5], "sep/bias": [5]}
     seq = tf.layers.SeparableConv1D(4, 3, padding="same", name="sep1d")(tf.zeros([2, 10, 3]))
     assert seq.shape.as_list() == [2, 10, 4]
+    dilated = tf.layers.separable_conv2d(images, 5, 3, dilation_rate=2, padding="same", name="sep_dilated")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         dw, pw, got = sess.run(["sep/depthwise_kernel:0", "sep/pointwise_kernel:0", out])
+        dw2, pw2, got_dilated = sess.run(["sep_dilated/depthwise_kernel:0", "sep_dilated/pointwise_kernel:0", dilated])
     want = evaluate(tf.nn.separable_conv2d(images, dw, pw, [1, 1, 1, 1], "VALID"))
     assert_oracle(got, want, rtol=1e-5)
+    want = evaluate(tf.nn.separable_conv2d(images, dw2, pw2, [1, 1, 1, 1], "SAME", rate=[2, 2]))
+    assert_oracle(got_dilated, want, rtol=1e-5, atol=1e-6)

@@ -226,8 +226,6 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
     from ..ops import nn_more_ops  # noqa: PLC0415
 
     _check_format(data_format)
-    if any(d != 1 for d in dilation):
-        raise NotImplementedError(f"{default_name} dilation_rate other than 1 is not supported by distflow")
     inputs = ops.convert_to_tensor(inputs)
     channels = inputs.shape[-1].value
     if channels is None:
@@ -242,8 +240,9 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
         if one_d:  # as a height of one
             inputs, depthwise, pointwise = (array_ops.expand_dims(t, i) for t, i in
                                             ((inputs, 1), (depthwise, 0), (pointwise, 0)))
-            strides = (1, *strides)
-        out = nn_more_ops.separable_conv2d(inputs, depthwise, pointwise, [1, *strides, 1], padding.upper())
+            strides, dilation = (1, *strides), (1, *dilation)
+        out = nn_more_ops.separable_conv2d(inputs, depthwise, pointwise, [1, *strides, 1], padding.upper(),
+                                           rate=list(dilation))
         if one_d:
             out = array_ops.squeeze(out, [1])
         return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
