@@ -517,14 +517,6 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
 # output reads one channel), and TensorFlow's DepthwiseConv2dNative is such a loop too.
 
 
-def _depthwise_geometry(x_shape, f_shape, strides, padding):
-    _, h, w, _ = x_shape
-    kh, kw, _, _ = f_shape
-    oh, ph = conv_output_size(h, kh, strides[1], padding)
-    ow, pw = conv_output_size(w, kw, strides[2], padding)
-    return oh, ow, ph, pw, (oh - 1) * strides[1] + 1, (ow - 1) * strides[2] + 1
-
-
 _BLOCK_BYTES = 1 << 19  # images at a time whose output stays in cache across the kh*kw passes
 
 
@@ -570,7 +562,9 @@ def _depthwise_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding
     n, h, w, c = input_sizes.tolist()
     kh, kw, _, m = f.shape
     sh, sw = strides[1], strides[2]
-    oh, ow, ph, pw, hi, wi = _depthwise_geometry((n, h, w, c), f.shape, strides, padding)
+    oh, ph = conv_output_size(h, kh, sh, padding)
+    ow, pw = conv_output_size(w, kw, sw, padding)
+    hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
     dxpad = xp.zeros((n, max(h + ph, hi + kh - 1), max(w + pw, wi + kw - 1), c), dtype=dy.dtype)
     dy = dy.reshape((n, oh, ow, c) if m == 1 else (n, oh, ow, c, m))
     taps = f[..., 0] if m == 1 else f
