@@ -120,6 +120,33 @@ def test_partition_adds_one_send_recv_pair_per_edge_and_device():
                     assert names.index(src) < i
 
 
+def test_control_edges_from_one_device_are_one_token_sent_after_the_last_source():
+    counters, updates = [], []
+    for i, device in enumerate(["/gpu:0", "/gpu:0", "/gpu:0", "/gpu:1"]):
+        with tf.device(device):
+            v = tf.Variable(0.0, name=f"v{i}")
+            counters.append(v)
+            updates.append(tf.assign_add(v, float(i + 1)))
+    with tf.device("/cpu:0"):
+        train = tf.group(*updates, name="train")
+    config = tf.ConfigProto(device_count={"GPU": 2}, inter_op_parallelism_threads=2)
+    with tf.Session(config=config) as sess:
+        order = prune([train], set())
+        parts = partition(order, {op: placed(sess, op) for op in order}, set())
+        gpu0 = parts[LOCAL + "GPU:0"]
+        sends = [n for n in gpu0 if n.type == "_Send"]
+        token = "^train/_controls_from_job_localhost_replica_0_task_0_device_GPU_0"
+        assert [n.attrs["tensor_name"] for n in sends] == [token]
+        last_update = max(i for i, n in enumerate(gpu0) if n.type == "AssignAdd")
+        assert gpu0.index(sends[0]) > last_update  # sent once every update there has run
+        recvs = sorted(n.attrs["tensor_name"] for n in parts[LOCAL + "CPU:0"] if n.type == "_Recv")
+        assert recvs == ["^AssignAdd_3", token]  # (one source on GPU:1: its own token)
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train)
+        assert sess.run(counters) == [3.0, 6.0, 9.0, 12.0]
+
+
 @pytest.mark.parametrize("inter_op,mode", [(0, None), (1, "sequential"), (2, "concurrent")])
 def test_sequential_and_concurrent_forms_agree(inter_op, mode):
     out = _seed_graph()

@@ -18,6 +18,7 @@ so that the next caller asks it again.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import NamedTuple
 
@@ -60,6 +61,7 @@ class RunGraphCall(NamedTuple):
     park_large: bool = False  # outputs of PARK_BYTES or more stay on the task for the client to pull
 
 
+@functools.lru_cache(maxsize=4096)  # asked for every tensor a step receives from another task
 def task_name_of(device: str) -> str:
     """"/job:J/replica:0/task:T" of a device name."""
     spec = DeviceSpec.from_string(device)

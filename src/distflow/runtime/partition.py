@@ -2,11 +2,11 @@
 
 The subgraph a step needs is split by device. Every edge that crosses devices
 becomes one ``_Send`` on the producer's device and one ``_Recv`` on the consumer's
-(all consumers on one device share the ``_Recv``); a control edge across devices
-sends an empty token the same way. Each device's nodes keep the order of one
-global topological order, so running every partition in order, concurrently,
-can never deadlock: the earliest unfinished node in the global order always has
-all of its inputs.
+(all consumers on one device share the ``_Recv``); an op's control edges from
+another device send one empty token the same way, once all of their sources have
+run there. Each device's nodes keep the order of one global topological order, so
+running every partition in order, concurrently, can never deadlock: the earliest
+unfinished node in the global order always has all of its inputs.
 """
 
 from __future__ import annotations
@@ -218,20 +218,33 @@ def partition(order: list[Operation], device_of: dict[Operation, str],
     """
     parts: dict[str, list[Node]] = {}
     # (only pairs that ``order`` already has reader-first: an edge against it could close a cycle)
-    index = {op: i for i, op in enumerate(order)}
-    cross_reads = updates_after_reads(order, lambda r, w: index[r] < index[w] and device_of[r] != device_of[w]
+    position = {op: i for i, op in enumerate(order)}
+    cross_reads = updates_after_reads(order, lambda r, w: position[r] < position[w] and device_of[r] != device_of[w]
                                       and _task(device_of[r]) == _task(device_of[w]))
     # consumers' devices of each output and each control edge, to send eagerly
     targets: dict[tuple[str, int], set[str]] = {}
+    # An op's control edges from several ops of one other device are one token, sent
+    # once the last of them has run there (a partition runs in order): a training op
+    # that groups a ps task's updates waits for one message, not one per variable.
+    joint: dict[Operation, dict[str, tuple[str, int]]] = {}  # op -> source device -> token
+    joint_after: dict[Operation, list[tuple[tuple[str, int], str]]] = {}  # last source -> (token, dst)
     for op in order:
         dst = device_of[op]
         for t in op._inputs:
             key = (t.op._name, t._value_index)
             if key not in fed and device_of[t.op] != dst:
                 targets.setdefault(key, set()).add(dst)
-        for c in [*op._control_inputs, *cross_reads.get(op, ())]:
+        by_source: dict[str, list[Operation]] = {}
+        for c in dict.fromkeys([*op._control_inputs, *cross_reads.get(op, ())]):
             if device_of[c] != dst:
-                targets.setdefault((c._name, CONTROL), set()).add(dst)
+                by_source.setdefault(device_of[c], []).append(c)
+        for src, controls in by_source.items():
+            if len(controls) == 1:
+                targets.setdefault((controls[0]._name, CONTROL), set()).add(dst)
+                continue
+            token = (f"{op._name}/_controls_from_{_safe(src)}", CONTROL)
+            joint.setdefault(op, {})[src] = token
+            joint_after.setdefault(max(controls, key=position.__getitem__), []).append((token, dst))
     received: dict[tuple[tuple[str, int], str], str] = {}
     for op in order:
         dev = device_of[op]
@@ -244,14 +257,18 @@ def partition(order: list[Operation], device_of: dict[Operation, str],
                 inputs.append(key)
             else:
                 inputs.append((_recv_for(nodes, received, key, src, dev, t.dtype), 0))
+        tokens = joint.get(op, {})
         for c in [*op._control_inputs, *cross_reads.get(op, ())]:
             src = device_of[c]
             if src != dev:
-                _recv_for(nodes, received, (c._name, CONTROL), src, dev, dtypes.bool)
+                key = tokens.get(src, (c._name, CONTROL))
+                _recv_for(nodes, received, key, src, dev, dtypes.bool)
         nodes.append(Node.from_op(op, inputs))
         for index in range(CONTROL, len(op._outputs)):
             for dst in sorted(targets.get((op._name, index), ())):
                 nodes.append(send_node((op._name, index), dev, dst))
+        for token, dst in joint_after.get(op, ()):
+            nodes.append(send_node(token, dev, dst))
     return parts
 
 
