@@ -44,6 +44,7 @@ Nothing is ever unpickled. A connection holds a server thread only while it is b
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import math
 import select
@@ -301,6 +302,7 @@ class TensorServer:
                     return
                 conn.greeted = True
                 conn.segment = shm.SegmentWriter() if shm.available() else None
+            _set_receive_timeout(sock, FRAME_TIMEOUT_S)  # (a request, once begun, comes whole)
             while True:
                 if not _readable(sock, LINGER_S):
                     conn.idle_since = time.monotonic()
@@ -315,7 +317,6 @@ class TensorServer:
                     except ConnectionError:
                         return
                     continue
-                _set_receive_timeout(sock, FRAME_TIMEOUT_S)  # (a request, once begun, comes whole)
                 try:
                     head = _recv_exact(sock, _REQUEST.size)
                 except ConnectionError:
@@ -332,7 +333,6 @@ class TensorServer:
                     raise FrameError("the keys are not UTF-8") from None
                 if len(keys) > MAX_KEYS or max(map(len, keys)) > MAX_KEY:
                     raise FrameError(f"bad request frame ({len(keys)} keys, longest {max(map(len, keys))} bytes)")
-                _set_receive_timeout(sock, None)  # (an acknowledgement comes when the receiver reads)
                 for key in keys:
                     self._serve_one(sock, step_id, tuple(key.split(";")), timeout_ms,
                                     segment if magic == SHM_MAGIC else None)
@@ -363,7 +363,6 @@ class TensorServer:
             raise FrameError(f"a call of {nbytes} bytes, more than this server reads (DISTFLOW_MAX_MESSAGE_BYTES="
                              f"{wire.MAX_MESSAGE_BYTES})" if self._call_handler else "this server takes no calls")
         payload = _recv_as_it_comes(conn, nbytes)
-        _set_receive_timeout(conn, None)
         caller = _Caller(self._watchdog, conn)
         try:
             answer = self._call_handler(payload, caller)
@@ -396,26 +395,36 @@ class TensorServer:
             arr = arr.copy()
         if arr.dtype.byteorder == ">":
             arr = arr.astype(arr.dtype.newbyteorder("<"))
-        dtype = dtypes.as_dtype(arr.dtype)
+        dtype = _enum_of(arr.dtype)
         dims = struct.pack(f"<{arr.ndim}q", *arr.shape)
         if segment is not None and segment.awaiting_ack is not None:  # not yet copied out: the last one
             _await_ack(conn, segment)
         if segment is not None and segment.usable and arr.nbytes >= shm.MIN_BYTES:
             name = segment.write(arr).encode()
-            conn.sendall(_RESPONSE.pack(SHM_MAGIC, 0, len(name), dtype.as_datatype_enum, arr.ndim, arr.nbytes)
+            conn.sendall(_RESPONSE.pack(SHM_MAGIC, 0, len(name), dtype, arr.ndim, arr.nbytes)
                          + name + dims)
             segment.awaiting_ack = (arr.dtype, arr.shape)  # sent again inline if the receiver cannot map it
             return
         TensorServer._send_inline(conn, arr, dtype, dims)
 
     @staticmethod
-    def _send_inline(conn: socket.socket, arr: np.ndarray, dtype, dims: bytes) -> None:
-        head = _RESPONSE.pack(MAGIC, 0, 0, dtype.as_datatype_enum, arr.ndim, arr.nbytes) + dims
+    def _send_inline(conn: socket.socket, arr: np.ndarray, dtype: int, dims: bytes) -> None:
+        head = _RESPONSE.pack(MAGIC, 0, 0, dtype, arr.ndim, arr.nbytes) + dims
         if arr.nbytes <= _SMALL_BYTES:  # one system call for a small tensor
             conn.sendall(head + arr.tobytes())
             return
-        conn.sendall(head)
-        conn.sendall(memoryview(arr).cast("B"))
+        body = memoryview(arr).cast("B")
+        if isinstance(conn, ssl.SSLSocket):
+            conn.sendall(head)
+            conn.sendall(body)
+            return
+        # header and payload in one system call, and no packet of the header alone
+        sent = conn.sendmsg([head, body])
+        if sent < len(head):
+            conn.sendall(head[sent:])
+            sent = len(head)
+        if sent - len(head) < len(body):
+            conn.sendall(body[sent - len(head):])
 
     def close(self) -> None:
         self._closed = True
@@ -566,11 +575,15 @@ def _await_ack(conn: socket.socket, segment: "shm.SegmentWriter") -> None:
     """Waits for the receiver's answer to the last shared-memory tensor: ACK, or NAK when
     it could not map the segment (another user, another /dev/shm): then the tensor goes
     again on the socket, and so does every later one on this connection."""
-    answer, (dtype, shape) = _recv_exact(conn, 1), segment.awaiting_ack
+    _set_receive_timeout(conn, None)  # (it comes when the receiver gets to that tensor)
+    try:
+        answer, (dtype, shape) = _recv_exact(conn, 1), segment.awaiting_ack
+    finally:
+        _set_receive_timeout(conn, FRAME_TIMEOUT_S)
     segment.awaiting_ack = None
     if answer == NAK:  # the copy in the segment, as it was when it was offered
         arr = segment.written(dtype, shape)
-        TensorServer._send_inline(conn, arr, dtypes.as_dtype(dtype), struct.pack(f"<{len(shape)}q", *shape))
+        TensorServer._send_inline(conn, arr, _enum_of(dtype), struct.pack(f"<{len(shape)}q", *shape))
         del arr  # (a view of the segment: the mapping cannot close while it lives)
         segment.close()
         segment.usable = False
@@ -578,6 +591,18 @@ def _await_ack(conn: socket.socket, segment: "shm.SegmentWriter") -> None:
     if answer != ACK:
         raise FrameError("expected the receiver's acknowledgement of a shared-memory tensor")
     segment.mapped_by_receiver()
+
+
+@functools.lru_cache(maxsize=None)
+def _enum_of(dtype: np.dtype) -> int:
+    """The DataType number of a NumPy dtype (asked for every tensor sent)."""
+    return dtypes.as_dtype(dtype).as_datatype_enum
+
+
+@functools.lru_cache(maxsize=64)  # (the numbers come from peers; a bad one raises TypeError, never cached)
+def _numpy_dtype_of(enum: int) -> np.dtype:
+    """The NumPy dtype of a DataType number (asked for every tensor received)."""
+    return np.dtype(dtypes.as_dtype(int(enum)).as_numpy_dtype)
 
 
 def _readable(sock: socket.socket, timeout: float) -> bool:
@@ -612,16 +637,24 @@ def _set_timeout(sock: socket.socket, timeout: float | None) -> None:
 class _Connection:
     """A pooled client connection: its socket, and its mapping of the sender's segment."""
 
-    __slots__ = ("sock", "address", "segment", "shared", "hello", "greeted", "idle_since")
+    __slots__ = ("sock", "address", "segment", "shared", "hello", "greeted", "idle_since", "unbounded")
 
     def __init__(self, sock: socket.socket, address: tuple, shared: bool, hello: bytes):
         self.sock = sock
+        self.unbounded = False  # its sends and receives have no timeout (set_timeout(None))
         self.address = address
         self.segment = shm.SegmentReader()
         self.shared = shared  # asks for large tensors in shared memory
         self.hello = hello  # sent with the first frame, in the same packet
         self.greeted = False  # the server's answer to the hello is read
         self.idle_since = 0.0  # when it last went back to the pool
+
+    def set_timeout(self, timeout: float | None) -> None:
+        """_set_timeout, skipped when the connection is already unbounded and stays so."""
+        if timeout is None and self.unbounded:
+            return
+        _set_timeout(self.sock, timeout)
+        self.unbounded = timeout is None
 
     def send(self, frame: bytes) -> None:
         if self.hello:
@@ -645,7 +678,7 @@ class _Connection:
         hello (it closes at once, so a long first send breaks off), raises that instead."""
         try:
             if not self.greeted:
-                _set_timeout(self.sock, 1.0)
+                self.set_timeout(1.0)
                 self.read_greeting()
         except OSError:
             pass
@@ -683,7 +716,7 @@ class TensorClient:
         conn = None
         try:
             conn = self._connection(address, peer)
-            _set_timeout(conn.sock, timeout)
+            conn.set_timeout(timeout)
             conn.send(_REQUEST.pack(CALL_MAGIC, len(payload), 0, 0) + payload)
             conn.read_greeting()
             magic, code, msg_len, _, _, nbytes = _RESPONSE.unpack(_recv_exact(conn.sock, _RESPONSE.size))
@@ -747,7 +780,7 @@ class TensorClient:
         conn = None
         try:
             conn = self._connection(address, peer)
-            _set_timeout(conn.sock, timeout)
+            conn.set_timeout(timeout)
             keys_bytes = "\n".join(";".join(key) for key in keys).encode()
             conn.send(_REQUEST.pack(SHM_MAGIC if conn.shared else MAGIC, step_id, int((timeout or 0) * 1000),
                                     len(keys_bytes)) + keys_bytes)
@@ -776,7 +809,7 @@ class TensorClient:
             return None, None  # (a control edge's token)
         if dtype_enum == pb.DT_STRING and not shared:
             return wire.tensor_from_proto(pb.TensorProto.FromString(bytes(_recv_exact(sock, nbytes)))), None
-        dtype = np.dtype(dtypes.as_dtype(int(dtype_enum)).as_numpy_dtype)
+        dtype = _numpy_dtype_of(dtype_enum)
         if min(dims, default=0) < 0 or math.prod(dims) * dtype.itemsize != nbytes:
             raise FrameError(f"inconsistent tensor frame from {peer}")
         if shared:

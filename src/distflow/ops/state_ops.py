@@ -47,14 +47,13 @@ class VariableStorage:
         return f"<VariableStorage {self.name} {self.dtype.name} {self.shape}>"
 
 
-@contextlib.contextmanager
+_UNLOCKED = contextlib.nullcontext()
+
+
 def locked(var: VariableStorage, use_locking: bool):
-    """Holds the variable's lock for an update when ``use_locking`` asks for it."""
-    if use_locking:
-        with var.lock:
-            yield
-    else:
-        yield
+    """What holds the variable's lock for an update (``with locked(var, use_locking):``)
+    when ``use_locking`` asks for it; otherwise a context that does nothing."""
+    return var.lock if use_locking else _UNLOCKED
 
 
 # ---------------------------------------------------------------------------
