@@ -248,6 +248,45 @@ def test_conv2d_input_gradient_matches_numpy(xs, fs, stride, padding, dtype):
                   rtol=tol, atol=tol)
 
 
+def conv_filter_grad_np(x, dy, filter_shape, stride, padding):
+    """The filter gradient by its definition: each filter tap's input values, as the
+    forward convolution read them, times the output gradient, summed over positions."""
+    n, h, w, c = x.shape
+    kh, kw, _, o = filter_shape
+    _, oh, ow, _ = dy.shape
+    top = left = 0
+    if padding == "SAME":
+        top = max((oh - 1) * stride + kh - h, 0) // 2
+        left = max((ow - 1) * stride + kw - w, 0) // 2
+    xpad = np.zeros((n, h + 2 * kh + stride * oh, w + 2 * kw + stride * ow, c))
+    xpad[:, kh:kh + h, kw:kw + w, :] = x
+    dw = np.zeros(filter_shape)
+    for a in range(kh):
+        for b in range(kw):
+            r0, c0 = kh - top + a, kw - left + b
+            taps = xpad[:, r0:r0 + stride * oh:stride, c0:c0 + stride * ow:stride, :]
+            dw[a, b] = np.einsum("nijc,nijo->co", taps, dy)
+    return dw
+
+
+@pytest.mark.parametrize("xs,fs,stride,padding", [
+    ((8, 28, 28, 1), (5, 5, 1, 8), 1, "SAME"),  # a first layer: 25-wide windows, 6272 of them
+    ((6, 31, 30, 3), (3, 3, 3, 4), 1, "VALID"), ((6, 40, 40, 2), (3, 3, 2, 5), 2, "SAME"),
+    ((2, 14, 14, 8), (5, 5, 8, 3), 1, "SAME")], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv2d_filter_gradient_matches_numpy(xs, fs, stride, padding, dtype):
+    """Narrow windows of many positions (multiplied in blocks of rows) and wide ones."""
+    x = r(*xs).astype(dtype)
+    oh = -(-xs[1] // stride) if padding == "SAME" else (xs[1] - fs[0]) // stride + 1
+    ow = -(-xs[2] // stride) if padding == "SAME" else (xs[2] - fs[1]) // stride + 1
+    dy = r(xs[0], oh, ow, fs[3]).astype(dtype)
+    got = evaluate(tf.nn.conv2d_backprop_filter(x, list(fs), dy, [1, stride, stride, 1], padding))
+    assert got.dtype == dtype
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    want = conv_filter_grad_np(x.astype(np.float64), dy.astype(np.float64), fs, stride, padding)
+    assert_oracle(got, want.astype(dtype), rtol=tol, atol=tol * np.abs(want).max())
+
+
 def test_conv2d_float32_and_second_order():
     x, f = r(1, 5, 5, 2).astype(np.float32), r(3, 3, 2, 2).astype(np.float32)
     assert_oracle(evaluate(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")), conv_np(x, f, 1, "SAME").astype(np.float32),

@@ -110,7 +110,31 @@ def conv_from_cols(cols, f):
 def filter_grad_from_cols(cols, filter_sizes, dy):
     """Conv2DBackpropFilter from the input's windows (``im2col``): one GEMM."""
     kh, kw, c, o = (int(d) for d in filter_sizes)
-    return (cols.reshape(-1, kh * kw * c).T @ dy.reshape(-1, o)).reshape(kh, kw, c, o)
+    return _transposed_product(cols.reshape(-1, kh * kw * c), dy.reshape(-1, o)).reshape(kh, kw, c, o)
+
+
+_NARROW = 32  # columns
+_BLOCK_ROWS = 512
+
+
+def _transposed_product(a, b):
+    """``a.T @ b`` for two tall matrices.
+
+    A first layer's windows are narrow (25 columns for a 5x5 filter on one channel) and
+    tall (one row per output position of the batch), and OpenBLAS multiplies such a pair
+    slowly; in blocks of rows, as a stack of small products summed, it is 2.6x faster:
+    [50176, 25]^T x [50176, 32] took 1.67 ms, 0.64 ms so (wider windows gain nothing).
+    """
+    rows, m = a.shape
+    blocks = rows // _BLOCK_ROWS
+    if m > _NARROW or blocks < 8:
+        return a.T @ b
+    main = blocks * _BLOCK_ROWS
+    out = np.matmul(a[:main].reshape(blocks, _BLOCK_ROWS, m).transpose(0, 2, 1),
+                    b[:main].reshape(blocks, _BLOCK_ROWS, b.shape[1])).sum(axis=0)
+    if main < rows:
+        out += a[main:].T @ b[main:]
+    return out
 
 
 @register_op("Conv2D", shape=_conv_shape)
