@@ -72,7 +72,12 @@ def test_four_workers_thousands_of_steps_lose_nothing_and_leave_the_ps_as_it_was
         round_of(150)
         settled = _ps_state(ps.pid)
         round_of(600)
-        wait_until(lambda: _ps_state(ps.pid)["fds"] <= settled["fds"], what="the ps to close the workers' sockets")
+
+        def back_to_settled():  # (a connection's thread ends just after it closes its socket)
+            now = _ps_state(ps.pid)
+            return now["fds"] <= settled["fds"] and now["threads"] <= settled["threads"] + 2
+
+        wait_until(back_to_settled, what="the ps to close the workers' sockets and end their threads")
         after = _ps_state(ps.pid)
         assert after["threads"] <= settled["threads"] + 2, (settled, after)
         assert after["rss_mb"] - settled["rss_mb"] < 30, (settled, after)
