@@ -13,13 +13,14 @@ the master's.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
 import threading
 import time
 import uuid
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import NamedTuple
 
 from ..framework import errors
@@ -35,7 +36,7 @@ from ..runtime.partition import output_key, partition, prune
 from ..runtime.placer import Placer
 from ..protos import distflow_pb2 as pb
 from .rpc import takes_rpc_context
-from .task import Parked, RemoteDevice, RunGraphCall, Task, TaskDirectory
+from .task import LocalTask, Parked, RemoteDevice, RunGraphCall, Task, TaskDirectory
 from .worker import GRAPH_NOT_REGISTERED
 
 
@@ -132,6 +133,7 @@ class Master:
         # A step holds a thread per task it runs on for as long as it runs, and a step may
         # wait for good (a dequeue); the pool makes threads as they are needed, up to this.
         self._pool = ThreadPoolExecutor(max_workers=1024, thread_name_prefix="distflow-master")
+        self._long_steps = _LongSteps(self._report_long_step)
 
     # -- cluster -------------------------------------------------------------------
     def _devices(self, device_filters) -> DeviceSet:
@@ -339,16 +341,35 @@ class Master:
             calls[name] = (part.task.run_graph, RunGraphCall(
                 part.graph_handle, step_id, part.feed_names, [feeds[pos] for pos in part.feed_positions],
                 part.fetch_names, timeout_in_ms, accept_parked))
-        # One task runs on this thread (no hand-off); several run at once on the pool.
-        start = _call_here if len(calls) == 1 else self._pool.submit
-        futures = {name: start(*call) for name, call in calls.items()}
+        # This process's own task runs on this thread, the others at once on the pool: a
+        # hand-off to a pool thread and back costs more CPU than a small step's kernels.
         # The first task to fail aborts the step everywhere, so that tasks waiting for a
         # tensor from it give up at once; then every call is waited for.
-        self._wait_reporting(futures, step_id)
-        failure = _first_failure(futures)
-        if failure is not None:
-            self._abort(step, step_id, failure)
-        wait(futures.values())
+        here = next((name for name, part in step.parts.items() if isinstance(part.task, LocalTask)),
+                    next(iter(calls)))
+        aborted = threading.Lock()
+
+        def abort_once(future: Future) -> None:
+            if future.exception() is not None and aborted.acquire(blocking=False):
+                # (a copy: the step's own thread may be adding its task's result)
+                self._abort(step, step_id, _first_failure(futures.copy()))
+
+        futures: dict[str, Future] = {}
+        for name, call in calls.items():
+            if name != here:
+                futures[name] = self._pool.submit(*call)
+        for future in list(futures.values()):
+            future.add_done_callback(abort_once)
+        if futures:
+            with self._long_steps.watching(step_id, lambda: [name for name in calls if
+                                                             name not in futures or not futures[name].done()]):
+                # (every exception, not only OpError: the other tasks may be waiting for this one)
+                futures[here] = _call_here(*calls[here], catch=Exception)
+                abort_once(futures[here])
+                wait(futures.values())
+        else:
+            futures[here] = _call_here(*calls[here])
+        futures = {name: futures[name] for name in calls}  # (in the step's order, as errors are chosen)
         failure = _first_failure(futures)
         if failure is not None:
             raise failure
@@ -361,21 +382,6 @@ class Master:
                 source = step.fetch_sources[pos]
                 values.append(outputs[source.task][source.index])
         return values
-
-    def _wait_reporting(self, futures: dict, step_id: int) -> None:
-        """Waits until every call is done or one failed; a step that runs long is logged,
-        with what its tasks' kernels wait for (a sync worker whose chief is down waits for
-        a token, say), after LONG_STEP_S and then every LONG_STEP_REPEAT_S."""
-        started, report_at = time.monotonic(), LONG_STEP_S
-        while True:
-            done, pending = wait(futures.values(), timeout=report_at - (time.monotonic() - started),
-                                 return_when=FIRST_EXCEPTION)
-            if not pending or any(f.exception() is not None for f in done):
-                return
-            if time.monotonic() - started >= report_at:
-                report_at += LONG_STEP_REPEAT_S
-                self._report_long_step(step_id, [name for name, f in futures.items() if not f.done()],
-                                       time.monotonic() - started)
 
     def _report_long_step(self, step_id: int, running: list[str], seconds: float) -> None:
         lines = []
@@ -443,12 +449,55 @@ def _isolate(graph_def, container: str) -> None:
             node.attr["container"].s = container.encode()
 
 
-def _call_here(fn, *args) -> Future:
-    """``fn(*args)`` on this thread, as a finished Future (like a pool's submit)."""
+class _LongSteps:
+    """Logs the steps of several tasks that run long, with what their tasks' kernels wait
+    for (a sync worker whose chief is down waits for a token, say): after LONG_STEP_S and
+    then every LONG_STEP_REPEAT_S, from one thread of the master's that looks now and then
+    (the thread that runs a step is busy running its own task's part)."""
+
+    def __init__(self, report):
+        self._report = report  # report(step_id, running task names, seconds)
+        self._steps: dict[int, list] = {}  # step id -> [started, report at (s), running()]
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    @contextlib.contextmanager
+    def watching(self, step_id: int, running):
+        """Watches the step while the block runs; ``running()``: the names of its tasks still running."""
+        with self._lock:
+            self._steps[step_id] = [time.monotonic(), LONG_STEP_S, running]
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._watch, daemon=True, name="distflow-long-steps")
+                self._thread.start()
+        try:
+            yield
+        finally:
+            with self._lock:
+                del self._steps[step_id]
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(min(1.0, LONG_STEP_S / 4))
+            now, due = time.monotonic(), []
+            with self._lock:
+                for step_id, entry in self._steps.items():
+                    if now - entry[0] >= entry[1]:
+                        entry[1] += LONG_STEP_REPEAT_S
+                        due.append((step_id, entry[2], now - entry[0]))
+            for step_id, running, seconds in due:
+                try:
+                    self._report(step_id, running(), seconds)
+                except Exception:  # noqa: BLE001 - a diagnostic must not stop the watch
+                    _log.debug("could not report long step %d", step_id, exc_info=True)
+
+
+def _call_here(fn, *args, catch=errors.OpError) -> Future:
+    """``fn(*args)`` on this thread, as a finished Future (like a pool's submit) that
+    holds what it raised of ``catch``."""
     future = Future()
     try:
         future.set_result(fn(*args))
-    except errors.OpError as e:
+    except catch as e:
         future.set_exception(e)
     return future
 
