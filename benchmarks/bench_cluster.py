@@ -52,6 +52,8 @@ with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:%d
             h = tf.nn.relu(h)
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
     train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+    arrived = tf.Variable(0, name="arrived")  # workers at the start line
+    arrive = arrived.assign_add(1)
     init = tf.global_variables_initializer()
     ready = tf.report_uninitialized_variables()
 rng = np.random.default_rng(index)
@@ -65,6 +67,11 @@ with tf.Session(server.target, config=config) as sess:
         time.sleep(0.05)
     for _ in range(5):
         sess.run(train, feed)
+    # Every worker starts timing once all are warm (one that started first would
+    # otherwise run alone for a while, and faster).
+    sess.run(arrive)
+    while sess.run(arrived) < len(cluster["worker"]):
+        time.sleep(0.001)
     iface = os.environ.get("BENCH_IFACE")  # on an emulated host: count this host's traffic too
 
     def counters():
@@ -93,7 +100,14 @@ def run_cluster(python: str, lib: str, steps: int, by_hand: bool = False) -> flo
     if lib == "distflow" and not by_hand:  # the thread policy of `distflow launch`; TensorFlow sizes its own pools
         env.update(blas_thread_env(3))
     reports = run_tasks(lambda job, i, argv, **popen: subprocess.Popen(argv, **popen), python, cluster, lib, steps, env)
-    return sum(r["steps"] / (r["end"] - r["start"]) for r in reports) * 256
+    return cluster_samples(reports)
+
+
+def cluster_samples(reports: list[dict]) -> float:
+    """The cluster's samples/s: every worker's steps over the time from the first start
+    to the last end (a worker that runs on alone after the others are done counts at the
+    cluster's pace, not its own)."""
+    return sum(r["steps"] for r in reports) * 256 / (max(r["end"] for r in reports) - min(r["start"] for r in reports))
 
 
 def run_tasks(start, python: str, cluster: dict, lib: str, steps: int, env: dict) -> list[dict]:

@@ -29,7 +29,7 @@ import sys
 import numpy as np
 
 import netns
-from bench_cluster import run_tasks
+from bench_cluster import cluster_samples, run_tasks
 from common import SRC, machine_line
 
 SIZES = [784, 512, 512, 10]
@@ -50,10 +50,9 @@ def run_cluster(python: str, lib: str, steps: int, rate: str | None) -> dict:
             env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
         on_host = lambda job, i, argv, **popen: hosts.run(0 if job == "ps" else 1 + i, argv, **popen)  # noqa: E731
         reports = run_tasks(on_host, python, cluster, lib, steps, env)
-    rate_steps = sum(r["steps"] / (r["end"] - r["start"]) for r in reports)
     sent = [(r["traffic"][0] - HEADER_BYTES * r["traffic"][2]) / r["steps"] for r in reports]
     received = [(r["traffic"][1] - HEADER_BYTES * r["traffic"][3]) / r["steps"] for r in reports]
-    return {"samples": rate_steps * 256, "sent": float(np.mean(sent)), "received": float(np.mean(received))}
+    return {"samples": cluster_samples(reports), "sent": float(np.mean(sent)), "received": float(np.mean(received))}
 
 
 def link_ceiling(rate: str | None, received_per_step: float) -> float:
