@@ -74,7 +74,8 @@ def _num(x: float, digits: int | None = None) -> str:
 
 def gemm_gflops() -> float:
     """What this NumPy's BLAS reaches on a large float32 product (the GEMM ceiling): the
-    median of 15 products (the best of 5 read twice the machine's peak now and then)."""
+    median of 15 products, as other work on the machine can slow any one of them (a run
+    that measured it right after TensorFlow's processes read half the usual rate)."""
     a = np.random.default_rng(0).standard_normal((1024, 1024)).astype(np.float32)
     a @ a
     seconds = float(np.median([_timed(lambda: a @ a) for _ in range(15)]))
