@@ -358,8 +358,7 @@ class Master:
         for name, call in calls.items():
             if name != here:
                 futures[name] = self._pool.submit(*call)
-        for future in list(futures.values()):
-            future.add_done_callback(abort_once)
+                futures[name].add_done_callback(abort_once)
         if futures:
             with self._long_steps.watching(step_id, lambda: [name for name in calls if
                                                              name not in futures or not futures[name].done()]):
