@@ -178,3 +178,141 @@ def test_a_damaged_state_file_falls_back_to_the_newest_checkpoint_in_the_folder(
     with caplog.at_level("WARNING", logger="distflow"):
         assert tf.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-2")
     assert any("state file is not understood" in r.getMessage() for r in caplog.records)
+
+
+def test_checkpoints_saved_while_other_threads_update_the_variables_are_all_readable(tmp_path):
+    """Asynchronous training: steps update the variables in place while the chief saves.
+    Each tensor's checksum must be of the bytes written, so every checkpoint reads back."""
+    import threading
+
+    with tf.Graph().as_default() as g:
+        step = tf.train.get_or_create_global_step()
+        w = tf.Variable(tf.zeros([1 << 20]), name="w")
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(tf.reduce_sum(tf.square(w - 1.0)), global_step=step)
+        saver = tf.train.Saver(max_to_keep=None)
+        init = tf.global_variables_initializer()
+    sess = tf.Session(graph=g)
+    sess.run(init)
+    stop = threading.Event()
+    steps = []
+
+    def work():
+        n = 0
+        while not stop.is_set():
+            sess.run(train)
+            n += 1
+        steps.append(n)
+
+    workers = [threading.Thread(target=work, daemon=True) for _ in range(2)]
+    for t in workers:
+        t.start()
+    try:
+        paths = [saver.save(sess, str(tmp_path / "model.ckpt"), global_step=i) for i in range(30)]
+    finally:
+        stop.set()
+        for t in workers:
+            t.join(30)
+    assert sum(steps) > 0
+    for path in paths:
+        values = io_ops.load_checkpoint(path)  # a DataLossError here is the defect
+        assert values["w"].shape == (1 << 20,)
+    sess.close()
+
+
+def _three_checkpoints(tmp_path):
+    """model.ckpt-1..3 of a global step and a variable v that count the steps."""
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        v = tf.Variable(0.0, name="v")
+        bump = tf.group(tf.assign_add(v, 1.0), tf.assign_add(step, 1))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for i in range(3):
+                sess.run(bump)
+                saver.save(sess, str(tmp_path / "model.ckpt"), global_step=i + 1)
+
+
+def _flip_in_header(path, text: bytes):
+    raw = bytearray(path.read_bytes())
+    at = raw.index(text)
+    raw[at + 1] ^= 0x01  # ("global_step" -> "flobal_step"): the JSON still parses
+    path.write_bytes(bytes(raw))
+
+
+def _rewrite_index(path, change):
+    index = json.loads(path.read_text())
+    change(index)
+    path.write_text(json.dumps(index))
+
+
+DAMAGE = {
+    "a flipped byte in a data file's header": (
+        "model.ckpt-3.data-00000-of-00001", lambda p: _flip_in_header(p, b'"global_step"')),
+    "a deleted data file": ("model.ckpt-3.data-00000-of-00001", lambda p: p.unlink()),
+    "an index that names 2 shards": (
+        "model.ckpt-3.index", lambda p: _rewrite_index(p, lambda i: i.update(num_shards=2))),
+    "a flipped byte in the index": ("model.ckpt-3.index", lambda p: _flip_in_header(p, b'"global_step"')),
+    "a deleted index": ("model.ckpt-3.index", lambda p: p.unlink()),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_any_damage_to_a_checkpoint_is_data_loss_naming_the_file(tmp_path, damage):
+    _three_checkpoints(tmp_path)
+    name, do = DAMAGE[damage]
+    do(tmp_path / name)
+    with tf.Graph().as_default():
+        tf.train.get_or_create_global_step()
+        tf.Variable(0.0, name="v")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DataLossError) as caught:
+                saver.restore(sess, str(tmp_path / "model.ckpt-3"))
+    assert str(tmp_path / name) in caught.value.message  # the damaged file, by its path
+
+
+STATE_DAMAGE = {
+    "a state file naming a missing checkpoint": lambda d: (d / "checkpoint").write_text(
+        'model_checkpoint_path: "model.ckpt-9"\nall_model_checkpoint_paths: "model.ckpt-2"\n'
+        'all_model_checkpoint_paths: "model.ckpt-9"\n'),
+    "a garbage state file": lambda d: (d / "checkpoint").write_bytes(bytes(range(256)) * 4),
+    "an empty state file": lambda d: (d / "checkpoint").write_bytes(b""),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE) + sorted(STATE_DAMAGE))
+def test_training_resumes_from_the_newest_intact_checkpoint_whatever_the_damage(tmp_path, damage, caplog):
+    _three_checkpoints(tmp_path)
+    if damage in DAMAGE:
+        name, do = DAMAGE[damage]
+        do(tmp_path / name)
+    else:
+        (tmp_path / "model.ckpt-3.index").unlink()  # (so that the newest whole one is model.ckpt-2)
+        STATE_DAMAGE[damage](tmp_path)
+    assert tf.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-2")
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        v = tf.Variable(0.0, name="v")
+        with caplog.at_level("WARNING", logger="distflow"), \
+                tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_checkpoint_steps=None,
+                                                  save_checkpoint_secs=None) as sess:
+            assert sess.run([step, v]) == [2, 2.0]
+    assert any("model.ckpt-2" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+def test_with_no_intact_checkpoint_training_starts_from_step_0_and_says_so(tmp_path, caplog):
+    _three_checkpoints(tmp_path)
+    for i in (1, 2, 3):
+        data = tmp_path / f"model.ckpt-{i}.data-00000-of-00001"
+        raw = bytearray(data.read_bytes())
+        raw[-1] ^= 0xFF
+        data.write_bytes(bytes(raw))
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        v = tf.Variable(5.0, name="v")
+        with caplog.at_level("WARNING", logger="distflow"), \
+                tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_checkpoint_steps=None,
+                                                  save_checkpoint_secs=None) as sess:
+            assert sess.run([step, v]) == [0, 5.0]
+    assert any("No intact checkpoint" in r.getMessage() and "step 0" in r.getMessage() for r in caplog.records)

@@ -5,14 +5,20 @@ A checkpoint ``<prefix>`` is:
 - ``<prefix>.data-<i>-of-<n>``: n shard files in the safetensors format (an 8-byte
   little-endian header length, a JSON header naming each tensor's dtype, shape and byte
   range, then the raw little-endian bytes). Any safetensors reader opens them.
-- ``<prefix>.index``: a small JSON file naming the shards and, for every tensor, its
-  shard, dtype, shape and checksum. It is written last: a checkpoint exists once its
-  index does.
+- ``<prefix>.index``: a small JSON file naming the shards, the CRC-32 of each shard's
+  header and, for every tensor, its shard, dtype, shape and checksum; a checksum of its
+  own content closes it. It is written last: a checkpoint exists once its index does.
 
 Every tensor's bytes carry a CRC-32 (zlib's), in its shard's safetensors header
 (``__metadata__``, as ``crc32:<name>``) and in the index; a restore checks it, and a
 tensor whose bytes changed on disk is a DataLossError naming the file and the tensor,
-never wrong values.
+never wrong values. So is any other damage once the index exists: a changed byte in the
+index or in a shard's header, or a shard file that is missing.
+
+A checkpoint saved while other steps update the variables (asynchronous training) is
+still readable: each tensor is copied once, a piece at a time, and the checksum is of
+the copied bytes, which are the bytes written. (Computing it on the live variable and
+writing the variable afterwards let an update in between break the match.)
 
 Every file is written to a temporary name in the same directory, flushed to disk and
 renamed into place, so a process killed mid-save leaves the previous checkpoint whole
@@ -41,7 +47,8 @@ from .op_util import make_op
 
 INDEX_FORMAT = "distflow-checkpoint"
 _CHECKSUM = "crc32:"  # the key prefix of a tensor's checksum in a shard's __metadata__
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: the index's own checksum and each shard's header checksum
+_COPY_BYTES = 1 << 24  # a tensor is copied to the file in pieces of this size
 
 # safetensors dtype names
 _ST_NAMES = {np.dtype(np.float32): "F32", np.dtype(np.float64): "F64", np.dtype(np.float16): "F16",
@@ -100,36 +107,68 @@ def atomic_write(path: str, write) -> None:
 
 
 def write_safetensors(path: str, tensors: dict[str, np.ndarray]) -> None:
+    """Writes ``tensors`` as one safetensors file (atomically).
+
+    The tensors may be variables that other threads update meanwhile: each is copied a
+    piece at a time, and the checksum in the header is of the copied bytes, the ones
+    written. The header is written first with placeholder checksums of the same length
+    and rewritten at the end.
+    """
     header: dict = {}
-    checksums: dict[str, str] = {}
     offset = 0
     arrays = []
     for name in sorted(tensors):
-        arr = np.asarray(tensors[name], order="C")
+        arr = np.asarray(tensors[name])
         st = _ST_NAMES.get(arr.dtype.newbyteorder("=") if arr.dtype.byteorder not in "=|" else arr.dtype)
         if st is None:
             raise errors.InvalidArgumentError(None, None, f"cannot save tensor '{name}' of dtype {arr.dtype}: "
                                               "checkpoints hold numeric and bool tensors")
-        arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
         header[name] = {"dtype": st, "shape": list(arr.shape), "data_offsets": [offset, offset + arr.nbytes]}
-        checksums[_CHECKSUM + name] = f"{zlib.crc32(memoryview(arr.reshape(-1)).cast('B')):08x}"
         offset += arr.nbytes
-        arrays.append(arr)
-    header["__metadata__"] = checksums
-    raw = json.dumps(header, separators=(",", ":")).encode()
-    raw += b" " * (-len(raw) % 8)  # the data starts 8-byte aligned
+        arrays.append((name, arr))
+    checksums = {_CHECKSUM + name: "0" * 8 for name, _ in arrays}
+
+    def encoded() -> bytes:
+        raw = json.dumps(dict(header, __metadata__=checksums), separators=(",", ":")).encode()
+        return raw + b" " * (-len(raw) % 8)  # the data starts 8-byte aligned
 
     def write(f):
+        raw = encoded()
         f.write(struct.pack("<Q", len(raw)))
         f.write(raw)
-        for arr in arrays:
-            f.write(memoryview(arr.reshape(-1)).cast("B"))
+        for name, arr in arrays:
+            checksums[_CHECKSUM + name] = f"{_copy_out(arr, f):08x}"
+        final = encoded()
+        assert len(final) == len(raw), "a checksum changed the header's length"
+        f.seek(8)
+        f.write(final)
 
     atomic_write(path, write)
 
 
-def read_safetensors_header(path: str) -> tuple[dict, int]:
-    """The header of a safetensors file and where its data begins."""
+def _copy_out(arr: np.ndarray, f) -> int:
+    """Writes ``arr``'s bytes (little-endian, C order) to ``f`` through copies of at most
+    _COPY_BYTES each; returns the CRC-32 of what was written."""
+    little = arr.dtype.newbyteorder("<")
+    flat = arr.reshape(-1) if arr.flags.c_contiguous else np.ascontiguousarray(arr).reshape(-1)
+    step = max(1, _COPY_BYTES // max(1, arr.dtype.itemsize))
+    crc = 0
+    buf = np.empty(min(step, flat.size), little)
+    for begin in range(0, flat.size, step):
+        piece = buf[:min(step, flat.size - begin)]
+        piece[...] = flat[begin:begin + len(piece)]  # (one copy: what is checked is what is written)
+        raw = memoryview(piece).cast("B")
+        crc = zlib.crc32(raw, crc)
+        f.write(raw)
+    return crc
+
+
+def read_safetensors_header(path: str, checksum: str | None = None, missing=errors.NotFoundError) -> tuple[dict, int]:
+    """The header of a safetensors file and where its data begins.
+
+    ``checksum``: the CRC-32 its header bytes must have (from the checkpoint's index);
+    ``missing``: the error class for a file that is not there.
+    """
     try:
         with open(path, "rb") as f:
             head = f.read(8)
@@ -138,9 +177,14 @@ def read_safetensors_header(path: str) -> tuple[dict, int]:
             (n,) = struct.unpack("<Q", head)
             if n > 100 << 20:
                 raise ValueError(f"header of {n} bytes")
-            header = json.loads(f.read(n))
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"checkpoint data file {path} not found") from None
+            raw = f.read(n)
+            if checksum is not None and f"{zlib.crc32(raw):08x}" != checksum:
+                raise ValueError("its header does not match its checksum in the index")
+            header = json.loads(raw)
+            if not isinstance(header, dict):
+                raise ValueError("its header is not a JSON object")
+    except (FileNotFoundError, NotADirectoryError):
+        raise missing(None, None, f"checkpoint data file {path} not found") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: {e}") from None
     metadata = header.pop("__metadata__", None) or {}
@@ -150,16 +194,26 @@ def read_safetensors_header(path: str) -> tuple[dict, int]:
     return header, 8 + n
 
 
+def _header_checksum(path: str) -> str:
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        return f"{zlib.crc32(f.read(n)):08x}"
+
+
 def read_tensor(f, path: str, name: str, header: dict, data_start: int) -> np.ndarray:
     """Tensor ``name`` of the open safetensors file ``f`` (at ``path``, for messages)."""
     entry = header.get(name)
     if entry is None:
         raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint file {path}")
-    dtype = _ST_DTYPES.get(entry["dtype"])
-    begin, end = entry["data_offsets"]
+    try:
+        dtype = _ST_DTYPES.get(entry["dtype"])
+        begin, end = (int(x) for x in entry["data_offsets"])
+        shape = tuple(int(d) for d in entry["shape"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: the entry of tensor "
+                                   f"{name} is malformed ({type(e).__name__}: {e})") from None
     if dtype is None:
         raise errors.DataLossError(None, None, f"tensor {name} in {path} has unknown dtype {entry['dtype']}")
-    shape = tuple(entry["shape"])
     if (end - begin) != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
         raise errors.DataLossError(None, None, f"tensor {name} in {path}: {end - begin} bytes for shape {shape}")
     value = np.empty(shape, dtype.newbyteorder("<"))
@@ -174,53 +228,120 @@ def read_tensor(f, path: str, name: str, header: dict, data_start: int) -> np.nd
     return value.astype(dtype, copy=False)
 
 
+def _index_checksum(index: dict) -> str:
+    """The CRC-32 of an index's content (everything but its own checksum), as written."""
+    body = {k: v for k, v in index.items() if k != "checksum"}
+    return f"{zlib.crc32(json.dumps(body, indent=1, sort_keys=True).encode()):08x}"
+
+
 def write_index(prefix: str, num_shards: int) -> None:
     """Writes ``<prefix>.index`` from the headers of its shard files (the last step of a save)."""
     tensors = {}
+    header_checksums = []
     for shard in range(num_shards):
-        header, _ = read_safetensors_header(shard_path(prefix, shard, num_shards))
+        path = shard_path(prefix, shard, num_shards)
+        header, _ = read_safetensors_header(path)
+        header_checksums.append(_header_checksum(path))
         for name, entry in header.items():
             if name in tensors:
                 raise errors.InvalidArgumentError(None, None, f"tensor {name} is in two shards of {prefix}")
             tensors[name] = {"shard": shard, "dtype": entry["dtype"], "shape": entry["shape"]}
             if "crc32" in entry:
                 tensors[name]["crc32"] = entry["crc32"]
-    index = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "num_shards": num_shards, "tensors": tensors}
+    index = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "num_shards": num_shards,
+             "header_crc32": header_checksums, "tensors": tensors}
+    index["checksum"] = _index_checksum(index)
     atomic_write(index_path(prefix), lambda f: f.write(json.dumps(index, indent=1, sort_keys=True).encode()))
 
 
 def read_index(prefix: str) -> dict:
+    """The index of checkpoint ``prefix``.
+
+    Raises:
+      NotFoundError: there is no index (and so no checkpoint) at ``prefix``.
+      DataLossError: the index is there but damaged, naming the file.
+    """
+    path = index_path(prefix)
     try:
-        with open(index_path(prefix), "rb") as f:
+        with open(path, "rb") as f:
             index = json.loads(f.read())
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise errors.NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
-                                   f"matching files for {prefix} (no {index_path(prefix)})") from None
+                                   f"matching files for {prefix} (no {path})") from None
     except (ValueError, UnicodeDecodeError) as e:
-        raise errors.DataLossError(None, None, f"checkpoint index {index_path(prefix)} is damaged: {e}") from None
-    if index.get("format") != INDEX_FORMAT or not isinstance(index.get("tensors"), dict):
-        raise errors.DataLossError(None, None, f"{index_path(prefix)} is not a distflow checkpoint index")
+        raise errors.DataLossError(None, None, f"checkpoint index {path} is damaged: {e}") from None
+    if not isinstance(index, dict) or index.get("format") != INDEX_FORMAT:
+        raise errors.DataLossError(None, None, f"{path} is not a distflow checkpoint index (damaged?)")
+    version = index.get("version")
+    if version == 1 and "checksum" not in index:
+        pass  # written before indexes had checksums
+    elif version != INDEX_VERSION or index.get("checksum") != _index_checksum(index):
+        raise errors.DataLossError(None, None, f"checkpoint index {path} is damaged: its content does not match "
+                                   "its checksum")
+    num_shards = index.get("num_shards")
+    if not isinstance(index.get("tensors"), dict) or not isinstance(num_shards, int) or num_shards < 1 \
+            or len(index.get("header_crc32", [None] * num_shards)) != num_shards:
+        raise errors.DataLossError(None, None, f"checkpoint index {path} is damaged: malformed")
     return index
+
+
+def _index_entry(index: dict, prefix: str, name: str):
+    entry = index["tensors"].get(name)
+    if entry is None:
+        raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint {prefix}")
+    try:
+        shard = int(entry["shard"])
+    except (KeyError, TypeError, ValueError):
+        shard = -1
+    if not 0 <= shard < index["num_shards"]:
+        raise errors.DataLossError(None, None, f"checkpoint index {index_path(prefix)} is damaged: tensor {name} "
+                                   "has no valid shard")
+    return shard
+
+
+def open_shards(prefix: str, index: dict | None = None) -> list[tuple[str, dict, int]]:
+    """(path, header, data start) of every shard of checkpoint ``prefix``, each header
+    checked against the index: a shard that is missing or whose header changed is a
+    DataLossError naming its file. Reads headers only, not tensors."""
+    index = read_index(prefix) if index is None else index
+    checksums = index.get("header_crc32") or [None] * index["num_shards"]
+    shards = []
+    for shard, checksum in enumerate(checksums):
+        path = shard_path(prefix, shard, index["num_shards"])
+        try:
+            header, start = read_safetensors_header(path, checksum, missing=errors.DataLossError)
+        except errors.DataLossError as e:
+            if "not found" in e.message:
+                raise errors.DataLossError(None, None, f"checkpoint {prefix} is damaged: its data file {path} is "
+                                           f"missing (its index {index_path(prefix)} names it)") from None
+            raise
+        shards.append((path, header, start))
+    return shards
 
 
 def load_checkpoint(prefix: str, names=None) -> dict[str, np.ndarray]:
     """The tensors of checkpoint ``prefix`` (all, or those in ``names``) by name."""
     index = read_index(prefix)
-    num_shards = int(index["num_shards"])
     wanted = list(index["tensors"]) if names is None else list(names)
     by_shard: dict[int, list[str]] = {}
     for name in wanted:
-        entry = index["tensors"].get(name)
-        if entry is None:
-            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint {prefix}")
-        by_shard.setdefault(int(entry["shard"]), []).append(name)
+        by_shard.setdefault(_index_entry(index, prefix, name), []).append(name)
+    shards = open_shards(prefix, index)
     out = {}
     for shard, names_in_shard in by_shard.items():  # each shard file opened once
-        path = shard_path(prefix, shard, num_shards)
-        header, data_start = read_safetensors_header(path)
+        path, header, data_start = shards[shard]
         with open(path, "rb") as f:
             for name in names_in_shard:
-                out[name] = read_tensor(f, path, name, header, data_start)
+                if name not in header:
+                    raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: its index "
+                                               f"names tensor {name}, its header does not")
+                value = read_tensor(f, path, name, header, data_start)
+                if value.dtype != numpy_dtype(index["tensors"][name].get("dtype", "")) \
+                        or list(value.shape) != list(index["tensors"][name].get("shape", ())):
+                    raise errors.DataLossError(None, None, f"checkpoint {prefix} is damaged: tensor {name} is "
+                                               f"{value.dtype}{list(value.shape)} in {path} but its index says "
+                                               "otherwise")
+                out[name] = value
     return {name: out[name] for name in wanted}
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from google.protobuf import text_format
 
-from ..framework import dtypes
+from ..framework import dtypes, errors
 from ..framework import ops
 from ..framework.importer import import_graph_def
 from ..framework.ops import GraphKeys
@@ -62,7 +62,9 @@ def update_checkpoint_state(save_dir: str, model_checkpoint_path: str, all_model
 
 
 def get_checkpoint_state(checkpoint_dir: str, latest_filename=None):
-    """The CheckpointState of ``checkpoint_dir`` (relative paths made absolute), or None if there is none.
+    """The CheckpointState of ``checkpoint_dir`` (relative paths made absolute), or None if
+    there is none, or if the state file is damaged (logged: latest_checkpoint then looks
+    at the checkpoints themselves).
 
     Raises:
       ValueError: the state file exists but names no checkpoint (an empty file, as TF).
@@ -70,15 +72,20 @@ def get_checkpoint_state(checkpoint_dir: str, latest_filename=None):
     checkpoint_dir = _local_path(checkpoint_dir)
     path = _state_path(checkpoint_dir, latest_filename)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
     except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (UnicodeDecodeError, OSError) as e:
+        _log.warning("%s: the checkpoint state file is not understood (%s); the newest checkpoint in the folder "
+                     "stands for it", path, e)
         return None
     state = CheckpointState()
     try:
         text_format.Parse(text, state)
     except text_format.ParseError as e:
-        _log.warning("%s: %s: checkpoint state file not understood", path, e)
+        _log.warning("%s: the checkpoint state file is not understood (%s); the newest checkpoint in the folder "
+                     "stands for it", path, e)
         return None
     if not state.model_checkpoint_path:
         raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
@@ -100,41 +107,98 @@ def checkpoint_exists(checkpoint_prefix: str) -> bool:
     return os.path.exists(io_ops.index_path(_local_path(checkpoint_prefix)))
 
 
-def latest_checkpoint(checkpoint_dir: str, latest_filename=None) -> str | None:
-    """The prefix of the newest complete checkpoint in ``checkpoint_dir``, or None.
+def _has_files(prefix: str) -> bool:
+    """Whether any file of checkpoint ``prefix`` is there (its index or a data file)."""
+    folder, base = os.path.split(prefix)
+    try:
+        return any(n == base + ".index" or n.startswith(base + ".data-") for n in os.listdir(folder or "."))
+    except OSError:
+        return False
 
-    Where the 'checkpoint' state file is there but not understood (damaged), the newest
-    checkpoint whose index is in the folder, with a warning, rather than none (which
-    would start training again from step 0).
+
+def check_checkpoint(prefix: str) -> None:
+    """Checks what can be checked of checkpoint ``prefix`` without reading its tensors: its
+    index, and every shard's presence and header.
+
+    Raises:
+      DataLossError: a file of it is missing or damaged (naming the file).
+      NotFoundError: nothing of it is there.
     """
-    state = get_checkpoint_state(checkpoint_dir, latest_filename)
-    if state is not None and checkpoint_exists(state.model_checkpoint_path):
-        return state.model_checkpoint_path
+    prefix = _local_path(prefix)
+    if not checkpoint_exists(prefix) and _has_files(prefix):
+        raise errors.DataLossError(None, None, f"checkpoint {prefix} is damaged: its index {io_ops.index_path(prefix)} "
+                                   "is missing")
+    io_ops.open_shards(prefix)
+
+
+def usable_checkpoint_state(checkpoint_dir: str, latest_filename=None):
+    """(state, why not): the CheckpointState of ``checkpoint_dir``, or None and the reason
+    when its state file is there but cannot be used ('' when there is none)."""
+    try:
+        state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    except ValueError as e:  # (a state file that names no checkpoint)
+        return None, str(e)
+    if state is None and os.path.exists(_state_path(checkpoint_dir, latest_filename)):
+        return None, "its checkpoint state file is not understood"
+    return state, ""
+
+
+def checkpoint_candidates(checkpoint_dir: str, latest_filename=None) -> list[str]:
+    """The checkpoints of ``checkpoint_dir``, newest first: those its state file names
+    (when it is understood), then any other whose index is in the folder, by the time it
+    was written."""
+    checkpoint_dir = _local_path(checkpoint_dir)
+    state, _ = usable_checkpoint_state(checkpoint_dir, latest_filename)
+    named = []
     if state is not None:
-        _log.warning("checkpoint %s named by %s does not exist", state.model_checkpoint_path, checkpoint_dir)
-        return None
-    if os.path.exists(_state_path(_local_path(checkpoint_dir), latest_filename)):
-        found = _newest_by_index(_local_path(checkpoint_dir))
-        if found is not None:
-            _log.warning("using %s, the newest checkpoint in %s, as its state file is not understood",
-                         found, checkpoint_dir)
-        return found
+        for p in [state.model_checkpoint_path, *reversed(state.all_model_checkpoint_paths)]:
+            if p not in named:
+                named.append(p)
+    return named + [p for p in _by_index_age(checkpoint_dir) if p not in named]
+
+
+def latest_checkpoint(checkpoint_dir: str, latest_filename=None) -> str | None:
+    """The prefix of the newest checkpoint of ``checkpoint_dir`` that is whole, or None.
+
+    That is the one the state file names, as in TF. Where that one is missing or damaged
+    (its index, a shard, a header), or the state file itself is, it is the newest whole
+    one before it, with a warning: never None (which would start training again from
+    step 0) while a usable checkpoint is there. Tensors' bytes are not read here; a
+    restore checks those (SessionManager goes on to older checkpoints if they are damaged).
+    """
+    checkpoint_dir = _local_path(checkpoint_dir)
+    _, state_problem = usable_checkpoint_state(checkpoint_dir, latest_filename)
+    skipped = [state_problem] if state_problem else []
+    for prefix in checkpoint_candidates(checkpoint_dir, latest_filename):
+        try:
+            check_checkpoint(prefix)
+        except errors.OpError as e:
+            skipped.append(e.message if prefix in e.message else f"{prefix}: {e.message}")
+            continue
+        if skipped:
+            _log.warning("using %s, the newest whole checkpoint in %s: %s", prefix, checkpoint_dir, "; ".join(skipped))
+        return prefix
+    if skipped:
+        _log.warning("no whole checkpoint in %s: %s", checkpoint_dir, "; ".join(skipped))
     return None
 
 
-def _newest_by_index(checkpoint_dir: str) -> str | None:
-    """The prefix of the newest checkpoint (by index file time) in ``checkpoint_dir``."""
+def _by_index_age(checkpoint_dir: str) -> list[str]:
+    """The prefixes of the checkpoints in ``checkpoint_dir`` whose index is there, newest first."""
     try:
         names = [n for n in os.listdir(checkpoint_dir) if n.endswith(".index")]
     except OSError:
-        return None
-    if not names:
-        return None
+        return []
+
     def age(name: str) -> tuple[int, int]:  # (written at, global step in the name: ties within a clock tick)
         step = name[:-len(".index")].rpartition("-")[2]
-        return os.stat(os.path.join(checkpoint_dir, name)).st_mtime_ns, int(step) if step.isdigit() else -1
-    newest = max(names, key=age)
-    return os.path.join(checkpoint_dir, newest[:-len(".index")])
+        try:
+            written = os.stat(os.path.join(checkpoint_dir, name)).st_mtime_ns
+        except OSError:
+            written = 0
+        return written, int(step) if step.isdigit() else -1
+
+    return [os.path.join(checkpoint_dir, n[:-len(".index")]) for n in sorted(names, key=age, reverse=True)]
 
 
 def _checkpoint_prefix(ckpt_dir_or_file: str) -> str:
@@ -363,6 +427,8 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         save_path = _local_path(save_path)
         if not checkpoint_exists(save_path):
+            if _has_files(save_path):
+                check_checkpoint(save_path)  # (DataLossError: the index is missing)
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
         _log.info("Restoring parameters from %s", save_path)
         sess.run(self.restore_op, {self.filename_tensor: save_path})

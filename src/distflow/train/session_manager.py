@@ -64,31 +64,36 @@ class SessionManager:
             path = saver_mod.latest_checkpoint(checkpoint_dir)
         if path is None:
             return sess, False
-        state = saver_mod.get_checkpoint_state(checkpoint_dir)
-        self._restore_newest_intact(sess, saver, path, state)
+        if not self._restore_newest_intact(sess, saver, checkpoint_dir, path):
+            return sess, False
+        state, _ = saver_mod.usable_checkpoint_state(checkpoint_dir)
         if state is not None:
             saver.recover_last_checkpoints(state.all_model_checkpoint_paths)
         return sess, True
 
     @staticmethod
-    def _restore_newest_intact(sess, saver, path: str, state) -> None:
-        """Restores ``path``; if its files are damaged (DataLossError), the newest earlier
-        checkpoint that is intact, with a warning, rather than starting over from step 0.
-        With none intact, the first error stands."""
-        earlier = [p for p in reversed(list(state.all_model_checkpoint_paths if state is not None else []))
-                   if p != path]
-        first, damaged = None, []
-        for candidate in [path] + earlier:
+    def _restore_newest_intact(sess, saver, checkpoint_dir: str, path: str) -> bool:
+        """Restores ``path``; if its files are damaged (DataLossError), the newest older
+        checkpoint of ``checkpoint_dir`` that is intact, with a warning, rather than
+        starting over from step 0. False, with a warning that training starts from the
+        beginning, when none is intact."""
+        candidates = saver_mod.checkpoint_candidates(checkpoint_dir)
+        older = candidates[candidates.index(path) + 1:] if path in candidates else candidates
+        damaged = []
+        for candidate in [path] + [p for p in older if p != path]:
             try:
                 saver.restore(sess, candidate)
             except errors.DataLossError as e:
-                first = first or e
-                damaged.append(f"{candidate} ({e.message})")
+                damaged.append(e.message if candidate in e.message else f"{candidate}: {e.message}")
+                continue
+            except ValueError:  # (nothing of it is there any more)
                 continue
             if damaged:
                 _log.warning("Restored %s, the newest intact checkpoint; damaged: %s", candidate, "; ".join(damaged))
-            return
-        raise first
+            return True
+        _log.warning("No intact checkpoint in %s, so the model starts from its initial values (step 0); "
+                     "damaged: %s", checkpoint_dir, "; ".join(damaged))
+        return False
 
     def _try_run_local_init_op(self, sess) -> tuple[bool, str | None]:
         if self._local_init_op is None:
