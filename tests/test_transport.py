@@ -342,7 +342,8 @@ def test_idle_connections_wait_without_a_thread_and_are_served_when_they_speak(s
     before = threading.active_count()
     idle = [_connect(server.port, hello=i % 2 == 0) for i in range(300)]  # half never even say hello
     try:
-        wait_until(lambda: server.connections().get("127.0.0.1") == 300, what="300 connections open")
+        wait_until(lambda: server.connections().get("127.0.0.1") == 150, what="150 greeted connections open")
+        assert server.ungreeted() <= transport.MAX_UNGREETED  # (the oldest silent ones were closed)
         wait_until(lambda: threading.active_count() <= before + 3, what="the idle connections to give up their threads")
         # any of them is served when it sends a request
         s = idle[10]
@@ -428,7 +429,16 @@ def test_a_server_out_of_file_descriptors_keeps_accepting_once_some_are_free():
                             stdout=subprocess.PIPE, env=env, text=True)
     try:
         port = int(proc.stdout.readline())
-        flood = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(60)]  # past its limit
+        flood = []  # greeted connections, past its limit of files
+        for _ in range(60):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(hello_frame(None))
+            flood.append(s)
+        for s in flood:  # (once it is out of files the last ones are refused)
+            try:
+                s.recv(1)
+            except OSError:
+                pass
         client = TensorClient()
         assert not _fetches(client, port)  # (it cannot take another connection now)
         for s in flood:
@@ -487,3 +497,99 @@ def test_a_sender_killed_before_its_tensor_is_acknowledged_leaves_no_segment_aft
     finally:
         if sender.poll() is None:
             sender.kill()
+
+
+def _closed_by_server(s: socket.socket) -> bool:
+    """Whether the server has closed ``s`` (it reads end-of-file or a reset); never blocks."""
+    s.setblocking(False)
+    try:
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def test_silent_connections_cannot_crowd_out_the_clusters_own(monkeypatch):
+    """512 connections that never say hello, from the worker's own host: the worker's
+    connections (with the token) are still accepted, and the silent ones hold at most
+    MAX_UNGREETED descriptors and no thread."""
+    from distflow.distributed import auth, transport
+    from thread_util import wait_until
+
+    monkeypatch.setenv(auth.TOKEN_ENV, "the-token")
+    server = TensorServer("127.0.0.1", _handler, token=b"the-token")
+    before = threading.active_count()
+    silent = []
+    try:
+        for _ in range(transport.MAX_CONNECTIONS_PER_PEER + 8):
+            silent.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
+        wait_until(lambda: server.ungreeted() == transport.MAX_UNGREETED, what="the silent connections to be accepted")
+        assert threading.active_count() <= before + 2  # (the accepting and the parking thread)
+        client = TensorClient()
+        for step in range(3):
+            assert_oracle(client.fetch("127.0.0.1", server.port, step, _key("x:0"), 10.0, "the test peer"),
+                          VALUES["x:0"])
+        assert server.connections() == {"127.0.0.1": 1}
+        assert server.ungreeted() <= transport.MAX_UNGREETED
+        closed = sum(_closed_by_server(s) for s in silent)
+        assert closed >= len(silent) - transport.MAX_UNGREETED  # the oldest made room
+        client.close()
+    finally:
+        for s in silent:
+            s.close()
+        server.close()
+
+
+def _drip(s: socket.socket, data: bytes, interval: float) -> int:
+    """Sends ``data`` a byte every ``interval`` seconds until the server closes ``s``; how many were sent."""
+    for sent in range(len(data)):
+        if _closed_by_server(s):
+            return sent
+        s.setblocking(True)
+        try:
+            s.sendall(data[sent:sent + 1])
+        except OSError:
+            return sent
+        time.sleep(interval)
+    return len(data)
+
+
+def test_a_hello_dripped_a_byte_at_a_time_is_closed_at_its_deadline_and_holds_no_thread(monkeypatch):
+    """The hello has one deadline, from accept, for the whole of it: bytes that keep
+    coming, each well within any per-read timeout, do not extend it."""
+    from distflow.distributed import transport
+    from thread_util import wait_until
+
+    monkeypatch.setattr(transport, "HELLO_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(transport, "PARKING_POLL_S", 0.05)
+    token = b"t" * 200
+    server = TensorServer("127.0.0.1", _handler, token=token)
+    before = threading.active_count()
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    try:
+        # 207 of its 208 bytes over about 8 s: a deadline of 1 s closes it long before
+        sent = _drip(s, hello_frame(token)[:-1], 0.04)
+        assert threading.active_count() <= before + 2  # (no thread for it: accepting and parking only)
+        assert sent < 206, "the dripping hello was held as long as bytes kept coming"
+        wait_until(lambda: server.ungreeted() == 0, what="the connection to be dropped")
+    finally:
+        s.close()
+        server.close()
+
+
+def test_a_request_dripped_a_byte_at_a_time_is_closed_at_its_deadline(server, monkeypatch):
+    """A request's header and keys have one deadline, from their first byte, for the whole of them."""
+    from distflow.distributed import transport
+    from thread_util import wait_until
+
+    monkeypatch.setattr(transport, "FRAME_TIMEOUT_S", 1.0)
+    s = _connect(server.port)
+    keys = b"k" * 400
+    try:
+        # 419 of its 420 bytes over about 8 s: a deadline of 1 s closes it long before
+        sent = _drip(s, struct.pack("<4sQII", MAGIC, 1, 0, len(keys)) + keys[:-1], 0.02)
+        assert sent < 418, "the dripping request was held as long as bytes kept coming"
+        wait_until(lambda: not server.connections(), what="the connection to be dropped")
+    finally:
+        s.close()

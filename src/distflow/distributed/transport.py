@@ -34,8 +34,12 @@ goes away (its process died) gets its step aborted here, as a gRPC context would
 Every connection starts with the client's hello, which carries the cluster's token
 (auth.py; empty when the client has none):
   hello:  "DFA1" | token_len u32 | token        answer: ACK, or NAK and the server closes
-A server with a token reads the hello under a timeout, at most MAX_TOKEN bytes of it,
-before anything else, and refuses a missing or wrong token.
+A server with a token reads the hello, at most MAX_TOKEN bytes of it, before anything
+else, and refuses a missing or wrong token. Until its hello is accepted a connection
+costs one descriptor and no thread (the server reads hellos, and does TLS handshakes,
+without blocking, on one thread); it must be accepted within HELLO_TIMEOUT_S of its
+accept, the whole of it, however its bytes trickle in; and such connections have their
+own budget, so that they cannot crowd out the cluster's own (TensorServer).
 Every length is bounded; a malformed frame closes that connection and nothing else.
 Nothing is ever unpickled. A connection holds a server thread only while it is busy
 (TensorServer says how idle ones wait, and when they are closed).
@@ -84,8 +88,15 @@ _SMALL_BYTES = 65536
 LINGER_S = 2.0
 IDLE_TIMEOUT_S = 600.0
 PARKING_POLL_S = 1.0
-FRAME_TIMEOUT_S = 60.0  # for the rest of a request once its first bytes have come
-MAX_CONNECTIONS_PER_PEER = 512
+FRAME_TIMEOUT_S = 60.0  # for the whole of a request's header and keys, from its first bytes
+# A call's payload may take longer, in proportion to its size: FRAME_TIMEOUT_S plus one
+# second for every MIN_CALL_BYTES_PER_S bytes.
+MIN_CALL_BYTES_PER_S = 1 << 20
+MAX_CONNECTIONS_PER_PEER = 512  # accepted (greeted) connections of one peer host
+# Connections whose hello is not yet accepted, from all peers together. Past this, the
+# oldest of them is closed to make room: a client of the cluster sends its hello with
+# its first request, so it is through long before a silent connection is the oldest.
+MAX_UNGREETED = 64
 _OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 _log = logging.getLogger("distflow")
 
@@ -105,43 +116,55 @@ _WAIT_ALL = getattr(socket, "MSG_WAITALL", 0)
 _TIMED_OUT = (socket.timeout, BlockingIOError, ssl.SSLWantReadError)
 
 
-def _fill(sock: socket.socket, view: memoryview) -> None:
-    """Reads exactly len(view) bytes into ``view``.
+def _fill(sock: socket.socket, view: memoryview, deadline: float | None = None) -> None:
+    """Reads exactly len(view) bytes into ``view``; with ``deadline`` (``time.monotonic()``),
+    all of them by then, however they trickle in (socket.timeout past it).
 
     On a blocking socket MSG_WAITALL makes this one system call, and one release of the
     GIL, for a whole tensor; reading it piecemeal (what a socket with a Python timeout
     does, waiting in poll() before every piece) let six concurrent receives of a 2.7 MB
-    step run at a quarter of loopback speed.
+    step run at a quarter of loopback speed. The socket's receive timeout bounds each
+    call; a deadline lowers it, for what is left, only when less time than that is left.
     """
     got, n = 0, len(view)
     flags = 0 if isinstance(sock, ssl.SSLSocket) else _WAIT_ALL  # (TLS reads a record at a time)
-    while got < n:
-        k = sock.recv_into(view[got:], n - got, flags)
-        if not k:
-            raise ConnectionError("connection closed by the peer")
-        got += k
+    lowered = False
+    try:
+        while got < n:
+            if deadline is not None and got:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise socket.timeout(f"{n - got} of {n} bytes had not come by the deadline")
+                if left < FRAME_TIMEOUT_S:
+                    _set_receive_timeout(sock, left)
+                    lowered = True
+            k = sock.recv_into(view[got:], n - got, flags)
+            if not k:
+                raise ConnectionError("connection closed by the peer")
+            got += k
+    finally:
+        if lowered:
+            _set_receive_timeout(sock, FRAME_TIMEOUT_S)
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytearray:
+def _recv_exact(sock: socket.socket, n: int, deadline: float | None = None) -> bytearray:
     buf = bytearray(n)
-    _fill(sock, memoryview(buf))
+    _fill(sock, memoryview(buf), deadline)
     return buf
 
 
 _CHUNK = 1 << 22
 
 
-def _recv_as_it_comes(sock: socket.socket, n: int) -> bytes:
+def _recv_as_it_comes(sock: socket.socket, n: int, deadline: float | None = None) -> bytes:
     """``n`` bytes from a peer not yet trusted with memory: above 4 MB, taken a chunk at a
     time as they arrive, so a header that declares more than its sender sends (16 GiB in
     20 bytes) costs at most one chunk, not the declared size up front."""
     if n <= _CHUNK:
-        return bytes(_recv_exact(sock, n))
+        return bytes(_recv_exact(sock, n, deadline))
     parts, got = [], 0
     while got < n:
-        chunk = sock.recv(min(n - got, _CHUNK))
-        if not chunk:
-            raise ConnectionError("connection closed by the peer")
+        chunk = _recv_exact(sock, min(n - got, _CHUNK), deadline)
         parts.append(chunk)
         got += len(chunk)
     return b"".join(parts)
@@ -169,7 +192,8 @@ def _peer_of(conn: socket.socket) -> str:
 class _ServerConnection:
     """A connection a TensorServer serves: its socket, and what it knows of it so far."""
 
-    __slots__ = ("sock", "peer_host", "segment", "greeted", "idle_since")
+    __slots__ = ("sock", "peer_host", "segment", "greeted", "idle_since", "deadline", "hello", "handshaking",
+                 "wants_write")
 
     def __init__(self, sock: socket.socket, peer_host: str):
         self.sock = sock
@@ -177,6 +201,10 @@ class _ServerConnection:
         self.segment: "shm.SegmentWriter | None" = None  # made once the hello is accepted
         self.greeted = False
         self.idle_since = time.monotonic()
+        self.deadline = self.idle_since + HELLO_TIMEOUT_S  # (while parked: closed past it)
+        self.hello = bytearray()  # the hello's bytes so far
+        self.handshaking = False  # a TLS handshake is under way
+        self.wants_write = False  # (the handshake waits to write, not to read)
 
 
 class TensorServer:
@@ -184,13 +212,24 @@ class TensorServer:
     calls: ``call_handler(payload: bytes, caller) -> bytes``, which may raise OpError;
     ``caller.add_callback(fn)`` has ``fn`` called if the caller goes away meanwhile.
 
-    A connection has a thread only while it is busy: one that has sent nothing for
-    LINGER_S waits in a selector (``_Parking``), without a thread, and gets one again when
-    its next request arrives; one idle for IDLE_TIMEOUT_S is closed (clients drop theirs
-    before then). A request frame, once it has begun, must arrive within FRAME_TIMEOUT_S.
-    A peer host may hold at most MAX_CONNECTIONS_PER_PEER connections; more are closed as
-    they come. When the process runs out of file descriptors, accepting backs off and
-    goes on.
+    What a connection costs, and for how long:
+
+    - Until its hello is accepted (the token checked; a TLS handshake first, with TLS) it
+      is **ungreeted**: it has no thread (one thread reads every hello without blocking),
+      must finish its hello within HELLO_TIMEOUT_S of being accepted, and counts against
+      MAX_UNGREETED, shared by all peers; one more closes the oldest. So silent or
+      dripping connections, which anybody who can reach the port can open, cost a bounded
+      number of descriptors, no thread, and never hold a place that the cluster's own
+      connections need.
+    - Once greeted, a connection has a thread only while it is busy: one that has sent
+      nothing for LINGER_S waits in a selector (``_Parking``), and gets a thread again
+      when its next request arrives; one idle for IDLE_TIMEOUT_S is closed (clients drop
+      theirs before then). A request's header and keys must arrive whole within
+      FRAME_TIMEOUT_S of their first bytes. A peer host may hold at most
+      MAX_CONNECTIONS_PER_PEER greeted connections; its next one is closed once greeted.
+
+    When the process runs out of file descriptors, accepting closes the oldest ungreeted
+    connection if there is one, and otherwise backs off and goes on.
     """
 
     def __init__(self, host: str, handler, call_handler=None, token: bytes | None = None,
@@ -206,14 +245,21 @@ class TensorServer:
         self.port = self._sock.getsockname()[1]
         self._closed = False
         self._lock = threading.Lock()
-        self._per_peer: dict[str, int] = {}
+        self._per_peer: dict[str, int] = {}  # greeted connections by peer host
+        self._ungreeted: dict[_ServerConnection, None] = {}  # in the order they were accepted
+        self._max_ungreeted = _ungreeted_budget()
         self._parking = _Parking(self._activate, self._drop, f"distflow-data-idle-{self.port}")
         threading.Thread(target=self._accept, daemon=True, name=f"distflow-data-{self.port}").start()
 
     def connections(self) -> dict[str, int]:
-        """The open connections by peer host."""
+        """The open connections whose hello was accepted, by peer host."""
         with self._lock:
             return dict(self._per_peer)
+
+    def ungreeted(self) -> int:
+        """How many open connections have not (yet) had their hello accepted."""
+        with self._lock:
+            return len(self._ungreeted)
 
     def _accept(self) -> None:
         backoff, last_warning = 0.0, 0.0
@@ -224,35 +270,55 @@ class TensorServer:
                 if self._closed:
                     return
                 if e.errno in _OUT_OF_RESOURCES:
+                    if self._close_oldest_ungreeted():
+                        continue  # (a descriptor is free again)
                     # Out of file descriptors (or memory): the pending connection stays queued
                     # and the socket readable, so wait a little rather than spin; keep accepting.
                     backoff = min(1.0, backoff * 2 or 0.01)
                     if time.monotonic() - last_warning > 10.0:
                         last_warning = time.monotonic()
                         _log.warning("data port %d cannot accept connections: %s (%d open); retrying",
-                                     self.port, e.strerror, sum(self.connections().values()))
+                                     self.port, e.strerror, sum(self.connections().values()) + self.ungreeted())
                     time.sleep(backoff)
                 continue  # (a connection reset before it was accepted, say)
             backoff = 0.0
-            peer_host = address[0]
+            conn = _ServerConnection(sock, address[0])
             with self._lock:
-                count = self._per_peer.get(peer_host, 0)
-                if count < MAX_CONNECTIONS_PER_PEER:
-                    self._per_peer[peer_host] = count + 1
-            if count >= MAX_CONNECTIONS_PER_PEER:
-                _close(sock)
-                if time.monotonic() - last_warning > 10.0:
-                    last_warning = time.monotonic()
-                    _log.warning("data port %d: %s holds %d connections, the most one peer may; closing new ones",
-                                 self.port, peer_host, count)
-                continue
+                self._ungreeted[conn] = None
+                crowded = len(self._ungreeted) > self._max_ungreeted
+            if crowded:
+                self._close_oldest_ungreeted()
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self._parking.park(_ServerConnection(sock, peer_host))  # until its hello arrives
+            sock.setblocking(False)  # (until its hello is accepted: read as it comes, by the parking thread)
+            if self._tls is not None:
+                try:
+                    conn.sock = self._tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+                except (ssl.SSLError, OSError):
+                    self._drop(conn)
+                    continue
+                conn.handshaking = True
+            self._parking.park(conn)
+
+    def _close_oldest_ungreeted(self) -> bool:
+        """Closes the connection that has waited longest for its hello to be accepted; False if none waits."""
+        with self._lock:
+            oldest = next(iter(self._ungreeted), None)
+            if oldest is not None:
+                del self._ungreeted[oldest]
+        if oldest is None:
+            return False
+        if self._parking.take(oldest):  # (otherwise the parking thread is reading it, and closes it)
+            _close(oldest.sock)
+        return True
 
     def _activate(self, conn: _ServerConnection) -> None:
-        """A parked connection has bytes to read: it gets a thread until it is idle again."""
+        """A parked connection has bytes to read: its hello goes on here; a greeted one gets
+        a thread until it is idle again."""
         if self._closed:
             self._drop(conn)
+            return
+        if not conn.greeted:
+            self._greet(conn)
             return
         threading.Thread(target=self._serve, args=(conn,), daemon=True, name=f"distflow-data-{self.port}-conn").start()
 
@@ -261,51 +327,112 @@ class TensorServer:
         if conn.segment is not None:
             conn.segment.close()
         with self._lock:
+            if not conn.greeted:
+                self._ungreeted.pop(conn, None)
+                return
             left = self._per_peer.get(conn.peer_host, 1) - 1
             if left > 0:
                 self._per_peer[conn.peer_host] = left
             else:
                 self._per_peer.pop(conn.peer_host, None)
 
-    def _hello(self, conn: socket.socket) -> bool:
-        """Reads the client's hello (bounded, under a timeout); answers ACK if its token is
-        the server's (or the server has none), else NAK; True if the connection may go on."""
-        _set_timeout(conn, HELLO_TIMEOUT_S)
-        magic, length = _HELLO.unpack(_recv_exact(conn, _HELLO.size))
-        if magic != HELLO_MAGIC or length > MAX_TOKEN:
-            raise FrameError(f"bad hello frame (magic {bytes(magic)!r}, a token of {length} bytes)")
-        given = bytes(_recv_exact(conn, length)) if length else None
+    def _greet(self, conn: _ServerConnection) -> None:
+        """Goes on with ``conn``'s TLS handshake and hello as far as its bytes allow, without
+        blocking (on the parking thread): parks it again for more, refuses it (NAK for a
+        wrong token), or accepts it (ACK) and serves it."""
+        with self._lock:
+            if conn not in self._ungreeted:  # closed to make room meanwhile
+                _close(conn.sock)
+                return
+        if time.monotonic() > conn.deadline:  # (bytes that keep trickling in do not extend it)
+            self._drop(conn)
+            return
+        try:
+            accepted = self._read_hello(conn)
+        except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError) as e:
+            conn.wants_write = isinstance(e, ssl.SSLWantWriteError)
+            with self._lock:
+                still_waiting = conn in self._ungreeted
+            if still_waiting:
+                self._parking.park(conn)
+            else:
+                _close(conn.sock)
+            return
+        except (ConnectionError, FrameError, ssl.SSLError, OSError, struct.error) as e:
+            if isinstance(e, ssl.SSLError):
+                _log.warning("refused a data connection from %s: TLS: %s", conn.peer_host,
+                             getattr(e, "reason", None) or e)
+            elif isinstance(e, FrameError):
+                _log.warning("refused a data connection from %s: %s", conn.peer_host, e)
+            self._drop(conn)
+            return
+        if not accepted:
+            self._drop(conn)
+            return
+        with self._lock:
+            if conn not in self._ungreeted:  # closed to make room meanwhile
+                _close(conn.sock)
+                return
+            del self._ungreeted[conn]
+            count = self._per_peer.get(conn.peer_host, 0)
+            if count < MAX_CONNECTIONS_PER_PEER:
+                self._per_peer[conn.peer_host] = count + 1
+                conn.greeted = True
+        if not conn.greeted:
+            _close(conn.sock)
+            _log.warning("data port %d: %s holds %d connections, the most one peer may; closed a new one",
+                         self.port, conn.peer_host, count)
+            return
+        conn.sock.setblocking(True)
+        conn.segment = shm.SegmentWriter() if shm.available() else None
+        try:
+            conn.sock.sendall(ACK)
+        except OSError:
+            self._drop(conn)
+            return
+        self._activate(conn)
+
+    def _read_hello(self, conn: _ServerConnection) -> bool:
+        """Reads what has come of the hello (raising BlockingIOError or SSLWant*Error when it
+        must wait for more); True once it is whole and its token is the server's (or the
+        server has none). A wrong token is answered NAK, and False."""
+        sock = conn.sock
+        if conn.handshaking:
+            sock.do_handshake()
+            conn.handshaking = False
+        while True:
+            need = _HELLO.size - len(conn.hello)
+            if need <= 0:
+                magic, length = _HELLO.unpack_from(conn.hello)
+                if magic != HELLO_MAGIC or length > MAX_TOKEN:
+                    raise FrameError(f"bad hello frame (magic {bytes(magic)!r}, a token of {length} bytes)")
+                need = _HELLO.size + length - len(conn.hello)
+                if need <= 0:
+                    break
+            chunk = sock.recv(need)  # (never past the hello: what follows is the first request)
+            if not chunk:
+                raise ConnectionError("connection closed by the peer")
+            conn.hello += chunk
+        given = bytes(conn.hello[_HELLO.size:]) or None
         if not matches(self._token, given):
-            conn.sendall(NAK)
-            _log.warning("refused a data connection from %s: %s token", _peer_of(conn),
+            try:
+                sock.send(NAK)
+            except OSError:
+                pass
+            _log.warning("refused a data connection from %s: %s token", conn.peer_host,
                          "no" if given is None else "a wrong")
             return False
-        conn.sendall(ACK)
-        _set_timeout(conn, None)
         return True
 
     def _serve(self, conn: _ServerConnection) -> None:
         """Serves ``conn``'s requests while they keep coming; parks it when they pause."""
         sock = conn.sock
         try:
-            if not conn.greeted:
-                try:
-                    if self._tls is not None:
-                        _set_timeout(sock, HELLO_TIMEOUT_S)
-                        sock = conn.sock = self._tls.wrap_socket(sock, server_side=True)
-                    if not self._hello(sock):
-                        return
-                except (ConnectionError, ssl.SSLError) + _TIMED_OUT as e:
-                    if isinstance(e, ssl.SSLError) and not isinstance(e, ssl.SSLWantReadError):
-                        _log.warning("refused a data connection from %s: TLS: %s", conn.peer_host,
-                                     getattr(e, "reason", None) or e)
-                    return
-                conn.greeted = True
-                conn.segment = shm.SegmentWriter() if shm.available() else None
             _set_receive_timeout(sock, FRAME_TIMEOUT_S)  # (a request, once begun, comes whole)
             while True:
                 if not _readable(sock, LINGER_S):
                     conn.idle_since = time.monotonic()
+                    conn.deadline = conn.idle_since + IDLE_TIMEOUT_S
                     self._parking.park(conn)
                     conn = None  # (the parking owns it now)
                     return
@@ -317,18 +444,19 @@ class TensorServer:
                     except ConnectionError:
                         return
                     continue
+                deadline = time.monotonic() + FRAME_TIMEOUT_S  # (its first bytes are here)
                 try:
-                    head = _recv_exact(sock, _REQUEST.size)
+                    head = _recv_exact(sock, _REQUEST.size, deadline)
                 except ConnectionError:
                     return
                 magic, step_id, timeout_ms, keys_len = _REQUEST.unpack(head)
                 if magic == CALL_MAGIC:
-                    self._serve_call(sock, step_id)
+                    self._serve_call(sock, step_id, deadline)
                     continue
                 if magic not in (MAGIC, SHM_MAGIC) or keys_len > MAX_KEY * MAX_KEYS:
                     raise FrameError(f"bad request frame (magic {bytes(magic)!r}, keys of {keys_len} bytes)")
                 try:
-                    keys = _recv_exact(sock, keys_len).decode().split("\n")
+                    keys = _recv_exact(sock, keys_len, deadline).decode().split("\n")
                 except UnicodeDecodeError:
                     raise FrameError("the keys are not UTF-8") from None
                 if len(keys) > MAX_KEYS or max(map(len, keys)) > MAX_KEY:
@@ -336,6 +464,9 @@ class TensorServer:
                 for key in keys:
                     self._serve_one(sock, step_id, tuple(key.split(";")), timeout_ms,
                                     segment if magic == SHM_MAGIC else None)
+        except _TIMED_OUT as e:
+            _log.warning("closing a data connection from %s: a request did not come whole within %g s (%s)",
+                         conn.peer_host if conn is not None else "a peer", FRAME_TIMEOUT_S, e or "timed out")
         except (FrameError, OSError, struct.error) as e:
             _log.warning("closing a data connection: %s", e)
         finally:
@@ -357,12 +488,12 @@ class TensorServer:
             return
         self._send_value(conn, value, segment)
 
-    def _serve_call(self, conn: socket.socket, nbytes: int) -> None:
+    def _serve_call(self, conn: socket.socket, nbytes: int, deadline: float) -> None:
         """Runs one call and answers it; a failed call is an error frame, never fatal here."""
         if nbytes > min(MAX_CALL_BYTES, wire.MAX_MESSAGE_BYTES) or self._call_handler is None:
             raise FrameError(f"a call of {nbytes} bytes, more than this server reads (DISTFLOW_MAX_MESSAGE_BYTES="
                              f"{wire.MAX_MESSAGE_BYTES})" if self._call_handler else "this server takes no calls")
-        payload = _recv_as_it_comes(conn, nbytes)
+        payload = _recv_as_it_comes(conn, nbytes, deadline + nbytes / MIN_CALL_BYTES_PER_S)
         caller = _Caller(self._watchdog, conn)
         try:
             answer = self._call_handler(payload, caller)
@@ -439,10 +570,11 @@ class TensorServer:
 
 
 class _Parking:
-    """The connections that wait for their next request without a thread: one selector
-    and one thread per server. ``activate(conn)`` is called when a parked connection has
-    bytes to read, ``expire(conn)`` when it has been idle for IDLE_TIMEOUT_S; either way
-    it is no longer parked."""
+    """The connections that wait without a thread (for their next request, or for more of
+    their hello): one selector and one thread per server. ``activate(conn)`` is called
+    when a parked connection has bytes to read (or, with ``conn.wants_write``, room to
+    write), ``expire(conn)`` when it is still parked past ``conn.deadline``; either way it
+    is no longer parked."""
 
     def __init__(self, activate, expire, name: str):
         self._activate, self._expire = activate, expire
@@ -453,14 +585,26 @@ class _Parking:
         self._thread: threading.Thread | None = None
 
     def park(self, conn: _ServerConnection) -> None:
+        events = selectors.EVENT_WRITE if conn.wants_write else selectors.EVENT_READ
         with self._lock:
             if not self._closed:
-                self._selector.register(conn.sock, selectors.EVENT_READ, conn)
+                self._selector.register(conn.sock, events, conn)
                 if self._thread is None:
                     self._thread = threading.Thread(target=self._run, daemon=True, name=self._thread_name)
                     self._thread.start()
                 return
         _close(conn.sock)
+
+    def take(self, conn: _ServerConnection) -> bool:
+        """Unparks ``conn`` for the caller (True), or False if it is not parked now."""
+        with self._lock:
+            if self._closed:
+                return False
+            try:
+                self._selector.unregister(conn.sock)
+            except (KeyError, ValueError):
+                return False
+            return True
 
     def _run(self) -> None:
         last_sweep = time.monotonic()
@@ -482,7 +626,7 @@ class _Parking:
                 if now - last_sweep > PARKING_POLL_S:
                     last_sweep = now
                     for key in list(self._selector.get_map().values()):
-                        if now - key.data.idle_since > IDLE_TIMEOUT_S:
+                        if now > key.data.deadline:
                             self._selector.unregister(key.fileobj)
                             stale.append(key.data)
             for conn in ready:
@@ -497,6 +641,19 @@ class _Parking:
             conns = [key.data for key in self._selector.get_map().values()]
             self._selector.close()
         return conns
+
+
+def _ungreeted_budget() -> int:
+    """MAX_UNGREETED, or less where the process may open few files: at most an eighth of them."""
+    try:
+        import resource  # noqa: PLC0415 - POSIX only
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return MAX_UNGREETED
+    if soft == resource.RLIM_INFINITY:
+        return MAX_UNGREETED
+    return max(4, min(MAX_UNGREETED, soft // 8))
 
 
 class _Caller:
