@@ -14,8 +14,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class LocalCluster:
     """Starts one ``distflow server`` process per task; ``kill(job, index)`` ends one by pid."""
 
-    def __init__(self, jobs: dict[str, int], start_jobs=None):
-        """``start_jobs``: the jobs whose servers start now (all by default); others are left to the test."""
+    def __init__(self, jobs: dict[str, int], start_jobs=None, open_files: int | None = None):
+        """``start_jobs``: the jobs whose servers start now (all by default); others are left to the test.
+        ``open_files``: the most file descriptors each server may hold (RLIMIT_NOFILE)."""
+        self._open_files = open_files
         ports = iter(free_ports(sum(jobs.values())))
         self.spec = {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)] for job, n in jobs.items()}
         self.procs: dict[tuple[str, int], subprocess.Popen] = {}
@@ -28,7 +30,8 @@ class LocalCluster:
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
         proc = subprocess.Popen([sys.executable, "-m", "distflow.tools.cli", "server", "--cluster",
                                  json.dumps(self.spec), "--job", job, "--task", str(index)],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                                preexec_fn=self._limit_open_files if self._open_files else None)
         self.procs[(job, index)] = proc
         deadline = time.monotonic() + timeout
         line = b""
@@ -39,6 +42,11 @@ class LocalCluster:
         if not line.startswith(b"serving"):
             self.close()
             raise RuntimeError(f"server {job}:{index} did not start: {line!r}")
+
+    def _limit_open_files(self) -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self._open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
     def target(self, job: str, index: int = 0) -> str:
         return "grpc://" + self.spec[job][index]

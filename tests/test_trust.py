@@ -1,5 +1,6 @@
 """Who may use a cluster and where it listens: the token on gRPC and the data port, binding where told."""
 
+import os
 import socket
 import struct
 
@@ -499,3 +500,48 @@ def test_a_master_holds_a_bounded_number_of_sessions_of_bounded_size(monkeypatch
             s.close()
     finally:
         server.stop()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc to count open files")
+def test_unauthenticated_connections_cannot_exhaust_a_tasks_file_descriptors(monkeypatch, tmp_path):
+    """400 silent connections to each port of a ps that may open 256 files: it keeps
+    descriptors for what its cluster needs. A health call answers, and a new session
+    whose step crosses to the worker (a new data connection from the ps) trains and
+    saves a checkpoint on the ps (a new file)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(auth.TOKEN_ENV, TOKEN)
+        c = LocalCluster({"ps": 1, "worker": 1}, open_files=256)
+    monkeypatch.setenv(auth.TOKEN_ENV, TOKEN)
+    channels = Channels()
+    flood = []
+    try:
+        ps = c.address("ps")
+        data_port = channels.call(ps, "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10).data_port
+        for port in (data_port, int(ps.rsplit(":", 1)[1])):
+            for _ in range(400):
+                try:
+                    flood.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+                except OSError:
+                    pass  # (refused or timed out: its backlog is full)
+        assert channels.call(ps, "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10).data_port
+        pid = c.procs[("ps", 0)].pid
+        assert len(os.listdir(f"/proc/{pid}/fd")) < 256 - 64  # (room left for sessions and files)
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device("/job:ps/task:0"):
+                v = tf.Variable(np.zeros(1000, np.float32), name="v")
+            with tf.device("/job:worker/task:0"):
+                update = v.assign_add(tf.ones([1000]) * 2.0)
+            saver = tf.train.Saver(sharded=True)  # (written by the ps)
+        with tf.Session(c.target("worker"), graph=g) as sess:
+            sess.run(v.initializer, options=tf.RunOptions(timeout_in_ms=20000))
+            sess.run(update, options=tf.RunOptions(timeout_in_ms=20000))
+            path = saver.save(sess, str(tmp_path / "model.ckpt"))
+            np.testing.assert_array_equal(sess.run(v), np.full(1000, 2.0, np.float32))
+        assert tf.train.load_variable(path, "v").tolist() == [2.0] * 1000
+        assert c.procs[("ps", 0)].poll() is None
+    finally:
+        for s in flood:
+            s.close()
+        channels.close()
+        c.close()

@@ -18,7 +18,7 @@ from .cluster_spec import ClusterSpec
 from .cpu_share import blas_threads_for_task
 from .master import Master
 from ..protos import distflow_pb2 as pb
-from .auth import TokenInterceptor, configured_token
+from .auth import TOKEN_ENV, TOKEN_FILE_ENV, TokenInterceptor, configured_token
 from .tls import configured_tls
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, StepCallLimit, generic_handler
 from .task import TaskDirectory
@@ -37,6 +37,21 @@ _log = logging.getLogger("distflow")
 RPC_THREADS = 128
 RPC_STEP_CALLS = 96
 HOUSEKEEPING_S = 5.0  # how often a server closes idle sessions and sweeps stale steps
+# A connection to the gRPC port must finish its handshake (HTTP/2's preface, TLS's) within
+# this, as a data connection its hello; and the port holds at most a quarter of the
+# process's file descriptors, so that connections nobody authenticated cannot take the
+# descriptors that sessions, the data port and checkpoints need.
+RPC_HANDSHAKE_TIMEOUT_MS = 10_000
+
+
+def _rpc_connection_limit() -> int | None:
+    try:
+        import resource  # noqa: PLC0415 - POSIX only
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else max(64, soft // 4)
 
 
 def _grpc_limit() -> int:
@@ -58,6 +73,10 @@ def _check_ipv4_port_free(port: int, job: str, task: int, address: str) -> None:
                                   f"127.0.0.1:{port} is in use") from None
     finally:
         probe.close()
+
+
+def _is_loopback_host(host: str) -> bool:
+    return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
 
 
 def local_master(address: str):
@@ -103,12 +122,23 @@ class Server:
         self._channels = Channels()
         token = configured_token()
         where = f"/job:{job_name}/task:{task_index} ({address})"
+        options = [o for o in CHANNEL_OPTIONS if o[0] != "grpc.max_receive_message_length"] + [
+            ("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", _grpc_limit()),
+            ("grpc.server_handshake_timeout_ms", RPC_HANDSHAKE_TIMEOUT_MS)]
+        if _rpc_connection_limit() is not None:
+            options.append(("grpc.max_allowed_incoming_connections", _rpc_connection_limit()))
         self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="distflow-rpc"),
-                                 options=[o for o in CHANNEL_OPTIONS if o[0] != "grpc.max_receive_message_length"]
-                                 + [("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", _grpc_limit())],
+                                 options=options,
                                  interceptors=[TokenInterceptor(token, where)] if token is not None else None)
         if token is not None:
             _log.info("%s: every call and data connection must carry the cluster's token", where)
+        elif not _is_loopback_host(host):
+            _log.warning("%s: no token (%s or %s): anyone who can reach %s may run graphs on this task, which can "
+                         "read and write its files; give the cluster a token (docs/security.md)", where,
+                         TOKEN_ENV, TOKEN_FILE_ENV, address)
+        else:
+            _log.info("%s: no token (%s or %s): any process of this machine may run graphs on this task",
+                      where, TOKEN_ENV, TOKEN_FILE_ENV)
         tls = configured_tls()
         try:
             bound = self._grpc.add_secure_port(address, tls.server_credentials()) if tls is not None and tls.serves \
