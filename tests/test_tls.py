@@ -25,25 +25,35 @@ def _openssl(*args, cwd):
     subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
 
 
+_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+
 def _authority(directory, name: str) -> dict:
     """A certificate authority and one certificate it signed for 127.0.0.1 and localhost."""
     d = str(directory)
-    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    _openssl("req", "-x509", *key, "-keyout", f"{name}-ca.key", "-out", f"{name}-ca.pem", "-days", "2",
+    _openssl("req", "-x509", *_KEY, "-keyout", f"{name}-ca.key", "-out", f"{name}-ca.pem", "-days", "2",
              "-subj", f"/CN={name} test CA", cwd=d)
-    _openssl("req", *key, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name} task", cwd=d)
+    return dict(_certificate(directory, name, name), **{tls.CA_ENV: os.path.join(d, f"{name}-ca.pem")})
+
+
+def _certificate(directory, ca: str, name: str, names: str = "IP:127.0.0.1,DNS:localhost") -> dict:
+    """A certificate for ``names`` that the authority ``ca`` signed, and its key."""
+    d = str(directory)
+    _openssl("req", *_KEY, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name} task", cwd=d)
     with open(os.path.join(d, f"{name}.ext"), "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-    _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{name}-ca.pem", "-CAkey", f"{name}-ca.key",
+        f.write(f"subjectAltName={names}\n")
+    _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}-ca.pem", "-CAkey", f"{ca}-ca.key",
              "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext", cwd=d)
-    return {tls.CA_ENV: os.path.join(d, f"{name}-ca.pem"), tls.CERT_ENV: os.path.join(d, f"{name}.pem"),
-            tls.KEY_ENV: os.path.join(d, f"{name}.key")}
+    return {tls.CERT_ENV: os.path.join(d, f"{name}.pem"), tls.KEY_ENV: os.path.join(d, f"{name}.key")}
 
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory):
     d = tmp_path_factory.mktemp("tls")
-    return {"cluster": _authority(d, "cluster"), "rogue": _authority(d, "rogue")}
+    cluster = _authority(d, "cluster")
+    # signed by the cluster's CA, but for another name than the address it is called by
+    elsewhere = dict(_certificate(d, "cluster", "elsewhere", "DNS:elsewhere.example"), **{tls.CA_ENV: cluster[tls.CA_ENV]})
+    return {"cluster": cluster, "rogue": _authority(d, "rogue"), "elsewhere": elsewhere}
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +148,58 @@ def test_tls_settings_that_cannot_work_are_clear_errors(tmp_path, certs):
     assert tls.configured_tls({}) is None
     config = tls.configured_tls(files)
     assert config.serves and config.connects
+
+
+def test_a_key_that_is_not_the_certificates_is_a_clear_error(certs):
+    files = dict(certs["cluster"], **{tls.KEY_ENV: certs["rogue"][tls.KEY_ENV]})
+    with pytest.raises(ValueError, match="do not make a certificate and its key.*not the certificate's own"):
+        tls.configured_tls(files)
+
+
+def test_a_server_given_only_a_ca_says_that_it_serves_in_clear_text(certs, monkeypatch, caplog):
+    _use(monkeypatch, {tls.CA_ENV: certs["cluster"][tls.CA_ENV]})
+    with caplog.at_level("WARNING", logger="distflow"):
+        server = tf.train.Server.create_local_server()
+    server.stop()
+    assert any("CLEAR TEXT" in r.getMessage() for r in caplog.records)
+
+
+def _session_error(target: str) -> str:
+    sess = tf.Session(target, config=tf.ConfigProto(connect_timeout_in_ms=1500))
+    with pytest.raises(tf.errors.UnavailableError) as caught:
+        sess.run(tf.constant(1))
+    return caught.value.message
+
+
+@pytest.mark.parametrize("who", ["a plain client", "another CA", "no client certificate"])
+def test_each_failed_handshake_says_why(cluster, certs, monkeypatch, who):
+    files = {"a plain client": {}, "another CA": dict(certs["cluster"], **{tls.CA_ENV: certs["rogue"][tls.CA_ENV]}),
+             "no client certificate": {tls.CA_ENV: certs["cluster"][tls.CA_ENV]}}[who]
+    _use(monkeypatch, files)
+    message = _session_error(cluster.target("ps"))
+    expected = {"a plain client": "serves TLS, and this process has no DISTFLOW_TLS_CA",
+                "another CA": "is not trusted here",
+                "no client certificate": "requires a client certificate"}[who]
+    assert expected in message, message
+
+
+def test_a_server_certificate_for_another_name_says_so(certs, monkeypatch):
+    with pytest.MonkeyPatch.context() as mp:
+        for name, path in certs["elsewhere"].items():
+            mp.setenv(name, path)
+        c = LocalCluster({"ps": 1})
+    try:
+        _use(monkeypatch, certs["cluster"])
+        message = _session_error(c.target("ps"))
+        assert "is not trusted here" in message and "mismatch" in message, message
+    finally:
+        c.close()
+
+
+def test_a_tls_client_of_a_plain_server_says_so(certs, monkeypatch):
+    c = LocalCluster({"ps": 1})
+    try:
+        _use(monkeypatch, certs["cluster"])
+        assert "does not serve TLS" in _session_error(c.target("ps"))
+    finally:
+        c.close()

@@ -593,3 +593,38 @@ def test_a_request_dripped_a_byte_at_a_time_is_closed_at_its_deadline(server, mo
         wait_until(lambda: not server.connections(), what="the connection to be dropped")
     finally:
         s.close()
+
+
+def _mapped_segments_of(pid: int) -> list[str]:
+    with open("/proc/self/maps") as f:
+        return [line for line in f if f"distflow-{pid}-" in line]
+
+
+@pytest.mark.skipif(not shm.available() or not os.path.exists("/proc/self/maps"), reason="no shared memory here")
+def test_connections_to_a_sender_that_left_are_closed_by_the_sweep_with_their_segment():
+    """A task that left (its process ended) leaves its receivers' pooled connections in
+    CLOSE-WAIT and its segment mapped; the sweep a server runs every few seconds closes both."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.dirname(__file__)), "src"))
+    sender = subprocess.Popen([sys.executable, "-c", SENDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              env=env, text=True)
+    client = TensorClient()
+    try:
+        port = int(sender.stdout.readline())
+        value = client.fetch("127.0.0.1", port, 1, _key("big:0"), 10.0, "the sender")
+        assert value.nbytes >= shm.MIN_BYTES and _mapped_segments_of(sender.pid)  # (it came in shared memory)
+        del value
+        assert client.sweep() == 0  # (alive: its connection stays pooled)
+        sender.kill()
+        sender.wait(10)
+        from thread_util import wait_until
+
+        wait_until(lambda: client.sweep() == 1 or not client._idle, what="the sweep to close the connection")
+        assert not client._idle
+        assert not _mapped_segments_of(sender.pid)
+    finally:
+        client.close()
+        if sender.poll() is None:
+            sender.kill()

@@ -507,7 +507,8 @@ def test_unauthenticated_connections_cannot_exhaust_a_tasks_file_descriptors(mon
     """400 silent connections to each port of a ps that may open 256 files: it keeps
     descriptors for what its cluster needs. A health call answers, and a new session
     whose step crosses to the worker (a new data connection from the ps) trains and
-    saves a checkpoint on the ps (a new file)."""
+    saves a checkpoint on the ps (a new file). (The tasks' gRPC channels are made before
+    the flood: a new gRPC connection waits while silent ones hold the port's slots.)"""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(auth.TOKEN_ENV, TOKEN)
         c = LocalCluster({"ps": 1, "worker": 1}, open_files=256)
@@ -516,6 +517,15 @@ def test_unauthenticated_connections_cannot_exhaust_a_tasks_file_descriptors(mon
     flood = []
     try:
         ps = c.address("ps")
+        warm = tf.Graph()
+        with warm.as_default():
+            with tf.device("/job:ps/task:0"):
+                w = tf.Variable(1.0, name="w")
+            with tf.device("/job:worker/task:0"):
+                twice = w * 2.0
+        with tf.Session(c.target("worker"), graph=warm) as sess:  # (the worker's channel to the ps)
+            sess.run(w.initializer)
+            assert sess.run(twice) == 2.0
         data_port = channels.call(ps, "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10).data_port
         for port in (data_port, int(ps.rsplit(":", 1)[1])):
             for _ in range(400):
@@ -545,3 +555,27 @@ def test_unauthenticated_connections_cannot_exhaust_a_tasks_file_descriptors(mon
             s.close()
         channels.close()
         c.close()
+
+
+def test_a_step_with_nothing_to_run_returns_nothing_locally_and_remotely():
+    server = tf.train.Server.create_local_server()
+    g = tf.Graph()
+    with g.as_default():
+        p = tf.placeholder(tf.float32, name="p")
+        tf.constant(1.0)
+    try:
+        with tf.Session(server.target, graph=g) as sess:
+            assert sess.run([]) == [] and sess.run({}) == {}
+            assert sess.run([p], {p: 3.0}) == [3.0]  # (fed and fetched: nothing runs either)
+        channels = Channels()
+        try:  # the raw call: no fetch, no target
+            create = pb.CreateSessionRequest(graph_def=g.as_graph_def())
+            address = server.target[len("grpc://"):]
+            handle = channels.call(address, "distflow.Master", "CreateSession", create, timeout=10).session_handle
+            response = channels.call(address, "distflow.Master", "RunStep", pb.RunStepRequest(session_handle=handle),
+                                     timeout=10)
+            assert len(response.tensor) == 0
+        finally:
+            channels.close()
+    finally:
+        server.stop()

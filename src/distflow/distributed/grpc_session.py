@@ -10,6 +10,7 @@ from .master import SESSION_NOT_FOUND
 from .rpc import Channels, error_from_rpc
 from .server import local_master
 from .task import Parked
+from .tls import why_unreachable
 from .transport import TensorClient
 
 
@@ -102,9 +103,10 @@ class GrpcSession(BaseSession):
                 response = self._call("CreateSession", pb.CreateSessionRequest(graph_def=delta, options=options),
                                       timeout=wait)
             except errors.DeadlineExceededError:
+                why = why_unreachable(self._master.address)
                 raise errors.UnavailableError(
-                    None, None, f"the master at {self._master.address} did not answer within {wait:g} s (is a "
-                    "server running there?)") from None
+                    None, None, f"the master at {self._master.address} did not answer within {wait:g} s: "
+                    + (why or "it is there but did not answer (busy?)")) from None
             self._handle = response.session_handle
         else:
             self._call("ExtendSession", pb.ExtendSessionRequest(session_handle=self._handle, graph_def=delta))

@@ -336,6 +336,8 @@ class Master:
 
     def _run_step(self, step: _Step, step_id: int, feeds: list, num_fetches: int, timeout_in_ms: int,
                   accept_parked: bool) -> list:
+        if not step.parts:  # (nothing to run: no fetch, or only fed ones, and no target)
+            return [feeds[step.fed_fetches[pos]] for pos in range(num_fetches)]
         calls = {}
         for name, part in step.parts.items():
             calls[name] = (part.task.run_graph, RunGraphCall(

@@ -19,7 +19,7 @@ from .cpu_share import blas_threads_for_task
 from .master import Master
 from ..protos import distflow_pb2 as pb
 from .auth import TOKEN_ENV, TOKEN_FILE_ENV, TokenInterceptor, configured_token
-from .tls import configured_tls
+from .tls import CA_ENV, CERT_ENV, KEY_ENV, configured_tls
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, StepCallLimit, generic_handler
 from .task import TaskDirectory
 from .worker import Worker
@@ -161,11 +161,14 @@ class Server:
         self._tasks = TaskDirectory(cluster, self._channels)
         self._worker = Worker(job_name, task_index, self._tasks, self._config, token=token,
                               tls=tls.server_context() if tls is not None and tls.serves else None)
-        if tls is not None:
-            _log.info("%s: TLS on gRPC and the data port: %s", where,
-                      ("serving with a certificate" if tls.serves else "no certificate of its own: serving in clear")
-                      + ("; clients need a certificate of the cluster's CA, and servers' are verified"
-                         if tls.connects else ""))
+        if tls is not None and tls.serves:
+            _log.info("%s: TLS on gRPC and the data port, serving with a certificate%s", where,
+                      "; clients need a certificate of the cluster's CA, and servers' are verified"
+                      if tls.connects else "")
+        elif tls is not None:
+            _log.warning("%s: %s is set but %s and %s are not: this server serves in CLEAR TEXT (its calls to "
+                         "other tasks use TLS); give it a certificate and key to serve TLS", where, CA_ENV,
+                         CERT_ENV, KEY_ENV)
         self._worker.on_shutdown = self.stop
         self._tasks.add_local(self._worker)
         self._master = Master(job_name, task_index, self._tasks, self._config,
@@ -221,6 +224,7 @@ class Server:
             try:
                 self._master.close_idle_sessions()
                 self._worker.sweep()
+                self._tasks.data.sweep()
             except Exception:  # noqa: BLE001 - housekeeping never stops the server
                 _log.exception("%s: housekeeping failed", self.target)
 

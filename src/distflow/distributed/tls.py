@@ -102,4 +102,84 @@ def configured_tls(environ=None) -> TlsConfig | None:
             raise ValueError(f"Cannot read {name}={path!r}: {e.strerror or e}") from None
         if b"-----BEGIN" not in data[name]:
             raise ValueError(f"{name}={path!r} is not a PEM file")
+    _check_files(paths)
     return TlsConfig(data[CA_ENV], data[CERT_ENV], data[KEY_ENV], paths)
+
+
+def _check_files(paths: dict) -> None:
+    """Loads the files as a TLS library would, so that a certificate whose key is another
+    one, or a CA file that holds no certificate, is an error naming them now (gRPC's own
+    words for it, later, are "the address is in use")."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    if paths[CERT_ENV] is not None:
+        try:
+            context.load_cert_chain(paths[CERT_ENV], paths[KEY_ENV])
+        except ssl.SSLError as e:
+            reason = getattr(e, "reason", None) or str(e)
+            hint = " (the key is not the certificate's own)" if "MISMATCH" in str(reason).upper() else ""
+            raise ValueError(f"{CERT_ENV}={paths[CERT_ENV]!r} and {KEY_ENV}={paths[KEY_ENV]!r} do not make a "
+                             f"certificate and its key: {reason}{hint}") from None
+    if paths[CA_ENV] is not None:
+        try:
+            context.load_verify_locations(cafile=paths[CA_ENV])
+        except ssl.SSLError as e:
+            raise ValueError(f"{CA_ENV}={paths[CA_ENV]!r} holds no usable certificate: "
+                             f"{getattr(e, 'reason', None) or e}") from None
+
+
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def why_unreachable(address: str, timeout: float = 5.0) -> str:
+    """Why a gRPC client of this process cannot talk to the server at ``address``, found by
+    trying what gRPC tried, in the open: nothing listens there; the server speaks TLS and
+    this process does not, or the other way round; or the TLS handshake's own reason
+    (an unknown CA, a name that does not match, no client certificate). '' when every
+    step works (the server is merely slow or busy)."""
+    import socket  # noqa: PLC0415 - only when a connection failed
+
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    config = configured_tls()
+    try:
+        sock = socket.create_connection((host, int(port)), timeout=timeout)
+    except ConnectionRefusedError:
+        return f"nothing listens at {address} (connection refused)"
+    except (OSError, ValueError) as e:
+        return f"cannot connect to {address}: {e}"
+    try:
+        if config is None or not config.connects:
+            sock.sendall(_HTTP2_PREFACE)
+            answer = sock.recv(16)
+            if answer[:1] == b"\x15" or not answer:  # a TLS alert, or closed without a word
+                return (f"{address} serves TLS, and this process has no {CA_ENV} to verify it with (set "
+                        f"{CA_ENV}, {CERT_ENV} and {KEY_ENV} as for the cluster's tasks)")
+            return ""
+        context = config.client_context()
+        with context.wrap_socket(sock, server_hostname=host) as tls_sock:
+            sock = None
+            tls_sock.sendall(_HTTP2_PREFACE)
+            answer = tls_sock.recv(16)  # (TLS 1.3 says no to a client certificate only now)
+            if answer:
+                return ""
+            if config.cert is None:
+                return (f"{address} closed the TLS connection after its handshake: it requires a client "
+                        f"certificate signed by its CA, and this process has none ({CERT_ENV} and {KEY_ENV})")
+            return (f"{address} closed the TLS connection after its handshake: it refused this process's "
+                    f"certificate {CERT_ENV}={config.paths[CERT_ENV]!r} (signed by another CA?)")
+    except ssl.SSLCertVerificationError as e:
+        return (f"the certificate of {address} is not trusted here: {e.verify_message} (it must be signed by "
+                f"{CA_ENV}={config.paths[CA_ENV]!r} and name the address called)")
+    except ssl.SSLError as e:
+        reason = getattr(e, "reason", None) or str(e)
+        if "WRONG_VERSION_NUMBER" in str(reason).upper() or "RECORD_LAYER" in str(reason).upper():
+            return f"{address} does not serve TLS, and this process has {CA_ENV} set: {reason}"
+        if "CERTIFICATE_REQUIRED" in str(reason).upper() or "HANDSHAKE_FAILURE" in str(reason).upper():
+            return (f"{address} refused this process's TLS handshake ({reason}): it requires a client "
+                    f"certificate signed by its CA ({CERT_ENV} and {KEY_ENV})")
+        return f"the TLS handshake with {address} failed: {reason}"
+    except (OSError, socket.timeout) as e:
+        return f"{address} broke off the connection: {e}"
+    finally:
+        if sock is not None:
+            sock.close()

@@ -990,6 +990,25 @@ class TensorClient:
         with self._lock:
             self._idle.setdefault(address, []).append(conn)
 
+    def sweep(self) -> int:
+        """Closes the idle connections whose server has closed them (a task that left or
+        restarted: its socket would wait in CLOSE-WAIT, and its shared-memory segment stay
+        mapped, until the next request to it), or that are too old to reuse; how many.
+        (A server's housekeeping calls this every few seconds.)"""
+        now = time.monotonic()
+        gone = []
+        with self._lock:
+            for address, pool in list(self._idle.items()):
+                keep = [c for c in pool if now - c.idle_since <= IDLE_TIMEOUT_S / 2 and not _readable(c.sock, 0.0)]
+                gone += [c for c in pool if c not in keep]
+                if keep:
+                    self._idle[address] = keep
+                else:
+                    del self._idle[address]
+        for conn in gone:
+            conn.close()
+        return len(gone)
+
     def close(self) -> None:
         with self._lock:
             for pool in self._idle.values():
