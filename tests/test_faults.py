@@ -88,7 +88,10 @@ def test_async_training_goes_on_when_a_worker_is_killed(tmp_path):
 
 def test_a_restarted_ps_and_training_resumes_from_the_last_checkpoint(tmp_path):
     cluster = LocalCluster({"ps": 1, "worker": 2}, start_jobs=("ps",))
-    workers = start_workers(cluster, tmp_path, "--train_steps", "800", "--save_checkpoint_steps", "50")
+    # Each step sleeps 2 ms: the chief alone cannot reach the last step in the second that a
+    # worker waits between its looks at whether the model is ready (it took 800 steps in 1.2 s).
+    workers = start_workers(cluster, tmp_path, "--train_steps", "1600", "--save_checkpoint_steps", "50",
+                            "--step_sleep", "0.002")
     try:
         # wait until both train and a checkpoint beyond the first exists, then take the ps down
         # with every variable on it
@@ -111,7 +114,7 @@ def test_a_restarted_ps_and_training_resumes_from_the_last_checkpoint(tmp_path):
         for w in workers:
             assert w.wait(180) == 0, w.output()[-3000:]
         report = json.loads((tmp_path / "report.json").read_text())
-        assert report["global_step"] >= 800
+        assert report["global_step"] >= 1600
         assert report["test_accuracy"] >= 0.95
         assert "session will be closed and created again" in workers[1].output(), workers[1].output()
     finally:

@@ -579,3 +579,47 @@ def test_a_step_with_nothing_to_run_returns_nothing_locally_and_remotely():
             channels.close()
     finally:
         server.stop()
+
+
+def _resident_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc to read a process's memory")
+def test_a_ps_gives_back_the_memory_of_large_feeds_and_of_workers_that_left():
+    from distflow.distributed import shm
+
+    c = LocalCluster({"ps": 1, "worker": 1})
+    try:
+        ps_pid, worker_pid = c.procs[("ps", 0)].pid, c.procs[("worker", 0)].pid
+        g = tf.Graph()
+        with g.as_default():
+            p = tf.placeholder(tf.float32, [None])
+            with tf.device("/job:ps/task:0"):
+                total = tf.reduce_sum(p)
+        with tf.Session(c.target("ps"), graph=g) as sess:
+            sess.run(total, {p: np.ones(4, np.float32)})
+            before = _resident_mb(ps_pid)
+            for _ in range(3):  # 64 MB feeds, each through gRPC
+                assert sess.run(total, {p: np.ones(16 << 20, np.float32)}) == 16 << 20
+        wait_until(lambda: _resident_mb(ps_pid) - before < 32, what="the ps to give back the feeds' memory")
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device("/job:worker/task:0"):
+                big = tf.ones([16 << 20])
+            with tf.device("/job:ps/task:0"):
+                total = tf.reduce_sum(big)
+        with tf.Session(c.target("ps"), graph=g) as sess:
+            assert sess.run(total) == 16 << 20  # 64 MB from the worker (shared memory, on this host)
+        c.kill("worker", 0)
+
+        def mapped_from_worker():
+            with open(f"/proc/{ps_pid}/maps") as f:
+                return [line for line in f if f"distflow-{worker_pid}-" in line]
+
+        if shm.available():
+            wait_until(lambda: not mapped_from_worker(), what="the ps to unmap the segment of the worker that left")
+        wait_until(lambda: _resident_mb(ps_pid) - before < 32, what="the ps to give back the worker's tensor")
+    finally:
+        c.close()

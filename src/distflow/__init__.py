@@ -3,6 +3,10 @@
 ``import distflow as tf`` gives the ``tf.compat.v1`` names that distflow supports.
 """
 
+from .platform import memory as _memory
+
+_memory.use_one_arena()  # (first: it holds only if set before a second heap exists)
+
 from . import errors, nn
 from .framework import dtypes
 from .framework.device_spec import DeviceSpec

@@ -13,6 +13,7 @@ import grpc
 
 from ..framework import errors, wire
 from ..ops import blas
+from ..platform.memory import release_free_memory
 from ..runtime.config import ConfigProto
 from .cluster_spec import ClusterSpec
 from .cpu_share import blas_threads_for_task
@@ -23,6 +24,7 @@ from .tls import CA_ENV, CERT_ENV, KEY_ENV, configured_tls
 from .rpc import CHANNEL_OPTIONS, MASTER_METHODS, WORKER_METHODS, Channels, StepCallLimit, generic_handler
 from .task import TaskDirectory
 from .worker import Worker
+
 
 
 # The servers of this process, by "host:port": a session whose target is one of them
@@ -225,6 +227,7 @@ class Server:
                 self._master.close_idle_sessions()
                 self._worker.sweep()
                 self._tasks.data.sweep()
+                release_free_memory()
             except Exception:  # noqa: BLE001 - housekeeping never stops the server
                 _log.exception("%s: housekeeping failed", self.target)
 
