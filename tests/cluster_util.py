@@ -71,13 +71,21 @@ class LocalCluster:
         self.procs.clear()
 
 
+_STATUS_CHANNELS: dict = {}  # by the token they carry: one connection per server for every poll
+
+
 def waiting_kernels_at(address: str) -> int:
-    """The number of blocked kernels that the server at ``address`` reports."""
+    """The number of blocked kernels that the server at ``address`` reports.
+
+    Tests poll this every few milliseconds while a process they started gets going: on a
+    channel of its own each poll was a new connection, thousands a second, and the CPU
+    they took delayed what the test waited for (past its bound, on a loaded machine)."""
+    from distflow.distributed.auth import configured_token
     from distflow.distributed.rpc import Channels
     from distflow.protos import distflow_pb2 as pb
 
-    channels = Channels()
-    try:
-        return channels.call(address, "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10).waiting_kernels
-    finally:
-        channels.close()
+    token = configured_token()
+    channels = _STATUS_CHANNELS.get(token)
+    if channels is None:
+        channels = _STATUS_CHANNELS[token] = Channels()
+    return channels.call(address, "distflow.Worker", "GetStatus", pb.GetStatusRequest(), timeout=10).waiting_kernels
