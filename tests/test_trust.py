@@ -623,3 +623,19 @@ def test_a_ps_gives_back_the_memory_of_large_feeds_and_of_workers_that_left():
         wait_until(lambda: _resident_mb(ps_pid) - before < 32, what="the ps to give back the worker's tensor")
     finally:
         c.close()
+
+
+def test_a_server_without_a_token_that_others_can_reach_warns_that_anyone_may_run_graphs(monkeypatch, caplog):
+    monkeypatch.delenv(auth.TOKEN_ENV, raising=False)
+    monkeypatch.delenv(auth.TOKEN_FILE_ENV, raising=False)
+    with caplog.at_level("INFO", logger="distflow"):
+        open_server = tf.train.Server({"w": ["0.0.0.0:0"]}, job_name="w", task_index=0)
+        open_server.stop()
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("no token" in m and "anyone who can reach" in m and "DISTFLOW_TOKEN" in m for m in warnings), warnings
+    caplog.clear()
+    with caplog.at_level("INFO", logger="distflow"):
+        local = tf.train.Server.create_local_server()  # (loopback only: said, but not as a warning)
+        local.stop()
+    assert not [r for r in caplog.records if r.levelname == "WARNING" and "no token" in r.getMessage()]
+    assert any("no token" in r.getMessage() for r in caplog.records)
