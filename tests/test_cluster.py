@@ -15,13 +15,13 @@ CLUSTER = {"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222", "w1:2222", "w2:
 
 def test_cluster_spec_dense_and_sparse():
     spec = tf.train.ClusterSpec({"worker": {1: "w1:2222", 3: "w3:2222"}, "ps": ["ps0:2222"]})
-    assert spec.jobs == ["ps", "worker"]
+    assert spec.jobs == ["worker", "ps"]  # in the order given, as TF's
     assert spec.num_tasks("worker") == 2
     assert spec.task_indices("worker") == [1, 3]
     assert spec.task_address("worker", 3) == "w3:2222"
     assert spec.job_tasks("worker") == [None, "w1:2222", None, "w3:2222"]
     assert spec.as_dict() == {"ps": ["ps0:2222"], "worker": {1: "w1:2222", 3: "w3:2222"}}
-    assert repr(spec) == "ClusterSpec({'ps': ['ps0:2222'], 'worker': {1: 'w1:2222', 3: 'w3:2222'}})"
+    assert repr(spec) == "ClusterSpec({'worker': {1: 'w1:2222', 3: 'w3:2222'}, 'ps': ['ps0:2222']})"
     assert tf.train.ClusterSpec({"a": {0: "h"}}) == tf.train.ClusterSpec({"a": ["h"]})
     assert tf.train.ClusterSpec({"a": {0: "h"}}).as_dict() == {"a": ["h"]}
     assert tf.train.ClusterSpec(spec) == spec

@@ -244,7 +244,7 @@ def test_colocate_with():
     assert a.op.get_attr("_class") == ["loc:@v"]
     assert a.device == "/device:GPU:1"
     assert b.op.get_attr("_class") == ["loc:@v"]  # a's own group is v's
-    assert c.op.colocation_groups() == ["loc:@v"]
+    assert c.op.colocation_groups() == [b"loc:@v"]
     assert v.initializer.get_attr("_class") == ["loc:@v"]
     assert v.value().op.get_attr("_class") == ["loc:@v"]
 

@@ -91,10 +91,20 @@ def test_app_run_parses_flags_calls_main_and_exits_with_its_value():
     assert done.stdout.strip() == "hello tf 5 ['extra']"
 
 
-def test_app_run_with_an_unknown_flag_says_so_and_exits_1():
-    done = run_program(PROGRAM, "--stepz=5")
+def test_app_run_passes_flags_nobody_defined_on_to_main_and_warns_of_likely_typos():
+    """As TF 1.x's tf.app.run (absl with known_only): a program that parses its own options
+    gets them in argv; a name close to a defined flag is probably a typo, and is said."""
+    done = run_program(PROGRAM, "--train_steps=7", "--stepz=5")
+    assert done.returncode == 3, done.stderr
+    assert done.stdout.strip() == "hello world 3 ['--train_steps=7', '--stepz=5']"
+    assert "--stepz is not a defined flag" in done.stderr and "did you mean --steps?" in done.stderr
+    assert "train_steps" not in done.stderr
+
+
+def test_app_run_with_a_bad_value_for_a_defined_flag_says_so_and_exits_1():
+    done = run_program(PROGRAM, "--steps=many")
     assert done.returncode == 1
-    assert "Unknown command line flag 'stepz'" in done.stderr
+    assert "FATAL Flags parsing error" in done.stderr
 
 
 def test_helpfull_lists_the_flags_with_their_defaults():

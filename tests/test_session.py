@@ -127,8 +127,13 @@ def test_session_for_another_graph():
     with tf.Session(graph=g) as sess:
         assert sess.run(c) == 2
         assert sess.graph is g
-    with tf.Session() as sess:
-        with pytest.raises(ValueError, match="not an element of this graph"):
+    with tf.Graph().as_default():
+        tf.constant(1)
+        with tf.Session() as sess:
+            with pytest.raises(ValueError, match="not an element of this graph"):
+                sess.run(c)
+    with tf.Graph().as_default(), tf.Session() as sess:  # (nothing in its graph: TF says so first)
+        with pytest.raises(RuntimeError, match="The Session graph is empty"):
             sess.run(c)
 
 

@@ -42,8 +42,8 @@ def test_colocated_gradients_put_their_sums_with_the_forward_op():
         y = x * x + x * 3.0  # x's gradient is a sum of two paths
     grad = tf.gradients(y, x, colocate_gradients_with_ops=True)[0]
     assert grad.op.type == "AddN"
-    assert grad.op.colocation_groups() == x.op.colocation_groups() == ["loc:@Variable"]
-    assert tf.gradients(y, x)[0].op.colocation_groups() != ["loc:@Variable"]  # only when asked
+    assert grad.op.colocation_groups() == x.op.colocation_groups() == [b"loc:@Variable"]
+    assert tf.gradients(y, x)[0].op.colocation_groups() != [b"loc:@Variable"]  # only when asked
 
 
 def test_an_int32_global_step_works_with_accumulators_and_sync_replicas():
@@ -94,3 +94,242 @@ def test_re_entering_a_session_and_feeding_int_to_a_string_are_errors():
                 pass
         with pytest.raises(TypeError, match="string"):
             sess.run(p, {p: 3})
+
+
+# -- the two public TF 1.x programs that failed, and other defects TF's own tests found ------
+
+
+def test_random_ops_take_a_ref_variables_dtype():
+    v = tf.Variable(tf.zeros([3]))
+    assert v.dtype == tf.float32_ref
+    samples = [tf.random_uniform([3], dtype=v.dtype), tf.random_normal([3], dtype=v.dtype),
+               tf.truncated_normal([3], dtype=v.dtype)]
+    assert all(s.dtype == tf.float32 for s in samples)
+    with tf.Session() as sess:
+        assert all(x.dtype == np.float32 for x in sess.run(samples))
+
+
+def test_softmax_cross_entropy_casts_float64_labels_to_the_logits_dtype():
+    logits = tf.constant(np.log([[0.2, 0.8], [0.5, 0.5]]).astype(np.float32))
+    labels = np.array([[0.0, 1.0], [1.0, 0.0]])  # float64 one-hot, as numpy makes them
+    for fn in (tf.nn.softmax_cross_entropy_with_logits, tf.nn.softmax_cross_entropy_with_logits_v2):
+        loss = fn(labels=labels, logits=logits)
+        assert loss.dtype == tf.float32
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(loss), -np.log([0.8, 0.5]), rtol=1e-6)
+
+
+def test_assert_with_a_condition_false_when_built_fails_when_it_runs():
+    check = tf.Assert(False, ["the data"])  # TF builds it; only running it fails
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="the data"):
+            sess.run(check)
+
+
+def test_scalar_mul_of_indexed_slices_scales_their_values_and_stays_sparse():
+    slices = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([3]), tf.constant([5, 2]))
+    scaled = tf.scalar_mul(2, slices)
+    assert isinstance(scaled, tf.IndexedSlices)
+    with tf.Session() as sess:
+        values, indices = sess.run([scaled.values, scaled.indices])
+    assert values.tolist() == [[2.0, 4.0]] and indices.tolist() == [3]
+
+
+def test_indexed_slices_without_dense_shape_have_an_unknown_shape():
+    slices = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([0]))
+    assert slices.shape.ndims is None
+    assert tf.IndexedSlices(tf.constant([[1.0]]), tf.constant([0]), tf.constant([4, 1])).shape.as_list() == [4, 1]
+
+
+def test_square_of_complex_numbers_and_its_gradient():
+    x = tf.constant(np.array([1 + 2j, -0.5 + 0.25j], np.complex64))
+    y = tf.square(x)
+    grad = tf.gradients(y, x, grad_ys=tf.constant(np.ones(2, np.complex64)))[0]
+    with tf.Session() as sess:
+        got, g = sess.run([y, grad])
+    np.testing.assert_allclose(got, np.square(x_value := np.array([1 + 2j, -0.5 + 0.25j])), rtol=1e-6)
+    np.testing.assert_allclose(g, 2 * np.conj(x_value), rtol=1e-6)  # TF's convention: conj(dy/dx)
+
+
+def test_queue_ops_have_tf_s_v2_types_and_shapes_take_ints_as_one_dimension():
+    assert tf.FIFOQueue(2, tf.float32).queue_ref.op.type == "FIFOQueueV2"
+    assert tf.PaddingFIFOQueue(2, [tf.float32], shapes=[[None]]).queue_ref.op.type == "PaddingFIFOQueueV2"
+    assert tf.RandomShuffleQueue(2, 0, tf.float32).queue_ref.op.type == "RandomShuffleQueueV2"
+    q = tf.FIFOQueue(2, [tf.float32, tf.int32], shapes=((), (2)))
+    assert [s.as_list() for s in q.shapes] == [[], [2]]
+    with tf.Session() as sess:
+        sess.run(q.enqueue([1.0, [2, 3]]))
+        a, b = sess.run(q.dequeue())
+    assert a == 1.0 and b.tolist() == [2, 3]
+
+
+def test_run_metadata_has_an_empty_step_stats_and_a_reused_one_is_cleared_by_each_run():
+    meta = tf.RunMetadata()
+    assert not meta.HasField("step_stats") and len(meta.step_stats.dev_stats) == 0
+    x = tf.constant(1.0) + 1.0
+    with tf.Session() as sess:
+        sess.run(x, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=meta)
+        assert meta.HasField("step_stats")
+        sess.run(x, run_metadata=meta)
+        assert not meta.HasField("step_stats")
+
+
+def test_running_a_session_on_an_empty_graph_says_so():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(RuntimeError, match="The Session graph is empty"):
+            sess.run([])
+
+
+def test_a_root_name_scope_cannot_begin_with_an_underscore_but_a_nested_one_can():
+    with pytest.raises(ValueError, match="not a valid scope name"):
+        with tf.name_scope("_private"):
+            pass
+    with tf.name_scope("outer"):
+        with tf.name_scope("_inner") as scope:
+            assert scope == "outer/_inner/"
+
+
+def test_tf_add_names_its_op_add_and_the_plus_operator_add():
+    a, b = tf.constant(1.0), tf.constant(2.0)
+    assert tf.add(a, b).op.name == "Add"
+    assert tf.subtract(a, b).op.name == "Sub" and tf.multiply(a, b).op.name == "Mul"
+    # (names are unique regardless of case, as in TF: after "Add" comes "add_1")
+    assert (a + b).op.name == "add_1" and (a - b).op.name == "sub_1" and (a * b).op.name == "mul_1"
+    with tf.Graph().as_default():
+        c = tf.constant(1.0)
+        assert (c + c).op.name == "add" and tf.add(c, c).op.name == "Add_1"
+
+
+def test_device_spec_parse_from_string_and_variable_scope_collections():
+    spec = tf.DeviceSpec(job="ps", task=3)
+    assert spec.parse_from_string("/job:worker/device:GPU:1") is spec
+    assert (spec.job, spec.task, spec.device_type, spec.device_index) == ("worker", None, "GPU", 1)
+    with tf.variable_scope("scoped") as scope:
+        v = tf.get_variable("v", [1])
+        local = tf.get_variable("l", [1], collections=[tf.GraphKeys.LOCAL_VARIABLES])
+    tf.get_variable("elsewhere", [1])
+    assert scope.global_variables == [v] and scope.local_variables == [local]
+
+
+def test_looper_thread_loop_starts_a_thread_that_calls_its_target():
+    coord = tf.train.Coordinator()
+    calls = []
+    thread = tf.train.LooperThread.loop(coord, None, lambda: (calls.append(1), len(calls) >= 3 and coord.request_stop()))
+    coord.join([thread], stop_grace_period_secs=10)
+    assert len(calls) >= 3
+
+
+def test_transpose_with_conjugate_conjugates_complex_values():
+    m = np.array([[1 + 1j, 2 - 3j]], np.complex64)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(tf.transpose(m, conjugate=True)), np.conj(m.T))
+        np.testing.assert_array_equal(sess.run(tf.matrix_transpose(m[None], conjugate=True)), np.conj(m.T)[None])
+        np.testing.assert_array_equal(sess.run(tf.transpose(m)), m.T)
+
+
+def test_colocation_groups_are_bytes():
+    v = tf.Variable(1.0, name="v")
+    with tf.colocate_with(v.op):
+        c = tf.constant(2.0)
+    assert c.op.colocation_groups() == [b"loc:@v"]
+
+
+def test_a_learning_rate_given_as_a_function_is_called():
+    w = tf.Variable(1.0)
+    train = tf.train.GradientDescentOptimizer(lambda: 0.25).minimize(tf.square(w))  # dw = 2w
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        sess.run(train)
+        assert sess.run(w) == 0.5
+
+
+def test_queue_checks_that_tf_makes():
+    q = tf.FIFOQueue(4, tf.float32)  # no shapes
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([[1.0, 2.0]]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="shape fully defined"):
+            sess.run(q.dequeue_many(2))
+    two = tf.FIFOQueue(10, [tf.float32, tf.float32], shapes=[[], []])
+    with pytest.raises(ValueError, match="first dimensions differ"):
+        two.enqueue_many([[1.0, 2.0], [1.0]])
+    with pytest.raises(ValueError, match="must have names to enqueue a dictionary"):
+        q.enqueue({"a": 1.0})
+
+
+def test_start_queue_runners_refuses_what_is_not_a_session_and_leaves_a_monitored_one_alone():
+    with pytest.raises(TypeError, match="sess must be a `tf.Session` object"):
+        tf.train.start_queue_runners(sess=object())
+    tf.Variable(1.0)
+    with tf.train.MonitoredSession() as sess:
+        assert tf.train.start_queue_runners(sess=sess) == []
+
+
+def test_indexed_slices_as_grad_ys_pass_through_and_can_be_fed():
+    emb = tf.Variable([[1.0], [2.0]])
+    rows = tf.gather(emb, [1])
+    dy = tf.IndexedSlices(tf.constant([[3.0]]), tf.constant([0]), tf.constant([1, 1]))
+    assert tf.gradients(rows, rows, grad_ys=dy)[0] is dy
+    fed = tf.IndexedSlices(tf.placeholder(tf.float32, [None]), tf.placeholder(tf.int64, [None]),
+                           tf.placeholder(tf.int64, [1]))
+    total = tf.reduce_sum(fed.values) + tf.cast(tf.reduce_sum(fed.indices), tf.float32)
+    with tf.Session() as sess:
+        value = tf.IndexedSlicesValue(values=np.array([1.0, 2.0]), indices=np.array([0, 2]), dense_shape=np.array([3]))
+        assert sess.run(total, {fed: value}) == 5.0
+        assert sess.run(total, {fed: (np.array([1.0]), np.array([4]))}) == 5.0  # (values, indices)
+
+
+def test_a_sparse_placeholder_of_known_shape_takes_indices_and_values():
+    sp = tf.sparse_placeholder(tf.float32, shape=[2, 3])
+    with tf.Session() as sess:
+        dense = sess.run(tf.sparse_tensor_to_dense(sp), {sp: (np.array([[0, 1], [1, 2]]), np.array([5.0, 6.0]))})
+    assert dense.tolist() == [[0.0, 5.0, 0.0], [0.0, 0.0, 6.0]]
+
+
+def test_custom_gradient_works_on_a_method():
+    class Scaler:
+        factor = 10.0
+
+        @tf.custom_gradient
+        def double(self, x):
+            return x * 2.0, lambda dy: dy * self.factor
+
+    x = tf.constant(1.5)
+    y = Scaler().double(x)
+    with tf.Session() as sess:
+        assert sess.run([y, tf.gradients(y, x)[0]]) == [3.0, 10.0]
+
+
+def test_step_counter_hook_tags_with_the_global_steps_name_and_warns_when_it_does_not_increase(tmp_path, caplog):
+    step = tf.Variable(0, dtype=tf.int64, name="my_step", trainable=False,
+                       collections=[tf.GraphKeys.GLOBAL_VARIABLES, tf.GraphKeys.GLOBAL_STEP])
+    hook = tf.train.StepCounterHook(every_n_steps=1, output_dir=str(tmp_path))
+    noop = tf.no_op()
+    with caplog.at_level("WARNING", logger="distflow"), \
+            tf.train.MonitoredSession(hooks=[hook]) as sess:
+        for _ in range(3):
+            sess.run(noop)
+    assert hook._summary_tag == "my_step/sec"
+    assert sum("has not been increased" in r.getMessage() for r in caplog.records) == 2
+
+
+def test_saver_arguments_and_empty_savers_as_tf(tmp_path):
+    v = tf.Variable(1.0, name="v")
+    with pytest.raises(ValueError, match="build cannot be deferred"):
+        tf.train.Saver([v], defer_build=True)
+    deferred = tf.train.Saver(defer_build=True)
+    keep_all = tf.train.Saver(max_to_keep=None)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(RuntimeError, match="should be called before save"):
+            deferred.save(sess, str(tmp_path / "d"))
+        keep_all.save(sess, str(tmp_path / "k"), global_step=1)
+        assert keep_all.last_checkpoints == []  # (max_to_keep=None keeps every one and lists none)
+        (tmp_path / "train").mkdir()
+        assert keep_all.save(sess, str(tmp_path / "train" / "checkpoint"), global_step=1).endswith("checkpoint-1")
+        with pytest.raises(ValueError, match="collides with 'save_path'"):
+            keep_all.save(sess, str(tmp_path / "train" / "checkpoint"))
+    with tf.Graph().as_default():
+        empty = tf.train.Saver(var_list=[], allow_empty=True)
+        with tf.Session() as sess:
+            assert empty.save(sess, str(tmp_path / "e")) is None
+        assert (tmp_path / "e.meta").exists()  # (a meta graph all the same, as TF's)

@@ -429,16 +429,17 @@ def test_a_server_out_of_file_descriptors_keeps_accepting_once_some_are_free():
                             stdout=subprocess.PIPE, env=env, text=True)
     try:
         port = int(proc.stdout.readline())
-        flood = []  # greeted connections, past its limit of files
+        flood = []  # greeted connections, one at a time, until the server has no file left for one
         for _ in range(60):
             s = socket.create_connection(("127.0.0.1", port), timeout=5)
-            s.sendall(hello_frame(None))
             flood.append(s)
-        for s in flood:  # (once it is out of files the last ones are refused)
+            s.sendall(hello_frame(None))
             try:
-                s.recv(1)
+                if s.recv(1) == ACK:
+                    continue
             except OSError:
                 pass
+            break  # (not accepted: it waits in the backlog)
         client = TensorClient()
         assert not _fetches(client, port)  # (it cannot take another connection now)
         for s in flood:

@@ -128,7 +128,7 @@ from .ops.nn_impl import log_sigmoid
 from .protos.distflow_pb2 import (AttrValue, Event, GraphDef, HistogramProto, LogMessage, MetaGraphDef, NodeDef,
                                   SessionLog, Summary, SummaryMetadata, TensorProto, TensorShapeProto)
 from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
-from .runtime.session import InteractiveSession, Session, register_remote_session
+from .runtime.session import IndexedSlicesValue, InteractiveSession, Session, register_remote_session
 
 
 def _grpc_sessions():

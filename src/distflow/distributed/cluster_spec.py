@@ -67,7 +67,8 @@ class ClusterSpec:
     # -- queries ------------------------------------------------------------------
     @property
     def jobs(self) -> list[str]:
-        return sorted(self._jobs)
+        """The job names, in the order they were given (as TF's)."""
+        return list(self._jobs)
 
     def _job(self, job_name: str) -> dict[int, str]:
         try:
@@ -112,7 +113,7 @@ class ClusterSpec:
         from ..protos import distflow_pb2  # noqa: PLC0415 - protobuf is needed only here
 
         cluster_def = distflow_pb2.ClusterDef()
-        for job in self.jobs:
+        for job in sorted(self._jobs):
             job_def = cluster_def.job.add(name=job)
             for index in sorted(self._jobs[job]):
                 job_def.tasks[index] = self._jobs[job][index]

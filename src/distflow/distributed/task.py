@@ -241,7 +241,7 @@ class TaskDirectory:
     def names(self, device_filters=(), keep=None) -> list[str]:
         """Every task of the cluster that ``device_filters`` lets a session use (``keep`` always)."""
         out = []
-        for job in self.cluster.jobs:
+        for job in sorted(self.cluster.jobs):
             for index in self.cluster.task_indices(job):
                 name = f"/job:{job}/replica:0/task:{index}"
                 if not device_filters or name == keep or any(_matches(name, f) for f in device_filters):

@@ -50,6 +50,13 @@ class DeviceSpec:
                 raise ValueError(f"Unknown attribute: '{key}' in '{spec}'")
         return out
 
+    def parse_from_string(self, spec: str | None) -> "DeviceSpec":
+        """Sets every field from the device string ``spec`` (TF 1.x's DeviceSpec method); returns self."""
+        parsed = DeviceSpec.from_string(spec)
+        for field in self.__slots__:
+            setattr(self, field, getattr(parsed, field))
+        return self
+
     def to_string(self) -> str:
         out = []
         if self.job is not None:

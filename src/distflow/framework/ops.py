@@ -227,8 +227,11 @@ class Operation:
     def values(self) -> tuple[Tensor, ...]:
         return self._outputs
 
-    def colocation_groups(self) -> list[str]:
-        """The colocation group names: its ``_class`` attr, or ``["loc:@<own name>"]``."""
+    def colocation_groups(self) -> list[bytes]:
+        """The colocation group names, as bytes (as TF's): its ``_class`` attr, or ``[b"loc:@<own name>"]``."""
+        return [g.encode() for g in self._colocation_group_names()]
+
+    def _colocation_group_names(self) -> list[str]:
         groups = [g for g in self._attrs.get("_class", ()) if g.startswith("loc:@")]
         return groups or [f"loc:@{self._name}"]
 
@@ -449,7 +452,7 @@ class Graph:
         groups: set[str] = set()
         device_set = False
         for colocation_op in reversed(self._colocation_stack):
-            groups.update(colocation_op.colocation_groups())
+            groups.update(colocation_op._colocation_group_names())
             if colocation_op.device and not device_set:
                 op._set_device(colocation_op.device)
                 device_set = True
@@ -492,7 +495,9 @@ class Graph:
         A name that ends in '/' re-enters that exact scope; None or "" resets to the root.
         """
         if name:
-            if not _VALID_SCOPE_NAME.match(name):
+            # (as TF: a scope at the root must be a valid op name, so it cannot begin with '_',
+            # '-', '\\' or '/'; nested ones may)
+            if not (_VALID_SCOPE_NAME if self._name_stack else _VALID_OP_NAME).match(name):
                 raise ValueError(f"'{name}' is not a valid scope name")
             if name.endswith("/"):
                 new_stack = name[:-1]

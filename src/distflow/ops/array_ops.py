@@ -434,6 +434,10 @@ def transpose(a, perm=None, name="transpose", conjugate=False) -> ops.Tensor:
                                None, "reversed_dims")
         else:
             perm = list(range(a.shape.ndims))[::-1]
+    if conjugate and a.dtype.is_complex:  # (TF's ConjugateTranspose: the conjugate of the transpose)
+        with ops.name_scope(name, "transpose", [a]) as scope:
+            moved = make_tensor("Transpose", [a, ops.convert_to_tensor(perm, dtype=dtypes.int32)], None, "transpose")
+            return make_tensor("Conj", [moved], None, scope)
     return make_tensor("Transpose", [a, ops.convert_to_tensor(perm, dtype=dtypes.int32)], None, name)
 
 

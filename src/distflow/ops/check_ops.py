@@ -2,8 +2,8 @@
 
 An assertion is an op that fails its step with InvalidArgumentError naming the
 assertion and showing the data; run it (or put it in ``control_dependencies``) to check.
-A check that the graph can decide when it is built (static shapes, constants) fails at
-once, as in TF 1.x.
+A ``tf.assert_*`` check that the graph can decide when it is built (static shapes,
+constants) fails at once, as in TF 1.x; ``tf.Assert`` itself always waits for its step.
 """
 
 from __future__ import annotations
@@ -35,13 +35,11 @@ not_differentiable("Assert")
 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name
-    """An op that fails with InvalidArgumentError (showing ``data``) when ``condition`` is false."""
+    """An op that fails with InvalidArgumentError (showing ``data``) when ``condition`` is
+    false when it runs; a condition that is false already when the graph is built fails
+    only then too, as in TF 1.x (the ``tf.assert_*`` functions decide such cases at once)."""
     condition = ops.convert_to_tensor(condition, dtype=dtypes.bool)
     tensors = [ops.convert_to_tensor(d) for d in data]
-    static = constant_value(condition)
-    if static is not None and not bool(np.all(static)) and all(constant_value(t) is not None for t in tensors):
-        shown = " ".join(_shown(constant_value(t), summarize or 3) for t in tensors)
-        raise errors.InvalidArgumentError(None, None, f"assertion failed: {shown}")
     return make_op("Assert", [condition] + tensors, {"summarize": summarize or 3, "assertion": name or ""},
                    name or "Assert")
 

@@ -161,7 +161,8 @@ def queue_resource(ctx, kind, what, component_types, shapes, capacity, container
     return queue
 
 
-@register_op("FIFOQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+@register_op("FIFOQueueV2", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+@register_op("FIFOQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)  # (GraphDefs of older distflow)
 def _fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
     return queue_resource(ctx, FIFOQueueResource, "a queue", component_types, shapes, capacity, container, shared_name)
 
@@ -210,6 +211,11 @@ def _dequeue_many(ctx, queue, n, up_to: bool):
     n = int(n)
     if n < 0:
         raise errors.InvalidArgumentError(None, None, f"Dequeue of '{queue.name}': n must be >= 0, got {n}")
+    if not getattr(queue, "pads", False) and not all(s is not None and s.is_fully_defined() for s in queue.shapes):
+        raise errors.InvalidArgumentError(
+            None, None, f"Queue '{queue.name}': DequeueMany and DequeueUpTo need every component's shape fully "
+            f"defined when the queue is made (shapes=...), got {[str(s) for s in queue.shapes]}; a "
+            "PaddingFIFOQueue takes shapes with unknown dimensions")
     elements = queue.dequeue(ctx, n, up_to) if n else []
     if not elements:
         return tuple(np.empty((0,) + tuple(s.as_list() if s is not None and s.is_fully_defined() else ()),
@@ -247,7 +253,7 @@ def _queue_is_closed_kernel(xp, queue):
     return np.array(queue.closed)
 
 
-for _t in ("FIFOQueue", "QueueEnqueue", "QueueEnqueueMany", "QueueDequeue", "QueueDequeueMany",
+for _t in ("FIFOQueue", "FIFOQueueV2", "QueueEnqueue", "QueueEnqueueMany", "QueueDequeue", "QueueDequeueMany",
            "QueueDequeueUpTo", "QueueClose", "QueueSize", "QueueIsClosed"):
     not_differentiable(_t)
 
@@ -290,6 +296,8 @@ class QueueBase:
         return attrs
 
     def _components(self, vals, batched: bool) -> list[ops.Tensor]:
+        if isinstance(vals, dict) and self._names is None:
+            raise ValueError(f"Queue '{self._name}' must have names to enqueue a dictionary")
         if self._names is not None:
             if not isinstance(vals, dict) or set(vals) != set(self._names):
                 raise ValueError(f"Queue '{self._name}' has names {self._names}: enqueue a dict with those keys, "
@@ -308,6 +316,11 @@ class QueueBase:
             if not element.is_compatible_with(shape):
                 raise ValueError(f"Queue '{self._name}': component {i} has shape {element}, expected {shape}")
             tensors.append(t)
+        if batched:  # (every component's batch size must agree, where the graph knows them)
+            sizes = {t.shape.dims[0] for t in tensors if t.shape.ndims and t.shape.dims[0] is not None}
+            if len(sizes) > 1:
+                raise ValueError(f"enqueue_many to '{self._name}': the components' first dimensions differ: "
+                                 f"{[t.shape.as_list()[0] if t.shape.ndims else None for t in tensors]}")
         return tensors
 
     def enqueue(self, vals, name=None) -> ops.Operation:
@@ -373,13 +386,15 @@ class FIFOQueue(QueueBase):
         attrs = {"component_types": dtypes_, "capacity": int(capacity), "container": "",
                  "shared_name": shared_name or "",
                  "shapes": shapes_ if all(s.is_fully_defined() for s in shapes_) else []}
-        ref = make_tensor("FIFOQueue", [], attrs, name)
+        ref = make_tensor("FIFOQueueV2", [], attrs, name)
         super().__init__(dtypes_, shapes_, names, ref)
 
 
 class _PaddingFIFOQueue(FIFOQueueResource):
     """A FIFO queue whose elements may differ in the dimensions its shapes leave unknown;
     dequeue_many pads each component to the largest in the batch (zeros, or b"" for strings)."""
+
+    pads = True  # (dequeue_many takes shapes with unknown dimensions)
 
     def batch(self, elements: list[tuple]) -> tuple:
         out = []
@@ -393,13 +408,15 @@ class _PaddingFIFOQueue(FIFOQueueResource):
         return tuple(out)
 
 
-@register_op("PaddingFIFOQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+@register_op("PaddingFIFOQueueV2", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+@register_op("PaddingFIFOQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)  # (GraphDefs of older distflow)
 def _padding_fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
     return queue_resource(ctx, _PaddingFIFOQueue, "a PaddingFIFOQueue", component_types, shapes, capacity,
                           container, shared_name)
 
 
 not_differentiable("PaddingFIFOQueue")
+not_differentiable("PaddingFIFOQueueV2")
 
 
 class PaddingFIFOQueue(QueueBase):
@@ -407,12 +424,15 @@ class PaddingFIFOQueue(QueueBase):
     dimensions; ``dequeue_many`` pads those to the longest element of the batch."""
 
     def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"):  # noqa: A002
+        if not isinstance(shapes, (list, tuple)) or not shapes or any(s is None or isinstance(s, int) for s in shapes):
+            raise ValueError(f"PaddingFIFOQueue needs a list of shapes, one per component, each with its rank "
+                             f"known (None for a dimension that varies), got {shapes!r}")
         dtypes_, shapes_, names = queue_spec("PaddingFIFOQueue", dtypes, shapes, names)
         if any(s.ndims is None for s in shapes_):
             raise ValueError(f"PaddingFIFOQueue needs every component's rank known, got shapes {shapes_}")
         attrs = {"component_types": dtypes_, "capacity": int(capacity), "container": "",
                  "shared_name": shared_name or "", "shapes": shapes_}
-        super().__init__(dtypes_, shapes_, names, make_tensor("PaddingFIFOQueue", [], attrs, name))
+        super().__init__(dtypes_, shapes_, names, make_tensor("PaddingFIFOQueueV2", [], attrs, name))
 
 
 def queue_spec(what: str, dtypes_, shapes, names):
@@ -421,7 +441,9 @@ def queue_spec(what: str, dtypes_, shapes, names):
     if shapes is None:
         shapes_ = [TensorShape(None)] * len(dtypes_)
     else:
-        shapes_ = [as_shape(s) for s in (shapes if _is_shape_list(shapes) else [shapes])]
+        # (as TF: a list of ints and Nones is one shape; otherwise each item is a shape, and a
+        # bare int in it, as in shapes=((), (2)), is a shape of one dimension)
+        shapes_ = [as_shape([s] if isinstance(s, int) else s) for s in (shapes if _is_shape_list(shapes) else [shapes])]
         if len(shapes_) != len(dtypes_):
             raise ValueError(f"{what}: {len(dtypes_)} dtypes but {len(shapes_)} shapes")
     if names is not None:
@@ -436,11 +458,11 @@ def _as_dtype(d) -> dtypes.DType:
 
 
 def _is_shape_list(shapes) -> bool:
-    """True for [[2, 3], [4]] or [TensorShape, ...]; False for one shape such as [2, 3] or ()."""
+    """True for [[2, 3], [4]], [TensorShape, ...] or ((), 2); False for one shape such as [2, 3] or ()."""
     if isinstance(shapes, TensorShape):
         return False
     items = list(shapes)
-    return bool(items) and all(isinstance(s, (list, tuple, TensorShape)) or s is None for s in items)
+    return bool(items) and not all(s is None or isinstance(s, int) for s in items)
 
 
 # ---------------------------------------------------------------------------

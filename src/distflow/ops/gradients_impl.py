@@ -90,7 +90,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if gy is None:
                 with graph.colocate_with(y.op) if colocate_gradients_with_ops else contextlib.nullcontext():
                     gy = array_ops.ones_like(y, name=f"grad_ys_{ys.index(y)}")
-            else:
+            elif not isinstance(gy, IndexedSlices):  # (IndexedSlices pass through, as in TF)
                 gy = ops.convert_to_tensor(gy, dtype=y.dtype.base_dtype)
             out_grads.setdefault(y, []).append(gy)
         ready = [op for op in between if pending.get(op, 0) == 0]
@@ -235,37 +235,53 @@ _custom_gradient_ids = itertools.count()
 
 def custom_gradient(f):
     """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``tf.gradients`` through y then calls
-    ``grad_fn(*dy)`` for the gradients of x (one per input of f, None for none).
+    ``grad_fn(*dy)`` for the gradients of x (one per input of f, None for none). It works
+    on functions and on methods (``self`` is bound, not taken for a tensor), as TF's.
 
     As in TF 1.x graph mode, the inputs and outputs pass through one IdentityN op whose
     gradient is ``grad_fn``; variables ``f`` reads are not differentiated through it.
     """
+    return _CustomGradientFunction(f)
 
-    def decorated(*args, **kwargs):
-        if kwargs:
-            raise ValueError("The custom_gradient decorator only supports positional tensor arguments")
-        xs = [ops.convert_to_tensor(a) for a in args]
-        result, grad_fn = f(*xs)
-        flat = list(result) if isinstance(result, (list, tuple)) else [result]
-        ys = [ops.convert_to_tensor(y) for y in flat]
-        name = f"CustomGradient-{next(_custom_gradient_ids)}"
 
-        def grad(op, *grads):
-            dys = list(grads[len(xs):])
-            in_grads = grad_fn(*dys)
-            in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
-            if len(in_grads) != len(xs):
-                raise ValueError(f"custom_gradient function returned {len(in_grads)} gradients, expected "
-                                 f"{len(xs)} (one per input)")
-            return in_grads + [None] * len(ys)
+class _CustomGradientFunction:
+    """What ``custom_gradient`` returns: callable, and a descriptor, so that it binds ``self``."""
 
-        register_gradient(name)(grad)
-        graph = ys[0].graph if ys else ops.get_default_graph()
-        with graph.gradient_override_map({"IdentityN": name}):
-            outs = script_ops.identity_n(xs + ys)
-        outs = outs[len(xs):]
-        if isinstance(result, (list, tuple)):
-            return type(result)(outs)
-        return outs[0]
+    def __init__(self, f, bound=None):
+        self._f, self._bound = f, bound
+        functools.update_wrapper(self, f)
 
-    return functools.wraps(f)(decorated)
+    def __get__(self, instance, owner=None):
+        return self if instance is None else _CustomGradientFunction(self._f, instance)
+
+    def __call__(self, *args, **kwargs):
+        f = self._f if self._bound is None else functools.partial(self._f, self._bound)
+        return _with_custom_gradient(f, args, kwargs)
+
+
+def _with_custom_gradient(f, args, kwargs):
+    if kwargs:
+        raise ValueError("The custom_gradient decorator only supports positional tensor arguments")
+    xs = [ops.convert_to_tensor(a) for a in args]
+    result, grad_fn = f(*xs)
+    flat = list(result) if isinstance(result, (list, tuple)) else [result]
+    ys = [ops.convert_to_tensor(y) for y in flat]
+    name = f"CustomGradient-{next(_custom_gradient_ids)}"
+
+    def grad(op, *grads):
+        dys = list(grads[len(xs):])
+        in_grads = grad_fn(*dys)
+        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        if len(in_grads) != len(xs):
+            raise ValueError(f"custom_gradient function returned {len(in_grads)} gradients, expected "
+                             f"{len(xs)} (one per input)")
+        return in_grads + [None] * len(ys)
+
+    register_gradient(name)(grad)
+    graph = ys[0].graph if ys else ops.get_default_graph()
+    with graph.gradient_override_map({"IdentityN": name}):
+        outs = script_ops.identity_n(xs + ys)
+    outs = outs[len(xs):]
+    if isinstance(result, (list, tuple)):
+        return type(result)(outs)
+    return outs[0]

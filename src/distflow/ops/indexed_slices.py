@@ -14,6 +14,7 @@ from . import array_ops, slicing_ops
 from .array_ops import shape_of
 from .op_util import constant_shape, constant_value, make_tensor
 from .segment_ops import unique, unsorted_segment_sum
+from ..framework.tensor_shape import TensorShape
 
 
 class IndexedSlices:
@@ -35,7 +36,8 @@ class IndexedSlices:
 
     @property
     def shape(self):
-        return constant_shape(self._dense_shape) if self._dense_shape is not None else self._values.shape
+        """The dense tensor's shape: unknown without ``dense_shape``, as in TF."""
+        return constant_shape(self._dense_shape) if self._dense_shape is not None else TensorShape(None)
 
     def get_shape(self):
         return self.shape

@@ -195,7 +195,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
         raise ValueError("matrix_transpose needs a known rank")
     if rank < 2:
         raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: {a.shape}")
-    return array_ops.transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], name=name)
+    return array_ops.transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], name=name, conjugate=conjugate)
 
 
 def trace(x, name=None):

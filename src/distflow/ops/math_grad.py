@@ -152,6 +152,8 @@ def _abs_grad(op, grad):
 @register_gradient("Square")
 def _square_grad(op, grad):
     x = op.inputs[0]
+    if x.dtype.is_complex:  # (TF's convention for complex gradients: grad * conj(dy/dx))
+        x = conj(x)
     return (multiply(grad, multiply(x, 2)),)
 
 

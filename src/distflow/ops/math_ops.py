@@ -119,16 +119,18 @@ def binary_op(op_type: str, x, y, name=None) -> ops.Tensor:
     return make_tensor(op_type, [x, y], None, name or default_name)
 
 
+# (As in TF 1.x, tf.add, tf.subtract and tf.multiply name their ops "Add", "Sub" and "Mul",
+# and the operators +, - and * name theirs "add", "sub" and "mul".)
 def add(x, y, name=None):
-    return binary_op("AddV2", x, y, name)
+    return binary_op("AddV2", x, y, name or "Add")
 
 
 def subtract(x, y, name=None):
-    return binary_op("Sub", x, y, name)
+    return binary_op("Sub", x, y, name or "Sub")
 
 
 def multiply(x, y, name=None):
-    return binary_op("Mul", x, y, name)
+    return binary_op("Mul", x, y, name or "Mul")
 
 
 def floordiv(x, y, name=None):
@@ -469,7 +471,15 @@ def _matmul_op(a, b):
     return matmul(a, b)
 
 
-for _name, _fn in (("add", add), ("sub", subtract), ("mul", multiply), ("truediv", truediv),
+def _operator(op_type: str):
+    def operator(x, y):
+        return binary_op(op_type, x, y)  # (the lowercase default name)
+
+    return operator
+
+
+for _name, _fn in (("add", _operator("AddV2")), ("sub", _operator("Sub")), ("mul", _operator("Mul")),
+                   ("truediv", truediv),
                    ("floordiv", floordiv), ("mod", floormod), ("pow", pow), ("matmul", _matmul_op),
                    ("and", logical_and), ("or", logical_or), ("xor", logical_xor)):
     ops.Tensor._override_operator(f"__{_name}__", _fn)

@@ -91,11 +91,17 @@ def floor_div(x, y, name=None):
 
 
 def scalar_mul(scalar, x, name=None):
-    """``scalar * x`` for a scalar (a Python number or a 0-D tensor)."""
-    scalar = ops.convert_to_tensor(scalar, dtype=ops.convert_to_tensor(x).dtype.base_dtype)
+    """``scalar * x`` for a scalar (a Python number or a 0-D tensor); ``x`` may be an
+    IndexedSlices, and then so is the result (its values scaled)."""
+    from .indexed_slices import IndexedSlices  # noqa: PLC0415 - (imports this module)
+
+    values = x.values if isinstance(x, IndexedSlices) else x
+    scalar = ops.convert_to_tensor(scalar, dtype=ops.convert_to_tensor(values).dtype.base_dtype)
     if scalar.shape.ndims not in (None, 0):
         raise ValueError(f"Only scalar multiply works, got shape {scalar.shape}")
-    with ops.name_scope(name, "scalar_mul", [scalar, x]):
+    with ops.name_scope(name, "scalar_mul", [scalar, values]):
+        if isinstance(x, IndexedSlices):
+            return IndexedSlices(scalar * values, x.indices, x.dense_shape)
         return scalar * x
 
 

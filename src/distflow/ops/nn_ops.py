@@ -306,7 +306,9 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
         raise ValueError("Both labels= and logits= must be given (by keyword)")
     axis = dim if dim is not None else axis
     logits = float_input("SoftmaxCrossEntropyWithLogits", logits)
-    labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
+    labels = ops.convert_to_tensor(labels)
+    if labels.dtype.base_dtype != logits.dtype.base_dtype:  # (as TF: float64 one-hot labels of float32 logits)
+        labels = math_ops.cast(labels, logits.dtype.base_dtype)
     if axis not in (-1, None) and logits.shape.ndims is not None and axis != logits.shape.ndims - 1:
         logits, labels = _swap_last(logits, axis), _swap_last(labels, axis)
     if not logits.shape.is_compatible_with(labels.shape):

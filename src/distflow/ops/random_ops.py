@@ -80,7 +80,7 @@ def seed_attrs(seed) -> dict:
 
 
 def _float_dtype(dtype, fn: str) -> dtypes.DType:
-    dtype = dtypes.as_dtype(dtype)
+    dtype = dtypes.as_dtype(dtype).base_dtype  # (a ref variable's dtype, float32_ref, names float32)
     if dtype not in FLOATS:
         raise TypeError(f"{fn} needs a floating dtype, got {dtype.name}")
     return dtype
@@ -108,7 +108,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
 
 def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
     """Samples uniformly from [minval, maxval) (maxval defaults to 1 for floats)."""
-    dtype = dtypes.as_dtype(dtype)
+    dtype = dtypes.as_dtype(dtype).base_dtype
     with ops.name_scope(name, "random_uniform", [shape]) as scope:
         shape_t = shape_tensor(shape)
         if dtype.is_integer:

@@ -43,7 +43,8 @@ class _RandomShuffleQueue(FIFOQueueResource):
             return out
 
 
-@register_op("RandomShuffleQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+@register_op("RandomShuffleQueueV2", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+@register_op("RandomShuffleQueue", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)  # (GraphDefs of older distflow)
 def _random_shuffle_queue_kernel(ctx, *, component_types, shapes, capacity, min_after_dequeue, seed, seed2,
                                  container, shared_name):
     name = shared_name or ctx.op_name
@@ -57,6 +58,7 @@ def _random_shuffle_queue_kernel(ctx, *, component_types, shapes, capacity, min_
 
 
 not_differentiable("RandomShuffleQueue")
+not_differentiable("RandomShuffleQueueV2")
 
 
 class RandomShuffleQueue(QueueBase):
@@ -71,5 +73,5 @@ class RandomShuffleQueue(QueueBase):
         attrs = {"component_types": dtypes_, "capacity": int(capacity), "min_after_dequeue": int(min_after_dequeue),
                  "seed": seed or 0, "seed2": seed2 or 0, "container": "", "shared_name": shared_name or "",
                  "shapes": shapes_ if all(s.is_fully_defined() for s in shapes_) else []}
-        ref = make_tensor("RandomShuffleQueue", [], attrs, name)
+        ref = make_tensor("RandomShuffleQueueV2", [], attrs, name)
         super().__init__(dtypes_, shapes_, names, ref)

@@ -20,7 +20,7 @@ _UNARY = {
     "Neg": (lambda xp, x, out: xp.negative(x, out=out), SIGNED + COMPLEX),
     "Abs": (lambda xp, x, out: xp.abs(x, out=out), SIGNED),
     "Sign": (lambda xp, x, out: xp.sign(x, out=out), SIGNED),
-    "Square": (lambda xp, x, out: xp.multiply(x, x, out=out), NUMBERS),
+    "Square": (lambda xp, x, out: xp.multiply(x, x, out=out), NUMBERS + COMPLEX),
     "Sqrt": (lambda xp, x, out: xp.sqrt(x, out=out), FLOATS),
     "Rsqrt": (lambda xp, x, out: xp.reciprocal(xp.sqrt(x, out=out), out=out), FLOATS),
     "Reciprocal": (lambda xp, x, out: xp.reciprocal(x, out=out), FLOATS),

@@ -59,6 +59,23 @@ class VariableScope:
     def reuse_variables(self) -> None:
         self._reuse = True
 
+    def _collection(self, key: str) -> list:
+        scope = self._name + "/" if self._name else None  # (TF: the names under this scope)
+        return ops.get_collection(key, scope)
+
+    @property
+    def global_variables(self) -> list:
+        """The global variables created under this scope (TF 1.x's VariableScope property)."""
+        return self._collection(ops.GraphKeys.GLOBAL_VARIABLES)
+
+    @property
+    def local_variables(self) -> list:
+        return self._collection(ops.GraphKeys.LOCAL_VARIABLES)
+
+    @property
+    def trainable_variables(self) -> list:
+        return self._collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+
     def set_initializer(self, initializer) -> None:
         self._initializer = initializer
 

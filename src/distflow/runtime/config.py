@@ -136,5 +136,29 @@ class RunMetadata:
     """
 
     def __init__(self):
-        self.step_stats = None
+        self._step_stats = None
         self.partition_graphs: list = []
+
+    @property
+    def step_stats(self):
+        """The StepStats of the last traced step; an empty one (as TF's) before any."""
+        if self._step_stats is None:
+            from ..protos import distflow_pb2 as pb  # noqa: PLC0415 - protobuf only for programs that ask
+
+            self._step_stats = pb.StepStats()
+        return self._step_stats
+
+    @step_stats.setter
+    def step_stats(self, value) -> None:
+        self._step_stats = value
+
+    def HasField(self, name: str) -> bool:  # noqa: N802 - protobuf's name
+        """Whether ``name`` ("step_stats") was filled by a step, as on TF's RunMetadata message."""
+        if name != "step_stats":
+            raise ValueError(f'Protocol message RunMetadata has no singular "{name}" field.')
+        return self._step_stats is not None and self._step_stats.ByteSize() > 0
+
+    def Clear(self) -> None:  # noqa: N802 - protobuf's name
+        """Empties it (each run does, as TF's session fills it anew)."""
+        self._step_stats = None
+        self.partition_graphs = []

@@ -174,6 +174,8 @@ class BaseSession:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._graph.version == 0:
+            raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
         if isinstance(fetches, (Tensor, Operation)):
             single = fetches
             if single.graph is not self._graph:
@@ -193,6 +195,8 @@ class BaseSession:
         elif self._config.operation_timeout_in_ms:
             timeout = self._config.operation_timeout_in_ms / 1000.0
         trace = [] if run_metadata is not None and getattr(options, "trace_level", 0) else None
+        if run_metadata is not None and hasattr(run_metadata, "Clear"):
+            run_metadata.Clear()  # (a reused RunMetadata says only what this step did, as in TF)
         try:
             values = self._run_step(elements, feed_tensors, feed_values, timeout, trace)
         except errors.OpError as e:
@@ -267,7 +271,7 @@ class BaseSession:
         tensors, values = [], []
         pairs = feed_dict.items()
         for key in feed_dict:
-            if type(key) is SparseTensor or type(key) is not Tensor and isinstance(key, tuple):
+            if type(key) in (SparseTensor, IndexedSlices) or type(key) is not Tensor and isinstance(key, tuple):
                 pairs = _expand_structured_feeds(feed_dict)
                 break
         for key, value in pairs:
@@ -381,9 +385,22 @@ class DeviceAttributes:
 
 
 def _expand_structured_feeds(feed_dict):
-    """(key, value) pairs with each SparseTensor key fed as its three tensors, and each
-    tuple of tensors (an LSTM's state, say) fed from a value of the same structure."""
+    """(key, value) pairs with each SparseTensor key fed as its three tensors (or its
+    indices and values, from a pair, when its dense shape is known), each IndexedSlices
+    key as its values, indices and dense shape if it has one, and each tuple of tensors
+    (an LSTM's state, say) fed from a value of the same structure."""
     for key, value in feed_dict.items():
+        if isinstance(key, IndexedSlices):
+            if not isinstance(value, IndexedSlicesValue):
+                if not (isinstance(value, (tuple, list)) and len(value) in (2, 3)):
+                    raise TypeError(f"An IndexedSlices is fed an IndexedSlicesValue or a (values, indices[, "
+                                    f"dense_shape]) tuple, got {type(value).__name__}")
+                value = IndexedSlicesValue(*value, *([None] * (3 - len(value))))
+            yield key.values, value.values
+            yield key.indices, value.indices
+            if key.dense_shape is not None and value.dense_shape is not None:
+                yield key.dense_shape, value.dense_shape
+            continue
         if isinstance(key, tuple) and not isinstance(key, SparseTensor):
             try:
                 nest.assert_same_structure(key, value, check_types=False)
@@ -396,9 +413,14 @@ def _expand_structured_feeds(feed_dict):
             yield key, value
             continue
         if not isinstance(value, SparseTensorValue):
+            if isinstance(value, (tuple, list)) and len(value) == 2:  # (its dense shape is the graph's, as TF)
+                yield key.indices, value[0]
+                yield key.values, value[1]
+                continue
             if not (isinstance(value, (tuple, list)) and len(value) == 3):
-                raise TypeError(f"A SparseTensor is fed a SparseTensorValue or an (indices, values, dense_shape) "
-                                f"tuple, got {type(value).__name__}")
+                raise TypeError(f"A SparseTensor is fed a SparseTensorValue, an (indices, values, dense_shape) "
+                                f"tuple or, when its shape is known, an (indices, values) pair; got "
+                                f"{type(value).__name__}")
             value = SparseTensorValue(*value)
         yield key.indices, value.indices
         yield key.values, value.values

@@ -186,19 +186,29 @@ class StepCounterHook(SessionRunHook):
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = FileWriterCache.get(self._output_dir)
         self._global_step_tensor = _global_step_tensor()
+        self._summary_tag = self._global_step_tensor.op.name + "/sec"  # (TF's tag: the step's own name)
+        self._last_global_step = None
+        self._not_increased = 0
 
     def before_run(self, run_context):
         return SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context, run_values):
         step = int(run_values.results)
+        if step == self._last_global_step and self._not_increased < 5:  # (the first 5 times, as TF)
+            self._not_increased += 1
+            _log.warning("It seems that global step (tf.train.get_global_step) has not been increased. Current "
+                         "value (could be stable): %s vs previous value: %s. You could increase the global step "
+                         "by passing tf.train.get_global_step() to Optimizer.apply_gradients or "
+                         "Optimizer.minimize.", step, self._last_global_step)
+        self._last_global_step = step
         if self._timer.should_trigger_for_step(step):
             secs, steps = self._timer.update_last_triggered_step(step)
             if secs:
                 self.steps_per_sec = steps / secs
-                _log.info("global_step/sec: %g", self.steps_per_sec)
+                _log.info("%s: %g", self._summary_tag, self.steps_per_sec)
                 if self._summary_writer is not None:
-                    summary = Summary(value=[Summary.Value(tag="global_step/sec", simple_value=self.steps_per_sec)])
+                    summary = Summary(value=[Summary.Value(tag=self._summary_tag, simple_value=self.steps_per_sec)])
                     self._summary_writer.add_summary(summary, step)
 
 

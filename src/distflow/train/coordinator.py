@@ -119,6 +119,14 @@ class LooperThread(threading.Thread):
         self._kwargs = kwargs or {}
         coord.register_thread(self)
 
+    @staticmethod
+    def loop(coord: Coordinator, timer_interval_secs, target, args=None, kwargs=None) -> "LooperThread":
+        """Starts a LooperThread that calls ``target(*args, **kwargs)`` every
+        ``timer_interval_secs`` until ``coord`` stops; returns it (TF 1.x's)."""
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args, kwargs=kwargs)
+        looper.start()
+        return looper
+
     def run(self) -> None:
         with self._coord.stop_on_exception():
             while not self._coord.should_stop():

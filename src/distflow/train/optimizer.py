@@ -164,7 +164,10 @@ class Optimizer:
         return self._apply_dense(to_dense(grad), var)
 
     def _hyper(self, value, var, name):
-        """A hyper-parameter as a tensor of var's dtype (cast if it is a tensor)."""
+        """A hyper-parameter as a tensor of var's dtype (cast if it is a tensor); a callable
+        (a learning rate given as a function, as TF 1.x allows) is called first."""
+        if callable(value) and not isinstance(value, (ops.Tensor, Variable)):
+            value = value()
         if isinstance(value, ops.Tensor):
             return math_ops.cast(value, var.dtype.base_dtype)
         return ops.convert_to_tensor(value, dtype=var.dtype.base_dtype, name=name)

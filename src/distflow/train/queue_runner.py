@@ -125,6 +125,12 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
         if sess is None:
             raise ValueError("Cannot start queue runners: no default session is registered. Use `with "
                              "sess.as_default()` or pass an explicit session to tf.start_queue_runners(sess=sess)")
+    if type(sess).__name__ in ("MonitoredSession", "SingularMonitoredSession"):
+        return []  # (it started its queue runners itself, as in TF)
+    from ..runtime.session import BaseSession  # noqa: PLC0415
+
+    if not isinstance(sess, BaseSession):
+        raise TypeError(f"sess must be a `tf.Session` object. Given class: {type(sess)}")
     threads = []
     for qr in sess.graph.get_collection(collection):
         threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))

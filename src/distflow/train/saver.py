@@ -269,6 +269,9 @@ class Saver:
                  save_relative_paths=False, filename=None):
         if reshape:
             raise NotImplementedError("Saver(reshape=True) is not supported")
+        if defer_build and var_list:
+            raise ValueError("If `var_list` is provided then build cannot be deferred. Either set defer_build=False "
+                             "or var_list=None.")
         self._var_list = var_list
         self._sharded = sharded
         self._max_to_keep = max_to_keep
@@ -379,10 +382,10 @@ class Saver:
         self._last_checkpoints = [(p, now) for p in checkpoint_paths if checkpoint_exists(p)]
 
     def _record(self, path: str) -> None:
+        if not self._max_to_keep:  # (None or 0: every checkpoint is kept, and none listed, as TF)
+            return
         self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
         self._last_checkpoints.append((path, time.time()))
-        if not self._max_to_keep:
-            return
         while len(self._last_checkpoints) > self._max_to_keep:
             old, stamp = self._last_checkpoints.pop(0)
             if stamp >= self._next_keep_time:  # kept for good: one per keep_checkpoint_every_n_hours
@@ -398,26 +401,27 @@ class Saver:
         The state file ('checkpoint' in the same folder) is updated only after every
         file of the checkpoint is in place.
         """
-        if self._empty:
-            return None
+        if not self._built:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
         save_path = _local_path(save_path)
-        if os.path.basename(save_path) == (latest_filename or "checkpoint"):
-            raise ValueError(f"'latest_filename' collides with 'save_path': '{latest_filename or 'checkpoint'}' "
-                             f"and '{save_path}'")
         if global_step is not None:
             step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(global_step)
             save_path = f"{save_path}-{int(step):08d}" if self._pad_step_number else f"{save_path}-{int(step)}"
+        elif os.path.basename(save_path) == (latest_filename or "checkpoint") and not self._sharded:
+            raise ValueError(f"'latest_filename' collides with 'save_path': '{latest_filename or 'checkpoint'}' "
+                             f"and '{save_path}'")
         save_dir = os.path.dirname(save_path) or "."
         if not os.path.isdir(save_dir):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        sess.run(self.save_tensor, {self.filename_tensor: save_path})
-        self._record(save_path)
-        if write_state:
-            update_checkpoint_state(save_dir, save_path, self.last_checkpoints, latest_filename)
-        if write_meta_graph:
+        if not self._empty:
+            sess.run(self.save_tensor, {self.filename_tensor: save_path})
+            self._record(save_path)
+            if write_state:
+                update_checkpoint_state(save_dir, save_path, self.last_checkpoints, latest_filename)
+        if write_meta_graph:  # (an empty Saver writes one too, as TF's)
             with sess.graph.as_default():
                 self.export_meta_graph(f"{save_path}.{meta_graph_suffix}")
-        return save_path
+        return None if self._empty else save_path
 
     def restore(self, sess, save_path) -> None:
         """Assigns every variable its value in checkpoint ``save_path``."""
