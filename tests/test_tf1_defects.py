@@ -333,3 +333,86 @@ def test_saver_arguments_and_empty_savers_as_tf(tmp_path):
         with tf.Session() as sess:
             assert empty.save(sess, str(tmp_path / "e")) is None
         assert (tmp_path / "e.meta").exists()  # (a meta graph all the same, as TF's)
+
+
+def test_monitored_session_argument_checks_and_a_close_inside_its_with_block():
+    tf.Variable(1.0)
+    with pytest.raises(RuntimeError, match="Session is already closed"):
+        with tf.train.MonitoredSession() as sess:
+            sess.close()
+    with tf.train.MonitoredSession() as sess:
+        with pytest.raises(ValueError, match="`step_fn` may either have one `step_context` argument"):
+            sess.run_step_fn(lambda step_context, extra: None)
+        assert sess.run_step_fn(lambda step_context: 7) == 7
+    with pytest.raises(TypeError, match="copy_from_scaffold is not a Scaffold instance"):
+        tf.train.Scaffold(copy_from_scaffold=1)
+
+
+def test_a_second_interactive_session_at_once_is_logged(caplog):
+    tf.constant(1.0)
+    with caplog.at_level("ERROR", logger="distflow"):
+        first = tf.InteractiveSession()
+        second = tf.InteractiveSession()
+        second.close()
+        first.close()
+        third = tf.InteractiveSession()  # (the others are closed: no error)
+        third.close()
+    assert sum("An interactive session is already active" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_queue_runner_threads_have_tfs_names():
+    q = tf.FIFOQueue(2, tf.float32, shapes=[[]], name="q")
+    runner = tf.train.QueueRunner(q, [q.enqueue(1.0, name="put")])
+    with tf.Session() as sess:
+        threads = runner.create_threads(sess, coord=tf.train.Coordinator())
+    assert [t.name for t in threads] == ["QueueRunnerThread-q-put", "QueueRunnerThread-q-close_on_stop"]
+
+
+def test_as_string_honours_its_formatting_options():
+    with tf.Session() as sess:
+        got = sess.run([tf.as_string(1.5), tf.as_string(3.14159, precision=2), tf.as_string(12345.678, scientific=True),
+                        tf.as_string(0.0001, shortest=True), tf.as_string(7, width=4, fill="0"),
+                        tf.as_string(7, width=3), tf.as_string(True)])
+    assert got == [b"1.500000", b"3.14", b"1.234568e+04", b"0.0001", b"0007", b"  7", b"true"]
+    assert got == [(b"%f" % 1.5), b"%.2f" % 3.14159, b"%e" % 12345.678, b"%g" % 0.0001, b"%04d" % 7, b"%3d" % 7, b"true"]
+    with pytest.raises(ValueError, match="both scientific and shortest"):
+        tf.as_string(1.0, scientific=True, shortest=True)
+
+
+def test_profiler_hook_writes_a_chrome_trace_of_a_step_every_n_steps(tmp_path):
+    import json
+
+    step = tf.train.get_or_create_global_step()
+    v = tf.Variable(1.0)
+    train = tf.group(v.assign_add(1.0), step.assign_add(1))
+    with tf.train.MonitoredSession(hooks=[tf.train.ProfilerHook(save_steps=2, output_dir=str(tmp_path))]) as sess:
+        for _ in range(5):
+            sess.run(train)
+    traces = sorted(p.name for p in tmp_path.glob("timeline-*.json"))
+    assert traces == ["timeline-1.json", "timeline-3.json", "timeline-5.json"]  # (the steps TF's hook writes)
+    events = json.loads((tmp_path / "timeline-3.json").read_text())["traceEvents"]
+    assert any(e["ph"] == "M" and "CPU:0" in e["args"]["name"] for e in events)
+    kernels = {e["args"]["name"] for e in events if e["ph"] == "X"}
+    assert "AssignAdd" in {e["name"] for e in events if e["ph"] == "X"} and kernels
+
+
+def test_final_ops_that_read_an_exhausted_input_are_logged(caplog):
+    dataset = tf.data.Dataset.range(1).make_one_shot_iterator().get_next()
+    hook = tf.train.FinalOpsHook(dataset)
+    with caplog.at_level("WARNING", logger="distflow"):
+        with pytest.raises(tf.errors.OutOfRangeError):
+            with tf.train.MonitoredSession(hooks=[hook]) as sess:
+                sess.run(dataset)
+                sess.run(dataset)  # (exhausted: the session ends, and the hook's final op reads again)
+    assert any("FinalOpsHook" in r.getMessage() for r in caplog.records)
+
+
+def test_summary_saver_hook_writes_each_summary_of_a_list(tmp_path):
+    step = tf.train.get_or_create_global_step()
+    a, b = tf.summary.scalar("a", 1.0), tf.summary.scalar("b", 2.0)
+    bump = step.assign_add(1)
+    hook = tf.train.SummarySaverHook(save_steps=1, output_dir=str(tmp_path), summary_op=[a, b])
+    with tf.train.MonitoredSession(hooks=[hook]) as sess:
+        sess.run(bump)
+    tags = {v.tag for e in tf.train.summary_iterator(str(next(tmp_path.glob("events*")))) for v in e.summary.value}
+    assert {"a", "b"} <= tags

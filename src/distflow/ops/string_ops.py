@@ -88,10 +88,19 @@ def _string_to_number_kernel(xp, x, *, out_type):
 
 
 @register_op("AsString", shape=_strings, dtype=lambda op: dtypes.string)
-def _as_string_kernel(xp, x, *, precision):
-    if x.dtype.kind == "f" and precision >= 0:
-        return _map_values(lambda v: f"{v:.{precision}f}".encode(), x)
-    return _map_values(lambda v: (str(bool(v)).lower() if x.dtype == np.bool_ else str(v)).encode(), x)
+def _as_string_kernel(xp, x, *, precision, scientific=False, shortest=False, width=-1, fill=""):
+    # TF's kernel builds one printf format ("%" fill width "." precision conversion), as here
+    x = np.asarray(x)
+    if x.dtype == np.bool_:
+        return _map_values(lambda v: (b"true" if v else b"false"), x)
+    spec = "%" + (f"{fill}{width}" if width > -1 else "")
+    if x.dtype.kind in "fc":
+        spec += (f".{precision}" if precision > -1 else "") + ("g" if shortest else "e" if scientific else "f")
+    else:
+        spec += "d"
+    if x.dtype.kind == "c":
+        return _map_values(lambda v: (f"({spec % v.real},{spec % v.imag})").encode(), x)
+    return _map_values(lambda v: (spec % v).encode(), x)
 
 
 def _map_values(fn, x):
@@ -165,8 +174,23 @@ def string_to_number(string_tensor, out_type=dtypes.float32, name=None):
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
-    """Each number as its decimal string (``precision`` digits after the point for floats)."""
-    return make_tensor("AsString", [ops.convert_to_tensor(input)], {"precision": int(precision)}, name or "AsString")
+    """Each number as a string, as C's printf writes it (TF's AsString): floats "%f" by
+    default ("1.500000"), ``precision`` digits after the point, ``scientific`` ("%e") or
+    ``shortest`` ("%g"), at least ``width`` characters padded with ``fill`` ("" for
+    spaces, or one of "0", " ", "-", "+")."""
+    x = ops.convert_to_tensor(input)
+    if scientific and shortest:
+        raise ValueError("Cannot select both scientific and shortest notation")
+    if len(fill) > 1 or fill not in ("", "0", " ", "-", "+"):
+        raise ValueError(f"as_string: fill must be '', '0', ' ', '-' or '+' (a printf flag, as TF's kernel uses "
+                         f"it), got {fill!r}")
+    if precision > -1 and not (x.dtype.is_floating or x.dtype.is_complex):
+        raise ValueError(f"as_string: precision not supported for {x.dtype.name}")
+    if (scientific or shortest) and not (x.dtype.is_floating or x.dtype.is_complex):
+        raise ValueError(f"as_string: scientific and shortest are for floats, not {x.dtype.name}")
+    attrs = {"precision": int(precision), "scientific": bool(scientific), "shortest": bool(shortest),
+             "width": int(width), "fill": fill}
+    return make_tensor("AsString", [x], attrs, name or "AsString")
 
 
 def encode_base64(input, pad=False, name=None):  # noqa: A002

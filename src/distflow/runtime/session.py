@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import logging
 import threading
 
 import numpy as np
@@ -546,12 +547,30 @@ class InteractiveSession(BaseSession):
             return sess
         return super().__new__(cls)
 
+    _active = 0  # (how many are open: a second one at once is logged, as TF does)
+    _active_lock = threading.Lock()
+
     def __init__(self, target: str = "", graph: ops.Graph | None = None,
                  config: ConfigProto | None = None):
         if _check_target(target):
             return  # a remote session, made the default by __new__
         super().__init__(target, graph, config)
+        with InteractiveSession._active_lock:
+            if InteractiveSession._active > 0:
+                logging.getLogger("distflow").error(
+                    "An interactive session is already active. This can cause out-of-memory errors in some "
+                    "cases. You must explicitly call `InteractiveSession.close()` to release resources held by "
+                    "the other session(s).")
+            InteractiveSession._active += 1
+        self._counted = True
         _make_default(self)
+
+    def close(self) -> None:
+        if getattr(self, "_counted", False):
+            self._counted = False
+            with InteractiveSession._active_lock:
+                InteractiveSession._active -= 1
+        super().close()
 
 
 

@@ -69,6 +69,8 @@ DIFFERENT = {
                       "second-order gradients through a loop",
         "TensorArray": "a value, not a resource: `write` returns the TensorArray to go on with and the old one "
                        "keeps its contents; `grad` is not supported (tf.gradients differentiates through it)",
+        "as_string": "`fill` may be '', '0', ' ', '-' or '+' (the printf flags TF's kernel passes it as); "
+                     "another character is a ValueError",
         "import_graph_def": "a GraphDef holding TF 1.x control-flow primitives (Switch, Merge, Enter, Exit, "
                             "NextIteration) is an UnimplementedError: rebuild it from the Python program",
     },
@@ -78,7 +80,11 @@ DIFFERENT = {
     },
     "train": {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
-        "Saver": "checkpoints are safetensors shards and a JSON index (written atomically), not TF's format",
+        "Saver": "checkpoints are safetensors shards and a JSON index (written atomically), not TF's format; "
+                 "a damaged checkpoint is a DataLossError naming the file, and `latest_checkpoint` skips it "
+                 "(with a warning) for the newest whole one",
+        "MonitoredSession": "`run_step_fn` takes a function of one argument of any name (TF insists on "
+                            "`step_context`)",
     },
     "data": {
         "Dataset": "runs in the process that built it; `prefetch` and `cache` are accepted and do nothing; "

@@ -6,7 +6,8 @@ from ..distributed.cluster_resolver import (ClusterResolver, SlurmClusterResolve
 from ..distributed.cluster_spec import ClusterSpec  # noqa: F401
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FinalOpsHook,  # noqa: F401
                                       LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
-                                      SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
+                                      ProfilerHook, SecondOrStepTimer, StepCounterHook, StopAtStepHook,
+                                      SummarySaverHook)
 from .coordinator import Coordinator, LooperThread  # noqa: F401
 from .device_setter import (GreedyLoadBalancingStrategy, RandomStrategy, byte_size_load_fn,  # noqa: F401
                             replica_device_setter)

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from ..framework import ops
+from ..framework import errors, ops
 from ..protos.distflow_pb2 import SessionLog, Summary
 from ..summary.summary_ops import merge_all
 from ..summary.writer import FileWriterCache
@@ -296,7 +296,13 @@ class FinalOpsHook(SessionRunHook):
 
     def end(self, session):
         if self._final_ops is not None:
-            self._final_ops_values = session.run(self._final_ops, feed_dict=self._final_ops_feed_dict)
+            try:
+                self._final_ops_values = session.run(self._final_ops, feed_dict=self._final_ops_feed_dict)
+            except (errors.OutOfRangeError, StopIteration):
+                _log.warning("An OutOfRangeError or StopIteration was raised by the ops of a FinalOpsHook. They "
+                             "should not depend on an input source (a metric's value op should only read "
+                             "variables): running them read another batch from an input that is exhausted.")
+                raise
 
 
 class SummarySaverHook(SessionRunHook):
@@ -344,9 +350,52 @@ class SummarySaverHook(SessionRunHook):
         if self._request:
             self._timer.update_last_triggered_step(step)
             if "summary" in run_values.results:
-                self._summary_writer.add_summary(run_values.results["summary"], step)
+                summaries = run_values.results["summary"]
+                for summary in summaries if isinstance(summaries, (list, tuple)) else [summaries]:
+                    self._summary_writer.add_summary(summary, step)  # (each of a list, as TF)
         self._next_step = step + 1
 
     def end(self, session=None):
         if self._summary_writer is not None:
             self._summary_writer.flush()
+
+
+class ProfilerHook(SessionRunHook):
+    """Every ``save_steps`` steps or ``save_secs`` seconds, traces one step and writes its
+    Chrome trace to ``output_dir/timeline-<global step>.json`` (TF 1.x's ProfilerHook;
+    open it in chrome://tracing or Perfetto). Each kernel call, by device and thread."""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False):
+        self._output_file = os.path.join(output_dir, "timeline-{}.json")
+        self._file_writer = FileWriterCache.get(output_dir) if output_dir else None
+        self._show_dataflow, self._show_memory = show_dataflow, show_memory
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        self._next_step = None
+        self._global_step_tensor = _global_step_tensor()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use ProfilerHook.")
+
+    def before_run(self, run_context):
+        from ..runtime.config import RunOptions  # noqa: PLC0415
+
+        self._request = self._next_step is None or self._timer.should_trigger_for_step(self._next_step)
+        options = RunOptions(trace_level=RunOptions.FULL_TRACE) if self._request else None
+        return SessionRunArgs({"global_step": self._global_step_tensor}, options=options)
+
+    def after_run(self, run_context, run_values):
+        stale = int(run_values.results["global_step"])
+        if self._next_step is None:  # (the timer starts now: the next trace comes N steps or seconds on)
+            self._timer.update_last_triggered_step(stale)
+        step = stale + 1
+        if self._request and run_values.run_metadata is not None:
+            from ..runtime.timeline import Timeline  # noqa: PLC0415
+
+            step = int(run_context.session.run(self._global_step_tensor))
+            self._timer.update_last_triggered_step(step)
+            trace = Timeline(run_values.run_metadata.step_stats).generate_chrome_trace_format(
+                show_dataflow=self._show_dataflow, show_memory=self._show_memory)
+            with open(self._output_file.format(step), "w", encoding="utf-8") as f:
+                f.write(trace)
+        self._next_step = step + 1

@@ -14,12 +14,15 @@ Differences from TensorFlow 1.x, on purpose:
 
 from __future__ import annotations
 
+import functools
+
 import logging
 import time
 
 from ..framework import errors
 from ..framework import ops
 from ..ops import control_flow_ops, state_ops
+from ..runtime.config import RunMetadata, RunOptions
 from . import queue_runner
 from ..summary.summary_ops import merge_all
 from .basic_session_run_hooks import CheckpointSaverHook, StepCounterHook, SummarySaverHook
@@ -45,6 +48,8 @@ class Scaffold:
     def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None, ready_for_local_init_op=None,
                  local_init_op=None, summary_op=None, saver=None, copy_from_scaffold=None, local_init_feed_dict=None):
         if copy_from_scaffold is not None:
+            if not isinstance(copy_from_scaffold, Scaffold):
+                raise TypeError("copy_from_scaffold is not a Scaffold instance.")
             def pick(given, name):
                 return given if given is not None else getattr(copy_from_scaffold, name)
             init_op = pick(init_op, "init_op")
@@ -271,8 +276,10 @@ class _MonitoredSession:
                 if key in feeds:
                     raise RuntimeError(f"Same tensor is fed by a SessionRunHook and user. Conflict(s): {key}")
                 feeds[key] = value
-            if args.options is not None and options is None:
-                options = args.options
+            if args.options is not None:
+                options = _merged_options(options, args.options)
+                if run_metadata is None:  # (a hook that asks for a trace reads it in after_run, as in TF)
+                    run_metadata = RunMetadata()
         outputs = self._sess.run(actual_fetches, feed_dict=feeds or None, options=options,
                                  run_metadata=run_metadata)
         for i, hook in enumerate(self._hooks):
@@ -287,6 +294,11 @@ class _MonitoredSession:
         A preemption error (Aborted, Unavailable) in the step recreates the session and
         calls ``step_fn`` again, as TF's recoverable sessions do.
         """
+        args = _positional_names(step_fn)
+        if len(args) - (args[:1] == ["self"]) != 1:  # (TF also insists on the name step_context; not here)
+            raise ValueError("`step_fn` may either have one `step_context` argument, or `self` and `step_context` "
+                             f"arguments if it's an instance method. Got {tuple(args)} instead.")
+
         def step():
             try:
                 return step_fn(_StepContext(self))
@@ -339,8 +351,35 @@ class _MonitoredSession:
     def __exit__(self, exception_type, exception_value, traceback):
         if exception_type in (errors.OutOfRangeError, StopIteration):
             exception_type = None
+        if self._closed and exception_type is None:
+            raise RuntimeError("Session is already closed.")  # (closed inside the with block, as TF says)
         self._close(exception_type)
         return exception_type is None
+
+
+def _merged_options(options, extra):
+    """The caller's RunOptions with a hook's: the longer trace, and the shorter timeout, as TF merges them."""
+    if options is None:
+        return extra
+    merged = RunOptions(timeout_in_ms=min([t for t in (options.timeout_in_ms, extra.timeout_in_ms) if t] or [0]),
+                        trace_level=max(options.trace_level, extra.trace_level))
+    if getattr(options, "output_partition_graphs", False) or getattr(extra, "output_partition_graphs", False):
+        merged.output_partition_graphs = True
+    return merged
+
+
+def _positional_names(fn) -> list[str]:
+    """The names of ``fn``'s positional parameters (``self`` included for a bound method, as TF counts)."""
+    import inspect  # noqa: PLC0415
+
+    target = fn.func if isinstance(fn, functools.partial) else fn
+    names = [p.name for p in inspect.signature(target).parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if inspect.ismethod(target):
+        names = ["self"] + names
+    if isinstance(fn, functools.partial):
+        names = names[len(fn.args):]
+    return names
 
 
 class _StopRequested(Exception):

@@ -98,11 +98,12 @@ class QueueRunner:
                 return []  # already running for this session
             self._runs[sess] = len(self._enqueue_ops)
             self._exceptions = []
+        # (TF's thread names: they show in thread dumps and profilers)
         threads = [threading.Thread(target=self._run, args=(sess, op, coord), daemon=daemon,
-                                    name=f"QueueRunner-{self.name}-{i}") for i, op in enumerate(self._enqueue_ops)]
+                                    name=f"QueueRunnerThread-{self.name}-{op.name}") for op in self._enqueue_ops]
         if coord is not None:
             cancel = threading.Thread(target=self._close_on_stop, args=(sess, coord), daemon=daemon,
-                                      name=f"QueueRunner-{self.name}-cancel")
+                                      name=f"QueueRunnerThread-{self.name}-close_on_stop")
             cancel.runs_on_stop = True  # a monitored session lets it finish before closing the session
             threads.append(cancel)
         for t in threads:
