@@ -416,3 +416,59 @@ def test_summary_saver_hook_writes_each_summary_of_a_list(tmp_path):
         sess.run(bump)
     tags = {v.tag for e in tf.train.summary_iterator(str(next(tmp_path.glob("events*")))) for v in e.summary.value}
     assert {"a", "b"} <= tags
+
+
+class _StopCoordinatorAtCall(tf.train.SessionRunHook):
+    """On its ``n``-th after_run, stops the coordinator with ``error`` (as a queue runner
+    thread that failed would); with ``then_fail``, the step itself then fails as a step
+    stuck on a queue that thread fed would (CancelledError)."""
+
+    def __init__(self, n, error=None, then_fail=False):
+        self._n, self._then_fail = n, then_fail
+        self._error = error or tf.errors.AbortedError(None, None, "Aborted at N")
+
+    def after_create_session(self, session, coord):
+        self._coord = coord
+
+    def after_run(self, run_context, run_values):
+        self._n -= 1
+        if self._n == 0:
+            self._coord.request_stop(self._error)
+            if self._then_fail:
+                raise tf.errors.CancelledError(None, None, "Session got garbage-collected.")
+
+
+class _CountingCreator(tf.train.ChiefSessionCreator):
+    created = 0
+
+    def create_session(self):
+        self.created += 1
+        return super().create_session()
+
+
+@pytest.mark.parametrize("how", ["run", "run_step_fn"])
+@pytest.mark.parametrize("what", ["aborted", "aborted, then the step fails", "a fatal error"])
+def test_a_coordinator_stopped_by_a_preemption_error_recovers_and_by_another_stops(how, what):
+    value = tf.placeholder(tf.int32, [])
+    out = tf.identity(value)
+    creator = _CountingCreator()
+    fatal = tf.errors.UnknownError(None, None, "Some fatal exception inside the coordinator.")
+    hook = _StopCoordinatorAtCall(2, fatal if what == "a fatal error" else None, then_fail="fails" in what)
+    sess = tf.train.MonitoredSession(creator, [hook])
+
+    def step(v):
+        if how == "run":
+            return sess.run(out, {value: v})
+        return sess.run_step_fn(lambda step_context: step_context.run_with_hooks(out, feed_dict={value: v}))
+
+    assert creator.created == 1 and not sess.should_stop()
+    assert step(51) == 51 and not sess.should_stop()
+    assert step(42) == 42  # the coordinator is stopped during this call
+    if what == "a fatal error":
+        assert sess.should_stop() and creator.created == 1  # not recreated: training ends
+        with pytest.raises(tf.errors.UnknownError):
+            sess.close()
+    else:
+        assert not sess.should_stop() and creator.created == 2  # recreated, and training goes on
+        assert step(7) == 7
+        sess.close()

@@ -227,7 +227,32 @@ class _MonitoredSession:
         return self._graph
 
     def should_stop(self) -> bool:
-        return self._should_stop or self._closed or (self._coord is not None and self._coord.should_stop())
+        """True once training should end. A coordinator stopped with a preemption error
+        (Aborted, Unavailable, from a queue runner, say) is not an end: the session is made
+        again, as TF's recoverable session does; with another error it is, and close()
+        raises that error."""
+        if self._should_stop or self._closed:
+            return True
+        if self._coord is None or not self._coord.should_stop():
+            return False
+        if self._recoverable and isinstance(self._coord_error(), _PREEMPTION_ERRORS):
+            self._recover(self._coord_error())
+            self._create()
+            return False
+        return True
+
+    def _coord_error(self):
+        try:
+            self._coord.raise_requested_exception()
+        except Exception as e:  # noqa: BLE001 - looked at, not handled, here
+            return e
+        return None
+
+    def _recover(self, error) -> None:
+        _log.info("An error was raised (%s: %s). This may be a parameter server or worker that restarted or "
+                  "was lost: the session will be closed and created again.", type(error).__name__,
+                  str(getattr(error, "message", error)).splitlines()[0] if str(error) else "")
+        self._close_session_quietly()
 
     def _tf_sess(self):
         return self._sess
@@ -250,10 +275,14 @@ class _MonitoredSession:
             except _PREEMPTION_ERRORS as e:
                 if not self._recoverable:
                     raise
-                _log.info("An error was raised (%s: %s). This may be a parameter server or worker that "
-                          "restarted or was lost: the session will be closed and created again.",
-                          type(e).__name__, e.message.splitlines()[0])
-                self._close_session_quietly()
+                self._recover(e)
+            except Exception as e:
+                # A step that failed otherwise (cancelled, stuck) may have failed because the
+                # coordinator was stopped by a preemption error: then that is the error, as in TF.
+                cause = self._coord_error() if self._coord is not None else None
+                if not (self._recoverable and isinstance(cause, _PREEMPTION_ERRORS)):
+                    raise
+                self._recover(cause)
 
     def _hooked_run_with_args(self, fetches, feed_dict=None, options=None, run_metadata=None):
         return self._hooked_run(fetches, feed_dict, options, run_metadata)
