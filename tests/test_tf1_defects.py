@@ -472,3 +472,54 @@ def test_a_coordinator_stopped_by_a_preemption_error_recovers_and_by_another_sto
         assert not sess.should_stop() and creator.created == 2  # recreated, and training goes on
         assert step(7) == 7
         sess.close()
+
+
+def test_centered_rmsprop_applies_a_sparse_gradient_to_its_rows_only():
+    init = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+    emb = tf.Variable(init)
+    loss = tf.reduce_sum(tf.gather(emb, [1]) * tf.constant([[0.5, -1.0]]))
+    opt = tf.train.RMSPropOptimizer(0.1, decay=0.9, momentum=0.5, epsilon=1e-6, centered=True)
+    train = opt.minimize(loss)
+    assert [o.type for o in tf.get_default_graph().get_operations() if "RMSProp" in o.type] == \
+        ["SparseApplyCenteredRMSProp"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        sess.run(train)
+        got, ms = sess.run([emb, opt.get_slot(emb, "rms")])
+    # NumPy, the obvious way, for row 1 (two steps); rows 0 and 2 and their slots are untouched
+    g = np.array([0.5, -1.0])
+    w, mg, rms, mom = init[1].astype(np.float64), np.zeros(2), np.ones(2), np.zeros(2)
+    for _ in range(2):
+        mg = 0.9 * mg + 0.1 * g
+        rms = 0.9 * rms + 0.1 * g * g
+        mom = 0.5 * mom + 0.1 * g / np.sqrt(rms - mg * mg + 1e-6)
+        w = w - mom
+    np.testing.assert_allclose(got[1], w, rtol=1e-5)
+    np.testing.assert_array_equal(got[[0, 2]], init[[0, 2]])
+    np.testing.assert_array_equal(ms[[0, 2]], np.ones((2, 2)))
+
+
+def test_import_meta_graph_imports_into_the_current_name_scope_and_takes_input_map(tmp_path):
+    with tf.Graph().as_default():
+        x = tf.Variable(3.0, name="x")
+        x * 2.0
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(x.initializer)
+            saver.save(sess, str(tmp_path / "m"))
+    meta = str(tmp_path / "m.meta")
+    with tf.Graph().as_default() as g:
+        with tf.name_scope("outer"):
+            restorer = tf.train.import_meta_graph(meta)
+        assert g.get_operation_by_name("outer/x").type == "VariableV2"
+        with tf.Session() as sess:
+            restorer.restore(sess, str(tmp_path / "m"))
+            assert sess.run("outer/x:0") == 3.0
+    with tf.Graph().as_default():
+        c = tf.constant(10.0, name="c")
+        tf.train.import_meta_graph(meta, input_map={"x/read:0": c})
+        with tf.Session() as sess:
+            assert sess.run("mul:0") == 20.0
+        with pytest.raises(TypeError, match="imput_map"):
+            tf.train.import_meta_graph(meta, imput_map={})  # a misspelling is not dropped

@@ -249,7 +249,21 @@ def _sparse_apply_rms_prop(xp, var, ms, mom, lr, rho, momentum, epsilon, grad, i
     return var
 
 
-for _t in ("SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp"):
+@_apply("SparseApplyCenteredRMSProp", (0, 1, 2, 3))
+def _sparse_apply_centered_rms_prop(xp, var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices, *,
+                                    use_locking=False):
+    with locked(var, use_locking):
+        w = _rows(var, grad, indices, "SparseApplyCenteredRMSProp")
+        mg_, ms_, mom_ = mg.read(), ms.read(), mom.read()
+        mg_[indices] = mg_[indices] * rho + (1 - rho) * grad
+        ms_[indices] = ms_[indices] * rho + (1 - rho) * grad * grad
+        denominator = ms_[indices] - mg_[indices] * mg_[indices] + epsilon
+        mom_[indices] = mom_[indices] * momentum + lr * grad / xp.sqrt(denominator)
+        w[indices] -= mom_[indices]
+    return var
+
+
+for _t in ("SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "SparseApplyCenteredRMSProp"):
     not_differentiable(_t)
 
 

@@ -150,14 +150,16 @@ class RMSPropOptimizer(Optimizer):
         return training_ops.apply(op_type, refs + hyper, self._use_locking, op_type).op
 
     def _apply_sparse(self, grad, var):
-        if self._centered:
-            return super()._apply_sparse(grad, var)
+        """Updates the gradient's rows only (centered too, as TF's SparseApplyCenteredRMSProp)."""
         rows, values = deduplicated(grad)
-        refs = [var._variable, self.get_slot(var, "rms")._variable, self.get_slot(var, "momentum")._variable]
+        refs = [var._variable]
+        if self._centered:
+            refs.append(self.get_slot(var, "mg")._variable)
+        refs += [self.get_slot(var, "rms")._variable, self.get_slot(var, "momentum")._variable]
         hyper = [self._hyper(self._lr, var, "learning_rate"), self._hyper(self._decay, var, "decay"),
                  self._hyper(self._momentum, var, "momentum"), self._hyper(self._epsilon, var, "epsilon")]
-        return training_ops.apply("SparseApplyRMSProp", refs + hyper + [values, rows], self._use_locking,
-                                  "SparseApplyRMSProp").op
+        op_type = "SparseApplyCenteredRMSProp" if self._centered else "SparseApplyRMSProp"
+        return training_ops.apply(op_type, refs + hyper + [values, rows], self._use_locking, op_type).op
 
 
 class AdadeltaOptimizer(Optimizer):

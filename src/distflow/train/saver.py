@@ -485,21 +485,37 @@ def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True
     return path
 
 
-def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Adds the graph of a MetaGraphDef (or ``.meta`` file) to the default graph.
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, input_map=None, **kwargs):
+    """Adds the graph of a MetaGraphDef (or ``.meta`` file) to the default graph, under
+    ``import_scope`` or else the current name scope (as TF), with ``input_map`` as in
+    ``tf.import_graph_def``.
 
     Returns:
       A Saver that restores the original program's checkpoints into the imported
       variables, or None when the graph has no variables.
+
+    Raises:
+      TypeError: a keyword argument TF's function does not take (a misspelling is not dropped).
     """
+    unknown = set(kwargs) - {"unbound_inputs_col_name", "restore_collections_predicate"}
+    if unknown:
+        raise TypeError(f"import_meta_graph() got unexpected keyword arguments {sorted(unknown)}")
+    if kwargs.get("restore_collections_predicate") is not None:
+        raise errors.UnimplementedError(None, None, "import_meta_graph(restore_collections_predicate=...) is not "
+                                        "supported: every collection is restored")
+    graph = ops.get_default_graph()
+    scope_name = import_scope or ""
+    if import_scope is None and graph.get_name_scope():
+        import_scope = graph.get_name_scope()
+        scope_name = import_scope + "/"  # (the scope we are in, entered again as it is)
     meta = read_meta_graph_file(meta_graph_or_file) if isinstance(meta_graph_or_file, str) else meta_graph_or_file
     graph_def = pb.GraphDef()
     graph_def.CopyFrom(meta.graph_def)
     if clear_devices:
         for node in graph_def.node:
             node.device = ""
-    import_graph_def(graph_def, name=import_scope or "")
-    graph = ops.get_default_graph()
+    with ops.name_scope(None):  # (the scope is given whole to import_graph_def)
+        import_graph_def(graph_def, input_map=input_map, name=scope_name)
     variables: dict = {}
     for key in sorted(meta.collection_def):
         collection = meta.collection_def[key]
