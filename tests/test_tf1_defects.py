@@ -523,3 +523,109 @@ def test_import_meta_graph_imports_into_the_current_name_scope_and_takes_input_m
             assert sess.run("mul:0") == 20.0
         with pytest.raises(TypeError, match="imput_map"):
             tf.train.import_meta_graph(meta, imput_map={})  # a misspelling is not dropped
+
+
+# -- arguments that were accepted and ignored ------------------------------------------------
+
+
+def test_get_variable_and_variable_scopes_honour_constraints_custom_getters_and_partitioners():
+    clip = lambda v: tf.clip_by_value(v, -1.0, 1.0)  # noqa: E731
+    w = tf.get_variable("w", initializer=tf.constant(3.0), constraint=clip)
+    with tf.variable_scope("scoped", constraint=clip):
+        u = tf.get_variable("u", initializer=tf.constant(-3.0))
+    train = tf.train.GradientDescentOptimizer(0.01).minimize(tf.square(w) + tf.square(u))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        assert sess.run([w, u]) == [1.0, -1.0]  # (it read 0.99 when get_variable dropped the constraint)
+    calls = []
+
+    def outer(getter, name, *args, **kwargs):
+        calls.append(("outer", name))
+        return getter(name, *args, **kwargs)
+
+    def inner(getter, name, *args, **kwargs):
+        calls.append(("inner", name))
+        return getter(name, *args, **kwargs)
+
+    with tf.variable_scope("a", custom_getter=outer):
+        with tf.variable_scope("b", custom_getter=inner):
+            v = tf.get_variable("v", [1])
+    assert v.op.name == "a/b/v" and calls == [("inner", "a/b/v"), ("outer", "a/b/v")]
+    with tf.variable_scope("p", partitioner=lambda shape, dtype: [2, 1]):
+        with pytest.raises(tf.errors.UnimplementedError, match="partitioned variables"):
+            tf.get_variable("pv", [4, 1])
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        tf.get_variable("x", [1], initialiser=None)
+
+
+def test_make_template_takes_unique_name_and_custom_getter():
+    seen = []
+
+    def getter(getter, name, *args, **kwargs):
+        seen.append(name)
+        return getter(name, *args, **kwargs)
+
+    scale = tf.make_template("scale", lambda x: x * tf.get_variable("k", [1]), unique_name_="exactly",
+                             custom_getter_=getter)
+    scale(1.0)
+    scale(2.0)
+    assert [v.op.name for v in tf.global_variables()] == ["exactly/k"] and seen == ["exactly/k", "exactly/k"]
+
+
+def test_layers_honour_constraints_and_activity_regularizers():
+    x = tf.constant(np.ones((2, 5, 5, 3), np.float32))
+    small = lambda v: tf.clip_by_value(v, -0.01, 0.01)  # noqa: E731
+    y = tf.layers.conv2d(x, 4, 3, kernel_constraint=small, activity_regularizer=lambda a: tf.reduce_sum(a) * 0.0)
+    z = tf.layers.dense(tf.reshape(y, [2, -1]), 3, kernel_constraint=small, activity_regularizer=tf.reduce_sum)
+    assert len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)) == 2
+    train = tf.train.GradientDescentOptimizer(1.0).minimize(tf.reduce_sum(tf.square(z - 5.0)))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        kernels = sess.run([v for v in tf.trainable_variables() if "kernel" in v.op.name])
+    assert all(np.abs(k).max() <= 0.01 + 1e-7 for k in kernels)
+
+
+def _dilated_conv(x, w, rate, padding):
+    """NHWC x, HWIO w, stride 1: the definition, in NumPy."""
+    kh, kw = w.shape[:2]
+    eh, ew = (kh - 1) * rate[0] + 1, (kw - 1) * rate[1] + 1
+    if padding == "SAME":
+        x = np.pad(x, ((0, 0), ((eh - 1) // 2, eh - 1 - (eh - 1) // 2), ((ew - 1) // 2, ew - 1 - (ew - 1) // 2), (0, 0)))
+    h, wd = x.shape[1] - eh + 1, x.shape[2] - ew + 1
+    out = np.zeros((x.shape[0], h, wd, w.shape[3]))
+    for i in range(kh):
+        for j in range(kw):
+            out += x[:, i * rate[0]:i * rate[0] + h, j * rate[1]:j * rate[1] + wd, :] @ w[i, j]
+    return out
+
+
+def test_dilations_and_layouts_of_the_generic_convolution_and_pooling_functions():
+    rng = np.random.RandomState(0)
+    x, w = rng.rand(1, 7, 7, 2), rng.rand(3, 3, 2, 3)
+    x1, w1 = rng.rand(2, 9, 2), rng.rand(3, 2, 4)
+    with tf.Session() as sess:
+        for padding in ("VALID", "SAME"):
+            np.testing.assert_allclose(sess.run(tf.nn.convolution(x, w, padding, dilation_rate=[2, 2])),
+                                       _dilated_conv(x, w, (2, 2), padding), rtol=1e-6)
+        conv1d = sess.run(tf.nn.conv1d(x1, w1, 1, "VALID", dilations=2))
+        np.testing.assert_allclose(conv1d, _dilated_conv(x1[:, None], w1[None], (1, 2), "VALID")[:, 0], rtol=1e-6)
+        ncw = sess.run(tf.nn.conv1d(np.transpose(x1, (0, 2, 1)), w1, 1, "VALID", data_format="NCW", dilations=2))
+        np.testing.assert_allclose(ncw, np.transpose(conv1d, (0, 2, 1)), rtol=1e-6)
+        pooled = sess.run(tf.nn.max_pool1d(np.transpose(x1, (0, 2, 1)), 2, 2, "VALID", data_format="NCW"))
+        np.testing.assert_allclose(pooled, np.transpose(x1[:, :8].reshape(2, 4, 2, 2).max(axis=2), (0, 2, 1)))
+        dilated_max = sess.run(tf.nn.pool(x, [2, 2], "MAX", "VALID", dilation_rate=[2, 2]))
+        np.testing.assert_allclose(dilated_max, np.maximum.reduce(
+            [x[:, a * 2:a * 2 + 5, b * 2:b * 2 + 5] for a in range(2) for b in range(2)]))
+        np.testing.assert_allclose(sess.run(tf.nn.max_pool_v2(x1, 3, 3, "VALID")), x1.reshape(2, 3, 3, 2).max(axis=2))
+        # the gradients of a dilated conv2d, as public functions
+        xt, wt = tf.constant(x), tf.constant(w)
+        y = tf.nn.conv2d(xt, wt, [1, 1, 1, 1], "VALID", dilations=[1, 2, 2, 1])
+        dy = tf.ones_like(y)
+        gx, gw = tf.gradients(y, [xt, wt], dy)
+        bi = tf.nn.conv2d_backprop_input([1, 7, 7, 2], wt, dy, [1, 1, 1, 1], "VALID", dilations=[1, 2, 2, 1])
+        bf = tf.nn.conv2d_backprop_filter(xt, [3, 3, 2, 3], dy, [1, 1, 1, 1], "VALID", dilations=[1, 2, 2, 1])
+        a, b, c, d = sess.run([gx, bi, gw, bf])
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+    np.testing.assert_allclose(c, d, rtol=1e-6)

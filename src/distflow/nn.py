@@ -20,7 +20,8 @@ from .ops.nn_more_ops import (all_candidate_sampler, conv1d_transpose, conv_tran
 from .ops.nn_more_ops import (avg_pool1d, avg_pool_v2, batch_norm_with_global_normalization,  # noqa: F401
                                compute_accidental_hits, conv1d, convolution, depthwise_conv2d, depthwise_conv2d_native,
                                log_uniform_candidate_sampler, max_pool1d, max_pool_v2, nce_loss, pool,
-                               sampled_softmax_loss, separable_conv2d, uniform_candidate_sampler)
+                               sampled_softmax_loss, separable_conv2d, uniform_candidate_sampler,
+                               with_space_to_batch)
 from .ops.conv3d_ops import (avg_pool3d, conv3d, conv3d_backprop_filter, conv3d_transpose,  # noqa: F401
                              max_pool3d)
 from .ops.conv3d_ops import conv3d_backprop_filter as conv3d_backprop_filter_v2  # noqa: F401

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..framework import ops
 from ..ops import array_ops, conv3d_ops, conv_ops, init_ops, nn_ops
 from ..ops.variable_scope import variable_scope
-from .core import layer_variable
+from .core import add_activity_regularization, layer_variable
 
 
 def _pair(value, what):
@@ -22,12 +22,16 @@ def _check_format(data_format):
         raise NotImplementedError(f"data_format {data_format!r} is not supported; use channels_last")
 
 
-def _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation):
-    """A convolution layer's tail, in its variable scope: ``<scope>/bias`` added, then the activation."""
+def _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
+            bias_constraint=None, activity_regularizer=None):
+    """A convolution layer's tail, in its variable scope: ``<scope>/bias`` added, then the
+    activation, whose output the activity regularizer (if any) adds a loss for."""
     if use_bias:
         out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
-                                                  trainable))
-    return activation(out) if activation is not None else out
+                                                  trainable, bias_constraint))
+    out = activation(out) if activation is not None else out
+    add_activity_regularization(out, activity_regularizer)
+    return out
 
 
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
@@ -45,11 +49,11 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_f
     sh, sw = _pair(strides, "strides")
     with variable_scope(name, default_name="conv2d", reuse=reuse):
         kernel = layer_variable("kernel", [kh, kw, inputs.shape[-1].value, filters], inputs.dtype.base_dtype,
-                                kernel_initializer, kernel_regularizer, trainable)
+                                kernel_initializer, kernel_regularizer, trainable, kernel_constraint)
         dh, dw = _pair(dilation_rate, "dilation_rate")
         out = conv_ops.conv2d(inputs, kernel, [1, sh, sw, 1], padding.upper(), dilations=[1, dh, dw, 1])
         return _finish(out, filters, inputs.dtype.base_dtype, use_bias, bias_initializer, bias_regularizer, trainable,
-                       activation)
+                       activation, bias_constraint, activity_regularizer)
 
 
 def _pooling2d(fn, default, inputs, pool_size, strides, padding, data_format, name):
@@ -78,12 +82,14 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     return _conv_transpose(conv_ops.conv2d_transpose, "conv2d_transpose", inputs, filters,
                            _pair(kernel_size, "kernel_size"), _pair(strides, "strides"), padding, data_format,
                            activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                           bias_regularizer, trainable, name, reuse)
+                           bias_regularizer, trainable, name, reuse, kernel_constraint, bias_constraint,
+                           activity_regularizer)
 
 
 def _conv_transpose(transpose_fn, default_name, inputs, filters, kernel, strides, padding, data_format, activation,
                     use_bias, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, trainable,
-                    name, reuse) -> ops.Tensor:
+                    name, reuse, kernel_constraint=None, bias_constraint=None,
+                    activity_regularizer=None) -> ops.Tensor:
     """A transposed convolution layer over 2 or 3 spatial dimensions (``kernel``, ``strides`` tuples):
     ``<name>/kernel`` [*kernel, filters, in_channels]; output sizes ``size * stride`` for SAME,
     ``(size - 1) * stride + kernel`` for VALID."""
@@ -99,11 +105,12 @@ def _conv_transpose(transpose_fn, default_name, inputs, filters, kernel, strides
     dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name=default_name, reuse=reuse):
         weights = layer_variable("kernel", [*kernel, filters, c], dtype, kernel_initializer, kernel_regularizer,
-                                 trainable)
+                                 trainable, kernel_constraint)
         output_shape = array_ops.stack([array_ops.shape(inputs)[0], *out_sizes, filters])
         out = transpose_fn(inputs, weights, output_shape, [1, *strides, 1], padding)
         out.set_shape([inputs.shape[0].value, *out_sizes, filters])
-        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
+                       bias_constraint, activity_regularizer)
 
 
 # ---------------------------------------------------------------------------
@@ -123,12 +130,13 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format
     dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name="conv1d", reuse=reuse):
         kernel = layer_variable("kernel", [k, channels, filters], dtype, kernel_initializer, kernel_regularizer,
-                                trainable)
+                                trainable, kernel_constraint)
         d = dilation_rate if isinstance(dilation_rate, int) else dilation_rate[0]
         out = conv_ops.conv2d(array_ops.expand_dims(inputs, 1), array_ops.expand_dims(kernel, 0), [1, 1, s, 1],
                               padding.upper(), dilations=[1, 1, d, 1])
         out = array_ops.squeeze(out, [1])
-        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
+                       bias_constraint, activity_regularizer)
 
 
 def _pooling1d(fn, default, inputs, pool_size, strides, padding, data_format, name):
@@ -182,9 +190,10 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", dat
     dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name="conv3d", reuse=reuse):
         kernel = layer_variable("kernel", [*k, inputs.shape[-1].value, filters], dtype, kernel_initializer,
-                                kernel_regularizer, trainable)
+                                kernel_regularizer, trainable, kernel_constraint)
         out = conv3d_ops.conv3d(inputs, kernel, [1, *s, 1], padding.upper())
-        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
+                       bias_constraint, activity_regularizer)
 
 
 def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
@@ -196,7 +205,8 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
     return _conv_transpose(conv3d_ops.conv3d_transpose, "conv3d_transpose", inputs, filters,
                            _triple(kernel_size, "kernel_size"), _triple(strides, "strides"), padding, data_format,
                            activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                           bias_regularizer, trainable, name, reuse)
+                           bias_regularizer, trainable, name, reuse, kernel_constraint, bias_constraint,
+                           activity_regularizer)
 
 
 def _pooling3d(fn, default, inputs, pool_size, strides, padding, data_format, name):
@@ -221,7 +231,9 @@ def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="
 
 def _separable(inputs, filters, kernel, strides, padding, data_format, dilation, depth_multiplier, activation,
                use_bias, depthwise_initializer, pointwise_initializer, bias_initializer, depthwise_regularizer,
-               pointwise_regularizer, bias_regularizer, trainable, name, reuse, default_name):
+               pointwise_regularizer, bias_regularizer, trainable, name, reuse, default_name,
+               depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
+               activity_regularizer=None):
     """A separable convolution layer over 1 or 2 spatial dimensions (``kernel`` and ``strides`` tuples)."""
     from ..ops import nn_more_ops  # noqa: PLC0415
 
@@ -234,9 +246,10 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
     one_d = len(kernel) == 1
     with variable_scope(name, default_name=default_name, reuse=reuse):
         depthwise = layer_variable("depthwise_kernel", [*kernel, channels, depth_multiplier], dtype,
-                                   depthwise_initializer, depthwise_regularizer, trainable)
+                                   depthwise_initializer, depthwise_regularizer, trainable, depthwise_constraint)
         pointwise = layer_variable("pointwise_kernel", [1] * len(kernel) + [channels * depth_multiplier, filters],
-                                   dtype, pointwise_initializer, pointwise_regularizer, trainable)
+                                   dtype, pointwise_initializer, pointwise_regularizer, trainable,
+                                   pointwise_constraint)
         if one_d:  # as a height of one
             inputs, depthwise, pointwise = (array_ops.expand_dims(t, i) for t, i in
                                             ((inputs, 1), (depthwise, 0), (pointwise, 0)))
@@ -245,7 +258,8 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
                                            rate=list(dilation))
         if one_d:
             out = array_ops.squeeze(out, [1])
-        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation)
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
+                       bias_constraint, activity_regularizer)
 
 
 def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
@@ -261,7 +275,8 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     return _separable(inputs, filters, _pair(kernel_size, "kernel_size"), _pair(strides, "strides"), padding,
                       data_format, _pair(dilation_rate, "dilation_rate"), depth_multiplier, activation, use_bias,
                       depthwise_initializer, pointwise_initializer, bias_initializer, depthwise_regularizer,
-                      pointwise_regularizer, bias_regularizer, trainable, name, reuse, "separable_conv2d")
+                      pointwise_regularizer, bias_regularizer, trainable, name, reuse, "separable_conv2d",
+                      depthwise_constraint, pointwise_constraint, bias_constraint, activity_regularizer)
 
 
 def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
@@ -279,4 +294,5 @@ def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid", d
     return _separable(inputs, filters, single(kernel_size), single(strides), padding, data_format,
                       single(dilation_rate), depth_multiplier, activation, use_bias, depthwise_initializer,
                       pointwise_initializer, bias_initializer, depthwise_regularizer, pointwise_regularizer,
-                      bias_regularizer, trainable, name, reuse, "separable_conv1d")
+                      bias_regularizer, trainable, name, reuse, "separable_conv1d", depthwise_constraint,
+                      pointwise_constraint, bias_constraint, activity_regularizer)

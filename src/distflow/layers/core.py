@@ -11,9 +11,17 @@ from ..ops import slicing_ops
 from ..ops.variable_scope import get_variable, variable_scope
 
 
-def layer_variable(name, shape, dtype, initializer, regularizer, trainable):
+def layer_variable(name, shape, dtype, initializer, regularizer, trainable, constraint=None):
     return get_variable(name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
-                        trainable=trainable)
+                        trainable=trainable, constraint=constraint)
+
+
+def add_activity_regularization(out, activity_regularizer) -> None:
+    """Adds ``activity_regularizer(out)`` to REGULARIZATION_LOSSES (a layer's activity regularizer)."""
+    if activity_regularizer is not None:
+        loss = activity_regularizer(out)
+        if loss is not None:
+            ops.add_to_collection(ops.GraphKeys.REGULARIZATION_LOSSES, loss)
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -27,7 +35,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name="dense", reuse=reuse):
         kernel = layer_variable("kernel", [inputs.shape[-1].value, units], dtype, kernel_initializer,
-                                kernel_regularizer, trainable)
+                                kernel_regularizer, trainable, kernel_constraint)
         if inputs.shape.ndims == 2:
             out = math_ops.matmul(inputs, kernel)
         else:
@@ -35,12 +43,12 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
             out = array_ops.reshape(math_ops.matmul(flat, kernel),
                                     slicing_ops.concat([array_ops.shape(inputs)[:-1], [units]], 0))
         if use_bias:
-            bias = layer_variable("bias", [units], dtype, bias_initializer, bias_regularizer, trainable)
+            bias = layer_variable("bias", [units], dtype, bias_initializer, bias_regularizer, trainable,
+                                  bias_constraint)
             out = nn_ops.bias_add(out, bias)
         if activation is not None:
             out = activation(out)
-        if activity_regularizer is not None:
-            ops.add_to_collection(ops.GraphKeys.REGULARIZATION_LOSSES, activity_regularizer(out))
+        add_activity_regularization(out, activity_regularizer)
         return out
 
 

@@ -46,10 +46,10 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     broadcast = [inputs.shape[a].value if a in axes else 1 for a in range(rank)]
     dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name="batch_normalization", reuse=reuse):
-        gamma = layer_variable("gamma", param_shape, dtype, gamma_initializer, gamma_regularizer, trainable) \
-            if scale else None
-        beta = layer_variable("beta", param_shape, dtype, beta_initializer, beta_regularizer, trainable) \
-            if center else None
+        gamma = layer_variable("gamma", param_shape, dtype, gamma_initializer, gamma_regularizer, trainable,
+                               gamma_constraint) if scale else None
+        beta = layer_variable("beta", param_shape, dtype, beta_initializer, beta_regularizer, trainable,
+                              beta_constraint) if center else None
         moving_mean = layer_variable("moving_mean", param_shape, dtype, moving_mean_initializer, None, False)
         moving_variance = layer_variable("moving_variance", param_shape, dtype, moving_variance_initializer,
                                          None, False)

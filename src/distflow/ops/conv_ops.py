@@ -18,7 +18,7 @@ from ..framework.tensor_shape import TensorShape
 from ..platform import blocks
 from . import array_ops, blas, intra_op, slicing_ops
 from .array_ops import shape_of
-from .op_util import FLOATS, constant_shape, make_tensor
+from .op_util import FLOATS, constant_shape, constant_value, make_tensor
 
 
 
@@ -500,24 +500,41 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
 def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None, padding=None,  # noqa: A002
                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1), name=None,
                           filters=None) -> ops.Tensor:
-    """The gradient of conv2d with respect to its input, of shape ``input_sizes``."""
+    """The gradient of conv2d with respect to its input, of shape ``input_sizes``; with
+    ``dilations``, of the dilated convolution (its filter dilated, as conv2d does it)."""
     _check_format(data_format, "conv2d's gradients and transpose")
     f = ops.convert_to_tensor(filter if filter is not None else filters)
     dy = ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)
     sizes = ops.convert_to_tensor(input_sizes, dtype=dtypes.int32)
     attrs = {"strides": _check_4("strides", strides), "padding": _check_padding(padding)}
+    rates = _check_4("dilations", dilations)
+    if rates[1:3] != [1, 1]:
+        f = dilate_filter(f, rates[1], rates[2])
     return make_tensor("Conv2DBackpropInput", [sizes, f, dy], attrs, name or "Conv2DBackpropInput")
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, use_cudnn_on_gpu=True,  # noqa: A002
                            data_format="NHWC", dilations=(1, 1, 1, 1), name=None) -> ops.Tensor:
-    """The gradient of conv2d with respect to its filter, of shape ``filter_sizes``."""
+    """The gradient of conv2d with respect to its filter, of shape ``filter_sizes``; with
+    ``dilations``, of the dilated convolution (the gradient of the dilated filter, taken
+    at the filter's own taps)."""
     _check_format(data_format, "conv2d's gradients and transpose")
     x = ops.convert_to_tensor(input)
     dy = ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)
-    sizes = ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32)
     attrs = {"strides": _check_4("strides", strides), "padding": _check_padding(padding)}
-    return make_tensor("Conv2DBackpropFilter", [x, sizes, dy], attrs, name or "Conv2DBackpropFilter")
+    rates = _check_4("dilations", dilations)
+    if rates[1:3] == [1, 1]:
+        sizes = ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32)
+        return make_tensor("Conv2DBackpropFilter", [x, sizes, dy], attrs, name or "Conv2DBackpropFilter")
+    known = constant_value(ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32))
+    if known is None:
+        raise ValueError("conv2d_backprop_filter with dilations needs filter_sizes known when the graph is built")
+    kh, kw, cin, cout = (int(v) for v in known)
+    dilated = [(kh - 1) * rates[1] + 1, (kw - 1) * rates[2] + 1, cin, cout]
+    with ops.name_scope(name, "Conv2DBackpropFilter", [x, dy]):
+        grad = make_tensor("Conv2DBackpropFilter", [x, ops.convert_to_tensor(dilated, dtype=dtypes.int32), dy],
+                           attrs, "dilated_filter_grad")
+        return grad[::rates[1], ::rates[2]]
 
 
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002

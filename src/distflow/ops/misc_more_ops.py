@@ -280,10 +280,21 @@ class Template:
         self._func = func
         self._scope = None
         self._calls = 0
+        self._unique_name = unique_name  # (the scope's name as given, not made unique: TF's unique_name_)
+        self._custom_getter = custom_getter
+        if create_scope_now:
+            with self._first_scope() as scope:
+                self._scope = scope
+
+    def _first_scope(self):
+        if self._unique_name is not None:
+            return variable_scope(self._unique_name, custom_getter=self._custom_getter)
+        return variable_scope(None, default_name=self._name, custom_getter=self._custom_getter)
 
     def __call__(self, *args, **kwargs):
-        if self._scope is None:
-            with variable_scope(None, default_name=self._name) as scope:
+        if self._calls == 0:
+            scope_ctx = self._first_scope() if self._scope is None else variable_scope(self._scope)
+            with scope_ctx as scope:
                 self._scope = scope
                 result = self._func(*args, **kwargs)
         else:

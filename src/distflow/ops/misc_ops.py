@@ -70,7 +70,8 @@ def variable_op_scope(values, name_or_scope, default_name=None, initializer=None
                       caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None):
     """The old argument order of ``variable_scope``."""
     with variable_scope.variable_scope(name_or_scope, default_name, values, initializer, regularizer,
-                                       caching_device, reuse=reuse, dtype=dtype) as scope:
+                                       caching_device, partitioner=partitioner, custom_getter=custom_getter,
+                                       reuse=reuse, dtype=dtype) as scope:
         yield scope
 
 

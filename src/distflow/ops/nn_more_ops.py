@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from ..framework import dtypes, ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, reduction_ops, slicing_ops
+from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, reduction_ops, slicing_ops, space_batch_ops
 from .conv3d_ops import conv3d_transpose
 from .op_util import FLOATS, constant_value, make_op, make_tensor
 from .random_ops import seeded_generator, seed_attrs
@@ -19,73 +19,182 @@ from .random_ops import seeded_generator, seed_attrs
 # 1-D, generic and grouped convolutions
 
 
+def _channels_first(data_format, what: str) -> bool:
+    """Whether ``data_format`` puts channels before the spatial dimensions ("NCW", "NCHW", ...)."""
+    if data_format is None:
+        return False
+    if not isinstance(data_format, str) or not data_format.startswith("N") or data_format[1] not in "CWHD":
+        raise ValueError(f"{what}: unknown data_format {data_format!r}")
+    return data_format[1] == "C"
+
+
+def _spatial(values, rank: int, channels_first: bool, what: str, name: str) -> list[int]:
+    """``values`` (an int, ``rank`` ints, or ``rank + 2`` ints in the data format's order) as ``rank`` ints."""
+    if values is None:
+        return [1] * rank
+    if isinstance(values, (int, np.integer)):
+        return [int(values)] * rank
+    values = [int(v) for v in values]
+    if len(values) == rank:
+        return values
+    if len(values) == rank + 2:
+        return values[2:] if channels_first else values[1:-1]
+    raise ValueError(f"{what}: {name} must be an int or {rank} (or {rank + 2}) ints, got {values}")
+
+
 def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None, data_format=None,
            name=None, input=None, dilations=None):  # noqa: A002
-    """A 1-D convolution of [batch, width, in] with [k, in, out] filters (as a 2-D one of height 1)."""
+    """A 1-D convolution of [batch, width, in] ("NWC") or [batch, in, width] ("NCW") with
+    [k, in, out] filters, as a 2-D one of height 1; ``dilations`` as in TF."""
     value = input if value is None else value
+    first = _channels_first(data_format, "conv1d")
+    (s,) = _spatial(stride, 1, first, "conv1d", "stride")
+    (d,) = _spatial(dilations, 1, first, "conv1d", "dilations")
     with ops.name_scope(name, "conv1d", [value, filters]):
-        x = array_ops.expand_dims(ops.convert_to_tensor(value), 1)
+        x = array_ops.expand_dims(ops.convert_to_tensor(value), 2 if first else 1)
         f = array_ops.expand_dims(ops.convert_to_tensor(filters), 0)
-        stride = stride if isinstance(stride, int) else stride[-2 if len(stride) == 3 else 0]
-        return array_ops.squeeze(conv_ops.conv2d(x, f, [1, 1, stride, 1], padding), [1])
+        if first:
+            out = conv_ops.conv2d(x, f, [1, 1, 1, s], padding, data_format="NCHW", dilations=[1, 1, 1, d])
+        else:
+            out = conv_ops.conv2d(x, f, [1, 1, s, 1], padding, dilations=[1, 1, d, 1])
+        return array_ops.squeeze(out, [2 if first else 1])
 
 
-def _pool1d(fn, value, ksize, strides, padding, name, default):
-    k = ksize if isinstance(ksize, int) else ksize[-2 if len(ksize) == 3 else 0]
-    s = strides if isinstance(strides, int) else strides[-2 if len(strides) == 3 else 0]
+def _pool1d(fn, value, ksize, strides, padding, data_format, name, default):
+    first = _channels_first(data_format, default)
+    (k,) = _spatial(ksize, 1, first, default, "ksize")
+    (s,) = _spatial(strides, 1, first, default, "strides")
     with ops.name_scope(name, default, [value]):
-        x = array_ops.expand_dims(ops.convert_to_tensor(value), 1)
-        return array_ops.squeeze(fn(x, [1, 1, k, 1], [1, 1, s, 1], padding), [1])
+        x = array_ops.expand_dims(ops.convert_to_tensor(value), 2 if first else 1)
+        if first:
+            out = fn(x, [1, 1, 1, k], [1, 1, 1, s], padding, data_format="NCHW")
+        else:
+            out = fn(x, [1, 1, k, 1], [1, 1, s, 1], padding)
+        return array_ops.squeeze(out, [2 if first else 1])
 
 
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
-    return _pool1d(conv_ops.max_pool, input, ksize, strides, padding, name, "MaxPool1d")
+    return _pool1d(conv_ops.max_pool, input, ksize, strides, padding, data_format, name, "MaxPool1d")
 
 
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
-    return _pool1d(conv_ops.avg_pool, input, ksize, strides, padding, name, "AvgPool1D")
+    return _pool1d(conv_ops.avg_pool, input, ksize, strides, padding, data_format, name, "AvgPool1D")
 
 
-def _window(values, rank=2):
-    if isinstance(values, int):
-        return [1] + [values] * rank + [1]
-    values = list(values)
-    return values if len(values) == rank + 2 else [1] + values + [1]
+def _pool_nd(kind: str, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """max or average pooling over the 1, 2 or 3 spatial dimensions of ``input``'s rank."""
+    from . import conv3d_ops  # noqa: PLC0415
+
+    x = ops.convert_to_tensor(input)
+    rank = x.shape.ndims - 2 if x.shape.ndims is not None else None
+    if rank == 1:
+        return (max_pool1d if kind == "MAX" else avg_pool1d)(x, ksize, strides, padding, data_format or "NWC", name)
+    if rank not in (2, 3):
+        raise ValueError(f"pooling needs an input of rank 3, 4 or 5, got {x.shape}")
+    first = _channels_first(data_format, "pool")
+    window = _spatial(ksize, rank, first, "pool", "ksize")
+    steps = _spatial(strides, rank, first, "pool", "strides")
+    full = (lambda v: [1, 1, *v]) if first else (lambda v: [1, *v, 1])
+    if rank == 2:
+        fn = conv_ops.max_pool if kind == "MAX" else conv_ops.avg_pool
+        return fn(x, full(window), full(steps), padding, data_format="NCHW" if first else "NHWC", name=name)
+    fn = conv3d_ops.max_pool3d if kind == "MAX" else conv3d_ops.avg_pool3d
+    return fn(x, full(window), full(steps), padding, data_format="NCDHW" if first else "NDHWC", name=name)
 
 
 def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
-    return conv_ops.max_pool(input, _window(ksize), _window(strides), padding, name=name)
+    """Max pooling over the spatial dimensions of a rank 3, 4 or 5 ``input``."""
+    return _pool_nd("MAX", input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
-    return conv_ops.avg_pool(input, _window(ksize), _window(strides), padding, name=name)
+    """Average pooling over the spatial dimensions of a rank 3, 4 or 5 ``input``."""
+    return _pool_nd("AVG", input, ksize, strides, padding, data_format, name)
+
+
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, spatial_dims=None,  # noqa: A002
+                        data_format=None):
+    """``op(converted_input, num_spatial_dims, padding)`` on a dilated grid, as TF's: the
+    input is rearranged with space_to_batch_nd by ``dilation_rate`` (padded for "SAME" by
+    the dilated ``filter_shape``), ``op`` runs with "VALID", and batch_to_space_nd puts the
+    result back. Channels last (NWC, NHWC, NDHWC)."""
+    x = ops.convert_to_tensor(input)
+    rate = [int(r) for r in (dilation_rate if not isinstance(dilation_rate, int) else [dilation_rate])]
+    if _channels_first(data_format, "with_space_to_batch") or spatial_dims not in (None, list(range(1, len(rate) + 1))):
+        raise errors.UnimplementedError(None, None, "with_space_to_batch supports channels-last inputs and their "
+                                        "leading spatial dimensions only")
+    if all(r == 1 for r in rate):
+        return op(x, len(rate), padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError("filter_shape must be specified for SAME padding")
+        extra = [(int(k) - 1) * r for k, r in zip(filter_shape, rate)]
+        base = [[e // 2, e - e // 2] for e in extra]
+    elif padding == "VALID":
+        base = [[0, 0]] * len(rate)
+    else:
+        raise ValueError(f"Invalid padding method {padding!r}")
+    spatial_shape = array_ops.shape(x)[1:1 + len(rate)]
+    paddings, crops = space_batch_ops.required_space_to_batch_paddings(spatial_shape, rate, base)
+    converted = space_batch_ops.space_to_batch_nd(x, rate, paddings)
+    if x.shape.ndims is not None:
+        converted.set_shape([None] * x.shape.ndims)  # (its rank is the input's)
+    result = space_batch_ops.batch_to_space_nd(op(converted, len(rate), "VALID"), rate, crops)
+    if x.shape.ndims is not None:
+        result.set_shape([None] * x.shape.ndims)
+    return result
 
 
 def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None,  # noqa: A002
          data_format=None, dilations=None):
-    """N-D pooling (1-D and 2-D here): ``pooling_type`` "MAX" or "AVG"."""
+    """N-D pooling (1, 2 or 3 spatial dimensions), ``pooling_type`` "MAX" or "AVG"; a
+    ``dilation_rate`` above 1 pools over a dilated window (strides must then be 1), as TF
+    does it: with space_to_batch_nd, and zeros as the padding of "SAME"."""
     if pooling_type not in ("MAX", "AVG"):
         raise ValueError(f"Invalid pooling_type: {pooling_type}")
-    strides = strides or [1] * len(window_shape)
-    if len(window_shape) == 1:
-        fn = max_pool1d if pooling_type == "MAX" else avg_pool1d
-        return fn(input, window_shape[0], strides[0], padding, name=name)
-    if len(window_shape) == 2:
-        fn = conv_ops.max_pool if pooling_type == "MAX" else conv_ops.avg_pool
-        return fn(input, [1, *window_shape, 1], [1, *strides, 1], padding, name=name)
-    raise NotImplementedError("pool supports 1-D and 2-D windows in distflow")
+    window_shape = [int(w) for w in window_shape]
+    rank = len(window_shape)
+    rate = [int(r) for r in (dilation_rate or dilations or [1] * rank)]
+    strides = [int(v) for v in (strides or [1] * rank)]
+    if len(rate) != rank or len(strides) != rank:
+        raise ValueError(f"pool: dilation_rate and strides need {rank} values each, got {rate} and {strides}")
+    if any(r > 1 for r in rate) and any(v != 1 for v in strides):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+    with ops.name_scope(name, f"{pooling_type.lower()}_pool", [input]):
+        if all(r == 1 for r in rate):
+            return _pool_nd(pooling_type, input, window_shape, strides, padding, data_format, None)
+        return with_space_to_batch(input, rate, padding,
+                                   lambda x, _, pad: _pool_nd(pooling_type, x, window_shape, strides, pad, None, None),
+                                   filter_shape=window_shape, data_format=data_format)
 
 
 def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None, data_format=None,  # noqa: A002
                 filters=None, dilations=None):
-    """1-D or 2-D convolution by the filter's rank."""
+    """N-D convolution by the filter's rank (1, 2 or 3 spatial dimensions), with strides,
+    ``dilation_rate`` and ``data_format`` as in TF."""
+    from . import conv3d_ops  # noqa: PLC0415
+
     f = ops.convert_to_tensor(filter if filter is not None else filters)
     rank = f.shape.ndims - 2
-    if rank == 1:
-        return conv1d(input, f, (strides or [1])[0], padding, name=name)
-    if rank == 2:
-        return conv_ops.conv2d(input, f, [1, *(strides or [1, 1]), 1], padding, name=name)
-    raise NotImplementedError("convolution supports 1-D and 2-D filters in distflow")
+    first = _channels_first(data_format, "convolution")
+    steps = _spatial(strides, rank, first, "convolution", "strides")
+    rate = _spatial(dilation_rate if dilation_rate is not None else dilations, rank, first, "convolution",
+                    "dilation_rate")
+    if any(r > 1 for r in rate) and any(v != 1 for v in steps):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+    full = (lambda v: [1, 1, *v]) if first else (lambda v: [1, *v, 1])
+    with ops.name_scope(name, "convolution", [input, f]):
+        if rank == 1:
+            return conv1d(input, f, steps[0], padding, data_format="NCW" if first else "NWC", dilations=rate[0])
+        if rank == 2:
+            return conv_ops.conv2d(input, f, full(steps), padding, data_format="NCHW" if first else "NHWC",
+                                   dilations=full(rate))
+        if rank == 3:
+            if any(r > 1 for r in rate):
+                raise errors.UnimplementedError(None, None, f"convolution: a 3-D dilation_rate {rate} is not "
+                                                "supported")
+            return conv3d_ops.conv3d(input, f, full(steps), padding, data_format="NCDHW" if first else "NDHWC")
+    raise ValueError(f"convolution supports filters of rank 3, 4 or 5, got {f.shape}")
 
 
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 
-from ..framework import dtypes, ops
+from ..framework import dtypes, errors, ops
 from ..framework.ops import GraphKeys
 from ..framework.tensor_shape import as_shape
 from . import init_ops
@@ -23,7 +24,8 @@ class VariableScope:
     """A scope's name, reuse mode and defaults for the variables created in it."""
 
     def __init__(self, reuse, name="", initializer=None, regularizer=None, caching_device=None,
-                 dtype=dtypes.float32, original_name_scope=""):
+                 dtype=dtypes.float32, original_name_scope="", custom_getter=None, constraint=None,
+                 partitioner=None):
         self._name = name
         self._reuse = reuse
         self._initializer = initializer
@@ -31,6 +33,27 @@ class VariableScope:
         self._caching_device = caching_device
         self._dtype = dtypes.as_dtype(dtype)
         self._original_name_scope = original_name_scope
+        self._custom_getter = custom_getter
+        self._constraint = constraint
+        self._partitioner = partitioner
+
+    @property
+    def custom_getter(self):
+        return self._custom_getter
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def partitioner(self):
+        return self._partitioner
+
+    def set_custom_getter(self, custom_getter) -> None:
+        self._custom_getter = custom_getter
+
+    def set_partitioner(self, partitioner) -> None:
+        self._partitioner = partitioner
 
     @property
     def name(self) -> str:
@@ -80,13 +103,43 @@ class VariableScope:
         self._initializer = initializer
 
     def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None,
-                     reuse=None, trainable=True, collections=None, caching_device=None):
+                     reuse=None, trainable=True, collections=None, caching_device=None, partitioner=None,
+                     validate_shape=True, use_resource=None, custom_getter=None, constraint=None):
+        """As ``tf.get_variable``, with this scope's defaults for what is not given.
+
+        A custom getter (this scope's, and ``custom_getter``, which is called first and
+        gets this scope's as its ``getter``) is called as TF 1.x calls it:
+        ``custom_getter(getter, name, *args, **kwargs)``.
+        """
         full_name = f"{self._name}/{name}" if self._name else name
         reuse = self._reuse if reuse is None else reuse
-        return variable_store().get_variable(
-            full_name, shape, dtype, self._initializer if initializer is None else initializer,
-            regularizer or self._regularizer, reuse, trainable, collections,
-            caching_device or self._caching_device, default_dtype=self._dtype)
+        partitioner = partitioner if partitioner is not None else self._partitioner
+        if partitioner is not None:
+            raise errors.UnimplementedError(
+                None, None, f"get_variable('{full_name}'): partitioned variables (partitioner={partitioner!r}, "
+                "from the call or its variable_scope) are not supported; make the variable without one")
+
+        def true_getter(name, shape=None, dtype=None, initializer=None, regularizer=None, reuse=None,
+                        trainable=True, collections=None, caching_device=None, partitioner=None,
+                        validate_shape=True, use_resource=None, constraint=None, **unused):
+            if partitioner is not None:
+                raise errors.UnimplementedError(None, None, f"get_variable('{name}'): partitioned variables "
+                                                "are not supported")
+            return variable_store().get_variable(
+                name, shape, dtype, initializer, regularizer, reuse, trainable, collections, caching_device,
+                default_dtype=self._dtype, validate_shape=validate_shape, constraint=constraint)
+
+        getter = true_getter
+        if self._custom_getter is not None:
+            getter = functools.partial(self._custom_getter, true_getter)
+        if custom_getter is not None:
+            getter = functools.partial(custom_getter, getter)
+        return getter(full_name, shape=shape, dtype=dtype,
+                      initializer=self._initializer if initializer is None else initializer,
+                      regularizer=regularizer or self._regularizer, reuse=reuse, trainable=trainable,
+                      collections=collections, caching_device=caching_device or self._caching_device,
+                      partitioner=None, validate_shape=validate_shape, use_resource=use_resource,
+                      constraint=constraint if constraint is not None else self._constraint)
 
 
 class _VariableStore:
@@ -97,7 +150,8 @@ class _VariableStore:
         self.scope_counts: dict[str, int] = {}
 
     def get_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable,
-                     collections, caching_device, default_dtype=dtypes.float32) -> Variable:
+                     collections, caching_device, default_dtype=dtypes.float32, validate_shape=True,
+                     constraint=None) -> Variable:
         explicit_dtype = dtype is not None
         dtype = dtypes.as_dtype(default_dtype if dtype is None else dtype)
         found = self.variables.get(name)
@@ -126,7 +180,7 @@ class _VariableStore:
             raise ValueError(f"If initializer is a constant, do not specify shape (variable {name}).")
         if shape is None and not from_value:
             raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead was None.")
-        if shape is not None and not as_shape(shape).is_fully_defined():
+        if shape is not None and not as_shape(shape).is_fully_defined() and validate_shape:
             raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead was "
                              f"{as_shape(shape)}.")
         graph = ops.get_default_graph()
@@ -138,11 +192,13 @@ class _VariableStore:
                 def initial_value():
                     return initializer(init_shape, dtype=dtype)
                 var = Variable(initial_value, name=name, trainable=trainable, collections=collections,
-                               dtype=dtype, caching_device=caching_device)
+                               dtype=dtype, caching_device=caching_device, validate_shape=validate_shape,
+                               constraint=constraint)
             else:
                 # A constant initializer keeps its own dtype unless one was asked for, as in TF.
                 var = Variable(initializer, name=name, trainable=trainable, collections=collections,
-                               dtype=dtype if explicit_dtype else None, caching_device=caching_device)
+                               dtype=dtype if explicit_dtype else None, caching_device=caching_device,
+                               validate_shape=validate_shape, constraint=constraint)
         if var.op.name != name:
             raise ValueError(f"get_variable could not create '{name}': the graph already has an op "
                              f"of that name (it created '{var.op.name}')")
@@ -177,13 +233,19 @@ def get_variable_scope() -> VariableScope:
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
                  collections=None, caching_device=None, partitioner=None, validate_shape=True,
-                 use_resource=None, custom_getter=None, constraint=None, reuse=None, **unused) -> Variable:
-    """Gets the variable ``<scope>/<name>``, or creates it (see variable_scope for reuse)."""
-    if partitioner is not None:
-        raise NotImplementedError("partitioned variables are not supported")
+                 use_resource=None, custom_getter=None, constraint=None, reuse=None, synchronization=None,
+                 aggregation=None, **unused) -> Variable:
+    """Gets the variable ``<scope>/<name>``, or creates it (see variable_scope for reuse).
+
+    ``constraint`` is applied after each optimizer update; ``custom_getter`` is called as
+    ``custom_getter(getter, name, *args, **kwargs)``; a ``partitioner`` is an
+    UnimplementedError (partitioned variables are not supported)."""
+    if unused:
+        raise TypeError(f"get_variable() got unexpected keyword arguments {sorted(unused)}")
     return get_variable_scope().get_variable(
         name, shape, dtype, initializer, regularizer, reuse, True if trainable is None else trainable,
-        collections, caching_device)
+        collections, caching_device, partitioner=partitioner, validate_shape=validate_shape,
+        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint)
 
 
 @contextlib.contextmanager
@@ -227,9 +289,14 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         store = variable_store()
         for key in [k for k in store.scope_counts if k.startswith(full_name + "/")]:
             del store.scope_counts[key]
+    getter = base.custom_getter
+    if custom_getter is not None:  # (nested: the inner one is called first, with the outer as its getter)
+        getter = custom_getter if getter is None else _nested_getter(custom_getter, getter)
     scope = VariableScope(
         reuse, full_name, initializer or base.initializer, regularizer or base.regularizer,
-        caching_device or base._caching_device, dtype or base.dtype)
+        caching_device or base._caching_device, dtype or base.dtype, custom_getter=getter,
+        constraint=constraint if constraint is not None else base.constraint,
+        partitioner=partitioner if partitioner is not None else base.partitioner)
     name_ctx = graph.name_scope(name_scope_name) if auxiliary_name_scope else contextlib.nullcontext(
         parent.original_name_scope)
     with name_ctx as opened:
@@ -239,3 +306,10 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
             yield scope
         finally:
             stack.pop()
+
+
+def _nested_getter(inner, outer):
+    def getter(true_getter, *args, **kwargs):
+        return inner(functools.partial(outer, true_getter), *args, **kwargs)
+
+    return getter
