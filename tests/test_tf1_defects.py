@@ -629,3 +629,59 @@ def test_dilations_and_layouts_of_the_generic_convolution_and_pooling_functions(
         a, b, c, d = sess.run([gx, bi, gw, bf])
     np.testing.assert_allclose(a, b, rtol=1e-6)
     np.testing.assert_allclose(c, d, rtol=1e-6)
+
+
+def test_matrix_square_root_of_a_matrix_that_is_not_symmetric_and_its_gradient():
+    from gradcheck import check_gradients
+
+    m = np.array([[4.0, 1.0], [0.0, 9.0]])
+    with tf.Session() as sess:
+        root = sess.run(tf.linalg.sqrtm(m))
+    np.testing.assert_allclose(root @ root, m, rtol=1e-12)
+    np.testing.assert_allclose(root, [[2.0, 0.2], [0.0, 3.0]], rtol=1e-12)  # (it gave [[4, 0], [0, 9]])
+    a = np.array([[5.0, 2.0, 0.5], [1.0, 6.0, 0.3], [0.2, 0.4, 4.0]])
+    check_gradients(tf.linalg.sqrtm, [np.stack([a, a.T + np.eye(3)])])
+
+
+def test_mean_per_class_accuracy_is_the_mean_and_its_update_the_per_class_values():
+    labels, predictions = tf.constant([0, 0, 1, 1]), tf.constant([0, 1, 1, 1])
+    value, update = tf.metrics.mean_per_class_accuracy(labels, predictions, 2)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(update).tolist() == [0.5, 1.0]
+        assert sess.run(value) == 0.75
+
+
+def test_substr_in_utf8_characters():
+    with tf.Session() as sess:
+        assert sess.run(tf.strings.substr(tf.constant("héllo"), 1, 2, unit="UTF8_CHAR")).decode() == "él"
+        assert sess.run(tf.strings.substr(tf.constant("héllo"), 1, 2)) == "héllo".encode()[1:3]
+
+
+def test_decode_csv_select_cols():
+    with tf.Session() as sess:
+        a, c = sess.run(tf.decode_csv(["1,2,3", "4,5,6"], [[0], [0]], select_cols=[0, 2]))
+    assert a.tolist() == [1, 4] and c.tolist() == [3, 6]
+
+
+@pytest.mark.parametrize("kind", ["GZIP", "ZLIB"])
+def test_compressed_tfrecord_and_fixed_length_files_are_read_and_written(tmp_path, kind):
+    path = str(tmp_path / "records")
+    options = tf.python_io.TFRecordOptions(getattr(tf.python_io.TFRecordCompressionType, kind))
+    with tf.python_io.TFRecordWriter(path, options=options) as writer:
+        for r in (b"one", b"two", b"three"):
+            writer.write(r)
+    assert list(tf.python_io.tf_record_iterator(path, options=options)) == [b"one", b"two", b"three"]
+    with pytest.raises(tf.errors.DataLossError):
+        list(tf.python_io.tf_record_iterator(path))  # (read as a plain file, it is damage, said so)
+    dataset = tf.data.TFRecordDataset([path], compression_type=kind).make_one_shot_iterator().get_next()
+    queue = tf.train.string_input_producer([path], num_epochs=1, shuffle=False)
+    _, value = tf.TFRecordReader(options=options).read(queue)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert [sess.run(dataset) for _ in range(3)] == [b"one", b"two", b"three"]
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        assert [sess.run(value) for _ in range(3)] == [b"one", b"two", b"three"]
+        coord.request_stop()
+        coord.join(threads)

@@ -8,7 +8,7 @@ from ..framework import dtypes
 from ..framework import errors
 from ..framework import ops
 from ..framework.tensor_shape import TensorShape
-from ..platform.tf_record import tf_record_iterator
+from ..platform.tf_record import compression_name, open_for_reading, tf_record_iterator
 from . import structure
 from .dataset_ops import Dataset
 
@@ -41,12 +41,11 @@ class TextLineDataset(_FileDataset):
     """The lines of one or more text files, without their line endings, as string scalars."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None):
-        if compression_type:
-            raise NotImplementedError("compressed text files are not supported by distflow")
+        self._compression = compression_name(compression_type)
         super().__init__(filenames)
 
     def _records(self, path):
-        with open(path, "rb") as f:
+        with open_for_reading(path, self._compression) as f:
             for line in f:
                 yield line.rstrip(b"\r\n") if line.endswith(b"\n") else line
 
@@ -55,12 +54,11 @@ class TFRecordDataset(_FileDataset):
     """The records of one or more TFRecord files (checksums verified: DataLossError on damage)."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None):
-        if compression_type:
-            raise NotImplementedError("compressed TFRecord files are not supported by distflow")
+        self._compression = compression_name(compression_type)
         super().__init__(filenames)
 
     def _records(self, path):
-        return tf_record_iterator(path)
+        return tf_record_iterator(path, self._compression)
 
 
 class FixedLengthRecordDataset(_FileDataset):
@@ -68,13 +66,12 @@ class FixedLengthRecordDataset(_FileDataset):
 
     def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
                  compression_type=None, num_parallel_reads=None):
-        if compression_type:
-            raise NotImplementedError("compressed record files are not supported by distflow")
+        self._compression = compression_name(compression_type)
         self._record, self._header, self._footer = int(record_bytes), int(header_bytes or 0), int(footer_bytes or 0)
         super().__init__(filenames)
 
     def _records(self, path):
-        with open(path, "rb") as f:
+        with open_for_reading(path, self._compression) as f:
             data = f.read()
         body = data[self._header:len(data) - self._footer]
         for start in range(0, len(body) - self._record + 1, self._record):

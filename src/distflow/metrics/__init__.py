@@ -253,8 +253,8 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None, metr
         update_total = state_ops.assign_add(total, reduction_ops.reduce_sum(one_hot * array_ops.expand_dims(w, 1), 0))
         update_count = state_ops.assign_add(count, reduction_ops.reduce_sum(one_hot * array_ops.expand_dims(correct, 1),
                                                                        0))
-        value = _div_no_nan(count.value(), total.value())
-        update_op = _div_no_nan(update_count, update_total)
+        value = reduction_ops.reduce_mean(_div_no_nan(count.value(), total.value()), name="mean_accuracy")
+        update_op = _div_no_nan(update_count, update_total)  # (the per-class values, as TF's update op)
         _collect(metrics_collections, value)
         _collect(updates_collections, update_op)
         return value, update_op

@@ -4,6 +4,8 @@ pipeline of the CIFAR-10 tutorial: ``FixedLengthRecordReader`` plus ``decode_raw
 
 from __future__ import annotations
 
+import csv
+
 import threading
 
 import numpy as np
@@ -11,15 +13,16 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from ..platform.tf_record import tf_record_iterator
+from ..platform.tf_record import compression_name, open_for_reading, tf_record_iterator
 from .op_util import make_op, make_tensor
 
 
 class _Reader:
     """One reader's position: the current file and its remaining records."""
 
-    def __init__(self, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines):
+    def __init__(self, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines, compression=""):
         self.kind = kind
+        self.compression = compression  # ("", "ZLIB" or "GZIP": the whole file is one stream)
         self.record_bytes, self.header_bytes, self.footer_bytes = record_bytes, header_bytes, footer_bytes
         self.skip_header_lines = skip_header_lines
         self.lock = threading.Lock()
@@ -33,10 +36,10 @@ class _Reader:
             yield name.encode(), name.encode()
             return
         if self.kind == "tfrecord":
-            for i, record in enumerate(tf_record_iterator(name)):
+            for i, record in enumerate(tf_record_iterator(name, self.compression)):
                 yield f"{name}:{i}".encode(), record
             return
-        with open(name, "rb") as f:
+        with open_for_reading(name, self.compression) as f:
             data = f.read()
         if self.kind == "whole_file":
             yield name.encode(), data
@@ -78,10 +81,12 @@ def _handle_dtype(op):
 
 
 @register_op("ReaderV2", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
-def _reader_kernel(ctx, *, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines, container, shared_name):
+def _reader_kernel(ctx, *, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines, container, shared_name,
+                   compression=""):
     name = shared_name or ctx.op_name
     return ctx.resource_mgr.lookup_or_create(container, name, lambda: _Reader(kind, record_bytes, header_bytes,
-                                                                               footer_bytes, skip_header_lines))
+                                                                               footer_bytes, skip_header_lines,
+                                                                               compression))
 
 
 @register_op("ReaderReadV2", shape=lambda op: [TensorShape([]), TensorShape([])],
@@ -113,11 +118,12 @@ class ReaderBase:
     _kind = ""
 
     def __init__(self, record_bytes=0, header_bytes=0, footer_bytes=0, skip_header_lines=0, name=None,
-                 shared_name=None):
+                 shared_name=None, compression=""):
         self._reader_ref = make_tensor("ReaderV2", [], {
             "kind": self._kind, "record_bytes": int(record_bytes), "header_bytes": int(header_bytes or 0),
             "footer_bytes": int(footer_bytes or 0), "skip_header_lines": int(skip_header_lines or 0),
-            "container": "", "shared_name": shared_name or ""}, name or type(self).__name__)
+            "container": "", "shared_name": shared_name or "", "compression": compression_name(compression)},
+            name or type(self).__name__)
 
     @property
     def reader_ref(self):
@@ -150,7 +156,7 @@ class FixedLengthRecordReader(ReaderBase):
                  encoding=None):
         if hop_bytes:
             raise NotImplementedError("FixedLengthRecordReader(hop_bytes=...) is not supported by distflow")
-        super().__init__(record_bytes, header_bytes, footer_bytes, name=name)
+        super().__init__(record_bytes, header_bytes, footer_bytes, name=name, compression=encoding or "")
 
 
 class TextLineReader(ReaderBase):
@@ -166,7 +172,7 @@ class TFRecordReader(ReaderBase):
     _kind = "tfrecord"
 
     def __init__(self, name=None, options=None):
-        super().__init__(name=name)
+        super().__init__(name=name, compression=options)
 
 
 class WholeFileReader(ReaderBase):
@@ -215,12 +221,21 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, b
 
 @register_op("DecodeCSV", list_output=True, shape=lambda op: [op.inputs[0].shape] * len(op.get_attr("OUT_TYPE")),
              dtype=lambda op: list(op.get_attr("OUT_TYPE")))
-def _decode_csv_kernel(xp, records, *defaults, OUT_TYPE, field_delim, na_value):  # noqa: N803
+def _decode_csv_kernel(xp, records, *defaults, OUT_TYPE, field_delim, na_value, use_quote_delim=False,  # noqa: N803
+                       select_cols=()):
     rows = [r.decode() if isinstance(r, bytes) else str(r) for r in np.asarray(records, dtype=object).reshape(-1)]
     columns = [[] for _ in OUT_TYPE]
     for row in rows:
-        fields = row.split(field_delim)
-        if len(fields) != len(OUT_TYPE):
+        if use_quote_delim:  # ("a,b" is one field; "" inside quotes is a quote)
+            fields = next(csv.reader([row], delimiter=field_delim, quotechar='"', strict=True), [""])
+        else:
+            fields = row.split(field_delim)
+        if select_cols:
+            if len(fields) <= select_cols[-1]:
+                raise errors.InvalidArgumentError(None, None, f"Expect at least {select_cols[-1] + 1} fields but "
+                                                              f"have {len(fields)} in record {row!r}")
+            fields = [fields[c] for c in select_cols]
+        elif len(fields) != len(OUT_TYPE):
             raise errors.InvalidArgumentError(None, None, f"Expect {len(OUT_TYPE)} fields but have {len(fields)} in "
                                                           f"record {row!r}")
         for i, (field, dtype) in enumerate(zip(fields, OUT_TYPE)):
@@ -253,5 +268,13 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
     records = ops.convert_to_tensor(records, dtype=dtypes.string)
     defaults = [ops.convert_to_tensor(d) for d in record_defaults]
     types = [d.dtype.base_dtype for d in defaults]
-    return list(make_op("DecodeCSV", [records] + defaults, {"OUT_TYPE": types, "field_delim": field_delim,
-                                                            "na_value": na_value}, name or "DecodeCSV").outputs)
+    select_cols = [int(c) for c in (select_cols or [])]
+    if select_cols and (sorted(set(select_cols)) != select_cols or select_cols[0] < 0):
+        raise ValueError(f"decode_csv: select_cols must be increasing and not negative, got {select_cols}")
+    if select_cols and len(select_cols) != len(defaults):
+        raise ValueError(f"decode_csv: {len(select_cols)} select_cols but {len(defaults)} record_defaults")
+    if len(field_delim) != 1:
+        raise ValueError(f"decode_csv: field_delim must be one character, got {field_delim!r}")
+    attrs = {"OUT_TYPE": types, "field_delim": field_delim, "na_value": na_value,
+             "use_quote_delim": bool(use_quote_delim), "select_cols": select_cols}
+    return list(make_op("DecodeCSV", [records] + defaults, attrs, name or "DecodeCSV").outputs)

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from ..framework import errors, ops
-from ..framework.registry import register_gradient, register_op
+from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .manip_ops import matrix_transpose
@@ -184,9 +184,53 @@ def self_adjoint_eigvals(tensor, name=None):
     return self_adjoint_eig(tensor, name)[0]
 
 
+def _sqrtm(a: np.ndarray) -> np.ndarray:
+    """The principal square root of each matrix of ``a`` (Denman-Beavers iteration, in
+    float64): defined when no eigenvalue is on the closed negative real axis."""
+    y = a.astype(np.float64 if a.dtype.kind == "f" else np.complex128)
+    z = np.broadcast_to(np.eye(a.shape[-1], dtype=y.dtype), y.shape).copy()
+    for _ in range(100):
+        y_next = 0.5 * (y + np.linalg.inv(z))
+        z = 0.5 * (z + np.linalg.inv(y))
+        done = np.max(np.abs(y_next - y)) <= 1e-14 * max(1.0, float(np.max(np.abs(y_next))))
+        y = y_next
+        if done:
+            break
+    if not np.all(np.isfinite(y)):
+        raise np.linalg.LinAlgError("the matrix has no principal square root (an eigenvalue on the negative axis)")
+    return y.astype(a.dtype)
+
+
+@register_op("MatrixSquareRoot", shape=lambda op: op.inputs[0].shape)
+@_linalg_errors
+def _matrix_square_root_kernel(xp, x):
+    return _sqrtm(np.asarray(x))
+
+
+@register_op("MatrixSquareRootGrad", shape=lambda op: op.inputs[0].shape)
+@_linalg_errors
+def _matrix_square_root_grad_kernel(xp, root, g):
+    # X^2 = A, so X dX + dX X = dA; the gradient of A is the Y with X^T Y + Y X^T = G, solved in
+    # the eigenbasis of X^T (X^T = U D U^-1: (U^-1 Y U)_ij = (U^-1 G U)_ij / (d_i + d_j)).
+    root, g = np.asarray(root), np.asarray(g)
+    d, u = np.linalg.eig(np.swapaxes(root, -1, -2))
+    u_inv = np.linalg.inv(u)
+    inner = (u_inv @ g @ u) / (d[..., :, None] + d[..., None, :])
+    y = u @ inner @ u_inv
+    return (y.real if root.dtype.kind == "f" else y).astype(root.dtype)
+
+
+not_differentiable("MatrixSquareRootGrad")
+
+
+@register_gradient("MatrixSquareRoot")
+def _matrix_square_root_grad(op, g):
+    return (make_tensor("MatrixSquareRootGrad", [op.outputs[0], g], None, "MatrixSquareRootGrad"),)
+
+
 def matrix_square_root(input, name=None):  # noqa: A002
-    """The symmetric square root of a symmetric positive semi-definite matrix."""
-    with ops.name_scope(name, "MatrixSquareRoot", [input]):
-        e, v = self_adjoint_eig(input)
-        root = math_ops.sqrt(math_ops.maximum(e, 0))
-        return math_ops.matmul(v * array_ops.expand_dims(root, -2), v, transpose_b=True)
+    """The principal square root of each (square) matrix: X with X @ X = input, for any
+    matrix without eigenvalues on the closed negative real axis (TF's MatrixSquareRoot)."""
+    return make_tensor("MatrixSquareRoot", [_square("MatrixSquareRoot", input)], None, name or "MatrixSquareRoot")
+
+

@@ -57,15 +57,22 @@ def _string_length_kernel(xp, x, *, unit):
 
 
 @register_op("Substr", shape=_strings, dtype=lambda op: dtypes.string)
-def _substr_kernel(xp, x, pos, length):
+def _substr_kernel(xp, x, pos, length, *, unit="BYTE"):
     strings, pos, length = np.broadcast_arrays(np.asarray(x, dtype=object), np.asarray(pos), np.asarray(length))
     out = np.empty(strings.shape, dtype=object)
     for i in np.ndindex(strings.shape):
         s = _as_bytes(strings[i])
+        if unit == "UTF8_CHAR":  # (positions and lengths in characters; the result UTF-8 again)
+            try:
+                s = s.decode("utf-8")
+            except UnicodeDecodeError:
+                raise errors.InvalidArgumentError(None, None, f"Substr(unit='UTF8_CHAR'): the string at index "
+                                                  f"{i} is not valid UTF-8") from None
         p = int(pos[i])
         if p > len(s) or p < -len(s):
             raise errors.InvalidArgumentError(None, None, f"pos {p} out of range for string b'{s!r}' at index {i}")
-        out[i] = s[p:p + int(length[i])] if p >= 0 else s[len(s) + p:len(s) + p + int(length[i])]
+        part = s[p:p + int(length[i])] if p >= 0 else s[len(s) + p:len(s) + p + int(length[i])]
+        out[i] = part.encode("utf-8") if isinstance(part, str) else part
     return out
 
 
@@ -157,9 +164,13 @@ def string_length(input, name=None, unit="BYTE"):  # noqa: A002
 
 
 def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002
-    """``len`` bytes of each string from ``pos`` (negative: from the end)."""
+    """``len`` bytes (or, with ``unit="UTF8_CHAR"``, characters) of each string from ``pos``
+    (negative: from the end)."""
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise ValueError(f"substr: unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
     return make_tensor("Substr", [_strings_input(input), ops.convert_to_tensor(pos, dtype=dtypes.int32),
-                                  ops.convert_to_tensor(len, dtype=dtypes.int32)], None, name or "Substr")
+                                  ops.convert_to_tensor(len, dtype=dtypes.int32)], {"unit": unit},
+                       name or "Substr")
 
 
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002

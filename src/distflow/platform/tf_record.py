@@ -7,7 +7,10 @@ DataLossError on a mismatch, so a torn or damaged file is never read as data.
 
 from __future__ import annotations
 
+import gzip
+import io
 import struct
+import zlib
 
 from ..framework import errors
 
@@ -45,20 +48,85 @@ class TFRecordCompressionType:
     GZIP = 2
 
 
+_NAMES = {None: "", "": "", 0: "", 1: "ZLIB", 2: "GZIP", "ZLIB": "ZLIB", "GZIP": "GZIP", "NONE": ""}
+
+
+def compression_name(options) -> str:
+    """"", "ZLIB" or "GZIP" from TFRecordOptions, a TFRecordCompressionType or its name
+    (as the readers, writers and datasets take them)."""
+    value = options.compression_type if isinstance(options, TFRecordOptions) else options
+    try:
+        return _NAMES[value]
+    except (KeyError, TypeError):
+        raise ValueError(f"Unknown compression type {value!r}: use '', 'ZLIB' or 'GZIP'") from None
+
+
 class TFRecordOptions:
-    def __init__(self, compression_type=None):
-        if compression_type not in (None, "", TFRecordCompressionType.NONE):
-            raise NotImplementedError("compressed TFRecord files are not supported by distflow")
+    """How a TFRecord file is compressed: the whole file is one GZIP or ZLIB stream, as TF writes it."""
+
+    compression_type_map = {TFRecordCompressionType.ZLIB: "ZLIB", TFRecordCompressionType.GZIP: "GZIP",
+                            TFRecordCompressionType.NONE: ""}
+
+    def __init__(self, compression_type=None, flush_mode=None, input_buffer_size=None, output_buffer_size=None,
+                 window_bits=None, compression_level=None, compression_method=None, mem_level=None,
+                 compression_strategy=None):
+        compression_name(compression_type)  # (checked)
         self.compression_type = compression_type
+        self.compression_level = compression_level
+
+    @classmethod
+    def get_compression_type_string(cls, options) -> str:
+        return compression_name(options) if options is not None else ""
+
+
+def open_for_reading(path, compression) -> "io.BufferedIOBase":
+    """``path`` opened for reading, decompressed as ``compression`` ("", "ZLIB", "GZIP") says;
+    a stream that is not what it says is a DataLossError naming the file."""
+    kind = compression_name(compression)
+    if kind == "GZIP":
+        return gzip.open(path, "rb")
+    if kind == "ZLIB":
+        with open(path, "rb") as f:
+            raw = f.read()
+        try:
+            return io.BytesIO(zlib.decompress(raw))
+        except zlib.error as e:
+            raise errors.DataLossError(None, None, f"{path} is not a ZLIB stream: {e}") from None
+    return open(path, "rb")
+
+
+class _ZlibFile:
+    def __init__(self, path, level):
+        self._file = open(path, "wb")
+        self._compressor = zlib.compressobj(-1 if level is None else level)
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self._file.write(self._compressor.compress(data))
+
+    def flush(self) -> None:
+        self._file.write(self._compressor.flush(zlib.Z_SYNC_FLUSH))
+        self._file.flush()
+
+    def close(self) -> None:
+        if not self.closed:
+            self._file.write(self._compressor.flush())
+            self._file.close()
+            self.closed = True
 
 
 class TFRecordWriter:
-    """Writes records to ``path`` (``tf.python_io.TFRecordWriter``)."""
+    """Writes records to ``path`` (``tf.python_io.TFRecordWriter``), compressed as ``options`` says."""
 
     def __init__(self, path, options=None):
-        if options is not None and not isinstance(options, TFRecordOptions):
-            TFRecordOptions(options)
-        self._file = open(path, "wb")
+        kind = compression_name(options)
+        level = getattr(options, "compression_level", None)
+        if kind == "GZIP":
+            self._file = gzip.open(path, "wb", compresslevel=9 if level in (None, -1) else level)
+        elif kind == "ZLIB":
+            self._file = _ZlibFile(path, level)
+        else:
+            self._file = open(path, "wb")
 
     def write(self, record: bytes) -> None:
         self._file.write(encode_record(record if isinstance(record, bytes) else bytes(record)))
@@ -79,22 +147,33 @@ class TFRecordWriter:
 
 
 def tf_record_iterator(path, options=None):
-    """Yields the records of ``path``; DataLossError on a bad checksum or a truncated record."""
-    with open(path, "rb") as f:
-        while True:
-            header = f.read(12)
-            if not header:
-                return
-            if len(header) < 12:
-                raise errors.DataLossError(None, None, f"truncated record header in {path}")
-            length_bytes, crc = header[:8], struct.unpack("<I", header[8:])[0]
-            if masked_crc32c(length_bytes) != crc:
-                raise errors.DataLossError(None, None, f"corrupted record length in {path}")
-            (length,) = struct.unpack("<Q", length_bytes)
-            data = f.read(length)
-            footer = f.read(4)
-            if len(data) < length or len(footer) < 4:
-                raise errors.DataLossError(None, None, f"truncated record in {path}")
-            if masked_crc32c(data) != struct.unpack("<I", footer)[0]:
-                raise errors.DataLossError(None, None, f"corrupted record data in {path}")
-            yield data
+    """Yields the records of ``path`` (decompressed as ``options`` says); DataLossError on a
+    bad checksum, a truncated record or a stream that is not what ``options`` says."""
+    try:
+        with open_for_reading(path, options) as f:
+            yield from _records(f, path)
+    except (OSError, EOFError, zlib.error) as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise errors.DataLossError(None, None, f"cannot read {path} as a {compression_name(options) or 'plain'} "
+                                   f"TFRecord file: {e}") from None
+
+
+def _records(f, path):
+    while True:
+        header = f.read(12)
+        if not header:
+            return
+        if len(header) < 12:
+            raise errors.DataLossError(None, None, f"truncated record header in {path}")
+        length_bytes, crc = header[:8], struct.unpack("<I", header[8:])[0]
+        if masked_crc32c(length_bytes) != crc:
+            raise errors.DataLossError(None, None, f"corrupted record length in {path}")
+        (length,) = struct.unpack("<Q", length_bytes)
+        data = f.read(length)
+        footer = f.read(4)
+        if len(data) < length or len(footer) < 4:
+            raise errors.DataLossError(None, None, f"truncated record in {path}")
+        if masked_crc32c(data) != struct.unpack("<I", footer)[0]:
+            raise errors.DataLossError(None, None, f"corrupted record data in {path}")
+        yield data
