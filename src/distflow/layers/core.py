@@ -53,9 +53,15 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
 
 
 def flatten(inputs, name=None, data_format="channels_last") -> ops.Tensor:
-    """Reshapes [batch, d1, d2, ...] to [batch, d1 * d2 * ...]."""
+    """Reshapes [batch, d1, d2, ...] to [batch, d1 * d2 * ...]; with ``channels_first``, the
+    channels are moved last first, so that the order of the features is the same (as TF)."""
     inputs = ops.convert_to_tensor(inputs)
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"flatten: data_format must be 'channels_last' or 'channels_first', got {data_format!r}")
     with ops.name_scope(name, "flatten", [inputs]):
+        if data_format == "channels_first" and inputs.shape.ndims is not None and inputs.shape.ndims > 2:
+            rank = inputs.shape.ndims
+            inputs = array_ops.transpose(inputs, [0, *range(2, rank), 1])
         dims = inputs.shape.as_list()[1:] if inputs.shape.ndims is not None else [None]
         if all(d is not None for d in dims):
             return array_ops.reshape(inputs, [-1, int(np.prod(dims))])

@@ -318,11 +318,18 @@ def _example_weights(weights, relevant):
     return array_ops.reshape(math_ops.cast(weights, dtypes.float32), [-1, 1]) * array_ops.ones_like(relevant)
 
 
+def _first_k(predictions_idx, k):
+    """The first ``k`` predicted ids of each example (all of them when ``k`` is None), as TF's *_at_top_k."""
+    predictions_idx = ops.convert_to_tensor(predictions_idx)
+    return predictions_idx if k is None else predictions_idx[..., :int(k)]
+
+
 def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
                        updates_collections=None, name=None):
     """Of the ``predictions_idx`` ([batch, k] class ids) seen so far, the fraction that are labels
     (``labels``: one id per example, a [batch, n] matrix padded with -1, or a SparseTensor)."""
     _no_class_id(class_id, "precision_at_top_k")
+    predictions_idx = _first_k(predictions_idx, k)
     relevant, _ = _relevance(labels, predictions_idx)
     return mean(relevant, _example_weights(weights, relevant), metrics_collections, updates_collections,
                 name or "precision_at_top_k")
@@ -343,6 +350,7 @@ def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None
     from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
 
     _no_class_id(class_id, "recall_at_top_k")
+    predictions_idx = _first_k(predictions_idx, k)
     relevant, count = _relevance(labels, predictions_idx)
     per_example = _div_no_nan(reduce_sum(relevant, axis=1), count)
     # the mean of each example's recall weighted by its label count: found labels / all labels

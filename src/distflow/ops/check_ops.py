@@ -158,7 +158,8 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
 
 
 def assert_scalar(tensor, name=None, message=None):
-    tensor = ops.convert_to_tensor(tensor)
+    with ops.name_scope(name, "assert_scalar", [tensor]):
+        tensor = ops.convert_to_tensor(tensor)
     if tensor.shape.ndims != 0:
         raise ValueError(f"{message or ''}Expected scalar shape for {tensor.name}, saw shape: {tensor.shape}.".strip())
     return tensor

@@ -15,7 +15,7 @@ from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import shape_of
 from .conv_ops import conv_output_size, register_convolution_gradients
-from .op_util import FLOATS, constant_shape, make_tensor
+from .op_util import FLOATS, constant_shape, make_tensor, only_default
 
 
 
@@ -126,6 +126,8 @@ def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", 
 def conv3d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NDHWC",  # noqa: A002
                            dilations=(1, 1, 1, 1, 1), name=None):
     """The gradient of conv3d with respect to its filter, of shape ``filter_sizes``."""
+    only_default("conv3d_backprop_filter", "data_format", data_format, "NDHWC")
+    only_default("conv3d_backprop_filter", "dilations", dilations, (1, 1, 1, 1, 1))
     x = ops.convert_to_tensor(input)
     return make_tensor("Conv3DBackpropFilterV2", [
         x, ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32),
@@ -144,6 +146,8 @@ def conv3d_backprop_input(input_sizes, filter, out_backprop, strides, padding, n
 def conv3d_transpose(value, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
                      data_format="NDHWC", name=None, input=None, filters=None, dilations=None):
     """The transpose of conv3d: ``filter`` is [kd, kh, kw, out_channels, in_channels]."""
+    only_default("conv3d_transpose", "data_format", data_format, "NDHWC")
+    only_default("conv3d_transpose", "dilations", dilations, None, 1, (1, 1, 1, 1, 1))
     value = value if value is not None else input
     with ops.name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
         return conv3d_backprop_input(output_shape, filter if filter is not None else filters, value, strides,

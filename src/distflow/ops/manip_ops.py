@@ -11,7 +11,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops, reduction_ops, slicing_ops
 from .nd_ops import gather_nd
-from .op_util import constant_value, make_tensor
+from .op_util import constant_value, make_tensor, only_default
 
 # ---------------------------------------------------------------------------
 # ReverseV2, Roll
@@ -210,6 +210,7 @@ def trace(x, name=None):
 
 def linspace(start, stop, num, name=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    only_default("linspace", "axis", axis, 0)
     with ops.name_scope(name, "LinSpace", [start, stop, num]):
         start = ops.convert_to_tensor(start)
         stop = ops.convert_to_tensor(stop, dtype=start.dtype.base_dtype)
@@ -402,7 +403,8 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
 
 def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """The shapes of a list of tensors."""
-    return [array_ops.shape(t, out_type=out_type) for t in input]
+    with ops.name_scope(name, "ShapeN", input):
+        return [array_ops.shape(t, out_type=out_type) for t in input]
 
 
 def ensure_shape(x, shape, name=None):

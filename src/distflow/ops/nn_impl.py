@@ -11,7 +11,7 @@ from ..framework.tensor_shape import TensorShape
 from . import array_ops, clip_ops, math_ops, reduction_ops, segment_ops, slicing_ops
 from .manip_ops import boolean_mask
 from .nn_ops import float_input, same_shape, batch_normalization, bias_add, elu, moments, relu
-from .op_util import constant_value, make_op, make_tensor
+from .op_util import constant_value, make_op, make_tensor, only_default
 from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_reshape
 from .special_math_ops import div_no_nan
 
@@ -395,6 +395,7 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None, exponential_avg_factor=1.0):
     """(y, batch mean, batch variance) normalizing NHWC ``x`` per channel (moving statistics when not training)."""
+    only_default("fused_batch_norm", "exponential_avg_factor", exponential_avg_factor, 1.0)
     if data_format != "NHWC":
         raise NotImplementedError("fused_batch_norm supports NHWC only in distflow")
     with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]):

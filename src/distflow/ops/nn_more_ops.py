@@ -12,7 +12,7 @@ from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, conv_ops, math_ops, nn_impl, nn_ops, reduction_ops, slicing_ops, space_batch_ops
 from .conv3d_ops import conv3d_transpose
-from .op_util import FLOATS, constant_value, make_op, make_tensor
+from .op_util import FLOATS, constant_value, make_op, make_tensor, only_default
 from .random_ops import seeded_generator, seed_attrs
 
 # ---------------------------------------------------------------------------
@@ -374,12 +374,12 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
 
 
 def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
-                    subtract_log_q, remove_accidental_hits, partition_strategy):
+                    subtract_log_q, remove_accidental_hits, partition_strategy, seed=None):
     labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
     if labels.shape.ndims == 1:
         labels = array_ops.expand_dims(labels, -1)
     if sampled_values is None:
-        sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes)
+        sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes, seed=seed)
     sampled, true_expected, sampled_expected = (array_ops.stop_gradient(v) for v in sampled_values)
     inputs = ops.convert_to_tensor(inputs)
     flat_labels = array_ops.reshape(labels, [-1])
@@ -422,7 +422,7 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     """Softmax cross-entropy over the true class and ``num_sampled`` sampled ones, per example."""
     with ops.name_scope(name, "sampled_softmax_loss", [weights, biases, labels, inputs]):
         logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
-                                          sampled_values, True, remove_accidental_hits, partition_strategy)
+                                          sampled_values, True, remove_accidental_hits, partition_strategy, seed)
         return nn_ops.softmax_cross_entropy_with_logits_v2(labels=array_ops.stop_gradient(targets), logits=logits)
 
 
@@ -433,6 +433,7 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
 def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                                            name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its input (of shape ``input_sizes``)."""
+    only_default("depthwise_conv2d_native_backprop_input", "dilations", dilations, None, [1, 1, 1, 1])
     f = ops.convert_to_tensor(filter)
     return _depthwise_gradient("DepthwiseConv2dNativeBackpropInput", [
         ops.convert_to_tensor(input_sizes, dtype=dtypes.int32), f,
@@ -442,6 +443,7 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
 def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                                             name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its filter (of shape ``filter_sizes``)."""
+    only_default("depthwise_conv2d_native_backprop_filter", "dilations", dilations, None, [1, 1, 1, 1])
     x = ops.convert_to_tensor(input)
     return _depthwise_gradient("DepthwiseConv2dNativeBackpropFilter", [
         x, ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32),
@@ -461,6 +463,8 @@ depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
                      dilations=None, name=None):
     """The transpose of conv1d: ``filters`` is [width, out_channels, in_channels]."""
+    only_default("conv1d_transpose", "data_format", data_format, "NWC", None)
+    only_default("conv1d_transpose", "dilations", dilations, None, 1, [1], [1, 1, 1])
     with ops.name_scope(name, "conv1d_transpose", [input, filters, output_shape]):
         stride = strides if isinstance(strides, int) else list(strides)[-2 if len(strides) == 3 else 0]
         shape = ops.convert_to_tensor(output_shape, dtype=dtypes.int32)
@@ -474,6 +478,8 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
                    dilations=None, name=None):
     """conv1d_transpose, conv2d_transpose or conv3d_transpose, by the length of ``output_shape``."""
+    only_default("conv_transpose", "data_format", data_format, None, "NWC", "NHWC", "NDHWC")
+    only_default("conv_transpose", "dilations", dilations, None, 1)
     rank = ops.convert_to_tensor(output_shape).shape[0].value
     if rank == 3:
         return conv1d_transpose(input, filters, output_shape, strides, padding, name=name)
@@ -521,6 +527,7 @@ not_differentiable("MaxPoolArgmax")
 def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Targmax=None, name=None,  # noqa: A002, N803
                          output_dtype=None, include_batch_in_index=False):
     """(max_pool, the flattened index ((y * width + x) * channels + c) of each maximum)."""
+    only_default("max_pool_with_argmax", "data_format", data_format, "NHWC")
     targmax = dtypes.as_dtype(Targmax or output_dtype or dtypes.int64)
     with ops.name_scope(name, "MaxPoolWithArgmax", [input]):
         x = ops.convert_to_tensor(input)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes, ops
+from ..framework import dtypes, errors, ops
 from ..framework.tensor_shape import TensorShape, as_shape
 
 
@@ -192,3 +192,17 @@ def add_rows_at(out, index, rows) -> None:
     ordered = index[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     out[ordered[starts]] += np.add.reduceat(rows[order], starts, axis=0)
+
+
+def only_default(fn: str, arg: str, value, *defaults) -> None:
+    """UnimplementedError naming ``fn``'s argument ``arg`` and ``value`` unless ``value`` is
+    one of ``defaults`` (an argument distflow cannot honour is refused, never ignored)."""
+    def same(a, b):
+        try:
+            return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
+        except (TypeError, ValueError):
+            return a == b
+
+    if not any(value is d or same(value, d) for d in defaults):
+        raise errors.UnimplementedError(None, None, f"{fn}({arg}={value!r}) is not supported by distflow "
+                                        f"(only {' or '.join(repr(d) for d in defaults)})")

@@ -25,7 +25,7 @@ from .indexed_slices import IndexedSlices
 from .manip_ops import boolean_mask
 from .misc_more_ops import parse_tensor, serialize_tensor
 from .nd_ops import gather_nd, scatter_nd
-from .op_util import constant_value, make_op, make_tensor
+from .op_util import constant_value, make_op, make_tensor, only_default
 from .segment_ops import setdiff1d
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -797,6 +797,7 @@ def string_split(source, delimiter=" ", skip_empty=True, sep=None, result_type="
 
 def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
     """A string 3-vector: the serialized TensorProtos of indices, values and dense_shape."""
+    only_default("serialize_sparse", "out_type", dtypes.as_dtype(out_type), dtypes.string)
     sp = as_sparse_tensor(sp_input)
     with ops.name_scope(name, "SerializeSparse"):
         return array_ops.stack([serialize_tensor(sp.indices), serialize_tensor(sp.values),

@@ -233,6 +233,11 @@ class Variable:
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
                  import_scope=None, constraint=None, use_resource=None, synchronization=None,
                  aggregation=None, shape=None):
+        if variable_def is not None:  # (the variable whose ops a VariableDef names, as TF)
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self.__dict__.update(Variable.from_proto(variable_def, import_scope).__dict__)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if collections is None:

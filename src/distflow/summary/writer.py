@@ -13,7 +13,7 @@ import socket
 import threading
 import time
 
-from ..framework import ops
+from ..framework import errors, ops
 from ..platform.tf_record import encode_record
 from ..protos import distflow_pb2 as pb
 
@@ -23,6 +23,9 @@ class FileWriter:
 
     def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None, filename_suffix=None,
                  session=None):
+        if session is not None:
+            raise errors.UnimplementedError(None, None, "FileWriter(session=...) (a writer run by a session's "
+                                            "ops) is not supported: it writes from Python, as TF's default")
         self._logdir = str(logdir)
         self._flush_secs = flush_secs
         self._suffix = filename_suffix or ""

@@ -18,7 +18,7 @@ import numbers
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
-from ..framework import ops
+from ..framework import errors, ops
 from ..framework.ops import GraphKeys
 from ..ops import io_ops, state_ops
 from ..protos import distflow_pb2 as pb
@@ -70,8 +70,18 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                       clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
     """The graph, its collections and ``saver_def`` as a MetaGraphDef; written to ``filename`` if given.
 
-    The file is binary unless ``as_text``, written atomically.
+    The file is binary unless ``as_text``, written atomically. ``strip_default_attrs``
+    (smaller files for other readers) changes nothing that distflow reads back, and is
+    accepted as such; removing other savers' ops (``clear_extraneous_savers``) and a
+    debug-info file (``save_debug_info``) are not supported.
     """
+    if kwargs:
+        raise TypeError(f"export_meta_graph() got unexpected keyword arguments {sorted(kwargs)}")
+    if clear_extraneous_savers:
+        raise errors.UnimplementedError(None, None, "export_meta_graph(clear_extraneous_savers=True) is not "
+                                        "supported: every saver's ops stay in the graph")
+    if save_debug_info:
+        raise errors.UnimplementedError(None, None, "export_meta_graph(save_debug_info=True) is not supported")
     graph = graph or ops.get_default_graph()
     meta = pb.MetaGraphDef()
     if meta_info_def is not None:

@@ -219,11 +219,11 @@ def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
     return io_ops.load_checkpoint(_checkpoint_prefix(ckpt_dir_or_file), [name])[name]
 
 
-def _remove_checkpoint(prefix: str) -> None:
+def _remove_checkpoint(prefix: str, meta_graph_suffix: str = "meta") -> None:
     folder = os.path.dirname(prefix) or "."
     base = os.path.basename(prefix)
     for name in os.listdir(folder):
-        if name == base + ".index" or name.startswith(base + ".data-") or name == base + ".meta":
+        if name == base + ".index" or name.startswith(base + ".data-") or name == f"{base}.{meta_graph_suffix}":
             try:
                 os.unlink(os.path.join(folder, name))
             except OSError as e:
@@ -269,6 +269,12 @@ class Saver:
                  save_relative_paths=False, filename=None):
         if reshape:
             raise NotImplementedError("Saver(reshape=True) is not supported")
+        if builder is not None:
+            raise errors.UnimplementedError(None, None, "Saver(builder=...) is not supported: distflow builds its "
+                                            "own save and restore ops")
+        if write_version not in (2, None):
+            raise errors.UnimplementedError(None, None, f"Saver(write_version={write_version!r}): distflow writes "
+                                            "one checkpoint format (V2's file layout, safetensors shards)")
         if defer_build and var_list:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either set defer_build=False "
                              "or var_list=None.")
@@ -328,7 +334,9 @@ class Saver:
         """The default graph, its collections and this saver as a MetaGraphDef (written to ``filename``)."""
         return export_meta_graph(filename=filename, graph_def=ops.get_default_graph().as_graph_def(add_shapes=True),
                                  saver_def=self.saver_def, collection_list=collection_list, as_text=as_text,
-                                 export_scope=export_scope, clear_devices=clear_devices)
+                                 export_scope=export_scope, clear_devices=clear_devices,
+                                 clear_extraneous_savers=clear_extraneous_savers,
+                                 strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
 
     def build(self) -> None:
         if self._built:

@@ -42,6 +42,7 @@ class SessionManager:
         self._graph = graph if graph is not None else ops.get_default_graph()
         self._recovery_wait_secs = recovery_wait_secs
         self._local_init_feed_dict = local_init_feed_dict
+        self._local_init_run_options = local_init_run_options
         if ready_for_local_init_op is not None and local_init_op is None:
             raise ValueError("If you pass a ready_for_local_init_op you must also pass a local_init_op")
 
@@ -101,7 +102,7 @@ class SessionManager:
         ok, msg = check_ready(self._ready_for_local_init_op, sess, "Model not ready for local init")
         if not ok:
             return False, msg
-        sess.run(self._local_init_op, feed_dict=self._local_init_feed_dict)
+        sess.run(self._local_init_op, feed_dict=self._local_init_feed_dict, options=self._local_init_run_options)
         return True, None
 
     def prepare_session(self, master, init_op=None, saver=None, checkpoint_dir=None,

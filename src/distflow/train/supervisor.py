@@ -71,7 +71,7 @@ class Supervisor:
         self._session_manager = session_manager or SessionManager(
             local_init_op=self._local_init_op, ready_op=self._ready_op,
             ready_for_local_init_op=self._ready_for_local_init_op, graph=self._graph,
-            recovery_wait_secs=recovery_wait_secs)
+            recovery_wait_secs=recovery_wait_secs, local_init_run_options=local_init_run_options)
         self._started_threads: list = []
         if self._is_chief and logdir:
             os.makedirs(logdir, exist_ok=True)

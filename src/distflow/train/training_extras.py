@@ -8,7 +8,7 @@ import logging
 import os
 import time
 
-from ..framework import dtypes
+from ..framework import dtypes, errors
 from ..framework import ops
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, io_ops, state_ops
@@ -181,8 +181,11 @@ def get_checkpoint_mtimes(checkpoint_prefixes) -> list:
 
 
 def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=None, meta_graph_suffix="meta") -> None:
-    """Deletes every file of a checkpoint (data shards, index, meta graph)."""
-    saver_mod._remove_checkpoint(saver_mod._local_path(checkpoint_prefix))
+    """Deletes every file of a checkpoint (data shards, index, and its ``.<meta_graph_suffix>`` meta graph)."""
+    if checkpoint_format_version not in (None, 2):
+        raise errors.UnimplementedError(None, None, f"remove_checkpoint(checkpoint_format_version="
+                                        f"{checkpoint_format_version!r}): distflow writes one format only")
+    saver_mod._remove_checkpoint(saver_mod._local_path(checkpoint_prefix), meta_graph_suffix)
 
 
 def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
@@ -190,6 +193,11 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_c
     paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
+
+    def relative(p):  # (with a relative save_dir, relative paths are made relative to it, as TF does)
+        return os.path.relpath(p, save_dir) if not os.path.isabs(save_dir) and not os.path.isabs(p) else p
+
+    model_checkpoint_path, paths = relative(model_checkpoint_path), [relative(p) for p in paths]
     state = saver_mod.CheckpointState(model_checkpoint_path=model_checkpoint_path, all_model_checkpoint_paths=paths,
                                       all_model_checkpoint_timestamps=list(all_model_checkpoint_timestamps or []))
     if last_preserved_timestamp is not None:
