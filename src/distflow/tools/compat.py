@@ -93,6 +93,58 @@ DIFFERENT = {
 }
 
 
+# Supported names with arguments (or values) that distflow refuses with an error naming
+# them; every other argument is honoured (tests/test_accepted_arguments.py keeps that true).
+PARTIAL = {
+    "tf": {
+        "get_variable": "`partitioner`",
+        "variable_scope": "`partitioner`",
+        "linspace": "`axis` other than 0",
+        "matrix_diag": "`k` other than 0, `num_rows`, `num_cols`, `padding_value`",
+        "matrix_diag_part": "`k` other than 0",
+        "matrix_set_diag": "`k` other than 0",
+        "gather_nd": "`batch_dims` other than 0",
+        "space_to_depth": "`data_format` other than NHWC",
+        "depth_to_space": "`data_format` other than NHWC",
+        "serialize_sparse": "`out_type` other than string",
+        "string_split": "`result_type='RaggedTensor'`",
+    },
+    "nn": {
+        "conv1d_transpose": "`data_format` other than NWC, `dilations`",
+        "conv_transpose": "`dilations`",
+        "conv3d_transpose": "`data_format` other than NDHWC, `dilations`",
+        "conv3d_backprop_filter": "`data_format` other than NDHWC, `dilations`",
+        "conv3d_backprop_filter_v2": "`data_format` other than NDHWC, `dilations`",
+        "convolution": "a 3-D `dilation_rate`",
+        "depthwise_conv2d_native_backprop_input": "`dilations`",
+        "depthwise_conv2d_native_backprop_filter": "`dilations`",
+        "depthwise_conv2d_backprop_input": "`dilations`",
+        "depthwise_conv2d_backprop_filter": "`dilations`",
+        "fused_batch_norm": "`data_format` other than NHWC, `exponential_avg_factor` other than 1",
+        "max_pool_with_argmax": "`data_format` other than NHWC",
+        "with_space_to_batch": "channels-first `data_format`, `spatial_dims` other than the leading ones",
+    },
+    "layers": {
+        "batch_normalization": "`renorm`, `virtual_batch_size`, `adjustment`",
+        "conv3d": "`dilation_rate`",
+    },
+    "train": {
+        "Saver": "`reshape=True`, `builder`, `write_version=1`",
+        "export_meta_graph": "`clear_extraneous_savers=True`, `save_debug_info=True`",
+        "ExponentialMovingAverage": "`zero_debias=True`",
+        "SyncReplicasOptimizer": "`variable_averages`",
+        "remove_checkpoint": "`checkpoint_format_version=1`",
+    },
+    "summary": {
+        "FileWriter": "`session`",
+    },
+    "metrics": {
+        "precision_at_k": "`class_id`", "recall_at_k": "`class_id`",
+        "precision_at_top_k": "`class_id`", "recall_at_top_k": "`class_id`",
+    },
+}
+
+
 def _api() -> dict:
     with open(os.path.join(os.path.dirname(__file__), "tf1_api.json"), encoding="utf-8") as f:
         return json.load(f)
@@ -121,7 +173,7 @@ def survey() -> dict:
         names = _api()[namespace]
         module = _module(tf, namespace)
         out = OUT_OF_SCOPE.get(namespace, {})
-        entry = {"supported": [], "different": {}, "missing": [], "out_of_scope": {}}
+        entry = {"supported": [], "different": {}, "partial": {}, "missing": [], "out_of_scope": {}}
         for name in sorted(names):
             if name in out:
                 entry["out_of_scope"][name] = out[name]
@@ -130,6 +182,9 @@ def survey() -> dict:
                 note = DIFFERENT.get(namespace, {}).get(name)
                 if note:
                     entry["different"][name] = note
+                refused = PARTIAL.get(namespace, {}).get(name)
+                if refused:
+                    entry["partial"][name] = refused
             else:
                 entry["missing"].append(name)
         result[namespace] = entry
@@ -154,6 +209,9 @@ def render() -> str:
         "The names are TensorFlow's `tf.compat.v1` API (TF 1.15's names as TF 2.21 carries them;",
         "`tf.layers` from TensorFlow's API golden file).",
         "",
+        "*Partial* names exist but refuse some arguments of TF 1.x's, with an error that names them;",
+        "the table counts them as supported.",
+        "",
         "| namespace | supported | not supported | out of scope | supported share |",
         "|---|---:|---:|---:|---:|",
     ]
@@ -176,7 +234,13 @@ def render() -> str:
             lines.append("")
             lines += [f"- `{name}`: {note}" for name, note in sorted(entry["different"].items())]
             lines.append("")
-        lines.append(f"Supported ({len(entry['supported'])}): " + ", ".join(f"`{n}`" for n in entry["supported"]))
+        if entry["partial"]:
+            lines.append("Partial (an error names what they refuse; every other argument is honoured):")
+            lines.append("")
+            lines += [f"- `{name}`: refuses {what}" for name, what in sorted(entry["partial"].items())]
+            lines.append("")
+        whole = [n for n in entry["supported"] if n not in entry["partial"]]
+        lines.append(f"Supported ({len(whole)}): " + ", ".join(f"`{n}`" for n in whole))
         lines.append("")
         lines.append(f"Not supported ({len(entry['missing'])}): "
                      + (", ".join(f"`{n}`" for n in entry["missing"]) or "none"))
