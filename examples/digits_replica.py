@@ -23,6 +23,7 @@ import argparse
 import json
 import logging
 import sys
+import tempfile
 import time
 
 import distflow as tf
@@ -42,7 +43,9 @@ def parse_args(argv=None):
     p.add_argument("--batch_size", type=int, default=64)
     p.add_argument("--learning_rate", type=float, default=0.002)
     p.add_argument("--hidden_units", type=int, default=256)
-    p.add_argument("--checkpoint_dir", default="/tmp/digits_replica")
+    p.add_argument("--checkpoint_dir", default=None,
+                   help="where the chief saves checkpoints, and resumes from if one is there (default: a new "
+                        "directory for this run, so that an earlier run's checkpoint is never picked up)")
     p.add_argument("--save_checkpoint_steps", type=int, default=100)
     p.add_argument("--step_sleep", type=float, default=0.0,
                    help="seconds this worker sleeps before each step (to play a slow worker)")
@@ -139,9 +142,17 @@ def main(argv=None):
     # Each worker talks to the ps tasks and itself only, so that a lost or finished worker
     # never stalls another's session (TensorFlow's advice for between-graph replication).
     config = tf.ConfigProto(device_filters=["/job:ps", me])
-    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, checkpoint_dir=args.checkpoint_dir,
+    checkpoint_dir = args.checkpoint_dir
+    if checkpoint_dir is None and is_chief:
+        checkpoint_dir = tempfile.mkdtemp(prefix="digits_replica-")
+        print(f"{job_name} {task_index}: checkpoints go to {checkpoint_dir}", flush=True)
+    resume_from = tf.train.latest_checkpoint(checkpoint_dir) if is_chief and checkpoint_dir else None
+    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, checkpoint_dir=checkpoint_dir,
                                            hooks=hooks, save_checkpoint_steps=args.save_checkpoint_steps,
                                            log_step_count_steps=0, max_wait_secs=300, config=config) as sess:
+        if resume_from:  # (said, so that a short run is not a surprise)
+            print(f"{job_name} {task_index}: resumed from {resume_from}, global step {sess.run(global_step)} of "
+                  f"{args.train_steps}", flush=True)
         while not sess.should_stop():
             if slow:
                 time.sleep(slow)

@@ -28,3 +28,32 @@ def assert_oracle(got, want, rtol=1e-6, atol=1e-6):
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"got={got}\nwant={want}")
     else:
         np.testing.assert_array_equal(got, want, err_msg=f"got={got}\nwant={want}")
+
+
+# Op types whose registered gradient refuses to differentiate (a LookupError saying what to
+# use instead): no check can reach them, and each is listed with its reason.
+GRADIENT_REFUSED = {
+    "TensorListConcat": "TensorArray.concat's gradient is refused: use stack",
+    "TensorListSplit": "TensorArray.split's gradient is refused: use unstack",
+}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """After a run of the whole suite, every op type with a registered gradient must have been
+    reached by a float64 central-difference check (gradcheck.check_gradients): README says
+    every differentiable op is checked, and this keeps it true."""
+    import os
+
+    import gradcheck
+    from distflow.framework import registry
+
+    whole = not session.config.args or [os.path.abspath(a) for a in session.config.args] == [
+        os.path.dirname(os.path.abspath(__file__))]
+    if exitstatus != 0 or not whole or session.config.option.keyword or session.config.option.markexpr:
+        return  # (a part of the suite: it need not reach every op)
+    differentiable = {t for t, fn in registry._GRADIENTS.items() if fn is not registry._NO_GRADIENT}
+    unchecked = sorted(differentiable - gradcheck.CHECKED_OP_TYPES - set(GRADIENT_REFUSED))
+    if unchecked:
+        session.exitstatus = 1
+        print(f"\nthese op types have a registered gradient that no gradient check reaches: {unchecked}; "
+              "add a case to tests/test_gradient_coverage.py")

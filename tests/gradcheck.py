@@ -26,8 +26,10 @@ def check_gradients(build, inputs, directions=3, eps=1e-6, rtol=1e-5, atol=1e-8,
     wrt = [i for i, x in enumerate(inputs) if x.dtype == np.float64] if wrt is None else wrt
     if order == 2:
         r1 = tf.placeholder(tf.float64, name="r1")
-        firsts = tf.gradients(tf.reduce_sum(y * r1), [phs[i] for i in wrt])
+        firsts = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g  # (densified, to square)
+                  for g in tf.gradients(tf.reduce_sum(y * r1), [phs[i] for i in wrt])]
         y = tf.add_n([tf.reduce_sum(g * g) for g in firsts if g is not None])
+    _record_checked(tf.get_default_graph())
     r = tf.placeholder(tf.float64, name="r")
     loss = tf.reduce_sum(y * r)
     grads = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g  # checked dense
@@ -51,3 +53,12 @@ def check_gradients(build, inputs, directions=3, eps=1e-6, rtol=1e-5, atol=1e-8,
                 analytic = float(np.sum(g * d))
                 assert np.isclose(analytic, numeric, rtol=rtol, atol=atol), (
                     f"input {i}: symbolic {analytic!r} vs numeric {numeric!r}")
+
+
+# The op types whose gradients the checks of this run reached (conftest.py reads it at the
+# end of a full run and fails it if an op type with a registered gradient is not there).
+CHECKED_OP_TYPES: set = set()
+
+
+def _record_checked(graph) -> None:
+    CHECKED_OP_TYPES.update(op.type for op in graph.get_operations())

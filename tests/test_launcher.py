@@ -38,6 +38,12 @@ def test_digits_replica_sync_training_under_the_launcher(tmp_path):
     assert result["close_secs"] < 10  # bounded, not a speed claim: the session closes without waiting out a grace
     assert (tmp_path / "ckpt" / "checkpoint").exists()
     assert "[launch] all tasks finished" in out.stdout
+    assert "resumed from" not in out.stdout
+    # the same checkpoint directory again: the run says that it resumed, and from where
+    again = launch("--ps", "1", "--workers", "2", "--", sys.executable, "examples/digits_replica.py",
+                   "--sync_replicas", "--train_steps", "300", "--checkpoint_dir", str(tmp_path / "ckpt"))
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "resumed from" in again.stdout and "global step 300 of 300" in again.stdout, again.stdout[-2000:]
 
 
 def test_the_chiefs_failure_stops_the_other_tasks(tmp_path):

@@ -209,15 +209,21 @@ def test_compat_v1_is_distflow_in_both_spellings():
     assert isinstance(tf.__version__, str)
 
 
-@pytest.mark.parametrize("namespace, name", [("", "contrib_thing"), ("nn", "ctc_loss"), ("train", "Frobnicator"),
-                                             ("layers", "Conv4D"), ("data", "TFRecordWriter"),
-                                             ("losses", "huber_losz")])
+@pytest.mark.parametrize("namespace, name", [("nn", "ctc_loss"), ("", "keras"), ("train", "VocabInfo")])
 def test_a_missing_tensorflow_name_says_distflow_does_not_implement_it(namespace, name):
     module = getattr(tf, namespace) if namespace else tf
     with pytest.raises(AttributeError, match=f"distflow does not implement TensorFlow 1.x's "
                                              f"'tf.{namespace + '.' if namespace else ''}{name}'.*docs/compat.md"):
         getattr(module, name)
     assert not hasattr(module, name)
+
+
+@pytest.mark.parametrize("namespace, name", [("", "contrib_thing"), ("train", "Frobnicator"), ("layers", "Conv4D"),
+                                             ("data", "TFRecordWriter"), ("losses", "huber_losz")])
+def test_a_name_tensorflow_never_had_says_so(namespace, name):
+    module = getattr(tf, namespace) if namespace else tf
+    with pytest.raises(AttributeError, match=f"TensorFlow 1.x has no 'tf.{namespace + '.' if namespace else ''}{name}'"):
+        getattr(module, name)
 
 
 def test_info_shows_on_a_terminal_and_not_in_a_pipe(tmp_path):

@@ -639,3 +639,18 @@ def test_a_server_without_a_token_that_others_can_reach_warns_that_anyone_may_ru
         local.stop()
     assert not [r for r in caplog.records if r.levelname == "WARNING" and "no token" in r.getMessage()]
     assert any("no token" in r.getMessage() for r in caplog.records)
+
+
+def test_a_session_waiting_for_its_master_says_so_and_why(monkeypatch, caplog):
+    from distflow.distributed import grpc_session
+
+    monkeypatch.setattr(grpc_session, "WAIT_LOG_S", 0.2)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # (closed again: nothing listens there)
+    sess = tf.Session(f"grpc://127.0.0.1:{port}", config=tf.ConfigProto(connect_timeout_in_ms=1000))
+    with caplog.at_level("WARNING", logger="distflow"):
+        with pytest.raises(tf.errors.UnavailableError, match="nothing listens"):
+            sess.run(tf.constant(1))
+    waits = [r.getMessage() for r in caplog.records if "waiting for the master" in r.getMessage()]
+    assert waits and "nothing listens" in waits[0]

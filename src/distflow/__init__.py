@@ -154,7 +154,7 @@ from .platform import tf_logging as logging  # noqa: E402
 
 logging.show_info_on_terminal()
 
-__version__ = version.VERSION
+__version__ = version.VERSION  # (the TF 1.x API level; distflow's own release: version.DISTFLOW_VERSION)
 VERSION = version.VERSION
 GIT_VERSION = version.GIT_VERSION
 COMPILER_VERSION = version.COMPILER_VERSION

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import time
+
 from ..framework import errors, wire
 from ..framework.ops import Operation
 from ..runtime.session import BaseSession, check_outside_functions
@@ -12,6 +15,10 @@ from .server import local_master
 from .task import Parked
 from .tls import why_unreachable
 from .transport import TensorClient
+
+
+_log = logging.getLogger("distflow")
+WAIT_LOG_S = 10.0  # how often a session waiting for its master says so
 
 
 class _RemoteMaster:
@@ -86,6 +93,25 @@ class GrpcSession(BaseSession):
     def _call(self, method: str, request, timeout=None):
         return self._master.call(method, request, timeout)
 
+    def _create_session(self, request, wait: float):
+        """CreateSession, waiting up to ``wait`` seconds for the master to answer, and saying
+        every WAIT_LOG_S that it waits (and why it cannot reach it), as a task waiting for
+        another does."""
+        start = time.monotonic()
+        while True:
+            left = wait - (time.monotonic() - start)
+            try:
+                return self._call("CreateSession", request, timeout=max(0.001, min(left, WAIT_LOG_S)))
+            except errors.DeadlineExceededError:
+                waited = time.monotonic() - start
+                why = why_unreachable(self._master.address)
+                if waited >= wait - 1e-3:
+                    raise errors.UnavailableError(
+                        None, None, f"the master at {self._master.address} did not answer within {wait:g} s: "
+                        + (why or "it is there but did not answer (busy?)")) from None
+                _log.warning("waiting for the master at %s: %.1f s so far, giving up after %g s (%s)",
+                             self._master.address, waited, wait, why or "it is there but does not answer yet")
+
     def _sync_graph(self, timeout: float | None = None) -> None:
         ops_now = self._graph.get_operations()
         if self._handle is not None and len(ops_now) == self._sent:
@@ -99,14 +125,7 @@ class GrpcSession(BaseSession):
             # timeout (or the step's, if shorter): a target where nothing listens fails then.
             wait = self._config.connect_timeout_in_ms / 1000.0
             wait = min(wait, timeout) if timeout is not None else wait
-            try:
-                response = self._call("CreateSession", pb.CreateSessionRequest(graph_def=delta, options=options),
-                                      timeout=wait)
-            except errors.DeadlineExceededError:
-                why = why_unreachable(self._master.address)
-                raise errors.UnavailableError(
-                    None, None, f"the master at {self._master.address} did not answer within {wait:g} s: "
-                    + (why or "it is there but did not answer (busy?)")) from None
+            response = self._create_session(pb.CreateSessionRequest(graph_def=delta, options=options), wait)
             self._handle = response.session_handle
         else:
             self._call("ExtendSession", pb.ExtendSessionRequest(session_handle=self._handle, graph_def=delta))

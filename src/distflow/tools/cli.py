@@ -21,6 +21,12 @@ def _count(minimum: int):
     return parse
 
 
+def _version() -> str:
+    from .. import version  # noqa: PLC0415
+
+    return f"distflow {version.DISTFLOW_VERSION} (the TensorFlow {version.VERSION} API)"
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["graph"]:  # its own parser: a script's arguments follow it
@@ -31,8 +37,9 @@ def main(argv=None) -> int:
     if "--" in argv:
         split = argv.index("--")
         argv, command = argv[:split], argv[split + 1:]
-    parser = argparse.ArgumentParser(prog="distflow")
-    sub = parser.add_subparsers(dest="cmd", required=True)
+    parser = argparse.ArgumentParser(prog="distflow", description=" ".join(__doc__.split()).replace("``", ""))
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="cmd", metavar="{demo,launch,server,graph}")
     sub.add_parser("graph", help="draw a graph (GraphDef, meta graph or script) as SVG, by task and device",
                    add_help=False)
     launch = sub.add_parser(
@@ -62,12 +69,16 @@ def main(argv=None) -> int:
     server.add_argument("--job", required=True)
     server.add_argument("--task", type=int, default=0)
     args, unknown = parser.parse_known_args(argv)
+    if args.cmd is None:  # (a bare `distflow`: what it can do, not a missing argument)
+        parser.print_help()
+        return 2
     if unknown:
         hint = " (the command a task runs goes after --)" if args.cmd == "launch" else ""
         parser.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     if args.cmd == "launch":
         if not command:
-            parser.error("launch needs a command after --")
+            launch.error("launch needs a command after --, e.g. distflow launch --ps 1 --workers 2 -- python "
+                         "examples/seed_between_graph.py")
         from .launcher import launch as run  # noqa: PLC0415
 
         return run(command, args.ps, args.workers, args.chief, logdir=args.logdir)

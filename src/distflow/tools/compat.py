@@ -26,8 +26,8 @@ OUT_OF_SCOPE = {
     "tf": {
         **{name: _EAGER for name in [
             "GradientTape", "Module", "TensorSpec", "TypeSpec", "IndexedSlicesSpec", "NoneTensorSpec", "OptionalSpec",
-            "RaggedTensorSpec", "SparseTensorSpec", "TensorArraySpec", "autograph", "distribute", "experimental",
-            "function", "keras", "lite", "mlir", "mixed_precision", "raw_ops", "types", "enable_eager_execution",
+            "RaggedTensorSpec", "SparseTensorSpec", "TensorArraySpec", "autograph", "experimental",
+            "function", "lite", "mlir", "mixed_precision", "raw_ops", "types", "enable_eager_execution",
             "executing_eagerly_outside_functions", "enable_v2_behavior", "enable_v2_tensorshape",
             "disable_v2_tensorshape", "enable_control_flow_v2", "disable_control_flow_v2", "control_flow_v2_enabled",
             "enable_tensor_equality", "disable_tensor_equality", "vectorized_map", "wrap_function", "init_scope",
