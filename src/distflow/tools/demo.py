@@ -48,7 +48,20 @@ class Progress:
     def flush(self) -> None:
         self.stream.flush()
 
+    def finish(self) -> None:
+        """Draws the bars one last time, for good: what is written next goes below them."""
+        with self._lock:
+            if self.live:
+                self._clear()
+                self._redraw()
+                self.live = False
+                self._drawn = 0
+
     def _line(self, line: str) -> None:
+        if line.startswith("[launch] all tasks finished") and self.live:
+            self._clear()  # (the bars' last state stays above the launcher's last word)
+            self._redraw()
+            self.live, self._drawn = False, 0
         task, _, message = line.partition("] ")
         kind, _, payload = message.partition(" ")
         if task.startswith("[worker:") and kind in ("progress", "result"):
@@ -72,10 +85,12 @@ class Progress:
         s = self.state[index]
         if s is None:
             return f"worker {index}: starting"
-        done = min(1.0, s["step"] / max(1, self.steps))
+        shown = min(s["step"], self.steps)  # (in-flight steps of other workers may pass the last one)
+        done = shown / max(1, self.steps)
         bar = "#" * int(done * 20) + "." * (20 - int(done * 20))
-        return (f"worker {index} [{bar}] step {s['step']:>5}/{self.steps}  loss {s['loss']:.4f}  "
-                f"{s['samples_per_sec']:>7.0f} samples/s")
+        rate = "   timing..." if s["samples_per_sec"] is None else f"{s['samples_per_sec']:>7.0f} samples/s"
+        return (f"worker {index} [{bar}] global step {shown:>5}/{self.steps}  its steps {s['local_steps']:>5}  "
+                f"loss {s['loss']:.4f}  {rate}")
 
     def _show(self, index: int) -> None:
         if self.live:
@@ -83,8 +98,9 @@ class Progress:
             self._redraw()
         else:
             s = self.state[index]
-            self.stream.write(f"worker {index}: step {s['step']}/{self.steps}, loss {s['loss']:.4f}, "
-                              f"{s['samples_per_sec']:.0f} samples/s\n")
+            rate = "" if s["samples_per_sec"] is None else f", {s['samples_per_sec']:.0f} samples/s"
+            self.stream.write(f"worker {index}: global step {min(s['step'], self.steps)}/{self.steps}, its steps "
+                              f"{s['local_steps']}, loss {s['loss']:.4f}{rate}\n")
         self.stream.flush()
 
     def _clear(self) -> None:
@@ -120,17 +136,30 @@ def run(ps: int = 1, workers: int = 2, sync: bool = False, steps: int = 3000, lo
     progress = Progress(workers, steps, stream, live=stream.isatty() if hasattr(stream, "isatty") else False)
     command = [sys.executable, "-m", "distflow.tools.demo_task", "--steps", str(steps), "--logdir", logdir]
     start = time.monotonic()
-    code = launch(command + (["--sync"] if sync else []), ps, workers, out=progress,
-                  logdir=os.path.join(logdir, "tasks"))
+    try:
+        code = launch(command + (["--sync"] if sync else []), ps, workers, out=progress,
+                      logdir=os.path.join(logdir, "tasks"))
+    except KeyboardInterrupt:
+        code = 130
+    progress.finish()
     wall = time.monotonic() - start
     chief = progress.results.get(0, {})
+    if code == 130:
+        stream.write(f"the demo was stopped (Ctrl-C); each task's output is in {os.path.join(logdir, 'tasks')}\n")
+        return code
     if code != 0 or "test_accuracy" not in chief:
         stream.write(f"the demo failed (exit code {code}); each task's output is in {os.path.join(logdir, 'tasks')}\n")
         return code or 1
     local = [progress.results[i]["local_steps"] for i in sorted(progress.results)]
     train_secs = max(r["train_secs"] for r in progress.results.values())
+    first = chief.get("first_step", 0)
+    if first:
+        stream.write(f"(resumed from the checkpoint at global step {first} in {logdir})\n")
+    beyond = chief["global_step"] - steps
     rows = [("test accuracy", f"{chief['test_accuracy']:.4f}"),
-            ("global steps", f"{chief['global_step']}"),
+            ("global steps", f"{chief['global_step']}" + (f" ({beyond} past {steps}: other workers' steps in flight "
+                                                          "when the last one was reached)" if beyond > 0 else "")
+             + (f", from {first}" if first else "")),
             ("worker steps", " + ".join(str(n) for n in local)),
             ("throughput", f"{sum(local) * BATCH / train_secs:,.0f} samples/s (all workers)"),
             ("wall time", f"{wall:.1f} s")]

@@ -7,8 +7,12 @@ directory, and measures test accuracy at the end). Workers print machine-readabl
 that the demo turns into its progress display and final table:
 
     progress {"step": global step, "loss": ..., "samples_per_sec": ..., "local_steps": ...}
-                                                       (after the first step, then four times a second)
-    result {"test_accuracy": ..., "global_step": ..., "local_steps": ..., "train_secs": ...}
+                          (after the first step, then four times a second, and once at the end;
+                          samples_per_sec is None until a second step has been timed)
+    result {"test_accuracy": ..., "global_step": ..., "first_step": ..., "local_steps": ..., "train_secs": ...}
+
+"step" is the global step after this worker's update; "first_step" (the chief's) is the
+global step it started from: above 0 when it resumed from a checkpoint in the log directory.
 """
 
 from __future__ import annotations
@@ -27,6 +31,11 @@ def build_model(x, y):
     loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
     accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32))
     return loss, accuracy
+
+
+def report(step: int, loss: float, rate, local_steps: int) -> None:
+    print("progress " + json.dumps({"step": step, "loss": float(loss), "samples_per_sec": rate,
+                                    "local_steps": local_steps}), flush=True)
 
 
 def main(argv=None) -> None:
@@ -69,27 +78,41 @@ def main(argv=None) -> None:
     config = tf.ConfigProto(device_filters=["/job:ps", me])
     local_steps, start = 0, time.monotonic()
     window_start, window_steps = start, 0
+    # The chief resumes from the newest checkpoint in the log directory, if there is one.
+    resumed = tf.train.latest_checkpoint(args.logdir) if is_chief else None
+    first_step = int(tf.train.load_variable(resumed, "global_step")) if resumed else 0
     # The chief's checkpoints go to the log directory too; its checkpoint hook writes the
     # graph there, with each op's device, for TensorBoard's graph view.
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks, config=config,
                                            checkpoint_dir=args.logdir, summary_dir=args.logdir,
                                            save_summaries_steps=20, log_step_count_steps=0,
                                            max_wait_secs=120) as sess:
+        rate, step, loss_value = None, 0, float("nan")
         while not sess.should_stop():
             bx, by = next(stream)
             _, loss_value, step = sess.run([train_op, loss, global_step], {x: bx, y: by})
+            step = int(step) + 1  # (the step reads the global step before its own update)
             local_steps += 1
-            window_steps += 1
             now = time.monotonic()
-            if local_steps == 1 or now - window_start >= args.every:
+            if local_steps == 1:  # (the rate is timed from here: session start-up is not training)
+                window_start, window_steps, timed_from = now, 0, now
+                report(step, loss_value, None, local_steps)
+                continue
+            window_steps += 1
+            if now - window_start >= args.every:
                 rate = window_steps * args.batch_size / max(now - window_start, 1e-9)
                 window_start, window_steps = now, 0
-                print("progress " + json.dumps({"step": int(step), "loss": float(loss_value),
-                                                "samples_per_sec": rate, "local_steps": local_steps}), flush=True)
+                report(step, loss_value, rate, local_steps)
         result = {"local_steps": local_steps, "train_secs": time.monotonic() - start}
+        # (read without the hooks, whose summaries would need a batch fed)
+        final_step = int(sess.run_step_fn(lambda step_context: step_context.session.run(global_step)))
+        if local_steps > 1:  # (the end, whatever the timer says: the rate over all timed steps)
+            rate = (local_steps - 1) * args.batch_size / max(time.monotonic() - timed_from, 1e-9)
+        report(max(step, final_step), loss_value, rate, local_steps)
         if is_chief:
             result["test_accuracy"] = float(sess.run(accuracy, {x: x_test, y: y_test}))
-            result["global_step"] = int(sess.run(global_step))
+            result["global_step"] = final_step
+            result["first_step"] = first_step
     print("result " + json.dumps(result), flush=True)
 
 
