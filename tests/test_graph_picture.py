@@ -62,3 +62,37 @@ def test_a_script_is_drawn_up_to_its_first_session_and_scopes_collapse(tmp_path)
 def test_without_a_source_file_it_says_so():
     out = graph_cli("no/such/graph.pbtxt")
     assert out.returncode == 2 and "no/such/graph.pbtxt: no such file" in out.stderr
+
+
+def test_sources_that_cannot_be_read_are_one_line_errors(tmp_path):
+    bad = tmp_path / "bad.pbtxt"
+    bad.write_text("node { name: 'x' op: }}} not a graph")
+    out = graph_cli(str(bad), "--dot")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "bad.pbtxt is not a GraphDef" in out.stderr, out.stderr
+    out = graph_cli("examples/seed_between_graph.py", "--dot")  # (it needs its --job_name: they go after --)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "before it made a session" in out.stderr and "-- ARGS" in out.stderr, out.stderr
+    out = graph_cli("--help")
+    assert out.returncode == 0 and "``" not in out.stdout
+
+
+def test_depth_puts_every_op_of_a_scope_in_its_box():
+    from distflow.tools.graph import to_dot
+
+    graph_def = tf.GraphDef()
+    for name in ("Adam", "Adam/mul", "Adam/Assign", "Adam/update/x", "loss"):
+        graph_def.node.add(name=name, op="NoOp")
+    dot = to_dot(graph_def, depth=1)
+    assert '"Adam/ (3 ops)"' in dot  # (Adam/mul and Adam/Assign were drawn apart from the box)
+    assert '"Adam\\nNoOp"' in dot and '"loss\\nNoOp"' in dot
+
+
+@needs_dot
+def test_the_picture_goes_to_the_current_directory_by_default(tmp_path):
+    between_graph(str(tmp_path / "src" / "model.pbtxt"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    out = subprocess.run([sys.executable, "-m", "distflow.tools.cli", "graph", str(tmp_path / "src" / "model.pbtxt")],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "model.svg").exists() and not (tmp_path / "src" / "model.svg").exists()

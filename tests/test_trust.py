@@ -654,3 +654,28 @@ def test_a_session_waiting_for_its_master_says_so_and_why(monkeypatch, caplog):
             sess.run(tf.constant(1))
     waits = [r.getMessage() for r in caplog.records if "waiting for the master" in r.getMessage()]
     assert waits and "nothing listens" in waits[0]
+
+
+def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback():
+    import signal
+    import subprocess
+    import sys
+
+    from cluster_util import ROOT
+    from distflow.tools.launcher import free_ports
+
+    port = free_ports(1)[0]
+    program = ("import distflow as tf\n"
+               f"server = tf.train.Server({{'ps': ['127.0.0.1:{port}']}}, job_name='ps', task_index=0)\n"
+               "print('serving', flush=True)\n"
+               "server.join()\n")
+    proc = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src")))
+    try:
+        assert proc.stdout.readline().strip() == "serving"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err and "stopped (Ctrl-C)" in err, err

@@ -3,12 +3,14 @@
 import json
 import os
 import sys
+import tempfile
 
 import numpy as np
 import distflow as tf
 
 flags = tf.app.flags
-flags.DEFINE_string("checkpoint_dir", "/tmp/monitored-workers", "Where the chief writes checkpoints")
+flags.DEFINE_string("checkpoint_dir", None, "Where the chief writes checkpoints (default: a new directory, "
+                    "so that an earlier run's checkpoint is not picked up)")
 flags.DEFINE_integer("last_step", 300, "Global step at which training stops")
 FLAGS = flags.FLAGS
 
@@ -22,6 +24,7 @@ def main(_):
         server.join()
         return
     is_chief = task["index"] == 0
+    checkpoint_dir = FLAGS.checkpoint_dir or (tempfile.mkdtemp(prefix="monitored-workers-") if is_chief else None)
 
     rng = np.random.RandomState(0)
     true_w = np.array([[1.5], [-2.0], [0.7], [0.0]], np.float32)
@@ -44,14 +47,14 @@ def main(_):
     config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:%d" % task["index"]])
     steps = 0
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief,
-                                           checkpoint_dir=FLAGS.checkpoint_dir if is_chief else None,
+                                           checkpoint_dir=checkpoint_dir if is_chief else None,
                                            hooks=hooks, config=config, save_checkpoint_steps=100) as sess:
         while not sess.should_stop():
             sess.run(train_op)
             steps += 1
     print("worker %d ran %d steps" % (task["index"], steps))
     if is_chief:
-        latest = tf.train.latest_checkpoint(FLAGS.checkpoint_dir)
+        latest = tf.train.latest_checkpoint(checkpoint_dir)
         reader = tf.train.NewCheckpointReader(latest)
         print("chief checkpoint", os.path.basename(latest), "w",
               " ".join("%.3f" % v for v in reader.get_tensor("w").reshape(-1)), "b %.3f" % reader.get_tensor("b"))

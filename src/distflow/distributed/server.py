@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import sys
 import threading
 import weakref
 from concurrent import futures
@@ -232,8 +233,17 @@ class Server:
                 _log.exception("%s: housekeeping failed", self.target)
 
     def join(self) -> None:
-        """Blocks until the server is stopped (by stop(), a Shutdown call, or the launcher)."""
-        self._stopped.wait()
+        """Blocks until the server is stopped (by stop(), a Shutdown call, or the launcher).
+
+        Ctrl-C (KeyboardInterrupt) while it waits stops the server, says so in one line, and
+        exits the program with status 130, the shell's code for it: a task started by hand
+        ends without a traceback (TF 1.x printed one from join)."""
+        try:
+            self._stopped.wait()
+        except KeyboardInterrupt:
+            self.stop()
+            sys.stderr.write(f"{self.target}: stopped (Ctrl-C)\n")
+            raise SystemExit(130) from None
 
     def stop(self, grace: float | None = 0.5) -> None:
         """Stops serving; join() returns."""

@@ -196,6 +196,30 @@ def share(entry) -> float:
     return len(entry["supported"]) / in_scope if in_scope else 1.0
 
 
+def namespaces() -> list[tuple[str, str]]:
+    """Every namespace of TF 1.x's ``tf`` (the modules of its API list, and tf.contrib), with
+    its status here: listed name by name below, there in part, not supported, or out of scope."""
+    import distflow as tf  # noqa: PLC0415
+
+    api = _api()["tf"]
+    rows = []
+    for name in sorted([n for n, kind in api.items() if kind == "module"] + ["contrib"]):
+        out = OUT_OF_SCOPE["tf"].get(name)
+        if name in NAMESPACES:
+            status = "supported: every name listed below"
+        elif out:
+            status = f"out of scope ({out})"
+        elif name == "contrib":
+            status = ("partial: `tf.contrib.rnn`, `tf.contrib.seq2seq.sequence_loss` and `tf.contrib.legacy_seq2seq`, "
+                      "the parts TF's tutorials imported; the rest of contrib is not supported")
+        elif _has(tf, name):
+            status = "present (its names are not listed one by one here; most are also top-level names)"
+        else:
+            status = "not supported"
+        rows.append((f"tf.{name}", status))
+    return rows
+
+
 def render() -> str:
     data = survey()
     lines = [
@@ -225,6 +249,8 @@ def render() -> str:
         total_in_scope += len(entry["supported"]) + len(entry["missing"])
     lines.append(f"| all | {total_supported} | {total_in_scope - total_supported} | | "
                  f"{100 * total_supported / total_in_scope:.0f}% |")
+    lines += ["", "## Every namespace", "", "| namespace | status |", "|---|---|"]
+    lines += [f"| `{name}` | {status} |" for name, status in namespaces()]
     for namespace in NAMESPACES:
         entry = data[namespace]
         label = "tf" if namespace == "tf" else f"tf.{namespace}"

@@ -30,25 +30,39 @@ from ..protos import distflow_pb2 as pb
 UNPLACED = "(no device)"
 
 
+class GraphSourceError(Exception):
+    """``distflow graph`` cannot read its source: the message says why, and no traceback is shown."""
+
+
 def load(source: str, script_args=()) -> pb.GraphDef:
-    """The GraphDef in ``source``: a .pb/.pbtxt GraphDef, a .meta MetaGraphDef, or a .py script."""
+    """The GraphDef in ``source``: a .pb/.pbtxt GraphDef, a .meta MetaGraphDef, or a .py script.
+
+    Raises:
+      GraphSourceError: the file is not what its name says, or the script failed before it
+        made a session.
+    """
     if source.endswith(".py"):
         return _script_graph(source, list(script_args))
     with open(source, "rb") as f:
         data = f.read()
-    if source.endswith(".meta"):
-        meta = pb.MetaGraphDef()
-        try:
-            meta.ParseFromString(data)
-        except Exception:  # noqa: BLE001 - a text meta graph
-            text_format.Parse(data.decode(), meta)
-        return meta.graph_def
-    graph_def = pb.GraphDef()
-    if source.endswith((".pbtxt", ".txt")):
-        text_format.Parse(data.decode(), graph_def)
-    else:
-        graph_def.ParseFromString(data)
-    return graph_def
+    try:
+        if source.endswith(".meta"):
+            meta = pb.MetaGraphDef()
+            try:
+                meta.ParseFromString(data)
+            except Exception:  # noqa: BLE001 - a text meta graph
+                text_format.Parse(data.decode(), meta)
+            return meta.graph_def
+        graph_def = pb.GraphDef()
+        if source.endswith((".pbtxt", ".txt")):
+            text_format.Parse(data.decode(), graph_def)
+        else:
+            graph_def.ParseFromString(data)
+        return graph_def
+    except Exception as e:  # noqa: BLE001 - protobuf's parse errors, and bytes that are not text
+        kind = "meta graph" if source.endswith(".meta") else "GraphDef"
+        raise GraphSourceError(f"{source} is not a {kind} ({type(e).__name__}: {str(e).splitlines()[0][:300]})") \
+            from None
 
 
 class _Captured(Exception):
@@ -74,6 +88,13 @@ def _script_graph(path: str, args: list[str]) -> pb.GraphDef:
         runpy.run_path(path, run_name="__main__")
     except _Captured as done:
         return done.graph.as_graph_def()
+    except SystemExit as e:  # (the script's own argument parser, say)
+        raise GraphSourceError(f"{path} exited (status {e.code}) before it made a session; its own arguments go "
+                               f"after --: distflow graph {path} -- ARGS") from None
+    except Exception as e:  # noqa: BLE001 - whatever the script raised
+        raise GraphSourceError(f"{path} failed before it made a session: {type(e).__name__}: "
+                               f"{str(e).splitlines()[0] if str(e) else ''} (its own arguments go after --: "
+                               f"distflow graph {path} -- ARGS)") from None
     finally:
         session.BaseSession.__init__ = original
         sys.argv = argv
@@ -91,8 +112,10 @@ def _place(device: str) -> tuple[str, str]:
 
 
 def _group(name: str, depth: int | None) -> str:
+    """The box of op ``name``: itself, or with ``depth`` the name scope ``depth`` levels deep
+    that holds it ("Adam/" for "Adam/mul" and "Adam/update/x" at depth 1)."""
     parts = name.split("/")
-    return name if depth is None or len(parts) <= depth + 1 else "/".join(parts[:depth]) + "/"
+    return name if depth is None or len(parts) <= depth else "/".join(parts[:depth]) + "/"
 
 
 def _quote(text: str) -> str:
@@ -168,12 +191,23 @@ def render(dot_text: str, out_path: str) -> None:
         raise SystemExit(f"distflow graph: dot failed: {done.stderr.strip()}")
 
 
+def _depth(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="distflow graph", description=__doc__,
+    parser = argparse.ArgumentParser(prog="distflow graph", description=__doc__.replace("``", "`"),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("source", help="a .pb/.pbtxt GraphDef, a .meta meta graph, or a .py script")
-    parser.add_argument("-o", "--output", help="the SVG to write (default: SOURCE with .svg)")
-    parser.add_argument("--depth", type=int, default=None, help="collapse name scopes deeper than this")
+    parser.add_argument("-o", "--output", help="the SVG to write (default: the source's name with .svg, in the "
+                                               "current directory)")
+    parser.add_argument("--depth", type=_depth, default=None, help="collapse name scopes deeper than this (1 or more)")
     parser.add_argument("--dot", action="store_true", help="print the Graphviz source instead")
     argv = list(sys.argv[1:] if argv is None else argv)
     script_args = []
@@ -183,11 +217,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not os.path.exists(args.source):
         parser.error(f"{args.source}: no such file")
-    dot_text = to_dot(load(args.source, script_args), args.depth)
+    try:
+        graph_def = load(args.source, script_args)
+    except GraphSourceError as e:
+        parser.exit(2, f"distflow graph: {e}\n")
+    dot_text = to_dot(graph_def, args.depth)
     if args.dot:
         sys.stdout.write(dot_text)
         return 0
-    out = args.output or os.path.splitext(args.source)[0] + ".svg"
+    out = args.output or os.path.splitext(os.path.basename(args.source))[0] + ".svg"
     render(dot_text, out)
     print(out)
     return 0
