@@ -86,3 +86,40 @@ def test_blas_threads_give_way_while_other_processes_keep_the_cores_busy():
     env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
     done = subprocess.run([sys.executable, "-c", LOAD_WATCH], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0 and done.stdout.startswith("ok"), done.stdout + done.stderr
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_the_cpu_quota_is_read_from_the_process_own_cgroup_and_its_ancestors(tmp_path):
+    """A task in a child group (a Kubernetes pod, a systemd slice) has its quota there, not
+    at the hierarchy's root: cgroup v2, and v1 with the cpu controller."""
+    from distflow.platform import cpus
+
+    # cgroup v2: the root is unlimited, the pod's group allows 1.5 CPUs, the container's none more
+    proc, fs = tmp_path / "v2proc", tmp_path / "v2"
+    _write(proc / "self" / "cgroup", "0::/kubepods/pod1/container\n")
+    _write(proc / "self" / "mountinfo", "29 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n")
+    _write(fs / "sys/fs/cgroup/cpu.max", "max 100000\n")
+    _write(fs / "sys/fs/cgroup/kubepods/pod1/cpu.max", "150000 100000\n")
+    _write(fs / "sys/fs/cgroup/kubepods/pod1/container/cpu.max", "max 100000\n")
+    assert cpus._cgroup_quota(str(proc), str(fs)) == 1.5
+    # cgroup v1: a systemd slice with a quota of 0.66 CPU under an unlimited root
+    proc, fs = tmp_path / "v1proc", tmp_path / "v1"
+    _write(proc / "self" / "cgroup", "9:name=systemd:/x\n4:cpu,cpuacct:/slice/job\n2:pids:/\n")
+    _write(proc / "self" / "mountinfo", "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+                                        "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n")
+    cpu = fs / "sys/fs/cgroup/cpu,cpuacct"
+    _write(cpu / "cpu.cfs_quota_us", "-1\n")
+    _write(cpu / "cpu.cfs_period_us", "100000\n")
+    _write(cpu / "slice/job/cpu.cfs_quota_us", "66000\n")
+    _write(cpu / "slice/job/cpu.cfs_period_us", "100000\n")
+    assert cpus._cgroup_quota(str(proc), str(fs)) == 0.66
+    # a container that sees its own group as the root of the hierarchy
+    _write(proc / "self" / "mountinfo", "32 31 0:29 /slice/job /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n")
+    _write(fs / "sys/fs/cgroup/cpu/cpu.cfs_quota_us", "200000\n")
+    _write(fs / "sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n")
+    assert cpus._cgroup_quota(str(proc), str(fs)) == 2.0
+    assert cpus._cgroup_quota(str(tmp_path / "nothing"), str(fs)) is None

@@ -27,18 +27,79 @@ def usable_cores() -> int:
     return max(1, cores)
 
 
-def _cgroup_quota() -> float | None:
-    """CPUs allowed by the cgroup's quota (v2 ``cpu.max``, else v1 ``cfs_quota_us``), or None."""
+def _cgroup_quota(proc: str = "/proc", root: str = "") -> float | None:
+    """CPUs allowed by the CPU quotas of this process's own cgroup and its ancestors (the
+    smallest of them; cgroup v2's ``cpu.max``, else v1's ``cpu.cfs_quota_us``), or None.
+
+    The cgroup is the one ``/proc/self/cgroup`` names, not the hierarchy's root: a task in
+    a child group (a Kubernetes pod, a systemd slice, a Slurm job step) gets its own
+    quota. ``proc`` and ``root`` (a prefix for the mount points) are for tests.
+    """
     try:
-        with open("/sys/fs/cgroup/cpu.max", encoding="ascii") as f:
+        with open(os.path.join(proc, "self", "cgroup"), encoding="utf-8") as f:
+            entries = [line.rstrip("\n").split(":", 2) for line in f if line.count(":") >= 2]
+    except OSError:
+        return None
+    quotas = []
+    for hierarchy, controllers, path in entries:
+        if hierarchy == "0" and controllers == "":  # v2: one unified hierarchy
+            mount = _mount_of(proc, root, "cgroup2", None)
+            if mount is not None:
+                quotas += _quotas_up(mount, path, _v2_quota)
+        elif "cpu" in controllers.split(","):  # v1: the cpu controller's hierarchy
+            mount = _mount_of(proc, root, "cgroup", "cpu")
+            if mount is not None:
+                quotas += _quotas_up(mount, path, _v1_quota)
+    return min(quotas) if quotas else None
+
+
+def _mount_of(proc: str, root: str, fstype: str, controller: str | None):
+    """(mount point, the cgroup path mounted there) of a cgroup hierarchy, from mountinfo."""
+    try:
+        with open(os.path.join(proc, "self", "mountinfo"), encoding="utf-8") as f:
+            for line in f:
+                fields = line.split()
+                if " - " not in line:
+                    continue
+                after = line.split(" - ", 1)[1].split()
+                if after[0] != fstype:
+                    continue
+                if controller is not None and controller not in after[-1].split(","):
+                    continue
+                return root + fields[4], fields[3]
+    except (OSError, IndexError):
+        pass
+    return None
+
+
+def _quotas_up(mount, path: str, read) -> list[float]:
+    """The quotas of cgroup ``path`` and of each ancestor up to the hierarchy's mount."""
+    mount_point, mounted = mount
+    if mounted != "/" and (path + "/").startswith(mounted.rstrip("/") + "/"):
+        path = path[len(mounted.rstrip("/")):]  # (a container sees its own group as the root)
+    parts = [p for p in path.split("/") if p and p != ".."]
+    quotas = []
+    for depth in range(len(parts), -1, -1):
+        quota = read(os.path.join(mount_point, *parts[:depth]))
+        if quota is not None:
+            quotas.append(quota)
+    return quotas
+
+
+def _v2_quota(directory: str) -> float | None:
+    try:
+        with open(os.path.join(directory, "cpu.max"), encoding="ascii") as f:
             quota, period = f.read().split()[:2]
         return None if quota == "max" else int(quota) / int(period)
     except (OSError, ValueError):
-        pass
+        return None
+
+
+def _v1_quota(directory: str) -> float | None:
     try:
-        with open("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", encoding="ascii") as f:
+        with open(os.path.join(directory, "cpu.cfs_quota_us"), encoding="ascii") as f:
             quota = int(f.read())
-        with open("/sys/fs/cgroup/cpu/cpu.cfs_period_us", encoding="ascii") as f:
+        with open(os.path.join(directory, "cpu.cfs_period_us"), encoding="ascii") as f:
             period = int(f.read())
         return None if quota <= 0 or period <= 0 else quota / period
     except (OSError, ValueError):
