@@ -140,16 +140,7 @@ def test_a_damaged_tensor_is_data_loss_naming_the_file_and_the_tensor(tmp_path):
 def test_training_resumes_from_the_newest_intact_checkpoint(tmp_path, caplog):
     """The newest checkpoint is damaged: a MonitoredTrainingSession restores the one before
     it, with a warning, instead of starting from step 0."""
-    with tf.Graph().as_default():
-        step = tf.train.get_or_create_global_step()
-        v = tf.Variable(0.0, name="v")
-        bump = tf.group(tf.assign_add(v, 1.0), tf.assign_add(step, 1))
-        saver = tf.train.Saver()
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            for i in range(3):
-                sess.run(bump)
-                saver.save(sess, str(tmp_path / "model.ckpt"), global_step=i + 1)
+    _three_checkpoints(tmp_path)
     newest = tmp_path / "model.ckpt-3.data-00000-of-00001"
     raw = bytearray(newest.read_bytes())
     raw[-1] ^= 0xFF

@@ -685,3 +685,13 @@ def test_compressed_tfrecord_and_fixed_length_files_are_read_and_written(tmp_pat
         assert [sess.run(value) for _ in range(3)] == [b"one", b"two", b"three"]
         coord.request_stop()
         coord.join(threads)
+
+
+def test_graph_options_infer_shapes_puts_output_shapes_in_the_sessions_graph_def():
+    (tf.constant([1.0, 2.0]) * 2.0)
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(infer_shapes=True))
+    with tf.Session(config=config) as sess:
+        shapes = {n.name: n.attr["_output_shapes"] for n in sess.graph_def.node if "_output_shapes" in n.attr}
+    assert set(shapes) == {"Const", "Const_1", "mul"}
+    with tf.Session() as sess:
+        assert not any("_output_shapes" in n.attr for n in sess.graph_def.node)

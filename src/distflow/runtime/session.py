@@ -150,7 +150,10 @@ class BaseSession:
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def()
+        """The session's graph as a GraphDef; with ``GraphOptions(infer_shapes=True)`` each node
+        carries its outputs' shapes (``_output_shapes``), as in TF."""
+        infer = getattr(getattr(self._config, "graph_options", None), "infer_shapes", False)
+        return self._graph.as_graph_def(add_shapes=bool(infer))
 
     @property
     def sess_str(self) -> str:
