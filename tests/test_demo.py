@@ -117,3 +117,23 @@ def test_a_second_run_in_the_same_logdir_says_that_it_resumed(tmp_path):
     again = demo("--steps", "300", "--logdir", str(tmp_path))
     assert again.returncode == 0, again.stdout[-3000:]
     assert "(resumed from the checkpoint at global step 200" in again.stdout, again.stdout[-2000:]
+
+
+def test_ctrl_c_stops_the_demo_and_says_so(tmp_path):
+    import signal
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    proc = subprocess.Popen([sys.executable, "-m", "distflow.tools.cli", "demo", "--steps", "1000000", "--logdir",
+                             str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            cwd=ROOT)
+    try:
+        for line in proc.stdout:  # (until training is under way)
+            if line.startswith("worker 0: global step"):
+                break
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=60)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, rest[-2000:]
+    assert "the demo was stopped (Ctrl-C)" in rest and "failed" not in rest.splitlines()[-1], rest[-2000:]

@@ -63,3 +63,11 @@ def test_tf_version_is_the_tf1_api_level_and_distflows_own_is_apart():
 
     assert tf.__version__ == tf.VERSION == tf.version.VERSION == "1.15.0"
     assert tf.__version__.startswith("1.") and tf.version.DISTFLOW_VERSION
+
+
+def test_launch_without_a_command_shows_launchs_own_usage():
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    out = subprocess.run([sys.executable, "-m", "distflow.tools.cli", "launch", "--ps", "1", "--workers", "1"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 2 and out.stderr.startswith("usage: distflow launch")
+    assert "launch needs a command after --" in out.stderr and "Traceback" not in out.stderr
