@@ -665,9 +665,21 @@ def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback():
     from distflow.tools.launcher import free_ports
 
     port = free_ports(1)[0]
-    program = ("import distflow as tf\n"
+    # (it says "serving" once its main thread is inside join, so the Ctrl-C lands there)
+    program = ("import sys, threading, time\n"
+               "import distflow as tf\n"
                f"server = tf.train.Server({{'ps': ['127.0.0.1:{port}']}}, job_name='ps', task_index=0)\n"
-               "print('serving', flush=True)\n"
+               "def tell():\n"
+               "    while True:\n"
+               "        frame, names = sys._current_frames().get(threading.main_thread().ident), []\n"
+               "        while frame is not None:\n"
+               "            names.append(frame.f_code.co_name)\n"
+               "            frame = frame.f_back\n"
+               "        if 'join' in names:\n"
+               "            print('serving', flush=True)\n"
+               "            return\n"
+               "        time.sleep(0.01)\n"
+               "threading.Thread(target=tell, daemon=True).start()\n"
                "server.join()\n")
     proc = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src")))

@@ -209,6 +209,10 @@ def namespaces() -> list[tuple[str, str]]:
             status = "supported: every name listed below"
         elif out:
             status = f"out of scope ({out})"
+        elif name == "estimator":
+            status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig`, "
+                      "`train_and_evaluate` in one process, `inputs.numpy_input_fn`; not yet canned estimators, "
+                      "SavedModel export, or the roles of a TF_CONFIG cluster")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn`, `tf.contrib.seq2seq.sequence_loss` and `tf.contrib.legacy_seq2seq`, "
                       "the parts TF's tutorials imported; the rest of contrib is not supported")

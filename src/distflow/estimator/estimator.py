@@ -1,0 +1,297 @@
+"""``tf.estimator.Estimator``: train, evaluate and predict with one ``model_fn``.
+
+Each call builds a new graph: the input pipeline from ``input_fn``, the model from
+``model_fn(features, labels, mode, params, config)`` (it takes the arguments it names), and
+runs it in a monitored session. ``train`` checkpoints to ``model_dir`` (and resumes from the
+newest checkpoint there); ``evaluate`` and ``predict`` restore the newest one (or
+``checkpoint_path``). An input that runs out (OutOfRangeError) ends training, evaluation and
+prediction, as in TF.
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+import logging
+import os
+import tempfile
+
+import numpy as np
+
+from .. import data as data_lib
+from ..framework import errors, ops
+from ..framework.random_seed import set_random_seed
+from ..metrics import mean as metric_mean
+from ..ops import control_flow_ops
+from ..summary.writer import FileWriter
+from ..protos.distflow_pb2 import Summary
+from ..train import basic_session_run_hooks as hooks_lib
+from ..train import saver as saver_lib
+from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold
+from ..train.training_util import get_or_create_global_step
+from .run_config import RunConfig
+
+_log = logging.getLogger("distflow")
+
+
+class ModeKeys:
+    """What a ``model_fn`` is asked to build."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    PREDICT = "infer"
+
+
+_SPEC_FIELDS = ["mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs",
+                "training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"]
+
+
+class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
+    """What a ``model_fn`` returns: for TRAIN a ``loss`` and a ``train_op``, for EVAL a ``loss``
+    (and ``eval_metric_ops``: name -> (value, update_op)), for PREDICT ``predictions``."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None, export_outputs=None,
+                training_chief_hooks=None, training_hooks=None, scaffold=None, evaluation_hooks=None,
+                prediction_hooks=None):
+        if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
+            raise ValueError(f"mode={mode!r} is not one of ModeKeys")
+        if mode == ModeKeys.TRAIN and (loss is None or train_op is None):
+            raise ValueError("Missing loss or train_op: a model_fn in TRAIN mode must give both.")
+        if mode == ModeKeys.EVAL and loss is None:
+            raise ValueError("Missing loss: a model_fn in EVAL mode must give it.")
+        if mode == ModeKeys.PREDICT and predictions is None:
+            raise ValueError("Missing predictions: a model_fn in PREDICT mode must give them.")
+        if loss is not None:
+            loss = ops.convert_to_tensor(loss)
+            if loss.shape.ndims not in (None, 0):
+                raise ValueError(f"Loss must be scalar, given: {loss}")
+        for name, value in (("eval_metric_ops", eval_metric_ops),):
+            if value is not None and (not isinstance(value, dict) or not all(
+                    isinstance(v, (tuple, list)) and len(v) == 2 for v in value.values())):
+                raise TypeError(f"{name} must be a dict of name -> (metric value, update op), got {value!r}")
+        return super().__new__(cls, mode, predictions, loss, train_op, dict(eval_metric_ops or {}), export_outputs,
+                               list(training_chief_hooks or []), list(training_hooks or []), scaffold,
+                               list(evaluation_hooks or []), list(prediction_hooks or []))
+
+
+def _arg_names(fn) -> list[str]:
+    target = fn.func if hasattr(fn, "func") and hasattr(fn, "keywords") else fn
+    names = list(inspect.signature(target).parameters)
+    return names[1:] if inspect.ismethod(target) and names[:1] == ["self"] else names
+
+
+class Estimator:
+    """Trains, evaluates and predicts with ``model_fn`` (see the module docstring)."""
+
+    def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
+        if not callable(model_fn):
+            raise ValueError(f"model_fn must be callable, got {model_fn!r}")
+        args = _arg_names(model_fn)
+        if "features" not in args:
+            raise ValueError(f"model_fn ({model_fn}) must include features argument.")
+        unknown = set(args) - {"features", "labels", "mode", "params", "config"}
+        if unknown:
+            raise ValueError(f"model_fn ({model_fn}) has following not expected args: {sorted(unknown)}")
+        if warm_start_from is not None:
+            raise errors.UnimplementedError(None, None, "Estimator(warm_start_from=...) is not supported yet")
+        config = config if config is not None else RunConfig()
+        if not isinstance(config, RunConfig):
+            raise ValueError(f"config must be an instance of RunConfig, but provided {config}.")
+        if model_dir is not None and config.model_dir is not None and \
+                os.path.abspath(model_dir) != os.path.abspath(config.model_dir):
+            raise ValueError(f"model_dir are set both in constructor and RunConfig, but with different values. In "
+                             f"constructor: '{model_dir}', in RunConfig: '{config.model_dir}' ")
+        model_dir = model_dir or config.model_dir
+        if model_dir is None:
+            model_dir = tempfile.mkdtemp(prefix="estimator-")
+            _log.warning("Using temporary folder as model directory: %s", model_dir)
+        self._model_fn, self._params = model_fn, dict(params or {})
+        self._config = config.replace(model_dir=model_dir)
+
+    model_fn = property(lambda self: self._model_fn)
+    model_dir = property(lambda self: self._config.model_dir)
+    config = property(lambda self: self._config)
+    params = property(lambda self: dict(self._params))
+
+    # -- checkpoints --------------------------------------------------------------------------
+    def latest_checkpoint(self):
+        return saver_lib.latest_checkpoint(self.model_dir)
+
+    def get_variable_names(self) -> list[str]:
+        return [name for name, _ in saver_lib.list_variables(self.model_dir)]
+
+    def get_variable_value(self, name: str) -> np.ndarray:
+        return saver_lib.load_variable(self.model_dir, name)
+
+    def export_saved_model(self, *args, **kwargs):
+        raise errors.UnimplementedError(None, None, "export_saved_model is not supported: distflow has no SavedModel "
+                                        "yet (checkpoints and .meta graphs are written to model_dir)")
+
+    export_savedmodel = export_saved_model
+
+    # -- building -----------------------------------------------------------------------------
+    def _features_and_labels(self, input_fn, mode):
+        kwargs = {name: value for name, value in (("mode", mode), ("params", self.params),
+                                                  ("config", self.config)) if name in _arg_names(input_fn)}
+        result = input_fn(**kwargs)
+        if isinstance(result, data_lib.Dataset):
+            result = result.make_one_shot_iterator().get_next()
+        if isinstance(result, (tuple, list)):
+            if len(result) != 2:
+                raise ValueError(f"input_fn should return (features, labels) as a len 2 tuple, got {len(result)}")
+            return result[0], result[1]
+        return result, None
+
+    def _model(self, features, labels, mode) -> EstimatorSpec:
+        names = _arg_names(self._model_fn)
+        kwargs = {"features": features}
+        for name, value in (("labels", labels), ("mode", mode), ("params", self.params), ("config", self.config)):
+            if name in names:
+                kwargs[name] = value
+        if "labels" not in names and labels is not None and mode != ModeKeys.PREDICT:
+            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+        spec = self._model_fn(**kwargs)
+        if not isinstance(spec, EstimatorSpec):
+            raise ValueError(f"model_fn should return an EstimatorSpec, got {type(spec).__name__}")
+        return spec
+
+    def _new_graph(self):
+        graph = ops.Graph()
+        with graph.as_default():
+            if self.config.tf_random_seed is not None:
+                set_random_seed(self.config.tf_random_seed)
+        return graph
+
+    # -- train, evaluate, predict ---------------------------------------------------------------
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None) -> "Estimator":
+        """Trains for ``steps`` more steps, to global step ``max_steps``, or until the input runs out."""
+        if steps is not None and max_steps is not None:
+            raise ValueError("Can not provide both steps and max_steps.")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        if max_steps is not None:
+            latest = self.latest_checkpoint()
+            if latest and int(saver_lib.load_variable(latest, "global_step")) >= max_steps:
+                _log.info("Skipping training since max_steps has already saved.")
+                return self
+        with self._new_graph().as_default():
+            global_step = get_or_create_global_step()
+            features, labels = self._features_and_labels(input_fn, ModeKeys.TRAIN)
+            spec = self._model(features, labels, ModeKeys.TRAIN)
+            scaffold = spec.scaffold or Scaffold()
+            if scaffold.saver is None:
+                scaffold = Scaffold(copy_from_scaffold=scaffold, saver=saver_lib.Saver(
+                    sharded=True, max_to_keep=self.config.keep_checkpoint_max,
+                    keep_checkpoint_every_n_hours=self.config.keep_checkpoint_every_n_hours))
+            all_hooks = list(hooks or []) + spec.training_hooks + [hooks_lib.NanTensorHook(spec.loss)]
+            if steps is not None or max_steps is not None:
+                all_hooks.append(hooks_lib.StopAtStepHook(num_steps=steps, last_step=max_steps))
+            if self.config.log_step_count_steps:
+                all_hooks.append(hooks_lib.LoggingTensorHook({"loss": spec.loss, "step": global_step},
+                                                             every_n_iter=self.config.log_step_count_steps))
+            saver_hook = hooks_lib.CheckpointSaverHook(
+                self.model_dir, save_secs=self.config.save_checkpoints_secs,
+                save_steps=self.config.save_checkpoints_steps, scaffold=scaffold, listeners=saving_listeners)
+            loss = None
+            with MonitoredTrainingSession(
+                    master=self.config.master, is_chief=True, checkpoint_dir=self.model_dir, scaffold=scaffold,
+                    hooks=all_hooks, chief_only_hooks=spec.training_chief_hooks + [saver_hook],
+                    save_checkpoint_secs=None, save_checkpoint_steps=None,
+                    save_summaries_steps=self.config.save_summary_steps, config=self.config.session_config,
+                    log_step_count_steps=self.config.log_step_count_steps) as sess:
+                while not sess.should_stop():
+                    _, loss = sess.run([spec.train_op, spec.loss])
+            _log.info("Loss for final step: %s.", loss)
+        return self
+
+    def _restored_session(self, scaffold, checkpoint_path, hooks):
+        checkpoint_path = checkpoint_path or self.latest_checkpoint()
+        if checkpoint_path is None:
+            _log.warning("Could not find trained model in model_dir: %s, running initialization to evaluate.",
+                         self.model_dir)
+        creator = ChiefSessionCreator(scaffold=scaffold, master=self.config.master, config=self.config.session_config,
+                                      checkpoint_filename_with_path=checkpoint_path)
+        return MonitoredSession(session_creator=creator, hooks=hooks), checkpoint_path
+
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None) -> dict:
+        """The metrics of ``model_fn``'s EVAL mode over the input (or ``steps`` batches of it),
+        with the model of the newest checkpoint; written as summaries to ``model_dir/eval``
+        (``eval_<name>`` with ``name``). Always has "loss" (the mean) and "global_step"."""
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        with self._new_graph().as_default():
+            global_step = get_or_create_global_step()
+            features, labels = self._features_and_labels(input_fn, ModeKeys.EVAL)
+            spec = self._model(features, labels, ModeKeys.EVAL)
+            metrics = dict(spec.eval_metric_ops)
+            if "loss" not in metrics:
+                metrics["loss"] = metric_mean(spec.loss)
+            update = control_flow_ops.group(*[update for _, update in metrics.values()])
+            values = {key: value for key, (value, _) in metrics.items()}
+            values["global_step"] = global_step
+            sess, path = self._restored_session(spec.scaffold or Scaffold(), checkpoint_path,
+                                                list(hooks or []) + spec.evaluation_hooks)
+            batches = 0
+            with sess:
+                while not sess.should_stop() and (steps is None or batches < steps):
+                    try:
+                        sess.run(update)
+                    except errors.OutOfRangeError:
+                        break
+                    batches += 1
+                results = sess.run_step_fn(lambda step_context: step_context.session.run(values))
+        results = {key: (value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value)
+                   for key, value in results.items()}
+        self._write_eval_summaries(results, name)
+        _log.info("Saving dict for global step %s: %s", results["global_step"],
+                  ", ".join(f"{k} = {v}" for k, v in sorted(results.items())))
+        return results
+
+    def _write_eval_summaries(self, results: dict, name) -> None:
+        directory = os.path.join(self.model_dir, "eval" if not name else f"eval_{name}")
+        writer = FileWriter(directory)
+        try:
+            summary = Summary()
+            for key, value in sorted(results.items()):
+                if key != "global_step" and np.ndim(value) == 0 and isinstance(value, (int, float, np.number)):
+                    summary.value.add(tag=key, simple_value=float(value))
+            writer.add_summary(summary, int(results["global_step"]))
+        finally:
+            writer.close()
+
+    def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None, yield_single_examples=True):
+        """Yields ``model_fn``'s PREDICT-mode predictions for the input, one example at a time
+        (``yield_single_examples``) or one batch at a time, with the newest checkpoint."""
+        with self._new_graph().as_default():
+            get_or_create_global_step()
+            features, _ = self._features_and_labels(input_fn, ModeKeys.PREDICT)
+            spec = self._model(features, None, ModeKeys.PREDICT)
+            predictions = spec.predictions
+            if predict_keys is not None:
+                if not isinstance(predictions, dict):
+                    raise ValueError("predict_keys argument is not valid when predictions is not a dict")
+                keys = [predict_keys] if isinstance(predict_keys, str) else list(predict_keys)
+                missing_keys = [k for k in keys if k not in predictions]
+                if missing_keys:
+                    raise ValueError(f"Expected to run at least one output from {sorted(predictions)}, provided "
+                                     f"{keys}")
+                predictions = {k: predictions[k] for k in keys}
+            sess, _ = self._restored_session(spec.scaffold or Scaffold(), checkpoint_path,
+                                             list(hooks or []) + spec.prediction_hooks)
+            with sess:
+                while not sess.should_stop():
+                    try:
+                        batch = sess.run(predictions)
+                    except errors.OutOfRangeError:
+                        break
+                    if not yield_single_examples:
+                        yield batch
+                        continue
+                    if isinstance(batch, dict):
+                        size = len(next(iter(batch.values())))
+                        for i in range(size):
+                            yield {key: value[i] for key, value in batch.items()}
+                    else:
+                        yield from batch

@@ -1,0 +1,111 @@
+"""tf.estimator: a model_fn trained, evaluated and used for predictions, as TF 1.x programs did."""
+
+import os
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+rng = np.random.RandomState(0)
+X = rng.randn(512, 3).astype(np.float32)
+W = np.array([[1.5], [-2.0], [0.5]], np.float32)
+Y = X @ W + 0.3
+
+
+def linear_model_fn(features, labels, mode, params):
+    prediction = tf.layers.dense(features["x"], 1, name="linear")
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"y": prediction})
+    loss = tf.losses.mean_squared_error(labels, prediction)
+    train_op = tf.train.GradientDescentOptimizer(params["learning_rate"]).minimize(
+        loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                      eval_metric_ops={"mae": tf.metrics.mean_absolute_error(labels, prediction)})
+
+
+def test_an_estimator_trains_evaluates_predicts_and_resumes(tmp_path):
+    config = tf.estimator.RunConfig(save_checkpoints_steps=100, log_step_count_steps=None, tf_random_seed=1)
+    estimator = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path), config=config,
+                                       params={"learning_rate": 0.1})
+    train = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, num_epochs=None, shuffle=True)
+    estimator.train(train, steps=300)
+    assert estimator.latest_checkpoint() == str(tmp_path / "model.ckpt-300")
+    np.testing.assert_allclose(estimator.get_variable_value("linear/kernel"), W, atol=1e-2)
+    assert "linear/bias" in estimator.get_variable_names()
+    metrics = estimator.evaluate(tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=64, shuffle=False))
+    assert set(metrics) == {"loss", "mae", "global_step"} and metrics["global_step"] == 300
+    assert metrics["loss"] < 1e-3 and metrics["mae"] < 3e-2
+    # the metrics are written for TensorBoard under model_dir/eval
+    events = [str(p) for p in (tmp_path / "eval").iterdir() if p.name.startswith("events")]
+    tags = {v.tag for e in tf.train.summary_iterator(events[0]) for v in e.summary.value}
+    assert {"loss", "mae"} <= tags
+    predictions = list(estimator.predict(tf.estimator.inputs.numpy_input_fn({"x": X[:5]}, batch_size=2,
+                                                                            shuffle=False)))
+    assert len(predictions) == 5
+    kernel, bias = estimator.get_variable_value("linear/kernel"), estimator.get_variable_value("linear/bias")
+    np.testing.assert_allclose(np.stack([p["y"] for p in predictions]), X[:5] @ kernel + bias, rtol=1e-5)
+    estimator.train(train, max_steps=300)  # (already there: nothing to do)
+    assert estimator.latest_checkpoint() == str(tmp_path / "model.ckpt-300")
+    estimator.train(train, max_steps=350)  # resumes from the checkpoint
+    assert estimator.latest_checkpoint() == str(tmp_path / "model.ckpt-350")
+
+
+def test_a_dataset_input_fn_and_train_and_evaluate(tmp_path):
+    labels = (X[:, 0] + X[:, 1] > 0).astype(np.int64)
+
+    def input_fn(mode, params):
+        dataset = tf.data.Dataset.from_tensor_slices(({"x": X}, labels))
+        if mode == tf.estimator.ModeKeys.TRAIN:
+            dataset = dataset.shuffle(512).repeat()
+        return dataset.batch(params["batch"])
+
+    def model_fn(features, labels, mode, params, config):
+        assert isinstance(config, tf.estimator.RunConfig)
+        hidden = tf.layers.dense(features["x"], 16, tf.nn.relu)
+        logits = tf.layers.dense(hidden, 2)
+        classes = tf.argmax(logits, 1)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"class": classes, "logits": logits})
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.AdamOptimizer(0.01).minimize(loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                          eval_metric_ops={"accuracy": tf.metrics.accuracy(labels, classes)})
+
+    config = tf.estimator.RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=150, log_step_count_steps=None,
+                                    tf_random_seed=3)
+    estimator = tf.estimator.Estimator(model_fn, config=config, params={"batch": 32})
+    metrics, _ = tf.estimator.train_and_evaluate(
+        estimator, tf.estimator.TrainSpec(input_fn, max_steps=300), tf.estimator.EvalSpec(input_fn, steps=None))
+    assert metrics["global_step"] == 300 and metrics["accuracy"] > 0.9
+    # (the checkpoint hook saves when a session starts, as TF 1.15's does, then every 150 steps)
+    assert {p.name for p in tmp_path.glob("model.ckpt-*.index")} == {"model.ckpt-0.index", "model.ckpt-150.index",
+                                                                    "model.ckpt-300.index"}
+    classes = [p["class"] for p in estimator.predict(input_fn, predict_keys="class")]
+    assert len(classes) == 512 and np.mean(np.array(classes) == labels) > 0.9
+
+
+def test_estimator_arguments_are_checked():
+    with pytest.raises(ValueError, match="must include features"):
+        tf.estimator.Estimator(lambda x, labels: None)
+    with pytest.raises(ValueError, match="not expected args"):
+        tf.estimator.Estimator(lambda features, labels, extra: None)
+    with pytest.raises(ValueError, match="Missing loss or train_op"):
+        tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0))
+    with pytest.raises(ValueError, match="shuffle must be provided"):
+        tf.estimator.inputs.numpy_input_fn({"x": X}, Y)
+    estimator = tf.estimator.Estimator(linear_model_fn, params={"learning_rate": 0.1})
+    with pytest.raises(ValueError, match="both steps and max_steps"):
+        estimator.train(lambda: None, steps=1, max_steps=1)
+    with pytest.raises(tf.errors.UnimplementedError, match="SavedModel"):
+        estimator.export_saved_model("somewhere", None)
+
+
+def test_train_and_evaluate_with_a_cluster_in_tf_config_is_refused(monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["127.0.0.1:1"]}, "task": {"type": "worker", "index": 0}}')
+    config = tf.estimator.RunConfig()
+    assert config.task_type == "worker" and config.is_chief and config.num_worker_replicas == 1
+    estimator = tf.estimator.Estimator(linear_model_fn, config=config, params={"learning_rate": 0.1})
+    spec = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, shuffle=False)
+    with pytest.raises(tf.errors.UnimplementedError, match="TF_CONFIG cluster"):
+        tf.estimator.train_and_evaluate(estimator, tf.estimator.TrainSpec(spec, 10), tf.estimator.EvalSpec(spec))
