@@ -12,16 +12,17 @@ from .ops.nn_impl import (crelu, embedding_lookup, embedding_lookup_sparse, fuse
                           safe_embedding_lookup_sparse, selu,
                           sigmoid_cross_entropy_with_logits, silu, softplus, softsign, sufficient_statistics, swish,
                           top_k, weighted_cross_entropy_with_logits, weighted_moments, xw_plus_b, zero_fraction)
-from .ops.nn_more_ops import (all_candidate_sampler, conv1d_transpose, conv_transpose,  # noqa: F401
-                               depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input,
-                               depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input,
-                               fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler,
-                               max_pool_with_argmax)
-from .ops.nn_more_ops import (avg_pool1d, avg_pool_v2, batch_norm_with_global_normalization,  # noqa: F401
-                               compute_accidental_hits, conv1d, convolution, depthwise_conv2d, depthwise_conv2d_native,
-                               log_uniform_candidate_sampler, max_pool1d, max_pool_v2, nce_loss, pool,
-                               sampled_softmax_loss, separable_conv2d, uniform_candidate_sampler,
-                               with_space_to_batch)
+from .ops.convolution_ops import (avg_pool1d, avg_pool_v2, conv1d, conv1d_transpose, conv_transpose,  # noqa: F401
+                                  convolution, depthwise_conv2d, depthwise_conv2d_native,
+                                  depthwise_conv2d_native_backprop_filter,
+                                  depthwise_conv2d_native_backprop_input, max_pool1d, max_pool_v2,
+                                  max_pool_with_argmax, pool, separable_conv2d, with_space_to_batch)
+from .ops.candidate_sampling_ops import (all_candidate_sampler, compute_accidental_hits,  # noqa: F401
+                                         fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler,
+                                         log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss,
+                                         uniform_candidate_sampler)
+from .ops.convolution_ops import depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input  # noqa: F401
+from .ops.nn_ops import batch_norm_with_global_normalization  # noqa: F401
 from .ops.conv3d_ops import (avg_pool3d, conv3d, conv3d_backprop_filter, conv3d_transpose,  # noqa: F401
                              max_pool3d)
 from .ops.conv3d_ops import conv3d_backprop_filter as conv3d_backprop_filter_v2  # noqa: F401

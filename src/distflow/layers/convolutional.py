@@ -235,7 +235,7 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
                depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
                activity_regularizer=None):
     """A separable convolution layer over 1 or 2 spatial dimensions (``kernel`` and ``strides`` tuples)."""
-    from ..ops import nn_more_ops  # noqa: PLC0415
+    from ..ops import convolution_ops  # noqa: PLC0415
 
     _check_format(data_format)
     inputs = ops.convert_to_tensor(inputs)
@@ -254,7 +254,7 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
             inputs, depthwise, pointwise = (array_ops.expand_dims(t, i) for t, i in
                                             ((inputs, 1), (depthwise, 0), (pointwise, 0)))
             strides, dilation = (1, *strides), (1, *dilation)
-        out = nn_more_ops.separable_conv2d(inputs, depthwise, pointwise, [1, *strides, 1], padding.upper(),
+        out = convolution_ops.separable_conv2d(inputs, depthwise, pointwise, [1, *strides, 1], padding.upper(),
                                            rate=list(dilation))
         if one_d:
             out = array_ops.squeeze(out, [1])

@@ -462,3 +462,13 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         shift = -mean * inv if offset is None else offset - mean * inv
         return x * inv + shift
 
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
+                                         scale_after_normalization=None, name=None, input=None, mean=None,  # noqa: A002
+                                         variance=None):
+    """TF's old batch normalization: gamma is used only with ``scale_after_normalization``."""
+    t = input if t is None else t
+    m = mean if m is None else m
+    v = variance if v is None else v
+    return batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None,
+                                      variance_epsilon, name=name)
