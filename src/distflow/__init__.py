@@ -93,8 +93,12 @@ from .ops.complex_ops import angle, conj, fft, fft2d, fft3d, ifft, ifft2d, ifft3
 from .ops.complex_ops import complex_ as complex  # noqa: A004 - TensorFlow's name
 from .ops.complex_ops import imag_part as imag
 from .ops.complex_ops import real_part as real
-from .ops.misc_extra_ops import (add_check_numerics_ops, batch_scatter_update, bitcast, decode_compressed,
-                                 decode_json_example, edit_distance, extract_image_patches)
+from .ops.bitcast_ops import bitcast
+from .ops.check_ops import add_check_numerics_ops
+from .ops.convolution_ops import extract_image_patches
+from .ops.edit_distance_ops import edit_distance
+from .ops.parsing_ops import decode_compressed, decode_json_example
+from .ops.scatter_ops import batch_scatter_update
 from .ops.fake_quant_ops import (fake_quant_with_min_max_args, fake_quant_with_min_max_args_gradient,
                                  fake_quant_with_min_max_vars, fake_quant_with_min_max_vars_gradient,
                                  fake_quant_with_min_max_vars_per_channel,

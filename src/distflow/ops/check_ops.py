@@ -246,4 +246,13 @@ def verify_tensor_all_finite(t, msg, name=None, x=None, message=None):
     return check_numerics(t if x is None else x, msg if message is None else message, name)
 
 
-
+def add_check_numerics_ops():
+    """One op that checks every floating tensor of the default graph for NaN and Inf."""
+    graph = ops.get_default_graph()
+    checks = []
+    for op in graph.get_operations():
+        for output in op.outputs:
+            if output.dtype.base_dtype.is_floating and not output.dtype.is_ref_dtype:
+                with ops.control_dependencies(checks[-1:]):
+                    checks.append(check_numerics(output, f"{op.name}:{output.value_index}"))
+    return control_flow_ops.group(*checks)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes, errors, ops
-from ..framework.registry import not_differentiable, register_op
+from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, conv_ops, slicing_ops, space_batch_ops
 from .conv3d_ops import conv3d_transpose
@@ -355,3 +355,71 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Tar
                                                     "include_batch_in_index": bool(include_batch_in_index)},
                              "argmax")
         return pooled, argmax
+
+
+# ---------------------------------------------------------------------------
+# Image patches (the windows a convolution reads)
+
+
+def _patch_geometry(shape, ksizes, strides, rates, padding):
+    _, h, w, _ = shape
+    eh, ew = (ksizes[1] - 1) * rates[1] + 1, (ksizes[2] - 1) * rates[2] + 1
+    (oh, top), (ow, left) = conv_ops.conv_output_size(h, eh, strides[1], padding), conv_ops.conv_output_size(w, ew, strides[2], padding)
+    return eh, ew, oh, ow, top, left
+
+
+def _patch_index(shape, ksizes, strides, rates, padding):
+    """For each output [oh, ow, kh, kw]: the input row and column it reads (-1 where padding)."""
+    _, h, w, _ = shape
+    eh, ew, oh, ow, top, left = _patch_geometry(shape, ksizes, strides, rates, padding)
+    rows = (np.arange(oh)[:, None] * strides[1] - top + np.arange(ksizes[1])[None, :] * rates[1])
+    cols = (np.arange(ow)[:, None] * strides[2] - left + np.arange(ksizes[2])[None, :] * rates[2])
+    valid = (rows[:, None, :, None] >= 0) & (rows[:, None, :, None] < h) & \
+        (cols[None, :, None, :] >= 0) & (cols[None, :, None, :] < w)
+    return rows, cols, valid, oh, ow
+
+
+@register_op("ExtractImagePatches", shape=lambda op: TensorShape(None))
+def _extract_patches_kernel(xp, images, *, ksizes, strides, rates, padding):
+    rows, cols, valid, oh, ow = _patch_index(images.shape, ksizes, strides, rates, padding)
+    n, h, w, c = images.shape
+    r = np.clip(rows, 0, h - 1)[:, None, :, None]
+    q = np.clip(cols, 0, w - 1)[None, :, None, :]
+    patches = images[:, r, q, :] * valid[None, ..., None]  # [n, oh, ow, kh, kw, c]
+    return patches.reshape(n, oh, ow, -1).astype(images.dtype)
+
+
+@register_op("ExtractImagePatchesGrad", shape=lambda op: op.inputs[0].shape)
+def _extract_patches_grad_kernel(xp, images, grad, *, ksizes, strides, rates, padding):
+    rows, cols, valid, oh, ow = _patch_index(images.shape, ksizes, strides, rates, padding)
+    n, h, w, c = images.shape
+    g = grad.reshape(n, oh, ow, ksizes[1], ksizes[2], c) * valid[None, ..., None]
+    out = np.zeros_like(images)
+    r = np.broadcast_to(np.clip(rows, 0, h - 1)[:, None, :, None], valid.shape)
+    q = np.broadcast_to(np.clip(cols, 0, w - 1)[None, :, None, :], valid.shape)
+    np.add.at(out, (slice(None), r, q), g)
+    return out
+
+
+@register_gradient("ExtractImagePatches")
+def _extract_patches_grad(op, grad):
+    attrs = {a: op.get_attr(a) for a in ("ksizes", "strides", "rates", "padding")}
+    return (make_tensor("ExtractImagePatchesGrad", [op.inputs[0], grad], attrs),)
+
+
+def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None, name=None, sizes=None):
+    """Each [ksize_rows, ksize_cols] patch (taps ``rates`` apart) flattened into the depth of
+    one output pixel: [batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]."""
+    images = ops.convert_to_tensor(images)
+    ksizes = [int(v) for v in (ksizes if ksizes is not None else sizes)]
+    attrs = {"ksizes": ksizes, "strides": [int(v) for v in strides], "rates": [int(v) for v in rates],
+             "padding": padding.upper()}
+    for key in ("ksizes", "strides", "rates"):
+        if len(attrs[key]) != 4 or attrs[key][0] != 1 or attrs[key][3] != 1:
+            raise ValueError(f"extract_image_patches: {key} must be [1, rows, cols, 1], got {attrs[key]}")
+    out = make_tensor("ExtractImagePatches", [images], attrs, name or "ExtractImagePatches")
+    if images.shape.ndims == 4 and None not in images.shape.as_list()[1:]:
+        _, _, oh, ow, _, _ = _patch_geometry(images.shape.as_list(), ksizes, attrs["strides"], attrs["rates"],
+                                             attrs["padding"])
+        out.set_shape([images.shape[0].value, oh, ow, ksizes[1] * ksizes[2] * images.shape[3].value])
+    return out

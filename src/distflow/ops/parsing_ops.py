@@ -8,8 +8,11 @@ gives a SparseTensor of [records, longest list] holding each record's values in 
 from __future__ import annotations
 
 import collections
+import gzip
+import zlib
 
 import numpy as np
+from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from ..framework import dtypes, errors, ops
@@ -17,7 +20,7 @@ from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..protos import distflow_pb2 as pb
 from .array_ops import reshape, squeeze
-from .op_util import make_op
+from .op_util import make_op, make_tensor
 from .slicing_ops import slice as slice_
 from .sparse_ops import SparseTensor
 
@@ -137,3 +140,59 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     parsed = parse_example(reshape(serialized, [1]), features, name)
     return {key: SparseTensor(slice_(value.indices, [0, 1], [-1, 1]), value.values, slice_(value.dense_shape, [1], [1]))
             if isinstance(value, SparseTensor) else squeeze(value, [0]) for key, value in parsed.items()}
+
+
+# ---------------------------------------------------------------------------
+# Decoding compressed strings and JSON examples
+
+
+def _map_bytes(fn, data):
+    flat = np.asarray(data, dtype=object)
+    out = np.empty(flat.shape, dtype=object)
+    for i, v in np.ndenumerate(flat):
+        out[i] = fn(v if isinstance(v, bytes) else str(v).encode())
+    return out
+
+
+@register_op("DecodeCompressed", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.string)
+def _decode_compressed_kernel(xp, data, *, compression_type):
+    def decode(b: bytes) -> bytes:
+        try:
+            if compression_type == "ZLIB":
+                return zlib.decompress(b)
+            if compression_type == "GZIP":
+                return gzip.decompress(b)
+            return b
+        except (zlib.error, OSError, EOFError) as e:
+            raise errors.DataLossError(None, None, f"DecodeCompressed ({compression_type}): {e}") from None
+    return _map_bytes(decode, data)
+
+
+not_differentiable("DecodeCompressed")
+
+
+def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002
+    """Each string decompressed: ``compression_type`` is "", "ZLIB" or "GZIP"."""
+    if compression_type not in ("", "ZLIB", "GZIP"):
+        raise ValueError(f"compression_type must be '', 'ZLIB' or 'GZIP', got {compression_type!r}")
+    return make_tensor("DecodeCompressed", [ops.convert_to_tensor(bytes, dtype=dtypes.string)],
+                       {"compression_type": compression_type}, name or "DecodeCompressed")
+
+
+@register_op("DecodeJSONExample", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.string)
+def _decode_json_example_kernel(xp, json_examples):
+    def decode(b: bytes) -> bytes:
+        try:
+            return json_format.Parse(b.decode(), pb.Example()).SerializeToString()
+        except (json_format.ParseError, UnicodeDecodeError) as e:
+            raise errors.InvalidArgumentError(None, None, f"Error while parsing JSON: {e}") from None
+    return _map_bytes(decode, json_examples)
+
+
+not_differentiable("DecodeJSONExample")
+
+
+def decode_json_example(json_examples, name=None):
+    """tf.train.Example messages written as JSON, converted to their binary serialization."""
+    return make_tensor("DecodeJSONExample", [ops.convert_to_tensor(json_examples, dtype=dtypes.string)], None,
+                       name or "DecodeJSONExample")

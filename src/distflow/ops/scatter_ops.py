@@ -153,3 +153,16 @@ def tensor_scatter_sub(tensor, indices, updates, name=None):
 tensor_scatter_nd_update = tensor_scatter_update
 tensor_scatter_nd_add = tensor_scatter_add
 tensor_scatter_nd_sub = tensor_scatter_sub
+
+
+def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """``ref[b, indices[b, k]] = updates[b, k]`` for a [batch, n, ...] variable and [batch, k] indices."""
+    from . import array_ops  # noqa: PLC0415 - (array_ops builds on this module's neighbours)
+    from .math_ops import cast, range_  # noqa: PLC0415
+
+    with ops.name_scope(name, "BatchScatterUpdate", [ref, indices, updates]):
+        indices = ops.convert_to_tensor(indices)
+        batch = array_ops.shape(indices)[0]
+        rows = array_ops.tile(array_ops.expand_dims(cast(range_(batch), indices.dtype.base_dtype), 1),
+                              array_ops.stack([1, array_ops.shape(indices)[1]]))
+        return scatter_nd_update(ref, array_ops.stack([rows, indices], axis=-1), updates, use_locking=use_locking)
