@@ -83,10 +83,16 @@ from .ops.misc_ops import (all_variables, arg_max, arg_min, batch_gather, conver
                            timestamp, to_double, variable_op_scope, where_v2, write_file)
 from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
                                parse_example, parse_single_example)
-from .ops.misc_more_ops import (accumulate_n, broadcast_dynamic_shape, broadcast_static_shape, digamma,
-                                 grad_pass_through, guarantee_const, histogram_fixed_width, lbeta,
-                                 histogram_fixed_width_bins, lgamma, make_template, matching_files, multinomial,
-                                 parse_tensor, random_crop, reverse_sequence, searchsorted, serialize_tensor)
+from .ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, guarantee_const
+from .ops.file_ops import matching_files
+from .ops.gradients_impl import grad_pass_through
+from .ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins, searchsorted
+from .ops.math_ops import accumulate_n
+from .ops.random_ops import multinomial, random_crop
+from .ops.sequence_ops import reverse_sequence
+from .ops.special_functions import digamma, lbeta, lgamma
+from .ops.template import make_template
+from .ops.tensor_serialization_ops import parse_tensor, serialize_tensor
 from .ops.io_readers import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader,
                              WholeFileReader, decode_csv, decode_raw)
 from .ops.complex_ops import angle, conj, fft, fft2d, fft3d, ifft, ifft2d, ifft3d, to_complex64, to_complex128
@@ -96,7 +102,7 @@ from .ops.complex_ops import real_part as real
 from .ops.bitcast_ops import bitcast
 from .ops.check_ops import add_check_numerics_ops
 from .ops.convolution_ops import extract_image_patches
-from .ops.edit_distance_ops import edit_distance
+from .ops.sequence_ops import edit_distance
 from .ops.parsing_ops import decode_compressed, decode_json_example
 from .ops.scatter_ops import batch_scatter_update
 from .ops.fake_quant_ops import (fake_quant_with_min_max_args, fake_quant_with_min_max_args_gradient,

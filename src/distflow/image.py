@@ -11,7 +11,7 @@ from .framework import ops
 from .framework.registry import not_differentiable, register_op
 from .framework.tensor_shape import TensorShape
 from .ops import array_ops, manip_ops, math_ops, random_ops, reduction_ops, slicing_ops
-from .ops.misc_more_ops import random_crop  # noqa: F401
+from .ops.random_ops import random_crop  # noqa: F401
 from .ops.op_util import constant_value, make_tensor
 
 

@@ -10,7 +10,7 @@ from .ops.reduction_ops import (argmax, argmin, reduce_all, reduce_any, reduce_m
                                 reduce_prod, reduce_sum)
 from .ops.math_ops import floormod as mod  # noqa: F401
 from .ops.math_ops import realdiv  # noqa: F401
-from .ops.misc_more_ops import digamma, lbeta, lgamma  # noqa: F401
+from .ops.special_functions import digamma, lbeta, lgamma  # noqa: F401
 from .ops.complex_ops import angle, conj  # noqa: F401
 from .ops.special_functions import betainc, igamma, igammac, polygamma, zeta  # noqa: F401
 from .ops.complex_ops import imag_part as imag  # noqa: F401

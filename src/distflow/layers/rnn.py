@@ -14,7 +14,7 @@ from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops, variable_scope as vs
 from ..ops.manip_ops import reverse as reverse_axes
 from ..ops.control_flow_v2 import while_loop
-from ..ops.misc_more_ops import reverse_sequence
+from ..ops.sequence_ops import reverse_sequence
 from ..ops.segment_ops import count_nonzero
 from ..ops.tensor_array_ops import TensorArray
 

@@ -737,3 +737,22 @@ def invert_permutation(x, name=None) -> ops.Tensor:
     """The inverse permutation: ``y[x[i]] = i``."""
     x = ops.convert_to_tensor(x)
     return make_tensor("InvertPermutation", [x], None, name or "InvertPermutation")
+
+
+def guarantee_const(input, name=None):  # noqa: A002
+    """``input``, promised constant (an identity here)."""
+    return identity(input, name=name or "GuaranteeConst")
+
+
+def broadcast_static_shape(shape_x, shape_y):
+    from .op_util import broadcast_shape  # noqa: PLC0415
+
+    return broadcast_shape(shape_x, shape_y)
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The broadcast of two shapes given as 1-D tensors."""
+    with ops.name_scope(None, "BroadcastArgs", [shape_x, shape_y]):
+        x = zeros(ops.convert_to_tensor(shape_x, dtype=dtypes.int32), dtypes.int8)
+        y = zeros(ops.convert_to_tensor(shape_y, dtype=dtypes.int32), dtypes.int8)
+        return shape(x + y)

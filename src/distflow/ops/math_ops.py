@@ -489,3 +489,8 @@ ops.Tensor._override_operator("__lt__", less)
 ops.Tensor._override_operator("__le__", less_equal)
 ops.Tensor._override_operator("__gt__", greater)
 ops.Tensor._override_operator("__ge__", greater_equal)
+
+
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """The sum of ``inputs`` (add_n; TF accumulated them in place)."""
+    return add_n(list(inputs), name=name or "AccumulateN")

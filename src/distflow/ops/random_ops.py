@@ -12,6 +12,7 @@ import numpy as np
 from ..framework import dtypes, ops
 from ..framework.random_seed import get_seed
 from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
 from .array_ops import shape_tensor, zeros_like
 from .math_ops import add, cast, multiply, subtract
 from .op_util import FLOATS, constant_shape, make_tensor
@@ -179,3 +180,37 @@ def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None) -> op
     return make_tensor("RandomPoissonV2", [shape_tensor(shape), lam], {"dtype": dtypes.as_dtype(dtype),
                                                                          **seed_attrs(seed)},
                        name or "random_poisson")
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A random slice of ``value`` of shape ``size`` (the same offset drawn for every dimension at once)."""
+    from . import array_ops, slicing_ops  # noqa: PLC0415 - (they build on this module's neighbours)
+
+    with ops.name_scope(name, "random_crop", [value, size]):
+        value = ops.convert_to_tensor(value)
+        size = ops.convert_to_tensor(size, dtype=dtypes.int32)
+        limit = array_ops.shape(value) - size + 1
+        offset = random_uniform(array_ops.shape(limit), dtype=dtypes.int32, maxval=dtypes.int32.max,
+                                           seed=seed) % limit
+        return slicing_ops.slice(value, offset, size)
+
+
+@register_op("Multinomial", shape=lambda op: TensorShape([op.inputs[0].shape[0], None]),
+             dtype=lambda op: op.get_attr("output_dtype"), stateful=True)
+def _multinomial_kernel(ctx, logits, num_samples, *, seed, seed2, output_dtype):
+    gen = seeded_generator(ctx, seed, seed2)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    n = int(num_samples)
+    return np.stack([gen.choice(p.shape[1], size=n, p=row) for row in p]).astype(output_dtype.as_numpy_dtype)
+
+
+not_differentiable("Multinomial")
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """``num_samples`` class indices per row, drawn from the softmax of ``logits`` [batch, classes]."""
+    logits = ops.convert_to_tensor(logits)
+    attrs = {**seed_attrs(seed), "output_dtype": dtypes.as_dtype(output_dtype or dtypes.int64)}
+    return make_tensor("Multinomial", [logits, ops.convert_to_tensor(num_samples, dtype=dtypes.int32)], attrs,
+                       name or "Multinomial")

@@ -23,7 +23,7 @@ from .array_ops import placeholder
 from .check_ops import assert_less_equal
 from .indexed_slices import IndexedSlices
 from .manip_ops import boolean_mask
-from .misc_more_ops import parse_tensor, serialize_tensor
+from .tensor_serialization_ops import parse_tensor, serialize_tensor
 from .nd_ops import gather_nd, scatter_nd
 from .op_util import constant_value, make_op, make_tensor, only_default
 from .segment_ops import setdiff1d

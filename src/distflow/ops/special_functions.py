@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 
+from ..framework import ops
 from ..framework.registry import register_gradient, register_op
 from .array_ops import unbroadcast
 from .math_ops import exp, log
-from .misc_more_ops import digamma_values, lgamma
 from .op_util import broadcast_shape, make_tensor, same_dtype_inputs
+from .reduction_ops import reduce_sum
 
 _EPS = 1e-15
 _TINY = 1e-300
@@ -240,3 +241,54 @@ def betainc(a, b, x, name=None):
         raise TypeError(f"'Betainc' needs floating inputs, got {a.dtype.name}")
     return make_tensor("Betainc", [a, b, x], None, name or "Betainc")
 
+
+# ---------------------------------------------------------------------------
+# Lgamma, digamma, lbeta
+
+
+_lgamma = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def digamma_values(x):
+    """digamma by recurrence to x >= 6 and the asymptotic series (1e-12 relative)."""
+    x = np.asarray(x, dtype=np.float64)
+    result = np.zeros_like(x)
+    while np.any(x < 6):
+        small = x < 6
+        result = np.where(small, result - 1 / x, result)
+        x = np.where(small, x + 1, x)
+    inv = 1 / x
+    inv2 = inv * inv
+    return result + np.log(x) - 0.5 * inv - inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 / 240)))
+
+
+@register_op("Lgamma", shape=lambda op: op.inputs[0].shape)
+def _lgamma_kernel(xp, x):
+    return np.asarray(_lgamma(x)).astype(x.dtype)
+
+
+@register_op("Digamma", shape=lambda op: op.inputs[0].shape)
+def _digamma_kernel(xp, x):
+    return np.asarray(digamma_values(x)).astype(x.dtype)
+
+
+@register_gradient("Lgamma")
+def _lgamma_grad(op, g):
+    return (g * digamma(op.inputs[0]),)
+
+
+def lgamma(x, name=None):
+    """log(|Gamma(x)|)."""
+    return make_tensor("Lgamma", [ops.convert_to_tensor(x)], None, name or "Lgamma")
+
+
+def digamma(x, name=None):
+    """The derivative of lgamma (its own gradient, polygamma(1, x), is not implemented)."""
+    return make_tensor("Digamma", [ops.convert_to_tensor(x)], None, name or "Digamma")
+
+
+def lbeta(x, name=None):
+    """log|Beta(x)| along the last axis: sum(lgamma(x)) - lgamma(sum(x)) (0 for an empty last axis)."""
+    with ops.name_scope(name, "lbeta", [x]):
+        x = ops.convert_to_tensor(x)
+        return reduce_sum(lgamma(x), -1) - lgamma(reduce_sum(x, -1))

@@ -1,14 +1,46 @@
-"""``tf.edit_distance``: the Levenshtein distance between sparse sequences (TF's EditDistance op)."""
+"""Operations on sequences: ``tf.reverse_sequence`` (each row's first ``seq_lengths`` entries
+reversed) and ``tf.edit_distance`` (the Levenshtein distance between sparse sequences)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
-from ..framework.registry import not_differentiable, register_op
+from ..framework import dtypes, errors, ops
+from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from .op_util import make_tensor
 from .sparse_ops import as_sparse_tensor
+
+
+@register_op("ReverseSequence", shape=lambda op: op.inputs[0].shape)
+def _reverse_sequence_kernel(xp, x, lengths, *, seq_dim, batch_dim):
+    out = np.array(x, copy=True)
+    for b, n in enumerate(np.asarray(lengths).reshape(-1)):
+        n = int(n)
+        if n > x.shape[seq_dim]:
+            raise errors.InvalidArgumentError(None, None, f"seq_lengths[{b}] = {n} is larger than the sequence "
+                                                          f"dimension {x.shape[seq_dim]}")
+        index = [slice(None)] * x.ndim
+        index[batch_dim] = b
+        index[seq_dim] = slice(0, n)
+        src = tuple(index)
+        out[src] = np.flip(x[src], axis=seq_dim - (1 if batch_dim < seq_dim else 0))
+    return out
+
+
+@register_gradient("ReverseSequence")
+def _reverse_sequence_grad(op, grad):
+    return (reverse_sequence(grad, op.inputs[1], op.get_attr("seq_dim"), op.get_attr("batch_dim")), None)
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002
+                     batch_dim=None):
+    """Reverses the first ``seq_lengths[b]`` entries along ``seq_axis`` of each batch entry b."""
+    seq_axis = seq_dim if seq_axis is None else seq_axis
+    batch_axis = (batch_dim if batch_dim is not None else 0) if batch_axis is None else batch_axis
+    x = ops.convert_to_tensor(input)
+    return make_tensor("ReverseSequence", [x, ops.convert_to_tensor(seq_lengths)],
+                       {"seq_dim": int(seq_axis), "batch_dim": int(batch_axis)}, name or "ReverseSequence")
 
 
 def _levenshtein(a, b) -> int:
