@@ -695,3 +695,21 @@ def test_graph_options_infer_shapes_puts_output_shapes_in_the_sessions_graph_def
     assert set(shapes) == {"Const", "Const_1", "mul"}
     with tf.Session() as sess:
         assert not any("_output_shapes" in n.attr for n in sess.graph_def.node)
+
+
+def test_tf_io_names_are_the_top_level_ops_and_read_back_what_they_wrote(tmp_path):
+    for name in ("read_file", "write_file", "matching_files", "parse_example", "decode_csv", "serialize_tensor",
+                 "FixedLenFeature", "FIFOQueue"):
+        assert getattr(tf.io, name) is getattr(tf, name)
+    assert tf.io.TFRecordWriter is tf.python_io.TFRecordWriter
+    path = str(tmp_path / "blob.bin")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        sess.run(tf.io.write_file(path, tf.constant(b"\x00payload")))
+        found = tf.io.matching_files(str(tmp_path / "*.bin"))
+        assert sess.run(tf.io.read_file(path)) == b"\x00payload"
+        assert list(sess.run(found)) == [path.encode()]
+        assert sess.run(tf.timestamp()) > 1.6e9
+        with pytest.raises(tf.errors.NotFoundError, match="missing.bin"):
+            sess.run(tf.read_file(str(tmp_path / "missing.bin")))
+    with pytest.raises(AttributeError, match="tf.io.decode_jpeg"):
+        tf.io.decode_jpeg  # noqa: B018

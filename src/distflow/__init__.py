@@ -47,7 +47,7 @@ from .ops.reduction_ops import (argmax, argmin, reduce_all, reduce_any, reduce_m
                                 reduce_prod, reduce_sum)
 from .ops.math_ops import range_ as range  # noqa: A004
 from .ops.nd_ops import gather_nd, scatter_nd
-from .ops.script_ops import Print, identity_n, numpy_function, print, py_func  # noqa: A004
+from .ops.script_ops import Print, identity_n, numpy_function, print, py_func, timestamp  # noqa: A004
 from .ops.script_ops import py_func as py_function
 from .ops.random_ops import (random_gamma, random_normal, random_poisson, random_shuffle, random_uniform,
                              truncated_normal)
@@ -79,12 +79,12 @@ from .ops.manip_ops import (argsort, boolean_mask, cumprod, cumsum, depth_to_spa
 from .ops.misc_ops import (all_variables, arg_max, arg_min, batch_gather, convert_to_tensor_or_indexed_slices,
                            floor_div, get_local_variable, get_static_value, initialize_all_tables,
                            initialize_local_variables, initialize_variables, moving_average_variables,
-                           no_regularizer, op_scope, read_file, saturate_cast, scalar_mul, tables_initializer,
-                           timestamp, to_double, variable_op_scope, where_v2, write_file)
+                           no_regularizer, op_scope, saturate_cast, scalar_mul, tables_initializer, to_double,
+                           variable_op_scope, where_v2)
 from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
                                parse_example, parse_single_example)
 from .ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, guarantee_const
-from .ops.file_ops import matching_files
+from .ops.file_ops import matching_files, read_file, write_file
 from .ops.gradients_impl import grad_pass_through
 from .ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins, searchsorted
 from .ops.math_ops import accumulate_n

@@ -1,20 +1,17 @@
 """TF 1.x names that are aliases or small compositions of other ops: deprecated spellings
-(``all_variables``, ``arg_max``), table initializers (distflow has no lookup tables, so
-they are no-ops), file reading and writing ops, and a few conversion helpers."""
+(``all_variables``, ``arg_max``, ``op_scope``), table initializers (distflow has no lookup
+tables, so they are no-ops), and a few casting, gathering and conversion helpers."""
 
 from __future__ import annotations
 
 import contextlib
-import time
 
 import numpy as np
 
-from ..framework import dtypes, errors, ops
+from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
-from ..framework.registry import not_differentiable, register_op
-from ..framework.tensor_shape import TensorShape
 from . import array_ops, control_flow_ops, math_ops, reduction_ops, slicing_ops, state_ops, variable_scope
-from .op_util import constant_value, make_op, make_tensor
+from .op_util import constant_value
 
 
 def all_variables():
@@ -160,52 +157,3 @@ def get_static_value(tensor, partial=False):
     if not isinstance(tensor, ops.Tensor):
         return np.asarray(tensor)
     return constant_value(tensor)
-
-
-# ---------------------------------------------------------------------------
-# ReadFile, WriteFile, Timestamp
-
-
-@register_op("ReadFile", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string, stateful=True)
-def _read_file_kernel(xp, filename):
-    path = filename.item() if hasattr(filename, "item") else filename
-    path = path.decode() if isinstance(path, bytes) else path
-    try:
-        with open(path, "rb") as f:
-            return np.array(f.read(), dtype=object)
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
-
-
-@register_op("WriteFile", shape=lambda op: [], stateful=True)
-def _write_file_kernel(xp, filename, contents):
-    path = filename.item() if hasattr(filename, "item") else filename
-    path = path.decode() if isinstance(path, bytes) else path
-    data = contents.item() if hasattr(contents, "item") else contents
-    with open(path, "wb") as f:
-        f.write(data if isinstance(data, bytes) else str(data).encode())
-
-
-@register_op("Timestamp", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.float64, stateful=True)
-def _timestamp_kernel(xp):
-    return np.array(time.time(), dtype=np.float64)
-
-
-for _t in ("ReadFile", "WriteFile", "Timestamp"):
-    not_differentiable(_t)
-
-
-def read_file(filename, name=None):
-    """The bytes of a file, as a scalar string tensor (NotFoundError if it is missing)."""
-    return make_tensor("ReadFile", [ops.convert_to_tensor(filename, dtype=dtypes.string)], None, name or "ReadFile")
-
-
-def write_file(filename, contents, name=None):
-    return make_op("WriteFile", [ops.convert_to_tensor(filename, dtype=dtypes.string),
-                                 ops.convert_to_tensor(contents, dtype=dtypes.string)], None, name or "WriteFile")
-
-
-def timestamp(name=None):
-    """Seconds since the epoch when the op runs (float64)."""
-    return make_tensor("Timestamp", [], None, name or "Timestamp")
-

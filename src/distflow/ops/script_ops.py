@@ -1,18 +1,20 @@
 """Python in the graph: ``tf.py_func`` (a Python function as an op), ``tf.Print`` and
-``tf.print`` (print while the step runs), and ``tf.identity_n``."""
+``tf.print`` (print while the step runs), ``tf.timestamp`` (the host's clock when the op
+runs) and ``tf.identity_n``."""
 
 from __future__ import annotations
 
 import itertools
 import sys
 import threading
+import time
 
 import numpy as np
 
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from .op_util import make_op
+from .op_util import make_op, make_tensor
 
 # ---------------------------------------------------------------------------
 # PyFunc: the function lives in this process's registry; the op holds its token, so the
@@ -183,3 +185,16 @@ def identity_n(input, name=None) -> list:  # noqa: A002
 
 
 not_differentiable("PrintV2")
+
+
+@register_op("Timestamp", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.float64, stateful=True)
+def _timestamp_kernel(xp):
+    return np.array(time.time(), dtype=np.float64)
+
+
+not_differentiable("Timestamp")
+
+
+def timestamp(name=None):
+    """Seconds since the epoch when the op runs (float64)."""
+    return make_tensor("Timestamp", [], None, name or "Timestamp")

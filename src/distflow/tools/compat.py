@@ -213,6 +213,10 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig`, "
                       "`train_and_evaluate` in one process, `inputs.numpy_input_fn`; not yet canned estimators, "
                       "SavedModel export, or the roles of a TF_CONFIG cluster")
+        elif name == "io":
+            status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
+                      "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "
+                      "`write_graph`")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn`, `tf.contrib.seq2seq.sequence_loss` and `tf.contrib.legacy_seq2seq`, "
                       "the parts TF's tutorials imported; the rest of contrib is not supported")
