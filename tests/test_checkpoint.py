@@ -141,17 +141,8 @@ def test_training_resumes_from_the_newest_intact_checkpoint(tmp_path, caplog):
     """The newest checkpoint is damaged: a MonitoredTrainingSession restores the one before
     it, with a warning, instead of starting from step 0."""
     _three_checkpoints(tmp_path)
-    newest = tmp_path / "model.ckpt-3.data-00000-of-00001"
-    raw = bytearray(newest.read_bytes())
-    raw[-1] ^= 0xFF
-    newest.write_bytes(bytes(raw))
-    with tf.Graph().as_default():
-        step = tf.train.get_or_create_global_step()
-        v = tf.Variable(0.0, name="v")
-        with caplog.at_level("WARNING", logger="distflow"), \
-                tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_checkpoint_steps=None,
-                                                  save_checkpoint_secs=None) as sess:
-            assert sess.run([step, v]) == [2, 2.0]
+    _flip_last_byte(tmp_path / "model.ckpt-3.data-00000-of-00001")
+    assert _resume_step_and_v(tmp_path, caplog) == [2, 2.0]
     assert any("Restored" in r.getMessage() and "model.ckpt-2" in r.getMessage() and "model.ckpt-3" in r.getMessage()
                for r in caplog.records)
 
@@ -224,6 +215,23 @@ def _three_checkpoints(tmp_path):
                 saver.save(sess, str(tmp_path / "model.ckpt"), global_step=i + 1)
 
 
+def _flip_last_byte(path):
+    raw = bytearray(path.read_bytes())
+    raw[-1] ^= 0xFF
+    path.write_bytes(bytes(raw))
+
+
+def _resume_step_and_v(checkpoint_dir, caplog, initial_v=0.0):
+    """[global step, v] as a MonitoredTrainingSession restores them from checkpoint_dir."""
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        v = tf.Variable(initial_v, name="v")
+        with caplog.at_level("WARNING", logger="distflow"), \
+                tf.train.MonitoredTrainingSession(checkpoint_dir=str(checkpoint_dir), save_checkpoint_steps=None,
+                                                  save_checkpoint_secs=None) as sess:
+            return sess.run([step, v])
+
+
 def _flip_in_header(path, text: bytes):
     raw = bytearray(path.read_bytes())
     at = raw.index(text)
@@ -282,28 +290,13 @@ def test_training_resumes_from_the_newest_intact_checkpoint_whatever_the_damage(
         (tmp_path / "model.ckpt-3.index").unlink()  # (so that the newest whole one is model.ckpt-2)
         STATE_DAMAGE[damage](tmp_path)
     assert tf.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-2")
-    with tf.Graph().as_default():
-        step = tf.train.get_or_create_global_step()
-        v = tf.Variable(0.0, name="v")
-        with caplog.at_level("WARNING", logger="distflow"), \
-                tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_checkpoint_steps=None,
-                                                  save_checkpoint_secs=None) as sess:
-            assert sess.run([step, v]) == [2, 2.0]
+    assert _resume_step_and_v(tmp_path, caplog) == [2, 2.0]
     assert any("model.ckpt-2" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
 
 
 def test_with_no_intact_checkpoint_training_starts_from_step_0_and_says_so(tmp_path, caplog):
     _three_checkpoints(tmp_path)
     for i in (1, 2, 3):
-        data = tmp_path / f"model.ckpt-{i}.data-00000-of-00001"
-        raw = bytearray(data.read_bytes())
-        raw[-1] ^= 0xFF
-        data.write_bytes(bytes(raw))
-    with tf.Graph().as_default():
-        step = tf.train.get_or_create_global_step()
-        v = tf.Variable(5.0, name="v")
-        with caplog.at_level("WARNING", logger="distflow"), \
-                tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), save_checkpoint_steps=None,
-                                                  save_checkpoint_secs=None) as sess:
-            assert sess.run([step, v]) == [0, 5.0]
+        _flip_last_byte(tmp_path / f"model.ckpt-{i}.data-00000-of-00001")
+    assert _resume_step_and_v(tmp_path, caplog, initial_v=5.0) == [0, 5.0]
     assert any("No intact checkpoint" in r.getMessage() and "step 0" in r.getMessage() for r in caplog.records)
