@@ -713,3 +713,13 @@ def test_tf_io_names_are_the_top_level_ops_and_read_back_what_they_wrote(tmp_pat
             sess.run(tf.read_file(str(tmp_path / "missing.bin")))
     with pytest.raises(AttributeError, match="tf.io.decode_jpeg"):
         tf.io.decode_jpeg  # noqa: B018
+
+
+def test_convert_to_tensor_or_indexed_slices_keeps_indexed_slices():
+    with tf.Graph().as_default():
+        slices = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
+        assert tf.convert_to_tensor_or_indexed_slices(slices) is slices
+        assert tf.convert_to_tensor_or_indexed_slices(slices, dtype=tf.float32) is slices
+        with pytest.raises(ValueError, match="int32 for IndexedSlices with dtype float32"):
+            tf.convert_to_tensor_or_indexed_slices(slices, dtype=tf.int32)
+        assert isinstance(tf.convert_to_tensor_or_indexed_slices([1, 2]), tf.Tensor)

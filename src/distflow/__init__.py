@@ -76,11 +76,15 @@ from .ops.manip_ops import (argsort, boolean_mask, cumprod, cumsum, depth_to_spa
                             ensure_shape, eye, lin_space, linspace, matrix_band_part, matrix_diag, matrix_diag_part,
                             matrix_set_diag, matrix_transpose, meshgrid, parallel_stack, repeat, reverse,
                             reverse_v2, roll, sequence_mask, shape_n, sort, space_to_depth, trace, unravel_index)
-from .ops.misc_ops import (all_variables, arg_max, arg_min, batch_gather, convert_to_tensor_or_indexed_slices,
-                           floor_div, get_local_variable, get_static_value, initialize_all_tables,
-                           initialize_local_variables, initialize_variables, moving_average_variables,
-                           no_regularizer, op_scope, saturate_cast, scalar_mul, tables_initializer, to_double,
-                           variable_op_scope, where_v2)
+from .ops.deprecated_aliases import (all_variables, arg_max, arg_min, floor_div, initialize_all_tables,
+                                    initialize_local_variables, initialize_variables, op_scope, to_double,
+                                    variable_op_scope)
+from .ops.indexed_slices import convert_to_tensor_or_indexed_slices, scalar_mul
+from .ops.manip_ops import batch_gather
+from .ops.math_ops import saturate_cast, where_v2
+from .ops.op_util import get_static_value
+from .ops.state_ops import moving_average_variables, tables_initializer
+from .ops.variable_scope import get_local_variable, no_regularizer
 from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
                                parse_example, parse_single_example)
 from .ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, guarantee_const

@@ -89,3 +89,25 @@ def gather_grad(op, grad):
             return IndexedSlices(values, flat_indices, shape_of(params)), None, None
     return make_tensor("GatherV2Grad", [shape_of(params), indices, grad, axis], None, "GatherV2Grad"), None, None
 
+
+def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+    """An IndexedSlices as it is (its dtype checked), anything else as a Tensor."""
+    if isinstance(value, IndexedSlices):
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for IndexedSlices "
+                             f"with dtype {value.dtype.name}: {value!r}")
+        return value
+    return ops.convert_to_tensor(value, dtype=dtype, name=name)
+
+
+def scalar_mul(scalar, x, name=None):
+    """``scalar * x`` for a scalar (a Python number or a 0-D tensor); ``x`` may be an
+    IndexedSlices, and then so is the result (its values scaled)."""
+    values = x.values if isinstance(x, IndexedSlices) else x
+    scalar = ops.convert_to_tensor(scalar, dtype=ops.convert_to_tensor(values).dtype.base_dtype)
+    if scalar.shape.ndims not in (None, 0):
+        raise ValueError(f"Only scalar multiply works, got shape {scalar.shape}")
+    with ops.name_scope(name, "scalar_mul", [scalar, values]):
+        if isinstance(x, IndexedSlices):
+            return IndexedSlices(scalar * values, x.indices, x.dense_shape)
+        return scalar * x

@@ -473,3 +473,19 @@ def unravel_index(indices, dims, name=None):
         return math_ops.floormod(math_ops.floordiv(array_ops.expand_dims(indices, 0),
                                                    array_ops.expand_dims(strides, -1)),
                                  array_ops.expand_dims(dims, -1))
+
+
+def batch_gather(params, indices, name=None):
+    """``params[b, indices[b, ...]]`` for each leading batch index b."""
+    with ops.name_scope(name, "BatchGather", [params, indices]):
+        params = ops.convert_to_tensor(params)
+        indices = ops.convert_to_tensor(indices)
+        batch = array_ops.shape(params)[0]
+        depth = array_ops.shape(params)[1]
+        offsets = math_ops.range_(batch) * depth
+        rank = indices.shape.ndims
+        if rank is None:
+            raise ValueError("batch_gather needs indices of known rank")
+        offsets = array_ops.reshape(offsets, [-1] + [1] * (rank - 1))
+        flat = array_ops.reshape(params, slicing_ops.concat([[-1], array_ops.shape(params)[2:]], 0))
+        return slicing_ops.gather(flat, indices + math_ops.cast(offsets, indices.dtype.base_dtype))

@@ -494,3 +494,32 @@ ops.Tensor._override_operator("__ge__", greater_equal)
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     """The sum of ``inputs`` (add_n; TF accumulated them in place)."""
     return add_n(list(inputs), name=name or "AccumulateN")
+
+
+def saturate_cast(value, dtype, name=None):
+    """Casts, clipping to the target dtype's range first (no wrap-around)."""
+    with ops.name_scope(name, "saturate_cast", [value]):
+        value = ops.convert_to_tensor(value)
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        if dtype.is_integer and (value.dtype.is_floating or value.dtype.is_integer):
+            info = np.iinfo(dtype.as_numpy_dtype)
+            low, high = float(info.min), float(info.max)
+            if value.dtype.is_integer:
+                src = np.iinfo(value.dtype.base_dtype.as_numpy_dtype)
+                low, high = max(low, src.min), min(high, src.max)
+            value = clip_by_value(value, cast(low, value.dtype.base_dtype),
+                                           cast(high, value.dtype.base_dtype))
+        return cast(value, dtype)
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """``where`` with NumPy broadcasting of condition, x and y (or the true coordinates with one argument)."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    with ops.name_scope(name, "SelectV2", [condition, x, y]):
+        x = ops.convert_to_tensor(x)
+        y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype)
+        condition = ops.convert_to_tensor(condition, dtype=dtypes.bool)
+        shape = array_ops.shape(cast(condition, x.dtype.base_dtype) + x + y)
+        return where(array_ops.broadcast_to(condition, shape), array_ops.broadcast_to(x, shape),
+                              array_ops.broadcast_to(y, shape))

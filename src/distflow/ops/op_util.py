@@ -206,3 +206,10 @@ def only_default(fn: str, arg: str, value, *defaults) -> None:
     if not any(value is d or same(value, d) for d in defaults):
         raise errors.UnimplementedError(None, None, f"{fn}({arg}={value!r}) is not supported by distflow "
                                         f"(only {' or '.join(repr(d) for d in defaults)})")
+
+
+def get_static_value(tensor, partial=False):
+    """The value of ``tensor`` if the graph determines it (a constant, a known shape), else None."""
+    if not isinstance(tensor, ops.Tensor):
+        return np.asarray(tensor)
+    return constant_value(tensor)

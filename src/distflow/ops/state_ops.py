@@ -548,3 +548,15 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
             missing = math_ops.where(math_ops.logical_not(initialized))
             names = array_ops.constant([v.op.name for v in var_list])
             return slicing_ops.gather(names, array_ops.reshape(missing, [-1]), name=scope)
+
+
+def moving_average_variables(scope=None):
+    return ops.get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def tables_initializer(name="init_all_tables"):
+    """Runs the graph's table initializers: distflow has no lookup tables, so this is a NoOp."""
+    initializers = ops.get_collection(GraphKeys.TABLE_INITIALIZERS)
+    if initializers:
+        return control_flow_ops.group(*initializers, name=name)
+    return control_flow_ops.no_op(name=name)

@@ -313,3 +313,16 @@ def _nested_getter(inner, outer):
         return inner(functools.partial(outer, true_getter), *args, **kwargs)
 
     return getter
+
+
+def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=False,
+                       collections=None, **kwargs):
+    """``get_variable`` in the LOCAL_VARIABLES collection (not saved, not trained)."""
+    collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
+    return get_variable(name, shape, dtype, initializer, regularizer, trainable=False,
+                                       collections=collections, **kwargs)
+
+
+def no_regularizer(_):
+    """A regularizer that adds nothing."""
+    return None
