@@ -723,3 +723,16 @@ def test_convert_to_tensor_or_indexed_slices_keeps_indexed_slices():
         with pytest.raises(ValueError, match="int32 for IndexedSlices with dtype float32"):
             tf.convert_to_tensor_or_indexed_slices(slices, dtype=tf.int32)
         assert isinstance(tf.convert_to_tensor_or_indexed_slices([1, 2]), tf.Tensor)
+
+
+def test_wait_for_session_gives_up_with_deadline_exceeded_when_the_model_never_becomes_ready():
+    """As TF's: a local variable initialized from a global one still initializes (from the
+    global's initial value), and the wait ends in DeadlineExceededError naming what is missing."""
+    with tf.Graph().as_default() as graph:
+        v = tf.Variable(1, name="v")
+        w = tf.Variable(v, trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES], name="w")
+        manager = tf.train.SessionManager(graph=graph, ready_op=tf.report_uninitialized_variables(),
+                                          ready_for_local_init_op=None, local_init_op=w.initializer,
+                                          recovery_wait_secs=0.05)
+        with pytest.raises(tf.errors.DeadlineExceededError, match="Session was not ready after waiting.*: .*v"):
+            manager.wait_for_session("", max_wait_secs=0.2)
