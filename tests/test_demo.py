@@ -1,6 +1,7 @@
 """``distflow demo``, the README's first command: a local cluster trains, and shows it."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -116,7 +117,9 @@ def test_a_second_run_in_the_same_logdir_says_that_it_resumed(tmp_path):
     assert first.returncode == 0 and "resumed" not in first.stdout, first.stdout[-2000:]
     again = demo("--steps", "300", "--logdir", str(tmp_path))
     assert again.returncode == 0, again.stdout[-3000:]
-    assert "(resumed from the checkpoint at global step 200" in again.stdout, again.stdout[-2000:]
+    # (asynchronous workers may have stepped a little past 200 before they saw the end)
+    resumed = re.search(r"\(resumed from the checkpoint at global step (\d+)", again.stdout)
+    assert resumed and 200 <= int(resumed.group(1)) < 300, again.stdout[-2000:]
 
 
 def test_ctrl_c_stops_the_demo_and_says_so(tmp_path):

@@ -571,3 +571,33 @@ def test_a_convolution_and_its_filter_gradient_share_the_input_windows():
     assert "_Conv2DPatches" not in plain_types
     for a, b in zip(shared, plain):
         assert_oracle(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_early_compute_sends_a_token_for_several_reads_only_after_all_of_them():
+    """An update on cpu:0 waits for two reads of its variable on cpu:1 (which get the
+    variable's memory) through one token; early compute must not send it before them."""
+    from distflow.runtime import partition as partition_lib
+    from distflow.runtime.rewrites import early_compute
+    from distflow.runtime.rewrites.common import Nodes, count_readers
+
+    tf.reset_default_graph()
+    with tf.device("/cpu:0"):
+        v = tf.Variable(np.ones((2, 2)))
+        late = tf.constant(np.ones((2, 2))) * 2.0
+    with tf.device("/cpu:1"):
+        first = tf.matmul(late, v)  # waits for a tensor from cpu:0
+        second = tf.matmul(v, v)  # ready as soon as v arrives
+    with tf.device("/cpu:0"):
+        update = tf.assign_add(v, np.ones((2, 2)))
+    roots = [first.op, second.op, update.op]
+    order = partition_lib.prune(roots, set())
+    device_of = {op: op.device for op in order}
+    parts = partition_lib.partition(order, device_of, set())
+    cpu1 = next(nodes for dev, nodes in parts.items() if dev.endswith("CPU:1"))
+    tokens = [n for n in cpu1 if n.type == "_Send" and n.attrs["tensor_name"].startswith("^")]
+    assert len(tokens) == 1, [n.attrs["tensor_name"] for n in cpu1 if n.type == "_Send"]
+    plan = Nodes(list(cpu1), [None] * len(cpu1), {}, {}, count_readers(cpu1))
+    early_compute.run(plan)
+    place = {n.name: i for i, n in enumerate(plan.nodes)}
+    readers = [first.op.name, second.op.name]
+    assert all(place[tokens[0].name] > place[r] for r in readers), [n.name for n in plan.nodes]

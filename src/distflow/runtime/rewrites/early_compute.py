@@ -41,7 +41,13 @@ def run(plan: Nodes) -> int:
         else:
             inputs = node.inputs
             if node.type == "_Send" and not inputs:  # a control edge's token: sent once its op has run
-                inputs = [(node.attrs["tensor_name"][1:], CONTROL)]
+                source = node.attrs["tensor_name"][1:]
+                if source not in position:
+                    # A token for several ops of this partition (one update waiting for all
+                    # of them) is placed after the last of them: it keeps its place.
+                    after.append((i, i))
+                    continue
+                inputs = [(source, CONTROL)]
             # (a producer listed later is a fed placeholder, whose value is there from the start)
             producers = [position[key[0]] for key in inputs if position.get(key[0], i) < i]
             after.append((max((after[j][0] for j in producers), default=-1), i))
