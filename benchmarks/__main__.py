@@ -1,5 +1,8 @@
 """Every benchmark, one table: ``python -m benchmarks [--tf-python PY] [--quick] [--write]``.
 
+``python -m benchmarks --gpu`` is the GPU machine's command instead: the GPU kernel tests
+(``pytest -m gpu``), then bench_gpu.py's table, distflow on the GPU beside PyTorch eager.
+
 Runs each benchmark of this folder in turn (they are also scripts of their own, with more
 detail) and prints one Markdown table: what was measured, distflow's figure, TensorFlow's
 (with ``--tf-python``, a Python with ``tensorflow`` installed; TensorFlow is never a
@@ -31,6 +34,7 @@ import bench_busy  # noqa: E402
 import bench_cluster  # noqa: E402
 import bench_cnn  # noqa: E402
 import bench_distributed  # noqa: E402
+import bench_gpu  # noqa: E402
 import bench_hosts  # noqa: E402
 import bench_mlp  # noqa: E402
 import bench_rnn  # noqa: E402
@@ -41,6 +45,7 @@ from common import TF_PRELUDE, machine_line, run_tensorflow, use_distflow_source
 
 DOC = os.path.join(HERE, "..", "docs", "benchmarks.md")
 BEGIN, END = "<!-- benchmark table: begin -->", "<!-- benchmark table: end -->"
+GPU_BEGIN, GPU_END = "<!-- gpu benchmark table: begin -->", "<!-- gpu benchmark table: end -->"
 NAN = float("nan")
 
 
@@ -249,15 +254,27 @@ def run_all(tf_python: str | None, quick: bool) -> Table:
     return table
 
 
-def write_doc(table: Table, header: str) -> None:
+def write_doc(table: Table, header: str, begin: str = BEGIN, end: str = END) -> None:
     with open(DOC, encoding="utf-8") as f:
         text = f.read()
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{DOC} has no {BEGIN} ... {END} markers")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    if begin not in text or end not in text:
+        raise SystemExit(f"{DOC} has no {begin} ... {end} markers")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    markdown = table.markdown().replace("| TensorFlow |", "| reference |") if begin == GPU_BEGIN else table.markdown()
     with open(DOC, "w", encoding="utf-8") as f:
-        f.write(f"{head}{BEGIN}\n{header}\n\n{table.markdown()}\n{END}{tail}")
+        f.write(f"{head}{begin}\n{header}\n\n{markdown}\n{end}{tail}")
+
+
+def run_gpu(quick: bool) -> tuple[Table, int]:
+    """The GPU kernel tests, then the GPU table; and the tests' exit status."""
+    print("GPU kernel tests (pytest -m gpu)", flush=True)
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu",
+                            os.path.join(HERE, "..", "tests", "test_gpu.py")], check=False)
+    table = Table()
+    print("GPU throughput (samples/s; reference: PyTorch eager on the same GPU)", flush=True)
+    bench_gpu.run(quick, lambda what, df, ref, target, met: table.add(what, df, ref, target=target, met=met))
+    return table, tests.returncode
 
 
 def main() -> None:
@@ -266,8 +283,25 @@ def main() -> None:
     parser.add_argument("--tf-python", help="a Python with tensorflow installed")
     parser.add_argument("--quick", action="store_true", help="fewer steps (not for the record)")
     parser.add_argument("--write", action="store_true", help="put the table into docs/benchmarks.md")
+    parser.add_argument("--gpu", action="store_true", help="the GPU tests and benchmarks (needs CuPy and a GPU)")
     args = parser.parse_args()
     header = machine_line().lstrip("# ")
+    if args.gpu:
+        use_distflow_source()
+        from distflow.runtime.gpu import find_backend  # noqa: PLC0415
+
+        backend = find_backend()
+        if backend is None:
+            raise SystemExit("--gpu: no CUDA GPU (CuPy is not installed or sees no device)")
+        header = f"{header}; GPU: {backend.describe(0)}"
+        print(header, flush=True)
+        table, tests_status = run_gpu(args.quick)
+        print()
+        print(table.markdown())
+        if args.write:
+            write_doc(table, f"Measured by `python -m benchmarks --gpu{' --quick' if args.quick else ''}` on "
+                      f"{header}.", GPU_BEGIN, GPU_END)
+        raise SystemExit(tests_status)
     print(header, flush=True)
     table = run_all(args.tf_python, args.quick)
     print()

@@ -31,7 +31,13 @@ from .transport import PortRefused, TensorClient
 
 
 class RemoteDevice:
-    """A device of some task, as a task reports it: a name and a type."""
+    """A device of some task, as a task reports it: a name and a type. The master places
+    ops on it as on a simulated device (every op has a kernel); the task that runs them
+    finds out whether its GPUs are real."""
+
+    kernel_type = "CPU"
+    ordinal = backend = None
+    memory = "host"
 
     def __init__(self, name: str, device_type: str):
         self.name = name

@@ -88,8 +88,9 @@ class _StepRendezvous(Rendezvous):
         return stream.get(key)
 
     def recv_sent(self, key, timeout=None):
-        """A tensor that this task sends in the step, for another task: never from elsewhere."""
-        return super().recv(key, timeout)
+        """A tensor that this task sends in the step, for another task: never from elsewhere.
+        It leaves in host memory."""
+        return self.worker.device_mgr.to_host(super().recv(key, timeout))
 
     def abort(self, error: BaseException) -> None:
         super().abort(error)

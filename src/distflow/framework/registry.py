@@ -14,6 +14,11 @@ the device, NumPy on CPU) or ``ctx`` (a per-op :class:`KernelContext`-like objec
 from the runtime with ``xp``, the device, its resource manager and the op's name).
 Its other positional parameters are the op's inputs (``*inputs`` for a list) and
 its keyword-only parameters are the attrs it reads.
+
+That kernel is the op's CPU kernel. A device type with memory of its own (a GPU) has
+kernels registered for it by its backend, as TensorFlow's ``REGISTER_KERNEL_BUILDER``
+does: ``register_kernel("MatMul", "GPU")(fn)``. An op with no kernel for a device type
+cannot run there; :func:`has_kernel` is what the placer asks.
 """
 
 from __future__ import annotations
@@ -54,20 +59,58 @@ class OpRegistration:
         self.accepts_all_attrs = False
         self.defined_at = defined_at
 
+    # the CPU kernel's memory: every input and output is in host memory
+    host_inputs = host_outputs = frozenset()
+    device_type = "CPU"
+
     def set_kernel(self, kernel: Callable) -> None:
-        params = list(inspect.signature(kernel).parameters.values())
-        if params and params[0].name in ("xp", "ctx") and params[0].kind in (
-                inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            self.context_arg = params[0].name
-        self.attr_names = frozenset(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
-        self.accepts_all_attrs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+        self.context_arg, self.attr_names, self.accepts_all_attrs = _kernel_signature(kernel)
         self.kernel = kernel
 
     def kernel_attrs(self, attrs: dict) -> dict:
         """The subset of a node's attrs that its kernel takes as keyword arguments."""
-        if self.accepts_all_attrs:
-            return {k: v for k, v in attrs.items() if not k.startswith("_")}
-        return {k: v for k, v in attrs.items() if k in self.attr_names}
+        return _kernel_attrs(self, attrs)
+
+
+def _kernel_signature(kernel: Callable) -> tuple[str | None, frozenset, bool]:
+    """What a kernel is handed first ("xp", "ctx" or None), the attrs it takes, and whether
+    it takes every attr (``**attrs``)."""
+    params = list(inspect.signature(kernel).parameters.values())
+    context_arg = None
+    if params and params[0].name in ("xp", "ctx") and params[0].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        context_arg = params[0].name
+    attr_names = frozenset(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
+    return context_arg, attr_names, any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+
+
+def _kernel_attrs(kernel, attrs: dict) -> dict:
+    """The subset of a node's attrs that ``kernel`` (a registration) takes as keyword arguments."""
+    if kernel.accepts_all_attrs:
+        return {k: v for k, v in attrs.items() if not k.startswith("_")}
+    return {k: v for k, v in attrs.items() if k in kernel.attr_names}
+
+
+class DeviceKernel:
+    """An op's kernel for a device type other than CPU.
+
+    ``host_inputs``/``host_outputs`` are the indices of the inputs and outputs that stay in
+    host memory (TensorFlow's ``HostMemory``): a shape, an axis, a size; the runtime copies
+    the others to and from the device's memory.
+    """
+
+    __slots__ = ("type", "device_type", "kernel", "context_arg", "attr_names", "accepts_all_attrs",
+                 "host_inputs", "host_outputs", "defined_at")
+
+    def __init__(self, op_type: str, device_type: str, kernel: Callable, host_inputs, host_outputs,
+                 defined_at: str):
+        self.type, self.device_type, self.kernel = op_type, device_type, kernel
+        self.context_arg, self.attr_names, self.accepts_all_attrs = _kernel_signature(kernel)
+        self.host_inputs, self.host_outputs = frozenset(host_inputs), frozenset(host_outputs)
+        self.defined_at = defined_at
+
+    def kernel_attrs(self, attrs: dict) -> dict:
+        return _kernel_attrs(self, attrs)
 
 
 _OPS: dict[str, OpRegistration] = {}
@@ -130,6 +173,51 @@ def get_registration(op_type: str) -> OpRegistration:
     except KeyError:
         raise KeyError(f"Op type '{op_type}' is not registered; registered op types include "
                        f"{sorted(_OPS)[:12]}...") from None
+
+
+_DEVICE_KERNELS: dict[tuple[str, str], DeviceKernel] = {}
+
+
+def register_kernel(op_type: str, device_type: str, *, host_inputs=(), host_outputs=()):
+    """Decorator: ``fn`` is ``op_type``'s kernel on devices of ``device_type`` (not "CPU":
+    the op block's own kernel is the CPU one). It takes what a CPU kernel takes; ``xp`` is
+    then that device's array namespace.
+
+    Raises:
+      KeyError: the op type is not registered, or already has a kernel for that device type.
+    """
+    reg = get_registration(op_type)
+    if device_type == "CPU":
+        raise ValueError(f"The CPU kernel of '{op_type}' is the one its op block registers")
+
+    def attach(fn: Callable) -> Callable:
+        key = (op_type, device_type)
+        if key in _DEVICE_KERNELS:
+            raise KeyError(f"Op type '{op_type}' already has a {device_type} kernel, registered at "
+                           f"{_DEVICE_KERNELS[key].defined_at}")
+        _DEVICE_KERNELS[key] = DeviceKernel(reg.type, device_type, fn, host_inputs, host_outputs,
+                                            _caller_location())
+        return fn
+
+    return attach
+
+
+def kernel_for(op_type: str, device_type: str) -> "OpRegistration | DeviceKernel | None":
+    """``op_type``'s kernel for ``device_type``: the registration itself on CPU, else the
+    device kernel, or None where there is none."""
+    if device_type == "CPU":
+        reg = get_registration(op_type)
+        return reg if reg.kernel is not None else None
+    return _DEVICE_KERNELS.get((op_type, device_type))
+
+
+def has_kernel(op_type: str, device_type: str) -> bool:
+    return kernel_for(op_type, device_type) is not None
+
+
+def device_kernel_types(device_type: str) -> list[str]:
+    """The op types with a kernel registered for ``device_type`` (not CPU)."""
+    return sorted(t for t, d in _DEVICE_KERNELS if d == device_type)
 
 
 def is_registered(op_type: str) -> bool:

@@ -12,13 +12,41 @@ def _other_fields(message: str, known: tuple, given: dict, target) -> None:
         setattr(target, name, value)
 
 
+class _VirtualDevices:
+    """The logical GPUs one physical GPU is split into: one per entry of ``memory_limit_mb``."""
+
+    def __init__(self, memory_limit_mb=(), priority=()):
+        self.memory_limit_mb = list(memory_limit_mb)
+        self.priority = list(priority)
+
+
+class _GPUExperimental:
+    VirtualDevices = _VirtualDevices
+    _OTHER_FIELDS = ("use_unified_memory", "num_dev_to_dev_copy_streams", "collective_ring_order",
+                     "timestamped_allocator", "kernel_tracker_max_interval", "kernel_tracker_max_bytes",
+                     "kernel_tracker_max_pending")
+
+    def __init__(self, virtual_devices=(), **other):
+        _other_fields("GPUOptions.Experimental", self._OTHER_FIELDS, other, self)
+        self.virtual_devices = list(virtual_devices)
+
+
 class GPUOptions:
+    """GPU memory and visibility. ``visible_device_list`` ("0,2") picks and orders the GPUs a
+    process uses; ``experimental.virtual_devices`` splits each into as many logical GPUs as its
+    ``memory_limit_mb`` has entries, so that towers placed on ``/gpu:0`` and ``/gpu:1`` share one
+    card; ``per_process_gpu_memory_fraction`` caps the memory pool. Memory is taken as steps
+    need it, so ``allow_growth`` is how distflow always behaves; the per-device memory limits of
+    virtual devices are not enforced."""
+
+    Experimental = _GPUExperimental
     _OTHER_FIELDS = ("allocator_type", "deferred_deletion_bytes", "polling_active_delay_usecs",
-                     "polling_inactive_delay_msecs", "force_gpu_compatible", "experimental")
+                     "polling_inactive_delay_msecs", "force_gpu_compatible")
 
     def __init__(self, allow_growth: bool = False, per_process_gpu_memory_fraction: float = 0.0,
-                 visible_device_list: str = "", **other):
+                 visible_device_list: str = "", experimental: _GPUExperimental | None = None, **other):
         _other_fields("GPUOptions", self._OTHER_FIELDS, other, self)
+        self.experimental = experimental or _GPUExperimental()
         self.allow_growth = allow_growth
         self.per_process_gpu_memory_fraction = per_process_gpu_memory_fraction
         self.visible_device_list = visible_device_list
@@ -61,9 +89,10 @@ class ConfigProto:
 
     ``device_count`` maps a device type to how many devices of that type the session
     creates: ``{"CPU": 2, "GPU": 4}``. CPU defaults to 1. On a host without GPUs
-    (distflow's only kind today) GPUs are *simulated* on CPU kernels, and when
-    "GPU" is not given the session has ``DEFAULT_SIMULATED_GPUS`` of them, so that
-    TF programs written for a multi-GPU box run unchanged. Each device has its own
+    GPUs are *simulated* on CPU kernels, and when "GPU" is not given the session has
+    ``DEFAULT_SIMULATED_GPUS`` of them, so that TF programs written for a multi-GPU box
+    run unchanged. With CuPy installed and a CUDA device present, the GPUs are the real
+    ones (all of them unless "GPU" limits them; see GPUOptions). Each device has its own
     executor thread while a step runs concurrently.
 
     ``inter_op_parallelism_threads`` chooses how a multi-device step runs: 0 (the

@@ -1,4 +1,8 @@
-"""Devices: a name, an array namespace (NumPy on CPU) and a resource manager.
+"""Devices: a name, an array namespace (NumPy on CPU), a memory and a resource manager.
+
+A device's ``memory`` names where its kernels' tensors live: "host" for CPUs and
+simulated GPUs, "cuda:N" for a real GPU (logical GPUs split from one card share its
+memory). The executor copies a tensor when it crosses from one memory to another.
 
 Partitions run on threads of the executor's pool rather than on one thread per
 device: a partition blocked in a receive or a queue must not stop another
@@ -10,23 +14,42 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.device_spec import DeviceSpec
+from . import gpu
 from .config import ConfigProto
 from .resource_mgr import ResourceMgr
 
 
 class Device:
-    """One compute device of a task. ``simulated`` GPUs run CPU (NumPy) kernels."""
+    """One compute device of a task. ``simulated`` GPUs run CPU (NumPy) kernels.
+
+    ``backend`` is the task's GPU backend (runtime/gpu), or None in a task without real
+    GPUs; ``ordinal`` is the physical GPU of a real one.
+    """
 
     def __init__(self, job: str, replica: int, task: int, device_type: str, index: int,
-                 simulated: bool = False):
+                 simulated: bool = False, backend=None, ordinal: int | None = None):
         self.spec = DeviceSpec(job, replica, task, device_type, index)
         self.name = self.spec.to_string()
         self.device_type = device_type
         self.index = index
         self.simulated = simulated
-        self.xp = np
+        self.backend = backend
+        self.ordinal = ordinal
+        on_device = backend is not None and ordinal is not None
+        self.memory = f"{backend.name}:{ordinal}" if on_device else "host"
+        # the kernels it runs are registered for this type ("CPU" for simulated GPUs)
+        self.kernel_type = device_type if on_device else "CPU"
+        self.xp = backend.xp if on_device else np
         self.resource_mgr = ResourceMgr(self.name)
         self.peers: "DeviceSet | None" = None  # the devices of its task, once it has them
+
+    def accept(self, value):
+        """``value`` (from any device of the process) in this device's memory."""
+        if self.backend is None:
+            return value
+        if self.ordinal is None:
+            return self.backend.to_host(value)
+        return self.backend.to_device(value, self.ordinal)
 
     def __repr__(self):
         return f"<Device {self.name}{' (simulated)' if self.simulated else ''}>"
@@ -51,7 +74,8 @@ class DeviceSet:
 
 
 class DeviceMgr(DeviceSet):
-    """The devices of one task, made from ``ConfigProto.device_count``."""
+    """The devices of one task, made from ``ConfigProto.device_count`` and ``gpu_options``:
+    the real GPUs where the process has a GPU backend, else simulated ones."""
 
     def __init__(self, config: ConfigProto | None = None, job: str = "localhost", task: int = 0):
         config = config or ConfigProto()
@@ -59,9 +83,20 @@ class DeviceMgr(DeviceSet):
         n_cpu = counts.get("CPU", 1)
         if n_cpu < 1:
             raise ValueError("device_count['CPU'] must be at least 1")
-        n_gpu = counts.get("GPU", ConfigProto.DEFAULT_SIMULATED_GPUS)
-        devices = [Device(job, 0, task, "CPU", i) for i in range(n_cpu)]
-        devices += [Device(job, 0, task, "GPU", i, simulated=True) for i in range(n_gpu)]
+        backend = gpu.find_backend() if counts.get("GPU") != 0 else None
+        if backend is not None:
+            backend.configure(config.gpu_options)
+            ordinals = gpu.physical_gpus(backend, config.gpu_options, counts.get("GPU"))
+            gpus = [Device(job, 0, task, "GPU", i, backend=backend, ordinal=o) for i, o in enumerate(ordinals)]
+        else:
+            n_gpu = counts.get("GPU", ConfigProto.DEFAULT_SIMULATED_GPUS)
+            gpus = [Device(job, 0, task, "GPU", i, simulated=True) for i in range(n_gpu)]
+        devices = [Device(job, 0, task, "CPU", i, backend=backend) for i in range(n_cpu)] + gpus
         super().__init__(devices, job, task)
+        self.backend = backend
         for d in devices:
             d.peers = self
+
+    def to_host(self, value):
+        """``value`` in host memory, from whichever device of this task holds it."""
+        return value if self.backend is None else self.backend.to_host(value)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..framework import errors
 from ..framework.function_body import FuncBody
-from ..framework.registry import get_registration
+from ..framework.registry import get_registration, kernel_for
 from ..ops import blas
 from ..ops.array_ops import missing_feed_error
 from . import rewrites
@@ -270,6 +270,55 @@ def _fetch_copy(value):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
+def _fetch_to_host(to_host, value):
+    """A fetched value from device memory (``to_host`` copies it there) or a host copy."""
+    value = value_of(value)
+    host = to_host(value)
+    return host.copy() if host is value and isinstance(value, np.ndarray) else host
+
+
+def _recv_into(accept, recv, rdv: Rendezvous):
+    return accept(recv(rdv))
+
+
+class _Memories:
+    """Which memory holds each slot's value in a plan whose devices do not all share host
+    memory, and the copy steps that move a value to where a kernel reads it: one per value
+    and memory, placed before its first reader there (constants are copied once, when the
+    plan is made)."""
+
+    __slots__ = ("plan", "new_slot", "where", "copies")
+
+    def __init__(self, plan: "PartitionPlan", new_slot):
+        self.plan, self.new_slot = plan, new_slot
+        self.where: dict[int, str] = {}
+        self.copies: dict[tuple[int, str], int] = {}
+
+    def of(self, slot: int) -> str:
+        return self.where.get(slot, "host")
+
+    def put(self, slot: int, memory: str) -> None:
+        if memory != "host":
+            self.where[slot] = memory
+
+    def move(self, slot: int, memory: str, device: Device, node: Node) -> int:
+        """The slot holding ``slot``'s value in ``memory``, read by ``node`` on ``device``."""
+        if self.of(slot) == memory:
+            return slot
+        copy = self.copies.get((slot, memory))
+        if copy is None:
+            to = device.accept if memory == device.memory else device.backend.to_host
+            value = self.plan.init_slots[slot]
+            if value is not None:  # a constant
+                copy = self.new_slot(to(value))
+            else:
+                copy = self.new_slot()
+                self.plan._add(to, (slot,), copy, _ONE_ARG, node, device)
+            self.put(copy, memory)
+            self.copies[(slot, memory)] = copy
+        return copy
+
+
 def wrap_error(exc: BaseException, node_name: str, op_type: str, device: str) -> errors.OpError:
     """A kernel's exception as an OpError naming the node and its device."""
     where = f"\n\t [[node {node_name} ({op_type}) on {device}]]"
@@ -327,6 +376,10 @@ class PartitionPlan:
                 return fed_slot[key]
             return slot_of[key]
 
+        # Where each slot's value lives ("host" unless set), and the copies made of it for
+        # another memory. A plan whose devices all compute in host memory needs none.
+        mem = _Memories(self, new_slot) if any(d.backend is not None for d in devices) else None
+
         for node, device in zip(nodes, devices):
             if node.type == "_Send":
                 rkey = rendezvous_key(node)
@@ -335,7 +388,11 @@ class PartitionPlan:
                 continue
             if node.type == "_Recv":
                 out = new_slot()
-                self._add(functools.partial(_recv, rendezvous_key(node)), (), out, _RENDEZVOUS, node, device)
+                recv = functools.partial(_recv, rendezvous_key(node))
+                if mem is not None:  # the receiver makes the tensor its own: copied into its memory
+                    recv = functools.partial(_recv_into, device.accept, recv)
+                    mem.put(out, device.memory)
+                self._add(recv, (), out, _RENDEZVOUS, node, device)
                 if not node.attrs["tensor_name"].startswith("^"):
                     slot_of[(node.name, 0)] = out
                 continue
@@ -349,6 +406,7 @@ class PartitionPlan:
             if node.type in _FREE_OPS:
                 continue
             reg = get_registration(node.type)
+            kernel = kernel_for(node.type, device.kernel_type) if reg.kernel is not None else None
             # (a control-flow op hands variable references on to its functions' ops)
             passes_refs = range(len(node.inputs)) if has_functions(node.attrs) else reg.ref_inputs
             ins = []
@@ -358,25 +416,33 @@ class PartitionPlan:
                     read = new_slot()
                     # (a function's feed may be a reference or, sent from another task, a value)
                     self._add(value_of if ref_feeds else _read_ref, (slot,), read, _ONE_ARG, node, device)
+                    if mem is not None:
+                        mem.put(read, mem.of(slot))
                     slot = read
+                if mem is not None and not (node.input_is_ref[i] and i in passes_refs):
+                    on_host = kernel is not None and i in kernel.host_inputs
+                    slot = mem.move(slot, "host" if on_host else device.memory, device, node)
                 ins.append(slot)
             if node.type in _FORWARDING_OPS and ins:
                 slot_of[(node.name, 0)] = ins[0]
                 continue
-            if reg.kernel is None:
+            if kernel is None:
                 raise errors.UnimplementedError(None, node.op, f"No kernel for op '{node.name}' "
                                                 f"of type {node.type} on {device.name}")
-            fn, blocking = self._bind(reg, node, device, kernel_states)
+            fn, blocking = self._bind(kernel, reg, node, device, kernel_states)
             self.blocking = self.blocking or blocking
             outs = [new_slot() for _ in range(node.num_outputs)]
             for i, s in enumerate(outs):
                 slot_of[(node.name, i)] = s
+                if mem is not None:
+                    mem.put(s, "host" if i in kernel.host_outputs else device.memory)
             out = None if not outs else outs[0] if len(outs) == 1 and not reg.list_output else tuple(outs)
             mode = {0: _NO_ARGS, 1: _ONE_ARG, 2: _TWO_ARGS}.get(len(ins), _N_ARGS)
             if blocking:  # called with the step's rendezvous, which it waits through
                 fn, mode = functools.partial(_call_blocking, fn), _RENDEZVOUS
             fresh = node.type not in _MAY_ALIAS and not any(node.input_is_ref)
-            donor = ins[reg.inplace_input] if reg.inplace_input is not None else None
+            # (only host kernels write into their inputs' buffers)
+            donor = ins[reg.inplace_input] if reg.inplace_input is not None and kernel is reg else None
             self._add(fn, tuple(ins), out, mode, node, device, donor, fresh)
 
         by_name = {n.name: n for n in nodes}
@@ -386,8 +452,12 @@ class PartitionPlan:
                 # (a function's results go to its control-flow op, which is registered may_alias:
                 # only a variable's own memory needs copying there)
                 copy = any(node.input_is_ref) or (node.type in _MAY_ALIAS and not ref_feeds)
+                fetch = _fetch_copy if copy else None
+                # a fetch leaves in host memory; a function's results stay where they are
+                if mem is not None and not ref_feeds and (copy or mem.of(slot_of[key]) != "host"):
+                    fetch = functools.partial(_fetch_to_host, devices[0].backend.to_host)
                 for p in positions:
-                    self.fetch_slots.append((p, slot_of[key], copy))
+                    self.fetch_slots.append((p, slot_of[key], fetch))
         self._add_releases()
 
     def _add_releases(self) -> None:
@@ -434,20 +504,21 @@ class PartitionPlan:
         self._forwarding.append((donor, fresh))
 
     @staticmethod
-    def _bind(reg, node: Node, device: Device, kernel_states: dict):
-        """The node's kernel with its attrs bound, and whether it is called as a blocking one."""
-        attrs = reg.kernel_attrs(node.attrs)
+    def _bind(kernel, reg, node: Node, device: Device, kernel_states: dict):
+        """The node's kernel (``kernel``, for its device's type) with its attrs bound, and
+        whether it is called as a blocking one."""
+        attrs = kernel.kernel_attrs(node.attrs)
         blocking = reg.blocking
         if has_functions(attrs):  # a control-flow op: its functions, compiled
             attrs = {key: BodyRunner(value, node.name, node.op.graph, device, kernel_states, PartitionPlan)
                      if isinstance(value, FuncBody) else value for key, value in attrs.items()}
             blocking = blocking or any(v.plan.blocking for v in attrs.values() if isinstance(v, BodyRunner))
-        if reg.context_arg == "xp":
-            return functools.partial(reg.kernel, device.xp, **attrs), blocking
-        if reg.context_arg == "ctx":
+        if kernel.context_arg == "xp":
+            return functools.partial(kernel.kernel, device.xp, **attrs), blocking
+        if kernel.context_arg == "ctx":
             state = kernel_states.setdefault((device.name, node.name), {})
-            return functools.partial(reg.kernel, KernelContext(node.name, device, state), **attrs), blocking
-        return (functools.partial(reg.kernel, **attrs) if attrs else reg.kernel), blocking
+            return functools.partial(kernel.kernel, KernelContext(node.name, device, state), **attrs), blocking
+        return (functools.partial(kernel.kernel, **attrs) if attrs else kernel.kernel), blocking
 
     def run(self, feeds, rdv: Rendezvous | None, results: list, trace: list | None = None) -> None:
         """Runs the plan once; with ``trace`` (a list), appends a ``KernelTime`` per kernel call."""
@@ -484,8 +555,8 @@ class PartitionPlan:
                     for o in release:
                         slots[o] = None
                 i += 1
-            for fi, s, copy in self.fetch_slots:
-                results[fi] = _fetch_copy(slots[s]) if copy else slots[s]
+            for fi, s, fetch in self.fetch_slots:
+                results[fi] = slots[s] if fetch is None else fetch(slots[s])
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             name, op_type, device = self.infos[min(i, len(self.infos) - 1)] if self.infos else ("?", "?", self.name)
             raise wrap_error(e, name, op_type, device) from e

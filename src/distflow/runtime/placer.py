@@ -9,17 +9,23 @@ Rules, in order:
 3. Otherwise its requested device is completed: no type means CPU, no index means 0.
 A device that does not exist is an InvalidArgumentError naming the op, unless
 ``allow_soft_placement`` is set: then the op moves to device 0 of the same type,
-or to CPU:0.
+or to CPU:0. So is a real GPU for an op that has no GPU kernel: with soft placement
+the op runs on the CPU of its task instead, and that is logged once per op type.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from ..framework import errors
 from ..framework.device_spec import DeviceSpec
 from ..framework.ops import Operation
+from ..framework.registry import has_kernel
 from .device import Device, DeviceMgr
+
+_log = logging.getLogger("distflow")
+_SOFT_LOGGED: set[str] = set()  # op types whose move to a CPU has been logged
 
 
 def _compatible(a: DeviceSpec, b: DeviceSpec) -> bool:
@@ -62,12 +68,31 @@ class Placer:
                     "Remove the conflicting device or pass allow_soft_placement=True.")
         else:
             device = self._resolve(op)
+        device = self._with_kernel(op, device)
         self._placed[op] = device
         op._assigned_device = device.name
         if self._log:
-            note = " (simulated GPU, CPU kernels)" if device.simulated else ""
+            note = (" (simulated GPU, CPU kernels)" if device.simulated else
+                    f" ({device.backend.describe(device.ordinal)})" if device.ordinal is not None else "")
             print(f"{op.name}: ({op.type}): {device.name}{note}", file=self._log_stream or sys.stderr)
         return device
+
+    def _with_kernel(self, op: Operation, device: Device) -> Device:
+        """``device``, or its task's CPU under soft placement where the op has no kernel for
+        ``device``'s type (only real GPUs lack kernels: simulated ones run the CPU's)."""
+        if device.kernel_type == "CPU" or not op._reg.kernel or has_kernel(op.type, device.kernel_type):
+            return device
+        if not self._soft:
+            raise errors.InvalidArgumentError(
+                None, op, f"Cannot assign a device for operation '{op.name}': no {device.kernel_type} "
+                f"kernel is registered for op type {op.type}, and it was placed on '{device.name}'. "
+                "Pin the op to a CPU or pass allow_soft_placement=True.", device=device.name)
+        cpu = self._mgr.find("CPU", 0, device.spec.job, device.spec.task) or self._mgr.find("CPU", 0)
+        if op.type not in _SOFT_LOGGED:
+            _SOFT_LOGGED.add(op.type)
+            _log.info("op type %s has no %s kernel: '%s' and ops like it run on %s", op.type,
+                      device.kernel_type, op.name, cpu.name)
+        return cpu
 
     @staticmethod
     def _colocation_anchor(op: Operation) -> tuple[Operation | None, bool]:

@@ -28,12 +28,18 @@ class Pass(NamedTuple):
     applies: Callable[[Nodes], bool] = lambda plan: True
 
 
+def _host_only(plan: Nodes) -> bool:
+    """The fusions make host kernels (ops/runtime_ops.py): none for a plan with real GPUs."""
+    return all(d.memory == "host" for d in plan.devices)
+
+
 PASSES = (
     Pass("constant_folding", constant_folding.run, "fold_constants"),
-    Pass("replica_merge", replica_merge.run, "fuse"),  # before update fusion: it fuses the merged products
-    Pass("update_fusion", update_fusion.run, "fuse"),
-    Pass("conv_patches", conv_patches.run, "fuse"),  # after folding: the filter sizes are constants
-    Pass("early_compute", early_compute.run, "fuse", early_compute.applies),
+    # before update fusion: it fuses the merged products
+    Pass("replica_merge", replica_merge.run, "fuse", _host_only),
+    Pass("update_fusion", update_fusion.run, "fuse", _host_only),
+    Pass("conv_patches", conv_patches.run, "fuse", _host_only),  # after folding: the filter sizes are constants
+    Pass("early_compute", early_compute.run, "fuse", lambda plan: _host_only(plan) and early_compute.applies(plan)),
     Pass("dead_nodes", dead_nodes.run, ""),  # last: drops what the others left unread
 )
 

@@ -64,7 +64,8 @@ def _folded(node: Node, device: Device, earlier: dict[str, Node], fed: dict) -> 
     reg = get_registration(node.type)
     if reg.stateful or reg.blocking or reg.kernel is None or reg.context_arg == "ctx" or reg.list_output:
         return None
-    kernel_args = (device.xp, *inputs) if reg.context_arg == "xp" else tuple(inputs)
+    # (folded on the host, with the CPU kernel, whatever device the node is on)
+    kernel_args = (np, *inputs) if reg.context_arg == "xp" else tuple(inputs)
     try:
         with np.errstate(all="ignore"):
             value = reg.kernel(*kernel_args, **reg.kernel_attrs(node.attrs))

@@ -1,0 +1,208 @@
+"""GPU training throughput: distflow on a CUDA GPU beside PyTorch eager, in one process.
+
+The models of bench_mlp.py and bench_cnn.py, float32 (TF32 off on both sides), samples
+per second (higher is better), the median of 5 rounds, the two libraries' rounds taken in
+turn:
+  MLP 784-512-512-10, SGD (0.01), batch 256 and 8192;
+  Deep MNIST (conv 5x5x32, pool, conv 5x5x64, pool, fc 1024, fc 10), Adam (1e-4), batch 64
+    and 1024;
+  in-graph x2: the MLP at batch 512 as two towers on two virtual GPUs of one card, against
+    one tower at the same batch (distflow alone).
+The batch is resident on the GPU on both sides (a constant in distflow's graph, a CUDA
+tensor in PyTorch), so a step measures the training work, not the copy of its input;
+``feed_dict`` rows say what feeding from host memory costs on top.
+
+Usage:
+  python benchmarks/bench_gpu.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+os.environ.setdefault("CUPY_TF32", "0")
+os.environ.setdefault("NVIDIA_TF32_OVERRIDE", "0")
+
+from common import use_distflow_source  # noqa: E402
+
+MLP_SIZES = [784, 512, 512, 10]
+
+
+def _rounds(step, sync, batch, steps, rounds):
+    step(), step(), sync()  # warm: compile, allocate, cache kernels
+    rates = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        sync()
+        rates.append(batch * steps / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+# -- distflow -----------------------------------------------------------------------
+
+def _df_mlp(tf, x, y):
+    h = x
+    for i, (n_in, n_out) in enumerate(zip(MLP_SIZES[:-1], MLP_SIZES[1:])):
+        w = tf.get_variable(f"w{i}", [n_in, n_out], initializer=tf.random_normal_initializer(stddev=0.05))
+        b = tf.get_variable(f"b{i}", [n_out], initializer=tf.zeros_initializer())
+        h = tf.matmul(h, w) + b
+        if i < len(MLP_SIZES) - 2:
+            h = tf.nn.relu(h)
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+
+
+def _df_cnn(tf, x, y):
+    def conv(h, name, k, c_in, c_out):
+        w = tf.get_variable(f"{name}_w", [k, k, c_in, c_out], initializer=tf.truncated_normal_initializer(stddev=0.1))
+        b = tf.get_variable(f"{name}_b", [c_out], initializer=tf.constant_initializer(0.1))
+        h = tf.nn.relu(tf.nn.conv2d(h, w, strides=[1, 1, 1, 1], padding="SAME") + b)
+        return tf.nn.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
+
+    def dense(h, name, n_in, n_out):
+        w = tf.get_variable(f"{name}_w", [n_in, n_out], initializer=tf.truncated_normal_initializer(stddev=0.1))
+        b = tf.get_variable(f"{name}_b", [n_out], initializer=tf.constant_initializer(0.1))
+        return tf.matmul(h, w) + b
+
+    h = conv(tf.reshape(x, [-1, 28, 28, 1]), "conv1", 5, 1, 32)
+    h = conv(h, "conv2", 5, 32, 64)
+    h = tf.nn.relu(dense(tf.reshape(h, [-1, 7 * 7 * 64]), "fc1", 7 * 7 * 64, 1024))
+    logits = dense(h, "fc2", 1024, 10)
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+
+
+def distflow_rate(model, batch, steps, rounds, feed=False, towers=1):
+    import distflow as tf
+
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    xv = rng.random((batch, 784)).astype(np.float32)
+    yv = rng.integers(0, 10, batch).astype(np.int64)
+    build, opt = {"mlp": (_df_mlp, lambda: tf.train.GradientDescentOptimizer(0.01)),
+                  "cnn": (_df_cnn, lambda: tf.train.AdamOptimizer(1e-4))}[model]
+    config = None
+    if feed:
+        x, y = tf.placeholder(tf.float32, [batch, 784]), tf.placeholder(tf.int64, [batch])
+        feeds = {x: xv, y: yv}
+    else:
+        with tf.device("/gpu:0"):
+            x, y = tf.constant(xv), tf.constant(yv)
+        feeds = None
+    if towers == 1:
+        with tf.device("/gpu:0"):
+            loss = build(tf, x, y)
+            train = opt().minimize(loss)
+    else:
+        config = tf.ConfigProto(gpu_options=tf.GPUOptions(experimental=tf.GPUOptions.Experimental(
+            virtual_devices=[tf.GPUOptions.Experimental.VirtualDevices(memory_limit_mb=[1024] * towers)])))
+        optimizer, grads = opt(), []
+        for i, (xs, ys) in enumerate(zip(tf.split(x, towers), tf.split(y, towers))):
+            with tf.device(f"/gpu:{i}"), tf.variable_scope("model", reuse=i > 0):
+                loss = build(tf, xs, ys)
+                grads.append(optimizer.compute_gradients(loss))
+        with tf.device("/gpu:0"):
+            train = optimizer.apply_gradients([(tf.add_n([g for g, _ in gv]) / towers, gv[0][1])
+                                               for gv in zip(*grads)])
+    sess = tf.Session(config=config)
+    sess.run(tf.global_variables_initializer())
+    run = sess.make_callable(train, list(feeds) if feeds else None)
+    args = tuple(feeds.values()) if feeds else ()
+    rate = _rounds(lambda: run(*args), lambda: sess.run(loss, feeds), batch, steps, rounds)
+    sess.close()
+    return rate
+
+
+# -- PyTorch eager ----------------------------------------------------------------------
+
+def torch_rate(model, batch, steps, rounds):
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    rng = np.random.default_rng(0)
+    x = torch.from_numpy(rng.random((batch, 784)).astype(np.float32)).to(dev)
+    y = torch.from_numpy(rng.integers(0, 10, batch).astype(np.int64)).to(dev)
+    nn = torch.nn
+    if model == "mlp":
+        net = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).to(dev)
+        opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    else:
+        net = nn.Sequential(nn.Unflatten(1, (1, 28, 28)), nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                            nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                            nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Linear(1024, 10)).to(dev)
+        opt = torch.optim.Adam(net.parameters(), lr=1e-4)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss_fn(net(x), y).backward()
+        opt.step()
+
+    return _rounds(step, torch.cuda.synchronize, batch, steps, rounds)
+
+
+# -- the table ------------------------------------------------------------------------
+
+ROWS = (  # what, model, batch, steps (full, quick), target ratio to PyTorch eager
+    ("MLP, batch 256, SGD", "mlp", 256, (200, 40), 5.0),
+    ("MLP, batch 8192, SGD", "mlp", 8192, (40, 10), 0.9),
+    ("Deep MNIST, batch 64, Adam", "cnn", 64, (100, 20), 3.0),
+    ("Deep MNIST, batch 1024, Adam", "cnn", 1024, (20, 5), 1.0),
+)
+
+
+def run(quick: bool = False, add=None) -> list[tuple]:
+    """Measures every row; ``add(what, distflow, reference, target, met)`` gets each as it comes."""
+    rows = []
+    rounds = 3 if quick else 5
+
+    def emit(*row):
+        rows.append(row)
+        if add:
+            add(*row)
+        what, df, ref, target, met = row
+        ratio = df / ref if ref == ref and ref else float("nan")
+        flag = "" if met is None else ("met" if met else "NOT MET")
+        print(f"  {what}: distflow {df:,.0f}/s, reference {ref:,.0f}/s, ratio {ratio:.2f} (target {target}) {flag}",
+              flush=True)
+
+    for what, model, batch, steps, target in ROWS:
+        n = steps[1] if quick else steps[0]
+        df = distflow_rate(model, batch, n, rounds)
+        pt = torch_rate(model, batch, n, rounds)
+        emit(what, df, pt, f">= {target}x PyTorch eager", df / pt >= target)
+    fed = distflow_rate("mlp", 256, 40 if quick else 200, rounds, feed=True)
+    emit("MLP, batch 256, SGD, feed_dict from host", fed, float("nan"), "(no target)", None)
+    one = distflow_rate("mlp", 512, 20 if quick else 100, rounds)
+    two = distflow_rate("mlp", 512, 20 if quick else 100, rounds, towers=2)
+    emit("MLP, batch 512, in-graph x2 on 2 virtual GPUs (reference: 1 tower)", two, one, ">= 0.9x 1 tower",
+         two / one >= 0.9)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    use_distflow_source()
+    from distflow.runtime.gpu import find_backend
+
+    backend = find_backend()
+    if backend is None:
+        sys.exit("no CUDA GPU: CuPy is not installed or sees no device")
+    print(f"# {backend.describe(0)}", flush=True)
+    run(args.quick)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""The GPU kernels: which ops run on a CUDA device, and how.
+
+Most of distflow's kernels are written over an array namespace ``xp`` (docs/design.md, "Op
+block"): NumPy on a CPU, CuPy here, with the same code. CuPy runs them as CUDA kernels
+(elementwise kernels, reductions it generates and caches) and cuBLAS (matmul, and the
+convolutions, which the shared kernels compute as patches times filters). An op is
+listed below only where its shared kernel has been checked against the NumPy kernel on a
+GPU (tests/test_gpu.py, marked ``gpu``); an op that is not listed has no GPU kernel and
+runs on its task's CPU under soft placement, as in TensorFlow.
+
+Each entry also says which inputs and outputs stay in host memory (TensorFlow's
+``HostMemory``): shapes, axes and sizes, which a kernel reads on the host to decide what
+to launch, and the outputs computed from shapes alone. A negative index counts from the
+end (ConcatV2's axis follows its values).
+
+Random ops draw their numbers on the host, from the same generator as the CPU kernel, so
+one seed gives the same numbers on either device; the result is copied to the device that
+reads it.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ...framework.registry import get_registration, register_kernel
+from ...ops import (array_ops, control_flow_ops, conv_ops, math_ops, nn_ops,  # noqa: F401 - the op blocks
+                    random_ops, reduction_ops, scatter_ops, slicing_ops, state_ops, training_ops, unary_ops)
+
+DEVICE_TYPE = "GPU"
+
+_ELEMENTWISE = (
+    # unary
+    "Abs", "Neg", "Sign", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p",
+    "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Relu", "Relu6", "Elu", "Softplus", "LeakyRelu", "Floor",
+    "Ceil", "Round", "Rint", "Erf", "IsNan", "IsInf", "IsFinite", "LogicalNot", "Cast",
+    "ZerosLike", "OnesLike", "Identity", "IdentityN", "StopGradient", "CheckNumerics", "EnsureShape",
+    "PlaceholderWithDefault",
+    # their gradients
+    "ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad", "LeakyReluGrad", "TanhGrad", "SigmoidGrad",
+    # binary
+    "AddV2", "Sub", "Mul", "RealDiv", "DivNoNan", "FloorDiv", "FloorMod", "Pow", "Maximum", "Minimum",
+    "SquaredDifference", "Atan2", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+    "LogicalAnd", "LogicalOr", "Select", "AddN",
+)
+
+_LINEAR_ALGEBRA_AND_NN = (
+    "MatMul", "BatchMatMulV2", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
+    "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "L2Loss",
+    "Conv2D", "MaxPool", "MaxPoolGrad", "AvgPool",
+    "DepthwiseConv2dNative", "Pack", "Unpack", "Squeeze",
+)
+
+_OPTIMIZERS = (
+    "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp", "ApplyCenteredRMSProp", "ScatterUpdate", "ScatterAdd",
+    "ScatterSub",
+)
+
+_STATE = ("VariableV2", "Assign", "AssignAdd", "AssignSub", "NoOp", "Const", "Placeholder")
+
+# op type: (host inputs, host outputs)
+_HOST_MEMORY = {
+    "Reshape": ((1,), ()), "Fill": ((0,), ()), "Tile": ((1,), ()), "ExpandDims": ((1,), ()),
+    "BroadcastTo": ((1,), ()), "Transpose": ((1,), ()), "ConcatV2": ((-1,), ()), "Slice": ((1, 2), ()),
+    "StridedSlice": ((1, 2, 3), ()), "Pad": ((1,), ()), "SumToShape": ((1,), ()), "ArgMax": ((1,), ()),
+    "ArgMin": ((1,), ()), "Split": ((0,), ()), "SplitV": ((1, 2), ()), "OneHot": ((1,), ()),
+    "GatherV2": ((2,), ()), "Cumsum": ((1,), ()), "ReverseV2": ((1,), ()), "UnsortedSegmentSum": ((2,), ()),
+    "Conv2DBackpropInput": ((0,), ()), "Conv2DBackpropFilter": ((1,), ()),
+    "Sum": ((1,), ()), "Mean": ((1,), ()), "Max": ((1,), ()), "Min": ((1,), ()), "Prod": ((1,), ()),
+    "All": ((1,), ()), "Any": ((1,), ()),
+    "Shape": ((), (0,)), "Size": ((), (0,)), "Rank": ((), (0,)), "IsVariableInitialized": ((), (0,)),
+    "Range": ((0, 1, 2), ()),
+    # gradients
+    "ReducedShape": ((0, 1), (0,)), "InvertPermutation": ((0,), (0,)), "TileGrad": ((1, 2), ()),
+    "ProdGrad": ((2,), ()), "GatherV2Grad": ((0, 3), ()), "AvgPoolGrad": ((0,), ()),
+    "DepthwiseConv2dNativeBackpropInput": ((0,), ()), "DepthwiseConv2dNativeBackpropFilter": ((1,), ()),
+    "StridedSliceGrad": ((0, 1, 2, 3), ()),
+    "RandomUniform": ((0,), (0,)), "RandomStandardNormal": ((0,), (0,)), "TruncatedNormal": ((0,), (0,)),
+    "RandomUniformInt": ((0, 1, 2), (0,)),
+}
+
+
+# -- updates fused into one CUDA kernel each ------------------------------------------
+# The shared kernels make one pass per operator (Adam: nine, in chunks sized for a CPU
+# cache) and read their scalars on the host, which waits for the device. Here each update
+# is one elementwise kernel over the variable and its slots, its scalars (0-d device
+# arrays) broadcast into it. On a backend without CuPy's ElementwiseKernel (the fake device
+# of the tests), the same arithmetic runs as array operations.
+
+_SGD = ("T g, T lr", "T w", "w -= lr * g")
+_ADAM = ("T g, T b1p, T b2p, T lr, T b1, T b2, T eps", "T w, T m, T v",
+         """m += (g - m) * (1 - b1);
+         v += (g * g - v) * (1 - b2);
+         w -= lr * sqrt(1 - b2p) / (1 - b1p) * m / (sqrt(v) + eps);""")
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_kernel(xp, name, params, outputs, body):
+    return xp.ElementwiseKernel(params, outputs, body, f"distflow_{name}")
+
+
+def _fused(xp, name, spec):
+    return _cuda_kernel(xp, name, *spec) if hasattr(xp, "ElementwiseKernel") else None
+
+
+def _checked(var, grad, op_type):
+    value = var.read()
+    if value.shape != grad.shape:
+        raise ValueError(f"{op_type}: var '{var.name}' has shape {list(value.shape)} but the gradient "
+                         f"has shape {list(grad.shape)}")
+    return value
+
+
+@register_kernel("ApplyGradientDescent", DEVICE_TYPE)
+def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False):
+    with state_ops.locked(var, use_locking):
+        w = _checked(var, delta, "ApplyGradientDescent")
+        kernel = _fused(xp, "sgd", _SGD)
+        if kernel is not None:
+            kernel(delta, alpha, w)
+        else:
+            w -= alpha * delta
+    return var
+
+
+@register_kernel("ApplyAdam", DEVICE_TYPE)
+def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *,
+                use_locking=False, use_nesterov=False):
+    if use_nesterov:  # (rare: the shared kernel, pass by pass)
+        return get_registration("ApplyAdam").kernel(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
+                                                    epsilon, grad, use_locking=use_locking, use_nesterov=True)
+    with state_ops.locked(var, use_locking):
+        w, m_, v_ = _checked(var, grad, "ApplyAdam"), m.read(), v.read()
+        kernel = _fused(xp, "adam", _ADAM)
+        if kernel is not None:
+            kernel(grad, beta1_power, beta2_power, lr, beta1, beta2, epsilon, w, m_, v_)
+        else:
+            m_ += (grad - m_) * (1 - beta1)
+            v_ += (grad * grad - v_) * (1 - beta2)
+            w -= lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power) * m_ / (xp.sqrt(v_) + epsilon)
+    return var
+
+
+def _register() -> None:
+    same = {t: ((), ()) for t in _ELEMENTWISE + _LINEAR_ALGEBRA_AND_NN + _OPTIMIZERS + _STATE}
+    same.update(_HOST_MEMORY)
+    for op_type, (host_inputs, host_outputs) in same.items():
+        register_kernel(op_type, DEVICE_TYPE, host_inputs=host_inputs,
+                        host_outputs=host_outputs)(get_registration(op_type).kernel)
+
+
+_register()

@@ -1,0 +1,151 @@
+"""One small graph per GPU kernel, built the same way on each device, for the GPU tests.
+
+``CASES`` maps a name to ``build(tf, c) -> (outputs, xs)``: ``c(shape, ...)`` makes a
+constant of random float32 values (the same ones for every device, from one seed per case),
+``outputs`` are the tensors compared, and ``xs`` the float inputs whose gradients (of a
+weighted sum of the outputs) are compared too. Built under ``tf.device('/cpu:0')`` the
+graph runs the NumPy kernels, the oracle; under ``tf.device('/gpu:0')`` the GPU's.
+``COVERED`` names the op types each case runs, so that a test can prove that every GPU
+kernel has a case.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Constants:
+    """Random inputs for one case: the same values on each device, from the case's seed."""
+
+    def __init__(self, tf, seed: int):
+        self.tf, self.rng = tf, np.random.default_rng(seed)
+
+    def __call__(self, shape, low=-1.0, high=1.0, dtype=np.float32):
+        return self.tf.constant(self.rng.uniform(low, high, shape).astype(dtype))
+
+    def ints(self, shape, high, dtype=np.int64):
+        return self.tf.constant(self.rng.integers(0, high, shape).astype(dtype))
+
+
+def _unary(name, fn, low=-1.0, high=1.0):
+    def build(tf, c):
+        x = c([4, 5], low, high)
+        return [fn(tf, x)], [x]
+    return name, build
+
+
+def _binary(name, fn, low=-1.0, high=1.0, grad=True):
+    def build(tf, c):
+        x, y = c([4, 5], low, high), c([5], low, high)  # broadcasting
+        return [fn(tf, x, y)], ([x, y] if grad else [])
+    return name, build
+
+
+def _conv(tf, c):
+    x, f = c([2, 9, 9, 3]), c([3, 3, 3, 4])
+    outs = [tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), tf.nn.conv2d(x, f, [1, 2, 2, 1], "VALID")]
+    return outs, [x, f]
+
+
+def _pools(tf, c):
+    x = c([2, 8, 8, 3])
+    return [tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
+            tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "VALID")], [x]
+
+
+def _depthwise(tf, c):
+    x, f = c([2, 7, 7, 3]), c([3, 3, 3, 2])
+    return [tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME")], [x, f]
+
+
+def _xent(tf, c):
+    logits, labels = c([6, 10]), c.ints([6], 10)
+    soft = tf.nn.softmax(c([6, 10]))
+    return [tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits),
+            tf.nn.softmax_cross_entropy_with_logits_v2(labels=soft, logits=logits),
+            tf.nn.softmax(logits), tf.nn.log_softmax(logits)], [logits]
+
+
+def _linear(tf, c):
+    a, b, bias = c([6, 7]), c([7, 5]), c([5])
+    ba, bb = c([3, 4, 6]), c([3, 6, 2])
+    return [tf.nn.bias_add(tf.matmul(a, b), bias), tf.matmul(b, a, transpose_a=True, transpose_b=True),
+            tf.matmul(ba, bb), tf.nn.l2_loss(a)], [a, b, bias, ba, bb]
+
+
+def _reductions(tf, c):
+    x = c([3, 4, 5])
+    return [tf.reduce_sum(x, 1), tf.reduce_mean(x, [0, 2], keepdims=True), tf.reduce_max(x, 2),
+            tf.reduce_min(x), tf.reduce_prod(x, 0), tf.reduce_all(x > -0.9, 1), tf.reduce_any(x > 0.9, 0),
+            tf.argmax(x, 1), tf.argmin(x, 2), tf.cumsum(x, axis=1)], [x]
+
+
+def _shapes(tf, c):
+    x, y = c([4, 6]), c([4, 6])
+    parts = tf.split(x, 2, axis=1)
+    return [tf.reshape(x, [3, 8]), tf.reshape(x, tf.shape(y)[::-1]), tf.fill(tf.shape(x)[:1], 2.5),
+            tf.tile(x, [2, 1]), tf.expand_dims(x, 1), tf.squeeze(tf.expand_dims(x, 0)),
+            tf.broadcast_to(x[:1], [3, 4, 6]), tf.transpose(x), tf.concat([x, y], 1),
+            tf.slice(x, [1, 2], [2, -1]), x[1:, ::2], tf.pad(x, [[1, 0], [0, 2]]), parts[0] - parts[1],
+            tf.split(x, [1, 5], axis=1)[1], tf.stack([x, y], 2), tf.unstack(x)[2], tf.reverse(x, [1]),
+            tf.size(x), tf.rank(x), tf.cast(tf.shape(x), tf.float32), tf.range(3, 11, 2),
+            tf.one_hot(c.ints([5], 4), 4), tf.gather(x, c.ints([3], 4)), tf.cast(x > 0, tf.int32),
+            tf.math.unsorted_segment_sum(x, c.ints([4], 3), 3), tf.zeros_like(x) + tf.ones_like(y),
+            tf.ensure_shape(x, [4, 6]), tf.transpose(x, tf.invert_permutation(tf.range(1, -1, -1))), tf.identity_n([x, y])[1], tf.placeholder_with_default(y, [4, 6])], [x, y]
+
+
+def _elementwise(tf, c):
+    x, y = c([4, 5]), c([4, 5])
+    z = tf.where(x > y, x, y)
+    return [tf.add_n([x, y, z]), tf.math.floordiv(x * 4, y + 2), tf.math.floormod(x * 4, y + 2),
+            tf.div_no_nan(x, y * 0), tf.squared_difference(x, y), tf.atan2(x, y), tf.math.is_nan(x / 0),
+            tf.math.is_inf(x / 0), tf.math.is_finite(x), tf.logical_not(x > y),
+            tf.logical_or(x > 0, y > 0), tf.logical_and(x > 0, y > 0), tf.equal(x, x),
+            tf.not_equal(x, y), tf.less_equal(x, y), tf.greater_equal(x, y), tf.check_numerics(x, "x"),
+            tf.stop_gradient(x), tf.identity(y)], [x, y]
+
+
+CASES = dict([
+    _unary("abs", lambda tf, x: tf.abs(x)), _unary("neg", lambda tf, x: -x),
+    _unary("sign", lambda tf, x: tf.sign(x)), _unary("square", lambda tf, x: tf.square(x)),
+    _unary("sqrt", lambda tf, x: tf.sqrt(x), 0.1, 2.0), _unary("rsqrt", lambda tf, x: tf.rsqrt(x), 0.1, 2.0),
+    _unary("reciprocal", lambda tf, x: tf.reciprocal(x), 0.5, 2.0), _unary("exp", lambda tf, x: tf.exp(x)),
+    _unary("expm1", lambda tf, x: tf.expm1(x)), _unary("log", lambda tf, x: tf.log(x), 0.1, 2.0),
+    _unary("log1p", lambda tf, x: tf.log1p(x), 0.1, 2.0), _unary("sin", lambda tf, x: tf.sin(x)),
+    _unary("cos", lambda tf, x: tf.cos(x)), _unary("tan", lambda tf, x: tf.tan(x)),
+    _unary("tanh", lambda tf, x: tf.tanh(x)), _unary("sigmoid", lambda tf, x: tf.sigmoid(x)),
+    _unary("relu", lambda tf, x: tf.nn.relu(x)), _unary("relu6", lambda tf, x: tf.nn.relu6(x * 8)),
+    _unary("elu", lambda tf, x: tf.nn.elu(x)), _unary("softplus", lambda tf, x: tf.nn.softplus(x)),
+    _unary("leaky_relu", lambda tf, x: tf.nn.leaky_relu(x)), _unary("floor", lambda tf, x: tf.floor(x * 3)),
+    _unary("ceil", lambda tf, x: tf.ceil(x * 3)), _unary("round", lambda tf, x: tf.round(x * 3)),
+    _unary("rint", lambda tf, x: tf.rint(x * 3)), _unary("erf", lambda tf, x: tf.erf(x)),
+    _binary("add", lambda tf, x, y: x + y), _binary("sub", lambda tf, x, y: x - y),
+    _binary("mul", lambda tf, x, y: x * y), _binary("div", lambda tf, x, y: x / y, 0.5, 2.0),
+    _binary("pow", lambda tf, x, y: tf.pow(x, y), 0.5, 2.0), _binary("maximum", lambda tf, x, y: tf.maximum(x, y)),
+    _binary("minimum", lambda tf, x, y: tf.minimum(x, y)), _binary("less", lambda tf, x, y: tf.less(x, y), grad=False),
+    _binary("greater", lambda tf, x, y: tf.greater(x, y), grad=False),
+    ("elementwise", _elementwise), ("linear", _linear), ("xent", _xent), ("conv", _conv), ("pools", _pools),
+    ("depthwise", _depthwise), ("reductions", _reductions), ("shapes", _shapes),
+])
+
+# the op types a training step's bookkeeping runs, checked by the training tests rather than here
+STATEFUL = frozenset({
+    "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "NoOp", "Const", "Placeholder",
+    "ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp", "ApplyCenteredRMSProp",
+    "ScatterUpdate", "ScatterAdd", "ScatterSub",
+    "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
+})
+
+
+def build(tf, name: str, device: str, grads: bool = True):
+    """The case's outputs (and, with ``grads``, its gradients) built on ``device``."""
+    c = Constants(tf, seed=sorted(CASES).index(name))
+    with tf.device(device):
+        outputs, xs = CASES[name](tf, c)
+        fetches = list(outputs)
+        if grads and xs:
+            floats = [o for o in outputs if o.dtype.is_floating]
+            weights = [c(o.shape.as_list()) if o.shape.is_fully_defined() else 1.0 for o in floats]
+            total = tf.add_n([tf.reduce_sum(o * w) for o, w in zip(floats, weights)])
+            fetches += [g for g in tf.gradients(total, xs) if g is not None]
+    return fetches

@@ -1,0 +1,114 @@
+"""GPU kernels against their NumPy kernels, on a real CUDA device (skipped without one).
+
+Every GPU kernel has a case in tests/gpu_cases.py (tests/test_gpu_backend.py proves it);
+here each case runs on /gpu:0 and on /cpu:0, and the values and gradients must agree in
+float32 to rtol 1e-5 (cuBLAS without TF32). ``python -m benchmarks --gpu`` runs this file.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.runtime.gpu import find_backend
+
+import gpu_cases
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(find_backend() is None, reason="no CUDA GPU (CuPy found none, or is not installed)")]
+
+
+def _run(name, device):
+    with tf.Graph().as_default():
+        fetches = gpu_cases.build(tf, name, device)
+        with tf.Session() as sess:  # no soft placement: every op of a case has a GPU kernel
+            return fetches, sess.run(fetches)
+
+
+@pytest.mark.parametrize("name", sorted(gpu_cases.CASES))
+def test_gpu_kernel_matches_numpy(name):
+    fetches, got = _run(name, "/gpu:0")
+    _, want = _run(name, "/cpu:0")
+    for t, g, w in zip(fetches, got, want):
+        assert type(g) is np.ndarray or np.isscalar(g), f"{t.name} came back as {type(g).__name__}"
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, f"{t.name}: got {g.shape} {g.dtype}, want {w.shape} {w.dtype}"
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=t.name)
+
+
+def test_ops_are_placed_on_the_physical_gpu_and_variables_live_there(capsys):
+    with tf.device("/gpu:0"):
+        v = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+        y = tf.matmul(v, v, transpose_b=True)
+    with tf.Session(config=tf.ConfigProto(log_device_placement=True)) as sess:
+        sess.run(v.initializer)
+        np.testing.assert_allclose(sess.run(y), [[5, 14], [14, 50]])
+        device = sess._device_mgr.lookup(v.op._assigned_device)
+        assert device.ordinal == 0 and device.memory.startswith("cuda")
+    assert "MatMul): /job:localhost/replica:0/task:0/device:GPU:0 (" in capsys.readouterr().err
+
+
+def test_random_ops_give_the_same_numbers_on_either_device():
+    def draw(device):
+        tf.reset_default_graph()
+        with tf.device(device):
+            x = [tf.random_uniform([3, 4], seed=1), tf.random_normal([5], seed=2), tf.truncated_normal([5], seed=3)]
+        with tf.Session() as sess:
+            return sess.run(x)
+    for g, c in zip(draw("/gpu:0"), draw("/cpu:0")):
+        np.testing.assert_array_equal(g, c)
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam", "adagrad", "rmsprop"])
+def test_training_on_the_gpu_follows_the_cpu(optimizer):
+    make = {"sgd": lambda: tf.train.GradientDescentOptimizer(0.1), "momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+            "adam": lambda: tf.train.AdamOptimizer(0.01), "adagrad": lambda: tf.train.AdagradOptimizer(0.1),
+            "rmsprop": lambda: tf.train.RMSPropOptimizer(0.01)}[optimizer]
+
+    def train(device):
+        tf.reset_default_graph()
+        tf.set_random_seed(1)
+        rng = np.random.default_rng(0)
+        xv, yv = rng.standard_normal((64, 20)).astype(np.float32), rng.integers(0, 4, 64)
+        with tf.device(device):
+            x, y = tf.placeholder(tf.float32, [None, 20]), tf.placeholder(tf.int64, [None])
+            logits = tf.layers.dense(tf.layers.dense(x, 32, tf.nn.relu), 4)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+            step = make().minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return [sess.run([loss, step], {x: xv, y: yv})[0] for _ in range(30)]
+
+    gpu, cpu = train("/gpu:0"), train("/cpu:0")
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-4)
+    assert gpu[-1] < gpu[0]
+
+
+def test_in_graph_towers_on_two_virtual_gpus_match_one_tower_at_double_batch():
+    split = tf.GPUOptions(experimental=tf.GPUOptions.Experimental(
+        virtual_devices=[tf.GPUOptions.Experimental.VirtualDevices(memory_limit_mb=[1024, 1024])]))
+    rng = np.random.default_rng(0)
+    xv, yv = rng.standard_normal((64, 20)).astype(np.float32), rng.integers(0, 4, 64)
+
+    def train(towers):
+        tf.reset_default_graph()
+        tf.set_random_seed(1)
+        x, y = tf.placeholder(tf.float32, [64, 20]), tf.placeholder(tf.int64, [64])
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        grads, losses = [], []
+        for i, (xs, ys) in enumerate(zip(tf.split(x, towers), tf.split(y, towers))):
+            with tf.device(f"/gpu:{i}"), tf.variable_scope("model", reuse=i > 0):
+                logits = tf.layers.dense(tf.layers.dense(xs, 32, tf.nn.relu), 4)
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys, logits=logits))
+                losses.append(loss)
+                grads.append(opt.compute_gradients(loss))
+        with tf.device("/cpu:0"):
+            averaged = [(tf.add_n([g for g, _ in gv]) / towers, gv[0][1]) for gv in zip(*grads)]
+            step = opt.apply_gradients(averaged)
+            total = tf.add_n(losses) / towers
+        with tf.Session(config=tf.ConfigProto(gpu_options=split)) as sess:
+            sess.run(tf.global_variables_initializer())
+            return [sess.run([total, step], {x: xv, y: yv})[0] for _ in range(20)]
+
+    np.testing.assert_allclose(train(2), train(1), rtol=1e-5)

@@ -1,0 +1,226 @@
+"""The GPU runtime's logic on any machine: a fake device backend over NumPy stands in for CUDA.
+
+Its arrays are a NumPy subclass, so the GPU kernels (the shared ``xp`` kernels) run on them,
+while the tests can tell device memory from host memory: which devices a session gets, what
+runs where, and that every crossing between memories is copied (feeds up, fetches down,
+host-memory inputs, _Send/_Recv between partitions). tests/test_gpu.py checks the same
+kernels on a real GPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.framework import errors
+from distflow.framework.registry import (device_kernel_types, get_registration, has_kernel, kernel_for,
+                                         register_kernel, register_op)
+from distflow.runtime.gpu import backend as gpu_backend
+from distflow.runtime.gpu import kernels as gpu_kernels
+
+import gpu_cases
+
+
+class DeviceArray(np.ndarray):
+    """An array in the fake device's memory (``ordinal`` says which device)."""
+
+    def __array_finalize__(self, obj):
+        self.ordinal = getattr(obj, "ordinal", 0)
+
+
+class FakeBackend(gpu_backend.Backend):
+    name = "fake"
+    xp = np
+
+    def __init__(self, count: int = 1):
+        self.count = count
+        self.uploads = self.downloads = 0
+
+    def device_count(self) -> int:
+        return self.count
+
+    def is_device_array(self, value) -> bool:
+        return isinstance(value, DeviceArray)
+
+    def ordinal_of(self, value) -> int:
+        return value.ordinal
+
+    def upload(self, value, ordinal):
+        self.uploads += 1
+        out = np.array(value).view(DeviceArray)
+        out.ordinal = ordinal
+        return out
+
+    def copy_between(self, value, ordinal):
+        out = value.copy()
+        out.ordinal = ordinal
+        return out
+
+    def download(self, value):
+        self.downloads += 1
+        return np.array(value)  # a base-class copy
+
+
+@pytest.fixture
+def fake():
+    backend = FakeBackend()
+    with gpu_backend.set_backend(backend):
+        yield backend
+
+
+def _host(value):
+    return type(value) is np.ndarray or np.isscalar(value)
+
+
+# -- devices --------------------------------------------------------------------
+
+def test_a_session_gets_the_real_gpus_when_the_process_has_a_backend(fake):
+    with tf.Session() as sess:
+        gpus = [d for d in sess.list_devices() if d.device_type == "GPU"]
+    assert [d.name.rsplit("/", 1)[1] for d in gpus] == ["device:GPU:0"]
+    with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as sess:
+        assert not [d for d in sess.list_devices() if d.device_type == "GPU"]
+
+
+def test_virtual_devices_split_one_gpu_and_visible_device_list_is_checked():
+    backend = FakeBackend(count=2)
+    split = tf.GPUOptions(experimental=tf.GPUOptions.Experimental(
+        virtual_devices=[tf.GPUOptions.Experimental.VirtualDevices(memory_limit_mb=[1024, 1024])]))
+    assert gpu_backend.physical_gpus(backend, split, None) == [0, 0, 1]
+    assert gpu_backend.physical_gpus(backend, tf.GPUOptions(visible_device_list="1"), None) == [1]
+    assert gpu_backend.physical_gpus(backend, tf.GPUOptions(), 1) == [0]
+    with pytest.raises(ValueError, match=r"names GPU\(s\) \[3\].*sees 2"):
+        gpu_backend.physical_gpus(backend, tf.GPUOptions(visible_device_list="0,3"), None)
+    with gpu_backend.set_backend(backend):
+        with tf.Session(config=tf.ConfigProto(gpu_options=split)) as sess:
+            names = [d.name for d in sess.list_devices() if d.device_type == "GPU"]
+    assert len(names) == 3
+
+
+def test_without_a_backend_gpus_stay_simulated():
+    with gpu_backend.set_backend(None):
+        with tf.Session() as sess:
+            gpus = [d for d in sess.list_devices() if d.device_type == "GPU"]
+    assert len(gpus) == tf.ConfigProto.DEFAULT_SIMULATED_GPUS
+
+
+# -- kernels by device type -----------------------------------------------------
+
+def test_the_kernel_registry_is_kept_by_device_type():
+    assert kernel_for("MatMul", "CPU") is get_registration("MatMul")
+    assert kernel_for("MatMul", "GPU").kernel is get_registration("MatMul").kernel
+    assert has_kernel("MatMul", "GPU") and not has_kernel("PyFunc", "GPU")
+    with pytest.raises(KeyError, match="already has a GPU kernel, registered at .*kernels.py"):
+        register_kernel("MatMul", "GPU")(lambda xp, a, b: a)
+    with pytest.raises(ValueError, match="CPU kernel of 'MatMul' is the one its op block registers"):
+        register_kernel("MatMul", "CPU")
+
+
+def test_every_gpu_kernel_has_a_case_in_the_gpu_tests():
+    covered = set(gpu_cases.STATEFUL)
+    with tf.Graph().as_default() as g:
+        for name in gpu_cases.CASES:
+            gpu_cases.build(tf, name, "/cpu:0")
+        covered |= {op.type for op in g.get_operations()}
+    missing = {t for t in device_kernel_types(gpu_kernels.DEVICE_TYPE) if not t.startswith("_Test")} - covered
+    assert not missing, f"GPU kernels with no case in tests/gpu_cases.py: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("name", sorted(gpu_cases.CASES))
+def test_each_case_gives_the_cpu_values_on_the_fake_device(fake, name):
+    with tf.Graph().as_default():
+        want_fetches = gpu_cases.build(tf, name, "/cpu:0")
+        with tf.Session() as sess:
+            want = sess.run(want_fetches)
+    with tf.Graph().as_default():
+        got_fetches = gpu_cases.build(tf, name, "/gpu:0")
+        with tf.Session() as sess:  # (no soft placement: every op of the case has a GPU kernel)
+            got = sess.run(got_fetches)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert _host(g), f"fetch {i} ({got_fetches[i].name}) left the device as {type(g).__name__}"
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6, err_msg=got_fetches[i].name)
+
+
+# -- memory crossings -------------------------------------------------------------
+
+_SEEN: list = []
+
+register_op("_TestMemorySeen", shape=lambda op: op.inputs[0].shape, stateful=True)(
+    lambda xp, x: _SEEN.append(("CPU", type(x))) or x)
+register_kernel("_TestMemorySeen", "GPU")(lambda xp, x: _SEEN.append(("GPU", type(x))) or x)
+
+
+def _seen(x, device):
+    from distflow.ops.op_util import make_tensor  # noqa: PLC0415
+
+    with tf.device(device):
+        return make_tensor("_TestMemorySeen", [x], {}, "seen")
+
+
+@pytest.mark.parametrize("inter_op", [1, 2], ids=["sequential", "concurrent"])
+def test_each_kernel_reads_its_inputs_in_its_own_memory(fake, inter_op):
+    _SEEN.clear()
+    x = tf.placeholder(tf.float32, [2, 3])
+    with tf.device("/gpu:0"):
+        w = tf.Variable(np.ones((3, 4), np.float32))
+        h = tf.matmul(x, w)
+    on_cpu = _seen(h, "/cpu:0")  # device -> host
+    on_gpu = _seen(on_cpu * 2, "/gpu:0")  # host -> device
+    fed = _seen(x, "/gpu:0")  # a feed goes up
+    config = tf.ConfigProto(inter_op_parallelism_threads=inter_op)
+    with tf.Session(config=config) as sess:
+        sess.run(w.initializer)
+        out = sess.run([on_gpu, fed, h], {x: np.ones((2, 3), np.float32)})
+        storage = sess._device_mgr.lookup("/job:localhost/replica:0/task:0/device:GPU:0").resource_mgr
+    assert sorted(_SEEN, key=str) == sorted([("CPU", np.ndarray), ("GPU", DeviceArray), ("GPU", DeviceArray)],
+                                            key=str)
+    assert all(type(v) is np.ndarray for v in out), [type(v) for v in out]
+    np.testing.assert_array_equal(out[0], np.full((2, 4), 6.0, np.float32))
+    variables = [v for v in storage._resources.values()] if hasattr(storage, "_resources") else []
+    assert all(isinstance(v.read(), DeviceArray) for v in variables if hasattr(v, "read"))
+
+
+def test_an_op_without_a_gpu_kernel_needs_soft_placement_and_then_runs_on_the_cpu(fake):
+    with tf.device("/gpu:0"):
+        x = tf.constant([1.0, 2.0])
+        y = tf.py_func(lambda a: a * 3, [x * 2], tf.float32, name="host_only")
+    with pytest.raises(errors.InvalidArgumentError, match="no GPU kernel is registered for op type PyFunc.*"
+                                                          "allow_soft_placement"):
+        with tf.Session() as sess:
+            sess.run(y)
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        np.testing.assert_array_equal(sess.run(y), [6.0, 12.0])
+    assert y.op._assigned_device.endswith("CPU:0")
+
+
+def test_a_model_trained_on_the_device_matches_the_cpu_and_saves_from_device_memory(fake, tmp_path):
+    def train(device):
+        tf.reset_default_graph()
+        tf.set_random_seed(3)
+        rng = np.random.default_rng(0)
+        xv, yv = rng.standard_normal((32, 8)).astype(np.float32), rng.integers(0, 3, 32)
+        with tf.device(device):
+            x, y = tf.placeholder(tf.float32, [None, 8]), tf.placeholder(tf.int64, [None])
+            h = tf.layers.dense(x, 16, tf.nn.relu)
+            logits = tf.layers.dense(h, 3)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+            step = tf.train.AdamOptimizer(0.01).minimize(loss)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([loss, step], {x: xv, y: yv})[0] for _ in range(20)]
+            path = saver.save(sess, str(tmp_path / device.strip("/").replace(":", "")))
+            weights = sess.run(tf.trainable_variables())
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            restored = sess.run(tf.trainable_variables())
+        return losses, weights, restored
+
+    cpu_losses, cpu_weights, _ = train("/cpu:0")
+    gpu_losses, gpu_weights, restored = train("/gpu:0")
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-5)
+    assert gpu_losses[-1] < gpu_losses[0]
+    for g, c, r in zip(gpu_weights, cpu_weights, restored):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)  # (the CPU plan fuses its updates)
+        np.testing.assert_array_equal(r, g)
