@@ -90,7 +90,7 @@ def _shapes(tf, c):
             tf.split(x, [1, 5], axis=1)[1], tf.stack([x, y], 2), tf.unstack(x)[2], tf.reverse(x, [1]),
             tf.size(x), tf.rank(x), tf.cast(tf.shape(x), tf.float32), tf.range(3, 11, 2),
             tf.one_hot(c.ints([5], 4), 4), tf.gather(x, c.ints([3], 4)), tf.cast(x > 0, tf.int32),
-            tf.math.unsorted_segment_sum(x, c.ints([4], 3), 3), tf.zeros_like(x) + tf.ones_like(y),
+            tf.zeros_like(x) + tf.ones_like(y),
             tf.ensure_shape(x, [4, 6]), tf.transpose(x, tf.invert_permutation(tf.range(1, -1, -1))), tf.identity_n([x, y])[1], tf.placeholder_with_default(y, [4, 6])], [x, y]
 
 
@@ -110,16 +110,14 @@ CASES = dict([
     _unary("sign", lambda tf, x: tf.sign(x)), _unary("square", lambda tf, x: tf.square(x)),
     _unary("sqrt", lambda tf, x: tf.sqrt(x), 0.1, 2.0), _unary("rsqrt", lambda tf, x: tf.rsqrt(x), 0.1, 2.0),
     _unary("reciprocal", lambda tf, x: tf.reciprocal(x), 0.5, 2.0), _unary("exp", lambda tf, x: tf.exp(x)),
-    _unary("expm1", lambda tf, x: tf.expm1(x)), _unary("log", lambda tf, x: tf.log(x), 0.1, 2.0),
+    _unary("log", lambda tf, x: tf.log(x), 0.1, 2.0),
     _unary("log1p", lambda tf, x: tf.log1p(x), 0.1, 2.0), _unary("sin", lambda tf, x: tf.sin(x)),
-    _unary("cos", lambda tf, x: tf.cos(x)), _unary("tan", lambda tf, x: tf.tan(x)),
-    _unary("tanh", lambda tf, x: tf.tanh(x)), _unary("sigmoid", lambda tf, x: tf.sigmoid(x)),
+    _unary("cos", lambda tf, x: tf.cos(x)), _unary("tanh", lambda tf, x: tf.tanh(x)), _unary("sigmoid", lambda tf, x: tf.sigmoid(x)),
     _unary("relu", lambda tf, x: tf.nn.relu(x)), _unary("relu6", lambda tf, x: tf.nn.relu6(x * 8)),
     _unary("elu", lambda tf, x: tf.nn.elu(x)), _unary("softplus", lambda tf, x: tf.nn.softplus(x)),
     _unary("leaky_relu", lambda tf, x: tf.nn.leaky_relu(x)), _unary("floor", lambda tf, x: tf.floor(x * 3)),
     _unary("ceil", lambda tf, x: tf.ceil(x * 3)), _unary("round", lambda tf, x: tf.round(x * 3)),
-    _unary("rint", lambda tf, x: tf.rint(x * 3)), _unary("erf", lambda tf, x: tf.erf(x)),
-    _binary("add", lambda tf, x, y: x + y), _binary("sub", lambda tf, x, y: x - y),
+    _unary("rint", lambda tf, x: tf.rint(x * 3)), _binary("add", lambda tf, x, y: x + y), _binary("sub", lambda tf, x, y: x - y),
     _binary("mul", lambda tf, x, y: x * y), _binary("div", lambda tf, x, y: x / y, 0.5, 2.0),
     _binary("pow", lambda tf, x, y: tf.pow(x, y), 0.5, 2.0), _binary("maximum", lambda tf, x, y: tf.maximum(x, y)),
     _binary("minimum", lambda tf, x, y: tf.minimum(x, y)), _binary("less", lambda tf, x, y: tf.less(x, y), grad=False),

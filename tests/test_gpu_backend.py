@@ -9,13 +9,15 @@ kernels on a real GPU.
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 
 import distflow as tf
 from distflow.framework import errors
-from distflow.framework.registry import (device_kernel_types, get_registration, has_kernel, kernel_for,
-                                         register_kernel, register_op)
+from distflow.framework.registry import (DeviceKernel, device_kernel_types, get_registration, has_kernel,
+                                         kernel_for, register_kernel, register_op)
 from distflow.runtime.gpu import backend as gpu_backend
 from distflow.runtime.gpu import kernels as gpu_kernels
 
@@ -29,9 +31,38 @@ class DeviceArray(np.ndarray):
         self.ordinal = getattr(obj, "ordinal", 0)
 
 
+def _on_device(value):
+    if type(value) is np.ndarray:
+        return value.view(DeviceArray)
+    if type(value) is tuple:
+        return tuple(_on_device(v) for v in value)
+    return value
+
+
+class FakeNamespace:
+    """The fake device's ``xp``: NumPy, whose functions' arrays are DeviceArrays, as CuPy's are
+    cupy arrays. It is not NumPy (``xp is np`` is False), so kernels take their device paths.
+    A kernel that hands a device array to NumPy itself (``np.lib.stride_tricks``, ``np.empty``)
+    gets a plain ndarray back, where CuPy would refuse: the output check below finds it."""
+
+    def __init__(self, module=np):
+        self._module = module
+
+    def __getattr__(self, name):
+        attr = getattr(self._module, name)
+        if isinstance(attr, types.ModuleType):
+            return FakeNamespace(attr)
+        if callable(attr) and not isinstance(attr, type):
+            return lambda *args, **kwargs: _on_device(attr(*args, **kwargs))
+        return attr
+
+
+FAKE_XP = FakeNamespace()
+
+
 class FakeBackend(gpu_backend.Backend):
     name = "fake"
-    xp = np
+    xp = FAKE_XP
 
     def __init__(self, count: int = 1):
         self.count = count
@@ -62,11 +93,37 @@ class FakeBackend(gpu_backend.Backend):
         return np.array(value)  # a base-class copy
 
 
+def _checked(kernel: DeviceKernel):
+    """``kernel``'s function, checking that each output it leaves in device memory is there."""
+    fn = kernel.kernel
+
+    def run(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        for i, value in enumerate(out if isinstance(out, tuple) else (out,)):
+            if i not in kernel.host_outputs and type(value) is np.ndarray:
+                raise AssertionError(f"the GPU kernel of {kernel.type} left output {i} in host memory: "
+                                     "it computed on the host (NumPy), not with xp")
+        return out
+
+    return run
+
+
 @pytest.fixture
-def fake():
+def fake(monkeypatch):
+    """A fake GPU for the test; every GPU kernel's outputs are checked to be device arrays."""
+    for kernel in gpu_kernel_table().values():
+        monkeypatch.setattr(kernel, "kernel", _checked(kernel))
     backend = FakeBackend()
     with gpu_backend.set_backend(backend):
         yield backend
+
+
+def gpu_kernel_table() -> dict:
+    return {t: kernel_for(t, gpu_kernels.DEVICE_TYPE) for t in device_kernel_types(gpu_kernels.DEVICE_TYPE)}
+
+
+NO_FOLDING = tf.ConfigProto(graph_options=tf.GraphOptions(
+    optimizer_options=tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)))
 
 
 def _host(value):
@@ -109,7 +166,7 @@ def test_without_a_backend_gpus_stay_simulated():
 
 def test_the_kernel_registry_is_kept_by_device_type():
     assert kernel_for("MatMul", "CPU") is get_registration("MatMul")
-    assert kernel_for("MatMul", "GPU").kernel is get_registration("MatMul").kernel
+    assert kernel_for("MatMul", "GPU").kernel.__wrapped__ is get_registration("MatMul").kernel  # (the shared one)
     assert has_kernel("MatMul", "GPU") and not has_kernel("PyFunc", "GPU")
     with pytest.raises(KeyError, match="already has a GPU kernel, registered at .*kernels.py"):
         register_kernel("MatMul", "GPU")(lambda xp, a, b: a)
@@ -131,15 +188,27 @@ def test_every_gpu_kernel_has_a_case_in_the_gpu_tests():
 def test_each_case_gives_the_cpu_values_on_the_fake_device(fake, name):
     with tf.Graph().as_default():
         want_fetches = gpu_cases.build(tf, name, "/cpu:0")
-        with tf.Session() as sess:
+        with tf.Session(config=NO_FOLDING) as sess:
             want = sess.run(want_fetches)
     with tf.Graph().as_default():
         got_fetches = gpu_cases.build(tf, name, "/gpu:0")
-        with tf.Session() as sess:  # (no soft placement: every op of the case has a GPU kernel)
+        # (no soft placement: every op of the case has a GPU kernel; no folding: they all run)
+        with tf.Session(config=NO_FOLDING) as sess:
             got = sess.run(got_fetches)
     for i, (g, w) in enumerate(zip(got, want)):
         assert _host(g), f"fetch {i} ({got_fetches[i].name}) left the device as {type(g).__name__}"
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6, err_msg=got_fetches[i].name)
+
+
+def test_an_out_of_range_label_gives_its_row_nan_on_the_gpu_as_in_tensorflow(fake):
+    with tf.device("/gpu:0"):
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant([1, 7, 0]),
+                                                              logits=tf.zeros([3, 4]))
+        grad = tf.gradients(tf.reduce_sum(loss), loss.op.inputs[0])[0]
+    with tf.Session(config=NO_FOLDING) as sess:
+        got_loss, got_grad = sess.run([loss, grad])
+    np.testing.assert_allclose(got_loss[[0, 2]], np.log(4.0), rtol=1e-6)
+    assert np.isnan(got_loss[1]) and np.isnan(got_grad[1]).all() and not np.isnan(got_grad[[0, 2]]).any()
 
 
 # -- memory crossings -------------------------------------------------------------

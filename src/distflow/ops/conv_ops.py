@@ -63,9 +63,10 @@ def window_view(xp, xpad, kh, kw, sh, sw, oh, ow):
     """A strided view [N, OH, OW, KH, KW, C] of the windows (no copy)."""
     n, _, _, c = xpad.shape
     s = xpad.strides
-    return np.lib.stride_tricks.as_strided(
-        xpad, shape=(n, oh, ow, kh, kw, c), strides=(s[0], s[1] * sh, s[2] * sw, s[1], s[2], s[3]),
-        writeable=False)
+    shape, strides = (n, oh, ow, kh, kw, c), (s[0], s[1] * sh, s[2] * sw, s[1], s[2], s[3])
+    if xp is not np:  # (a device's own view of its memory: CuPy's as_strided takes no writeable)
+        return xp.lib.stride_tricks.as_strided(xpad, shape=shape, strides=strides)
+    return np.lib.stride_tricks.as_strided(xpad, shape=shape, strides=strides, writeable=False)
 
 
 def _conv_shape(op, depthwise: bool = False):

@@ -8,6 +8,9 @@ thread takes the first, a small pool the others, and NumPy releases the GIL in e
 what ``intra_op_parallelism_threads`` asked for, how many tasks share the host, how many
 partitions run at once (each then runs whole) and whether other processes keep the cores
 busy. Work under MIN_BYTES runs whole: handing a piece to a thread costs some 30 us.
+
+A kernel that computes on a device (a GPU), where each piece would only be another launch
+on the same device, runs under :func:`whole`: its work is never cut.
 """
 
 from __future__ import annotations
@@ -34,9 +37,24 @@ def _workers() -> ThreadPoolExecutor:
     return _pool
 
 
+_local = threading.local()
+
+
+class whole:  # noqa: N801 - used as a decorator-like context, as contextlib's are
+    """``with whole():`` the work of this thread's kernels is not cut into pieces."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        _local.whole = getattr(_local, "whole", 0) + 1
+
+    def __exit__(self, *exc):
+        _local.whole -= 1
+
+
 def pieces(n: int, nbytes: int) -> int:
     """Into how many pieces work over ``n`` items and ``nbytes`` of memory is cut now."""
-    if n < 2 or nbytes < MIN_BYTES:
+    if n < 2 or nbytes < MIN_BYTES or getattr(_local, "whole", 0):
         return 1
     return max(1, min(blas.get_threads() or 1, n, nbytes // (MIN_BYTES // 2)))
 

@@ -170,8 +170,8 @@ def _atan2_grad(op, g):
 
 @register_op("DivNoNan", shape=binary_shape)
 def _div_no_nan_kernel(xp, x, y):
-    safe = np.where(y == 0, 1, y)
-    return np.where(y == 0, 0, x / safe).astype(np.result_type(x, y), copy=False)
+    safe = xp.where(y == 0, 1, y)
+    return xp.where(y == 0, 0, x / safe).astype(np.result_type(x.dtype, y.dtype), copy=False)
 
 
 @register_gradient("DivNoNan")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 
 from ...framework.registry import get_registration, register_kernel
+from ...ops import intra_op
 from ...ops import (array_ops, control_flow_ops, conv_ops, math_ops, nn_ops,  # noqa: F401 - the op blocks
                     random_ops, reduction_ops, scatter_ops, slicing_ops, state_ops, training_ops, unary_ops)
 
@@ -30,9 +31,9 @@ DEVICE_TYPE = "GPU"
 
 _ELEMENTWISE = (
     # unary
-    "Abs", "Neg", "Sign", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p",
-    "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Relu", "Relu6", "Elu", "Softplus", "LeakyRelu", "Floor",
-    "Ceil", "Round", "Rint", "Erf", "IsNan", "IsInf", "IsFinite", "LogicalNot", "Cast",
+    "Abs", "Neg", "Sign", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Log1p",
+    "Sin", "Cos", "Tanh", "Sigmoid", "Relu", "Relu6", "Elu", "Softplus", "LeakyRelu", "Floor",
+    "Ceil", "Round", "Rint", "IsNan", "IsInf", "IsFinite", "LogicalNot", "Cast",
     "ZerosLike", "OnesLike", "Identity", "IdentityN", "StopGradient", "CheckNumerics", "EnsureShape",
     "PlaceholderWithDefault",
     # their gradients
@@ -45,7 +46,7 @@ _ELEMENTWISE = (
 
 _LINEAR_ALGEBRA_AND_NN = (
     "MatMul", "BatchMatMulV2", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
-    "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "L2Loss",
+    "SoftmaxCrossEntropyWithLogits", "L2Loss",
     "Conv2D", "MaxPool", "MaxPoolGrad", "AvgPool",
     "DepthwiseConv2dNative", "Pack", "Unpack", "Squeeze",
 )
@@ -63,7 +64,7 @@ _HOST_MEMORY = {
     "BroadcastTo": ((1,), ()), "Transpose": ((1,), ()), "ConcatV2": ((-1,), ()), "Slice": ((1, 2), ()),
     "StridedSlice": ((1, 2, 3), ()), "Pad": ((1,), ()), "SumToShape": ((1,), ()), "ArgMax": ((1,), ()),
     "ArgMin": ((1,), ()), "Split": ((0,), ()), "SplitV": ((1, 2), ()), "OneHot": ((1,), ()),
-    "GatherV2": ((2,), ()), "Cumsum": ((1,), ()), "ReverseV2": ((1,), ()), "UnsortedSegmentSum": ((2,), ()),
+    "GatherV2": ((2,), ()), "Cumsum": ((1,), ()), "ReverseV2": ((1,), ()),
     "Conv2DBackpropInput": ((0,), ()), "Conv2DBackpropFilter": ((1,), ()),
     "Sum": ((1,), ()), "Mean": ((1,), ()), "Max": ((1,), ()), "Min": ((1,), ()), "Prod": ((1,), ()),
     "All": ((1,), ()), "Any": ((1,), ()),
@@ -140,12 +141,41 @@ def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsil
     return var
 
 
+@register_kernel("SparseSoftmaxCrossEntropyWithLogits", DEVICE_TYPE)
+def _sparse_softmax_xent(xp, logits, labels):
+    """As TensorFlow's GPU kernel: a label outside [0, classes) gives its row NaN (loss and
+    gradient) rather than an error, which would wait for the device to check every label."""
+    n = logits.shape[-1]
+    flat, cols = logits.reshape(-1, n), labels.reshape(-1)
+    top = flat.max(axis=-1, keepdims=True)
+    backprop = xp.exp(flat - top)
+    total = backprop.sum(axis=-1, keepdims=True)
+    backprop /= total
+    rows = xp.arange(cols.shape[0])
+    valid = (cols >= 0) & (cols < n)
+    picked = xp.where(valid, cols, 0)
+    loss = xp.log(total.reshape(-1)) - (flat[rows, picked] - top.reshape(-1))
+    backprop[rows, picked] -= 1
+    loss = xp.where(valid, loss, xp.nan).astype(logits.dtype, copy=False)
+    backprop = xp.where(valid[:, None], backprop, xp.nan).astype(logits.dtype, copy=False)
+    return loss.reshape(labels.shape), backprop.reshape(logits.shape)
+
+
+def _whole(kernel):
+    """A shared kernel run on a device: its work is not cut into pieces for CPU threads."""
+    @functools.wraps(kernel)
+    def run(*args, **kwargs):
+        with intra_op.whole():
+            return kernel(*args, **kwargs)
+    return run
+
+
 def _register() -> None:
     same = {t: ((), ()) for t in _ELEMENTWISE + _LINEAR_ALGEBRA_AND_NN + _OPTIMIZERS + _STATE}
     same.update(_HOST_MEMORY)
     for op_type, (host_inputs, host_outputs) in same.items():
         register_kernel(op_type, DEVICE_TYPE, host_inputs=host_inputs,
-                        host_outputs=host_outputs)(get_registration(op_type).kernel)
+                        host_outputs=host_outputs)(_whole(get_registration(op_type).kernel))
 
 
 _register()
