@@ -66,7 +66,7 @@ class FakeBackend(gpu_backend.Backend):
 
     def __init__(self, count: int = 1):
         self.count = count
-        self.uploads = self.downloads = 0
+        self.uploads = self.downloads = self.captures = self.launches = 0
 
     def device_count(self) -> int:
         return self.count
@@ -91,6 +91,26 @@ class FakeBackend(gpu_backend.Backend):
     def download(self, value):
         self.downloads += 1
         return np.array(value)  # a base-class copy
+
+    def capture(self, ordinal, execute, feeds):
+        self.captures += 1
+        return FakeGraph(self, ordinal, execute, feeds)
+
+
+class FakeGraph:
+    """A captured step of the fake device: launching it runs the step's calls again, on feed
+    buffers of its own that each launch refills (as a CUDA graph's are)."""
+
+    def __init__(self, backend, ordinal, execute, feeds):
+        self.backend, self.execute = backend, execute
+        self.buffers = [backend.upload(np.asarray(f), ordinal) for f in feeds]
+
+    def launch(self, feeds):
+        self.backend.launches += 1
+        for buffer, value in zip(self.buffers, feeds):
+            buffer[...] = value
+        results = self.execute(self.buffers)
+        return [self.backend.to_host(v.read() if hasattr(v, "read") else v) for v in results]
 
 
 def _checked(kernel: DeviceKernel):
@@ -166,9 +186,10 @@ def test_without_a_backend_gpus_stay_simulated():
 
 def test_the_kernel_registry_is_kept_by_device_type():
     assert kernel_for("MatMul", "CPU") is get_registration("MatMul")
-    assert kernel_for("MatMul", "GPU").kernel.__wrapped__ is get_registration("MatMul").kernel  # (the shared one)
+    assert kernel_for("AddV2", "GPU").kernel.__wrapped__ is get_registration("AddV2").kernel  # (the shared one)
+    assert kernel_for("MatMul", "GPU").kernel is not get_registration("MatMul").kernel  # (cuBLAS)
     assert has_kernel("MatMul", "GPU") and not has_kernel("PyFunc", "GPU")
-    with pytest.raises(KeyError, match="already has a GPU kernel, registered at .*kernels.py"):
+    with pytest.raises(KeyError, match="already has a GPU kernel, registered at .*products.py"):
         register_kernel("MatMul", "GPU")(lambda xp, a, b: a)
     with pytest.raises(ValueError, match="CPU kernel of 'MatMul' is the one its op block registers"):
         register_kernel("MatMul", "CPU")
@@ -293,3 +314,43 @@ def test_a_model_trained_on_the_device_matches_the_cpu_and_saves_from_device_mem
     for g, c, r in zip(gpu_weights, cpu_weights, restored):
         np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)  # (the CPU plan fuses its updates)
         np.testing.assert_array_equal(r, g)
+
+
+# -- whole-step replay --------------------------------------------------------------
+
+def _train(batches, config=None):
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    x, y = tf.placeholder(tf.float32, [None, 6]), tf.placeholder(tf.int64, [None])
+    with tf.device("/gpu:0"):
+        logits = tf.layers.dense(tf.layers.dense(x, 5, tf.nn.relu), 3)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        return [sess.run([loss, train], {x: xv, y: yv})[0] for xv, yv in batches]
+
+
+def test_a_gpu_step_is_captured_on_its_second_run_and_replayed_after(fake):
+    rng = np.random.default_rng(0)
+    batches = [(rng.standard_normal((n, 6)).astype(np.float32), rng.integers(0, 3, n)) for n in [8] * 6 + [5] * 3]
+    replayed = _train(batches)
+    assert fake.captures == 2  # one per feed shape, at its second run
+    assert fake.launches == 5 + 2  # every run after a capture, that run included
+    plain = _train(batches, tf.ConfigProto(graph_options=tf.GraphOptions(replay_gpu_steps=False)))
+    assert fake.captures == 2
+    np.testing.assert_allclose(replayed, plain, rtol=1e-6)
+    assert replayed[5] < replayed[0]
+
+
+def test_a_step_with_host_work_is_not_replayed_and_says_why(fake, caplog):
+    with tf.device("/gpu:0"):
+        x = tf.constant([1.0, 2.0]) * 2
+    y = tf.py_func(lambda a: a + 1, [x], tf.float32)  # (on the CPU)
+    with caplog.at_level("DEBUG", logger="distflow"):
+        with tf.Session() as sess:
+            for _ in range(3):
+                np.testing.assert_array_equal(sess.run(y), [3.0, 5.0])
+    assert fake.captures == 0
+    assert "not replayed as a CUDA graph: 'PyFunc' (PyFunc) runs on /job:localhost/replica:0/task:0/device:CPU:0" \
+        in caplog.text, caplog.text

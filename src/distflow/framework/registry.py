@@ -96,17 +96,20 @@ class DeviceKernel:
 
     ``host_inputs``/``host_outputs`` are the indices of the inputs and outputs that stay in
     host memory (TensorFlow's ``HostMemory``): a shape, an axis, a size; the runtime copies
-    the others to and from the device's memory.
+    the others to and from the device's memory. ``capturable`` says that the kernel only
+    launches device work on the current stream (no wait for the device, no copy from the
+    host), so a step of such kernels can be captured once and replayed.
     """
 
     __slots__ = ("type", "device_type", "kernel", "context_arg", "attr_names", "accepts_all_attrs",
-                 "host_inputs", "host_outputs", "defined_at")
+                 "host_inputs", "host_outputs", "capturable", "defined_at")
 
     def __init__(self, op_type: str, device_type: str, kernel: Callable, host_inputs, host_outputs,
-                 defined_at: str):
+                 defined_at: str, capturable: bool = False):
         self.type, self.device_type, self.kernel = op_type, device_type, kernel
         self.context_arg, self.attr_names, self.accepts_all_attrs = _kernel_signature(kernel)
         self.host_inputs, self.host_outputs = frozenset(host_inputs), frozenset(host_outputs)
+        self.capturable = capturable
         self.defined_at = defined_at
 
     def kernel_attrs(self, attrs: dict) -> dict:
@@ -178,7 +181,7 @@ def get_registration(op_type: str) -> OpRegistration:
 _DEVICE_KERNELS: dict[tuple[str, str], DeviceKernel] = {}
 
 
-def register_kernel(op_type: str, device_type: str, *, host_inputs=(), host_outputs=()):
+def register_kernel(op_type: str, device_type: str, *, host_inputs=(), host_outputs=(), capturable=False):
     """Decorator: ``fn`` is ``op_type``'s kernel on devices of ``device_type`` (not "CPU":
     the op block's own kernel is the CPU one). It takes what a CPU kernel takes; ``xp`` is
     then that device's array namespace.
@@ -196,7 +199,7 @@ def register_kernel(op_type: str, device_type: str, *, host_inputs=(), host_outp
             raise KeyError(f"Op type '{op_type}' already has a {device_type} kernel, registered at "
                            f"{_DEVICE_KERNELS[key].defined_at}")
         _DEVICE_KERNELS[key] = DeviceKernel(reg.type, device_type, fn, host_inputs, host_outputs,
-                                            _caller_location())
+                                            _caller_location(), capturable)
         return fn
 
     return attach

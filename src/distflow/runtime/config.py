@@ -79,9 +79,12 @@ class GraphOptions:
     _OTHER_FIELDS = ("enable_recv_scheduling", "build_cost_model", "build_cost_model_after", "infer_shapes",
                      "place_pruned_graph", "enable_bfloat16_sendrecv", "timeline_step", "rewrite_options")
 
-    def __init__(self, optimizer_options: OptimizerOptions | None = None, **other):
+    def __init__(self, optimizer_options: OptimizerOptions | None = None, replay_gpu_steps: bool = True, **other):
         _other_fields("GraphOptions", self._OTHER_FIELDS, other, self)
         self.optimizer_options = optimizer_options or OptimizerOptions()
+        # (a distflow addition) a step that runs on one GPU alone is captured as a CUDA graph
+        # on its second run and replayed after that; False runs every step op by op
+        self.replay_gpu_steps = bool(replay_gpu_steps)
 
 
 class ConfigProto:

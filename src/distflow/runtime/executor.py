@@ -313,7 +313,8 @@ class _Memories:
                 copy = self.new_slot(to(value))
             else:
                 copy = self.new_slot()
-                self.plan._add(to, (slot,), copy, _ONE_ARG, node, device)
+                blocker = None if memory != "host" else f"a copy to host memory for '{node.name}'"
+                self.plan._add(to, (slot,), copy, _ONE_ARG, node, device, blocker=blocker)
             self.put(copy, memory)
             self.copies[(slot, memory)] = copy
         return copy
@@ -344,7 +345,7 @@ class PartitionPlan:
     """
 
     __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking", "rewrites",
-                 "_forwarding")
+                 "replay_blockers", "memories", "_forwarding")
 
     def __init__(self, name: str, nodes: list[Node], devices: list[Device], feed_index: dict,
                  fetch_index: dict, kernel_states: dict, enabled_rewrites: tuple[bool, bool] = (True, True),
@@ -356,6 +357,9 @@ class PartitionPlan:
         self.feed_slots: list[tuple[int, int]] = []
         self.fetch_slots: list[tuple[int, int, bool]] = []
         self.blocking = False
+        # per call: why it could not be captured in a CUDA graph (None: it can); the memories it computes in
+        self.replay_blockers: list[str | None] = []
+        self.memories: set[str] = set()
         # which rewrite passes fired, and how many rewrites each made
         nodes, devices, self.rewrites = rewrites.optimize(nodes, devices, feed_index, fetch_index,
                                                           *enabled_rewrites)
@@ -384,7 +388,7 @@ class PartitionPlan:
             if node.type == "_Send":
                 rkey = rendezvous_key(node)
                 ins = tuple(input_slot(k) for k in node.inputs)
-                self._add(functools.partial(_send, rkey), ins, None, _RENDEZVOUS, node, device)
+                self._add(functools.partial(_send, rkey), ins, None, _RENDEZVOUS, node, device, blocker="a _Send")
                 continue
             if node.type == "_Recv":
                 out = new_slot()
@@ -392,7 +396,7 @@ class PartitionPlan:
                 if mem is not None:  # the receiver makes the tensor its own: copied into its memory
                     recv = functools.partial(_recv_into, device.accept, recv)
                     mem.put(out, device.memory)
-                self._add(recv, (), out, _RENDEZVOUS, node, device)
+                self._add(recv, (), out, _RENDEZVOUS, node, device, blocker="a _Recv")
                 if not node.attrs["tensor_name"].startswith("^"):
                     slot_of[(node.name, 0)] = out
                 continue
@@ -443,7 +447,9 @@ class PartitionPlan:
             fresh = node.type not in _MAY_ALIAS and not any(node.input_is_ref)
             # (only host kernels write into their inputs' buffers)
             donor = ins[reg.inplace_input] if reg.inplace_input is not None and kernel is reg else None
-            self._add(fn, tuple(ins), out, mode, node, device, donor, fresh)
+            blocker = (None if getattr(kernel, "capturable", False) and not blocking or device.memory == "host"
+                       else f"'{node.name}' ({node.type}) has no capturable kernel on {device.name}")
+            self._add(fn, tuple(ins), out, mode, node, device, donor, fresh, blocker)
 
         by_name = {n.name: n for n in nodes}
         for key, positions in fetch_index.items():
@@ -496,12 +502,17 @@ class PartitionPlan:
         self.steps = steps
         del self._forwarding
 
-    def _add(self, fn, ins, out, mode, node: Node, device: Device, donor=None, fresh=False) -> None:
+    def _add(self, fn, ins, out, mode, node: Node, device: Device, donor=None, fresh=False,
+             blocker: str | None = None) -> None:
         if mode in (_ONE_ARG, _TWO_ARGS):
             ins = ins[0] if mode == _ONE_ARG else ins
         self.steps.append((fn, ins, out, mode))
         self.infos.append((node.name, node.type, device.name))
         self._forwarding.append((donor, fresh))
+        if blocker is None and device.memory == "host":
+            blocker = f"'{node.name}' ({node.type}) runs on {device.name}"
+        self.replay_blockers.append(blocker)
+        self.memories.add(device.memory)
 
     @staticmethod
     def _bind(kernel, reg, node: Node, device: Device, kernel_states: dict):
@@ -529,7 +540,9 @@ class PartitionPlan:
                  for (fn, ins, out, mode, release), info in zip(self.steps, self.infos)]
         self._execute(timed, feeds, rdv, results)
 
-    def _execute(self, steps: list, feeds, rdv: Rendezvous | None, results: list) -> None:
+    def _execute(self, steps: list, feeds, rdv: Rendezvous | None, results: list, raw: bool = False) -> None:
+        """Runs ``steps`` (this plan's, or timed ones); with ``raw``, the fetched values are left
+        as the slots hold them (where a replay copies them out itself)."""
         slots = self.init_slots.copy()
         for fi, s in self.feed_slots:
             slots[s] = feeds[fi]
@@ -556,7 +569,7 @@ class PartitionPlan:
                         slots[o] = None
                 i += 1
             for fi, s, fetch in self.fetch_slots:
-                results[fi] = slots[s] if fetch is None else fetch(slots[s])
+                results[fi] = slots[s] if fetch is None or raw else fetch(slots[s])
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             name, op_type, device = self.infos[min(i, len(self.infos) - 1)] if self.infos else ("?", "?", self.name)
             raise wrap_error(e, name, op_type, device) from e
@@ -638,7 +651,8 @@ class StepPlan:
     _WARMUP = 2  # untimed runs of each form (first runs allocate and start threads)
     _TRIALS = 5  # timed runs of each form before choosing
 
-    __slots__ = ("partitions", "sequential", "num_fetches", "mode", "live", "label", "choice", "_timings")
+    __slots__ = ("partitions", "sequential", "num_fetches", "mode", "live", "label", "choice", "replay",
+                 "_timings")
 
     def __init__(self, partitions: list[PartitionPlan], sequential: PartitionPlan | None,
                  num_fetches: int, mode: str = AUTO, live: "LiveSteps | None" = None, label: str = "step"):
@@ -658,6 +672,7 @@ class StepPlan:
             mode, reason = self.CONCURRENT, "a kernel may block"
         self.mode = mode
         self.live = live  # where a step that may block registers, so that it can be cancelled
+        self.replay = None  # a GPU step's CUDA graph replay (runtime/gpu/replay.py), where it has one
         self._timings: dict[str, list[float]] = {self.CONCURRENT: [], self.SEQUENTIAL: []}
         if mode != self.AUTO:
             self._chose(mode, reason)
@@ -678,6 +693,11 @@ class StepPlan:
         mode = self.mode
         if trace is not None or DEBUG >= 2:
             return self._run_traced(feeds, timeout_s, trace)
+        if self.replay is not None and timeout_s is None:
+            with np.errstate(all="ignore"):
+                out = self.replay.run(feeds, self.num_fetches)
+            if out is not None:
+                return out
         if mode == self.AUTO:
             return self._run_measured(feeds, timeout_s)
         if mode == self.SEQUENTIAL and timeout_s is None:

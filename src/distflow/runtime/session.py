@@ -22,6 +22,7 @@ from .device import DeviceMgr
 from .executor import LiveSteps, PartitionPlan, StepPlan
 from .partition import Node, output_key, partition, prune
 from .functions import function_ops
+from .gpu.replay import for_step as gpu_replay
 from .placer import Placer
 
 
@@ -322,8 +323,10 @@ class BaseSession:
                                    self._kernel_states, rewrites)
         inter_op = self._config.inter_op_parallelism_threads
         mode = {0: StepPlan.AUTO, 1: StepPlan.SEQUENTIAL}.get(inter_op, StepPlan.CONCURRENT)
-        return _CompiledStep(StepPlan(plans, sequential, len(elements), mode, self._live, label), fetch_index,
-                             fed_fetches, parts)
+        step = StepPlan(plans, sequential, len(elements), mode, self._live, label)
+        if self._device_mgr.backend is not None:
+            step.replay = gpu_replay(sequential, self._device_mgr, self._config, label)
+        return _CompiledStep(step, fetch_index, fed_fetches, parts)
 
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:

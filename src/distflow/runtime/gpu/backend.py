@@ -56,6 +56,18 @@ class Backend:
     def configure(self, gpu_options) -> None:
         """Applies a session's GPUOptions that concern memory."""
 
+    def capturing(self, keep: list | None) -> None:
+        """This thread's uploads go into a CUDA graph being captured (``keep`` holds what they
+        copy from), or, with None, no longer do."""
+
+    def capture(self, ordinal: int, execute, feeds: list):
+        """A step captured for replay on device ``ordinal``: an object whose ``launch(feeds)``
+        runs it and returns its fetches in host memory. ``execute(device_feeds)`` runs the
+        step's calls once. Raises replay.NotCaptured where it cannot be done."""
+        from .replay import NotCaptured  # noqa: PLC0415
+
+        raise NotCaptured(f"{self.name} devices cannot capture steps")
+
     # -- built on the above -----------------------------------------------------
     def to_device(self, value, ordinal: int):
         """``value`` in device ``ordinal``'s memory. Host arrays are copied there; strings and
@@ -81,6 +93,8 @@ class CupyBackend(Backend):
         self._ndarray = cupy.ndarray
         self._count = cupy.cuda.runtime.getDeviceCount()
         self._configured = False
+        self._capture = threading.local()
+        self._streams: dict = {}
 
     def device_count(self) -> int:
         return self._count
@@ -98,10 +112,32 @@ class CupyBackend(Backend):
         return value.device.id
 
     def upload(self, value: np.ndarray, ordinal: int):
+        keep = getattr(self._capture, "keep", None)
+        if keep is not None:  # (a capture records the copy from a pinned buffer it keeps)
+            from .replay import staged_upload  # noqa: PLC0415
+
+            return staged_upload(self._cupy, value, keep)
         if self._count == 1:
             return self._cupy.asarray(value)
         with self._cupy.cuda.Device(ordinal):
             return self._cupy.asarray(value)
+
+    def capturing(self, keep: list | None) -> None:
+        self._capture.keep = keep
+
+    def replay_stream(self, ordinal: int):
+        """The stream every captured step of device ``ordinal`` is captured and launched on."""
+        with _lock:
+            stream = self._streams.get(ordinal)
+            if stream is None:
+                with self._cupy.cuda.Device(ordinal):
+                    stream = self._streams[ordinal] = self._cupy.cuda.Stream(non_blocking=False)
+        return stream
+
+    def capture(self, ordinal: int, execute, feeds: list):
+        from .replay import CudaGraphStep  # noqa: PLC0415
+
+        return CudaGraphStep(self, ordinal, execute, feeds)
 
     def copy_between(self, value, ordinal: int):
         with self._cupy.cuda.Device(ordinal):

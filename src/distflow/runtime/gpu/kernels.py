@@ -24,6 +24,7 @@ import functools
 
 from ...framework.registry import get_registration, register_kernel
 from ...ops import intra_op
+from . import products  # noqa: F401 - registers MatMul and the convolutions
 from ...ops import (array_ops, control_flow_ops, conv_ops, math_ops, nn_ops,  # noqa: F401 - the op blocks
                     random_ops, reduction_ops, scatter_ops, slicing_ops, state_ops, training_ops, unary_ops)
 
@@ -45,9 +46,9 @@ _ELEMENTWISE = (
 )
 
 _LINEAR_ALGEBRA_AND_NN = (
-    "MatMul", "BatchMatMulV2", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
+    "BatchMatMulV2", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
     "SoftmaxCrossEntropyWithLogits", "L2Loss",
-    "Conv2D", "MaxPool", "MaxPoolGrad", "AvgPool",
+    "MaxPool", "MaxPoolGrad", "AvgPool",
     "DepthwiseConv2dNative", "Pack", "Unpack", "Squeeze",
 )
 
@@ -56,7 +57,17 @@ _OPTIMIZERS = (
     "ScatterSub",
 )
 
-_STATE = ("VariableV2", "Assign", "AssignAdd", "AssignSub", "NoOp", "Const", "Placeholder")
+_STATE = ("VariableV2", "AssignAdd", "AssignSub", "NoOp", "Const", "Placeholder")
+
+# The shared kernels that launch device work only (no host copy, no wait for a result):
+# a step made of these (and of the kernels below marked so) can be replayed as a CUDA graph.
+_CAPTURABLE = frozenset(_ELEMENTWISE + _STATE) - {"CheckNumerics", "Placeholder"} | {
+    "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits", "L2Loss", "MaxPool",
+    "MaxPoolGrad", "AvgPool", "Pack", "Unpack", "Squeeze", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp",
+    "ApplyCenteredRMSProp", "Reshape", "Fill", "Tile", "ExpandDims", "BroadcastTo", "Transpose", "ConcatV2", "Slice",
+    "StridedSlice", "Pad", "SumToShape", "ArgMax", "ArgMin", "Split", "SplitV", "Sum", "Mean", "Max", "Min", "Prod",
+    "All", "Any", "Shape", "Size", "Rank", "ReducedShape", "InvertPermutation", "TileGrad", "StridedSliceGrad",
+    "AvgPoolGrad"}
 
 # op type: (host inputs, host outputs)
 _HOST_MEMORY = {
@@ -65,7 +76,6 @@ _HOST_MEMORY = {
     "StridedSlice": ((1, 2, 3), ()), "Pad": ((1,), ()), "SumToShape": ((1,), ()), "ArgMax": ((1,), ()),
     "ArgMin": ((1,), ()), "Split": ((0,), ()), "SplitV": ((1, 2), ()), "OneHot": ((1,), ()),
     "GatherV2": ((2,), ()), "Cumsum": ((1,), ()), "ReverseV2": ((1,), ()),
-    "Conv2DBackpropInput": ((0,), ()), "Conv2DBackpropFilter": ((1,), ()),
     "Sum": ((1,), ()), "Mean": ((1,), ()), "Max": ((1,), ()), "Min": ((1,), ()), "Prod": ((1,), ()),
     "All": ((1,), ()), "Any": ((1,), ()),
     "Shape": ((), (0,)), "Size": ((), (0,)), "Rank": ((), (0,)), "IsVariableInitialized": ((), (0,)),
@@ -111,7 +121,20 @@ def _checked(var, grad, op_type):
     return value
 
 
-@register_kernel("ApplyGradientDescent", DEVICE_TYPE)
+@register_kernel("Assign", DEVICE_TYPE, capturable=True)
+def _assign(xp, ref, value, *, validate_shape, use_locking):
+    """Into the variable's own memory where it has some of that shape and dtype (as TF's
+    Assign reuses its buffer): a replayed step keeps writing where its graph was recorded."""
+    current = ref.value
+    if current is not None and current.shape == value.shape and current.dtype == value.dtype \
+            and getattr(current, "device", None) == getattr(value, "device", None):
+        with state_ops.locked(ref, use_locking):
+            xp.copyto(current, value)
+        return ref
+    return get_registration("Assign").kernel(xp, ref, value, validate_shape=validate_shape, use_locking=use_locking)
+
+
+@register_kernel("ApplyGradientDescent", DEVICE_TYPE, capturable=True)
 def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False):
     with state_ops.locked(var, use_locking):
         w = _checked(var, delta, "ApplyGradientDescent")
@@ -123,7 +146,7 @@ def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False):
     return var
 
 
-@register_kernel("ApplyAdam", DEVICE_TYPE)
+@register_kernel("ApplyAdam", DEVICE_TYPE, capturable=True)
 def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *,
                 use_locking=False, use_nesterov=False):
     if use_nesterov:  # (rare: the shared kernel, pass by pass)
@@ -141,7 +164,7 @@ def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsil
     return var
 
 
-@register_kernel("SparseSoftmaxCrossEntropyWithLogits", DEVICE_TYPE)
+@register_kernel("SparseSoftmaxCrossEntropyWithLogits", DEVICE_TYPE, capturable=True)
 def _sparse_softmax_xent(xp, logits, labels):
     """As TensorFlow's GPU kernel: a label outside [0, classes) gives its row NaN (loss and
     gradient) rather than an error, which would wait for the device to check every label."""
@@ -174,8 +197,8 @@ def _register() -> None:
     same = {t: ((), ()) for t in _ELEMENTWISE + _LINEAR_ALGEBRA_AND_NN + _OPTIMIZERS + _STATE}
     same.update(_HOST_MEMORY)
     for op_type, (host_inputs, host_outputs) in same.items():
-        register_kernel(op_type, DEVICE_TYPE, host_inputs=host_inputs,
-                        host_outputs=host_outputs)(_whole(get_registration(op_type).kernel))
+        register_kernel(op_type, DEVICE_TYPE, host_inputs=host_inputs, host_outputs=host_outputs,
+                        capturable=op_type in _CAPTURABLE)(_whole(get_registration(op_type).kernel))
 
 
 _register()

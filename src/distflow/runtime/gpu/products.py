@@ -1,0 +1,87 @@
+"""MatMul and the 2-D convolutions on a GPU, as cuBLAS products (see cublas.py).
+
+A convolution is its input's windows (``im2col``: one strided copy) times the filter: one
+GEMM forward, one for the filter's gradient, and one per filter position for the input's
+gradient (each added where that position's inputs are). The shared NumPy kernels compute
+the same products, so they are the oracle these are tested against. On a backend without
+CUDA (the tests' fake device) the products are ``xp.matmul``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+from ...framework.registry import register_kernel
+from ...ops.conv_ops import conv_output_size, padded_input
+
+DEVICE_TYPE = "GPU"
+_log = logging.getLogger("distflow")
+
+
+@functools.lru_cache(maxsize=None)
+def _gemm_for(xp):
+    if not hasattr(xp, "cuda"):
+        return None
+    from .cublas import Gemm  # noqa: PLC0415
+
+    try:
+        return Gemm(xp)
+    except (OSError, AttributeError) as e:
+        _log.warning("cuBLAS could not be called directly (%s): products go through CuPy, and steps "
+                     "with products are not replayed", e)
+        return None
+
+
+def gemm(xp, a, b, transpose_a=False, transpose_b=False):
+    """``op(a) @ op(b)`` for 2-D arrays: cuBLAS on the current stream, or ``xp.matmul``."""
+    g = _gemm_for(xp)
+    if g is not None and g.supports(a, b):
+        return g(a, b, transpose_a, transpose_b)
+    return xp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+
+
+@register_kernel("MatMul", DEVICE_TYPE, capturable=True)
+def _matmul(xp, a, b, *, transpose_a=False, transpose_b=False):
+    return gemm(xp, a, b, transpose_a, transpose_b)
+
+
+def _im2col(xp, x, kh, kw, strides, padding):
+    """[N*OH*OW, KH*KW*C]: one row of window per output position (one strided copy)."""
+    sh, sw = strides[1], strides[2]
+    xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, sh, sw, padding)
+    n, _, _, c = xpad.shape
+    s = xpad.strides
+    windows = xp.lib.stride_tricks.as_strided(
+        xpad, shape=(n, oh, ow, kh, kw, c), strides=(s[0], s[1] * sh, s[2] * sw, s[1], s[2], s[3]))
+    return xp.ascontiguousarray(windows).reshape(n * oh * ow, kh * kw * c), (n, oh, ow)
+
+
+@register_kernel("Conv2D", DEVICE_TYPE, capturable=True)
+def _conv2d(xp, x, f, *, strides, padding):
+    kh, kw, c, o = f.shape
+    cols, (n, oh, ow) = _im2col(xp, x, kh, kw, strides, padding)
+    return gemm(xp, cols, f.reshape(kh * kw * c, o)).reshape(n, oh, ow, o)
+
+
+@register_kernel("Conv2DBackpropFilter", DEVICE_TYPE, host_inputs=(1,), capturable=True)
+def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
+    kh, kw, c, o = (int(d) for d in filter_sizes)
+    cols, _ = _im2col(xp, x, kh, kw, strides, padding)
+    return gemm(xp, cols, dy.reshape(-1, o), transpose_a=True).reshape(kh, kw, c, o)
+
+
+@register_kernel("Conv2DBackpropInput", DEVICE_TYPE, host_inputs=(0,), capturable=True)
+def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
+    n, h, w, c = (int(d) for d in input_sizes)
+    kh, kw, _, o = f.shape
+    sh, sw = strides[1], strides[2]
+    oh, ph = conv_output_size(h, kh, sh, padding)
+    ow, pw = conv_output_size(w, kw, sw, padding)
+    dxpad = xp.zeros((n, max(h + ph, (oh - 1) * sh + kh), max(w + pw, (ow - 1) * sw + kw), c), dtype=dy.dtype)
+    rows = dy.reshape(-1, o)
+    for i in range(kh):
+        for j in range(kw):
+            dxpad[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw, :] += \
+                gemm(xp, rows, f[i, j], transpose_b=True).reshape(n, oh, ow, c)
+    return dxpad[:, ph:ph + h, pw:pw + w, :]
