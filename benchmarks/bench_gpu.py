@@ -106,7 +106,9 @@ def distflow_rate(model, batch, steps, rounds, feed=False, towers=1, replay=True
         config = tf.ConfigProto(gpu_options=tf.GPUOptions(experimental=tf.GPUOptions.Experimental(
             virtual_devices=[tf.GPUOptions.Experimental.VirtualDevices(memory_limit_mb=[1024] * towers)])))
         optimizer, grads = opt(), []
-        for i, (xs, ys) in enumerate(zip(tf.split(x, towers), tf.split(y, towers))):
+        with tf.device("/gpu:0"):
+            splits = zip(tf.split(x, towers), tf.split(y, towers))
+        for i, (xs, ys) in enumerate(splits):
             with tf.device(f"/gpu:{i}"), tf.variable_scope("model", reuse=i > 0):
                 loss = build(tf, xs, ys)
                 grads.append(optimizer.compute_gradients(loss))
