@@ -35,6 +35,7 @@ import bench_cluster  # noqa: E402
 import bench_cnn  # noqa: E402
 import bench_distributed  # noqa: E402
 import bench_gpu  # noqa: E402
+import bench_gpu_cluster  # noqa: E402
 import bench_hosts  # noqa: E402
 import bench_mlp  # noqa: E402
 import bench_rnn  # noqa: E402
@@ -274,6 +275,11 @@ def run_gpu(quick: bool) -> tuple[Table, int]:
     table = Table()
     print("GPU throughput (samples/s; reference: PyTorch eager on the same GPU)", flush=True)
     bench_gpu.run(quick, lambda what, df, ref, target, met: table.add(what, df, ref, target=target, met=met))
+    print("1 CPU ps + 2 GPU workers (steps/s; ceiling: the 16 MB read rate over the bytes a step moves)", flush=True)
+    cluster = bench_gpu_cluster.run(100 if quick else 300)
+    kept = cluster["steps_per_sec"] / cluster["ceiling"]
+    table.add("1 ps + 2 GPU workers, MLP batch 256, async: steps/s", cluster["steps_per_sec"],
+              ceiling=cluster["ceiling"], target=">= 0.8 of the ceiling", met=kept >= 0.8)
     return table, tests.returncode
 
 

@@ -42,9 +42,11 @@ def _binary(name, fn, low=-1.0, high=1.0, grad=True):
 
 
 def _conv(tf, c):
-    x, f = c([2, 9, 9, 3]), c([3, 3, 3, 4])
-    outs = [tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), tf.nn.conv2d(x, f, [1, 2, 2, 1], "VALID")]
-    return outs, [x, f]
+    x, f, f2, f5 = c([2, 9, 8, 3]), c([3, 3, 3, 4]), c([2, 2, 3, 2]), c([5, 5, 3, 2])
+    outs = [tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), tf.nn.conv2d(x, f, [1, 2, 2, 1], "VALID"),
+            tf.nn.conv2d(x, f, [1, 1, 1, 1], "VALID"), tf.nn.conv2d(x, f2, [1, 1, 1, 1], "SAME"),
+            tf.nn.conv2d(x, f5, [1, 1, 1, 1], "SAME"), tf.nn.conv2d(x, f2, [1, 2, 2, 1], "SAME")]
+    return outs, [x, f, f2, f5]
 
 
 def _pools(tf, c):

@@ -52,6 +52,8 @@ class FakeNamespace:
         attr = getattr(self._module, name)
         if isinstance(attr, types.ModuleType):
             return FakeNamespace(attr)
+        if isinstance(attr, np.ufunc):  # (keeps the subclass itself, and has .at, .reduce)
+            return attr
         if callable(attr) and not isinstance(attr, type):
             return lambda *args, **kwargs: _on_device(attr(*args, **kwargs))
         return attr
@@ -173,6 +175,23 @@ def test_virtual_devices_split_one_gpu_and_visible_device_list_is_checked():
         with tf.Session(config=tf.ConfigProto(gpu_options=split)) as sess:
             names = [d.name for d in sess.list_devices() if d.device_type == "GPU"]
     assert len(names) == 3
+
+
+def test_virtual_gpus_from_the_environment(monkeypatch):
+    monkeypatch.setenv("DISTFLOW_VIRTUAL_GPUS", "2")
+    assert gpu_backend.physical_gpus(FakeBackend(count=2), tf.GPUOptions(), None) == [0, 0, 1, 1]
+    monkeypatch.setenv("DISTFLOW_VIRTUAL_GPUS", "none")
+    with pytest.raises(ValueError, match="DISTFLOW_VIRTUAL_GPUS must be a positive number"):
+        gpu_backend.physical_gpus(FakeBackend(), tf.GPUOptions(), None)
+
+
+def test_unpinned_ops_go_to_the_gpu_where_they_have_a_kernel_as_in_tensorflow(fake):
+    x = tf.constant([1.0, 2.0])
+    y = tf.matmul(tf.reshape(x, [1, 2]), tf.reshape(x, [2, 1]))
+    z = tf.py_func(lambda a: a + 1, [y], tf.float32)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(z), [[6.0]])
+    assert y.op._assigned_device.endswith("GPU:0") and z.op._assigned_device.endswith("CPU:0")
 
 
 def test_without_a_backend_gpus_stay_simulated():

@@ -6,7 +6,8 @@ Rules, in order:
 2. An op that takes a variable reference goes where the variable is, whatever device
    it asks for (as in TF: ``tf.assign_add(global_step, 1)`` built in a worker's
    device scope updates the variable on its parameter server).
-3. Otherwise its requested device is completed: no type means CPU, no index means 0.
+3. Otherwise its requested device is completed: no index means 0; no type means GPU:0
+   where the task has a real GPU and the op a GPU kernel (as TF prefers a GPU), else CPU.
 A device that does not exist is an InvalidArgumentError naming the op, unless
 ``allow_soft_placement`` is set: then the op moves to device 0 of the same type,
 or to CPU:0. So is a real GPU for an op that has no GPU kernel: with soft placement
@@ -42,6 +43,7 @@ class Placer:
         self._log = log_device_placement
         self._log_stream = log_stream
         self._placed: dict[Operation, Device] = {}
+        self._real_gpus = any(d.kernel_type == "GPU" for d in device_mgr.devices)
 
     def place(self, op: Operation) -> Device:
         """The device of ``op`` (decided once per session, then remembered)."""
@@ -114,7 +116,7 @@ class Placer:
     def _resolve(self, op: Operation) -> Device:
         spec = DeviceSpec.from_string(op.device)
         mgr = self._mgr
-        device_type = spec.device_type or "CPU"
+        device_type = spec.device_type or ("GPU" if self._real_gpus and has_kernel(op.type, "GPU") else "CPU")
         job = spec.job or mgr.job
         task = spec.task if spec.task is not None else (mgr.task if job == mgr.job else 0)
         device = None

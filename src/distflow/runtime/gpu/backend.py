@@ -211,11 +211,23 @@ def set_backend(backend: Backend | None):
         _override.pop()
 
 
+def _env_split() -> int:
+    value = os.environ.get("DISTFLOW_VIRTUAL_GPUS", "") or "1"
+    try:
+        split = int(value)
+    except ValueError:
+        split = 0
+    if split < 1:
+        raise ValueError(f"DISTFLOW_VIRTUAL_GPUS must be a positive number of logical GPUs per GPU, got {value!r}")
+    return split
+
+
 def physical_gpus(backend: Backend, gpu_options, requested: int | None) -> list[int]:
     """The ordinals of the logical GPUs a task gets, in order: one per physical device that
     ``gpu_options.visible_device_list`` names (all by default; ``CUDA_VISIBLE_DEVICES`` has
-    already renumbered them), or as many as its virtual devices split each into; at most
-    ``requested`` of them (``device_count['GPU']``).
+    already renumbered them), or as many as its virtual devices split each into (without
+    them, as many as ``DISTFLOW_VIRTUAL_GPUS`` says: a multi-GPU program on one card with no
+    change to it); at most ``requested`` of them (``device_count['GPU']``).
 
     Raises:
       ValueError: the visible device list names a device that does not exist.
@@ -235,8 +247,9 @@ def physical_gpus(backend: Backend, gpu_options, requested: int | None) -> list[
     else:
         ordinals = list(range(count))
     virtual = getattr(getattr(gpu_options, "experimental", None), "virtual_devices", None) or []
+    default_split = _env_split()
     logical = []
     for i, ordinal in enumerate(ordinals):
-        split = len(virtual[i].memory_limit_mb) if i < len(virtual) and virtual[i].memory_limit_mb else 1
+        split = len(virtual[i].memory_limit_mb) if i < len(virtual) and virtual[i].memory_limit_mb else default_split
         logical += [ordinal] * split
     return logical if requested is None else logical[:requested]

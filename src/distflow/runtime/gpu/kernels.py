@@ -46,7 +46,7 @@ _ELEMENTWISE = (
 )
 
 _LINEAR_ALGEBRA_AND_NN = (
-    "BatchMatMulV2", "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax",
+    "BatchMatMulV2", "BiasAdd", "Softmax", "LogSoftmax",
     "SoftmaxCrossEntropyWithLogits", "L2Loss",
     "MaxPool", "MaxPoolGrad", "AvgPool",
     "DepthwiseConv2dNative", "Pack", "Unpack", "Squeeze",
@@ -62,10 +62,10 @@ _STATE = ("VariableV2", "AssignAdd", "AssignSub", "NoOp", "Const", "Placeholder"
 # The shared kernels that launch device work only (no host copy, no wait for a result):
 # a step made of these (and of the kernels below marked so) can be replayed as a CUDA graph.
 _CAPTURABLE = frozenset(_ELEMENTWISE + _STATE) - {"CheckNumerics", "Placeholder"} | {
-    "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits", "L2Loss", "MaxPool",
+    "BiasAdd", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits", "L2Loss", "MaxPool",
     "MaxPoolGrad", "AvgPool", "Pack", "Unpack", "Squeeze", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp",
     "ApplyCenteredRMSProp", "Reshape", "Fill", "Tile", "ExpandDims", "BroadcastTo", "Transpose", "ConcatV2", "Slice",
-    "StridedSlice", "Pad", "SumToShape", "ArgMax", "ArgMin", "Split", "SplitV", "Sum", "Mean", "Max", "Min", "Prod",
+    "StridedSlice", "Pad", "ArgMax", "ArgMin", "Split", "SplitV", "Sum", "Mean", "Max", "Min", "Prod",
     "All", "Any", "Shape", "Size", "Rank", "ReducedShape", "InvertPermutation", "TileGrad", "StridedSliceGrad",
     "AvgPoolGrad"}
 
@@ -73,7 +73,7 @@ _CAPTURABLE = frozenset(_ELEMENTWISE + _STATE) - {"CheckNumerics", "Placeholder"
 _HOST_MEMORY = {
     "Reshape": ((1,), ()), "Fill": ((0,), ()), "Tile": ((1,), ()), "ExpandDims": ((1,), ()),
     "BroadcastTo": ((1,), ()), "Transpose": ((1,), ()), "ConcatV2": ((-1,), ()), "Slice": ((1, 2), ()),
-    "StridedSlice": ((1, 2, 3), ()), "Pad": ((1,), ()), "SumToShape": ((1,), ()), "ArgMax": ((1,), ()),
+    "StridedSlice": ((1, 2, 3), ()), "Pad": ((1,), ()), "ArgMax": ((1,), ()),
     "ArgMin": ((1,), ()), "Split": ((0,), ()), "SplitV": ((1, 2), ()), "OneHot": ((1,), ()),
     "GatherV2": ((2,), ()), "Cumsum": ((1,), ()), "ReverseV2": ((1,), ()),
     "Sum": ((1,), ()), "Mean": ((1,), ()), "Max": ((1,), ()), "Min": ((1,), ()), "Prod": ((1,), ()),
@@ -82,7 +82,7 @@ _HOST_MEMORY = {
     "Range": ((0, 1, 2), ()),
     # gradients
     "ReducedShape": ((0, 1), (0,)), "InvertPermutation": ((0,), (0,)), "TileGrad": ((1, 2), ()),
-    "ProdGrad": ((2,), ()), "GatherV2Grad": ((0, 3), ()), "AvgPoolGrad": ((0,), ()),
+    "ProdGrad": ((2,), ()), "AvgPoolGrad": ((0,), ()),
     "DepthwiseConv2dNativeBackpropInput": ((0,), ()), "DepthwiseConv2dNativeBackpropFilter": ((1,), ()),
     "StridedSliceGrad": ((0, 1, 2, 3), ()),
     "RandomUniform": ((0,), (0,)), "RandomStandardNormal": ((0,), (0,)), "TruncatedNormal": ((0,), (0,)),

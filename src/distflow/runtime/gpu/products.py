@@ -1,16 +1,20 @@
-"""MatMul and the 2-D convolutions on a GPU, as cuBLAS products (see cublas.py).
+"""MatMul, the 2-D convolutions and the sums over leading axes on a GPU, as cuBLAS products.
 
 A convolution is its input's windows (``im2col``: one strided copy) times the filter: one
-GEMM forward, one for the filter's gradient, and one per filter position for the input's
-gradient (each added where that position's inputs are). The shared NumPy kernels compute
-the same products, so they are the oracle these are tested against. On a backend without
-CUDA (the tests' fake device) the products are ``xp.matmul``.
+GEMM forward, one for the filter's gradient. The input's gradient is, for stride 1, the
+convolution of the padded output gradient with the flipped filter (one copy, one GEMM);
+for larger strides one product per filter position, each added where that position's
+inputs are. A bias's gradient (a sum over every axis but the last) is a product with a
+row of ones: a reduction of many rows into few columns gives a GPU only as many blocks as
+columns. The shared NumPy kernels are the oracle these are tested against. On a backend
+without CUDA (the tests' fake device) the products are ``xp.matmul``.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import math
 
 from ...framework.registry import register_kernel
 from ...ops.conv_ops import conv_output_size, padded_input
@@ -78,6 +82,17 @@ def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
     sh, sw = strides[1], strides[2]
     oh, ph = conv_output_size(h, kh, sh, padding)
     ow, pw = conv_output_size(w, kw, sw, padding)
+    if (sh, sw) == (1, 1):
+        # dx[i] = sum_a dy[i + ph - a] f[a] = sum_b dy_padded[i + b] f[kh - 1 - b]: a VALID
+        # convolution of dy, padded by kh - 1 - ph rows above, with the filter flipped and its
+        # channels swapped ([kh, kw, o, c])
+        top, left = kh - 1 - ph, kw - 1 - pw
+        bottom, right = h + kh - 1 - oh - top, w + kw - 1 - ow - left
+        if min(top, left, bottom, right) >= 0:
+            dypad = xp.zeros((n, oh + top + bottom, ow + left + right, o), dtype=dy.dtype)
+            dypad[:, top:top + oh, left:left + ow, :] = dy
+            flipped = xp.ascontiguousarray(f[::-1, ::-1].transpose(0, 1, 3, 2))
+            return _conv2d(xp, dypad, flipped, strides=(1, 1, 1, 1), padding="VALID")
     dxpad = xp.zeros((n, max(h + ph, (oh - 1) * sh + kh), max(w + pw, (ow - 1) * sw + kw), c), dtype=dy.dtype)
     rows = dy.reshape(-1, o)
     for i in range(kh):
@@ -85,3 +100,39 @@ def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
             dxpad[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw, :] += \
                 gemm(xp, rows, f[i, j], transpose_b=True).reshape(n, oh, ow, c)
     return dxpad[:, ph:ph + h, pw:pw + w, :]
+
+
+def sum_leading(xp, x, k: int):
+    """``x`` summed over its first ``k`` axes: a row of ones times ``x`` as rows."""
+    rows = math.prod(x.shape[:k])
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4 or rows == 0 or x.ndim == k:
+        return xp.sum(x, axis=tuple(range(k)), dtype=x.dtype)
+    ones = xp.ones((1, rows), dtype=x.dtype)
+    return gemm(xp, ones, xp.ascontiguousarray(x).reshape(rows, -1)).reshape(x.shape[k:])
+
+
+@register_kernel("BiasAddGrad", DEVICE_TYPE, capturable=True)
+def _bias_add_grad(xp, grad):
+    return sum_leading(xp, grad, grad.ndim - 1)
+
+
+@register_kernel("SumToShape", DEVICE_TYPE, host_inputs=(1,), capturable=True)
+def _sum_to_shape(xp, grad, shape):
+    target = tuple(int(d) for d in shape)
+    if grad.shape == target:
+        return grad
+    lead = grad.ndim - len(target)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(target) if d == 1 and grad.shape[lead + i] != 1)
+    if axes == tuple(range(len(axes))):
+        return sum_leading(xp, grad, len(axes)).reshape(target)
+    return xp.sum(grad, axis=axes, dtype=grad.dtype).reshape(target)
+
+
+@register_kernel("GatherV2Grad", DEVICE_TYPE, host_inputs=(0, 3))
+def _gather_grad(xp, params_shape, indices, grad, axis):
+    """GatherV2's dense gradient: ``grad`` added at the gathered positions (an atomic add)."""
+    axis = int(axis)
+    out = xp.zeros([int(d) for d in params_shape], dtype=grad.dtype)
+    g = grad.reshape(grad.shape[:axis] + (-1,) + grad.shape[axis + indices.ndim:])
+    xp.add.at(xp.moveaxis(out, axis, 0), indices.reshape(-1), xp.moveaxis(g, axis, 0))
+    return out
