@@ -28,8 +28,8 @@ class Gemm:
     def __init__(self, cupy):
         self._cupy = cupy
         self._lib = _load(cupy)
-        self._handles: dict[int, ctypes.c_void_p] = {}
-        self._lock = threading.Lock()
+        self._local = threading.local()  # a handle per thread and device: a cuBLAS handle is not
+        # for two threads at once (two partitions' products at once failed with status 14)
         f32, f64 = ctypes.c_float, ctypes.c_double
         self._fns = {np.dtype(np.float32): (self._lib.cublasSgemm_v2, f32),
                      np.dtype(np.float64): (self._lib.cublasDgemm_v2, f64)}
@@ -40,13 +40,15 @@ class Gemm:
         return a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.dtype in self._fns
 
     def _handle(self) -> ctypes.c_void_p:
+        handles = getattr(self._local, "handles", None)
+        if handles is None:
+            handles = self._local.handles = {}
         device = self._cupy.cuda.runtime.getDevice()
-        handle = self._handles.get(device)
+        handle = handles.get(device)
         if handle is None:
-            with self._lock:
-                handle = ctypes.c_void_p()
-                _check(self._lib.cublasCreate_v2(ctypes.byref(handle)), "cublasCreate_v2")
-                self._handles[device] = handle
+            handle = ctypes.c_void_p()
+            _check(self._lib.cublasCreate_v2(ctypes.byref(handle)), "cublasCreate_v2")
+            handles[device] = handle
         return handle
 
     def __call__(self, a, b, transpose_a: bool = False, transpose_b: bool = False):
