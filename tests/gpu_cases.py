@@ -50,9 +50,12 @@ def _conv(tf, c):
 
 
 def _pools(tf, c):
-    x = c([2, 8, 8, 3])
+    x, odd = c([2, 8, 8, 3]), c([2, 7, 9, 2])
     return [tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
-            tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "VALID")], [x]
+            tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "VALID"),
+            tf.nn.max_pool(odd, [1, 3, 3, 1], [1, 1, 1, 1], "SAME"),  # (overlapping windows)
+            tf.nn.max_pool(odd, [1, 3, 2, 1], [1, 2, 2, 1], "VALID"),
+            tf.nn.max_pool(odd, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")], [x, odd]  # (padded windows)
 
 
 def _depthwise(tf, c):
@@ -64,6 +67,8 @@ def _xent(tf, c):
     logits, labels = c([6, 10]), c.ints([6], 10)
     soft = tf.nn.softmax(c([6, 10]))
     return [tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits),
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=c.ints([2, 3], 10, np.int32),
+                                                           logits=c([2, 3, 10])),
             tf.nn.softmax_cross_entropy_with_logits_v2(labels=soft, logits=logits),
             tf.nn.softmax(logits), tf.nn.log_softmax(logits)], [logits]
 

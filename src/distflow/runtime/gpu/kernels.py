@@ -24,7 +24,7 @@ import functools
 
 from ...framework.registry import get_registration, register_kernel
 from ...ops import intra_op
-from . import products  # noqa: F401 - registers MatMul and the convolutions
+from . import fused, products  # noqa: F401 - products registers MatMul and the convolutions
 from ...ops import (array_ops, control_flow_ops, conv_ops, math_ops, nn_ops,  # noqa: F401 - the op blocks
                     random_ops, reduction_ops, scatter_ops, slicing_ops, state_ops, training_ops, unary_ops)
 
@@ -47,8 +47,7 @@ _ELEMENTWISE = (
 
 _LINEAR_ALGEBRA_AND_NN = (
     "BatchMatMulV2", "BiasAdd", "Softmax", "LogSoftmax",
-    "SoftmaxCrossEntropyWithLogits", "L2Loss",
-    "MaxPool", "MaxPoolGrad", "AvgPool",
+    "SoftmaxCrossEntropyWithLogits", "L2Loss", "AvgPool",
     "DepthwiseConv2dNative", "Pack", "Unpack", "Squeeze",
 )
 
@@ -62,8 +61,8 @@ _STATE = ("VariableV2", "AssignAdd", "AssignSub", "NoOp", "Const", "Placeholder"
 # The shared kernels that launch device work only (no host copy, no wait for a result):
 # a step made of these (and of the kernels below marked so) can be replayed as a CUDA graph.
 _CAPTURABLE = frozenset(_ELEMENTWISE + _STATE) - {"CheckNumerics", "Placeholder"} | {
-    "BiasAdd", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits", "L2Loss", "MaxPool",
-    "MaxPoolGrad", "AvgPool", "Pack", "Unpack", "Squeeze", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp",
+    "BiasAdd", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits", "L2Loss",
+    "AvgPool", "Pack", "Unpack", "Squeeze", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp",
     "ApplyCenteredRMSProp", "Reshape", "Fill", "Tile", "ExpandDims", "BroadcastTo", "Transpose", "ConcatV2", "Slice",
     "StridedSlice", "Pad", "ArgMax", "ArgMin", "Split", "SplitV", "Sum", "Mean", "Max", "Min", "Prod",
     "All", "Any", "Shape", "Size", "Rank", "ReducedShape", "InvertPermutation", "TileGrad", "StridedSliceGrad",
@@ -90,29 +89,6 @@ _HOST_MEMORY = {
 }
 
 
-# -- updates fused into one CUDA kernel each ------------------------------------------
-# The shared kernels make one pass per operator (Adam: nine, in chunks sized for a CPU
-# cache) and read their scalars on the host, which waits for the device. Here each update
-# is one elementwise kernel over the variable and its slots, its scalars (0-d device
-# arrays) broadcast into it. On a backend without CuPy's ElementwiseKernel (the fake device
-# of the tests), the same arithmetic runs as array operations.
-
-_SGD = ("T g, T lr", "T w", "w -= lr * g")
-_ADAM = ("T g, T b1p, T b2p, T lr, T b1, T b2, T eps", "T w, T m, T v",
-         """m += (g - m) * (1 - b1);
-         v += (g * g - v) * (1 - b2);
-         w -= lr * sqrt(1 - b2p) / (1 - b1p) * m / (sqrt(v) + eps);""")
-
-
-@functools.lru_cache(maxsize=None)
-def _cuda_kernel(xp, name, params, outputs, body):
-    return xp.ElementwiseKernel(params, outputs, body, f"distflow_{name}")
-
-
-def _fused(xp, name, spec):
-    return _cuda_kernel(xp, name, *spec) if hasattr(xp, "ElementwiseKernel") else None
-
-
 def _checked(var, grad, op_type):
     value = var.read()
     if value.shape != grad.shape:
@@ -137,12 +113,7 @@ def _assign(xp, ref, value, *, validate_shape, use_locking):
 @register_kernel("ApplyGradientDescent", DEVICE_TYPE, capturable=True)
 def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False):
     with state_ops.locked(var, use_locking):
-        w = _checked(var, delta, "ApplyGradientDescent")
-        kernel = _fused(xp, "sgd", _SGD)
-        if kernel is not None:
-            kernel(delta, alpha, w)
-        else:
-            w -= alpha * delta
+        fused.sgd(xp, _checked(var, delta, "ApplyGradientDescent"), alpha, delta)
     return var
 
 
@@ -153,35 +124,28 @@ def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsil
         return get_registration("ApplyAdam").kernel(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
                                                     epsilon, grad, use_locking=use_locking, use_nesterov=True)
     with state_ops.locked(var, use_locking):
-        w, m_, v_ = _checked(var, grad, "ApplyAdam"), m.read(), v.read()
-        kernel = _fused(xp, "adam", _ADAM)
-        if kernel is not None:
-            kernel(grad, beta1_power, beta2_power, lr, beta1, beta2, epsilon, w, m_, v_)
-        else:
-            m_ += (grad - m_) * (1 - beta1)
-            v_ += (grad * grad - v_) * (1 - beta2)
-            w -= lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power) * m_ / (xp.sqrt(v_) + epsilon)
+        fused.adam(xp, _checked(var, grad, "ApplyAdam"), m.read(), v.read(), beta1_power, beta2_power, lr, beta1,
+                   beta2, epsilon, grad)
     return var
 
 
 @register_kernel("SparseSoftmaxCrossEntropyWithLogits", DEVICE_TYPE, capturable=True)
 def _sparse_softmax_xent(xp, logits, labels):
-    """As TensorFlow's GPU kernel: a label outside [0, classes) gives its row NaN (loss and
-    gradient) rather than an error, which would wait for the device to check every label."""
-    n = logits.shape[-1]
-    flat, cols = logits.reshape(-1, n), labels.reshape(-1)
-    top = flat.max(axis=-1, keepdims=True)
-    backprop = xp.exp(flat - top)
-    total = backprop.sum(axis=-1, keepdims=True)
-    backprop /= total
-    rows = xp.arange(cols.shape[0])
-    valid = (cols >= 0) & (cols < n)
-    picked = xp.where(valid, cols, 0)
-    loss = xp.log(total.reshape(-1)) - (flat[rows, picked] - top.reshape(-1))
-    backprop[rows, picked] -= 1
-    loss = xp.where(valid, loss, xp.nan).astype(logits.dtype, copy=False)
-    backprop = xp.where(valid[:, None], backprop, xp.nan).astype(logits.dtype, copy=False)
-    return loss.reshape(labels.shape), backprop.reshape(logits.shape)
+    return fused.sparse_softmax_xent(xp, logits, labels)
+
+
+@register_kernel("MaxPool", DEVICE_TYPE, capturable=True)
+def _max_pool(xp, x, *, ksize, strides, padding):
+    y = fused.max_pool(xp, x, ksize, strides, padding)
+    return y if y is not None else _whole(get_registration("MaxPool").kernel)(
+        xp, x, ksize=ksize, strides=strides, padding=padding)
+
+
+@register_kernel("MaxPoolGrad", DEVICE_TYPE, capturable=True)
+def _max_pool_grad(xp, x, y, grad, *, ksize, strides, padding):
+    dx = fused.max_pool_grad(xp, x, y, grad, ksize, strides, padding)
+    return dx if dx is not None else _whole(get_registration("MaxPoolGrad").kernel)(
+        xp, x, y, grad, ksize=ksize, strides=strides, padding=padding)
 
 
 def _whole(kernel):

@@ -17,7 +17,8 @@ import logging
 import math
 
 from ...framework.registry import register_kernel
-from ...ops.conv_ops import conv_output_size, padded_input
+from ...ops.conv_ops import conv_output_size
+from . import fused
 
 DEVICE_TYPE = "GPU"
 _log = logging.getLogger("distflow")
@@ -50,51 +51,44 @@ def _matmul(xp, a, b, *, transpose_a=False, transpose_b=False):
     return gemm(xp, a, b, transpose_a, transpose_b)
 
 
-def _im2col(xp, x, kh, kw, strides, padding):
-    """[N*OH*OW, KH*KW*C]: one row of window per output position (one strided copy)."""
-    sh, sw = strides[1], strides[2]
-    xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, sh, sw, padding)
-    n, _, _, c = xpad.shape
-    s = xpad.strides
-    windows = xp.lib.stride_tricks.as_strided(
-        xpad, shape=(n, oh, ow, kh, kw, c), strides=(s[0], s[1] * sh, s[2] * sw, s[1], s[2], s[3]))
-    return xp.ascontiguousarray(windows).reshape(n * oh * ow, kh * kw * c), (n, oh, ow)
+def _conv(xp, x, f, sh, sw, ph, pw, oh, ow):
+    """``x`` (padded by ph, pw before) convolved with ``f``: windows times filter, one GEMM."""
+    kh, kw, c, o = f.shape
+    cols = fused.im2col(xp, x, kh, kw, sh, sw, ph, pw, oh, ow)
+    return gemm(xp, cols, xp.ascontiguousarray(f).reshape(kh * kw * c, o)).reshape(x.shape[0], oh, ow, o)
+
+
+def _geometry(x_shape, kh, kw, strides, padding):
+    oh, ph = conv_output_size(x_shape[1], kh, strides[1], padding)
+    ow, pw = conv_output_size(x_shape[2], kw, strides[2], padding)
+    return strides[1], strides[2], ph, pw, oh, ow
 
 
 @register_kernel("Conv2D", DEVICE_TYPE, capturable=True)
 def _conv2d(xp, x, f, *, strides, padding):
-    kh, kw, c, o = f.shape
-    cols, (n, oh, ow) = _im2col(xp, x, kh, kw, strides, padding)
-    return gemm(xp, cols, f.reshape(kh * kw * c, o)).reshape(n, oh, ow, o)
+    return _conv(xp, x, f, *_geometry(x.shape, f.shape[0], f.shape[1], strides, padding))
 
 
 @register_kernel("Conv2DBackpropFilter", DEVICE_TYPE, host_inputs=(1,), capturable=True)
 def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
     kh, kw, c, o = (int(d) for d in filter_sizes)
-    cols, _ = _im2col(xp, x, kh, kw, strides, padding)
-    return gemm(xp, cols, dy.reshape(-1, o), transpose_a=True).reshape(kh, kw, c, o)
+    cols = fused.im2col(xp, x, kh, kw, *_geometry(x.shape, kh, kw, strides, padding))
+    return gemm(xp, cols, xp.ascontiguousarray(dy).reshape(-1, o), transpose_a=True).reshape(kh, kw, c, o)
 
 
 @register_kernel("Conv2DBackpropInput", DEVICE_TYPE, host_inputs=(0,), capturable=True)
 def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
     n, h, w, c = (int(d) for d in input_sizes)
     kh, kw, _, o = f.shape
-    sh, sw = strides[1], strides[2]
-    oh, ph = conv_output_size(h, kh, sh, padding)
-    ow, pw = conv_output_size(w, kw, sw, padding)
-    if (sh, sw) == (1, 1):
-        # dx[i] = sum_a dy[i + ph - a] f[a] = sum_b dy_padded[i + b] f[kh - 1 - b]: a VALID
-        # convolution of dy, padded by kh - 1 - ph rows above, with the filter flipped and its
-        # channels swapped ([kh, kw, o, c])
-        top, left = kh - 1 - ph, kw - 1 - pw
-        bottom, right = h + kh - 1 - oh - top, w + kw - 1 - ow - left
-        if min(top, left, bottom, right) >= 0:
-            dypad = xp.zeros((n, oh + top + bottom, ow + left + right, o), dtype=dy.dtype)
-            dypad[:, top:top + oh, left:left + ow, :] = dy
-            flipped = xp.ascontiguousarray(f[::-1, ::-1].transpose(0, 1, 3, 2))
-            return _conv2d(xp, dypad, flipped, strides=(1, 1, 1, 1), padding="VALID")
+    sh, sw, ph, pw, oh, ow = _geometry((n, h, w, c), kh, kw, strides, padding)
+    if (sh, sw) == (1, 1) and ph <= kh - 1 and pw <= kw - 1:
+        # dx[i] = sum_a dy[i + ph - a] f[a] = sum_b dy_padded[i + b] f[kh - 1 - b]: the convolution
+        # of dy, padded by kh - 1 - ph rows above (and kw - 1 - pw columns left), with the filter
+        # flipped and its channels swapped ([kh, kw, o, c])
+        flipped = xp.ascontiguousarray(f[::-1, ::-1].transpose(0, 1, 3, 2))
+        return _conv(xp, dy, flipped, 1, 1, kh - 1 - ph, kw - 1 - pw, h, w)
     dxpad = xp.zeros((n, max(h + ph, (oh - 1) * sh + kh), max(w + pw, (ow - 1) * sw + kw), c), dtype=dy.dtype)
-    rows = dy.reshape(-1, o)
+    rows = xp.ascontiguousarray(dy).reshape(-1, o)
     for i in range(kh):
         for j in range(kw):
             dxpad[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw, :] += \
