@@ -187,12 +187,13 @@ def _flat(xp, a):
 
 # -- im2col --------------------------------------------------------------------------------
 
+# (32-bit index arithmetic: a 64-bit division costs several times a 32-bit one, and this
+# kernel divides nine times per element; arrays of 2**31 elements or more take the copy below)
 _IM2COL = ("raw T x, int32 H, int32 W, int32 C, int32 OH, int32 OW, int32 KW, int32 SH, int32 SW, int32 PH, "
            "int32 PW, int32 K", "T col",
-           """long long r = i / K; int k = i % K;
-           int ci = k % C, kx = (k / C) % KW, ky = k / (C * KW);
-           int ox = r % OW; long long t = r / OW;
-           int oy = t % OH; long long b = t / OH;
+           """int e = (int)i, r = e / K, k = e - r * K;
+           int ci = k % C, q = k / C, kx = q % KW, ky = q / KW;
+           int ox = r % OW, t = r / OW, oy = t % OH, b = t / OH;
            int iy = oy * SH + ky - PH, ix = ox * SW + kx - PW;
            col = (iy >= 0 && iy < H && ix >= 0 && ix < W) ? x[((b * H + iy) * W + ix) * C + ci] : (T)0;""")
 
@@ -203,7 +204,7 @@ def im2col(xp, x, kh, kw, sh, sw, ph, pw, oh, ow):
     n, h, w, c = x.shape
     k = kh * kw * c
     kernel = cuda_kernel(xp, "im2col", _IM2COL)
-    if kernel is not None:
+    if kernel is not None and max(n * oh * ow * k, x.size) < 2**31:
         return kernel(_flat(xp, x), h, w, c, oh, ow, kw, sh, sw, ph, pw, k, xp.empty((n * oh * ow, k), dtype=x.dtype))
     need_h, need_w = (oh - 1) * sh + kh, (ow - 1) * sw + kw
     xpad = xp.zeros((n, need_h, need_w, c), dtype=x.dtype)
