@@ -194,6 +194,11 @@ def test_unpinned_ops_go_to_the_gpu_where_they_have_a_kernel_as_in_tensorflow(fa
     assert y.op._assigned_device.endswith("GPU:0") and z.op._assigned_device.endswith("CPU:0")
 
 
+def test_tf_test_says_a_gpu_is_available(fake):
+    assert tf.test.is_gpu_available() and tf.test.gpu_device_name() == "/device:GPU:0"
+    assert not tf.test.is_gpu_available(min_cuda_compute_capability=(3, 0))  # (the fake device has none)
+
+
 def test_without_a_backend_gpus_stay_simulated():
     with gpu_backend.set_backend(None):
         with tf.Session() as sess:

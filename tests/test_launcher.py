@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -242,3 +244,25 @@ print("outsider:", run({k: v for k, v in os.environ.items() if k != "DISTFLOW_TO
     assert "[worker:0] insider: served" in out.stdout
     assert "[worker:0] outsider: _InactiveRpcError UNAUTHENTICATED" in out.stdout
     assert "DISTFLOW_TOKEN=" not in out.stdout
+
+
+def test_gpus_per_worker_gives_each_trainer_its_own_devices_and_the_ps_none():
+    from distflow.tools.launcher import gpu_env, make_cluster
+
+    cluster = make_cluster(1, 2, True)
+    assert gpu_env(cluster, 2, {}) == {("ps", 0): "", ("chief", 0): "0,1", ("worker", 0): "2,3",
+                                       ("worker", 1): "4,5"}
+    assert gpu_env(cluster, 1, {"CUDA_VISIBLE_DEVICES": "3,5,7"}) == {
+        ("ps", 0): "", ("chief", 0): "3", ("worker", 0): "5", ("worker", 1): "7"}
+    assert gpu_env(cluster, 0, {}) == {}
+    with pytest.raises(ValueError, match=r"needs 6 GPUs, but CUDA_VISIBLE_DEVICES='0,1' names 2"):
+        gpu_env(cluster, 2, {"CUDA_VISIBLE_DEVICES": "0,1"})
+
+
+def test_each_task_sees_the_gpus_the_launcher_gave_it():
+    out = launch("--ps", "1", "--workers", "2", "--gpus-per-worker", "1", "--", sys.executable, "-c",
+                 "import os, json; t = json.loads(os.environ['TF_CONFIG'])['task']; "
+                 "print(t['type'], t['index'], 'sees', repr(os.environ['CUDA_VISIBLE_DEVICES']), flush=True); "
+                 "import time; time.sleep(0.2 if t['type'] != 'ps' else 30)")
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "worker 0 sees '0'" in out.stdout and "worker 1 sees '1'" in out.stdout and "ps 0 sees ''" in out.stdout

@@ -13,16 +13,28 @@ from .runtime.session import Session
 
 
 def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None) -> bool:
-    """False: distflow computes on CPUs (its GPUs are simulated)."""
-    return False
+    """Whether this process has a real GPU (CuPy and a CUDA device); simulated GPUs do not count.
+    ``min_cuda_compute_capability`` is a (major, minor) pair GPU 0 must reach."""
+    from .runtime.gpu import find_backend  # noqa: PLC0415 - imports CuPy, where it is installed
+
+    backend = find_backend()
+    if backend is None:
+        return False
+    if min_cuda_compute_capability is not None:
+        return tuple(backend.compute_capability(0)) >= tuple(min_cuda_compute_capability)
+    return True
 
 
 def is_built_with_cuda() -> bool:
-    return False
+    """Whether distflow can use CUDA here: CuPy (the ``gpu`` extra) is installed."""
+    import importlib.util  # noqa: PLC0415
+
+    return importlib.util.find_spec("cupy") is not None
 
 
 def gpu_device_name() -> str:
-    return ""
+    """"/device:GPU:0" where a real GPU is available, else ""."""
+    return "/device:GPU:0" if is_gpu_available() else ""
 
 
 def main(argv=None):

@@ -44,7 +44,8 @@ def main(argv=None) -> int:
                    add_help=False)
     launch = sub.add_parser(
         "launch", help="start a local cluster running one command per task",
-        usage="distflow launch [--ps N] [--workers N] [--chief] [--logdir DIR] -- COMMAND [ARGS ...]",
+        usage="distflow launch [--ps N] [--workers N] [--chief] [--logdir DIR] [--gpus-per-worker N] "
+              "-- COMMAND [ARGS ...]",
         description="Starts one process per task on free loopback ports, each running COMMAND with TF_CONFIG "
                     "naming its job and index; prefixes their output with the task; stops the ps tasks when "
                     "the workers are done; Ctrl-C or SIGTERM stops every task.",
@@ -54,6 +55,9 @@ def main(argv=None) -> int:
     launch.add_argument("--workers", type=_count(1), default=2, help="worker tasks (default 2)")
     launch.add_argument("--chief", action="store_true", help="add a 'chief' task")
     launch.add_argument("--logdir", help="also write each task's output to DIR/<job>-<index>.log")
+    launch.add_argument("--gpus-per-worker", type=_count(0), default=0, metavar="N",
+                        help="give each chief and worker task N GPUs of its own (CUDA_VISIBLE_DEVICES), "
+                             "the ps tasks none (default 0: every task sees what this process sees)")
     demo = sub.add_parser("demo", help="train a digits classifier on a local cluster, and watch it",
                           description="Starts a local cluster (1 ps and 2 workers by default) that trains a "
                                       "digits classifier with between-graph replication; shows each worker's "
@@ -81,7 +85,8 @@ def main(argv=None) -> int:
                          "examples/seed_between_graph.py")
         from .launcher import launch as run  # noqa: PLC0415
 
-        return run(command, args.ps, args.workers, args.chief, logdir=args.logdir)
+        return run(command, args.ps, args.workers, args.chief, logdir=args.logdir,
+                   gpus_per_worker=args.gpus_per_worker)
     if args.cmd == "demo":
         from .demo import run as demo_run  # noqa: PLC0415
 

@@ -146,13 +146,45 @@ def _wait_for_trainers(trainers: dict, chief_key, out, stop: list) -> dict:
     return codes
 
 
+def gpu_env(cluster: dict, gpus_per_worker: int, environ=None) -> dict:
+    """``CUDA_VISIBLE_DEVICES`` for each task, keyed (job, index): ``gpus_per_worker`` GPUs of
+    this process's own (its CUDA_VISIBLE_DEVICES, or ids 0, 1, ...) for each trainer (chief,
+    then workers) in turn, none for a ps. Empty with no GPUs per worker.
+
+    Raises:
+      ValueError: CUDA_VISIBLE_DEVICES names fewer GPUs than the trainers need.
+    """
+    if not gpus_per_worker:
+        return {}
+    environ = os.environ if environ is None else environ
+    trainers = [(job, i) for job in ("chief", "worker") for i in range(len(cluster.get(job, [])))]
+    need = gpus_per_worker * len(trainers)
+    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [v.strip() for v in visible.split(",") if v.strip()] if visible is not None else [str(i) for i in range(need)]
+    if len(ids) < need:
+        raise ValueError(f"--gpus-per-worker {gpus_per_worker} for {len(trainers)} trainers needs {need} GPUs, but "
+                         f"CUDA_VISIBLE_DEVICES={visible!r} names {len(ids)}")
+    env = {("ps", i): "" for i in range(len(cluster.get("ps", [])))}
+    for k, task in enumerate(trainers):
+        env[task] = ",".join(ids[k * gpus_per_worker:(k + 1) * gpus_per_worker])
+    return env
+
+
 def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_grace: float = 10.0,
-           out=None, logdir: str | None = None) -> int:
+           out=None, logdir: str | None = None, gpus_per_worker: int = 0) -> int:
     out = out or sys.stdout
     if shutil.which(command[0]) is None:
         out.write(f"[launch] error: cannot run {command[0]!r}: no such program, or it is not executable\n")
         return 2
     cluster = make_cluster(ps, workers, chief)
+    try:
+        gpus = gpu_env(cluster, gpus_per_worker)
+    except ValueError as e:
+        out.write(f"[launch] error: {e}\n")
+        return 2
+    if gpus:
+        out.write("[launch] GPUs: " + ", ".join(f"{job}:{i} CUDA_VISIBLE_DEVICES={ids or '(none)'}"
+                                               for (job, i), ids in gpus.items()) + "\n")
     procs: dict[tuple[str, int], subprocess.Popen] = {}
     pumps = []
     n_tasks = sum(len(tasks) for tasks in cluster.values())
@@ -175,6 +207,8 @@ def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_gr
             for index in range(len(cluster.get(job, []))):
                 env = dict(os.environ, **threads, **token_env, TF_CONFIG=json.dumps(
                     {"cluster": cluster, "task": {"type": job, "index": index}, "rpc_layer": "grpc"}))
+                if gpus:
+                    env["CUDA_VISIBLE_DEVICES"] = gpus[(job, index)]
                 proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         start_new_session=True)
                 procs[(job, index)] = proc

@@ -32,6 +32,9 @@ class Backend:
         """A line naming the physical device (model, memory), for logs."""
         return f"{self.name}:{ordinal}"
 
+    def compute_capability(self, ordinal: int) -> tuple[int, int]:
+        return (0, 0)
+
     def is_device_array(self, value) -> bool:
         raise NotImplementedError
 
@@ -104,6 +107,10 @@ class CupyBackend(Backend):
         name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
         return (f"{name}, {props['totalGlobalMem'] / 2**30:.0f} GiB, compute capability "
                 f"{props['major']}.{props['minor']}")
+
+    def compute_capability(self, ordinal: int) -> tuple[int, int]:
+        props = self._cupy.cuda.runtime.getDeviceProperties(ordinal)
+        return props["major"], props["minor"]
 
     def is_device_array(self, value) -> bool:
         return value.__class__ is self._ndarray
@@ -184,7 +191,7 @@ def _look() -> Backend | None:
     try:
         import cupy  # noqa: PLC0415 - an optional extra, imported when devices are made
     except ImportError:
-        _log.debug("CuPy is not installed: GPUs are simulated (CPU kernels)")
+        _log.info("CuPy is not installed: GPUs are simulated (CPU kernels)")
         return None
     try:
         backend = CupyBackend(cupy)
