@@ -33,7 +33,6 @@ os.environ.setdefault("NVIDIA_TF32_OVERRIDE", "0")
 
 from common import use_distflow_source  # noqa: E402
 
-MLP_SIZES = [784, 512, 512, 10]
 
 
 def _rounds(step, sync, batch, steps, rounds):
@@ -50,34 +49,14 @@ def _rounds(step, sync, batch, steps, rounds):
 
 # -- distflow -----------------------------------------------------------------------
 
-def _df_mlp(tf, x, y):
-    h = x
-    for i, (n_in, n_out) in enumerate(zip(MLP_SIZES[:-1], MLP_SIZES[1:])):
-        w = tf.get_variable(f"w{i}", [n_in, n_out], initializer=tf.random_normal_initializer(stddev=0.05))
-        b = tf.get_variable(f"b{i}", [n_out], initializer=tf.zeros_initializer())
-        h = tf.matmul(h, w) + b
-        if i < len(MLP_SIZES) - 2:
-            h = tf.nn.relu(h)
-    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+def _model(name: str):
+    """``build_model(tf, x, y) -> loss`` of bench_mlp.py or bench_cnn.py: the CPU rows' models."""
+    import bench_cnn  # noqa: PLC0415
+    import bench_mlp  # noqa: PLC0415
 
-
-def _df_cnn(tf, x, y):
-    def conv(h, name, k, c_in, c_out):
-        w = tf.get_variable(f"{name}_w", [k, k, c_in, c_out], initializer=tf.truncated_normal_initializer(stddev=0.1))
-        b = tf.get_variable(f"{name}_b", [c_out], initializer=tf.constant_initializer(0.1))
-        h = tf.nn.relu(tf.nn.conv2d(h, w, strides=[1, 1, 1, 1], padding="SAME") + b)
-        return tf.nn.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
-
-    def dense(h, name, n_in, n_out):
-        w = tf.get_variable(f"{name}_w", [n_in, n_out], initializer=tf.truncated_normal_initializer(stddev=0.1))
-        b = tf.get_variable(f"{name}_b", [n_out], initializer=tf.constant_initializer(0.1))
-        return tf.matmul(h, w) + b
-
-    h = conv(tf.reshape(x, [-1, 28, 28, 1]), "conv1", 5, 1, 32)
-    h = conv(h, "conv2", 5, 32, 64)
-    h = tf.nn.relu(dense(tf.reshape(h, [-1, 7 * 7 * 64]), "fc1", 7 * 7 * 64, 1024))
-    logits = dense(h, "fc2", 1024, 10)
-    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    scope: dict = {}
+    exec({"mlp": bench_mlp, "cnn": bench_cnn}[name].MEASURE, scope)  # noqa: S102 - our own benchmark's code
+    return scope["build_model"]
 
 
 def distflow_rate(model, batch, steps, rounds, feed=False, towers=1, replay=True):
@@ -88,8 +67,8 @@ def distflow_rate(model, batch, steps, rounds, feed=False, towers=1, replay=True
     rng = np.random.default_rng(0)
     xv = rng.random((batch, 784)).astype(np.float32)
     yv = rng.integers(0, 10, batch).astype(np.int64)
-    build, opt = {"mlp": (_df_mlp, lambda: tf.train.GradientDescentOptimizer(0.01)),
-                  "cnn": (_df_cnn, lambda: tf.train.AdamOptimizer(1e-4))}[model]
+    build = _model(model)
+    opt = {"mlp": lambda: tf.train.GradientDescentOptimizer(0.01), "cnn": lambda: tf.train.AdamOptimizer(1e-4)}[model]
     config = None
     if feed:
         x, y = tf.placeholder(tf.float32, [batch, 784]), tf.placeholder(tf.int64, [batch])

@@ -38,14 +38,7 @@ with tf.device(tf.train.replica_device_setter(worker_device=f"/job:worker/task:{
                                               cluster=tf.train.ClusterSpec(cluster))):
     x = tf.placeholder(tf.float32, [batch, sizes[0]])
     y = tf.placeholder(tf.int64, [batch])
-    h = x
-    for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        w = tf.get_variable(f"w{i}", [n_in, n_out], initializer=tf.random_normal_initializer(stddev=0.05))
-        b = tf.get_variable(f"b{i}", [n_out], initializer=tf.zeros_initializer())
-        h = tf.matmul(h, w) + b
-        if i < len(sizes) - 2:
-            h = tf.nn.relu(h)
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+    loss = build_model(tf, x, y)  # (bench_mlp.py's, defined above this script)
     step = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
     init = tf.global_variables_initializer()
     ready = tf.report_uninitialized_variables()
@@ -79,7 +72,9 @@ def run(steps: int) -> dict:
     cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
     ps = subprocess.Popen([sys.executable, "-c", bench_distributed.DISTFLOW_PS % json.dumps(cluster)])
     try:
-        code = WORKER % SIZES
+        import bench_mlp  # noqa: PLC0415
+
+        code = bench_mlp.MEASURE + WORKER % SIZES
         workers = [subprocess.Popen([sys.executable, "-c", code, json.dumps(cluster), str(i), str(steps)],
                                     stdout=subprocess.PIPE, text=True) for i in range(2)]
         reports = []

@@ -154,3 +154,15 @@ def build(tf, name: str, device: str, grads: bool = True):
             total = tf.add_n([tf.reduce_sum(o * w) for o, w in zip(floats, weights)])
             fetches += [g for g in tf.gradients(total, xs) if g is not None]
     return fetches
+
+
+def classifier_loss(tf, x, y, hidden: int, classes: int):
+    """The training tests' model: a dense ReLU layer, a dense layer, mean sparse cross-entropy."""
+    logits = tf.layers.dense(tf.layers.dense(x, hidden, tf.nn.relu), classes)
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+
+
+def batch(rows: int, features: int, classes: int, seed: int = 0):
+    """(inputs, labels) of random float32 features and int64 labels."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((rows, features)).astype(np.float32), rng.integers(0, classes, rows)

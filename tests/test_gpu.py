@@ -74,12 +74,10 @@ def test_training_on_the_gpu_follows_the_cpu(optimizer):
     def train(device):
         tf.reset_default_graph()
         tf.set_random_seed(1)
-        rng = np.random.default_rng(0)
-        xv, yv = rng.standard_normal((64, 20)).astype(np.float32), rng.integers(0, 4, 64)
+        xv, yv = gpu_cases.batch(64, 20, 4)
         with tf.device(device):
             x, y = tf.placeholder(tf.float32, [None, 20]), tf.placeholder(tf.int64, [None])
-            logits = tf.layers.dense(tf.layers.dense(x, 32, tf.nn.relu), 4)
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+            loss = gpu_cases.classifier_loss(tf, x, y, 32, 4)
             step = make().minimize(loss)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
@@ -93,8 +91,7 @@ def test_training_on_the_gpu_follows_the_cpu(optimizer):
 def test_in_graph_towers_on_two_virtual_gpus_match_one_tower_at_double_batch():
     split = tf.GPUOptions(experimental=tf.GPUOptions.Experimental(
         virtual_devices=[tf.GPUOptions.Experimental.VirtualDevices(memory_limit_mb=[1024, 1024])]))
-    rng = np.random.default_rng(0)
-    xv, yv = rng.standard_normal((64, 20)).astype(np.float32), rng.integers(0, 4, 64)
+    xv, yv = gpu_cases.batch(64, 20, 4)
 
     def train(towers):
         tf.reset_default_graph()
@@ -104,8 +101,7 @@ def test_in_graph_towers_on_two_virtual_gpus_match_one_tower_at_double_batch():
         grads, losses = [], []
         for i, (xs, ys) in enumerate(zip(tf.split(x, towers), tf.split(y, towers))):
             with tf.device(f"/gpu:{i}"), tf.variable_scope("model", reuse=i > 0):
-                logits = tf.layers.dense(tf.layers.dense(xs, 32, tf.nn.relu), 4)
-                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys, logits=logits))
+                loss = gpu_cases.classifier_loss(tf, xs, ys, 32, 4)
                 losses.append(loss)
                 grads.append(opt.compute_gradients(loss))
         with tf.device("/cpu:0"):
@@ -135,8 +131,7 @@ def test_a_replayed_step_trains_as_the_op_by_op_one(model):
                 f = tf.get_variable("f", [5, 5, 1, 8], initializer=tf.truncated_normal_initializer(stddev=0.1))
                 h = tf.nn.relu(tf.nn.conv2d(tf.reshape(x, [-1, 28, 28, 1]), f, [1, 1, 1, 1], "SAME"))
                 h = tf.reshape(tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"), [16, 14 * 14 * 8])
-            logits = tf.layers.dense(tf.layers.dense(h, 64, tf.nn.relu), 10)
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+            loss = gpu_cases.classifier_loss(tf, h, y, 64, 10)
             step = tf.train.AdamOptimizer(1e-3).minimize(loss)
         config = tf.ConfigProto(graph_options=tf.GraphOptions(replay_gpu_steps=replay))
         with tf.Session(config=config) as sess:

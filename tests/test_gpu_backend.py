@@ -312,13 +312,10 @@ def test_a_model_trained_on_the_device_matches_the_cpu_and_saves_from_device_mem
     def train(device):
         tf.reset_default_graph()
         tf.set_random_seed(3)
-        rng = np.random.default_rng(0)
-        xv, yv = rng.standard_normal((32, 8)).astype(np.float32), rng.integers(0, 3, 32)
+        xv, yv = gpu_cases.batch(32, 8, 3)
         with tf.device(device):
             x, y = tf.placeholder(tf.float32, [None, 8]), tf.placeholder(tf.int64, [None])
-            h = tf.layers.dense(x, 16, tf.nn.relu)
-            logits = tf.layers.dense(h, 3)
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+            loss = gpu_cases.classifier_loss(tf, x, y, 16, 3)
             step = tf.train.AdamOptimizer(0.01).minimize(loss)
         saver = tf.train.Saver()
         with tf.Session() as sess:
@@ -347,8 +344,7 @@ def _train(batches, config=None):
     tf.set_random_seed(0)
     x, y = tf.placeholder(tf.float32, [None, 6]), tf.placeholder(tf.int64, [None])
     with tf.device("/gpu:0"):
-        logits = tf.layers.dense(tf.layers.dense(x, 5, tf.nn.relu), 3)
-        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        loss = gpu_cases.classifier_loss(tf, x, y, 5, 3)
         train = tf.train.AdamOptimizer(0.05).minimize(loss)
     with tf.Session(config=config) as sess:
         sess.run(tf.global_variables_initializer())

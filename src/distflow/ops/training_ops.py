@@ -21,7 +21,8 @@ def _ref_dtype(op):
     return op.inputs[0].dtype._as_ref
 
 
-def _check(var, grad, op_name):
+def checked_value(var, grad, op_name):
+    """The variable's value, where the gradient has its shape (else a ValueError naming both)."""
     value = var.read()
     if value.shape != grad.shape:
         raise ValueError(f"{op_name}: var '{var.name}' has shape {list(value.shape)} but the gradient "
@@ -37,7 +38,7 @@ def _apply(op_type, ref_inputs):
              inplace_input=2)
 def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False, inplace=False):
     with locked(var, use_locking):
-        w = _check(var, delta, "ApplyGradientDescent")
+        w = checked_value(var, delta, "ApplyGradientDescent")
         if not blas.axpy(delta, w, -float(alpha)):  # one pass, no temporary
             # (no BLAS for it: with the gradient's buffer ours (inplace), scale it there)
             w -= xp.multiply(delta, alpha, out=writable_like(delta) if inplace else None)
@@ -47,7 +48,7 @@ def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False, inplace
 @_apply("ApplyMomentum", (0, 1))
 def _apply_momentum(xp, var, accum, lr, grad, momentum, *, use_locking=False, use_nesterov=False):
     with locked(var, use_locking):
-        w, a = _check(var, grad, "ApplyMomentum"), accum.read()
+        w, a = checked_value(var, grad, "ApplyMomentum"), accum.read()
         a *= momentum
         a += grad
         if use_nesterov:
@@ -67,7 +68,7 @@ def _add_scaled(xp, x, y, alpha) -> None:
 def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *,
                 use_locking=False, use_nesterov=False):
     with locked(var, use_locking):
-        w, m_, v_ = _check(var, grad, "ApplyAdam"), m.read(), v.read()
+        w, m_, v_ = checked_value(var, grad, "ApplyAdam"), m.read(), v.read()
         lr_t = lr * xp.sqrt(1 - beta2_power) / (1 - beta1_power)
         if w.size >= 4 * _ADAM_CHUNK and not use_nesterov and all(
                 a.flags.c_contiguous and a.dtype == w.dtype for a in (m_, v_, grad)):
@@ -125,7 +126,7 @@ def _adam_in_chunks(xp, w, m, v, grad, beta1, beta2, epsilon, lr_t) -> None:
 @_apply("ApplyAdagrad", (0, 1))
 def _apply_adagrad(xp, var, accum, lr, grad, *, use_locking=False):
     with locked(var, use_locking):
-        w, a = _check(var, grad, "ApplyAdagrad"), accum.read()
+        w, a = checked_value(var, grad, "ApplyAdagrad"), accum.read()
         a += grad * grad
         w -= lr * grad / xp.sqrt(a)
     return var
@@ -134,7 +135,7 @@ def _apply_adagrad(xp, var, accum, lr, grad, *, use_locking=False):
 @_apply("ApplyRMSProp", (0, 1, 2))
 def _apply_rms_prop(xp, var, ms, mom, lr, rho, momentum, epsilon, grad, *, use_locking=False):
     with locked(var, use_locking):
-        w, ms_, mom_ = _check(var, grad, "ApplyRMSProp"), ms.read(), mom.read()
+        w, ms_, mom_ = checked_value(var, grad, "ApplyRMSProp"), ms.read(), mom.read()
         ms_ += (grad * grad - ms_) * (1 - rho)
         mom_ *= momentum
         mom_ += lr * grad / xp.sqrt(ms_ + epsilon)
@@ -145,7 +146,7 @@ def _apply_rms_prop(xp, var, ms, mom, lr, rho, momentum, epsilon, grad, *, use_l
 @_apply("ApplyCenteredRMSProp", (0, 1, 2, 3))
 def _apply_centered_rms_prop(xp, var, mg, ms, mom, lr, rho, momentum, epsilon, grad, *, use_locking=False):
     with locked(var, use_locking):
-        w, mg_, ms_, mom_ = _check(var, grad, "ApplyCenteredRMSProp"), mg.read(), ms.read(), mom.read()
+        w, mg_, ms_, mom_ = checked_value(var, grad, "ApplyCenteredRMSProp"), mg.read(), ms.read(), mom.read()
         mg_ += (grad - mg_) * (1 - rho)
         ms_ += (grad * grad - ms_) * (1 - rho)
         mom_ *= momentum
@@ -157,7 +158,7 @@ def _apply_centered_rms_prop(xp, var, mg, ms, mom, lr, rho, momentum, epsilon, g
 @_apply("ApplyAdadelta", (0, 1, 2))
 def _apply_adadelta(xp, var, accum, accum_update, lr, rho, epsilon, grad, *, use_locking=False):
     with locked(var, use_locking):
-        w, a, u = _check(var, grad, "ApplyAdadelta"), accum.read(), accum_update.read()
+        w, a, u = checked_value(var, grad, "ApplyAdadelta"), accum.read(), accum_update.read()
         a *= rho
         a += (1 - rho) * grad * grad
         update = xp.sqrt(u + epsilon) / xp.sqrt(a + epsilon) * grad
@@ -177,7 +178,7 @@ def _proximal(xp, prox, lr_t, l1, l2):
 @_apply("ApplyProximalGradientDescent", (0,))
 def _apply_proximal_gd(xp, var, alpha, l1, l2, delta, *, use_locking=False):
     with locked(var, use_locking):
-        w = _check(var, delta, "ApplyProximalGradientDescent")
+        w = checked_value(var, delta, "ApplyProximalGradientDescent")
         w[...] = _proximal(xp, w - alpha * delta, alpha, l1, l2)
     return var
 
@@ -185,7 +186,7 @@ def _apply_proximal_gd(xp, var, alpha, l1, l2, delta, *, use_locking=False):
 @_apply("ApplyProximalAdagrad", (0, 1))
 def _apply_proximal_adagrad(xp, var, accum, lr, l1, l2, grad, *, use_locking=False):
     with locked(var, use_locking):
-        w, a = _check(var, grad, "ApplyProximalAdagrad"), accum.read()
+        w, a = checked_value(var, grad, "ApplyProximalAdagrad"), accum.read()
         a += grad * grad
         lr_t = lr / xp.sqrt(a)
         w[...] = _proximal(xp, w - lr_t * grad, lr_t, l1, l2)
@@ -195,7 +196,7 @@ def _apply_proximal_adagrad(xp, var, accum, lr, l1, l2, grad, *, use_locking=Fal
 @_apply("ApplyFtrlV2", (0, 1, 2))
 def _apply_ftrl(xp, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, *, use_locking=False):
     with locked(var, use_locking):
-        w, a, z = _check(var, grad, "ApplyFtrlV2"), accum.read(), linear.read()
+        w, a, z = checked_value(var, grad, "ApplyFtrlV2"), accum.read(), linear.read()
         shrunk = grad + 2 * l2_shrinkage * w
         new_a = a + grad * grad
         z += shrunk - (new_a ** -lr_power - a ** -lr_power) / lr * w

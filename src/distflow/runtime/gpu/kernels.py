@@ -23,10 +23,9 @@ from __future__ import annotations
 import functools
 
 from ...framework.registry import get_registration, register_kernel
-from ...ops import intra_op
-from . import fused, products  # noqa: F401 - products registers MatMul and the convolutions
-from ...ops import (array_ops, control_flow_ops, conv_ops, math_ops, nn_ops,  # noqa: F401 - the op blocks
+from ...ops import (array_ops, control_flow_ops, conv_ops, intra_op, math_ops, nn_ops,  # noqa: F401 - op blocks
                     random_ops, reduction_ops, scatter_ops, slicing_ops, state_ops, training_ops, unary_ops)
+from . import fused, products  # noqa: F401 - products registers MatMul and the convolutions
 
 DEVICE_TYPE = "GPU"
 
@@ -89,14 +88,6 @@ _HOST_MEMORY = {
 }
 
 
-def _checked(var, grad, op_type):
-    value = var.read()
-    if value.shape != grad.shape:
-        raise ValueError(f"{op_type}: var '{var.name}' has shape {list(value.shape)} but the gradient "
-                         f"has shape {list(grad.shape)}")
-    return value
-
-
 @register_kernel("Assign", DEVICE_TYPE, capturable=True)
 def _assign(xp, ref, value, *, validate_shape, use_locking):
     """Into the variable's own memory where it has some of that shape and dtype (as TF's
@@ -113,7 +104,7 @@ def _assign(xp, ref, value, *, validate_shape, use_locking):
 @register_kernel("ApplyGradientDescent", DEVICE_TYPE, capturable=True)
 def _apply_gradient_descent(xp, var, alpha, delta, *, use_locking=False):
     with state_ops.locked(var, use_locking):
-        fused.sgd(xp, _checked(var, delta, "ApplyGradientDescent"), alpha, delta)
+        fused.sgd(xp, training_ops.checked_value(var, delta, "ApplyGradientDescent"), alpha, delta)
     return var
 
 
@@ -124,8 +115,8 @@ def _apply_adam(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsil
         return get_registration("ApplyAdam").kernel(xp, var, m, v, beta1_power, beta2_power, lr, beta1, beta2,
                                                     epsilon, grad, use_locking=use_locking, use_nesterov=True)
     with state_ops.locked(var, use_locking):
-        fused.adam(xp, _checked(var, grad, "ApplyAdam"), m.read(), v.read(), beta1_power, beta2_power, lr, beta1,
-                   beta2, epsilon, grad)
+        fused.adam(xp, training_ops.checked_value(var, grad, "ApplyAdam"), m.read(), v.read(), beta1_power,
+                   beta2_power, lr, beta1, beta2, epsilon, grad)
     return var
 
 
