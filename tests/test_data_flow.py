@@ -139,3 +139,21 @@ def test_accumulator_sum_and_errors():
             sess.run(acc.take_grad(0))
     with pytest.raises(ValueError, match="reduction_type"):
         tf.ConditionalAccumulator(tf.float32, reduction_type="MAX")
+
+
+def test_from_list_picks_the_queue_when_the_step_runs():
+    q1, q2 = tf.FIFOQueue(10, tf.float32, shapes=[[2]]), tf.FIFOQueue(10, tf.float32, shapes=[[2]])
+    index = tf.placeholder(tf.int32, [])
+    q = tf.QueueBase.from_list(index, [q1, q2])
+    assert q.shapes[0].as_list() == [2]
+    enqueue = q.enqueue([[1.0, 2.0]])
+    with tf.Session() as sess:
+        sess.run(enqueue, {index: 1})
+        sess.run(enqueue, {index: 1})
+        sess.run(enqueue, {index: 0})
+        assert sess.run([q1.size(), q2.size()]) == [1, 2]
+        np.testing.assert_array_equal(sess.run(q.dequeue(), {index: 1}), [1.0, 2.0])
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"RefSelect index 2 is out of range \[0, 2\)"):
+            sess.run(enqueue, {index: 2})
+    with pytest.raises(TypeError, match="has dtypes"):
+        tf.QueueBase.from_list(0, [q1, tf.FIFOQueue(10, tf.int32)])

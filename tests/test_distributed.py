@@ -142,6 +142,14 @@ def test_session_reset_clears_containers(cluster):
             sess.run(v)
 
 
+def test_session_reset_of_a_target_nobody_answers_times_out_and_an_unknown_kind_is_not_found():
+    # (TF's own session test: a reset waits for the master until the operation timeout)
+    with pytest.raises(tf.errors.DeadlineExceededError):
+        tf.Session.reset("grpc://localhost:0", ["test0"], config=tf.ConfigProto(operation_timeout_in_ms=5))
+    with pytest.raises(tf.errors.NotFoundError, match="No session factory"):
+        tf.Session.reset("nonexistent", ["test0"])
+
+
 @pytest.mark.parametrize("service,methods", [("distflow.Master", MASTER_METHODS), ("distflow.Worker", WORKER_METHODS)])
 def test_garbage_and_malformed_requests_get_errors_and_the_server_keeps_serving(cluster, service, methods):
     channel = grpc.insecure_channel(cluster.address("worker", 1))

@@ -220,3 +220,19 @@ def test_colocate_gradients_with_ops():
         sess.run(w.initializer)
         a, b = sess.run([g_default, g_colocated], {x: np.eye(2)})
         assert a.tolist() == b.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_colocated_gradients_sum_each_tensors_gradients_beside_its_op():
+    x = tf.placeholder(tf.float64, [2, 2])
+    with tf.device("/gpu:1"):
+        w = tf.Variable(tf.ones([2, 2], tf.float64))
+        y = tf.matmul(x, w, name="product")
+    with tf.device("/cpu:0"):
+        loss = tf.reduce_sum(y) + tf.reduce_sum(y * 2.0)  # (two paths into y: an AddN sums them)
+        g = tf.gradients(loss, w, colocate_gradients_with_ops=True)[0]
+    sums = [op for op in tf.get_default_graph().get_operations() if op.type == "AddN"]
+    assert sums and all(op.colocation_groups() == [b"loc:@product"] for op in sums), \
+        [(op.name, op.colocation_groups()) for op in sums]
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(g, {x: np.eye(2)}).tolist() == [[3.0, 3.0], [3.0, 3.0]]

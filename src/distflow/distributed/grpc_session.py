@@ -187,10 +187,12 @@ def new_session(target: str, graph=None, config=None) -> GrpcSession:
 def reset(target, containers=None, config=None):
     if not target.startswith("grpc://"):
         raise errors.InvalidArgumentError(None, None, f"Session.reset target {target!r}: expected grpc://host:port")
+    timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 60000
     channels = Channels()
-    try:
+    try:  # (waits for the master to come up until the deadline, then DEADLINE_EXCEEDED)
         channels.call(target[len("grpc://"):], "distflow.Master", "Reset",
-                      pb.ResetRequest(container=list(containers or [])), timeout=60.0)
+                      pb.ResetRequest(container=list(containers or [])), timeout=timeout_ms / 1000,
+                      wait_for_ready=True)
     except Exception as e:  # grpc.RpcError
         raise error_from_rpc(e, f"the master at {target}") from None
     finally:

@@ -258,8 +258,46 @@ for _t in ("FIFOQueue", "FIFOQueueV2", "QueueEnqueue", "QueueEnqueueMany", "Queu
     not_differentiable(_t)
 
 
+@register_op("RefSelect", shape=lambda op: op.inputs[1].shape, dtype=lambda op: op.inputs[1].dtype,
+             ref_inputs=range(1, 1025))
+def _ref_select_kernel(index, *refs):
+    """The reference at ``index`` (a queue chosen at run time: QueueBase.from_list)."""
+    i = int(index)
+    if not 0 <= i < len(refs):
+        raise errors.InvalidArgumentError(None, None, f"RefSelect index {i} is out of range [0, {len(refs)})")
+    return refs[i]
+
+
+not_differentiable("RefSelect")
+
+
 class QueueBase:
     """A queue of tuples of tensors (``tf.QueueBase``); see FIFOQueue."""
+
+    @staticmethod
+    def from_list(index, queues) -> "QueueBase":
+        """The queue ``queues[index]``, chosen when a step runs: each must have the same
+        dtypes (and names); the shapes are the most specific ones all of them allow.
+
+        Raises:
+          TypeError: the queues' dtypes or names differ.
+          ValueError: ``queues`` is empty.
+        """
+        queues = list(queues)
+        if not queues:
+            raise ValueError("from_list needs at least one queue")
+        first = queues[0]
+        for q in queues[1:]:
+            if q.dtypes != first.dtypes:
+                raise TypeError(f"Queue '{q.name}' has dtypes {q.dtypes}, but '{first.name}' has {first.dtypes}")
+            if q.names != first.names:
+                raise TypeError(f"Queue '{q.name}' has names {q.names}, but '{first.name}' has {first.names}")
+        shapes = [TensorShape(None) if any(q.shapes[i] != first.shapes[i] for q in queues) else first.shapes[i]
+                  for i in range(len(first.shapes))]
+        with ops.colocate_with(first.queue_ref):
+            ref = make_tensor("RefSelect", [ops.convert_to_tensor(index, dtype=dtypes.int32)] +
+                              [q.queue_ref for q in queues], None, "RefSelect")
+        return QueueBase(first.dtypes, shapes, first.names, ref)
 
     def __init__(self, dtypes_, shapes, names, queue_ref):
         self._dtypes = dtypes_

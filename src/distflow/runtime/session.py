@@ -514,10 +514,14 @@ class Session(BaseSession):
         """Clears the resource containers (all of them by default) of every task of a cluster.
 
         Open sessions on that cluster see their variables vanish; other containers are kept.
+        It waits for the target's master up to ``config.operation_timeout_in_ms`` (60 s by
+        default), then raises DeadlineExceededError; a target of no known kind is NotFoundError.
         """
+        if isinstance(target, bytes):
+            target = target.decode()
         if not target:
             raise ValueError("Session.reset needs the target of a server")
-        target = _check_target(target)
+        # (no port check: a target no server answers at, "grpc://localhost:0" say, times out as in TF)
         _remote_sessions(target).reset(target, containers, config)
 
 
