@@ -1,7 +1,8 @@
 """Between-graph replication with GPU towers: 1 CPU ps and 2 workers training on a GPU.
 
-The seed's recipe: ``replica_device_setter`` keeps the variables on the ps (its CPU) and
-puts each worker's tower on that worker's GPU (``worker_device=".../device:GPU:0"``). The
+The seed's recipe, as TF 1.x programs write it: ``replica_device_setter(worker_device=
+"/job:worker/task:i")`` keeps the variables on the ps (which sees no GPU, as TF users start
+it) and puts each worker's tower on that worker's GPU, where ops with no device type go. The
 model is bench_mlp.py's MLP 784-512-512-10, SGD, batch 256 of synthetic data, each
 worker stepping asynchronously. Every step pulls the parameters from the ps into the
 worker's GPU and pushes the gradients back, so the step rate is bounded by how fast the
@@ -34,7 +35,7 @@ import distflow as tf
 cluster, index, steps = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 sizes, batch = %s, 256
 server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=index)
-with tf.device(tf.train.replica_device_setter(worker_device=f"/job:worker/task:{index}/device:GPU:0",
+with tf.device(tf.train.replica_device_setter(worker_device=f"/job:worker/task:{index}",
                                               cluster=tf.train.ClusterSpec(cluster))):
     x = tf.placeholder(tf.float32, [batch, sizes[0]])
     y = tf.placeholder(tf.int64, [batch])
@@ -56,8 +57,10 @@ with tf.Session(server.target) as sess:
     for _ in range(steps):
         sess.run(step, feeds)
     elapsed = time.perf_counter() - start
+    placed = [d for g in server._worker._graphs.values() for d, nodes in g.partitions.items() for _ in nodes]
     print(json.dumps({"steps_per_sec": steps / elapsed, "first_loss": float(first),
-                      "last_loss": float(sess.run(loss, feeds))}), flush=True)
+                      "last_loss": float(sess.run(loss, feeds)),
+                      "ops_on_gpu": sum("GPU" in d for d in placed), "ops_on_cpu": sum("CPU" in d for d in placed)}), flush=True)
 '''
 
 
@@ -70,7 +73,9 @@ def run(steps: int) -> dict:
     exec(bench_distributed.MEASURE, scope)  # noqa: S102 - our own benchmark's helpers (free_ports)
     ports = scope["free_ports"](3)
     cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
-    ps = subprocess.Popen([sys.executable, "-c", bench_distributed.DISTFLOW_PS % json.dumps(cluster)])
+    # (the ps sees no GPU, as TF users start it: its variables stay on its CPU)
+    ps = subprocess.Popen([sys.executable, "-c", bench_distributed.DISTFLOW_PS % json.dumps(cluster)],
+                          env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
     try:
         import bench_mlp  # noqa: PLC0415
 

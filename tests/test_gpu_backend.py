@@ -374,3 +374,24 @@ def test_a_step_with_host_work_is_not_replayed_and_says_why(fake, caplog):
     assert fake.captures == 0
     assert "not replayed as a CUDA graph: 'PyFunc' (PyFunc) runs on /job:localhost/replica:0/task:0/device:CPU:0" \
         in caplog.text, caplog.text
+
+
+def test_a_master_places_ops_on_a_tasks_real_gpu_as_on_its_own(fake):
+    # (an in-process server: its worker has the fake GPU, and reports it as real to the master)
+    _SEEN.clear()
+    server = tf.train.Server.create_local_server()
+    try:
+        x = tf.placeholder(tf.float32, [2, 3])
+        w = tf.Variable(np.ones((3, 2), np.float32))
+        on_gpu = _seen(tf.matmul(x, w), "")  # (no device: the task's GPU, where the op has a kernel)
+        host = tf.py_func(lambda a: a * 2, [on_gpu], tf.float32)  # (no GPU kernel: the task's CPU)
+        pinned = _seen(host, "/cpu:0")
+        with tf.Session(server.target) as sess:
+            sess.run(w.initializer)
+            out = sess.run(pinned, {x: np.ones((2, 3), np.float32)})
+            devices = {d.name: d for d in sess.list_devices()}
+        np.testing.assert_array_equal(out, np.full((2, 2), 6.0, np.float32))
+        assert sorted(_SEEN, key=str) == sorted([("GPU", DeviceArray), ("CPU", np.ndarray)], key=str)
+        assert any(name.endswith("GPU:0") for name in devices)
+    finally:
+        server.stop()

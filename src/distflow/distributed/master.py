@@ -258,7 +258,8 @@ class Master:
     def ListDevices(self, request):
         response = pb.ListDevicesResponse()
         for d in self._devices(()).devices:
-            response.remote_device.add(name=d.name, device_type=d.device_type)
+            response.remote_device.add(name=d.name, device_type=d.device_type,
+                                       physical_device_desc=d.physical_device_desc)
         return response
 
     def Reset(self, request):

@@ -31,20 +31,22 @@ from .transport import PortRefused, TensorClient
 
 
 class RemoteDevice:
-    """A device of some task, as a task reports it: a name and a type. The master places
-    ops on it as on a simulated device (every op has a kernel); the task that runs them
-    finds out whether its GPUs are real."""
+    """A device of some task, as the task reports it: a name, a type and, for a real GPU, the
+    physical device. The master places ops on a real GPU only where they have a GPU kernel
+    (and an op with no device type there, as TF does); on a simulated one, any op."""
 
-    kernel_type = "CPU"
     ordinal = backend = None
     memory = "host"
 
-    def __init__(self, name: str, device_type: str):
+    def __init__(self, name: str, device_type: str, physical_device_desc: str = ""):
         self.name = name
         self.spec = DeviceSpec.from_string(name)
         self.device_type = device_type
         self.index = self.spec.device_index
-        self.simulated = device_type == "GPU"
+        self.physical_device_desc = physical_device_desc
+        real_gpu = device_type == "GPU" and bool(physical_device_desc)
+        self.kernel_type = "GPU" if real_gpu else "CPU"
+        self.simulated = device_type == "GPU" and not real_gpu
 
 
 class Parked(NamedTuple):
@@ -119,7 +121,7 @@ class LocalTask(Task):
         self._directory = directory
 
     def status(self, timeout: float) -> list[RemoteDevice]:
-        return [RemoteDevice(d.name, d.device_type) for d in self.worker.device_mgr.devices]
+        return [RemoteDevice(d.name, d.device_type, d.physical_device_desc) for d in self.worker.device_mgr.devices]
 
     def register_graph(self, graph_def: pb.GraphDef) -> str:
         return self.worker.RegisterGraph(pb.RegisterGraphRequest(graph_def=graph_def)).graph_handle
@@ -160,7 +162,7 @@ class RemoteTask(Task):
     def status(self, timeout: float) -> list[RemoteDevice]:
         status = self._grpc("GetStatus", pb.GetStatusRequest(), timeout)
         self._directory.learned_port(self.name, status.data_port)
-        return [RemoteDevice(d.name, d.device_type) for d in status.device_attributes]
+        return [RemoteDevice(d.name, d.device_type, d.physical_device_desc) for d in status.device_attributes]
 
     def register_graph(self, graph_def: pb.GraphDef) -> str:
         return self._grpc("RegisterGraph", pb.RegisterGraphRequest(graph_def=graph_def), 60.0).graph_handle

@@ -257,7 +257,8 @@ class Worker:
         response = pb.GetStatusResponse(task=self.task_name, data_port=self.transport.port,
                                         waiting_kernels=waiting_kernels(), waiting_for=waiting_for())
         for d in self.device_mgr.devices:
-            response.device_attributes.add(name=d.name, device_type=d.device_type)
+            response.device_attributes.add(name=d.name, device_type=d.device_type,
+                                           physical_device_desc=d.physical_device_desc)
         return response
 
     def RegisterGraph(self, request):

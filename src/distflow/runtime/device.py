@@ -43,6 +43,11 @@ class Device:
         self.resource_mgr = ResourceMgr(self.name)
         self.peers: "DeviceSet | None" = None  # the devices of its task, once it has them
 
+    @property
+    def physical_device_desc(self) -> str:
+        """What a real GPU is ("device: 0, name: ..."), as TF's DeviceAttributes say; "" otherwise."""
+        return f"device: {self.ordinal}, name: {self.backend.describe(self.ordinal)}" if self.kernel_type != "CPU" else ""
+
     def accept(self, value):
         """``value`` (from any device of the process) in this device's memory."""
         if self.backend is None:

@@ -116,9 +116,13 @@ class Placer:
     def _resolve(self, op: Operation) -> Device:
         spec = DeviceSpec.from_string(op.device)
         mgr = self._mgr
-        device_type = spec.device_type or ("GPU" if self._real_gpus and has_kernel(op.type, "GPU") else "CPU")
         job = spec.job or mgr.job
         task = spec.task if spec.task is not None else (mgr.task if job == mgr.job else 0)
+        device_type = spec.device_type
+        if device_type is None:  # a real GPU of that task where the op can run there, as TF prefers
+            gpu = mgr.find("GPU", 0, job, task) if self._real_gpus else None
+            device_type = "GPU" if gpu is not None and gpu.kernel_type == "GPU" and has_kernel(op.type, "GPU") \
+                else "CPU"
         device = None
         if spec.replica in (None, 0):
             device = mgr.find(device_type, spec.device_index or 0, job, task)
