@@ -50,8 +50,11 @@ OUT_OF_SCOPE = {
 # Supported names that behave differently on purpose (README, "Where distflow differs").
 DIFFERENT = {
     "tf": {
-        "Session": "a host without GPUs gets simulated GPUs (CPU kernels); steps pick a sequential or "
-                   "concurrent form; closing cancels running steps",
+        "Session": "a host without GPUs (or CuPy) gets simulated GPUs (CPU kernels); a step on one real GPU "
+                   "is replayed as a CUDA graph from its second run; steps pick a sequential or concurrent form; "
+                   "closing cancels running steps",
+        "GPUOptions": "memory is taken as steps need it (allow_growth is always on); virtual devices' memory "
+                      "limits are not enforced",
         "ConfigProto": "a misspelled field is a ValueError (as the protocol buffer class); "
                        "`intra_op_parallelism_threads` sets NumPy's BLAS threads",
         "placeholder": "feeding a value that would lose information (float to int, out of range) is a ValueError",
