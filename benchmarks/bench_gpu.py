@@ -6,6 +6,8 @@ turn:
   MLP 784-512-512-10, SGD (0.01), batch 256 and 8192;
   Deep MNIST (conv 5x5x32, pool, conv 5x5x64, pool, fc 1024, fc 10), Adam (1e-4), batch 64
     and 1024;
+  bench_rnn.py's LSTM language model (dynamic_rnn, batch 32 x 35, 200 units, vocabulary
+    1000, SGD with clipping) against PyTorch's loop of one LSTMCell call per time step;
   in-graph x2: the MLP at batch 512 as two towers on two virtual GPUs of one card, against
     one tower at the same batch (distflow alone).
 The batch is resident on the GPU on both sides (a constant in distflow's graph, a CUDA
@@ -59,7 +61,22 @@ def _model(name: str):
     return scope["build_model"]
 
 
+def distflow_lstm_rate(steps, rounds):
+    """bench_rnn.py's model (its ops placed by default: the GPU where they have a kernel)."""
+    import bench_rnn  # noqa: PLC0415
+    import distflow as tf
+
+    scope: dict = {}
+    exec(bench_rnn.MEASURE, scope)  # noqa: S102 - our own benchmark's code
+    timed_round = scope["build"](tf, "one device")
+    rates = [timed_round(steps) for _ in range(rounds)]
+    timed_round.session.run(timed_round.train, timed_round.feed)  # (waits for the last step)
+    return statistics.median(rates)
+
+
 def distflow_rate(model, batch, steps, rounds, feed=False, towers=1, replay=True):
+    if model == "lstm":
+        return distflow_lstm_rate(steps, rounds)
     import distflow as tf
 
     tf.reset_default_graph()
@@ -118,8 +135,42 @@ def isolated_rate(**kwargs) -> float:
 
 # -- PyTorch eager ----------------------------------------------------------------------
 
+def torch_lstm_rate(steps, rounds):
+    """The same language model in PyTorch, one LSTMCell call per time step (the usual loop)."""
+    import torch
+
+    nn, dev = torch.nn, torch.device("cuda")
+    torch.manual_seed(0)
+    batch, time_steps, units, vocab = 32, 35, 200, 1000
+    rng = np.random.default_rng(0)
+    x = torch.from_numpy(rng.integers(0, vocab, (batch, time_steps))).to(dev)
+    y = torch.from_numpy(rng.integers(0, vocab, (batch, time_steps))).to(dev)
+    embedding, cell, proj = nn.Embedding(vocab, units).to(dev), nn.LSTMCell(units, units).to(dev), \
+        nn.Linear(units, vocab).to(dev)
+    params = [*embedding.parameters(), *cell.parameters(), *proj.parameters()]
+    opt = torch.optim.SGD(params, lr=1.0)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        inputs = embedding(x)
+        h = c = torch.zeros(batch, units, device=dev)
+        outs = []
+        for t in range(time_steps):
+            h, c = cell(inputs[:, t], (h, c))
+            outs.append(h)
+        logits = proj(torch.stack(outs, 1).reshape(-1, units))
+        nn.functional.cross_entropy(logits, y.reshape(-1)).backward()
+        nn.utils.clip_grad_norm_(params, 5.0)
+        opt.step()
+
+    return _rounds(step, torch.cuda.synchronize, batch, steps, rounds)
+
+
 def torch_rate(model, batch, steps, rounds):
     import torch
+
+    if model == "lstm":
+        return torch_lstm_rate(steps, rounds)
 
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -154,6 +205,7 @@ ROWS = (  # what, model, batch, steps (full, quick), target ratio to PyTorch eag
     ("MLP, batch 8192, SGD", "mlp", 8192, (40, 10), 0.9),
     ("Deep MNIST, batch 64, Adam", "cnn", 64, (100, 20), 3.0),
     ("Deep MNIST, batch 1024, Adam", "cnn", 1024, (20, 5), 1.0),
+    ("PTB-small LSTM through dynamic_rnn, batch 32 x 35 (reference: a cell-by-cell loop)", "lstm", 32, (20, 5), 1.0),
 )
 
 
@@ -175,7 +227,11 @@ def run(quick: bool = False, add=None) -> list[tuple]:
     for what, model, batch, steps, target in ROWS:
         n = steps[1] if quick else steps[0]
         df = isolated_rate(model=model, batch=batch, steps=n, rounds=rounds)
-        pt = torch_rate(model, batch, n, rounds)
+        try:
+            pt = torch_rate(model, batch, n, rounds)
+        except Exception as e:  # noqa: BLE001 - a reference that fails is reported, not fatal
+            print(f"  {what}: PyTorch failed: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            pt = float("nan")
         emit(what, df, pt, f">= {target}x PyTorch eager", df / pt >= target)
     n = 40 if quick else 200
     plain = isolated_rate(model="mlp", batch=256, steps=n, rounds=rounds, replay=False)

@@ -5,8 +5,8 @@ constant of random float32 values (the same ones for every device, from one seed
 ``outputs`` are the tensors compared, and ``xs`` the float inputs whose gradients (of a
 weighted sum of the outputs) are compared too. Built under ``tf.device('/cpu:0')`` the
 graph runs the NumPy kernels, the oracle; under ``tf.device('/gpu:0')`` the GPU's.
-``COVERED`` names the op types each case runs, so that a test can prove that every GPU
-kernel has a case.
+Variables a case makes (an LSTM's) start from the same values on each device; run
+``tf.global_variables_initializer()`` first.
 """
 
 from __future__ import annotations
@@ -112,6 +112,26 @@ def _elementwise(tf, c):
             tf.stop_gradient(x), tf.identity(y)], [x, y]
 
 
+def _loops(tf, c):
+    x = c([4, 5, 3])
+    out, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(6), x, dtype=tf.float32)
+    v = c([5, 2])
+    ta = tf.TensorArray(tf.float32, size=5).unstack(v)
+
+    def body(i, acc, written):
+        item = ta.read(i)
+        return i + 1, acc + tf.cond(i < 2, lambda: item * 2.0, lambda: item), written.write(i, item * item)
+
+    _, total, written = tf.while_loop(lambda i, *_: i < 5, body,
+                                      (tf.constant(0), tf.zeros([2]), tf.TensorArray(tf.float32, size=5)))
+    scattered = tf.TensorArray(tf.float32, size=5).scatter([4, 0, 1, 2, 3], v)
+    return [out, state.h, total, written.stack(), scattered.gather([0, 4]), tf.cast(written.size(), tf.float32)], [x, v]
+
+
+def _split_concat(tf, c):  # (their gradients are refused: no xs)
+    return [tf.TensorArray(tf.float32, size=2).split(c([5, 2]), [2, 3]).concat()], []
+
+
 CASES = dict([
     _unary("abs", lambda tf, x: tf.abs(x)), _unary("neg", lambda tf, x: -x),
     _unary("sign", lambda tf, x: tf.sign(x)), _unary("square", lambda tf, x: tf.square(x)),
@@ -130,7 +150,8 @@ CASES = dict([
     _binary("minimum", lambda tf, x, y: tf.minimum(x, y)), _binary("less", lambda tf, x, y: tf.less(x, y), grad=False),
     _binary("greater", lambda tf, x, y: tf.greater(x, y), grad=False),
     ("elementwise", _elementwise), ("linear", _linear), ("xent", _xent), ("conv", _conv), ("pools", _pools),
-    ("depthwise", _depthwise), ("reductions", _reductions), ("shapes", _shapes),
+    ("depthwise", _depthwise), ("reductions", _reductions), ("shapes", _shapes), ("loops", _loops),
+    ("split_concat", _split_concat),
 ])
 
 # the op types a training step's bookkeeping runs, checked by the training tests rather than here
@@ -145,6 +166,7 @@ STATEFUL = frozenset({
 def build(tf, name: str, device: str, grads: bool = True):
     """The case's outputs (and, with ``grads``, its gradients) built on ``device``."""
     c = Constants(tf, seed=sorted(CASES).index(name))
+    tf.set_random_seed(0)  # (the same initial values for a case's variables on each device)
     with tf.device(device):
         outputs, xs = CASES[name](tf, c)
         fetches = list(outputs)

@@ -28,6 +28,7 @@ def _run(name, device):
     with tf.Graph().as_default():
         fetches = gpu_cases.build(tf, name, device)
         with tf.Session(config=NO_FOLDING) as sess:  # no soft placement: every op of a case has a GPU kernel
+            sess.run(tf.global_variables_initializer())
             return fetches, sess.run(fetches)
 
 

@@ -43,7 +43,9 @@ class FakeNamespace:
     """The fake device's ``xp``: NumPy, whose functions' arrays are DeviceArrays, as CuPy's are
     cupy arrays. It is not NumPy (``xp is np`` is False), so kernels take their device paths.
     A kernel that hands a device array to NumPy itself (``np.lib.stride_tricks``, ``np.empty``)
-    gets a plain ndarray back, where CuPy would refuse: the output check below finds it."""
+    gets a plain ndarray back, where CuPy would refuse: the output check below finds it. What
+    it cannot find: ``np.asarray`` of a device array whose result is only read on the host
+    (CuPy refuses that too); only tests/test_gpu.py on a GPU does."""
 
     def __init__(self, module=np):
         self._module = module
@@ -234,11 +236,13 @@ def test_each_case_gives_the_cpu_values_on_the_fake_device(fake, name):
     with tf.Graph().as_default():
         want_fetches = gpu_cases.build(tf, name, "/cpu:0")
         with tf.Session(config=NO_FOLDING) as sess:
+            sess.run(tf.global_variables_initializer())
             want = sess.run(want_fetches)
     with tf.Graph().as_default():
         got_fetches = gpu_cases.build(tf, name, "/gpu:0")
         # (no soft placement: every op of the case has a GPU kernel; no folding: they all run)
         with tf.Session(config=NO_FOLDING) as sess:
+            sess.run(tf.global_variables_initializer())
             got = sess.run(got_fetches)
     for i, (g, w) in enumerate(zip(got, want)):
         assert _host(g), f"fetch {i} ({got_fetches[i].name}) left the device as {type(g).__name__}"

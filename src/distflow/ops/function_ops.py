@@ -239,9 +239,15 @@ def _output_dtypes(op):
     return op.get_attr("Tout")
 
 
+def _on_host(ctx, value) -> np.ndarray:
+    """A predicate's value where the host can read it (copied back from a GPU's memory)."""
+    backend = ctx.device.backend
+    return np.asarray(value if backend is None else backend.to_host(value))
+
+
 @register_op("If", shape=_output_shapes, dtype=_output_dtypes, stateful=True, list_output=True, may_alias=True)
 def _if_kernel(ctx, *inputs, then_branch, else_branch, Tout=(), output_shapes=()):  # noqa: N803 - TF's attr
-    pred = np.asarray(inputs[0])
+    pred = _on_host(ctx, inputs[0])
     if pred.shape != ():
         raise errors.InvalidArgumentError(None, None, f"The predicate of tf.cond must be a scalar, got shape "
                                           f"{list(pred.shape)}")
@@ -332,7 +338,7 @@ def _while_kernel(ctx, *inputs, cond, body, num_loop_vars, num_stacked=0, Tout=(
     step, count = ctx.step, 0
     while True:
         _count_and_check(step, ctx.op_name, count)
-        keep_going = np.asarray(cond(values, step)[0])
+        keep_going = _on_host(ctx, cond(values, step)[0])
         if keep_going.shape != ():
             raise errors.InvalidArgumentError(None, None, f"The condition of loop '{ctx.op_name}' must give a "
                                               f"scalar, got shape {list(keep_going.shape)}")
@@ -469,12 +475,12 @@ def _sum_over_iterations(g_op: ops.Operation, kept: dict) -> ops.Tensor:
 
 @register_op("_StackKept", shape=lambda op: TensorShape([None]).concatenate(op.get_attr("element_shape")),
              dtype=lambda op: op.get_attr("dtype"))
-def _stack_kept_kernel(values, *, dtype=None, element_shape=None):
+def _stack_kept_kernel(xp, values, *, dtype=None, element_shape=None):
     """A loop's per-iteration values of one tensor, stacked (none: an empty stack)."""
     if not values:
         dims = [0] + [d if d is not None else 0 for d in (element_shape.as_list() if element_shape.ndims else [])]
-        return np.zeros(dims, dtype=dtype.as_numpy_dtype)
-    return np.stack(values)
+        return xp.zeros(dims, dtype=dtype.as_numpy_dtype)
+    return xp.stack(values)
 
 
 not_differentiable("_StackKept")

@@ -73,7 +73,7 @@ def _stack_shape(op):
     return TensorShape([None]).concatenate(op.get_attr("element_shape"))
 
 
-def _stacked(items, element_shape, dtype, what: str):
+def _stacked(xp, items, element_shape, dtype, what: str):
     if any(item is None for item in items):
         missing = [i for i, item in enumerate(items) if item is None]
         raise errors.InvalidArgumentError(
@@ -82,42 +82,42 @@ def _stacked(items, element_shape, dtype, what: str):
         if element_shape is None or not element_shape.is_fully_defined():
             raise errors.InvalidArgumentError(
                 None, None, f"Could not {what} an empty TensorArray without a fully defined element_shape")
-        return np.zeros([0] + element_shape.as_list(), dtype=dtype.as_numpy_dtype)
-    shapes = {np.shape(item) for item in items}
+        return xp.zeros([0] + element_shape.as_list(), dtype=dtype.as_numpy_dtype)
+    shapes = {tuple(item.shape) for item in items}
     if len(shapes) > 1:
         raise errors.InvalidArgumentError(
             None, None, f"Could not {what} a TensorArray: its elements have different shapes {sorted(shapes)}")
-    return np.stack(items)
+    return xp.stack(items)
 
 
 @register_op("TensorListStack", shape=_stack_shape, dtype=_element_dtype)
-def _stack_kernel(lst, *, element_dtype=None, element_shape=None):
-    return _stacked(lst.items, element_shape, element_dtype, "stack")
+def _stack_kernel(xp, lst, *, element_dtype=None, element_shape=None):
+    return _stacked(xp, lst.items, element_shape, element_dtype, "stack")
 
 
 @register_op("TensorListFromTensor", shape=_list_shape, dtype=_variant, may_alias=True)
-def _from_tensor_kernel(tensor, *, dynamic_size=False):
-    tensor = np.asarray(tensor)
+def _from_tensor_kernel(xp, tensor, *, dynamic_size=False):
+    tensor = xp.asarray(tensor)
     if tensor.ndim == 0:
         raise errors.InvalidArgumentError(None, None, "Cannot unstack a scalar into a TensorArray")
     return TensorList(list(tensor), bool(dynamic_size))
 
 
 @register_op("TensorListGather", shape=_stack_shape, dtype=_element_dtype)
-def _gather_kernel(lst, indices, *, element_dtype=None, element_shape=None):
+def _gather_kernel(xp, lst, indices, *, element_dtype=None, element_shape=None):
     picked = []
     for i in np.asarray(indices).reshape(-1).tolist():
         if not 0 <= i < len(lst):
             raise errors.InvalidArgumentError(None, None, f"Tried to gather index {i} of a TensorArray of size "
                                               f"{len(lst)}")
         picked.append(lst.items[i])
-    return _stacked(picked, element_shape, element_dtype, "gather from")
+    return _stacked(xp, picked, element_shape, element_dtype, "gather from")
 
 
 @register_op("TensorListScatter", shape=_list_shape, dtype=_variant, may_alias=True)
-def _scatter_kernel(lst, indices, tensor):
+def _scatter_kernel(xp, lst, indices, tensor):
     indices = np.asarray(indices).reshape(-1).tolist()
-    tensor = np.asarray(tensor)
+    tensor = xp.asarray(tensor)
     if len(indices) != tensor.shape[0]:
         raise errors.InvalidArgumentError(None, None, f"scatter got {len(indices)} indices for {tensor.shape[0]} "
                                           "values")
@@ -133,22 +133,22 @@ def _length_kernel(lst):
 
 
 @register_op("TensorListConcat", shape=lambda op: unknown_shape(), dtype=_element_dtype)
-def _concat_kernel(lst, *, element_dtype=None, element_shape=None):
+def _concat_kernel(xp, lst, *, element_dtype=None, element_shape=None):
     if any(item is None for item in lst.items):
         raise errors.InvalidArgumentError(None, None, "Could not concat a TensorArray: not every element is written")
     if not lst.items:
-        return np.zeros([0], dtype=element_dtype.as_numpy_dtype)
-    return np.concatenate(lst.items, axis=0)
+        return xp.zeros([0], dtype=element_dtype.as_numpy_dtype)
+    return xp.concatenate(lst.items, axis=0)
 
 
 @register_op("TensorListSplit", shape=_list_shape, dtype=_variant, may_alias=True)
-def _split_kernel(tensor, lengths):
-    tensor = np.asarray(tensor)
+def _split_kernel(xp, tensor, lengths):
+    tensor = xp.asarray(tensor)
     lengths = np.asarray(lengths).reshape(-1)
     if int(lengths.sum()) != tensor.shape[0]:
         raise errors.InvalidArgumentError(None, None, f"Expected lengths to sum to {tensor.shape[0]}, got "
                                           f"{int(lengths.sum())}")
-    return TensorList(np.split(tensor, np.cumsum(lengths)[:-1]))
+    return TensorList(xp.split(tensor, np.cumsum(lengths)[:-1].tolist()))
 
 
 not_differentiable("EmptyTensorList")
@@ -166,11 +166,11 @@ def _put_kernel(like, index, item):
 
 @register_op("_TensorListTake", shape=lambda op: op.inputs[2].shape, dtype=lambda op: op.inputs[2].dtype.base_dtype,
              may_alias=True)
-def _take_kernel(grads, index, like):
+def _take_kernel(xp, grads, index, like):
     """Element ``index`` of a gradient list (zeros like ``like`` where it has none)."""
     i = _index(index)
     item = grads.items[i] if i < len(grads) else None
-    return np.zeros_like(like) if item is None else item
+    return xp.zeros_like(like) if item is None else item
 
 
 @register_op("_TensorListClear", shape=_list_shape, dtype=_variant, may_alias=True)
@@ -183,14 +183,13 @@ def _clear_kernel(grads, indices):
 
 
 @register_op("_TensorListTakeAll", shape=lambda op: op.inputs[2].shape, dtype=lambda op: op.inputs[2].dtype.base_dtype)
-def _take_all_kernel(grads, indices, like):
+def _take_all_kernel(xp, grads, indices, like):
     """Elements ``indices`` of a gradient list, stacked (zeros where it has none), shaped like ``like``."""
-    return _stacked_grads(grads, np.asarray(indices).reshape(-1).tolist(), like)
+    return _stacked_grads(xp, grads, np.asarray(indices).reshape(-1).tolist(), like)
 
 
-def _stacked_grads(grads: TensorList, indices, like):
-    like = np.asarray(like)
-    out = np.zeros_like(like)
+def _stacked_grads(xp, grads: TensorList, indices, like):
+    out = xp.zeros_like(xp.asarray(like))
     for k, i in enumerate(indices):
         if i < len(grads) and grads.items[i] is not None:
             out[k] = grads.items[i]
@@ -199,15 +198,15 @@ def _stacked_grads(grads: TensorList, indices, like):
 
 @register_op("_TensorListStackGrads", shape=lambda op: op.inputs[1].shape,
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
-def _stack_grads_kernel(grads, like):
+def _stack_grads_kernel(xp, grads, like):
     """A gradient list stacked like ``like`` (zeros where it has none)."""
-    return _stacked_grads(grads, range(len(like)), like)
+    return _stacked_grads(xp, grads, range(len(like)), like)
 
 
 @register_op("_TensorListPutAll", shape=_list_shape, dtype=_variant, may_alias=True)
-def _put_all_kernel(like, indices, values):
+def _put_all_kernel(xp, like, indices, values):
     out = like.zeros_like()
-    for i, value in zip(np.asarray(indices).reshape(-1).tolist(), np.asarray(values)):
+    for i, value in zip(np.asarray(indices).reshape(-1).tolist(), xp.asarray(values)):
         out = out.replaced(i, value)
     return out
 

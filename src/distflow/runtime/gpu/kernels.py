@@ -83,6 +83,15 @@ _HOST_MEMORY = {
     "ProdGrad": ((2,), ()), "AvgPoolGrad": ((0,), ()),
     "DepthwiseConv2dNativeBackpropInput": ((0,), ()), "DepthwiseConv2dNativeBackpropFilter": ((1,), ()),
     "StridedSliceGrad": ((0, 1, 2, 3), ()),
+    # control flow: a loop's functions run on its device, and the lists (TensorArrays) it
+    # threads hold that device's arrays; their sizes and indices stay on the host
+    "While": ((), ()), "If": ((), ()), "_Arg": ((), ()), "_StackKept": ((), ()),
+    "EmptyTensorList": ((0,), ()), "TensorListSetItem": ((1,), ()), "TensorListGetItem": ((1,), ()),
+    "TensorListStack": ((), ()), "TensorListFromTensor": ((), ()), "TensorListGather": ((1,), ()),
+    "TensorListScatter": ((1,), ()), "TensorListLength": ((), (0,)), "TensorListConcat": ((), ()),
+    "TensorListSplit": ((1,), ()), "_TensorListPut": ((1,), ()), "_TensorListTake": ((1,), ()),
+    "_TensorListClear": ((1,), ()), "_TensorListTakeAll": ((1,), ()), "_TensorListStackGrads": ((), ()),
+    "_TensorListPutAll": ((1,), ()),
     "RandomUniform": ((0,), (0,)), "RandomStandardNormal": ((0,), (0,)), "TruncatedNormal": ((0,), (0,)),
     "RandomUniformInt": ((0, 1, 2), (0,)),
 }
