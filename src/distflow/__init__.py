@@ -31,7 +31,8 @@ from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from .ops.control_flow_v2 import case, cond, while_loop
 from .ops.functional_ops import foldl, foldr, map_fn, scan
 from .ops.tensor_array_ops import TensorArray
-from .ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, PaddingFIFOQueue, QueueBase
+from .ops.accumulator_ops import ConditionalAccumulator
+from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase
 from .ops.indexed_slices import IndexedSlices
 from .ops.gradients_impl import AggregationMethod, UnconnectedGradients, custom_gradient, gradients, hessians
 from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,

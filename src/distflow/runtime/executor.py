@@ -27,6 +27,7 @@ from ..ops.array_ops import missing_feed_error
 from . import rewrites
 from .device import Device
 from .functions import BodyRunner, has_functions
+from .memories import Memories, fetch_to_host, recv_into, value_of
 from .partition import MAY_ALIAS as _MAY_ALIAS, Node, rendezvous_key
 
 _log = logging.getLogger("distflow")
@@ -259,65 +260,9 @@ def _read_ref(ref):
     return ref.read()
 
 
-def value_of(value):
-    """The array behind a variable reference (what leaves a device); other values as they are."""
-    read = getattr(value, "read", None)
-    return read() if read is not None else value
-
-
 def _fetch_copy(value):
     value = value_of(value)
     return value.copy() if isinstance(value, np.ndarray) else value
-
-
-def _fetch_to_host(to_host, value):
-    """A fetched value from device memory (``to_host`` copies it there) or a host copy."""
-    value = value_of(value)
-    host = to_host(value)
-    return host.copy() if host is value and isinstance(value, np.ndarray) else host
-
-
-def _recv_into(accept, recv, rdv: Rendezvous):
-    return accept(recv(rdv))
-
-
-class _Memories:
-    """Which memory holds each slot's value in a plan whose devices do not all share host
-    memory, and the copy steps that move a value to where a kernel reads it: one per value
-    and memory, placed before its first reader there (constants are copied once, when the
-    plan is made)."""
-
-    __slots__ = ("plan", "new_slot", "where", "copies")
-
-    def __init__(self, plan: "PartitionPlan", new_slot):
-        self.plan, self.new_slot = plan, new_slot
-        self.where: dict[int, str] = {}
-        self.copies: dict[tuple[int, str], int] = {}
-
-    def of(self, slot: int) -> str:
-        return self.where.get(slot, "host")
-
-    def put(self, slot: int, memory: str) -> None:
-        if memory != "host":
-            self.where[slot] = memory
-
-    def move(self, slot: int, memory: str, device: Device, node: Node) -> int:
-        """The slot holding ``slot``'s value in ``memory``, read by ``node`` on ``device``."""
-        if self.of(slot) == memory:
-            return slot
-        copy = self.copies.get((slot, memory))
-        if copy is None:
-            to = device.accept if memory == device.memory else device.backend.to_host
-            value = self.plan.init_slots[slot]
-            if value is not None:  # a constant
-                copy = self.new_slot(to(value))
-            else:
-                copy = self.new_slot()
-                blocker = None if memory != "host" else f"a copy to host memory for '{node.name}'"
-                self.plan._add(to, (slot,), copy, _ONE_ARG, node, device, blocker=blocker)
-            self.put(copy, memory)
-            self.copies[(slot, memory)] = copy
-        return copy
 
 
 def wrap_error(exc: BaseException, node_name: str, op_type: str, device: str) -> errors.OpError:
@@ -382,7 +327,7 @@ class PartitionPlan:
 
         # Where each slot's value lives ("host" unless set), and the copies made of it for
         # another memory. A plan whose devices all compute in host memory needs none.
-        mem = _Memories(self, new_slot) if any(d.backend is not None for d in devices) else None
+        mem = Memories(self, new_slot, _ONE_ARG) if any(d.backend is not None for d in devices) else None
 
         for node, device in zip(nodes, devices):
             if node.type == "_Send":
@@ -394,7 +339,7 @@ class PartitionPlan:
                 out = new_slot()
                 recv = functools.partial(_recv, rendezvous_key(node))
                 if mem is not None:  # the receiver makes the tensor its own: copied into its memory
-                    recv = functools.partial(_recv_into, device.accept, recv)
+                    recv = functools.partial(recv_into, device.accept, recv)
                     mem.put(out, device.memory)
                 self._add(recv, (), out, _RENDEZVOUS, node, device, blocker="a _Recv")
                 if not node.attrs["tensor_name"].startswith("^"):
@@ -461,7 +406,7 @@ class PartitionPlan:
                 fetch = _fetch_copy if copy else None
                 # a fetch leaves in host memory; a function's results stay where they are
                 if mem is not None and not ref_feeds and (copy or mem.of(slot_of[key]) != "host"):
-                    fetch = functools.partial(_fetch_to_host, devices[0].backend.to_host)
+                    fetch = functools.partial(fetch_to_host, devices[0].backend.to_host)
                 for p in positions:
                     self.fetch_slots.append((p, slot_of[key], fetch))
         self._add_releases()

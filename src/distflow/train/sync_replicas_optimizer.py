@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..framework import ops
 from ..framework.ops import GraphKeys
-from ..ops import array_ops, control_flow_ops, data_flow_ops, state_ops
+from ..ops import accumulator_ops, array_ops, control_flow_ops, data_flow_ops, state_ops
 from .optimizer import Optimizer
 from .queue_runner import QueueRunner
 from .session_run_hook import SessionRunHook
@@ -84,7 +84,7 @@ class SyncReplicasOptimizer(Optimizer):
                         aggregated.append(None)
                         continue
                     grad = ops.convert_to_tensor(grad)
-                    accumulator = data_flow_ops.ConditionalAccumulator(
+                    accumulator = accumulator_ops.ConditionalAccumulator(
                         grad.dtype, shape=var.get_shape(), shared_name=var.name + "/grad_accum")
                     train_ops.append(accumulator.apply_grad(grad, local_step=self._local_step))
                     aggregated.append(accumulator.take_grad(self._replicas_to_aggregate))

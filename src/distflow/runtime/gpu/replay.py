@@ -29,6 +29,8 @@ import threading
 
 import numpy as np
 
+from ..memories import value_of
+
 _log = logging.getLogger("distflow")
 
 
@@ -160,13 +162,8 @@ def _on_device(value) -> bool:
     return isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind not in "OSUV"
 
 
-def _value_of(value):
-    read = getattr(value, "read", None)
-    return read() if read is not None else value
-
-
 def _fetched(cp, value, stream):
-    value = _value_of(value)
+    value = value_of(value)
     if isinstance(value, cp.ndarray):
         return value.get(stream=stream)
     return value.copy() if isinstance(value, np.ndarray) else value
