@@ -262,3 +262,20 @@ def test_errors_reported_through_the_coordinator_recreate_the_session():
 
     with tf.train.MonitoredSession(hooks=[AbortOnce()]) as sess:
         assert sess.run(bump) == 1  # the reported error made a new session, whose variables start again
+
+
+def test_a_saver_of_another_graph_restores_by_op_names_as_tfs_does(tmp_path):
+    # (TF's own session manager test: the manager of graph 1 prepares a session with graph 2's saver)
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0, 3.0], name="v")
+        manager = tf.train.SessionManager(ready_op=tf.report_uninitialized_variables())
+        saver = tf.train.Saver({"v": v})
+        sess = manager.prepare_session("", init_op=tf.global_variables_initializer(), saver=saver,
+                                       checkpoint_dir=str(tmp_path))
+        saver.save(sess, str(tmp_path / "prepare_session_checkpoint"))
+    with tf.Graph().as_default():
+        tf.Variable([6.0, 7.0, 8.0], name="v")
+        other = tf.train.Saver({"v": tf.get_default_graph().get_tensor_by_name("v:0")})
+        sess = manager.prepare_session("", init_op=None, saver=other, checkpoint_dir=str(tmp_path),
+                                       wait_for_checkpoint=True, max_wait_secs=2)
+        assert sess.run(sess.graph.get_tensor_by_name("v:0")).tolist() == [1.0, 2.0, 3.0]

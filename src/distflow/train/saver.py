@@ -422,7 +422,8 @@ class Saver:
         if not os.path.isdir(save_dir):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if not self._empty:
-            sess.run(self.save_tensor, {self.filename_tensor: save_path})
+            # (by name, as TF's Saver: a session of another graph with the same ops works too)
+            sess.run(self.save_tensor.name, {self.filename_tensor.name: save_path})
             self._record(save_path)
             if write_state:
                 update_checkpoint_state(save_dir, save_path, self.last_checkpoints, latest_filename)
@@ -443,7 +444,8 @@ class Saver:
                 check_checkpoint(save_path)  # (DataLossError: the index is missing)
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
         _log.info("Restoring parameters from %s", save_path)
-        sess.run(self.restore_op, {self.filename_tensor: save_path})
+        # (by name, as TF's Saver: a session of another graph with the same ops works too)
+        sess.run(self.restore_op.name, {self.filename_tensor.name: save_path})
 
 
 # ---------------------------------------------------------------------------
