@@ -139,7 +139,6 @@ def test_arguments_that_cannot_be_honoured_are_refused_naming_them(tmp_path):
         (lambda: tf.nn.conv3d_transpose(tf.zeros([1, 2, 2, 2, 1]), tf.zeros([1, 1, 1, 1, 1]), [1, 2, 2, 2, 1],
                                         [1, 1, 1, 1, 1], dilations=2), "dilations=2"),
         (lambda: tf.summary.FileWriter(str(tmp_path), session=object()), "session="),
-        (lambda: tf.train.export_meta_graph(clear_extraneous_savers=True), "clear_extraneous_savers"),
         (lambda: tf.nn.max_pool_with_argmax(tf.zeros([1, 2, 2, 1]), [1, 2, 2, 1], [1, 2, 2, 1], "VALID",
                                             data_format="NCHW"), "data_format='NCHW'"),
     ]

@@ -154,3 +154,22 @@ def test_write_graph_and_a_checkpoint_reader(tmp_path):
         reader.get_tensor("w")
     with pytest.raises(tf.errors.NotFoundError):
         tf.train.NewCheckpointReader(str(tmp_path / "missing"))
+
+
+def test_clear_extraneous_savers_leaves_out_the_other_savers_ops(tmp_path):
+    v = tf.Variable(3.0, name="v")
+    tf.train.Saver()  # (a first saver, under "save/")
+    kept = tf.train.Saver()  # (under "save_1/")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        path = kept.save(sess, str(tmp_path / "model"))
+    meta = kept.export_meta_graph(clear_extraneous_savers=True)
+    names = {n.name for n in meta.graph_def.node}
+    assert not any(n.startswith("save/") for n in names) and any(n.startswith("save_1/") for n in names)
+    assert "savers" not in meta.collection_def
+    assert any(n.startswith("save/") for n in (x.name for x in kept.export_meta_graph().graph_def.node))
+    tf.reset_default_graph()
+    saver = tf.train.import_meta_graph(meta)
+    with tf.Session() as sess:
+        saver.restore(sess, path)
+        assert sess.run("v:0") == 3.0

@@ -72,14 +72,13 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
 
     The file is binary unless ``as_text``, written atomically. ``strip_default_attrs``
     (smaller files for other readers) changes nothing that distflow reads back, and is
-    accepted as such; removing other savers' ops (``clear_extraneous_savers``) and a
-    debug-info file (``save_debug_info``) are not supported.
+    accepted as such. With ``clear_extraneous_savers`` and a ``saver_def``, the ops of every
+    other saver (the name scopes that hold save or restore ops, but not this saver's) and
+    the ``savers`` collection are left out, as TF does. A debug-info file
+    (``save_debug_info``) is not supported.
     """
     if kwargs:
         raise TypeError(f"export_meta_graph() got unexpected keyword arguments {sorted(kwargs)}")
-    if clear_extraneous_savers:
-        raise errors.UnimplementedError(None, None, "export_meta_graph(clear_extraneous_savers=True) is not "
-                                        "supported: every saver's ops stay in the graph")
     if save_debug_info:
         raise errors.UnimplementedError(None, None, "export_meta_graph(save_debug_info=True) is not supported")
     graph = graph or ops.get_default_graph()
@@ -88,6 +87,12 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         meta.meta_info_def.CopyFrom(meta_info_def)
     meta.meta_info_def.tensorflow_version = GIT_VERSION
     meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
+    excluded: set = set()
+    if clear_extraneous_savers and saver_def is not None:
+        excluded = _other_savers_nodes(meta.graph_def, saver_def)
+        kept = [n for n in meta.graph_def.node if n.name not in excluded]
+        del meta.graph_def.node[:]
+        meta.graph_def.node.extend(kept)
     if export_scope:
         _scope_graph_def(meta.graph_def, export_scope)
     if clear_devices:
@@ -97,7 +102,11 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         meta.saver_def.CopyFrom(saver_def)
     keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
     for key in sorted(keys):
+        if excluded and key == ops.GraphKeys.SAVERS:
+            continue
         items = graph.get_collection(key)
+        if excluded:
+            items = [v for v in items if getattr(v, "name", "").split(":")[0] not in excluded]
         if export_scope:
             items = [v for v in items if not hasattr(v, "name") or v.name.startswith(export_scope + "/")]
         if not items:
@@ -109,6 +118,20 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         data = text_format.MessageToString(meta).encode() if as_text else meta.SerializeToString()
         io_ops.atomic_write(filename, lambda f: f.write(data))
     return meta
+
+
+_SAVE_AND_RESTORE_OPS = frozenset({"SaveV2", "RestoreV2", "MergeV2Checkpoints", "Save", "Restore", "SaveSlice",
+                                   "RestoreSlice"})
+
+
+def _other_savers_nodes(graph_def, saver_def) -> set[str]:
+    """The names of the nodes in the name scopes of savers other than ``saver_def``'s."""
+    def scope(name: str) -> str:
+        return name.split(":")[0].rpartition("/")[0]
+
+    kept = {scope(saver_def.save_tensor_name), scope(saver_def.restore_op_name)}
+    scopes = {scope(n.name) for n in graph_def.node if n.op in _SAVE_AND_RESTORE_OPS} - kept - {""}
+    return {n.name for n in graph_def.node if any(n.name.startswith(s + "/") for s in scopes)}
 
 
 def _scope_graph_def(graph_def, export_scope: str) -> None:
