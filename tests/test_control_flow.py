@@ -503,3 +503,49 @@ def test_a_tensor_inside_a_loop_or_branch_cannot_be_fetched_or_fed():
             sess.run(inside[0])
         with pytest.raises(ValueError, match="body of tf.while_loop"):
             sess.run(out, {inside[0]: 1})
+
+
+def _loops_and_conds_model():
+    x = tf.constant(np.random.default_rng(0).standard_normal((2, 4, 3)).astype(np.float32), name="x")
+    out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), x, dtype=tf.float32)
+    w = tf.Variable(1.5, name="w")
+
+    def outer(i, acc):
+        inner = tf.while_loop(lambda j, a: j < i, lambda j, a: (j + 1, a * w), (0, 1.0))[1]
+        return i + 1, acc + tf.cond(i % 2 > 0, lambda: inner * w, lambda: inner)
+
+    return tf.reduce_sum(out * out) + tf.while_loop(lambda i, a: i < 4, outer, (0, 0.0))[1]
+
+
+def _loss_and_gradients(loss):
+    grads = tf.gradients(loss, tf.trainable_variables())
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run([loss] + grads)
+
+
+def test_loops_and_conds_of_an_imported_meta_graph_differentiate_as_the_built_ones():
+    tf.set_random_seed(0)
+    loss = _loops_and_conds_model()
+    tf.add_to_collection("loss", loss)
+    want = _loss_and_gradients(loss)
+    meta = tf.train.export_meta_graph()
+    tf.reset_default_graph()
+    tf.train.import_meta_graph(meta)  # (its functions' contexts are made anew when first differentiated)
+    got = _loss_and_gradients(tf.get_collection("loss")[0])
+    assert len(got) == len(want) == 4
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+def test_an_imported_loop_reads_a_mapped_input_and_differentiates():
+    x = tf.placeholder(tf.float32, [], name="x")
+    y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x), (0, 1.0))[1]
+    y = tf.cond(x > 0, lambda: y * 2.0, lambda: y)
+    graph_def = tf.get_default_graph().as_graph_def()
+    tf.reset_default_graph()
+    feed = tf.placeholder(tf.float32, [], name="feed")
+    (y2,) = tf.import_graph_def(graph_def, input_map={"x:0": feed}, return_elements=[y.name], name="imported")
+    dy = tf.gradients(y2, feed)[0]
+    with tf.Session() as sess:
+        assert sess.run([y2, dy], {feed: 2.0}) == [16.0, 24.0]  # 2 x^3 and 6 x^2

@@ -85,11 +85,16 @@ class FuncBody:
     def with_outputs(self, outputs) -> "FuncBody":
         return FuncBody(self.ops, self.feeds, outputs)
 
-    def renamed(self, rename) -> "FuncBody":
-        """The same function with every op and tensor name passed through ``rename(name)``."""
+    def renamed(self, rename, replaced=None) -> "FuncBody":
+        """The same function with every op and tensor name passed through ``rename(name)``,
+        and each tensor that ``replaced`` maps (an import's ``input_map``) named as mapped."""
+        replaced = replaced or {}
+
         def tensor(name):
             if not name:
                 return name
+            if name in replaced:
+                return replaced[name]
             op, _, index = name.rpartition(":")
             return f"{rename(op)}:{index}"
         return FuncBody([rename(n) for n in self.ops], [(tensor(k), p) for k, p in self.feeds],

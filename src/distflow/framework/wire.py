@@ -336,6 +336,8 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
         src, index = _parse_input(text)
         return input_map.get(f"{src}:{index}") if index >= 0 else None
 
+    replaced = {name: tensor.name for name, tensor in input_map.items()}
+
     created: dict[str, ops.Operation] = {}
     order, state = [], {}
     for root in nodes:
@@ -384,8 +386,8 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
                 else:
                     inputs.append(op.outputs[index])
             attrs = {key: attr_from_proto(value) for key, value in node.attr.items() if key != "_output_shapes"}
-            if prefix:  # a control-flow op's function names ops of this import
-                attrs = {key: value.renamed(lambda n: prefix + n if n in nodes else n)
+            if prefix or input_map:  # a control-flow op's function names ops of this import, and mapped inputs
+                attrs = {key: value.renamed(lambda n: prefix + n if n in nodes else n, replaced)
                          if isinstance(value, FuncBody) else value for key, value in attrs.items()}
             if prefix and "_class" in attrs:  # colocation with a node of this import keeps pointing at it
                 attrs["_class"] = [f"loc:@{prefix}{g[5:]}" if g.startswith("loc:@") and g[5:] in nodes else g

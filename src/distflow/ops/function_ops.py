@@ -40,8 +40,8 @@ from .gradients_impl import differentiable, gradients
 from .indexed_slices import IndexedSlices, to_dense
 from .op_util import make_tensor
 
-# control-flow op -> {attr name: the FunctionContext its function was built in}; ops of
-# an imported graph have none (their functions run, but cannot be differentiated)
+# control-flow op -> {attr name: the FunctionContext its function was built in}; for an op
+# of an imported graph they are made from its attrs when it is first differentiated
 _CONTEXTS: "weakref.WeakKeyDictionary[ops.Operation, dict]" = weakref.WeakKeyDictionary()
 
 
@@ -272,10 +272,50 @@ def build_if(pred: ops.Tensor, then_ctx: FunctionContext, then_outputs: list, el
 
 def _contexts(op: ops.Operation) -> dict:
     found = _CONTEXTS.get(op)
-    if found is None:
-        raise LookupError(f"Cannot differentiate '{op.name}' ({op.type}): its functions were not built by this "
-                          "program (an imported graph); build the cond or loop with distflow to differentiate it")
-    return found
+    return found if found is not None else _rebuilt_contexts(op)
+
+
+# An imported graph (import_meta_graph, import_graph_def) has its control-flow ops and their
+# functions' ops, but not the FunctionContexts a gradient needs: they are made anew from
+# the FuncBody attrs, with the function each op belongs to, when an op is first differentiated.
+_ROLES = {"While": (("cond", "the condition of tf.while_loop"), ("body", "the body of tf.while_loop")),
+          "If": (("then_branch", "the true branch of tf.cond"), ("else_branch", "the false branch of tf.cond"))}
+
+
+def _rebuilt_contexts(op: ops.Operation) -> dict:
+    """The functions of an imported If or While, made from its attrs."""
+    if op.type not in _ROLES:
+        raise LookupError(f"Cannot differentiate '{op.name}' ({op.type}): it is not a cond or a loop")
+    outer = _owner_context(op)
+    graph = op.graph
+    contexts = {}
+    for role, what in _ROLES[op.type]:
+        ctx = FunctionContext(f"{what} '{op.name}'", outer)
+        ctx.owner, ctx.role = op, role
+        body = op._attrs[role]
+        for name in body.ops:
+            graph.get_operation_by_name(name)._ctx = ctx
+        # a function's outputs are the owner's outputs while it runs; a loop's beyond its
+        # variables (and its count) are the values it keeps per iteration
+        first = op.get_attr("num_loop_vars") + 1 if op.type == "While" else 0
+        skip = op.get_attr("num_loop_vars") if op.type == "While" else 0
+        for k, name in enumerate(body.outputs[skip:]):
+            if name and (op.type == "If" or role == "body"):
+                ctx.exports[graph.get_tensor_by_name(name)] = op.outputs[first + k]
+        contexts[role] = ctx
+    _CONTEXTS[op] = contexts
+    return contexts
+
+
+def _owner_context(op: ops.Operation):
+    """The function ``op`` belongs to (its owner's functions rebuilt first), or None."""
+    if op._ctx is None:
+        for other in op.graph.get_operations():
+            if other.type in _ROLES and other is not op and other not in _CONTEXTS and any(
+                    op.name in other._attrs[role].ops for role, _ in _ROLES[other.type]):
+                _rebuilt_contexts(other)
+                break
+    return op._ctx
 
 
 def _tensor(graph, name: str) -> ops.Tensor:
