@@ -101,11 +101,36 @@ def test_estimator_arguments_are_checked():
         estimator.export_saved_model("somewhere", None)
 
 
-def test_train_and_evaluate_with_a_cluster_in_tf_config_is_refused(monkeypatch):
-    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["127.0.0.1:1"]}, "task": {"type": "worker", "index": 0}}')
-    config = tf.estimator.RunConfig()
-    assert config.task_type == "worker" and config.is_chief and config.num_worker_replicas == 1
-    estimator = tf.estimator.Estimator(linear_model_fn, config=config, params={"learning_rate": 0.1})
-    spec = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, shuffle=False)
-    with pytest.raises(tf.errors.UnimplementedError, match="TF_CONFIG cluster"):
-        tf.estimator.train_and_evaluate(estimator, tf.estimator.TrainSpec(spec, 10), tf.estimator.EvalSpec(spec))
+def test_train_and_evaluate_runs_each_role_of_a_tf_config_cluster(tmp_path):
+    # ps, chief and worker as processes (between-graph: variables on the ps), and an evaluator
+    # that evaluates the checkpoints the chief writes until the one at max_steps
+    import json
+    import subprocess
+    import sys
+
+    from cluster_util import free_ports
+
+    ports = free_ports(3)
+    cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "chief": [f"127.0.0.1:{ports[1]}"], "worker": [f"127.0.0.1:{ports[2]}"]}
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "src"))
+    procs = {}
+    try:
+        for role in ("ps", "chief", "worker", "evaluator"):
+            task_env = dict(env, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": role, "index": 0}}))
+            procs[role] = subprocess.Popen([sys.executable, os.path.join(here, "estimator_task.py"),
+                                            str(tmp_path / "model"), "200"], env=task_env, stdout=subprocess.PIPE,
+                                           stderr=subprocess.STDOUT, text=True)
+        outputs = {role: procs[role].communicate(timeout=240)[0] for role in ("chief", "worker", "evaluator")}
+        for role, out in outputs.items():
+            assert procs[role].returncode == 0, f"{role}:\n{out[-3000:]}"
+        results = {role: json.loads(out.rsplit("RESULT ", 1)[1]) for role, out in outputs.items()}
+        assert results["chief"] is None and results["worker"] is None
+        assert results["evaluator"]["global_step"] >= 200 and results["evaluator"]["loss"] < 0.05, results
+        # (asynchronous steps: the other trainer's step in flight may land past 200)
+        last = int(tf.train.latest_checkpoint(str(tmp_path / "model")).rsplit("-", 1)[1])
+        assert 200 <= last <= 201
+    finally:
+        for proc in procs.values():
+            proc.kill()
+            proc.wait(10)

@@ -3,12 +3,13 @@ predictions by an Estimator, as TF 1.x (1.4 to 1.15) programs wrote them.
 
 What is here: ``Estimator`` (train, evaluate, predict, get_variable_value,
 latest_checkpoint), ``EstimatorSpec``, ``ModeKeys``, ``RunConfig`` (which reads TF_CONFIG),
-``train_and_evaluate`` with ``TrainSpec``/``EvalSpec`` in one process, and
-``inputs.numpy_input_fn``. Training runs in a MonitoredTrainingSession that checkpoints to
-``model_dir``; evaluation restores the newest checkpoint and writes its metrics as
-summaries to ``model_dir/eval``. What is not: canned estimators, ``export_saved_model``
-(no SavedModel yet), and running the roles of a TF_CONFIG cluster (ps, workers, an
-evaluator) in ``train_and_evaluate`` -- each is refused with an error that says so.
+``train_and_evaluate`` with ``TrainSpec``/``EvalSpec`` in one process or as the task of a
+TF_CONFIG cluster it is (ps, chief, worker: between-graph, the variables on the ps tasks;
+evaluator: each new checkpoint evaluated), and ``inputs.numpy_input_fn``. Training runs in
+a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
+newest checkpoint and writes its metrics as summaries to ``model_dir/eval``. What is not:
+canned estimators and ``export_saved_model`` (no SavedModel yet), each refused with an
+error that says so.
 """
 
 from .._namespace import missing

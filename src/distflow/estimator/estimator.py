@@ -27,6 +27,7 @@ from ..summary.writer import FileWriter
 from ..protos.distflow_pb2 import Summary
 from ..train import basic_session_run_hooks as hooks_lib
 from ..train import saver as saver_lib
+from ..train.device_setter import replica_device_setter
 from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold
 from ..train.training_util import get_or_create_global_step
 from .run_config import RunConfig
@@ -176,7 +177,7 @@ class Estimator:
             if latest and int(saver_lib.load_variable(latest, "global_step")) >= max_steps:
                 _log.info("Skipping training since max_steps has already saved.")
                 return self
-        with self._new_graph().as_default():
+        with self._new_graph().as_default(), ops.device(self._device_fn()):
             global_step = get_or_create_global_step()
             features, labels = self._features_and_labels(input_fn, ModeKeys.TRAIN)
             spec = self._model(features, labels, ModeKeys.TRAIN)
@@ -196,7 +197,8 @@ class Estimator:
                 save_steps=self.config.save_checkpoints_steps, scaffold=scaffold, listeners=saving_listeners)
             loss = None
             with MonitoredTrainingSession(
-                    master=self.config.master, is_chief=True, checkpoint_dir=self.model_dir, scaffold=scaffold,
+                    master=self.config.master, is_chief=self.config.is_chief, checkpoint_dir=self.model_dir,
+                    scaffold=scaffold,
                     hooks=all_hooks, chief_only_hooks=spec.training_chief_hooks + [saver_hook],
                     save_checkpoint_secs=None, save_checkpoint_steps=None,
                     save_summaries_steps=self.config.save_summary_steps, config=self.config.session_config,
@@ -205,6 +207,15 @@ class Estimator:
                     _, loss = sess.run([spec.train_op, spec.loss])
             _log.info("Loss for final step: %s.", loss)
         return self
+
+    def _device_fn(self):
+        """Where a cluster task's training ops go: variables on the ps tasks, the rest on this
+        task (replica_device_setter); None without ps tasks."""
+        config = self.config
+        if not config.num_ps_replicas:
+            return None
+        return replica_device_setter(ps_tasks=config.num_ps_replicas, cluster=config.cluster_spec,
+                                     worker_device=f"/job:{config.task_type}/task:{config.task_id}")
 
     def _restored_session(self, scaffold, checkpoint_path, hooks):
         checkpoint_path = checkpoint_path or self.latest_checkpoint()

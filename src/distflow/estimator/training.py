@@ -1,12 +1,15 @@
-"""``tf.estimator.train_and_evaluate`` with ``TrainSpec`` and ``EvalSpec``, in one process."""
+"""``tf.estimator.train_and_evaluate`` with ``TrainSpec`` and ``EvalSpec``: in one process,
+or as one task of the cluster TF_CONFIG names."""
 
 from __future__ import annotations
 
 import collections
-import json
-import os
+import logging
+import time
 
 from ..framework import errors
+
+_log = logging.getLogger("distflow")
 
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):
@@ -34,37 +37,90 @@ class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", 
 
 
 def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
-    """Trains to ``train_spec.max_steps``, evaluating after each checkpoint the training saves
-    (every ``save_checkpoints_steps``, or when training ends); returns (the last evaluation's
-    metrics, None), as TF's local mode does. (In one process evaluation waits for its
-    checkpoint, so ``start_delay_secs`` and ``throttle_secs`` have nothing to pace.)
+    """Trains to ``train_spec.max_steps`` and evaluates, as TensorFlow's does.
 
-    A TF_CONFIG that names a cluster (ps, workers, an evaluator) is refused: running those
-    roles is not built yet.
+    Without a cluster in TF_CONFIG (the estimator's RunConfig), in this process: evaluates
+    after each checkpoint the training saves (every ``save_checkpoints_steps``, or when
+    training ends) and returns (the last evaluation's metrics, None). (Evaluation waits for
+    its checkpoint, so ``start_delay_secs`` and ``throttle_secs`` have nothing to pace.)
+
+    With one, this process is the task TF_CONFIG names: a ``ps`` serves its variables until
+    the cluster stops it; the ``chief`` and the ``worker`` tasks train together (the
+    variables on the ps tasks, between-graph, each stepping on its own), the chief saving
+    checkpoints to ``model_dir``, and return None; the ``evaluator`` evaluates each new
+    checkpoint (after ``start_delay_secs``, at most every ``throttle_secs``) and returns
+    (the metrics of the checkpoint at ``max_steps``, None).
     """
-    cluster = json.loads(os.environ.get("TF_CONFIG") or "{}").get("cluster")
-    if cluster:
-        raise errors.UnimplementedError(None, None, "train_and_evaluate with a TF_CONFIG cluster (distributed "
-                                        "roles) is not supported yet; run it without TF_CONFIG, in one process")
-    every = estimator.config.save_checkpoints_steps
+    config = estimator.config
+    if config.cluster_spec.jobs:
+        return _run_task(estimator, train_spec, eval_spec)
+    every = config.save_checkpoints_steps
     metrics = None
     while True:
         latest = estimator.latest_checkpoint()
-        done = 0
-        if latest:
-            from ..train import saver as saver_lib  # noqa: PLC0415
-
-            done = int(saver_lib.load_variable(latest, "global_step"))
+        done = _global_step_of(latest)
         if train_spec.max_steps is not None and done >= train_spec.max_steps:
             break
         target = train_spec.max_steps if every is None or train_spec.max_steps is None else \
             min(train_spec.max_steps, done + every)
         estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=target)
-        metrics = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=list(eval_spec.hooks),
-                                     name=eval_spec.name)
+        metrics = _evaluate(estimator, eval_spec)
         if train_spec.max_steps is None or estimator.latest_checkpoint() == latest:
             break  # (the input ran out, or nothing new was trained)
     if metrics is None:
-        metrics = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=list(eval_spec.hooks),
-                                     name=eval_spec.name)
+        metrics = _evaluate(estimator, eval_spec)
     return metrics, None
+
+
+def _evaluate(estimator, eval_spec: EvalSpec, checkpoint_path=None) -> dict:
+    return estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=list(eval_spec.hooks),
+                              checkpoint_path=checkpoint_path, name=eval_spec.name)
+
+
+def _global_step_of(checkpoint) -> int:
+    if not checkpoint:
+        return 0
+    from ..train import saver as saver_lib  # noqa: PLC0415
+
+    return int(saver_lib.load_variable(checkpoint, "global_step"))
+
+
+_POLL_SECS = 0.5  # (how often an evaluator looks for a new checkpoint)
+
+
+def _run_task(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
+    config = estimator.config
+    role = config.task_type
+    if role == "evaluator":
+        return _evaluate_checkpoints(estimator, train_spec, eval_spec)
+    if role not in ("ps", "chief", "worker", "master"):
+        raise ValueError(f"TF_CONFIG's task type {role!r} is none of ps, chief, worker, master, evaluator")
+    from ..distributed.server import Server  # noqa: PLC0415
+
+    server = Server(config.cluster_spec, job_name=role, task_index=config.task_id, config=config.session_config)
+    if role == "ps":
+        server.join()  # (returns when the cluster's launcher, or its owner, stops the task)
+        return None
+    try:
+        estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=train_spec.max_steps)
+    finally:
+        server.stop()
+    return None
+
+
+def _evaluate_checkpoints(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
+    """The evaluator: each new checkpoint evaluated, until the one at ``max_steps``."""
+    time.sleep(max(0, eval_spec.start_delay_secs))
+    evaluated, metrics = None, None
+    while True:
+        latest = estimator.latest_checkpoint()
+        if latest is None or latest == evaluated:
+            time.sleep(_POLL_SECS)
+            continue
+        started = time.monotonic()
+        metrics = _evaluate(estimator, eval_spec, checkpoint_path=latest)
+        evaluated = latest
+        _log.info("Evaluated %s: %s", latest, metrics)
+        if train_spec.max_steps is not None and metrics["global_step"] >= train_spec.max_steps:
+            return metrics, None
+        time.sleep(max(0.0, eval_spec.throttle_secs - (time.monotonic() - started)))

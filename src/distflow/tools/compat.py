@@ -214,8 +214,8 @@ def namespaces() -> list[tuple[str, str]]:
             status = f"out of scope ({out})"
         elif name == "estimator":
             status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig`, "
-                      "`train_and_evaluate` in one process, `inputs.numpy_input_fn`; not yet canned estimators, "
-                      "SavedModel export, or the roles of a TF_CONFIG cluster")
+                      "`train_and_evaluate` (in one process, or as the ps, chief, worker or evaluator task that "
+                      "TF_CONFIG names), `inputs.numpy_input_fn`; not yet canned estimators or SavedModel export")
         elif name == "io":
             status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "

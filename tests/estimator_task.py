@@ -1,0 +1,40 @@
+"""One task of a cluster training an Estimator with train_and_evaluate (TF_CONFIG names the task).
+
+Usage: python estimator_task.py MODEL_DIR MAX_STEPS; prints the call's result as JSON.
+"""
+
+import json
+import sys
+
+import numpy as np
+
+import distflow as tf
+
+rng = np.random.RandomState(0)
+X = rng.randn(512, 3).astype(np.float32)
+Y = X @ np.array([[1.5], [-2.0], [0.5]], np.float32) + 0.3
+
+
+def model_fn(features, labels, mode):
+    prediction = tf.layers.dense(features["x"], 1, name="linear")
+    loss = tf.losses.mean_squared_error(labels, prediction)
+    train_op = tf.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                      eval_metric_ops={"mae": tf.metrics.mean_absolute_error(labels, prediction)})
+
+
+def main():
+    model_dir, max_steps = sys.argv[1], int(sys.argv[2])
+    config = tf.estimator.RunConfig(save_checkpoints_steps=50, log_step_count_steps=None, tf_random_seed=1)
+    estimator = tf.estimator.Estimator(model_fn, model_dir=model_dir, config=config)
+    train = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, num_epochs=None, shuffle=True)
+    evaluate = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=128, shuffle=False)
+    result = tf.estimator.train_and_evaluate(
+        estimator, tf.estimator.TrainSpec(train, max_steps=max_steps),
+        tf.estimator.EvalSpec(evaluate, steps=None, start_delay_secs=0, throttle_secs=0))
+    metrics = result[0] if result else None
+    print("RESULT " + json.dumps(None if metrics is None else {k: float(v) for k, v in metrics.items()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
