@@ -399,3 +399,18 @@ def test_a_master_places_ops_on_a_tasks_real_gpu_as_on_its_own(fake):
         assert any(name.endswith("GPU:0") for name in devices)
     finally:
         server.stop()
+
+
+def test_a_step_that_failed_is_captured_once_it_has_succeeded(fake):
+    with tf.device("/gpu:0"):
+        v = tf.Variable(np.ones(3, np.float32))
+        y = v * 2.0
+    with tf.Session() as sess:
+        for _ in range(2):
+            with pytest.raises(tf.errors.FailedPreconditionError):
+                sess.run(y)
+        sess.run(v.initializer)
+        outs = [sess.run(y) for _ in range(3)]  # (op by op, then captured and launched, then launched)
+    assert fake.captures == 1 and fake.launches == 2
+    for out in outs:
+        np.testing.assert_array_equal(out, [2.0, 2.0, 2.0])

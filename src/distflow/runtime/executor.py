@@ -643,6 +643,9 @@ class StepPlan:
                 out = self.replay.run(feeds, self.num_fetches)
             if out is not None:
                 return out
+            out = self._run_sequential(feeds)  # (a replayable step is on one device: no partitions to overlap)
+            self.replay.ran(feeds)  # (only a step that succeeded is captured next time)
+            return out
         if mode == self.AUTO:
             return self._run_measured(feeds, timeout_s)
         if mode == self.SEQUENTIAL and timeout_s is None:

@@ -74,19 +74,29 @@ class StepReplay:
         self._graphs: dict = {}  # feed signature -> _Captured, or None where capture failed
         self._lock = threading.Lock()
 
+    @staticmethod
+    def _key(feeds: list) -> tuple:
+        return tuple((getattr(f, "shape", ()), getattr(f, "dtype", type(f))) for f in feeds)
+
     def run(self, feeds: list, num_fetches: int) -> list | None:
-        """The step's fetches from a replay, or None where the caller runs the step itself."""
-        key = tuple((getattr(f, "shape", ()), getattr(f, "dtype", type(f))) for f in feeds)
+        """The step's fetches from a replay, or None where the caller runs the step itself (and
+        then calls ``ran``): until a run with these feed shapes has succeeded, or where the
+        capture failed."""
+        key = self._key(feeds)
         with self._lock:
             captured = self._graphs.get(key, False)
             if captured is False:
                 if key not in self._seen:
-                    self._seen.add(key)
-                    return None  # the first run: as usual
+                    return None
                 captured = self._graphs[key] = self._capture(feeds, num_fetches)
             if captured is None:
                 return None
             return captured.launch(feeds)
+
+    def ran(self, feeds: list) -> None:
+        """A run with these feeds' shapes succeeded op by op: the next one is captured."""
+        with self._lock:
+            self._seen.add(self._key(feeds))
 
     def _capture(self, feeds: list, num_fetches: int):
         def execute(device_feeds: list) -> list:
