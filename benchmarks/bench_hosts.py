@@ -11,13 +11,16 @@ pushes each step. At a limited rate the table also gives the ceiling the link se
 ps's link carries every worker's pulls, so the cluster can take at most
 rate / (bytes pulled per step) worker steps a second.
 
-The three hosts share this machine's cores: distflow's tasks get one BLAS thread each, as
-`distflow launch` gives three co-located tasks on two cores; TensorFlow's keep its
-defaults, as in bench_cluster.py's by-hand runs. Needs root (skips with the reason).
+Each host has a CPU budget of its own (netns.py's ``cpus``: a cgroup quota, by default this
+machine's cores divided among the three hosts), and neither library is given a thread
+variable: each task sizes its threads by the quota it sees, as it would on a host of that
+size. ``--cpus-per-host 0`` shares the machine's cores instead (distflow's tasks then get
+one BLAS thread each, as `distflow launch` gives three co-located tasks on two cores).
+Needs root (skips with the reason).
 
 Usage:
   sudo python benchmarks/bench_hosts.py [--tf-python /path/to/venv/bin/python] [--steps N]
-                                        [--rates unlimited,10gbit,1gbit]
+                                        [--rates unlimited,10gbit,1gbit] [--cpus-per-host C]
 """
 
 from __future__ import annotations
@@ -37,16 +40,21 @@ PARAM_BYTES = 4 * sum(a * b + b for a, b in zip(SIZES[:-1], SIZES[1:]))  # 2,678
 HEADER_BYTES = 66  # Ethernet 14 + IPv4 20 + TCP 20 + timestamps 12, per packet
 
 
-def run_cluster(python: str, lib: str, steps: int, rate: str | None) -> dict:
-    """One cluster on three emulated hosts: samples/s and each worker's bytes per step."""
-    with netns.EmulatedHosts(3, rate=rate) as hosts:
+def default_cpus_per_host() -> float:
+    return round((os.cpu_count() or 2) / 3, 2)
+
+
+def run_cluster(python: str, lib: str, steps: int, rate: str | None, cpus: float | None = None) -> dict:
+    """One cluster on three emulated hosts (each with ``cpus`` cores of its own, or sharing the
+    machine's with None): samples/s and each worker's bytes per step."""
+    with netns.EmulatedHosts(3, rate=rate, cpus=cpus) as hosts:
         port = 2222
         cluster = {"ps": [f"{hosts.address(0)}:{port}"],
                    "worker": [f"{hosts.address(1)}:{port}", f"{hosts.address(2)}:{port}"]}
         env = dict(os.environ, PYTHONPATH=SRC, TF_CPP_MIN_LOG_LEVEL="3", BENCH_IFACE="eth0")
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.pop(name, None)
-        if lib == "distflow":
+        if lib == "distflow" and cpus is None:
             env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
         on_host = lambda job, i, argv, **popen: hosts.run(0 if job == "ps" else 1 + i, argv, **popen)  # noqa: E731
         reports = run_tasks(on_host, python, cluster, lib, steps, env)
@@ -68,19 +76,22 @@ def main() -> None:
     parser.add_argument("--tf-python", help="a Python with tensorflow installed")
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--rates", default="unlimited,10gbit,1gbit")
+    parser.add_argument("--cpus-per-host", type=float, default=default_cpus_per_host(),
+                        help="each host's CPU quota in cores (default: the machine's cores over 3; 0: shared)")
     args = parser.parse_args()
+    cpus = args.cpus_per_host or None
     reason = netns.unavailable()
     if reason:
         print(f"skipped: {reason}")
         return
-    print(machine_line())
+    print(machine_line() + (f"; each host {cpus} cores (a cgroup quota)" if cpus else "; hosts share the cores"))
     print(f"{'link':<10} {'library':<11} {'samples/s':>10} {'vs TF':>6} {'MB sent/step':>13} "
           f"{'MB recv/step':>13} {'vs params':>10} {'link ceiling':>13} {'of ceiling':>11}")
     for rate_name in args.rates.split(","):
         rate = None if rate_name == "unlimited" else rate_name
-        results = {"distflow": run_cluster(sys.executable, "distflow", args.steps, rate)}
+        results = {"distflow": run_cluster(sys.executable, "distflow", args.steps, rate, cpus)}
         if args.tf_python:
-            results["TensorFlow"] = run_cluster(args.tf_python, "tensorflow", args.steps, rate)
+            results["TensorFlow"] = run_cluster(args.tf_python, "tensorflow", args.steps, rate, cpus)
         for lib, r in results.items():
             vs_tf = r["samples"] / results["TensorFlow"]["samples"] if "TensorFlow" in results else float("nan")
             ceiling = link_ceiling(rate, r["received"])

@@ -8,7 +8,12 @@ that speed would. Processes started with ``run`` live in their host's namespace:
 reach the others only through the links (no loopback shortcut, no shared memory path
 between tasks), and ``/sys/class/net/eth0/statistics`` counts their traffic.
 
-The hosts still share this machine's cores; a benchmark sizes thread counts for that.
+With ``cpus`` (cores, 0.66 say), each host also gets a CPU budget of its own: a cgroup
+with that CPU quota, which its processes join before they start, entering the host's
+network namespace with ``nsenter`` (``ip netns exec`` would remount /sys and hide the
+cgroup from them). A task then sees its quota as it would on a host or in a container of
+that size, and sizes its threads by it. Without ``cpus`` the hosts share this machine's
+cores, and a benchmark sizes thread counts for that.
 Making namespaces needs root (CAP_NET_ADMIN) and the ``ip`` and ``tc`` commands;
 ``unavailable()`` says why when they cannot be made, and callers skip with that reason.
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 
 _SUBNET = "10.231"
 
@@ -45,15 +51,18 @@ def unavailable() -> str | None:
 class EmulatedHosts:
     """``hosts`` network namespaces on one bridge; ``address(i)``, ``run(i, argv)``, ``close()``."""
 
-    def __init__(self, hosts: int, rate: str | None = None, net: int | None = None):
+    def __init__(self, hosts: int, rate: str | None = None, net: int | None = None, cpus: float | None = None):
         self.rate = rate
         self.net = net if net is not None else 1 + os.getpid() % 250
         tag = f"{os.getpid()}-{self.net}"
         self.switch = f"df-sw-{tag}"
         self.names = [f"df-h{i}-{tag}" for i in range(hosts)]
         self._made: list[str] = []
+        self.cgroups: list[str] = []
         try:
             self._build()
+            if cpus is not None:
+                self.cgroups = [_cpu_cgroup(name, cpus) for name in self.names]
         except BaseException:
             self.close()
             raise
@@ -85,20 +94,59 @@ class EmulatedHosts:
         return f"{_SUBNET}.{self.net}.{i + 2}"
 
     def run(self, i: int, argv: list[str], **popen) -> subprocess.Popen:
-        """Starts ``argv`` in host ``i``'s namespace."""
-        return subprocess.Popen(["ip", "netns", "exec", self.names[i], *argv], **popen)
+        """Starts ``argv`` in host ``i``'s namespace (and in its CPU budget, where it has one)."""
+        if not self.cgroups:
+            return subprocess.Popen(["ip", "netns", "exec", self.names[i], *argv], **popen)
+        procs = os.path.join(self.cgroups[i], "cgroup.procs")
+
+        def join():  # (in the child, before it execs: everything it starts stays in the group)
+            with open(procs, "w") as f:
+                f.write(str(os.getpid()))
+
+        return subprocess.Popen(["nsenter", f"--net=/run/netns/{self.names[i]}", "--", *argv], preexec_fn=join,
+                                **popen)
 
     def close(self) -> None:
-        """Deletes the namespaces (their interfaces and limits go with them)."""
+        """Deletes the namespaces (their interfaces and limits go with them) and the CPU groups
+        (once the processes in them have ended)."""
         for name in reversed(self._made):
             _ip("netns", "del", name, check=False)
         self._made.clear()
+        for group in self.cgroups:
+            for _ in range(100):
+                try:
+                    os.rmdir(group)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # (busy: a process of it is still exiting)
+                    time.sleep(0.05)
+        self.cgroups = []
 
     def __enter__(self) -> "EmulatedHosts":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _cpu_cgroup(name: str, cpus: float) -> str:
+    """A new CPU cgroup (v2's cpu.max, else v1's cfs quota) allowing ``cpus`` cores; its path."""
+    period = 100_000
+    quota = max(1000, int(cpus * period))
+    if os.path.exists("/sys/fs/cgroup/cgroup.controllers") and not os.path.isdir("/sys/fs/cgroup/cpu"):
+        group = f"/sys/fs/cgroup/{name}"
+        os.mkdir(group)
+        with open(os.path.join(group, "cpu.max"), "w") as f:
+            f.write(f"{quota} {period}")
+        return group
+    group = f"/sys/fs/cgroup/cpu/{name}"
+    os.mkdir(group)
+    with open(os.path.join(group, "cpu.cfs_period_us"), "w") as f:
+        f.write(str(period))
+    with open(os.path.join(group, "cpu.cfs_quota_us"), "w") as f:
+        f.write(str(quota))
+    return group
 
 
 def _burst(rate: str) -> str:

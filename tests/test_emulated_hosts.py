@@ -52,3 +52,16 @@ def test_the_hosts_reach_each_other_only_through_their_links():
         assert there.communicate(timeout=30)[0].startswith("reached")  # the other host answers (a refusal)
         mine = hosts.run(1, [sys.executable, "-c", probe, "10.231.255.254"], stdout=subprocess.PIPE, text=True)
         assert mine.communicate(timeout=30)[0].startswith("unreachable")  # nobody holds that address
+
+
+def test_a_host_with_a_cpu_budget_gives_its_tasks_that_quota_and_they_see_it():
+    probe = ("import json; from distflow.platform import cpus; "
+             "print(json.dumps([cpus._cgroup_quota(), cpus.usable_cores()]))")
+    with netns.EmulatedHosts(1, cpus=0.5) as hosts:
+        task = hosts.run(0, [sys.executable, "-c", probe], env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src")),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = task.communicate(timeout=60)
+        assert task.returncode == 0, err[-3000:]
+        groups = list(hosts.cgroups)
+    assert json.loads(out) == [0.5, 1]
+    assert not any(os.path.exists(g) for g in groups)  # (removed with the hosts)
