@@ -213,3 +213,62 @@ def test_layer_classes_compute_what_their_functions_do():
     # the pools against NumPy: 2-wide, stride 2 windows of the first axis
     np.testing.assert_allclose(got[4][0], x1[:, :8].reshape(2, 4, 2, 3).mean(2), rtol=1e-5)
     np.testing.assert_allclose(got[7][0], x1[:, :8].reshape(2, 4, 2, 3).max(2), rtol=1e-6)
+
+
+def test_metrics_at_thresholds_and_at_k():
+    labels = rng.random(30) > 0.5
+    predictions = rng.random(30).astype(np.float32)
+    thresholds = [0.25, 0.5, 0.75]
+    above = predictions[None, :] > np.array(thresholds)[:, None]
+    want = {"true_positives_at_thresholds": (above & labels).sum(1),
+            "false_positives_at_thresholds": (above & ~labels).sum(1),
+            "false_negatives_at_thresholds": (~above & labels).sum(1),
+            "true_negatives_at_thresholds": (~above & ~labels).sum(1)}
+    for name, counts in want.items():
+        np.testing.assert_array_equal(metric(getattr(tf.metrics, name), labels, predictions, thresholds), counts,
+                                      err_msg=name)
+    tp, fn = want["true_positives_at_thresholds"], want["false_negatives_at_thresholds"]
+    np.testing.assert_allclose(metric(tf.metrics.recall_at_thresholds, labels, predictions, thresholds),
+                               tp / (tp + fn + 1e-7), rtol=1e-5)
+    logits = rng.standard_normal((8, 5)).astype(np.float32)
+    classes = rng.integers(0, 5, 8).astype(np.int64)
+    top = np.argsort(-logits, axis=1)[:, :2]
+    hits = (top == classes[:, None]).sum()
+    np.testing.assert_allclose(metric(tf.metrics.precision_at_k, classes, logits, 2), hits / (2 * 8), rtol=1e-6)
+
+
+def test_dataset_structure_helpers_and_an_initializable_iterator():
+    dataset = tf.data.Dataset.from_tensor_slices((np.arange(6, dtype=np.float32).reshape(3, 2),
+                                                  np.arange(3, dtype=np.int64)))
+    shapes, types = tf.data.get_output_shapes(dataset), tf.data.get_output_types(dataset)
+    assert [s.as_list() for s in shapes] == [[2], []] and list(types) == [tf.float32, tf.int64]
+    iterator = tf.data.make_initializable_iterator(dataset)
+    first = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer)
+        x, y = sess.run(first)
+        np.testing.assert_array_equal(x, [0.0, 1.0])
+        assert y == 0
+
+
+def test_static_rnn_computes_what_dynamic_rnn_does():
+    x = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    with tf.variable_scope("rnn", initializer=tf.constant_initializer(0.1)):
+        cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+        static, _ = tf.nn.static_rnn(cell, tf.unstack(tf.constant(x), axis=1), dtype=tf.float32)
+    with tf.variable_scope("rnn2", initializer=tf.constant_initializer(0.1)):
+        dynamic, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), x, dtype=tf.float32)
+    got_static, got_dynamic = run([tf.stack(static, axis=1), dynamic])
+    np.testing.assert_allclose(got_static, got_dynamic, rtol=1e-5, atol=1e-6)
+
+
+def test_space_to_batch_and_depth_to_space_round_trips():
+    x = rng.standard_normal((1, 4, 4, 3)).astype(np.float32)
+    batched = tf.nn.space_to_batch(x, [[0, 0], [0, 0]], block_size=2)
+    back = tf.batch_to_space(batched, [[0, 0], [0, 0]], block_size=2)
+    depth = tf.space_to_depth(x, 2)
+    got = run([batched, back, tf.depth_to_space(depth, 2)])
+    assert got[0].shape == (4, 2, 2, 3)
+    np.testing.assert_array_equal(got[0][1], x[0, 0::2, 1::2])  # (the block offset (0, 1) of each 2x2 block)
+    np.testing.assert_array_equal(got[1], x)
+    np.testing.assert_array_equal(got[2], x)
