@@ -40,8 +40,12 @@ class LocalCluster:
             if line.startswith(b"serving") or not line:
                 break
         if not line.startswith(b"serving"):
+            try:  # (a process that exited says how: its status, or the signal that ended it)
+                status = proc.wait(5)
+            except subprocess.TimeoutExpired:
+                status = "still running"
             self.close()
-            raise RuntimeError(f"server {job}:{index} did not start: {line!r}")
+            raise RuntimeError(f"server {job}:{index} did not start: {line!r} (exit status {status})")
 
     def _limit_open_files(self) -> None:
         import resource
