@@ -178,6 +178,22 @@ def build(tf, name: str, device: str, grads: bool = True):
     return fetches
 
 
+def no_folding(tf):
+    """A session config under which every op runs: none is folded into a constant on the host."""
+    return tf.ConfigProto(graph_options=tf.GraphOptions(
+        optimizer_options=tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)))
+
+
+def classifier_training(tf, device: str, make_optimizer, features: int, hidden: int, classes: int, seed: int):
+    """A new default graph training the classifier below on ``device``: (x, y, loss, train op)."""
+    tf.reset_default_graph()
+    tf.set_random_seed(seed)
+    with tf.device(device):
+        x, y = tf.placeholder(tf.float32, [None, features]), tf.placeholder(tf.int64, [None])
+        loss = classifier_loss(tf, x, y, hidden, classes)
+        return x, y, loss, make_optimizer().minimize(loss)
+
+
 def classifier_loss(tf, x, y, hidden: int, classes: int):
     """The training tests' model: a dense ReLU layer, a dense layer, mean sparse cross-entropy."""
     logits = tf.layers.dense(tf.layers.dense(x, hidden, tf.nn.relu), classes)

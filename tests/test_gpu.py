@@ -19,9 +19,7 @@ pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(find_backend() is None, reason="no CUDA GPU (CuPy found none, or is not installed)")]
 
 
-# every op runs: none is folded into a constant on the host when the plan is made
-NO_FOLDING = tf.ConfigProto(graph_options=tf.GraphOptions(
-    optimizer_options=tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)))
+NO_FOLDING = gpu_cases.no_folding(tf)
 
 
 def _run(name, device):
@@ -73,13 +71,8 @@ def test_training_on_the_gpu_follows_the_cpu(optimizer):
             "rmsprop": lambda: tf.train.RMSPropOptimizer(0.01)}[optimizer]
 
     def train(device):
-        tf.reset_default_graph()
-        tf.set_random_seed(1)
         xv, yv = gpu_cases.batch(64, 20, 4)
-        with tf.device(device):
-            x, y = tf.placeholder(tf.float32, [None, 20]), tf.placeholder(tf.int64, [None])
-            loss = gpu_cases.classifier_loss(tf, x, y, 32, 4)
-            step = make().minimize(loss)
+        x, y, loss, step = gpu_cases.classifier_training(tf, device, make, 20, 32, 4, seed=1)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             return [sess.run([loss, step], {x: xv, y: yv})[0] for _ in range(30)]

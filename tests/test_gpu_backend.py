@@ -146,8 +146,7 @@ def gpu_kernel_table() -> dict:
     return {t: kernel_for(t, gpu_kernels.DEVICE_TYPE) for t in device_kernel_types(gpu_kernels.DEVICE_TYPE)}
 
 
-NO_FOLDING = tf.ConfigProto(graph_options=tf.GraphOptions(
-    optimizer_options=tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)))
+NO_FOLDING = gpu_cases.no_folding(tf)
 
 
 def _host(value):
@@ -314,13 +313,9 @@ def test_an_op_without_a_gpu_kernel_needs_soft_placement_and_then_runs_on_the_cp
 
 def test_a_model_trained_on_the_device_matches_the_cpu_and_saves_from_device_memory(fake, tmp_path):
     def train(device):
-        tf.reset_default_graph()
-        tf.set_random_seed(3)
         xv, yv = gpu_cases.batch(32, 8, 3)
-        with tf.device(device):
-            x, y = tf.placeholder(tf.float32, [None, 8]), tf.placeholder(tf.int64, [None])
-            loss = gpu_cases.classifier_loss(tf, x, y, 16, 3)
-            step = tf.train.AdamOptimizer(0.01).minimize(loss)
+        x, y, loss, step = gpu_cases.classifier_training(tf, device, lambda: tf.train.AdamOptimizer(0.01), 8, 16, 3,
+                                                         seed=3)
         saver = tf.train.Saver()
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
@@ -344,12 +339,8 @@ def test_a_model_trained_on_the_device_matches_the_cpu_and_saves_from_device_mem
 # -- whole-step replay --------------------------------------------------------------
 
 def _train(batches, config=None):
-    tf.reset_default_graph()
-    tf.set_random_seed(0)
-    x, y = tf.placeholder(tf.float32, [None, 6]), tf.placeholder(tf.int64, [None])
-    with tf.device("/gpu:0"):
-        loss = gpu_cases.classifier_loss(tf, x, y, 5, 3)
-        train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    x, y, loss, train = gpu_cases.classifier_training(tf, "/gpu:0", lambda: tf.train.AdamOptimizer(0.05), 6, 5, 3,
+                                                      seed=0)
     with tf.Session(config=config) as sess:
         sess.run(tf.global_variables_initializer())
         return [sess.run([loss, train], {x: xv, y: yv})[0] for xv, yv in batches]

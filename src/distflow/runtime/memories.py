@@ -18,6 +18,12 @@ def value_of(value):
     return read() if read is not None else value
 
 
+def goes_to_device(value) -> bool:
+    """Whether a host value is copied to a device: arrays of numbers are; strings and objects,
+    which no device kernel reads, stay on the host."""
+    return isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind not in "OSUV"
+
+
 def fetch_to_host(to_host, value):
     """A fetched value from device memory (``to_host`` copies it there) or a host copy."""
     value = value_of(value)

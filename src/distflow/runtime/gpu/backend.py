@@ -16,6 +16,8 @@ import threading
 
 import numpy as np
 
+from ..memories import goes_to_device
+
 _log = logging.getLogger("distflow")
 
 
@@ -78,7 +80,7 @@ class Backend:
         storage, a TensorList) is handed on as it is."""
         if self.is_device_array(value):
             return value if self.ordinal_of(value) == ordinal else self.copy_between(value, ordinal)
-        if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind not in "OSUV":
+        if goes_to_device(value):
             return self.upload(np.asarray(value), ordinal)
         return value
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 
+from ...ops.conv_ops import conv_output_size
+
 _NAN = "__int_as_float(0x7fc00000)"
 _NEG_INF = "(-__int_as_float(0x7f800000))"
 
@@ -152,8 +154,6 @@ _MAX_POOL_GRAD = (f"raw T x, raw T y, raw T g, {_POOL_GEOMETRY}", "T dx",
 
 
 def _geometry(x_shape, ksize, strides, padding):
-    from ...ops.conv_ops import conv_output_size  # noqa: PLC0415
-
     _, h, w, c = x_shape
     kh, kw, sh, sw = ksize[1], ksize[2], strides[1], strides[2]
     oh, ph = conv_output_size(h, kh, sh, padding)

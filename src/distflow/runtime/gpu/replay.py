@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from ..memories import value_of
+from ..memories import goes_to_device, value_of
 
 _log = logging.getLogger("distflow")
 
@@ -136,7 +136,7 @@ class CudaGraphStep:
             self.stream = backend.replay_stream(ordinal)
             self.keep: list = []  # pinned buffers the graph copies from
             with cp.cuda.using_allocator(self.pool.malloc), self.stream:
-                self.feeds = [backend.upload(np.asarray(f), ordinal) if _on_device(f) else f for f in feeds]
+                self.feeds = [backend.upload(np.asarray(f), ordinal) if goes_to_device(f) else f for f in feeds]
                 self.stream.synchronize()
                 mode = getattr(cp.cuda.runtime, "streamCaptureModeRelaxed", None)
                 self.stream.begin_capture(*(() if mode is None else (mode,)))
@@ -159,17 +159,12 @@ class CudaGraphStep:
         cp, stream = self.cp, self.stream
         with cp.cuda.Device(self.ordinal):
             for buffer, value in zip(self.feeds, feeds):
-                if buffer is not value and _on_device(value):
+                if buffer is not value and goes_to_device(value):
                     buffer.set(np.ascontiguousarray(value), stream=stream)
             # (a step that fetches nothing from the device returns once its work is queued, as a
             # step run op by op does: later steps and copies to the host wait for it in stream order)
             self.graph.launch(stream=stream)
             return [_fetched(cp, v, stream) for v in self.results]
-
-
-def _on_device(value) -> bool:
-    """Whether a fed value goes to the device (arrays of numbers do; strings stay)."""
-    return isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind not in "OSUV"
 
 
 def _fetched(cp, value, stream):
