@@ -32,6 +32,7 @@ from .ops.control_flow_v2 import case, cond, while_loop
 from .ops.functional_ops import foldl, foldr, map_fn, scan
 from .ops.tensor_array_ops import TensorArray
 from .ops.accumulator_ops import ConditionalAccumulator
+from .ops import collective_ops as _collective_ops  # noqa: F401 (registers the collective ops)
 from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase
 from .ops.indexed_slices import IndexedSlices
 from .ops.gradients_impl import AggregationMethod, UnconnectedGradients, custom_gradient, gradients, hessians

@@ -35,6 +35,7 @@ WORKER_METHODS = {
     "AbortStep": (pb.AbortStepRequest, pb.AbortStepResponse),
     "ResetContainers": (pb.ResetContainersRequest, pb.ResetContainersResponse),
     "Shutdown": (pb.ShutdownRequest, pb.ShutdownResponse),
+    "CompleteGroup": (pb.CompleteGroupRequest, pb.CompleteGroupResponse),
 }
 SERVICES = {"distflow.Master": MASTER_METHODS, "distflow.Worker": WORKER_METHODS}
 
@@ -52,9 +53,10 @@ _CODES = {getattr(errors, name): getattr(grpc.StatusCode, name) for name in (
 _FROM_GRPC = {v: k for k, v in _CODES.items()}
 
 
-# The methods that run a step: each holds a server thread for as long as its step runs,
-# and a step may wait for good (a dequeue, a sync token). Every other method answers at once.
-STEP_METHODS = frozenset({"RunStep", "RunGraph"})
+# The methods that run a step, or wait for other tasks' steps: each holds a server thread
+# for as long as it waits, which may be for good (a dequeue, a sync token, a collective
+# group whose members never come). Every other method answers at once.
+STEP_METHODS = frozenset({"RunStep", "RunGraph", "CompleteGroup"})
 
 
 class StepCallLimit:

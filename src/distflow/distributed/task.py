@@ -111,6 +111,11 @@ class Task:
         """What the task's waiting kernels wait for (a diagnostic)."""
         raise NotImplementedError
 
+    def complete_group(self, request: pb.CompleteGroupRequest, timeout: float) -> pb.CompleteGroupResponse:
+        """Asks this task, a collective group's leader, for the group: it answers once every
+        member has asked."""
+        raise NotImplementedError
+
 
 class LocalTask(Task):
     """The worker of this process's server: direct calls, arrays in and out (a feed is not copied)."""
@@ -141,6 +146,9 @@ class LocalTask(Task):
 
     def waiting_for(self, timeout: float) -> list[str]:
         return waiting_for()
+
+    def complete_group(self, request: pb.CompleteGroupRequest, timeout: float) -> pb.CompleteGroupResponse:
+        return self.worker.CompleteGroup(request)
 
 
 class RemoteTask(Task):
@@ -204,6 +212,9 @@ class RemoteTask(Task):
 
     def waiting_for(self, timeout: float) -> list[str]:
         return list(self._grpc("GetStatus", pb.GetStatusRequest(), timeout).waiting_for)
+
+    def complete_group(self, request: pb.CompleteGroupRequest, timeout: float) -> pb.CompleteGroupResponse:
+        return self._grpc("CompleteGroup", request, timeout)
 
 
 class TaskDirectory:

@@ -25,9 +25,11 @@ from ..runtime import allocator
 from ..runtime.device import DeviceMgr
 from ..runtime.executor import (PartitionPlan, Rendezvous, log_compiled, run_partitions, value_of,
                                 waiting_for, waiting_kernels)
+from ..runtime.collectives import Collectives
 from ..runtime.functions import function_ops
 from ..runtime.partition import Node, rendezvous_key
 from ..protos import distflow_pb2 as pb
+from .collective_board import GroupLeader, WorkerBoard, configured_leader, resolver
 from .rpc import takes_rpc_context
 from .task import TaskDirectory
 from .transport import TensorServer
@@ -137,6 +139,10 @@ class Worker:
         self.on_shutdown = None
         host = tasks.cluster.task_address(job, task).rpartition(":")[0]
         self.transport = TensorServer(host, self._serve_tensor, self._serve_call, token=token, tls=tls)
+        # collectives: this task's members exchange through its data port; groups form at the leader
+        self._group_leader = GroupLeader()
+        leader = configured_leader(config, tasks.cluster)
+        self.device_mgr.collectives = Collectives(WorkerBoard(self), resolver(self, leader), is_local=self.is_local)
 
     # -- helpers ------------------------------------------------------------------
     def is_local(self, device: str) -> bool:
@@ -405,6 +411,11 @@ class Worker:
         with self._lock:
             self._graphs.clear()
         return pb.ResetContainersResponse()
+
+    @takes_rpc_context
+    def CompleteGroup(self, request, context=None):
+        """As the leader of collective groups: the group, once all its members have asked."""
+        return self._group_leader.complete(request, context)
 
     def Shutdown(self, request):
         if self.on_shutdown is not None:

@@ -87,6 +87,21 @@ class GraphOptions:
         self.replay_gpu_steps = bool(replay_gpu_steps)
 
 
+class _Experimental:
+    """ConfigProto.Experimental: ``collective_group_leader`` names the task that collective
+    groups form at ("/job:worker/replica:0/task:0"; by default the chief, else worker 0)."""
+
+    _OTHER_FIELDS = ("executor_type", "recv_buf_max_chunk", "use_numa_affinity",
+                     "collective_deterministic_sequential_execution", "collective_nccl",
+                     "share_session_state_in_clusterspec_propagation", "disable_thread_spinning",
+                     "share_cluster_devices_in_session", "session_metadata", "optimize_for_static_graph",
+                     "enable_mlir_bridge", "disable_output_partition_graphs", "xla_fusion_autotuner_thresh")
+
+    def __init__(self, collective_group_leader: str = "", **other):
+        _other_fields("ConfigProto.Experimental", self._OTHER_FIELDS, other, self)
+        self.collective_group_leader = collective_group_leader
+
+
 class ConfigProto:
     """Session options.
 
@@ -113,6 +128,7 @@ class ConfigProto:
     """
 
     DEFAULT_SIMULATED_GPUS = 8
+    Experimental = _Experimental
     _OTHER_FIELDS = ("session_inter_op_thread_pool", "placement_period", "rpc_options", "cluster_def",
                      "experimental", "share_cluster_devices_in_session")
 

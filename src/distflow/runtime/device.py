@@ -15,6 +15,7 @@ import numpy as np
 
 from ..framework.device_spec import DeviceSpec
 from . import gpu
+from .collectives import Collectives
 from .config import ConfigProto
 from .resource_mgr import ResourceMgr
 
@@ -99,6 +100,7 @@ class DeviceMgr(DeviceSet):
         devices = [Device(job, 0, task, "CPU", i, backend=backend) for i in range(n_cpu)] + gpus
         super().__init__(devices, job, task)
         self.backend = backend
+        self.collectives = Collectives()  # (a server's worker gives its own, which reaches other tasks)
         for d in devices:
             d.peers = self
 

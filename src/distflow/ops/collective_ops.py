@@ -1,0 +1,133 @@
+"""Collective ops: all-reduce, all-gather and broadcast among a group of devices, as
+TensorFlow's ``collective_ops`` module has them (``CollectiveReduce``, ``CollectiveGather``,
+``CollectiveBcastSend``, ``CollectiveBcastRecv``).
+
+Every member of a group runs the same op with the same ``group_key``, ``group_size`` and
+``instance_key``; the members may be devices of one session or of several tasks, each
+running its own graph (the runtime's collectives find them and move the data in a ring).
+The ops have no gradients, as in TensorFlow; tf.distribute all-reduces gradients with them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes, errors, ops
+from ..framework.registry import register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+from .op_util import make_tensor
+
+
+MERGE_OPS = ("Add", "Mul", "Min", "Max")
+FINAL_OPS = ("Id", "Div")
+
+
+def _runtime(ctx):
+    """The collectives runtime of the kernel's task (runtime/collectives.py)."""
+    return ctx.device.peers.collectives
+
+
+def _check_keys(op_name: str, group_size, group_key, instance_key) -> None:
+    for name, value in (("group_size", group_size), ("group_key", group_key), ("instance_key", instance_key)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{op_name}: {name} must be an int, got {value!r}")
+    if group_size < 1:
+        raise ValueError(f"{op_name}: Parameter group_size to all_reduce must be at least 1, got {group_size}")
+
+
+@register_op("CollectiveReduce", shape=lambda op: op.inputs[0].shape, stateful=True, blocking=True)
+def _collective_reduce_kernel(ctx, t, *, group_size, group_key, instance_key, merge_op, final_op, **attrs):
+    return _runtime(ctx).all_reduce(ctx, group_key, group_size, int(instance_key), t, merge_op, final_op)
+
+
+@register_op("CollectiveGather", shape=lambda op: _gather_shape(op), stateful=True, blocking=True)
+def _collective_gather_kernel(ctx, t, *, group_size, group_key, instance_key, **attrs):
+    if np.ndim(t) == 0:
+        raise errors.InvalidArgumentError(None, None, f"{ctx.op_name}: all_gather needs a tensor of rank 1 or more, "
+                                          "got a scalar")
+    return _runtime(ctx).all_gather(ctx, group_key, group_size, int(instance_key), t)
+
+
+def _gather_shape(op) -> TensorShape:
+    shape = op.inputs[0].shape
+    if shape.ndims is None or shape.ndims == 0:
+        return shape
+    first = shape.as_list()[0]
+    return TensorShape([None if first is None else first * op.get_attr("group_size")] + shape.as_list()[1:])
+
+
+@register_op("CollectiveBcastSend", shape=lambda op: op.inputs[0].shape, stateful=True, blocking=True)
+def _bcast_send_kernel(ctx, t, *, group_size, group_key, instance_key, shape, **attrs):
+    value = np.asarray(t)
+    want = as_shape(shape)
+    if want.is_fully_defined() and list(value.shape) != want.as_list():
+        raise errors.InvalidArgumentError(None, None, f"{ctx.op_name}: broadcast_send of shape {list(value.shape)} "
+                                          f"declared shape {want.as_list()}")
+    return _runtime(ctx).broadcast(ctx, group_key, group_size, int(instance_key), value, value.shape, value.dtype)
+
+
+@register_op("CollectiveBcastRecv", shape=lambda op: as_shape(op.get_attr("shape")),
+             dtype=lambda op: op.get_attr("T"), stateful=True, blocking=True)
+def _bcast_recv_kernel(ctx, *, group_size, group_key, instance_key, shape, T, **attrs):
+    shape = tuple(as_shape(shape).as_list())
+    if any(d is None for d in shape):
+        raise errors.InvalidArgumentError(None, None, f"{ctx.op_name}: broadcast_recv needs a fully defined shape")
+    return _runtime(ctx).broadcast(ctx, group_key, group_size, int(instance_key), None, shape, T.as_numpy_dtype)
+
+
+def all_reduce(t, group_size, group_key, instance_key, merge_op="Add", final_op="Id", subdiv_offsets=(0,),
+               communication_hint="auto", name=None):
+    """Reduces ``t`` across the group's members (``merge_op``: Add, Mul, Min or Max; then
+    ``final_op``: Id, or Div to divide by the group size)."""
+    _check_keys("all_reduce", group_size, group_key, instance_key)
+    if merge_op not in MERGE_OPS:
+        raise ValueError(f"all_reduce: merge_op must be one of {sorted(MERGE_OPS)}, got {merge_op!r}")
+    if final_op not in FINAL_OPS:
+        raise ValueError(f"all_reduce: final_op must be one of {list(FINAL_OPS)}, got {final_op!r}")
+    t = ops.convert_to_tensor(t)
+    return make_tensor("CollectiveReduce", [t], {
+        "T": t.dtype.base_dtype, "group_size": int(group_size), "group_key": int(group_key),
+        "instance_key": int(instance_key), "merge_op": merge_op, "final_op": final_op,
+        "subdiv_offsets": [int(x) for x in subdiv_offsets], "communication_hint": communication_hint},
+        name or "CollectiveReduce")
+
+
+def all_gather(t, group_size, group_key, instance_key, communication_hint="auto", name=None):
+    """The members' ``t`` concatenated along axis 0, in rank order (by task, then device)."""
+    _check_keys("all_gather", group_size, group_key, instance_key)
+    t = ops.convert_to_tensor(t)
+    return make_tensor("CollectiveGather", [t], {
+        "T": t.dtype.base_dtype, "group_size": int(group_size), "group_key": int(group_key),
+        "instance_key": int(instance_key), "shape": t.shape, "communication_hint": communication_hint},
+        name or "CollectiveGather")
+
+
+def broadcast_send(t, shape, dtype, group_size, group_key, instance_key, communication_hint="auto", name=None):
+    """Sends ``t`` to the group's other members, which run ``broadcast_recv``; returns ``t``."""
+    _check_keys("broadcast_send", group_size, group_key, instance_key)
+    if group_size < 2:
+        raise ValueError("broadcast_send: Parameter group_size to broadcast_send must be at least 2")
+    t = ops.convert_to_tensor(t)
+    if t.dtype.base_dtype != dtypes.as_dtype(dtype):
+        raise ValueError(f"broadcast_send: the tensor is {t.dtype.base_dtype.name}, dtype says "
+                         f"{dtypes.as_dtype(dtype).name}")
+    if not t.shape.is_compatible_with(as_shape(shape)):
+        raise ValueError(f"broadcast_send: the tensor has shape {t.shape}, shape says {as_shape(shape)}")
+    return make_tensor("CollectiveBcastSend", [t], {
+        "T": t.dtype.base_dtype, "group_size": int(group_size), "group_key": int(group_key),
+        "instance_key": int(instance_key), "shape": as_shape(shape), "communication_hint": communication_hint},
+        name or "CollectiveBcastSend")
+
+
+def broadcast_recv(shape, dtype, group_size, group_key, instance_key, communication_hint="auto", name=None):
+    """The tensor that the group's ``broadcast_send`` member sends."""
+    _check_keys("broadcast_recv", group_size, group_key, instance_key)
+    if group_size < 2:
+        raise ValueError("broadcast_recv: Parameter group_size to broadcast_recv must be at least 2")
+    shape = as_shape(shape)
+    if not shape.is_fully_defined():
+        raise ValueError(f"broadcast_recv: shape must be fully defined, got {shape}")
+    return make_tensor("CollectiveBcastRecv", [], {
+        "T": dtypes.as_dtype(dtype).base_dtype, "group_size": int(group_size), "group_key": int(group_key),
+        "instance_key": int(instance_key), "shape": shape, "communication_hint": communication_hint},
+        name or "CollectiveBcastRecv")
