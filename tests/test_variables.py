@@ -188,3 +188,33 @@ def test_initializers():
     assert abs(s.std() - np.sqrt(2.0 / 200)) < 0.01
     with pytest.raises(ValueError, match="mode"):
         tf.variance_scaling_initializer(mode="fan_middle")
+
+
+def test_variable_creator_scope_sees_every_variable_and_may_change_or_replace_it():
+    made = []
+
+    def renaming(next_creator, **kwargs):
+        made.append(kwargs["name"])
+        kwargs["trainable"] = False
+        return next_creator(**kwargs)
+
+    def outer(next_creator, **kwargs):
+        made.append("outer")
+        return next_creator(**kwargs)
+
+    with tf.Graph().as_default():
+        with tf.variable_creator_scope(outer), tf.variable_creator_scope(renaming):
+            v = tf.Variable(1.0, name="v")  # the innermost creator first, then the outer one
+            w = tf.get_variable("w", [2], initializer=tf.zeros_initializer())
+            y = tf.layers.dense(tf.zeros([1, 3]), 4, name="d")
+        assert made == ["v", "outer", "w", "outer", "d/kernel", "outer", "d/bias", "outer"]
+        assert not tf.trainable_variables() and len(tf.global_variables()) == 4
+        u = tf.Variable(2.0, name="u")  # outside the scopes: as always
+        assert u in tf.trainable_variables()
+
+        shared = tf.Variable(7.0, name="shared")
+        with tf.variable_creator_scope(lambda next_creator, **kwargs: shared):
+            assert tf.Variable(0.0) is shared
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(v) == 1.0 and sess.run(y).shape == (1, 4) and sess.run(shared) == 7.0

@@ -85,7 +85,7 @@ from .ops.indexed_slices import convert_to_tensor_or_indexed_slices, scalar_mul
 from .ops.manip_ops import batch_gather
 from .ops.math_ops import saturate_cast, where_v2
 from .ops.op_util import get_static_value
-from .ops.state_ops import moving_average_variables, tables_initializer
+from .ops.state_ops import moving_average_variables, tables_initializer, variable_creator_scope
 from .ops.variable_scope import get_local_variable, no_regularizer
 from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
                                parse_example, parse_single_example)

@@ -33,9 +33,14 @@ def _explain(namespace: str, name: str) -> str:
 
     short = namespace[len("tf."):] if namespace.startswith("tf.") else "tf"
     tf_names = compat._api().get(short)
-    if tf_names is None:  # (a namespace the list does not cover)
-        return (f"distflow does not implement TensorFlow 1.x's '{namespace}.{name}' (see {COMPAT_DOC} for the "
-                "names distflow supports and how they differ)")
+    if tf_names is None:  # (a namespace the list does not cover: its row in the table of namespaces)
+        top = "tf." + short.split(".")[0]
+        row = dict(compat.namespaces()).get(top)
+        if row is None:
+            return (f"distflow does not implement TensorFlow 1.x's '{namespace}.{name}' (see {COMPAT_DOC} for the "
+                    "names distflow supports and how they differ)")
+        return (f"distflow does not implement TensorFlow 1.x's '{namespace}.{name}': {COMPAT_DOC} lists "
+                f"`{top}` as {row}")
     if name in tf_names:
         reason = compat.OUT_OF_SCOPE.get(short, {}).get(name)
         status = f"out of scope ({reason})" if reason else "not supported"

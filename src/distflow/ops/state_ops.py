@@ -222,7 +222,46 @@ def is_variable_initialized(variable, name=None) -> ops.Tensor:
 # Variable
 
 
-class Variable:
+class _VariableMeta(type):
+    """Makes ``Variable(...)`` go through the creators of ``variable_creator_scope``, as TF's
+    variables do (subclasses are made as they are)."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is Variable:
+            stack = getattr(ops.get_default_graph(), "_variable_creator_stack", None)
+            if stack:
+                kwargs = _VARIABLE_SIGNATURE.bind(None, *args, **kwargs).arguments
+                kwargs.pop("self")
+                return _through(list(stack), kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+def _through(creators: list, kwargs: dict):
+    """Calls the innermost creator, whose ``next_creator`` calls the one outside it, and so on
+    down to the plain constructor."""
+    if not creators:
+        return type.__call__(Variable, **kwargs)
+    creator = creators[-1]
+    return creator(lambda **kw: _through(creators[:-1], kw), **kwargs)
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """Within it, ``tf.Variable(...)`` (and so ``get_variable`` and the layers) calls
+    ``variable_creator(next_creator, **kwargs)``, with Variable's keyword arguments; the
+    creator may change them, call ``next_creator(**kwargs)`` to make the variable, or
+    return a variable of its own. Scopes nest: the innermost creator is called first.
+    The scope belongs to the default graph."""
+    graph = ops.get_default_graph()
+    stack = graph.__dict__.setdefault("_variable_creator_stack", [])
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.remove(variable_creator)
+
+
+class Variable(metaclass=_VariableMeta):
     """``tf.Variable``: a VariableV2 op with its initializer and its read.
 
     ``initial_value`` may be a Python or NumPy value, a Tensor, a callable taking no
@@ -488,6 +527,7 @@ for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
             "__invert__"):
     setattr(Variable, _op, _delegate(_op))
 Variable.__array_priority__ = 100
+_VARIABLE_SIGNATURE = inspect.signature(Variable.__init__)
 
 
 def _variable_conversion(value: Variable, dtype=None, name=None, as_ref=False) -> ops.Tensor:

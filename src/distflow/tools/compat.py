@@ -36,7 +36,7 @@ OUT_OF_SCOPE = {
             "tensor_scatter_nd_min", "check_pinned"]},
         **{name: _RESOURCE for name in ["resource", "variant", "VariableAggregation", "VariableSynchronization",
                                         "enable_resource_variables", "disable_resource_variables",
-                                        "resource_variables_enabled", "variable_creator_scope"]},
+                                        "resource_variables_enabled"]},
         **{name: _XLA for name in ["xla", "tpu", "approx_top_k"]},
     },
     "nn": {**{name: _XLA for name in ["approx_max_k", "approx_min_k"]},
