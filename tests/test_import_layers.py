@@ -18,6 +18,7 @@ BELOW = {
     "data": {"framework", "platform", "ops", "runtime", "protos"},
     "summary": {"framework", "platform", "ops", "protos"},
     "train": {"framework", "platform", "ops", "runtime", "distributed", "data", "summary", "protos"},
+    "distribute": {"framework", "platform", "ops", "runtime", "data", "protos"},
     "layers": {"framework", "platform", "ops", "protos"},
     "losses": {"framework", "ops"},
     "metrics": {"framework", "ops"},

@@ -161,7 +161,7 @@ from . import compat, data, debugging, initializers, io, linalg, manip, math, me
 from . import bitwise, graph_util, image, nest, python_io, resource_loader, signal, sparse, spectral  # noqa: E402
 from . import strings, summary, test  # noqa: E402
 from . import contrib  # noqa: E402
-from . import estimator  # noqa: E402
+from . import distribute, estimator  # noqa: E402
 from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing

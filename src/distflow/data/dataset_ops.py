@@ -134,6 +134,10 @@ class Dataset:
     def skip(self, count) -> "Dataset":
         return _Slice(self, count, skip=True)
 
+    def shard(self, num_shards, index) -> "Dataset":
+        """Every ``num_shards``-th element, starting at ``index`` (one worker's share)."""
+        return _Shard(self, num_shards, index)
+
     def prefetch(self, buffer_size) -> "Dataset":
         """Accepted; elements are produced when asked for (a pipeline step costs microseconds here)."""
         return self
@@ -434,6 +438,22 @@ class _Slice(_Unary):
                 yield from itertools.islice(it, count, None)
         else:
             yield from (it if count < 0 else itertools.islice(it, count))
+
+
+class _Shard(_Unary):
+    def __init__(self, input_dataset, num_shards, index):
+        if isinstance(num_shards, int) and isinstance(index, int) and not 0 <= index < num_shards:
+            raise errors.InvalidArgumentError(None, None, f"Dataset.shard: index {index} is not in [0, {num_shards})")
+        super().__init__(input_dataset, input_dataset.element_spec,
+                         [ops.convert_to_tensor(num_shards, dtype=dtypes.int64),
+                          ops.convert_to_tensor(index, dtype=dtypes.int64)])
+
+    def _iterate(self, values, state):
+        own, (num_shards, index) = self._split(values)
+        num_shards, index = int(num_shards), int(index)
+        if num_shards < 1 or not 0 <= index < num_shards:
+            raise errors.InvalidArgumentError(None, None, f"Dataset.shard: index {index} is not in [0, {num_shards})")
+        yield from itertools.islice(self._input._iterate(own, state), index, None, num_shards)
 
 
 # ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ class Reduction:
 def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Weights per-example ``losses`` and reduces them as ``reduction`` says."""
+    ops.get_default_graph()._last_loss_reduction = reduction  # (how tf.distribute combines the gradients)
     with ops.name_scope(scope, "weighted_loss", [losses, weights]):
         losses = ops.convert_to_tensor(losses)
         dtype = losses.dtype.base_dtype

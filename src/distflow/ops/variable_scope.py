@@ -199,7 +199,8 @@ class _VariableStore:
                 var = Variable(initializer, name=name, trainable=trainable, collections=collections,
                                dtype=dtype if explicit_dtype else None, caching_device=caching_device,
                                validate_shape=validate_shape, constraint=constraint)
-        if var.op.name != name:
+        if var.op.name != name and not getattr(graph, "_variable_creator_stack", None):
+            # (a variable_creator_scope may hand back a variable of its own, as TF allows)
             raise ValueError(f"get_variable could not create '{name}': the graph already has an op "
                              f"of that name (it created '{var.op.name}')")
         self.variables[name] = var

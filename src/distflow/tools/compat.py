@@ -216,6 +216,12 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig`, "
                       "`train_and_evaluate` (in one process, or as the ps, chief, worker or evaluator task that "
                       "TF_CONFIG names), `inputs.numpy_input_fn`; not yet canned estimators or SavedModel export")
+        elif name == "distribute":
+            status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
+                      "(collective all-reduce, no ps), `Strategy.scope`, `experimental_run_v2`, `reduce`, "
+                      "`experimental_local_results`, `experimental_distribute_dataset`, `make_dataset_iterator`, "
+                      "`ReplicaContext.all_reduce`, `ReduceOp` and the context functions; not `ParameterServerStrategy`, "
+                      "`CentralStorageStrategy`, `ReplicaContext.merge_call` or `RunConfig(train_distribute=...)`")
         elif name == "io":
             status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..framework import ops
+from ..framework import distribute_context, ops
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, control_flow_ops, gradients_impl, math_ops, state_ops
 from ..ops.indexed_slices import IndexedSlices, to_dense
@@ -65,6 +65,9 @@ class Optimizer:
         pairs = [(g, v) for g, v in grads_and_vars]
         if not pairs:
             raise ValueError("No variables provided.")
+        replica = distribute_context.replica_context()  # (a tf.distribute replica: gradients all-reduced first)
+        if replica is not None:
+            pairs = replica.strategy._aggregate_gradients(replica, pairs)
         for g, v in pairs:
             if not isinstance(v, Variable):
                 raise TypeError(f"Can not apply gradients to {v!r}: not a Variable")
@@ -89,7 +92,8 @@ class Optimizer:
                             with ops.control_dependencies([update]):
                                 update = var.assign(var.constraint(var.read_value())).op
                         updates.append(update)
-                if global_step is None:
+                if global_step is None or (replica is not None and
+                                           not replica.strategy._increments_global_step(replica, global_step)):
                     train_op = self._finish(updates, scope)
                 else:
                     with ops.control_dependencies([self._finish(updates, "update")]), \
@@ -125,7 +129,8 @@ class Optimizer:
             graph = var.graph
             with graph.as_default(), ops.name_scope(None), graph.colocate_with(var.op):
                 value = initial(var) if callable(initial) else initial
-                slots[var] = Variable(value, name=f"{var.op.name}/{op_name}", trainable=False)
+                primary = getattr(var, "components", (var,))[0]  # (a mirrored variable: named for its first copy)
+                slots[var] = Variable(value, name=f"{primary.op.name}/{op_name}", trainable=False)
         return slots[var]
 
     def _constant_slot(self, var, slot_name, op_name, value) -> Variable:

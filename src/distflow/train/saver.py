@@ -366,7 +366,8 @@ class Saver:
                     restored = io_ops.restore_v2(self.filename_tensor, [n for n, _ in members],
                                                  [v.dtype.base_dtype for _, v in members])
                 for (_, v), value in zip(members, restored):
-                    assigns.append(state_ops.assign(v, value, validate_shape=True).op)
+                    for target in getattr(v, "components", (v,)):  # (a mirrored variable: every copy)
+                        assigns.append(state_ops.assign(target, value, validate_shape=True).op)
             with ops.control_dependencies(saves):
                 if self._sharded:
                     saves = [io_ops.merge_v2_checkpoints(self.filename_tensor, num_shards)]

@@ -1,0 +1,20 @@
+"""``tf.distribute``: strategies for synchronous training on several devices or machines, in
+graph mode, as TensorFlow 1.14-1.15 had them (strategy.py says how they work).
+
+What is here: ``MirroredStrategy`` (the devices of one process), ``OneDeviceStrategy``,
+``experimental.MultiWorkerMirroredStrategy`` (the workers of TF_CONFIG's cluster, no ps),
+``Strategy.scope``, ``experimental_run_v2`` / ``run``, ``reduce``,
+``experimental_local_results``, ``experimental_distribute_dataset``, ``make_dataset_iterator``,
+``ReplicaContext.all_reduce``, ``ReduceOp`` and the context functions. What is not:
+``ParameterServerStrategy`` and ``CentralStorageStrategy`` (tf.train.replica_device_setter
+is the ps recipe), ``ReplicaContext.merge_call``, and ``RunConfig(train_distribute=...)``.
+"""
+
+from .._namespace import missing
+from . import experimental  # noqa: F401
+from .strategy import (MirroredStrategy, OneDeviceStrategy, ReduceOp, ReplicaContext, Strategy,  # noqa: F401
+                       StrategyExtended, get_cross_replica_context, get_replica_context, get_strategy,
+                       has_strategy, in_cross_replica_context)
+from .values import MirroredVariable, PerReplica  # noqa: F401
+
+__getattr__ = missing("tf.distribute")

@@ -1,0 +1,606 @@
+"""tf.distribute strategies in graph mode, as TensorFlow 1.14-1.15 has them, built on collective ops.
+
+A strategy runs a *replica function* once per device (``experimental_run_v2``): under the
+device, a name scope ``replica_<i>/`` for replicas after the first, and a replica context.
+Variables made in the strategy's scope are MirroredVariables, one component per device;
+a replica after the first gets the first replica's variables back when it makes "the
+same" one (by name, with TF's ``_<n>`` suffixes taken off, in order), so that a model
+function written for one device builds one set of variables.
+
+An optimizer's ``apply_gradients`` in a replica context all-reduces the gradients, all of
+them packed into one tensor per dtype, with a collective all-reduce among every replica
+of the group, and applies them to the replica's own components; so every component sees
+the same update and they stay equal. The gradients are averaged (TF 1.x scales a mean
+loss by 1/replicas and sums); a loss that tf.losses reduced with ``Reduction.SUM`` has
+them summed. A global step made outside the scope is incremented once per step.
+
+``MirroredStrategy`` is the devices of one process (in-graph); ``MultiWorkerMirroredStrategy``
+(``CollectiveAllReduceStrategy``) is each worker's devices in a group spanning the workers
+of TF_CONFIG's cluster (between-graph: every worker runs the same program, its session on
+its own task's server). Its variables start from worker 0's initial values, broadcast when
+the initializer runs (on every worker at once, as the all-reduces are).
+
+Replica functions run one after another, not in threads as TensorFlow's do, so
+``ReplicaContext.merge_call`` (which needs every replica to reach it together) is not
+supported; ``ReplicaContext.all_reduce`` is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import re
+
+from ..framework import distribute_context, dtypes, errors, nest, ops
+from ..framework.device_spec import DeviceSpec
+from ..framework.ops import GraphKeys
+from ..ops import array_ops, collective_ops, control_flow_ops, math_ops, reduction_ops, slicing_ops
+from ..ops import variable_scope as vs
+from ..ops.indexed_slices import IndexedSlices, to_dense
+from ..ops.state_ops import Variable, variable_creator_scope
+from . import values as values_lib
+
+_CROSS_REPLICA_INSTANCES = 1 << 20  # instance keys of strategy.reduce start here; replica functions' below
+_INIT_INSTANCES = 1 << 21  # instance keys of the initial values' broadcasts
+_group_keys = itertools.count(1, 2)  # each strategy: its replicas' group, and its workers' group
+
+
+class ReduceOp:
+    """How values of the replicas combine: SUM or MEAN."""
+
+    SUM = "SUM"
+    MEAN = "MEAN"
+
+    @staticmethod
+    def from_variable_aggregation(aggregation):
+        return {"sum": ReduceOp.SUM, "mean": ReduceOp.MEAN}[str(aggregation).lower().rsplit(".", 1)[-1]]
+
+
+def _reduce_op(reduce_op) -> str:
+    name = getattr(reduce_op, "value", reduce_op)
+    name = str(name).upper().rsplit(".", 1)[-1]
+    if name not in (ReduceOp.SUM, ReduceOp.MEAN):
+        raise ValueError(f"reduce_op must be tf.distribute.ReduceOp.SUM or MEAN, got {reduce_op!r}")
+    return name
+
+
+def _canonical(name) -> str:
+    """A variable's name without TF's uniquifying suffixes ("dense_1/kernel" -> "dense/kernel")."""
+    if name is None:
+        return "Variable"
+    return re.sub(r"_\d+$", "", re.sub(r"_\d+/", "/", str(name)))
+
+
+class ReplicaContext:
+    """What a replica function sees: ``tf.distribute.get_replica_context()``."""
+
+    def __init__(self, strategy: "Strategy", local_index: int, replica_id: int):
+        self.strategy = strategy
+        self.local_index = local_index  # among this process's replicas
+        self._replica_id = replica_id  # among the group's
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        return self.strategy.num_replicas_in_sync
+
+    @property
+    def replica_id_in_sync_group(self):
+        return array_ops.constant(self._replica_id, dtypes.int32, name="replica_id_in_sync_group")
+
+    @property
+    def devices(self) -> tuple:
+        return (self.strategy.extended.worker_devices[self.local_index],)
+
+    def all_reduce(self, reduce_op, value):
+        """``value`` (a tensor, or a structure of them) reduced over every replica of the group."""
+        op = _reduce_op(reduce_op)
+        return nest.map_structure(lambda t: self.strategy._all_reduce(self, t, op), value)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        raise errors.UnimplementedError(
+            None, None, "ReplicaContext.merge_call: distflow runs replica functions one after another, so they "
+            "cannot meet in a merge; use ReplicaContext.all_reduce, or make the cross-replica call after "
+            "experimental_run_v2 returns")
+
+
+class _DefaultReplicaContext(ReplicaContext):
+    """The replica context outside every strategy: one replica."""
+
+    def __init__(self):
+        super().__init__(None, 0, 0)
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        return 1
+
+    @property
+    def devices(self) -> tuple:
+        return ("",)
+
+    def all_reduce(self, reduce_op, value):
+        _reduce_op(reduce_op)
+        return nest.map_structure(array_ops.identity, value)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        return merge_fn(get_strategy(), *args, **(kwargs or {}))
+
+
+class StrategyExtended:
+    """``strategy.extended``: the devices and what each worker should do."""
+
+    def __init__(self, strategy: "Strategy", devices: list[str], is_chief: bool, between_graph: bool):
+        self._strategy = strategy
+        self._devices = tuple(devices)
+        self._is_chief = is_chief
+        self.experimental_between_graph = between_graph
+        self.experimental_should_init = True
+        self.experimental_require_static_shapes = False
+
+    @property
+    def worker_devices(self) -> tuple:
+        return self._devices
+
+    @property
+    def parameter_devices(self) -> tuple:
+        return self._devices
+
+    @property
+    def should_checkpoint(self) -> bool:
+        return self._is_chief
+
+    @property
+    def should_save_summary(self) -> bool:
+        return self._is_chief
+
+    def call_for_each_replica(self, fn, args=(), kwargs=None):
+        return self._strategy.experimental_run_v2(fn, args, kwargs)
+
+    def reduce_to(self, reduce_op, value, destinations=None):
+        return self._strategy.reduce(reduce_op, value)
+
+    def batch_reduce_to(self, reduce_op, value_destination_pairs):
+        return [self._strategy.reduce(reduce_op, v) for v, _ in value_destination_pairs]
+
+
+class Strategy:
+    """A way to run a model on several devices or machines (``tf.distribute.Strategy``)."""
+
+    def __init__(self, devices: list[str], num_workers: int = 1, worker_index: int = 0, is_chief: bool = True):
+        if not devices:
+            raise ValueError("a strategy needs at least one device")
+        self._devices = [DeviceSpec.from_string(d).to_string() if d else d for d in devices]
+        if len(set(self._devices)) != len(self._devices):
+            raise ValueError(f"a strategy's devices must be different, got {devices}")
+        self._num_workers = num_workers
+        self._worker_index = worker_index
+        self.extended = StrategyExtended(self, self._devices, is_chief, between_graph=num_workers > 1)
+        self._group_key = next(_group_keys)
+        self._instances: dict[int, int] = {}  # local replica -> collectives made in its replica functions
+        self._cross_instances = itertools.count(_CROSS_REPLICA_INSTANCES)
+        self._init_instances = itertools.count(_INIT_INSTANCES)
+        self._last_collective: dict[int, ops.Operation] = {}  # local replica -> its last collective (ordering)
+        self._shared: dict[str, list] = {}  # canonical name -> variables the first replica made, in order
+        self._taken: dict[tuple[int, str], int] = {}
+
+    # -- what users call -----------------------------------------------------------------
+    @property
+    def num_replicas_in_sync(self) -> int:
+        return len(self._devices) * self._num_workers
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Variables made within are mirrored on the strategy's devices; the code within is in
+        the strategy's cross-replica context."""
+        outer = distribute_context.current()
+        if outer is not None and outer.strategy is not self:
+            raise ValueError(f"Mixing different tf.distribute.Strategy objects: {outer.strategy!r} is in use")
+        if outer is not None:  # (already in this strategy's scope, or one of its replicas)
+            yield self
+            return
+        with distribute_context.entered(distribute_context.Context(self, None)), \
+                variable_creator_scope(self._make_variable):
+            yield self
+
+    def experimental_run_v2(self, fn, args=(), kwargs=None):
+        """Calls ``fn(*args, **kwargs)`` once per replica, each with its own values of any
+        PerReplica argument; returns what they returned (PerReplica where they differ)."""
+        kwargs = kwargs or {}
+        results = []
+        with self.scope():
+            if distribute_context.replica_context() is not None:
+                raise RuntimeError("experimental_run_v2 was called inside a replica function")
+            self._shared, self._taken = {}, {}
+            graph = ops.get_default_graph()
+            for i, device in enumerate(self._devices):
+                replica = ReplicaContext(self, i, self._worker_index * len(self._devices) + i)
+                scope = vs.get_variable_scope()
+                with distribute_context.entered(distribute_context.Context(self, replica)), \
+                        graph.device(device), \
+                        (graph.name_scope(f"replica_{i}") if i else contextlib.nullcontext()), \
+                        vs.variable_scope(scope, reuse=vs.AUTO_REUSE if i else scope.reuse,
+                                          auxiliary_name_scope=False):
+                    results.append(fn(*values_lib.select_replica(i, args), **values_lib.select_replica(i, kwargs)))
+        return values_lib.regroup(results)
+
+    run = experimental_run_v2  # (TF 2.2's name for it)
+
+    def reduce(self, reduce_op, value, axis=None):
+        """``value`` (PerReplica, or the same on every replica) reduced over every replica of
+        the group, and over ``axis`` too if given, into one tensor."""
+        op = _reduce_op(reduce_op)
+        parts = list(values_lib.local_results(value))
+        parts = [ops.convert_to_tensor(p) for p in parts]
+        if len(parts) != len(self._devices):
+            parts = parts * len(self._devices) if len(parts) == 1 else parts
+        counts = None
+        if axis is not None:
+            counts = [math_ops.cast(array_ops.shape(p)[axis], p.dtype) for p in parts]
+            parts = [reduction_ops.reduce_sum(p, axis=axis) for p in parts]
+        total = self._sum_over_group(parts)
+        if op == ReduceOp.MEAN:
+            if counts is not None:
+                return total / self._sum_over_group([array_ops.reshape(c, [1]) for c in counts])[0]
+            return total / math_ops.cast(self.num_replicas_in_sync, total.dtype)
+        return total
+
+    def experimental_local_results(self, value) -> tuple:
+        return values_lib.local_results(value)
+
+    unwrap = experimental_local_results
+
+    def group(self, value, name=None):
+        flat = [v for x in nest.flatten(value) for v in values_lib.local_results(x)]
+        return control_flow_ops.group(*[v.op if hasattr(v, "op") else v for v in flat], name=name)
+
+    def experimental_distribute_dataset(self, dataset):
+        """The dataset's batches split among the replicas (and, with several workers, its
+        batches dealt out among the workers, one in ``num_workers`` each)."""
+        return DistributedDataset(self, dataset)
+
+    def make_dataset_iterator(self, dataset):
+        return self.experimental_distribute_dataset(dataset).make_initializable_iterator()
+
+    def configure(self, session_config=None, cluster_spec=None, task_type=None, task_id=None):
+        """Accepted: the strategy's cluster comes from its constructor (TF_CONFIG)."""
+
+    def update_config_proto(self, config_proto):
+        return config_proto
+
+    def __repr__(self):
+        return f"<{type(self).__name__} on {list(self._devices)}" + (
+            f", worker {self._worker_index} of {self._num_workers}>" if self._num_workers > 1 else ">")
+
+    # -- variables -----------------------------------------------------------------------
+    def _make_variable(self, next_creator, **kwargs):
+        replica = distribute_context.replica_context()
+        if replica is not None and replica.strategy is self and replica.local_index > 0:
+            return self._variable_of_first_replica(replica.local_index, kwargs.get("name"))
+        variable = self._mirrored(next_creator, kwargs)
+        if replica is not None and replica.strategy is self:
+            self._shared.setdefault(_canonical(kwargs.get("name")), []).append(variable)
+        return variable
+
+    def _variable_of_first_replica(self, index: int, name):
+        key = _canonical(name)
+        taken = self._taken.get((index, key), 0)
+        made = self._shared.get(key, [])
+        if taken >= len(made):
+            raise RuntimeError(f"replica {index} made variable {name!r}, which the first replica did not make: a "
+                               "replica function must make the same variables on every replica")
+        self._taken[(index, key)] = taken + 1
+        return made[taken]
+
+    def _mirrored(self, next_creator, kwargs) -> values_lib.MirroredVariable:
+        collections = kwargs.get("collections")
+        collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+        trainable = kwargs.get("trainable")
+        trainable = True if trainable is None else trainable
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        components: list[Variable] = []
+        graph = ops.get_default_graph()
+        with graph.colocate_with(None, ignore_existing=True):  # (slots are made colocated with their variable)
+            for i, device in enumerate(self._devices):
+                args = dict(kwargs, collections=[])
+                if i == 0 and self._num_workers > 1:
+                    args["initial_value"] = self._from_worker_0(kwargs)
+                elif i > 0:
+                    args["name"] = f"{components[0].op.name}/replica_{i}"
+                    args["initial_value"] = _identity_of(components[0])
+                with graph.device(device):
+                    components.append(next_creator(**args))
+        for key in (GraphKeys.TRAINABLE_VARIABLES, GraphKeys.GLOBAL_VARIABLES):  # (a trainable one joins one itself)
+            listed = graph.get_collection_ref(key)
+            listed[:] = [v for v in listed if not any(v is c for c in components)]
+        variable = values_lib.MirroredVariable(self, components)
+        graph.add_to_collections(collections, variable)
+        return variable
+
+    def _from_worker_0(self, kwargs):
+        """An initial value that is worker 0's on every worker (a collective broadcast)."""
+        initial, dtype, shape = kwargs.get("initial_value"), kwargs.get("dtype"), kwargs.get("shape")
+        instance = next(self._init_instances)
+
+        def broadcast():
+            value = Variable._initial_tensor(initial, None if dtype is None else dtypes.as_dtype(dtype), shape)
+            if not value.shape.is_fully_defined():
+                raise ValueError(f"MultiWorkerMirroredStrategy: variable {kwargs.get('name')!r} needs a fully "
+                                 f"defined shape to broadcast its initial value, got {value.shape}")
+            if self._worker_index == 0:
+                return collective_ops.broadcast_send(value, value.shape, value.dtype, self._num_workers,
+                                                     self._group_key + 1, instance)
+            return collective_ops.broadcast_recv(value.shape, value.dtype, self._num_workers, self._group_key + 1,
+                                                 instance)
+
+        return broadcast
+
+    # -- collectives -----------------------------------------------------------------------
+    def _ordered(self, replica: ReplicaContext, make):
+        """Makes a collective of this replica after its previous one, so that every replica's
+        collectives run in one order (a device runs its ops one at a time)."""
+        previous = self._last_collective.get(replica.local_index)
+        with ops.control_dependencies([previous] if previous is not None else []):
+            out = make()
+        self._last_collective[replica.local_index] = out.op
+        return out
+
+    def _next_instance(self, replica: ReplicaContext) -> int:
+        k = self._instances.get(replica.local_index, 0) + 1
+        self._instances[replica.local_index] = k
+        return k
+
+    def _all_reduce(self, replica: ReplicaContext, value, op: str):
+        value = ops.convert_to_tensor(value)
+        n = self.num_replicas_in_sync
+        if n == 1:
+            return array_ops.identity(value)
+        instance = self._next_instance(replica)
+        return self._ordered(replica, lambda: collective_ops.all_reduce(
+            value, n, self._group_key, instance, "Add", "Div" if op == ReduceOp.MEAN else "Id"))
+
+    def _sum_over_group(self, parts: list):
+        """The sum of every replica's part: one all-reduce instance among the group, whose
+        first local result is returned once all local ones have run."""
+        n = self.num_replicas_in_sync
+        if n == 1:
+            return array_ops.identity(parts[0])
+        instance = next(self._cross_instances)
+        reduced = []
+        for part, device in zip(parts, self._devices):
+            with ops.device(device):
+                reduced.append(collective_ops.all_reduce(part, n, self._group_key, instance))
+        with ops.control_dependencies([r.op for r in reduced[1:]]):
+            return array_ops.identity(reduced[0])
+
+    def _aggregate_gradients(self, replica: ReplicaContext, grads_and_vars: list) -> list:
+        """The gradients averaged (or summed, after a SUM loss) over every replica of the group,
+        packed into one all-reduce per dtype."""
+        if self.num_replicas_in_sync == 1:
+            return list(grads_and_vars)
+        graph = ops.get_default_graph()
+        op = ReduceOp.SUM if getattr(graph, "_last_loss_reduction", None) == "weighted_sum" else ReduceOp.MEAN
+        pairs = [(to_dense(g) if isinstance(g, IndexedSlices) else g, v) for g, v in grads_and_vars]
+        live = [(i, ops.convert_to_tensor(g)) for i, (g, _) in enumerate(pairs) if g is not None]
+        out = list(pairs)
+        by_dtype: dict = {}
+        for i, g in live:
+            by_dtype.setdefault(g.dtype.base_dtype, []).append((i, g))
+        with ops.name_scope("allreduce"):
+            for members in by_dtype.values():
+                flat = [array_ops.reshape(g, [-1]) for _, g in members]
+                sizes = [array_ops.size(g) for _, g in members]
+                packed = slicing_ops.concat(flat, 0) if len(flat) > 1 else flat[0]
+                reduced = self._all_reduce(replica, packed, op)
+                pieces = slicing_ops.split(reduced, array_ops.stack(sizes), num=len(members)) \
+                    if len(members) > 1 else [reduced]
+                for (i, g), piece in zip(members, pieces):
+                    out[i] = (array_ops.reshape(piece, array_ops.shape(g)), pairs[i][1])
+        return out
+
+    def _increments_global_step(self, replica: ReplicaContext, global_step) -> bool:
+        """A mirrored global step is incremented on every replica (each its component), any
+        other once, by the first replica of the process."""
+        return isinstance(global_step, values_lib.MirroredVariable) or replica.local_index == 0
+
+
+def _identity_of(primary: Variable):
+    def initial_value():
+        return array_ops.identity(primary.initial_value)
+
+    return initial_value
+
+
+class DistributedDataset:
+    """A dataset whose batches a strategy splits among its replicas."""
+
+    def __init__(self, strategy: Strategy, dataset):
+        self._strategy = strategy
+        if strategy._num_workers > 1:
+            dataset = dataset.shard(strategy._num_workers, strategy._worker_index)
+        self._dataset = dataset
+
+    def make_one_shot_iterator(self):
+        return DistributedIterator(self._strategy, self._dataset.make_one_shot_iterator())
+
+    def make_initializable_iterator(self):
+        return DistributedIterator(self._strategy, self._dataset.make_initializable_iterator())
+
+    def __iter__(self):
+        raise RuntimeError("iterating a distributed dataset needs eager execution; in a graph use "
+                           "make_initializable_iterator() or make_one_shot_iterator()")
+
+
+class DistributedIterator:
+    """``get_next()``: each replica's share of the next batch (PerReplica)."""
+
+    def __init__(self, strategy: Strategy, iterator):
+        self._strategy = strategy
+        self._iterator = iterator
+
+    @property
+    def initializer(self):
+        return self._iterator.initializer
+
+    def initialize(self) -> list:
+        return [self._iterator.initializer]
+
+    def get_next(self, name=None):
+        batch = self._iterator.get_next()
+        devices = self._strategy._devices
+        n = len(devices)
+        if n == 1:
+            return batch
+
+        def split(t):
+            known = t.shape.ndims is not None and t.shape.as_list()[0] is not None
+            size = t.shape.as_list()[0] if known else array_ops.shape(t)[0]
+            parts = []
+            for i, device in enumerate(devices):
+                with ops.device(device):
+                    part = t[(size * i) // n:(size * (i + 1)) // n]
+                    if not known and t.shape.ndims is not None:
+                        part.set_shape([None] + t.shape.as_list()[1:])
+                    parts.append(part)
+            return values_lib.PerReplica(parts)
+
+        return nest.map_structure(split, batch)
+
+
+class MirroredStrategy(Strategy):
+    """Synchronous training on the devices of one process: a replica per device, variables
+    mirrored, gradients all-reduced among the devices (``tf.distribute.MirroredStrategy``).
+
+    ``devices`` default to the process's real GPUs, or its CPU when it has none (as TF: its
+    simulated GPUs are used only when named)."""
+
+    def __init__(self, devices=None, cross_device_ops=None):
+        if devices is None:
+            devices = _default_devices()
+        super().__init__(list(devices))
+
+
+class OneDeviceStrategy(Strategy):
+    """Everything on one device (``tf.distribute.OneDeviceStrategy``)."""
+
+    def __init__(self, device):
+        super().__init__([device])
+
+
+class MultiWorkerMirroredStrategy(Strategy):
+    """Synchronous training over the workers of TF_CONFIG's cluster (and the chief, if it has
+    one), all-reducing with collective ops, no ps (``tf.distribute.experimental.
+    MultiWorkerMirroredStrategy``; ``CollectiveAllReduceStrategy`` in tf.contrib).
+
+    Every worker runs the same program; its session runs on its own task's server
+    (``tf.train.Server(cluster, task_type, task_index)`` and ``tf.Session(server.target)``),
+    with this task's devices. Without TF_CONFIG it is one worker."""
+
+    def __init__(self, communication=None, num_gpus_per_worker=None, cluster_spec=None, task_type=None,
+                 task_id=None):
+        tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}")
+        cluster = cluster_spec if cluster_spec is not None else tf_config.get("cluster") or {}
+        if hasattr(cluster, "as_dict"):
+            cluster = cluster.as_dict()
+        task = tf_config.get("task") or {}
+        task_type = task_type or task.get("type")
+        task_id = int(task_id if task_id is not None else task.get("index", 0))
+        members = [(job, i) for job in ("chief", "worker") for i in range(len(cluster.get(job, [])))]
+        if not members or task_type is None:
+            super().__init__(_default_devices(num_gpus_per_worker))
+            return
+        if (task_type, task_id) not in members:
+            raise ValueError(f"MultiWorkerMirroredStrategy: task {task_type}:{task_id} is not a chief or worker of "
+                             f"the cluster {cluster}")
+        local = _default_devices(num_gpus_per_worker, job=task_type, task=task_id)
+        index = members.index((task_type, task_id))
+        super().__init__(local, num_workers=len(members), worker_index=index, is_chief=index == 0)
+        self.cluster = cluster
+        self.task_type, self.task_id = task_type, task_id
+
+
+CollectiveAllReduceStrategy = MultiWorkerMirroredStrategy
+
+
+def _default_devices(num_gpus=None, job=None, task=None) -> list[str]:
+    """The real GPUs of this process (``num_gpus`` of them, if given), else its CPU."""
+    prefix = f"/job:{job}/replica:0/task:{task}" if job is not None else ""
+    if num_gpus is None:
+        num_gpus = _real_gpu_count()
+    if num_gpus:
+        return [f"{prefix}/device:GPU:{i}" for i in range(num_gpus)]
+    return [f"{prefix}/device:CPU:0"]
+
+
+def _real_gpu_count() -> int:
+    from ..runtime import gpu  # noqa: PLC0415 - asks CuPy only when a strategy picks its devices
+
+    backend = gpu.find_backend()
+    return 0 if backend is None else len(gpu.physical_gpus(backend, None, None))
+
+
+# -- the module-level functions of tf.distribute ----------------------------------------------
+
+class _DefaultStrategy(Strategy):
+    """The strategy in use outside every other: one replica, where the code is placed."""
+
+    def __init__(self):
+        super().__init__([""])
+
+    @contextlib.contextmanager
+    def scope(self):
+        yield self
+
+    def experimental_run_v2(self, fn, args=(), kwargs=None):
+        with distribute_context.entered(distribute_context.Context(self, _DEFAULT_REPLICA)):
+            return fn(*args, **(kwargs or {}))
+
+    run = experimental_run_v2
+
+    def reduce(self, reduce_op, value, axis=None):
+        op = _reduce_op(reduce_op)
+        value = ops.convert_to_tensor(value)
+        if axis is None:
+            return value
+        return reduction_ops.reduce_mean(value, axis) if op == ReduceOp.MEAN else reduction_ops.reduce_sum(value, axis)
+
+    def _aggregate_gradients(self, replica, grads_and_vars):
+        return list(grads_and_vars)
+
+    def _increments_global_step(self, replica, global_step) -> bool:
+        return True
+
+
+_DEFAULT_STRATEGY = _DefaultStrategy()
+_DEFAULT_REPLICA = _DefaultReplicaContext()
+_DEFAULT_REPLICA.strategy = _DEFAULT_STRATEGY
+
+
+def get_strategy() -> Strategy:
+    context = distribute_context.current()
+    return _DEFAULT_STRATEGY if context is None else context.strategy
+
+
+def has_strategy() -> bool:
+    return get_strategy() is not _DEFAULT_STRATEGY
+
+
+def get_replica_context():
+    """The replica context in a replica function; None in a strategy's cross-replica context;
+    the default (one replica) outside every strategy."""
+    context = distribute_context.current()
+    if context is None:
+        return _DEFAULT_REPLICA
+    return context.replica
+
+
+def get_cross_replica_context():
+    context = distribute_context.current()
+    if context is None:
+        return _DEFAULT_STRATEGY
+    return context.strategy if context.replica is None else None
+
+
+def in_cross_replica_context() -> bool:
+    return distribute_context.in_cross_replica_context()

@@ -1,0 +1,183 @@
+"""tf.distribute in graph mode: MirroredStrategy's replicas train exactly as one device on the
+whole batch; MultiWorkerMirroredStrategy's workers (real processes) start from worker 0's
+values and stay equal; contexts, reductions and checkpoints as TensorFlow's."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+from cluster_util import ROOT
+
+RNG = np.random.RandomState(0)
+X = RNG.randn(48, 10).astype(np.float32)
+Y = (X[:, 0] > 0).astype(np.int64)
+
+
+def _model(x):
+    h = tf.layers.dense(x, 16, activation=tf.nn.relu, kernel_initializer=tf.constant_initializer(0.1))
+    return tf.layers.dense(h, 2, kernel_initializer=tf.constant_initializer(0.05))
+
+
+def _optimizer(name):
+    return tf.train.AdamOptimizer(0.01) if name == "adam" else tf.train.GradientDescentOptimizer(0.5)
+
+
+def _one_device(optimizer, steps=4):
+    with tf.Graph().as_default():
+        loss = tf.losses.sparse_softmax_cross_entropy(tf.constant(Y), _model(tf.constant(X)))
+        step = tf.train.get_or_create_global_step()
+        train = _optimizer(optimizer).minimize(loss, global_step=step)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return [float(sess.run([train, loss])[1]) for _ in range(steps)]
+
+
+def _mirrored(optimizer, n, steps=4, checkpoint=None):
+    """Losses of ``steps`` steps on n CPU replicas, each a share of the batch; the graph's
+    variables, and every mirrored variable's components as values."""
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(n)])
+        step = tf.train.get_or_create_global_step()  # (outside the scope: incremented once a step)
+        with strategy.scope():
+            iterator = strategy.make_dataset_iterator(tf.data.Dataset.from_tensors((X, Y)).repeat())
+
+            def replica_step(inputs):
+                x, y = inputs
+                loss = tf.losses.sparse_softmax_cross_entropy(y, _model(x))
+                train = _optimizer(optimizer).minimize(loss, global_step=step)  # (an optimizer per replica)
+                with tf.control_dependencies([train]):
+                    return tf.identity(loss)
+
+            per_replica = strategy.experimental_run_v2(replica_step, args=(iterator.get_next(),))
+            loss = strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica)
+        saver = tf.train.Saver()
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": n})) as sess:
+            sess.run(iterator.initialize())
+            sess.run(tf.global_variables_initializer())
+            losses = [float(sess.run(loss)) for _ in range(steps)]
+            assert sess.run(step) == steps
+            copies = {v.op.name: [sess.run(c) for c in v.components] for v in tf.global_variables()
+                      if isinstance(v, tf.distribute.MirroredVariable)}
+            if checkpoint:
+                saver.save(sess, checkpoint)
+        return losses, [v.op.name for v in tf.global_variables()], copies
+
+
+@pytest.mark.parametrize("optimizer,n", [("sgd", 2), ("adam", 2), ("adam", 3)])
+def test_mirrored_replicas_train_as_one_device_on_the_whole_batch(optimizer, n):
+    losses, names, copies = _mirrored(optimizer, n)
+    np.testing.assert_allclose(losses, _one_device(optimizer), rtol=1e-5)
+    # one set of variables, named as on one device; each with n equal copies
+    assert "dense/kernel" in names and not any("replica_" in name for name in names), names
+    assert len(copies) == len(names) - 1  # (all but the global step, made outside the scope)
+    for name, values in copies.items():
+        assert len(values) == n
+        for v in values[1:]:
+            np.testing.assert_array_equal(v, values[0], err_msg=name)
+
+
+def test_a_checkpoint_holds_one_copy_and_restores_every_copy(tmp_path):
+    path = str(tmp_path / "model.ckpt")
+    _mirrored("adam", 2, steps=2, checkpoint=path)
+    stored = dict(tf.train.list_variables(path))
+    assert "dense/kernel" in stored and "dense/kernel/Adam" in stored
+    assert not any("replica_" in name for name in stored), stored
+    saved = tf.train.load_variable(path, "dense/kernel")
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        with strategy.scope():
+            kernel = tf.get_variable("dense/kernel", [10, 16], initializer=tf.zeros_initializer())
+        saver = tf.train.Saver({"dense/kernel": kernel})
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(tf.global_variables_initializer())
+            saver.restore(sess, path)
+            for copy in kernel.components:
+                np.testing.assert_array_equal(sess.run(copy), saved)
+
+
+def test_contexts_reductions_and_all_reduce_in_a_replica():
+    assert tf.distribute.get_replica_context().num_replicas_in_sync == 1
+    assert not tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context()
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1", "/cpu:2"])
+        assert strategy.num_replicas_in_sync == 3
+        with strategy.scope():
+            assert tf.distribute.in_cross_replica_context() and tf.distribute.get_replica_context() is None
+            assert tf.distribute.get_strategy() is strategy
+
+        def replica_fn():
+            context = tf.distribute.get_replica_context()
+            mine = tf.cast(context.replica_id_in_sync_group, tf.float32)
+            total = context.all_reduce(tf.distribute.ReduceOp.SUM, mine)
+            mean = context.all_reduce(tf.distribute.ReduceOp.MEAN, tf.fill([2], mine))
+            return mine, total, mean, tf.fill([context.replica_id_in_sync_group + 1], 1.0)
+
+        mine, total, mean, ragged = strategy.experimental_run_v2(replica_fn)
+        assert len(strategy.experimental_local_results(mine)) == 3
+        summed = strategy.reduce(tf.distribute.ReduceOp.SUM, mine)
+        averaged = strategy.reduce("MEAN", mine)
+        per_element = strategy.reduce(tf.distribute.ReduceOp.MEAN, ragged, axis=0)  # 6 ones over 6 elements
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 3})) as sess:
+            got = sess.run([strategy.experimental_local_results(total), strategy.experimental_local_results(mean),
+                            summed, averaged, per_element])
+    assert got[0] == (3.0, 3.0, 3.0) and all(np.array_equal(m, [1.0, 1.0]) for m in got[1])
+    assert got[2:] == [3.0, 1.0, 1.0]
+
+
+def test_what_is_not_supported_says_so():
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        with pytest.raises(tf.errors.UnimplementedError, match="merge_call"):
+            strategy.experimental_run_v2(lambda: tf.distribute.get_replica_context().merge_call(lambda s: 1))
+        with strategy.scope():
+            with pytest.raises(ValueError, match="Mixing different"):
+                with tf.distribute.MirroredStrategy(["/cpu:0"]).scope():
+                    pass
+        with pytest.raises(ValueError, match="reduce_op"):
+            strategy.reduce("MAX", tf.constant(1.0))
+
+
+def test_dataset_shard_deals_elements_out():
+    with tf.Graph().as_default():
+        shard = tf.data.Dataset.range(10).shard(3, 1).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            got = []
+            with pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    got.append(sess.run(shard))
+    assert got == [1, 4, 7]
+
+
+def test_multi_worker_mirrored_workers_start_equal_and_stay_equal():
+    from distflow.tools.launcher import free_ports
+
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in free_ports(2)]}
+    procs = []
+    try:
+        for i in range(2):
+            env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"),
+                       TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}}))
+            procs.append(subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "distribute_task.py"), "5"],
+                                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+        outputs = [p.communicate(timeout=120)[0].decode() for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    results = []
+    for out in outputs:
+        lines = [line for line in out.splitlines() if line.startswith("RESULT ")]
+        assert lines, out[-3000:]
+        results.append(json.loads(lines[-1][len("RESULT "):]))
+    first, second = results
+    assert first["losses"] == second["losses"] and first["losses"][-1] < first["losses"][0]
+    assert first["weights"].keys() == second["weights"].keys() == {"hidden/kernel", "hidden/bias", "logits/kernel",
+                                                                   "logits/bias"}
+    for name in first["weights"]:  # (logits/kernel starts random: equal only if worker 0's values were broadcast)
+        np.testing.assert_array_equal(first["weights"][name], second["weights"][name], err_msg=name)
