@@ -1,6 +1,7 @@
 """One task of a cluster training an Estimator with train_and_evaluate (TF_CONFIG names the task).
 
-Usage: python estimator_task.py MODEL_DIR MAX_STEPS; prints the call's result as JSON.
+Usage: python estimator_task.py MODEL_DIR MAX_STEPS [collective]; prints the call's result as JSON.
+With "collective", the chief and workers train with MultiWorkerMirroredStrategy (no ps).
 """
 
 import json
@@ -25,7 +26,10 @@ def model_fn(features, labels, mode):
 
 def main():
     model_dir, max_steps = sys.argv[1], int(sys.argv[2])
-    config = tf.estimator.RunConfig(save_checkpoints_steps=50, log_step_count_steps=None, tf_random_seed=1)
+    collective = sys.argv[3:] == ["collective"]
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy() if collective else None
+    config = tf.estimator.RunConfig(save_checkpoints_steps=50, log_step_count_steps=None, tf_random_seed=1,
+                                    train_distribute=strategy)
     estimator = tf.estimator.Estimator(model_fn, model_dir=model_dir, config=config)
     train = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, num_epochs=None, shuffle=True)
     evaluate = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=128, shuffle=False)

@@ -189,3 +189,21 @@ def test_a_member_that_died_fails_every_members_step_naming_it():
         error = survivors[i]
         assert isinstance(error, (tf.errors.UnavailableError, tf.errors.AbortedError)), error
         assert "collective group 1" in error.message and "task:2" in error.message, error.message
+
+
+def test_a_broadcast_whose_source_is_done_before_its_receivers_begin_still_arrives():
+    # the source only gives: once the group has formed, its step may end before the
+    # receivers' steps even start
+    with tf.Graph().as_default():
+        with tf.device("/cpu:0"):
+            sent = co.broadcast_send(tf.constant([1.0, 2.0]), [2], tf.float32, 3, 1, 1)
+        received = []
+        for i in (1, 2):
+            with tf.device(f"/cpu:{i}"):
+                received.append(co.broadcast_recv([2], tf.float32, 3, 1, 1))
+        with _local_session(3) as sess:
+            sess.run([sent] + received)  # (the group forms: its members must all come once)
+            sess.run(sent)
+            got = sess.run(received, options=tf.RunOptions(timeout_in_ms=20000))
+    for g in got:
+        np.testing.assert_array_equal(g, [1.0, 2.0])

@@ -181,3 +181,25 @@ def test_multi_worker_mirrored_workers_start_equal_and_stay_equal():
                                                                    "logits/bias"}
     for name in first["weights"]:  # (logits/kernel starts random: equal only if worker 0's values were broadcast)
         np.testing.assert_array_equal(first["weights"][name], second["weights"][name], err_msg=name)
+
+
+def _estimator_weights(tmp_path, strategy):
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(features["x"], 2, kernel_initializer=tf.constant_initializer(0.05), name="linear")
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    config = tf.estimator.RunConfig(train_distribute=strategy, log_step_count_steps=None, save_checkpoints_steps=10,
+                                    session_config=tf.ConfigProto(device_count={"CPU": 2}))
+    estimator = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config)
+    estimator.train(tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=16, num_epochs=None, shuffle=False),
+                    max_steps=6)
+    return estimator.get_variable_value("linear/kernel"), estimator.get_variable_value("global_step")
+
+
+def test_an_estimator_with_train_distribute_trains_as_one_device(tmp_path):
+    kernel, step = _estimator_weights(tmp_path / "mirrored", tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))
+    single, single_step = _estimator_weights(tmp_path / "one", None)
+    assert step == single_step == 6
+    np.testing.assert_allclose(kernel, single, rtol=1e-5)

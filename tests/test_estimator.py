@@ -134,3 +134,35 @@ def test_train_and_evaluate_runs_each_role_of_a_tf_config_cluster(tmp_path):
         for proc in procs.values():
             proc.kill()
             proc.wait(10)
+
+
+def test_train_and_evaluate_with_collective_all_reduce_between_chief_and_worker(tmp_path):
+    # no ps: the chief and the worker each hold the model (MultiWorkerMirroredStrategy), step
+    # together, and the evaluator evaluates the chief's checkpoints until the one at max_steps
+    import json
+    import subprocess
+    import sys
+
+    from cluster_util import free_ports
+
+    ports = free_ports(2)
+    cluster = {"chief": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{ports[1]}"]}
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "src"))
+    procs = {}
+    try:
+        for role in ("chief", "worker", "evaluator"):
+            task_env = dict(env, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": role, "index": 0}}))
+            procs[role] = subprocess.Popen([sys.executable, os.path.join(here, "estimator_task.py"),
+                                            str(tmp_path / "model"), "120", "collective"], env=task_env,
+                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        outputs = {role: procs[role].communicate(timeout=240)[0] for role in procs}
+        for role, out in outputs.items():
+            assert procs[role].returncode == 0, f"{role}:\n{out[-3000:]}"
+        results = {role: json.loads(out.rsplit("RESULT ", 1)[1]) for role, out in outputs.items()}
+        assert results["evaluator"]["global_step"] == 120 and results["evaluator"]["loss"] < 0.05, results
+        assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-120")  # (synchronous: exactly)
+    finally:
+        for proc in procs.values():
+            proc.kill()
+            proc.wait(10)

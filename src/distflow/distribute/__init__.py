@@ -5,9 +5,10 @@ What is here: ``MirroredStrategy`` (the devices of one process), ``OneDeviceStra
 ``experimental.MultiWorkerMirroredStrategy`` (the workers of TF_CONFIG's cluster, no ps),
 ``Strategy.scope``, ``experimental_run_v2`` / ``run``, ``reduce``,
 ``experimental_local_results``, ``experimental_distribute_dataset``, ``make_dataset_iterator``,
-``ReplicaContext.all_reduce``, ``ReduceOp`` and the context functions. What is not:
-``ParameterServerStrategy`` and ``CentralStorageStrategy`` (tf.train.replica_device_setter
-is the ps recipe), ``ReplicaContext.merge_call``, and ``RunConfig(train_distribute=...)``.
+``ReplicaContext.all_reduce``, ``ReduceOp``, the context functions, and Estimators'
+``RunConfig(train_distribute=...)``. What is not: ``ParameterServerStrategy`` and
+``CentralStorageStrategy`` (tf.train.replica_device_setter is the ps recipe) and
+``ReplicaContext.merge_call``.
 """
 
 from .._namespace import missing

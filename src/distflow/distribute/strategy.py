@@ -262,6 +262,10 @@ class Strategy:
     def make_dataset_iterator(self, dataset):
         return self.experimental_distribute_dataset(dataset).make_initializable_iterator()
 
+    def _split_batch(self, batch):
+        """Each replica's share of ``batch`` (a structure of tensors), as PerReplica values."""
+        return split_batch(self._devices, batch)
+
     def configure(self, session_config=None, cluster_spec=None, task_type=None, task_id=None):
         """Accepted: the strategy's cluster comes from its constructor (TF_CONFIG)."""
 
@@ -447,25 +451,30 @@ class DistributedIterator:
         return [self._iterator.initializer]
 
     def get_next(self, name=None):
-        batch = self._iterator.get_next()
-        devices = self._strategy._devices
-        n = len(devices)
-        if n == 1:
-            return batch
+        return self._strategy._split_batch(self._iterator.get_next())
 
-        def split(t):
-            known = t.shape.ndims is not None and t.shape.as_list()[0] is not None
-            size = t.shape.as_list()[0] if known else array_ops.shape(t)[0]
-            parts = []
-            for i, device in enumerate(devices):
-                with ops.device(device):
-                    part = t[(size * i) // n:(size * (i + 1)) // n]
-                    if not known and t.shape.ndims is not None:
-                        part.set_shape([None] + t.shape.as_list()[1:])
-                    parts.append(part)
-            return values_lib.PerReplica(parts)
 
-        return nest.map_structure(split, batch)
+def split_batch(devices, batch):
+    """Every tensor of ``batch`` (a structure) cut along axis 0 into one share per device, as
+    PerReplica values (shares differ by at most one row)."""
+    n = len(devices)
+    if n == 1:
+        return batch
+
+    def split(t):
+        t = ops.convert_to_tensor(t)
+        known = t.shape.ndims is not None and t.shape.as_list()[0] is not None
+        size = t.shape.as_list()[0] if known else array_ops.shape(t)[0]
+        parts = []
+        for i, device in enumerate(devices):
+            with ops.device(device):
+                part = t[(size * i) // n:(size * (i + 1)) // n]
+                if not known and t.shape.ndims is not None:
+                    part.set_shape([None] + t.shape.as_list()[1:])
+                parts.append(part)
+        return values_lib.PerReplica(parts)
+
+    return nest.map_structure(split, batch)
 
 
 class MirroredStrategy(Strategy):
@@ -507,7 +516,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         task_type = task_type or task.get("type")
         task_id = int(task_id if task_id is not None else task.get("index", 0))
         members = [(job, i) for job in ("chief", "worker") for i in range(len(cluster.get(job, [])))]
-        if not members or task_type is None:
+        if not members or task_type in (None, "evaluator"):  # (an evaluator evaluates alone, as in TF)
             super().__init__(_default_devices(num_gpus_per_worker))
             return
         if (task_type, task_id) not in members:

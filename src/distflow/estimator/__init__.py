@@ -5,7 +5,10 @@ What is here: ``Estimator`` (train, evaluate, predict, get_variable_value,
 latest_checkpoint), ``EstimatorSpec``, ``ModeKeys``, ``RunConfig`` (which reads TF_CONFIG),
 ``train_and_evaluate`` with ``TrainSpec``/``EvalSpec`` in one process or as the task of a
 TF_CONFIG cluster it is (ps, chief, worker: between-graph, the variables on the ps tasks;
-evaluator: each new checkpoint evaluated), and ``inputs.numpy_input_fn``. Training runs in
+evaluator: each new checkpoint evaluated), ``RunConfig(train_distribute=strategy)`` (the
+model function once per replica of a tf.distribute strategy: MirroredStrategy in one
+process, MultiWorkerMirroredStrategy across the chief and workers with no ps), and
+``inputs.numpy_input_fn``. Training runs in
 a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
 newest checkpoint and writes its metrics as summaries to ``model_dir/eval``. What is not:
 canned estimators and ``export_saved_model`` (no SavedModel yet), each refused with an

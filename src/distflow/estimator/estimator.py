@@ -177,10 +177,14 @@ class Estimator:
             if latest and int(saver_lib.load_variable(latest, "global_step")) >= max_steps:
                 _log.info("Skipping training since max_steps has already saved.")
                 return self
+        strategy = self.config.train_distribute
         with self._new_graph().as_default(), ops.device(self._device_fn()):
             global_step = get_or_create_global_step()
-            features, labels = self._features_and_labels(input_fn, ModeKeys.TRAIN)
-            spec = self._model(features, labels, ModeKeys.TRAIN)
+            if strategy is None:
+                features, labels = self._features_and_labels(input_fn, ModeKeys.TRAIN)
+                spec = self._model(features, labels, ModeKeys.TRAIN)
+            else:
+                spec = self._distributed_model(strategy, input_fn)
             scaffold = spec.scaffold or Scaffold()
             if scaffold.saver is None:
                 scaffold = Scaffold(copy_from_scaffold=scaffold, saver=saver_lib.Saver(
@@ -196,17 +200,49 @@ class Estimator:
                 self.model_dir, save_secs=self.config.save_checkpoints_secs,
                 save_steps=self.config.save_checkpoints_steps, scaffold=scaffold, listeners=saving_listeners)
             loss = None
+            # Every worker of a strategy without a ps holds (and so initializes or restores) its own
+            # copy of the model; only the chief checkpoints and writes summaries.
+            own_copy = strategy is not None and strategy.extended.experimental_between_graph
+            chief = self.config.is_chief
             with MonitoredTrainingSession(
-                    master=self.config.master, is_chief=self.config.is_chief, checkpoint_dir=self.model_dir,
+                    master=self.config.master, is_chief=chief or own_copy, checkpoint_dir=self.model_dir,
                     scaffold=scaffold,
-                    hooks=all_hooks, chief_only_hooks=spec.training_chief_hooks + [saver_hook],
+                    hooks=all_hooks, chief_only_hooks=spec.training_chief_hooks + [saver_hook] if chief else [],
                     save_checkpoint_secs=None, save_checkpoint_steps=None,
-                    save_summaries_steps=self.config.save_summary_steps, config=self.config.session_config,
-                    log_step_count_steps=self.config.log_step_count_steps) as sess:
+                    save_summaries_steps=self.config.save_summary_steps if chief else None,
+                    save_summaries_secs=None, config=self.config.session_config,
+                    log_step_count_steps=self.config.log_step_count_steps if chief else None) as sess:
                 while not sess.should_stop():
                     _, loss = sess.run([spec.train_op, spec.loss])
             _log.info("Loss for final step: %s.", loss)
         return self
+
+    def _distributed_model(self, strategy, input_fn) -> EstimatorSpec:
+        """The model function once per replica of ``strategy``, each on its share of every batch;
+        the first replica's spec, with the loss averaged over the replicas and a train op that
+        runs every replica's."""
+        specs = []
+
+        def replica_fn(features, labels):
+            spec = self._model(features, labels, ModeKeys.TRAIN)
+            specs.append(spec)
+            return spec.loss, spec.train_op
+
+        with strategy.scope():
+            kwargs = {name: value for name, value in (("mode", ModeKeys.TRAIN), ("params", self.params),
+                                                      ("config", self.config)) if name in _arg_names(input_fn)}
+            result = input_fn(**kwargs)
+            if isinstance(result, data_lib.Dataset):
+                result = strategy.experimental_distribute_dataset(result).make_one_shot_iterator().get_next()
+            else:
+                result = strategy._split_batch(result)
+            features, labels = (result[0], result[1]) if isinstance(result, (tuple, list)) else (result, None)
+            losses, train_ops = strategy.experimental_run_v2(replica_fn, args=(features, labels))
+            from ..distribute.strategy import ReduceOp  # noqa: PLC0415
+
+            loss = strategy.reduce(ReduceOp.MEAN, losses)
+            train_op = strategy.group(train_ops)
+        return specs[0]._replace(loss=loss, train_op=train_op)
 
     def _device_fn(self):
         """Where a cluster task's training ops go: variables on the ps tasks, the rest on this

@@ -13,7 +13,8 @@ class RunConfig:
     """How an Estimator runs. Without ``save_checkpoints_steps`` or ``_secs``, a checkpoint is
     saved every 600 s (and always at the end of ``train``). The cluster, this task's type and
     index and whether it is the chief come from the ``TF_CONFIG`` environment variable:
-    ``{"cluster": {...}, "task": {"type": "worker", "index": 1}}``."""
+    ``{"cluster": {...}, "task": {"type": "worker", "index": 1}}``. ``train_distribute`` is a
+    tf.distribute strategy that ``train`` runs the model function under, once per replica."""
 
     def __init__(self, model_dir=None, tf_random_seed=None, save_summary_steps=100, save_checkpoints_steps=None,
                  save_checkpoints_secs=None, session_config=None, keep_checkpoint_max=5,
@@ -22,7 +23,9 @@ class RunConfig:
                  experimental_max_worker_delay_secs=None, session_creation_timeout_secs=7200):
         if save_checkpoints_steps is not None and save_checkpoints_secs is not None:
             raise ValueError("Can not provide both save_checkpoints_steps and save_checkpoints_secs.")
-        for name, value in (("train_distribute", train_distribute), ("eval_distribute", eval_distribute),
+        if train_distribute is not None and not hasattr(train_distribute, "experimental_run_v2"):
+            raise ValueError(f"train_distribute must be a tf.distribute strategy, got {train_distribute!r}")
+        for name, value in (("eval_distribute", eval_distribute),
                             ("experimental_distribute", experimental_distribute), ("device_fn", device_fn),
                             ("experimental_max_worker_delay_secs", experimental_max_worker_delay_secs)):
             if value is not None:
@@ -43,6 +46,7 @@ class RunConfig:
         self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self._log_step_count_steps = log_step_count_steps
         self._session_creation_timeout_secs = session_creation_timeout_secs
+        self._train_distribute = train_distribute
         self._read_tf_config()
 
     def _read_tf_config(self) -> None:
@@ -64,7 +68,7 @@ class RunConfig:
         """A copy with ``kwargs`` changed (RunConfig's own keyword arguments)."""
         values = {name: getattr(self, name) for name in (
             "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "session_config",
-            "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps")}
+            "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute")}
         if "save_checkpoints_steps" not in kwargs and "save_checkpoints_secs" not in kwargs:
             values["save_checkpoints_secs"] = self.save_checkpoints_secs if self.save_checkpoints_steps is None \
                 else None
@@ -87,6 +91,6 @@ class RunConfig:
     master = property(lambda self: self._master)
     num_ps_replicas = property(lambda self: self._num_ps_replicas)
     num_worker_replicas = property(lambda self: self._num_worker_replicas)
-    train_distribute = property(lambda self: None)
+    train_distribute = property(lambda self: self._train_distribute)
     eval_distribute = property(lambda self: None)
     session_creation_timeout_secs = property(lambda self: self._session_creation_timeout_secs)

@@ -27,8 +27,10 @@ What a member gives, it *puts* on its board under a key, and what it takes, it *
 from its left neighbour's board (``Board``): within a process that is a rendezvous in
 memory; between tasks, a task's board is served on its data port, and a member asks
 its left neighbour's task, in one request, for every piece of an instance in the order
-they are made (distributed/collective_board.py). Every array put on a board is never
-written again, so a neighbour may read it whenever it comes.
+they are made (distributed/collective_board.py). An array put on a board is not written
+again until every member that reads it has: the reduce-scatter merges in place and puts
+a view of the result, which the all-gather overwrites only after the chunk's reduction,
+which needed that piece, is complete.
 
 A member that fails (its task died, its step was cancelled) fails the instance on its
 board; its right neighbour's take fails with the reason, and so on round the ring, so
@@ -165,8 +167,12 @@ class LocalBoard(Board):
         raise errors.InternalError(None, None, "a local session's collective has members in another process")
 
     def finished(self, run_id: int) -> None:
+        # (kept while it holds what a member that has not come yet will take: a broadcast's
+        # source may be done before its receivers begin; the last of them drops it)
         with self._lock:
-            self._runs.pop(run_id, None)
+            rdv = self._runs.get(run_id)
+            if rdv is not None and rdv.holds_nothing():
+                del self._runs[run_id]
 
     def fail(self, run_id: int, error: BaseException) -> None:
         with self._lock:
@@ -352,12 +358,14 @@ def all_reduce(ring: _Ring, value: np.ndarray, merge_op: str, final_op: str) -> 
         begin, _ = chunk(r)
         for p, (a, b) in enumerate(pieces[r]):
             ring.put(f"rs0.{p}", np.array(flat[begin + a:begin + b]))
-        for s in range(n - 1):  # reduce-scatter: merge chunk r-1-s, pass it on
+        for s in range(n - 1):  # reduce-scatter: merge chunk r-1-s in place, pass it on
             c = (r - 1 - s) % n
             begin, _ = chunk(c)
             for p, (a, b) in enumerate(pieces[c]):
-                merged = merge(out[begin + a:begin + b], ring.take(f"rs{s}.{p}"))
-                out[begin + a:begin + b] = merged
+                merged = out[begin + a:begin + b]
+                merge(merged, ring.take(f"rs{s}.{p}"), out=merged)
+                # (a view of ``out`` is put: this member writes that chunk again only in the
+                # all-gather, once the chunk's reduction, which needs this piece, is complete)
                 ring.put(f"rs{s + 1}.{p}" if s < n - 2 else f"ag0.{p}", merged)
         for s in range(n - 1):  # all-gather: chunk r-s arrives reduced
             c = (r - s) % n

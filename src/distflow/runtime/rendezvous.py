@@ -62,6 +62,11 @@ class Rendezvous:
         with self._lock:
             self._on_abort.pop(token, None)
 
+    def holds_nothing(self) -> bool:
+        """No tensor sent here waits to be received."""
+        with self._lock:
+            return not self._items
+
     def send(self, key, value=None) -> None:
         with self._lock:
             waiter = self._waiters.pop(key, None)

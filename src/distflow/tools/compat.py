@@ -215,13 +215,15 @@ def namespaces() -> list[tuple[str, str]]:
         elif name == "estimator":
             status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig`, "
                       "`train_and_evaluate` (in one process, or as the ps, chief, worker or evaluator task that "
-                      "TF_CONFIG names), `inputs.numpy_input_fn`; not yet canned estimators or SavedModel export")
+                      "TF_CONFIG names), `RunConfig(train_distribute=...)` with a tf.distribute strategy, "
+                      "`inputs.numpy_input_fn`; not yet canned estimators or SavedModel export")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `Strategy.scope`, `experimental_run_v2`, `reduce`, "
                       "`experimental_local_results`, `experimental_distribute_dataset`, `make_dataset_iterator`, "
-                      "`ReplicaContext.all_reduce`, `ReduceOp` and the context functions; not `ParameterServerStrategy`, "
-                      "`CentralStorageStrategy`, `ReplicaContext.merge_call` or `RunConfig(train_distribute=...)`")
+                      "`ReplicaContext.all_reduce`, `ReduceOp`, the context functions and Estimators' "
+                      "`RunConfig(train_distribute=...)`; not `ParameterServerStrategy`, `CentralStorageStrategy` or "
+                      "`ReplicaContext.merge_call`")
         elif name == "io":
             status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "
