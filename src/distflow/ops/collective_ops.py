@@ -35,7 +35,10 @@ def _check_keys(op_name: str, group_size, group_key, instance_key) -> None:
         raise ValueError(f"{op_name}: Parameter group_size to all_reduce must be at least 1, got {group_size}")
 
 
-@register_op("CollectiveReduce", shape=lambda op: op.inputs[0].shape, stateful=True, blocking=True)
+# (may_alias: the reduced tensor is also what this member gave its neighbour, which may read
+# it after the kernel returns, so no later kernel may write into it in place)
+@register_op("CollectiveReduce", shape=lambda op: op.inputs[0].shape, stateful=True, blocking=True,
+             may_alias=True)
 def _collective_reduce_kernel(ctx, t, *, group_size, group_key, instance_key, merge_op, final_op, **attrs):
     return _runtime(ctx).all_reduce(ctx, group_key, group_size, int(instance_key), t, merge_op, final_op)
 
