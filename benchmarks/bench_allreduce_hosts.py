@@ -74,6 +74,8 @@ else:
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.01), replicas_to_aggregate=n,
                                              total_num_replicas=n)
         train = opt.minimize(model(x, y), global_step=step_var)
+        done = tf.Variable(0, name="bench_done", trainable=False)  # (workers that have finished timing)
+        finish = done.assign_add(1)
     hook = opt.make_session_run_hook(index == 0)
     sess = tf.train.MonitoredTrainingSession(master=server.target, is_chief=index == 0, hooks=[hook],
                                              save_checkpoint_secs=None, save_summaries_steps=None,
@@ -100,7 +102,14 @@ end = time.time()
 print(json.dumps({"start": start, "end": end, "steps": steps,
                   "traffic": [b - a for a, b in zip(before, counters())]}), flush=True)
 if mode == "ps":
-    sess._sess = None  # (the other workers may still need the ps: leave without closing the queues)
+    # A synchronous step takes 4 gradients from any workers: keep giving them until every
+    # worker is done (a step the others no longer feed gives up), then leave without closing.
+    sess.run(finish)
+    while sess.run(done) < n:
+        try:
+            sess.run(train, feed, options=tf.RunOptions(timeout_in_ms=5000))
+        except tf.errors.DeadlineExceededError:
+            break
 os._exit(0)
 '''
 
