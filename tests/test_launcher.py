@@ -266,3 +266,40 @@ def test_each_task_sees_the_gpus_the_launcher_gave_it():
                  "import time; time.sleep(0.2 if t['type'] != 'ps' else 30)")
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert "worker 0 sees '0'" in out.stdout and "worker 1 sees '1'" in out.stdout and "ps 0 sees ''" in out.stdout
+
+
+@pytest.mark.parametrize("layout", [["--ps", "1"], ["--ps", "0", "collective"]], ids=["ps", "collective"])
+def test_train_and_evaluate_under_the_launcher_matches_one_process(tmp_path, layout):
+    # chief + 2 workers (+ a ps, or all-reducing with no ps) + an evaluator, against the same
+    # program in one process: the same final metrics within noise, and eval events that read back
+    import json
+
+    import numpy as np
+
+    import distflow as tf
+
+    ps, extra = layout[:2], layout[2:]
+    task = os.path.join(ROOT, "tests", "estimator_task.py")
+    out = launch(*ps, "--chief", "--workers", "2", "--evaluator", "--", sys.executable, task,
+                 str(tmp_path / "cluster"), "200", *extra)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    lines = [line for line in out.stdout.splitlines() if line.startswith("[evaluator:0] RESULT ")]
+    assert lines, out.stdout[-3000:]
+    cluster = json.loads(lines[0].split("RESULT ", 1)[1])
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    env.pop("TF_CONFIG", None)
+    alone = subprocess.run([sys.executable, task, str(tmp_path / "alone"), "200"], capture_output=True, text=True,
+                           timeout=240, env=env)
+    assert alone.returncode == 0, alone.stdout[-3000:] + alone.stderr[-3000:]
+    single = json.loads(alone.stdout.rsplit("RESULT ", 1)[1])
+    assert cluster["global_step"] >= 200 and single["global_step"] == 200
+    for name in ("loss", "mae"):  # (both converge to the exact linear fit)
+        assert cluster[name] < 0.05 and single[name] < 0.05, (cluster, single)
+    steps = {}
+    eval_dir = tmp_path / "cluster" / "eval"
+    for path in sorted(eval_dir.iterdir()):
+        for event in tf.train.summary_iterator(str(path)):
+            for value in event.summary.value:
+                steps.setdefault(value.tag, []).append((event.step, value.simple_value))
+    assert max(step for step, _ in steps["loss"]) >= 200 and "mae" in steps
+    assert np.isclose(sorted(steps["loss"])[-1][1], cluster["loss"])

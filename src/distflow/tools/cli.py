@@ -44,7 +44,7 @@ def main(argv=None) -> int:
                    add_help=False)
     launch = sub.add_parser(
         "launch", help="start a local cluster running one command per task",
-        usage="distflow launch [--ps N] [--workers N] [--chief] [--logdir DIR] [--gpus-per-worker N] "
+        usage="distflow launch [--ps N] [--workers N] [--chief] [--evaluator] [--logdir DIR] [--gpus-per-worker N] "
               "-- COMMAND [ARGS ...]",
         description="Starts one process per task on free loopback ports, each running COMMAND with TF_CONFIG "
                     "naming its job and index; prefixes their output with the task; stops the ps tasks when "
@@ -54,6 +54,8 @@ def main(argv=None) -> int:
     launch.add_argument("--ps", type=_count(0), default=1, help="parameter-server tasks (default 1)")
     launch.add_argument("--workers", type=_count(1), default=2, help="worker tasks (default 2)")
     launch.add_argument("--chief", action="store_true", help="add a 'chief' task")
+    launch.add_argument("--evaluator", action="store_true",
+                        help="add an 'evaluator' task (outside the cluster, as TF_CONFIG has it in TensorFlow)")
     launch.add_argument("--logdir", help="also write each task's output to DIR/<job>-<index>.log")
     launch.add_argument("--gpus-per-worker", type=_count(0), default=0, metavar="N",
                         help="give each chief and worker task N GPUs of its own (CUDA_VISIBLE_DEVICES), "
@@ -86,7 +88,7 @@ def main(argv=None) -> int:
         from .launcher import launch as run  # noqa: PLC0415
 
         return run(command, args.ps, args.workers, args.chief, logdir=args.logdir,
-                   gpus_per_worker=args.gpus_per_worker)
+                   gpus_per_worker=args.gpus_per_worker, evaluator=args.evaluator)
     if args.cmd == "demo":
         from .demo import run as demo_run  # noqa: PLC0415
 

@@ -1,10 +1,10 @@
 """``distflow launch``: a local cluster in one command.
 
-    distflow launch --ps 1 --workers 2 [--chief] [--logdir DIR] -- python train.py ARGS
+    distflow launch --ps 1 --workers 2 [--chief] [--evaluator] [--logdir DIR] -- python train.py ARGS
 
 Every task runs the same command with TF_CONFIG in TensorFlow's format (so the
 script finds its job and index with TFConfigClusterResolver, as under Kubernetes
-TFJob), and with BLAS thread counts that share the cores among the tasks (unless the
+TFJob; an evaluator, as in TF, is a task of its own outside the cluster's jobs), and with BLAS thread counts that share the cores among the tasks (unless the
 user set them). Each output line is prefixed with its task. When every worker (and the
 chief) has exited, the ps tasks are asked to stop (their ``server.join()``
 returns), and killed if they do not exit in time. The exit code is the first
@@ -171,7 +171,7 @@ def gpu_env(cluster: dict, gpus_per_worker: int, environ=None) -> dict:
 
 
 def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_grace: float = 10.0,
-           out=None, logdir: str | None = None, gpus_per_worker: int = 0) -> int:
+           out=None, logdir: str | None = None, gpus_per_worker: int = 0, evaluator: bool = False) -> int:
     out = out or sys.stdout
     if shutil.which(command[0]) is None:
         out.write(f"[launch] error: cannot run {command[0]!r}: no such program, or it is not executable\n")
@@ -187,7 +187,7 @@ def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_gr
                                                for (job, i), ids in gpus.items()) + "\n")
     procs: dict[tuple[str, int], subprocess.Popen] = {}
     pumps = []
-    n_tasks = sum(len(tasks) for tasks in cluster.values())
+    n_tasks = sum(len(tasks) for tasks in cluster.values()) + (1 if evaluator else 0)
     threads = blas_thread_env(n_tasks)
     # The cluster's token: the user's (DISTFLOW_TOKEN or DISTFLOW_TOKEN_FILE), else a new one
     # for this cluster, so that no other process on the machine can use its tasks.
@@ -203,20 +203,20 @@ def launch(command: list[str], ps: int, workers: int, chief: bool = False, ps_gr
     stop: list = []
     handlers = _catch_signals(stop)
     try:
-        for job in ("ps", "chief", "worker"):
-            for index in range(len(cluster.get(job, []))):
-                env = dict(os.environ, **threads, **token_env, TF_CONFIG=json.dumps(
-                    {"cluster": cluster, "task": {"type": job, "index": index}, "rpc_layer": "grpc"}))
-                if gpus:
-                    env["CUDA_VISIBLE_DEVICES"] = gpus[(job, index)]
-                proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
-                procs[(job, index)] = proc
-                log = open(os.path.join(logdir, f"{job}-{index}.log"), "w") if logdir else None  # noqa: SIM115
-                pump = threading.Thread(target=_pump, args=(proc.stdout, f"{job}:{index}", out, log), daemon=True)
-                pump.start()
-                pumps.append(pump)
-        trainers = {k: p for k, p in procs.items() if k[0] != "ps"}
+        tasks = [(job, index) for job in ("ps", "chief", "worker") for index in range(len(cluster.get(job, [])))]
+        for job, index in tasks + ([("evaluator", 0)] if evaluator else []):
+            env = dict(os.environ, **threads, **token_env, TF_CONFIG=json.dumps(
+                {"cluster": cluster, "task": {"type": job, "index": index}, "rpc_layer": "grpc"}))
+            if gpus:
+                env["CUDA_VISIBLE_DEVICES"] = gpus.get((job, index), "")
+            proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+            procs[(job, index)] = proc
+            log = open(os.path.join(logdir, f"{job}-{index}.log"), "w") if logdir else None  # noqa: SIM115
+            pump = threading.Thread(target=_pump, args=(proc.stdout, f"{job}:{index}", out, log), daemon=True)
+            pump.start()
+            pumps.append(pump)
+        trainers = {k: p for k, p in procs.items() if k[0] != "ps"}  # (an evaluator too: it is waited for)
         codes = _wait_for_trainers(trainers, ("chief", 0) if chief else ("worker", 0), out, stop)
     except _Stop as e:
         name = signal.Signals(e.signum).name
