@@ -197,6 +197,25 @@ def test_embedding_classifier():
     assert top1 >= 0.85 and top2 >= top1
 
 
+@needs_digits
+@pytest.mark.parametrize("program", ["iris_premade.py", "iris_custom.py"])
+def test_the_iris_estimator_tutorials_reach_their_accuracy(program):
+    # (TensorFlow's tutorials report 0.93-0.97 on their 30 test flowers)
+    out, _ = run(program)
+    assert numbers(last_line_with(out, "Test set accuracy"))[-1] >= 0.9
+    if program == "iris_premade.py":
+        for species in ("Setosa", "Versicolor", "Virginica"):
+            assert f'Prediction is "{species}"' in out and f'expected "{species}"' in out
+
+
+def test_census_wide_and_deep_learns_the_rule():
+    out, _ = run("census_wide_deep.py")
+    final = out.rsplit("Results at epoch 8", 1)[1]
+    metrics = {line.split(": ")[0]: float(line.split(": ")[1]) for line in final.strip().splitlines()}
+    assert metrics["global_step"] == 800
+    assert metrics["accuracy"] >= 0.8 and metrics["auc"] >= 0.9, metrics
+
+
 def test_autoencoder_learns_to_reconstruct():
     out, _ = run("autoencoder.py")
     first, final, variance = numbers(last_line_with(out, "reconstruction loss"))

@@ -128,6 +128,7 @@ from .ops.sparse_ops import (SparseTensor, SparseTensorValue, convert_to_tensor_
                              sparse_transpose, string_split)
 from .ops.string_ops import (as_string, decode_base64, encode_base64, reduce_join, regex_replace, string_join,
                              string_strip, string_to_number, substr)
+from .ops.hash_ops import string_to_hash_bucket_fast
 from .ops.scatter_ops import (scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
                               scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update, tensor_scatter_add,
                               tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
@@ -161,7 +162,7 @@ from . import compat, data, debugging, initializers, io, linalg, manip, math, me
 from . import bitwise, graph_util, image, nest, python_io, resource_loader, signal, sparse, spectral  # noqa: E402
 from . import strings, summary, test  # noqa: E402
 from . import contrib  # noqa: E402
-from . import distribute, estimator  # noqa: E402
+from . import distribute, estimator, feature_column  # noqa: E402
 from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing

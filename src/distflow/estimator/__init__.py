@@ -7,16 +7,19 @@ latest_checkpoint), ``EstimatorSpec``, ``ModeKeys``, ``RunConfig`` (which reads 
 TF_CONFIG cluster it is (ps, chief, worker: between-graph, the variables on the ps tasks;
 evaluator: each new checkpoint evaluated), ``RunConfig(train_distribute=strategy)`` (the
 model function once per replica of a tf.distribute strategy: MirroredStrategy in one
-process, MultiWorkerMirroredStrategy across the chief and workers with no ps), and
+process, MultiWorkerMirroredStrategy across the chief and workers with no ps), the canned
+estimators (``DNNClassifier``, ``DNNRegressor``, ``LinearClassifier``, ``LinearRegressor``,
+``DNNLinearCombinedClassifier``/``Regressor``, on tf.feature_column), and
 ``inputs.numpy_input_fn``. Training runs in
 a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
 newest checkpoint and writes its metrics as summaries to ``model_dir/eval``. What is not:
-canned estimators and ``export_saved_model`` (no SavedModel yet), each refused with an
-error that says so.
+``export_saved_model`` (no SavedModel yet), refused with an error that says so.
 """
 
 from .._namespace import missing
 from . import inputs  # noqa: F401
+from .canned import (DNNClassifier, DNNLinearCombinedClassifier, DNNLinearCombinedRegressor,  # noqa: F401
+                     DNNRegressor, LinearClassifier, LinearRegressor)
 from .estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401
 from .run_config import RunConfig  # noqa: F401
 from .training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: F401

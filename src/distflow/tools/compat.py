@@ -216,7 +216,9 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig`, "
                       "`train_and_evaluate` (in one process, or as the ps, chief, worker or evaluator task that "
                       "TF_CONFIG names), `RunConfig(train_distribute=...)` with a tf.distribute strategy, "
-                      "`inputs.numpy_input_fn`; not yet canned estimators or SavedModel export")
+                      "`inputs.numpy_input_fn`, the canned `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
+                      "`LinearRegressor` and `DNNLinearCombinedClassifier`/`Regressor`; not yet SavedModel export, "
+                      "the boosted-trees and baseline estimators or `warm_start_from`")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `Strategy.scope`, `experimental_run_v2`, `reduce`, "
@@ -224,6 +226,12 @@ def namespaces() -> list[tuple[str, str]]:
                       "`ReplicaContext.all_reduce`, `ReduceOp`, the context functions and Estimators' "
                       "`RunConfig(train_distribute=...)`; not `ParameterServerStrategy`, `CentralStorageStrategy` or "
                       "`ReplicaContext.merge_call`")
+        elif name == "feature_column":
+            status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "
+                      "`_file`, `categorical_column_with_identity`, `categorical_column_with_hash_bucket` (TF's "
+                      "FarmHash buckets), `crossed_column` (its buckets are not TF's), `indicator_column`, "
+                      "`embedding_column`, `input_layer`, `linear_model`; features come dense, not as SparseTensors; "
+                      "not the shared and weighted columns or `make_parse_example_spec`")
         elif name == "io":
             status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "

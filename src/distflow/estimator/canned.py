@@ -1,0 +1,326 @@
+"""Canned estimators, as TF 1.x's tutorials used them: ``DNNClassifier``, ``DNNRegressor``,
+``LinearClassifier``, ``LinearRegressor``, ``DNNLinearCombinedClassifier`` and
+``DNNLinearCombinedRegressor``.
+
+Each is an Estimator whose model function TensorFlow 1.15 wrote: the features through
+feature columns (``input_layer`` for the DNN under ``dnn/input_from_feature_columns``,
+``linear_model`` under ``linear/linear_model``), hidden layers ``dnn/hiddenlayer_<i>``,
+logits ``dnn/logits``; a *head* that turns logits into a loss (sigmoid cross-entropy for
+two classes, softmax for more, squared error for regression; summed over the batch, TF
+1.x's ``Reduction.SUM``), predictions and metrics (``accuracy``, ``average_loss`` and
+``loss``; for two classes also ``auc``, ``precision``, ``recall`` and ``prediction/mean``,
+``label/mean``). Optimizers are named as TF names them ('Adagrad', 'Adam', 'Ftrl',
+'RMSProp', 'SGD') or given as objects; the DNN part defaults to Adagrad at 0.05, the linear
+part to Ftrl at min(0.2, 1/sqrt(number of columns)).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..framework import dtypes, ops
+from ..framework.ops import GraphKeys
+from ..losses import Reduction, compute_weighted_loss
+from .. import metrics as metrics_lib
+from .. import nn
+from ..ops import array_ops, categorical_ops, init_ops, math_ops, reduction_ops, slicing_ops, state_ops, unary_ops
+from ..ops import variable_scope as vs
+from ..train import optimizers as optimizers_lib
+from ..train.training_util import get_global_step
+from ..feature_column import feature_column as fc
+from .estimator import Estimator, EstimatorSpec, ModeKeys
+
+_OPTIMIZERS = {"adagrad": optimizers_lib.AdagradOptimizer, "adam": optimizers_lib.AdamOptimizer,
+               "ftrl": optimizers_lib.FtrlOptimizer, "rmsprop": optimizers_lib.RMSPropOptimizer,
+               "sgd": optimizers_lib.GradientDescentOptimizer}
+
+
+def _optimizer(optimizer, learning_rate: float):
+    if isinstance(optimizer, str):
+        cls = _OPTIMIZERS.get(optimizer.lower())
+        if cls is None:
+            raise ValueError(f"Unsupported optimizer name: {optimizer}. Supported names are: "
+                             f"{sorted(_OPTIMIZERS)}")
+        return cls(learning_rate)
+    return optimizer() if callable(optimizer) and not hasattr(optimizer, "minimize") else optimizer
+
+
+class _Head:
+    """Logits to loss, predictions and metrics (TF's binary, multi-class and regression heads)."""
+
+    def __init__(self, kind: str, n_classes: int = 2, label_dimension: int = 1, label_vocabulary=None,
+                 weight_column=None, loss_reduction=Reduction.SUM):
+        self.kind = kind
+        self.n_classes = n_classes
+        self.label_vocabulary = list(label_vocabulary) if label_vocabulary is not None else None
+        self.weight_column = weight_column
+        self.loss_reduction = loss_reduction
+        self.logits_dimension = 1 if kind == "binary" else n_classes if kind == "multi" else label_dimension
+
+    def _labels(self, labels):
+        labels = ops.convert_to_tensor(labels)
+        if self.kind == "regression":
+            return array_ops.reshape(math_ops.cast(labels, dtypes.float32), [-1, self.logits_dimension])
+        if self.label_vocabulary is not None:
+            labels = categorical_ops.vocabulary_lookup(labels, self.label_vocabulary)
+        return array_ops.reshape(math_ops.cast(labels, dtypes.int64), [-1])
+
+    def _weights(self, features):
+        if self.weight_column is None:
+            return 1.0
+        key = self.weight_column if isinstance(self.weight_column, str) else self.weight_column.key
+        return array_ops.reshape(math_ops.cast(features[key], dtypes.float32), [-1, 1])
+
+    def spec(self, features, mode, logits, labels, train_op_fn) -> EstimatorSpec:
+        predictions = self._predictions(logits)
+        if mode == ModeKeys.PREDICT:
+            return EstimatorSpec(mode, predictions=predictions)
+        labels = self._labels(labels)
+        weights = self._weights(features)
+        if self.kind == "regression":
+            unreduced = unary_ops.square(logits - labels)
+        elif self.kind == "binary":
+            unreduced = nn.sigmoid_cross_entropy_with_logits(
+                labels=math_ops.cast(array_ops.reshape(labels, [-1, 1]), dtypes.float32), logits=logits)
+        else:
+            unreduced = array_ops.expand_dims(nn.sparse_softmax_cross_entropy_with_logits(
+                labels=labels, logits=logits), 1)
+        loss = compute_weighted_loss(unreduced, weights, reduction=self.loss_reduction)
+        if mode == ModeKeys.TRAIN:
+            return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op_fn(loss))
+        return EstimatorSpec(mode, predictions=predictions, loss=loss,
+                             eval_metric_ops=self._metrics(unreduced, weights, labels, predictions))
+
+    def _predictions(self, logits) -> dict:
+        if self.kind == "regression":
+            return {"predictions": logits}
+        if self.kind == "binary":
+            logistic = unary_ops.sigmoid(logits)
+            probabilities = slicing_ops.concat([1.0 - logistic, logistic], 1)
+            class_ids = math_ops.cast(logistic > 0.5, dtypes.int64)
+            out = {"logits": logits, "logistic": logistic, "probabilities": probabilities, "class_ids": class_ids}
+        else:
+            probabilities = nn.softmax(logits)
+            class_ids = array_ops.expand_dims(reduction_ops.argmax(logits, 1), 1)
+            out = {"logits": logits, "probabilities": probabilities, "class_ids": class_ids}
+        if self.label_vocabulary is not None:
+            vocab = array_ops.constant([v.encode() if isinstance(v, str) else v for v in self.label_vocabulary])
+            out["classes"] = slicing_ops.gather(vocab, class_ids)
+        else:
+            from ..ops.string_ops import as_string  # noqa: PLC0415
+
+            out["classes"] = as_string(class_ids)
+        return out
+
+    def _metrics(self, unreduced, weights, labels, predictions) -> dict:
+        metrics = {"average_loss": metrics_lib.mean(unreduced, weights=weights if self.weight_column else None)}
+        if self.kind == "regression":
+            return metrics
+        class_ids = array_ops.reshape(predictions["class_ids"], [-1])
+        metrics["accuracy"] = metrics_lib.accuracy(labels, class_ids)
+        if self.kind == "binary":
+            logistic = array_ops.reshape(predictions["logistic"], [-1])
+            labels_f = math_ops.cast(labels, dtypes.float32)
+            metrics["auc"] = metrics_lib.auc(labels, logistic)
+            metrics["precision"] = metrics_lib.precision(labels, class_ids)
+            metrics["recall"] = metrics_lib.recall(labels, class_ids)
+            metrics["prediction/mean"] = metrics_lib.mean(logistic)
+            metrics["label/mean"] = metrics_lib.mean(labels_f)
+        return metrics
+
+
+def _head(n_classes, label_vocabulary, weight_column, loss_reduction):
+    if n_classes is None or n_classes < 2:
+        raise ValueError(f"n_classes must be > 1 for classification: {n_classes}")
+    if label_vocabulary is not None and len(label_vocabulary) != n_classes:
+        raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries for {n_classes} classes")
+    return _Head("binary" if n_classes == 2 else "multi", n_classes=n_classes, label_vocabulary=label_vocabulary,
+                 weight_column=weight_column, loss_reduction=loss_reduction)
+
+
+def _dnn_logits(features, mode, hidden_units, feature_columns, units, activation_fn, dropout, batch_norm):
+    with vs.variable_scope("dnn"):
+        with vs.variable_scope("input_from_feature_columns"):
+            net = fc.input_layer(features, feature_columns)
+        for i, width in enumerate(hidden_units):
+            with vs.variable_scope(f"hiddenlayer_{i}"):
+                net = _dense(net, width, activation_fn)
+                if batch_norm:
+                    from ..layers import normalization  # noqa: PLC0415
+
+                    net = normalization.batch_normalization(net, training=mode == ModeKeys.TRAIN,
+                                                            name="batchnorm_%d" % i)
+                if dropout is not None and mode == ModeKeys.TRAIN:
+                    net = nn.dropout(net, rate=dropout)
+        with vs.variable_scope("logits"):
+            return _dense(net, units, None)
+
+
+def _dense(net, units, activation):
+    """A dense layer whose variables are ``kernel`` and ``bias`` in the current variable scope
+    (TF's canned names: dnn/hiddenlayer_0/kernel)."""
+    kernel = vs.get_variable("kernel", [net.shape[-1].value, units],
+                             initializer=init_ops.glorot_uniform_initializer())
+    bias = vs.get_variable("bias", [units], initializer=init_ops.zeros_initializer())
+    out = math_ops.matmul(net, kernel) + bias
+    return activation(out) if activation is not None else out
+
+
+def _linear_logits(features, feature_columns, units, sparse_combiner):
+    with vs.variable_scope("linear"):
+        return fc.linear_model(features, feature_columns, units=units, sparse_combiner=sparse_combiner)
+
+
+def _train_op_fn(parts):
+    """``parts``: (optimizer, variable scope) pairs; one minimize each over its own variables,
+    and the global step incremented once."""
+    def train_op_fn(loss):
+        updates = []
+        for optimizer, scope in parts:
+            var_list = [v for v in ops.get_collection(GraphKeys.TRAINABLE_VARIABLES) if v.op.name.startswith(scope)]
+            updates.append(optimizer.minimize(loss, var_list=var_list))
+        with ops.control_dependencies(updates):
+            return state_ops.assign_add(get_global_step(), 1).op
+
+    return train_op_fn
+
+
+def _check_columns(columns, what):
+    columns = list(columns or [])
+    if not columns:
+        raise ValueError(f"{what} must be a non-empty list of feature columns")
+    return columns
+
+
+class _Canned(Estimator):
+    def __init__(self, model_fn, model_dir, config, warm_start_from):
+        super().__init__(model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from)
+
+
+class DNNClassifier(_Canned):
+    """A feed-forward network classifier (``tf.estimator.DNNClassifier``)."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2, weight_column=None,
+                 label_vocabulary=None, optimizer="Adagrad", activation_fn=nn.relu, dropout=None,
+                 input_layer_partitioner=None, config=None, warm_start_from=None, loss_reduction=Reduction.SUM,
+                 batch_norm=False):
+        head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
+        columns = _check_columns(feature_columns, "feature_columns")
+
+        def model_fn(features, labels, mode):
+            logits = _dnn_logits(features, mode, hidden_units, columns, head.logits_dimension, activation_fn, dropout,
+                                 batch_norm)
+            return head.spec(features, mode, logits, labels, _train_op_fn([(_optimizer(optimizer, 0.05), "dnn")]))
+
+        super().__init__(model_fn, model_dir, config, warm_start_from)
+
+
+class DNNRegressor(_Canned):
+    """A feed-forward network regressor (``tf.estimator.DNNRegressor``)."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
+                 optimizer="Adagrad", activation_fn=nn.relu, dropout=None, input_layer_partitioner=None, config=None,
+                 warm_start_from=None, loss_reduction=Reduction.SUM, batch_norm=False):
+        head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
+                     loss_reduction=loss_reduction)
+        columns = _check_columns(feature_columns, "feature_columns")
+
+        def model_fn(features, labels, mode):
+            logits = _dnn_logits(features, mode, hidden_units, columns, head.logits_dimension, activation_fn, dropout,
+                                 batch_norm)
+            return head.spec(features, mode, logits, labels, _train_op_fn([(_optimizer(optimizer, 0.05), "dnn")]))
+
+        super().__init__(model_fn, model_dir, config, warm_start_from)
+
+
+def _linear_rate(columns) -> float:
+    return min(0.2, 1.0 / math.sqrt(len(columns)))
+
+
+class LinearClassifier(_Canned):
+    """A linear model classifier (``tf.estimator.LinearClassifier``)."""
+
+    def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
+                 optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
+                 loss_reduction=Reduction.SUM, sparse_combiner="sum"):
+        head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
+        columns = _check_columns(feature_columns, "feature_columns")
+
+        def model_fn(features, labels, mode):
+            logits = _linear_logits(features, columns, head.logits_dimension, sparse_combiner)
+            return head.spec(features, mode, logits, labels,
+                             _train_op_fn([(_optimizer(optimizer, _linear_rate(columns)), "linear")]))
+
+        super().__init__(model_fn, model_dir, config, warm_start_from)
+
+
+class LinearRegressor(_Canned):
+    """A linear regression model (``tf.estimator.LinearRegressor``)."""
+
+    def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
+                 config=None, partitioner=None, warm_start_from=None, loss_reduction=Reduction.SUM,
+                 sparse_combiner="sum"):
+        head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
+                     loss_reduction=loss_reduction)
+        columns = _check_columns(feature_columns, "feature_columns")
+
+        def model_fn(features, labels, mode):
+            logits = _linear_logits(features, columns, head.logits_dimension, sparse_combiner)
+            return head.spec(features, mode, logits, labels,
+                             _train_op_fn([(_optimizer(optimizer, _linear_rate(columns)), "linear")]))
+
+        super().__init__(model_fn, model_dir, config, warm_start_from)
+
+
+def _combined_model_fn(head, linear_columns, linear_optimizer, dnn_columns, dnn_optimizer, hidden_units,
+                       activation_fn, dropout, batch_norm, sparse_combiner):
+    linear_columns, dnn_columns = list(linear_columns or []), list(dnn_columns or [])
+    if not linear_columns and not dnn_columns:
+        raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
+    if dnn_columns and not hidden_units:
+        raise ValueError("dnn_hidden_units must be defined when dnn_feature_columns is specified.")
+
+    def model_fn(features, labels, mode):
+        parts, logits = [], []
+        if dnn_columns:
+            logits.append(_dnn_logits(features, mode, hidden_units, dnn_columns, head.logits_dimension, activation_fn,
+                                      dropout, batch_norm))
+            parts.append((_optimizer(dnn_optimizer, 0.05), "dnn"))
+        if linear_columns:
+            logits.append(_linear_logits(features, linear_columns, head.logits_dimension, sparse_combiner))
+            parts.append((_optimizer(linear_optimizer, _linear_rate(linear_columns)), "linear"))
+        return head.spec(features, mode, math_ops.add_n(logits) if len(logits) > 1 else logits[0], labels,
+                         _train_op_fn(parts))
+
+    return model_fn
+
+
+class DNNLinearCombinedClassifier(_Canned):
+    """Wide (linear) and deep (DNN) together (``tf.estimator.DNNLinearCombinedClassifier``)."""
+
+    def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
+                 dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None, dnn_activation_fn=nn.relu,
+                 dnn_dropout=None, n_classes=2, weight_column=None, label_vocabulary=None,
+                 input_layer_partitioner=None, config=None, warm_start_from=None, loss_reduction=Reduction.SUM,
+                 batch_norm=False, linear_sparse_combiner="sum"):
+        head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
+        super().__init__(_combined_model_fn(head, linear_feature_columns, linear_optimizer, dnn_feature_columns,
+                                            dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
+                                            batch_norm, linear_sparse_combiner), model_dir, config, warm_start_from)
+
+
+class DNNLinearCombinedRegressor(_Canned):
+    """Wide and deep regression (``tf.estimator.DNNLinearCombinedRegressor``)."""
+
+    def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
+                 dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None, dnn_activation_fn=nn.relu,
+                 dnn_dropout=None, label_dimension=1, weight_column=None, input_layer_partitioner=None, config=None,
+                 warm_start_from=None, loss_reduction=Reduction.SUM, batch_norm=False,
+                 linear_sparse_combiner="sum"):
+        head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
+                     loss_reduction=loss_reduction)
+        super().__init__(_combined_model_fn(head, linear_feature_columns, linear_optimizer, dnn_feature_columns,
+                                            dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
+                                            batch_norm, linear_sparse_combiner), model_dir, config, warm_start_from)
+
+

@@ -1,0 +1,9 @@
+"""``tf.feature_column``: raw features into a model's input (feature_column.py says how)."""
+
+from .._namespace import missing
+from .feature_column import (bucketized_column, categorical_column_with_hash_bucket,  # noqa: F401
+                             categorical_column_with_identity, categorical_column_with_vocabulary_file,
+                             categorical_column_with_vocabulary_list, crossed_column, embedding_column, indicator_column,
+                             input_layer, linear_model, numeric_column)
+
+__getattr__ = missing("tf.feature_column")

@@ -1,0 +1,117 @@
+"""Turning raw feature values into category ids: ``Bucketize`` (TF's op, ``tf.math.bucketize``'s)
+and a vocabulary lookup that feature columns use.
+
+TensorFlow looks vocabularies up in a hash table resource made by ``tables_initializer``;
+distflow's ``VocabularyLookup`` carries the vocabulary as an attribute and needs no
+initializer. Ids are the same: a value's index in the vocabulary; a value outside it
+gets ``vocab_size + Fingerprint64(value) % num_oov_buckets`` with OOV buckets (TF's
+``string_to_hash_bucket_fast``, on the value's string form), else ``default_value``.
+``CrossHashed`` hashes crossed feature values (crossed_column) into buckets.
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+
+import numpy as np
+
+from ..framework import dtypes, ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from .hash_ops import fingerprint64
+from .op_util import make_tensor
+
+
+@register_op("Bucketize", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int32)
+def _bucketize_kernel(xp, x, *, boundaries):
+    """The index of the bucket of each value: how many boundaries are <= it."""
+    return np.searchsorted(np.asarray(boundaries, dtype=np.float64), np.asarray(x, dtype=np.float64),
+                           side="right").astype(np.int32)
+
+
+def bucketize(input, boundaries, name=None):  # noqa: A002
+    boundaries = [float(b) for b in boundaries]
+    if boundaries != sorted(boundaries):
+        raise ValueError(f"bucketize: boundaries must be sorted, got {boundaries}")
+    return make_tensor("Bucketize", [ops.convert_to_tensor(input)], {"boundaries": boundaries}, name or "Bucketize")
+
+
+def _key(v) -> bytes:
+    if isinstance(v, bytes):
+        return v
+    if isinstance(v, (np.integer, int)):
+        return str(int(v)).encode()
+    return str(v).encode()
+
+
+@register_op("VocabularyLookup", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int64)
+def _vocabulary_lookup_kernel(xp, x, *, vocabulary, default_value, num_oov_buckets):
+    index = {_key(v): i for i, v in enumerate(vocabulary)}
+    size = len(vocabulary)
+    x = np.asarray(x)
+    out = np.empty(x.shape, np.int64)
+    flat_in, flat_out = x.reshape(-1), out.reshape(-1)
+    for i, v in enumerate(flat_in):
+        k = _key(v)
+        found = index.get(k)
+        if found is not None:
+            flat_out[i] = found
+        elif num_oov_buckets:
+            flat_out[i] = size + fingerprint64(k) % num_oov_buckets
+        else:
+            flat_out[i] = default_value
+    return out
+
+
+@register_op("CrossHashed", shape=lambda op: TensorShape([op.inputs[0].shape[0] if op.inputs[0].shape.ndims else None,
+                                                        None]), dtype=lambda op: dtypes.int64)
+def _cross_hashed_kernel(xp, *parts, num_buckets, hash_key):
+    """Each example's cross (every combination of one value from each part; -1 values are
+    none) hashed into ``num_buckets``: the fingerprints of the values' string forms folded
+    into ``hash_key`` one after another."""
+    parts = [np.asarray(p).reshape(len(p), -1) for p in parts]
+    rows = []
+    for row in zip(*parts):
+        choices = [[_key(v) for v in values if not _is_missing(v)] for values in row]
+        crossed = []
+        for combination in itertools.product(*choices):
+            h = hash_key
+            for key in combination:
+                h = fingerprint64(struct.pack("<QQ", h, fingerprint64(key)))
+            crossed.append(h % num_buckets)
+        rows.append(crossed)
+    width = max(1, max((len(r) for r in rows), default=1))
+    out = np.full((len(rows), width), -1, np.int64)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = r
+    return out
+
+
+def _is_missing(v) -> bool:
+    return not isinstance(v, bytes) and isinstance(v, (np.integer, int)) and v < 0
+
+
+def cross_hashed(parts, num_buckets: int, hash_key: int, name=None):
+    """Each example's crossed values of ``parts`` ([batch, k] each) hashed into ``num_buckets``."""
+    return make_tensor("CrossHashed", [ops.convert_to_tensor(p) for p in parts],
+                       {"num_buckets": int(num_buckets), "hash_key": int(hash_key)}, name or "CrossHashed")
+
+
+for _t in ("Bucketize", "VocabularyLookup", "CrossHashed"):
+    not_differentiable(_t)
+
+
+def vocabulary_lookup(values, vocabulary, default_value=-1, num_oov_buckets=0, name=None):
+    """Each value's index in ``vocabulary`` (see the module's notes for values outside it)."""
+    values = ops.convert_to_tensor(values)
+    vocab = [v.encode() if isinstance(v, str) else v for v in vocabulary]
+    if values.dtype == dtypes.string:
+        vocab = [v if isinstance(v, bytes) else str(v).encode() for v in vocab]
+    else:
+        vocab = [int(v) for v in vocab]
+    if len(set(vocab)) != len(vocab):
+        raise ValueError(f"vocabulary has duplicate entries: {vocabulary}")
+    return make_tensor("VocabularyLookup", [values], {"vocabulary": vocab, "default_value": int(default_value),
+                                                     "num_oov_buckets": int(num_oov_buckets)},
+                       name or "VocabularyLookup")

@@ -1,0 +1,172 @@
+"""Hashing strings into buckets: ``string_to_hash_bucket_fast`` (TensorFlow's StringToHashBucketFast).
+
+TensorFlow hashes with FarmHash's 64-bit Fingerprint (``Fingerprint64``, the same on every
+platform and release), and the bucket is the fingerprint modulo the bucket count, both
+unsigned. distflow computes the same fingerprint, written here from the published
+algorithm, so that a hash-bucket feature column puts every string in the bucket TF puts
+it in, and checkpoints of TF's embeddings keep their meaning.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from ..framework import dtypes, ops
+from ..framework.registry import not_differentiable, register_op
+from .op_util import make_tensor
+
+_M = (1 << 64) - 1
+_K0, _K1, _K2 = 0xC3A5C85C97CB3127, 0xB492B66FBE98F273, 0x9AE16A3B2F90404F
+
+
+def _fetch64(s: bytes, i: int) -> int:
+    return struct.unpack_from("<Q", s, i)[0]
+
+
+def _fetch32(s: bytes, i: int) -> int:
+    return struct.unpack_from("<I", s, i)[0]
+
+
+def _rotate(v: int, shift: int) -> int:
+    return v if shift == 0 else ((v >> shift) | (v << (64 - shift))) & _M
+
+
+def _shift_mix(v: int) -> int:
+    return v ^ (v >> 47)
+
+
+def _hash16(u: int, v: int, mul: int) -> int:
+    a = ((u ^ v) * mul) & _M
+    a ^= a >> 47
+    b = ((v ^ a) * mul) & _M
+    b ^= b >> 47
+    return (b * mul) & _M
+
+
+def _len0to16(s: bytes) -> int:
+    n = len(s)
+    if n >= 8:
+        mul = _K2 + n * 2
+        a = (_fetch64(s, 0) + _K2) & _M
+        b = _fetch64(s, n - 8)
+        c = (_rotate(b, 37) * mul + a) & _M
+        d = ((_rotate(a, 25) + b) * mul) & _M
+        return _hash16(c, d, mul)
+    if n >= 4:
+        mul = _K2 + n * 2
+        return _hash16((n + (_fetch32(s, 0) << 3)) & _M, _fetch32(s, n - 4), mul)
+    if n > 0:
+        y = (s[0] + (s[n >> 1] << 8)) & 0xFFFFFFFF
+        z = (n + (s[n - 1] << 2)) & 0xFFFFFFFF
+        return (_shift_mix(((y * _K2) ^ (z * _K0)) & _M) * _K2) & _M
+    return _K2
+
+
+def _len17to32(s: bytes) -> int:
+    n = len(s)
+    mul = _K2 + n * 2
+    a = (_fetch64(s, 0) * _K1) & _M
+    b = _fetch64(s, 8)
+    c = (_fetch64(s, n - 8) * mul) & _M
+    d = (_fetch64(s, n - 16) * _K2) & _M
+    return _hash16((_rotate((a + b) & _M, 43) + _rotate(c, 30) + d) & _M,
+                   (a + _rotate((b + _K2) & _M, 18) + c) & _M, mul)
+
+
+def _len33to64(s: bytes) -> int:
+    n = len(s)
+    mul = _K2 + n * 2
+    a = (_fetch64(s, 0) * _K2) & _M
+    b = _fetch64(s, 8)
+    c = (_fetch64(s, n - 8) * mul) & _M
+    d = (_fetch64(s, n - 16) * _K2) & _M
+    y = (_rotate((a + b) & _M, 43) + _rotate(c, 30) + d) & _M
+    z = _hash16(y, (a + _rotate((b + _K2) & _M, 18) + c) & _M, mul)
+    e = (_fetch64(s, 16) * mul) & _M
+    f = _fetch64(s, 24)
+    g = ((y + _fetch64(s, n - 32)) * mul) & _M
+    h = ((z + _fetch64(s, n - 24)) * mul) & _M
+    return _hash16((_rotate((e + f) & _M, 43) + _rotate(g, 30) + h) & _M,
+                   (e + _rotate((f + a) & _M, 18) + g) & _M, mul)
+
+
+def _weak32(s: bytes, i: int, a: int, b: int) -> tuple[int, int]:
+    w, x, y, z = _fetch64(s, i), _fetch64(s, i + 8), _fetch64(s, i + 16), _fetch64(s, i + 24)
+    a = (a + w) & _M
+    b = _rotate((b + a + z) & _M, 21)
+    c = a
+    a = (a + x + y) & _M
+    b = (b + _rotate(a, 44)) & _M
+    return (a + z) & _M, (b + c) & _M
+
+
+def fingerprint64(s: bytes) -> int:
+    """FarmHash's Fingerprint64 of ``s`` (an unsigned 64-bit int)."""
+    n = len(s)
+    if n <= 16:
+        return _len0to16(s)
+    if n <= 32:
+        return _len17to32(s)
+    if n <= 64:
+        return _len33to64(s)
+    seed = 81
+    x = seed
+    y = (seed * _K1 + 113) & _M
+    z = (_shift_mix((y * _K2 + 113) & _M) * _K2) & _M
+    v, w = (0, 0), (0, 0)
+    x = (x * _K2 + _fetch64(s, 0)) & _M
+    end = ((n - 1) // 64) * 64
+    last64 = end + ((n - 1) & 63) - 63
+    i = 0
+    while True:
+        x = (_rotate((x + y + v[0] + _fetch64(s, i + 8)) & _M, 37) * _K1) & _M
+        y = (_rotate((y + v[1] + _fetch64(s, i + 48)) & _M, 42) * _K1) & _M
+        x ^= w[1]
+        y = (y + v[0] + _fetch64(s, i + 40)) & _M
+        z = (_rotate((z + w[0]) & _M, 33) * _K1) & _M
+        v = _weak32(s, i, (v[1] * _K1) & _M, (x + w[0]) & _M)
+        w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _fetch64(s, i + 16)) & _M)
+        z, x = x, z
+        i += 64
+        if i == end:
+            break
+    mul = _K1 + ((z & 0xFF) << 1)
+    i = last64
+    w = ((w[0] + ((n - 1) & 63)) & _M, w[1])
+    v = ((v[0] + w[0]) & _M, v[1])
+    w = ((w[0] + v[0]) & _M, w[1])
+    x = (_rotate((x + y + v[0] + _fetch64(s, i + 8)) & _M, 37) * mul) & _M
+    y = (_rotate((y + v[1] + _fetch64(s, i + 48)) & _M, 42) * mul) & _M
+    x ^= (w[1] * 9) & _M
+    y = (y + v[0] * 9 + _fetch64(s, i + 40)) & _M
+    z = (_rotate((z + w[0]) & _M, 33) * mul) & _M
+    v = _weak32(s, i, (v[1] * mul) & _M, (x + w[0]) & _M)
+    w = _weak32(s, i + 32, (z + w[1]) & _M, (y + _fetch64(s, i + 16)) & _M)
+    z, x = x, z
+    return _hash16((_hash16(v[0], w[0], mul) + _shift_mix(y) * _K0 + z) & _M,
+                   (_hash16(v[1], w[1], mul) + x) & _M, mul)
+
+
+def _as_bytes(v) -> bytes:
+    return v if isinstance(v, bytes) else str(v).encode()
+
+
+@register_op("StringToHashBucketFast", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int64)
+def _hash_bucket_fast_kernel(xp, x, *, num_buckets):
+    x = np.asarray(x, dtype=object)
+    flat = [fingerprint64(_as_bytes(v)) % num_buckets for v in x.reshape(-1)]
+    return np.array(flat, dtype=np.int64).reshape(x.shape)
+
+
+not_differentiable("StringToHashBucketFast")
+
+
+def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
+    """Each string's bucket in [0, num_buckets): its Fingerprint64 modulo num_buckets, as TF's."""
+    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:
+        raise ValueError(f"string_to_hash_bucket_fast: num_buckets must be an int >= 1, got {num_buckets!r}")
+    x = ops.convert_to_tensor(input, dtype=dtypes.string)
+    return make_tensor("StringToHashBucketFast", [x], {"num_buckets": int(num_buckets)},
+                       name or "StringToHashBucketFast")

@@ -1,0 +1,206 @@
+"""tf.feature_column and the canned estimators: every column against NumPy written the obvious
+way, the hash TF uses (FarmHash Fingerprint64) against published values, TF's variable
+names, and canned estimators that learn what they should."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.ops.hash_ops import fingerprint64
+
+fc = tf.feature_column
+
+# FarmHash Fingerprint64 of strings of every length class (0-16, 17-32, 33-64 and longer
+# bytes), as FarmHash's own tests and its ports publish them.
+FINGERPRINTS = {
+    b"": 0x9AE16A3B2F90404F, b"a": 0xB3454265B6DF75E3, b"abc": 0x24A5B3A074E7F369, b"abcd": 0x1A5502DE4A1F8101,
+    b"abcdefgh": 0xFEE9D22990C82909, b"0123456789=012345": 0x46A7416ED4861E3B,
+    b"I wouldn't marry him with a ten foot pole.": 0xA9961670CE2A46D9,
+    b"For every action there is an equal and opposite government program.": 0x55182F8859ECA4CE,
+    b"The fugacity of a constituent in a mixture of gases at a given temperature is proportional to its mole "
+    b"fraction.  Lewis-Randall Rule": 0x098EFF6958C5E91A,
+}
+
+
+def test_fingerprint64_is_farmhashs():
+    for text, value in FINGERPRINTS.items():
+        assert fingerprint64(text) == value, text
+
+
+def test_string_to_hash_bucket_fast_puts_strings_where_tf_does():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.strings.to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3))  # (TF's documented example)
+        assert got.tolist() == [0, 2, 2]
+        words = np.array([b"a", b"abc", b"abcdefgh"])
+        np.testing.assert_array_equal(sess.run(tf.string_to_hash_bucket_fast(words, 7)),
+                                      [FINGERPRINTS[w] % 7 for w in words])
+
+
+FEATURES = {
+    "age": np.array([10.0, 25.0, 60.0, 30.0], np.float32),
+    "color": np.array([b"red", b"blue", b"pink", b"green"]),
+    "word": np.array([b"a", b"abc", b"abcd", b"a"]),
+    "id": np.array([0, 3, 7, 1]),
+}
+
+
+def _run(tensor):
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(tensor)
+
+
+def _one_hot(ids, depth):
+    out = np.zeros((len(ids), depth), np.float32)
+    for i, j in enumerate(ids):
+        if 0 <= j < depth:
+            out[i, j] = 1.0
+    return out
+
+
+def test_input_layer_concatenates_dense_columns_in_name_order():
+    age = fc.numeric_column("age")
+    buckets = fc.bucketized_column(age, [18, 30, 50])
+    color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"], num_oov_buckets=2)
+    ident = fc.categorical_column_with_identity("id", 4)
+    words = fc.categorical_column_with_hash_bucket("word", 5)
+    with tf.Graph().as_default():
+        got = _run(fc.input_layer(FEATURES, [fc.indicator_column(ident), fc.embedding_column(
+            words, 2, initializer=tf.ones_initializer()), buckets, fc.indicator_column(color), age]))
+    bucket_ids = np.searchsorted([18, 30, 50], FEATURES["age"], side="right")  # TF: boundaries <= value
+    color_ids = [0, 2, 3 + fingerprint64(b"pink") % 2, 1]  # (an unknown colour: an OOV bucket by its hash)
+    want = np.concatenate([FEATURES["age"][:, None], _one_hot(bucket_ids, 4), _one_hot(color_ids, 5),
+                           _one_hot(FEATURES["id"], 4), np.ones((4, 2), np.float32)], axis=1)
+    np.testing.assert_array_equal(got, want)  # age, age_bucketized, color_indicator, id_indicator, word_embedding
+
+
+def test_embedding_combiners_and_multivalent_ids_match_numpy():
+    ids = fc.categorical_column_with_identity("ids", 6)
+    table = np.arange(12, dtype=np.float32).reshape(6, 2)
+    values = np.array([[1, 4], [2, -1], [-1, -1]])  # (-1: no value)
+    for combiner in ("sum", "mean", "sqrtn"):
+        with tf.Graph().as_default():
+            got = _run(fc.input_layer({"ids": values}, [fc.embedding_column(
+                ids, 2, combiner=combiner, initializer=tf.constant_initializer(table))]))
+        want = []
+        for row in values:
+            picked = [table[i] for i in row if i >= 0]
+            total = np.sum(picked, axis=0) if picked else np.zeros(2, np.float32)
+            n = len(picked)
+            want.append(total if combiner == "sum" or n == 0 else total / (n if combiner == "mean" else np.sqrt(n)))
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_linear_model_is_a_weighted_sum_with_tfs_variable_names():
+    age = fc.numeric_column("age")
+    color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"])
+    with tf.Graph().as_default():
+        logits = fc.linear_model(FEATURES, [color, age], units=2)
+        names = sorted(v.op.name for v in tf.global_variables())
+        assert names == ["linear_model/age/weights", "linear_model/bias_weights", "linear_model/color/weights"]
+        weights = {v.op.name: v for v in tf.global_variables()}
+        assigns = [tf.assign(weights["linear_model/age/weights"], [[0.5, -1.0]]),
+                   tf.assign(weights["linear_model/color/weights"], [[1.0, 0.0], [2.0, 0.0], [3.0, 1.0]]),
+                   tf.assign(weights["linear_model/bias_weights"], [0.25, 0.0])]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(assigns)
+            got = sess.run(logits)
+    color_rows = np.array([[1.0, 0.0], [3.0, 1.0], [0.0, 0.0], [2.0, 0.0]])  # (pink: default -1, no weight)
+    want = FEATURES["age"][:, None] * [0.5, -1.0] + color_rows + [0.25, 0.0]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_crossed_columns_hash_each_combination():
+    cross = fc.crossed_column(["color", fc.categorical_column_with_identity("id", 4)], 50)
+    with tf.Graph().as_default():
+        got = _run(fc.input_layer(FEATURES, [fc.indicator_column(cross)]))
+    assert got.shape == (4, 50)
+    np.testing.assert_array_equal(got.sum(axis=1), [1, 1, 0, 1])  # (id 7 is out of range: no value to cross)
+
+
+def test_vocabulary_file_and_bad_arguments(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("red\ngreen\nblue\n")
+    column = fc.categorical_column_with_vocabulary_file("color", str(path), vocabulary_size=2)
+    with tf.Graph().as_default():
+        got = _run(fc.input_layer(FEATURES, [fc.indicator_column(column)]))
+    np.testing.assert_array_equal(got, _one_hot([0, -1, -1, 1], 2))
+    with pytest.raises(ValueError, match="sorted"):
+        fc.bucketized_column(fc.numeric_column("age"), [3, 1])
+    with pytest.raises(ValueError, match="Duplicate"):
+        fc.categorical_column_with_vocabulary_list("c", ["a", "a"])
+    with pytest.raises(ValueError, match="not among the features"):
+        with tf.Graph().as_default():
+            fc.input_layer(FEATURES, [fc.numeric_column("height")])
+    with pytest.raises(AttributeError, match="docs/compat.md"):
+        fc.shared_embedding_columns  # noqa: B018
+
+
+def _xor_like(n, seed):
+    rng = np.random.RandomState(seed)
+    x = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
+    return {"a": x[:, 0], "b": x[:, 1]}, (x[:, 0] * x[:, 1] > 0).astype(np.int64)
+
+
+def test_a_dnn_classifier_learns_what_a_linear_one_cannot(tmp_path):
+    features, labels = _xor_like(600, 0)
+    test_features, test_labels = _xor_like(300, 1)
+    columns = [fc.numeric_column("a"), fc.numeric_column("b")]
+    train = tf.estimator.inputs.numpy_input_fn(features, labels, batch_size=50, num_epochs=None, shuffle=True)
+    evaluate = tf.estimator.inputs.numpy_input_fn(test_features, test_labels, batch_size=300, shuffle=False)
+    config = tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=None)
+    dnn = tf.estimator.DNNClassifier([16, 16], columns, model_dir=str(tmp_path / "dnn"), optimizer="Adam",
+                                     config=config)
+    dnn.train(train, steps=600)
+    deep = dnn.evaluate(evaluate)
+    linear = tf.estimator.LinearClassifier(columns, model_dir=str(tmp_path / "linear"), config=config)
+    linear.train(train, steps=300)
+    flat = linear.evaluate(evaluate)
+    assert deep["accuracy"] >= 0.9 and flat["accuracy"] <= 0.7, (deep, flat)
+    assert {"auc", "precision", "recall", "average_loss", "loss", "label/mean", "prediction/mean"} <= set(deep)
+    assert "dnn/hiddenlayer_0/kernel" in dnn.get_variable_names() and "dnn/logits/bias" in dnn.get_variable_names()
+    assert "linear/linear_model/a/weights" in linear.get_variable_names()
+    predictions = list(dnn.predict(tf.estimator.inputs.numpy_input_fn(test_features, batch_size=300, shuffle=False)))
+    assert len(predictions) == 300 and {"class_ids", "probabilities", "logits", "classes"} <= set(predictions[0])
+    accuracy = np.mean([p["class_ids"][0] == y for p, y in zip(predictions, test_labels)])
+    assert abs(accuracy - deep["accuracy"]) < 1e-6
+
+
+def test_regressors_fit_a_line_and_a_curve(tmp_path):
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-2, 2, 400).astype(np.float32)
+    y = (3.0 * x + 1.0).astype(np.float32)
+    columns = [fc.numeric_column("x")]
+    train = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=50, num_epochs=None, shuffle=True)
+    evaluate = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=400, shuffle=False)
+    config = tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=None)
+    linear = tf.estimator.LinearRegressor(columns, model_dir=str(tmp_path / "linear"),
+                                          optimizer=tf.train.GradientDescentOptimizer(0.01), config=config)
+    linear.train(train, steps=300)
+    assert linear.evaluate(evaluate)["average_loss"] < 1e-3
+    np.testing.assert_allclose(linear.get_variable_value("linear/linear_model/x/weights"), [[3.0]], rtol=1e-2)
+    curve = (x ** 2).astype(np.float32)
+    train = tf.estimator.inputs.numpy_input_fn({"x": x}, curve, batch_size=50, num_epochs=None, shuffle=True)
+    combined = tf.estimator.DNNLinearCombinedRegressor(
+        model_dir=str(tmp_path / "combined"), linear_feature_columns=columns, dnn_feature_columns=columns,
+        dnn_hidden_units=[32, 32], dnn_optimizer="Adam", config=config)
+    combined.train(train, steps=800)
+    result = combined.evaluate(tf.estimator.inputs.numpy_input_fn({"x": x}, curve, batch_size=400, shuffle=False))
+    assert result["average_loss"] < 0.1, result
+
+
+def test_a_classifier_with_a_label_vocabulary_and_more_classes(tmp_path):
+    rng = np.random.RandomState(0)
+    x = rng.uniform(0, 3, 600).astype(np.float32)
+    names = np.array([b"low", b"mid", b"high"])[np.minimum(x.astype(int), 2)]
+    classifier = tf.estimator.DNNClassifier(
+        [16], [fc.numeric_column("x")], model_dir=str(tmp_path), n_classes=3, label_vocabulary=["low", "mid", "high"],
+        optimizer="Adam", config=tf.estimator.RunConfig(tf_random_seed=1, log_step_count_steps=None))
+    classifier.train(tf.estimator.inputs.numpy_input_fn({"x": x}, names, batch_size=50, num_epochs=None,
+                                                        shuffle=True), steps=400)
+    assert classifier.evaluate(tf.estimator.inputs.numpy_input_fn({"x": x}, names, batch_size=600,
+                                                                  shuffle=False))["accuracy"] >= 0.9
+    first = next(iter(classifier.predict(tf.estimator.inputs.numpy_input_fn({"x": np.array([2.5], np.float32)},
+                                                                           shuffle=False))))
+    assert first["classes"][0] == b"high"
