@@ -197,81 +197,6 @@ class _Canned(Estimator):
         super().__init__(model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
-class DNNClassifier(_Canned):
-    """A feed-forward network classifier (``tf.estimator.DNNClassifier``)."""
-
-    def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2, weight_column=None,
-                 label_vocabulary=None, optimizer="Adagrad", activation_fn=nn.relu, dropout=None,
-                 input_layer_partitioner=None, config=None, warm_start_from=None, loss_reduction=Reduction.SUM,
-                 batch_norm=False):
-        head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
-        columns = _check_columns(feature_columns, "feature_columns")
-
-        def model_fn(features, labels, mode):
-            logits = _dnn_logits(features, mode, hidden_units, columns, head.logits_dimension, activation_fn, dropout,
-                                 batch_norm)
-            return head.spec(features, mode, logits, labels, _train_op_fn([(_optimizer(optimizer, 0.05), "dnn")]))
-
-        super().__init__(model_fn, model_dir, config, warm_start_from)
-
-
-class DNNRegressor(_Canned):
-    """A feed-forward network regressor (``tf.estimator.DNNRegressor``)."""
-
-    def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
-                 optimizer="Adagrad", activation_fn=nn.relu, dropout=None, input_layer_partitioner=None, config=None,
-                 warm_start_from=None, loss_reduction=Reduction.SUM, batch_norm=False):
-        head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
-                     loss_reduction=loss_reduction)
-        columns = _check_columns(feature_columns, "feature_columns")
-
-        def model_fn(features, labels, mode):
-            logits = _dnn_logits(features, mode, hidden_units, columns, head.logits_dimension, activation_fn, dropout,
-                                 batch_norm)
-            return head.spec(features, mode, logits, labels, _train_op_fn([(_optimizer(optimizer, 0.05), "dnn")]))
-
-        super().__init__(model_fn, model_dir, config, warm_start_from)
-
-
-def _linear_rate(columns) -> float:
-    return min(0.2, 1.0 / math.sqrt(len(columns)))
-
-
-class LinearClassifier(_Canned):
-    """A linear model classifier (``tf.estimator.LinearClassifier``)."""
-
-    def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
-                 optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
-                 loss_reduction=Reduction.SUM, sparse_combiner="sum"):
-        head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
-        columns = _check_columns(feature_columns, "feature_columns")
-
-        def model_fn(features, labels, mode):
-            logits = _linear_logits(features, columns, head.logits_dimension, sparse_combiner)
-            return head.spec(features, mode, logits, labels,
-                             _train_op_fn([(_optimizer(optimizer, _linear_rate(columns)), "linear")]))
-
-        super().__init__(model_fn, model_dir, config, warm_start_from)
-
-
-class LinearRegressor(_Canned):
-    """A linear regression model (``tf.estimator.LinearRegressor``)."""
-
-    def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
-                 config=None, partitioner=None, warm_start_from=None, loss_reduction=Reduction.SUM,
-                 sparse_combiner="sum"):
-        head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
-                     loss_reduction=loss_reduction)
-        columns = _check_columns(feature_columns, "feature_columns")
-
-        def model_fn(features, labels, mode):
-            logits = _linear_logits(features, columns, head.logits_dimension, sparse_combiner)
-            return head.spec(features, mode, logits, labels,
-                             _train_op_fn([(_optimizer(optimizer, _linear_rate(columns)), "linear")]))
-
-        super().__init__(model_fn, model_dir, config, warm_start_from)
-
-
 def _combined_model_fn(head, linear_columns, linear_optimizer, dnn_columns, dnn_optimizer, hidden_units,
                        activation_fn, dropout, batch_norm, sparse_combiner):
     linear_columns, dnn_columns = list(linear_columns or []), list(dnn_columns or [])
@@ -295,6 +220,73 @@ def _combined_model_fn(head, linear_columns, linear_optimizer, dnn_columns, dnn_
     return model_fn
 
 
+def _refuse_partitioner(partitioner) -> None:
+    if partitioner is not None:
+        from ..framework import errors  # noqa: PLC0415
+
+        raise errors.UnimplementedError(None, None, "canned estimators: partitioned variables (a partitioner) are "
+                                        "not supported")
+
+
+class DNNClassifier(_Canned):
+    """A feed-forward network classifier (``tf.estimator.DNNClassifier``)."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2, weight_column=None,
+                 label_vocabulary=None, optimizer="Adagrad", activation_fn=nn.relu, dropout=None,
+                 input_layer_partitioner=None, config=None, warm_start_from=None, loss_reduction=Reduction.SUM,
+                 batch_norm=False):
+        _refuse_partitioner(input_layer_partitioner)
+        head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
+        super().__init__(_combined_model_fn(head, None, None, _check_columns(feature_columns, "feature_columns"),
+                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum"),
+                         model_dir, config, warm_start_from)
+
+
+class DNNRegressor(_Canned):
+    """A feed-forward network regressor (``tf.estimator.DNNRegressor``)."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
+                 optimizer="Adagrad", activation_fn=nn.relu, dropout=None, input_layer_partitioner=None, config=None,
+                 warm_start_from=None, loss_reduction=Reduction.SUM, batch_norm=False):
+        _refuse_partitioner(input_layer_partitioner)
+        head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
+                     loss_reduction=loss_reduction)
+        super().__init__(_combined_model_fn(head, None, None, _check_columns(feature_columns, "feature_columns"),
+                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum"),
+                         model_dir, config, warm_start_from)
+
+
+def _linear_rate(columns) -> float:
+    return min(0.2, 1.0 / math.sqrt(len(columns)))
+
+
+class LinearClassifier(_Canned):
+    """A linear model classifier (``tf.estimator.LinearClassifier``)."""
+
+    def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
+                 optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
+                 loss_reduction=Reduction.SUM, sparse_combiner="sum"):
+        _refuse_partitioner(partitioner)
+        head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
+        super().__init__(_combined_model_fn(head, _check_columns(feature_columns, "feature_columns"), optimizer,
+                                            None, None, None, None, None, False, sparse_combiner),
+                         model_dir, config, warm_start_from)
+
+
+class LinearRegressor(_Canned):
+    """A linear regression model (``tf.estimator.LinearRegressor``)."""
+
+    def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
+                 config=None, partitioner=None, warm_start_from=None, loss_reduction=Reduction.SUM,
+                 sparse_combiner="sum"):
+        _refuse_partitioner(partitioner)
+        head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
+                     loss_reduction=loss_reduction)
+        super().__init__(_combined_model_fn(head, _check_columns(feature_columns, "feature_columns"), optimizer,
+                                            None, None, None, None, None, False, sparse_combiner),
+                         model_dir, config, warm_start_from)
+
+
 class DNNLinearCombinedClassifier(_Canned):
     """Wide (linear) and deep (DNN) together (``tf.estimator.DNNLinearCombinedClassifier``)."""
 
@@ -303,6 +295,7 @@ class DNNLinearCombinedClassifier(_Canned):
                  dnn_dropout=None, n_classes=2, weight_column=None, label_vocabulary=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None, loss_reduction=Reduction.SUM,
                  batch_norm=False, linear_sparse_combiner="sum"):
+        _refuse_partitioner(input_layer_partitioner)
         head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
         super().__init__(_combined_model_fn(head, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                                             dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
@@ -317,6 +310,7 @@ class DNNLinearCombinedRegressor(_Canned):
                  dnn_dropout=None, label_dimension=1, weight_column=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=Reduction.SUM, batch_norm=False,
                  linear_sparse_combiner="sum"):
+        _refuse_partitioner(input_layer_partitioner)
         head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
                      loss_reduction=loss_reduction)
         super().__init__(_combined_model_fn(head, linear_feature_columns, linear_optimizer, dnn_feature_columns,

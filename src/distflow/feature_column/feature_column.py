@@ -60,6 +60,14 @@ class _CategoricalColumn(_FeatureColumn):
         raise NotImplementedError
 
 
+class _KeyedColumn(_CategoricalColumn):
+    """A categorical column of one raw feature, named for its key."""
+
+    @property
+    def name(self):
+        return self.key
+
+
 def _feature(features: dict, key: str) -> ops.Tensor:
     if key not in features:
         raise ValueError(f"The feature '{key}' a feature column needs is not among the features "
@@ -146,12 +154,8 @@ def bucketized_column(source_column, boundaries):
     return BucketizedColumn(source_column, boundaries)
 
 
-class VocabularyColumn(_CategoricalColumn, collections.namedtuple(
+class VocabularyColumn(_KeyedColumn, collections.namedtuple(
         "VocabularyColumn", ["key", "vocabulary", "dtype", "default_value", "num_oov_buckets"])):
-    @property
-    def name(self):
-        return self.key
-
     @property
     def num_buckets(self):
         return len(self.vocabulary) + self.num_oov_buckets
@@ -195,12 +199,8 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
                                                    else default_value, num_oov_buckets)
 
 
-class IdentityColumn(_CategoricalColumn, collections.namedtuple(
+class IdentityColumn(_KeyedColumn, collections.namedtuple(
         "IdentityColumn", ["key", "number_buckets", "default_value"])):
-    @property
-    def name(self):
-        return self.key
-
     @property
     def num_buckets(self):
         return self.number_buckets
@@ -220,12 +220,8 @@ def categorical_column_with_identity(key, num_buckets, default_value=None):
     return IdentityColumn(key, int(num_buckets), default_value)
 
 
-class HashedColumn(_CategoricalColumn, collections.namedtuple(
+class HashedColumn(_KeyedColumn, collections.namedtuple(
         "HashedColumn", ["key", "hash_bucket_size", "dtype"])):
-    @property
-    def name(self):
-        return self.key
-
     @property
     def num_buckets(self):
         return self.hash_bucket_size
@@ -283,15 +279,7 @@ class EmbeddingColumn(_DenseColumn, collections.namedtuple(
                 "embedding_weights", [self.categorical_column.num_buckets, self.embedding_dimension],
                 initializer=self.initializer, trainable=self.trainable and state.get("trainable", True),
                 collections=state.get("collections"))
-        present = math_ops.cast(ids >= 0, dtypes.float32)  # [batch, k]
-        rows = embedding_lookup(weights, math_ops.maximum(ids, 0)) * array_ops.expand_dims(present, -1)
-        total = reduction_ops.reduce_sum(rows, axis=1)
-        if self.combiner == "sum":
-            return total
-        count = reduction_ops.reduce_sum(present, axis=1, keepdims=True)
-        if self.combiner == "mean":
-            return total / math_ops.maximum(count, 1.0)
-        return total / math_ops.maximum(unary_ops.sqrt(count), 1.0)  # sqrtn
+        return _combined_rows(weights, ids, self.combiner)
 
 
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None, ckpt_to_load_from=None,
@@ -347,6 +335,18 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
     return CrossedColumn(keys, int(hash_bucket_size), _HASH_KEY if hash_key is None else int(hash_key))
 
 
+def _combined_rows(weights, ids, combiner: str):
+    """The rows of ``weights`` that each example's ids ([batch, k], -1 for none) pick, summed,
+    averaged ("mean") or summed over the square root of their count ("sqrtn")."""
+    present = math_ops.cast(ids >= 0, dtypes.float32)
+    rows = embedding_lookup(weights, math_ops.maximum(ids, 0)) * array_ops.expand_dims(present, -1)
+    total = reduction_ops.reduce_sum(rows, axis=1)
+    if combiner == "sum":
+        return total
+    count = reduction_ops.reduce_sum(present, axis=1, keepdims=True)
+    return total / math_ops.maximum(count if combiner == "mean" else unary_ops.sqrt(count), 1.0)
+
+
 def _sorted(columns, kind, what):
     columns = list(columns) if isinstance(columns, (list, tuple)) else [columns]
     if not columns:
@@ -394,15 +394,7 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weig
                 if cols_to_vars is not None:
                     cols_to_vars[column] = [weights]
                 if categorical:
-                    ids = column.ids(features)
-                    present = math_ops.cast(ids >= 0, dtypes.float32)
-                    picked = embedding_lookup(weights, math_ops.maximum(ids, 0)) * array_ops.expand_dims(present, -1)
-                    total = reduction_ops.reduce_sum(picked, axis=1)
-                    if sparse_combiner != "sum":
-                        count = reduction_ops.reduce_sum(present, axis=1, keepdims=True)
-                        total = total / math_ops.maximum(count if sparse_combiner == "mean"
-                                                         else unary_ops.sqrt(count), 1.0)
-                    parts.append(total)
+                    parts.append(_combined_rows(weights, column.ids(features), sparse_combiner))
                 else:
                     parts.append(math_ops.matmul(column.dense(features, {"trainable": trainable,
                                                                          "collections": collections_}), weights))
