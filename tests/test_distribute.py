@@ -203,3 +203,35 @@ def test_an_estimator_with_train_distribute_trains_as_one_device(tmp_path):
     single, single_step = _estimator_weights(tmp_path / "one", None)
     assert step == single_step == 6
     np.testing.assert_allclose(kernel, single, rtol=1e-5)
+
+
+def test_parameter_server_strategy_keeps_the_variables_on_the_ps_and_trains():
+    from distflow.tools.launcher import free_ports
+
+    ports = free_ports(3)
+    cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    procs = {}
+    try:
+        # (worker 0 stops after 10 steps: worker 1's 30 more must need only the ps and itself)
+        for job, index, steps in (("ps", 0, 0), ("worker", 0, 10), ("worker", 1, 40)):
+            env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"),
+                       TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": job, "index": index}}))
+            procs[(job, index)] = subprocess.Popen(
+                [sys.executable, os.path.join(ROOT, "tests", "ps_strategy_task.py"), str(steps)], env=env,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        outputs = {key: procs[key].communicate(timeout=120)[0] for key in (("worker", 0), ("worker", 1))}
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+    results = []
+    for key, out in outputs.items():
+        assert procs[key].returncode == 0, out[-3000:]
+        results.append(json.loads(out.rsplit("RESULT ", 1)[1]))
+    for result in results:
+        assert result["losses"][-1] < 0.8 * result["losses"][0], result["losses"]
+        for name in ("linear/kernel", "linear/bias", "linear/kernel/Adam", "beta1_power"):
+            assert result["placement"][name].startswith("/job:ps/replica:0/task:0"), result["placement"]
+        assert not any("replica_" in name for name in result["placement"])
+    # every worker step (two replicas, one update) moved the shared global step once
+    assert max(r["step"] for r in results) == 50

@@ -3,11 +3,11 @@ graph mode, as TensorFlow 1.14-1.15 had them (strategy.py says how they work).
 
 What is here: ``MirroredStrategy`` (the devices of one process), ``OneDeviceStrategy``,
 ``experimental.MultiWorkerMirroredStrategy`` (the workers of TF_CONFIG's cluster, no ps),
+``experimental.ParameterServerStrategy`` (variables on the ps tasks, workers asynchronous),
 ``Strategy.scope``, ``experimental_run_v2`` / ``run``, ``reduce``,
 ``experimental_local_results``, ``experimental_distribute_dataset``, ``make_dataset_iterator``,
 ``ReplicaContext.all_reduce``, ``ReduceOp``, the context functions, and Estimators'
-``RunConfig(train_distribute=...)``. What is not: ``ParameterServerStrategy`` and
-``CentralStorageStrategy`` (tf.train.replica_device_setter is the ps recipe) and
+``RunConfig(train_distribute=...)``. What is not: ``CentralStorageStrategy`` and
 ``ReplicaContext.merge_call``.
 """
 

@@ -1,7 +1,7 @@
-"""``tf.distribute.experimental``: the multi-worker strategy."""
+"""``tf.distribute.experimental``: the multi-worker strategies (all-reduce, and ps)."""
 
 from .._namespace import missing
-from .strategy import CollectiveAllReduceStrategy, MultiWorkerMirroredStrategy  # noqa: F401
+from .strategy import CollectiveAllReduceStrategy, MultiWorkerMirroredStrategy, ParameterServerStrategy  # noqa: F401
 
 
 class CollectiveCommunication:

@@ -19,6 +19,9 @@ them summed. A global step made outside the scope is incremented once per step.
 of TF_CONFIG's cluster (between-graph: every worker runs the same program, its session on
 its own task's server). Its variables start from worker 0's initial values, broadcast when
 the initializer runs (on every worker at once, as the all-reduces are).
+``ParameterServerStrategy`` keeps one copy of each variable on the ps tasks: a worker's
+replicas average their gradients among themselves (a group of this task's devices, formed
+without the leader) and the first applies them, while the workers step asynchronously.
 
 Replica functions run one after another, not in threads as TensorFlow's do, so
 ``ReplicaContext.merge_call`` (which needs every replica to reach it together) is not
@@ -183,6 +186,7 @@ class Strategy:
         self._last_collective: dict[int, ops.Operation] = {}  # local replica -> its last collective (ordering)
         self._shared: dict[str, list] = {}  # canonical name -> variables the first replica made, in order
         self._taken: dict[tuple[int, str], int] = {}
+        self._task_local = False  # (its groups are the devices of this task alone)
 
     # -- what users call -----------------------------------------------------------------
     @property
@@ -362,7 +366,8 @@ class Strategy:
             return array_ops.identity(value)
         instance = self._next_instance(replica)
         return self._ordered(replica, lambda: collective_ops.all_reduce(
-            value, n, self._group_key, instance, "Add", "Div" if op == ReduceOp.MEAN else "Id"))
+            value, n, self._group_key, instance, "Add", "Div" if op == ReduceOp.MEAN else "Id",
+            _task_local_group=self._task_local))
 
     def _sum_over_group(self, parts: list):
         """The sum of every replica's part: one all-reduce instance among the group, whose
@@ -374,7 +379,8 @@ class Strategy:
         reduced = []
         for part, device in zip(parts, self._devices):
             with ops.device(device):
-                reduced.append(collective_ops.all_reduce(part, n, self._group_key, instance))
+                reduced.append(collective_ops.all_reduce(part, n, self._group_key, instance,
+                                                         _task_local_group=self._task_local))
         with ops.control_dependencies([r.op for r in reduced[1:]]):
             return array_ops.identity(reduced[0])
 
@@ -407,6 +413,11 @@ class Strategy:
         """A mirrored global step is incremented on every replica (each its component), any
         other once, by the first replica of the process."""
         return isinstance(global_step, values_lib.MirroredVariable) or replica.local_index == 0
+
+    def _applies_updates(self, replica: ReplicaContext) -> bool:
+        """Whether this replica applies its (aggregated) gradients: every replica updates its
+        own copies of mirrored variables."""
+        return True
 
 
 def _identity_of(primary: Variable):
@@ -495,6 +506,63 @@ class OneDeviceStrategy(Strategy):
 
     def __init__(self, device):
         super().__init__([device])
+
+
+class ParameterServerStrategy(Strategy):
+    """Variables on the ps tasks of TF_CONFIG's cluster, a replica per device of this worker,
+    workers stepping on their own (``tf.distribute.experimental.ParameterServerStrategy``).
+
+    Variables made in the scope go to the ps tasks in turn, one copy each. A worker's
+    replicas average their gradients with a collective all-reduce among themselves, and
+    the first applies them to the ps variables, once a step; the other workers do the same
+    at their own pace (asynchronous, as between-graph training with a ps). Only the chief
+    initializes the variables (``extended.experimental_should_init``); the others wait."""
+
+    def __init__(self, num_gpus_per_worker=None, cluster_resolver=None):
+        config = json.loads(os.environ.get("TF_CONFIG") or "{}")
+        cluster = config.get("cluster") or {}
+        if cluster_resolver is not None:
+            cluster = cluster_resolver.cluster_spec().as_dict()
+        task = config.get("task") or {}
+        task_type, task_id = task.get("type"), int(task.get("index", 0))
+        if not cluster.get("ps") or task_type not in ("chief", "worker"):
+            raise ValueError("ParameterServerStrategy needs TF_CONFIG with ps tasks, run on a chief or worker task; "
+                             f"got cluster {cluster} and task {task}")
+        self._ps = [f"/job:ps/replica:0/task:{i}/device:CPU:0" for i in range(len(cluster["ps"]))]
+        self._next_ps = itertools.count()
+        workers = [(job, i) for job in ("chief", "worker") for i in range(len(cluster.get(job, [])))]
+        index = workers.index((task_type, task_id))
+        super().__init__(_default_devices(num_gpus_per_worker, job=task_type, task=task_id),
+                         is_chief=task_type == "chief" or ("chief" not in cluster and task_id == 0))
+        self._worker_index = index  # (the local group's key is this worker's own)
+        self._group_key += 2 * index
+        self.extended.experimental_between_graph = True
+        self.extended.experimental_should_init = self.extended._is_chief
+        self._task_local = True
+        self.cluster, self.task_type, self.task_id = cluster, task_type, task_id
+
+    def update_config_proto(self, config_proto):
+        """The session config with device filters for the ps tasks and this worker alone (as TF's):
+        a worker then needs no other worker, so one that finished or failed stops nobody."""
+        from ..runtime.config import ConfigProto  # noqa: PLC0415
+
+        config = config_proto if config_proto is not None else ConfigProto()
+        config.device_filters = ["/job:ps", f"/job:{self.task_type}/task:{self.task_id}"]
+        return config
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        return len(self._devices)
+
+    def _mirrored(self, next_creator, kwargs):
+        """(No mirroring: the variable's one copy on the next ps task.)"""
+        graph = ops.get_default_graph()
+        with graph.colocate_with(None, ignore_existing=True), \
+                graph.device(self._ps[next(self._next_ps) % len(self._ps)]):
+            return next_creator(**kwargs)
+
+    def _applies_updates(self, replica: ReplicaContext) -> bool:
+        return replica.local_index == 0
 
 
 class MultiWorkerMirroredStrategy(Strategy):

@@ -11,6 +11,7 @@ prediction, as in TF.
 from __future__ import annotations
 
 import collections
+import copy
 import inspect
 import logging
 import os
@@ -202,7 +203,8 @@ class Estimator:
             loss = None
             # Every worker of a strategy without a ps holds (and so initializes or restores) its own
             # copy of the model; only the chief checkpoints and writes summaries.
-            own_copy = strategy is not None and strategy.extended.experimental_between_graph
+            own_copy = strategy is not None and strategy.extended.experimental_between_graph and \
+                strategy.extended.experimental_should_init
             chief = self.config.is_chief
             with MonitoredTrainingSession(
                     master=self.config.master, is_chief=chief or own_copy, checkpoint_dir=self.model_dir,
@@ -210,7 +212,8 @@ class Estimator:
                     hooks=all_hooks, chief_only_hooks=spec.training_chief_hooks + [saver_hook] if chief else [],
                     save_checkpoint_secs=None, save_checkpoint_steps=None,
                     save_summaries_steps=self.config.save_summary_steps if chief else None,
-                    save_summaries_secs=None, config=self.config.session_config,
+                    save_summaries_secs=None, config=self.config.session_config if strategy is None
+                    else strategy.update_config_proto(copy.deepcopy(self.config.session_config)),
                     log_step_count_steps=self.config.log_step_count_steps if chief else None) as sess:
                 while not sess.should_stop():
                     _, loss = sess.run([spec.train_op, spec.loss])

@@ -86,8 +86,8 @@ def _kernel_signature(kernel: Callable) -> tuple[str | None, frozenset, bool]:
 
 def _kernel_attrs(kernel, attrs: dict) -> dict:
     """The subset of a node's attrs that ``kernel`` (a registration) takes as keyword arguments."""
-    if kernel.accepts_all_attrs:
-        return {k: v for k, v in attrs.items() if not k.startswith("_")}
+    if kernel.accepts_all_attrs:  # (private "_" attrs only where the kernel names them)
+        return {k: v for k, v in attrs.items() if not k.startswith("_") or k in kernel.attr_names}
     return {k: v for k, v in attrs.items() if k in kernel.attr_names}
 
 

@@ -39,8 +39,10 @@ def _check_keys(op_name: str, group_size, group_key, instance_key) -> None:
 # it after the kernel returns, so no later kernel may write into it in place)
 @register_op("CollectiveReduce", shape=lambda op: op.inputs[0].shape, stateful=True, blocking=True,
              may_alias=True)
-def _collective_reduce_kernel(ctx, t, *, group_size, group_key, instance_key, merge_op, final_op, **attrs):
-    return _runtime(ctx).all_reduce(ctx, group_key, group_size, int(instance_key), t, merge_op, final_op)
+def _collective_reduce_kernel(ctx, t, *, group_size, group_key, instance_key, merge_op, final_op,
+                              _task_local_group=False, **attrs):
+    return _runtime(ctx).all_reduce(ctx, group_key, group_size, int(instance_key), t, merge_op, final_op,
+                                    bool(_task_local_group))
 
 
 @register_op("CollectiveGather", shape=lambda op: _gather_shape(op), stateful=True, blocking=True)
@@ -79,9 +81,10 @@ def _bcast_recv_kernel(ctx, *, group_size, group_key, instance_key, shape, T, **
 
 
 def all_reduce(t, group_size, group_key, instance_key, merge_op="Add", final_op="Id", subdiv_offsets=(0,),
-               communication_hint="auto", name=None):
+               communication_hint="auto", name=None, _task_local_group=False):
     """Reduces ``t`` across the group's members (``merge_op``: Add, Mul, Min or Max; then
-    ``final_op``: Id, or Div to divide by the group size)."""
+    ``final_op``: Id, or Div to divide by the group size). ``_task_local_group`` (distflow's):
+    every member is a device of one task, which forms the group without its leader."""
     _check_keys("all_reduce", group_size, group_key, instance_key)
     if merge_op not in MERGE_OPS:
         raise ValueError(f"all_reduce: merge_op must be one of {sorted(MERGE_OPS)}, got {merge_op!r}")
@@ -91,8 +94,8 @@ def all_reduce(t, group_size, group_key, instance_key, merge_op="Add", final_op=
     return make_tensor("CollectiveReduce", [t], {
         "T": t.dtype.base_dtype, "group_size": int(group_size), "group_key": int(group_key),
         "instance_key": int(instance_key), "merge_op": merge_op, "final_op": final_op,
-        "subdiv_offsets": [int(x) for x in subdiv_offsets], "communication_hint": communication_hint},
-        name or "CollectiveReduce")
+        "subdiv_offsets": [int(x) for x in subdiv_offsets], "communication_hint": communication_hint,
+        **({"_task_local_group": True} if _task_local_group else {})}, name or "CollectiveReduce")
 
 
 def all_gather(t, group_size, group_key, instance_key, communication_hint="auto", name=None):

@@ -196,12 +196,14 @@ class Collectives:
         self._groups: dict = {}  # group key -> what complete_group keeps
         self._runs: dict = {}  # (group key, instance key, device) -> runs so far
 
-    def group(self, ctx, key: int, size: int) -> Group:
+    def group(self, ctx, key: int, size: int, task_local: bool = False) -> Group:
+        """The group of ``key``; ``task_local``: every member is a device of this task, so
+        they meet here without the leader (a ps strategy's replicas on one worker)."""
         key, size = int(key), int(size)
         device = ctx.device
         if size < 1:
             raise errors.InvalidArgumentError(None, None, f"{ctx.op_name}: group_size must be positive, got {size}")
-        if self._resolve is not None:
+        if self._resolve is not None and not task_local:
             with self._cond:
                 entry = self._groups.get(key)
                 group = entry and entry.get("group")
@@ -230,8 +232,8 @@ class Collectives:
 
     # -- what the kernels call (ops/collective_ops.py) --------------------------------
     def all_reduce(self, ctx, group_key: int, group_size: int, instance_key: int, value, merge_op: str,
-                   final_op: str) -> np.ndarray:
-        group = self.group(ctx, group_key, group_size)
+                   final_op: str, task_local: bool = False) -> np.ndarray:
+        group = self.group(ctx, group_key, group_size, task_local)
         return self.run(ctx, group, instance_key, "all-reduce",
                         lambda ring: all_reduce(ring, np.asarray(value), merge_op, final_op))
 

@@ -221,10 +221,10 @@ def namespaces() -> list[tuple[str, str]]:
                       "the boosted-trees and baseline estimators or `warm_start_from`")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
-                      "(collective all-reduce, no ps), `Strategy.scope`, `experimental_run_v2`, `reduce`, "
+                      "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
                       "`experimental_local_results`, `experimental_distribute_dataset`, `make_dataset_iterator`, "
                       "`ReplicaContext.all_reduce`, `ReduceOp`, the context functions and Estimators' "
-                      "`RunConfig(train_distribute=...)`; not `ParameterServerStrategy`, `CentralStorageStrategy` or "
+                      "`RunConfig(train_distribute=...)`; not `CentralStorageStrategy`, `TPUStrategy` or "
                       "`ReplicaContext.merge_call`")
         elif name == "feature_column":
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "

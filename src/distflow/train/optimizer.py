@@ -68,6 +68,8 @@ class Optimizer:
         replica = distribute_context.replica_context()  # (a tf.distribute replica: gradients all-reduced first)
         if replica is not None:
             pairs = replica.strategy._aggregate_gradients(replica, pairs)
+            if not replica.strategy._applies_updates(replica):  # (another replica applies them)
+                return control_flow_ops.group(*[g for g, _ in pairs if g is not None], name=name)
         for g, v in pairs:
             if not isinstance(v, Variable):
                 raise TypeError(f"Can not apply gradients to {v!r}: not a Variable")
