@@ -3,8 +3,8 @@
 from ._namespace import missing
 from .ops.conv_ops import (avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input,  # noqa: F401
                            conv2d_transpose, max_pool)
-from .ops.conv_ops import avg_pool as avg_pool2d  # noqa: F401
-from .ops.conv_ops import max_pool as max_pool2d  # noqa: F401
+from .ops.conv_ops import avg_pool2d  # noqa: F401
+from .ops.conv_ops import max_pool2d  # noqa: F401
 from .ops.manip_ops import depth_to_space, space_to_depth  # noqa: F401
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
 from .ops.nn_impl import (crelu, embedding_lookup, embedding_lookup_sparse, fused_batch_norm, in_top_k, l2_normalize,  # noqa: F401

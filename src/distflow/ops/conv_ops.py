@@ -489,6 +489,30 @@ def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
     return _pool("MaxPool", value if value is not None else input, ksize, strides, padding, data_format, name)
 
 
+def _window_2d(name: str, value, data_format: str) -> list:
+    """A 2-D pooling window or stride given as TF 1.15's *_pool2d take it (an int, or 1, 2 or 4
+    ints) as the 4 values of ``data_format``."""
+    values = [value] if isinstance(value, int) else list(value)
+    if len(values) == 4:
+        return values
+    if len(values) not in (1, 2):
+        raise ValueError(f"{name} should be of length 1, 2 or 4, got {value!r}")
+    h, w = (values * 2)[:2]
+    return [1, 1, h, w] if _is_nchw(data_format) else [1, h, w, 1]
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """``tf.nn.max_pool2d``: max_pool whose window and strides may be an int or 1, 2 or 4 ints."""
+    return max_pool(input, _window_2d("ksize", ksize, data_format), _window_2d("strides", strides, data_format),
+                    padding, data_format, name)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """``tf.nn.avg_pool2d``: avg_pool whose window and strides may be an int or 1, 2 or 4 ints."""
+    return avg_pool(input, _window_2d("ksize", ksize, data_format), _window_2d("strides", strides, data_format),
+                    padding, data_format, name)
+
+
 def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None) -> ops.Tensor:  # noqa: A002
     return _pool("AvgPool", value if value is not None else input, ksize, strides, padding, data_format, name)
 
