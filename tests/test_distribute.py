@@ -235,3 +235,42 @@ def test_parameter_server_strategy_keeps_the_variables_on_the_ps_and_trains():
         assert not any("replica_" in name for name in result["placement"])
     # every worker step (two replicas, one update) moved the shared global step once
     assert max(r["step"] for r in results) == 50
+
+
+def test_a_worker_that_dies_and_comes_back_rejoins_and_the_job_recovers(tmp_path):
+    # Worker 1 dies at step 25; worker 0's step fails (the ring broke), its monitored session
+    # starts again from the last checkpoint and waits for the group to re-form; worker 1,
+    # started again, restores the same checkpoint and rejoins; both finish equal.
+    from distflow.tools.launcher import free_ports
+
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in free_ports(2)]}
+    script = os.path.join(ROOT, "tests", "recovering_worker.py")
+    model_dir = str(tmp_path / "model")
+
+    def start(index, *extra):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"),
+                   TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}))
+        return subprocess.Popen([sys.executable, script, model_dir, "60", *extra], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    chief = start(0)
+    procs = [chief]
+    try:
+        dying = start(1, "25")
+        procs.append(dying)
+        out, _ = dying.communicate(timeout=120)
+        assert dying.returncode == 3 and "dying at step 25" in out, out[-3000:]
+        again = start(1)
+        procs.append(again)
+        outputs = [p.communicate(timeout=180)[0] for p in (chief, again)]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    results = []
+    for proc, out in zip((chief, again), outputs):
+        assert proc.returncode == 0, out[-3000:]
+        results.append(json.loads(out.rsplit("RESULT ", 1)[1]))
+    assert results[0]["step"] == results[1]["step"] == 60
+    for name in results[0]["weights"]:
+        np.testing.assert_array_equal(results[0]["weights"][name], results[1]["weights"][name], err_msg=name)

@@ -92,9 +92,9 @@ class GroupLeader:
         if not request.device_name:
             raise errors.InvalidArgumentError(None, None, "CompleteGroup: no device_name")
         group = collectives.complete_group(self._groups, self._cond, request.group_key, request.group_size,
-                                           request.device_type, request.device_name, wait)
+                                           request.device_type, request.device_name, wait, reform=True)
         return pb.CompleteGroupResponse(group_key=group.key, group_size=group.size, device_type=group.device_type,
-                                        device_name=list(group.members))
+                                        device_name=list(group.members), incarnation=group.incarnation)
 
 
 def resolver(worker, leader: str):
@@ -128,6 +128,6 @@ def resolver(worker, leader: str):
             raise error
         response = box["response"]
         return collectives.Group(response.group_key, response.group_size, response.device_type,
-                                 tuple(response.device_name))
+                                 tuple(response.device_name), response.incarnation)
 
     return resolve

@@ -35,7 +35,9 @@ which needed that piece, is complete.
 A member that fails (its task died, its step was cancelled) fails the instance on its
 board; its right neighbour's take fails with the reason, and so on round the ring, so
 that every member's step fails, naming the first failure. The group's run counts then
-start again from zero on every member, as they do in a task that restarted.
+start again from zero on every member, as they do in a task that restarted; on a cluster
+each member asks the leader again, which re-forms the group (``complete_group``) so that
+members that stayed and members that came back meet in the same incarnation.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class Group(NamedTuple):
     size: int
     device_type: str
     members: tuple  # device names in rank order
+    incarnation: int = 0  # how many times the group has re-formed (a member restarted, a run failed)
 
 
 def rank_order(devices) -> list[str]:
@@ -74,35 +77,59 @@ def rank_order(devices) -> list[str]:
 
 
 def complete_group(groups: dict, lock_cond: threading.Condition, key: int, size: int, device_type: str,
-                   device: str, wait) -> Group:
+                   device: str, wait, reform: bool = False) -> Group:
     """Joins ``device`` to group ``key`` in ``groups`` (a table that ``lock_cond`` guards) and
     returns the group once ``size`` devices have joined; ``wait(cond, ready, what)`` waits.
+
+    ``reform`` (the leader's table): a member of a complete group that asks again (its task
+    restarted, or a run of the group failed) starts the group's next incarnation, which every
+    member must ask for before any is answered; runs are numbered within an incarnation, so
+    members that came back and members that stayed count from zero together.
 
     Raises InvalidArgumentError for a member whose size or device type differs from the
     group's, or that joins a group that is complete without it."""
     with lock_cond:
         entry = groups.get(key)
         if entry is None:
-            entry = groups[key] = {"size": size, "type": device_type, "devices": set(), "group": None}
+            entry = groups[key] = {"size": size, "type": device_type, "devices": set(), "group": None,
+                                   "incarnation": 0, "asked": set()}
         if entry["size"] != size or entry["type"] != device_type:
             raise errors.InvalidArgumentError(
                 None, None, f"collective group {key}: {device} says it has {size} {device_type} members, but the "
                 f"group has {entry['size']} {entry['type']} members")
         group = entry["group"]
-        if group is not None:
-            if device not in group.members:
-                raise errors.InvalidArgumentError(
-                    None, None, f"collective group {key} is complete with members {list(group.members)}; "
-                    f"{device} is not one of them")
+        if group is None:
+            entry["devices"].add(device)
+            if len(entry["devices"]) == size:
+                entry["group"] = Group(key, size, device_type, tuple(rank_order(entry["devices"])))
+                entry["asked"] = set(entry["devices"])
+                lock_cond.notify_all()
+            else:
+                wait(lock_cond, lambda: entry["group"] is not None,
+                     f"the other {size - len(entry['devices'])} of the {size} members of collective group {key}")
+            return entry["group"]
+        if device not in group.members:
+            raise errors.InvalidArgumentError(
+                None, None, f"collective group {key} is complete with members {list(group.members)}; "
+                f"{device} is not one of them")
+        if not reform:
             return group
-        entry["devices"].add(device)
-        if len(entry["devices"]) == size:
-            entry["group"] = Group(key, size, device_type, tuple(rank_order(entry["devices"])))
+        if device in entry["asked"]:  # (asked in this incarnation already: the group re-forms)
+            entry["incarnation"] += 1
+            entry["asked"] = set()
             lock_cond.notify_all()
-        else:
-            wait(lock_cond, lambda: entry["group"] is not None,
-                 f"the other {size - len(entry['devices'])} of the {size} members of collective group {key}")
-        return entry["group"]
+        members = set(group.members)
+        while True:
+            mine = entry["incarnation"]
+            entry["asked"].add(device)
+            if entry["asked"] >= members:
+                lock_cond.notify_all()
+                return group._replace(incarnation=mine)
+            wait(lock_cond, lambda: entry["incarnation"] != mine or entry["asked"] >= members,
+                 f"the other members of collective group {key} to come back "
+                 f"({len(members - entry['asked'])} of {size} not yet)")
+            if entry["incarnation"] == mine:
+                return group._replace(incarnation=mine)
 
 
 class Board:
@@ -221,14 +248,18 @@ class Collectives:
         with self._cond:
             k = self._runs.get((group.key, instance_key, device), 0)
             self._runs[(group.key, instance_key, device)] = k + 1
-        digest = hashlib.blake2b(f"{group.key}:{instance_key}:{k}".encode(), digest_size=8).digest()
+        digest = hashlib.blake2b(f"{group.key}:{group.incarnation}:{instance_key}:{k}".encode(),
+                                 digest_size=8).digest()
         return int.from_bytes(digest, "little") | (1 << 63)  # (a master's step ids are below 2**62)
 
     def forget_runs(self, group: Group) -> None:
-        """Run counts of the group start again from zero (a member failed)."""
+        """Run counts of the group start again from zero (a member failed); on a cluster the
+        group is asked for again, and re-forms at its leader with every member."""
         with self._cond:
             for k in [k for k in self._runs if k[0] == group.key]:
                 del self._runs[k]
+            if self._resolve is not None:
+                self._groups.pop(group.key, None)
 
     # -- what the kernels call (ops/collective_ops.py) --------------------------------
     def all_reduce(self, ctx, group_key: int, group_size: int, instance_key: int, value, merge_op: str,
