@@ -172,3 +172,112 @@ def test_grad_pass_through_and_noisy_linear_cosine_decay():
     fraction = 0.5
     cosine = 0.5 * (1 + np.cos(np.pi * 2 * 0.5 * fraction))
     np.testing.assert_allclose(got_rate, 0.1 * ((1 - fraction) * cosine + 0.001), rtol=1e-5)
+
+
+def test_batch_norm_with_global_normalization_and_silu():
+    t = rng.random((4, 3)).astype(np.float32)
+    m, v = t.mean(axis=0), t.var(axis=0)
+    beta, gamma = np.array([0.1, 0.2, 0.3], np.float32), np.array([2.0, 3.0, 4.0], np.float32)
+    with tf.Graph().as_default():
+        scaled, plain, silu = run([
+            tf.nn.batch_norm_with_global_normalization(t, m, v, beta, gamma, 1e-3, True),
+            tf.nn.batch_norm_with_global_normalization(t, m, v, beta, gamma, 1e-3, False),
+            tf.nn.silu(t)])
+    np.testing.assert_allclose(scaled, (t - m) / np.sqrt(v + 1e-3) * gamma + beta, rtol=1e-5)
+    np.testing.assert_allclose(plain, (t - m) / np.sqrt(v + 1e-3) + beta, rtol=1e-5)
+    np.testing.assert_allclose(silu, t / (1 + np.exp(-t)), rtol=1e-6)
+
+
+def test_backprop_functions_are_the_gradients_of_their_convolutions():
+    image = rng.random((1, 5, 5, 2)).astype(np.float32)
+    kernel = rng.random((3, 3, 2, 2)).astype(np.float32)  # (depthwise: multiplier 2)
+    volume = rng.random((1, 4, 4, 4, 2)).astype(np.float32)
+    kernel3 = rng.random((2, 2, 2, 2, 3)).astype(np.float32)
+    with tf.Graph().as_default():
+        x, w = tf.constant(image), tf.constant(kernel)
+        out = tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME")
+        dy = tf.constant(rng.random((1, 5, 5, 4)).astype(np.float32))
+        want_dx, want_dw = tf.gradients(out, [x, w], grad_ys=dy)
+        dx = tf.nn.depthwise_conv2d_backprop_input([1, 5, 5, 2], w, dy, [1, 1, 1, 1], "SAME")
+        dw = tf.nn.depthwise_conv2d_native_backprop_filter(x, [3, 3, 2, 2], dy, [1, 1, 1, 1], "SAME")
+        v, k = tf.constant(volume), tf.constant(kernel3)
+        out3 = tf.nn.conv3d(v, k, [1, 1, 1, 1, 1], "VALID")
+        dy3 = tf.constant(rng.random((1, 3, 3, 3, 3)).astype(np.float32))
+        want_dk = tf.gradients(out3, k, grad_ys=dy3)[0]
+        dk = tf.nn.conv3d_backprop_filter(v, [2, 2, 2, 2, 3], dy3, [1, 1, 1, 1, 1], "VALID")
+        got = run([dx, want_dx, dw, want_dw, dk, want_dk])
+    for a, b in zip(got[::2], got[1::2]):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
+
+
+def test_separable_conv1d_is_depthwise_then_pointwise():
+    x = rng.random((2, 7, 3)).astype(np.float32)
+    depth = rng.random((3, 3, 2)).astype(np.float32)  # (width, in channels, multiplier)
+    point = rng.random((1, 6, 4)).astype(np.float32)
+    with tf.Graph().as_default():
+        got = run(tf.layers.separable_conv1d(x, 4, 3, depth_multiplier=2, use_bias=False,
+                                             depthwise_initializer=tf.constant_initializer(depth),
+                                             pointwise_initializer=tf.constant_initializer(point)))
+    windows = np.stack([x[:, i:i + 3, :] for i in range(5)], axis=1)  # [batch, 5, 3, in]
+    depthwise = np.einsum("bwkc,kcm->bwcm", windows, depth).reshape(2, 5, 6)
+    np.testing.assert_allclose(got, depthwise @ point[0], rtol=1e-5)
+
+
+def test_uniform_candidate_sampler_draws_distinct_ids_in_range():
+    with tf.Graph().as_default():
+        true = tf.constant([[1], [4]], tf.int64)
+        sampled, true_expected, sampled_expected = tf.nn.uniform_candidate_sampler(
+            true, 1, num_sampled=5, unique=True, range_max=10, seed=2)
+        s, te, se = run([sampled, true_expected, sampled_expected])
+    assert len(set(s.tolist())) == 5 and all(0 <= i < 10 for i in s)
+    assert te.shape == (2, 1) and se.shape == (5,) and np.all(se > 0) and np.all(te > 0)
+
+
+def test_sparse_mask_and_sparse_reduce_max_sparse():
+    with tf.Graph().as_default():
+        slices = tf.IndexedSlices(tf.constant([[1.0], [2.0], [3.0]]), tf.constant([0, 5, 7]), tf.constant([10, 1]))
+        masked = tf.sparse_mask(slices, tf.constant([5]))
+        st = tf.SparseTensor([[0, 0], [0, 2], [1, 1]], [3.0, 5.0, 4.0], [2, 3])
+        reduced = tf.sparse_reduce_max_sparse(st, axis=1)
+        values, indices, red = run([masked.values, masked.indices, reduced])
+    assert indices.tolist() == [0, 7] and values.tolist() == [[1.0], [3.0]]
+    assert red.indices.tolist() == [[0], [1]] and red.values.tolist() == [5.0, 4.0]
+
+
+def test_initializers_seeds_and_collections():
+    with tf.Graph().as_default():
+        tf.set_random_seed(7)
+        assert tf.get_seed(3) == (7, 3)
+        normal = tf.get_variable("n", [200, 100], initializer=tf.glorot_normal_initializer(seed=1))
+        uniform = tf.get_variable("u", [1000], initializer=tf.random_uniform_initializer(-0.5, 0.25, seed=1))
+        scaled = tf.get_variable("s", [50, 20], initializer=tf.uniform_unit_scaling_initializer(factor=2.0, seed=1))
+        plain = tf.get_variable("p", [3], regularizer=tf.no_regularizer, initializer=tf.zeros_initializer())
+        ema = tf.train.ExponentialMovingAverage(0.9)
+        ema.apply([plain])
+        n, u, s = run([normal, uniform, scaled])
+        assert plain in tf.moving_average_variables()
+        assert not tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    assert abs(n.std() - np.sqrt(2.0 / 300)) < 0.1 * np.sqrt(2.0 / 300)  # (truncated normal, scaled back)
+    assert np.abs(n).max() <= 2 * np.sqrt(2.0 / 300) / 0.87962566103423978 + 1e-6
+    assert u.min() >= -0.5 and u.max() < 0.25
+    assert np.abs(s).max() <= 2.0 * np.sqrt(3.0 / 50) + 1e-6
+
+
+def test_added_and_regularization_losses():
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", [2], initializer=tf.constant_initializer([1.0, 2.0]),
+                            regularizer=lambda v: 0.5 * tf.reduce_sum(v * v))
+        tf.losses.add_loss(tf.constant(3.0))
+        regularization, total = run([tf.losses.get_regularization_loss(), tf.losses.get_total_loss()])
+    assert regularization == 2.5 and total == 5.5
+
+
+def test_second_or_step_timer_and_assert_global_step():
+    timer = tf.train.SecondOrStepTimer(every_steps=3)
+    assert timer.should_trigger_for_step(0)
+    timer.update_last_triggered_step(0)
+    assert not timer.should_trigger_for_step(2) and timer.should_trigger_for_step(3)
+    with tf.Graph().as_default():
+        tf.train.assert_global_step(tf.train.get_or_create_global_step())
+        with pytest.raises(TypeError):
+            tf.train.assert_global_step(tf.Variable(0.0, name="not_a_step"))
