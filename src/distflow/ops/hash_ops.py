@@ -64,26 +64,26 @@ def _len0to16(s: bytes) -> int:
     return _K2
 
 
-def _len17to32(s: bytes) -> int:
+def _head_mix(s: bytes, first_mul: int) -> tuple[int, int, int, int]:
+    """What the 17-32 and 33-64 byte cases share: (mul, a, and the two halves they hash)."""
     n = len(s)
     mul = _K2 + n * 2
-    a = (_fetch64(s, 0) * _K1) & _M
+    a = (_fetch64(s, 0) * first_mul) & _M
     b = _fetch64(s, 8)
     c = (_fetch64(s, n - 8) * mul) & _M
     d = (_fetch64(s, n - 16) * _K2) & _M
-    return _hash16((_rotate((a + b) & _M, 43) + _rotate(c, 30) + d) & _M,
-                   (a + _rotate((b + _K2) & _M, 18) + c) & _M, mul)
+    return mul, a, (_rotate((a + b) & _M, 43) + _rotate(c, 30) + d) & _M, (a + _rotate((b + _K2) & _M, 18) + c) & _M
+
+
+def _len17to32(s: bytes) -> int:
+    mul, _, y, second = _head_mix(s, _K1)
+    return _hash16(y, second, mul)
 
 
 def _len33to64(s: bytes) -> int:
     n = len(s)
-    mul = _K2 + n * 2
-    a = (_fetch64(s, 0) * _K2) & _M
-    b = _fetch64(s, 8)
-    c = (_fetch64(s, n - 8) * mul) & _M
-    d = (_fetch64(s, n - 16) * _K2) & _M
-    y = (_rotate((a + b) & _M, 43) + _rotate(c, 30) + d) & _M
-    z = _hash16(y, (a + _rotate((b + _K2) & _M, 18) + c) & _M, mul)
+    mul, a, y, second = _head_mix(s, _K2)
+    z = _hash16(y, second, mul)
     e = (_fetch64(s, 16) * mul) & _M
     f = _fetch64(s, 24)
     g = ((y + _fetch64(s, n - 32)) * mul) & _M
