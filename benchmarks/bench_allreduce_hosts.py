@@ -95,11 +95,11 @@ def counters():
     raise RuntimeError("no eth0")
 
 before = counters()
-start = time.time()
+start, cpu = time.time(), time.process_time()
 for _ in range(steps):
     sess.run(train, feed)
-end = time.time()
-print(json.dumps({"start": start, "end": end, "steps": steps,
+end, cpu = time.time(), time.process_time() - cpu
+print(json.dumps({"start": start, "end": end, "steps": steps, "cpu": cpu,
                   "traffic": [b - a for a, b in zip(before, counters())]}), flush=True)
 if mode == "ps":
     # A synchronous step takes 4 gradients from any workers: keep giving them until every
@@ -143,7 +143,9 @@ def run(mode: str, steps: int, rate: str, cpus: float | None) -> dict:
                 ps.wait()
     seconds = max(r["end"] for r in reports) - min(r["start"] for r in reports)
     return {"samples": steps * 256 * WORKERS / seconds,
-            "sent": sum(r["traffic"][0] for r in reports) / WORKERS / steps}
+            "sent": sum(r["traffic"][0] for r in reports) / WORKERS / steps,
+            "cpu_ms": 1e3 * sum(r["cpu"] for r in reports) / WORKERS / steps,
+            "step_ms": 1e3 * seconds / steps}
 
 
 def ceiling(rate: str, mode: str) -> float:
@@ -157,6 +159,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--rate", default="1gbit")
+    parser.add_argument("--allreduce-only", action="store_true", help="skip the ps row")
     parser.add_argument("--cpus-per-host", type=float, default=round((os.cpu_count() or 2) / 5, 2))
     args = parser.parse_args()
     why = netns.unavailable()
@@ -165,14 +168,17 @@ def main() -> None:
         return
     print(machine_line())
     cpus = args.cpus_per_host or None
-    results = {mode: run(mode, args.steps, args.rate, cpus) for mode in ("allreduce", "ps")}
+    modes = ("allreduce",) if args.allreduce_only else ("allreduce", "ps")
+    results = {mode: run(mode, args.steps, args.rate, cpus) for mode in modes}
     print(f"4 workers at {args.rate}, {cpus} cores per host, MLP batch 256 per worker, synchronous SGD:")
     for mode, r in results.items():
         top = ceiling(args.rate, mode)
         print(f"  {mode:<9} {r['samples']:9.0f} samples/s   {r['sent'] / 1e6:5.2f} MB sent per worker step   "
-              f"link ceiling {top:9.0f} ({r['samples'] / top:.2f} of it)")
-    print(f"  all-reduce / ps: {results['allreduce']['samples'] / results['ps']['samples']:.2f}x (target 2.0x); "
-          f"all-reduce at {results['allreduce']['samples'] / ceiling(args.rate, 'allreduce'):.2f} of its ceiling "
+              f"link ceiling {top:9.0f} ({r['samples'] / top:.2f} of it); a step {r['step_ms']:.1f} ms, "
+              f"{r['cpu_ms']:.1f} ms of CPU per worker")
+    if "ps" in results:
+        print(f"  all-reduce / ps: {results['allreduce']['samples'] / results['ps']['samples']:.2f}x (target 2.0x)")
+    print(f"  all-reduce at {results['allreduce']['samples'] / ceiling(args.rate, 'allreduce'):.2f} of its ceiling "
           "(target 0.9)")
 
 

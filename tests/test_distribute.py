@@ -82,6 +82,87 @@ def test_mirrored_replicas_train_as_one_device_on_the_whole_batch(optimizer, n):
             np.testing.assert_array_equal(v, values[0], err_msg=name)
 
 
+def test_gradients_are_bucketed_from_the_last_layer_and_each_bucket_starts_before_backprop_ends():
+    from distflow.distribute.strategy import FIRST_BUCKET_BYTES, gradient_buckets
+    from distflow.runtime.partition import prune
+
+    widths = [20, 600, 600, 2]  # the 600x600 kernel (1.44 MB) closes the first bucket
+    rng = np.random.RandomState(1)
+    x_all = rng.randn(8, widths[0]).astype(np.float32)
+    y_all = rng.randn(8, widths[-1]).astype(np.float32)
+    inits = [rng.randn(a, b).astype(np.float32) * 0.05 for a, b in zip(widths[:-1], widths[1:])]
+
+    def model(x):
+        for i, init in enumerate(inits):
+            x = tf.layers.dense(x, init.shape[1], activation=tf.nn.relu if i < len(inits) - 1 else None,
+                                kernel_initializer=tf.constant_initializer(init))
+        return x
+
+    def train(strategy=None, steps=3):
+        grads = []
+
+        def replica_step(x, y):
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+            opt = tf.train.GradientDescentOptimizer(0.1)
+            pairs = opt.compute_gradients(loss)
+            grads.append([g for g, _ in pairs])
+            with tf.control_dependencies([opt.apply_gradients(pairs)]):
+                return tf.identity(loss)
+
+        with tf.Graph().as_default():
+            if strategy is None:
+                loss = replica_step(tf.constant(x_all), tf.constant(y_all))
+                config = None
+            else:
+                strategy = strategy()
+                with strategy.scope():
+                    halves = tf.data.Dataset.from_tensors((x_all, y_all)).repeat()
+                    iterator = strategy.make_dataset_iterator(halves)
+                    per_replica = strategy.experimental_run_v2(lambda xy: replica_step(*xy), (iterator.get_next(),))
+                    loss = strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica)
+                config = tf.ConfigProto(device_count={"CPU": 2})
+            graph = tf.get_default_graph()
+            with tf.Session(config=config) as sess:
+                if strategy is not None:
+                    sess.run(iterator.initialize())
+                sess.run(tf.global_variables_initializer())
+                losses = [float(sess.run(loss)) for _ in range(steps)]
+            return losses, graph, grads, loss
+
+    mirrored = lambda: tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])  # noqa: E731
+    losses, graph, grads, loss = train(mirrored)
+    np.testing.assert_allclose(losses, train()[0], rtol=1e-5)
+
+    # the buckets: from the last variable back, the first closed at FIRST_BUCKET_BYTES
+    with graph.as_default():
+        buckets = gradient_buckets(list(enumerate(grads[0])))
+    assert [[i for i, _ in b] for b in buckets] == [[5, 4, 3, 2], [1, 0]]
+    assert sum(g.shape.num_elements() * 4 for _, g in buckets[0]) >= FIRST_BUCKET_BYTES
+    # in the step's order, replica 0 starts the first bucket's all-reduce before it computes
+    # the first layer's kernel gradient, and starts every bucket before waiting for any
+    order = [op for op in prune([loss.op], set()) if op.device.endswith("CPU:0")]
+    kinds = [op.type for op in order]
+    starts = [i for i, k in enumerate(kinds) if k == "_CollectiveReduceStart"]
+    dones = [i for i, k in enumerate(kinds) if k == "_CollectiveReduceDone"]
+    assert len(starts) == len(dones) == 2 and max(starts) < min(dones)
+    assert starts[0] < order.index(grads[0][0].op), "the first bucket waits for the whole backward pass"
+
+
+def test_a_late_failure_of_an_overlapped_collective_does_not_reset_the_next_steps_runs():
+    from distflow.runtime.collectives import Collectives, Group
+
+    runtime = Collectives()
+    group = Group(7, 2, "CPU", ("/cpu:0", "/cpu:1"))
+    _, stale = runtime.next_run(group, 1, "/cpu:0")
+    runtime.forget_runs(group, stale)  # a failure: the counts start again
+    first, generation = runtime.next_run(group, 1, "/cpu:0")
+    runtime.forget_runs(group, stale)  # the same step's other collective failing later: no effect
+    second, _ = runtime.next_run(group, 1, "/cpu:0")
+    assert generation == stale + 1 and first != second  # (the second is run 1, not run 0 again)
+    runtime.forget_runs(group, generation)
+    assert runtime.next_run(group, 1, "/cpu:0")[0] == first
+
+
 def test_a_checkpoint_holds_one_copy_and_restores_every_copy(tmp_path):
     path = str(tmp_path / "model.ckpt")
     _mirrored("adam", 2, steps=2, checkpoint=path)

@@ -385,8 +385,13 @@ class Strategy:
             return array_ops.identity(reduced[0])
 
     def _aggregate_gradients(self, replica: ReplicaContext, grads_and_vars: list) -> list:
-        """The gradients averaged (or summed, after a SUM loss) over every replica of the group,
-        packed into one all-reduce per dtype."""
+        """The gradients averaged (or summed, after a SUM loss) over every replica of the group.
+
+        They are packed into buckets in the reverse of the variables' order, about the order
+        in which backpropagation makes them (:func:`gradient_buckets`), and each bucket's
+        all-reduce starts as soon as its gradients exist: the ring carries the last layers'
+        gradients while the first layers' are computed. Every bucket is started before any
+        is waited for, so members never wait on each other."""
         if self.num_replicas_in_sync == 1:
             return list(grads_and_vars)
         graph = ops.get_default_graph()
@@ -394,19 +399,25 @@ class Strategy:
         pairs = [(to_dense(g) if isinstance(g, IndexedSlices) else g, v) for g, v in grads_and_vars]
         live = [(i, ops.convert_to_tensor(g)) for i, (g, _) in enumerate(pairs) if g is not None]
         out = list(pairs)
-        by_dtype: dict = {}
-        for i, g in live:
-            by_dtype.setdefault(g.dtype.base_dtype, []).append((i, g))
+        n = self.num_replicas_in_sync
         with ops.name_scope("allreduce"):
-            for members in by_dtype.values():
-                flat = [array_ops.reshape(g, [-1]) for _, g in members]
-                sizes = [array_ops.size(g) for _, g in members]
+            started = []
+            for bucket in gradient_buckets(live):
+                flat = [array_ops.reshape(g, [-1]) for _, g in bucket]
                 packed = slicing_ops.concat(flat, 0) if len(flat) > 1 else flat[0]
-                reduced = self._all_reduce(replica, packed, op)
-                pieces = slicing_ops.split(reduced, array_ops.stack(sizes), num=len(members)) \
-                    if len(members) > 1 else [reduced]
-                for (i, g), piece in zip(members, pieces):
-                    out[i] = (array_ops.reshape(piece, array_ops.shape(g)), pairs[i][1])
+                instance = self._next_instance(replica)
+                handle = self._ordered(replica, lambda: collective_ops.all_reduce_start(
+                    packed, n, self._group_key, instance, "Add", "Div" if op == ReduceOp.MEAN else "Id",
+                    _task_local_group=self._task_local))
+                started.append((bucket, packed, handle))
+            with ops.control_dependencies([started[-1][2].op]):
+                for bucket, packed, handle in started:
+                    reduced = collective_ops.all_reduce_done(handle, packed)
+                    sizes = [array_ops.size(g) for _, g in bucket]
+                    pieces = slicing_ops.split(reduced, array_ops.stack(sizes), num=len(bucket)) \
+                        if len(bucket) > 1 else [reduced]
+                    for (i, g), piece in zip(bucket, pieces):
+                        out[i] = (array_ops.reshape(piece, array_ops.shape(g)), pairs[i][1])
         return out
 
     def _increments_global_step(self, replica: ReplicaContext, global_step) -> bool:
@@ -418,6 +429,29 @@ class Strategy:
         """Whether this replica applies its (aggregated) gradients: every replica updates its
         own copies of mirrored variables."""
         return True
+
+
+FIRST_BUCKET_BYTES = 1 << 20  # small, so that the ring starts early in the backward pass
+BUCKET_BYTES = 4 << 20  # large enough that each all-reduce's fixed cost is small beside its bytes
+
+
+def gradient_buckets(grads: list) -> list[list]:
+    """``grads`` (``(index, tensor)`` pairs in the variables' order) in buckets to all-reduce
+    together: taken in reverse order, one dtype to a bucket, each closed once it holds
+    FIRST_BUCKET_BYTES (the first) or BUCKET_BYTES. A tensor of unknown size fills a bucket."""
+    buckets, open_ = [], {}  # dtype -> (bucket, bytes)
+    for i, g in reversed(grads):
+        dtype = g.dtype.base_dtype
+        bucket, size = open_.pop(dtype, ([], 0))
+        bucket.append((i, g))
+        count = g.shape.num_elements() if g.shape.is_fully_defined() else None
+        size = BUCKET_BYTES if count is None else size + count * dtype.size
+        if size >= (FIRST_BUCKET_BYTES if not buckets else BUCKET_BYTES):
+            buckets.append(bucket)
+        else:
+            open_[dtype] = (bucket, size)
+    buckets.extend(bucket for bucket, _ in open_.values())
+    return buckets
 
 
 def _identity_of(primary: Variable):

@@ -45,6 +45,24 @@ def _collective_reduce_kernel(ctx, t, *, group_size, group_key, instance_key, me
                                     bool(_task_local_group))
 
 
+# A CollectiveReduce split in two, so that the step computes while the ring runs: the start
+# kernel begins the all-reduce on a background thread and outputs a handle; the done kernel
+# waits for the result. Graph builders order them so that every member starts all of its
+# instances before it waits for any (tf.distribute's gradient buckets do).
+@register_op("_CollectiveReduceStart", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.variant,
+             stateful=True, blocking=True)
+def _collective_reduce_start_kernel(ctx, t, *, group_size, group_key, instance_key, merge_op, final_op,
+                                    _task_local_group=False, **attrs):
+    return _runtime(ctx).start_all_reduce(ctx, group_key, group_size, int(instance_key), t, merge_op, final_op,
+                                          bool(_task_local_group))
+
+
+@register_op("_CollectiveReduceDone", shape=lambda op: as_shape(op.get_attr("shape")),
+             dtype=lambda op: op.get_attr("T"), stateful=True, blocking=True, may_alias=True)
+def _collective_reduce_done_kernel(ctx, pending, *, T, shape, **attrs):
+    return pending.result(ctx)
+
+
 @register_op("CollectiveGather", shape=lambda op: _gather_shape(op), stateful=True, blocking=True)
 def _collective_gather_kernel(ctx, t, *, group_size, group_key, instance_key, **attrs):
     if np.ndim(t) == 0:
@@ -85,17 +103,39 @@ def all_reduce(t, group_size, group_key, instance_key, merge_op="Add", final_op=
     """Reduces ``t`` across the group's members (``merge_op``: Add, Mul, Min or Max; then
     ``final_op``: Id, or Div to divide by the group size). ``_task_local_group`` (distflow's):
     every member is a device of one task, which forms the group without its leader."""
-    _check_keys("all_reduce", group_size, group_key, instance_key)
-    if merge_op not in MERGE_OPS:
-        raise ValueError(f"all_reduce: merge_op must be one of {sorted(MERGE_OPS)}, got {merge_op!r}")
-    if final_op not in FINAL_OPS:
-        raise ValueError(f"all_reduce: final_op must be one of {list(FINAL_OPS)}, got {final_op!r}")
     t = ops.convert_to_tensor(t)
-    return make_tensor("CollectiveReduce", [t], {
-        "T": t.dtype.base_dtype, "group_size": int(group_size), "group_key": int(group_key),
-        "instance_key": int(instance_key), "merge_op": merge_op, "final_op": final_op,
-        "subdiv_offsets": [int(x) for x in subdiv_offsets], "communication_hint": communication_hint,
-        **({"_task_local_group": True} if _task_local_group else {})}, name or "CollectiveReduce")
+    attrs = _reduce_attrs("all_reduce", t, group_size, group_key, instance_key, merge_op, final_op, _task_local_group)
+    attrs.update(subdiv_offsets=[int(x) for x in subdiv_offsets], communication_hint=communication_hint)
+    return make_tensor("CollectiveReduce", [t], attrs, name or "CollectiveReduce")
+
+
+def all_reduce_start(t, group_size, group_key, instance_key, merge_op="Add", final_op="Id", name=None,
+                     _task_local_group=False):
+    """:func:`all_reduce` begun without waiting for it (distflow's): a handle for
+    :func:`all_reduce_done`, which waits. The step goes on computing meanwhile. Every member
+    must start each instance it waits for before it waits for any (order the done ops after
+    the last start), or members may wait on each other forever."""
+    t = ops.convert_to_tensor(t)
+    attrs = _reduce_attrs("all_reduce", t, group_size, group_key, instance_key, merge_op, final_op, _task_local_group)
+    return make_tensor("_CollectiveReduceStart", [t], attrs, name or "CollectiveReduceStart")
+
+
+def all_reduce_done(handle, like, name=None):
+    """The result of the all-reduce that ``handle`` (from :func:`all_reduce_start`) began;
+    ``like`` is the tensor it reduces (for the dtype and shape)."""
+    return make_tensor("_CollectiveReduceDone", [handle], {"T": like.dtype.base_dtype, "shape": like.shape},
+                       name or "CollectiveReduceDone")
+
+
+def _reduce_attrs(what: str, t, group_size, group_key, instance_key, merge_op, final_op, task_local) -> dict:
+    _check_keys(what, group_size, group_key, instance_key)
+    if merge_op not in MERGE_OPS:
+        raise ValueError(f"{what}: merge_op must be one of {sorted(MERGE_OPS)}, got {merge_op!r}")
+    if final_op not in FINAL_OPS:
+        raise ValueError(f"{what}: final_op must be one of {list(FINAL_OPS)}, got {final_op!r}")
+    return {"T": t.dtype.base_dtype, "group_size": int(group_size), "group_key": int(group_key),
+            "instance_key": int(instance_key), "merge_op": merge_op, "final_op": final_op,
+            **({"_task_local_group": True} if task_local else {})}
 
 
 def all_gather(t, group_size, group_key, instance_key, communication_hint="auto", name=None):

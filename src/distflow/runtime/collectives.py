@@ -51,6 +51,7 @@ import numpy as np
 
 from ..framework import errors
 from ..framework.device_spec import DeviceSpec
+from .pool import submit_background
 from .rendezvous import Rendezvous
 
 PIECE_BYTES = 1 << 20  # what one put carries at most: small enough to pipeline, large enough to amortize
@@ -222,6 +223,8 @@ class Collectives:
         self._cond = threading.Condition()
         self._groups: dict = {}  # group key -> what complete_group keeps
         self._runs: dict = {}  # (group key, instance key, device) -> runs so far
+        self._generation: dict = {}  # group key -> how many times its run counts were reset
+        self._resolving: dict = {}  # (group key, device) -> held while that member asks the leader
 
     def group(self, ctx, key: int, size: int, task_local: bool = False) -> Group:
         """The group of ``key``; ``task_local``: every member is a device of this task, so
@@ -232,30 +235,42 @@ class Collectives:
             raise errors.InvalidArgumentError(None, None, f"{ctx.op_name}: group_size must be positive, got {size}")
         if self._resolve is not None and not task_local:
             with self._cond:
-                entry = self._groups.get(key)
-                group = entry and entry.get("group")
-            if group is not None and device.name in group.members:
-                return group
-            group = self._resolve(key, size, device.device_type, device.name, ctx)
-            with self._cond:
-                self._groups[key] = {"size": size, "type": device.device_type, "devices": set(group.members),
-                                     "group": group}
+                resolving = self._resolving.setdefault((key, device.name), threading.Lock())
+            # (one question to the leader at a time per member: a member that asks again while
+            # its first question is out would start the group's next incarnation)
+            with resolving:
+                with self._cond:
+                    entry = self._groups.get(key)
+                    group = entry and entry.get("group")
+                if group is not None and device.name in group.members:
+                    return group
+                group = self._resolve(key, size, device.device_type, device.name, ctx)
+                with self._cond:
+                    self._groups[key] = {"size": size, "type": device.device_type,
+                                         "devices": set(group.members), "group": group}
             return group
         return complete_group(self._groups, self._cond, key, size, device.device_type, device.name, ctx.wait_for)
 
-    def next_run(self, group: Group, instance_key: int, device: str) -> int:
-        """The run id of this device's next run of the instance: the same on every member."""
+    def next_run(self, group: Group, instance_key: int, device: str) -> tuple[int, int]:
+        """The run id of this device's next run of the instance (the same on every member),
+        and the generation of the group's run counts it was counted in."""
         with self._cond:
             k = self._runs.get((group.key, instance_key, device), 0)
             self._runs[(group.key, instance_key, device)] = k + 1
+            generation = self._generation.get(group.key, 0)
         digest = hashlib.blake2b(f"{group.key}:{group.incarnation}:{instance_key}:{k}".encode(),
                                  digest_size=8).digest()
-        return int.from_bytes(digest, "little") | (1 << 63)  # (a master's step ids are below 2**62)
+        return int.from_bytes(digest, "little") | (1 << 63), generation  # (a master's step ids are below 2**62)
 
-    def forget_runs(self, group: Group) -> None:
-        """Run counts of the group start again from zero (a member failed); on a cluster the
-        group is asked for again, and re-forms at its leader with every member."""
+    def forget_runs(self, group: Group, generation: int) -> None:
+        """Run counts of the group start again from zero (a member failed in ``generation``);
+        on a cluster the group is asked for again, and re-forms at its leader with every
+        member. A failure of a run counted before the last reset (an overlapped collective
+        of the failed step, failing late) changes nothing."""
         with self._cond:
+            if self._generation.get(group.key, 0) != generation:
+                return
+            self._generation[group.key] = generation + 1
             for k in [k for k in self._runs if k[0] == group.key]:
                 del self._runs[k]
             if self._resolve is not None:
@@ -268,6 +283,14 @@ class Collectives:
         return self.run(ctx, group, instance_key, "all-reduce",
                         lambda ring: all_reduce(ring, np.asarray(value), merge_op, final_op))
 
+    def start_all_reduce(self, ctx, group_key: int, group_size: int, instance_key: int, value, merge_op: str,
+                         final_op: str, task_local: bool = False) -> "Pending":
+        """:meth:`all_reduce` begun on a background thread: the kernel that started it goes on,
+        and a later kernel of the step waits for the result (:meth:`Pending.result`)."""
+        group = self.group(ctx, group_key, group_size, task_local)
+        return self.run(ctx, group, instance_key, "all-reduce",
+                        lambda ring: all_reduce(ring, np.asarray(value), merge_op, final_op), background=True)
+
     def all_gather(self, ctx, group_key: int, group_size: int, instance_key: int, value) -> np.ndarray:
         group = self.group(ctx, group_key, group_size)
         return self.run(ctx, group, instance_key, "all-gather", lambda ring: all_gather(ring, np.asarray(value)))
@@ -278,9 +301,26 @@ class Collectives:
         return self.run(ctx, group, instance_key, "broadcast",
                         lambda ring: broadcast(ring, None if value is None else np.asarray(value), shape, dtype))
 
-    def run(self, ctx, group: Group, instance_key: int, what: str, body):
-        """Runs ``body(ring)`` as this device's part of the instance, on a fresh run."""
-        run_id = self.next_run(group, instance_key, ctx.device.name)
+    def run(self, ctx, group: Group, instance_key: int, what: str, body, background: bool = False):
+        """Runs ``body(ring)`` as this device's part of the instance, on a fresh run. With
+        ``background``, the run is counted here and runs on another thread: a :class:`Pending`."""
+        with self._cond:
+            step = ctx.step
+            if background and step is not None and step.error is not None:
+                # (a collective the step began earlier failed: this run must not be counted,
+                # or it would take the place of the next step's)
+                raise errors.CancelledError(None, None, f"{ctx.op_name} on {ctx.device.name}: not started, "
+                                            f"the step failed ({_first_line(step.error)})")
+            run_id, generation = self.next_run(group, instance_key, ctx.device.name)
+        if not background:
+            return self._run(ctx, group, instance_key, what, body, run_id, generation)
+        pending = Pending(ctx, instance_key)
+        submit_background(lambda: pending.run(
+            lambda: self._run(ctx, group, instance_key, what, body, run_id, generation, abort_step=True)))
+        return pending
+
+    def _run(self, ctx, group: Group, instance_key: int, what: str, body, run_id: int, generation: int,
+             abort_step: bool = False):
         ring = None
         try:
             ring = _Ring(self, ctx, group, instance_key, run_id)
@@ -288,13 +328,52 @@ class Collectives:
         except BaseException as e:
             error = _failure(ctx, group, instance_key, e, what)
             self.board.leave(run_id, error)
-            self.forget_runs(group)
+            if abort_step and ctx.step is not None:
+                ctx.step.abort(error)  # (before the counts are reset: see run)
+            self.forget_runs(group, generation)
             raise error from None
         finally:
             if ring is not None:
                 ring.close()
         self.board.leave(run_id)
         return out
+
+
+class Pending:
+    """A collective that runs on a background thread while its step goes on (what a start
+    kernel returns, and its done kernel waits for).
+
+    The run is the step's as if it ran in the kernel: a cancelled step fails it round the
+    ring, and its error, naming the op, device and group, is what the done kernel raises."""
+
+    __slots__ = ("_ctx", "_instance_key", "_cond", "_done", "_value", "_error")
+
+    def __init__(self, ctx, instance_key: int):
+        self._ctx = ctx
+        self._instance_key = instance_key
+        self._cond = threading.Condition()
+        self._done = False
+        self._value = None
+        self._error: BaseException | None = None
+
+    def run(self, body) -> None:
+        value, error = None, None
+        try:
+            value = body()
+        except BaseException as e:  # noqa: BLE001 - raised by the done kernel
+            error = e
+        with self._cond:
+            self._value, self._error, self._done = value, error, True
+            self._cond.notify_all()
+
+    def result(self, ctx):
+        """The collective's result, once it is ready; waits as ``ctx``'s kernel (cancelled with its step)."""
+        with self._cond:
+            ctx.wait_for(self._cond, lambda: self._done,
+                         f"collective instance {self._instance_key} started by {self._ctx.op_name}")
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def _failure(ctx, group: Group, instance_key: int, error: BaseException, what: str) -> errors.OpError:
@@ -312,9 +391,12 @@ def _failure(ctx, group: Group, instance_key: int, error: BaseException, what: s
         cls = type(error)
     else:
         cls = errors.AbortedError
-    first = str(getattr(error, "message", error)).split("\n", 1)[0]
     return cls(None, None, f"{ctx.op_name} on {ctx.device.name}: the {what} of collective group {group.key} "
-               f"(instance {instance_key}, {group.size} members) failed: {first}")
+               f"(instance {instance_key}, {group.size} members) failed: {_first_line(error)}")
+
+
+def _first_line(error: BaseException) -> str:
+    return str(getattr(error, "message", error)).split("\n", 1)[0]
 
 
 def _pieces(size: int, itemsize: int) -> list[tuple[int, int]]:

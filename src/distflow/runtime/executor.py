@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import queue
 import sys
 import threading
 import time
@@ -29,6 +28,7 @@ from .device import Device
 from .functions import BodyRunner, has_functions
 from .memories import Memories, fetch_to_host, recv_into, value_of
 from .partition import MAY_ALIAS as _MAY_ALIAS, Node, rendezvous_key
+from .pool import POOL as _POOL
 from .rendezvous import Rendezvous  # noqa: F401 (where steps' partitions meet; importers find it here too)
 
 _log = logging.getLogger("distflow")
@@ -662,37 +662,3 @@ def run_partitions(plans: list[PartitionPlan], feeds: list, rdv: Rendezvous, res
     if trace is not None:
         trace.extend(sorted((t for part in traces for t in part), key=lambda t: t.start_ns))
     return state.error
-
-
-class _ThreadPool:
-    """Threads for partitions: an idle thread is reused, otherwise a new one starts.
-
-    Partitions may block (in a receive, later in a queue), so the pool never makes a
-    partition wait for another step's partition to finish.
-    """
-
-    def __init__(self, name: str):
-        self._name = name
-        self._idle: list[queue.SimpleQueue] = []
-        self._lock = threading.Lock()
-        self._count = 0
-
-    def submit(self, fn) -> None:
-        with self._lock:
-            q = self._idle.pop() if self._idle else None
-            if q is None:
-                self._count += 1
-                q = queue.SimpleQueue()
-                threading.Thread(target=self._loop, args=(q,), daemon=True,
-                                 name=f"{self._name}-{self._count}").start()
-        q.put(fn)
-
-    def _loop(self, q: queue.SimpleQueue) -> None:
-        while True:
-            fn = q.get()
-            fn()
-            with self._lock:
-                self._idle.append(q)
-
-
-_POOL = _ThreadPool("distflow-executor")
