@@ -338,3 +338,34 @@ def test_while_loop_newton():
 def test_rnn_sequence_classifier():
     out, _ = run("rnn_sequence_classifier.py", "--steps", "300")
     assert numbers(last_line_with(out, "test accuracy:"))[0] >= 0.9
+
+
+@needs_digits
+@pytest.mark.parametrize("program,accuracy", [("keras_mnist_mlp.py", 0.93), ("keras_mnist_cnn.py", 0.93)])
+def test_the_keras_digit_examples_reach_their_accuracy(program, accuracy):
+    out, _ = run(program)
+    assert numbers(last_line_with(out, "Test accuracy"))[-1] >= accuracy
+    assert re.search(r"^1500/1500 (\[={30}\] - \d+s \d+us/sample|- \d+s) - loss: \d\.\d{4} - accuracy: \d\.\d{4} - "
+                     r"val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}$", out, re.M), out[-2000:]
+
+
+def test_the_keras_lstm_learns_which_words_outnumber_the_others():
+    out, _ = run("keras_imdb_lstm.py")
+    assert numbers(last_line_with(out, "Test accuracy"))[-1] >= 0.8
+    assert "x_train shape: (2000, 40)" in out
+
+
+def test_a_keras_functional_model_with_two_inputs_and_outputs():
+    out, _ = run("keras_functional.py")
+    results = {line.split(":")[0][5:]: float(line.split(":")[1]) for line in out.splitlines()
+               if line.startswith("test ")}
+    assert results["aux_output_accuracy"] >= 0.75 and results["main_output_accuracy"] >= 0.8, results
+    # the total is the outputs' losses weighted 1 and 0.2
+    assert results["loss"] == pytest.approx(results["main_output_loss"] + 0.2 * results["aux_output_loss"], abs=2e-4)
+    assert "aux_input (InputLayer)" in out and "main_output (Dense)" in out
+
+
+def test_a_subclassed_keras_model():
+    out, _ = run("keras_subclassed.py")
+    assert "trainable weights: 6" in out
+    assert numbers(last_line_with(out, "Test accuracy"))[-1] >= 0.9

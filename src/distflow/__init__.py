@@ -163,6 +163,7 @@ from . import bitwise, graph_util, image, nest, python_io, resource_loader, sign
 from . import strings, summary, test  # noqa: E402
 from . import contrib  # noqa: E402
 from . import distribute, estimator, feature_column  # noqa: E402
+from . import keras  # noqa: E402
 from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing

@@ -140,8 +140,19 @@ def cholesky_solve(chol, rhs, name=None):
         return matrix_triangular_solve(chol, y, lower=True, adjoint=True)
 
 
-@register_op("Qr", list_output=True, shape=lambda op: [TensorShape(None)] * 2,
-             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 2)
+def _qr_shapes(op) -> list:
+    """q: [..., M, K] and r: [..., K, N], K = min(M, N), or M with full_matrices (TF's shapes)."""
+    shape = op.inputs[0].shape
+    if shape.ndims is None:
+        return [TensorShape(None)] * 2
+    if shape.ndims < 2:
+        raise ValueError(f"Qr: the input must have rank at least 2, got shape {shape}")
+    *batch, m, n = shape.as_list()
+    k = m if op.get_attr("full_matrices") else (None if m is None or n is None else min(m, n))
+    return [TensorShape(batch + [m, k]), TensorShape(batch + [k, n])]
+
+
+@register_op("Qr", list_output=True, shape=_qr_shapes, dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 2)
 def _qr_kernel(xp, x, *, full_matrices=False):
     q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
     return q.astype(x.dtype), r.astype(x.dtype)

@@ -3,8 +3,8 @@ marked supported, different, not supported, or out of scope, with the supported 
 
 The list of names (tf1_api.json beside this file) is TensorFlow's ``tf.compat.v1`` API,
 read from a TensorFlow installation (``tf.compat.v1`` of TF 2.21, which carries TF 1.15's
-names) and, for ``tf.layers`` (empty there since Keras 3), from TensorFlow's API golden
-file. What distflow supports is read from the package itself, so the page cannot drift:
+names) and, for ``tf.layers`` (empty there since Keras 3) and ``tf.keras.layers``, from
+TensorFlow's v1 API golden files. What distflow supports is read from the package itself, so the page cannot drift:
 ``python -m distflow.tools.compat`` regenerates it and ``--check`` fails if it is stale.
 """
 
@@ -15,7 +15,8 @@ import json
 import os
 import sys
 
-NAMESPACES = ["tf", "nn", "train", "layers", "losses", "data", "summary", "metrics", "app", "logging", "gfile"]
+NAMESPACES = ["tf", "nn", "train", "layers", "losses", "data", "summary", "metrics", "app", "logging", "gfile",
+              "keras.layers"]
 
 # Names outside distflow's scope: TF 2 and eager execution, resource-variable internals,
 # XLA and TPUs. Each with the reason; nothing else is left out of the share.
@@ -154,7 +155,10 @@ def _api() -> dict:
 
 
 def _module(tf, namespace):
-    return tf if namespace == "tf" else getattr(tf, namespace, None)
+    module = tf
+    for part in ([] if namespace == "tf" else namespace.split(".")):
+        module = getattr(module, part, None)
+    return module
 
 
 def _has(module, name) -> bool:
@@ -232,6 +236,12 @@ def namespaces() -> list[tuple[str, str]]:
                       "FarmHash buckets), `crossed_column` (its buckets are not TF's), `indicator_column`, "
                       "`embedding_column`, `input_layer`, `linear_model`; features come dense, not as SparseTensors; "
                       "not the shared and weighted columns or `make_parse_example_spec`")
+        elif name == "keras":
+            status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
+                      "`Sequential`, functional and subclassed `Model`, `compile`/`fit`/`evaluate`/`predict`, the "
+                      "callbacks, optimizers, losses, metrics, `backend` and `utils`, `save_weights`/`load_weights`; "
+                      "not yet HDF5 (`save`, `load_model`), `model_to_estimator`, `keras.datasets` (downloads) or "
+                      "`fit` under a tf.distribute strategy")
         elif name == "io":
             status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "

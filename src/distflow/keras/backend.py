@@ -1,0 +1,445 @@
+"""``tf.keras.backend``: the session Keras runs its graphs in, the learning phase, and the
+tensor functions Keras programs call through ``K``.
+
+Keras in TF 1.x graph mode keeps one session per process (``get_session``), made on first
+use for the default graph, and a *learning phase*: a boolean placeholder, False unless fed,
+that layers such as Dropout and BatchNormalization read; ``fit`` feeds True.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import (cast, clip_by_value, concat, equal, exp, get_default_graph, log,
+                placeholder_with_default, reduce_max, reduce_mean, reduce_min, reduce_sum, reshape, sqrt, square,
+                transpose, Variable, variables_initializer, reset_default_graph, Session, nn, gradients as _gradients,
+                argmax as _argmax, matmul, stack as _stack, abs as _abs, maximum as _maximum, minimum as _minimum,
+                shape as _shape, zeros as _zeros, ones as _ones, expand_dims as _expand_dims, squeeze as _squeeze,
+                tile as _tile, sign as _sign, pow as _pow, one_hot as _one_hot, gather as _gather)
+from .. import constant as _tf_constant, placeholder as _tf_placeholder
+from ..framework import dtypes, ops
+
+_SESSION = {"session": None, "graph": None}
+_LEARNING_PHASE: dict = {}  # graph -> the learning-phase placeholder
+_FIXED_PHASE: dict = {}  # graph -> 0 or 1, set by set_learning_phase
+_UIDS: dict = {}  # graph -> {prefix: count}
+_FLOATX = ["float32"]
+_EPSILON = [1e-7]
+_IMAGE_FORMAT = ["channels_last"]
+
+
+# -- configuration -------------------------------------------------------------------------
+def floatx() -> str:
+    return _FLOATX[0]
+
+
+def set_floatx(value: str) -> None:
+    if value not in ("float16", "float32", "float64"):
+        raise ValueError(f"Unknown floatx type: {value!r} (one of float16, float32, float64)")
+    _FLOATX[0] = str(value)
+
+
+def epsilon() -> float:
+    return _EPSILON[0]
+
+
+def set_epsilon(value: float) -> None:
+    _EPSILON[0] = float(value)
+
+
+def image_data_format() -> str:
+    return _IMAGE_FORMAT[0]
+
+
+def set_image_data_format(value: str) -> None:
+    if value not in ("channels_last", "channels_first"):
+        raise ValueError(f"Unknown data_format: {value!r}")
+    _IMAGE_FORMAT[0] = value
+
+
+def backend() -> str:
+    return "tensorflow"
+
+
+# -- session and graph ---------------------------------------------------------------------
+def get_session(op_input_list=()):
+    """The session Keras runs in: the default session if there is one, else Keras's own for
+    the default graph (made on first use). Variables not yet initialized are initialized."""
+    session = ops.get_default_session()
+    if session is None:
+        graph = get_default_graph()
+        if _SESSION["session"] is None or _SESSION["graph"] is not graph or _SESSION["session"]._closed:
+            _SESSION["session"], _SESSION["graph"] = Session(graph=graph), graph
+        session = _SESSION["session"]
+    _initialize_variables(session)
+    return session
+
+
+def set_session(session) -> None:
+    """Makes ``session`` the one Keras uses (for its graph)."""
+    _SESSION["session"], _SESSION["graph"] = session, session.graph
+
+
+def clear_session() -> None:
+    """Forgets Keras's session, the layer name counters and the learning phase, and starts a
+    new default graph (as TF 1.x's)."""
+    session = _SESSION["session"]
+    if session is not None and not session._closed:
+        session.close()
+    _SESSION["session"] = _SESSION["graph"] = None
+    reset_default_graph()
+    _LEARNING_PHASE.clear()
+    _FIXED_PHASE.clear()
+    _UIDS.clear()
+
+
+def _initialize_variables(session) -> None:
+    graph = session.graph
+    made = getattr(graph, "_keras_initialized", None)
+    if made is None:
+        made = graph._keras_initialized = set()
+    with graph.as_default():
+        fresh = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in made
+                 and getattr(v, "_keras_initialized", True) is not None]
+        if not fresh:
+            return
+        flags = session.run([_is_initialized(v) for v in fresh])
+        todo = [v for v, done in zip(fresh, flags) if not done]
+        if todo:
+            session.run(variables_initializer(todo))
+        made.update(id(v) for v in fresh)
+
+
+def _is_initialized(v):
+    from .. import is_variable_initialized  # noqa: PLC0415 (a graph op per variable, made once)
+    return is_variable_initialized(v)
+
+
+def get_uid(prefix: str = "") -> int:
+    """1, 2, ... for each ``prefix`` in the default graph (Keras's layer names: dense, dense_1, ...)."""
+    counts = _UIDS.setdefault(get_default_graph(), {})
+    counts[prefix] = counts.get(prefix, 0) + 1
+    return counts[prefix]
+
+
+def reset_uids() -> None:
+    _UIDS.pop(get_default_graph(), None)
+
+
+def unique_name(prefix: str) -> str:
+    uid = get_uid(prefix)
+    return prefix if uid == 1 else f"{prefix}_{uid - 1}"
+
+
+def learning_phase():
+    """The learning phase of the default graph: 0 or 1 if set with ``set_learning_phase``,
+    else a boolean placeholder that is False unless fed (``fit`` feeds True)."""
+    graph = get_default_graph()
+    if graph in _FIXED_PHASE:
+        return _FIXED_PHASE[graph]
+    phase = _LEARNING_PHASE.get(graph)
+    if phase is None:
+        with ops.name_scope(""):
+            phase = _LEARNING_PHASE[graph] = placeholder_with_default(False, shape=[], name="keras_learning_phase")
+    return phase
+
+
+def set_learning_phase(value) -> None:
+    if value not in (0, 1):
+        raise ValueError("Expected learning phase to be 0 or 1.")
+    _FIXED_PHASE[get_default_graph()] = int(value)
+
+
+def _phase_placeholder(graph):
+    """The learning-phase placeholder of ``graph`` if one was made (what ``fit`` feeds)."""
+    return _LEARNING_PHASE.get(graph)
+
+
+# -- variables and values ------------------------------------------------------------------
+def variable(value, dtype=None, name=None, constraint=None):
+    dtype = dtype or floatx()
+    value = np.asarray(value, dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
+    return Variable(value, dtype=dtype, name=name or "Variable", constraint=constraint)
+
+
+def constant_(value, dtype=None, shape=None, name=None):
+    return _tf_constant(value, dtype=dtype or floatx(), shape=shape, name=name)
+
+
+def placeholder_(shape=None, ndim=None, dtype=None, sparse=False, name=None):
+    if shape is None and ndim is not None:
+        shape = (None,) * ndim
+    return _tf_placeholder(dtype or floatx(), shape=shape, name=name)
+
+
+def get_value(x):
+    return get_session().run(x)
+
+
+def batch_get_value(tensors) -> list:
+    return get_session().run(list(tensors)) if tensors else []
+
+
+def set_value(x, value) -> None:
+    batch_set_value([(x, value)])
+
+
+def batch_set_value(tuples) -> None:
+    """Assigns each ``(variable, value)`` through one placeholder per variable, made once."""
+    tuples = list(tuples)
+    if not tuples:
+        return
+    session = get_session()
+    fetches, feeds = [], {}
+    for var, value in tuples:
+        value = np.asarray(value, dtype=var.dtype.base_dtype.as_numpy_dtype)
+        assign = getattr(var, "_keras_assign", None)
+        if assign is None:
+            with var.graph.as_default():
+                ph = _tf_placeholder(var.dtype.base_dtype, shape=None)
+                assign = var._keras_assign = (ph, var.assign(ph))
+        feeds[assign[0]] = value
+        fetches.append(assign[1])
+    session.run(fetches, feeds)
+
+
+def int_shape(x):
+    shape = x.shape
+    return None if shape.ndims is None else tuple(shape.as_list())
+
+
+def ndim(x):
+    return x.shape.ndims
+
+
+def dtype(x) -> str:
+    return x.dtype.base_dtype.name
+
+
+def eval(x):  # noqa: A001 - Keras's name
+    return get_value(x)
+
+
+def count_params(x) -> int:
+    return int(np.prod(x.shape.as_list()))
+
+
+def is_keras_tensor(x) -> bool:
+    """Whether ``x`` came out of a Keras layer or Input."""
+    if not isinstance(x, ops.Tensor):
+        raise ValueError(f"Unexpectedly found an instance of type `{type(x)}`. Expected a symbolic tensor instance.")
+    return x in _history_table()
+
+
+def _history_table():
+    graph = get_default_graph()
+    table = getattr(graph, "_keras_history", None)
+    if table is None:
+        table = graph._keras_history = {}
+    return table
+
+
+def _mask_table():
+    """Keras masks of the default graph's tensors (``Embedding(mask_zero=True)`` makes them)."""
+    graph = get_default_graph()
+    table = getattr(graph, "_keras_masks", None)
+    if table is None:
+        table = graph._keras_masks = {}
+    return table
+
+
+# -- functions -------------------------------------------------------------------------------
+class Function:
+    """``K.function(inputs, outputs, updates)``: a callable that runs ``outputs`` (and the
+    updates) with ``inputs`` fed from a list of values."""
+
+    def __init__(self, inputs, outputs, updates=None, name=None, **session_kwargs):
+        self.inputs = list(inputs)
+        self._single = not isinstance(outputs, (list, tuple))
+        self.outputs = [outputs] if self._single else list(outputs)
+        self.updates = list(updates or [])
+        self.fetches = session_kwargs.pop("fetches", [])
+
+    def __call__(self, inputs):
+        if not isinstance(inputs, (list, tuple)):
+            inputs = [inputs]
+        feeds = {}
+        for tensor, value in zip(self.inputs, inputs):
+            if isinstance(tensor, int):
+                continue
+            feeds[tensor] = value
+        out = get_session().run(self.outputs + self.updates + list(self.fetches), feeds)
+        return out[0] if self._single else out[:len(self.outputs)]
+
+
+def function(inputs, outputs, updates=None, name=None, **kwargs) -> Function:
+    return Function(inputs, outputs, updates, name, **kwargs)
+
+
+def gradients(loss, variables):
+    return _gradients(loss, variables, colocate_gradients_with_ops=True)
+
+
+def mean(x, axis=None, keepdims=False):
+    return reduce_mean(_to_float(x), axis, keepdims=keepdims)
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001
+    return reduce_sum(x, axis, keepdims=keepdims)
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001
+    return reduce_max(x, axis, keepdims=keepdims)
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001
+    return reduce_min(x, axis, keepdims=keepdims)
+
+
+def _to_float(x):
+    return cast(x, floatx()) if x.dtype.base_dtype in (dtypes.bool,) or x.dtype.is_integer else x
+
+
+def argmax(x, axis=-1):
+    return _argmax(x, axis)
+
+
+def dot(x, y):
+    if x.shape.ndims == 2 and y.shape.ndims == 2:
+        return matmul(x, y)
+    from .. import tensordot  # noqa: PLC0415
+    return tensordot(x, y, [[x.shape.ndims - 1], [y.shape.ndims - 2]])
+
+
+def batch_dot(x, y, axes=None):
+    """Per-sample dot products: one value per sample for 2-D inputs, batched matmul otherwise."""
+    if x.shape.ndims == 2 and y.shape.ndims == 2:
+        return reduce_sum(x * y, axis=1, keepdims=True)
+    return matmul(x, y)
+
+
+def clip(x, min_value, max_value):
+    return clip_by_value(x, min_value, max_value)
+
+
+def softmax(x, axis=-1):
+    return nn.softmax(x, axis=axis)
+
+
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Keras's categorical cross-entropy: with probabilities (not logits), they are
+    normalized to sum to one and clipped to [epsilon, 1 - epsilon]."""
+    if from_logits:
+        return nn.softmax_cross_entropy_with_logits_v2(labels=target, logits=output, axis=axis)
+    output = output / reduce_sum(output, axis, keepdims=True)
+    output = clip_by_value(output, epsilon(), 1.0 - epsilon())
+    return -reduce_sum(cast(target, output.dtype) * log(output), axis)
+
+
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    target = cast(reshape(target, [-1]), dtypes.int64)
+    if not from_logits:
+        output = clip_by_value(output, epsilon(), 1.0 - epsilon())
+        output = log(output)
+    logits_shape = _shape(output)
+    flat = reshape(output, [-1, logits_shape[-1]])
+    losses = nn.sparse_softmax_cross_entropy_with_logits(labels=target, logits=flat)
+    return reshape(losses, logits_shape[:-1]) if output.shape.ndims and output.shape.ndims > 2 else losses
+
+
+def binary_crossentropy(target, output, from_logits=False):
+    if not from_logits:
+        output = clip_by_value(output, epsilon(), 1.0 - epsilon())
+        output = log(output / (1.0 - output))
+    return nn.sigmoid_cross_entropy_with_logits(labels=cast(target, output.dtype), logits=output)
+
+
+def concatenate(tensors, axis=-1):
+    return concat(list(tensors), axis)
+
+
+def stack(x, axis=0):
+    return _stack(x, axis=axis)
+
+
+def flatten(x):
+    return reshape(x, [-1])
+
+
+def batch_flatten(x):
+    return reshape(x, [-1, int(np.prod(x.shape.as_list()[1:]))]) if x.shape[1:].is_fully_defined() else \
+        reshape(x, _stack([_shape(x)[0], -1]))
+
+
+def permute_dimensions(x, pattern):
+    return transpose(x, list(pattern))
+
+
+def relu(x, alpha=0.0, max_value=None, threshold=0.0):
+    out = nn.relu(x) if alpha == 0.0 and threshold == 0.0 else \
+        _maximum(x, threshold) + alpha * _minimum(x - threshold, 0.0) if threshold else nn.leaky_relu(x, alpha)
+    return out if max_value is None else _minimum(out, max_value)
+
+
+def sigmoid(x):
+    return nn.sigmoid(x)
+
+
+def hard_sigmoid(x):
+    return clip_by_value(0.2 * x + 0.5, 0.0, 1.0)
+
+
+def tanh(x):
+    return nn.tanh(x)
+
+
+def dropout(x, level, noise_shape=None, seed=None):
+    return nn.dropout(x, rate=level, noise_shape=noise_shape, seed=seed)
+
+
+def in_train_phase(x, alt, training=None):
+    """``x`` in training, ``alt`` otherwise (``training`` defaults to the learning phase)."""
+    from .. import cond  # noqa: PLC0415
+    training = learning_phase() if training is None else training
+    if isinstance(training, ops.Tensor):
+        return cond(training, x if callable(x) else (lambda: x), alt if callable(alt) else (lambda: alt))
+    chosen = x if training else alt  # (a fixed phase: True/1 or False/0)
+    return chosen() if callable(chosen) else chosen
+
+
+def in_test_phase(x, alt, training=None):
+    return in_train_phase(alt, x, training)
+
+
+def l2_normalize(x, axis=None):
+    return nn.l2_normalize(x, axis)
+
+
+abs = _abs  # noqa: A001
+sqrt = sqrt
+square = square
+exp = exp
+log = log
+equal = equal
+cast = cast
+reshape = reshape
+transpose = transpose
+maximum = _maximum
+minimum = _minimum
+shape = _shape
+zeros = _zeros
+ones = _ones
+expand_dims = _expand_dims
+squeeze = _squeeze
+tile = _tile
+sign = _sign
+pow = _pow  # noqa: A001
+one_hot = _one_hot
+gather = _gather
+constant = constant_
+placeholder = placeholder_
+
+
+def _warn(message: str) -> None:
+    from ..platform import tf_logging  # noqa: PLC0415
+    tf_logging.warning(message)

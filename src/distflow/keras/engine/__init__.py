@@ -1,0 +1,1 @@
+"""Keras's engine: Layer, Input, the functional Network, Model and Sequential."""

@@ -1,0 +1,344 @@
+"""Keras's Layer in graph mode: a layer builds its weights on its first call, under its own
+name scope (``dense/kernel``, ``dense_1/kernel``, ...), and every call records a *node*: the
+tensors that went in and came out. Those nodes are how a functional Model finds its layers
+and runs them again on new inputs."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+from ... import Variable
+from ...framework import dtypes, ops
+from ...framework.tensor_shape import TensorShape
+from .. import backend as K
+from .. import constraints, initializers, regularizers
+
+
+def snake_case(name: str) -> str:
+    """Dense -> dense, Conv2D -> conv2d, BatchNormalization -> batch_normalization (Keras's rule)."""
+    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+
+
+class InputSpec:
+    """What a layer expects of its inputs: dtype, shape, rank, and fixed sizes on some axes."""
+
+    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None):
+        self.dtype = dtype
+        self.shape = shape
+        self.ndim = len(shape) if shape is not None else ndim
+        self.max_ndim, self.min_ndim, self.axes = max_ndim, min_ndim, axes or {}
+
+
+class Node:
+    """One call of a layer: its input tensors and its output tensors."""
+
+    __slots__ = ("layer", "inputs", "outputs", "arguments", "list_input")
+
+    def __init__(self, layer, inputs: list, outputs: list, arguments: dict, list_input: bool = False):
+        self.layer, self.inputs, self.outputs, self.arguments = layer, inputs, outputs, arguments
+        self.list_input = list_input  # (the layer was called on a list)
+
+
+def history(tensor):
+    """``(layer, node index, tensor index)`` of a tensor a Keras layer made, or None."""
+    return K._history_table().get(tensor)
+
+
+def _flat(x) -> list:
+    if isinstance(x, (list, tuple)):
+        return [t for item in x for t in _flat(item)]
+    if isinstance(x, dict):
+        return [t for item in x.values() for t in _flat(item)]
+    return [x]
+
+
+def _shapes(x):
+    if isinstance(x, (list, tuple)):
+        return [_shapes(t) for t in x]
+    return TensorShape(x.shape) if hasattr(x, "shape") else None
+
+
+class Layer:
+    """The base of every Keras layer (and of Model). Subclasses write ``build(input_shape)``,
+    which makes the weights with ``add_weight``, and ``call(inputs, **kwargs)``."""
+
+    def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
+        allowed = {"input_shape", "batch_input_shape", "batch_size", "weights", "activity_regularizer",
+                   "input_dim", "input_length", "autocast"}
+        unknown = set(kwargs) - allowed
+        if unknown:
+            raise TypeError(f"Keyword argument not understood: {sorted(unknown)[0]!r} "
+                            f"(a {type(self).__name__} takes {sorted(allowed)} besides its own)")
+        self.name = name or K.unique_name(snake_case(type(self).__name__))
+        self._trainable = trainable
+        self.dtype = dtypes.as_dtype(dtype).name if dtype is not None else K.floatx()
+        self._trainable_weights: list = []
+        self._non_trainable_weights: list = []
+        self._updates: list = []
+        self._losses: list = []
+        self._inbound_nodes: list[Node] = []
+        self.built = False
+        self.input_spec = None
+        self.supports_masking = False
+        self.stateful = False
+        self.activity_regularizer = regularizers.get(kwargs.get("activity_regularizer"))
+        batch_input_shape = kwargs.get("batch_input_shape")
+        if batch_input_shape is None and "input_shape" in kwargs:
+            batch_input_shape = (kwargs.get("batch_size"),) + tuple(kwargs["input_shape"])
+        if batch_input_shape is None and "input_dim" in kwargs:
+            batch_input_shape = (kwargs.get("batch_size"), kwargs["input_dim"])
+            if "input_length" in kwargs:
+                batch_input_shape = (kwargs.get("batch_size"), kwargs["input_length"], kwargs["input_dim"])
+        self._batch_input_shape = tuple(batch_input_shape) if batch_input_shape is not None else None
+        self._initial_weights = kwargs.get("weights")
+
+    # -- what subclasses write ----------------------------------------------------------
+    def build(self, input_shape) -> None:
+        self.built = True
+
+    def call(self, inputs, **kwargs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for ``input_shape``: by default found by building the layer on a
+        placeholder in a scratch graph."""
+        from ... import Graph, placeholder  # noqa: PLC0415
+        with Graph().as_default():
+            probe = placeholder(self.dtype, TensorShape(input_shape))
+            return TensorShape(self.call(probe).shape)
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs: the input's, for a layer that supports masking."""
+        if not self.supports_masking or mask is None:
+            return None
+        return mask
+
+    def get_config(self) -> dict:
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = self._batch_input_shape
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
+
+    # -- weights -------------------------------------------------------------------------
+    def _set_weight_options(self, **options) -> None:
+        """Sets each ``<weight>_initializer``, ``_regularizer`` and ``_constraint`` argument as
+        an attribute, read by name (or taken as the object) through its module's ``get``."""
+        for name, value in options.items():
+            kind = name.rsplit("_", 1)[1]
+            getter = {"initializer": initializers.get, "regularizer": regularizers.get,
+                      "constraint": constraints.get}[kind]
+            setattr(self, name, getter(value))
+
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
+                   constraint=None, **kwargs):
+        """A new variable of this layer (``<layer name>/<name>``), trainable unless said."""
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        trainable = True if trainable is None else trainable
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        init = initializers.get(initializer)
+        shape = tuple(int(d) for d in shape)
+        var = Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype, trainable=trainable and self.trainable,
+                       constraint=constraints.get(constraint))
+        (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
+        regularizer = regularizers.get(regularizer)
+        if regularizer is not None:
+            with ops.name_scope(f"{name}/Regularizer"):
+                self.add_loss(regularizer(var))
+        return var
+
+    add_variable = add_weight
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        for layer in self._tracked_layers():
+            layer.trainable = value
+
+    def _tracked_layers(self) -> list:
+        return []
+
+    @property
+    def trainable_weights(self) -> list:
+        if not self.trainable:
+            return []
+        own = list(self._trainable_weights)
+        for layer in self._tracked_layers():
+            own += [w for w in layer.trainable_weights if w not in own]
+        return own
+
+    @property
+    def non_trainable_weights(self) -> list:
+        own = list(self._non_trainable_weights) + ([] if self.trainable else list(self._trainable_weights))
+        for layer in self._tracked_layers():
+            extra = layer.non_trainable_weights + ([] if self.trainable else layer.trainable_weights)
+            own += [w for w in extra if w not in own]
+        return own
+
+    @property
+    def weights(self) -> list:
+        return self.trainable_weights + self.non_trainable_weights
+
+    variables = weights
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    def get_weights(self) -> list:
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights) -> None:
+        mine = self.weights
+        weights = list(weights)
+        if len(weights) != len(mine):
+            raise ValueError(f"You called `set_weights(weights)` on layer \"{self.name}\" with a weight list of "
+                             f"length {len(weights)}, but the layer was expecting {len(mine)} weights.")
+        for var, value in zip(mine, weights):
+            if tuple(var.shape.as_list()) != tuple(getattr(value, "shape", ())):
+                raise ValueError(f"Layer weight shape {tuple(var.shape.as_list())} not compatible with provided "
+                                 f"weight shape {tuple(getattr(value, 'shape', ()))}")
+        K.batch_set_value(zip(mine, weights))
+
+    def count_params(self) -> int:
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on {self.name}, but the layer isn't built.")
+        return sum(K.count_params(w) for w in self.weights)
+
+    # -- losses and updates ------------------------------------------------------------------
+    def add_loss(self, losses, inputs=None) -> None:
+        self._losses += [t for t in _flat(losses) if t is not None]
+
+    def add_update(self, updates, inputs=None) -> None:
+        self._updates += [u for u in _flat(updates) if u is not None]
+
+    @property
+    def losses(self) -> list:
+        out = list(self._losses)
+        for layer in self._tracked_layers():
+            out += [t for t in layer.losses if t not in out]
+        return out
+
+    @property
+    def updates(self) -> list:
+        if not self.trainable and not self.stateful:
+            return []
+        out = list(self._updates)
+        for layer in self._tracked_layers():
+            out += [u for u in layer.updates if u not in out]
+        return out
+
+    # -- calling -----------------------------------------------------------------------------
+    def __call__(self, inputs, *args, **kwargs):
+        tensors = _flat(inputs)
+        if not all(isinstance(t, ops.Tensor) or hasattr(t, "_as_graph_element") for t in tensors):
+            inputs = _to_tensors(inputs)
+            tensors = _flat(inputs)
+        graph = tensors[0].graph if tensors and isinstance(tensors[0], ops.Tensor) else ops.get_default_graph()
+        with graph.as_default(), ops.name_scope(self.name):
+            if not self.built:  # (the weights are made under the layer's name: dense/kernel)
+                self._check_input(inputs)
+                self.build(_shapes(inputs))
+                self.built = True
+                if self._initial_weights is not None:
+                    self.set_weights(self._initial_weights)
+                    self._initial_weights = None
+            if "training" in kwargs and kwargs["training"] is None:
+                kwargs.pop("training")
+            if "training" in kwargs and not self._call_takes("training"):
+                kwargs.pop("training")
+            recorded = dict(kwargs)
+            masks = K._mask_table()
+            in_masks = [masks.get(t) for t in tensors]
+            mask = kwargs.get("mask", in_masks if isinstance(inputs, (list, tuple)) else in_masks[0])
+            if any(m is not None for m in in_masks) and "mask" not in kwargs and self._call_takes("mask"):
+                kwargs["mask"] = mask
+            outputs = self.call(inputs, *args, **kwargs)
+            out_mask = self.compute_mask(inputs, mask)
+            if out_mask is not None:
+                for out, m in zip(_flat(outputs), _flat(out_mask) if isinstance(out_mask, list) else
+                                  [out_mask] * len(_flat(outputs))):
+                    if m is not None:
+                        masks[out] = m
+            if self.activity_regularizer is not None:
+                for out in _flat(outputs):
+                    self.add_loss(self.activity_regularizer(out) / K.cast(K.shape(out)[0], out.dtype))
+        recorded.pop("mask", None)  # (a model run again on new inputs finds their masks itself)
+        self._record(tensors, outputs, recorded, isinstance(inputs, (list, tuple)))
+        return outputs
+
+    def _call_takes(self, name: str) -> bool:
+        params = inspect.signature(self.call).parameters
+        return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+    def _check_input(self, inputs) -> None:
+        spec = self.input_spec
+        if spec is None or isinstance(inputs, (list, tuple)):
+            return
+        rank = inputs.shape.ndims
+        if rank is None:
+            return
+        if spec.ndim is not None and rank != spec.ndim:
+            raise ValueError(f"Input 0 of layer {self.name} is incompatible with the layer: expected ndim="
+                             f"{spec.ndim}, found ndim={rank}. Full shape received: {inputs.shape.as_list()}")
+        if spec.min_ndim is not None and rank < spec.min_ndim:
+            raise ValueError(f"Input 0 of layer {self.name} is incompatible with the layer: expected min_ndim="
+                             f"{spec.min_ndim}, found ndim={rank}. Full shape received: {inputs.shape.as_list()}")
+
+    def _record(self, tensors: list, outputs, arguments: dict, list_input: bool = False) -> None:
+        table = K._history_table()
+        outs = _flat(outputs)
+        node = Node(self, list(tensors), outs, arguments, list_input)
+        self._inbound_nodes.append(node)
+        index = len(self._inbound_nodes) - 1
+        for i, t in enumerate(outs):
+            if isinstance(t, ops.Tensor) and t not in table:
+                table[t] = (self, index, i)
+
+    def _node_attr(self, attr: str, what: str):
+        if not self._inbound_nodes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no defined {what}.")
+        values = getattr(self._inbound_nodes[0], attr)
+        shapes = [tuple(t.shape.as_list()) if t.shape.ndims is not None else None for t in values]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def input_shape(self):
+        return self._node_attr("inputs", "input shape")
+
+    @property
+    def output_shape(self):
+        return self._node_attr("outputs", "output shape")
+
+    @property
+    def input(self):
+        node = self._inbound_nodes[0] if self._inbound_nodes else None
+        if node is None:
+            raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
+        return node.inputs[0] if len(node.inputs) == 1 else node.inputs
+
+    @property
+    def output(self):
+        node = self._inbound_nodes[0] if self._inbound_nodes else None
+        if node is None:
+            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+        return node.outputs[0] if len(node.outputs) == 1 else node.outputs
+
+    def __repr__(self):
+        return f"<{type(self).__module__.replace('distflow.', 'tf.')}.{type(self).__name__} {self.name!r}>"
+
+
+def _to_tensors(inputs):
+    """Arrays and numbers given to a layer as tensors (Python floats as floatx)."""
+    from ... import convert_to_tensor  # noqa: PLC0415
+    if isinstance(inputs, (list, tuple)):
+        return type(inputs)(_to_tensors(t) for t in inputs)
+    return convert_to_tensor(inputs, dtype=None if hasattr(inputs, "dtype") else K.floatx())

@@ -1,0 +1,209 @@
+"""A Model's graph of layers: the functional API (``Model(inputs, outputs)``), where the
+layers are found by walking back from the outputs through the nodes each call recorded, and
+models that subclass Model, whose layers are the ones set as attributes."""
+
+from __future__ import annotations
+
+from .. import backend as K
+from .base_layer import Layer, _flat, history, snake_case
+from .input_layer import InputLayer
+
+
+class Network(Layer):
+    """Layers connected into a graph, callable as one layer."""
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
+        outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
+        name = kwargs.pop("name", None)
+        object.__setattr__(self, "_layers", [])
+        super().__init__(name=name or K.unique_name(snake_case(type(self).__name__)),
+                         trainable=kwargs.pop("trainable", True), dtype=kwargs.pop("dtype", None), **kwargs)
+        self.inputs = self.outputs = None
+        self._nodes: list = []
+        self._is_graph_network = False
+        if inputs is not None:
+            if outputs is None:
+                raise ValueError("A functional Model needs both inputs and outputs")
+            self._init_graph_network(inputs, outputs)
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Layer) and value is not self and not name.startswith("_"):
+            if value not in self._layers:
+                self._layers.append(value)
+        elif isinstance(value, (list, tuple)) and not name.startswith("_") and value and \
+                all(isinstance(v, Layer) for v in value):
+            for v in value:
+                if v not in self._layers:
+                    self._layers.append(v)
+        object.__setattr__(self, name, value)
+
+    def _tracked_layers(self) -> list:
+        return list(self._layers)
+
+    @property
+    def layers(self) -> list:
+        return list(self._layers)
+
+    def get_layer(self, name=None, index=None) -> Layer:
+        if index is not None:
+            if len(self._layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model only has "
+                                 f"{len(self._layers)} layers.")
+            return self._layers[index]
+        for layer in self._layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}")
+
+    # -- the functional API ----------------------------------------------------------------
+    def _init_graph_network(self, inputs, outputs) -> None:
+        self._nested_inputs, self._nested_outputs = inputs, outputs
+        self.inputs, self.outputs = list(_flat(inputs)), list(_flat(outputs))
+        for t in self.inputs + self.outputs:
+            if history(t) is None:
+                raise ValueError(f"Input tensors to a Model must come from `tf.keras.Input`, and output tensors "
+                                 f"from Keras layers. Received: {t} (missing previous layer metadata).")
+        nodes, layers, done = [], [], set()
+        starts = set(self.inputs)
+
+        def visit(tensor):
+            layer, node_index, _ = history(tensor)
+            node = layer._inbound_nodes[node_index]
+            if id(node) in done:
+                return
+            done.add(id(node))
+            if tensor in starts:  # (a given input: what made it is not part of this model)
+                if layer not in layers:
+                    layers.append(layer)
+                return
+            if isinstance(layer, InputLayer):
+                raise ValueError(f"Graph disconnected: cannot obtain value for tensor {tensor.name} at layer "
+                                 f"\"{layer.name}\". It is not one of the model's inputs: {self.inputs}")
+            for t in node.inputs:
+                if history(t) is None:
+                    raise ValueError(f"Graph disconnected: the tensor {t.name} that layer {layer.name} takes "
+                                     "does not come from a Keras layer or Input")
+                visit(t)
+            if layer not in layers:
+                layers.append(layer)
+            nodes.append(node)
+
+        for t in self.inputs:
+            visit(t)
+        for t in self.outputs:
+            visit(t)
+        self._nodes = nodes
+        for layer in layers:
+            if layer not in self._layers:
+                self._layers.append(layer)
+        self._input_layers = [history(t)[0] for t in self.inputs]
+        self._output_layers = [history(t)[0] for t in self.outputs]
+        self.input_names = [layer.name for layer in self._input_layers]
+        self.output_names = [layer.name for layer in self._output_layers]
+        self._is_graph_network = True
+        self.built = True
+        self._record(self.inputs, self.outputs if len(self.outputs) > 1 else self.outputs[0], {})
+
+    def call(self, inputs, training=None, mask=None):
+        if not self._is_graph_network:
+            raise NotImplementedError("When subclassing the `Model` class, you should implement a `call` method.")
+        given = _flat(inputs)
+        if len(given) != len(self.inputs):
+            raise ValueError(f"Model {self.name} expects {len(self.inputs)} input(s), but it received "
+                             f"{len(given)} input tensors.")
+        if all(a is b for a, b in zip(given, self.inputs)):
+            return self._nested_outputs
+        mapped = {id(t): g for t, g in zip(self.inputs, given)}
+        for node in self._nodes:
+            ins = [mapped[id(t)] for t in node.inputs]
+            args = dict(node.arguments)
+            if training is not None and node.layer._call_takes("training"):
+                args["training"] = training
+            out = node.layer(ins if node.list_input else ins[0], **args)
+            for t, o in zip(node.outputs, _flat(out)):
+                mapped[id(t)] = o
+        outs = [mapped[id(t)] for t in self.outputs]
+        return outs if isinstance(self._nested_outputs, (list, tuple)) else outs[0]
+
+    @property
+    def input_shape(self):
+        if self.inputs is None:
+            return super().input_shape
+        shapes = [tuple(t.shape.as_list()) for t in self.inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        if self.outputs is None:
+            return super().output_shape
+        shapes = [tuple(t.shape.as_list()) for t in self.outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    def compute_output_shape(self, input_shape):
+        if self._is_graph_network and self.outputs:
+            shapes = [t.shape for t in self.outputs]
+            return shapes if len(shapes) > 1 else shapes[0]
+        return super().compute_output_shape(input_shape)
+
+    # -- summary -----------------------------------------------------------------------------
+    def summary(self, line_length=None, positions=None, print_fn=None) -> None:
+        """The layers, their output shapes and parameter counts, as Keras prints them."""
+        print_fn = print_fn or print
+        if not self.built:
+            raise ValueError("This model has not yet been built. Build the model first by calling `build()` or "
+                             "calling `fit()` with some data, or specify an `input_shape` argument in the first "
+                             "layer(s) for automatic build.")
+        functional = self._is_graph_network and type(self).__name__ != "Sequential" and any(
+            len(n.inputs) > 1 for n in self._nodes)
+        line_length = line_length or (98 if functional else 65)
+        positions = positions or ([.33, .55, .67, 1.] if functional else [.45, .85, 1.])
+        positions = [int(line_length * p) if p <= 1 else p for p in positions]
+        headers = ["Layer (type)", "Output Shape", "Param #"] + (["Connected to"] if functional else [])
+
+        def row(fields):
+            line = ""
+            for i, field in enumerate(fields):
+                line = (line + str(field))[:positions[i]]
+                line += " " * (positions[i] - len(line))
+            print_fn(line)
+
+        print_fn(f'Model: "{self.name}"')
+        print_fn("_" * line_length)
+        row(headers)
+        print_fn("=" * line_length)
+        layers = [layer for layer in self._layers if not (isinstance(layer, InputLayer) and
+                                                          type(self).__name__ == "Sequential")]
+        for i, layer in enumerate(layers):
+            try:
+                shape = layer.output_shape
+            except AttributeError:
+                shape = "multiple"
+            fields = [f"{layer.name} ({type(layer).__name__})", _shape_text(shape),
+                      layer.count_params() if layer.built else 0]
+            if functional:
+                sources = []
+                for node in layer._inbound_nodes[:1]:
+                    for t in node.inputs:
+                        h = history(t)
+                        if h is not None:
+                            sources.append(f"{h[0].name}[{h[1]}][{h[2]}]")
+                fields.append(sources[0] if sources else "")
+            row(fields)
+            if functional:
+                for extra in sources[1:] if sources else []:
+                    row(["", "", "", extra])
+            print_fn(("=" if i == len(layers) - 1 else "_") * line_length)
+        trainable = sum(K.count_params(w) for w in self.trainable_weights)
+        total = sum(K.count_params(w) for w in self.weights)
+        print_fn(f"Total params: {total:,}")
+        print_fn(f"Trainable params: {trainable:,}")
+        print_fn(f"Non-trainable params: {total - trainable:,}")
+        print_fn("_" * line_length)
+
+
+def _shape_text(shape) -> str:
+    if isinstance(shape, list):
+        return str(shape) if len(shape) > 1 else str(shape[0])
+    return str(shape)
+

@@ -1,0 +1,99 @@
+"""``Sequential``: a linear stack of layers. With an input shape on its first layer (or an
+``InputLayer``) it is built at once; otherwise on its first data or call."""
+
+from __future__ import annotations
+
+from .base_layer import Layer
+from .input_layer import Input, InputLayer
+from .training import Model
+
+
+class Sequential(Model):
+    def __init__(self, layers=None, name=None):
+        super().__init__(name=name)
+        self._stack: list[Layer] = []
+        for layer in layers or ():
+            self.add(layer)
+
+    def add(self, layer: Layer) -> None:
+        if not isinstance(layer, Layer):
+            raise TypeError(f"The added layer must be an instance of class Layer. Found: {layer!r}")
+        if isinstance(layer, InputLayer):
+            if self._stack:
+                raise ValueError("An InputLayer can only be the first layer of a Sequential model")
+            self._layers.append(layer)
+            self._set_outputs([layer.output], layer.output)
+            return
+        if layer in self._stack:
+            raise ValueError(f"Layer {layer.name} is already in the model")
+        self._stack.append(layer)
+        if self.outputs is None and len(self._stack) == 1 and layer._batch_input_shape is not None:
+            start = Input(batch_shape=layer._batch_input_shape, dtype=layer.dtype,
+                          name=f"{layer.name}_input")
+            self._layers.append(_input_layer_of(start))
+            self._set_outputs([start], start)
+        if self.outputs is not None:
+            out = layer(self.outputs[0])
+            if isinstance(out, (list, tuple)):
+                raise TypeError("All layers in a Sequential model should have a single output tensor. For "
+                                "multi-output layers, use the functional API.")
+            self._layers.append(layer)
+            self._set_outputs(self.inputs, out)
+        else:
+            self._layers.append(layer)
+
+    def _set_outputs(self, inputs, output) -> None:
+        from .base_layer import history  # noqa: PLC0415
+        self.inputs, self.outputs = list(inputs), [output]
+        self._nested_inputs, self._nested_outputs = self.inputs[0], output
+        self._input_layers = [history(t)[0] for t in self.inputs]
+        self.input_names = [layer.name for layer in self._input_layers]
+        self.output_names = [history(output)[0].name]
+        self._is_graph_network = True
+        self._nodes = [layer._inbound_nodes[-1] for layer in self._stack if layer._inbound_nodes]
+        self.built = True
+
+    @property
+    def layers(self) -> list:
+        """The stacked layers (without the input layer, as Keras lists them)."""
+        return list(self._stack)
+
+    def pop(self) -> None:
+        if not self._stack:
+            raise TypeError("There are no layers in the model.")
+        layer = self._stack.pop()
+        self._layers.remove(layer)
+        if self._stack and self.inputs is not None:
+            self._set_outputs(self.inputs, self._stack[-1]._inbound_nodes[-1].outputs[0])
+        elif self.inputs is not None:
+            self._set_outputs(self.inputs, self.inputs[0])
+
+    def build(self, input_shape=None) -> None:
+        if self.inputs is None and input_shape is not None:
+            self._build_from([tuple(input_shape)], [self._stack[0].dtype if self._stack else "float32"])
+
+    def _build_from(self, shapes, dtype_names) -> None:
+        start = Input(batch_shape=shapes[0], dtype=dtype_names[0])
+        self._layers.insert(0, _input_layer_of(start))
+        out = start
+        for layer in self._stack:
+            out = layer(out)
+        self._set_outputs([start], out)
+
+    def call(self, inputs, training=None, mask=None):
+        if self.inputs is not None and inputs is self.inputs[0]:
+            return self.outputs[0]
+        out = inputs
+        for layer in self._stack:
+            kwargs = {"training": training} if training is not None and layer._call_takes("training") else {}
+            out = layer(out, **kwargs)
+        return out
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "layers": [{"class_name": type(layer).__name__, "config": layer.get_config()}
+                                              for layer in self._stack]}
+
+
+def _input_layer_of(tensor):
+    from .base_layer import history  # noqa: PLC0415
+    return history(tensor)[0]

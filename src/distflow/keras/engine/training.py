@@ -1,0 +1,550 @@
+"""``Model``: a Network that trains. ``compile`` builds, in the model's graph, the target and
+sample-weight placeholders, the loss, the metrics and the training op; ``fit``, ``evaluate``
+and ``predict`` feed batches of NumPy arrays (or batches drawn from a tf.data Dataset or a
+generator) through Keras's session."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ... import add_n, cast, control_dependencies, group, placeholder, reduce_mean, train
+from ...framework import dtypes, ops
+from .. import backend as K
+from .. import callbacks as callbacks_lib
+from .. import losses as losses_lib
+from .. import metrics as metrics_lib
+from .. import optimizers as optimizers_lib
+from .network import Network
+
+
+def _as_list(x) -> list:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+class Model(Network):
+    """``tf.keras.Model``: ``Model(inputs, outputs)``, or a subclass with its own ``call``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.optimizer = None
+        self.loss = None
+        self.stop_training = False
+        self.history = None
+        self._compiled = None  # what compile was given; the graph it builds is in _train
+        self._train = None
+
+    # -- compile -------------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, sample_weight_mode=None,
+                weighted_metrics=None, target_tensors=None, distribute=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"Invalid keyword argument(s) in `compile`: {sorted(kwargs)}")
+        if target_tensors is not None or sample_weight_mode not in (None, "samplewise"):
+            raise NotImplementedError("compile: target_tensors and sample_weight_mode='temporal' are not supported")
+        self.optimizer = optimizers_lib.get(optimizer)
+        self.loss = loss
+        self._compiled = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights,
+                          "weighted_metrics": weighted_metrics}
+        self._train = None
+        if self.inputs is not None:
+            self._build_training()
+
+    def _per_output(self, value, what: str, default=None) -> list:
+        names = self.output_names
+        if value is None:
+            return [default] * len(names)
+        if isinstance(value, dict):
+            unknown = set(value) - set(names)
+            if unknown:
+                raise ValueError(f"Unknown entries in {what} dictionary: {sorted(unknown)}. Only expected the "
+                                 f"following keys: {names}")
+            return [value.get(name, default) for name in names]
+        if isinstance(value, (list, tuple)) and what != "metrics" or (
+                what == "metrics" and isinstance(value, (list, tuple)) and value and
+                all(isinstance(v, (list, tuple)) for v in value)):
+            if len(value) != len(names):
+                raise ValueError(f"When passing a list as {what}, it should have one entry per model output. The "
+                                 f"model has {len(names)} outputs, but you passed {what}={value!r}")
+            return list(value)
+        return [value] * len(names)
+
+    def _build_training(self) -> None:
+        compiled = self._compiled
+        graph = self.outputs[0].graph
+        with graph.as_default(), ops.name_scope(None):
+            losses = self._per_output(compiled["loss"], "loss")
+            if any(loss is None for loss in losses):
+                raise ValueError("The model needs a loss for each output: compile(loss=...)")
+            weights = self._per_output(compiled["loss_weights"], "loss_weights", 1.0)
+            metrics = self._per_output(compiled["metrics"] or [], "metrics")
+            targets, sample_weights, output_losses, metric_tensors = [], [], [], []
+            multi = len(self.outputs) > 1
+            for i, (output, name) in enumerate(zip(self.outputs, self.output_names)):
+                loss_fn = losses_lib.get(losses[i])
+                sparse = loss_fn is losses_lib.sparse_categorical_crossentropy
+                rank = output.shape.ndims
+                target = placeholder(output.dtype.base_dtype, shape=None if sparse or rank is None else [None] * rank,
+                                     name=f"{name}_target")
+                weight = placeholder(dtypes.float32, shape=[None], name=f"{name}_sample_weights")
+                targets.append(target)
+                sample_weights.append(weight)
+                with ops.name_scope(f"loss/{name}_loss"):
+                    per_sample = loss_fn(target, output)
+                    if per_sample.shape.ndims is not None and per_sample.shape.ndims > 1:
+                        per_sample = reduce_mean(per_sample, list(range(1, per_sample.shape.ndims)))
+                    output_loss = reduce_mean(per_sample * cast(weight, per_sample.dtype))
+                output_losses.append(output_loss)
+                shape = output.shape.as_list() if rank is not None else None
+                for metric in _as_list(metrics[i]):
+                    label, fn = metrics_lib.resolve(metric, loss_fn, shape)
+                    with ops.name_scope(f"metrics/{label}"):
+                        value = reduce_mean(cast(fn(target, output), dtypes.float32))
+                    metric_tensors.append((f"{name}_{label}" if multi else label, value))
+            with ops.name_scope("loss"):
+                total = add_n([w * l if w != 1.0 else l for w, l in zip(weights, output_losses)])
+                regularization = self.losses
+                if regularization:
+                    total = total + add_n([cast(r, total.dtype) for r in regularization])
+            names = ["loss"] + ([f"{n}_loss" for n in self.output_names] if multi else []) + \
+                [n for n, _ in metric_tensors]
+            values = [total] + (output_losses if multi else []) + [v for _, v in metric_tensors]
+            self._train = {"targets": targets, "sample_weights": sample_weights, "names": names, "values": values,
+                           "total_loss": total, "op": None}
+            self.metrics_names = names
+        self.total_loss = total
+
+    def _train_op(self):
+        train_state = self._train
+        if train_state["op"] is None:
+            graph = self.outputs[0].graph
+            with graph.as_default(), ops.name_scope(None):
+                with ops.name_scope("training"):
+                    variables = self.trainable_weights
+                    if not variables:
+                        raise ValueError("The model has no trainable weights to train")
+                    step = self.optimizer.minimize(train_state["total_loss"], variables)
+                    updates = self.updates
+                    with control_dependencies([step] + updates):
+                        train_state["op"] = group(step, *updates)
+        return train_state["op"]
+
+    # -- data ---------------------------------------------------------------------------------
+    def _ensure_built(self, x) -> None:
+        """A model without inputs yet (a subclassed model, a Sequential without input shape)
+        builds them from the first data it is given."""
+        if self.inputs is not None:
+            return
+        arrays = _as_list(x) if not isinstance(x, dict) else list(x.values())
+        shapes = [(None,) + tuple(np.shape(a)[1:]) for a in arrays]
+        dtypes_ = [K.floatx() if np.asarray(a).dtype.kind == "f" else np.asarray(a).dtype.name for a in arrays]
+        self._build_from(shapes, dtypes_)
+        if self._compiled is not None and self._train is None:
+            self._build_training()
+
+    def _build_from(self, shapes, dtype_names) -> None:
+        from .input_layer import Input  # noqa: PLC0415
+        inputs = [Input(batch_shape=s, dtype=d) for s, d in zip(shapes, dtype_names)]
+        outputs = self(inputs if len(inputs) > 1 else inputs[0])
+        self.inputs = inputs
+        self.outputs = _as_list(outputs)
+        self._nested_inputs, self._nested_outputs = inputs, outputs
+        self.input_names = [f"input_{i + 1}" for i in range(len(inputs))]
+        self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
+        self.built = True
+
+    def _inputs_of(self, x) -> list:
+        if isinstance(x, dict):
+            missing = [n for n in self.input_names if n not in x]
+            if missing:
+                raise ValueError(f"No data provided for {missing[0]!r}. Need data for each key in: "
+                                 f"{self.input_names}")
+            return [_column(np.asarray(x[n])) for n in self.input_names]
+        arrays = [_column(np.asarray(a)) for a in _as_list(x)]
+        if len(arrays) != len(self.inputs):
+            raise ValueError(f"Error when checking model input: the list of Numpy arrays that you are passing to "
+                             f"your model is not the size the model expected. Expected to see {len(self.inputs)} "
+                             f"array(s), but instead got {len(arrays)}")
+        for a, t, name in zip(arrays, self.inputs, self.input_names):
+            want = t.shape
+            if want.ndims is not None and a.ndim != want.ndims:
+                raise ValueError(f"Error when checking input: expected {name} to have {want.ndims} dimensions, but "
+                                 f"got array with shape {a.shape}")
+            for got, d in zip(a.shape[1:], want.as_list()[1:] if want.ndims else []):
+                if d is not None and got != d:
+                    raise ValueError(f"Error when checking input: expected {name} to have shape "
+                                     f"{tuple(want.as_list()[1:])} but got array with shape {a.shape[1:]}")
+        return arrays
+
+    def _targets_of(self, y) -> list:
+        if isinstance(y, dict):
+            return [_column(np.asarray(y[n])) for n in self.output_names]
+        arrays = [_column(np.asarray(a)) for a in _as_list(y)]
+        if len(arrays) != len(self.outputs):
+            raise ValueError(f"Error when checking model target: expected {len(self.outputs)} array(s), got "
+                             f"{len(arrays)}")
+        return arrays
+
+    def _weights_of(self, targets, sample_weight, class_weight) -> list:
+        out = []
+        sample_weight = self._per_output(sample_weight, "sample_weight") if sample_weight is not None else \
+            [None] * len(targets)
+        class_weight = self._per_output(class_weight, "class_weight") if isinstance(class_weight, dict) and \
+            set(class_weight) <= set(self.output_names) and len(self.output_names) > 1 else [class_weight] * len(targets)
+        for y, sw, cw in zip(targets, sample_weight, class_weight):
+            w = np.ones(len(y), np.float32) if sw is None else np.asarray(sw, np.float32).reshape(len(y))
+            if cw:
+                classes = np.argmax(y, axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else y.reshape(len(y)).astype(int)
+                w = w * np.array([cw.get(int(c), 1.0) for c in classes], np.float32)
+            out.append(w)
+        return out
+
+    def _feed(self, arrays, targets=None, weights=None, training=False) -> dict:
+        feed = dict(zip(self.inputs, arrays))
+        if targets is not None:
+            for t, y in zip(self._train["targets"], targets):
+                feed[t] = y
+            for t, w in zip(self._train["sample_weights"], weights):
+                feed[t] = w
+        phase = K._phase_placeholder(self.inputs[0].graph)
+        if phase is not None:
+            feed[phase] = training
+        return feed
+
+    def _check_compiled(self, what: str) -> None:
+        if self._compiled is None:
+            raise RuntimeError(f"You must compile your model before {what}. Use `model.compile(optimizer, loss)`.")
+
+    # -- training ------------------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None, validation_freq=1, max_queue_size=10, workers=1,
+            use_multiprocessing=False, **kwargs):
+        """Trains for ``epochs`` epochs on ``x`` and ``y`` (arrays, lists or dicts of arrays), or on
+        batches from a tf.data Dataset, a generator or a ``keras.utils.Sequence`` given as ``x``;
+        returns the History."""
+        if kwargs:
+            raise TypeError(f"Unrecognized keyword arguments: {sorted(kwargs)}")
+        self._check_compiled("training/testing")
+        batches = _batch_source(x, steps_per_epoch, "steps_per_epoch")
+        if batches is not None:
+            first = batches.peek()
+            self._ensure_built(first[0])
+            samples = None
+            steps = steps_per_epoch or batches.length()
+            if steps is None:
+                raise ValueError("fit on a generator or an endless dataset needs steps_per_epoch")
+            val = validation_data
+        else:
+            self._ensure_built(x)
+            arrays, targets = self._inputs_of(x), self._targets_of(y)
+            weights = self._weights_of(targets, sample_weight, class_weight)
+            _check_lengths(arrays + targets)
+            val = validation_data
+            if validation_split and val is None:
+                cut = int(len(arrays[0]) * (1.0 - validation_split))
+                val = ([a[cut:] for a in arrays], [t[cut:] for t in targets], [w[cut:] for w in weights])
+                arrays, targets, weights = [a[:cut] for a in arrays], [t[:cut] for t in targets], \
+                    [w[:cut] for w in weights]
+            samples = len(arrays[0])
+            batch_size = batch_size or 32
+            steps = -(-samples // batch_size)
+        if self._train is None:
+            self._build_training()
+        train_op = self._train_op()
+        fetches = [train_op] + self._train["values"]
+        names = self._train["names"]
+        session = K.get_session()
+        val_pack = val
+        if isinstance(val, (list, tuple)) and not (validation_split and validation_data is None):
+            vx, vy, vw = (_validation(val) + (None,))[:3]
+            vt = self._targets_of(vy)
+            val_pack = (self._inputs_of(vx), vt, self._weights_of(vt, vw, None))
+        self.history = callbacks_lib.History()
+        cbs = [callbacks_lib.BaseLogger(), *(callbacks or [])]
+        if verbose:
+            cbs.append(callbacks_lib.ProgbarLogger("samples" if samples is not None else "steps", verbose=verbose))
+        cbs.append(self.history)
+        do_val = val is not None
+        params = {"batch_size": batch_size, "epochs": epochs, "steps": steps, "samples": samples,
+                  "verbose": verbose, "do_validation": do_val,
+                  "metrics": names + [f"val_{n}" for n in names] if do_val else list(names)}
+        callback_list = callbacks_lib.CallbackList(cbs, self, params)
+        self.stop_training = False
+        if verbose and samples is not None:
+            print(f"Train on {samples} samples" + (f", validate on {len(val_pack[0][0])} samples"
+                                                   if do_val and isinstance(val_pack, tuple) else ""))
+        callback_list.on_train_begin()
+        rng = np.random
+        for epoch in range(initial_epoch, epochs):
+            callback_list.on_epoch_begin(epoch)
+            totals, seen = np.zeros(len(names)), 0
+            if samples is not None:
+                order = rng.permutation(samples) if shuffle is True else np.arange(samples)
+                if shuffle == "batch":
+                    starts = rng.permutation(steps) * batch_size
+                    order = np.concatenate([np.arange(s, min(s + batch_size, samples)) for s in starts])
+            for step in range(steps):
+                if samples is not None:
+                    index = order[step * batch_size:(step + 1) * batch_size]
+                    if len(index) == samples:
+                        index = slice(None) if not shuffle else index
+                    bx = [a[index] for a in arrays]
+                    by = [t[index] for t in targets]
+                    bw = [w[index] for w in weights]
+                else:
+                    bx, by, bw = self._batch_parts(batches.next())
+                size = len(bx[0])
+                logs = {"batch": step, "size": size}
+                callback_list.on_batch_begin(step, logs)
+                out = session.run(fetches, self._feed(bx, by, bw, True))[1:]
+                for name, value in zip(names, out):
+                    logs[name] = float(value)
+                totals += np.asarray(out, np.float64) * size
+                seen += size
+                callback_list.on_batch_end(step, logs)
+                if self.stop_training:
+                    break
+            epoch_logs = {name: float(v) for name, v in zip(names, totals / max(1, seen))}
+            if do_val and (epoch + 1) % validation_freq == 0:
+                results = self._evaluate_source(val_pack, batch_size or 32, validation_steps)
+                for name, value in zip(names, results):
+                    epoch_logs[f"val_{name}"] = value
+            callback_list.on_epoch_end(epoch, epoch_logs)
+            if batches is not None:
+                batches.epoch_end()
+            if self.stop_training:
+                break
+        callback_list.on_train_end()
+        return self.history
+
+    def _batch_parts(self, batch):
+        x, y, w = (batch + (None,))[:3] if len(batch) == 2 else batch
+        arrays, targets = self._inputs_of(x), self._targets_of(y)
+        return arrays, targets, self._weights_of(targets, w, None)
+
+    def _evaluate_source(self, source, batch_size, steps) -> list:
+        if isinstance(source, tuple):
+            arrays, targets, weights = source
+            return self._evaluate_arrays(arrays, targets, weights, batch_size)
+        batches = _batch_source(source, steps, "validation_steps")
+        return self._evaluate_batches(batches, steps or batches.length())
+
+    def _evaluate_arrays(self, arrays, targets, weights, batch_size) -> list:
+        session = K.get_session()
+        values = self._train["values"]
+        totals, n = np.zeros(len(values)), len(arrays[0])
+        for start in range(0, n, batch_size):
+            part = slice(start, start + batch_size)
+            out = session.run(values, self._feed([a[part] for a in arrays], [t[part] for t in targets],
+                                                 [w[part] for w in weights], False))
+            totals += np.asarray(out, np.float64) * len(arrays[0][part])
+        return [float(v) for v in totals / max(1, n)]
+
+    def _evaluate_batches(self, batches, steps) -> list:
+        session = K.get_session()
+        values = self._train["values"]
+        totals, seen = np.zeros(len(values)), 0
+        for _ in range(steps):
+            bx, by, bw = self._batch_parts(batches.next())
+            out = session.run(values, self._feed(bx, by, bw, False))
+            totals += np.asarray(out, np.float64) * len(bx[0])
+            seen += len(bx[0])
+        return [float(v) for v in totals / max(1, seen)]
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, steps=None, callbacks=None,
+                 **kwargs):
+        """The loss (and metrics) on ``x`` and ``y``: a scalar, or a list in ``metrics_names``' order."""
+        self._check_compiled("training/testing")
+        batches = _batch_source(x, steps, "steps")
+        if batches is not None:
+            self._ensure_built(batches.peek()[0])
+            results = self._evaluate_batches(batches, steps or batches.length())
+        else:
+            self._ensure_built(x)
+            arrays, targets = self._inputs_of(x), self._targets_of(y)
+            _check_lengths(arrays + targets)
+            results = self._evaluate_arrays(arrays, targets, self._weights_of(targets, sample_weight, None),
+                                            batch_size or 32)
+        if verbose:
+            from ..utils import Progbar  # noqa: PLC0415
+            done = len(arrays[0]) if batches is None else (steps or batches.length())
+            Progbar(done, verbose=verbose, stateful_metrics=self._train["names"],
+                    unit_name="sample" if batches is None else "step").update(
+                done, list(zip(self._train["names"], results)))
+        return results[0] if len(results) == 1 else results
+
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+        """The model's outputs for ``x``, batch by batch, concatenated."""
+        batches = _batch_source(x, steps, "steps")
+        session = K.get_session  # (called after the model is built: it initializes new variables)
+        if batches is not None:
+            self._ensure_built(batches.peek()[0])
+            parts = []
+            for _ in range(steps or batches.length()):
+                batch = batches.next()
+                parts.append(session().run(self.outputs, self._feed(self._inputs_of(batch[0] if isinstance(
+                    batch, tuple) else batch))))
+        else:
+            self._ensure_built(x)
+            arrays = self._inputs_of(x)
+            _check_lengths(arrays)
+            batch_size = batch_size or 32
+            parts = [session().run(self.outputs, self._feed([a[s:s + batch_size] for a in arrays]))
+                     for s in range(0, len(arrays[0]), batch_size)]
+        outs = [np.concatenate([p[i] for p in parts]) for i in range(len(self.outputs))]
+        return outs[0] if len(outs) == 1 else outs
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, reset_metrics=True):
+        self._check_compiled("training/testing")
+        self._ensure_built(x)
+        arrays, targets = self._inputs_of(x), self._targets_of(y)
+        if self._train is None:
+            self._build_training()
+        train_op = self._train_op()  # (before the session, which initializes the optimizer's new variables)
+        out = K.get_session().run([train_op] + self._train["values"],
+                                  self._feed(arrays, targets, self._weights_of(targets, sample_weight, class_weight),
+                                             True))[1:]
+        out = [float(v) for v in out]
+        return out[0] if len(out) == 1 else out
+
+    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
+        self._check_compiled("training/testing")
+        self._ensure_built(x)
+        arrays, targets = self._inputs_of(x), self._targets_of(y)
+        out = K.get_session().run(self._train["values"], self._feed(
+            arrays, targets, self._weights_of(targets, sample_weight, None), False))
+        out = [float(v) for v in out]
+        return out[0] if len(out) == 1 else out
+
+    def predict_on_batch(self, x):
+        self._ensure_built(x)
+        outs = K.get_session().run(self.outputs, self._feed(self._inputs_of(x)))
+        return outs[0] if len(outs) == 1 else outs
+
+    fit_generator = fit
+    evaluate_generator = evaluate
+    predict_generator = predict
+
+    # -- saving ------------------------------------------------------------------------------
+    def save_weights(self, filepath, overwrite=True, save_format=None) -> None:
+        """The weights in TF's checkpoint format (``.h5`` paths need h5py: not supported yet)."""
+        if str(filepath).endswith((".h5", ".hdf5", ".keras")) or save_format == "h5":
+            raise NotImplementedError("save_weights in HDF5 is not supported yet; save in TF's checkpoint format "
+                                      "(a path without .h5)")
+        directory = os.path.dirname(str(filepath))
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        self._saver().save(K.get_session(), str(filepath), write_meta_graph=False, write_state=True)
+
+    def load_weights(self, filepath, by_name=False) -> None:
+        path = str(filepath)
+        if os.path.isdir(path):
+            path = train.latest_checkpoint(path)
+        self._saver().restore(K.get_session(), path)
+
+    def _saver(self):
+        weights = self.weights
+        with weights[0].graph.as_default():
+            key = tuple(id(w) for w in weights)
+            if getattr(self, "_saver_for", (None,))[0] != key:
+                saver = train.Saver({f"{w.op.name}": w for w in weights}, max_to_keep=None)
+                self._saver_for = (key, saver)
+            return self._saver_for[1]
+
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
+        raise NotImplementedError("Model.save needs HDF5 (h5py) or SavedModel, neither supported yet; use "
+                                  "save_weights (TF's checkpoint format) and to_json")
+
+    def to_json(self, **kwargs) -> str:
+        layers = [{"class_name": type(layer).__name__, "config": layer.get_config()} for layer in self.layers]
+        return json.dumps({"class_name": type(self).__name__, "config": {"name": self.name, "layers": layers},
+                           "keras_version": "2.2.4-tf", "backend": "tensorflow"}, default=_jsonable, **kwargs)
+
+    def reset_metrics(self) -> None:
+        """(Metrics here are averaged per call of fit and evaluate: nothing to reset.)"""
+
+
+def _jsonable(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if hasattr(value, "as_list"):
+        return value.as_list()
+    return str(value)
+
+
+def _column(a: np.ndarray) -> np.ndarray:
+    """A 1-D array as a column, as Keras standardizes its data: (n,) -> (n, 1)."""
+    return a.reshape(-1, 1) if a.ndim == 1 else a
+
+
+def _check_lengths(arrays) -> None:
+    lengths = {len(a) for a in arrays}
+    if len(lengths) > 1:
+        raise ValueError(f"All input arrays (x) and target arrays (y) should have the same number of samples. Got "
+                         f"array lengths: {sorted(lengths)}")
+
+
+def _validation(val):
+    val = tuple(val)
+    if len(val) not in (2, 3):
+        raise ValueError("When passing validation_data, it must contain 2 (x_val, y_val) or 3 (x_val, y_val, "
+                         f"val_sample_weights) items, however it contains {len(val)} items")
+    return val
+
+
+class _Batches:
+    """Batches drawn from a tf.data Dataset, a generator or a Sequence, one ``next()`` at a time."""
+
+    def __init__(self, source):
+        self._source = source
+        self._pending = None
+        self._index = 0
+        self._iter = None
+        self._next_op = None
+        if hasattr(source, "make_one_shot_iterator"):
+            iterator = source.make_one_shot_iterator()
+            self._next_op = iterator.get_next()
+        elif hasattr(source, "__getitem__") and hasattr(source, "__len__"):
+            pass
+        else:
+            self._iter = iter(source)
+
+    def length(self):
+        if hasattr(self._source, "__len__") and not hasattr(self._source, "make_one_shot_iterator"):
+            return len(self._source)
+        return None
+
+    def _draw(self):
+        if self._next_op is not None:
+            return tuple(K.get_session().run(self._next_op)) if isinstance(self._next_op, tuple) else \
+                K.get_session().run(self._next_op)
+        if self._iter is not None:
+            return next(self._iter)
+        batch = self._source[self._index % len(self._source)]
+        self._index += 1
+        return batch
+
+    def peek(self):
+        if self._pending is None:
+            self._pending = self._draw()
+        return self._pending if isinstance(self._pending, tuple) else (self._pending,)
+
+    def next(self):
+        batch = self.peek()
+        self._pending = None
+        return tuple(batch)
+
+    def epoch_end(self):
+        if hasattr(self._source, "on_epoch_end"):
+            self._source.on_epoch_end()
+
+
+def _batch_source(x, steps, what):
+    if x is None or isinstance(x, (np.ndarray, list, tuple, dict)) or np.isscalar(x):
+        return None
+    return _Batches(x)
+

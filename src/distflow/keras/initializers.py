@@ -1,0 +1,82 @@
+"""``tf.keras.initializers``: TF's initializer classes under Keras's names, and ``get``."""
+
+from __future__ import annotations
+
+from ..ops import init_ops
+from ..ops.init_ops import (Constant, GlorotNormal, GlorotUniform, Initializer, Ones, Orthogonal,  # noqa: F401
+                             RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling, Zeros)
+from .. import eye as _eye
+
+
+class Identity(Initializer):
+    """The identity matrix (times ``gain``), for 2-D weights."""
+
+    def __init__(self, gain=1.0, dtype=init_ops.dtypes.float32):
+        self.gain, self.dtype = gain, init_ops.dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        if len(shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        return self.gain * _eye(shape[0], shape[1], dtype=self._dtype(dtype))
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain}
+
+
+def lecun_normal(seed=None):
+    return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
+
+
+def lecun_uniform(seed=None):
+    return VarianceScaling(1.0, "fan_in", "uniform", seed)
+
+
+def he_normal(seed=None):
+    return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
+
+
+def he_uniform(seed=None):
+    return VarianceScaling(2.0, "fan_in", "uniform", seed)
+
+
+zeros, ones, constant = Zeros, Ones, Constant
+random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+glorot_normal, glorot_uniform, orthogonal, identity = GlorotNormal, GlorotUniform, Orthogonal, Identity
+variance_scaling = VarianceScaling
+
+_BY_NAME = {
+    "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
+    "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal, "glorot_normal": GlorotNormal,
+    "glorot_uniform": GlorotUniform, "orthogonal": Orthogonal, "identity": Identity,
+    "variance_scaling": VarianceScaling, "lecun_normal": lecun_normal, "lecun_uniform": lecun_uniform,
+    "he_normal": he_normal, "he_uniform": he_uniform,
+}
+
+
+def _key(name: str) -> str:
+    import re  # noqa: PLC0415
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() if not name.islower() else name
+
+
+def get(identifier):
+    """An initializer from a name ('glorot_uniform', 'he_normal', 'Zeros'), a config dict, or
+    the initializer (any callable) itself."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        cls = _BY_NAME[_key(identifier["class_name"])]
+        return cls(**identifier.get("config", {}))
+    if isinstance(identifier, str):
+        key = _key(identifier)
+        if key not in _BY_NAME:
+            raise ValueError(f"Unknown initializer: {identifier} (one of {sorted(_BY_NAME)})")
+        return _BY_NAME[key]()
+    if isinstance(identifier, type):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
+
+
+def serialize(initializer) -> dict:
+    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}

@@ -1,0 +1,42 @@
+"""``tf.keras.layers``."""
+
+from ..engine.base_layer import InputSpec, Layer  # noqa: F401
+from ..engine.input_layer import Input, InputLayer  # noqa: F401
+from .advanced_activations import ELU, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU  # noqa: F401
+from .convolutional import (AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgPool1D, AvgPool2D,  # noqa: F401
+                            AvgPool3D, Conv1D, Conv2D, Conv2DTranspose, Conv3D, Convolution1D, Convolution2D,
+                            Convolution2DTranspose, Convolution3D, Cropping2D, Deconvolution2D, DepthwiseConv2D,
+                            GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalAvgPool1D,
+                            GlobalAvgPool2D, GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
+                            GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D, MaxPool2D,
+                            MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D, SeparableConv2D,
+                            SeparableConvolution2D, UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D,
+                            Cropping1D)
+from .core import (Activation, Dense, Dropout, Embedding, Flatten, Lambda, Permute, RepeatVector,  # noqa: F401
+                   Reshape)
+from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add,  # noqa: F401
+                    average, concatenate, dot, multiply, subtract)
+from .merge import maximum_ as maximum, minimum_ as minimum  # noqa: F401
+from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
+from .noise import (ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, Masking,  # noqa: F401
+                    SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
+from .recurrent import (GRU, GRUCell, LSTM, LSTMCell, RNN, Bidirectional, SimpleRNN, SimpleRNNCell,  # noqa: F401
+                        TimeDistributed, Wrapper)
+from ..._namespace import missing
+
+
+def serialize(layer) -> dict:
+    """A layer as ``{"class_name": ..., "config": ...}``."""
+    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """The layer that ``serialize`` described (``custom_objects``: classes by name)."""
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or globals().get(name)
+    if not isinstance(cls, type):
+        raise ValueError(f"Unknown layer: {name}")
+    return cls.from_config(dict(config["config"]))
+
+
+__getattr__ = missing("tf.keras.layers")

@@ -1,0 +1,371 @@
+"""Keras's convolution and pooling layers (channels_last, as TF 1.x on CPU; channels_first
+where the op takes NCHW), and ZeroPadding2D, UpSampling2D and Cropping2D."""
+
+from __future__ import annotations
+
+from ... import nn, pad, reduce_max, reduce_mean, repeat, stack
+from ... import shape as shape_of
+from ...framework.tensor_shape import TensorShape
+from ...ops.conv3d_ops import avg_pool3d, conv3d, max_pool3d
+from ...ops.convolution_ops import conv1d, depthwise_conv2d, separable_conv2d
+from .. import activations, backend as K, initializers
+from ..engine.base_layer import InputSpec, Layer
+
+
+def _tuple(value, n: int, name: str) -> tuple:
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) != n:
+        raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: {value}")
+    return value
+
+
+def _padding(padding: str) -> str:
+    padding = padding.upper()
+    if padding not in ("VALID", "SAME"):
+        raise ValueError(f"The `padding` argument must be one of 'valid', 'same'. Received: {padding.lower()}")
+    return padding
+
+
+class Conv(Layer):
+    """An n-D convolution layer (n = 1, 2, 3): kernel ``[*kernel_size, in, filters]``, bias."""
+
+    rank = 2
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
+                 activation=None, use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        n = self.rank
+        self.filters = int(filters)
+        self.kernel_size = _tuple(kernel_size, n, "kernel_size")
+        self.strides = _tuple(strides, n, "strides")
+        self.padding = _padding(padding)
+        self.data_format = data_format or K.image_data_format()
+        self.dilation_rate = _tuple(dilation_rate, n, "dilation_rate")
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self._set_weight_options(kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                                 kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                                 kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+        self.input_spec = InputSpec(ndim=n + 2)
+
+    @property
+    def _channels_first(self) -> bool:
+        return self.data_format == "channels_first"
+
+    def _in_channels(self, input_shape) -> int:
+        shape = TensorShape(input_shape)
+        channels = shape[1 if self._channels_first else -1].value
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        return channels
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight("kernel", self.kernel_size + (self._in_channels(input_shape), self.filters),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self._build_bias()
+
+    def _build_bias(self):
+        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
+        self.built = True
+
+    def _convolve(self, inputs):
+        n = self.rank
+        if n == 1:
+            return conv1d(inputs, self.kernel, stride=self.strides[0], padding=self.padding,
+                          data_format="NCW" if self._channels_first else "NWC", dilations=self.dilation_rate[0])
+        if n == 2:
+            fmt = "NCHW" if self._channels_first else "NHWC"
+            strides = (1, 1) + self.strides if self._channels_first else (1,) + self.strides + (1,)
+            dilations = (1, 1) + self.dilation_rate if self._channels_first else (1,) + self.dilation_rate + (1,)
+            return nn.conv2d(inputs, self.kernel, strides, self.padding, data_format=fmt, dilations=dilations)
+        return conv3d(inputs, self.kernel, (1,) + self.strides + (1,), self.padding,
+                      dilations=(1,) + self.dilation_rate + (1,))
+
+    def call(self, inputs):
+        out = self._convolve(inputs)
+        if self.use_bias:
+            out = nn.bias_add(out, self.bias, data_format="NCHW" if self._channels_first and self.rank == 2 else None)
+        return self.activation(out)
+
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": self.padding.lower(), "data_format": self.data_format,
+                "dilation_rate": self.dilation_rate, "activation": activations.serialize(self.activation),
+                "use_bias": self.use_bias}
+
+
+class Conv1D(Conv):
+    rank = 1
+
+
+class Conv2D(Conv):
+    rank = 2
+
+
+class Conv3D(Conv):
+    rank = 3
+
+
+class Conv2DTranspose(Conv2D):
+    """The transpose of Conv2D: kernel ``[h, w, filters, in]``."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
+        if output_padding is not None:
+            raise NotImplementedError("Conv2DTranspose: output_padding is not supported")
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight("kernel", self.kernel_size + (self.filters, self._in_channels(input_shape)),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self._build_bias()
+
+    def _convolve(self, inputs):
+        if self._channels_first:
+            raise NotImplementedError("Conv2DTranspose: only channels_last")
+        dynamic = shape_of(inputs)
+        size = []
+        for i, (k, s) in enumerate(zip(self.kernel_size, self.strides)):
+            d = inputs.shape[1 + i].value
+            length = d if d is not None else dynamic[1 + i]
+            size.append(length * s + max(k - s, 0) if self.padding == "VALID" else length * s)
+        out_shape = stack([dynamic[0]] + size + [self.filters])
+        return nn.conv2d_transpose(inputs, self.kernel, out_shape, (1,) + self.strides + (1,), self.padding)
+
+
+class SeparableConv2D(Conv2D):
+    def __init__(self, filters, kernel_size, depth_multiplier=1, depthwise_initializer="glorot_uniform",
+                 pointwise_initializer="glorot_uniform", **kwargs):
+        super().__init__(filters, kernel_size, **kwargs)
+        self.depth_multiplier = int(depth_multiplier)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.pointwise_initializer = initializers.get(pointwise_initializer)
+
+    def build(self, input_shape):
+        channels = self._in_channels(input_shape)
+        self.depthwise_kernel = self.add_weight("depthwise_kernel", self.kernel_size + (channels, self.depth_multiplier),
+                                                initializer=self.depthwise_initializer)
+        self.pointwise_kernel = self.add_weight("pointwise_kernel",
+                                                (1, 1, channels * self.depth_multiplier, self.filters),
+                                                initializer=self.pointwise_initializer)
+        self._build_bias()
+
+    def _convolve(self, inputs):
+        return separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel, (1,) + self.strides + (1,),
+                                self.padding, rate=self.dilation_rate)
+
+
+class DepthwiseConv2D(Conv2D):
+    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
+                 depthwise_initializer="glorot_uniform", **kwargs):
+        super().__init__(1, kernel_size, strides=strides, padding=padding, **kwargs)
+        self.depth_multiplier = int(depth_multiplier)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+
+    def build(self, input_shape):
+        channels = self._in_channels(input_shape)
+        self.filters = channels * self.depth_multiplier
+        self.depthwise_kernel = self.add_weight("depthwise_kernel", self.kernel_size + (channels, self.depth_multiplier),
+                                                initializer=self.depthwise_initializer)
+        self._build_bias()
+
+    def _convolve(self, inputs):
+        return depthwise_conv2d(inputs, self.depthwise_kernel, (1,) + self.strides + (1,), self.padding,
+                                rate=self.dilation_rate)
+
+
+class _Pooling(Layer):
+    rank = 2
+    kind = "max"
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        n = self.rank
+        self.pool_size = _tuple(pool_size, n, "pool_size")
+        self.strides = _tuple(strides if strides is not None else self.pool_size, n, "strides")
+        self.padding = _padding(padding)
+        self.data_format = data_format or K.image_data_format()
+        self.input_spec = InputSpec(ndim=n + 2)
+
+    def call(self, inputs):
+        n = self.rank
+        if n == 3:
+            pool = max_pool3d if self.kind == "max" else avg_pool3d
+            return pool(inputs, (1,) + self.pool_size + (1,), (1,) + self.strides + (1,), self.padding)
+        if n == 1:
+            inputs = inputs[:, :, None, :] if self.data_format != "channels_first" else inputs[:, :, :, None]
+        size, strides = self.pool_size + (1,) * (2 - n), self.strides + (1,) * (2 - n)
+        first = self.data_format == "channels_first"
+        ksize = (1, 1) + size if first else (1,) + size + (1,)
+        strides = (1, 1) + strides if first else (1,) + strides + (1,)
+        pool = nn.max_pool if self.kind == "max" else nn.avg_pool
+        out = pool(inputs, ksize, strides, self.padding, data_format="NCHW" if first else "NHWC")
+        if n == 1:
+            out = out[:, :, 0, :] if not first else out[:, :, :, 0]
+        return out
+
+    def get_config(self):
+        return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides,
+                "padding": self.padding.lower(), "data_format": self.data_format}
+
+
+class MaxPooling1D(_Pooling):
+    rank, kind = 1, "max"
+
+
+class MaxPooling2D(_Pooling):
+    rank, kind = 2, "max"
+
+
+class MaxPooling3D(_Pooling):
+    rank, kind = 3, "max"
+
+
+class AveragePooling1D(_Pooling):
+    rank, kind = 1, "avg"
+
+
+class AveragePooling2D(_Pooling):
+    rank, kind = 2, "avg"
+
+
+class AveragePooling3D(_Pooling):
+    rank, kind = 3, "avg"
+
+
+class _GlobalPooling(Layer):
+    rank = 2
+    kind = "avg"
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format or K.image_data_format()
+
+    def call(self, inputs):
+        axes = list(range(2, 2 + self.rank)) if self.data_format == "channels_first" else list(range(1, 1 + self.rank))
+        return (reduce_max if self.kind == "max" else reduce_mean)(inputs, axes)
+
+
+class GlobalAveragePooling1D(_GlobalPooling):
+    rank, kind = 1, "avg"
+
+
+class GlobalAveragePooling2D(_GlobalPooling):
+    rank, kind = 2, "avg"
+
+
+class GlobalAveragePooling3D(_GlobalPooling):
+    rank, kind = 3, "avg"
+
+
+class GlobalMaxPooling1D(_GlobalPooling):
+    rank, kind = 1, "max"
+
+
+class GlobalMaxPooling2D(_GlobalPooling):
+    rank, kind = 2, "max"
+
+
+class GlobalMaxPooling3D(_GlobalPooling):
+    rank, kind = 3, "max"
+
+
+def _pairs(value, name: str) -> tuple:
+    if isinstance(value, int):
+        return ((value, value), (value, value))
+    value = tuple(value)
+    if all(isinstance(v, int) for v in value):
+        return ((value[0], value[0]), (value[1], value[1]))
+    return tuple(_tuple(v, 2, name) for v in value)
+
+
+class ZeroPadding2D(Layer):
+    def __init__(self, padding=(1, 1), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, "padding")
+        self.data_format = data_format or K.image_data_format()
+
+    def call(self, inputs):
+        spatial = [list(p) for p in self.padding]
+        pads = [[0, 0], [0, 0]] + spatial if self.data_format == "channels_first" else [[0, 0]] + spatial + [[0, 0]]
+        return pad(inputs, pads)
+
+
+class Cropping2D(Layer):
+    def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(cropping, "cropping")
+        self.data_format = data_format or K.image_data_format()
+
+    def call(self, inputs):
+        (top, bottom), (left, right) = self.cropping
+        rows = slice(top, -bottom if bottom else None)
+        cols = slice(left, -right if right else None)
+        if self.data_format == "channels_first":
+            return inputs[:, :, rows, cols]
+        return inputs[:, rows, cols, :]
+
+
+class ZeroPadding1D(Layer):
+    def __init__(self, padding=1, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _tuple(padding, 2, "padding")
+
+    def call(self, inputs):
+        return pad(inputs, [[0, 0], list(self.padding), [0, 0]])
+
+
+class Cropping1D(Layer):
+    def __init__(self, cropping=(1, 1), **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _tuple(cropping, 2, "cropping")
+
+    def call(self, inputs):
+        start, end = self.cropping
+        return inputs[:, start:-end if end else None, :]
+
+
+class UpSampling1D(Layer):
+    def __init__(self, size=2, **kwargs):
+        super().__init__(**kwargs)
+        self.size = int(size)
+
+    def call(self, inputs):
+        return repeat(inputs, self.size, axis=1)
+
+
+class UpSampling2D(Layer):
+    """Repeats rows and columns ``size`` times (nearest; bilinear through tf.image)."""
+
+    def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
+        super().__init__(**kwargs)
+        self.size = _tuple(size, 2, "size")
+        self.data_format = data_format or K.image_data_format()
+        if interpolation not in ("nearest", "bilinear"):
+            raise ValueError("interpolation should be one of 'nearest' or 'bilinear'.")
+        self.interpolation = interpolation
+
+    def call(self, inputs):
+        axes = (2, 3) if self.data_format == "channels_first" else (1, 2)
+        if self.interpolation == "bilinear":
+            from ... import image  # noqa: PLC0415
+            h, w = inputs.shape[axes[0]].value, inputs.shape[axes[1]].value
+            return image.resize_bilinear(inputs, [h * self.size[0], w * self.size[1]])
+        out = repeat(inputs, self.size[0], axis=axes[0])
+        return repeat(out, self.size[1], axis=axes[1])
+
+
+Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
+Convolution2DTranspose, Deconvolution2D = Conv2DTranspose, Conv2DTranspose
+SeparableConvolution2D = SeparableConv2D
+MaxPool1D, MaxPool2D, MaxPool3D = MaxPooling1D, MaxPooling2D, MaxPooling3D
+AvgPool1D, AvgPool2D, AvgPool3D = AveragePooling1D, AveragePooling2D, AveragePooling3D
+GlobalAvgPool1D, GlobalAvgPool2D, GlobalAvgPool3D = GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D
+GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D = GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D

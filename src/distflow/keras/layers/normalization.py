@@ -1,0 +1,112 @@
+"""BatchNormalization and LayerNormalization as Keras has them."""
+
+from __future__ import annotations
+
+from ... import nn, reshape
+from ...framework.tensor_shape import TensorShape
+from .. import backend as K, constraints, initializers, regularizers
+from ..engine.base_layer import Layer
+
+
+class BatchNormalization(Layer):
+    """Normalizes over the batch (and every axis but ``axis``) in training, keeping moving
+    averages of the mean and variance, which it uses otherwise."""
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 renorm=False, fused=None, virtual_batch_size=None, adjustment=None, **kwargs):
+        super().__init__(**kwargs)
+        if renorm or virtual_batch_size is not None or adjustment is not None:
+            raise NotImplementedError("BatchNormalization: renorm, virtual_batch_size and adjustment are not supported")
+        self.axis = axis
+        self.momentum, self.epsilon = float(momentum), float(epsilon)
+        self.center, self.scale = center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer, self.gamma_regularizer = regularizers.get(beta_regularizer), regularizers.get(
+            gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = constraints.get(beta_constraint), constraints.get(
+            gamma_constraint)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        shape = TensorShape(input_shape)
+        self._rank = shape.ndims
+        self._axis = self.axis % self._rank
+        size = shape[self._axis].value
+        if size is None:
+            raise ValueError(f"Axis {self.axis} of input tensor should have a defined dimension but the layer received "
+                             f"an input with shape {shape}.")
+        param = (size,)
+        self.gamma = self.add_weight("gamma", param, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
+            if self.scale else None
+        self.beta = self.add_weight("beta", param, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
+            if self.center else None
+        self.moving_mean = self.add_weight("moving_mean", param, initializer=self.moving_mean_initializer,
+                                           trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", param,
+                                               initializer=self.moving_variance_initializer, trainable=False)
+        self.built = True
+
+    def _broadcast(self, v):
+        if v is None or self._axis == self._rank - 1:
+            return v
+        shape = [1] * self._rank
+        shape[self._axis] = -1
+        return reshape(v, shape)
+
+    def call(self, inputs, training=None):
+        axes = [i for i in range(self._rank) if i != self._axis]
+        gamma, beta = self._broadcast(self.gamma), self._broadcast(self.beta)
+
+        def normalized(mean, variance):
+            return nn.batch_normalization(inputs, self._broadcast(mean), self._broadcast(variance), beta, gamma,
+                                          self.epsilon)
+
+        if training is False or (training is None and K.learning_phase() == 0):
+            return normalized(self.moving_mean, self.moving_variance)
+        mean, variance = nn.moments(inputs, axes)
+        if training is True or (training is None and K.learning_phase() == 1):
+            new_mean, new_variance, out = mean, variance, normalized(mean, variance)
+        else:
+            new_mean = K.in_train_phase(mean, lambda: self.moving_mean.read_value(), training)
+            new_variance = K.in_train_phase(variance, lambda: self.moving_variance.read_value(), training)
+            out = K.in_train_phase(lambda: normalized(mean, variance),
+                                   lambda: normalized(self.moving_mean, self.moving_variance), training)
+        m = self.momentum
+        self.add_update([self.moving_mean.assign_sub((self.moving_mean - new_mean) * (1.0 - m)),
+                         self.moving_variance.assign_sub((self.moving_variance - new_variance) * (1.0 - m))])
+        return out
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
+                "center": self.center, "scale": self.scale}
+
+
+class LayerNormalization(Layer):
+    """Normalizes each example over ``axis`` (the last by default), then scales and shifts."""
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis if isinstance(axis, (list, tuple)) else [axis]
+        self.epsilon, self.center, self.scale = float(epsilon), center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+
+    def build(self, input_shape):
+        shape = TensorShape(input_shape)
+        self._axes = [a % shape.ndims for a in self.axis]
+        param = tuple(shape[a].value for a in self._axes)
+        self.gamma = self.add_weight("gamma", param, initializer=self.gamma_initializer) if self.scale else None
+        self.beta = self.add_weight("beta", param, initializer=self.beta_initializer) if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        mean, variance = nn.moments(inputs, self._axes, keep_dims=True)
+        return nn.batch_normalization(inputs, mean, variance, self.beta, self.gamma, self.epsilon)

@@ -1,0 +1,327 @@
+"""Recurrent layers: SimpleRNN, LSTM and GRU (Keras's weight layout and defaults as TF 1.15's
+``tf.keras.layers``), the generic ``RNN`` over a cell, ``Bidirectional`` and ``TimeDistributed``.
+
+The loop is one ``while_loop`` over the time steps, so sequences of unknown length run too.
+A mask (from ``Embedding(mask_zero=True)``) keeps the state and the output of a masked step
+as they were, wherever the padding is.
+"""
+
+from __future__ import annotations
+
+from ... import (TensorArray, cast, concat, expand_dims, matmul, ones_like, reshape, reverse, stack, transpose,
+                 while_loop, zeros, nn)
+from ... import shape as shape_of
+from ...framework import ops
+from ...framework.tensor_shape import TensorShape
+from .. import activations, backend as K
+from ..engine.base_layer import Layer
+
+
+def _weight_args(cell, kind: str) -> dict:
+    return {"initializer": getattr(cell, f"{kind}_initializer"), "regularizer": getattr(cell, f"{kind}_regularizer"),
+            "constraint": getattr(cell, f"{kind}_constraint")}
+
+
+class _Cell(Layer):
+    """A cell: ``step(inputs, states, dropout masks) -> (output, states)`` for one time step."""
+
+    gates = 1
+
+    def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 recurrent_constraint=None, bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.use_bias = use_bias
+        self._set_weight_options(
+            kernel_initializer=kernel_initializer, recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer, bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint)
+        self.dropout = min(1.0, max(0.0, float(dropout)))
+        self.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
+
+    @property
+    def state_size(self) -> list:
+        return [self.units]
+
+    def make_weights(self, owner: Layer, input_dim: int) -> None:
+        n = self.gates * self.units
+        self.kernel = owner.add_weight("kernel", (input_dim, n), **_weight_args(self, "kernel"))
+        self.recurrent_kernel = owner.add_weight("recurrent_kernel", (self.units, n), **_weight_args(self, "recurrent"))
+        self.bias = owner.add_weight("bias", (n,), **self._bias_args()) if self.use_bias else None
+
+    def _bias_args(self) -> dict:
+        return _weight_args(self, "bias")
+
+    def project(self, x, x_mask=None):
+        """``x @ kernel + bias`` for every time step at once (``x``: [time, batch, features])."""
+        if x_mask is not None:
+            x = x * x_mask
+        dynamic = shape_of(x)
+        flat = reshape(x, stack([-1, dynamic[2]]))
+        out = matmul(flat, self.kernel)
+        if self.use_bias:
+            out = out + self.bias
+        return reshape(out, stack([dynamic[0], dynamic[1], self.gates * self.units]))
+
+    def prepare(self) -> None:
+        """What every step reads, made once before the loop."""
+
+
+class SimpleRNNCell(_Cell):
+    def __init__(self, units, activation="tanh", **kwargs):
+        super().__init__(units, activation=activation, **kwargs)
+
+    def step(self, xz, states, h_mask=None):
+        h = states[0] if h_mask is None else states[0] * h_mask
+        h = self.activation(xz + matmul(h, self.recurrent_kernel))
+        return h, [h]
+
+
+class LSTMCell(_Cell):
+    """Gates in Keras's order: input, forget, cell, output; ``unit_forget_bias`` starts the
+    forget gate's bias at one."""
+
+    gates = 4
+
+    def __init__(self, units, unit_forget_bias=True, implementation=1, **kwargs):
+        super().__init__(units, **kwargs)
+        self.unit_forget_bias = unit_forget_bias
+
+    @property
+    def state_size(self) -> list:
+        return [self.units, self.units]
+
+    def _bias_args(self) -> dict:
+        args = _weight_args(self, "bias")
+        if self.unit_forget_bias:
+            base, u = self.bias_initializer, self.units
+
+            def initializer(shape, dtype=None, partition_info=None):
+                return concat([base((u,), dtype=dtype), K.ones((u,), dtype=dtype), base((2 * u,), dtype=dtype)], 0)
+
+            args["initializer"] = initializer
+        return args
+
+    def step(self, xz, states, h_mask=None):
+        h, c = states
+        u = self.units
+        z = xz + matmul(h if h_mask is None else h * h_mask, self.recurrent_kernel)
+        i = self.recurrent_activation(z[:, :u])
+        f = self.recurrent_activation(z[:, u:2 * u])
+        c = f * c + i * self.activation(z[:, 2 * u:3 * u])
+        h = self.recurrent_activation(z[:, 3 * u:]) * self.activation(c)
+        return h, [h, c]
+
+
+class GRUCell(_Cell):
+    """Gates in Keras's order: update, reset, candidate; the reset gate applies before the
+    recurrent product (``reset_after=False``, TF 1.x's default)."""
+
+    gates = 3
+
+    def __init__(self, units, reset_after=False, implementation=1, **kwargs):
+        super().__init__(units, **kwargs)
+        if reset_after:
+            raise NotImplementedError("GRU(reset_after=True) is not supported")
+
+    def prepare(self) -> None:
+        u = self.units
+        self._gates_kernel = self.recurrent_kernel[:, :2 * u]
+        self._candidate_kernel = self.recurrent_kernel[:, 2 * u:]
+
+    def step(self, xz, states, h_mask=None):
+        h = states[0]
+        u = self.units
+        hm = h if h_mask is None else h * h_mask
+        hz = matmul(hm, self._gates_kernel)
+        z = self.recurrent_activation(xz[:, :u] + hz[:, :u])
+        r = self.recurrent_activation(xz[:, u:2 * u] + hz[:, u:])
+        candidate = self.activation(xz[:, 2 * u:] + matmul(r * hm, self._candidate_kernel))
+        h = z * h + (1.0 - z) * candidate
+        return h, [h]
+
+
+class RNN(Layer):
+    """Runs ``cell`` over the time axis of ``[batch, time, features]`` inputs."""
+
+    def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
+                 unroll=False, time_major=False, **kwargs):
+        super().__init__(**kwargs)
+        if stateful or time_major:
+            raise NotImplementedError("stateful and time_major recurrent layers are not supported")
+        self.cell = cell
+        self.return_sequences, self.return_state, self.go_backwards = return_sequences, return_state, go_backwards
+        self.supports_masking = True
+
+    @property
+    def units(self) -> int:
+        return self.cell.units
+
+    def build(self, input_shape):
+        shape = TensorShape(input_shape[0] if isinstance(input_shape, list) else input_shape)
+        if shape.ndims != 3 or shape[-1].value is None:
+            raise ValueError(f"Input 0 of layer {self.name} is incompatible with the layer: expected ndim=3 with a "
+                             f"defined last dimension, found shape {shape}")
+        self.cell.make_weights(self, shape[-1].value)
+        self.built = True
+
+    def _dropout_mask(self, like, rate, training):
+        if not rate:
+            return None
+        ones = ones_like(like)
+        return K.in_train_phase(lambda: nn.dropout(ones, rate=rate), lambda: ones, training)
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        if isinstance(inputs, (list, tuple)):
+            inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
+        x = transpose(inputs, [1, 0, 2])  # time-major
+        if self.go_backwards:
+            x = reverse(x, [0])
+        steps, batch = shape_of(x)[0], shape_of(x)[1]
+        cell = self.cell
+        states = list(initial_state) if initial_state is not None else \
+            [zeros(stack([batch, size]), dtype=inputs.dtype) for size in cell.state_size]
+        x_mask = self._dropout_mask(x[0], cell.dropout, training)
+        h_mask = self._dropout_mask(states[0], cell.recurrent_dropout, training)
+        cell.prepare()
+        projected = cell.project(x, x_mask)
+        xs = TensorArray(x.dtype, size=steps).unstack(projected)
+        masks = None
+        if mask is not None:
+            m = transpose(cast(mask, inputs.dtype), [1, 0])
+            masks = TensorArray(inputs.dtype, size=steps).unstack(reverse(m, [0]) if self.go_backwards else m)
+        outputs = TensorArray(inputs.dtype, size=steps)
+        last = zeros(stack([batch, cell.units]), dtype=inputs.dtype)
+
+        def body(t, outputs, last, *states):
+            step_in = xs.read(t)
+            step_in.set_shape(TensorShape([x.shape[1].value, cell.gates * cell.units]))
+            out, new_states = cell.step(step_in, list(states), h_mask)
+            if masks is not None:
+                keep = expand_dims(masks.read(t), 1)
+                out = keep * out + (1.0 - keep) * last
+                new_states = [keep * n + (1.0 - keep) * s for n, s in zip(new_states, states)]
+            return (t + 1, outputs.write(t, out), out) + tuple(new_states)
+
+        with ops.name_scope("while"):
+            result = while_loop(lambda t, *_: t < steps, body,
+                                [ops.convert_to_tensor(0), outputs, last] + states)
+        final, finals = result[2], list(result[3:])
+        final.set_shape(TensorShape([inputs.shape[0].value, cell.units]))
+        for s, size in zip(finals, cell.state_size):
+            s.set_shape(TensorShape([inputs.shape[0].value, size]))
+        if self.return_sequences:
+            seq = result[1].stack()
+            if self.go_backwards:
+                seq = reverse(seq, [0])
+            out = transpose(seq, [1, 0, 2])
+            out.set_shape(TensorShape([inputs.shape[0].value, inputs.shape[1].value, cell.units]))
+        else:
+            out = final
+        return [out] + finals if self.return_state else out
+
+    def compute_mask(self, inputs, mask=None):
+        return mask if self.return_sequences and not self.return_state else None
+
+    def get_config(self):
+        return {**super().get_config(), "return_sequences": self.return_sequences,
+                "return_state": self.return_state, "go_backwards": self.go_backwards, **self._cell_config()}
+
+    def _cell_config(self) -> dict:
+        cell = self.cell
+        return {"units": cell.units, "activation": activations.serialize(cell.activation),
+                "use_bias": cell.use_bias, "dropout": cell.dropout, "recurrent_dropout": cell.recurrent_dropout}
+
+
+def _rnn_class(name: str, cell_class, cell_defaults: dict):
+    cell_keys = ("activation", "recurrent_activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+                 "bias_initializer", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+                 "kernel_constraint", "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout",
+                 "unit_forget_bias", "implementation", "reset_after")
+
+    def __init__(self, units, **kwargs):
+        cell_kwargs = {**cell_defaults, **{k: kwargs.pop(k) for k in list(kwargs) if k in cell_keys}}
+        self._init_kwargs = {"units": units, **cell_kwargs, **{k: v for k, v in kwargs.items() if k != "name"}}
+        RNN.__init__(self, cell_class(units, **cell_kwargs), **kwargs)
+
+    return type(name, (RNN,), {"__init__": __init__, "__doc__": f"``{cell_class.__name__}`` run over time."})
+
+
+SimpleRNN = _rnn_class("SimpleRNN", SimpleRNNCell, {})
+LSTM = _rnn_class("LSTM", LSTMCell, {})
+GRU = _rnn_class("GRU", GRUCell, {})
+
+
+class Wrapper(Layer):
+    """A layer that wraps another (``self.layer``), whose weights are its own."""
+
+    def __init__(self, layer, **kwargs):
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def _tracked_layers(self) -> list:
+        return [self.layer]
+
+
+class Bidirectional(Wrapper):
+    """A recurrent layer run forwards and (a copy of it) backwards, the outputs merged
+    (``concat``, ``sum``, ``mul``, ``ave``, or None for a list)."""
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        if merge_mode not in ("sum", "mul", "ave", "concat", None):
+            raise ValueError(f"Invalid merge mode. Merge mode should be one of {{'sum', 'mul', 'ave', 'concat', "
+                             f"None}}, got {merge_mode!r}")
+        super().__init__(layer, **kwargs)
+        args = dict(getattr(layer, "_init_kwargs", {}))
+        if not args and backward_layer is None:
+            raise ValueError("Bidirectional needs an LSTM, GRU or SimpleRNN layer (or a backward_layer)")
+        name = layer.name
+        self.forward_layer = layer
+        self.forward_layer.name = f"forward_{name}"
+        self.backward_layer = backward_layer or type(layer)(
+            **{**args, "go_backwards": not layer.go_backwards, "name": f"backward_{name}"})
+        self.merge_mode = merge_mode
+        self.return_sequences = layer.return_sequences
+        self.supports_masking = True
+
+    def _tracked_layers(self) -> list:
+        return [self.forward_layer, self.backward_layer]
+
+    def call(self, inputs, mask=None, training=None):
+        kwargs = {"mask": mask} if mask is not None else {}
+        forward = self.forward_layer(inputs, **kwargs)
+        backward = self.backward_layer(inputs, **kwargs)
+        if self.return_sequences:
+            backward = reverse(backward, [1])
+        if self.merge_mode == "concat":
+            return concat([forward, backward], -1)
+        if self.merge_mode == "sum":
+            return forward + backward
+        if self.merge_mode == "ave":
+            return (forward + backward) / 2.0
+        if self.merge_mode == "mul":
+            return forward * backward
+        return [forward, backward]
+
+
+class TimeDistributed(Wrapper):
+    """Applies ``layer`` to every time step: ``[batch, time, ...]`` in, ``[batch, time, ...]`` out."""
+
+    def __init__(self, layer, **kwargs):
+        super().__init__(layer, **kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, training=None, mask=None):
+        dynamic = shape_of(inputs)
+        inner = reshape(inputs, concat([[-1], dynamic[2:]], 0))
+        inner.set_shape(TensorShape([None]).concatenate(inputs.shape[2:]))
+        out = self.layer(inner)
+        outer = reshape(out, concat([dynamic[:2], shape_of(out)[1:]], 0))
+        outer.set_shape(TensorShape(inputs.shape[:2]).concatenate(out.shape[1:]))
+        return outer

@@ -1,0 +1,89 @@
+"""``tf.keras.metrics``: per-sample metric functions by their Keras names. ``fit`` averages
+each over the samples of an epoch."""
+
+from __future__ import annotations
+
+from .. import argmax, cast, equal, greater, reshape, reduce_mean
+from .. import shape as shape_of
+from .. import nn
+from ..framework import dtypes
+from . import losses as losses_lib
+
+
+def binary_accuracy(y_true, y_pred, threshold=0.5):
+    pred = cast(greater(y_pred, threshold), y_pred.dtype)
+    return reduce_mean(cast(equal(cast(y_true, y_pred.dtype), pred), "float32"), axis=-1)
+
+
+def categorical_accuracy(y_true, y_pred):
+    return cast(equal(argmax(y_true, -1), argmax(y_pred, -1)), "float32")
+
+
+def sparse_categorical_accuracy(y_true, y_pred):
+    """Labels of shape [n] or [n, 1] (or the predictions' leading shape) against the arg max."""
+    labels = cast(reshape(y_true, shape_of(y_pred)[:-1]), dtypes.int64)
+    return cast(equal(labels, argmax(y_pred, -1)), "float32")
+
+
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    return cast(nn.in_top_k(y_pred, argmax(y_true, -1), k), "float32")
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    return cast(nn.in_top_k(y_pred, cast(reshape(y_true, [-1]), dtypes.int32), k), "float32")
+
+
+mean_squared_error = mse = MSE = losses_lib.mean_squared_error
+mean_absolute_error = mae = MAE = losses_lib.mean_absolute_error
+mean_absolute_percentage_error = mape = MAPE = losses_lib.mean_absolute_percentage_error
+mean_squared_logarithmic_error = msle = MSLE = losses_lib.mean_squared_logarithmic_error
+binary_crossentropy = losses_lib.binary_crossentropy
+categorical_crossentropy = losses_lib.categorical_crossentropy
+sparse_categorical_crossentropy = losses_lib.sparse_categorical_crossentropy
+hinge, squared_hinge = losses_lib.hinge, losses_lib.squared_hinge
+kullback_leibler_divergence = kld = KLD = losses_lib.kullback_leibler_divergence
+poisson, cosine_proximity = losses_lib.poisson, losses_lib.cosine_similarity
+
+_BY_NAME = {
+    "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
+    "sparse_categorical_accuracy": sparse_categorical_accuracy,
+    "top_k_categorical_accuracy": top_k_categorical_accuracy,
+    "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy,
+    **{name: losses_lib.get(name) for name in ("mse", "mae", "mape", "msle", "mean_squared_error",
+                                               "mean_absolute_error", "mean_absolute_percentage_error",
+                                               "mean_squared_logarithmic_error", "binary_crossentropy",
+                                               "categorical_crossentropy", "sparse_categorical_crossentropy",
+                                               "hinge", "squared_hinge", "kld", "kullback_leibler_divergence",
+                                               "poisson", "cosine_proximity", "logcosh")},
+}
+
+
+def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:
+    """``(name in the logs, per-sample function)`` for a metric given to ``compile``. 'accuracy'
+    and 'acc' (and the crossentropies) become the binary, categorical or sparse form that the
+    loss and the output's shape call for, as Keras chooses."""
+    if isinstance(identifier, str):
+        if identifier in ("accuracy", "acc", "crossentropy", "ce"):
+            last = output_shape[-1] if output_shape else None
+            if loss_fn is losses_lib.binary_crossentropy or last == 1:
+                kind = "binary"
+            elif loss_fn is losses_lib.sparse_categorical_crossentropy:
+                kind = "sparse_categorical"
+            else:
+                kind = "categorical"
+            fn = globals()[f"{kind}_accuracy"] if identifier in ("accuracy", "acc") else \
+                getattr(losses_lib, f"{kind}_crossentropy")
+            return identifier, fn
+        if identifier not in _BY_NAME:
+            raise ValueError(f"Unknown metric function: {identifier} (one of {sorted(_BY_NAME)})")
+        return identifier, _BY_NAME[identifier]
+    if callable(identifier):
+        return getattr(identifier, "name", None) or getattr(identifier, "__name__", type(identifier).__name__), \
+            identifier
+    raise ValueError(f"Could not interpret metric function identifier: {identifier!r}")
+
+
+def get(identifier):
+    if isinstance(identifier, str):
+        return _BY_NAME[identifier]
+    return identifier

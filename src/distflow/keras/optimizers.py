@@ -1,0 +1,177 @@
+"""``tf.keras.optimizers``: Keras's optimizers, each a ``tf.train`` optimizer whose learning
+rate is a variable (``model.optimizer.lr``), so that callbacks can change it between steps.
+``compile`` also takes a ``tf.train`` optimizer itself, as TF 1.x's Keras did.
+
+The defaults are TF 1.15's ``tf.keras`` ones (learning rate 0.01 for SGD, 0.001 for the
+others, epsilon 1e-7); programs written for standalone Keras 2.2, whose Adadelta started at
+1.0 and Adagrad at 0.01, pass those rates explicitly."""
+
+from __future__ import annotations
+
+from .. import train
+from ..framework import ops
+from ..ops.variable_scope import variable_scope
+from . import backend as K
+
+
+class Optimizer:
+    """A Keras optimizer: hyperparameters as Keras names them, applied by a ``tf.train`` optimizer."""
+
+    _defaults: dict = {}
+
+    def __init__(self, learning_rate=None, lr=None, decay=0.0, clipnorm=None, clipvalue=None, name=None, **kwargs):
+        rate = learning_rate if learning_rate is not None else lr
+        self._hyper = {**self._defaults, **kwargs}
+        self._initial_lr = float(rate if rate is not None else self._defaults_lr)
+        self.initial_decay = float(decay)
+        self.clipnorm, self.clipvalue = clipnorm, clipvalue
+        self._name = name or type(self).__name__
+        self._lr = None
+        self.iterations = None
+        self._graph = None
+
+    _defaults_lr = 0.01
+
+    def _variables(self):
+        graph = ops.get_default_graph()
+        if self._lr is None or self._graph is not graph:
+            with ops.name_scope(None), variable_scope(self._name):
+                from .. import Variable  # noqa: PLC0415
+                self._lr = Variable(self._initial_lr, name="learning_rate", trainable=False, dtype="float32")
+                self.iterations = Variable(0, name="iterations", trainable=False, dtype="int64")
+            self._graph = graph
+        return self._lr
+
+    @property
+    def lr(self):
+        return self._variables()
+
+    learning_rate = lr
+
+    def _make(self, rate):
+        raise NotImplementedError
+
+    def minimize(self, loss, var_list):
+        """The op that takes one step on ``loss`` over ``var_list`` (and counts ``iterations``)."""
+        from .. import assign_add, cast, clip_by_norm, clip_by_value, control_dependencies, group  # noqa: PLC0415
+        rate = self._variables()
+        if self.initial_decay:
+            rate = rate / (1.0 + self.initial_decay * cast(self.iterations, "float32"))
+        optimizer = self._make(rate)
+        pairs = optimizer.compute_gradients(loss, var_list=var_list)
+        if self.clipnorm is not None:
+            pairs = [(clip_by_norm(g, self.clipnorm) if g is not None else g, v) for g, v in pairs]
+        if self.clipvalue is not None:
+            pairs = [(clip_by_value(g, -self.clipvalue, self.clipvalue) if g is not None else g, v) for g, v in pairs]
+        apply = optimizer.apply_gradients([(g, v) for g, v in pairs if g is not None])
+        with control_dependencies([apply]):
+            return group(apply, assign_add(self.iterations, 1))
+
+    def get_config(self) -> dict:
+        return {"learning_rate": self._initial_lr, "decay": self.initial_decay, **self._hyper}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class SGD(Optimizer):
+    _defaults = {"momentum": 0.0, "nesterov": False}
+    _defaults_lr = 0.01
+
+    def _make(self, rate):
+        if self._hyper["momentum"]:
+            return train.MomentumOptimizer(rate, self._hyper["momentum"], use_nesterov=self._hyper["nesterov"])
+        return train.GradientDescentOptimizer(rate)
+
+
+class Adam(Optimizer):
+    _defaults = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "amsgrad": False}
+    _defaults_lr = 0.001
+
+    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=None, amsgrad=False, **kwargs):
+        super().__init__(learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon or K.epsilon(),
+                         amsgrad=amsgrad, **kwargs)
+        if amsgrad:
+            raise NotImplementedError("Adam(amsgrad=True) is not supported")
+
+    def _make(self, rate):
+        h = self._hyper
+        return train.AdamOptimizer(rate, h["beta_1"], h["beta_2"], h["epsilon"])
+
+
+class RMSprop(Optimizer):
+    _defaults = {"rho": 0.9, "momentum": 0.0, "epsilon": 1e-7, "centered": False}
+    _defaults_lr = 0.001
+
+    def __init__(self, learning_rate=None, rho=0.9, momentum=0.0, epsilon=None, centered=False, **kwargs):
+        super().__init__(learning_rate, rho=rho, momentum=momentum, epsilon=epsilon or K.epsilon(),
+                         centered=centered, **kwargs)
+
+    def _make(self, rate):
+        h = self._hyper
+        return _ZeroStartRMSProp(rate, decay=h["rho"], momentum=h["momentum"], epsilon=h["epsilon"],
+                                 centered=h["centered"])
+
+
+class _ZeroStartRMSProp(train.RMSPropOptimizer):
+    """tf.train's RMSProp with its mean square starting at zero, as Keras's does (tf.train's
+    starts at one, which makes the first hundred steps far shorter)."""
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "rms", self._name)
+            if self._centered:
+                self._zeros_slot(v, "mg", self._name + "_0")
+            self._zeros_slot(v, "momentum", self._name + "_1")
+
+
+class Adagrad(Optimizer):
+    _defaults = {"initial_accumulator_value": 0.1, "epsilon": 1e-7}
+    _defaults_lr = 0.001
+
+    def _make(self, rate):
+        return train.AdagradOptimizer(rate, self._hyper["initial_accumulator_value"])
+
+
+class Adadelta(Optimizer):
+    _defaults = {"rho": 0.95, "epsilon": 1e-7}
+    _defaults_lr = 0.001
+
+    def _make(self, rate):
+        return train.AdadeltaOptimizer(rate, self._hyper["rho"], self._hyper["epsilon"])
+
+
+class TFOptimizer(Optimizer):
+    """A ``tf.train`` optimizer as given to ``compile``."""
+
+    def __init__(self, optimizer):
+        super().__init__(getattr(optimizer, "_learning_rate", 0.0) if isinstance(
+            getattr(optimizer, "_learning_rate", None), float) else 0.0)
+        self.optimizer = optimizer
+
+    def minimize(self, loss, var_list):
+        from .. import assign_add, control_dependencies, group  # noqa: PLC0415
+        self._variables()
+        apply = self.optimizer.minimize(loss, var_list=var_list)
+        with control_dependencies([apply]):
+            return group(apply, assign_add(self.iterations, 1))
+
+
+sgd, adam, rmsprop, adagrad, adadelta = SGD, Adam, RMSprop, Adagrad, Adadelta
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta}
+
+
+def get(identifier) -> Optimizer:
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, train.Optimizer):
+        return TFOptimizer(identifier)
+    if isinstance(identifier, str):
+        key = identifier.lower()
+        if key not in _BY_NAME:
+            raise ValueError(f"Unknown optimizer: {identifier} (one of {sorted(_BY_NAME)})")
+        return _BY_NAME[key]()
+    if isinstance(identifier, dict):
+        return _BY_NAME[identifier["class_name"].lower()](**identifier.get("config", {}))
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")

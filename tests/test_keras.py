@@ -1,0 +1,331 @@
+"""tf.keras in graph mode: layers against NumPy, training against a hand-written update,
+the functional, Sequential and subclassed models, callbacks, progress output and weights."""
+
+import io
+import os
+import re
+import contextlib
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+K = tf.keras.backend
+layers = tf.keras.layers
+
+
+@pytest.fixture(autouse=True)
+def fresh_keras():
+    K.clear_session()
+    yield
+    K.clear_session()
+
+
+def _relu(v):
+    return np.maximum(v, 0)
+
+
+def _softmax(v):
+    e = np.exp(v - v.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_names_and_shapes_are_keras_ones():
+    model = tf.keras.Sequential([layers.Dense(8, activation="relu", input_shape=(4,)), layers.Dropout(0.5),
+                                 layers.Dense(3, activation="softmax")])
+    assert [w.name for w in model.weights] == ["dense/kernel:0", "dense/bias:0", "dense_1/kernel:0", "dense_1/bias:0"]
+    assert [l.name for l in model.layers] == ["dense", "dropout", "dense_1"]
+    assert model.output_shape == (None, 3) and model.layers[0].input_shape == (None, 4)
+    assert model.count_params() == 4 * 8 + 8 + 8 * 3 + 3
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert lines[0] == 'Model: "sequential"'
+    assert lines[2].split() == ["Layer", "(type)", "Output", "Shape", "Param", "#"]
+    assert lines[4].split() == ["dense", "(Dense)", "(None,", "8)", "40"]
+    assert lines[-4:-1] == ["Total params: 67", "Trainable params: 67", "Non-trainable params: 0"]
+
+
+def test_core_and_convolution_layers_match_numpy():
+    rng = np.random.RandomState(0)
+    x = rng.rand(2, 6, 6, 3).astype(np.float32)
+    inp = tf.keras.Input(shape=(6, 6, 3))
+    conv = layers.Conv2D(4, 3, padding="same", activation="relu")
+    pooled = layers.MaxPooling2D()(conv(inp))
+    flat = layers.Flatten()(pooled)
+    dense = layers.Dense(5, activation="softmax")
+    out = dense(flat)
+    model = tf.keras.Model(inp, [out, pooled])
+    got, got_pooled = model.predict(x)
+    kernel, bias = conv.get_weights()
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    conv_out = np.zeros((2, 6, 6, 4))
+    for i in range(6):
+        for j in range(6):
+            conv_out[:, i, j] = np.tensordot(padded[:, i:i + 3, j:j + 3], kernel, axes=3) + bias
+    conv_out = _relu(conv_out)
+    want_pooled = conv_out.reshape(2, 3, 2, 3, 2, 4).max(axis=(2, 4))
+    np.testing.assert_allclose(got_pooled, want_pooled, rtol=1e-5, atol=1e-6)
+    w, b = dense.get_weights()
+    np.testing.assert_allclose(got, _softmax(want_pooled.reshape(2, -1) @ w + b), rtol=1e-5, atol=1e-6)
+
+
+def test_recurrent_layers_match_numpy():
+    rng = np.random.RandomState(1)
+    x = rng.randn(3, 5, 4).astype(np.float32)
+
+    def hard_sigmoid(v):
+        return np.clip(0.2 * v + 0.5, 0, 1)
+
+    for kind in ("LSTM", "GRU", "SimpleRNN"):
+        K.clear_session()
+        inp = tf.keras.Input(shape=(5, 4))
+        model = tf.keras.Model(inp, getattr(layers, kind)(6, return_sequences=True)(inp))
+        got = model.predict(x)
+        kernel, recurrent, bias = model.get_weights()
+        h, c, outs = np.zeros((3, 6)), np.zeros((3, 6)), []
+        for t in range(5):
+            xt = x[:, t]
+            if kind == "LSTM":
+                i, f, g, o = np.split(xt @ kernel + h @ recurrent + bias, 4, axis=1)
+                c = hard_sigmoid(f) * c + hard_sigmoid(i) * np.tanh(g)
+                h = hard_sigmoid(o) * np.tanh(c)
+            elif kind == "GRU":
+                xz = xt @ kernel + bias
+                z = hard_sigmoid(xz[:, :6] + h @ recurrent[:, :6])
+                r = hard_sigmoid(xz[:, 6:12] + h @ recurrent[:, 6:12])
+                h = z * h + (1 - z) * np.tanh(xz[:, 12:] + (r * h) @ recurrent[:, 12:])
+            else:
+                h = np.tanh(xt @ kernel + h @ recurrent + bias)
+            outs.append(h)
+        np.testing.assert_allclose(got, np.stack(outs, 1), rtol=1e-5, atol=1e-6, err_msg=kind)
+        if kind == "LSTM":  # (the forget gate's bias starts at one)
+            np.testing.assert_array_equal(bias, np.r_[np.zeros(6), np.ones(6), np.zeros(12)])
+
+
+def test_a_masked_step_keeps_the_state():
+    tokens = np.array([[0, 0, 3, 4], [1, 2, 3, 4], [3, 4, 0, 0]])
+    inp = tf.keras.Input(shape=(4,))
+    model = tf.keras.Model(inp, layers.LSTM(2)(layers.Embedding(5, 3, mask_zero=True)(inp)))
+    leading, full, trailing = model.predict(tokens)
+    # padding before or after a sequence changes nothing: masked steps keep the state and output
+    np.testing.assert_allclose(leading, trailing, rtol=1e-5)
+    assert not np.allclose(leading, full)
+
+
+def test_one_fit_step_is_the_sgd_update_of_the_mean_squared_error():
+    rng = np.random.RandomState(3)
+    x = rng.randn(16, 3).astype(np.float32)
+    y = rng.randn(16, 2).astype(np.float32)
+    model = tf.keras.Sequential([layers.Dense(2, input_shape=(3,))])
+    model.compile(tf.keras.optimizers.SGD(lr=0.1), "mse")
+    w, b = model.get_weights()
+    loss = model.train_on_batch(x, y)
+    error = x @ w + b - y
+    assert loss == pytest.approx(np.mean(error ** 2), rel=1e-5)
+    grad_w = 2 * x.T @ error / error.size
+    grad_b = 2 * error.sum(0) / error.size
+    new_w, new_b = model.get_weights()
+    np.testing.assert_allclose(new_w, w - 0.1 * grad_w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(new_b, b - 0.1 * grad_b, rtol=1e-5, atol=1e-6)
+
+
+def test_a_functional_model_with_two_inputs_a_shared_layer_and_two_weighted_outputs():
+    rng = np.random.RandomState(4)
+    a, b = rng.randn(32, 5).astype(np.float32), rng.randn(32, 5).astype(np.float32)
+    ya, yb = rng.randn(32, 1).astype(np.float32), rng.randn(32, 1).astype(np.float32)
+    ia, ib = tf.keras.Input(shape=(5,), name="left"), tf.keras.Input(shape=(5,), name="right")
+    shared = layers.Dense(4, activation="tanh", name="shared")
+    merged = layers.concatenate([shared(ia), shared(ib)])
+    out_a = layers.Dense(1, name="first")(merged)
+    out_b = layers.Dense(1, name="second")(layers.add([shared(ia), shared(ib)]))
+    model = tf.keras.Model([ia, ib], [out_a, out_b])
+    assert len(model.weights) == 6  # (the shared layer's weights once)
+    model.compile("sgd", loss={"first": "mse", "second": "mae"}, loss_weights=[1.0, 0.5])
+    assert model.metrics_names == ["loss", "first_loss", "second_loss"]
+    pa, pb = model.predict({"left": a, "right": b})
+    total, first, second = model.evaluate([a, b], [ya, yb], verbose=0)
+    assert first == pytest.approx(np.mean((pa - ya) ** 2), rel=1e-5)
+    assert second == pytest.approx(np.mean(np.abs(pb - yb)), rel=1e-5)
+    assert total == pytest.approx(first + 0.5 * second, rel=1e-5)
+    history = model.fit([a, b], [ya, yb], epochs=3, batch_size=8, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+def test_a_subclassed_model_tracks_its_layers_and_trains():
+    class TwoLayers(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = layers.Dense(16, activation="relu")
+            self.out = layers.Dense(1)
+
+        def call(self, inputs, training=None):
+            return self.out(self.hidden(inputs))
+
+    rng = np.random.RandomState(5)
+    x = rng.randn(128, 2).astype(np.float32)
+    y = (x[:, :1] * x[:, 1:]).astype(np.float32)
+    model = TwoLayers()
+    model.compile(tf.keras.optimizers.Adam(0.05), "mse")
+    history = model.fit(x, y, epochs=20, batch_size=32, verbose=0)
+    assert len(model.trainable_weights) == 4 and model.layers == [model.hidden, model.out]
+    assert history.history["loss"][-1] < 0.5 * history.history["loss"][0]
+
+
+def test_dropout_and_batch_normalization_follow_the_learning_phase():
+    rng = np.random.RandomState(6)
+    x = (rng.randn(64, 3) * 2 + 5).astype(np.float32)
+    model = tf.keras.Sequential([layers.BatchNormalization(momentum=0.5, input_shape=(3,)), layers.Dropout(0.5)])
+    model.compile("sgd", "mse")
+    # inference: moving statistics (0 and 1 at first), no dropout: the identity up to epsilon
+    np.testing.assert_allclose(model.predict(x), x / np.sqrt(1 + 1e-3), rtol=1e-5)
+    # training: batch statistics, half the units dropped (the rest doubled)
+    out = K.get_session().run(model.outputs[0], {model.inputs[0]: x, K.learning_phase(): True})
+    normalized = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3)
+    kept = out != 0
+    assert 0.3 < kept.mean() < 0.7
+    np.testing.assert_allclose(out[kept], 2 * normalized[kept], rtol=1e-4, atol=1e-5)
+    # a training step moves the moving averages half way (momentum 0.5) to the batch's
+    model.train_on_batch(x, np.zeros_like(x))
+    gamma, beta, mean, variance = model.layers[0].get_weights()
+    np.testing.assert_allclose(mean, 0.5 * x.mean(0), rtol=1e-4)
+    np.testing.assert_allclose(variance, 0.5 + 0.5 * x.var(0), rtol=1e-4)
+
+
+def test_regularizers_add_to_the_loss():
+    model = tf.keras.Sequential([layers.Dense(2, input_shape=(3,), kernel_initializer="ones",
+                                              kernel_regularizer=tf.keras.regularizers.l2(0.1))])
+    model.compile("sgd", "mse")
+    x, y = np.zeros((4, 3), np.float32), np.zeros((4, 2), np.float32)
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(0.1 * 6)
+
+
+def test_callbacks(tmp_path):
+    rng = np.random.RandomState(7)
+    x = rng.randn(64, 4).astype(np.float32)
+    y = (x.sum(1) > 0).astype(np.float32)
+    model = tf.keras.Sequential([layers.Dense(1, activation="sigmoid", input_shape=(4,))])
+    model.compile(tf.keras.optimizers.SGD(0.1), "binary_crossentropy", metrics=["acc"])
+    seen = []
+    callbacks = [
+        tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "w.{epoch:02d}"), save_weights_only=True),
+        tf.keras.callbacks.CSVLogger(str(tmp_path / "log.csv")),
+        tf.keras.callbacks.LearningRateScheduler(lambda epoch: 0.1 / (epoch + 1)),
+        tf.keras.callbacks.TensorBoard(str(tmp_path / "tb")),
+        tf.keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append((epoch, sorted(logs)))),
+        # 'loss' falls every epoch, so watching for a rise stops after the second
+        tf.keras.callbacks.EarlyStopping(monitor="loss", mode="max", patience=0),
+    ]
+    history = model.fit(x, y, epochs=5, batch_size=16, validation_data=(x[:16], y[:16]), callbacks=callbacks,
+                        verbose=0)
+    assert history.epoch == [0, 1] and len(history.history["loss"]) == 2
+    assert [e for e, _ in seen] == [0, 1] and seen[0][1] == ["acc", "loss", "lr", "val_acc", "val_loss"]
+    assert history.history["lr"] == pytest.approx([0.1, 0.05])
+    assert K.get_value(model.optimizer.lr) == pytest.approx(0.05)
+    assert os.path.exists(str(tmp_path / "w.01.index")) and os.path.exists(str(tmp_path / "w.02.index"))
+    rows = open(tmp_path / "log.csv").read().splitlines()
+    assert rows[0] == "epoch,acc,loss,val_acc,val_loss" and len(rows) == 3
+    tags = {}
+    for which in ("train", "validation"):
+        for name in os.listdir(tmp_path / "tb" / which):
+            for event in tf.train.summary_iterator(str(tmp_path / "tb" / which / name)):
+                for value in event.summary.value:
+                    tags.setdefault((which, value.tag), []).append(event.step)
+    assert tags[("train", "epoch_loss")] == [0, 1] and tags[("validation", "epoch_acc")] == [0, 1]
+    reduce = tf.keras.callbacks.ReduceLROnPlateau(monitor="loss", mode="max", factor=0.5, patience=1)
+    model.fit(x, y, epochs=3, verbose=0, callbacks=[reduce])
+    assert K.get_value(model.optimizer.lr) == pytest.approx(0.05 * 0.5 ** 2)
+
+
+def test_progress_output_is_keras_format():
+    x = np.random.RandomState(8).randn(100, 2).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int64)
+    model = tf.keras.Sequential([layers.Dense(2, activation="softmax", input_shape=(2,))])
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    for verbose, pattern in ((1, r"100/100 \[={30}\] - \d+s \d+us/sample - loss: \d\.\d{4} - accuracy: \d\.\d{4} - "
+                                 r"val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}"),
+                             (2, r"100/100 - \d+s - loss: \d\.\d{4} - accuracy: \d\.\d{4} - val_loss: \d\.\d{4} - "
+                                 r"val_accuracy: \d\.\d{4}")):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            model.fit(x, y, epochs=2, batch_size=10, verbose=verbose, validation_data=(x, y))
+        lines = [line for line in out.getvalue().splitlines() if line.strip()]
+        assert lines[0] == "Train on 100 samples, validate on 100 samples"
+        assert lines[1] == "Epoch 1/2"
+        finals = [line.strip("\x08\r ") for line in lines if line.startswith(("100/100", "\x08", "\r"))]
+        assert re.fullmatch(pattern, finals[-1].strip()), finals[-1]
+        if verbose == 1:  # (in between: the count so far, a bar with its head, the ETA and running means)
+            assert any(re.fullmatch(r" 10/100 \[==>\.{27}\] - ETA: \d+s - loss: \d\.\d{4} - accuracy: \d\.\d{4}",
+                                    line) for line in lines), lines
+
+
+def test_weights_round_trip_and_errors(tmp_path):
+    model = tf.keras.Sequential([layers.Dense(3, input_shape=(2,)), layers.Dense(1)])
+    weights = model.get_weights()
+    model.save_weights(str(tmp_path / "ckpt"))
+    model.set_weights([np.zeros_like(w) for w in weights])
+    model.load_weights(str(tmp_path / "ckpt"))
+    for a, b in zip(weights, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="expecting 4 weights"):
+        model.set_weights(weights[:2])
+    with pytest.raises(RuntimeError, match="compile"):
+        model.fit(np.zeros((2, 2)), np.zeros((2, 1)))
+    model.compile("sgd", "mse")
+    with pytest.raises(ValueError, match=r"expected dense_input to have shape \(2,\)"):
+        model.fit(np.zeros((4, 5)), np.zeros((4, 1)), verbose=0)
+    rebuilt = tf.keras.models.model_from_json(model.to_json())
+    assert [type(l).__name__ for l in rebuilt.layers] == ["Dense", "Dense"] and rebuilt.output_shape == (None, 1)
+
+
+def test_fit_takes_datasets_and_generators():
+    rng = np.random.RandomState(9)
+    x = rng.randn(64, 3).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+    model = tf.keras.Sequential([layers.Dense(1, input_shape=(3,))])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(16).repeat()
+    first = model.fit(dataset, epochs=3, steps_per_epoch=4, verbose=0).history["loss"]
+
+    def batches():
+        while True:
+            for i in range(0, 64, 16):
+                yield x[i:i + 16], y[i:i + 16]
+
+    second = model.fit(batches(), epochs=3, steps_per_epoch=4, verbose=0).history["loss"]
+    assert first[-1] < first[0] and second[-1] < first[-1]
+    assert model.evaluate(dataset, steps=4, verbose=0) == pytest.approx(model.evaluate(x, y, verbose=0), rel=1e-5)
+
+
+def test_keras_layers_mix_with_raw_tf1():
+    x = tf.placeholder(tf.float32, [None, 3])
+    hidden = layers.Dense(4, activation="relu", kernel_initializer="ones")(x)
+    out = tf.reduce_sum(hidden, axis=1)
+    sess = K.get_session()
+    assert sess.run(out, {x: np.ones((2, 3))}).tolist() == [12.0, 12.0]
+    K.set_value(tf.trainable_variables()[0], np.zeros((3, 4)))
+    assert sess.run(out, {x: np.ones((2, 3))}).tolist() == [0.0, 0.0]
+    assert tf.keras.utils.to_categorical([0, 2, 1]).tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0]]
+
+
+def test_masking_and_the_noise_layers_act_in_training_only():
+    rng = np.random.RandomState(10)
+    x = rng.rand(4, 5, 3).astype(np.float32) + 0.5
+    x[0, :2] = 0.0  # two masked steps in front of the first sequence
+    inp = tf.keras.Input(shape=(5, 3))
+    masked = tf.keras.Model(inp, layers.SimpleRNN(2)(layers.Masking()(inp)))
+    short = x[:1, 2:]  # (the same RNN, no mask, on the 3 real steps)
+    inp3 = tf.keras.Input(shape=(3, 3))
+    unmasked = tf.keras.Model(inp3, masked.layers[-1](inp3))
+    np.testing.assert_allclose(masked.predict(x)[0], unmasked.predict(short)[0], rtol=1e-5)
+    sess = K.get_session()
+    x = rng.rand(4, 5, 3).astype(np.float32) + 0.5
+    for layer in (layers.GaussianNoise(0.5), layers.GaussianDropout(0.3), layers.AlphaDropout(0.3),
+                  layers.SpatialDropout1D(0.5)):
+        out = layer(inp)
+        np.testing.assert_array_equal(sess.run(out, {inp: x}), x)  # inference: the identity
+        noisy = sess.run(out, {inp: x, K.learning_phase(): True})
+        assert not np.allclose(noisy, x), type(layer).__name__
+        if isinstance(layer, layers.SpatialDropout1D):  # a channel is dropped at every step or at none
+            dropped = noisy == 0
+            assert dropped.any() and (dropped.all(axis=1) == dropped.any(axis=1)).all()
