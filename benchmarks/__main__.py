@@ -37,6 +37,7 @@ import bench_distributed  # noqa: E402
 import bench_gpu  # noqa: E402
 import bench_gpu_cluster  # noqa: E402
 import bench_hosts  # noqa: E402
+import bench_keras  # noqa: E402
 import bench_mlp  # noqa: E402
 import bench_rnn  # noqa: E402
 import bench_seed_latency  # noqa: E402
@@ -168,6 +169,13 @@ def run_all(tf_python: str | None, quick: bool) -> Table:
     for mode in bench_rnn.MODES:
         t = tf.get(mode, NAN)
         table.add(f"LSTM LM dynamic_rnn {mode} (samples/s)", df[mode], t, target=">= 1.0x TF",
+                  met=df[mode] >= t if tf else None)
+
+    print("tf.keras fit", flush=True)
+    df, tf = bench_keras.run_side_by_side(tf_python, size(20, 4))
+    for mode in bench_keras.MODES:
+        t = tf.get(mode, NAN)
+        table.add(f"Keras fit, {mode} (samples/s)", df[mode], t, target=">= 1.0x TF",
                   met=df[mode] >= t if tf else None)
 
     print("cluster on one host", flush=True)
