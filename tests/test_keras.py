@@ -1,10 +1,11 @@
 """tf.keras in graph mode: layers against NumPy, training against a hand-written update,
 the functional, Sequential and subclassed models, callbacks, progress output and weights."""
 
+import contextlib
 import io
+import json
 import os
 import re
-import contextlib
 
 import numpy as np
 import pytest
@@ -329,3 +330,116 @@ def test_masking_and_the_noise_layers_act_in_training_only():
         if isinstance(layer, layers.SpatialDropout1D):  # a channel is dropped at every step or at none
             dropped = noisy == 0
             assert dropped.any() and (dropped.all(axis=1) == dropped.any(axis=1)).all()
+
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _h5py():
+    return pytest.importorskip("h5py", reason="Keras's HDF5 files need h5py (the keras extra)")
+
+
+def test_a_whole_model_saved_to_hdf5_loads_and_predicts_the_same(tmp_path):
+    h5 = _h5py()
+    rng = np.random.RandomState(11)
+    x, xs = rng.rand(16, 6).astype(np.float32), rng.rand(16, 3, 4).astype(np.float32)
+    y = (x.sum(1) > 3).astype(np.float32)
+    left, right = tf.keras.Input((6,), name="left"), tf.keras.Input((3, 4), name="right")
+    shared = layers.Dense(4, name="shared", kernel_regularizer=tf.keras.regularizers.l2(0.01))
+    merged = layers.concatenate([shared(left), layers.LSTM(5)(right), shared(left)])
+    normed = layers.BatchNormalization()(layers.Dropout(0.2)(merged))
+    model = tf.keras.Model([left, right], [layers.Dense(1, activation="sigmoid", name="out")(normed),
+                                           layers.Dense(2, name="aux")(merged)])
+    model.compile(tf.keras.optimizers.Adam(0.01), ["binary_crossentropy", "mse"], loss_weights=[1.0, 0.5],
+                  metrics=["accuracy"])
+    model.fit([x, xs], [y, np.zeros((16, 2))], epochs=2, verbose=0)
+    want = model.predict([x, xs])
+    path = str(tmp_path / "model.h5")
+    model.save(path)
+    with h5.File(path, "r") as f:  # Keras's layout
+        assert _text(f.attrs["keras_version"]) == "2.2.4-tf" and _text(f.attrs["backend"]) == "tensorflow"
+        config = json.loads(f.attrs["model_config"])
+        assert config["class_name"] == "Model" and config["config"]["input_layers"] == [["left", 0, 0],
+                                                                                       ["right", 0, 0]]
+        shared_entry = next(e for e in config["config"]["layers"] if e["name"] == "shared")
+        assert len(shared_entry["inbound_nodes"]) == 2  # (called twice)
+        assert [_text(n) for n in f["model_weights"].attrs["layer_names"]][:3] == ["left", "right", "shared"]
+        assert [_text(n) for n in f["model_weights/lstm"].attrs["weight_names"]] == [
+            "lstm/kernel:0", "lstm/recurrent_kernel:0", "lstm/bias:0"]
+        assert json.loads(f.attrs["training_config"])["loss_weights"] == [1.0, 0.5]
+    K.clear_session()
+    loaded = tf.keras.models.load_model(path)
+    for a, b in zip(want, loaded.predict([x, xs])):
+        np.testing.assert_array_equal(a, b)
+    assert loaded.metrics_names == model.metrics_names
+    loaded.fit([x, xs], [y, np.zeros((16, 2))], epochs=1, verbose=0)  # (compiled as it was)
+
+
+def test_a_sequential_model_in_the_layout_tensorflow_writes_loads(tmp_path):
+    """A file as TF 1.15's model.save writes one (the config's keys and the weights' layout as
+    Keras documents them), with the InputLayer in the layer list as later versions put it."""
+    h5 = _h5py()
+    rng = np.random.RandomState(12)
+    kernel, bias = rng.randn(3, 2).astype(np.float32), rng.randn(2).astype(np.float32)
+    glorot = {"class_name": "GlorotUniform", "config": {"seed": None, "dtype": "float32"}}
+    dense = {"name": "dense", "trainable": True, "dtype": "float32", "units": 2, "activation": "softmax",
+             "use_bias": True, "kernel_initializer": glorot, "bias_initializer": {"class_name": "Zeros",
+                                                                                 "config": {"dtype": "float32"}},
+             "kernel_regularizer": None, "bias_regularizer": None, "activity_regularizer": None,
+             "kernel_constraint": {"class_name": "MaxNorm", "config": {"max_value": 2, "axis": 0}},
+             "bias_constraint": None}
+    config = {"class_name": "Sequential", "config": {"name": "sequential", "layers": [
+        {"class_name": "InputLayer", "config": {"batch_input_shape": [None, 3], "dtype": "float32",
+                                                "sparse": False, "name": "dense_input"}},
+        {"class_name": "Dense", "config": dense}]}}
+    training = {"optimizer_config": {"class_name": "RMSprop", "config": {
+        "name": "RMSprop", "learning_rate": 0.001, "decay": 0.0, "rho": 0.9, "momentum": 0.0, "epsilon": 1e-07,
+        "centered": False}}, "loss": "categorical_crossentropy", "metrics": ["acc"], "weighted_metrics": None,
+        "sample_weight_mode": None, "loss_weights": None}
+    path = str(tmp_path / "tf_written.h5")
+    with h5.File(path, "w") as f:
+        f.attrs["keras_version"], f.attrs["backend"] = b"2.2.4-tf", b"tensorflow"
+        f.attrs["model_config"] = json.dumps(config).encode()
+        f.attrs["training_config"] = json.dumps(training).encode()
+        weights = f.create_group("model_weights")
+        weights.attrs["layer_names"] = [b"dense"]
+        group = weights.create_group("dense")
+        group.attrs["weight_names"] = [b"dense/kernel:0", b"dense/bias:0"]
+        group["dense/kernel:0"], group["dense/bias:0"] = kernel, bias
+    model = tf.keras.models.load_model(path)
+    x = rng.randn(5, 3).astype(np.float32)
+    np.testing.assert_allclose(model.predict(x), _softmax(x @ kernel + bias), rtol=1e-5)
+    assert type(model.optimizer).__name__ == "RMSprop" and model.metrics_names == ["loss", "acc"]
+    assert isinstance(model.layers[0].kernel_constraint, tf.keras.constraints.MaxNorm)
+
+
+def test_weights_in_hdf5_by_order_and_by_name(tmp_path):
+    _h5py()
+    model = tf.keras.Sequential([layers.Dense(3, input_shape=(2,), name="a"), layers.Dense(1, name="b")])
+    weights = model.get_weights()
+    path = str(tmp_path / "w.h5")
+    model.save_weights(path)
+    K.clear_session()
+    other = tf.keras.Sequential([layers.Dense(3, input_shape=(2,), name="x"), layers.Dense(1, name="y")])
+    other.load_weights(path)  # (by order: names may differ)
+    for a, b in zip(weights, other.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    partial = tf.keras.Sequential([layers.Dense(3, input_shape=(2,), name="a"), layers.Dense(4, name="c")])
+    before = partial.layers[1].get_weights()
+    partial.load_weights(path, by_name=True)  # only "a" is in the file
+    np.testing.assert_array_equal(partial.layers[0].get_weights()[0], weights[0])
+    np.testing.assert_array_equal(partial.layers[1].get_weights()[0], before[0])
+    small = tf.keras.Sequential([layers.Dense(3, input_shape=(2,))])
+    with pytest.raises(ValueError, match="containing 2 layers into a model with 1 layers"):
+        small.load_weights(path)
+
+
+def test_model_checkpoint_saves_the_whole_model_by_default(tmp_path):
+    _h5py()
+    model = tf.keras.Sequential([layers.Dense(1, input_shape=(2,))])
+    model.compile("sgd", "mse")
+    x = np.random.RandomState(13).randn(8, 2).astype(np.float32)
+    model.fit(x, x[:, :1], epochs=2, verbose=0, validation_data=(x, x[:, :1]), callbacks=[
+        tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "best.h5"), save_best_only=True)])
+    np.testing.assert_array_equal(tf.keras.models.load_model(str(tmp_path / "best.h5")).predict(x), model.predict(x))

@@ -228,11 +228,12 @@ def is_keras_tensor(x) -> bool:
     """Whether ``x`` came out of a Keras layer or Input."""
     if not isinstance(x, ops.Tensor):
         raise ValueError(f"Unexpectedly found an instance of type `{type(x)}`. Expected a symbolic tensor instance.")
-    return x in _history_table()
+    return x in _history_table(x.graph)
 
 
-def _history_table():
-    graph = get_default_graph()
+def _history_table(graph=None):
+    """Which Keras layer call made each tensor of ``graph`` (the default graph if None)."""
+    graph = graph or get_default_graph()
     table = getattr(graph, "_keras_history", None)
     if table is None:
         table = graph._keras_history = {}

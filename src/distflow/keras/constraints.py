@@ -18,6 +18,9 @@ class MaxNorm(Constraint):
     def __init__(self, max_value=2, axis=0):
         self.max_value, self.axis = max_value, axis
 
+    def get_config(self) -> dict:
+        return {"max_value": self.max_value, "axis": self.axis}
+
     def __call__(self, w):
         norms = sqrt(reduce_sum(square(w), axis=self.axis, keepdims=True))
         desired = clip_by_value(norms, 0, self.max_value)
@@ -33,6 +36,9 @@ class UnitNorm(Constraint):
     def __init__(self, axis=0):
         self.axis = axis
 
+    def get_config(self) -> dict:
+        return {"axis": self.axis}
+
     def __call__(self, w):
         return w / (K.epsilon() + sqrt(reduce_sum(square(w), axis=self.axis, keepdims=True)))
 
@@ -40,6 +46,9 @@ class UnitNorm(Constraint):
 class MinMaxNorm(Constraint):
     def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
         self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
+
+    def get_config(self) -> dict:
+        return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate, "axis": self.axis}
 
     def __call__(self, w):
         norms = sqrt(reduce_sum(square(w), axis=self.axis, keepdims=True))
@@ -50,9 +59,20 @@ class MinMaxNorm(Constraint):
 max_norm, non_neg, unit_norm, min_max_norm = MaxNorm, NonNeg, UnitNorm, MinMaxNorm
 
 
+_BY_CLASS = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm}
+
+
+def serialize(constraint):
+    if constraint is None:
+        return None
+    return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+
+
 def get(identifier):
     if identifier is None:
         return None
+    if isinstance(identifier, dict):
+        return _BY_CLASS[identifier["class_name"]](**identifier.get("config", {}))
     if isinstance(identifier, str):
         table = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm, "min_max_norm": MinMaxNorm}
         if identifier not in table:

@@ -78,5 +78,22 @@ def get(identifier):
     raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
 
 
-def serialize(initializer) -> dict:
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+_CONFIG_KEYS = {
+    "Zeros": (), "Ones": (), "Constant": ("value",), "RandomNormal": ("mean", "stddev", "seed"),
+    "TruncatedNormal": ("mean", "stddev", "seed"), "RandomUniform": ("minval", "maxval", "seed"),
+    "VarianceScaling": ("scale", "mode", "distribution", "seed"), "GlorotUniform": ("seed",),
+    "GlorotNormal": ("seed",), "Orthogonal": ("gain", "seed"), "Identity": ("gain",),
+}
+
+
+def serialize(initializer):
+    """``{"class_name": ..., "config": ...}`` as Keras writes an initializer into a model's config."""
+    if initializer is None:
+        return None
+    name = type(initializer).__name__
+    if name not in _CONFIG_KEYS:
+        return {"class_name": name, "config": initializer.get_config()}
+    config = {key: getattr(initializer, key) for key in _CONFIG_KEYS[name]}
+    if hasattr(initializer, "dtype"):
+        config["dtype"] = init_ops.dtypes.as_dtype(initializer.dtype).name
+    return {"class_name": name, "config": config}

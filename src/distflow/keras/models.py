@@ -1,39 +1,81 @@
-"""``tf.keras.models``: Model, Sequential, and building models again from their configs."""
+"""``tf.keras.models``: Model, Sequential, saving and loading, and models made again from
+their configs."""
 
 from __future__ import annotations
 
 import json
 
+from . import optimizers, saving
+from .engine.base_layer import deserialize
 from .engine.sequential import Sequential
 from .engine.training import Model
 
 
+def save_model(model, filepath, overwrite=True, include_optimizer=True):
+    model.save(filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+
+
 def model_from_json(json_string, custom_objects=None):
-    """A Sequential model from ``Sequential.to_json()`` (functional models: not yet)."""
-    from . import layers  # noqa: PLC0415
-    spec = json.loads(json_string)
-    if spec.get("class_name") != "Sequential":
-        raise NotImplementedError("model_from_json rebuilds Sequential models only (functional: not yet)")
-    table = {**{k: getattr(layers, k) for k in dir(layers) if not k.startswith("_")}, **(custom_objects or {})}
-    model = Sequential(name=spec["config"].get("name"))
-    for entry in spec["config"]["layers"]:
-        if entry["class_name"] == "InputLayer":
-            continue
-        config = dict(entry["config"])
-        config.pop("name", None)
-        model.add(table[entry["class_name"]](**config))
-    return model
-
-
-def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002
-    raise NotImplementedError("load_model reads HDF5 (h5py) or SavedModel files, neither supported yet; rebuild "
-                              "the model and use load_weights")
+    """The model a ``to_json`` described (Sequential or functional), with fresh weights."""
+    return model_from_config(json.loads(json_string), custom_objects)
 
 
 def clone_model(model, input_tensors=None, clone_function=None):
-    if isinstance(model, Sequential):
-        return model_from_json(model.to_json())
-    raise NotImplementedError("clone_model clones Sequential models only (functional: not yet)")
+    """A model of the same architecture with fresh weights (from its config)."""
+    if input_tensors is not None or clone_function is not None:
+        raise NotImplementedError("clone_model with input_tensors or clone_function is not supported")
+    return model_from_config({"class_name": type(model).__name__, "config": model.get_config()})
 
 
-save_model = Model.save
+def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
+    """The model a ``model.save`` (TF 1.x's Keras or distflow's) wrote to an HDF5 file: built from
+    its config, its weights set, and compiled as it was (without the optimizer's state)."""
+    with saving.h5py().File(str(filepath), "r") as f:
+        config = f.attrs.get("model_config")
+        if config is None:
+            raise ValueError(f"{filepath} holds no model config: it was written by save_weights; build the model "
+                             "and call load_weights")
+        model = model_from_config(json.loads(saving.text(config)), custom_objects)
+        saving.load_weights_from_hdf5_group(f["model_weights"], model.layers)
+        training = f.attrs.get("training_config")
+        if compile and training is not None:
+            training = json.loads(saving.text(training))
+            model.compile(optimizers.get(training["optimizer_config"]), loss=training["loss"],
+                          metrics=training.get("metrics"), loss_weights=training.get("loss_weights"))
+    return model
+
+
+def model_from_config(config, custom_objects=None):
+    """A Sequential or functional model from ``{"class_name", "config"}`` as Keras writes it."""
+    def make(entry):
+        return deserialize(entry, custom_objects)
+
+    kind, body = config["class_name"], config["config"]
+    if kind == "Sequential":
+        entries = body["layers"] if isinstance(body, dict) else body
+        model = Sequential(name=body.get("name") if isinstance(body, dict) else None)
+        for entry in entries:
+            model.add(make(entry))
+        return model
+    if kind not in ("Model", "Functional"):
+        raise ValueError(f"Unknown model class {kind!r} (a Sequential or functional model's config is needed; "
+                         "subclassed models are rebuilt by their own code)")
+    outputs_of: dict = {}  # layer name -> one list of output tensors per node
+    for entry in body["layers"]:
+        layer = make({"class_name": entry["class_name"], "config": entry["config"]})
+        if entry["class_name"] == "InputLayer":
+            outputs_of[layer.name] = [[layer.output]]
+            continue
+        outputs_of[layer.name] = []
+        for node in entry.get("inbound_nodes", []):
+            inputs = [outputs_of[name][index][tensor] for name, index, tensor, *_ in node]
+            kwargs = node[0][3] if node and len(node[0]) > 3 else {}
+            out = layer(inputs if len(inputs) > 1 else inputs[0], **kwargs)
+            outputs_of[layer.name].append(out if isinstance(out, list) else [out])
+
+    def tensors(refs):
+        return [outputs_of[name][index][tensor] for name, index, tensor in refs]
+
+    inputs, outputs = tensors(body["input_layers"]), tensors(body["output_layers"])
+    return Model(inputs if len(inputs) > 1 else inputs[0], outputs if len(outputs) > 1 else outputs[0],
+                 name=body.get("name"))

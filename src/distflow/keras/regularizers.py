@@ -43,6 +43,12 @@ def l1_l2(l1=0.01, l2=0.01):  # noqa: F811
     return L1L2(l1=l1, l2=l2)
 
 
+def serialize(regularizer):
+    if regularizer is None:
+        return None
+    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+
+
 def get(identifier):
     if identifier is None:
         return None

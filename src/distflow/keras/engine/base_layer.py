@@ -43,7 +43,8 @@ class Node:
 
 def history(tensor):
     """``(layer, node index, tensor index)`` of a tensor a Keras layer made, or None."""
-    return K._history_table().get(tensor)
+    graph = getattr(tensor, "graph", None)
+    return K._history_table(graph).get(tensor) if graph is not None else None
 
 
 def _flat(x) -> list:
@@ -60,9 +61,17 @@ def _shapes(x):
     return TensorShape(x.shape) if hasattr(x, "shape") else None
 
 
+_CLASSES: dict = {}  # class name -> the layer class of tf.keras with that name
+
+
 class Layer:
     """The base of every Keras layer (and of Model). Subclasses write ``build(input_shape)``,
     which makes the weights with ``add_weight``, and ``call(inputs, **kwargs)``."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("distflow."):
+            _CLASSES.setdefault(cls.__name__, cls)
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         allowed = {"input_shape", "batch_input_shape", "batch_size", "weights", "activity_regularizer",
@@ -116,10 +125,30 @@ class Layer:
         return mask
 
     def get_config(self) -> dict:
+        """The arguments that make this layer again (``type(layer).from_config(config)``), as
+        Keras writes them into a model's config."""
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         return config
+
+    def _options_config(self, *names) -> dict:
+        """The named attributes, initializers, regularizers, constraints and activations
+        serialized as Keras does."""
+        from .. import activations  # noqa: PLC0415
+        out = {}
+        for name in names:
+            value = getattr(self, name)
+            if name.endswith("initializer"):
+                value = initializers.serialize(value)
+            elif name.endswith("regularizer"):
+                value = regularizers.serialize(value)
+            elif name.endswith("constraint"):
+                value = constraints.serialize(value)
+            elif name.endswith("activation"):
+                value = activations.serialize(value)
+            out[name] = value
+        return out
 
     @classmethod
     def from_config(cls, config: dict):
@@ -334,6 +363,24 @@ class Layer:
 
     def __repr__(self):
         return f"<{type(self).__module__.replace('distflow.', 'tf.')}.{type(self).__name__} {self.name!r}>"
+
+
+def serialize(layer) -> dict:
+    """A layer as ``{"class_name": ..., "config": ...}``."""
+    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """The layer that ``serialize`` described (``custom_objects``: classes by name)."""
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _CLASSES.get(name)
+    if cls is None:
+        raise ValueError(f"Unknown layer: {name} (pass its class in custom_objects)")
+    config = dict(config["config"])
+    if getattr(cls.from_config, "__func__", None) is not None and "custom_objects" in \
+            inspect.signature(cls.from_config).parameters:
+        return cls.from_config(config, custom_objects=custom_objects)
+    return cls.from_config(config)
 
 
 def _to_tensors(inputs):

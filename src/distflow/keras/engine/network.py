@@ -146,6 +146,32 @@ class Network(Layer):
             return shapes if len(shapes) > 1 else shapes[0]
         return super().compute_output_shape(input_shape)
 
+    def get_config(self) -> dict:
+        """A functional model's config as Keras writes it: each layer with the nodes that feed
+        it (``[layer name, node index, tensor index, kwargs]``), and the input and output layers."""
+        if not self._is_graph_network:
+            raise NotImplementedError("A subclassed model has no config (its call is Python code)")
+        kept = {}  # (layer, node index) -> its index among this model's nodes of that layer
+        for node in self._nodes:
+            layer = node.layer
+            kept[(id(layer), layer._inbound_nodes.index(node))] = sum(1 for k in kept if k[0] == id(layer))
+        for t in self.inputs:
+            layer, index, _ = history(t)
+            kept.setdefault((id(layer), index), 0)
+
+        def ref(tensor):
+            layer, index, position = history(tensor)
+            return [layer.name, kept.get((id(layer), index), index), position]
+
+        layers = []
+        for layer in self._layers:
+            nodes = [node for node in layer._inbound_nodes if node in self._nodes]
+            layers.append({"name": layer.name, "class_name": type(layer).__name__, "config": layer.get_config(),
+                           "inbound_nodes": [[ref(t) + [dict(node.arguments)] for t in node.inputs]
+                                             for node in nodes]})
+        return {"name": self.name, "layers": layers, "input_layers": [ref(t) for t in self.inputs],
+                "output_layers": [ref(t) for t in self.outputs]}
+
     # -- summary -----------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None) -> None:
         """The layers, their output shapes and parameter counts, as Keras prints them."""

@@ -90,8 +90,10 @@ class Sequential(Model):
         return out
 
     def get_config(self) -> dict:
-        return {"name": self.name, "layers": [{"class_name": type(layer).__name__, "config": layer.get_config()}
-                                              for layer in self._stack]}
+        layers = [{"class_name": type(layer).__name__, "config": layer.get_config()} for layer in self._stack]
+        if layers and self.inputs is not None and "batch_input_shape" not in layers[0]["config"]:
+            layers[0]["config"]["batch_input_shape"] = tuple(self.inputs[0].shape.as_list())
+        return {"name": self.name, "layers": layers}
 
 
 def _input_layer_of(tensor):

@@ -17,6 +17,7 @@ from .. import callbacks as callbacks_lib
 from .. import losses as losses_lib
 from .. import metrics as metrics_lib
 from .. import optimizers as optimizers_lib
+from .. import saving
 from .network import Network
 
 
@@ -431,16 +432,25 @@ class Model(Network):
 
     # -- saving ------------------------------------------------------------------------------
     def save_weights(self, filepath, overwrite=True, save_format=None) -> None:
-        """The weights in TF's checkpoint format (``.h5`` paths need h5py: not supported yet)."""
-        if str(filepath).endswith((".h5", ".hdf5", ".keras")) or save_format == "h5":
-            raise NotImplementedError("save_weights in HDF5 is not supported yet; save in TF's checkpoint format "
-                                      "(a path without .h5)")
+        """The weights in TF's checkpoint format, or in Keras's HDF5 layout for an ``.h5`` path
+        (or ``save_format='h5'``), which needs h5py."""
+        if saving.is_hdf5(filepath) or save_format == "h5":
+            with saving.h5py().File(str(filepath), "w") as f:
+                saving.save_weights_to_hdf5_group(f, self.layers)
+            return
         directory = os.path.dirname(str(filepath))
         if directory:
             os.makedirs(directory, exist_ok=True)
         self._saver().save(K.get_session(), str(filepath), write_meta_graph=False, write_state=True)
 
     def load_weights(self, filepath, by_name=False) -> None:
+        """Weights that ``save_weights`` wrote: an HDF5 file (Keras's layout, matched by layer
+        order, or by layer name with ``by_name``) or a TF checkpoint."""
+        if saving.is_hdf5(filepath):
+            with saving.h5py().File(str(filepath), "r") as f:
+                saving.load_weights_from_hdf5_group(f["model_weights"] if "model_weights" in f else f,
+                                                    self.layers, by_name)
+            return
         path = str(filepath)
         if os.path.isdir(path):
             path = train.latest_checkpoint(path)
@@ -456,12 +466,15 @@ class Model(Network):
             return self._saver_for[1]
 
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
-        raise NotImplementedError("Model.save needs HDF5 (h5py) or SavedModel, neither supported yet; use "
-                                  "save_weights (TF's checkpoint format) and to_json")
+        """The whole model in Keras's HDF5 file (config, weights, how it was compiled), which
+        ``load_model`` reads. As in TF 1.x, HDF5 whatever the path's extension; SavedModel
+        (``save_format='tf'``) is not supported."""
+        if save_format not in (None, "h5"):
+            raise NotImplementedError(f"Model.save(save_format={save_format!r}): only HDF5 ('h5') is supported")
+        saving.save_model(self, filepath, overwrite, include_optimizer)
 
     def to_json(self, **kwargs) -> str:
-        layers = [{"class_name": type(layer).__name__, "config": layer.get_config()} for layer in self.layers]
-        return json.dumps({"class_name": type(self).__name__, "config": {"name": self.name, "layers": layers},
+        return json.dumps({"class_name": type(self).__name__, "config": self.get_config(),
                            "keras_version": "2.2.4-tf", "backend": "tensorflow"}, default=_jsonable, **kwargs)
 
     def reset_metrics(self) -> None:

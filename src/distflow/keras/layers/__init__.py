@@ -22,21 +22,8 @@ from .noise import (ActivityRegularization, AlphaDropout, GaussianDropout, Gauss
                     SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
 from .recurrent import (GRU, GRUCell, LSTM, LSTMCell, RNN, Bidirectional, SimpleRNN, SimpleRNNCell,  # noqa: F401
                         TimeDistributed, Wrapper)
+from ..engine.base_layer import deserialize, serialize  # noqa: F401
 from ..._namespace import missing
-
-
-def serialize(layer) -> dict:
-    """A layer as ``{"class_name": ..., "config": ...}``."""
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
-
-
-def deserialize(config, custom_objects=None):
-    """The layer that ``serialize`` described (``custom_objects``: classes by name)."""
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or globals().get(name)
-    if not isinstance(cls, type):
-        raise ValueError(f"Unknown layer: {name}")
-    return cls.from_config(dict(config["config"]))
 
 
 __getattr__ = missing("tf.keras.layers")

@@ -16,6 +16,9 @@ class LeakyReLU(Layer):
     def call(self, inputs):
         return nn.leaky_relu(inputs, alpha=self.alpha)
 
+    def get_config(self):
+        return {**super().get_config(), "alpha": self.alpha}
+
 
 class PReLU(Layer):
     """``max(x, 0) + alpha * min(x, 0)`` with a learned ``alpha`` per unit (shared on ``shared_axes``)."""
@@ -48,6 +51,9 @@ class ELU(Layer):
     def call(self, inputs):
         return activations.elu(inputs, self.alpha)
 
+    def get_config(self):
+        return {**super().get_config(), "alpha": self.alpha}
+
 
 class ReLU(Layer):
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
@@ -56,6 +62,10 @@ class ReLU(Layer):
 
     def call(self, inputs):
         return K.relu(inputs, alpha=self.negative_slope, max_value=self.max_value, threshold=self.threshold)
+
+    def get_config(self):
+        return {**super().get_config(), "max_value": self.max_value, "negative_slope": self.negative_slope,
+                "threshold": self.threshold}
 
 
 class ThresholdedReLU(Layer):
@@ -74,3 +84,6 @@ class Softmax(Layer):
 
     def call(self, inputs):
         return nn.softmax(inputs, axis=self.axis)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}

@@ -97,8 +97,9 @@ class Conv(Layer):
     def get_config(self):
         return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
                 "strides": self.strides, "padding": self.padding.lower(), "data_format": self.data_format,
-                "dilation_rate": self.dilation_rate, "activation": activations.serialize(self.activation),
-                "use_bias": self.use_bias}
+                "dilation_rate": self.dilation_rate, **self._options_config(
+                    "activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+                    "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint")}
 
 
 class Conv1D(Conv):
@@ -252,6 +253,9 @@ class _GlobalPooling(Layer):
         axes = list(range(2, 2 + self.rank)) if self.data_format == "channels_first" else list(range(1, 1 + self.rank))
         return (reduce_max if self.kind == "max" else reduce_mean)(inputs, axes)
 
+    def get_config(self):
+        return {**super().get_config(), "data_format": self.data_format}
+
 
 class GlobalAveragePooling1D(_GlobalPooling):
     rank, kind = 1, "avg"
@@ -292,6 +296,9 @@ class ZeroPadding2D(Layer):
         self.padding = _pairs(padding, "padding")
         self.data_format = data_format or K.image_data_format()
 
+    def get_config(self):
+        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
+
     def call(self, inputs):
         spatial = [list(p) for p in self.padding]
         pads = [[0, 0], [0, 0]] + spatial if self.data_format == "channels_first" else [[0, 0]] + spatial + [[0, 0]]
@@ -303,6 +310,9 @@ class Cropping2D(Layer):
         super().__init__(**kwargs)
         self.cropping = _pairs(cropping, "cropping")
         self.data_format = data_format or K.image_data_format()
+
+    def get_config(self):
+        return {**super().get_config(), "cropping": self.cropping, "data_format": self.data_format}
 
     def call(self, inputs):
         (top, bottom), (left, right) = self.cropping
@@ -351,6 +361,10 @@ class UpSampling2D(Layer):
         if interpolation not in ("nearest", "bilinear"):
             raise ValueError("interpolation should be one of 'nearest' or 'bilinear'.")
         self.interpolation = interpolation
+
+    def get_config(self):
+        return {**super().get_config(), "size": self.size, "data_format": self.data_format,
+                "interpolation": self.interpolation}
 
     def call(self, inputs):
         axes = (2, 3) if self.data_format == "channels_first" else (1, 2)

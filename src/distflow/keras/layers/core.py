@@ -52,8 +52,9 @@ class Dense(Layer):
         return TensorShape(input_shape)[:-1].concatenate([self.units])
 
     def get_config(self):
-        return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
-                "use_bias": self.use_bias}
+        return {**super().get_config(), "units": self.units, **self._options_config(
+            "activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+            "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint")}
 
 
 class Activation(Layer):
@@ -84,13 +85,16 @@ class Dropout(Layer):
                                                    seed=self.seed), lambda: inputs, training)
 
     def get_config(self):
-        return {**super().get_config(), "rate": self.rate}
+        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}
 
 
 class Flatten(Layer):
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = data_format or K.image_data_format()
+
+    def get_config(self):
+        return {**super().get_config(), "data_format": self.data_format}
 
     def call(self, inputs):
         if self.data_format == "channels_first" and inputs.shape.ndims and inputs.shape.ndims > 2:
@@ -125,6 +129,9 @@ class Permute(Layer):
     def call(self, inputs):
         return transpose(inputs, (0,) + self.dims)
 
+    def get_config(self):
+        return {**super().get_config(), "dims": self.dims}
+
 
 class RepeatVector(Layer):
     def __init__(self, n, **kwargs):
@@ -134,6 +141,9 @@ class RepeatVector(Layer):
 
     def call(self, inputs):
         return tile(expand_dims(inputs, 1), [1, self.n, 1])
+
+    def get_config(self):
+        return {**super().get_config(), "n": self.n}
 
 
 class Lambda(Layer):
@@ -185,4 +195,6 @@ class Embedding(Layer):
 
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
+                **self._options_config("embeddings_initializer", "embeddings_regularizer", "activity_regularizer",
+                                       "embeddings_constraint"),
                 "mask_zero": self.mask_zero, "input_length": self.input_length}

@@ -77,6 +77,9 @@ class Dot(_Merge):
         super().__init__(**kwargs)
         self.axes, self.normalize = axes, normalize
 
+    def get_config(self):
+        return {**super().get_config(), "axes": self.axes, "normalize": self.normalize}
+
     def _merge(self, inputs):
         a, b = inputs
         axes = self.axes if isinstance(self.axes, (list, tuple)) else [self.axes, self.axes]

@@ -85,7 +85,10 @@ class BatchNormalization(Layer):
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale}
+                "center": self.center, "scale": self.scale, **self._options_config(
+                    "beta_initializer", "gamma_initializer", "moving_mean_initializer",
+                    "moving_variance_initializer", "beta_regularizer", "gamma_regularizer", "beta_constraint",
+                    "gamma_constraint")}
 
 
 class LayerNormalization(Layer):

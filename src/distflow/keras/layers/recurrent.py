@@ -14,7 +14,7 @@ from ... import shape as shape_of
 from ...framework import ops
 from ...framework.tensor_shape import TensorShape
 from .. import activations, backend as K
-from ..engine.base_layer import Layer
+from ..engine.base_layer import Layer, deserialize
 
 
 def _weight_args(cell, kind: str) -> dict:
@@ -230,13 +230,21 @@ class RNN(Layer):
         return mask if self.return_sequences and not self.return_state else None
 
     def get_config(self):
-        return {**super().get_config(), "return_sequences": self.return_sequences,
-                "return_state": self.return_state, "go_backwards": self.go_backwards, **self._cell_config()}
-
-    def _cell_config(self) -> dict:
         cell = self.cell
-        return {"units": cell.units, "activation": activations.serialize(cell.activation),
-                "use_bias": cell.use_bias, "dropout": cell.dropout, "recurrent_dropout": cell.recurrent_dropout}
+        config = {**super().get_config(), "return_sequences": self.return_sequences,
+                  "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
+                  "unroll": False, "units": cell.units, **cell._options_config(
+                      "activation", "recurrent_activation", "use_bias", "kernel_initializer",
+                      "recurrent_initializer", "bias_initializer", "kernel_regularizer", "recurrent_regularizer",
+                      "bias_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "dropout",
+                      "recurrent_dropout")}
+        if isinstance(cell, LSTMCell):
+            config.update(unit_forget_bias=cell.unit_forget_bias, implementation=1)
+        elif isinstance(cell, GRUCell):
+            config.update(reset_after=False, implementation=1)
+        else:
+            config.pop("recurrent_activation")
+        return config
 
 
 def _rnn_class(name: str, cell_class, cell_defaults: dict):
@@ -268,6 +276,16 @@ class Wrapper(Layer):
     def _tracked_layers(self) -> list:
         return [self.layer]
 
+    def get_config(self):
+        return {**super().get_config(), "layer": {"class_name": type(self.layer).__name__,
+                                                  "config": self.layer.get_config()}}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        layer = deserialize(config.pop("layer"), custom_objects)
+        return cls(layer, **config)
+
 
 class Bidirectional(Wrapper):
     """A recurrent layer run forwards and (a copy of it) backwards, the outputs merged
@@ -289,6 +307,11 @@ class Bidirectional(Wrapper):
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.supports_masking = True
+
+    def get_config(self):
+        config = super().get_config()
+        inner = dict(config["layer"]["config"], name=self.forward_layer.name[len("forward_"):])
+        return {**config, "layer": {**config["layer"], "config": inner}, "merge_mode": self.merge_mode}
 
     def _tracked_layers(self) -> list:
         return [self.forward_layer, self.backward_layer]

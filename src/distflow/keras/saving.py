@@ -1,0 +1,125 @@
+"""Keras's HDF5 files: ``model.save``/``load_model`` (the model's config, its weights and how
+it was compiled) and ``save_weights``/``load_weights`` to an ``.h5`` path, in the layout
+Keras writes: the root's attributes ``model_config`` and ``training_config`` (JSON), and a
+group per layer (under ``model_weights`` in a whole-model file) whose ``weight_names``
+attribute lists its datasets, named as the variables are (``dense/kernel:0``).
+
+Reading and writing needs h5py (``pip install 'distflow[keras]'``). The optimizer's state
+is not saved: a loaded model is compiled afresh, as ``load_model`` in TF 1.x does when the
+file holds no optimizer weights.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from . import backend as K
+from . import losses
+
+KERAS_VERSION = b"2.2.4-tf"
+
+
+def h5py():
+    try:
+        import h5py as module  # noqa: PLC0415 - an optional extra
+    except ImportError:
+        raise ImportError("Keras's HDF5 files need h5py: pip install 'distflow[keras]' (or pip install h5py)") \
+            from None
+    return module
+
+
+def is_hdf5(filepath) -> bool:
+    return str(filepath).endswith((".h5", ".hdf5", ".keras"))
+
+
+def save_weights_to_hdf5_group(group, layers) -> None:
+    group.attrs["layer_names"] = [layer.name.encode("utf8") for layer in layers]
+    group.attrs["backend"] = b"tensorflow"
+    group.attrs["keras_version"] = KERAS_VERSION
+    for layer in layers:
+        sub = group.create_group(layer.name)
+        weights = layer.weights
+        sub.attrs["weight_names"] = [w.name.encode("utf8") for w in weights]
+        for w, value in zip(weights, K.batch_get_value(weights)):
+            data = sub.create_dataset(w.name, value.shape, dtype=value.dtype)
+            data[...] = value
+
+
+def load_weights_from_hdf5_group(group, layers, by_name: bool = False) -> None:
+    """Sets ``layers``' weights from ``group``: the layers with weights in order (Keras's
+    default), or by layer name with ``by_name`` (layers the file lacks are left alone)."""
+    names = [text(n) for n in group.attrs["layer_names"]]
+    stored = {n: [text(w) for w in group[n].attrs["weight_names"]] for n in names}
+    pairs = []
+    if by_name:
+        for layer in layers:
+            if layer.name in stored:
+                pairs += _matched(layer, group[layer.name], stored[layer.name])
+    else:
+        filled = [n for n in names if stored[n]]
+        mine = [layer for layer in layers if layer.weights]
+        if len(filled) != len(mine):
+            raise ValueError(f"You are trying to load a weight file containing {len(filled)} layers into a model "
+                             f"with {len(mine)} layers.")
+        for layer, name in zip(mine, filled):
+            pairs += _matched(layer, group[name], stored[name])
+    K.batch_set_value(pairs)
+
+
+def _matched(layer, group, weight_names) -> list:
+    weights = layer.weights
+    if len(weights) != len(weight_names):
+        raise ValueError(f"Layer {layer.name} expects {len(weights)} weights, but the saved weights have "
+                         f"{len(weight_names)} elements.")
+    pairs = []
+    for w, name in zip(weights, weight_names):
+        value = np.asarray(group[name])
+        if tuple(w.shape.as_list()) != value.shape:
+            raise ValueError(f"Layer {layer.name}: weight {w.name} has shape {tuple(w.shape.as_list())}, the file's "
+                             f"{name} has shape {value.shape}")
+        pairs.append((w, value))
+    return pairs
+
+
+def text(value) -> str:
+    return value.decode("utf8") if isinstance(value, bytes) else str(value)
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return list(value)
+    if hasattr(value, "as_list"):
+        return value.as_list()
+    raise TypeError(f"Not JSON serializable: {value!r}")
+
+
+def save_model(model, filepath, overwrite=True, include_optimizer=True) -> None:
+    if not model._is_graph_network or type(model).__name__ not in ("Model", "Sequential"):
+        raise NotImplementedError("Saving a subclassed model to HDF5 is not possible (its call is Python code); "
+                                  "use save_weights, as TF 1.x's Keras says")
+    with h5py().File(str(filepath), "w") as f:
+        f.attrs["keras_version"] = KERAS_VERSION
+        f.attrs["backend"] = b"tensorflow"
+        f.attrs["model_config"] = json.dumps({"class_name": type(model).__name__, "config": model.get_config()},
+                                             default=_json_default).encode("utf8")
+        if include_optimizer and model._compiled is not None:
+            compiled = model._compiled
+            f.attrs["training_config"] = json.dumps({
+                "optimizer_config": {"class_name": type(model.optimizer).__name__,
+                                     "config": model.optimizer.get_config()},
+                "loss": _loss_names(compiled["loss"]), "metrics": compiled["metrics"],
+                "weighted_metrics": compiled["weighted_metrics"], "sample_weight_mode": None,
+                "loss_weights": compiled["loss_weights"]}, default=_json_default).encode("utf8")
+        save_weights_to_hdf5_group(f.create_group("model_weights"), model.layers)
+
+
+def _loss_names(loss):
+    if isinstance(loss, dict):
+        return {k: _loss_names(v) for k, v in loss.items()}
+    if isinstance(loss, (list, tuple)):
+        return [_loss_names(v) for v in loss]
+    return loss if isinstance(loss, str) else losses.name_of(loss)
