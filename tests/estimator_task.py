@@ -1,7 +1,8 @@
 """One task of a cluster training an Estimator with train_and_evaluate (TF_CONFIG names the task).
 
-Usage: python estimator_task.py MODEL_DIR MAX_STEPS [collective]; prints the call's result as JSON.
-With "collective", the chief and workers train with MultiWorkerMirroredStrategy (no ps).
+Usage: python estimator_task.py MODEL_DIR MAX_STEPS [collective | keras]; prints the call's result
+as JSON. With "collective", the chief and workers train with MultiWorkerMirroredStrategy (no ps);
+with "keras", the Estimator is a compiled tf.keras model's (model_to_estimator).
 """
 
 import json
@@ -30,7 +31,13 @@ def main():
     strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy() if collective else None
     config = tf.estimator.RunConfig(save_checkpoints_steps=50, log_step_count_steps=None, tf_random_seed=1,
                                     train_distribute=strategy)
-    estimator = tf.estimator.Estimator(model_fn, model_dir=model_dir, config=config)
+    if sys.argv[3:] == ["keras"]:
+        inputs = tf.keras.Input(shape=(3,), name="x")
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(1, name="linear")(inputs))
+        model.compile(tf.keras.optimizers.SGD(0.05), "mse", metrics=["mae"])
+        estimator = tf.keras.estimator.model_to_estimator(model, model_dir=model_dir, config=config)
+    else:
+        estimator = tf.estimator.Estimator(model_fn, model_dir=model_dir, config=config)
     train = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, num_epochs=None, shuffle=True)
     evaluate = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=128, shuffle=False)
     result = tf.estimator.train_and_evaluate(

@@ -101,9 +101,11 @@ def test_estimator_arguments_are_checked():
         estimator.export_saved_model("somewhere", None)
 
 
-def test_train_and_evaluate_runs_each_role_of_a_tf_config_cluster(tmp_path):
+@pytest.mark.parametrize("model", ["model_fn", "keras"])
+def test_train_and_evaluate_runs_each_role_of_a_tf_config_cluster(tmp_path, model):
     # ps, chief and worker as processes (between-graph: variables on the ps), and an evaluator
-    # that evaluates the checkpoints the chief writes until the one at max_steps
+    # that evaluates the checkpoints the chief writes until the one at max_steps; the model is a
+    # model_fn's, or a compiled tf.keras model's through model_to_estimator
     import json
     import subprocess
     import sys
@@ -119,14 +121,15 @@ def test_train_and_evaluate_runs_each_role_of_a_tf_config_cluster(tmp_path):
         for role in ("ps", "chief", "worker", "evaluator"):
             task_env = dict(env, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": role, "index": 0}}))
             procs[role] = subprocess.Popen([sys.executable, os.path.join(here, "estimator_task.py"),
-                                            str(tmp_path / "model"), "200"], env=task_env, stdout=subprocess.PIPE,
-                                           stderr=subprocess.STDOUT, text=True)
+                                            str(tmp_path / "model"), "200"] + (["keras"] if model == "keras" else []),
+                                           env=task_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         outputs = {role: procs[role].communicate(timeout=240)[0] for role in ("chief", "worker", "evaluator")}
         for role, out in outputs.items():
             assert procs[role].returncode == 0, f"{role}:\n{out[-3000:]}"
         results = {role: json.loads(out.rsplit("RESULT ", 1)[1]) for role, out in outputs.items()}
         assert results["chief"] is None and results["worker"] is None
         assert results["evaluator"]["global_step"] >= 200 and results["evaluator"]["loss"] < 0.05, results
+        assert "mae" in results["evaluator"], results
         # (asynchronous steps: the other trainer's step in flight may land past 200)
         last = int(tf.train.latest_checkpoint(str(tmp_path / "model")).rsplit("-", 1)[1])
         assert 200 <= last <= 201

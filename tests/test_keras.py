@@ -443,3 +443,32 @@ def test_model_checkpoint_saves_the_whole_model_by_default(tmp_path):
     model.fit(x, x[:, :1], epochs=2, verbose=0, validation_data=(x, x[:, :1]), callbacks=[
         tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "best.h5"), save_best_only=True)])
     np.testing.assert_array_equal(tf.keras.models.load_model(str(tmp_path / "best.h5")).predict(x), model.predict(x))
+
+
+def test_model_to_estimator_starts_from_the_keras_weights_and_trains(tmp_path):
+    rng = np.random.RandomState(14)
+    x = rng.randn(256, 4).astype(np.float32)
+    y = (x[:, 0] + x[:, 1] > 0).astype(np.int64)
+    inputs = tf.keras.Input((4,), name="features")
+    outputs = layers.Dense(2, activation="softmax", name="probs")(layers.Dense(8, activation="relu")(inputs))
+    model = tf.keras.Model(inputs, outputs)
+    model.compile(tf.keras.optimizers.SGD(0.0), "sparse_categorical_crossentropy", metrics=["accuracy"])
+    want = model.predict(x[:8])
+    estimator = tf.keras.estimator.model_to_estimator(keras_model=model, model_dir=str(tmp_path / "frozen"))
+
+    def train_input():
+        return tf.data.Dataset.from_tensor_slices(({"features": x}, y)).batch(32).repeat()
+
+    def predict_input():
+        return tf.data.Dataset.from_tensor_slices({"features": x[:8]}).batch(8)
+
+    estimator.train(train_input, steps=2)  # (a rate of zero: the weights stay the Keras model's)
+    got = np.stack([p["probs"] for p in estimator.predict(predict_input)])
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    model.compile(tf.keras.optimizers.Adam(0.05), "sparse_categorical_crossentropy", metrics=["accuracy"])
+    learning = tf.keras.estimator.model_to_estimator(keras_model=model, model_dir=str(tmp_path / "trained"))
+    learning.train(train_input, steps=100)
+    result = learning.evaluate(lambda: tf.data.Dataset.from_tensor_slices(({"features": x}, y)).batch(64))
+    assert result["global_step"] == 100 and result["accuracy"] > 0.95 and result["loss"] < 0.2, result
+    with pytest.raises(ValueError, match="has not been compiled"):
+        tf.keras.estimator.model_to_estimator(keras_model=tf.keras.Sequential([layers.Dense(1, input_shape=(2,))]))

@@ -7,6 +7,7 @@ import json
 
 from . import optimizers, saving
 from .engine.base_layer import deserialize
+from .engine.input_layer import InputLayer
 from .engine.sequential import Sequential
 from .engine.training import Model
 
@@ -45,24 +46,35 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
     return model
 
 
-def model_from_config(config, custom_objects=None):
-    """A Sequential or functional model from ``{"class_name", "config"}`` as Keras writes it."""
+def model_from_config(config, custom_objects=None, input_tensors=None):
+    """A Sequential or functional model from ``{"class_name", "config"}`` as Keras writes it;
+    with ``input_tensors`` (a list, in the model's input order), built on those tensors
+    instead of new placeholders."""
     def make(entry):
         return deserialize(entry, custom_objects)
 
+    given = list(input_tensors) if input_tensors is not None else None
     kind, body = config["class_name"], config["config"]
     if kind == "Sequential":
         entries = body["layers"] if isinstance(body, dict) else body
         model = Sequential(name=body.get("name") if isinstance(body, dict) else None)
+        if given:
+            model.add(InputLayer(input_tensor=given[0]))
         for entry in entries:
+            if given and entry["class_name"] == "InputLayer":
+                continue
             model.add(make(entry))
         return model
+    starts = dict(zip([name for name, _, _ in body["input_layers"]], given or []))
     if kind not in ("Model", "Functional"):
         raise ValueError(f"Unknown model class {kind!r} (a Sequential or functional model's config is needed; "
                          "subclassed models are rebuilt by their own code)")
     outputs_of: dict = {}  # layer name -> one list of output tensors per node
     for entry in body["layers"]:
-        layer = make({"class_name": entry["class_name"], "config": entry["config"]})
+        if entry["name"] in starts:
+            layer = InputLayer(input_tensor=starts[entry["name"]], name=entry["name"])
+        else:
+            layer = make({"class_name": entry["class_name"], "config": entry["config"]})
         if entry["class_name"] == "InputLayer":
             outputs_of[layer.name] = [[layer.output]]
             continue

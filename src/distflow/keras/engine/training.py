@@ -74,49 +74,60 @@ class Model(Network):
         return [value] * len(names)
 
     def _build_training(self) -> None:
-        compiled = self._compiled
+        """The target and sample-weight placeholders, the loss and the metrics, in the model's graph."""
         graph = self.outputs[0].graph
         with graph.as_default(), ops.name_scope(None):
-            losses = self._per_output(compiled["loss"], "loss")
-            if any(loss is None for loss in losses):
-                raise ValueError("The model needs a loss for each output: compile(loss=...)")
-            weights = self._per_output(compiled["loss_weights"], "loss_weights", 1.0)
-            metrics = self._per_output(compiled["metrics"] or [], "metrics")
-            targets, sample_weights, output_losses, metric_tensors = [], [], [], []
-            multi = len(self.outputs) > 1
-            for i, (output, name) in enumerate(zip(self.outputs, self.output_names)):
-                loss_fn = losses_lib.get(losses[i])
-                sparse = loss_fn is losses_lib.sparse_categorical_crossentropy
+            targets, sample_weights = [], []
+            for output, name, loss_fn in zip(self.outputs, self.output_names, self._loss_fns()):
                 rank = output.shape.ndims
-                target = placeholder(output.dtype.base_dtype, shape=None if sparse or rank is None else [None] * rank,
-                                     name=f"{name}_target")
-                weight = placeholder(dtypes.float32, shape=[None], name=f"{name}_sample_weights")
-                targets.append(target)
-                sample_weights.append(weight)
-                with ops.name_scope(f"loss/{name}_loss"):
-                    per_sample = loss_fn(target, output)
-                    if per_sample.shape.ndims is not None and per_sample.shape.ndims > 1:
-                        per_sample = reduce_mean(per_sample, list(range(1, per_sample.shape.ndims)))
-                    output_loss = reduce_mean(per_sample * cast(weight, per_sample.dtype))
-                output_losses.append(output_loss)
-                shape = output.shape.as_list() if rank is not None else None
-                for metric in _as_list(metrics[i]):
-                    label, fn = metrics_lib.resolve(metric, loss_fn, shape)
-                    with ops.name_scope(f"metrics/{label}"):
-                        value = reduce_mean(cast(fn(target, output), dtypes.float32))
-                    metric_tensors.append((f"{name}_{label}" if multi else label, value))
-            with ops.name_scope("loss"):
-                total = add_n([w * l if w != 1.0 else l for w, l in zip(weights, output_losses)])
-                regularization = self.losses
-                if regularization:
-                    total = total + add_n([cast(r, total.dtype) for r in regularization])
-            names = ["loss"] + ([f"{n}_loss" for n in self.output_names] if multi else []) + \
-                [n for n, _ in metric_tensors]
-            values = [total] + (output_losses if multi else []) + [v for _, v in metric_tensors]
-            self._train = {"targets": targets, "sample_weights": sample_weights, "names": names, "values": values,
-                           "total_loss": total, "op": None}
-            self.metrics_names = names
-        self.total_loss = total
+                sparse = loss_fn is losses_lib.sparse_categorical_crossentropy
+                targets.append(placeholder(output.dtype.base_dtype, name=f"{name}_target",
+                                           shape=None if sparse or rank is None else [None] * rank))
+                sample_weights.append(placeholder(dtypes.float32, shape=[None], name=f"{name}_sample_weights"))
+            names, values = self._losses_and_metrics(self.outputs, targets, sample_weights)
+        self._train = {"targets": targets, "sample_weights": sample_weights, "names": names, "values": values,
+                       "total_loss": values[0], "op": None}
+        self.metrics_names = names
+        self.total_loss = values[0]
+
+    def _loss_fns(self) -> list:
+        losses = self._per_output(self._compiled["loss"], "loss")
+        if any(loss is None for loss in losses):
+            raise ValueError("The model needs a loss for each output: compile(loss=...)")
+        return [losses_lib.get(loss) for loss in losses]
+
+    def _losses_and_metrics(self, outputs, targets, sample_weights=None) -> tuple[list, list]:
+        """``(names, tensors)``: the total loss (the outputs' losses, weighted, plus the layers'
+        regularization losses), each output's loss when there are several, and the metrics,
+        each a batch mean, named as Keras names them (``loss``, ``out_loss``, ``out_acc``)."""
+        compiled = self._compiled
+        weights = self._per_output(compiled["loss_weights"], "loss_weights", 1.0)
+        metrics = self._per_output(compiled["metrics"] or [], "metrics")
+        multi = len(outputs) > 1
+        output_losses, metric_tensors = [], []
+        for i, (output, target, name, loss_fn) in enumerate(zip(outputs, targets, self.output_names,
+                                                                self._loss_fns())):
+            with ops.name_scope(f"loss/{name}_loss"):
+                per_sample = loss_fn(target, output)
+                if per_sample.shape.ndims is not None and per_sample.shape.ndims > 1:
+                    per_sample = reduce_mean(per_sample, list(range(1, per_sample.shape.ndims)))
+                if sample_weights is not None:
+                    per_sample = per_sample * cast(sample_weights[i], per_sample.dtype)
+                output_losses.append(reduce_mean(per_sample))
+            shape = output.shape.as_list() if output.shape.ndims is not None else None
+            for metric in _as_list(metrics[i]):
+                label, fn = metrics_lib.resolve(metric, loss_fn, shape)
+                with ops.name_scope(f"metrics/{label}"):
+                    value = reduce_mean(cast(fn(target, output), dtypes.float32))
+                metric_tensors.append((f"{name}_{label}" if multi else label, value))
+        with ops.name_scope("loss"):
+            total = add_n([w * l if w != 1.0 else l for w, l in zip(weights, output_losses)])
+            regularization = self.losses
+            if regularization:
+                total = total + add_n([cast(r, total.dtype) for r in regularization])
+        names = ["loss"] + ([f"{n}_loss" for n in self.output_names] if multi else []) + \
+            [n for n, _ in metric_tensors]
+        return names, [total] + (output_losses if multi else []) + [v for _, v in metric_tensors]
 
     def _train_op(self):
         train_state = self._train

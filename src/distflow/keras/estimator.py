@@ -1,0 +1,92 @@
+"""``tf.keras.estimator.model_to_estimator``: a compiled Keras model as an Estimator, so that
+``train_and_evaluate`` runs it, on one machine or on a ps/worker cluster under TF_CONFIG.
+
+The Estimator's ``model_fn`` builds the model again from its config on the input function's
+features (by input name, or the one tensor), with the same loss, metrics and optimizer; its
+first checkpoint starts from the Keras model's weights as they were when it was converted.
+"""
+
+from __future__ import annotations
+
+from .. import estimator as estimator_lib
+from .. import metrics as metrics_lib
+from .. import assign_add, cast, control_dependencies, group, placeholder, reshape
+from ..framework import ops
+from ..train import Scaffold, get_or_create_global_step
+from . import backend as K
+from . import losses as losses_lib
+from . import optimizers
+from .models import load_model, model_from_config
+
+
+def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None, model_dir=None, config=None):
+    if (keras_model is None) == (keras_model_path is None):
+        raise ValueError("Exactly one of `keras_model` or `keras_model_path` should be given.")
+    if keras_model is None:
+        keras_model = load_model(keras_model_path, custom_objects)
+    if keras_model._compiled is None:
+        raise ValueError("The given keras model has not been compiled yet. Please compile the model with "
+                         "`model.compile()` before calling `model_to_estimator()`.")
+    if not keras_model._is_graph_network:
+        raise NotImplementedError("model_to_estimator needs a Sequential or functional model: a subclassed "
+                                  "model cannot be rebuilt from a config")
+    spec = {"class_name": type(keras_model).__name__, "config": keras_model.get_config()}
+    weights = keras_model.get_weights()
+    compiled = dict(keras_model._compiled)
+    optimizer_config = {"class_name": type(keras_model.optimizer).__name__,
+                        "config": keras_model.optimizer.get_config()}
+    tf_optimizer = getattr(keras_model.optimizer, "optimizer", None)  # (compiled with a tf.train optimizer)
+    input_names, output_names = list(keras_model.input_names), list(keras_model.output_names)
+
+    def model_fn(features, labels, mode):
+        training = mode == estimator_lib.ModeKeys.TRAIN
+        K.set_learning_phase(1 if training else 0)
+        given = [features[n] for n in input_names] if isinstance(features, dict) else [features]
+        given = [cast(t, K.floatx()) if t.dtype.is_floating and t.dtype.base_dtype.name != K.floatx() else t
+                 for t in given]
+        model = model_from_config(spec, custom_objects, input_tensors=given)
+        outputs = list(model.outputs)
+        predictions = {name: out for name, out in zip(output_names, outputs)}
+        if mode == estimator_lib.ModeKeys.PREDICT:
+            return estimator_lib.EstimatorSpec(mode, predictions=predictions)
+        model._compiled = compiled
+        model.output_names = output_names
+        targets = [labels[n] for n in output_names] if isinstance(labels, dict) else [labels]
+        targets = [_like(t, out, fn) for t, out, fn in zip(targets, outputs, model._loss_fns())]
+        names, values = model._losses_and_metrics(outputs, targets)
+        loss = values[0]
+        metric_ops = {name: metrics_lib.mean(value) for name, value in zip(names[1:], values[1:])}
+        scaffold = _starting_from(model.weights, weights)
+        if mode == estimator_lib.ModeKeys.EVAL:
+            return estimator_lib.EstimatorSpec(mode, loss=loss, eval_metric_ops=metric_ops, scaffold=scaffold)
+        optimizer = optimizers.TFOptimizer(tf_optimizer) if tf_optimizer is not None else \
+            optimizers.get(optimizer_config)
+        step = optimizer.minimize(loss, model.trainable_weights)
+        with control_dependencies([step] + model.updates):
+            train_op = group(step, assign_add(get_or_create_global_step(), 1))
+        return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op, predictions=predictions,
+                                           scaffold=scaffold)
+
+    return estimator_lib.Estimator(model_fn, model_dir=model_dir, config=config)
+
+
+def _like(target, output, loss_fn):
+    """Labels as the loss takes them: a column for a one-unit output given a vector."""
+    target = ops.convert_to_tensor(target)
+    if loss_fn is not losses_lib.sparse_categorical_crossentropy:
+        if target.shape.ndims == 1 and output.shape.ndims == 2:
+            target = reshape(target, [-1, 1])
+        target = cast(target, output.dtype)
+    return target
+
+
+def _starting_from(variables, values) -> Scaffold:
+    """A Scaffold whose init_fn (run when there is no checkpoint yet) sets ``variables`` to the
+    Keras model's ``values``."""
+    feeds = [placeholder(v.dtype.base_dtype, shape=v.shape) for v in variables]
+    assign = group(*[v.assign(p) for v, p in zip(variables, feeds)])
+
+    def init_fn(scaffold, session):
+        session.run(assign, dict(zip(feeds, values)))
+
+    return Scaffold(init_fn=init_fn)
