@@ -472,3 +472,33 @@ def test_model_to_estimator_starts_from_the_keras_weights_and_trains(tmp_path):
     assert result["global_step"] == 100 and result["accuracy"] > 0.95 and result["loss"] < 0.2, result
     with pytest.raises(ValueError, match="has not been compiled"):
         tf.keras.estimator.model_to_estimator(keras_model=tf.keras.Sequential([layers.Dense(1, input_shape=(2,))]))
+
+
+def test_fit_under_mirrored_strategy_trains_as_one_device_on_the_whole_batch():
+    rng = np.random.RandomState(15)
+    x = rng.randn(16, 4).astype(np.float32)
+    y = rng.randint(0, 3, 16)
+
+    def build():
+        model = tf.keras.Sequential([
+            layers.Dense(8, activation="relu", input_shape=(4,), kernel_initializer=tf.keras.initializers.Constant(0.1),
+                         kernel_regularizer=tf.keras.regularizers.l2(0.01)),
+            layers.Dense(3, activation="softmax", kernel_initializer="ones")])
+        model.compile(tf.keras.optimizers.SGD(0.5), "sparse_categorical_crossentropy", ["accuracy"])
+        return model
+
+    one = build()
+    want = [one.train_on_batch(x, y) for _ in range(3)]
+    weights = one.get_weights()
+    K.clear_session()
+    K.set_session(tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})))
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with strategy.scope():
+        two = build()
+    got = [two.train_on_batch(x, y) for _ in range(3)]  # (each replica on half the batch)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for a, b in zip(weights, two.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+    assert isinstance(two.layers[0].kernel, tf.distribute.MirroredVariable)
+    history = two.fit(x, y, epochs=3, batch_size=8, verbose=0)
+    assert history.history["loss"][-1] < want[-1][0]

@@ -240,8 +240,8 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
                       "`Sequential`, functional and subclassed `Model`, `compile`/`fit`/`evaluate`/`predict`, the "
                       "callbacks, optimizers, losses, metrics, `backend` and `utils`, Keras's HDF5 files (`save`, "
-                      "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`; not "
-                      "yet SavedModel, `keras.datasets` (downloads) or `fit` under a tf.distribute strategy")
+                      "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "
+                      "in a MirroredStrategy scope; not yet SavedModel or `keras.datasets` (downloads)")
         elif name == "io":
             status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "

@@ -87,6 +87,7 @@ class Layer:
         self._non_trainable_weights: list = []
         self._updates: list = []
         self._losses: list = []
+        self._weight_regularizers: list = []  # (regularizer, variable): made again per replica
         self._inbound_nodes: list[Node] = []
         self.built = False
         self.input_spec = None
@@ -178,6 +179,7 @@ class Layer:
         (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
+            self._weight_regularizers.append((regularizer, var))
             with ops.name_scope(f"{name}/Regularizer"):
                 self.add_loss(regularizer(var))
         return var

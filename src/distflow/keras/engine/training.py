@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 
-from ... import add_n, cast, control_dependencies, group, placeholder, reduce_mean, train
+from ... import add_n, cast, control_dependencies, group, identity, placeholder, reduce_mean, train
+from ...framework import distribute_context
 from ...framework import dtypes, ops
 from .. import backend as K
 from .. import callbacks as callbacks_lib
@@ -38,6 +39,7 @@ class Model(Network):
         self.history = None
         self._compiled = None  # what compile was given; the graph it builds is in _train
         self._train = None
+        self._strategy = None
 
     # -- compile -------------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, sample_weight_mode=None,
@@ -48,6 +50,8 @@ class Model(Network):
             raise NotImplementedError("compile: target_tensors and sample_weight_mode='temporal' are not supported")
         self.optimizer = optimizers_lib.get(optimizer)
         self.loss = loss
+        context = distribute_context.current()
+        self._strategy = context.strategy if context is not None else None  # (compiled in a strategy's scope)
         self._compiled = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights,
                           "weighted_metrics": weighted_metrics}
         self._train = None
@@ -96,10 +100,11 @@ class Model(Network):
             raise ValueError("The model needs a loss for each output: compile(loss=...)")
         return [losses_lib.get(loss) for loss in losses]
 
-    def _losses_and_metrics(self, outputs, targets, sample_weights=None) -> tuple[list, list]:
+    def _losses_and_metrics(self, outputs, targets, sample_weights=None, regularization=None) -> tuple[list, list]:
         """``(names, tensors)``: the total loss (the outputs' losses, weighted, plus the layers'
         regularization losses), each output's loss when there are several, and the metrics,
-        each a batch mean, named as Keras names them (``loss``, ``out_loss``, ``out_acc``)."""
+        each a batch mean, named as Keras names them (``loss``, ``out_loss``, ``out_acc``).
+        ``regularization``: the regularization losses to add (by default the layers')."""
         compiled = self._compiled
         weights = self._per_output(compiled["loss_weights"], "loss_weights", 1.0)
         metrics = self._per_output(compiled["metrics"] or [], "metrics")
@@ -122,12 +127,61 @@ class Model(Network):
                 metric_tensors.append((f"{name}_{label}" if multi else label, value))
         with ops.name_scope("loss"):
             total = add_n([w * l if w != 1.0 else l for w, l in zip(weights, output_losses)])
-            regularization = self.losses
+            regularization = self.losses if regularization is None else regularization
             if regularization:
                 total = total + add_n([cast(r, total.dtype) for r in regularization])
         names = ["loss"] + ([f"{n}_loss" for n in self.output_names] if multi else []) + \
             [n for n, _ in metric_tensors]
         return names, [total] + (output_losses if multi else []) + [v for _, v in metric_tensors]
+
+    def _train_fetches(self) -> list:
+        """What a training step runs: the training op, then the loss and the metrics."""
+        if self._strategy is None:
+            return [self._train_op()] + self._train["values"]
+        if self._train.get("distributed") is None:
+            self._train["distributed"] = self._distributed_training()
+        return self._train["distributed"]
+
+    def _distributed_training(self) -> list:
+        """The training step under the strategy the model was compiled in: each replica runs the
+        model on its share of the batch (its copies of the weights), the optimizer averages
+        the gradients over the replicas, and the loss and metrics are averaged too."""
+        strategy = self._strategy
+        layers = self._all_layers()
+        graph = self.outputs[0].graph
+        with graph.as_default(), ops.name_scope(None), strategy.scope():
+            shares = strategy._split_batch((tuple(self.inputs), tuple(self._train["targets"]),
+                                            tuple(self._train["sample_weights"])))
+            made = {}
+
+            def replica_step(inputs, targets, weights):
+                before = {id(layer): (len(layer._updates), len(layer._losses)) for layer in layers}
+                outputs = _as_list(self(list(inputs) if len(inputs) > 1 else inputs[0], training=True))
+                activity = [loss for layer in layers for loss in layer._losses[before[id(layer)][1]:]]
+                weight_terms = [regularizer(var) for layer in layers for regularizer, var in layer._weight_regularizers]
+                names, values = self._losses_and_metrics(outputs, list(targets), list(weights),
+                                                         regularization=weight_terms + activity)
+                updates = [u for layer in layers for u in layer._updates[before[id(layer)][0]:]]
+                step = self.optimizer.minimize(values[0], self.trainable_weights)
+                made.setdefault("ops", []).extend([step] + updates)
+                with control_dependencies([step] + updates):
+                    return [identity(v) for v in values]
+
+            per_replica = strategy.experimental_run_v2(replica_step, args=shares)
+            reduced = [strategy.reduce("MEAN", v) for v in per_replica]
+            with control_dependencies(made["ops"]):
+                train_op = group(*made["ops"])
+        return [train_op] + reduced
+
+    def _all_layers(self) -> list:
+        """This model's layers and the layers inside them (nested models, wrappers)."""
+        out, todo = [], list(self._layers)
+        while todo:
+            layer = todo.pop(0)
+            if layer not in out:
+                out.append(layer)
+                todo.extend(layer._tracked_layers())
+        return out
 
     def _train_op(self):
         train_state = self._train
@@ -266,8 +320,7 @@ class Model(Network):
             steps = -(-samples // batch_size)
         if self._train is None:
             self._build_training()
-        train_op = self._train_op()
-        fetches = [train_op] + self._train["values"]
+        fetches = self._train_fetches()
         names = self._train["names"]
         session = K.get_session()
         val_pack = val
@@ -416,8 +469,8 @@ class Model(Network):
         arrays, targets = self._inputs_of(x), self._targets_of(y)
         if self._train is None:
             self._build_training()
-        train_op = self._train_op()  # (before the session, which initializes the optimizer's new variables)
-        out = K.get_session().run([train_op] + self._train["values"],
+        fetches = self._train_fetches()  # (before the session, which initializes the optimizer's new variables)
+        out = K.get_session().run(fetches,
                                   self._feed(arrays, targets, self._weights_of(targets, sample_weight, class_weight),
                                              True))[1:]
         out = [float(v) for v in out]
