@@ -1,7 +1,9 @@
 """One worker of a MultiWorkerMirroredStrategy job (TF_CONFIG names it): trains a small model
 on the same batch as every other worker and prints its losses and final weights as JSON.
 
-Usage: python distribute_task.py STEPS
+Usage: python distribute_task.py STEPS [keras]
+With "keras", the model is a tf.keras one compiled in the strategy's scope, and each worker
+trains with train_on_batch on its own half of the batch.
 """
 
 import json
@@ -23,12 +25,34 @@ def model(x):
     return tf.layers.dense(h, 2, kernel_initializer=tf.glorot_uniform_initializer(seed=None), name="logits")
 
 
+def keras_model():
+    """The model of the keras mode (constant initial values, so a test can compute its steps)."""
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(8, activation="tanh", input_shape=(6,), kernel_initializer=tf.keras.initializers.Constant(0.1),
+                              kernel_regularizer=tf.keras.regularizers.l2(0.01)),
+        tf.keras.layers.Dense(2, activation="softmax", kernel_initializer=tf.keras.initializers.Constant(0.05))])
+    model.compile(tf.keras.optimizers.SGD(0.5), "sparse_categorical_crossentropy", metrics=["accuracy"])
+    return model
+
+
+def train_keras(steps, strategy, server, index):
+    tf.keras.backend.set_session(tf.Session(server.target))
+    with strategy.scope():
+        model = keras_model()
+    half = slice(16 * index, 16 * (index + 1))
+    losses = [model.train_on_batch(X[half], Y[half])[0] for _ in range(steps)]
+    print("RESULT " + json.dumps({"losses": losses, "weights": [w.tolist() for w in model.get_weights()]}),
+          flush=True)
+
+
 def main():
     steps = int(sys.argv[1])
     task = json.loads(os.environ["TF_CONFIG"])["task"]
     strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
     server = tf.train.Server(tf.train.ClusterSpec(json.loads(os.environ["TF_CONFIG"])["cluster"]),
                              job_name=task["type"], task_index=task["index"])
+    if sys.argv[2:] == ["keras"]:
+        return train_keras(steps, strategy, server, task["index"])
     with tf.device(strategy.extended.worker_devices[0]):
         dataset = tf.data.Dataset.from_tensors((X, Y)).repeat()
     with strategy.scope():

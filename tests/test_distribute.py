@@ -264,6 +264,39 @@ def test_multi_worker_mirrored_workers_start_equal_and_stay_equal():
         np.testing.assert_array_equal(first["weights"][name], second["weights"][name], err_msg=name)
 
 
+def test_keras_fit_with_multi_worker_mirrored_strategy_is_one_device_on_both_halves():
+    import distribute_task
+    from distflow.tools.launcher import free_ports
+
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in free_ports(2)]}
+    procs = []
+    try:
+        for i in range(2):
+            env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"),
+                       TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}}))
+            procs.append(subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "distribute_task.py"), "3",
+                                           "keras"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+        outputs = [p.communicate(timeout=120)[0].decode() for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    results = []
+    for out in outputs:
+        lines = [line for line in out.splitlines() if line.startswith("RESULT ")]
+        assert lines, out[-3000:]
+        results.append(json.loads(lines[-1][len("RESULT "):]))
+    tf.keras.backend.clear_session()  # one process, the whole batch
+    model = distribute_task.keras_model()
+    want = [model.train_on_batch(distribute_task.X, distribute_task.Y)[0] for _ in range(3)]
+    weights = model.get_weights()
+    tf.keras.backend.clear_session()
+    for result in results:
+        np.testing.assert_allclose(result["losses"], want, rtol=1e-5)
+        for got, expected in zip(result["weights"], weights):
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+
+
 def _estimator_weights(tmp_path, strategy):
     def model_fn(features, labels, mode):
         logits = tf.layers.dense(features["x"], 2, kernel_initializer=tf.constant_initializer(0.05), name="linear")
