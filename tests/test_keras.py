@@ -502,3 +502,40 @@ def test_fit_under_mirrored_strategy_trains_as_one_device_on_the_whole_batch():
     assert isinstance(two.layers[0].kernel, tf.distribute.MirroredVariable)
     history = two.fit(x, y, epochs=3, batch_size=8, verbose=0)
     assert history.history["loss"][-1] < want[-1][0]
+
+
+@pytest.mark.parametrize("name", ["sgd_momentum", "adam", "rmsprop", "adagrad", "adadelta"])
+def test_a_keras_optimizer_step_is_its_update_rule(name):
+    rng = np.random.RandomState(16)
+    x = rng.randn(8, 3).astype(np.float32)
+    y = rng.randn(8, 1).astype(np.float32)
+    optimizer = {"sgd_momentum": tf.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+                 "adam": tf.keras.optimizers.Adam(0.01), "rmsprop": tf.keras.optimizers.RMSprop(0.01),
+                 "adagrad": tf.keras.optimizers.Adagrad(0.1), "adadelta": tf.keras.optimizers.Adadelta(1.0)}[name]
+    model = tf.keras.Sequential([layers.Dense(1, input_shape=(3,), use_bias=False)])
+    model.compile(optimizer, "mse")
+    w = model.get_weights()[0].astype(np.float64)
+    state = {}
+    for step in range(1, 3):
+        g = 2 * x.T @ (x @ w - y) / len(x)
+        model.train_on_batch(x, y)
+        if name == "sgd_momentum":  # (Nesterov: the step looks ahead along the new velocity)
+            v = state["v"] = 0.9 * state.get("v", 0) + g
+            w = w - 0.1 * (g + 0.9 * v)
+        elif name == "adam":
+            m = state["m"] = 0.9 * state.get("m", 0) + 0.1 * g
+            s = state["s"] = 0.999 * state.get("s", 0) + 0.001 * g * g
+            rate = 0.01 * np.sqrt(1 - 0.999 ** step) / (1 - 0.9 ** step)
+            w = w - rate * m / (np.sqrt(s) + 1e-7)
+        elif name == "rmsprop":  # (the mean square starts at zero, as Keras's)
+            s = state["s"] = 0.9 * state.get("s", 0) + 0.1 * g * g
+            w = w - 0.01 * g / np.sqrt(s + 1e-7)
+        elif name == "adagrad":
+            s = state["s"] = state.get("s", 0.1) + g * g
+            w = w - 0.1 * g / np.sqrt(s)
+        else:
+            s = state["s"] = 0.95 * state.get("s", 0) + 0.05 * g * g
+            update = g * np.sqrt(state.get("d", 0) + 1e-7) / np.sqrt(s + 1e-7)
+            state["d"] = 0.95 * state.get("d", 0) + 0.05 * update * update
+            w = w - update
+        np.testing.assert_allclose(model.get_weights()[0], w, rtol=1e-4, atol=1e-6, err_msg=f"{name} step {step}")

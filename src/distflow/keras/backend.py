@@ -377,8 +377,13 @@ def permute_dimensions(x, pattern):
 
 
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
-    out = nn.relu(x) if alpha == 0.0 and threshold == 0.0 else \
-        _maximum(x, threshold) + alpha * _minimum(x - threshold, 0.0) if threshold else nn.leaky_relu(x, alpha)
+    """Keras's relu: ``x`` where ``x >= threshold``, else ``alpha * (x - threshold)``; at most
+    ``max_value``."""
+    if threshold:
+        from .. import greater_equal, where  # noqa: PLC0415
+        out = where(greater_equal(x, threshold), x, alpha * (x - threshold))
+    else:
+        out = nn.relu(x) if alpha == 0.0 else nn.leaky_relu(x, alpha)
     return out if max_value is None else _minimum(out, max_value)
 
 

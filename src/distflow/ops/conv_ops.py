@@ -305,7 +305,9 @@ def dilate_filter(f: ops.Tensor, rate_h: int, rate_w: int) -> ops.Tensor:
                                [[0, 0], [0, rate_h - 1], [0, 0], [0, rate_w - 1], [0, 0], [0, 0]])
         spread = array_ops.reshape(spread, array_ops.stack([kh * rate_h, kw * rate_w, array_ops.shape(f)[2],
                                                             array_ops.shape(f)[3]]))
-        return slicing_ops.slice(spread, [0, 0, 0, 0], [(kh - 1) * rate_h + 1, (kw - 1) * rate_w + 1, -1, -1])
+        out = slicing_ops.slice(spread, [0, 0, 0, 0], [(kh - 1) * rate_h + 1, (kw - 1) * rate_w + 1, -1, -1])
+        out.set_shape([(kh - 1) * rate_h + 1, (kw - 1) * rate_w + 1, f.shape[2].value, f.shape[3].value])
+        return out
 
 
 # ---------------------------------------------------------------------------

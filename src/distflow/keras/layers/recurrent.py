@@ -217,10 +217,8 @@ class RNN(Layer):
         for s, size in zip(finals, cell.state_size):
             s.set_shape(TensorShape([inputs.shape[0].value, size]))
         if self.return_sequences:
-            seq = result[1].stack()
-            if self.go_backwards:
-                seq = reverse(seq, [0])
-            out = transpose(seq, [1, 0, 2])
+            # (with go_backwards, in the order the steps ran, last input first, as Keras returns it)
+            out = transpose(result[1].stack(), [1, 0, 2])
             out.set_shape(TensorShape([inputs.shape[0].value, inputs.shape[1].value, cell.units]))
         else:
             out = final

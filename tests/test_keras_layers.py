@@ -1,0 +1,203 @@
+"""Every tf.keras layer against NumPy written the obvious way (weights read back from the
+layer), and the shapes Keras gives; the recurrent layers and Dense/Conv2D are in test_keras.py."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+K = tf.keras.backend
+layers = tf.keras.layers
+rng = np.random.RandomState(0)
+
+
+@pytest.fixture(autouse=True)
+def fresh_keras():
+    K.clear_session()
+    yield
+    K.clear_session()
+
+
+def run(layer, *arrays):
+    """The layer's output on ``arrays`` (one Input each), through a Model's predict."""
+    inputs = [tf.keras.Input(shape=a.shape[1:], dtype=a.dtype.name) for a in arrays]
+    out = layer(inputs if len(inputs) > 1 else inputs[0])
+    model = tf.keras.Model(inputs, out)
+    got = model.predict(list(arrays) if len(arrays) > 1 else arrays[0])
+    assert tuple(model.output_shape[1:]) == got.shape[1:], (model.output_shape, got.shape)
+    return got
+
+
+def conv_nd(x, kernel, strides, padding, dilation=None):
+    """A channels-last convolution of any rank: x [n, *spatial, c], kernel [*k, c, f]."""
+    spatial = kernel.shape[:-2]
+    dilation = dilation or (1,) * len(spatial)
+    eff = [(k - 1) * d + 1 for k, d in zip(spatial, dilation)]
+    if padding == "same":
+        outs = [-(-s // st) for s, st in zip(x.shape[1:-1], strides)]
+        pads = [max((o - 1) * st + e - s, 0) for o, st, e, s in zip(outs, strides, eff, x.shape[1:-1])]
+        x = np.pad(x, [(0, 0)] + [(p // 2, p - p // 2) for p in pads] + [(0, 0)])
+    outs = [(s - e) // st + 1 for s, e, st in zip(x.shape[1:-1], eff, strides)]
+    out = np.zeros((x.shape[0], *outs, kernel.shape[-1]))
+    for index in np.ndindex(*outs):
+        window = tuple(slice(i * st, i * st + e, d) for i, st, e, d in zip(index, strides, eff, dilation))
+        patch = x[(slice(None),) + window]
+        out[(slice(None),) + index] = np.tensordot(patch, kernel, axes=len(spatial) + 1)
+    return out
+
+
+def pool_nd(x, size, strides, reduce):
+    outs = [(s - k) // st + 1 for s, k, st in zip(x.shape[1:-1], size, strides)]
+    out = np.zeros((x.shape[0], *outs, x.shape[-1]))
+    for index in np.ndindex(*outs):
+        window = tuple(slice(i * st, i * st + k) for i, st, k in zip(index, strides, size))
+        out[(slice(None),) + index] = reduce(x[(slice(None),) + window], axis=tuple(range(1, len(size) + 1)))
+    return out
+
+
+def test_convolutions_of_every_rank_and_kind():
+    x1, x2, x3 = (rng.rand(2, 7, 3), rng.rand(2, 6, 5, 3), rng.rand(2, 5, 4, 4, 2))
+    x1, x2, x3 = (a.astype(np.float32) for a in (x1, x2, x3))
+    for layer, x, kwargs in ((layers.Conv1D(4, 3, strides=2), x1, dict(strides=(2,), padding="valid")),
+                             (layers.Conv1D(4, 3, padding="same", dilation_rate=2), x1,
+                              dict(strides=(1,), padding="same", dilation=(2,))),
+                             (layers.Conv2D(4, (3, 2), strides=(2, 1), padding="same"), x2,
+                              dict(strides=(2, 1), padding="same")),
+                             (layers.Conv3D(3, 2), x3, dict(strides=(1, 1, 1), padding="valid"))):
+        got = run(layer, x)
+        kernel, bias = layer.get_weights()
+        np.testing.assert_allclose(got, conv_nd(x, kernel, **kwargs) + bias, rtol=1e-4, atol=1e-5,
+                                   err_msg=type(layer).__name__)
+    depthwise = layers.DepthwiseConv2D(3, depth_multiplier=2, padding="same")
+    got = run(depthwise, x2)
+    dk, db = depthwise.get_weights()
+    want = np.concatenate([conv_nd(x2[..., c:c + 1], dk[:, :, c:c + 1, :], (1, 1), "same") for c in range(3)], -1)
+    np.testing.assert_allclose(got, want + db, rtol=1e-4, atol=1e-5)
+    separable = layers.SeparableConv2D(5, 3)
+    got = run(separable, x2)
+    sk, pk, sb = separable.get_weights()
+    inner = np.concatenate([conv_nd(x2[..., c:c + 1], sk[:, :, c:c + 1, :], (1, 1), "valid") for c in range(3)], -1)
+    np.testing.assert_allclose(got, conv_nd(inner, pk, (1, 1), "valid") + sb, rtol=1e-4, atol=1e-5)
+    transpose = layers.Conv2DTranspose(2, 3, strides=2)
+    got = run(transpose, x2)
+    tk, tb = transpose.get_weights()  # [h, w, filters, in]: each input pixel scatters a kernel-sized patch
+    want = np.zeros((2, 13, 11, 2))
+    for i in range(6):
+        for j in range(5):
+            want[:, 2 * i:2 * i + 3, 2 * j:2 * j + 3] += np.einsum("nc,hwfc->nhwf", x2[:, i, j], tk)
+    np.testing.assert_allclose(got, want + tb, rtol=1e-4, atol=1e-5)
+
+
+def test_pooling_of_every_rank():
+    x1, x2, x3 = rng.rand(2, 8, 3), rng.rand(2, 6, 6, 2), rng.rand(2, 4, 4, 4, 2)
+    x1, x2, x3 = (a.astype(np.float32) for a in (x1, x2, x3))
+    for layer, x, size, strides, reduce in (
+            (layers.MaxPooling1D(2), x1, (2,), (2,), np.max), (layers.AveragePooling1D(3, 2), x1, (3,), (2,), np.mean),
+            (layers.MaxPool2D((3, 2), strides=(1, 2)), x2, (3, 2), (1, 2), np.max),
+            (layers.AveragePooling2D(), x2, (2, 2), (2, 2), np.mean),
+            (layers.MaxPooling3D(2), x3, (2, 2, 2), (2, 2, 2), np.max),
+            (layers.AveragePooling3D(2), x3, (2, 2, 2), (2, 2, 2), np.mean)):
+        np.testing.assert_allclose(run(layer, x), pool_nd(x, size, strides, reduce), rtol=1e-5,
+                                   err_msg=type(layer).__name__)
+    for layer, x, axes, reduce in ((layers.GlobalAveragePooling1D(), x1, (1,), np.mean),
+                                   (layers.GlobalMaxPool2D(), x2, (1, 2), np.max),
+                                   (layers.GlobalAvgPool3D(), x3, (1, 2, 3), np.mean),
+                                   (layers.GlobalMaxPooling3D(), x3, (1, 2, 3), np.max)):
+        np.testing.assert_allclose(run(layer, x), reduce(x, axis=axes), rtol=1e-5, err_msg=type(layer).__name__)
+
+
+def test_reshaping_padding_cropping_and_up_sampling():
+    x = rng.rand(2, 4, 3, 2).astype(np.float32)
+    np.testing.assert_array_equal(run(layers.Reshape((6, 4)), x), x.reshape(2, 6, 4))
+    np.testing.assert_array_equal(run(layers.Permute((3, 1, 2)), x), x.transpose(0, 3, 1, 2))
+    np.testing.assert_array_equal(run(layers.Flatten(), x), x.reshape(2, -1))
+    np.testing.assert_array_equal(run(layers.ZeroPadding2D(((1, 0), (2, 1))), x),
+                                  np.pad(x, ((0, 0), (1, 0), (2, 1), (0, 0))))
+    np.testing.assert_array_equal(run(layers.Cropping2D(((1, 2), (0, 1))), x), x[:, 1:2, 0:2])
+    np.testing.assert_array_equal(run(layers.UpSampling2D((2, 3)), x), x.repeat(2, axis=1).repeat(3, axis=2))
+    v = rng.rand(2, 5).astype(np.float32)
+    np.testing.assert_array_equal(run(layers.RepeatVector(3), v), np.repeat(v[:, None], 3, axis=1))
+    s = rng.rand(2, 5, 3).astype(np.float32)
+    np.testing.assert_array_equal(run(layers.ZeroPadding1D(2), s), np.pad(s, ((0, 0), (2, 2), (0, 0))))
+    np.testing.assert_array_equal(run(layers.Cropping1D((1, 2)), s), s[:, 1:3])
+    np.testing.assert_array_equal(run(layers.UpSampling1D(2), s), s.repeat(2, axis=1))
+    np.testing.assert_allclose(run(layers.Lambda(lambda t, k: t * k, arguments={"k": 3.0}), v), 3 * v, rtol=1e-6)
+
+
+def test_merge_layers_and_their_functions():
+    a, b, c = (rng.rand(3, 4).astype(np.float32) for _ in range(3))
+    for layer, want in ((layers.Add(), a + b + c), (layers.Multiply(), a * b * c), (layers.Average(), (a + b + c) / 3),
+                        (layers.Maximum(), np.maximum(np.maximum(a, b), c)),
+                        (layers.Minimum(), np.minimum(np.minimum(a, b), c)),
+                        (layers.Concatenate(axis=-1), np.concatenate([a, b, c], -1))):
+        np.testing.assert_allclose(run(layer, a, b, c), want, rtol=1e-6, err_msg=type(layer).__name__)
+    np.testing.assert_allclose(run(layers.Subtract(), a, b), a - b, rtol=1e-6)
+    np.testing.assert_allclose(run(layers.Dot(axes=1), a, b), (a * b).sum(1, keepdims=True), rtol=1e-5)
+    unit = lambda m: m / np.linalg.norm(m, axis=1, keepdims=True)  # noqa: E731
+    np.testing.assert_allclose(run(layers.Dot(axes=1, normalize=True), a, b),
+                               (unit(a) * unit(b)).sum(1, keepdims=True), rtol=1e-5)
+    ia, ib = tf.keras.Input((4,)), tf.keras.Input((4,))
+    for fn, want in ((layers.add, a + b), (layers.subtract, a - b), (layers.multiply, a * b),
+                     (layers.average, (a + b) / 2), (layers.maximum, np.maximum(a, b)),
+                     (layers.minimum, np.minimum(a, b)), (layers.concatenate, np.concatenate([a, b], -1))):
+        got = tf.keras.Model([ia, ib], fn([ia, ib])).predict([a, b])
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=fn.__name__)
+    with pytest.raises(ValueError, match="at least 2 inputs"):
+        layers.Add()([ia])
+
+
+def test_activation_layers():
+    x = rng.randn(3, 5).astype(np.float32) * 2
+    np.testing.assert_allclose(run(layers.LeakyReLU(0.2), x), np.where(x > 0, x, 0.2 * x), rtol=1e-6)
+    np.testing.assert_allclose(run(layers.ELU(0.5), x), np.where(x > 0, x, 0.5 * (np.exp(x) - 1)), rtol=1e-5)
+    np.testing.assert_allclose(run(layers.ReLU(max_value=1.5), x), np.clip(x, 0, 1.5), rtol=1e-6)
+    np.testing.assert_allclose(run(layers.ReLU(negative_slope=0.1, threshold=0.5), x),
+                               np.where(x >= 0.5, x, 0.1 * (x - 0.5)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(run(layers.ThresholdedReLU(1.0), x), np.where(x > 1.0, x, 0), rtol=1e-6)
+    e = np.exp(x - x.max(0, keepdims=True))
+    np.testing.assert_allclose(run(layers.Softmax(axis=0), x), e / e.sum(0, keepdims=True), rtol=1e-5)
+    prelu = layers.PReLU(alpha_initializer=tf.keras.initializers.Constant(0.3))
+    np.testing.assert_allclose(run(prelu, x), np.where(x > 0, x, 0.3 * x), rtol=1e-5)
+    assert prelu.get_weights()[0].shape == (5,)
+    for name, fn in (("selu", lambda v: 1.0507009873554805 * np.where(v > 0, v, 1.6732632423543772 * (np.exp(v) - 1))),
+                     ("softplus", lambda v: np.log1p(np.exp(v))), ("softsign", lambda v: v / (1 + np.abs(v))),
+                     ("hard_sigmoid", lambda v: np.clip(0.2 * v + 0.5, 0, 1)), ("exponential", np.exp),
+                     ("linear", lambda v: v)):
+        np.testing.assert_allclose(run(layers.Activation(name), x), fn(x), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_layer_normalization_and_embedding_and_time_distributed():
+    x = rng.randn(3, 4, 6).astype(np.float32)
+    norm = layers.LayerNormalization(epsilon=1e-3)
+    got = run(norm, x)
+    want = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-3)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    tokens = rng.randint(0, 10, size=(3, 5)).astype(np.int32)
+    embedding = layers.Embedding(10, 4)
+    np.testing.assert_array_equal(run(embedding, tokens), embedding.get_weights()[0][tokens])
+    dense = layers.Dense(2)
+    got = run(layers.TimeDistributed(dense), x)
+    w, b = dense.get_weights()
+    np.testing.assert_allclose(got, x @ w + b, rtol=1e-5, atol=1e-6)
+
+
+def test_bidirectional_merges_a_forward_and_a_backward_pass():
+    x = rng.randn(2, 4, 3).astype(np.float32)
+    for mode in ("concat", "sum", "ave", "mul"):
+        K.clear_session()
+        inp = tf.keras.Input((4, 3))
+        bi = layers.Bidirectional(layers.SimpleRNN(2, return_sequences=True), merge_mode=mode)
+        got = tf.keras.Model(inp, bi(inp)).predict(x)
+        fk, fr, fb, bk, br, bb = bi.get_weights()
+
+        def rnn(seq, k, r, b):
+            h, outs = np.zeros((2, 2)), []
+            for t in range(seq.shape[1]):
+                h = np.tanh(seq[:, t] @ k + h @ r + b)
+                outs.append(h)
+            return np.stack(outs, 1)
+
+        forward, backward = rnn(x, fk, fr, fb), rnn(x[:, ::-1], bk, br, bb)[:, ::-1]
+        want = {"concat": np.concatenate([forward, backward], -1), "sum": forward + backward,
+                "ave": (forward + backward) / 2, "mul": forward * backward}[mode]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=mode)
