@@ -201,3 +201,17 @@ def test_bidirectional_merges_a_forward_and_a_backward_pass():
         want = {"concat": np.concatenate([forward, backward], -1), "sum": forward + backward,
                 "ave": (forward + backward) / 2, "mul": forward * backward}[mode]
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=mode)
+
+
+def test_pad_sequences_and_the_tokenizer():
+    pad = tf.keras.preprocessing.sequence.pad_sequences
+    seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]
+    np.testing.assert_array_equal(pad(seqs, maxlen=4), [[0, 1, 2, 3], [0, 0, 0, 4], [6, 7, 8, 9]])
+    np.testing.assert_array_equal(pad(seqs, maxlen=4, padding="post", truncating="post", value=-1),
+                                  [[1, 2, 3, -1], [4, -1, -1, -1], [5, 6, 7, 8]])
+    assert pad(seqs).shape == (3, 5) and pad(seqs).dtype == np.int32
+    tokenizer = tf.keras.preprocessing.text.Tokenizer(num_words=4, oov_token="<?>")
+    tokenizer.fit_on_texts(["the cat sat", "The cat, the hat!"])
+    assert tokenizer.word_index == {"<?>": 1, "the": 2, "cat": 3, "sat": 4, "hat": 5}
+    assert tokenizer.texts_to_sequences(["the hat sat on the cat"]) == [[2, 1, 1, 1, 2, 3]]
+    np.testing.assert_array_equal(tokenizer.texts_to_matrix(["cat the the"], mode="count"), [[0, 0, 2, 1]])

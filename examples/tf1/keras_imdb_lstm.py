@@ -11,6 +11,8 @@ from __future__ import print_function
 import numpy as np
 import distflow as tf
 
+sequence = tf.keras.preprocessing.sequence
+
 max_features = 2000
 maxlen = 40  # cut texts after this number of words
 batch_size = 32
@@ -33,15 +35,6 @@ def load_data(n, seed):
     return x, np.array(y)
 
 
-def pad_sequences(sequences, maxlen):
-    """Keras's default padding: zeros in front, longer sequences cut from the front."""
-    out = np.zeros((len(sequences), maxlen), dtype='int32')
-    for i, s in enumerate(sequences):
-        s = s[-maxlen:]
-        out[i, maxlen - len(s):] = s
-    return out
-
-
 print('Loading data...')
 x_train, y_train = load_data(2000, 0)
 x_test, y_test = load_data(500, 1)
@@ -49,8 +42,8 @@ print(len(x_train), 'train sequences')
 print(len(x_test), 'test sequences')
 
 print('Pad sequences (samples x time)')
-x_train = pad_sequences(x_train, maxlen=maxlen)
-x_test = pad_sequences(x_test, maxlen=maxlen)
+x_train = sequence.pad_sequences(x_train, maxlen=maxlen)
+x_test = sequence.pad_sequences(x_test, maxlen=maxlen)
 print('x_train shape:', x_train.shape)
 print('x_test shape:', x_test.shape)
 

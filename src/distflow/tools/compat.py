@@ -239,7 +239,7 @@ def namespaces() -> list[tuple[str, str]]:
         elif name == "keras":
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
                       "`Sequential`, functional and subclassed `Model`, `compile`/`fit`/`evaluate`/`predict`, the "
-                      "callbacks, optimizers, losses, metrics, `backend` and `utils`, Keras's HDF5 files (`save`, "
+                      "callbacks, optimizers, losses, metrics, `backend`, `utils` and `preprocessing` (sequences, text), Keras's HDF5 files (`save`, "
                       "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "
                       "in a MirroredStrategy or MultiWorkerMirroredStrategy scope; not yet SavedModel or `keras.datasets` (downloads)")
         elif name == "io":
