@@ -295,7 +295,11 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         leading = shape[:axis] if axis else array_ops.constant([], dtypes.int32)
         flat = array_ops.reshape(tensor, slicing_ops.concat([leading, [-1], shape[axis + k:]], 0))
         indices = array_ops.squeeze(math_ops.where(array_ops.reshape(mask, [-1])), [1])
-        return slicing_ops.gather(flat, indices, axis=axis)
+        out = slicing_ops.gather(flat, indices, axis=axis)
+        if tensor.shape.ndims is not None:  # (TF's static shape: the masked axes become one unknown axis)
+            dims = tensor.shape.as_list()
+            out.set_shape(dims[:axis] + [None] + dims[axis + k:])
+        return out
 
 
 # ---------------------------------------------------------------------------
