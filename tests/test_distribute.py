@@ -235,7 +235,9 @@ def test_dataset_shard_deals_elements_out():
     assert got == [1, 4, 7]
 
 
-def test_multi_worker_mirrored_workers_start_equal_and_stay_equal():
+def _two_workers(*args) -> list:
+    """Runs distribute_task.py with ``args`` as the two workers of a cluster on 127.0.0.1; the
+    result each printed."""
     from distflow.tools.launcher import free_ports
 
     cluster = {"worker": [f"127.0.0.1:{p}" for p in free_ports(2)]}
@@ -244,7 +246,7 @@ def test_multi_worker_mirrored_workers_start_equal_and_stay_equal():
         for i in range(2):
             env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"),
                        TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}}))
-            procs.append(subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "distribute_task.py"), "5"],
+            procs.append(subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "distribute_task.py"), *args],
                                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
         outputs = [p.communicate(timeout=120)[0].decode() for p in procs]
     finally:
@@ -256,7 +258,11 @@ def test_multi_worker_mirrored_workers_start_equal_and_stay_equal():
         lines = [line for line in out.splitlines() if line.startswith("RESULT ")]
         assert lines, out[-3000:]
         results.append(json.loads(lines[-1][len("RESULT "):]))
-    first, second = results
+    return results
+
+
+def test_multi_worker_mirrored_workers_start_equal_and_stay_equal():
+    first, second = _two_workers("5")
     assert first["losses"] == second["losses"] and first["losses"][-1] < first["losses"][0]
     assert first["weights"].keys() == second["weights"].keys() == {"hidden/kernel", "hidden/bias", "logits/kernel",
                                                                    "logits/bias"}
@@ -266,26 +272,8 @@ def test_multi_worker_mirrored_workers_start_equal_and_stay_equal():
 
 def test_keras_fit_with_multi_worker_mirrored_strategy_is_one_device_on_both_halves():
     import distribute_task
-    from distflow.tools.launcher import free_ports
 
-    cluster = {"worker": [f"127.0.0.1:{p}" for p in free_ports(2)]}
-    procs = []
-    try:
-        for i in range(2):
-            env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"),
-                       TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}}))
-            procs.append(subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "distribute_task.py"), "3",
-                                           "keras"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
-        outputs = [p.communicate(timeout=120)[0].decode() for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    results = []
-    for out in outputs:
-        lines = [line for line in out.splitlines() if line.startswith("RESULT ")]
-        assert lines, out[-3000:]
-        results.append(json.loads(lines[-1][len("RESULT "):]))
+    results = _two_workers("3", "keras")  # (each worker on its half of the batch)
     tf.keras.backend.clear_session()  # one process, the whole batch
     model = distribute_task.keras_model()
     want = [model.train_on_batch(distribute_task.X, distribute_task.Y)[0] for _ in range(3)]
