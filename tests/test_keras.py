@@ -205,7 +205,7 @@ def test_callbacks(tmp_path):
     rng = np.random.RandomState(7)
     x = rng.randn(64, 4).astype(np.float32)
     y = (x.sum(1) > 0).astype(np.float32)
-    model = tf.keras.Sequential([layers.Dense(1, activation="sigmoid", input_shape=(4,))])
+    model = tf.keras.Sequential([layers.Dense(1, activation="sigmoid", input_shape=(4,), kernel_initializer="zeros")])
     model.compile(tf.keras.optimizers.SGD(0.1), "binary_crossentropy", metrics=["acc"])
     seen = []
     callbacks = [
@@ -243,10 +243,11 @@ def test_progress_output_is_keras_format():
     y = (x[:, 0] > 0).astype(np.int64)
     model = tf.keras.Sequential([layers.Dense(2, activation="softmax", input_shape=(2,))])
     model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
-    for verbose, pattern in ((1, r"100/100 \[={30}\] - \d+s \d+us/sample - loss: \d\.\d{4} - accuracy: \d\.\d{4} - "
-                                 r"val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}"),
-                             (2, r"100/100 - \d+s - loss: \d\.\d{4} - accuracy: \d\.\d{4} - val_loss: \d\.\d{4} - "
-                                 r"val_accuracy: \d\.\d{4}")):
+    num = r"\d\.\d{4}(?:e[+-]\d\d)?"  # (Keras prints a value below 1e-3 as 1.2345e-04)
+    for verbose, pattern in ((1, rf"100/100 \[={{30}}\] - \d+s \d+us/sample - loss: {num} - accuracy: {num} - "
+                                 rf"val_loss: {num} - val_accuracy: {num}"),
+                             (2, rf"100/100 - \d+s - loss: {num} - accuracy: {num} - val_loss: {num} - "
+                                 rf"val_accuracy: {num}")):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             model.fit(x, y, epochs=2, batch_size=10, verbose=verbose, validation_data=(x, y))
@@ -256,7 +257,7 @@ def test_progress_output_is_keras_format():
         finals = [line.strip("\x08\r ") for line in lines if line.startswith(("100/100", "\x08", "\r"))]
         assert re.fullmatch(pattern, finals[-1].strip()), finals[-1]
         if verbose == 1:  # (in between: the count so far, a bar with its head, the ETA and running means)
-            assert any(re.fullmatch(r" 10/100 \[==>\.{27}\] - ETA: \d+s - loss: \d\.\d{4} - accuracy: \d\.\d{4}",
+            assert any(re.fullmatch(rf" 10/100 \[==>\.{{27}}\] - ETA: \d+s - loss: {num} - accuracy: {num}",
                                     line) for line in lines), lines
 
 
@@ -283,7 +284,7 @@ def test_fit_takes_datasets_and_generators():
     rng = np.random.RandomState(9)
     x = rng.randn(64, 3).astype(np.float32)
     y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
-    model = tf.keras.Sequential([layers.Dense(1, input_shape=(3,))])
+    model = tf.keras.Sequential([layers.Dense(1, input_shape=(3,), kernel_initializer="zeros")])
     model.compile(tf.keras.optimizers.SGD(0.1), "mse")
     dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(16).repeat()
     first = model.fit(dataset, epochs=3, steps_per_epoch=4, verbose=0).history["loss"]

@@ -345,8 +345,9 @@ def test_rnn_sequence_classifier():
 def test_the_keras_digit_examples_reach_their_accuracy(program, accuracy):
     out, _ = run(program)
     assert numbers(last_line_with(out, "Test accuracy"))[-1] >= accuracy
-    assert re.search(r"^1500/1500 (\[={30}\] - \d+s \d+us/sample|- \d+s) - loss: \d\.\d{4} - accuracy: \d\.\d{4} - "
-                     r"val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}$", out, re.M), out[-2000:]
+    num = r"\d\.\d{4}(?:e[+-]\d\d)?"  # (Keras prints a value below 1e-3 as 1.2345e-04)
+    assert re.search(rf"^1500/1500 (\[={{30}}\] - \d+s \d+us/sample|- \d+s) - loss: {num} - accuracy: {num} - "
+                     rf"val_loss: {num} - val_accuracy: {num}$", out, re.M), out[-2000:]
 
 
 def test_the_keras_lstm_learns_which_words_outnumber_the_others():
