@@ -540,3 +540,28 @@ def test_a_keras_optimizer_step_is_its_update_rule(name):
             state["d"] = 0.95 * state.get("d", 0) + 0.05 * update * update
             w = w - update
         np.testing.assert_allclose(model.get_weights()[0], w, rtol=1e-4, atol=1e-6, err_msg=f"{name} step {step}")
+
+
+def test_a_model_whose_loss_comes_from_add_loss_alone():
+    """Keras's VAE example: the loss is added to the model (reconstruction plus the KL term, with
+    K.random_normal sampling), compile gets no loss, and fit gets no targets."""
+    rng = np.random.RandomState(17)
+    x = rng.rand(128, 6).astype(np.float32)
+    inputs = tf.keras.Input((6,))
+    hidden = layers.Dense(8, activation="relu")(inputs)
+    z_mean, z_log_var = layers.Dense(2)(hidden), layers.Dense(2)(hidden)
+    z = layers.Lambda(lambda a: a[0] + K.exp(0.5 * a[1]) * K.random_normal(K.shape(a[0])))([z_mean, z_log_var])
+    decoded = layers.Dense(6, activation="sigmoid")(layers.Dense(8, activation="relu")(z))
+    vae = tf.keras.Model(inputs, decoded)
+    reconstruction = K.sum(K.binary_crossentropy(inputs, decoded), axis=-1)
+    kl = -0.5 * K.sum(1 + z_log_var - K.square(z_mean) - K.exp(z_log_var), axis=-1)
+    vae.add_loss(K.mean(reconstruction + kl))
+    vae.compile(optimizer=tf.keras.optimizers.Adam(0.01))
+    history = vae.fit(x, epochs=15, batch_size=32, verbose=0)
+    assert vae.metrics_names == ["loss"]
+    assert history.history["loss"][-1] < history.history["loss"][0] - 0.2, history.history["loss"]
+    assert vae.predict(x[:4]).shape == (4, 6)
+    with pytest.raises(ValueError, match="no loss to train"):
+        plain = tf.keras.Sequential([layers.Dense(1, input_shape=(2,))])
+        plain.compile("sgd")
+        plain.fit(np.zeros((2, 2)), verbose=0)

@@ -421,6 +421,98 @@ def l2_normalize(x, axis=None):
     return nn.l2_normalize(x, axis)
 
 
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    from .. import random_normal as normal  # noqa: PLC0415
+    return normal(shape, mean, stddev, dtype or floatx(), seed=seed)
+
+
+def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    from .. import random_uniform as uniform  # noqa: PLC0415
+    return uniform(shape, minval, maxval, dtype or floatx(), seed=seed)
+
+
+def zeros_like(x, dtype=None, name=None):
+    from .. import zeros_like as like  # noqa: PLC0415
+    return like(x, dtype=dtype, name=name)
+
+
+def ones_like(x, dtype=None, name=None):
+    from .. import ones_like as like  # noqa: PLC0415
+    return like(x, dtype=dtype, name=name)
+
+
+def var(x, axis=None, keepdims=False):
+    m = reduce_mean(x, axis, keepdims=True)
+    return reduce_mean(square(x - m), axis, keepdims=keepdims)
+
+
+def std(x, axis=None, keepdims=False):
+    return sqrt(var(x, axis, keepdims))
+
+
+def any(x, axis=None, keepdims=False):  # noqa: A001
+    from .. import reduce_any  # noqa: PLC0415
+    return reduce_any(cast(x, "bool"), axis, keepdims=keepdims)
+
+
+def all(x, axis=None, keepdims=False):  # noqa: A001
+    from .. import reduce_all  # noqa: PLC0415
+    return reduce_all(cast(x, "bool"), axis, keepdims=keepdims)
+
+
+def switch(condition, then_expression, else_expression):
+    """``then_expression`` where ``condition`` holds, else ``else_expression`` (elementwise for
+    a tensor condition; a scalar condition picks one, as ``tf.cond``)."""
+    from .. import cond, where  # noqa: PLC0415
+    if condition.shape.ndims == 0:
+        pick = (lambda e: e if callable(e) else (lambda: e))
+        return cond(condition, pick(then_expression), pick(else_expression))
+    return where(condition, then_expression, else_expression)
+
+
+def cumsum(x, axis=0):
+    from .. import cumsum as cumulative  # noqa: PLC0415
+    return cumulative(x, axis=axis)
+
+
+def arange(start, stop=None, step=1, dtype="int32"):
+    from .. import range as span  # noqa: PLC0415
+    return span(start, stop, step, dtype=dtype) if stop is not None else span(start, dtype=dtype)
+
+
+def softplus(x):
+    return nn.softplus(x)
+
+
+def softsign(x):
+    return nn.softsign(x)
+
+
+def elu(x, alpha=1.0):
+    out = nn.elu(x)
+    return out if alpha == 1.0 else _maximum(x, 0.0) + alpha * _minimum(out, 0.0)
+
+
+def round(x):  # noqa: A001
+    from .. import round as rounded  # noqa: PLC0415
+    return rounded(x)
+
+
+def greater(x, y):
+    from .. import greater as op  # noqa: PLC0415
+    return op(x, y)
+
+
+def less(x, y):
+    from .. import less as op  # noqa: PLC0415
+    return op(x, y)
+
+
+def not_equal(x, y):
+    from .. import not_equal as op  # noqa: PLC0415
+    return op(x, y)
+
+
 abs = _abs  # noqa: A001
 sqrt = sqrt
 square = square

@@ -72,6 +72,8 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
 
 def _like(target, output, loss_fn):
     """Labels as the loss takes them: a column for a one-unit output given a vector."""
+    if loss_fn is None:  # (an output without a loss: its labels are not used)
+        return None
     target = ops.convert_to_tensor(target)
     if loss_fn is not losses_lib.sparse_categorical_crossentropy:
         if target.shape.ndims == 1 and output.shape.ndims == 2:

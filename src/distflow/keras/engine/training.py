@@ -83,6 +83,10 @@ class Model(Network):
         with graph.as_default(), ops.name_scope(None):
             targets, sample_weights = [], []
             for output, name, loss_fn in zip(self.outputs, self.output_names, self._loss_fns()):
+                if loss_fn is None:  # (an output without a loss takes no targets)
+                    targets.append(None)
+                    sample_weights.append(None)
+                    continue
                 rank = output.shape.ndims
                 sparse = loss_fn is losses_lib.sparse_categorical_crossentropy
                 targets.append(placeholder(output.dtype.base_dtype, name=f"{name}_target",
@@ -95,10 +99,12 @@ class Model(Network):
         self.total_loss = values[0]
 
     def _loss_fns(self) -> list:
+        """Each output's loss function, None for an output compiled without one (a model whose
+        loss comes from ``add_loss`` alone, as Keras's VAE example)."""
         losses = self._per_output(self._compiled["loss"], "loss")
-        if any(loss is None for loss in losses):
-            raise ValueError("The model needs a loss for each output: compile(loss=...)")
-        return [losses_lib.get(loss) for loss in losses]
+        if all(loss is None for loss in losses) and not self.losses:
+            raise ValueError("The model has no loss to train: give compile a loss, or add one with add_loss")
+        return [None if loss is None else losses_lib.get(loss) for loss in losses]
 
     def _losses_and_metrics(self, outputs, targets, sample_weights=None, regularization=None) -> tuple[list, list]:
         """``(names, tensors)``: the total loss (the outputs' losses, weighted, plus the layers'
@@ -108,10 +114,13 @@ class Model(Network):
         compiled = self._compiled
         weights = self._per_output(compiled["loss_weights"], "loss_weights", 1.0)
         metrics = self._per_output(compiled["metrics"] or [], "metrics")
-        multi = len(outputs) > 1
-        output_losses, metric_tensors = [], []
-        for i, (output, target, name, loss_fn) in enumerate(zip(outputs, targets, self.output_names,
-                                                                self._loss_fns())):
+        output_losses, metric_tensors, named = [], [], []
+        fns = self._loss_fns()
+        multi = sum(fn is not None for fn in fns) > 1
+        for i, (output, target, name, loss_fn) in enumerate(zip(outputs, targets, self.output_names, fns)):
+            if loss_fn is None:
+                continue
+            named.append((name, weights[i]))
             with ops.name_scope(f"loss/{name}_loss"):
                 per_sample = loss_fn(target, output)
                 if per_sample.shape.ndims is not None and per_sample.shape.ndims > 1:
@@ -126,11 +135,11 @@ class Model(Network):
                     value = reduce_mean(cast(fn(target, output), dtypes.float32))
                 metric_tensors.append((f"{name}_{label}" if multi else label, value))
         with ops.name_scope("loss"):
-            total = add_n([w * l if w != 1.0 else l for w, l in zip(weights, output_losses)])
+            terms = [w * l if w != 1.0 else l for (_, w), l in zip(named, output_losses)]
             regularization = self.losses if regularization is None else regularization
-            if regularization:
-                total = total + add_n([cast(r, total.dtype) for r in regularization])
-        names = ["loss"] + ([f"{n}_loss" for n in self.output_names] if multi else []) + \
+            terms += [cast(r, dtypes.float32) for r in regularization]
+            total = add_n(terms) if len(terms) > 1 else identity(terms[0])
+        names = ["loss"] + ([f"{n}_loss" for n, _ in named] if multi else []) + \
             [n for n, _ in metric_tensors]
         return names, [total] + (output_losses if multi else []) + [v for _, v in metric_tensors]
 
@@ -150,11 +159,19 @@ class Model(Network):
         layers = self._all_layers()
         graph = self.outputs[0].graph
         with graph.as_default(), ops.name_scope(None), strategy.scope():
-            shares = strategy._split_batch((tuple(self.inputs), tuple(self._train["targets"]),
-                                            tuple(self._train["sample_weights"])))
+            given = [i for i, t in enumerate(self._train["targets"]) if t is not None]
+            shares = strategy._split_batch((tuple(self.inputs), tuple(self._train["targets"][i] for i in given),
+                                            tuple(self._train["sample_weights"][i] for i in given)))
             made = {}
 
+            def with_nones(parts):
+                full = [None] * len(self.outputs)
+                for i, part in zip(given, parts):
+                    full[i] = part
+                return full
+
             def replica_step(inputs, targets, weights):
+                targets, weights = with_nones(targets), with_nones(weights)
                 before = {id(layer): (len(layer._updates), len(layer._losses)) for layer in layers}
                 outputs = _as_list(self(list(inputs) if len(inputs) > 1 else inputs[0], training=True))
                 activity = [loss for layer in layers for loss in layer._losses[before[id(layer)][1]:]]
@@ -246,6 +263,11 @@ class Model(Network):
         return arrays
 
     def _targets_of(self, y) -> list:
+        if y is None:
+            fns = self._loss_fns() if self._compiled is not None else [None] * len(self.outputs)
+            if any(fn is not None for fn in fns):
+                raise ValueError("fit needs targets (y) for the outputs that have a loss")
+            return [None] * len(self.outputs)
         if isinstance(y, dict):
             return [_column(np.asarray(y[n])) for n in self.output_names]
         arrays = [_column(np.asarray(a)) for a in _as_list(y)]
@@ -261,6 +283,9 @@ class Model(Network):
         class_weight = self._per_output(class_weight, "class_weight") if isinstance(class_weight, dict) and \
             set(class_weight) <= set(self.output_names) and len(self.output_names) > 1 else [class_weight] * len(targets)
         for y, sw, cw in zip(targets, sample_weight, class_weight):
+            if y is None:
+                out.append(None)
+                continue
             w = np.ones(len(y), np.float32) if sw is None else np.asarray(sw, np.float32).reshape(len(y))
             if cw:
                 classes = np.argmax(y, axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else y.reshape(len(y)).astype(int)
@@ -272,9 +297,11 @@ class Model(Network):
         feed = dict(zip(self.inputs, arrays))
         if targets is not None:
             for t, y in zip(self._train["targets"], targets):
-                feed[t] = y
+                if t is not None:
+                    feed[t] = y
             for t, w in zip(self._train["sample_weights"], weights):
-                feed[t] = w
+                if t is not None:
+                    feed[t] = w
         phase = K._phase_placeholder(self.inputs[0].graph)
         if phase is not None:
             feed[phase] = training
@@ -312,9 +339,9 @@ class Model(Network):
             val = validation_data
             if validation_split and val is None:
                 cut = int(len(arrays[0]) * (1.0 - validation_split))
-                val = ([a[cut:] for a in arrays], [t[cut:] for t in targets], [w[cut:] for w in weights])
-                arrays, targets, weights = [a[:cut] for a in arrays], [t[:cut] for t in targets], \
-                    [w[:cut] for w in weights]
+                tail, head = slice(cut, None), slice(None, cut)
+                val = (_parts(arrays, tail), _parts(targets, tail), _parts(weights, tail))
+                arrays, targets, weights = _parts(arrays, head), _parts(targets, head), _parts(weights, head)
             samples = len(arrays[0])
             batch_size = batch_size or 32
             steps = -(-samples // batch_size)
@@ -357,9 +384,7 @@ class Model(Network):
                     index = order[step * batch_size:(step + 1) * batch_size]
                     if len(index) == samples:
                         index = slice(None) if not shuffle else index
-                    bx = [a[index] for a in arrays]
-                    by = [t[index] for t in targets]
-                    bw = [w[index] for w in weights]
+                    bx, by, bw = _parts(arrays, index), _parts(targets, index), _parts(weights, index)
                 else:
                     bx, by, bw = self._batch_parts(batches.next())
                 size = len(bx[0])
@@ -404,8 +429,8 @@ class Model(Network):
         totals, n = np.zeros(len(values)), len(arrays[0])
         for start in range(0, n, batch_size):
             part = slice(start, start + batch_size)
-            out = session.run(values, self._feed([a[part] for a in arrays], [t[part] for t in targets],
-                                                 [w[part] for w in weights], False))
+            out = session.run(values, self._feed(_parts(arrays, part), _parts(targets, part),
+                                                 _parts(weights, part), False))
             totals += np.asarray(out, np.float64) * len(arrays[0][part])
         return [float(v) for v in totals / max(1, n)]
 
@@ -558,8 +583,13 @@ def _column(a: np.ndarray) -> np.ndarray:
     return a.reshape(-1, 1) if a.ndim == 1 else a
 
 
+def _parts(arrays, index) -> list:
+    """Each array's rows at ``index`` (None stays None: an output without targets)."""
+    return [None if a is None else a[index] for a in arrays]
+
+
 def _check_lengths(arrays) -> None:
-    lengths = {len(a) for a in arrays}
+    lengths = {len(a) for a in arrays if a is not None}
     if len(lengths) > 1:
         raise ValueError(f"All input arrays (x) and target arrays (y) should have the same number of samples. Got "
                          f"array lengths: {sorted(lengths)}")
