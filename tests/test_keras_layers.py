@@ -14,6 +14,7 @@ rng = np.random.RandomState(0)
 @pytest.fixture(autouse=True)
 def fresh_keras():
     K.clear_session()
+    tf.set_random_seed(0)  # (initial weights and dropout masks the same on every run)
     yield
     K.clear_session()
 
@@ -215,3 +216,31 @@ def test_pad_sequences_and_the_tokenizer():
     assert tokenizer.word_index == {"<?>": 1, "the": 2, "cat": 3, "sat": 4, "hat": 5}
     assert tokenizer.texts_to_sequences(["the hat sat on the cat"]) == [[2, 1, 1, 1, 2, 3]]
     np.testing.assert_array_equal(tokenizer.texts_to_matrix(["cat the the"], mode="count"), [[0, 0, 2, 1]])
+
+
+def test_datasets_are_read_from_keras_cache_and_never_downloaded(tmp_path, monkeypatch):
+    import gzip
+
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"mnist.npz is not in Keras's cache .*does not download"):
+        tf.keras.datasets.mnist.load_data()
+    cache = tmp_path / "datasets"
+    (cache / "fashion-mnist").mkdir(parents=True)
+    images = rng.randint(0, 255, size=(3, 28, 28)).astype(np.uint8)
+    np.savez(cache / "mnist.npz", x_train=images, y_train=np.arange(3, dtype=np.uint8), x_test=images[:1],
+             y_test=np.array([7], np.uint8))
+    (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+    np.testing.assert_array_equal(x_train, images)
+    assert y_test.tolist() == [7]
+    for name, payload in (("train-labels-idx1-ubyte.gz", b"\0" * 8 + bytes([1, 2, 3])),
+                          ("train-images-idx3-ubyte.gz", b"\0" * 16 + images.tobytes()),
+                          ("t10k-labels-idx1-ubyte.gz", b"\0" * 8 + bytes([4])),
+                          ("t10k-images-idx3-ubyte.gz", b"\0" * 16 + images[:1].tobytes())):
+        with gzip.open(cache / "fashion-mnist" / name, "wb") as f:
+            f.write(payload)
+    (x_train, y_train), (x_test, y_test) = tf.keras.datasets.fashion_mnist.load_data()
+    np.testing.assert_array_equal(x_train, images)
+    assert y_train.tolist() == [1, 2, 3] and x_test.shape == (1, 28, 28)
+    np.savez(cache / "boston_housing.npz", x=np.arange(20.0).reshape(10, 2), y=np.arange(10.0))
+    (bx, by), (tx, ty) = tf.keras.datasets.boston_housing.load_data()
+    assert bx.shape == (8, 2) and tx.shape == (2, 2) and sorted(np.r_[by, ty]) == list(range(10))
