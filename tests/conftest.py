@@ -12,6 +12,16 @@ def fresh_graph():
     tf.reset_default_graph()
 
 
+@pytest.fixture
+def fresh_keras():
+    """Keras's session, layer names and learning phase forgotten, and a graph seed, so that
+    initial weights and dropout masks are the same on every run."""
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(0)
+    yield
+    tf.keras.backend.clear_session()
+
+
 def evaluate(fetches, feed_dict=None, config=None):
     """Runs ``fetches`` in a new session on the default graph (initializing variables)."""
     with tf.Session(config=config) as sess:

@@ -16,12 +16,7 @@ K = tf.keras.backend
 layers = tf.keras.layers
 
 
-@pytest.fixture(autouse=True)
-def fresh_keras():
-    K.clear_session()
-    tf.set_random_seed(0)  # (initial weights and dropout masks the same on every run)
-    yield
-    K.clear_session()
+pytestmark = pytest.mark.usefixtures("fresh_keras")  # (conftest.py: a fresh Keras session and a seed)
 
 
 def _relu(v):

@@ -11,12 +11,7 @@ layers = tf.keras.layers
 rng = np.random.RandomState(0)
 
 
-@pytest.fixture(autouse=True)
-def fresh_keras():
-    K.clear_session()
-    tf.set_random_seed(0)  # (initial weights and dropout masks the same on every run)
-    yield
-    K.clear_session()
+pytestmark = pytest.mark.usefixtures("fresh_keras")  # (conftest.py: a fresh Keras session and a seed)
 
 
 def run(layer, *arrays):
