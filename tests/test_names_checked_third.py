@@ -125,3 +125,31 @@ def test_batching_helpers_of_tf_train(tmp_path):
     assert [n.rsplit("/", 1)[1] for n in names] == ["part-0.txt", "part-1.txt"]
     assert batch.shape == (6,) and set(batch) <= set(range(12)) | set(range(100, 112))
     assert kept_batch.shape == (4,) and set(kept_batch) <= set(range(12))
+
+
+def test_the_logging_functions_log_at_their_levels(caplog):
+    import logging
+
+    before = tf.logging.get_verbosity()
+    tf.logging.set_verbosity(tf.logging.DEBUG)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="distflow"):
+            tf.logging.debug("d %d", 1)
+            tf.logging.warn("w")
+            tf.logging.error("e")
+            tf.logging.fatal("f")
+            tf.logging.log(tf.logging.INFO, "l %s", "x")
+            tf.logging.vlog(tf.logging.WARN, "v")
+            tf.logging.log_if(tf.logging.INFO, "shown", True)
+            tf.logging.log_if(tf.logging.INFO, "hidden", False)
+            for i in range(5):
+                tf.logging.log_first_n(tf.logging.INFO, "first %d", 2, i)
+            tf.logging.flush()
+            with tf.logging.TaskLevelStatusMessage("status"):
+                pass
+    finally:
+        tf.logging.set_verbosity(before)
+    seen = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "distflow"]
+    assert seen == [(logging.DEBUG, "d 1"), (logging.WARNING, "w"), (logging.ERROR, "e"), (logging.CRITICAL, "f"),
+                    (logging.INFO, "l x"), (logging.WARNING, "v"), (logging.INFO, "shown"),
+                    (logging.INFO, "first 0"), (logging.INFO, "first 1")]
