@@ -322,7 +322,7 @@ class Model(Network):
         if kwargs:
             raise TypeError(f"Unrecognized keyword arguments: {sorted(kwargs)}")
         self._check_compiled("training/testing")
-        batches = _batch_source(x, steps_per_epoch, "steps_per_epoch")
+        batches = _batch_source(x)
         if batches is not None:
             first = batches.peek()
             self._ensure_built(first[0])
@@ -374,16 +374,16 @@ class Model(Network):
         for epoch in range(initial_epoch, epochs):
             callback_list.on_epoch_begin(epoch)
             totals, seen = np.zeros(len(names)), 0
-            if samples is not None:
-                order = rng.permutation(samples) if shuffle is True else np.arange(samples)
-                if shuffle == "batch":
-                    starts = rng.permutation(steps) * batch_size
-                    order = np.concatenate([np.arange(s, min(s + batch_size, samples)) for s in starts])
+            order = None  # (unshuffled: each batch is a slice of the arrays, not a copy)
+            if samples is not None and shuffle is True:
+                order = rng.permutation(samples)
+            elif samples is not None and shuffle == "batch":
+                starts = rng.permutation(steps) * batch_size
+                order = np.concatenate([np.arange(s, min(s + batch_size, samples)) for s in starts])
             for step in range(steps):
                 if samples is not None:
-                    index = order[step * batch_size:(step + 1) * batch_size]
-                    if len(index) == samples:
-                        index = slice(None) if not shuffle else index
+                    rows = slice(step * batch_size, (step + 1) * batch_size)
+                    index = rows if order is None else order[rows]
                     bx, by, bw = _parts(arrays, index), _parts(targets, index), _parts(weights, index)
                 else:
                     bx, by, bw = self._batch_parts(batches.next())
@@ -420,7 +420,7 @@ class Model(Network):
         if isinstance(source, tuple):
             arrays, targets, weights = source
             return self._evaluate_arrays(arrays, targets, weights, batch_size)
-        batches = _batch_source(source, steps, "validation_steps")
+        batches = _batch_source(source)
         return self._evaluate_batches(batches, steps or batches.length())
 
     def _evaluate_arrays(self, arrays, targets, weights, batch_size) -> list:
@@ -449,7 +449,7 @@ class Model(Network):
                  **kwargs):
         """The loss (and metrics) on ``x`` and ``y``: a scalar, or a list in ``metrics_names``' order."""
         self._check_compiled("training/testing")
-        batches = _batch_source(x, steps, "steps")
+        batches = _batch_source(x)
         if batches is not None:
             self._ensure_built(batches.peek()[0])
             results = self._evaluate_batches(batches, steps or batches.length())
@@ -469,7 +469,7 @@ class Model(Network):
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The model's outputs for ``x``, batch by batch, concatenated."""
-        batches = _batch_source(x, steps, "steps")
+        batches = _batch_source(x)
         session = K.get_session  # (called after the model is built: it initializes new variables)
         if batches is not None:
             self._ensure_built(batches.peek()[0])
@@ -613,11 +613,8 @@ class _Batches:
         self._iter = None
         self._next_op = None
         if hasattr(source, "make_one_shot_iterator"):
-            iterator = source.make_one_shot_iterator()
-            self._next_op = iterator.get_next()
-        elif hasattr(source, "__getitem__") and hasattr(source, "__len__"):
-            pass
-        else:
+            self._next_op = source.make_one_shot_iterator().get_next()
+        elif not (hasattr(source, "__getitem__") and hasattr(source, "__len__")):  # (a Sequence is indexed)
             self._iter = iter(source)
 
     def length(self):
@@ -650,7 +647,8 @@ class _Batches:
             self._source.on_epoch_end()
 
 
-def _batch_source(x, steps, what):
+def _batch_source(x):
+    """Batches to draw from ``x`` (a Dataset, generator or Sequence), or None for arrays."""
     if x is None or isinstance(x, (np.ndarray, list, tuple, dict)) or np.isscalar(x):
         return None
     return _Batches(x)
