@@ -73,3 +73,12 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
         print(f"\nthese op types have a registered gradient that no gradient check reaches: {unchecked}; "
               "add a case to tests/test_gradient_coverage.py")
+
+
+@pytest.fixture
+def numpy_kernels(monkeypatch):
+    """Steps compiled in the test run the op blocks' NumPy kernels on CPU, as if oneDNN
+    were not installed."""
+    from distflow.runtime.onednn import library
+
+    monkeypatch.setattr(library, "_loaded", False)

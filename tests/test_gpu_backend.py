@@ -231,7 +231,7 @@ def test_every_gpu_kernel_has_a_case_in_the_gpu_tests():
 
 
 @pytest.mark.parametrize("name", sorted(gpu_cases.CASES))
-def test_each_case_gives_the_cpu_values_on_the_fake_device(fake, name):
+def test_each_case_gives_the_cpu_values_on_the_fake_device(fake, numpy_kernels, name):
     with tf.Graph().as_default():
         want_fetches = gpu_cases.build(tf, name, "/cpu:0")
         with tf.Session(config=NO_FOLDING) as sess:

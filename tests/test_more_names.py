@@ -261,3 +261,24 @@ def test_fake_quantization_and_its_straight_through_gradient():
     assert_oracle(channels[0], np.array([2 / 3, 0.5], np.float32), rtol=1e-6)
     back, g_lo, g_hi = evaluate(tf.fake_quant_with_min_max_vars_gradient(np.ones(6, np.float32), x, -1.0, 1.0))
     assert back.tolist() == [0, 0, 1, 1, 0, 0] and g_lo == 2 and g_hi == 2
+
+
+def test_compute_gradient_gives_the_graphs_jacobian_and_central_differences():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+        w = tf.constant(np.arange(12.0).reshape(4, 3))
+        y = tf.gather(tf.square(x) * 2.0, [2, 0]) + tf.reduce_sum(tf.gather(w, [1, 1]))
+        init = np.array([0.5, -1.0, 2.0])
+        with tf.Session():
+            theoretical, numerical = tf.test.compute_gradient(x, [3], y, [2], x_init_value=init)
+            want = np.zeros((3, 2))
+            want[2, 0], want[0, 1] = 4 * init[2], 4 * init[0]
+            np.testing.assert_allclose(theoretical, want)
+            np.testing.assert_allclose(numerical, want, atol=1e-6)
+            # (a list of inputs; w's gradient comes as IndexedSlices from the gather)
+            pairs = tf.test.compute_gradient([x, w], [[3], [4, 3]], y, [2], x_init_value=[init, np.ones((4, 3))])
+            assert len(pairs) == 2 and pairs[1][0].shape == (12, 2)
+            np.testing.assert_allclose(pairs[1][0][3:6], 2.0)  # (row 1 gathered twice, into both outputs)
+            assert tf.test.compute_gradient_error([x, w], [[3], [4, 3]], y, [2]) < 1e-6
+    with pytest.raises(ValueError, match="default session"):
+        tf.test.compute_gradient(x, [3], y, [2])

@@ -563,7 +563,7 @@ def _types_of_train(sess):
     return [op_type for _, op_type, _ in step.plan.sequential.infos]
 
 
-def test_a_convolution_and_its_filter_gradient_share_the_input_windows():
+def test_a_convolution_and_its_filter_gradient_share_the_input_windows(numpy_kernels):
     shared, types = conv_training(tf.ConfigProto())
     plain, plain_types = conv_training(L0)
     assert types.count("_Conv2DPatches") == 2 and "Conv2DBackpropFilter" not in types

@@ -91,4 +91,84 @@ class TestCase(unittest.TestCase):
         self.assertTrue(np.all(low & high), f"{target} not in range [{lower_bound}, {upper_bound}]")
 
 
+def _as_list(value) -> tuple[list, bool]:
+    return (list(value), True) if isinstance(value, (list, tuple)) and not (
+        value and isinstance(value[0], int)) else ([value], False)
+
+
+def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init_targets=None,
+                     extra_feed_dict=None):
+    """TF 1.x's gradient checker: (theoretical, numerical) Jacobians of ``y`` with respect
+    to ``x``, each [x size, y size], in the default session.
+
+    The theoretical one is the graph's own gradient (one backward pass per element of
+    ``y``); the numerical one is central differences of ``y`` with step ``delta``. ``x``
+    is fed ``x_init_value`` (else uniform random values in [0, 1)). With a list of ``x``
+    (and of shapes and initial values), a list of pairs, one per ``x``.
+    """
+    from .ops.array_ops import placeholder  # noqa: PLC0415 - the op blocks, only when called
+    from .ops.gradients_impl import gradients  # noqa: PLC0415
+
+    sess = ops.get_default_session()
+    if sess is None:
+        raise ValueError("tf.test.compute_gradient runs in the default session: call it inside `with sess:` "
+                         "or `with sess.as_default():`")
+    xs, many = _as_list(x)
+    shapes = list(x_shape) if many else [x_shape]
+    inits = list(x_init_value) if many and x_init_value is not None else [x_init_value] * len(xs)
+    if init_targets is not None:
+        sess.run(init_targets)
+    y_shape = tuple(int(d) for d in y_shape)
+    y_size = int(np.prod(y_shape, dtype=np.int64))
+    values = []
+    for t, shape, init in zip(xs, shapes, inits):
+        dtype = t.dtype.base_dtype.as_numpy_dtype
+        values.append(np.asarray(init, dtype=dtype).reshape(shape) if init is not None
+                      else np.random.random_sample(tuple(shape)).astype(dtype))
+    feed = dict(extra_feed_dict or {})
+    feed.update(zip(xs, values))
+    dy = placeholder(y.dtype.base_dtype, y_shape)
+    grads = gradients(y, xs, grad_ys=dy)
+    out = []
+    for k, (t, value) in enumerate(zip(xs, values)):
+        size = value.size
+        theoretical = np.zeros((size, y_size), dtype=np.float64)
+        if grads[k] is not None:
+            unit = np.zeros(y_shape, dtype=y.dtype.base_dtype.as_numpy_dtype)
+            for j in range(y_size):
+                unit.flat[j] = 1
+                got = sess.run(grads[k], {**feed, dy: unit})
+                if hasattr(got, "indices"):  # (an IndexedSlices value)
+                    got = _dense_slices(got, value.shape)
+                theoretical[:, j] = np.asarray(got).reshape(-1)
+                unit.flat[j] = 0
+        numerical = np.zeros((size, y_size), dtype=np.float64)
+        moved = value.copy()
+        for i in range(size):
+            moved.flat[i] = value.flat[i] + delta
+            up = np.asarray(sess.run(y, {**feed, t: moved}), dtype=np.float64)
+            moved.flat[i] = value.flat[i] - delta
+            down = np.asarray(sess.run(y, {**feed, t: moved}), dtype=np.float64)
+            moved.flat[i] = value.flat[i]
+            numerical[i, :] = ((up - down) / (2 * delta)).reshape(-1)
+        out.append((theoretical, numerical))
+    return out if many else out[0]
+
+
+def _dense_slices(slices, shape) -> np.ndarray:
+    """An IndexedSlices value as the dense array it stands for."""
+    dense = np.zeros(shape, dtype=np.asarray(slices.values).dtype)
+    np.add.at(dense, np.asarray(slices.indices), np.asarray(slices.values))
+    return dense
+
+
+def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init_targets=None,
+                           extra_feed_dict=None) -> float:
+    """The largest absolute difference between the theoretical and numerical Jacobians of
+    :func:`compute_gradient` (over every ``x`` of a list)."""
+    got = compute_gradient(x, x_shape, y, y_shape, x_init_value, delta, init_targets, extra_feed_dict)
+    pairs = got if isinstance(got, list) else [got]
+    return max((float(np.abs(a - b).max()) if a.size else 0.0) for a, b in pairs)
+
+
 __getattr__ = missing("tf.test")

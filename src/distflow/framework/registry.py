@@ -92,7 +92,7 @@ def _kernel_attrs(kernel, attrs: dict) -> dict:
 
 
 class DeviceKernel:
-    """An op's kernel for a device type other than CPU.
+    """An op's kernel for a device type other than CPU, or a compiled library's CPU kernel.
 
     ``host_inputs``/``host_outputs`` are the indices of the inputs and outputs that stay in
     host memory (TensorFlow's ``HostMemory``): a shape, an axis, a size; the runtime copies
@@ -102,11 +102,11 @@ class DeviceKernel:
     """
 
     __slots__ = ("type", "device_type", "kernel", "context_arg", "attr_names", "accepts_all_attrs",
-                 "host_inputs", "host_outputs", "capturable", "defined_at")
+                 "host_inputs", "host_outputs", "capturable", "defined_at", "when")
 
     def __init__(self, op_type: str, device_type: str, kernel: Callable, host_inputs, host_outputs,
-                 defined_at: str, capturable: bool = False):
-        self.type, self.device_type, self.kernel = op_type, device_type, kernel
+                 defined_at: str, capturable: bool = False, when: Callable[[], bool] | None = None):
+        self.type, self.device_type, self.kernel, self.when = op_type, device_type, kernel, when
         self.context_arg, self.attr_names, self.accepts_all_attrs = _kernel_signature(kernel)
         self.host_inputs, self.host_outputs = frozenset(host_inputs), frozenset(host_outputs)
         self.capturable = capturable
@@ -181,17 +181,23 @@ def get_registration(op_type: str) -> OpRegistration:
 _DEVICE_KERNELS: dict[tuple[str, str], DeviceKernel] = {}
 
 
-def register_kernel(op_type: str, device_type: str, *, host_inputs=(), host_outputs=(), capturable=False):
-    """Decorator: ``fn`` is ``op_type``'s kernel on devices of ``device_type`` (not "CPU":
-    the op block's own kernel is the CPU one). It takes what a CPU kernel takes; ``xp`` is
-    then that device's array namespace.
+def register_kernel(op_type: str, device_type: str, *, host_inputs=(), host_outputs=(), capturable=False,
+                    when: Callable[[], bool] | None = None):
+    """Decorator: ``fn`` is ``op_type``'s kernel on devices of ``device_type``. It takes what
+    a CPU kernel takes; ``xp`` is then that device's array namespace.
+
+    On "CPU" the op block's own kernel is the reference; another CPU kernel comes from a
+    compiled library that may be missing, and says so with ``when`` (asked when a step is
+    compiled, not at import): where it answers False, the op block's kernel runs.
 
     Raises:
       KeyError: the op type is not registered, or already has a kernel for that device type.
+      ValueError: a CPU kernel without ``when``.
     """
     reg = get_registration(op_type)
-    if device_type == "CPU":
-        raise ValueError(f"The CPU kernel of '{op_type}' is the one its op block registers")
+    if device_type == "CPU" and when is None:
+        raise ValueError(f"The CPU kernel of '{op_type}' is the one its op block registers; "
+                         "a library's CPU kernel says when it is there (when=...)")
 
     def attach(fn: Callable) -> Callable:
         key = (op_type, device_type)
@@ -199,16 +205,19 @@ def register_kernel(op_type: str, device_type: str, *, host_inputs=(), host_outp
             raise KeyError(f"Op type '{op_type}' already has a {device_type} kernel, registered at "
                            f"{_DEVICE_KERNELS[key].defined_at}")
         _DEVICE_KERNELS[key] = DeviceKernel(reg.type, device_type, fn, host_inputs, host_outputs,
-                                            _caller_location(), capturable)
+                                            _caller_location(), capturable, when)
         return fn
 
     return attach
 
 
 def kernel_for(op_type: str, device_type: str) -> "OpRegistration | DeviceKernel | None":
-    """``op_type``'s kernel for ``device_type``: the registration itself on CPU, else the
-    device kernel, or None where there is none."""
+    """``op_type``'s kernel for ``device_type``: on CPU a library's kernel where one is there,
+    else the registration itself; elsewhere the device kernel, or None where there is none."""
     if device_type == "CPU":
+        library = _DEVICE_KERNELS.get((op_type, "CPU"))
+        if library is not None and library.when():
+            return library
         reg = get_registration(op_type)
         return reg if reg.kernel is not None else None
     return _DEVICE_KERNELS.get((op_type, device_type))

@@ -144,6 +144,14 @@ def get_threads() -> int | None:
     return found.get_threads() if found else None
 
 
+def intra_op_threads() -> int:
+    """The threads an op's kernel may use now: BLAS's count as the rules above set it (a
+    compiled library's kernel sizes its own team by it), or the usable cores where BLAS's
+    count cannot be seen."""
+    found = _library if _library is not None else _lookup()
+    return found.get_threads() if found else usable_cores()
+
+
 def set_threads(n: int, chosen: bool = False) -> bool:
     """Sets BLAS's thread count for the whole process; False if it cannot. ``chosen``: the
     user asked for exactly this count (the load watch then leaves it alone)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.device_spec import DeviceSpec
-from . import gpu
+from . import gpu, onednn
 from .collectives import Collectives
 from .config import ConfigProto
 from .resource_mgr import ResourceMgr
@@ -89,6 +89,7 @@ class DeviceMgr(DeviceSet):
         n_cpu = counts.get("CPU", 1)
         if n_cpu < 1:
             raise ValueError("device_count['CPU'] must be at least 1")
+        onednn.register()
         backend = gpu.find_backend() if counts.get("GPU") != 0 else None
         if backend is not None:
             backend.configure(config.gpu_options)

@@ -188,7 +188,7 @@ class PartitionPlan:
     """
 
     __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking", "rewrites",
-                 "replay_blockers", "memories", "_forwarding")
+                 "library_kernels", "replay_blockers", "memories", "_forwarding")
 
     def __init__(self, name: str, nodes: list[Node], devices: list[Device], feed_index: dict,
                  fetch_index: dict, kernel_states: dict, enabled_rewrites: tuple[bool, bool] = (True, True),
@@ -200,6 +200,7 @@ class PartitionPlan:
         self.feed_slots: list[tuple[int, int]] = []
         self.fetch_slots: list[tuple[int, int, bool]] = []
         self.blocking = False
+        self.library_kernels: dict[str, int] = {}  # op type -> nodes a compiled library's CPU kernel runs
         # per call: why it could not be captured in a CUDA graph (None: it can); the memories it computes in
         self.replay_blockers: list[str | None] = []
         self.memories: set[str] = set()
@@ -278,6 +279,8 @@ class PartitionPlan:
                                                 f"of type {node.type} on {device.name}")
             fn, blocking = self._bind(kernel, reg, node, device, kernel_states)
             self.blocking = self.blocking or blocking
+            if kernel is not reg and device.kernel_type == "CPU":
+                self.library_kernels[node.type] = self.library_kernels.get(node.type, 0) + 1
             outs = [new_slot() for _ in range(node.num_outputs)]
             for i, s in enumerate(outs):
                 slot_of[(node.name, i)] = s
@@ -528,6 +531,12 @@ class StepPlan:
                 fired[name] = fired.get(name, 0) + made
         rewrites = ", ".join(f"{name} x{made}" for name, made in fired.items()) or "none"
         self.choice = f"{mode} form ({reason}); rewrites: {rewrites}"
+        library: dict[str, int] = {}
+        for plan in plans:
+            for op_type, count in plan.library_kernels.items():
+                library[op_type] = library.get(op_type, 0) + count
+        if library:  # (the CPU kernels that a compiled library serves, not NumPy)
+            self.choice += "; oneDNN kernels: " + ", ".join(f"{t} x{n}" for t, n in sorted(library.items()))
         log_compiled(self.label, self.choice)
 
     def run(self, feeds: list, timeout_s: float | None = None, trace: list | None = None) -> list:

@@ -38,7 +38,8 @@ PASSES = (
     # before update fusion: it fuses the merged products
     Pass("replica_merge", replica_merge.run, "fuse", _host_only),
     Pass("update_fusion", update_fusion.run, "fuse", _host_only),
-    Pass("conv_patches", conv_patches.run, "fuse", _host_only),  # after folding: the filter sizes are constants
+    # after folding: the filter sizes are constants
+    Pass("conv_patches", conv_patches.run, "fuse", lambda plan: _host_only(plan) and conv_patches.applies()),
     Pass("early_compute", early_compute.run, "fuse", lambda plan: _host_only(plan) and early_compute.applies(plan)),
     Pass("dead_nodes", dead_nodes.run, ""),  # last: drops what the others left unread
 )

@@ -14,15 +14,23 @@ step otherwise: 4.8 ms of an 18 ms forward for the second convolution of TensorF
 Deep MNIST model (5x5x32x64 on 64x14x14, 2-core VM), and as much again in its filter
 gradient. The windows then stay in memory from the forward product to the gradient
 (40 MB for that layer), as TensorFlow keeps activations.
+Applies: where the NumPy kernels serve Conv2D; oneDNN's convolutions read the input as
+it is and need no windows (runtime/onednn).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...framework.registry import get_registration, kernel_for
 from ...ops.runtime_ops import CONV_FILTER_GRAD_FROM_PATCHES, CONV_FROM_PATCHES, CONV_PATCHES
 from ..partition import Node
 from .common import Nodes
+
+
+def applies() -> bool:
+    """Whether Conv2D runs the NumPy kernel on CPU (which the windows serve)."""
+    return kernel_for("Conv2D", "CPU") is get_registration("Conv2D")
 
 
 def run(plan: Nodes) -> int:

@@ -1,0 +1,325 @@
+"""CPU kernels from oneDNN: 2-D convolutions, their two gradients, and max and average
+pooling with their gradients, for float32 in NHWC.
+
+Each is registered for the CPU (``register_kernel(..., "CPU", when=available)``) beside
+the NumPy kernel of its op block (ops/conv_ops.py), which stays the reference it is
+tested against and the fallback: the NumPy kernel runs where oneDNN is not installed,
+and for what these do not take (another dtype, an empty tensor).
+
+Layouts: tensors arrive and leave in NHWC and filters in HWIO, as the graph has them;
+oneDNN picks the filter layout it computes fastest with, and the filter (or its
+gradient) is reordered to and from it in each call (some 25 us for 5x5x32x64).
+Convolutions read NHWC directly: for Deep MNIST's second layer (5x5x32x64 on 64x14x14 on
+2 AVX-512 cores) the forward product took 2.2 ms against 6.9 ms for NumPy's im2col and
+GEMM.
+
+Max pooling's gradient (``MaxPoolGrad(x, y, dy)``) gets no workspace from the forward op,
+which TensorFlow's op signature does not carry: it runs the forward pooling again for
+the workspace (where each window's maximum is), then the backward one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+import numpy as np
+
+from ...framework.registry import get_registration, register_kernel
+from ...ops import blas
+from ...ops.conv_ops import conv_output_size
+from . import library as L
+from .library import Dims, P, Primitive, available
+
+_F32 = np.dtype(np.float32)
+
+def _numpy(op_type: str):
+    return get_registration(op_type).kernel
+
+
+def _takes(*arrays) -> bool:
+    return all(a.dtype == _F32 and a.size for a in arrays)
+
+
+def _c(a: np.ndarray) -> np.ndarray:
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _geometry(h, w, kh, kw, strides, padding):
+    """(oh, ow), padding before, padding after, as oneDNN takes them (after may be cut to
+    0 where VALID's last window stops short of the input's end)."""
+    sh, sw = strides[1], strides[2]
+    oh, ph = conv_output_size(h, kh, sh, padding)
+    ow, pw = conv_output_size(w, kw, sw, padding)
+    after = (max(0, (oh - 1) * sh + kh - h - ph), max(0, (ow - 1) * sw + kw - w - pw))
+    return (oh, ow), (ph, pw), after
+
+
+class _Descs:
+    """Memory descriptors made for one primitive descriptor, destroyed once it exists."""
+
+    def __init__(self, lib: L.Library):
+        self.lib, self.made = lib, []
+
+    def __call__(self, dims, tag) -> P:
+        md = self.lib.memory_desc(dims, tag)
+        self.made.append(md)
+        return md
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for md in self.made:
+            self.lib.lib.dnnl_memory_desc_destroy(md)
+
+
+def _attr(lib: L.Library) -> P:
+    attr = P()
+    lib.check(lib.lib.dnnl_primitive_attr_create(ctypes.byref(attr)), "dnnl_primitive_attr_create")
+    lib.check(lib.lib.dnnl_primitive_attr_set_scratchpad_mode(attr, L.SCRATCHPAD_USER),
+              "dnnl_primitive_attr_set_scratchpad_mode")
+    return attr
+
+
+def _make_pd(lib: L.Library, create, what: str, *args) -> P:
+    pd, attr = P(), _attr(lib)
+    try:
+        lib.check(create(ctypes.byref(pd), lib.engine, *args, attr), what)
+    finally:
+        lib.lib.dnnl_primitive_attr_destroy(attr)
+    return pd
+
+
+def _reorder(lib: L.Library, src_md: P, dst_md: P) -> Primitive:
+    pd = _make_pd(lib, lambda out, engine, attr: lib.lib.dnnl_reorder_primitive_desc_create(
+        out, src_md, engine, dst_md, engine, attr), "dnnl_reorder_primitive_desc_create")
+    return Primitive(lib, pd, (L.ARG_SRC, L.ARG_DST))
+
+
+class _Convolution:
+    """The three primitives of one convolution's shape: forward, backward data, backward
+    weights (each made when first needed), and the filter reorders they need."""
+
+    def __init__(self, lib: L.Library, x_shape, f_shape, strides, padding):
+        self.lib = lib
+        n, h, w, c = x_shape
+        kh, kw, _, o = f_shape
+        (oh, ow), self.before, self.after = _geometry(h, w, kh, kw, strides, padding)
+        self.dims = {"x": (n, c, h, w), "f": (o, c, kh, kw), "y": (n, o, oh, ow)}
+        self.y_shape = (n, oh, ow, o)
+        self.strides = (strides[1], strides[2])
+        self._fwd_pd = None
+        self._prims: dict = {}
+        self._lock = threading.Lock()
+
+    def _common(self):
+        return (Dims(*self.strides), Dims(0, 0), Dims(*self.before), Dims(*self.after))
+
+    def fwd_pd(self) -> P:
+        if self._fwd_pd is None:
+            lib = self.lib
+            with _Descs(lib) as md:
+                self._fwd_pd = _make_pd(
+                    lib, lib.lib.dnnl_convolution_forward_primitive_desc_create,
+                    "dnnl_convolution_forward_primitive_desc_create", L.FORWARD_TRAINING, L.CONVOLUTION_DIRECT,
+                    md(self.dims["x"], "acdb"), md(self.dims["f"], L.FORMAT_ANY), None, md(self.dims["y"], "acdb"),
+                    *self._common())
+        return self._fwd_pd
+
+    def primitive(self, which: str) -> tuple[Primitive, Primitive | None]:
+        """(the primitive, the reorder between HWIO and its filter layout, or None)."""
+        found = self._prims.get(which)
+        if found is None:
+            with self._lock:
+                found = self._prims.get(which) or self._make(which)
+        return found
+
+    def _make(self, which: str) -> tuple[Primitive, Primitive | None]:
+        lib = self.lib
+        with _Descs(lib) as md:
+            x, y, f_any = md(self.dims["x"], "acdb"), md(self.dims["y"], "acdb"), md(self.dims["f"], L.FORMAT_ANY)
+            hwio = md(self.dims["f"], "cdba")
+            if which == "forward":
+                prim = Primitive(lib, self.fwd_pd(), (L.ARG_SRC, L.ARG_WEIGHTS, L.ARG_DST))
+                f_arg, to_prim = L.ARG_WEIGHTS, True
+            elif which == "input":
+                pd = _make_pd(lib, lib.lib.dnnl_convolution_backward_data_primitive_desc_create,
+                              "dnnl_convolution_backward_data_primitive_desc_create", L.CONVOLUTION_DIRECT,
+                              x, f_any, y, *self._common(), self.fwd_pd())
+                prim = Primitive(lib, pd, (L.ARG_DIFF_SRC, L.ARG_WEIGHTS, L.ARG_DIFF_DST))
+                f_arg, to_prim = L.ARG_WEIGHTS, True
+            else:
+                pd = _make_pd(lib, lib.lib.dnnl_convolution_backward_weights_primitive_desc_create,
+                              "dnnl_convolution_backward_weights_primitive_desc_create", L.CONVOLUTION_DIRECT,
+                              x, f_any, None, y, *self._common(), self.fwd_pd())
+                prim = Primitive(lib, pd, (L.ARG_SRC, L.ARG_DIFF_WEIGHTS, L.ARG_DIFF_DST))
+                f_arg, to_prim = L.ARG_DIFF_WEIGHTS, False
+            reorder = None
+            if not prim.layout_is(f_arg, hwio):
+                reorder = _reorder(lib, hwio, prim.mds[f_arg]) if to_prim else _reorder(lib, prim.mds[f_arg], hwio)
+        self._prims[which] = found = (prim, reorder)
+        return found
+
+
+def _filter_in(reorder: Primitive | None, f: np.ndarray, threads: int) -> np.ndarray:
+    if reorder is None:
+        return f
+    out = np.empty(reorder.bytes_of(L.ARG_DST), np.uint8)
+    reorder({L.ARG_SRC: f, L.ARG_DST: out}, threads)
+    return out
+
+
+def _convolution(x_shape, f_shape, strides, padding) -> _Convolution:
+    key = ("conv", tuple(x_shape), tuple(f_shape), tuple(strides), padding)
+    return L.cached(key, lambda lib: _Convolution(lib, x_shape, f_shape, strides, padding))
+
+
+@register_kernel("Conv2D", "CPU", when=available)
+def _conv2d(xp, x, f, *, strides, padding):
+    if not _takes(x, f):
+        return _numpy("Conv2D")(xp, x, f, strides=strides, padding=padding)
+    conv = _convolution(x.shape, f.shape, strides, padding)
+    prim, reorder = conv.primitive("forward")
+    threads = blas.intra_op_threads()
+    y = np.empty(conv.y_shape, _F32)
+    prim({L.ARG_SRC: _c(x), L.ARG_WEIGHTS: _filter_in(reorder, _c(f), threads), L.ARG_DST: y}, threads)
+    return y
+
+
+@register_kernel("Conv2DBackpropInput", "CPU", when=available)
+def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
+    x_shape = tuple(int(d) for d in input_sizes)
+    if not _takes(f, dy) or 0 in x_shape:
+        return _numpy("Conv2DBackpropInput")(xp, input_sizes, f, dy, strides=strides, padding=padding)
+    conv = _convolution(x_shape, f.shape, strides, padding)
+    prim, reorder = conv.primitive("input")
+    threads = blas.intra_op_threads()
+    dx = np.empty(x_shape, _F32)
+    prim({L.ARG_DIFF_SRC: dx, L.ARG_WEIGHTS: _filter_in(reorder, _c(f), threads), L.ARG_DIFF_DST: _c(dy)}, threads)
+    return dx
+
+
+@register_kernel("Conv2DBackpropFilter", "CPU", when=available)
+def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
+    f_shape = tuple(int(d) for d in filter_sizes)
+    if not _takes(x, dy) or 0 in f_shape:
+        return _numpy("Conv2DBackpropFilter")(xp, x, filter_sizes, dy, strides=strides, padding=padding)
+    conv = _convolution(x.shape, f_shape, strides, padding)
+    prim, reorder = conv.primitive("filter")
+    threads = blas.intra_op_threads()
+    df = np.empty(f_shape, _F32)
+    if reorder is None:
+        prim({L.ARG_SRC: _c(x), L.ARG_DIFF_WEIGHTS: df, L.ARG_DIFF_DST: _c(dy)}, threads)
+        return df
+    blocked = np.empty(prim.bytes_of(L.ARG_DIFF_WEIGHTS), np.uint8)
+    prim({L.ARG_SRC: _c(x), L.ARG_DIFF_WEIGHTS: blocked, L.ARG_DIFF_DST: _c(dy)}, threads)
+    reorder({L.ARG_SRC: blocked, L.ARG_DST: df}, threads)
+    return df
+
+
+class _Pooling:
+    """The primitives of one pooling's shape: forward (inference), and for the gradient
+    the forward with a workspace and the backward."""
+
+    def __init__(self, lib: L.Library, algorithm: int, x_shape, ksize, strides, padding):
+        self.lib, self.algorithm = lib, algorithm
+        n, h, w, c = x_shape
+        kh, kw = ksize[1], ksize[2]
+        (oh, ow), before, after = _geometry(h, w, kh, kw, strides, padding)
+        self.x_dims, self.y_dims = (n, c, h, w), (n, c, oh, ow)
+        self.y_shape = (n, oh, ow, c)
+        self.common = (Dims(strides[1], strides[2]), Dims(kh, kw), Dims(0, 0), Dims(*before), Dims(*after))
+        self._prims: dict = {}
+        self._lock = threading.Lock()
+
+    def _forward_pd(self, prop_kind: int) -> P:
+        lib = self.lib
+        with _Descs(lib) as md:
+            return _make_pd(lib, lib.lib.dnnl_pooling_forward_primitive_desc_create,
+                            "dnnl_pooling_forward_primitive_desc_create", prop_kind, self.algorithm,
+                            md(self.x_dims, "acdb"), md(self.y_dims, "acdb"), *self.common)
+
+    def forward(self) -> Primitive:
+        with self._lock:
+            if "forward" not in self._prims:
+                self._prims["forward"] = Primitive(self.lib, self._forward_pd(L.FORWARD_INFERENCE),
+                                                   (L.ARG_SRC, L.ARG_DST))
+        return self._prims["forward"]
+
+    def backward(self) -> tuple[Primitive | None, Primitive]:
+        """(the forward that leaves a workspace, for max pooling; the backward)."""
+        with self._lock:
+            if "backward" not in self._prims:
+                self._make_backward()
+        return self._prims["backward"]
+
+    def _make_backward(self) -> None:
+        lib = self.lib
+        hint = self._forward_pd(L.FORWARD_TRAINING)
+        with_ws = None
+        if self.algorithm == L.POOLING_MAX:
+            with_ws = Primitive(lib, hint, (L.ARG_SRC, L.ARG_DST, L.ARG_WORKSPACE))
+        with _Descs(lib) as md:
+            pd = _make_pd(lib, lib.lib.dnnl_pooling_backward_primitive_desc_create,
+                          "dnnl_pooling_backward_primitive_desc_create", self.algorithm,
+                          md(self.x_dims, "acdb"), md(self.y_dims, "acdb"), *self.common, hint)
+        args = (L.ARG_DIFF_SRC, L.ARG_DIFF_DST) + ((L.ARG_WORKSPACE,) if with_ws is not None else ())
+        self._prims["backward"] = (with_ws, Primitive(lib, pd, args, keep=(hint,)))
+
+
+def _pooling(algorithm: int, x_shape, ksize, strides, padding) -> _Pooling:
+    key = ("pool", algorithm, tuple(x_shape), tuple(ksize), tuple(strides), padding)
+    return L.cached(key, lambda lib: _Pooling(lib, algorithm, x_shape, ksize, strides, padding))
+
+
+def _pools_2d(ksize, strides) -> bool:
+    """oneDNN pools over height and width only (as NHWC's NumPy kernel does)."""
+    return ksize[0] == ksize[3] == strides[0] == strides[3] == 1
+
+
+def _pool(algorithm: int, x, ksize, strides, padding):
+    pool = _pooling(algorithm, x.shape, ksize, strides, padding)
+    y = np.empty(pool.y_shape, _F32)
+    pool.forward()({L.ARG_SRC: _c(x), L.ARG_DST: y}, blas.intra_op_threads())
+    return y
+
+
+@register_kernel("MaxPool", "CPU", when=available)
+def _max_pool(xp, x, *, ksize, strides, padding):
+    if not _takes(x) or not _pools_2d(ksize, strides):
+        return _numpy("MaxPool")(xp, x, ksize=ksize, strides=strides, padding=padding)
+    return _pool(L.POOLING_MAX, x, ksize, strides, padding)
+
+
+@register_kernel("MaxPoolGrad", "CPU", when=available)
+def _max_pool_grad(xp, x, y, grad, *, ksize, strides, padding):
+    if not _takes(x, grad) or not _pools_2d(ksize, strides):
+        return _numpy("MaxPoolGrad")(xp, x, y, grad, ksize=ksize, strides=strides, padding=padding)
+    pool = _pooling(L.POOLING_MAX, x.shape, ksize, strides, padding)
+    forward, backward = pool.backward()
+    threads = blas.intra_op_threads()
+    workspace = np.empty(forward.bytes_of(L.ARG_WORKSPACE), np.uint8)
+    forward({L.ARG_SRC: _c(x), L.ARG_DST: np.empty(pool.y_shape, _F32), L.ARG_WORKSPACE: workspace}, threads)
+    dx = np.empty(x.shape, _F32)
+    backward({L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad), L.ARG_WORKSPACE: workspace}, threads)
+    return dx
+
+
+@register_kernel("AvgPool", "CPU", when=available)
+def _avg_pool(xp, x, *, ksize, strides, padding):
+    if not _takes(x) or not _pools_2d(ksize, strides):
+        return _numpy("AvgPool")(xp, x, ksize=ksize, strides=strides, padding=padding)
+    # (TensorFlow's SAME average divides by the inputs a window covers, not by its size)
+    return _pool(L.POOLING_AVG_EXCLUDE_PADDING, x, ksize, strides, padding)
+
+
+@register_kernel("AvgPoolGrad", "CPU", when=available)
+def _avg_pool_grad(xp, input_shape, grad, *, ksize, strides, padding):
+    x_shape = tuple(int(d) for d in input_shape)
+    if not _takes(grad) or 0 in x_shape or not _pools_2d(ksize, strides):
+        return _numpy("AvgPoolGrad")(xp, input_shape, grad, ksize=ksize, strides=strides, padding=padding)
+    _, backward = _pooling(L.POOLING_AVG_EXCLUDE_PADDING, x_shape, ksize, strides, padding).backward()
+    dx = np.empty(x_shape, _F32)
+    backward({L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad)}, blas.intra_op_threads())
+    return dx

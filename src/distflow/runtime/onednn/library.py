@@ -1,0 +1,260 @@
+"""oneDNN through its C API (ctypes): finding the library, its engine, and primitives cached
+by what they compute.
+
+The library is optional (``pip install 'distflow[onednn]'`` installs the ``onednn-cpu-gomp``
+wheel, oneDNN 3 built on GNU OpenMP). :func:`load` looks for it once, the first time a step
+asks, never at import: ``libdnnl.so.3`` in the environment's ``lib`` folder, then where the
+dynamic linker finds it. ``DISTFLOW_ONEDNN=0`` (or TensorFlow's ``TF_ENABLE_ONEDNN_OPTS=0``)
+turns it off. The choice is logged once.
+
+A :class:`Primitive` is one oneDNN primitive with the memory descriptors of its arguments.
+It is called with NumPy arrays (C-contiguous, in the layouts it was made for); each call
+wraps them in memory objects of its own and gets a scratchpad of its own, so one primitive
+may run on several threads at once. Each thread executes on a stream of its own.
+
+Threads: oneDNN runs its loops on an OpenMP team of the calling thread. Before each call
+the team is sized as BLAS's threads are now (``ops/blas.intra_op_threads``), so the two
+libraries share the cores by one rule (docs/runtime.md, "Threads"). GNU OpenMP's idle
+threads spin (300,000 rounds) before they sleep, holding cores that the NumPy and BLAS
+kernels between two convolutions want: on Deep MNIST's step (2-core VM) the kernels took
+17.7 ms a step with threads that sleep at once, 18.6 ms after 10,000 rounds, 20.3 ms
+after 30,000 and more with the default. So unless the user set ``OMP_WAIT_POLICY`` or
+``GOMP_SPINCOUNT``, the library is loaded with ``GOMP_SPINCOUNT=0`` (which GNU OpenMP
+reads when it loads, so it holds only where nothing loaded it before).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import sys
+import threading
+
+import numpy as np
+
+_log = logging.getLogger("distflow")
+
+P = ctypes.c_void_p
+Dims = ctypes.c_int64 * 12
+
+# Values of oneDNN 3's C enums and argument indices (dnnl_types.h); format tags are looked
+# up by name at load time (their numbering changes between releases).
+F32 = 3  # dnnl_f32
+U8 = 6  # dnnl_u8
+FORMAT_ANY = 1  # dnnl_format_tag_any
+FORWARD_TRAINING, FORWARD_INFERENCE, BACKWARD_DATA, BACKWARD_WEIGHTS = 64, 96, 160, 192
+CONVOLUTION_DIRECT = 0x1
+POOLING_MAX, POOLING_AVG_INCLUDE_PADDING, POOLING_AVG_EXCLUDE_PADDING = 0x1FF, 0x2FF, 0x3FF
+SCRATCHPAD_USER = 1
+QUERY_IMPL_INFO_STR = 5  # dnnl_query_impl_info_str
+QUERY_SRC, QUERY_DIFF_SRC, QUERY_WEIGHTS, QUERY_DIFF_WEIGHTS, QUERY_DST, QUERY_DIFF_DST, QUERY_WORKSPACE, \
+    QUERY_SCRATCHPAD = range(129, 137)
+ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS, ARG_WORKSPACE, ARG_SCRATCHPAD = 1, 17, 33, 41, 64, 80
+ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS = 129, 145, 161
+_QUERY_OF_ARG = {ARG_SRC: QUERY_SRC, ARG_DST: QUERY_DST, ARG_WEIGHTS: QUERY_WEIGHTS, ARG_WORKSPACE: QUERY_WORKSPACE,
+                 ARG_DIFF_SRC: QUERY_DIFF_SRC, ARG_DIFF_DST: QUERY_DIFF_DST, ARG_DIFF_WEIGHTS: QUERY_DIFF_WEIGHTS}
+_TAGS = ("a", "ab", "abcd", "acdb", "cdba", "decab", "abcde")  # the plain layouts distflow hands over
+
+
+class _Arg(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_int), ("memory", P)]
+
+
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int), ("patch", ctypes.c_int), ("hash", ctypes.c_char_p),
+                ("cpu_runtime", ctypes.c_uint), ("gpu_runtime", ctypes.c_uint)]
+
+
+class OneDNNError(RuntimeError):
+    """A oneDNN call failed; the message names the call and oneDNN's status."""
+
+
+class Library:
+    """The loaded library: its engine, format tags and the OpenMP runtime it runs on."""
+
+    def __init__(self, lib: ctypes.CDLL, path: str):
+        self.lib, self.path = lib, path
+        lib.dnnl_version.restype = ctypes.POINTER(_Version)
+        v = lib.dnnl_version().contents
+        self.version = (v.major, v.minor, v.patch)
+        if v.major != 3:
+            raise OSError(f"oneDNN {v.major}.{v.minor} at {path}: distflow speaks oneDNN 3's C API")
+        lib.dnnl_status2str.restype = ctypes.c_char_p
+        lib.dnnl_fmt_tag2str.restype = ctypes.c_char_p
+        lib.dnnl_primitive_desc_query_md.restype = P
+        lib.dnnl_memory_desc_get_size.restype = ctypes.c_size_t
+        lib.dnnl_memory_desc_get_size.argtypes = [P]
+        lib.dnnl_memory_desc_equal.argtypes = [P, P]
+        lib.dnnl_primitive_desc_query_md.argtypes = [P, ctypes.c_int, ctypes.c_int]
+        lib.dnnl_memory_create.argtypes = [ctypes.POINTER(P), P, P, P]
+        lib.dnnl_memory_destroy.argtypes = [P]
+        lib.dnnl_primitive_execute.argtypes = [P, P, ctypes.c_int, P]
+        lib.dnnl_stream_wait.argtypes = [P]
+        names = {}
+        for value in range(1024):
+            name = lib.dnnl_fmt_tag2str(value)
+            if name and name.decode() in _TAGS:
+                names[name.decode()] = value
+        missing = set(_TAGS) - set(names)
+        if missing:
+            raise OSError(f"oneDNN at {path} has no format tag {sorted(missing)}")
+        self.tags = names
+        self.engine = P()
+        self.check(lib.dnnl_engine_create(ctypes.byref(self.engine), 1, ctypes.c_size_t(0)), "dnnl_engine_create")
+        self._streams = threading.local()
+        self._set_omp_threads = None
+        for name in ("libgomp.so.1", "libiomp5.so"):  # the OpenMP runtime libdnnl was linked with
+            try:
+                omp = ctypes.CDLL(name)
+            except OSError:
+                continue
+            self._set_omp_threads = omp.omp_set_num_threads
+            self._set_omp_threads.argtypes = [ctypes.c_int]
+            break
+
+    def check(self, status: int, call: str) -> None:
+        if status != 0:
+            what = self.lib.dnnl_status2str(status)
+            raise OneDNNError(f"oneDNN {call} failed: {what.decode() if what else status}")
+
+    def stream(self, threads: int) -> P:
+        """This thread's stream, its OpenMP team sized ``threads``."""
+        local = self._streams
+        stream = getattr(local, "stream", None)
+        if stream is None:
+            stream = P()
+            self.check(self.lib.dnnl_stream_create(ctypes.byref(stream), self.engine, ctypes.c_uint(1)),
+                       "dnnl_stream_create")
+            local.stream, local.threads = stream, 0
+        if threads != local.threads and self._set_omp_threads is not None:
+            self._set_omp_threads(threads)  # (an OpenMP setting of the calling thread only)
+            local.threads = threads
+        return stream
+
+    def memory_desc(self, dims, tag: str | int, dtype: int = F32) -> P:
+        md = P()
+        tag_value = tag if isinstance(tag, int) else self.tags[tag]
+        self.check(self.lib.dnnl_memory_desc_create_with_tag(ctypes.byref(md), len(dims), Dims(*dims), dtype,
+                                                             tag_value), "dnnl_memory_desc_create_with_tag")
+        return md
+
+
+class Primitive:
+    """A oneDNN primitive and the memory descriptors of its arguments (owned by its
+    primitive descriptor, which it keeps). Call it with ``{argument: array}``."""
+
+    __slots__ = ("lib", "pd", "handle", "mds", "scratch_bytes", "impl", "keep")
+
+    def __init__(self, lib: Library, pd: P, args, keep=()):
+        self.lib, self.pd, self.keep = lib, pd, keep
+        self.handle = P()
+        lib.check(lib.lib.dnnl_primitive_create(ctypes.byref(self.handle), pd), "dnnl_primitive_create")
+        self.mds = {arg: P(lib.lib.dnnl_primitive_desc_query_md(pd, _QUERY_OF_ARG[arg], 0)) for arg in args}
+        scratch = P(lib.lib.dnnl_primitive_desc_query_md(pd, QUERY_SCRATCHPAD, 0))
+        self.scratch_bytes = lib.lib.dnnl_memory_desc_get_size(scratch) if scratch.value else 0
+        if self.scratch_bytes:
+            self.mds[ARG_SCRATCHPAD] = scratch
+        info = ctypes.c_char_p()
+        lib.lib.dnnl_primitive_desc_query(pd, QUERY_IMPL_INFO_STR, 0, ctypes.byref(info))
+        self.impl = info.value.decode() if info.value else "?"
+        _log.debug("oneDNN primitive: %s", self.impl)
+
+    def bytes_of(self, arg: int) -> int:
+        return self.lib.lib.dnnl_memory_desc_get_size(self.mds[arg])
+
+    def layout_is(self, arg: int, md: P) -> bool:
+        return bool(self.lib.lib.dnnl_memory_desc_equal(self.mds[arg], md))
+
+    def __call__(self, arrays: dict, threads: int) -> None:
+        lib = self.lib
+        dnnl = lib.lib
+        if self.scratch_bytes:
+            arrays = dict(arrays)
+            arrays[ARG_SCRATCHPAD] = np.empty(self.scratch_bytes, np.uint8)
+        args = (_Arg * len(arrays))()
+        made = []
+        try:
+            for i, (arg, array) in enumerate(arrays.items()):
+                memory = P()
+                lib.check(dnnl.dnnl_memory_create(ctypes.byref(memory), self.mds[arg], lib.engine,
+                                                  P(array.ctypes.data)), "dnnl_memory_create")
+                made.append(memory)
+                args[i] = _Arg(arg, memory)
+            stream = lib.stream(threads)
+            lib.check(dnnl.dnnl_primitive_execute(self.handle, stream, len(arrays), args), "dnnl_primitive_execute")
+            lib.check(dnnl.dnnl_stream_wait(stream), "dnnl_stream_wait")
+        finally:
+            for memory in made:
+                dnnl.dnnl_memory_destroy(memory)
+
+
+_lock = threading.Lock()
+_loaded: "Library | None | bool" = None  # None: not looked for yet; False: not there
+_cache: dict = {}
+
+
+def _disabled() -> str | None:
+    for name in ("DISTFLOW_ONEDNN", "TF_ENABLE_ONEDNN_OPTS"):
+        if os.environ.get(name, "").strip().lower() in ("0", "false", "off", "no"):
+            return f"{name}={os.environ[name]}"
+    return None
+
+
+def _candidates() -> list[str]:
+    paths = [os.path.join(prefix, "lib", "libdnnl.so.3") for prefix in dict.fromkeys((sys.prefix, sys.base_prefix))]
+    import ctypes.util  # noqa: PLC0415 - only where oneDNN is looked for
+
+    found = ctypes.util.find_library("dnnl")
+    if found:
+        paths.append(found)
+    return paths
+
+
+def load() -> "Library | None":
+    """The library, looked for once per process; None where it is not installed, does not
+    load, or is turned off."""
+    global _loaded
+    if _loaded is not None:
+        return _loaded or None
+    with _lock:
+        if _loaded is not None:
+            return _loaded or None
+        off = _disabled()
+        if off:
+            _log.info("oneDNN turned off (%s): NumPy kernels serve CPU convolutions and pooling", off)
+            _loaded = False
+            return None
+        failures = []
+        if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+            os.environ["GOMP_SPINCOUNT"] = "0"  # (module docstring)
+        for path in _candidates():
+            if not os.path.exists(path) and os.sep in path:
+                continue
+            try:
+                _loaded = Library(ctypes.CDLL(path), path)
+            except (OSError, AttributeError, OneDNNError) as e:
+                failures.append(f"{path}: {e}")
+                continue
+            _log.info("oneDNN %s (%s) serves CPU convolutions and pooling", ".".join(map(str, _loaded.version)), path)
+            return _loaded
+        _log.info("oneDNN not found%s: NumPy kernels serve CPU convolutions and pooling "
+                  "(pip install 'distflow[onednn]' for compiled ones)", f" ({'; '.join(failures)})" if failures else "")
+        _loaded = False
+        return None
+
+
+def available() -> bool:
+    """Whether oneDNN serves CPU kernels in this process (looks for it once)."""
+    return load() is not None
+
+
+def cached(key, make):
+    """The primitives for ``key``, made by ``make(library)`` the first time it is asked for."""
+    found = _cache.get(key)
+    if found is None:
+        with _lock:
+            found = _cache.get(key)
+            if found is None:
+                found = _cache[key] = make(_loaded)
+    return found

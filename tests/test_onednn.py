@@ -1,0 +1,264 @@
+"""oneDNN's CPU kernels (runtime/onednn) against the NumPy kernels of their op blocks, their
+gradients by the adjoint identity and by central differences, and the choice between them.
+
+The kernel tests run where the ``onednn`` extra is installed (CI installs it); the
+fallback tests run everywhere.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.framework.registry import get_registration, kernel_for
+from distflow.runtime import onednn
+
+onednn.register()
+needs_onednn = pytest.mark.skipif(not onednn.available(), reason="oneDNN (the onednn extra) is not installed")
+
+# (input shape, filter shape, stride, padding): odd sizes, one channel, strides that do not
+# divide the input, VALID windows that stop short of its end, a filter wider than tall
+CONVOLUTIONS = [
+    ((4, 9, 9, 3), (3, 3, 3, 5), 1, "SAME"),
+    ((4, 9, 9, 3), (3, 3, 3, 5), 2, "VALID"),
+    ((2, 28, 28, 1), (5, 5, 1, 32), 1, "SAME"),
+    ((3, 10, 11, 4), (4, 2, 4, 6), 3, "SAME"),
+    ((3, 10, 11, 4), (4, 2, 4, 6), 2, "VALID"),
+    ((2, 7, 7, 16), (1, 1, 16, 8), 1, "VALID"),
+    ((1, 5, 6, 2), (5, 6, 2, 3), 1, "VALID"),
+]
+# (input shape, window, stride, padding)
+POOLINGS = [
+    ((2, 8, 8, 3), 2, 2, "SAME"),
+    ((2, 9, 9, 3), 3, 2, "SAME"),
+    ((2, 9, 7, 3), 3, 1, "VALID"),
+    ((2, 7, 7, 4), 3, 2, "SAME"),
+    ((1, 5, 5, 2), 2, 3, "VALID"),
+]
+
+
+def _oracle(op_type):
+    return get_registration(op_type).kernel
+
+
+def _kernel(op_type):
+    return kernel_for(op_type, "CPU").kernel
+
+
+def _same(got, want, what, rtol=2e-5):
+    assert got.shape == want.shape, f"{what}: shape {got.shape}, NumPy's {want.shape}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, NumPy's {want.dtype}"
+    scale = max(float(np.abs(want).max()), 1e-30)
+    err = float(np.abs(got.astype(np.float64) - want).max()) / scale
+    assert err <= rtol, f"{what}: largest difference {err:.2e} of the largest value, NumPy's kernel the reference"
+
+
+def _data(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+@needs_onednn
+@pytest.mark.parametrize("case", CONVOLUTIONS, ids=lambda c: f"{c[0]}x{c[1]}/{c[2]}{c[3]}")
+def test_convolution_kernels_give_the_numpy_kernels_values(case):
+    x_shape, f_shape, s, padding = case
+    strides = [1, s, s, 1]
+    x, f = _data(x_shape, 0), _data(f_shape, 1)
+    for op_type in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
+        assert kernel_for(op_type, "CPU") is not get_registration(op_type), op_type
+    want = _oracle("Conv2D")(np, x, f, strides=strides, padding=padding)
+    _same(_kernel("Conv2D")(np, x, f, strides=strides, padding=padding), want, "Conv2D")
+    dy = _data(want.shape, 2)
+    sizes = np.array(x_shape, np.int32)
+    _same(_kernel("Conv2DBackpropInput")(np, sizes, f, dy, strides=strides, padding=padding),
+          _oracle("Conv2DBackpropInput")(np, sizes, f, dy, strides=strides, padding=padding), "Conv2DBackpropInput")
+    sizes = np.array(f_shape, np.int32)
+    _same(_kernel("Conv2DBackpropFilter")(np, x, sizes, dy, strides=strides, padding=padding),
+          _oracle("Conv2DBackpropFilter")(np, x, sizes, dy, strides=strides, padding=padding),
+          "Conv2DBackpropFilter")
+
+
+@needs_onednn
+@pytest.mark.parametrize("case", CONVOLUTIONS[:5], ids=lambda c: f"{c[0]}x{c[1]}/{c[2]}{c[3]}")
+def test_convolution_gradients_are_the_forward_kernels_adjoints(case):
+    """<conv(x, f), dy> = <x, input_grad(dy)> = <f, filter_grad(x, dy)>, summed in float64:
+    the two gradient kernels are the exact gradients of the forward one."""
+    x_shape, f_shape, s, padding = case
+    strides = [1, s, s, 1]
+    x, f = _data(x_shape, 3), _data(f_shape, 4)
+    y = _kernel("Conv2D")(np, x, f, strides=strides, padding=padding)
+    dy = _data(y.shape, 5)
+    dx = _kernel("Conv2DBackpropInput")(np, np.array(x_shape), f, dy, strides=strides, padding=padding)
+    df = _kernel("Conv2DBackpropFilter")(np, x, np.array(f_shape), dy, strides=strides, padding=padding)
+    forward = np.vdot(y.astype(np.float64), dy)
+    assert np.vdot(x.astype(np.float64), dx) == pytest.approx(forward, rel=1e-4)
+    assert np.vdot(f.astype(np.float64), df) == pytest.approx(forward, rel=1e-4)
+
+
+@needs_onednn
+@pytest.mark.parametrize("case", POOLINGS, ids=lambda c: f"{c[0]}k{c[1]}s{c[2]}{c[3]}")
+def test_pooling_kernels_give_the_numpy_kernels_values(case):
+    x_shape, k, s, padding = case
+    ksize, strides = [1, k, k, 1], [1, s, s, 1]
+    x = _data(x_shape, 6)
+    attrs = {"ksize": ksize, "strides": strides, "padding": padding}
+    for op_type in ("MaxPool", "AvgPool"):
+        want = _oracle(op_type)(np, x, **attrs)
+        _same(_kernel(op_type)(np, x, **attrs), want, op_type)
+    y = _oracle("MaxPool")(np, x, **attrs)
+    g = _data(y.shape, 7)
+    _same(_kernel("MaxPoolGrad")(np, x, y, g, **attrs), _oracle("MaxPoolGrad")(np, x, y, g, **attrs), "MaxPoolGrad")
+    sizes = np.array(x_shape, np.int32)
+    _same(_kernel("AvgPoolGrad")(np, sizes, g, **attrs), _oracle("AvgPoolGrad")(np, sizes, g, **attrs), "AvgPoolGrad")
+
+
+@needs_onednn
+@pytest.mark.parametrize("stride", [1, 2])
+def test_max_pool_gradient_goes_to_the_first_of_tied_maxima(stride):
+    """As TensorFlow: where a window's maximum is held twice (zeros after a ReLU), the
+    first position in row-major order takes the window's gradient."""
+    x = np.zeros((1, 4, 4, 2), np.float32)
+    x[0, 3, 3, 1] = -1.0
+    attrs = {"ksize": [1, 2, 2, 1], "strides": [1, stride, stride, 1], "padding": "VALID"}
+    y = _oracle("MaxPool")(np, x, **attrs)
+    g = np.arange(1, y.size + 1, dtype=np.float32).reshape(y.shape)
+    got = _kernel("MaxPoolGrad")(np, x, y, g, **attrs)
+    np.testing.assert_array_equal(got, _oracle("MaxPoolGrad")(np, x, y, g, **attrs))
+
+
+@needs_onednn
+def test_what_onednn_does_not_take_runs_the_numpy_kernel():
+    """float64, float16 and empty tensors go to the NumPy kernel, exactly."""
+    for dtype in (np.float64, np.float16):
+        x, f = _data((2, 6, 6, 3), 8).astype(dtype), _data((3, 3, 3, 4), 9).astype(dtype)
+        attrs = {"strides": [1, 1, 1, 1], "padding": "SAME"}
+        np.testing.assert_array_equal(_kernel("Conv2D")(np, x, f, **attrs), _oracle("Conv2D")(np, x, f, **attrs))
+        pool = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+        np.testing.assert_array_equal(_kernel("MaxPool")(np, x, **pool), _oracle("MaxPool")(np, x, **pool))
+    empty = np.zeros((0, 6, 6, 3), np.float32)
+    f = _data((3, 3, 3, 4), 9)
+    assert _kernel("Conv2D")(np, empty, f, strides=[1, 1, 1, 1], padding="SAME").shape == (0, 6, 6, 4)
+
+
+def _conv_net(seed=0):
+    """A small conv net (two conv + pool layers, dense, Adam) in float32; the loss and its
+    variables after three steps, and the step's compile line."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(seed)
+        x = tf.placeholder(tf.float32, [8, 12, 12, 2])
+        y = tf.placeholder(tf.int64, [8])
+        h = tf.layers.conv2d(x, 8, 3, padding="same", activation=tf.nn.relu)
+        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        h = tf.layers.conv2d(h, 6, 3, strides=2, padding="valid", activation=tf.nn.relu)
+        h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
+        logits = tf.layers.dense(tf.layers.flatten(h), 3)
+        loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+        train = tf.train.AdamOptimizer(0.01).minimize(loss)
+        rng = np.random.default_rng(seed)
+        feed = {x: rng.standard_normal((8, 12, 12, 2)).astype(np.float32), y: rng.integers(0, 3, 8)}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train, feed)
+            choice = [s.plan.choice for s in sess._steps.values() if "ApplyAdam" in str(s.plan.sequential.infos)]
+            return sess.run(loss, feed), sess.run(tf.trainable_variables()), choice
+
+
+@needs_onednn
+def test_a_conv_net_trains_to_the_same_values_on_onednn_and_numpy(numpy_kernels):
+    from distflow.runtime.onednn import library
+
+    loss_np, vars_np, choice_np = _conv_net()
+    library._loaded = None  # (looked for again: the fixture's monkeypatch puts False back afterwards)
+    loss, variables, choice = _conv_net()
+    assert "oneDNN kernels: " in choice[0] and "Conv2D x2" in choice[0] and "MaxPoolGrad x1" in choice[0], choice
+    assert "oneDNN" not in choice_np[0] and "conv_patches" in choice_np[0], choice_np
+    assert loss == pytest.approx(loss_np, rel=1e-4)
+    for a, b in zip(variables, vars_np):
+        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
+
+
+@needs_onednn
+def test_conv_net_gradients_on_onednn_match_central_differences():
+    """The graph's symbolic gradient, through the oneDNN kernels (float32), against
+    float32 central differences (tf.test.compute_gradient_error)."""
+    with tf.Graph().as_default():
+        xv, fv = _data((2, 7, 7, 3), 10), _data((3, 3, 3, 4), 11) * 0.3
+        x, f = tf.constant(xv), tf.constant(fv)
+        h = tf.nn.conv2d(x, f, [1, 2, 2, 1], "SAME")
+        h = tf.nn.max_pool(tf.nn.relu(h), [1, 2, 2, 1], [1, 1, 1, 1], "VALID")
+        out = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
+        with tf.Session():
+            # (at these values no difference step crosses a kink of the ReLU or a maximum)
+            for t, value in ((x, xv), (f, fv)):
+                err = tf.test.compute_gradient_error(t, value.shape, out, out.shape.as_list(), x_init_value=value,
+                                                     delta=1e-3)
+                assert err < 2e-3, f"gradient error {err} for {t.name}"
+
+
+def _in_a_process(env: dict) -> dict:
+    code = (
+        "import json, logging, numpy as np\n"
+        "logging.basicConfig(level=logging.INFO, format='%(message)s')\n"
+        "import distflow as tf\n"
+        "x = tf.placeholder(tf.float32, [2, 6, 6, 3])\n"
+        "y = tf.nn.conv2d(x, tf.ones([3, 3, 3, 2]), [1, 1, 1, 1], 'SAME')\n"
+        "with tf.Session() as sess:\n"
+        "    v = sess.run(y, {x: np.ones((2, 6, 6, 3), np.float32)})\n"
+        "from distflow.framework.registry import kernel_for, get_registration\n"
+        "print(json.dumps({'numpy': kernel_for('Conv2D', 'CPU') is get_registration('Conv2D'),"
+        " 'center': float(v[0, 2, 2, 0])}))\n")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["log"] = out.stderr
+    return result
+
+
+def test_turned_off_onednn_leaves_the_numpy_kernels_and_says_so():
+    for name in ("DISTFLOW_ONEDNN", "TF_ENABLE_ONEDNN_OPTS"):
+        got = _in_a_process({name: "0"})
+        assert got["numpy"] and got["center"] == 27.0
+        assert f"oneDNN turned off ({name}=0)" in got["log"], got["log"]
+
+
+def test_where_onednn_is_not_installed_numpy_kernels_serve_and_it_is_logged(monkeypatch, caplog):
+    """A machine without the extra: no library where it is looked for."""
+    from distflow.runtime.onednn import library
+
+    monkeypatch.setattr(library, "_candidates", lambda: ["/nonexistent/lib/libdnnl.so.3"])
+    monkeypatch.setattr(library, "_loaded", None)
+    monkeypatch.delenv("DISTFLOW_ONEDNN", raising=False)
+    monkeypatch.delenv("TF_ENABLE_ONEDNN_OPTS", raising=False)
+    with caplog.at_level("INFO", logger="distflow"):
+        assert not onednn.available() and not onednn.available()
+    assert [r.getMessage() for r in caplog.records].count(
+        "oneDNN not found: NumPy kernels serve CPU convolutions and pooling "
+        "(pip install 'distflow[onednn]' for compiled ones)") == 1
+    for op_type in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad", "AvgPool",
+                    "AvgPoolGrad"):
+        assert kernel_for(op_type, "CPU") is get_registration(op_type), op_type
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 6, 6, 3])
+        y = tf.nn.conv2d(x, tf.ones([3, 3, 3, 2]), [1, 1, 1, 1], "SAME")
+        with tf.Session() as sess:
+            assert sess.run(y, {x: np.ones((2, 6, 6, 3), np.float32)})[0, 2, 2, 0] == 27.0
+
+
+def test_a_library_that_is_not_onednn_3_is_refused_with_its_reason(monkeypatch, caplog, tmp_path):
+    """A file that is no oneDNN (here an empty one) is skipped, and the log says why."""
+    from distflow.runtime.onednn import library
+
+    bogus = tmp_path / "libdnnl.so.3"
+    bogus.write_bytes(b"")
+    monkeypatch.setattr(library, "_candidates", lambda: [str(bogus)])
+    monkeypatch.setattr(library, "_loaded", None)
+    monkeypatch.delenv("DISTFLOW_ONEDNN", raising=False)
+    monkeypatch.delenv("TF_ENABLE_ONEDNN_OPTS", raising=False)
+    with caplog.at_level("INFO", logger="distflow"):
+        assert not onednn.available()
+    assert any("oneDNN not found (" in r.getMessage() and str(bogus) in r.getMessage() for r in caplog.records)
