@@ -411,6 +411,34 @@ def test_a_sequential_model_in_the_layout_tensorflow_writes_loads(tmp_path):
     assert isinstance(model.layers[0].kernel_constraint, tf.keras.constraints.MaxNorm)
 
 
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def test_a_file_that_tensorflow_wrote_loads_and_predicts_the_same():
+    """tests/data/tf_keras_functional.h5 was written by TensorFlow 2.21's graph-mode Keras
+    (tf_keras 2.21, ``TF_USE_LEGACY_KERAS=1``, ``tf.compat.v1`` with eager execution off):
+    a two-input functional model (Conv2D, BatchNormalization, MaxPooling2D, Flatten,
+    Dropout, Dense, concatenate) compiled with Adam and fitted 2 epochs, then
+    ``model.save``; the .npz holds six inputs and TensorFlow's ``model.predict`` of them.
+    Its config has the arguments later Keras releases write (``groups``, ``ragged``,
+    ``optional``, an initializer's ``module``, BatchNormalization's axis as a list)."""
+    _h5py()
+    want = np.load(os.path.join(DATA, "tf_keras_functional_pred.npz"))
+    model = tf.keras.models.load_model(os.path.join(DATA, "tf_keras_functional.h5"))
+    assert [layer.name for layer in model.layers if layer.weights] == ["conv", "bn", "aux_dense", "out"]
+    np.testing.assert_allclose(model.predict([want["x"], want["a"]]), want["pred"], rtol=1e-5, atol=1e-6)
+    assert type(model.optimizer).__name__ == "Adam" and model.metrics_names == ["loss", "accuracy"]
+    history = model.fit([want["x"], want["a"]], np.arange(6) % 3, epochs=2, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
+
+
+def test_a_later_keras_argument_that_tf1_keras_lacks_is_refused_by_name():
+    config = {"class_name": "Conv2D", "config": {"name": "grouped", "filters": 4, "kernel_size": [3, 3],
+                                                 "groups": 2}}
+    with pytest.raises(ValueError, match="Conv2D 'grouped' has groups=2, which TF 1.x's Keras does not have"):
+        tf.keras.layers.deserialize(config)
+
+
 def test_weights_in_hdf5_by_order_and_by_name(tmp_path):
     _h5py()
     model = tf.keras.Sequential([layers.Dense(3, input_shape=(2,), name="a"), layers.Dense(1, name="b")])

@@ -378,11 +378,32 @@ def deserialize(config, custom_objects=None):
     cls = (custom_objects or {}).get(name) or _CLASSES.get(name)
     if cls is None:
         raise ValueError(f"Unknown layer: {name} (pass its class in custom_objects)")
-    config = dict(config["config"])
+    config = _from_later_keras(name, dict(config["config"]))
     if getattr(cls.from_config, "__func__", None) is not None and "custom_objects" in \
             inspect.signature(cls.from_config).parameters:
         return cls.from_config(config, custom_objects=custom_objects)
     return cls.from_config(config)
+
+
+# Arguments that Keras releases after TF 1.x's write into a layer's config (TensorFlow 2's
+# tf.keras files), with the value that means what TF 1.x's layers do.
+_LATER_ARGUMENTS = {"groups": 1, "ragged": False, "optional": False}
+
+
+def _from_later_keras(class_name: str, config: dict) -> dict:
+    """A layer config written by a later Keras, as TF 1.x's layer takes it: the arguments
+    TF 1.x's Keras did not have are dropped where they hold the value that means TF 1.x's
+    behaviour (else a ValueError says which), and an axis list of one becomes that axis."""
+    for key, plain in _LATER_ARGUMENTS.items():
+        if key in config:
+            value = config.pop(key)
+            if value != plain:
+                raise ValueError(f"{class_name} '{config.get('name')}' has {key}={value!r}, which TF 1.x's "
+                                 f"Keras does not have (only {key}={plain!r} loads)")
+    axis = config.get("axis")
+    if isinstance(axis, list) and len(axis) == 1:
+        config["axis"] = axis[0]
+    return config
 
 
 def _to_tensors(inputs):
