@@ -262,3 +262,50 @@ def test_a_library_that_is_not_onednn_3_is_refused_with_its_reason(monkeypatch, 
     with caplog.at_level("INFO", logger="distflow"):
         assert not onednn.available()
     assert any("oneDNN not found (" in r.getMessage() and str(bogus) in r.getMessage() for r in caplog.records)
+
+
+def _layer(kind: str, dtype=tf.float32, fetch_conv=False):
+    """A convolution layer (its bias added by ``kind``: "bias_add", "add", "add_first" with the
+    bias as the first operand, or "no_relu"), fetched, with the step's rewrites."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(dtype, [2, 6, 6, 3])
+        f = tf.constant(_data((3, 3, 3, 4), 12), dtype=dtype)
+        b = tf.constant(_data((4,), 13), dtype=dtype)
+        c = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")
+        s = {"bias_add": lambda: tf.nn.bias_add(c, b), "add_first": lambda: b + c}.get(kind, lambda: c + b)()
+        out = s if kind == "no_relu" else tf.nn.relu(s)
+        fetches = [out, c] if fetch_conv else [out]
+        with tf.Session() as sess:
+            got = sess.run(fetches, {x: _data((2, 6, 6, 3), 14).astype(dtype.as_numpy_dtype)})
+            step = [s for s in sess._steps.values()][-1]
+            return got, step.plan.choice
+
+
+@needs_onednn
+@pytest.mark.parametrize("kind", ["bias_add", "add", "add_first", "no_relu"])
+def test_a_convolution_layer_becomes_one_onednn_call_with_the_same_values(kind, monkeypatch):
+    from distflow.runtime.rewrites import conv_fusion
+
+    got, choice = _layer(kind)
+    assert "conv_fusion x1" in choice and "_FusedConv2D x1" in choice, choice
+    monkeypatch.setattr(conv_fusion, "applies", lambda: False)
+    want, plain = _layer(kind)
+    assert "conv_fusion" not in plain
+    _same(got[0], want[0], f"convolution layer ({kind})")
+
+
+@needs_onednn
+def test_a_convolution_whose_output_is_fetched_or_float64_is_not_fused():
+    _, choice = _layer("add", fetch_conv=True)
+    assert "conv_fusion" not in choice, choice
+    _, choice = _layer("add", dtype=tf.float64)
+    assert "conv_fusion" not in choice, choice
+
+
+def test_the_fused_layers_numpy_kernel_is_conv_bias_relu():
+    x, f, b = _data((2, 5, 5, 3), 15), _data((3, 3, 3, 2), 16), _data((2,), 17)
+    attrs = {"strides": [1, 2, 2, 1], "padding": "SAME"}
+    conv = _oracle("Conv2D")(np, x, f, **attrs)
+    np.testing.assert_allclose(_oracle("_FusedConv2D")(np, x, f, b, relu=True, **attrs),
+                               np.maximum(conv + b, 0), rtol=1e-6)
+    np.testing.assert_allclose(_oracle("_FusedConv2D")(np, x, f, b, **attrs), conv + b, rtol=1e-6)

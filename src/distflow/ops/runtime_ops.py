@@ -5,15 +5,15 @@
   rendezvous (runtime/executor.py).
 - The kernels of the compile-time rewrites (runtime/rewrites/): a gradient's product
   fused into its variable's update, the replicas' products and row-wise ops merged into
-  one call over all rows, and a convolution's input windows shared by its forward
-  product and its filter gradient.
+  one call over all rows, a convolution's input windows shared by its forward product
+  and its filter gradient, and a convolution layer (convolution, bias, ReLU) in one call.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..framework.registry import register_op
+from ..framework.registry import get_registration, register_op
 from ..framework.tensor_shape import TensorShape
 from . import blas
 from .conv_ops import conv_from_cols, filter_grad_from_cols, im2col
@@ -25,6 +25,7 @@ ROW_BLOCKS = "_RowBlocks"
 CONV_PATCHES = "_Conv2DPatches"
 CONV_FROM_PATCHES = "_Conv2DFromPatches"
 CONV_FILTER_GRAD_FROM_PATCHES = "_Conv2DBackpropFilterFromPatches"
+FUSED_CONV = "_FusedConv2D"
 
 register_op("_Send", shape=lambda op: [])
 register_op("_Recv", shape=lambda op: TensorShape(None), dtype=lambda op: op.get_attr("tensor_type"))
@@ -134,3 +135,15 @@ def _conv2d_from_patches(xp, cols, f):
 def _conv2d_filter_grad_from_patches(xp, cols, filter_sizes, dy):
     """Conv2DBackpropFilter, from its input's windows."""
     return filter_grad_from_cols(cols, filter_sizes, dy)
+
+
+@register_op(FUSED_CONV, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
+def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False):
+    """Conv2D(x, f) plus ``bias`` (one value per output channel), then ReLU where ``relu``:
+    a convolution layer's three ops in one call (TensorFlow's _FusedConv2D). This is the
+    reference; oneDNN's kernel does the add and the ReLU as it writes the convolution."""
+    y = get_registration("Conv2D").kernel(xp, x, f, strides=strides, padding=padding)
+    y += bias
+    if relu:
+        xp.maximum(y, 0, out=y)
+    return y

@@ -1,5 +1,6 @@
 """CPU kernels from oneDNN: 2-D convolutions, their two gradients, and max and average
-pooling with their gradients, for float32 in NHWC.
+pooling with their gradients, for float32 in NHWC; and a convolution layer (convolution,
+bias and ReLU) as one call, which the ``conv_fusion`` rewrite makes.
 
 Each is registered for the CPU (``register_kernel(..., "CPU", when=available)``) beside
 the NumPy kernel of its op block (ops/conv_ops.py), which stays the reference it is
@@ -28,6 +29,7 @@ import numpy as np
 from ...framework.registry import get_registration, register_kernel
 from ...ops import blas
 from ...ops.conv_ops import conv_output_size
+from ...ops.runtime_ops import FUSED_CONV
 from . import library as L
 from .library import Dims, P, Primitive, available
 
@@ -74,16 +76,28 @@ class _Descs:
             self.lib.lib.dnnl_memory_desc_destroy(md)
 
 
-def _attr(lib: L.Library) -> P:
+def _attr(lib: L.Library, relu: bool = False) -> P:
+    """Primitive attributes: a scratchpad the caller hands over, and a ReLU applied as the
+    result is written (a post-op) where ``relu``."""
+    dnnl = lib.lib
     attr = P()
-    lib.check(lib.lib.dnnl_primitive_attr_create(ctypes.byref(attr)), "dnnl_primitive_attr_create")
-    lib.check(lib.lib.dnnl_primitive_attr_set_scratchpad_mode(attr, L.SCRATCHPAD_USER),
+    lib.check(dnnl.dnnl_primitive_attr_create(ctypes.byref(attr)), "dnnl_primitive_attr_create")
+    lib.check(dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, L.SCRATCHPAD_USER),
               "dnnl_primitive_attr_set_scratchpad_mode")
+    if relu:
+        post_ops = P()
+        lib.check(dnnl.dnnl_post_ops_create(ctypes.byref(post_ops)), "dnnl_post_ops_create")
+        try:
+            lib.check(dnnl.dnnl_post_ops_append_eltwise(post_ops, L.ELTWISE_RELU, ctypes.c_float(0.0),
+                                                        ctypes.c_float(0.0)), "dnnl_post_ops_append_eltwise")
+            lib.check(dnnl.dnnl_primitive_attr_set_post_ops(attr, post_ops), "dnnl_primitive_attr_set_post_ops")
+        finally:
+            dnnl.dnnl_post_ops_destroy(post_ops)
     return attr
 
 
-def _make_pd(lib: L.Library, create, what: str, *args) -> P:
-    pd, attr = P(), _attr(lib)
+def _make_pd(lib: L.Library, create, what: str, *args, relu: bool = False) -> P:
+    pd, attr = P(), _attr(lib, relu)
     try:
         lib.check(create(ctypes.byref(pd), lib.engine, *args, attr), what)
     finally:
@@ -99,10 +113,12 @@ def _reorder(lib: L.Library, src_md: P, dst_md: P) -> Primitive:
 
 class _Convolution:
     """The three primitives of one convolution's shape: forward, backward data, backward
-    weights (each made when first needed), and the filter reorders they need."""
+    weights (each made when first needed), and the filter reorders they need. With
+    ``fused``, only the forward, adding a bias and then a ReLU (``fused="relu"``) as it
+    writes its result."""
 
-    def __init__(self, lib: L.Library, x_shape, f_shape, strides, padding):
-        self.lib = lib
+    def __init__(self, lib: L.Library, x_shape, f_shape, strides, padding, fused: str | None = None):
+        self.lib, self.fused = lib, fused
         n, h, w, c = x_shape
         kh, kw, _, o = f_shape
         (oh, ow), self.before, self.after = _geometry(h, w, kh, kw, strides, padding)
@@ -120,11 +136,12 @@ class _Convolution:
         if self._fwd_pd is None:
             lib = self.lib
             with _Descs(lib) as md:
+                bias = md(self.dims["y"][1:2], "a") if self.fused else None
                 self._fwd_pd = _make_pd(
                     lib, lib.lib.dnnl_convolution_forward_primitive_desc_create,
                     "dnnl_convolution_forward_primitive_desc_create", L.FORWARD_TRAINING, L.CONVOLUTION_DIRECT,
-                    md(self.dims["x"], "acdb"), md(self.dims["f"], L.FORMAT_ANY), None, md(self.dims["y"], "acdb"),
-                    *self._common())
+                    md(self.dims["x"], "acdb"), md(self.dims["f"], L.FORMAT_ANY), bias, md(self.dims["y"], "acdb"),
+                    *self._common(), relu=self.fused == "relu")
         return self._fwd_pd
 
     def primitive(self, which: str) -> tuple[Primitive, Primitive | None]:
@@ -141,7 +158,8 @@ class _Convolution:
             x, y, f_any = md(self.dims["x"], "acdb"), md(self.dims["y"], "acdb"), md(self.dims["f"], L.FORMAT_ANY)
             hwio = md(self.dims["f"], "cdba")
             if which == "forward":
-                prim = Primitive(lib, self.fwd_pd(), (L.ARG_SRC, L.ARG_WEIGHTS, L.ARG_DST))
+                args = (L.ARG_SRC, L.ARG_WEIGHTS, L.ARG_DST) + ((L.ARG_BIAS,) if self.fused else ())
+                prim = Primitive(lib, self.fwd_pd(), args)
                 f_arg, to_prim = L.ARG_WEIGHTS, True
             elif which == "input":
                 pd = _make_pd(lib, lib.lib.dnnl_convolution_backward_data_primitive_desc_create,
@@ -170,9 +188,9 @@ def _filter_in(reorder: Primitive | None, f: np.ndarray, threads: int) -> np.nda
     return out
 
 
-def _convolution(x_shape, f_shape, strides, padding) -> _Convolution:
-    key = ("conv", tuple(x_shape), tuple(f_shape), tuple(strides), padding)
-    return L.cached(key, lambda lib: _Convolution(lib, x_shape, f_shape, strides, padding))
+def _convolution(x_shape, f_shape, strides, padding, fused: str | None = None) -> _Convolution:
+    key = ("conv", tuple(x_shape), tuple(f_shape), tuple(strides), padding, fused)
+    return L.cached(key, lambda lib: _Convolution(lib, x_shape, f_shape, strides, padding, fused))
 
 
 @register_kernel("Conv2D", "CPU", when=available)
@@ -184,6 +202,19 @@ def _conv2d(xp, x, f, *, strides, padding):
     threads = blas.intra_op_threads()
     y = np.empty(conv.y_shape, _F32)
     prim({L.ARG_SRC: _c(x), L.ARG_WEIGHTS: _filter_in(reorder, _c(f), threads), L.ARG_DST: y}, threads)
+    return y
+
+
+@register_kernel(FUSED_CONV, "CPU", when=available)
+def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False):
+    if not _takes(x, f, bias) or bias.shape != (f.shape[3],):
+        return _numpy(FUSED_CONV)(xp, x, f, bias, strides=strides, padding=padding, relu=relu)
+    conv = _convolution(x.shape, f.shape, strides, padding, "relu" if relu else "bias")
+    prim, reorder = conv.primitive("forward")
+    threads = blas.intra_op_threads()
+    y = np.empty(conv.y_shape, _F32)
+    prim({L.ARG_SRC: _c(x), L.ARG_WEIGHTS: _filter_in(reorder, _c(f), threads), L.ARG_BIAS: _c(bias),
+          L.ARG_DST: y}, threads)
     return y
 
 

@@ -45,6 +45,7 @@ U8 = 6  # dnnl_u8
 FORMAT_ANY = 1  # dnnl_format_tag_any
 FORWARD_TRAINING, FORWARD_INFERENCE, BACKWARD_DATA, BACKWARD_WEIGHTS = 64, 96, 160, 192
 CONVOLUTION_DIRECT = 0x1
+ELTWISE_RELU = 0x20
 POOLING_MAX, POOLING_AVG_INCLUDE_PADDING, POOLING_AVG_EXCLUDE_PADDING = 0x1FF, 0x2FF, 0x3FF
 SCRATCHPAD_USER = 1
 QUERY_IMPL_INFO_STR = 5  # dnnl_query_impl_info_str
@@ -52,8 +53,10 @@ QUERY_SRC, QUERY_DIFF_SRC, QUERY_WEIGHTS, QUERY_DIFF_WEIGHTS, QUERY_DST, QUERY_D
     QUERY_SCRATCHPAD = range(129, 137)
 ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS, ARG_WORKSPACE, ARG_SCRATCHPAD = 1, 17, 33, 41, 64, 80
 ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS = 129, 145, 161
-_QUERY_OF_ARG = {ARG_SRC: QUERY_SRC, ARG_DST: QUERY_DST, ARG_WEIGHTS: QUERY_WEIGHTS, ARG_WORKSPACE: QUERY_WORKSPACE,
-                 ARG_DIFF_SRC: QUERY_DIFF_SRC, ARG_DIFF_DST: QUERY_DIFF_DST, ARG_DIFF_WEIGHTS: QUERY_DIFF_WEIGHTS}
+# (query, index) of each argument's memory descriptor (a bias is the weights' second)
+_QUERY_OF_ARG = {ARG_SRC: (QUERY_SRC, 0), ARG_DST: (QUERY_DST, 0), ARG_WEIGHTS: (QUERY_WEIGHTS, 0),
+                 ARG_BIAS: (QUERY_WEIGHTS, 1), ARG_WORKSPACE: (QUERY_WORKSPACE, 0), ARG_DIFF_SRC: (QUERY_DIFF_SRC, 0),
+                 ARG_DIFF_DST: (QUERY_DIFF_DST, 0), ARG_DIFF_WEIGHTS: (QUERY_DIFF_WEIGHTS, 0)}
 _TAGS = ("a", "ab", "abcd", "acdb", "cdba", "decab", "abcde")  # the plain layouts distflow hands over
 
 
@@ -150,7 +153,7 @@ class Primitive:
         self.lib, self.pd, self.keep = lib, pd, keep
         self.handle = P()
         lib.check(lib.lib.dnnl_primitive_create(ctypes.byref(self.handle), pd), "dnnl_primitive_create")
-        self.mds = {arg: P(lib.lib.dnnl_primitive_desc_query_md(pd, _QUERY_OF_ARG[arg], 0)) for arg in args}
+        self.mds = {arg: P(lib.lib.dnnl_primitive_desc_query_md(pd, *_QUERY_OF_ARG[arg])) for arg in args}
         scratch = P(lib.lib.dnnl_primitive_desc_query_md(pd, QUERY_SCRATCHPAD, 0))
         self.scratch_bytes = lib.lib.dnnl_memory_desc_get_size(scratch) if scratch.value else 0
         if self.scratch_bytes:

@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple
 
 from ..device import Device
 from ..partition import Node
-from . import constant_folding, conv_patches, dead_nodes, early_compute, replica_merge, update_fusion
+from . import constant_folding, conv_fusion, conv_patches, dead_nodes, early_compute, replica_merge, update_fusion
 from .common import Nodes, count_readers
 
 
@@ -38,6 +38,7 @@ PASSES = (
     # before update fusion: it fuses the merged products
     Pass("replica_merge", replica_merge.run, "fuse", _host_only),
     Pass("update_fusion", update_fusion.run, "fuse", _host_only),
+    Pass("conv_fusion", conv_fusion.run, "fuse", lambda plan: _host_only(plan) and conv_fusion.applies()),
     # after folding: the filter sizes are constants
     Pass("conv_patches", conv_patches.run, "fuse", lambda plan: _host_only(plan) and conv_patches.applies()),
     Pass("early_compute", early_compute.run, "fuse", lambda plan: _host_only(plan) and early_compute.applies(plan)),
