@@ -115,6 +115,22 @@ def test_pooling_kernels_give_the_numpy_kernels_values(case):
     _same(_kernel("AvgPoolGrad")(np, sizes, g, **attrs), _oracle("AvgPoolGrad")(np, sizes, g, **attrs), "AvgPoolGrad")
 
 
+# (input shape, depth_radius, bias, alpha, beta): the CIFAR-10 tutorial's, others, and a
+# window wider than the channels
+LRNS = [((2, 5, 5, 16), 4, 1.0, 0.001 / 9, 0.75), ((3, 4, 3, 7), 2, 2.0, 0.3, 0.5), ((1, 2, 2, 3), 5, 1.0, 1.0, 0.75)]
+
+
+@needs_onednn
+@pytest.mark.parametrize("case", LRNS, ids=lambda c: f"{c[0]}r{c[1]}")
+def test_lrn_kernels_give_the_numpy_kernels_values(case):
+    shape, radius, bias, alpha, beta = case
+    attrs = {"depth_radius": radius, "bias": bias, "alpha": alpha, "beta": beta}
+    x, g = _data(shape, 18), _data(shape, 19)
+    y = _oracle("LRN")(np, x, **attrs)
+    _same(_kernel("LRN")(np, x, **attrs), y, "LRN")
+    _same(_kernel("LRNGrad")(np, g, x, y, **attrs), _oracle("LRNGrad")(np, g, x, y, **attrs), "LRNGrad")
+
+
 @needs_onednn
 @pytest.mark.parametrize("stride", [1, 2])
 def test_max_pool_gradient_goes_to_the_first_of_tied_maxima(stride):
@@ -240,7 +256,7 @@ def test_where_onednn_is_not_installed_numpy_kernels_serve_and_it_is_logged(monk
         "oneDNN not found: NumPy kernels serve CPU convolutions and pooling "
         "(pip install 'distflow[onednn]' for compiled ones)") == 1
     for op_type in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad", "AvgPool",
-                    "AvgPoolGrad"):
+                    "AvgPoolGrad", "LRN", "LRNGrad", "_FusedConv2D"):
         assert kernel_for(op_type, "CPU") is get_registration(op_type), op_type
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [2, 6, 6, 3])

@@ -1,6 +1,7 @@
-"""CPU kernels from oneDNN: 2-D convolutions, their two gradients, and max and average
-pooling with their gradients, for float32 in NHWC; and a convolution layer (convolution,
-bias and ReLU) as one call, which the ``conv_fusion`` rewrite makes.
+"""CPU kernels from oneDNN: 2-D convolutions, their two gradients, max and average pooling
+and local response normalization with their gradients, for float32 in NHWC; and a
+convolution layer (convolution, bias and ReLU) as one call, which the ``conv_fusion``
+rewrite makes.
 
 Each is registered for the CPU (``register_kernel(..., "CPU", when=available)``) beside
 the NumPy kernel of its op block (ops/conv_ops.py), which stays the reference it is
@@ -16,7 +17,12 @@ GEMM.
 
 Max pooling's gradient (``MaxPoolGrad(x, y, dy)``) gets no workspace from the forward op,
 which TensorFlow's op signature does not carry: it runs the forward pooling again for
-the workspace (where each window's maximum is), then the backward one.
+the workspace (where each window's maximum is), then the backward one; LRN's gradient
+does the same where oneDNN's backward LRN asks for a workspace.
+
+LRN: TensorFlow divides by ``(bias + alpha * sum)^beta`` over the ``2 * depth_radius + 1``
+channels around each one; oneDNN by ``(k + alpha / n * sum)^beta`` over ``n`` channels, so
+its alpha is TensorFlow's times ``n``.
 """
 
 from __future__ import annotations
@@ -353,4 +359,83 @@ def _avg_pool_grad(xp, input_shape, grad, *, ksize, strides, padding):
     _, backward = _pooling(L.POOLING_AVG_EXCLUDE_PADDING, x_shape, ksize, strides, padding).backward()
     dx = np.empty(x_shape, _F32)
     backward({L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad)}, blas.intra_op_threads())
+    return dx
+
+
+class _LRN:
+    """The primitives of one LRN's shape and parameters: forward (inference), and for the
+    gradient the forward with a workspace (where oneDNN's backward asks for one) and the
+    backward."""
+
+    def __init__(self, lib: L.Library, x_shape, depth_radius, bias, alpha, beta):
+        self.lib = lib
+        n, h, w, c = x_shape
+        self.dims = (n, c, h, w)
+        size = 2 * depth_radius + 1
+        self.params = (ctypes.c_int64(size), ctypes.c_float(alpha * size), ctypes.c_float(beta), ctypes.c_float(bias))
+        self._prims: dict = {}
+        self._lock = threading.Lock()
+
+    def _forward_pd(self, prop_kind: int) -> P:
+        lib = self.lib
+        with _Descs(lib) as md:
+            return _make_pd(lib, lib.lib.dnnl_lrn_forward_primitive_desc_create,
+                            "dnnl_lrn_forward_primitive_desc_create", prop_kind, L.LRN_ACROSS_CHANNELS,
+                            md(self.dims, "acdb"), md(self.dims, "acdb"), *self.params)
+
+    def forward(self) -> Primitive:
+        with self._lock:
+            if "forward" not in self._prims:
+                self._prims["forward"] = Primitive(self.lib, self._forward_pd(L.FORWARD_INFERENCE),
+                                                   (L.ARG_SRC, L.ARG_DST))
+        return self._prims["forward"]
+
+    def backward(self) -> tuple[Primitive | None, Primitive]:
+        """(the forward that leaves the workspace, or None where none is asked for; the backward)."""
+        with self._lock:
+            if "backward" not in self._prims:
+                lib = self.lib
+                hint = self._forward_pd(L.FORWARD_TRAINING)
+                with _Descs(lib) as md:
+                    pd = _make_pd(lib, lib.lib.dnnl_lrn_backward_primitive_desc_create,
+                                  "dnnl_lrn_backward_primitive_desc_create", L.LRN_ACROSS_CHANNELS,
+                                  md(self.dims, "acdb"), md(self.dims, "acdb"), md(self.dims, "acdb"), *self.params,
+                                  hint)
+                workspace = P(lib.lib.dnnl_primitive_desc_query_md(pd, L.QUERY_WORKSPACE, 0))
+                needs = bool(workspace.value) and lib.lib.dnnl_memory_desc_get_size(workspace) > 0
+                with_ws = Primitive(lib, hint, (L.ARG_SRC, L.ARG_DST, L.ARG_WORKSPACE)) if needs else None
+                args = (L.ARG_SRC, L.ARG_DIFF_SRC, L.ARG_DIFF_DST) + ((L.ARG_WORKSPACE,) if needs else ())
+                self._prims["backward"] = (with_ws, Primitive(lib, pd, args, keep=(hint,)))
+        return self._prims["backward"]
+
+
+def _lrn(x_shape, depth_radius, bias, alpha, beta) -> _LRN:
+    key = ("lrn", tuple(x_shape), int(depth_radius), float(bias), float(alpha), float(beta))
+    return L.cached(key, lambda lib: _LRN(lib, x_shape, int(depth_radius), float(bias), float(alpha), float(beta)))
+
+
+@register_kernel("LRN", "CPU", when=available)
+def _local_response_normalization(xp, x, *, depth_radius, bias, alpha, beta):
+    if not _takes(x) or x.ndim != 4:
+        return _numpy("LRN")(xp, x, depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta)
+    y = np.empty(x.shape, _F32)
+    _lrn(x.shape, depth_radius, bias, alpha, beta).forward()({L.ARG_SRC: _c(x), L.ARG_DST: y},
+                                                           blas.intra_op_threads())
+    return y
+
+
+@register_kernel("LRNGrad", "CPU", when=available)
+def _local_response_normalization_grad(xp, grad, x, y, *, depth_radius, bias, alpha, beta):
+    if not _takes(grad, x) or x.ndim != 4:
+        return _numpy("LRNGrad")(xp, grad, x, y, depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta)
+    forward, backward = _lrn(x.shape, depth_radius, bias, alpha, beta).backward()
+    threads = blas.intra_op_threads()
+    arrays = {L.ARG_SRC: _c(x), L.ARG_DIFF_DST: _c(grad)}
+    if forward is not None:
+        arrays[L.ARG_WORKSPACE] = np.empty(forward.bytes_of(L.ARG_WORKSPACE), np.uint8)
+        forward({L.ARG_SRC: arrays[L.ARG_SRC], L.ARG_DST: np.empty(x.shape, _F32),
+                 L.ARG_WORKSPACE: arrays[L.ARG_WORKSPACE]}, threads)
+    dx = np.empty(x.shape, _F32)
+    arrays[L.ARG_DIFF_SRC] = dx
+    backward(arrays, threads)
     return dx

@@ -46,6 +46,7 @@ FORMAT_ANY = 1  # dnnl_format_tag_any
 FORWARD_TRAINING, FORWARD_INFERENCE, BACKWARD_DATA, BACKWARD_WEIGHTS = 64, 96, 160, 192
 CONVOLUTION_DIRECT = 0x1
 ELTWISE_RELU = 0x20
+LRN_ACROSS_CHANNELS = 0xAFF
 POOLING_MAX, POOLING_AVG_INCLUDE_PADDING, POOLING_AVG_EXCLUDE_PADDING = 0x1FF, 0x2FF, 0x3FF
 SCRATCHPAD_USER = 1
 QUERY_IMPL_INFO_STR = 5  # dnnl_query_impl_info_str
@@ -256,8 +257,9 @@ def cached(key, make):
     """The primitives for ``key``, made by ``make(library)`` the first time it is asked for."""
     found = _cache.get(key)
     if found is None:
+        lib = load()  # (before the lock, which load takes too)
         with _lock:
             found = _cache.get(key)
             if found is None:
-                found = _cache[key] = make(_loaded)
+                found = _cache[key] = make(lib)
     return found
