@@ -255,27 +255,23 @@ def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
     return df
 
 
-class _Pooling:
-    """The primitives of one pooling's shape: forward (inference), and for the gradient
-    the forward with a workspace and the backward."""
+class _ForwardBackward:
+    """The primitives of one pooling's or LRN's shape: forward (inference), and for the
+    gradient the forward that leaves a workspace (where oneDNN's backward asks for one)
+    and the backward. A subclass says how its primitive descriptors are made."""
 
-    def __init__(self, lib: L.Library, algorithm: int, x_shape, ksize, strides, padding):
-        self.lib, self.algorithm = lib, algorithm
-        n, h, w, c = x_shape
-        kh, kw = ksize[1], ksize[2]
-        (oh, ow), before, after = _geometry(h, w, kh, kw, strides, padding)
-        self.x_dims, self.y_dims = (n, c, h, w), (n, c, oh, ow)
-        self.y_shape = (n, oh, ow, c)
-        self.common = (Dims(strides[1], strides[2]), Dims(kh, kw), Dims(0, 0), Dims(*before), Dims(*after))
+    backward_reads_src = False  # (the backward's arguments besides the gradients and the workspace)
+
+    def __init__(self, lib: L.Library):
+        self.lib = lib
         self._prims: dict = {}
         self._lock = threading.Lock()
 
     def _forward_pd(self, prop_kind: int) -> P:
-        lib = self.lib
-        with _Descs(lib) as md:
-            return _make_pd(lib, lib.lib.dnnl_pooling_forward_primitive_desc_create,
-                            "dnnl_pooling_forward_primitive_desc_create", prop_kind, self.algorithm,
-                            md(self.x_dims, "acdb"), md(self.y_dims, "acdb"), *self.common)
+        raise NotImplementedError
+
+    def _backward_pd(self, hint: P) -> P:
+        raise NotImplementedError
 
     def forward(self) -> Primitive:
         with self._lock:
@@ -285,24 +281,55 @@ class _Pooling:
         return self._prims["forward"]
 
     def backward(self) -> tuple[Primitive | None, Primitive]:
-        """(the forward that leaves a workspace, for max pooling; the backward)."""
+        """(the forward that leaves the workspace, or None where none is asked for; the backward)."""
         with self._lock:
             if "backward" not in self._prims:
-                self._make_backward()
+                lib = self.lib
+                hint = self._forward_pd(L.FORWARD_TRAINING)
+                pd = self._backward_pd(hint)
+                workspace = P(lib.lib.dnnl_primitive_desc_query_md(pd, L.QUERY_WORKSPACE, 0))
+                needs = bool(workspace.value) and lib.lib.dnnl_memory_desc_get_size(workspace) > 0
+                with_ws = Primitive(lib, hint, (L.ARG_SRC, L.ARG_DST, L.ARG_WORKSPACE)) if needs else None
+                args = ((L.ARG_SRC,) if self.backward_reads_src else ()) + (L.ARG_DIFF_SRC, L.ARG_DIFF_DST) + (
+                    (L.ARG_WORKSPACE,) if needs else ())
+                self._prims["backward"] = (with_ws, Primitive(lib, pd, args, keep=(hint,)))
         return self._prims["backward"]
 
-    def _make_backward(self) -> None:
+    def run_backward(self, arrays: dict, x: np.ndarray, threads: int) -> None:
+        """The backward on ``arrays`` (its gradients, and ``x`` where it reads it), after the
+        forward on ``x`` for the workspace where one is needed."""
+        forward, backward = self.backward()
+        if forward is not None:
+            arrays[L.ARG_WORKSPACE] = np.empty(forward.bytes_of(L.ARG_WORKSPACE), np.uint8)
+            forward({L.ARG_SRC: x, L.ARG_DST: np.empty(forward.bytes_of(L.ARG_DST), np.uint8),
+                     L.ARG_WORKSPACE: arrays[L.ARG_WORKSPACE]}, threads)
+        backward(arrays, threads)
+
+
+class _Pooling(_ForwardBackward):
+    def __init__(self, lib: L.Library, algorithm: int, x_shape, ksize, strides, padding):
+        super().__init__(lib)
+        self.algorithm = algorithm
+        n, h, w, c = x_shape
+        kh, kw = ksize[1], ksize[2]
+        (oh, ow), before, after = _geometry(h, w, kh, kw, strides, padding)
+        self.x_dims, self.y_dims = (n, c, h, w), (n, c, oh, ow)
+        self.y_shape = (n, oh, ow, c)
+        self.common = (Dims(strides[1], strides[2]), Dims(kh, kw), Dims(0, 0), Dims(*before), Dims(*after))
+
+    def _forward_pd(self, prop_kind: int) -> P:
         lib = self.lib
-        hint = self._forward_pd(L.FORWARD_TRAINING)
-        with_ws = None
-        if self.algorithm == L.POOLING_MAX:
-            with_ws = Primitive(lib, hint, (L.ARG_SRC, L.ARG_DST, L.ARG_WORKSPACE))
         with _Descs(lib) as md:
-            pd = _make_pd(lib, lib.lib.dnnl_pooling_backward_primitive_desc_create,
-                          "dnnl_pooling_backward_primitive_desc_create", self.algorithm,
-                          md(self.x_dims, "acdb"), md(self.y_dims, "acdb"), *self.common, hint)
-        args = (L.ARG_DIFF_SRC, L.ARG_DIFF_DST) + ((L.ARG_WORKSPACE,) if with_ws is not None else ())
-        self._prims["backward"] = (with_ws, Primitive(lib, pd, args, keep=(hint,)))
+            return _make_pd(lib, lib.lib.dnnl_pooling_forward_primitive_desc_create,
+                            "dnnl_pooling_forward_primitive_desc_create", prop_kind, self.algorithm,
+                            md(self.x_dims, "acdb"), md(self.y_dims, "acdb"), *self.common)
+
+    def _backward_pd(self, hint: P) -> P:
+        lib = self.lib
+        with _Descs(lib) as md:
+            return _make_pd(lib, lib.lib.dnnl_pooling_backward_primitive_desc_create,
+                            "dnnl_pooling_backward_primitive_desc_create", self.algorithm,
+                            md(self.x_dims, "acdb"), md(self.y_dims, "acdb"), *self.common, hint)
 
 
 def _pooling(algorithm: int, x_shape, ksize, strides, padding) -> _Pooling:
@@ -333,13 +360,9 @@ def _max_pool(xp, x, *, ksize, strides, padding):
 def _max_pool_grad(xp, x, y, grad, *, ksize, strides, padding):
     if not _takes(x, grad) or not _pools_2d(ksize, strides):
         return _numpy("MaxPoolGrad")(xp, x, y, grad, ksize=ksize, strides=strides, padding=padding)
-    pool = _pooling(L.POOLING_MAX, x.shape, ksize, strides, padding)
-    forward, backward = pool.backward()
-    threads = blas.intra_op_threads()
-    workspace = np.empty(forward.bytes_of(L.ARG_WORKSPACE), np.uint8)
-    forward({L.ARG_SRC: _c(x), L.ARG_DST: np.empty(pool.y_shape, _F32), L.ARG_WORKSPACE: workspace}, threads)
     dx = np.empty(x.shape, _F32)
-    backward({L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad), L.ARG_WORKSPACE: workspace}, threads)
+    _pooling(L.POOLING_MAX, x.shape, ksize, strides, padding).run_backward(
+        {L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad)}, _c(x), blas.intra_op_threads())
     return dx
 
 
@@ -356,25 +379,21 @@ def _avg_pool_grad(xp, input_shape, grad, *, ksize, strides, padding):
     x_shape = tuple(int(d) for d in input_shape)
     if not _takes(grad) or 0 in x_shape or not _pools_2d(ksize, strides):
         return _numpy("AvgPoolGrad")(xp, input_shape, grad, ksize=ksize, strides=strides, padding=padding)
-    _, backward = _pooling(L.POOLING_AVG_EXCLUDE_PADDING, x_shape, ksize, strides, padding).backward()
     dx = np.empty(x_shape, _F32)
-    backward({L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad)}, blas.intra_op_threads())
+    _pooling(L.POOLING_AVG_EXCLUDE_PADDING, x_shape, ksize, strides, padding).run_backward(
+        {L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad)}, None, blas.intra_op_threads())
     return dx
 
 
-class _LRN:
-    """The primitives of one LRN's shape and parameters: forward (inference), and for the
-    gradient the forward with a workspace (where oneDNN's backward asks for one) and the
-    backward."""
+class _LRN(_ForwardBackward):
+    backward_reads_src = True
 
     def __init__(self, lib: L.Library, x_shape, depth_radius, bias, alpha, beta):
-        self.lib = lib
+        super().__init__(lib)
         n, h, w, c = x_shape
         self.dims = (n, c, h, w)
         size = 2 * depth_radius + 1
         self.params = (ctypes.c_int64(size), ctypes.c_float(alpha * size), ctypes.c_float(beta), ctypes.c_float(bias))
-        self._prims: dict = {}
-        self._lock = threading.Lock()
 
     def _forward_pd(self, prop_kind: int) -> P:
         lib = self.lib
@@ -383,30 +402,12 @@ class _LRN:
                             "dnnl_lrn_forward_primitive_desc_create", prop_kind, L.LRN_ACROSS_CHANNELS,
                             md(self.dims, "acdb"), md(self.dims, "acdb"), *self.params)
 
-    def forward(self) -> Primitive:
-        with self._lock:
-            if "forward" not in self._prims:
-                self._prims["forward"] = Primitive(self.lib, self._forward_pd(L.FORWARD_INFERENCE),
-                                                   (L.ARG_SRC, L.ARG_DST))
-        return self._prims["forward"]
-
-    def backward(self) -> tuple[Primitive | None, Primitive]:
-        """(the forward that leaves the workspace, or None where none is asked for; the backward)."""
-        with self._lock:
-            if "backward" not in self._prims:
-                lib = self.lib
-                hint = self._forward_pd(L.FORWARD_TRAINING)
-                with _Descs(lib) as md:
-                    pd = _make_pd(lib, lib.lib.dnnl_lrn_backward_primitive_desc_create,
-                                  "dnnl_lrn_backward_primitive_desc_create", L.LRN_ACROSS_CHANNELS,
-                                  md(self.dims, "acdb"), md(self.dims, "acdb"), md(self.dims, "acdb"), *self.params,
-                                  hint)
-                workspace = P(lib.lib.dnnl_primitive_desc_query_md(pd, L.QUERY_WORKSPACE, 0))
-                needs = bool(workspace.value) and lib.lib.dnnl_memory_desc_get_size(workspace) > 0
-                with_ws = Primitive(lib, hint, (L.ARG_SRC, L.ARG_DST, L.ARG_WORKSPACE)) if needs else None
-                args = (L.ARG_SRC, L.ARG_DIFF_SRC, L.ARG_DIFF_DST) + ((L.ARG_WORKSPACE,) if needs else ())
-                self._prims["backward"] = (with_ws, Primitive(lib, pd, args, keep=(hint,)))
-        return self._prims["backward"]
+    def _backward_pd(self, hint: P) -> P:
+        lib = self.lib
+        with _Descs(lib) as md:
+            return _make_pd(lib, lib.lib.dnnl_lrn_backward_primitive_desc_create,
+                            "dnnl_lrn_backward_primitive_desc_create", L.LRN_ACROSS_CHANNELS,
+                            md(self.dims, "acdb"), md(self.dims, "acdb"), md(self.dims, "acdb"), *self.params, hint)
 
 
 def _lrn(x_shape, depth_radius, bias, alpha, beta) -> _LRN:
@@ -428,14 +429,8 @@ def _local_response_normalization(xp, x, *, depth_radius, bias, alpha, beta):
 def _local_response_normalization_grad(xp, grad, x, y, *, depth_radius, bias, alpha, beta):
     if not _takes(grad, x) or x.ndim != 4:
         return _numpy("LRNGrad")(xp, grad, x, y, depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta)
-    forward, backward = _lrn(x.shape, depth_radius, bias, alpha, beta).backward()
-    threads = blas.intra_op_threads()
-    arrays = {L.ARG_SRC: _c(x), L.ARG_DIFF_DST: _c(grad)}
-    if forward is not None:
-        arrays[L.ARG_WORKSPACE] = np.empty(forward.bytes_of(L.ARG_WORKSPACE), np.uint8)
-        forward({L.ARG_SRC: arrays[L.ARG_SRC], L.ARG_DST: np.empty(x.shape, _F32),
-                 L.ARG_WORKSPACE: arrays[L.ARG_WORKSPACE]}, threads)
     dx = np.empty(x.shape, _F32)
-    arrays[L.ARG_DIFF_SRC] = dx
-    backward(arrays, threads)
+    x = _c(x)
+    _lrn(x.shape, depth_radius, bias, alpha, beta).run_backward(
+        {L.ARG_SRC: x, L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad)}, x, blas.intra_op_threads())
     return dx
