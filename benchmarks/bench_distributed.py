@@ -15,6 +15,7 @@ processes on 127.0.0.1 ports chosen free at start.
 from __future__ import annotations
 
 import argparse
+import json
 import socket
 import subprocess
 import sys
@@ -82,10 +83,17 @@ TF_PS = ("import json, os; os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'; import tens
 
 
 def run_distflow(runs: int) -> dict:
-    tf = use_distflow_source()
-    scope: dict = {}
-    exec(MEASURE, scope)  # noqa: S102 - our own benchmark body
-    return scope["measure"](tf, DISTFLOW_PS, runs)
+    """distflow's side, in a process of its own as TensorFlow's is: a server sizes its
+    process's BLAS threads (a worker of a two-task cluster on one host takes 1), and the
+    servers of this body stay up, so in the caller's process they would slow every
+    benchmark measured after it."""
+    use_distflow_source()  # (exports this checkout's PYTHONPATH to the child)
+    code = (MEASURE + "\nimport distflow as tf\n"
+            f"print(json.dumps(measure(tf, {DISTFLOW_PS!r}, {runs})))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"distflow's run failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def loopback_tcp_gbps(size: int = 16 * 2**20, rounds: int = 10) -> float:
