@@ -230,11 +230,11 @@ def load() -> "Library | None":
             _loaded = False
             return None
         failures = []
-        if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-            os.environ["GOMP_SPINCOUNT"] = "0"  # (module docstring)
         for path in _candidates():
             if not os.path.exists(path) and os.sep in path:
                 continue
+            if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+                os.environ["GOMP_SPINCOUNT"] = "0"  # (module docstring; only where a library is loaded)
             try:
                 _loaded = Library(ctypes.CDLL(path), path)
             except (OSError, AttributeError, OneDNNError) as e:
