@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
@@ -200,7 +201,7 @@ class PartitionPlan:
         self.feed_slots: list[tuple[int, int]] = []
         self.fetch_slots: list[tuple[int, int, bool]] = []
         self.blocking = False
-        self.library_kernels: dict[str, int] = {}  # op type -> nodes a compiled library's CPU kernel runs
+        self.library_kernels: Counter = Counter()  # op type -> nodes a compiled library's CPU kernel runs
         # per call: why it could not be captured in a CUDA graph (None: it can); the memories it computes in
         self.replay_blockers: list[str | None] = []
         self.memories: set[str] = set()
@@ -280,7 +281,7 @@ class PartitionPlan:
             fn, blocking = self._bind(kernel, reg, node, device, kernel_states)
             self.blocking = self.blocking or blocking
             if kernel is not reg and device.kernel_type == "CPU":
-                self.library_kernels[node.type] = self.library_kernels.get(node.type, 0) + 1
+                self.library_kernels[node.type] += 1
             outs = [new_slot() for _ in range(node.num_outputs)]
             for i, s in enumerate(outs):
                 slot_of[(node.name, i)] = s
@@ -525,16 +526,12 @@ class StepPlan:
 
     def _chose(self, mode: str, reason: str) -> None:
         plans = [self.sequential] if mode == self.SEQUENTIAL else self.partitions
-        fired: dict[str, int] = {}
+        fired, library = Counter(), Counter()  # (over the plans: rewrites made, library kernels by op type)
         for plan in plans:
-            for name, made in plan.rewrites.items():
-                fired[name] = fired.get(name, 0) + made
+            fired.update(plan.rewrites)
+            library.update(plan.library_kernels)
         rewrites = ", ".join(f"{name} x{made}" for name, made in fired.items()) or "none"
         self.choice = f"{mode} form ({reason}); rewrites: {rewrites}"
-        library: dict[str, int] = {}
-        for plan in plans:
-            for op_type, count in plan.library_kernels.items():
-                library[op_type] = library.get(op_type, 0) + count
         if library:  # (the CPU kernels that a compiled library serves, not NumPy)
             self.choice += "; oneDNN kernels: " + ", ".join(f"{t} x{n}" for t, n in sorted(library.items()))
         log_compiled(self.label, self.choice)
