@@ -373,6 +373,61 @@ def test_a_whole_model_saved_to_hdf5_loads_and_predicts_the_same(tmp_path):
     loaded.fit([x, xs], [y, np.zeros((16, 2))], epochs=1, verbose=0)  # (compiled as it was)
 
 
+@pytest.mark.parametrize("optimizer", [
+    lambda: tf.keras.optimizers.Adam(0.01), lambda: tf.keras.optimizers.SGD(0.05, momentum=0.9),
+    lambda: tf.keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True), lambda: tf.keras.optimizers.Adagrad(0.1),
+    lambda: tf.keras.optimizers.Adadelta(1.0)], ids=["adam", "momentum", "rmsprop", "adagrad", "adadelta"])
+def test_a_saved_model_goes_on_training_where_it_stopped(tmp_path, optimizer):
+    """The optimizer's state is saved and loaded: a loaded model's next epoch gives the same
+    weights as the saved model's next epoch (a fresh optimizer's would differ)."""
+    h5 = _h5py()
+    rng = np.random.RandomState(5)
+    x, y = rng.rand(32, 4).astype(np.float32), rng.rand(32, 1).astype(np.float32)
+    model = tf.keras.Sequential([layers.Dense(3, activation="tanh", input_shape=(4,)), layers.Dense(1)])
+    model.compile(optimizer(), "mse")
+    model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    path = str(tmp_path / "model.h5")
+    model.save(path)
+    state = model.optimizer.get_weights()
+    assert int(state[0]) == 8  # iterations, then the slots of both layers' kernel and bias
+    with h5.File(path, "r") as f:
+        names = [_text(n) for n in f["optimizer_weights"].attrs["weight_names"]]
+        assert len(names) == len(state) and names[0].endswith("iterations:0")
+    model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    want = model.get_weights()
+    K.clear_session()
+    loaded = tf.keras.models.load_model(path)
+    for a, b in zip(state, loaded.optimizer.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    loaded.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    for a, b in zip(want, loaded.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)  # (Adam: beta ** t against a running product)
+
+
+def test_optimizer_state_that_does_not_fit_leaves_a_fresh_optimizer(tmp_path, caplog):
+    _h5py()
+    x, y = np.ones((4, 2), np.float32), np.ones((4, 1), np.float32)
+    model = tf.keras.Sequential([layers.Dense(1, input_shape=(2,))])
+    model.compile("sgd", "mse")  # plain SGD: only iterations
+    model.fit(x, y, verbose=0)
+    path = str(tmp_path / "sgd.h5")
+    model.save(path)
+    K.clear_session()
+    with caplog.at_level("WARNING", logger="distflow"):
+        tf.keras.models.load_model(path)
+    assert not caplog.records
+    with _h5py().File(path, "r+") as f:  # another optimizer's state under the same training config
+        del f["optimizer_weights"]
+        group = f.create_group("optimizer_weights")
+        group.attrs["weight_names"] = [b"Adam/iter:0", b"Adam/dense/kernel/m:0"]
+        group["Adam/iter:0"], group["Adam/dense/kernel/m:0"] = np.int64(3), np.zeros((2, 1), np.float32)
+    K.clear_session()
+    with caplog.at_level("WARNING", logger="distflow"):
+        loaded = tf.keras.models.load_model(path)
+    assert "freshly initialized optimizer" in caplog.text
+    assert int(loaded.optimizer.get_weights()[0]) == 0
+
+
 def test_a_sequential_model_in_the_layout_tensorflow_writes_loads(tmp_path):
     """A file as TF 1.15's model.save writes one (the config's keys and the weights' layout as
     Keras documents them), with the InputLayer in the layer list as later versions put it."""
@@ -428,6 +483,12 @@ def test_a_file_that_tensorflow_wrote_loads_and_predicts_the_same():
     assert [layer.name for layer in model.layers if layer.weights] == ["conv", "bn", "aux_dense", "out"]
     np.testing.assert_allclose(model.predict([want["x"], want["a"]]), want["pred"], rtol=1e-5, atol=1e-6)
     assert type(model.optimizer).__name__ == "Adam" and model.metrics_names == ["loss", "accuracy"]
+    with _h5py().File(os.path.join(DATA, "tf_keras_functional.h5"), "r") as f:  # TensorFlow's Adam state
+        group = f["optimizer_weights"]
+        state = [np.asarray(group[_text(name)]) for name in group.attrs["weight_names"]]
+    assert len(state) == len(model.optimizer.get_weights()) == 17  # iter, then m and v of 8 variables
+    for a, b in zip(state, model.optimizer.get_weights()):
+        np.testing.assert_array_equal(a, b)
     history = model.fit([want["x"], want["a"]], np.arange(6) % 3, epochs=2, verbose=0)
     assert np.isfinite(history.history["loss"]).all()
 

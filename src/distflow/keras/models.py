@@ -30,7 +30,8 @@ def clone_model(model, input_tensors=None, clone_function=None):
 
 def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
     """The model a ``model.save`` (TF 1.x's Keras or distflow's) wrote to an HDF5 file: built from
-    its config, its weights set, and compiled as it was (without the optimizer's state)."""
+    its config, its weights set, and compiled as it was, with its optimizer's state where
+    the file holds it."""
     with saving.h5py().File(str(filepath), "r") as f:
         config = f.attrs.get("model_config")
         if config is None:
@@ -43,6 +44,8 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
             training = json.loads(saving.text(training))
             model.compile(optimizers.get(training["optimizer_config"]), loss=training["loss"],
                           metrics=training.get("metrics"), loss_weights=training.get("loss_weights"))
+            if "optimizer_weights" in f:
+                saving.load_optimizer_weights(f, model)
     return model
 
 

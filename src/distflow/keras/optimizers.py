@@ -8,6 +8,8 @@ others, epsilon 1e-7); programs written for standalone Keras 2.2, whose Adadelta
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import train
 from ..framework import ops
 from ..ops.variable_scope import variable_scope
@@ -29,6 +31,7 @@ class Optimizer:
         self._lr = None
         self.iterations = None
         self._graph = None
+        self._applied: list = []  # (tf.train optimizer, var_list) of each training step built
 
     _defaults_lr = 0.01
 
@@ -59,6 +62,7 @@ class Optimizer:
             rate = rate / (1.0 + self.initial_decay * cast(self.iterations, "float32"))
         optimizer = self._make(rate)
         pairs = optimizer.compute_gradients(loss, var_list=var_list)
+        self._applied.append((optimizer, [v for g, v in pairs if g is not None]))
         if self.clipnorm is not None:
             pairs = [(clip_by_norm(g, self.clipnorm) if g is not None else g, v) for g, v in pairs]
         if self.clipvalue is not None:
@@ -70,6 +74,48 @@ class Optimizer:
     def get_config(self) -> dict:
         return {"learning_rate": self._initial_lr, "decay": self.initial_decay, **self._hyper}
 
+    def _state_slots(self) -> list:
+        """The (tf.train) slots that hold its state, in the order TF 1.15's Keras lists them."""
+        return []
+
+    @property
+    def weights(self) -> list:
+        """Its state in TF 1.15's Keras order, as ``model.save`` writes it: ``iterations``, then
+        each slot (Adam's ``m``, then ``v``) of every trained variable in the model's order; so
+        a file's ``optimizer_weights`` pass between distflow and TensorFlow. Empty until a
+        training step is built (``fit``, ``train_on_batch``, ``load_model``)."""
+        if self.iterations is None or not self._applied:
+            return []
+        out, seen = [self.iterations], set()
+        for slot in self._state_slots():
+            for applier, var_list in self._applied:
+                for var in var_list:
+                    value = applier.get_slot(var, slot)
+                    if value is not None and id(value) not in seen:
+                        seen.add(id(value))
+                        out.append(value)
+        return out
+
+    def get_weights(self) -> list:
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights) -> None:
+        """Sets its state from a ``get_weights`` list (of a model of the same architecture,
+        trained by the same optimizer, in distflow or TensorFlow)."""
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(f"Length of the specified weight list ({len(weights)}) does not match the number of "
+                             f"weights of the optimizer ({len(params)})")
+        for var, value in zip(params, weights):
+            if tuple(var.shape.as_list()) != np.shape(value):
+                raise ValueError(f"Optimizer weight shape {tuple(var.shape.as_list())} of {var.name} is not "
+                                 f"compatible with the provided weight shape {np.shape(value)}")
+        K.batch_set_value(list(zip(params, weights)) + self._derived_state(int(np.asarray(weights[0]))))
+
+    def _derived_state(self, iterations: int) -> list:
+        """(variable, value) of state that tf.train keeps and Keras computes from ``iterations``."""
+        return []
+
     @classmethod
     def from_config(cls, config):
         return cls(**config)
@@ -78,6 +124,9 @@ class Optimizer:
 class SGD(Optimizer):
     _defaults = {"momentum": 0.0, "nesterov": False}
     _defaults_lr = 0.01
+
+    def _state_slots(self):
+        return ["momentum"] if self._hyper["momentum"] else []
 
     def _make(self, rate):
         if self._hyper["momentum"]:
@@ -99,6 +148,17 @@ class Adam(Optimizer):
         h = self._hyper
         return train.AdamOptimizer(rate, h["beta_1"], h["beta_2"], h["epsilon"])
 
+    def _state_slots(self):
+        return ["m", "v"]
+
+    def _derived_state(self, iterations):
+        # tf.train's beta powers are beta ** (steps taken + 1); Keras raises beta to the step.
+        pairs = []
+        for applier, _ in self._applied:
+            b1, b2 = applier._beta_powers
+            pairs += [(b1, self._hyper["beta_1"] ** (iterations + 1)), (b2, self._hyper["beta_2"] ** (iterations + 1))]
+        return pairs
+
 
 class RMSprop(Optimizer):
     _defaults = {"rho": 0.9, "momentum": 0.0, "epsilon": 1e-7, "centered": False}
@@ -107,6 +167,9 @@ class RMSprop(Optimizer):
     def __init__(self, learning_rate=None, rho=0.9, momentum=0.0, epsilon=None, centered=False, **kwargs):
         super().__init__(learning_rate, rho=rho, momentum=momentum, epsilon=epsilon or K.epsilon(),
                          centered=centered, **kwargs)
+
+    def _state_slots(self):
+        return ["rms"] + (["momentum"] if self._hyper["momentum"] else []) + (["mg"] if self._hyper["centered"] else [])
 
     def _make(self, rate):
         h = self._hyper
@@ -133,6 +196,9 @@ class Adagrad(Optimizer):
     def _make(self, rate):
         return train.AdagradOptimizer(rate, self._hyper["initial_accumulator_value"])
 
+    def _state_slots(self):
+        return ["accumulator"]
+
 
 class Adadelta(Optimizer):
     _defaults = {"rho": 0.95, "epsilon": 1e-7}
@@ -141,9 +207,13 @@ class Adadelta(Optimizer):
     def _make(self, rate):
         return train.AdadeltaOptimizer(rate, self._hyper["rho"], self._hyper["epsilon"])
 
+    def _state_slots(self):
+        return ["accum", "accum_update"]  # (Keras's accum_grad and accum_var)
+
 
 class TFOptimizer(Optimizer):
-    """A ``tf.train`` optimizer as given to ``compile``."""
+    """A ``tf.train`` optimizer as given to ``compile``. Its state is not saved with the model
+    (``weights`` is empty), as in TF 1.x."""
 
     def __init__(self, optimizer):
         super().__init__(getattr(optimizer, "_learning_rate", 0.0) if isinstance(

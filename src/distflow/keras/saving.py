@@ -4,14 +4,18 @@ Keras writes: the root's attributes ``model_config`` and ``training_config`` (JS
 group per layer (under ``model_weights`` in a whole-model file) whose ``weight_names``
 attribute lists its datasets, named as the variables are (``dense/kernel:0``).
 
-Reading and writing needs h5py (``pip install 'distflow[keras]'``). The optimizer's state
-is not saved: a loaded model is compiled afresh, as ``load_model`` in TF 1.x does when the
-file holds no optimizer weights.
+Reading and writing needs h5py (``pip install 'distflow[keras]'``). With
+``include_optimizer`` (the default) a compiled model's optimizer state goes under
+``optimizer_weights`` (``weight_names`` and one dataset each), and ``load_model`` builds the
+training step and sets it, so that training goes on where it stopped; a file whose state
+does not fit the optimizer (another optimizer's, another library's) loads with a fresh
+optimizer and a warning, as in TF 1.x.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 
 import numpy as np
 
@@ -19,6 +23,7 @@ from . import backend as K
 from . import losses
 
 KERAS_VERSION = b"2.2.4-tf"
+_log = logging.getLogger("distflow")
 
 
 def h5py():
@@ -114,7 +119,25 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True) -> None:
                 "loss": _loss_names(compiled["loss"]), "metrics": compiled["metrics"],
                 "weighted_metrics": compiled["weighted_metrics"], "sample_weight_mode": None,
                 "loss_weights": compiled["loss_weights"]}, default=_json_default).encode("utf8")
+            weights = model.optimizer.weights
+            if weights:
+                group = f.create_group("optimizer_weights")
+                group.attrs["weight_names"] = [w.name.encode("utf8") for w in weights]
+                for w, value in zip(weights, K.batch_get_value(weights)):
+                    group.create_dataset(w.name, value.shape, dtype=value.dtype)[()] = value
         save_weights_to_hdf5_group(f.create_group("model_weights"), model.layers)
+
+
+def load_optimizer_weights(f, model) -> None:
+    """Builds ``model``'s training step and sets its optimizer's state from the file ``f``."""
+    group = f["optimizer_weights"]
+    values = [np.asarray(group[text(name)]) for name in group.attrs["weight_names"]]
+    model._train_op()
+    try:
+        model.optimizer.set_weights(values)
+    except ValueError as e:
+        _log.warning("Error in loading the saved optimizer state (%s). As a result, your model is starting with "
+                     "a freshly initialized optimizer.", e)
 
 
 def _loss_names(loss):

@@ -20,6 +20,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from . import blas
+from ..platform import placement
 
 MIN_BYTES = 1 << 20  # (a piece of at least half of this, so a hand-off is worth its cost)
 
@@ -33,7 +34,8 @@ def _workers() -> ThreadPoolExecutor:
         with _lock:
             if _pool is None:
                 _pool = ThreadPoolExecutor(max_workers=max(1, min(63, (os.cpu_count() or 2) - 1)),
-                                           thread_name_prefix="distflow-intra-op")
+                                           thread_name_prefix="distflow-intra-op",
+                                           initializer=placement.add_helper)
     return _pool
 
 

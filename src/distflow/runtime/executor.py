@@ -24,6 +24,7 @@ from ..framework.function_body import FuncBody
 from ..framework.registry import get_registration, kernel_for
 from ..ops import blas
 from ..ops.array_ops import missing_feed_error
+from ..platform import placement
 from . import rewrites
 from .device import Device
 from .functions import BodyRunner, has_functions
@@ -466,9 +467,10 @@ class _StepState:
                 self.done.set()
 
 
-def _run_partition(plan: PartitionPlan, feeds, rdv: Rendezvous, results: list, state: _StepState, trace=None):
+def _run_partition(plan: PartitionPlan, feeds, rdv: Rendezvous, results: list, state: _StepState, trace=None,
+                   threads: int = 1):
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), placement.step_core(threads):
             plan.run(feeds, rdv, results, trace)
     except BaseException as e:  # noqa: BLE001 - reported by the step
         state.record(e)
@@ -499,7 +501,7 @@ class StepPlan:
     _TRIALS = 5  # timed runs of each form before choosing
 
     __slots__ = ("partitions", "sequential", "num_fetches", "mode", "live", "label", "choice", "replay",
-                 "_timings")
+                 "_timings", "_long", "_blocking")
 
     def __init__(self, partitions: list[PartitionPlan], sequential: PartitionPlan | None,
                  num_fetches: int, mode: str = AUTO, live: "LiveSteps | None" = None, label: str = "step"):
@@ -515,12 +517,14 @@ class StepPlan:
         if len(partitions) <= 1 or sequential is None:
             mode = self.CONCURRENT if sequential is None else self.SEQUENTIAL
             reason = "one partition" if sequential is not None else "no sequential plan"
-        if any(p.blocking for p in partitions):
+        self._blocking = any(p.blocking for p in partitions)
+        if self._blocking:
             mode, reason = self.CONCURRENT, "a kernel may block"
         self.mode = mode
         self.live = live  # where a step that may block registers, so that it can be cancelled
         self.replay = None  # a GPU step's CUDA graph replay (runtime/gpu/replay.py), where it has one
         self._timings: dict[str, list[float]] = {self.CONCURRENT: [], self.SEQUENTIAL: []}
+        self._long = False  # its last run took long enough for holding a core to pay (_cores)
         if mode != self.AUTO:
             self._chose(mode, reason)
 
@@ -581,10 +585,19 @@ class StepPlan:
                                    f"{median(self.CONCURRENT) * 1e3:.3f} ms concurrent over {self._TRIALS} runs")
         return out
 
+    def _cores(self) -> int:
+        """The threads this step's kernels may use, where holding a core while it runs pays
+        (platform/placement.py); 1 for steps shorter than ``placement.MIN_STEP_S``, which
+        would pay its few microseconds and gain nothing, and for steps with a kernel that may
+        block, whose time says how long they waited, not how much they computed."""
+        return blas.intra_op_threads() if self._long and not self._blocking else 1
+
     def _run_sequential(self, feeds: list, trace: list | None = None) -> list:
         results = [None] * self.num_fetches
-        with np.errstate(all="ignore"):
+        start = time.perf_counter()
+        with np.errstate(all="ignore"), placement.step_core(self._cores()):
             self.sequential.run(feeds, None, results, trace)
+        self._long = time.perf_counter() - start >= placement.MIN_STEP_S
         return results
 
     def _run_concurrent(self, feeds: list, timeout_s: float | None, trace: list | None = None) -> list:
@@ -596,10 +609,13 @@ class StepPlan:
         live = self.live
         if live is not None:
             live.add(rdv)
+        start = time.perf_counter()
         try:
+            threads = self._cores()  # (the step's, before its partitions share them)
             with blas.shared_by(len(parts)):
-                error = run_partitions(parts, feeds, rdv, results, timeout_s, trace)
+                error = run_partitions(parts, feeds, rdv, results, timeout_s, trace, threads)
         finally:
+            self._long = time.perf_counter() - start >= placement.MIN_STEP_S
             if live is not None:
                 live.discard(rdv)
         if error is not None:
@@ -650,18 +666,20 @@ class LiveSteps:
 
 
 def run_partitions(plans: list[PartitionPlan], feeds: list, rdv: Rendezvous, results: list,
-                   timeout_s: float | None, trace: list | None = None) -> BaseException | None:
+                   timeout_s: float | None, trace: list | None = None, threads: int = 1) -> BaseException | None:
     """Runs ``plans`` at once (the first on this thread) and waits for all of them.
 
     Returns the step's most telling error (a failure before a cancellation), or None.
-    With ``trace`` (a list), every kernel call's ``KernelTime`` is added to it.
+    With ``trace`` (a list), every kernel call's ``KernelTime`` is added to it. With
+    ``threads`` > 1 (the cores the step may use) each partition's thread holds a core
+    while it runs (platform/placement.py).
     """
     state = _StepState(len(plans))
     traces = [None] * len(plans) if trace is None else [[] for _ in plans]  # one list per thread
     for plan, part_trace in zip(plans[1:], traces[1:]):
-        _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state, part_trace))
+        _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state, part_trace, threads))
     if plans:
-        _run_partition(plans[0], feeds, rdv, results, state, traces[0])
+        _run_partition(plans[0], feeds, rdv, results, state, traces[0], threads)
         if not state.done.wait(timeout_s):
             rdv.abort(errors.DeadlineExceededError(None, None, "step timed out"))
             state.done.wait()
