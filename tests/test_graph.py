@@ -241,19 +241,19 @@ def test_colocate_with():
             with tf.colocate_with(a.op, ignore_existing=True):
                 b = tf.constant(1.0, name="b")
             c = tf.constant(2.0, name="c")
-    assert a.op.get_attr("_class") == ["loc:@v"]
+    assert a.op.get_attr("_class") == [b"loc:@v"]
     assert a.device == "/device:GPU:1"
-    assert b.op.get_attr("_class") == ["loc:@v"]  # a's own group is v's
+    assert b.op.get_attr("_class") == [b"loc:@v"]  # a's own group is v's
     assert c.op.colocation_groups() == [b"loc:@v"]
-    assert v.initializer.get_attr("_class") == ["loc:@v"]
-    assert v.value().op.get_attr("_class") == ["loc:@v"]
+    assert v.initializer.get_attr("_class") == [b"loc:@v"]
+    assert v.value().op.get_attr("_class") == [b"loc:@v"]
 
 
 def test_container_scope_sets_variable_container():
     with tf.container("experiment"):
         v = tf.Variable(1.0)
-    assert v.op.get_attr("container") == "experiment"
-    assert tf.Variable(1.0).op.get_attr("container") == ""
+    assert v.op.get_attr("container") == b"experiment"
+    assert tf.Variable(1.0).op.get_attr("container") == b""
 
 
 # -- registry and the kernel-free core ---------------------------------------------------------

@@ -234,6 +234,20 @@ def test_colocation_groups_are_bytes():
     assert c.op.colocation_groups() == [b"loc:@v"]
 
 
+def test_string_attrs_are_bytes_as_tensorflow_gives_them():
+    v = tf.Variable(1.0, name="v")
+    with tf.colocate_with(v.op):
+        c = tf.nn.conv2d(tf.zeros([1, 4, 4, 1]), tf.zeros([2, 2, 1, 1]), [1, 1, 1, 1], "SAME", name="conv")
+    op = c.op
+    assert op.get_attr("padding") == b"SAME"
+    assert op.get_attr("_class") == [b"loc:@v"] and op.get_attr("strides") == [1, 1, 1, 1]
+    assert tf.placeholder(tf.int64, name="p").op.get_attr("dtype") == tf.int64
+    with pytest.raises(ValueError, match="no attr named 'nope'"):
+        op.get_attr("nope")
+    with tf.Session() as sess:  # (distflow's own code still reads the stored strings)
+        assert sess.run(c).shape == (1, 4, 4, 1)
+
+
 def test_a_learning_rate_given_as_a_function_is_called():
     w = tf.Variable(1.0)
     train = tf.train.GradientDescentOptimizer(lambda: 0.25).minimize(tf.square(w))  # dw = 2w

@@ -201,7 +201,7 @@ def test_minimize_slots_and_names():
     m = opt.get_slot(w, "m")
     assert m.name == "w/Adam:0" and opt.get_slot(w, "v").name == "w/Adam_1:0"
     assert not m.trainable and m in tf.global_variables()
-    assert m.op.get_attr("_class") == ["loc:@w"]
+    assert m.op.get_attr("_class") == [b"loc:@w"]
     assert train.name == "Adam" and train.type == "NoOp"
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())

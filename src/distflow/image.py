@@ -176,7 +176,7 @@ def _source_coordinates(size, new_size, align_corners):
 @register_op("ResizeImage", shape=lambda op: TensorShape([op.inputs[0].shape[0], *(
     [int(v) for v in constant_value(op.inputs[1])] if constant_value(op.inputs[1]) is not None else [None, None]),
     op.inputs[0].shape[3]]), dtype=lambda op: (
-    op.inputs[0].dtype.base_dtype if op.get_attr("method") == ResizeMethod.NEAREST_NEIGHBOR else dtypes.float32))
+    op.inputs[0].dtype.base_dtype if op._attr("method") == ResizeMethod.NEAREST_NEIGHBOR else dtypes.float32))
 def _resize_kernel(xp, images, size, *, method, align_corners):
     n, h, w, c = images.shape
     new_h, new_w = (int(v) for v in size)

@@ -82,8 +82,8 @@ def _make_iterator_kernel(xp, iterator, *values, dataset):
     iterator.start(lookup(dataset), list(values))
 
 
-@register_op("IteratorGetNext", shape=lambda op: list(op.get_attr("output_shapes")),
-             dtype=lambda op: list(op.get_attr("output_types")), stateful=True, list_output=True, ref_inputs=(0,),
+@register_op("IteratorGetNext", shape=lambda op: list(op._attr("output_shapes")),
+             dtype=lambda op: list(op._attr("output_types")), stateful=True, list_output=True, ref_inputs=(0,),
              may_alias=True)  # an element may be a row of the data the dataset holds
 def _get_next_kernel(xp, iterator, *, output_types, output_shapes):
     element = iterator.get_next()

@@ -416,7 +416,7 @@ class Master:
         order = prune(roots, set(fed))
         for op in order:
             if op.type == "Placeholder" and (op.name, 0) not in fed:
-                raise missing_feed_error(op.name, op.get_attr("dtype"), op.get_attr("shape"))
+                raise missing_feed_error(op.name, op._attr("dtype"), op._attr("shape"))
         device_of = {op: session.placer.place(op).name for op in order}
         for op in order:
             _place_functions(op, device_of[op], session.placer)

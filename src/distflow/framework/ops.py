@@ -218,6 +218,16 @@ class Operation:
         return dict(self._attrs)
 
     def get_attr(self, name: str):
+        """The value of attr ``name``, strings as bytes as TF gives them (``b"SAME"``,
+        ``[b"loc:@v"]``); distflow's own code reads the stored value (``_attr``)."""
+        value = self._attr(name)
+        if isinstance(value, str):
+            return value.encode()
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+            return [v.encode() for v in value]
+        return value
+
+    def _attr(self, name: str):
         try:
             return self._attrs[name]
         except KeyError:

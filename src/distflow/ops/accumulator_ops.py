@@ -96,8 +96,8 @@ def _apply_gradient_kernel(xp, acc, local_step, gradient, *, dtype):
     acc.apply(int(local_step), gradient)
 
 
-@register_op("AccumulatorTakeGradient", shape=lambda op: op.inputs[0].op.get_attr("shape"),
-             dtype=lambda op: op.get_attr("dtype"), stateful=True, blocking=True, ref_inputs=(0,))
+@register_op("AccumulatorTakeGradient", shape=lambda op: op.inputs[0].op._attr("shape"),
+             dtype=lambda op: op._attr("dtype"), stateful=True, blocking=True, ref_inputs=(0,))
 def _take_gradient_kernel(ctx, acc, num_required, *, dtype):
     return acc.take(ctx, int(num_required))
 

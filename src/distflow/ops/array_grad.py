@@ -90,7 +90,7 @@ register_gradient("PadV2")(_pad_grad)
 
 @register_gradient("MirrorPad")
 def _mirror_pad_grad(op, grad):
-    out = make_tensor("MirrorPadGrad", [grad, op.inputs[1]], {"mode": op.get_attr("mode")}, "MirrorPadGrad")
+    out = make_tensor("MirrorPadGrad", [grad, op.inputs[1]], {"mode": op._attr("mode")}, "MirrorPadGrad")
     out.set_shape(op.inputs[0].shape)
     return out, None
 
@@ -128,12 +128,12 @@ def _concat_grad(op, grad):
 
 @register_gradient("Pack")
 def _pack_grad(op, grad):
-    return unstack(grad, num=len(op.inputs), axis=op.get_attr("axis"))
+    return unstack(grad, num=len(op.inputs), axis=op._attr("axis"))
 
 
 @register_gradient("Unpack")
 def _unpack_grad(op, *grads):
-    return (stack(list(grads), axis=op.get_attr("axis")),)
+    return (stack(list(grads), axis=op._attr("axis")),)
 
 
 @register_gradient("GatherV2Grad")
@@ -157,7 +157,7 @@ def _slice_grad(op, grad):
 @register_gradient("StridedSlice")
 def _strided_slice_grad(op, grad):
     x, begin, end, strides = op.inputs
-    attrs = {m: op.get_attr(m) for m in SLICE_MASKS}
+    attrs = {m: op._attr(m) for m in SLICE_MASKS}
     return (make_tensor("StridedSliceGrad", [shape_of(x), begin, end, strides, grad], attrs, "StridedSliceGrad"),
             None, None, None)
 
@@ -165,5 +165,5 @@ def _strided_slice_grad(op, grad):
 @register_gradient("StridedSliceGrad")
 def _strided_slice_grad_grad(op, grad):
     _, begin, end, strides, _ = op.inputs
-    attrs = {m: op.get_attr(m) for m in SLICE_MASKS}
+    attrs = {m: op._attr(m) for m in SLICE_MASKS}
     return None, None, None, None, strided_slice(grad, begin, end, strides, **attrs)

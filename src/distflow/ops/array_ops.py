@@ -100,11 +100,11 @@ def to_numpy(value, dtype: dtypes.DType | None = None) -> np.ndarray:
 
 
 def _const_shape(op):
-    return TensorShape(op.get_attr("value").shape)
+    return TensorShape(op._attr("value").shape)
 
 
 def _const_dtype(op):
-    return op.get_attr("dtype")
+    return op._attr("dtype")
 
 
 @register_op("Const", shape=_const_shape, dtype=_const_dtype)
@@ -181,7 +181,7 @@ ops._register_constant_factory(_constant_conversion)
 
 
 def _placeholder_shape(op):
-    return op.get_attr("shape")
+    return op._attr("shape")
 
 
 def missing_feed_error(name: str, dtype, shape, op=None, device=None) -> errors.InvalidArgumentError:
@@ -192,7 +192,7 @@ def missing_feed_error(name: str, dtype, shape, op=None, device=None) -> errors.
         device=device)
 
 
-@register_op("Placeholder", shape=_placeholder_shape, dtype=lambda op: op.get_attr("dtype"))
+@register_op("Placeholder", shape=_placeholder_shape, dtype=lambda op: op._attr("dtype"))
 def _placeholder_kernel(ctx, *, dtype, shape):
     raise missing_feed_error(ctx.op_name, dtype, shape)
 
@@ -309,7 +309,7 @@ def stop_gradient(input, name=None) -> ops.Tensor:  # noqa: A002
 
 
 def _out_type(op):
-    return op.get_attr("out_type")
+    return op._attr("out_type")
 
 
 @register_op("Shape", shape=lambda op: TensorShape([op.inputs[0].shape.ndims]), dtype=_out_type)
@@ -470,7 +470,7 @@ def expand_dims(input, axis=None, name=None, dim=None) -> ops.Tensor:  # noqa: A
 
 def _squeeze_shape(op):
     x = op.inputs[0]
-    axes = op.get_attr("squeeze_dims")
+    axes = op._attr("squeeze_dims")
     if x.shape.ndims is None:
         return TensorShape(None)
     dims = x.shape.as_list()
@@ -667,10 +667,10 @@ def _one_hot_shape(op):
     if indices.shape.ndims is None:
         return TensorShape(None)
     dims = indices.shape.as_list()
-    axis = op.get_attr("axis")
+    axis = op._attr("axis")
     axis = len(dims) if axis == -1 else axis
     if not 0 <= axis <= len(dims):
-        raise ValueError(f"Expected axis to be -1 or between [0, {len(dims)}], got {op.get_attr('axis')}")
+        raise ValueError(f"Expected axis to be -1 or between [0, {len(dims)}], got {op._attr('axis')}")
     return TensorShape(dims[:axis] + [depth] + dims[axis:])
 
 
@@ -708,7 +708,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 
 
 def _pack_shape(op):
-    axis = op.get_attr("axis")
+    axis = op._attr("axis")
     shape = TensorShape(None)
     for v in op.inputs:
         try:

@@ -12,14 +12,14 @@ from .op_util import make_tensor
 
 def _bitcast_shape(op):
     shape = op.inputs[0].shape
-    src, dst = op.inputs[0].dtype.base_dtype.size, op.get_attr("type").size
+    src, dst = op.inputs[0].dtype.base_dtype.size, op._attr("type").size
     if shape.ndims is None or src == dst:
         return shape
     dims = shape.as_list()
     return TensorShape(dims + [src // dst]) if src > dst else TensorShape(dims[:-1])
 
 
-@register_op("Bitcast", shape=_bitcast_shape, dtype=lambda op: op.get_attr("type"))
+@register_op("Bitcast", shape=_bitcast_shape, dtype=lambda op: op._attr("type"))
 def _bitcast_kernel(xp, x, *, type):  # noqa: A002
     target = np.dtype(type.as_numpy_dtype)
     if x.dtype.itemsize > target.itemsize:

@@ -32,8 +32,8 @@ def _log_uniform_probs(classes, range_max):
 
 
 @register_op("CandidateSampler", list_output=True,
-             shape=lambda op: [TensorShape([op.get_attr("num_sampled")]), op.inputs[0].shape,
-                               TensorShape([op.get_attr("num_sampled")])],
+             shape=lambda op: [TensorShape([op._attr("num_sampled")]), op.inputs[0].shape,
+                               TensorShape([op._attr("num_sampled")])],
              dtype=lambda op: [dtypes.int64, dtypes.float32, dtypes.float32], stateful=True)
 def _candidate_sampler_kernel(ctx, true_classes, *, kind, num_sampled, unique, range_max, seed, seed2, unigrams):
     gen = seeded_generator(ctx, seed, seed2)

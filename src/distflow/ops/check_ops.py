@@ -233,7 +233,7 @@ def _check_numerics_kernel(xp, tensor, *, message):
 @register_gradient("CheckNumerics")
 def _check_numerics_grad(op, g):
     return (check_numerics(g, f"Not a number (NaN) or infinity (Inf) values detected in gradient. "
-                              f"{op.get_attr('message')}"),)
+                              f"{op._attr('message')}"),)
 
 
 def check_numerics(tensor, message, name=None):

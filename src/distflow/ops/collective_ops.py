@@ -57,8 +57,8 @@ def _collective_reduce_start_kernel(ctx, t, *, group_size, group_key, instance_k
                                           bool(_task_local_group))
 
 
-@register_op("_CollectiveReduceDone", shape=lambda op: as_shape(op.get_attr("shape")),
-             dtype=lambda op: op.get_attr("T"), stateful=True, blocking=True, may_alias=True)
+@register_op("_CollectiveReduceDone", shape=lambda op: as_shape(op._attr("shape")),
+             dtype=lambda op: op._attr("T"), stateful=True, blocking=True, may_alias=True)
 def _collective_reduce_done_kernel(ctx, pending, *, T, shape, **attrs):
     return pending.result(ctx)
 
@@ -76,7 +76,7 @@ def _gather_shape(op) -> TensorShape:
     if shape.ndims is None or shape.ndims == 0:
         return shape
     first = shape.as_list()[0]
-    return TensorShape([None if first is None else first * op.get_attr("group_size")] + shape.as_list()[1:])
+    return TensorShape([None if first is None else first * op._attr("group_size")] + shape.as_list()[1:])
 
 
 @register_op("CollectiveBcastSend", shape=lambda op: op.inputs[0].shape, stateful=True, blocking=True)
@@ -89,8 +89,8 @@ def _bcast_send_kernel(ctx, t, *, group_size, group_key, instance_key, shape, **
     return _runtime(ctx).broadcast(ctx, group_key, group_size, int(instance_key), value, value.shape, value.dtype)
 
 
-@register_op("CollectiveBcastRecv", shape=lambda op: as_shape(op.get_attr("shape")),
-             dtype=lambda op: op.get_attr("T"), stateful=True, blocking=True)
+@register_op("CollectiveBcastRecv", shape=lambda op: as_shape(op._attr("shape")),
+             dtype=lambda op: op._attr("T"), stateful=True, blocking=True)
 def _bcast_recv_kernel(ctx, *, group_size, group_key, instance_key, shape, T, **attrs):
     shape = tuple(as_shape(shape).as_list())
     if any(d is None for d in shape):

@@ -40,7 +40,7 @@ def _real_dtype(op):
 
 @register_op("Complex", shape=lambda op: op.inputs[0].shape.merge_with(op.inputs[1].shape)
              if op.inputs[0].shape.is_compatible_with(op.inputs[1].shape) else TensorShape(None),
-             dtype=lambda op: op.get_attr("Tout"))
+             dtype=lambda op: op._attr("Tout"))
 def _complex_kernel(xp, real, imag, *, Tout):  # noqa: N803
     return (real + 1j * imag).astype(Tout.as_numpy_dtype)
 

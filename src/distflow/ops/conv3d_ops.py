@@ -69,7 +69,7 @@ def _spread(grad_taps, padded_shape, pads, window, strides, out_sizes):
 def _conv3d_shape(op):
     x = op.inputs[0].shape.with_rank(5) if op.inputs[0].shape.ndims is not None else TensorShape([None] * 5)
     f = op.inputs[1].shape
-    strides, padding = op.get_attr("strides"), op.get_attr("padding")
+    strides, padding = op._attr("strides"), op._attr("padding")
     k = [f[i].value if f.ndims else None for i in range(3)]
     outs = [conv_output_size(x[1 + i].value, k[i], strides[1 + i], padding)[0] if k[i] is not None else None
             for i in range(3)]
@@ -160,7 +160,7 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
 
 def _pool_shape(op):
     x = op.inputs[0].shape.with_rank(5) if op.inputs[0].shape.ndims is not None else TensorShape([None] * 5)
-    ksize, strides, padding = op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
+    ksize, strides, padding = op._attr("ksize"), op._attr("strides"), op._attr("padding")
     outs = [conv_output_size(x[1 + i].value, ksize[1 + i], strides[1 + i], padding)[0] for i in range(3)]
     return TensorShape([x[0].value, *outs, x[4].value])
 
@@ -210,13 +210,13 @@ def _avg_pool3d_grad_kernel(xp, input_sizes, grad, *, ksize, strides, padding):
 
 @register_gradient("MaxPool3D")
 def _max_pool3d_grad(op, grad):
-    attrs = {a: op.get_attr(a) for a in ("ksize", "strides", "padding")}
+    attrs = {a: op._attr(a) for a in ("ksize", "strides", "padding")}
     return (make_tensor("MaxPool3DGrad", [op.inputs[0], grad], attrs),)
 
 
 @register_gradient("AvgPool3D")
 def _avg_pool3d_grad(op, grad):
-    attrs = {a: op.get_attr(a) for a in ("ksize", "strides", "padding")}
+    attrs = {a: op._attr(a) for a in ("ksize", "strides", "padding")}
     return (make_tensor("AvgPool3DGrad", [shape_of(op.inputs[0]), grad], attrs),)
 
 

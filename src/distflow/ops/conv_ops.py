@@ -73,8 +73,8 @@ def _conv_shape(op, depthwise: bool = False):
     """[N, OH, OW, out]: out is the filter's last dimension, or for a depthwise filter
     [h, w, in, multiplier] in * multiplier."""
     x, f = op.inputs
-    strides = op.get_attr("strides")
-    padding = op.get_attr("padding")
+    strides = op._attr("strides")
+    padding = op._attr("padding")
     xs = x.shape.with_rank(4) if x.shape.ndims is not None else TensorShape([None] * 4)
     fs = f.shape.with_rank(4) if f.shape.ndims is not None else TensorShape([None] * 4)
     if xs[3].value is not None and fs[2].value is not None and xs[3].value != fs[2].value:
@@ -213,7 +213,7 @@ def register_convolution_gradients(forward: str, input_grad: str, filter_grad: s
     of its tensors: ``input_grad(x_shape, f, dy)`` and ``filter_grad(x, f_shape, dy)``
     are the forward op's adjoints, and each of the three is the others' gradient."""
     def attrs_of(op):
-        return {"strides": op.get_attr("strides"), "padding": op.get_attr("padding")}
+        return {"strides": op._attr("strides"), "padding": op._attr("padding")}
 
     @register_gradient(forward)
     def _forward_grad(op, grad):
@@ -316,7 +316,7 @@ def dilate_filter(f: ops.Tensor, rate_h: int, rate_w: int) -> ops.Tensor:
 
 def _pool_shape(op):
     x = op.inputs[0]
-    ksize, strides, padding = op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
+    ksize, strides, padding = op._attr("ksize"), op._attr("strides"), op._attr("padding")
     xs = x.shape.with_rank(4) if x.shape.ndims is not None else TensorShape([None] * 4)
     oh = conv_output_size(xs[1].value, ksize[1], strides[1], padding)[0]
     ow = conv_output_size(xs[2].value, ksize[2], strides[2], padding)[0]
@@ -426,7 +426,7 @@ def tiled_shape(xpad, oh, ow, kh, kw) -> tuple:
 
 
 def _pool_attrs(op):
-    return {k: op.get_attr(k) for k in ("ksize", "strides", "padding")}
+    return {k: op._attr(k) for k in ("ksize", "strides", "padding")}
 
 
 @register_gradient("MaxPool")

@@ -309,7 +309,7 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
 
 
 @register_op("MaxPoolArgmax", shape=lambda op: _argmax_shape(op),
-             dtype=lambda op: op.get_attr("Targmax"))
+             dtype=lambda op: op._attr("Targmax"))
 def _max_pool_argmax_kernel(xp, x, *, ksize, strides, padding, Targmax, include_batch_in_index):  # noqa: N803
     from numpy.lib.stride_tricks import sliding_window_view  # noqa: PLC0415
 
@@ -334,7 +334,7 @@ def _argmax_shape(op):
     x = op.inputs[0].shape
     if x.ndims is None:
         return TensorShape([None] * 4)
-    ksize, strides, padding = op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
+    ksize, strides, padding = op._attr("ksize"), op._attr("strides"), op._attr("padding")
     return TensorShape([x[0].value, conv_ops.conv_output_size(x[1].value, ksize[1], strides[1], padding)[0],
                         conv_ops.conv_output_size(x[2].value, ksize[2], strides[2], padding)[0], x[3].value])
 
@@ -403,7 +403,7 @@ def _extract_patches_grad_kernel(xp, images, grad, *, ksizes, strides, rates, pa
 
 @register_gradient("ExtractImagePatches")
 def _extract_patches_grad(op, grad):
-    attrs = {a: op.get_attr(a) for a in ("ksizes", "strides", "rates", "padding")}
+    attrs = {a: op._attr(a) for a in ("ksizes", "strides", "rates", "padding")}
     return (make_tensor("ExtractImagePatchesGrad", [op.inputs[0], grad], attrs),)
 
 

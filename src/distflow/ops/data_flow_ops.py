@@ -187,18 +187,18 @@ def _enqueue_many_kernel(ctx, queue, *components, **attrs):
 
 
 def _dequeue_shapes(op, batched: bool):
-    shapes = op.get_attr("_element_shapes") if "_element_shapes" in op._attrs else None
-    n = len(op.get_attr("component_types"))
+    shapes = op._attr("_element_shapes") if "_element_shapes" in op._attrs else None
+    n = len(op._attr("component_types"))
     shapes = [as_shape(s) for s in shapes] if shapes else [TensorShape(None)] * n
     if not batched:
         return shapes
-    known = op.inputs[1].op.type == "Const" and not op.get_attr("_up_to")
-    head = [int(op.inputs[1].op.get_attr("value"))] if known else [None]
+    known = op.inputs[1].op.type == "Const" and not op._attr("_up_to")
+    head = [int(op.inputs[1].op._attr("value"))] if known else [None]
     return [TensorShape(head).concatenate(s) for s in shapes]
 
 
 def _component_dtypes(op):
-    return list(op.get_attr("component_types"))
+    return list(op._attr("component_types"))
 
 
 @register_op("QueueDequeue", shape=lambda op: _dequeue_shapes(op, False), dtype=_component_dtypes,

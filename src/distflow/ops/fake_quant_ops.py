@@ -59,7 +59,7 @@ def _fake_quant_grad(op, grad):
 
 
 def _attrs_of(op):
-    return {"num_bits": op.get_attr("num_bits"), "narrow_range": op.get_attr("narrow_range")}
+    return {"num_bits": op._attr("num_bits"), "narrow_range": op._attr("narrow_range")}
 
 
 def _check_bits(num_bits):

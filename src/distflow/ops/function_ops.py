@@ -65,7 +65,7 @@ def current_context() -> FunctionContext | None:
     return ops.get_default_graph()._function_context
 
 
-@register_op("_Arg", shape=lambda op: op.get_attr("shape"), dtype=lambda op: op.get_attr("dtype"))
+@register_op("_Arg", shape=lambda op: op._attr("shape"), dtype=lambda op: op._attr("dtype"))
 def _arg_kernel(*, dtype=None, shape=None, index=0):
     raise errors.InternalError(None, None, f"function argument {index} was not fed")
 
@@ -232,11 +232,11 @@ def _dense(value) -> ops.Tensor:
 
 
 def _output_shapes(op):
-    return op.get_attr("output_shapes")
+    return op._attr("output_shapes")
 
 
 def _output_dtypes(op):
-    return op.get_attr("Tout")
+    return op._attr("Tout")
 
 
 def _on_host(ctx, value) -> np.ndarray:
@@ -297,8 +297,8 @@ def _rebuilt_contexts(op: ops.Operation) -> dict:
             graph.get_operation_by_name(name)._ctx = ctx
         # a function's outputs are the owner's outputs while it runs; a loop's beyond its
         # variables (and its count) are the values it keeps per iteration
-        first = op.get_attr("num_loop_vars") + 1 if op.type == "While" else 0
-        skip = op.get_attr("num_loop_vars") if op.type == "While" else 0
+        first = op._attr("num_loop_vars") + 1 if op.type == "While" else 0
+        skip = op._attr("num_loop_vars") if op.type == "While" else 0
         for k, name in enumerate(body.outputs[skip:]):
             if name and (op.type == "If" or role == "body"):
                 ctx.exports[graph.get_tensor_by_name(name)] = op.outputs[first + k]
@@ -432,8 +432,8 @@ def build_while(cond_ctx: FunctionContext, cond_output: ops.Tensor, body_ctx: Fu
 
 @register_gradient("While")
 def _while_grad(op, *grads):
-    n = op.get_attr("num_loop_vars")
-    if not op.get_attr("back_prop"):
+    n = op._attr("num_loop_vars")
+    if not op._attr("back_prop"):
         return [None] * len(op.inputs)
     contexts = _contexts(op)
     graph = op.graph
@@ -443,7 +443,7 @@ def _while_grad(op, *grads):
     for name, p in body.feeds:
         inside.setdefault(p, _tensor(graph, name))
     loop = [i for i in range(n) if differentiable(op.inputs[i])]
-    n_captured = len(op.inputs) - op.get_attr("num_stacked")
+    n_captured = len(op.inputs) - op._attr("num_stacked")
     captured = [p for p in range(n, n_captured) if differentiable(op.inputs[p]) and p in inside]
     count = op.outputs[n]
     outer = current_context()
@@ -500,7 +500,7 @@ def _summed_after_the_loop(g: ops.Tensor, body_ctx: FunctionContext) -> bool:
     if op._ctx is not body_ctx or any(t.shape.ndims != 2 or t.shape[-1].value is None for t in op.inputs):
         return False
     if op.type == "MatMul":
-        return op.get_attr("transpose_a") and not op.get_attr("transpose_b")
+        return op._attr("transpose_a") and not op._attr("transpose_b")
     return op.type == "BiasAddGrad" and op._attrs.get("data_format", "NHWC") == "NHWC"
 
 
@@ -513,8 +513,8 @@ def _sum_over_iterations(g_op: ops.Operation, kept: dict) -> ops.Tensor:
     return reduction_ops.reduce_sum(rows[0], axis=0)
 
 
-@register_op("_StackKept", shape=lambda op: TensorShape([None]).concatenate(op.get_attr("element_shape")),
-             dtype=lambda op: op.get_attr("dtype"))
+@register_op("_StackKept", shape=lambda op: TensorShape([None]).concatenate(op._attr("element_shape")),
+             dtype=lambda op: op._attr("dtype"))
 def _stack_kept_kernel(xp, values, *, dtype=None, element_shape=None):
     """A loop's per-iteration values of one tensor, stacked (none: an empty stack)."""
     if not values:

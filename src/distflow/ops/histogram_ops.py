@@ -12,7 +12,7 @@ from .op_util import make_tensor
 from .segment_ops import bincount
 
 
-@register_op("SearchSorted", shape=lambda op: op.inputs[1].shape, dtype=lambda op: op.get_attr("out_type"))
+@register_op("SearchSorted", shape=lambda op: op.inputs[1].shape, dtype=lambda op: op._attr("out_type"))
 def _search_sorted_kernel(xp, sorted_sequence, values, *, side, out_type):
     seq = np.atleast_2d(sorted_sequence)
     vals = np.atleast_2d(values)

@@ -365,8 +365,8 @@ def _merge_kernel(xp, prefix, *, num_shards):
     write_index(_text(prefix), num_shards)
 
 
-@register_op("RestoreV2", shape=lambda op: [TensorShape(None)] * len(op.get_attr("dtypes")),
-             dtype=lambda op: list(op.get_attr("dtypes")), stateful=True, list_output=True)
+@register_op("RestoreV2", shape=lambda op: [TensorShape(None)] * len(op._attr("dtypes")),
+             dtype=lambda op: list(op._attr("dtypes")), stateful=True, list_output=True)
 def _restore_v2_kernel(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
     names = [_text(n) for n in np.asarray(tensor_names).reshape(-1)]
     values = load_checkpoint(_text(prefix), names)

@@ -198,7 +198,7 @@ class IdentityReader(ReaderBase):
 
 
 @register_op("DecodeRaw", shape=lambda op: op.inputs[0].shape.concatenate([None]),
-             dtype=lambda op: op.get_attr("out_type"))
+             dtype=lambda op: op._attr("out_type"))
 def _decode_raw_kernel(xp, data, *, out_type, little_endian):
     np_dtype = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
     flat = [np.frombuffer(d, dtype=np_dtype) for d in np.asarray(data, dtype=object).reshape(-1)]
@@ -219,8 +219,8 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, b
                        name or "DecodeRaw")
 
 
-@register_op("DecodeCSV", list_output=True, shape=lambda op: [op.inputs[0].shape] * len(op.get_attr("OUT_TYPE")),
-             dtype=lambda op: list(op.get_attr("OUT_TYPE")))
+@register_op("DecodeCSV", list_output=True, shape=lambda op: [op.inputs[0].shape] * len(op._attr("OUT_TYPE")),
+             dtype=lambda op: list(op._attr("OUT_TYPE")))
 def _decode_csv_kernel(xp, records, *defaults, OUT_TYPE, field_delim, na_value, use_quote_delim=False,  # noqa: N803
                        select_cols=()):
     rows = [r.decode() if isinstance(r, bytes) else str(r) for r in np.asarray(records, dtype=object).reshape(-1)]

@@ -82,9 +82,9 @@ def _solve_kernel(xp, a, b, *, adjoint=False):
 def _solve_grad(op, g):
     a = op.inputs[0]
     x = op.outputs[0]
-    gb = matrix_solve(a, g, adjoint=not op.get_attr("adjoint"))
+    gb = matrix_solve(a, g, adjoint=not op._attr("adjoint"))
     ga = -math_ops.matmul(gb, x, transpose_b=True)
-    if op.get_attr("adjoint"):
+    if op._attr("adjoint"):
         ga = matrix_transpose(ga)
     return ga, gb
 
@@ -148,7 +148,7 @@ def _qr_shapes(op) -> list:
     if shape.ndims < 2:
         raise ValueError(f"Qr: the input must have rank at least 2, got shape {shape}")
     *batch, m, n = shape.as_list()
-    k = m if op.get_attr("full_matrices") else (None if m is None or n is None else min(m, n))
+    k = m if op._attr("full_matrices") else (None if m is None or n is None else min(m, n))
     return [TensorShape(batch + [m, k]), TensorShape(batch + [k, n])]
 
 

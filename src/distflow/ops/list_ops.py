@@ -28,11 +28,11 @@ def _list_shape(op):
 
 
 def _element_shape(op):
-    return op.get_attr("element_shape")
+    return op._attr("element_shape")
 
 
 def _element_dtype(op):
-    return op.get_attr("element_dtype")
+    return op._attr("element_dtype")
 
 
 def _index(index) -> int:
@@ -70,7 +70,7 @@ def _get_item_kernel(lst, index, *, element_dtype=None, element_shape=None):
 
 
 def _stack_shape(op):
-    return TensorShape([None]).concatenate(op.get_attr("element_shape"))
+    return TensorShape([None]).concatenate(op._attr("element_shape"))
 
 
 def _stacked(xp, items, element_shape, dtype, what: str):

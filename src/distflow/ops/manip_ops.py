@@ -332,15 +332,15 @@ def _cumprod_kernel(xp, x, axis, *, exclusive, reverse):
 
 @register_gradient("Cumsum")
 def _cumsum_grad(op, g):
-    return cumsum(g, op.inputs[1], exclusive=op.get_attr("exclusive"),
-                  reverse=not op.get_attr("reverse")), None
+    return cumsum(g, op.inputs[1], exclusive=op._attr("exclusive"),
+                  reverse=not op._attr("reverse")), None
 
 
 @register_gradient("Cumprod")
 def _cumprod_grad(op, g):
     # As TF: valid where x has no zeros. d/dx_i sum_j g_j prod_{k<=j} x_k = sum_{j>=i} g_j y_j / x_i.
     x = op.inputs[0]
-    exclusive, rev = op.get_attr("exclusive"), op.get_attr("reverse")
+    exclusive, rev = op._attr("exclusive"), op._attr("reverse")
     out = cumprod(x, op.inputs[1], exclusive=exclusive, reverse=rev)
     return cumsum(out * g, op.inputs[1], exclusive=exclusive, reverse=not rev) / x, None
 
@@ -420,7 +420,7 @@ def ensure_shape(x, shape, name=None):
     return make_tensor("EnsureShape", [x], {"shape": shape}, name or "EnsureShape")
 
 
-@register_op("EnsureShape", shape=lambda op: op.inputs[0].shape.merge_with(op.get_attr("shape")), may_alias=True)
+@register_op("EnsureShape", shape=lambda op: op.inputs[0].shape.merge_with(op._attr("shape")), may_alias=True)
 def _ensure_shape_kernel(xp, x, *, shape):
     if not shape.is_compatible_with(TensorShape(x.shape)):
         raise errors.InvalidArgumentError(None, None, f"Shape of tensor {list(x.shape)} is not compatible with "

@@ -92,14 +92,14 @@ def _squared_difference_grad(op, grad):
 
 @register_gradient("Cast")
 def _cast_grad(op, grad):
-    src = op.get_attr("SrcT")
-    return (cast(grad, src) if src.is_floating and op.get_attr("DstT").is_floating else None,)
+    src = op._attr("SrcT")
+    return (cast(grad, src) if src.is_floating and op._attr("DstT").is_floating else None,)
 
 
 @register_gradient("MatMul")
 def _matmul_grad(op, grad):
     a, b = op.inputs
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    ta, tb = op._attr("transpose_a"), op._attr("transpose_b")
     if not ta and not tb:
         return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
     if ta and not tb:
@@ -112,7 +112,7 @@ def _matmul_grad(op, grad):
 @register_gradient("BatchMatMulV2")
 def _batch_matmul_grad(op, grad):
     a, b = op.inputs
-    ta, tb = op.get_attr("adj_x"), op.get_attr("adj_y")
+    ta, tb = op._attr("adj_x"), op._attr("adj_y")
     if not ta:
         da = matmul(grad, b, transpose_b=not tb)
     else:

@@ -222,7 +222,7 @@ mod = floormod
 # Cast
 
 
-@register_op("Cast", shape=unary_shape, dtype=lambda op: op.get_attr("DstT"))
+@register_op("Cast", shape=unary_shape, dtype=lambda op: op._attr("DstT"))
 def _cast_kernel(xp, x, *, DstT):  # noqa: N803 - TF's attr name
     return xp.asarray(x).astype(DstT.as_numpy_dtype, copy=False)
 
@@ -260,9 +260,9 @@ def _matmul_shape(op):
     if a.shape.ndims is None or b.shape.ndims is None:
         return TensorShape([None, None])
     a_shape, b_shape = a.shape.with_rank(2).as_list(), b.shape.with_rank(2).as_list()
-    if op.get_attr("transpose_a"):
+    if op._attr("transpose_a"):
         a_shape = a_shape[::-1]
-    if op.get_attr("transpose_b"):
+    if op._attr("transpose_b"):
         b_shape = b_shape[::-1]
     if a_shape[1] is not None and b_shape[0] is not None and a_shape[1] != b_shape[0]:
         raise ValueError(f"Dimensions must be equal, but are {a_shape[1]} and {b_shape[0]}")
@@ -291,9 +291,9 @@ def _batch_matmul_shape(op):
     a_shape, b_shape = a.shape.as_list(), b.shape.as_list()
     if len(a_shape) < 2 or len(b_shape) < 2:
         raise ValueError("BatchMatMul needs inputs of rank 2 or more")
-    if op.get_attr("adj_x"):
+    if op._attr("adj_x"):
         a_shape[-2:] = a_shape[-2:][::-1]
-    if op.get_attr("adj_y"):
+    if op._attr("adj_y"):
         b_shape[-2:] = b_shape[-2:][::-1]
     if a_shape[-1] is not None and b_shape[-2] is not None and a_shape[-1] != b_shape[-2]:
         raise ValueError(f"Dimensions must be equal, but are {a_shape[-1]} and {b_shape[-2]}")

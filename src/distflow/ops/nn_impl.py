@@ -236,7 +236,7 @@ not_differentiable("LRNGrad")
 
 @register_gradient("LRN")
 def _lrn_grad(op, grad):
-    attrs = {k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")}
+    attrs = {k: op._attr(k) for k in ("depth_radius", "bias", "alpha", "beta")}
     return (make_tensor("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs, "LRNGrad"),)
 
 

@@ -136,12 +136,12 @@ def _leaky_relu_grad_kernel(xp, grad, x, *, alpha):
 
 @register_gradient("LeakyRelu")
 def _leaky_relu_grad(op, grad):
-    return (make_tensor("LeakyReluGrad", [grad, op.inputs[0]], {"alpha": op.get_attr("alpha")}, "LeakyReluGrad"),)
+    return (make_tensor("LeakyReluGrad", [grad, op.inputs[0]], {"alpha": op._attr("alpha")}, "LeakyReluGrad"),)
 
 
 @register_gradient("LeakyReluGrad")
 def _leaky_relu_grad_grad(op, grad):
-    return (make_tensor("LeakyReluGrad", [grad, op.inputs[1]], {"alpha": op.get_attr("alpha")}, "LeakyReluGrad"),
+    return (make_tensor("LeakyReluGrad", [grad, op.inputs[1]], {"alpha": op._attr("alpha")}, "LeakyReluGrad"),
             None)
 
 

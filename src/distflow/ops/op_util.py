@@ -54,23 +54,23 @@ def constant_value(tensor: ops.Tensor):
     """The value of ``tensor`` if it is known when the graph is built, else None."""
     op = tensor.op
     if op.type == "Const":
-        return op.get_attr("value")
+        return op._attr("value")
     if op.type == "Shape" and tensor.op.inputs[0].shape.is_fully_defined():
         return np.array(tensor.op.inputs[0].shape.as_list(),
-                        dtype=op.get_attr("out_type").as_numpy_dtype)
+                        dtype=op._attr("out_type").as_numpy_dtype)
     if op.type == "Size" and tensor.op.inputs[0].shape.is_fully_defined():
         return np.array(tensor.op.inputs[0].shape.num_elements(),
-                        dtype=op.get_attr("out_type").as_numpy_dtype)
+                        dtype=op._attr("out_type").as_numpy_dtype)
     if op.type == "Rank" and tensor.op.inputs[0].shape.ndims is not None:
         return np.array(tensor.op.inputs[0].shape.ndims, dtype=np.int32)
     if op.type == "Pack":
         parts = [constant_value(t) for t in op.inputs]
         if all(p is not None for p in parts):
-            return np.stack(parts, axis=op.get_attr("axis"))
+            return np.stack(parts, axis=op._attr("axis"))
     if op.type in ("Identity", "Cast"):
         value = constant_value(op.inputs[0])
         if value is not None and op.type == "Cast":
-            value = value.astype(op.get_attr("DstT").as_numpy_dtype)
+            value = value.astype(op._attr("DstT").as_numpy_dtype)
         return value
     return None
 

@@ -46,10 +46,10 @@ def _values(feature, dtype, key):
 
 
 @register_op("ParseExample", list_output=True,
-             shape=lambda op: [TensorShape([None]).concatenate(s) for s in op.get_attr("dense_shapes")] + [
-                 TensorShape(s) for _ in op.get_attr("sparse_keys") for s in ([None, 2], [None], [2])],
-             dtype=lambda op: list(op.get_attr("Tdense")) + [
-                 d for t in op.get_attr("Tsparse") for d in (dtypes.int64, t, dtypes.int64)])
+             shape=lambda op: [TensorShape([None]).concatenate(s) for s in op._attr("dense_shapes")] + [
+                 TensorShape(s) for _ in op._attr("sparse_keys") for s in ([None, 2], [None], [2])],
+             dtype=lambda op: list(op._attr("Tdense")) + [
+                 d for t in op._attr("Tsparse") for d in (dtypes.int64, t, dtypes.int64)])
 def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, defaults, has_default,  # noqa: N803
                           sparse_keys, Tsparse):  # noqa: N803
     records = np.asarray(serialized, dtype=object).reshape(-1)

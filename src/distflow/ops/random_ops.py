@@ -39,7 +39,7 @@ def _random_shape(op):
 
 
 def _random_dtype(op):
-    return op.get_attr("dtype")
+    return op._attr("dtype")
 
 
 @register_op("RandomStandardNormal", shape=_random_shape, dtype=_random_dtype, stateful=True)
@@ -196,7 +196,7 @@ def random_crop(value, size, seed=None, name=None):
 
 
 @register_op("Multinomial", shape=lambda op: TensorShape([op.inputs[0].shape[0], None]),
-             dtype=lambda op: op.get_attr("output_dtype"), stateful=True)
+             dtype=lambda op: op._attr("output_dtype"), stateful=True)
 def _multinomial_kernel(ctx, logits, num_samples, *, seed, seed2, output_dtype):
     gen = seeded_generator(ctx, seed, seed2)
     p = np.exp(logits - logits.max(axis=1, keepdims=True))

@@ -21,7 +21,7 @@ from .op_util import NUMBERS, check_dtype, known_axis, make_tensor, normalize_ax
 
 def _reduce_shape(op):
     x, axis_t = op.inputs
-    keep = op.get_attr("keep_dims")
+    keep = op._attr("keep_dims")
     axes = known_axis(axis_t)
     if x.shape.ndims is None:
         return TensorShape(None)
@@ -200,7 +200,7 @@ def _arg_shape(op):
 
 
 def _arg_dtype(op):
-    return op.get_attr("output_type")
+    return op._attr("output_type")
 
 
 @register_op("ArgMax", shape=_arg_shape, dtype=_arg_dtype)

@@ -28,7 +28,7 @@ CONV_FILTER_GRAD_FROM_PATCHES = "_Conv2DBackpropFilterFromPatches"
 FUSED_CONV = "_FusedConv2D"
 
 register_op("_Send", shape=lambda op: [])
-register_op("_Recv", shape=lambda op: TensorShape(None), dtype=lambda op: op.get_attr("tensor_type"))
+register_op("_Recv", shape=lambda op: TensorShape(None), dtype=lambda op: op._attr("tensor_type"))
 
 
 @register_op(FUSED_UPDATE, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype,

@@ -35,10 +35,10 @@ _EXCEPTION_CLASSES = [
 
 
 def _py_func_dtypes(op):
-    return list(op.get_attr("Tout"))
+    return list(op._attr("Tout"))
 
 
-@register_op("PyFunc", shape=lambda op: [TensorShape(None)] * len(op.get_attr("Tout")),
+@register_op("PyFunc", shape=lambda op: [TensorShape(None)] * len(op._attr("Tout")),
              dtype=_py_func_dtypes, stateful=True, list_output=True, may_alias=True)
 def _py_func_kernel(xp, *inputs, token, Tout):  # noqa: N803 - TF's attr name
     func = _functions.get(token)

@@ -160,8 +160,8 @@ def segment_mean(data, segment_ids, name=None):
 
 
 @register_op("DynamicPartition", list_output=True,
-             shape=lambda op: [TensorShape(None)] * op.get_attr("num_partitions"),
-             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * op.get_attr("num_partitions"))
+             shape=lambda op: [TensorShape(None)] * op._attr("num_partitions"),
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * op._attr("num_partitions"))
 def _dynamic_partition_kernel(xp, data, partitions, *, num_partitions):
     partitions = np.asarray(partitions)
     if partitions.size and (partitions.min() < 0 or partitions.max() >= num_partitions):
@@ -174,7 +174,7 @@ def _dynamic_partition_kernel(xp, data, partitions, *, num_partitions):
 @register_gradient("DynamicPartition")
 def _dynamic_partition_grad(op, *grads):
     data, partitions = op.inputs
-    n = op.get_attr("num_partitions")
+    n = op._attr("num_partitions")
     original = array_ops.reshape(math_ops.range_(array_ops.size(partitions)), array_ops.shape(partitions))
     indices = dynamic_partition(original, partitions, n)
     stitched = dynamic_stitch(indices, list(grads))
@@ -202,7 +202,7 @@ def _dynamic_stitch_kernel(xp, *indices_and_data, N):  # noqa: N803 - TF's attr 
 
 @register_gradient("DynamicStitch")
 def _dynamic_stitch_grad(op, g):
-    n = op.get_attr("N")
+    n = op._attr("N")
     indices = op.inputs[:n]
     return [None] * n + [slicing_ops.gather(g, i) for i in indices]
 
@@ -220,7 +220,7 @@ def dynamic_stitch(indices, data, name=None):
 
 @register_op("UniqueWithCounts", list_output=True, shape=lambda op: [TensorShape([None]), op.inputs[0].shape,
                                                                       TensorShape([None])],
-             dtype=lambda op: [op.inputs[0].dtype.base_dtype, op.get_attr("out_idx"), op.get_attr("out_idx")])
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype, op._attr("out_idx"), op._attr("out_idx")])
 def _unique_kernel(xp, x, *, out_idx):
     values, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
     order = np.argsort(first, kind="stable")  # TF keeps the order of first appearance
@@ -249,7 +249,7 @@ def unique(x, out_idx=dtypes.int32, name=None):
 
 
 @register_op("ListDiff", list_output=True, shape=lambda op: [TensorShape([None])] * 2,
-             dtype=lambda op: [op.inputs[0].dtype.base_dtype, op.get_attr("out_idx")])
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype, op._attr("out_idx")])
 def _list_diff_kernel(xp, x, y, *, out_idx):
     keep = ~np.isin(x, y)
     return x[keep], np.nonzero(keep)[0].astype(out_idx.as_numpy_dtype)
@@ -284,7 +284,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
 
 
 def _einsum_shape(op):
-    equation = op.get_attr("equation")
+    equation = op._attr("equation")
     inputs, _, output = equation.partition("->")
     sizes = {}
     for spec, t in zip(inputs.split(","), op.inputs):
@@ -303,7 +303,7 @@ def _einsum_kernel(xp, *inputs, equation):
 
 @register_gradient("Einsum")
 def _einsum_grad(op, g):
-    equation = op.get_attr("equation")
+    equation = op._attr("equation")
     lhs, _, out = equation.partition("->")
     specs = lhs.split(",")
     grads = []

@@ -30,7 +30,7 @@ def _reverse_sequence_kernel(xp, x, lengths, *, seq_dim, batch_dim):
 
 @register_gradient("ReverseSequence")
 def _reverse_sequence_grad(op, grad):
-    return (reverse_sequence(grad, op.inputs[1], op.get_attr("seq_dim"), op.get_attr("batch_dim")), None)
+    return (reverse_sequence(grad, op.inputs[1], op._attr("seq_dim"), op._attr("batch_dim")), None)
 
 
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002

@@ -25,7 +25,7 @@ from .op_util import (add_rows_at, constant_shape, constant_value, known_axis, m
 
 def _split_shape(op):
     axis_t, x = op.inputs
-    n = op.get_attr("num_split")
+    n = op._attr("num_split")
     axis = known_axis(axis_t)
     if x.shape.ndims is None or axis is None:
         return [TensorShape(None if x.shape.ndims is None else [None] * x.shape.ndims)] * n
@@ -39,7 +39,7 @@ def _split_shape(op):
 
 
 @register_op("Split", shape=_split_shape, list_output=True,
-             dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op.get_attr("num_split"))
+             dtype=lambda op: [op.inputs[1].dtype.base_dtype] * op._attr("num_split"))
 def _split_kernel(xp, axis, x, *, num_split):
     axis = normalize_axis(int(axis), x.ndim)
     size = x.shape[axis]
@@ -59,7 +59,7 @@ def _views(x, axis: int, bounds):
 
 def _split_v_shape(op):
     x, sizes_t, axis_t = op.inputs
-    n = op.get_attr("num_split")
+    n = op._attr("num_split")
     axis = known_axis(axis_t)
     sizes = constant_value(sizes_t)
     if x.shape.ndims is None or axis is None:
@@ -169,7 +169,7 @@ def concat(values, axis, name="concat") -> ops.Tensor:
 
 def _unpack_shape(op):
     x = op.inputs[0]
-    num, axis = op.get_attr("num"), op.get_attr("axis")
+    num, axis = op._attr("num"), op._attr("axis")
     if x.shape.ndims is None:
         return [TensorShape(None)] * num
     dims = x.shape.as_list()
@@ -313,7 +313,7 @@ def _strided_slice_shape(op):
     values = [constant_value(t) for t in (begin_t, end_t, strides_t)]
     if x.shape.ndims is None or any(v is None for v in values):
         return TensorShape(None)
-    index = _python_index(*values, *(op.get_attr(m) for m in SLICE_MASKS))
+    index = _python_index(*values, *(op._attr(m) for m in SLICE_MASKS))
     dims = x.shape.as_list()
     # Index a zero-strided dummy twice, with two stand-ins for unknown dimensions:
     # output dimensions that differ between the two depend on an unknown one.

@@ -272,7 +272,7 @@ def _sparse_dense_matmul_grad_kernel(xp, indices, values, shape, b, grad, *, adj
 @register_gradient("SparseTensorDenseMatMul")
 def _sparse_dense_matmul_grad(op, grad):
     d_values, d_b = make_op("SparseTensorDenseMatMulGrad", list(op.inputs) + [grad], {
-        "adjoint_a": op.get_attr("adjoint_a"), "adjoint_b": op.get_attr("adjoint_b")}).outputs
+        "adjoint_a": op._attr("adjoint_a"), "adjoint_b": op._attr("adjoint_b")}).outputs
     return None, d_values, None, d_b
 
 
@@ -328,7 +328,7 @@ not_differentiable("SparseReduceMax")
 @register_gradient("SparseReduceSum")
 def _sparse_reduce_sum_grad(op, grad):
     indices, _, shape, axes = op.inputs
-    keep = make_tensor("SparseReduceSumKeepShape", [shape, axes], {"all_axes": op.get_attr("all_axes")})
+    keep = make_tensor("SparseReduceSumKeepShape", [shape, axes], {"all_axes": op._attr("all_axes")})
     spread = array_ops.broadcast_to(array_ops.reshape(grad, keep), shape)
     return None, gather_nd(spread, indices), None, None
 
@@ -487,7 +487,7 @@ def sparse_add(a, b, thresh=0, threshold=None):
 
 
 @register_op("SparseConcat", shape=lambda op: [TensorShape([None, None]), TensorShape([None]), TensorShape([None])],
-             dtype=lambda op: [dtypes.int64, op.inputs[op.get_attr("N")].dtype.base_dtype, dtypes.int64])
+             dtype=lambda op: [dtypes.int64, op.inputs[op._attr("N")].dtype.base_dtype, dtypes.int64])
 def _sparse_concat_kernel(xp, *parts, N, concat_dim, expand_nonconcat_dim):  # noqa: N803
     inds, vals, shapes = parts[:N], parts[N:2 * N], [np.array(s, np.int64) for s in parts[2 * N:]]
     rank = len(shapes[0])

@@ -60,8 +60,8 @@ def locked(var: VariableStorage, use_locking: bool):
 # VariableV2
 
 
-@register_op("VariableV2", shape=lambda op: op.get_attr("shape"),
-             dtype=lambda op: op.get_attr("dtype")._as_ref, stateful=True)
+@register_op("VariableV2", shape=lambda op: op._attr("shape"),
+             dtype=lambda op: op._attr("dtype")._as_ref, stateful=True)
 def _variable_kernel(ctx, *, shape, dtype, container, shared_name):
     name = shared_name or ctx.op_name
     return ctx.resource_mgr.lookup_or_create(container, name,
@@ -82,7 +82,7 @@ def variable_op_v2(shape, dtype, name="Variable", container="", shared_name="") 
 
 def _assign_shape(op):
     ref, value = op.inputs
-    if not op.get_attr("validate_shape"):
+    if not op._attr("validate_shape"):
         return value.shape
     if not ref.shape.is_compatible_with(value.shape):
         raise ValueError(f"Shapes {ref.shape} and {value.shape} are incompatible (assigning to "

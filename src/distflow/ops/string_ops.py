@@ -83,7 +83,7 @@ def _regex_replace_kernel(xp, x, pattern, rewrite, *, replace_global):
     return _map(lambda b: regex.sub(rewrite, b, count=0 if replace_global else 1), x)
 
 
-@register_op("StringToNumber", shape=_strings, dtype=lambda op: op.get_attr("out_type"))
+@register_op("StringToNumber", shape=_strings, dtype=lambda op: op._attr("out_type"))
 def _string_to_number_kernel(xp, x, *, out_type):
     def convert(b):
         try:

@@ -15,7 +15,7 @@ def _serialize_tensor_kernel(xp, tensor):
     return np.array(wire.tensor_to_proto(tensor).SerializeToString(), dtype=object)
 
 
-@register_op("ParseTensor", shape=lambda op: TensorShape(None), dtype=lambda op: op.get_attr("out_type"))
+@register_op("ParseTensor", shape=lambda op: TensorShape(None), dtype=lambda op: op._attr("out_type"))
 def _parse_tensor_kernel(xp, serialized, *, out_type):
     from ..protos import distflow_pb2  # noqa: PLC0415
 

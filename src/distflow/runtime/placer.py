@@ -99,7 +99,7 @@ class Placer:
     @staticmethod
     def _colocation_anchor(op: Operation) -> tuple[Operation | None, bool]:
         """The op that ``op`` must share a device with, and whether the user asked for it."""
-        for group in op.get_attr("_class") if "_class" in op._attrs else ():
+        for group in op._attr("_class") if "_class" in op._attrs else ():
             name = group[len("loc:@"):]
             if name != op.name:
                 try:

@@ -69,7 +69,7 @@ def byte_size_load_fn(op) -> int:
     output = op.outputs[0]
     shape = output.get_shape()
     if not shape.is_fully_defined() and "shape" in op.attrs:
-        shape = op.get_attr("shape")
+        shape = op._attr("shape")
     if not shape.is_fully_defined():
         raise ValueError(f"Cannot compute the byte size of '{op.name}': its shape {shape} is not known")
     return output.dtype.base_dtype.size * int(shape.num_elements())

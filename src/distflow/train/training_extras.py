@@ -115,6 +115,12 @@ def _kept(tensors, keep_input, enqueue_many):
 
     flat, pack = flatten_tensors(tensors)
     keep = ops.convert_to_tensor(keep_input, dtype=dtypes.bool)
+    ndims = keep.shape.ndims
+    if ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if ndims > 1 or (ndims == 1 and not enqueue_many):
+        raise ValueError(f"`keep_input` must be a scalar, or a vector with enqueue_many=True; got shape "
+                         f"{keep.shape} with enqueue_many={enqueue_many}")
     if not enqueue_many:
         keep = array_ops.reshape(keep, [1])
         flat = [array_ops.expand_dims(t, 0) for t in flat]
