@@ -219,6 +219,15 @@ def test_partitions_running_at_once_share_blas_threads():
         assert blas.get_threads() == 4
         with blas.shared_by(1):  # one partition keeps them all
             assert blas.get_threads() == 4
+        with blas.shared_by(4) as share:  # partitions that finish leave their threads to the others
+            assert blas.get_threads() == 1
+            share.one_done()
+            share.one_done()
+            assert blas.get_threads() == 2
+            for _ in range(3):  # (more than it had: the extra one is ignored)
+                share.one_done()
+            assert blas.get_threads() == 4
+        assert blas.get_threads() == 4
     finally:
         blas.set_threads(before)
 

@@ -231,17 +231,34 @@ def _reshare(delta: int) -> None:
             found.set_threads(after)
 
 
-@contextlib.contextmanager
-def shared_by(partitions: int):
-    """Divides BLAS's threads among ``partitions`` more partitions while the block runs."""
-    if partitions < 2:
-        yield
-        return
-    _reshare(partitions)
-    try:
-        yield
-    finally:
-        _reshare(-partitions)
+class shared_by:  # noqa: N801 - a context manager, named as the function it was
+    """``with shared_by(n) as share:`` divides BLAS's threads among ``n`` more partitions
+    while the block runs; ``share.one_done()`` says that one of them finished, so that the
+    ones still running share the threads it leaves (a tower's partition ends after its
+    gradients are sent; the optimizer's update that follows on the variables' device gets
+    every thread)."""
+
+    def __init__(self, partitions: int):
+        self._left = partitions if partitions >= 2 else 0
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        if self._left:
+            _reshare(self._left)
+        return self
+
+    def one_done(self) -> None:
+        with self._lock:
+            if not self._left:
+                return
+            self._left -= 1
+        _reshare(-1)
+
+    def __exit__(self, *exc):
+        with self._lock:
+            left, self._left = self._left, 0
+        if left:
+            _reshare(-left)
 
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112  # <cblas.h>

@@ -142,3 +142,5 @@ def step_core(threads: int):
             with _lock:
                 del _held[me]
                 os.sched_setaffinity(0, allowed)
+                if _held:  # (partitions still running, which may now use the threads this one leaves)
+                    _keep_helpers_off(frozenset(_held.values()), allowed, rescan=False)

@@ -468,7 +468,7 @@ class _StepState:
 
 
 def _run_partition(plan: PartitionPlan, feeds, rdv: Rendezvous, results: list, state: _StepState, trace=None,
-                   threads: int = 1):
+                   threads: int = 1, share=None):
     try:
         with np.errstate(all="ignore"), placement.step_core(threads):
             plan.run(feeds, rdv, results, trace)
@@ -476,6 +476,8 @@ def _run_partition(plan: PartitionPlan, feeds, rdv: Rendezvous, results: list, s
         state.record(e)
         rdv.abort(e)
     finally:
+        if share is not None:
+            share.one_done()
         state.finish()
 
 
@@ -612,8 +614,8 @@ class StepPlan:
         start = time.perf_counter()
         try:
             threads = self._cores()  # (the step's, before its partitions share them)
-            with blas.shared_by(len(parts)):
-                error = run_partitions(parts, feeds, rdv, results, timeout_s, trace, threads)
+            with blas.shared_by(len(parts)) as share:
+                error = run_partitions(parts, feeds, rdv, results, timeout_s, trace, threads, share)
         finally:
             self._long = time.perf_counter() - start >= placement.MIN_STEP_S
             if live is not None:
@@ -666,20 +668,22 @@ class LiveSteps:
 
 
 def run_partitions(plans: list[PartitionPlan], feeds: list, rdv: Rendezvous, results: list,
-                   timeout_s: float | None, trace: list | None = None, threads: int = 1) -> BaseException | None:
+                   timeout_s: float | None, trace: list | None = None, threads: int = 1,
+                   share: "blas.shared_by | None" = None) -> BaseException | None:
     """Runs ``plans`` at once (the first on this thread) and waits for all of them.
 
     Returns the step's most telling error (a failure before a cancellation), or None.
     With ``trace`` (a list), every kernel call's ``KernelTime`` is added to it. With
     ``threads`` > 1 (the cores the step may use) each partition's thread holds a core
-    while it runs (platform/placement.py).
+    while it runs (platform/placement.py). ``share`` (a ``blas.shared_by``) is told as
+    each partition finishes.
     """
     state = _StepState(len(plans))
     traces = [None] * len(plans) if trace is None else [[] for _ in plans]  # one list per thread
     for plan, part_trace in zip(plans[1:], traces[1:]):
-        _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state, part_trace, threads))
+        _POOL.submit(functools.partial(_run_partition, plan, feeds, rdv, results, state, part_trace, threads, share))
     if plans:
-        _run_partition(plans[0], feeds, rdv, results, state, traces[0], threads)
+        _run_partition(plans[0], feeds, rdv, results, state, traces[0], threads, share)
         if not state.done.wait(timeout_s):
             rdv.abort(errors.DeadlineExceededError(None, None, "step timed out"))
             state.done.wait()

@@ -3,7 +3,6 @@ checkpoint helpers (iterate, time, remove, initialize variables from a checkpoin
 
 from __future__ import annotations
 
-import glob
 import logging
 import os
 import time
