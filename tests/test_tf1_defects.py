@@ -750,3 +750,22 @@ def test_wait_for_session_gives_up_with_deadline_exceeded_when_the_model_never_b
                                           recovery_wait_secs=0.05)
         with pytest.raises(tf.errors.DeadlineExceededError, match="Session was not ready after waiting.*: .*v"):
             manager.wait_for_session("", max_wait_secs=0.2)
+
+
+def test_a_session_cluster_def_must_be_the_servers_own_cluster():
+    """TF propagates a session's ConfigProto.cluster_def to running servers; distflow runs a
+    session whose cluster_def is the server's own and refuses another by name (compat.md)."""
+    server, other = tf.train.Server.create_local_server(), tf.train.Server.create_local_server()
+    own = tf.train.ClusterSpec({"localhost": [server.target[len("grpc://"):]]})
+    with tf.Graph().as_default():
+        c = tf.constant(17)
+        for named in (own, own.as_cluster_def()):
+            with tf.Session(server.target, config=tf.ConfigProto(cluster_def=named)) as sess:
+                assert sess.run(c) == 17
+        cluster = tf.train.ClusterDef()
+        job = cluster.job.add(name="worker")
+        job.tasks[0], job.tasks[1] = server.target[len("grpc://"):], other.target[len("grpc://"):]
+        with tf.Session(server.target, config=tf.ConfigProto(cluster_def=cluster)) as sess:
+            with pytest.raises(tf.errors.UnimplementedError, match="cluster_def names the cluster .*'worker'.* serves "
+                                                                  "the cluster .*'localhost'"):
+                sess.run(c)

@@ -9,6 +9,7 @@ from ..framework import errors, wire
 from ..framework.ops import Operation
 from ..runtime.session import BaseSession, check_outside_functions
 from ..protos import distflow_pb2 as pb
+from .cluster_spec import ClusterSpec
 from .master import SESSION_NOT_FOUND
 from .rpc import Channels, error_from_rpc
 from .server import local_master
@@ -121,6 +122,9 @@ class GrpcSession(BaseSession):
             options = pb.SessionOptions(device_filters=list(self._config.device_filters),
                                         allow_soft_placement=self._config.allow_soft_placement,
                                         isolate_session_state=bool(self._config.isolate_session_state))
+            named = getattr(self._config, "cluster_def", None)
+            if named is not None and ClusterSpec(named):
+                options.cluster_def.CopyFrom(ClusterSpec(named).as_cluster_def())
             # A master not up yet is waited for, but only as long as the config's connect
             # timeout (or the step's, if shorter): a target where nothing listens fails then.
             wait = self._config.connect_timeout_in_ms / 1000.0

@@ -35,6 +35,7 @@ from ..runtime.functions import function_ops
 from ..runtime.partition import output_key, partition, prune
 from ..runtime.placer import Placer
 from ..protos import distflow_pb2 as pb
+from .cluster_spec import ClusterSpec
 from .rpc import takes_rpc_context
 from .task import LocalTask, Parked, RemoteDevice, RunGraphCall, Task, TaskDirectory
 from .worker import GRAPH_NOT_REGISTERED
@@ -183,6 +184,8 @@ class Master:
                 None, None, f"the master {self.task_name} holds {len(self._sessions)} sessions, the most it holds "
                 "(DISTFLOW_MAX_SESSIONS); close sessions that are done, or wait for unused ones to be closed")
         _check_graph_bytes(0, request.graph_def.ByteSize())
+        if request.options.HasField("cluster_def") and request.options.cluster_def.job:
+            self._check_cluster(ClusterSpec(request.options.cluster_def))
         graph = ops.Graph()
         wire.import_graph_def(request.graph_def, graph)
         handle = uuid.uuid4().hex
@@ -199,6 +202,19 @@ class Master:
             # every task (TF's isolate_session_state); it is dropped when the session closes.
             self._sessions[handle].container = f"session_{handle}"
         return pb.CreateSessionResponse(session_handle=handle, graph_version=len(request.graph_def.node))
+
+    def _check_cluster(self, named: ClusterSpec) -> None:
+        """A session's ``ConfigProto.cluster_def`` must name the cluster this master's server
+        was started with: TF's propagation of another cluster to running servers (each task
+        renamed per session) is not supported (docs/compat.md)."""
+        own = self.tasks.cluster
+        if named == own:
+            return
+        raise errors.UnimplementedError(
+            None, None, f"ConfigProto.cluster_def names the cluster {named.as_dict()}, but the master "
+            f"{self.task_name} serves the cluster {own.as_dict()}: distflow does not propagate another cluster to "
+            "running servers (TF's ClusterSpec propagation); start each tf.train.Server with the cluster the "
+            "session uses, or leave cluster_def unset")
 
     def _session(self, handle: str) -> _MasterSession:
         session = self._sessions.get(handle)

@@ -57,7 +57,10 @@ DIFFERENT = {
         "GPUOptions": "memory is taken as steps need it (allow_growth is always on); virtual devices' memory "
                       "limits are not enforced",
         "ConfigProto": "a misspelled field is a ValueError (as the protocol buffer class); "
-                       "`intra_op_parallelism_threads` sets NumPy's BLAS threads",
+                       "`intra_op_parallelism_threads` sets NumPy's BLAS threads; `cluster_def` must name the "
+                       "cluster the session's server was started with (propagating another cluster to running "
+                       "servers, each task renamed per session, is an UnimplementedError: servers take their "
+                       "cluster when they start)",
         "placeholder": "feeding a value that would lose information (float to int, out of range) is a ValueError",
         "py_func": "runs only in the process that built the graph",
         "Print": "prints to stderr while the step runs, with NumPy's formatting",
