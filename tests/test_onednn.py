@@ -325,3 +325,23 @@ def test_the_fused_layers_numpy_kernel_is_conv_bias_relu():
     np.testing.assert_allclose(_oracle("_FusedConv2D")(np, x, f, b, relu=True, **attrs),
                                np.maximum(conv + b, 0), rtol=1e-6)
     np.testing.assert_allclose(_oracle("_FusedConv2D")(np, x, f, b, **attrs), conv + b, rtol=1e-6)
+
+
+@needs_onednn
+def test_each_team_size_has_primitives_of_its_own(monkeypatch):
+    """oneDNN plans a primitive's loops for the team of the thread that makes it: one made
+    while BLAS's threads were capped at 1 must not serve the steps that have 2 again."""
+    from distflow.ops import blas
+    from distflow.runtime.onednn import library
+
+    rng = np.random.default_rng(3)
+    x, f = rng.standard_normal((2, 9, 9, 3), np.float32), rng.standard_normal((3, 3, 3, 4), np.float32)
+    want = _oracle("Conv2D")(np, x, f, strides=[1, 1, 1, 1], padding="SAME")
+    made = []
+    for threads in (1, 2, 1):
+        monkeypatch.setattr(blas, "intra_op_threads", lambda t=threads: t)
+        got = _kernel("Conv2D")(np, x, f, strides=[1, 1, 1, 1], padding="SAME")
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        made.append({k for k in library._cache if k[:2] == ("conv", x.shape)})
+    assert len(made[0]) == 1 and len(made[1]) == 2 and made[2] == made[1]
+    assert {k[-1] for k in made[1]} == {1, 2}

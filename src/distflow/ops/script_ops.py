@@ -14,6 +14,7 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
+from ..platform import placement
 from .op_util import make_op, make_tensor
 
 # ---------------------------------------------------------------------------
@@ -46,7 +47,8 @@ def _py_func_kernel(xp, *inputs, token, Tout):  # noqa: N803 - TF's attr name
         raise errors.InvalidArgumentError(None, None, f"py_func '{token}' is not registered in this process "
                                                       "(a graph holding a py_func runs only where it was built)")
     try:
-        result = func(*inputs)
+        with placement.released():  # (user code: a process it starts must not inherit a held core)
+            result = func(*inputs)
     except errors.OpError:
         raise
     except Exception as e:  # noqa: BLE001 - mapped to TF's class below

@@ -40,6 +40,7 @@ _RESCAN_EVERY = 64  # steps between looks for library threads that started since
 _lock = threading.Lock()
 _helpers: set[int] = set()  # native ids of distflow's own helper threads
 _held: dict[int, int] = {}  # native id of a thread running a step -> the core it holds
+_masks: dict[int, set] = {}  # ... -> the cores it may use otherwise (given back when the step ends)
 _steered: frozenset | None = None  # the cores the helpers were last kept off
 _library_threads: set[int] = set()
 _steps = 0
@@ -67,8 +68,10 @@ def enabled() -> bool:
 
 def add_helper() -> None:
     """Registers the calling thread as a helper (a pool's initializer calls it)."""
+    global _steered
     with _lock:
         _helpers.add(threading.get_native_id())
+        _steered = None  # (the next held step steers it too)
 
 
 def library_threads(task_dir: str = "/proc/self/task") -> set[int]:
@@ -131,7 +134,7 @@ def step_core(threads: int):
                 cpu = min(allowed - taken, default=None)
             held_here = cpu is not None and len(allowed) > 1
             if held_here:
-                _held[me] = cpu
+                _held[me], _masks[me] = cpu, allowed
                 _steps += 1
                 _keep_helpers_off(frozenset(_held.values()), allowed, rescan=_steps & (_steps - 1) == 0 or _steps % _RESCAN_EVERY == 0)
                 os.sched_setaffinity(0, {cpu})
@@ -140,7 +143,29 @@ def step_core(threads: int):
     finally:
         if held_here:
             with _lock:
-                del _held[me]
+                del _held[me], _masks[me]
                 os.sched_setaffinity(0, allowed)
                 if _held:  # (partitions still running, which may now use the threads this one leaves)
                     _keep_helpers_off(frozenset(_held.values()), allowed, rescan=False)
+
+
+def held_core() -> int | None:
+    """The core the calling thread holds while it runs a step, or None."""
+    return _held.get(threading.get_native_id())
+
+
+@contextlib.contextmanager
+def released():
+    """Gives the calling thread its cores back while the block runs, if it holds one: user
+    code that a step calls (a py_func) may start processes, and a process keeps the
+    affinity of the thread that started it."""
+    me = threading.get_native_id()
+    cpu, mask = _held.get(me), _masks.get(me)
+    if cpu is None:
+        yield
+        return
+    os.sched_setaffinity(0, mask)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, {cpu})

@@ -33,6 +33,8 @@ import threading
 
 import numpy as np
 
+from ...ops import blas
+
 _log = logging.getLogger("distflow")
 
 P = ctypes.c_void_p
@@ -254,12 +256,22 @@ def available() -> bool:
 
 
 def cached(key, make):
-    """The primitives for ``key``, made by ``make(library)`` the first time it is asked for."""
-    found = _cache.get(key)
+    """The primitives for ``key`` and for the team size that BLAS's threads give now, made by
+    ``make(library)`` the first time they are asked for.
+
+    oneDNN plans a primitive's parallel loops for the OpenMP team of the thread that creates
+    it (``omp_get_max_threads`` then), and keeps that plan: a convolution made while the
+    threads were capped at one (another process busy for a moment) ran on one thread for the
+    rest of the process, Deep MNIST's convolutions twice as slow. So the calling thread's
+    team is sized first, and each team size has primitives of its own."""
+    threads = blas.intra_op_threads()
+    full_key = key + (threads,)
+    lib = load()  # (before the lock, which load takes too)
+    lib.stream(threads)  # (sizes this thread's team: primitives made for the key, now or later, plan for it)
+    found = _cache.get(full_key)
     if found is None:
-        lib = load()  # (before the lock, which load takes too)
         with _lock:
-            found = _cache.get(key)
+            found = _cache.get(full_key)
             if found is None:
-                found = _cache[key] = make(lib)
+                found = _cache[full_key] = make(lib)
     return found
