@@ -1,5 +1,6 @@
 """Behaviours TensorFlow 1.x's own tests expect, each of which distflow once got wrong."""
 
+import os
 import threading
 
 import numpy as np
@@ -769,3 +770,23 @@ def test_a_session_cluster_def_must_be_the_servers_own_cluster():
             with pytest.raises(tf.errors.UnimplementedError, match="cluster_def names the cluster .*'worker'.* serves "
                                                                   "the cluster .*'localhost'"):
                 sess.run(c)
+
+
+def test_import_meta_graph_of_a_bad_or_missing_file_is_an_io_error(tmp_path):
+    """As TF's saver test: a text .meta, a file overwritten with another message, a deleted file."""
+    filename = str(tmp_path / "metafile")
+    with tf.Graph().as_default():
+        tf.Variable(10.0, name="v0")
+        tf.train.export_meta_graph(filename, as_text=False)
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(filename)
+        saver.export_meta_graph(filename, as_text=True)
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(filename)
+        tf.train.write_graph(saver.as_saver_def(), str(tmp_path), "metafile")
+    with tf.Graph().as_default():
+        with pytest.raises(IOError, match="Cannot parse file"):
+            tf.train.import_meta_graph(filename)
+        os.remove(filename)
+        with pytest.raises(IOError, match="does not exist"):
+            tf.train.import_meta_graph(filename)

@@ -153,10 +153,13 @@ def read_meta_graph_file(filename: str):
     """A MetaGraphDef from a binary or text ``.meta`` file.
 
     Raises:
-      IOError: the file does not exist. ValueError: it holds neither encoding.
+      IOError: the file does not exist, or holds neither encoding (as TF's).
     """
-    with open(filename, "rb") as f:
-        data = f.read()
+    try:
+        with open(filename, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise IOError(f"File {filename} does not exist.") from None
     meta = pb.MetaGraphDef()
     try:
         meta.ParseFromString(data)
@@ -166,5 +169,5 @@ def read_meta_graph_file(filename: str):
     try:
         text_format.Merge(data.decode("utf-8"), meta)
     except (UnicodeDecodeError, text_format.ParseError) as e:
-        raise ValueError(f"{filename} is not a MetaGraphDef file: {e}") from None
+        raise IOError(f"Cannot parse file {filename}: it is not a MetaGraphDef file ({e})") from None
     return meta
