@@ -2,6 +2,8 @@
 and the layers only reached through them, tf.data's constants and options, the summary
 and tf.train protos and helpers, and nn.avg_pool_v2; each checked for what TF 1.x does."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -264,3 +266,168 @@ def test_avg_pool_v2_against_numpy():
     seq = np.arange(12, dtype=np.float32).reshape(1, 6, 2)
     got = run(tf.nn.avg_pool_v2(tf.constant(seq), ksize=[3], strides=[3], padding="VALID"))
     np.testing.assert_allclose(got, seq.reshape(1, 2, 3, 2).mean(2))
+
+
+def test_build_constants_are_tensorflows_types():
+    assert isinstance(tf.COMPILER_VERSION, str) and isinstance(tf.CXX_VERSION, str)
+    assert isinstance(tf.GIT_VERSION, str) and tf.GIT_VERSION
+    assert tf.CXX11_ABI_FLAG in (0, 1) and tf.MONOLITHIC_BUILD in (0, 1)
+    assert tf.GRAPH_DEF_VERSION_MIN_CONSUMER == tf.GRAPH_DEF_VERSION_MIN_PRODUCER == 0
+
+
+def test_dtype_dimension_operation_and_scope_classes():
+    assert isinstance(tf.float32, tf.DType) and tf.DType(1) == tf.float32 and tf.dtypes.float32 is tf.float32
+    assert tf.Dimension(3).value == 3 and tf.Dimension(None).value is None
+    assert (tf.Dimension(3) + 2).value == 5 and (tf.Dimension(3) + tf.Dimension(None)).value is None
+    assert (2 * tf.Dimension(3)).value == 6 and (tf.Dimension(7) // 2).value == 3 and (9 - tf.Dimension(4)).value == 5
+    assert (tf.Dimension(7) % 4).value == 3 and tf.Dimension(2) < 3 and (tf.Dimension(None) < 3) is None
+    with pytest.raises(TypeError, match="please use //"):
+        tf.Dimension(4) / 2
+    assert isinstance(tf.constant(1).op, tf.Operation)
+    assert isinstance(tf.get_variable_scope(), tf.VariableScope)
+    assert tf.queue.FIFOQueue is tf.FIFOQueue and tf.debugging.assert_equal is tf.assert_equal
+    assert tf.manip.roll is tf.roll and tf.spectral.fft is tf.fft
+
+
+def test_aggregation_and_unconnected_gradients():
+    x = tf.constant([1.0, 2.0])
+    y = x * x + x * 3.0  # x's gradient is a sum of two paths
+    added, zeros = run([tf.gradients(y, x, aggregation_method=tf.AggregationMethod.ADD_N)[0],
+                        tf.gradients(tf.constant(3.0), x, unconnected_gradients=tf.UnconnectedGradients.ZERO)[0]])
+    np.testing.assert_allclose(added, 2 * np.array([1.0, 2.0]) + 3)
+    np.testing.assert_array_equal(zeros, [0.0, 0.0])
+    assert tf.gradients(tf.constant(3.0), x, unconnected_gradients=tf.UnconnectedGradients.NONE) == [None]
+
+
+def test_not_differentiable_registrations():
+    assert tf.NoGradient is tf.NotDifferentiable
+    tf.no_gradient("DistflowTestOpWithoutGradient")
+    with pytest.raises(KeyError, match="DistflowTestOpWithoutGradient"):
+        tf.NotDifferentiable("DistflowTestOpWithoutGradient")  # (registered once, as TF's registry)
+
+
+def test_identity_reader_reads_its_work_items():
+    reader = tf.IdentityReader()
+    assert isinstance(reader, tf.ReaderBase)
+    queue = tf.FIFOQueue(4, tf.string)
+    key, value = reader.read(queue)
+    with tf.Session() as sess:
+        sess.run(queue.enqueue_many([["a", "b"]]))
+        assert sess.run([key, value]) == [b"a", b"a"]
+        assert sess.run(value) == b"b" and sess.run(reader.num_records_produced()) == 2
+
+
+def test_sparse_feature_parses_into_a_sparse_tensor():
+    example = tf.train.Example(features=tf.train.Features(feature={
+        "ix": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 3])),
+        "val": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5, 2.0]))}))
+    parsed = tf.parse_single_example(example.SerializeToString(),
+                                     {"sp": tf.SparseFeature("ix", "val", tf.float32, 5)})
+    value = run(parsed["sp"])
+    assert value.indices.tolist() == [[1], [3]] and value.values.tolist() == [0.5, 2.0]
+    assert value.dense_shape.tolist() == [5]
+
+    def record(rows, cols, vals):
+        return tf.train.Example(features=tf.train.Features(feature={
+            "r": tf.train.Feature(int64_list=tf.train.Int64List(value=rows)),
+            "c": tf.train.Feature(int64_list=tf.train.Int64List(value=cols)),
+            "v": tf.train.Feature(float_list=tf.train.FloatList(value=vals))})).SerializeToString()
+
+    two = tf.parse_example([record([0, 2], [1, 0], [1.0, 2.0]), record([1], [2], [3.0])],
+                           {"m": tf.SparseFeature(["r", "c"], "v", tf.float32, [3, 3]),
+                            "v": tf.VarLenFeature(tf.float32)})  # (a component asked for by itself too)
+    dense = run(tf.sparse_tensor_to_dense(two["m"]))
+    want = np.zeros((2, 3, 3), np.float32)
+    want[0, 0, 1], want[0, 2, 0], want[1, 1, 2] = 1.0, 2.0, 3.0
+    np.testing.assert_array_equal(dense, want)
+    assert sorted(two) == ["m", "v"]
+
+
+def test_summary_metadata_and_log_message():
+    metadata = tf.SummaryMetadata(display_name="shown")
+    metadata.plugin_data.plugin_name = "mine"
+    tensor = tf.summary.tensor_summary("t", tf.constant([1.0]), summary_metadata=metadata)
+    summary = tf.Summary.FromString(run(tensor))
+    assert summary.value[0].metadata.plugin_data.plugin_name == "mine"
+    message = tf.LogMessage(level=tf.LogMessage.WARN, message="careful")
+    assert tf.LogMessage.FromString(message.SerializeToString()).message == "careful"
+
+
+def test_the_older_initializer_names():
+    v = tf.Variable(1.0)
+    local = tf.Variable(2.0, collections=[tf.GraphKeys.LOCAL_VARIABLES])
+    check = tf.assert_variables_initialized([v])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run(check)
+        sess.run([tf.initialize_all_variables(), tf.initialize_local_variables(), tf.initialize_all_tables()])
+        sess.run(check)
+        assert sess.run([v, local]) == [1.0, 2.0]
+        sess.run(tf.assign(v, 5.0))
+        sess.run(tf.initialize_variables([v]))
+        assert sess.run(v) == 1.0
+
+
+def test_model_variables_and_the_older_scopes():
+    with tf.variable_op_scope([], "outer", "default"):
+        m = tf.get_variable("m", [1], collections=[tf.GraphKeys.GLOBAL_VARIABLES, tf.GraphKeys.MODEL_VARIABLES])
+    assert m.name == "outer/m:0" and tf.model_variables() == [m]
+    a = tf.constant(1.0)
+    with tf.op_scope([a], None, "fallback") as scope:
+        assert scope == "fallback/"
+
+
+def test_conv2d_backprop_v2_names_equal_the_v1_ops():
+    rng = np.random.default_rng(4)
+    x, f, dy = (rng.random(s).astype(np.float32) for s in ((1, 5, 5, 2), (3, 3, 2, 4), (1, 5, 5, 4)))
+    got = run([tf.conv2d_backprop_filter_v2(x, [3, 3, 2, 4], dy, [1, 1, 1, 1], "SAME"),
+               tf.conv2d_backprop_input_v2([1, 5, 5, 2], f, dy, [1, 1, 1, 1], "SAME"),
+               tf.nn.conv2d_backprop_filter(x, [3, 3, 2, 4], dy, [1, 1, 1, 1], "SAME"),
+               tf.nn.conv2d_backprop_input([1, 5, 5, 2], f, dy, [1, 1, 1, 1], "SAME")])
+    np.testing.assert_allclose(got[0], got[2], rtol=1e-5)
+    np.testing.assert_allclose(got[1], got[3], rtol=1e-5)
+
+
+def test_fake_quant_gradients_pass_what_lies_in_range():
+    grads = run([tf.fake_quant_with_min_max_args_gradient(tf.ones([4]), tf.constant([-7.0, -1.0, 1.0, 7.0])),
+                 tf.fake_quant_with_min_max_vars_per_channel_gradient(
+                     tf.ones([2, 2]), tf.constant([[-7.0, 1.0], [0.5, 7.0]]), tf.constant([-6.0, -1.0]),
+                     tf.constant([6.0, 1.0]))])
+    np.testing.assert_array_equal(grads[0], [0, 1, 1, 0])  # (outside [-6, 6] nothing passes)
+    to_input, to_min, to_max = grads[1]
+    np.testing.assert_array_equal(to_input, [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(to_min, [1, 0])  # (what fell below each channel's min)
+    np.testing.assert_array_equal(to_max, [0, 1])
+
+
+def test_conversion_functions_and_sparse_conversion():
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    tf.register_tensor_conversion_function(Pair, lambda value, dtype=None, name=None, as_ref=False:
+                                           tf.constant([value.a, value.b], dtype=dtype))
+    assert list(run(tf.convert_to_tensor(Pair(1.0, 2.0)) * 2)) == [2.0, 4.0]
+    sparse = tf.convert_to_tensor_or_sparse_tensor(tf.SparseTensorValue([[0]], [3.0], [2]))
+    assert isinstance(sparse, tf.SparseTensor) and list(run(tf.sparse_tensor_to_dense(sparse))) == [3.0, 0.0]
+    dense = tf.convert_to_tensor_or_sparse_tensor([1, 2])
+    assert isinstance(dense, tf.Tensor)
+
+
+def test_get_logger_and_resource_loader():
+    import logging
+
+    assert isinstance(tf.get_logger(), logging.Logger)
+    here = os.path.dirname(os.path.abspath(__file__))
+    assert tf.resource_loader.get_data_files_path() == here
+
+
+def test_summary_description():
+    description = tf.summary.SummaryDescription(type_hint="image")
+    assert tf.summary.SummaryDescription.FromString(description.SerializeToString()).type_hint == "image"
+    node = tf.summary.tensor_summary("t", tf.constant([1.0])).op.node_def
+    with pytest.raises(ValueError, match="Can't get_summary_description on TensorSummaryV2"):
+        tf.summary.get_summary_description(node)
+    legacy = tf.NodeDef(name="legacy", op="TensorSummary")
+    legacy.attr["description"].s = b'{"typeHint": "image"}'
+    assert tf.summary.get_summary_description(legacy).type_hint == "image"

@@ -15,7 +15,16 @@ class DType:
 
     __slots__ = ("_name", "_np", "_is_ref", "_enum")
 
-    def __init__(self, name: str, np_type, enum: int, is_ref: bool = False):
+    def __new__(cls, name, np_type=None, enum=None, is_ref: bool = False):
+        if np_type is None and enum is None:  # TF's DType(type_enum): the registered type
+            if not isinstance(name, int) or isinstance(name, type(True)):  # (this module names its bool type "bool")
+                raise TypeError(f"DType(type_enum) needs a DataType enum value, got {name!r}")
+            return as_dtype(name)
+        return super().__new__(cls)
+
+    def __init__(self, name: str, np_type=None, enum: int | None = None, is_ref: bool = False):
+        if np_type is None and enum is None:
+            return  # (DType(type_enum): __new__ gave the registered type, already made)
         self._name = name
         self._np = np_type
         self._enum = enum

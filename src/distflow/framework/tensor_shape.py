@@ -55,6 +55,70 @@ class Dimension:
             raise ValueError(f"Dimensions {self} and {other} are not compatible")
         return self if self._value is not None else other
 
+    def assert_is_compatible_with(self, other) -> None:
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {other} are not compatible")
+
+    # Arithmetic and order as TF 1.x's: unknown when either side is unknown.
+    def _combine(self, other, fn):
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        if self._value is None or other.value is None:
+            return Dimension(None)
+        return Dimension(fn(self._value, other.value))
+
+    def __add__(self, other):
+        return self._combine(other, lambda a, b: a + b)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return self._combine(other, lambda a, b: a - b)
+
+    def __rsub__(self, other):
+        return self._combine(other, lambda a, b: b - a)
+
+    def __mul__(self, other):
+        return self._combine(other, lambda a, b: a * b)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other):
+        return self._combine(other, lambda a, b: a // b)
+
+    def __rfloordiv__(self, other):
+        return self._combine(other, lambda a, b: b // a)
+
+    def __mod__(self, other):
+        return self._combine(other, lambda a, b: a % b)
+
+    def __rmod__(self, other):
+        return self._combine(other, lambda a, b: b % a)
+
+    def __truediv__(self, other):
+        raise TypeError(f"unsupported operand type(s) for /: 'Dimension' and '{type(other).__name__}', "
+                        "please use // instead")
+
+    def _compare(self, other, fn):
+        other = as_dimension(other)
+        if self._value is None or other.value is None:
+            return None
+        return fn(self._value, other.value)
+
+    def __lt__(self, other):
+        return self._compare(other, lambda a, b: a < b)
+
+    def __le__(self, other):
+        return self._compare(other, lambda a, b: a <= b)
+
+    def __gt__(self, other):
+        return self._compare(other, lambda a, b: a > b)
+
+    def __ge__(self, other):
+        return self._compare(other, lambda a, b: a >= b)
+
     def __repr__(self):
         return f"Dimension({self._value})"
 

@@ -14,7 +14,6 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from . import array_ops, control_flow_ops, math_ops, reduction_ops
 from .op_util import constant_value, make_op, make_tensor
-from .state_ops import report_uninitialized_variables
 
 
 def _shown(value, summarize):
@@ -200,10 +199,19 @@ def assert_proper_iterable(values):
 
 
 def assert_variables_initialized(var_list=None):
-    """An op that fails while any of the variables (all by default) is uninitialized."""
-    report = report_uninitialized_variables(var_list)
-    return Assert(math_ops.equal(array_ops.size(report), 0), ["Uninitialized variables:", report],
-                  name="assert_variables_initialized")
+    """A tensor of the variables' ranks (all variables by default; None when there are none),
+    which reads each variable, so that running it fails with FailedPreconditionError, naming
+    the variable, while one is uninitialized (as TF's)."""
+    if var_list is None:
+        var_list = ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) + \
+            ops.get_collection(ops.GraphKeys.LOCAL_VARIABLES)
+    if not var_list:
+        return None
+    ranks = []
+    for var in var_list:
+        with ops.colocate_with(var.op):
+            ranks.append(make_tensor("Rank", [var.value()], None, "Rank"))  # (the op, never folded: it reads var)
+    return ranks[0] if len(ranks) == 1 else array_ops.stack(ranks)
 
 
 def is_numeric_tensor(tensor) -> bool:

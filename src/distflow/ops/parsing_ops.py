@@ -22,7 +22,7 @@ from ..protos import distflow_pb2 as pb
 from .array_ops import reshape, squeeze
 from .op_util import make_op, make_tensor
 from .slicing_ops import slice as slice_
-from .sparse_ops import SparseTensor
+from .sparse_ops import SparseTensor, sparse_merge
 
 FixedLenFeature = collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])
 FixedLenFeature.__new__.__defaults__ = (None,)
@@ -98,9 +98,40 @@ def _np_dtype(dtype):
 not_differentiable("ParseExample")
 
 
+def _raw_features(features: dict) -> dict:
+    """``features`` with each SparseFeature replaced by VarLenFeatures of its index and value
+    keys, which are parsed and then merged (as TF parses a SparseFeature)."""
+    raw: dict = {}
+
+    def add(key, spec):
+        if key in raw and raw[key] != spec:
+            raise ValueError(f"Feature '{key}' is asked for as {raw[key]} and as {spec}")
+        raw[key] = spec
+
+    for key, spec in features.items():
+        if isinstance(spec, SparseFeature):
+            for index_key in ([spec.index_key] if isinstance(spec.index_key, str) else spec.index_key):
+                add(index_key, VarLenFeature(dtypes.int64))
+            add(spec.value_key, VarLenFeature(dtypes.as_dtype(spec.dtype)))
+        else:
+            add(key, spec)
+    return raw
+
+
 def parse_example(serialized, features, name=None, example_names=None):
     """A dict of tensors, one row per record of the 1-D string tensor ``serialized``: dense for
-    each FixedLenFeature, a SparseTensor for each VarLenFeature."""
+    each FixedLenFeature, a SparseTensor for each VarLenFeature and SparseFeature."""
+    parsed = _parse_raw(serialized, _raw_features(features), name)
+    for key, spec in features.items():
+        if isinstance(spec, SparseFeature):
+            several = not isinstance(spec.index_key, str)
+            ids = [parsed[k] for k in spec.index_key] if several else parsed[spec.index_key]
+            parsed[key] = sparse_merge(ids, parsed[spec.value_key], list(spec.size) if several else spec.size,
+                                       already_sorted=spec.already_sorted)
+    return {key: parsed[key] for key in features}
+
+
+def _parse_raw(serialized, features: dict, name):
     serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
     keys = sorted(features)
     dense_keys, tdense, shapes, defaults, has_default = [], [], [], [], []
@@ -108,8 +139,8 @@ def parse_example(serialized, features, name=None, example_names=None):
     for key in keys:
         spec = features[key]
         if not isinstance(spec, (FixedLenFeature, VarLenFeature)):
-            raise NotImplementedError(f"Feature '{key}': FixedLenFeature and VarLenFeature are supported by "
-                                      f"distflow, got {type(spec).__name__}")
+            raise NotImplementedError(f"Feature '{key}': FixedLenFeature, VarLenFeature and SparseFeature are "
+                                      f"supported by distflow, got {type(spec).__name__}")
         dtype = dtypes.as_dtype(spec.dtype)
         if dtype not in (dtypes.string, dtypes.float32, dtypes.int64):
             raise ValueError(f"Feature '{key}': dtype must be string, float32 or int64, got {dtype.name}")

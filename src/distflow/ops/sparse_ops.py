@@ -678,13 +678,21 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
 
 
 def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
-    """A SparseTensor whose last coordinate is the id: ``[..., sp_ids[..., k]] = sp_values[..., k]``."""
-    ids, values = as_sparse_tensor(sp_ids), as_sparse_tensor(sp_values)
+    """A SparseTensor whose last coordinate is the id: ``[..., sp_ids[..., k]] = sp_values[..., k]``.
+    With lists of ``sp_ids`` and ``vocab_size``, one coordinate per id tensor, in order."""
+    several = isinstance(sp_ids, (list, tuple))
+    if several != isinstance(vocab_size, (list, tuple)) or (several and len(sp_ids) != len(vocab_size)):
+        raise ValueError("sp_ids and vocab_size must both be single, or lists of the same length")
+    id_list = [as_sparse_tensor(i) for i in (sp_ids if several else [sp_ids])]
+    sizes = list(vocab_size) if several else [vocab_size]
+    ids, values = id_list[0], as_sparse_tensor(sp_values)
     with ops.name_scope(name, "SparseMerge"):
         rows = slicing_ops.slice(ids.indices, [0, 0], [-1, array_ops.size(ids.dense_shape) - 1])
-        indices = slicing_ops.concat([rows, array_ops.expand_dims(math_ops.cast(ids.values, dtypes.int64), 1)], 1)
+        columns = [array_ops.expand_dims(math_ops.cast(i.values, dtypes.int64), 1) for i in id_list]
+        indices = slicing_ops.concat([rows] + columns, 1)
         outer = slicing_ops.slice(ids.dense_shape, [0], [array_ops.size(ids.dense_shape) - 1])
-        shape = slicing_ops.concat([outer, array_ops.reshape(ops.convert_to_tensor(vocab_size, dtypes.int64), [1])], 0)
+        shape = slicing_ops.concat([outer] + [array_ops.reshape(ops.convert_to_tensor(size, dtypes.int64), [1])
+                                              for size in sizes], 0)
         merged = SparseTensor(indices, values.values, shape)
         return merged if already_sorted else sparse_reorder(merged)
 

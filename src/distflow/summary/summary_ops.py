@@ -12,6 +12,8 @@ import struct
 import zlib
 
 import numpy as np
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
 
 from ..framework import dtypes
 from ..framework import errors
@@ -156,10 +158,15 @@ def _image_summary_kernel(xp, tag, images, *, max_images):
 
 
 @register_op("TensorSummaryV2", shape=_string_scalar, dtype=lambda op: dtypes.string)
-def _tensor_summary_kernel(xp, tag, tensor, *, plugin_name):
+def _tensor_summary_kernel(xp, tag, tensor, serialized_summary_metadata):
     summary = pb.Summary()
     value = summary.value.add(tag=_tag_of(tag))
-    value.metadata.plugin_data.plugin_name = plugin_name
+    metadata = np.asarray(serialized_summary_metadata, dtype=object).reshape(-1)
+    try:
+        value.metadata.ParseFromString(metadata[0] if metadata.size else b"")
+    except DecodeError:
+        raise errors.InvalidArgumentError(None, None, "TensorSummaryV2: serialized_summary_metadata is not a "
+                                                      "SummaryMetadata") from None
     value.tensor.CopyFrom(wire.tensor_to_proto(tensor))
     return _serialized(summary)
 
@@ -241,20 +248,32 @@ def text(name, tensor, collections=None):
     tensor = ops.convert_to_tensor(tensor, dtype=dtypes.string)
     tag = _tag(name, None)
     with ops.name_scope(name, None, [tensor]) as scope:
-        out = make_tensor("TensorSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor],
-                          {"plugin_name": "text"}, scope)
+        metadata = pb.SummaryMetadata()
+        metadata.plugin_data.plugin_name = "text"
+        out = make_tensor("TensorSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor,
+                                              ops.convert_to_tensor(metadata.SerializeToString(), dtypes.string)],
+                          None, scope)
     _collect(out, collections)
     return out
 
 
 def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None,
                    family=None, display_name=None):
-    """A Summary holding ``tensor`` itself."""
+    """A Summary holding ``tensor`` itself, with ``summary_metadata`` (a SummaryMetadata: plugin
+    name and content, display name) and ``summary_description`` / ``display_name`` set in it."""
     tensor = ops.convert_to_tensor(tensor)
     tag = _tag(name, family)
+    metadata = pb.SummaryMetadata()
+    if summary_metadata is not None:
+        metadata.CopyFrom(summary_metadata)
+    if summary_description is not None:
+        metadata.summary_description = str(summary_description)
+    if display_name is not None:
+        metadata.display_name = display_name
     with ops.name_scope(name, None, [tensor]) as scope:
-        out = make_tensor("TensorSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor],
-                          {"plugin_name": ""}, scope)
+        out = make_tensor("TensorSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor,
+                                              ops.convert_to_tensor(metadata.SerializeToString(), dtypes.string)],
+                          None, scope)
     _collect(out, collections)
     return out
 
@@ -277,7 +296,14 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
 
 
 def get_summary_description(node_def):
-    return node_def.attr["description"].s if "description" in node_def.attr else ""
+    """The SummaryDescription of a TensorSummary node (its ``description`` attr, JSON), as TF's;
+    a ValueError for any other op (``tensor_summary`` makes TensorSummaryV2 nodes, whose
+    description is in their metadata)."""
+    if node_def.op != "TensorSummary":
+        raise ValueError(f"Can't get_summary_description on {node_def.op}")
+    description = pb.SummaryDescription()
+    json_format.Parse(node_def.attr["description"].s.decode("utf-8") or "{}", description)
+    return description
 
 
 # ---------------------------------------------------------------------------
