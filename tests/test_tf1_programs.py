@@ -213,7 +213,15 @@ def test_census_wide_and_deep_learns_the_rule():
     final = out.rsplit("Results at epoch 8", 1)[1]
     metrics = {line.split(": ")[0]: float(line.split(": ")[1]) for line in final.strip().splitlines()}
     assert metrics["global_step"] == 800
-    assert metrics["accuracy"] >= 0.8 and metrics["auc"] >= 0.9, metrics
+    assert sorted(metrics) == ["accuracy", "accuracy_baseline", "auc", "auc_precision_recall", "average_loss",
+                               "global_step", "label/mean", "loss", "precision", "prediction/mean", "recall"]
+    # TensorFlow 2.15's tf.compat.v1 estimator reached 0.773-0.800 accuracy (auc 0.88) on this
+    # program over 5 seeds, and distflow 0.761-0.798. The wide-and-deep estimator's default
+    # rates (Adagrad 0.001, Ftrl at most 0.005) learn slower than DNNClassifier's would
+    # (0.05, 0.2: 0.85-0.89 here), so the band is TF's.
+    assert 0.75 <= metrics["accuracy"] <= 0.83 and metrics["auc"] >= 0.85, metrics
+    baseline = max(metrics["label/mean"], 1 - metrics["label/mean"])
+    assert metrics["accuracy_baseline"] == pytest.approx(baseline, abs=1e-6)
 
 
 def test_autoencoder_learns_to_reconstruct():

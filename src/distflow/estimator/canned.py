@@ -8,10 +8,11 @@ feature columns (``input_layer`` for the DNN under ``dnn/input_from_feature_colu
 logits ``dnn/logits``; a *head* that turns logits into a loss (sigmoid cross-entropy for
 two classes, softmax for more, squared error for regression; summed over the batch, TF
 1.x's ``Reduction.SUM``), predictions and metrics (``accuracy``, ``average_loss`` and
-``loss``; for two classes also ``auc``, ``precision``, ``recall`` and ``prediction/mean``,
-``label/mean``). Optimizers are named as TF names them ('Adagrad', 'Adam', 'Ftrl',
-'RMSProp', 'SGD') or given as objects; the DNN part defaults to Adagrad at 0.05, the linear
-part to Ftrl at min(0.2, 1/sqrt(number of columns)).
+``loss``; for two classes also ``auc``, ``auc_precision_recall``, ``precision``, ``recall``,
+``prediction/mean``, ``label/mean`` and ``accuracy_baseline``). Optimizers are named as TF
+names them ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD') or given as objects; a DNN
+defaults to Adagrad at 0.05 and a linear model to Ftrl at min(0.2, 1/sqrt(number of
+columns)), and in the wide-and-deep estimators at TF's 0.001 and min(0.005, ...).
 """
 
 from __future__ import annotations
@@ -125,7 +126,10 @@ class _Head:
             metrics["precision"] = metrics_lib.precision(labels, class_ids)
             metrics["recall"] = metrics_lib.recall(labels, class_ids)
             metrics["prediction/mean"] = metrics_lib.mean(logistic)
-            metrics["label/mean"] = metrics_lib.mean(labels_f)
+            metrics["label/mean"] = label_mean = metrics_lib.mean(labels_f)
+            # (the accuracy of always guessing the more common label)
+            metrics["accuracy_baseline"] = tuple(math_ops.maximum(t, 1.0 - t) for t in label_mean)
+            metrics["auc_precision_recall"] = metrics_lib.auc(labels, logistic, curve="PR")
         return metrics
 
 
@@ -197,8 +201,15 @@ class _Canned(Estimator):
         super().__init__(model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
+# The default learning rates TF 1.x's canned estimators give a named optimizer: a DNN's
+# Adagrad 0.05 and a linear model's Ftrl at most 0.2 (1/sqrt(columns) when that is less); in
+# the wide-and-deep estimators the historical 0.001 and at most 0.005.
+DNN_RATE, LINEAR_RATE = 0.05, 0.2
+COMBINED_DNN_RATE, COMBINED_LINEAR_RATE = 0.001, 0.005
+
+
 def _combined_model_fn(head, linear_columns, linear_optimizer, dnn_columns, dnn_optimizer, hidden_units,
-                       activation_fn, dropout, batch_norm, sparse_combiner):
+                       activation_fn, dropout, batch_norm, sparse_combiner, rates=(DNN_RATE, LINEAR_RATE)):
     linear_columns, dnn_columns = list(linear_columns or []), list(dnn_columns or [])
     if not linear_columns and not dnn_columns:
         raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
@@ -210,10 +221,11 @@ def _combined_model_fn(head, linear_columns, linear_optimizer, dnn_columns, dnn_
         if dnn_columns:
             logits.append(_dnn_logits(features, mode, hidden_units, dnn_columns, head.logits_dimension, activation_fn,
                                       dropout, batch_norm))
-            parts.append((_optimizer(dnn_optimizer, 0.05), "dnn"))
+            parts.append((_optimizer(dnn_optimizer, rates[0]), "dnn"))
         if linear_columns:
             logits.append(_linear_logits(features, linear_columns, head.logits_dimension, sparse_combiner))
-            parts.append((_optimizer(linear_optimizer, _linear_rate(linear_columns)), "linear"))
+            parts.append((_optimizer(linear_optimizer, min(rates[1], 1.0 / math.sqrt(len(linear_columns)))),
+                          "linear"))
         return head.spec(features, mode, math_ops.add_n(logits) if len(logits) > 1 else logits[0], labels,
                          _train_op_fn(parts))
 
@@ -256,10 +268,6 @@ class DNNRegressor(_Canned):
                          model_dir, config, warm_start_from)
 
 
-def _linear_rate(columns) -> float:
-    return min(0.2, 1.0 / math.sqrt(len(columns)))
-
-
 class LinearClassifier(_Canned):
     """A linear model classifier (``tf.estimator.LinearClassifier``)."""
 
@@ -299,7 +307,9 @@ class DNNLinearCombinedClassifier(_Canned):
         head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
         super().__init__(_combined_model_fn(head, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                                             dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
-                                            batch_norm, linear_sparse_combiner), model_dir, config, warm_start_from)
+                                            batch_norm, linear_sparse_combiner,
+                                            (COMBINED_DNN_RATE, COMBINED_LINEAR_RATE)),
+                         model_dir, config, warm_start_from)
 
 
 class DNNLinearCombinedRegressor(_Canned):
@@ -315,6 +325,8 @@ class DNNLinearCombinedRegressor(_Canned):
                      loss_reduction=loss_reduction)
         super().__init__(_combined_model_fn(head, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                                             dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
-                                            batch_norm, linear_sparse_combiner), model_dir, config, warm_start_from)
+                                            batch_norm, linear_sparse_combiner,
+                                            (COMBINED_DNN_RATE, COMBINED_LINEAR_RATE)),
+                         model_dir, config, warm_start_from)
 
 

@@ -136,7 +136,8 @@ def step_core(threads: int):
             if held_here:
                 _held[me], _masks[me] = cpu, allowed
                 _steps += 1
-                _keep_helpers_off(frozenset(_held.values()), allowed, rescan=_steps & (_steps - 1) == 0 or _steps % _RESCAN_EVERY == 0)
+                rescan = _steps & (_steps - 1) == 0 or _steps % _RESCAN_EVERY == 0
+                _keep_helpers_off(frozenset(_held.values()), allowed, rescan)
                 os.sched_setaffinity(0, {cpu})
     try:
         yield
