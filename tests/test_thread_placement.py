@@ -103,22 +103,23 @@ def test_a_session_holds_the_core_for_long_steps_only(monkeypatch):
     allowed = os.sched_getaffinity(0)
     seen = []
 
-    def look(x, pause):
-        seen.append(1 if placement.held_core() is not None else len(os.sched_getaffinity(0)))
+    def look(x):
+        seen.append(placement.held_core() is not None)
         assert os.sched_getaffinity(0) == allowed  # (a py_func runs with the cores given back)
-        if pause:
-            threading.Event().wait(0.005)  # a step longer than placement.MIN_STEP_S
+        threading.Event().wait(0.005)  # (the step lasts at least 5 ms, longer than placement.MIN_STEP_S)
         return x
 
     x = tf.placeholder(tf.float32, [2])
-    slow = tf.py_func(lambda v: look(v, True), [x], tf.float32)
-    fast = tf.py_func(lambda v: look(v, False), [x], tf.float32)
     feed = {x: np.ones(2, np.float32)}
     with tf.Session() as sess:
+        step = tf.py_func(look, [x], tf.float32)
         for _ in range(3):
-            sess.run(slow, feed)
-            sess.run(fast, feed)
-    # (the first run of each step is not held: how long it takes is not known yet)
-    assert seen[0::2] == [len(allowed), 1, 1]
-    assert seen[1::2] == [len(allowed)] * 3
+            sess.run(step, feed)
+        # (the first run is not held: how long a step takes is not known before it ran)
+        assert seen == [False, True, True]
+        monkeypatch.setattr(placement, "MIN_STEP_S", 3600.0)  # now every step counts as short
+        seen.clear()
+        for _ in range(3):
+            sess.run(step, feed)
+        assert seen == [True, False, False]  # (the first still held: its last run was long)
     assert os.sched_getaffinity(0) == allowed
