@@ -6,6 +6,10 @@ client thread per task runs the step again and again. In a ring each process mus
 and receive, 2(N-1)/N x S bytes per all-reduce. The ceiling is that many bytes through a
 loopback TCP socket between two processes at its best measured rate (bench_distributed's
 reference); the ratio is the ceiling's time over the measured time (higher is better).
+A second reference moves the same bytes in the ring's own pattern: N processes, each
+sending its share to its right neighbour over loopback TCP while it receives from its
+left, all at once, with no arithmetic. Where the N processes share fewer cores than N
+(4 on the 2-core VM), that is what the machine can do at best for these bytes.
 
 Usage:
   python benchmarks/bench_collective.py [--tasks 4] [--mbytes 16] [--runs 20]
@@ -86,6 +90,64 @@ def measure(n: int, mbytes: float, runs: int) -> float:
     return max(times.values())
 
 
+_RING_MEMBER = r"""
+import socket, sys, threading, time
+rank, nbytes, rounds = map(int, sys.argv[1:4])
+ports = [int(p) for p in sys.argv[4].split(",")]
+n = len(ports)
+server = socket.socket()
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", ports[rank]))
+server.listen(1)
+print("ready", flush=True)
+sys.stdin.readline()
+right = socket.create_connection(("127.0.0.1", ports[(rank + 1) % n]))
+left, _ = server.accept()
+data, buf = b"x" * nbytes, bytearray(nbytes)
+view, best = memoryview(buf), float("inf")
+for _ in range(rounds):
+    if rank == 0:  # (a token once round the ring: every member starts the round together)
+        right.sendall(b"t"); left.recv(1)
+    else:
+        left.recv(1); right.sendall(b"t")
+    start = time.perf_counter()
+    sender = threading.Thread(target=right.sendall, args=(data,))
+    sender.start()
+    got = 0
+    while got < nbytes:
+        got += left.recv_into(view[got:])
+    sender.join()
+    best = min(best, time.perf_counter() - start)
+print(best, flush=True)
+"""
+
+
+def ring_loopback_seconds(n: int, nbytes: int, rounds: int = 5) -> float:
+    """The second reference (module docstring): seconds for ``n`` processes in a ring to each
+    send ``nbytes`` to the right while receiving as many from the left (the slowest
+    member's best round)."""
+    from distflow.tools.launcher import free_ports
+
+    ports = ",".join(str(p) for p in free_ports(n))
+    members = [subprocess.Popen([sys.executable, "-c", _RING_MEMBER, str(rank), str(nbytes), str(rounds), ports],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+               for rank in range(n)]
+    try:
+        for member in members:
+            member.stdout.readline()  # ("ready": listening; a member that died reads as end of file)
+        for member in members:
+            member.stdin.write("go\n")
+            member.stdin.flush()
+        times = [member.communicate(timeout=120)[0].split() for member in members]
+        if not all(times):
+            raise RuntimeError("a member of the ring-shaped loopback reference failed")
+        return max(float(t[-1]) for t in times)
+    finally:
+        for member in members:
+            member.kill()
+            member.wait(10)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", type=int, default=4)
@@ -98,9 +160,12 @@ def main() -> None:
     moved = 2 * (args.tasks - 1) / args.tasks * args.mbytes * 2**20
     ceiling = moved / (gbps * 1e9)
     print(f"loopback TCP, 16 MB between two processes: {gbps:.2f} GB/s")
+    ring = ring_loopback_seconds(args.tasks, int(moved))
     print(f"ring all-reduce of {args.mbytes:g} MB among {args.tasks} processes: {seconds * 1e3:.1f} ms "
           f"({moved / seconds / 1e9:.2f} GB/s sent and received by each process); the loopback ceiling for "
           f"{moved / 2**20:.1f} MB: {ceiling * 1e3:.1f} ms; ratio {ceiling / seconds:.2f} (target 0.8)")
+    print(f"the same bytes in the ring's pattern over loopback TCP ({args.tasks} processes at once, no "
+          f"arithmetic): {ring * 1e3:.1f} ms; ratio {ring / seconds:.2f}")
 
 
 if __name__ == "__main__":

@@ -20,3 +20,10 @@ def test_a_benchmark_body_trains_a_round(bench):
     exec(bench.MEASURE, scope)  # noqa: S102 - the benchmark's own body
     timed_round = scope["build"](tf, bench.MODES[0])
     assert timed_round(2) > 0
+
+
+def test_the_ring_shaped_loopback_reference_moves_its_bytes():
+    import bench_collective
+
+    seconds = bench_collective.ring_loopback_seconds(3, 1 << 20, rounds=2)
+    assert 0 < seconds < 60
