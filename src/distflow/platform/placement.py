@@ -15,7 +15,7 @@ twice their time), and a NumPy update cut in two ran at one core's speed for all
 So while a step runs (:func:`step_core`), the thread running it is held on the core it is
 on (a core no other step of this process holds), and the helper threads may run on every
 other core the process may use; the step thread's affinity is given back when the step
-ends. The helpers are distflow's own (:func:`add_helper`) and the native threads that a
+ends, and the helpers stay where they are until a step held on another core moves them. The helpers are distflow's own (:func:`add_helper`) and the native threads that a
 compute library started for itself: threads that Python's ``threading`` does not know and
 that kept the name they inherited from the process (gRPC's and CUDA's threads name
 themselves). With this the first steps after an idle pause ran at full speed (18.9-19.6 ms).
