@@ -169,3 +169,37 @@ def test_train_and_evaluate_with_collective_all_reduce_between_chief_and_worker(
         for proc in procs.values():
             proc.kill()
             proc.wait(10)
+
+
+def test_canned_heads_report_tfs_metrics_weighted_by_the_weight_column(tmp_path):
+    """An untrained linear model (zero weights: every logit 0, every prediction class 0 and
+    probability 0.5) gives metrics that NumPy can say: each weighted by the weight column."""
+    rng = np.random.RandomState(0)
+    x = rng.rand(40, 2).astype(np.float32)
+    y = (rng.rand(40, 1) > 0.3).astype(np.int64)
+    w = rng.rand(40, 1).astype(np.float32)
+    columns = [tf.feature_column.numeric_column("x", shape=[2])]
+
+    def input_fn(labels):
+        return lambda: tf.data.Dataset.from_tensor_slices(({"x": x, "w": w}, labels)).batch(8)
+
+    classifier = tf.estimator.LinearClassifier(columns, weight_column="w", model_dir=str(tmp_path / "c"),
+                                               optimizer=tf.train.GradientDescentOptimizer(0.0))
+    classifier.train(input_fn(y), steps=1)
+    got = classifier.evaluate(input_fn(y))
+    positive = np.sum(w * y) / np.sum(w)
+    assert got["accuracy"] == pytest.approx(1 - positive, rel=1e-5)  # (every prediction is class 0)
+    assert got["label/mean"] == pytest.approx(positive, rel=1e-5)
+    assert got["accuracy_baseline"] == pytest.approx(max(positive, 1 - positive), rel=1e-5)
+    assert got["prediction/mean"] == pytest.approx(0.5) and got["auc"] == pytest.approx(0.5)
+    assert got["auc_precision_recall"] == pytest.approx((1 + positive) / 2, rel=1e-4)  # (as TF 2.15: 0.8433)
+    assert got["precision"] == 0 and got["recall"] == 0
+
+    regressor = tf.estimator.LinearRegressor(columns, weight_column="w", model_dir=str(tmp_path / "r"),
+                                             optimizer=tf.train.GradientDescentOptimizer(0.0))
+    targets = (x.sum(1, keepdims=True) * 2).astype(np.float32)
+    regressor.train(input_fn(targets), steps=1)
+    got = regressor.evaluate(input_fn(targets))
+    assert sorted(got) == ["average_loss", "global_step", "label/mean", "loss", "prediction/mean"]
+    assert got["label/mean"] == pytest.approx(np.sum(w * targets) / np.sum(w), rel=1e-5)
+    assert got["prediction/mean"] == 0.0

@@ -9,7 +9,8 @@ logits ``dnn/logits``; a *head* that turns logits into a loss (sigmoid cross-ent
 two classes, softmax for more, squared error for regression; summed over the batch, TF
 1.x's ``Reduction.SUM``), predictions and metrics (``accuracy``, ``average_loss`` and
 ``loss``; for two classes also ``auc``, ``auc_precision_recall``, ``precision``, ``recall``,
-``prediction/mean``, ``label/mean`` and ``accuracy_baseline``). Optimizers are named as TF
+``prediction/mean``, ``label/mean`` and ``accuracy_baseline``; for regression also
+``prediction/mean`` and ``label/mean``). Optimizers are named as TF
 names them ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD') or given as objects; a DNN
 defaults to Adagrad at 0.05 and a linear model to Ftrl at min(0.2, 1/sqrt(number of
 columns)), and in the wide-and-deep estimators at TF's 0.001 and min(0.005, ...).
@@ -114,22 +115,27 @@ class _Head:
         return out
 
     def _metrics(self, unreduced, weights, labels, predictions) -> dict:
-        metrics = {"average_loss": metrics_lib.mean(unreduced, weights=weights if self.weight_column else None)}
+        weighted = weights if self.weight_column else None
+        metrics = {"average_loss": metrics_lib.mean(unreduced, weights=weighted)}
         if self.kind == "regression":
+            metrics["prediction/mean"] = metrics_lib.mean(predictions["predictions"], weights=weighted)
+            metrics["label/mean"] = metrics_lib.mean(math_ops.cast(labels, dtypes.float32), weights=weighted)
             return metrics
         class_ids = array_ops.reshape(predictions["class_ids"], [-1])
-        metrics["accuracy"] = metrics_lib.accuracy(labels, class_ids)
+        labels = array_ops.reshape(labels, [-1])
+        w = array_ops.reshape(weights, [-1]) if self.weight_column else None  # (one per example, as TF weighs)
+        metrics["accuracy"] = metrics_lib.accuracy(labels, class_ids, weights=w)
         if self.kind == "binary":
             logistic = array_ops.reshape(predictions["logistic"], [-1])
             labels_f = math_ops.cast(labels, dtypes.float32)
-            metrics["auc"] = metrics_lib.auc(labels, logistic)
-            metrics["precision"] = metrics_lib.precision(labels, class_ids)
-            metrics["recall"] = metrics_lib.recall(labels, class_ids)
-            metrics["prediction/mean"] = metrics_lib.mean(logistic)
-            metrics["label/mean"] = label_mean = metrics_lib.mean(labels_f)
+            metrics["auc"] = metrics_lib.auc(labels, logistic, weights=w)
+            metrics["precision"] = metrics_lib.precision(labels, class_ids, weights=w)
+            metrics["recall"] = metrics_lib.recall(labels, class_ids, weights=w)
+            metrics["prediction/mean"] = metrics_lib.mean(logistic, weights=w)
+            metrics["label/mean"] = label_mean = metrics_lib.mean(labels_f, weights=w)
             # (the accuracy of always guessing the more common label)
             metrics["accuracy_baseline"] = tuple(math_ops.maximum(t, 1.0 - t) for t in label_mean)
-            metrics["auc_precision_recall"] = metrics_lib.auc(labels, logistic, curve="PR")
+            metrics["auc_precision_recall"] = metrics_lib.auc(labels, logistic, weights=w, curve="PR")
         return metrics
 
 

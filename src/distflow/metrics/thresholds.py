@@ -7,9 +7,10 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework import ops
-from ..ops import array_ops, math_ops, state_ops
+from ..ops import array_ops, math_ops, state_ops, unary_ops
 from ..ops import slicing_ops
 from ..ops import reduction_ops
+from ..ops.special_math_ops import div_no_nan
 from ..ops.variable_scope import variable_scope
 from .local_variables import local_variable
 
@@ -124,15 +125,17 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         values, updates = _confusion_at_thresholds(labels, predictions, thresholds, weights, ("tp", "fn", "tn", "fp"))
 
         def area(v):
-            epsilon = 1e-7
-            rec = v["tp"] / (v["tp"] + v["fn"] + epsilon)
+            epsilon = 1e-6  # (TF's, added to both sides of the rates: an empty bucket counts as 1)
+            n = len(thresholds)
+            if curve == "PR" and summation_method == "careful_interpolation":
+                return _interpolated_pr_area(v["tp"], v["fp"], v["fn"], n)
+            rec = (v["tp"] + epsilon) / (v["tp"] + v["fn"] + epsilon)
             if curve == "ROC":
                 x = v["fp"] / (v["fp"] + v["tn"] + epsilon)
                 y = rec
             else:
                 x = rec
-                y = v["tp"] / (v["tp"] + v["fp"] + epsilon)
-            n = len(thresholds)
+                y = (v["tp"] + epsilon) / (v["tp"] + v["fp"] + epsilon)
             if summation_method == "minoring":
                 heights = math_ops.minimum(y[:n - 1], y[1:])
             elif summation_method == "majoring":
@@ -146,6 +149,23 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         _collect(metrics_collections, value)
         _collect(updates_collections, update)
         return value, update
+
+
+def _interpolated_pr_area(tp, fp, fn, n):
+    """The area under the precision-recall curve with precision interpolated as TF's
+    ``careful_interpolation`` does (Davis and Goadrich): between two thresholds the true
+    positives TP and the predicted positives P = TP + FP move linearly, so precision is
+    (TP_a + s (P - P_a)) / P with slope s = dTP / dP, and the bucket's area is
+    s (dTP + c log(P_a / P_b)) / (TP_b + FN_b), c = TP_b - s P_b; a bucket with an empty
+    end keeps the slope alone (log ratio taken as 0)."""
+    dtp = tp[:n - 1] - tp[1:]
+    p = tp + fp
+    slope = div_no_nan(dtp, math_ops.maximum(p[:n - 1] - p[1:], 0.0))
+    intercept = tp[1:] - slope * p[1:]
+    ratio = math_ops.where(math_ops.logical_and(p[:n - 1] > 0, p[1:] > 0),
+                           div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0.0)), array_ops.ones_like(p[1:]))
+    return reduction_ops.reduce_sum(div_no_nan(slope * (dtp + intercept * unary_ops.log(ratio)),
+                                               math_ops.maximum(tp[1:] + fn[1:], 0.0)))
 
 
 def _at_rate(target_key, search_key, target, labels, predictions, weights, num_thresholds, metrics_collections,
