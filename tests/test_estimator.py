@@ -203,3 +203,17 @@ def test_canned_heads_report_tfs_metrics_weighted_by_the_weight_column(tmp_path)
     assert sorted(got) == ["average_loss", "global_step", "label/mean", "loss", "prediction/mean"]
     assert got["label/mean"] == pytest.approx(np.sum(w * targets) / np.sum(w), rel=1e-5)
     assert got["prediction/mean"] == 0.0
+
+
+def test_classifier_predictions_carry_every_class_as_tfs_do(tmp_path):
+    x = np.random.RandomState(1).rand(6, 2).astype(np.float32)
+    columns = [tf.feature_column.numeric_column("x", shape=[2])]
+    classifier = tf.estimator.LinearClassifier(columns, n_classes=3, label_vocabulary=["a", "b", "c"],
+                                               model_dir=str(tmp_path),
+                                               optimizer=tf.train.GradientDescentOptimizer(0.0))
+    classifier.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, np.array([["a"], ["b"], ["c"]] * 2)))
+                     .batch(3), steps=1)
+    first = next(iter(classifier.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(3))))
+    assert sorted(first) == ["all_class_ids", "all_classes", "class_ids", "classes", "logits", "probabilities"]
+    assert first["all_class_ids"].tolist() == [0, 1, 2] and first["all_classes"].tolist() == [b"a", b"b", b"c"]
+    assert first["classes"].tolist() == [b"a"]  # (zero weights: every logit 0, so the first class)

@@ -105,13 +105,18 @@ class _Head:
             probabilities = nn.softmax(logits)
             class_ids = array_ops.expand_dims(reduction_ops.argmax(logits, 1), 1)
             out = {"logits": logits, "probabilities": probabilities, "class_ids": class_ids}
+        # every class for every example, as TF's heads also predict them
+        every = math_ops.range_(self.n_classes)
+        out["all_class_ids"] = array_ops.tile(array_ops.expand_dims(every, 0), [array_ops.shape(logits)[0], 1])
         if self.label_vocabulary is not None:
             vocab = array_ops.constant([v.encode() if isinstance(v, str) else v for v in self.label_vocabulary])
             out["classes"] = slicing_ops.gather(vocab, class_ids)
+            out["all_classes"] = slicing_ops.gather(vocab, out["all_class_ids"])
         else:
             from ..ops.string_ops import as_string  # noqa: PLC0415
 
             out["classes"] = as_string(class_ids)
+            out["all_classes"] = as_string(out["all_class_ids"])
         return out
 
     def _metrics(self, unreduced, weights, labels, predictions) -> dict:
