@@ -224,7 +224,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "`train_and_evaluate` (in one process, or as the ps, chief, worker or evaluator task that "
                       "TF_CONFIG names), `RunConfig(train_distribute=...)` with a tf.distribute strategy, "
                       "`inputs.numpy_input_fn`, the canned `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
-                      "`LinearRegressor` and `DNNLinearCombinedClassifier`/`Regressor`; not yet SavedModel export, "
+                      "`LinearRegressor` and `DNNLinearCombinedClassifier`/`Regressor` (their variables named as "
+                      "TF's; the optimizers' slots without TF's `t_0` and `part_0` segments, so a TF checkpoint's "
+                      "optimizer state does not restore into them); not yet SavedModel export, "
                       "the boosted-trees and baseline estimators or `warm_start_from`")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
