@@ -254,17 +254,29 @@ def write_index(prefix: str, num_shards: int) -> None:
     atomic_write(index_path(prefix), lambda f: f.write(json.dumps(index, indent=1, sort_keys=True).encode()))
 
 
+# The last 8 bytes of a TensorFlow checkpoint's index: the magic number that ends a LevelDB
+# table, which TF's tensor bundles use for their index files.
+_TENSORFLOW_INDEX_END = (0xdb4775248b80fb57).to_bytes(8, "little")
+
+
 def read_index(prefix: str) -> dict:
     """The index of checkpoint ``prefix``.
 
     Raises:
       NotFoundError: there is no index (and so no checkpoint) at ``prefix``.
       DataLossError: the index is there but damaged, naming the file.
+      UnimplementedError: the checkpoint is TensorFlow's.
     """
     path = index_path(prefix)
     try:
         with open(path, "rb") as f:
-            index = json.loads(f.read())
+            data = f.read()
+        if data.endswith(_TENSORFLOW_INDEX_END):
+            raise errors.UnimplementedError(
+                None, None, f"checkpoint {prefix} was written by TensorFlow (its index {path} is a tensor-bundle "
+                "table): distflow reads and writes checkpoints of its own (safetensors shards and a JSON index) "
+                "and cannot restore it")
+        index = json.loads(data)
     except (FileNotFoundError, NotADirectoryError):
         raise errors.NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
                                    f"matching files for {prefix} (no {path})") from None

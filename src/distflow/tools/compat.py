@@ -89,7 +89,9 @@ DIFFERENT = {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
         "Saver": "checkpoints are safetensors shards and a JSON index (written atomically), not TF's format; "
                  "a damaged checkpoint is a DataLossError naming the file, and `latest_checkpoint` skips it "
-                 "(with a warning) for the newest whole one",
+                 "(with a warning) for the newest whole one; a checkpoint that TensorFlow wrote is an "
+                 "UnimplementedError naming it (never taken for a missing one, which would train from step 0 "
+                 "over it)",
         "MonitoredSession": "`run_step_fn` takes a function of one argument of any name (TF insists on "
                             "`step_context`)",
     },
@@ -225,8 +227,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "TF_CONFIG names), `RunConfig(train_distribute=...)` with a tf.distribute strategy, "
                       "`inputs.numpy_input_fn`, the canned `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
                       "`LinearRegressor` and `DNNLinearCombinedClassifier`/`Regressor` (their variables named as "
-                      "TF's; the optimizers' slots without TF's `t_0` and `part_0` segments, so a TF checkpoint's "
-                      "optimizer state does not restore into them); not yet SavedModel export, "
+                      "TF's); not yet SavedModel export, "
                       "the boosted-trees and baseline estimators or `warm_start_from`")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "

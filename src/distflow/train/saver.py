@@ -123,6 +123,7 @@ def check_checkpoint(prefix: str) -> None:
     Raises:
       DataLossError: a file of it is missing or damaged (naming the file).
       NotFoundError: nothing of it is there.
+      UnimplementedError: it is a checkpoint that TensorFlow wrote.
     """
     prefix = _local_path(prefix)
     if not checkpoint_exists(prefix) and _has_files(prefix):
@@ -172,6 +173,8 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename=None) -> str | None:
     for prefix in checkpoint_candidates(checkpoint_dir, latest_filename):
         try:
             check_checkpoint(prefix)
+        except errors.UnimplementedError:
+            raise  # (TensorFlow's: not damaged, and not to be trained over from step 0 as if absent)
         except errors.OpError as e:
             skipped.append(e.message if prefix in e.message else f"{prefix}: {e.message}")
             continue
