@@ -119,6 +119,20 @@ def test_crossed_columns_hash_each_combination():
     np.testing.assert_array_equal(got.sum(axis=1), [1, 1, 0, 1])  # (id 7 is out of range: no value to cross)
 
 
+def test_crossed_columns_land_in_tensorflows_buckets():
+    """The buckets TensorFlow 2.15's feature columns gave these crosses (a bucketized column
+    crossed with a string feature, two string features): TF's SparseCross folds each value's
+    hash (a string's Fingerprint64, an integer itself) into the key with FingerprintCat64."""
+    features = {"age": np.array([[17.0], [35.0], [64.0]], np.float32),
+                "occ": np.array([["Sales"], ["Exec"], ["Other"]]), "edu": np.array([["BS"], ["HS"], ["MS"]])}
+    buckets = fc.bucketized_column(fc.numeric_column("age"), [18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
+    with tf.Graph().as_default():
+        got = _run([fc.input_layer(features, [fc.indicator_column(fc.crossed_column([buckets, "edu"], 7))]),
+                    fc.input_layer(features, [fc.indicator_column(fc.crossed_column(["occ", "edu"], 11))])])
+    assert [row.nonzero()[0].tolist() for row in got[0]] == [[3], [0], [0]]
+    assert [row.nonzero()[0].tolist() for row in got[1]] == [[7], [0], [9]]
+
+
 def test_vocabulary_file_and_bad_arguments(tmp_path):
     path = tmp_path / "vocab.txt"
     path.write_text("red\ngreen\nblue\n")

@@ -7,6 +7,8 @@ weighted 1 and 0.2. Synthetic data: a headline is "popular" when it holds a hot 
 import numpy as np
 import distflow as tf
 
+tf.set_random_seed(1)  # the weights' initial values
+np.random.seed(1)  # the order fit shuffles the batches in
 rng = np.random.RandomState(0)
 n = 2000
 headlines = rng.randint(10, 1000, size=(n, 20))

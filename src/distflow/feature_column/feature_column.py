@@ -320,9 +320,8 @@ class CrossedColumn(_CategoricalColumn, collections.namedtuple(
 
 def crossed_column(keys, hash_bucket_size, hash_key=None):
     """Every combination of the keys' values (raw string or int features, or categorical
-    columns' ids), hashed into ``hash_bucket_size`` buckets. The buckets are not TF's
-    (whose cross fingerprints differ), so a crossed column's weights do not carry over
-    from a TF checkpoint."""
+    columns' ids), hashed into ``hash_bucket_size`` buckets as TF's SparseCross hashes them,
+    so that every combination lands in the bucket it lands in with TensorFlow."""
     keys = tuple(keys)
     if hash_bucket_size is None or hash_bucket_size < 1:
         raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: {hash_bucket_size}")

@@ -12,14 +12,13 @@ gets ``vocab_size + Fingerprint64(value) % num_oov_buckets`` with OOV buckets (T
 from __future__ import annotations
 
 import itertools
-import struct
 
 import numpy as np
 
 from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from .hash_ops import fingerprint64
+from .hash_ops import fingerprint64, fingerprint_cat64
 from .op_util import make_tensor
 
 
@@ -68,17 +67,18 @@ def _vocabulary_lookup_kernel(xp, x, *, vocabulary, default_value, num_oov_bucke
                                                         None]), dtype=lambda op: dtypes.int64)
 def _cross_hashed_kernel(xp, *parts, num_buckets, hash_key):
     """Each example's cross (every combination of one value from each part; -1 values are
-    none) hashed into ``num_buckets``: the fingerprints of the values' string forms folded
-    into ``hash_key`` one after another."""
+    none) hashed into ``num_buckets`` as TF's SparseCross hashes: each value's hash (a
+    string's Fingerprint64, an integer itself) folded into ``hash_key`` one after another
+    with FingerprintCat64, so that a crossed column's buckets are TF's."""
     parts = [np.asarray(p).reshape(len(p), -1) for p in parts]
     rows = []
     for row in zip(*parts):
-        choices = [[_key(v) for v in values if not _is_missing(v)] for values in row]
+        choices = [[_cross_hash(v) for v in values if not _is_missing(v)] for values in row]
         crossed = []
         for combination in itertools.product(*choices):
             h = hash_key
-            for key in combination:
-                h = fingerprint64(struct.pack("<QQ", h, fingerprint64(key)))
+            for value_hash in combination:
+                h = fingerprint_cat64(h, value_hash)
             crossed.append(h % num_buckets)
         rows.append(crossed)
     width = max(1, max((len(r) for r in rows), default=1))
@@ -86,6 +86,12 @@ def _cross_hashed_kernel(xp, *parts, num_buckets, hash_key):
     for i, r in enumerate(rows):
         out[i, :len(r)] = r
     return out
+
+
+def _cross_hash(v) -> int:
+    if isinstance(v, (np.integer, int)) and not isinstance(v, (bool, np.bool_)):
+        return int(v) & ((1 << 64) - 1)
+    return fingerprint64(_key(v))
 
 
 def _is_missing(v) -> bool:

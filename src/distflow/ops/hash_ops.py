@@ -102,6 +102,17 @@ def _weak32(s: bytes, i: int, a: int, b: int) -> tuple[int, int]:
     return (a + z) & _M, (b + c) & _M
 
 
+def fingerprint_cat64(fp1: int, fp2: int) -> int:
+    """TensorFlow's FingerprintCat64: two 64-bit fingerprints mixed into one, in order (not
+    commutative), as its sparse crosses fold each feature's hash into the running one."""
+    mul = 0xC6A4A7935BD1E995
+    result = fp1 ^ mul
+    result ^= (_shift_mix((fp2 * mul) & _M) * mul) & _M
+    result = (result * mul) & _M
+    result = (_shift_mix(result) * mul) & _M
+    return _shift_mix(result)
+
+
 def fingerprint64(s: bytes) -> int:
     """FarmHash's Fingerprint64 of ``s`` (an unsigned 64-bit int)."""
     n = len(s)

@@ -239,7 +239,7 @@ def namespaces() -> list[tuple[str, str]]:
         elif name == "feature_column":
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "
                       "`_file`, `categorical_column_with_identity`, `categorical_column_with_hash_bucket` (TF's "
-                      "FarmHash buckets), `crossed_column` (its buckets are not TF's), `indicator_column`, "
+                      "FarmHash buckets), `crossed_column` (TF's SparseCross buckets), `indicator_column`, "
                       "`embedding_column`, `input_layer`, `linear_model`; features come dense, not as SparseTensors; "
                       "not the shared and weighted columns or `make_parse_example_spec`")
         elif name == "keras":
