@@ -188,17 +188,34 @@ def test_embedding_gradients_are_indexed_slices_applied_to_their_rows_only():
 @pytest.mark.parametrize("make", [lambda: tf.train.GradientDescentOptimizer(0.1),
                                   lambda: tf.train.MomentumOptimizer(0.1, 0.9),
                                   lambda: tf.train.AdagradOptimizer(0.1),
-                                  lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5)])
+                                  lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5),
+                                  lambda: tf.train.AdadeltaOptimizer(1.0),
+                                  lambda: tf.train.ProximalGradientDescentOptimizer(0.1, 0.01, 0.02),
+                                  lambda: tf.train.ProximalAdagradOptimizer(0.1, 0.1, 0.01, 0.02),
+                                  lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01,
+                                                                 l2_regularization_strength=0.02,
+                                                                 l2_shrinkage_regularization_strength=0.1)],
+                         ids=["sgd", "momentum", "adagrad", "rmsprop", "adadelta", "proximal_sgd",
+                              "proximal_adagrad", "ftrl"])
 def test_sparse_updates_touch_only_the_gathered_rows(make):
+    """As TF's SparseApply kernels: the rows no id named keep their values and their slots'
+    (a dense update with zero gradient would still decay Adadelta's averages, shrink the
+    proximal optimizers' rows and zero Ftrl's)."""
     table = tf.Variable(np.ones((5, 2)), name="table")
-    step = make().minimize(tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, [0, 2, 2]))))
+    optimizer = make()
+    step = optimizer.minimize(tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, [0, 2, 2]))))
+    slots = [optimizer.get_slot(table, name) for name in optimizer.get_slot_names()]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
+        slots_before = sess.run(slots)
         for _ in range(3):
             sess.run(step)
-        after = sess.run(table)
-    assert after[[1, 3, 4]].tolist() == [[1.0, 1.0]] * 3  # rows no id named: never touched, slots included
-    assert np.all(after[[0, 2]] < 1.0) and np.all(after[2] < after[0])  # id 2 appeared twice
+        after, slots_after = sess.run([table, slots])
+    assert after[[1, 3, 4]].tolist() == [[1.0, 1.0]] * 3  # rows no id named: never touched
+    for before_slot, after_slot in zip(slots_before, slots_after):
+        np.testing.assert_array_equal(after_slot[[1, 3, 4]], before_slot[[1, 3, 4]])
+    # (id 2 appeared twice: its row got the summed gradient, and moved otherwise than row 0)
+    assert np.all(after[[0, 2]] < 1.0) and np.all(after[2] != after[0])
 
 
 def test_top_k_metrics_with_several_labels_per_example():

@@ -155,16 +155,21 @@ def _apply_centered_rms_prop(xp, var, mg, ms, mom, lr, rho, momentum, epsilon, g
     return var
 
 
+def _adadelta(xp, w, a, u, lr, rho, epsilon, grad) -> None:
+    """Adadelta's step on arrays (a whole variable, or the rows a sparse update gathered)."""
+    a *= rho
+    a += (1 - rho) * grad * grad
+    update = xp.sqrt(u + epsilon) / xp.sqrt(a + epsilon) * grad
+    u *= rho
+    u += (1 - rho) * update * update
+    w -= lr * update
+
+
 @_apply("ApplyAdadelta", (0, 1, 2))
 def _apply_adadelta(xp, var, accum, accum_update, lr, rho, epsilon, grad, *, use_locking=False):
     with locked(var, use_locking):
-        w, a, u = checked_value(var, grad, "ApplyAdadelta"), accum.read(), accum_update.read()
-        a *= rho
-        a += (1 - rho) * grad * grad
-        update = xp.sqrt(u + epsilon) / xp.sqrt(a + epsilon) * grad
-        u *= rho
-        u += (1 - rho) * update * update
-        w -= lr * update
+        _adadelta(xp, checked_value(var, grad, "ApplyAdadelta"), accum.read(), accum_update.read(), lr, rho,
+                  epsilon, grad)
     return var
 
 
@@ -173,6 +178,21 @@ def _proximal(xp, prox, lr_t, l1, l2):
     if l1 > 0:
         return xp.sign(prox) * xp.maximum(xp.abs(prox) - lr_t * l1, 0) / (1 + lr_t * l2)
     return prox / (1 + lr_t * l2)
+
+
+def _proximal_adagrad(xp, w, a, lr, l1, l2, grad) -> None:
+    a += grad * grad
+    lr_t = lr / xp.sqrt(a)
+    w[...] = _proximal(xp, w - lr_t * grad, lr_t, l1, l2)
+
+
+def _ftrl(xp, w, a, z, grad, lr, l1, l2, l2_shrinkage, lr_power) -> None:
+    shrunk = grad + 2 * l2_shrinkage * w
+    new_a = a + grad * grad
+    z += shrunk - (new_a ** -lr_power - a ** -lr_power) / lr * w
+    quadratic = new_a ** -lr_power / lr + 2 * l2
+    w[...] = xp.where(xp.abs(z) > l1, (xp.sign(z) * l1 - z) / quadratic, 0)
+    a[...] = new_a
 
 
 @_apply("ApplyProximalGradientDescent", (0,))
@@ -186,23 +206,15 @@ def _apply_proximal_gd(xp, var, alpha, l1, l2, delta, *, use_locking=False):
 @_apply("ApplyProximalAdagrad", (0, 1))
 def _apply_proximal_adagrad(xp, var, accum, lr, l1, l2, grad, *, use_locking=False):
     with locked(var, use_locking):
-        w, a = checked_value(var, grad, "ApplyProximalAdagrad"), accum.read()
-        a += grad * grad
-        lr_t = lr / xp.sqrt(a)
-        w[...] = _proximal(xp, w - lr_t * grad, lr_t, l1, l2)
+        _proximal_adagrad(xp, checked_value(var, grad, "ApplyProximalAdagrad"), accum.read(), lr, l1, l2, grad)
     return var
 
 
 @_apply("ApplyFtrlV2", (0, 1, 2))
 def _apply_ftrl(xp, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, *, use_locking=False):
     with locked(var, use_locking):
-        w, a, z = checked_value(var, grad, "ApplyFtrlV2"), accum.read(), linear.read()
-        shrunk = grad + 2 * l2_shrinkage * w
-        new_a = a + grad * grad
-        z += shrunk - (new_a ** -lr_power - a ** -lr_power) / lr * w
-        quadratic = new_a ** -lr_power / lr + 2 * l2
-        w[...] = xp.where(xp.abs(z) > l1, (xp.sign(z) * l1 - z) / quadratic, 0)
-        a[...] = new_a
+        _ftrl(xp, checked_value(var, grad, "ApplyFtrlV2"), accum.read(), linear.read(), grad, lr, l1, l2,
+              l2_shrinkage, lr_power)
     return var
 
 
@@ -264,7 +276,51 @@ def _sparse_apply_centered_rms_prop(xp, var, mg, ms, mom, lr, rho, momentum, eps
     return var
 
 
-for _t in ("SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "SparseApplyCenteredRMSProp"):
+def _on_rows(step, xp, indices, arrays, *rest) -> None:
+    """``step`` (a dense update's math) on the rows ``indices`` of ``arrays`` (the variable and
+    its slots), written back: rows not named keep their values and their slots."""
+    rows = [a[indices] for a in arrays]
+    step(xp, *rows, *rest)
+    for a, r in zip(arrays, rows):
+        a[indices] = r
+
+
+@_apply("SparseApplyAdadelta", (0, 1, 2))
+def _sparse_apply_adadelta(xp, var, accum, accum_update, lr, rho, epsilon, grad, indices, *, use_locking=False):
+    with locked(var, use_locking):
+        w = _rows(var, grad, indices, "SparseApplyAdadelta")
+        _on_rows(_adadelta, xp, indices, (w, accum.read(), accum_update.read()), lr, rho, epsilon, grad)
+    return var
+
+
+@_apply("SparseApplyProximalGradientDescent", (0,))
+def _sparse_apply_proximal_gd(xp, var, alpha, l1, l2, grad, indices, *, use_locking=False):
+    with locked(var, use_locking):
+        w = _rows(var, grad, indices, "SparseApplyProximalGradientDescent")
+        w[indices] = _proximal(xp, w[indices] - alpha * grad, alpha, l1, l2)
+    return var
+
+
+@_apply("SparseApplyProximalAdagrad", (0, 1))
+def _sparse_apply_proximal_adagrad(xp, var, accum, lr, l1, l2, grad, indices, *, use_locking=False):
+    with locked(var, use_locking):
+        w = _rows(var, grad, indices, "SparseApplyProximalAdagrad")
+        _on_rows(_proximal_adagrad, xp, indices, (w, accum.read()), lr, l1, l2, grad)
+    return var
+
+
+@_apply("SparseApplyFtrlV2", (0, 1, 2))
+def _sparse_apply_ftrl(xp, var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power, *,
+                       use_locking=False):
+    with locked(var, use_locking):
+        w = _rows(var, grad, indices, "SparseApplyFtrlV2")
+        _on_rows(_ftrl, xp, indices, (w, accum.read(), linear.read()), grad, lr, l1, l2, l2_shrinkage, lr_power)
+    return var
+
+
+for _t in ("SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
+           "SparseApplyAdadelta", "SparseApplyProximalGradientDescent", "SparseApplyProximalAdagrad",
+           "SparseApplyFtrlV2"):
     not_differentiable(_t)
 
 

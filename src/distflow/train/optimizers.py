@@ -175,12 +175,20 @@ class AdadeltaOptimizer(Optimizer):
             self._zeros_slot(v, "accum_update", self._name + "_1")
 
     def _apply_dense(self, grad, var):
+        return self._update(var, grad)
+
+    def _apply_sparse(self, grad, var):
+        rows, values = deduplicated(grad)  # (only those rows and their slots move, as in TF)
+        return self._update(var, values, rows)
+
+    def _update(self, var, grad, rows=None):
+        op_type = "ApplyAdadelta" if rows is None else "SparseApplyAdadelta"
         return training_ops.apply(
-            "ApplyAdadelta", [var._variable, self.get_slot(var, "accum")._variable,
-                              self.get_slot(var, "accum_update")._variable,
-                              self._hyper(self._lr, var, "lr"), self._hyper(self._rho, var, "rho"),
-                              self._hyper(self._epsilon, var, "epsilon"), grad],
-            self._use_locking, "ApplyAdadelta").op
+            op_type, [var._variable, self.get_slot(var, "accum")._variable,
+                      self.get_slot(var, "accum_update")._variable,
+                      self._hyper(self._lr, var, "lr"), self._hyper(self._rho, var, "rho"),
+                      self._hyper(self._epsilon, var, "epsilon"), grad] + ([] if rows is None else [rows]),
+            self._use_locking, op_type).op
 
 
 class ProximalGradientDescentOptimizer(Optimizer):
@@ -192,10 +200,18 @@ class ProximalGradientDescentOptimizer(Optimizer):
         self._lr, self._l1, self._l2 = learning_rate, l1_regularization_strength, l2_regularization_strength
 
     def _apply_dense(self, grad, var):
+        return self._update(var, grad)
+
+    def _apply_sparse(self, grad, var):
+        rows, values = deduplicated(grad)
+        return self._update(var, values, rows)
+
+    def _update(self, var, grad, rows=None):
+        op_type = "ApplyProximalGradientDescent" if rows is None else "SparseApplyProximalGradientDescent"
         return training_ops.apply(
-            "ApplyProximalGradientDescent",
-            [var._variable, self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
-             self._hyper(self._l2, var, "l2"), grad], self._use_locking, "ApplyProximalGradientDescent").op
+            op_type, [var._variable, self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
+                      self._hyper(self._l2, var, "l2"), grad] + ([] if rows is None else [rows]),
+            self._use_locking, op_type).op
 
 
 class ProximalAdagradOptimizer(Optimizer):
@@ -214,11 +230,19 @@ class ProximalAdagradOptimizer(Optimizer):
             self._constant_slot(v, "accumulator", self._name, self._initial)
 
     def _apply_dense(self, grad, var):
+        return self._update(var, grad)
+
+    def _apply_sparse(self, grad, var):
+        rows, values = deduplicated(grad)
+        return self._update(var, values, rows)
+
+    def _update(self, var, grad, rows=None):
+        op_type = "ApplyProximalAdagrad" if rows is None else "SparseApplyProximalAdagrad"
         return training_ops.apply(
-            "ApplyProximalAdagrad",
-            [var._variable, self.get_slot(var, "accumulator")._variable,
-             self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
-             self._hyper(self._l2, var, "l2"), grad], self._use_locking, "ApplyProximalAdagrad").op
+            op_type, [var._variable, self.get_slot(var, "accumulator")._variable,
+                      self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
+                      self._hyper(self._l2, var, "l2"), grad] + ([] if rows is None else [rows]),
+            self._use_locking, op_type).op
 
 
 class FtrlOptimizer(Optimizer):
@@ -243,9 +267,18 @@ class FtrlOptimizer(Optimizer):
             self._zeros_slot(v, "linear", self._linear_name or self._name + "_1")
 
     def _apply_dense(self, grad, var):
+        return self._update(var, grad)
+
+    def _apply_sparse(self, grad, var):
+        rows, values = deduplicated(grad)
+        return self._update(var, values, rows)
+
+    def _update(self, var, grad, rows=None):
+        op_type = "ApplyFtrlV2" if rows is None else "SparseApplyFtrlV2"
         return training_ops.apply(
-            "ApplyFtrlV2",
-            [var._variable, self.get_slot(var, "accum")._variable, self.get_slot(var, "linear")._variable, grad,
-             self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
-             self._hyper(self._l2, var, "l2"), self._hyper(self._l2_shrinkage, var, "l2_shrinkage"),
-             self._hyper(self._lr_power, var, "lr_power")], self._use_locking, "ApplyFtrlV2").op
+            op_type,
+            [var._variable, self.get_slot(var, "accum")._variable, self.get_slot(var, "linear")._variable, grad]
+            + ([] if rows is None else [rows])
+            + [self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
+               self._hyper(self._l2, var, "l2"), self._hyper(self._l2_shrinkage, var, "l2_shrinkage"),
+               self._hyper(self._lr_power, var, "lr_power")], self._use_locking, op_type).op
