@@ -145,11 +145,15 @@ def test_serialize_tensor_round_trip_and_misc():
 
 def test_extra_losses_and_audio_summary():
     labels, predictions = r(3, 4), r(3, 4, seed=1)
-    got = evaluate(tf.losses.mean_pairwise_squared_error(labels, predictions))
+    weights = np.array([[0.5], [0.0], [2.0]])
+    got, weighted = evaluate([tf.losses.mean_pairwise_squared_error(labels, predictions),
+                              tf.losses.mean_pairwise_squared_error(labels, predictions, weights)])
     d = predictions - labels
-    want = np.mean([np.mean([(d[i, a] - d[i, b]) ** 2 for a in range(4) for b in range(4) if a != b])
-                    for i in range(3)])
-    assert got == pytest.approx(want, rel=1e-10)
+    per_example = [np.mean([(d[i, a] - d[i, b]) ** 2 for a in range(4) for b in range(4) if a != b])
+                   for i in range(3)]
+    # (TF 1.x sums the examples' weighted means over the batch; TF 2.15 gave the same on other data)
+    assert got == pytest.approx(np.sum(per_example), rel=1e-10)
+    assert weighted == pytest.approx(0.5 * per_example[0] + 2.0 * per_example[2], rel=1e-10)
     unit = labels / np.linalg.norm(labels, axis=1, keepdims=True)
     assert evaluate(tf.losses.cosine_distance(unit, unit, axis=1)) == pytest.approx(0.0, abs=1e-12)
     clip = np.sin(np.linspace(0, 20, 800)).reshape(1, 800)
@@ -282,3 +286,12 @@ def test_compute_gradient_gives_the_graphs_jacobian_and_central_differences():
             assert tf.test.compute_gradient_error([x, w], [[3], [4, 3]], y, [2]) < 1e-6
     with pytest.raises(ValueError, match="default session"):
         tf.test.compute_gradient(x, [3], y, [2])
+
+
+def test_loss_reduction_keys_as_tf_1x():
+    R = tf.losses.Reduction
+    assert R.SUM_OVER_NONZERO_WEIGHTS == R.SUM_BY_NONZERO_WEIGHTS  # (TF 1.x's older name)
+    assert set(R.all()) == {R.NONE, R.SUM, R.MEAN, R.SUM_OVER_BATCH_SIZE, R.SUM_BY_NONZERO_WEIGHTS}
+    R.validate(R.MEAN)
+    with pytest.raises(ValueError, match="Invalid Reduction Key"):
+        R.validate("average")

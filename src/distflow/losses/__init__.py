@@ -7,14 +7,28 @@ from ..framework.ops import GraphKeys
 from .._namespace import missing as _missing
 from ..ops import array_ops, math_ops, nn_impl, nn_ops
 from ..ops import reduction_ops
+from ..ops.special_math_ops import div_no_nan
 
 
 class Reduction:
+    """How a loss's weighted values become one (TF 1.x's keys)."""
+
     NONE = "none"
     SUM = "weighted_sum"
     MEAN = "weighted_mean"
     SUM_OVER_BATCH_SIZE = "weighted_sum_over_batch_size"
     SUM_BY_NONZERO_WEIGHTS = "weighted_sum_by_nonzero_weights"
+    SUM_OVER_NONZERO_WEIGHTS = SUM_BY_NONZERO_WEIGHTS  # (TF 1.x's older name for it)
+
+    @classmethod
+    def all(cls) -> tuple:
+        return (cls.NONE, cls.SUM, cls.MEAN, cls.SUM_OVER_BATCH_SIZE, cls.SUM_OVER_NONZERO_WEIGHTS,
+                cls.SUM_BY_NONZERO_WEIGHTS)
+
+    @classmethod
+    def validate(cls, key) -> None:
+        if key not in cls.all():
+            raise ValueError(f"Invalid Reduction Key {key}.")
 
 
 def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
@@ -145,17 +159,25 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None, los
 
 
 def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES):
-    """Per example, the mean over pairs (i, j) of ((p_i - p_j) - (l_i - l_j))^2, weighted and averaged."""
-    with ops.name_scope(scope, "mean_pairwise_squared_error", [predictions, labels]):
+    """As TF 1.x's: per example, the mean over ordered pairs (i, j) of its n elements with a
+    nonzero weight of ((p_i - p_j) - (l_i - l_j))^2, which is 2 * sum(d^2) / (n - 1) -
+    2 * (sum d)^2 / (n (n - 1)) for d = p - l; times the weights, summed over the batch
+    (not averaged; 0 where no element has weight)."""
+    with ops.name_scope(scope, "mean_pairwise_squared_error", [predictions, labels, weights]):
         predictions, labels = _pair(predictions, labels)
+        dtype = predictions.dtype.base_dtype
+        weights = math_ops.cast(ops.convert_to_tensor(weights), dtype)
         diffs = predictions - labels
         axes = list(range(1, diffs.shape.ndims)) if diffs.shape.ndims and diffs.shape.ndims > 1 else None
-        n = math_ops.cast(array_ops.size(diffs) // array_ops.shape(diffs)[0], diffs.dtype.base_dtype)
-        sum_sq = reduction_ops.reduce_sum(math_ops.square(diffs), axes)
-        sum_d = reduction_ops.reduce_sum(diffs, axes)
-        # mean over ordered pairs of (d_i - d_j)^2 = 2 * (n * sum d^2 - (sum d)^2) / (n * (n - 1))
-        per_example = 2 * (n * sum_sq - math_ops.square(sum_d)) / math_ops.maximum(n * (n - 1), 1)
-        return compute_weighted_loss(per_example, weights, None, loss_collection, Reduction.MEAN)
+        present = math_ops.cast(math_ops.not_equal(weights, 0), dtype) * array_ops.ones_like(diffs)
+        n = reduction_ops.reduce_sum(present, axes, keepdims=True)
+        sum_sq = reduction_ops.reduce_sum(math_ops.square(diffs), axes, keepdims=True)
+        sum_d = reduction_ops.reduce_sum(diffs, axes, keepdims=True)
+        per_example = 2.0 * div_no_nan(sum_sq, n - 1) - 2.0 * div_no_nan(math_ops.square(sum_d), n * (n - 1))
+        loss = reduction_ops.reduce_sum(per_example * weights)
+        loss = math_ops.where(reduction_ops.reduce_sum(n) > 0, loss, array_ops.zeros_like(loss), name="value")
+        add_loss(loss, loss_collection)
+        return loss
 
 
 def add_loss(loss, loss_collection=GraphKeys.LOSSES) -> None:
