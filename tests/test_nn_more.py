@@ -19,6 +19,9 @@ def test_top_k_values_indices_and_ties_in_index_order():
     order = np.argsort(-x, axis=1, kind="stable")[:, :3]
     assert_oracle(indices, order.astype(np.int32))
     assert_oracle(values, np.take_along_axis(x, order, axis=1))
+    named = tf.nn.top_k(x, 3)  # (TF's named pair, fetched as one)
+    assert named.indices is named[1] and type(named).__name__ == "TopKV2"
+    assert_oracle(evaluate(named).indices, order.astype(np.int32))
 
 
 def test_top_k_with_k_larger_than_the_axis_is_an_error_at_build_time():

@@ -3,6 +3,8 @@ xw_plus_b, l2_normalize, local response normalization and embedding lookup."""
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from ..framework import dtypes, errors, ops
@@ -52,12 +54,16 @@ def _top_k_grad(op, grad, _indices_grad):
     return reduction_ops.reduce_sum(one_hot * array_ops.expand_dims(grad, -1), axis=-2), None
 
 
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
-    """The ``k`` largest entries of the last axis and their indices (ties: lower index first)."""
+    """The ``k`` largest entries of the last axis and their indices (ties: lower index first),
+    as TF's named pair (``values``, ``indices``)."""
     x = ops.convert_to_tensor(input)
     op = make_op("TopKV2", [x, ops.convert_to_tensor(k, dtype=dtypes.int32)], {"sorted": bool(sorted)},
                  name or "TopKV2")
-    return op.outputs[0], op.outputs[1]
+    return TopKV2(op.outputs[0], op.outputs[1])
 
 
 @register_op("InTopKV2", shape=lambda op: op.inputs[1].shape, dtype=lambda op: dtypes.bool)
