@@ -295,3 +295,35 @@ def test_loss_reduction_keys_as_tf_1x():
     R.validate(R.MEAN)
     with pytest.raises(ValueError, match="Invalid Reduction Key"):
         R.validate("average")
+
+
+@pytest.mark.parametrize("ord_,axis", [(1, (0, 1)), (np.inf, (0, 1)), (2, (-2, -1)), ("fro", (1, 2)),
+                                       (1, (2, 0)), ("euclidean", (0, 2))])
+def test_norm_over_two_axes_is_the_matrix_norm(ord_, axis):
+    x = r(3, 4, 5, seed=3) if axis != (0, 1) else r(4, 5, seed=3)
+    got = evaluate(tf.norm(x, ord=ord_, axis=list(axis)))
+    want = np.linalg.norm(x, ord="fro" if ord_ in ("fro", "euclidean") else ord_, axis=axis)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    kept = evaluate(tf.norm(x, ord=ord_, axis=list(axis), keepdims=True))
+    assert kept.shape == np.linalg.norm(x, ord="fro" if ord_ in ("fro", "euclidean") else ord_, axis=axis,
+                                        keepdims=True).shape
+    with pytest.raises(ValueError, match="matrix norm"):
+        tf.norm(x, ord=3, axis=list(axis))
+
+
+def test_empty_segments_and_named_results_as_tf():
+    data = r(3, 2, seed=4).astype(np.float32)
+    gap = evaluate(tf.segment_max(data, np.array([0, 2, 2], np.int32)))
+    np.testing.assert_array_equal(gap[1], [0.0, 0.0])  # (an id no entry has: 0, as TF's sorted ops)
+    np.testing.assert_array_equal(gap[2], data[1:].max(0))
+    empty = evaluate(tf.unsorted_segment_min(data[:2], np.array([1, 1], np.int32), 3))
+    assert (empty[0] == np.finfo(np.float32).max).all() and (empty[2] == np.finfo(np.float32).max).all()
+    assert (evaluate(tf.unsorted_segment_max(data[:1], np.array([0], np.int32), 2))[1]
+            == np.finfo(np.float32).min).all()  # (TF's lowest(), not -inf)
+    unique = tf.unique(tf.constant([3, 1, 3]))
+    diff = tf.setdiff1d(tf.constant([1, 2, 3]), tf.constant([2]))
+    qr = tf.qr(tf.constant(r(3, 3, seed=5)))
+    assert type(unique).__name__ == "Unique" and unique.idx is unique[1]
+    assert type(diff).__name__ == "ListDiff" and diff.out is diff[0]
+    assert type(qr).__name__ == "Qr" and qr.r is qr[1]
+    assert evaluate(unique).idx.tolist() == [0, 1, 0] and evaluate(diff).out.tolist() == [1, 3]

@@ -3,6 +3,8 @@ solve, Cholesky, QR, SVD and symmetric eigendecomposition, by NumPy's LAPACK."""
 
 from __future__ import annotations
 
+import collections
+
 import functools
 
 import numpy as np
@@ -158,9 +160,13 @@ def _qr_kernel(xp, x, *, full_matrices=False):
     return q.astype(x.dtype), r.astype(x.dtype)
 
 
+Qr = collections.namedtuple("Qr", ["q", "r"])
+
+
 def qr(input, full_matrices=False, name=None):  # noqa: A002
-    return tuple(make_op("Qr", [ops.convert_to_tensor(input)], {"full_matrices": bool(full_matrices)},
-                         name or "Qr").outputs)
+    """TF's named pair (q, r)."""
+    return Qr(*make_op("Qr", [ops.convert_to_tensor(input)], {"full_matrices": bool(full_matrices)},
+                       name or "Qr").outputs)
 
 
 @register_op("Svd", list_output=True, shape=lambda op: [TensorShape(None)] * 3,

@@ -3,6 +3,8 @@ cross), and reductions built from the basic ones (logsumexp, norm, count_nonzero
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from ..framework import dtypes, errors, ops
@@ -36,8 +38,8 @@ def _segment_reduce(kind, data, ids, num_segments):
     flat_ids = ids.reshape(-1)
     flat = data.reshape((-1,) + tail)
     identity = _IDENTITY[kind]
-    if kind in ("max", "min") and data.dtype.kind in "iu":
-        info = np.iinfo(data.dtype)
+    if kind in ("max", "min") and data.dtype.kind in "iuf":  # (TF's lowest() and max() of the dtype)
+        info = np.iinfo(data.dtype) if data.dtype.kind in "iu" else np.finfo(data.dtype)
         identity = info.min if kind == "max" else info.max
     out = np.full((num_segments,) + tail, identity, dtype=data.dtype)
     keep = flat_ids >= 0  # negative ids are dropped, as in TF
@@ -143,12 +145,23 @@ def segment_prod(data, segment_ids, name=None):
     return unsorted_segment_prod(data, segment_ids, _sorted_count(ops.convert_to_tensor(segment_ids)), name)
 
 
+def _sorted_extremum(reduce, data, segment_ids, name):
+    """A sorted segment max or min: 0 for an id no entry has, as TF's (the unsorted ops give
+    the dtype's extreme there)."""
+    data, segment_ids = ops.convert_to_tensor(data), ops.convert_to_tensor(segment_ids)
+    n = _sorted_count(segment_ids)
+    out = reduce(data, segment_ids, n, name)
+    counts = unsorted_segment_sum(array_ops.ones_like(segment_ids, dtype=data.dtype.base_dtype), segment_ids, n)
+    # (the extreme the unsorted op leaves in an empty segment is finite: times 0 it is 0)
+    return out * _expand_to(math_ops.minimum(counts, 1), out)
+
+
 def segment_max(data, segment_ids, name=None):
-    return unsorted_segment_max(data, segment_ids, _sorted_count(ops.convert_to_tensor(segment_ids)), name)
+    return _sorted_extremum(unsorted_segment_max, data, segment_ids, name)
 
 
 def segment_min(data, segment_ids, name=None):
-    return unsorted_segment_min(data, segment_ids, _sorted_count(ops.convert_to_tensor(segment_ids)), name)
+    return _sorted_extremum(unsorted_segment_min, data, segment_ids, name)
 
 
 def segment_mean(data, segment_ids, name=None):
@@ -239,13 +252,18 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
     if x.shape.ndims not in (None, 1):
         raise ValueError(f"unique needs a 1-D tensor, got shape {x.shape}")
     outs = make_op("UniqueWithCounts", [x], {"out_idx": dtypes.as_dtype(out_idx)}, name or "UniqueWithCounts").outputs
-    return tuple(outs)
+    return UniqueWithCounts(*outs)
+
+
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+Unique = collections.namedtuple("Unique", ["y", "idx"])
+ListDiff = collections.namedtuple("ListDiff", ["out", "idx"])
 
 
 def unique(x, out_idx=dtypes.int32, name=None):
-    """(unique values in order of first appearance, each entry's index into them)."""
+    """(unique values in order of first appearance, each entry's index into them), TF's named pair."""
     y, idx, _ = unique_with_counts(x, out_idx, name or "Unique")
-    return y, idx
+    return Unique(y, idx)
 
 
 @register_op("ListDiff", list_output=True, shape=lambda op: [TensorShape([None])] * 2,
@@ -262,7 +280,7 @@ def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
     """(the entries of x not in y, in order; their positions in x)."""
     x = ops.convert_to_tensor(x)
     y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype)
-    return tuple(make_op("ListDiff", [x, y], {"out_idx": dtypes.as_dtype(index_dtype)}, name or "ListDiff").outputs)
+    return ListDiff(*make_op("ListDiff", [x, y], {"out_idx": dtypes.as_dtype(index_dtype)}, name or "ListDiff").outputs)
 
 
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None):
@@ -411,10 +429,15 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
-    """The vector norm over ``axis`` (all entries by default): euclidean/2/'fro', 1, or np.inf."""
+    """The vector norm over ``axis`` (all entries by default): euclidean/2/'fro', 1, np.inf or
+    any p > 0; with two axes, TF's matrix norm over them: 'euclidean'/'fro' (Frobenius), 1
+    (the largest column sum of magnitudes), np.inf (the largest row sum) or 2 (the largest
+    singular value)."""
     keep = bool(keep_dims if keep_dims is not None else keepdims)
     with ops.name_scope(name, "norm", [tensor]):
         x = ops.convert_to_tensor(tensor)
+        if isinstance(axis, (list, tuple)) and len(axis) == 2:
+            return _matrix_norm(x, ord, [int(a) for a in axis], keep)
         if ord in ("euclidean", "fro", 2, 2.0):
             return math_ops.sqrt(reduction_ops.reduce_sum(x * x, axis, keepdims=keep))
         if ord in (1, 1.0):
@@ -425,6 +448,34 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
             return math_ops.pow(reduction_ops.reduce_sum(math_ops.pow(math_ops.abs(x), float(ord)), axis,
                                                          keepdims=keep), 1.0 / ord)
         raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}")
+
+
+def _matrix_norm(x, ord, axes, keep):  # noqa: A002
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("norm over two axes needs a tensor of known rank")
+    rows, cols = (a % rank for a in axes)
+    if rows == cols:
+        raise ValueError(f"norm: the two axes must differ, got {axes}")
+    if ord in ("euclidean", "fro"):
+        out = math_ops.sqrt(reduction_ops.reduce_sum(x * x, [rows, cols], keepdims=True))
+    elif ord in (1, 1.0):
+        out = reduction_ops.reduce_max(reduction_ops.reduce_sum(math_ops.abs(x), rows, keepdims=True), cols,
+                                       keepdims=True)
+    elif ord == np.inf:
+        out = reduction_ops.reduce_max(reduction_ops.reduce_sum(math_ops.abs(x), cols, keepdims=True), rows,
+                                       keepdims=True)
+    elif ord in (2, 2.0):
+        from .linalg_ops import svd  # noqa: PLC0415
+
+        perm = [a for a in range(rank) if a not in (rows, cols)] + [rows, cols]
+        singular = svd(array_ops.transpose(x, perm), compute_uv=False)
+        out = reduction_ops.reduce_max(singular, -1)
+        for a in sorted((rows, cols)):
+            out = array_ops.expand_dims(out, a)
+    else:
+        raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, np.inf], got {ord!r}")
+    return out if keep else array_ops.squeeze(out, [rows, cols])
 
 
 def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None):
