@@ -431,3 +431,16 @@ def test_summary_description():
     legacy = tf.NodeDef(name="legacy", op="TensorSummary")
     legacy.attr["description"].s = b'{"typeHint": "image"}'
     assert tf.summary.get_summary_description(legacy).type_hint == "image"
+
+
+def test_strings_upper_and_lower_as_tf():
+    """ASCII letters only by default, as TF's (TF 2.15 upper-cased b'\\xc3\\xbcn\\xc3\\xaf' to
+    b'\\xc3\\xbcN\\xc3\\xaf'); every letter with encoding='utf-8'."""
+    words = tf.constant(["hello World", "ünï"])
+    upper, lower, utf8 = run([tf.strings.upper(words), tf.strings.lower(words),
+                              tf.strings.upper(words, encoding="utf-8")])
+    assert upper.tolist() == [b"HELLO WORLD", "üNï".encode()]
+    assert lower.tolist() == [b"hello world", "ünï".encode()]
+    assert utf8.tolist() == [b"HELLO WORLD", "ÜNÏ".encode()]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="encoding"):
+        run(tf.strings.lower(words, encoding="latin-1"))

@@ -51,6 +51,26 @@ def _string_strip_kernel(xp, x):
     return _map(lambda b: b.strip(), x)
 
 
+def _change_case(x, encoding: str, upper: bool):
+    """ASCII letters only with no encoding (as TF's); every letter with ``encoding="utf-8"``."""
+    if encoding == "":
+        return _map(lambda b: b.upper() if upper else b.lower(), x)
+    if encoding.lower().replace("-", "") != "utf8":
+        raise errors.InvalidArgumentError(None, None, f"String case: encoding must be '' or 'utf-8', got "
+                                          f"{encoding!r}")
+    return _map(lambda b: (b.decode("utf-8").upper() if upper else b.decode("utf-8").lower()).encode("utf-8"), x)
+
+
+@register_op("StringUpper", shape=_strings, dtype=lambda op: dtypes.string)
+def _string_upper_kernel(xp, x, *, encoding):
+    return _change_case(x, encoding, upper=True)
+
+
+@register_op("StringLower", shape=_strings, dtype=lambda op: dtypes.string)
+def _string_lower_kernel(xp, x, *, encoding):
+    return _change_case(x, encoding, upper=False)
+
+
 @register_op("StringLength", shape=_strings, dtype=lambda op: dtypes.int32)
 def _string_length_kernel(xp, x, *, unit):
     return _map(lambda b: len(b.decode("utf-8")) if unit == "UTF8_CHAR" else len(b), x).astype(np.int32)
@@ -142,7 +162,7 @@ def _reduce_join_kernel(xp, x, axis, *, keep_dims, separator):
 
 
 for _t in ("StringJoin", "StringStrip", "StringLength", "Substr", "RegexReplace", "StringToNumber", "AsString",
-           "EncodeBase64", "DecodeBase64", "ReduceJoin"):
+           "EncodeBase64", "DecodeBase64", "ReduceJoin", "StringUpper", "StringLower"):
     not_differentiable(_t)
 
 
@@ -157,6 +177,16 @@ def string_join(inputs, separator="", name=None):
 
 def string_strip(input, name=None):  # noqa: A002
     return make_tensor("StringStrip", [_strings_input(input)], None, name or "StringStrip")
+
+
+def upper(input, encoding="", name=None):  # noqa: A002
+    """Each string with its letters upper-cased: ASCII ones only, unless ``encoding="utf-8"``."""
+    return make_tensor("StringUpper", [_strings_input(input)], {"encoding": encoding}, name or "StringUpper")
+
+
+def lower(input, encoding="", name=None):  # noqa: A002
+    """Each string with its letters lower-cased: ASCII ones only, unless ``encoding="utf-8"``."""
+    return make_tensor("StringLower", [_strings_input(input)], {"encoding": encoding}, name or "StringLower")
 
 
 def string_length(input, name=None, unit="BYTE"):  # noqa: A002
