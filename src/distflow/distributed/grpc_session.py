@@ -123,8 +123,9 @@ class GrpcSession(BaseSession):
                                         allow_soft_placement=self._config.allow_soft_placement,
                                         isolate_session_state=bool(self._config.isolate_session_state))
             named = getattr(self._config, "cluster_def", None)
-            if named is not None and ClusterSpec(named):
-                options.cluster_def.CopyFrom(ClusterSpec(named).as_cluster_def())
+            named = ClusterSpec(named) if named is not None else None
+            if named:
+                options.cluster_def.CopyFrom(named.as_cluster_def())
             # A master not up yet is waited for, but only as long as the config's connect
             # timeout (or the step's, if shorter): a target where nothing listens fails then.
             wait = self._config.connect_timeout_in_ms / 1000.0

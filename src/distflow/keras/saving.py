@@ -44,12 +44,14 @@ def save_weights_to_hdf5_group(group, layers) -> None:
     group.attrs["backend"] = b"tensorflow"
     group.attrs["keras_version"] = KERAS_VERSION
     for layer in layers:
-        sub = group.create_group(layer.name)
-        weights = layer.weights
-        sub.attrs["weight_names"] = [w.name.encode("utf8") for w in weights]
-        for w, value in zip(weights, K.batch_get_value(weights)):
-            data = sub.create_dataset(w.name, value.shape, dtype=value.dtype)
-            data[...] = value
+        _write_weights(group.create_group(layer.name), layer.weights)
+
+
+def _write_weights(group, weights) -> None:
+    """``weights``' values into ``group``, one dataset each, named in its ``weight_names``."""
+    group.attrs["weight_names"] = [w.name.encode("utf8") for w in weights]
+    for w, value in zip(weights, K.batch_get_value(weights)):
+        group.create_dataset(w.name, value.shape, dtype=value.dtype)[()] = value
 
 
 def load_weights_from_hdf5_group(group, layers, by_name: bool = False) -> None:
@@ -119,12 +121,8 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True) -> None:
                 "loss": _loss_names(compiled["loss"]), "metrics": compiled["metrics"],
                 "weighted_metrics": compiled["weighted_metrics"], "sample_weight_mode": None,
                 "loss_weights": compiled["loss_weights"]}, default=_json_default).encode("utf8")
-            weights = model.optimizer.weights
-            if weights:
-                group = f.create_group("optimizer_weights")
-                group.attrs["weight_names"] = [w.name.encode("utf8") for w in weights]
-                for w, value in zip(weights, K.batch_get_value(weights)):
-                    group.create_dataset(w.name, value.shape, dtype=value.dtype)[()] = value
+            if model.optimizer.weights:
+                _write_weights(f.create_group("optimizer_weights"), model.optimizer.weights)
         save_weights_to_hdf5_group(f.create_group("model_weights"), model.layers)
 
 

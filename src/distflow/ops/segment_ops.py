@@ -111,9 +111,7 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     with ops.name_scope(name, "UnsortedSegmentMean", [data, segment_ids]):
         data = ops.convert_to_tensor(data)
         total = unsorted_segment_sum(data, segment_ids, num_segments)
-        counts = unsorted_segment_sum(array_ops.ones_like(segment_ids, dtype=data.dtype.base_dtype), segment_ids,
-                                      num_segments)
-        return total / _expand_to(math_ops.maximum(counts, 1), total)
+        return total / _expand_to(math_ops.maximum(_counts(data, segment_ids, num_segments), 1), total)
 
 
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
@@ -121,9 +119,13 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     with ops.name_scope(name, "UnsortedSegmentSqrtN", [data, segment_ids]):
         data = ops.convert_to_tensor(data)
         total = unsorted_segment_sum(data, segment_ids, num_segments)
-        counts = unsorted_segment_sum(array_ops.ones_like(segment_ids, dtype=data.dtype.base_dtype), segment_ids,
-                                      num_segments)
-        return total / _expand_to(math_ops.sqrt(math_ops.maximum(counts, 1)), total)
+        return total / _expand_to(math_ops.sqrt(math_ops.maximum(_counts(data, segment_ids, num_segments), 1)), total)
+
+
+def _counts(data, segment_ids, num_segments):
+    """How many entries each segment has, in ``data``'s dtype."""
+    return unsorted_segment_sum(array_ops.ones_like(segment_ids, dtype=data.dtype.base_dtype), segment_ids,
+                                num_segments)
 
 
 def _expand_to(counts, total):
@@ -151,9 +153,8 @@ def _sorted_extremum(reduce, data, segment_ids, name):
     data, segment_ids = ops.convert_to_tensor(data), ops.convert_to_tensor(segment_ids)
     n = _sorted_count(segment_ids)
     out = reduce(data, segment_ids, n, name)
-    counts = unsorted_segment_sum(array_ops.ones_like(segment_ids, dtype=data.dtype.base_dtype), segment_ids, n)
     # (the extreme the unsorted op leaves in an empty segment is finite: times 0 it is 0)
-    return out * _expand_to(math_ops.minimum(counts, 1), out)
+    return out * _expand_to(math_ops.minimum(_counts(data, segment_ids, n), 1), out)
 
 
 def segment_max(data, segment_ids, name=None):

@@ -162,7 +162,23 @@ class RMSPropOptimizer(Optimizer):
         return training_ops.apply(op_type, refs + hyper + [values, rows], self._use_locking, op_type).op
 
 
-class AdadeltaOptimizer(Optimizer):
+class _RowUpdates(Optimizer):
+    """An optimizer whose one ``_update(var, grad, rows=None)`` makes its dense op, or with
+    ``rows`` its SparseApply op: a sparse gradient (duplicate rows summed) moves only those
+    rows and their slots, as TF's sparse kernels do."""
+
+    def _apply_dense(self, grad, var):
+        return self._update(var, grad)
+
+    def _apply_sparse(self, grad, var):
+        rows, values = deduplicated(grad)
+        return self._update(var, values, rows)
+
+    def _update(self, var, grad, rows=None):
+        raise NotImplementedError
+
+
+class AdadeltaOptimizer(_RowUpdates):
     """Adadelta (Zeiler): per-coordinate steps from running averages of squared gradients and updates."""
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False, name="Adadelta"):
@@ -174,13 +190,6 @@ class AdadeltaOptimizer(Optimizer):
             self._zeros_slot(v, "accum", self._name)
             self._zeros_slot(v, "accum_update", self._name + "_1")
 
-    def _apply_dense(self, grad, var):
-        return self._update(var, grad)
-
-    def _apply_sparse(self, grad, var):
-        rows, values = deduplicated(grad)  # (only those rows and their slots move, as in TF)
-        return self._update(var, values, rows)
-
     def _update(self, var, grad, rows=None):
         op_type = "ApplyAdadelta" if rows is None else "SparseApplyAdadelta"
         return training_ops.apply(
@@ -191,20 +200,13 @@ class AdadeltaOptimizer(Optimizer):
             self._use_locking, op_type).op
 
 
-class ProximalGradientDescentOptimizer(Optimizer):
+class ProximalGradientDescentOptimizer(_RowUpdates):
     """Gradient descent followed by the L1/L2 proximal step."""
 
     def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  use_locking=False, name="ProximalGradientDescent"):
         super().__init__(use_locking, name)
         self._lr, self._l1, self._l2 = learning_rate, l1_regularization_strength, l2_regularization_strength
-
-    def _apply_dense(self, grad, var):
-        return self._update(var, grad)
-
-    def _apply_sparse(self, grad, var):
-        rows, values = deduplicated(grad)
-        return self._update(var, values, rows)
 
     def _update(self, var, grad, rows=None):
         op_type = "ApplyProximalGradientDescent" if rows is None else "SparseApplyProximalGradientDescent"
@@ -214,7 +216,7 @@ class ProximalGradientDescentOptimizer(Optimizer):
             self._use_locking, op_type).op
 
 
-class ProximalAdagradOptimizer(Optimizer):
+class ProximalAdagradOptimizer(_RowUpdates):
     """Adagrad followed by the L1/L2 proximal step."""
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
@@ -229,13 +231,6 @@ class ProximalAdagradOptimizer(Optimizer):
         for v in var_list:
             self._constant_slot(v, "accumulator", self._name, self._initial)
 
-    def _apply_dense(self, grad, var):
-        return self._update(var, grad)
-
-    def _apply_sparse(self, grad, var):
-        rows, values = deduplicated(grad)
-        return self._update(var, values, rows)
-
     def _update(self, var, grad, rows=None):
         op_type = "ApplyProximalAdagrad" if rows is None else "SparseApplyProximalAdagrad"
         return training_ops.apply(
@@ -245,7 +240,7 @@ class ProximalAdagradOptimizer(Optimizer):
             self._use_locking, op_type).op
 
 
-class FtrlOptimizer(Optimizer):
+class FtrlOptimizer(_RowUpdates):
     """FTRL-Proximal (McMahan et al.), with TF's learning_rate_power and L2 shrinkage."""
 
     def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
@@ -265,13 +260,6 @@ class FtrlOptimizer(Optimizer):
         for v in var_list:
             self._constant_slot(v, "accum", self._accum_name or self._name, self._initial)
             self._zeros_slot(v, "linear", self._linear_name or self._name + "_1")
-
-    def _apply_dense(self, grad, var):
-        return self._update(var, grad)
-
-    def _apply_sparse(self, grad, var):
-        rows, values = deduplicated(grad)
-        return self._update(var, values, rows)
 
     def _update(self, var, grad, rows=None):
         op_type = "ApplyFtrlV2" if rows is None else "SparseApplyFtrlV2"
