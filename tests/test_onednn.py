@@ -345,3 +345,59 @@ def test_each_team_size_has_primitives_of_its_own(monkeypatch):
         made.append({k for k in library._cache if k[:2] == ("conv", x.shape)})
     assert len(made[0]) == 1 and len(made[1]) == 2 and made[2] == made[1]
     assert {k[-1] for k in made[1]} == {1, 2}
+
+
+def _adam_state(n, seed, dtype=np.float32):
+    """A variable of ``n`` elements with its Adam slots (storages, as the kernels get them)
+    and a gradient with some zeros (where m and v stay as they are scaled)."""
+    from distflow.ops.state_ops import VariableStorage
+
+    rng = np.random.default_rng(seed)
+    storages = []
+    for name, value in (("w", rng.standard_normal(n)), ("m", rng.standard_normal(n) * 0.1),
+                        ("v", np.abs(rng.standard_normal(n)) * 0.01)):
+        s = VariableStorage(name, tf.as_dtype(dtype), tf.TensorShape([n]))
+        s.value = value.astype(dtype)
+        storages.append(s)
+    grad = rng.standard_normal(n).astype(dtype)
+    grad[::7] = 0
+    return storages, grad
+
+
+def _adam_steps(kernel, n, seed, steps=3, dtype=np.float32, **attrs):
+    (w, m, v), grad = _adam_state(n, seed, dtype)
+    for t in range(1, steps + 1):  # (lr and the beta powers change every step, as they do in training)
+        kernel(np, w, m, v, 0.9 ** t, 0.999 ** t, 1e-3 * t, 0.9, 0.999, 1e-7, grad * t, **attrs)
+    return w.value, m.value, v.value
+
+
+@needs_onednn
+@pytest.mark.parametrize("n", [1 << 15, 100_003, 3136 * 64])
+def test_adam_update_gives_the_numpy_kernels_values(n):
+    """Three steps of oneDNN's Adam against the NumPy kernel's, for sizes that are and are
+    not a multiple of a vector (the post-ops read the arrays they write, v and w)."""
+    from distflow.runtime.onednn import updates
+
+    assert n >= updates.MIN_ELEMENTS
+    got = _adam_steps(_kernel("ApplyAdam"), n, seed=n)
+    want = _adam_steps(_oracle("ApplyAdam"), n, seed=n)
+    for a, b, what in zip(got, want, ("w", "m", "v")):
+        _same(a, b, what, rtol=1e-6)
+    assert not np.array_equal(got[0], _adam_state(n, n)[0][0].value)  # (it moved)
+
+
+@needs_onednn
+def test_adam_update_that_onednn_does_not_take_runs_the_numpy_kernel():
+    """float64, Nesterov, beta2 = 0 and small variables take the NumPy kernel, exactly."""
+    kernel, oracle = _kernel("ApplyAdam"), _oracle("ApplyAdam")
+    cases = [(1 << 15, np.float64, {}), (1 << 15, np.float32, {"use_nesterov": True}), (1000, np.float32, {})]
+    for n, dtype, attrs in cases:
+        for a, b in zip(_adam_steps(kernel, n, 1, dtype=dtype, **attrs), _adam_steps(oracle, n, 1, dtype=dtype, **attrs)):
+            np.testing.assert_array_equal(a, b)
+    (w, m, v), grad = _adam_state(1 << 15, 2)
+    (w2, m2, v2), _ = _adam_state(1 << 15, 2)
+    kernel(np, w, m, v, 0.9, 0.0, 1e-3, 0.9, 0.0, 1e-7, grad)
+    oracle(np, w2, m2, v2, 0.9, 0.0, 1e-3, 0.9, 0.0, 1e-7, grad)
+    np.testing.assert_array_equal(w.value, w2.value)
+    with pytest.raises(ValueError, match="ApplyAdam: var 'w' has shape"):
+        kernel(np, w, m, v, 0.9, 0.999, 1e-3, 0.9, 0.999, 1e-7, grad[:-1])

@@ -1,8 +1,8 @@
-"""oneDNN: the compiled CPU kernels' room (convolutions and pooling).
+"""oneDNN: the compiled CPU kernels' room (convolutions, pooling and Adam's update).
 
-``library.py`` finds oneDNN and speaks its C API through ctypes; ``kernels.py`` registers
-its kernels for the CPU beside the NumPy kernels of the op blocks, which stay the
-reference and the fallback. :func:`register` is called when a process makes its devices
+``library.py`` finds oneDNN and speaks its C API through ctypes; ``kernels.py`` and
+``updates.py`` register its kernels for the CPU beside the NumPy kernels of the op blocks,
+which stay the reference and the fallback. :func:`register` is called when a process makes its devices
 (not at ``import distflow``); the library itself is looked for when a step first asks for
 one of these kernels.
 """
@@ -17,7 +17,7 @@ def register() -> None:
     global _registered
     if not _registered:
         _registered = True
-        from . import kernels  # noqa: F401, PLC0415 - registers the kernels
+        from . import kernels, updates  # noqa: F401, PLC0415 - registers the kernels
 
 
 def available() -> bool:

@@ -82,28 +82,9 @@ class _Descs:
             self.lib.lib.dnnl_memory_desc_destroy(md)
 
 
-def _attr(lib: L.Library, relu: bool = False) -> P:
-    """Primitive attributes: a scratchpad the caller hands over, and a ReLU applied as the
-    result is written (a post-op) where ``relu``."""
-    dnnl = lib.lib
-    attr = P()
-    lib.check(dnnl.dnnl_primitive_attr_create(ctypes.byref(attr)), "dnnl_primitive_attr_create")
-    lib.check(dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, L.SCRATCHPAD_USER),
-              "dnnl_primitive_attr_set_scratchpad_mode")
-    if relu:
-        post_ops = P()
-        lib.check(dnnl.dnnl_post_ops_create(ctypes.byref(post_ops)), "dnnl_post_ops_create")
-        try:
-            lib.check(dnnl.dnnl_post_ops_append_eltwise(post_ops, L.ELTWISE_RELU, ctypes.c_float(0.0),
-                                                        ctypes.c_float(0.0)), "dnnl_post_ops_append_eltwise")
-            lib.check(dnnl.dnnl_primitive_attr_set_post_ops(attr, post_ops), "dnnl_primitive_attr_set_post_ops")
-        finally:
-            dnnl.dnnl_post_ops_destroy(post_ops)
-    return attr
-
-
 def _make_pd(lib: L.Library, create, what: str, *args, relu: bool = False) -> P:
-    pd, attr = P(), _attr(lib, relu)
+    pd = P()
+    attr = lib.attr(post_ops=[("eltwise", L.ELTWISE_RELU, 0.0, 0.0)] if relu else ())
     try:
         lib.check(create(ctypes.byref(pd), lib.engine, *args, attr), what)
     finally:

@@ -47,7 +47,7 @@ U8 = 6  # dnnl_u8
 FORMAT_ANY = 1  # dnnl_format_tag_any
 FORWARD_TRAINING, FORWARD_INFERENCE, BACKWARD_DATA, BACKWARD_WEIGHTS = 64, 96, 160, 192
 CONVOLUTION_DIRECT = 0x1
-ELTWISE_RELU = 0x20
+ELTWISE_RELU, ELTWISE_SQRT, ELTWISE_POW = 0x20, 0x25, 0x30
 LRN_ACROSS_CHANNELS = 0xAFF
 POOLING_MAX, POOLING_AVG_INCLUDE_PADDING, POOLING_AVG_EXCLUDE_PADDING = 0x1FF, 0x2FF, 0x3FF
 SCRATCHPAD_USER = 1
@@ -56,8 +56,16 @@ QUERY_SRC, QUERY_DIFF_SRC, QUERY_WEIGHTS, QUERY_DIFF_WEIGHTS, QUERY_DST, QUERY_D
     QUERY_SCRATCHPAD = range(129, 137)
 ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS, ARG_WORKSPACE, ARG_SCRATCHPAD = 1, 17, 33, 41, 64, 80
 ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS = 129, 145, 161
+ARG_SRC_1 = 2  # (a binary primitive's second operand; its first is ARG_SRC)
+ARG_ATTR_SCALES = 4096  # (| the argument it scales: a runtime scale's memory)
+BINARY_ADD, BINARY_MUL, BINARY_MAX = 0x1FFF0, 0x1FFF1, 0x1FFF2
+
+
+def ARG_POST_OP(index: int) -> int:  # noqa: N802 - oneDNN's macro DNNL_ARG_ATTR_MULTIPLE_POST_OP
+    """The argument index of post-op ``index``'s operand (``| ARG_SRC_1``)."""
+    return 32768 * (index + 1)
 # (query, index) of each argument's memory descriptor (a bias is the weights' second)
-_QUERY_OF_ARG = {ARG_SRC: (QUERY_SRC, 0), ARG_DST: (QUERY_DST, 0), ARG_WEIGHTS: (QUERY_WEIGHTS, 0),
+_QUERY_OF_ARG = {ARG_SRC: (QUERY_SRC, 0), ARG_SRC_1: (QUERY_SRC, 1), ARG_DST: (QUERY_DST, 0), ARG_WEIGHTS: (QUERY_WEIGHTS, 0),
                  ARG_BIAS: (QUERY_WEIGHTS, 1), ARG_WORKSPACE: (QUERY_WORKSPACE, 0), ARG_DIFF_SRC: (QUERY_DIFF_SRC, 0),
                  ARG_DIFF_DST: (QUERY_DIFF_DST, 0), ARG_DIFF_WEIGHTS: (QUERY_DIFF_WEIGHTS, 0)}
 _TAGS = ("a", "ab", "abcd", "acdb", "cdba", "decab", "abcde")  # the plain layouts distflow hands over
@@ -138,6 +146,35 @@ class Library:
             local.threads = threads
         return stream
 
+    def attr(self, post_ops=(), scales=()) -> P:
+        """Primitive attributes (the caller destroys them): a scratchpad the caller hands
+        over; ``post_ops`` applied in turn as the result is written, each ``("eltwise",
+        algorithm, alpha, beta)`` or ``("binary", algorithm, operand_md)``; a runtime scale
+        (one value) for each argument in ``scales``."""
+        dnnl = self.lib
+        attr = P()
+        self.check(dnnl.dnnl_primitive_attr_create(ctypes.byref(attr)), "dnnl_primitive_attr_create")
+        self.check(dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, SCRATCHPAD_USER),
+                   "dnnl_primitive_attr_set_scratchpad_mode")
+        for arg in scales:
+            self.check(dnnl.dnnl_primitive_attr_set_scales_mask(attr, arg, 0), "dnnl_primitive_attr_set_scales_mask")
+        if post_ops:
+            chain = P()
+            self.check(dnnl.dnnl_post_ops_create(ctypes.byref(chain)), "dnnl_post_ops_create")
+            try:
+                for kind, algorithm, *rest in post_ops:
+                    if kind == "eltwise":
+                        self.check(dnnl.dnnl_post_ops_append_eltwise(chain, algorithm, ctypes.c_float(rest[0]),
+                                                                      ctypes.c_float(rest[1])),
+                                   "dnnl_post_ops_append_eltwise")
+                    else:
+                        self.check(dnnl.dnnl_post_ops_append_binary(chain, algorithm, rest[0]),
+                                   "dnnl_post_ops_append_binary")
+                self.check(dnnl.dnnl_primitive_attr_set_post_ops(attr, chain), "dnnl_primitive_attr_set_post_ops")
+            finally:
+                dnnl.dnnl_post_ops_destroy(chain)
+        return attr
+
     def memory_desc(self, dims, tag: str | int, dtype: int = F32) -> P:
         md = P()
         tag_value = tag if isinstance(tag, int) else self.tags[tag]
@@ -148,15 +185,20 @@ class Library:
 
 class Primitive:
     """A oneDNN primitive and the memory descriptors of its arguments (owned by its
-    primitive descriptor, which it keeps). Call it with ``{argument: array}``."""
+    primitive descriptor, which it keeps). Call it with ``{argument: array}``.
+
+    ``args`` are the arguments its primitive descriptor describes; ``operands`` maps the
+    others (a post-op's operand, a runtime scale) to memory descriptors the caller made
+    and keeps alive as long as the primitive (in ``keep``)."""
 
     __slots__ = ("lib", "pd", "handle", "mds", "scratch_bytes", "impl", "keep")
 
-    def __init__(self, lib: Library, pd: P, args, keep=()):
+    def __init__(self, lib: Library, pd: P, args, keep=(), operands=None):
         self.lib, self.pd, self.keep = lib, pd, keep
         self.handle = P()
         lib.check(lib.lib.dnnl_primitive_create(ctypes.byref(self.handle), pd), "dnnl_primitive_create")
         self.mds = {arg: P(lib.lib.dnnl_primitive_desc_query_md(pd, *_QUERY_OF_ARG[arg])) for arg in args}
+        self.mds.update(operands or {})
         scratch = P(lib.lib.dnnl_primitive_desc_query_md(pd, QUERY_SCRATCHPAD, 0))
         self.scratch_bytes = lib.lib.dnnl_memory_desc_get_size(scratch) if scratch.value else 0
         if self.scratch_bytes:
