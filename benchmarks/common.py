@@ -171,17 +171,18 @@ def profile_kernels(body: str, mode: str, steps: int, top: int = 20) -> None:
 
 def side_by_side_main(doc: str, body: str, modes, title: str) -> None:
     """A training benchmark's command line: samples/s of each mode beside TensorFlow's, or
-    (``--profile``) distflow's kernel times of the first mode."""
+    (``--profile [MODE]``) distflow's kernel times in one mode (the first by default)."""
     import argparse  # noqa: PLC0415 - only the scripts' command lines need it
 
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tf-python", help="a Python with tensorflow installed")
     parser.add_argument("--steps", type=int, default=10)
-    parser.add_argument("--profile", action="store_true", help="list distflow's kernel times instead")
+    parser.add_argument("--profile", nargs="?", const=modes[0], choices=modes, metavar="MODE",
+                        help=f"list distflow's kernel times in MODE instead (default {modes[0]!r})")
     args = parser.parse_args()
     print(machine_line())
     if args.profile:
-        profile_kernels(body, modes[0], args.steps)
+        profile_kernels(body, args.profile, args.steps)
         return
     df, tf = median_rates(body, modes, args.steps, args.tf_python)
     print(f"{title:<24} {'distflow':>10} {'TensorFlow':>11} {'df/TF':>7}")

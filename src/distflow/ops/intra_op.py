@@ -19,6 +19,8 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from . import blas
 from ..platform import placement
 
@@ -78,3 +80,36 @@ def run_split(n: int, nbytes: int, fn) -> None:
             future.exception()  # (waits: no piece outlives the kernel)
     for future in futures:
         future.result()
+
+
+def elementwise(ufunc, out, *operands):
+    """``ufunc(*operands, out=out)`` in pieces of the flattened arrays where that pays (see
+    :func:`run_split`), and the result; None, with nothing computed, where it cannot be cut:
+    an operand that is not a C-contiguous float NumPy array of the result's shape (a scalar
+    or a one-element array may stand beside them), a result under MIN_BYTES, or a kernel
+    whose work stays whole. ``out`` None: a new array of the first operand's dtype."""
+    first = operands[0]
+    if first.__class__ is not np.ndarray or first.dtype.kind != "f" or not first.flags.c_contiguous \
+            or first.nbytes < MIN_BYTES or getattr(_local, "whole", 0):
+        return None
+    flat = []
+    for a in operands:
+        if a.__class__ is np.ndarray and a.shape == first.shape and a.flags.c_contiguous:
+            flat.append(a.reshape(-1))
+        elif getattr(a, "size", 1) == 1 and np.result_type(first, a) == first.dtype:
+            flat.append(a.reshape(()) if a.__class__ is np.ndarray else a)
+        else:
+            return None
+    if out is None:
+        out = np.empty_like(first)
+    elif out.shape != first.shape or out.dtype != first.dtype or not out.flags.c_contiguous:
+        return None
+    if any(a.__class__ is np.ndarray and a.ndim and a.dtype != first.dtype for a in flat):
+        return None
+    dst = out.reshape(-1)
+
+    def piece(a, b):
+        ufunc(*(x[a:b] if x.__class__ is np.ndarray and x.ndim else x for x in flat), out=dst[a:b])
+
+    run_split(dst.size, first.nbytes * (len(flat) + 1), piece)
+    return out

@@ -18,7 +18,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import TensorShape
-from . import array_ops
+from . import array_ops, intra_op
 from .op_util import (COMPLEX, FLOATS, NUMBERS, binary_shape, broadcast_shape, check_dtype, constant_value,
                       make_tensor, same_dtype_inputs, unary_shape, writable_like)
 # TF's math_ops holds the unary ops too: ``math_ops.exp`` works
@@ -39,8 +39,15 @@ def _check_int_divisor(y):
 
 
 def _numpy_binary(np_name: str):
+    ufunc = getattr(np, np_name)
+
     def kernel(xp, x, y, *, inplace=False):
-        return getattr(xp, np_name)(x, y, out=writable_like(x, y) if inplace else None)
+        out = writable_like(x, y) if inplace else None
+        if xp is np:
+            done = intra_op.elementwise(ufunc, out, x, y)  # (a large float array: on every core BLAS may use)
+            if done is not None:
+                return done
+        return getattr(xp, np_name)(x, y, out=out)
 
     kernel.__name__ = f"_{np_name}_kernel"
     return kernel
@@ -343,8 +350,12 @@ def _add_n_kernel(xp, *inputs, inplace=False):
         for x in inputs[1:]:
             out = out.add(x)
         return out
-    out = xp.add(inputs[0], inputs[1], out=writable_like(inputs[0], inputs[1]) if inplace else None)
+    out = writable_like(inputs[0], inputs[1]) if inplace else None
+    done = intra_op.elementwise(np.add, out, inputs[0], inputs[1]) if xp is np else None
+    out = done if done is not None else xp.add(inputs[0], inputs[1], out=out)
     for x in inputs[2:]:
+        if xp is np and intra_op.elementwise(np.add, out, out, x) is not None:
+            continue
         if isinstance(out, xp.ndarray):
             xp.add(out, x, out=out)  # `out` is fresh: accumulate in place
         else:
