@@ -68,8 +68,9 @@ def test_kernels_in_pieces_match_numpy(in_pieces):
     assert_oracle(got[4], want_conv.astype(np.float32), rtol=1e-5, atol=1e-5)
 
 
-def test_adam_in_pieces_matches_numpy(in_pieces):
-    """Adam on a variable large enough to update chunk by chunk, whole and in pieces."""
+def test_adam_in_pieces_matches_numpy(in_pieces, numpy_kernels):
+    """Adam on a variable large enough to update chunk by chunk, whole and in pieces (the
+    NumPy kernel: oneDNN's, where installed, is checked against it in test_onednn.py)."""
     rng = np.random.default_rng(1)
     n = 300_001  # (chunks of 65536 elements, cut among three pieces; the last one short)
     w0, g = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
@@ -87,6 +88,28 @@ def test_adam_in_pieces_matches_numpy(in_pieces):
         s = 0.999 * s + 0.001 * g * g
         w = w - 0.01 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * m / (np.sqrt(s) + 1e-8)
     assert np.allclose(got, w, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "add_n", "add_n3"])
+def test_binary_ops_in_pieces_match_numpy(in_pieces, op):
+    """Large float binary ops and sums cut into pieces: same-shape operands, a scalar beside
+    an array, float64, and operands that cannot be cut (broadcast rows)."""
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.standard_normal((301, 17)).astype(np.float32) for _ in range(3))
+    row, d64 = rng.standard_normal(17).astype(np.float32), rng.standard_normal((301, 17))
+    fns = {"add": (tf.add, np.add), "sub": (tf.subtract, np.subtract), "mul": (tf.multiply, np.multiply),
+           "div": (tf.truediv, np.true_divide)}
+    if op.startswith("add_n"):
+        operands = [a, b, c] if op == "add_n3" else [a, b]
+        got = tf.Session().run(tf.add_n([tf.constant(x) for x in operands]))
+        assert_oracle(got, sum(x.astype(np.float64) for x in operands).astype(np.float32))
+        return
+    ours, theirs = fns[op]
+    cases = [(a, b), (a, np.float32(1.5)), (np.float32(2.5), a), (a, row), (row, a), (d64, d64 + 1)]
+    with tf.Session() as sess:
+        got = sess.run([ours(tf.constant(x), tf.constant(y)) for x, y in cases])
+    for (x, y), g in zip(cases, got):
+        assert_oracle(g, theirs(np.asarray(x, np.float64), np.asarray(y, np.float64)).astype(g.dtype))
 
 
 def test_an_error_in_a_piece_is_raised_once_every_piece_is_done(in_pieces):

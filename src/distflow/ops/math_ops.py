@@ -43,7 +43,7 @@ def _numpy_binary(np_name: str):
 
     def kernel(xp, x, y, *, inplace=False):
         out = writable_like(x, y) if inplace else None
-        if xp is np:
+        if xp is np and getattr(x, "nbytes", 0) >= intra_op.MIN_BYTES:
             done = intra_op.elementwise(ufunc, out, x, y)  # (a large float array: on every core BLAS may use)
             if done is not None:
                 return done
@@ -351,10 +351,11 @@ def _add_n_kernel(xp, *inputs, inplace=False):
             out = out.add(x)
         return out
     out = writable_like(inputs[0], inputs[1]) if inplace else None
-    done = intra_op.elementwise(np.add, out, inputs[0], inputs[1]) if xp is np else None
+    done = intra_op.elementwise(np.add, out, inputs[0], inputs[1]) \
+        if xp is np and getattr(inputs[0], "nbytes", 0) >= intra_op.MIN_BYTES else None
     out = done if done is not None else xp.add(inputs[0], inputs[1], out=out)
     for x in inputs[2:]:
-        if xp is np and intra_op.elementwise(np.add, out, out, x) is not None:
+        if done is not None and intra_op.elementwise(np.add, out, out, x) is not None:
             continue
         if isinstance(out, xp.ndarray):
             xp.add(out, x, out=out)  # `out` is fresh: accumulate in place
