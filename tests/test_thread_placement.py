@@ -123,3 +123,32 @@ def test_a_session_holds_the_core_for_long_steps_only(monkeypatch):
             sess.run(step, feed)
         assert seen == [True, False, False]  # (the first still held: its last run was long)
     assert os.sched_getaffinity(0) == allowed
+
+
+@multicore
+def test_a_loop_that_only_computes_holds_the_core_and_one_that_may_wait_does_not(monkeypatch):
+    """A while loop is called with the step's rendezvous (for its cancellation and deadline),
+    but it waits for nothing unless an op in its body may: an LSTM's step holds its core; a
+    loop that dequeues in its body does not."""
+    monkeypatch.setattr(blas, "intra_op_threads", lambda: 2)
+    monkeypatch.delenv(placement.ENV, raising=False)
+    seen = []
+
+    def look(x):
+        seen.append(placement.held_core() is not None)
+        threading.Event().wait(0.005)
+        return x
+
+    queue = tf.FIFOQueue(10, tf.float32, shapes=[[]])
+    computes = tf.while_loop(lambda i, x: i < 2, lambda i, x: (i + 1, tf.py_func(look, [x], tf.float32)),
+                             [tf.constant(0), tf.constant(1.0)])[1]
+    waits = tf.while_loop(lambda i, x: i < 2,
+                          lambda i, x: (i + 1, tf.py_func(look, [x + queue.dequeue()], tf.float32)),
+                          [tf.constant(0), tf.constant(1.0)])[1]
+    with tf.Session() as sess:
+        sess.run(queue.enqueue_many([np.ones(8, np.float32)]))
+        for fetch, want in ((computes, [False, False, True, True]), (waits, [False] * 4)):
+            seen.clear()
+            sess.run(fetch)
+            sess.run(fetch)  # (its first run was long: this one holds the core, where it may)
+            assert seen == want, fetch

@@ -189,7 +189,7 @@ class PartitionPlan:
     a whole step in its global order, each node run with its own device's kernels.
     """
 
-    __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking", "rewrites",
+    __slots__ = ("name", "steps", "infos", "init_slots", "feed_slots", "fetch_slots", "blocking", "waits", "rewrites",
                  "library_kernels", "replay_blockers", "memories", "_forwarding")
 
     def __init__(self, name: str, nodes: list[Node], devices: list[Device], feed_index: dict,
@@ -201,7 +201,8 @@ class PartitionPlan:
         self.init_slots: list = []
         self.feed_slots: list[tuple[int, int]] = []
         self.fetch_slots: list[tuple[int, int, bool]] = []
-        self.blocking = False
+        self.blocking = False  # a kernel is called with the step's rendezvous (it may wait, or runs functions)
+        self.waits = False  # a kernel may wait for another partition or step (a queue, a collective)
         self.library_kernels: Counter = Counter()  # op type -> nodes a compiled library's CPU kernel runs
         # per call: why it could not be captured in a CUDA graph (None: it can); the memories it computes in
         self.replay_blockers: list[str | None] = []
@@ -279,8 +280,9 @@ class PartitionPlan:
             if kernel is None:
                 raise errors.UnimplementedError(None, node.op, f"No kernel for op '{node.name}' "
                                                 f"of type {node.type} on {device.name}")
-            fn, blocking = self._bind(kernel, reg, node, device, kernel_states)
+            fn, blocking, waits = self._bind(kernel, reg, node, device, kernel_states)
             self.blocking = self.blocking or blocking
+            self.waits = self.waits or waits
             if kernel is not reg and device.kernel_type == "CPU":
                 self.library_kernels[node.type] += 1
             outs = [new_slot() for _ in range(node.num_outputs)]
@@ -364,20 +366,24 @@ class PartitionPlan:
 
     @staticmethod
     def _bind(kernel, reg, node: Node, device: Device, kernel_states: dict):
-        """The node's kernel (``kernel``, for its device's type) with its attrs bound, and
-        whether it is called as a blocking one."""
+        """The node's kernel (``kernel``, for its device's type) with its attrs bound; whether
+        it is called as a blocking one; and whether it may wait for another partition or step
+        (a control-flow op is called as a blocking one, for the step's cancellation and
+        deadline, but waits only where an op in its functions does)."""
         attrs = kernel.kernel_attrs(node.attrs)
-        blocking = reg.blocking
+        blocking = waits = reg.blocking
         if has_functions(attrs):  # a control-flow op: its functions, compiled
             attrs = {key: BodyRunner(value, node.name, node.op.graph, device, kernel_states, PartitionPlan)
                      if isinstance(value, FuncBody) else value for key, value in attrs.items()}
-            blocking = blocking or any(v.plan.blocking for v in attrs.values() if isinstance(v, BodyRunner))
+            bodies = [v.plan for v in attrs.values() if isinstance(v, BodyRunner)]
+            blocking = blocking or any(plan.blocking for plan in bodies)
+            waits = any(plan.waits for plan in bodies)
         if kernel.context_arg == "xp":
-            return functools.partial(kernel.kernel, device.xp, **attrs), blocking
+            return functools.partial(kernel.kernel, device.xp, **attrs), blocking, waits
         if kernel.context_arg == "ctx":
             state = kernel_states.setdefault((device.name, node.name), {})
-            return functools.partial(kernel.kernel, KernelContext(node.name, device, state), **attrs), blocking
-        return (functools.partial(kernel.kernel, **attrs) if attrs else kernel.kernel), blocking
+            return functools.partial(kernel.kernel, KernelContext(node.name, device, state), **attrs), blocking, waits
+        return (functools.partial(kernel.kernel, **attrs) if attrs else kernel.kernel), blocking, waits
 
     def run(self, feeds, rdv: Rendezvous | None, results: list, trace: list | None = None) -> None:
         """Runs the plan once; with ``trace`` (a list), appends a ``KernelTime`` per kernel call."""
@@ -503,7 +509,7 @@ class StepPlan:
     _TRIALS = 5  # timed runs of each form before choosing
 
     __slots__ = ("partitions", "sequential", "num_fetches", "mode", "live", "label", "choice", "replay",
-                 "_timings", "_long", "_blocking")
+                 "_timings", "_long", "_blocking", "_waits")
 
     def __init__(self, partitions: list[PartitionPlan], sequential: PartitionPlan | None,
                  num_fetches: int, mode: str = AUTO, live: "LiveSteps | None" = None, label: str = "step"):
@@ -520,6 +526,7 @@ class StepPlan:
             mode = self.CONCURRENT if sequential is None else self.SEQUENTIAL
             reason = "one partition" if sequential is not None else "no sequential plan"
         self._blocking = any(p.blocking for p in partitions)
+        self._waits = any(p.waits for p in partitions)
         if self._blocking:
             mode, reason = self.CONCURRENT, "a kernel may block"
         self.mode = mode
@@ -591,8 +598,9 @@ class StepPlan:
         """The threads this step's kernels may use, where holding a core while it runs pays
         (platform/placement.py); 1 for steps shorter than ``placement.MIN_STEP_S``, which
         would pay its few microseconds and gain nothing, and for steps with a kernel that may
-        block, whose time says how long they waited, not how much they computed."""
-        return blas.intra_op_threads() if self._long and not self._blocking else 1
+        wait, whose time says how long they waited, not how much they computed (a loop whose
+        body only computes holds its core: an LSTM's step)."""
+        return blas.intra_op_threads() if self._long and not self._waits else 1
 
     def _run_sequential(self, feeds: list, trace: list | None = None) -> list:
         results = [None] * self.num_fetches
