@@ -172,7 +172,14 @@ def writable_like(x, other=None):
     """``x`` itself if a result of x's shape and dtype may be written into it, else None."""
     if x.__class__ is not np.ndarray or not x.flags.writeable:
         return None
-    if other is None or np.shape(other) == x.shape:
+    if other is None:
+        return x
+    if np.shape(other) == x.shape:
+        # (not into a buffer laid out otherwise than a C-ordered operand, such as a transposed
+        # product's: NumPy's loop over the two then ran 4x slower than into a fresh array,
+        # 220 against 60 us for a ReLU gradient of 128x512)
+        if x.ndim > 1 and not x.flags.c_contiguous and other.__class__ is np.ndarray and other.flags.c_contiguous:
+            return None
         return x
     if getattr(other, "dtype", x.dtype) != x.dtype or np.ndim(other) > x.ndim:
         return None
