@@ -372,7 +372,7 @@ def _adam_steps(kernel, n, seed, steps=3, dtype=np.float32, **attrs):
 
 
 @needs_onednn
-@pytest.mark.parametrize("n", [1 << 15, 100_003, 3136 * 64])
+@pytest.mark.parametrize("n", [1 << 17, 200_003, 3136 * 64])
 def test_adam_update_gives_the_numpy_kernels_values(n):
     """Three steps of oneDNN's Adam against the NumPy kernel's, for sizes that are and are
     not a multiple of a vector (the post-ops read the arrays they write, v and w)."""
@@ -390,12 +390,12 @@ def test_adam_update_gives_the_numpy_kernels_values(n):
 def test_adam_update_that_onednn_does_not_take_runs_the_numpy_kernel():
     """float64, Nesterov, beta2 = 0 and small variables take the NumPy kernel, exactly."""
     kernel, oracle = _kernel("ApplyAdam"), _oracle("ApplyAdam")
-    cases = [(1 << 15, np.float64, {}), (1 << 15, np.float32, {"use_nesterov": True}), (1000, np.float32, {})]
+    cases = [(1 << 17, np.float64, {}), (1 << 17, np.float32, {"use_nesterov": True}), (1000, np.float32, {})]
     for n, dtype, attrs in cases:
         for a, b in zip(_adam_steps(kernel, n, 1, dtype=dtype, **attrs), _adam_steps(oracle, n, 1, dtype=dtype, **attrs)):
             np.testing.assert_array_equal(a, b)
-    (w, m, v), grad = _adam_state(1 << 15, 2)
-    (w2, m2, v2), _ = _adam_state(1 << 15, 2)
+    (w, m, v), grad = _adam_state(1 << 17, 2)
+    (w2, m2, v2), _ = _adam_state(1 << 17, 2)
     kernel(np, w, m, v, 0.9, 0.0, 1e-3, 0.9, 0.0, 1e-7, grad)
     oracle(np, w2, m2, v2, 0.9, 0.0, 1e-3, 0.9, 0.0, 1e-7, grad)
     np.testing.assert_array_equal(w.value, w2.value)
