@@ -193,6 +193,29 @@ def test_a_transposed_product_feeds_elementwise_ops_with_numpys_values():
     assert writable_like(f, c) is None and writable_like(f, f) is f and writable_like(c, f) is c
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_products_of_few_rows_are_computed_as_their_transpose_where_that_pays(threads, monkeypatch):
+    """Which products come back as a transpose's Fortran-ordered result (math_ops' rule),
+    each with NumPy's values."""
+    from distflow.framework.registry import get_registration
+    from distflow.ops import blas
+
+    monkeypatch.setattr(blas, "intra_op_threads", lambda: threads)
+    kernel = get_registration("MatMul").kernel
+    rng = np.random.default_rng(5)
+    cases = [  # (rows, inner, columns, b transposed?, Fortran-ordered result on 1 thread, on 2)
+        (100, 30, 40, True, True, True), (200, 30, 40, True, False, True), (300, 30, 40, True, False, False),
+        (100, 30, 200, False, False, True), (100, 30, 150, False, False, False), (300, 30, 700, False, False, False)]
+    for rows, inner, cols, transposed, on_one, on_two in cases:
+        a = rng.standard_normal((rows, inner)).astype(np.float32)
+        w = rng.standard_normal((cols, inner) if transposed else (inner, cols)).astype(np.float32)
+        got = kernel(np, a, w, transpose_b=transposed)
+        want = a.astype(np.float64) @ (w.T if transposed else w).astype(np.float64)
+        assert_oracle(got, want.astype(np.float32), rtol=1e-5, atol=1e-5)
+        want_fortran = on_two if threads == 2 else on_one
+        assert got.flags.f_contiguous == want_fortran and got.flags.c_contiguous != want_fortran, (rows, cols)
+
+
 def test_batch_matmul_broadcasts():
     a = sample((2, 3, 4), np.float64)
     b = sample((4, 5), np.float64)

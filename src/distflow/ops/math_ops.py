@@ -18,7 +18,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, intra_op
+from . import array_ops, blas, intra_op
 from .op_util import (COMPLEX, FLOATS, NUMBERS, binary_shape, broadcast_shape, check_dtype, constant_value,
                       make_tensor, same_dtype_inputs, unary_shape, writable_like)
 # TF's math_ops holds the unary ops too: ``math_ops.exp`` works
@@ -279,16 +279,38 @@ def _matmul_shape(op):
 @register_op("MatMul", shape=_matmul_shape)
 def _matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False):
     a, b = a.T if transpose_a else a, b.T if transpose_b else b
-    if a.shape[0] <= _FEW_ROWS and b.ndim == 2 and b.flags.f_contiguous and not b.flags.c_contiguous \
-            and xp is np:
-        # A few rows times a transposed matrix (a gradient times a layer's weights: g @ W.T)
-        # is faster computed as its transpose, W @ g.T, in OpenBLAS: 85 against 145 us for
-        # [32, 800] x [800, 400], 1.50 against 1.78 ms for [64, 1024] x [1024, 3136].
-        return (b.T @ a.T).T
+    if xp is np and b.ndim == 2 and a.shape[0] <= _FEW_ROWS and _transpose_pays(a.shape[0], b):
+        return (b.T @ a.T).T  # (Fortran-ordered: op_util.writable_like writes no C-ordered result into it)
     return xp.matmul(a, b)
 
 
-_FEW_ROWS = 128
+# OpenBLAS computes a product of few rows faster as its transpose, ``(b.T @ a.T).T``, on
+# this project's 2-core AVX-512 machine:
+# - times a transposed matrix (a gradient times a layer's weights, g @ W.T): 0.44 against
+#   0.54 ms for [256, 512] x [512, 512] on 2 threads, 0.012 against 0.095 ms for
+#   [256, 10] x [10, 512], 1.50 against 1.78 ms for [64, 1024] x [1024, 3136]; about equal
+#   at 512 rows, slower at 1024;
+# - on two threads or more, times a plain matrix at least twice as wide as the rows are
+#   many (a layer's forward product): 0.45 against 0.50 ms for [256, 512] x [512, 512],
+#   1.16 against 1.33 ms for [64, 3136] x [3136, 1024]; on one thread 2-8% slower, and
+#   twice as slow for a narrow product such as [256, 512] x [512, 10].
+# The result is Fortran-ordered, and a layer's elementwise gradient (ReLU's) is fastest
+# where its two operands are laid out alike: a ReLU gradient of 128x512 took 60 us with one
+# operand of each order, 12 with both of one. So a layer's forward and backward products
+# turn together: up to 256 rows on two threads or more (the MLP 784-512-512-10 at batch
+# 256: 3.00 -> 2.72 ms a step), and on one thread only the backward one, up to 128 rows
+# (beyond that, its Fortran-ordered gradient beside the forward's C-ordered activations
+# cost the step 5%).
+_FEW_ROWS = 256
+
+
+def _transpose_pays(rows: int, b) -> bool:
+    transposed = b.flags.f_contiguous and not b.flags.c_contiguous  # (a weight matrix's .T)
+    if transposed and rows <= _FEW_ROWS // 2:
+        return True
+    if blas.intra_op_threads() < 2:
+        return False
+    return transposed or (b.flags.c_contiguous and b.shape[1] >= 2 * rows)
 
 
 def _batch_matmul_shape(op):
