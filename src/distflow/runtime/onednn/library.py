@@ -65,9 +65,10 @@ def ARG_POST_OP(index: int) -> int:  # noqa: N802 - oneDNN's macro DNNL_ARG_ATTR
     """The argument index of post-op ``index``'s operand (``| ARG_SRC_1``)."""
     return 32768 * (index + 1)
 # (query, index) of each argument's memory descriptor (a bias is the weights' second)
-_QUERY_OF_ARG = {ARG_SRC: (QUERY_SRC, 0), ARG_SRC_1: (QUERY_SRC, 1), ARG_DST: (QUERY_DST, 0), ARG_WEIGHTS: (QUERY_WEIGHTS, 0),
-                 ARG_BIAS: (QUERY_WEIGHTS, 1), ARG_WORKSPACE: (QUERY_WORKSPACE, 0), ARG_DIFF_SRC: (QUERY_DIFF_SRC, 0),
-                 ARG_DIFF_DST: (QUERY_DIFF_DST, 0), ARG_DIFF_WEIGHTS: (QUERY_DIFF_WEIGHTS, 0)}
+_QUERY_OF_ARG = {ARG_SRC: (QUERY_SRC, 0), ARG_SRC_1: (QUERY_SRC, 1), ARG_DST: (QUERY_DST, 0),
+                 ARG_WEIGHTS: (QUERY_WEIGHTS, 0), ARG_BIAS: (QUERY_WEIGHTS, 1), ARG_WORKSPACE: (QUERY_WORKSPACE, 0),
+                 ARG_DIFF_SRC: (QUERY_DIFF_SRC, 0), ARG_DIFF_DST: (QUERY_DIFF_DST, 0),
+                 ARG_DIFF_WEIGHTS: (QUERY_DIFF_WEIGHTS, 0)}
 _TAGS = ("a", "ab", "abcd", "acdb", "cdba", "decab", "abcde")  # the plain layouts distflow hands over
 
 
@@ -270,7 +271,7 @@ def load() -> "Library | None":
             return _loaded or None
         off = _disabled()
         if off:
-            _log.info("oneDNN turned off (%s): NumPy kernels serve CPU convolutions and pooling", off)
+            _log.info("oneDNN turned off (%s): NumPy kernels serve CPU convolutions, pooling and Adam", off)
             _loaded = False
             return None
         failures = []
@@ -284,9 +285,10 @@ def load() -> "Library | None":
             except (OSError, AttributeError, OneDNNError) as e:
                 failures.append(f"{path}: {e}")
                 continue
-            _log.info("oneDNN %s (%s) serves CPU convolutions and pooling", ".".join(map(str, _loaded.version)), path)
+            _log.info("oneDNN %s (%s) serves CPU convolutions, pooling and Adam", ".".join(map(str, _loaded.version)),
+                      path)
             return _loaded
-        _log.info("oneDNN not found%s: NumPy kernels serve CPU convolutions and pooling "
+        _log.info("oneDNN not found%s: NumPy kernels serve CPU convolutions, pooling and Adam "
                   "(pip install 'distflow[onednn]' for compiled ones)", f" ({'; '.join(failures)})" if failures else "")
         _loaded = False
         return None
