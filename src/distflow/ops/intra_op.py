@@ -94,7 +94,9 @@ def elementwise(ufunc, out, *operands):
         return None
     flat = []
     for a in operands:
-        if a.__class__ is np.ndarray and a.shape == first.shape and a.flags.c_contiguous:
+        if a.__class__ is np.ndarray and a.shape == first.shape:
+            if a.dtype != first.dtype or not a.flags.c_contiguous:
+                return None
             flat.append(a.reshape(-1))
         elif getattr(a, "size", 1) == 1 and np.result_type(first, a) == first.dtype:
             flat.append(a.reshape(()) if a.__class__ is np.ndarray else a)
@@ -103,8 +105,6 @@ def elementwise(ufunc, out, *operands):
     if out is None:
         out = np.empty_like(first)
     elif out.shape != first.shape or out.dtype != first.dtype or not out.flags.c_contiguous:
-        return None
-    if any(a.__class__ is np.ndarray and a.ndim and a.dtype != first.dtype for a in flat):
         return None
     dst = out.reshape(-1)
 
