@@ -2,9 +2,9 @@
 
 ``library.py`` finds oneDNN and speaks its C API through ctypes; ``kernels.py`` and
 ``updates.py`` register its kernels for the CPU beside the NumPy kernels of the op blocks,
-which stay the reference and the fallback. :func:`register` is called when a process makes its devices
-(not at ``import distflow``); the library itself is looked for when a step first asks for
-one of these kernels.
+which stay the reference and the fallback. :func:`register` is called when a process
+makes its devices (not at ``import distflow``); the library itself is looked for when a
+step first asks for one of these kernels.
 """
 
 from __future__ import annotations

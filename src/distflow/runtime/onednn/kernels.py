@@ -83,13 +83,8 @@ class _Descs:
 
 
 def _make_pd(lib: L.Library, create, what: str, *args, relu: bool = False) -> P:
-    pd = P()
-    attr = lib.attr(post_ops=[("eltwise", L.ELTWISE_RELU, 0.0, 0.0)] if relu else ())
-    try:
-        lib.check(create(ctypes.byref(pd), lib.engine, *args, attr), what)
-    finally:
-        lib.lib.dnnl_primitive_attr_destroy(attr)
-    return pd
+    """A primitive descriptor, with a ReLU applied as the result is written where ``relu``."""
+    return lib.primitive_desc(create, what, *args, post_ops=[("eltwise", L.ELTWISE_RELU, 0.0, 0.0)] if relu else ())
 
 
 def _reorder(lib: L.Library, src_md: P, dst_md: P) -> Primitive:

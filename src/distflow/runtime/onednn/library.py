@@ -64,6 +64,8 @@ BINARY_ADD, BINARY_MUL, BINARY_MAX = 0x1FFF0, 0x1FFF1, 0x1FFF2
 def ARG_POST_OP(index: int) -> int:  # noqa: N802 - oneDNN's macro DNNL_ARG_ATTR_MULTIPLE_POST_OP
     """The argument index of post-op ``index``'s operand (``| ARG_SRC_1``)."""
     return 32768 * (index + 1)
+
+
 # (query, index) of each argument's memory descriptor (a bias is the weights' second)
 _QUERY_OF_ARG = {ARG_SRC: (QUERY_SRC, 0), ARG_SRC_1: (QUERY_SRC, 1), ARG_DST: (QUERY_DST, 0),
                  ARG_WEIGHTS: (QUERY_WEIGHTS, 0), ARG_BIAS: (QUERY_WEIGHTS, 1), ARG_WORKSPACE: (QUERY_WORKSPACE, 0),
@@ -147,11 +149,21 @@ class Library:
             local.threads = threads
         return stream
 
-    def attr(self, post_ops=(), scales=()) -> P:
-        """Primitive attributes (the caller destroys them): a scratchpad the caller hands
-        over; ``post_ops`` applied in turn as the result is written, each ``("eltwise",
-        algorithm, alpha, beta)`` or ``("binary", algorithm, operand_md)``; a runtime scale
-        (one value) for each argument in ``scales``."""
+    def primitive_desc(self, create, what: str, *args, post_ops=(), scales=()) -> P:
+        """A primitive descriptor: ``create(&pd, engine, *args, attr)``, the oneDNN call
+        named ``what``, with attributes that hand the scratchpad to the caller, apply
+        ``post_ops`` in turn as the result is written (each ``("eltwise", algorithm, alpha,
+        beta)`` or ``("binary", algorithm, operand_md)``) and take a runtime scale (one value)
+        for each argument in ``scales``."""
+        pd = P()
+        attr = self._attr(post_ops, scales)
+        try:
+            self.check(create(ctypes.byref(pd), self.engine, *args, attr), what)
+        finally:
+            self.lib.dnnl_primitive_attr_destroy(attr)
+        return pd
+
+    def _attr(self, post_ops, scales) -> P:
         dnnl = self.lib
         attr = P()
         self.check(dnnl.dnnl_primitive_attr_create(ctypes.byref(attr)), "dnnl_primitive_attr_create")

@@ -25,7 +25,6 @@ ops/training_ops.py runs: it is the reference and the fallback.
 
 from __future__ import annotations
 
-import ctypes
 import math
 
 import numpy as np
@@ -69,14 +68,8 @@ class _Adam:
     def _binary(self, lib: L.Library, algorithm: int, scales=(), post_ops=()) -> Primitive:
         operands = {L.ARG_ATTR_SCALES | arg: self.scalar for arg in scales}
         operands.update({_operand(i): op[2] for i, op in enumerate(post_ops) if op[0] == "binary"})
-        pd = L.P()
-        attr = lib.attr(post_ops, scales)
-        try:
-            lib.check(lib.lib.dnnl_binary_primitive_desc_create(ctypes.byref(pd), lib.engine, algorithm, self.array,
-                                                                self.array, self.array, attr),
-                      "dnnl_binary_primitive_desc_create")
-        finally:
-            lib.lib.dnnl_primitive_attr_destroy(attr)
+        pd = lib.primitive_desc(lib.lib.dnnl_binary_primitive_desc_create, "dnnl_binary_primitive_desc_create",
+                                algorithm, self.array, self.array, self.array, post_ops=post_ops, scales=scales)
         return Primitive(lib, pd, (L.ARG_SRC, L.ARG_SRC_1, L.ARG_DST), operands=operands)
 
     def __call__(self, w, m, v, g, beta1, beta2, epsilon, lr_t, threads: int) -> None:
