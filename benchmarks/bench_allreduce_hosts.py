@@ -13,8 +13,15 @@ row's ceiling is what the link allows: a ring of n moves 2(n-1)/n of the 2.68 MB
 gradients over each host's link each way, per step; the ps row's is the ps's link carrying
 every worker's pulls. Needs root (skips with the reason).
 
+With ``--tf-python`` (a Python with ``tensorflow`` and ``tf_keras``), a third row runs the
+same job in TensorFlow 2 on the same hosts, as its own tutorials write it: TF_CONFIG,
+``tf.distribute.MultiWorkerMirroredStrategy`` with the ring implementation, a
+``tf.function`` step and tf_keras's SGD, whose ``apply_gradients`` all-reduces the
+gradients in one packed collective.
+
 Usage:
   sudo python benchmarks/bench_allreduce_hosts.py [--steps N] [--rate 1gbit] [--cpus-per-host C]
+                                                  [--tf-python PY]
 """
 
 from __future__ import annotations
@@ -81,7 +88,7 @@ else:
                                              save_checkpoint_secs=None, save_summaries_steps=None,
                                              log_step_count_steps=None,
                                              config=tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:%d" % index]))
-rng = np.random.default_rng(index)
+rng = np.random.default_rng(index)  # (each worker its own batch, the same in every row)
 feed = {x: rng.standard_normal((batch, sizes[0])).astype(np.float32), y: rng.integers(0, 10, batch)}
 for _ in range(5):
     sess.run(train, feed)
@@ -113,8 +120,71 @@ if mode == "ps":
 os._exit(0)
 '''
 
+# The same job in TensorFlow 2, as its multi-worker tutorials write it.
+TF_TASK = r'''
+import json, os, sys, time
+cluster, index, steps = json.loads(sys.argv[1]), int(sys.argv[3]), int(sys.argv[4])
+os.environ["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import numpy as np
+import tensorflow as tf
+import tf_keras
+ring = tf.distribute.experimental.CommunicationImplementation.RING
+strategy = tf.distribute.MultiWorkerMirroredStrategy(
+    communication_options=tf.distribute.experimental.CommunicationOptions(implementation=ring))
+sizes, batch, n = [784, 512, 512, 10], 256, len(cluster["worker"])
+with strategy.scope():
+    params = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        params.append(tf.Variable(tf.random.normal([a, b], stddev=0.05, seed=i), name="w%d" % i))
+        params.append(tf.Variable(tf.zeros([b]), name="b%d" % i))
+    opt = tf_keras.optimizers.SGD(0.01)
 
-def run(mode: str, steps: int, rate: str, cpus: float | None) -> dict:
+def model(x):
+    h = x
+    for i in range(len(sizes) - 1):
+        h = tf.matmul(h, params[2 * i]) + params[2 * i + 1]
+        if i < len(sizes) - 2:
+            h = tf.nn.relu(h)
+    return h
+
+@tf.function
+def train(x, y):
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=model(x))
+            loss = tf.nn.compute_average_loss(losses, global_batch_size=batch * n)
+        opt.apply_gradients(zip(tape.gradient(loss, params), params))
+    strategy.run(step, (x, y))
+
+rng = np.random.default_rng(index)
+x = tf.constant(rng.standard_normal((batch, sizes[0])).astype(np.float32))
+y = tf.constant(rng.integers(0, 10, batch))
+for _ in range(5):
+    train(x, y)
+params[0].numpy()
+
+def counters():
+    for line in open("/proc/net/dev"):
+        name, _, fields = line.partition(":")
+        if name.strip() == "eth0":
+            f = [int(v) for v in fields.split()]
+            return [f[8], f[0]]
+    raise RuntimeError("no eth0")
+
+before = counters()
+start, cpu = time.time(), time.process_time()
+for _ in range(steps):
+    train(x, y)
+params[0].numpy()  # (the last step's update is done)
+end, cpu = time.time(), time.process_time() - cpu
+print(json.dumps({"start": start, "end": end, "steps": steps, "cpu": cpu,
+                  "traffic": [b - a for a, b in zip(before, counters())]}), flush=True)
+os._exit(0)
+'''
+
+
+def run(mode: str, steps: int, rate: str, cpus: float | None, tf_python: str | None = None) -> dict:
     hosts_needed = WORKERS + (1 if mode == "ps" else 0)
     with netns.EmulatedHosts(hosts_needed, rate=rate, cpus=cpus) as hosts:
         port = 2222
@@ -125,7 +195,8 @@ def run(mode: str, steps: int, rate: str, cpus: float | None) -> dict:
         env = dict(os.environ, PYTHONPATH=SRC)
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.pop(name, None)
-        args = lambda job, i: [sys.executable, "-c", TASK, json.dumps(cluster), job, str(i), str(steps), mode]  # noqa: E731
+        python, task = (tf_python, TF_TASK) if mode == "tensorflow" else (sys.executable, TASK)
+        args = lambda job, i: [python, "-c", task, json.dumps(cluster), job, str(i), str(steps), mode]  # noqa: E731
         ps = hosts.run(0, args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) \
             if mode == "ps" else None
         try:
@@ -151,7 +222,7 @@ def run(mode: str, steps: int, rate: str, cpus: float | None) -> dict:
 def ceiling(rate: str, mode: str) -> float:
     """Samples/s the links allow."""
     bits = float(rate.rstrip("gbit").rstrip("mbit")) * (1e9 if rate.endswith("gbit") else 1e6)
-    per_step = 2 * (WORKERS - 1) / WORKERS * PARAM_BYTES if mode == "allreduce" else WORKERS * PARAM_BYTES
+    per_step = WORKERS * PARAM_BYTES if mode == "ps" else 2 * (WORKERS - 1) / WORKERS * PARAM_BYTES
     return bits / 8 / (per_step * HEADER) * 256 * WORKERS
 
 
@@ -161,6 +232,7 @@ def main() -> None:
     parser.add_argument("--rate", default="1gbit")
     parser.add_argument("--allreduce-only", action="store_true", help="skip the ps row")
     parser.add_argument("--cpus-per-host", type=float, default=round((os.cpu_count() or 2) / 5, 2))
+    parser.add_argument("--tf-python", help="a Python with tensorflow and tf_keras: adds TensorFlow's row")
     args = parser.parse_args()
     why = netns.unavailable()
     if why:
@@ -169,15 +241,19 @@ def main() -> None:
     print(machine_line())
     cpus = args.cpus_per_host or None
     modes = ("allreduce",) if args.allreduce_only else ("allreduce", "ps")
-    results = {mode: run(mode, args.steps, args.rate, cpus) for mode in modes}
+    modes += ("tensorflow",) if args.tf_python else ()
+    results = {mode: run(mode, args.steps, args.rate, cpus, args.tf_python) for mode in modes}
     print(f"4 workers at {args.rate}, {cpus} cores per host, MLP batch 256 per worker, synchronous SGD:")
     for mode, r in results.items():
         top = ceiling(args.rate, mode)
-        print(f"  {mode:<9} {r['samples']:9.0f} samples/s   {r['sent'] / 1e6:5.2f} MB sent per worker step   "
+        print(f"  {mode:<10} {r['samples']:9.0f} samples/s   {r['sent'] / 1e6:5.2f} MB sent per worker step   "
               f"link ceiling {top:9.0f} ({r['samples'] / top:.2f} of it); a step {r['step_ms']:.1f} ms, "
               f"{r['cpu_ms']:.1f} ms of CPU per worker")
     if "ps" in results:
         print(f"  all-reduce / ps: {results['allreduce']['samples'] / results['ps']['samples']:.2f}x (target 2.0x)")
+    if "tensorflow" in results:
+        print(f"  distflow / TensorFlow's MultiWorkerMirroredStrategy: "
+              f"{results['allreduce']['samples'] / results['tensorflow']['samples']:.2f}x")
     print(f"  all-reduce at {results['allreduce']['samples'] / ceiling(args.rate, 'allreduce'):.2f} of its ceiling "
           "(target 0.9)")
 
