@@ -83,6 +83,18 @@ def test_all_gather_and_broadcast_among_the_devices_of_a_session():
         np.testing.assert_array_equal(g, values[1])
 
 
+def test_members_whose_tensors_differ_in_dtype_fail_naming_what_each_has():
+    with tf.Graph().as_default():
+        outs = []
+        for i, dtype in enumerate([tf.float32, tf.float64]):
+            with tf.device(f"/cpu:{i}"):
+                outs.append(co.all_reduce(tf.constant([1.0, 2.0], dtype), 2, 1, 1))
+        with _local_session(2) as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"float(32|64)\[1\] as piece rs0.0, where this member .* has float(64|32)\[1\]"):
+                sess.run(outs, options=tf.RunOptions(timeout_in_ms=20000))
+
+
 def test_a_group_of_one_returns_its_input():
     with tf.Graph().as_default():
         x = tf.constant([1.0, 2.0])
@@ -151,13 +163,15 @@ def _run_members(cluster, n, build, runs=1, timeout_ms=60000):
 
 def test_collectives_among_tasks_each_running_its_own_graph_match_numpy():
     n = 4
-    values = _values(n, shape=(300_000,))  # 1.2 MB: two pieces a chunk
+    # float32, each chunk a little over a piece: two pieces a chunk, in turn in a segment's two slots
+    size = n * collectives.PIECE_BYTES // 4 + 20_000
+    values = _values(n, shape=(size,))
     cluster = LocalCluster({"worker": n})
     try:
         def build(i):
             x = tf.constant(values[i])
-            sent = (co.broadcast_send(x, [300_000], tf.float32, n, 1, 3) if i == 2
-                    else co.broadcast_recv([300_000], tf.float32, n, 1, 3))
+            sent = (co.broadcast_send(x, [size], tf.float32, n, 1, 3) if i == 2
+                    else co.broadcast_recv([size], tf.float32, n, 1, 3))
             return [co.all_reduce(x, n, 1, 1, final_op="Div"), co.all_gather(x[:5], n, 1, 2), sent]
 
         results = _run_members(cluster, n, build, runs=2)

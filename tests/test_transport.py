@@ -150,6 +150,53 @@ def test_large_tensors_on_loopback_travel_through_shared_memory_and_leave_no_seg
         del VALUES["huge:0"]
 
 
+@pytest.mark.skipif(not shm.available(), reason="no /dev/shm")
+def test_tensors_used_where_they_lie_are_answered_after_use_with_two_in_flight(monkeypatch):
+    """``get(key, use)``: a tensor in shared memory reaches ``use`` as a read-only view of the
+    sender's segment, answered only once ``use`` returns; meanwhile the sender writes the
+    next tensor into the segment's other slot, never into the one being read."""
+    values = {f"t{i}:0": np.full((400, 500), float(i), np.float32) for i in range(5)}
+    offsets, in_use = [], set()
+    write = shm.SegmentWriter.write
+
+    def logged(self, arr):
+        name, offset = write(self, arr)
+        assert offset not in in_use  # (never the slot the receiver is reading)
+        offsets.append(offset)
+        return name, offset
+
+    monkeypatch.setattr(shm.SegmentWriter, "write", logged)
+    server = TensorServer("127.0.0.1", lambda step_id, key, timeout: values[key[2]])
+    client = TensorClient()
+    try:
+        keys = [_key(name) for name in values]
+        stream = client.open_stream("127.0.0.1", server.port, 1, keys, 5.0, "peer")
+        slot = values["t0:0"].nbytes
+        for i, key in enumerate(keys):
+            def use(view, i=i):
+                assert not view.flags.writeable
+                in_use.add(i % 2 * slot)
+                if 0 < i < len(keys) - 1:
+                    # (the first tensor of a new segment is alone in flight; after it, the
+                    # sender has the next one in the other slot before this one is answered)
+                    deadline = time.monotonic() + 10
+                    while len(offsets) < i + 2 and time.monotonic() < deadline:
+                        time.sleep(0.001)
+                    assert len(offsets) == i + 2
+                total = float(view.sum())
+                in_use.clear()
+                return total
+
+            assert stream.get(key, use) == values[key[2]].sum()
+        assert offsets == [i % 2 * slot for i in range(len(keys))]
+        assert len(client._idle[("127.0.0.1", server.port)]) == 1  # back in the pool after the last answer
+        assert_oracle(client.fetch("127.0.0.1", server.port, 2, _key("t3:0"), 5.0, "peer"), values["t3:0"])
+        assert _segments() == []
+    finally:
+        client.close()
+        server.close()
+
+
 def test_shared_memory_can_be_turned_off(server, monkeypatch):
     monkeypatch.setenv("DISTFLOW_SHARED_MEMORY", "0")
     monkeypatch.setattr(shm.SegmentWriter, "write", lambda self, arr: pytest.fail("used shared memory"))
@@ -488,7 +535,8 @@ def test_a_sender_killed_before_its_tensor_is_acknowledged_leaves_no_segment_aft
                 head += s.recv(_RESPONSE.size - len(head))
             magic, _, name_len, _, _, _ = _RESPONSE.unpack(head)
             assert magic == SHM_MAGIC
-            name = s.recv(name_len).decode()
+            name, _, offset = s.recv(name_len).decode().rpartition(":")  # ("<segment>:<offset>")
+            assert offset == "0"
             assert os.path.exists(f"/dev/shm/{name}")  # written, offered, not yet acknowledged
             sender.kill()  # the sender dies in that window; the receiver never maps it
             sender.wait(10)

@@ -54,7 +54,7 @@ class WorkerBoard(collectives.Board):
         rdv = self._worker._step(run_id)
         streams = self._worker.open_streams(keys, run_id, deadline)
         rdv.streams.update(streams)  # (so that failing the run stops a read in progress)
-        return {key: (lambda key=key: rdv.streams.pop(key).get(key)) for key in keys}
+        return {key: (lambda use=None, key=key: rdv.streams.pop(key).get(key, use)) for key in keys}
 
     def finished(self, run_id: int) -> None:
         worker = self._worker

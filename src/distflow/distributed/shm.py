@@ -2,14 +2,19 @@
 
 Loopback TCP costs each side a copy and the kernel's protocol work for every byte, at
 2-5 GB/s on a small VM; between processes of one host, a tensor can instead be copied
-once into a memory segment the sender owns and once out of it by the receiver, at
-memcpy speed, with only a small frame on the socket (transport.py). Per connection the
-sender keeps one segment (``SegmentWriter``), grown when a tensor does not fit; the
-receiver maps it by name (``SegmentReader``) and acknowledges each tensor with one byte
-once it has copied it out, and the sender waits for that byte before it writes the next
-tensor, so the segment is never overwritten while read. A receiver that cannot map the
-segment (another user's process, a container with its own /dev/shm) answers NAK instead,
-and the sender sends that tensor, and the rest of the connection's, on the socket.
+once into a memory segment the sender owns and read once by the receiver, at memcpy
+speed, with only a small frame on the socket (transport.py). Per connection the sender
+keeps one segment (``SegmentWriter``) of two slots, grown when a tensor does not fit a
+slot; the receiver maps it by name (``SegmentReader``) and acknowledges each tensor with
+one byte once it is done with it: once it has copied it out, or, where the receiver
+uses the tensor where it lies (a collective merging a piece into its own buffer), once
+it has used it. The sender writes a slot again only after the tensor in it has been
+acknowledged, so a slot is never overwritten while read, and with two slots it writes
+the next tensor while the receiver still reads the last. A receiver that cannot map the
+segment (another user's process, a container with its own /dev/shm) answers NAK
+instead, and the sender sends that tensor, and the rest of the connection's, on the
+socket; until the receiver has acknowledged a tensor of a new segment, the sender keeps
+only that one in flight, so that what it sends again comes first.
 
 Segments are files in /dev/shm created with mode 0600 (only the sender's user can map
 them). The sender unlinks a segment as soon as the receiver has mapped it (its first
@@ -21,6 +26,7 @@ connection; each server sweeps, when it starts, the segments of this user whose 
 
 from __future__ import annotations
 
+import collections
 import math
 import mmap
 import os
@@ -31,6 +37,7 @@ import numpy as np
 
 _DIR = "/dev/shm"
 MIN_BYTES = 128 << 10  # smaller tensors go inline on the socket
+SLOTS = 2  # tensors a sender may have in flight in one segment
 _NAME = re.compile(r"distflow-[0-9]+-[0-9a-f]{32}")
 
 
@@ -75,25 +82,51 @@ def available() -> bool:
 
 
 class SegmentWriter:
-    """The sender's segment for one connection."""
+    """The sender's segment for one connection: ``SLOTS`` slots of ``slot`` bytes each."""
 
     def __init__(self):
         self.name: str | None = None
         self._map: mmap.mmap | None = None
-        self._linked = False  # still has a name in /dev/shm
-        self.awaiting_ack = None  # (dtype, shape) of the last tensor written, until the receiver answers
+        self._linked = False  # still has a name in /dev/shm: the receiver has not mapped it yet
+        self.slot = 0
+        self._next = 0  # the slot the next tensor goes to
+        # (dtype, shape, offset) of each tensor written and not yet acknowledged, oldest
+        # first: the receiver answers them in this order
+        self.pending: collections.deque = collections.deque()
         self.usable = True  # False once the receiver said it cannot map the segment
 
-    def write(self, arr: np.ndarray) -> str:
-        """Copies ``arr`` (C-contiguous) into the segment, growing it first if needed; its name."""
-        if self._map is None or len(self._map) < arr.nbytes:
-            self._replace(max(arr.nbytes, 2 * (len(self._map) if self._map is not None else 0)))
-        np.copyto(np.frombuffer(self._map, np.uint8, arr.nbytes), arr.reshape(-1).view(np.uint8))
-        return self.name
+    def must_await(self, nbytes: int | None = None) -> bool:
+        """Whether an acknowledgement must come before the next frame goes out (``nbytes``:
+        before a tensor of that many bytes is written into the segment).
 
-    def written(self, dtype: np.dtype, shape: tuple) -> np.ndarray:
-        """The last tensor written, as a view of the segment."""
-        return np.frombuffer(self._map, dtype, math.prod(shape)).reshape(shape)
+        Until the receiver has mapped the segment, only one tensor is in flight, and nothing
+        else goes out before its answer (a NAK's tensor is then sent again on the socket, and
+        must come first); a segment that must grow is replaced only once every tensor in it is
+        answered; and a tensor needs a free slot."""
+        if not self.pending:
+            return False
+        if self._linked:
+            return True
+        return nbytes is not None and (nbytes > self.slot or len(self.pending) >= SLOTS)
+
+    def write(self, arr: np.ndarray) -> tuple[str, int]:
+        """Copies ``arr`` (C-contiguous) into the next free slot, growing the segment first
+        if needed (``must_await(arr.nbytes)`` must be false); the segment's name and the offset."""
+        if self._map is None or arr.nbytes > self.slot:
+            self._replace(-(-max(arr.nbytes, 2 * self.slot, 1) // 64) * 64)  # (slots aligned for any dtype)
+        offset = self._next * self.slot
+        np.copyto(np.frombuffer(self._map, np.uint8, arr.nbytes, offset), arr.reshape(-1).view(np.uint8))
+        self._next = (self._next + 1) % SLOTS
+        self.pending.append((arr.dtype, arr.shape, offset))
+        return self.name, offset
+
+    def answered(self) -> tuple:
+        """The receiver has answered the oldest tensor in flight: its (dtype, shape, offset)."""
+        return self.pending.popleft()
+
+    def written(self, dtype: np.dtype, shape: tuple, offset: int) -> np.ndarray:
+        """A tensor written at ``offset``, as a view of the segment."""
+        return np.frombuffer(self._map, dtype, math.prod(shape), offset).reshape(shape)
 
     def mapped_by_receiver(self) -> None:
         """The receiver has acknowledged a tensor of this segment, so it has it mapped: unlink it."""
@@ -101,19 +134,19 @@ class SegmentWriter:
             _unlink(self.name)
             self._linked = False
 
-    def _replace(self, size: int) -> None:
+    def _replace(self, slot: int) -> None:
         self.close()
         name = f"distflow-{os.getpid()}-{uuid.uuid4().hex}"
         fd = os.open(os.path.join(_DIR, name), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:
-            os.ftruncate(fd, size)
-            self._map = mmap.mmap(fd, size)
+            os.ftruncate(fd, SLOTS * slot)  # (sparse: a slot's pages exist once a tensor is written there)
+            self._map = mmap.mmap(fd, SLOTS * slot)
         except OSError:
             _unlink(name)
             raise
         finally:
             os.close(fd)
-        self.name, self._linked = name, True
+        self.name, self._linked, self.slot, self._next = name, True, slot, 0
 
     def close(self) -> None:
         if self._linked:
@@ -131,12 +164,16 @@ class SegmentReader:
         self._name: str | None = None
         self._map: mmap.mmap | None = None
 
-    def read(self, name: str, dtype: np.dtype, dims: tuple, nbytes: int) -> np.ndarray:
-        """A fresh array of ``nbytes`` copied from the start of segment ``name``.
+    def view(self, where: str, dtype: np.dtype, dims: tuple, nbytes: int) -> np.ndarray:
+        """A read-only view of the tensor at ``where`` ("<segment name>:<offset>"); valid
+        until the receiver acknowledges it (the sender writes that slot again after).
 
-        Raises ValueError for a name that is not a distflow segment or a segment too
-        small for the tensor, OSError if it cannot be mapped.
-        """
+        Raises ValueError for a name that is not a distflow segment, a bad offset, or a
+        segment too small for the tensor; OSError if it cannot be mapped."""
+        name, _, offset = where.rpartition(":")
+        if not offset.isdigit():
+            raise ValueError(f"{where!r} names no place in a shared-memory segment")
+        offset = int(offset)
         if name != self._name:
             if not _NAME.fullmatch(name):
                 raise ValueError(f"{name!r} is not a distflow shared-memory segment")
@@ -147,10 +184,14 @@ class SegmentReader:
             finally:
                 os.close(fd)
             self._name = name
-        if nbytes > len(self._map):
-            raise ValueError(f"a tensor of {nbytes} bytes in a segment of {len(self._map)}")
+        if offset + nbytes > len(self._map):
+            raise ValueError(f"a tensor of {nbytes} bytes at offset {offset} in a segment of {len(self._map)}")
+        return np.frombuffer(self._map, np.uint8, nbytes, offset).view(dtype).reshape(dims)
+
+    def read(self, where: str, dtype: np.dtype, dims: tuple, nbytes: int) -> np.ndarray:
+        """A fresh array copied from the tensor at ``where`` (as :meth:`view`)."""
         value = np.empty(dims, dtype)
-        np.copyto(value.reshape(-1).view(np.uint8), np.frombuffer(self._map, np.uint8, nbytes))
+        np.copyto(value, self.view(where, dtype, dims, nbytes))
         return value
 
     def close(self) -> None:

@@ -18,11 +18,13 @@ Frames (little-endian):
 A numeric tensor's payload is its bytes; a string tensor's is a serialized TensorProto;
 a control edge's token (no value) is dtype 0 (DT_INVALID) with no dims and no payload.
 Between tasks of one host (a loopback address) the request says "DFS1" instead, and a
-large tensor's response says "DFS1" too, carries the name of the sender's shared-memory
-segment as its msg and no payload; the receiver copies the tensor out of the segment and
-answers one byte, ACK (shm.py); or NAK if it cannot map the segment (another user's
-process, another /dev/shm), and the sender sends that tensor and all later ones of the
-connection on the socket.
+large tensor's response says "DFS1" too, carries "<segment name>:<offset>" of the sender's
+shared-memory segment as its msg and no payload; the receiver copies the tensor out of the
+segment, or uses it where it lies (``TensorStream.get``'s ``use``), and then answers one
+byte, ACK (shm.py); or NAK if it cannot map the segment (another user's process, another
+/dev/shm), and the sender sends that tensor and all later ones of the connection on the
+socket. A sender has at most two tensors of a segment unanswered, and receivers answer in
+the order the tensors came.
 
 The same connections carry a step's RunGraph calls, which gRPC in Python would add
 about 0.6 ms to each way (measured on a 2-core VM: a third of a small step's latency):
@@ -437,8 +439,8 @@ class TensorServer:
                     conn = None  # (the parking owns it now)
                     return
                 segment = conn.segment
-                if segment is not None and segment.awaiting_ack is not None:
-                    # (the receiver answers a shared-memory tensor when it has copied it out)
+                if segment is not None and segment.pending:
+                    # (the receiver answers a shared-memory tensor when it is done with it)
                     try:
                         _await_ack(sock, segment)
                     except ConnectionError:
@@ -481,9 +483,11 @@ class TensorServer:
                 raise errors.InvalidArgumentError(None, None, f"bad rendezvous key {';'.join(key)!r}")
             value = self._handler(step_id, key, timeout_ms / 1000.0 if timeout_ms else None)
         except errors.OpError as e:
+            _settle(conn, segment)
             self._send_error(conn, e.error_code, e.message)
             return
         except Exception as e:  # noqa: BLE001 - reported to the receiver, never fatal here
+            _settle(conn, segment)
             self._send_error(conn, errors.INTERNAL, f"{type(e).__name__}: {e}")
             return
         self._send_value(conn, value, segment)
@@ -514,6 +518,7 @@ class TensorServer:
 
     @staticmethod
     def _send_value(conn: socket.socket, value, segment: "shm.SegmentWriter | None" = None) -> None:
+        _settle(conn, segment)
         if value is None:  # (a control edge's token: a header and nothing else)
             conn.sendall(_RESPONSE.pack(MAGIC, 0, 0, pb.DT_INVALID, 0, 0))
             return
@@ -528,14 +533,14 @@ class TensorServer:
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         dtype = _enum_of(arr.dtype)
         dims = struct.pack(f"<{arr.ndim}q", *arr.shape)
-        if segment is not None and segment.awaiting_ack is not None:  # not yet copied out: the last one
-            _await_ack(conn, segment)
         if segment is not None and segment.usable and arr.nbytes >= shm.MIN_BYTES:
-            name = segment.write(arr).encode()
-            conn.sendall(_RESPONSE.pack(SHM_MAGIC, 0, len(name), dtype, arr.ndim, arr.nbytes)
-                         + name + dims)
-            segment.awaiting_ack = (arr.dtype, arr.shape)  # sent again inline if the receiver cannot map it
-            return
+            while segment.usable and segment.must_await(arr.nbytes):  # (a free slot)
+                _await_ack(conn, segment)
+            if segment.usable:
+                name, offset = segment.write(arr)
+                where = f"{name}:{offset}".encode()
+                conn.sendall(_RESPONSE.pack(SHM_MAGIC, 0, len(where), dtype, arr.ndim, arr.nbytes) + where + dims)
+                return
         TensorServer._send_inline(conn, arr, dtype, dims)
 
     @staticmethod
@@ -728,18 +733,27 @@ class _Watchdog:
                 self._epoll.close()
 
 
+def _settle(conn: socket.socket, segment: "shm.SegmentWriter | None") -> None:
+    """Before a frame goes out: the answer to a tensor of a segment the receiver has not yet
+    mapped (if it is a NAK, that tensor goes again on the socket, ahead of the frame)."""
+    if segment is not None and segment.must_await():
+        _await_ack(conn, segment)
+
+
 def _await_ack(conn: socket.socket, segment: "shm.SegmentWriter") -> None:
-    """Waits for the receiver's answer to the last shared-memory tensor: ACK, or NAK when
-    it could not map the segment (another user, another /dev/shm): then the tensor goes
-    again on the socket, and so does every later one on this connection."""
+    """Waits for the receiver's answer to the oldest shared-memory tensor in flight: ACK,
+    or NAK when it could not map the segment (another user, another /dev/shm): then the
+    tensor goes again on the socket, and so does every later one on this connection."""
     _set_receive_timeout(conn, None)  # (it comes when the receiver gets to that tensor)
     try:
-        answer, (dtype, shape) = _recv_exact(conn, 1), segment.awaiting_ack
+        answer = _recv_exact(conn, 1)
     finally:
         _set_receive_timeout(conn, FRAME_TIMEOUT_S)
-    segment.awaiting_ack = None
+    dtype, shape, offset = segment.answered()
     if answer == NAK:  # the copy in the segment, as it was when it was offered
-        arr = segment.written(dtype, shape)
+        if segment.pending:  # (only one is in flight until the receiver has mapped the segment)
+            raise FrameError("a NAK for a shared-memory tensor of a segment the receiver had mapped")
+        arr = segment.written(dtype, shape, offset)
         TensorServer._send_inline(conn, arr, _enum_of(dtype), struct.pack(f"<{len(shape)}q", *shape))
         del arr  # (a view of the segment: the mapping cannot close while it lives)
         segment.close()
@@ -948,8 +962,12 @@ class TensorClient:
         return TensorStream(self, address, conn, keys, peer)
 
     @staticmethod
-    def _receive(conn: _Connection, peer: str):
-        """One response frame: (value, None), or (None, the error the sender reported)."""
+    def _receive(conn: _Connection, peer: str, borrow: bool = False):
+        """One response frame: (value, None, False), or (None, the error the sender reported, False).
+
+        With ``borrow``, a tensor in shared memory comes as a read-only view of the segment,
+        not yet answered, and the third item is True: the caller answers ACK (``conn.sock``)
+        once it is done with the view, and reads nothing more of the connection before."""
         conn.read_greeting()
         sock = conn.sock
         magic, code, msg_len, dtype_enum, ndim, nbytes = _RESPONSE.unpack(_recv_exact(sock, _RESPONSE.size))
@@ -959,19 +977,19 @@ class TensorClient:
             raise FrameError(f"bad response frame from {peer}")
         if code:
             message = _recv_exact(sock, msg_len).decode(errors="replace")
-            return None, errors.exception_type_from_error_code(code)(None, None, message)
-        name = _recv_exact(sock, msg_len).decode(errors="replace") if shared else ""
+            return None, errors.exception_type_from_error_code(code)(None, None, message), False
+        where = _recv_exact(sock, msg_len).decode(errors="replace") if shared else ""
         dims = struct.unpack(f"<{ndim}q", _recv_exact(sock, 8 * ndim)) if ndim else ()
         if dtype_enum == pb.DT_INVALID and not shared and not ndim and not nbytes:
-            return None, None  # (a control edge's token)
+            return None, None, False  # (a control edge's token)
         if dtype_enum == pb.DT_STRING and not shared:
-            return wire.tensor_from_proto(pb.TensorProto.FromString(bytes(_recv_exact(sock, nbytes)))), None
+            return wire.tensor_from_proto(pb.TensorProto.FromString(bytes(_recv_exact(sock, nbytes)))), None, False
         dtype = _numpy_dtype_of(dtype_enum)
         if min(dims, default=0) < 0 or math.prod(dims) * dtype.itemsize != nbytes:
             raise FrameError(f"inconsistent tensor frame from {peer}")
         if shared:
             try:
-                value = conn.segment.read(name, dtype, dims, nbytes)
+                value = (conn.segment.view if borrow else conn.segment.read)(where, dtype, dims, nbytes)
             except (OSError, ValueError) as e:
                 # Not ours to map (another user's, another /dev/shm, a name that is no segment):
                 # the sender sends it on the socket instead, and so on for this connection.
@@ -979,11 +997,12 @@ class TensorClient:
                 conn.shared = False
                 sock.sendall(NAK)
                 return TensorClient._receive(conn, peer)
-            sock.sendall(ACK)
-            return value, None
+            if not borrow:
+                sock.sendall(ACK)
+            return value, None, borrow
         value = np.empty(dims, dtype=dtype)
         _recv_into(sock, value)
-        return value, None
+        return value, None, False
 
     def _release(self, address, conn: _Connection) -> None:
         conn.idle_since = time.monotonic()
@@ -1033,22 +1052,46 @@ class TensorStream:
         self._error: BaseException | None = None
         self._lock = threading.Lock()
 
-    def get(self, key: tuple):
-        """The value of ``key`` (one of this stream's), reading up to it; raises its error."""
+    def get(self, key: tuple, use=None):
+        """The value of ``key`` (one of this stream's), reading up to it; raises its error.
+
+        With ``use``, returns ``use(value)``. A tensor in shared memory then reaches ``use``
+        where it lies, with no copy: a read-only view of the sender's segment, valid only
+        while ``use`` runs (it must keep no part of it), answered once ``use`` returns."""
         with self._lock:
             if key in self._early:
-                value, error = self._early.pop(key)
+                (value, error), borrowed = self._early.pop(key), False
             else:
-                value, error = self._read_until(key)
-        if error is not None:
-            raise error
-        return value
+                value, error, borrowed = self._read_until(key, borrow=use is not None)
+            if error is not None:
+                raise error
+            if use is None:
+                return value
+            if not borrowed:
+                return use(value)
+            try:
+                return use(value)
+            finally:
+                del value
+                self._answer()
 
-    def _read_until(self, key: tuple):
+    def _answer(self) -> None:
+        """ACK for a tensor that was used where it lay; the connection goes back to the pool
+        after the last one's."""
+        try:
+            self._conn.sock.sendall(ACK)
+        except OSError as e:
+            self._fail(errors.UnavailableError(None, None, f"{self._peer} is unavailable: {e}"))
+            self._conn.close()
+            return
+        if self._next == len(self._keys) and self._error is None:
+            self._client._release(self._address, self._conn)
+
+    def _read_until(self, key: tuple, borrow: bool = False):
         while self._error is None and self._next < len(self._keys):
             k = self._keys[self._next]
             try:
-                got = TensorClient._receive(self._conn, self._peer)
+                got = TensorClient._receive(self._conn, self._peer, borrow and k == key)
             except _TIMED_OUT:  # (SO_RCVTIMEO ran out)
                 self._fail(errors.DeadlineExceededError(None, None, f"timed out receiving '{k[2]}' from {self._peer}"))
                 break
@@ -1060,14 +1103,14 @@ class TensorStream:
                                                                f"for tensor '{k[2]}'"))
                 break
             self._next += 1
-            if self._next == len(self._keys):
+            if self._next == len(self._keys) and not got[2]:  # (a borrowed one goes back once answered)
                 self._client._release(self._address, self._conn)
             if k == key:
                 return got
-            self._early[k] = got
+            self._early[k] = got[:2]
         if self._error is not None:
             self._conn.close()
-            return None, self._error
+            return None, self._error, False
         raise KeyError(f"{key} is not a tensor of this stream")
 
     def _fail(self, error: BaseException) -> None:

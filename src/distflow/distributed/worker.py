@@ -106,7 +106,7 @@ class _FailedStream:
     def __init__(self, error: BaseException):
         self.error = error
 
-    def get(self, key):
+    def get(self, key, use=None):
         raise self.error
 
     def abort(self, error) -> None:

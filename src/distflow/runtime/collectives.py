@@ -27,10 +27,13 @@ What a member gives, it *puts* on its board under a key, and what it takes, it *
 from its left neighbour's board (``Board``): within a process that is a rendezvous in
 memory; between tasks, a task's board is served on its data port, and a member asks
 its left neighbour's task, in one request, for every piece of an instance in the order
-they are made (distributed/collective_board.py). An array put on a board is not written
-again until every member that reads it has: the reduce-scatter merges in place and puts
-a view of the result, which the all-gather overwrites only after the chunk's reduction,
-which needed that piece, is complete.
+they are made (distributed/collective_board.py). A member uses what it takes where it
+lies, with no copy: between tasks of one host, a piece in the sender's shared memory is
+merged straight into the member's buffer. An array put on a board is not written again
+until every member that reads it has: the reduce-scatter merges into the member's buffer
+and puts a view of it, which the all-gather overwrites only after the chunk's reduction,
+which needed that piece, is complete. What nothing tells a member has been read (the
+pieces of the all-gather, which the op's result holds) is put as a copy.
 
 A member that fails (its task died, its step was cancelled) fails the instance on its
 board; its right neighbour's take fails with the reason, and so on round the ring, so
@@ -54,7 +57,7 @@ from ..framework.device_spec import DeviceSpec
 from .pool import submit_background
 from .rendezvous import Rendezvous
 
-PIECE_BYTES = 1 << 20  # what one put carries at most: small enough to pipeline, large enough to amortize
+PIECE_BYTES = 4 << 20  # what one put carries at most: small enough to pipeline, large enough to amortize
 
 MERGE_OPS = {"Add": np.add, "Mul": np.multiply, "Min": np.minimum, "Max": np.maximum}
 FINAL_OPS = ("Id", "Div")
@@ -167,7 +170,9 @@ class Board:
         raise NotImplementedError
 
     def takers(self, run_id: int, keys: list[tuple], deadline) -> dict:
-        """``key -> get()`` for keys that members of other tasks put, asked for at once in this order."""
+        """``key -> take(use=None)`` for keys that members of other tasks put, asked for at once
+        in this order; ``take(use)`` returns ``use(value)``, giving ``use`` a value that may be a
+        view of the sender's memory, valid only while ``use`` runs."""
         raise NotImplementedError
 
     def finished(self, run_id: int) -> None:
@@ -438,13 +443,17 @@ class _Ring:
     def put(self, name: str, value: np.ndarray) -> None:
         self._rdv.send((self.device, self.right, name), value)
 
-    def take(self, name: str) -> np.ndarray:
+    def take(self, name: str, use=None):
+        """What the left neighbour put under ``name``; with ``use``, ``use(it)``. A piece from
+        another task of this host then reaches ``use`` where it lies in shared memory: ``use``
+        reads it, and keeps no part of it."""
         key = (self.left, self.device, name)
-        getter = self._takers.pop(key, None)
-        if getter is not None:
-            return getter()
+        taker = self._takers.pop(key, None)
+        if taker is not None:
+            return taker(use)
         deadline = self._deadline
-        return self._rdv.recv(key, None if deadline is None else max(0.0, deadline - time.monotonic()))
+        value = self._rdv.recv(key, None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return value if use is None else use(value)
 
     def close(self) -> None:
         if self._abort_token is not None:
@@ -456,43 +465,80 @@ class _Ring:
 
 
 def all_reduce(ring: _Ring, value: np.ndarray, merge_op: str, final_op: str) -> np.ndarray:
+    """The members' tensors merged (``merge_op``), then ``final_op`` (Div: over n).
+
+    Each piece a member takes is used where it lies: merged straight into its buffer (no
+    copy of the member's own input is made first: each chunk it merges, it merges once),
+    or, in the all-gather, copied into place. The member that completes a chunk's reduction
+    applies Div to it before it passes it on, so the others only copy it."""
     merge = MERGE_OPS[merge_op]
     flat = np.ascontiguousarray(value).reshape(-1)
     n, r = ring.n, ring.rank
-    out = np.array(flat)  # (what this member returns; its own input is never written)
-    if n > 1:
-        bounds = np.linspace(0, flat.size, n + 1).astype(np.int64).tolist()
-        chunk = lambda c: (bounds[c], bounds[c + 1])  # noqa: E731
-        pieces = [_pieces(bounds[c + 1] - bounds[c], flat.itemsize) for c in range(n)]
-        names = []
-        for s in range(n - 1):  # what the left neighbour puts, in the order it puts it
-            names += [f"rs{s}.{p}" for p in range(len(pieces[(r - 1 - s) % n]))]
-        for s in range(n - 1):
-            names += [f"ag{s}.{p}" for p in range(len(pieces[(r - s) % n]))]
-        ring.expect(names)
-        begin, _ = chunk(r)
-        for p, (a, b) in enumerate(pieces[r]):
-            ring.put(f"rs0.{p}", np.array(flat[begin + a:begin + b]))
-        for s in range(n - 1):  # reduce-scatter: merge chunk r-1-s in place, pass it on
-            c = (r - 1 - s) % n
-            begin, _ = chunk(c)
-            for p, (a, b) in enumerate(pieces[c]):
-                merged = out[begin + a:begin + b]
-                merge(merged, ring.take(f"rs{s}.{p}"), out=merged)
-                # (a view of ``out`` is put: this member writes that chunk again only in the
-                # all-gather, once the chunk's reduction, which needs this piece, is complete)
-                ring.put(f"rs{s + 1}.{p}" if s < n - 2 else f"ag0.{p}", merged)
-        for s in range(n - 1):  # all-gather: chunk r-s arrives reduced
-            c = (r - s) % n
-            begin, _ = chunk(c)
-            for p, (a, b) in enumerate(pieces[c]):
-                got = ring.take(f"ag{s}.{p}")
-                out[begin + a:begin + b] = got
-                if s < n - 2:
-                    ring.put(f"ag{s + 1}.{p}", got)
-    if final_op == "Div":
-        out = (out / n).astype(out.dtype, copy=False) if out.dtype.kind in "fc" else out // n
+    if n == 1:
+        out = np.array(flat)  # (what this member returns; its own input is never written)
+        _finish(out, final_op, n)
+        return out.reshape(np.shape(value))
+    out = np.empty_like(flat)
+    bounds = np.linspace(0, flat.size, n + 1).astype(np.int64).tolist()
+    pieces = [_pieces(bounds[c + 1] - bounds[c], flat.itemsize) for c in range(n)]
+    names = []
+    for s in range(n - 1):  # what the left neighbour puts, in the order it puts it
+        names += [f"rs{s}.{p}" for p in range(len(pieces[(r - 1 - s) % n]))]
+    for s in range(n - 1):
+        names += [f"ag{s}.{p}" for p in range(len(pieces[(r - s) % n]))]
+    ring.expect(names)
+    begin = bounds[r]
+    for p, (a, b) in enumerate(pieces[r]):
+        ring.put(f"rs0.{p}", np.array(flat[begin + a:begin + b]))
+    for s in range(n - 1):  # reduce-scatter: merge chunk r-1-s into ``out``, pass it on
+        c = (r - 1 - s) % n
+        last = s == n - 2  # (chunk c is then complete)
+        for p, (a, b) in enumerate(pieces[c]):
+            lo, hi = bounds[c] + a, bounds[c] + b
+            merged = out[lo:hi]
+
+            def merge_in(got, lo=lo, hi=hi, merged=merged, name=f"rs{s}.{p}"):
+                merge(flat[lo:hi], _piece(ring, got, merged, name), out=merged)
+            ring.take(f"rs{s}.{p}", merge_in)
+            if last:  # (a copy: as in the all-gather below)
+                _finish(merged, final_op, n)
+                ring.put(f"ag0.{p}", np.array(merged))
+            else:
+                # (a view of ``out``: this member writes that chunk again only in the all-gather,
+                # once the chunk's reduction, which needs this piece, is complete)
+                ring.put(f"rs{s + 1}.{p}", merged)
+    for s in range(n - 1):  # all-gather: chunk r-s arrives reduced
+        c = (r - s) % n
+        for p, (a, b) in enumerate(pieces[c]):
+            piece = out[bounds[c] + a:bounds[c] + b]
+            ring.take(f"ag{s}.{p}", lambda got, piece=piece, name=f"ag{s}.{p}":
+                      np.copyto(piece, _piece(ring, got, piece, name)))
+            if s < n - 2:
+                # (a copy: ``out`` is the op's result, which later kernels may write into
+                # before the right neighbour has read this; nothing this member waits for
+                # tells it that the neighbour has)
+                ring.put(f"ag{s + 1}.{p}", np.array(piece))
     return out.reshape(np.shape(value))
+
+
+def _piece(ring: _Ring, got, like: np.ndarray, name: str) -> np.ndarray:
+    """``got``, checked to be a piece like ``like``: InvalidArgumentError naming the members otherwise."""
+    got = np.asarray(got)
+    if got.shape != like.shape or got.dtype != like.dtype:
+        raise errors.InvalidArgumentError(
+            None, None, f"all-reduce: member {ring.left} gave {got.dtype}[{got.size}] as piece {name}, where this "
+            f"member ({ring.device}) has {like.dtype}[{like.size}] (every member's tensor must have one shape and "
+            "dtype)")
+    return got
+
+
+def _finish(x: np.ndarray, final_op: str, n: int) -> None:
+    """Applies ``final_op`` to ``x`` in place."""
+    if final_op == "Div":
+        if x.dtype.kind in "fc":
+            np.divide(x, n, out=x)
+        else:
+            np.floor_divide(x, n, out=x)
 
 
 def all_gather(ring: _Ring, value: np.ndarray) -> np.ndarray:
