@@ -489,7 +489,9 @@ def all_reduce(ring: _Ring, value: np.ndarray, merge_op: str, final_op: str) -> 
     ring.expect(names)
     begin = bounds[r]
     for p, (a, b) in enumerate(pieces[r]):
-        ring.put(f"rs0.{p}", np.array(flat[begin + a:begin + b]))
+        # (a view of the input, which no kernel writes while a blocking kernel reads it; the
+        # right neighbour has merged it before this member's chunk comes back reduced)
+        ring.put(f"rs0.{p}", flat[begin + a:begin + b])
     for s in range(n - 1):  # reduce-scatter: merge chunk r-1-s into ``out``, pass it on
         c = (r - 1 - s) % n
         last = s == n - 2  # (chunk c is then complete)
