@@ -336,3 +336,8 @@ def test_sums_and_means_over_leading_axes(dtype):
         assert_oracle(g, w.astype(dtype), rtol=tol, atol=tol * 100)
     empty = evaluate(tf.reduce_mean(tf.placeholder_with_default(np.zeros((0, 3), dtype), [None, 3]), [0]))
     assert np.isnan(empty).all()
+    # a Fortran-ordered matrix (a product computed as its transpose), summed over its rows
+    from distflow.ops.array_ops import sum_leading_axes
+    turned = np.asfortranarray(x.reshape(-1, 16 * 20))
+    assert_oracle(sum_leading_axes(np, turned, 1), turned.astype(np.float64).sum(0).astype(dtype),
+                  rtol=tol, atol=tol * 100)

@@ -373,6 +373,58 @@ def test_replicas_products_by_one_matrix_become_one_product_in_the_sequential_fo
         assert_oracle(got, want, rtol=1e-12, atol=1e-12)
 
 
+def test_replicas_bias_gradients_become_one_sum_over_all_their_rows():
+    """x_i @ w + b on two towers: the bias gradients' sum over the towers (AddN of one
+    SumToShape each) is one SumToShape over the merged rows; training matches the
+    unrewritten step and NumPy."""
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((8, 6)), rng.integers(0, 4, 8)
+    w_init, b_init = rng.standard_normal((6, 5)), rng.standard_normal(5)
+    v_init = rng.standard_normal((5, 4))
+
+    def train(config, steps=3):
+        tf.reset_default_graph()
+        w, b, v = tf.Variable(w_init), tf.Variable(b_init), tf.Variable(v_init)
+        xs, ys = tf.split(tf.constant(x), 2), tf.split(tf.constant(y), 2)
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        grads = []
+        for i in range(2):
+            with tf.device(f"/cpu:{i}"):
+                logits = tf.matmul(tf.nn.relu(tf.matmul(xs[i], w) + b), v)
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys[i], logits=logits))
+                grads.append(opt.compute_gradients(loss, colocate_gradients_with_ops=True))
+        with tf.device("/cpu:0"):
+            train = opt.apply_gradients([(tf.add_n([g[k][0] for g in grads]) / 2.0, grads[0][k][1])
+                                         for k in range(3)])
+        config.device_count["CPU"] = 2
+        config.inter_op_parallelism_threads = 1
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(steps):
+                sess.run(train)
+            types = kernel_types(sess)
+            return sess.run([w, b, v]), types
+
+    got, types = train(tf.ConfigProto())
+    plain, plain_types = train(L0)
+    assert types.count("SumToShape") == 1 and plain_types.count("SumToShape") == 2
+    w_np, b_np, v_np = w_init.copy(), b_init.copy(), v_init.copy()
+    for _ in range(3):
+        dw, db, dv = np.zeros_like(w_np), np.zeros_like(b_np), np.zeros_like(v_np)
+        for xh, yh in zip(np.split(x, 2), np.split(y, 2)):
+            z = xh @ w_np + b_np
+            h = np.maximum(z, 0)
+            g = _numpy_mean_xent_grad(h @ v_np, yh)
+            dv += h.T @ g
+            gz = (g @ v_np.T) * (z > 0)
+            dw += xh.T @ gz
+            db += gz.sum(0)
+        w_np, b_np, v_np = w_np - 0.1 * dw / 2, b_np - 0.1 * db / 2, v_np - 0.1 * dv / 2
+    for g, p, want in zip(got, plain, (w_np, b_np, v_np)):
+        assert_oracle(g, p, rtol=1e-12, atol=1e-12)
+        assert_oracle(g, want, rtol=1e-12, atol=1e-12)
+
+
 def test_replica_rows_are_read_in_place_when_adjacent_and_copied_otherwise():
     from distflow.ops.runtime_ops import _replica_matmul, adjacent_rows as _adjacent_rows
 
@@ -383,6 +435,10 @@ def test_replica_rows_are_read_in_place_when_adjacent_and_copied_otherwise():
     assert _adjacent_rows([parts[0], parts[2]]) is None  # a gap
     assert _adjacent_rows([parts[1], parts[0]]) is None  # out of order
     assert _adjacent_rows([parts[0], parts[1].copy()]) is None  # another array
+    turned = np.asfortranarray(whole)  # (a product computed as its transpose)
+    joined = _adjacent_rows(np.split(turned, 3))
+    assert joined is not None and np.shares_memory(joined, turned) and (joined == whole).all()
+    assert _adjacent_rows([np.split(turned, 3)[0], parts[1]]) is None  # laid out otherwise
     w = RNG.standard_normal((4, 2))
     for rows in (parts, [parts[2], parts[0]]):  # adjacent (read in place), and not (copied)
         assert_oracle(_replica_matmul(np, *rows, w), np.concatenate(rows) @ w, rtol=1e-12)

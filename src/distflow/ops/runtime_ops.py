@@ -16,6 +16,7 @@ import numpy as np
 from ..framework.registry import get_registration, register_op
 from ..framework.tensor_shape import TensorShape
 from . import blas
+from .math_ops import product
 from .conv_ops import conv_from_cols, filter_grad_from_cols, im2col
 from .state_ops import locked
 
@@ -85,7 +86,7 @@ def _replica_matmul(xp, *operands, transpose_b=False):
     whole = adjacent_rows(parts)
     if whole is None:
         whole = xp.concatenate(parts)
-    return xp.matmul(whole, b.T if transpose_b else b)
+    return product(xp, whole, b.T if transpose_b else b)  # (turned as one MatMul of all the rows would be)
 
 
 @register_op(ROW_BLOCKS, shape=lambda op: [TensorShape(None)] * len(op.inputs),
@@ -100,22 +101,24 @@ def _row_blocks(xp, *wholes, index, count):
 
 
 def adjacent_rows(parts: list) -> np.ndarray | None:
-    """The parts as one array without a copy, if they are consecutive rows of one array."""
+    """The parts (matrices) as one array without a copy, if they are consecutive row blocks
+    of one array, laid out alike (row blocks of a C- or a Fortran-ordered matrix)."""
     def root(x):
         while isinstance(x.base, np.ndarray):
             x = x.base
         return x
 
-    base = root(parts[0])
-    if not base.flags.c_contiguous or any(not a.flags.c_contiguous or a.dtype != base.dtype or root(a) is not base
-                                          for a in parts):
+    first = parts[0]
+    base = root(first)
+    if any(a.ndim != 2 or a.shape[0] == 0 or a.dtype != first.dtype or a.strides != first.strides
+           or a.shape[1] != first.shape[1] or root(a) is not base for a in parts):
         return None
     for a, b in zip(parts, parts[1:]):
-        if b.ctypes.data != a.ctypes.data + a.nbytes:
+        if b.ctypes.data != a.ctypes.data + a.shape[0] * a.strides[0]:
             return None
     rows = sum(a.shape[0] for a in parts)
-    return np.ndarray((rows, parts[0].shape[1]), base.dtype, buffer=base,
-                      offset=parts[0].ctypes.data - base.ctypes.data)
+    # (within ``base``: every block is, and they follow one another along the rows)
+    return np.lib.stride_tricks.as_strided(first, (rows, first.shape[1]), first.strides, writeable=False)
 
 
 @register_op(CONV_PATCHES, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
