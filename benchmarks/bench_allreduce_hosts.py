@@ -40,6 +40,29 @@ PARAM_BYTES = 4 * sum(a * b + b for a, b in zip(SIZES[:-1], SIZES[1:]))  # 2,678
 HEADER = 1 + 66 / 1448  # Ethernet, IP and TCP headers per full packet
 WORKERS = 4
 
+# Both libraries' tasks end with this: ``step()`` timed ``steps`` times, then ``sync()``.
+TIMED = r'''
+def counters():
+    for line in open("/proc/net/dev"):
+        name, _, fields = line.partition(":")
+        if name.strip() == "eth0":
+            f = [int(v) for v in fields.split()]
+            return [f[8], f[0]]
+    raise RuntimeError("no eth0")
+
+for _ in range(5):
+    step()
+sync()
+before = counters()
+start, cpu = time.time(), time.process_time()
+for _ in range(steps):
+    step()
+sync()
+end, cpu = time.time(), time.process_time() - cpu
+print(json.dumps({"start": start, "end": end, "steps": steps, "cpu": cpu,
+                  "traffic": [b - a for a, b in zip(before, counters())]}), flush=True)
+'''
+
 TASK = r'''
 import json, os, sys, time
 import numpy as np
@@ -90,24 +113,8 @@ else:
                                              config=tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:%d" % index]))
 rng = np.random.default_rng(index)  # (each worker its own batch, the same in every row)
 feed = {x: rng.standard_normal((batch, sizes[0])).astype(np.float32), y: rng.integers(0, 10, batch)}
-for _ in range(5):
-    sess.run(train, feed)
-
-def counters():
-    for line in open("/proc/net/dev"):
-        name, _, fields = line.partition(":")
-        if name.strip() == "eth0":
-            f = [int(v) for v in fields.split()]
-            return [f[8], f[0]]
-    raise RuntimeError("no eth0")
-
-before = counters()
-start, cpu = time.time(), time.process_time()
-for _ in range(steps):
-    sess.run(train, feed)
-end, cpu = time.time(), time.process_time() - cpu
-print(json.dumps({"start": start, "end": end, "steps": steps, "cpu": cpu,
-                  "traffic": [b - a for a, b in zip(before, counters())]}), flush=True)
+step, sync = lambda: sess.run(train, feed), lambda: None
+exec(TIMED)
 if mode == "ps":
     # A synchronous step takes 4 gradients from any workers: keep giving them until every
     # worker is done (a step the others no longer feed gives up), then leave without closing.
@@ -160,26 +167,8 @@ def train(x, y):
 rng = np.random.default_rng(index)
 x = tf.constant(rng.standard_normal((batch, sizes[0])).astype(np.float32))
 y = tf.constant(rng.integers(0, 10, batch))
-for _ in range(5):
-    train(x, y)
-params[0].numpy()
-
-def counters():
-    for line in open("/proc/net/dev"):
-        name, _, fields = line.partition(":")
-        if name.strip() == "eth0":
-            f = [int(v) for v in fields.split()]
-            return [f[8], f[0]]
-    raise RuntimeError("no eth0")
-
-before = counters()
-start, cpu = time.time(), time.process_time()
-for _ in range(steps):
-    train(x, y)
-params[0].numpy()  # (the last step's update is done)
-end, cpu = time.time(), time.process_time() - cpu
-print(json.dumps({"start": start, "end": end, "steps": steps, "cpu": cpu,
-                  "traffic": [b - a for a, b in zip(before, counters())]}), flush=True)
+step, sync = lambda: train(x, y), lambda: params[0].numpy()  # (sync: the last step's update is done)
+exec(TIMED)
 os._exit(0)
 '''
 
@@ -196,6 +185,7 @@ def run(mode: str, steps: int, rate: str, cpus: float | None, tf_python: str | N
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.pop(name, None)
         python, task = (tf_python, TF_TASK) if mode == "tensorflow" else (sys.executable, TASK)
+        task = f"TIMED = {TIMED!r}\n" + task
         args = lambda job, i: [python, "-c", task, json.dumps(cluster), job, str(i), str(steps), mode]  # noqa: E731
         ps = hosts.run(0, args("ps", 0), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) \
             if mode == "ps" else None

@@ -321,6 +321,33 @@ def test_folded_constants_are_fetched_as_copies():
 # -- replica merge -------------------------------------------------------------------------------
 
 
+def _train_two_towers(config, initial, x, y, logits_of, steps=3):
+    """In-graph replication as TF 1.x programs write it: ``logits_of(rows, *variables)`` on
+    two CPU devices, each on half of ``x``, their gradients averaged and applied with SGD;
+    run ``steps`` steps sequentially. The variables' values, and the op types the step ran."""
+    tf.reset_default_graph()
+    variables = [tf.Variable(v) for v in initial]
+    xs, ys = tf.split(tf.constant(x), 2), tf.split(tf.constant(y), 2)
+    opt = tf.train.GradientDescentOptimizer(0.1)
+    grads = []
+    for i in range(2):
+        with tf.device(f"/cpu:{i}"):
+            logits = logits_of(xs[i], *variables)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys[i], logits=logits))
+            grads.append(opt.compute_gradients(loss, colocate_gradients_with_ops=True))
+    with tf.device("/cpu:0"):
+        train = opt.apply_gradients([(tf.add_n([g[k][0] for g in grads]) / 2.0, grads[0][k][1])
+                                     for k in range(len(variables))])
+    config.device_count["CPU"] = 2
+    config.inter_op_parallelism_threads = 1
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(steps):
+            sess.run(train)
+        types = kernel_types(sess)
+        return sess.run(variables), types
+
+
 def test_replicas_products_by_one_matrix_become_one_product_in_the_sequential_form():
     """In-graph replication run sequentially: each layer's products of the two replicas'
     rows by the shared weight are one GEMM; training matches the unrewritten step and NumPy."""
@@ -328,28 +355,9 @@ def test_replicas_products_by_one_matrix_become_one_product_in_the_sequential_fo
     x, y = rng.standard_normal((8, 6)), rng.integers(0, 3, 8)
     w0_init, w1_init = rng.standard_normal((6, 5)), rng.standard_normal((5, 3))
 
-    def train(config, steps=3):
-        tf.reset_default_graph()
-        w0, w1 = tf.Variable(w0_init), tf.Variable(w1_init)
-        xs, ys = tf.split(tf.constant(x), 2), tf.split(tf.constant(y), 2)
-        opt = tf.train.GradientDescentOptimizer(0.1)
-        grads = []
-        for i in range(2):
-            with tf.device(f"/cpu:{i}"):
-                logits = tf.matmul(tf.nn.relu(tf.matmul(xs[i], w0)), w1)
-                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys[i], logits=logits))
-                grads.append(opt.compute_gradients(loss, colocate_gradients_with_ops=True))
-        with tf.device("/cpu:0"):
-            train = opt.apply_gradients([(tf.add_n([g[k][0] for g in grads]) / 2.0, grads[0][k][1])
-                                         for k in range(2)])
-        config.device_count["CPU"] = 2
-        config.inter_op_parallelism_threads = 1
-        with tf.Session(config=config) as sess:
-            sess.run(tf.global_variables_initializer())
-            for _ in range(steps):
-                sess.run(train)
-            types = kernel_types(sess)
-            return sess.run([w0, w1]), types
+    def train(config):
+        return _train_two_towers(config, [w0_init, w1_init], x, y,
+                                 lambda xs, w0, w1: tf.matmul(tf.nn.relu(tf.matmul(xs, w0)), w1))
 
     (w0, w1), types = train(tf.ConfigProto())
     (w0_plain, w1_plain), plain_types = train(L0)
@@ -382,28 +390,9 @@ def test_replicas_bias_gradients_become_one_sum_over_all_their_rows():
     w_init, b_init = rng.standard_normal((6, 5)), rng.standard_normal(5)
     v_init = rng.standard_normal((5, 4))
 
-    def train(config, steps=3):
-        tf.reset_default_graph()
-        w, b, v = tf.Variable(w_init), tf.Variable(b_init), tf.Variable(v_init)
-        xs, ys = tf.split(tf.constant(x), 2), tf.split(tf.constant(y), 2)
-        opt = tf.train.GradientDescentOptimizer(0.1)
-        grads = []
-        for i in range(2):
-            with tf.device(f"/cpu:{i}"):
-                logits = tf.matmul(tf.nn.relu(tf.matmul(xs[i], w) + b), v)
-                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ys[i], logits=logits))
-                grads.append(opt.compute_gradients(loss, colocate_gradients_with_ops=True))
-        with tf.device("/cpu:0"):
-            train = opt.apply_gradients([(tf.add_n([g[k][0] for g in grads]) / 2.0, grads[0][k][1])
-                                         for k in range(3)])
-        config.device_count["CPU"] = 2
-        config.inter_op_parallelism_threads = 1
-        with tf.Session(config=config) as sess:
-            sess.run(tf.global_variables_initializer())
-            for _ in range(steps):
-                sess.run(train)
-            types = kernel_types(sess)
-            return sess.run([w, b, v]), types
+    def train(config):
+        return _train_two_towers(config, [w_init, b_init, v_init], x, y,
+                                 lambda xs, w, b, v: tf.matmul(tf.nn.relu(tf.matmul(xs, w) + b), v))
 
     got, types = train(tf.ConfigProto())
     plain, plain_types = train(L0)

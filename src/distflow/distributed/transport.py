@@ -1084,8 +1084,11 @@ class TensorStream:
             self._fail(errors.UnavailableError(None, None, f"{self._peer} is unavailable: {e}"))
             self._conn.close()
             return
-        if self._next == len(self._keys) and self._error is None:
-            self._client._release(self._address, self._conn)
+        if self._next == len(self._keys):
+            if self._error is None:
+                self._client._release(self._address, self._conn)
+            else:  # (aborted while the tensor was in use)
+                self._conn.close()
 
     def _read_until(self, key: tuple, borrow: bool = False):
         while self._error is None and self._next < len(self._keys):
