@@ -34,6 +34,24 @@ def test_scatter_updates_change_only_the_named_rows(name, combine):
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+@pytest.mark.parametrize("indices", [
+    np.array([4, 0, 4, 2, 4, 0]),  # a few repeated
+    np.array([1] * 30 + [3] * 12 + list(range(5)) * 4),  # some indices with many rows
+    np.repeat(np.arange(5), 11),  # every index with more rows than a few layers
+])
+def test_scatter_add_and_sub_with_repeated_indices_add_every_row(indices):
+    """Repeated indices accumulate, as np.add.at does (float64: exact to the last bits)."""
+    updates = rng.standard_normal((len(indices), 3))
+    ref = rng.standard_normal((5, 3))
+    with tf.Graph().as_default():
+        added, subtracted = tf.Variable(ref), tf.Variable(ref)
+        got = run([tf.scatter_add(added, indices, updates), tf.scatter_sub(subtracted, indices, updates)])
+    for g, sign in zip(got, (1, -1)):
+        want = ref.copy()
+        np.add.at(want, indices, sign * updates)
+        np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-12)
+
+
 def test_scatter_nd_on_variables_and_tensor_scatters():
     indices = np.array([[0, 1], [4, 2]])
     values = np.array([10.0, 20.0], np.float32)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..framework import ops
-from . import array_ops, math_ops, reduction_ops
+from . import array_ops, math_ops, nn_ops, reduction_ops
 from .indexed_slices import IndexedSlices
 
 
@@ -35,10 +35,13 @@ def global_norm(t_list, name=None) -> ops.Tensor:
         raise TypeError("t_list should be a sequence")
     t_list = list(t_list)
     with ops.name_scope(name, "global_norm", [t for t in t_list if t is not None]) as scope:
-        squares = [reduction_ops.reduce_sum(math_ops.square(_values(t))) for t in t_list if t is not None]
-        if not squares:
+        # (as TF 1.x computes it: each tensor's L2Loss, half its sum of squares, in one pass
+        # and no temporary; Square then Sum made a squared copy of every gradient)
+        halves = [nn_ops.l2_loss(_values(t)) for t in t_list if t is not None]
+        if not halves:
             return array_ops.constant(0.0, name=scope or None)
-        return math_ops.sqrt(math_ops.add_n(squares), name=scope or None)
+        half = math_ops.add_n(halves) if len(halves) > 1 else halves[0]
+        return math_ops.sqrt(half * array_ops.constant(2.0, dtype=half.dtype), name=scope or None)
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):

@@ -34,10 +34,38 @@ def same_shape(op):
 @register_op("Relu", shape=same_shape, inplace_input=0)
 def _relu_kernel(xp, x, *, inplace=False):
     if intra_op.pieces(xp.ndim(x) and xp.shape(x)[0], getattr(x, "nbytes", 0)) == 1:
-        return xp.maximum(x, 0, out=writable_like(x) if inplace else None)
+        return _max_zero(xp, x, writable_like(x) if inplace else None)
     out = (writable_like(x) if inplace else None)
     out = xp.empty_like(x) if out is None else out
-    intra_op.run_split(x.shape[0], x.nbytes, lambda a, b: xp.maximum(x[a:b], 0, out=out[a:b]))
+    intra_op.run_split(x.shape[0], x.nbytes, lambda a, b: _max_zero(xp, x[a:b], out[a:b]))
+    return out
+
+
+_ZERO_ROW = 4096
+_zero_rows: dict = {}
+
+
+def _max_zero(xp, x, out=None):
+    """``maximum(x, 0)``. NumPy's loop for a float array against a scalar is not vectorized
+    (0.31 ns an element on the 2-core AVX-512 VM, 349 us for 1.12M floats); against an
+    array of zeros it is, so a contiguous array is taken as rows of ``_ZERO_ROW`` elements
+    against one row of zeros (147 us), the rest against the first zeros of that row."""
+    if xp is not np or x.dtype.kind != "f" or x.size < 1024:
+        return xp.maximum(x, 0, out=out)
+    out = np.empty_like(x) if out is None else out
+    src, dst = (x, out) if x.flags.c_contiguous else (x.T, out.T)  # (a Fortran-ordered one, as its transpose)
+    if not (src.flags.c_contiguous and dst.flags.c_contiguous):
+        return np.maximum(x, 0, out=out)
+    zeros = _zero_rows.get(x.dtype)
+    if zeros is None:
+        zeros = _zero_rows[x.dtype] = np.zeros(_ZERO_ROW, x.dtype)
+        zeros.flags.writeable = False
+    src, dst = src.reshape(-1), dst.reshape(-1)
+    whole = src.size - src.size % _ZERO_ROW
+    if whole:
+        np.maximum(src[:whole].reshape(-1, _ZERO_ROW), zeros, out=dst[:whole].reshape(-1, _ZERO_ROW))
+    if whole < src.size:
+        np.maximum(src[whole:], zeros[:src.size - whole], out=dst[whole:])
     return out
 
 

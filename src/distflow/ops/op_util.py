@@ -189,16 +189,36 @@ def writable_like(x, other=None):
 
 
 def add_rows_at(out, index, rows) -> None:
-    """``out[index[k]] += rows[k]`` for every k, repeated indices adding up (``np.add.at``):
-    one sort and one ``np.add.reduceat`` instead of NumPy's element-by-element loop (an
-    embedding gradient of 1120 rows of 200 into 1000: 3.0 ms with ``np.add.at``, 1.7 here)."""
+    """``out[index[k]] += rows[k]`` for every k, repeated indices adding up (``np.add.at``),
+    in a few whole-array operations instead of NumPy's element-by-element loop.
+
+    The rows are sorted by index (stably); then each index's first rows are summed layer by
+    layer (the first row of every index, plus the second of those that have two, ...), and
+    the few indices left with many rows (a frequent word's) sum the rest of theirs at once.
+    An embedding gradient of 1120 rows of 200 into 1000 rows: 1.12 ms with ``np.add.at``,
+    0.67 with a sort and ``np.add.reduceat`` (which costs about 0.8 us a group), 0.15 so."""
     index = np.asarray(index).reshape(-1)
     if index.size == 0:
         return
     order = np.argsort(index, kind="stable")
     ordered = index[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    out[ordered[starts]] += np.add.reduceat(rows[order], starts, axis=0)
+    counts = np.diff(np.append(starts, index.size))
+    rows = rows[order]
+    total = rows[starts]  # (a copy: every index's first row)
+    k = 1
+    while True:
+        more = np.flatnonzero(counts > k)
+        if more.size <= _FEW_LEFT:
+            for g in more.tolist():
+                total[g] += rows[starts[g] + k:starts[g] + counts[g]].sum(0)
+            break
+        total[more] += rows[starts[more] + k]
+        k += 1
+    out[ordered[starts]] += total
+
+
+_FEW_LEFT = 8  # indices with rows left, below which each sums the rest of its rows at once
 
 
 def only_default(fn: str, arg: str, value, *defaults) -> None:
