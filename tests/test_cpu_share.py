@@ -75,6 +75,9 @@ try:
 finally:
     for hog in hogs:
         hog.kill()
+# Other processes of the machine (a loaded CI host) may keep cores busy after the hogs end,
+# and then the cap rightly stays; the lift is checked against a machine that reads as quiet.
+blas.others_runnable = lambda: 0
 wait(lambda: blas.get_threads() == base, "lifting the cap")
 print("ok", base)
 """
