@@ -433,3 +433,26 @@ def test_adam_training_on_onednn_gives_numpys_weights(numpy_kernels):
     assert "ApplyAdam x4" in choice[0] and "oneDNN" not in choice_np[0], (choice, choice_np)
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_openmp_threads_spin_only_where_a_thread_that_slept_wakes_slowly():
+    from distflow.platform.cpus import wake_latency_us
+    from distflow.runtime.onednn import library
+
+    assert library.spin_count(wake_us=5.0) == "0"
+    assert library.spin_count(wake_us=library.SLOW_WAKE_US) == str(library.SPIN_WHERE_WAKES_ARE_SLOW)
+    assert 0.0 < wake_latency_us(samples=3) < 1e6
+
+
+@needs_onednn
+@pytest.mark.parametrize("exported", [None, "1234"])
+def test_the_library_loads_with_a_spin_count_unless_the_user_chose_one(exported):
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    if exported:
+        env["GOMP_SPINCOUNT"] = exported
+    program = ("import os\nfrom distflow.runtime import onednn\nassert onednn.available()\n"
+               "print(os.environ['GOMP_SPINCOUNT'])\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    from distflow.runtime.onednn import library
+    assert done.stdout.strip() in ((exported,) if exported else ("0", str(library.SPIN_WHERE_WAKES_ARE_SLOW)))

@@ -646,3 +646,177 @@ def test_early_compute_sends_a_token_for_several_reads_only_after_all_of_them():
     place = {n.name: i for i, n in enumerate(plan.nodes)}
     readers = [first.op.name, second.op.name]
     assert all(place[tokens[0].name] > place[r] for r in readers), [n.name for n in plan.nodes]
+
+
+# -- gradient sums ------------------------------------------------------------------------------
+
+def without_pass(monkeypatch, name):
+    """Steps compiled in the test run every rewrite but ``name``."""
+    from distflow.runtime import rewrites
+
+    monkeypatch.setattr(rewrites, "PASSES", tuple(p for p in rewrites.PASSES if p.name != name))
+
+
+def _averaged_products(config, dtype=np.float64, fetch_sum=False):
+    """Three products' sum and a plain term, times a constant, fed to Adam, as the towers'
+    gradients of one weight are; the weight after two steps, the kernel types, and the
+    gradient by NumPy, and the sum as fetched (with ``fetch_sum``)."""
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal((6, 4)).astype(dtype) for _ in range(3)]
+    ds = [rng.standard_normal((6, 3)).astype(dtype) for _ in range(3)]
+    extra = rng.standard_normal((4, 3)).astype(dtype)
+    with tf.Graph().as_default():
+        w = tf.Variable(np.zeros((4, 3), dtype))
+        fed = {tf.placeholder(tf.as_dtype(dtype), a.shape): a for a in xs + ds + [extra]}
+        x_, d_, (e_,) = list(fed)[:3], list(fed)[3:6], list(fed)[6:]
+        terms = [tf.matmul(x, d, transpose_a=True) for x, d in zip(x_, d_)]  # (fed: nothing to fold)
+        total = tf.add_n(terms + [e_])
+        train = tf.train.AdamOptimizer(0.1).apply_gradients([(total * (1.0 / 3.0), w)])
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(2):
+                out = sess.run([train, total] if fetch_sum else train, fed)
+            types = kernel_types(sess)
+            return sess.run(w), types, (sum(x.T @ d for x, d in zip(xs, ds)) + extra) / 3.0, \
+                out[1] if fetch_sum else None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_scaled_sum_of_products_is_one_array_made_by_gemms(dtype):
+    from distflow.ops.runtime_ops import SUM_OF_PRODUCTS
+
+    got, types, g, _ = _averaged_products(tf.ConfigProto(), dtype)
+    plain, plain_types, _, _ = _averaged_products(L0, dtype)
+    assert types.count(SUM_OF_PRODUCTS) == 1 and "AddN" not in types and "MatMul" not in types
+    assert "AddN" in plain_types and SUM_OF_PRODUCTS not in plain_types
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    assert_oracle(got, plain, rtol=tol, atol=tol)
+    w, m, v = np.zeros((4, 3)), np.zeros((4, 3)), np.zeros((4, 3))
+    for t in (1, 2):  # Adam by hand, on the gradient by NumPy
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        w = w - 0.1 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * m / (np.sqrt(v) + 1e-8)
+    assert_oracle(got, w.astype(dtype), rtol=tol, atol=tol)
+
+
+def test_a_fetched_sum_is_made_under_its_own_name_and_scaled_apart():
+    from distflow.ops.runtime_ops import SUM_OF_PRODUCTS
+
+    got, types, g, total = _averaged_products(tf.ConfigProto(), fetch_sum=True)
+    assert types.count(SUM_OF_PRODUCTS) == 1 and "AddN" not in types and "Mul" in types
+    plain, _, _, _ = _averaged_products(L0, fetch_sum=True)
+    assert_oracle(got, plain, rtol=1e-12)
+    assert_oracle(total, g * 3.0, rtol=1e-12)
+
+
+def test_in_graph_towers_average_their_products_into_one_array_for_adam():
+    """The in-graph recipe with Adam (which update fusion leaves alone): each tower's
+    x_i^T @ dy_i, summed over the towers and halved, is one kernel in the sequential form."""
+    from distflow.ops.runtime_ops import SUM_OF_PRODUCTS
+
+    x = RNG.standard_normal((8, 4))
+    w_init = RNG.standard_normal((4, 2))
+
+    def train(config):
+        with tf.Graph().as_default():
+            w = tf.Variable(w_init)
+            tower_grads = []
+            for i, half in enumerate(np.split(x, 2)):
+                with tf.device(f"/cpu:{i}"):
+                    h = tf.nn.relu(tf.matmul(tf.constant(half), w))
+                    loss = tf.reduce_sum(tf.square(h))
+                    tower_grads.append(tf.gradients(loss, w, colocate_gradients_with_ops=True)[0])
+            with tf.device("/cpu:0"):
+                train = tf.train.AdamOptimizer(0.01).apply_gradients([(tf.add_n(tower_grads) / 2.0, w)])
+            config.device_count["CPU"] = 2
+            config.inter_op_parallelism_threads = 1
+            with tf.Session(config=config) as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(train)
+                types = kernel_types(sess)
+                return sess.run(w), types
+
+    got, types = train(tf.ConfigProto())
+    plain, plain_types = train(L0)
+    assert types.count(SUM_OF_PRODUCTS) == 1 and "AddN" not in types and "RealDiv" not in types
+    assert "AddN" in plain_types
+    assert_oracle(got, plain, rtol=1e-12)
+
+
+# -- a ReLU's gradient through a max pooling's --------------------------------------------------
+
+def _relu_pool_training(config, ksize, strides, padding):
+    """conv -> ReLU -> max pooling -> dense, trained by SGD; the conv filter's gradient at
+    the start, the variables after two steps, and the kernel types."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((3, 8, 8, 2)).astype(np.float32)
+    x[:, :4] = 0.0  # (windows of zeros after the ReLU: ties, and maxima that are 0)
+    with tf.Graph().as_default():
+        f = tf.Variable(rng.standard_normal((3, 3, 2, 4)).astype(np.float32))
+        h = tf.nn.relu(tf.nn.conv2d(tf.constant(x), f, [1, 1, 1, 1], "SAME"))
+        p = tf.nn.max_pool(h, ksize, strides, padding)
+        n = int(np.prod(p.shape.as_list()[1:]))
+        w = tf.Variable(rng.standard_normal((n, 5)).astype(np.float32) * 0.1)
+        loss = tf.reduce_sum(tf.square(tf.matmul(tf.reshape(p, [3, n]), w)))
+        grad = tf.gradients(loss, f)[0]
+        train = tf.train.GradientDescentOptimizer(0.001).minimize(loss)
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            first = sess.run(grad)
+            for _ in range(2):
+                sess.run(train)
+            return first, sess.run([f, w]), _types_of_any(sess, "ApplyGradientDescent")
+
+
+def _types_of_any(sess, op_type):
+    step = [s for s in sess._steps.values() if any(t.startswith(op_type) or t == "_FusedMatMulApplyGradientDescent"
+                                                   for _, t, _ in s.plan.sequential.infos)][-1]
+    return [t for _, t, _ in step.plan.sequential.infos]
+
+
+@pytest.mark.parametrize("kernels", ["default", "numpy"])
+@pytest.mark.parametrize("ksize, strides, padding", [([1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
+                                                      ([1, 3, 3, 1], [1, 2, 2, 1], "SAME"),
+                                                      ([1, 3, 3, 1], [1, 1, 1, 1], "VALID")])
+def test_a_relu_gradient_under_a_max_pooling_is_taken_on_the_pooled_values(kernels, ksize, strides, padding,
+                                                                            request, monkeypatch):
+    if kernels == "numpy":
+        request.getfixturevalue("numpy_kernels")
+    first, after, types = _relu_pool_training(tf.ConfigProto(), ksize, strides, padding)
+    without_pass(monkeypatch, "pool_relu_grad")
+    plain_first, plain_after, plain_types = _relu_pool_training(tf.ConfigProto(), ksize, strides, padding)
+    # the mask by 0 or 1 is applied to each window's gradient before it is routed instead of
+    # after: the same products, so the same numbers to the bit
+    np.testing.assert_array_equal(first, plain_first)
+    for a, b in zip(after, plain_after):
+        np.testing.assert_array_equal(a, b)
+    assert types.count("MaxPoolGrad") == 1 and types.count("ReluGrad") == 1
+    assert types.index("ReluGrad") < types.index("MaxPoolGrad")  # (the pooled gradient masked first)
+    assert plain_types.index("MaxPoolGrad") < plain_types.index("ReluGrad")
+
+
+def test_a_relu_gradient_is_left_alone_where_the_routed_gradient_is_read_elsewhere():
+    from distflow.runtime.partition import Node
+    from distflow.runtime.rewrites import pool_relu_grad
+    from distflow.runtime.rewrites.common import Nodes, count_readers
+
+    window = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+    nodes = [Node("x", "Placeholder", {}, [], [], 1), Node("g", "Placeholder", {}, [], [], 1),
+             Node("pool", "MaxPool", dict(window), [("x", 0)], [False], 1),
+             Node("routed", "MaxPoolGrad", dict(window), [("x", 0), ("pool", 0), ("g", 0)], [False] * 3, 1),
+             Node("masked", "ReluGrad", {}, [("routed", 0), ("x", 0)], [False] * 2, 1)]
+    device = object()
+
+    def rewrite(nodes, fetched=()):
+        plan = Nodes(list(nodes), [device] * len(nodes), {}, {key: 0 for key in fetched}, count_readers(nodes))
+        return pool_relu_grad.run(plan), [n.type for n in plan.nodes]
+
+    assert rewrite(nodes) == (1, ["Placeholder", "Placeholder", "MaxPool", "ReluGrad", "MaxPoolGrad"])
+    assert rewrite(nodes, fetched=[("routed", 0)])[0] == 0
+    assert rewrite(nodes + [Node("other", "Identity", {}, [("routed", 0)], [False], 1)])[0] == 0
+    other_window = [*nodes[:3], Node("routed", "MaxPoolGrad", {**window, "strides": [1, 1, 1, 1]},
+                                     nodes[3].inputs, [False] * 3, 1), nodes[4]]
+    assert rewrite(other_window)[0] == 0  # (y is not the pooling of the gradient's window)
+    other_features = [*nodes[:4], Node("masked", "ReluGrad", {}, [("routed", 0), ("g", 0)], [False] * 2, 1)]
+    assert rewrite(other_features)[0] == 0

@@ -4,7 +4,8 @@
   devices. They have no kernel here: the executor runs them against the step's
   rendezvous (runtime/executor.py).
 - The kernels of the compile-time rewrites (runtime/rewrites/): a gradient's product
-  fused into its variable's update, the replicas' products and row-wise ops merged into
+  fused into its variable's update, a scaled sum of products (the towers' gradients of a
+  weight, averaged) made by GEMMs into one array, the replicas' products and row-wise ops merged into
   one call over all rows, a convolution's input windows shared by its forward product
   and its filter gradient, and a convolution layer (convolution, bias, ReLU) in one call.
 """
@@ -22,6 +23,7 @@ from .state_ops import locked
 
 FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
 REPLICA_MATMUL = "_ReplicaMatMul"
+SUM_OF_PRODUCTS = "_ScaledSumOfProducts"
 ROW_BLOCKS = "_RowBlocks"
 CONV_PATCHES = "_Conv2DPatches"
 CONV_FROM_PATCHES = "_Conv2DFromPatches"
@@ -42,19 +44,7 @@ def _fused_matmul_apply_gradient_descent(xp, var, alpha, *operands, transposes=(
     gradient received from another device, say). Each product is added into the variable
     by one GEMM and each term by one AXPY: no gradient array, no sum.
     """
-    n = 2 * len(transposes)
-    pairs = []
-    for (a, b), (transpose_a, transpose_b) in zip(zip(operands[:n:2], operands[1:n:2]), transposes):
-        a = a.T if transpose_a else a
-        b = b.T if transpose_b else b
-        if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-            raise ValueError(f"MatMul of the gradient: shapes {list(a.shape)} and {list(b.shape)} do not agree")
-        pairs.append((a, b))
-    terms = [np.asarray(t) for t in operands[n:]]
-    if len(pairs) > 1 and all(t == (True, False) for t in transposes):  # replicas' x_i^T @ d_i
-        rows_a, rows_b = adjacent_rows([a.T for a, _ in pairs]), adjacent_rows([b for _, b in pairs])
-        if rows_a is not None and rows_b is not None:  # one GEMM over all their rows
-            pairs = [(rows_a.T, rows_b)]
+    pairs, terms = _products_and_terms(operands, transposes)
     step = -float(alpha) * scale
     with locked(var, use_locking):
         w = var.read()
@@ -73,6 +63,58 @@ def _fused_matmul_apply_gradient_descent(xp, var, alpha, *operands, transposes=(
             if not blas.axpy(t, w, step):
                 w += xp.multiply(t, np.asarray(step, w.dtype))
     return var
+
+
+def _products_and_terms(operands, transposes) -> tuple[list, list]:
+    """([(a0, b0), ...] with their transposes applied, [t0, ...]) from the operands of a
+    node that update_fusion or gradient_sum made; replicas' ``x_i^T @ d_i`` whose rows
+    are consecutive blocks of two arrays become one product over all the rows."""
+    n = 2 * len(transposes)
+    pairs = []
+    for (a, b), (transpose_a, transpose_b) in zip(zip(operands[:n:2], operands[1:n:2]), transposes):
+        a = a.T if transpose_a else a
+        b = b.T if transpose_b else b
+        if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+            raise ValueError(f"MatMul of the gradient: shapes {list(a.shape)} and {list(b.shape)} do not agree")
+        pairs.append((a, b))
+    terms = [np.asarray(t) for t in operands[n:]]
+    if len(pairs) > 1 and all(t == (True, False) for t in transposes):  # replicas' x_i^T @ d_i
+        rows_a, rows_b = adjacent_rows([a.T for a, _ in pairs]), adjacent_rows([b for _, b in pairs])
+        if rows_a is not None and rows_b is not None:  # one GEMM over all their rows
+            pairs = [(rows_a.T, rows_b)]
+    return pairs, terms
+
+
+@register_op(SUM_OF_PRODUCTS, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
+def _scaled_sum_of_products(xp, *operands, transposes=(), scale=1.0):
+    """``scale * (MatMul(a0, b0) + ... + t0 + t1 + ...)`` as one array: the first product
+    written by a GEMM with ``alpha = scale``, the others added into it by GEMMs with beta =
+    1, each term by an AXPY (``operands`` as for the fused update above)."""
+    pairs, terms = _products_and_terms(operands, transposes)
+    a, b = pairs[0]
+    dtype = np.result_type(a, b)
+    shape = (a.shape[0], b.shape[1])
+    for x, y in pairs[1:]:
+        if (x.shape[0], y.shape[1]) != shape:
+            raise ValueError(f"AddN of products: shapes {list(shape)} and {[x.shape[0], y.shape[1]]} differ")
+    for t in terms:
+        if t.shape != shape:
+            raise ValueError(f"AddN of products: shapes {list(shape)} and {list(t.shape)} differ")
+    out = np.empty(shape, dtype)
+    factor = np.asarray(scale, dtype)
+    beta = 0.0
+    for x, y in pairs:
+        if not blas.gemm(x, y, out, scale, beta):
+            part = xp.matmul(x, y)
+            if beta:
+                out += xp.multiply(part, factor)
+            else:
+                xp.multiply(part, factor, out=out)
+        beta = 1.0
+    for t in terms:
+        if t.dtype != dtype or not blas.axpy(t, out, scale):
+            out += xp.multiply(t, factor, dtype=dtype)
+    return out
 
 
 @register_op(REPLICA_MATMUL, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)

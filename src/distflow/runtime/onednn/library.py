@@ -16,11 +16,19 @@ Threads: oneDNN runs its loops on an OpenMP team of the calling thread. Before e
 the team is sized as BLAS's threads are now (``ops/blas.intra_op_threads``), so the two
 libraries share the cores by one rule (docs/runtime.md, "Threads"). GNU OpenMP's idle
 threads spin (300,000 rounds) before they sleep, holding cores that the NumPy and BLAS
-kernels between two convolutions want: on Deep MNIST's step (2-core VM) the kernels took
-17.7 ms a step with threads that sleep at once, 18.6 ms after 10,000 rounds, 20.3 ms
-after 30,000 and more with the default. So unless the user set ``OMP_WAIT_POLICY`` or
-``GOMP_SPINCOUNT``, the library is loaded with ``GOMP_SPINCOUNT=0`` (which GNU OpenMP
-reads when it loads, so it holds only where nothing loaded it before).
+kernels between two convolutions want: on Deep MNIST's step (2-core AMD VM) the kernels
+took 17.7 ms a step with threads that sleep at once, 18.6 ms after 10,000 rounds, 20.3 ms
+after 30,000 and more with the default. But a thread that sleeps must be woken for the
+next primitive, and where the other cores halt when idle (a VM's vCPUs, deep C-states)
+that costs more than a short spin: on a 2-vCPU Xeon VM a thread that slept woke in
+60-150 us, a tiny primitive on two threads took 86-170 us with the team asleep and 23 us
+with it spinning, and Deep MNIST's step ran 1,780-1,830 samples/s with threads that sleep
+at once against 1,900-1,950 after 10,000 rounds (some 0.1-0.2 ms there; 100,000 and the
+default were slower again). So unless the user set ``OMP_WAIT_POLICY`` or
+``GOMP_SPINCOUNT``, the library is loaded with ``GOMP_SPINCOUNT`` set by ``spin_count``:
+10,000 where a thread that slept for a millisecond takes 40 us or more to wake (measured
+once, some 10 ms, when the library loads), else 0. GNU OpenMP reads it when it loads, so
+it holds only where nothing loaded it before.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import threading
 import numpy as np
 
 from ...ops import blas
+from ...platform.cpus import wake_latency_us
 
 _log = logging.getLogger("distflow")
 
@@ -291,7 +300,7 @@ def load() -> "Library | None":
             if not os.path.exists(path) and os.sep in path:
                 continue
             if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-                os.environ["GOMP_SPINCOUNT"] = "0"  # (module docstring; only where a library is loaded)
+                os.environ["GOMP_SPINCOUNT"] = spin_count()  # (module docstring; only where a library is loaded)
             try:
                 _loaded = Library(ctypes.CDLL(path), path)
             except (OSError, AttributeError, OneDNNError) as e:
@@ -304,6 +313,23 @@ def load() -> "Library | None":
                   "(pip install 'distflow[onednn]' for compiled ones)", f" ({'; '.join(failures)})" if failures else "")
         _loaded = False
         return None
+
+
+# A wake-up slower than this is worth spinning for (see spin_count).
+SLOW_WAKE_US = 40.0
+SPIN_WHERE_WAKES_ARE_SLOW = 10_000
+
+
+def spin_count(wake_us: "float | None" = None) -> str:
+    """The ``GOMP_SPINCOUNT`` the library is loaded with (module docstring): 0, or
+    SPIN_WHERE_WAKES_ARE_SLOW where waking a thread that slept takes SLOW_WAKE_US or more
+    (``wake_us``, measured now when not given)."""
+    if wake_us is None:
+        wake_us = wake_latency_us()
+    count = SPIN_WHERE_WAKES_ARE_SLOW if wake_us >= SLOW_WAKE_US else 0
+    _log.debug("a thread that slept wakes in %.0f us: GNU OpenMP's threads spin %d rounds before they sleep",
+                wake_us, count)
+    return str(count)
 
 
 def available() -> bool:

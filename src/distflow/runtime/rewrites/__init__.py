@@ -17,7 +17,8 @@ from typing import Callable, NamedTuple
 
 from ..device import Device
 from ..partition import Node
-from . import constant_folding, conv_fusion, conv_patches, dead_nodes, early_compute, replica_merge, update_fusion
+from . import (constant_folding, conv_fusion, conv_patches, dead_nodes, early_compute, gradient_sum, pool_relu_grad,
+               replica_merge, update_fusion)
 from .common import Nodes, count_readers
 
 
@@ -35,9 +36,13 @@ def _host_only(plan: Nodes) -> bool:
 
 PASSES = (
     Pass("constant_folding", constant_folding.run, "fold_constants"),
+    # before replica merge: the pooled gradients it makes are row-wise ops like the others
+    Pass("pool_relu_grad", pool_relu_grad.run, "fuse"),
     # before update fusion: it fuses the merged products
     Pass("replica_merge", replica_merge.run, "fuse", _host_only),
     Pass("update_fusion", update_fusion.run, "fuse", _host_only),
+    # after update fusion: the sums that plain gradient descent applies are fused into it
+    Pass("gradient_sum", gradient_sum.run, "fuse", _host_only),
     Pass("conv_fusion", conv_fusion.run, "fuse", lambda plan: _host_only(plan) and conv_fusion.applies()),
     # after folding: the filter sizes are constants
     Pass("conv_patches", conv_patches.run, "fuse", lambda plan: _host_only(plan) and conv_patches.applies()),

@@ -58,3 +58,82 @@ def variables_touched(nodes: list[Node]) -> tuple[list[frozenset], dict]:
                 variables_of[(node.name, k)] = touched
         touched_by.append(touched)
     return touched_by, variables_of
+
+
+class Terms:
+    """Finds, behind a node's input, a gradient formed as ``c * (t0 + t1 + ...)``: ``c`` from
+    a ``RealDiv`` or ``Mul`` by a scalar constant, the sum from an ``AddN``, each read by
+    nothing else; and which terms are private products (``MatMul`` nodes nothing else
+    reads). What a caller fuses it marks ``taken``, so no value is fused twice."""
+
+    def __init__(self, plan: Nodes):
+        self.plan = plan
+        self.readers = count_readers(plan.nodes)
+        self.position = {node.name: i for i, node in enumerate(plan.nodes)}
+        self.by_name = {node.name: node for node in plan.nodes}
+        self.taken: set[int] = set()
+
+    def private(self, key) -> Node | None:
+        """The producer of ``key`` if nothing but its one reader sees the value."""
+        plan = self.plan
+        i = self.position.get(key[0])
+        if i is None or key in plan.fed or key in plan.fetched or self.readers.get(key) != 1 or i in self.taken:
+            return None
+        return plan.nodes[i]
+
+    def scaled_sum(self, key, is_ref: bool) -> tuple[list[Node], float, list, list]:
+        """(the scale and sum nodes behind ``key``, the scale, the sum's terms and whether
+        each is a variable's reference); the terms are ``[key]`` where there is no sum."""
+        return self.sum_at(self.private(key), key, is_ref)
+
+    def sum_at(self, source: "Node | None", key, is_ref: bool) -> tuple[list[Node], float, list, list]:
+        """``scaled_sum`` of ``key`` whose producer is ``source`` (None: not one to look into)."""
+        removed, scale = [], 1.0
+        keys, refs = [key], [is_ref]
+        if source is not None and source.type in ("RealDiv", "Mul"):
+            (x, y), x_ref = source.inputs, source.input_is_ref[0]
+            c = scalar_constant(y, self.by_name, self.plan.fed)
+            if c is None and source.type == "Mul":
+                x, x_ref, c = y, source.input_is_ref[1], scalar_constant(x, self.by_name, self.plan.fed)
+            if c is not None and c != 0.0:
+                removed.append(source)
+                scale = 1.0 / c if source.type == "RealDiv" else c
+                keys, refs = [x], [x_ref]
+                source = self.private(x)
+        if source is not None and source.type == "AddN":
+            removed.append(source)
+            keys, refs = list(source.inputs), list(source.input_is_ref)
+        return removed, scale, keys, refs
+
+    def products(self, keys: list, device) -> tuple[list[Node], list]:
+        """(the private ``MatMul`` terms computed on ``device``'s kind of memory, the other
+        terms); every term a product where a term is received from another partition (it is
+        then computed early instead: early_compute.py)."""
+        products, others = [], []
+        for key in keys:
+            t = self.private(key) if keys.count(key) == 1 else None
+            if t is not None and t.type == "MatMul" and self.plan.devices[self.position[t.name]].xp is device.xp:
+                products.append(t)
+            else:
+                others.append(key)
+        if any(key[0] in self.by_name and self.by_name[key[0]].type == "_Recv" for key in others):
+            return [], keys
+        return products, others
+
+    def fused(self, removed: list[Node]) -> None:
+        self.taken.update(self.position[r.name] for r in removed)
+
+    def rebuilt(self, out_nodes: list[Node]) -> None:
+        """Puts ``out_nodes`` (the plan's nodes, some replaced) in the plan, less those taken."""
+        keep = [i for i in range(len(out_nodes)) if i not in self.taken]
+        self.plan.replace([out_nodes[i] for i in keep], [self.plan.devices[i] for i in keep])
+
+
+def product_operands(products: list[Node], others: list) -> tuple[list, list, tuple]:
+    """The inputs of a node that computes ``products`` and adds ``others``: (operands, whether
+    each is a reference, the products' (transpose_a, transpose_b))."""
+    operands = [key for t in products for key in t.inputs] + others
+    is_ref = [r for t in products for r in t.input_is_ref] + [False] * len(others)
+    transposes = tuple((bool(t.attrs.get("transpose_a", False)), bool(t.attrs.get("transpose_b", False)))
+                       for t in products)
+    return operands, is_ref, transposes

@@ -21,70 +21,31 @@ from __future__ import annotations
 
 from ...ops.runtime_ops import FUSED_UPDATE
 from ..partition import Node
-from .common import Nodes, count_readers, scalar_constant
+from .common import Nodes, Terms, product_operands
 
 
 def run(plan: Nodes) -> int:
     """Fuses every matching update; how many."""
-    nodes, devices, fed, fetched = plan.nodes, plan.devices, plan.fed, plan.fetched
-    readers = count_readers(nodes)
-    position = {node.name: i for i, node in enumerate(nodes)}
-    by_name = {node.name: node for node in nodes}
-    out_nodes = list(nodes)
-    fused_away: set[int] = set()
+    terms = Terms(plan)
+    out_nodes = list(plan.nodes)
     count = 0
-
-    def private(key) -> Node | None:
-        """The producer of ``key`` if nothing but its one reader sees the value."""
-        i = position.get(key[0])
-        if i is None or key in fed or key in fetched or readers.get(key) != 1 or i in fused_away:
-            return None
-        return nodes[i]
-
-    for i, node in enumerate(nodes):
+    for i, node in enumerate(plan.nodes):
         if node.type != "ApplyGradientDescent" or len(node.inputs) != 3 or node.input_is_ref[2]:
             continue
-        removed, scale = [], 1.0
-        keys, refs = [node.inputs[2]], [False]
-        source = private(node.inputs[2])
-        if source is not None and source.type in ("RealDiv", "Mul"):
-            (x, y), x_ref = source.inputs, source.input_is_ref[0]
-            c = scalar_constant(y, by_name, fed)
-            if c is None and source.type == "Mul":
-                x, x_ref, c = y, source.input_is_ref[1], scalar_constant(x, by_name, fed)
-            if c is not None and c != 0.0:
-                removed.append(source)
-                scale = 1.0 / c if source.type == "RealDiv" else c
-                keys, refs = [x], [x_ref]
-                source = private(x)
-        if source is not None and source.type == "AddN":
-            removed.append(source)
-            keys, refs = list(source.inputs), list(source.input_is_ref)
+        removed, scale, keys, refs = terms.scaled_sum(node.inputs[2], False)
         if any(refs):
             continue  # a variable's reference as a term: left to the plain kernels
         # a private MatMul of this device becomes a GEMM into the variable; any other term an AXPY
-        products, others = [], []
-        for key in keys:
-            t = private(key) if keys.count(key) == 1 else None
-            if t is not None and t.type == "MatMul" and devices[position[t.name]].xp is devices[i].xp:
-                products.append(t)
-            else:
-                others.append(key)
-        if any(key[0] in by_name and by_name[key[0]].type == "_Recv" for key in others):
-            others, products = keys, []  # each product computed early instead (early_compute.py)
+        products, others = terms.products(keys, plan.devices[i])
         if not products and not removed:
             continue  # nothing to fuse: the plain kernel is as good
         removed.extend(products)
-        operands = [key for t in products for key in t.inputs] + others
-        is_ref = [r for t in products for r in t.input_is_ref] + [False] * len(others)
-        attrs = {"transposes": tuple((bool(t.attrs.get("transpose_a", False)), bool(t.attrs.get("transpose_b", False)))
-                                     for t in products),
-                 "scale": scale, "use_locking": node.attrs.get("use_locking", False)}
+        operands, is_ref, transposes = product_operands(products, others)
+        attrs = {"transposes": transposes, "scale": scale, "use_locking": node.attrs.get("use_locking", False)}
         out_nodes[i] = Node(node.name, FUSED_UPDATE, attrs, [node.inputs[0], node.inputs[1], *operands],
                             [node.input_is_ref[0], node.input_is_ref[1], *is_ref], 1, node.op)
-        fused_away.update(position[r.name] for r in removed)
+        terms.fused(removed)
         count += 1
     if count:
-        keep = [i for i in range(len(nodes)) if i not in fused_away]
-        plan.replace([out_nodes[i] for i in keep], [devices[i] for i in keep])
+        terms.rebuilt(out_nodes)
     return count
