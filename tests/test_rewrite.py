@@ -820,3 +820,22 @@ def test_a_relu_gradient_is_left_alone_where_the_routed_gradient_is_read_elsewhe
     assert rewrite(other_window)[0] == 0  # (y is not the pooling of the gradient's window)
     other_features = [*nodes[:4], Node("masked", "ReluGrad", {}, [("routed", 0), ("g", 0)], [False] * 2, 1)]
     assert rewrite(other_features)[0] == 0
+
+
+@pytest.mark.parametrize("adjacent", [True, False])
+def test_towers_products_of_few_rows_are_one_product_over_their_rows(adjacent):
+    """x_i^T @ d_i summed over towers whose rows are few beside the result: one GEMM over
+    the rows (stacked where they are not one array's consecutive blocks already)."""
+    from distflow.ops.runtime_ops import _products_and_terms, _scaled_sum_of_products
+
+    rng = np.random.default_rng(4)
+    x, d = rng.standard_normal((6, 20)), rng.standard_normal((6, 30))
+    xs = np.split(x, 3) if adjacent else [np.array(part) for part in np.split(x, 3)]
+    ds = np.split(d, 3)
+    operands = [a for pair in zip(xs, ds) for a in pair]
+    pairs, _ = _products_and_terms(operands, ((True, False),) * 3)
+    assert len(pairs) == 1 and pairs[0][0].shape == (20, 6)
+    got = _scaled_sum_of_products(np, *operands, transposes=((True, False),) * 3, scale=0.5)
+    assert_oracle(got, 0.5 * x.T @ d, rtol=1e-12)
+    wide = [rng.standard_normal((40, 2)) for _ in range(4)]  # (rows many beside the result: a GEMM each)
+    assert len(_products_and_terms(wide, ((True, False),) * 2)[0]) == 2

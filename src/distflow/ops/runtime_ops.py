@@ -79,10 +79,25 @@ def _products_and_terms(operands, transposes) -> tuple[list, list]:
         pairs.append((a, b))
     terms = [np.asarray(t) for t in operands[n:]]
     if len(pairs) > 1 and all(t == (True, False) for t in transposes):  # replicas' x_i^T @ d_i
-        rows_a, rows_b = adjacent_rows([a.T for a, _ in pairs]), adjacent_rows([b for _, b in pairs])
-        if rows_a is not None and rows_b is not None:  # one GEMM over all their rows
-            pairs = [(rows_a.T, rows_b)]
+        xs, ds = [a.T for a, _ in pairs], [b for _, b in pairs]
+        rows_x, rows_d = adjacent_rows(xs), adjacent_rows(ds)
+        if rows_x is not None and rows_d is not None:  # one GEMM over all their rows
+            pairs = [(rows_x.T, rows_d)]
+        elif _stack_pays(xs, ds):  # one GEMM over copies of them
+            pairs = [((rows_x if rows_x is not None else np.concatenate(xs)).T,
+                      rows_d if rows_d is not None else np.concatenate(ds))]
     return pairs, terms
+
+
+def _stack_pays(xs: list, ds: list) -> bool:
+    """Whether the products ``x_i^T @ d_i`` are better summed as one product of their rows
+    stacked (copied) than by a GEMM each, which reads and writes the whole result again:
+    where the result is larger than the rows. Deep MNIST's 3136x1024 weight, from two
+    towers' 32 rows each: 3.2 ms as two GEMMs, some 2.1 as one over 64 copied rows."""
+    m, n = xs[0].shape[1], ds[0].shape[1]
+    rows = sum(x.shape[0] for x in xs)
+    return all(x.dtype == xs[0].dtype and x.shape[1] == m for x in xs) and \
+        all(d.dtype == ds[0].dtype and d.shape[1] == n for d in ds) and rows * (m + n) <= m * n
 
 
 @register_op(SUM_OF_PRODUCTS, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
