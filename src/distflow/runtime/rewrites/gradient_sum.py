@@ -11,7 +11,8 @@ Produces: one ``_ScaledSumOfProducts`` (ops/runtime_ops.py) under the name of th
 (or of the sum): the first product written by one GEMM with ``alpha = c``, each other
 product added into it by a GEMM with beta = 1, each other term by an AXPY. Where the
 products' rows are consecutive blocks of two arrays (replicas merged by replica_merge),
-one GEMM over all of them.
+one GEMM over all of them; where they are few beside the result, one GEMM over copies of
+them stacked (the kernel decides, with the arrays in hand).
 Why: the sum and the scale are each a pass over the weight's memory. Deep MNIST in-graph on
 2 CPU devices (batch 64, the 3136x1024 layer's gradient: 12.8 MB) spent 2.3 ms a step
 in the AddN and 1.65 ms in the division, of a 35 ms step on a 2-core Xeon VM.
