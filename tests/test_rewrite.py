@@ -129,37 +129,31 @@ def test_fused_updates_train_like_unfused_steps_and_numpy(dtype):
         assert_oracle(got, want, rtol=tol, atol=tol)
 
 
-def _averaged_towers(config, optimizer, x, w_init, relu=False, steps=1):
-    """In-graph replication over two CPU devices in one sequential plan: each tower's
-    gradient of ``w``, averaged (AddN, divided by 2), applied by ``optimizer()``; ``w``
-    after ``steps`` steps, and the step's kernel types."""
-    with tf.Graph().as_default():
-        w = tf.Variable(w_init)
-        tower_grads = []
-        for i, half in enumerate(np.split(x, 2)):
-            with tf.device(f"/cpu:{i}"):
-                h = tf.matmul(tf.constant(half), w)
-                loss = tf.reduce_sum(tf.square(tf.nn.relu(h) if relu else h))
-                tower_grads.append(tf.gradients(loss, w, colocate_gradients_with_ops=True)[0])
-        with tf.device("/cpu:0"):
-            train = optimizer().apply_gradients([(tf.add_n(tower_grads) / 2.0, w)])
-        config.device_count["CPU"] = 2
-        config.inter_op_parallelism_threads = 1  # one sequential plan over both devices
-        with tf.Session(config=config) as sess:
-            sess.run(tf.global_variables_initializer())
-            for _ in range(steps):
-                sess.run(train)
-            types = kernel_types(sess)
-            return sess.run(w), types
-
-
 def test_averaged_tower_gradients_fuse_into_one_update():
     """In-graph replication: AddN of the towers' products, divided by 2, then applied."""
     x = RNG.standard_normal((8, 4))
     w_init = RNG.standard_normal((4, 2))
-    sgd = lambda: tf.train.GradientDescentOptimizer(0.01)  # noqa: E731
-    got, types = _averaged_towers(tf.ConfigProto(), sgd, x, w_init)
-    unfused, plain_types = _averaged_towers(L0, sgd, x, w_init)
+
+    def train(config):
+        tf.reset_default_graph()
+        w = tf.Variable(w_init)
+        tower_grads = []
+        for i, half in enumerate(np.split(x, 2)):
+            with tf.device(f"/cpu:{i}"):
+                loss = tf.reduce_sum(tf.square(tf.matmul(tf.constant(half), w)))
+                tower_grads.append(tf.gradients(loss, w, colocate_gradients_with_ops=True)[0])
+        with tf.device("/cpu:0"):
+            train = tf.train.GradientDescentOptimizer(0.01).apply_gradients([(tf.add_n(tower_grads) / 2.0, w)])
+        config.device_count["CPU"] = 2
+        config.inter_op_parallelism_threads = 1  # one sequential plan over both devices
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            types = kernel_types(sess)
+            return sess.run(w), types
+
+    got, types = train(tf.ConfigProto())
+    unfused, plain_types = train(L0)
     assert types.count(FUSED_UPDATE) == 1 and "AddN" not in types and "RealDiv" not in types
     assert "AddN" in plain_types
     want = w_init - 0.01 * (2 * x.T @ (x @ w_init)) / 2.0
@@ -327,14 +321,15 @@ def test_folded_constants_are_fetched_as_copies():
 # -- replica merge -------------------------------------------------------------------------------
 
 
-def _train_two_towers(config, initial, x, y, logits_of, steps=3):
+def _train_two_towers(config, initial, x, y, logits_of, steps=3, optimizer=None):
     """In-graph replication as TF 1.x programs write it: ``logits_of(rows, *variables)`` on
-    two CPU devices, each on half of ``x``, their gradients averaged and applied with SGD;
-    run ``steps`` steps sequentially. The variables' values, and the op types the step ran."""
+    two CPU devices, each on half of ``x``, their gradients averaged and applied with SGD
+    (or ``optimizer()``); run ``steps`` steps sequentially. The variables' values, and the
+    op types the step ran."""
     tf.reset_default_graph()
     variables = [tf.Variable(v) for v in initial]
     xs, ys = tf.split(tf.constant(x), 2), tf.split(tf.constant(y), 2)
-    opt = tf.train.GradientDescentOptimizer(0.1)
+    opt = optimizer() if optimizer else tf.train.GradientDescentOptimizer(0.1)
     grads = []
     for i in range(2):
         with tf.device(f"/cpu:{i}"):
@@ -720,14 +715,19 @@ def test_in_graph_towers_average_their_products_into_one_array_for_adam():
     x_i^T @ dy_i, summed over the towers and halved, is one kernel in the sequential form."""
     from distflow.ops.runtime_ops import SUM_OF_PRODUCTS
 
-    x = RNG.standard_normal((8, 4))
-    w_init = RNG.standard_normal((4, 2))
+    x, y = RNG.standard_normal((8, 4)), RNG.integers(0, 3, 8)
+    initial = [RNG.standard_normal((4, 5)), RNG.standard_normal((5, 3))]
+
+    def logits_of(rows, w1, w2):
+        return tf.matmul(tf.nn.relu(tf.matmul(rows, w1)), w2)
+
     adam = lambda: tf.train.AdamOptimizer(0.01)  # noqa: E731
-    got, types = _averaged_towers(tf.ConfigProto(), adam, x, w_init, relu=True, steps=3)
-    plain, plain_types = _averaged_towers(L0, adam, x, w_init, relu=True, steps=3)
-    assert types.count(SUM_OF_PRODUCTS) == 1 and "AddN" not in types and "RealDiv" not in types
+    got, types = _train_two_towers(tf.ConfigProto(), initial, x, y, logits_of, optimizer=adam)
+    plain, plain_types = _train_two_towers(L0, initial, x, y, logits_of, optimizer=adam)
+    assert types.count(SUM_OF_PRODUCTS) == 2 and "AddN" not in types and "RealDiv" not in types
     assert "AddN" in plain_types
-    assert_oracle(got, plain, rtol=1e-12)
+    for a, b in zip(got, plain):
+        assert_oracle(a, b, rtol=1e-12)
 
 
 # -- a ReLU's gradient through a max pooling's --------------------------------------------------
