@@ -5,9 +5,10 @@
   rendezvous (runtime/executor.py).
 - The kernels of the compile-time rewrites (runtime/rewrites/): a gradient's product
   fused into its variable's update, a scaled sum of products (the towers' gradients of a
-  weight, averaged) made by GEMMs into one array, the replicas' products and row-wise ops merged into
-  one call over all rows, a convolution's input windows shared by its forward product
-  and its filter gradient, and a convolution layer (convolution, bias, ReLU) in one call.
+  weight, averaged) made by GEMMs into one array, the replicas' products and row-wise ops
+  merged into one call over all rows, a convolution's input windows shared by its
+  forward product and its filter gradient, and a convolution layer (convolution, bias,
+  ReLU) in one call.
 """
 
 from __future__ import annotations

@@ -25,6 +25,18 @@ class Nodes:
     def replace(self, nodes: list[Node], devices: list[Device]) -> None:
         self.nodes, self.devices = nodes, devices
 
+    def edit(self, replaced: dict[int, list[Node]], dropped=()) -> None:
+        """Puts the nodes ``replaced[i]`` (on node i's device, in that order) where node i
+        was, and drops the nodes whose index is in ``dropped``."""
+        nodes, devices = [], []
+        for i, (node, device) in enumerate(zip(self.nodes, self.devices)):
+            if i in dropped:
+                continue
+            for new in replaced.get(i, (node,)):
+                nodes.append(new)
+                devices.append(device)
+        self.replace(nodes, devices)
+
 
 def count_readers(nodes: list[Node]) -> dict[tuple[str, int], int]:
     readers: dict[tuple[str, int], int] = {}
@@ -122,11 +134,6 @@ class Terms:
 
     def fused(self, removed: list[Node]) -> None:
         self.taken.update(self.position[r.name] for r in removed)
-
-    def rebuilt(self, out_nodes: list[Node]) -> None:
-        """Puts ``out_nodes`` (the plan's nodes, some replaced) in the plan, less those taken."""
-        keep = [i for i in range(len(out_nodes)) if i not in self.taken]
-        self.plan.replace([out_nodes[i] for i in keep], [self.plan.devices[i] for i in keep])
 
 
 def product_operands(products: list[Node], others: list) -> tuple[list, list, tuple]:

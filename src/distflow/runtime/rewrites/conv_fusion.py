@@ -66,15 +66,8 @@ def run(plan: Nodes) -> int:
         fused[last] = Node(end.name, FUSED_CONV, attrs, [conv.inputs[0], conv.inputs[1], add.inputs[bias_at]],
                            [conv.input_is_ref[0], conv.input_is_ref[1], add.input_is_ref[bias_at]], 1, end.op)
         dropped.update({i, a} if relu else {i})
-    if not fused:
-        return 0
-    out_nodes, out_devices = [], []
-    for k, (node, device) in enumerate(zip(nodes, devices)):
-        if k in dropped:
-            continue
-        out_nodes.append(fused.get(k, node))
-        out_devices.append(device)
-    plan.replace(out_nodes, out_devices)
+    if fused:
+        plan.edit({k: [node] for k, node in fused.items()}, dropped)
     return len(fused)
 
 

@@ -55,24 +55,18 @@ def run(plan: Nodes) -> int:
             pairs[i] = j
     if not pairs:
         return 0
-    out_nodes, out_devices = [], []
-    replaced: dict[int, Node] = {}
+    replaced: dict[int, list[Node]] = {}
     for i, j in pairs.items():
         conv, grad = nodes[i], nodes[j]
         patches = f"{conv.name}/_patches"
-        replaced[i] = Node(conv.name, CONV_FROM_PATCHES, {}, [(patches, 0), conv.inputs[1]],
-                           [False, conv.input_is_ref[1]], 1, conv.op)
-        replaced[j] = Node(grad.name, CONV_FILTER_GRAD_FROM_PATCHES, {}, [(patches, 0), grad.inputs[1], grad.inputs[2]],
-                           [False, grad.input_is_ref[1], grad.input_is_ref[2]], 1, grad.op)
-    for k, (node, device) in enumerate(zip(nodes, devices)):
-        if k in pairs:
-            kh, kw = node.op.inputs[1].shape.as_list()[:2]
-            attrs = {"kh": kh, "kw": kw, "strides": list(node.attrs["strides"]), "padding": node.attrs["padding"]}
-            out_nodes.append(Node(f"{node.name}/_patches", CONV_PATCHES, attrs, [node.inputs[0]], [False], 1))
-            out_devices.append(device)
-        out_nodes.append(replaced.get(k, node))
-        out_devices.append(device)
-    plan.replace(out_nodes, out_devices)
+        kh, kw = conv.op.inputs[1].shape.as_list()[:2]
+        attrs = {"kh": kh, "kw": kw, "strides": list(conv.attrs["strides"]), "padding": conv.attrs["padding"]}
+        replaced[i] = [Node(patches, CONV_PATCHES, attrs, [conv.inputs[0]], [False], 1),
+                       Node(conv.name, CONV_FROM_PATCHES, {}, [(patches, 0), conv.inputs[1]],
+                            [False, conv.input_is_ref[1]], 1, conv.op)]
+        replaced[j] = [Node(grad.name, CONV_FILTER_GRAD_FROM_PATCHES, {}, [(patches, 0), grad.inputs[1], grad.inputs[2]],
+                            [False, grad.input_is_ref[1], grad.input_is_ref[2]], 1, grad.op)]
+    plan.edit(replaced)
     return len(pairs)
 
 

@@ -28,8 +28,7 @@ from .common import Nodes, Terms, product_operands
 def run(plan: Nodes) -> int:
     """Fuses every matching sum; how many."""
     terms = Terms(plan)
-    out_nodes = list(plan.nodes)
-    count = 0
+    replaced: dict[int, list[Node]] = {}
     # (from the last node back: a scale is met before the sum under it, and takes it)
     for i in range(len(plan.nodes) - 1, -1, -1):
         node = plan.nodes[i]
@@ -42,10 +41,9 @@ def run(plan: Nodes) -> int:
         if not products:
             continue
         operands, is_ref, transposes = product_operands(products, others)
-        out_nodes[i] = Node(node.name, SUM_OF_PRODUCTS, {"transposes": transposes, "scale": scale}, operands,
-                            is_ref, 1, node.op)
+        replaced[i] = [Node(node.name, SUM_OF_PRODUCTS, {"transposes": transposes, "scale": scale}, operands,
+                            is_ref, 1, node.op)]
         terms.fused([r for r in removed + products if r is not node])
-        count += 1
-    if count:
-        terms.rebuilt(out_nodes)
-    return count
+    if replaced:
+        plan.edit(replaced, terms.taken)
+    return len(replaced)

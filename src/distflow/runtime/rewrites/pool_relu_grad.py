@@ -56,14 +56,6 @@ def run(plan: Nodes) -> int:
         replaced[i] = [masked, Node(relu_grad.name, "MaxPoolGrad", pool_grad.attrs, [x, y, (masked.name, 0)],
                                     [False, False, False], 1, relu_grad.op)]
         dropped.add(j)
-    if not replaced:
-        return 0
-    out_nodes, out_devices = [], []
-    for i, (node, device) in enumerate(zip(nodes, devices)):
-        if i in dropped:
-            continue
-        for new in replaced.get(i, [node]):
-            out_nodes.append(new)
-            out_devices.append(device)
-    plan.replace(out_nodes, out_devices)
+    if replaced:
+        plan.edit(replaced, dropped)
     return len(replaced)

@@ -27,8 +27,7 @@ from .common import Nodes, Terms, product_operands
 def run(plan: Nodes) -> int:
     """Fuses every matching update; how many."""
     terms = Terms(plan)
-    out_nodes = list(plan.nodes)
-    count = 0
+    replaced: dict[int, list[Node]] = {}
     for i, node in enumerate(plan.nodes):
         if node.type != "ApplyGradientDescent" or len(node.inputs) != 3 or node.input_is_ref[2]:
             continue
@@ -42,10 +41,9 @@ def run(plan: Nodes) -> int:
         removed.extend(products)
         operands, is_ref, transposes = product_operands(products, others)
         attrs = {"transposes": transposes, "scale": scale, "use_locking": node.attrs.get("use_locking", False)}
-        out_nodes[i] = Node(node.name, FUSED_UPDATE, attrs, [node.inputs[0], node.inputs[1], *operands],
-                            [node.input_is_ref[0], node.input_is_ref[1], *is_ref], 1, node.op)
+        replaced[i] = [Node(node.name, FUSED_UPDATE, attrs, [node.inputs[0], node.inputs[1], *operands],
+                            [node.input_is_ref[0], node.input_is_ref[1], *is_ref], 1, node.op)]
         terms.fused(removed)
-        count += 1
-    if count:
-        terms.rebuilt(out_nodes)
-    return count
+    if replaced:
+        plan.edit(replaced, terms.taken)
+    return len(replaced)
