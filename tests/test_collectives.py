@@ -221,3 +221,59 @@ def test_a_broadcast_whose_source_is_done_before_its_receivers_begin_still_arriv
             got = sess.run(received, options=tf.RunOptions(timeout_in_ms=20000))
     for g in got:
         np.testing.assert_array_equal(g, [1.0, 2.0])
+
+
+def test_a_members_collective_returns_only_once_its_last_pieces_have_left_for_its_neighbour():
+    # A worker process may exit the moment its last collective returns. The pieces its
+    # neighbour still has to take leave through this task's data port (the neighbour pulls
+    # them), so the member must not return before they have: here task 0's port holds back
+    # the all-gather half's pieces until task 0's run returns or a while has passed. Task 0
+    # must return after they were let go, never before.
+    from distflow.tools.launcher import free_ports
+
+    spec = {"worker": [f"127.0.0.1:{port}" for port in free_ports(2)]}
+    servers = [tf.train.Server(spec, job_name="worker", task_index=i) for i in range(2)]
+    transport = servers[0]._worker.transport
+    serve = transport._handler
+    held, released, order = threading.Event(), threading.Event(), []
+
+    def held_back(step_id, key, timeout):
+        if key[2].startswith("ag"):
+            held.set()
+            released.wait(60)
+        return serve(step_id, key, timeout)
+
+    transport._handler = held_back
+    results: dict = {}
+
+    def member(i):
+        g = tf.Graph()
+        with g.as_default(), tf.device(f"/job:worker/task:{i}"):
+            reduced = co.all_reduce(tf.constant([float(i + 1)] * 10), 2, 7, 1)
+        try:
+            with tf.Session(servers[i].target, graph=g) as sess:
+                results[i] = sess.run(reduced, options=tf.RunOptions(timeout_in_ms=60000))
+        except Exception as e:  # noqa: BLE001 - handed to the test
+            results[i] = e
+        order.append(f"returned {i}")
+        if i == 0:
+            released.set()
+
+    threads = [threading.Thread(target=member, args=(i,), daemon=True) for i in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        assert held.wait(60), "task 0's port was never asked for the all-gather's pieces"
+        threads[0].join(3)  # (the member returning now would be the fault)
+        order.append("released")
+        released.set()
+        for t in threads:
+            t.join(60)
+        assert not any(t.is_alive() for t in threads), "a member's step did not end"
+    finally:
+        released.set()
+        for server in servers:
+            server.stop()
+    for i in range(2):
+        np.testing.assert_array_equal(results[i], [3.0] * 10)
+    assert order.index("released") < order.index("returned 0"), order

@@ -56,6 +56,9 @@ class WorkerBoard(collectives.Board):
         rdv.streams.update(streams)  # (so that failing the run stops a read in progress)
         return {key: (lambda use=None, key=key: rdv.streams.pop(key).get(key, use)) for key in keys}
 
+    def delivered(self, rdv, keys, what: str) -> None:
+        rdv.wait_left(keys, what)
+
     def finished(self, run_id: int) -> None:
         worker = self._worker
         with worker._lock:

@@ -213,6 +213,8 @@ class TensorServer:
     """Serves ``handler(step_id, key, timeout) -> array`` on a TCP port of ``host``, and
     calls: ``call_handler(payload: bytes, caller) -> bytes``, which may raise OpError;
     ``caller.add_callback(fn)`` has ``fn`` called if the caller goes away meanwhile.
+    ``sent(step_id, key)``, if given, is called once a key asked for has left: its value
+    or error written to the socket, or given up because the connection failed first.
 
     What a connection costs, and for how long:
 
@@ -235,9 +237,10 @@ class TensorServer:
     """
 
     def __init__(self, host: str, handler, call_handler=None, token: bytes | None = None,
-                 tls: "ssl.SSLContext | None" = None):
+                 tls: "ssl.SSLContext | None" = None, sent=None):
         self._handler = handler
         self._call_handler = call_handler
+        self._sent = sent or (lambda step_id, key: None)
         self._token = token
         self._tls = tls  # a server-side context: every connection starts with a TLS handshake
         if shm.available():
@@ -463,9 +466,16 @@ class TensorServer:
                     raise FrameError("the keys are not UTF-8") from None
                 if len(keys) > MAX_KEYS or max(map(len, keys)) > MAX_KEY:
                     raise FrameError(f"bad request frame ({len(keys)} keys, longest {max(map(len, keys))} bytes)")
-                for key in keys:
-                    self._serve_one(sock, step_id, tuple(key.split(";")), timeout_ms,
-                                    segment if magic == SHM_MAGIC else None)
+                keys = [tuple(key.split(";")) for key in keys]
+                served = 0
+                try:
+                    for key in keys:
+                        self._serve_one(sock, step_id, key, timeout_ms, segment if magic == SHM_MAGIC else None)
+                        served += 1
+                        self._sent(step_id, key)
+                finally:
+                    for key in keys[served:]:  # (undeliverable: the connection failed)
+                        self._sent(step_id, key)
         except _TIMED_OUT as e:
             _log.warning("closing a data connection from %s: a request did not come whole within %g s (%s)",
                          conn.peer_host if conn is not None else "a peer", FRAME_TIMEOUT_S, e or "timed out")

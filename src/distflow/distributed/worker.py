@@ -62,7 +62,7 @@ class _RegisteredGraph:
 class _StepRendezvous(Rendezvous):
     """A step's rendezvous on one worker: tensors from other tasks come over the data path."""
 
-    __slots__ = ("worker", "step_id", "finished", "claimed", "since", "streams")
+    __slots__ = ("worker", "step_id", "finished", "claimed", "since", "streams", "_left", "_left_cond")
 
     def __init__(self, worker: "Worker", step_id: int, deadline=None):
         super().__init__(deadline)
@@ -72,6 +72,8 @@ class _StepRendezvous(Rendezvous):
         self.claimed = False  # a RunGraph of this step has begun here (not only peers asking for its tensors)
         self.since = time.monotonic()  # made, or finished once finished
         self.streams: dict = {}  # remote key -> the TensorStream it comes on
+        self._left: set = set()  # keys the data port has sent to another task (or given up on)
+        self._left_cond = threading.Condition(self._lock)
 
     def prefetch(self, keys_by_partition) -> None:
         """Asks the other tasks for every tensor this step will receive from them, at once:
@@ -94,8 +96,35 @@ class _StepRendezvous(Rendezvous):
         It leaves in host memory."""
         return self.worker.device_mgr.to_host(super().recv(key, timeout))
 
+    def mark_left(self, key) -> None:
+        """The data port is done with ``key``: its value went out to the task that asked, or
+        cannot (that connection failed)."""
+        with self._lock:
+            self._left.add(key)
+            self._left_cond.notify_all()
+
+    def wait_left(self, keys, what: str) -> None:
+        """Waits until every one of ``keys``, sent here for other tasks, has left this task
+        (:meth:`mark_left`), within the step's deadline; an aborted step stops the wait with
+        its error."""
+        with self._lock:
+            while True:
+                if self._error is not None:
+                    raise self._cancelled()
+                if self._left.issuperset(keys):
+                    return
+                remaining = None if self._deadline is None else self._deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    missing = sorted(set(keys) - self._left)
+                    raise errors.DeadlineExceededError(
+                        None, None, f"{what}: {len(missing)} tensors sent for {missing[0][1]} were not taken "
+                        f"in time (the first: '{missing[0][2]}')")
+                self._left_cond.wait(remaining)
+
     def abort(self, error: BaseException) -> None:
         super().abort(error)
+        with self._lock:
+            self._left_cond.notify_all()
         for stream in set(self.streams.values()):
             stream.abort(self._cancelled())
 
@@ -138,7 +167,8 @@ class Worker:
         self._local_devices: dict[str, bool] = {}
         self.on_shutdown = None
         host = tasks.cluster.task_address(job, task).rpartition(":")[0]
-        self.transport = TensorServer(host, self._serve_tensor, self._serve_call, token=token, tls=tls)
+        self.transport = TensorServer(host, self._serve_tensor, self._serve_call, token=token, tls=tls,
+                                      sent=self._tensor_left)
         # collectives: this task's members exchange through its data port; groups form at the leader
         self._group_leader = GroupLeader()
         leader = configured_leader(config, tasks.cluster)
@@ -239,6 +269,12 @@ class Worker:
             raise
         self._drop_step_if_done(rdv)
         return value_of(value)
+
+    def _tensor_left(self, step_id: int, key: tuple) -> None:
+        with self._lock:
+            rdv = self._steps.get(step_id)
+        if rdv is not None:
+            rdv.mark_left(key)
 
     def _serve_call(self, payload: bytes, caller) -> bytes:
         """RunGraph over the data path (transport.py): the gRPC method's twin."""

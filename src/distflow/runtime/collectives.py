@@ -175,6 +175,10 @@ class Board:
         view of the sender's memory, valid only while ``use`` runs."""
         raise NotImplementedError
 
+    def delivered(self, rdv, keys: list[tuple], what: str) -> None:
+        """Returns once what a member put under ``keys`` for members of other tasks has left
+        this task (none here: every member is in this process)."""
+
     def finished(self, run_id: int) -> None:
         raise NotImplementedError
 
@@ -304,11 +308,16 @@ class Collectives:
         """The source's ``value`` on every member; receivers give None and the shape and dtype."""
         group = self.group(ctx, group_key, group_size)
         return self.run(ctx, group, instance_key, "broadcast",
-                        lambda ring: broadcast(ring, None if value is None else np.asarray(value), shape, dtype))
+                        lambda ring: broadcast(ring, None if value is None else np.asarray(value), shape, dtype),
+                        delivered=False)
 
-    def run(self, ctx, group: Group, instance_key: int, what: str, body, background: bool = False):
+    def run(self, ctx, group: Group, instance_key: int, what: str, body, background: bool = False,
+            delivered: bool = True):
         """Runs ``body(ring)`` as this device's part of the instance, on a fresh run. With
-        ``background``, the run is counted here and runs on another thread: a :class:`Pending`."""
+        ``background``, the run is counted here and runs on another thread: a :class:`Pending`.
+        With ``delivered``, the run ends once a neighbour in another task has taken what this
+        member gave it (:meth:`_Ring.delivered`). A broadcast does not wait: its source may
+        be done before its receivers begin, in a step of its own."""
         with self._cond:
             step = ctx.step
             if background and step is not None and step.error is not None:
@@ -318,18 +327,20 @@ class Collectives:
                                             f"the step failed ({_first_line(step.error)})")
             run_id, generation = self.next_run(group, instance_key, ctx.device.name)
         if not background:
-            return self._run(ctx, group, instance_key, what, body, run_id, generation)
+            return self._run(ctx, group, instance_key, what, body, run_id, generation, delivered)
         pending = Pending(ctx, instance_key)
         submit_background(lambda: pending.run(
-            lambda: self._run(ctx, group, instance_key, what, body, run_id, generation, abort_step=True)))
+            lambda: self._run(ctx, group, instance_key, what, body, run_id, generation, delivered, abort_step=True)))
         return pending
 
     def _run(self, ctx, group: Group, instance_key: int, what: str, body, run_id: int, generation: int,
-             abort_step: bool = False):
+             delivered: bool, abort_step: bool = False):
         ring = None
         try:
             ring = _Ring(self, ctx, group, instance_key, run_id)
             out = body(ring)
+            if delivered:
+                ring.delivered()
         except BaseException as e:
             error = _failure(ctx, group, instance_key, e, what)
             self.board.leave(run_id, error)
@@ -428,6 +439,7 @@ class _Ring:
         self._board = collectives.board
         self._rdv = self._board.join(run_id)
         self._takers: dict = {}
+        self._remote_puts: list | None = None if collectives._is_local(self.right) else []
         step = ctx.step
         self._deadline = None if step is None else step.deadline
         self._abort_token = None
@@ -441,7 +453,19 @@ class _Ring:
             self._takers = self._board.takers(self.run_id, keys, self._deadline)
 
     def put(self, name: str, value: np.ndarray) -> None:
-        self._rdv.send((self.device, self.right, name), value)
+        key = (self.device, self.right, name)
+        self._rdv.send(key, value)
+        if self._remote_puts is not None:
+            self._remote_puts.append(key)
+
+    def delivered(self) -> None:
+        """Returns once the right neighbour, in another task, has taken all this member put
+        for it. Its collective completes only when it has, as TensorFlow's: a process that
+        exits the moment its last collective returns must not leave a neighbour without the
+        last pieces. (The neighbour takes them as fast as this member took its own, so the
+        wait is short.)"""
+        if self._remote_puts:
+            self._board.delivered(self._rdv, self._remote_puts, f"collective instance {self.instance_key}")
 
     def take(self, name: str, use=None):
         """What the left neighbour put under ``name``; with ``use``, ``use(it)``. A piece from
