@@ -95,6 +95,21 @@ def test_members_whose_tensors_differ_in_dtype_fail_naming_what_each_has():
                 sess.run(outs, options=tf.RunOptions(timeout_in_ms=20000))
 
 
+def test_all_gather_of_single_elements_and_of_members_whose_shapes_differ():
+    with tf.Graph().as_default():
+        single, uneven = [], []
+        for i in range(3):
+            with tf.device(f"/cpu:{i}"):
+                single.append(co.all_gather(tf.constant([float(i)]), 3, 1, 1))
+                uneven.append(co.all_gather(tf.zeros([2 + i, 3]), 3, 1, 2))
+        with _local_session(3) as sess:
+            for got in sess.run(single):
+                np.testing.assert_array_equal(got, [0.0, 1.0, 2.0])
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"all-gather: member .* gave float32\[\d+\] as piece ag0.0, where this member"):
+                sess.run(uneven, options=tf.RunOptions(timeout_in_ms=20000))
+
+
 def test_a_group_of_one_returns_its_input():
     with tf.Graph().as_default():
         x = tf.constant([1.0, 2.0])

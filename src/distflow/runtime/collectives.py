@@ -547,12 +547,12 @@ def all_reduce(ring: _Ring, value: np.ndarray, merge_op: str, final_op: str) -> 
     return out.reshape(np.shape(value))
 
 
-def _piece(ring: _Ring, got, like: np.ndarray, name: str) -> np.ndarray:
+def _piece(ring: _Ring, got, like: np.ndarray, name: str, what: str = "all-reduce") -> np.ndarray:
     """``got``, checked to be a piece like ``like``: InvalidArgumentError naming the members otherwise."""
     got = np.asarray(got)
     if got.shape != like.shape or got.dtype != like.dtype:
         raise errors.InvalidArgumentError(
-            None, None, f"all-reduce: member {ring.left} gave {got.dtype}[{got.size}] as piece {name}, where this "
+            None, None, f"{what}: member {ring.left} gave {got.dtype}[{got.size}] as piece {name}, where this "
             f"member ({ring.device}) has {like.dtype}[{like.size}] (every member's tensor must have one shape and "
             "dtype)")
     return got
@@ -568,30 +568,33 @@ def _finish(x: np.ndarray, final_op: str, n: int) -> None:
 
 
 def all_gather(ring: _Ring, value: np.ndarray) -> np.ndarray:
-    """The members' tensors concatenated on axis 0, in rank order."""
+    """The members' tensors concatenated on axis 0, in rank order.
+
+    Each member's tensor is written once, into its place in the result: the last round's
+    pieces straight from where they lie (a neighbour's shared memory); a piece this member
+    passes on is taken whole first (it goes on as it came), then copied into place."""
     value = np.ascontiguousarray(value)
     n, r = ring.n, ring.rank
-    parts: list = [None] * n
-    parts[r] = value
     flat = value.reshape(-1)
-    pieces = _pieces(flat.size, max(1, flat.itemsize))
+    size = flat.size
+    out = np.empty(n * size, value.dtype)
+    out[r * size:(r + 1) * size] = flat
+    pieces = _pieces(size, max(1, flat.itemsize))
     ring.expect([f"ag{s}.{p}" for s in range(n - 1) for p in range(len(pieces))])
     for p, (a, b) in enumerate(pieces):
-        ring.put(f"ag0.{p}", np.array(flat[a:b]))
+        ring.put(f"ag0.{p}", np.array(flat[a:b]))  # (a copy: the input may be written once this member returns)
     for s in range(n - 1):  # member r-1-s's tensor arrives
-        got = [ring.take(f"ag{s}.{p}") for p in range(len(pieces))]
-        if s < n - 2:
-            for p, piece in enumerate(got):
-                ring.put(f"ag{s + 1}.{p}", piece)
-        whole = np.concatenate(got) if got else flat[:0]
-        if whole.size != flat.size or whole.dtype != flat.dtype:
-            raise errors.InvalidArgumentError(
-                None, None, f"all-gather: member {ring.group.members[(r - 1 - s) % n]} gave "
-                f"{whole.dtype}[{whole.size}] elements, this member {flat.dtype}[{flat.size}] (every member's "
-                "tensor must have one shape)")
-        parts[(r - 1 - s) % n] = whole.reshape(value.shape)
-    return np.concatenate([np.reshape(part, (-1,) + value.shape[1:]) for part in parts]) if value.ndim else \
-        np.stack(parts)
+        begin = (r - 1 - s) % n * size
+        for p, (a, b) in enumerate(pieces):
+            place, name = out[begin + a:begin + b], f"ag{s}.{p}"
+            if s < n - 2:
+                got = _piece(ring, ring.take(name), place, name, "all-gather")
+                ring.put(f"ag{s + 1}.{p}", got)
+                place[...] = got
+            else:
+                ring.take(name, lambda got, place=place, name=name:
+                          np.copyto(place, _piece(ring, got, place, name, "all-gather")))
+    return out.reshape((n * value.shape[0],) + value.shape[1:])  # (the op takes rank 1 and more)
 
 
 def broadcast(ring: _Ring, value: np.ndarray | None, shape, dtype) -> np.ndarray:
@@ -615,13 +618,20 @@ def broadcast(ring: _Ring, value: np.ndarray | None, shape, dtype) -> np.ndarray
     if passes_on:
         ring.put("bc.src", source)
     out = np.empty(size, dtype)
-    for p, (a, b) in enumerate(pieces):
-        got = ring.take(f"bc.{p}")
+
+    def checked(got, p, a, b):
+        got = np.asarray(got)
         if got.size != b - a or got.dtype != out.dtype:
             raise errors.InvalidArgumentError(
                 None, None, f"broadcast: the source sent {got.dtype}[{got.size}] in piece {p}, where "
                 f"{np.dtype(dtype).name} of shape {list(shape)} needs {b - a} elements")
-        out[a:b] = got
-        if passes_on:
+        return got.reshape(-1)
+
+    for p, (a, b) in enumerate(pieces):
+        if passes_on:  # (taken whole: it goes on as it came)
+            got = checked(ring.take(f"bc.{p}"), p, a, b)
             ring.put(f"bc.{p}", got)
+            out[a:b] = got
+        else:  # (copied from where it lies)
+            ring.take(f"bc.{p}", lambda got, p=p, a=a, b=b: np.copyto(out[a:b], checked(got, p, a, b)))
     return out.reshape(shape)
