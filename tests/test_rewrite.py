@@ -459,6 +459,68 @@ def test_a_fused_update_of_replicas_adjacent_rows_is_one_product_and_equals_the_
         assert_oracle(var.value, want, rtol=1e-12)
 
 
+def _conv_towers(dtype):
+    """The replicas of a two-layer convolutional model (convolution, bias, ReLU, 2x2 max
+    pooling, twice; a dense layer), trained as in-graph replication on two devices."""
+    rng = np.random.default_rng(11)
+    x, y = rng.standard_normal((8, 8, 8, 1)).astype(dtype), rng.integers(0, 3, 8)
+    initial = [(rng.standard_normal(shape) * 0.3).astype(dtype)
+               for shape in ((3, 3, 1, 4), (4,), (3, 3, 4, 6), (6,), (24, 3))]
+
+    def logits_of(xs, f1, b1, f2, b2, w):
+        h = tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(xs, f1, [1, 1, 1, 1], "SAME") + b1), [1, 2, 2, 1], [1, 2, 2, 1],
+                           "SAME")
+        h = tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(h, f2, [1, 1, 1, 1], "SAME") + b2), [1, 2, 2, 1], [1, 2, 2, 1],
+                           "VALID")
+        return tf.matmul(tf.reshape(h, [-1, 24]), w)
+
+    def train(config):
+        return _train_two_towers(config, initial, x, y, logits_of)
+    return train
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_replicas_convolutions_pooling_and_filter_gradients_become_one_call_over_all_rows(dtype):
+    """Convolutional towers run sequentially: each layer's convolution, pooling and their
+    gradients run once on both towers' rows, the filter gradients' sum over the towers is one
+    filter gradient of all the rows, and the shapes that count a tower's rows count them
+    all; training matches the unrewritten step (float64: the NumPy kernels; float32:
+    oneDNN's where it is installed)."""
+    train = _conv_towers(dtype)
+    got, types = train(tf.ConfigProto())
+    plain, plain_types = train(L0)
+    convolutions = ("Conv2D", "_FusedConv2D")
+    assert sum(map(types.count, convolutions)) == 2 and sum(map(plain_types.count, convolutions)) == 4
+    for op_type in ("MaxPool", "MaxPoolGrad", "Conv2DBackpropFilter", "Conv2DBackpropInput"):
+        assert types.count(op_type) * 2 == plain_types.count(op_type), (op_type, types, plain_types)
+    assert types.count("SumToShape") == 2  # (the convolutions' bias gradients; the dense layer has no bias)
+    for g, p in zip(got, plain):
+        assert_oracle(g, p, rtol=1e-12 if dtype == np.float64 else 2e-5, atol=1e-12 if dtype == np.float64 else 1e-6)
+
+
+def test_replicas_depthwise_convolutions_normalization_and_average_pooling_become_one_call():
+    """The other batch-wise ops: a depthwise convolution after a convolution (its input and
+    filter gradients), local response normalization and average pooling (whose gradient
+    takes the input's shape, which counts the rows)."""
+    rng = np.random.default_rng(12)
+    x, y = rng.standard_normal((8, 6, 6, 2)), rng.integers(0, 3, 8)
+    initial = [rng.standard_normal(shape) * 0.3 for shape in ((3, 3, 2, 3), (3, 3, 3, 2), (54, 3))]
+
+    def logits_of(xs, f, d, w):
+        h = tf.nn.lrn(tf.nn.tanh(tf.nn.conv2d(xs, f, [1, 1, 1, 1], "SAME")), depth_radius=2)
+        h = tf.nn.depthwise_conv2d(h, d, [1, 1, 1, 1], "SAME")
+        h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        return tf.matmul(tf.reshape(h, [-1, 54]), w)
+
+    got, types = _train_two_towers(tf.ConfigProto(), initial, x, y, logits_of)
+    plain, plain_types = _train_two_towers(L0, initial, x, y, logits_of)
+    for op_type in ("Conv2D", "LRN", "LRNGrad", "DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                    "DepthwiseConv2dNativeBackpropFilter", "AvgPool", "AvgPoolGrad", "Conv2DBackpropFilter"):
+        assert types.count(op_type) * 2 == plain_types.count(op_type) == 2, (op_type, types, plain_types)
+    for g, p in zip(got, plain):
+        assert_oracle(g, p, rtol=1e-12, atol=1e-12)
+
+
 def test_one_weight_used_twice_in_a_chain_across_devices_is_not_merged():
     """x @ w on one device, then (x @ w) @ w on another: not replicas (the second needs
     the first), so each product stays as it is."""
