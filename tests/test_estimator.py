@@ -101,6 +101,96 @@ def test_estimator_arguments_are_checked():
         estimator.export_saved_model("somewhere", None)
 
 
+def test_an_estimator_warm_starts_from_another_models_checkpoint_once(tmp_path):
+    config = tf.estimator.RunConfig(log_step_count_steps=None, tf_random_seed=1)
+    train = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, num_epochs=None, shuffle=True)
+    first = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / "first"), config=config,
+                                   params={"learning_rate": 0.1})
+    first.train(train, steps=200)
+    kernel, bias = first.get_variable_value("linear/kernel"), first.get_variable_value("linear/bias")
+    # a learning rate of 0: what the warm-started model saves after a step is where it began
+    frozen = {"learning_rate": 0.0}
+    whole = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / "whole"), config=config, params=frozen,
+                                   warm_start_from=str(tmp_path / "first"))
+    whole.train(train, steps=1)
+    np.testing.assert_array_equal(whole.get_variable_value("linear/kernel"), kernel)
+    np.testing.assert_array_equal(whole.get_variable_value("linear/bias"), bias)
+    assert whole.get_variable_value("global_step") == 1  # (not warm-started: not trainable)
+    settings = tf.estimator.WarmStartSettings(first.latest_checkpoint(), vars_to_warm_start="linear/kernel")
+    part = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / "part"), config=config, params=frozen,
+                                  warm_start_from=settings)
+    part.train(train, steps=1)
+    np.testing.assert_array_equal(part.get_variable_value("linear/kernel"), kernel)
+    np.testing.assert_array_equal(part.get_variable_value("linear/bias"), [0.0])  # (its own initializer)
+    # once the model has a checkpoint of its own, it resumes from that, not from the warm start
+    resumed = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / "whole"), config=config,
+                                     params={"learning_rate": 0.1}, warm_start_from=str(tmp_path / "part"))
+    resumed.train(train, steps=50)
+    np.testing.assert_allclose(resumed.get_variable_value("linear/kernel"), W, atol=1e-2)
+    with pytest.raises(ValueError, match="warm_start_from must be a string or a WarmStartSettings"):
+        tf.estimator.Estimator(linear_model_fn, warm_start_from=3)
+    with pytest.raises(ValueError, match="ckpt_to_initialize_from"):
+        tf.estimator.WarmStartSettings("")
+
+
+def _saved(tmp_path, values: dict) -> str:
+    """A checkpoint of variables with the given names and values; its prefix."""
+    (tmp_path / "old").mkdir()
+    with tf.Graph().as_default():
+        made = [tf.Variable(value, name=name) for name, value in values.items()]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return tf.train.Saver(made).save(sess, str(tmp_path / "old" / "model.ckpt"))
+
+
+def _initialized(variables):
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(variables)
+
+
+def test_warm_start_renames_remaps_vocabularies_and_says_what_does_not_fit(tmp_path):
+    old_embedding = np.arange(12, dtype=np.float32).reshape(4, 3)  # rows of "a", "b", "c", "d"
+    old_output = np.arange(8, dtype=np.float32).reshape(2, 4)  # columns of "a", "b", "c", "d"
+    prefix = _saved(tmp_path, {"old/embedding": old_embedding, "old/output": old_output,
+                               "dense/kernel": np.ones((2, 2), np.float32)})
+    (tmp_path / "new_vocab.txt").write_text("c\nz\na\n")
+    with tf.Graph().as_default():
+        embedding = tf.get_variable("embedding", [4, 3], initializer=tf.constant_initializer(-1.0))
+        output = tf.get_variable("output", [2, 3])
+        kernel = tf.get_variable("dense/kernel", [2, 2], initializer=tf.zeros_initializer())
+        slot = tf.get_variable("dense/kernel/Momentum", [2, 2], trainable=False, initializer=tf.zeros_initializer())
+        tf.train.warm_start(prefix, vars_to_warm_start=["embedding", "output", "dense/"], var_name_to_vocab_info={
+            # 3 entries from a file and one out-of-vocabulary bucket, from the first 3 of the old 4
+            "embedding": tf.estimator.VocabInfo(str(tmp_path / "new_vocab.txt"), 3, 1, ["a", "b", "c", "d"], 3,
+                                                backup_initializer=tf.constant_initializer(7.0)),
+            "output": tf.train.VocabInfo(["d", "b", "q"], 3, 0, ["a", "b", "c", "d"], axis=1)},
+            var_name_to_prev_var_name={"embedding": "old/embedding", "output": "old/output",
+                                       "dense/kernel/Momentum": "dense/kernel"})
+        got_embedding, got_output, got_kernel, got_slot = _initialized([embedding, output, kernel, slot])
+    np.testing.assert_array_equal(got_embedding, [old_embedding[2], [7.0] * 3, old_embedding[0], [7.0] * 3])
+    np.testing.assert_array_equal(got_output, np.stack([old_output[:, 3], old_output[:, 1], [0.0, 0.0]], axis=1))
+    np.testing.assert_array_equal(got_kernel, np.ones((2, 2)))
+    np.testing.assert_array_equal(got_slot, np.ones((2, 2)))  # (a global variable, asked for by scope)
+    with tf.Graph().as_default():
+        tf.get_variable("dense/kernel", [3, 2])
+        with pytest.raises(ValueError, match=r"Shape of variable dense/kernel \(\[3, 2\]\) doesn't match .*\[2, 2\]"):
+            tf.train.warm_start(prefix)
+    with tf.Graph().as_default():
+        tf.get_variable("unknown", [2])
+        with pytest.raises(ValueError, match="Tensor unknown .* is not found"):
+            tf.train.warm_start(str(tmp_path / "old"))  # (a directory: its latest checkpoint)
+    with tf.Graph().as_default():
+        tf.get_variable("dense/kernel", [2, 2])
+        with pytest.raises(ValueError, match=r"var_name_to_prev_var_name that were not used: \['dense/kernl'\]"):
+            tf.train.warm_start(prefix, var_name_to_prev_var_name={"dense/kernl": "dense/kernel"})
+    with tf.Graph().as_default():
+        tf.get_variable("old/embedding", [3, 3])
+        with pytest.raises(ValueError, match="new_vocab_size \\+ num_oov_buckets = 2 \\+ 0"):
+            tf.train.warm_start(prefix, var_name_to_vocab_info={
+                "old/embedding": tf.train.VocabInfo(["a", "b"], 2, 0, ["a", "b", "c", "d"])})
+
+
 @pytest.mark.parametrize("model", ["model_fn", "keras"])
 def test_train_and_evaluate_runs_each_role_of_a_tf_config_cluster(tmp_path, model):
     # ps, chief and worker as processes (between-graph: variables on the ps), and an evaluator

@@ -23,5 +23,6 @@ from .canned import (DNNClassifier, DNNLinearCombinedClassifier, DNNLinearCombin
 from .estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401
 from .run_config import RunConfig  # noqa: F401
 from .training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: F401
+from ..train.warm_starting import VocabInfo, WarmStartSettings  # noqa: F401
 
 __getattr__ = missing("tf.estimator")

@@ -5,7 +5,9 @@ Each call builds a new graph: the input pipeline from ``input_fn``, the model fr
 runs it in a monitored session. ``train`` checkpoints to ``model_dir`` (and resumes from the
 newest checkpoint there); ``evaluate`` and ``predict`` restore the newest one (or
 ``checkpoint_path``). An input that runs out (OutOfRangeError) ends training, evaluation and
-prediction, as in TF.
+prediction, as in TF. With ``warm_start_from`` (a checkpoint or ``WarmStartSettings``),
+``train`` on a model_dir that holds no checkpoint yet initializes the chosen variables from
+that checkpoint (train/warm_starting.py).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..train import basic_session_run_hooks as hooks_lib
 from ..train import saver as saver_lib
 from ..train.device_setter import replica_device_setter
 from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold
+from ..train.warm_starting import WarmStartSettings, warm_start
 from ..train.training_util import get_or_create_global_step
 from .run_config import RunConfig
 
@@ -94,8 +97,13 @@ class Estimator:
         unknown = set(args) - {"features", "labels", "mode", "params", "config"}
         if unknown:
             raise ValueError(f"model_fn ({model_fn}) has following not expected args: {sorted(unknown)}")
-        if warm_start_from is not None:
-            raise errors.UnimplementedError(None, None, "Estimator(warm_start_from=...) is not supported yet")
+        if isinstance(warm_start_from, (str, bytes, os.PathLike)):
+            warm_start_from = WarmStartSettings(os.fspath(warm_start_from) if not isinstance(warm_start_from, bytes)
+                                                else warm_start_from.decode())
+        elif warm_start_from is not None and not isinstance(warm_start_from, WarmStartSettings):
+            raise ValueError(f"warm_start_from must be a string or a WarmStartSettings, instead got "
+                             f"{type(warm_start_from)}")
+        self._warm_start_settings = warm_start_from
         config = config if config is not None else RunConfig()
         if not isinstance(config, RunConfig):
             raise ValueError(f"config must be an instance of RunConfig, but provided {config}.")
@@ -186,6 +194,9 @@ class Estimator:
                 spec = self._model(features, labels, ModeKeys.TRAIN)
             else:
                 spec = self._distributed_model(strategy, input_fn)
+            if self._warm_start_settings is not None and not self.latest_checkpoint():
+                _log.info("Warm-starting with WarmStartSettings: %s", self._warm_start_settings)
+                warm_start(*self._warm_start_settings)
             scaffold = spec.scaffold or Scaffold()
             if scaffold.saver is None:
                 scaffold = Scaffold(copy_from_scaffold=scaffold, saver=saver_lib.Saver(

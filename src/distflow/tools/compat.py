@@ -227,8 +227,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "TF_CONFIG names), `RunConfig(train_distribute=...)` with a tf.distribute strategy, "
                       "`inputs.numpy_input_fn`, the canned `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
                       "`LinearRegressor` and `DNNLinearCombinedClassifier`/`Regressor` (their variables named as "
-                      "TF's); not yet SavedModel export, "
-                      "the boosted-trees and baseline estimators or `warm_start_from`")
+                      "TF's), `warm_start_from` (a checkpoint, or `WarmStartSettings` with `VocabInfo` remapping); "
+                      "not yet SavedModel export, the boosted-trees and baseline estimators")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "

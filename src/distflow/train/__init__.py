@@ -46,6 +46,7 @@ from .training_extras import (FeedFnHook, GlobalStepWaiterHook, basic_train_loop
                               shuffle_batch_join)
 from .training_util import assert_global_step  # noqa: F401
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step  # noqa: F401
+from .warm_starting import VocabInfo, warm_start  # noqa: F401
 
 
 _missing = missing("tf.train")

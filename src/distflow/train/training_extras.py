@@ -17,6 +17,7 @@ from . import training_util
 from .input import dequeue_batch, flatten_tensors, queue_shapes, batch_queue
 from .queue_runner import QueueRunner, add_queue_runner
 from .session_run_hook import SessionRunArgs, SessionRunHook
+from .warm_starting import initialize_from_checkpoint
 
 _log = logging.getLogger("distflow")
 
@@ -268,10 +269,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
                                  "no variable")
             pairs.append((source, var))
     for name, var in pairs:
-        with ops.colocate_with(var.op):
-            restored = io_ops.restore_v2(array_ops.constant(prefix, dtypes.string), [name], [var.dtype.base_dtype])[0]
-            var._initializer_op = state_ops.assign(var, restored).op
-            var._initial_value = restored
+        initialize_from_checkpoint(var, prefix, name)
 
 
 
