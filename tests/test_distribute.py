@@ -38,11 +38,11 @@ def _one_device(optimizer, steps=4):
             return [float(sess.run([train, loss])[1]) for _ in range(steps)]
 
 
-def _mirrored(optimizer, n, steps=4, checkpoint=None):
+def _mirrored(optimizer, n, steps=4, checkpoint=None, cross_device_ops=None):
     """Losses of ``steps`` steps on n CPU replicas, each a share of the batch; the graph's
     variables, and every mirrored variable's components as values."""
     with tf.Graph().as_default():
-        strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(n)])
+        strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(n)], cross_device_ops=cross_device_ops)
         step = tf.train.get_or_create_global_step()  # (outside the scope: incremented once a step)
         with strategy.scope():
             iterator = strategy.make_dataset_iterator(tf.data.Dataset.from_tensors((X, Y)).repeat())
@@ -180,6 +180,35 @@ def test_a_checkpoint_holds_one_copy_and_restores_every_copy(tmp_path):
             saver.restore(sess, path)
             for copy in kernel.components:
                 np.testing.assert_array_equal(sess.run(copy), saved)
+
+
+@pytest.mark.parametrize("kind", ["NcclAllReduce", "HierarchicalCopyAllReduce", "ReductionToOneDevice"])
+def test_a_strategy_given_cross_device_ops_trains_the_same(kind):
+    losses, _, _ = _mirrored("sgd", 2, cross_device_ops=getattr(tf.distribute, kind)())
+    np.testing.assert_allclose(losses, _one_device("sgd"), rtol=1e-5)
+
+
+def test_cross_device_ops_reduce_and_broadcast_in_the_cross_replica_context():
+    with tf.Graph().as_default():
+        devices = ["/cpu:0", "/cpu:1", "/cpu:2"]
+        strategy = tf.distribute.MirroredStrategy(devices)
+        mine = strategy.experimental_run_v2(
+            lambda: tf.fill([2], tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32)))
+        summed = tf.distribute.HierarchicalCopyAllReduce().reduce(tf.distribute.ReduceOp.SUM, mine, devices)
+        squares = tf.distribute.ReductionToOneDevice(
+            "/cpu:2", accumulation_fn=lambda parts: tf.add_n([p * p for p in parts]))
+        on_one = squares.reduce(tf.distribute.ReduceOp.MEAN, mine, "/cpu:0")
+        pairs = tf.distribute.NcclAllReduce().batch_reduce("SUM", [(mine, "/cpu:1"), (mine, devices[:2])])
+        summed = strategy.experimental_local_results(summed)  # (mirrored on the three devices)
+        assert [v.device for v in summed] == [tf.DeviceSpec.from_string(d).to_string() for d in devices]
+        assert on_one.device.endswith("CPU:0") and on_one.op.inputs[0].op.inputs[0].device.endswith("CPU:2")
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 3})) as sess:
+            got = sess.run([list(summed), on_one, pairs[0], list(strategy.experimental_local_results(pairs[1]))])
+    assert all(np.array_equal(v, [3.0, 3.0]) for v in got[0])
+    np.testing.assert_allclose(got[1], [5.0 / 3, 5.0 / 3])  # (0 + 1 + 4) / 3
+    assert np.array_equal(got[2], [3.0, 3.0]) and all(np.array_equal(v, [3.0, 3.0]) for v in got[3])
+    with pytest.raises(ValueError, match="cross_device_ops must be a tf.distribute.CrossDeviceOps"):
+        tf.distribute.MirroredStrategy(["/cpu:0"], cross_device_ops="nccl")
 
 
 def test_contexts_reductions_and_all_reduce_in_a_replica():

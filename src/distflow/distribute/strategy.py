@@ -44,6 +44,7 @@ from ..ops import variable_scope as vs
 from ..ops.indexed_slices import IndexedSlices, to_dense
 from ..ops.state_ops import Variable, variable_creator_scope
 from . import values as values_lib
+from .cross_device_ops import CrossDeviceOps
 
 _CROSS_REPLICA_INSTANCES = 1 << 20  # instance keys of strategy.reduce start here; replica functions' below
 _INIT_INSTANCES = 1 << 21  # instance keys of the initial values' broadcasts
@@ -530,9 +531,15 @@ class MirroredStrategy(Strategy):
     simulated GPUs are used only when named)."""
 
     def __init__(self, devices=None, cross_device_ops=None):
+        if cross_device_ops is not None and not isinstance(cross_device_ops, CrossDeviceOps):
+            raise ValueError(f"cross_device_ops must be a tf.distribute.CrossDeviceOps (NcclAllReduce, "
+                             f"HierarchicalCopyAllReduce, ReductionToOneDevice), got {cross_device_ops!r}")
         if devices is None:
             devices = _default_devices()
         super().__init__(list(devices))
+        # (kept as asked; the gradients' all-reduce is the collective one whatever it is:
+        # cross_device_ops.py)
+        self.extended._cross_device_ops = cross_device_ops
 
 
 class OneDeviceStrategy(Strategy):

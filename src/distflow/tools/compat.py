@@ -233,9 +233,11 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
                       "`experimental_local_results`, `experimental_distribute_dataset`, `make_dataset_iterator`, "
-                      "`ReplicaContext.all_reduce`, `ReduceOp`, the context functions and Estimators' "
-                      "`RunConfig(train_distribute=...)`; not `CentralStorageStrategy`, `TPUStrategy` or "
-                      "`ReplicaContext.merge_call`")
+                      "`ReplicaContext.all_reduce`, `ReduceOp`, the context functions, the `CrossDeviceOps` "
+                      "kinds (`NcclAllReduce`, `HierarchicalCopyAllReduce`, `ReductionToOneDevice`: a strategy's "
+                      "gradients are all-reduced by distflow's collectives whichever is given) and Estimators' "
+                      "`RunConfig(train_distribute=...)`; not `CentralStorageStrategy`, `TPUStrategy`, "
+                      "`InputContext` or `ReplicaContext.merge_call`")
         elif name == "feature_column":
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "
                       "`_file`, `categorical_column_with_identity`, `categorical_column_with_hash_bucket` (TF's "
