@@ -211,6 +211,36 @@ def test_cross_device_ops_reduce_and_broadcast_in_the_cross_replica_context():
         tf.distribute.MirroredStrategy(["/cpu:0"], cross_device_ops="nccl")
 
 
+def test_an_input_function_gives_each_replica_its_own_elements_in_turn():
+    contexts = []
+
+    def dataset_fn(context):
+        contexts.append(context)
+        return tf.data.Dataset.from_tensor_slices(np.arange(8.0)).batch(context.get_per_replica_batch_size(4))
+
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        dataset = strategy.experimental_distribute_datasets_from_function(dataset_fn)
+        iterator = dataset.make_initializable_iterator()
+        batch = strategy.experimental_local_results(iterator.get_next())
+        other = strategy.make_input_fn_iterator(dataset_fn)
+        total = strategy.reduce("SUM", strategy.experimental_run_v2(tf.reduce_sum, (other.get_next(),)))
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(iterator.initialize() + other.initialize())
+            steps = [sess.run(batch) for _ in range(2)]
+            totals = [sess.run(total) for _ in range(2)]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(batch)
+    assert [[list(part) for part in step] for step in steps] == [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
+    assert totals == [6.0, 22.0]
+    context = contexts[0]
+    assert (context.num_input_pipelines, context.input_pipeline_id, context.num_replicas_in_sync) == (1, 0, 2)
+    with pytest.raises(ValueError, match="not divisible"):
+        context.get_per_replica_batch_size(5)
+    with pytest.raises(ValueError, match="PER_WORKER"):
+        strategy.make_input_fn_iterator(dataset_fn, replication_mode="PER_REPLICA")
+
+
 def test_contexts_reductions_and_all_reduce_in_a_replica():
     assert tf.distribute.get_replica_context().num_replicas_in_sync == 1
     assert not tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context()

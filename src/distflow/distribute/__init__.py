@@ -6,18 +6,20 @@ What is here: ``MirroredStrategy`` (the devices of one process), ``OneDeviceStra
 ``experimental.ParameterServerStrategy`` (variables on the ps tasks, workers asynchronous),
 ``Strategy.scope``, ``experimental_run_v2`` / ``run``, ``reduce``,
 ``experimental_local_results``, ``experimental_distribute_dataset``, ``make_dataset_iterator``,
-``ReplicaContext.all_reduce``, ``ReduceOp``, the context functions, the ``CrossDeviceOps``
-kinds (cross_device_ops.py), and Estimators' ``RunConfig(train_distribute=...)``. What is
-not: ``CentralStorageStrategy`` and ``ReplicaContext.merge_call``.
+``experimental_distribute_datasets_from_function`` and ``make_input_fn_iterator`` (with an
+``InputContext``), ``ReplicaContext.all_reduce``, ``ReduceOp``, the context functions, the
+``CrossDeviceOps`` kinds (cross_device_ops.py), and Estimators'
+``RunConfig(train_distribute=...)``. What is not: ``CentralStorageStrategy`` and
+``ReplicaContext.merge_call``.
 """
 
 from .._namespace import missing
 from . import experimental  # noqa: F401
 from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,  # noqa: F401
                                ReductionToOneDevice)
-from .strategy import (MirroredStrategy, OneDeviceStrategy, ReduceOp, ReplicaContext, Strategy,  # noqa: F401
-                       StrategyExtended, get_cross_replica_context, get_replica_context, get_strategy,
-                       has_strategy, in_cross_replica_context)
+from .strategy import (InputContext, InputReplicationMode, MirroredStrategy, OneDeviceStrategy,  # noqa: F401
+                       ReduceOp, ReplicaContext, Strategy, StrategyExtended, get_cross_replica_context,
+                       get_replica_context, get_strategy, has_strategy, in_cross_replica_context)
 from .values import MirroredVariable, PerReplica  # noqa: F401
 
 __getattr__ = missing("tf.distribute")

@@ -168,6 +168,37 @@ class StrategyExtended:
         return [self._strategy.reduce(reduce_op, v) for v, _ in value_destination_pairs]
 
 
+class InputReplicationMode:
+    """How an input function's pipelines are laid out: one per worker (the only mode)."""
+
+    PER_WORKER = "PER_WORKER"
+
+
+class InputContext:
+    """What an input function learns of where its pipeline runs (``tf.distribute.InputContext``):
+    how many pipelines there are (one per worker), which one this is, and how many replicas
+    train in sync, so that it can shard its data and size its batches."""
+
+    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+        self._num_input_pipelines = num_input_pipelines
+        self._input_pipeline_id = input_pipeline_id
+        self._num_replicas_in_sync = num_replicas_in_sync
+
+    num_input_pipelines = property(lambda self: self._num_input_pipelines)
+    input_pipeline_id = property(lambda self: self._input_pipeline_id)
+    num_replicas_in_sync = property(lambda self: self._num_replicas_in_sync)
+
+    def get_per_replica_batch_size(self, global_batch_size: int) -> int:
+        if global_batch_size % self._num_replicas_in_sync != 0:
+            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
+                             f"`num_replicas_in_sync` {self._num_replicas_in_sync}")
+        return global_batch_size // self._num_replicas_in_sync
+
+    def __str__(self):
+        return (f"tf.distribute.InputContext(input pipeline id {self._input_pipeline_id}, total: "
+                f"{self._num_input_pipelines})")
+
+
 class Strategy:
     """A way to run a model on several devices or machines (``tf.distribute.Strategy``)."""
 
@@ -266,6 +297,22 @@ class Strategy:
 
     def make_dataset_iterator(self, dataset):
         return self.experimental_distribute_dataset(dataset).make_initializable_iterator()
+
+    def experimental_distribute_datasets_from_function(self, dataset_fn):
+        """``dataset_fn(InputContext)``'s dataset, called once for this worker's pipeline: a
+        dataset of per-replica batches (the function shards and sizes them by the context),
+        whose elements go to the replicas in turn."""
+        return DistributedDataset(self, dataset_fn(self._input_context()), per_replica=True)
+
+    def make_input_fn_iterator(self, input_fn, replication_mode=InputReplicationMode.PER_WORKER):
+        """An initializable iterator over ``input_fn(InputContext)``'s dataset, as
+        :meth:`experimental_distribute_datasets_from_function` distributes it."""
+        if replication_mode != InputReplicationMode.PER_WORKER:
+            raise ValueError(f"Only InputReplicationMode.PER_WORKER is supported, got {replication_mode!r}")
+        return self.experimental_distribute_datasets_from_function(input_fn).make_initializable_iterator()
+
+    def _input_context(self) -> "InputContext":
+        return InputContext(self._num_workers, self._worker_index, self.num_replicas_in_sync)
 
     def _split_batch(self, batch):
         """Each replica's share of ``batch`` (a structure of tensors), as PerReplica values."""
@@ -463,19 +510,22 @@ def _identity_of(primary: Variable):
 
 
 class DistributedDataset:
-    """A dataset whose batches a strategy splits among its replicas."""
+    """A dataset whose batches a strategy splits among its replicas; or, ``per_replica``, a
+    dataset of the replicas' own batches (an input function's), whose consecutive elements
+    go to the replicas in turn, one each per step."""
 
-    def __init__(self, strategy: Strategy, dataset):
+    def __init__(self, strategy: Strategy, dataset, per_replica: bool = False):
         self._strategy = strategy
-        if strategy._num_workers > 1:
+        if strategy._num_workers > 1 and not per_replica:  # (an input function shards its own)
             dataset = dataset.shard(strategy._num_workers, strategy._worker_index)
         self._dataset = dataset
+        self._per_replica = per_replica
 
     def make_one_shot_iterator(self):
-        return DistributedIterator(self._strategy, self._dataset.make_one_shot_iterator())
+        return DistributedIterator(self._strategy, self._dataset.make_one_shot_iterator(), self._per_replica)
 
     def make_initializable_iterator(self):
-        return DistributedIterator(self._strategy, self._dataset.make_initializable_iterator())
+        return DistributedIterator(self._strategy, self._dataset.make_initializable_iterator(), self._per_replica)
 
     def __iter__(self):
         raise RuntimeError("iterating a distributed dataset needs eager execution; in a graph use "
@@ -483,11 +533,13 @@ class DistributedDataset:
 
 
 class DistributedIterator:
-    """``get_next()``: each replica's share of the next batch (PerReplica)."""
+    """``get_next()``: each replica's share of the next batch, or (``per_replica``) each
+    replica's next element, taken in the replicas' order (PerReplica)."""
 
-    def __init__(self, strategy: Strategy, iterator):
+    def __init__(self, strategy: Strategy, iterator, per_replica: bool = False):
         self._strategy = strategy
         self._iterator = iterator
+        self._per_replica = per_replica
 
     @property
     def initializer(self):
@@ -497,7 +549,13 @@ class DistributedIterator:
         return [self._iterator.initializer]
 
     def get_next(self, name=None):
-        return self._strategy._split_batch(self._iterator.get_next())
+        if not self._per_replica:
+            return self._strategy._split_batch(self._iterator.get_next())
+        elements = []
+        for _ in self._strategy._devices:
+            with ops.control_dependencies([nest.flatten(elements[-1])[0].op] if elements else []):
+                elements.append(self._iterator.get_next())
+        return values_lib.regroup(elements)
 
 
 def split_batch(devices, batch):
