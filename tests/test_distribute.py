@@ -38,11 +38,12 @@ def _one_device(optimizer, steps=4):
             return [float(sess.run([train, loss])[1]) for _ in range(steps)]
 
 
-def _mirrored(optimizer, n, steps=4, checkpoint=None, cross_device_ops=None):
+def _mirrored(optimizer, n, steps=4, checkpoint=None, cross_device_ops=None, strategy=None):
     """Losses of ``steps`` steps on n CPU replicas, each a share of the batch; the graph's
     variables, and every mirrored variable's components as values."""
     with tf.Graph().as_default():
-        strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(n)], cross_device_ops=cross_device_ops)
+        strategy = strategy() if strategy else tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(n)],
+                                                                              cross_device_ops=cross_device_ops)
         step = tf.train.get_or_create_global_step()  # (outside the scope: incremented once a step)
         with strategy.scope():
             iterator = strategy.make_dataset_iterator(tf.data.Dataset.from_tensors((X, Y)).repeat())
@@ -186,6 +187,26 @@ def test_a_checkpoint_holds_one_copy_and_restores_every_copy(tmp_path):
 def test_a_strategy_given_cross_device_ops_trains_the_same(kind):
     losses, _, _ = _mirrored("sgd", 2, cross_device_ops=getattr(tf.distribute, kind)())
     np.testing.assert_allclose(losses, _one_device("sgd"), rtol=1e-5)
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_central_storage_keeps_one_copy_on_the_parameter_device_and_trains_as_one_device(optimizer):
+    made = []
+
+    def strategy():
+        made.append(tf.distribute.experimental.CentralStorageStrategy(["/cpu:1", "/cpu:2"], "/cpu:0"))
+        return made[-1]
+
+    losses, names, copies = _mirrored(optimizer, 3, strategy=strategy)
+    np.testing.assert_allclose(losses, _one_device(optimizer), rtol=1e-5)
+    assert not copies and "dense/kernel" in names and made[0].num_replicas_in_sync == 2
+    assert not any("replica_" in name for name in names), names
+    with tf.Graph().as_default():
+        strategy = tf.distribute.experimental.CentralStorageStrategy(["/cpu:1", "/cpu:2"], "/cpu:0")
+        outputs = strategy.experimental_run_v2(lambda: _model(tf.ones([2, 10])))
+        kernel, = [v for v in tf.global_variables() if v.op.name == "dense/kernel"]
+        assert not isinstance(kernel, tf.distribute.MirroredVariable) and kernel.device.endswith("CPU:0")
+        assert [o.device[-5:] for o in strategy.experimental_local_results(outputs)] == ["CPU:1", "CPU:2"]
 
 
 def test_cross_device_ops_reduce_and_broadcast_in_the_cross_replica_context():

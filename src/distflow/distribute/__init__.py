@@ -9,8 +9,8 @@ What is here: ``MirroredStrategy`` (the devices of one process), ``OneDeviceStra
 ``experimental_distribute_datasets_from_function`` and ``make_input_fn_iterator`` (with an
 ``InputContext``), ``ReplicaContext.all_reduce``, ``ReduceOp``, the context functions, the
 ``CrossDeviceOps`` kinds (cross_device_ops.py), and Estimators'
-``RunConfig(train_distribute=...)``. What is not: ``CentralStorageStrategy`` and
-``ReplicaContext.merge_call``.
+``RunConfig(train_distribute=...)``, and ``experimental.CentralStorageStrategy`` (variables on
+one device of the process). What is not: ``ReplicaContext.merge_call``.
 """
 
 from .._namespace import missing

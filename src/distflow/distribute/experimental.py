@@ -1,7 +1,9 @@
-"""``tf.distribute.experimental``: the multi-worker strategies (all-reduce, and ps)."""
+"""``tf.distribute.experimental``: the multi-worker strategies (all-reduce, and ps), and
+central storage (variables on one device of the process)."""
 
 from .._namespace import missing
-from .strategy import CollectiveAllReduceStrategy, MultiWorkerMirroredStrategy, ParameterServerStrategy  # noqa: F401
+from .strategy import (CentralStorageStrategy, CollectiveAllReduceStrategy, MultiWorkerMirroredStrategy,  # noqa: F401
+                       ParameterServerStrategy)
 
 
 class CollectiveCommunication:

@@ -22,6 +22,7 @@ the initializer runs (on every worker at once, as the all-reduces are).
 ``ParameterServerStrategy`` keeps one copy of each variable on the ps tasks: a worker's
 replicas average their gradients among themselves (a group of this task's devices, formed
 without the leader) and the first applies them, while the workers step asynchronously.
+``CentralStorageStrategy`` does the same with every variable on one device of the process.
 
 Replica functions run one after another, not in threads as TensorFlow's do, so
 ``ReplicaContext.merge_call`` (which needs every replica to reach it together) is not
@@ -607,7 +608,24 @@ class OneDeviceStrategy(Strategy):
         super().__init__([device])
 
 
-class ParameterServerStrategy(Strategy):
+class _OneCopyStrategy(Strategy):
+    """A strategy whose variables are not mirrored: each has one copy, on the device
+    ``_variable_device()`` says when it is made, and the first replica applies the
+    replicas' averaged gradients to it."""
+
+    def _variable_device(self) -> str:
+        raise NotImplementedError
+
+    def _mirrored(self, next_creator, kwargs):
+        graph = ops.get_default_graph()
+        with graph.colocate_with(None, ignore_existing=True), graph.device(self._variable_device()):
+            return next_creator(**kwargs)
+
+    def _applies_updates(self, replica: ReplicaContext) -> bool:
+        return replica.local_index == 0
+
+
+class ParameterServerStrategy(_OneCopyStrategy):
     """Variables on the ps tasks of TF_CONFIG's cluster, a replica per device of this worker,
     workers stepping on their own (``tf.distribute.experimental.ParameterServerStrategy``).
 
@@ -653,15 +671,30 @@ class ParameterServerStrategy(Strategy):
     def num_replicas_in_sync(self) -> int:
         return len(self._devices)
 
-    def _mirrored(self, next_creator, kwargs):
-        """(No mirroring: the variable's one copy on the next ps task.)"""
-        graph = ops.get_default_graph()
-        with graph.colocate_with(None, ignore_existing=True), \
-                graph.device(self._ps[next(self._next_ps) % len(self._ps)]):
-            return next_creator(**kwargs)
+    def _variable_device(self) -> str:
+        return self._ps[next(self._next_ps) % len(self._ps)]  # (the ps tasks in turn)
 
-    def _applies_updates(self, replica: ReplicaContext) -> bool:
-        return replica.local_index == 0
+
+class CentralStorageStrategy(_OneCopyStrategy):
+    """Each variable once, on ``parameter_device``, and a replica per compute device, as
+    in-graph replication with the variables on the CPU
+    (``tf.distribute.experimental.CentralStorageStrategy``).
+
+    ``compute_devices`` default to the process's GPUs, or its CPU; ``parameter_device`` to
+    the CPU, or to the one compute device where there is one. The replicas average their
+    gradients with a collective all-reduce among themselves, and the first applies them
+    once a step."""
+
+    def __init__(self, compute_devices=None, parameter_device=None):
+        devices = list(compute_devices) if compute_devices is not None else _default_devices()
+        super().__init__(devices)
+        if parameter_device is None:
+            parameter_device = self._devices[0] if len(self._devices) == 1 else "/device:CPU:0"
+        self._parameter_device = parameter_device
+        self._task_local = True
+
+    def _variable_device(self) -> str:
+        return self._parameter_device
 
 
 class MultiWorkerMirroredStrategy(Strategy):

@@ -237,8 +237,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "kinds (`NcclAllReduce`, `HierarchicalCopyAllReduce`, `ReductionToOneDevice`: a strategy's "
                       "gradients are all-reduced by distflow's collectives whichever is given) and Estimators' "
                       "`RunConfig(train_distribute=...)`, `experimental_distribute_datasets_from_function` and "
-                      "`make_input_fn_iterator` with an `InputContext`; not `CentralStorageStrategy`, `TPUStrategy` "
-                      "or `ReplicaContext.merge_call`")
+                      "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
+                      "`TPUStrategy` or `ReplicaContext.merge_call`")
         elif name == "feature_column":
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "
                       "`_file`, `categorical_column_with_identity`, `categorical_column_with_hash_bucket` (TF's "
