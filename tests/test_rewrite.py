@@ -871,6 +871,50 @@ def test_a_relu_gradient_is_left_alone_where_the_routed_gradient_is_read_elsewhe
     assert rewrite(other_features)[0] == 0
 
 
+def _biased_pool_training(config, bias):
+    """conv + bias (``"add"``: a per-channel add; ``"bias_add"``: ``tf.nn.bias_add``;
+    ``"per_image"``: an add per image and channel) -> ReLU -> 2x2 max pooling -> dense,
+    trained by SGD; the bias gradient at the start, the variables after two steps, and the
+    rewrites of the training step."""
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((3, 8, 8, 2)).astype(np.float32)
+    with tf.Graph().as_default():
+        f = tf.Variable(rng.standard_normal((3, 3, 2, 4)).astype(np.float32))
+        b = tf.Variable(rng.standard_normal([3, 1, 1, 4] if bias == "per_image" else [4]).astype(np.float32))
+        conv = tf.nn.conv2d(tf.constant(x), f, [1, 1, 1, 1], "SAME")
+        h = tf.nn.relu(tf.nn.bias_add(conv, b) if bias == "bias_add" else conv + b)
+        p = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        w = tf.Variable(rng.standard_normal((64, 5)).astype(np.float32) * 0.1)
+        loss = tf.reduce_sum(tf.square(tf.matmul(tf.reshape(p, [3, 64]), w)))
+        grad = tf.gradients(loss, b)[0]
+        train = tf.train.GradientDescentOptimizer(0.001).minimize(loss)
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            first = sess.run(grad)
+            for _ in range(2):
+                sess.run(train)
+            return first, sess.run([f, b, w]), " ".join(s.plan.choice for s in sess._steps.values())
+
+
+@pytest.mark.parametrize("kernels", ["default", "numpy"])
+@pytest.mark.parametrize("bias", ["add", "bias_add", "per_image"])
+def test_a_bias_gradient_under_a_max_pooling_is_summed_over_the_pooled_values(kernels, bias, request,
+                                                                              monkeypatch):
+    if kernels == "numpy":
+        request.getfixturevalue("numpy_kernels")
+    first, after, rewrites = _biased_pool_training(tf.ConfigProto(), bias)
+    # (an add per image keeps the images apart: its gradient is not one sum per channel)
+    assert ("pooled_bias_grad" in rewrites) == (bias != "per_image"), rewrites
+    without_pass(monkeypatch, "pooled_bias_grad")
+    plain_first, plain_after, plain_rewrites = _biased_pool_training(tf.ConfigProto(), bias)
+    assert "pooled_bias_grad" not in plain_rewrites
+    # every pooled value is added to one position of its window, in its image and channel:
+    # the totals are the same, summed in another order
+    assert_oracle(first, plain_first, rtol=1e-5, atol=1e-5)
+    for a, b in zip(after, plain_after):
+        assert_oracle(a, b, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("adjacent", [True, False])
 def test_towers_products_of_few_rows_are_one_product_over_their_rows(adjacent):
     """x_i^T @ d_i summed over towers whose rows are few beside the result: one GEMM over

@@ -18,7 +18,7 @@ from typing import Callable, NamedTuple
 from ..device import Device
 from ..partition import Node
 from . import (constant_folding, conv_fusion, conv_patches, dead_nodes, early_compute, gradient_sum, pool_relu_grad,
-               replica_merge, update_fusion)
+               pooled_bias_grad, replica_merge, update_fusion)
 from .common import Nodes, count_readers
 
 
@@ -38,6 +38,7 @@ PASSES = (
     Pass("constant_folding", constant_folding.run, "fold_constants"),
     # before replica merge: the pooled gradients it makes are row-wise ops like the others
     Pass("pool_relu_grad", pool_relu_grad.run, "fuse"),
+    Pass("pooled_bias_grad", pooled_bias_grad.run, "fuse"),  # (after it: the routing it made)
     # before update fusion: it fuses the merged products
     Pass("replica_merge", replica_merge.run, "fuse", _host_only),
     Pass("update_fusion", update_fusion.run, "fuse", _host_only),
