@@ -99,26 +99,45 @@ def cli(*args, timeout=30):
                           timeout=timeout, env=env, cwd=ROOT)
 
 
+def cli_here(*args) -> tuple[int, str, str]:
+    """The command line's exit status, standard output and error, run in this process (for
+    arguments it refuses before it starts anything)."""
+    import contextlib
+    import io
+
+    from distflow.tools.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as e:
+            code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
 def test_help_shows_the_command_syntax_and_bad_arguments_are_one_line_errors():
-    shown = cli("launch", "--help")
-    assert shown.returncode == 0
-    assert "-- COMMAND" in shown.stdout and "example: distflow launch --ps 1 --workers 2 -- python" in shown.stdout
+    code, shown, _ = cli_here("launch", "--help")
+    assert code == 0
+    assert "-- COMMAND" in shown and "example: distflow launch --ps 1 --workers 2 -- python" in shown
     for args, message in ((["--ps", "-1", "--", "true"], "--ps: must be at least 0, got -1"),
                           (["--workers", "0", "--", "true"], "--workers: must be at least 1, got 0"),
                           (["--workers", "two", "--", "true"], "expected a whole number, got 'two'"),
                           ([], "launch needs a command after --"),
                           (["--workers", "1", "train.py"], "train.py (the command a task runs goes after --)")):
-        out = cli("launch", *args)
-        assert out.returncode == 2 and message in out.stderr, out.stderr
-        assert "Traceback" not in out.stderr
-    out = cli("launch", "--ps", "0", "--workers", "1", "--", "no-such-program-here")
-    assert out.returncode == 2 and "cannot run 'no-such-program-here'" in out.stdout and "Traceback" not in out.stderr
+        code, _, err = cli_here("launch", *args)
+        assert code == 2 and message in err, err
     for args, message in ((["--cluster", "{oops", "--job", "ps"], "--cluster is not JSON"),
                           (["--cluster", '{"ps": ["127.0.0.1:1"]}', "--job", "ps", "--task", "5"],
                            "No task with index 5 in job 'ps'"),
                           (["--cluster", '{"ps": ["127.0.0.1:99999"]}', "--job", "ps"], "a port from 1 to 65535")):
-        out = cli("server", *args)
-        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
+        code, _, err = cli_here("server", *args)
+        assert code == 2 and message in err, err
+    # the process as a user runs it: a one-line error, no traceback
+    out = cli("launch", "--workers", "two", "--", "true")
+    assert out.returncode == 2 and "expected a whole number" in out.stderr and "Traceback" not in out.stderr
+    out = cli("launch", "--ps", "0", "--workers", "1", "--", "no-such-program-here")
+    assert out.returncode == 2 and "cannot run 'no-such-program-here'" in out.stdout and "Traceback" not in out.stderr
 
 
 TASK_THAT_WAITS = (
