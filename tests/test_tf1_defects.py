@@ -568,8 +568,8 @@ def test_get_variable_and_variable_scopes_honour_constraints_custom_getters_and_
             v = tf.get_variable("v", [1])
     assert v.op.name == "a/b/v" and calls == [("inner", "a/b/v"), ("outer", "a/b/v")]
     with tf.variable_scope("p", partitioner=lambda shape, dtype: [2, 1]):
-        with pytest.raises(tf.errors.UnimplementedError, match="partitioned variables"):
-            tf.get_variable("pv", [4, 1])
+        pv = tf.get_variable("pv", [4, 1])  # (the scope's partitioner: two parts)
+    assert isinstance(pv, tf.PartitionedVariable) and [p.op.name for p in pv] == ["p/pv/part_0", "p/pv/part_1"]
     with pytest.raises(TypeError, match="unexpected keyword"):
         tf.get_variable("x", [1], initialiser=None)
 

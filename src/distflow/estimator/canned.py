@@ -247,8 +247,8 @@ def _refuse_partitioner(partitioner) -> None:
     if partitioner is not None:
         from ..framework import errors  # noqa: PLC0415
 
-        raise errors.UnimplementedError(None, None, "canned estimators: partitioned variables (a partitioner) are "
-                                        "not supported")
+        raise errors.UnimplementedError(None, None, "canned estimators: a partitioner is not supported yet (a "
+                                        "model_fn's tf.get_variable takes one)")
 
 
 class DNNClassifier(_Canned):

@@ -14,6 +14,7 @@ from . import array_ops, clip_ops, math_ops, reduction_ops, segment_ops, slicing
 from .manip_ops import boolean_mask
 from .nn_ops import float_input, same_shape, batch_normalization, bias_add, elu, moments, relu
 from .op_util import constant_value, make_op, make_tensor, only_default
+from .partitioned_variables import PartitionedVariable
 from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_reshape
 from .special_math_ops import div_no_nan
 
@@ -264,13 +265,14 @@ lrn = local_response_normalization
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
                      max_norm=None) -> ops.Tensor:
-    """Rows of ``params`` (one tensor or variable, or a list of shards of one) for ``ids``.
+    """Rows of ``params`` (one tensor or variable, or a list of shards of one, or a
+    PartitionedVariable: its parts) for ``ids``.
 
     With several shards, ``partition_strategy`` says which shard holds id ``i``: "mod"
     (shard ``i % n``, row ``i // n``) or "div" (contiguous blocks, the first
     ``vocabulary % n`` shards one row longer), as in TensorFlow.
     """
-    if isinstance(params, (list, tuple)):
+    if isinstance(params, (list, tuple, PartitionedVariable)):
         params = list(params)
     else:
         params = [params]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import functools
 
-from ..framework import dtypes, errors, ops
+from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
 from ..framework.tensor_shape import as_shape
 from . import init_ops
+from .partitioned_variables import PartitionedVariable, SaveSliceInfo, check_partitions, part_shapes
 from .state_ops import Variable
 
 
@@ -111,21 +112,19 @@ class VariableScope:
         gets this scope's as its ``getter``) is called as TF 1.x calls it:
         ``custom_getter(getter, name, *args, **kwargs)``.
         """
-        full_name = f"{self._name}/{name}" if self._name else name
+        full_name = f"{self._name}/{name}" if self._name and name else (name or self._name)
         reuse = self._reuse if reuse is None else reuse
         partitioner = partitioner if partitioner is not None else self._partitioner
-        if partitioner is not None:
-            raise errors.UnimplementedError(
-                None, None, f"get_variable('{full_name}'): partitioned variables (partitioner={partitioner!r}, "
-                "from the call or its variable_scope) are not supported; make the variable without one")
 
         def true_getter(name, shape=None, dtype=None, initializer=None, regularizer=None, reuse=None,
                         trainable=True, collections=None, caching_device=None, partitioner=None,
                         validate_shape=True, use_resource=None, constraint=None, **unused):
+            store = variable_store()
             if partitioner is not None:
-                raise errors.UnimplementedError(None, None, f"get_variable('{name}'): partitioned variables "
-                                                "are not supported")
-            return variable_store().get_variable(
+                return store.get_partitioned_variable(
+                    name, partitioner, shape, dtype, initializer, regularizer, reuse, trainable, collections,
+                    caching_device, default_dtype=self._dtype, validate_shape=validate_shape, constraint=constraint)
+            return store.get_variable(
                 name, shape, dtype, initializer, regularizer, reuse, trainable, collections, caching_device,
                 default_dtype=self._dtype, validate_shape=validate_shape, constraint=constraint)
 
@@ -138,7 +137,7 @@ class VariableScope:
                       initializer=self._initializer if initializer is None else initializer,
                       regularizer=regularizer or self._regularizer, reuse=reuse, trainable=trainable,
                       collections=collections, caching_device=caching_device or self._caching_device,
-                      partitioner=None, validate_shape=validate_shape, use_resource=use_resource,
+                      partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
                       constraint=constraint if constraint is not None else self._constraint)
 
 
@@ -147,7 +146,47 @@ class _VariableStore:
 
     def __init__(self):
         self.variables: dict[str, Variable] = {}
+        self.partitioned: dict[str, PartitionedVariable] = {}
         self.scope_counts: dict[str, int] = {}
+
+    def get_partitioned_variable(self, name, partitioner, shape, dtype, initializer, regularizer, reuse, trainable,
+                                 collections, caching_device, default_dtype=dtypes.float32, validate_shape=True,
+                                 constraint=None) -> PartitionedVariable:
+        """The variable ``name`` in parts, as ``partitioner(shape=, dtype=)`` cuts it
+        (ops/partitioned_variables.py): made, or found again with ``reuse``."""
+        dtype = dtypes.as_dtype(default_dtype if dtype is None else dtype)
+        found = self.partitioned.get(name)
+        if found is not None:
+            if reuse is False or reuse is None:
+                raise ValueError(f"Partitioned variable with name {name} already exists. Did you mean to set "
+                                 "reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+            if shape is not None and not as_shape(shape).is_compatible_with(found.shape):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified shape "
+                                 f"{as_shape(shape)} and found shape {found.shape}.")
+            return found
+        if name in self.variables:
+            raise ValueError(f"A partitioner was given for {name}, which already exists unpartitioned")
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created with "
+                             "tf.get_variable(). Did you mean to set reuse=None in VarScope?")
+        if shape is None or not as_shape(shape).is_fully_defined():
+            raise ValueError(f"Shape of a new partitioned variable ({name}) must be fully defined, but instead "
+                             f"was {as_shape(shape) if shape is not None else None}.")
+        full_shape = as_shape(shape).as_list()
+        partitions = check_partitions(name, full_shape, partitioner(shape=as_shape(shape), dtype=dtype))
+        if callable(initializer) and not isinstance(initializer, (ops.Tensor, Variable)) or initializer is None:
+            part_initializer = initializer
+        else:
+            raise ValueError(f"A partitioned variable ({name}) needs an initializer function, not a value")
+        parts = []
+        for i, (offset, part_shape) in enumerate(part_shapes(full_shape, partitions)):
+            part = self.get_variable(f"{name}/part_{i}", part_shape, dtype, part_initializer, regularizer, reuse,
+                                     trainable, collections, caching_device, default_dtype=default_dtype,
+                                     validate_shape=validate_shape, constraint=constraint)
+            part._save_slice_info = SaveSliceInfo(name, full_shape, offset, part_shape)
+            parts.append(part)
+        found = self.partitioned[name] = PartitionedVariable(name, full_shape, dtype, parts, partitions)
+        return found
 
     def get_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable,
                      collections, caching_device, default_dtype=dtypes.float32, validate_shape=True,

@@ -106,8 +106,6 @@ DIFFERENT = {
 # them; every other argument is honoured (tests/test_accepted_arguments.py keeps that true).
 PARTIAL = {
     "tf": {
-        "get_variable": "`partitioner`",
-        "variable_scope": "`partitioner`",
         "linspace": "`axis` other than 0",
         "matrix_diag": "`k` other than 0, `num_rows`, `num_cols`, `padding_value`",
         "matrix_diag_part": "`k` other than 0",

@@ -21,7 +21,8 @@ from ..framework import dtypes, errors
 from ..framework import ops
 from ..framework.importer import import_graph_def
 from ..framework.ops import GraphKeys
-from ..ops import array_ops, control_flow_ops, io_ops, state_ops
+from ..ops import array_ops, control_flow_ops, io_ops, slicing_ops, state_ops
+from ..ops.partitioned_variables import PartitionedVariable
 from ..protos import distflow_pb2 as pb
 from .meta_graph import VARIABLE_COLLECTIONS, export_meta_graph, read_meta_graph_file
 
@@ -237,18 +238,56 @@ def _remove_checkpoint(prefix: str, meta_graph_suffix: str = "meta") -> None:
 # Saver
 
 
+class _Partitioned:
+    """The parts of a partitioned variable, saved as one tensor under its full name and
+    restored by slices into each part (whatever partitioning wrote it)."""
+
+    def __init__(self, parts: list):
+        self.parts = sorted(parts, key=lambda v: v._save_slice_info.var_offset)
+        info = self.parts[0]._save_slice_info
+        self.full_shape = info.full_shape
+        self.dtype = self.parts[0].dtype
+        self.device = self.parts[0].device
+
+    def value(self):
+        axes = [i for i, n in enumerate(self.parts[0]._save_slice_info.var_shape) if n != self.full_shape[i]]
+        values = [p.value() for p in self.parts]
+        return slicing_ops.concat(values, axes[0]) if len(values) > 1 else values[0]
+
+    def restore_ops(self, value) -> list:
+        ops_ = []
+        for part in self.parts:
+            info = part._save_slice_info
+            piece = slicing_ops.slice(value, info.var_offset, info.var_shape)
+            ops_.append(state_ops.assign(part, piece, validate_shape=True).op)
+        return ops_
+
+
 def _saveables(var_list) -> dict[str, object]:
-    """name -> variable, from None (all global variables), a list or a dict."""
+    """name -> variable (or the parts of a partitioned one, under its full name), from None
+    (all global variables), a list or a dict."""
     if var_list is None:
         var_list = state_ops.global_variables()
     if isinstance(var_list, dict):
-        items = list(var_list.items())
+        items = [(name, _Partitioned(list(v)) if isinstance(v, PartitionedVariable) else v)
+                 for name, v in var_list.items()]
     else:
-        items = []
+        items, parts = [], {}
         for v in var_list:
-            if not isinstance(v, state_ops.Variable):
-                raise TypeError(f"Saver: {v!r} is not a Variable; pass variables, or a dict of name -> variable")
-            items.append((v.op.name, v))
+            for var in (list(v) if isinstance(v, PartitionedVariable) else [v]):
+                if not isinstance(var, state_ops.Variable):
+                    raise TypeError(f"Saver: {var!r} is not a Variable; pass variables, or a dict of name -> "
+                                    "variable")
+                info = getattr(var, "_save_slice_info", None)
+                if info is not None:  # (a part: saved with the others under the full name)
+                    if info.full_name not in parts:
+                        parts[info.full_name] = []
+                        items.append((info.full_name, parts[info.full_name]))
+                    if not any(var is p for p in parts[info.full_name]):
+                        parts[info.full_name].append(var)
+                else:
+                    items.append((var.op.name, var))
+        items = [(name, _Partitioned(v) if isinstance(v, list) else v) for name, v in items]
     named: dict[str, object] = {}
     for name, v in items:
         if name in named:
@@ -363,12 +402,16 @@ class Saver:
             num_shards = len(groups)
             for shard, (device, members) in enumerate(sorted(groups.items())):
                 with ops.device(device) if device else contextlib.nullcontext():
-                    tensors = [v.value() if isinstance(v, state_ops.Variable) else v for _, v in members]
+                    tensors = [v.value() if isinstance(v, (state_ops.Variable, _Partitioned)) else v
+                               for _, v in members]
                     saves.append(io_ops.save_v2(self.filename_tensor, [n for n, _ in members], tensors,
                                                 shard, num_shards if self._sharded else 1))
                     restored = io_ops.restore_v2(self.filename_tensor, [n for n, _ in members],
                                                  [v.dtype.base_dtype for _, v in members])
                 for (_, v), value in zip(members, restored):
+                    if isinstance(v, _Partitioned):
+                        assigns += v.restore_ops(value)
+                        continue
                     for target in getattr(v, "components", (v,)):  # (a mirrored variable: every copy)
                         assigns.append(state_ops.assign(target, value, validate_shape=True).op)
             with ops.control_dependencies(saves):
