@@ -56,7 +56,7 @@ def test_a_saver_writes_the_full_variable_and_restores_any_partitioning(tmp_path
     full = RNG.standard_normal((9, 2)).astype(np.float32)
     with tf.Graph().as_default():
         w = tf.get_variable("emb", [9, 2], partitioner=tf.fixed_size_partitioner(3))
-        other = tf.get_variable("other", [2], initializer=tf.ones_initializer())
+        tf.get_variable("other", [2], initializer=tf.ones_initializer())  # (saved beside it)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             sess.run(w.assign(full))
