@@ -87,8 +87,9 @@ from .ops.math_ops import saturate_cast, where_v2
 from .ops.op_util import get_static_value
 from .ops.state_ops import moving_average_variables, tables_initializer, variable_creator_scope
 from .ops.variable_scope import get_local_variable, no_regularizer
-from .ops.partitioned_variables import (PartitionedVariable, create_partitioned_variables, fixed_size_partitioner,
-                                        min_max_variable_partitioner, variable_axis_size_partitioner)
+from .ops.partitioned_variables import (PartitionedVariable, fixed_size_partitioner, min_max_variable_partitioner,
+                                        variable_axis_size_partitioner)
+from .ops.variable_scope import create_partitioned_variables
 from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
                                parse_example, parse_single_example)
 from .ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, guarantee_const

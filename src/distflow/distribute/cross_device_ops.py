@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..framework import ops
 from ..ops import math_ops
 from . import values as values_lib
+from .reduce_util import ReduceOp, reduce_op_name
 
 
 def _devices_of(destinations) -> list[str]:
@@ -42,9 +43,7 @@ class CrossDeviceOps:
     def reduce(self, reduce_op, per_replica_value, destinations):
         """``per_replica_value``'s parts summed (or averaged, for ``ReduceOp.MEAN``), mirrored
         on ``destinations``."""
-        from .strategy import ReduceOp, _reduce_op  # noqa: PLC0415 - strategy.py imports this module
-
-        op = _reduce_op(reduce_op)
+        op = reduce_op_name(reduce_op)
         parts = [ops.convert_to_tensor(p) for p in values_lib.local_results(per_replica_value)]
         devices = _devices_of(destinations)
         with ops.device(self._reduce_device(devices)):

@@ -46,29 +46,11 @@ from ..ops.indexed_slices import IndexedSlices, to_dense
 from ..ops.state_ops import Variable, variable_creator_scope
 from . import values as values_lib
 from .cross_device_ops import CrossDeviceOps
+from .reduce_util import ReduceOp, reduce_op_name as _reduce_op
 
 _CROSS_REPLICA_INSTANCES = 1 << 20  # instance keys of strategy.reduce start here; replica functions' below
 _INIT_INSTANCES = 1 << 21  # instance keys of the initial values' broadcasts
 _group_keys = itertools.count(1, 2)  # each strategy: its replicas' group, and its workers' group
-
-
-class ReduceOp:
-    """How values of the replicas combine: SUM or MEAN."""
-
-    SUM = "SUM"
-    MEAN = "MEAN"
-
-    @staticmethod
-    def from_variable_aggregation(aggregation):
-        return {"sum": ReduceOp.SUM, "mean": ReduceOp.MEAN}[str(aggregation).lower().rsplit(".", 1)[-1]]
-
-
-def _reduce_op(reduce_op) -> str:
-    name = getattr(reduce_op, "value", reduce_op)
-    name = str(name).upper().rsplit(".", 1)[-1]
-    if name not in (ReduceOp.SUM, ReduceOp.MEAN):
-        raise ValueError(f"reduce_op must be tf.distribute.ReduceOp.SUM or MEAN, got {reduce_op!r}")
-    return name
 
 
 def _canonical(name) -> str:

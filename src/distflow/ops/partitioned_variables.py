@@ -1,7 +1,7 @@
 """Partitioned variables: one large variable kept as several parts, as TF 1.x's ps jobs kept
 their embeddings (``tf.get_variable(..., partitioner=...)``, ``tf.fixed_size_partitioner``,
-``tf.min_max_variable_partitioner``, ``tf.variable_axis_size_partitioner``,
-``tf.create_partitioned_variables``).
+``tf.min_max_variable_partitioner``, ``tf.variable_axis_size_partitioner``; the store
+that makes the parts, and ``tf.create_partitioned_variables``, are in variable_scope.py).
 
 ``get_variable`` with a partitioner makes ``name/part_0``, ``name/part_1``, ... along one
 axis, each a variable of its own (so ``replica_device_setter`` deals them out among the ps
@@ -204,16 +204,3 @@ def variable_axis_size_partitioner(max_shard_bytes: int, axis: int = 0, bytes_pe
         return partitions
 
     return _partitioner
-
-
-def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32, trainable=True,
-                                 collections=None, name=None, reuse=None) -> list:
-    """The parts of a variable of ``shape`` cut as ``slicing`` says (``tf.create_partitioned_variables``)."""
-    from .variable_scope import get_variable, variable_scope  # noqa: PLC0415 - variable_scope imports this module
-
-    if len(slicing) != len(shape):
-        raise ValueError(f"Length of slicing ({len(slicing)}) must match the rank of shape ({len(shape)})")
-    with variable_scope(name, "PartitionedVariable", reuse=reuse):
-        partitioned = get_variable(None, shape=shape, dtype=dtype, initializer=initializer, trainable=trainable,
-                                   collections=collections, partitioner=lambda **unused: list(slicing))
-    return list(partitioned)

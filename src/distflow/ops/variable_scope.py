@@ -366,3 +366,14 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, regulariz
 def no_regularizer(_):
     """A regularizer that adds nothing."""
     return None
+
+
+def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32, trainable=True,
+                                 collections=None, name=None, reuse=None) -> list:
+    """The parts of a variable of ``shape`` cut as ``slicing`` says (``tf.create_partitioned_variables``)."""
+    if len(slicing) != len(shape):
+        raise ValueError(f"Length of slicing ({len(slicing)}) must match the rank of shape ({len(shape)})")
+    with variable_scope(name, "PartitionedVariable", reuse=reuse):
+        partitioned = get_variable(None, shape=shape, dtype=dtype, initializer=initializer, trainable=trainable,
+                                   collections=collections, partitioner=lambda **unused: list(slicing))
+    return list(partitioned)
