@@ -807,14 +807,21 @@ def _relu_pool_training(config, ksize, strides, padding):
         n = int(np.prod(p.shape.as_list()[1:]))
         w = tf.Variable(rng.standard_normal((n, 5)).astype(np.float32) * 0.1)
         loss = tf.reduce_sum(tf.square(tf.matmul(tf.reshape(p, [3, n]), w)))
-        grad = tf.gradients(loss, f)[0]
-        train = tf.train.GradientDescentOptimizer(0.001).minimize(loss)
-        with tf.Session(config=config) as sess:
-            sess.run(tf.global_variables_initializer())
-            first = sess.run(grad)
-            for _ in range(2):
-                sess.run(train)
-            return first, sess.run([f, w]), _types_of_any(sess, "ApplyGradientDescent")
+        return _first_gradient_and_two_steps(config, loss, f, [f, w],
+                                             lambda sess: _types_of_any(sess, "ApplyGradientDescent"))
+
+
+def _first_gradient_and_two_steps(config, loss, of, variables, report):
+    """``loss``'s gradient of ``of`` at the start, ``variables`` after two SGD steps, and
+    ``report(session)``."""
+    grad = tf.gradients(loss, of)[0]
+    train = tf.train.GradientDescentOptimizer(0.001).minimize(loss)
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(grad)
+        for _ in range(2):
+            sess.run(train)
+        return first, sess.run(variables), report(sess)
 
 
 def _types_of_any(sess, op_type):
@@ -886,14 +893,8 @@ def _biased_pool_training(config, bias):
         p = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
         w = tf.Variable(rng.standard_normal((64, 5)).astype(np.float32) * 0.1)
         loss = tf.reduce_sum(tf.square(tf.matmul(tf.reshape(p, [3, 64]), w)))
-        grad = tf.gradients(loss, b)[0]
-        train = tf.train.GradientDescentOptimizer(0.001).minimize(loss)
-        with tf.Session(config=config) as sess:
-            sess.run(tf.global_variables_initializer())
-            first = sess.run(grad)
-            for _ in range(2):
-                sess.run(train)
-            return first, sess.run([f, b, w]), " ".join(s.plan.choice for s in sess._steps.values())
+        return _first_gradient_and_two_steps(config, loss, b, [f, b, w],
+                                             lambda sess: " ".join(s.plan.choice for s in sess._steps.values()))
 
 
 @pytest.mark.parametrize("kernels", ["default", "numpy"])

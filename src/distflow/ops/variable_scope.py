@@ -157,12 +157,8 @@ class _VariableStore:
         dtype = dtypes.as_dtype(default_dtype if dtype is None else dtype)
         found = self.partitioned.get(name)
         if found is not None:
-            if reuse is False or reuse is None:
-                raise ValueError(f"Partitioned variable with name {name} already exists. Did you mean to set "
-                                 "reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
-            if shape is not None and not as_shape(shape).is_compatible_with(found.shape):
-                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified shape "
-                                 f"{as_shape(shape)} and found shape {found.shape}.")
+            _check_reuse(found, shape, reuse, f"Partitioned variable with name {name} already exists.",
+                         f"Trying to reuse partitioned variable {name}")
             return found
         if name in self.variables:
             raise ValueError(f"A partitioner was given for {name}, which already exists unpartitioned")
@@ -195,12 +191,8 @@ class _VariableStore:
         dtype = dtypes.as_dtype(default_dtype if dtype is None else dtype)
         found = self.variables.get(name)
         if found is not None:
-            if reuse is False or reuse is None:
-                raise ValueError(f"Variable {name} already exists, disallowed. Did you mean to set "
-                                 "reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
-            if shape is not None and not as_shape(shape).is_compatible_with(found.shape):
-                raise ValueError(f"Trying to share variable {name}, but specified shape {as_shape(shape)} "
-                                 f"and found shape {found.shape}.")
+            _check_reuse(found, shape, reuse, f"Variable {name} already exists, disallowed.",
+                         f"Trying to share variable {name}")
             if dtype != found.dtype.base_dtype:
                 raise ValueError(f"Trying to share variable {name}, but specified dtype {dtype.name} "
                                  f"and found dtype {found.dtype.base_dtype.name}.")
@@ -249,6 +241,14 @@ class _VariableStore:
             if loss is not None:
                 graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return var
+
+
+def _check_reuse(found, shape, reuse, exists: str, sharing: str) -> None:
+    """That a variable found again may be: asked for with ``reuse``, and with a shape that fits."""
+    if reuse is False or reuse is None:
+        raise ValueError(f"{exists} Did you mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+    if shape is not None and not as_shape(shape).is_compatible_with(found.shape):
+        raise ValueError(f"{sharing}, but specified shape {as_shape(shape)} and found shape {found.shape}.")
 
 
 def variable_store() -> _VariableStore:
