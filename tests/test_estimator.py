@@ -307,3 +307,27 @@ def test_classifier_predictions_carry_every_class_as_tfs_do(tmp_path):
     assert sorted(first) == ["all_class_ids", "all_classes", "class_ids", "classes", "logits", "probabilities"]
     assert first["all_class_ids"].tolist() == [0, 1, 2] and first["all_classes"].tolist() == [b"a", b"b", b"c"]
     assert first["classes"].tolist() == [b"a"]  # (zero weights: every logit 0, so the first class)
+
+
+def test_canned_estimators_cut_their_variables_as_their_partitioners_say(tmp_path):
+    rng = np.random.RandomState(4)
+    ids = rng.randint(0, 20, size=(256, 1)).astype(np.int64)
+    labels = (ids[:, 0] >= 10).astype(np.int64)
+    column = tf.feature_column.categorical_column_with_identity("word", 20)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"word": ids}, labels)).repeat().batch(32)
+
+    deep = tf.estimator.DNNClassifier([8], [tf.feature_column.embedding_column(column, 4)],
+                                      model_dir=str(tmp_path / "deep"), optimizer=tf.train.AdagradOptimizer(0.5),
+                                      input_layer_partitioner=tf.fixed_size_partitioner(3))
+    wide = tf.estimator.LinearClassifier([column], model_dir=str(tmp_path / "wide"),
+                                         optimizer=tf.train.FtrlOptimizer(0.3), partitioner=tf.fixed_size_partitioner(2))
+    for estimator, name, shape in ((deep, "dnn/input_from_feature_columns/input_layer/word_embedding/embedding_weights",
+                                    (20, 4)), (wide, "linear/linear_model/word/weights", (20, 1))):
+        estimator.train(input_fn, steps=200)
+        names = estimator.get_variable_names()
+        # (saved once, under the full name, as TensorFlow's checkpoints have it)
+        assert name in names and not any("part_" in n for n in names), names
+        assert estimator.get_variable_value(name).shape == shape
+        assert estimator.evaluate(input_fn, steps=8)["accuracy"] > 0.9, name

@@ -153,9 +153,10 @@ def _head(n_classes, label_vocabulary, weight_column, loss_reduction):
                  weight_column=weight_column, loss_reduction=loss_reduction)
 
 
-def _dnn_logits(features, mode, hidden_units, feature_columns, units, activation_fn, dropout, batch_norm):
+def _dnn_logits(features, mode, hidden_units, feature_columns, units, activation_fn, dropout, batch_norm,
+                input_layer_partitioner=None):
     with vs.variable_scope("dnn"):
-        with vs.variable_scope("input_from_feature_columns"):
+        with vs.variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):
             net = fc.input_layer(features, feature_columns)
         for i, width in enumerate(hidden_units):
             with vs.variable_scope(f"hiddenlayer_{i}"):
@@ -181,8 +182,8 @@ def _dense(net, units, activation):
     return activation(out) if activation is not None else out
 
 
-def _linear_logits(features, feature_columns, units, sparse_combiner):
-    with vs.variable_scope("linear"):
+def _linear_logits(features, feature_columns, units, sparse_combiner, partitioner=None):
+    with vs.variable_scope("linear", partitioner=partitioner):
         return fc.linear_model(features, feature_columns, units=units, sparse_combiner=sparse_combiner)
 
 
@@ -220,7 +221,10 @@ COMBINED_DNN_RATE, COMBINED_LINEAR_RATE = 0.001, 0.005
 
 
 def _combined_model_fn(head, linear_columns, linear_optimizer, dnn_columns, dnn_optimizer, hidden_units,
-                       activation_fn, dropout, batch_norm, sparse_combiner, rates=(DNN_RATE, LINEAR_RATE)):
+                       activation_fn, dropout, batch_norm, sparse_combiner, rates=(DNN_RATE, LINEAR_RATE),
+                       input_layer_partitioner=None, linear_partitioner=None):
+    """The model function of a canned estimator; the partitioners cut the DNN's input layer
+    and the linear model's variables (ops/partitioned_variables.py), as TF's arguments do."""
     linear_columns, dnn_columns = list(linear_columns or []), list(dnn_columns or [])
     if not linear_columns and not dnn_columns:
         raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
@@ -231,24 +235,17 @@ def _combined_model_fn(head, linear_columns, linear_optimizer, dnn_columns, dnn_
         parts, logits = [], []
         if dnn_columns:
             logits.append(_dnn_logits(features, mode, hidden_units, dnn_columns, head.logits_dimension, activation_fn,
-                                      dropout, batch_norm))
+                                      dropout, batch_norm, input_layer_partitioner))
             parts.append((_optimizer(dnn_optimizer, rates[0]), "dnn"))
         if linear_columns:
-            logits.append(_linear_logits(features, linear_columns, head.logits_dimension, sparse_combiner))
+            logits.append(_linear_logits(features, linear_columns, head.logits_dimension, sparse_combiner,
+                                         linear_partitioner))
             parts.append((_optimizer(linear_optimizer, min(rates[1], 1.0 / math.sqrt(len(linear_columns)))),
                           "linear"))
         return head.spec(features, mode, math_ops.add_n(logits) if len(logits) > 1 else logits[0], labels,
                          _train_op_fn(parts))
 
     return model_fn
-
-
-def _refuse_partitioner(partitioner) -> None:
-    if partitioner is not None:
-        from ..framework import errors  # noqa: PLC0415
-
-        raise errors.UnimplementedError(None, None, "canned estimators: a partitioner is not supported yet (a "
-                                        "model_fn's tf.get_variable takes one)")
 
 
 class DNNClassifier(_Canned):
@@ -258,10 +255,10 @@ class DNNClassifier(_Canned):
                  label_vocabulary=None, optimizer="Adagrad", activation_fn=nn.relu, dropout=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None, loss_reduction=Reduction.SUM,
                  batch_norm=False):
-        _refuse_partitioner(input_layer_partitioner)
         head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
         super().__init__(_combined_model_fn(head, None, None, _check_columns(feature_columns, "feature_columns"),
-                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum"),
+                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum",
+                                            input_layer_partitioner=input_layer_partitioner),
                          model_dir, config, warm_start_from)
 
 
@@ -271,11 +268,11 @@ class DNNRegressor(_Canned):
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Adagrad", activation_fn=nn.relu, dropout=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=Reduction.SUM, batch_norm=False):
-        _refuse_partitioner(input_layer_partitioner)
         head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
                      loss_reduction=loss_reduction)
         super().__init__(_combined_model_fn(head, None, None, _check_columns(feature_columns, "feature_columns"),
-                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum"),
+                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum",
+                                            input_layer_partitioner=input_layer_partitioner),
                          model_dir, config, warm_start_from)
 
 
@@ -285,10 +282,10 @@ class LinearClassifier(_Canned):
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
                  optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
                  loss_reduction=Reduction.SUM, sparse_combiner="sum"):
-        _refuse_partitioner(partitioner)
         head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
         super().__init__(_combined_model_fn(head, _check_columns(feature_columns, "feature_columns"), optimizer,
-                                            None, None, None, None, None, False, sparse_combiner),
+                                            None, None, None, None, None, False, sparse_combiner,
+                                            linear_partitioner=partitioner),
                          model_dir, config, warm_start_from)
 
 
@@ -298,11 +295,11 @@ class LinearRegressor(_Canned):
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
                  config=None, partitioner=None, warm_start_from=None, loss_reduction=Reduction.SUM,
                  sparse_combiner="sum"):
-        _refuse_partitioner(partitioner)
         head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
                      loss_reduction=loss_reduction)
         super().__init__(_combined_model_fn(head, _check_columns(feature_columns, "feature_columns"), optimizer,
-                                            None, None, None, None, None, False, sparse_combiner),
+                                            None, None, None, None, None, False, sparse_combiner,
+                                            linear_partitioner=partitioner),
                          model_dir, config, warm_start_from)
 
 
@@ -314,12 +311,11 @@ class DNNLinearCombinedClassifier(_Canned):
                  dnn_dropout=None, n_classes=2, weight_column=None, label_vocabulary=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None, loss_reduction=Reduction.SUM,
                  batch_norm=False, linear_sparse_combiner="sum"):
-        _refuse_partitioner(input_layer_partitioner)
         head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
         super().__init__(_combined_model_fn(head, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                                             dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
                                             batch_norm, linear_sparse_combiner,
-                                            (COMBINED_DNN_RATE, COMBINED_LINEAR_RATE)),
+                                            (COMBINED_DNN_RATE, COMBINED_LINEAR_RATE), input_layer_partitioner),
                          model_dir, config, warm_start_from)
 
 
@@ -331,13 +327,12 @@ class DNNLinearCombinedRegressor(_Canned):
                  dnn_dropout=None, label_dimension=1, weight_column=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=Reduction.SUM, batch_norm=False,
                  linear_sparse_combiner="sum"):
-        _refuse_partitioner(input_layer_partitioner)
         head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
                      loss_reduction=loss_reduction)
         super().__init__(_combined_model_fn(head, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                                             dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
                                             batch_norm, linear_sparse_combiner,
-                                            (COMBINED_DNN_RATE, COMBINED_LINEAR_RATE)),
+                                            (COMBINED_DNN_RATE, COMBINED_LINEAR_RATE), input_layer_partitioner),
                          model_dir, config, warm_start_from)
 
 

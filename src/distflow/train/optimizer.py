@@ -6,6 +6,7 @@ from ..framework import distribute_context, ops
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, control_flow_ops, gradients_impl, math_ops, state_ops
 from ..ops.indexed_slices import IndexedSlices, to_dense
+from ..ops.partitioned_variables import SaveSliceInfo
 from ..ops.state_ops import Variable
 
 
@@ -132,7 +133,13 @@ class Optimizer:
             with graph.as_default(), ops.name_scope(None), graph.colocate_with(var.op):
                 value = initial(var) if callable(initial) else initial
                 primary = getattr(var, "components", (var,))[0]  # (a mirrored variable: named for its first copy)
-                slots[var] = Variable(value, name=f"{primary.op.name}/{op_name}", trainable=False)
+                slot = slots[var] = Variable(value, name=f"{primary.op.name}/{op_name}", trainable=False)
+                info = getattr(var, "_save_slice_info", None)
+                if info is not None and slot.shape.as_list() == info.var_shape:
+                    # (a part of a partitioned variable: its slot is the same part of the whole
+                    # variable's slot, saved with the other parts' under "<full name>/<op_name>")
+                    slot._save_slice_info = SaveSliceInfo(f"{info.full_name}/{op_name}", info.full_shape,
+                                                          info.var_offset, info.var_shape)
         return slots[var]
 
     def _constant_slot(self, var, slot_name, op_name, value) -> Variable:
