@@ -112,3 +112,39 @@ def test_the_partitioners_size_parts_as_tensorflows_do():
             tf.get_variable("w", [4, 4], partitioner=lambda shape, dtype: [2, 2])
         with pytest.raises(ValueError, match="one entry per dimension"):
             tf.get_variable("v", [4, 4], partitioner=lambda shape, dtype: [2])
+
+
+def test_a_partitioned_variable_warm_starts_as_a_whole_from_any_partitioning(tmp_path):
+    full = np.arange(12, dtype=np.float32).reshape(6, 2)  # rows of "a" to "f"
+    with tf.Graph().as_default():
+        w = tf.get_variable("emb", [6, 2], partitioner=tf.fixed_size_partitioner(3))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(w.assign(full))
+            path = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+    with tf.Graph().as_default():
+        same = tf.get_variable("emb", [6, 2], partitioner=tf.fixed_size_partitioner(2))
+        remapped = tf.get_variable("words", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+        tf.train.warm_start(path, vars_to_warm_start=[same, remapped],
+                            var_name_to_prev_var_name={"words": "emb"},
+                            var_name_to_vocab_info={"words": tf.train.VocabInfo(
+                                ["f", "z", "b", "a"], 4, 0, list("abcdef"),
+                                backup_initializer=tf.constant_initializer(-1.0))})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_same, got_remapped = sess.run([tf.convert_to_tensor(same), tf.convert_to_tensor(remapped)])
+    np.testing.assert_array_equal(got_same, full)
+    np.testing.assert_array_equal(got_remapped, [full[5], [-1.0, -1.0], full[1], full[0]])
+
+
+def test_an_optimizers_slots_of_the_parts_are_saved_under_the_full_slot_name(tmp_path):
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", [5, 2], partitioner=tf.fixed_size_partitioner(2))
+        train = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(tf.square(tf.matmul(tf.ones([1, 5]), w))))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            path = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+    names = {name: shape for name, shape in tf.train.list_variables(path)}
+    assert names["w"] == [5, 2] and names["w/Adam"] == [5, 2] and names["w/Adam_1"] == [5, 2], names
+    assert not any("part_" in name for name in names), names

@@ -7,7 +7,8 @@ so only a model that a session initializes (a fresh one, not one restored from i
 checkpoint) begins from it; an Estimator warm-starts only when its model_dir holds no
 checkpoint yet, as TensorFlow's does.
 
-A variable whose rows (or columns, ``axis=1``) follow a vocabulary (an embedding, the
+A partitioned variable is warm-started as a whole, under its full name, each part from its
+slice. A variable whose rows (or columns, ``axis=1``) follow a vocabulary (an embedding, the
 weights of a categorical column) may be warm-started across a change of vocabulary
 (``VocabInfo``): each entry of the new vocabulary takes the old row of the same entry where
 the old vocabulary had it, and the backup initializer's row otherwise, as do the
@@ -24,6 +25,7 @@ import numpy as np
 from ..framework import ops
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, init_ops, io_ops, math_ops, slicing_ops, state_ops
+from ..ops.partitioned_variables import PartitionedVariable
 from ..platform import gfile
 from . import saver as saver_mod
 
@@ -75,32 +77,60 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     reader = saver_mod.CheckpointReader(ckpt_to_initialize_from)
     vocab_infos = dict(var_name_to_vocab_info or {})
     prev_names = dict(var_name_to_prev_var_name or {})
-    variables = _variables_to_warm_start(vars_to_warm_start, vocab_infos)
+    targets = _by_full_name(_variables_to_warm_start(vars_to_warm_start, vocab_infos))
     shapes = reader.get_variable_to_shape_map()
     used_vocab, used_prev = set(), set()
-    for var in variables:
-        name = var.op.name
+    for name, parts in targets:
         prev = prev_names.get(name, name)
         used_prev.add(name)
         if prev not in shapes:
             raise ValueError(f"Tensor {prev} (the checkpoint's name for variable {name}) is not found in "
                              f"{ckpt_to_initialize_from} checkpoint")
         info = vocab_infos.get(name)
-        if info is not None:
-            used_vocab.add(name)
-            _initialize_with_vocabulary(var, reader, prev, shapes[prev], info)
-        else:
-            if list(shapes[prev]) != var.shape.as_list():
-                raise ValueError(f"Shape of variable {name} ({var.shape.as_list()}) doesn't match with shape of "
-                                 f"tensor {prev} ({list(shapes[prev])}) from checkpoint reader.")
-            initialize_from_checkpoint(var, reader._prefix, prev)
+        full_shape, dtype = _full_shape(parts), parts[0].dtype.base_dtype
+        with ops.colocate_with(parts[0].op):
+            if info is not None:
+                used_vocab.add(name)
+                value = _with_vocabulary(name, full_shape, dtype, reader, prev, shapes[prev], info)
+            else:
+                if list(shapes[prev]) != full_shape:
+                    raise ValueError(f"Shape of variable {name} ({full_shape}) doesn't match with shape of "
+                                     f"tensor {prev} ({list(shapes[prev])}) from checkpoint reader.")
+                value = io_ops.restore_v2(array_ops.constant(reader._prefix), [prev], [dtype])[0]
+        _initialize_parts(parts, value)
         _log.info("Warm-starting variable: %s; prev_var_name: %s", name, prev if prev != name else "Unchanged")
     for unused, what in ((set(vocab_infos) - used_vocab, "var_name_to_vocab_info"),
                          (set(prev_names) - used_prev, "var_name_to_prev_var_name")):
         if unused:
             raise ValueError(f"You provided the following variables in {what} that were not used: "
                              f"{sorted(unused)}.  Perhaps you misspelled them?  Here is the list of viable "
-                             f"variable names: {sorted(v.op.name for v in variables)}")
+                             f"variable names: {sorted(name for name, _ in targets)}")
+
+
+def _by_full_name(variables) -> list[tuple[str, list]]:
+    """(name, parts) for each variable to warm-start: a partitioned variable's parts under
+    its full name, as its checkpoint holds it; any other variable alone."""
+    groups: dict[str, list] = {}
+    for var in variables:
+        info = getattr(var, "_save_slice_info", None)
+        parts = groups.setdefault(info.full_name if info is not None else var.op.name, [])
+        if not any(var is p for p in parts):
+            parts.append(var)
+    return list(groups.items())
+
+
+def _full_shape(parts: list) -> list:
+    info = getattr(parts[0], "_save_slice_info", None)
+    return list(info.full_shape) if info is not None else parts[0].shape.as_list()
+
+
+def _initialize_parts(parts: list, value) -> None:
+    """Each part's initial value: its slice of ``value``, the whole variable's."""
+    for part in parts:
+        info = getattr(part, "_save_slice_info", None)
+        with ops.colocate_with(part.op):
+            _set_initial_value(part, value if info is None else slicing_ops.slice(value, info.var_offset,
+                                                                                 info.var_shape))
 
 
 def initialize_from_checkpoint(var, prefix: str, tensor_name: str) -> None:
@@ -121,6 +151,8 @@ def _variables_to_warm_start(vars_to_warm_start, vocab_infos: dict) -> list:
     if vars_to_warm_start is None:
         return [v for v in ops.get_collection(GraphKeys.TRAINABLE_VARIABLES) if v.op.name in vocab_infos]
     if isinstance(vars_to_warm_start, (list, tuple)):
+        vars_to_warm_start = [p for v in vars_to_warm_start
+                              for p in (list(v) if isinstance(v, PartitionedVariable) else [v])]
         if all(isinstance(v, str) for v in vars_to_warm_start):
             found = []
             for scope in vars_to_warm_start:
@@ -146,10 +178,11 @@ def _vocabulary(vocab, size: int, what: str) -> list:
     return entries
 
 
-def _initialize_with_vocabulary(var, reader, prev: str, prev_shape, info: VocabInfo) -> None:
-    """``var``'s initializer takes the old rows (columns) of the entries both vocabularies
-    have, and the backup initializer's for the rest (see the module docstring)."""
-    name, axis, shape = var.op.name, info.axis, var.shape.as_list()
+def _with_vocabulary(name: str, shape: list, dtype, reader, prev: str, prev_shape, info: VocabInfo):
+    """The whole variable's initial value across a change of vocabulary: the old rows
+    (columns) of the entries both vocabularies have, the backup initializer's for the rest
+    (see the module docstring)."""
+    axis = info.axis
     new = _vocabulary(info.new_vocab, info.new_vocab_size, "new_vocab")
     old = _vocabulary(info.old_vocab, info.old_vocab_size, "old_vocab")
     if len(shape) < axis + 1 or shape[axis] != len(new) + info.num_oov_buckets:
@@ -164,14 +197,14 @@ def _initialize_with_vocabulary(var, reader, prev: str, prev_shape, info: VocabI
         where.setdefault(entry, i)
     source = np.array([where.get(entry, -1) for entry in new] + [-1] * info.num_oov_buckets, np.int64)
     found = source >= 0
-    dtype = var.dtype.base_dtype
     backup = info.backup_initializer or init_ops.zeros_initializer()
     mask_shape = [1] * len(shape)
     mask_shape[axis] = shape[axis]
-    with ops.colocate_with(var.op), ops.name_scope(f"{name}/warm_start"):
+    with ops.name_scope(f"{name}/warm_start"):
         old_rows = io_ops.restore_v2(array_ops.constant(reader._prefix), [prev], [dtype])[0]
         rows = slicing_ops.gather(old_rows, np.where(found, source, 0), axis=axis)
         mask = array_ops.broadcast_to(array_ops.constant(found.reshape(mask_shape)), shape)
-        _set_initial_value(var, math_ops.where(mask, rows, backup(shape, dtype=dtype)))
+        value = math_ops.where(mask, rows, backup(shape, dtype=dtype))
     _log.info("Warm-starting %s from %s with a vocabulary: %d of %d entries found in the old one", name, prev,
               int(found[:len(new)].sum()), len(new))
+    return value
