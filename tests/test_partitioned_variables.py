@@ -148,3 +148,20 @@ def test_an_optimizers_slots_of_the_parts_are_saved_under_the_full_slot_name(tmp
     names = {name: shape for name, shape in tf.train.list_variables(path)}
     assert names["w"] == [5, 2] and names["w/Adam"] == [5, 2] and names["w/Adam_1"] == [5, 2], names
     assert not any("part_" in name for name in names), names
+
+
+def test_init_from_checkpoint_fills_the_parts_of_a_partitioned_variable(tmp_path):
+    full = np.arange(10, dtype=np.float32).reshape(5, 2)
+    with tf.Graph().as_default():
+        old = tf.Variable(full, name="old/emb")
+        with tf.Session() as sess:
+            sess.run(old.initializer)
+            path = tf.train.Saver([old]).save(sess, str(tmp_path / "model.ckpt"))
+    for target in ("new/emb", "object"):
+        with tf.Graph().as_default():
+            with tf.variable_scope("new"):
+                w = tf.get_variable("emb", [5, 2], partitioner=tf.fixed_size_partitioner(2))
+            tf.train.init_from_checkpoint(path, {"old/emb": w if target == "object" else target})
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(w)), full)

@@ -17,7 +17,8 @@ from . import training_util
 from .input import dequeue_batch, flatten_tensors, queue_shapes, batch_queue
 from .queue_runner import QueueRunner, add_queue_runner
 from .session_run_hook import SessionRunArgs, SessionRunHook
-from .warm_starting import initialize_from_checkpoint
+from ..ops.partitioned_variables import PartitionedVariable
+from .warm_starting import by_full_name, initialize_from_checkpoint, initialize_parts
 
 _log = logging.getLogger("distflow")
 
@@ -249,12 +250,13 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
     """Makes the given variables initialize from a checkpoint instead of their initializers.
 
     ``assignment_map`` maps checkpoint names to variables or variable names
-    (``{"old_scope/": "new_scope/"}`` maps a whole scope, as in TF).
+    (``{"old_scope/": "new_scope/"}`` maps a whole scope, as in TF). A partitioned variable
+    is named by its full name (or given as itself), and each part starts from its slice.
     """
     reader = saver_mod.CheckpointReader(ckpt_dir_or_file)
     prefix = reader._prefix
     names = reader.get_variable_to_shape_map()
-    variables = {v.op.name: v for v in state_ops.global_variables()}
+    variables = dict(by_full_name(state_ops.global_variables()))  # name -> its parts (one, unless partitioned)
     pairs = []
     for source, target in assignment_map.items():
         if source.endswith("/") or source == "":
@@ -263,13 +265,19 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
                 if name.startswith(source) and target_scope + name[len(source):] in variables:
                     pairs.append((name, variables[target_scope + name[len(source):]]))
         else:
-            var = variables.get(target) if isinstance(target, str) else target
-            if var is None or source not in names:
+            parts = variables.get(target) if isinstance(target, str) else list(target) \
+                if isinstance(target, PartitionedVariable) else [target]
+            if parts is None or source not in names:
                 raise ValueError(f"init_from_checkpoint: '{source}' -> '{target}' names no checkpoint tensor or "
                                  "no variable")
-            pairs.append((source, var))
-    for name, var in pairs:
-        initialize_from_checkpoint(var, prefix, name)
+            pairs.append((source, parts))
+    for name, parts in pairs:
+        if len(parts) == 1 and getattr(parts[0], "_save_slice_info", None) is None:
+            initialize_from_checkpoint(parts[0], prefix, name)
+        else:
+            with ops.colocate_with(parts[0].op):
+                value = io_ops.restore_v2(array_ops.constant(prefix), [name], [parts[0].dtype.base_dtype])[0]
+            initialize_parts(parts, value)
 
 
 

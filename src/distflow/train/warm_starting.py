@@ -77,7 +77,7 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     reader = saver_mod.CheckpointReader(ckpt_to_initialize_from)
     vocab_infos = dict(var_name_to_vocab_info or {})
     prev_names = dict(var_name_to_prev_var_name or {})
-    targets = _by_full_name(_variables_to_warm_start(vars_to_warm_start, vocab_infos))
+    targets = by_full_name(_variables_to_warm_start(vars_to_warm_start, vocab_infos))
     shapes = reader.get_variable_to_shape_map()
     used_vocab, used_prev = set(), set()
     for name, parts in targets:
@@ -97,7 +97,7 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
                     raise ValueError(f"Shape of variable {name} ({full_shape}) doesn't match with shape of "
                                      f"tensor {prev} ({list(shapes[prev])}) from checkpoint reader.")
                 value = io_ops.restore_v2(array_ops.constant(reader._prefix), [prev], [dtype])[0]
-        _initialize_parts(parts, value)
+        initialize_parts(parts, value)
         _log.info("Warm-starting variable: %s; prev_var_name: %s", name, prev if prev != name else "Unchanged")
     for unused, what in ((set(vocab_infos) - used_vocab, "var_name_to_vocab_info"),
                          (set(prev_names) - used_prev, "var_name_to_prev_var_name")):
@@ -107,7 +107,7 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
                              f"variable names: {sorted(name for name, _ in targets)}")
 
 
-def _by_full_name(variables) -> list[tuple[str, list]]:
+def by_full_name(variables) -> list[tuple[str, list]]:
     """(name, parts) for each variable to warm-start: a partitioned variable's parts under
     its full name, as its checkpoint holds it; any other variable alone."""
     groups: dict[str, list] = {}
@@ -124,7 +124,7 @@ def _full_shape(parts: list) -> list:
     return list(info.full_shape) if info is not None else parts[0].shape.as_list()
 
 
-def _initialize_parts(parts: list, value) -> None:
+def initialize_parts(parts: list, value) -> None:
     """Each part's initial value: its slice of ``value``, the whole variable's."""
     for part in parts:
         info = getattr(part, "_save_slice_info", None)
