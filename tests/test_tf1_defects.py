@@ -790,3 +790,36 @@ def test_import_meta_graph_of_a_bad_or_missing_file_is_an_io_error(tmp_path):
         os.remove(filename)
         with pytest.raises(IOError, match="does not exist"):
             tf.train.import_meta_graph(filename)
+
+
+def test_switch_case_runs_the_indexed_branch_and_its_default():
+    index = tf.placeholder(tf.int32, [])
+    branches = [lambda: tf.constant(10), lambda: tf.constant(11), lambda: tf.constant(12)]
+    listed = tf.switch_case(index, branches)
+    paired = tf.switch_case(index, {0: branches[0], 1: branches[1]}, default=lambda: tf.constant(-1))
+    with tf.Session() as sess:
+        # (without a default, an index with no branch runs the last one, as TensorFlow's)
+        assert [sess.run(listed, {index: i}) for i in (0, 1, 2, 7, -1)] == [10, 11, 12, 12, 12]
+        assert [sess.run(paired, {index: i}) for i in (0, 1, 2)] == [10, 11, -1]
+    with pytest.raises(ValueError, match="contiguous range"):
+        tf.switch_case(index, {0: branches[0], 2: branches[1]})
+    with pytest.raises(TypeError, match="int32"):
+        tf.switch_case(tf.constant(1, tf.int64), branches)
+
+
+def test_sparse_matmul_is_the_float32_product_and_differentiates_as_matmul():
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((5, 4)).astype(np.float32)
+    a[:, 1] = 0.0
+    x, y = tf.constant(a), tf.constant(b)
+    product = tf.sparse_matmul(x, y, transpose_b=True, a_is_sparse=True)
+    reference = tf.matmul(x, y, transpose_b=True)
+    grads = tf.gradients(tf.reduce_sum(tf.square(product)), [x, y])
+    reference_grads = tf.gradients(tf.reduce_sum(tf.square(reference)), [x, y])
+    assert product.op.type == "SparseMatMul" and product.dtype == tf.float32 and product.shape.as_list() == [3, 5]
+    with tf.Session() as sess:
+        got, want, g, rg = sess.run([product, reference, grads, reference_grads])
+    np.testing.assert_allclose(got, a @ b.T, rtol=1e-5)
+    np.testing.assert_array_equal(got, want)
+    for x_grad, want_grad in zip(g, rg):
+        np.testing.assert_allclose(x_grad, want_grad, rtol=1e-6)

@@ -28,7 +28,7 @@ from .ops.array_ops import (broadcast_to, constant, expand_dims, fill, identity,
 from .ops.slicing_ops import concat, gather, newaxis, slice, split, strided_slice, unstack
 from .ops.clip_ops import clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm
 from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
-from .ops.control_flow_v2 import case, cond, while_loop
+from .ops.control_flow_v2 import case, cond, switch_case, while_loop
 from .ops.functional_ops import foldl, foldr, map_fn, scan
 from .ops.tensor_array_ops import TensorArray
 from .ops.accumulator_ops import ConditionalAccumulator
@@ -83,7 +83,7 @@ from .ops.deprecated_aliases import (all_variables, arg_max, arg_min, floor_div,
                                     variable_op_scope)
 from .ops.indexed_slices import convert_to_tensor_or_indexed_slices, scalar_mul
 from .ops.manip_ops import batch_gather
-from .ops.math_ops import saturate_cast, where_v2
+from .ops.math_ops import saturate_cast, sparse_matmul, where_v2
 from .ops.op_util import get_static_value
 from .ops.state_ops import moving_average_variables, tables_initializer, variable_creator_scope
 from .ops.variable_scope import get_local_variable, no_regularizer

@@ -149,6 +149,38 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         return chain(0)
 
 
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """The branch ``branch_fns[branch_index]`` (``tf.switch_case``).
+
+    ``branch_fns``: a list of callables, a list of ``(index, callable)`` pairs or a dict of
+    them, the indices 0 to n-1. An index with no branch runs ``default``, or, without one,
+    the last branch, as TensorFlow's.
+    """
+    if isinstance(branch_fns, dict):
+        pairs = sorted(branch_fns.items())
+    elif isinstance(branch_fns, (list, tuple)) and branch_fns and all(
+            isinstance(p, tuple) and len(p) == 2 for p in branch_fns):
+        pairs = sorted(branch_fns)
+    elif isinstance(branch_fns, (list, tuple)):
+        pairs = list(enumerate(branch_fns))
+    else:
+        raise TypeError("branch_fns must be a list, tuple, or dict")
+    if not pairs:
+        raise ValueError("Must provide at least one item in branch_fns")
+    keys = [k for k, _ in pairs]
+    if any(not isinstance(k, int) for k in keys) or keys != list(range(len(keys))):
+        raise ValueError(f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found {keys}")
+    if any(not callable(fn) for _, fn in pairs) or (default is not None and not callable(default)):
+        raise TypeError("branch_fns and default must be callables")
+    with ops.name_scope(name, "switch_case", [branch_index]):
+        index = ops.convert_to_tensor(branch_index, name="branch_index")
+        if index.dtype.base_dtype != dtypes.int32:
+            raise TypeError(f"branch_index must be an int32 Tensor, got {index.dtype.name}")
+        if default is None:
+            *pairs, (_, default) = pairs
+        return case([(math_ops.equal(index, k), fn) for k, fn in pairs], default=default, exclusive=False)
+
+
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,  # noqa: C901
                swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
     """Repeats ``body`` while ``cond`` is true, as one op: ``loop_vars = body(*loop_vars)``.

@@ -97,6 +97,7 @@ def _cast_grad(op, grad):
 
 
 @register_gradient("MatMul")
+@register_gradient("SparseMatMul")
 def _matmul_grad(op, grad):
     a, b = op.inputs
     ta, tb = op._attr("transpose_a"), op._attr("transpose_b")

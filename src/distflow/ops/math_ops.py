@@ -353,6 +353,25 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                        name or "MatMul")
 
 
+@register_op("SparseMatMul", shape=_matmul_shape, dtype=lambda op: [dtypes.float32])
+def _sparse_matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False, a_is_sparse=False, b_is_sparse=False):
+    """TensorFlow's MatMul with hints that an operand is mostly zeros: the same float32
+    product (the hints choose no other algorithm here)."""
+    a, b = a.astype("float32", copy=False), b.astype("float32", copy=False)
+    return product(xp, a.T if transpose_a else a, b.T if transpose_b else b)
+
+
+def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False, b_is_sparse=False,
+                  name=None) -> ops.Tensor:
+    """``a @ b`` of two float32 matrices, either of which may be marked mostly zeros
+    (``tf.sparse_matmul``): a float32 product, as MatMul's."""
+    a, b = ops.convert_to_tensor(a, dtype=dtypes.float32, name="a"), ops.convert_to_tensor(b, dtype=dtypes.float32,
+                                                                                          name="b")
+    return make_tensor("SparseMatMul", [a, b], {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b),
+                                                "a_is_sparse": bool(a_is_sparse), "b_is_sparse": bool(b_is_sparse)},
+                       name or "SparseMatMul")
+
+
 # ---------------------------------------------------------------------------
 # AddN
 
