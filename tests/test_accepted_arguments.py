@@ -28,6 +28,7 @@ NO_EFFECT = {
     "synchronization": "a variable has one copy here, so how replicas synchronize it does not arise",
     "aggregation": "a variable has one copy here, so how replicas' updates aggregate does not arise",
     "example_names": "names used in TF's parse error messages only",
+    "example_name": "a name used in TF's parse error messages only",
 }
 
 # Parameters with no effect in one function, and why.

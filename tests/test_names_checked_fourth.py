@@ -160,6 +160,53 @@ def test_sequence_example_parses():
     assert [f.int64_list.value[0] for f in again.feature_lists.feature_list["tokens"].feature] == [3, 1, 4]
 
 
+def _sequence_example(tokens, weights=None, tags=None):
+    lists = {"tokens": tf.train.FeatureList(feature=[tf.train.Feature(int64_list=tf.train.Int64List(value=[v]))
+                                                     for v in tokens])}
+    if weights is not None:
+        lists["weights"] = tf.train.FeatureList(feature=[
+            tf.train.Feature(float_list=tf.train.FloatList(value=w)) for w in weights])
+    if tags is not None:
+        lists["tags"] = tf.train.FeatureList(feature=[
+            tf.train.Feature(bytes_list=tf.train.BytesList(value=t)) for t in tags])
+    return tf.train.SequenceExample(
+        context=tf.train.Features(feature={"id": tf.train.Feature(int64_list=tf.train.Int64List(value=[7])),
+                                           "words": tf.train.Feature(bytes_list=tf.train.BytesList(
+                                               value=[b"a", b"b"]))}),
+        feature_lists=tf.train.FeatureLists(feature_list=lists)).SerializeToString()
+
+
+def test_parse_single_sequence_example_gives_the_context_and_each_list_by_step():
+    record = tf.placeholder(tf.string, [])
+    context, sequences = tf.parse_single_sequence_example(
+        record,
+        context_features={"id": tf.FixedLenFeature([], tf.int64), "words": tf.VarLenFeature(tf.string),
+                          "length": tf.FixedLenFeature([1], tf.float32, default_value=[-1.0])},
+        sequence_features={"tokens": tf.FixedLenSequenceFeature([], tf.int64),
+                           "weights": tf.FixedLenSequenceFeature([2], tf.float32, allow_missing=True),
+                           "tags": tf.VarLenFeature(tf.string)})
+    assert sequences["tokens"].shape.as_list() == [None] and sequences["weights"].shape.as_list() == [None, 2]
+    with tf.Session() as sess:
+        got = sess.run([context, sequences], {record: _sequence_example([3, 1, 4], [[0.5, 1.5]] * 3,
+                                                                         [[b"x"], [], [b"y", b"z"]])})
+        bare = sess.run(sequences, {record: _sequence_example([9])})  # (no weights: allowed missing)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Context feature: id .* required"):
+            sess.run(sequences, {record: tf.train.SequenceExample().SerializeToString()})
+        no_tokens = tf.train.SequenceExample.FromString(_sequence_example([1]))
+        del no_tokens.feature_lists.feature_list["tokens"]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Feature list: tokens .* required"):
+            sess.run(sequences, {record: no_tokens.SerializeToString()})
+    parsed_context, parsed = got
+    assert parsed_context["id"] == 7 and parsed_context["length"].tolist() == [-1.0]
+    assert parsed_context["words"].values.tolist() == [b"a", b"b"]
+    assert parsed_context["words"].dense_shape.tolist() == [2]
+    assert parsed["tokens"].tolist() == [3, 1, 4] and parsed["weights"].tolist() == [[0.5, 1.5]] * 3
+    assert parsed["tags"].indices.tolist() == [[0, 0], [2, 0], [2, 1]] and parsed["tags"].dense_shape.tolist() == [3, 2]
+    assert parsed["tags"].values.tolist() == [b"x", b"y", b"z"]
+    assert bare["tokens"].tolist() == [9] and bare["weights"].shape == (0, 2)
+    assert bare["tags"].dense_shape.tolist() == [0, 0]
+
+
 def test_optimizer_base_class_and_a_subclass_of_it():
     class HalfStep(tf.train.Optimizer):
         """Gradient descent at a fixed rate of 0.5, written on the base class's hooks."""

@@ -91,7 +91,7 @@ from .ops.partitioned_variables import (PartitionedVariable, fixed_size_partitio
                                         variable_axis_size_partitioner)
 from .ops.variable_scope import create_partitioned_variables
 from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature,
-                               parse_example, parse_single_example)
+                               parse_example, parse_single_example, parse_single_sequence_example)
 from .ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, guarantee_const
 from .ops.file_ops import matching_files, read_file, write_file
 from .ops.gradients_impl import grad_pass_through

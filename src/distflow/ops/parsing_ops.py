@@ -174,6 +174,160 @@ def parse_single_example(serialized, features, name=None, example_names=None):
 
 
 # ---------------------------------------------------------------------------
+# tf.train.SequenceExample records
+
+
+def _sparse_parts(rows: list, dtype) -> list:
+    """A SparseTensor's (indices, values, dense_shape) from ``rows``, each a list of values."""
+    indices = [[r, k] for r, row in enumerate(rows) for k in range(len(row))]
+    return [np.array(indices, np.int64).reshape(-1, 2), np.array([v for row in rows for v in row], _np_dtype(dtype)),
+            np.array([len(rows), max((len(row) for row in rows), default=0)], np.int64)]
+
+
+def _sequence_shape(op):
+    shapes = [TensorShape(s) for s in op._attr("context_dense_shapes")]
+    shapes += [TensorShape(s) for _ in op._attr("context_sparse_keys") for s in ([None, 2], [None], [2])]
+    shapes += [TensorShape([None]).concatenate(s) for s in op._attr("feature_list_dense_shapes")]
+    shapes += [TensorShape(s) for _ in op._attr("feature_list_sparse_keys") for s in ([None, 2], [None], [2])]
+    return shapes
+
+
+def _sequence_dtypes(op):
+    out = list(op._attr("context_dense_types"))
+    out += [d for t in op._attr("context_sparse_types") for d in (dtypes.int64, t, dtypes.int64)]
+    out += list(op._attr("feature_list_dense_types"))
+    out += [d for t in op._attr("feature_list_sparse_types") for d in (dtypes.int64, t, dtypes.int64)]
+    return out
+
+
+@register_op("ParseSingleSequenceExample", list_output=True, shape=_sequence_shape, dtype=_sequence_dtypes)
+def _parse_sequence_example_kernel(xp, serialized, *, context_dense_keys, context_dense_types, context_dense_shapes,
+                                   context_defaults, context_has_default, context_sparse_keys, context_sparse_types,
+                                   feature_list_dense_keys, feature_list_dense_types, feature_list_dense_shapes,
+                                   feature_list_allow_missing, feature_list_sparse_keys, feature_list_sparse_types):
+    record = np.asarray(serialized, dtype=object).reshape(-1)
+    if record.size != 1:
+        raise errors.InvalidArgumentError(None, None, f"ParseSingleSequenceExample takes one record, got "
+                                                      f"{record.size}")
+    record = record[0]
+    example = pb.SequenceExample()
+    try:
+        example.ParseFromString(record if isinstance(record, bytes) else str(record).encode())
+    except DecodeError:
+        raise errors.InvalidArgumentError(None, None, "Could not parse example input: not a SequenceExample") \
+            from None
+    context, lists = example.context.feature, example.feature_lists.feature_list
+    out = []
+    for key, dtype, shape, default, has_default in zip(context_dense_keys, context_dense_types, context_dense_shapes,
+                                                        context_defaults, context_has_default):
+        size = int(np.prod(shape.as_list())) if shape.ndims else 1
+        if key in context:
+            values = _values(context[key], dtype, key)
+            if len(values) != size:
+                raise errors.InvalidArgumentError(None, None, f"Context feature: {key}: expected {size} values, "
+                                                              f"got {len(values)}")
+        elif has_default:
+            values = list(np.asarray(default).reshape(-1)) * (1 if np.size(default) == size else size)
+        else:
+            raise errors.InvalidArgumentError(None, None, f"Context feature: {key} (data type: {dtype.name}) is "
+                                                          "required but could not be found.")
+        out.append(np.array(values, dtype=_np_dtype(dtype)).reshape(shape.as_list()))
+    for key, dtype in zip(context_sparse_keys, context_sparse_types):
+        values = _values(context[key], dtype, key) if key in context else []
+        indices, flat, _ = _sparse_parts([values], dtype)
+        out += [indices[:, 1:], flat, np.array([len(values)], np.int64)]
+    for key, dtype, shape, allow_missing in zip(feature_list_dense_keys, feature_list_dense_types,
+                                                feature_list_dense_shapes, feature_list_allow_missing):
+        if key not in lists and not allow_missing:
+            raise errors.InvalidArgumentError(None, None, f"Feature list: {key} (data type: {dtype.name}) is "
+                                                          "required but could not be found.")
+        size = int(np.prod(shape.as_list())) if shape.ndims else 1
+        steps = []
+        for t, feature in enumerate(lists[key].feature if key in lists else []):
+            values = _values(feature, dtype, key)
+            if len(values) != size:
+                raise errors.InvalidArgumentError(None, None, f"Feature list: {key}, step {t}: expected {size} "
+                                                              f"values, got {len(values)}")
+            steps.append(values)
+        out.append(np.array(steps, dtype=_np_dtype(dtype)).reshape([len(steps)] + shape.as_list()))
+    for key, dtype in zip(feature_list_sparse_keys, feature_list_sparse_types):
+        rows = [_values(feature, dtype, key) for feature in (lists[key].feature if key in lists else [])]
+        out += _sparse_parts(rows, dtype)
+    return tuple(out)
+
+
+not_differentiable("ParseSingleSequenceExample")
+
+
+def _checked_dtype(key, spec):
+    dtype = dtypes.as_dtype(spec.dtype)
+    if dtype not in (dtypes.string, dtypes.float32, dtypes.int64):
+        raise ValueError(f"Feature '{key}': dtype must be string, float32 or int64, got {dtype.name}")
+    return dtype
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
+                                  name=None):
+    """One tf.train.SequenceExample record as ``(context, sequences)``, two dicts of tensors
+    (``tf.parse_single_sequence_example``).
+
+    ``context_features``: FixedLenFeature (a dense tensor; its default where the record lacks
+    it) and VarLenFeature (a 1-D SparseTensor). ``sequence_features``:
+    FixedLenSequenceFeature (a dense ``[steps] + shape`` tensor, empty for a missing list with
+    ``allow_missing``) and VarLenFeature (a SparseTensor ``[steps, longest]``).
+    """
+    context_features, sequence_features = dict(context_features or {}), dict(sequence_features or {})
+    attrs = {k: [] for k in ("context_dense_keys", "context_dense_types", "context_dense_shapes", "context_defaults",
+                             "context_has_default", "context_sparse_keys", "context_sparse_types",
+                             "feature_list_dense_keys", "feature_list_dense_types", "feature_list_dense_shapes",
+                             "feature_list_allow_missing", "feature_list_sparse_keys", "feature_list_sparse_types")}
+    for key in sorted(context_features):
+        spec, dtype = context_features[key], _checked_dtype(key, context_features[key])
+        if isinstance(spec, VarLenFeature):
+            attrs["context_sparse_keys"].append(key)
+            attrs["context_sparse_types"].append(dtype)
+        elif isinstance(spec, FixedLenFeature):
+            attrs["context_dense_keys"].append(key)
+            attrs["context_dense_types"].append(dtype)
+            attrs["context_dense_shapes"].append(as_shape(spec.shape))
+            attrs["context_has_default"].append(spec.default_value is not None)
+            attrs["context_defaults"].append(np.asarray(spec.default_value if spec.default_value is not None else 0,
+                                                        dtype=_np_dtype(dtype)))
+        else:
+            raise ValueError(f"Context feature '{key}': FixedLenFeature or VarLenFeature, got {type(spec).__name__}")
+    for key in sorted(sequence_features):
+        spec, dtype = sequence_features[key], _checked_dtype(key, sequence_features[key])
+        if isinstance(spec, VarLenFeature):
+            attrs["feature_list_sparse_keys"].append(key)
+            attrs["feature_list_sparse_types"].append(dtype)
+        elif isinstance(spec, FixedLenSequenceFeature):
+            if spec.default_value is not None:
+                raise ValueError(f"Sequence feature '{key}': a FixedLenSequenceFeature's default_value is not "
+                                 "supported (a missing list is empty with allow_missing=True)")
+            attrs["feature_list_dense_keys"].append(key)
+            attrs["feature_list_dense_types"].append(dtype)
+            attrs["feature_list_dense_shapes"].append(as_shape(spec.shape))
+            attrs["feature_list_allow_missing"].append(bool(spec.allow_missing))
+        else:
+            raise ValueError(f"Sequence feature '{key}': FixedLenSequenceFeature or VarLenFeature, got "
+                             f"{type(spec).__name__}")
+    serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
+    op = make_op("ParseSingleSequenceExample", [serialized], attrs, name or "ParseSingleSequenceExample")
+    outputs = list(op.outputs)
+
+    def take(dense_keys, sparse_keys):
+        parsed = {}
+        for key in dense_keys:
+            parsed[key] = outputs.pop(0)
+        for key in sparse_keys:
+            parsed[key] = SparseTensor(*[outputs.pop(0) for _ in range(3)])
+        return parsed
+
+    context = take(attrs["context_dense_keys"], attrs["context_sparse_keys"])
+    return context, take(attrs["feature_list_dense_keys"], attrs["feature_list_sparse_keys"])
+
+
+# ---------------------------------------------------------------------------
 # Decoding compressed strings and JSON examples
 
 
