@@ -36,6 +36,32 @@ def test_enqueue_many_and_dequeue_many_up_to():
             sess.run(up_to)
 
 
+def test_a_priority_queue_hands_out_the_lowest_priority_first():
+    q = tf.PriorityQueue(4, [tf.string, tf.float32], shapes=[[], [2]])
+    priority, word = tf.placeholder(tf.int64, []), tf.placeholder(tf.string, [])
+    enq = q.enqueue((priority, word, tf.fill([2], tf.cast(priority, tf.float32))))
+    many = q.enqueue_many((np.array([5, 2], np.int64), np.array([b"e", b"b2"], object), np.zeros((2, 2), np.float32)))
+    deq, deq_many, size = q.dequeue(), q.dequeue_many(2), q.size()
+    assert [t.dtype for t in deq] == [tf.int64, tf.string, tf.float32] and deq[2].shape.as_list() == [2]
+    with tf.Session() as sess:
+        for p, w in ((3, b"c"), (1, b"a"), (2, b"b")):
+            sess.run(enq, {priority: p, word: w})
+        first = sess.run(deq)
+        sess.run(many)
+        assert sess.run(size) == 4
+        pairs = sess.run(deq_many)
+        rest = [sess.run(deq)[:2] for _ in range(2)]
+        sess.run(q.close())
+        with pytest.raises(tf.errors.OutOfRangeError, match="PriorityQueue .* closed"):
+            sess.run(deq)
+    assert first[0] == 1 and first[1] == b"a" and first[2].tolist() == [1.0, 1.0]
+    # equal priorities leave in the order they came
+    assert pairs[0].tolist() == [2, 2] and pairs[1].tolist() == [b"b", b"b2"]
+    assert [(int(p), w) for p, w in rest] == [(3, b"c"), (5, b"e")]
+    with pytest.raises(ValueError, match="1 types but 2 shapes"):
+        tf.PriorityQueue(4, [tf.int32], shapes=[[], [2]])
+
+
 def test_dequeue_blocks_until_an_enqueue_from_another_thread():
     q = tf.FIFOQueue(2, tf.float32, shapes=[[]])
     v = tf.placeholder(tf.float32, [])
