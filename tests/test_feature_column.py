@@ -218,3 +218,35 @@ def test_a_classifier_with_a_label_vocabulary_and_more_classes(tmp_path):
     first = next(iter(classifier.predict(tf.estimator.inputs.numpy_input_fn({"x": np.array([2.5], np.float32)},
                                                                            shuffle=False))))
     assert first["classes"][0] == b"high"
+
+
+# TensorFlow 2.21's tf.strings.to_hash_bucket and to_hash_bucket_strong (key [123456789, 987654321])
+# of these byte strings (hex), 1000003 buckets: lengths 0 to 19 and above, high bytes included
+_HASHED = [
+    '',
+    '25',
+    '4a55',
+    'b9c4cfdae5',
+    '28333e49545f6a75',
+    '4d58636e79848f9aa5',
+    '505b66717c87929da8b3bec9d4dfeaf5',
+    'bfcad5e0ebf6010c17222d38434e59646f7a85',
+    'fffe',
+    '68656c6c6f20776f726c642c2061206c6f6e67657220737472696e6721',
+]
+_LEGACY_BUCKETS = [598820, 611007, 457778, 640169, 647551, 383268, 206026, 247643, 347370, 432647]
+_STRONG_BUCKETS = [155171, 152041, 581597, 111718, 826385, 442922, 754452, 844953, 157976, 256071]
+
+
+def test_the_older_and_the_keyed_string_hashes_put_strings_in_tensorflows_buckets():
+    words = [bytes.fromhex(w) for w in _HASHED]
+    legacy = tf.string_to_hash_bucket(words, 1000003)
+    strong = tf.strings.to_hash_bucket_strong(words, 1000003, [123456789, 987654321])
+    assert legacy.dtype == tf.int64 and tf.strings.to_hash_bucket is tf.string_to_hash_bucket
+    with tf.Session() as sess:
+        got_legacy, got_strong = sess.run([legacy, strong])
+    assert got_legacy.tolist() == _LEGACY_BUCKETS and got_strong.tolist() == _STRONG_BUCKETS
+    with pytest.raises(ValueError, match="key must be a list of two integers"):
+        tf.string_to_hash_bucket_strong(["a"], 10, [1])
+    with pytest.raises(ValueError, match="num_buckets must be an int >= 1"):
+        tf.string_to_hash_bucket(["a"], 0)

@@ -7,6 +7,8 @@ from .ops.string_ops import string_length as length  # noqa: F401
 from .ops.string_ops import string_strip as strip  # noqa: F401
 from .ops.string_ops import string_to_number as to_number  # noqa: F401
 from .ops.string_ops import lower, substr, upper  # noqa: F401
+from .ops.hash_ops import string_to_hash_bucket as to_hash_bucket  # noqa: F401
 from .ops.hash_ops import string_to_hash_bucket_fast as to_hash_bucket_fast  # noqa: F401
+from .ops.hash_ops import string_to_hash_bucket_strong as to_hash_bucket_strong  # noqa: F401
 
 __getattr__ = missing("tf.strings")

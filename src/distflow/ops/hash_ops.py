@@ -1,10 +1,14 @@
-"""Hashing strings into buckets: ``string_to_hash_bucket_fast`` (TensorFlow's StringToHashBucketFast).
+"""Hashing strings into buckets, as TensorFlow's three ops do.
 
-TensorFlow hashes with FarmHash's 64-bit Fingerprint (``Fingerprint64``, the same on every
-platform and release), and the bucket is the fingerprint modulo the bucket count, both
-unsigned. distflow computes the same fingerprint, written here from the published
-algorithm, so that a hash-bucket feature column puts every string in the bucket TF puts
-it in, and checkpoints of TF's embeddings keep their meaning.
+- ``string_to_hash_bucket_fast`` (StringToHashBucketFast): FarmHash's 64-bit Fingerprint
+  (``Fingerprint64``, the same on every platform and release), modulo the bucket count,
+  both unsigned. distflow computes the same fingerprint, written here from the published
+  algorithm, so that a hash-bucket feature column puts every string in the bucket TF puts
+  it in, and checkpoints of TF's embeddings keep their meaning.
+- ``string_to_hash_bucket`` (StringToHashBucket, the older op): TensorFlow's ``Hash64``, a
+  64-bit MurmurHash2 (MurmurHash64A) with the seed 0xDECAFCAFFE.
+- ``string_to_hash_bucket_strong`` (StringToHashBucketStrong): SipHash-2-4 keyed by the two
+  64-bit halves of ``key``, for inputs an adversary may choose.
 """
 
 from __future__ import annotations
@@ -174,10 +178,116 @@ def _hash_bucket_fast_kernel(xp, x, *, num_buckets):
 not_differentiable("StringToHashBucketFast")
 
 
+_MURMUR_M, _MURMUR_SEED = 0xC6A4A7935BD1E995, 0xDECAFCAFFE
+
+
+def hash64(s: bytes, seed: int = _MURMUR_SEED) -> int:
+    """TensorFlow's ``Hash64``: MurmurHash64A of ``s``."""
+    n = len(s)
+    h = (seed ^ (n * _MURMUR_M)) & _M
+    whole = n - n % 8
+    for i in range(0, whole, 8):
+        k = (_fetch64(s, i) * _MURMUR_M) & _M
+        k ^= k >> 47
+        k = (k * _MURMUR_M) & _M
+        h = ((h ^ k) * _MURMUR_M) & _M
+    if n % 8:
+        for j in range(n % 8 - 1, -1, -1):
+            h ^= s[whole + j] << (8 * j)
+        h = (h * _MURMUR_M) & _M
+    h ^= h >> 47
+    h = (h * _MURMUR_M) & _M
+    return h ^ (h >> 47)
+
+
+def _rotl(x: int, b: int) -> int:
+    return ((x << b) | (x >> (64 - b))) & _M
+
+
+def siphash24(s: bytes, k0: int, k1: int) -> int:
+    """SipHash-2-4 of ``s`` under the key (``k0``, ``k1``)."""
+    v0, v1 = k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D
+    v2, v3 = k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573
+
+    def rounds(v0, v1, v2, v3, count):
+        for _ in range(count):
+            v0 = (v0 + v1) & _M
+            v1 = _rotl(v1, 13) ^ v0
+            v0 = _rotl(v0, 32)
+            v2 = (v2 + v3) & _M
+            v3 = _rotl(v3, 16) ^ v2
+            v0 = (v0 + v3) & _M
+            v3 = _rotl(v3, 21) ^ v0
+            v2 = (v2 + v1) & _M
+            v1 = _rotl(v1, 17) ^ v2
+            v2 = _rotl(v2, 32)
+        return v0, v1, v2, v3
+
+    n = len(s)
+    whole = n - n % 8
+    for i in range(0, whole, 8):
+        m = _fetch64(s, i)
+        v3 ^= m
+        v0, v1, v2, v3 = rounds(v0, v1, v2, v3, 2)
+        v0 ^= m
+    last = (n & 0xFF) << 56
+    for j in range(n % 8):
+        last |= s[whole + j] << (8 * j)
+    v3 ^= last
+    v0, v1, v2, v3 = rounds(v0, v1, v2, v3, 2)
+    v0 ^= last
+    v2 ^= 0xFF
+    v0, v1, v2, v3 = rounds(v0, v1, v2, v3, 4)
+    return v0 ^ v1 ^ v2 ^ v3
+
+
+@register_op("StringToHashBucket", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int64)
+def _hash_bucket_kernel(xp, x, *, num_buckets):
+    x = np.asarray(x, dtype=object)
+    return np.array([hash64(_as_bytes(v)) % num_buckets for v in x.reshape(-1)], dtype=np.int64).reshape(x.shape)
+
+
+@register_op("StringToHashBucketStrong", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int64)
+def _hash_bucket_strong_kernel(xp, x, *, num_buckets, key):
+    x = np.asarray(x, dtype=object)
+    k0, k1 = (int(k) & _M for k in key)
+    return np.array([siphash24(_as_bytes(v), k0, k1) % num_buckets for v in x.reshape(-1)],
+                    dtype=np.int64).reshape(x.shape)
+
+
+not_differentiable("StringToHashBucket")
+not_differentiable("StringToHashBucketStrong")
+
+
+def _checked_buckets(what: str, num_buckets) -> int:
+    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:
+        raise ValueError(f"{what}: num_buckets must be an int >= 1, got {num_buckets!r}")
+    return int(num_buckets)
+
+
+def string_to_hash_bucket(string_tensor, num_buckets, name=None):
+    """Each string's bucket in [0, num_buckets) by TensorFlow's older ``Hash64``, as its
+    ``tf.string_to_hash_bucket`` (a new model should take ``string_to_hash_bucket_fast``)."""
+    x = ops.convert_to_tensor(string_tensor, dtype=dtypes.string)
+    return make_tensor("StringToHashBucket", [x], {"num_buckets": _checked_buckets("string_to_hash_bucket",
+                                                                                  num_buckets)},
+                       name or "StringToHashBucket")
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """Each string's bucket in [0, num_buckets) by SipHash-2-4 under ``key`` (two integers),
+    as TensorFlow's ``tf.string_to_hash_bucket_strong``."""
+    if not isinstance(key, (list, tuple)) or len(key) != 2:
+        raise ValueError(f"string_to_hash_bucket_strong: key must be a list of two integers, got {key!r}")
+    x = ops.convert_to_tensor(input, dtype=dtypes.string)
+    return make_tensor("StringToHashBucketStrong", [x],
+                       {"num_buckets": _checked_buckets("string_to_hash_bucket_strong", num_buckets),
+                        "key": [int(k) for k in key]}, name or "StringToHashBucketStrong")
+
+
 def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
     """Each string's bucket in [0, num_buckets): its Fingerprint64 modulo num_buckets, as TF's."""
-    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:
-        raise ValueError(f"string_to_hash_bucket_fast: num_buckets must be an int >= 1, got {num_buckets!r}")
     x = ops.convert_to_tensor(input, dtype=dtypes.string)
-    return make_tensor("StringToHashBucketFast", [x], {"num_buckets": int(num_buckets)},
+    return make_tensor("StringToHashBucketFast", [x],
+                       {"num_buckets": _checked_buckets("string_to_hash_bucket_fast", num_buckets)},
                        name or "StringToHashBucketFast")
