@@ -250,3 +250,28 @@ def test_the_older_and_the_keyed_string_hashes_put_strings_in_tensorflows_bucket
         tf.string_to_hash_bucket_strong(["a"], 10, [1])
     with pytest.raises(ValueError, match="num_buckets must be an int >= 1"):
         tf.string_to_hash_bucket(["a"], 0)
+
+
+def test_fingerprint_gives_tensorflows_eight_bytes_per_row():
+    # (TensorFlow 2.21's tf.fingerprint of the same tensors)
+    numbers = tf.fingerprint(tf.constant([[1, 2], [3, 4], [5, 6]], tf.int32))
+    words = tf.fingerprint(tf.constant([b"hello", b"", b"abc"]))
+    pairs = tf.fingerprint(tf.constant([[b"ab", b"c"], [b"", b"xyz"]]))
+    assert numbers.dtype == tf.uint8 and numbers.shape.as_list() == [3, 8]
+    with tf.Session() as sess:
+        got = sess.run([numbers, words, pairs])
+    assert got[0].tolist() == [
+        [76, 18, 253, 133, 168, 204, 240, 10],
+        [254, 162, 60, 240, 103, 244, 53, 255],
+        [193, 47, 23, 92, 55, 204, 151, 82],
+    ]
+    assert got[1].tolist() == [
+        [232, 12, 56, 49, 169, 229, 139, 180],
+        [79, 64, 144, 47, 59, 106, 225, 154],
+        [105, 243, 231, 116, 160, 179, 165, 36],
+    ]
+    assert got[2].tolist() == [[65, 83, 39, 149, 164, 245, 170, 22], [193, 32, 210, 152, 167, 221, 186, 228]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="unsupported method 'md5'"):
+        with tf.Session() as sess:
+            sess.run(tf.fingerprint(tf.constant([1]), method="md5"))
+

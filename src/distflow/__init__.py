@@ -132,7 +132,7 @@ from .ops.sparse_ops import (SparseTensor, SparseTensorValue, convert_to_tensor_
                              sparse_transpose, string_split)
 from .ops.string_ops import (as_string, decode_base64, encode_base64, reduce_join, regex_replace, string_join,
                              string_strip, string_to_number, substr)
-from .ops.hash_ops import string_to_hash_bucket, string_to_hash_bucket_fast, string_to_hash_bucket_strong
+from .ops.hash_ops import fingerprint, string_to_hash_bucket, string_to_hash_bucket_fast, string_to_hash_bucket_strong
 from .ops.scatter_ops import (scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
                               scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update, tensor_scatter_add,
                               tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,

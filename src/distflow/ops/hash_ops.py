@@ -9,6 +9,7 @@
   64-bit MurmurHash2 (MurmurHash64A) with the seed 0xDECAFCAFFE.
 - ``string_to_hash_bucket_strong`` (StringToHashBucketStrong): SipHash-2-4 keyed by the two
   64-bit halves of ``key``, for inputs an adversary may choose.
+- ``fingerprint`` (Fingerprint): each row's Fingerprint64, as 8 bytes.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import struct
 
 import numpy as np
 
-from ..framework import dtypes, ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
 from .op_util import make_tensor
 
 _M = (1 << 64) - 1
@@ -283,6 +285,44 @@ def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A
     return make_tensor("StringToHashBucketStrong", [x],
                        {"num_buckets": _checked_buckets("string_to_hash_bucket_strong", num_buckets),
                         "key": [int(k) for k in key]}, name or "StringToHashBucketStrong")
+
+
+def _row_fingerprint(row: np.ndarray) -> bytes:
+    """One row's 8-byte fingerprint, as TensorFlow's Fingerprint op makes it: FarmHash's
+    Fingerprint64 of the row's bytes; for strings, of the one string, or of the strings'
+    own fingerprints side by side where the row holds several."""
+    if row.dtype == object:
+        strings = [_as_bytes(v) for v in row.reshape(-1)]
+        data = strings[0] if len(strings) == 1 else b"".join(struct.pack("<Q", fingerprint64(v)) for v in strings)
+    else:
+        data = np.ascontiguousarray(row).tobytes()
+    return struct.pack("<Q", fingerprint64(data))
+
+
+@register_op("Fingerprint", shape=lambda op: TensorShape([op.inputs[0].shape[0] if op.inputs[0].shape.ndims else None,
+                                                          8]),
+             dtype=lambda op: dtypes.uint8)
+def _fingerprint_kernel(xp, data, method):
+    method = method.item() if isinstance(method, np.ndarray) else method
+    method = method.decode() if isinstance(method, bytes) else str(method)
+    if method != "farmhash64":
+        raise errors.InvalidArgumentError(None, None, f"Fingerprint: unsupported method '{method}' (farmhash64 is)")
+    data = np.asarray(data)
+    if data.ndim < 1:
+        raise errors.InvalidArgumentError(None, None, "Fingerprint: data must have rank 1 or more, got a scalar")
+    rows = [_row_fingerprint(np.asarray(row, dtype=data.dtype)) for row in data]
+    return np.frombuffer(b"".join(rows), np.uint8).reshape(len(rows), 8).copy()
+
+
+not_differentiable("Fingerprint")
+
+
+def fingerprint(data, method="farmhash64", name=None):
+    """An 8-byte fingerprint of each row of ``data`` (its first dimension), uint8 ``[N, 8]``,
+    equal to TensorFlow's ``tf.fingerprint`` (FarmHash's Fingerprint64, little-endian)."""
+    data = ops.convert_to_tensor(data)
+    return make_tensor("Fingerprint", [data, ops.convert_to_tensor(method, dtype=dtypes.string)], None,
+                       name or "Fingerprint")
 
 
 def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
