@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import distflow as tf
+from distflow.ops.op_util import make_tensor
 from gradcheck import check_gradients
 
 rng = np.random.default_rng(11)
@@ -36,6 +37,10 @@ CASES = {
     "Print": (lambda x: tf.Print(x * 2.0, [], "distflow gradient coverage"), [r(3)], 1),
     "ReverseSequence": (lambda x: tf.reverse_sequence(x, [1, 3, 2], seq_axis=1, batch_axis=0), [r(3, 4)], 1),
     "SoftplusGrad": (lambda x: tf.nn.softplus(x * 1.5), [r(4)], 2),
+    # (the op of tf.sparse_matmul, which takes float32 as TensorFlow's; checked in float64)
+    "SparseMatMul": (lambda a, b: make_tensor("SparseMatMul", [a, b], {
+        "transpose_a": False, "transpose_b": True, "a_is_sparse": True, "b_is_sparse": False}, "SparseMatMul") ** 2,
+        [r(3, 4), r(2, 4)], 1),
     "StridedSliceGrad": (lambda x: tf.square(x[1:, ::2]), [r(3, 4)], 2),
     "TileGrad": (lambda x: tf.square(tf.tile(x, [2, 3])), [r(2, 2)], 2),
     "GatherV2Grad": (lambda x: tf.square(tf.gather(x, [2, 0, 2])), [r(4, 3)], 2),

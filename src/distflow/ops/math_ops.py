@@ -353,11 +353,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                        name or "MatMul")
 
 
-@register_op("SparseMatMul", shape=_matmul_shape, dtype=lambda op: [dtypes.float32])
+@register_op("SparseMatMul", shape=_matmul_shape,
+             dtype=lambda op: [dtypes.float64 if op.inputs[0].dtype.base_dtype == dtypes.float64 else dtypes.float32])
 def _sparse_matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False, a_is_sparse=False, b_is_sparse=False):
-    """TensorFlow's MatMul with hints that an operand is mostly zeros: the same float32
-    product (the hints choose no other algorithm here)."""
-    a, b = a.astype("float32", copy=False), b.astype("float32", copy=False)
+    """TensorFlow's MatMul with hints that an operand is mostly zeros: the same product,
+    float32 (the hints choose no other algorithm here). ``sparse_matmul`` makes it of
+    float32 operands, as TensorFlow's; the op also multiplies float64 ones in float64, which
+    its gradient check uses."""
+    dtype = "float64" if a.dtype == np.float64 and b.dtype == np.float64 else "float32"
+    a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
     return product(xp, a.T if transpose_a else a, b.T if transpose_b else b)
 
 
