@@ -205,3 +205,46 @@ def test_var_len_features_parse_to_sparse_tensors():
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="float_list"):
             sess.run(tf.parse_example(records, {"score": tf.VarLenFeature(tf.int64)})["score"].values)
+
+
+# TensorFlow 2.21's SerializeManySparse of SparseTensor([[0, 0, 1], [0, 1, 0], [2, 1, 1]], [1.5, 2.5, 3.5],
+# [3, 2, 4]): one row per minibatch entry, each the TensorProtos of its indices, values and shape (hex)
+_TF_SERIALIZED = [
+    [
+        '08091208120208021202080222200000000000000000010000000000000001000000000000000000000000000000',
+        '080112041202080222080000c03f00002040',
+        '0809120412020802221002000000000000000400000000000000',
+    ],
+    [
+        '08091206120012020802',
+        '080112021200',
+        '0809120412020802221002000000000000000400000000000000',
+    ],
+    [
+        '080912081202080112020802221001000000000000000100000000000000',
+        '0801120412020801220400006040',
+        '0809120412020802221002000000000000000400000000000000',
+    ],
+]
+
+
+def test_a_minibatch_of_sparse_tensors_serializes_as_tensorflows_and_comes_back():
+    sp = tf.SparseTensor([[0, 0, 1], [0, 1, 0], [2, 1, 1]], [1.5, 2.5, 3.5], [3, 2, 4])
+    serialized = tf.serialize_many_sparse(sp)
+    theirs = np.array([[bytes.fromhex(x) for x in row] for row in _TF_SERIALIZED], dtype=object)
+    back = tf.deserialize_many_sparse(theirs, tf.float32, rank=3)
+    # rows of one rank and different shapes: the batch's shape takes each dimension's largest
+    stacked = tf.deserialize_many_sparse(tf.stack([
+        tf.serialize_sparse(tf.SparseTensor([[0, 1]], [7], [1, 3])),
+        tf.serialize_sparse(tf.SparseTensor([[2, 0], [4, 1]], [8, 9], [5, 2]))]), tf.int32)
+    assert back.indices.shape.as_list() == [None, 3] and serialized.shape.as_list() == [None, 3]
+    with tf.Session() as sess:
+        mine, got, both = sess.run([serialized, back, stacked])
+    assert mine.tolist() == theirs.tolist()
+    assert got.indices.tolist() == [[0, 0, 1], [0, 1, 0], [2, 1, 1]] and got.dense_shape.tolist() == [3, 2, 4]
+    assert got.values.tolist() == [1.5, 2.5, 3.5]
+    assert both.indices.tolist() == [[0, 0, 1], [1, 2, 0], [1, 4, 1]] and both.values.tolist() == [7, 8, 9]
+    assert both.dense_shape.tolist() == [2, 5, 3]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="holds float32, but dtype int64"):
+        with tf.Session() as sess:
+            sess.run(tf.deserialize_many_sparse(theirs, tf.int64).values)

@@ -123,7 +123,8 @@ from .ops.special_functions import betainc, igamma, igammac, polygamma, zeta
 from .ops.space_batch_ops import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,
                                   space_to_batch, space_to_batch_nd)
 from .ops.sparse_ops import (SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor,
-                             deserialize_sparse, serialize_sparse, sparse_add, sparse_concat, sparse_fill_empty_rows,
+                             deserialize_many_sparse, deserialize_sparse, serialize_many_sparse, serialize_sparse,
+                             sparse_add, sparse_concat, sparse_fill_empty_rows,
                              sparse_mask, sparse_maximum, sparse_merge, sparse_minimum, sparse_placeholder,
                              sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse,
                              sparse_reorder, sparse_reset_shape, sparse_reshape, sparse_retain, sparse_segment_mean,

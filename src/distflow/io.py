@@ -6,9 +6,10 @@ imported after the package has defined them."""
 
 from . import (FIFOQueue, FixedLenFeature, FixedLenSequenceFeature, PaddingFIFOQueue,  # noqa: F401
                QueueBase, RandomShuffleQueue, SparseFeature, VarLenFeature, decode_base64, decode_compressed,
-               decode_csv, decode_json_example, decode_raw, deserialize_sparse, encode_base64, matching_files,
+               decode_csv, decode_json_example, decode_raw, deserialize_many_sparse, deserialize_sparse, encode_base64,
+               matching_files,
                parse_example, parse_single_example, parse_single_sequence_example, parse_tensor, read_file,
-               serialize_sparse, serialize_tensor, write_file)
+               serialize_many_sparse, serialize_sparse, serialize_tensor, write_file)
 from .platform import gfile  # noqa: F401
 from .python_io import TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator  # noqa: F401
 from .train import match_filenames_once  # noqa: F401

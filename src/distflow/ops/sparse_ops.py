@@ -15,7 +15,9 @@ import collections
 
 import numpy as np
 
-from ..framework import dtypes, errors, ops
+from google.protobuf.message import DecodeError
+
+from ..framework import dtypes, errors, ops, wire
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops, reduction_ops, segment_ops, slicing_ops
@@ -27,6 +29,7 @@ from .tensor_serialization_ops import parse_tensor, serialize_tensor
 from .nd_ops import gather_nd, scatter_nd
 from .op_util import constant_value, make_op, make_tensor, only_default
 from .segment_ops import setdiff1d
+from ..protos import distflow_pb2 as pb
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
 
@@ -818,6 +821,90 @@ def deserialize_sparse(serialized_sparse, dtype, rank=None, name=None):
     with ops.name_scope(name, "DeserializeSparse"):
         return SparseTensor(parse_tensor(serialized[0], dtypes.int64), parse_tensor(serialized[1], dtype),
                             parse_tensor(serialized[2], dtypes.int64))
+
+
+def _proto_bytes(array) -> bytes:
+    return wire.tensor_to_proto(np.asarray(array)).SerializeToString()
+
+
+def _from_proto(data, what: str) -> np.ndarray:
+    try:
+        proto = pb.TensorProto.FromString(data if isinstance(data, bytes) else str(data).encode())
+    except DecodeError:
+        raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: {what} is not a TensorProto") from None
+    return wire.tensor_from_proto(proto, writable=True)
+
+
+@register_op("SerializeManySparse", shape=lambda op: TensorShape([None, 3]), dtype=lambda op: dtypes.string)
+def _serialize_many_sparse_kernel(xp, indices, values, dense_shape):
+    indices, values, dense_shape = np.asarray(indices), np.asarray(values), np.asarray(dense_shape)
+    if dense_shape.size < 2:
+        raise errors.InvalidArgumentError(None, None, f"SerializeManySparse: the SparseTensor must have rank 2 or "
+                                                      f"more (a minibatch of rows), got rank {dense_shape.size}")
+    rows = int(dense_shape[0])
+    out = np.empty((rows, 3), dtype=object)
+    for r in range(rows):
+        mine = indices[:, 0] == r
+        out[r] = [_proto_bytes(indices[mine, 1:]), _proto_bytes(values[mine]), _proto_bytes(dense_shape[1:])]
+    return out
+
+
+@register_op("DeserializeManySparse", list_output=True,
+             shape=lambda op: [TensorShape([None, None]), TensorShape([None]), TensorShape([None])],
+             dtype=lambda op: [dtypes.int64, op._attr("dtype"), dtypes.int64])
+def _deserialize_many_sparse_kernel(xp, serialized, *, dtype):
+    serialized = np.asarray(serialized, dtype=object)
+    if serialized.ndim != 2 or serialized.shape[1] != 3:
+        raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: serialized_sparse must be a [N, 3] "
+                                                      f"string matrix, got shape {list(serialized.shape)}")
+    indices, values, shapes = [], [], []
+    for r, (ind, val, shape) in enumerate(serialized):
+        ind, val, shape = _from_proto(ind, "indices"), _from_proto(val, "values"), _from_proto(shape, "dense_shape")
+        if val.dtype != np.dtype(_np_dtype(dtype)):
+            raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: entry {r} holds {val.dtype}, "
+                                                          f"but dtype {dtype.name} was asked for")
+        if shapes and shape.size != shapes[0].size:
+            raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: entry {r} has rank {shape.size}, "
+                                                          f"entry 0 rank {shapes[0].size}: all must have one rank")
+        ind = ind.reshape(len(ind) if ind.ndim else 0, shape.size)
+        indices.append(np.concatenate([np.full((len(ind), 1), r, np.int64), ind], axis=1))
+        values.append(val)
+        shapes.append(shape)
+    inner = np.max(np.stack(shapes), axis=0) if shapes else np.zeros(0, np.int64)
+    width = 1 + inner.size
+    return (np.concatenate(indices).astype(np.int64) if indices else np.zeros((0, width), np.int64),
+            np.concatenate(values).astype(_np_dtype(dtype)) if values else np.zeros(0, _np_dtype(dtype)),
+            np.concatenate([[len(serialized)], inner]).astype(np.int64))
+
+
+not_differentiable("SerializeManySparse")
+not_differentiable("DeserializeManySparse")
+
+
+def _np_dtype(dtype):
+    return object if dtype == dtypes.string else dtype.as_numpy_dtype
+
+
+def serialize_many_sparse(sp_input, name=None, out_type=dtypes.string):
+    """A ``[N, 3]`` string matrix: row ``i`` is ``serialize_sparse`` of the minibatch entry
+    ``sp_input[i]`` (``tf.serialize_many_sparse``), as queues carried sparse batches."""
+    only_default("serialize_many_sparse", "out_type", dtypes.as_dtype(out_type), dtypes.string)
+    sp = as_sparse_tensor(sp_input)
+    return make_tensor("SerializeManySparse", [sp.indices, sp.values, sp.dense_shape], None,
+                       name or "SerializeManySparse")
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """The minibatch ``serialize_many_sparse`` wrote (or any ``[N, 3]`` of
+    ``serialize_sparse`` rows of one rank) as one SparseTensor with the batch first: each
+    entry's indices, the shape ``[N]`` and each dimension's largest (TF's
+    ``tf.deserialize_many_sparse``; indices in order when the entries' were)."""
+    serialized = ops.convert_to_tensor(serialized_sparse, dtype=dtypes.string)
+    out = _three("DeserializeManySparse", [serialized], {"dtype": dtypes.as_dtype(dtype)}, name)
+    if rank is not None:  # (the rank with the batch dimension: known statically)
+        out.indices.set_shape([None, int(rank)])
+        out.dense_shape.set_shape([int(rank)])
+    return out
 
 
 def _refuse_conversion(value, dtype=None, name=None, as_ref=False):
