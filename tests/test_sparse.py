@@ -248,3 +248,35 @@ def test_a_minibatch_of_sparse_tensors_serializes_as_tensorflows_and_comes_back(
     with pytest.raises(tf.errors.InvalidArgumentError, match="holds float32, but dtype int64"):
         with tf.Session() as sess:
             sess.run(tf.deserialize_many_sparse(theirs, tf.int64).values)
+
+
+def test_set_operations_along_the_last_dimension_match_tensorflows():
+    a = tf.constant([[1, 2, 2, 3], [4, 5, 6, 6]], tf.int64)
+    b = tf.constant([[2, 3, 9, 9], [6, 7, 8, 4]], tf.int64)
+    sb = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([3, 7, 5], tf.int64), [2, 2])
+    results = [tf.sets.intersection(a, b), tf.sets.set_union(a, b), tf.sets.difference(a, b),
+               tf.sets.set_difference(a, b, aminusb=False), tf.sets.intersection(a, sb),
+               tf.sets.difference(sb, a),  # (Sparse,Dense: swapped, and subtracted the other way, as TF)
+               tf.sets.union(sb, sb)]
+    size = tf.sets.set_size(tf.SparseTensor([[0, 0], [0, 1], [0, 2], [2, 0]], tf.constant([1, 1, 2, 5], tf.int64),
+                                            [3, 4]))
+    words = tf.sets.intersection(tf.constant([["a", "b", "c"]]), tf.constant([["c", "a", "z"]]))
+    with tf.Session() as sess:
+        got = [(v.indices.tolist(), v.values.tolist(), v.dense_shape.tolist()) for v in sess.run(results)]
+        assert sess.run(size).tolist() == [2, 0, 1]
+        assert sess.run(words).values.tolist() == [b"a", b"c"]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not in increasing row-major order"):
+            sess.run(tf.sets.set_size(tf.SparseTensor([[0, 1], [0, 0]], tf.constant([1, 2], tf.int64), [1, 2])))
+    # (TensorFlow 2.21's tf.sets of the same tensors)
+    assert got == [
+        ([[0, 0], [0, 1], [1, 0], [1, 1]], [2, 3, 4, 6], [2, 2]),
+        ([[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3], [1, 4]], [1, 2, 3, 9, 4, 5, 6, 7, 8],
+         [2, 5]),
+        ([[0, 0], [1, 0]], [1, 5], [2, 1]),
+        ([[0, 0], [1, 0], [1, 1]], [9, 7, 8], [2, 2]),
+        ([[0, 0], [1, 0]], [3, 5], [2, 1]),
+        ([[0, 0]], [7], [2, 1]),
+        ([[0, 0], [0, 1], [1, 0]], [3, 7, 5], [2, 2]),
+    ]
+    with pytest.raises(TypeError, match="Unsupported dtype float32"):
+        tf.sets.intersection(tf.constant([[1.0]]), tf.constant([[1.0]]))
