@@ -94,8 +94,12 @@ class FIFOQueueResource:
                                  f"room in queue '{self.name}'")
                     if self.enqueues_cancelled:
                         raise self._cancelled()
-                self.items.append(element)
+                self._put(element)
                 self.cond.notify_all()
+
+    def _put(self, element: tuple) -> None:
+        """Adds one element (a queue of another order keeps them otherwise)."""
+        self.items.append(element)
 
     def dequeue(self, ctx, n: int, up_to: bool = False) -> list[tuple]:
         if self.capacity is not None and n > self.capacity:

@@ -70,19 +70,8 @@ def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, d
             flat.extend(values)
             sparse[i] = (indices, flat, max(widest, len(values)))
         for i, (key, dtype, shape) in enumerate(zip(dense_keys, Tdense, dense_shapes)):
-            size = int(np.prod(shape.as_list())) if shape.ndims else 1
-            if key in features:
-                values = _values(features[key], dtype, key)
-                if len(values) != size:
-                    raise errors.InvalidArgumentError(None, None, f"Key: {key}.  Can't parse serialized Example: "
-                                                                  f"expected {size} values, got {len(values)}")
-            elif has_default[i]:
-                values = list(np.asarray(defaults[i]).reshape(-1)) * (1 if np.size(defaults[i]) == size else size)
-            else:
-                raise errors.InvalidArgumentError(None, None, f"Feature: {key} (data type: {dtype.name}) is "
-                                                              "required but could not be found.")
-            np_dtype = object if dtype == dtypes.string else dtype.as_numpy_dtype
-            outputs[i].append(np.array(values, dtype=np_dtype).reshape(shape.as_list()))
+            outputs[i].append(_dense_feature(features, key, dtype, shape, defaults[i], has_default[i],
+                                             f"Key: {key}.  Can't parse serialized Example", "Feature"))
     dense = [np.stack(o) if o else np.zeros([0] + s.as_list(), dtype=_np_dtype(d))
              for o, s, d in zip(outputs, dense_shapes, Tdense)]
     for (indices, flat, widest), dtype in zip(sparse, Tsparse):
@@ -93,6 +82,22 @@ def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, d
 
 def _np_dtype(dtype):
     return object if dtype == dtypes.string else dtype.as_numpy_dtype
+
+
+def _dense_feature(features, key, dtype, shape, default, has_default: bool, where: str, kind: str) -> np.ndarray:
+    """A FixedLenFeature's value: the record's (of exactly the shape's size), else the
+    default, else InvalidArgumentError (``where``/``kind`` name it as TensorFlow does)."""
+    size = int(np.prod(shape.as_list())) if shape.ndims else 1
+    if key in features:
+        values = _values(features[key], dtype, key)
+        if len(values) != size:
+            raise errors.InvalidArgumentError(None, None, f"{where}: expected {size} values, got {len(values)}")
+    elif has_default:
+        values = list(np.asarray(default).reshape(-1)) * (1 if np.size(default) == size else size)
+    else:
+        raise errors.InvalidArgumentError(None, None, f"{kind}: {key} (data type: {dtype.name}) is required but "
+                                                      "could not be found.")
+    return np.array(values, dtype=_np_dtype(dtype)).reshape(shape.as_list())
 
 
 not_differentiable("ParseExample")
@@ -220,18 +225,8 @@ def _parse_sequence_example_kernel(xp, serialized, *, context_dense_keys, contex
     out = []
     for key, dtype, shape, default, has_default in zip(context_dense_keys, context_dense_types, context_dense_shapes,
                                                         context_defaults, context_has_default):
-        size = int(np.prod(shape.as_list())) if shape.ndims else 1
-        if key in context:
-            values = _values(context[key], dtype, key)
-            if len(values) != size:
-                raise errors.InvalidArgumentError(None, None, f"Context feature: {key}: expected {size} values, "
-                                                              f"got {len(values)}")
-        elif has_default:
-            values = list(np.asarray(default).reshape(-1)) * (1 if np.size(default) == size else size)
-        else:
-            raise errors.InvalidArgumentError(None, None, f"Context feature: {key} (data type: {dtype.name}) is "
-                                                          "required but could not be found.")
-        out.append(np.array(values, dtype=_np_dtype(dtype)).reshape(shape.as_list()))
+        out.append(_dense_feature(context, key, dtype, shape, default, has_default, f"Context feature: {key}",
+                                  "Context feature"))
     for key, dtype in zip(context_sparse_keys, context_sparse_types):
         values = _values(context[key], dtype, key) if key in context else []
         indices, flat, _ = _sparse_parts([values], dtype)
@@ -281,11 +276,15 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
                              "context_has_default", "context_sparse_keys", "context_sparse_types",
                              "feature_list_dense_keys", "feature_list_dense_types", "feature_list_dense_shapes",
                              "feature_list_allow_missing", "feature_list_sparse_keys", "feature_list_sparse_types")}
+
+    def sparse(prefix: str, key: str, dtype) -> None:
+        attrs[f"{prefix}_sparse_keys"].append(key)
+        attrs[f"{prefix}_sparse_types"].append(dtype)
+
     for key in sorted(context_features):
         spec, dtype = context_features[key], _checked_dtype(key, context_features[key])
         if isinstance(spec, VarLenFeature):
-            attrs["context_sparse_keys"].append(key)
-            attrs["context_sparse_types"].append(dtype)
+            sparse("context", key, dtype)
         elif isinstance(spec, FixedLenFeature):
             attrs["context_dense_keys"].append(key)
             attrs["context_dense_types"].append(dtype)
@@ -298,8 +297,7 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     for key in sorted(sequence_features):
         spec, dtype = sequence_features[key], _checked_dtype(key, sequence_features[key])
         if isinstance(spec, VarLenFeature):
-            attrs["feature_list_sparse_keys"].append(key)
-            attrs["feature_list_sparse_types"].append(dtype)
+            sparse("feature_list", key, dtype)
         elif isinstance(spec, FixedLenSequenceFeature):
             if spec.default_value is not None:
                 raise ValueError(f"Sequence feature '{key}': a FixedLenSequenceFeature's default_value is not "

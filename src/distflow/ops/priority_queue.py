@@ -13,7 +13,7 @@ import itertools
 from ..framework import dtypes, errors
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from .data_flow_ops import FIFOQueueResource, QueueBase, _is_shape_list, handle_dtype, queue_spec
+from .data_flow_ops import FIFOQueueResource, QueueBase, _is_shape_list, handle_dtype, queue_resource, queue_spec
 from .op_util import make_tensor
 
 
@@ -23,18 +23,8 @@ class _PriorityQueue(FIFOQueueResource):
         self.items = []  # a heap of (priority, arrival, element)
         self._arrivals = itertools.count()
 
-    def enqueue(self, ctx, elements: list[tuple]) -> None:
-        with self.cond:
-            for element in elements:
-                if self.closed:
-                    raise self._cancelled()
-                if self.capacity is not None:
-                    ctx.wait_for(self.cond, lambda: len(self.items) < self.capacity or self.enqueues_cancelled,
-                                 f"room in queue '{self.name}'")
-                    if self.enqueues_cancelled:
-                        raise self._cancelled()
-                heapq.heappush(self.items, (int(element[0]), next(self._arrivals), element))
-                self.cond.notify_all()
+    def _put(self, element: tuple) -> None:
+        heapq.heappush(self.items, (int(element[0]), next(self._arrivals), element))
 
     def dequeue(self, ctx, n: int, up_to: bool = False) -> list[tuple]:
         with self.cond:
@@ -55,14 +45,8 @@ class _PriorityQueue(FIFOQueueResource):
 def _priority_queue_kernel(ctx, *, component_types, shapes, capacity, container, shared_name):
     # (as TensorFlow's op, the attributes leave out the priority, the first component)
     component_types, shapes = [dtypes.int64, *component_types], [TensorShape([]), *shapes] if shapes else []
-    name = shared_name or ctx.op_name
-    queue = ctx.resource_mgr.lookup_or_create(container, name, lambda: _PriorityQueue(
-        name, component_types, shapes, capacity))
-    if not isinstance(queue, _PriorityQueue):
-        raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is a "
-                                                      f"{type(queue).__name__}, not a PriorityQueue")
-    queue.check_matches(component_types, shapes, capacity)
-    return queue
+    return queue_resource(ctx, _PriorityQueue, "a PriorityQueue", component_types, shapes, capacity, container,
+                          shared_name)
 
 
 not_differentiable("PriorityQueueV2")
