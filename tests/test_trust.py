@@ -656,7 +656,10 @@ def test_a_session_waiting_for_its_master_says_so_and_why(monkeypatch, caplog):
     assert waits and "nothing listens" in waits[0]
 
 
-def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback():
+@pytest.mark.parametrize("to", ["process", "another thread"])
+def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback(to):
+    """The kernel hands a process's SIGINT to any of its threads; one that lands on a thread
+    other than the main one (gRPC's, say) must stop the server too."""
     import signal
     import subprocess
     import sys
@@ -666,7 +669,7 @@ def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback():
 
     port = free_ports(1)[0]
     # (it says "serving" once its main thread is inside join, so the Ctrl-C lands there)
-    program = ("import sys, threading, time\n"
+    program = ("import signal, sys, threading, time\n"
                "import distflow as tf\n"
                f"server = tf.train.Server({{'ps': ['127.0.0.1:{port}']}}, job_name='ps', task_index=0)\n"
                "def tell():\n"
@@ -677,7 +680,8 @@ def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback():
                "            frame = frame.f_back\n"
                "        if 'join' in names:\n"
                "            print('serving', flush=True)\n"
-               "            return\n"
+               + ("            signal.pthread_kill(threading.get_ident(), signal.SIGINT)\n" if to == "another thread" else "")
+               + "            return\n"
                "        time.sleep(0.01)\n"
                "threading.Thread(target=tell, daemon=True).start()\n"
                "server.join()\n")
@@ -685,7 +689,8 @@ def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback():
                             text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src")))
     try:
         assert proc.stdout.readline().strip() == "serving"
-        proc.send_signal(signal.SIGINT)
+        if to == "process":
+            proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:

@@ -239,7 +239,11 @@ class Server:
         exits the program with status 130, the shell's code for it: a task started by hand
         ends without a traceback (TF 1.x printed one from join)."""
         try:
-            self._stopped.wait()
+            # In short waits: a Ctrl-C that the kernel hands to another thread (gRPC's, say)
+            # only sets a flag, which the main thread reads when its wait returns. A wait
+            # with no timeout would never return, and the Ctrl-C would be lost.
+            while not self._stopped.wait(0.2):
+                pass
         except KeyboardInterrupt:
             self.stop()
             sys.stderr.write(f"{self.target}: stopped (Ctrl-C)\n")
