@@ -669,16 +669,17 @@ def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback(to):
 
     port = free_ports(1)[0]
     # (it says "serving" once its main thread is inside join, so the Ctrl-C lands there)
-    program = ("import signal, sys, threading, time\n"
+    program = ("import faulthandler, signal, sys, threading, time\n"
+               "faulthandler.register(signal.SIGUSR1, all_threads=True)\n"
                "import distflow as tf\n"
                f"server = tf.train.Server({{'ps': ['127.0.0.1:{port}']}}, job_name='ps', task_index=0)\n"
                "def tell():\n"
                "    while True:\n"
-               "        frame, names = sys._current_frames().get(threading.main_thread().ident), []\n"
+               "        frame, codes = sys._current_frames().get(threading.main_thread().ident), []\n"
                "        while frame is not None:\n"
-               "            names.append(frame.f_code.co_name)\n"
+               "            codes.append(frame.f_code)\n"
                "            frame = frame.f_back\n"
-               "        if 'join' in names:\n"
+               "        if tf.train.Server.join.__code__ in codes:\n"
                "            print('serving', flush=True)\n"
                + ("            signal.pthread_kill(threading.get_ident(), signal.SIGINT)\n" if to == "another thread" else "")
                + "            return\n"
@@ -691,7 +692,15 @@ def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback(to):
         assert proc.stdout.readline().strip() == "serving"
         if to == "process":
             proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # (every thread's stack, to say where it hangs)
+            proc.send_signal(signal.SIGUSR1)
+            try:
+                proc.communicate(timeout=2)
+            except subprocess.TimeoutExpired as e:
+                proc.kill()
+                raise AssertionError(f"still running 30 s after the Ctrl-C:\n{e.stderr}") from None
     finally:
         if proc.poll() is None:
             proc.kill()
