@@ -220,8 +220,10 @@ def train_op(tf, opt, build_model, x, y, mode, scope, devices=("/cpu:0", "/cpu:1
 
 
 def timed_rounds(sess, train, feed, batch):
-    """After 10 warm-up steps, a function that runs ``steps`` steps and returns samples/s."""
-    for _ in range(10):
+    """After 30 warm-up steps, a function that runs ``steps`` steps and returns samples/s.
+    (30: a library may tune itself over its first steps, and the rounds time what follows.
+    distflow measures its two executor forms over its first 24 runs of a multi-device step.)"""
+    for _ in range(30):
         sess.run(train, feed)
 
     def timed_round(steps):
