@@ -1,4 +1,5 @@
-"""CPU kernels from oneDNN: 2-D convolutions, their two gradients, max and average pooling
+"""CPU kernels from oneDNN: 2-D convolutions (and depthwise ones, as grouped convolutions with
+a group per input channel), their two gradients, max and average pooling
 and local response normalization with their gradients, for float32 in NHWC; and a
 convolution layer (convolution, bias and ReLU) as one call, which the ``conv_fusion``
 rewrite makes.
@@ -99,12 +100,19 @@ class _Convolution:
     ``fused``, only the forward, adding a bias and then a ReLU (``fused="relu"``) as it
     writes its result."""
 
-    def __init__(self, lib: L.Library, x_shape, f_shape, strides, padding, fused: str | None = None):
+    def __init__(self, lib: L.Library, x_shape, f_shape, strides, padding, fused: str | None = None,
+                 depthwise: bool = False):
         self.lib, self.fused = lib, fused
         n, h, w, c = x_shape
         kh, kw, _, o = f_shape
         (oh, ow), self.before, self.after = _geometry(h, w, kh, kw, strides, padding)
-        self.dims = {"x": (n, c, h, w), "f": (o, c, kh, kw), "y": (n, o, oh, ow)}
+        if depthwise:  # a group per input channel, ``o`` (the multiplier) outputs each
+            self.dims = {"x": (n, c, h, w), "f": (c, o, 1, kh, kw), "y": (n, c * o, oh, ow)}
+            o *= c
+        else:
+            self.dims = {"x": (n, c, h, w), "f": (o, c, kh, kw), "y": (n, o, oh, ow)}
+        # the filter as the graph holds it: HWIO, or a depthwise filter's [kh, kw, c, m]
+        self.graph_filter_tag = "decab" if depthwise else "cdba"
         self.y_shape = (n, oh, ow, o)
         self.strides = (strides[1], strides[2])
         self._fwd_pd = None
@@ -138,7 +146,7 @@ class _Convolution:
         lib = self.lib
         with _Descs(lib) as md:
             x, y, f_any = md(self.dims["x"], "acdb"), md(self.dims["y"], "acdb"), md(self.dims["f"], L.FORMAT_ANY)
-            hwio = md(self.dims["f"], "cdba")
+            hwio = md(self.dims["f"], self.graph_filter_tag)
             if which == "forward":
                 args = (L.ARG_SRC, L.ARG_WEIGHTS, L.ARG_DST) + ((L.ARG_BIAS,) if self.fused else ())
                 prim = Primitive(lib, self.fwd_pd(), args)
@@ -170,42 +178,27 @@ def _filter_in(reorder: Primitive | None, f: np.ndarray, threads: int) -> np.nda
     return out
 
 
-def _convolution(x_shape, f_shape, strides, padding, fused: str | None = None) -> _Convolution:
-    key = ("conv", tuple(x_shape), tuple(f_shape), tuple(strides), padding, fused)
-    return L.cached(key, lambda lib: _Convolution(lib, x_shape, f_shape, strides, padding, fused))
+def _convolution(x_shape, f_shape, strides, padding, fused: str | None = None,
+                 depthwise: bool = False) -> _Convolution:
+    key = ("conv", tuple(x_shape), tuple(f_shape), tuple(strides), padding, fused, depthwise)
+    return L.cached(key, lambda lib: _Convolution(lib, x_shape, f_shape, strides, padding, fused, depthwise))
 
 
-@register_kernel("Conv2D", "CPU", when=available)
-def _conv2d(xp, x, f, *, strides, padding):
-    if not _takes(x, f):
-        return _numpy("Conv2D")(xp, x, f, strides=strides, padding=padding)
-    conv = _convolution(x.shape, f.shape, strides, padding)
+def _forward(x, f, strides, padding, depthwise: bool = False, bias=None, relu: bool = False) -> np.ndarray:
+    fused = None if bias is None else "relu" if relu else "bias"
+    conv = _convolution(x.shape, f.shape, strides, padding, fused, depthwise)
     prim, reorder = conv.primitive("forward")
     threads = blas.intra_op_threads()
     y = np.empty(conv.y_shape, _F32)
-    prim({L.ARG_SRC: _c(x), L.ARG_WEIGHTS: _filter_in(reorder, _c(f), threads), L.ARG_DST: y}, threads)
+    arrays = {L.ARG_SRC: _c(x), L.ARG_WEIGHTS: _filter_in(reorder, _c(f), threads), L.ARG_DST: y}
+    if bias is not None:
+        arrays[L.ARG_BIAS] = _c(bias)
+    prim(arrays, threads)
     return y
 
 
-@register_kernel(FUSED_CONV, "CPU", when=available)
-def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False):
-    if not _takes(x, f, bias) or bias.shape != (f.shape[3],):
-        return _numpy(FUSED_CONV)(xp, x, f, bias, strides=strides, padding=padding, relu=relu)
-    conv = _convolution(x.shape, f.shape, strides, padding, "relu" if relu else "bias")
-    prim, reorder = conv.primitive("forward")
-    threads = blas.intra_op_threads()
-    y = np.empty(conv.y_shape, _F32)
-    prim({L.ARG_SRC: _c(x), L.ARG_WEIGHTS: _filter_in(reorder, _c(f), threads), L.ARG_BIAS: _c(bias),
-          L.ARG_DST: y}, threads)
-    return y
-
-
-@register_kernel("Conv2DBackpropInput", "CPU", when=available)
-def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
-    x_shape = tuple(int(d) for d in input_sizes)
-    if not _takes(f, dy) or 0 in x_shape:
-        return _numpy("Conv2DBackpropInput")(xp, input_sizes, f, dy, strides=strides, padding=padding)
-    conv = _convolution(x_shape, f.shape, strides, padding)
+def _input_gradient(x_shape, f, dy, strides, padding, depthwise: bool = False) -> np.ndarray:
+    conv = _convolution(x_shape, f.shape, strides, padding, depthwise=depthwise)
     prim, reorder = conv.primitive("input")
     threads = blas.intra_op_threads()
     dx = np.empty(x_shape, _F32)
@@ -213,12 +206,8 @@ def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
     return dx
 
 
-@register_kernel("Conv2DBackpropFilter", "CPU", when=available)
-def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
-    f_shape = tuple(int(d) for d in filter_sizes)
-    if not _takes(x, dy) or 0 in f_shape:
-        return _numpy("Conv2DBackpropFilter")(xp, x, filter_sizes, dy, strides=strides, padding=padding)
-    conv = _convolution(x.shape, f_shape, strides, padding)
+def _filter_gradient(x, f_shape, dy, strides, padding, depthwise: bool = False) -> np.ndarray:
+    conv = _convolution(x.shape, f_shape, strides, padding, depthwise=depthwise)
     prim, reorder = conv.primitive("filter")
     threads = blas.intra_op_threads()
     df = np.empty(f_shape, _F32)
@@ -229,6 +218,62 @@ def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
     prim({L.ARG_SRC: _c(x), L.ARG_DIFF_WEIGHTS: blocked, L.ARG_DIFF_DST: _c(dy)}, threads)
     reorder({L.ARG_SRC: blocked, L.ARG_DST: df}, threads)
     return df
+
+
+@register_kernel("Conv2D", "CPU", when=available)
+def _conv2d(xp, x, f, *, strides, padding):
+    if not _takes(x, f):
+        return _numpy("Conv2D")(xp, x, f, strides=strides, padding=padding)
+    return _forward(x, f, strides, padding)
+
+
+@register_kernel(FUSED_CONV, "CPU", when=available)
+def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False):
+    if not _takes(x, f, bias) or bias.shape != (f.shape[3],):
+        return _numpy(FUSED_CONV)(xp, x, f, bias, strides=strides, padding=padding, relu=relu)
+    return _forward(x, f, strides, padding, bias=bias, relu=relu)
+
+
+@register_kernel("Conv2DBackpropInput", "CPU", when=available)
+def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
+    x_shape = tuple(int(d) for d in input_sizes)
+    if not _takes(f, dy) or 0 in x_shape:
+        return _numpy("Conv2DBackpropInput")(xp, input_sizes, f, dy, strides=strides, padding=padding)
+    return _input_gradient(x_shape, f, dy, strides, padding)
+
+
+@register_kernel("Conv2DBackpropFilter", "CPU", when=available)
+def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
+    f_shape = tuple(int(d) for d in filter_sizes)
+    if not _takes(x, dy) or 0 in f_shape:
+        return _numpy("Conv2DBackpropFilter")(xp, x, filter_sizes, dy, strides=strides, padding=padding)
+    return _filter_gradient(x, f_shape, dy, strides, padding)
+
+
+# Depthwise convolutions: oneDNN's grouped convolution with a group per input channel.
+@register_kernel("DepthwiseConv2dNative", "CPU", when=available)
+def _depthwise(xp, x, f, *, strides, padding):
+    if not _takes(x, f):
+        return _numpy("DepthwiseConv2dNative")(xp, x, f, strides=strides, padding=padding)
+    return _forward(x, f, strides, padding, depthwise=True)
+
+
+@register_kernel("DepthwiseConv2dNativeBackpropInput", "CPU", when=available)
+def _depthwise_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
+    x_shape = tuple(int(d) for d in input_sizes)
+    if not _takes(f, dy) or 0 in x_shape:
+        return _numpy("DepthwiseConv2dNativeBackpropInput")(xp, input_sizes, f, dy, strides=strides,
+                                                             padding=padding)
+    return _input_gradient(x_shape, f, dy, strides, padding, depthwise=True)
+
+
+@register_kernel("DepthwiseConv2dNativeBackpropFilter", "CPU", when=available)
+def _depthwise_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
+    f_shape = tuple(int(d) for d in filter_sizes)
+    if not _takes(x, dy) or 0 in f_shape:
+        return _numpy("DepthwiseConv2dNativeBackpropFilter")(xp, x, filter_sizes, dy, strides=strides,
+                                                              padding=padding)
+    return _filter_gradient(x, f_shape, dy, strides, padding, depthwise=True)
 
 
 class _ForwardBackward:
