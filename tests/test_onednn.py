@@ -187,6 +187,30 @@ def test_a_separable_conv_net_trains_to_the_same_values_on_onednn_and_numpy(nump
         np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
 
 
+@needs_onednn
+@pytest.mark.parametrize("case", POOLINGS, ids=lambda c: f"{c[0]}k{c[1]}s{c[2]}{c[3]}")
+def test_a_max_pooling_with_its_workspace_and_its_gradient_give_the_numpy_kernels_values(case):
+    """oneDNN's pooling that keeps where each maximum is, and the gradient routed by it,
+    against NumPy's MaxPool and MaxPoolGrad; a workspace that the NumPy kernel left (none)
+    makes the gradient look for the maxima again."""
+    from distflow.ops.runtime_ops import MAX_POOL_GRAD_WITH_WORKSPACE, MAX_POOL_WITH_WORKSPACE
+
+    x_shape, k, s, padding = case
+    attrs = {"ksize": [1, k, k, 1], "strides": [1, s, s, 1], "padding": padding}
+    x = _data(x_shape, 23)
+    x[:, : x_shape[1] // 2] = 0.0  # (windows whose maximum is held several times)
+    y, workspace = _kernel(MAX_POOL_WITH_WORKSPACE)(np, x, **attrs)
+    assert workspace.dtype == np.uint8 and workspace.size
+    _same(y, _oracle("MaxPool")(np, x, **attrs), MAX_POOL_WITH_WORKSPACE)
+    g = _data(y.shape, 24)
+    want = _oracle("MaxPoolGrad")(np, x, y, g, **attrs)
+    # (equal to the last bit but where overlapping windows route to one input: the sums' order)
+    _same(_kernel(MAX_POOL_GRAD_WITH_WORKSPACE)(np, x, y, workspace, g, **attrs), want, MAX_POOL_GRAD_WITH_WORKSPACE)
+    numpy_y, none = _oracle(MAX_POOL_WITH_WORKSPACE)(np, x, **attrs)
+    assert none.size == 0
+    _same(_kernel(MAX_POOL_GRAD_WITH_WORKSPACE)(np, x, numpy_y, none, g, **attrs), want, "without a workspace")
+
+
 # (input shape, depth_radius, bias, alpha, beta): the CIFAR-10 tutorial's, others, and a
 # window wider than the channels
 LRNS = [((2, 5, 5, 16), 4, 1.0, 0.001 / 9, 0.75), ((3, 4, 3, 7), 2, 2.0, 0.3, 0.5), ((1, 2, 2, 3), 5, 1.0, 1.0, 0.75)]
@@ -262,7 +286,8 @@ def test_a_conv_net_trains_to_the_same_values_on_onednn_and_numpy(numpy_kernels)
     loss_np, vars_np, choice_np = _conv_net()
     library._loaded = None  # (looked for again: the fixture's monkeypatch puts False back afterwards)
     loss, variables, choice = _conv_net()
-    assert "oneDNN kernels: " in choice[0] and "Conv2D x2" in choice[0] and "MaxPoolGrad x1" in choice[0], choice
+    assert "oneDNN kernels: " in choice[0] and "Conv2D x2" in choice[0], choice
+    assert "_MaxPoolWithWorkspace x1" in choice[0] and "_MaxPoolGradWithWorkspace x1" in choice[0], choice
     assert "oneDNN" not in choice_np[0] and "conv_patches" in choice_np[0], choice_np
     assert loss == pytest.approx(loss_np, rel=1e-4)
     for a, b in zip(variables, vars_np):
@@ -328,7 +353,8 @@ def test_where_onednn_is_not_installed_numpy_kernels_serve_and_it_is_logged(monk
         "oneDNN not found: NumPy kernels serve CPU convolutions, pooling and Adam "
         "(pip install 'distflow[onednn]' for compiled ones)") == 1
     for op_type in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad", "AvgPool",
-                    "AvgPoolGrad", "LRN", "LRNGrad", "_FusedConv2D", "ApplyAdam", *_DEPTHWISE_OPS):
+                    "AvgPoolGrad", "LRN", "LRNGrad", "_FusedConv2D", "ApplyAdam", *_DEPTHWISE_OPS,
+                    "_MaxPoolWithWorkspace", "_MaxPoolGradWithWorkspace"):
         assert kernel_for(op_type, "CPU") is get_registration(op_type), op_type
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [2, 6, 6, 3])

@@ -10,7 +10,7 @@ import pytest
 import distflow as tf
 from conftest import assert_oracle
 from distflow.ops import blas
-from distflow.ops.runtime_ops import FUSED_UPDATE
+from distflow.ops.runtime_ops import FUSED_UPDATE, MAX_POOL_GRAD_WITH_WORKSPACE, MAX_POOL_WITH_WORKSPACE
 
 RNG = np.random.default_rng(11)
 L0 = tf.ConfigProto(graph_options=tf.GraphOptions(optimizer_options=tf.OptimizerOptions(
@@ -21,6 +21,13 @@ def kernel_types(sess: tf.Session) -> list[str]:
     """The op types the session's most recently compiled step runs, in order."""
     step = list(sess._steps.values())[-1]
     return [op_type for _, op_type, _ in step.plan.sequential.infos]
+
+
+def as_graph_names(types: list[str]) -> list[str]:
+    """``types`` with a max pooling and its gradient named as the graph names them, whether
+    or not ``pool_workspace`` (where oneDNN serves them) gave them a workspace."""
+    renamed = {MAX_POOL_WITH_WORKSPACE: "MaxPool", MAX_POOL_GRAD_WITH_WORKSPACE: "MaxPoolGrad"}
+    return [renamed.get(t, t) for t in types]
 
 
 # -- blas.gemm ---------------------------------------------------------------------------------
@@ -489,6 +496,7 @@ def test_replicas_convolutions_pooling_and_filter_gradients_become_one_call_over
     train = _conv_towers(dtype)
     got, types = train(tf.ConfigProto())
     plain, plain_types = train(L0)
+    types = as_graph_names(types)
     convolutions = ("Conv2D", "_FusedConv2D")
     assert sum(map(types.count, convolutions)) == 2 and sum(map(plain_types.count, convolutions)) == 4
     for op_type in ("MaxPool", "MaxPoolGrad", "Conv2DBackpropFilter", "Conv2DBackpropInput"):
@@ -841,6 +849,7 @@ def test_a_relu_gradient_under_a_max_pooling_is_taken_on_the_pooled_values(kerne
     first, after, types = _relu_pool_training(tf.ConfigProto(), ksize, strides, padding)
     without_pass(monkeypatch, "pool_relu_grad")
     plain_first, plain_after, plain_types = _relu_pool_training(tf.ConfigProto(), ksize, strides, padding)
+    types, plain_types = as_graph_names(types), as_graph_names(plain_types)
     # the mask by 0 or 1 is applied to each window's gradient before it is routed instead of
     # after: the same products (to the bit where the kernels after it split their sums alike;
     # oneDNN's split follows its thread count, which the load on the machine may change)
@@ -850,6 +859,36 @@ def test_a_relu_gradient_under_a_max_pooling_is_taken_on_the_pooled_values(kerne
     assert types.count("MaxPoolGrad") == 1 and types.count("ReluGrad") == 1
     assert types.index("ReluGrad") < types.index("MaxPoolGrad")  # (the pooled gradient masked first)
     assert plain_types.index("MaxPoolGrad") < plain_types.index("ReluGrad")
+
+
+@pytest.mark.parametrize("kernels", ["default", "numpy"])
+@pytest.mark.parametrize("ksize, strides, padding", [([1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
+                                                      ([1, 3, 3, 1], [1, 2, 2, 1], "SAME"),
+                                                      ([1, 3, 3, 1], [1, 1, 1, 1], "VALID")])
+def test_a_max_pooling_keeps_where_its_maxima_are_for_its_gradient(kernels, ksize, strides, padding, request,
+                                                                     monkeypatch):
+    """Where oneDNN serves the pooling, its gradient routes by the workspace the forward
+    pooling left instead of pooling again; the step's values are the same (windows of
+    zeros included: ties go to the first position either way). With NumPy's kernels the
+    pass does not apply."""
+    from distflow.runtime import onednn
+
+    if kernels == "numpy":
+        request.getfixturevalue("numpy_kernels")
+    elif not onednn.available():
+        pytest.skip("oneDNN (the onednn extra) is not installed")
+    first, after, types = _relu_pool_training(tf.ConfigProto(), ksize, strides, padding)
+    without_pass(monkeypatch, "pool_workspace")
+    plain_first, plain_after, plain_types = _relu_pool_training(tf.ConfigProto(), ksize, strides, padding)
+    assert_oracle(first, plain_first, rtol=1e-6, atol=1e-6)
+    for a, b in zip(after, plain_after):
+        assert_oracle(a, b, rtol=1e-6, atol=1e-7)
+    assert plain_types.count("MaxPool") == 1 and plain_types.count("MaxPoolGrad") == 1
+    if kernels == "numpy":
+        assert types == plain_types
+    else:
+        assert types.count(MAX_POOL_WITH_WORKSPACE) == 1 and types.count(MAX_POOL_GRAD_WITH_WORKSPACE) == 1
+        assert "MaxPool" not in types and "MaxPoolGrad" not in types
 
 
 def test_a_relu_gradient_is_left_alone_where_the_routed_gradient_is_read_elsewhere():

@@ -7,14 +7,15 @@
   fused into its variable's update, a scaled sum of products (the towers' gradients of a
   weight, averaged) made by GEMMs into one array, the replicas' products and row-wise ops
   merged into one call over all rows, a convolution's input windows shared by its
-  forward product and its filter gradient, and a convolution layer (convolution, bias,
-  ReLU) in one call.
+  forward product and its filter gradient, a convolution layer (convolution, bias,
+  ReLU) in one call, and a max pooling that leaves where each maximum is for its gradient.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..framework import dtypes
 from ..framework.registry import get_registration, register_op
 from ..framework.tensor_shape import TensorShape
 from . import blas
@@ -30,6 +31,8 @@ CONV_PATCHES = "_Conv2DPatches"
 CONV_FROM_PATCHES = "_Conv2DFromPatches"
 CONV_FILTER_GRAD_FROM_PATCHES = "_Conv2DBackpropFilterFromPatches"
 FUSED_CONV = "_FusedConv2D"
+MAX_POOL_WITH_WORKSPACE = "_MaxPoolWithWorkspace"
+MAX_POOL_GRAD_WITH_WORKSPACE = "_MaxPoolGradWithWorkspace"
 
 register_op("_Send", shape=lambda op: [])
 register_op("_Recv", shape=lambda op: TensorShape(None), dtype=lambda op: op._attr("tensor_type"))
@@ -208,3 +211,22 @@ def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False):
     if relu:
         xp.maximum(y, 0, out=y)
     return y
+
+
+@register_op(MAX_POOL_WITH_WORKSPACE, shape=lambda op: [TensorShape(None)] * 2,
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype, dtypes.uint8])
+def _max_pool_with_workspace(xp, x, *, ksize, strides, padding):
+    """MaxPool(x), and a workspace: what the kernel that computed it keeps of where each
+    window's maximum is, so that ``_MaxPoolGradWithWorkspace`` routes the gradient without
+    looking for the maxima again (TensorFlow's MKL pooling has the same pair). The NumPy
+    kernel keeps nothing (an empty workspace), and its gradient looks again."""
+    y = get_registration("MaxPool").kernel(xp, x, ksize=ksize, strides=strides, padding=padding)
+    return y, np.empty(0, np.uint8)
+
+
+@register_op(MAX_POOL_GRAD_WITH_WORKSPACE, shape=lambda op: op.inputs[0].shape,
+             dtype=lambda op: op.inputs[3].dtype.base_dtype)
+def _max_pool_grad_with_workspace(xp, x, y, workspace, grad, *, ksize, strides, padding):
+    """MaxPoolGrad(x, y, grad), with the workspace ``_MaxPoolWithWorkspace`` left (which
+    this kernel does not need)."""
+    return get_registration("MaxPoolGrad").kernel(xp, x, y, grad, ksize=ksize, strides=strides, padding=padding)

@@ -36,7 +36,7 @@ import numpy as np
 from ...framework.registry import get_registration, register_kernel
 from ...ops import blas
 from ...ops.conv_ops import conv_output_size
-from ...ops.runtime_ops import FUSED_CONV
+from ...ops.runtime_ops import FUSED_CONV, MAX_POOL_GRAD_WITH_WORKSPACE, MAX_POOL_WITH_WORKSPACE
 from . import library as L
 from .library import Dims, P, Primitive, available
 
@@ -384,6 +384,34 @@ def _max_pool_grad(xp, x, y, grad, *, ksize, strides, padding):
     dx = np.empty(x.shape, _F32)
     _pooling(L.POOLING_MAX, x.shape, ksize, strides, padding).run_backward(
         {L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad)}, _c(x), blas.intra_op_threads())
+    return dx
+
+
+@register_kernel(MAX_POOL_WITH_WORKSPACE, "CPU", when=available)
+def _max_pool_with_workspace(xp, x, *, ksize, strides, padding):
+    if not _takes(x) or not _pools_2d(ksize, strides):
+        return _numpy(MAX_POOL_WITH_WORKSPACE)(xp, x, ksize=ksize, strides=strides, padding=padding)
+    pool = _pooling(L.POOLING_MAX, x.shape, ksize, strides, padding)
+    forward, _ = pool.backward()
+    if forward is None:  # (no workspace asked for)
+        return _pool(L.POOLING_MAX, x, ksize, strides, padding), np.empty(0, np.uint8)
+    y = np.empty(pool.y_shape, _F32)
+    workspace = np.empty(forward.bytes_of(L.ARG_WORKSPACE), np.uint8)
+    forward({L.ARG_SRC: _c(x), L.ARG_DST: y, L.ARG_WORKSPACE: workspace}, blas.intra_op_threads())
+    return y, workspace
+
+
+@register_kernel(MAX_POOL_GRAD_WITH_WORKSPACE, "CPU", when=available)
+def _max_pool_grad_with_workspace(xp, x, y, workspace, grad, *, ksize, strides, padding):
+    if not _takes(x, grad) or not _pools_2d(ksize, strides):
+        return _numpy(MAX_POOL_GRAD_WITH_WORKSPACE)(xp, x, y, workspace, grad, ksize=ksize, strides=strides,
+                                                     padding=padding)
+    pool = _pooling(L.POOLING_MAX, x.shape, ksize, strides, padding)
+    forward, backward = pool.backward()
+    if forward is None or workspace.nbytes != forward.bytes_of(L.ARG_WORKSPACE):  # (none was kept: look again)
+        return _max_pool_grad(xp, x, y, grad, ksize=ksize, strides=strides, padding=padding)
+    dx = np.empty(x.shape, _F32)
+    backward({L.ARG_DIFF_SRC: dx, L.ARG_DIFF_DST: _c(grad), L.ARG_WORKSPACE: workspace}, blas.intra_op_threads())
     return dx
 
 

@@ -18,7 +18,7 @@ from typing import Callable, NamedTuple
 from ..device import Device
 from ..partition import Node
 from . import (constant_folding, conv_fusion, conv_patches, dead_nodes, early_compute, gradient_sum, pool_relu_grad,
-               pooled_bias_grad, replica_merge, update_fusion)
+               pool_workspace, pooled_bias_grad, replica_merge, update_fusion)
 from .common import Nodes, count_readers
 
 
@@ -45,6 +45,8 @@ PASSES = (
     # after update fusion: the sums that plain gradient descent applies are fused into it
     Pass("gradient_sum", gradient_sum.run, "fuse", _host_only),
     Pass("conv_fusion", conv_fusion.run, "fuse", lambda plan: _host_only(plan) and conv_fusion.applies()),
+    # after replica merge and the pooled gradients' rewrites: it takes the MaxPoolGrad they leave
+    Pass("pool_workspace", pool_workspace.run, "fuse", lambda plan: _host_only(plan) and pool_workspace.applies()),
     # after folding: the filter sizes are constants
     Pass("conv_patches", conv_patches.run, "fuse", lambda plan: _host_only(plan) and conv_patches.applies()),
     Pass("early_compute", early_compute.run, "fuse", lambda plan: _host_only(plan) and early_compute.applies(plan)),
