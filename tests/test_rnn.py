@@ -156,6 +156,47 @@ def test_bidirectional_dynamic_rnn_reverses_each_sequence_up_to_its_length():
         assert np.all(got_bw[b, n:] == 0.0)
 
 
+@pytest.mark.parametrize("lengths", [None, [4, 2]])
+def test_static_bidirectional_rnn_against_numpy_and_tensorflows_names(lengths):
+    """Each step's output is the forward LSTM's and the backward GRU's (which reads each
+    sequence reversed up to its length) side by side; variables named as TensorFlow's."""
+    x = RNG.standard_normal((2, 4, 3))
+    fw = tf.nn.rnn_cell.BasicLSTMCell(3, dtype=tf.float64)
+    bw = tf.nn.rnn_cell.GRUCell(2, dtype=tf.float64)
+    steps = [tf.constant(x[:, t]) for t in range(4)]
+    outputs, state_fw, state_bw = tf.nn.static_bidirectional_rnn(fw, bw, steps, sequence_length=lengths,
+                                                                  dtype=tf.float64)
+    assert tf.contrib.rnn.static_bidirectional_rnn is tf.nn.static_bidirectional_rnn
+    assert len(outputs) == 4 and outputs[0].shape.as_list() == [2, 5]
+    assert [v.op.name for v in tf.trainable_variables()] == [
+        "bidirectional_rnn/fw/basic_lstm_cell/kernel", "bidirectional_rnn/fw/basic_lstm_cell/bias",
+        "bidirectional_rnn/bw/gru_cell/gates/kernel", "bidirectional_rnn/bw/gru_cell/gates/bias",
+        "bidirectional_rnn/bw/gru_cell/candidate/kernel", "bidirectional_rnn/bw/gru_cell/candidate/bias"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, (c, h), last_bw, weights = sess.run([outputs, state_fw, state_bw, tf.trainable_variables()])
+    want_fw, want_c, want_h = lstm_steps(x, *weights[:2], lengths=None if lengths is None else np.array(lengths))
+    got = np.stack(got, 1)
+    np.testing.assert_allclose(got[..., :3], want_fw, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(c, want_c, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(h, want_h, rtol=1e-12, atol=1e-12)
+    for b, n in enumerate(lengths or [4, 4]):
+        want_bw, state = gru_steps(x[b:b + 1, :n][:, ::-1], *weights[2:])
+        np.testing.assert_allclose(got[b, :n, 3:], want_bw[0, ::-1], rtol=1e-12, atol=1e-12)
+        assert np.all(got[b, n:, 3:] == 0.0)
+        np.testing.assert_allclose(last_bw[b], state[0], rtol=1e-12, atol=1e-12)
+
+
+def test_static_bidirectional_rnn_refuses_what_tensorflow_refuses():
+    cell = tf.nn.rnn_cell.BasicRNNCell(2)
+    with pytest.raises(TypeError, match="cell_bw must be an instance of RNNCell"):
+        tf.nn.static_bidirectional_rnn(cell, "not a cell", [tf.ones([1, 2])], dtype=tf.float32)
+    with pytest.raises(TypeError, match="inputs must be a sequence"):
+        tf.nn.static_bidirectional_rnn(cell, cell, tf.ones([1, 2]), dtype=tf.float32)
+    with pytest.raises(ValueError, match="inputs must not be empty"):
+        tf.nn.static_bidirectional_rnn(cell, cell, [], dtype=tf.float32)
+
+
 def test_dropout_wrapper():
     x = tf.ones([8, 3, 50])
     cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(50), output_keep_prob=0.5)

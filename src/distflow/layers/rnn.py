@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..framework import dtypes, ops
 from ..framework import nest
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops, math_ops, nn_ops, reduction_ops, variable_scope as vs
+from ..ops import array_ops, math_ops, nn_ops, reduction_ops, slicing_ops, variable_scope as vs
 from ..ops.manip_ops import reverse as reverse_axes
 from ..ops.control_flow_v2 import while_loop
 from ..ops.sequence_ops import reverse_sequence
@@ -145,6 +145,49 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, in
             out_bw, state_bw = dynamic_rnn(cell_bw, reversed_inputs, sequence_length, initial_state_bw, dtype,
                                            parallel_iterations, swap_memory, time_major, scope=bw_scope)
         return (out_fw, nest.map_structure(reverse, out_bw)), (state_fw, state_bw)
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, initial_state_bw=None, dtype=None,
+                             sequence_length=None, scope=None):
+    """A forward and a backward ``static_rnn`` over a list of per-step inputs: (outputs,
+    state_fw, state_bw), each output the forward and backward outputs of its step
+    concatenated along their last axis.
+
+    The backward one reads the steps reversed (each sequence up to its
+    ``sequence_length``), and its outputs are reversed back, so both line up with the
+    inputs. Variables are under ``bidirectional_rnn/fw`` and ``bidirectional_rnn/bw``, as
+    TensorFlow's."""
+    for name, cell in (("cell_fw", cell_fw), ("cell_bw", cell_bw)):
+        if not callable(cell) or not hasattr(cell, "output_size"):
+            raise TypeError(f"{name} must be an instance of RNNCell")
+    if not nest.is_nested(inputs):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            out_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length, scope=fw_scope)
+        with vs.variable_scope("bw") as bw_scope:
+            out_bw, state_bw = static_rnn(cell_bw, _reversed_steps(inputs, sequence_length), initial_state_bw,
+                                          dtype, sequence_length, scope=bw_scope)
+    out_bw = _reversed_steps(out_bw, sequence_length)
+    outputs = [nest.pack_sequence_as(fw, [slicing_ops.concat([a, b], 1) for a, b in
+                                          zip(nest.flatten(fw), nest.flatten(bw))])
+               for fw, bw in zip(out_fw, out_bw)]
+    return outputs, state_fw, state_bw
+
+
+def _reversed_steps(steps: list, sequence_length) -> list:
+    """A list of per-step (nested) tensors in reverse order; with ``sequence_length``,
+    each sequence's first ``length`` steps reversed and the rest left where they are."""
+    if sequence_length is None:
+        return list(reversed(steps))
+    lengths = math_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int64)
+    columns = []  # (one reversed [time, batch, ...] per flattened input, as a list of steps)
+    for flat in zip(*(nest.flatten(step) for step in steps)):
+        stacked = array_ops.stack(list(flat))
+        columns.append(slicing_ops.unstack(reverse_sequence(stacked, lengths, seq_axis=0, batch_axis=1)))
+    return [nest.pack_sequence_as(steps[0], list(step)) for step in zip(*columns)]
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True, average_across_batch=True,
