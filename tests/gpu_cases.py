@@ -45,7 +45,9 @@ def _conv(tf, c):
     x, f, f2, f5 = c([2, 9, 8, 3]), c([3, 3, 3, 4]), c([2, 2, 3, 2]), c([5, 5, 3, 2])
     outs = [tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), tf.nn.conv2d(x, f, [1, 2, 2, 1], "VALID"),
             tf.nn.conv2d(x, f, [1, 1, 1, 1], "VALID"), tf.nn.conv2d(x, f2, [1, 1, 1, 1], "SAME"),
-            tf.nn.conv2d(x, f5, [1, 1, 1, 1], "SAME"), tf.nn.conv2d(x, f2, [1, 2, 2, 1], "SAME")]
+            tf.nn.conv2d(x, f5, [1, 1, 1, 1], "SAME"), tf.nn.conv2d(x, f2, [1, 2, 2, 1], "SAME"),
+            tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1]),
+            tf.nn.conv2d(x, f2, [1, 1, 1, 1], "VALID", dilations=[1, 3, 2, 1])]
     return outs, [x, f, f2, f5]
 
 

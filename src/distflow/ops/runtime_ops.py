@@ -183,9 +183,9 @@ def adjacent_rows(parts: list) -> np.ndarray | None:
 
 
 @register_op(CONV_PATCHES, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
-def _conv2d_patches(xp, x, *, kh, kw, strides, padding):
+def _conv2d_patches(xp, x, *, kh, kw, strides, padding, dilations=(1, 1, 1, 1)):
     """The windows of a Conv2D's input, [N, OH, OW, KH*KW*C], for the two nodes below."""
-    return im2col(xp, x, kh, kw, strides, padding)
+    return im2col(xp, x, kh, kw, strides, padding, dilations)
 
 
 @register_op(CONV_FROM_PATCHES, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[1].dtype)
@@ -202,11 +202,11 @@ def _conv2d_filter_grad_from_patches(xp, cols, filter_sizes, dy):
 
 
 @register_op(FUSED_CONV, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
-def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False):
+def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False, dilations=(1, 1, 1, 1)):
     """Conv2D(x, f) plus ``bias`` (one value per output channel), then ReLU where ``relu``:
     a convolution layer's three ops in one call (TensorFlow's _FusedConv2D). This is the
     reference; oneDNN's kernel does the add and the ReLU as it writes the convolution."""
-    y = get_registration("Conv2D").kernel(xp, x, f, strides=strides, padding=padding)
+    y = get_registration("Conv2D").kernel(xp, x, f, strides=strides, padding=padding, dilations=dilations)
     y += bias
     if relu:
         xp.maximum(y, 0, out=y)

@@ -17,7 +17,7 @@ import logging
 import math
 
 from ...framework.registry import register_kernel
-from ...ops.conv_ops import conv_output_size
+from ...ops.conv_ops import conv_output_size, spread_filter
 from . import fused
 
 DEVICE_TYPE = "GPU"
@@ -64,20 +64,28 @@ def _geometry(x_shape, kh, kw, strides, padding):
     return strides[1], strides[2], ph, pw, oh, ow
 
 
+# A dilated convolution (``dilations`` above 1, with strides of 1) is the convolution with
+# its filter spread by zero taps (conv_ops.spread_filter), and its filter's gradient that of
+# the spread filter at the filter's own taps.
 @register_kernel("Conv2D", DEVICE_TYPE, capturable=True)
-def _conv2d(xp, x, f, *, strides, padding):
+def _conv2d(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
+    f = spread_filter(xp, f, dilations)
     return _conv(xp, x, f, *_geometry(x.shape, f.shape[0], f.shape[1], strides, padding))
 
 
 @register_kernel("Conv2DBackpropFilter", DEVICE_TYPE, host_inputs=(1,), capturable=True)
-def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
+def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
+    dh, dw = dilations[1], dilations[2]
     kh, kw, c, o = (int(d) for d in filter_sizes)
+    kh, kw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
     cols = fused.im2col(xp, x, kh, kw, *_geometry(x.shape, kh, kw, strides, padding))
-    return gemm(xp, cols, xp.ascontiguousarray(dy).reshape(-1, o), transpose_a=True).reshape(kh, kw, c, o)
+    df = gemm(xp, cols, xp.ascontiguousarray(dy).reshape(-1, o), transpose_a=True).reshape(kh, kw, c, o)
+    return df if (dh, dw) == (1, 1) else xp.ascontiguousarray(df[::dh, ::dw])
 
 
 @register_kernel("Conv2DBackpropInput", DEVICE_TYPE, host_inputs=(0,), capturable=True)
-def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
+def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
+    f = spread_filter(xp, f, dilations)
     n, h, w, c = (int(d) for d in input_sizes)
     kh, kw, _, o = f.shape
     sh, sw, ph, pw, oh, ow = _geometry((n, h, w, c), kh, kw, strides, padding)

@@ -101,11 +101,13 @@ class _Convolution:
     writes its result."""
 
     def __init__(self, lib: L.Library, x_shape, f_shape, strides, padding, fused: str | None = None,
-                 depthwise: bool = False):
+                 depthwise: bool = False, dilations=(1, 1, 1, 1)):
         self.lib, self.fused = lib, fused
         n, h, w, c = x_shape
         kh, kw, _, o = f_shape
-        (oh, ow), self.before, self.after = _geometry(h, w, kh, kw, strides, padding)
+        dh, dw = dilations[1], dilations[2]
+        (oh, ow), self.before, self.after = _geometry(h, w, (kh - 1) * dh + 1, (kw - 1) * dw + 1, strides, padding)
+        self.dilates = (dh - 1, dw - 1)  # (oneDNN counts the taps skipped between two)
         if depthwise:  # a group per input channel, ``o`` (the multiplier) outputs each
             self.dims = {"x": (n, c, h, w), "f": (c, o, 1, kh, kw), "y": (n, c * o, oh, ow)}
             o *= c
@@ -120,7 +122,7 @@ class _Convolution:
         self._lock = threading.Lock()
 
     def _common(self):
-        return (Dims(*self.strides), Dims(0, 0), Dims(*self.before), Dims(*self.after))
+        return (Dims(*self.strides), Dims(*self.dilates), Dims(*self.before), Dims(*self.after))
 
     def fwd_pd(self) -> P:
         if self._fwd_pd is None:
@@ -178,15 +180,17 @@ def _filter_in(reorder: Primitive | None, f: np.ndarray, threads: int) -> np.nda
     return out
 
 
-def _convolution(x_shape, f_shape, strides, padding, fused: str | None = None,
-                 depthwise: bool = False) -> _Convolution:
-    key = ("conv", tuple(x_shape), tuple(f_shape), tuple(strides), padding, fused, depthwise)
-    return L.cached(key, lambda lib: _Convolution(lib, x_shape, f_shape, strides, padding, fused, depthwise))
+def _convolution(x_shape, f_shape, strides, padding, fused: str | None = None, depthwise: bool = False,
+                 dilations=(1, 1, 1, 1)) -> _Convolution:
+    key = ("conv", tuple(x_shape), tuple(f_shape), tuple(strides), padding, fused, depthwise, tuple(dilations))
+    return L.cached(key, lambda lib: _Convolution(lib, x_shape, f_shape, strides, padding, fused, depthwise,
+                                                  dilations))
 
 
-def _forward(x, f, strides, padding, depthwise: bool = False, bias=None, relu: bool = False) -> np.ndarray:
+def _forward(x, f, strides, padding, depthwise: bool = False, bias=None, relu: bool = False,
+             dilations=(1, 1, 1, 1)) -> np.ndarray:
     fused = None if bias is None else "relu" if relu else "bias"
-    conv = _convolution(x.shape, f.shape, strides, padding, fused, depthwise)
+    conv = _convolution(x.shape, f.shape, strides, padding, fused, depthwise, dilations)
     prim, reorder = conv.primitive("forward")
     threads = blas.intra_op_threads()
     y = np.empty(conv.y_shape, _F32)
@@ -197,8 +201,9 @@ def _forward(x, f, strides, padding, depthwise: bool = False, bias=None, relu: b
     return y
 
 
-def _input_gradient(x_shape, f, dy, strides, padding, depthwise: bool = False) -> np.ndarray:
-    conv = _convolution(x_shape, f.shape, strides, padding, depthwise=depthwise)
+def _input_gradient(x_shape, f, dy, strides, padding, depthwise: bool = False,
+                    dilations=(1, 1, 1, 1)) -> np.ndarray:
+    conv = _convolution(x_shape, f.shape, strides, padding, depthwise=depthwise, dilations=dilations)
     prim, reorder = conv.primitive("input")
     threads = blas.intra_op_threads()
     dx = np.empty(x_shape, _F32)
@@ -206,8 +211,9 @@ def _input_gradient(x_shape, f, dy, strides, padding, depthwise: bool = False) -
     return dx
 
 
-def _filter_gradient(x, f_shape, dy, strides, padding, depthwise: bool = False) -> np.ndarray:
-    conv = _convolution(x.shape, f_shape, strides, padding, depthwise=depthwise)
+def _filter_gradient(x, f_shape, dy, strides, padding, depthwise: bool = False,
+                     dilations=(1, 1, 1, 1)) -> np.ndarray:
+    conv = _convolution(x.shape, f_shape, strides, padding, depthwise=depthwise, dilations=dilations)
     prim, reorder = conv.primitive("filter")
     threads = blas.intra_op_threads()
     df = np.empty(f_shape, _F32)
@@ -221,33 +227,35 @@ def _filter_gradient(x, f_shape, dy, strides, padding, depthwise: bool = False) 
 
 
 @register_kernel("Conv2D", "CPU", when=available)
-def _conv2d(xp, x, f, *, strides, padding):
+def _conv2d(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
     if not _takes(x, f):
-        return _numpy("Conv2D")(xp, x, f, strides=strides, padding=padding)
-    return _forward(x, f, strides, padding)
+        return _numpy("Conv2D")(xp, x, f, strides=strides, padding=padding, dilations=dilations)
+    return _forward(x, f, strides, padding, dilations=dilations)
 
 
 @register_kernel(FUSED_CONV, "CPU", when=available)
-def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False):
+def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False, dilations=(1, 1, 1, 1)):
     if not _takes(x, f, bias) or bias.shape != (f.shape[3],):
-        return _numpy(FUSED_CONV)(xp, x, f, bias, strides=strides, padding=padding, relu=relu)
-    return _forward(x, f, strides, padding, bias=bias, relu=relu)
+        return _numpy(FUSED_CONV)(xp, x, f, bias, strides=strides, padding=padding, relu=relu, dilations=dilations)
+    return _forward(x, f, strides, padding, bias=bias, relu=relu, dilations=dilations)
 
 
 @register_kernel("Conv2DBackpropInput", "CPU", when=available)
-def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
+def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     x_shape = tuple(int(d) for d in input_sizes)
     if not _takes(f, dy) or 0 in x_shape:
-        return _numpy("Conv2DBackpropInput")(xp, input_sizes, f, dy, strides=strides, padding=padding)
-    return _input_gradient(x_shape, f, dy, strides, padding)
+        return _numpy("Conv2DBackpropInput")(xp, input_sizes, f, dy, strides=strides, padding=padding,
+                                             dilations=dilations)
+    return _input_gradient(x_shape, f, dy, strides, padding, dilations=dilations)
 
 
 @register_kernel("Conv2DBackpropFilter", "CPU", when=available)
-def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
+def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     f_shape = tuple(int(d) for d in filter_sizes)
     if not _takes(x, dy) or 0 in f_shape:
-        return _numpy("Conv2DBackpropFilter")(xp, x, filter_sizes, dy, strides=strides, padding=padding)
-    return _filter_gradient(x, f_shape, dy, strides, padding)
+        return _numpy("Conv2DBackpropFilter")(xp, x, filter_sizes, dy, strides=strides, padding=padding,
+                                              dilations=dilations)
+    return _filter_gradient(x, f_shape, dy, strides, padding, dilations=dilations)
 
 
 # Depthwise convolutions: oneDNN's grouped convolution with a group per input channel.

@@ -63,6 +63,8 @@ def run(plan: Nodes) -> int:
             continue
         end = nodes[last]
         attrs = {"strides": list(conv.attrs["strides"]), "padding": conv.attrs["padding"], "relu": relu}
+        if "dilations" in conv.attrs:
+            attrs["dilations"] = list(conv.attrs["dilations"])
         fused[last] = Node(end.name, FUSED_CONV, attrs, [conv.inputs[0], conv.inputs[1], add.inputs[bias_at]],
                            [conv.input_is_ref[0], conv.input_is_ref[1], add.input_is_ref[bias_at]], 1, end.op)
         dropped.update({i, a} if relu else {i})

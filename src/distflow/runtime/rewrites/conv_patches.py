@@ -60,7 +60,8 @@ def run(plan: Nodes) -> int:
         conv, grad = nodes[i], nodes[j]
         patches = f"{conv.name}/_patches"
         kh, kw = conv.op.inputs[1].shape.as_list()[:2]
-        attrs = {"kh": kh, "kw": kw, "strides": list(conv.attrs["strides"]), "padding": conv.attrs["padding"]}
+        attrs = {"kh": kh, "kw": kw, "strides": list(conv.attrs["strides"]), "padding": conv.attrs["padding"],
+                 "dilations": _dilations(conv)}
         replaced[i] = [Node(patches, CONV_PATCHES, attrs, [conv.inputs[0]], [False], 1),
                        Node(conv.name, CONV_FROM_PATCHES, {}, [(patches, 0), conv.inputs[1]],
                             [False, conv.input_is_ref[1]], 1, conv.op)]
@@ -71,7 +72,12 @@ def run(plan: Nodes) -> int:
 
 
 def _key(node: Node, kh: int, kw: int, device) -> tuple:
-    return node.inputs[0], kh, kw, tuple(node.attrs["strides"]), node.attrs["padding"], id(device.xp)
+    return node.inputs[0], kh, kw, tuple(node.attrs["strides"]), node.attrs["padding"], tuple(_dilations(node)), \
+        id(device.xp)
+
+
+def _dilations(node: Node) -> list:
+    return list(node.attrs.get("dilations", (1, 1, 1, 1)))
 
 
 def _constant(node: Node | None, key, fed) -> np.ndarray | None:
