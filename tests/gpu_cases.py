@@ -62,7 +62,8 @@ def _pools(tf, c):
 
 def _depthwise(tf, c):
     x, f = c([2, 7, 7, 3]), c([3, 3, 3, 2])
-    return [tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME")], [x, f]
+    return [tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME"),
+            tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "VALID", rate=[2, 1])], [x, f]
 
 
 def _xent(tf, c):

@@ -189,6 +189,7 @@ DEPTHWISE = [
     ((3, 10, 11, 4), (4, 2, 4, 3), 3, "SAME"),
     ((1, 5, 6, 2), (5, 6, 2, 1), 1, "VALID"),
     ((4, 7, 7, 16), (1, 1, 16, 2), 1, "SAME"),
+    ((2, 11, 10, 3), (3, 3, 3, 2), (1, 2, 3, 1), "SAME"),  # (dilations, stride 1)
 ]
 _DEPTHWISE_OPS = ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")
 
@@ -199,7 +200,8 @@ def test_depthwise_kernels_give_the_numpy_kernels_values_and_are_each_others_adj
     """oneDNN's grouped convolution (a group per input channel) against the NumPy kernels,
     and <conv(x, f), dy> = <x, input_grad(dy)> = <f, filter_grad(x, dy)> in float64."""
     x_shape, f_shape, s, padding = case
-    attrs = {"strides": [1, s, s, 1], "padding": padding}
+    attrs = {"strides": [1, s, s, 1], "padding": padding} if isinstance(s, int) else \
+        {"strides": [1, 1, 1, 1], "padding": padding, "dilations": list(s)}
     for op_type in _DEPTHWISE_OPS:
         assert kernel_for(op_type, "CPU") is not get_registration(op_type), op_type
     forward, input_grad, filter_grad = _DEPTHWISE_OPS

@@ -89,6 +89,54 @@ def test_the_dilated_convolution_kernels_are_those_of_the_filter_spread_by_zeros
     assert_oracle(df, whole[::rates[0], ::rates[1]], rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape, multiplier, rates, padding", [((2, 7, 8, 3), 1, (2, 2), "SAME"),
+                                                               ((2, 9, 9, 2), 2, (3, 2), "VALID")])
+def test_the_dilated_depthwise_kernels_are_those_of_the_filter_spread_by_zeros(dtype, shape, multiplier, rates,
+                                                                               padding):
+    from distflow.framework.registry import get_registration
+    from distflow.ops.conv_ops import spread_filter
+
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(shape).astype(dtype)
+    f = rng.standard_normal((3, 2, shape[3], multiplier)).astype(dtype)
+    dilations = [1, *rates, 1]
+    spread = spread_filter(np, f, dilations)
+    attrs = {"strides": [1, 1, 1, 1], "padding": padding}
+
+    def kernel(op_type, *args, **more):
+        return get_registration(op_type).kernel(np, *args, **attrs, **more)
+
+    y = kernel("DepthwiseConv2dNative", x, f, dilations=dilations)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    assert_oracle(y, kernel("DepthwiseConv2dNative", x, spread), rtol=tol, atol=tol)
+    dy = rng.standard_normal(y.shape).astype(dtype)
+    sizes = np.array(shape, np.int32)
+    assert_oracle(kernel("DepthwiseConv2dNativeBackpropInput", sizes, f, dy, dilations=dilations),
+                  kernel("DepthwiseConv2dNativeBackpropInput", sizes, spread, dy), rtol=tol, atol=tol)
+    df = kernel("DepthwiseConv2dNativeBackpropFilter", x, np.array(f.shape, np.int32), dy, dilations=dilations)
+    whole = kernel("DepthwiseConv2dNativeBackpropFilter", x, np.array(spread.shape, np.int32), dy)
+    assert_oracle(df, whole[::rates[0], ::rates[1]], rtol=tol, atol=tol)
+
+
+def test_a_dilated_depthwise_convolution_is_one_op_and_its_gradients_are_exact():
+    rng = np.random.default_rng(7)
+    x, f = rng.standard_normal((1, 6, 7, 2)), rng.standard_normal((2, 3, 2, 2))
+    y = tf.nn.depthwise_conv2d(tf.constant(x), tf.constant(f), [1, 1, 1, 1], "SAME", rate=[2, 2])
+    assert y.op.type == "DepthwiseConv2dNative" and y.op.get_attr("dilations") == [1, 2, 2, 1]
+    assert y.op.inputs[1].op.type == "Const"  # (the filter itself, not spread by zeros)
+    dy = tf.constant(rng.standard_normal((1, 6, 7, 4)))
+    grads = tf.gradients(y, [y.op.inputs[0], y.op.inputs[1]], dy)
+    public = [tf.nn.depthwise_conv2d_native_backprop_input([1, 6, 7, 2], f, dy, [1, 1, 1, 1], "SAME",
+                                                           dilations=[1, 2, 2, 1]),
+              tf.nn.depthwise_conv2d_native_backprop_filter(x, [2, 3, 2, 2], dy, [1, 1, 1, 1], "SAME",
+                                                            dilations=[1, 2, 2, 1])]
+    got, want = evaluate([public, grads])
+    for g, w in zip(got, want):
+        assert_oracle(g, w, rtol=1e-12)
+    check_gradients(lambda a, b: tf.nn.depthwise_conv2d(a, b, [1, 1, 1, 1], "SAME", rate=[2, 2]), [x, f])
+
+
 def test_atrous_conv2d_transpose_is_the_gradient_of_atrous_conv2d():
     rng = np.random.default_rng(2)
     x, f = rng.standard_normal((1, 6, 6, 2)), rng.standard_normal((2, 2, 2, 3))

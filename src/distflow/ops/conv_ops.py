@@ -80,7 +80,7 @@ def _conv_shape(op, depthwise: bool = False):
     fs = f.shape.with_rank(4) if f.shape.ndims is not None else TensorShape([None] * 4)
     if xs[3].value is not None and fs[2].value is not None and xs[3].value != fs[2].value:
         raise ValueError(f"Depth of input ({xs[3].value}) must equal the filter's in-depth ({fs[2].value})")
-    rates = op._attr("dilations") if not depthwise and "dilations" in op._attrs else (1, 1, 1, 1)
+    rates = op._attr("dilations") if "dilations" in op._attrs else (1, 1, 1, 1)
     kh, kw = (None if k is None else (k - 1) * r + 1 for k, r in ((fs[0].value, rates[1]), (fs[1].value, rates[2])))
     oh = conv_output_size(xs[1].value, kh, strides[1], padding)[0] if kh is not None else None
     ow = conv_output_size(xs[2].value, kw, strides[2], padding)[0] if kw is not None else None
@@ -322,7 +322,7 @@ def _conv_attrs(strides, padding, dilations) -> dict:
             raise ValueError(f"dilations must be 1 in the batch and depth dimensions and at least 1, got "
                              f"{dilations}")
         if attrs["strides"] != [1, 1, 1, 1]:
-            raise ValueError("conv2d with dilations > 1 needs strides of 1 (as TensorFlow's CPU kernel)")
+            raise ValueError("a convolution with dilations > 1 needs strides of 1 (as TensorFlow's CPU kernels)")
         attrs["dilations"] = dilations
     return attrs
 
@@ -622,10 +622,11 @@ def _by_blocks(n: int, image_bytes: int, fn) -> None:
 
 
 @register_op("DepthwiseConv2dNative", shape=lambda op: _conv_shape(op, depthwise=True))
-def _depthwise_kernel(xp, x, f, *, strides, padding):
+def _depthwise_kernel(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
     kh, kw, c, m = f.shape
     sh, sw = strides[1], strides[2]
-    xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, sh, sw, padding)
+    dh, dw = dilations[1], dilations[2]  # (the taps that many rows and columns apart)
+    xpad, oh, ow, _, _ = padded_input(xp, x, (kh - 1) * dh + 1, (kw - 1) * dw + 1, sh, sw, padding)
     hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
     # (a multiplier of 1 keeps the channels the last axis: NumPy's inner loop runs along it)
     out = xp.zeros((x.shape[0], oh, ow, c) if m == 1 else (x.shape[0], oh, ow, c, m), dtype=x.dtype)
@@ -636,7 +637,7 @@ def _depthwise_kernel(xp, x, f, *, strides, padding):
         part = xp.empty(o.shape, dtype=x.dtype)
         for i in range(kh):
             for j in range(kw):
-                window = xpad[a:b, i:i + hi:sh, j:j + wi:sw, :]
+                window = xpad[a:b, i * dh:i * dh + hi:sh, j * dw:j * dw + wi:sw, :]
                 xp.multiply(window if m == 1 else window[..., None], taps[i, j], out=part)
                 o += part
 
@@ -646,14 +647,16 @@ def _depthwise_kernel(xp, x, f, *, strides, padding):
 
 @register_op("DepthwiseConv2dNativeBackpropInput", shape=lambda op: constant_shape(op.inputs[0]),
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
-def _depthwise_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding):
+def _depthwise_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     n, h, w, c = input_sizes.tolist()
     kh, kw, _, m = f.shape
     sh, sw = strides[1], strides[2]
-    oh, ph = conv_output_size(h, kh, sh, padding)
-    ow, pw = conv_output_size(w, kw, sw, padding)
+    dh, dw = dilations[1], dilations[2]
+    ekh, ekw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    oh, ph = conv_output_size(h, ekh, sh, padding)
+    ow, pw = conv_output_size(w, ekw, sw, padding)
     hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
-    dxpad = xp.zeros((n, max(h + ph, hi + kh - 1), max(w + pw, wi + kw - 1), c), dtype=dy.dtype)
+    dxpad = xp.zeros((n, max(h + ph, hi + ekh - 1), max(w + pw, wi + ekw - 1), c), dtype=dy.dtype)
     dy = dy.reshape((n, oh, ow, c) if m == 1 else (n, oh, ow, c, m))
     taps = f[..., 0] if m == 1 else f
 
@@ -662,7 +665,7 @@ def _depthwise_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding
         for i in range(kh):
             for j in range(kw):
                 xp.multiply(dy[a:b], taps[i, j], out=part)
-                dxpad[a:b, i:i + hi:sh, j:j + wi:sw, :] += part if m == 1 else part.sum(axis=-1)
+                dxpad[a:b, i * dh:i * dh + hi:sh, j * dw:j * dw + wi:sw, :] += part if m == 1 else part.sum(axis=-1)
 
     _by_blocks(n, dxpad[0].nbytes, route)
     return dxpad[:, ph:ph + h, pw:pw + w, :]
@@ -670,10 +673,11 @@ def _depthwise_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding
 
 @register_op("DepthwiseConv2dNativeBackpropFilter", shape=lambda op: constant_shape(op.inputs[1]),
              dtype=lambda op: op.inputs[0].dtype.base_dtype)
-def _depthwise_backprop_filter_kernel(xp, x, filter_sizes, dy, *, strides, padding):
+def _depthwise_backprop_filter_kernel(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     kh, kw, c, m = (int(d) for d in filter_sizes)
     sh, sw = strides[1], strides[2]
-    xpad, oh, ow, _, _ = padded_input(xp, x, kh, kw, sh, sw, padding)
+    dh, dw = dilations[1], dilations[2]
+    xpad, oh, ow, _, _ = padded_input(xp, x, (kh - 1) * dh + 1, (kw - 1) * dw + 1, sh, sw, padding)
     hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
     n = x.shape[0]
     dy = dy.reshape(n, oh, ow, c, m)
@@ -684,7 +688,7 @@ def _depthwise_backprop_filter_kernel(xp, x, filter_sizes, dy, *, strides, paddi
         part = xp.empty((b - a, oh, ow, c), dtype=dy.dtype)
         for i in range(kh):
             for j in range(kw):
-                window = xpad[a:b, i:i + hi:sh, j:j + wi:sw, :]
+                window = xpad[a:b, i * dh:i * dh + hi:sh, j * dw:j * dw + wi:sw, :]
                 for k in range(m):  # (window * dy summed over images and positions, per channel)
                     xp.multiply(window, dy[a:b, ..., k], out=part)
                     df[i, j, :, k] = part.reshape(-1, c).sum(axis=0)

@@ -225,12 +225,7 @@ def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",
     f = ops.convert_to_tensor(filter, dtype=x.dtype.base_dtype)
     if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"depthwise_conv2d needs a floating input, got {x.dtype.name}")
-    attrs = {"strides": conv_ops._check_4("strides", strides), "padding": conv_ops._check_padding(padding)}
-    dilations = conv_ops._check_4("dilations", dilations)
-    if dilations != [1, 1, 1, 1]:
-        if attrs["strides"] != [1, 1, 1, 1]:
-            raise ValueError("depthwise_conv2d with dilations > 1 needs strides of 1")
-        f = conv_ops.dilate_filter(f, dilations[1], dilations[2])
+    attrs = conv_ops._conv_attrs(strides, padding, dilations)
     return make_tensor("DepthwiseConv2dNative", [x, f], attrs, name or "DepthwiseConv2dNative")
 
 
@@ -251,26 +246,26 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
 def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                                            name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its input (of shape ``input_sizes``)."""
-    only_default("depthwise_conv2d_native_backprop_input", "dilations", dilations, None, [1, 1, 1, 1])
     f = ops.convert_to_tensor(filter)
     return _depthwise_gradient("DepthwiseConv2dNativeBackpropInput", [
         ops.convert_to_tensor(input_sizes, dtype=dtypes.int32), f,
-        ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)], strides, padding, data_format, name)
+        ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)], strides, padding, data_format, dilations,
+        name)
 
 
 def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                                             name=None, data_format="NHWC", dilations=None):
     """The gradient of ``depthwise_conv2d`` with respect to its filter (of shape ``filter_sizes``)."""
-    only_default("depthwise_conv2d_native_backprop_filter", "dilations", dilations, None, [1, 1, 1, 1])
     x = ops.convert_to_tensor(input)
     return _depthwise_gradient("DepthwiseConv2dNativeBackpropFilter", [
         x, ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32),
-        ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)], strides, padding, data_format, name)
+        ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)], strides, padding, data_format, dilations,
+        name)
 
 
-def _depthwise_gradient(op_type: str, inputs: list, strides, padding, data_format, name) -> ops.Tensor:
+def _depthwise_gradient(op_type: str, inputs: list, strides, padding, data_format, dilations, name) -> ops.Tensor:
     conv_ops._check_format(data_format, "depthwise_conv2d's gradients")
-    attrs = {"strides": conv_ops._check_4("strides", strides), "padding": conv_ops._check_padding(padding)}
+    attrs = conv_ops._conv_attrs(strides, padding, [1, 1, 1, 1] if dilations is None else dilations)
     return make_tensor(op_type, inputs, attrs, name or op_type)
 
 

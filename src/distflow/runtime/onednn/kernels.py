@@ -260,28 +260,28 @@ def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding, dilati
 
 # Depthwise convolutions: oneDNN's grouped convolution with a group per input channel.
 @register_kernel("DepthwiseConv2dNative", "CPU", when=available)
-def _depthwise(xp, x, f, *, strides, padding):
+def _depthwise(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
     if not _takes(x, f):
-        return _numpy("DepthwiseConv2dNative")(xp, x, f, strides=strides, padding=padding)
-    return _forward(x, f, strides, padding, depthwise=True)
+        return _numpy("DepthwiseConv2dNative")(xp, x, f, strides=strides, padding=padding, dilations=dilations)
+    return _forward(x, f, strides, padding, depthwise=True, dilations=dilations)
 
 
 @register_kernel("DepthwiseConv2dNativeBackpropInput", "CPU", when=available)
-def _depthwise_backprop_input(xp, input_sizes, f, dy, *, strides, padding):
+def _depthwise_backprop_input(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     x_shape = tuple(int(d) for d in input_sizes)
     if not _takes(f, dy) or 0 in x_shape:
         return _numpy("DepthwiseConv2dNativeBackpropInput")(xp, input_sizes, f, dy, strides=strides,
-                                                             padding=padding)
-    return _input_gradient(x_shape, f, dy, strides, padding, depthwise=True)
+                                                             padding=padding, dilations=dilations)
+    return _input_gradient(x_shape, f, dy, strides, padding, depthwise=True, dilations=dilations)
 
 
 @register_kernel("DepthwiseConv2dNativeBackpropFilter", "CPU", when=available)
-def _depthwise_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding):
+def _depthwise_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     f_shape = tuple(int(d) for d in filter_sizes)
     if not _takes(x, dy) or 0 in f_shape:
         return _numpy("DepthwiseConv2dNativeBackpropFilter")(xp, x, filter_sizes, dy, strides=strides,
-                                                              padding=padding)
-    return _filter_gradient(x, f_shape, dy, strides, padding, depthwise=True)
+                                                              padding=padding, dilations=dilations)
+    return _filter_gradient(x, f_shape, dy, strides, padding, depthwise=True, dilations=dilations)
 
 
 class _ForwardBackward:
