@@ -669,7 +669,10 @@ def test_ctrl_c_on_a_server_started_by_hand_stops_it_without_a_traceback(to):
 
     port = free_ports(1)[0]
     # (it says "serving" once its main thread is inside join, so the Ctrl-C lands there)
+    # (Python's own SIGINT handler, as a process in a terminal's foreground has: run as a
+    # background job, the suite and the processes it starts inherit SIGINT ignored)
     program = ("import faulthandler, signal, sys, threading, time\n"
+               "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
                "faulthandler.register(signal.SIGUSR1, all_threads=True)\n"
                "import distflow as tf\n"
                f"server = tf.train.Server({{'ps': ['127.0.0.1:{port}']}}, job_name='ps', task_index=0)\n"
