@@ -251,8 +251,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "
                       "`write_graph`")
         elif name == "contrib":
-            status = ("partial: `tf.contrib.rnn`, `tf.contrib.seq2seq.sequence_loss` and `tf.contrib.legacy_seq2seq`, "
-                      "the parts TF's tutorials imported; the rest of contrib is not supported")
+            status = ("partial: `tf.contrib.rnn`, `tf.contrib.seq2seq.sequence_loss`, `tf.contrib.legacy_seq2seq` and "
+                      "`tf.contrib.lookup`, the parts TF's tutorials imported; the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
         else:

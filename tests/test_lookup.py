@@ -1,0 +1,144 @@
+"""Lookup tables (tf.lookup, tf.contrib.lookup) against TensorFlow 2.21's results for the
+same tables and keys, which the expected values below are."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+
+@pytest.fixture
+def vocab_files(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("emerson\nlake\npalmer\n")
+    kv = tmp_path / "kv.txt"
+    kv.write_text("a\t10\nb\t20\nc\t30\n")
+    return str(vocab), str(kv)
+
+
+def test_static_tables_from_tensors_and_files_give_tensorflows_values(vocab_files):
+    vocab, kv = vocab_files
+    keys = tf.constant(["emerson", "lake", "palmer", "king", "crimson", "lake"])
+    pairs = tf.lookup.KeyValueTensorInitializer(["emerson", "lake", "palmer"], tf.constant([0, 1, 2], tf.int64))
+    t1 = tf.lookup.StaticHashTable(pairs, -1)
+    t2 = tf.lookup.StaticVocabularyTable(
+        tf.lookup.KeyValueTensorInitializer(["emerson", "lake", "palmer"], tf.constant([0, 1, 2], tf.int64)), 5)
+    t3 = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        vocab, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER), -7)
+    t4 = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(kv, tf.string, 0, tf.int64, 1, delimiter="\t"), 0)
+    ints = tf.lookup.StaticVocabularyTable(
+        tf.lookup.KeyValueTensorInitializer(tf.constant([7, 8, 9], tf.int64), tf.constant([0, 1, 2], tf.int64)), 4)
+    rev = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(tf.constant([0, 1, 2], tf.int64), ["x", "y", "z"]), "UNK")
+    sparse = t1.lookup(tf.SparseTensor([[0, 0], [1, 2]], ["lake", "nope"], [2, 3]))
+    assert isinstance(sparse, tf.SparseTensor)
+    fetches = {"t1": t1.lookup(keys), "t2": t2.lookup(keys), "t3": t3.lookup(keys),
+               "t4": t4.lookup(tf.constant(["a", "c", "z"])),
+               "ints": ints.lookup(tf.constant([[7, 100], [9, -3]], tf.int64)),
+               "rev": rev.lookup(tf.constant([2, 0, 5], tf.int64)), "size1": t1.size(), "size2": t2.size(),
+               "size3": t3.size(), "sparse": sparse.values}
+    assert tf.get_default_graph().get_collection(tf.GraphKeys.TABLE_INITIALIZERS)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="not initialized"):
+            sess.run(fetches["t1"])
+        sess.run(tf.tables_initializer())
+        got = sess.run(fetches)
+        sess.run(tf.tables_initializer())  # (again: left as it is, as TensorFlow 2.x)
+        assert sess.run(t1.size()) == 3
+    assert got["t1"].tolist() == [0, 1, 2, -1, -1, 1] and got["t1"].dtype == np.int64
+    assert got["t2"].tolist() == [0, 1, 2, 6, 7, 1]  # (king and crimson: Fingerprint64 buckets after the vocabulary)
+    assert got["t3"].tolist() == [0, 1, 2, -7, -7, 1]
+    assert got["t4"].tolist() == [10, 30, 0]
+    assert got["ints"].tolist() == [[0, 6], [2, 6]]
+    assert got["rev"].tolist() == [b"z", b"x", b"UNK"]
+    assert (got["size1"], got["size2"], got["size3"]) == (3, 8, 3)
+    assert got["sparse"].tolist() == [1, -1]
+
+
+def test_contrib_constructors_give_tensorflows_values(vocab_files):
+    vocab, _ = vocab_files
+    lookup = tf.contrib.lookup
+    names = tf.constant(["lake", "king", "x", "crimson"])
+    fetches = [
+        lookup.index_table_from_tensor(["emerson", "lake", "palmer"], num_oov_buckets=2).lookup(names),
+        lookup.index_table_from_tensor(["emerson", "lake", "palmer"], num_oov_buckets=2,
+                                       hasher_spec=lookup.StrongHashSpec((1, 2))).lookup(names),
+        lookup.index_to_string_table_from_file(vocab).lookup(tf.constant([0, 2, 5], tf.int64)),
+        lookup.index_table_from_file(vocab, num_oov_buckets=1).lookup(tf.constant(["palmer", "nope"])),
+        lookup.index_table_from_tensor(tf.constant([7, 8], tf.int64), num_oov_buckets=3,
+                                       dtype=tf.int64).lookup(tf.constant([8, 100], tf.int64)),
+        lookup.index_table_from_file(vocab, vocab_size=2).lookup(tf.constant(["lake", "palmer"])),
+        lookup.index_to_string_table_from_tensor(["x", "y"], default_value="?").lookup(tf.constant([1, 3], tf.int64)),
+        lookup.index_table_from_tensor(["emerson", "lake", "palmer"], num_oov_buckets=2).size(),
+        lookup.string_to_index(tf.constant(["palmer", "no"]), ["emerson", "lake", "palmer"]),
+    ]
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        got = sess.run(fetches)
+    assert [g.tolist() for g in got[:7]] == [
+        [1, 3, 3, 3], [1, 4, 3, 3], [b"emerson", b"palmer", b"UNK"], [2, 3], [1, 2], [1, -1], [b"y", b"?"]]
+    assert got[7] == 5 and got[8].tolist() == [2, -1]
+
+
+def test_table_errors_say_what_was_expected(vocab_files, tmp_path):
+    vocab, _ = vocab_files
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(["a"], tf.constant([1], tf.int64)), -1)
+    with pytest.raises(TypeError, match="keys` must be tf.string, received: tf.int64"):
+        table.lookup(tf.constant([1], tf.int64))
+    with pytest.raises(ValueError, match="Can't specify both default_value and num_oov_buckets"):
+        tf.contrib.lookup.index_table_from_tensor(["a"], num_oov_buckets=1, default_value=3)
+    with pytest.raises(ValueError, match="oov_buckets must be > 0"):
+        tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(["a"], tf.constant([0], tf.int64)), 0)
+    with pytest.raises(ValueError, match="Signature mismatch"):
+        tf.lookup.TextFileInitializer(vocab, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE, tf.int32,
+                                      tf.lookup.TextFileIndex.LINE_NUMBER)
+    short = tf.contrib.lookup.index_table_from_file(vocab, vocab_size=5)
+    missing = tf.contrib.lookup.index_table_from_file(str(tmp_path / "none.txt"))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid vocab_size .* expected 5 lines, the file "
+                                                                 "has 3"):
+            sess.run(short.initializer)
+        with pytest.raises(tf.errors.NotFoundError, match="none.txt"):
+            sess.run(missing.initializer)
+
+
+def test_a_table_lives_on_its_device_and_serves_a_cluster(vocab_files):
+    """Under a ps/worker device setter a table stays with the worker that made it (TensorFlow
+    puts only mutable tables on the ps), and its lookups run there."""
+    vocab, _ = vocab_files
+    cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:1"], "worker": ["127.0.0.1:2"]})
+    with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device="/job:worker/task:0")):
+        table = tf.contrib.lookup.index_table_from_file(vocab)
+        ids = table.lookup(tf.constant(["lake"]))
+    assert table.resource_handle.device == ids.device == "/job:worker/task:0"
+    assert table.initializer.device == "/job:worker/task:0"
+
+
+def test_a_table_on_a_server_is_initialized_once_and_read_by_each_session(vocab_files):
+    from cluster_util import LocalCluster
+
+    vocab, _ = vocab_files
+    cluster = LocalCluster({"worker": 1})
+    try:
+        with tf.device("/job:worker/task:0"):
+            table = tf.contrib.lookup.index_table_from_file(vocab, num_oov_buckets=1)
+            ids = table.lookup(tf.constant(["palmer", "nope", "emerson"]))
+        with tf.Session(cluster.target("worker")) as sess:
+            sess.run(tf.tables_initializer())
+            assert sess.run(ids).tolist() == [2, 3, 0]
+        with tf.Session(cluster.target("worker")) as sess:  # (the table is the server's: still there)
+            assert sess.run(ids).tolist() == [2, 3, 0]
+    finally:
+        cluster.close()
+
+
+def test_each_session_has_its_own_tables_as_in_tensorflow():
+    table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a"], tf.constant([1], tf.int64)), -1)
+    found = table.lookup(tf.constant(["a", "b"]))
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        assert sess.run(found).tolist() == [1, -1]
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="Table 'hash_table' not initialized"):
+            sess.run(found)
