@@ -142,3 +142,26 @@ def test_each_session_has_its_own_tables_as_in_tensorflow():
     with tf.Session() as sess:
         with pytest.raises(tf.errors.FailedPreconditionError, match="Table 'hash_table' not initialized"):
             sess.run(found)
+
+
+def test_tables_in_dataset_functions_as_tf1s_nmt_input_pipeline(vocab_files):
+    """TF 1.x's NMT tutorial looks words up in its vocabulary tables inside Dataset.map."""
+    vocab, _ = vocab_files
+    words_to_ids = tf.contrib.lookup.index_table_from_file(vocab, default_value=0)
+    with_oov = tf.lookup.StaticVocabularyTable(
+        tf.lookup.KeyValueTensorInitializer(["emerson", "lake"], tf.constant([0, 1], tf.int64)), 5)
+    lines = tf.data.Dataset.from_tensor_slices(tf.constant(["lake palmer", "king emerson lake"]))
+    words = lines.map(lambda line: tf.string_split([line]).values)
+    ids = words.map(lambda w: (tf.cast(words_to_ids.lookup(w), tf.int32), with_oov.lookup(w), with_oov.size()))
+    it = ids.make_initializable_iterator()
+    nxt = it.get_next()
+    with tf.Session() as sess:
+        sess.run([tf.tables_initializer(), it.initializer])
+        first, second = sess.run(nxt), sess.run(nxt)
+    assert first[0].tolist() == [1, 2] and second[0].tolist() == [0, 0, 1] and first[0].dtype == np.int32
+    assert first[1].tolist() == [1, 4] and second[1].tolist() == [5, 0, 1]  # (TensorFlow 2.21's buckets)
+    assert first[2] == 7
+    computed = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(tf.constant(["a"]), tf.range(1, dtype=tf.int64) * 2), -1)
+    with pytest.raises(ValueError, match="keys and values known when the graph is built"):
+        lines.map(lambda line: computed.lookup(line))

@@ -48,6 +48,9 @@ class TracedFunction:
         sess = state.stages.get(key)
         if sess is None:
             sess = state.stages[key] = Session(graph=self._graph, config=ConfigProto(device_count={"GPU": 0}))
+            tables = self._graph.get_collection(ops.GraphKeys.TABLE_INITIALIZERS)
+            if tables:  # (copies of the program's lookup tables: filled before the first call)
+                sess.run(tables)
         try:
             values = sess.run(self._outputs, dict(zip(self._placeholders, element)))
         except errors.OpError as e:

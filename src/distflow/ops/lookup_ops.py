@@ -11,6 +11,10 @@ by that name. ``LookupTableFindV2`` maps each key to its value, or to the defaul
 FailedPreconditionError, as TensorFlow's; initializing it again replaces its entries with
 the same ones (TensorFlow 2.x leaves it as it is; TF 1.x refused), or with a new program's.
 
+A lookup in a function that ``Dataset.map`` traces (TF 1.x's NMT input pipeline) uses a copy
+of the table in the function's graph, made from the same initializer (constant keys and
+values, or the file), which that graph's session runs before its first call.
+
 ``StaticVocabularyTable`` (``IdTableWithHashBuckets``) sends keys missing from its table to
 ``num_oov_buckets`` buckets after the vocabulary, hashed as TensorFlow hashes them
 (Fingerprint64 of the key, an integer key as its decimal string), so the ids match TF's.
@@ -30,7 +34,7 @@ from ..framework.tensor_shape import TensorShape
 from . import hash_ops, math_ops, string_ops
 from .control_flow_ops import no_op
 from .data_flow_ops import handle_dtype, no_outputs
-from .op_util import make_op, make_tensor
+from .op_util import constant_value, make_op, make_tensor
 from .sparse_ops import SparseTensor
 
 
@@ -168,6 +172,16 @@ class TableInitializerBase:
 class KeyValueTensorInitializer(TableInitializerBase):
     """The entries from two tensors of keys and values, of one shape."""
 
+    def in_graph(self, graph) -> "KeyValueTensorInitializer":
+        """The same initializer in ``graph`` (a dataset function's), where its keys and values
+        are constants."""
+        keys, values = constant_value(self._keys), constant_value(self._values)
+        if keys is None or values is None:
+            raise ValueError("a table used in a dataset function needs keys and values known when the graph is "
+                             "built (constants, a list, or a file)")
+        with graph.as_default():
+            return KeyValueTensorInitializer(keys, values, self.key_dtype, self.value_dtype, self._name)
+
     def __init__(self, keys, values, key_dtype=None, value_dtype=None, name=None):
         with ops.name_scope(name, "key_value_init", []):
             self._keys = ops.convert_to_tensor(keys, dtype=key_dtype, name="keys")
@@ -206,6 +220,9 @@ class TextFileInitializer(TableInitializerBase):
         self._vocab_size, self._delimiter = vocab_size, delimiter
         self._name = name or "text_file_init"
         super().__init__(key_dtype, value_dtype)
+
+    def in_graph(self, graph) -> "TextFileInitializer":
+        return self  # (its file name is a Python value, made a tensor where the table is)
 
     def initialize(self, table):
         _check_types(table, self.key_dtype, self.value_dtype)
@@ -294,6 +311,8 @@ class StaticHashTable(LookupInterface):
         if self._default_value.shape.ndims not in (None, 0):
             raise ValueError(f"default_value must be a scalar, got shape {self._default_value.shape}")
         self._init = initializer.initialize(self)
+        self._initializer, self._default = initializer, default_value
+        self._copies: dict = {}  # (graph -> this table in it, for a dataset function's graph)
 
     @property
     def resource_handle(self):
@@ -310,11 +329,31 @@ class StaticHashTable(LookupInterface):
     init = initializer
 
     def size(self, name=None):
+        table = self._in(ops.get_default_graph())
+        if table is not self:
+            return table.size(name)
         with ops.name_scope(name, f"{self._name}_Size", [self._resource]), ops.colocate_with(self._resource):
             return make_tensor("LookupTableSizeV2", [self._resource], {}, "LookupTableSizeV2")
 
+    def _in(self, graph) -> "StaticHashTable":
+        """This table, or where a lookup is built in another graph (a function that
+        ``Dataset.map`` traces), a copy of it there: its entries are fixed by its initializer,
+        which that graph's session runs before the function's first call."""
+        if graph is self._resource.graph:
+            return self
+        copy = self._copies.get(graph)
+        if copy is None:
+            default = constant_value(self._default_value)
+            with graph.as_default():
+                copy = self._copies[graph] = StaticHashTable(self._initializer.in_graph(graph), default,
+                                                             name=self._name)
+        return copy
+
     def lookup(self, keys, name=None):
         """Each key's value (``keys`` a tensor or a SparseTensor of the key dtype)."""
+        table = self._in(ops.get_default_graph())
+        if table is not self:
+            return table.lookup(keys, name)
         values, sparse = self._keys(keys)
         with ops.name_scope(name, f"{self._name}_Lookup", [self._resource, values]), \
                 ops.colocate_with(self._resource):
