@@ -2,8 +2,9 @@
 
 ``Dataset.map(fn)`` calls ``fn`` on placeholders shaped like the elements; the ops it
 builds form a small graph that a private session runs for each element. The function
-must build its result from its arguments (and constants): a tensor of the program's
-own graph cannot be used inside it, and the error says so.
+must build its result from its arguments (and constants, and lookup tables, of which the
+graph gets copies: ops/lookup_ops.py): a tensor of the program's own graph cannot be used
+inside it, and the error says so.
 """
 
 from __future__ import annotations
