@@ -148,37 +148,16 @@ def test_dilated_convolutions_give_the_numpy_kernels_values_and_are_each_others_
 def test_a_dilated_conv_layer_is_one_fused_call_and_trains_as_on_numpy(numpy_kernels):
     """conv2d(dilations=...) + bias + ReLU: one _FusedConv2D on oneDNN (the dilation in its
     attrs), the same values as the NumPy kernels after three Adam steps."""
-    from distflow.runtime.onednn import library
+    def logits_of(x):
+        h = tf.layers.conv2d(x, 6, 3, padding="same", dilation_rate=2, activation=tf.nn.relu)
+        h = tf.layers.conv2d(h, 4, 3, padding="valid", dilation_rate=(3, 2), activation=tf.nn.relu)
+        conv = [op for op in tf.get_default_graph().get_operations() if op.type == "Conv2D"][0]
+        assert conv.get_attr("dilations") == [1, 2, 2, 1] and conv.inputs[1].op.type != "Slice"
+        return tf.layers.dense(tf.layers.flatten(h), 3)
 
-    def train():
-        with tf.Graph().as_default():
-            tf.set_random_seed(2)
-            x = tf.placeholder(tf.float32, [4, 12, 12, 3])
-            y = tf.placeholder(tf.int64, [4])
-            h = tf.layers.conv2d(x, 6, 3, padding="same", dilation_rate=2, activation=tf.nn.relu)
-            h = tf.layers.conv2d(h, 4, 3, padding="valid", dilation_rate=(3, 2), activation=tf.nn.relu)
-            logits = tf.layers.dense(tf.layers.flatten(h), 3)
-            loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
-            step = tf.train.AdamOptimizer(0.01).minimize(loss)
-            conv = [op for op in tf.get_default_graph().get_operations() if op.type == "Conv2D"][0]
-            assert conv.get_attr("dilations") == [1, 2, 2, 1] and conv.inputs[1].op.type != "Slice"
-            rng = np.random.default_rng(2)
-            feed = {x: rng.standard_normal((4, 12, 12, 3)).astype(np.float32), y: rng.integers(0, 3, 4)}
-            with tf.Session() as sess:
-                sess.run(tf.global_variables_initializer())
-                for _ in range(3):
-                    sess.run(step, feed)
-                choice = [s.plan.choice for s in sess._steps.values() if "ApplyAdam" in str(s.plan.sequential.infos)]
-                return sess.run(loss, feed), sess.run(tf.trainable_variables()), choice
-
-    loss_np, vars_np, choice_np = train()
-    library._loaded = None  # (looked for again: the fixture's monkeypatch puts False back afterwards)
-    loss, variables, choice = train()
-    assert "conv_fusion x2" in choice[0] and "_FusedConv2D x2" in choice[0], choice
-    assert "conv_patches x2" in choice_np[0], choice_np  # (NumPy: the windows shared, rate apart)
-    assert loss == pytest.approx(loss_np, rel=1e-4)
-    for a, b in zip(variables, vars_np):
-        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
+    choice_np, choice = _trained_on_numpy_then_onednn(logits_of, [4, 12, 12, 3], seed=2)
+    assert "conv_fusion x2" in choice and "_FusedConv2D x2" in choice, choice
+    assert "conv_patches x2" in choice_np, choice_np  # (NumPy: the windows shared, rate apart)
 
 
 # (input shape, filter shape [kh, kw, channels, multiplier], stride, padding): a multiplier
@@ -222,61 +201,16 @@ def test_depthwise_kernels_give_the_numpy_kernels_values_and_are_each_others_adj
 @needs_onednn
 def test_a_separable_conv_net_trains_to_the_same_values_on_onednn_and_numpy(numpy_kernels):
     """Depthwise then pointwise convolutions (tf.nn.separable_conv2d), three Adam steps."""
-    from distflow.runtime.onednn import library
+    def logits_of(x):
+        depth = tf.get_variable("depth", [3, 3, 3, 2])
+        point = tf.get_variable("point", [1, 1, 6, 5])
+        h = tf.nn.relu(tf.nn.separable_conv2d(x, depth, point, [1, 2, 2, 1], "SAME"))
+        h = tf.nn.depthwise_conv2d(h, tf.get_variable("depth2", [3, 3, 5, 1]), [1, 1, 1, 1], "VALID")
+        return tf.layers.dense(tf.layers.flatten(h), 3)
 
-    def train():
-        with tf.Graph().as_default():
-            tf.set_random_seed(1)
-            x = tf.placeholder(tf.float32, [4, 10, 10, 3])
-            y = tf.placeholder(tf.int64, [4])
-            depth = tf.get_variable("depth", [3, 3, 3, 2])
-            point = tf.get_variable("point", [1, 1, 6, 5])
-            h = tf.nn.relu(tf.nn.separable_conv2d(x, depth, point, [1, 2, 2, 1], "SAME"))
-            h = tf.nn.depthwise_conv2d(h, tf.get_variable("depth2", [3, 3, 5, 1]), [1, 1, 1, 1], "VALID")
-            logits = tf.layers.dense(tf.layers.flatten(h), 3)
-            loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
-            step = tf.train.AdamOptimizer(0.01).minimize(loss)
-            rng = np.random.default_rng(1)
-            feed = {x: rng.standard_normal((4, 10, 10, 3)).astype(np.float32), y: rng.integers(0, 3, 4)}
-            with tf.Session() as sess:
-                sess.run(tf.global_variables_initializer())
-                for _ in range(3):
-                    sess.run(step, feed)
-                choice = [s.plan.choice for s in sess._steps.values() if "ApplyAdam" in str(s.plan.sequential.infos)]
-                return sess.run(loss, feed), sess.run(tf.trainable_variables()), choice
-
-    loss_np, vars_np, choice_np = train()
-    library._loaded = None  # (looked for again: the fixture's monkeypatch puts False back afterwards)
-    loss, variables, choice = train()
-    assert "DepthwiseConv2dNative x2" in choice[0] and "DepthwiseConv2dNativeBackpropFilter x2" in choice[0], choice
-    assert "oneDNN" not in choice_np[0], choice_np
-    assert loss == pytest.approx(loss_np, rel=1e-4)
-    for a, b in zip(variables, vars_np):
-        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
-
-
-@needs_onednn
-@pytest.mark.parametrize("case", POOLINGS, ids=lambda c: f"{c[0]}k{c[1]}s{c[2]}{c[3]}")
-def test_a_max_pooling_with_its_workspace_and_its_gradient_give_the_numpy_kernels_values(case):
-    """oneDNN's pooling that keeps where each maximum is, and the gradient routed by it,
-    against NumPy's MaxPool and MaxPoolGrad; a workspace that the NumPy kernel left (none)
-    makes the gradient look for the maxima again."""
-    from distflow.ops.runtime_ops import MAX_POOL_GRAD_WITH_WORKSPACE, MAX_POOL_WITH_WORKSPACE
-
-    x_shape, k, s, padding = case
-    attrs = {"ksize": [1, k, k, 1], "strides": [1, s, s, 1], "padding": padding}
-    x = _data(x_shape, 23)
-    x[:, : x_shape[1] // 2] = 0.0  # (windows whose maximum is held several times)
-    y, workspace = _kernel(MAX_POOL_WITH_WORKSPACE)(np, x, **attrs)
-    assert workspace.dtype == np.uint8 and workspace.size
-    _same(y, _oracle("MaxPool")(np, x, **attrs), MAX_POOL_WITH_WORKSPACE)
-    g = _data(y.shape, 24)
-    want = _oracle("MaxPoolGrad")(np, x, y, g, **attrs)
-    # (equal to the last bit but where overlapping windows route to one input: the sums' order)
-    _same(_kernel(MAX_POOL_GRAD_WITH_WORKSPACE)(np, x, y, workspace, g, **attrs), want, MAX_POOL_GRAD_WITH_WORKSPACE)
-    numpy_y, none = _oracle(MAX_POOL_WITH_WORKSPACE)(np, x, **attrs)
-    assert none.size == 0
-    _same(_kernel(MAX_POOL_GRAD_WITH_WORKSPACE)(np, x, numpy_y, none, g, **attrs), want, "without a workspace")
+    choice_np, choice = _trained_on_numpy_then_onednn(logits_of, [4, 10, 10, 3], seed=1)
+    assert "DepthwiseConv2dNative x2" in choice and "DepthwiseConv2dNativeBackpropFilter x2" in choice, choice
+    assert "oneDNN" not in choice_np, choice_np
 
 
 # (input shape, depth_radius, bias, alpha, beta): the CIFAR-10 tutorial's, others, and a
@@ -323,43 +257,55 @@ def test_what_onednn_does_not_take_runs_the_numpy_kernel():
     assert _kernel("Conv2D")(np, empty, f, strides=[1, 1, 1, 1], padding="SAME").shape == (0, 6, 6, 4)
 
 
-def _conv_net(seed=0):
-    """A small conv net (two conv + pool layers, dense, Adam) in float32; the loss and its
-    variables after three steps, and the step's compile line."""
+def _three_adam_steps(logits_of, x_shape, seed):
+    """``logits_of(x)`` (3 classes) on float32 ``x`` of ``x_shape``, trained by three Adam
+    steps in a graph of its own: the loss and the variables after them, and the step's
+    compile line."""
     with tf.Graph().as_default():
         tf.set_random_seed(seed)
-        x = tf.placeholder(tf.float32, [8, 12, 12, 2])
-        y = tf.placeholder(tf.int64, [8])
-        h = tf.layers.conv2d(x, 8, 3, padding="same", activation=tf.nn.relu)
-        h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
-        h = tf.layers.conv2d(h, 6, 3, strides=2, padding="valid", activation=tf.nn.relu)
-        h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
-        logits = tf.layers.dense(tf.layers.flatten(h), 3)
-        loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+        x = tf.placeholder(tf.float32, x_shape)
+        y = tf.placeholder(tf.int64, x_shape[:1])
+        loss = tf.losses.sparse_softmax_cross_entropy(y, logits_of(x))
         train = tf.train.AdamOptimizer(0.01).minimize(loss)
         rng = np.random.default_rng(seed)
-        feed = {x: rng.standard_normal((8, 12, 12, 2)).astype(np.float32), y: rng.integers(0, 3, 8)}
+        feed = {x: rng.standard_normal(x_shape).astype(np.float32), y: rng.integers(0, 3, x_shape[0])}
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             for _ in range(3):
                 sess.run(train, feed)
             choice = [s.plan.choice for s in sess._steps.values() if "ApplyAdam" in str(s.plan.sequential.infos)]
-            return sess.run(loss, feed), sess.run(tf.trainable_variables()), choice
+            return sess.run(loss, feed), sess.run(tf.trainable_variables()), choice[0]
+
+
+def _trained_on_numpy_then_onednn(logits_of, x_shape, seed=0) -> tuple[str, str]:
+    """The compile lines of the same training on the NumPy kernels (the ``numpy_kernels``
+    fixture's) and then on oneDNN's, whose loss and variables must be the NumPy run's."""
+    from distflow.runtime.onednn import library
+
+    loss_np, vars_np, choice_np = _three_adam_steps(logits_of, x_shape, seed)
+    library._loaded = None  # (looked for again: the fixture's monkeypatch puts False back afterwards)
+    loss, variables, choice = _three_adam_steps(logits_of, x_shape, seed)
+    assert loss == pytest.approx(loss_np, rel=1e-4)
+    for a, b in zip(variables, vars_np):
+        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
+    return choice_np, choice
+
+
+def _conv_net(x):
+    """Two conv + pool layers and a dense one."""
+    h = tf.layers.conv2d(x, 8, 3, padding="same", activation=tf.nn.relu)
+    h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    h = tf.layers.conv2d(h, 6, 3, strides=2, padding="valid", activation=tf.nn.relu)
+    h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
+    return tf.layers.dense(tf.layers.flatten(h), 3)
 
 
 @needs_onednn
 def test_a_conv_net_trains_to_the_same_values_on_onednn_and_numpy(numpy_kernels):
-    from distflow.runtime.onednn import library
-
-    loss_np, vars_np, choice_np = _conv_net()
-    library._loaded = None  # (looked for again: the fixture's monkeypatch puts False back afterwards)
-    loss, variables, choice = _conv_net()
-    assert "oneDNN kernels: " in choice[0] and "Conv2D x2" in choice[0], choice
-    assert "_MaxPoolWithWorkspace x1" in choice[0] and "_MaxPoolGradWithWorkspace x1" in choice[0], choice
-    assert "oneDNN" not in choice_np[0] and "conv_patches" in choice_np[0], choice_np
-    assert loss == pytest.approx(loss_np, rel=1e-4)
-    for a, b in zip(variables, vars_np):
-        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
+    choice_np, choice = _trained_on_numpy_then_onednn(_conv_net, [8, 12, 12, 2])
+    assert "oneDNN kernels: " in choice and "Conv2D x2" in choice, choice
+    assert "_MaxPoolWithWorkspace x1" in choice and "_MaxPoolGradWithWorkspace x1" in choice, choice
+    assert "oneDNN" not in choice_np and "conv_patches" in choice_np, choice_np
 
 
 @needs_onednn

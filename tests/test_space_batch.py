@@ -58,18 +58,28 @@ def test_atrous_conv2d_and_dilated_conv2d(padding):
         tf.nn.conv2d(x, f, [1, 2, 2, 1], padding, dilations=[1, 2, 2, 1])
 
 
+_CONV = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
+_DEPTHWISE = ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("shape, rates, padding", [((2, 7, 8, 3), (2, 2), "SAME"), ((2, 9, 9, 3), (3, 2), "VALID"),
-                                                   ((1, 9, 9, 2), (4, 4), "VALID"), ((1, 5, 6, 2), (2, 3), "SAME")])
-def test_the_dilated_convolution_kernels_are_those_of_the_filter_spread_by_zeros(dtype, shape, rates, padding):
-    """A Conv2D (and its gradients) with ``dilations`` computes its windows' taps ``rate``
-    apart; written the obvious way, it is the convolution with the filter spread by zero
-    taps. (Grids that are mostly padding take the input gradient's per-tap path.)"""
+@pytest.mark.parametrize("ops, shape, outputs, rates, padding", [
+    (_CONV, (2, 7, 8, 3), 4, (2, 2), "SAME"), (_CONV, (2, 9, 9, 3), 4, (3, 2), "VALID"),
+    (_CONV, (1, 9, 9, 2), 4, (4, 4), "VALID"), (_CONV, (1, 5, 6, 2), 4, (2, 3), "SAME"),
+    (_DEPTHWISE, (2, 7, 8, 3), 1, (2, 2), "SAME"), (_DEPTHWISE, (2, 9, 9, 2), 2, (3, 2), "VALID")],
+    ids=lambda v: v[0] if isinstance(v, tuple) and isinstance(v[0], str) else None)
+def test_the_dilated_convolution_kernels_are_those_of_the_filter_spread_by_zeros(dtype, ops, shape, outputs, rates,
+                                                                                 padding):
+    """A convolution (and its gradients) with ``dilations`` computes its windows' taps
+    ``rate`` apart; written the obvious way, it is the convolution with the filter spread
+    by zero taps. (Conv2D's grids that are mostly padding take the input gradient's
+    per-tap path.) ``outputs``: the filter's last dimension (a depthwise multiplier)."""
     from distflow.framework.registry import get_registration
     from distflow.ops.conv_ops import spread_filter
 
+    forward, input_grad, filter_grad = ops
     rng = np.random.default_rng(5)
-    x, f = rng.standard_normal(shape).astype(dtype), rng.standard_normal((3, 2, shape[3], 4)).astype(dtype)
+    x, f = rng.standard_normal(shape).astype(dtype), rng.standard_normal((3, 2, shape[3], outputs)).astype(dtype)
     dilations = [1, *rates, 1]
     spread = spread_filter(np, f, dilations)
     attrs = {"strides": [1, 1, 1, 1], "padding": padding}
@@ -77,45 +87,15 @@ def test_the_dilated_convolution_kernels_are_those_of_the_filter_spread_by_zeros
     def kernel(op_type, *args, **more):
         return get_registration(op_type).kernel(np, *args, **attrs, **more)
 
-    y = kernel("Conv2D", x, f, dilations=dilations)
+    y = kernel(forward, x, f, dilations=dilations)
     tol = 1e-12 if dtype == np.float64 else 1e-5
-    assert_oracle(y, kernel("Conv2D", x, spread), rtol=tol, atol=tol)
+    assert_oracle(y, kernel(forward, x, spread), rtol=tol, atol=tol)
     dy = rng.standard_normal(y.shape).astype(dtype)
     sizes = np.array(shape, np.int32)
-    assert_oracle(kernel("Conv2DBackpropInput", sizes, f, dy, dilations=dilations),
-                  kernel("Conv2DBackpropInput", sizes, spread, dy), rtol=tol, atol=tol)
-    df = kernel("Conv2DBackpropFilter", x, np.array(f.shape, np.int32), dy, dilations=dilations)
-    whole = kernel("Conv2DBackpropFilter", x, np.array(spread.shape, np.int32), dy)
-    assert_oracle(df, whole[::rates[0], ::rates[1]], rtol=tol, atol=tol)
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("shape, multiplier, rates, padding", [((2, 7, 8, 3), 1, (2, 2), "SAME"),
-                                                               ((2, 9, 9, 2), 2, (3, 2), "VALID")])
-def test_the_dilated_depthwise_kernels_are_those_of_the_filter_spread_by_zeros(dtype, shape, multiplier, rates,
-                                                                               padding):
-    from distflow.framework.registry import get_registration
-    from distflow.ops.conv_ops import spread_filter
-
-    rng = np.random.default_rng(6)
-    x = rng.standard_normal(shape).astype(dtype)
-    f = rng.standard_normal((3, 2, shape[3], multiplier)).astype(dtype)
-    dilations = [1, *rates, 1]
-    spread = spread_filter(np, f, dilations)
-    attrs = {"strides": [1, 1, 1, 1], "padding": padding}
-
-    def kernel(op_type, *args, **more):
-        return get_registration(op_type).kernel(np, *args, **attrs, **more)
-
-    y = kernel("DepthwiseConv2dNative", x, f, dilations=dilations)
-    tol = 1e-12 if dtype == np.float64 else 1e-5
-    assert_oracle(y, kernel("DepthwiseConv2dNative", x, spread), rtol=tol, atol=tol)
-    dy = rng.standard_normal(y.shape).astype(dtype)
-    sizes = np.array(shape, np.int32)
-    assert_oracle(kernel("DepthwiseConv2dNativeBackpropInput", sizes, f, dy, dilations=dilations),
-                  kernel("DepthwiseConv2dNativeBackpropInput", sizes, spread, dy), rtol=tol, atol=tol)
-    df = kernel("DepthwiseConv2dNativeBackpropFilter", x, np.array(f.shape, np.int32), dy, dilations=dilations)
-    whole = kernel("DepthwiseConv2dNativeBackpropFilter", x, np.array(spread.shape, np.int32), dy)
+    assert_oracle(kernel(input_grad, sizes, f, dy, dilations=dilations), kernel(input_grad, sizes, spread, dy),
+                  rtol=tol, atol=tol)
+    df = kernel(filter_grad, x, np.array(f.shape, np.int32), dy, dilations=dilations)
+    whole = kernel(filter_grad, x, np.array(spread.shape, np.int32), dy)
     assert_oracle(df, whole[::rates[0], ::rates[1]], rtol=tol, atol=tol)
 
 

@@ -311,7 +311,7 @@ class StaticHashTable(LookupInterface):
         if self._default_value.shape.ndims not in (None, 0):
             raise ValueError(f"default_value must be a scalar, got shape {self._default_value.shape}")
         self._init = initializer.initialize(self)
-        self._initializer, self._default = initializer, default_value
+        self._initializer = initializer
         self._copies: dict = {}  # (graph -> this table in it, for a dataset function's graph)
 
     @property
@@ -475,11 +475,15 @@ def index_table_from_tensor(vocabulary_list, num_oov_buckets=0, default_value=-1
         ids = math_ops.range_(0, _length(table_keys), dtype=dtypes.int64) if keys.shape[0].value is None \
             else ops.convert_to_tensor(np.arange(keys.shape[0].value, dtype=np.int64))
         init = KeyValueTensorInitializer(table_keys, ids, name="table_init")
-        table = StaticHashTable(init, default_value, name="hash_table")
-        if num_oov_buckets:
-            return IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec, name=scope.rstrip("/"),
-                                          key_dtype=dtype)
-        return table
+        return _ids_table(init, default_value, num_oov_buckets, hasher_spec, scope, dtype)
+
+
+def _ids_table(init, default_value, num_oov_buckets, hasher_spec, scope: str, key_dtype):
+    """A table of ids made by ``init``, with ``num_oov_buckets`` after them where asked for."""
+    table = StaticHashTable(init, default_value, name="hash_table")
+    if num_oov_buckets:
+        return IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec, name=scope.rstrip("/"), key_dtype=key_dtype)
+    return table
 
 
 def _length(t):
@@ -504,11 +508,7 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
         init = TextFileInitializer(vocabulary_file, dtypes.string if key_dtype == dtypes.string else dtypes.int64,
                                    key_column_index, dtypes.int64, value_column_index, vocab_size, delimiter,
                                    name="table_init")
-        table = StaticHashTable(init, default_value, name="hash_table")
-        if num_oov_buckets:
-            return IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec, name=scope.rstrip("/"),
-                                          key_dtype=key_dtype)
-        return table
+        return _ids_table(init, default_value, num_oov_buckets, hasher_spec, scope, key_dtype)
 
 
 def index_to_string_table_from_tensor(vocabulary_list, default_value="UNK", name=None, mapping=None):

@@ -226,11 +226,35 @@ def _filter_gradient(x, f_shape, dy, strides, padding, depthwise: bool = False,
     return df
 
 
-@register_kernel("Conv2D", "CPU", when=available)
-def _conv2d(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
-    if not _takes(x, f):
-        return _numpy("Conv2D")(xp, x, f, strides=strides, padding=padding, dilations=dilations)
-    return _forward(x, f, strides, padding, dilations=dilations)
+def _register_convolution(forward: str, input_grad: str, filter_grad: str, depthwise: bool) -> None:
+    """oneDNN's kernels of a convolution op and its two gradients (a depthwise one: oneDNN's
+    grouped convolution with a group per input channel); the NumPy kernels for what oneDNN
+    does not take."""
+    @register_kernel(forward, "CPU", when=available)
+    def _forward_kernel(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
+        if not _takes(x, f):
+            return _numpy(forward)(xp, x, f, strides=strides, padding=padding, dilations=dilations)
+        return _forward(x, f, strides, padding, depthwise=depthwise, dilations=dilations)
+
+    @register_kernel(input_grad, "CPU", when=available)
+    def _input_grad_kernel(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
+        x_shape = tuple(int(d) for d in input_sizes)
+        if not _takes(f, dy) or 0 in x_shape:
+            return _numpy(input_grad)(xp, input_sizes, f, dy, strides=strides, padding=padding, dilations=dilations)
+        return _input_gradient(x_shape, f, dy, strides, padding, depthwise=depthwise, dilations=dilations)
+
+    @register_kernel(filter_grad, "CPU", when=available)
+    def _filter_grad_kernel(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
+        f_shape = tuple(int(d) for d in filter_sizes)
+        if not _takes(x, dy) or 0 in f_shape:
+            return _numpy(filter_grad)(xp, x, filter_sizes, dy, strides=strides, padding=padding,
+                                       dilations=dilations)
+        return _filter_gradient(x, f_shape, dy, strides, padding, depthwise=depthwise, dilations=dilations)
+
+
+_register_convolution("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", depthwise=False)
+_register_convolution("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                      "DepthwiseConv2dNativeBackpropFilter", depthwise=True)
 
 
 @register_kernel(FUSED_CONV, "CPU", when=available)
@@ -238,50 +262,6 @@ def _fused_conv2d(xp, x, f, bias, *, strides, padding, relu=False, dilations=(1,
     if not _takes(x, f, bias) or bias.shape != (f.shape[3],):
         return _numpy(FUSED_CONV)(xp, x, f, bias, strides=strides, padding=padding, relu=relu, dilations=dilations)
     return _forward(x, f, strides, padding, bias=bias, relu=relu, dilations=dilations)
-
-
-@register_kernel("Conv2DBackpropInput", "CPU", when=available)
-def _conv2d_backprop_input(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
-    x_shape = tuple(int(d) for d in input_sizes)
-    if not _takes(f, dy) or 0 in x_shape:
-        return _numpy("Conv2DBackpropInput")(xp, input_sizes, f, dy, strides=strides, padding=padding,
-                                             dilations=dilations)
-    return _input_gradient(x_shape, f, dy, strides, padding, dilations=dilations)
-
-
-@register_kernel("Conv2DBackpropFilter", "CPU", when=available)
-def _conv2d_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
-    f_shape = tuple(int(d) for d in filter_sizes)
-    if not _takes(x, dy) or 0 in f_shape:
-        return _numpy("Conv2DBackpropFilter")(xp, x, filter_sizes, dy, strides=strides, padding=padding,
-                                              dilations=dilations)
-    return _filter_gradient(x, f_shape, dy, strides, padding, dilations=dilations)
-
-
-# Depthwise convolutions: oneDNN's grouped convolution with a group per input channel.
-@register_kernel("DepthwiseConv2dNative", "CPU", when=available)
-def _depthwise(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
-    if not _takes(x, f):
-        return _numpy("DepthwiseConv2dNative")(xp, x, f, strides=strides, padding=padding, dilations=dilations)
-    return _forward(x, f, strides, padding, depthwise=True, dilations=dilations)
-
-
-@register_kernel("DepthwiseConv2dNativeBackpropInput", "CPU", when=available)
-def _depthwise_backprop_input(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
-    x_shape = tuple(int(d) for d in input_sizes)
-    if not _takes(f, dy) or 0 in x_shape:
-        return _numpy("DepthwiseConv2dNativeBackpropInput")(xp, input_sizes, f, dy, strides=strides,
-                                                             padding=padding, dilations=dilations)
-    return _input_gradient(x_shape, f, dy, strides, padding, depthwise=True, dilations=dilations)
-
-
-@register_kernel("DepthwiseConv2dNativeBackpropFilter", "CPU", when=available)
-def _depthwise_backprop_filter(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
-    f_shape = tuple(int(d) for d in filter_sizes)
-    if not _takes(x, dy) or 0 in f_shape:
-        return _numpy("DepthwiseConv2dNativeBackpropFilter")(xp, x, filter_sizes, dy, strides=strides,
-                                                              padding=padding, dilations=dilations)
-    return _filter_gradient(x, f_shape, dy, strides, padding, depthwise=True, dilations=dilations)
 
 
 class _ForwardBackward:
