@@ -199,6 +199,31 @@ def test_bidirectional_merges_a_forward_and_a_backward_pass():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=mode)
 
 
+def test_an_rnn_over_a_list_of_cells_is_the_recurrent_layers_stacked():
+    """RNN([LSTMCell, GRUCell]) computes what LSTM(return_sequences=True) then GRU compute
+    with the same weights (masked steps included), its weights named under each cell."""
+    x = rng.randn(3, 5, 4).astype(np.float32)
+    x[0, 3:] = 0.0  # (masked by the Masking layer: the steps keep the state)
+    K.clear_session()
+    inp = tf.keras.Input((5, 4))
+    masked = layers.Masking()(inp)
+    stacked = layers.RNN([layers.LSTMCell(6), layers.GRUCell(3)], return_sequences=True, return_state=True)
+    out, h1, c1, h2 = stacked(masked)
+    assert [w.name for w in stacked.weights] == [
+        "rnn/lstm_cell/kernel:0", "rnn/lstm_cell/recurrent_kernel:0", "rnn/lstm_cell/bias:0",
+        "rnn/gru_cell/kernel:0", "rnn/gru_cell/recurrent_kernel:0", "rnn/gru_cell/bias:0"]
+    assert isinstance(stacked.cell, layers.StackedRNNCells) and stacked.cell.state_size == [6, 6, 3]
+    first, second = layers.LSTM(6, return_sequences=True), layers.GRU(3, return_sequences=True)
+    plain = second(first(masked))
+    first.set_weights(stacked.get_weights()[:3])
+    second.set_weights(stacked.get_weights()[3:])
+    got, want, last = K.get_session().run([out, plain, h2], {inp: x})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(last, want[:, -1], rtol=1e-5, atol=1e-6)
+    with pytest.raises(NotImplementedError, match=r"lstm_cell_\d+ has dropout=0.5"):
+        layers.RNN([layers.LSTMCell(2), layers.LSTMCell(2, dropout=0.5)])
+
+
 def test_pad_sequences_and_the_tokenizer():
     pad = tf.keras.preprocessing.sequence.pad_sequences
     seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]

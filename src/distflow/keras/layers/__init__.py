@@ -21,7 +21,7 @@ from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
 from .noise import (ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, Masking,  # noqa: F401
                     SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
 from .recurrent import (GRU, GRUCell, LSTM, LSTMCell, RNN, Bidirectional, SimpleRNN, SimpleRNNCell,  # noqa: F401
-                        TimeDistributed, Wrapper)
+                        StackedRNNCells, TimeDistributed, Wrapper)
 from ..engine.base_layer import deserialize, serialize  # noqa: F401
 from ..._namespace import missing
 

@@ -1,5 +1,6 @@
 """Recurrent layers: SimpleRNN, LSTM and GRU (Keras's weight layout and defaults as TF 1.15's
-``tf.keras.layers``), the generic ``RNN`` over a cell, ``Bidirectional`` and ``TimeDistributed``.
+``tf.keras.layers``), the generic ``RNN`` over a cell or a stack of them (``StackedRNNCells``),
+``Bidirectional`` and ``TimeDistributed``.
 
 The loop is one ``while_loop`` over the time steps, so sequences of unknown length run too.
 A mask (from ``Embedding(mask_zero=True)``) keeps the state and the output of a masked step
@@ -68,6 +69,17 @@ class _Cell(Layer):
         if self.use_bias:
             out = out + self.bias
         return reshape(out, stack([dynamic[0], dynamic[1], self.gates * self.units]))
+
+    @property
+    def projected_size(self) -> int:
+        """The width of ``project``'s result (what ``step`` takes for one time step)."""
+        return self.gates * self.units
+
+    def project_step(self, x):
+        """``x @ kernel + bias`` for one time step (``x``: [batch, features]): a stacked
+        cell's input, the cell below's output, is known only as the loop runs."""
+        out = matmul(x, self.kernel)
+        return out + self.bias if self.use_bias else out
 
     def prepare(self) -> None:
         """What every step reads, made once before the loop."""
@@ -147,14 +159,77 @@ class GRUCell(_Cell):
         return h, [h]
 
 
+class StackedRNNCells(Layer):
+    """Cells run one above the other at each time step: each one's output is the input of
+    the next, and the last one's is the stack's (``RNN([cell, cell])`` makes one). Weights
+    are under each cell's name (``rnn/lstm_cell/kernel``, ``rnn/lstm_cell_1/kernel``), as
+    Keras names them. Dropout inside the stack is not supported (an error says so)."""
+
+    def __init__(self, cells, **kwargs):
+        super().__init__(**kwargs)
+        self.cells = list(cells)
+        if not self.cells or not all(isinstance(c, _Cell) for c in self.cells):
+            raise ValueError(f"StackedRNNCells needs a list of recurrent cells, got {cells!r}")
+        for cell in self.cells:
+            if cell.dropout or cell.recurrent_dropout:
+                raise NotImplementedError(f"StackedRNNCells: {cell.name} has dropout={cell.dropout}, "
+                                          f"recurrent_dropout={cell.recurrent_dropout}; distflow's stacked cells take "
+                                          "none (stack recurrent layers with return_sequences=True instead)")
+        self.dropout = self.recurrent_dropout = 0.0
+
+    def _tracked_layers(self) -> list:
+        return list(self.cells)
+
+    @property
+    def units(self) -> int:
+        return self.cells[-1].units
+
+    @property
+    def state_size(self) -> list:
+        return [size for cell in self.cells for size in cell.state_size]
+
+    @property
+    def projected_size(self) -> int:
+        return self.cells[0].projected_size
+
+    def make_weights(self, owner: Layer, input_dim: int) -> None:
+        for cell in self.cells:
+            with ops.name_scope(cell.name):
+                cell.make_weights(owner, input_dim)
+            input_dim = cell.units
+
+    def prepare(self) -> None:
+        for cell in self.cells:
+            cell.prepare()
+
+    def project(self, x, x_mask=None):
+        return self.cells[0].project(x, x_mask)
+
+    def step(self, xz, states, h_mask=None):
+        out, new_states, at = None, [], 0
+        for i, cell in enumerate(self.cells):
+            n = len(cell.state_size)
+            out, cell_states = cell.step(xz if i == 0 else cell.project_step(out), states[at:at + n])
+            new_states += cell_states
+            at += n
+        return out, new_states
+
+    def get_config(self):
+        raise NotImplementedError("the config of StackedRNNCells (and of an RNN layer over a list of cells) is not "
+                                  "supported: stack recurrent layers with return_sequences=True to save the model")
+
+
 class RNN(Layer):
-    """Runs ``cell`` over the time axis of ``[batch, time, features]`` inputs."""
+    """Runs ``cell`` over the time axis of ``[batch, time, features]`` inputs (a list of
+    cells: ``StackedRNNCells`` of them)."""
 
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
                  unroll=False, time_major=False, **kwargs):
         super().__init__(**kwargs)
         if stateful or time_major:
             raise NotImplementedError("stateful and time_major recurrent layers are not supported")
+        if isinstance(cell, (list, tuple)):
+            cell = StackedRNNCells(cell)
         self.cell = cell
         self.return_sequences, self.return_state, self.go_backwards = return_sequences, return_state, go_backwards
         self.supports_masking = True
@@ -201,7 +276,7 @@ class RNN(Layer):
 
         def body(t, outputs, last, *states):
             step_in = xs.read(t)
-            step_in.set_shape(TensorShape([x.shape[1].value, cell.gates * cell.units]))
+            step_in.set_shape(TensorShape([x.shape[1].value, cell.projected_size]))
             out, new_states = cell.step(step_in, list(states), h_mask)
             if masks is not None:
                 keep = expand_dims(masks.read(t), 1)
@@ -229,6 +304,8 @@ class RNN(Layer):
 
     def get_config(self):
         cell = self.cell
+        if isinstance(cell, StackedRNNCells):
+            cell.get_config()  # (refuses, saying why)
         config = {**super().get_config(), "return_sequences": self.return_sequences,
                   "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
                   "unroll": False, "units": cell.units, **cell._options_config(
