@@ -224,6 +224,53 @@ def test_an_rnn_over_a_list_of_cells_is_the_recurrent_layers_stacked():
         layers.RNN([layers.LSTMCell(2), layers.LSTMCell(2, dropout=0.5)])
 
 
+def test_gru_with_the_reset_gate_after_the_product_matches_tensorflow():
+    """GRU(reset_after=True), weights set alike: TensorFlow 2.21's tf_keras outputs (to 6 places)."""
+    r = np.random.default_rng(0)
+    x = r.standard_normal((2, 4, 3)).astype(np.float32)
+    weights = [r.standard_normal((3, 6)).astype(np.float32) * 0.5, r.standard_normal((2, 6)).astype(np.float32) * 0.5,
+               r.standard_normal((2, 6)).astype(np.float32) * 0.5]
+    K.clear_session()
+    layer = layers.GRU(2, reset_after=True, return_sequences=True, recurrent_activation="sigmoid")
+    inp = tf.keras.Input((4, 3))
+    model = tf.keras.Model(inp, layer(inp))
+    layer.set_weights(weights)
+    assert layer.weights[2].shape.as_list() == [2, 6] and layer.get_config()["reset_after"] is True
+    want = [[[-0.519402, 0.038575], [-0.714159, -0.271439], [-0.538234, -0.581761], [-0.523692, -0.757094]],
+            [[0.547399, -0.553650], [0.264053, -0.551180], [-0.151554, -0.330764], [-0.556452, -0.248660]]]
+    np.testing.assert_allclose(model.predict(x), want, atol=2e-6)
+
+
+def test_the_cudnn_layers_are_the_keras_layers_with_their_weights_converted():
+    """As Keras converts their weights: CuDNNLSTM is LSTM(recurrent_activation='sigmoid') with
+    the two biases summed; CuDNNGRU is GRU(reset_after=True, sigmoid) with its bias as two rows."""
+    x = rng.randn(3, 5, 4).astype(np.float32)
+    K.clear_session()
+    inp = tf.keras.Input((5, 4))
+    lstm, gru = layers.CuDNNLSTM(6, return_sequences=True), layers.CuDNNGRU(3, return_state=True)
+    out, state = gru(lstm(inp))
+    assert [w.shape.as_list() for w in lstm.weights] == [[4, 24], [6, 24], [48]]
+    assert [w.shape.as_list() for w in gru.weights] == [[6, 9], [3, 9], [18]]
+    assert lstm.name == "cu_dnnlstm" and gru.name == "cu_dnngru"
+    plain_lstm = layers.LSTM(6, recurrent_activation="sigmoid", return_sequences=True)
+    plain_gru = layers.GRU(3, reset_after=True, recurrent_activation="sigmoid")
+    plain = plain_gru(plain_lstm(inp))
+    lk, lr, lb = lstm.get_weights()
+    assert lb[5 * 6:6 * 6].tolist() == [1.0] * 6 and not lb[:5 * 6].any()  # (unit_forget_bias: the recurrent half)
+    biases = np.random.default_rng(1).standard_normal(48).astype(np.float32)
+    lb, gb = biases, biases[:18]
+    lstm.set_weights([lk, lr, lb])
+    plain_lstm.set_weights([lk, lr, lb[:24] + lb[24:]])
+    gk, gr, _ = gru.get_weights()
+    gru.set_weights([gk, gr, gb])
+    plain_gru.set_weights([gk, gr, gb.reshape(2, 9)])
+    got, last, want = K.get_session().run([out, state, plain], {inp: x})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(last, want, rtol=1e-5, atol=1e-6)
+    again = layers.CuDNNLSTM.from_config(lstm.get_config())
+    assert again.get_config() == {**lstm.get_config(), "name": again.name} and "activation" not in lstm.get_config()
+
+
 def test_pad_sequences_and_the_tokenizer():
     pad = tf.keras.preprocessing.sequence.pad_sequences
     seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]

@@ -54,7 +54,11 @@ class _Cell(Layer):
         n = self.gates * self.units
         self.kernel = owner.add_weight("kernel", (input_dim, n), **_weight_args(self, "kernel"))
         self.recurrent_kernel = owner.add_weight("recurrent_kernel", (self.units, n), **_weight_args(self, "recurrent"))
-        self.bias = owner.add_weight("bias", (n,), **self._bias_args()) if self.use_bias else None
+        self.bias = None
+        if self.use_bias:
+            args = self._bias_args()
+            shape = args.pop("shape_of", lambda n: (n,))(n)
+            self.bias = owner.add_weight("bias", shape, **args)
 
     def _bias_args(self) -> dict:
         return _weight_args(self, "bias")
@@ -67,8 +71,12 @@ class _Cell(Layer):
         flat = reshape(x, stack([-1, dynamic[2]]))
         out = matmul(flat, self.kernel)
         if self.use_bias:
-            out = out + self.bias
+            out = out + self._input_bias()
         return reshape(out, stack([dynamic[0], dynamic[1], self.gates * self.units]))
+
+    def _input_bias(self):
+        """The bias added to the input's product (where a cell has two, that one)."""
+        return self.bias
 
     @property
     def projected_size(self) -> int:
@@ -79,7 +87,7 @@ class _Cell(Layer):
         """``x @ kernel + bias`` for one time step (``x``: [batch, features]): a stacked
         cell's input, the cell below's output, is known only as the loop runs."""
         out = matmul(x, self.kernel)
-        return out + self.bias if self.use_bias else out
+        return out + self._input_bias() if self.use_bias else out
 
     def prepare(self) -> None:
         """What every step reads, made once before the loop."""
@@ -132,15 +140,28 @@ class LSTMCell(_Cell):
 
 
 class GRUCell(_Cell):
-    """Gates in Keras's order: update, reset, candidate; the reset gate applies before the
-    recurrent product (``reset_after=False``, TF 1.x's default)."""
+    """Gates in Keras's order: update, reset, candidate. With ``reset_after=False`` (TF 1.x's
+    default) the reset gate applies before the recurrent product; with ``reset_after=True``
+    (cuDNN's form) after it, and the recurrent product has a bias of its own: the bias is
+    [2, 3 * units], the input's row and the recurrent one's."""
 
     gates = 3
 
     def __init__(self, units, reset_after=False, implementation=1, **kwargs):
         super().__init__(units, **kwargs)
-        if reset_after:
-            raise NotImplementedError("GRU(reset_after=True) is not supported")
+        self.reset_after = bool(reset_after)
+
+    def _bias_args(self) -> dict:
+        args = _weight_args(self, "bias")
+        if self.reset_after:
+            args["shape_of"] = lambda n: (2, n)
+        return args
+
+    def _input_bias(self):
+        return self.bias[0] if self.reset_after else self.bias
+
+    def _recurrent_bias(self):
+        return self.bias[1]
 
     def prepare(self) -> None:
         u = self.units
@@ -151,10 +172,18 @@ class GRUCell(_Cell):
         h = states[0]
         u = self.units
         hm = h if h_mask is None else h * h_mask
-        hz = matmul(hm, self._gates_kernel)
-        z = self.recurrent_activation(xz[:, :u] + hz[:, :u])
-        r = self.recurrent_activation(xz[:, u:2 * u] + hz[:, u:])
-        candidate = self.activation(xz[:, 2 * u:] + matmul(r * hm, self._candidate_kernel))
+        if self.reset_after:
+            hz = matmul(hm, self.recurrent_kernel)
+            if self.use_bias:
+                hz = hz + self._recurrent_bias()
+            z = self.recurrent_activation(xz[:, :u] + hz[:, :u])
+            r = self.recurrent_activation(xz[:, u:2 * u] + hz[:, u:2 * u])
+            candidate = self.activation(xz[:, 2 * u:] + r * hz[:, 2 * u:])
+        else:
+            hz = matmul(hm, self._gates_kernel)
+            z = self.recurrent_activation(xz[:, :u] + hz[:, :u])
+            r = self.recurrent_activation(xz[:, u:2 * u] + hz[:, u:])
+            candidate = self.activation(xz[:, 2 * u:] + matmul(r * hm, self._candidate_kernel))
         h = z * h + (1.0 - z) * candidate
         return h, [h]
 
@@ -316,7 +345,7 @@ class RNN(Layer):
         if isinstance(cell, LSTMCell):
             config.update(unit_forget_bias=cell.unit_forget_bias, implementation=1)
         elif isinstance(cell, GRUCell):
-            config.update(reset_after=False, implementation=1)
+            config.update(reset_after=cell.reset_after, implementation=1)
         else:
             config.pop("recurrent_activation")
         return config
@@ -339,6 +368,75 @@ def _rnn_class(name: str, cell_class, cell_defaults: dict):
 SimpleRNN = _rnn_class("SimpleRNN", SimpleRNNCell, {})
 LSTM = _rnn_class("LSTM", LSTMCell, {})
 GRU = _rnn_class("GRU", GRUCell, {})
+
+
+class _CuDNNLSTMCell(LSTMCell):
+    """cuDNN's LSTM: sigmoid gates, and two biases of 4 * units each (the input's and the
+    recurrent product's, summed), one weight of 8 * units as Keras's CuDNNLSTM holds it."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(units, activation="tanh", recurrent_activation="sigmoid", **kwargs)
+
+    def _bias_args(self) -> dict:
+        args = _weight_args(self, "bias")
+        base, u = self.bias_initializer, self.units
+        if self.unit_forget_bias:  # (Keras's: the recurrent half's forget gate starts at one)
+            def initializer(shape, dtype=None, partition_info=None):
+                return concat([base((5 * u,), dtype=dtype), K.ones((u,), dtype=dtype), base((2 * u,), dtype=dtype)], 0)
+
+            args["initializer"] = initializer
+        args["shape_of"] = lambda n: (2 * n,)
+        return args
+
+    def _input_bias(self):
+        n = 4 * self.units
+        return self.bias[:n] + self.bias[n:]
+
+
+class _CuDNNGRUCell(GRUCell):
+    """cuDNN's GRU: sigmoid gates, the reset gate after the recurrent product, its two biases
+    one weight of 6 * units (GRU(reset_after=True)'s [2, 3 * units], flat)."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(units, activation="tanh", recurrent_activation="sigmoid", reset_after=True, **kwargs)
+
+    def _bias_args(self) -> dict:
+        args = super()._bias_args()
+        args["shape_of"] = lambda n: (2 * n,)
+        return args
+
+    def _input_bias(self):
+        return self.bias[:3 * self.units]
+
+    def _recurrent_bias(self):
+        return self.bias[3 * self.units:]
+
+
+def _cudnn_class(name: str, cell_class, extra: tuple):
+    """Keras's CuDNNLSTM or CuDNNGRU: the cell run over time, with only cuDNN's options.
+    TensorFlow runs these on a GPU only; distflow's run on any device."""
+    options = ("kernel_initializer", "recurrent_initializer", "bias_initializer", "kernel_regularizer",
+               "recurrent_regularizer", "bias_regularizer", "kernel_constraint", "recurrent_constraint",
+               "bias_constraint") + extra
+
+    def __init__(self, units, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
+                 **kwargs):
+        cell_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in options}
+        RNN.__init__(self, cell_class(units, **cell_kwargs), return_sequences=return_sequences,
+                     return_state=return_state, go_backwards=go_backwards, stateful=stateful, **kwargs)
+
+    def get_config(self):
+        config = Layer.get_config(self)
+        config.update(units=self.cell.units, return_sequences=self.return_sequences, return_state=self.return_state,
+                      go_backwards=self.go_backwards, stateful=False, **self.cell._options_config(*options))
+        return config
+
+    return type(name, (RNN,), {"__init__": __init__, "get_config": get_config,
+                               "__doc__": f"Keras's ``{name}`` (cuDNN's recurrence), on any device."})
+
+
+CuDNNLSTM = _cudnn_class("CuDNNLSTM", _CuDNNLSTMCell, ("unit_forget_bias",))
+CuDNNGRU = _cudnn_class("CuDNNGRU", _CuDNNGRUCell, ())
 
 
 class Wrapper(Layer):
