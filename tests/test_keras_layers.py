@@ -271,6 +271,60 @@ def test_the_cudnn_layers_are_the_keras_layers_with_their_weights_converted():
     assert again.get_config() == {**lstm.get_config(), "name": again.name} and "activation" not in lstm.get_config()
 
 
+class MinimalRNNCell(tf.keras.layers.Layer):
+    """Keras's documented example of a cell written by hand (TF 1.x's RNN docstring)."""
+
+    def __init__(self, units, **kwargs):
+        self.units = units
+        self.state_size = units
+        super(MinimalRNNCell, self).__init__(**kwargs)
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], self.units), initializer="uniform", name="kernel")
+        self.recurrent_kernel = self.add_weight(shape=(self.units, self.units), initializer="uniform",
+                                                name="recurrent_kernel")
+        self.built = True
+
+    def call(self, inputs, states):
+        prev_output = states[0]
+        h = K.dot(inputs, self.kernel)
+        output = h + K.dot(prev_output, self.recurrent_kernel)
+        return output, [output]
+
+
+def test_rnn_layers_over_cells_written_by_hand_as_kerass_docs_write_them():
+    x = rng.randn(2, 3, 5).astype(np.float32)
+    K.clear_session()
+    inp = tf.keras.Input((None, 5))
+    single = layers.RNN(MinimalRNNCell(4))
+    stacked = layers.RNN([MinimalRNNCell(4), layers.GRUCell(2), MinimalRNNCell(3)], return_sequences=True)
+    outs = [single(inp), stacked(inp)]
+    assert [w.name for w in single.weights] == ["rnn/kernel:0", "rnn/recurrent_kernel:0"]
+    assert [w.name for w in stacked.weights][:2] == ["rnn_1/minimal_rnn_cell_1/kernel:0",
+                                                     "rnn_1/minimal_rnn_cell_1/recurrent_kernel:0"]
+    assert isinstance(tf.keras.layers.AbstractRNNCell(), tf.keras.layers.Layer)
+    got_single, got_stacked = tf.keras.Model(inp, outs).predict(x)
+    k, r = single.get_weights()
+    h = np.zeros((2, 4))
+    for t in range(3):
+        h = x[:, t] @ k + h @ r
+    np.testing.assert_allclose(got_single, h, rtol=1e-5, atol=1e-5)
+    k1, r1, gk, gr, gb, k3, r3 = stacked.get_weights()
+    h1, h2, h3, seq = np.zeros((2, 4)), np.zeros((2, 2)), np.zeros((2, 3)), []
+    for t in range(3):
+        h1 = x[:, t] @ k1 + h1 @ r1
+        gates = h1 @ gk + gb
+        hz = h2 @ gr[:, :4]
+        hard = lambda v: np.clip(0.2 * v + 0.5, 0, 1)  # noqa: E731 (Keras's hard sigmoid, TF 1.x's default)
+        z, rr = hard(gates[:, :2] + hz[:, :2]), hard(gates[:, 2:4] + hz[:, 2:])
+        h2 = z * h2 + (1 - z) * np.tanh(gates[:, 4:] + (rr * h2) @ gr[:, 4:])
+        h3 = h2 @ k3 + h3 @ r3
+        seq.append(h3)
+    np.testing.assert_allclose(got_stacked, np.stack(seq, 1), rtol=1e-5, atol=1e-5)
+    with pytest.raises(NotImplementedError, match="cell written by hand"):
+        single.get_config()
+
+
 def test_pad_sequences_and_the_tokenizer():
     pad = tf.keras.preprocessing.sequence.pad_sequences
     seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]

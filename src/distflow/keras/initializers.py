@@ -50,6 +50,8 @@ _BY_NAME = {
     "glorot_uniform": GlorotUniform, "orthogonal": Orthogonal, "identity": Identity,
     "variance_scaling": VarianceScaling, "lecun_normal": lecun_normal, "lecun_uniform": lecun_uniform,
     "he_normal": he_normal, "he_uniform": he_uniform,
+    # (Keras's short aliases, which its examples use)
+    "uniform": RandomUniform, "normal": RandomNormal, "zero": Zeros, "one": Ones,
 }
 
 

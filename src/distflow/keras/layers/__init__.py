@@ -20,8 +20,8 @@ from .merge import maximum_ as maximum, minimum_ as minimum  # noqa: F401
 from .normalization import BatchNormalization, LayerNormalization  # noqa: F401
 from .noise import (ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, Masking,  # noqa: F401
                     SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
-from .recurrent import (GRU, GRUCell, LSTM, LSTMCell, RNN, Bidirectional, CuDNNGRU, CuDNNLSTM,  # noqa: F401
-                        SimpleRNN, SimpleRNNCell, StackedRNNCells, TimeDistributed, Wrapper)
+from .recurrent import (GRU, GRUCell, LSTM, LSTMCell, RNN, AbstractRNNCell, Bidirectional, CuDNNGRU,  # noqa: F401
+                        CuDNNLSTM, SimpleRNN, SimpleRNNCell, StackedRNNCells, TimeDistributed, Wrapper)
 from ..engine.base_layer import deserialize, serialize  # noqa: F401
 from ..._namespace import missing
 

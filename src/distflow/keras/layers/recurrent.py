@@ -192,18 +192,20 @@ class StackedRNNCells(Layer):
     """Cells run one above the other at each time step: each one's output is the input of
     the next, and the last one's is the stack's (``RNN([cell, cell])`` makes one). Weights
     are under each cell's name (``rnn/lstm_cell/kernel``, ``rnn/lstm_cell_1/kernel``), as
-    Keras names them. Dropout inside the stack is not supported (an error says so)."""
+    Keras names them; cells written by hand may be stacked too. Dropout inside the stack is
+    not supported (an error says so)."""
 
     def __init__(self, cells, **kwargs):
         super().__init__(**kwargs)
         self.cells = list(cells)
-        if not self.cells or not all(isinstance(c, _Cell) for c in self.cells):
-            raise ValueError(f"StackedRNNCells needs a list of recurrent cells, got {cells!r}")
+        if not self.cells:
+            raise ValueError("StackedRNNCells needs a list of recurrent cells, got none")
         for cell in self.cells:
-            if cell.dropout or cell.recurrent_dropout:
+            if getattr(cell, "dropout", 0) or getattr(cell, "recurrent_dropout", 0):
                 raise NotImplementedError(f"StackedRNNCells: {cell.name} has dropout={cell.dropout}, "
                                           f"recurrent_dropout={cell.recurrent_dropout}; distflow's stacked cells take "
                                           "none (stack recurrent layers with return_sequences=True instead)")
+        self._steps = [cell if isinstance(cell, _Cell) else _UserCell(cell) for cell in self.cells]
         self.dropout = self.recurrent_dropout = 0.0
 
     def _tracked_layers(self) -> list:
@@ -211,34 +213,36 @@ class StackedRNNCells(Layer):
 
     @property
     def units(self) -> int:
-        return self.cells[-1].units
+        return self._steps[-1].units
 
     @property
     def state_size(self) -> list:
-        return [size for cell in self.cells for size in cell.state_size]
+        return [size for cell in self._steps for size in cell.state_size]
 
     @property
     def projected_size(self) -> int:
-        return self.cells[0].projected_size
+        return self._steps[0].projected_size
 
     def make_weights(self, owner: Layer, input_dim: int) -> None:
-        for cell in self.cells:
+        # (each cell's weights its own, so that the layer lists them cell by cell, as Keras)
+        for cell, steps in zip(self.cells, self._steps):
             with ops.name_scope(cell.name):
-                cell.make_weights(owner, input_dim)
-            input_dim = cell.units
+                steps.make_weights(cell, input_dim)
+            input_dim = steps.units
 
     def prepare(self) -> None:
-        for cell in self.cells:
+        for cell in self._steps:
             cell.prepare()
 
     def project(self, x, x_mask=None):
-        return self.cells[0].project(x, x_mask)
+        return self._steps[0].project(x, x_mask)
 
     def step(self, xz, states, h_mask=None):
         out, new_states, at = None, [], 0
-        for i, cell in enumerate(self.cells):
+        for i, cell in enumerate(self._steps):
             n = len(cell.state_size)
-            out, cell_states = cell.step(xz if i == 0 else cell.project_step(out), states[at:at + n])
+            given = xz if i == 0 else cell.project_step(out) if isinstance(cell, _Cell) else out
+            out, cell_states = cell.step(given, states[at:at + n])
             new_states += cell_states
             at += n
         return out, new_states
@@ -246,6 +250,71 @@ class StackedRNNCells(Layer):
     def get_config(self):
         raise NotImplementedError("the config of StackedRNNCells (and of an RNN layer over a list of cells) is not "
                                   "supported: stack recurrent layers with return_sequences=True to save the model")
+
+
+class AbstractRNNCell(Layer):
+    """The base of a recurrent cell written by hand: ``state_size``, ``output_size`` and
+    ``call(inputs, states) -> (output, new_states)`` for one time step."""
+
+    @property
+    def state_size(self):
+        raise NotImplementedError("an RNN cell defines state_size")
+
+    @property
+    def output_size(self):
+        raise NotImplementedError("an RNN cell defines output_size")
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        return [zeros(stack([batch_size, size]), dtype=dtype) for size in _sizes(self.state_size)]
+
+
+def _sizes(state_size) -> list:
+    """A cell's ``state_size`` (an int, or a list or tuple of them) as a list of ints."""
+    if isinstance(state_size, (list, tuple)):
+        return [int(TensorShape(s)[-1].value if not isinstance(s, int) else s) for s in state_size]
+    return [int(state_size)]
+
+
+class _UserCell:
+    """A cell written by hand (any layer with ``state_size`` and ``call(inputs, states)``),
+    driven as RNN drives its own cells: no projection before the loop, ``call`` at each step.
+    Its weights are its own, built under the RNN layer's name (``rnn/kernel``, as TF 1.15)."""
+
+    dropout = recurrent_dropout = 0.0
+
+    def __init__(self, cell):
+        if not hasattr(cell, "state_size") or not callable(getattr(cell, "call", None)):
+            raise ValueError(f"RNN needs a cell with state_size and call(inputs, states), got {cell!r}")
+        self.cell = cell
+        self.projected_size = None
+
+    @property
+    def state_size(self) -> list:
+        return _sizes(self.cell.state_size)
+
+    @property
+    def units(self) -> int:
+        size = getattr(self.cell, "output_size", None)
+        try:
+            return int(size) if size is not None else self.state_size[0]
+        except NotImplementedError:
+            return self.state_size[0]
+
+    def make_weights(self, owner: Layer, input_dim: int) -> None:
+        self.projected_size = input_dim
+        if not self.cell.built:
+            self.cell.build(TensorShape([None, input_dim]))
+            self.cell.built = True
+
+    def prepare(self) -> None:
+        pass
+
+    def project(self, x, x_mask=None):
+        return x
+
+    def step(self, x, states, h_mask=None):
+        out, new_states = self.cell.call(x, states)  # (a list, as Keras passes its cells)
+        return out, list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
 
 
 class RNN(Layer):
@@ -260,19 +329,24 @@ class RNN(Layer):
         if isinstance(cell, (list, tuple)):
             cell = StackedRNNCells(cell)
         self.cell = cell
+        # what the loop drives: distflow's own cells themselves, a cell written by hand adapted
+        self._steps = cell if isinstance(cell, (_Cell, StackedRNNCells)) else _UserCell(cell)
         self.return_sequences, self.return_state, self.go_backwards = return_sequences, return_state, go_backwards
         self.supports_masking = True
 
     @property
     def units(self) -> int:
-        return self.cell.units
+        return self._steps.units
+
+    def _tracked_layers(self) -> list:
+        return [self.cell] if isinstance(self._steps, (_UserCell, StackedRNNCells)) else []
 
     def build(self, input_shape):
         shape = TensorShape(input_shape[0] if isinstance(input_shape, list) else input_shape)
         if shape.ndims != 3 or shape[-1].value is None:
             raise ValueError(f"Input 0 of layer {self.name} is incompatible with the layer: expected ndim=3 with a "
                              f"defined last dimension, found shape {shape}")
-        self.cell.make_weights(self, shape[-1].value)
+        self._steps.make_weights(self, shape[-1].value)
         self.built = True
 
     def _dropout_mask(self, like, rate, training):
@@ -288,7 +362,7 @@ class RNN(Layer):
         if self.go_backwards:
             x = reverse(x, [0])
         steps, batch = shape_of(x)[0], shape_of(x)[1]
-        cell = self.cell
+        cell = self._steps
         states = list(initial_state) if initial_state is not None else \
             [zeros(stack([batch, size]), dtype=inputs.dtype) for size in cell.state_size]
         x_mask = self._dropout_mask(x[0], cell.dropout, training)
@@ -335,6 +409,9 @@ class RNN(Layer):
         cell = self.cell
         if isinstance(cell, StackedRNNCells):
             cell.get_config()  # (refuses, saying why)
+        if isinstance(self._steps, _UserCell):
+            raise NotImplementedError(f"the config of an RNN layer over a cell written by hand ({type(cell).__name__}) "
+                                      "is not supported: save its weights (save_weights) instead")
         config = {**super().get_config(), "return_sequences": self.return_sequences,
                   "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
                   "unroll": False, "units": cell.units, **cell._options_config(
