@@ -325,6 +325,33 @@ def test_rnn_layers_over_cells_written_by_hand_as_kerass_docs_write_them():
         single.get_config()
 
 
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_3d_padding_cropping_and_up_sampling_against_numpy(data_format):
+    x = rng.randn(2, 3, 4, 5, 2).astype(np.float32)  # (channels last: 2; first: 3)
+    K.clear_session()
+    inp = tf.keras.Input(x.shape[1:])
+    outs = [layers.ZeroPadding3D(((1, 2), (0, 1), 2), data_format=data_format)(inp),
+            layers.ZeroPadding3D(1, data_format=data_format)(inp),
+            layers.Cropping3D(((1, 0), (1, 2), (0, 1)), data_format=data_format)(inp),
+            layers.UpSampling3D((2, 1, 3), data_format=data_format)(inp)]
+    got = tf.keras.Model(inp, outs).predict(x)
+    first = data_format == "channels_first"
+
+    def pads(spec):  # (the spatial pairs placed on the data's axes)
+        return [(0, 0), (0, 0), *spec] if first else [(0, 0), *spec, (0, 0)]
+
+    np.testing.assert_array_equal(got[0], np.pad(x, pads([(1, 2), (0, 1), (2, 2)])))
+    np.testing.assert_array_equal(got[1], np.pad(x, pads([(1, 1)] * 3)))
+    crop = (slice(None), slice(None), slice(1, None), slice(1, -2), slice(0, -1)) if first else \
+        (slice(None), slice(1, None), slice(1, -2), slice(0, -1), slice(None))
+    np.testing.assert_array_equal(got[2], x[crop])
+    want = x
+    for axis, times in zip((2, 3, 4) if first else (1, 2, 3), (2, 1, 3)):
+        want = np.repeat(want, times, axis=axis)
+    np.testing.assert_array_equal(got[3], want)
+    assert layers.ZeroPadding3D.from_config(layers.ZeroPadding3D(2).get_config()).padding == ((2, 2),) * 3
+
+
 def test_pad_sequences_and_the_tokenizer():
     pad = tf.keras.preprocessing.sequence.pad_sequences
     seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]

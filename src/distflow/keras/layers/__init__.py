@@ -10,8 +10,8 @@ from .convolutional import (AveragePooling1D, AveragePooling2D, AveragePooling3D
                             GlobalAvgPool2D, GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
                             GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D, MaxPool2D,
                             MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D, SeparableConv2D,
-                            SeparableConvolution2D, UpSampling1D, UpSampling2D, ZeroPadding1D, ZeroPadding2D,
-                            Cropping1D)
+                            SeparableConvolution2D, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
+                            ZeroPadding2D, ZeroPadding3D, Cropping1D, Cropping3D)
 from .core import (Activation, Dense, Dropout, Embedding, Flatten, Lambda, Permute, RepeatVector,  # noqa: F401
                    Reshape)
 from .merge import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add,  # noqa: F401

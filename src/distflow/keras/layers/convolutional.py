@@ -376,6 +376,72 @@ class UpSampling2D(Layer):
         return repeat(out, self.size[1], axis=axes[1])
 
 
+def _triples(value, name: str) -> tuple:
+    """Keras's 3-D padding or cropping: an int, three ints (each both sides), or three pairs."""
+    if isinstance(value, int):
+        return ((value, value),) * 3
+    value = tuple(value)
+    if len(value) != 3:
+        raise ValueError(f"`{name}` should have 3 elements. Found: {value}")
+    if all(isinstance(v, int) for v in value):
+        return tuple((v, v) for v in value)
+    return tuple(_tuple(v, 2, name) for v in value)
+
+
+class ZeroPadding3D(Layer):
+    """Zeros around the three spatial dimensions of 5-D inputs."""
+
+    def __init__(self, padding=(1, 1, 1), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _triples(padding, "padding")
+        self.data_format = data_format or K.image_data_format()
+
+    def get_config(self):
+        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
+
+    def call(self, inputs):
+        spatial = [list(p) for p in self.padding]
+        pads = [[0, 0], [0, 0]] + spatial if self.data_format == "channels_first" else [[0, 0]] + spatial + [[0, 0]]
+        return pad(inputs, pads)
+
+
+class Cropping3D(Layer):
+    """The three spatial dimensions of 5-D inputs cut at both ends."""
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _triples(cropping, "cropping")
+        self.data_format = data_format or K.image_data_format()
+
+    def get_config(self):
+        return {**super().get_config(), "cropping": self.cropping, "data_format": self.data_format}
+
+    def call(self, inputs):
+        spatial = tuple(slice(a, -b if b else None) for a, b in self.cropping)
+        if self.data_format == "channels_first":
+            return inputs[(slice(None), slice(None)) + spatial]
+        return inputs[(slice(None),) + spatial + (slice(None),)]
+
+
+class UpSampling3D(Layer):
+    """Repeats each of the three spatial dimensions ``size`` times (nearest)."""
+
+    def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.size = _tuple(size, 3, "size")
+        self.data_format = data_format or K.image_data_format()
+
+    def get_config(self):
+        return {**super().get_config(), "size": self.size, "data_format": self.data_format}
+
+    def call(self, inputs):
+        first = 2 if self.data_format == "channels_first" else 1
+        out = inputs
+        for axis, times in enumerate(self.size, start=first):
+            out = repeat(out, times, axis=axis)
+        return out
+
+
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
 Convolution2DTranspose, Deconvolution2D = Conv2DTranspose, Conv2DTranspose
 SeparableConvolution2D = SeparableConv2D
