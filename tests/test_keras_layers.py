@@ -352,6 +352,29 @@ def test_3d_padding_cropping_and_up_sampling_against_numpy(data_format):
     assert layers.ZeroPadding3D.from_config(layers.ZeroPadding3D(2).get_config()).padding == ((2, 2),) * 3
 
 
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_separable_conv1d_is_a_depthwise_then_a_pointwise_convolution_over_time(data_format):
+    x = rng.randn(2, 9, 3).astype(np.float32)  # [batch, time, channels]
+    K.clear_session()
+    layer = layers.SeparableConv1D(4, 3, strides=2, depth_multiplier=2, padding="valid", data_format=data_format,
+                                   bias_initializer="ones")
+    inp = tf.keras.Input((3, 9) if data_format == "channels_first" else (9, 3))
+    model = tf.keras.Model(inp, layer(inp))
+    got = model.predict(x.transpose(0, 2, 1) if data_format == "channels_first" else x)
+    depth, point, bias = layer.get_weights()
+    assert depth.shape == (3, 3, 2) and point.shape == (1, 6, 4) and layer.name.startswith("separable_conv1d")
+    steps = (9 - 3) // 2 + 1
+    mid = np.zeros((2, steps, 3, 2), np.float64)
+    for t in range(steps):
+        window = x[:, 2 * t:2 * t + 3]  # [batch, 3 taps, channels]
+        mid[:, t] = np.einsum("bkc,kcm->bcm", window, depth)
+    want = mid.reshape(2, steps, 6) @ point[0] + bias
+    if data_format == "channels_first":
+        want = want.transpose(0, 2, 1)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert tf.keras.layers.SeparableConvolution1D is layers.SeparableConv1D
+
+
 def test_pad_sequences_and_the_tokenizer():
     pad = tf.keras.preprocessing.sequence.pad_sequences
     seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]

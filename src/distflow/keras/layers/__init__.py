@@ -9,8 +9,8 @@ from .convolutional import (AveragePooling1D, AveragePooling2D, AveragePooling3D
                             GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalAvgPool1D,
                             GlobalAvgPool2D, GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
                             GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D, MaxPool2D,
-                            MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D, SeparableConv2D,
-                            SeparableConvolution2D, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
+                            MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D, SeparableConv1D, SeparableConv2D,
+                            SeparableConvolution1D, SeparableConvolution2D, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
                             ZeroPadding2D, ZeroPadding3D, Cropping1D, Cropping3D)
 from .core import (Activation, Dense, Dropout, Embedding, Flatten, Lambda, Permute, RepeatVector,  # noqa: F401
                    Reshape)

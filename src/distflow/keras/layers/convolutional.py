@@ -3,7 +3,7 @@ where the op takes NCHW), and ZeroPadding2D, UpSampling2D and Cropping2D."""
 
 from __future__ import annotations
 
-from ... import nn, pad, reduce_max, reduce_mean, repeat, stack
+from ... import expand_dims, nn, pad, reduce_max, reduce_mean, repeat, reshape, squeeze, stack, transpose
 from ... import shape as shape_of
 from ...framework.tensor_shape import TensorShape
 from ...ops.conv3d_ops import avg_pool3d, conv3d, max_pool3d
@@ -161,6 +161,45 @@ class SeparableConv2D(Conv2D):
     def _convolve(self, inputs):
         return separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel, (1,) + self.strides + (1,),
                                 self.padding, rate=self.dilation_rate)
+
+
+class SeparableConv1D(Conv1D):
+    """A depthwise convolution over time (a ``[k, in, depth_multiplier]`` kernel), then a
+    pointwise one (``[1, in * depth_multiplier, filters]``), as Keras's: the 2-D separable
+    convolution of the sequence as one row."""
+
+    def __init__(self, filters, kernel_size, depth_multiplier=1, depthwise_initializer="glorot_uniform",
+                 pointwise_initializer="glorot_uniform", **kwargs):
+        super().__init__(filters, kernel_size, **kwargs)
+        self.depth_multiplier = int(depth_multiplier)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.pointwise_initializer = initializers.get(pointwise_initializer)
+
+    def build(self, input_shape):
+        channels = self._in_channels(input_shape)
+        self.depthwise_kernel = self.add_weight("depthwise_kernel", self.kernel_size + (channels, self.depth_multiplier),
+                                                initializer=self.depthwise_initializer)
+        self.pointwise_kernel = self.add_weight("pointwise_kernel", (1, channels * self.depth_multiplier, self.filters),
+                                                initializer=self.pointwise_initializer)
+        self._build_bias()
+
+    def _convolve(self, inputs):
+        x = transpose(inputs, [0, 2, 1]) if self._channels_first else inputs
+        out = separable_conv2d(expand_dims(x, 1), expand_dims(self.depthwise_kernel, 0),
+                               expand_dims(self.pointwise_kernel, 0), (1, 1, self.strides[0], 1), self.padding,
+                               rate=(1, self.dilation_rate[0]))
+        out = squeeze(out, [1])
+        return transpose(out, [0, 2, 1]) if self._channels_first else out
+
+    def call(self, inputs):
+        out = self._convolve(inputs)
+        if self.use_bias:
+            out = out + (reshape(self.bias, [1, -1, 1]) if self._channels_first else self.bias)
+        return self.activation(out)
+
+    def get_config(self):
+        return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
+                **self._options_config("depthwise_initializer", "pointwise_initializer")}
 
 
 class DepthwiseConv2D(Conv2D):
@@ -444,7 +483,7 @@ class UpSampling3D(Layer):
 
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
 Convolution2DTranspose, Deconvolution2D = Conv2DTranspose, Conv2DTranspose
-SeparableConvolution2D = SeparableConv2D
+SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2D
 MaxPool1D, MaxPool2D, MaxPool3D = MaxPooling1D, MaxPooling2D, MaxPooling3D
 AvgPool1D, AvgPool2D, AvgPool3D = AveragePooling1D, AveragePooling2D, AveragePooling3D
 GlobalAvgPool1D, GlobalAvgPool2D, GlobalAvgPool3D = GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D
