@@ -375,6 +375,28 @@ def test_separable_conv1d_is_a_depthwise_then_a_pointwise_convolution_over_time(
     assert tf.keras.layers.SeparableConvolution1D is layers.SeparableConv1D
 
 
+@pytest.mark.parametrize("padding, strides", [("same", 2), ("valid", (1, 2, 1))])
+def test_conv3d_transpose_is_conv3ds_adjoint(padding, strides):
+    """<conv3d(x, k), y> = <x, Conv3DTranspose(y)> with the layer's kernel (no bias); the
+    output's size is Keras's."""
+    K.clear_session()
+    layer = layers.Conv3DTranspose(2, (2, 3, 2), strides=strides, padding=padding, use_bias=False)
+    y_in = tf.keras.Input((3, 4, 3, 4))
+    out = layer(y_in)
+    full = (1,) + ((strides,) * 3 if isinstance(strides, int) else strides) + (1,)
+    size = [3 * full[1], 4 * full[2], 3 * full[3]] if padding == "same" else \
+        [d * s + max(k - s, 0) for d, k, s in zip((3, 4, 3), (2, 3, 2), full[1:4])]
+    assert out.shape.as_list() == [None, *size, 2]
+    x = tf.placeholder(tf.float32, [2, *size, 2])
+    forward = tf.nn.conv3d(x, layer.kernel, full, padding.upper())
+    xv = rng.randn(2, *size, 2).astype(np.float32)
+    yv = rng.randn(2, 3, 4, 3, 4).astype(np.float32)
+    fx, ty = K.get_session().run([forward, out], {x: xv, y_in: yv})
+    assert fx.shape == yv.shape
+    assert np.vdot(fx.astype(np.float64), yv) == pytest.approx(np.vdot(xv.astype(np.float64), ty), rel=1e-4)
+    assert tf.keras.layers.Convolution3DTranspose is layers.Conv3DTranspose
+
+
 def test_pad_sequences_and_the_tokenizer():
     pad = tf.keras.preprocessing.sequence.pad_sequences
     seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]

@@ -4,8 +4,9 @@ from ..engine.base_layer import InputSpec, Layer  # noqa: F401
 from ..engine.input_layer import Input, InputLayer  # noqa: F401
 from .advanced_activations import ELU, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU  # noqa: F401
 from .convolutional import (AveragePooling1D, AveragePooling2D, AveragePooling3D, AvgPool1D, AvgPool2D,  # noqa: F401
-                            AvgPool3D, Conv1D, Conv2D, Conv2DTranspose, Conv3D, Convolution1D, Convolution2D,
-                            Convolution2DTranspose, Convolution3D, Cropping2D, Deconvolution2D, DepthwiseConv2D,
+                            AvgPool3D, Conv1D, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose, Convolution1D,
+                            Convolution2D, Convolution2DTranspose, Convolution3D, Convolution3DTranspose,
+                            Deconvolution3D, Cropping2D, Deconvolution2D, DepthwiseConv2D,
                             GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalAvgPool1D,
                             GlobalAvgPool2D, GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
                             GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D, MaxPool2D,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ... import expand_dims, nn, pad, reduce_max, reduce_mean, repeat, reshape, squeeze, stack, transpose
 from ... import shape as shape_of
 from ...framework.tensor_shape import TensorShape
-from ...ops.conv3d_ops import avg_pool3d, conv3d, max_pool3d
+from ...ops.conv3d_ops import avg_pool3d, conv3d, conv3d_transpose, max_pool3d
 from ...ops.convolution_ops import conv1d, depthwise_conv2d, separable_conv2d
 from .. import activations, backend as K, initializers
 from ..engine.base_layer import InputSpec, Layer
@@ -120,7 +120,7 @@ class Conv2DTranspose(Conv2D):
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None, **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
         if output_padding is not None:
-            raise NotImplementedError("Conv2DTranspose: output_padding is not supported")
+            raise NotImplementedError(f"{type(self).__name__}: output_padding is not supported")
 
     def build(self, input_shape):
         self.kernel = self.add_weight("kernel", self.kernel_size + (self.filters, self._in_channels(input_shape)),
@@ -130,7 +130,7 @@ class Conv2DTranspose(Conv2D):
 
     def _convolve(self, inputs):
         if self._channels_first:
-            raise NotImplementedError("Conv2DTranspose: only channels_last")
+            raise NotImplementedError(f"{type(self).__name__}: only channels_last")
         dynamic = shape_of(inputs)
         size = []
         for i, (k, s) in enumerate(zip(self.kernel_size, self.strides)):
@@ -138,7 +138,20 @@ class Conv2DTranspose(Conv2D):
             length = d if d is not None else dynamic[1 + i]
             size.append(length * s + max(k - s, 0) if self.padding == "VALID" else length * s)
         out_shape = stack([dynamic[0]] + size + [self.filters])
-        return nn.conv2d_transpose(inputs, self.kernel, out_shape, (1,) + self.strides + (1,), self.padding)
+        strides = (1,) + self.strides + (1,)
+        if self.rank == 3:
+            return conv3d_transpose(inputs, self.kernel, out_shape, strides, self.padding)
+        return nn.conv2d_transpose(inputs, self.kernel, out_shape, strides, self.padding)
+
+
+class Conv3DTranspose(Conv2DTranspose):
+    """The transpose of Conv3D: kernel ``[d, h, w, filters, in]`` (channels last)."""
+
+    rank = 3
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", output_padding=None, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, output_padding=output_padding,
+                         **kwargs)
 
 
 class SeparableConv2D(Conv2D):
@@ -483,6 +496,7 @@ class UpSampling3D(Layer):
 
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
 Convolution2DTranspose, Deconvolution2D = Conv2DTranspose, Conv2DTranspose
+Convolution3DTranspose, Deconvolution3D = Conv3DTranspose, Conv3DTranspose
 SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2D
 MaxPool1D, MaxPool2D, MaxPool3D = MaxPooling1D, MaxPooling2D, MaxPooling3D
 AvgPool1D, AvgPool2D, AvgPool3D = AveragePooling1D, AveragePooling2D, AveragePooling3D
