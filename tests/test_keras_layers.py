@@ -397,6 +397,35 @@ def test_conv3d_transpose_is_conv3ds_adjoint(padding, strides):
     assert tf.keras.layers.Convolution3DTranspose is layers.Conv3DTranspose
 
 
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_locally_connected_layers_give_each_position_its_own_kernel(data_format):
+    """Against NumPy loops over the output positions, with Keras's weight layout."""
+    first = data_format == "channels_first"
+    x2 = rng.randn(2, 6, 5, 3).astype(np.float32)  # [batch, rows, cols, channels]
+    x1 = rng.randn(2, 7, 3).astype(np.float32)  # [batch, steps, channels]
+    K.clear_session()
+    two = layers.LocallyConnected2D(4, (3, 2), strides=(2, 1), data_format=data_format, bias_initializer="ones")
+    one = layers.LocallyConnected1D(2, 3, strides=2, data_format=data_format)
+    in2 = tf.keras.Input((3, 6, 5) if first else (6, 5, 3))
+    in1 = tf.keras.Input((3, 7) if first else (7, 3))
+    got2, got1 = tf.keras.Model([in2, in1], [two(in2), one(in1)]).predict(
+        [x2.transpose(0, 3, 1, 2) if first else x2, x1.transpose(0, 2, 1) if first else x1])
+    k2, b2 = two.get_weights()
+    assert k2.shape == (2 * 4, 3 * 2 * 3, 4) and b2.shape == (2, 4, 4)
+    want2 = np.zeros((2, 2, 4, 4))
+    for i in range(2):
+        for j in range(4):
+            patch = x2[:, 2 * i:2 * i + 3, j:j + 2, :].reshape(2, -1)
+            want2[:, i, j] = patch @ k2[i * 4 + j] + b2[i, j]
+    k1, b1 = one.get_weights()
+    assert k1.shape == (3, 9, 2) and b1.shape == (3, 2)
+    want1 = np.stack([x1[:, 2 * t:2 * t + 3].reshape(2, -1) @ k1[t] + b1[t] for t in range(3)], 1)
+    np.testing.assert_allclose(got2, want2.transpose(0, 3, 1, 2) if first else want2, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got1, want1.transpose(0, 2, 1) if first else want1, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="only \"valid\""):
+        layers.LocallyConnected2D(2, 3, padding="same")
+
+
 def test_pad_sequences_and_the_tokenizer():
     pad = tf.keras.preprocessing.sequence.pad_sequences
     seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]

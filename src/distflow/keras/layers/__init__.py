@@ -9,7 +9,8 @@ from .convolutional import (AveragePooling1D, AveragePooling2D, AveragePooling3D
                             Deconvolution3D, Cropping2D, Deconvolution2D, DepthwiseConv2D,
                             GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalAvgPool1D,
                             GlobalAvgPool2D, GlobalAvgPool3D, GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D,
-                            GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool1D, MaxPool2D,
+                            GlobalMaxPooling1D, GlobalMaxPooling2D, GlobalMaxPooling3D, LocallyConnected1D,
+                            LocallyConnected2D, MaxPool1D, MaxPool2D,
                             MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D, SeparableConv1D, SeparableConv2D,
                             SeparableConvolution1D, SeparableConvolution2D, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
                             ZeroPadding2D, ZeroPadding3D, Cropping1D, Cropping3D)

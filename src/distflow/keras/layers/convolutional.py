@@ -1,9 +1,13 @@
 """Keras's convolution and pooling layers (channels_last, as TF 1.x on CPU; channels_first
-where the op takes NCHW), and ZeroPadding2D, UpSampling2D and Cropping2D."""
+where the op takes NCHW), the locally connected layers, and padding, cropping and
+up-sampling in 1, 2 and 3 dimensions."""
 
 from __future__ import annotations
 
-from ... import expand_dims, nn, pad, reduce_max, reduce_mean, repeat, reshape, squeeze, stack, transpose
+import numpy as np
+
+from ... import (expand_dims, extract_image_patches, matmul, nn, pad, reduce_max, reduce_mean, repeat, reshape,
+                 squeeze, stack, transpose)
 from ... import shape as shape_of
 from ...framework.tensor_shape import TensorShape
 from ...ops.conv3d_ops import avg_pool3d, conv3d, conv3d_transpose, max_pool3d
@@ -492,6 +496,89 @@ class UpSampling3D(Layer):
         for axis, times in enumerate(self.size, start=first):
             out = repeat(out, times, axis=axis)
         return out
+
+
+class LocallyConnected2D(Layer):
+    """A convolution whose weights are not shared: each output position has a kernel of its
+    own (Keras's ``implementation=1`` layout: kernel ``[positions, kh * kw * in, filters]``,
+    bias ``[rows, cols, filters]``). VALID windows, as Keras's."""
+
+    rank = 2
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 implementation=1, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        n = self.rank
+        if _padding(padding) != "VALID":
+            raise ValueError(f"Invalid border mode for {type(self).__name__} (only \"valid\" is supported): {padding}")
+        if implementation != 1:
+            raise NotImplementedError(f"{type(self).__name__}: implementation={implementation} (only 1)")
+        self.filters = int(filters)
+        self.kernel_size = _tuple(kernel_size, n, "kernel_size")
+        self.strides = _tuple(strides, n, "strides")
+        self.padding, self.implementation = "VALID", 1
+        self.data_format = data_format or K.image_data_format()
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self._set_weight_options(kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                                 kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                                 kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+        self.input_spec = InputSpec(ndim=n + 2)
+
+    def build(self, input_shape):
+        shape = TensorShape(input_shape).as_list()
+        first = self.data_format == "channels_first"
+        spatial, channels = (shape[2:], shape[1]) if first else (shape[1:-1], shape[-1])
+        if channels is None or None in spatial:
+            raise ValueError(f"{type(self).__name__} needs its inputs' spatial sizes and channels known, got "
+                             f"{input_shape}")
+        self._out = tuple((d - k) // s + 1 for d, k, s in zip(spatial, self.kernel_size, self.strides))
+        positions, taps = int(np.prod(self._out)), int(np.prod(self.kernel_size)) * channels
+        self.kernel = self.add_weight("kernel", (positions, taps, self.filters), initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", self._out + (self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
+        self.built = True
+
+    def _patches(self, x):
+        """[batch, *out, taps * in]: each position's window, in the kernel's order."""
+        return extract_image_patches(x, (1,) + self.kernel_size + (1,), (1,) + self.strides + (1,), (1, 1, 1, 1),
+                                     "VALID")
+
+    def call(self, inputs):
+        first = self.data_format == "channels_first"
+        x = transpose(inputs, [0] + list(range(2, self.rank + 2)) + [1]) if first else inputs
+        patches = self._patches(x)
+        positions = int(np.prod(self._out))
+        rows = transpose(reshape(patches, stack([shape_of(x)[0], positions, self.kernel.shape[1].value])), [1, 0, 2])
+        out = transpose(matmul(rows, self.kernel), [1, 0, 2])  # ([positions, batch, filters] -> batch first)
+        out = reshape(out, stack([shape_of(x)[0], *self._out, self.filters]))
+        if self.use_bias:
+            out = out + self.bias
+        if first:
+            out = transpose(out, [0, self.rank + 1] + list(range(1, self.rank + 1)))
+        return self.activation(out)
+
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": "valid", "data_format": self.data_format,
+                "implementation": 1, **self._options_config(
+                    "activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+                    "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint")}
+
+
+class LocallyConnected1D(LocallyConnected2D):
+    """The 1-D form: kernel ``[steps, k * in, filters]``, bias ``[steps, filters]``."""
+
+    rank = 1
+
+    def _patches(self, x):
+        rows = extract_image_patches(expand_dims(x, 1), (1, 1) + self.kernel_size + (1,), (1, 1) + self.strides + (1,),
+                                     (1, 1, 1, 1), "VALID")
+        return squeeze(rows, [1])
 
 
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
