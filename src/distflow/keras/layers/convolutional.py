@@ -347,9 +347,13 @@ def _pairs(value, name: str) -> tuple:
 
 
 class ZeroPadding2D(Layer):
+    """Zeros around the spatial dimensions (before and after each)."""
+
+    _spec = staticmethod(_pairs)  # (how the padding is given: a pair per spatial dimension)
+
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):
         super().__init__(**kwargs)
-        self.padding = _pairs(padding, "padding")
+        self.padding = self._spec(padding, "padding")
         self.data_format = data_format or K.image_data_format()
 
     def get_config(self):
@@ -362,21 +366,23 @@ class ZeroPadding2D(Layer):
 
 
 class Cropping2D(Layer):
+    """The spatial dimensions cut at both ends."""
+
+    _spec = staticmethod(_pairs)
+
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
         super().__init__(**kwargs)
-        self.cropping = _pairs(cropping, "cropping")
+        self.cropping = self._spec(cropping, "cropping")
         self.data_format = data_format or K.image_data_format()
 
     def get_config(self):
         return {**super().get_config(), "cropping": self.cropping, "data_format": self.data_format}
 
     def call(self, inputs):
-        (top, bottom), (left, right) = self.cropping
-        rows = slice(top, -bottom if bottom else None)
-        cols = slice(left, -right if right else None)
+        spatial = tuple(slice(a, -b if b else None) for a, b in self.cropping)
         if self.data_format == "channels_first":
-            return inputs[:, :, rows, cols]
-        return inputs[:, rows, cols, :]
+            return inputs[(slice(None), slice(None)) + spatial]
+        return inputs[(slice(None),) + spatial + (slice(None),)]
 
 
 class ZeroPadding1D(Layer):
@@ -444,39 +450,22 @@ def _triples(value, name: str) -> tuple:
     return tuple(_tuple(v, 2, name) for v in value)
 
 
-class ZeroPadding3D(Layer):
+class ZeroPadding3D(ZeroPadding2D):
     """Zeros around the three spatial dimensions of 5-D inputs."""
 
+    _spec = staticmethod(_triples)
+
     def __init__(self, padding=(1, 1, 1), data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.padding = _triples(padding, "padding")
-        self.data_format = data_format or K.image_data_format()
-
-    def get_config(self):
-        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
-
-    def call(self, inputs):
-        spatial = [list(p) for p in self.padding]
-        pads = [[0, 0], [0, 0]] + spatial if self.data_format == "channels_first" else [[0, 0]] + spatial + [[0, 0]]
-        return pad(inputs, pads)
+        super().__init__(padding, data_format, **kwargs)
 
 
-class Cropping3D(Layer):
+class Cropping3D(Cropping2D):
     """The three spatial dimensions of 5-D inputs cut at both ends."""
 
+    _spec = staticmethod(_triples)
+
     def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.cropping = _triples(cropping, "cropping")
-        self.data_format = data_format or K.image_data_format()
-
-    def get_config(self):
-        return {**super().get_config(), "cropping": self.cropping, "data_format": self.data_format}
-
-    def call(self, inputs):
-        spatial = tuple(slice(a, -b if b else None) for a, b in self.cropping)
-        if self.data_format == "channels_first":
-            return inputs[(slice(None), slice(None)) + spatial]
-        return inputs[(slice(None),) + spatial + (slice(None),)]
+        super().__init__(cropping, data_format, **kwargs)
 
 
 class UpSampling3D(Layer):
