@@ -158,7 +158,10 @@ class Conv3DTranspose(Conv2DTranspose):
                          **kwargs)
 
 
-class SeparableConv2D(Conv2D):
+class _Separable:
+    """A depthwise kernel ``[*kernel_size, in, depth_multiplier]`` and a pointwise one
+    ``[1, ..., in * depth_multiplier, filters]``: a separable convolution layer's weights."""
+
     def __init__(self, filters, kernel_size, depth_multiplier=1, depthwise_initializer="glorot_uniform",
                  pointwise_initializer="glorot_uniform", **kwargs):
         super().__init__(filters, kernel_size, **kwargs)
@@ -171,34 +174,21 @@ class SeparableConv2D(Conv2D):
         self.depthwise_kernel = self.add_weight("depthwise_kernel", self.kernel_size + (channels, self.depth_multiplier),
                                                 initializer=self.depthwise_initializer)
         self.pointwise_kernel = self.add_weight("pointwise_kernel",
-                                                (1, 1, channels * self.depth_multiplier, self.filters),
+                                                (1,) * self.rank + (channels * self.depth_multiplier, self.filters),
                                                 initializer=self.pointwise_initializer)
         self._build_bias()
 
+
+class SeparableConv2D(_Separable, Conv2D):
     def _convolve(self, inputs):
         return separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel, (1,) + self.strides + (1,),
                                 self.padding, rate=self.dilation_rate)
 
 
-class SeparableConv1D(Conv1D):
+class SeparableConv1D(_Separable, Conv1D):
     """A depthwise convolution over time (a ``[k, in, depth_multiplier]`` kernel), then a
     pointwise one (``[1, in * depth_multiplier, filters]``), as Keras's: the 2-D separable
     convolution of the sequence as one row."""
-
-    def __init__(self, filters, kernel_size, depth_multiplier=1, depthwise_initializer="glorot_uniform",
-                 pointwise_initializer="glorot_uniform", **kwargs):
-        super().__init__(filters, kernel_size, **kwargs)
-        self.depth_multiplier = int(depth_multiplier)
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.pointwise_initializer = initializers.get(pointwise_initializer)
-
-    def build(self, input_shape):
-        channels = self._in_channels(input_shape)
-        self.depthwise_kernel = self.add_weight("depthwise_kernel", self.kernel_size + (channels, self.depth_multiplier),
-                                                initializer=self.depthwise_initializer)
-        self.pointwise_kernel = self.add_weight("pointwise_kernel", (1, channels * self.depth_multiplier, self.filters),
-                                                initializer=self.pointwise_initializer)
-        self._build_bias()
 
     def _convolve(self, inputs):
         x = transpose(inputs, [0, 2, 1]) if self._channels_first else inputs
