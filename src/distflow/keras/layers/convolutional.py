@@ -477,34 +477,21 @@ class UpSampling3D(Layer):
         return out
 
 
-class LocallyConnected2D(Layer):
+class LocallyConnected2D(Conv):
     """A convolution whose weights are not shared: each output position has a kernel of its
     own (Keras's ``implementation=1`` layout: kernel ``[positions, kh * kw * in, filters]``,
     bias ``[rows, cols, filters]``). VALID windows, as Keras's."""
 
     rank = 2
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, activation=None,
-                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
-                 implementation=1, **kwargs):
-        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        n = self.rank
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, implementation=1,
+                 **kwargs):
         if _padding(padding) != "VALID":
             raise ValueError(f"Invalid border mode for {type(self).__name__} (only \"valid\" is supported): {padding}")
         if implementation != 1:
             raise NotImplementedError(f"{type(self).__name__}: implementation={implementation} (only 1)")
-        self.filters = int(filters)
-        self.kernel_size = _tuple(kernel_size, n, "kernel_size")
-        self.strides = _tuple(strides, n, "strides")
-        self.padding, self.implementation = "VALID", 1
-        self.data_format = data_format or K.image_data_format()
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
-        self._set_weight_options(kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
-                                 kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-                                 kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
-        self.input_spec = InputSpec(ndim=n + 2)
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, data_format=data_format, **kwargs)
+        self.implementation = 1
 
     def build(self, input_shape):
         shape = TensorShape(input_shape).as_list()
@@ -542,11 +529,9 @@ class LocallyConnected2D(Layer):
         return self.activation(out)
 
     def get_config(self):
-        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
-                "strides": self.strides, "padding": "valid", "data_format": self.data_format,
-                "implementation": 1, **self._options_config(
-                    "activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
-                    "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint")}
+        config = {**super().get_config(), "implementation": 1}
+        config.pop("dilation_rate")
+        return config
 
 
 class LocallyConnected1D(LocallyConnected2D):
