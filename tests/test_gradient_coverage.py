@@ -21,6 +21,8 @@ CASES = {
     "AvgPoolGrad": (lambda x: tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID") ** 2, [r(1, 4, 4, 2)], 2),
     "BatchToSpaceND": (lambda x: tf.batch_to_space_nd(x * 2.0, [2, 2], [[0, 0], [1, 0]]), [r(4, 2, 2, 1)], 1),
     "CheckNumerics": (lambda x: tf.check_numerics(x * 2.0, "finite"), [r(3)], 1),
+    "CTCLoss": (lambda x: tf.nn.ctc_loss(tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([1, 1, 0], np.int32),
+                                                        [2, 2]), x, [4, 3]), [r(4, 2, 3)], 1),
     "Conv3DBackpropFilterV2": (lambda x, w: tf.nn.conv3d(x, w, [1, 1, 1, 1, 1], "VALID") ** 2,
                                [r(1, 3, 3, 3, 1), r(2, 2, 2, 1, 2)], 2),
     "DepthwiseConv2dNativeBackpropFilter": (

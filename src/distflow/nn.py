@@ -32,6 +32,7 @@ from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, l2_loss, l
                          softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits)
 
 from . import rnn_cell  # noqa: F401,E402
+from .ops.ctc_ops import ctc_greedy_decoder, ctc_loss  # noqa: F401,E402
 from .layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn,  # noqa: F401,E402
                          static_rnn)
 

@@ -1,0 +1,190 @@
+"""Connectionist temporal classification: ``tf.nn.ctc_loss`` and ``tf.nn.ctc_greedy_decoder``.
+
+``CTCLoss`` (TensorFlow's op) takes time-major logits ``[max_time, batch, classes]`` (the
+last class is the blank), a batch's label sequences as a SparseTensor's indices and values,
+and each example's length. For each example it runs the forward (alpha) and backward (beta)
+recursions over the label sequence with a blank between labels and at both ends, in log
+space, and gives the loss ``-log p(labels | logits)`` and its gradient with respect to the
+logits (softmax minus the posterior of each class at each step; zero past the example's
+length), which the op's gradient scales by the loss's incoming gradient, as TensorFlow's.
+Repeated labels are merged across a step only through a blank (``ctc_merge_repeated``, the
+standard CTC and TensorFlow's default).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes, errors, ops
+from ..framework.registry import register_gradient, register_op
+from ..framework.tensor_shape import TensorShape
+from . import array_ops
+from .math_ops import cast
+from .op_util import FLOATS, make_op, only_default
+from .sparse_ops import SparseTensor
+
+
+def _logsumexp(*terms: np.ndarray) -> np.ndarray:
+    stacked = np.stack(terms)
+    top = stacked.max(axis=0)
+    finite = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return finite + np.log(np.exp(stacked - finite).sum(axis=0))
+
+
+def _sequences(indices: np.ndarray, values: np.ndarray, batch: int) -> list[list[int]]:
+    """Each example's labels from a SparseTensor's indices ([example, position]) and values."""
+    out: list[list[int]] = [[] for _ in range(batch)]
+    for (b, _), v in sorted(zip(map(tuple, indices.tolist()), values.tolist())):
+        if not 0 <= b < batch:
+            raise errors.InvalidArgumentError(None, None, f"CTCLoss: a label's batch index {b} is outside [0, {batch})")
+        out[b].append(int(v))
+    return out
+
+
+def _example(log_probs: np.ndarray, labels: list[int], blank: int) -> tuple[float, np.ndarray]:
+    """(-log p(labels), d loss / d logits) of one example's [time, classes] log-softmax."""
+    steps, classes = log_probs.shape
+    ext = np.full(2 * len(labels) + 1, blank, np.int64)
+    ext[1::2] = labels
+    n = len(ext)
+    # a label may follow the one two back (skipping the blank between) unless it repeats it
+    skip = np.zeros(n, bool)
+    skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
+    neg_inf = np.full(n, -np.inf)
+    alpha = np.empty((steps, n))
+    alpha[0] = neg_inf
+    alpha[0, :2] = log_probs[0, ext[:2]]
+    for t in range(1, steps):
+        prev = alpha[t - 1]
+        one = np.concatenate([[-np.inf], prev[:-1]])
+        two = np.where(skip, np.concatenate([[-np.inf, -np.inf], prev[:-2]]), -np.inf)
+        alpha[t] = _logsumexp(prev, one, two) + log_probs[t, ext]
+    beta = np.empty((steps, n))
+    beta[-1] = neg_inf
+    beta[-1, -2:] = log_probs[-1, ext[-2:]]
+    skip_back = np.zeros(n, bool)  # (from s to s + 2)
+    skip_back[:-2] = skip[2:]
+    for t in range(steps - 2, -1, -1):
+        nxt = beta[t + 1]
+        one = np.concatenate([nxt[1:], [-np.inf]])
+        two = np.where(skip_back, np.concatenate([nxt[2:], [-np.inf, -np.inf]]), -np.inf)
+        beta[t] = _logsumexp(nxt, one, two) + log_probs[t, ext]
+    log_p = float(_logsumexp(alpha[-1, -1], alpha[-1, -2] if n > 1 else -np.inf))
+    if not np.isfinite(log_p):
+        return np.inf, np.zeros((steps, classes))
+    posterior = alpha + beta - log_probs[:, ext]  # (each path through (t, s) counted once)
+    occupancy = np.zeros((steps, classes))
+    for s in range(n):
+        occupancy[:, ext[s]] += np.exp(posterior[:, s] - log_p)
+    return -log_p, np.exp(log_probs) - occupancy
+
+
+@register_op("CTCLoss", shape=lambda op: [TensorShape([op.inputs[0].shape[1].value if op.inputs[0].shape.ndims else None]),
+                                          op.inputs[0].shape])
+def _ctc_loss_kernel(xp, inputs, labels_indices, labels_values, sequence_length, *,
+                     preprocess_collapse_repeated=False, ctc_merge_repeated=True,
+                     ignore_longer_outputs_than_inputs=False):
+    steps, batch, classes = inputs.shape
+    lengths = np.asarray(sequence_length).reshape(-1)
+    if lengths.shape != (batch,):
+        raise errors.InvalidArgumentError(None, None, f"CTCLoss: sequence_length has {lengths.size} entries for a "
+                                          f"batch of {batch}")
+    blank = classes - 1
+    loss = np.zeros(batch, inputs.dtype)
+    grad = np.zeros(inputs.shape, inputs.dtype)
+    x = np.asarray(inputs, np.float64)
+    for b, labels in enumerate(_sequences(np.asarray(labels_indices), np.asarray(labels_values), batch)):
+        length = int(lengths[b])
+        if not 0 <= length <= steps:
+            raise errors.InvalidArgumentError(None, None, f"CTCLoss: sequence_length({b}) = {length} is outside "
+                                              f"[0, {steps}]")
+        if any(not 0 <= v < blank for v in labels):
+            raise errors.InvalidArgumentError(None, None, f"CTCLoss: labels of example {b} {labels} must be in "
+                                              f"[0, {blank}) (class {blank} is the blank)")
+        if preprocess_collapse_repeated:
+            labels = [v for i, v in enumerate(labels) if i == 0 or v != labels[i - 1]]
+        needed = len(labels) + sum(a == b_ for a, b_ in zip(labels, labels[1:]))
+        if needed > length:
+            if ignore_longer_outputs_than_inputs:
+                continue
+            raise errors.InvalidArgumentError(
+                None, None, f"Not enough time for target transition sequence (required: {needed}, available: "
+                f"{length}), batch {b}: you can turn this error into a warning by using the flag "
+                "ignore_longer_outputs_than_inputs")
+        if length == 0:
+            continue
+        logits = x[:length, b]
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        loss[b], grad[:length, b] = _example(log_probs, labels, blank)
+    return loss, grad
+
+
+@register_gradient("CTCLoss")
+def _ctc_loss_grad(op, grad_loss, _grad_gradient):
+    return array_ops.expand_dims(array_ops.expand_dims(grad_loss, 0), -1) * op.outputs[1], None, None, None
+
+
+def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repeated=False, ctc_merge_repeated=True,
+             ignore_longer_outputs_than_inputs=False, time_major=True, logits=None):
+    """The negative log probability of each example's ``labels`` (an int32 SparseTensor,
+    [batch, max_label_length]) under ``inputs``: logits [max_time, batch, classes] (batch
+    first with ``time_major=False``), the last class the blank; [batch]."""
+    inputs = logits if inputs is None else inputs
+    if not isinstance(labels, SparseTensor):
+        raise TypeError("Expected labels (first argument) to be a SparseTensor")
+    only_default("ctc_loss", "ctc_merge_repeated", ctc_merge_repeated, True)
+    inputs = ops.convert_to_tensor(inputs)
+    if inputs.dtype.base_dtype not in FLOATS:
+        raise TypeError(f"ctc_loss needs floating logits, got {inputs.dtype.name}")
+    if inputs.shape.ndims not in (None, 3):
+        raise ValueError(f"ctc_loss: inputs must be 3-D [max_time, batch, classes], got shape {inputs.shape}")
+    if not time_major:
+        inputs = array_ops.transpose(inputs, [1, 0, 2])
+    op = make_op("CTCLoss", [inputs, labels.indices, _int32(labels.values),
+                             _int32(ops.convert_to_tensor(sequence_length))],
+                 {"preprocess_collapse_repeated": bool(preprocess_collapse_repeated),
+                  "ctc_merge_repeated": True,
+                  "ignore_longer_outputs_than_inputs": bool(ignore_longer_outputs_than_inputs)}, "CTCLoss")
+    return op.outputs[0]
+
+
+def _int32(t):
+    return t if t.dtype.base_dtype == dtypes.int32 else cast(t, dtypes.int32)
+
+
+@register_op("CTCGreedyDecoder", shape=lambda op: [TensorShape([None, 2]), TensorShape([None]), TensorShape([2]),
+                                                   TensorShape([op.inputs[0].shape[1].value
+                                                                if op.inputs[0].shape.ndims else None, 1])],
+             dtype=lambda op: [dtypes.int64, dtypes.int64, dtypes.int64, op.inputs[0].dtype.base_dtype])
+def _ctc_greedy_decoder_kernel(xp, inputs, sequence_length, *, merge_repeated=True):
+    steps, batch, classes = inputs.shape
+    blank = classes - 1
+    lengths = np.asarray(sequence_length).reshape(-1)
+    indices, values, longest = [], [], 0
+    score = np.zeros((batch, 1), inputs.dtype)
+    for b in range(batch):
+        length = int(lengths[b])
+        best = np.asarray(inputs[:length, b]).argmax(axis=1)
+        score[b, 0] = -np.asarray(inputs[:length, b]).max(axis=1).sum() if length else 0
+        decoded, last = [], None
+        for c in best.tolist():
+            if c != blank and not (merge_repeated and c == last):
+                decoded.append(c)
+            last = c
+        indices += [[b, i] for i in range(len(decoded))]
+        values += decoded
+        longest = max(longest, len(decoded))
+    return (np.array(indices, np.int64).reshape(-1, 2), np.array(values, np.int64), np.array([batch, longest], np.int64),
+            score)
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
+    """The best class at each step, repeats merged (``merge_repeated``) and blanks removed:
+    ([a SparseTensor of the decoded labels, [batch, longest]], [batch, 1] the negative sum of
+    each step's largest logit)."""
+    inputs = ops.convert_to_tensor(inputs)
+    op = make_op("CTCGreedyDecoder", [inputs, _int32(ops.convert_to_tensor(sequence_length))],
+                 {"merge_repeated": bool(merge_repeated)}, "CTCGreedyDecoder")
+    return [SparseTensor(op.outputs[0], op.outputs[1], op.outputs[2])], op.outputs[3]
