@@ -23,7 +23,7 @@ values, or the file), which that graph's session runs before its first call.
 from __future__ import annotations
 
 import collections
-import threading
+import weakref
 
 import numpy as np
 
@@ -51,15 +51,13 @@ class _Table:
     def __init__(self, name: str, key_dtype: dtypes.DType, value_dtype: dtypes.DType):
         self.name, self.key_dtype, self.value_dtype = name, key_dtype, value_dtype
         self.entries: dict | None = None  # (None until initialized)
-        self.lock = threading.Lock()
 
     def initialize(self, keys: np.ndarray, values: np.ndarray) -> None:
         if keys.shape != values.shape:
             raise errors.InvalidArgumentError(None, None, f"Table '{self.name}': keys and values must have the same "
                                               f"shape, got {list(keys.shape)} and {list(values.shape)}")
-        entries = dict(zip(keys.reshape(-1).tolist(), values.reshape(-1).tolist()))
-        with self.lock:
-            self.entries = entries  # (one assignment: a lookup meanwhile sees the old entries or the new)
+        # (one assignment of a whole dict: a lookup meanwhile sees the old entries or the new)
+        self.entries = dict(zip(keys.reshape(-1).tolist(), values.reshape(-1).tolist()))
 
     def find(self, keys: np.ndarray, default) -> np.ndarray:
         entries = self.entries
@@ -71,11 +69,7 @@ class _Table:
         return out.reshape(keys.shape)
 
 
-def _table_shape(op):
-    return TensorShape([2])
-
-
-@register_op("HashTableV2", shape=_table_shape, dtype=handle_dtype, stateful=True)
+@register_op("HashTableV2", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
 def _hash_table_kernel(ctx, *, key_dtype, value_dtype, container="", shared_name="", use_node_name_sharing=False):
     name = shared_name or ctx.op_name
     key_dtype, value_dtype = dtypes.as_dtype(key_dtype), dtypes.as_dtype(value_dtype)
@@ -312,7 +306,8 @@ class StaticHashTable(LookupInterface):
             raise ValueError(f"default_value must be a scalar, got shape {self._default_value.shape}")
         self._init = initializer.initialize(self)
         self._initializer = initializer
-        self._copies: dict = {}  # (graph -> this table in it, for a dataset function's graph)
+        # (graph -> this table in it, for a dataset function's graph; not kept alive by it)
+        self._copies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     @property
     def resource_handle(self):
