@@ -10,6 +10,9 @@ import numpy as np
 import distflow as tf
 from sklearn.datasets import load_digits
 
+np.random.seed(1337)  # for reproducibility (as Keras's examples once wrote it)
+tf.set_random_seed(1337)
+
 batch_size = 128
 num_classes = 10
 epochs = 12
