@@ -148,8 +148,8 @@ def _size_kernel(xp, table):
 # -- initializers --------------------------------------------------------------------------
 
 
-class TableInitializerBase:
-    """What fills a table: ``initialize(table) -> op``."""
+class _KeysToValues:
+    """The key and value dtypes that tables and their initializers both have."""
 
     def __init__(self, key_dtype, value_dtype):
         self._key_dtype, self._value_dtype = dtypes.as_dtype(key_dtype), dtypes.as_dtype(value_dtype)
@@ -161,6 +161,10 @@ class TableInitializerBase:
     @property
     def value_dtype(self):
         return self._value_dtype
+
+
+class TableInitializerBase(_KeysToValues):
+    """What fills a table: ``initialize(table) -> op``."""
 
 
 class KeyValueTensorInitializer(TableInitializerBase):
@@ -259,19 +263,12 @@ def _check_types(table, key_dtype, value_dtype):
 # -- tables --------------------------------------------------------------------------------
 
 
-class LookupInterface:
+class LookupInterface(_KeysToValues):
     """What every table has: its dtypes, name, ``size()`` and ``lookup(keys)``."""
 
     def __init__(self, key_dtype, value_dtype, name):
-        self._key_dtype, self._value_dtype, self._name = dtypes.as_dtype(key_dtype), dtypes.as_dtype(value_dtype), name
-
-    @property
-    def key_dtype(self):
-        return self._key_dtype
-
-    @property
-    def value_dtype(self):
-        return self._value_dtype
+        super().__init__(key_dtype, value_dtype)
+        self._name = name
 
     @property
     def name(self):
