@@ -56,9 +56,11 @@ class _Cell(Layer):
         self.recurrent_kernel = owner.add_weight("recurrent_kernel", (self.units, n), **_weight_args(self, "recurrent"))
         self.bias = None
         if self.use_bias:
-            args = self._bias_args()
-            shape = args.pop("shape_of", lambda n: (n,))(n)
-            self.bias = owner.add_weight("bias", shape, **args)
+            self.bias = owner.add_weight("bias", self._bias_shape(n), **self._bias_args())
+
+    def _bias_shape(self, n: int) -> tuple:
+        """The bias's shape for ``n`` gate units (one bias; cells with two say so)."""
+        return (n,)
 
     def _bias_args(self) -> dict:
         return _weight_args(self, "bias")
@@ -151,11 +153,8 @@ class GRUCell(_Cell):
         super().__init__(units, **kwargs)
         self.reset_after = bool(reset_after)
 
-    def _bias_args(self) -> dict:
-        args = _weight_args(self, "bias")
-        if self.reset_after:
-            args["shape_of"] = lambda n: (2, n)
-        return args
+    def _bias_shape(self, n: int) -> tuple:
+        return (2, n) if self.reset_after else (n,)
 
     def _input_bias(self):
         return self.bias[0] if self.reset_after else self.bias
@@ -462,8 +461,10 @@ class _CuDNNLSTMCell(LSTMCell):
                 return concat([base((5 * u,), dtype=dtype), K.ones((u,), dtype=dtype), base((2 * u,), dtype=dtype)], 0)
 
             args["initializer"] = initializer
-        args["shape_of"] = lambda n: (2 * n,)
         return args
+
+    def _bias_shape(self, n: int) -> tuple:
+        return (2 * n,)
 
     def _input_bias(self):
         n = 4 * self.units
@@ -477,10 +478,8 @@ class _CuDNNGRUCell(GRUCell):
     def __init__(self, units, **kwargs):
         super().__init__(units, activation="tanh", recurrent_activation="sigmoid", reset_after=True, **kwargs)
 
-    def _bias_args(self) -> dict:
-        args = super()._bias_args()
-        args["shape_of"] = lambda n: (2 * n,)
-        return args
+    def _bias_shape(self, n: int) -> tuple:
+        return (2 * n,)
 
     def _input_bias(self):
         return self.bias[:3 * self.units]
