@@ -294,14 +294,128 @@ def test_contexts_reductions_and_all_reduce_in_a_replica():
 def test_what_is_not_supported_says_so():
     with tf.Graph().as_default():
         strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-        with pytest.raises(tf.errors.UnimplementedError, match="merge_call"):
-            strategy.experimental_run_v2(lambda: tf.distribute.get_replica_context().merge_call(lambda s: 1))
         with strategy.scope():
             with pytest.raises(ValueError, match="Mixing different"):
                 with tf.distribute.MirroredStrategy(["/cpu:0"]).scope():
                     pass
         with pytest.raises(ValueError, match="reduce_op"):
             strategy.reduce("MAX", tf.constant(1.0))
+
+
+def _merge_trained(n, steps=4):
+    """Losses of ``steps`` steps on n CPU replicas that apply their gradients as TF 1.x's
+    optimizers do under a strategy: ``merge_call`` into the cross-replica context, where the
+    gradients are reduced to the variables (``batch_reduce_to``) and each copy updated
+    (``extended.update``)."""
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(n)])
+        with strategy.scope():
+            iterator = strategy.make_dataset_iterator(tf.data.Dataset.from_tensors((X, Y)).repeat())
+
+            def apply(strategy, grads_and_vars):
+                assert tf.distribute.in_cross_replica_context()
+                reduced = strategy.extended.batch_reduce_to(tf.distribute.ReduceOp.MEAN, grads_and_vars)
+                return strategy.group([strategy.extended.update(v, lambda copy, g: copy.assign_sub(0.5 * g), (g,))
+                                       for g, (_, v) in zip(reduced, grads_and_vars)])
+
+            def replica_step(inputs):
+                x, y = inputs
+                loss = tf.losses.sparse_softmax_cross_entropy(y, _model(x))
+                grads_and_vars = tf.train.GradientDescentOptimizer(0.5).compute_gradients(loss)
+                train = tf.distribute.get_replica_context().merge_call(apply, args=(grads_and_vars,))
+                with tf.control_dependencies([train]):
+                    return tf.identity(loss)
+
+            loss = strategy.reduce("MEAN", strategy.experimental_run_v2(replica_step, args=(iterator.get_next(),)))
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": n})) as sess:
+            sess.run(iterator.initialize())
+            sess.run(tf.global_variables_initializer())
+            losses = [float(sess.run(loss)) for _ in range(steps)]
+            copies = [[sess.run(c) for c in v.components] for v in tf.global_variables()]
+    return losses, copies
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_merge_call_applies_reduced_gradients_as_one_device(n):
+    losses, copies = _merge_trained(n)
+    np.testing.assert_allclose(losses, _one_device("sgd"), rtol=1e-5)
+    for values in copies:
+        for value in values[1:]:
+            np.testing.assert_array_equal(value, values[0])
+
+
+def test_merge_call_meets_every_replica_with_its_scopes():
+    seen = []
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1", "/cpu:2"])
+
+        def merge(strategy, mine, same, *, scale):
+            seen.append((tf.distribute.get_replica_context(), tf.get_default_graph().get_name_scope()))
+            total = strategy.reduce("SUM", mine)
+            return mine, total * scale, same  # (each replica gets its own part of a PerReplica back)
+
+        def replica_fn():
+            context = tf.distribute.get_replica_context()
+            with tf.name_scope("body"):
+                mine = tf.constant(float(context._replica_id + 1))
+                back, total, same = context.merge_call(merge, args=(mine, 7), kwargs={"scale": 2.0})
+                after = tf.identity(back, name="after")
+                second = context.merge_call(lambda s, x: s.reduce("MEAN", x), args=(total,))
+            return after, total, same, second, context.merge_call(lambda s: "last")
+
+        with tf.name_scope("outer"):
+            after, total, same, second, last = strategy.experimental_run_v2(replica_fn)
+        assert tf.get_default_graph().get_name_scope() == ""  # (the caller's scopes are back)
+        assert same == 7 and last == "last"
+        names = [t.name for t in after.values]
+        assert names == ["outer/body/after:0", "outer/replica_1/body/after:0", "outer/replica_2/body/after:0"]
+        assert [t.device for t in after.values] == [f"/device:CPU:{i}" for i in range(3)]
+        assert seen == [(None, "outer/body")]  # (once, in the cross-replica context, in the first replica's scope)
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 3})) as sess:
+            got = sess.run([after.values, total, second])  # (the same tensor on every replica: one)
+    assert got == [(1.0, 2.0, 3.0), 12.0, 12.0]
+
+
+def test_merge_call_errors_name_what_went_wrong():
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+
+        def uneven():
+            context = tf.distribute.get_replica_context()
+            if context._replica_id == 0:
+                context.merge_call(lambda s: None)
+            return tf.constant(1.0)
+
+        with pytest.raises(RuntimeError, match="replica 1 returned while replica 0 waits in merge_call"):
+            strategy.experimental_run_v2(uneven)
+
+        def failing_merge():
+            with tf.name_scope("inside"), tf.device("/cpu:1"):
+                return tf.distribute.get_replica_context().merge_call(lambda s: 1 / 0)
+
+        with pytest.raises(ZeroDivisionError):
+            strategy.experimental_run_v2(failing_merge)
+
+        unwound = []
+
+        def second_fails():
+            context = tf.distribute.get_replica_context()
+            if context._replica_id == 1:
+                raise ValueError("replica 1 cannot build this")
+            try:
+                with tf.name_scope("held"):
+                    context.merge_call(lambda s: None)
+            finally:
+                unwound.append(tf.get_default_graph().get_name_scope())
+
+        with pytest.raises(ValueError, match="replica 1 cannot build this"):
+            strategy.experimental_run_v2(second_fails)
+        assert unwound == [""]  # (the paused replica left its scopes as its thread ended)
+        graph = tf.get_default_graph()
+        assert graph.get_name_scope() == "" and tf.constant(0.0).device == ""
+        with pytest.raises(RuntimeError, match="must be called in this replica's function"):
+            context = strategy.experimental_run_v2(tf.distribute.get_replica_context)
+            context.values[0].merge_call(lambda s: None)
 
 
 def test_dataset_shard_deals_elements_out():

@@ -7,10 +7,12 @@ What is here: ``MirroredStrategy`` (the devices of one process), ``OneDeviceStra
 ``Strategy.scope``, ``experimental_run_v2`` / ``run``, ``reduce``,
 ``experimental_local_results``, ``experimental_distribute_dataset``, ``make_dataset_iterator``,
 ``experimental_distribute_datasets_from_function`` and ``make_input_fn_iterator`` (with an
-``InputContext``), ``ReplicaContext.all_reduce``, ``ReduceOp``, the context functions, the
-``CrossDeviceOps`` kinds (cross_device_ops.py), and Estimators'
-``RunConfig(train_distribute=...)``, and ``experimental.CentralStorageStrategy`` (variables on
-one device of the process). What is not: ``ReplicaContext.merge_call``.
+``InputContext``), ``ReplicaContext.all_reduce`` and ``merge_call`` (mirrored_run.py),
+``extended``'s ``reduce_to``, ``batch_reduce_to``, ``update``, ``broadcast_to`` and
+``read_var``, ``ReduceOp``, the context functions, the ``CrossDeviceOps`` kinds
+(cross_device_ops.py), and Estimators' ``RunConfig(train_distribute=...)``, and
+``experimental.CentralStorageStrategy`` (variables on one device of the process). What is
+not: ``TPUStrategy``.
 """
 
 from .._namespace import missing

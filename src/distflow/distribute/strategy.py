@@ -24,9 +24,8 @@ replicas average their gradients among themselves (a group of this task's device
 without the leader) and the first applies them, while the workers step asynchronously.
 ``CentralStorageStrategy`` does the same with every variable on one device of the process.
 
-Replica functions run one after another, not in threads as TensorFlow's do, so
-``ReplicaContext.merge_call`` (which needs every replica to reach it together) is not
-supported; ``ReplicaContext.all_reduce`` is.
+Replica functions run in threads, one at a time in replica order, as TensorFlow's do
+(mirrored_run.py), so that they can meet in ``ReplicaContext.merge_call``.
 """
 
 from __future__ import annotations
@@ -37,14 +36,13 @@ import json
 import os
 import re
 
-from ..framework import distribute_context, dtypes, errors, nest, ops
+from ..framework import distribute_context, dtypes, nest, ops
 from ..framework.device_spec import DeviceSpec
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, collective_ops, control_flow_ops, math_ops, reduction_ops, slicing_ops
-from ..ops import variable_scope as vs
 from ..ops.indexed_slices import IndexedSlices, to_dense
 from ..ops.state_ops import Variable, variable_creator_scope
-from . import values as values_lib
+from . import mirrored_run, values as values_lib
 from .cross_device_ops import CrossDeviceOps
 from .reduce_util import ReduceOp, reduce_op_name as _reduce_op
 
@@ -86,10 +84,14 @@ class ReplicaContext:
         return nest.map_structure(lambda t: self.strategy._all_reduce(self, t, op), value)
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
-        raise errors.UnimplementedError(
-            None, None, "ReplicaContext.merge_call: distflow runs replica functions one after another, so they "
-            "cannot meet in a merge; use ReplicaContext.all_reduce, or make the cross-replica call after "
-            "experimental_run_v2 returns")
+        """Waits until every replica has called it, then calls ``merge_fn(strategy, *args,
+        **kwargs)`` once in the cross-replica context, with each argument that differs between
+        replicas as a PerReplica value; returns this replica's part of its result."""
+        thread = mirrored_run.current_replica_thread(self)
+        if thread is None:
+            raise RuntimeError("ReplicaContext.merge_call must be called in this replica's function, while "
+                               "experimental_run_v2 runs it")
+        return thread.merge_call(merge_fn, tuple(args), dict(kwargs or {}))
 
 
 class _DefaultReplicaContext(ReplicaContext):
@@ -145,10 +147,40 @@ class StrategyExtended:
         return self._strategy.experimental_run_v2(fn, args, kwargs)
 
     def reduce_to(self, reduce_op, value, destinations=None):
-        return self._strategy.reduce(reduce_op, value)
+        """``value`` (PerReplica, or the same on every replica) reduced over every replica of the
+        group, put where ``destinations`` (a variable, a distributed value, a device or a list of
+        them) lives: a Mirrored value for several devices, a tensor for one."""
+        each = self._strategy._reduce_each(_reduce_op(reduce_op), value)
+        distributed = isinstance(destinations, (values_lib.DistributedValues, values_lib.MirroredVariable))
+        if destinations is None or (distributed and len(values_lib.local_results(destinations)) == len(each)):
+            return values_lib.Mirrored(each) if len(each) > 1 else each[0]
+        return CrossDeviceOps().broadcast(each[0], destinations)
 
     def batch_reduce_to(self, reduce_op, value_destination_pairs):
-        return [self._strategy.reduce(reduce_op, v) for v, _ in value_destination_pairs]
+        """:meth:`reduce_to` of each ``(value, destinations)`` pair."""
+        return [self.reduce_to(reduce_op, v, d) for v, d in value_destination_pairs]
+
+    def broadcast_to(self, tensor, destinations):
+        """``tensor`` on each device of ``destinations`` (a Mirrored value for several)."""
+        return CrossDeviceOps().broadcast(tensor, destinations)
+
+    def update(self, var, fn, args=(), kwargs=None, group=True):
+        """Calls ``fn(copy, *args, **kwargs)`` for each copy of ``var`` (one per device for a
+        mirrored variable), under the copy's device, with the copy's own part of each
+        distributed argument. ``group``: one op that runs them all; otherwise what ``fn``
+        returned, a tuple of the copies' results where there are several."""
+        copies = var.components if isinstance(var, values_lib.MirroredVariable) else (var,)
+        results = []
+        for i, copy in enumerate(copies):
+            with ops.device(copy.device), ops.name_scope(f"update_{i}"):
+                results.append(fn(copy, *_part_of_copy(i, tuple(args)), **_part_of_copy(i, dict(kwargs or {}))))
+        if group:
+            return self._strategy.group(results)
+        return results[0] if len(results) == 1 else nest.map_structure(lambda *xs: tuple(xs), *results)
+
+    def read_var(self, var):
+        """The value of ``var`` (its first copy) in the cross-replica context."""
+        return array_ops.identity(var)
 
 
 class InputReplicationMode:
@@ -226,21 +258,13 @@ class Strategy:
         """Calls ``fn(*args, **kwargs)`` once per replica, each with its own values of any
         PerReplica argument; returns what they returned (PerReplica where they differ)."""
         kwargs = kwargs or {}
-        results = []
         with self.scope():
             if distribute_context.replica_context() is not None:
                 raise RuntimeError("experimental_run_v2 was called inside a replica function")
             self._shared, self._taken = {}, {}
-            graph = ops.get_default_graph()
-            for i, device in enumerate(self._devices):
-                replica = ReplicaContext(self, i, self._worker_index * len(self._devices) + i)
-                scope = vs.get_variable_scope()
-                with distribute_context.entered(distribute_context.Context(self, replica)), \
-                        graph.device(device), \
-                        (graph.name_scope(f"replica_{i}") if i else contextlib.nullcontext()), \
-                        vs.variable_scope(scope, reuse=vs.AUTO_REUSE if i else scope.reuse,
-                                          auxiliary_name_scope=False):
-                    results.append(fn(*values_lib.select_replica(i, args), **values_lib.select_replica(i, kwargs)))
+            replicas = [ReplicaContext(self, i, self._worker_index * len(self._devices) + i)
+                        for i in range(len(self._devices))]
+            results = mirrored_run.call_for_each_replica(self, replicas, self._devices, fn, args, kwargs)
         return values_lib.regroup(results)
 
     run = experimental_run_v2  # (TF 2.2's name for it)
@@ -248,7 +272,10 @@ class Strategy:
     def reduce(self, reduce_op, value, axis=None):
         """``value`` (PerReplica, or the same on every replica) reduced over every replica of
         the group, and over ``axis`` too if given, into one tensor."""
-        op = _reduce_op(reduce_op)
+        return self._reduce_each(_reduce_op(reduce_op), value, axis)[0]
+
+    def _reduce_each(self, op: str, value, axis=None) -> list:
+        """:meth:`reduce`'s result, a copy on each of this process's devices."""
         parts = list(values_lib.local_results(value))
         parts = [ops.convert_to_tensor(p) for p in parts]
         if len(parts) != len(self._devices):
@@ -257,12 +284,18 @@ class Strategy:
         if axis is not None:
             counts = [math_ops.cast(array_ops.shape(p)[axis], p.dtype) for p in parts]
             parts = [reduction_ops.reduce_sum(p, axis=axis) for p in parts]
-        total = self._sum_over_group(parts)
-        if op == ReduceOp.MEAN:
-            if counts is not None:
-                return total / self._sum_over_group([array_ops.reshape(c, [1]) for c in counts])[0]
-            return total / math_ops.cast(self.num_replicas_in_sync, total.dtype)
-        return total
+        totals = self._sum_over_group(parts)
+        if op != ReduceOp.MEAN:
+            return totals
+        if counts is not None:
+            counts = [c[0] for c in self._sum_over_group([array_ops.reshape(c, [1]) for c in counts])]
+        else:
+            counts = [math_ops.cast(self.num_replicas_in_sync, t.dtype) for t in totals]
+        means = []
+        for total, count, device in zip(totals, counts, self._devices):
+            with ops.device(device):
+                means.append(total / count)
+        return means
 
     def experimental_local_results(self, value) -> tuple:
         return values_lib.local_results(value)
@@ -400,20 +433,25 @@ class Strategy:
             value, n, self._group_key, instance, "Add", "Div" if op == ReduceOp.MEAN else "Id",
             _task_local_group=self._task_local))
 
-    def _sum_over_group(self, parts: list):
-        """The sum of every replica's part: one all-reduce instance among the group, whose
-        first local result is returned once all local ones have run."""
+    def _sum_over_group(self, parts: list) -> list:
+        """The sum of every replica's part, a copy on each of this process's devices: one
+        all-reduce instance among the group, each copy read once all local members have run
+        (so that fetching one copy runs them all)."""
         n = self.num_replicas_in_sync
         if n == 1:
-            return array_ops.identity(parts[0])
+            return [array_ops.identity(parts[0])]
         instance = next(self._cross_instances)
         reduced = []
         for part, device in zip(parts, self._devices):
             with ops.device(device):
                 reduced.append(collective_ops.all_reduce(part, n, self._group_key, instance,
                                                          _task_local_group=self._task_local))
-        with ops.control_dependencies([r.op for r in reduced[1:]]):
-            return array_ops.identity(reduced[0])
+        copies = []
+        with ops.control_dependencies([r.op for r in reduced]):
+            for r, device in zip(reduced, self._devices):
+                with ops.device(device):
+                    copies.append(array_ops.identity(r))
+        return copies
 
     def _aggregate_gradients(self, replica: ReplicaContext, grads_and_vars: list) -> list:
         """The gradients averaged (or summed, after a SUM loss) over every replica of the group.
@@ -460,6 +498,19 @@ class Strategy:
         """Whether this replica applies its (aggregated) gradients: every replica updates its
         own copies of mirrored variables."""
         return True
+
+
+def _part_of_copy(index: int, structure):
+    """The structure with each distributed value replaced by its ``index``-th part (a mirrored
+    variable by its ``index``-th copy), for the update of that copy."""
+    def part(v):
+        if isinstance(v, values_lib.MirroredVariable):
+            return v.components[index]
+        if isinstance(v, values_lib.DistributedValues):
+            return v.values[index] if index < len(v.values) else v.values[0]
+        return v
+
+    return nest.map_structure(part, structure)
 
 
 FIRST_BUCKET_BYTES = 1 << 20  # small, so that the ring starts early in the backward pass

@@ -307,6 +307,10 @@ class _ScopeState:
         self.function_context = None  # the cond branch or loop function being built, if any
 
 
+_SCOPE_FIELDS = ("name_stack", "device_function_stack", "colocation_stack", "control_dependencies_stack",
+                 "gradient_override_map", "function_context")
+
+
 class _ThreadLocalScopeState(threading.local, _ScopeState):
     """The same, one per thread: what ``Graph.switch_to_thread_local()`` turns them into."""
 
@@ -713,6 +717,30 @@ class Graph:
         """
         if not isinstance(self._scopes, _ThreadLocalScopeState):
             self._scopes = _ThreadLocalScopeState()
+
+    # Stacks that modules above keep on the graph (variable_scope's scopes, state_ops's creators).
+    _BUILDING_STACKS = ("_variable_scope_stack", "_variable_creator_stack")
+
+    def _building_state(self, fork: bool = False) -> tuple:
+        """What code being built now sees of this graph: its name, device, colocation and
+        control-dependency scopes and the variable scope and creator stacks. Code that builds
+        in turns (tf.distribute's replica functions, one thread each, one running at a time)
+        takes it when a turn ends and gives it back with :meth:`_set_building_state`. With
+        ``fork`` the stacks are copies, to start another builder from."""
+        take = (lambda v: type(v)(v) if isinstance(v, (list, dict)) else v) if fork else (lambda v: v)
+        scopes = {name: take(getattr(self._scopes, name)) for name in _SCOPE_FIELDS}
+        stacks = {name: take(self.__dict__.get(name)) for name in self._BUILDING_STACKS}
+        return scopes, stacks
+
+    def _set_building_state(self, state: tuple) -> None:
+        scopes, stacks = state
+        for name, value in scopes.items():
+            setattr(self._scopes, name, value)
+        for name, value in stacks.items():
+            if value is None:
+                self.__dict__.pop(name, None)
+            else:
+                self.__dict__[name] = value
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict):

@@ -228,12 +228,14 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
                       "`experimental_local_results`, `experimental_distribute_dataset`, `make_dataset_iterator`, "
-                      "`ReplicaContext.all_reduce`, `ReduceOp`, the context functions, the `CrossDeviceOps` "
+                      "`ReplicaContext.all_reduce` and `merge_call` (replica functions in threads, in turns, as TF's), "
+                      "`extended.reduce_to`/`batch_reduce_to`/`update`/`broadcast_to`/`read_var`, "
+                      "`ReduceOp`, the context functions, the `CrossDeviceOps` "
                       "kinds (`NcclAllReduce`, `HierarchicalCopyAllReduce`, `ReductionToOneDevice`: a strategy's "
                       "gradients are all-reduced by distflow's collectives whichever is given) and Estimators' "
                       "`RunConfig(train_distribute=...)`, `experimental_distribute_datasets_from_function` and "
                       "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
-                      "`TPUStrategy` or `ReplicaContext.merge_call`")
+                      "`TPUStrategy`")
         elif name == "feature_column":
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "
                       "`_file`, `categorical_column_with_identity`, `categorical_column_with_hash_bucket` (TF's "
