@@ -19,6 +19,7 @@ BELOW = {
     "summary": {"framework", "platform", "ops", "protos"},
     "train": {"framework", "platform", "ops", "runtime", "distributed", "data", "summary", "protos"},
     "distribute": {"framework", "platform", "ops", "runtime", "data", "protos"},
+    "saved_model": {"framework", "platform", "ops", "runtime", "train", "protos"},
     "layers": {"framework", "platform", "ops", "protos"},
     "feature_column": {"framework", "platform", "ops", "protos"},
     "losses": {"framework", "ops"},

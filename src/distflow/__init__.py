@@ -148,7 +148,7 @@ from .ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh,
                                    truncatemod)
 from .ops.nn_impl import log_sigmoid
 from .protos.distflow_pb2 import (AttrValue, Event, GraphDef, HistogramProto, LogMessage, MetaGraphDef, NodeDef,
-                                  SessionLog, Summary, SummaryMetadata, TensorProto, TensorShapeProto)
+                                  SessionLog, Summary, SummaryMetadata, TensorInfo, TensorProto, TensorShapeProto)
 from .runtime.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .runtime.session import IndexedSlicesValue, InteractiveSession, Session, register_remote_session
 
@@ -167,7 +167,7 @@ from . import compat, data, debugging, initializers, io, linalg, manip, math, me
 from . import bitwise, graph_util, image, lookup, nest, python_io, resource_loader, signal, sparse, spectral  # noqa: E402
 from . import sets, strings, summary, test  # noqa: E402
 from . import contrib  # noqa: E402
-from . import distribute, estimator, feature_column  # noqa: E402
+from . import distribute, estimator, feature_column, saved_model  # noqa: E402
 from . import keras  # noqa: E402
 from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402

@@ -12,15 +12,21 @@ estimators (``DNNClassifier``, ``DNNRegressor``, ``LinearClassifier``, ``LinearR
 ``DNNLinearCombinedClassifier``/``Regressor``, on tf.feature_column), and
 ``inputs.numpy_input_fn``. Training runs in
 a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
-newest checkpoint and writes its metrics as summaries to ``model_dir/eval``. What is not:
-``export_saved_model`` (no SavedModel yet), refused with an error that says so.
+newest checkpoint and writes its metrics as summaries to ``model_dir/eval``.
+``export_saved_model`` writes a SavedModel for serving, from the receiver tensors that
+``export`` (``ServingInputReceiver``, ``build_raw_serving_input_receiver_fn``,
+``build_parsing_serving_input_receiver_fn``) describes and the model function's export
+outputs (``export.PredictOutput``, ``ClassificationOutput``, ``RegressionOutput``; the canned
+estimators give TF's heads' signatures); ``EvalSpec(exporters=...)`` takes ``FinalExporter``,
+``LatestExporter`` and ``BestExporter``.
 """
 
 from .._namespace import missing
-from . import inputs  # noqa: F401
+from . import export, inputs  # noqa: F401
 from .canned import (DNNClassifier, DNNLinearCombinedClassifier, DNNLinearCombinedRegressor,  # noqa: F401
                      DNNRegressor, LinearClassifier, LinearRegressor)
 from .estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401
+from .exporter import BestExporter, Exporter, FinalExporter, LatestExporter  # noqa: F401
 from .run_config import RunConfig  # noqa: F401
 from .training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: F401
 from ..train.warm_starting import VocabInfo, WarmStartSettings  # noqa: F401

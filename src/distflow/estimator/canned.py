@@ -30,6 +30,8 @@ from ..ops import variable_scope as vs
 from ..train import optimizers as optimizers_lib
 from ..train.training_util import get_global_step
 from ..feature_column import feature_column as fc
+from ..saved_model import signature_constants
+from . import export as export_lib
 from .estimator import Estimator, EstimatorSpec, ModeKeys
 
 _OPTIMIZERS = {"adagrad": optimizers_lib.AdagradOptimizer, "adam": optimizers_lib.AdamOptimizer,
@@ -76,7 +78,7 @@ class _Head:
     def spec(self, features, mode, logits, labels, train_op_fn) -> EstimatorSpec:
         predictions = self._predictions(logits)
         if mode == ModeKeys.PREDICT:
-            return EstimatorSpec(mode, predictions=predictions)
+            return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(predictions))
         labels = self._labels(labels)
         weights = self._weights(features)
         if self.kind == "regression":
@@ -118,6 +120,18 @@ class _Head:
             out["classes"] = as_string(class_ids)
             out["all_classes"] = as_string(out["all_class_ids"])
         return out
+
+    def _export_outputs(self, predictions) -> dict:
+        """TF's heads' signatures: Classify (every class name and its probability) or Regress
+        as the default, under its own name too, and Predict (every prediction)."""
+        if self.kind == "regression":
+            main, key = export_lib.RegressionOutput(predictions["predictions"]), "regression"
+        else:
+            main = export_lib.ClassificationOutput(scores=predictions["probabilities"],
+                                                   classes=predictions["all_classes"])
+            key = "classification"
+        return {signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY: main, key: main,
+                "predict": export_lib.PredictOutput(predictions)}
 
     def _metrics(self, unreduced, weights, labels, predictions) -> dict:
         weighted = weights if self.weight_column else None

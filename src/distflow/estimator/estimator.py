@@ -17,7 +17,9 @@ import copy
 import inspect
 import logging
 import os
+import shutil
 import tempfile
+import time
 
 import numpy as np
 
@@ -28,12 +30,17 @@ from ..metrics import mean as metric_mean
 from ..ops import control_flow_ops
 from ..summary.writer import FileWriter
 from ..protos.distflow_pb2 import Summary
+from ..runtime.session import Session
+from ..saved_model import tag_constants
+from ..saved_model.builder import SavedModelBuilder
+from ..saved_model.main_op import main_op as saved_model_main_op
 from ..train import basic_session_run_hooks as hooks_lib
 from ..train import saver as saver_lib
 from ..train.device_setter import replica_device_setter
 from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold
 from ..train.warm_starting import WarmStartSettings, warm_start
 from ..train.training_util import get_or_create_global_step
+from . import export as export_lib
 from .run_config import RunConfig
 
 _log = logging.getLogger("distflow")
@@ -77,6 +84,16 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         return super().__new__(cls, mode, predictions, loss, train_op, dict(eval_metric_ops or {}), export_outputs,
                                list(training_chief_hooks or []), list(training_hooks or []), scaffold,
                                list(evaluation_hooks or []), list(prediction_hooks or []))
+
+
+def _timestamped_dirs(export_dir_base: str) -> tuple[str, str]:
+    """A new export directory named by the time in seconds (the next free second if taken),
+    and the temporary directory beside it that is written first."""
+    os.makedirs(export_dir_base, exist_ok=True)
+    stamp = int(time.time())
+    while os.path.exists(os.path.join(export_dir_base, str(stamp))):
+        stamp += 1
+    return os.path.join(export_dir_base, str(stamp)), tempfile.mkdtemp(prefix=f"temp-{stamp}-", dir=export_dir_base)
 
 
 def _arg_names(fn) -> list[str]:
@@ -133,11 +150,62 @@ class Estimator:
     def get_variable_value(self, name: str) -> np.ndarray:
         return saver_lib.load_variable(self.model_dir, name)
 
-    def export_saved_model(self, *args, **kwargs):
-        raise errors.UnimplementedError(None, None, "export_saved_model is not supported: distflow has no SavedModel "
-                                        "yet (checkpoints and .meta graphs are written to model_dir)")
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                           checkpoint_path=None, experimental_mode=ModeKeys.PREDICT):
+        """Exports the model of the newest checkpoint (or ``checkpoint_path``) as a SavedModel
+        for serving, in a new directory ``export_dir_base/<timestamp>``; returns its path (bytes).
 
-    export_savedmodel = export_saved_model
+        ``serving_input_receiver_fn()`` gives the receiver tensors a request feeds and the
+        features the model function gets (``tf.estimator.export``); the model function's
+        ``export_outputs`` (by default its predictions) become the signatures. The graph's
+        asset files (vocabularies) are copied with it, and ``assets_extra`` (destination ->
+        source) into ``assets.extra/``. It is written into a temporary directory beside the
+        final one and renamed into place once whole."""
+        if experimental_mode != ModeKeys.PREDICT:
+            raise errors.UnimplementedError(None, None, f"export_saved_model(experimental_mode={experimental_mode!r}) "
+                                            "is not supported: only the PREDICT graph is exported")
+        if serving_input_receiver_fn is None:
+            raise ValueError("An input_receiver_fn must be defined.")
+        checkpoint_path = checkpoint_path or self.latest_checkpoint()
+        if not checkpoint_path:
+            raise ValueError(f"Couldn't find trained model at {self.model_dir}.")
+        with self._new_graph().as_default() as graph:
+            get_or_create_global_step()
+            receiver = serving_input_receiver_fn()
+            if not isinstance(receiver, export_lib.ServingInputReceiver):
+                raise TypeError(f"serving_input_receiver_fn must return a ServingInputReceiver, got {receiver!r}")
+            spec = self._model(receiver.features, None, ModeKeys.PREDICT)
+            signatures = export_lib.signature_defs(receiver, export_lib.export_outputs_of(spec))
+            scaffold = spec.scaffold or Scaffold()
+            saver = scaffold.saver or saver_lib.Saver(sharded=True, allow_empty=True)
+            local_init = scaffold.local_init_op if scaffold.local_init_op is not None else saved_model_main_op()
+            export_dir, temp_dir = _timestamped_dirs(os.fspath(export_dir_base))
+            try:
+                with Session(config=self.config.session_config) as sess:
+                    saver.restore(sess, checkpoint_path)
+                    builder = SavedModelBuilder(temp_dir)
+                    builder.add_meta_graph_and_variables(
+                        sess, [tag_constants.SERVING], signature_def_map=signatures,
+                        assets_collection=graph.get_collection(ops.GraphKeys.ASSET_FILEPATHS), main_op=local_init,
+                        clear_devices=True, saver=saver)
+                    builder.save(as_text)
+                for dest, source in (assets_extra or {}).items():
+                    target = os.path.join(temp_dir, "assets.extra", dest)
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
+                    shutil.copyfile(source, target)
+                os.rename(temp_dir, export_dir)
+            except BaseException:
+                shutil.rmtree(temp_dir, ignore_errors=True)
+                raise
+        _log.info("SavedModel written to: %s", export_dir)
+        return export_dir.encode()
+
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                          checkpoint_path=None, strip_default_attrs=False):
+        """TF 1.x's older name of :meth:`export_saved_model` (``strip_default_attrs`` changes
+        nothing that distflow reads back, as in ``export_meta_graph``)."""
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                       checkpoint_path)
 
     # -- building -----------------------------------------------------------------------------
     def _features_and_labels(self, input_fn, mode):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
 import time
 
-from ..framework import errors
+from .exporter import Exporter
 
 _log = logging.getLogger("distflow")
 
@@ -29,11 +30,26 @@ class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", 
             raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
-        if exporters:
-            raise errors.UnimplementedError(None, None, "EvalSpec(exporters=...) is not supported: distflow has no "
-                                            "SavedModel yet")
+        exporters = _exporters(exporters)
         return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()), exporters, start_delay_secs,
                                throttle_secs)
+
+
+def _exporters(exporters) -> tuple:
+    """``exporters`` (one Exporter, several or None) as a tuple, each of its own name."""
+    if exporters is None:
+        return ()
+    exporters = (exporters,) if isinstance(exporters, Exporter) else tuple(exporters)
+    names = set()
+    for exporter in exporters:
+        if not isinstance(exporter, Exporter):
+            raise TypeError(f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, found "
+                            f"{exporter!r}")
+        if exporter.name in names:
+            raise ValueError(f"`exporters` must have unique names. Such a name cannot be `None`. {exporter.name} "
+                             "appears more than once")
+        names.add(exporter.name)
+    return exporters
 
 
 def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
@@ -41,15 +57,17 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
 
     Without a cluster in TF_CONFIG (the estimator's RunConfig), in this process: evaluates
     after each checkpoint the training saves (every ``save_checkpoints_steps``, or when
-    training ends) and returns (the last evaluation's metrics, None). (Evaluation waits for
-    its checkpoint, so ``start_delay_secs`` and ``throttle_secs`` have nothing to pace.)
+    training ends) and returns (the last evaluation's metrics, the paths its exporters
+    wrote). (Evaluation waits for its checkpoint, so ``start_delay_secs`` and
+    ``throttle_secs`` have nothing to pace.) After each evaluation, ``eval_spec.exporters``
+    export into ``model_dir/export/<name>`` (exporter.py).
 
     With one, this process is the task TF_CONFIG names: a ``ps`` serves its variables until
     the cluster stops it; the ``chief`` and the ``worker`` tasks train together (the
     variables on the ps tasks, between-graph, each stepping on its own), the chief saving
     checkpoints to ``model_dir``, and return None; the ``evaluator`` evaluates each new
     checkpoint (after ``start_delay_secs``, at most every ``throttle_secs``) and returns
-    (the metrics of the checkpoint at ``max_steps``, None).
+    (the metrics of the checkpoint at ``max_steps``, the paths its exporters wrote).
     """
     config = estimator.config
     if config.cluster_spec.jobs:
@@ -64,17 +82,27 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
         target = train_spec.max_steps if every is None or train_spec.max_steps is None else \
             min(train_spec.max_steps, done + every)
         estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=target)
-        metrics = _evaluate(estimator, eval_spec)
-        if train_spec.max_steps is None or estimator.latest_checkpoint() == latest:
-            break  # (the input ran out, or nothing new was trained)
-    if metrics is None:
-        metrics = _evaluate(estimator, eval_spec)
-    return metrics, None
+        now = estimator.latest_checkpoint()
+        # (the input ran out, nothing new was trained, or max_steps is reached)
+        final = train_spec.max_steps is None or now == latest or _global_step_of(now) >= train_spec.max_steps
+        metrics, exports = _evaluate(estimator, eval_spec, final=final)
+        if final:
+            return metrics, exports
+    return _evaluate(estimator, eval_spec, final=True)
 
 
-def _evaluate(estimator, eval_spec: EvalSpec, checkpoint_path=None) -> dict:
-    return estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=list(eval_spec.hooks),
-                              checkpoint_path=checkpoint_path, name=eval_spec.name)
+def _evaluate(estimator, eval_spec: EvalSpec, checkpoint_path=None, final=False) -> tuple[dict, list]:
+    """The metrics of the checkpoint (the newest by default), and what the exporters wrote."""
+    checkpoint_path = checkpoint_path or estimator.latest_checkpoint()
+    metrics = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=list(eval_spec.hooks),
+                                 checkpoint_path=checkpoint_path, name=eval_spec.name)
+    exports = []
+    for exporter in eval_spec.exporters:
+        path = exporter.export(estimator, os.path.join(estimator.model_dir, "export", exporter.name),
+                               checkpoint_path, metrics, final)
+        if path is not None:
+            exports.append(path)
+    return metrics, exports
 
 
 def _global_step_of(checkpoint) -> int:
@@ -118,9 +146,10 @@ def _evaluate_checkpoints(estimator, train_spec: TrainSpec, eval_spec: EvalSpec)
             time.sleep(_POLL_SECS)
             continue
         started = time.monotonic()
-        metrics = _evaluate(estimator, eval_spec, checkpoint_path=latest)
+        final = train_spec.max_steps is not None and _global_step_of(latest) >= train_spec.max_steps
+        metrics, exports = _evaluate(estimator, eval_spec, checkpoint_path=latest, final=final)
         evaluated = latest
         _log.info("Evaluated %s: %s", latest, metrics)
-        if train_spec.max_steps is not None and metrics["global_step"] >= train_spec.max_steps:
-            return metrics, None
+        if final:
+            return metrics, exports
         time.sleep(max(0.0, eval_spec.throttle_secs - (time.monotonic() - started)))

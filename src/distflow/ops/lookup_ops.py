@@ -231,6 +231,8 @@ class TextFileInitializer(TableInitializerBase):
                             "vocab_size": -1 if self._vocab_size is None else int(self._vocab_size),
                             "delimiter": self._delimiter}, "table_init")
         ops.add_to_collection(GraphKeys.TABLE_INITIALIZERS, init)
+        if filename.op.type == "Const":  # (a file of the model: a SavedModel copies it, as TF's assets)
+            ops.add_to_collection(GraphKeys.ASSET_FILEPATHS, filename)
         return init
 
 

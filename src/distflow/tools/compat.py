@@ -222,8 +222,10 @@ def namespaces() -> list[tuple[str, str]]:
                       "TF_CONFIG names), `RunConfig(train_distribute=...)` with a tf.distribute strategy, "
                       "`inputs.numpy_input_fn`, the canned `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
                       "`LinearRegressor` and `DNNLinearCombinedClassifier`/`Regressor` (their variables named as "
-                      "TF's), `warm_start_from` (a checkpoint, or `WarmStartSettings` with `VocabInfo` remapping); "
-                      "not yet SavedModel export, the boosted-trees and baseline estimators")
+                      "TF's), `warm_start_from` (a checkpoint, or `WarmStartSettings` with `VocabInfo` remapping), "
+                      "`export_saved_model` with `export`'s receivers and outputs (the canned estimators give TF's "
+                      "heads' signatures) and `EvalSpec(exporters=...)` with `FinalExporter`, `LatestExporter`, "
+                      "`BestExporter`; not the boosted-trees and baseline estimators")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
@@ -236,6 +238,11 @@ def namespaces() -> list[tuple[str, str]]:
                       "`RunConfig(train_distribute=...)`, `experimental_distribute_datasets_from_function` and "
                       "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
                       "`TPUStrategy`")
+        elif name == "saved_model":
+            status = ("partial: `simple_save`, `builder.SavedModelBuilder` (several tag sets, assets, main op), "
+                      "`loader.load`, the signature defs and their utilities, `main_op`, the constants; "
+                      "`saved_model.pb` is TF's proto, the variables a distflow checkpoint (so TF cannot restore "
+                      "them, nor distflow TF's); not TF 2's object-based `save`")
         elif name == "feature_column":
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "
                       "`_file`, `categorical_column_with_identity`, `categorical_column_with_hash_bucket` (TF's "
