@@ -283,3 +283,30 @@ def test_train_and_evaluate_runs_its_exporters(tmp_path):
             mode, predictions=features["x"], export_outputs={"a": tf.estimator.export.PredictOutput(features["x"]),
                                                              "b": tf.estimator.export.PredictOutput(features["x"])}),
             model_dir=str(tmp_path / "model")).export_saved_model(str(tmp_path / "bad"), receiver)
+
+
+# -- Keras -----------------------------------------------------------------------------------
+
+def test_a_keras_model_exports_to_a_saved_model_and_loads_back(tmp_path):
+    keras = tf.keras
+    keras.backend.clear_session()
+    x = np.random.RandomState(2).randn(16, 5).astype(np.float32)
+    inputs = keras.Input((5,), name="features")
+    hidden = keras.layers.Dense(4, activation="relu")(inputs)
+    model = keras.Model(inputs, keras.layers.Dense(3, activation="softmax", name="probs")(hidden))
+    model.compile("adam", "sparse_categorical_crossentropy")
+    model.fit(x, np.arange(16) % 3, epochs=2, verbose=0)
+    expected = model.predict(x)
+    path = str(tmp_path / "keras")
+    keras.experimental.export_saved_model(model, path)
+    with tf.Graph().as_default(), tf.Session() as sess:  # served as any SavedModel
+        signature = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["serving_default"]
+        assert list(signature.inputs) == ["features"] and list(signature.outputs) == ["probs"]
+        np.testing.assert_array_equal(sess.run(signature.outputs["probs"].name,
+                                               {signature.inputs["features"].name: x}), expected)
+    loaded = keras.experimental.load_from_saved_model(path)  # (beside the first model: its layers named apart)
+    assert [w.op.name for w in loaded.weights] != [w.op.name for w in model.weights]
+    np.testing.assert_array_equal(loaded.predict(x), expected)
+    with pytest.raises(IOError, match="holds no Keras model config"):
+        keras.experimental.load_from_saved_model(str(tmp_path))
+    keras.backend.clear_session()

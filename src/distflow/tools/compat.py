@@ -254,8 +254,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "`Sequential`, functional and subclassed `Model`, `compile`/`fit`/`evaluate`/`predict`, the "
                       "callbacks, optimizers, losses, metrics, `backend`, `utils` and `preprocessing` (sequences, text), Keras's HDF5 files (`save`, "
                       "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "
-                      "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` MNIST, Fashion-MNIST and Boston housing from Keras's cache; not yet SavedModel, nor the "
-                      "pickled data sets (IMDB, Reuters, CIFAR), nor downloads")
+                      "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` MNIST, Fashion-MNIST and Boston housing from Keras's cache, "
+                      "`experimental.export_saved_model`/`load_from_saved_model` (the serving graph); not "
+                      "`save_format='tf'`, nor the pickled data sets (IMDB, Reuters, CIFAR), nor downloads")
         elif name == "io":
             status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "
