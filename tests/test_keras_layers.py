@@ -468,3 +468,85 @@ def test_datasets_are_read_from_keras_cache_and_never_downloaded(tmp_path, monke
     np.savez(cache / "boston_housing.npz", x=np.arange(20.0).reshape(10, 2), y=np.arange(10.0))
     (bx, by), (tx, ty) = tf.keras.datasets.boston_housing.load_data()
     assert bx.shape == (8, 2) and tx.shape == (2, 2) and sorted(np.r_[by, ty]) == list(range(10))
+
+
+def conv_lstm_numpy(x, kernel, recurrent, bias, strides, padding, dilation, go_backwards=False, mask=None):
+    """ConvLSTM2D written the obvious way: x [batch, time, rows, cols, c]; every state and
+    output of the steps, in the order they ran."""
+    f = recurrent.shape[-1] // 4
+
+    def hard_sigmoid(v):
+        return np.clip(0.2 * v + 0.5, 0, 1)
+
+    steps = list(range(x.shape[1]))[::-1] if go_backwards else list(range(x.shape[1]))
+    h = c = None
+    outs = []
+    for t in steps:
+        xz = conv_nd(x[:, t], kernel, strides, padding, dilation) + bias
+        if h is None:
+            h = c = np.zeros(xz.shape[:-1] + (f,))
+        z = xz + conv_nd(h, recurrent, (1, 1), "same")
+        i, fg, g, o = (z[..., k * f:(k + 1) * f] for k in range(4))
+        new_c = hard_sigmoid(fg) * c + hard_sigmoid(i) * np.tanh(g)
+        new_h = hard_sigmoid(o) * np.tanh(new_c)
+        if mask is not None:
+            keep = mask[:, t].reshape(-1, 1, 1, 1)
+            new_h, new_c = keep * new_h + (1 - keep) * h, keep * new_c + (1 - keep) * c
+        h, c = new_h, new_c
+        outs.append(h)
+    return np.stack(outs, 1), h, c
+
+
+@pytest.mark.parametrize("padding, strides, dilation, backwards", [("same", (1, 1), (1, 1), False),
+                                                                 ("valid", (2, 1), (1, 1), True),
+                                                                 ("valid", (1, 1), (2, 1), False)])
+def test_conv_lstm_2d_matches_numpy(padding, strides, dilation, backwards):
+    x = rng.randn(2, 4, 7, 6, 3).astype(np.float32)
+    layer = layers.ConvLSTM2D(5, (3, 2), strides=strides, padding=padding, dilation_rate=dilation,
+                              return_sequences=True, go_backwards=backwards, return_state=True,
+                              bias_initializer="glorot_uniform")
+    inputs = tf.keras.Input(shape=x.shape[1:])
+    seq, h, c = layer(inputs)
+    got = K.get_session().run([seq, h, c], {inputs: x})
+    kernel, recurrent, bias = K.batch_get_value([layer.kernel, layer.recurrent_kernel, layer.bias])
+    want = conv_lstm_numpy(x.astype(np.float64), kernel, recurrent, bias, strides, padding.lower(), dilation,
+                           backwards)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5)
+    assert seq.shape.as_list() == [None, *want[0].shape[1:]] and h.shape.as_list() == [None, *want[1].shape[1:]]
+    assert np.all(bias[5:10] == 1.0) and np.all(bias[:5] != 0.0)  # (unit_forget_bias: the forget gate's ones)
+
+
+def test_conv_lstm_2d_channels_first_masking_dropout_and_training():
+    x = rng.randn(3, 5, 6, 6, 2).astype(np.float32)
+    mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], dtype=np.float32)
+    x[mask == 0] = 0.0
+    inputs = tf.keras.Input(shape=x.shape[1:])
+    masked = layers.Masking(0.0)(inputs)
+    layer = layers.ConvLSTM2D(4, 3, padding="same")
+    out = layer(masked)
+    first = layers.ConvLSTM2D(4, 3, padding="same", data_format="channels_first")
+    transposed = np.transpose(x, (0, 1, 4, 2, 3))
+    cf_in = tf.keras.Input(shape=transposed.shape[1:])
+    cf_out = first(layers.Masking(0.0)(cf_in))
+    sess = K.get_session()
+    first.set_weights(layer.get_weights())
+    got, got_cf = sess.run([out, cf_out], {inputs: x, cf_in: transposed})
+    kernel, recurrent, bias = layer.get_weights()
+    _, h, _ = conv_lstm_numpy(x.astype(np.float64), kernel, recurrent, bias, (1, 1), "same", (1, 1), mask=mask)
+    np.testing.assert_allclose(got, h, rtol=2e-5, atol=2e-5)  # (a masked step keeps the state it had)
+    np.testing.assert_allclose(got_cf, np.transpose(h, (0, 3, 1, 2)), rtol=2e-5, atol=2e-5)
+    # with dropout, a model trains, and predicts without it
+    K.clear_session()
+    model = tf.keras.Sequential([layers.ConvLSTM2D(3, 3, padding="same", dropout=0.2, recurrent_dropout=0.2,
+                                                   input_shape=x.shape[1:]),
+                                 layers.Flatten(), layers.Dense(1)])
+    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    y = x.reshape(3, -1).sum(1, keepdims=True)
+    before = model.evaluate(x, y, verbose=0)
+    model.fit(x, y, epochs=20, verbose=0)
+    assert model.evaluate(x, y, verbose=0) < before
+    np.testing.assert_array_equal(model.predict(x), model.predict(x))
+    clone = tf.keras.models.model_from_json(model.to_json())
+    assert clone.layers[0].get_config() == model.layers[0].get_config()

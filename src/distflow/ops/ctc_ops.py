@@ -1,4 +1,5 @@
-"""Connectionist temporal classification: ``tf.nn.ctc_loss`` and ``tf.nn.ctc_greedy_decoder``.
+"""Connectionist temporal classification: ``tf.nn.ctc_loss``, ``tf.nn.ctc_greedy_decoder`` and
+``tf.nn.ctc_beam_search_decoder``.
 
 ``CTCLoss`` (TensorFlow's op) takes time-major logits ``[max_time, batch, classes]`` (the
 last class is the blank), a batch's label sequences as a SparseTensor's indices and values,
@@ -9,9 +10,18 @@ logits (softmax minus the posterior of each class at each step; zero past the ex
 length), which the op's gradient scales by the loss's incoming gradient, as TensorFlow's.
 Repeated labels are merged across a step only through a blank (``ctc_merge_repeated``, the
 standard CTC and TensorFlow's default).
+
+``CTCBeamSearchDecoder`` is TensorFlow's prefix beam search, step for step: the prefixes in
+the beam carry their probabilities of ending in a blank and in their last label; each step
+updates them, then grows each prefix that could still enter the beam by every label, a
+full beam dropping its least probable prefix. Each step's logits are normalized by a
+softmax, as TensorFlow's (since 1.11) are.
 """
 
 from __future__ import annotations
+
+import heapq
+import math
 
 import numpy as np
 
@@ -188,3 +198,182 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
     op = make_op("CTCGreedyDecoder", [inputs, _int32(ops.convert_to_tensor(sequence_length))],
                  {"merge_repeated": bool(merge_repeated)}, "CTCGreedyDecoder")
     return [SparseTensor(op.outputs[0], op.outputs[1], op.outputs[2])], op.outputs[3]
+
+
+class _Beam:
+    """A prefix in the beam search's tree: its probabilities (log) at the last step (``old_*``)
+    and this one (``new_*``), ending in a blank or in its label."""
+
+    __slots__ = ("parent", "label", "children", "old_total", "old_blank", "old_label", "new_total", "new_blank",
+                 "new_label")
+
+    def __init__(self, parent, label):
+        self.parent, self.label, self.children = parent, label, {}
+        self.old_total = self.old_blank = self.old_label = -np.inf
+        self.new_total = self.new_blank = self.new_label = -np.inf
+
+    def child(self, label: int) -> "_Beam":
+        c = self.children.get(label)
+        if c is None:
+            c = self.children[label] = _Beam(self, label)
+        return c
+
+    def labels(self, merge_repeated: bool) -> list:
+        out, previous, c = [], -1, self
+        while c.parent is not None:
+            if not merge_repeated or c.label != previous:
+                out.append(c.label)
+            previous, c = c.label, c.parent
+        return out[::-1]
+
+
+def _log_add(a: float, b: float) -> float:
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    return a + math.log1p(math.exp(b - a)) if a > b else b + math.log1p(math.exp(a - b))
+
+
+class _Leaves:
+    """The beam: at most ``width`` prefixes, the least probable dropped first (TensorFlow's
+    top-n list). A min-heap by the probability each had when it came in, which does not
+    change while it is in (a prefix is only ever reset on its way out)."""
+
+    def __init__(self, width: int):
+        self.width, self.heap, self.count = width, [], 0
+
+    def __len__(self):
+        return len(self.heap)
+
+    def bottom(self) -> _Beam:
+        return self.heap[0][2]
+
+    def push(self, beam: _Beam) -> None:
+        self.count += 1
+        item = (beam.new_total, self.count, beam)
+        if len(self.heap) < self.width:
+            heapq.heappush(self.heap, item)
+        elif beam.new_total > self.heap[0][0]:
+            heapq.heapreplace(self.heap, item)
+
+    def extract(self) -> list:
+        """Every prefix, the most probable first; the beam is left empty."""
+        beams = [b for _, _, b in sorted(self.heap, key=lambda item: (-item[0], item[1]))]
+        self.heap = []
+        return beams
+
+
+def _beam_search(logits: np.ndarray, beam_width: int, top_paths: int, merge_repeated: bool):
+    """TensorFlow's CTC beam search over one example's ``[time, classes]`` logits (the last
+    class is the blank): the ``top_paths`` most probable label sequences and their log
+    probabilities (each step's logits normalized by a softmax)."""
+    blank = logits.shape[1] - 1
+    root = _Beam(None, -1)
+    root.new_total = root.new_blank = 0.0
+    leaves = _Leaves(beam_width)
+    leaves.push(root)
+    for step in logits:
+        step = step.astype(np.float64) - float(step.max())
+        scores = step - math.log(float(np.exp(step).sum()))  # (log softmax)
+        row = scores.tolist()
+        branches = leaves.extract()
+        for b in branches:
+            b.old_total, b.old_blank, b.old_label = b.new_total, b.new_blank, b.new_label
+        for b in branches:  # the prefixes in the beam, one step on
+            if b.parent is not None:
+                if b.parent.new_total != -np.inf:
+                    previous = b.parent.old_blank if b.label == b.parent.label else b.parent.old_total
+                    b.new_label = _log_add(b.new_label, previous)
+                b.new_label += row[b.label]
+            b.new_blank = b.old_total + row[blank]
+            b.new_total = _log_add(b.new_blank, b.new_label)
+            leaves.push(b)
+        for b in branches:  # and each grown by one label
+            if not (b.old_total > -np.inf and (len(leaves) < beam_width or b.old_total > leaves.bottom().new_total)):
+                continue
+            labels = range(blank)
+            if len(leaves) == beam_width:
+                # Only a child above the beam's least probable can enter it (and the beam's
+                # least only rises); the others change nothing but a child that exists, which
+                # is reset: those labels are all that need to be gone through, in order.
+                grown = scores[:blank] + b.old_total
+                if 0 <= b.label < blank:
+                    grown[b.label] = scores[b.label] + b.old_blank
+                labels = sorted(set(np.flatnonzero(grown > leaves.bottom().new_total).tolist()) | set(b.children))
+            for label in labels:
+                c = b.child(label)
+                if c.new_total != -np.inf:
+                    continue
+                c.new_blank = -np.inf
+                c.new_label = c.new_total = row[label] + (b.old_blank if label == b.label else b.old_total)
+                if c.new_total > -np.inf and (len(leaves) < beam_width or c.new_total > leaves.bottom().new_total):
+                    if len(leaves) == beam_width:
+                        bottom = leaves.bottom()
+                        bottom.new_total = bottom.new_blank = bottom.new_label = -np.inf
+                    leaves.push(c)
+                else:
+                    c.old_total = c.old_blank = c.old_label = -np.inf
+                    c.new_total = c.new_blank = c.new_label = -np.inf
+    best = leaves.extract()
+    if top_paths > len(best):
+        raise errors.InvalidArgumentError(None, None, f"CTCBeamSearchDecoder: fewer prefixes in the beam ({len(best)}) "
+                                          f"than top_paths ({top_paths}) requested")
+    return [b.labels(merge_repeated) for b in best[:top_paths]], [b.new_total for b in best[:top_paths]]
+
+
+def _beam_search_shapes(op):
+    n = op.get_attr("top_paths")
+    batch = op.inputs[0].shape[1].value if op.inputs[0].shape.ndims else None
+    return [TensorShape([None, 2])] * n + [TensorShape([None])] * n + [TensorShape([2])] * n + \
+        [TensorShape([batch, n])]
+
+
+@register_op("CTCBeamSearchDecoder", shape=_beam_search_shapes,
+             dtype=lambda op: [dtypes.int64] * (3 * op.get_attr("top_paths")) + [op.inputs[0].dtype.base_dtype])
+def _ctc_beam_search_decoder_kernel(xp, inputs, sequence_length, *, beam_width, top_paths, merge_repeated=True):
+    steps, batch, _ = inputs.shape
+    lengths = np.asarray(sequence_length).reshape(-1)
+    paths = [[] for _ in range(top_paths)]
+    log_probs = np.zeros((batch, top_paths), inputs.dtype)
+    for b in range(batch):
+        length = int(lengths[b])
+        if not 0 <= length <= steps:
+            raise errors.InvalidArgumentError(None, None, f"CTCBeamSearchDecoder: sequence_length[{b}] = {length} is "
+                                              f"not within [0, max_time = {steps}]")
+        best, probs = _beam_search(np.asarray(inputs[:length, b]), beam_width, top_paths, merge_repeated)
+        for p in range(top_paths):
+            paths[p].append(best[p])
+            log_probs[b, p] = probs[p]
+    indices, values, shapes = [], [], []
+    for decoded in paths:
+        indices.append(np.array([[b, i] for b, seq in enumerate(decoded) for i in range(len(seq))],
+                                np.int64).reshape(-1, 2))
+        values.append(np.array([v for seq in decoded for v in seq], np.int64))
+        shapes.append(np.array([batch, max((len(seq) for seq in decoded), default=0)], np.int64))
+    return (*indices, *values, *shapes, log_probs)
+
+
+def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1, merge_repeated=True):
+    """TensorFlow's CTC beam search over time-major logits ``[max_time, batch, classes]`` (the
+    last class is the blank): ([``top_paths`` SparseTensors of decoded labels, the most
+    probable first], [batch, top_paths] their log probabilities). With ``merge_repeated``
+    (TF 1.x's default), equal labels next to each other in a beam are emitted once, as
+    TensorFlow does."""
+    inputs = ops.convert_to_tensor(inputs)
+    if inputs.dtype.base_dtype not in FLOATS:
+        raise TypeError(f"ctc_beam_search_decoder needs floating logits, got {inputs.dtype.name}")
+    if beam_width < 1 or top_paths < 1 or top_paths > beam_width:
+        raise ValueError(f"ctc_beam_search_decoder needs 1 <= top_paths <= beam_width, got top_paths={top_paths}, "
+                         f"beam_width={beam_width}")
+    op = make_op("CTCBeamSearchDecoder", [inputs, _int32(ops.convert_to_tensor(sequence_length))],
+                 {"beam_width": int(beam_width), "top_paths": int(top_paths),
+                  "merge_repeated": bool(merge_repeated)}, "CTCBeamSearchDecoder")
+    n = int(top_paths)
+    out = op.outputs
+    return [SparseTensor(out[i], out[n + i], out[2 * n + i]) for i in range(n)], out[3 * n]
+
+
+def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_paths=1):
+    """:func:`ctc_beam_search_decoder` without merging repeated labels (TensorFlow 2's)."""
+    return ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths, merge_repeated=False)
