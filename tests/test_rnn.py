@@ -71,6 +71,64 @@ def test_sequence_length_zeroes_finished_outputs_and_keeps_their_state():
     assert np.all(out[1, 2:] == 0.0) and np.all(h[2] == 0.0)
 
 
+def test_raw_rnn_as_tensorflows_docs_write_it_is_dynamic_rnn():
+    """The loop function of TF 1.x's raw_rnn documentation (dynamic_rnn written by hand),
+    against NumPy; a loop state counts the steps, and the gradient reaches the inputs."""
+    x = RNG.standard_normal((4, 6, 3))  # [batch, time, depth]
+    lengths = np.array([6, 2, 1, 4])
+    inputs = tf.constant(np.transpose(x, (1, 0, 2)))  # time-major, as the docs' loop reads it
+    inputs_ta = tf.TensorArray(tf.float64, size=6).unstack(inputs)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(5, dtype=tf.float64)
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        next_cell_state = cell.zero_state(4, tf.float64) if cell_output is None else cell_state
+        elements_finished = time >= lengths
+        next_input = tf.cond(tf.reduce_all(elements_finished), lambda: tf.zeros([4, 3], tf.float64),
+                             lambda: inputs_ta.read(time))
+        next_loop_state = tf.constant(0) if loop_state is None else loop_state + 1
+        return elements_finished, next_input, next_cell_state, cell_output, next_loop_state
+
+    outputs_ta, (c, h), steps = tf.nn.raw_rnn(cell, loop_fn)
+    outputs = outputs_ta.stack()
+    grad = tf.gradients(tf.reduce_sum(outputs * outputs), inputs)[0]
+    assert [v.op.name for v in tf.trainable_variables()] == ["rnn/basic_lstm_cell/kernel", "rnn/basic_lstm_cell/bias"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, got_c, got_h, got_steps, g, kernel, bias = sess.run([outputs, c, h, steps, grad] + tf.trainable_variables())
+    want, want_c, want_h = lstm_steps(x, kernel, bias, lengths=lengths)
+    assert out.shape == (6, 4, 5) and got_steps == 6  # (until the longest sequence ends)
+    assert np.allclose(np.transpose(out, (1, 0, 2)), want) and np.allclose(got_c, want_c) and np.allclose(got_h, want_h)
+
+    def loss(value):
+        o, _, _ = lstm_steps(value, kernel, bias, lengths=lengths)
+        return np.sum(o * o)
+
+    eps, index = 1e-6, (1, 1, 2)  # (an entry of a step that counts: sequence 1 has two steps)
+    bumped = [x.copy(), x.copy()]
+    bumped[0][index] += eps
+    bumped[1][index] -= eps
+    assert np.isclose(g[index[1], index[0], index[2]], (loss(bumped[0]) - loss(bumped[1])) / (2 * eps), rtol=1e-5)
+    assert np.all(g[2:, 1] == 0.0)  # (past its length, sequence 1's inputs are never read)
+
+
+def test_raw_rnn_emits_what_loop_fn_says_and_needs_an_initial_state():
+    cell = tf.nn.rnn_cell.BasicRNNCell(2, dtype=tf.float64)
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        state = cell.zero_state(3, tf.float64) if cell_output is None else cell_state
+        emit = tf.zeros([3, 1], tf.float64) if cell_output is None else tf.reduce_sum(cell_output, 1, keepdims=True)
+        return time >= np.array([1, 3, 2]), tf.ones([3, 2], tf.float64), state, emit, None
+
+    emitted, _, loop_state = tf.nn.raw_rnn(cell, loop_fn, scope="summed")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(emitted.stack())
+    assert loop_state is None and got.shape == (3, 3, 1)
+    assert got[1, 0, 0] == 0.0 and got[2, 2, 0] == 0.0 and got[2, 1, 0] != 0.0  # (finished entries emit zeros)
+    with pytest.raises(ValueError, match="initial cell state"):
+        tf.nn.raw_rnn(cell, lambda time, o, s, l: (time >= 1, tf.ones([3, 2], tf.float64), None, None, None))
+
+
 def test_time_major_and_a_batch_of_unknown_size():
     x = RNG.standard_normal((5, 2, 3))  # [time, batch, depth]
     inputs = tf.placeholder(tf.float64, [None, None, 3])

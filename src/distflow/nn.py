@@ -34,7 +34,7 @@ from .ops.nn_ops import (batch_normalization, bias_add, dropout, elu, l2_loss, l
 from . import rnn_cell  # noqa: F401,E402
 from .ops.ctc_ops import (ctc_beam_search_decoder, ctc_beam_search_decoder_v2, ctc_greedy_decoder,  # noqa: F401,E402
                           ctc_loss)
-from .layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn,  # noqa: F401,E402
+from .layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, static_bidirectional_rnn,  # noqa: F401,E402
                          static_rnn)
 
 __getattr__ = missing("tf.nn")

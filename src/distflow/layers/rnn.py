@@ -1,4 +1,4 @@
-"""Running a recurrent cell over sequences: ``tf.nn.dynamic_rnn``, ``static_rnn``,
+"""Running a recurrent cell over sequences: ``tf.nn.dynamic_rnn``, ``raw_rnn``, ``static_rnn``,
 ``bidirectional_dynamic_rnn``, and the sequence losses of ``tf.contrib``.
 
 ``dynamic_rnn`` is TF 1.x's: one ``tf.while_loop`` over time that reads each step's
@@ -94,6 +94,85 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
                 stacked.append(out if time_major else _transpose_batch_time(out))
         del varscope
         return nest.pack_sequence_as(cell.output_size, stacked), final_state
+
+
+def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
+    """Runs ``cell`` in a loop that ``loop_fn`` drives step by step (TF 1.x's ``tf.nn.raw_rnn``).
+
+    ``loop_fn(time, cell_output, cell_state, loop_state)`` returns ``(finished, next_input,
+    next_cell_state, emit_output, next_loop_state)``: at time 0 (with ``cell_output`` None) the
+    first input, the initial state and the structure of what is emitted; after each step
+    what comes next. The loop ends when every batch entry is finished; an entry that is
+    finished emits zeros and keeps its state. A ``next_loop_state`` of None keeps the one
+    before, and an ``emit_output`` of None emits the cell's output.
+
+    Returns:
+      (emit_ta, final_state, final_loop_state): TensorArrays of what was emitted at each
+      step (in ``emit_output``'s structure, else the cell's output size), the last state,
+      and the last loop state (None if ``loop_fn`` gave none at time 0).
+    """
+    if not callable(loop_fn):
+        raise TypeError("loop_fn must be a callable")
+    with vs.variable_scope(scope or "rnn"):
+        time = ops.convert_to_tensor(0, dtypes.int32)
+        finished, next_input, initial_state, emit_structure, init_loop_state = loop_fn(time, None, None, None)
+        if initial_state is None:
+            raise ValueError("raw_rnn: loop_fn must give the initial cell state at time 0")
+        flat_input = [ops.convert_to_tensor(x) for x in nest.flatten(next_input)]
+        next_input = nest.pack_sequence_as(next_input, flat_input)
+        loop_state = init_loop_state if init_loop_state is not None else ops.convert_to_tensor(0, dtypes.int32)
+        batch = array_ops.shape(flat_input[0], out_type=dtypes.int32)[0]
+        state_dtype = nest.flatten(initial_state)[0].dtype.base_dtype
+        if emit_structure is not None:
+            flat_emit = [ops.convert_to_tensor(e) for e in nest.flatten(emit_structure)]
+            emit_sizes = [e.shape[1:] for e in flat_emit]
+            emit_dtypes = [e.dtype.base_dtype for e in flat_emit]
+        else:
+            emit_structure = cell.output_size
+            emit_sizes = [TensorShape([s]) for s in nest.flatten(cell.output_size)]
+            emit_dtypes = [state_dtype] * len(emit_sizes)
+        emit_ta = nest.pack_sequence_as(emit_structure, [
+            TensorArray(dtype, size=0, dynamic_size=True, element_shape=TensorShape([None]).concatenate(size))
+            for dtype, size in zip(emit_dtypes, emit_sizes)])
+        zero_emit = nest.pack_sequence_as(emit_structure, [
+            array_ops.zeros(slicing_ops.concat([array_ops.reshape(batch, [1]), ops.convert_to_tensor(
+                size.as_list(), dtypes.int32)], 0), dtype=dtype) for dtype, size in zip(emit_dtypes, emit_sizes)])
+
+        def condition(unused_time, elements_finished, *_):
+            return math_ops.logical_not(reduction_ops.reduce_all(elements_finished))
+
+        def body(time, elements_finished, current_input, emit_ta, state, loop_state):
+            output, cell_state = cell(current_input, state)
+            nest.assert_same_structure(state, cell_state)
+            next_time = time + 1
+            next_finished, next_input, next_state, emit_output, next_loop_state = loop_fn(
+                next_time, output, cell_state, loop_state)
+            nest.assert_same_structure(state, next_state)
+            nest.assert_same_structure(current_input, next_input)
+            loop_state = loop_state if next_loop_state is None else next_loop_state
+            emit_output = output if emit_output is None else emit_output
+
+            def keep_finished(current, candidate):
+                # (a TensorArray or a scalar goes on as given; a finished entry keeps the old value)
+                def copy(cur, cand):
+                    if isinstance(cur, TensorArray) or cur.shape.ndims == 0:
+                        return cand
+                    return math_ops.where(elements_finished, cur, cand)
+
+                return nest.map_structure(copy, current, candidate)
+
+            emit_output = keep_finished(zero_emit, emit_output)
+            next_state = keep_finished(state, next_state)
+            emit_ta = nest.map_structure(lambda ta, emit: ta.write(time, emit), emit_ta, emit_output)
+            return (next_time, math_ops.logical_or(elements_finished, next_finished), next_input, emit_ta,
+                    next_state, loop_state)
+
+        result = while_loop(condition, body, [time, ops.convert_to_tensor(finished), next_input, emit_ta,
+                                              initial_state, loop_state],
+                            parallel_iterations=parallel_iterations or 32, swap_memory=swap_memory,
+                            return_same_structure=True)
+        emit_ta, final_state, final_loop_state = result[-3:]
+        return emit_ta, final_state, (final_loop_state if init_loop_state is not None else None)
 
 
 def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
