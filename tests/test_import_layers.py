@@ -20,6 +20,7 @@ BELOW = {
     "train": {"framework", "platform", "ops", "runtime", "distributed", "data", "summary", "protos"},
     "distribute": {"framework", "platform", "ops", "runtime", "data", "protos"},
     "saved_model": {"framework", "platform", "ops", "runtime", "train", "protos"},
+    "config": {"framework", "platform", "ops", "runtime", "protos"},
     "layers": {"framework", "platform", "ops", "protos"},
     "feature_column": {"framework", "platform", "ops", "protos"},
     "losses": {"framework", "ops"},

@@ -167,7 +167,7 @@ from . import compat, data, debugging, initializers, io, linalg, manip, math, me
 from . import bitwise, graph_util, image, lookup, nest, python_io, resource_loader, signal, sparse, spectral  # noqa: E402
 from . import sets, strings, summary, test  # noqa: E402
 from . import contrib  # noqa: E402
-from . import distribute, estimator, feature_column, saved_model  # noqa: E402
+from . import config, distribute, estimator, feature_column, saved_model  # noqa: E402
 from . import keras  # noqa: E402
 from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.device_spec import DeviceSpec
-from . import gpu, onednn
+from . import gpu, onednn, process_options
 from .collectives import Collectives
 from .config import ConfigProto
 from .resource_mgr import ResourceMgr
@@ -84,7 +84,7 @@ class DeviceMgr(DeviceSet):
     the real GPUs where the process has a GPU backend, else simulated ones."""
 
     def __init__(self, config: ConfigProto | None = None, job: str = "localhost", task: int = 0):
-        config = config or ConfigProto()
+        config = process_options.effective(config)
         counts = {k.upper(): v for k, v in config.device_count.items()}
         n_cpu = counts.get("CPU", 1)
         if n_cpu < 1:

@@ -16,7 +16,7 @@ from ..framework.ops import Operation, Tensor
 from ..ops import blas
 from ..ops.indexed_slices import IndexedSlices
 from ..ops.sparse_ops import SparseTensor, SparseTensorValue
-from . import allocator
+from . import allocator, process_options
 from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
 from .executor import LiveSteps, PartitionPlan, StepPlan
@@ -125,7 +125,7 @@ class BaseSession:
     def __init__(self, target: str = "", graph: ops.Graph | None = None,
                  config: ConfigProto | None = None):
         self._graph = graph if graph is not None else ops.get_default_graph()
-        self._config = config if config is not None else ConfigProto()
+        self._config = process_options.effective(config)  # (with what tf.config set for the process)
         self._lock = threading.Lock()
         self._closed = False
         self._target = target

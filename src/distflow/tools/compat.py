@@ -238,6 +238,11 @@ def namespaces() -> list[tuple[str, str]]:
                       "`RunConfig(train_distribute=...)`, `experimental_distribute_datasets_from_function` and "
                       "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
                       "`TPUStrategy`")
+        elif name == "config":
+            status = ("partial: `experimental.list_physical_devices`/`list_logical_devices`, visible and virtual "
+                      "devices (the CPU split into several, a GPU into logical GPUs), memory growth (distflow's "
+                      "GPU memory always grows), `threading` and `optimizer` (JIT and Grappler options kept, "
+                      "with no effect: distflow has its own rewrites); not TF 2's `experimental_connect_to_cluster`")
         elif name == "saved_model":
             status = ("partial: `simple_save`, `builder.SavedModelBuilder` (several tag sets, assets, main op), "
                       "`loader.load`, the signature defs and their utilities, `main_op`, the constants; "
