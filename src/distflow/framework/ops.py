@@ -68,7 +68,8 @@ class Tensor:
     # Make NumPy defer to our operators in `ndarray + tensor`.
     __array_priority__ = 100
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+    # ("alias": the name contrib's layers give an output they collect, as TF's tensors take it)
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "alias", "__weakref__")
 
     def __init__(self, op: "Operation", value_index: int, dtype: _dtypes.DType, shape: TensorShape):
         self._op = op

@@ -268,7 +268,12 @@ def namespaces() -> list[tuple[str, str]]:
                       "`write_graph`")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn`, `tf.contrib.seq2seq.sequence_loss`, `tf.contrib.legacy_seq2seq` and "
-                      "`tf.contrib.lookup`, the parts TF's tutorials imported; the rest of contrib is not supported")
+                      "`tf.contrib.lookup`, the parts TF's tutorials imported; `tf.contrib.layers` (fully_connected, "
+                      "the convolutions, pooling, flatten, dropout, batch_norm, layer_norm, repeat, stack, "
+                      "one_hot_encoding, embed_sequence, the Xavier and variance scaling initializers, the L1/L2 "
+                      "regularizers), `tf.contrib.framework` (arg_scope, model variables, variables to restore) and "
+                      "`tf.contrib.slim` (those, with TF-Slim's variable names; not slim.learning or slim.nets); "
+                      "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
         else:

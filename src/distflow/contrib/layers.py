@@ -1,0 +1,489 @@
+"""``tf.contrib.layers`` (and TF-Slim's layers): the layer functions, initializers and
+regularizers that TF 1.x models written with contrib or slim use, with their variable
+names (``fully_connected/weights``, ``Conv/biases``, ``BatchNorm/moving_mean``...) and
+defaults (ReLU, Xavier weights), each taking defaults from ``arg_scope``.
+
+A layer's variables are model variables (framework.py); ``variables_collections`` (a list,
+or a dict by variable name) adds them to more collections, ``outputs_collections`` adds the
+output, whose ``alias`` is the layer's scope. With a ``normalizer_fn`` a layer has no
+biases: the normalizer's output is activated.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..framework import dtypes, ops
+from ..framework.ops import GraphKeys
+from ..layers.normalization import batch_normalization as _layers_batch_normalization
+from ..ops import (array_ops, conv_ops, convolution_ops, init_ops, math_ops, nn_impl, nn_ops,
+                   random_ops, reduction_ops, segment_ops, unary_ops)
+from ..ops import variable_scope as vs
+from ..ops.control_flow_v2 import cond
+from .framework import add_arg_scope, model_variable
+
+# -- initializers ----------------------------------------------------------------------------
+
+
+class _VarianceScaling(init_ops.Initializer):
+    def __init__(self, factor, mode, uniform, seed, dtype):
+        if mode not in ("FAN_IN", "FAN_OUT", "FAN_AVG"):
+            raise TypeError(f"Unknown mode {mode} [FAN_IN, FAN_OUT, FAN_AVG]")
+        dtype = dtypes.as_dtype(dtype)
+        if not dtype.is_floating:
+            raise TypeError("Cannot create initializer for non-floating point type.")
+        self.factor, self.mode, self.uniform, self.seed, self.dtype = float(factor), mode, uniform, seed, dtype
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        shape = [int(d) for d in shape]
+        fan_in = float(shape[-2] if len(shape) > 1 else shape[-1]) if shape else 1.0
+        fan_out = float(shape[-1]) if shape else 1.0
+        for dim in shape[:-2]:
+            fan_in *= dim
+            fan_out *= dim
+        n = {"FAN_IN": fan_in, "FAN_OUT": fan_out, "FAN_AVG": (fan_in + fan_out) / 2.0}[self.mode]
+        if self.uniform:
+            limit = math.sqrt(3.0 * self.factor / n)
+            return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+        return random_ops.truncated_normal(shape, 0.0, math.sqrt(1.3 * self.factor / n), dtype, seed=self.seed)
+
+
+def variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=False, seed=None, dtype=dtypes.float32):
+    """contrib's variance scaling (He's by default): a truncated normal of stddev
+    sqrt(1.3 * factor / n), or a uniform within sqrt(3 * factor / n), n the fan by ``mode``."""
+    return _VarianceScaling(factor, mode, uniform, seed, dtype)
+
+
+def xavier_initializer(uniform=True, seed=None, dtype=dtypes.float32):
+    """Glorot and Bengio's initialization (variance scaling by the fans' mean, factor 1)."""
+    return variance_scaling_initializer(1.0, "FAN_AVG", uniform, seed, dtype)
+
+
+xavier_initializer_conv2d = xavier_initializer
+
+
+# -- regularizers ----------------------------------------------------------------------------
+
+def _check_scale(scale) -> bool:
+    """Whether the regularizer does anything (a scale of 0 disables it)."""
+    if isinstance(scale, numbers.Integral):
+        raise ValueError(f"scale cannot be an integer: {scale}")
+    if isinstance(scale, numbers.Real):
+        if scale < 0.0:
+            raise ValueError(f"Setting a scale less than 0 on a regularizer: {scale}")
+        return scale != 0.0
+    return True
+
+
+def l1_regularizer(scale, scope=None):
+    """``scale * sum(|w|)``."""
+    if not _check_scale(scale):
+        return lambda _: None
+
+    def l1(weights):
+        with ops.name_scope(scope, "l1_regularizer", [weights]) as name:
+            factor = ops.convert_to_tensor(scale, weights.dtype.base_dtype, name="scale")
+            return math_ops.multiply(factor, reduction_ops.reduce_sum(unary_ops.abs(weights)), name=name)
+
+    return l1
+
+
+def l2_regularizer(scale, scope=None):
+    """``scale * sum(w ** 2) / 2`` (``tf.nn.l2_loss``)."""
+    if not _check_scale(scale):
+        return lambda _: None
+
+    def l2(weights):
+        with ops.name_scope(scope, "l2_regularizer", [weights]) as name:
+            factor = ops.convert_to_tensor(scale, weights.dtype.base_dtype, name="scale")
+            return math_ops.multiply(factor, nn_ops.l2_loss(weights), name=name)
+
+    return l2
+
+
+def sum_regularizer(regularizer_list, scope=None):
+    """The sum of the regularizers' penalties (None if all give None)."""
+    regularizers = [r for r in regularizer_list if r is not None]
+    if not regularizers:
+        return None
+
+    def summed(weights):
+        with ops.name_scope(scope, "sum_regularizer", [weights]) as name:
+            penalties = [p for p in (r(weights) for r in regularizers) if p is not None]
+            return math_ops.add_n(penalties, name=name) if penalties else None
+
+    return summed
+
+
+def l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0, scope=None):
+    return sum_regularizer([l1_regularizer(scale_l1), l2_regularizer(scale_l2)], scope=scope)
+
+
+def apply_regularization(regularizer, weights_list=None):
+    """The sum of ``regularizer``'s penalties of ``weights_list`` (the WEIGHTS collection by
+    default), added to REGULARIZATION_LOSSES."""
+    weights_list = list(weights_list) if weights_list else ops.get_collection(GraphKeys.WEIGHTS)
+    if not weights_list:
+        raise ValueError("No weights to regularize.")
+    with ops.name_scope("get_regularization_penalty", values=weights_list) as scope:
+        penalties = [regularizer(w) for w in weights_list]
+        penalties = [ops.convert_to_tensor(0.0) if p is None else p for p in penalties]
+        for p in penalties:
+            if p.shape.ndims not in (None, 0):
+                raise ValueError(f"regularizer must return a scalar Tensor instead of a Tensor with rank "
+                                 f"{p.shape.ndims}.")
+        total = math_ops.add_n(penalties, name=scope)
+        ops.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, total)
+        return total
+
+
+# -- layers ----------------------------------------------------------------------------------
+
+def _variable_collections(variables_collections, name: str):
+    if isinstance(variables_collections, dict):
+        return variables_collections.get(name)
+    return variables_collections
+
+
+def collect_named_outputs(collections, alias, outputs):
+    """``outputs`` with its ``alias`` set, added to ``collections``."""
+    if collections:
+        outputs.alias = alias
+        ops.add_to_collections(collections, outputs)
+    return outputs
+
+
+def _finish(outputs, num_outputs, activation_fn, normalizer_fn, normalizer_params, biases_initializer,
+            biases_regularizer, variables_collections, trainable, dtype, data_format=None):
+    if normalizer_fn is not None:
+        outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+    elif biases_initializer is not None:
+        biases = model_variable("biases", [num_outputs], dtype, biases_initializer, biases_regularizer, trainable,
+                                _variable_collections(variables_collections, "biases"))
+        outputs = nn_ops.bias_add(outputs, biases, data_format=data_format)
+    return activation_fn(outputs) if activation_fn is not None else outputs
+
+
+@add_arg_scope
+def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
+                    weights_initializer=xavier_initializer(), weights_regularizer=None,
+                    biases_initializer=init_ops.zeros_initializer(), biases_regularizer=None, reuse=None,
+                    variables_collections=None, outputs_collections=None, trainable=True, scope=None):
+    """``activation_fn(inputs @ weights + biases)`` over the last axis of ``inputs``."""
+    if not isinstance(num_outputs, numbers.Integral):
+        raise ValueError(f"num_outputs should be int or long, got {num_outputs}.")
+    with vs.variable_scope(scope, "fully_connected", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        rank = inputs.shape.ndims
+        depth = inputs.shape[-1].value if rank else None
+        if depth is None:
+            raise ValueError(f"fully_connected: the last dimension of the inputs must be known, got {inputs.shape}")
+        dtype = inputs.dtype.base_dtype
+        weights = model_variable("weights", [depth, int(num_outputs)], dtype, weights_initializer,
+                                 weights_regularizer, trainable, _variable_collections(variables_collections,
+                                                                                       "weights"))
+        if rank == 2:
+            outputs = math_ops.matmul(inputs, weights)
+        else:
+            outputs = segment_ops.tensordot(inputs, weights, [[rank - 1], [0]])
+            outputs.set_shape(inputs.shape[:-1].concatenate([int(num_outputs)]))
+        outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+                          biases_initializer, biases_regularizer, variables_collections, trainable, dtype)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+def _tuple(value, n: int, name: str) -> list:
+    if isinstance(value, numbers.Integral):
+        return [int(value)] * n
+    value = [int(v) for v in value]
+    if len(value) != n:
+        raise ValueError(f"{name} must be an int or a list of {n} ints, got {value}")
+    return value
+
+
+@add_arg_scope
+def convolution(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None, rate=1,
+                activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
+                weights_initializer=xavier_initializer(), weights_regularizer=None,
+                biases_initializer=init_ops.zeros_initializer(), biases_regularizer=None, reuse=None,
+                variables_collections=None, outputs_collections=None, trainable=True, scope=None, conv_dims=None):
+    """An n-D convolution (n from ``inputs``' rank, or ``conv_dims``): weights
+    ``[*kernel_size, in, num_outputs]``, then biases (or the normalizer) and the activation."""
+    with vs.variable_scope(scope, "Conv", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        rank = inputs.shape.ndims
+        if rank is None:
+            raise ValueError(f"convolution: the rank of the inputs must be known, got {inputs.shape}")
+        n = rank - 2
+        if conv_dims is not None and conv_dims != n:
+            raise ValueError(f"convolution expects {conv_dims + 2}-D inputs, got {inputs.shape}")
+        if n not in (1, 2, 3):
+            raise ValueError(f"Convolution not supported for input with rank {rank}")
+        channels_first = data_format is not None and data_format.startswith("NC")
+        channels = inputs.shape[1 if channels_first else -1].value
+        if channels is None:
+            raise ValueError(f"convolution: the channel dimension of the inputs must be known, got {inputs.shape}")
+        dtype = inputs.dtype.base_dtype
+        kernel = _tuple(kernel_size, n, "kernel_size")
+        weights = model_variable("weights", kernel + [channels, int(num_outputs)], dtype, weights_initializer,
+                                 weights_regularizer, trainable,
+                                 _variable_collections(variables_collections, "weights"))
+        strides, rates = _tuple(stride, n, "stride"), _tuple(rate, n, "rate")
+        outputs = convolution_ops.convolution(inputs, weights, padding, strides=strides, dilation_rate=rates,
+                                     data_format=data_format)
+        outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+                          biases_initializer, biases_regularizer, variables_collections, trainable, dtype,
+                          "NCHW" if channels_first and n == 2 else None)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+@add_arg_scope
+def convolution1d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None, rate=1, **kwargs):
+    return convolution(inputs, num_outputs, kernel_size, stride, padding, data_format, rate, conv_dims=1, **kwargs)
+
+
+@add_arg_scope
+def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None, rate=1, **kwargs):
+    return convolution(inputs, num_outputs, kernel_size, stride, padding, data_format, rate, conv_dims=2, **kwargs)
+
+
+@add_arg_scope
+def convolution3d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None, rate=1, **kwargs):
+    return convolution(inputs, num_outputs, kernel_size, stride, padding, data_format, rate, conv_dims=3, **kwargs)
+
+
+conv1d, conv2d, conv3d = convolution1d, convolution2d, convolution3d
+
+
+@add_arg_scope
+def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format="NHWC",
+                            activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
+                            weights_initializer=xavier_initializer(), weights_regularizer=None,
+                            biases_initializer=init_ops.zeros_initializer(), biases_regularizer=None, reuse=None,
+                            variables_collections=None, outputs_collections=None, trainable=True, scope=None):
+    """The transpose of a 2-D convolution: weights ``[kh, kw, num_outputs, in]``; the output is
+    ``stride`` times the input (``SAME``), plus the kernel's overhang (``VALID``)."""
+    if data_format != "NHWC":
+        raise ValueError(f"conv2d_transpose: only data_format='NHWC' is supported here, got {data_format!r}")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    with vs.variable_scope(scope, "Conv2d_transpose", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        channels = inputs.shape[-1].value
+        dtype = inputs.dtype.base_dtype
+        kh, kw = _tuple(kernel_size, 2, "kernel_size")
+        sh, sw = _tuple(stride, 2, "stride")
+        weights = model_variable("weights", [kh, kw, int(num_outputs), channels], dtype, weights_initializer,
+                                 weights_regularizer, trainable,
+                                 _variable_collections(variables_collections, "weights"))
+        dims = array_ops.shape(inputs)
+
+        def size(d, k, s):
+            return d * s if padding == "SAME" else d * s + max(k - s, 0)
+
+        out_shape = array_ops.stack([dims[0], size(dims[1], kh, sh), size(dims[2], kw, sw), int(num_outputs)])
+        outputs = conv_ops.conv2d_transpose(inputs, weights, out_shape, [1, sh, sw, 1], padding)
+        h, w = inputs.shape[1].value, inputs.shape[2].value
+        outputs.set_shape([inputs.shape[0].value, None if h is None else size(h, kh, sh),
+                           None if w is None else size(w, kw, sw), int(num_outputs)])
+        outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+                          biases_initializer, biases_regularizer, variables_collections, trainable, dtype)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+conv2d_transpose = convolution2d_transpose
+
+
+def _pool(kind, inputs, kernel_size, stride, padding, data_format, outputs_collections, scope, default):
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    with ops.name_scope(scope, default, [inputs]) as sc:
+        kh, kw = _tuple(kernel_size, 2, "kernel_size")
+        sh, sw = _tuple(stride, 2, "stride")
+        shape = [1, 1, kh, kw] if data_format == "NCHW" else [1, kh, kw, 1]
+        strides = [1, 1, sh, sw] if data_format == "NCHW" else [1, sh, sw, 1]
+        outputs = kind(inputs, shape, strides, padding, data_format=data_format)
+        return collect_named_outputs(outputs_collections, sc, outputs)
+
+
+@add_arg_scope
+def max_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC", outputs_collections=None,
+               scope=None):
+    return _pool(conv_ops.max_pool, inputs, kernel_size, stride, padding, data_format, outputs_collections, scope,
+                 "MaxPool2D")
+
+
+@add_arg_scope
+def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC", outputs_collections=None,
+               scope=None):
+    return _pool(conv_ops.avg_pool, inputs, kernel_size, stride, padding, data_format, outputs_collections, scope,
+                 "AvgPool2D")
+
+
+@add_arg_scope
+def flatten(inputs, outputs_collections=None, scope=None):
+    """``inputs`` as ``[batch, everything else]``."""
+    with ops.name_scope(scope, "Flatten", [inputs]) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        if inputs.shape.ndims is not None and inputs.shape.ndims < 2:
+            raise ValueError(f"Inputs must have a least 2 dimensions, got {inputs.shape}")
+        rest = inputs.shape[1:].num_elements() if inputs.shape.ndims is not None else None
+        outputs = array_ops.reshape(inputs, [-1, rest] if rest is not None else
+                                    array_ops.stack([array_ops.shape(inputs)[0], -1]))
+        if inputs.shape.ndims is not None:
+            outputs.set_shape([inputs.shape[0].value, rest])
+        return collect_named_outputs(outputs_collections, sc, outputs)
+
+
+@add_arg_scope
+def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_collections=None, scope=None,
+            seed=None):
+    """``tf.nn.dropout`` while ``is_training`` (a bool or a boolean tensor), the inputs otherwise."""
+    with ops.name_scope(scope, "Dropout", [inputs]) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        if is_training is False:
+            outputs = array_ops.identity(inputs)
+        else:
+            dropped = nn_ops.dropout(inputs, rate=1.0 - keep_prob, noise_shape=noise_shape, seed=seed)
+            outputs = dropped if is_training is True else cond(
+                ops.convert_to_tensor(is_training, dtypes.bool), lambda: dropped, lambda: inputs)
+        return collect_named_outputs(outputs_collections, sc, outputs)
+
+
+@add_arg_scope
+def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, activation_fn=None,
+               param_initializers=None, param_regularizers=None, updates_collections=GraphKeys.UPDATE_OPS,
+               is_training=True, reuse=None, variables_collections=None, outputs_collections=None, trainable=True,
+               batch_weights=None, fused=None, data_format="NHWC", zero_debias_moving_mean=False, scope=None,
+               renorm=False, renorm_clipping=None, renorm_decay=0.99, adjustment=None):
+    """Batch normalization over every axis but the channels' (``tf.layers.batch_normalization``
+    with contrib's defaults: decay 0.999, no gamma unless ``scale``). The moving averages'
+    updates go to ``updates_collections``; with None the output waits for them (updated
+    in place, as TF's)."""
+    if batch_weights is not None or zero_debias_moving_mean:
+        raise NotImplementedError("batch_norm: batch_weights and zero_debias_moving_mean are not supported")
+    initializers = dict(param_initializers or {})
+    regularizers = dict(param_regularizers or {})
+    inputs = ops.convert_to_tensor(inputs)
+    axis = 1 if data_format == "NCHW" and (inputs.shape.ndims or 0) > 2 else -1
+    updates = ops.get_collection_ref(GraphKeys.UPDATE_OPS)
+    before = len(updates)
+    with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse) as sc:
+        outputs = _layers_batch_normalization(
+            inputs, axis=axis, momentum=decay, epsilon=epsilon, center=center, scale=scale,
+            beta_initializer=initializers.get("beta", init_ops.zeros_initializer()),
+            gamma_initializer=initializers.get("gamma", init_ops.ones_initializer()),
+            moving_mean_initializer=initializers.get("moving_mean", init_ops.zeros_initializer()),
+            moving_variance_initializer=initializers.get("moving_variance", init_ops.ones_initializer()),
+            beta_regularizer=regularizers.get("beta"), gamma_regularizer=regularizers.get("gamma"),
+            training=is_training, trainable=trainable, name=sc, reuse=reuse, renorm=renorm,
+            renorm_clipping=renorm_clipping, renorm_momentum=renorm_decay, fused=fused, adjustment=adjustment)
+        made = updates[before:]
+        if updates_collections != GraphKeys.UPDATE_OPS:
+            del updates[before:]
+            if updates_collections is None:
+                with ops.control_dependencies(made):
+                    outputs = array_ops.identity(outputs)
+            else:
+                for update in made:
+                    ops.add_to_collections(updates_collections, update)
+        for name in ("beta", "gamma", "moving_mean", "moving_variance"):
+            collections = _variable_collections(variables_collections, name)
+            found = [v for v in ops.get_collection(GraphKeys.GLOBAL_VARIABLES, sc.name + "/")
+                     if v.op.name == f"{sc.name}/{name}"]
+            for v in found:
+                ops.add_to_collection(GraphKeys.MODEL_VARIABLES, v)
+                if collections:
+                    ops.add_to_collections(collections, v)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+@add_arg_scope
+def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None, variables_collections=None,
+               outputs_collections=None, trainable=True, begin_norm_axis=1, begin_params_axis=-1, scope=None):
+    """Normalizes over the axes from ``begin_norm_axis`` on (epsilon 1e-12), then scales by
+    gamma and shifts by beta, of the shape of the axes from ``begin_params_axis`` on."""
+    with vs.variable_scope(scope, "LayerNorm", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        rank = inputs.shape.ndims
+        if rank is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+        begin_norm_axis %= rank
+        begin_params_axis %= rank
+        params_shape = inputs.shape[begin_params_axis:]
+        if not params_shape.is_fully_defined():
+            raise ValueError(f"Inputs {inputs.name}: shape[{begin_params_axis}:] is not fully defined: "
+                             f"{inputs.shape}")
+        dtype = inputs.dtype.base_dtype
+        beta = model_variable("beta", params_shape.as_list(), dtype, init_ops.zeros_initializer(), None, trainable,
+                              _variable_collections(variables_collections, "beta")) if center else None
+        gamma = model_variable("gamma", params_shape.as_list(), dtype, init_ops.ones_initializer(), None,
+                               trainable, _variable_collections(variables_collections, "gamma")) if scale else None
+        mean, variance = nn_ops.moments(inputs, list(range(begin_norm_axis, rank)), keep_dims=True)
+        outputs = nn_ops.batch_normalization(inputs, mean, variance, beta, gamma, 1e-12)
+        outputs.set_shape(inputs.shape)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+@add_arg_scope
+def one_hot_encoding(labels, num_classes, on_value=1.0, off_value=0.0, outputs_collections=None, scope=None):
+    with ops.name_scope(scope, "OneHotEncoding", [labels, num_classes]) as sc:
+        labels = ops.convert_to_tensor(labels)
+        if labels.dtype == dtypes.int32:
+            labels = math_ops.cast(labels, dtypes.int64)
+        outputs = array_ops.one_hot(labels, num_classes, on_value=on_value, off_value=off_value)
+        return collect_named_outputs(outputs_collections, sc, outputs)
+
+
+def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializer=None, regularizer=None,
+                   trainable=True, scope=None, reuse=None):
+    """Each id's row of an ``[vocab_size, embed_dim]`` embedding (``EmbedSequence/embeddings``);
+    ``unique`` (looking each distinct id up once in TensorFlow) gives the same rows."""
+    if not (reuse or (vocab_size and embed_dim)):
+        raise ValueError("Must specify vocab size and embedding dimension when not reusing. Got "
+                         f"vocab_size={vocab_size} and embed_dim={embed_dim}")
+    with vs.variable_scope(scope, "EmbedSequence", values=[ids], reuse=reuse):
+        shape = [vocab_size, embed_dim] if vocab_size and embed_dim else None
+        embeddings = model_variable("embeddings", shape=shape, initializer=initializer, regularizer=regularizer,
+                                    trainable=trainable)
+        return nn_impl.embedding_lookup(embeddings, ids)
+
+
+def _layer_name(layer) -> str:
+    if hasattr(layer, "__name__"):
+        return layer.__name__
+    if hasattr(layer, "func"):
+        return layer.func.__name__
+    return "repeat"
+
+
+def repeat(inputs, repetitions, layer, *args, **kwargs):
+    """``layer`` applied ``repetitions`` times, the i-th under scope ``<scope>_<i>``."""
+    scope = kwargs.pop("scope", None)
+    with vs.variable_scope(scope, "Repeat", [inputs]):
+        outputs = ops.convert_to_tensor(inputs)
+        scope = scope or _layer_name(layer)
+        for i in range(repetitions):
+            kwargs["scope"] = f"{scope}_{i + 1}"
+            outputs = layer(outputs, *args, **kwargs)
+        return outputs
+
+
+def stack(inputs, layer, stack_args, **kwargs):
+    """``layer`` applied once per entry of ``stack_args`` (its arguments), in turn."""
+    scope = kwargs.pop("scope", None)
+    if not isinstance(stack_args, (list, tuple)):
+        raise ValueError("stack_args need to be a list or tuple")
+    with vs.variable_scope(scope, "Stack", [inputs]):
+        outputs = ops.convert_to_tensor(inputs)
+        scope = scope or _layer_name(layer)
+        for i, args in enumerate(stack_args):
+            kwargs["scope"] = f"{scope}_{i + 1}"
+            outputs = layer(outputs, *(args if isinstance(args, (list, tuple)) else [args]), **kwargs)
+        return outputs
