@@ -224,3 +224,58 @@ def test_text_line_and_fixed_length_record_datasets(tmp_path):
         assert drain(sess, record) == [b"abcd", b"efgh"]
         with pytest.raises(tf.errors.NotFoundError):
             sess.run(missing)
+
+
+# -- transformations TF 1.x pipelines applied: TensorFlow 2.21's elements for the same pipelines --
+
+TF_ELEMENTS = {"bucket": [[[0, 0, 0, 0, 0], [2, 2, 2, 2, 2]], [[1, 0], [3, 3]], [[4, 4, 4, 4, 4, 4, 4], [6, 6, 6, 6, 6, 6, 0]], [[7, 7]], [[5, 5, 5, 5]]], "gbw": [[0, 3], [1, 4], [2, 5], [6, 9], [7], [8]], "interleave": [1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3, 3, 4, 4, 5, 5, 5, 5, 5, 5], "interleave3": [0, 0, 1, 0, 1, 0, 1, 2, 2, 3, 0, 1, 0, 1, 2, 3, 2, 3, 0, 1, 4, 4, 5, 2, 3, 4, 5, 6], "padded": [[[[1, 1, -1], [-1, -1, -1]], [[2, 2, -1], [2, 2, -1]]], [[[3, 3, -1], [3, 3, -1], [3, 3, -1], [-1, -1, -1]], [[4, 4, -1], [4, 4, -1], [4, 4, -1], [4, 4, -1]]], [[[5, 5, -1], [5, 5, -1], [5, 5, -1], [5, 5, -1], [5, 5, -1]]]]}
+
+def _elements(dataset) -> list:
+    next_element = dataset.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                value = sess.run(next_element)
+                out.append(np.asarray(value).tolist() if not isinstance(value, tuple) else value)
+            except tf.errors.OutOfRangeError:
+                return out
+
+
+def _lengths_dataset():
+    lengths = [3, 1, 5, 2, 7, 4, 6, 2]
+    return tf.data.Dataset.from_tensor_slices(np.arange(8)).map(
+        lambda i: tf.fill([tf.gather(tf.constant(lengths, tf.int64), i)], i))
+
+
+def test_interleave_padded_batch_and_windows_give_tensorflows_elements():
+    assert _elements(tf.data.Dataset.range(1, 6).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(6), cycle_length=2, block_length=4)) == TF_ELEMENTS["interleave"]
+    assert _elements(tf.data.Dataset.range(1, 8).interleave(
+        lambda x: tf.data.Dataset.range(x), cycle_length=3, block_length=2)) == TF_ELEMENTS["interleave3"]
+    assert _elements(tf.data.Dataset.range(1, 6).map(lambda x: tf.fill([x, 2], x)).padded_batch(
+        2, padded_shapes=[None, 3], padding_values=tf.constant(-1, tf.int64))) == TF_ELEMENTS["padded"]
+    assert _elements(tf.data.Dataset.range(10).apply(tf.data.experimental.group_by_window(
+        lambda x: x % 3, lambda key, window: window.batch(2), window_size=2))) == TF_ELEMENTS["gbw"]
+    assert _elements(_lengths_dataset().apply(tf.data.experimental.bucket_by_sequence_length(
+        lambda x: tf.shape(x)[0], [3, 6], [2, 2, 2]))) == TF_ELEMENTS["bucket"]
+
+
+def test_flat_map_unbatch_enumerate_and_the_fused_transformations():
+    nested = tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.from_tensor_slices(tf.range(x) * 10 + x))
+    assert _elements(nested) == [1, 2, 12, 3, 13, 23]
+    pairs = _elements(tf.data.Dataset.from_tensors([[1, 2], [3, 4]]).apply(tf.data.experimental.unbatch())
+                      .apply(tf.data.experimental.enumerate_dataset(5)))
+    assert [(int(i), list(v)) for i, v in pairs] == [(5, [1, 2]), (6, [3, 4])]
+    batched = _elements(tf.data.Dataset.range(7).apply(tf.data.experimental.map_and_batch(
+        lambda x: x * 2, 3, drop_remainder=True)))
+    assert batched == [[0, 2, 4], [6, 8, 10]]
+    shuffled = _elements(tf.data.Dataset.range(5).apply(tf.data.experimental.shuffle_and_repeat(5, count=2, seed=3)))
+    assert sorted(shuffled) == sorted(list(range(5)) * 2) and shuffled[:5] != shuffled[5:]  # (each pass anew)
+    assert _elements(tf.data.Dataset.range(3).apply(tf.contrib.data.parallel_interleave(
+        lambda x: tf.data.Dataset.range(2), cycle_length=2))) == [0, 0, 1, 1, 0, 1]
+    assert _elements(tf.data.experimental.Counter(3, 2).take(3)) == [3, 5, 7]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="larger than its padded shape"):
+        _elements(tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[1]))
+    with pytest.raises(TypeError, match="must return a Dataset"):
+        tf.data.Dataset.range(3).flat_map(lambda x: x)

@@ -9,6 +9,6 @@ missing, and says so.
 """
 
 from .._namespace import missing
-from . import framework, layers, legacy_seq2seq, lookup, rnn, seq2seq, slim  # noqa: F401
+from . import data, framework, layers, legacy_seq2seq, lookup, rnn, seq2seq, slim  # noqa: F401
 
 __getattr__ = missing("tf.contrib")

@@ -6,7 +6,8 @@ from .readers import FixedLengthRecordDataset, TFRecordDataset, TextLineDataset 
 
 from .dataset_ops import Options, ThreadingOptions  # noqa: F401,E402
 
-AUTOTUNE = -1  # accepted wherever TF takes it (num_parallel_calls, buffer sizes): elements come one at a time
+from .dataset_ops import AUTOTUNE  # noqa: E402 - (accepted wherever TF takes it; elements come one at a time)
+from . import experimental  # noqa: E402,F401
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 from .iterator_ops import (Iterator, get_output_classes, get_output_shapes, get_output_types,  # noqa: F401

@@ -33,6 +33,9 @@ from . import structure
 from .iterator_ops import Iterator
 from .registry import RunState, register
 
+AUTOTUNE = -1  # (tf.data.experimental.AUTOTUNE; a cycle length of it is the number of cores)
+
+
 class Dataset:
     """A sequence of elements, each a structure (tensor, tuple or dict) of arrays."""
 
@@ -118,6 +121,29 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False) -> "Dataset":
         """Consecutive elements stacked into batches; the last one shorter unless ``drop_remainder``."""
         return _Batch(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False) -> "Dataset":
+        """Batches of consecutive elements, each component padded to ``padded_shapes`` (a
+        dimension of None or -1: the longest in the batch) with ``padding_values`` (0 or b"")."""
+        return _PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def unbatch(self) -> "Dataset":
+        """The rows of each element, one element each."""
+        return _Unbatch(self)
+
+    def enumerate(self, start=0) -> "Dataset":
+        """(index, element) pairs, counting from ``start``."""
+        return Dataset.zip((_Counter(start, 1), self))
+
+    def flat_map(self, map_func) -> "Dataset":
+        """The elements of the dataset ``map_func`` returns for each element, one after another."""
+        return _Interleave(self, map_func, 1, 1, "Dataset.flat_map()")
+
+    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1, num_parallel_calls=None) -> "Dataset":
+        """The datasets ``map_func`` returns for ``cycle_length`` elements at a time, taken
+        ``block_length`` elements from each in turn (TensorFlow's order); a finished one's place
+        goes to the next element's dataset."""
+        return _Interleave(self, map_func, cycle_length, block_length, "Dataset.interleave()")
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None) -> "Dataset":
         """Elements drawn at random from a buffer of ``buffer_size`` (TensorFlow's algorithm)."""
@@ -491,3 +517,219 @@ class _Concatenate(Dataset):
     def _iterate(self, values, state):
         yield from self._first._iterate(values[:self._n], state)
         yield from self._second._iterate(values[self._n:], state)
+
+
+class _Counter(Dataset):
+    """start, start + step, ... without end (``tf.data.experimental.Counter``)."""
+
+    def __init__(self, start=0, step=1, dtype=dtypes.int64):
+        self._dtype = dtypes.as_dtype(dtype)
+        super().__init__(structure.Spec.tensor(self._dtype, TensorShape([])),
+                         [ops.convert_to_tensor(start, dtype=self._dtype), ops.convert_to_tensor(step, dtype=self._dtype)])
+
+    def _iterate(self, values, state):
+        start, step = values
+        for i in itertools.count():
+            yield (np.asarray(start + i * step, self._dtype.as_numpy_dtype),)
+
+
+def _padding_leaves(spec: structure.Spec, padded_shapes, padding_values):
+    """Per component: the padded shape (TensorShape) and the padding value."""
+    leaves = spec.leaves()
+    if padded_shapes is None:
+        shapes = [leaf.shape if leaf.shape.ndims is not None else None for leaf in leaves]
+        if any(s is None for s in shapes):
+            raise ValueError("padded_batch needs padded_shapes for components of unknown rank")
+        shapes = [TensorShape([None] * s.ndims) for s in shapes]
+    else:
+        shapes = [TensorShape([None if d is None or (isinstance(d, int) and d < 0) else d for d in
+                               (shape if isinstance(shape, (list, tuple)) else TensorShape(shape).as_list())])
+                  for shape in structure.flatten_like(spec, padded_shapes, "padded_shapes")]
+    values = [None] * len(leaves) if padding_values is None else \
+        structure.flatten_like(spec, padding_values, "padding_values")
+    out = []
+    for leaf, shape, value in zip(leaves, shapes, values):
+        if leaf.shape.ndims is not None and shape.ndims != leaf.shape.ndims:
+            raise ValueError(f"padded_shapes {shape} must have the rank of its component {leaf.shape}")
+        if value is None:
+            value = b"" if leaf.dtype == dtypes.string else 0
+        elif isinstance(value, ops.Tensor):
+            static = constant_value(value)
+            if static is None:
+                raise ValueError(f"padding_values must be constants in distflow, got {value}")
+            value = static
+        out.append((shape, np.asarray(value, dtype=object if leaf.dtype == dtypes.string
+                                      else leaf.dtype.as_numpy_dtype)))
+    return out
+
+
+class _PaddedBatch(_Unary):
+    def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        spec = input_dataset.element_spec
+        self._pads = _padding_leaves(spec, padded_shapes, padding_values)
+        batch_size = ops.convert_to_tensor(batch_size, dtype=dtypes.int64)
+        static = constant_value(batch_size)
+        rows = int(static) if static is not None and drop_remainder is True else None
+        padded = structure.Spec(structure._pack(spec._tree, [structure._Leaf(leaf.dtype, shape) for leaf, (shape, _)
+                                                             in zip(spec.leaves(), self._pads)]))
+        self._drop_remainder = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool)
+        super().__init__(input_dataset, padded.batched(rows), [batch_size, self._drop_remainder])
+
+    def _iterate(self, values, state):
+        own, (size, drop) = self._split(values)
+        size, drop = int(size), bool(drop)
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}")
+        batch = []
+        for element in self._input._iterate(own, state):
+            batch.append(element)
+            if len(batch) == size:
+                yield self._pad(batch)
+                batch = []
+        if batch and not drop:
+            yield self._pad(batch)
+
+    def _pad(self, batch):
+        out = []
+        for i, (parts, (shape, value)) in enumerate(zip(zip(*batch), self._pads)):
+            parts = [np.asarray(p) for p in parts]
+            longest = [max(p.shape[d] for p in parts) for d in range(parts[0].ndim)]
+            target = [longest[d] if shape[d].value is None else shape[d].value for d in range(len(longest))]
+            for p in parts:
+                if any(n > t for n, t in zip(p.shape, target)):
+                    raise errors.InvalidArgumentError(None, None, f"padded_batch: component {i} has shape "
+                                                                  f"{list(p.shape)}, larger than its padded shape "
+                                                                  f"{target}")
+            stacked = np.full([len(parts)] + target, value, dtype=parts[0].dtype)
+            for row, p in enumerate(parts):
+                stacked[(row,) + tuple(slice(0, n) for n in p.shape)] = p
+            out.append(stacked)
+        return tuple(out)
+
+
+class _Unbatch(_Unary):
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset, input_dataset.element_spec.sliced())
+
+    def _iterate(self, values, state):
+        for element in self._input._iterate(values, state):
+            rows = {len(v) for v in element}
+            if len(rows) != 1:
+                raise errors.InvalidArgumentError(None, None, f"unbatch: the components have different numbers "
+                                                              f"of rows: {sorted(rows)}")
+            for i in range(rows.pop()):
+                yield tuple(v[i] for v in element)
+
+
+class _Interleave(_Unary):
+    """flat_map (a cycle of one) and interleave: TensorFlow's InterleaveDataset order."""
+
+    def __init__(self, input_dataset, map_func, cycle_length, block_length, what):
+        from .function import TracedFunction  # noqa: PLC0415
+
+        self._fn = TracedFunction(map_func, input_dataset.element_spec, what, returns_dataset=True)
+        self._cycle = ops.convert_to_tensor(cycle_length, dtype=dtypes.int64)
+        self._block = ops.convert_to_tensor(block_length, dtype=dtypes.int64)
+        super().__init__(input_dataset, self._fn.output_spec, [self._cycle, self._block])
+
+    def _iterate(self, values, state):
+        own, (cycle, block) = self._split(values)
+        cycle, block = int(cycle), int(block)
+        if cycle == AUTOTUNE:
+            import os  # noqa: PLC0415
+
+            cycle = os.cpu_count() or 1
+        if cycle <= 0 or block <= 0:
+            raise errors.InvalidArgumentError(None, None, f"interleave: cycle_length ({cycle}) and block_length "
+                                                          f"({block}) must be positive")
+        inputs = self._input._iterate(own, state)
+        slots = [None] * cycle
+        index = taken = open_ = 0
+        ended = False
+        while not ended or open_:
+            if slots[index] is not None:
+                try:
+                    item = next(slots[index])
+                except StopIteration:
+                    slots[index], taken, index = None, 0, (index + 1) % cycle
+                    open_ -= 1
+                    continue
+                taken += 1
+                if taken == block:
+                    taken, index = 0, (index + 1) % cycle
+                yield item
+            elif not ended:
+                element = next(inputs, None)
+                if element is None:
+                    ended = True
+                else:
+                    slots[index] = self._fn.iterate(element, state)
+                    open_ += 1
+            else:
+                taken, index = 0, (index + 1) % cycle
+
+
+
+class _WindowSource(Dataset):
+    """The elements of one window of ``group_by_window``, set by the dataset that owns it
+    before its reduce function's dataset is iterated."""
+
+    def __init__(self, spec: structure.Spec):
+        super().__init__(spec)
+
+    def _iterate(self, values, state):
+        yield from state.stages[("window", id(self))]
+
+
+class _GroupByWindow(_Unary):
+    """TensorFlow's GroupByWindowDataset: elements gathered by key; a window that reaches
+    its size is reduced (its reduce function's dataset read to the end) before more input is
+    read; at the end the partial windows are reduced, smallest key first."""
+
+    def __init__(self, input_dataset, key_func, reduce_func, window_size, window_size_func):
+        from .function import TracedFunction  # noqa: PLC0415
+
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("Must pass either window_size or window_size_func.")
+        spec = input_dataset.element_spec
+        key = structure.Spec.tensor(dtypes.int64, TensorShape([]))
+        self._key = TracedFunction(key_func, spec, "group_by_window key_func")
+        if self._key.output_spec.flat_types() != [dtypes.int64]:
+            raise ValueError(f"`key_func` must return a single tf.int64 tensor, got {self._key.output_spec.types()}")
+        self._source = _WindowSource(spec)
+        self._reduce = TracedFunction(lambda k: reduce_func(k, self._source), key, "group_by_window reduce_func",
+                                      returns_dataset=True)
+        if window_size_func is None:
+            size = ops.convert_to_tensor(window_size, dtype=dtypes.int64)
+            self._size = None
+            inputs = [size]
+        else:
+            self._size = TracedFunction(window_size_func, key, "group_by_window window_size_func")
+            inputs = []
+        super().__init__(input_dataset, self._reduce.output_spec, inputs)
+
+    def _iterate(self, values, state):
+        own, rest = self._split(values)
+        sizes: dict = {}
+        windows: dict = {}
+
+        def size_of(key):
+            if key not in sizes:
+                size = int(rest[0]) if self._size is None else int(self._size((np.int64(key),), state)[0])
+                if size <= 0:
+                    raise errors.InvalidArgumentError(None, None, f"group_by_window: window size must be greater "
+                                                                  f"than zero, got {size}")
+                sizes[key] = size
+            return sizes[key]
+
+        def reduced(key):
+            state.stages[("window", id(self._source))] = windows.pop(key)
+            yield from self._reduce.iterate((np.int64(key),), state)
+
+        for element in self._input._iterate(own, state):
+            key = int(self._key(element, state)[0])
+            windows.setdefault(key, []).append(element)
+            if len(windows[key]) == size_of(key):
+                yield from reduced(key)
+        for key in sorted(windows):
+            yield from reduced(key)

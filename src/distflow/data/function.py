@@ -20,7 +20,10 @@ from . import structure
 
 
 class TracedFunction:
-    def __init__(self, func, input_spec: structure.Spec, what: str):
+    """With ``returns_dataset`` the function returns a Dataset (flat_map, interleave): the
+    graph computes the values that dataset reads, and :meth:`iterate` runs it."""
+
+    def __init__(self, func, input_spec: structure.Spec, what: str, returns_dataset: bool = False):
         if not callable(func):
             raise TypeError(f"{what} expects a callable, got {func!r}")
         outer = ops.get_default_graph()
@@ -39,9 +42,15 @@ class TracedFunction:
                                      f"a dataset function must build its result from its arguments and "
                                      f"constants ({e})") from None
                 raise
-            if isinstance(result, list):  # TF 1.x treats a returned list as a tuple of components
-                result = tuple(result)
-            self._outputs, self.output_spec = structure.to_tensors(result)
+            if returns_dataset:
+                if not (hasattr(result, "_iterate") and hasattr(result, "element_spec")):  # (a Dataset)
+                    raise TypeError(f"{what}: the function must return a Dataset, got {result!r}")
+                self._dataset = result
+                self._outputs, self.output_spec = result._all_inputs(), result.element_spec
+            else:
+                if isinstance(result, list):  # TF 1.x treats a returned list as a tuple of components
+                    result = tuple(result)
+                self._outputs, self.output_spec = structure.to_tensors(result)
         self._graph.finalize()
 
     def __call__(self, element: tuple, state) -> tuple:
@@ -57,3 +66,7 @@ class TracedFunction:
         except errors.OpError as e:
             raise type(e)(e.node_def, e.op, f"in the function given to {self._what}: {e.message}") from None
         return tuple(np.asarray(v) if not isinstance(v, np.ndarray) else v for v in values)
+
+    def iterate(self, element: tuple, state):
+        """The elements of the dataset the function returns for ``element``."""
+        return self._dataset._iterate(list(self(element, state)), state)

@@ -164,6 +164,23 @@ def _lists_to_tuples_where(spec_tree, value):
     return value
 
 
+def flatten_like(spec: "Spec", value, what: str) -> list:
+    """``value`` (a structure shaped as ``spec``'s elements: tuples or lists, dicts; a leaf is a
+    shape written as a list of dims, or a scalar) as a flat list in the elements' order."""
+    def walk(tree, v):
+        if isinstance(tree, dict):
+            if not isinstance(v, dict) or set(v) != set(tree):
+                raise ValueError(f"{what} {value!r} does not match the structure of the elements {spec.types()}")
+            return [x for k in sorted(tree) for x in walk(tree[k], v[k])]
+        if isinstance(tree, tuple):
+            if not isinstance(v, (tuple, list)) or len(v) != len(tree):
+                raise ValueError(f"{what} {value!r} does not match the structure of the elements {spec.types()}")
+            return [x for t, item in zip(tree, v) for x in walk(t, item)]
+        return [v]
+
+    return walk(spec._tree, value)
+
+
 def to_tensors(value, graph_tensors_only: bool = False):
     """A structure of values as (flat list of Tensors, Spec); lists are values (converted), not structure."""
     if isinstance(value, dict):

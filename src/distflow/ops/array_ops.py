@@ -391,7 +391,9 @@ def shape_tensor(shape) -> ops.Tensor:
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
     if isinstance(shape, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in shape):
-        return stack([ops.convert_to_tensor(d, dtype=dtypes.int32) for d in shape])
+        # (int64 dimensions among them make an int64 shape, as TF packs them)
+        wide = any(isinstance(d, ops.Tensor) and d.dtype.base_dtype == dtypes.int64 for d in shape)
+        return stack([ops.convert_to_tensor(d, dtype=dtypes.int64 if wide else dtypes.int32) for d in shape])
     return constant(shape, dtype=dtypes.int32)
 
 

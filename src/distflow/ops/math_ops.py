@@ -499,7 +499,9 @@ def range_(start, limit=None, delta=1, dtype=None, name="range") -> ops.Tensor:
     if dtype is None:
         kinds = [v.dtype.base_dtype if isinstance(v, ops.Tensor) else
                  (dtypes.float32 if isinstance(v, float) else dtypes.int32) for v in values]
-        dtype = next((k for k in kinds if k.is_floating), kinds[0])
+        # (the widest of them, as TF's: int32 < int64 < float32 < float64)
+        order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
+        dtype = max(kinds, key=lambda k: order.index(k) if k in order else -1)
     tensors = [cast(ops.convert_to_tensor(v), dtype) if isinstance(v, ops.Tensor) else
                ops.convert_to_tensor(v, dtype=dtype) for v in values]
     return make_tensor("Range", tensors, None, name)

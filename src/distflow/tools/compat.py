@@ -43,7 +43,7 @@ OUT_OF_SCOPE = {
     "nn": {**{name: _XLA for name in ["approx_max_k", "approx_min_k"]},
            **{name: _EAGER for name in ["experimental", "compute_average_loss", "scale_regularization_loss"]}},
     "train": {name: _EAGER for name in ["Checkpoint", "CheckpointManager", "CheckpointOptions", "experimental"]},
-    "data": {name: _EAGER for name in ["DatasetSpec", "NumpyIterator", "experimental"]},
+    "data": {name: _EAGER for name in ["DatasetSpec", "NumpyIterator"]},
     "summary": {name: _EAGER for name in ["experimental", "all_v2_summary_ops", "initialize"]},
     "layers": {"experimental": _EAGER},
 }
@@ -97,7 +97,13 @@ DIFFERENT = {
     },
     "data": {
         "Dataset": "runs in the process that built it; `prefetch` and `cache` are accepted and do nothing; "
-                   "map functions build their result from their arguments and constants only",
+                   "map functions build their result from their arguments and constants only; "
+                   "`padded_batch`'s padding values are constants",
+        "experimental": "the transformations of graph-mode pipelines: `shuffle_and_repeat`, `map_and_batch`, "
+                        "`parallel_interleave`, `group_by_window`, `bucket_by_sequence_length` (not "
+                        "`pad_to_bucket_boundary`), `unbatch`, `enumerate_dataset`, `Counter`, "
+                        "`prefetch_to_device`/`copy_to_device` (accepted); not the CSV/SQL readers, "
+                        "`sample_from_datasets`, `scan` or `ignore_errors`",
     },
 }
 
@@ -272,7 +278,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "the convolutions, pooling, flatten, dropout, batch_norm, layer_norm, repeat, stack, "
                       "one_hot_encoding, embed_sequence, the Xavier and variance scaling initializers, the L1/L2 "
                       "regularizers), `tf.contrib.framework` (arg_scope, model variables, variables to restore) and "
-                      "`tf.contrib.slim` (those, with TF-Slim's variable names; not slim.learning or slim.nets); "
+                      "`tf.contrib.slim` (those, with TF-Slim's variable names; not slim.learning or slim.nets), "
+                      "`tf.contrib.data` (tf.data.experimental's transformations); "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
