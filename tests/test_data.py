@@ -150,10 +150,9 @@ def test_a_map_function_error_names_the_function_and_the_op():
             sess.run(element)
 
 
-def test_a_map_function_using_the_programs_tensor_is_a_clear_error():
+def test_a_map_function_reads_the_programs_constant():
     outer = tf.constant(2.0)
-    with pytest.raises(ValueError, match="build its result from its arguments"):
-        tf.data.Dataset.range(3).map(lambda v: tf.cast(v, tf.float32) * outer)
+    assert _elements(tf.data.Dataset.range(3).map(lambda v: tf.cast(v, tf.float32) * outer)) == [0.0, 2.0, 4.0]
 
 
 def test_training_from_a_dataset_iterator_matches_numpy():
@@ -279,3 +278,25 @@ def test_flat_map_unbatch_enumerate_and_the_fused_transformations():
         _elements(tf.data.Dataset.range(1, 3).map(lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[1]))
     with pytest.raises(TypeError, match="must return a Dataset"):
         tf.data.Dataset.range(3).flat_map(lambda x: x)
+
+
+def test_dataset_functions_capture_the_programs_tensors():
+    """A constant, a placeholder (fed when the iterator is initialized) and, in a nested
+    function, the outer function's argument, as TF 1.x's functions capture them."""
+    mean = tf.constant([1.0, 2.0])
+    scale = tf.placeholder(tf.float32, [])
+    iterator = tf.data.Dataset.from_tensor_slices(np.arange(4, dtype=np.float32).reshape(2, 2)).map(
+        lambda x: (x - mean) * scale).make_initializable_iterator()
+    element = iterator.get_next()
+    nested = tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x).map(lambda y: y * 10 + x))
+    keep = tf.placeholder(tf.int64, [])
+    filtered = tf.data.Dataset.range(6).filter(lambda x: tf.not_equal(x % 3, keep)).make_initializable_iterator()
+    filtered_element = filtered.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, {scale: 10.0})
+        assert sess.run(element).tolist() == [-10.0, -10.0]
+        sess.run(iterator.initializer, {scale: 1.0})  # (evaluated again at each initialization)
+        assert sess.run(element).tolist() == [-1.0, -1.0]
+        sess.run(filtered.initializer, {keep: 1})
+        assert drain(sess, filtered_element) == [0, 2, 3, 5]
+    assert _elements(nested) == [1, 2, 12, 3, 13, 23]

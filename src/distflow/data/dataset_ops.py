@@ -324,16 +324,31 @@ class _Unary(Dataset):
         return values[:self._own], values[self._own:]
 
 
+def _captures(functions, values) -> list:
+    """The values each traced function captured, in turn, from the tail of ``values``."""
+    out, start = [], 0
+    for fn in functions:
+        n = len(fn.captured) if fn is not None else 0
+        out.append(values[start:start + n])
+        start += n
+    return out
+
+
+def _captured_inputs(functions) -> list:
+    return [t for fn in functions if fn is not None for t in fn.captured]
+
+
 class _Map(_Unary):
     def __init__(self, input_dataset, map_func):
         from .function import TracedFunction  # noqa: PLC0415 - tracing needs the runtime
 
         self._fn = TracedFunction(map_func, input_dataset.element_spec, "Dataset.map()")
-        super().__init__(input_dataset, self._fn.output_spec)
+        super().__init__(input_dataset, self._fn.output_spec, self._fn.captured)
 
     def _iterate(self, values, state):
-        for element in self._input._iterate(values, state):
-            yield self._fn(element, state)
+        own, captured = self._split(values)
+        for element in self._input._iterate(own, state):
+            yield self._fn(element, state, captured)
 
 
 class _Filter(_Unary):
@@ -345,11 +360,12 @@ class _Filter(_Unary):
         if out.flat_types() != [dtypes.bool] or not out.flat_shapes()[0].is_compatible_with(TensorShape([])):
             raise ValueError(f"`predicate` return type must be convertible to a scalar boolean tensor. Was "
                              f"{out.types()}.")
-        super().__init__(input_dataset, input_dataset.element_spec)
+        super().__init__(input_dataset, input_dataset.element_spec, self._fn.captured)
 
     def _iterate(self, values, state):
-        for element in self._input._iterate(values, state):
-            if bool(self._fn(element, state)[0]):
+        own, captured = self._split(values)
+        for element in self._input._iterate(own, state):
+            if bool(self._fn(element, state, captured)[0]):
                 yield element
 
 
@@ -630,10 +646,10 @@ class _Interleave(_Unary):
         self._fn = TracedFunction(map_func, input_dataset.element_spec, what, returns_dataset=True)
         self._cycle = ops.convert_to_tensor(cycle_length, dtype=dtypes.int64)
         self._block = ops.convert_to_tensor(block_length, dtype=dtypes.int64)
-        super().__init__(input_dataset, self._fn.output_spec, [self._cycle, self._block])
+        super().__init__(input_dataset, self._fn.output_spec, [self._cycle, self._block] + self._fn.captured)
 
     def _iterate(self, values, state):
-        own, (cycle, block) = self._split(values)
+        own, (cycle, block, *captured) = self._split(values)
         cycle, block = int(cycle), int(block)
         if cycle == AUTOTUNE:
             import os  # noqa: PLC0415
@@ -663,7 +679,7 @@ class _Interleave(_Unary):
                 if element is None:
                     ended = True
                 else:
-                    slots[index] = self._fn.iterate(element, state)
+                    slots[index] = self._fn.iterate(element, state, captured)
                     open_ += 1
             else:
                 taken, index = 0, (index + 1) % cycle
@@ -706,16 +722,20 @@ class _GroupByWindow(_Unary):
         else:
             self._size = TracedFunction(window_size_func, key, "group_by_window window_size_func")
             inputs = []
-        super().__init__(input_dataset, self._reduce.output_spec, inputs)
+        self._functions = [self._key, self._reduce, self._size]
+        self._fixed = len(inputs)
+        super().__init__(input_dataset, self._reduce.output_spec, inputs + _captured_inputs(self._functions))
 
     def _iterate(self, values, state):
         own, rest = self._split(values)
+        key_captured, reduce_captured, size_captured = _captures(self._functions, rest[self._fixed:])
         sizes: dict = {}
         windows: dict = {}
 
         def size_of(key):
             if key not in sizes:
-                size = int(rest[0]) if self._size is None else int(self._size((np.int64(key),), state)[0])
+                size = int(rest[0]) if self._size is None else \
+                    int(self._size((np.int64(key),), state, size_captured)[0])
                 if size <= 0:
                     raise errors.InvalidArgumentError(None, None, f"group_by_window: window size must be greater "
                                                                   f"than zero, got {size}")
@@ -724,10 +744,10 @@ class _GroupByWindow(_Unary):
 
         def reduced(key):
             state.stages[("window", id(self._source))] = windows.pop(key)
-            yield from self._reduce.iterate((np.int64(key),), state)
+            yield from self._reduce.iterate((np.int64(key),), state, reduce_captured)
 
         for element in self._input._iterate(own, state):
-            key = int(self._key(element, state)[0])
+            key = int(self._key(element, state, key_captured)[0])
             windows.setdefault(key, []).append(element)
             if len(windows[key]) == size_of(key):
                 yield from reduced(key)

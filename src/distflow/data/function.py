@@ -1,10 +1,11 @@
 """A Python function over dataset elements, traced once into a graph of its own.
 
 ``Dataset.map(fn)`` calls ``fn`` on placeholders shaped like the elements; the ops it
-builds form a small graph that a private session runs for each element. The function
-must build its result from its arguments (and constants, and lookup tables, of which the
-graph gets copies: ops/lookup_ops.py): a tensor of the program's own graph cannot be used
-inside it, and the error says so.
+builds form a small graph that a private session runs for each element. A tensor of the
+program's graph that the function reads (a constant, a placeholder, a variable's value) is
+*captured*: it becomes an input of the dataset, evaluated when its iterator is
+initialized (as TF 1.x's captured inputs are), and fed to the function with each element.
+Lookup tables are copied into the function's graph instead (ops/lookup_ops.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,27 @@ from ..runtime.session import Session
 from . import structure
 
 
+class _CapturingGraph(ops.Graph):
+    """A function's graph: a tensor of another graph that its ops read becomes a placeholder
+    here, fed with that tensor's value (``captured``, in order)."""
+
+    _captures = True
+
+    def __init__(self):
+        super().__init__()
+        self.captured: list = []  # (the other graph's tensor, its placeholder here)
+
+    def _capture(self, tensor, index, op_type):
+        for outer, inner in self.captured:
+            if outer is tensor:
+                return inner
+        with self.as_default(), self.control_dependencies(None), self.name_scope(None):
+            inner = array_ops.placeholder(tensor.dtype.base_dtype, tensor.shape,
+                                          name=f"capture_{len(self.captured)}")
+        self.captured.append((tensor, inner))
+        return inner
+
+
 class TracedFunction:
     """With ``returns_dataset`` the function returns a Dataset (flat_map, interleave): the
     graph computes the values that dataset reads, and :meth:`iterate` runs it."""
@@ -27,21 +49,14 @@ class TracedFunction:
         if not callable(func):
             raise TypeError(f"{what} expects a callable, got {func!r}")
         outer = ops.get_default_graph()
-        self._graph = ops.Graph()
+        self._graph = _CapturingGraph()
         self._graph.seed = outer.seed
         self._what = what
         with self._graph.as_default():
             self._placeholders = [array_ops.placeholder(leaf.dtype, leaf.shape, name=f"arg{i}")
                                   for i, leaf in enumerate(input_spec.leaves())]
             args = input_spec.pack(self._placeholders)
-            try:
-                result = func(*args) if input_spec.is_tuple() else func(args)
-            except ValueError as e:
-                if "different graph" in str(e):
-                    raise ValueError(f"{what}: the function uses a tensor of the program's graph; in distflow "
-                                     f"a dataset function must build its result from its arguments and "
-                                     f"constants ({e})") from None
-                raise
+            result = func(*args) if input_spec.is_tuple() else func(args)
             if returns_dataset:
                 if not (hasattr(result, "_iterate") and hasattr(result, "element_spec")):  # (a Dataset)
                     raise TypeError(f"{what}: the function must return a Dataset, got {result!r}")
@@ -53,7 +68,13 @@ class TracedFunction:
                 self._outputs, self.output_spec = structure.to_tensors(result)
         self._graph.finalize()
 
-    def __call__(self, element: tuple, state) -> tuple:
+    @property
+    def captured(self) -> list:
+        """The tensors of other graphs the function reads: inputs of the dataset that owns it,
+        whose values it is given with each element."""
+        return [outer for outer, _ in self._graph.captured]
+
+    def __call__(self, element: tuple, state, captured=()) -> tuple:
         key = ("function", id(self))
         sess = state.stages.get(key)
         if sess is None:
@@ -62,11 +83,13 @@ class TracedFunction:
             if tables:  # (copies of the program's lookup tables: filled before the first call)
                 sess.run(tables)
         try:
-            values = sess.run(self._outputs, dict(zip(self._placeholders, element)))
+            feeds = dict(zip(self._placeholders, element))
+            feeds.update((inner, value) for (_, inner), value in zip(self._graph.captured, captured))
+            values = sess.run(self._outputs, feeds)
         except errors.OpError as e:
             raise type(e)(e.node_def, e.op, f"in the function given to {self._what}: {e.message}") from None
         return tuple(np.asarray(v) if not isinstance(v, np.ndarray) else v for v in values)
 
-    def iterate(self, element: tuple, state):
+    def iterate(self, element: tuple, state, captured=()):
         """The elements of the dataset the function returns for ``element``."""
-        return self._dataset._iterate(list(self(element, state)), state)
+        return self._dataset._iterate(list(self(element, state, captured)), state)

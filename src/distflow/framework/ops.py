@@ -394,12 +394,12 @@ class Graph:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         reg = registry.get_registration(op_type)
         attrs = dict(attrs or {})
+        inputs = list(inputs)
         for i, t in enumerate(inputs):
             if not isinstance(t, Tensor):
                 raise TypeError(f"Input {i} of op '{op_type}' must be a Tensor, got {t!r}")
             if t.graph is not self:
-                raise ValueError(f"Input {i} of op '{op_type}' ('{t.name}') is from a different "
-                                 "graph; build all ops of a computation in one graph.")
+                t = inputs[i] = self._capture(t, i, op_type)
             if t.op._ctx is not None and t.op._ctx is not self._function_context:
                 t.op._ctx.check_readable_from(self._function_context, t, name or op_type)
         if isinstance(name, bytes):
@@ -718,6 +718,14 @@ class Graph:
         """
         if not isinstance(self._scopes, _ThreadLocalScopeState):
             self._scopes = _ThreadLocalScopeState()
+
+    _captures = False  # (a graph whose ops may read other graphs' tensors: it builds them itself)
+
+    def _capture(self, tensor: Tensor, index: int, op_type: str) -> Tensor:
+        """What an op of this graph reads for ``tensor``, a tensor of another graph: an error
+        here; a graph that traces a function (a dataset's) captures it instead."""
+        raise ValueError(f"Input {index} of op '{op_type}' ('{tensor.name}') is from a different "
+                         "graph; build all ops of a computation in one graph.")
 
     # Stacks that modules above keep on the graph (variable_scope's scopes, state_ops's creators).
     _BUILDING_STACKS = ("_variable_scope_stack", "_variable_creator_stack")

@@ -9,8 +9,9 @@ from ..framework.tensor_shape import TensorShape, as_shape
 
 
 def make_op(op_type: str, inputs, attrs=None, name=None) -> ops.Operation:
-    """Adds ``op_type`` to the default graph (or the graph of its inputs)."""
-    graph = inputs[0].graph if inputs else ops.get_default_graph()
+    """Adds ``op_type`` to the graph of its inputs (a function's graph that captures: that one)."""
+    default = ops.get_default_graph()
+    graph = inputs[0].graph if inputs and not default._captures else default
     return graph.create_op(op_type, list(inputs), attrs, name=name)
 
 

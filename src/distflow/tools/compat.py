@@ -97,7 +97,7 @@ DIFFERENT = {
     },
     "data": {
         "Dataset": "runs in the process that built it; `prefetch` and `cache` are accepted and do nothing; "
-                   "map functions build their result from their arguments and constants only; "
+                   "a program tensor a map function reads is evaluated when the iterator is initialized; "
                    "`padded_batch`'s padding values are constants",
         "experimental": "the transformations of graph-mode pipelines: `shuffle_and_repeat`, `map_and_batch`, "
                         "`parallel_interleave`, `group_by_window`, `bucket_by_sequence_length` (not "
