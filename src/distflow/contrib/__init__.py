@@ -3,12 +3,13 @@
 TF 1.x's contrib was a collection of separately maintained add-ons; distflow keeps the
 recurrent-network names that TensorFlow's own tutorials imported from it (``rnn``,
 ``seq2seq.sequence_loss``, ``legacy_seq2seq``), the lookup tables of its NLP pipelines
-(``lookup``), and the layers, initializers, regularizers and argument scopes that models
-written with contrib or TF-Slim use (``layers``, ``framework``, ``slim``). Everything else is
-missing, and says so.
+(``lookup``), the layers, initializers, regularizers and argument scopes that models
+written with contrib or TF-Slim use (``layers``, ``framework``, ``slim``), the dataset
+transformations (``data``), ``training.HParams``, AdamW and LazyAdam (``opt``) and the
+strategies of TF 1.12-1.13 (``distribute``). Everything else is missing, and says so.
 """
 
 from .._namespace import missing
-from . import data, framework, layers, legacy_seq2seq, lookup, rnn, seq2seq, slim  # noqa: F401
+from . import data, distribute, framework, layers, legacy_seq2seq, lookup, opt, rnn, seq2seq, slim, training  # noqa: F401
 
 __getattr__ = missing("tf.contrib")

@@ -279,7 +279,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "one_hot_encoding, embed_sequence, the Xavier and variance scaling initializers, the L1/L2 "
                       "regularizers), `tf.contrib.framework` (arg_scope, model variables, variables to restore) and "
                       "`tf.contrib.slim` (those, with TF-Slim's variable names; not slim.learning or slim.nets), "
-                      "`tf.contrib.data` (tf.data.experimental's transformations); "
+                      "`tf.contrib.data` (tf.data.experimental's transformations), `tf.contrib.training.HParams`, "
+                      "`tf.contrib.opt` (AdamW, MomentumW, LazyAdam, decoupled weight decay), "
+                      "`tf.contrib.distribute` (the strategies with `num_gpus`); "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"

@@ -1,0 +1,158 @@
+"""``tf.contrib.training.HParams``: a model's hyperparameters, typed by their first values,
+set from a command-line string (``"learning_rate=0.1,layers=[64,32]"``), a dict or JSON."""
+
+from __future__ import annotations
+
+import json
+import numbers
+import re
+
+from .._namespace import missing
+
+_PAIR = re.compile(r"\s*(?P<name>[a-zA-Z][\w.]*)\s*=\s*(?:\[(?P<list>[^\]]*)\]|(?P<value>[^,\[]*))\s*(?:,|$)")
+
+
+def _kind(value):
+    """The type a hyperparameter keeps (bool before int: a bool is an int in Python)."""
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind
+    raise ValueError(f"Unsupported hyperparameter value {value!r}: use a bool, int, float, str or a list of them")
+
+
+def _cast(name: str, kind, value):
+    """``value`` as ``kind``, as TensorFlow's HParams casts (an int becomes a float; a float
+    becomes an int only if it is whole; a string is parsed)."""
+    if isinstance(value, str) and kind is not str:
+        text = value.strip()
+        if kind is bool:
+            if text.lower() in ("true", "1"):
+                return True
+            if text.lower() in ("false", "0"):
+                return False
+            raise ValueError(f"Could not parse hparam '{name}' of type 'bool' with value {value!r}")
+        try:
+            value = int(text) if kind is int else float(text)
+        except ValueError:
+            raise ValueError(f"Could not parse hparam '{name}' of type '{kind.__name__}' with value "
+                             f"{value!r}") from None
+        return value
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"Could not cast hparam '{name}' of type 'bool' from value {value!r}")
+        return value
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Number) or \
+                (isinstance(value, float) and not value.is_integer()):
+            raise ValueError(f"Could not cast hparam '{name}' of type 'int' from value {value!r}")
+        return int(value)
+    if kind is float:
+        if isinstance(value, bool) or not isinstance(value, numbers.Number):
+            raise ValueError(f"Could not cast hparam '{name}' of type 'float' from value {value!r}")
+        return float(value)
+    if not isinstance(value, str):
+        raise ValueError(f"Could not cast hparam '{name}' of type 'str' from value {value!r}")
+    return value
+
+
+class HParams:
+    """Hyperparameters as attributes: ``HParams(learning_rate=0.1, layers=[64, 32])``."""
+
+    def __init__(self, hparam_def=None, model_structure=None, **kwargs):
+        if hparam_def is not None:
+            raise ValueError("HParams(hparam_def=...) (a protocol buffer) is not supported: give the values as "
+                             "keyword arguments")
+        self._hparam_types: dict = {}
+        self._model_structure = model_structure
+        for name, value in kwargs.items():
+            self.add_hparam(name, value)
+
+    def add_hparam(self, name, value):
+        if getattr(self, name, None) is not None or name in self._hparam_types:
+            raise ValueError(f"Hyperparameter name is reserved: {name}")
+        if isinstance(value, (list, tuple)):
+            if not value:
+                raise ValueError(f"Multi-valued hyperparameters cannot be empty: {name}")
+            self._hparam_types[name] = (_kind(value[0]), True)
+        else:
+            self._hparam_types[name] = (_kind(value), False)
+        setattr(self, name, list(value) if isinstance(value, (list, tuple)) else value)
+
+    def set_hparam(self, name, value):
+        kind, is_list = self._hparam_types[name]
+        if isinstance(value, (list, tuple)):
+            if not is_list:
+                raise ValueError(f"Must not pass a list for single-valued parameter: {name}")
+            setattr(self, name, [_cast(name, kind, v) for v in value])
+        else:
+            if is_list:
+                raise ValueError(f"Must pass a list for multi-valued parameter: {name}.")
+            setattr(self, name, _cast(name, kind, value))
+
+    def del_hparam(self, name):
+        if name in self._hparam_types:
+            delattr(self, name)
+            del self._hparam_types[name]
+
+    def parse(self, values):
+        """Sets the hyperparameters that ``values`` ("a=1,b=[1,2],c=text") names; returns self."""
+        parsed = {}
+        position = 0
+        text = values.strip()
+        while position < len(text):
+            match = _PAIR.match(text, position)
+            if not match or match.end() == position:
+                raise ValueError(f"Malformed hyperparameter value: {text[position:]!r}")
+            name = match.group("name")
+            if name not in self._hparam_types:
+                raise ValueError(f"Unknown hyperparameter type for {name}")
+            if name in parsed:
+                raise ValueError(f"Multiple assignments to variable '{name}' in {values}")
+            if match.group("list") is not None:
+                items = [v for v in match.group("list").split(",") if v.strip()]
+                parsed[name] = items
+            else:
+                parsed[name] = match.group("value")
+            position = match.end()
+        for name, value in parsed.items():
+            kind, is_list = self._hparam_types[name]
+            if isinstance(value, list) != is_list:
+                raise ValueError(f"Must {'' if is_list else 'not '}pass a list for "
+                                 f"{'multi' if is_list else 'single'}-valued parameter: {name}")
+            self.set_hparam(name, [_cast(name, kind, v) for v in value] if is_list else _cast(name, kind, value))
+        return self
+
+    def override_from_dict(self, values_dict):
+        for name, value in values_dict.items():
+            self.set_hparam(name, value)
+        return self
+
+    def set_model_structure(self, model_structure):
+        self._model_structure = model_structure
+
+    def get_model_structure(self):
+        return self._model_structure
+
+    def to_json(self, indent=None, separators=None, sort_keys=False) -> str:
+        return json.dumps(self.values(), indent=indent, separators=separators, sort_keys=sort_keys)
+
+    def parse_json(self, values_json):
+        return self.override_from_dict(json.loads(values_json))
+
+    def values(self) -> dict:
+        return {name: getattr(self, name) for name in self._hparam_types}
+
+    def get(self, key, default=None):
+        return getattr(self, key) if key in self._hparam_types else default
+
+    def __contains__(self, key):
+        return key in self._hparam_types
+
+    def __str__(self):
+        return str(sorted(self.values().items()))
+
+    def __repr__(self):
+        return f"HParams({self.values()!r})"
+
+
+__getattr__ = missing("tf.contrib.training")

@@ -1,0 +1,104 @@
+"""tf.contrib.training.HParams, tf.contrib.opt (AdamW, LazyAdam, decoupled weight decay)
+against NumPy, and tf.contrib.distribute's strategies with num_gpus."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+
+def test_hparams_parse_cast_and_serialize():
+    hparams = tf.contrib.training.HParams(learning_rate=0.1, layers=[64, 32], cell="lstm", dropout=True, steps=10)
+    hparams.parse("learning_rate=0.5, layers=[8,4,2], dropout=false, steps=20")
+    assert hparams.values() == {"learning_rate": 0.5, "layers": [8, 4, 2], "cell": "lstm", "dropout": False,
+                                "steps": 20}
+    hparams.set_hparam("learning_rate", 1)  # (an int where a float was: cast)
+    assert isinstance(hparams.learning_rate, float) and "cell" in hparams and hparams.get("nope", 3) == 3
+    again = tf.contrib.training.HParams(learning_rate=0.0, layers=[1], cell="", dropout=False, steps=0)
+    again.parse_json(hparams.to_json())
+    assert again.values() == hparams.values()
+    hparams.add_hparam("extra", 2.5)
+    hparams.del_hparam("cell")
+    assert "cell" not in hparams and hparams.extra == 2.5
+    with pytest.raises(ValueError, match="Could not cast hparam 'steps' of type 'int'"):
+        hparams.set_hparam("steps", 2.5)
+    with pytest.raises(ValueError, match="Unknown hyperparameter type for bogus"):
+        hparams.parse("bogus=1")
+    with pytest.raises(ValueError, match="Could not parse hparam 'steps'"):
+        hparams.parse("steps=many")
+    with pytest.raises(ValueError, match="Must pass a list"):
+        hparams.parse("layers=3")
+    with pytest.raises(ValueError, match="reserved"):
+        hparams.add_hparam("steps", 1)
+
+
+def _adam(w, g, m, v, t, lr=0.1, b1=0.9, b2=0.999, eps=1e-8):
+    m = b1 * m + (1 - b1) * g
+    v = b2 * v + (1 - b2) * g * g
+    lr_t = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+    return w - lr_t * m / (np.sqrt(v) + eps), m, v
+
+
+def test_adamw_decays_then_steps_as_numpy():
+    target = np.array([1.0, -2.0, 3.0])
+    w0 = np.array([0.5, 0.5, 0.5])
+    w = tf.Variable(w0)
+    other = tf.Variable(w0)  # (not in decay_var_list: plain Adam)
+    loss = 0.5 * tf.reduce_sum(tf.square(w - target)) + 0.5 * tf.reduce_sum(tf.square(other - target))
+    train = tf.contrib.opt.AdamWOptimizer(0.01, learning_rate=0.1).minimize(loss, decay_var_list=[w])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train)
+        got, got_other = sess.run([w, other])
+    want, m, v = w0.copy(), np.zeros(3), np.zeros(3)
+    plain, pm, pv = w0.copy(), np.zeros(3), np.zeros(3)
+    for t in range(1, 4):
+        grad = want - target
+        want, m, v = _adam(want - 0.01 * want, grad, m, v, t)
+        plain, pm, pv = _adam(plain, plain - target, pm, pv, t)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(got_other, plain, rtol=1e-12)
+
+
+def test_lazy_adam_updates_only_the_rows_a_sparse_gradient_names():
+    table0 = np.arange(12, dtype=np.float64).reshape(4, 3) / 10
+    table = tf.Variable(table0)
+    ids = tf.constant([2, 0, 2])
+    loss = tf.reduce_sum(tf.square(tf.gather(table, ids)))
+    optimizer = tf.contrib.opt.LazyAdamOptimizer(0.1)
+    train = optimizer.minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        sess.run(train)
+        got, m = sess.run([table, optimizer.get_slot(table, "m")])
+    want, wm, wv = table0.copy(), np.zeros((4, 3)), np.zeros((4, 3))
+    for t in (1, 2):
+        grad = np.zeros((4, 3))
+        for i in (2, 0, 2):
+            grad[i] += 2 * want[i]
+        for row in (0, 2):  # (rows 1 and 3: no gradient, so neither moments nor values move)
+            want[row], wm[row], wv[row] = _adam(want[row], grad[row], wm[row], wv[row], t)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_array_equal(got[[1, 3]], table0[[1, 3]])
+    assert np.all(m[[1, 3]] == 0.0)
+
+
+def test_weight_decay_extends_any_optimizer():
+    decayed_sgd = tf.contrib.opt.extend_with_decoupled_weight_decay(tf.train.GradientDescentOptimizer)
+    w = tf.Variable([2.0])
+    train = decayed_sgd(0.5, learning_rate=0.1).minimize(tf.reduce_sum(tf.square(w)))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        assert sess.run(w)[0] == pytest.approx(2.0 - 0.5 * 2.0 - 0.1 * 4.0)  # (the gradient at the old value)
+
+
+def test_contrib_mirrored_strategy_takes_num_gpus():
+    strategy = tf.contrib.distribute.MirroredStrategy(num_gpus=2)
+    assert strategy.num_replicas_in_sync == 2 and [d.split(":")[-2][-3:] for d in strategy.extended.worker_devices] == [
+        "GPU", "GPU"]
+    assert tf.contrib.distribute.MirroredStrategy(num_gpus=0).extended.worker_devices == ("/device:CPU:0",)
+    with pytest.raises(ValueError, match="one of `devices` and `num_gpus`"):
+        tf.contrib.distribute.MirroredStrategy(devices=["/cpu:0"], num_gpus=1)
