@@ -5,11 +5,13 @@ recurrent-network names that TensorFlow's own tutorials imported from it (``rnn`
 ``seq2seq.sequence_loss``, ``legacy_seq2seq``), the lookup tables of its NLP pipelines
 (``lookup``), the layers, initializers, regularizers and argument scopes that models
 written with contrib or TF-Slim use (``layers``, ``framework``, ``slim``), the dataset
-transformations (``data``), ``training.HParams``, AdamW and LazyAdam (``opt``) and the
-strategies of TF 1.12-1.13 (``distribute``). Everything else is missing, and says so.
+transformations (``data``), ``training.HParams``, AdamW and LazyAdam (``opt``), the
+strategies of TF 1.12-1.13 (``distribute``) and the linear-chain CRF of sequence taggers
+(``crf``). Everything else is missing, and says so.
 """
 
 from .._namespace import missing
-from . import data, distribute, framework, layers, legacy_seq2seq, lookup, opt, rnn, seq2seq, slim, training  # noqa: F401
+from . import (crf, data, distribute, framework, layers, legacy_seq2seq, lookup, opt, rnn, seq2seq,  # noqa: F401
+               slim, training)
 
 __getattr__ = missing("tf.contrib")

@@ -42,6 +42,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
             flat = array_ops.reshape(inputs, [-1, inputs.shape[-1].value])
             out = array_ops.reshape(math_ops.matmul(flat, kernel),
                                     slicing_ops.concat([array_ops.shape(inputs)[:-1], [units]], 0))
+            out.set_shape(inputs.shape[:-1].concatenate([units]))  # (the leading dims, as TF knows them)
         if use_bias:
             bias = layer_variable("bias", [units], dtype, bias_initializer, bias_regularizer, trainable,
                                   bias_constraint)
