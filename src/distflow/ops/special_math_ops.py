@@ -28,8 +28,9 @@ _UNARY = {
     "Cosh": (np.cosh, lambda x, y, g: g * sinh(x)),
     "Tan": (np.tan, lambda x, y, g: g * (1 + y * y)),
     "Expm1": (np.expm1, lambda x, y, g: g * math_ops.exp(x)),
-    "Erf": (lambda x: _erf(x).astype(x.dtype), lambda x, y, g: g * (2 / math.sqrt(math.pi)) * math_ops.exp(-x * x)),
-    "Erfc": (lambda x: _erfc(x).astype(x.dtype),
+    "Erf": (lambda x: np.asarray(_erf(x), dtype=x.dtype),  # (a 0-d input gives a Python float)
+            lambda x, y, g: g * (2 / math.sqrt(math.pi)) * math_ops.exp(-x * x)),
+    "Erfc": (lambda x: np.asarray(_erfc(x), dtype=x.dtype),
              lambda x, y, g: -g * (2 / math.sqrt(math.pi)) * math_ops.exp(-x * x)),
 }
 

@@ -244,6 +244,11 @@ def namespaces() -> list[tuple[str, str]]:
                       "`RunConfig(train_distribute=...)`, `experimental_distribute_datasets_from_function` and "
                       "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
                       "`TPUStrategy`")
+        elif name == "distributions":
+            status = ("partial: `Normal`, `Uniform`, `Bernoulli`, `Categorical`, `Exponential`, `Laplace`, `Gamma`, "
+                      "`Beta`, `Dirichlet` (sample, log_prob, prob, cdf, entropy, moments, mode), `kl_divergence` "
+                      "between two of a family and `RegisterKL`; not `Multinomial`, `StudentT`, "
+                      "`DirichletMultinomial`")
         elif name == "config":
             status = ("partial: `experimental.list_physical_devices`/`list_logical_devices`, visible and virtual "
                       "devices (the CPU split into several, a GPU into logical GPUs), memory growth (distflow's "

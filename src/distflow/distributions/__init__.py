@@ -1,0 +1,15 @@
+"""``tf.distributions``: probability distributions as graph ops (TF 1.x's, the ancestor of
+TensorFlow Probability): ``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical``,
+``Exponential``, ``Laplace``, ``Gamma``, ``Beta`` and ``Dirichlet``, each with ``sample``,
+``log_prob``, ``prob``, ``entropy``, ``mean``, ``stddev``, ``variance`` (and ``cdf``,
+``mode`` where it has them), and ``kl_divergence`` between two of a kind (``RegisterKL``
+adds a pair). Not here: ``Multinomial``, ``StudentT`` and ``DirichletMultinomial``.
+"""
+
+from .._namespace import missing
+from .distribution import (FULLY_REPARAMETERIZED, NOT_REPARAMETERIZED, Distribution,  # noqa: F401
+                           RegisterKL, ReparameterizationType, kl_divergence)
+from .families import (Bernoulli, Beta, Categorical, Dirichlet, Exponential, Gamma, Laplace,  # noqa: F401
+                       Normal, Uniform)
+
+__getattr__ = missing("tf.distributions")
