@@ -4,7 +4,7 @@ inputs creates its variables on the first call and shares them afterwards, as in
 from __future__ import annotations
 
 from ..framework import ops
-from ..ops.variable_scope import variable_store, get_variable_scope
+from ..ops.variable_scope import get_variable_scope, variable_scope, variable_store
 from . import convolutional, core, normalization
 
 
@@ -51,13 +51,15 @@ class Layer:
     def __call__(self, inputs, *args, **kwargs):
         if self._scope is None:
             self.name = self._unique_scope_name()
+            self._outer_scope = get_variable_scope()  # (later calls, from any scope, find the variables there)
             before = set(id(v) for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
             out = self.call(inputs, reuse=None, *args, **kwargs)
             self._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in before]
             self._scope = self.name
             self.built = True
             return out
-        return self.call(inputs, reuse=True, *args, **kwargs)
+        with variable_scope(self._outer_scope, auxiliary_name_scope=False):
+            return self.call(inputs, reuse=True, *args, **kwargs)
 
     apply = __call__
 

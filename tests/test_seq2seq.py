@@ -1,0 +1,87 @@
+"""tf.contrib.seq2seq's decoders: teacher forcing equals dynamic_rnn on the same cell,
+greedy decoding equals the same steps unrolled by hand, and a model trains through them."""
+
+import numpy as np
+
+import distflow as tf
+
+seq2seq = tf.contrib.seq2seq
+RNG = np.random.RandomState(6)
+
+
+def test_training_helper_decodes_as_dynamic_rnn():
+    x = RNG.randn(3, 5, 4)
+    lengths = np.array([5, 2, 4])
+    cell = tf.nn.rnn_cell.BasicLSTMCell(6, dtype=tf.float64)
+    projection = tf.layers.Dense(7, dtype=tf.float64, name="projection")
+    initial = cell.zero_state(3, tf.float64)
+    decoder = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(tf.constant(x), lengths), initial, projection)
+    outputs, state, got_lengths = seq2seq.dynamic_decode(decoder, impute_finished=True)
+    with tf.variable_scope("decoder", reuse=True):  # (the same variables, run by dynamic_rnn)
+        rnn_out, rnn_state = tf.nn.dynamic_rnn(cell, tf.constant(x), sequence_length=lengths, initial_state=initial)
+    logits = projection(rnn_out)
+    mask = (np.arange(5)[None, :] < lengths[:, None])[:, :, None]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, got_state, got_len, want, want_state = sess.run([outputs, state, got_lengths, logits, rnn_state])
+    assert got.rnn_output.shape == (3, 5, 7) and got_len.tolist() == [5, 2, 4]
+    np.testing.assert_allclose(got.rnn_output, want * mask, rtol=1e-12, atol=1e-14)  # (zeros once finished)
+    np.testing.assert_array_equal(got.sample_id[mask[:, :, 0]], want.argmax(-1)[mask[:, :, 0]])
+    np.testing.assert_allclose(got_state.h, want_state.h, rtol=1e-12)
+    np.testing.assert_allclose(got_state.c, want_state.c, rtol=1e-12)
+
+
+def test_greedy_decoding_equals_the_steps_unrolled():
+    embedding = RNG.randn(6, 3)
+    end_token, start = 5, np.array([0, 1])
+    cell = tf.nn.rnn_cell.GRUCell(4, dtype=tf.float64)
+    projection = tf.layers.Dense(6, dtype=tf.float64, name="out")
+    initial = tf.constant(RNG.randn(2, 4))
+    decoder = seq2seq.BasicDecoder(cell, seq2seq.GreedyEmbeddingHelper(tf.constant(embedding), start, end_token),
+                                   initial, projection)
+    outputs, _, lengths = seq2seq.dynamic_decode(decoder, maximum_iterations=6)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, got_lengths, h = sess.run([outputs.sample_id, lengths, initial])
+        weights = {v.op.name: sess.run(v) for v in tf.trainable_variables()}
+
+    def sigmoid(v):
+        return 1 / (1 + np.exp(-v))
+
+    gates_k, gates_b = weights["decoder/gru_cell/gates/kernel"], weights["decoder/gru_cell/gates/bias"]
+    cand_k, cand_b = weights["decoder/gru_cell/candidate/kernel"], weights["decoder/gru_cell/candidate/bias"]
+    out_k, out_b = weights["decoder/out/kernel"], weights["decoder/out/bias"]
+    ids, finished, want_lengths, steps = start.copy(), np.zeros(2, bool), np.zeros(2, int), []
+    for t in range(6):
+        x = embedding[ids]
+        r, u = np.split(sigmoid(np.concatenate([x, h], 1) @ gates_k + gates_b), 2, axis=1)
+        c = np.tanh(np.concatenate([x, r * h], 1) @ cand_k + cand_b)
+        h = u * h + (1 - u) * c
+        ids = (h @ out_k + out_b).argmax(1)
+        steps.append(ids)
+        want_lengths[~finished] = t + 1
+        finished |= ids == end_token
+        if finished.all():
+            break
+    want = np.stack(steps, 1)
+    assert got.shape == want.shape and got.tolist() == want.tolist() and got_lengths.tolist() == want_lengths.tolist()
+
+
+def test_a_model_trains_through_dynamic_decode_and_tile_batch_repeats_rows():
+    targets = RNG.randint(0, 5, size=(4, 6))
+    inputs = tf.one_hot(tf.constant(targets), 5, dtype=tf.float32)
+    cell = tf.nn.rnn_cell.LSTMCell(16)
+    decoder = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(inputs, [6, 6, 6, 6]), cell.zero_state(4, tf.float32),
+                                   tf.layers.Dense(5))
+    outputs, _, _ = seq2seq.dynamic_decode(decoder)
+    shifted = np.concatenate([targets[:, 1:], targets[:, :1]], 1)  # (predict the next token)
+    loss = seq2seq.sequence_loss(outputs.rnn_output, tf.constant(shifted), tf.ones([4, 6]))
+    train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    tiled = seq2seq.tile_batch(tf.constant([[1, 2], [3, 4]]), 3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(loss)
+        for _ in range(80):
+            sess.run(train)
+        assert sess.run(loss) < 0.3 * first
+        assert sess.run(tiled).tolist() == [[1, 2]] * 3 + [[3, 4]] * 3
