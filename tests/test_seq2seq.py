@@ -2,6 +2,7 @@
 greedy decoding equals the same steps unrolled by hand, and a model trains through them."""
 
 import numpy as np
+import pytest
 
 import distflow as tf
 
@@ -85,3 +86,54 @@ def test_a_model_trains_through_dynamic_decode_and_tile_batch_repeats_rows():
             sess.run(train)
         assert sess.run(loss) < 0.3 * first
         assert sess.run(tiled).tolist() == [[1, 2]] * 3 + [[3, 4]] * 3
+
+
+def _softmax(z):
+    z = z - z.max(-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(-1, keepdims=True)
+
+
+def _weight(values, suffix):
+    (found,) = [v for name, v in values.items() if name.endswith(suffix)]
+    return found
+
+
+@pytest.mark.parametrize("kind", ["luong", "bahdanau"])
+def test_attention_wrapper_decodes_as_numpy(kind):
+    memory = RNG.randn(2, 4, 5)
+    memory_lengths = np.array([4, 2])
+    x = RNG.randn(2, 3, 3)
+    if kind == "luong":
+        mechanism = seq2seq.LuongAttention(6, tf.constant(memory), memory_lengths, dtype=tf.float64)
+    else:
+        mechanism = seq2seq.BahdanauAttention(6, tf.constant(memory), memory_lengths, dtype=tf.float64)
+    cell = seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(6, dtype=tf.float64), mechanism,
+                                    attention_layer_size=7, alignment_history=True)
+    decoder = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(tf.constant(x), [3, 3]),
+                                   cell.zero_state(2, tf.float64))
+    outputs, state, _ = seq2seq.dynamic_decode(decoder)
+    history = state.alignment_history.stack()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, got_history = sess.run([outputs.rnn_output, history])
+        values = {v.op.name: sess.run(v) for v in tf.trainable_variables()}
+    keys = memory @ _weight(values, "memory_layer/kernel")
+    mask = np.arange(4)[None, :] < memory_lengths[:, None]
+    kernel, bias = _weight(values, "basic_rnn_cell/kernel"), _weight(values, "basic_rnn_cell/bias")
+    h, attention, want, alignments_seen = np.zeros((2, 6)), np.zeros((2, 7)), [], []
+    for t in range(3):
+        h = np.tanh(np.concatenate([x[:, t], attention, h], 1) @ kernel + bias)
+        if kind == "luong":
+            score = np.einsum("bd,btd->bt", h, keys)
+        else:
+            query = h @ _weight(values, "query_layer/kernel")
+            score = np.tanh(keys + query[:, None, :]) @ _weight(values, "attention_v")
+        alignments = _softmax(np.where(mask, score, -np.inf))
+        context = np.einsum("bt,btd->bd", alignments, memory * mask[:, :, None])
+        attention = np.concatenate([h, context], 1) @ _weight(values, "attention_layer/kernel")
+        want.append(attention)
+        alignments_seen.append(alignments)
+    np.testing.assert_allclose(got, np.stack(want, 1), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got_history, np.stack(alignments_seen), rtol=1e-10, atol=1e-12)
+    assert np.all(got_history[:, 1, 2:] == 0.0)  # (memory past its length: no attention)

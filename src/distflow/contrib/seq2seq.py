@@ -7,8 +7,9 @@ arg-max until the end token, ``SampleEmbeddingHelper`` that of a draw. ``BasicDe
 runs a cell (and an ``output_layer``) one step under a helper; ``dynamic_decode`` runs a
 decoder in one ``while_loop`` until every sequence is finished (or ``maximum_iterations``),
 and returns its outputs batch-major, its final state and each sequence's length.
-``tile_batch`` repeats each batch entry (for a beam). Not here: ``AttentionWrapper`` and
-the attention mechanisms, ``BeamSearchDecoder``, ``ScheduledEmbeddingTrainingHelper``.
+``tile_batch`` repeats each batch entry (for a beam). The attention mechanisms and
+``AttentionWrapper`` are in attention.py. Not here: ``BeamSearchDecoder``,
+``ScheduledEmbeddingTrainingHelper``, several attention mechanisms in one wrapper.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .._namespace import missing
 from ..framework import nest
 from ..framework.tensor_shape import TensorShape
 from ..layers.rnn import sequence_loss  # noqa: F401
+from .attention import AttentionWrapper, AttentionWrapperState, BahdanauAttention, LuongAttention  # noqa: F401
 from ..ops import variable_scope as vs
 
 
@@ -234,8 +236,9 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False, maxi
             nest.assert_same_structure(state, decoder_state)
             if impute_finished:  # (TF 1.x's where: a [batch] condition picks whole rows)
                 emit = nest.map_structure(lambda out, zero: where(finished, zero, out), outputs, zero_outputs)
-                next_state = nest.map_structure(lambda new, old: new if new.shape.ndims == 0 else
-                                                where(finished, old, new), decoder_state, state)
+                next_state = nest.map_structure(  # (a TensorArray or a scalar goes on as it is)
+                    lambda new, old: new if isinstance(new, TensorArray) or new.shape.ndims == 0 else
+                    where(finished, old, new), decoder_state, state)
             else:
                 emit, next_state = outputs, decoder_state
             outputs_ta = nest.map_structure(lambda ta, out: ta.write(time, out), outputs_ta, emit)

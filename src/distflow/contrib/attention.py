@@ -1,0 +1,195 @@
+"""``tf.contrib.seq2seq``'s attention: ``LuongAttention`` (multiplicative) and
+``BahdanauAttention`` (additive) over an encoder's memory, and ``AttentionWrapper``, a cell
+that attends after each step of the cell it wraps (TF 1.x's NMT decoder).
+
+A mechanism keeps the memory (entries past ``memory_sequence_length`` zeroed, and masked
+out of the scores) and its keys (the memory through a dense ``memory_layer``); called with a
+query it gives the alignments (a softmax over the memory). The wrapper feeds the cell its
+input with the previous attention (``cell_input_fn``), then attends with the cell's output:
+the context (the alignment-weighted memory), through ``attention_layer`` with the output
+if ``attention_layer_size`` is given, is the attention it outputs and carries.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from .. import (TensorArray, concat, convert_to_tensor, expand_dims, float32, get_variable, matmul, nn,
+                reduce_sum, rsqrt, sequence_mask, shape, squeeze, tanh, variable_scope, where, zeros, zeros_like)
+from ..framework import dtypes
+from ..framework.tensor_shape import TensorShape
+from ..layers import Dense
+from ..layers.rnn_cell import RNNCell
+
+
+def _masked_memory(memory, lengths):
+    memory = convert_to_tensor(memory)
+    if lengths is None:
+        return memory
+    mask = sequence_mask(lengths, maxlen=shape(memory)[1], dtype=memory.dtype)
+    return memory * expand_dims(mask, 2)
+
+
+class _BaseAttentionMechanism:
+    def __init__(self, memory, memory_sequence_length, memory_layer, query_layer, probability_fn,
+                 score_mask_value, name):
+        self._name = name
+        self._memory_sequence_length = memory_sequence_length
+        self._values = _masked_memory(memory, memory_sequence_length)
+        self._memory_layer, self._query_layer = memory_layer, query_layer
+        self._keys = memory_layer(self._values) if memory_layer is not None else self._values
+        self._probability_fn = probability_fn or (lambda score, _state: nn.softmax(score))
+        self._score_mask_value = score_mask_value
+        self._batch_size = shape(self._values)[0]
+        self._alignments_size = shape(self._keys)[1]
+
+    values = property(lambda self: self._values)
+    keys = property(lambda self: self._keys)
+    memory_layer = property(lambda self: self._memory_layer)
+    query_layer = property(lambda self: self._query_layer)
+    batch_size = property(lambda self: self._batch_size)
+    alignments_size = property(lambda self: self._alignments_size)
+
+    @property
+    def state_size(self):
+        return self._alignments_size
+
+    def initial_alignments(self, batch_size, dtype):
+        return zeros(concat([expand_dims(batch_size, 0) if not isinstance(batch_size, int) else [batch_size],
+                             expand_dims(self._alignments_size, 0)], 0), dtype=dtype)
+
+    initial_state = initial_alignments
+
+    def _alignments(self, score, state):
+        if self._memory_sequence_length is not None:
+            mask = sequence_mask(self._memory_sequence_length, maxlen=shape(score)[1])
+            fill = float("-inf") if self._score_mask_value is None else self._score_mask_value
+            score = where(mask, score, zeros_like(score) + fill)
+        return self._probability_fn(score, state)
+
+
+class LuongAttention(_BaseAttentionMechanism):
+    """Scores ``query . key`` (times a learned ``attention_g`` with ``scale``)."""
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, scale=False, probability_fn=None,
+                 score_mask_value=None, dtype=None, custom_key_value_fn=None, name="LuongAttention"):
+        if custom_key_value_fn is not None:
+            raise NotImplementedError("LuongAttention(custom_key_value_fn=...) is not supported")
+        dtype = dtype or float32
+        super().__init__(memory, memory_sequence_length,
+                         Dense(num_units, name="memory_layer", use_bias=False, dtype=dtype), None,
+                         probability_fn, score_mask_value, name)
+        self._num_units, self._scale = num_units, scale
+
+    def __call__(self, query, state):
+        with variable_scope(None, "luong_attention", [query]):
+            score = squeeze(matmul(expand_dims(query, 1), self._keys, transpose_b=True), [1])
+            if self._scale:
+                score = get_variable("attention_g", dtype=score.dtype, initializer=1.0) * score
+        alignments = self._alignments(score, state)
+        return alignments, alignments
+
+
+class BahdanauAttention(_BaseAttentionMechanism):
+    """Scores ``v . tanh(keys + query_layer(query))`` (``normalize``: v weight-normalized)."""
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, normalize=False, probability_fn=None,
+                 score_mask_value=None, dtype=None, custom_key_value_fn=None, name="BahdanauAttention"):
+        if custom_key_value_fn is not None:
+            raise NotImplementedError("BahdanauAttention(custom_key_value_fn=...) is not supported")
+        dtype = dtype or float32
+        super().__init__(memory, memory_sequence_length,
+                         Dense(num_units, name="memory_layer", use_bias=False, dtype=dtype),
+                         Dense(num_units, name="query_layer", use_bias=False, dtype=dtype),
+                         probability_fn, score_mask_value, name)
+        self._num_units, self._normalize = num_units, normalize
+
+    def __call__(self, query, state):
+        with variable_scope(None, "bahdanau_attention", [query]):
+            processed = expand_dims(self._query_layer(query), 1)
+            dtype = processed.dtype
+            v = get_variable("attention_v", [self._num_units], dtype=dtype)
+            if self._normalize:
+                g = get_variable("attention_g", dtype=dtype, initializer=float((1.0 / self._num_units) ** 0.5))
+                b = get_variable("attention_b", [self._num_units], dtype=dtype,
+                                 initializer=zeros([self._num_units], dtype=dtype))
+                normed_v = g * v * rsqrt(reduce_sum(v * v))
+                score = reduce_sum(normed_v * tanh(self._keys + processed + b), [2])
+            else:
+                score = reduce_sum(v * tanh(self._keys + processed), [2])
+        alignments = self._alignments(score, state)
+        return alignments, alignments
+
+
+class AttentionWrapperState(collections.namedtuple(
+        "AttentionWrapperState", ("cell_state", "attention", "time", "alignments", "alignment_history",
+                                  "attention_state"))):
+    def clone(self, **kwargs):
+        return self._replace(**kwargs)
+
+
+class AttentionWrapper(RNNCell):
+    _default_name = "attention_wrapper"
+
+    def __init__(self, cell, attention_mechanism, attention_layer_size=None, alignment_history=False,
+                 cell_input_fn=None, output_attention=True, initial_cell_state=None, name=None, attention_layer=None,
+                 attention_fn=None):
+        super().__init__(name=name)
+        if isinstance(attention_mechanism, (list, tuple)):
+            raise NotImplementedError("AttentionWrapper with several attention mechanisms is not supported")
+        if attention_fn is not None:
+            raise NotImplementedError("AttentionWrapper(attention_fn=...) is not supported")
+        if attention_layer_size is not None and attention_layer is not None:
+            raise ValueError("Only one of attention_layer_size and attention_layer should be set")
+        self._cell, self._mechanism = cell, attention_mechanism
+        self._cell_input_fn = cell_input_fn or (lambda inputs, attention: concat([inputs, attention], -1))
+        dtype = attention_mechanism.values.dtype.base_dtype
+        if attention_layer_size is not None:
+            attention_layer = Dense(attention_layer_size, name="attention_layer", use_bias=False, dtype=dtype)
+        self._attention_layer = attention_layer
+        if attention_layer is not None:
+            self._attention_size = getattr(attention_layer, "units", None) or attention_layer._kwargs["units"]
+        else:
+            self._attention_size = attention_mechanism.values.shape[-1].value
+        self._alignment_history = alignment_history
+        self._output_attention = output_attention
+        self._initial_cell_state = initial_cell_state
+
+    @property
+    def output_size(self):
+        return self._attention_size if self._output_attention else self._cell.output_size
+
+    @property
+    def state_size(self):
+        return AttentionWrapperState(cell_state=self._cell.state_size, time=TensorShape([]),
+                                     attention=self._attention_size, alignments=self._mechanism.alignments_size,
+                                     attention_state=self._mechanism.state_size,
+                                     alignment_history=self._mechanism.alignments_size if self._alignment_history
+                                     else ())
+
+    def zero_state(self, batch_size, dtype):
+        cell_state = self._initial_cell_state if self._initial_cell_state is not None else \
+            self._cell.zero_state(batch_size, dtype)
+        batch = convert_to_tensor(batch_size)
+        alignments = self._mechanism.initial_alignments(batch, dtype)
+        attention = zeros(concat([expand_dims(batch, 0), [self._attention_size]], 0), dtype=dtype)
+        attention.set_shape([None, self._attention_size])
+        alignments.set_shape([None, self._mechanism.values.shape[1].value])
+        history = TensorArray(dtype, size=0, dynamic_size=True) if self._alignment_history else ()
+        return AttentionWrapperState(cell_state=cell_state, attention=attention,
+                                     time=convert_to_tensor(0, dtype=dtypes.int32), alignments=alignments,
+                                     alignment_history=history, attention_state=alignments)
+
+    def call(self, inputs, state):
+        if not isinstance(state, AttentionWrapperState):
+            raise TypeError(f"Expected state to be instance of AttentionWrapperState. Received type {type(state)}")
+        cell_output, next_cell_state = self._cell(self._cell_input_fn(inputs, state.attention), state.cell_state)
+        alignments, next_attention_state = self._mechanism(cell_output, state.attention_state)
+        context = squeeze(matmul(expand_dims(alignments, 1), self._mechanism.values), [1])
+        attention = self._attention_layer(concat([cell_output, context], 1)) \
+            if self._attention_layer is not None else context
+        history = state.alignment_history.write(state.time, alignments) if self._alignment_history else ()
+        next_state = AttentionWrapperState(time=state.time + 1, cell_state=next_cell_state, attention=attention,
+                                           alignments=alignments, alignment_history=history,
+                                           attention_state=next_attention_state)
+        return (attention if self._output_attention else cell_output), next_state
