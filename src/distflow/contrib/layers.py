@@ -77,30 +77,27 @@ def _check_scale(scale) -> bool:
     return True
 
 
-def l1_regularizer(scale, scope=None):
-    """``scale * sum(|w|)``."""
+def _regularizer(scale, scope, default_name: str, penalty):
+    """``scale * penalty(weights)``, under ``scope``; a scale of 0 gives a regularizer of None."""
     if not _check_scale(scale):
         return lambda _: None
 
-    def l1(weights):
-        with ops.name_scope(scope, "l1_regularizer", [weights]) as name:
+    def regularizer(weights):
+        with ops.name_scope(scope, default_name, [weights]) as name:
             factor = ops.convert_to_tensor(scale, weights.dtype.base_dtype, name="scale")
-            return math_ops.multiply(factor, reduction_ops.reduce_sum(unary_ops.abs(weights)), name=name)
+            return math_ops.multiply(factor, penalty(weights), name=name)
 
-    return l1
+    return regularizer
+
+
+def l1_regularizer(scale, scope=None):
+    """``scale * sum(|w|)``."""
+    return _regularizer(scale, scope, "l1_regularizer", lambda w: reduction_ops.reduce_sum(unary_ops.abs(w)))
 
 
 def l2_regularizer(scale, scope=None):
     """``scale * sum(w ** 2) / 2`` (``tf.nn.l2_loss``)."""
-    if not _check_scale(scale):
-        return lambda _: None
-
-    def l2(weights):
-        with ops.name_scope(scope, "l2_regularizer", [weights]) as name:
-            factor = ops.convert_to_tensor(scale, weights.dtype.base_dtype, name="scale")
-            return math_ops.multiply(factor, nn_ops.l2_loss(weights), name=name)
-
-    return l2
+    return _regularizer(scale, scope, "l2_regularizer", nn_ops.l2_loss)
 
 
 def sum_regularizer(regularizer_list, scope=None):

@@ -370,12 +370,13 @@ class _Filter(_Unary):
 
 
 class _Batch(_Unary):
-    def __init__(self, input_dataset, batch_size, drop_remainder):
+    def __init__(self, input_dataset, batch_size, drop_remainder, element_spec=None):
         batch_size = ops.convert_to_tensor(batch_size, dtype=dtypes.int64)
         static = constant_value(batch_size)
         rows = int(static) if static is not None and drop_remainder is True else None
         self._drop_remainder = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool)
-        super().__init__(input_dataset, input_dataset.element_spec.batched(rows), [batch_size, self._drop_remainder])
+        spec = element_spec or input_dataset.element_spec
+        super().__init__(input_dataset, spec.batched(rows), [batch_size, self._drop_remainder])
 
     def _iterate(self, values, state):
         own, (size, drop) = self._split(values)
@@ -386,10 +387,13 @@ class _Batch(_Unary):
         for element in self._input._iterate(own, state):
             batch.append(element)
             if len(batch) == size:
-                yield _stack(batch)
+                yield self._combine(batch)
                 batch = []
         if batch and not drop:
-            yield _stack(batch)
+            yield self._combine(batch)
+
+    def _combine(self, batch):
+        return _stack(batch)
 
 
 def _stack(batch):
@@ -579,33 +583,15 @@ def _padding_leaves(spec: structure.Spec, padded_shapes, padding_values):
     return out
 
 
-class _PaddedBatch(_Unary):
+class _PaddedBatch(_Batch):
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
         spec = input_dataset.element_spec
         self._pads = _padding_leaves(spec, padded_shapes, padding_values)
-        batch_size = ops.convert_to_tensor(batch_size, dtype=dtypes.int64)
-        static = constant_value(batch_size)
-        rows = int(static) if static is not None and drop_remainder is True else None
         padded = structure.Spec(structure._pack(spec._tree, [structure._Leaf(leaf.dtype, shape) for leaf, (shape, _)
                                                              in zip(spec.leaves(), self._pads)]))
-        self._drop_remainder = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool)
-        super().__init__(input_dataset, padded.batched(rows), [batch_size, self._drop_remainder])
+        super().__init__(input_dataset, batch_size, drop_remainder, padded)
 
-    def _iterate(self, values, state):
-        own, (size, drop) = self._split(values)
-        size, drop = int(size), bool(drop)
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}")
-        batch = []
-        for element in self._input._iterate(own, state):
-            batch.append(element)
-            if len(batch) == size:
-                yield self._pad(batch)
-                batch = []
-        if batch and not drop:
-            yield self._pad(batch)
-
-    def _pad(self, batch):
+    def _combine(self, batch):
         out = []
         for i, (parts, (shape, value)) in enumerate(zip(zip(*batch), self._pads)):
             parts = [np.asarray(p) for p in parts]

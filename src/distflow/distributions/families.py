@@ -31,8 +31,10 @@ def _nan_where(condition, value, allow_nan_stats: bool):
     return where(condition, value, value * float("nan"))
 
 
-class Normal(Distribution):
-    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
+class _LocScale(Distribution):
+    """A family of a location and a scale (Normal, Laplace): samples are reparameterized."""
+
+    def __init__(self, loc, scale, validate_args, allow_nan_stats, name):
         self._loc, self._scale = _floats(loc, scale)
         super().__init__(self._loc.dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
                          {"loc": loc, "scale": scale}, [self._loc, self._scale], name)
@@ -42,6 +44,11 @@ class Normal(Distribution):
 
     def _params(self):
         return [self._loc, self._scale]
+
+
+class Normal(_LocScale):
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name)
 
     def _sample(self, n, seed):
         noise = random_normal(_sample_shape(n, self.batch_shape_tensor()), dtype=self.dtype, seed=seed)
@@ -262,17 +269,9 @@ class Exponential(Gamma):
         return zeros_like(self._rate)
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale):
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
-        self._loc, self._scale = _floats(loc, scale)
-        super().__init__(self._loc.dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
-                         {"loc": loc, "scale": scale}, [self._loc, self._scale], name)
-
-    loc = property(lambda self: self._loc)
-    scale = property(lambda self: self._scale)
-
-    def _params(self):
-        return [self._loc, self._scale]
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name)
 
     def _sample(self, n, seed):
         tiny = np.finfo(self.dtype.as_numpy_dtype).tiny

@@ -55,10 +55,8 @@ class SavedModelBuilder:
         if self._has_saved_variables:
             raise AssertionError("Graph state including variables and assets has already been saved. Please "
                                  "invoke `add_meta_graph()` instead.")
-        signature_def_map = _validated(signature_def_map)
-        _add_main_op(main_op if main_op is not None else legacy_init_op)
-        assets = self._copy_assets(assets_collection)
-        saver = saver or _default_saver()
+        signature_def_map, assets, saver = self._prepare(signature_def_map, assets_collection, main_op,
+                                                         legacy_init_op, saver)
         variables_dir = os.path.join(self._export_dir, constants.VARIABLES_DIRECTORY)
         os.makedirs(variables_dir, exist_ok=True)
         saver.save(sess, os.path.join(variables_dir, constants.VARIABLES_FILENAME), write_meta_graph=False,
@@ -75,10 +73,8 @@ class SavedModelBuilder:
         if not self._has_saved_variables:
             raise AssertionError("Graph state including variables and assets has not been saved yet. Please "
                                  "invoke `add_meta_graph_and_variables()` first.")
-        signature_def_map = _validated(signature_def_map)
-        _add_main_op(main_op if main_op is not None else legacy_init_op)
-        assets = self._copy_assets(assets_collection)
-        saver = saver or _default_saver()
+        signature_def_map, assets, saver = self._prepare(signature_def_map, assets_collection, main_op,
+                                                         legacy_init_op, saver)
         meta = saver.export_meta_graph(clear_devices=clear_devices, strip_default_attrs=strip_default_attrs)
         self._add(meta, tags, signature_def_map, assets)
 
@@ -92,6 +88,13 @@ class SavedModelBuilder:
         return path.encode()
 
     # -- parts ----------------------------------------------------------------------------
+    def _prepare(self, signature_def_map, assets_collection, main_op, legacy_init_op, saver) -> tuple:
+        """What a meta graph is added with: its checked signatures, its assets (copied) and a
+        saver; the main op goes into the graph's collection."""
+        signature_def_map = _validated(signature_def_map)
+        _add_main_op(main_op if main_op is not None else legacy_init_op)
+        return signature_def_map, self._copy_assets(assets_collection), saver or _default_saver()
+
     def _add(self, meta, tags, signature_def_map: dict, assets: list) -> None:
         tags = [tags] if isinstance(tags, str) else list(tags or [])
         for other in self._saved_model.meta_graphs:
