@@ -331,3 +331,40 @@ def test_canned_estimators_cut_their_variables_as_their_partitioners_say(tmp_pat
         assert name in names and not any("part_" in n for n in names), names
         assert estimator.get_variable_value(name).shape == shape
         assert estimator.evaluate(input_fn, steps=8)["accuracy"] > 0.9, name
+
+
+def test_baseline_estimators_learn_the_label_prior_and_mean(tmp_path):
+    labels = np.array([0, 1, 1, 1] * 8)
+    features = {"x": np.zeros((32, 1), np.float32)}
+    classifier = tf.estimator.BaselineClassifier(model_dir=str(tmp_path / "c"),
+                                                 config=tf.estimator.RunConfig(log_step_count_steps=None))
+    classifier.train(tf.estimator.inputs.numpy_input_fn(features, labels, batch_size=32, num_epochs=None,
+                                                        shuffle=False), steps=300)
+    probabilities = next(classifier.predict(tf.estimator.inputs.numpy_input_fn(features, shuffle=False)))
+    assert probabilities["probabilities"][1] == pytest.approx(0.75, abs=0.02)
+    assert "baseline/bias" in classifier.get_variable_names()
+    targets = np.array([1.0, 3.0] * 16, np.float32)
+    regressor = tf.estimator.BaselineRegressor(model_dir=str(tmp_path / "r"),
+                                               optimizer=tf.train.GradientDescentOptimizer(0.01),
+                                               config=tf.estimator.RunConfig(log_step_count_steps=None))
+    regressor.train(tf.estimator.inputs.numpy_input_fn(features, targets, batch_size=32, num_epochs=None,
+                                                       shuffle=False), steps=200)
+    assert regressor.get_variable_value("baseline/bias")[0] == pytest.approx(2.0, abs=0.02)
+
+
+def test_train_and_evaluate_stops_early_when_the_loss_stops_decreasing(tmp_path):
+    config = tf.estimator.RunConfig(save_checkpoints_steps=5, log_step_count_steps=None, tf_random_seed=1)
+    estimator = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path), config=config,
+                                       params={"learning_rate": 0.0})  # (nothing learned: the loss never drops)
+    hook = tf.estimator.experimental.stop_if_no_decrease_hook(estimator, "loss", 10, run_every_secs=None,
+                                                              run_every_steps=1)
+    train = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=10, num_epochs=None, shuffle=True)
+    evaluate = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, shuffle=False)
+    metrics, _ = tf.estimator.train_and_evaluate(estimator, tf.estimator.TrainSpec(train, max_steps=500, hooks=[hook]),
+                                                 tf.estimator.EvalSpec(evaluate))
+    assert hook.stopped_early and metrics["global_step"] < 40  # (evaluations at 5, 10, 15: no better after 10 steps)
+    evaluations = tf.estimator.experimental.read_eval_metrics(estimator.model_dir + "/eval")
+    assert list(evaluations)[:3] == [5, 10, 15] and all("loss" in m for m in evaluations.values())
+    higher = tf.estimator.experimental.stop_if_higher_hook(estimator, "loss", -1.0)
+    assert higher._should_stop_fn()  # (every evaluation's loss is above -1)
+    assert not tf.estimator.experimental.stop_if_lower_hook(estimator, "loss", -1.0)._should_stop_fn()

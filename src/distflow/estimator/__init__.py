@@ -9,8 +9,9 @@ evaluator: each new checkpoint evaluated), ``RunConfig(train_distribute=strategy
 model function once per replica of a tf.distribute strategy: MirroredStrategy in one
 process, MultiWorkerMirroredStrategy across the chief and workers with no ps), the canned
 estimators (``DNNClassifier``, ``DNNRegressor``, ``LinearClassifier``, ``LinearRegressor``,
-``DNNLinearCombinedClassifier``/``Regressor``, on tf.feature_column), and
-``inputs.numpy_input_fn``. Training runs in
+``DNNLinearCombinedClassifier``/``Regressor``, on tf.feature_column; ``BaselineClassifier``
+and ``BaselineRegressor``), early stopping hooks (``experimental.stop_if_no_decrease_hook``
+and the others: early_stopping.py), and ``inputs.numpy_input_fn``. Training runs in
 a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
 newest checkpoint and writes its metrics as summaries to ``model_dir/eval``.
 ``export_saved_model`` writes a SavedModel for serving, from the receiver tensors that
@@ -22,9 +23,9 @@ estimators give TF's heads' signatures); ``EvalSpec(exporters=...)`` takes ``Fin
 """
 
 from .._namespace import missing
-from . import export, inputs  # noqa: F401
-from .canned import (DNNClassifier, DNNLinearCombinedClassifier, DNNLinearCombinedRegressor,  # noqa: F401
-                     DNNRegressor, LinearClassifier, LinearRegressor)
+from . import experimental, export, inputs  # noqa: F401
+from .canned import (BaselineClassifier, BaselineRegressor, DNNClassifier, DNNLinearCombinedClassifier,  # noqa: F401
+                     DNNLinearCombinedRegressor, DNNRegressor, LinearClassifier, LinearRegressor)
 from .estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401
 from .exporter import BestExporter, Exporter, FinalExporter, LatestExporter  # noqa: F401
 from .run_config import RunConfig  # noqa: F401

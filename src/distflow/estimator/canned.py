@@ -350,3 +350,40 @@ class DNNLinearCombinedRegressor(_Canned):
                          model_dir, config, warm_start_from)
 
 
+
+
+BASELINE_RATE = 0.3  # (TF's baseline estimators' default learning rate for a named optimizer)
+
+
+def _baseline_model_fn(head, optimizer):
+    """Logits that are one learned bias per output (``baseline/bias``), whatever the features:
+    the prior of the labels, as a reference for other models."""
+    def model_fn(features, labels, mode):
+        with vs.variable_scope("baseline"):
+            bias = vs.get_variable("bias", [head.logits_dimension], initializer=init_ops.zeros_initializer())
+            first = features if isinstance(features, ops.Tensor) else features[sorted(features)[0]]
+            batch = array_ops.shape(ops.convert_to_tensor(first))[0]
+            logits = bias * array_ops.ones(array_ops.stack([batch, head.logits_dimension]))
+        return head.spec(features, mode, logits, labels, _train_op_fn([(_optimizer(optimizer, BASELINE_RATE),
+                                                                         "baseline")]))
+
+    return model_fn
+
+
+class BaselineClassifier(_Canned):
+    """Predicts each class with its frequency in the training labels (``tf.estimator.BaselineClassifier``)."""
+
+    def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None, optimizer="Ftrl",
+                 config=None, loss_reduction=Reduction.SUM):
+        head = _head(n_classes, label_vocabulary, weight_column, loss_reduction)
+        super().__init__(_baseline_model_fn(head, optimizer), model_dir, config, None)
+
+
+class BaselineRegressor(_Canned):
+    """Predicts the mean of the training labels (``tf.estimator.BaselineRegressor``)."""
+
+    def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl", config=None,
+                 loss_reduction=Reduction.SUM):
+        head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
+                     loss_reduction=loss_reduction)
+        super().__init__(_baseline_model_fn(head, optimizer), model_dir, config, None)

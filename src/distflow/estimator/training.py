@@ -83,8 +83,10 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
             min(train_spec.max_steps, done + every)
         estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=target)
         now = estimator.latest_checkpoint()
-        # (the input ran out, nothing new was trained, or max_steps is reached)
-        final = train_spec.max_steps is None or now == latest or _global_step_of(now) >= train_spec.max_steps
+        # (the input ran out, nothing new was trained, max_steps is reached, or a hook stopped training early)
+        stopped = any(getattr(hook, "stopped_early", False) for hook in train_spec.hooks)
+        final = train_spec.max_steps is None or now == latest or _global_step_of(now) >= train_spec.max_steps or \
+            stopped
         metrics, exports = _evaluate(estimator, eval_spec, final=final)
         if final:
             return metrics, exports

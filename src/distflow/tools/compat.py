@@ -231,7 +231,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "TF's), `warm_start_from` (a checkpoint, or `WarmStartSettings` with `VocabInfo` remapping), "
                       "`export_saved_model` with `export`'s receivers and outputs (the canned estimators give TF's "
                       "heads' signatures) and `EvalSpec(exporters=...)` with `FinalExporter`, `LatestExporter`, "
-                      "`BestExporter`; not the boosted-trees and baseline estimators")
+                      "`BestExporter`, `BaselineClassifier`/`Regressor`, early stopping (`experimental.stop_if_*_hook`); "
+                      "not the boosted-trees estimators")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
