@@ -1,5 +1,7 @@
-"""``tf.image``: the image functions of TF 1.x's input pipelines (flips, crops, brightness and
-contrast, standardization, resizing), on [height, width, channels] or batched NHWC tensors."""
+"""``tf.image``: the image functions of TF 1.x's input pipelines (flips, rotations, crops,
+brightness, contrast, saturation, hue and gamma, standardization, resizing, PNG and BMP
+decoding: ops/image_ops.py), on [height, width, channels] or batched NHWC tensors, and
+non-maximum suppression and crop-and-resize for detection models."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from .framework import ops
 from .framework.registry import not_differentiable, register_op
 from .framework.tensor_shape import TensorShape
 from .ops import array_ops, manip_ops, math_ops, random_ops, reduction_ops, slicing_ops
+from .ops.image_ops import (crop_and_resize, decode_bmp, decode_image, decode_jpeg, decode_png,  # noqa: F401
+                            encode_png, hsv_to_rgb, non_max_suppression, rgb_to_hsv)
 from .ops.random_ops import random_crop  # noqa: F401
 from .ops.op_util import constant_value, make_tensor
 
@@ -229,6 +233,110 @@ def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_cen
 def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_pixel_centers=False):
     _no_half_pixel_centers(half_pixel_centers)
     return resize_images(images, size, ResizeMethod.NEAREST_NEIGHBOR, align_corners, name=name)
+
+
+def _in_hsv(image, adjust):
+    """``image`` (any dtype) converted to float HSV, ``adjust``-ed, and back."""
+    image = ops.convert_to_tensor(image)
+    dtype = image.dtype.base_dtype
+    hsv = rgb_to_hsv(convert_image_dtype(image, dtypes.float32))
+    hue, saturation, value = slicing_ops.unstack(hsv, axis=-1)
+    hue, saturation = adjust(hue, saturation)
+    return convert_image_dtype(hsv_to_rgb(array_ops.stack([hue, saturation, value], -1)), dtype)
+
+
+def adjust_hue(image, delta, name=None):
+    """The hue turned by ``delta`` (a fraction of the colour circle, in [-1, 1])."""
+    return _in_hsv(image, lambda h, s: (math_ops.floormod(h + (delta + 1.0), 1.0), s))
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """The saturation times ``saturation_factor``, kept in [0, 1]."""
+    from .ops.math_ops import clip_by_value  # noqa: PLC0415
+
+    return _in_hsv(image, lambda h, s: (h, clip_by_value(s * saturation_factor, 0.0, 1.0)))
+
+
+def random_hue(image, max_delta, seed=None):
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_hue(image, random_ops.random_uniform([], -max_delta, max_delta, seed=seed))
+
+
+def random_saturation(image, lower, upper, seed=None):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    return adjust_saturation(image, random_ops.random_uniform([], lower, upper, seed=seed))
+
+
+def adjust_gamma(image, gamma=1, gain=1):
+    """``gain * image ** gamma`` on the image as floats in [0, 1], in its own dtype."""
+    if isinstance(gamma, (int, float)) and gamma < 0:
+        raise ValueError("Gamma should be a non-negative real number.")
+    image = ops.convert_to_tensor(image)
+    dtype = image.dtype.base_dtype
+    floats = image if dtype in (dtypes.float16, dtypes.float32) else convert_image_dtype(image, dtypes.float32)
+    return convert_image_dtype(gain * math_ops.pow(floats, ops.convert_to_tensor(gamma, floats.dtype)), dtype,
+                               saturate=True)
+
+
+def transpose_image(image):
+    """Height and width swapped."""
+    image = ops.convert_to_tensor(image)
+    return array_ops.transpose(image, [1, 0, 2] if image.shape.ndims == 3 else [0, 2, 1, 3])
+
+
+transpose = transpose_image
+
+
+def rot90(image, k=1, name=None):
+    """The image turned ``k`` quarter turns counter-clockwise."""
+    image = ops.convert_to_tensor(image)
+    h = image.shape.ndims - 3  # (the height axis)
+    k = int(k) % 4
+    if k == 0:
+        return image
+    if k == 1:
+        return transpose_image(manip_ops.reverse(image, [h + 1]))
+    if k == 2:
+        return manip_ops.reverse(image, [h, h + 1])
+    return manip_ops.reverse(transpose_image(image), [h + 1])
+
+
+def total_variation(images, name=None):
+    """The sum of the absolute differences of neighbouring pixels (per image when batched)."""
+    images = ops.convert_to_tensor(images)
+    axes = [-3, -2, -1]
+    down = images[..., 1:, :, :] - images[..., :-1, :, :]
+    right = images[..., :, 1:, :] - images[..., :, :-1, :]
+    return reduction_ops.reduce_sum(math_ops.abs(down), axes) + reduction_ops.reduce_sum(math_ops.abs(right), axes)
+
+
+def image_gradients(image):
+    """(dy, dx): each pixel's difference with the one below and the one to its right (zero at
+    the last row and column), of a batch [batch, height, width, channels]."""
+    image = ops.convert_to_tensor(image)
+    if image.shape.ndims != 4:
+        raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not {image.shape}.")
+    dy = image[:, 1:, :, :] - image[:, :-1, :, :]
+    dx = image[:, :, 1:, :] - image[:, :, :-1, :]
+    dy = array_ops.pad(dy, [[0, 0], [0, 1], [0, 0], [0, 0]])
+    dx = array_ops.pad(dx, [[0, 0], [0, 0], [0, 1], [0, 0]])
+    return dy, dx
+
+
+def psnr(a, b, max_val, name=None):
+    """The peak signal-to-noise ratio (dB) of each image of ``a`` against ``b``."""
+    a = convert_image_dtype(ops.convert_to_tensor(a), dtypes.float32)
+    b = convert_image_dtype(ops.convert_to_tensor(b), dtypes.float32)
+    mse = reduction_ops.reduce_mean(math_ops.square(a - b), [-3, -2, -1])
+    log10 = math_ops.log(ops.convert_to_tensor(10.0))
+    peak = math_ops.cast(ops.convert_to_tensor(max_val), dtypes.float32)
+    return 20.0 * math_ops.log(peak) / log10 - 10.0 * math_ops.log(mse) / log10
 
 
 __getattr__ = missing("tf.image")

@@ -1,0 +1,392 @@
+"""Image kernels of ``tf.image`` beyond flips and resizing: HSV conversion, non-maximum
+suppression, crop-and-resize, and the PNG (and BMP) codecs, written with NumPy and zlib.
+
+JPEG and GIF are not decoded: that needs an image codec library, which distflow does not
+depend on; ``decode_image`` names the format it found.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+
+from ..framework import dtypes, errors, ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
+from .op_util import make_op, make_tensor
+
+
+def _rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    value = np.maximum(np.maximum(r, g), b)
+    minimum = np.minimum(np.minimum(r, g), b)
+    span = value - minimum
+    with np.errstate(divide="ignore", invalid="ignore"):
+        saturation = np.where(value > 0, span / np.where(value > 0, value, 1), 0)
+        norm = 1.0 / (6.0 * np.where(span > 0, span, 1))
+    hue = np.where(r == value, norm * (g - b), np.where(g == value, norm * (b - r) + 2.0 / 6.0,
+                                                           norm * (r - g) + 4.0 / 6.0))
+    hue = np.where(span > 0, hue, 0.0)
+    hue = np.where(hue < 0, hue + 1.0, hue)
+    return np.stack([hue, saturation, value], -1).astype(rgb.dtype)
+
+
+def _hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
+    h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    c = s * v
+    m = v - c
+    dh = h * 6.0
+    category = np.floor(dh).astype(np.int64)
+    x = c * (1.0 - np.abs(np.fmod(dh, 2.0) - 1.0))
+    zero = np.zeros_like(c)
+    table = [(c, x, zero), (x, c, zero), (zero, c, x), (zero, x, c), (x, zero, c), (c, zero, x)]
+    out = [np.select([category == k for k in range(6)], [row[i] for row in table], 0.0) + m for i in range(3)]
+    return np.stack(out, -1).astype(hsv.dtype)
+
+
+@register_op("RGBToHSV", shape=lambda op: op.inputs[0].shape)
+def _rgb_to_hsv_kernel(xp, images):
+    return _rgb_to_hsv(np.asarray(images))
+
+
+@register_op("HSVToRGB", shape=lambda op: op.inputs[0].shape)
+def _hsv_to_rgb_kernel(xp, images):
+    return _hsv_to_rgb(np.asarray(images))
+
+
+not_differentiable("RGBToHSV")
+not_differentiable("HSVToRGB")
+
+
+def rgb_to_hsv(images, name=None):
+    """Hue, saturation and value in [0, 1] of RGB floats in [0, 1] (the last axis)."""
+    return make_tensor("RGBToHSV", [ops.convert_to_tensor(images)], None, name or "RGBToHSV")
+
+
+def hsv_to_rgb(images, name=None):
+    return make_tensor("HSVToRGB", [ops.convert_to_tensor(images)], None, name or "HSVToRGB")
+
+
+# -- non-maximum suppression ---------------------------------------------------------------
+
+def _iou(boxes, i, j) -> float:
+    y1i, x1i, y2i, x2i = boxes[i]
+    y1j, x1j, y2j, x2j = boxes[j]
+    ymin_i, xmin_i, ymax_i, xmax_i = min(y1i, y2i), min(x1i, x2i), max(y1i, y2i), max(x1i, x2i)
+    ymin_j, xmin_j, ymax_j, xmax_j = min(y1j, y2j), min(x1j, x2j), max(y1j, y2j), max(x1j, x2j)
+    area_i = (ymax_i - ymin_i) * (xmax_i - xmin_i)
+    area_j = (ymax_j - ymin_j) * (xmax_j - xmin_j)
+    if area_i <= 0 or area_j <= 0:
+        return 0.0
+    inter = max(min(ymax_i, ymax_j) - max(ymin_i, ymin_j), 0.0) * max(min(xmax_i, xmax_j) - max(xmin_i, xmin_j), 0.0)
+    return inter / (area_i + area_j - inter)
+
+
+@register_op("NonMaxSuppressionV3", shape=lambda op: TensorShape([None]), dtype=lambda op: dtypes.int32)
+def _nms_kernel(xp, boxes, scores, max_output_size, iou_threshold, score_threshold):
+    boxes, scores = np.asarray(boxes, np.float64), np.asarray(scores, np.float64)
+    if boxes.ndim != 2 or boxes.shape[1] != 4 or scores.shape != (boxes.shape[0],):
+        raise errors.InvalidArgumentError(None, None, f"NonMaxSuppression: boxes must be [num_boxes, 4] and scores "
+                                          f"[num_boxes], got {list(boxes.shape)} and {list(scores.shape)}")
+    threshold = float(iou_threshold)
+    if not 0.0 <= threshold <= 1.0:
+        raise errors.InvalidArgumentError(None, None, "iou_threshold must be in [0, 1]")
+    order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > float(score_threshold)]
+    selected: list[int] = []
+    for i in order:
+        if len(selected) >= int(max_output_size):
+            break
+        if all(_iou(boxes, i, j) <= threshold for j in selected):
+            selected.append(i)
+    return np.asarray(selected, np.int32)
+
+
+not_differentiable("NonMaxSuppressionV3")
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                        name=None):
+    """The indices of at most ``max_output_size`` boxes ([y1, x1, y2, x2]), best score first,
+    none overlapping a kept one by more than ``iou_threshold`` (intersection over union),
+    none scoring ``score_threshold`` or less."""
+    boxes = ops.convert_to_tensor(boxes, dtype=dtypes.float32)
+    scores = ops.convert_to_tensor(scores, dtype=dtypes.float32)
+    return make_tensor("NonMaxSuppressionV3", [boxes, scores, ops.convert_to_tensor(max_output_size, dtypes.int32),
+                                               ops.convert_to_tensor(iou_threshold, dtypes.float32),
+                                               ops.convert_to_tensor(score_threshold, dtypes.float32)],
+                       None, name or "NonMaxSuppressionV3")
+
+
+# -- crop and resize ----------------------------------------------------------------------
+
+@register_op("CropAndResize", shape=lambda op: TensorShape([op.inputs[1].shape[0].value if op.inputs[1].shape.ndims
+                                                            else None, None, None,
+                                                            op.inputs[0].shape[-1].value if op.inputs[0].shape.ndims
+                                                            else None]),
+             dtype=lambda op: dtypes.float32)
+def _crop_and_resize_kernel(xp, image, boxes, box_ind, crop_size, *, method="bilinear", extrapolation_value=0.0):
+    image = np.asarray(image, np.float32)
+    boxes, box_ind, (crop_h, crop_w) = np.asarray(boxes, np.float64), np.asarray(box_ind), np.asarray(crop_size)
+    batch, height, width, depth = image.shape
+    out = np.full((len(boxes), crop_h, crop_w, depth), extrapolation_value, np.float32)
+    for n, ((y1, x1, y2, x2), b) in enumerate(zip(boxes, box_ind)):
+        if not 0 <= b < batch:
+            raise errors.InvalidArgumentError(None, None, f"CropAndResize: box_ind[{n}] = {b} is not in [0, {batch})")
+        ys = (y1 * (height - 1) + np.arange(crop_h) * ((y2 - y1) * (height - 1) / (crop_h - 1))) if crop_h > 1 \
+            else np.array([0.5 * (y1 + y2) * (height - 1)])
+        xs = (x1 * (width - 1) + np.arange(crop_w) * ((x2 - x1) * (width - 1) / (crop_w - 1))) if crop_w > 1 \
+            else np.array([0.5 * (x1 + x2) * (width - 1)])
+        y_ok = (ys >= 0) & (ys <= height - 1)
+        x_ok = (xs >= 0) & (xs <= width - 1)
+        src = image[b]
+        if method == "nearest":
+            yi = np.clip(np.round(ys), 0, height - 1).astype(int)
+            xi = np.clip(np.round(xs), 0, width - 1).astype(int)
+            values = src[yi][:, xi]
+        else:
+            top, left = np.floor(ys).astype(int), np.floor(xs).astype(int)
+            bottom, right = np.ceil(ys).astype(int), np.ceil(xs).astype(int)
+            top, bottom = np.clip(top, 0, height - 1), np.clip(bottom, 0, height - 1)
+            left, right = np.clip(left, 0, width - 1), np.clip(right, 0, width - 1)
+            dy, dx = (ys - np.floor(ys))[:, None, None], (xs - np.floor(xs))[None, :, None]
+            upper = src[top][:, left] + (src[top][:, right] - src[top][:, left]) * dx
+            lower = src[bottom][:, left] + (src[bottom][:, right] - src[bottom][:, left]) * dx
+            values = upper + (lower - upper) * dy
+        inside = y_ok[:, None] & x_ok[None, :]
+        out[n] = np.where(inside[:, :, None], values, extrapolation_value)
+    return out
+
+
+not_differentiable("CropAndResize")
+
+
+def crop_and_resize(image, boxes, box_ind, crop_size, method="bilinear", extrapolation_value=0.0, name=None):
+    """For each box ([y1, x1, y2, x2], normalized) of image ``box_ind[i]``, its crop resized to
+    ``crop_size`` (bilinear or nearest); points outside the image get ``extrapolation_value``."""
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
+    return make_tensor("CropAndResize", [ops.convert_to_tensor(image), ops.convert_to_tensor(boxes, dtypes.float32),
+                                         ops.convert_to_tensor(box_ind, dtypes.int32),
+                                         ops.convert_to_tensor(crop_size, dtypes.int32)],
+                       {"method": method, "extrapolation_value": float(extrapolation_value)}, name or "CropAndResize")
+
+
+# -- PNG and BMP --------------------------------------------------------------------------
+
+_PNG = b"\x89PNG\r\n\x1a\n"
+_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # colour type -> samples per pixel
+
+
+def _unfilter(raw: bytes, height: int, row_bytes: int, bpp: int) -> np.ndarray:
+    data = np.frombuffer(raw, np.uint8)
+    if data.size != height * (row_bytes + 1):
+        raise errors.InvalidArgumentError(None, None, "DecodePng: the image data is truncated")
+    rows = data.reshape(height, row_bytes + 1)
+    out = np.zeros((height, row_bytes), np.uint8)
+    previous = np.zeros(row_bytes, np.uint8)
+    for y in range(height):
+        kind, line = rows[y, 0], rows[y, 1:].astype(np.int64)
+        if kind == 0:
+            current = line
+        elif kind == 1:  # Sub: a running sum along each byte of the pixel
+            current = np.cumsum(np.concatenate([line, np.zeros((-row_bytes) % bpp, np.int64)]).reshape(-1, bpp),
+                                axis=0).reshape(-1)[:row_bytes]
+        elif kind == 2:
+            current = line + previous
+        elif kind in (3, 4):
+            current = np.zeros(row_bytes, np.int64)
+            up = previous.astype(np.int64)
+            for x in range(row_bytes):
+                left = current[x - bpp] if x >= bpp else 0
+                if kind == 3:
+                    current[x] = (line[x] + (left + up[x]) // 2) & 0xFF
+                else:
+                    upper_left = up[x - bpp] if x >= bpp else 0
+                    p = left + up[x] - upper_left
+                    pa, pb, pc = abs(p - left), abs(p - up[x]), abs(p - upper_left)
+                    guess = left if pa <= pb and pa <= pc else (up[x] if pb <= pc else upper_left)
+                    current[x] = (line[x] + guess) & 0xFF
+        else:
+            raise errors.InvalidArgumentError(None, None, f"DecodePng: unknown row filter {kind}")
+        out[y] = previous = (current & 0xFF).astype(np.uint8)
+    return out
+
+
+def _decode_png(data: bytes, channels: int, dtype) -> np.ndarray:
+    if not data.startswith(_PNG):
+        raise errors.InvalidArgumentError(None, None, "DecodePng: the contents are not a PNG image")
+    pos, header, palette, alpha, idat = 8, None, None, None, []
+    while pos + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"PLTE":
+            palette = np.frombuffer(body, np.uint8).reshape(-1, 3)
+        elif kind == b"tRNS":
+            alpha = np.frombuffer(body, np.uint8)
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+    if header is None:
+        raise errors.InvalidArgumentError(None, None, "DecodePng: no IHDR chunk")
+    width, height, depth, colour, _, _, interlace = header
+    if interlace:
+        raise errors.UnimplementedError(None, None, "DecodePng: interlaced (Adam7) PNG images are not supported")
+    samples = _CHANNELS[colour]
+    bits = depth * samples
+    row_bytes = (width * bits + 7) // 8
+    rows = _unfilter(zlib.decompress(b"".join(idat)), height, row_bytes, max(1, bits // 8))
+    if depth == 16:
+        pixels = rows.view(">u2").astype(np.uint16).reshape(height, width, samples)
+    elif depth == 8:
+        pixels = rows.reshape(height, width, samples)
+    else:  # (1, 2 or 4 bits a sample: gray or palette)
+        unpacked = np.unpackbits(rows, axis=1).reshape(height, -1, depth)
+        values = (unpacked * (1 << np.arange(depth - 1, -1, -1))).sum(-1)[:, :width]
+        pixels = values.astype(np.uint8)[:, :, None]
+        if colour == 0:
+            pixels = (pixels * (255 // ((1 << depth) - 1))).astype(np.uint8)
+    if colour == 3:
+        index = pixels[:, :, 0]
+        rgb = palette[index]
+        pixels = rgb if alpha is None else np.concatenate(
+            [rgb, np.concatenate([alpha, np.full(256, 255, np.uint8)])[index][:, :, None]], -1)
+    have = pixels.shape[-1]
+    want = channels or have
+    if want != have:
+        gray_like = have in (1, 2)
+        color = pixels[..., :1 if gray_like else 3]
+        alpha_plane = pixels[..., -1:] if have in (2, 4) else None
+        if want in (1, 2):
+            if not gray_like:
+                weights = np.array([0.2989, 0.587, 0.114])
+                color = np.round(color.astype(np.float64) @ weights).astype(pixels.dtype)[..., None]
+        elif gray_like:
+            color = np.repeat(color, 3, -1)
+        if want in (2, 4):
+            if alpha_plane is None:
+                alpha_plane = np.full(color.shape[:2] + (1,), np.iinfo(pixels.dtype).max, pixels.dtype)
+            color = np.concatenate([color, alpha_plane], -1)
+        pixels = color
+    out_dtype = dtypes.as_dtype(dtype).as_numpy_dtype
+    if pixels.dtype != out_dtype:
+        pixels = (pixels.astype(np.uint32) * 257).astype(np.uint16) if out_dtype == np.uint16 else \
+            (pixels.astype(np.uint32) // 257).astype(np.uint8)
+    return pixels
+
+
+def _decode_bmp(data: bytes, channels: int) -> np.ndarray:
+    if data[:2] != b"BM":
+        raise errors.InvalidArgumentError(None, None, "DecodeBmp: the contents are not a BMP image")
+    offset = struct.unpack("<I", data[10:14])[0]
+    width, height, _, bits, compression = struct.unpack("<iiHHI", data[18:34])
+    if compression not in (0, 3) or bits not in (24, 32):
+        raise errors.UnimplementedError(None, None, f"DecodeBmp: {bits}-bit BMP images with compression "
+                                        f"{compression} are not supported (24- and 32-bit uncompressed are)")
+    samples = bits // 8
+    stride = (width * samples + 3) & ~3
+    rows = np.frombuffer(data, np.uint8, count=abs(height) * stride, offset=offset).reshape(abs(height), stride)
+    pixels = rows[:, :width * samples].reshape(abs(height), width, samples)[..., [2, 1, 0] + ([3] if samples == 4
+                                                                                              else [])]
+    if height > 0:
+        pixels = pixels[::-1]
+    if channels == 3 and samples == 4:
+        pixels = pixels[..., :3]
+    return np.ascontiguousarray(pixels)
+
+
+def _format_of(data: bytes) -> str:
+    if data.startswith(_PNG):
+        return "png"
+    if data[:2] == b"BM":
+        return "bmp"
+    if data[:3] == b"\xff\xd8\xff":
+        return "JPEG"
+    if data[:4] in (b"GIF8",):
+        return "GIF"
+    return "unknown"
+
+
+def _image_shape(op):
+    channels = op.get_attr("channels")
+    return TensorShape([None, None, channels or None])
+
+
+@register_op("DecodeImage", shape=_image_shape, dtype=lambda op: dtypes.as_dtype(op.get_attr("dtype")))
+def _decode_image_kernel(xp, contents, *, channels=0, dtype=dtypes.uint8, formats="png,bmp"):
+    data = bytes(np.asarray(contents).item()) if not isinstance(contents, bytes) else contents
+    kind = _format_of(data)
+    if kind not in formats.split(","):
+        if kind in ("JPEG", "GIF"):
+            raise errors.UnimplementedError(None, None, f"decoding a {kind} image needs an image codec that distflow "
+                                            "does not have (PNG and BMP are decoded); convert the images to PNG")
+        raise errors.InvalidArgumentError(None, None, f"the contents are not a {' or '.join(formats.split(','))} "
+                                          f"image")
+    pixels = _decode_png(data, channels, dtype) if kind == "png" else _decode_bmp(data, channels)
+    return pixels.astype(dtypes.as_dtype(dtype).as_numpy_dtype, copy=False)
+
+
+not_differentiable("DecodeImage")
+
+
+def _decode(contents, channels, dtype, formats, name):
+    if channels not in (None, 0, 1, 2, 3, 4):
+        raise ValueError(f"channels must be 0, 1, 2, 3 or 4, got {channels}")
+    return make_tensor("DecodeImage", [ops.convert_to_tensor(contents, dtypes.string)],
+                       {"channels": int(channels or 0), "dtype": dtypes.as_dtype(dtype), "formats": formats}, name)
+
+
+def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
+    """A PNG image (every colour type; 1- to 16-bit; not interlaced) as [height, width, channels]."""
+    return _decode(contents, channels, dtype, "png", name or "DecodePng")
+
+
+def decode_bmp(contents, channels=0, name=None):
+    return _decode(contents, channels, dtypes.uint8, "bmp", name or "DecodeBmp")
+
+
+def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
+    """A PNG or BMP image, by its first bytes (a JPEG or GIF one is an error that says so)."""
+    return _decode(contents, channels, dtype, "png,bmp", name or "decode_image")
+
+
+def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
+                acceptable_fraction=1, dct_method="", name=None):
+    raise errors.UnimplementedError(None, None, "tf.image.decode_jpeg: decoding JPEG needs an image codec that distflow "
+                                    "does not have; PNG and BMP images are decoded (tf.image.decode_png)")
+
+
+def _png_chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+
+@register_op("EncodePng", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string)
+def _encode_png_kernel(xp, image, *, compression=-1):
+    image = np.asarray(image)
+    if image.ndim != 3 or image.shape[-1] not in (1, 2, 3, 4):
+        raise errors.InvalidArgumentError(None, None, f"EncodePng: image must be [height, width, 1 to 4 channels], got "
+                                          f"{list(image.shape)}")
+    height, width, samples = image.shape
+    depth = 16 if image.dtype == np.uint16 else 8
+    rows = image.astype(">u2" if depth == 16 else np.uint8).reshape(height, -1).view(np.uint8)
+    raw = np.concatenate([np.zeros((height, 1), np.uint8), rows], 1).tobytes()
+    colour = {1: 0, 2: 4, 3: 2, 4: 6}[samples]
+    return np.asarray(_PNG + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0))
+                      + _png_chunk(b"IDAT", zlib.compress(raw, compression if compression >= 0 else 6))
+                      + _png_chunk(b"IEND", b""), dtype=object)
+
+
+not_differentiable("EncodePng")
+
+
+def encode_png(image, compression=-1, name=None):
+    """A uint8 or uint16 image [height, width, channels] as the bytes of a PNG file."""
+    image = ops.convert_to_tensor(image)
+    if image.dtype.base_dtype not in (dtypes.uint8, dtypes.uint16):
+        raise TypeError(f"encode_png needs a uint8 or uint16 image, got {image.dtype.name}")
+    return make_op("EncodePng", [image], {"compression": int(compression)}, name or "EncodePng").outputs[0]
