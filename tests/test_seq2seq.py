@@ -137,3 +137,94 @@ def test_attention_wrapper_decodes_as_numpy(kind):
     np.testing.assert_allclose(got, np.stack(want, 1), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got_history, np.stack(alignments_seen), rtol=1e-10, atol=1e-12)
     assert np.all(got_history[:, 1, 2:] == 0.0)  # (memory past its length: no attention)
+
+
+def _numpy_beam_search(embedding, start, end, h0, kernel, bias, out_k, out_b, beam, steps, penalty):
+    """TF 1.x's beam search step by step (a BasicRNNCell and a dense projection), then the
+    beams followed back from their ends."""
+    batch, vocab = len(start), out_k.shape[1]
+    h = np.repeat(h0[:, None, :], beam, 1)
+    log_probs = np.where(np.arange(beam) == 0, 0.0, -np.inf)[None].repeat(batch, 0)
+    finished = np.arange(beam)[None].repeat(batch, 0) != 0
+    lengths = np.zeros((batch, beam), np.int64)
+    ids = np.repeat(np.asarray(start)[:, None], beam, 1)
+    record = []
+    rows = np.arange(batch)[:, None]
+    for _ in range(steps):
+        h_new = np.tanh(np.concatenate([embedding[ids], h], -1) @ kernel + bias)
+        logits = h_new @ out_k + out_b
+        step = logits - logits.max(-1, keepdims=True)
+        step = step - np.log(np.exp(step).sum(-1, keepdims=True))
+        masked = np.full(vocab, np.finfo(np.float64).min)
+        masked[end] = 0.0
+        step = np.where(finished[..., None], masked, step)
+        total = log_probs[..., None] + step
+        scores = total
+        if penalty:
+            grows = np.where(np.arange(vocab) == end, 0, 1) * (~finished)[..., None]
+            scores = total / ((5.0 + lengths[..., None] + grows) / 6.0) ** penalty
+        flat = scores.reshape(batch, -1)
+        index = np.argsort(-flat, axis=1, kind="stable")[:, :beam]
+        parents, words = index // vocab, index % vocab
+        log_probs = total.reshape(batch, -1)[rows, index]
+        was_finished = finished[rows, parents]
+        finished = was_finished | (words == end)
+        lengths = lengths[rows, parents] + ~was_finished
+        h = h_new[rows, parents]
+        record.append((flat[rows, index], words, parents))
+        ids = words
+        if finished.all():
+            break
+    scores, words, parents = (np.stack(r) for r in zip(*record))
+    out = np.full(words.shape, end)
+    for b in range(batch):
+        last = min(len(record), int(lengths[b].max()))
+        for k in range(beam):
+            out[last - 1, b, k] = words[last - 1, b, k]
+            parent = parents[last - 1, b, k]
+            for level in range(last - 2, -1, -1):
+                out[level, b, k] = words[level, b, parent]
+                parent = parents[level, b, parent]
+            done = False
+            for t in range(last):
+                if done:
+                    out[t, b, k] = end
+                elif out[t, b, k] == end:
+                    done = True
+    return out.transpose(1, 0, 2), scores.transpose(1, 0, 2)
+
+
+@pytest.mark.parametrize("penalty", [0.0, 0.6])
+def test_beam_search_decodes_as_numpy(penalty):
+    embedding = RNG.randn(6, 3)
+    start, end, beam = np.array([0, 2]), 5, 3
+    h0 = RNG.randn(2, 4)
+    cell = tf.nn.rnn_cell.BasicRNNCell(4, dtype=tf.float64)
+    projection = tf.layers.Dense(6, dtype=tf.float64, name="out")
+    decoder = seq2seq.BeamSearchDecoder(cell, tf.constant(embedding), start, end,
+                                        seq2seq.tile_batch(tf.constant(h0), beam), beam, projection,
+                                        length_penalty_weight=penalty)
+    outputs, _, _ = seq2seq.dynamic_decode(decoder, maximum_iterations=7)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        ids, scores = sess.run([outputs.predicted_ids, outputs.beam_search_decoder_output.scores])
+        weights = {v.op.name: sess.run(v) for v in tf.trainable_variables()}
+    want_ids, want_scores = _numpy_beam_search(
+        embedding, start, end, h0, _weight(weights, "basic_rnn_cell/kernel"), _weight(weights, "basic_rnn_cell/bias"),
+        _weight(weights, "out/kernel"), _weight(weights, "out/bias"), beam, 7, penalty)
+    assert ids.shape == want_ids.shape and ids.tolist() == want_ids.tolist()
+    np.testing.assert_allclose(scores, want_scores, rtol=1e-10)
+    assert np.all(np.diff(scores[:, -1], axis=1) <= 0)  # (the best beam first)
+
+
+def test_gather_tree_follows_the_parents_back():
+    step_ids = np.array([[[2, 5, 3]], [[6, 9, 4]], [[7, 8, 9]]])  # [time, batch, beam]
+    parent_ids = np.array([[[0, 0, 0]], [[1, 2, 0]], [[2, 1, 1]]])
+    got = _run_value(seq2seq.gather_tree(step_ids, parent_ids, [3], 9))
+    # beam 0: 7 <- 4 (beam 2 at step 1) <- 2 (beam 0); beams 1 and 2 pass the end token at step 1
+    assert got[:, 0].T.tolist() == [[2, 4, 7], [3, 9, 9], [3, 9, 9]]
+
+
+def _run_value(t):
+    with tf.Session() as sess:
+        return sess.run(t)

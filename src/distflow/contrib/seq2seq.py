@@ -8,8 +8,9 @@ runs a cell (and an ``output_layer``) one step under a helper; ``dynamic_decode`
 decoder in one ``while_loop`` until every sequence is finished (or ``maximum_iterations``),
 and returns its outputs batch-major, its final state and each sequence's length.
 ``tile_batch`` repeats each batch entry (for a beam). The attention mechanisms and
-``AttentionWrapper`` are in attention.py. Not here: ``BeamSearchDecoder``,
-``ScheduledEmbeddingTrainingHelper``, several attention mechanisms in one wrapper.
+``AttentionWrapper`` are in attention.py, ``BeamSearchDecoder`` and ``gather_tree`` in
+beam_search.py. Not here: ``ScheduledEmbeddingTrainingHelper``, several attention
+mechanisms in one wrapper, the beam search's coverage penalty.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .._namespace import missing
 from ..framework import nest
 from ..framework.tensor_shape import TensorShape
 from ..layers.rnn import sequence_loss  # noqa: F401
+from .decoder import Decoder
 from .attention import AttentionWrapper, AttentionWrapperState, BahdanauAttention, LuongAttention  # noqa: F401
 from ..ops import variable_scope as vs
 
@@ -148,15 +150,6 @@ class BasicDecoderOutput(collections.namedtuple("BasicDecoderOutput", ("rnn_outp
     pass
 
 
-class Decoder:
-    """Runs one step at a time under ``dynamic_decode``: ``initialize()`` -> (finished, inputs,
-    state); ``step(time, inputs, state)`` -> (outputs, state, next inputs, finished)."""
-
-    @property
-    def tracks_own_finished(self) -> bool:
-        return False
-
-
 class BasicDecoder(Decoder):
     def __init__(self, cell, helper, initial_state, output_layer=None):
         if not isinstance(helper, Helper):
@@ -248,11 +241,13 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False, maxi
             condition, body, [convert_to_tensor(0), outputs_ta, state, inputs, finished, lengths],
             parallel_iterations=parallel_iterations, swap_memory=swap_memory, maximum_iterations=maximum_iterations,
             return_same_structure=True)
-        final_outputs = nest.map_structure(lambda ta: ta.stack(), outputs_ta)
+        # (the loop gives the outputs' structure back as plain tuples: packed again as the decoder's)
+        final_outputs = nest.pack_sequence_as(decoder.output_dtype,
+                                              [ta.stack() for ta in nest.flatten(outputs_ta)])
+        if hasattr(decoder, "finalize"):
+            final_outputs, final_state = decoder.finalize(final_outputs, final_state, lengths)
         if not output_time_major:
             final_outputs = nest.map_structure(_transpose_batch_time, final_outputs)
-        if isinstance(decoder.output_size, BasicDecoderOutput):
-            final_outputs = BasicDecoderOutput(*final_outputs)
         return final_outputs, final_state, lengths
 
 
@@ -272,5 +267,8 @@ def tile_batch(t, multiplier, name=None):
 
     return nest.map_structure(tiled, t)
 
+
+from .beam_search import (BeamSearchDecoder, BeamSearchDecoderOutput, BeamSearchDecoderState,  # noqa: E402,F401
+                          FinalBeamSearchDecoderOutput, gather_tree)
 
 __getattr__ = missing("tf.contrib.seq2seq")

@@ -281,7 +281,8 @@ def namespaces() -> list[tuple[str, str]]:
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn`, `tf.contrib.seq2seq` (`sequence_loss`, `BasicDecoder` with the "
                       "training, greedy and sampling helpers, `dynamic_decode`, `tile_batch`, `LuongAttention`, "
-                      "`BahdanauAttention`, `AttentionWrapper`; not beam search), `tf.contrib.legacy_seq2seq` and "
+                      "`BahdanauAttention`, `AttentionWrapper`, `BeamSearchDecoder` and `gather_tree`), "
+                      "`tf.contrib.legacy_seq2seq` and "
                       "`tf.contrib.lookup`, the parts TF's tutorials imported; `tf.contrib.layers` (fully_connected, "
                       "the convolutions, pooling, flatten, dropout, batch_norm, layer_norm, repeat, stack, "
                       "one_hot_encoding, embed_sequence, the Xavier and variance scaling initializers, the L1/L2 "
