@@ -21,6 +21,7 @@ BELOW = {
     "distribute": {"framework", "platform", "ops", "runtime", "data", "protos"},
     "saved_model": {"framework", "platform", "ops", "runtime", "train", "protos"},
     "config": {"framework", "platform", "ops", "runtime", "protos"},
+    "profiler": {"framework", "protos"},
     "layers": {"framework", "platform", "ops", "protos"},
     "feature_column": {"framework", "platform", "ops", "protos"},
     "losses": {"framework", "ops"},

@@ -169,7 +169,7 @@ from . import sets, strings, summary, test  # noqa: E402
 from . import contrib  # noqa: E402
 from . import config, distribute, estimator, feature_column, saved_model  # noqa: E402
 from . import keras  # noqa: E402
-from . import distributions  # noqa: E402
+from . import distributions, profiler  # noqa: E402
 from . import version  # noqa: E402
 from .framework.errors import OpError  # noqa: E402
 from ._namespace import missing as _missing

@@ -245,6 +245,10 @@ def namespaces() -> list[tuple[str, str]]:
                       "`RunConfig(train_distribute=...)`, `experimental_distribute_datasets_from_function` and "
                       "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
                       "`TPUStrategy`")
+        elif name == "profiler":
+            status = ("partial: `profile` (parameters and float operations, by TensorFlow's formulas, by scope or "
+                      "op type; to stdout, a file or nowhere), `ProfileOptionBuilder`, `Profiler`; times and "
+                      "memory are not measured, and not `advise` or `write_op_log`")
         elif name == "distributions":
             status = ("partial: `Normal`, `Uniform`, `Bernoulli`, `Categorical`, `Exponential`, `Laplace`, `Gamma`, "
                       "`Beta`, `Dirichlet` (sample, log_prob, prob, cdf, entropy, moments, mode), `kl_divergence` "
