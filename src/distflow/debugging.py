@@ -9,4 +9,6 @@ from .ops.check_ops import (Assert, assert_equal, assert_greater, assert_greater
                             is_strictly_increasing)
 from .ops.special_math_ops import is_finite, is_inf, is_nan  # noqa: F401
 
+from .ops.check_ops import verify_tensor_all_finite as assert_all_finite  # noqa: F401
+
 __getattr__ = missing("tf.debugging")

@@ -16,4 +16,8 @@ from .ops.math_ops import matmul  # noqa: F401
 from .ops.nn_impl import l2_normalize  # noqa: F401
 from .ops.segment_ops import cross, einsum, norm, tensordot  # noqa: F401
 
+from .ops.clip_ops import global_norm  # noqa: F401
+from .ops.manip_ops import diag as tensor_diag, diag_part as tensor_diag_part, matrix_transpose  # noqa: F401
+from .ops.math_extra import adjoint, logdet, matrix_rank, matvec, normalize, pinv, slogdet  # noqa: F401
+
 __getattr__ = missing("tf.linalg")

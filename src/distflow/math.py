@@ -26,4 +26,14 @@ from .ops.special_math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh,
                                    truncatemod)
 from .ops.nn_impl import log_sigmoid  # noqa: F401
 
+from .ops.array_ops import invert_permutation  # noqa: F401
+from .ops.check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401
+from .ops.indexed_slices import scalar_mul  # noqa: F401
+from .ops.math_extra import (cumulative_logsumexp, multiply_no_nan, polyval, reciprocal_no_nan,  # noqa: F401
+                             reduce_euclidean_norm, reduce_std, reduce_variance, xdivy, xlog1py, xlogy)
+from .ops.math_ops import accumulate_n  # noqa: F401
+from .ops.nn_impl import zero_fraction  # noqa: F401
+from .ops.nn_ops import log_softmax, softmax  # noqa: F401
+from .ops.special_math_ops import div_no_nan as divide_no_nan  # noqa: F401
+
 __getattr__ = missing("tf.math")

@@ -9,4 +9,11 @@ from .ops.random_ops import random_poisson as poisson  # noqa: F401
 from .ops.random_ops import truncated_normal  # noqa: F401
 from ._namespace import missing
 
+from .framework.random_seed import get_seed  # noqa: F401
+from .ops.candidate_sampling_ops import (all_candidate_sampler, fixed_unigram_candidate_sampler,  # noqa: F401
+                                         learned_unigram_candidate_sampler, log_uniform_candidate_sampler,
+                                         uniform_candidate_sampler)
+from .ops.math_extra import categorical  # noqa: F401
+from .ops.random_ops import multinomial  # noqa: F401
+
 __getattr__ = missing("tf.random")
