@@ -6,11 +6,12 @@ recurrent-network names that TensorFlow's own tutorials imported from it (``rnn`
 (``lookup``), the layers, initializers, regularizers and argument scopes that models
 written with contrib or TF-Slim use (``layers``, ``framework``, ``slim``), the dataset
 transformations (``data``), ``training.HParams``, AdamW and LazyAdam (``opt``), the
-strategies of TF 1.12-1.13 (``distribute``) and the linear-chain CRF of sequence taggers
-(``crf``). Everything else is missing, and says so.
+strategies of TF 1.12-1.13 (``distribute``), the linear-chain CRF of sequence taggers
+(``crf``) and the audio features of ``signal`` (the same module as ``tf.signal``). Everything else is missing, and says so.
 """
 
 from .._namespace import missing
+from .. import signal  # noqa: F401 - TF 1.x's tf.contrib.signal became tf.signal
 from . import (crf, data, distribute, framework, layers, legacy_seq2seq, lookup, opt, rnn, seq2seq,  # noqa: F401
                slim, training)
 

@@ -92,8 +92,9 @@ def _squared_difference_grad(op, grad):
 
 @register_gradient("Cast")
 def _cast_grad(op, grad):
-    src = op._attr("SrcT")
-    return (cast(grad, src) if src.is_floating and op._attr("DstT").is_floating else None,)
+    src, dst = op._attr("SrcT"), op._attr("DstT")
+    differentiable = (src.is_floating or src.is_complex) and (dst.is_floating or dst.is_complex)
+    return (cast(grad, src) if differentiable else None,)
 
 
 @register_gradient("MatMul")

@@ -231,7 +231,10 @@ mod = floormod
 
 @register_op("Cast", shape=unary_shape, dtype=lambda op: op._attr("DstT"))
 def _cast_kernel(xp, x, *, DstT):  # noqa: N803 - TF's attr name
-    return xp.asarray(x).astype(DstT.as_numpy_dtype, copy=False)
+    x = xp.asarray(x)
+    if x.dtype.kind == "c" and not DstT.is_complex:
+        x = x.real  # (TensorFlow keeps the real part)
+    return x.astype(DstT.as_numpy_dtype, copy=False)
 
 
 def cast(x, dtype, name=None) -> ops.Tensor:

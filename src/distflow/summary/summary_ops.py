@@ -22,6 +22,7 @@ from ..framework import wire
 from ..framework.ops import GraphKeys
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
+from ..ops.audio_ops import wav_bytes
 from ..ops.op_util import make_tensor
 from ..protos import distflow_pb2 as pb
 
@@ -307,16 +308,7 @@ def get_summary_description(node_def):
 
 
 # ---------------------------------------------------------------------------
-# Audio (16-bit PCM WAV, written here)
-
-
-def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
-    """[frames, channels] floats in [-1, 1] as a 16-bit PCM WAV file."""
-    frames, channels = samples.shape
-    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
-    header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(pcm), b"WAVE", b"fmt ", 16, 1, channels,
-                         sample_rate, sample_rate * channels * 2, channels * 2, 16, b"data", len(pcm))
-    return header + pcm
+# Audio (16-bit PCM WAV, as tf.audio.encode_wav writes it)
 
 
 @register_op("AudioSummaryV2", shape=_string_scalar, dtype=lambda op: dtypes.string)
@@ -332,7 +324,7 @@ def _audio_summary_kernel(xp, tag, audio, sample_rate, *, max_outputs):
         name = f"{base}/audio" if count == 1 else f"{base}/audio/{i}"
         summary.value.add(tag=name, audio=pb.Summary.Audio(
             sample_rate=rate, num_channels=audio.shape[2], length_frames=audio.shape[1],
-            encoded_audio_string=encode_wav(audio[i], int(rate)), content_type="audio/wav"))
+            encoded_audio_string=wav_bytes(audio[i], int(rate)), content_type="audio/wav"))
     return _serialized(summary)
 
 
