@@ -322,7 +322,7 @@ def test_conv_shape_errors():
     with pytest.raises(ValueError, match="Depth of input"):
         tf.nn.conv2d(tf.zeros([1, 4, 4, 3]), tf.zeros([2, 2, 2, 1]), [1, 1, 1, 1], "SAME")
     with pytest.raises(ValueError, match="strides"):
-        tf.nn.conv2d(tf.zeros([1, 4, 4, 3]), tf.zeros([2, 2, 3, 1]), [2, 2], "SAME")
+        tf.nn.conv2d(tf.zeros([1, 4, 4, 3]), tf.zeros([2, 2, 3, 1]), [1, 2, 2], "SAME")
     with pytest.raises(ValueError, match="padding"):
         tf.nn.max_pool(tf.zeros([1, 4, 4, 3]), [1, 2, 2, 1], [1, 2, 2, 1], "FULL")
 

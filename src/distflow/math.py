@@ -13,6 +13,7 @@ from .ops.math_ops import realdiv  # noqa: F401
 from .ops.special_functions import digamma, lbeta, lgamma  # noqa: F401
 from .ops.complex_ops import angle, conj  # noqa: F401
 from .ops.special_functions import betainc, igamma, igammac, polygamma, zeta  # noqa: F401
+from .ops.special_functions import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, erfinv, ndtri  # noqa: F401
 from .ops.complex_ops import imag_part as imag  # noqa: F401
 from .ops.complex_ops import real_part as real  # noqa: F401
 from .ops.nn_impl import l2_normalize, softplus, softsign, top_k as top_k  # noqa: F401

@@ -138,6 +138,9 @@ def _unpack_grad(op, *grads):
 
 @register_gradient("GatherV2Grad")
 def _gather_grad_grad(op, grad):
+    batch_dims = op._attrs.get("batch_dims", 0)
+    if batch_dims:
+        return None, None, gather(grad, op.inputs[1], axis=constant_value(op.inputs[3]), batch_dims=batch_dims), None
     return None, None, gather(grad, op.inputs[1], axis=op.inputs[3]), None
 
 

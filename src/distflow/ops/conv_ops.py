@@ -290,6 +290,19 @@ def _nchw(fn, x, name):
         return array_ops.transpose(y, [0, 3, 1, 2], name="to_NCHW")
 
 
+def _spatial_4(values, name: str, channels_first: bool):
+    """``strides``/``dilations`` as TensorFlow 1.14+ takes them: an int or a list of 1, 2 or 4
+    ints, as the four entries of ``data_format``."""
+    if isinstance(values, (int, np.integer)):
+        values = [int(values)]
+    values = list(values)
+    if len(values) == 1:
+        values = values * 2
+    if len(values) == 2:
+        return [1, 1] + values if channels_first else [1] + values + [1]
+    return values
+
+
 def _check_padding(padding) -> str:
     padding = padding.upper() if isinstance(padding, str) else padding
     if padding not in ("SAME", "VALID"):
@@ -301,13 +314,26 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
            data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None) -> ops.Tensor:
     """2-D convolution of NHWC (or NCHW) ``input`` with an [h, w, in, out] ``filter``."""
     f = filter if filter is not None else filters
-    if _is_nchw(data_format):
+    channels_first = _is_nchw(data_format)
+    strides, dilations = (_spatial_4(v, what, channels_first) for v, what in ((strides, "strides"),
+                                                                             (dilations, "dilations")))
+    if channels_first:
+        if not isinstance(padding, str):
+            padding = _nhwc_order(padding, "padding")
         return _nchw(lambda t: conv2d(t, f, _nhwc_order(strides, "strides"), padding,
                                       dilations=_nhwc_order(dilations, "dilations")), input, name)
     x = ops.convert_to_tensor(input)
     f = ops.convert_to_tensor(f, dtype=x.dtype.base_dtype)
     if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"conv2d needs a floating input, got {x.dtype.name}")
+    if not isinstance(padding, str):
+        # (explicit padding, [[0, 0], [top, bottom], [left, right], [0, 0]]: the input padded
+        # with zeros, then a VALID convolution)
+        pads = np.asarray(padding).tolist()
+        if np.shape(pads) != (4, 2) or pads[0] != [0, 0] or pads[3] != [0, 0] or min(min(p) for p in pads) < 0:
+            raise ValueError(f"explicit padding must be [[0, 0], [top, bottom], [left, right], [0, 0]] of "
+                             f"non-negative sizes, got {padding}")
+        x, padding = array_ops.pad(x, pads), "VALID"
     attrs = _conv_attrs(strides, padding, dilations)
     return make_tensor("Conv2D", [x, f], attrs, name or "Conv2D")
 

@@ -81,6 +81,10 @@ def deduplicated(value: IndexedSlices):
 def gather_grad(op, grad):
     params, indices, axis = op.inputs
     axis_value = constant_value(axis)
+    batch_dims = op._attrs.get("batch_dims", 0)
+    if batch_dims:
+        return make_tensor("GatherV2Grad", [shape_of(params), indices, grad, axis], {"batch_dims": batch_dims},
+                           "GatherV2Grad"), None, None
     if axis_value is not None and int(axis_value) == 0:
         flat_indices = array_ops.reshape(indices, [-1])
         inner = array_ops.shape(grad)[indices.shape.ndims:] if indices.shape.ndims is not None else None

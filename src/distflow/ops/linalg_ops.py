@@ -113,14 +113,23 @@ def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
 
 
 def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
-    """The least-squares solution of ``matrix @ X = rhs`` (with an optional L2 penalty)."""
+    """The least-squares solution of ``matrix @ X = rhs`` (with an optional L2 penalty) by
+    the normal equations, as TensorFlow's fast path: (AᵀA + λI)⁻¹Aᵀb for a matrix with at
+    least as many rows as columns, and for a wider one the minimum-norm Aᵀ(AAᵀ + λI)⁻¹b."""
     with ops.name_scope(name, "matrix_solve_ls", [matrix, rhs]):
         a = ops.convert_to_tensor(matrix)
         b = ops.convert_to_tensor(rhs, dtype=a.dtype.base_dtype)
-        gram = math_ops.matmul(a, a, transpose_a=True)
+        rows, cols = (a.shape[-2].value, a.shape[-1].value) if a.shape.ndims is not None else (None, None)
+        if rows is None or cols is None:
+            raise ValueError(f"matrix_solve_ls needs the matrix's last two dimensions known, got {a.shape}")
+        wide = rows < cols
+        gram = math_ops.matmul(a, a, transpose_b=wide, transpose_a=not wide)
         if l2_regularizer:
-            n = a.shape[-1].value
-            gram = gram + l2_regularizer * array_ops.constant(np.eye(n), dtype=a.dtype.base_dtype)
+            n = min(rows, cols)
+            gram = gram + math_ops.cast(l2_regularizer, a.dtype.base_dtype) * array_ops.constant(
+                np.eye(n), dtype=a.dtype.base_dtype)
+        if wide:
+            return math_ops.matmul(a, matrix_solve(gram, b), transpose_a=True)
         return matrix_solve(gram, math_ops.matmul(a, b, transpose_a=True))
 
 

@@ -218,7 +218,15 @@ def divide(x, y, name=None):
     return truediv(x, y, name)
 
 
-div = divide
+def div(x, y, name=None):
+    """``x / y`` as Python 2 divided (TF 1.x's ``tf.div``): integers by floor division,
+    floating-point and complex numbers exactly."""
+    x, y = same_dtype_inputs("Div", [x, y])
+    if x.dtype.base_dtype.is_integer:
+        return floordiv(x, y, name)
+    return binary_op("RealDiv", x, y, name)
+
+
 realdiv = truediv
 mod = floormod
 

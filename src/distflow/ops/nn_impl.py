@@ -402,17 +402,33 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
 
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None, exponential_avg_factor=1.0):
-    """(y, batch mean, batch variance) normalizing NHWC ``x`` per channel (moving statistics when not training)."""
+    """(y, mean, variance) normalizing 4-D ``x`` per channel. Training, it normalizes by the
+    batch's moments and returns the batch mean and its variance with Bessel's correction
+    (n / (n - 1)), as TensorFlow's kernel returns them for the moving averages; otherwise
+    it normalizes by the given ``mean`` and ``variance`` and returns them."""
     only_default("fused_batch_norm", "exponential_avg_factor", exponential_avg_factor, 1.0)
-    if data_format != "NHWC":
-        raise NotImplementedError("fused_batch_norm supports NHWC only in distflow")
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"fused_batch_norm: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
     with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]):
         x = float_input("FusedBatchNorm", x)
+        if x.shape.ndims not in (None, 4):
+            raise ValueError(f"fused_batch_norm: x must be 4-D, got shape {x.shape}")
+        dtype = x.dtype.base_dtype
+        scale, offset = (ops.convert_to_tensor(v, dtype=dtype) for v in (scale, offset))
+        channels_first = data_format == "NCHW"
+        if channels_first:
+            x = array_ops.transpose(x, [0, 2, 3, 1])
         if is_training:
-            mean, variance = moments(x, [0, 1, 2])
+            mean, batch_variance = moments(x, [0, 1, 2])
+            count = math_ops.cast(array_ops.size(x) // array_ops.size(mean), dtype)
+            variance = batch_variance * count / math_ops.maximum(count - 1, 1)
         elif mean is None or variance is None:
             raise ValueError("fused_batch_norm needs mean and variance when is_training is False")
-        return batch_normalization(x, mean, variance, offset, scale, epsilon), mean, variance
+        else:
+            mean, variance = (ops.convert_to_tensor(v, dtype=dtype) for v in (mean, variance))
+            batch_variance = variance
+        y = batch_normalization(x, mean, batch_variance, offset, scale, epsilon)
+        return (array_ops.transpose(y, [0, 3, 1, 2]) if channels_first else y), mean, variance
 
 
 def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner="mean",

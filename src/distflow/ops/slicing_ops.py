@@ -208,17 +208,38 @@ def _gather_shape(op):
         return TensorShape(None)
     dims = params.shape.as_list()
     axis = normalize_axis(axis, len(dims))
-    return TensorShape(dims[:axis] + indices.shape.as_list() + dims[axis + 1:])
+    batch_dims = op._attrs.get("batch_dims", 0)
+    return TensorShape(dims[:axis] + indices.shape.as_list()[batch_dims:] + dims[axis + 1:])
+
+
+def _batch_rows(xp, indices, batch_dims):
+    """For a gather with ``batch_dims``: the flat index of each batch, shaped to broadcast
+    against ``indices`` with its batch dimensions flattened into one."""
+    rows = xp.arange(int(np.prod(indices.shape[:batch_dims], dtype=np.int64)))
+    return rows.reshape((-1,) + (1,) * (indices.ndim - batch_dims))
 
 
 @register_op("GatherV2", shape=_gather_shape)
-def _gather_kernel(xp, params, indices, axis):
-    axis = int(axis)
+def _gather_kernel(xp, params, indices, axis, *, batch_dims=0):
+    axis = int(axis) % params.ndim
     n = params.shape[axis]
     if indices.size and (indices.min() < 0 or indices.max() >= n):
         bad = indices[(indices < 0) | (indices >= n)].reshape(-1)[0]
         raise errors.InvalidArgumentError(None, None, f"indices contains {bad}, which is not in [0, {n})")
-    return xp.take(params, indices, axis=axis)
+    if not batch_dims:
+        return xp.take(params, indices, axis=axis)
+    if params.shape[:batch_dims] != indices.shape[:batch_dims]:
+        raise errors.InvalidArgumentError(None, None, f"GatherV2: params's batch dimensions {list(params.shape)} "
+                                          f"differ from indices's {list(indices.shape)} (batch_dims={batch_dims})")
+    # (the gathered axis brought next to the batch dimensions, one batch's rows indexed by its indices)
+    moved = xp.moveaxis(params, axis, batch_dims).reshape((-1,) + (n,) + params.shape[batch_dims:axis]
+                                                          + params.shape[axis + 1:])
+    out = moved[_batch_rows(xp, indices, batch_dims), indices.reshape((-1,) + indices.shape[batch_dims:])]
+    out = out.reshape(indices.shape + params.shape[batch_dims:axis] + params.shape[axis + 1:])
+    # (the dimensions between the batch and the axis go back before the indices' own)
+    k, m = indices.ndim - batch_dims, axis - batch_dims
+    order = list(range(batch_dims)) + [batch_dims + k + j for j in range(m)] + [batch_dims + j for j in range(k)]
+    return out.transpose(order + list(range(len(order), out.ndim)))
 
 
 def _gather_grad_shape(op):
@@ -226,23 +247,52 @@ def _gather_grad_shape(op):
 
 
 @register_op("GatherV2Grad", shape=_gather_grad_shape, dtype=lambda op: op.inputs[2].dtype.base_dtype)
-def _gather_grad_kernel(xp, params_shape, indices, grad, axis):
+def _gather_grad_kernel(xp, params_shape, indices, grad, axis, *, batch_dims=0):
     """The dense gradient of GatherV2: ``grad`` summed into the gathered positions."""
-    axis = int(axis)
+    axis = int(axis) % len(params_shape)
     out = xp.zeros(params_shape.tolist(), dtype=grad.dtype)
+    if batch_dims:
+        # (each batch's gradient rows go to that batch's rows: one flat index over batch and axis)
+        n = out.shape[axis]
+        k, m = indices.ndim - batch_dims, axis - batch_dims
+        g = grad.transpose(list(range(batch_dims)) + [batch_dims + m + j for j in range(k)]
+                           + [batch_dims + j for j in range(m)] + list(range(batch_dims + m + k, grad.ndim)))
+        flat = (_batch_rows(xp, indices, batch_dims) * n + indices.reshape((-1,) + indices.shape[batch_dims:]))
+        flat = flat.reshape(-1)
+        moved = xp.moveaxis(out, axis, batch_dims)
+        rows = xp.zeros((int(np.prod(moved.shape[:batch_dims + 1], dtype=np.int64)),) + moved.shape[batch_dims + 1:],
+                        dtype=grad.dtype)
+        add_rows_at(rows, flat, g.reshape((flat.size,) + moved.shape[batch_dims + 1:]))
+        moved[...] = rows.reshape(moved.shape)
+        return out
     moved = xp.moveaxis(out, axis, 0)
     g = grad.reshape(grad.shape[:axis] + (-1,) + grad.shape[axis + indices.ndim:])
     add_rows_at(moved, indices, xp.moveaxis(g, axis, 0))
     return out
 
 
-def gather(params, indices, validate_indices=None, name=None, axis=0) -> ops.Tensor:
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0) -> ops.Tensor:
+    """Slices of ``params`` along ``axis`` at ``indices``. With ``batch_dims`` = b, the first
+    b dimensions of both are batch dimensions: batch i's indices pick from batch i's params
+    (``axis`` then defaults to b)."""
     params = ops.convert_to_tensor(params)
     indices = ops.convert_to_tensor(indices)
     if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"gather indices must be int32 or int64, got {indices.dtype.name}")
-    return make_tensor("GatherV2", [params, indices, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
-                       None, name or "GatherV2")
+    attrs = None
+    if batch_dims:
+        if indices.shape.ndims is None or params.shape.ndims is None:
+            raise ValueError("gather with batch_dims needs params and indices of known rank")
+        batch_dims = int(batch_dims) + (indices.shape.ndims if batch_dims < 0 else 0)
+        axis = batch_dims if axis is None else normalize_axis(int(axis), params.shape.ndims)
+        if not batch_dims <= axis < params.shape.ndims:
+            raise ValueError(f"gather: batch_dims ({batch_dims}) must be at most axis ({axis}), and axis less than "
+                             f"params's rank ({params.shape.ndims})")
+        params.shape[:batch_dims].assert_is_compatible_with(indices.shape[:batch_dims])
+        attrs = {"batch_dims": int(batch_dims)}
+    return make_tensor("GatherV2", [params, indices, ops.convert_to_tensor(0 if axis is None else axis,
+                                                                           dtype=dtypes.int32)],
+                       attrs, name or "GatherV2")
 
 
 # ---------------------------------------------------------------------------

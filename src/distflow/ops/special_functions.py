@@ -16,7 +16,9 @@ import numpy as np
 from ..framework import ops
 from ..framework.registry import register_gradient, register_op
 from .array_ops import unbroadcast
-from .math_ops import exp, log
+from .array_ops import ones_like
+from .math_ops import abs as abs_
+from .math_ops import equal, exp, log, sign, where
 from .op_util import broadcast_shape, make_tensor, same_dtype_inputs
 from .reduction_ops import reduce_sum
 
@@ -295,3 +297,162 @@ def lbeta(x, name=None):
     with ops.name_scope(name, "lbeta", [x]):
         x = ops.convert_to_tensor(x)
         return reduce_sum(lgamma(x), -1) - lgamma(reduce_sum(x, -1))
+
+
+# ---------------------------------------------------------------------------
+# The inverse normal distribution function, erfinv, and the modified Bessel functions of
+# orders 0 and 1 (exponentially scaled, as tf.math has them)
+
+
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def ndtri_values(p):
+    """The x with Phi(x) = p, in float64: a rational first guess (Abramowitz & Stegun
+    26.2.23, |error| < 4.5e-4) sharpened by three Halley steps on Phi(x) - p, solved in the
+    lower tail (q = min(p, 1 - p)) so that no step loses digits to cancellation."""
+    p = np.asarray(p, np.float64)
+    q = np.minimum(p, 1.0 - p)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = np.sqrt(-2.0 * np.log(np.where(q > 0, q, 1.0)))
+        x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
+        for _ in range(3):
+            error = 0.5 * np.asarray(_erfc(-x / math.sqrt(2.0)), np.float64) - q
+            u = error * math.sqrt(2.0 * math.pi) * np.exp(0.5 * x * x)
+            x = x - u / (1.0 + 0.5 * x * u)
+        x = np.where(p > 0.5, -x, x)
+        x = np.where(q == 0, np.where(p > 0.5, np.inf, -np.inf), x)
+        x = np.where(p == 0.5, 0.0, x)
+    return np.where((p < 0) | (p > 1) | np.isnan(p), np.nan, x)
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def erfinv_values(y):
+    """The x with erf(x) = y, in float64: ndtri((1 + |y|) / 2) / sqrt(2) as a first guess,
+    then two Newton steps on erf(x) = |y| (on erfc(x) = 1 - |y| near 1, where erf has no
+    digits left), which restore what forming 1 + y loses for small |y|."""
+    y = np.asarray(y, np.float64)
+    a = np.abs(y)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = ndtri_values(0.5 * (1.0 + a)) / math.sqrt(2.0)
+        for _ in range(2):
+            finite = np.isfinite(x) & (x > 0)
+            xs = np.where(finite, x, 1.0)
+            error = np.where(a <= 0.5, np.asarray(_erf(xs), np.float64) - a,
+                             (1.0 - a) - np.asarray(_erfc(xs), np.float64))
+            x = np.where(finite, xs - error * (0.5 * math.sqrt(math.pi)) * np.exp(xs * xs), x)
+    return np.where(y < 0, -x, x)
+
+
+def _bessel_i_scaled(x, order: int):
+    """exp(-|x|) I_order(x) for order 0 or 1: the power series up to |x| = 20 (positive
+    terms, no cancellation), the asymptotic series beyond (its terms still fall at 30)."""
+    x = np.asarray(x, np.float64)
+    ax = np.abs(x)
+    small = np.minimum(ax, 20.0)
+    term = np.exp(-small) * (0.5 * small) ** order / math.factorial(order)
+    total = term.copy()
+    quarter = 0.25 * small * small
+    for k in range(1, 80):
+        term = term * quarter / (k * (k + order))
+        total = total + term
+    large = np.maximum(ax, 20.0)
+    mu = 4.0 * order * order
+    term = np.ones_like(large)
+    series = term.copy()
+    for k in range(1, 30):
+        term = -term * (mu - (2 * k - 1) ** 2) / (k * 8.0 * large)
+        series = series + term
+    asymptotic = series / np.sqrt(2.0 * math.pi * large)
+    out = np.where(ax <= 20.0, total, asymptotic)
+    return np.sign(x) * out if order == 1 else out
+
+
+@register_op("Ndtri", shape=lambda op: op.inputs[0].shape)
+def _ndtri_kernel(xp, x):
+    return ndtri_values(x).astype(x.dtype)
+
+
+@register_op("Erfinv", shape=lambda op: op.inputs[0].shape)
+def _erfinv_kernel(xp, x):
+    return erfinv_values(x).astype(x.dtype)
+
+
+@register_op("BesselI0e", shape=lambda op: op.inputs[0].shape)
+def _bessel_i0e_kernel(xp, x):
+    return _bessel_i_scaled(x, 0).astype(x.dtype)
+
+
+@register_op("BesselI1e", shape=lambda op: op.inputs[0].shape)
+def _bessel_i1e_kernel(xp, x):
+    return _bessel_i_scaled(x, 1).astype(x.dtype)
+
+
+@register_gradient("Ndtri")
+def _ndtri_grad(op, grad):
+    y = op.outputs[0]
+    return (grad * math.sqrt(2.0 * math.pi) * exp(0.5 * y * y),)
+
+
+@register_gradient("Erfinv")
+def _erfinv_grad(op, grad):
+    y = op.outputs[0]
+    return (grad * (0.5 * math.sqrt(math.pi)) * exp(y * y),)
+
+
+@register_gradient("BesselI0e")
+def _bessel_i0e_grad(op, grad):
+    x, y = op.inputs[0], op.outputs[0]
+    return (grad * (bessel_i1e(x) - sign(x) * y),)
+
+
+@register_gradient("BesselI1e")
+def _bessel_i1e_grad(op, grad):
+    # d/dx i1e = i0e - i1e (sign(x) + 1/x), whose limit at 0 is 1/2
+    x, y = op.inputs[0], op.outputs[0]
+    safe = where(equal(x, 0.0), ones_like(x), x)
+    slope = where(equal(x, 0.0), 0.5 * ones_like(x), bessel_i0e(x) - y * (sign(x) + 1.0 / safe))
+    return (grad * slope,)
+
+
+def _float_unary(op_type, x, name):
+    x = ops.convert_to_tensor(x)
+    if not x.dtype.base_dtype.is_floating:
+        raise TypeError(f"'{op_type}' needs a floating-point input, got {x.dtype.name}")
+    return make_tensor(op_type, [x], None, name or op_type)
+
+
+def ndtri(x, name=None):
+    """The inverse of the standard normal distribution function (the quantile of probability x)."""
+    return _float_unary("Ndtri", x, name)
+
+
+def erfinv(x, name=None):
+    """The inverse of erf on (-1, 1)."""
+    return _float_unary("Erfinv", x, name)
+
+
+def bessel_i0e(x, name=None):
+    """exp(-|x|) I0(x), the modified Bessel function of order 0 scaled to stay finite."""
+    return _float_unary("BesselI0e", x, name)
+
+
+def bessel_i1e(x, name=None):
+    """exp(-|x|) I1(x), the modified Bessel function of order 1 scaled to stay finite."""
+    return _float_unary("BesselI1e", x, name)
+
+
+def bessel_i0(x, name=None):
+    """I0(x), the modified Bessel function of order 0."""
+    with ops.name_scope(name, "bessel_i0", [x]):
+        x = ops.convert_to_tensor(x)
+        return exp(abs_(x)) * bessel_i0e(x)
+
+
+def bessel_i1(x, name=None):
+    """I1(x), the modified Bessel function of order 1."""
+    with ops.name_scope(name, "bessel_i1", [x]):
+        x = ops.convert_to_tensor(x)
+        return exp(abs_(x)) * bessel_i1e(x)

@@ -1,0 +1,153 @@
+"""Behaviours where distflow differed from TensorFlow 2.21's ``tf.compat.v1`` when the two
+ran the same expressions side by side; each is checked here against NumPy written the
+obvious way (or against the figure TensorFlow gave, where it says so)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from gradcheck import check_gradients
+
+RNG = np.random.RandomState(7)
+
+
+def _run(*fetches):
+    with tf.Session() as sess:
+        return sess.run(list(fetches))
+
+
+def _batch_gather(params, indices, batch_dims, axis):
+    out = np.empty(params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:])
+    for b in itertools.product(*[range(n) for n in params.shape[:batch_dims]]):
+        out[b] = np.take(params[b], indices[b], axis=axis - batch_dims)
+    return out
+
+
+@pytest.mark.parametrize("batch_dims,axis,index_shape", [(1, 1, (2, 7)), (1, 2, (2, 7, 2)), (2, 2, (2, 3, 6)),
+                                                         (2, 3, (2, 3)), (1, 3, (2, 4)), (-1, 3, (2, 3, 4, 2))])
+def test_gather_with_batch_dims_picks_from_each_batch_and_differentiates(batch_dims, axis, index_shape):
+    params = RNG.randn(2, 3, 4, 5)
+    indices = RNG.randint(0, params.shape[axis], index_shape)
+    got = tf.gather(params, indices, axis=axis, batch_dims=batch_dims)
+    bd = batch_dims % len(index_shape) if batch_dims < 0 else batch_dims
+    want = _batch_gather(params, indices, bd, axis)
+    assert got.shape.as_list() == list(want.shape)
+    np.testing.assert_array_equal(_run(got)[0], want)
+    check_gradients(lambda x: tf.gather(x, indices, axis=axis, batch_dims=batch_dims), [params])
+    # (and the gradient's own gradient, through a function that is not linear)
+    check_gradients(lambda x: tf.gradients(tf.reduce_sum(tf.square(tf.gather(x, indices, axis=axis,
+                                                                           batch_dims=batch_dims))), x)[0], [params])
+
+
+def test_gather_batch_dims_defaults_its_axis_and_refuses_an_axis_before_the_batch():
+    params, indices = RNG.randn(3, 4), np.array([[0, 3], [1, 1], [2, 0]])
+    np.testing.assert_array_equal(_run(tf.gather(params, indices, batch_dims=1))[0],
+                                  np.take_along_axis(params, indices, 1))
+    with pytest.raises(ValueError, match="batch_dims"):
+        tf.gather(params, indices, axis=0, batch_dims=1)
+
+
+def test_a_mirror_pad_as_wide_as_its_dimension_is_refused_in_reflect_mode():
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(_run(tf.pad(x, [[2, 2], [3, 0]], "REFLECT"))[0],
+                                  np.pad(x, [[2, 2], [3, 0]], mode="reflect"))
+    np.testing.assert_array_equal(_run(tf.pad(x, [[3, 0], [0, 4]], "SYMMETRIC"))[0],
+                                  np.pad(x, [[3, 0], [0, 4]], mode="symmetric"))
+    for mode, pads in [("REFLECT", [[3, 0], [0, 0]]), ("SYMMETRIC", [[0, 0], [0, 5]])]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=f"MirrorPad.*{mode}"):
+            _run(tf.pad(x, pads, mode))
+
+
+def test_fused_batch_norm_returns_the_corrected_batch_variance_and_takes_nchw_and_lists():
+    x = RNG.randn(2, 5, 5, 3).astype(np.float32)
+    scale, offset = [1.0, 2.0, 3.0], [0.0, 1.0, 0.0]
+    y, mean, variance = tf.nn.fused_batch_norm(x, scale, offset)
+    y_nchw = tf.nn.fused_batch_norm(x.transpose(0, 3, 1, 2), scale, offset, data_format="NCHW")[0]
+    fixed = tf.nn.fused_batch_norm(x, scale, offset, [0.0, 0.5, 0.0], [1.0, 4.0, 1.0], is_training=False)
+    got_y, got_mean, got_var, got_nchw, got_fixed = _run(y, mean, variance, y_nchw, fixed[0])
+    x64 = x.astype(np.float64)
+    batch_mean, batch_var = x64.mean((0, 1, 2)), x64.var((0, 1, 2))
+    np.testing.assert_allclose(got_y, (x64 - batch_mean) / np.sqrt(batch_var + 1e-3) * scale + offset, atol=1e-5)
+    np.testing.assert_allclose(got_mean, batch_mean, atol=1e-6)
+    np.testing.assert_allclose(got_var, x64.var((0, 1, 2), ddof=1), rtol=1e-5)  # (TensorFlow's: n / (n - 1))
+    np.testing.assert_allclose(got_nchw, got_y.transpose(0, 3, 1, 2), atol=1e-6)
+    np.testing.assert_allclose(got_fixed, (x64 - [0.0, 0.5, 0.0]) / np.sqrt(np.array([1.0, 4.0, 1.0]) + 1e-3)
+                               * scale + offset, atol=1e-5)
+
+
+def test_conv2d_takes_explicit_padding_and_integer_strides_and_dilations():
+    x, w = RNG.randn(2, 6, 7, 3), RNG.randn(3, 3, 3, 2)
+    pads = [[0, 0], [1, 2], [0, 1], [0, 0]]
+    explicit = tf.nn.conv2d(x, w, [1, 1, 1, 1], pads)
+    padded = tf.nn.conv2d(np.pad(x, pads), w, [1, 1, 1, 1], "VALID")
+    nchw = tf.nn.conv2d(x.transpose(0, 3, 1, 2), w, [1, 1, 2, 1], [pads[i] for i in (0, 3, 1, 2)], data_format="NCHW")
+    strided = tf.nn.conv2d(np.pad(x, pads), w, [1, 2, 1, 1], "VALID")
+    ints = tf.nn.conv2d(x, w, 1, "SAME", dilations=2)
+    lists = tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1])
+    got = _run(explicit, padded, nchw, strided, ints, lists)
+    np.testing.assert_array_equal(got[0], got[1])
+    np.testing.assert_allclose(got[2], got[3].transpose(0, 3, 1, 2), atol=1e-12)
+    np.testing.assert_array_equal(got[4], got[5])
+    with pytest.raises(ValueError, match="explicit padding"):
+        tf.nn.conv2d(x, w, 1, [[1, 1], [1, 2], [0, 1], [0, 0]])
+
+
+def test_tf_div_divides_integers_as_python_2_did():
+    i, k = np.array([-7, 7, -8, 9], np.int32), np.array([2, -2, 3, 3], np.int32)
+    got_int, got_float, got_divide = _run(tf.div(i, k), tf.div(i.astype(np.float32), k.astype(np.float32)),
+                                          tf.divide(i, k))
+    assert got_int.dtype == np.int32 and got_int.tolist() == (i // k).tolist()
+    np.testing.assert_allclose(got_float, i / k, rtol=1e-7)
+    assert got_divide.dtype == np.float64
+
+
+def test_matrix_solve_ls_gives_a_wide_system_its_minimum_norm_solution():
+    a, b = RNG.randn(3, 5), RNG.randn(3, 2)
+    tall = RNG.randn(6, 3)
+    got_wide, got_regularized, got_tall = _run(tf.matrix_solve_ls(a, b), tf.matrix_solve_ls(a, b, l2_regularizer=0.5),
+                                               tf.matrix_solve_ls(tall, tall[:, :1] + 0.1))
+    np.testing.assert_allclose(got_wide, np.linalg.lstsq(a, b, rcond=None)[0], atol=1e-10)
+    np.testing.assert_allclose(got_regularized, a.T @ np.linalg.solve(a @ a.T + 0.5 * np.eye(3), b), atol=1e-10)
+    np.testing.assert_allclose(got_tall, np.linalg.lstsq(tall, tall[:, :1] + 0.1, rcond=None)[0], atol=1e-10)
+
+
+def _bessel_i(x, order):
+    """I_n(x) = (1/pi) * integral over [0, pi] of exp(x cos t) cos(n t): the rule of
+    trapezoids, exact to rounding for this periodic integrand."""
+    t = np.linspace(0.0, np.pi, 4001)
+    values = np.exp(np.multiply.outer(x, np.cos(t))) * np.cos(order * t)
+    return (values[..., 1:-1].sum(-1) + 0.5 * (values[..., 0] + values[..., -1])) * (t[1] - t[0]) / np.pi
+
+
+def test_inverse_normal_erfinv_and_the_bessel_functions():
+    p = np.array([1e-300, 1e-20, 1e-8, 0.001, 0.1, 0.3, 0.5, 0.7, 0.999, 1 - 1e-10, 0.0, 1.0, -0.1])
+    y = np.array([-0.999999, -0.9, -0.3, 0.0, 1e-10, 0.5, 0.99, 0.9999999999, 1.0, -1.0])
+    x = np.array([0.0, 1e-8, -0.5, 1.0, -3.0, 7.5, 19.99, 20.01, -25.0, 50.0])
+    big = np.array([100.0, 700.0, -1000.0, 1e5])
+    got = _run(tf.math.ndtri(p), tf.math.erfinv(y), tf.math.bessel_i0e(x), tf.math.bessel_i1e(x),
+               tf.math.bessel_i0(x[:6]), tf.math.bessel_i1(x[:6]), tf.math.bessel_i0e(big), tf.math.bessel_i1e(big))
+    phi = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in got[0][:10]])
+    np.testing.assert_allclose(phi, p[:10], rtol=1e-13)
+    assert got[0][10:12].tolist() == [-np.inf, np.inf] and np.isnan(got[0][12])
+    np.testing.assert_allclose([math.erf(v) for v in got[1][:8]], y[:8], rtol=1e-14, atol=1e-300)
+    assert got[1][8:].tolist() == [np.inf, -np.inf]
+    np.testing.assert_allclose(got[2], np.exp(-np.abs(x)) * _bessel_i(x, 0), rtol=1e-13)
+    np.testing.assert_allclose(got[3], np.exp(-np.abs(x)) * _bessel_i(x, 1), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(got[4], np.i0(x[:6]), rtol=1e-13)
+    np.testing.assert_allclose(got[5], _bessel_i(x[:6], 1), rtol=1e-13, atol=1e-15)
+    # (far out, where the integral overflows: TensorFlow 2.21's figures)
+    np.testing.assert_allclose(got[6], [0.03994437929909669, 0.015081295651531355, 0.012617240455891254,
+                                        0.0012615678379767766], rtol=1e-13)
+    np.testing.assert_allclose(got[7], [0.039744153025130256, 0.015070519444716844, -0.012610930256928629,
+                                        0.0012615615301218171], rtol=1e-13)
+
+
+def test_the_inverse_normal_erfinv_and_bessel_gradients_against_central_differences():
+    check_gradients(tf.math.ndtri, [np.array([0.01, 0.3, 0.5, 0.8])])
+    check_gradients(tf.math.erfinv, [np.array([-0.9, -0.2, 0.1, 0.7])])
+    check_gradients(tf.math.bessel_i0e, [np.array([-3.0, -0.4, 0.6, 2.0, 25.0])])
+    check_gradients(tf.math.bessel_i1e, [np.array([-3.0, -0.4, 0.6, 2.0, 25.0])])
+    check_gradients(tf.math.bessel_i1, [np.array([-2.0, 0.3, 1.5])])
