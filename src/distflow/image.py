@@ -5,12 +5,14 @@ non-maximum suppression and crop-and-resize for detection models."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._namespace import missing
-from .framework import dtypes
+from .framework import dtypes, errors
 from .framework import ops
-from .framework.registry import not_differentiable, register_op
+from .framework.registry import register_gradient, register_op
 from .framework.tensor_shape import TensorShape
 from .ops import array_ops, manip_ops, math_ops, random_ops, reduction_ops, slicing_ops
 from .ops.image_ops import (crop_and_resize, decode_bmp, decode_image, decode_jpeg, decode_png,  # noqa: F401
@@ -72,18 +74,37 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     if image.dtype.base_dtype == dtype:
         return array_ops.identity(image, name=name)
     with ops.name_scope(name, "convert_image", [image]):
+        if image.dtype.is_integer and dtype.is_integer:
+            # (scaled by a power of two: the types' ranges, 2^bits, divide each other)
+            span_in = int(np.iinfo(image.dtype.base_dtype.as_numpy_dtype).max) + 1
+            span_out = int(np.iinfo(dtype.as_numpy_dtype).max) + 1
+            if span_in > span_out:
+                return math_ops.cast(math_ops.floordiv(image, span_in // span_out), dtype)
+            return math_ops.cast(image, dtype) * (span_out // span_in)
         if image.dtype.is_integer and dtype.is_floating:
             scale = 1.0 / np.iinfo(image.dtype.base_dtype.as_numpy_dtype).max
             return math_ops.cast(image, dtype) * scale
         if image.dtype.is_floating and dtype.is_integer:
             scale = np.iinfo(dtype.as_numpy_dtype).max + 0.5
+            if saturate:
+                return math_ops.saturate_cast(image * scale, dtype)
             return math_ops.cast(image * scale, dtype)
         return math_ops.cast(image, dtype)
 
 
-def adjust_brightness(image, delta):
+def _as_float(image, adjust):
+    """``adjust`` applied in floating point, as TensorFlow's colour adjustments are: integer
+    (and float64) images go to float32 in [0, 1] and come back saturated to their dtype."""
     image = ops.convert_to_tensor(image)
-    return image + math_ops.cast(delta, image.dtype.base_dtype)
+    dtype = image.dtype.base_dtype
+    if dtype in (dtypes.float16, dtypes.float32):
+        return adjust(image)
+    return convert_image_dtype(adjust(convert_image_dtype(image, dtypes.float32)), dtype, saturate=True)
+
+
+def adjust_brightness(image, delta):
+    """``image + delta``, computed in float32 for integer images (in [0, 1] units)."""
+    return _as_float(image, lambda x: x + math_ops.cast(delta, x.dtype.base_dtype))
 
 
 def random_brightness(image, max_delta, seed=None):
@@ -94,9 +115,10 @@ def random_brightness(image, max_delta, seed=None):
 
 def adjust_contrast(images, contrast_factor):
     """(x - mean) * factor + mean, the mean taken per image and channel."""
-    images = ops.convert_to_tensor(images)
-    mean = reduction_ops.reduce_mean(images, [-3, -2], keepdims=True)
-    return (images - mean) * math_ops.cast(contrast_factor, images.dtype.base_dtype) + mean
+    def adjust(x):
+        mean = reduction_ops.reduce_mean(x, [-3, -2], keepdims=True)
+        return (x - mean) * math_ops.cast(contrast_factor, x.dtype.base_dtype) + mean
+    return _as_float(images, adjust)
 
 
 def random_contrast(image, lower, upper, seed=None):
@@ -166,73 +188,196 @@ def central_crop(image, central_fraction):
         raise ValueError("central_fraction must be within (0, 1]")
     image = ops.convert_to_tensor(image)
     h, w = image.shape[-3].value, image.shape[-2].value
-    ch, cw = int(h * central_fraction), int(w * central_fraction)
-    return crop_to_bounding_box(image, (h - ch) // 2, (w - cw) // 2, ch, cw)
+    # (TensorFlow's rounding: the offset is truncated, and the size is what it leaves)
+    top, left = int((h - h * central_fraction) / 2), int((w - w * central_fraction) / 2)
+    return crop_to_bounding_box(image, top, left, h - 2 * top, w - 2 * left)
 
 
-def _source_coordinates(size, new_size, align_corners):
-    """Where each output pixel samples the input (TF 1.x's legacy scaling: scale = in / out)."""
-    if align_corners and new_size > 1:
-        return np.linspace(0, size - 1, new_size)
-    return np.arange(new_size) * size / new_size
+_BICUBIC_TABLE = 1024  # (TensorFlow's legacy bicubic weights come from a table of this many steps)
 
 
-@register_op("ResizeImage", shape=lambda op: TensorShape([op.inputs[0].shape[0], *(
-    [int(v) for v in constant_value(op.inputs[1])] if constant_value(op.inputs[1]) is not None else [None, None]),
-    op.inputs[0].shape[3]]), dtype=lambda op: (
-    op.inputs[0].dtype.base_dtype if op._attr("method") == ResizeMethod.NEAREST_NEIGHBOR else dtypes.float32))
-def _resize_kernel(xp, images, size, *, method, align_corners):
-    n, h, w, c = images.shape
-    new_h, new_w = (int(v) for v in size)
-    ys = _source_coordinates(h, new_h, align_corners)
-    xs = _source_coordinates(w, new_w, align_corners)
+def _cubic(distance, a):
+    """Keys' cubic convolution kernel at |distance| <= 2."""
+    d = np.abs(distance)
+    return np.where(d <= 1, ((a + 2) * d - (a + 3)) * d * d + 1, ((a * d - 5 * a) * d + 8 * a) * d - 4 * a)
+
+
+@functools.lru_cache(maxsize=256)
+def _resize_weights(size: int, new_size: int, method: int, align_corners: bool, half_pixel: bool) -> np.ndarray:
+    """The [new_size, size] matrix that resizes one axis: a resize is this matrix applied
+    along the height and then the width (every method of tf.image is separable), and its
+    gradient is the transposed matrices applied the same way.
+
+    Sampling follows TensorFlow: output pixel i reads the input at i * scale (scale = size /
+    new_size, or (size - 1) / (new_size - 1) with ``align_corners``), or at (i + 0.5) * scale
+    - 0.5 with half-pixel centers."""
+    scale = (size - 1) / (new_size - 1) if align_corners and new_size > 1 else size / new_size
+    out = np.arange(new_size, dtype=np.float64)
+    weights = np.zeros((new_size, size))
+    rows = np.arange(new_size)
     if method == ResizeMethod.NEAREST_NEIGHBOR:
-        yi = np.clip(np.floor(ys + (0.5 if align_corners else 0)).astype(int), 0, h - 1)
-        xi = np.clip(np.floor(xs + (0.5 if align_corners else 0)).astype(int), 0, w - 1)
-        return images[:, yi][:, :, xi]
-    images = images.astype(np.float32)
-    ys, xs = np.clip(ys, 0, h - 1), np.clip(xs, 0, w - 1)
-    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
-    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
-    wy, wx = (ys - y0)[None, :, None, None], (xs - x0)[None, None, :, None]
-    top = images[:, y0][:, :, x0] * (1 - wx) + images[:, y0][:, :, x1] * wx
-    bottom = images[:, y1][:, :, x0] * (1 - wx) + images[:, y1][:, :, x1] * wx
-    return (top * (1 - wy) + bottom * wy).astype(np.float32)
+        if half_pixel:
+            src = np.floor((out + 0.5) * scale) if not align_corners else np.round((out + 0.5) * scale - 0.5)
+        else:
+            src = np.round(out * scale) if align_corners else np.floor(out * scale)
+        weights[rows, np.clip(src.astype(np.int64), 0, size - 1)] = 1.0
+    elif method == ResizeMethod.BILINEAR:
+        src = (out + 0.5) * scale - 0.5 if half_pixel else out * scale
+        low = np.floor(src)
+        frac = src - low
+        low = low.astype(np.int64)
+        np.add.at(weights, (rows, np.clip(low, 0, size - 1)), 1.0 - frac)
+        np.add.at(weights, (rows, np.clip(low + 1, 0, size - 1)), frac)
+    elif method == ResizeMethod.BICUBIC:
+        src = (out + 0.5) * scale - 0.5 if half_pixel else out * scale
+        low = np.floor(src)
+        frac = src - low
+        frac = np.floor(frac * _BICUBIC_TABLE + 0.5) / _BICUBIC_TABLE  # (distances at the table's steps)
+        for tap in (-1, 0, 1, 2):
+            index = low.astype(np.int64) + tap
+            w = _cubic(frac - tap, -0.5 if half_pixel else -0.75)  # (Keys' a; the legacy kernel's -0.75)
+            if half_pixel:  # (taps outside the image drop out, and the rest are renormalized)
+                w = np.where((index >= 0) & (index < size), w, 0.0)
+            np.add.at(weights, (rows, np.clip(index, 0, size - 1)), w)
+        if half_pixel:
+            weights /= weights.sum(1, keepdims=True)
+    elif method == ResizeMethod.AREA:
+        for i in range(new_size):
+            start, stop = i * scale, (i + 1) * scale
+            for v in range(int(np.floor(start)), int(np.ceil(stop))):
+                weights[i, min(v, size - 1)] += (min(v + 1.0, stop) - max(float(v), start)) / scale
+    else:
+        raise ValueError(f"unknown resize method {method}")
+    return weights
 
 
-not_differentiable("ResizeImage")
+def _resize_matrices(shape, new_h, new_w, method, align_corners, half_pixel):
+    return (_resize_weights(int(shape[1]), new_h, method, align_corners, half_pixel),
+            _resize_weights(int(shape[2]), new_w, method, align_corners, half_pixel))
+
+
+def _resize_shape(op):
+    size = constant_value(op.inputs[1])
+    height_width = [int(v) for v in size] if size is not None else [None, None]
+    return TensorShape([op.inputs[0].shape[0], *height_width, op.inputs[0].shape[3]])
+
+
+def _resize_dtype(op):
+    dtype = op.inputs[0].dtype.base_dtype
+    if op._attr("method") == ResizeMethod.NEAREST_NEIGHBOR or dtype == dtypes.float64:
+        return dtype
+    return dtypes.float32
+
+
+@register_op("ResizeImage", shape=_resize_shape, dtype=_resize_dtype)
+def _resize_kernel(xp, images, size, *, method, align_corners, half_pixel_centers=False):
+    new_h, new_w = (int(v) for v in size)
+    if new_h <= 0 or new_w <= 0:
+        raise errors.InvalidArgumentError(None, None, f"ResizeImage: size must be positive, got {[new_h, new_w]}")
+    rows, cols = _resize_matrices(images.shape, new_h, new_w, method, align_corners, half_pixel_centers)
+    if method == ResizeMethod.NEAREST_NEIGHBOR:
+        return images[:, rows.argmax(1)][:, :, cols.argmax(1)]
+    images = images.astype(np.float64 if images.dtype == np.float64 else np.float32)
+    out = np.einsum("iy,nyxc->nixc", rows.astype(images.dtype), images, optimize=True)
+    return np.einsum("jx,nixc->nijc", cols.astype(images.dtype), out, optimize=True)
+
+
+@register_op("ResizeImageGrad", shape=lambda op: op.inputs[1].shape, dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _resize_grad_kernel(xp, grad, original, *, method, align_corners, half_pixel_centers=False):
+    """The gradient of ResizeImage: ``grad`` through the transposed interpolation matrices."""
+    rows, cols = _resize_matrices(original.shape, grad.shape[1], grad.shape[2], method, align_corners,
+                                  half_pixel_centers)
+    g = np.einsum("iy,nijc->nyjc", rows, grad.astype(np.float64), optimize=True)
+    return np.einsum("jx,nyjc->nyxc", cols, g, optimize=True).astype(original.dtype)
+
+
+@register_gradient("ResizeImage")
+def _resize_grad(op, grad):
+    images = op.inputs[0]
+    if not images.dtype.base_dtype.is_floating:
+        return None, None
+    attrs = {"method": op._attr("method"), "align_corners": op._attr("align_corners")}
+    if op._attrs.get("half_pixel_centers"):
+        attrs["half_pixel_centers"] = True
+    return make_tensor("ResizeImageGrad", [grad, images], attrs, "ResizeImageGrad"), None
+
+
+@register_gradient("ResizeImageGrad")
+def _resize_grad_grad(op, grad):
+    attrs = op._attrs
+    return (make_tensor("ResizeImage", [grad, array_ops.shape(op.inputs[0])[1:3]],
+                        {k: attrs[k] for k in ("method", "align_corners", "half_pixel_centers") if k in attrs},
+                        "ResizeImage"), None)
 
 
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
-                  name=None):
-    """Resized to ``size`` [new_height, new_width]: bilinear gives float32, nearest neighbour keeps
-    the input's dtype (as in TF 1.x)."""
-    if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR):
-        raise NotImplementedError("resize_images supports BILINEAR and NEAREST_NEIGHBOR in distflow")
-    if preserve_aspect_ratio:
-        raise NotImplementedError("resize_images(preserve_aspect_ratio=True) is not supported by distflow")
+                  name=None, half_pixel_centers=False):
+    """Resized to ``size`` [new_height, new_width] by bilinear, nearest-neighbour, bicubic or
+    area interpolation, as TF 1.x's kernels sample; nearest neighbour keeps the input's
+    dtype, the others give float32 (float64 for float64 images, where TensorFlow gives
+    float32). Differentiable with respect to the images."""
+    if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR, ResizeMethod.BICUBIC, ResizeMethod.AREA):
+        raise ValueError(f"resize_images: unknown method {method!r}")
+    if align_corners and half_pixel_centers:
+        raise ValueError("resize: align_corners and half_pixel_centers cannot both be True")
     images, squeeze = _batched(images)
-    out = make_tensor("ResizeImage", [images, ops.convert_to_tensor(size, dtype=dtypes.int32)],
-                      {"method": int(method), "align_corners": bool(align_corners)}, name or "ResizeImage")
+    if preserve_aspect_ratio:
+        size = _aspect_preserving_size(images, size)
+    attrs = {"method": int(method), "align_corners": bool(align_corners)}
+    if half_pixel_centers:
+        attrs["half_pixel_centers"] = True
+    out = make_tensor("ResizeImage", [images, ops.convert_to_tensor(size, dtype=dtypes.int32)], attrs,
+                      name or "ResizeImage")
     return _unbatched(out, squeeze)
+
+
+def _aspect_preserving_size(images, size):
+    """The largest size within ``size`` with the images' height-to-width ratio (static sizes)."""
+    h, w = images.shape[1].value, images.shape[2].value
+    target = constant_value(ops.convert_to_tensor(size))
+    if h is None or w is None or target is None:
+        raise ValueError("resize_images(preserve_aspect_ratio=True) needs the image's and the target's sizes known")
+    factor = min(float(target[0]) / h, float(target[1]) / w)
+    return [max(1, int(round(h * factor))), max(1, int(round(w * factor)))]
 
 
 resize = resize_images
 
 
-def _no_half_pixel_centers(half_pixel_centers):
-    if half_pixel_centers:
-        raise NotImplementedError("half_pixel_centers=True is not supported by distflow's resize ops")
-
-
 def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
-    _no_half_pixel_centers(half_pixel_centers)
-    return resize_images(images, size, ResizeMethod.BILINEAR, align_corners, name=name)
+    return resize_images(images, size, ResizeMethod.BILINEAR, align_corners, name=name,
+                         half_pixel_centers=half_pixel_centers)
 
 
 def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_pixel_centers=False):
-    _no_half_pixel_centers(half_pixel_centers)
-    return resize_images(images, size, ResizeMethod.NEAREST_NEIGHBOR, align_corners, name=name)
+    return resize_images(images, size, ResizeMethod.NEAREST_NEIGHBOR, align_corners, name=name,
+                         half_pixel_centers=half_pixel_centers)
+
+
+def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    return resize_images(images, size, ResizeMethod.BICUBIC, align_corners, name=name,
+                         half_pixel_centers=half_pixel_centers)
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    return resize_images(images, size, ResizeMethod.AREA, align_corners, name=name)
+
+
+def resize_image_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, align_corners=False):
+    """Resized to fit within the target keeping its aspect ratio, then zero-padded (centred)
+    to exactly [target_height, target_width]."""
+    image, squeeze = _batched(image)
+    h, w = image.shape[1].value, image.shape[2].value
+    if h is None or w is None:
+        raise ValueError("resize_image_with_pad needs the image's height and width known")
+    ratio = max(w / target_width, h / target_height)
+    # (TensorFlow floors the resized size, and the padding from the unfloored one)
+    new_h, new_w = int(np.floor(h / ratio)), int(np.floor(w / ratio))
+    top, left = (max(0, int(np.floor((target - size / ratio) / 2))) for target, size in ((target_height, h),
+                                                                                       (target_width, w)))
+    resized = resize_images(image, [new_h, new_w], method, align_corners)
+    padded = pad_to_bounding_box(resized, top, left, target_height, target_width)
+    return _unbatched(padded, squeeze)
 
 
 def _in_hsv(image, adjust):
