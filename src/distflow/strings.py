@@ -11,4 +11,8 @@ from .ops.hash_ops import string_to_hash_bucket as to_hash_bucket  # noqa: F401
 from .ops.hash_ops import string_to_hash_bucket_fast as to_hash_bucket_fast  # noqa: F401
 from .ops.hash_ops import string_to_hash_bucket_strong as to_hash_bucket_strong  # noqa: F401
 
+from .ops.string_ops import ngrams, regex_full_match, unsorted_segment_join  # noqa: F401
+from .ops.string_ops import string_format as format  # noqa: F401,A004
+from .ops.sparse_ops import strings_split as split  # noqa: F401
+
 __getattr__ = missing("tf.strings")

@@ -769,7 +769,7 @@ def _string_split_kernel(xp, source, delimiter, *, skip_empty):
     indices, values, widest = [], [], 0
     for row, text in enumerate(np.asarray(source, dtype=object).reshape(-1)):
         text = text if isinstance(text, bytes) else str(text).encode()
-        pieces = _split_any(text, delimiter) if delimiter else [text[i:i + 1] for i in range(len(text))]
+        pieces = _split_any(text, delimiter) if delimiter and text else [text[i:i + 1] for i in range(len(text))]
         if skip_empty:
             pieces = [p for p in pieces if p]
         indices.extend([row, k] for k in range(len(pieces)))
@@ -791,6 +791,44 @@ def _split_any(text: bytes, delimiters: bytes):
 
 
 not_differentiable("StringSplit")
+
+
+@register_op("StringSplitV2", shape=lambda op: [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])],
+             dtype=lambda op: [dtypes.int64, dtypes.string, dtypes.int64])
+def _string_split_v2_kernel(xp, source, sep, *, maxsplit):
+    sep = _split_text(np.asarray(sep, dtype=object).item()) or None
+    indices, values, widest = [], [], 0
+    for row, text in enumerate(np.asarray(source, dtype=object).reshape(-1)):
+        pieces = _split_text(text).split(sep, maxsplit)  # (Python's str.split: TensorFlow's semantics)
+        indices.extend([row, k] for k in range(len(pieces)))
+        values.extend(pieces)
+        widest = max(widest, len(pieces))
+    return (np.array(indices, np.int64).reshape(-1, 2), np.array(values, dtype=object),
+            np.array([np.size(source), widest], np.int64))
+
+
+def _split_text(v) -> bytes:
+    return v if isinstance(v, bytes) else str(v).encode()
+
+
+not_differentiable("StringSplitV2")
+
+
+def strings_split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=None,  # noqa: A002
+                  name=None):
+    """Each string of the vector ``input`` split at ``sep`` (a whole string; runs of
+    whitespace, with empty pieces dropped, when None), at most ``maxsplit`` times: a
+    [len(input), most pieces] SparseTensor (``tf.strings.split`` of TF 1.x)."""
+    if result_type != "SparseTensor":
+        raise NotImplementedError("tf.strings.split(result_type='RaggedTensor') is not supported by distflow "
+                                  "(it has no RaggedTensor)")
+    source = ops.convert_to_tensor(input if input is not None else source, dtype=dtypes.string)
+    if source.shape.ndims not in (None, 1):
+        raise ValueError(f"tf.strings.split needs a vector of strings, got shape {source.shape}")
+    if sep is not None and not sep:
+        raise ValueError("tf.strings.split: sep must be None or a non-empty string")
+    return _three("StringSplitV2", [source, ops.convert_to_tensor(sep or "", dtype=dtypes.string)],
+                  {"maxsplit": int(maxsplit)}, name)
 
 
 def string_split(source, delimiter=" ", skip_empty=True, sep=None, result_type="SparseTensor", name=None):

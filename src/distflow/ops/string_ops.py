@@ -252,3 +252,171 @@ def reduce_join(inputs, axis=None, keep_dims=False, separator="", name=None, red
     keep = bool(keepdims if keepdims is not None else keep_dims)
     return make_tensor("ReduceJoin", [inputs, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
                        {"keep_dims": keep, "separator": separator}, name or "ReduceJoin")
+
+
+# ---------------------------------------------------------------------------
+# regex_full_match, format, unsorted_segment_join, ngrams
+
+
+@register_op("RegexFullMatch", shape=_strings, dtype=lambda op: dtypes.bool)
+def _regex_full_match_kernel(xp, x, pattern):
+    regex = re.compile(_as_bytes(np.asarray(pattern).item()))
+    flat = np.asarray(x, dtype=object)
+    out = np.empty(flat.shape, dtype=bool)
+    for i, v in np.ndenumerate(flat):
+        out[i] = regex.fullmatch(_as_bytes(v)) is not None
+    return out
+
+
+def regex_full_match(input, pattern, name=None):  # noqa: A002
+    """Whether each whole string matches ``pattern`` (RE2-like; Python's re here)."""
+    return make_tensor("RegexFullMatch", [_strings_input(input), _strings_input(pattern)], None,
+                       name or "RegexFullMatch")
+
+
+def _format_scalar(v) -> str:
+    if isinstance(v, (bytes, np.bytes_)):
+        return '"' + bytes(v).decode("utf-8", "replace") + '"'
+    if isinstance(v, str):
+        return '"' + v + '"'
+    if isinstance(v, (np.floating, float)):
+        text = str(v)
+        return text[:-2] if text.endswith(".0") else text
+    if isinstance(v, (np.bool_, bool)):
+        return "1" if v else "0"
+    return str(v)
+
+
+def _format_tensor(x: np.ndarray, summarize: int, depth: int = 0) -> str:
+    """TensorFlow's summary of a tensor: nested brackets, rows on lines of their own, and
+    at most ``summarize`` entries at each end of a dimension (``...`` between)."""
+    if x.ndim == 0:
+        return _format_scalar(x[()])
+    n = x.shape[0]
+    shown = list(range(n)) if summarize < 0 or n <= 2 * summarize else (
+        list(range(summarize)) + [None] + list(range(n - summarize, n)))
+    parts = ["..." if i is None else _format_tensor(x[i, ...], summarize, depth + 1) for i in shown]
+    if x.ndim == 1:
+        return "[" + " ".join(parts) + "]"
+    return "[" + ("\n" * (x.ndim - 1) + " " * (depth + 1)).join(parts) + "]"
+
+
+def _string_format_kernel(xp, *inputs, template, placeholder, summarize):
+    pieces = template.split(placeholder)
+    if len(pieces) - 1 != len(inputs):
+        raise errors.InvalidArgumentError(None, None, f"StringFormat: the template has {len(pieces) - 1} "
+                                          f"placeholders but {len(inputs)} inputs were given")
+    out = pieces[0]
+    for value, piece in zip(inputs, pieces[1:]):
+        out += _format_tensor(np.asarray(value), summarize) + piece
+    return np.asarray(out.encode(), dtype=object)
+
+
+register_op("StringFormat", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string)(_string_format_kernel)
+
+
+def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
+    """``template`` with each ``placeholder`` replaced by a summary of the next input tensor
+    (``summarize`` entries at each end of every dimension; -1 for all)."""
+    if not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    tensors = [ops.convert_to_tensor(t) for t in inputs]
+    if template.count(placeholder) != len(tensors):
+        raise ValueError(f"string_format: {template.count(placeholder)} placeholders in {template!r} for "
+                         f"{len(tensors)} inputs")
+    return make_tensor("StringFormat", tensors, {"template": template, "placeholder": placeholder,
+                                                 "summarize": int(summarize)}, name or "StringFormat")
+
+
+def _segment_join_shape(op):
+    return TensorShape([None]).concatenate(op.inputs[0].shape[op.inputs[1].shape.ndims or 1:]) \
+        if op.inputs[0].shape.ndims is not None and op.inputs[1].shape.ndims is not None else TensorShape(None)
+
+
+@register_op("UnsortedSegmentJoin", shape=_segment_join_shape, dtype=lambda op: dtypes.string)
+def _unsorted_segment_join_kernel(xp, x, segment_ids, num_segments, *, separator):
+    x, ids = np.asarray(x, dtype=object), np.asarray(segment_ids)
+    n = int(num_segments)
+    if x.shape[:ids.ndim] != ids.shape:
+        raise errors.InvalidArgumentError(None, None, f"UnsortedSegmentJoin: segment_ids's shape {list(ids.shape)} "
+                                          f"must be a prefix of the input's {list(x.shape)}")
+    rows = x.reshape((-1,) + x.shape[ids.ndim:])
+    out = np.empty((n,) + rows.shape[1:], dtype=object)
+    joined = {i: [] for i in range(n)}
+    for k, segment in enumerate(ids.reshape(-1)):
+        if not 0 <= segment < n:
+            raise errors.InvalidArgumentError(None, None, f"UnsortedSegmentJoin: segment id {segment} is not in "
+                                              f"[0, {n})")
+        joined[int(segment)].append(k)
+    sep = separator.encode()
+    for i in range(n):
+        for index in np.ndindex(*rows.shape[1:]):
+            out[(i,) + index] = sep.join(_as_bytes(rows[(k,) + index]) for k in joined[i])
+    return out
+
+
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """The strings of each segment joined with ``separator`` (segments with none are empty)."""
+    return make_tensor("UnsortedSegmentJoin", [_strings_input(inputs), ops.convert_to_tensor(segment_ids),
+                                               ops.convert_to_tensor(num_segments)],
+                       {"separator": separator}, name or "UnsortedSegmentJoin")
+
+
+def _ngrams_shape(op):
+    return TensorShape(None) if op.inputs[0].shape.ndims is None else TensorShape(
+        op.inputs[0].shape.as_list()[:-1] + [None])
+
+
+@register_op("StringNGrams", shape=_ngrams_shape, dtype=lambda op: dtypes.string)
+def _string_ngrams_kernel(xp, data, *, ngram_widths, separator, left_pad, right_pad, pad_width,
+                          preserve_short_sequences):
+    data = np.asarray(data, dtype=object)
+    sep, left, right = separator.encode(), left_pad.encode(), right_pad.encode()
+    rows = []
+    for tokens in data.reshape(-1, data.shape[-1]) if data.ndim else [[data[()]]]:
+        tokens = [_as_bytes(t) for t in tokens]
+        grams = []
+        for width in ngram_widths:
+            pad = (width - 1 if pad_width < 0 else min(pad_width, width - 1)) if (left or right) else 0
+            padded = [left] * pad + tokens + [right] * pad
+            grams.extend(sep.join(padded[i:i + width]) for i in range(len(padded) - width + 1))
+        if not grams and preserve_short_sequences and tokens:
+            grams = [sep.join([left] * (pad_width if pad_width > 0 else 0) + tokens
+                              + [right] * (pad_width if pad_width > 0 else 0))]
+        rows.append(grams)
+    widths = {len(r) for r in rows}
+    if len(widths) > 1:
+        raise errors.InvalidArgumentError(None, None, "StringNGrams: the rows give different numbers of n-grams")
+    count = widths.pop() if widths else 0
+    return np.array(rows, dtype=object).reshape(data.shape[:-1] + (count,))
+
+
+def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None, preserve_short_sequences=False,
+           name=None):
+    """The n-grams of the last axis of a dense string tensor, for each width of ``ngram_width``
+    (an int or a list), joined with ``separator``; ``pad_values`` (a string or a (left,
+    right) pair) pads each sequence by ``padding_width`` (default: width - 1) on both sides."""
+    widths = [int(ngram_width)] if isinstance(ngram_width, (int, np.integer)) else [int(w) for w in ngram_width]
+    if any(w < 1 for w in widths):
+        raise ValueError(f"ngrams: every ngram_width must be at least 1, got {widths}")
+    if pad_values is None:
+        left = right = ""
+    elif isinstance(pad_values, (tuple, list)):
+        left, right = pad_values
+    else:
+        left = right = pad_values
+    if padding_width is not None and padding_width < 1:
+        raise ValueError(f"ngrams: padding_width must be at least 1, got {padding_width}")
+    data = _strings_input(data)
+    if data.shape.ndims == 0:
+        raise ValueError("ngrams needs a tensor of rank at least 1")
+    return make_tensor("StringNGrams", [data], {
+        "ngram_widths": widths, "separator": separator,
+        "left_pad": left.decode() if isinstance(left, bytes) else left,
+        "right_pad": right.decode() if isinstance(right, bytes) else right,
+        "pad_width": -1 if padding_width is None else int(padding_width),
+        "preserve_short_sequences": bool(preserve_short_sequences)}, name or "StringNGrams")
+
+
+for _op_type in ("RegexFullMatch", "StringFormat", "UnsortedSegmentJoin", "StringNGrams"):
+    not_differentiable(_op_type)
