@@ -134,3 +134,69 @@ def test_aspect_ratio_padding_crops_and_integer_images():
     np.testing.assert_array_equal(u16, u8.astype(np.uint16) * 256)
     np.testing.assert_array_equal(down, (i16 // 128).astype(np.uint8))
     np.testing.assert_array_equal(saturated, np.clip(np.floor((image * 2 - 0.5) * 255.5), 0, 255).astype(np.uint8))
+
+
+def test_colour_spaces_round_trip_and_keep_the_luma():
+    image = RNG.rand(2, 4, 5, 3)
+    with tf.Session() as sess:
+        yiq, yuv, back_yiq, back_yuv = sess.run([tf.image.rgb_to_yiq(image), tf.image.rgb_to_yuv(image),
+                                                 tf.image.yiq_to_rgb(tf.image.rgb_to_yiq(image)),
+                                                 tf.image.yuv_to_rgb(tf.image.rgb_to_yuv(image))])
+    luma = image @ [0.299, 0.587, 0.114]
+    np.testing.assert_allclose(yiq[..., 0], luma, atol=1e-12)
+    np.testing.assert_allclose(yuv[..., 0], luma, atol=1e-12)
+    # (TensorFlow's matrices have eight decimals: the round trip is that close)
+    np.testing.assert_allclose(back_yiq, image, atol=2e-4)
+    np.testing.assert_allclose(back_yuv, image, atol=2e-4)
+    # (U and V: the blue and red differences from the luma, scaled by 0.492 and 0.877)
+    np.testing.assert_allclose(yuv[..., 1], 0.492111 * (image[..., 2] - luma), atol=1e-5)
+    np.testing.assert_allclose(yuv[..., 2], 0.877283 * (image[..., 0] - luma), atol=1e-5)
+
+
+def test_sobel_edges_against_a_loop_over_pixels():
+    image = RNG.rand(2, 5, 6, 3)
+    padded = np.pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="reflect")
+    dy = np.array([[-1, -2, -1], [0, 0, 0], [1, 2, 1]])
+    want = np.zeros(image.shape + (2,))
+    for i in range(5):
+        for j in range(6):
+            window = padded[:, i:i + 3, j:j + 3]
+            want[:, i, j, :, 0] = np.einsum("nabc,ab->nc", window, dy)
+            want[:, i, j, :, 1] = np.einsum("nabc,ab->nc", window, dy.T)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(tf.image.sobel_edges(image)), want, atol=1e-12)
+
+
+def _ssim_loops(a, b, max_val, size, sigma, k1=0.01, k2=0.03):
+    coords = np.arange(size) - (size - 1) / 2
+    window = np.exp(-(coords[:, None] ** 2 + coords[None] ** 2) / (2 * sigma ** 2))
+    window /= window.sum()
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    n, h, w, c = a.shape
+    scores = np.zeros((n, h - size + 1, w - size + 1, c))
+    for i in range(h - size + 1):
+        for j in range(w - size + 1):
+            x, y = a[:, i:i + size, j:j + size], b[:, i:i + size, j:j + size]
+            mx, my = np.einsum("nabc,ab->nc", x, window), np.einsum("nabc,ab->nc", y, window)
+            vx = np.einsum("nabc,ab->nc", x * x, window) - mx * mx
+            vy = np.einsum("nabc,ab->nc", y * y, window) - my * my
+            cov = np.einsum("nabc,ab->nc", x * y, window) - mx * my
+            scores[:, i, j] = ((2 * mx * my + c1) / (mx * mx + my * my + c1)) * ((2 * cov + c2) / (vx + vy + c2))
+    return scores.mean((1, 2, 3))
+
+
+def test_ssim_against_windows_computed_one_by_one():
+    a = RNG.rand(2, 12, 13, 3).astype(np.float32)
+    b = np.clip(a * 0.8 + 0.1 * RNG.rand(2, 12, 13, 3), 0, 1).astype(np.float32)
+    u8 = (a * 255).astype(np.uint8)
+    with tf.Session() as sess:
+        default, small, same, integers = sess.run([tf.image.ssim(a, b, 1.0), tf.image.ssim(a, b, 1.0, filter_size=3,
+                                                                                          filter_sigma=0.8, k1=0.02),
+                                                   tf.image.ssim(a, a, 1.0), tf.image.ssim(u8, u8 // 2, 255)])
+    np.testing.assert_allclose(default, _ssim_loops(a.astype(np.float64), b.astype(np.float64), 1.0, 11, 1.5), atol=1e-5)
+    np.testing.assert_allclose(small, _ssim_loops(a.astype(np.float64), b.astype(np.float64), 1.0, 3, 0.8, k1=0.02),
+                               atol=1e-5)
+    np.testing.assert_allclose(same, [1.0, 1.0], atol=1e-6)
+    np.testing.assert_allclose(integers, _ssim_loops(u8 / 255.0, (u8 // 2) / 255.0, 1.0, 11, 1.5), atol=1e-5)
+    with pytest.raises(ValueError, match="smaller than"):
+        tf.image.ssim(a[:, :5], b[:, :5], 1.0)

@@ -14,7 +14,7 @@ from .framework import dtypes, errors
 from .framework import ops
 from .framework.registry import register_gradient, register_op
 from .framework.tensor_shape import TensorShape
-from .ops import array_ops, manip_ops, math_ops, random_ops, reduction_ops, slicing_ops
+from .ops import array_ops, convolution_ops, manip_ops, math_ops, random_ops, reduction_ops, segment_ops, slicing_ops
 from .ops.image_ops import (crop_and_resize, decode_bmp, decode_image, decode_jpeg, decode_png,  # noqa: F401
                             encode_png, hsv_to_rgb, non_max_suppression, rgb_to_hsv)
 from .ops.random_ops import random_crop  # noqa: F401
@@ -482,6 +482,99 @@ def psnr(a, b, max_val, name=None):
     log10 = math_ops.log(ops.convert_to_tensor(10.0))
     peak = math_ops.cast(ops.convert_to_tensor(max_val), dtypes.float32)
     return 20.0 * math_ops.log(peak) / log10 - 10.0 * math_ops.log(mse) / log10
+
+
+# (the colour spaces' matrices, applied as ``pixel @ matrix``: NTSC's YIQ and the YUV of
+# analogue television, each with its inverse)
+_RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617], [0.114, -0.32134392, 0.31119955]]
+_YIQ_TO_RGB = [[1.0, 1.0, 1.0], [0.95598634, -0.27201283, -1.10674021], [0.6208248, -0.64720424, 1.70423049]]
+_RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512], [0.114, 0.43601035, -0.10001026]]
+_YUV_TO_RGB = [[1.0, 1.0, 1.0], [0.0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0.0]]
+
+
+def _recolour(images, matrix):
+    images = ops.convert_to_tensor(images)
+    if images.shape.ndims is not None and images.shape[-1].value not in (None, 3):
+        raise ValueError(f"a colour conversion needs 3 channels, got shape {images.shape}")
+    kernel = array_ops.constant(np.array(matrix), dtype=images.dtype.base_dtype)
+    return segment_ops.tensordot(images, kernel, [[-1], [0]])
+
+
+def rgb_to_yiq(images):
+    return _recolour(images, _RGB_TO_YIQ)
+
+
+def yiq_to_rgb(images):
+    return _recolour(images, _YIQ_TO_RGB)
+
+
+def rgb_to_yuv(images):
+    return _recolour(images, _RGB_TO_YUV)
+
+
+def yuv_to_rgb(images):
+    return _recolour(images, _YUV_TO_RGB)
+
+
+def sobel_edges(image):
+    """The Sobel filters' responses, [batch, height, width, channels, 2]: the vertical
+    gradient (dy) first, then the horizontal one (dx), the image mirrored at its edges."""
+    image = ops.convert_to_tensor(image)
+    dy = np.array([[-1, -2, -1], [0, 0, 0], [1, 2, 1]], np.float64)
+    channels = image.shape[-1].value
+    if image.shape.ndims != 4 or channels is None:
+        raise ValueError(f"sobel_edges needs a 4-D image with its channels known, got shape {image.shape}")
+    kernels = np.stack([dy, dy.T], -1)[:, :, None, :]  # [3, 3, 1, 2]
+    kernel = array_ops.constant(np.tile(kernels, [1, 1, channels, 1]), dtype=image.dtype.base_dtype)
+    padded = array_ops.pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], "REFLECT")
+    out = convolution_ops.depthwise_conv2d(padded, kernel, [1, 1, 1, 1], "VALID")
+    shape = array_ops.shape(image)
+    return array_ops.reshape(out, slicing_ops.concat([shape, [2]], 0))
+
+
+def _gaussian_window(size: int, sigma: float) -> np.ndarray:
+    coordinates = np.arange(size) - (size - 1) / 2.0
+    g = np.exp(-0.5 * (coordinates[:, None] ** 2 + coordinates[None, :] ** 2) / sigma ** 2)
+    return g / g.sum()
+
+
+def _ssim_parts(img1, img2, max_val, filter_size, filter_sigma, k1, k2):
+    """Per image and channel: the mean of luminance * contrast-structure over the windows
+    (a Gaussian window, VALID), and the mean contrast-structure."""
+    channels = img1.shape[-1].value
+    h, w = img1.shape[-3].value, img1.shape[-2].value
+    if (h is not None and h < filter_size) or (w is not None and w < filter_size):
+        raise ValueError(f"ssim: the images ({h}x{w}) are smaller than the {filter_size}x{filter_size} window")
+    window = np.tile(_gaussian_window(filter_size, filter_sigma)[:, :, None, None], [1, 1, channels, 1])
+    kernel = array_ops.constant(window, dtype=img1.dtype.base_dtype)
+
+    def mean(x):
+        return convolution_ops.depthwise_conv2d(x, kernel, [1, 1, 1, 1], "VALID")
+
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    mean1, mean2 = mean(img1), mean(img2)
+    luminance = (2.0 * mean1 * mean2 + c1) / (math_ops.square(mean1) + math_ops.square(mean2) + c1)
+    cs = ((2.0 * mean(img1 * img2) - 2.0 * mean1 * mean2 + c2)
+          / (mean(math_ops.square(img1) + math_ops.square(img2)) - math_ops.square(mean1) - math_ops.square(mean2)
+             + c2))
+    return reduction_ops.reduce_mean(luminance * cs, [-3, -2]), reduction_ops.reduce_mean(cs, [-3, -2])
+
+
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03):
+    """The structural similarity of each image of ``img1`` to ``img2`` (Wang et al. 2004),
+    averaged over the channels, with an 11x11 Gaussian window of sigma 1.5 by default.
+    Integer images are compared as [0, 1] floats (``max_val`` scaled alike)."""
+    with ops.name_scope(None, "SSIM", [img1, img2]):
+        img1, img2 = ops.convert_to_tensor(img1), ops.convert_to_tensor(img2)
+        if img1.dtype.base_dtype.is_integer:
+            max_val = float(max_val) / np.iinfo(img1.dtype.base_dtype.as_numpy_dtype).max
+        img1, img2 = (convert_image_dtype(x, dtypes.float32) for x in (img1, img2))
+        batched = img1.shape.ndims == 3
+        if batched:
+            img1, img2 = array_ops.expand_dims(img1, 0), array_ops.expand_dims(img2, 0)
+        per_channel, _ = _ssim_parts(img1, img2, float(max_val), filter_size, filter_sigma, k1, k2)
+        out = reduction_ops.reduce_mean(per_channel, [-1])
+        return array_ops.squeeze(out, [0]) if batched else out
 
 
 __getattr__ = missing("tf.image")
