@@ -61,16 +61,16 @@ def _resize_loops(image, new_h, new_w, method, align_corners=False, half_pixel=F
                         out[:, i, j] += overlap * image[:, clamp_y(y), clamp_x(x)] / (scale_y * scale_x)
             else:  # nearest
                 if half_pixel:
-                    y = math.floor((i + 0.5) * (h / new_h)) if not align_corners else round(sy)
-                    x = math.floor((j + 0.5) * (w / new_w)) if not align_corners else round(sx)
-                else:
-                    y, x = (round(sy), round(sx)) if align_corners else (math.floor(sy), math.floor(sx))
+                    y, x = math.floor((i + 0.5) * (h / new_h)), math.floor((j + 0.5) * (w / new_w))
+                else:  # (corners aligned: the nearest, halves rounded up)
+                    y, x = (math.floor(sy + 0.5), math.floor(sx + 0.5)) if align_corners else (math.floor(sy),
+                                                                                               math.floor(sx))
                 out[:, i, j] = image[:, clamp_y(y), clamp_x(x)]
     return out
 
 
 CASES = [(method, size, align) for method in ("bilinear", "nearest", "bicubic", "area")
-         for size in ([8, 3], [3, 11], [10, 14], [1, 1]) for align in (False, True)]
+         for size in ([8, 3], [3, 11], [10, 14], [9, 13], [1, 1]) for align in (False, True)]
 
 
 @pytest.mark.parametrize("method,size,align_corners", CASES)

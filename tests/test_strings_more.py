@@ -55,11 +55,15 @@ def test_strings_format_summarizes_as_tensorflow():
                tf.strings.format("{}", tf.constant(np.arange(12))), tf.strings.format("v {}", tf.constant(["a", "b"])),
                tf.strings.format("{}", tf.constant(np.arange(24).reshape(2, 3, 4))),
                tf.strings.format("{} {}", [tf.constant(True), tf.constant(0.1)]),
-               tf.strings.format("<>", [tf.constant([1, 2, 3, 4, 5, 6, 7])], placeholder="<>", summarize=-1))
+               tf.strings.format("<>", [tf.constant([1, 2, 3, 4, 5, 6, 7])], placeholder="<>", summarize=-1),
+               tf.strings.format("{}", tf.constant([0.79918, 1.26261365, 0.751964867, -0.993761, 1e20, 1.5e-7, 100.0])),
+               tf.strings.format("{}", tf.constant([0.1, 1 / 3, 2.0, 1e100], tf.float64)),
+               tf.strings.format("{}", tf.constant([np.nan, np.inf, -np.inf])))
     # (TensorFlow 2.21's texts for the same tensors)
     assert got == [b"[1 0 3] and [[0.5 -1.25]\n [2 3]]", b"[0 1 2 ... 9 10 11]", b'v ["a" "b"]',
                    b"[[[0 1 2 3]\n  [4 5 6 7]\n  [8 9 10 11]]\n\n [[12 13 14 15]\n  [16 17 18 19]\n  [20 21 22 23]]]",
-                   b"1 0.1", b"[1 2 3 4 5 6 7]"]
+                   b"1 0.1", b"[1 2 3 4 5 6 7]", b"[0.79918 1.26261365 0.751964867 ... 1e+20 1.5e-07 100]",
+                   b"[0.1 0.33333333333333331 2 1e+100]", b"[nan inf -inf]"]
     with pytest.raises(ValueError, match="placeholders"):
         tf.strings.format("{}", [tf.constant(1), tf.constant(2)])
 

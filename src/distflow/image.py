@@ -216,10 +216,11 @@ def _resize_weights(size: int, new_size: int, method: int, align_corners: bool, 
     weights = np.zeros((new_size, size))
     rows = np.arange(new_size)
     if method == ResizeMethod.NEAREST_NEIGHBOR:
+        # (TensorFlow rounds halves up: C's roundf, the coordinates being non-negative)
         if half_pixel:
-            src = np.floor((out + 0.5) * scale) if not align_corners else np.round((out + 0.5) * scale - 0.5)
+            src = np.floor((out + 0.5) * scale)
         else:
-            src = np.round(out * scale) if align_corners else np.floor(out * scale)
+            src = np.floor(out * scale + 0.5) if align_corners else np.floor(out * scale)
         weights[rows, np.clip(src.astype(np.int64), 0, size - 1)] = 1.0
     elif method == ResizeMethod.BILINEAR:
         src = (out + 0.5) * scale - 0.5 if half_pixel else out * scale

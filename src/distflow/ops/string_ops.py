@@ -280,8 +280,11 @@ def _format_scalar(v) -> str:
     if isinstance(v, str):
         return '"' + v + '"'
     if isinstance(v, (np.floating, float)):
-        text = str(v)
-        return text[:-2] if text.endswith(".0") else text
+        # (TensorFlow's: 6 significant digits (15 for a double) where they read back as the
+        # same number, else 9 (17))
+        short, full = (6, 9) if isinstance(v, np.float32) else (15, 17)
+        text = f"{v:.{short}g}"
+        return text if type(v)(text) == v else f"{v:.{full}g}"
     if isinstance(v, (np.bool_, bool)):
         return "1" if v else "0"
     return str(v)
