@@ -151,3 +151,111 @@ def test_the_inverse_normal_erfinv_and_bessel_gradients_against_central_differen
     check_gradients(tf.math.bessel_i0e, [np.array([-3.0, -0.4, 0.6, 2.0, 25.0])])
     check_gradients(tf.math.bessel_i1e, [np.array([-3.0, -0.4, 0.6, 2.0, 25.0])])
     check_gradients(tf.math.bessel_i1, [np.array([-2.0, 0.3, 1.5])])
+
+
+def _moving_after_two_steps(batch_var, momentum=0.5):
+    moving = np.ones_like(batch_var)
+    for _ in range(2):
+        moving = moving - (moving - batch_var) * (1 - momentum)
+    return moving
+
+
+@pytest.mark.parametrize("fused,axis", [(None, -1), (True, 1), (False, -1)])
+def test_batch_normalization_moving_variance_is_bessel_corrected_where_tf_fuses(fused, axis):
+    images = RNG.randn(2, 7, 7, 3).astype(np.float32)
+    tf.reset_default_graph()
+    tf.layers.batch_normalization(images, axis=axis, training=True, momentum=0.5, fused=fused)
+    layer = tf.keras.layers.BatchNormalization(axis=axis, momentum=0.5, fused=fused)
+    layer(images, training=True)
+    updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS) + layer.updates
+    moving = [v for v in tf.global_variables() if "moving_variance" in v.name]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(2):
+            sess.run(updates)
+        got = sess.run(moving)
+    reduce_axes = tuple(a for a in range(4) if a != axis % 4)
+    ddof = 0 if fused is False else 1  # (TF 1.x's fused kernel corrects the variance it averages)
+    want = _moving_after_two_steps(images.astype(np.float64).var(reduce_axes, ddof=ddof))
+    for value in got:
+        np.testing.assert_allclose(value, want, rtol=1e-5)
+    # (2-D inputs never take the fused kernel: the biased variance)
+    tf.reset_default_graph()
+    x = RNG.randn(4, 6).astype(np.float32)
+    tf.layers.batch_normalization(x, training=True, momentum=0.5)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(2):
+            sess.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+        got = sess.run([v for v in tf.global_variables() if "moving_variance" in v.name][0])
+    np.testing.assert_allclose(got, _moving_after_two_steps(x.astype(np.float64).var(0)), rtol=1e-5)
+
+
+def test_keras_losses_smooth_labels_take_their_arguments_in_order_and_reduce():
+    p = RNG.rand(4, 3) + 0.05
+    labels = np.array([0, 2, 1, 2])
+    onehot = np.eye(3)[labels]
+    q = p[::-1]
+    binary = (p > 0.5).astype(np.float64)
+    L = tf.keras.losses
+    got = _run(L.CategoricalCrossentropy(label_smoothing=0.1)(onehot, p), L.CategoricalCrossentropy(True, 0.1)(onehot, p),
+               L.BinaryCrossentropy(from_logits=True, label_smoothing=0.2)(binary, p), L.Huber(0.3)(p, q),
+               L.categorical_hinge(p, q), L.MeanSquaredError(reduction="sum")(p, q),
+               L.MeanSquaredError(reduction="none")(p, q), L.MeanSquaredError()(p, q, sample_weight=[1.0, 0.0, 2.0, 1.0]),
+               L.CosineSimilarity(axis=0)(p, q))
+    smooth = onehot * 0.9 + 0.1 / 3
+    probs = np.clip(p / p.sum(1, keepdims=True), 1e-7, 1 - 1e-7)
+    np.testing.assert_allclose(got[0], np.mean(-(smooth * np.log(probs)).sum(1)), rtol=1e-6)
+    log_softmax = p - np.log(np.exp(p).sum(1, keepdims=True))
+    np.testing.assert_allclose(got[1], np.mean(-(smooth * log_softmax).sum(1)), rtol=1e-6)
+    smooth_binary = binary * 0.8 + 0.1
+    sigmoid_xent = np.maximum(p, 0) - p * smooth_binary + np.log1p(np.exp(-np.abs(p)))
+    np.testing.assert_allclose(got[2], sigmoid_xent.mean(), rtol=1e-6)
+    error = np.abs(q - p)
+    huber = np.where(error <= 0.3, 0.5 * error ** 2, 0.3 * error - 0.5 * 0.09)
+    np.testing.assert_allclose(got[3], huber.mean(), rtol=1e-6)
+    np.testing.assert_allclose(got[4], np.maximum(((1 - p) * q).max(1) - (p * q).sum(1) + 1, 0), rtol=1e-6)
+    squared = ((p - q) ** 2).mean(1)
+    np.testing.assert_allclose(got[5], squared.sum(), rtol=1e-6)
+    np.testing.assert_allclose(got[6], squared, rtol=1e-6)
+    np.testing.assert_allclose(got[7], (squared * [1, 0, 2, 1]).mean(), rtol=1e-6)
+    cosine = -((p / np.linalg.norm(p, axis=0)) * (q / np.linalg.norm(q, axis=0))).sum(0)
+    np.testing.assert_allclose(got[8], cosine.mean(), rtol=1e-6)
+    with pytest.raises(ValueError, match="Reduction"):
+        L.MeanSquaredError(reduction="mean")
+
+
+def test_keras_batch_dot_contracts_the_given_axes():
+    a, b = RNG.randn(2, 5, 3), RNG.randn(2, 5, 3)
+    m = RNG.randn(2, 3)
+    K = tf.keras.backend
+    got = _run(K.batch_dot(a, b, axes=[2, 2]), K.batch_dot(a, b, axes=[1, 1]), K.batch_dot(a, b.transpose(0, 2, 1)),
+               K.batch_dot(m, m, axes=1), K.batch_dot(a, m, axes=[2, 1]), K.batch_dot(m, b[:, :3], axes=[1, 1]))
+    np.testing.assert_allclose(got[0], np.einsum("bik,bjk->bij", a, b), atol=1e-12)
+    np.testing.assert_allclose(got[1], np.einsum("bki,bkj->bij", a, b), atol=1e-12)
+    np.testing.assert_allclose(got[2], np.einsum("bik,bkj->bij", a, b.transpose(0, 2, 1)), atol=1e-12)
+    np.testing.assert_allclose(got[3], (m * m).sum(1, keepdims=True), atol=1e-12)
+    np.testing.assert_allclose(got[4], np.einsum("bik,bk->bi", a, m), atol=1e-12)
+    np.testing.assert_allclose(got[5], np.einsum("bk,bkj->bj", m, b[:, :3]), atol=1e-12)
+
+
+def test_keras_causal_convolution_sees_no_later_step():
+    seq = RNG.randn(2, 6, 3)
+    layer = tf.keras.layers.Conv1D(2, 3, dilation_rate=2, padding="causal", kernel_initializer="ones",
+                                   use_bias=False, dtype="float64")
+    strided = tf.keras.layers.Conv1D(1, 2, strides=2, padding="causal", kernel_initializer="ones", use_bias=False,
+                                     dtype="float64")
+    outputs = [layer(tf.constant(seq)), strided(tf.constant(seq))]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, got_strided = sess.run(outputs)
+    padded = np.pad(seq, [[0, 0], [4, 0], [0, 0]])
+    want = np.stack([padded[:, t:t + 5:2].sum((1, 2)) for t in range(6)], 1)
+    np.testing.assert_allclose(got, np.repeat(want[..., None], 2, -1), atol=1e-12)
+    padded = np.pad(seq, [[0, 0], [1, 0], [0, 0]])
+    np.testing.assert_allclose(got_strided[..., 0], np.stack([padded[:, t:t + 2].sum((1, 2)) for t in (0, 2, 4)], 1),
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="causal"):
+        tf.keras.layers.Conv2D(2, 3, padding="causal")
+    with pytest.raises(ValueError, match="threshold"):
+        tf.keras.layers.ReLU(threshold=-0.2)

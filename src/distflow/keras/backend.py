@@ -312,10 +312,31 @@ def dot(x, y):
 
 
 def batch_dot(x, y, axes=None):
-    """Per-sample dot products: one value per sample for 2-D inputs, batched matmul otherwise."""
-    if x.shape.ndims == 2 and y.shape.ndims == 2:
-        return reduce_sum(x * y, axis=1, keepdims=True)
-    return matmul(x, y)
+    """Per-sample dot products of ``x`` and ``y`` over ``axes`` (x's axis, y's axis; one int
+    for both): the result has x's other axes, then y's, after the batch; [batch, 1] where
+    nothing else is left. By default x's last axis meets y's second-to-last (its last for
+    2-D y), as a batched matmul."""
+    x, y = ops.convert_to_tensor(x), ops.convert_to_tensor(y)
+    x_rank, y_rank = x.shape.ndims, y.shape.ndims
+    if x_rank is None or y_rank is None or x_rank < 2 or y_rank < 2:
+        raise ValueError(f"batch_dot needs inputs of rank 2 or more, got shapes {x.shape} and {y.shape}")
+    if axes is None:
+        axes = (x_rank - 1, y_rank - 1 if y_rank == 2 else y_rank - 2)
+    elif isinstance(axes, int):
+        axes = (axes, axes)
+    ax, ay = axes[0] % x_rank, axes[1] % y_rank
+    if ax == 0 or ay == 0:
+        raise ValueError(f"batch_dot cannot contract the batch axis, got axes {axes}")
+    if x.shape[ax].value is not None and y.shape[ay].value is not None and x.shape[ax].value != y.shape[ay].value:
+        raise ValueError(f"batch_dot: axis {ax} of x ({x.shape}) and axis {ay} of y ({y.shape}) differ in size")
+    # (x with the contracted axis last, y with it first after the batch; both flattened to 3-D)
+    x = transpose(x, [i for i in range(x_rank) if i != ax] + [ax])
+    y = transpose(y, [0, ay] + [i for i in range(1, y_rank) if i != ay])
+    x_shape, y_shape = _shape(x), _shape(y)
+    out = matmul(reshape(x, concat([x_shape[:1], [-1], x_shape[-1:]], 0)),
+                 reshape(y, concat([y_shape[:2], [-1]], 0)))
+    out = reshape(out, concat([x_shape[:-1], y_shape[2:]], 0))
+    return _expand_dims(out, 1) if x_rank + y_rank == 4 else out
 
 
 def clip(x, min_value, max_value):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import abs as _abs, cast, log, maximum, reduce_mean, reduce_sum, square, nn
+from .. import shape as _shape
 from . import backend as K
 
 
@@ -35,8 +36,18 @@ def hinge(y_true, y_pred):
     return reduce_mean(maximum(1.0 - cast(y_true, y_pred.dtype) * y_pred, 0.0), axis=-1)
 
 
+def _smoothed(y_true, y_pred, label_smoothing, classes):
+    """Labels pulled toward the uniform distribution over ``classes`` by ``label_smoothing``."""
+    y_true = cast(y_true, y_pred.dtype)
+    if not label_smoothing:
+        return y_true
+    return y_true * (1.0 - label_smoothing) + label_smoothing / classes
+
+
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
-    return K.categorical_crossentropy(y_true, y_pred, from_logits=from_logits)
+    classes = cast(_shape(y_pred)[-1], y_pred.dtype) if label_smoothing else 1.0
+    return K.categorical_crossentropy(_smoothed(y_true, y_pred, label_smoothing, classes), y_pred,
+                                      from_logits=from_logits)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
@@ -44,7 +55,15 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
+    y_true = _smoothed(y_true, y_pred, label_smoothing, 2.0)
     return reduce_mean(K.binary_crossentropy(y_true, y_pred, from_logits=from_logits), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+    y_true = cast(y_true, y_pred.dtype)
+    positive = reduce_sum(y_true * y_pred, axis=-1)
+    negative = K.max((1.0 - y_true) * y_pred, axis=-1)
+    return maximum(negative - positive + 1.0, 0.0)
 
 
 def kullback_leibler_divergence(y_true, y_pred):
@@ -83,10 +102,30 @@ _BY_NAME = {name: fn for name, fn in list(globals().items()) if callable(fn) and
             and fn.__module__ == __name__}
 
 
-class Loss:
-    """A loss object: ``Loss()(y_true, y_pred)`` is the batch's mean loss; ``call`` is per sample."""
+class Reduction:
+    """How a Loss object reduces its per-sample losses (``tf.keras.losses.Reduction``)."""
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
 
-    def __init__(self, reduction="auto", name=None):
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f"Invalid Reduction Key {key!r}: expected one of {cls.all()}")
+
+
+class Loss:
+    """A loss object: ``Loss()(y_true, y_pred, sample_weight)`` weighs the per-sample losses
+    of ``call`` and reduces them: their mean over every entry (AUTO, SUM_OVER_BATCH_SIZE),
+    their sum (SUM), or none (NONE)."""
+
+    def __init__(self, reduction=Reduction.AUTO, name=None):
+        Reduction.validate(reduction)
         self.reduction, self.name = reduction, name
 
     def call(self, y_true, y_pred):
@@ -95,31 +134,61 @@ class Loss:
     def __call__(self, y_true, y_pred, sample_weight=None):
         losses = self.call(y_true, y_pred)
         if sample_weight is not None:
-            losses = losses * sample_weight
+            losses = losses * cast(sample_weight, losses.dtype)
+        if self.reduction == Reduction.NONE:
+            return losses
+        if self.reduction == Reduction.SUM:
+            return reduce_sum(losses)
         return reduce_mean(losses)
 
+    def get_config(self):
+        return {"reduction": self.reduction, "name": self.name}
 
-def _loss_class(class_name: str, fn):
-    def __init__(self, reduction="auto", name=None, **kwargs):
-        Loss.__init__(self, reduction, name or fn.__name__)
-        self._kwargs = kwargs
+
+def _loss_class(class_name: str, fn, *options):
+    """A Loss class whose constructor takes ``options`` (name, default) first, as TF's do,
+    then ``reduction`` and ``name``."""
+    def __init__(self, *args, **kwargs):
+        names = [option for option, _ in options] + ["reduction", "name"]
+        if len(args) > len(names):
+            raise TypeError(f"{class_name} takes at most {len(names)} arguments, got {len(args)}")
+        values = dict(options)
+        values.update(reduction=Reduction.AUTO, name=None)
+        for key, value in list(zip(names, args)) + list(kwargs.items()):
+            if key not in values:
+                raise TypeError(f"{class_name} got an unexpected keyword argument {key!r}")
+            values[key] = value
+        Loss.__init__(self, values.pop("reduction"), values.pop("name") or fn.__name__)
+        self._kwargs = values
 
     def call(self, y_true, y_pred):
         return fn(y_true, y_pred, **self._kwargs)
 
-    return type(class_name, (Loss,), {"__init__": __init__, "call": call, "_fn": staticmethod(fn)})
+    def get_config(self):
+        return {**Loss.get_config(self), **self._kwargs}
+
+    return type(class_name, (Loss,), {"__init__": __init__, "call": call, "get_config": get_config,
+                                      "_fn": staticmethod(fn)})
 
 
 MeanSquaredError = _loss_class("MeanSquaredError", mean_squared_error)
 MeanAbsoluteError = _loss_class("MeanAbsoluteError", mean_absolute_error)
-CategoricalCrossentropy = _loss_class("CategoricalCrossentropy", categorical_crossentropy)
-SparseCategoricalCrossentropy = _loss_class("SparseCategoricalCrossentropy", sparse_categorical_crossentropy)
-BinaryCrossentropy = _loss_class("BinaryCrossentropy", binary_crossentropy)
+MeanAbsolutePercentageError = _loss_class("MeanAbsolutePercentageError", mean_absolute_percentage_error)
+MeanSquaredLogarithmicError = _loss_class("MeanSquaredLogarithmicError", mean_squared_logarithmic_error)
+CategoricalCrossentropy = _loss_class("CategoricalCrossentropy", categorical_crossentropy, ("from_logits", False),
+                                      ("label_smoothing", 0))
+SparseCategoricalCrossentropy = _loss_class("SparseCategoricalCrossentropy", sparse_categorical_crossentropy,
+                                            ("from_logits", False))
+BinaryCrossentropy = _loss_class("BinaryCrossentropy", binary_crossentropy, ("from_logits", False),
+                                 ("label_smoothing", 0))
 Hinge = _loss_class("Hinge", hinge)
-Huber = _loss_class("Huber", huber_loss)
+SquaredHinge = _loss_class("SquaredHinge", squared_hinge)
+CategoricalHinge = _loss_class("CategoricalHinge", categorical_hinge)
+Huber = _loss_class("Huber", huber_loss, ("delta", 1.0))
 KLDivergence = _loss_class("KLDivergence", kullback_leibler_divergence)
 Poisson = _loss_class("Poisson", poisson)
 LogCosh = _loss_class("LogCosh", logcosh)
+CosineSimilarity = _loss_class("CosineSimilarity", cosine_similarity, ("axis", -1))
 
 
 def get(identifier):

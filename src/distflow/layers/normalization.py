@@ -6,6 +6,7 @@ from ..framework import dtypes
 from ..framework import ops
 from ..ops import array_ops, init_ops, math_ops, nn_ops, state_ops
 from ..ops.variable_scope import variable_scope
+from ..ops.nn_impl import fused_moving_variance
 from .core import layer_variable
 
 
@@ -20,7 +21,9 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
 
     With ``training`` true (a bool or a boolean tensor) the batch's mean and (biased)
     variance are used, and the moving averages' updates are added to the UPDATE_OPS
-    collection: run them with the train op, as TF 1.x requires::
+    collection (with Bessel's correction of the variance where TF 1.x's fused kernel would
+    run: 4-D inputs, channels on axis 1 or 3, ``fused`` not False): run them with the train
+    op, as TF 1.x requires::
 
         update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
         with tf.control_dependencies(update_ops):
@@ -64,15 +67,16 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         if training is False:
             return normalized(moving_mean, moving_variance)
         mean, variance = nn_ops.moments(inputs, reduce_axes)
+        moving = fused_moving_variance(variance, inputs, reduce_axes, axes, fused)
         if training is True:
             output = normalized(mean, variance)
-            new_mean, new_variance = mean, variance
+            new_mean, new_variance = mean, moving
         else:
             training = ops.convert_to_tensor(training, dtype=dtypes.bool)
             picked = array_ops.fill(array_ops.shape(inputs), training)
             output = math_ops.where(picked, normalized(mean, variance), normalized(moving_mean, moving_variance))
             new_mean = math_ops.where(training, mean, moving_mean.value())
-            new_variance = math_ops.where(training, variance, moving_variance.value())
+            new_variance = math_ops.where(training, moving, moving_variance.value())
         decay = 1.0 - momentum
         for var, value in ((moving_mean, new_mean), (moving_variance, new_variance)):
             with ops.name_scope("AssignMovingAvg"):

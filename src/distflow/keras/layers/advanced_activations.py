@@ -58,6 +58,9 @@ class ELU(Layer):
 class ReLU(Layer):
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
+        for what, value in (("max_value", max_value), ("negative_slope", negative_slope), ("threshold", threshold)):
+            if value is not None and value < 0:
+                raise ValueError(f"{what} of a ReLU layer cannot be a negative value. Received: {value}")
         self.max_value, self.negative_slope, self.threshold = max_value, float(negative_slope), float(threshold)
 
     def call(self, inputs):

@@ -25,10 +25,12 @@ def _tuple(value, n: int, name: str) -> tuple:
     return value
 
 
-def _padding(padding: str) -> str:
+def _padding(padding: str, causal: bool = False) -> str:
     padding = padding.upper()
-    if padding not in ("VALID", "SAME"):
-        raise ValueError(f"The `padding` argument must be one of 'valid', 'same'. Received: {padding.lower()}")
+    allowed = ("VALID", "SAME", "CAUSAL") if causal else ("VALID", "SAME")
+    if padding not in allowed:
+        raise ValueError(f"The `padding` argument must be one of {', '.join(repr(a.lower()) for a in allowed)}. "
+                         f"Received: {padding.lower()}")
     return padding
 
 
@@ -46,9 +48,11 @@ class Conv(Layer):
         self.filters = int(filters)
         self.kernel_size = _tuple(kernel_size, n, "kernel_size")
         self.strides = _tuple(strides, n, "strides")
-        self.padding = _padding(padding)
+        self.padding = _padding(padding, causal=n == 1)
         self.data_format = data_format or K.image_data_format()
         self.dilation_rate = _tuple(dilation_rate, n, "dilation_rate")
+        if self.padding == "CAUSAL" and data_format == "channels_first":
+            raise ValueError("Causal padding is only supported for `Conv1D` with channels_last")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self._set_weight_options(kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
@@ -82,7 +86,11 @@ class Conv(Layer):
     def _convolve(self, inputs):
         n = self.rank
         if n == 1:
-            return conv1d(inputs, self.kernel, stride=self.strides[0], padding=self.padding,
+            padding = self.padding
+            if padding == "CAUSAL":  # (left-padded so that no output sees a later step)
+                inputs = pad(inputs, [[0, 0], [self.dilation_rate[0] * (self.kernel_size[0] - 1), 0], [0, 0]])
+                padding = "VALID"
+            return conv1d(inputs, self.kernel, stride=self.strides[0], padding=padding,
                           data_format="NCW" if self._channels_first else "NWC", dilations=self.dilation_rate[0])
         if n == 2:
             fmt = "NCHW" if self._channels_first else "NHWC"
@@ -423,7 +431,8 @@ class UpSampling2D(Layer):
         if self.interpolation == "bilinear":
             from ... import image  # noqa: PLC0415
             h, w = inputs.shape[axes[0]].value, inputs.shape[axes[1]].value
-            return image.resize_bilinear(inputs, [h * self.size[0], w * self.size[1]])
+            # (half-pixel centres, as Keras's backend resizes since TF 1.14)
+            return image.resize_bilinear(inputs, [h * self.size[0], w * self.size[1]], half_pixel_centers=True)
         out = repeat(inputs, self.size[0], axis=axes[0])
         return repeat(out, self.size[1], axis=axes[1])
 

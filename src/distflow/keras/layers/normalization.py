@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from ... import nn, reshape
 from ...framework.tensor_shape import TensorShape
+from ...ops.nn_impl import fused_moving_variance
 from .. import backend as K, constraints, initializers, regularizers
 from ..engine.base_layer import Layer
 
 
 class BatchNormalization(Layer):
     """Normalizes over the batch (and every axis but ``axis``) in training, keeping moving
-    averages of the mean and variance, which it uses otherwise."""
+    averages of the mean and variance, which it uses otherwise (the variance with Bessel's
+    correction where TF 1.x's fused kernel would run: 4-D inputs, channels on axis 1 or 3)."""
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
@@ -19,7 +21,7 @@ class BatchNormalization(Layer):
         super().__init__(**kwargs)
         if renorm or virtual_batch_size is not None or adjustment is not None:
             raise NotImplementedError("BatchNormalization: renorm, virtual_batch_size and adjustment are not supported")
-        self.axis = axis
+        self.axis, self.fused = axis, fused
         self.momentum, self.epsilon = float(momentum), float(epsilon)
         self.center, self.scale = center, scale
         self.beta_initializer = initializers.get(beta_initializer)
@@ -71,11 +73,12 @@ class BatchNormalization(Layer):
         if training is False or (training is None and K.learning_phase() == 0):
             return normalized(self.moving_mean, self.moving_variance)
         mean, variance = nn.moments(inputs, axes)
+        moving = fused_moving_variance(variance, inputs, axes, [self._axis], self.fused)
         if training is True or (training is None and K.learning_phase() == 1):
-            new_mean, new_variance, out = mean, variance, normalized(mean, variance)
+            new_mean, new_variance, out = mean, moving, normalized(mean, variance)
         else:
             new_mean = K.in_train_phase(mean, lambda: self.moving_mean.read_value(), training)
-            new_variance = K.in_train_phase(variance, lambda: self.moving_variance.read_value(), training)
+            new_variance = K.in_train_phase(moving, lambda: self.moving_variance.read_value(), training)
             out = K.in_train_phase(lambda: normalized(mean, variance),
                                    lambda: normalized(self.moving_mean, self.moving_variance), training)
         m = self.momentum
