@@ -259,3 +259,20 @@ def test_keras_causal_convolution_sees_no_later_step():
         tf.keras.layers.Conv2D(2, 3, padding="causal")
     with pytest.raises(ValueError, match="threshold"):
         tf.keras.layers.ReLU(threshold=-0.2)
+
+
+def test_the_top_k_metrics_count_in_float64():
+    labels = np.array([1, 0, 1, 1])
+    scores = np.array([[0.1, 0.9], [0.8, 0.2], [0.6, 0.4], [0.3, 0.7]], np.float32)
+    metrics = [tf.metrics.recall_at_k(labels, scores, 1), tf.metrics.precision_at_k(labels, scores, 1),
+               tf.metrics.sparse_precision_at_k(labels, scores, 1), tf.metrics.average_precision_at_k(labels, scores, 2),
+               tf.metrics.precision_at_top_k(labels, np.array([[1], [0], [0], [1]])),
+               tf.metrics.recall_at_top_k(labels, np.array([[1], [0], [0], [1]]))]
+    assert all(value.dtype == tf.float64 and update.dtype == tf.float64 for value, update in metrics)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([update for _, update in metrics])
+        got = sess.run([value for value, _ in metrics])
+    hits = (scores.argmax(1) == labels).mean()  # 3 of 4
+    # AP@2: a hit at rank 1 scores 1, at rank 2 (the only label) 1/2
+    np.testing.assert_allclose(got, [hits, hits, hits, (1 + 1 + 0.5 + 1) / 4, hits, hits], rtol=1e-12)

@@ -25,11 +25,11 @@ def _div_no_nan(x, y, name=None):
     return math_ops.where(math_ops.greater(y, 0), math_ops.divide(x, safe), array_ops.zeros_like(x), name=name)
 
 
-def _weights_like(values, weights):
-    values = math_ops.cast(values, dtypes.float32)
+def _weights_like(values, weights, dtype=dtypes.float32):
+    values = math_ops.cast(values, dtype)
     if weights is None:
         return values, array_ops.ones_like(values)
-    weights = math_ops.cast(weights, dtypes.float32)
+    weights = math_ops.cast(weights, dtype)
     return values, weights * array_ops.ones_like(values)
 
 
@@ -40,10 +40,14 @@ def _collect(collections, value):
 
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """The (weighted) mean of every value seen so far."""
+    return _mean(values, weights, metrics_collections, updates_collections, name)
+
+
+def _mean(values, weights, metrics_collections, updates_collections, name, dtype=dtypes.float32):
     with variable_scope(name, "mean", [values, weights]):
-        values, weights = _weights_like(values, weights)
-        total = _local_variable("total", [])
-        count = _local_variable("count", [])
+        values, weights = _weights_like(values, weights, dtype)
+        total = _local_variable("total", [], dtype)
+        count = _local_variable("count", [], dtype)
         update_total = state_ops.assign_add(total, reduction_ops.reduce_sum(values * weights))
         update_count = state_ops.assign_add(count, reduction_ops.reduce_sum(weights))
         value = _div_no_nan(total.value(), count.value(), name="value")
@@ -264,16 +268,17 @@ def _top_k_hits(labels, predictions, k):
     from ..ops.nn_impl import in_top_k  # noqa: PLC0415
 
     labels = array_ops.reshape(math_ops.cast(labels, dtypes.int32), [-1])
-    return math_ops.cast(in_top_k(math_ops.cast(predictions, dtypes.float32), labels, k), dtypes.float32)
+    return math_ops.cast(in_top_k(math_ops.cast(predictions, dtypes.float32), labels, k), dtypes.float64)
 
 
 def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
                 updates_collections=None, name=None):
-    """With one label per example: the fraction whose label is among the ``k`` highest predictions."""
+    """With one label per example: the fraction whose label is among the ``k`` highest predictions
+    (float64, as TensorFlow's top-k metrics count)."""
     if class_id is not None:
         raise NotImplementedError("recall_at_k with class_id is not supported by distflow")
-    return mean(_top_k_hits(labels, predictions, k), weights, metrics_collections, updates_collections,
-                name or f"recall_at_{k}")
+    return _mean(_top_k_hits(labels, predictions, k), weights, metrics_collections, updates_collections,
+                 name or f"recall_at_{k}", dtypes.float64)
 
 
 def precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
@@ -281,8 +286,8 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_
     """With one label per example: hits among the top ``k`` divided by ``k`` predictions each."""
     if class_id is not None:
         raise NotImplementedError("precision_at_k with class_id is not supported by distflow")
-    return mean(_top_k_hits(labels, predictions, k) / float(k), weights, metrics_collections, updates_collections,
-                name or f"precision_at_{k}")
+    return _mean(_top_k_hits(labels, predictions, k) / float(k), weights, metrics_collections, updates_collections,
+                 name or f"precision_at_{k}", dtypes.float64)
 
 
 def _label_matrix(labels):
@@ -303,8 +308,8 @@ def _relevance(labels, predictions_idx):
     predictions_idx = math_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
     hits = reduce_any(math_ops.equal(array_ops.expand_dims(predictions_idx, 2), array_ops.expand_dims(labels, 1)),
                       axis=2)
-    count = reduce_sum(math_ops.cast(math_ops.greater_equal(labels, 0), dtypes.float32), axis=1)
-    return math_ops.cast(hits, dtypes.float32), count
+    count = reduce_sum(math_ops.cast(math_ops.greater_equal(labels, 0), dtypes.float64), axis=1)
+    return math_ops.cast(hits, dtypes.float64), count
 
 
 def _no_class_id(class_id, what):
@@ -315,7 +320,7 @@ def _no_class_id(class_id, what):
 def _example_weights(weights, relevant):
     if weights is None:
         return None
-    return array_ops.reshape(math_ops.cast(weights, dtypes.float32), [-1, 1]) * array_ops.ones_like(relevant)
+    return array_ops.reshape(math_ops.cast(weights, dtypes.float64), [-1, 1]) * array_ops.ones_like(relevant)
 
 
 def _first_k(predictions_idx, k):
@@ -331,8 +336,8 @@ def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=N
     _no_class_id(class_id, "precision_at_top_k")
     predictions_idx = _first_k(predictions_idx, k)
     relevant, _ = _relevance(labels, predictions_idx)
-    return mean(relevant, _example_weights(weights, relevant), metrics_collections, updates_collections,
-                name or "precision_at_top_k")
+    return _mean(relevant, _example_weights(weights, relevant), metrics_collections, updates_collections,
+                 name or "precision_at_top_k", dtypes.float64)
 
 
 def sparse_precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
@@ -354,8 +359,9 @@ def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None
     relevant, count = _relevance(labels, predictions_idx)
     per_example = _div_no_nan(reduce_sum(relevant, axis=1), count)
     # the mean of each example's recall weighted by its label count: found labels / all labels
-    weight = count if weights is None else count * math_ops.cast(weights, dtypes.float32)
-    return mean(per_example, weight, metrics_collections, updates_collections, name or "recall_at_top_k")
+    weight = count if weights is None else count * math_ops.cast(weights, dtypes.float64)
+    return _mean(per_example, weight, metrics_collections, updates_collections, name or "recall_at_top_k",
+                 dtypes.float64)
 
 
 def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
@@ -370,9 +376,10 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
         raise ValueError(f"Invalid k={k}: it must be >= 1")
     with ops.name_scope(name, f"average_precision_at_{k}"):
         relevant, count = _relevance(labels, top_k(predictions, k)[1])
-        precision_at_rank = cumsum(relevant, axis=1) / math_ops.cast(math_ops.range_(1, k + 1), dtypes.float32)
+        precision_at_rank = cumsum(relevant, axis=1) / math_ops.cast(math_ops.range_(1, k + 1), dtypes.float64)
         per_example = _div_no_nan(reduce_sum(precision_at_rank * relevant, axis=1), math_ops.minimum(count, float(k)))
-        return mean(per_example, weights, metrics_collections, updates_collections, name or f"average_precision_at_{k}")
+        return _mean(per_example, weights, metrics_collections, updates_collections,
+                     name or f"average_precision_at_{k}", dtypes.float64)
 
 
 sparse_average_precision_at_k = average_precision_at_k
