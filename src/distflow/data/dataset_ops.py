@@ -135,6 +135,13 @@ class Dataset:
         """(index, element) pairs, counting from ``start``."""
         return Dataset.zip((_Counter(start, 1), self))
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False) -> "Dataset":
+        """Windows of ``size`` elements (every ``stride``-th), one starting every ``shift``
+        elements (``size`` by default); the last ones shorter unless ``drop_remainder``.
+        Each window is a structure of datasets, one per component, as TensorFlow's: read
+        them with ``flat_map`` or ``interleave`` (``lambda w: w.batch(size)``)."""
+        return _Window(self, size, size if shift is None else shift, stride, drop_remainder)
+
     def flat_map(self, map_func) -> "Dataset":
         """The elements of the dataset ``map_func`` returns for each element, one after another."""
         return _Interleave(self, map_func, 1, 1, "Dataset.flat_map()")
@@ -636,40 +643,45 @@ class _Interleave(_Unary):
 
     def _iterate(self, values, state):
         own, (cycle, block, *captured) = self._split(values)
-        cycle, block = int(cycle), int(block)
-        if cycle == AUTOTUNE:
-            import os  # noqa: PLC0415
+        datasets = (self._fn.iterate(element, state, captured) for element in self._input._iterate(own, state))
+        yield from _interleaved(datasets, int(cycle), int(block))
 
-            cycle = os.cpu_count() or 1
-        if cycle <= 0 or block <= 0:
-            raise errors.InvalidArgumentError(None, None, f"interleave: cycle_length ({cycle}) and block_length "
-                                                          f"({block}) must be positive")
-        inputs = self._input._iterate(own, state)
-        slots = [None] * cycle
-        index = taken = open_ = 0
-        ended = False
-        while not ended or open_:
-            if slots[index] is not None:
-                try:
-                    item = next(slots[index])
-                except StopIteration:
-                    slots[index], taken, index = None, 0, (index + 1) % cycle
-                    open_ -= 1
-                    continue
-                taken += 1
-                if taken == block:
-                    taken, index = 0, (index + 1) % cycle
-                yield item
-            elif not ended:
-                element = next(inputs, None)
-                if element is None:
-                    ended = True
-                else:
-                    slots[index] = self._fn.iterate(element, state, captured)
-                    open_ += 1
-            else:
+
+def _interleaved(sources, cycle: int, block: int):
+    """The elements of the iterators ``sources`` gives, ``cycle`` open at a time and
+    ``block`` elements from each in turn (TensorFlow's InterleaveDataset order); a finished
+    one's place goes to the next source."""
+    if cycle == AUTOTUNE:
+        import os  # noqa: PLC0415
+
+        cycle = os.cpu_count() or 1
+    if cycle <= 0 or block <= 0:
+        raise errors.InvalidArgumentError(None, None, f"interleave: cycle_length ({cycle}) and block_length "
+                                                      f"({block}) must be positive")
+    slots = [None] * cycle
+    index = taken = open_ = 0
+    ended = False
+    while not ended or open_:
+        if slots[index] is not None:
+            try:
+                item = next(slots[index])
+            except StopIteration:
+                slots[index], taken, index = None, 0, (index + 1) % cycle
+                open_ -= 1
+                continue
+            taken += 1
+            if taken == block:
                 taken, index = 0, (index + 1) % cycle
-
+            yield item
+        elif not ended:
+            source = next(sources, None)
+            if source is None:
+                ended = True
+            else:
+                slots[index] = iter(source)
+                open_ += 1
+        else:
+            taken, index = 0, (index + 1) % cycle
 
 
 class _WindowSource(Dataset):
@@ -739,3 +751,143 @@ class _GroupByWindow(_Unary):
                 yield from reduced(key)
         for key in sorted(windows):
             yield from reduced(key)
+
+
+class _WindowComponent(Dataset):
+    """One component of the window being read: its elements are set by the dataset reading
+    the windows before the dataset its function returned is iterated."""
+
+    def __init__(self, spec: structure.Spec, index: int):
+        super().__init__(spec)
+        self._index = index
+
+    def _iterate(self, values, state):
+        for element in state.stages[("window", id(self))]:
+            yield (element[self._index],)
+
+
+class _Window(_Unary):
+    """``Dataset.window``: its elements are windows of the input's elements, which only
+    ``flat_map`` and ``interleave`` read (each window as a structure of datasets)."""
+
+    def __init__(self, input_dataset, size, shift, stride, drop_remainder):
+        self._args = [ops.convert_to_tensor(v, dtype=dtypes.int64) for v in (size, shift, stride)]
+        self._drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool)
+        super().__init__(input_dataset, input_dataset.element_spec, self._args + [self._drop])
+
+    def _windows(self, values, state):
+        own, (size, shift, stride, drop) = self._split(values)
+        size, shift, stride, drop = int(size), int(shift), int(stride), bool(drop)
+        if min(size, shift, stride) <= 0:
+            raise errors.InvalidArgumentError(None, None, f"window: size ({size}), shift ({shift}) and stride "
+                                                          f"({stride}) must be positive")
+        span = (size - 1) * stride + 1  # (the elements one window reaches over)
+        buffer, first = [], 0  # (the buffered elements, and the index of buffer[0] in the input)
+        start = 0  # (where the next window starts)
+        for index, element in enumerate(self._input._iterate(own, state)):
+            if index < start:  # (between windows, when they shift by more than they span)
+                continue
+            if not buffer:
+                first = index
+            buffer.append(element)
+            while start + span - 1 <= index:
+                yield buffer[start - first:start - first + span:stride]
+                start += shift
+                done = min(start - first, len(buffer))
+                del buffer[:done]
+                first += done
+        if not drop:
+            end = first + len(buffer)
+            while start < end:
+                yield buffer[start - first::stride][:size]
+                start += shift
+
+    def _iterate(self, values, state):
+        raise errors.InvalidArgumentError(None, None, "the elements of Dataset.window() are datasets: read them "
+                                                      "with flat_map or interleave (lambda w: w.batch(size))")
+
+    def _read_by(self, map_func, cycle_length, block_length, what):
+        return _WindowInterleave(self, map_func, cycle_length, block_length, what)
+
+    def flat_map(self, map_func) -> "Dataset":
+        return self._read_by(map_func, 1, 1, "Dataset.flat_map()")
+
+    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1, num_parallel_calls=None) -> "Dataset":
+        return self._read_by(map_func, cycle_length, block_length, "Dataset.interleave()")
+
+
+class _WindowInterleave(_Interleave):
+    """flat_map or interleave over windows: ``map_func`` is called once, with a structure of
+    datasets standing for any window's components, and the dataset it returns is read for
+    each window in turn."""
+
+    def __init__(self, windows: _Window, map_func, cycle_length, block_length, what):
+        spec = windows.element_spec
+        self._components = [_WindowComponent(structure.Spec(leaf), i) for i, leaf in enumerate(spec.leaves())]
+        args = spec.pack(self._components)
+        result = map_func(*args) if spec.is_tuple() else map_func(args)
+        if not isinstance(result, Dataset):
+            raise TypeError(f"{what}: the function must return a Dataset, got {result!r}")
+        self._result = result
+        self._cycle = ops.convert_to_tensor(cycle_length, dtype=dtypes.int64)
+        self._block = ops.convert_to_tensor(block_length, dtype=dtypes.int64)
+        _Unary.__init__(self, windows, result.element_spec, [self._cycle, self._block] + result._all_inputs())
+
+    def _iterate(self, values, state):
+        own, (cycle, block, *result_values) = self._split(values)
+        windows = self._input._windows(own, state)
+
+        def reader(window):
+            def read():
+                for component in self._components:
+                    state.stages[("window", id(component))] = window
+                yield from self._result._iterate(result_values, state)
+            return _Resumable(read(), self._components, window, state)
+
+        yield from _interleaved((reader(w) for w in windows), int(cycle), int(block))
+
+
+class _Resumable:
+    """A window's reader that sets its window again before each element, since readers of
+    several windows take turns (interleave)."""
+
+    def __init__(self, generator, components, window, state):
+        self._generator, self._components, self._window, self._state = generator, components, window, state
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        for component in self._components:
+            self._state.stages[("window", id(component))] = self._window
+        return next(self._generator)
+
+
+class _Scan(_Unary):
+    """``tf.data.experimental.scan``: ``scan_func(state, element)`` gives (new state, output
+    element), the state carried from element to element."""
+
+    def __init__(self, input_dataset, initial_state, scan_func):
+        from .function import TracedFunction  # noqa: PLC0415
+
+        self._initial, state_spec = structure.to_tensors(initial_state)
+        spec = structure.Spec.zipped((0, 0), [state_spec, input_dataset.element_spec])
+        self._fn = TracedFunction(scan_func, spec, "tf.data.experimental.scan()")
+        out = self._fn.output_spec
+        if not out.is_tuple() or len(out._tree) != 2:
+            raise TypeError(f"scan_func must return a pair (new_state, output_element), got {out.types()}")
+        new_state = structure.Spec(out._tree[0])
+        if new_state.flat_types() != state_spec.flat_types():
+            raise TypeError(f"scan_func's new state {new_state.types()} must have the initial state's types "
+                            f"{state_spec.types()}")
+        self._state_leaves = len(state_spec.leaves())
+        super().__init__(input_dataset, structure.Spec(out._tree[1]), self._initial + self._fn.captured)
+
+    def _iterate(self, values, state):
+        own, rest = self._split(values)
+        carried, captured = tuple(rest[:self._state_leaves]), rest[self._state_leaves:]
+        for element in self._input._iterate(own, state):
+            result = self._fn(carried + tuple(element), state, captured)
+            carried = result[:self._state_leaves]
+            yield result[self._state_leaves:]
+

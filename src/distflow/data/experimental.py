@@ -13,7 +13,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..ops import array_ops, math_ops, reduction_ops, slicing_ops
-from .dataset_ops import AUTOTUNE, _Counter, _GroupByWindow  # noqa: F401 - (AUTOTUNE: tf.data.experimental's)
+from .dataset_ops import AUTOTUNE, _Counter, _GroupByWindow, _Scan  # noqa: F401 - (AUTOTUNE: tf.data.experimental's)
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -51,6 +51,12 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
     (``window_size``, or ``window_size_func(key)``), and at the end each partial one, becomes the
     elements of ``reduce_func(key, window_dataset)``."""
     return lambda dataset: _GroupByWindow(dataset, key_func, reduce_func, window_size, window_size_func)
+
+
+def scan(initial_state, scan_func):
+    """A stateful map: ``scan_func(state, element)`` returns (new state, output element),
+    starting from ``initial_state``."""
+    return lambda dataset: _Scan(dataset, initial_state, scan_func)
 
 
 def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,

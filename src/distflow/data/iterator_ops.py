@@ -7,7 +7,7 @@ import threading
 from ..framework import dtypes
 from ..framework import errors
 from ..framework import ops
-from ..framework.registry import not_differentiable, register_op
+from ..framework.registry import get_registration, not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops.op_util import constant_value, make_op
 from . import structure
@@ -122,6 +122,33 @@ for _op_type in ("IteratorV2", "MakeIterator", "IteratorGetNext", "IteratorToStr
     not_differentiable(_op_type)
 
 
+def _stateless_value(tensor):
+    """The value of ``tensor`` where it is the same in every step: a constant, or computed
+    only from constants by ops without state (``v[:6]``, ``tf.range(5) * 2``), which a
+    one-shot iterator captures as TensorFlow's does (evaluated once, here); else None."""
+    value = constant_value(tensor)
+    if value is not None:
+        return value
+    seen, pending = set(), [tensor.op]
+    while pending:
+        op = pending.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        try:
+            reg = get_registration(op.type)
+        except KeyError:
+            return None
+        if op.type in ("Placeholder", "PlaceholderWithDefault") or reg.stateful or reg.blocking or reg.ref_inputs:
+            return None
+        pending.extend(t.op for t in op.inputs)
+        pending.extend(op.control_inputs)
+    from ..runtime.session import Session  # noqa: PLC0415 - a session only where a value must be computed
+
+    with Session(graph=tensor.graph) as sess:
+        return sess.run(tensor)
+
+
 class Iterator:
     """``tf.data.Iterator``: reads the elements of a dataset, one ``get_next()`` per step."""
 
@@ -141,7 +168,7 @@ class Iterator:
     def _one_shot(dataset) -> "Iterator":
         values = []
         for t in dataset._all_inputs():
-            value = constant_value(t)
+            value = _stateless_value(t)
             if value is None:
                 raise ValueError("Failed to create a one-shot iterator for a dataset. `make_one_shot_iterator()` "
                                  f"needs every value the dataset reads to be a constant, but '{t.name}' is "
