@@ -60,3 +60,76 @@ def test_complex_values_cross_the_wire_and_feed():
 
     value = np.array([[1 + 2j, -3j]], np.complex128)
     assert_oracle(wire.tensor_from_proto(wire.tensor_to_proto(value)), value)
+
+
+# ---------------------------------------------------------------------------
+# Complex arguments of the elementwise functions, sums, means and products
+
+
+def _complex_gradient(loss_of, z0, eps=1e-6):
+    """dL/dx + i dL/dy at z0 by central differences: TensorFlow's gradient of a real loss
+    of complex inputs."""
+    out = np.zeros(z0.shape, complex)
+    for index in np.ndindex(*z0.shape):
+        step = np.zeros(z0.shape, complex)
+        step[index] = eps
+        dx = (loss_of(z0 + step) - loss_of(z0 - step)) / (2 * eps)
+        dy = (loss_of(z0 + 1j * step) - loss_of(z0 - 1j * step)) / (2 * eps)
+        out[index] = dx + 1j * dy
+    return out
+
+
+COMPLEX_FUNCTIONS = [("exp", np.exp), ("log", np.log), ("sqrt", np.sqrt), ("rsqrt", lambda v: 1 / np.sqrt(v)),
+                     ("reciprocal", lambda v: 1 / v), ("tanh", np.tanh), ("sin", np.sin), ("cos", np.cos),
+                     ("sigmoid", lambda v: 1 / (1 + np.exp(-v))), ("log1p", np.log1p), ("square", np.square)]
+
+
+@pytest.mark.parametrize("name,reference", COMPLEX_FUNCTIONS)
+def test_elementwise_functions_of_complex_numbers_and_their_gradients(name, reference):
+    rng = np.random.default_rng(4)
+    z0 = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    w = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    z = tf.placeholder(tf.complex128, [4])
+    y = getattr(tf, name)(z)
+    loss = tf.reduce_sum(tf.real(y * w))
+    grad = tf.gradients(loss, z)[0]
+    with tf.Session() as sess:
+        got_y, got_grad = sess.run([y, grad], {z: z0})
+        want_grad = _complex_gradient(lambda v: sess.run(loss, {z: v}), z0)
+    np.testing.assert_allclose(got_y, reference(z0), rtol=1e-12)
+    np.testing.assert_allclose(got_grad, want_grad, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("shape,flags", [((3, 3), {}), ((3, 3), {"adjoint_a": True}), ((3, 3), {"transpose_b": True}),
+                                         ((3, 3), {"transpose_a": True, "adjoint_b": True}), ((2, 3, 3), {}),
+                                         ((2, 3, 3), {"adjoint_a": True}), ((2, 3, 3), {"transpose_b": True}),
+                                         ((2, 3, 3), {"transpose_a": True, "adjoint_b": True})])
+def test_complex_matrix_products_sums_and_means_with_gradients(shape, flags):
+    rng = np.random.default_rng(5)
+    a0, b0 = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape) for _ in range(2))
+    a, b = tf.placeholder(tf.complex128, shape), tf.placeholder(tf.complex128, shape)
+    product = tf.matmul(a, b, **flags)
+    loss = tf.abs(tf.reduce_mean(product)) ** 2 + tf.real(tf.reduce_sum(product * tf.conj(product)))
+    grads = tf.gradients(loss, [a, b])
+
+    def op(m, transpose, adjoint):
+        m = np.swapaxes(m, -1, -2) if transpose or adjoint else m
+        return np.conj(m) if adjoint else m
+
+    want = op(a0, flags.get("transpose_a"), flags.get("adjoint_a")) @ op(b0, flags.get("transpose_b"),
+                                                                         flags.get("adjoint_b"))
+    with tf.Session() as sess:
+        got, got_grads = sess.run([product, grads], {a: a0, b: b0})
+        want_a = _complex_gradient(lambda v: sess.run(loss, {a: v, b: b0}), a0)
+        want_b = _complex_gradient(lambda v: sess.run(loss, {a: a0, b: v}), b0)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(got_grads[0], want_a, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got_grads[1], want_b, rtol=1e-6, atol=1e-7)
+
+
+def test_the_parts_of_a_complex_scalar_and_a_bitcast_scalar_are_scalars():
+    z = tf.constant(1.5 - 2j)
+    with tf.Session() as sess:
+        real, imag, bits = sess.run([tf.real(z), tf.imag(z), tf.bitcast(tf.constant(1.0), tf.int32)])
+    assert np.shape(real) == np.shape(imag) == np.shape(bits) == ()
+    assert (real, imag, int(bits)) == (1.5, -2.0, 0x3F800000)

@@ -30,7 +30,7 @@ def _bitcast_kernel(xp, x, *, type):  # noqa: A002
                                                           f"be {target.itemsize // x.dtype.itemsize} to make "
                                                           f"{type.name}")
         return np.ascontiguousarray(x).view(target).reshape(x.shape[:-1])
-    return np.ascontiguousarray(x).view(target)
+    return np.ascontiguousarray(x).view(target).reshape(x.shape)  # (ascontiguousarray makes a scalar 1-D)
 
 
 not_differentiable("Bitcast")

@@ -47,12 +47,12 @@ def _complex_kernel(xp, real, imag, *, Tout):  # noqa: N803
 
 @register_op("Real", shape=_same_shape, dtype=_real_dtype)
 def _real_kernel(xp, x):
-    return np.ascontiguousarray(x.real)
+    return np.array(x.real)  # (a copy of its own; ascontiguousarray would make a scalar 1-D)
 
 
 @register_op("Imag", shape=_same_shape, dtype=_real_dtype)
 def _imag_kernel(xp, x):
-    return np.ascontiguousarray(x.imag)
+    return np.array(x.imag)
 
 
 @register_op("Conj", shape=_same_shape)

@@ -100,7 +100,7 @@ def _cast_grad(op, grad):
 @register_gradient("MatMul")
 @register_gradient("SparseMatMul")
 def _matmul_grad(op, grad):
-    a, b = op.inputs
+    a, b = (_conj(t) for t in op.inputs)  # (complex: the products take the conjugates, as TF's)
     ta, tb = op._attr("transpose_a"), op._attr("transpose_b")
     if not ta and not tb:
         return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
@@ -114,15 +114,15 @@ def _matmul_grad(op, grad):
 @register_gradient("BatchMatMulV2")
 def _batch_matmul_grad(op, grad):
     a, b = op.inputs
-    ta, tb = op._attr("adj_x"), op._attr("adj_y")
+    ta, tb = op._attr("adj_x"), op._attr("adj_y")  # (adjoints: conjugate transposes of complex matrices)
     if not ta:
-        da = matmul(grad, b, transpose_b=not tb)
+        da = matmul(grad, b, adjoint_b=not tb)
     else:
-        da = matmul(b, grad, transpose_a=tb, transpose_b=True)
+        da = matmul(b, grad, adjoint_a=tb, adjoint_b=True)
     if not tb:
-        db = matmul(a, grad, transpose_a=not ta)
+        db = matmul(a, grad, adjoint_a=not ta)
     else:
-        db = matmul(grad, a, transpose_a=True, transpose_b=ta)
+        db = matmul(grad, a, adjoint_a=True, adjoint_b=ta)
     return unbroadcast(da, a), unbroadcast(db, b)
 
 
@@ -159,46 +159,52 @@ def _square_grad(op, grad):
     return (multiply(grad, multiply(x, 2)),)
 
 
+def _conj(t):
+    """``t``'s complex conjugate, or ``t`` itself when it is real: complex gradients take the
+    conjugate of the derivative (TensorFlow's convention)."""
+    return conj(t) if t.dtype.base_dtype.is_complex else t
+
+
 @register_gradient("Sqrt")
 def _sqrt_grad(op, grad):
-    return (binary_op("RealDiv", multiply(grad, 0.5), op.outputs[0]),)
+    return (binary_op("RealDiv", multiply(grad, 0.5), _conj(op.outputs[0])),)
 
 
 @register_gradient("Rsqrt")
 def _rsqrt_grad(op, grad):
-    y = op.outputs[0]
+    y = _conj(op.outputs[0])
     return (multiply(grad, multiply(multiply(y, multiply(y, y)), -0.5)),)
 
 
 @register_gradient("Reciprocal")
 def _reciprocal_grad(op, grad):
-    y = op.outputs[0]
+    y = _conj(op.outputs[0])
     return (negative(multiply(grad, multiply(y, y))),)
 
 
 @register_gradient("Exp")
 def _exp_grad(op, grad):
-    return (multiply(grad, op.outputs[0]),)
+    return (multiply(grad, _conj(op.outputs[0])),)
 
 
 @register_gradient("Log")
 def _log_grad(op, grad):
-    return (binary_op("RealDiv", grad, op.inputs[0]),)
+    return (binary_op("RealDiv", grad, _conj(op.inputs[0])),)
 
 
 @register_gradient("Sin")
 def _sin_grad(op, grad):
-    return (multiply(grad, cos(op.inputs[0])),)
+    return (multiply(grad, _conj(cos(op.inputs[0]))),)
 
 
 @register_gradient("Cos")
 def _cos_grad(op, grad):
-    return (negative(multiply(grad, sin(op.inputs[0]))),)
+    return (negative(multiply(grad, _conj(sin(op.inputs[0])))),)
 
 
 @register_gradient("Log1p")
 def _log1p_grad(op, grad):
-    return (binary_op("RealDiv", grad, add(op.inputs[0], 1)),)
+    return (binary_op("RealDiv", grad, _conj(add(op.inputs[0], 1))),)
 
 
 @register_gradient("Tanh")

@@ -347,17 +347,31 @@ def _batch_matmul_shape(op):
 
 @register_op("BatchMatMulV2", shape=_batch_matmul_shape)
 def _batch_matmul_kernel(xp, a, b, *, adj_x=False, adj_y=False):
-    return xp.matmul(xp.swapaxes(a, -1, -2) if adj_x else a, xp.swapaxes(b, -1, -2) if adj_y else b)
+    def adjoint(m):
+        m = xp.swapaxes(m, -1, -2)
+        return xp.conj(m) if m.dtype.kind == "c" else m
+    return xp.matmul(adjoint(a) if adj_x else a, adjoint(b) if adj_y else b)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None) -> ops.Tensor:
     """``a @ b`` for matrices (rank 2) or batches of matrices (rank > 2, broadcast)."""
     a, b = same_dtype_inputs("MatMul", [a, b], names=("a", "b"))
-    check_dtype("MatMul", a, FLOATS + (dtypes.int32, dtypes.int64), "a")
+    check_dtype("MatMul", a, FLOATS + COMPLEX + (dtypes.int32, dtypes.int64), "a")
+    if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
+        raise ValueError("Only one of transpose and adjoint may be True for each matrix")
+    batched = (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2
+    if a.dtype.base_dtype.is_complex:
+        # (MatMul's flags transpose; BatchMatMulV2's take adjoints: the conjugate goes where
+        # the other one asks for it)
+        from .complex_ops import conj  # noqa: PLC0415 - complex_ops builds on this module
+        if (adjoint_a and not batched) or (transpose_a and batched):
+            a = conj(a)
+        if (adjoint_b and not batched) or (transpose_b and batched):
+            b = conj(b)
     transpose_a = transpose_a or adjoint_a
     transpose_b = transpose_b or adjoint_b
-    if (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2:
+    if batched:
         return make_tensor("BatchMatMulV2", [a, b], {"adj_x": transpose_a, "adj_y": transpose_b},
                            name or "MatMul")
     return make_tensor("MatMul", [a, b], {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)},

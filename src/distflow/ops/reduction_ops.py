@@ -13,7 +13,7 @@ from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
 from .math_ops import range_
-from .op_util import NUMBERS, check_dtype, known_axis, make_tensor, normalize_axis
+from .op_util import COMPLEX, NUMBERS, check_dtype, known_axis, make_tensor, normalize_axis
 
 # ---------------------------------------------------------------------------
 # Reductions
@@ -150,12 +150,12 @@ def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=NU
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
-    return _reduce("Sum", "Sum", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+    return _reduce("Sum", "Sum", input_tensor, axis, keepdims, name, NUMBERS + COMPLEX, keep_dims=keep_dims,
                    reduction_indices=reduction_indices)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
-    return _reduce("Mean", "Mean", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+    return _reduce("Mean", "Mean", input_tensor, axis, keepdims, name, NUMBERS + COMPLEX, keep_dims=keep_dims,
                    reduction_indices=reduction_indices)
 
 

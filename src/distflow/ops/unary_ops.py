@@ -21,18 +21,18 @@ _UNARY = {
     "Abs": (lambda xp, x, out: xp.abs(x, out=out), SIGNED),
     "Sign": (lambda xp, x, out: xp.sign(x, out=out), SIGNED),
     "Square": (lambda xp, x, out: xp.multiply(x, x, out=out), NUMBERS + COMPLEX),
-    "Sqrt": (lambda xp, x, out: xp.sqrt(x, out=out), FLOATS),
-    "Rsqrt": (lambda xp, x, out: xp.reciprocal(xp.sqrt(x, out=out), out=out), FLOATS),
-    "Reciprocal": (lambda xp, x, out: xp.reciprocal(x, out=out), FLOATS),
-    "Exp": (lambda xp, x, out: xp.exp(x, out=out), FLOATS),
-    "Log": (lambda xp, x, out: xp.log(x, out=out), FLOATS),
-    "Log1p": (lambda xp, x, out: xp.log1p(x, out=out), FLOATS),
-    "Tanh": (lambda xp, x, out: xp.tanh(x, out=out), FLOATS),
-    "Sin": (lambda xp, x, out: xp.sin(x, out=out), FLOATS),
-    "Cos": (lambda xp, x, out: xp.cos(x, out=out), FLOATS),
+    "Sqrt": (lambda xp, x, out: xp.sqrt(x, out=out), FLOATS + COMPLEX),
+    "Rsqrt": (lambda xp, x, out: xp.reciprocal(xp.sqrt(x, out=out), out=out), FLOATS + COMPLEX),
+    "Reciprocal": (lambda xp, x, out: xp.reciprocal(x, out=out), FLOATS + COMPLEX),
+    "Exp": (lambda xp, x, out: xp.exp(x, out=out), FLOATS + COMPLEX),
+    "Log": (lambda xp, x, out: xp.log(x, out=out), FLOATS + COMPLEX),
+    "Log1p": (lambda xp, x, out: xp.log1p(x, out=out), FLOATS + COMPLEX),
+    "Tanh": (lambda xp, x, out: xp.tanh(x, out=out), FLOATS + COMPLEX),
+    "Sin": (lambda xp, x, out: xp.sin(x, out=out), FLOATS + COMPLEX),
+    "Cos": (lambda xp, x, out: xp.cos(x, out=out), FLOATS + COMPLEX),
     # NOTE: 0.5 * (1 + tanh(x / 2)) never overflows, unlike 1 / (1 + exp(-x)).
     "Sigmoid": (lambda xp, x, out: xp.multiply(xp.add(xp.tanh(xp.multiply(x, 0.5, out=out), out=out), 1, out=out),
-                                               0.5, out=out), FLOATS),
+                                               0.5, out=out), FLOATS + COMPLEX),
     "Floor": (lambda xp, x, out: xp.floor(x, out=out), FLOATS),
     "Ceil": (lambda xp, x, out: xp.ceil(x, out=out), FLOATS),
     "Round": (lambda xp, x, out: xp.round(x, out=out), NUMBERS),
@@ -63,14 +63,15 @@ for _t in ("Sign", "Floor", "Ceil", "Round", "LogicalNot"):
 
 # Tanh and Sigmoid get fused gradient kernels (one pass over the data each), which
 # are differentiable themselves so that gradients of gradients work.
+# (for complex numbers, TF's convention: the conjugate of the derivative)
 @register_op("TanhGrad", shape=unary_shape)
 def _tanh_grad_kernel(xp, y, dy):
-    return dy * (1 - y * y)
+    return dy * xp.conj(1 - y * y) if y.dtype.kind == "c" else dy * (1 - y * y)
 
 
 @register_op("SigmoidGrad", shape=unary_shape)
 def _sigmoid_grad_kernel(xp, y, dy):
-    return dy * y * (1 - y)
+    return dy * xp.conj(y * (1 - y)) if y.dtype.kind == "c" else dy * y * (1 - y)
 
 
 def _unary(op_type: str, x, name=None) -> ops.Tensor:
