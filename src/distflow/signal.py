@@ -8,4 +8,6 @@ from .ops.signal_ops import (dct, fftshift, frame, hamming_window, hann_window, 
                              inverse_stft, inverse_stft_window_fn, irfft, linear_to_mel_weight_matrix,
                              mfccs_from_log_mel_spectrograms, overlap_and_add, rfft, stft)
 
+from .ops.signal_ops import irfft2d, irfft3d, rfft2d, rfft3d  # noqa: F401
+
 __getattr__ = missing("tf.signal")

@@ -53,6 +53,79 @@ def irfft(input_tensor, fft_length=None, name=None):
     return math_ops.cast(complex_ops.real_part(complex_ops.ifft(full)), real_dtype)
 
 
+def _fitted(x, axis: int, n: int):
+    """``x`` cut or zero-padded to ``n`` entries along ``axis`` (negative)."""
+    have = _length(x, axis)
+    if have is None:
+        raise ValueError(f"the FFT needs dimension {axis} of its input known, got shape {x.shape}")
+    if have > n:
+        return slicing_ops.slice(x, [0] * x.shape.ndims, [-1] * (x.shape.ndims + axis) + [n] + [-1] * (-axis - 1))
+    if have < n:
+        pads = [[0, 0] for _ in range(x.shape.ndims)]
+        pads[axis] = [0, n - have]
+        return array_ops.pad(x, pads)
+    return x
+
+
+def _along(transform, x, axis: int):
+    """A last-axis transform (fft, ifft) applied along ``axis`` (negative) instead."""
+    if axis == -1:
+        return transform(x)
+    rank = x.shape.ndims
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return array_ops.transpose(transform(array_ops.transpose(x, perm)), perm)
+
+
+def _lengths(x, fft_length, k: int, what: str):
+    x = ops.convert_to_tensor(x)
+    if x.shape.ndims is None or x.shape.ndims < k:
+        raise ValueError(f"{what} needs an input of known rank at least {k}, got shape {x.shape}")
+    if fft_length is None:
+        return x, [_length(x, a) for a in range(-k, 0)]
+    lengths = [int(n) for n in np.reshape(fft_length, [-1])]
+    if len(lengths) != k:
+        raise ValueError(f"{what}: fft_length must have {k} entries, got {lengths}")
+    return x, lengths
+
+
+def _rfftn(input_tensor, fft_length, k: int, what: str):
+    x, lengths = _lengths(input_tensor, fft_length, k, what)
+    for axis, n in zip(range(-k, -1), lengths[:-1]):
+        x = _fitted(x, axis, n)
+    spectrum = rfft(x, lengths[-1:])
+    for axis in range(-2, -k - 1, -1):
+        spectrum = _along(complex_ops.fft, spectrum, axis)
+    return spectrum
+
+
+def _irfftn(input_tensor, fft_length, k: int, what: str):
+    spectrum, lengths = _lengths(input_tensor, fft_length, k, what)
+    if fft_length is None:
+        lengths[-1] = 2 * (lengths[-1] - 1)
+    for axis, n in zip(range(-k, -1), lengths[:-1]):
+        spectrum = _along(complex_ops.ifft, _fitted(spectrum, axis, n), axis)
+    return irfft(spectrum, lengths[-1:])
+
+
+def rfft2d(input_tensor, fft_length=None, name=None):
+    """The 2-D FFT of a real signal's last two axes: the last one's non-negative frequencies."""
+    return _rfftn(input_tensor, fft_length, 2, "rfft2d")
+
+
+def rfft3d(input_tensor, fft_length=None, name=None):
+    return _rfftn(input_tensor, fft_length, 3, "rfft3d")
+
+
+def irfft2d(input_tensor, fft_length=None, name=None):
+    """The real signal whose ``rfft2d`` is ``input_tensor`` (``fft_length``: its last two dimensions)."""
+    return _irfftn(input_tensor, fft_length, 2, "irfft2d")
+
+
+def irfft3d(input_tensor, fft_length=None, name=None):
+    return _irfftn(input_tensor, fft_length, 3, "irfft3d")
+
+
 def _raised_cosine(window_length, periodic, dtype, a, b):
     length = int(window_length)
     if length == 1:
