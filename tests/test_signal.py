@@ -125,10 +125,10 @@ def test_two_and_three_dimensional_real_ffts():
                tf.signal.irfft2d(tf.signal.rfft2d(x), [3, 7]), tf.signal.rfft3d(y), tf.signal.rfft3d(y, [2, 5, 6]),
                tf.signal.irfft3d(tf.signal.rfft3d(y), [3, 4, 5]))
     np.testing.assert_allclose(got[0], np.fft.rfft2(x), atol=1e-10)
-    np.testing.assert_allclose(got[1], np.fft.rfft2(x, [3, 8]), atol=1e-10)
+    np.testing.assert_allclose(got[1], np.fft.rfft2(x, [3, 8], axes=[-2, -1]), atol=1e-10)
     np.testing.assert_allclose(got[2], x, atol=1e-10)
-    np.testing.assert_allclose(got[3], np.fft.irfft2(np.fft.rfft2(x), [3, 7]), atol=1e-10)
+    np.testing.assert_allclose(got[3], np.fft.irfft2(np.fft.rfft2(x), [3, 7], axes=[-2, -1]), atol=1e-10)
     np.testing.assert_allclose(got[4], np.fft.rfftn(y), atol=1e-10)
-    np.testing.assert_allclose(got[5], np.fft.rfftn(y, [2, 5, 6]), atol=1e-10)
+    np.testing.assert_allclose(got[5], np.fft.rfftn(y, [2, 5, 6], axes=[0, 1, 2]), atol=1e-10)
     np.testing.assert_allclose(got[6], y, atol=1e-10)
     check_gradients(lambda s: tf.abs(tf.signal.rfft2d(s, [3, 4])), [RNG.randn(2, 3, 5)])
