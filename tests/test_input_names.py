@@ -154,7 +154,8 @@ def test_image_flips_crops_and_dtype_conversion():
     assert padded.shape == (4, 4, 2) and (padded[0] == 0).all() and (padded[1:3, :3] == image).all()
     assert_oracle(evaluate(tf.image.crop_to_bounding_box(image, 1, 1, 1, 2)), image[1:2, 1:3])
     assert_oracle(evaluate(tf.image.resize_image_with_crop_or_pad(image, 1, 5))[:, 1:4], image[:1])
-    assert evaluate(tf.image.central_crop(np.zeros((10, 10, 3)), 0.5)).shape == (5, 5, 3)
+    # (TensorFlow truncates the offset, int((10 - 5) / 2) = 2, and keeps the rest: 6 of 10)
+    assert evaluate(tf.image.central_crop(np.zeros((10, 10, 3)), 0.5)).shape == (6, 6, 3)
 
 
 def test_image_colour_adjustments():

@@ -276,3 +276,14 @@ def test_the_top_k_metrics_count_in_float64():
     hits = (scores.argmax(1) == labels).mean()  # 3 of 4
     # AP@2: a hit at rank 1 scores 1, at rank 2 (the only label) 1/2
     np.testing.assert_allclose(got, [hits, hits, hits, (1 + 1 + 0.5 + 1) / 4, hits, hits], rtol=1e-12)
+
+
+def test_a_built_keras_model_has_its_input_and_output_tensors():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,)), tf.keras.layers.Dense(2)])
+    assert model.input is model.inputs[0] and model.output is model.outputs[0]
+    assert model.input.shape.as_list() == [None, 3] and model.output.shape.as_list() == [None, 2]
+    a, b = tf.keras.Input((2,)), tf.keras.Input((3,))
+    joined = tf.keras.Model([a, b], [tf.keras.layers.concatenate([a, b]), a])
+    assert joined.input == [a, b] and len(joined.output) == 2
+    with pytest.raises(AttributeError, match="inbound nodes"):
+        tf.keras.Sequential([tf.keras.layers.Dense(2)]).output  # noqa: B018 - (not built yet)

@@ -364,11 +364,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if a.dtype.base_dtype.is_complex:
         # (MatMul's flags transpose; BatchMatMulV2's take adjoints: the conjugate goes where
         # the other one asks for it)
-        from .complex_ops import conj  # noqa: PLC0415 - complex_ops builds on this module
         if (adjoint_a and not batched) or (transpose_a and batched):
-            a = conj(a)
+            a = make_tensor("Conj", [a], None, "Conj")  # (complex_ops's op; that module builds on this one)
         if (adjoint_b and not batched) or (transpose_b and batched):
-            b = conj(b)
+            b = make_tensor("Conj", [b], None, "Conj")
     transpose_a = transpose_a or adjoint_a
     transpose_b = transpose_b or adjoint_b
     if batched:

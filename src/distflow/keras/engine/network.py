@@ -127,6 +127,19 @@ class Network(Layer):
         return outs if isinstance(self._nested_outputs, (list, tuple)) else outs[0]
 
     @property
+    def input(self):
+        """The model's input tensor (a list for several), as its graph was built."""
+        if getattr(self, "inputs", None) is None:
+            return super().input
+        return self.inputs[0] if len(self.inputs) == 1 else list(self.inputs)
+
+    @property
+    def output(self):
+        if getattr(self, "outputs", None) is None:
+            return super().output
+        return self.outputs[0] if len(self.outputs) == 1 else list(self.outputs)
+
+    @property
     def input_shape(self):
         if self.inputs is None:
             return super().input_shape
