@@ -287,3 +287,29 @@ def test_a_built_keras_model_has_its_input_and_output_tensors():
     assert joined.input == [a, b] and len(joined.output) == 2
     with pytest.raises(AttributeError, match="inbound nodes"):
         tf.keras.Sequential([tf.keras.layers.Dense(2)]).output  # noqa: B018 - (not built yet)
+
+
+def test_bad_inputs_tensorflow_refuses_are_refused_with_the_reason():
+    a = np.ones((2, 3), np.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="DecodeBase64"):
+        _run(tf.decode_base64("@@@"))
+    assert _run(tf.decode_base64(tf.encode_base64(["a?b>", "xy"])))[0].tolist() == [b"a?b>", b"xy"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not increasing: 1 at 0 is followed by 0"):
+        _run(tf.segment_sum(a, [1, 0]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=">= 0"):
+        _run(tf.segment_max(a, [-1, 0]))
+    np.testing.assert_array_equal(_run(tf.segment_sum(a, [0, 2]))[0], [[1, 1, 1], [0, 0, 0], [1, 1, 1]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not a permutation"):
+        _run(tf.invert_permutation([0, 0]))
+    with pytest.raises(ValueError, match="incompatible"):
+        tf.boolean_mask(a, [True])
+    with pytest.raises(ValueError, match="Negative dimension size caused by subtracting 3 from 2"):
+        tf.nn.conv2d(tf.ones([1, 2, 2, 1]), tf.ones([3, 3, 1, 1]), [1, 1, 1, 1], "VALID")
+    with pytest.raises(ValueError, match="Negative dimension size"):
+        tf.nn.max_pool(tf.ones([1, 2, 2, 1]), [1, 3, 3, 1], [1, 1, 1, 1], "VALID")
+    fed = tf.placeholder(tf.float32, [1, None, None, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Negative dimension size"):
+        with tf.Session() as sess:
+            sess.run(tf.nn.max_pool(fed, [1, 3, 3, 1], [1, 1, 1, 1], "VALID"), {fed: np.ones((1, 2, 2, 1))})
+    with pytest.raises(ValueError, match="3 or 4 dimensions"):
+        tf.image.resize_images(tf.ones([4, 4]), [2, 2])

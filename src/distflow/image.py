@@ -30,6 +30,8 @@ class ResizeMethod:
 
 def _batched(image):
     image = ops.convert_to_tensor(image)
+    if image.shape.ndims not in (None, 3, 4):
+        raise ValueError(f"'image' must have either 3 or 4 dimensions, got shape {image.shape}")
     if image.shape.ndims == 3:
         return array_ops.expand_dims(image, 0), True
     return image, False

@@ -423,6 +423,9 @@ def _transpose_kernel(xp, x, perm):
 
 @register_op("InvertPermutation", shape=lambda op: op.inputs[0].shape)
 def _invert_permutation_kernel(xp, perm):
+    if perm.ndim != 1 or not np.array_equal(np.sort(perm), np.arange(perm.size)):
+        raise errors.InvalidArgumentError(None, None, f"InvertPermutation: {perm.tolist()} is not a permutation of "
+                                                      f"0..{perm.size - 1}")
     return xp.argsort(perm).astype(perm.dtype)
 
 

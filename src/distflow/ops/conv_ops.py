@@ -27,7 +27,10 @@ def conv_output_size(size, k, stride, padding):
     if size is None:
         return None, None
     if padding == "VALID":
-        return max(0, math.ceil((size - k + 1) / stride)), 0
+        if k is not None and size < k:
+            raise ValueError(f"Negative dimension size caused by subtracting {k} from {size}: a VALID window "
+                             f"of {k} does not fit in {size}")
+        return math.ceil((size - k + 1) / stride), 0
     out = math.ceil(size / stride)
     total = max((out - 1) * stride + k - size, 0)
     return out, total // 2

@@ -291,6 +291,8 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         if k is None:
             raise ValueError("Number of mask dimensions must be specified")
         axis = 0 if axis is None else axis
+        if tensor.shape.ndims is not None:  # (the masked dimensions must be the mask's: TF's check)
+            tensor.shape[axis:axis + k].assert_is_compatible_with(mask.shape)
         shape = array_ops.shape(tensor)
         leading = shape[:axis] if axis else array_ops.constant([], dtypes.int32)
         flat = array_ops.reshape(tensor, slicing_ops.concat([leading, [-1], shape[axis + k:]], 0))

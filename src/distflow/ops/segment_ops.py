@@ -134,8 +134,27 @@ def _expand_to(counts, total):
                                                                                                dtypes.int32)], 0))
 
 
+@register_op("SortedSegmentCount", shape=lambda op: TensorShape([]))
+def _sorted_segment_count_kernel(xp, ids):
+    """The number of segments of sorted ``segment_ids`` (the largest + 1; 0 for none), which
+    must be a vector of non-negative, non-decreasing ids, as TensorFlow's segment ops check."""
+    ids = np.asarray(ids)
+    if ids.ndim != 1:
+        raise errors.InvalidArgumentError(None, None, f"segment_ids should be a vector, got shape {list(ids.shape)}")
+    if ids.size and ids[0] < 0:
+        raise errors.InvalidArgumentError(None, None, f"segment ids must be >= 0, got {ids[0]}")
+    if ids.size > 1 and (np.diff(ids) < 0).any():
+        k = int(np.argmax(np.diff(ids) < 0))
+        raise errors.InvalidArgumentError(None, None, f"segment ids are not increasing: {ids[k]} at {k} is "
+                                                      f"followed by {ids[k + 1]}")
+    return np.asarray(ids[-1] + 1 if ids.size else 0, dtype=ids.dtype)
+
+
+not_differentiable("SortedSegmentCount")
+
+
 def _sorted_count(segment_ids):
-    return reduction_ops.reduce_max(segment_ids) + 1
+    return make_tensor("SortedSegmentCount", [segment_ids], None, "SortedSegmentCount")
 
 
 def segment_sum(data, segment_ids, name=None):

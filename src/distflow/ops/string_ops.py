@@ -144,7 +144,15 @@ def _encode_base64_kernel(xp, x, *, pad):
 
 @register_op("DecodeBase64", shape=_strings, dtype=lambda op: dtypes.string)
 def _decode_base64_kernel(xp, x):
-    return _map(lambda b: base64.urlsafe_b64decode(b + b"=" * (-len(b) % 4)), x)
+    def decode(b):
+        if not _WEB_SAFE.fullmatch(b) or len(b.rstrip(b"=")) % 4 == 1:
+            raise errors.InvalidArgumentError(None, None, f"DecodeBase64: invalid character found in base64 or "
+                                                          f"wrong length: {b[:40]!r}")
+        return base64.urlsafe_b64decode(b.rstrip(b"=") + b"=" * (-len(b.rstrip(b"=")) % 4))
+    return _map(decode, x)
+
+
+_WEB_SAFE = re.compile(rb"[A-Za-z0-9_-]*={0,2}")
 
 
 @register_op("ReduceJoin", shape=lambda op: TensorShape(None), dtype=lambda op: dtypes.string)
