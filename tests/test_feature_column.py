@@ -275,3 +275,39 @@ def test_fingerprint_gives_tensorflows_eight_bytes_per_row():
         with tf.Session() as sess:
             sess.run(tf.fingerprint(tf.constant([1]), method="md5"))
 
+
+
+def test_keras_dense_features_is_input_layer_as_a_layer_and_trains_in_a_sequential_model():
+    age = tf.feature_column.numeric_column("age")
+    city = tf.feature_column.categorical_column_with_vocabulary_list("city", ["a", "b", "c"])
+    embedded = tf.feature_column.embedding_column(city, 2, initializer=tf.constant_initializer(0.5))
+    columns = [age, embedded, tf.feature_column.indicator_column(city)]
+    features = {"age": tf.constant([[1.0], [2.0]]), "city": tf.constant([["a"], ["c"]])}
+    layer = tf.keras.layers.DenseFeatures(columns)
+    out, again = layer(features), layer(features)
+    reference = tf.feature_column.input_layer(features, columns)
+    # (TensorFlow's names: the layer's scope, the column's variables under it; one set for both calls)
+    assert out.name == "dense_features/concat:0"
+    assert [v.name for v in layer.weights] == ["dense_features/city_embedding/embedding_weights:0"]
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.tables_initializer()])
+        got, got_again, want = sess.run([out, again, reference])
+    np.testing.assert_array_equal(got, [[1, 0.5, 0.5, 1, 0, 0], [2, 0.5, 0.5, 0, 0, 1]])
+    np.testing.assert_array_equal(got_again, got)
+    np.testing.assert_array_equal(want, got)
+    with pytest.raises(ValueError, match="dictionary"):
+        layer(tf.constant([[1.0]]))
+
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    model = tf.keras.Sequential([tf.keras.layers.DenseFeatures([age, tf.feature_column.embedding_column(city, 2)]),
+                                 tf.keras.layers.Dense(1)])
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    x = {"age": np.array([[1.0], [2.0], [3.0]], np.float32), "city": np.array([["a"], ["c"], ["b"]])}
+    y = np.array([[1.0], [2.0], [3.0]], np.float32)
+    losses = model.fit(x, y, epochs=5, verbose=0).history["loss"]
+    assert losses[-1] < losses[0]
+    table, kernel, bias = model.get_weights()
+    rows = np.concatenate([x["age"], table[[0, 2, 1]]], 1)  # (a, c, b: vocabulary ids 0, 2, 1)
+    np.testing.assert_allclose(model.predict(x), rows @ kernel + bias, rtol=1e-5)
+    assert model.input_names == ["age", "city"]

@@ -358,20 +358,27 @@ def _sorted(columns, kind, what):
 
 def input_layer(features, feature_columns, weight_collections=None, trainable=True, cols_to_vars=None):
     """The dense columns' values, each [batch, dimension], concatenated in name order."""
-    columns = _sorted(feature_columns, _DenseColumn, "_DenseColumn (numeric, indicator, embedding, bucketized)")
     state = {"trainable": trainable,
              "collections": None if weight_collections is None else
              list(weight_collections) + [GraphKeys.GLOBAL_VARIABLES]}
     with vs.variable_scope(None, default_name="input_layer"):
-        outputs = []
-        for column in columns:
-            with ops.name_scope(column.name):
-                before = set(ops.get_collection(GraphKeys.GLOBAL_VARIABLES))
-                outputs.append(column.dense(features, state))
-                if cols_to_vars is not None:
-                    cols_to_vars[column] = [v for v in ops.get_collection(GraphKeys.GLOBAL_VARIABLES)
-                                            if v not in before]
-        return slicing_ops.concat(outputs, 1) if len(outputs) > 1 else outputs[0]
+        return dense_values(features, feature_columns, state, cols_to_vars)
+
+
+def dense_values(features, feature_columns, state, cols_to_vars=None, cols_to_output_tensors=None):
+    """``input_layer``'s work in the current variable scope: each dense column's value,
+    [batch, dimension], concatenated in name order (also Keras's DenseFeatures)."""
+    columns = _sorted(feature_columns, _DenseColumn, "_DenseColumn (numeric, indicator, embedding, bucketized)")
+    outputs = []
+    for column in columns:
+        with ops.name_scope(column.name):
+            before = set(ops.get_collection(GraphKeys.GLOBAL_VARIABLES))
+            outputs.append(column.dense(features, state))
+            if cols_to_vars is not None:
+                cols_to_vars[column] = [v for v in ops.get_collection(GraphKeys.GLOBAL_VARIABLES) if v not in before]
+            if cols_to_output_tensors is not None:
+                cols_to_output_tensors[column] = outputs[-1]
+    return slicing_ops.concat(outputs, 1) if len(outputs) > 1 else outputs[0]
 
 
 def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weight_collections=None,

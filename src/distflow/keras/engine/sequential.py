@@ -80,6 +80,16 @@ class Sequential(Model):
             out = layer(out)
         self._set_outputs([start], out)
 
+    def _build_from_dict(self, keys, shapes, dtype_names) -> None:
+        start = {k: Input(batch_shape=s, dtype=d, name=k) for k, s, d in zip(keys, shapes, dtype_names)}
+        for k in keys:
+            self._layers.insert(0, _input_layer_of(start[k]))
+        out = start
+        for layer in self._stack:
+            out = layer(out)
+        self._set_outputs([start[k] for k in keys], out)
+        self._nested_inputs = start
+
     def call(self, inputs, training=None, mask=None):
         if self.inputs is not None and inputs is self.inputs[0]:
             return self.outputs[0]

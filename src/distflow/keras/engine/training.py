@@ -221,10 +221,14 @@ class Model(Network):
         builds them from the first data it is given."""
         if self.inputs is not None:
             return
-        arrays = _as_list(x) if not isinstance(x, dict) else list(x.values())
+        keys = sorted(x) if isinstance(x, dict) else None
+        arrays = [x[k] for k in keys] if keys else _as_list(x)
         shapes = [(None,) + tuple(np.shape(a)[1:]) for a in arrays]
-        dtypes_ = [K.floatx() if np.asarray(a).dtype.kind == "f" else np.asarray(a).dtype.name for a in arrays]
-        self._build_from(shapes, dtypes_)
+        dtypes_ = [_input_dtype(np.asarray(a)) for a in arrays]
+        if keys:  # (a dict of features: an input of each name, given to the model as a dict)
+            self._build_from_dict(keys, shapes, dtypes_)
+        else:
+            self._build_from(shapes, dtypes_)
         if self._compiled is not None and self._train is None:
             self._build_training()
 
@@ -236,6 +240,17 @@ class Model(Network):
         self.outputs = _as_list(outputs)
         self._nested_inputs, self._nested_outputs = inputs, outputs
         self.input_names = [f"input_{i + 1}" for i in range(len(inputs))]
+        self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
+        self.built = True
+
+    def _build_from_dict(self, keys, shapes, dtype_names) -> None:
+        from .input_layer import Input  # noqa: PLC0415
+        inputs = [Input(batch_shape=s, dtype=d, name=k) for k, s, d in zip(keys, shapes, dtype_names)]
+        outputs = self(dict(zip(keys, inputs)))
+        self.inputs = inputs
+        self.outputs = _as_list(outputs)
+        self._nested_inputs, self._nested_outputs = dict(zip(keys, inputs)), outputs
+        self.input_names = list(keys)
         self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
         self.built = True
 
@@ -652,4 +667,13 @@ def _batch_source(x):
     if x is None or isinstance(x, (np.ndarray, list, tuple, dict)) or np.isscalar(x):
         return None
     return _Batches(x)
+
+
+def _input_dtype(array) -> str:
+    """The dtype of an input built from data: floats as Keras's floatx, text as strings."""
+    if array.dtype.kind == "f":
+        return K.floatx()
+    if array.dtype.kind in "USO":
+        return "string"
+    return array.dtype.name
 

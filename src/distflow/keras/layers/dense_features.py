@@ -1,0 +1,43 @@
+"""``DenseFeatures``: feature columns as the first layer of a Keras model (TF 1.14+)."""
+
+from __future__ import annotations
+
+from ...feature_column.feature_column import _DenseColumn, _sorted, dense_values
+from ...framework import ops
+from ...framework.ops import GraphKeys
+from ...ops import variable_scope as vs
+from ..engine.base_layer import Layer
+
+
+class DenseFeatures(Layer):
+    """The dense values of ``feature_columns`` (numeric, bucketized, indicator, embedding)
+    from a dict of features, concatenated in the columns' name order, as
+    ``tf.feature_column.input_layer``; the columns' variables (embeddings) are the layer's
+    weights, under its name (``dense_features/<column>_embedding/embedding_weights``)."""
+
+    def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        self._feature_columns = _sorted(feature_columns, _DenseColumn,
+                                        "_DenseColumn (numeric, indicator, embedding, bucketized)")
+
+    def __call__(self, features, cols_to_output_tensors=None, training=None):
+        if not isinstance(features, dict):
+            raise ValueError(f"We expected a dictionary here. Instead we got: {features!r}")
+        state = {"trainable": self.trainable, "collections": None}
+        with ops.name_scope(self.name), vs.variable_scope(self.name, reuse=vs.AUTO_REUSE if self.built else None,
+                                                           auxiliary_name_scope=False):
+            before = set(ops.get_collection(GraphKeys.GLOBAL_VARIABLES))
+            out = dense_values(features, self._feature_columns, state, None, cols_to_output_tensors)
+            made = [v for v in ops.get_collection(GraphKeys.GLOBAL_VARIABLES) if v not in before]
+        trainable = set(ops.get_collection(GraphKeys.TRAINABLE_VARIABLES))
+        for v in made:
+            (self._trainable_weights if v in trainable else self._non_trainable_weights).append(v)
+        self.built = True
+        return out
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0] if isinstance(input_shape, (list, tuple)) and input_shape else None,
+                sum(c.dimension for c in self._feature_columns))
+
+    def get_config(self):
+        return {**super().get_config(), "feature_columns": [c.name for c in self._feature_columns]}
