@@ -313,3 +313,37 @@ def test_bad_inputs_tensorflow_refuses_are_refused_with_the_reason():
             sess.run(tf.nn.max_pool(fed, [1, 3, 3, 1], [1, 1, 1, 1], "VALID"), {fed: np.ones((1, 2, 2, 1))})
     with pytest.raises(ValueError, match="3 or 4 dimensions"):
         tf.image.resize_images(tf.ones([4, 4]), [2, 2])
+
+
+@pytest.mark.parametrize("l1,l2", [(0.0, 0.0), (0.05, 0.2)])
+def test_adagrad_dual_averaging_against_its_formula(l1, l2):
+    x, y = RNG.randn(8, 3), RNG.randn(8, 1)
+    ids = np.array([0, 2, 2, 1])
+    step = tf.train.get_or_create_global_step()
+    w = tf.Variable(np.ones((3, 1)))
+    emb = tf.Variable(np.ones((4, 2)))
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y)) + tf.reduce_sum(tf.square(tf.nn.embedding_lookup(emb, ids)
+                                                                                      - 0.5))
+    opt = tf.train.AdagradDAOptimizer(0.1, step, 0.5, l1, l2)
+    train = opt.minimize(loss, global_step=step)
+    grads = [tf.convert_to_tensor(g) for g in tf.gradients(loss, [w, emb])]  # (the embedding's densified)
+    assert sorted(opt.get_slot_names()) == ["gradient_accumulator", "gradient_squared_accumulator"]
+    values = [np.ones((3, 1)), np.ones((4, 2))]
+    accumulated = [np.zeros((3, 1)), np.zeros((4, 2))]
+    squared = [np.full((3, 1), 0.5), np.full((4, 2), 0.5)]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for t in range(1, 4):
+            gradients = sess.run(grads)
+            sess.run(train)
+            for k, g in enumerate(gradients):
+                # (the sparse update moves only the embedding rows looked up, and their slots)
+                touched = np.isin(np.arange(4), ids)[:, None] if k else np.ones((3, 1), bool)
+                accumulated[k] = np.where(touched, accumulated[k] + g, accumulated[k])
+                squared[k] = np.where(touched, squared[k] + g * g, squared[k])
+                shrunk = np.sign(accumulated[k]) * np.maximum(np.abs(accumulated[k]) - l1 * t, 0) if l1 else \
+                    accumulated[k]
+                values[k] = np.where(touched, -0.1 * shrunk / (l2 * t * 0.1 + np.sqrt(squared[k])), values[k])
+        got_w, got_emb = sess.run([w, emb])
+    np.testing.assert_allclose(got_w, values[0], rtol=1e-10)
+    np.testing.assert_allclose(got_emb, values[1], rtol=1e-10)

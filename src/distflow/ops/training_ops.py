@@ -195,6 +195,25 @@ def _ftrl(xp, w, a, z, grad, lr, l1, l2, l2_shrinkage, lr_power) -> None:
     a[...] = new_a
 
 
+def _adagrad_da(xp, w, g_acc, gg_acc, grad, lr, l1, l2, global_step) -> None:
+    """Adagrad's dual averaging (Duchi et al.): the variable is recomputed from the sums of
+    the gradients and of their squares, shrunk by L1 (times the step) and L2."""
+    g_acc += grad
+    gg_acc += grad * grad
+    summed = g_acc
+    if l1 > 0:
+        summed = xp.sign(g_acc) * xp.maximum(xp.abs(g_acc) - l1 * global_step, 0)
+    w[...] = -lr * summed / (l2 * global_step * lr + xp.sqrt(gg_acc))
+
+
+@_apply("ApplyAdagradDA", (0, 1, 2))
+def _apply_adagrad_da(xp, var, g_acc, gg_acc, grad, lr, l1, l2, global_step, *, use_locking=False):
+    with locked(var, use_locking):
+        _adagrad_da(xp, checked_value(var, grad, "ApplyAdagradDA"), g_acc.read(), gg_acc.read(), grad, lr, l1, l2,
+                    float(global_step))
+    return var
+
+
 @_apply("ApplyProximalGradientDescent", (0,))
 def _apply_proximal_gd(xp, var, alpha, l1, l2, delta, *, use_locking=False):
     with locked(var, use_locking):
@@ -309,6 +328,14 @@ def _sparse_apply_proximal_adagrad(xp, var, accum, lr, l1, l2, grad, indices, *,
     return var
 
 
+@_apply("SparseApplyAdagradDA", (0, 1, 2))
+def _sparse_apply_adagrad_da(xp, var, g_acc, gg_acc, grad, indices, lr, l1, l2, global_step, *, use_locking=False):
+    with locked(var, use_locking):
+        w = _rows(var, grad, indices, "SparseApplyAdagradDA")
+        _on_rows(_adagrad_da, xp, indices, (w, g_acc.read(), gg_acc.read()), grad, lr, l1, l2, float(global_step))
+    return var
+
+
 @_apply("SparseApplyFtrlV2", (0, 1, 2))
 def _sparse_apply_ftrl(xp, var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power, *,
                        use_locking=False):
@@ -320,13 +347,13 @@ def _sparse_apply_ftrl(xp, var, accum, linear, grad, indices, lr, l1, l2, l2_shr
 
 for _t in ("SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "SparseApplyCenteredRMSProp",
            "SparseApplyAdadelta", "SparseApplyProximalGradientDescent", "SparseApplyProximalAdagrad",
-           "SparseApplyFtrlV2"):
+           "SparseApplyFtrlV2", "SparseApplyAdagradDA"):
     not_differentiable(_t)
 
 
 for _t in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyRMSProp",
            "ApplyCenteredRMSProp", "ApplyAdadelta", "ApplyProximalGradientDescent", "ApplyProximalAdagrad",
-           "ApplyFtrlV2"):
+           "ApplyFtrlV2", "ApplyAdagradDA"):
     not_differentiable(_t)
 
 

@@ -21,7 +21,7 @@ from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponenti
                                   piecewise_constant_decay, polynomial_decay)
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
-from .optimizers import (AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,  # noqa: F401
+from .optimizers import (AdadeltaOptimizer, AdagradDAOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,  # noqa: F401
                          GradientDescentOptimizer, MomentumOptimizer, ProximalAdagradOptimizer,
                          ProximalGradientDescentOptimizer, RMSPropOptimizer)
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import array_ops, control_flow_ops, scatter_ops, state_ops, training_ops
+from ..framework import dtypes, ops
+from ..ops import array_ops, control_flow_ops, math_ops, scatter_ops, state_ops, training_ops
 from ..ops.indexed_slices import deduplicated
 from .optimizer import Optimizer
 
@@ -238,6 +239,38 @@ class ProximalAdagradOptimizer(_RowUpdates):
                       self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
                       self._hyper(self._l2, var, "l2"), grad] + ([] if rows is None else [rows]),
             self._use_locking, op_type).op
+
+
+class AdagradDAOptimizer(_RowUpdates):
+    """Adagrad dual averaging (Duchi et al. 2011), for sparse linear models with L1 and L2
+    regularization: ``global_step`` (an int64 tensor, the training step) scales both."""
+
+    def __init__(self, learning_rate, global_step, initial_gradient_squared_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False,
+                 name="AdagradDA"):
+        if initial_gradient_squared_accumulator_value <= 0.0:
+            raise ValueError(f"initial_gradient_squared_accumulator_value must be positive: "
+                             f"{initial_gradient_squared_accumulator_value}")
+        super().__init__(use_locking, name)
+        self._lr, self._global_step = learning_rate, global_step
+        self._initial = initial_gradient_squared_accumulator_value
+        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "gradient_accumulator", self._name)
+            self._constant_slot(v, "gradient_squared_accumulator", self._name + "_1", self._initial)
+
+    def _update(self, var, grad, rows=None):
+        op_type = "ApplyAdagradDA" if rows is None else "SparseApplyAdagradDA"
+        # (the step being taken: the global step before this update, plus one, as TF's)
+        step = math_ops.cast(ops.convert_to_tensor(self._global_step), dtypes.int64) + 1
+        inputs = [var._variable, self.get_slot(var, "gradient_accumulator")._variable,
+                  self.get_slot(var, "gradient_squared_accumulator")._variable, grad]
+        return training_ops.apply(
+            op_type, inputs + ([] if rows is None else [rows]) + [
+                self._hyper(self._lr, var, "learning_rate"), self._hyper(self._l1, var, "l1"),
+                self._hyper(self._l2, var, "l2"), step], self._use_locking, op_type).op
 
 
 class FtrlOptimizer(_RowUpdates):
