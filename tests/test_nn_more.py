@@ -456,3 +456,40 @@ def test_depthwise_conv2d_rate_nchw_and_errors():
         tf.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME", rate=[2, 2])
     with pytest.raises(ValueError, match="Depth of input"):
         tf.nn.depthwise_conv2d(x, rng.standard_normal((3, 3, 4, 1)), [1, 1, 1, 1], "SAME")
+
+
+def _dilation_loops(x, f, strides, rates, padding):
+    n, h, w, c = x.shape
+    kh, kw = (f.shape[0] - 1) * rates[1] + 1, (f.shape[1] - 1) * rates[2] + 1
+    if padding == "SAME":
+        oh, ow = -(-h // strides[1]), -(-w // strides[2])
+        top = max((oh - 1) * strides[1] + kh - h, 0) // 2
+        left = max((ow - 1) * strides[2] + kw - w, 0) // 2
+    else:
+        oh, ow = (h - kh) // strides[1] + 1, (w - kw) // strides[2] + 1
+        top = left = 0
+    out = np.full((n, oh, ow, c), -np.inf)
+    for y in range(oh):
+        for z in range(ow):
+            for i in range(f.shape[0]):
+                for j in range(f.shape[1]):
+                    r, s = y * strides[1] + i * rates[1] - top, z * strides[2] + j * rates[2] - left
+                    if 0 <= r < h and 0 <= s < w:  # (outside the input nothing counts)
+                        out[:, y, z] = np.maximum(out[:, y, z], x[:, r, s] + f[i, j])
+    return out
+
+
+@pytest.mark.parametrize("strides,rates,padding", [([1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+                                                   ([1, 2, 2, 1], [1, 1, 1, 1], "VALID"),
+                                                   ([1, 1, 2, 1], [1, 2, 1, 1], "SAME"),
+                                                   ([1, 2, 1, 1], [1, 1, 2, 1], "VALID")])
+def test_dilation_and_erosion_against_loops_with_gradients(strides, rates, padding):
+    rng = np.random.default_rng(3)
+    x, f = rng.standard_normal((2, 6, 7, 3)), rng.standard_normal((3, 2, 3))
+    with tf.Session() as sess:
+        dilated, eroded = sess.run([tf.nn.dilation2d(x, f, strides, rates, padding),
+                                    tf.nn.erosion2d(x, f, strides, rates, padding)])
+    np.testing.assert_allclose(dilated, _dilation_loops(x, f, strides, rates, padding), rtol=1e-12)
+    np.testing.assert_allclose(eroded, -_dilation_loops(-x, f[::-1, ::-1], strides, rates, padding), rtol=1e-12)
+    check_gradients(lambda a, b: tf.nn.dilation2d(a, b, strides, rates, padding), [x, f])
+    check_gradients(lambda a, b: tf.nn.erosion2d(a, b, strides, rates, padding), [x, f])

@@ -37,4 +37,6 @@ from .ops.ctc_ops import (ctc_beam_search_decoder, ctc_beam_search_decoder_v2, c
 from .layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, static_bidirectional_rnn,  # noqa: F401,E402
                          static_rnn)
 
+from .ops.morphology_ops import dilation2d, erosion2d  # noqa: F401
+
 __getattr__ = missing("tf.nn")
