@@ -141,3 +141,29 @@ def test_beam_search_arguments_and_lengths_are_checked():
             sess.run(too_long)
         with pytest.raises(tf.errors.InvalidArgumentError, match="fewer prefixes in the beam"):
             sess.run(empty)  # (an empty sequence leaves one prefix, as TensorFlow's)
+
+
+def test_ctc_loss_v2_dense_labels_and_its_helpers_give_tensorflows_values():
+    x = tf.constant(LOGITS)
+    blank_first = tf.nn.ctc_loss_v2(np.array([[1, 1, 0], [2, 4, 3], [3, 0, 0]], np.int32), x, [2, 3, 1], LENGTHS)
+    blank_two = tf.nn.ctc_loss_v2(np.array([[1, 1, 0], [3, 0, 4], [3, 0, 0]], np.int32), x, [2, 3, 1], LENGTHS,
+                                  blank_index=2)
+    grad = tf.gradients(tf.reduce_sum(blank_two), x)[0]
+    unique = tf.nn.ctc_unique_labels(np.array([[3, 1, 3, 2, 1], [5, 5, 5, 0, 0]], np.int32))
+    collapsed = tf.nn.collapse_repeated(np.array([[1, 1, 2, 2, 3, 0], [4, 4, 4, 1, 0, 0], [2, 3, 3, 1, 1, 1]],
+                                                 np.int32), np.array([5, 4, 6], np.int32))
+    with tf.Session() as sess:
+        got_first, got_two, g, (labels_, index), (rows, lengths) = sess.run([blank_first, blank_two, grad, unique,
+                                                                             collapsed])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="blank index 2"):
+            sess.run(tf.nn.ctc_loss_v2(np.array([[2]], np.int32), x[:, :1], [1], LENGTHS[:1], blank_index=2))
+    # (TensorFlow 2.21's figures for the same logits)
+    np.testing.assert_allclose(got_first, [6.204313, 9.419661, 3.013985], rtol=1e-5)
+    np.testing.assert_allclose(got_two, [5.944954, 7.602404, 3.505608], rtol=1e-5)
+    np.testing.assert_allclose(g[0, 1], [0.026962, 0.004437, -0.185500, -0.773894, 0.927995], atol=2e-6)
+    assert labels_.dtype == np.int64 and labels_.tolist() == [[3, 1, 2, 0, 0], [5, 0, 0, 0, 0]]
+    assert index.tolist() == [[0, 1, 0, 2, 1], [0, 0, 0, 1, 1]]
+    assert rows.tolist() == [[1, 2, 3], [4, 1, 0], [2, 3, 1]] and lengths.tolist() == [3, 2, 3]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="labels length is zero in batch 2"):
+        with tf.Session() as sess:
+            sess.run(tf.nn.ctc_loss(tf.SparseTensor([[0, 0], [1, 0]], np.array([1, 2], np.int32), [3, 1]), x, LENGTHS))

@@ -38,5 +38,6 @@ from .layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, static
                          static_rnn)
 
 from .ops.morphology_ops import dilation2d, erosion2d  # noqa: F401
+from .ops.ctc_ops import collapse_repeated, ctc_loss_v2, ctc_unique_labels  # noqa: F401
 
 __getattr__ = missing("tf.nn")

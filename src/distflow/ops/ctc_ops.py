@@ -26,9 +26,9 @@ import math
 import numpy as np
 
 from ..framework import dtypes, errors, ops
-from ..framework.registry import register_gradient, register_op
+from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops
+from . import array_ops, check_ops, manip_ops, math_ops, nd_ops, reduction_ops, slicing_ops
 from .math_ops import cast
 from .op_util import FLOATS, make_op, only_default
 from .sparse_ops import SparseTensor
@@ -109,6 +109,8 @@ def _ctc_loss_kernel(xp, inputs, labels_indices, labels_values, sequence_length,
         if not 0 <= length <= steps:
             raise errors.InvalidArgumentError(None, None, f"CTCLoss: sequence_length({b}) = {length} is outside "
                                               f"[0, {steps}]")
+        if not labels:
+            raise errors.InvalidArgumentError(None, None, f"CTCLoss: labels length is zero in batch {b}")
         if any(not 0 <= v < blank for v in labels):
             raise errors.InvalidArgumentError(None, None, f"CTCLoss: labels of example {b} {labels} must be in "
                                               f"[0, {blank}) (class {blank} is the blank)")
@@ -377,3 +379,91 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
 def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_paths=1):
     """:func:`ctc_beam_search_decoder` without merging repeated labels (TensorFlow 2's)."""
     return ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths, merge_repeated=False)
+
+
+# ---------------------------------------------------------------------------
+# TF 1.14+'s dense-label helpers and ctc_loss_v2
+
+
+def collapse_repeated(labels, seq_length, name=None):
+    """Each row of ``labels`` ([batch, max length], ``seq_length`` long) with runs of a
+    repeated label merged into one, left-aligned and padded with 0; and the new lengths."""
+    with ops.name_scope(name, "collapse_repeated_labels", [labels, seq_length]):
+        labels = ops.convert_to_tensor(labels)
+        seq_length = ops.convert_to_tensor(seq_length)
+        width = array_ops.shape(labels)[1]
+        changed = math_ops.not_equal(labels[:, 1:], labels[:, :-1])
+        first = math_ops.cast(array_ops.ones_like(labels[:, :1]), dtypes.bool)
+        kept = math_ops.logical_and(slicing_ops.concat([first, changed], 1),
+                                    manip_ops.sequence_mask(seq_length, maxlen=width))
+        new_length = reduction_ops.reduce_sum(cast(kept, dtypes.int32), 1)
+        slots = manip_ops.sequence_mask(new_length, maxlen=reduction_ops.reduce_max(new_length))
+        values = manip_ops.boolean_mask(array_ops.reshape(labels, [-1]), array_ops.reshape(kept, [-1]))
+        positions = math_ops.where(array_ops.reshape(slots, [-1]))
+        flat = nd_ops.scatter_nd(positions, values, cast(array_ops.shape(array_ops.reshape(slots, [-1])),
+                                                             dtypes.int64))
+        return array_ops.reshape(flat, array_ops.shape(slots)), new_length
+
+
+def ctc_unique_labels(labels, name=None):
+    """For each row of ``labels``: its distinct labels in order of first appearance (padded
+    with 0 to the row's length) and, for each label, its index among them."""
+    with ops.name_scope(name, "ctc_unique_labels", [labels]):
+        labels = ops.convert_to_tensor(labels)
+        op = make_op("CTCUniqueLabels", [labels], None, "CTCUniqueLabels")
+        return op.outputs[0], op.outputs[1]
+
+
+@register_op("CTCUniqueLabels", list_output=True, shape=lambda op: [op.inputs[0].shape, op.inputs[0].shape],
+             dtype=lambda op: [dtypes.int64, dtypes.int32])
+def _ctc_unique_labels_kernel(xp, labels):
+    labels = np.asarray(labels)
+    if labels.ndim != 2:
+        raise errors.InvalidArgumentError(None, None, f"ctc_unique_labels: labels must be [batch, length], got "
+                                                      f"shape {list(labels.shape)}")
+    unique = np.zeros(labels.shape, np.int64)  # (int64, as TensorFlow's)
+    index = np.zeros(labels.shape, np.int32)
+    for row in range(labels.shape[0]):
+        seen: dict = {}
+        for k, label in enumerate(labels[row]):
+            index[row, k] = seen.setdefault(label, len(seen))
+        unique[row, :len(seen)] = list(seen)
+    return unique, index
+
+
+not_differentiable("CTCUniqueLabels")
+
+
+def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=True, unique=None, blank_index=None,
+                name=None):
+    """``ctc_loss`` as TF 1.14+ takes it: ``labels`` dense ([batch, max label length], each
+    ``label_length`` long) or a SparseTensor, ``logit_length`` frames of ``logits``, and the
+    blank at ``blank_index`` (0 by default; negative counts from the end)."""
+    if unique is not None:
+        raise NotImplementedError("ctc_loss_v2(unique=...) is not supported by distflow; its loss is the same")
+    with ops.name_scope(name, "ctc_loss_dense", [labels, logits, label_length, logit_length]):
+        logits = ops.convert_to_tensor(logits)
+        classes = logits.shape[-1].value
+        blank = 0 if blank_index is None else int(blank_index)
+        if blank < 0:
+            if classes is None:
+                raise ValueError("ctc_loss_v2: a negative blank_index needs the number of classes known")
+            blank += classes
+        if isinstance(labels, SparseTensor):
+            indices, values, dense_shape = labels.indices, _int32(labels.values), labels.dense_shape
+        else:
+            labels = _int32(ops.convert_to_tensor(labels))
+            present = manip_ops.sequence_mask(label_length, maxlen=array_ops.shape(labels)[1])
+            indices = math_ops.where(present)
+            values = manip_ops.boolean_mask(labels, present)
+            dense_shape = cast(array_ops.shape(labels), dtypes.int64)
+        # (a label may not be the blank: TensorFlow would read it as another class)
+        with ops.control_dependencies([check_ops.assert_none_equal(
+                values, array_ops.fill(array_ops.shape(values), blank),
+                message=f"ctc_loss_v2: a label equals the blank index {blank}")]):
+            values = array_ops.identity(values)
+        if classes is None or blank != classes - 1:
+            # (ctc_loss's blank is the last class: the classes after the blank move down one)
+            logits = slicing_ops.concat([logits[..., :blank], logits[..., blank + 1:], logits[..., blank:blank + 1]], -1)
+            values = values - cast(math_ops.greater(values, blank), dtypes.int32)
+        return ctc_loss(SparseTensor(indices, values, dense_shape), logits, logit_length, time_major=logits_time_major)
