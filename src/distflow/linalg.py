@@ -20,4 +20,6 @@ from .ops.clip_ops import global_norm  # noqa: F401
 from .ops.manip_ops import diag as tensor_diag, diag_part as tensor_diag_part, matrix_transpose  # noqa: F401
 from .ops.math_extra import adjoint, logdet, matrix_rank, matvec, normalize, pinv, slogdet  # noqa: F401
 
+from .ops.matrix_functions import expm, lu, lu_matrix_inverse, lu_reconstruct, lu_solve  # noqa: F401
+
 __getattr__ = missing("tf.linalg")
