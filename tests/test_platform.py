@@ -210,7 +210,7 @@ def test_compat_v1_is_distflow_in_both_spellings():
 
 
 @pytest.mark.parametrize("namespace, name", [("nn", "fractional_max_pool"), ("", "ragged"),
-                                             ("train", "AdagradDAOptimizer")])
+                                             ("train", "sdca_optimizer")])
 def test_a_missing_tensorflow_name_says_distflow_does_not_implement_it(namespace, name):
     module = getattr(tf, namespace) if namespace else tf
     with pytest.raises(AttributeError, match=f"distflow does not implement TensorFlow 1.x's "

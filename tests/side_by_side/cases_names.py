@@ -1,0 +1,28 @@
+import numpy as np
+INPUTS = dict(x=np.ones((2, 3), np.float32))
+CASES = [
+ "py:out = [tf.constant(1.0).name, tf.constant(2.0).name, tf.add(x, 1).name, tf.identity(x, name='a/b').name, tf.identity(x, name='a/b').name]",
+ "py:\nwith tf.name_scope('s'):\n    a = tf.constant(1.0)\n    with tf.name_scope('t'):\n        b = tf.add(a, a)\n    with tf.name_scope('s2/'):\n        c = tf.add(a, a)\nout = [a.name, b.name, c.name]",
+ "py:\nwith tf.variable_scope('v'):\n    w = tf.get_variable('w', [2])\n    with tf.name_scope('n'):\n        u = tf.get_variable('u', [2])\n        k = tf.add(w, u)\nout = [w.name, u.name, k.name, w.op.name]",
+ "py:\nwith tf.variable_scope('v') as sc:\n    w = tf.get_variable('w', [2])\nwith tf.variable_scope(sc, reuse=True):\n    w2 = tf.get_variable('w')\nwith tf.variable_scope('v', reuse=tf.AUTO_REUSE):\n    w3 = tf.get_variable('w', [2])\n    z = tf.get_variable('z', [1])\nout = [w is w2, w is w3, z.name, sc.name, sc.original_name_scope]",
+ "py:\nwith tf.variable_scope('a'):\n    pass\nwith tf.variable_scope('a'):\n    t = tf.constant(1.0)\nout = [t.name]",
+ "py:\nv = tf.Variable(1.0)\nv2 = tf.Variable(2.0, name='v')\nv3 = tf.Variable(3.0, name='v')\nout = [v.name, v2.name, v3.name, v.initial_value.name, v.initializer.name, v.op.type, v.value().name, v.read_value().name]",
+ "py:\nw = tf.get_variable('p', [10, 3], partitioner=tf.fixed_size_partitioner(3))\nout = [v.name for v in tf.global_variables()] + [str(v.shape) for v in tf.global_variables()]",
+ "py:\nw = tf.get_variable('p', [10, 3], partitioner=tf.variable_axis_size_partitioner(40))\nout = [str(v.shape) for v in tf.global_variables()]",
+ "py:\nw = tf.get_variable('p', [10, 3], partitioner=tf.min_max_variable_partitioner(4, min_slice_size=8))\nout = [str(v.shape) for v in tf.global_variables()]",
+ "py:\nl = tf.layers.Dense(3)\ny = l(x)\ny2 = l(x)\nout = [v.name for v in tf.global_variables()] + [y.name, y2.name]",
+ "py:\ny = tf.layers.dense(x, 3)\ny2 = tf.layers.dense(x, 3)\nz = tf.layers.conv2d(tf.zeros([1, 4, 4, 1]), 2, 3)\nb = tf.layers.batch_normalization(z)\nout = [v.name for v in tf.global_variables()] + [y.name, y2.name, z.name]",
+ "py:\nm = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,)), tf.keras.layers.Dense(2)])\nout = [v.name for v in m.weights] + [m.output.name, m.input.name]",
+ "py:\nout = [tf.train.AdamOptimizer().get_name(), sorted(v.name for v in tf.global_variables())]",
+ "py:\nw = tf.Variable([1.0], name='w')\nopt = tf.train.AdamOptimizer(0.1)\ntrain = opt.minimize(tf.reduce_sum(w * w), global_step=tf.train.get_or_create_global_step())\nout = sorted(v.name for v in tf.global_variables()) + [train.name, train.type]",
+ "py:\nw = tf.Variable([1.0], name='w')\nopt = tf.train.MomentumOptimizer(0.1, 0.9)\ntrain = opt.minimize(tf.reduce_sum(w * w))\nout = sorted(v.name for v in tf.global_variables()) + [opt.get_slot_names()]",
+ "py:\nw = tf.Variable([1.0], name='w')\nema = tf.train.ExponentialMovingAverage(0.9)\nop = ema.apply([w])\nout = [ema.average_name(w), ema.average(w).name, sorted(ema.variables_to_restore().keys())]",
+ "py:\nout = [tf.GraphKeys.TRAINABLE_VARIABLES, tf.GraphKeys.UPDATE_OPS, tf.GraphKeys.LOSSES, tf.GraphKeys.REGULARIZATION_LOSSES, tf.GraphKeys.SUMMARIES]",
+ "py:\nl = tf.losses.mean_squared_error(x, x * 2)\nr = tf.contrib.layers.l2_regularizer(0.1)(tf.Variable([1.0, 2.0])) if hasattr(tf, 'contrib') else None\nout = [l.name, len(tf.get_collection(tf.GraphKeys.LOSSES)), tf.losses.get_total_loss().name]",
+ "py:\ncell = tf.nn.rnn_cell.BasicLSTMCell(3)\no, s = tf.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5]), dtype=tf.float32)\nout = [v.name for v in tf.global_variables()] + [str(v.shape) for v in tf.global_variables()]",
+ "py:\ncell = tf.nn.rnn_cell.GRUCell(3)\no, s = tf.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5]), dtype=tf.float32)\nout = [v.name for v in tf.global_variables()] + [str(v.shape) for v in tf.global_variables()]",
+ "py:\ncell = tf.nn.rnn_cell.LSTMCell(3, num_proj=2, use_peepholes=True)\no, s = tf.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5]), dtype=tf.float32)\nout = [v.name for v in tf.global_variables()] + [str(v.shape) for v in tf.global_variables()]",
+ "py:\ncell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicRNNCell(3) for _ in range(2)])\no, s = tf.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5]), dtype=tf.float32)\nout = [v.name for v in tf.global_variables()]",
+ "py:\nfw, bw = tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.GRUCell(3)\no, s = tf.nn.bidirectional_dynamic_rnn(fw, bw, tf.zeros([2, 4, 5]), dtype=tf.float32)\nout = [v.name for v in tf.global_variables()]",
+ "py:\nsaver = tf.train.Saver([tf.Variable(1.0, name='q')])\nout = [saver.saver_def.filename_tensor_name, saver.saver_def.save_tensor_name, saver.saver_def.restore_op_name]",
+]

@@ -1,0 +1,45 @@
+import numpy as np
+r = np.random.RandomState(8)
+INPUTS = dict(seq=r.randn(2, 4, 3).astype(np.float32), x=r.randn(2, 3).astype(np.float32), lab=np.array([1, 0, 1, 1], np.int64), pred=np.array([0.9, 0.2, 0.4, 0.7], np.float32),
+              lens=np.array([4, 2], np.int32), v=np.arange(6, dtype=np.float32))
+I = "initializer=tf.constant_initializer(0.1)"
+CASES = [
+ f"exec:cell = tf.nn.rnn_cell.BasicLSTMCell(2); out, st = tf.nn.dynamic_rnn(cell, seq, dtype=tf.float32)",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    cell = tf.nn.rnn_cell.BasicLSTMCell(2, forget_bias=0.5)\n    out, st = tf.nn.dynamic_rnn(cell, seq, sequence_length=lens, dtype=tf.float32)\nout = [out, st.c, st.h]",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    cell = tf.nn.rnn_cell.LSTMCell(2, use_peepholes=True, num_proj=1, cell_clip=0.5)\n    out, st = tf.nn.dynamic_rnn(cell, seq, dtype=tf.float32)\nout = [out, st.c, st.h]",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    cell = tf.nn.rnn_cell.GRUCell(2)\n    out, st = tf.nn.dynamic_rnn(cell, seq, sequence_length=lens, dtype=tf.float32)\nout = [out, st]",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    cell = tf.nn.rnn_cell.BasicRNNCell(2)\n    out, st = tf.nn.dynamic_rnn(cell, seq, dtype=tf.float32, time_major=False)\nout = [out, st]",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(2), tf.nn.rnn_cell.BasicLSTMCell(3)])\n    out, st = tf.nn.dynamic_rnn(cell, seq, dtype=tf.float32)\nout = [out, st[0], st[1].h]",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    fw = tf.nn.rnn_cell.GRUCell(2); bw = tf.nn.rnn_cell.GRUCell(2)\n    (o1, o2), st = tf.nn.bidirectional_dynamic_rnn(fw, bw, seq, sequence_length=lens, dtype=tf.float32)\nout = [o1, o2, st[0], st[1]]",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    cell = tf.nn.rnn_cell.BasicLSTMCell(2)\n    outs, st = tf.nn.static_rnn(cell, tf.unstack(seq, axis=1), dtype=tf.float32, sequence_length=lens)\nout = outs + [st.h]",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    cell = tf.nn.rnn_cell.ResidualWrapper(tf.nn.rnn_cell.BasicRNNCell(3))\n    out, st = tf.nn.dynamic_rnn(cell, seq, dtype=tf.float32)",
+ f"exec:\nwith tf.variable_scope('s', {I}):\n    cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.BasicRNNCell(3), 1.0, 1.0, 1.0)\n    out, st = tf.nn.dynamic_rnn(cell, seq, dtype=tf.float32)",
+ "exec:i = tf.constant(0); acc = tf.constant(1.0); out = tf.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, a * 2.0), [i, acc])",
+ "exec:out = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, tf.concat([a, a], 0)), [0, tf.ones([1])], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])",
+ "tf.scan(lambda a, x: a + x, v)", "tf.scan(lambda a, x: a * x, v, initializer=1.0, reverse=True)", "tf.scan(lambda a, x: (a[0] + x, a[1] * 2), v, initializer=(0.0, 1.0))",
+ "tf.foldl(lambda a, x: a + x, v)", "tf.foldr(lambda a, x: a - x, v, initializer=0.0)", "tf.map_fn(lambda t: t * 2, v)", "tf.map_fn(lambda t: (t, t * 2), (v, v), dtype=(tf.float32, tf.float32))",
+ "tf.cond(tf.constant(True), lambda: v * 2, lambda: v)", "tf.case([(tf.constant(False), lambda: tf.constant(1)), (tf.constant(True), lambda: tf.constant(2))], default=lambda: tf.constant(3))",
+ "tf.case({tf.constant(True): lambda: tf.constant(1), tf.constant(True): lambda: tf.constant(2)}, default=lambda: tf.constant(3), exclusive=False)",
+ "tf.gradients(tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * a), [0, tf.constant(1.5)])[1], [])" ,
+ "exec:w = tf.constant(1.5); out = tf.gradients(tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * w), [0, w])[1], w)",
+ "exec:w = tf.constant(2.0); out = tf.gradients(tf.cond(w > 1, lambda: w * w, lambda: w), w)",
+ "exec:w = tf.constant([1.0, 2.0]); out = tf.gradients(tf.reduce_sum(tf.map_fn(lambda t: t * t * w[0], w)), w)",
+ "exec:w = tf.constant([1.0, 2.0, 3.0]); out = tf.gradients(tf.reduce_sum(tf.scan(lambda a, t: a * t, w)), w)",
+ "exec:acc, up = tf.metrics.accuracy(lab, tf.cast(pred > 0.5, tf.int64)); train = up; steps = 2; out = acc",
+ "exec:m, up = tf.metrics.auc(lab, pred, num_thresholds=10); train = up; out = m",
+ "exec:m, up = tf.metrics.auc(lab, pred, curve='PR', summation_method='careful_interpolation'); train = up; out = m",
+ "exec:m, up = tf.metrics.precision(lab, pred > 0.5); train = up; out = m", "exec:m, up = tf.metrics.recall_at_k(lab, tf.stack([1 - pred, pred], 1), 1); train = up; out = m",
+ "exec:m, up = tf.metrics.mean_iou(lab, tf.cast(pred > 0.5, tf.int64), 2); train = up; out = m", "exec:m, up = tf.metrics.mean_per_class_accuracy(lab, tf.cast(pred > 0.3, tf.int64), 2); train = up; out = m",
+ "exec:m, up = tf.metrics.precision_at_thresholds(lab, pred, [0.3, 0.5, 0.8]); train = up; out = m", "exec:m, up = tf.metrics.sensitivity_at_specificity(lab, pred, 0.5); train = up; out = m",
+ "exec:m, up = tf.metrics.specificity_at_sensitivity(lab, pred, 0.6); train = up; out = m", "exec:m, up = tf.metrics.mean_tensor(v); train = up; steps = 3; out = m",
+ "exec:m, up = tf.metrics.root_mean_squared_error(v, v * 1.5); train = up; out = m", "exec:m, up = tf.metrics.percentage_below(v, 2.5); train = up; out = m",
+ "exec:m, up = tf.metrics.true_positives_at_thresholds(lab, pred, [0.5]); train = up; out = m", "exec:m, up = tf.metrics.mean_cosine_distance(tf.reshape(v, [2, 3]), tf.reshape(v[::-1], [2, 3]), 1); train = up; out = m",
+ "exec:m, up = tf.metrics.average_precision_at_k(lab[:2], tf.stack([1 - pred, pred], 1)[:2], 1); train = up; out = m",
+ "exec:m, up = tf.metrics.mean_relative_error(v, v * 1.5, v + 1); train = up; out = m",
+]
+CASES = [c for c in CASES if "metrics" in c] + [
+ "exec:m, up = tf.metrics.precision_at_k(lab, tf.stack([1 - pred, pred], 1), 1); train = up; out = m",
+ "exec:m, up = tf.metrics.precision_at_top_k(lab, [[1], [0], [0], [1]]); train = up; out = m",
+ "exec:m, up = tf.metrics.recall_at_top_k(lab, [[1], [0], [0], [1]]); train = up; out = m",
+ "exec:m, up = tf.metrics.sparse_precision_at_k(lab, tf.stack([1 - pred, pred], 1), 1); train = up; out = m",
+ "exec:m, up = tf.metrics.average_precision_at_k(lab, tf.stack([1 - pred, pred, pred / 2], 1), 2, weights=[1., 2., 0., 1.]); train = up; out = m"]
