@@ -347,3 +347,26 @@ def test_adagrad_dual_averaging_against_its_formula(l1, l2):
         got_w, got_emb = sess.run([w, emb])
     np.testing.assert_allclose(got_w, values[0], rtol=1e-10)
     np.testing.assert_allclose(got_emb, values[1], rtol=1e-10)
+
+
+def test_constants_empty_extrema_nan_ordering_and_dtypes_as_tensorflow():
+    got = _run(tf.constant([1, 2], shape=[4]), tf.constant([[1.5]], shape=[2, 2]), tf.zeros([2], tf.string),
+               tf.one_hot([1], 3, on_value=True, off_value=False), tf.reduce_max(tf.constant([], tf.float32)),
+               tf.reduce_min(tf.zeros([0, 2], tf.int32), 0), tf.reduce_max(tf.zeros([2, 0]), 1, keepdims=True),
+               tf.argmin(tf.constant([2.0, np.nan, 1.0])), tf.argmax(tf.constant([[np.nan, 1.0, 3.0]]), 1),
+               tf.nn.top_k(tf.constant([1.0, np.nan, 3.0]), 2))
+    assert got[0].tolist() == [1, 2, 2, 2]  # (TF 1.x: the last value repeats)
+    assert got[1].tolist() == [[1.5, 1.5], [1.5, 1.5]]
+    assert got[2].tolist() == [b"", b""]
+    assert got[3].dtype == np.bool_ and got[3].tolist() == [[False, True, False]]
+    assert got[4] == -np.inf and got[5].tolist() == [np.iinfo(np.int32).max] * 2
+    assert got[6].shape == (2, 1) and (got[6] == -np.inf).all()
+    assert got[7] == 2 and got[8].tolist() == [2]  # (NaN never wins an argmin or argmax)
+    values, indices = got[9]
+    assert np.isnan(values[0]) and values[1] == 3.0 and indices.tolist() == [1, 2]  # (NaN counts as the largest)
+    with pytest.raises(TypeError):
+        tf.cumsum(tf.constant([True, True]))
+    with pytest.raises(TypeError):
+        tf.ones_like(tf.constant(["a"]))
+    with pytest.raises(ValueError, match="Too many elements"):
+        tf.constant([1, 2, 3], shape=[2])

@@ -118,8 +118,9 @@ not_differentiable("Const")
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) -> ops.Tensor:
     """``tf.constant``: a tensor holding ``value`` (see :func:`to_numpy` for dtypes).
 
-    With ``shape``, a scalar is broadcast and a value of the same size is reshaped;
-    anything else (or any difference, with ``verify_shape``) is a TypeError/ValueError.
+    With ``shape``, a scalar is broadcast, a value of the same size is reshaped, and a
+    shorter one is filled with its last element (TF 1.x's rule); more values than the shape
+    holds (or any difference, with ``verify_shape``) is a TypeError/ValueError.
     """
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     arr = to_numpy(value, dtype)
@@ -130,6 +131,11 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) ->
         if arr.size == 1:
             arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
         elif arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)
+        elif 0 < arr.size < int(np.prod(shape)) and not verify_shape:
+            # (TF 1.x's tf.constant: fewer values than the shape holds repeat the last one)
+            flat = arr.reshape(-1)
+            arr = np.concatenate([flat, np.full(int(np.prod(shape)) - flat.size, flat[-1], dtype=flat.dtype)])
             arr = arr.reshape(shape)
         else:
             raise ValueError(f"Too many elements provided. Needed at most {int(np.prod(shape))}, "
@@ -636,7 +642,9 @@ def _filled(shape, value, dtype, name) -> ops.Tensor:
 
 
 def zeros(shape, dtype=dtypes.float32, name=None) -> ops.Tensor:
-    return _filled(shape, 0, dtype, name or "zeros")
+    """``dtype``'s zero (empty strings, False) in every entry of ``shape``."""
+    zero = b"" if dtypes.as_dtype(dtype).base_dtype == dtypes.string else 0
+    return _filled(shape, zero, dtype, name or "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name=None) -> ops.Tensor:
@@ -668,6 +676,8 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True) -> ops.Tensor:
 
 def ones_like(tensor, dtype=None, name=None, optimize=True) -> ops.Tensor:
     tensor = ops.convert_to_tensor(tensor)
+    if (dtype or tensor.dtype.base_dtype) == dtypes.string:
+        raise TypeError("ones_like has no one for strings")
     if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:
         return ones(shape(tensor), dtype=dtype, name=name)
     return make_tensor("OnesLike", [tensor], None, name or "ones_like")
@@ -705,10 +715,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     indices = ops.convert_to_tensor(indices)
     if not indices.dtype.is_integer:
         raise TypeError(f"one_hot indices must be an integer tensor, got {indices.dtype.name}")
-    if dtype is None:
+    if dtype is None:  # (the values' dtype, as TensorFlow infers it; float32 without them)
         for v in (on_value, off_value):
-            if isinstance(v, ops.Tensor):
-                dtype = v.dtype.base_dtype
+            if v is not None:
+                dtype = ops.convert_to_tensor(v).dtype.base_dtype
                 break
         else:
             dtype = dtypes.float32

@@ -11,7 +11,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops, reduction_ops, slicing_ops
 from .nd_ops import gather_nd
-from .op_util import constant_value, make_tensor, only_default
+from .op_util import COMPLEX, NUMBERS, check_dtype, constant_value, make_tensor, only_default
 
 # ---------------------------------------------------------------------------
 # ReverseV2, Roll
@@ -349,12 +349,14 @@ def _cumprod_grad(op, g):
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     x = ops.convert_to_tensor(x)
+    check_dtype("Cumsum", x, NUMBERS + COMPLEX, "x")
     return make_tensor("Cumsum", [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
                        {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name or "Cumsum")
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     x = ops.convert_to_tensor(x)
+    check_dtype("Cumprod", x, NUMBERS + COMPLEX, "x")
     return make_tensor("Cumprod", [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
                        {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name or "Cumprod")
 

@@ -41,8 +41,12 @@ def _top_k_kernel(xp, x, k, *, sorted=True):  # noqa: A002 - TF's attr name
     if x.ndim < 1 or k < 0 or k > x.shape[-1]:
         raise errors.InvalidArgumentError(None, None, f"input must have at least k={k} columns, "
                                                       f"got shape {list(x.shape)}")
-    # A stable sort of the negated values: equal values keep their index order, as in TF.
-    order = xp.argsort(-x, axis=-1, kind="stable")[..., :k]
+    # A stable sort of the negated values: equal values keep their index order, as in TF,
+    # where NaN counts as the largest value.
+    keys = -x
+    if x.dtype.kind == "f" and xp.isnan(x).any():
+        keys = xp.where(xp.isnan(x), -np.inf, keys)
+    order = xp.argsort(keys, axis=-1, kind="stable")[..., :k]
     return xp.take_along_axis(x, order, axis=-1), order.astype(np.int32)
 
 

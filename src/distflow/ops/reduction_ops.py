@@ -67,13 +67,30 @@ def _prod_kernel(xp, x, axis, *, keep_dims):
     return xp.prod(x, axis=_axes(axis), keepdims=keep_dims, dtype=x.dtype)
 
 
+def _empty_extremum(xp, x, axes, keep_dims, largest: bool):
+    """A max (min) over no values: the dtype's lowest (highest) value, as TensorFlow's."""
+    shape = np.empty(x.shape, np.bool_).max(axis=axes, keepdims=keep_dims, initial=False).shape
+    if x.dtype.kind == "f":
+        value = -np.inf if largest else np.inf
+    elif x.dtype.kind == "b":
+        value = not largest
+    else:
+        info = np.iinfo(x.dtype)
+        value = info.min if largest else info.max
+    return xp.full(shape, value, dtype=x.dtype)
+
+
 @register_op("Max", shape=_reduce_shape)
 def _max_kernel(xp, x, axis, *, keep_dims):
+    if x.size == 0:
+        return _empty_extremum(xp, x, _axes(axis), keep_dims, largest=True)
     return xp.max(x, axis=_axes(axis), keepdims=keep_dims)
 
 
 @register_op("Min", shape=_reduce_shape)
 def _min_kernel(xp, x, axis, *, keep_dims):
+    if x.size == 0:
+        return _empty_extremum(xp, x, _axes(axis), keep_dims, largest=False)
     return xp.min(x, axis=_axes(axis), keepdims=keep_dims)
 
 
@@ -205,12 +222,20 @@ def _arg_dtype(op):
 
 @register_op("ArgMax", shape=_arg_shape, dtype=_arg_dtype)
 def _argmax_kernel(xp, x, axis, *, output_type):
-    return xp.argmax(x, axis=int(axis)).astype(output_type.as_numpy_dtype)
+    return xp.argmax(_without_nan(xp, x, -np.inf), axis=int(axis)).astype(output_type.as_numpy_dtype)
 
 
 @register_op("ArgMin", shape=_arg_shape, dtype=_arg_dtype)
 def _argmin_kernel(xp, x, axis, *, output_type):
-    return xp.argmin(x, axis=int(axis)).astype(output_type.as_numpy_dtype)
+    return xp.argmin(_without_nan(xp, x, np.inf), axis=int(axis)).astype(output_type.as_numpy_dtype)
+
+
+def _without_nan(xp, x, fill):
+    """NaN never wins TensorFlow's argmax or argmin (it compares with < and >); NumPy's
+    picks the first NaN."""
+    if x.dtype.kind == "f" and xp.isnan(x).any():
+        return xp.where(xp.isnan(x), fill, x)
+    return x
 
 
 not_differentiable("ArgMax")
