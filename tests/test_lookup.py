@@ -165,3 +165,15 @@ def test_tables_in_dataset_functions_as_tf1s_nmt_input_pipeline(vocab_files):
         tf.lookup.KeyValueTensorInitializer(tf.constant(["a"]), tf.range(1, dtype=tf.int64) * 2), -1)
     with pytest.raises(ValueError, match="keys and values known when the graph is built"):
         lines.map(lambda line: computed.lookup(line))
+
+
+def test_a_hash_table_exports_its_entries():
+    table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["b", "a", "c"], [2, 1, 3]), -1)
+    keys, values = table.export()
+    assert keys.dtype == tf.string and values.dtype == tf.int32
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="not initialized"):
+            sess.run(keys)
+        sess.run(table.initializer)
+        got_keys, got_values = sess.run([keys, values])
+    assert dict(zip(got_keys.tolist(), got_values.tolist())) == {b"a": 1, b"b": 2, b"c": 3}

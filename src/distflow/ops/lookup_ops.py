@@ -29,7 +29,7 @@ import numpy as np
 
 from ..framework import dtypes, errors, ops
 from ..framework.ops import GraphKeys
-from ..framework.registry import register_op
+from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import hash_ops, math_ops, string_ops
 from .control_flow_ops import no_op
@@ -143,6 +143,19 @@ def _size_kernel(xp, table):
     if table.entries is None:
         raise errors.FailedPreconditionError(None, None, f"Table '{table.name}' not initialized.")
     return np.int64(len(table.entries))
+
+
+@register_op("LookupTableExportV2", list_output=True, shape=lambda op: [TensorShape([None]), TensorShape([None])],
+             dtype=lambda op: [op._attr("Tkeys"), op._attr("Tvalues")], ref_inputs=(0,))
+def _export_kernel(xp, table, *, Tkeys, Tvalues):  # noqa: N803 - TF's attr names
+    if table.entries is None:
+        raise errors.FailedPreconditionError(None, None, f"Table '{table.name}' not initialized.")
+    keys, values = list(table.entries), list(table.entries.values())
+    return (np.array(keys, dtype=Tkeys.as_numpy_dtype).reshape(-1),
+            np.array(values, dtype=Tvalues.as_numpy_dtype).reshape(-1))
+
+
+not_differentiable("LookupTableExportV2")
 
 
 # -- initializers --------------------------------------------------------------------------
@@ -328,6 +341,13 @@ class StaticHashTable(LookupInterface):
             return table.size(name)
         with ops.name_scope(name, f"{self._name}_Size", [self._resource]), ops.colocate_with(self._resource):
             return make_tensor("LookupTableSizeV2", [self._resource], {}, "LookupTableSizeV2")
+
+    def export(self, name=None):
+        """(keys, values): the table's entries, in the order they were inserted."""
+        with ops.name_scope(name, f"{self._name}_Export", [self._resource]), ops.colocate_with(self._resource):
+            op = make_op("LookupTableExportV2", [self._resource], {"Tkeys": self._key_dtype,
+                                                                 "Tvalues": self._value_dtype}, "LookupTableExportV2")
+            return op.outputs[0], op.outputs[1]
 
     def _in(self, graph) -> "StaticHashTable":
         """This table, or where a lookup is built in another graph (a function that

@@ -1,0 +1,31 @@
+import numpy as np
+r = np.random.RandomState(17)
+INPUTS = dict(a=np.array([[1, 2, 3], [4, 5, 5]], np.int64), b=np.array([[2, 3, 7], [5, 6, 6]], np.int64), s=np.array([b"x", b"y", b"zz", b"x"]),
+              x=r.randn(3, 4).astype(np.float32), seq=r.randn(2, 5, 3).astype(np.float32), img=r.rand(1, 5, 5, 2).astype(np.float32), ids=np.array([[0, 2], [1, 1]], np.int64))
+CASES = [
+ "tf.sets.set_intersection(a, b)", "tf.sets.set_union(a, b)", "tf.sets.set_difference(a, b)", "tf.sets.set_difference(a, b, aminusb=False)", "tf.sets.set_size(a)",
+ "tf.sets.intersection(tf.constant([['a', 'b']]), tf.constant([['b', 'c']]))",
+ "exec:t = tf.contrib.lookup.index_table_from_tensor(['x', 'y', 'z']) if False else tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(['x', 'y'], [1, 2]), -1); out = t.lookup(s)",
+ "exec:t = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(['x', 'y'], tf.constant([0, 1], tf.int64)), 3); out = t.lookup(s)",
+ "exec:t = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer([1, 2], [10.0, 20.0], key_dtype=tf.int64, value_dtype=tf.float32), -1.0); out = [t.lookup(tf.constant([2, 5], tf.int64)), t.size()]",
+ "exec:from_t = __import__('distflow').lookup if False else None\nt = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(['a'], [1]), 0)\nout = t.export() if hasattr(t, 'export') else t.size()",
+ "tf.nn.softmax_cross_entropy_with_logits_v2(labels=tf.nn.softmax(x), logits=x * 2)", "tf.nn.log_softmax(x, axis=0)", "tf.nn.sampled_softmax_loss if False else tf.nn.relu_layer(x, tf.ones([4, 2]), [0.5, -10.0])",
+ "tf.nn.xw_plus_b(x, tf.ones([4, 2]), [0.5, -1.0])", "tf.nn.bias_add(tf.transpose(img, [0, 3, 1, 2]), [1.0, 2.0], data_format='NCHW')", "tf.nn.space_to_depth(img[:, :4, :4], 2)",
+ "tf.nn.conv2d_backprop_input([1, 5, 5, 2], tf.ones([3, 3, 2, 4]), tf.ones([1, 3, 3, 4]), [1, 2, 2, 1], 'SAME')",
+ "tf.nn.conv2d_backprop_filter(img, [3, 3, 2, 4], tf.ones([1, 3, 3, 4]), [1, 2, 2, 1], 'SAME')",
+ "tf.nn.depthwise_conv2d_native_backprop_input([1, 5, 5, 2], tf.ones([3, 3, 2, 2]), tf.ones([1, 5, 5, 4]), [1, 1, 1, 1], 'SAME')",
+ "tf.nn.depthwise_conv2d_native_backprop_filter(img, [3, 3, 2, 2], tf.ones([1, 5, 5, 4]), [1, 1, 1, 1], 'SAME')",
+ "tf.nn.avg_pool3d(tf.ones([1, 4, 4, 4, 1]), [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], 'SAME')", "tf.nn.max_pool3d(tf.reshape(tf.range(64.0), [1, 4, 4, 4, 1]), [1, 3, 3, 3, 1], [1, 2, 2, 2, 1], 'SAME')",
+ "tf.nn.conv3d(tf.ones([1, 4, 4, 4, 2]), tf.ones([2, 2, 2, 2, 3]), [1, 1, 1, 1, 1], 'VALID')", "tf.nn.conv3d_transpose(tf.ones([1, 2, 2, 2, 3]), tf.ones([2, 2, 2, 1, 3]), [1, 4, 4, 4, 1], [1, 2, 2, 2, 1], 'SAME')",
+ "tf.nn.max_pool_with_argmax(img, [1, 2, 2, 1], [1, 2, 2, 1], 'VALID')", "tf.nn.max_pool_with_argmax(img, [1, 2, 2, 1], [1, 2, 2, 1], 'SAME', include_batch_in_index=True)",
+ "tf.nn.fractional_max_pool if False else tf.nn.pool(img, [2, 2], 'MAX', 'SAME', strides=[1, 1])", "tf.nn.with_space_to_batch(img, tf.nn.relu, [1, 1], 'SAME') if False else tf.nn.relu(img)",
+ "tf.nn.embedding_lookup(x, ids)", "tf.nn.embedding_lookup([x[:2], x[2:]], ids, partition_strategy='div')", "tf.nn.embedding_lookup(x, [0, 2], max_norm=1.0)",
+ "tf.nn.safe_embedding_lookup_sparse([x], tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([1, -1, 2], tf.int64), [3, 2]))",
+ "tf.nn.batch_norm_with_global_normalization(img, [0.5, 0.5], [1.0, 2.0], [0.0, 1.0], [1.0, 0.5], 1e-3, True)", "tf.nn.relu6(x * 10)", "tf.nn.softsign(x)",
+ "tf.nn.dynamic_rnn if False else tf.nn.static_bidirectional_rnn if False else tf.nn.sigmoid(x)", "tf.nn.scale_regularization_loss if False else tf.nn.l2_loss(x)",
+ "tf.nn.compute_accidental_hits(tf.constant([[1], [2]], tf.int64), tf.constant([1, 2, 3], tf.int64), 1)",
+ "tf.nn.uniform_candidate_sampler if False else tf.nn.in_top_k(x, [1, 0, 3], 2)", "tf.nn.normalize_moments(tf.constant(4.0), x[0], x[1] ** 2, 0.5)",
+ "tf.nn.weighted_moments(x, [1], tf.abs(x))", "tf.nn.moments(x, [0, 1], shift=0.5)", "tf.nn.erosion2d if False else tf.nn.convolution(img, tf.ones([2, 2, 2, 3]), 'SAME', dilation_rate=[2, 2])",
+ "tf.nn.convolution(seq, tf.ones([2, 3, 4]), 'VALID', strides=[2])", "tf.nn.atrous_conv2d_transpose(img, tf.ones([3, 3, 4, 2]), [1, 5, 5, 4], 2, 'SAME')",
+ "tf.nn.separable_conv2d(img, tf.ones([2, 2, 2, 1]), tf.ones([1, 1, 2, 3]), [1, 1, 1, 1], 'VALID', rate=[2, 2])",
+]
