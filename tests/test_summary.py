@@ -56,7 +56,8 @@ def test_scalar_histogram_image_and_text_summaries_in_an_event_file(tmp_path):
     summaries = [e for e in got if e.HasField("summary")]
     assert [e.step for e in summaries] == [0, 1, 2]
     values = {v.tag: v for v in summaries[2].summary.value}
-    assert values["layer/mean"].simple_value == pytest.approx(data.mean() + 2)
+    # (the tag is the op's scope, "mean_1" here, as TensorFlow's: TensorFlow 2.21 writes "layer/mean_1")
+    assert values["layer/mean_1"].simple_value == pytest.approx(data.mean() + 2)
     histo = values["layer/values"].histo
     assert histo.num == 8 and histo.min == 2.0 and histo.max == 9.0 and sum(histo.bucket) == 8
     assert histo.sum == pytest.approx((data + 2).sum())
@@ -129,3 +130,37 @@ def test_tf_record_round_trip_and_damage_is_data_loss(tmp_path):
     open(path, "wb").write(bytes(data))
     with pytest.raises(tf.errors.DataLossError):
         list(tf.python_io.tf_record_iterator(path))
+
+
+def test_summaries_tag_bucket_and_scale_as_tensorflow():
+    with tf.name_scope("outer"):
+        family = tf.summary.scalar("v", 1.0, family="fam")
+    first, second = tf.summary.scalar("loss", 1.0), tf.summary.scalar("loss", 2.0)
+    histogram = tf.summary.histogram("h", tf.constant([1.0, 1.0, 2.0]))
+    empty = tf.summary.histogram("empty", tf.zeros([0]))
+    pixels = np.array([[[[0.2], [-0.4]], [[1.0], [np.inf]]], [[[0.1], [0.3]], [[0.6], [0.0]]]], np.float32)
+    images = tf.summary.image("img", pixels, max_outputs=2)
+    single = tf.summary.image("one", pixels, max_outputs=1)
+    text = tf.summary.text("t", tf.constant("hello"))
+    with tf.Session() as sess:
+        got = [tf.Summary.FromString(v) for v in sess.run([family, first, second, histogram, empty, images, single,
+                                                            text])]
+    # (TensorFlow 2.21's tags for the same calls)
+    assert [g.value[0].tag for g in got[:3]] == ["fam/outer/fam/v", "loss", "loss_1"]
+    histo = got[3].value[0].histo
+    limits = list(histo.bucket_limit)
+    # (runs of empty buckets collapse into their last limit, the last run's reaching DBL_MAX)
+    assert list(histo.bucket) == [0.0, 2.0, 0.0, 1.0, 0.0] and limits[-1] == np.finfo(np.float64).max
+    assert limits[1] >= 1.0 > limits[0] and limits[3] >= 2.0 > limits[2]
+    nothing = got[4].value[0].histo
+    assert (nothing.min, nothing.max, list(nothing.bucket)) == (np.finfo(np.float64).max,
+                                                                -np.finfo(np.float64).max, [0.0])
+    assert [v.tag for v in got[5].value] == ["img/image/0", "img/image/1"] and got[6].value[0].tag == "one/image"
+    decoded = [tf.image.decode_png(v.image.encoded_image_string) for v in got[5].value]
+    with tf.Session() as sess:
+        first_image, second_image = sess.run(decoded)
+    # each image from its own finite range: negatives put 0 at 128 (127 / 1.0 a unit), else 255 / max; truncated
+    # (and a non-finite pixel red: 255 in a gray image; TensorFlow 2.21's pixels for the same images)
+    assert first_image[..., 0].tolist() == [[153, 77], [255, 255]]
+    assert second_image[..., 0].tolist() == [[42, 127], [254, 0]]
+    assert got[7].value[0].tensor.HasField("tensor_shape")

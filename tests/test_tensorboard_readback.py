@@ -34,14 +34,16 @@ def test_tensorboard_reads_graph_scalars_histograms_and_images(tmp_path):
     events = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"scalars": 0, "images": 0})
     events.Reload()
     tags = events.Tags()
-    assert tags["graph"] and {"loss"} <= set(tags["scalars"]) and "weights" in tags["histograms"]
-    assert "picture/image" in tags["images"]
-    scalars = events.Scalars("loss")
+    # (the op named "loss" takes the name: the summary's scope and tag are "loss_1", as in TensorFlow;
+    # an image summary of up to three images tags each "picture/image/<i>")
+    assert tags["graph"] and {"loss_1"} <= set(tags["scalars"]) and "weights" in tags["histograms"]
+    assert "picture/image/0" in tags["images"]
+    scalars = events.Scalars("loss_1")
     assert [s.step for s in scalars] == [1, 2, 3, 4, 5]
     np.testing.assert_allclose([s.value for s in scalars], losses, rtol=1e-6)
     graph = events.Graph()
     assert {"x", "w", "loss"} <= {node.name for node in graph.node}
-    assert events.Images("picture/image")[0].width == 4
+    assert events.Images("picture/image/0")[0].width == 4
     assert events.Histograms("weights")[0].histogram_value.num == 2
 
 

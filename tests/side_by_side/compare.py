@@ -83,6 +83,8 @@ def _plain(value):
         return ("sparse", _plain(value.indices), _plain(value.values), _plain(value.dense_shape))
     if hasattr(value, "to_list"):
         return ("ragged", repr(value.to_list()))
+    if isinstance(value, bytes):  # (as an object: NumPy's bytes dtype drops trailing zero bytes)
+        return np.asarray(value, dtype=object)
     return np.asarray(value)
 
 

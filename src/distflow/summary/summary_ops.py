@@ -1,13 +1,17 @@
 """Summary ops: each evaluates to a serialized Summary protocol buffer (a string scalar),
 as TensorFlow's do, so ``FileWriter.add_summary(sess.run(merged), step)`` works unchanged.
 
-Tags are the op's name scope plus its name (``layer1/weights``), with ``family`` as TF 1.x
-places it. Every summary op lands in the SUMMARIES collection (or ``collections``), which
-``merge_all`` merges.
+A summary's tag is its op's name scope (``layer1/weights``; ``loss_1`` where an op named
+``loss`` took the name), with ``family`` as TF 1.x places it; image and audio summaries of
+more than one item tag each ``<tag>/image/<i>``. Histograms have TensorFlow's buckets, and
+float images TensorFlow's scaling, so TensorBoard shows what it would show for TensorFlow.
+Every summary op lands in the SUMMARIES collection (or ``collections``), which ``merge_all``
+merges.
 """
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import zlib
 
@@ -75,14 +79,17 @@ _LIMITS = _default_bucket_limits()
 
 
 def histogram_proto(values) -> pb.HistogramProto:
-    """A HistogramProto of ``values`` as TensorFlow builds it (runs of empty buckets collapsed)."""
+    """A HistogramProto of ``values`` as TensorFlow builds it: each run of empty buckets
+    collapsed into one (its last limit, count 0), the one up to DBL_MAX included; no values
+    give min DBL_MAX, max -DBL_MAX and that one empty bucket."""
     values = np.asarray(values, dtype=np.float64).reshape(-1)
     histo = pb.HistogramProto()
-    if values.size:
-        histo.min, histo.max = float(values.min()), float(values.max())
+    largest = float(np.finfo(np.float64).max)
+    histo.min, histo.max = (float(values.min()), float(values.max())) if values.size else (largest, -largest)
     histo.num = float(values.size)
-    histo.sum = float(values.sum())
-    histo.sum_squares = float(np.dot(values, values))
+    # (added up one value at a time, in order, as TensorFlow's histogram does)
+    histo.sum = float(np.cumsum(values)[-1]) if values.size else 0.0
+    histo.sum_squares = float(np.cumsum(values * values)[-1]) if values.size else 0.0
     counts = np.bincount(np.searchsorted(_LIMITS, values, side="right").clip(0, len(_LIMITS) - 1),
                          minlength=len(_LIMITS))
     previous_empty = False
@@ -96,6 +103,9 @@ def histogram_proto(values) -> pb.HistogramProto:
             previous_empty = False
         else:
             previous_empty = True
+    if previous_empty:
+        histo.bucket_limit.append(float(_LIMITS[-1]))
+        histo.bucket.append(0.0)
     return histo
 
 
@@ -126,6 +136,26 @@ def encode_png(image: np.ndarray) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
 
 
+def _float_image_to_uint8(image: np.ndarray) -> np.ndarray:
+    """One float image as TensorFlow's image summary shows it, from its own finite range: a
+    non-negative one scaled so that its largest value is 255, one with negative values so
+    that the largest magnitude is 127 away from 128; in float32, truncated; pixels with a
+    non-finite value red."""
+    values = image.astype(np.float32)
+    finite = values[np.isfinite(values)]
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+    if low < 0:
+        bound = max(abs(low), abs(high))
+        scale, offset = (np.float32(127.0 / bound) if bound > 0 else np.float32(0)), np.float32(128.0)
+    else:
+        scale, offset = (np.float32(255.0 / high) if high > 0 else np.float32(0)), np.float32(0)
+    bad = ~np.isfinite(values).all(axis=-1)  # (a pixel with a non-finite channel shows TF's bad color, red)
+    values = np.where(np.isfinite(values), values, 0).astype(np.float32)
+    out = np.clip(values * scale + offset, 0, 255).astype(np.uint8)
+    out[bad] = np.array([255, 0, 0, 255], np.uint8)[:out.shape[-1]]
+    return out
+
+
 @register_op("ImageSummary", shape=_string_scalar, dtype=lambda op: dtypes.string)
 def _image_summary_kernel(xp, tag, images, *, max_images):
     images = np.asarray(images)
@@ -133,21 +163,13 @@ def _image_summary_kernel(xp, tag, images, *, max_images):
         raise errors.InvalidArgumentError(None, None, f"images must be [batch, height, width, 1|3|4], got "
                                                       f"{list(images.shape)}")
     if images.dtype != np.uint8:
-        # As TF: floats are scaled so that the largest magnitude maps to 255 (and shifted if negative).
-        flat = images.astype(np.float64)
-        low, high = flat.min(initial=0.0), flat.max(initial=0.0)
-        if low >= 0:
-            scale = 255.0 / high if high > 0 else 0.0
-            images = np.clip(np.round(flat * scale), 0, 255).astype(np.uint8)
-        else:
-            bound = max(abs(low), abs(high))
-            scale = 127.0 / bound if bound > 0 else 0.0
-            images = np.clip(np.round(flat * scale + 128.0), 0, 255).astype(np.uint8)
+        images = np.stack([_float_image_to_uint8(image) for image in images]) if len(images) else \
+            images.astype(np.uint8)
     base = _tag_of(tag)
     summary = pb.Summary()
     count = min(max_images, images.shape[0])
     for i in range(count):
-        name = f"{base}/image" if count == 1 else f"{base}/image/{i}"
+        name = f"{base}/image" if max_images == 1 else f"{base}/image/{i}"  # (TF's rule: by max_outputs)
         h, w, c = images[i].shape
         summary.value.add(tag=name, image=pb.Summary.Image(height=h, width=w, colorspace=c,
                                                            encoded_image_string=encode_png(images[i])))
@@ -169,6 +191,7 @@ def _tensor_summary_kernel(xp, tag, tensor, serialized_summary_metadata):
         raise errors.InvalidArgumentError(None, None, "TensorSummaryV2: serialized_summary_metadata is not a "
                                                       "SummaryMetadata") from None
     value.tensor.CopyFrom(wire.tensor_to_proto(tensor))
+    value.tensor.tensor_shape.SetInParent()  # (written even for a scalar, as TensorFlow writes it)
     return _serialized(summary)
 
 
@@ -198,10 +221,15 @@ for _t in ("ScalarSummary", "HistogramSummary", "ImageSummary", "TensorSummaryV2
 # The tf.summary functions
 
 
-def _tag(name: str, family) -> str:
-    scope = ops.get_default_graph().get_name_scope()
+@contextlib.contextmanager
+def _summary_scope(name: str, family, values):
+    """TF 1.x's summary scope: the op's name scope is [family/]name under the current one
+    (made unique as any), and the tag is that scope, with ``family/`` in front again:
+    ``fam/outer/fam/loss``, and ``loss_1`` for a second ``loss``. Yields (tag, scope)."""
     base = f"{family}/{name}" if family else name
-    return f"{scope}/{base}" if scope else base
+    with ops.name_scope(base, None, values) as scope:
+        tag = scope.rstrip("/")
+        yield (f"{family}/{tag}" if family else tag), scope
 
 
 def _collect(op_output, collections) -> None:
@@ -214,8 +242,7 @@ def scalar(name, tensor, collections=None, family=None):
     tensor = ops.convert_to_tensor(tensor)
     if tensor.shape.ndims not in (None, 0):
         raise ValueError(f"tf.summary.scalar needs a scalar, got shape {tensor.shape} for '{name}'")
-    tag = _tag(name, family)
-    with ops.name_scope(name, None, [tensor]) as scope:
+    with _summary_scope(name, family, [tensor]) as (tag, scope):
         out = make_tensor("ScalarSummary", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor], None,
                           scope)
     _collect(out, collections)
@@ -225,8 +252,7 @@ def scalar(name, tensor, collections=None, family=None):
 def histogram(name, values, collections=None, family=None):
     """A Summary with the histogram of ``values`` (any shape)."""
     values = ops.convert_to_tensor(values)
-    tag = _tag(name, family)
-    with ops.name_scope(name, None, [values]) as scope:
+    with _summary_scope(name, family, [values]) as (tag, scope):
         out = make_tensor("HistogramSummary", [ops.convert_to_tensor(tag, dtype=dtypes.string), values], None,
                           scope)
     _collect(out, collections)
@@ -236,8 +262,7 @@ def histogram(name, values, collections=None, family=None):
 def image(name, tensor, max_outputs=3, collections=None, family=None):
     """A Summary with up to ``max_outputs`` PNG images of a [batch, height, width, channels] tensor."""
     tensor = ops.convert_to_tensor(tensor)
-    tag = _tag(name, family)
-    with ops.name_scope(name, None, [tensor]) as scope:
+    with _summary_scope(name, family, [tensor]) as (tag, scope):
         out = make_tensor("ImageSummary", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor],
                           {"max_images": int(max_outputs)}, scope)
     _collect(out, collections)
@@ -247,8 +272,7 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
 def text(name, tensor, collections=None):
     """A Summary of a string tensor for TensorBoard's text dashboard."""
     tensor = ops.convert_to_tensor(tensor, dtype=dtypes.string)
-    tag = _tag(name, None)
-    with ops.name_scope(name, None, [tensor]) as scope:
+    with _summary_scope(name, None, [tensor]) as (tag, scope):
         metadata = pb.SummaryMetadata()
         metadata.plugin_data.plugin_name = "text"
         out = make_tensor("TensorSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor,
@@ -263,7 +287,6 @@ def tensor_summary(name, tensor, summary_description=None, collections=None, sum
     """A Summary holding ``tensor`` itself, with ``summary_metadata`` (a SummaryMetadata: plugin
     name and content, display name) and ``summary_description`` / ``display_name`` set in it."""
     tensor = ops.convert_to_tensor(tensor)
-    tag = _tag(name, family)
     metadata = pb.SummaryMetadata()
     if summary_metadata is not None:
         metadata.CopyFrom(summary_metadata)
@@ -271,7 +294,7 @@ def tensor_summary(name, tensor, summary_description=None, collections=None, sum
         metadata.summary_description = str(summary_description)
     if display_name is not None:
         metadata.display_name = display_name
-    with ops.name_scope(name, None, [tensor]) as scope:
+    with _summary_scope(name, family, [tensor]) as (tag, scope):
         out = make_tensor("TensorSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor,
                                               ops.convert_to_tensor(metadata.SerializeToString(), dtypes.string)],
                           None, scope)
@@ -321,7 +344,7 @@ def _audio_summary_kernel(xp, tag, audio, sample_rate, *, max_outputs):
     summary = pb.Summary()
     count = min(max_outputs, audio.shape[0])
     for i in range(count):
-        name = f"{base}/audio" if count == 1 else f"{base}/audio/{i}"
+        name = f"{base}/audio" if max_outputs == 1 else f"{base}/audio/{i}"
         summary.value.add(tag=name, audio=pb.Summary.Audio(
             sample_rate=rate, num_channels=audio.shape[2], length_frames=audio.shape[1],
             encoded_audio_string=wav_bytes(audio[i], int(rate)), content_type="audio/wav"))
@@ -334,8 +357,7 @@ not_differentiable("AudioSummaryV2")
 def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
     """A Summary with up to ``max_outputs`` WAV clips of a [batch, frames(, channels)] float tensor."""
     tensor = ops.convert_to_tensor(tensor)
-    tag = _tag(name, family)
-    with ops.name_scope(name, None, [tensor]) as scope:
+    with _summary_scope(name, family, [tensor]) as (tag, scope):
         out = make_tensor("AudioSummaryV2", [ops.convert_to_tensor(tag, dtype=dtypes.string), tensor,
                                              ops.convert_to_tensor(sample_rate, dtype=dtypes.float32)],
                           {"max_outputs": int(max_outputs)}, scope)
