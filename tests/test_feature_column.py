@@ -148,7 +148,7 @@ def test_vocabulary_file_and_bad_arguments(tmp_path):
         with tf.Graph().as_default():
             fc.input_layer(FEATURES, [fc.numeric_column("height")])
     with pytest.raises(AttributeError, match="docs/compat.md"):
-        fc.shared_embedding_columns  # noqa: B018
+        fc.sequence_categorical_column_with_identity  # noqa: B018
 
 
 def _xor_like(n, seed):
@@ -311,3 +311,44 @@ def test_keras_dense_features_is_input_layer_as_a_layer_and_trains_in_a_sequenti
     rows = np.concatenate([x["age"], table[[0, 2, 1]]], 1)  # (a, c, b: vocabulary ids 0, 2, 1)
     np.testing.assert_allclose(model.predict(x), rows @ kernel + bias, rtol=1e-5)
     assert model.input_names == ["age", "city"]
+
+
+def test_weighted_and_shared_columns_sparse_features_and_the_parse_spec():
+    fc = tf.feature_column
+    ids = np.array([[3, 1], [0, -1], [7, 7]], np.int64)
+    weights = np.array([[0.5, 2.0], [1.0, 0.0], [1.5, 0.5]], np.float32)
+    weighted = fc.weighted_categorical_column(fc.categorical_column_with_identity("ids", 8), "w")
+    features = {"ids": tf.constant(ids), "w": tf.constant(weights)}
+    indicator = fc.input_layer(features, [fc.indicator_column(weighted)])
+    embedded = fc.input_layer(features, [fc.embedding_column(weighted, 2, combiner="sqrtn",
+                                                             initializer=tf.ones_initializer())])
+    sparse = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], ["a", "b", "c"], [3, 2])
+    from_sparse = fc.input_layer({"city": sparse}, [fc.indicator_column(
+        fc.categorical_column_with_vocabulary_list("city", ["a", "b", "c"]))])
+    city = fc.categorical_column_with_hash_bucket("city", 5)
+    words = fc.categorical_column_with_hash_bucket("words", 5)
+    shared = fc.shared_embedding_columns([city, words], 2, initializer=tf.constant_initializer(0.25))
+    both = fc.input_layer({"city": tf.constant([["a"], ["b"]]), "words": tf.constant([["x", "y"], ["z", ""]])},
+                          shared)
+    # (TensorFlow's name for the one table: the columns' names, sorted, joined)
+    assert [v.name for v in tf.global_variables() if "shared" in v.name] == [
+        "input_layer_3/city_words_shared_embedding/embedding_weights:0"]
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.tables_initializer()])
+        got_indicator, got_embedded, got_sparse, got_both = sess.run([indicator, embedded, from_sparse, both])
+    want = np.zeros((3, 8))
+    for row in range(3):
+        for i, w in zip(ids[row], weights[row]):
+            if i >= 0:
+                want[row, i] += w
+    np.testing.assert_allclose(got_indicator, want)
+    present = np.where(ids >= 0, weights, 0.0)
+    norm = np.sqrt((present ** 2).sum(1, keepdims=True))
+    np.testing.assert_allclose(got_embedded, np.repeat(present.sum(1, keepdims=True) / norm, 2, 1), rtol=1e-6)
+    np.testing.assert_array_equal(got_sparse, [[1, 1, 0], [0, 0, 0], [0, 0, 1]])
+    np.testing.assert_allclose(got_both, np.full((2, 4), 0.25))
+    spec = fc.make_parse_example_spec([fc.numeric_column("age", shape=[2]), fc.embedding_column(weighted, 2),
+                                       fc.crossed_column(["city", fc.categorical_column_with_identity("k", 3)], 9)])
+    assert spec == {"age": tf.FixedLenFeature((2,), tf.float32, None), "ids": tf.VarLenFeature(tf.int64),
+                    "w": tf.VarLenFeature(tf.float32), "city": tf.VarLenFeature(tf.string),
+                    "k": tf.VarLenFeature(tf.int64)}

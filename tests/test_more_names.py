@@ -159,7 +159,7 @@ def test_extra_losses_and_audio_summary():
     clip = np.sin(np.linspace(0, 20, 800)).reshape(1, 800)
     summary = tf.Summary.FromString(evaluate(tf.summary.audio("tone", clip, 8000)))
     audio = summary.value[0].audio
-    assert summary.value[0].tag == "tone/audio" and audio.length_frames == 800
+    assert summary.value[0].tag == "tone/audio/0" and audio.length_frames == 800  # (max_outputs 3: indexed, as TF)
     assert audio.encoded_audio_string[:4] == b"RIFF" and audio.content_type == "audio/wav"
 
 

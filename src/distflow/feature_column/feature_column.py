@@ -13,7 +13,10 @@ FarmHash fingerprint, so a string lands in the bucket TF puts it in) and
 ``linear_model`` gives logits as a weighted sum, a weight row per category or per dense
 value. Variables are named as TF 1.x names them (``input_layer/<column>_embedding/
 embedding_weights``, ``linear_model/<column>/weights``, ``linear_model/bias_weights``).
-Values come dense: a sparse tensor of features is not taken.
+``weighted_categorical_column`` gives each id a weight, ``shared_embedding_columns`` one
+table to several columns, and ``make_parse_example_spec`` the features ``parse_example``
+should read for the columns. Features may be dense or SparseTensors (read as dense with
+TF's ignored values, "" and -1, where an example has fewer values).
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ from ..framework.ops import GraphKeys
 from ..ops import array_ops, categorical_ops, hash_ops, init_ops, math_ops, reduction_ops, slicing_ops, unary_ops
 from ..ops import variable_scope as vs
 from ..ops.nn_impl import embedding_lookup
+from ..ops.special_math_ops import div_no_nan
+from ..ops.parsing_ops import FixedLenFeature, VarLenFeature
+from ..ops.sparse_ops import SparseTensor, SparseTensorValue, sparse_tensor_to_dense
 
 
 class _FeatureColumn:
@@ -55,6 +61,10 @@ class _CategoricalColumn(_FeatureColumn):
         """int64 ids, [batch, k] (k >= 1); -1 where an example has no value."""
         raise NotImplementedError
 
+    def id_weights(self, features: dict):
+        """float weights of ``ids``, [batch, k], or None: each id counts once."""
+        return None
+
     @property
     def num_buckets(self) -> int:
         raise NotImplementedError
@@ -69,10 +79,18 @@ class _KeyedColumn(_CategoricalColumn):
 
 
 def _feature(features: dict, key: str) -> ops.Tensor:
+    """The feature ``key``, dense: a SparseTensor (``parse_example``'s VarLenFeature) is filled
+    with the values TF's columns ignore, "" for strings and -1 for integers."""
     if key not in features:
         raise ValueError(f"The feature '{key}' a feature column needs is not among the features "
                          f"{sorted(features)}")
-    return ops.convert_to_tensor(features[key])
+    value = features[key]
+    if isinstance(value, (SparseTensor, SparseTensorValue)):
+        sparse = value if isinstance(value, SparseTensor) else SparseTensor.from_value(value)
+        dtype = sparse.values.dtype.base_dtype
+        fill = b"" if dtype == dtypes.string else (-1 if dtype.is_integer else 0.0)
+        return sparse_tensor_to_dense(sparse, default_value=fill)
+    return ops.convert_to_tensor(value)
 
 
 def _as_2d(t: ops.Tensor) -> ops.Tensor:
@@ -253,6 +271,9 @@ class IndicatorColumn(_DenseColumn, collections.namedtuple("IndicatorColumn", ["
     def dense(self, features, state):
         ids = self.categorical_column.ids(features)  # [batch, k]; -1 one-hot is all zeros
         one_hot = array_ops.one_hot(ids, self.dimension, dtype=dtypes.float32)
+        id_weights = self.categorical_column.id_weights(features)
+        if id_weights is not None:  # (a weighted column's one-hot holds the weights, as TF's)
+            one_hot = one_hot * array_ops.expand_dims(math_ops.cast(id_weights, dtypes.float32), -1)
         return reduction_ops.reduce_sum(one_hot, axis=1)
 
 
@@ -279,7 +300,7 @@ class EmbeddingColumn(_DenseColumn, collections.namedtuple(
                 "embedding_weights", [self.categorical_column.num_buckets, self.embedding_dimension],
                 initializer=self.initializer, trainable=self.trainable and state.get("trainable", True),
                 collections=state.get("collections"))
-        return _combined_rows(weights, ids, self.combiner)
+        return _combined_rows(weights, ids, self.combiner, self.categorical_column.id_weights(features))
 
 
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None, ckpt_to_load_from=None,
@@ -314,8 +335,19 @@ class CrossedColumn(_CategoricalColumn, collections.namedtuple(
         return self.hash_bucket_size
 
     def ids(self, features):
-        parts = [_as_2d(_feature(features, k)) if isinstance(k, str) else k.ids(features) for k in self.keys]
+        # (TF's order: the leaf keys, a crossed key's own keys in its place; then the categorical
+        # columns' ids, which SparseCross takes as sparse inputs, before the raw features, dense)
+        leaves = _leaf_keys(self)
+        parts = [k.ids(features) for k in leaves if not isinstance(k, str)]
+        parts += [_as_2d(_feature(features, k)) for k in leaves if isinstance(k, str)]
         return categorical_ops.cross_hashed(parts, self.hash_bucket_size, self.hash_key)
+
+
+def _leaf_keys(column) -> list:
+    out = []
+    for k in column.keys:
+        out.extend(_leaf_keys(k) if isinstance(k, CrossedColumn) else [k])
+    return out
 
 
 def crossed_column(keys, hash_bucket_size, hash_key=None):
@@ -334,16 +366,23 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
     return CrossedColumn(keys, int(hash_bucket_size), _HASH_KEY if hash_key is None else int(hash_key))
 
 
-def _combined_rows(weights, ids, combiner: str):
-    """The rows of ``weights`` that each example's ids ([batch, k], -1 for none) pick, summed,
-    averaged ("mean") or summed over the square root of their count ("sqrtn")."""
+def _combined_rows(weights, ids, combiner: str, id_weights=None):
+    """The rows of ``weights`` that each example's ids ([batch, k], -1 for none) pick, each
+    times its weight (1 without ``id_weights``), summed, divided by the sum of the weights
+    ("mean") or by the root of the sum of their squares ("sqrtn"), as TF's
+    embedding_lookup_sparse combines them."""
     present = math_ops.cast(ids >= 0, dtypes.float32)
+    if id_weights is not None:
+        present = present * math_ops.cast(id_weights, dtypes.float32)
     rows = embedding_lookup(weights, math_ops.maximum(ids, 0)) * array_ops.expand_dims(present, -1)
     total = reduction_ops.reduce_sum(rows, axis=1)
     if combiner == "sum":
         return total
-    count = reduction_ops.reduce_sum(present, axis=1, keepdims=True)
-    return total / math_ops.maximum(count if combiner == "mean" else unary_ops.sqrt(count), 1.0)
+    if combiner == "mean":
+        norm = reduction_ops.reduce_sum(present, axis=1, keepdims=True)
+    else:
+        norm = unary_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(present), axis=1, keepdims=True))
+    return div_no_nan(total, norm)
 
 
 def _sorted(columns, kind, what):
@@ -400,7 +439,8 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weig
                 if cols_to_vars is not None:
                     cols_to_vars[column] = [weights]
                 if categorical:
-                    parts.append(_combined_rows(weights, column.ids(features), sparse_combiner))
+                    parts.append(_combined_rows(weights, column.ids(features), sparse_combiner,
+                                                column.id_weights(features)))
                 else:
                     parts.append(math_ops.matmul(column.dense(features, {"trainable": trainable,
                                                                          "collections": collections_}), weights))
@@ -409,3 +449,127 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weig
         if cols_to_vars is not None:
             cols_to_vars["bias"] = [bias]
         return math_ops.add_n(parts) + bias if len(parts) > 1 else parts[0] + bias
+
+
+class WeightedColumn(_CategoricalColumn, collections.namedtuple(
+        "WeightedColumn", ["categorical_column", "weight_feature_key", "dtype"])):
+    """A categorical column whose ids each carry a weight, from the feature of that key."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_weighted_by_{self.weight_feature_key}"
+
+    @property
+    def num_buckets(self):
+        return self.categorical_column.num_buckets
+
+    def ids(self, features):
+        return self.categorical_column.ids(features)
+
+    def id_weights(self, features):
+        weights = _as_2d(math_ops.cast(_feature(features, self.weight_feature_key), dtypes.float32))
+        return array_ops.broadcast_to(weights, array_ops.shape(self.ids(features)))
+
+
+def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
+    """``categorical_column`` with a weight for each of its values: the feature
+    ``weight_feature_key``, shaped as the column's raw feature (TF-IDF, counts)."""
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_floating or dtype.is_integer):
+        raise ValueError(f"dtype {dtype} is not convertible to float.")
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError(f"categorical_column must be a CategoricalColumn, given {categorical_column}")
+    return WeightedColumn(categorical_column, weight_feature_key, dtype)
+
+
+class SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
+        "SharedEmbeddingColumn", ["categorical_column", "embedding_dimension", "combiner", "initializer",
+                                  "shared_embedding_collection_name", "trainable"])):
+    """One of several columns that look their ids up in one embedding table."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_shared_embedding"
+
+    @property
+    def dimension(self):
+        return self.embedding_dimension
+
+    def dense(self, features, state):
+        ids = self.categorical_column.ids(features)
+        shared = ops.get_collection(self.shared_embedding_collection_name)
+        if shared:
+            weights = shared[0]
+        else:  # (the first of the columns makes the table, under the caller's scope)
+            with vs.variable_scope(self.shared_embedding_collection_name):
+                weights = vs.get_variable(
+                    "embedding_weights", [self.categorical_column.num_buckets, self.embedding_dimension],
+                    initializer=self.initializer, trainable=self.trainable and state.get("trainable", True),
+                    collections=state.get("collections"))
+            ops.add_to_collection(self.shared_embedding_collection_name, weights)
+        return _combined_rows(weights, ids, self.combiner, self.categorical_column.id_weights(features))
+
+
+def shared_embedding_columns(categorical_columns, dimension, combiner="mean", initializer=None,
+                             shared_embedding_collection_name=None, ckpt_to_load_from=None, tensor_name_in_ckpt=None,
+                             max_norm=None, trainable=True):
+    """Embedding columns of ``categorical_columns`` (with the same number of buckets) that
+    share one table, ``<names joined by _>_shared_embedding/embedding_weights``."""
+    columns = list(categorical_columns)
+    if not columns:
+        raise ValueError("categorical_columns must not be empty.")
+    for c in columns:
+        if not isinstance(c, _CategoricalColumn):
+            raise ValueError(f"All categorical_columns must be CategoricalColumn, given {c}")
+    if len({c.num_buckets for c in columns}) > 1:
+        raise ValueError(f"To use shared_embedding_column, all categorical_columns must have the same number of "
+                         f"buckets, given {[c.num_buckets for c in columns]}")
+    embedding_column(columns[0], dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt, max_norm,
+                     trainable)  # (the same checks as one embedding column's)
+    if initializer is None:
+        initializer = init_ops.truncated_normal_initializer(mean=0.0, stddev=1.0 / np.sqrt(dimension))
+    name = shared_embedding_collection_name or "_".join(sorted(c.name for c in columns)) + "_shared_embedding"
+    return [SharedEmbeddingColumn(c, int(dimension), combiner, initializer, name, trainable) for c in columns]
+
+
+def make_parse_example_spec(feature_columns) -> dict:
+    """The ``parse_example`` features the columns read: FixedLenFeature for numeric
+    columns, VarLenFeature for categorical ones (their weights too), as TF's."""
+    spec: dict = {}
+
+    def add(key, feature):
+        if key in spec and spec[key] != feature:
+            raise ValueError(f"Duplicate feature column key found for column: {key}. This may be due to the same "
+                             f"key with different parsing configurations.")
+        spec[key] = feature
+
+    def visit(column):
+        if isinstance(column, str):
+            add(column, VarLenFeature(dtypes.string))
+        elif isinstance(column, NumericColumn):
+            add(column.key, FixedLenFeature(column.shape, column.dtype, column.default_value))
+        elif isinstance(column, BucketizedColumn):
+            visit(column.source_column)
+        elif isinstance(column, VocabularyColumn):
+            add(column.key, VarLenFeature(column.dtype))
+        elif isinstance(column, IdentityColumn):
+            add(column.key, VarLenFeature(dtypes.int64))
+        elif isinstance(column, HashedColumn):
+            add(column.key, VarLenFeature(column.dtype))
+        elif isinstance(column, WeightedColumn):
+            visit(column.categorical_column)
+            add(column.weight_feature_key, VarLenFeature(column.dtype))
+        elif isinstance(column, CrossedColumn):
+            for key in column.keys:
+                visit(key)
+        elif isinstance(column, (IndicatorColumn, EmbeddingColumn, SharedEmbeddingColumn)):
+            visit(column.categorical_column)
+        else:
+            raise ValueError(f"All feature_columns must be FeatureColumn instances. Given: {column}")
+
+    for column in feature_columns:
+        if isinstance(column, str):
+            raise ValueError(f"All feature_columns must be FeatureColumn instances. Given: {column}")
+        visit(column)
+    return spec
+

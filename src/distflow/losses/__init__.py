@@ -44,16 +44,17 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
             loss = weighted
         else:
             total = reduction_ops.reduce_sum(weighted)
+            # (a mean named "value", 0 where nothing counts: TF's _safe_mean)
             if reduction == Reduction.SUM:
                 loss = total
             elif reduction == Reduction.MEAN:
-                loss = math_ops.divide(total, reduction_ops.reduce_sum(array_ops.ones_like(losses) * weights))
+                loss = div_no_nan(total, reduction_ops.reduce_sum(array_ops.ones_like(losses) * weights), name="value")
             elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                loss = math_ops.divide(total, math_ops.cast(array_ops.size(losses), dtype))
+                loss = div_no_nan(total, math_ops.cast(array_ops.size(losses), dtype), name="value")
             elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
                 nonzero = reduction_ops.reduce_sum(math_ops.cast(
                     math_ops.not_equal(array_ops.ones_like(losses) * weights, 0), dtype))
-                loss = math_ops.divide(total, math_ops.maximum(nonzero, 1))
+                loss = div_no_nan(total, nonzero, name="value")
             else:
                 raise ValueError(f"Invalid reduction {reduction!r}")
         if loss_collection:
@@ -63,32 +64,32 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
 
 def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0, scope=None,
                           loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    with ops.name_scope(scope, "softmax_cross_entropy_loss", [logits, onehot_labels]):
+    with ops.name_scope(scope, "softmax_cross_entropy_loss", [logits, onehot_labels]) as scope_name:
         logits = ops.convert_to_tensor(logits)
         labels = math_ops.cast(onehot_labels, logits.dtype.base_dtype)
         if label_smoothing:
             n = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
             labels = labels * (1 - label_smoothing) + label_smoothing / n
         losses = nn_ops.softmax_cross_entropy_with_logits_v2(labels=array_ops.stop_gradient(labels), logits=logits)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    with ops.name_scope(scope, "sparse_softmax_cross_entropy_loss", [logits, labels]):
+    with ops.name_scope(scope, "sparse_softmax_cross_entropy_loss", [logits, labels]) as scope_name:
         losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    with ops.name_scope(scope, "mean_squared_error", [predictions, labels]):
+    with ops.name_scope(scope, "mean_squared_error", [predictions, labels]) as scope_name:
         predictions = ops.convert_to_tensor(predictions)
         labels = math_ops.cast(labels, predictions.dtype.base_dtype)
         if not predictions.shape.is_compatible_with(labels.shape):
             raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")
         losses = math_ops.squared_difference(predictions, labels)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def _pair(predictions, labels):
@@ -102,48 +103,49 @@ def _pair(predictions, labels):
 def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0, scope=None,
                           loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Element-wise logistic loss of ``logits`` against 0/1 ``multi_class_labels``, weighted and reduced."""
-    with ops.name_scope(scope, "sigmoid_cross_entropy_loss", [logits, multi_class_labels]):
+    with ops.name_scope(scope, "sigmoid_cross_entropy_loss", [logits, multi_class_labels]) as scope_name:
         logits, labels = _pair(logits, multi_class_labels)
         if label_smoothing:
             labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
         losses = nn_impl.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def absolute_difference(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    with ops.name_scope(scope, "absolute_difference", [predictions, labels]):
+    with ops.name_scope(scope, "absolute_difference", [predictions, labels]) as scope_name:
         predictions, labels = _pair(predictions, labels)
-        return compute_weighted_loss(math_ops.abs(predictions - labels), weights, None, loss_collection, reduction)
+        return compute_weighted_loss(math_ops.abs(predictions - labels), weights, scope_name, loss_collection,
+                                     reduction)
 
 
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None, loss_collection=GraphKeys.LOSSES,
              reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """-labels * log(p + eps) - (1 - labels) * log(1 - p + eps)."""
-    with ops.name_scope(scope, "log_loss", [predictions, labels]):
+    with ops.name_scope(scope, "log_loss", [predictions, labels]) as scope_name:
         predictions, labels = _pair(predictions, labels)
         losses = -labels * math_ops.log(predictions + epsilon) - (1 - labels) * math_ops.log(1 - predictions + epsilon)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """max(0, 1 - (2 * labels - 1) * logits) for 0/1 labels."""
-    with ops.name_scope(scope, "hinge_loss", [logits, labels]):
+    with ops.name_scope(scope, "hinge_loss", [logits, labels]) as scope_name:
         logits, labels = _pair(logits, labels)
         losses = nn_ops.relu(1 - (2 * labels - 1) * logits)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """0.5 * e^2 where |e| <= delta, else delta * (|e| - 0.5 * delta)."""
-    with ops.name_scope(scope, "huber_loss", [predictions, labels]):
+    with ops.name_scope(scope, "huber_loss", [predictions, labels]) as scope_name:
         predictions, labels = _pair(predictions, labels)
         error = math_ops.abs(predictions - labels)
         quadratic = math_ops.minimum(error, delta)
         losses = 0.5 * quadratic * quadratic + delta * (error - quadratic)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
@@ -152,10 +154,10 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None, los
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("You must specify 'axis'.")
-    with ops.name_scope(scope, "cosine_distance_loss", [predictions, labels]):
+    with ops.name_scope(scope, "cosine_distance_loss", [predictions, labels]) as scope_name:
         predictions, labels = _pair(predictions, labels)
         losses = 1 - reduction_ops.reduce_sum(predictions * labels, axis, keepdims=True)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES):
@@ -163,7 +165,7 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None, lo
     nonzero weight of ((p_i - p_j) - (l_i - l_j))^2, which is 2 * sum(d^2) / (n - 1) -
     2 * (sum d)^2 / (n (n - 1)) for d = p - l; times the weights, summed over the batch
     (not averaged; 0 where no element has weight)."""
-    with ops.name_scope(scope, "mean_pairwise_squared_error", [predictions, labels, weights]):
+    with ops.name_scope(scope, "mean_pairwise_squared_error", [predictions, labels, weights]) as scope_name:
         predictions, labels = _pair(predictions, labels)
         dtype = predictions.dtype.base_dtype
         weights = math_ops.cast(ops.convert_to_tensor(weights), dtype)

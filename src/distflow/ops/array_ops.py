@@ -578,9 +578,9 @@ def _mirror_pad_kernel(xp, x, paddings, *, mode):
     offset = 1 if mode == "REFLECT" else 0
     for axis, (before_, after_) in enumerate(paddings.tolist()):
         if max(before_, after_) > x.shape[axis] - offset:
-            raise errors.InvalidArgumentError(None, None, f"MirrorPad: paddings {[before_, after_]} of dimension {axis} "
-                                              f"must be at most {x.shape[axis] - offset} in {mode} mode (the "
-                                              f"dimension is {x.shape[axis]})")
+            raise errors.InvalidArgumentError(None, None, f"MirrorPad: paddings {[before_, after_]} of dimension "
+                                              f"{axis} must be at most {x.shape[axis] - offset} in {mode} mode "
+                                              f"(the dimension is {x.shape[axis]})")
     return xp.pad(x, paddings.tolist(), mode="reflect" if mode == "REFLECT" else "symmetric")
 
 

@@ -464,6 +464,7 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
             values = array_ops.identity(values)
         if classes is None or blank != classes - 1:
             # (ctc_loss's blank is the last class: the classes after the blank move down one)
-            logits = slicing_ops.concat([logits[..., :blank], logits[..., blank + 1:], logits[..., blank:blank + 1]], -1)
+            logits = slicing_ops.concat([logits[..., :blank], logits[..., blank + 1:], logits[..., blank:blank + 1]],
+                                        -1)
             values = values - cast(math_ops.greater(values, blank), dtypes.int32)
         return ctc_loss(SparseTensor(indices, values, dense_shape), logits, logit_length, time_major=logits_time_major)

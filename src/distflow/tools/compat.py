@@ -268,8 +268,9 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "
                       "`_file`, `categorical_column_with_identity`, `categorical_column_with_hash_bucket` (TF's "
                       "FarmHash buckets), `crossed_column` (TF's SparseCross buckets), `indicator_column`, "
-                      "`embedding_column`, `input_layer`, `linear_model`; features come dense, not as SparseTensors; "
-                      "not the shared and weighted columns or `make_parse_example_spec`")
+                      "`embedding_column`, `shared_embedding_columns`, `weighted_categorical_column`, "
+                      "`input_layer`, `linear_model`, `make_parse_example_spec`; features dense or SparseTensors "
+                      "(`parse_example`'s); not the sequence columns")
         elif name == "keras":
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
                       "`Sequential`, functional and subclassed `Model`, `compile`/`fit`/`evaluate`/`predict`, the "
