@@ -165,3 +165,30 @@ def test_crop_and_resize_against_bilinear_interpolation():
                 top = src[y0, x0] + (src[y0, x1_] - src[y0, x0]) * (x - x0)
                 bottom = src[y1_, x0] + (src[y1_, x1_] - src[y1_, x0]) * (x - x0)
                 np.testing.assert_allclose(got[n, i, j], top + (bottom - top) * (y - y0), rtol=1e-5, atol=1e-6)
+
+
+def test_padded_and_soft_non_max_suppression_and_drawn_boxes():
+    boxes = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
+                      [0, 100, 1, 101]], np.float32)
+    scores = np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], np.float32)
+    hard = tf.image.non_max_suppression(boxes, scores, 5, 0.5)
+    padded, valid = tf.image.non_max_suppression_padded(boxes, scores, 5, 0.5, pad_to_max_output_size=True)
+    soft = tf.image.non_max_suppression_with_scores(boxes, scores, 6, 1.0, soft_nms_sigma=0.5)
+    soft_thresholded = tf.image.non_max_suppression_with_scores(boxes, scores, 6, 0.6, score_threshold=0.2,
+                                                                soft_nms_sigma=0.3)
+    drawn = tf.image.draw_bounding_boxes(np.zeros((1, 4, 5, 3), np.float32),
+                                         [[[0.0, 0.0, 1.0, 1.0], [0.3, 0.3, 0.7, 0.9]]])
+    gray = tf.image.draw_bounding_boxes(np.zeros((1, 4, 5, 1), np.float32), [[[0.3, 0.3, 0.7, 0.9]]])
+    with tf.Session() as sess:
+        got = sess.run([hard, padded, valid, soft, soft_thresholded, drawn, gray])
+    assert got[1].tolist() == got[0].tolist() + [0] * (5 - len(got[0])) and got[2] == len(got[0])
+    # (TensorFlow 2.21's selections and decayed scores for the same boxes)
+    assert got[3][0].tolist() == [3, 0, 1, 5, 4, 2]
+    np.testing.assert_allclose(got[3][1], [0.95, 0.9, 0.384004, 0.3, 0.256003, 0.196972], rtol=1e-5)
+    assert got[4][0].tolist() == [3, 0, 5, 1]
+    np.testing.assert_allclose(got[4][1], [0.95, 0.9, 0.3, 0.245764], rtol=1e-5)
+    # (TF's first two colors, yellow and blue; the second box, rows int(0.3 * 3) = 0 to 2 and
+    # columns 1 to 3, drawn over the first)
+    y, b, o = [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]
+    assert got[5][0].tolist() == [[y, b, b, b, y], [y, b, o, b, y], [y, b, b, b, y], [y, y, y, y, y]]
+    assert got[6][0, 1, :, 0].tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]  # (a gray image's boxes white)

@@ -119,6 +119,159 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
                        None, name or "NonMaxSuppressionV3")
 
 
+def _checked_boxes(boxes, scores, iou_threshold, what):
+    boxes, scores = np.asarray(boxes, np.float64), np.asarray(scores, np.float64)
+    if boxes.ndim != 2 or boxes.shape[1] != 4 or scores.shape != (boxes.shape[0],):
+        raise errors.InvalidArgumentError(None, None, f"{what}: boxes must be [num_boxes, 4] and scores "
+                                          f"[num_boxes], got {list(boxes.shape)} and {list(scores.shape)}")
+    if not 0.0 <= float(iou_threshold) <= 1.0:
+        raise errors.InvalidArgumentError(None, None, f"{what}: iou_threshold must be in [0, 1]")
+    return boxes, scores
+
+
+def _soft_nms(boxes, scores, max_output, iou_threshold, score_threshold, sigma):
+    """TensorFlow's NonMaxSuppressionV5: candidates by score (ties by index). Without
+    ``sigma``, a candidate overlapping a selected box by more than ``iou_threshold`` is
+    dropped; with it (Soft-NMS), its score decays by exp(-0.5 iou^2 / sigma) for each box
+    selected since it was last looked at, and it is queued again until nothing decays it
+    (then selected) or its score falls to ``score_threshold``. In float32, as TF's."""
+    import heapq  # noqa: PLC0415
+
+    soft = sigma > 0
+    scale = np.float32(-0.5 / sigma) if soft else np.float32(0.0)
+    queue = [(-np.float32(score), i, 0) for i, score in enumerate(scores) if score > score_threshold]
+    heapq.heapify(queue)
+    selected, selected_scores = [], []
+    while len(selected) < max_output and queue:
+        negative, index, begin = heapq.heappop(queue)
+        score = original = -negative
+        suppressed = False
+        for j in range(len(selected) - 1, begin - 1, -1):
+            iou = np.float32(_iou(boxes, index, selected[j]))
+            if not soft and iou > iou_threshold:  # (hard suppression: dropped for good)
+                suppressed = True
+                break
+            score = np.float32(score * np.exp(scale * iou * iou))
+            if score <= score_threshold:
+                break
+        if suppressed:
+            continue
+        if score == original:
+            selected.append(index)
+            selected_scores.append(float(score))
+        elif score > score_threshold:
+            heapq.heappush(queue, (-score, index, len(selected)))
+    return selected, selected_scores
+
+
+@register_op("NonMaxSuppressionV5", list_output=True, shape=lambda op: [TensorShape([None]), TensorShape([None]),
+                                                                        TensorShape([])],
+             dtype=lambda op: [dtypes.int32, dtypes.float32, dtypes.int32])
+def _nms_v5_kernel(xp, boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, *,
+                   pad_to_max_output_size=False):
+    boxes, scores = _checked_boxes(boxes, scores, iou_threshold, "NonMaxSuppressionV5")
+    if float(soft_nms_sigma) < 0:
+        raise errors.InvalidArgumentError(None, None, "NonMaxSuppressionV5: soft_nms_sigma must be >= 0")
+    limit = int(max_output_size)
+    selected, kept = _soft_nms(boxes, scores, limit, float(iou_threshold), float(score_threshold),
+                               float(soft_nms_sigma))
+    valid = len(selected)
+    if pad_to_max_output_size:
+        selected, kept = selected + [0] * (limit - valid), kept + [0.0] * (limit - valid)
+    return np.asarray(selected, np.int32), np.asarray(kept, np.float32), np.int32(valid)
+
+
+not_differentiable("NonMaxSuppressionV5")
+
+
+def _nms_v5(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, pad, name):
+    inputs = [ops.convert_to_tensor(boxes, dtypes.float32), ops.convert_to_tensor(scores, dtypes.float32),
+              ops.convert_to_tensor(max_output_size, dtypes.int32), ops.convert_to_tensor(iou_threshold, dtypes.float32),
+              ops.convert_to_tensor(score_threshold, dtypes.float32),
+              ops.convert_to_tensor(soft_nms_sigma, dtypes.float32)]
+    return make_op("NonMaxSuppressionV5", inputs, {"pad_to_max_output_size": bool(pad)},
+                   name or "NonMaxSuppressionV5").outputs
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                               pad_to_max_output_size=False, name=None):
+    """(selected indices, how many are valid): ``non_max_suppression``, with the indices
+    padded with 0 to ``max_output_size`` when ``pad_to_max_output_size``."""
+    indices, _, valid = _nms_v5(boxes, scores, max_output_size, iou_threshold, score_threshold, 0.0,
+                                pad_to_max_output_size, name)
+    return indices, valid
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                                    soft_nms_sigma=0.0, name=None):
+    """(selected indices, their scores): with ``soft_nms_sigma`` > 0, Soft-NMS (Bodla et al.):
+    overlapping boxes' scores decay by a Gaussian of their overlap instead of dropping."""
+    indices, kept, _ = _nms_v5(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, False,
+                               name)
+    return indices, kept
+
+
+# (TensorFlow's default colors for draw_bounding_boxes, RGBA)
+_BOX_COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5, 0, 0.5, 1], [0.5, 0.5, 0, 1],
+                        [0.5, 0, 0, 1], [0, 0, 0.5, 1], [0, 1, 1, 1], [1, 0, 1, 1]], np.float32)
+
+
+@register_op("DrawBoundingBoxesV2", shape=lambda op: op.inputs[0].shape)
+def _draw_boxes_kernel(xp, images, boxes, colors):
+    images = np.array(images, copy=True)
+    boxes = np.asarray(boxes, np.float32)
+    colors = np.asarray(colors, np.float32)
+    if colors.size == 0:
+        colors = _BOX_COLORS
+    batch, height, width, depth = images.shape
+    if depth == 1:  # (TensorFlow draws every box of a gray image white)
+        colors = colors.copy()
+        colors[:, 0] = 1.0
+    if boxes.ndim != 3 or boxes.shape[0] != batch or boxes.shape[2] != 4:
+        raise errors.InvalidArgumentError(None, None, f"DrawBoundingBoxes: boxes must be [batch, num_boxes, 4], got "
+                                          f"{list(boxes.shape)} for {batch} images")
+    if colors.ndim != 2 or colors.shape[1] < depth:
+        raise errors.InvalidArgumentError(None, None, f"DrawBoundingBoxes: colors must be [num_colors, >= {depth}], "
+                                          f"got {list(colors.shape)}")
+    for b in range(batch):
+        for k, (y1, x1, y2, x2) in enumerate(boxes[b]):
+            color = colors[k % len(colors), :depth].astype(images.dtype)
+            # (TensorFlow's: the box scaled to the pixel grid and truncated, drawn where it falls inside)
+            top, bottom = int(y1 * (height - 1)), int(y2 * (height - 1))
+            left, right = int(x1 * (width - 1)), int(x2 * (width - 1))
+            if top > bottom or left > right:
+                continue
+            if top >= height or left >= width or bottom < 0 or right < 0:
+                continue
+            top_c, bottom_c = max(top, 0), min(bottom, height - 1)
+            left_c, right_c = max(left, 0), min(right, width - 1)
+            if 0 <= top < height:
+                images[b, top, left_c:right_c + 1] = color
+            if 0 <= bottom < height:
+                images[b, bottom, left_c:right_c + 1] = color
+            if 0 <= left < width:
+                images[b, top_c:bottom_c + 1, left] = color
+            if 0 <= right < width:
+                images[b, top_c:bottom_c + 1, right] = color
+    return images
+
+
+not_differentiable("DrawBoundingBoxesV2")
+
+
+def draw_bounding_boxes(images, boxes, name=None, colors=None):
+    """The float ``images`` [batch, height, width, depth] with each box of ``boxes`` [batch,
+    num_boxes, 4] (y1, x1, y2, x2 in [0, 1]) outlined, one pixel wide, in ``colors`` (TF's
+    ten by default) taken in turn."""
+    images = ops.convert_to_tensor(images)
+    if not images.dtype.is_floating:
+        raise TypeError(f"draw_bounding_boxes needs float images, got {images.dtype.name}")
+    colors = np.zeros((0, 4), np.float32) if colors is None else colors
+    return make_tensor("DrawBoundingBoxesV2", [images, ops.convert_to_tensor(boxes, dtypes.float32),
+                                               ops.convert_to_tensor(colors, dtypes.float32)], None,
+                       name or "DrawBoundingBoxesV2")
+
+
 # -- crop and resize ----------------------------------------------------------------------
 
 @register_op("CropAndResize", shape=lambda op: TensorShape([op.inputs[1].shape[0].value if op.inputs[1].shape.ndims
