@@ -370,3 +370,22 @@ def test_constants_empty_extrema_nan_ordering_and_dtypes_as_tensorflow():
         tf.ones_like(tf.constant(["a"]))
     with pytest.raises(ValueError, match="Too many elements"):
         tf.constant([1, 2, 3], shape=[2])
+
+
+@pytest.mark.parametrize("centered", [False, True])
+def test_keras_rmsprop_without_momentum_adds_epsilon_outside_the_root(centered):
+    target = np.array([0.3, -1.2, 2.0])
+    w = tf.Variable(np.zeros(3))
+    opt = tf.keras.optimizers.RMSprop(0.05, epsilon=1e-3, centered=centered)
+    train = opt.minimize(tf.reduce_sum(tf.square(w - target)), [w])
+    value, ms, mg = np.zeros(3), np.zeros(3), np.zeros(3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(4):
+            sess.run(train)
+            g = 2 * (value - target)
+            ms = 0.9 * ms + 0.1 * g * g
+            mg = 0.9 * mg + 0.1 * g
+            denominator = ms - mg * mg if centered else ms
+            value = value - 0.05 * g / (np.sqrt(denominator) + 1e-3)  # (Keras's: epsilon outside the root)
+        np.testing.assert_allclose(sess.run(w), value, rtol=1e-6)  # (the rate is a float32 variable)

@@ -179,7 +179,9 @@ class RMSprop(Optimizer):
 
 class _ZeroStartRMSProp(train.RMSPropOptimizer):
     """tf.train's RMSProp with its mean square starting at zero, as Keras's does (tf.train's
-    starts at one, which makes the first hundred steps far shorter)."""
+    starts at one, which makes the first hundred steps far shorter). Without momentum,
+    Keras's update adds epsilon outside the root, var -= lr g / (sqrt(ms) + eps), where
+    tf.train's kernel (which Keras uses with momentum) adds it inside."""
 
     def _create_slots(self, var_list):
         for v in var_list:
@@ -187,6 +189,51 @@ class _ZeroStartRMSProp(train.RMSPropOptimizer):
             if self._centered:
                 self._zeros_slot(v, "mg", self._name + "_0")
             self._zeros_slot(v, "momentum", self._name + "_1")
+
+    def _keras_step(self, var, grad, rows=None):
+        from .. import cast, control_dependencies, convert_to_tensor, gather, scatter_add, scatter_sub, sqrt, \
+            square  # noqa: PLC0415
+        from ..ops import state_ops  # noqa: PLC0415
+        dtype = var.dtype.base_dtype
+        lr, rho, eps = (cast(convert_to_tensor(h), dtype) for h in (self._lr, self._decay, self._epsilon))
+        rms = self.get_slot(var, "rms")
+        # (the mean square decays everywhere; the gradient's rows add their squares, as Keras's)
+        decayed = state_ops.assign(rms, rms * rho, use_locking=self._use_locking)
+        with control_dependencies([decayed]):
+            if rows is None:
+                rms_t = state_ops.assign_add(rms, square(grad) * (1.0 - rho), use_locking=self._use_locking)
+            else:
+                rms_t = gather(scatter_add(rms, rows, square(grad) * (1.0 - rho), use_locking=self._use_locking),
+                               rows)
+        denominator = rms_t
+        updates = []
+        if self._centered:
+            mg = self.get_slot(var, "mg")
+            mg_decayed = state_ops.assign(mg, mg * rho, use_locking=self._use_locking)
+            with control_dependencies([mg_decayed]):
+                if rows is None:
+                    mg_t = state_ops.assign_add(mg, grad * (1.0 - rho), use_locking=self._use_locking)
+                else:
+                    mg_t = gather(scatter_add(mg, rows, grad * (1.0 - rho), use_locking=self._use_locking), rows)
+            denominator = rms_t - square(mg_t)
+        step = lr * grad / (sqrt(denominator) + eps)
+        if rows is None:
+            updates.append(state_ops.assign_sub(var, step, use_locking=self._use_locking))
+        else:
+            updates.append(scatter_sub(var, rows, step, use_locking=self._use_locking))
+        return updates[0].op
+
+    def _apply_dense(self, grad, var):
+        if self._momentum:
+            return super()._apply_dense(grad, var)
+        return self._keras_step(var, grad)
+
+    def _apply_sparse(self, grad, var):
+        if self._momentum:
+            return super()._apply_sparse(grad, var)
+        from ..ops.indexed_slices import deduplicated  # noqa: PLC0415
+        rows, values = deduplicated(grad)
+        return self._keras_step(var, values, rows)
 
 
 class Adagrad(Optimizer):
