@@ -389,3 +389,29 @@ def test_keras_rmsprop_without_momentum_adds_epsilon_outside_the_root(centered):
             denominator = ms - mg * mg if centered else ms
             value = value - 0.05 * g / (np.sqrt(denominator) + 1e-3)  # (Keras's: epsilon outside the root)
         np.testing.assert_allclose(sess.run(w), value, rtol=1e-6)  # (the rate is a float32 variable)
+
+
+def test_keras_adamax_and_nadam_against_their_formulas():
+    target = np.array([0.3, -1.2, 2.0])
+    for name in ("Adamax", "Nadam"):
+        tf.reset_default_graph()
+        w = tf.Variable(np.zeros(3))
+        opt = getattr(tf.keras.optimizers, name)(0.1)
+        train = opt.minimize(tf.reduce_sum(tf.square(w - target)), [w])
+        value, m, v, cache = np.zeros(3), np.zeros(3), np.zeros(3), 1.0
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for t in range(1, 5):
+                sess.run(train)
+                g = 2 * (value - target)
+                m = 0.9 * m + 0.1 * g
+                if name == "Adamax":
+                    v = np.maximum(0.999 * v, np.abs(g))
+                    value = value - 0.1 / (1 - 0.9 ** t) * m / (v + 1e-7)
+                else:  # (TF's Keras schedule: momentum 0.9 (1 - 0.5 * 0.96^(0.004 t)), a running product)
+                    m_t, m_next = (0.9 * (1 - 0.5 * 0.96 ** (0.004 * s)) for s in (t, t + 1))
+                    cache *= m_t
+                    v = 0.999 * v + 0.001 * g * g
+                    m_bar = (1 - m_t) * g / (1 - cache) + m_next * m / (1 - cache * m_next)
+                    value = value - 0.1 * m_bar / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-7)
+            np.testing.assert_allclose(sess.run(w), value, rtol=1e-5)  # (float32 rate and schedule)

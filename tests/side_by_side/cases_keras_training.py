@@ -22,3 +22,5 @@ CASES += [fit(SEQ, "K.optimizers.RMSprop(0.01, centered=True), 'binary_crossentr
           fit_ids(EMB, "K.optimizers.RMSprop(0.05), 'binary_crossentropy'"), fit_ids(EMB, "K.optimizers.RMSprop(0.05, centered=True), 'binary_crossentropy'"),
           fit_ids(EMB, "K.optimizers.Adam(0.05), 'binary_crossentropy'"), fit_ids(EMB, "K.optimizers.Adagrad(0.05), 'binary_crossentropy'"),
           fit_ids(EMB, "K.optimizers.SGD(0.05, momentum=0.9), 'binary_crossentropy'")]
+CASES += [fit_ids(EMB, "K.optimizers.Adamax(0.05), 'binary_crossentropy'"), fit_ids(EMB, "K.optimizers.Nadam(0.05), 'binary_crossentropy'"),
+          fit(SEQ, "'nadam', 'binary_crossentropy'"), fit(SEQ, "'adamax', 'mse'")]

@@ -258,6 +258,157 @@ class Adadelta(Optimizer):
         return ["accum", "accum_update"]  # (Keras's accum_grad and accum_var)
 
 
+def _as(value, var):
+    """A hyper-parameter (a number, tensor or variable) as a tensor of ``var``'s dtype."""
+    from .. import cast, convert_to_tensor  # noqa: PLC0415
+    return cast(convert_to_tensor(value), var.dtype.base_dtype)
+
+
+class _StepOptimizer(train.Optimizer):
+    """A tf.train optimizer written with graph ops, for Keras's updates that no tf.train
+    kernel makes; ``step`` is the Keras optimizer's ``iterations`` + 1, the step being taken."""
+
+    def __init__(self, rate, iterations, hyper, name):
+        super().__init__(False, name)
+        self._lr, self._iterations, self._h = rate, iterations, hyper
+
+    def _step(self):
+        from .. import cast  # noqa: PLC0415
+        return cast(self._iterations, "float32") + 1.0
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "m", self._name)
+            self._zeros_slot(v, "v", self._name + "_1")
+
+    def _apply_dense(self, grad, var):
+        return self._update(var, grad)
+
+    def _apply_sparse(self, grad, var):
+        from ..ops.indexed_slices import deduplicated  # noqa: PLC0415
+        rows, values = deduplicated(grad)
+        return self._update(var, values, rows)
+
+    def _slots_rows(self, var, rows):
+        from .. import gather  # noqa: PLC0415
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        if rows is None:
+            return m, v, m.value(), v.value()
+        return m, v, gather(m, rows), gather(v, rows)
+
+    @staticmethod
+    def _write(slot, rows, value):
+        from .. import scatter_update  # noqa: PLC0415
+        from ..ops import state_ops  # noqa: PLC0415
+        return state_ops.assign(slot, value) if rows is None else scatter_update(slot, rows, value)
+
+    @staticmethod
+    def _move(var, rows, delta):
+        """var += delta (on ``rows``)."""
+        from .. import scatter_add  # noqa: PLC0415
+        from ..ops import state_ops  # noqa: PLC0415
+        return (state_ops.assign_add(var, delta) if rows is None else scatter_add(var, rows, delta)).op
+
+
+class _AdamaxUpdates(_StepOptimizer):
+    """Adam with the infinity norm (Kingma and Ba, section 7): m = b1 m + (1 - b1) g,
+    v = max(b2 v, |g|), var -= lr / (1 - b1^t) m / (v + eps)."""
+
+    def _update(self, var, grad, rows=None):
+        from .. import abs as abs_, control_dependencies, maximum, pow as pow_  # noqa: PLC0415
+        b1, b2, eps, lr = (_as(x, var) for x in (self._h["beta_1"], self._h["beta_2"], self._h["epsilon"], self._lr))
+        m, v, m_old, v_old = self._slots_rows(var, rows)
+        m_new = m_old * b1 + grad * (1.0 - b1)
+        v_new = maximum(v_old * b2, abs_(grad))
+        writes = [self._write(m, rows, m_new), self._write(v, rows, v_new)]
+        with control_dependencies(writes):
+            power = pow_(b1, _as(self._step(), var))
+            return self._move(var, rows, -lr / (1.0 - power) * (m_new / (v_new + eps)))
+
+
+class _NadamUpdates(_StepOptimizer):
+    """Adam with Nesterov momentum (Dozat 2016), TF's Keras schedule: the momentum at step t,
+    b1 (1 - 0.5 * 0.96^(0.004 t)), multiplied into a running product kept between steps."""
+
+    def __init__(self, rate, iterations, hyper, name, cache):
+        super().__init__(rate, iterations, hyper, name)
+        self._cache = cache
+
+    def _prepare(self):
+        from .. import pow as pow_  # noqa: PLC0415
+        from ..ops import state_ops  # noqa: PLC0415
+        b1 = self._h["beta_1"]
+        t = self._step()
+        self._m_t = b1 * (1.0 - 0.5 * pow_(0.96, 0.004 * t))
+        self._m_t_next = b1 * (1.0 - 0.5 * pow_(0.96, 0.004 * (t + 1.0)))
+        # (the product of the momenta so far: written once a step, before any variable's update)
+        self._schedule = state_ops.assign(self._cache, self._cache * self._m_t)
+
+    def _update(self, var, grad, rows=None):
+        from .. import control_dependencies, pow as pow_, sqrt  # noqa: PLC0415
+        b2, eps, lr = (_as(x, var) for x in (self._h["beta_2"], self._h["epsilon"], self._lr))
+        b1 = _as(self._h["beta_1"], var)
+        schedule, m_t, m_t_next = (_as(x, var) for x in (self._schedule, self._m_t, self._m_t_next))
+        g_prime = grad / (1.0 - schedule)
+        if rows is None:
+            m, v, m_old, v_old = self._slots_rows(var, rows)
+            m_new = b1 * m_old + (1.0 - b1) * grad
+            v_new = b2 * v_old + (1.0 - b2) * grad * grad
+            writes = [self._write(m, rows, m_new), self._write(v, rows, v_new)]
+        else:  # (TF's Keras decays every row's moments, then adds the gradient's rows)
+            m_new, m_write = self._decay_then_add(self.get_slot(var, "m"), rows, b1, (1.0 - b1) * grad)
+            v_new, v_write = self._decay_then_add(self.get_slot(var, "v"), rows, b2, (1.0 - b2) * grad * grad)
+            writes = [m_write, v_write]
+        m_prime = m_new / (1.0 - schedule * m_t_next)
+        v_prime = v_new / (1.0 - pow_(b2, _as(self._step(), var)))
+        m_bar = (1.0 - m_t) * g_prime + m_t_next * m_prime
+        with control_dependencies(writes):
+            return self._move(var, rows, -lr * m_bar / (sqrt(v_prime) + eps))
+
+    @staticmethod
+    def _decay_then_add(slot, rows, decay, added):
+        """slot *= decay everywhere, then slot[rows] += added: (the new rows, the write)."""
+        from .. import control_dependencies, gather, scatter_add  # noqa: PLC0415
+        from ..ops import state_ops  # noqa: PLC0415
+        decayed = state_ops.assign(slot, slot * decay)
+        with control_dependencies([decayed]):
+            written = scatter_add(slot, rows, added)
+        return gather(written, rows), written
+
+
+class Adamax(Optimizer):
+    _defaults = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
+    _defaults_lr = 0.001
+
+    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=None, **kwargs):
+        super().__init__(learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon or K.epsilon(), **kwargs)
+
+    def _make(self, rate):
+        return _AdamaxUpdates(rate, self.iterations, self._hyper, "Adamax")
+
+    def _state_slots(self):
+        return ["m", "v"]
+
+
+class Nadam(Optimizer):
+    _defaults = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
+    _defaults_lr = 0.001
+
+    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=None, **kwargs):
+        super().__init__(learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon or K.epsilon(), **kwargs)
+        self._cache = None
+
+    def _make(self, rate):
+        from .. import Variable  # noqa: PLC0415
+        if self._cache is None or self._cache.graph is not ops.get_default_graph():
+            with ops.name_scope(None), variable_scope(self._name):
+                self._cache = Variable(1.0, name="momentum_cache", trainable=False, dtype="float32")
+        return _NadamUpdates(rate, self.iterations, self._hyper, "Nadam", self._cache)
+
+    def _state_slots(self):
+        return ["m", "v"]
+
+
 class TFOptimizer(Optimizer):
     """A ``tf.train`` optimizer as given to ``compile``. Its state is not saved with the model
     (``weights`` is empty), as in TF 1.x."""
@@ -275,8 +426,9 @@ class TFOptimizer(Optimizer):
             return group(apply, assign_add(self.iterations, 1))
 
 
-sgd, adam, rmsprop, adagrad, adadelta = SGD, Adam, RMSprop, Adagrad, Adadelta
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta}
+sgd, adam, rmsprop, adagrad, adadelta, adamax, nadam = SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta, "adamax": Adamax,
+            "nadam": Nadam}
 
 
 def get(identifier) -> Optimizer:
