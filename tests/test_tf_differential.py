@@ -415,3 +415,15 @@ def test_keras_adamax_and_nadam_against_their_formulas():
                     m_bar = (1 - m_t) * g / (1 - cache) + m_next * m / (1 - cache * m_next)
                     value = value - 0.1 * m_bar / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-7)
             np.testing.assert_allclose(sess.run(w), value, rtol=1e-5)  # (float32 rate and schedule)
+
+
+def test_keras_model_weights_go_layer_by_layer_and_short_metric_names_are_logged_in_full():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,)), tf.keras.layers.BatchNormalization(),
+                                 tf.keras.layers.Dense(1)])
+    # (TF's Keras: each layer's trainable, then non-trainable weights, before the next layer's)
+    assert [w.name.split(":")[0] for w in model.weights] == [
+        "dense/kernel", "dense/bias", "batch_normalization/gamma", "batch_normalization/beta",
+        "batch_normalization/moving_mean", "batch_normalization/moving_variance", "dense_1/kernel", "dense_1/bias"]
+    model.compile("sgd", "mse", metrics=["mae", "mse"])
+    history = model.fit(np.ones((4, 3)), np.ones((4, 1)), epochs=1, verbose=0)
+    assert sorted(history.history) == ["loss", "mean_absolute_error", "mean_squared_error"]

@@ -24,3 +24,19 @@ CASES += [fit(SEQ, "K.optimizers.RMSprop(0.01, centered=True), 'binary_crossentr
           fit_ids(EMB, "K.optimizers.SGD(0.05, momentum=0.9), 'binary_crossentropy'")]
 CASES += [fit_ids(EMB, "K.optimizers.Adamax(0.05), 'binary_crossentropy'"), fit_ids(EMB, "K.optimizers.Nadam(0.05), 'binary_crossentropy'"),
           fit(SEQ, "'nadam', 'binary_crossentropy'"), fit(SEQ, "'adamax', 'mse'")]
+IMG = ("rng2 = np.random.RandomState(1)\nimgs = rng2.rand(12, 6, 6, 2).astype(np.float32)\nlabels = (imgs.mean((1, 2, 3)) > 0.5).astype(np.float32).reshape(-1, 1)\n"
+       "seqs = rng2.randn(12, 5, 3).astype(np.float32)\n")
+def fit_img(model, compile_args, x="imgs", extra=""):
+    return ("py:\n" + DATA + IMG + f"model = {model}\nmodel.compile({compile_args})\nh = model.fit({x}, labels, epochs=2, batch_size=4, shuffle=False, verbose=0)\n{extra}"
+            "out = [[round(float(v), 3) for v in np.ravel(w)][:12] for w in model.get_weights()] + [[round(float(l), 4) for l in h.history['loss']]]")
+C = "kernel_initializer=K.initializers.Constant(0.05)"
+CASES += [
+ fit_img(f"K.Sequential([K.layers.Conv2D(3, 3, padding='same', activation='relu', {C}, input_shape=(6, 6, 2)), K.layers.MaxPooling2D(), K.layers.Flatten(), K.layers.Dense(1, activation='sigmoid', {C})])", "K.optimizers.Adam(0.01), 'binary_crossentropy'"),
+ fit_img(f"K.Sequential([K.layers.Conv2D(3, 3, {C}, input_shape=(6, 6, 2)), K.layers.BatchNormalization(), K.layers.Activation('relu'), K.layers.GlobalAveragePooling2D(), K.layers.Dense(1, activation='sigmoid', {C})])", "K.optimizers.SGD(0.1), 'binary_crossentropy'"),
+ fit_img(f"K.Sequential([K.layers.LSTM(4, {C}, recurrent_initializer=K.initializers.Constant(0.1), input_shape=(5, 3)), K.layers.Dense(1, activation='sigmoid', {C})])", "K.optimizers.RMSprop(0.01), 'binary_crossentropy'", x="seqs"),
+ fit_img(f"K.Sequential([K.layers.GRU(4, {C}, recurrent_initializer=K.initializers.Constant(0.1), input_shape=(5, 3)), K.layers.Dense(1, activation='sigmoid', {C})])", "K.optimizers.Adam(0.01), 'binary_crossentropy'", x="seqs"),
+ fit_img(f"K.Sequential([K.layers.SimpleRNN(4, {C}, recurrent_initializer=K.initializers.Constant(0.1), return_sequences=True, input_shape=(5, 3)), K.layers.GlobalMaxPooling1D(), K.layers.Dense(1, activation='sigmoid', {C})])", "'sgd', 'binary_crossentropy'", x="seqs"),
+ fit_img(f"K.Sequential([K.layers.Flatten(input_shape=(6, 6, 2)), K.layers.Dense(4, activation='relu', {C}, kernel_regularizer=K.regularizers.l2(0.01)), K.layers.Dense(1, activation='sigmoid', {C})])", "'adam', 'binary_crossentropy', metrics=['accuracy']"),
+ fit_img(f"K.Sequential([K.layers.Flatten(input_shape=(6, 6, 2)), K.layers.Dense(1, activation='sigmoid', {C})])", "'sgd', 'binary_crossentropy', metrics=['accuracy', 'mse']", extra="h.history['loss'] = h.history['loss'] + [round(float(a), 4) for a in h.history['accuracy' if 'accuracy' in h.history else 'acc']] + [round(float(a), 4) for a in h.history['mean_squared_error']]\n"),
+ fit_img(f"K.Sequential([K.layers.Flatten(input_shape=(6, 6, 2)), K.layers.Dense(1, activation='sigmoid', {C})])", "'sgd', 'binary_crossentropy'", extra="h.history['loss'] = h.history['loss'] + [round(float(v), 4) for v in np.ravel(model.evaluate(imgs, labels, batch_size=5, verbose=0))] + [round(float(v), 4) for v in np.ravel(model.predict(imgs[:3]))]\n"),
+]

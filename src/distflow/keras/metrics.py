@@ -58,6 +58,11 @@ _BY_NAME = {
 }
 
 
+# (a short name's metric is logged under its full name, as TF 1.x's Keras logs it)
+_FULL_NAMES = {"mse": "mean_squared_error", "mae": "mean_absolute_error", "mape": "mean_absolute_percentage_error",
+               "msle": "mean_squared_logarithmic_error", "kld": "kullback_leibler_divergence"}
+
+
 def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:
     """``(name in the logs, per-sample function)`` for a metric given to ``compile``. 'accuracy'
     and 'acc' (and the crossentropies) become the binary, categorical or sparse form that the
@@ -76,7 +81,7 @@ def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:
             return identifier, fn
         if identifier not in _BY_NAME:
             raise ValueError(f"Unknown metric function: {identifier} (one of {sorted(_BY_NAME)})")
-        return identifier, _BY_NAME[identifier]
+        return _FULL_NAMES.get(identifier, identifier), _BY_NAME[identifier]
     if callable(identifier):
         return getattr(identifier, "name", None) or getattr(identifier, "__name__", type(identifier).__name__), \
             identifier

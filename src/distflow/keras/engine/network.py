@@ -127,6 +127,18 @@ class Network(Layer):
         return outs if isinstance(self._nested_outputs, (list, tuple)) else outs[0]
 
     @property
+    def weights(self) -> list:
+        """Layer by layer, each layer's trainable then non-trainable weights, as Keras orders
+        ``model.weights`` and ``get_weights``."""
+        out = []
+        for layer in self.layers:
+            out += [w for w in layer.weights if w not in out]
+        out += [w for w in self._trainable_weights + self._non_trainable_weights if w not in out]
+        return out
+
+    variables = weights
+
+    @property
     def input(self):
         """The model's input tensor (a list for several), as its graph was built."""
         if getattr(self, "inputs", None) is None:
