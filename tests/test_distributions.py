@@ -37,6 +37,9 @@ CONTINUOUS = [
      2 * 3.5 / (5.5 ** 2 * 6.5)),
     (lambda: ds.Uniform(np.float64(-2.0), np.float64(3.0)), lambda x: np.where((x >= -2) & (x < 3), 0.2, 0.0),
      (-2, 3 - 1e-9), 0.5, 25 / 12),
+    (lambda: ds.StudentT(np.float64(7.0), np.float64(0.5), np.float64(1.5)),
+     lambda x: math.gamma(4.0) / (math.gamma(3.5) * math.sqrt(7 * math.pi) * 1.5)
+     * (1 + ((x - 0.5) / 1.5) ** 2 / 7) ** -4.0, (-80, 81), 0.5, 2.25 * 7 / 5),
 ]
 
 
@@ -124,3 +127,26 @@ def test_discrete_kl_divergences_and_the_registry():
         ds.RegisterKL(ds.Normal, ds.Normal)(lambda a, b, name=None: None)
     with pytest.raises(ValueError, match="Must pass probs or logits, but not both"):
         ds.Bernoulli(logits=0.0, probs=0.5)
+
+
+def test_multinomial_student_t_edges_quantiles_and_modes():
+    counts = np.array([1.0, 1.0, 3.0])
+    probs = np.array([0.2, 0.3, 0.5])
+    dist = ds.Multinomial(np.float64(5.0), probs=probs)
+    t = ds.StudentT(np.array([0.8, 1.5, 3.0]), 0.0, 2.0)
+    got = _run(dist.log_prob(counts), dist.mean(), dist.variance(), dist.sample([3000], seed=3),
+               t.mean(), t.variance(), ds.Normal(np.float64(1.0), np.float64(2.0)).quantile([0.1, 0.5, 0.975]),
+               ds.Exponential(np.float64(1.5)).mode(), ds.Dirichlet(np.array([2.0, 3.0, 1.0])).mode())
+    want = math.lgamma(6) - sum(math.lgamma(c + 1) for c in counts) + float((counts * np.log(probs)).sum())
+    assert got[0] == pytest.approx(want, rel=1e-12)
+    np.testing.assert_allclose(got[1], 5 * probs, rtol=1e-12)
+    np.testing.assert_allclose(got[2], 5 * probs * (1 - probs), rtol=1e-12)
+    draws = got[3]
+    assert draws.shape == (3000, 3) and (draws.sum(1) == 5).all()
+    assert np.abs(draws.mean(0) - 5 * probs).max() < 5 * math.sqrt(5 * 0.25 / 3000)
+    # (TF's allow_nan_stats: no mean at df <= 1, an infinite variance for 1 < df <= 2)
+    assert np.isnan(got[4][0]) and got[4][1:].tolist() == [0.0, 0.0]
+    assert np.isnan(got[5][0]) and got[5][1] == np.inf and got[5][2] == pytest.approx(4.0 * 3.0, rel=1e-12)
+    np.testing.assert_allclose(got[6], [1.0 - 2.0 * 1.2815515655446004, 1.0, 1.0 + 2.0 * 1.959963984540054],
+                               rtol=1e-12)
+    assert np.isnan(got[7]) and np.isnan(got[8]).all()  # (a mode only where every concentration exceeds 1)

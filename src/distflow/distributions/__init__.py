@@ -2,14 +2,15 @@
 TensorFlow Probability): ``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical``,
 ``Exponential``, ``Laplace``, ``Gamma``, ``Beta`` and ``Dirichlet``, each with ``sample``,
 ``log_prob``, ``prob``, ``entropy``, ``mean``, ``stddev``, ``variance`` (and ``cdf``,
-``mode`` where it has them), and ``kl_divergence`` between two of a kind (``RegisterKL``
-adds a pair). Not here: ``Multinomial``, ``StudentT`` and ``DirichletMultinomial``.
+``mode`` and ``quantile`` where it has them), ``StudentT`` and ``Multinomial``, and
+``kl_divergence`` between two of a kind (``RegisterKL`` adds a pair). Not here:
+``DirichletMultinomial``.
 """
 
 from .._namespace import missing
 from .distribution import (FULLY_REPARAMETERIZED, NOT_REPARAMETERIZED, Distribution,  # noqa: F401
                            RegisterKL, ReparameterizationType, kl_divergence)
 from .families import (Bernoulli, Beta, Categorical, Dirichlet, Exponential, Gamma, Laplace,  # noqa: F401
-                       Normal, Uniform)
+                       Multinomial, Normal, StudentT, Uniform)
 
 __getattr__ = missing("tf.distributions")

@@ -118,6 +118,10 @@ class Distribution:
 
         return log(self.cdf(value, name))
 
+    def quantile(self, value, name="quantile"):
+        with name_scope(self.name), name_scope(name):
+            return self._quantile(convert_to_tensor(value, dtype=self._dtype))
+
     def survival_function(self, value, name="survival_function"):
         return 1.0 - self.cdf(value, name)
 
@@ -159,6 +163,9 @@ class Distribution:
 
     def _mode(self):
         self._not_defined("mode")
+
+    def _quantile(self, value):
+        self._not_defined("quantile")
 
     def __repr__(self):
         return (f"<tf.distributions.{type(self).__name__} '{self.name}' batch_shape={self.batch_shape} "

@@ -12,7 +12,7 @@ from .. import (abs as abs_, argmax, betainc, cast, concat, convert_to_tensor, d
                 float32, igamma, int32, lbeta, less, lgamma, log, log1p, logical_and, multinomial, nn,
                 ones_like, random_gamma, random_normal, random_uniform, reduce_prod, reduce_sum, reshape,
                 shape, sign, sqrt, square, squared_difference, stack, transpose, where, zeros, zeros_like)
-from .. import erf, greater, greater_equal, logical_or
+from .. import erf, greater, greater_equal, logical_or, one_hot, reduce_all, rsqrt
 from ..framework import dtypes
 from .distribution import FULLY_REPARAMETERIZED, NOT_REPARAMETERIZED, Distribution, RegisterKL, _sample_shape
 
@@ -59,6 +59,10 @@ class Normal(_LocScale):
 
     def _cdf(self, x):
         return 0.5 * (1.0 + erf((x - self._loc) / (self._scale * math.sqrt(2.0))))
+
+    def _quantile(self, p):
+        from ..ops.special_functions import ndtri  # noqa: PLC0415
+        return self._loc + self._scale * ndtri(p)
 
     def _entropy(self):
         return 0.5 * math.log(2 * math.pi * math.e) + log(self._scale) + zeros_like(self._loc)
@@ -265,9 +269,6 @@ class Exponential(Gamma):
         super().__init__(ones_like(rate), rate, validate_args, allow_nan_stats, name)
         self._parameters = {"rate": rate}
 
-    def _mode(self):
-        return zeros_like(self._rate)
-
 
 class Laplace(_LocScale):
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
@@ -392,8 +393,111 @@ class Dirichlet(Distribution):
     def _mode(self):
         k = cast(shape(self._concentration)[-1], self.dtype)
         mode = (self._concentration - 1.0) / expand_dims(self.total_concentration - k, -1)
-        ok = logical_or(equal(k, 1.0), greater(self._concentration, 1.0))
-        return _nan_where(ok, mode, self.allow_nan_stats)
+        # (as TF's: the whole mode is NaN unless every concentration is above 1)
+        ok = reduce_all(greater(self._concentration, 1.0), -1, keepdims=True)
+        return _nan_where(logical_and(ok, ones_like(mode) > 0), mode, self.allow_nan_stats)
+
+
+class StudentT(Distribution):
+    """Student's t with ``df`` degrees of freedom, location ``loc`` and scale ``scale``."""
+
+    def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True, name="StudentT"):
+        self._df, self._loc, self._scale = _floats(df, loc, scale)
+        super().__init__(self._df.dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
+                         {"df": df, "loc": loc, "scale": scale}, [self._df, self._loc, self._scale], name)
+
+    df = property(lambda self: self._df)
+    loc = property(lambda self: self._loc)
+    scale = property(lambda self: self._scale)
+
+    def _params(self):
+        return [self._df, self._loc, self._scale]
+
+    def _sample(self, n, seed):
+        batch = _sample_shape(n, self.batch_shape_tensor())
+        normal = random_normal(batch, dtype=self.dtype, seed=seed)
+        half = 0.5 * self._df + zeros_like(self._param_sum())
+        gamma = random_gamma(n, half, half, dtype=self.dtype, seed=seed)
+        return self._loc + self._scale * normal * rsqrt(gamma)
+
+    def _log_prob(self, x):
+        y = (x - self._loc) / self._scale
+        half = 0.5 * self._df
+        return (lgamma(half + 0.5) - lgamma(half) - 0.5 * log(self._df) - 0.5 * math.log(math.pi)
+                - log(abs_(self._scale)) - (half + 0.5) * log1p(square(y) / self._df))
+
+    def _cdf(self, x):
+        y = (x - self._loc) / self._scale
+        below = 0.5 * betainc(0.5 * self._df + zeros_like(y), 0.5 + zeros_like(y), self._df / (square(y) + self._df))
+        return where(less(y, 0.0), below, 1.0 - below)
+
+    def _entropy(self):
+        half = 0.5 * self._df + zeros_like(self._param_sum())
+        beta = lgamma(half) + lgamma(0.5 + zeros_like(half)) - lgamma(half + 0.5)
+        return ((half + 0.5) * (digamma(half + 0.5) - digamma(half)) + 0.5 * log(self._df) + beta
+                + log(abs_(self._scale)))
+
+    def _mean(self):
+        mean = self._loc + zeros_like(self._param_sum())
+        return _nan_where(greater(self._df + zeros_like(mean), 1.0), mean, self.allow_nan_stats)
+
+    def _mode(self):
+        return self._loc  # (of loc's own shape, as TF's)
+
+    def _variance(self):
+        df = self._df + zeros_like(self._param_sum())
+        finite = square(self._scale) * df / (df - 2.0)
+        # (infinite for 1 < df <= 2, undefined at and below 1)
+        wide = where(greater(df, 2.0), finite, zeros_like(finite) + float("inf"))
+        return _nan_where(greater(df, 1.0), wide, self.allow_nan_stats)
+
+
+class Multinomial(Distribution):
+    """Counts of ``total_count`` draws over the classes of ``logits`` (or ``probs``) [..., K]."""
+
+    def __init__(self, total_count, logits=None, probs=None, validate_args=False, allow_nan_stats=True,
+                 name="Multinomial"):
+        self._logits, self._probs = _logits_and_probs(logits, probs, True)
+        (self._total_count,) = _floats(total_count, dtype=self._logits.dtype)
+        super().__init__(self._logits.dtype, NOT_REPARAMETERIZED, validate_args, allow_nan_stats,
+                         {"total_count": total_count, "logits": logits, "probs": probs},
+                         [self._total_count, self._logits], name)
+
+    total_count = property(lambda self: self._total_count)
+    logits = property(lambda self: self._logits)
+    probs = property(lambda self: self._probs)
+
+    def _params(self):
+        return [self._logits]
+
+    def _event_ndims(self) -> int:
+        return 1
+
+    def _log_prob(self, counts):
+        counts = cast(counts, self.dtype)
+        return (lgamma(self._total_count + 1.0) - reduce_sum(lgamma(counts + 1.0), -1)
+                + reduce_sum(counts * nn.log_softmax(self._logits), -1))
+
+    def _sample(self, n, seed):
+        from ..framework.ops import convert_to_tensor as to_tensor  # noqa: PLC0415
+        from ..ops.op_util import constant_value  # noqa: PLC0415
+        draws_count = constant_value(to_tensor(self._total_count))
+        if draws_count is None or np.ndim(draws_count) != 0:
+            raise NotImplementedError("Multinomial.sample needs a total_count known when the graph is built, and "
+                                      "one for the whole batch")
+        k = self._logits.shape[-1].value
+        flat = reshape(self._logits, [-1, k])
+        samples = reduce_prod(n)
+        draws = multinomial(flat, samples * int(draws_count), seed=seed)  # [batch, samples * total]
+        counts = reduce_sum(one_hot(reshape(draws, stack([-1, samples, int(draws_count)])), k, dtype=self.dtype), -2)
+        return reshape(transpose(counts, [1, 0, 2]), concat([n, shape(self._logits)], 0))
+
+    def _mean(self):
+        return expand_dims(self._total_count, -1) * nn.softmax(self._logits)
+
+    def _variance(self):
+        p = nn.softmax(self._logits)
+        return expand_dims(self._total_count, -1) * p * (1.0 - p)
 
 
 # -- KL divergences -------------------------------------------------------------------------

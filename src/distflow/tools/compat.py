@@ -251,9 +251,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "memory are not measured, and not `advise` or `write_op_log`")
         elif name == "distributions":
             status = ("partial: `Normal`, `Uniform`, `Bernoulli`, `Categorical`, `Exponential`, `Laplace`, `Gamma`, "
-                      "`Beta`, `Dirichlet` (sample, log_prob, prob, cdf, entropy, moments, mode), `kl_divergence` "
-                      "between two of a family and `RegisterKL`; not `Multinomial`, `StudentT`, "
-                      "`DirichletMultinomial`")
+                      "`Beta`, `Dirichlet`, `StudentT`, `Multinomial` (sample, log_prob, prob, cdf, entropy, "
+                      "moments, mode, Normal's quantile), `kl_divergence` between two of a family and "
+                      "`RegisterKL`; not `DirichletMultinomial`")
         elif name == "config":
             status = ("partial: `experimental.list_physical_devices`/`list_logical_devices`, visible and virtual "
                       "devices (the CPU split into several, a GPU into logical GPUs), memory growth (distflow's "
