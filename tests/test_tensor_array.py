@@ -127,3 +127,20 @@ def test_gradient_through_tensor_array_reads_writes_and_stack():
         return out.stack() + tf.reduce_sum(ta.gather([0, 2]))
 
     check_gradients(build, [np.array([[0.3, 0.4], [0.5, -0.6], [0.7, 0.9]])])
+
+
+def test_split_and_concat_gradients_against_central_differences():
+    values = np.random.default_rng(5).standard_normal((5, 3))
+
+    def through_split_and_concat(v):
+        ta = tf.TensorArray(tf.float64, size=2, infer_shape=False).split(v, [2, 3])
+        return ta.concat() * ta.concat()
+
+    def read_one_part(v):
+        return tf.TensorArray(tf.float64, size=2, infer_shape=False).split(v, [2, 3]).read(1) ** 2
+
+    def concat_of_rows(v):
+        return tf.TensorArray(tf.float64, size=5).unstack(v).concat() ** 3
+
+    for fn in (through_split_and_concat, read_one_part, concat_of_rows):
+        check_gradients(fn, [values])

@@ -248,11 +248,35 @@ def _scatter_grad(op, grad):
     return make_tensor("_TensorListClear", [grad, op.inputs[1]]), None, values
 
 
+@register_op("_TensorListSplitLike", shape=_list_shape, dtype=_variant, may_alias=True)
+def _split_like_kernel(xp, grad, like):
+    """``grad`` (of a concat of ``like``'s elements) split into a list of their lengths."""
+    lengths = [item.shape[0] for item in like.items]
+    return TensorList(xp.split(xp.asarray(grad), np.cumsum(lengths)[:-1].tolist()))
+
+
+@register_op("_TensorListConcatGrads", shape=lambda op: op.inputs[1].shape,
+             dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _concat_grads_kernel(xp, grads, tensor, lengths):
+    """A gradient list's elements concatenated like ``tensor`` was split (zeros where none)."""
+    out = xp.zeros_like(xp.asarray(tensor))
+    start = 0
+    for k, n in enumerate(np.asarray(lengths).reshape(-1).tolist()):
+        if k < len(grads) and grads.items[k] is not None:
+            out[start:start + n] = grads.items[k]
+        start += n
+    return out
+
+
+not_differentiable("_TensorListSplitLike")
+not_differentiable("_TensorListConcatGrads")
+
+
 @register_gradient("TensorListConcat")
 def _concat_grad(op, grad):
-    raise LookupError("The gradient of TensorArray.concat is not implemented in distflow; use stack")
+    return make_tensor("_TensorListSplitLike", [grad, op.inputs[0]])
 
 
 @register_gradient("TensorListSplit")
 def _split_grad(op, grad):
-    raise LookupError("The gradient of TensorArray.split is not implemented in distflow; use unstack")
+    return make_tensor("_TensorListConcatGrads", [grad, op.inputs[0], op.inputs[1]]), None
