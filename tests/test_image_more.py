@@ -192,3 +192,28 @@ def test_padded_and_soft_non_max_suppression_and_drawn_boxes():
     y, b, o = [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]
     assert got[5][0].tolist() == [[y, b, b, b, y], [y, b, o, b, y], [y, b, b, b, y], [y, y, y, y, y]]
     assert got[6][0, :3, :, 0].tolist() == [[0, 1, 1, 1, 0], [0, 1, 0, 1, 0], [0, 1, 1, 1, 0]]  # (gray: white boxes)
+
+
+def test_sample_distorted_bounding_box_keeps_its_constraints():
+    box = np.array([[[0.2, 0.3, 0.7, 0.9]]], np.float32)
+    begin, size, bbox = tf.image.sample_distorted_bounding_box([40, 60, 3], box, seed=4, min_object_covered=0.5,
+                                                               aspect_ratio_range=(0.5, 2.0), area_range=(0.1, 0.8))
+    whole = tf.image.sample_distorted_bounding_box([40, 60, 3], np.zeros((1, 0, 4), np.float32), seed=1,
+                                                   min_object_covered=0.9, area_range=(0.01, 0.02),
+                                                   use_image_if_no_bounding_boxes=True)
+    crop = tf.slice(tf.zeros([40, 60, 3]), begin, size)
+    assert begin.dtype == tf.int32 and bbox.shape.as_list() == [1, 1, 4]
+    with tf.Session() as sess:
+        for _ in range(50):
+            (y, x, _), (h, w, depth), ((got_box,),), shape = sess.run([begin, size, bbox, tf.shape(crop)])
+            assert depth == -1 and shape.tolist() == [h, w, 3]
+            assert 0 <= y and y + h <= 40 and 0 <= x and x + w <= 60
+            np.testing.assert_allclose(got_box, [y / 40, x / 60, (y + h) / 40, (x + w) / 60], rtol=1e-6)
+            assert 0.1 * 2400 <= h * w <= 0.8 * 2400 and 0.5 - 0.05 <= w / h <= 2.0 + 0.1
+            inter = max(0, min(y + h, 28) - max(y, 8)) * max(0, min(x + w, 54) - max(x, 18))
+            assert inter >= 0.5 * 20 * 36  # (half of the box covered)
+        # (no crop can hold 90% of a whole image in 1-2% of it: every attempt fails, the image is used)
+        assert [v.tolist() for v in sess.run(whole)[:2]] == [[0, 0, 0], [40, 60, -1]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="no bounding boxes"):
+        with tf.Session() as sess:
+            sess.run(tf.image.sample_distorted_bounding_box([4, 4, 1], np.zeros((1, 0, 4), np.float32))[0])

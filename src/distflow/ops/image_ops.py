@@ -272,6 +272,104 @@ def draw_bounding_boxes(images, boxes, name=None, colors=None):
                        name or "DrawBoundingBoxesV2")
 
 
+def _random_crop_window(rng, aspect, min_area, max_area, height, width):
+    """TensorFlow's GenerateRandomCrop: a window of ``aspect`` (width / height) whose area is
+    in [min_area, max_area], placed uniformly, as (y, x, h, w); or None."""
+    low = int(round(np.sqrt(min_area / aspect)))
+    high = int(round(np.sqrt(max_area / aspect)))
+    if high * aspect > width:
+        high = int((width + 0.5 - 1e-7) / aspect)
+    high = min(high, height)
+    low = min(low, high)
+    h = low + int(rng.integers(high - low + 1)) if low < high else low
+    w = int(round(h * aspect))
+    if w * h < min_area:
+        h += 1
+        w = int(round(h * aspect))
+    if w * h > max_area:
+        h -= 1
+        w = int(round(h * aspect))
+    if w * h < min_area or w * h > max_area or w > width or h > height or w <= 0 or h <= 0:
+        return None
+    return int(rng.integers(height - h + 1)), int(rng.integers(width - w + 1)), h, w
+
+
+def _covers(window, boxes, fraction):
+    """Whether ``window`` (y, x, h, w) holds at least ``fraction`` of some box's area."""
+    y, x, h, w = window
+    for top, left, bottom, right in boxes:
+        area = (bottom - top) * (right - left)
+        if area <= 0:
+            continue
+        inter = max(0.0, min(y + h, bottom) - max(y, top)) * max(0.0, min(x + w, right) - max(x, left))
+        if inter / area >= fraction:
+            return True
+    return False
+
+
+@register_op("SampleDistortedBoundingBoxV2", list_output=True,
+             shape=lambda op: [TensorShape([3]), TensorShape([3]), TensorShape([1, 1, 4])],
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype, op.inputs[0].dtype.base_dtype, dtypes.float32],
+             stateful=True)
+def _sample_distorted_box_kernel(ctx, image_size, bounding_boxes, min_object_covered, *, seed, seed2,
+                                 aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes):
+    from .random_ops import seeded_generator  # noqa: PLC0415
+
+    size = np.asarray(image_size).reshape(-1)
+    if size.shape != (3,):
+        raise errors.InvalidArgumentError(None, None, f"SampleDistortedBoundingBox: image_size must be [height, "
+                                          f"width, channels], got {size.tolist()}")
+    height, width = int(size[0]), int(size[1])
+    boxes = np.asarray(bounding_boxes, np.float64).reshape(-1, 4)
+    if not len(boxes):
+        if not use_image_if_no_bounding_boxes:
+            raise errors.InvalidArgumentError(None, None, "SampleDistortedBoundingBox: no bounding boxes given; "
+                                              "pass use_image_if_no_bounding_boxes=True to use the whole image")
+        boxes = np.array([[0.0, 0.0, 1.0, 1.0]])
+    if ((boxes < 0) | (boxes > 1)).any():
+        raise errors.InvalidArgumentError(None, None, "SampleDistortedBoundingBox: the boxes must be in [0, 1]")
+    pixels = boxes * [height, width, height, width]
+    rng = seeded_generator(ctx, seed, seed2)
+    covered = float(min_object_covered)
+    window = None
+    for _ in range(max_attempts):
+        aspect = rng.random() * (aspect_ratio_range[1] - aspect_ratio_range[0]) + aspect_ratio_range[0]
+        candidate = _random_crop_window(rng, aspect, area_range[0] * height * width, area_range[1] * height * width,
+                                        height, width)
+        if candidate is not None and _covers(candidate, pixels, covered):
+            window = candidate
+            break
+    y, x, h, w = window if window is not None else (0, 0, height, width)  # (no attempt fit: the whole image)
+    dtype = size.dtype
+    return (np.array([y, x, 0], dtype), np.array([h, w, -1], dtype),
+            np.array([[[y / height, x / width, (y + h) / height, (x + w) / width]]], np.float32))
+
+
+not_differentiable("SampleDistortedBoundingBoxV2")
+
+
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None, min_object_covered=0.1,
+                                  aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """(begin, size, bbox): a random crop of an image of ``image_size`` [height, width,
+    channels] that covers at least ``min_object_covered`` of one of ``bounding_boxes`` ([1,
+    N, 4], [y1, x1, y2, x2] in [0, 1]), with an aspect ratio and a share of the image's area
+    drawn from the given ranges, as TensorFlow samples it (a distortion for training, as in
+    Inception's preprocessing): ``tf.slice(image, begin, size)`` crops."""
+    from .random_ops import seed_attrs  # noqa: PLC0415
+
+    image_size = ops.convert_to_tensor(image_size)
+    attrs = {**seed_attrs(seed),
+             "aspect_ratio_range": [float(v) for v in (aspect_ratio_range or (0.75, 1.33))],
+             "area_range": [float(v) for v in (area_range or (0.05, 1.0))],
+             "max_attempts": int(max_attempts or 100),
+             "use_image_if_no_bounding_boxes": bool(use_image_if_no_bounding_boxes)}
+    outputs = make_op("SampleDistortedBoundingBoxV2", [image_size, ops.convert_to_tensor(bounding_boxes, dtypes.float32),
+                                                       ops.convert_to_tensor(min_object_covered, dtypes.float32)],
+                      attrs, name or "SampleDistortedBoundingBoxV2").outputs
+    return outputs[0], outputs[1], outputs[2]
+
+
 # -- crop and resize ----------------------------------------------------------------------
 
 @register_op("CropAndResize", shape=lambda op: TensorShape([op.inputs[1].shape[0].value if op.inputs[1].shape.ndims
