@@ -427,3 +427,18 @@ def test_keras_model_weights_go_layer_by_layer_and_short_metric_names_are_logged
     model.compile("sgd", "mse", metrics=["mae", "mse"])
     history = model.fit(np.ones((4, 3)), np.ones((4, 1)), epochs=1, verbose=0)
     assert sorted(history.history) == ["loss", "mean_absolute_error", "mean_squared_error"]
+
+
+def test_a_tf_layers_object_called_again_reuses_its_scopes_for_its_ops():
+    layer = tf.layers.Dense(3)
+    x = tf.ones([2, 4])
+    first = layer(x)
+    with tf.name_scope("elsewhere"):
+        second = layer(x)
+    conv = tf.layers.Conv2D(2, 3)
+    image = tf.zeros([1, 5, 5, 1])
+    conv_first, conv_second = conv(image), conv(image)
+    # (TensorFlow 2.21's names for the same calls: the layer's own scope again, its ops numbered)
+    assert [first.name, second.name, conv_first.name, conv_second.name] == [
+        "dense/BiasAdd:0", "dense/BiasAdd_1:0", "conv2d/BiasAdd:0", "conv2d/BiasAdd_1:0"]
+    assert len(tf.global_variables()) == 4

@@ -26,3 +26,6 @@ CASES = [
  "py:\nfw, bw = tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.GRUCell(3)\no, s = tf.nn.bidirectional_dynamic_rnn(fw, bw, tf.zeros([2, 4, 5]), dtype=tf.float32)\nout = [v.name for v in tf.global_variables()]",
  "py:\nsaver = tf.train.Saver([tf.Variable(1.0, name='q')])\nout = [saver.saver_def.filename_tensor_name, saver.saver_def.save_tensor_name, saver.saver_def.restore_op_name]",
 ]
+CASES += ["py:\nl = tf.layers.Conv2D(2, 3)\nimg = tf.zeros([1, 5, 5, 1])\na = l(img)\nwith tf.name_scope('other'):\n    b = l(img)\nout = [v.name for v in tf.global_variables()] + [a.name, b.name]",
+          "py:\nwith tf.variable_scope('outer'):\n    l = tf.layers.Dense(3)\n    a = l(x)\nb = l(x)\nc = tf.layers.dense(x, 3)\nout = [v.name for v in tf.global_variables()] + [a.name, b.name, c.name]",
+          "py:\nl = tf.layers.BatchNormalization()\na = l(x, training=True)\nb = l(x, training=False)\nout = sorted(v.name for v in tf.global_variables()) + [a.name, b.name]"]

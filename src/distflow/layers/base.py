@@ -4,7 +4,7 @@ inputs creates its variables on the first call and shares them afterwards, as in
 from __future__ import annotations
 
 from ..framework import ops
-from ..ops.variable_scope import get_variable_scope, variable_scope, variable_store
+from ..ops.variable_scope import VariableScope, get_variable_scope, variable_scope, variable_store
 from . import convolutional, core, normalization
 
 
@@ -52,20 +52,40 @@ class Layer:
         if self._scope is None:
             self.name = self._unique_scope_name()
             self._outer_scope = get_variable_scope()  # (later calls, from any scope, find the variables there)
+            parent = ops.get_default_graph().get_name_scope()
             before = set(id(v) for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
             out = self.call(inputs, reuse=None, *args, **kwargs)
             self._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in before]
             self._scope = self.name
+            self._reentry = self._scope_of(out, parent) if self._variables else None
             self.built = True
             return out
+        if self._reentry is not None:  # (the first call's scopes again: ops named dense/BiasAdd_1, as TF's)
+            return self.call(inputs, reuse=True, scope=self._reentry, *args, **kwargs)
         with variable_scope(self._outer_scope, auxiliary_name_scope=False):
             return self.call(inputs, reuse=True, *args, **kwargs)
 
     apply = __call__
 
-    def call(self, inputs, reuse=None, **kwargs):
-        return type(self)._fn(inputs, name=self.name, reuse=reuse, trainable=self.trainable, **self._kwargs,
-                              **kwargs)
+    def _scope_of(self, out, parent):
+        """The first call's variable scope, with the name scope its ops went to, so that later
+        calls re-enter both; None where the ops cannot tell it."""
+        first = out
+        while isinstance(first, (list, tuple)) and first:
+            first = first[0]
+        name = getattr(getattr(first, "op", None), "name", None)
+        prefix = parent + "/" if parent else ""
+        if name is None or not name.startswith(prefix) or "/" not in name[len(prefix):]:
+            return None
+        opened = name[len(prefix):].split("/", 1)[0]
+        if opened != self.name and not (opened.startswith(self.name + "_") and opened[len(self.name) + 1:].isdigit()):
+            return None
+        outer = self._outer_scope.name
+        return VariableScope(True, f"{outer}/{self.name}" if outer else self.name, original_name_scope=prefix + opened + "/")
+
+    def call(self, inputs, reuse=None, scope=None, **kwargs):
+        return type(self)._fn(inputs, name=self.name if scope is None else scope, reuse=reuse,
+                              trainable=self.trainable, **self._kwargs, **kwargs)
 
     @property
     def variables(self) -> list:
