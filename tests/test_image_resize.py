@@ -200,3 +200,42 @@ def test_ssim_against_windows_computed_one_by_one():
     np.testing.assert_allclose(integers, _ssim_loops(u8 / 255.0, (u8 // 2) / 255.0, 1.0, 11, 1.5), atol=1e-5)
     with pytest.raises(ValueError, match="smaller than"):
         tf.image.ssim(a[:, :5], b[:, :5], 1.0)
+
+
+def test_multiscale_ssim_against_windows_computed_one_by_one():
+    a = RNG.rand(1, 24, 24, 2).astype(np.float32)
+    b = np.clip(a * 0.7 + 0.2 * RNG.rand(1, 24, 24, 2), 0, 1).astype(np.float32)
+    powers = (0.3, 0.3, 0.4)
+    with tf.Session() as sess:
+        got = sess.run(tf.image.ssim_multiscale(a, b, 1.0, power_factors=powers, filter_size=3))
+
+    def halve(x):
+        return 0.25 * (x[:, ::2, ::2] + x[:, 1::2, ::2] + x[:, ::2, 1::2] + x[:, 1::2, 1::2])
+
+    def cs_map(x, y):
+        coords = np.arange(3) - 1.0
+        window = np.exp(-(coords[:, None] ** 2 + coords[None] ** 2) / (2 * 1.5 ** 2))
+        window /= window.sum()
+        c2 = (0.03) ** 2
+        cs, full = [], []
+        for i in range(x.shape[1] - 2):
+            for j in range(x.shape[2] - 2):
+                p, q = x[:, i:i + 3, j:j + 3], y[:, i:i + 3, j:j + 3]
+                mx, my = np.einsum("nabc,ab->nc", p, window), np.einsum("nabc,ab->nc", q, window)
+                vx = np.einsum("nabc,ab->nc", p * p, window) - mx * mx
+                vy = np.einsum("nabc,ab->nc", q * q, window) - my * my
+                cov = np.einsum("nabc,ab->nc", p * q, window) - mx * my
+                term = (2 * cov + c2) / (vx + vy + c2)
+                cs.append(term)
+                full.append(term * (2 * mx * my + 0.01 ** 2) / (mx * mx + my * my + 0.01 ** 2))
+        return np.mean(cs, 0), np.mean(full, 0)  # [batch, channels]
+
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    terms = []
+    for k in range(3):
+        if k:
+            x, y = halve(x), halve(y)
+        cs, full = cs_map(x, y)
+        terms.append(full if k == 2 else cs)
+    want = np.prod([np.maximum(t, 0) ** p for t, p in zip(terms, powers)], axis=0).mean(-1)
+    np.testing.assert_allclose(got, want, rtol=1e-4)

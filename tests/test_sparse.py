@@ -280,3 +280,13 @@ def test_set_operations_along_the_last_dimension_match_tensorflows():
     ]
     with pytest.raises(TypeError, match="Unsupported dtype float32"):
         tf.sets.intersection(tf.constant([[1.0]]), tf.constant([[1.0]]))
+
+
+def test_sparse_eye_and_expand_dims():
+    sparse = tf.SparseTensor([[0, 1], [2, 0]], [1.0, 2.0], [3, 4])
+    with tf.Session() as sess:
+        eye, middle, last = sess.run([tf.sparse.eye(3, 4), tf.sparse.expand_dims(sparse, 1),
+                                      tf.sparse.expand_dims(sparse)])
+    assert eye.indices.tolist() == [[0, 0], [1, 1], [2, 2]] and eye.dense_shape.tolist() == [3, 4]
+    assert middle.indices.tolist() == [[0, 0, 1], [2, 0, 0]] and middle.dense_shape.tolist() == [3, 1, 4]
+    assert last.indices.tolist() == [[0, 1, 0], [2, 0, 0]] and last.dense_shape.tolist() == [3, 4, 1]

@@ -14,12 +14,13 @@ from .framework import dtypes, errors
 from .framework import ops
 from .framework.registry import register_gradient, register_op
 from .framework.tensor_shape import TensorShape
-from .ops import array_ops, convolution_ops, manip_ops, math_ops, random_ops, reduction_ops, segment_ops, slicing_ops
+from .ops import array_ops, conv_ops, convolution_ops, manip_ops, math_ops, random_ops, reduction_ops, segment_ops, slicing_ops
 from .ops.image_ops import (crop_and_resize, decode_bmp, decode_image, decode_jpeg, decode_png,  # noqa: F401
                             draw_bounding_boxes, encode_png, hsv_to_rgb, non_max_suppression,
                             non_max_suppression_padded, non_max_suppression_with_scores, rgb_to_hsv,
                             sample_distorted_bounding_box)
 from .ops.random_ops import random_crop  # noqa: F401
+from .ops.convolution_ops import extract_image_patches  # noqa: F401
 from .ops.op_util import constant_value, make_tensor
 
 
@@ -580,6 +581,45 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
         per_channel, _ = _ssim_parts(img1, img2, float(max_val), filter_size, filter_sigma, k1, k2)
         out = reduction_ops.reduce_mean(per_channel, [-1])
         return array_ops.squeeze(out, [0]) if batched else out
+
+
+_MS_SSIM_POWERS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)  # (Wang et al. 2003's weights of the five scales)
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MS_SSIM_POWERS, filter_size=11, filter_sigma=1.5, k1=0.01,
+                    k2=0.03):
+    """The multi-scale structural similarity: the contrast-structure term at each scale but the
+    last and the whole SSIM at the last, each raised to its power factor and multiplied, the
+    images halved between scales (2x2 averages, an odd edge padded by its mirror first)."""
+    with ops.name_scope(None, "MS-SSIM", [img1, img2]):
+        img1, img2 = ops.convert_to_tensor(img1), ops.convert_to_tensor(img2)
+        if img1.dtype.base_dtype.is_integer:
+            max_val = float(max_val) / np.iinfo(img1.dtype.base_dtype.as_numpy_dtype).max
+        img1, img2 = (convert_image_dtype(x, dtypes.float32) for x in (img1, img2))
+        batched = img1.shape.ndims == 3
+        if batched:
+            img1, img2 = array_ops.expand_dims(img1, 0), array_ops.expand_dims(img2, 0)
+        terms = []
+        for k in range(len(power_factors)):
+            if k:
+                img1, img2 = (_halved(x) for x in (img1, img2))
+            ssim_per_channel, cs = _ssim_parts(img1, img2, float(max_val), filter_size, filter_sigma, k1, k2)
+            terms.append(ssim_per_channel if k == len(power_factors) - 1 else cs)
+        stacked = math_ops.maximum(array_ops.stack(terms, -1), 0.0)  # (negative terms count as 0, as TF's)
+        powers = array_ops.constant(np.asarray(power_factors, np.float32))
+        per_channel = reduction_ops.reduce_prod(math_ops.pow(stacked, powers), -1)
+        out = reduction_ops.reduce_mean(per_channel, -1)
+        return array_ops.squeeze(out, [0]) if batched else out
+
+
+def _halved(images):
+    """2x2 averages of [batch, height, width, channels] images, an odd height or width padded
+    with a mirror of its last row or column first (TensorFlow's downscaling between scales)."""
+    h, w = images.shape[1].value, images.shape[2].value
+    if h is None or w is None:
+        raise ValueError("ssim_multiscale needs the images' height and width known")
+    images = array_ops.pad(images, [[0, 0], [0, h % 2], [0, w % 2], [0, 0]], "SYMMETRIC")
+    return conv_ops.avg_pool(images, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
 
 
 __getattr__ = missing("tf.image")

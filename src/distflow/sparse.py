@@ -2,6 +2,7 @@
 
 from ._namespace import missing
 from .ops.sparse_ops import SparseTensor, from_dense  # noqa: F401
+from .ops.sparse_ops import sparse_expand_dims as expand_dims, sparse_eye as eye  # noqa: F401
 from .ops.sparse_ops import deserialize_sparse as deserialize  # noqa: F401
 from .ops.sparse_ops import serialize_sparse as serialize  # noqa: F401
 from .ops.sparse_ops import sparse_add as add  # noqa: F401

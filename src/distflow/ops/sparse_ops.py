@@ -950,3 +950,32 @@ def _refuse_conversion(value, dtype=None, name=None, as_ref=False):
 
 
 ops.register_tensor_conversion_function(SparseTensor, _refuse_conversion)
+
+
+def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None) -> SparseTensor:
+    """A sparse identity matrix [num_rows, num_columns]: ones on the diagonal."""
+    with ops.name_scope(name, "eye", [num_rows, num_columns]):
+        rows = ops.convert_to_tensor(num_rows, dtype=dtypes.int64)
+        cols = rows if num_columns is None else ops.convert_to_tensor(num_columns, dtype=dtypes.int64)
+        diagonal = math_ops.range_(math_ops.minimum(rows, cols))
+        indices = array_ops.stack([diagonal, diagonal], axis=1)
+        values = array_ops.ones(array_ops.shape(diagonal), dtype=dtypes.as_dtype(dtype))
+        return SparseTensor(indices, values, array_ops.stack([rows, cols]))
+
+
+def sparse_expand_dims(sp_input, axis=None, name=None) -> SparseTensor:
+    """``sp_input`` with a dimension of size 1 inserted at ``axis`` (negative: from the end;
+    the last by default, as TF's)."""
+    sp = as_sparse_tensor(sp_input)
+    with ops.name_scope(name, "expand_dims", [sp.indices]):
+        rank = sp.dense_shape.shape[0].value
+        if rank is None:
+            raise ValueError("sparse expand_dims needs the input's rank known")
+        axis = -1 if axis is None else int(axis)
+        if not -rank - 1 <= axis <= rank:
+            raise ValueError(f"axis {axis} is out of range for a SparseTensor of rank {rank}")
+        axis = axis + rank + 1 if axis < 0 else axis
+        zeros = array_ops.zeros(array_ops.stack([array_ops.shape(sp.indices)[0], 1]), dtype=dtypes.int64)
+        indices = slicing_ops.concat([sp.indices[:, :axis], zeros, sp.indices[:, axis:]], 1)
+        shape = slicing_ops.concat([sp.dense_shape[:axis], [1], sp.dense_shape[axis:]], 0)
+        return SparseTensor(indices, sp.values, shape)
