@@ -77,3 +77,24 @@ def test_a_one_shot_iterator_takes_values_computed_from_constants():
         tf.data.make_one_shot_iterator(tf.data.Dataset.from_tensor_slices(tf.placeholder(tf.float32, [3])))
     with pytest.raises(ValueError, match="make_initializable_iterator"):
         tf.data.make_one_shot_iterator(tf.data.Dataset.from_tensor_slices(tf.random_uniform([3])))
+
+
+def test_choose_unique_ignore_errors_and_get_single_element():
+    E = tf.data.experimental
+    chosen = E.choose_from_datasets([tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)],
+                                    tf.data.Dataset.from_tensor_slices(tf.constant([0, 1, 1, 0, 1], tf.int64)))
+    assert _elements(chosen) == [0, 10, 11, 1, 12]
+    uniques = tf.data.Dataset.from_tensor_slices(tf.constant([b"a", b"b", b"a", b"c"])).apply(E.unique())
+    assert _elements(uniques) == [b"a", b"b", b"c"]
+    checked = tf.data.Dataset.from_tensor_slices(tf.constant([1.0, 0.0, 2.0, 0.0, 4.0])).map(
+        lambda x: tf.debugging.check_numerics(1.0 / x, "a zero"))
+    assert _elements(checked.apply(E.ignore_errors())) == [1.0, 0.5, 0.25]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="a zero"):
+        _elements(checked)
+    single = E.get_single_element(tf.data.Dataset.from_tensors((tf.constant([1, 2]), tf.constant(3.0))))
+    several = E.get_single_element(tf.data.Dataset.range(3))
+    with tf.Session() as sess:
+        got = sess.run(single)
+        assert got[0].tolist() == [1, 2] and got[1] == 3.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="more than one"):
+            sess.run(several)

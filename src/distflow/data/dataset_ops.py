@@ -355,7 +355,13 @@ class _Map(_Unary):
     def _iterate(self, values, state):
         own, captured = self._split(values)
         for element in self._input._iterate(own, state):
-            yield self._fn(element, state, captured)
+            try:
+                out = self._fn(element, state, captured)
+            except errors.OpError:
+                if state.stages.get("ignore_errors"):  # (ignore_errors downstream: the element is dropped)
+                    continue
+                raise
+            yield out
 
 
 class _Filter(_Unary):
@@ -891,3 +897,82 @@ class _Scan(_Unary):
             carried = result[:self._state_leaves]
             yield result[self._state_leaves:]
 
+
+
+class _Choose(Dataset):
+    """``choose_from_datasets``: each element from the dataset the next index of
+    ``choice_dataset`` names; ends when the choices end (or a chosen dataset is done)."""
+
+    def __init__(self, datasets, choice_dataset):
+        datasets = list(datasets)
+        if not datasets:
+            raise ValueError("choose_from_datasets needs at least one dataset")
+        if choice_dataset.element_spec.flat_types() != [dtypes.int64]:
+            raise TypeError(f"choice_dataset must be a dataset of scalar int64, got {choice_dataset.output_types}")
+        spec = datasets[0].element_spec
+        for d in datasets[1:]:
+            if d.element_spec.types() != spec.types():
+                raise TypeError(f"All datasets must have the same type, got {spec.types()} and {d.output_types}")
+            spec = spec.most_specific_compatible(d.element_spec)
+        self._datasets, self._choice = datasets, choice_dataset
+        self._counts = [len(d._all_inputs()) for d in datasets]
+        inputs = [t for d in datasets for t in d._all_inputs()] + choice_dataset._all_inputs()
+        super().__init__(spec, inputs)
+
+    def _iterate(self, values, state):
+        iterators, start = [], 0
+        for d, n in zip(self._datasets, self._counts):
+            iterators.append(d._iterate(values[start:start + n], state))
+            start += n
+        for (choice,) in self._choice._iterate(values[start:], state):
+            k = int(choice)
+            if not 0 <= k < len(iterators):
+                raise errors.InvalidArgumentError(None, None, f"choose_from_datasets: choice {k} is not in "
+                                                              f"[0, {len(iterators)})")
+            element = next(iterators[k], None)
+            if element is None:
+                return
+            yield element
+
+
+class _IgnoreErrors(_Unary):
+    """``ignore_errors``: an element whose computation fails is skipped."""
+
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset, input_dataset.element_spec)
+
+    def _iterate(self, values, state):
+        # (the maps upstream skip an element whose function fails while this is read)
+        state.stages["ignore_errors"] = state.stages.get("ignore_errors", 0) + 1
+        try:
+            elements = self._input._iterate(values, state)
+            while True:
+                try:
+                    element = next(elements)
+                except StopIteration:
+                    return
+                except errors.OpError:  # (a failure outside a map ends its stage: the rest is lost)
+                    return
+                yield element
+        finally:
+            state.stages["ignore_errors"] -= 1
+
+
+class _Unique(_Unary):
+    """``unique``: each element the first time it comes."""
+
+    def __init__(self, input_dataset):
+        types = input_dataset.element_spec.flat_types()
+        if len(types) != 1 or not (types[0].is_integer or types[0] == dtypes.string):
+            raise TypeError(f"unique needs a dataset of int32, int64 or string elements, got "
+                            f"{input_dataset.output_types}")
+        super().__init__(input_dataset, input_dataset.element_spec)
+
+    def _iterate(self, values, state):
+        seen = set()
+        for element in self._input._iterate(values, state):
+            value = element[0]
+            key = value if isinstance(value, bytes) else np.asarray(value).item()
+            if key not in seen:
+                seen.add(key)
+                yield element

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..ops import array_ops, math_ops, reduction_ops, slicing_ops
-from .dataset_ops import AUTOTUNE, _Counter, _GroupByWindow, _Scan  # noqa: F401 - (AUTOTUNE: tf.data.experimental's)
+from .dataset_ops import AUTOTUNE, _Choose, _Counter, _GroupByWindow, _IgnoreErrors, _Scan, _Unique  # noqa: F401 - (AUTOTUNE: tf.data.experimental's)
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -57,6 +57,54 @@ def scan(initial_state, scan_func):
     """A stateful map: ``scan_func(state, element)`` returns (new state, output element),
     starting from ``initial_state``."""
     return lambda dataset: _Scan(dataset, initial_state, scan_func)
+
+
+def choose_from_datasets(datasets, choice_dataset):
+    """Each element from ``datasets[i]`` for the next ``i`` of ``choice_dataset`` (int64)."""
+    return _Choose(datasets, choice_dataset)
+
+
+def ignore_errors():
+    """Drops the elements whose computation raises an error (a bad record, a failed check)."""
+    return lambda dataset: _IgnoreErrors(dataset)
+
+
+def unique():
+    """Each element once, the first time it comes (int32, int64 or string elements)."""
+    return lambda dataset: _Unique(dataset)
+
+
+def get_single_element(dataset):
+    """The only element of ``dataset`` as tensors (an InvalidArgumentError when it has none or
+    more than one)."""
+    from ..ops import check_ops  # noqa: PLC0415
+    from ..framework.ops import control_dependencies  # noqa: PLC0415
+
+    # (a batch of up to two: two elements tell that there is more than one)
+    pair = dataset.batch(2).make_one_shot_iterator().get_next()
+    count = array_ops.shape(next(_leaves(pair)))[0]
+    check = check_ops.assert_equal(count, 1, message="Dataset had more than one element (or none).")
+    with control_dependencies([check]):
+        return _map_structure(pair, lambda t: array_ops.identity(t[0]))
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        for k in sorted(value):
+            yield from _leaves(value[k])
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+def _map_structure(value, fn):
+    if isinstance(value, dict):
+        return {k: _map_structure(v, fn) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map_structure(v, fn) for v in value)
+    return fn(value)
 
 
 def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
