@@ -566,18 +566,25 @@ def _ssim_parts(img1, img2, max_val, filter_size, filter_sigma, k1, k2):
     return reduction_ops.reduce_mean(luminance * cs, [-3, -2]), reduction_ops.reduce_mean(cs, [-3, -2])
 
 
+def _ssim_inputs(img1, img2, max_val):
+    """(float32 batches of both images, ``max_val`` in their units, whether a batch axis was
+    added): integer images are compared as [0, 1] floats, ``max_val`` scaled alike."""
+    img1, img2 = ops.convert_to_tensor(img1), ops.convert_to_tensor(img2)
+    if img1.dtype.base_dtype.is_integer:
+        max_val = float(max_val) / np.iinfo(img1.dtype.base_dtype.as_numpy_dtype).max
+    img1, img2 = (convert_image_dtype(x, dtypes.float32) for x in (img1, img2))
+    batched = img1.shape.ndims == 3
+    if batched:
+        img1, img2 = array_ops.expand_dims(img1, 0), array_ops.expand_dims(img2, 0)
+    return img1, img2, max_val, batched
+
+
 def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03):
     """The structural similarity of each image of ``img1`` to ``img2`` (Wang et al. 2004),
     averaged over the channels, with an 11x11 Gaussian window of sigma 1.5 by default.
     Integer images are compared as [0, 1] floats (``max_val`` scaled alike)."""
     with ops.name_scope(None, "SSIM", [img1, img2]):
-        img1, img2 = ops.convert_to_tensor(img1), ops.convert_to_tensor(img2)
-        if img1.dtype.base_dtype.is_integer:
-            max_val = float(max_val) / np.iinfo(img1.dtype.base_dtype.as_numpy_dtype).max
-        img1, img2 = (convert_image_dtype(x, dtypes.float32) for x in (img1, img2))
-        batched = img1.shape.ndims == 3
-        if batched:
-            img1, img2 = array_ops.expand_dims(img1, 0), array_ops.expand_dims(img2, 0)
+        img1, img2, max_val, batched = _ssim_inputs(img1, img2, max_val)
         per_channel, _ = _ssim_parts(img1, img2, float(max_val), filter_size, filter_sigma, k1, k2)
         out = reduction_ops.reduce_mean(per_channel, [-1])
         return array_ops.squeeze(out, [0]) if batched else out
@@ -592,13 +599,7 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MS_SSIM_POWERS, filter_s
     last and the whole SSIM at the last, each raised to its power factor and multiplied, the
     images halved between scales (2x2 averages, an odd edge padded by its mirror first)."""
     with ops.name_scope(None, "MS-SSIM", [img1, img2]):
-        img1, img2 = ops.convert_to_tensor(img1), ops.convert_to_tensor(img2)
-        if img1.dtype.base_dtype.is_integer:
-            max_val = float(max_val) / np.iinfo(img1.dtype.base_dtype.as_numpy_dtype).max
-        img1, img2 = (convert_image_dtype(x, dtypes.float32) for x in (img1, img2))
-        batched = img1.shape.ndims == 3
-        if batched:
-            img1, img2 = array_ops.expand_dims(img1, 0), array_ops.expand_dims(img2, 0)
+        img1, img2, max_val, batched = _ssim_inputs(img1, img2, max_val)
         terms = []
         for k in range(len(power_factors)):
             if k:

@@ -24,7 +24,7 @@ from ..framework import dtypes, errors, nest
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops.op_util import make_tensor
-from .decoder import Decoder
+from .decoder import Decoder, embedding_and_tokens
 
 
 class BeamSearchDecoderState(collections.namedtuple(
@@ -103,15 +103,8 @@ class BeamSearchDecoder(Decoder):
             raise errors.UnimplementedError(None, None, "BeamSearchDecoder(coverage_penalty_weight=...) is not "
                                             "supported")
         self._cell, self._output_layer = cell, output_layer
-        if callable(embedding):
-            self._embedding_fn = embedding
-        else:
-            params = convert_to_tensor(embedding)
-            self._embedding_fn = lambda ids: nn.embedding_lookup(params, ids)
-        self._start_tokens = convert_to_tensor(start_tokens, dtype=int32)
-        self._end_token = convert_to_tensor(end_token, dtype=int32)
-        if self._start_tokens.shape.ndims != 1:
-            raise ValueError("start_tokens must be a vector")
+        self._embedding_fn, self._start_tokens, self._end_token = embedding_and_tokens(embedding, start_tokens,
+                                                                                       end_token)
         self._batch_size = shape(self._start_tokens)[0]
         self._beam_width = int(beam_width)
         self._length_penalty_weight = float(length_penalty_weight)

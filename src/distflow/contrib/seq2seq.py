@@ -18,13 +18,13 @@ from __future__ import annotations
 import collections
 
 from .. import (TensorArray, argmax, cast, concat, cond, convert_to_tensor, equal, expand_dims, fill, greater_equal,
-                int32, less_equal, logical_not, logical_or, multinomial, nn, reduce_all, reshape, shape, squeeze, tile,
+                int32, less_equal, logical_not, logical_or, multinomial, reduce_all, reshape, shape, squeeze, tile,
                 transpose, where, while_loop, zeros, zeros_like)
 from .._namespace import missing
 from ..framework import nest
 from ..framework.tensor_shape import TensorShape
 from ..layers.rnn import sequence_loss  # noqa: F401
-from .decoder import Decoder
+from .decoder import Decoder, embedding_and_tokens
 from .attention import AttentionWrapper, AttentionWrapperState, BahdanauAttention, LuongAttention  # noqa: F401
 from ..ops import variable_scope as vs
 
@@ -103,17 +103,8 @@ class GreedyEmbeddingHelper(Helper):
     is finished once it emits ``end_token``."""
 
     def __init__(self, embedding, start_tokens, end_token):
-        if callable(embedding):
-            self._embedding_fn = embedding
-        else:
-            params = convert_to_tensor(embedding)
-            self._embedding_fn = lambda ids: nn.embedding_lookup(params, ids)
-        self._start_tokens = convert_to_tensor(start_tokens, dtype=int32)
-        self._end_token = convert_to_tensor(end_token, dtype=int32)
-        if self._start_tokens.shape.ndims != 1:
-            raise ValueError("start_tokens must be a vector")
-        if self._end_token.shape.ndims != 0:
-            raise ValueError("end_token must be a scalar")
+        self._embedding_fn, self._start_tokens, self._end_token = embedding_and_tokens(embedding, start_tokens,
+                                                                                       end_token)
         self._batch_size = shape(self._start_tokens)[0]
         self._start_inputs = self._embedding_fn(self._start_tokens)
 
