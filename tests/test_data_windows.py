@@ -98,3 +98,24 @@ def test_choose_unique_ignore_errors_and_get_single_element():
         assert got[0].tolist() == [1, 2] and got[1] == 3.0
         with pytest.raises(tf.errors.InvalidArgumentError, match="more than one"):
             sess.run(several)
+
+
+def test_csv_datasets_read_as_pythons_csv_module_does(tmp_path):
+    import csv
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text('age,name,score,flag\n31,ann,1.5,1\n42,"bo, b",,0\n7,cy,2.25,1\n')
+    b.write_text("age,name,score,flag\n99,dee,3,0\n")
+    rows = [row for path in (a, b) for row in list(csv.reader(open(path, newline="")))[1:]]
+    records = tf.data.experimental.CsvDataset([str(a), str(b)], [0, "", [9.0], 0], header=True)
+    got = _elements(records)
+    assert [(int(r[0]), r[1].decode(), float(r[2]), int(r[3])) for r in got] == [
+        (int(r[0]), r[1], float(r[2] or 9.0), int(r[3])) for r in rows]
+    batches = tf.data.experimental.make_csv_dataset([str(a), str(b)], 4, label_name="flag", shuffle=False,
+                                                    num_epochs=1)
+    (features, label), = _elements(batches)
+    assert sorted(features) == ["age", "name", "score"] and label.tolist() == [int(r[3]) for r in rows]
+    # (inferred as TF infers: ints int32, "1.5" and "" float32, text string; "" takes the default 0)
+    assert features["age"].dtype == np.int32 and features["score"].dtype == np.float32
+    assert features["score"].tolist() == [1.5, 0.0, 2.25, 3.0]
+    assert [n.decode() for n in features["name"]] == [r[1] for r in rows]

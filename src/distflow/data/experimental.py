@@ -152,3 +152,100 @@ def prefetch_to_device(device, buffer_size=None):
 
 def copy_to_device(target_device, source_device="/cpu:0"):
     return lambda dataset: dataset
+
+
+class CsvDataset:
+    """``tf.data.experimental.CsvDataset``: the records of CSV files, one element a record, as
+    a tuple of one scalar per column (typed and defaulted by ``record_defaults``); a file's
+    first line is skipped with ``header``. (A constructor returning a Dataset.)"""
+
+    def __new__(cls, filenames, record_defaults, compression_type=None, buffer_size=None, header=False,
+                field_delim=",", use_quote_delim=True, na_value="", select_cols=None):
+        from ..ops.io_readers import decode_csv  # noqa: PLC0415
+        from .dataset_ops import Dataset  # noqa: PLC0415
+        from .readers import TextLineDataset  # noqa: PLC0415
+
+        files = Dataset.from_tensor_slices(filenames) if not isinstance(filenames, str) else \
+            Dataset.from_tensors(filenames)
+        lines = files.flat_map(lambda name: TextLineDataset(name, compression_type).skip(1 if header else 0))
+        return lines.map(lambda line: tuple(decode_csv(line, record_defaults, field_delim, use_quote_delim,
+                                                       na_value=na_value, select_cols=select_cols)))
+
+
+def _inferred_default(values, na_value):
+    """TF's type inference for make_csv_dataset's columns: the narrowest of int32, int64,
+    float32, float64 and string that every non-missing value parses as."""
+    kinds = ["int32", "int64", "float32", "float64", "string"]
+    level = 0
+    for value in values:
+        if value == na_value or value == "":
+            continue
+        while level < 4:
+            try:
+                if level < 2:
+                    number = int(value)
+                    if level == 0 and not -2 ** 31 <= number < 2 ** 31:
+                        raise ValueError
+                    if level == 1 and not -2 ** 63 <= number < 2 ** 63:
+                        raise ValueError
+                else:
+                    number = float(value)
+                    if level == 2 and abs(number) > np.finfo(np.float32).max:
+                        raise ValueError
+                break
+            except ValueError:
+                level += 1
+    return {"int32": np.int32(0), "int64": np.int64(0), "float32": np.float32(0), "float64": np.float64(0),
+            "string": ""}[kinds[level]]
+
+
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None,
+                     select_columns=None, field_delim=",", use_quote_delim=True, na_value="", header=True,
+                     num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False, num_rows_for_inference=100,
+                     compression_type=None, ignore_errors=False):
+    """Batches of (features, label) from CSV files: a dict of each column's values (names from
+    the header or ``column_names``, types from ``column_defaults`` or inferred from the first
+    ``num_rows_for_inference`` rows as TF infers them), the ``label_name`` column apart."""
+    import csv  # noqa: PLC0415
+    import glob  # noqa: PLC0415
+
+    from .dataset_ops import Dataset  # noqa: PLC0415
+
+    files = sorted(glob.glob(file_pattern)) if isinstance(file_pattern, str) else list(file_pattern)
+    if not files:
+        raise ValueError(f"make_csv_dataset: no files match {file_pattern!r}")
+    with open(files[0], newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter=field_delim))[:num_rows_for_inference + (1 if header else 0)]
+    if column_names is None:
+        if not header:
+            raise ValueError("Cannot infer column names without a header line")
+        column_names = rows[0]
+    column_names = list(column_names)
+    body = rows[1:] if header else rows
+    if select_columns is not None:
+        indices = sorted(column_names.index(c) if isinstance(c, str) else int(c) for c in select_columns)
+    else:
+        indices = list(range(len(column_names)))
+    names = [column_names[i] for i in indices]
+    if column_defaults is None:
+        column_defaults = [_inferred_default([row[i] for row in body if i < len(row)], na_value) for i in indices]
+    if label_name is not None and label_name not in names:
+        raise ValueError(f"label_name {label_name!r} is not among the columns {names}")
+    dataset = CsvDataset(files, column_defaults, compression_type, header=header, field_delim=field_delim,
+                         use_quote_delim=use_quote_delim, na_value=na_value,
+                         select_cols=indices if select_columns is not None else None)
+    if ignore_errors:
+        dataset = dataset.apply(globals()["ignore_errors"]())
+    dataset = dataset.repeat(num_epochs)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, seed=shuffle_seed)
+
+    def to_features(*values):
+        features = dict(zip(names, values))
+        if label_name is None:
+            return features
+        label = features.pop(label_name)
+        return features, label
+
+    return dataset.map(to_features).batch(batch_size)
