@@ -210,8 +210,6 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     import csv  # noqa: PLC0415
     import glob  # noqa: PLC0415
 
-    from .dataset_ops import Dataset  # noqa: PLC0415
-
     files = sorted(glob.glob(file_pattern)) if isinstance(file_pattern, str) else list(file_pattern)
     if not files:
         raise ValueError(f"make_csv_dataset: no files match {file_pattern!r}")
