@@ -232,10 +232,13 @@ def _argmin_kernel(xp, x, axis, *, output_type):
 
 def _without_nan(xp, x, fill):
     """NaN never wins TensorFlow's argmax or argmin (it compares with < and >); NumPy's
-    picks the first NaN."""
-    if x.dtype.kind == "f" and xp.isnan(x).any():
-        return xp.where(xp.isnan(x), fill, x)
-    return x
+    picks the first NaN. (On NumPy only where there is a NaN; on a device always, since
+    asking would wait for the device and a captured step cannot.)"""
+    if x.dtype.kind != "f":
+        return x
+    if xp is np and not np.isnan(x).any():
+        return x
+    return xp.where(xp.isnan(x), fill, x)
 
 
 not_differentiable("ArgMax")
