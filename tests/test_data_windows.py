@@ -119,3 +119,20 @@ def test_csv_datasets_read_as_pythons_csv_module_does(tmp_path):
     assert features["age"].dtype == np.int32 and features["score"].dtype == np.float32
     assert features["score"].tolist() == [1.5, 0.0, 2.25, 3.0]
     assert [n.decode() for n in features["name"]] == [r[1] for r in rows]
+
+
+def test_group_by_reducer_and_sample_from_datasets():
+    E = tf.data.experimental
+    summed = tf.data.Dataset.range(10).apply(E.group_by_reducer(
+        lambda x: x % 3, E.Reducer(lambda k: tf.constant(0, tf.int64), lambda s, x: s + x, lambda s: s * 10)))
+    assert _elements(summed) == [10 * sum(range(k, 10, 3)) for k in range(3)]  # (smallest key first)
+    keyed = tf.data.Dataset.from_tensor_slices(tf.constant([5, 1, 8, 2], tf.int64)).apply(E.group_by_reducer(
+        lambda x: 7 - x % 2, E.Reducer(lambda k: (k, tf.constant(0.0)),
+                                       lambda s, x: (s[0], s[1] + tf.cast(x, tf.float32)),
+                                       lambda s: {"key": s[0], "total": s[1]})))
+    assert [(int(e["key"]), float(e["total"])) for e in _elements(keyed)] == [(6, 10.0), (7, 6.0)]
+    mixed = _elements(E.sample_from_datasets([tf.data.Dataset.range(3), tf.data.Dataset.range(10, 14)], seed=1))
+    assert sorted(mixed) == [0, 1, 2, 10, 11, 12, 13]
+    assert [x for x in mixed if x < 10] == [0, 1, 2] and [x for x in mixed if x >= 10] == [10, 11, 12, 13]
+    only_first = E.sample_from_datasets([tf.data.Dataset.range(3), tf.data.Dataset.range(10, 14)], [1.0, 0.0])
+    assert _elements(only_first) == [0, 1, 2]

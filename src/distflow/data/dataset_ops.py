@@ -976,3 +976,75 @@ class _Unique(_Unary):
             if key not in seen:
                 seen.add(key)
                 yield element
+
+
+class _GroupByReducer(_Unary):
+    """``group_by_reducer``: each key's elements folded by the reducer, one result per key at
+    the end of the input, smallest key first (TF's GroupByReducerDataset)."""
+
+    def __init__(self, input_dataset, key_func, reducer):
+        from .function import TracedFunction  # noqa: PLC0415
+
+        spec = input_dataset.element_spec
+        key = structure.Spec.tensor(dtypes.int64, TensorShape([]))
+        self._key = TracedFunction(key_func, spec, "group_by_reducer key_func")
+        if self._key.output_spec.flat_types() != [dtypes.int64]:
+            raise ValueError(f"`key_func` must return a single tf.int64 tensor, got {self._key.output_spec.types()}")
+        self._init = TracedFunction(reducer.init_func, key, "Reducer.init_func")
+        state = self._init.output_spec
+        self._reduce = TracedFunction(reducer.reduce_func, structure.Spec.zipped((0, 0), [state, spec]),
+                                      "Reducer.reduce_func")
+        if self._reduce.output_spec.flat_types() != state.flat_types():
+            raise TypeError(f"reduce_func must return a state of init_func's types {state.types()}, got "
+                            f"{self._reduce.output_spec.types()}")
+        self._finalize = TracedFunction(reducer.finalize_func, state, "Reducer.finalize_func")
+        self._functions = [self._key, self._init, self._reduce, self._finalize]
+        super().__init__(input_dataset, self._finalize.output_spec, _captured_inputs(self._functions))
+
+    def _iterate(self, values, state):
+        own, rest = self._split(values)
+        key_captured, init_captured, reduce_captured, final_captured = _captures(self._functions, rest)
+        states: dict = {}
+        for element in self._input._iterate(own, state):
+            key = int(self._key(element, state, key_captured)[0])
+            if key not in states:
+                states[key] = self._init((np.int64(key),), state, init_captured)
+            states[key] = self._reduce(tuple(states[key]) + tuple(element), state, reduce_captured)
+        for key in sorted(states):
+            yield self._finalize(tuple(states[key]), state, final_captured)
+
+
+class _Sample(Dataset):
+    """``sample_from_datasets``: each element from a dataset drawn by ``weights``; a dataset
+    that ends drops out of the draw, and the whole ends when all have."""
+
+    def __init__(self, datasets, weights, seed):
+        datasets = list(datasets)
+        if not datasets:
+            raise ValueError("sample_from_datasets needs at least one dataset")
+        spec = datasets[0].element_spec
+        for d in datasets[1:]:
+            if d.element_spec.types() != spec.types():
+                raise TypeError(f"All datasets must have the same type, got {spec.types()} and {d.output_types}")
+            spec = spec.most_specific_compatible(d.element_spec)
+        weights = [1.0 / len(datasets)] * len(datasets) if weights is None else [float(w) for w in weights]
+        if len(weights) != len(datasets) or min(weights) < 0 or sum(weights) <= 0:
+            raise ValueError(f"weights must be {len(datasets)} non-negative numbers, not all zero; got {weights}")
+        self._datasets, self._weights, self._seed = datasets, np.asarray(weights), seed
+        self._counts = [len(d._all_inputs()) for d in datasets]
+        super().__init__(spec, [t for d in datasets for t in d._all_inputs()])
+
+    def _iterate(self, values, state):
+        iterators, start = [], 0
+        for d, n in zip(self._datasets, self._counts):
+            iterators.append(d._iterate(values[start:start + n], state))
+            start += n
+        rng = np.random.default_rng(self._seed)
+        live = self._weights.copy()
+        while live.sum() > 0:
+            k = int(rng.choice(len(live), p=live / live.sum()))
+            element = next(iterators[k], None)
+            if element is None:
+                live[k] = 0.0
+                continue
+            yield element

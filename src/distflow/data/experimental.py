@@ -13,7 +13,8 @@ import numpy as np
 
 from ..framework import dtypes
 from ..ops import array_ops, math_ops, reduction_ops, slicing_ops
-from .dataset_ops import AUTOTUNE, _Choose, _Counter, _GroupByWindow, _IgnoreErrors, _Scan, _Unique  # noqa: F401 - (AUTOTUNE: tf.data.experimental's)
+from .dataset_ops import (AUTOTUNE, _Choose, _Counter, _GroupByReducer, _GroupByWindow,  # noqa: F401 - (AUTOTUNE)
+                          _IgnoreErrors, _Sample, _Scan, _Unique)
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -62,6 +63,26 @@ def scan(initial_state, scan_func):
 def choose_from_datasets(datasets, choice_dataset):
     """Each element from ``datasets[i]`` for the next ``i`` of ``choice_dataset`` (int64)."""
     return _Choose(datasets, choice_dataset)
+
+
+class Reducer:
+    """How ``group_by_reducer`` folds a key's elements: ``init_func(key)`` -> state,
+    ``reduce_func(state, element)`` -> state, ``finalize_func(state)`` -> the result."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self.init_func, self.reduce_func, self.finalize_func = init_func, reduce_func, finalize_func
+
+
+def group_by_reducer(key_func, reducer):
+    """One element per key (an int64 of ``key_func``): the key's elements folded by
+    ``reducer``, given when the input ends, smallest key first."""
+    return lambda dataset: _GroupByReducer(dataset, key_func, reducer)
+
+
+def sample_from_datasets(datasets, weights=None, seed=None):
+    """Elements drawn from ``datasets`` at random by ``weights`` (uniform by default); a
+    dataset that ends drops out, and this ends when every one has."""
+    return _Sample(datasets, weights, seed)
 
 
 def ignore_errors():
