@@ -129,8 +129,8 @@ def test_group_by_reducer_and_sample_from_datasets():
     keyed = tf.data.Dataset.from_tensor_slices(tf.constant([5, 1, 8, 2], tf.int64)).apply(E.group_by_reducer(
         lambda x: 7 - x % 2, E.Reducer(lambda k: (k, tf.constant(0.0)),
                                        lambda s, x: (s[0], s[1] + tf.cast(x, tf.float32)),
-                                       lambda s: {"key": s[0], "total": s[1]})))
-    assert [(int(e["key"]), float(e["total"])) for e in _elements(keyed)] == [(6, 10.0), (7, 6.0)]
+                                       lambda key, total: {"key": key, "total": total})))
+    assert [(int(e["key"]), float(e["total"])) for e in _elements(keyed)] == [(6, 6.0), (7, 10.0)]  # (5+1, 8+2)
     mixed = _elements(E.sample_from_datasets([tf.data.Dataset.range(3), tf.data.Dataset.range(10, 14)], seed=1))
     assert sorted(mixed) == [0, 1, 2, 10, 11, 12, 13]
     assert [x for x in mixed if x < 10] == [0, 1, 2] and [x for x in mixed if x >= 10] == [10, 11, 12, 13]
