@@ -122,7 +122,7 @@ def main(argv=None) -> int:
     parser.add_argument("case_files", nargs="+")
     args = parser.parse_args(argv)
     rtol, atol = float(os.environ.get("RTOL", "2e-5")), float(os.environ.get("ATOL", "1e-5"))
-    differ = 0
+    differ = both_raised = 0
     with tempfile.TemporaryDirectory() as tmp:
         for case_file in args.case_files:
             paths = {lib: os.path.join(tmp, f"{lib}.pkl") for lib in ("tf", "df")}
@@ -139,6 +139,7 @@ def main(argv=None) -> int:
             for case, t in theirs.items():
                 d = ours[case]
                 if t[0] == "err" and d[0] == "err":
+                    both_raised += 1  # (the same class is agreement: but check that the case meant to fail)
                     why = None if t[1] == d[1] else f"error class: tf {t[1]}, distflow {d[1]}: {d[2][:120]}"
                 elif t[0] != d[0]:
                     why = f"tf {t[1:] if t[0] == 'err' else 'ok'} | distflow {d[1:] if d[0] == 'err' else 'ok'}"
@@ -148,7 +149,7 @@ def main(argv=None) -> int:
                     differ += 1
                     print(f"--- {case}\n    {why}")
             print(f"{case_file}: {sum(1 for c in theirs if c)} cases")
-    print(f"{differ} differ")
+    print(f"{differ} differ ({both_raised} cases raised an error under both)")
     return 0
 
 
