@@ -119,6 +119,7 @@ def _difference(a, b, rtol, atol):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tf-python", required=True, help="the Python of a virtual environment with TensorFlow")
+    parser.add_argument("--show-errors", action="store_true", help="also list the cases that raised under both")
     parser.add_argument("case_files", nargs="+")
     args = parser.parse_args(argv)
     rtol, atol = float(os.environ.get("RTOL", "2e-5")), float(os.environ.get("ATOL", "1e-5"))
@@ -140,6 +141,8 @@ def main(argv=None) -> int:
                 d = ours[case]
                 if t[0] == "err" and d[0] == "err":
                     both_raised += 1  # (the same class is agreement: but check that the case meant to fail)
+                    if args.show_errors:
+                        print(f"--- (both raised {t[1]}) {case}\n    tf: {t[2][:150]}")
                     why = None if t[1] == d[1] else f"error class: tf {t[1]}, distflow {d[1]}: {d[2][:120]}"
                 elif t[0] != d[0]:
                     why = f"tf {t[1:] if t[0] == 'err' else 'ok'} | distflow {d[1:] if d[0] == 'err' else 'ok'}"
