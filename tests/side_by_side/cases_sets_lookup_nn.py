@@ -21,7 +21,7 @@ CASES = [
  "tf.nn.fractional_max_pool if False else tf.nn.pool(img, [2, 2], 'MAX', 'SAME', strides=[1, 1])", "tf.nn.with_space_to_batch(img, tf.nn.relu, [1, 1], 'SAME') if False else tf.nn.relu(img)",
  "tf.nn.embedding_lookup(x, ids)", "tf.nn.embedding_lookup([x[:2], x[2:]], ids, partition_strategy='div')", "tf.nn.embedding_lookup(x, [0, 2], max_norm=1.0)",
  "tf.nn.safe_embedding_lookup_sparse([x], tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([1, -1, 2], tf.int64), [3, 2]))",
- "tf.nn.batch_norm_with_global_normalization(img, [0.5, 0.5], [1.0, 2.0], [0.0, 1.0], [1.0, 0.5], 1e-3, True)", "tf.nn.relu6(x * 10)", "tf.nn.softsign(x)",
+ "tf.nn.batch_norm_with_global_normalization(img, tf.constant([0.5, 0.5]), tf.constant([1.0, 2.0]), tf.constant([0.0, 1.0]), tf.constant([1.0, 0.5]), 1e-3, True)", "tf.nn.relu6(x * 10)", "tf.nn.softsign(x)",
  "tf.nn.dynamic_rnn if False else tf.nn.static_bidirectional_rnn if False else tf.nn.sigmoid(x)", "tf.nn.scale_regularization_loss if False else tf.nn.l2_loss(x)",
  "tf.nn.compute_accidental_hits(tf.constant([[1], [2]], tf.int64), tf.constant([1, 2, 3], tf.int64), 1)",
  "tf.nn.uniform_candidate_sampler if False else tf.nn.in_top_k(x, [1, 0, 3], 2)", "tf.nn.normalize_moments(tf.constant(4.0), x[0], x[1] ** 2, 0.5)",

@@ -11,7 +11,7 @@ CASES = [
  "exec:\nta = tf.TensorArray(tf.float32, size=4)\ni0 = tf.constant(0)\n_, ta = tf.while_loop(lambda i, t: i < 4, lambda i, t: (i + 1, t.write(i, v[i] * tf.cast(i, tf.float32))), [i0, ta])\nout = ta.stack()",
  "exec:\nta = tf.TensorArray(tf.float32, size=4).unstack(v)\nout = tf.gradients(tf.reduce_sum(ta.stack() ** 2), v)",
  "exec:\nta = tf.TensorArray(tf.float32, size=2).split(v, [1, 3])\nout = tf.gradients(tf.reduce_sum(ta.concat() * 2.0), v)",
- f"{TA}(tf.float32, size=3).unstack(v)",
+ f"{TA}(tf.float32, size=3).unstack(v).stack()",
  f"{TA}(tf.int32, size=2).unstack(l).stack()",
  f"{TA}(tf.float32, size=1).write(0, v[0]).write(1, v[1]).stack()",
 ]
