@@ -115,7 +115,7 @@ def _squared_difference_kernel(xp, x, y):
 
 
 for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
-           "LogicalAnd", "LogicalOr", "FloorDiv", "FloorMod"):
+           "LogicalAnd", "LogicalOr", "FloorDiv"):
     not_differentiable(_t)
 
 
@@ -360,7 +360,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     check_dtype("MatMul", a, FLOATS + COMPLEX + (dtypes.int32, dtypes.int64), "a")
     if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
         raise ValueError("Only one of transpose and adjoint may be True for each matrix")
-    batched = (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2
+    batched = any(t.shape.ndims is None or t.shape.ndims > 2 for t in (a, b))  # (an unknown rank may be a batch)
     if a.dtype.base_dtype.is_complex:
         # (MatMul's flags transpose; BatchMatMulV2's take adjoints: the conjugate goes where
         # the other one asks for it)
