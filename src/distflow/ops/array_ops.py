@@ -37,6 +37,8 @@ def _python_value_kind(value) -> str:
             kinds.add("s")
         elif isinstance(v, np.ndarray):
             kinds.add({"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}.get(v.dtype.kind, "s"))
+        elif v is None:
+            raise ValueError("None values not supported (a Tensor needs a value here, got None)")
         else:
             raise TypeError(f"Cannot convert {v!r} of type {type(v).__name__} to a Tensor")
     for k in "scfib":

@@ -14,7 +14,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import shape_of
-from .conv_ops import conv_output_size, register_convolution_gradients
+from .conv_ops import conv_output_size, pool_window, register_convolution_gradients
 from .op_util import FLOATS, constant_shape, make_tensor, only_default
 
 
@@ -224,6 +224,7 @@ def _pool3d(op_type, input, ksize, strides, padding, data_format, name):  # noqa
     if data_format != "NDHWC":
         raise errors.UnimplementedError(None, None, f"Only data_format='NDHWC' is supported, got {data_format!r}")
     x = ops.convert_to_tensor(input)
+    ksize, strides = (pool_window(n, v, 3, data_format) for n, v in (("ksize", ksize), ("strides", strides)))
     return make_tensor(op_type, [x], {"ksize": _check_5("ksize", ksize), "strides": _check_5("strides", strides),
                                       "padding": _check_padding(padding)}, name or op_type)
 

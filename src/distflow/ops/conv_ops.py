@@ -551,36 +551,33 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name):
 
 
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None) -> ops.Tensor:  # noqa: A002
-    return _pool("MaxPool", value if value is not None else input, ksize, strides, padding, data_format, name)
+    """Max pooling; the window and strides may be an int or 1, 2 or 4 ints (TF 1.15's)."""
+    return _pool("MaxPool", value if value is not None else input, pool_window("ksize", ksize, 2, data_format),
+                 pool_window("strides", strides, 2, data_format), padding, data_format, name)
 
 
-def _window_2d(name: str, value, data_format: str) -> list:
-    """A 2-D pooling window or stride given as TF 1.15's *_pool2d take it (an int, or 1, 2 or 4
-    ints) as the 4 values of ``data_format``."""
+def pool_window(name: str, value, spatial: int, data_format: str) -> list:
+    """A pooling window or stride given as TF 1.15's pools take it (an int, or 1, ``spatial``
+    or ``spatial`` + 2 ints) as the ``spatial`` + 2 values of ``data_format``."""
     values = [value] if isinstance(value, int) else list(value)
-    if len(values) == 4:
+    if len(values) == spatial + 2:
         return values
-    if len(values) not in (1, 2):
-        raise ValueError(f"{name} should be of length 1, 2 or 4, got {value!r}")
-    h, w = (values * 2)[:2]
-    return [1, 1, h, w] if _is_nchw(data_format) else [1, h, w, 1]
+    if len(values) not in (1, spatial):
+        raise ValueError(f"{name} should be of length 1, {spatial} or {spatial + 2}, got {value!r}")
+    window = values * spatial if len(values) == 1 else values
+    return [1, 1] + window if data_format.startswith("NC") else [1] + window + [1]
 
 
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """``tf.nn.max_pool2d``: max_pool whose window and strides may be an int or 1, 2 or 4 ints."""
-    return max_pool(input, _window_2d("ksize", ksize, data_format), _window_2d("strides", strides, data_format),
-                    padding, data_format, name)
-
-
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """``tf.nn.avg_pool2d``: avg_pool whose window and strides may be an int or 1, 2 or 4 ints."""
-    return avg_pool(input, _window_2d("ksize", ksize, data_format), _window_2d("strides", strides, data_format),
-                    padding, data_format, name)
+max_pool2d = max_pool
 
 
 def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None) -> ops.Tensor:  # noqa: A002
-    return _pool("AvgPool", value if value is not None else input, ksize, strides, padding, data_format, name)
+    """Average pooling; the window and strides may be an int or 1, 2 or 4 ints (TF 1.15's)."""
+    return _pool("AvgPool", value if value is not None else input, pool_window("ksize", ksize, 2, data_format),
+                 pool_window("strides", strides, 2, data_format), padding, data_format, name)
 
+
+avg_pool2d = avg_pool
 
 
 # ---------------------------------------------------------------------------

@@ -13,8 +13,9 @@ import zlib
 import numpy as np
 
 from ..framework import dtypes, errors, ops
-from ..framework.registry import not_differentiable, register_op
+from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
+from . import array_ops
 from .op_util import make_op, make_tensor
 
 
@@ -372,45 +373,125 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
 
 # -- crop and resize ----------------------------------------------------------------------
 
-@register_op("CropAndResize", shape=lambda op: TensorShape([op.inputs[1].shape[0].value if op.inputs[1].shape.ndims
-                                                            else None, None, None,
-                                                            op.inputs[0].shape[-1].value if op.inputs[0].shape.ndims
-                                                            else None]),
-             dtype=lambda op: dtypes.float32)
+def _box_points(box, size, crop):
+    """The sampling coordinates of one box along one axis (TF's: corners at the box's edges)."""
+    lo, hi = box
+    if crop > 1:
+        return lo * (size - 1) + np.arange(crop) * ((hi - lo) * (size - 1) / (crop - 1))
+    return np.array([0.5 * (lo + hi) * (size - 1)])
+
+
+def _box_point_derivatives(size, crop):
+    """d point / d lo and d point / d hi of ``_box_points``."""
+    if crop > 1:
+        t = np.arange(crop) / (crop - 1)
+        return (size - 1) * (1 - t), (size - 1) * t
+    return np.array([0.5 * (size - 1)]), np.array([0.5 * (size - 1)])
+
+
+def _crop_boxes(boxes, box_ind, batch, height, width, crop_h, crop_w):
+    """For each box: its image, sampling rows and columns, and which of them are inside."""
+    for n, ((y1, x1, y2, x2), b) in enumerate(zip(boxes, box_ind)):
+        if not 0 <= b < batch:
+            raise errors.InvalidArgumentError(None, None, f"CropAndResize: box_ind[{n}] = {b} is not in [0, {batch})")
+        ys, xs = _box_points((y1, y2), height, crop_h), _box_points((x1, x2), width, crop_w)
+        inside = ((ys >= 0) & (ys <= height - 1))[:, None] & ((xs >= 0) & (xs <= width - 1))[None, :]
+        yield n, b, ys, xs, inside
+
+
+def _bilinear_corners(ys, xs, height, width):
+    """The four neighbours (rows top/bottom, columns left/right) and the fractions dy, dx."""
+    top, left = np.clip(np.floor(ys).astype(int), 0, height - 1), np.clip(np.floor(xs).astype(int), 0, width - 1)
+    bottom, right = np.clip(np.ceil(ys).astype(int), 0, height - 1), np.clip(np.ceil(xs).astype(int), 0, width - 1)
+    return top, bottom, left, right, (ys - np.floor(ys))[:, None, None], (xs - np.floor(xs))[None, :, None]
+
+
+def _nearest(ys, xs, height, width):
+    return np.clip(np.round(ys), 0, height - 1).astype(int), np.clip(np.round(xs), 0, width - 1).astype(int)
+
+
+def _crop_shape(op):
+    boxes, image = op.inputs[1].shape, op.inputs[0].shape
+    return TensorShape([boxes[0].value if boxes.ndims else None, None, None,
+                        image[-1].value if image.ndims else None])
+
+
+@register_op("CropAndResize", shape=_crop_shape, dtype=lambda op: dtypes.float32)
 def _crop_and_resize_kernel(xp, image, boxes, box_ind, crop_size, *, method="bilinear", extrapolation_value=0.0):
     image = np.asarray(image, np.float32)
     boxes, box_ind, (crop_h, crop_w) = np.asarray(boxes, np.float64), np.asarray(box_ind), np.asarray(crop_size)
     batch, height, width, depth = image.shape
     out = np.full((len(boxes), crop_h, crop_w, depth), extrapolation_value, np.float32)
-    for n, ((y1, x1, y2, x2), b) in enumerate(zip(boxes, box_ind)):
-        if not 0 <= b < batch:
-            raise errors.InvalidArgumentError(None, None, f"CropAndResize: box_ind[{n}] = {b} is not in [0, {batch})")
-        ys = (y1 * (height - 1) + np.arange(crop_h) * ((y2 - y1) * (height - 1) / (crop_h - 1))) if crop_h > 1 \
-            else np.array([0.5 * (y1 + y2) * (height - 1)])
-        xs = (x1 * (width - 1) + np.arange(crop_w) * ((x2 - x1) * (width - 1) / (crop_w - 1))) if crop_w > 1 \
-            else np.array([0.5 * (x1 + x2) * (width - 1)])
-        y_ok = (ys >= 0) & (ys <= height - 1)
-        x_ok = (xs >= 0) & (xs <= width - 1)
+    for n, b, ys, xs, inside in _crop_boxes(boxes, box_ind, batch, height, width, crop_h, crop_w):
         src = image[b]
         if method == "nearest":
-            yi = np.clip(np.round(ys), 0, height - 1).astype(int)
-            xi = np.clip(np.round(xs), 0, width - 1).astype(int)
+            yi, xi = _nearest(ys, xs, height, width)
             values = src[yi][:, xi]
         else:
-            top, left = np.floor(ys).astype(int), np.floor(xs).astype(int)
-            bottom, right = np.ceil(ys).astype(int), np.ceil(xs).astype(int)
-            top, bottom = np.clip(top, 0, height - 1), np.clip(bottom, 0, height - 1)
-            left, right = np.clip(left, 0, width - 1), np.clip(right, 0, width - 1)
-            dy, dx = (ys - np.floor(ys))[:, None, None], (xs - np.floor(xs))[None, :, None]
+            top, bottom, left, right, dy, dx = _bilinear_corners(ys, xs, height, width)
             upper = src[top][:, left] + (src[top][:, right] - src[top][:, left]) * dx
             lower = src[bottom][:, left] + (src[bottom][:, right] - src[bottom][:, left]) * dx
             values = upper + (lower - upper) * dy
-        inside = y_ok[:, None] & x_ok[None, :]
         out[n] = np.where(inside[:, :, None], values, extrapolation_value)
     return out
 
 
-not_differentiable("CropAndResize")
+@register_op("CropAndResizeGradImage", shape=lambda op: TensorShape(None), dtype=lambda op: op._attr("T"))
+def _crop_and_resize_grad_image_kernel(xp, grads, boxes, box_ind, image_size, *, T, method="bilinear"):  # noqa: N803
+    """The adjoint of CropAndResize's sampling: each output's gradient goes back to the pixels
+    it was read from, with the weights it was read with."""
+    grads, boxes, box_ind = np.asarray(grads, np.float64), np.asarray(boxes, np.float64), np.asarray(box_ind)
+    batch, height, width, depth = (int(v) for v in image_size)
+    out = np.zeros((batch, height, width, depth), np.float64)
+    crop_h, crop_w = grads.shape[1:3]
+    for n, b, ys, xs, inside in _crop_boxes(boxes, box_ind, batch, height, width, crop_h, crop_w):
+        g = np.where(inside[:, :, None], grads[n], 0.0)
+        rows, cols = np.meshgrid(np.arange(crop_h), np.arange(crop_w), indexing="ij")
+        if method == "nearest":
+            yi, xi = _nearest(ys, xs, height, width)
+            np.add.at(out[b], (yi[rows], xi[cols]), g)
+            continue
+        top, bottom, left, right, dy, dx = _bilinear_corners(ys, xs, height, width)
+        for y, x, weight in ((top, left, (1 - dy) * (1 - dx)), (top, right, (1 - dy) * dx),
+                             (bottom, left, dy * (1 - dx)), (bottom, right, dy * dx)):
+            np.add.at(out[b], (y[rows], x[cols]), g * weight)
+    return out.astype(T.as_numpy_dtype)
+
+
+@register_op("CropAndResizeGradBoxes", shape=lambda op: op.inputs[2].shape, dtype=lambda op: dtypes.float32)
+def _crop_and_resize_grad_boxes_kernel(xp, grads, image, boxes, box_ind, *, method="bilinear"):
+    """The gradient of the boxes' corners: through the bilinear weights (TF's, for either method)."""
+    grads, image = np.asarray(grads, np.float64), np.asarray(image, np.float64)
+    boxes, box_ind = np.asarray(boxes, np.float64), np.asarray(box_ind)
+    batch, height, width, _ = image.shape
+    crop_h, crop_w = grads.shape[1:3]
+    out = np.zeros(boxes.shape, np.float64)
+    dy_lo, dy_hi = _box_point_derivatives(height, crop_h)
+    dx_lo, dx_hi = _box_point_derivatives(width, crop_w)
+    for n, b, ys, xs, inside in _crop_boxes(boxes, box_ind, batch, height, width, crop_h, crop_w):
+        src = image[b]
+        top, bottom, left, right, dy, dx = _bilinear_corners(ys, xs, height, width)
+        tl, tr, bl, br = src[top][:, left], src[top][:, right], src[bottom][:, left], src[bottom][:, right]
+        g = np.where(inside[:, :, None], grads[n], 0.0)
+        d_row = (g * ((bl - tl) * (1 - dx) + (br - tr) * dx)).sum(axis=2)  # d out / d ys, per point
+        d_col = (g * ((tr - tl) * (1 - dy) + (br - bl) * dy)).sum(axis=2)
+        out[n] = [d_row.sum(axis=1) @ dy_lo, d_col.sum(axis=0) @ dx_lo,
+                  d_row.sum(axis=1) @ dy_hi, d_col.sum(axis=0) @ dx_hi]
+    return out.astype(np.float32)
+
+
+not_differentiable("CropAndResizeGradImage")
+not_differentiable("CropAndResizeGradBoxes")
+
+
+@register_gradient("CropAndResize")
+def _crop_and_resize_grad(op, grad):
+    image, boxes, box_ind, _ = op.inputs
+    attrs = {"method": op._attr("method")}
+    grad_image = make_tensor("CropAndResizeGradImage", [grad, boxes, box_ind, array_ops.shape(image)],
+                             {**attrs, "T": image.dtype.base_dtype}, "CropAndResizeGradImage")
+    grad_boxes = make_tensor("CropAndResizeGradBoxes", [grad, image, boxes, box_ind], attrs, "CropAndResizeGradBoxes")
+    return grad_image, grad_boxes, None, None
 
 
 def crop_and_resize(image, boxes, box_ind, crop_size, method="bilinear", extrapolation_value=0.0, name=None):

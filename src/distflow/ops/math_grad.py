@@ -55,6 +55,18 @@ def _real_div_grad(op, grad):
             unbroadcast(multiply(grad, binary_op("RealDiv", negative(z), y)), y))
 
 
+@register_gradient("FloorMod")
+def _floor_mod_grad(op, grad):
+    # x mod y = x - floor(x / y) y, with floor's derivative 0 (TF's gradient)
+    x, y = op.inputs
+    return unbroadcast(grad, x), unbroadcast(multiply(grad, negative(binary_op("FloorDiv", x, y))), y)
+
+
+@register_gradient("Sign")
+def _sign_grad(op, grad):
+    return (array_ops.zeros_like(op.inputs[0]),)  # (zeros, not None: TF's)
+
+
 @register_gradient("Pow")
 def _pow_grad(op, grad):
     x, y = op.inputs
@@ -165,21 +177,28 @@ def _conj(t):
     return conj(t) if t.dtype.base_dtype.is_complex else t
 
 
+def _zero_where_unused(grad, dx):
+    """``dx``, but zero where no gradient came (``grad`` is 0): TensorFlow's SqrtGrad,
+    RsqrtGrad and ReciprocalGrad do this, so that ``tf.where(x > 0, tf.sqrt(x), 0)`` has a
+    gradient of 0, not NaN, where x <= 0."""
+    return where(equal(grad, 0), grad, dx)
+
+
 @register_gradient("Sqrt")
 def _sqrt_grad(op, grad):
-    return (binary_op("RealDiv", multiply(grad, 0.5), _conj(op.outputs[0])),)
+    return (_zero_where_unused(grad, binary_op("RealDiv", multiply(grad, 0.5), _conj(op.outputs[0]))),)
 
 
 @register_gradient("Rsqrt")
 def _rsqrt_grad(op, grad):
     y = _conj(op.outputs[0])
-    return (multiply(grad, multiply(multiply(y, multiply(y, y)), -0.5)),)
+    return (_zero_where_unused(grad, multiply(grad, multiply(multiply(y, multiply(y, y)), -0.5))),)
 
 
 @register_gradient("Reciprocal")
 def _reciprocal_grad(op, grad):
     y = _conj(op.outputs[0])
-    return (negative(multiply(grad, multiply(y, y))),)
+    return (_zero_where_unused(grad, negative(multiply(grad, multiply(y, y)))),)
 
 
 @register_gradient("Exp")

@@ -334,7 +334,7 @@ def selu(features, name=None) -> ops.Tensor:
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     with ops.name_scope(name, "Selu", [features]):
         x = float_input("Selu", features)
-        return scale * math_ops.where(math_ops.greater(x, 0), x, alpha * elu(x))
+        return scale * math_ops.where(math_ops.greater_equal(x, 0), x, alpha * elu(x))  # (slope scale at 0, as TF)
 
 
 def swish(features, beta=1.0, name=None) -> ops.Tensor:

@@ -276,11 +276,26 @@ def _softmax_xent_kernel(xp, logits, labels):
     return loss, backprop
 
 
+def _is_zero_fill(grad, output) -> bool:
+    """Whether ``grad`` is the zeros the gradient machinery gave an output nothing used."""
+    return grad.op.type == "ZerosLike" and grad.op.inputs[0] is output
+
+
+def _through_backprop(op, grad_backprop):
+    """The gradient of the logits from the one that reached the op's second output (the
+    softmax minus the labels: a gradient of the gradient), through the softmax's Jacobian."""
+    softmax = make_tensor("Softmax", [op.inputs[0]])
+    return (grad_backprop - reduction_ops.reduce_sum(grad_backprop * softmax, -1, keepdims=True)) * softmax
+
+
 @register_gradient("SoftmaxCrossEntropyWithLogits")
 def _softmax_xent_grad(op, grad_loss, grad_backprop):
     g = array_ops.expand_dims(grad_loss, -1)
     logits_grad = g * op.outputs[1]
     labels_grad = g * -log_softmax(op.inputs[0])
+    if not _is_zero_fill(grad_backprop, op.outputs[1]):  # (second derivatives)
+        logits_grad += _through_backprop(op, grad_backprop)
+        labels_grad -= grad_backprop
     return logits_grad, labels_grad
 
 
@@ -322,7 +337,10 @@ def _sparse_softmax_xent_kernel(xp, logits, labels):
 
 @register_gradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent_grad(op, grad_loss, grad_backprop):
-    return array_ops.expand_dims(grad_loss, -1) * op.outputs[1], None
+    logits_grad = array_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    if not _is_zero_fill(grad_backprop, op.outputs[1]):  # (second derivatives)
+        logits_grad += _through_backprop(op, grad_backprop)
+    return logits_grad, None
 
 
 def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name=None, dim=None) -> ops.Tensor:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes, errors, ops
-from ..framework.registry import not_differentiable, register_op
-from .nd_ops import index_tuple
+from ..framework.registry import not_differentiable, register_gradient, register_op
+from .nd_ops import gather_nd, index_tuple
 from .op_util import add_rows_at, make_tensor
 from .state_ops import locked, variable_ref
 
@@ -68,11 +68,17 @@ def _register_scatter(kind: str):
     def tensor_kernel(xp, tensor, indices, updates):
         out = tensor.copy()
         depth = indices.shape[-1]
+        expected = indices.shape[:-1] + out.shape[depth:]
+        if updates.shape != expected:
+            raise errors.InvalidArgumentError(None, None, f"TensorScatter{kind}: updates must have shape "
+                                              f"{list(expected)} (the indices' rows, then the tensor's shape "
+                                              f"after depth {depth}), got {list(updates.shape)}")
         where = index_tuple(indices, out.shape, f"TensorScatter{kind}")
         _apply(kind, out, where, np.reshape(updates, (-1,) + out.shape[depth:]).astype(out.dtype))
         return out
 
-    not_differentiable(f"TensorScatter{kind}")
+    if kind not in ("Update", "Add", "Sub"):
+        not_differentiable(f"TensorScatter{kind}")
 
 
 for _kind in ("Update", "Add", "Sub", "Mul", "Div", "Min", "Max"):
@@ -134,7 +140,30 @@ def _tensor_scatter(kind, tensor, indices, updates, name):
     tensor = ops.convert_to_tensor(tensor)
     indices = ops.convert_to_tensor(indices)
     updates = ops.convert_to_tensor(updates, dtype=tensor.dtype.base_dtype)
+    t, i, u = tensor.shape, indices.shape, updates.shape
+    if t.ndims is not None and i.ndims is not None and u.ndims is not None and i[-1].value is not None:
+        expected = i[:-1].concatenate(t[i[-1].value:])
+        if not u.is_compatible_with(expected):
+            raise ValueError(f"{kind}: updates must have shape {expected} (the indices' rows, then the tensor's "
+                             f"shape after depth {i[-1].value}), got {u}")
     return make_tensor(kind, [tensor, indices, updates], None, name or kind)
+
+
+@register_gradient("TensorScatterUpdate")
+def _tensor_scatter_update_grad(op, grad):
+    _, indices, updates = op.inputs
+    return (_tensor_scatter("TensorScatterUpdate", grad, indices, make_tensor("ZerosLike", [updates]), None), None,
+            gather_nd(grad, indices))
+
+
+@register_gradient("TensorScatterAdd")
+def _tensor_scatter_add_grad(op, grad):
+    return grad, None, gather_nd(grad, op.inputs[1])
+
+
+@register_gradient("TensorScatterSub")
+def _tensor_scatter_sub_grad(op, grad):
+    return grad, None, make_tensor("Neg", [gather_nd(grad, op.inputs[1])])
 
 
 def tensor_scatter_update(tensor, indices, updates, name=None):

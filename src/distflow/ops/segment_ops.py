@@ -75,6 +75,20 @@ def _extremum_segment_grad(op, g):
     return hit * _gather_dropping_negative(g / math_ops.maximum(counts, 1), ids), None, None
 
 
+@register_gradient("UnsortedSegmentProd")
+def _unsorted_segment_prod_grad(op, g):
+    # d prod / d x_i = prod / x_i where the segment has no zero; with one zero, the product of
+    # the others at that zero (0 elsewhere); with two or more, 0 everywhere.
+    data, ids, num_segments = op.inputs
+    is_zero = math_ops.equal(data, 0)
+    zeros = unsorted_segment_sum(math_ops.cast(is_zero, dtypes.int32), ids, num_segments)
+    g = math_ops.where(math_ops.greater(zeros, 1), array_ops.zeros_like(g), g)
+    nonzero = math_ops.where(is_zero, array_ops.ones_like(data), data)
+    others = _gather_dropping_negative(unsorted_segment_prod(nonzero, ids, num_segments), ids)
+    partial = math_ops.where(is_zero, others, _gather_dropping_negative(op.outputs[0], ids) / nonzero)
+    return _gather_dropping_negative(g, ids) * partial, None, None
+
+
 register_gradient("UnsortedSegmentMax")(_extremum_segment_grad)
 register_gradient("UnsortedSegmentMin")(_extremum_segment_grad)
 
@@ -341,19 +355,46 @@ def _einsum_kernel(xp, *inputs, equation):
 
 @register_gradient("Einsum")
 def _einsum_grad(op, g):
+    # The gradient of operand i is the einsum of g and the other operands into operand i's
+    # indices. An index of operand i that appears nowhere else (summed away) comes back by a
+    # product with ones of its size; a repeated one (a diagonal) by a product with the
+    # identity, under a fresh letter for each repetition.
     equation = op._attr("equation")
     lhs, _, out = equation.partition("->")
     specs = lhs.split(",")
+    unused = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in equation]
     grads = []
     for i, spec in enumerate(specs):
+        x = op.inputs[i]
         others = [s for j, s in enumerate(specs) if j != i]
-        available = set(out).union(*others) if others else set(out)
-        if len(set(spec)) != len(spec) or not set(spec) <= available:
-            raise NotImplementedError(f"the gradient of einsum '{equation}' for operand {i} (a repeated or "
-                                      "summed-away index) is not supported by distflow")
-        operands = [g] + [t for j, t in enumerate(op.inputs) if j != i]
-        grads.append(einsum(",".join([out] + others) + "->" + spec, *operands))
+        operand_specs, operands = [out] + others, [g] + [t for j, t in enumerate(op.inputs) if j != i]
+        available = set(out).union(*others)
+        if "." in spec and (len(set(spec) - {"."}) != len(spec.replace(".", "")) or not set(spec) <= available):
+            raise NotImplementedError(f"the gradient of einsum '{equation}' for operand {i} (an ellipsis with a "
+                                      "repeated or summed-away index) is not supported by distflow")
+        full, seen = [], set()
+        for pos, c in enumerate(spec):
+            if c == ".":
+                full.append(c)
+                continue
+            size = array_ops.shape(x)[pos]
+            if c in seen:  # a repetition: the identity links it to the first
+                fresh = unused.pop(0)
+                operand_specs.append(c + fresh)
+                operands.append(_identity_of_size(size, x.dtype.base_dtype))
+                c = fresh
+            elif c not in available:  # summed away
+                operand_specs.append(c)
+                operands.append(array_ops.ones(array_ops.reshape(size, [1]), x.dtype.base_dtype))
+            seen.add(c)
+            full.append(c)
+        grads.append(einsum(",".join(operand_specs) + "->" + "".join(full), *operands))
     return grads
+
+
+def _identity_of_size(n, dtype):
+    r = math_ops.range_(n)
+    return math_ops.cast(math_ops.equal(array_ops.expand_dims(r, 1), array_ops.expand_dims(r, 0)), dtype)
 
 
 def _normalize_equation(equation: str, n: int) -> str:

@@ -282,13 +282,19 @@ def _lgamma_grad(op, g):
     return (g * digamma(op.inputs[0]),)
 
 
+@register_gradient("Digamma")
+def _digamma_grad(op, g):
+    x = op.inputs[0]
+    return (g * polygamma(ones_like(x), x),)
+
+
 def lgamma(x, name=None):
     """log(|Gamma(x)|)."""
     return make_tensor("Lgamma", [ops.convert_to_tensor(x)], None, name or "Lgamma")
 
 
 def digamma(x, name=None):
-    """The derivative of lgamma (its own gradient, polygamma(1, x), is not implemented)."""
+    """The derivative of lgamma."""
     return make_tensor("Digamma", [ops.convert_to_tensor(x)], None, name or "Digamma")
 
 

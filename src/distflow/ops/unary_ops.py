@@ -57,7 +57,7 @@ def _unary_kernel(expression):
 
 for _op_type, (_fn, _) in _UNARY.items():
     register_op(_op_type, shape=unary_shape, inplace_input=0)(_unary_kernel(_fn))
-for _t in ("Sign", "Floor", "Ceil", "Round", "LogicalNot"):
+for _t in ("Floor", "Ceil", "Round", "LogicalNot"):
     not_differentiable(_t)
 
 

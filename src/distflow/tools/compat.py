@@ -78,6 +78,14 @@ DIFFERENT = {
                        "keeps its contents; `grad` is not supported (tf.gradients differentiates through it)",
         "as_string": "`fill` may be '', '0', ' ', '-' or '+' (the printf flags TF's kernel passes it as); "
                      "another character is a ValueError",
+        "gradients": "the decompositions (`cholesky`, `qr`, `svd`, `self_adjoint_eig`, "
+                     "`matrix_triangular_solve`) differentiate real matrices only, as TF's formulas (QR: at "
+                     "least as many rows as columns; SVD and eigenvectors: not at repeated values); `cumprod` "
+                     "at a zero is NaN (TF 1.x's division; TF 2 returns 0, which is not the derivative "
+                     "either); `igamma`, `igammac` and `betainc` have no gradient for their shape parameters; "
+                     "distflow differentiates `adjust_contrast`, `adjust_saturation` and `lu`, which TF does "
+                     "not; like TF, the gradients of `sqrt`, `rsqrt` and `reciprocal` are 0 where none comes "
+                     "in (`tf.where(x > 0, tf.sqrt(x), 0)` has no NaN gradient)",
         "import_graph_def": "a GraphDef holding TF 1.x control-flow primitives (Switch, Merge, Enter, Exit, "
                             "NextIteration) is an UnimplementedError: rebuild it from the Python program",
     },
@@ -102,8 +110,10 @@ DIFFERENT = {
         "experimental": "the transformations of graph-mode pipelines: `shuffle_and_repeat`, `map_and_batch`, "
                         "`parallel_interleave`, `group_by_window`, `bucket_by_sequence_length` (not "
                         "`pad_to_bucket_boundary`), `unbatch`, `enumerate_dataset`, `Counter`, "
-                        "`prefetch_to_device`/`copy_to_device` (accepted); not the CSV/SQL readers, "
-                        "`sample_from_datasets`, `scan` or `ignore_errors`",
+                        "`prefetch_to_device`/`copy_to_device` (accepted), `scan`, `group_by_reducer`, "
+                        "`unique`, `ignore_errors`, `sample_from_datasets`, `choose_from_datasets`, "
+                        "`get_single_element`, `CsvDataset`, `make_csv_dataset`; not the SQL or TFRecord "
+                        "writers, `rejection_resample` or the stateful `StatsAggregator`",
     },
 }
 
