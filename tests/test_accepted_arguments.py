@@ -65,7 +65,6 @@ NO_EFFECT_IN = {
                     "save_relative_paths": "checkpoints in the state file's folder are always named relative to it"},
     "train.SyncReplicasOptimizer": {"variables_to_average": "deprecated in TF 1.x, which ignores it too"},
     "train.export_meta_graph": {"strip_default_attrs": "it only shrinks the file for other readers"},
-    "train.input_producer": {"summary_name": "the queue's fill summary is not written"},
 }
 
 

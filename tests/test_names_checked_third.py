@@ -118,8 +118,8 @@ def test_batching_helpers_of_tf_train(tmp_path):
             coord = tf.train.Coordinator()
             threads = tf.train.start_queue_runners(sess, coord)
             names = sorted(n.decode() for n in sess.run(files))
-            batch = sess.run(joined)[0].ravel()
-            kept_batch = sess.run(kept)[0].ravel()
+            batch = sess.run(joined).ravel()  # (one tensor in, one tensor out: TF's queues)
+            kept_batch = sess.run(kept).ravel()
             coord.request_stop()
             coord.join(threads, stop_grace_period_secs=10)
     assert [n.rsplit("/", 1)[1] for n in names] == ["part-0.txt", "part-1.txt"]

@@ -126,8 +126,8 @@ def test_batch_join_and_maybe_batch_take_elements_from_every_source():
         sess.run(tf.local_variables_initializer())
         coord = tf.train.Coordinator()
         threads = tf.train.start_queue_runners(sess, coord)
-        assert sorted(sess.run(joined)[0].tolist()) == [1, 2, 3, 10, 20]
-        assert sess.run(kept)[0].tolist() == [1, 3]
+        assert sorted(sess.run(joined).tolist()) == [1, 2, 3, 10, 20]  # (one tensor, as TF returns it)
+        assert sess.run(kept).tolist() == [1, 3]
         coord.request_stop()
         coord.join(threads, stop_grace_period_secs=10, ignore_live_threads=True)
 

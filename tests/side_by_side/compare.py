@@ -12,7 +12,9 @@ and ``n_name`` the array) and ``CASES``, a list of strings:
 - ``exec:`` code that sets ``out`` (what is fetched), optionally ``train`` (run ``steps``
   times first, after the variables are initialized) and ``runs`` (fetch ``out`` that many
   times: an iterator's elements);
-- ``py:`` code that sets ``out`` to a Python value compared by its repr (names, shapes).
+- ``py:`` code that sets ``out`` to a Python value compared by its repr (names, shapes);
+- ``sess:`` code run with ``sess`` open (it initializes what it needs) that sets ``out``
+  to what it fetched: queue runners, readers, several runs in an order of its own.
 
 Set RTOL/ATOL in the environment to change the float tolerance (2e-5, 1e-5).
 """
@@ -54,6 +56,12 @@ def _run_cases(library: str, case_file: str, out_path: str) -> None:
                 if case.startswith("py:"):
                     exec(case[3:], env)  # noqa: S102
                     results[case] = ("ok", np.asarray(repr(env["out"])))
+                    continue
+                if case.startswith("sess:"):
+                    with tf.Session(graph=graph) as sess:
+                        env["sess"] = sess
+                        exec(case[5:], env)  # noqa: S102
+                    results[case] = ("ok", _plain(env["out"]))
                     continue
                 if case.startswith("exec:"):
                     exec(case[5:], env)  # noqa: S102
@@ -116,6 +124,11 @@ def _difference(a, b, rtol, atol):
     return None if same else f"values\n  tf={a.ravel()[:12]}\n  df={b.ravel()[:12]}"
 
 
+def _shown(case: str) -> str:
+    """A case as printed: its last line (after a prelude shared by a file's cases)."""
+    return case.rstrip().rsplit("\n", 1)[-1]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tf-python", required=True, help="the Python of a virtual environment with TensorFlow")
@@ -142,7 +155,7 @@ def main(argv=None) -> int:
                 if t[0] == "err" and d[0] == "err":
                     both_raised += 1  # (the same class is agreement: but check that the case meant to fail)
                     if args.show_errors:
-                        print(f"--- (both raised {t[1]}) {case}\n    tf: {t[2][:150]}")
+                        print(f"--- (both raised {t[1]}) {_shown(case)}\n    tf: {t[2][:150]}")
                     why = None if t[1] == d[1] else f"error class: tf {t[1]}, distflow {d[1]}: {d[2][:120]}"
                 elif t[0] != d[0]:
                     why = f"tf {t[1:] if t[0] == 'err' else 'ok'} | distflow {d[1:] if d[0] == 'err' else 'ok'}"
@@ -150,7 +163,7 @@ def main(argv=None) -> int:
                     why = _difference(t[1], d[1], rtol, atol)
                 if why:
                     differ += 1
-                    print(f"--- {case}\n    {why}")
+                    print(f"--- {_shown(case)}\n    {why}")
             print(f"{case_file}: {sum(1 for c in theirs if c)} cases")
     print(f"{differ} differ ({both_raised} cases raised an error under both)")
     return 0

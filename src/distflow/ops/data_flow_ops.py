@@ -309,6 +309,7 @@ class QueueBase:
         self._names = names
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name
+        self._prefix = self._name.split("/")[-1]  # (its ops' default names start so, as TF's)
 
     @property
     def queue_ref(self) -> ops.Tensor:
@@ -369,13 +370,13 @@ class QueueBase:
         """Adds one element; blocks while the queue is full."""
         with ops.colocate_with(self._queue_ref):
             return make_op("QueueEnqueue", [self._queue_ref] + self._components(vals, False), self._attrs(),
-                           name or "enqueue")
+                           name or f"{self._prefix}_enqueue")
 
     def enqueue_many(self, vals, name=None) -> ops.Operation:
         """Adds the slices of ``vals`` along dimension 0 as elements."""
         with ops.colocate_with(self._queue_ref):
             return make_op("QueueEnqueueMany", [self._queue_ref] + self._components(vals, True), self._attrs(),
-                           name or "enqueue_many")
+                           name or f"{self._prefix}_EnqueueMany")
 
     def _outputs(self, op: ops.Operation):
         outs = list(op.outputs)
@@ -386,7 +387,7 @@ class QueueBase:
     def dequeue(self, name=None):
         """Takes one element; blocks while the queue is empty; OutOfRangeError once closed and empty."""
         with ops.colocate_with(self._queue_ref):
-            return self._outputs(make_op("QueueDequeue", [self._queue_ref], self._attrs(), name or "dequeue"))
+            return self._outputs(make_op("QueueDequeue", [self._queue_ref], self._attrs(), name or f"{self._prefix}_Dequeue"))
 
     def _dequeue_n(self, op_type: str, n, name):
         with ops.colocate_with(self._queue_ref):
@@ -396,24 +397,24 @@ class QueueBase:
 
     def dequeue_many(self, n, name=None):
         """Takes ``n`` elements stacked along a new dimension 0."""
-        return self._dequeue_n("QueueDequeueMany", n, name or "dequeue_many")
+        return self._dequeue_n("QueueDequeueMany", n, name or f"{self._prefix}_DequeueMany")
 
     def dequeue_up_to(self, n, name=None):
         """Like dequeue_many, but a closed queue gives what is left (at least one element)."""
-        return self._dequeue_n("QueueDequeueUpTo", n, name or "dequeue_up_to")
+        return self._dequeue_n("QueueDequeueUpTo", n, name or f"{self._prefix}_DequeueUpTo")
 
     def close(self, cancel_pending_enqueues=False, name=None) -> ops.Operation:
         with ops.colocate_with(self._queue_ref):
             return make_op("QueueClose", [self._queue_ref],
-                           {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}, name or "close")
+                           {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}, name or f"{self._prefix}_Close")
 
     def is_closed(self, name=None) -> ops.Tensor:
         with ops.colocate_with(self._queue_ref):
-            return make_tensor("QueueIsClosed", [self._queue_ref], None, name or "is_closed")
+            return make_tensor("QueueIsClosed", [self._queue_ref], None, name or f"{self._prefix}_IsClosed")
 
     def size(self, name=None) -> ops.Tensor:
         with ops.colocate_with(self._queue_ref):
-            return make_tensor("QueueSize", [self._queue_ref], None, name or "size")
+            return make_tensor("QueueSize", [self._queue_ref], None, name or f"{self._prefix}_Size")
 
 
 class FIFOQueue(QueueBase):

@@ -35,9 +35,11 @@ class _Reader:
         if self.kind == "identity":
             yield name.encode(), name.encode()
             return
-        if self.kind == "tfrecord":
-            for i, record in enumerate(tf_record_iterator(name, self.compression)):
-                yield f"{name}:{i}".encode(), record
+        if self.kind == "tfrecord":  # (keyed by the record's byte offset in the uncompressed stream, as TF)
+            offset = 0
+            for record in tf_record_iterator(name, self.compression):
+                yield f"{name}:{offset}".encode(), record
+                offset += len(record) + 16  # length, its CRC, the data, its CRC
             return
         with open_for_reading(name, self.compression) as f:
             data = f.read()
@@ -53,8 +55,14 @@ class _Reader:
                 yield f"{name}:{i}".encode(), body[start:start + self.record_bytes]
 
     def read(self, ctx, queue):
+        return self.read_up_to(ctx, queue, 1)[0]
+
+    def read_up_to(self, ctx, queue, limit: int) -> list:
+        """Up to ``limit`` records, going on to the queue's next files as each one ends (at
+        least one: a closed, empty queue is an OutOfRangeError, as TF's)."""
+        got = []
         with self.lock:
-            while True:
+            while len(got) < limit:
                 if self.records is not None:
                     try:
                         item = next(self.records, None)
@@ -63,13 +71,20 @@ class _Reader:
                         raise errors.NotFoundError(None, None, f"{self.current}; No such file or directory") from None
                     if item is not None:
                         self.produced += 1
-                        return item
+                        got.append(item)
+                        continue
                     self.records = None
                     self.completed += 1
-                (name,) = queue.dequeue(ctx, 1)[0]
+                try:
+                    (name,) = queue.dequeue(ctx, 1)[0]
+                except errors.OutOfRangeError:
+                    if got:  # (the records read before the queue ran out are the last ones)
+                        return got
+                    raise
                 name = name.item() if hasattr(name, "item") else name
                 self.current = name.decode() if isinstance(name, bytes) else str(name)
                 self.records = self._open(self.current)
+        return got
 
     def reset(self):
         with self.lock:
@@ -97,10 +112,30 @@ def _reader_read_kernel(ctx, reader, queue):
     return np.array(key, dtype=object), np.array(value, dtype=object)
 
 
+@register_op("ReaderReadUpToV2", shape=lambda op: [TensorShape([None]), TensorShape([None])],
+             dtype=lambda op: [dtypes.string, dtypes.string], stateful=True, blocking=True, list_output=True,
+             ref_inputs=(0, 1))
+def _reader_read_up_to_kernel(ctx, reader, queue, num_records):
+    limit = int(num_records)
+    if limit <= 0:
+        raise errors.InvalidArgumentError(None, None, f"num_records ({limit}) must be > 0")
+    got = reader.read_up_to(ctx, queue, limit)
+    keys, values = np.empty(len(got), object), np.empty(len(got), object)
+    for i, (key, value) in enumerate(got):
+        keys[i], values[i] = key, value
+    return keys, values
+
+
 @register_op("ReaderNumRecordsProducedV2", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.int64,
              stateful=True, ref_inputs=(0,))
 def _reader_num_records_kernel(xp, reader):
     return np.array(reader.produced, np.int64)
+
+
+@register_op("ReaderNumWorkUnitsCompletedV2", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.int64,
+             stateful=True, ref_inputs=(0,))
+def _reader_work_units_kernel(xp, reader):
+    return np.array(reader.completed, np.int64)
 
 
 @register_op("ReaderResetV2", shape=lambda op: [], stateful=True, ref_inputs=(0,))
@@ -108,7 +143,8 @@ def _reader_reset_kernel(xp, reader):
     reader.reset()
 
 
-for _t in ("ReaderV2", "ReaderReadV2", "ReaderNumRecordsProducedV2", "ReaderResetV2"):
+for _t in ("ReaderV2", "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
+           "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"):
     not_differentiable(_t)
 
 
@@ -140,8 +176,22 @@ class ReaderBase:
             key, value = make_op("ReaderReadV2", [self._reader_ref, queue_ref], None, name or "ReaderReadV2").outputs
         return key, value
 
+    def read_up_to(self, queue, num_records, name=None):
+        """Up to ``num_records`` (key, value) pairs as two vectors, across the files the queue
+        gives while it reads (fewer only where the queue is closed and ends)."""
+        queue_ref = queue.queue_ref if hasattr(queue, "queue_ref") else queue
+        with ops.colocate_with(self._reader_ref):
+            count = ops.convert_to_tensor(num_records, dtype=dtypes.int64)
+            keys, values = make_op("ReaderReadUpToV2", [self._reader_ref, queue_ref, count], None,
+                                   name or "ReaderReadUpToV2").outputs
+        return keys, values
+
     def num_records_produced(self, name=None):
         return make_tensor("ReaderNumRecordsProducedV2", [self._reader_ref], None, name or "ReaderNumRecordsProduced")
+
+    def num_work_units_completed(self, name=None):
+        return make_tensor("ReaderNumWorkUnitsCompletedV2", [self._reader_ref], None,
+                           name or "ReaderNumWorkUnitsCompleted")
 
     def reset(self, name=None):
         return make_op("ReaderResetV2", [self._reader_ref], None, name or "ReaderReset")

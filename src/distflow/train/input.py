@@ -52,11 +52,25 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         if shuffle:
             input_tensor = random_ops.random_shuffle(input_tensor, seed=seed)
         input_tensor = limit_epochs(input_tensor, num_epochs)
+        # (a producer's queue takes the producer's scope as its name: "input_producer", as TF)
         queue = data_flow_ops.FIFOQueue(capacity, [input_tensor.dtype.base_dtype], shapes=[element_shape],
-                                        shared_name=shared_name, name="fifo_queue")
+                                        shared_name=shared_name, name=name or "FIFOQueueV2")
         enqueue = queue.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(queue, [enqueue], cancel_op=cancel_op))
+        if summary_name is not None:
+            fullness(summary_name, queue.size(), capacity)
         return queue
+
+
+def fullness(summary_name: str, size, capacity: int, below: int = 0) -> None:
+    """TF's scalar summary of how full an input queue is: the fraction of its ``capacity``
+    (less the ``below`` elements a shuffling queue keeps) that it holds."""
+    from ..summary.summary_ops import scalar  # noqa: PLC0415 - (summaries import the training hooks)
+
+    held = math_ops.cast(size, dtypes.float32)
+    if below:
+        held = math_ops.maximum(0.0, held - below)
+    scalar(summary_name, held * (1.0 / (capacity - below)))
 
 
 def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
@@ -65,17 +79,18 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     string_tensor = ops.convert_to_tensor(string_tensor, dtype=dtypes.string)
     if string_tensor.shape.ndims == 1 and string_tensor.shape[0].value == 0:
         raise ValueError("string_input_producer requires a non-empty string_tensor")
-    with ops.name_scope(name, "input_producer", [string_tensor]):
+    with ops.name_scope(name, "input_producer", [string_tensor]) as scope:
         return input_producer(string_tensor, [], num_epochs, shuffle, seed, capacity, shared_name,
-                              name=None, cancel_op=cancel_op)
+                              f"fraction_of_{capacity}_full", scope, cancel_op)
 
 
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
                          name=None):
     """A queue of the integers 0 .. limit - 1 (int32)."""
-    with ops.name_scope(name, "input_producer", [limit]):
+    with ops.name_scope(name, "input_producer", [limit]) as scope:
         range_tensor = math_ops.range_(limit)
-        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity, shared_name)
+        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity, shared_name,
+                              f"fraction_of_{capacity}_full", scope)
 
 
 def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
@@ -96,8 +111,8 @@ def flatten_tensors(tensors):
     if isinstance(tensors, dict):
         keys = sorted(tensors)
         return [ops.convert_to_tensor(tensors[k]) for k in keys], lambda outs: dict(zip(keys, outs))
-    if isinstance(tensors, (list, tuple)):
-        return [ops.convert_to_tensor(t) for t in tensors], lambda outs: list(outs)
+    if isinstance(tensors, (list, tuple)):  # (one tensor comes back alone, as TF's queues return it)
+        return [ops.convert_to_tensor(t) for t in tensors], lambda outs: outs[0] if len(outs) == 1 else list(outs)
     return [ops.convert_to_tensor(tensors)], lambda outs: outs[0]
 
 
@@ -142,6 +157,7 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
                             capacity, dynamic_pad, shared_name)
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        fullness(f"fraction_of_{capacity}_full", queue.size(), capacity)
         out = dequeue_batch(queue, batch_size, allow_smaller_final_batch, scope)
         return pack(out if isinstance(out, list) else [out])
 
@@ -156,5 +172,7 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
                                    name="random_shuffle_queue")
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        fullness(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", queue.size(),
+                 capacity, min_after_dequeue)
         out = dequeue_batch(queue, batch_size, allow_smaller_final_batch, scope)
         return pack(out if isinstance(out, list) else [out])

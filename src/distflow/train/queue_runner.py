@@ -44,6 +44,18 @@ class QueueRunner:
         return list(self._enqueue_ops)
 
     @property
+    def close_op(self):
+        return self._close_op
+
+    @property
+    def cancel_op(self):
+        return self._cancel_op
+
+    @property
+    def queue_closed_exception_types(self) -> tuple:
+        return self._closed_types
+
+    @property
     def exceptions_raised(self) -> list:
         return list(self._exceptions)
 

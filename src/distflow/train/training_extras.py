@@ -14,7 +14,7 @@ from ..ops import array_ops, io_ops, state_ops
 from ..ops.random_shuffle_queue import RandomShuffleQueue
 from . import saver as saver_mod
 from . import training_util
-from .input import dequeue_batch, flatten_tensors, queue_shapes, batch_queue
+from .input import batch_queue, dequeue_batch, flatten_tensors, fullness, queue_shapes
 from .queue_runner import QueueRunner, add_queue_runner
 from .session_run_hook import SessionRunArgs, SessionRunHook
 from ..ops.partitioned_variables import PartitionedVariable
@@ -91,6 +91,11 @@ def _join(queue_type, tensors_list, batch_size, capacity, enqueue_many, shapes, 
                                shared_name=shared_name, **queue_kwargs)
         enqueues = [queue.enqueue_many(f) if enqueue_many else queue.enqueue(f) for f in flat_list]
         add_queue_runner(QueueRunner(queue, enqueues))
+        if queue_type is None:
+            fullness(f"fraction_of_{capacity}_full", queue.size(), capacity)
+        else:
+            below = queue_kwargs["min_after_dequeue"]
+            fullness(f"fraction_over_{below}_of_{capacity - below}_full", queue.size(), capacity, below)
         out = dequeue_batch(queue, batch_size, allow_smaller_final_batch, scope)
         return pack(out if isinstance(out, list) else [out])
 
