@@ -61,6 +61,8 @@ GRADIENT_REFUSED = {
     # (not a derivative: the function is a staircase, so central differences cannot check it)
     "FakeQuant": "a straight-through estimator (1 inside the range, 0 outside) by definition; "
                  "tests/test_more_names.py checks it against that definition",
+    "QuantizeAndDequantizeV2": "straight through (the incoming gradient, unchanged) by definition; "
+                               "tests/test_quantization.py checks it",
 }
 
 

@@ -165,7 +165,7 @@ register_remote_session("grpc://", _grpc_sessions)
 from . import layers, losses, train  # noqa: E402 - these build on the names above
 from . import compat, data, debugging, initializers, io, linalg, manip, math, metrics, queue, random  # noqa: E402
 from . import audio, bitwise, graph_util, image, lookup, nest, python_io, resource_loader, signal, sparse, spectral  # noqa: E402
-from . import sets, strings, summary, test  # noqa: E402
+from . import quantization, sets, strings, summary, test  # noqa: E402
 from . import contrib  # noqa: E402
 from . import config, distribute, estimator, feature_column, saved_model  # noqa: E402
 from . import keras  # noqa: E402

@@ -116,3 +116,77 @@ def fake_quant_with_min_max_vars_per_channel_gradient(gradients, inputs, min, ma
                                                       narrow_range=False, name=None):
     return tuple(_fake_quant_gradients(gradients, inputs, min, max, num_bits, narrow_range,
                                        name or "FakeQuantWithMinMaxVarsPerChannelGradient"))
+
+
+# ---------------------------------------------------------------------------
+# Quantize and dequantize in one op: a symmetric range that keeps zero exact
+
+
+@register_op("QuantizeAndDequantizeV2", shape=lambda op: op.inputs[0].shape)
+def _quantize_and_dequantize_kernel(xp, x, input_min, input_max, *, signed_input, num_bits, range_given,
+                                    round_mode, narrow_range, axis):
+    """TF's QuantizeAndDequantizeV2: the scale that maps the range (given, or the input's own
+    min and max, per slice along ``axis`` when it is not -1) to the integers of ``num_bits``
+    bits on the side that limits it, zero kept exact; values rounded at that scale."""
+    from ..framework import errors  # noqa: PLC0415
+
+    if axis == -1:
+        lo, hi = (np.asarray(input_min), np.asarray(input_max)) if range_given else (x.min(), x.max())
+        shape = ()
+    else:
+        moved = np.moveaxis(x, axis, -1).reshape(-1, x.shape[axis])
+        lo, hi = (np.asarray(input_min), np.asarray(input_max)) if range_given else (moved.min(0), moved.max(0))
+        shape = [1] * x.ndim
+        shape[axis] = x.shape[axis]
+    lo, hi = np.asarray(lo, np.float64).reshape(shape), np.asarray(hi, np.float64).reshape(shape)
+    if range_given and np.any(lo > hi):
+        raise errors.InvalidArgumentError(None, None, f"QuantizeAndDequantizeV2: input_min {lo.ravel().tolist()} "
+                                          f"must be <= input_max {hi.ravel().tolist()}")
+    half = 2.0 ** (num_bits - 1)
+    q_min = (-half + 1 if narrow_range else -half) if signed_input else 0.0
+    q_max = half - 1 if signed_input else 2.0 ** num_bits - 1
+    big = np.finfo(np.float64).max
+    with np.errstate(divide="ignore", invalid="ignore"):
+        from_min = np.where(q_min * lo > 0, q_min / lo, big)
+        from_max = np.where(q_max * hi > 0, q_max / hi, big)
+        by_min = from_min < from_max
+        scale = np.where(by_min, from_min, from_max)
+        inverse = np.where(by_min, lo / q_min, hi / q_max)
+    lo, hi = np.where(by_min, lo, q_min * inverse), np.where(by_min, q_max * inverse, hi)
+    value = np.clip(x, lo, hi) if range_given else x.astype(np.float64)
+    scaled = value * scale
+    rounded = np.rint(scaled) if round_mode == "HALF_TO_EVEN" else np.floor(scaled + 0.5)
+    return (rounded * inverse).astype(x.dtype)
+
+
+@register_gradient("QuantizeAndDequantizeV2")
+def _quantize_and_dequantize_grad(op, grad):
+    return grad, None, None  # (straight through, as TF's gradient of this op)
+
+
+def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_bits=8, range_given=False,  # noqa: A002
+                            round_mode="HALF_TO_EVEN", name=None, narrow_range=False, axis=None):
+    """Quantizes ``input`` to ``num_bits`` integers and back (TF's QuantizeAndDequantizeV2)."""
+    if round_mode not in ("HALF_TO_EVEN", "HALF_UP"):
+        raise ValueError(f"round_mode must be 'HALF_TO_EVEN' or 'HALF_UP', got {round_mode!r}")
+    if not (1 <= num_bits <= 63) or (signed_input and num_bits < 2):
+        raise ValueError(f"num_bits must be between {2 if signed_input else 1} and 63, got {num_bits}")
+    with ops.name_scope(name, "QuantizeAndDequantizeV2", [input]) as scope:
+        x = ops.convert_to_tensor(input, name="input")
+        if not x.dtype.is_floating:
+            raise TypeError(f"quantize_and_dequantize needs a floating-point input, got {x.dtype.name}")
+        axis = -1 if axis is None else int(axis)
+        if axis < -1 or (x.shape.ndims is not None and axis >= x.shape.ndims):
+            raise ValueError(f"axis {axis} is out of range for an input of shape {x.shape}")
+        lo = ops.convert_to_tensor(input_min, dtype=x.dtype, name="input_min")
+        hi = ops.convert_to_tensor(input_max, dtype=x.dtype, name="input_max")
+        for bound in (lo, hi):
+            want = 0 if axis == -1 else 1
+            if bound.shape.ndims is not None and bound.shape.ndims != want:
+                raise ValueError(f"quantize_and_dequantize: {bound.op.name.rsplit('/', 1)[-1]} must be "
+                                 f"{'a scalar' if want == 0 else 'a vector (one per slice along axis)'}, got "
+                                 f"shape {bound.shape}")
+        return make_tensor("QuantizeAndDequantizeV2", [x, lo, hi],
+                           {"signed_input": bool(signed_input), "num_bits": int(num_bits),
+                            "range_given": bool(range_given), "round_mode": round_mode,
+                            "narrow_range": bool(narrow_range), "axis": axis}, scope)

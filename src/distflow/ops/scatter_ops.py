@@ -35,16 +35,34 @@ def _apply(kind, target, where, updates):
         _UFUNCS[kind].at(target, where, updates)
 
 
+def _scatter_shape(op):
+    """The variable's shape, once ``updates`` is seen to fit it: the indices' shape, then the
+    variable's shape after its first dimension (or a scalar, for every row), as TF's shape
+    function checks when the graph is built."""
+    ref, indices, updates = op.inputs
+    if updates.shape.ndims != 0 and ref.shape.ndims is not None and indices.shape.ndims is not None:
+        expected = indices.shape.concatenate(ref.shape[1:])
+        if not updates.shape.is_compatible_with(expected):
+            raise ValueError(f"{op.type} '{op.name}': updates must have shape {expected} (the indices' shape, then "
+                             f"the variable's after its first dimension), got {updates.shape}")
+    return ref.shape
+
+
 def _register_scatter(kind: str):
     op_type = f"Scatter{kind}"
 
-    @register_op(op_type, shape=lambda op: op.inputs[0].shape, dtype=lambda op: op.inputs[0].dtype, stateful=True,
+    @register_op(op_type, shape=_scatter_shape, dtype=lambda op: op.inputs[0].dtype, stateful=True,
                  ref_inputs=(0,))
     def kernel(xp, ref, indices, updates, *, use_locking=False):
         with locked(ref, use_locking):
             value = ref.read()
             _check_rows(op_type, value, indices)
-            updates = np.broadcast_to(updates, indices.shape + value.shape[1:])
+            expected = indices.shape + value.shape[1:]
+            if updates.ndim and updates.shape != expected:
+                raise errors.InvalidArgumentError(None, None, f"{op_type}: updates must have shape {list(expected)} "
+                                                  f"(the indices' shape, then the variable's after its first "
+                                                  f"dimension), got {list(updates.shape)}")
+            updates = np.broadcast_to(updates, expected)
             _apply(kind, value, indices, updates.astype(value.dtype, copy=False))
         return ref
 

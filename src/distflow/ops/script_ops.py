@@ -56,6 +56,8 @@ def _py_func_kernel(xp, *inputs, token, Tout):  # noqa: N803 - TF's attr name
             if isinstance(e, python_cls):
                 raise tf_cls(None, None, f"{type(e).__name__}: {e}") from e
         raise errors.UnknownError(None, None, f"{type(e).__name__}: {e}") from e
+    if result is None and not Tout:
+        return ()  # (a function run for its effect)
     if not isinstance(result, (list, tuple)):
         result = [result]
     result = list(result)
@@ -81,9 +83,9 @@ def _py_func_kernel(xp, *inputs, token, Tout):  # noqa: N803 - TF's attr name
 def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's argument name
     """Wraps the Python function ``func`` (NumPy arrays in, NumPy arrays out) as an op.
 
-    Returns a Tensor when ``Tout`` is one dtype, a list when it is a list. The outputs'
-    shapes are unknown (``set_shape`` them); the op has no gradient (as in TF 1.x), and
-    it runs only in the process that built it. Exceptions become TF's classes:
+    Returns a Tensor when ``Tout`` is one dtype, a list when it is a list (the op itself
+    when that list is empty). The outputs' shapes are unknown (``set_shape`` them); the op
+    has no gradient (as in TF 1.x), and it runs only in the process that built it. Exceptions become TF's classes:
     ``StopIteration`` OutOfRangeError, ``ValueError``/``TypeError`` InvalidArgumentError.
     """
     single = not isinstance(Tout, (list, tuple))
@@ -95,6 +97,8 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's arg
     op = make_op("PyFunc", inputs, {"token": token, "Tout": tout}, name or "PyFunc")
     if not stateful:
         op._set_attr("_stateless", True)
+    if not single and not tout:
+        return op  # (nothing to return but the op to run, as TF's)
     return op.outputs[0] if single else list(op.outputs)
 
 

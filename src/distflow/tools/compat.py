@@ -255,6 +255,10 @@ def namespaces() -> list[tuple[str, str]]:
                       "`RunConfig(train_distribute=...)`, `experimental_distribute_datasets_from_function` and "
                       "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
                       "`TPUStrategy`")
+        elif name == "quantization":
+            status = ("partial: simulated quantization in float (the `fake_quant_*` functions and their "
+                      "gradients, `quantize_and_dequantize`); not the quantized dtypes or the ops that compute "
+                      "in them (`quantize`, `dequantize`, `quantized_concat`)")
         elif name == "profiler":
             status = ("partial: `profile` (parameters and float operations, by TensorFlow's formulas, by scope or "
                       "op type; to stdout, a file or nowhere), `ProfileOptionBuilder`, `Profiler`; times and "
