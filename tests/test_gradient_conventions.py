@@ -127,3 +127,26 @@ def test_pools_take_an_int_or_the_spatial_sizes(pool, shape, expect):
     x = R.rand(*shape).astype(np.float32)
     with tf.Session() as sess:
         assert list(sess.run(pool(tf.constant(x))).shape) == expect
+
+
+
+@pytest.mark.parametrize("ksize,strides,padding", [(2, 2, "VALID"), (3, 1, "SAME"), (2, 1, "VALID"), (3, 2, "SAME")])
+def test_max_pooling_has_second_and_third_derivatives(ksize, strides, padding):
+    x = R.permutation(2 * 5 * 6 * 2).reshape(2, 5, 6, 2).astype(np.float64) / 7  # (no ties: a smooth routing)
+
+    def pooled(v):
+        return tf.nn.max_pool(v, ksize, strides, padding)
+
+    # the second derivative: MaxPoolGrad's gradient (MaxPoolGradGrad for its incoming gradient)
+    check_gradients(lambda v: pooled(v) ** 2, [x], order=2, rtol=1e-5, atol=1e-7)
+
+    def grad_grad(w):  # MaxPoolGradGrad(x, y, w), as the gradient of MaxPoolGrad reaches it
+        xs = tf.constant(x)
+        y = pooled(xs)
+        g = tf.zeros_like(y)
+        (dx,) = tf.gradients(y, xs, grad_ys=g)
+        (out,) = tf.gradients(dx, g, grad_ys=w)
+        assert out.op.type == "MaxPoolGradGrad"
+        return out ** 2
+
+    check_gradients(grad_grad, [R.randn(*x.shape)], rtol=1e-5, atol=1e-7)  # (its gradient: MaxPoolGrad)

@@ -497,6 +497,40 @@ def _max_pool_grad(op, grad):
     return (make_tensor("MaxPoolGrad", [op.inputs[0], op.outputs[0], grad], _pool_attrs(op), "MaxPoolGrad"),)
 
 
+@register_op("MaxPoolGradGrad", shape=lambda op: op.inputs[1].shape)
+def _max_pool_grad_grad_kernel(xp, x, y, grad, *, ksize, strides, padding):
+    """For each window, ``grad`` (shaped as the input) where MaxPoolGrad routed that window:
+    the first position holding its maximum. MaxPoolGrad's adjoint."""
+    kh, kw, sh, sw = ksize[1], ksize[2], strides[1], strides[2]
+    xpad, oh, ow, ph, pw = padded_input(xp, x, kh, kw, sh, sw, padding, fill=-np.inf)
+    gpad = xp.zeros(xpad.shape, dtype=grad.dtype)
+    gpad[:, ph:ph + x.shape[1], pw:pw + x.shape[2], :] = grad
+    hi, wi = (oh - 1) * sh + 1, (ow - 1) * sw + 1
+    out = xp.zeros(y.shape, dtype=grad.dtype)
+    taken = xp.zeros(y.shape, dtype=bool)
+    for i in range(kh):
+        for j in range(kw):
+            hit = (xpad[:, i:i + hi:sh, j:j + wi:sw, :] == y) & ~taken
+            taken |= hit
+            out += xp.where(hit, gpad[:, i:i + hi:sh, j:j + wi:sw, :], 0)
+    return out
+
+
+@register_gradient("MaxPoolGrad")
+def _max_pool_grad_grad(op, grad):
+    # (the routing is constant where the maxima are unique: nothing flows to x or y)
+    x, y, _ = op.inputs
+    return (make_tensor("ZerosLike", [x]), make_tensor("ZerosLike", [y]),
+            make_tensor("MaxPoolGradGrad", [x, y, grad], _pool_attrs(op), "MaxPoolGradGrad"))
+
+
+@register_gradient("MaxPoolGradGrad")
+def _max_pool_grad_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    return (make_tensor("ZerosLike", [x]), make_tensor("ZerosLike", [y]),
+            make_tensor("MaxPoolGrad", [x, y, grad], _pool_attrs(op), "MaxPoolGrad"))
+
+
 def _avg_counts(xp, h, w, kh, kw, sh, sw, padding, dtype):
     """How many real (unpadded) inputs each output window covers."""
     ones = xp.ones((1, h, w, 1), dtype=dtype)
