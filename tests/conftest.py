@@ -59,8 +59,9 @@ GRADIENT_REFUSED = {
     "TensorListConcat": "TensorArray.concat's gradient is refused: use stack",
     "TensorListSplit": "TensorArray.split's gradient is refused: use unstack",
     # (not a derivative: the function is a staircase, so central differences cannot check it)
-    "FakeQuant": "a straight-through estimator (1 inside the range, 0 outside) by definition; "
-                 "tests/test_more_names.py checks it against that definition",
+    **{t: "a straight-through estimator (1 inside the range, 0 outside) by definition; "
+          "tests/test_more_names.py checks it against that definition"
+       for t in ("FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel")},
     "QuantizeAndDequantizeV2": "straight through (the incoming gradient, unchanged) by definition; "
                                "tests/test_quantization.py checks it",
 }

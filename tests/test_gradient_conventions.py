@@ -150,3 +150,23 @@ def test_max_pooling_has_second_and_third_derivatives(ksize, strides, padding):
         return out ** 2
 
     check_gradients(grad_grad, [R.randn(*x.shape)], rtol=1e-5, atol=1e-7)  # (its gradient: MaxPoolGrad)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumprod_is_differentiated_exactly_at_zeros(axis, exclusive, reverse):
+    # (TF 1.x divides by x there: NaN; TF 2 gives 0. Both are wrong where the others are not zero.)
+    x = np.array([[2.0, 0.0, 3.0, 0.0, 1.5], [1.0, -2.0, 0.0, 4.0, 0.5], [0.0, 0.0, 1.0, 2.0, 3.0]])
+    check_gradients(lambda t: tf.cumprod(t, axis, exclusive=exclusive, reverse=reverse), [x], rtol=1e-6, atol=1e-9)
+    # second derivatives where x has no zero, as before
+    check_gradients(lambda t: tf.cumprod(t, axis, exclusive=exclusive, reverse=reverse), [np.abs(x) + 0.5],
+                    order=2, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, [0, 2]])
+def test_reduce_prod_has_a_second_derivative_exact_at_zeros(axis):
+    x = R.randn(3, 4, 2)
+    check_gradients(lambda t: tf.reduce_prod(t, axis), [x], order=2, rtol=1e-5, atol=1e-8)
+    x[0, 1, 0] = x[2, 2, 1] = x[1, 3, 0] = 0.0
+    check_gradients(lambda t: tf.reduce_prod(t, axis, keepdims=True), [x], order=2, rtol=1e-5, atol=1e-8)

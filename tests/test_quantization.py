@@ -94,3 +94,25 @@ def test_a_py_func_with_no_outputs_is_an_op():
     assert isinstance(op, tf.Operation)
     run(op)
     assert seen == [3.0]
+
+
+def test_fake_quantization_rounds_a_tie_as_tensorflow_does():
+    # -1.2 lies half-way between two levels of [-6, 6] on 255 steps; TensorFlow 2.21's kernel
+    # multiplies by the inverse step in float32 and rounds it up: -1.1764706, not -1.2235294
+    got = run(tf.quantization.fake_quant_with_min_max_args(np.array([-1.2, 0.24, 1.5], np.float32)))
+    np.testing.assert_allclose(got, [-1.1764706, 0.23529412, 1.5058824], rtol=0, atol=1e-6)
+
+
+def test_fake_quantization_ops_are_tensorflows_op_types_and_the_per_channel_one_divides():
+    x = np.array([[-1.0, 0.3, 2.0], [0.5, -0.2, 7.0]], np.float32)
+    per_channel = tf.fake_quant_with_min_max_vars_per_channel(x, [-1.0, 0.0, 0.5], [1.0, 0.5, 6.0], num_bits=4,
+                                                               narrow_range=True)
+    # 0.5 is a tie on [-1, 1]'s 14 steps: this kernel divides by the step and rounds it up
+    # (TensorFlow 2.21's figures)
+    np.testing.assert_allclose(run(per_channel), [[-1.0, 0.2857143, 1.9642856], [0.5714286, 0.0, 5.5]], atol=1e-6)
+    ops_ = [per_channel.op, tf.fake_quant_with_min_max_args(x).op, tf.fake_quant_with_min_max_vars(x, -1.0, 1.0).op]
+    assert [o.type for o in ops_] == ["FakeQuantWithMinMaxVarsPerChannel", "FakeQuantWithMinMaxArgs",
+                                      "FakeQuantWithMinMaxVars"]
+    assert ops_[1].get_attr("min") == -6.0 and ops_[1].get_attr("num_bits") == 8
+    grads = tf.gradients([tf.reduce_sum(o.outputs[0]) for o in ops_], [ops_[0].inputs[0]])
+    assert grads[0].op.type == "FakeQuantWithMinMaxVarsPerChannelGradient"

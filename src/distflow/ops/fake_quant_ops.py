@@ -28,21 +28,22 @@ def _nudged(lo, hi, num_bits, narrow_range):
     return (quant_min - nudged_zero) * scale, (quant_max - nudged_zero) * scale, scale
 
 
-@register_op("FakeQuant", shape=lambda op: op.inputs[0].shape)
-def _fake_quant_kernel(xp, x, lo, hi, *, num_bits, narrow_range):
+def _quantized(x, lo, hi, num_bits, narrow_range, divide=False):
     if np.any(np.asarray(lo) > np.asarray(hi)):
         from ..framework import errors  # noqa: PLC0415
 
         raise errors.InvalidArgumentError(None, None, f"FakeQuant: min {lo} must be <= max {hi}")
     nudged_min, nudged_max, scale = _nudged(lo, hi, num_bits, narrow_range)
     clamped = np.clip(x, nudged_min, nudged_max)
-    return (np.floor((clamped - nudged_min) / scale + 0.5) * scale + nudged_min).astype(x.dtype)
+    # (as TF's kernels round ties: the per-channel one divides by the step, the others multiply
+    # by its float32 inverse, so -1.2 at +-6 rounds up there)
+    steps = (clamped - nudged_min) / scale if divide else (clamped - nudged_min) * (np.float32(1.0) / scale)
+    return (np.floor(steps + np.float32(0.5)) * scale + nudged_min).astype(x.dtype)
 
 
-@register_op("FakeQuantGrad", list_output=True, shape=lambda op: [op.inputs[1].shape, op.inputs[2].shape,
-                                                                   op.inputs[3].shape],
-             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 3)
-def _fake_quant_grad_kernel(xp, grad, x, lo, hi, *, num_bits, narrow_range):
+def _straight_through(grad, x, lo, hi, num_bits, narrow_range):
+    """(for the input, for min, for max): the gradient passes where x lay in the nudged range;
+    below it goes to min, above it to max (summed over all but the channels)."""
     nudged_min, nudged_max, _ = _nudged(lo, hi, num_bits, narrow_range)
     below, above = x < nudged_min, x > nudged_max
     axes = tuple(range(x.ndim - np.ndim(lo)))
@@ -52,10 +53,45 @@ def _fake_quant_grad_kernel(xp, grad, x, lo, hi, *, num_bits, narrow_range):
             np.asarray(d_max, grad.dtype).reshape(np.shape(hi)))
 
 
-@register_gradient("FakeQuant")
-def _fake_quant_grad(op, grad):
+# TF's op types: the range as attributes (Args), or as tensors (Vars: a scalar each; PerChannel:
+# a vector over the last dimension), each with its gradient op, so that a graph exported for
+# TensorFlow's tools (the TFLite converter reads these) holds the ops they know.
+@register_op("FakeQuantWithMinMaxArgs", shape=lambda op: op.inputs[0].shape)
+def _fake_quant_args_kernel(xp, x, *, min, max, num_bits, narrow_range):  # noqa: A002 - TF's attr names
+    return _quantized(x, np.float32(min), np.float32(max), num_bits, narrow_range)
+
+
+@register_op("FakeQuantWithMinMaxArgsGradient", shape=lambda op: op.inputs[1].shape)
+def _fake_quant_args_grad_kernel(xp, grad, x, *, min, max, num_bits, narrow_range):  # noqa: A002
+    return _straight_through(grad, x, np.float32(min), np.float32(max), num_bits, narrow_range)[0]
+
+
+def _vars_kernel(xp, x, lo, hi, *, num_bits, narrow_range):
+    return _quantized(x, lo, hi, num_bits, narrow_range, divide=np.ndim(lo) > 0)
+
+
+def _vars_grad_kernel(xp, grad, x, lo, hi, *, num_bits, narrow_range):
+    return _straight_through(grad, x, lo, hi, num_bits, narrow_range)
+
+
+for _type in ("FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel"):
+    register_op(_type, shape=lambda op: op.inputs[0].shape)(_vars_kernel)
+    register_op(_type + "Gradient", list_output=True,
+                shape=lambda op: [op.inputs[1].shape, op.inputs[2].shape, op.inputs[3].shape],
+                dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 3)(_vars_grad_kernel)
+
+
+@register_gradient("FakeQuantWithMinMaxArgs")
+def _fake_quant_args_grad(op, grad):
+    return (make_tensor("FakeQuantWithMinMaxArgsGradient", [grad, op.inputs[0]],
+                        {k: op._attr(k) for k in ("min", "max", "num_bits", "narrow_range")}),)
+
+
+@register_gradient("FakeQuantWithMinMaxVars")
+@register_gradient("FakeQuantWithMinMaxVarsPerChannel")
+def _fake_quant_vars_grad(op, grad):
     x, lo, hi = op.inputs
-    return tuple(make_op("FakeQuantGrad", [grad, x, lo, hi], _attrs_of(op)).outputs)
+    return tuple(make_op(op.type + "Gradient", [grad, x, lo, hi], _attrs_of(op)).outputs)
 
 
 def _attrs_of(op):
@@ -68,54 +104,54 @@ def _check_bits(num_bits):
     return int(num_bits)
 
 
-def _fake_quant(inputs, lo, hi, num_bits, narrow_range, name):
-    x = ops.convert_to_tensor(inputs, dtype=dtypes.float32)
-    return make_tensor("FakeQuant", [x, ops.convert_to_tensor(lo, dtype=dtypes.float32),
-                                     ops.convert_to_tensor(hi, dtype=dtypes.float32)],
-                       {"num_bits": _check_bits(num_bits), "narrow_range": bool(narrow_range)}, name)
+def _floats(*values):
+    return [ops.convert_to_tensor(v, dtype=dtypes.float32) for v in values]
 
 
-def _fake_quant_gradients(gradients, inputs, lo, hi, num_bits, narrow_range, name):
-    return make_op("FakeQuantGrad", [ops.convert_to_tensor(gradients, dtype=dtypes.float32),
-                                     ops.convert_to_tensor(inputs, dtype=dtypes.float32),
-                                     ops.convert_to_tensor(lo, dtype=dtypes.float32),
-                                     ops.convert_to_tensor(hi, dtype=dtypes.float32)],
-                   {"num_bits": _check_bits(num_bits), "narrow_range": bool(narrow_range)}, name).outputs
+def _bits(num_bits, narrow_range) -> dict:
+    return {"num_bits": _check_bits(num_bits), "narrow_range": bool(narrow_range)}
+
+
+def _range(lo, hi, num_bits, narrow_range) -> dict:
+    return {"min": float(lo), "max": float(hi), **_bits(num_bits, narrow_range)}
 
 
 def fake_quant_with_min_max_args(inputs, min=-6.0, max=6.0, num_bits=8, narrow_range=False, name=None):  # noqa: A002
     """``inputs`` quantized to the fixed range [min, max] and back."""
-    return _fake_quant(inputs, min, max, num_bits, narrow_range, name or "FakeQuantWithMinMaxArgs")
+    return make_tensor("FakeQuantWithMinMaxArgs", _floats(inputs), _range(min, max, num_bits, narrow_range),
+                       name or "FakeQuantWithMinMaxArgs")
 
 
 def fake_quant_with_min_max_args_gradient(gradients, inputs, min=-6.0, max=6.0, num_bits=8,  # noqa: A002
                                           narrow_range=False, name=None):
-    return _fake_quant_gradients(gradients, inputs, min, max, num_bits, narrow_range,
-                                 name or "FakeQuantWithMinMaxArgsGradient")[0]
+    return make_tensor("FakeQuantWithMinMaxArgsGradient", _floats(gradients, inputs),
+                       _range(min, max, num_bits, narrow_range), name or "FakeQuantWithMinMaxArgsGradient")
 
 
 def fake_quant_with_min_max_vars(inputs, min, max, num_bits=8, narrow_range=False, name=None):  # noqa: A002
     """``inputs`` quantized to the range held by the scalar tensors (variables) ``min``, ``max``."""
-    return _fake_quant(inputs, min, max, num_bits, narrow_range, name or "FakeQuantWithMinMaxVars")
+    return make_tensor("FakeQuantWithMinMaxVars", _floats(inputs, min, max), _bits(num_bits, narrow_range),
+                       name or "FakeQuantWithMinMaxVars")
 
 
 def fake_quant_with_min_max_vars_gradient(gradients, inputs, min, max, num_bits=8, narrow_range=False,  # noqa: A002
                                           name=None):
     """(gradient for inputs, for min, for max)."""
-    return tuple(_fake_quant_gradients(gradients, inputs, min, max, num_bits, narrow_range,
-                                       name or "FakeQuantWithMinMaxVarsGradient"))
+    return tuple(make_op("FakeQuantWithMinMaxVarsGradient", _floats(gradients, inputs, min, max),
+                         _bits(num_bits, narrow_range), name or "FakeQuantWithMinMaxVarsGradient").outputs)
 
 
 def fake_quant_with_min_max_vars_per_channel(inputs, min, max, num_bits=8, narrow_range=False,  # noqa: A002
                                              name=None):
     """Per-channel ranges: ``min`` and ``max`` are vectors over the last dimension of ``inputs``."""
-    return _fake_quant(inputs, min, max, num_bits, narrow_range, name or "FakeQuantWithMinMaxVarsPerChannel")
+    return make_tensor("FakeQuantWithMinMaxVarsPerChannel", _floats(inputs, min, max), _bits(num_bits, narrow_range),
+                       name or "FakeQuantWithMinMaxVarsPerChannel")
 
 
 def fake_quant_with_min_max_vars_per_channel_gradient(gradients, inputs, min, max, num_bits=8,  # noqa: A002
                                                       narrow_range=False, name=None):
-    return tuple(_fake_quant_gradients(gradients, inputs, min, max, num_bits, narrow_range,
-                                       name or "FakeQuantWithMinMaxVarsPerChannelGradient"))
+    return tuple(make_op("FakeQuantWithMinMaxVarsPerChannelGradient", _floats(gradients, inputs, min, max),
+                         _bits(num_bits, narrow_range), name or "FakeQuantWithMinMaxVarsPerChannelGradient").outputs)
 
 
 # ---------------------------------------------------------------------------

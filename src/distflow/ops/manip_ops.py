@@ -338,13 +338,49 @@ def _cumsum_grad(op, g):
                   reverse=not op._attr("reverse")), None
 
 
+@register_op("CumprodGrad", shape=lambda op: op.inputs[0].shape)
+def _cumprod_grad_kernel(xp, x, g, axis, *, exclusive, reverse):
+    """Cumprod's gradient without dividing by x (exact where x holds zeros): for y_j the
+    product of x_k for k <= j, d/dx_i sum_j g_j y_j = (product of x_k, k < i) * R_i with
+    R_i = g_i + x_{i+1} R_{i+1} (exclusive: R_i = g_{i+1} + x_{i+1} R_{i+1}), a pass back
+    along the axis."""
+    axis = int(axis) % x.ndim
+    if reverse:
+        x, g = np.flip(x, axis), np.flip(g, axis)
+    x, g = np.moveaxis(x, axis, 0), np.moveaxis(g, axis, 0)
+    n = x.shape[0]
+    rest = np.zeros_like(g)
+    carry = np.zeros(g.shape[1:], dtype=g.dtype)
+    for i in range(n - 1, -1, -1):
+        if exclusive:
+            rest[i] = carry
+            carry = g[i] + x[i] * carry
+        else:
+            carry = g[i] + (x[i + 1] * carry if i + 1 < n else 0)
+            rest[i] = carry
+    before = np.ones_like(x)
+    if n > 1:
+        np.cumprod(x[:-1], axis=0, out=before[1:])
+    out = np.moveaxis(before * rest, 0, axis)
+    return (np.flip(out, axis) if reverse else out).astype(x.dtype, copy=False)
+
+
+not_differentiable("CumprodGrad")
+
+
 @register_gradient("Cumprod")
 def _cumprod_grad(op, g):
-    # As TF: valid where x has no zeros. d/dx_i sum_j g_j prod_{k<=j} x_k = sum_{j>=i} g_j y_j / x_i.
-    x = op.inputs[0]
+    # Where x has no zero, TF's formula d/dx_i = sum_{j>=i} g_j y_j / x_i, in ops that have
+    # gradients of their own; at zeros (where that divides by zero: NaN in TF 1.x, 0 in TF 2)
+    # the exact value, from a pass that does not divide.
+    x, axis = op.inputs
     exclusive, rev = op._attr("exclusive"), op._attr("reverse")
-    out = cumprod(x, op.inputs[1], exclusive=exclusive, reverse=rev)
-    return cumsum(out * g, op.inputs[1], exclusive=exclusive, reverse=not rev) / x, None
+    nonzero = math_ops.not_equal(x, array_ops.zeros_like(x))
+    safe = math_ops.where(nonzero, x, array_ops.ones_like(x))
+    out = cumprod(x, axis, exclusive=exclusive, reverse=rev)
+    divided = cumsum(out * g, axis, exclusive=exclusive, reverse=not rev) / safe
+    exact = make_tensor("CumprodGrad", [x, g, axis], {"exclusive": exclusive, "reverse": rev}, "CumprodGrad")
+    return math_ops.where(nonzero, divided, exact), None
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

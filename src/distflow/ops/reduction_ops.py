@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes, ops
-from ..framework.registry import not_differentiable, register_op
+from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
 from .math_ops import range_
@@ -149,6 +149,54 @@ def _prod_grad_kernel(xp, x, grad, axis):
     others = (left * right).reshape(moved.shape)
     g = xp.reshape(grad, [x.shape[a] for a in rest] + [1] * len(axes))
     return xp.transpose(others * g, np.argsort(rest + axes)).astype(x.dtype)
+
+
+def _grouped(xp, x, axis):
+    """``x`` with the reduced axes flattened into the first: (that array, the moved shape, the order)."""
+    axes = sorted({a % x.ndim for a in np.reshape(axis, [-1]).tolist()})
+    rest = [a for a in range(x.ndim) if a not in axes]
+    moved = xp.transpose(x, axes + rest)
+    return moved.reshape((-1,) + moved.shape[len(axes):]), moved.shape, axes + rest
+
+
+@register_op("ProdGradGrad", shape=lambda op: op.inputs[0].shape)
+def _prod_grad_grad_kernel(xp, x, h, grad, axis):
+    """The gradient of ProdGrad(x, grad) for x, given ``h`` (shaped as x): grad times
+    Q_j = sum over i != j of h_i times the product of the x_k other than x_i and x_j, within
+    each reduced group. Without dividing: Q_j = (product after j) A_j + (product before j) B_j,
+    where A and B sum the terms with i before and after j, each a pass along the group."""
+    if not np.reshape(axis, [-1]).size:
+        return xp.zeros_like(x)
+    flat, shape, order = _grouped(xp, x, axis)
+    hflat = _grouped(xp, h, axis)[0]
+    n = flat.shape[0]
+    before = xp.ones_like(flat)
+    after = xp.ones_like(flat)
+    for j in range(1, n):
+        before[j] = before[j - 1] * flat[j - 1]
+        after[n - 1 - j] = after[n - j] * flat[n - j]
+    q = xp.zeros_like(flat)
+    a = xp.zeros(flat.shape[1:], dtype=x.dtype)
+    for j in range(n):  # a: the terms with i < j
+        q[j] = after[j] * a
+        a = a * flat[j] + hflat[j] * before[j]
+    b = xp.zeros(flat.shape[1:], dtype=x.dtype)
+    for j in range(n - 1, -1, -1):  # b: the terms with i > j
+        q[j] += before[j] * b
+        b = b * flat[j] + hflat[j] * after[j]
+    out = xp.transpose(q.reshape(shape), np.argsort(order))
+    return (out * grad).astype(x.dtype)
+
+
+not_differentiable("ProdGradGrad")
+
+
+@register_gradient("ProdGrad")
+def _prod_grad_grad(op, h):
+    x, g, axis = op.inputs
+    others = make_tensor("ProdGrad", [x, make_tensor("OnesLike", [g]), axis], None, "ProdGrad")
+    return (make_tensor("ProdGradGrad", [x, h, g, axis], None, "ProdGradGrad"),
+            _reduce("Sum", "Sum", others * h, axis, True, None), None)
 
 
 def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=NUMBERS,

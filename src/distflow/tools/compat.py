@@ -81,8 +81,8 @@ DIFFERENT = {
         "gradients": "the decompositions (`cholesky`, `qr`, `svd`, `self_adjoint_eig`, "
                      "`matrix_triangular_solve`) differentiate real matrices only, as TF's formulas (QR: at "
                      "least as many rows as columns; SVD and eigenvectors: not at repeated values); `cumprod` "
-                     "at a zero is NaN (TF 1.x's division; TF 2 returns 0, which is not the derivative "
-                     "either); `igamma`, `igammac` and `betainc` have no gradient for their shape parameters; "
+                     "is differentiated exactly where its input holds zeros (TF 1.x divides by them: NaN; "
+                     "TF 2 returns 0); `igamma`, `igammac` and `betainc` have no gradient for their shape parameters; "
                      "distflow differentiates `adjust_contrast`, `adjust_saturation` and `lu`, which TF does "
                      "not; like TF, the gradients of `sqrt`, `rsqrt` and `reciprocal` are 0 where none comes "
                      "in (`tf.where(x > 0, tf.sqrt(x), 0)` has no NaN gradient)",
