@@ -300,22 +300,3 @@ def test_with_no_intact_checkpoint_training_starts_from_step_0_and_says_so(tmp_p
         _flip_last_byte(tmp_path / f"model.ckpt-{i}.data-00000-of-00001")
     assert _resume_step_and_v(tmp_path, caplog, initial_v=5.0) == [0, 5.0]
     assert any("No intact checkpoint" in r.getMessage() and "step 0" in r.getMessage() for r in caplog.records)
-
-
-def test_a_checkpoint_tensorflow_wrote_is_refused_by_name_not_taken_for_none(tmp_path, caplog):
-    """TF's index is a LevelDB table (ending in its magic number): restoring it, or finding it
-    the latest, is an UnimplementedError that says whose it is. Taking it for damaged and
-    skipping it would let an Estimator train from step 0 over TensorFlow's model_dir."""
-    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-2"\n'
-                                         'all_model_checkpoint_paths: "model.ckpt-2"\n')
-    (tmp_path / "model.ckpt-2.index").write_bytes(b"\x00" * 40 + (0xdb4775248b80fb57).to_bytes(8, "little"))
-    (tmp_path / "model.ckpt-2.data-00000-of-00001").write_bytes(b"\x00" * 16)
-    with pytest.raises(tf.errors.UnimplementedError, match="model.ckpt-2 was written by TensorFlow"):
-        tf.train.latest_checkpoint(str(tmp_path))
-    v = tf.Variable(1.0, name="v")
-    with tf.Session() as sess, pytest.raises(tf.errors.UnimplementedError, match="tensor-bundle"):
-        tf.train.Saver([v]).restore(sess, str(tmp_path / "model.ckpt-2"))
-    # (a file of distflow's own that is damaged is still skipped, with a warning)
-    (tmp_path / "model.ckpt-2.index").write_bytes(b"not json")
-    assert tf.train.latest_checkpoint(str(tmp_path)) is None
-    assert "damaged" in caplog.text

@@ -42,6 +42,7 @@ import numpy as np
 from ..framework import dtypes, errors
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
+from ..platform import tensor_bundle
 from . import array_ops
 from .op_util import make_op
 
@@ -56,6 +57,11 @@ _ST_NAMES = {np.dtype(np.float32): "F32", np.dtype(np.float64): "F64", np.dtype(
              np.dtype(np.int8): "I8", np.dtype(np.uint8): "U8", np.dtype(np.uint16): "U16",
              np.dtype(np.uint32): "U32", np.dtype(np.uint64): "U64", np.dtype(np.bool_): "BOOL"}
 _ST_DTYPES = {v: k for k, v in _ST_NAMES.items()}
+
+
+def entry_dtype(entry: dict) -> np.dtype:
+    """The NumPy dtype of a tensor an index lists (TensorFlow's indexes hold it already)."""
+    return entry["dtype"] if isinstance(entry["dtype"], np.dtype) else numpy_dtype(entry["dtype"])
 
 
 def numpy_dtype(safetensors_name: str) -> np.dtype:
@@ -254,28 +260,26 @@ def write_index(prefix: str, num_shards: int) -> None:
     atomic_write(index_path(prefix), lambda f: f.write(json.dumps(index, indent=1, sort_keys=True).encode()))
 
 
-# The last 8 bytes of a TensorFlow checkpoint's index: the magic number that ends a LevelDB
-# table, which TF's tensor bundles use for their index files.
-_TENSORFLOW_INDEX_END = (0xdb4775248b80fb57).to_bytes(8, "little")
+# The format of an index read from a checkpoint that TensorFlow wrote (platform/tensor_bundle.py)
+TENSORFLOW_FORMAT = "tensorflow-tensor-bundle"
 
 
 def read_index(prefix: str) -> dict:
-    """The index of checkpoint ``prefix``.
+    """The index of checkpoint ``prefix``, distflow's or TensorFlow's (then its "format" is
+    TENSORFLOW_FORMAT and each tensor's "dtype" a NumPy dtype).
 
     Raises:
       NotFoundError: there is no index (and so no checkpoint) at ``prefix``.
       DataLossError: the index is there but damaged, naming the file.
-      UnimplementedError: the checkpoint is TensorFlow's.
+      UnimplementedError: a TensorFlow checkpoint holds what distflow does not read (tensor_bundle).
     """
     path = index_path(prefix)
     try:
         with open(path, "rb") as f:
             data = f.read()
-        if data.endswith(_TENSORFLOW_INDEX_END):
-            raise errors.UnimplementedError(
-                None, None, f"checkpoint {prefix} was written by TensorFlow (its index {path} is a tensor-bundle "
-                "table): distflow reads and writes checkpoints of its own (safetensors shards and a JSON index) "
-                "and cannot restore it")
+        if tensor_bundle.is_bundle(data):
+            num_shards, tensors = tensor_bundle.read_index(prefix, data, path)
+            return {"format": TENSORFLOW_FORMAT, "num_shards": num_shards, "tensors": tensors}
         index = json.loads(data)
     except (FileNotFoundError, NotADirectoryError):
         raise errors.NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
@@ -316,6 +320,9 @@ def open_shards(prefix: str, index: dict | None = None) -> list[tuple[str, dict,
     checked against the index: a shard that is missing or whose header changed is a
     DataLossError naming its file. Reads headers only, not tensors."""
     index = read_index(prefix) if index is None else index
+    if index["format"] == TENSORFLOW_FORMAT:
+        tensor_bundle.check_data_files(prefix, index["num_shards"], index["tensors"])
+        return [(tensor_bundle.shard_path(prefix, i, index["num_shards"]), None, 0) for i in range(index["num_shards"])]
     checksums = index.get("header_crc32") or [None] * index["num_shards"]
     shards = []
     for shard, checksum in enumerate(checksums):
@@ -343,6 +350,10 @@ def load_checkpoint(prefix: str, names=None) -> dict[str, np.ndarray]:
     for shard, names_in_shard in by_shard.items():  # each shard file opened once
         path, header, data_start = shards[shard]
         with open(path, "rb") as f:
+            if index["format"] == TENSORFLOW_FORMAT:
+                out.update((name, tensor_bundle.read_tensor(f, path, name, index["tensors"][name]))
+                           for name in names_in_shard)
+                continue
             for name in names_in_shard:
                 if name not in header:
                     raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: its index "

@@ -13,28 +13,7 @@ import struct
 import zlib
 
 from ..framework import errors
-
-_CASTAGNOLI = 0x82F63B78
-_TABLE = []
-for _i in range(256):
-    _crc = _i
-    for _ in range(8):
-        _crc = (_crc >> 1) ^ _CASTAGNOLI if _crc & 1 else _crc >> 1
-    _TABLE.append(_crc)
-
-
-def crc32c(data: bytes) -> int:
-    """CRC-32C (Castagnoli), the checksum TFRecord uses."""
-    crc = 0xFFFFFFFF
-    table = _TABLE
-    for byte in data:
-        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked_crc32c(data: bytes) -> int:
-    crc = crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+from .crc32c import crc32c, masked_crc32c  # noqa: F401 - (tf_record.crc32c: the name other modules use)
 
 
 def encode_record(data: bytes) -> bytes:

@@ -95,11 +95,10 @@ DIFFERENT = {
     },
     "train": {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
-        "Saver": "checkpoints are safetensors shards and a JSON index (written atomically), not TF's format; "
-                 "a damaged checkpoint is a DataLossError naming the file, and `latest_checkpoint` skips it "
-                 "(with a warning) for the newest whole one; a checkpoint that TensorFlow wrote is an "
-                 "UnimplementedError naming it (never taken for a missing one, which would train from step 0 "
-                 "over it)",
+        "Saver": "checkpoints are written as safetensors shards and a JSON index (atomically), not TF's "
+                 "format; checkpoints that TensorFlow wrote are read too (restored, listed, warm-started from), "
+                 "except tensors saved in slices and bfloat16 ones; a damaged checkpoint is a DataLossError "
+                 "naming the file, and `latest_checkpoint` skips it (with a warning) for the newest whole one",
         "MonitoredSession": "`run_step_fn` takes a function of one argument of any name (TF insists on "
                             "`step_context`)",
     },

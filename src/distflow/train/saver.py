@@ -124,7 +124,8 @@ def check_checkpoint(prefix: str) -> None:
     Raises:
       DataLossError: a file of it is missing or damaged (naming the file).
       NotFoundError: nothing of it is there.
-      UnimplementedError: it is a checkpoint that TensorFlow wrote.
+      UnimplementedError: it is a checkpoint that TensorFlow wrote, holding what distflow
+        does not read (platform/tensor_bundle.py).
     """
     prefix = _local_path(prefix)
     if not checkpoint_exists(prefix) and _has_files(prefix):
@@ -511,7 +512,7 @@ class CheckpointReader:
         return {name: list(entry["shape"]) for name, entry in self._index.items()}
 
     def get_variable_to_dtype_map(self) -> dict:
-        return {name: dtypes.as_dtype(io_ops.numpy_dtype(entry["dtype"])) for name, entry in self._index.items()}
+        return {name: dtypes.as_dtype(io_ops.entry_dtype(entry)) for name, entry in self._index.items()}
 
     def has_tensor(self, name: str) -> bool:
         return name in self._index

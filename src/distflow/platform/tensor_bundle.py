@@ -1,0 +1,252 @@
+"""Reading the checkpoints TensorFlow writes (its "tensor bundle", Saver's V2 format), so that
+a TF 1.x program restores the checkpoints it trained with TensorFlow, and warm-starts and
+fine-tunes from them. distflow writes its own format (ops/io_ops.py); it reads both.
+
+A bundle ``<prefix>`` is:
+
+- ``<prefix>.index``: a LevelDB table (blocks of prefix-compressed keys, an index block, a
+  footer ending in the table's magic number). Key "" holds a BundleHeaderProto (the number
+  of shards, the byte order); every other key is a tensor's name, holding its
+  BundleEntryProto: dtype, shape, shard, offset and size in that shard, and the masked
+  CRC-32C of its bytes.
+- ``<prefix>.data-<i>-of-<n>``: the tensors' bytes, little-endian. A string tensor is its
+  elements' lengths (varints), the masked CRC-32C of those lengths (4 bytes), then the
+  bytes of the elements.
+
+The protocol buffers are read field by field here (their field numbers are TensorFlow's),
+and every checksum is checked: a damaged file is a DataLossError naming it, never wrong
+values. Not read: bundles whose tensors were saved in slices (TF's partitioned variables
+saved with ``save_slice_info``), a table compressed with Snappy, big-endian bundles and
+bfloat16 tensors; each is an UnimplementedError saying which.
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from ..framework import errors
+from .crc32c import crc32c, unmask
+
+MAGIC = (0xdb4775248b80fb57).to_bytes(8, "little")  # the last 8 bytes of a LevelDB table
+_FOOTER = 48
+_BLOCK_TRAILER = 5  # a compression byte and a masked CRC-32C
+
+# TensorFlow's DataType enum -> NumPy (string: object arrays of bytes)
+_DTYPES = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8, 7: object,
+           8: np.complex64, 9: np.int64, 10: np.bool_, 17: np.uint16, 18: np.complex128, 19: np.float16,
+           22: np.uint32, 23: np.uint64}
+_NAMES = {14: "bfloat16", 20: "resource", 21: "variant"}
+
+
+def is_bundle(index_bytes: bytes) -> bool:
+    return index_bytes.endswith(MAGIC)
+
+
+def _damaged(path: str, what: str) -> errors.DataLossError:
+    return errors.DataLossError(None, None, f"TensorFlow checkpoint file {path} is damaged: {what}")
+
+
+def _varint(data, pos: int, path: str) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise _damaged(path, "a number runs past its end")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+
+
+def _fields(data, path: str) -> list[tuple[int, object]]:
+    """A protocol buffer message's (field number, value) pairs: ints for varint and fixed
+    fields, bytes for length-delimited ones."""
+    out, pos = [], 0
+    while pos < len(data):
+        key, pos = _varint(data, pos, path)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos, path)
+        elif wire == 1:
+            value, pos = int.from_bytes(data[pos:pos + 8], "little"), pos + 8
+        elif wire == 2:
+            size, pos = _varint(data, pos, path)
+            value, pos = bytes(data[pos:pos + size]), pos + size
+        elif wire == 5:
+            value, pos = int.from_bytes(data[pos:pos + 4], "little"), pos + 4
+        else:
+            raise _damaged(path, f"a protocol buffer field has wire type {wire}")
+        if pos > len(data):
+            raise _damaged(path, "a protocol buffer field runs past its end")
+        out.append((number, value))
+    return out
+
+
+def _block(data: bytes, offset: int, size: int, path: str) -> bytes:
+    """A table block's contents, its checksum checked."""
+    end = offset + size
+    if offset < 0 or end + _BLOCK_TRAILER > len(data):
+        raise _damaged(path, "a block lies outside the file")
+    contents, kind = data[offset:end], data[end]
+    stored = int.from_bytes(data[end + 1:end + 5], "little")
+    if unmask(stored) != crc32c(data[offset:end + 1]):
+        raise _damaged(path, f"the checksum of the block at byte {offset} does not match")
+    if kind != 0:
+        raise errors.UnimplementedError(None, None, f"TensorFlow checkpoint index {path} is compressed (type {kind}): "
+                                        "distflow reads uncompressed tensor-bundle indexes only")
+    return contents
+
+
+def _entries(block: bytes, path: str):
+    """A block's (key, value) pairs (keys share prefixes with the one before)."""
+    if len(block) < 4:
+        raise _damaged(path, "a block is too short")
+    restarts = int.from_bytes(block[-4:], "little")
+    end = len(block) - 4 * (restarts + 1)
+    if end < 0:
+        raise _damaged(path, "a block's restart points run past its start")
+    pos, key = 0, b""
+    while pos < end:
+        shared, pos = _varint(block, pos, path)
+        unshared, pos = _varint(block, pos, path)
+        size, pos = _varint(block, pos, path)
+        if shared > len(key) or pos + unshared + size > end:
+            raise _damaged(path, "a block entry runs past its end")
+        key = key[:shared] + block[pos:pos + unshared]
+        pos += unshared
+        yield key, block[pos:pos + size]
+        pos += size
+
+
+def read_index(prefix: str, data: bytes, path: str) -> tuple[int, dict]:
+    """(number of shards, name -> entry) of the bundle whose index ``data`` was read from ``path``.
+
+    An entry is a dict: dtype (NumPy), shape (a list), shard, offset, size, crc32c."""
+    if len(data) < _FOOTER or not is_bundle(data):
+        raise _damaged(path, "it does not end as a LevelDB table does")
+    footer, pos = data[-_FOOTER:], 0
+    handles = []
+    for _ in range(4):  # the metaindex block's handle, then the index block's
+        value, pos = _varint(footer, pos, path)
+        handles.append(value)
+    index_block = _block(data, handles[2], handles[3], path)
+    num_shards, entries = None, {}
+    for _, handle in _entries(index_block, path):
+        offset, p = _varint(handle, 0, path)
+        size, _ = _varint(handle, p, path)
+        for key, value in _entries(_block(data, offset, size, path), path):
+            fields = _fields(value, path)
+            if key == b"":
+                header = dict(fields)
+                num_shards = header.get(1, 0)
+                if header.get(2, 0) != 0:
+                    raise errors.UnimplementedError(None, None, f"TensorFlow checkpoint {prefix} is big-endian: "
+                                                    "distflow reads little-endian tensor bundles only")
+                continue
+            entries[key.decode("utf-8", "replace")] = _entry(fields, prefix, key, path)
+    if not num_shards or num_shards < 1:
+        raise _damaged(path, "it has no bundle header")
+    for name, entry in entries.items():
+        if not 0 <= entry["shard"] < num_shards:
+            raise _damaged(path, f"tensor {name} names shard {entry['shard']} of {num_shards}")
+    return num_shards, entries
+
+
+def _entry(fields, prefix: str, key: bytes, path: str) -> dict:
+    name = key.decode("utf-8", "replace")
+    entry = {"dtype": None, "shape": [], "shard": 0, "offset": 0, "size": 0, "crc32c": None}
+    for number, value in fields:
+        if number == 1:
+            if value not in _DTYPES:
+                raise errors.UnimplementedError(None, None, f"tensor {name} of TensorFlow checkpoint {prefix} is "
+                                                f"{_NAMES.get(value, f'DataType {value}')}: distflow cannot read it")
+            entry["dtype"] = np.dtype(_DTYPES[value])
+        elif number == 2:
+            entry["shape"] = [_dim_size(dim, path) for n, dim in _fields(value, path) if n == 2]
+        elif number == 3:
+            entry["shard"] = value
+        elif number == 4:
+            entry["offset"] = value
+        elif number == 5:
+            entry["size"] = value
+        elif number == 6:
+            entry["crc32c"] = value
+        elif number == 7:
+            raise errors.UnimplementedError(None, None, f"tensor {name} of TensorFlow checkpoint {prefix} was saved "
+                                            "in slices (a partitioned variable): distflow reads whole tensors only")
+    if entry["dtype"] is None:
+        raise _damaged(path, f"tensor {name} has no dtype")
+    return entry
+
+
+def _dim_size(dim: bytes, path: str) -> int:
+    return next((v - (1 << 64) if v >= 1 << 63 else v for n, v in _fields(dim, path) if n == 1), 0)
+
+
+def shard_path(prefix: str, shard: int, num_shards: int) -> str:
+    return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
+
+
+def read_tensor(f, path: str, name: str, entry: dict) -> np.ndarray:
+    """Tensor ``name`` of the open data file ``f`` (at ``path``), its checksum checked."""
+    f.seek(entry["offset"])
+    data = f.read(entry["size"])
+    if len(data) != entry["size"]:
+        raise _damaged(path, f"tensor {name} runs past the end of the file")
+    shape = entry["shape"]
+    count = int(np.prod(shape, dtype=np.int64))
+    if entry["dtype"] == np.dtype(object):
+        return _strings(data, count, path, name, entry["crc32c"]).reshape(shape)
+    if entry["crc32c"] is not None and unmask(entry["crc32c"]) != crc32c(data):
+        raise _damaged(path, f"the bytes of tensor {name} do not match their checksum")
+    if count * entry["dtype"].itemsize != len(data):
+        raise _damaged(path, f"tensor {name} holds {len(data)} bytes, not those of {entry['dtype']}{shape}")
+    return np.frombuffer(data, dtype=entry["dtype"].newbyteorder("<")).astype(entry["dtype"]).reshape(shape)
+
+
+def _strings(data: bytes, count: int, path: str, name: str, checksum: int | None) -> np.ndarray:
+    """A string tensor's elements. Its checksums are over the lengths as 4-byte integers (not
+    as the varints written), then the 4 bytes of the lengths' own masked checksum, then the
+    elements' bytes."""
+    lengths, pos = [], 0
+    for _ in range(count):
+        length, pos = _varint(data, pos, path)
+        lengths.append(length)
+    crc = crc32c(b"".join((n & 0xFFFFFFFF).to_bytes(4, "little") for n in lengths))
+    stored = data[pos:pos + 4]
+    if len(stored) != 4 or unmask(int.from_bytes(stored, "little")) != crc:
+        raise _damaged(path, f"the lengths of string tensor {name} do not match their checksum")
+    crc = crc32c(stored, crc)
+    pos += 4
+    out = np.empty(count, dtype=object)
+    for i, length in enumerate(lengths):
+        out[i] = data[pos:pos + length]
+        crc = crc32c(out[i], crc)
+        pos += length
+    if pos != len(data):
+        raise _damaged(path, f"string tensor {name} does not fill its bytes")
+    if checksum is not None and unmask(checksum) != crc:
+        raise _damaged(path, f"the bytes of string tensor {name} do not match their checksum")
+    return out
+
+
+def check_data_files(prefix: str, num_shards: int, entries: dict) -> None:
+    """Each data file is there and long enough for the tensors the index puts in it."""
+    import os  # noqa: PLC0415
+
+    ends = [0] * num_shards
+    for entry in entries.values():
+        ends[entry["shard"]] = max(ends[entry["shard"]], entry["offset"] + entry["size"])
+    for shard, end in enumerate(ends):
+        path = shard_path(prefix, shard, num_shards)
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            raise errors.DataLossError(None, None, f"TensorFlow checkpoint {prefix} is damaged: its data file "
+                                       f"{path} is missing") from None
+        if size < end:
+            raise _damaged(path, f"it holds {size} bytes where its index puts tensors up to byte {end}")
+
+

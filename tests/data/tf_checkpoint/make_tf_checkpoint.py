@@ -1,0 +1,48 @@
+"""How the checkpoints in this folder were made: with TensorFlow 2.21's ``tf.compat.v1`` (in a
+virtual environment of its own; TensorFlow is never a dependency of distflow's tests).
+
+    python make_tf_checkpoint.py <folder>
+
+writes ``model.ckpt-2`` (a dense layer trained two Adam steps, and variables of other
+dtypes: float64, bool, string, int8, float16, a scalar) and ``sharded/model.ckpt`` (two
+variables on two devices, so two data files).
+"""
+
+import os
+import sys
+
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import numpy as np  # noqa: E402
+import tensorflow.compat.v1 as tf  # noqa: E402
+
+tf.disable_v2_behavior()
+out = sys.argv[1]
+os.makedirs(os.path.join(out, "sharded"), exist_ok=True)
+with tf.Graph().as_default():
+    w = tf.get_variable("dense/kernel", initializer=np.arange(6, dtype=np.float32).reshape(2, 3) / 4)
+    b = tf.get_variable("dense/bias", initializer=np.array([0.5, -1.5, 2.25], np.float32))
+    tf.get_variable("double", initializer=np.array([[1e-300, -2.5]], np.float64))
+    step = tf.train.get_or_create_global_step()
+    tf.get_variable("flags", initializer=np.array([True, False, True]))
+    tf.Variable([b"alpha", b"", b"a longer word \x00\xff"], name="words")
+    tf.get_variable("small", initializer=np.array([-3, 7], np.int8))
+    tf.get_variable("half", initializer=np.array([1.5, -0.25], np.float16))
+    tf.get_variable("scalar", initializer=np.float32(3.0))
+    tf.get_variable("big", initializer=(np.arange(1000, dtype=np.float32) % 97) / 7)
+    loss = tf.reduce_sum(tf.square(tf.matmul(tf.ones([1, 2]), w) + b))
+    train = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=step, var_list=[w, b])
+    saver = tf.train.Saver(save_relative_paths=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        sess.run(train)
+        saver.save(sess, os.path.join(out, "model.ckpt"), global_step=step, write_meta_graph=False)
+with tf.Graph().as_default():
+    with tf.device("/cpu:0"):
+        tf.get_variable("a", initializer=np.array([1.0, 2.0], np.float32))
+    with tf.device("/cpu:1"):
+        tf.get_variable("c", initializer=np.array([[3, 4]], np.int64))
+    saver = tf.train.Saver(sharded=True)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(tf.global_variables_initializer())
+        saver.save(sess, os.path.join(out, "sharded", "model.ckpt"), write_meta_graph=False)

@@ -1,0 +1,158 @@
+"""Checkpoints that TensorFlow wrote (tests/data/tf_checkpoint, made by make_tf_checkpoint.py
+there with TensorFlow 2.21): listed, read and restored by a TF 1.x program, their values
+TensorFlow's (written in below), and any damage a DataLossError naming the file."""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.platform import crc32c as crc
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_checkpoint")
+
+# The values TensorFlow saved (its Adam, two steps at 0.1)
+KERNEL = [[-0.19837814569473267, 0.4011024236679077, 0.3002791106700897],
+          [0.5516218543052673, 1.1511024236679077, 1.050279140472412]]
+BIAS = [0.30162185430526733, -1.3488975763320923, 2.050279140472412]
+BIAS_M = [0.4150000810623169, -0.035000063478946686, 1.4600002765655518]
+BIAS_V = [0.009853622876107693, 0.00025974653544835746, 0.11869446933269501]
+
+
+@pytest.fixture
+def ckpt(tmp_path):
+    """A copy of the folder (so that a test may damage it)."""
+    shutil.copytree(HERE, tmp_path / "ckpt")
+    return tmp_path / "ckpt"
+
+
+def test_its_variables_dtypes_and_values_are_listed_and_read(ckpt):
+    assert tf.train.latest_checkpoint(str(ckpt)) == str(ckpt / "model.ckpt-2")
+    names = dict(tf.train.list_variables(str(ckpt)))
+    assert names == {"beta1_power": [], "beta2_power": [], "big": [1000], "dense/bias": [3], "dense/bias/Adam": [3],
+                     "dense/bias/Adam_1": [3], "dense/kernel": [2, 3], "dense/kernel/Adam": [2, 3],
+                     "dense/kernel/Adam_1": [2, 3], "double": [1, 2], "flags": [3], "global_step": [], "half": [2],
+                     "scalar": [], "small": [2], "words": [3]}
+    reader = tf.train.NewCheckpointReader(str(ckpt / "model.ckpt-2"))
+    kinds = reader.get_variable_to_dtype_map()
+    assert [kinds[n] for n in ("double", "flags", "global_step", "half", "small", "words")] == \
+        [tf.float64, tf.bool, tf.int64, tf.float16, tf.int8, tf.string]
+    np.testing.assert_array_equal(reader.get_tensor("dense/kernel"), np.array(KERNEL, np.float32))
+    np.testing.assert_array_equal(reader.get_tensor("dense/bias/Adam_1"), np.array(BIAS_V, np.float32))
+    assert reader.get_tensor("global_step") == 2 and reader.get_tensor("global_step").dtype == np.int64
+    np.testing.assert_array_equal(reader.get_tensor("double"), [[1e-300, -2.5]])
+    assert reader.get_tensor("flags").tolist() == [True, False, True]
+    assert reader.get_tensor("words").tolist() == [b"alpha", b"", b"a longer word \x00\xff"]
+    assert reader.get_tensor("half").tolist() == [1.5, -0.25] and reader.get_tensor("small").tolist() == [-3, 7]
+    np.testing.assert_array_equal(reader.get_tensor("big"), (np.arange(1000, dtype=np.float32) % 97) / 7)
+    assert reader.get_tensor("beta1_power") == np.float32(0.7289999127388)
+    np.testing.assert_array_equal(tf.train.load_variable(str(ckpt / "sharded" / "model.ckpt"), "c"), [[3, 4]])
+
+
+def test_a_tf1_program_restores_what_tensorflow_trained_and_trains_on():
+    w = tf.get_variable("dense/kernel", [2, 3])
+    b = tf.get_variable("dense/bias", [3])
+    step = tf.train.get_or_create_global_step()
+    loss = tf.reduce_sum(tf.square(tf.matmul(tf.ones([1, 2]), w) + b))
+    train = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=step, var_list=[w, b])
+    saver = tf.train.Saver()  # (every variable the program has: the checkpoint holds more)
+    with tf.Session() as sess:
+        saver.restore(sess, tf.train.latest_checkpoint(HERE))
+        np.testing.assert_array_equal(sess.run(w), np.array(KERNEL, np.float32))
+        np.testing.assert_array_equal(sess.run(b), np.array(BIAS, np.float32))
+        assert sess.run(step) == 2
+        # (the optimizer's slots are restored by TF's names for them)
+        m = [v for v in tf.global_variables() if v.op.name == "dense/bias/Adam"][0]
+        np.testing.assert_array_equal(sess.run(m), np.array(BIAS_M, np.float32))
+        sess.run(train)  # Adam goes on from TensorFlow's moments: a third step, NumPy's way
+        x = np.ones([1, 2], np.float32)
+        grad_b = 2 * (x @ np.array(KERNEL, np.float32) + np.array(BIAS, np.float32))[0]
+        m3 = 0.9 * np.array(BIAS_M, np.float32) + 0.1 * grad_b
+        v3 = 0.999 * np.array(BIAS_V, np.float32) + 0.001 * grad_b ** 2
+        lr = 0.1 * np.sqrt(1 - 0.999 ** 3) / (1 - 0.9 ** 3)
+        np.testing.assert_allclose(sess.run(b), np.array(BIAS, np.float32) - lr * m3 / (np.sqrt(v3) + 1e-8),
+                                   rtol=1e-5)  # (float32 arithmetic against float64)
+        assert sess.run(step) == 3
+
+
+def test_a_monitored_session_resumes_tensorflows_training_from_its_step(ckpt):
+    w = tf.get_variable("dense/kernel", [2, 3])
+    b = tf.get_variable("dense/bias", [3])
+    step = tf.train.get_or_create_global_step()
+    loss = tf.reduce_sum(tf.square(tf.matmul(tf.ones([1, 2]), w) + b))
+    train = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=step, var_list=[w, b])
+    for name, shape, dtype in (("double", [1, 2], tf.float64), ("flags", [3], tf.bool), ("small", [2], tf.int8),
+                               ("half", [2], tf.float16), ("scalar", [], tf.float32), ("big", [1000], tf.float32)):
+        tf.get_variable(name, shape, dtype)
+    tf.Variable(["", "", ""], name="words")
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(ckpt), save_checkpoint_steps=None,
+                                           save_checkpoint_secs=None, save_summaries_steps=None) as sess:
+        assert sess.run(step) == 2  # (not step 0: TensorFlow's model_dir is taken up where it stopped)
+        sess.run(train)
+        assert sess.run(step) == 3
+
+
+def test_init_from_checkpoint_and_a_sharded_checkpoint():
+    with tf.variable_scope("pretrained"):
+        kernel = tf.get_variable("kernel", [2, 3])
+    a = tf.get_variable("a", [2])
+    c = tf.get_variable("c", [1, 2], dtype=tf.int64)
+    tf.train.init_from_checkpoint(HERE, {"dense/kernel": "pretrained/kernel"})
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(kernel), np.array(KERNEL, np.float32))
+        tf.train.Saver([a, c]).restore(sess, os.path.join(HERE, "sharded", "model.ckpt"))
+        assert sess.run(a).tolist() == [1.0, 2.0] and sess.run(c).tolist() == [[3, 4]]
+
+
+def _flip(path, at):
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def test_damage_is_a_data_loss_error_naming_the_file(ckpt, caplog):
+    data = ckpt / "model.ckpt-2.data-00000-of-00001"
+    _flip(data, 100)  # (inside beta or big's bytes)
+    reader = tf.train.NewCheckpointReader(str(ckpt / "model.ckpt-2"))
+    damaged = [n for n, _ in tf.train.list_variables(str(ckpt)) if _raises(reader, n)]
+    assert len(damaged) == 1
+    with pytest.raises(tf.errors.DataLossError, match=f"{data}.*{damaged[0]}.*checksum"):
+        reader.get_tensor(damaged[0])
+    _flip(data, 100)
+    _flip(ckpt / "model.ckpt-2.index", 60)  # a byte of a block: its checksum
+    with pytest.raises(tf.errors.DataLossError, match=r"model.ckpt-2.index is damaged"):
+        tf.train.list_variables(str(ckpt / "model.ckpt-2"))
+    # latest_checkpoint skips a damaged one for none (there is no other here), with a warning
+    assert tf.train.latest_checkpoint(str(ckpt)) is None
+    assert "damaged" in caplog.text
+    _flip(ckpt / "model.ckpt-2.index", 60)
+    data.unlink()
+    with pytest.raises(tf.errors.DataLossError, match="data file .* is missing"):
+        tf.train.NewCheckpointReader(str(ckpt / "model.ckpt-2")).get_tensor("scalar")
+    string_damage = ckpt / "model.ckpt-2.data-00000-of-00001"
+    shutil.copy(os.path.join(HERE, "model.ckpt-2.data-00000-of-00001"), string_damage)
+    _flip(string_damage, string_damage.stat().st_size - 2)  # (the last bytes: the words)
+    with pytest.raises(tf.errors.DataLossError, match="string tensor words"):
+        tf.train.NewCheckpointReader(str(ckpt / "model.ckpt-2")).get_tensor("words")
+
+
+def _raises(reader, name):
+    try:
+        reader.get_tensor(name)
+    except tf.errors.DataLossError:
+        return True
+    return False
+
+
+def test_the_crc32c_of_long_inputs_is_the_byte_by_byte_one():
+    assert crc.crc32c(b"123456789") == 0xE3069283  # (the check value of CRC-32C)
+    rng = np.random.default_rng(3)
+    for size in (0, 1, 65535, 65536, 65537, 4096 * 23 + 7, 300_001):
+        data = rng.integers(0, 256, size, dtype=np.uint8).tobytes()
+        assert crc.crc32c(data) == crc._bytewise(data), size
+        cut = size // 3
+        assert crc.crc32c(data[cut:], crc.crc32c(data[:cut])) == crc._bytewise(data), size
+    assert crc.unmask(crc.masked_crc32c(b"abc")) == crc.crc32c(b"abc")
