@@ -156,3 +156,41 @@ def test_the_crc32c_of_long_inputs_is_the_byte_by_byte_one():
         cut = size // 3
         assert crc.crc32c(data[cut:], crc.crc32c(data[:cut])) == crc._bytewise(data), size
     assert crc.unmask(crc.masked_crc32c(b"abc")) == crc.crc32c(b"abc")
+
+
+def test_a_saved_model_tensorflow_wrote_loads_and_serves_its_values():
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], os.path.join(HERE, "saved_model"))
+        signature = meta.signature_def["serving_default"]
+        got = sess.run(signature.outputs["y"].name, {signature.inputs["x"].name: [[1.0, 2.0, 3.0]]})
+    np.testing.assert_allclose(got, [[0.010986942797899246, 0.9890130758285522]], rtol=1e-6)  # (TensorFlow's)
+
+
+def test_a_meta_graph_tensorflow_wrote_is_imported_restored_trained_and_saved_again(tmp_path):
+    feed = {"x:0": [[1, 2, 3], [0.5, -1, 2]], "y:0": [1, 0]}
+    folder = os.path.join(HERE, "meta")
+    with tf.Session(graph=tf.Graph()) as sess:
+        saver = tf.train.import_meta_graph(os.path.join(folder, "model.ckpt-1.meta"))
+        saver.restore(sess, tf.train.latest_checkpoint(folder))
+        sess.run(tf.get_collection("train_op")[0], feed)  # (TensorFlow's own training ops)
+        loss, w = sess.run(["loss:0", "w:0"], feed)
+        # TensorFlow's values after the same second step
+        assert loss == pytest.approx(0.33158368, abs=1e-6)
+        np.testing.assert_allclose(w, [[-0.18942145, 0.2940864], [0.00361978, 0.4940865], [0.21318737, 0.6940865]],
+                                   atol=1e-6)
+        path = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=2)  # (TensorFlow's SaveV2 node)
+    np.testing.assert_array_equal(tf.train.load_variable(path, "w"), w)
+    assert tf.train.load_variable(path, "global_step") == 2
+
+
+def test_a_sharded_savers_graph_from_tensorflow_saves_its_shards_and_merges_them(tmp_path):
+    folder = os.path.join(HERE, "meta_sharded")
+    with tf.Session(graph=tf.Graph(), config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        saver = tf.train.import_meta_graph(os.path.join(folder, "model.ckpt.meta"))
+        saver.restore(sess, os.path.join(folder, "model.ckpt"))
+        sess.run("inc")
+        path = saver.save(sess, str(tmp_path / "model.ckpt"))
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt.data-00000-of-00002",
+                                            "model.ckpt.data-00001-of-00002", "model.ckpt.index", "model.ckpt.meta"]
+    assert tf.train.load_variable(path, "a").tolist() == [2.0, 3.0]
+    assert tf.train.load_variable(path, "c").tolist() == [[4, 5]]

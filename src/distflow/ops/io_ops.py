@@ -373,7 +373,10 @@ def load_checkpoint(prefix: str, names=None) -> dict[str, np.ndarray]:
 
 
 @register_op("SaveV2", shape=lambda op: [], stateful=True)
-def _save_v2_kernel(xp, prefix, tensor_names, shape_and_slices, *tensors, dtypes, shard, num_shards):
+def _save_v2_kernel(xp, prefix, tensor_names, shape_and_slices, *tensors, dtypes, shard=0, num_shards=1):
+    """Writes shard ``shard`` of ``num_shards``; a checkpoint of one shard gets its index too.
+    (A SaveV2 of TensorFlow's graphs has neither attribute: it writes a whole checkpoint at
+    ``prefix``, a piece that its MergeV2Checkpoints gathers when the Saver is sharded.)"""
     names = [_text(n) for n in np.asarray(tensor_names).reshape(-1)]
     if len(names) != len(tensors):
         raise errors.InvalidArgumentError(None, None, f"SaveV2: {len(names)} names for {len(tensors)} tensors")
@@ -384,8 +387,31 @@ def _save_v2_kernel(xp, prefix, tensor_names, shape_and_slices, *tensors, dtypes
 
 
 @register_op("MergeV2Checkpoints", shape=lambda op: [], stateful=True)
-def _merge_kernel(xp, prefix, *, num_shards):
-    write_index(_text(prefix), num_shards)
+def _merge_kernel(xp, *prefixes, num_shards=None, delete_old_dirs=True, allow_missing_files=False):
+    """distflow's form: the shards of one prefix are written; write its index. TensorFlow's
+    form (checkpoint_prefixes, destination_prefix): each source is a whole checkpoint of one
+    shard; its data file becomes shard i of the destination, then the destination's index is
+    written and the sources go (their folders too, with ``delete_old_dirs``, once empty)."""
+    if num_shards is not None:
+        write_index(_text(prefixes[0]), num_shards)
+        return
+    sources, destination = [_text(p) for p in np.asarray(prefixes[0]).reshape(-1)], _text(prefixes[1])
+    kept = [s for s in sources if os.path.exists(index_path(s)) or not allow_missing_files]
+    for i, source in enumerate(kept):
+        index = read_index(source)
+        if index["format"] != INDEX_FORMAT or index["num_shards"] != 1:
+            raise errors.InvalidArgumentError(None, None, f"MergeV2Checkpoints: {source} is not a checkpoint of "
+                                              "one shard that this process wrote")
+        os.replace(shard_path(source, 0, 1), shard_path(destination, i, len(kept)))
+    write_index(destination, len(kept))
+    for source in kept:
+        os.unlink(index_path(source))
+        folder = os.path.dirname(source)
+        if delete_old_dirs and folder and folder != os.path.dirname(destination):
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass  # (not empty: something else is there)
 
 
 @register_op("RestoreV2", shape=lambda op: [TensorShape(None)] * len(op._attr("dtypes")),
@@ -403,7 +429,19 @@ def _restore_v2_kernel(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
     return tuple(out)
 
 
-for _t in ("SaveV2", "MergeV2Checkpoints", "RestoreV2"):
+@register_op("ShardedFilename", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string)
+def _sharded_filename_kernel(xp, basename, shard, num_shards):
+    """TF's name of one shard's temporary file, ``<basename>-<shard>-of-<num_shards>`` (its
+    Saver graphs compute the names so)."""
+    return np.array(f"{_text(basename)}-{int(shard):05d}-of-{int(num_shards):05d}".encode(), dtype=object)
+
+
+@register_op("ShardedFilespec", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string)
+def _sharded_filespec_kernel(xp, basename, num_shards):
+    return np.array(f"{_text(basename)}-?????-of-{int(num_shards):05d}".encode(), dtype=object)
+
+
+for _t in ("SaveV2", "MergeV2Checkpoints", "RestoreV2", "ShardedFilename", "ShardedFilespec"):
     not_differentiable(_t)
 
 

@@ -276,8 +276,22 @@ def _regex_full_match_kernel(xp, x, pattern):
     return out
 
 
+@register_op("StaticRegexFullMatch", shape=_strings, dtype=lambda op: dtypes.bool)
+def _static_regex_full_match_kernel(xp, x, *, pattern):
+    return _regex_full_match_kernel(xp, x, np.asarray(pattern, dtype=object))
+
+
+not_differentiable("StaticRegexFullMatch")
+
+
 def regex_full_match(input, pattern, name=None):  # noqa: A002
-    """Whether each whole string matches ``pattern`` (RE2-like; Python's re here)."""
+    """Whether each whole string matches ``pattern`` (RE2-like; Python's re here). A pattern
+    given as a Python string is an attribute of the op (TF's StaticRegexFullMatch, which
+    TF's Saver graphs hold)."""
+    if isinstance(pattern, (str, bytes)):
+        return make_tensor("StaticRegexFullMatch", [_strings_input(input)],
+                           {"pattern": pattern.decode() if isinstance(pattern, bytes) else pattern},
+                           name or "StaticRegexFullMatch")
     return make_tensor("RegexFullMatch", [_strings_input(input), _strings_input(pattern)], None,
                        name or "RegexFullMatch")
 

@@ -5,8 +5,9 @@ elsewhere (serving, or another program), as TensorFlow 1.x's SavedModel.
 signature defs (``signature_def_utils``, ``build_tensor_info``), ``main_op``, the
 ``tag_constants``, ``signature_constants`` and ``constants``. ``saved_model.pb`` is
 TensorFlow's SavedModel proto; the variables are a distflow checkpoint, so TensorFlow
-cannot restore them, nor distflow a SavedModel that TensorFlow wrote (builder.py). Not
-here: TensorFlow 2's object-based ``save`` and ``load_v2``.
+cannot restore them. A SavedModel that TensorFlow 1.x wrote loads (its graph is imported,
+its variables read from TensorFlow's checkpoint) where its graph holds ops distflow has.
+Not here: TensorFlow 2's object-based ``save`` and ``load_v2``.
 """
 
 from __future__ import annotations

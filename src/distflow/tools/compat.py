@@ -276,7 +276,8 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial: `simple_save`, `builder.SavedModelBuilder` (several tag sets, assets, main op), "
                       "`loader.load`, the signature defs and their utilities, `main_op`, the constants; "
                       "`saved_model.pb` is TF's proto, the variables a distflow checkpoint (so TF cannot restore "
-                      "them, nor distflow TF's); not TF 2's object-based `save`")
+                      "them); a SavedModel TF 1.x wrote loads where its graph holds ops distflow has; not TF 2's "
+                      "object-based `save`")
         elif name == "feature_column":
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "
                       "`_file`, `categorical_column_with_identity`, `categorical_column_with_hash_bucket` (TF's "

@@ -1,0 +1,91 @@
+"""How the files in this folder were made: with TensorFlow 2.21's ``tf.compat.v1`` (in a
+virtual environment of its own; TensorFlow is never a dependency of distflow's tests).
+
+    python make_tf_files.py <folder>
+
+writes
+- ``model.ckpt-2``: a dense layer trained two Adam steps, and variables of other dtypes
+  (float64, bool, string, int8, float16, a scalar);
+- ``sharded/model.ckpt``: two variables on two devices, so two data files;
+- ``saved_model/``: a softmax layer saved by ``tf.saved_model.simple_save``;
+- ``meta/model.ckpt-1`` with its ``.meta``: a small classifier after one Adam step, whose
+  graph (training ops and Saver included) a program imports and trains on;
+- ``meta_sharded/model.ckpt`` with its ``.meta``: a sharded Saver's graph over two devices.
+"""
+
+import os
+import sys
+
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import numpy as np  # noqa: E402
+import tensorflow.compat.v1 as tf  # noqa: E402
+
+tf.disable_v2_behavior()
+out = sys.argv[1]
+for folder in ("sharded", "meta", "meta_sharded"):
+    os.makedirs(os.path.join(out, folder), exist_ok=True)
+with tf.Graph().as_default():
+    w = tf.get_variable("dense/kernel", initializer=np.arange(6, dtype=np.float32).reshape(2, 3) / 4)
+    b = tf.get_variable("dense/bias", initializer=np.array([0.5, -1.5, 2.25], np.float32))
+    tf.get_variable("double", initializer=np.array([[1e-300, -2.5]], np.float64))
+    step = tf.train.get_or_create_global_step()
+    tf.get_variable("flags", initializer=np.array([True, False, True]))
+    tf.Variable([b"alpha", b"", b"a longer word \x00\xff"], name="words")
+    tf.get_variable("small", initializer=np.array([-3, 7], np.int8))
+    tf.get_variable("half", initializer=np.array([1.5, -0.25], np.float16))
+    tf.get_variable("scalar", initializer=np.float32(3.0))
+    tf.get_variable("big", initializer=(np.arange(1000, dtype=np.float32) % 97) / 7)
+    loss = tf.reduce_sum(tf.square(tf.matmul(tf.ones([1, 2]), w) + b))
+    train = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=step, var_list=[w, b])
+    saver = tf.train.Saver(save_relative_paths=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        sess.run(train)
+        saver.save(sess, os.path.join(out, "model.ckpt"), global_step=step, write_meta_graph=False)
+with tf.Graph().as_default():
+    with tf.device("/cpu:0"):
+        tf.get_variable("a", initializer=np.array([1.0, 2.0], np.float32))
+    with tf.device("/cpu:1"):
+        tf.get_variable("c", initializer=np.array([[3, 4]], np.int64))
+    saver = tf.train.Saver(sharded=True)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(tf.global_variables_initializer())
+        saver.save(sess, os.path.join(out, "sharded", "model.ckpt"), write_meta_graph=False)
+with tf.Graph().as_default():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    w = tf.get_variable("w", initializer=np.arange(6, dtype=np.float32).reshape(3, 2))
+    b = tf.get_variable("b", initializer=np.array([0.5, -1.0], np.float32))
+    y = tf.nn.softmax(tf.matmul(x, w) + b, name="y")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.saved_model.simple_save(sess, os.path.join(out, "saved_model"), {"x": x}, {"y": y})
+        print("saved_model y:", sess.run(y, {x: [[1, 2, 3]]}).tolist())
+with tf.Graph().as_default():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    y = tf.placeholder(tf.int64, [None], name="y")
+    w = tf.get_variable("w", initializer=np.arange(6, dtype=np.float32).reshape(3, 2) / 10)
+    b = tf.get_variable("b", initializer=np.array([0.5, -1.0], np.float32))
+    logits = tf.nn.relu(tf.matmul(x, w) + b, name="logits")
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=step, name="train")
+    tf.add_to_collection("train_op", train)
+    saver = tf.train.Saver(save_relative_paths=True)
+    feed = {x: [[1, 2, 3], [0.5, -1, 2]], y: [1, 0]}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, feed)
+        saver.save(sess, os.path.join(out, "meta", "model.ckpt"), global_step=step)
+        sess.run(train, feed)
+        print("meta, after a second step: loss, w", sess.run([loss, w], feed))
+with tf.Graph().as_default():
+    with tf.device("/cpu:0"):
+        a = tf.get_variable("a", initializer=np.array([1.0, 2.0], np.float32))
+    with tf.device("/cpu:1"):
+        c = tf.get_variable("c", initializer=np.array([[3, 4]], np.int64))
+    tf.group(tf.assign_add(a, [1.0, 1.0]), tf.assign_add(c, [[1, 1]]), name="inc")
+    saver = tf.train.Saver(sharded=True, save_relative_paths=True)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(tf.global_variables_initializer())
+        saver.save(sess, os.path.join(out, "meta_sharded", "model.ckpt"))
