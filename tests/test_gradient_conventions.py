@@ -170,3 +170,11 @@ def test_reduce_prod_has_a_second_derivative_exact_at_zeros(axis):
     check_gradients(lambda t: tf.reduce_prod(t, axis), [x], order=2, rtol=1e-5, atol=1e-8)
     x[0, 1, 0] = x[2, 2, 1] = x[1, 3, 0] = 0.0
     check_gradients(lambda t: tf.reduce_prod(t, axis, keepdims=True), [x], order=2, rtol=1e-5, atol=1e-8)
+
+
+def test_where_v2_broadcasts_all_three_and_sums_gradients_back():
+    cond = np.array([[True], [False], [True]])
+    check_gradients(lambda x, y: tf.where_v2(cond, x, y) ** 2, [R.randn(1, 4), R.randn(3, 1)])
+    got = tf.Session().run(tf.where_v2(cond, tf.constant([[1.0, 2.0]]), tf.constant(0.0)))
+    np.testing.assert_array_equal(got, np.where(cond, [[1.0, 2.0]], 0.0))
+    assert tf.where_v2(cond, 1.0, 0.0).op.type == "SelectV2"  # (TF's op)

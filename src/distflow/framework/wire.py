@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import dtypes, errors
+from . import dtypes, errors, functionalize
 from .function_body import FuncBody
 from .registry import is_registered
 from .tensor_shape import TensorShape
@@ -288,9 +288,9 @@ def graph_to_proto(operations, add_shapes: bool = False) -> pb.GraphDef:
     return graph_def
 
 
-# TensorFlow 1.x's control-flow primitives: a GraphDef holding them cannot be imported.
-TF1_CONTROL_FLOW_OPS = frozenset({"Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
-                                  "RefExit", "NextIteration", "RefNextIteration", "LoopCond"})
+# TensorFlow 1.x's control-flow primitives: conds are rewritten as If nodes on import
+# (functionalize.py); a GraphDef holding loops cannot be imported.
+TF1_CONTROL_FLOW_OPS = functionalize.LOOP_OPS | functionalize.COND_OPS
 
 
 def _parse_input(text: str) -> tuple[str, int]:
@@ -319,15 +319,19 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
     """
     input_map = dict(input_map or {})
     nodes = {}
+    kinds = {node.op for node in graph_def.node}
+    for node in graph_def.node:
+        if node.op in functionalize.LOOP_OPS:
+            raise errors.UnimplementedError(
+                None, None, f"node '{node.name}' is a {node.op}: TensorFlow 1.x's dataflow form of tf.while_loop "
+                "(Enter, Exit, NextIteration, LoopCond), which distflow does not run. distflow builds "
+                "tf.while_loop as a While op; rebuild the graph with distflow from the program's Python code "
+                "instead of importing TensorFlow's GraphDef.")
+    if kinds & functionalize.COND_OPS:  # (TF 1.x's conds: as If nodes)
+        graph_def = functionalize.functionalize_conds(graph_def)
     for node in graph_def.node:
         if not node.name or node.name in nodes:
             raise _bad(f"node name {node.name!r} is empty or repeated")
-        if node.op in TF1_CONTROL_FLOW_OPS:
-            raise errors.UnimplementedError(
-                None, None, f"node '{node.name}' is a {node.op}: TensorFlow 1.x's dataflow form of tf.cond and "
-                "tf.while_loop (Switch, Merge, Enter, Exit, NextIteration), which distflow does not run. "
-                "distflow builds tf.cond and tf.while_loop as If and While ops; rebuild the graph with "
-                "distflow from the program's Python code instead of importing TensorFlow's GraphDef.")
         if not is_registered(node.op):
             raise _bad(f"node '{node.name}' has an unknown op type {node.op!r}")
         nodes[node.name] = node

@@ -144,11 +144,12 @@ def _add_n_grad(op, grad):
 
 
 @register_gradient("Select")
+@register_gradient("SelectV2")
 def _select_grad(op, grad):
     cond, x, y = op.inputs
     zeros = array_ops.zeros_like(grad)
-    return (None, unbroadcast(make_tensor("Select", [cond, grad, zeros]), x),
-            unbroadcast(make_tensor("Select", [cond, zeros, grad]), y))
+    return (None, unbroadcast(make_tensor(op.type, [cond, grad, zeros]), x),
+            unbroadcast(make_tensor(op.type, [cond, zeros, grad]), y))
 
 # -- unary_ops -----------------------------------------------------------------
 

@@ -470,6 +470,14 @@ def _select_kernel(xp, cond, x, y):
     return xp.where(cond, x, y)
 
 
+@register_op("SelectV2", shape=lambda op: broadcast_shape(op.inputs[0].shape,
+                                                        broadcast_shape(op.inputs[1].shape, op.inputs[2].shape)),
+             dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _select_v2_kernel(xp, cond, x, y):
+    """``where`` with NumPy's broadcasting of all three (TF's SelectV2, ``tf.where_v2``)."""
+    return xp.where(cond, x, y)
+
+
 @register_op("Where", shape=lambda op: TensorShape([None, op.inputs[0].shape.ndims]),
              dtype=lambda op: dtypes.int64)
 def _where_kernel(xp, cond):
@@ -603,10 +611,7 @@ def where_v2(condition, x=None, y=None, name=None):
     """``where`` with NumPy broadcasting of condition, x and y (or the true coordinates with one argument)."""
     if x is None and y is None:
         return where(condition, name=name)
-    with ops.name_scope(name, "SelectV2", [condition, x, y]):
-        x = ops.convert_to_tensor(x)
-        y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype)
-        condition = ops.convert_to_tensor(condition, dtype=dtypes.bool)
-        shape = array_ops.shape(cast(condition, x.dtype.base_dtype) + x + y)
-        return where(array_ops.broadcast_to(condition, shape), array_ops.broadcast_to(x, shape),
-                              array_ops.broadcast_to(y, shape))
+    x = ops.convert_to_tensor(x)
+    y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype)
+    condition = ops.convert_to_tensor(condition, dtype=dtypes.bool)
+    return make_tensor("SelectV2", [condition, x, y], None, name or "SelectV2")

@@ -69,8 +69,8 @@ DIFFERENT = {
         "enable_eager_execution": "raises NotImplementedError (graph mode only)",
         "RunMetadata": "a traced local step fills `partition_graphs` and `step_stats` (every kernel call with "
                        "its time); a step of a `grpc://` session fills neither yet",
-        "cond": "one If op whose branches are functions (TF 2's form): importing a TF 1.x GraphDef holding "
-                "Switch/Merge is an UnimplementedError; the ops of a branch run on the task of the cond",
+        "cond": "one If op whose branches are functions (TF 2's form; a TF 1.x GraphDef's Switch/Merge conds "
+                "are rewritten so when imported); the ops of a branch run on the task of the cond",
         "while_loop": "one While op; iterations run one at a time (`parallel_iterations` and `swap_memory` are "
                       "accepted and ignored); a loop body cannot update a variable of another task; no "
                       "second-order gradients through a loop",
@@ -86,8 +86,9 @@ DIFFERENT = {
                      "distflow differentiates `adjust_contrast`, `adjust_saturation` and `lu`, which TF does "
                      "not; like TF, the gradients of `sqrt`, `rsqrt` and `reciprocal` are 0 where none comes "
                      "in (`tf.where(x > 0, tf.sqrt(x), 0)` has no NaN gradient)",
-        "import_graph_def": "a GraphDef holding TF 1.x control-flow primitives (Switch, Merge, Enter, Exit, "
-                            "NextIteration) is an UnimplementedError: rebuild it from the Python program",
+        "import_graph_def": "TF 1.x's conds (Switch, Merge) are rewritten as If ops; a GraphDef holding TF 1.x "
+                            "loops (Enter, Exit, NextIteration) is an UnimplementedError: rebuild it from the "
+                            "Python program",
     },
     "nn": {
         "dynamic_rnn": "a tf.while_loop over time as in TF 1.x; a gradient sums a weight's per-step products "

@@ -1,6 +1,7 @@
-"""Checkpoints that TensorFlow wrote (tests/data/tf_checkpoint, made by make_tf_checkpoint.py
-there with TensorFlow 2.21): listed, read and restored by a TF 1.x program, their values
-TensorFlow's (written in below), and any damage a DataLossError naming the file."""
+"""Files that TensorFlow wrote (tests/data/tensorflow, made by make_tf_files.py there with
+TensorFlow 2.21): checkpoints listed, read and restored by a TF 1.x program, any damage a
+DataLossError naming the file; SavedModels and meta graphs loaded, trained and saved again;
+frozen graphs of TF 1.x conds imported and run. The values are TensorFlow's (written in)."""
 
 import os
 import shutil
@@ -11,7 +12,7 @@ import pytest
 import distflow as tf
 from distflow.platform import crc32c as crc
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_checkpoint")
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tensorflow")
 
 # The values TensorFlow saved (its Adam, two steps at 0.1)
 KERNEL = [[-0.19837814569473267, 0.4011024236679077, 0.3002791106700897],
@@ -194,3 +195,51 @@ def test_a_sharded_savers_graph_from_tensorflow_saves_its_shards_and_merges_them
                                             "model.ckpt.data-00001-of-00002", "model.ckpt.index", "model.ckpt.meta"]
     assert tf.train.load_variable(path, "a").tolist() == [2.0, 3.0]
     assert tf.train.load_variable(path, "c").tolist() == [[4, 5]]
+
+
+# TensorFlow's outputs of conds.pb for x = [[1, 2, 3], [4, 5, -6]], by (p, q)
+CONDS = {(True, True): [[25.999500274658203, 41.999000549316406, 59.99850082397461],
+                        [79.99800109863281, 101.99750518798828, -29.99700164794922]],
+         (True, False): [[21.999500274658203, 28.999000549316406, 37.99850082397461],
+                         [48.99800109863281, 61.997501373291016, 29.00299835205078]],
+         (False, True): [[8.999500274658203, 12.999000549316406, 16.99850082397461],
+                         [20.998001098632812, 24.997501373291016, -18.99700164794922]]}
+CONDS[(False, False)] = CONDS[(False, True)]
+
+
+def _graph_def(name):
+    with open(os.path.join(HERE, name), "rb") as f:
+        return tf.GraphDef.FromString(f.read())
+
+
+def test_a_frozen_graph_of_tf1_conds_imports_as_if_ops_and_runs_as_tensorflow_ran_it():
+    tf.import_graph_def(_graph_def("conds.pb"), name="frozen")
+    graph = tf.get_default_graph()
+    assert not [op for op in graph.get_operations() if op.type in ("Switch", "Merge")]
+    conds = sorted(op.name for op in graph.get_operations() if op.type == "If")
+    assert conds == ["frozen/bn/cond", "frozen/bn/cond_1", "frozen/drop/cond", "frozen/nested", "frozen/nested/cond",
+                     "frozen/pair", "frozen/simple"]
+    # the nested cond is an op of its outer cond's then branch
+    assert "frozen/nested/cond" in graph.get_operation_by_name("frozen/nested").get_attr("then_branch").ops
+    x = np.array([[1, 2, 3], [4, 5, -6]], np.float32)
+    with tf.Session() as sess:
+        for (p, q), want in CONDS.items():
+            got = sess.run("frozen/out:0", {"frozen/x:0": x, "frozen/p:0": p, "frozen/q:0": q})
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+        # training: the batch normalization takes the batch's moments (and dropout keeps half)
+        got = sess.run("frozen/bn/batchnorm/add_1:0", {"frozen/x:0": x, "frozen/training:0": True})
+        np.testing.assert_allclose(got, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), rtol=1e-5, atol=1e-6)
+        dropped = sess.run("frozen/drop/cond:0", {"frozen/x:0": x, "frozen/training:0": True})
+        kept = dropped != 0
+        np.testing.assert_allclose(dropped[kept], 2 * got[kept], rtol=1e-6)
+    # exported again, the graph holds If ops that import as they are
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph.as_graph_def(), name="")
+        with tf.Session() as sess:
+            got = sess.run("frozen/out:0", {"frozen/x:0": x, "frozen/p:0": True, "frozen/q:0": False})
+        np.testing.assert_allclose(got, CONDS[(True, False)], rtol=1e-6)
+
+
+def test_a_frozen_tf1_loop_is_refused_by_name():
+    with pytest.raises(tf.errors.UnimplementedError, match="tf.while_loop .*Enter, Exit"):
+        tf.import_graph_def(_graph_def("loop.pb"), name="")

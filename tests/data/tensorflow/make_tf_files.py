@@ -10,17 +10,22 @@ writes
 - ``saved_model/``: a softmax layer saved by ``tf.saved_model.simple_save``;
 - ``meta/model.ckpt-1`` with its ``.meta``: a small classifier after one Adam step, whose
   graph (training ops and Saver included) a program imports and trains on;
-- ``meta_sharded/model.ckpt`` with its ``.meta``: a sharded Saver's graph over two devices.
+- ``meta_sharded/model.ckpt`` with its ``.meta``: a sharded Saver's graph over two devices;
+- ``conds.pb``: a frozen graph of TF 1.x conds (Switch and Merge): a simple one, one of two
+  outputs, a nested one, and the conds of a batch normalization and a dropout switched by a
+  ``training`` placeholder; ``loop.pb``: a frozen tf.while_loop (Enter, Exit, ...).
 """
 
 import os
 import sys
 
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+os.environ["TF_USE_LEGACY_KERAS"] = "1"  # (tf.layers as TF 1.x had them)
 import numpy as np  # noqa: E402
 import tensorflow.compat.v1 as tf  # noqa: E402
 
 tf.disable_v2_behavior()
+tf.disable_control_flow_v2()  # (TF 1.x's Switch and Merge)
 out = sys.argv[1]
 for folder in ("sharded", "meta", "meta_sharded"):
     os.makedirs(os.path.join(out, folder), exist_ok=True)
@@ -89,3 +94,31 @@ with tf.Graph().as_default():
     with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
         sess.run(tf.global_variables_initializer())
         saver.save(sess, os.path.join(out, "meta_sharded", "model.ckpt"))
+g = tf.Graph()
+with g.as_default():
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    q = tf.placeholder(tf.bool, [], name="q")
+    c = tf.constant(3.0, name="c")
+    y = tf.cond(p, lambda: x * 2.0 + c, lambda: x - 1.0, name="simple")
+    y2, y3 = tf.cond(p, lambda: (tf.reduce_sum(x), x * x), lambda: (tf.constant(7.0), x), name="pair")
+    z = tf.cond(p, lambda: tf.cond(q, lambda: x * 10.0, lambda: x + 5.0), lambda: x - 1.0, name="nested")
+    training = tf.placeholder_with_default(False, [], name="training")
+    h = tf.layers.batch_normalization(x, training=training, name="bn")
+    d = tf.layers.dropout(h, rate=0.5, training=training, name="drop")
+    out_t = tf.identity(y + z + y3 + y2 + d, name="out")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for pv in (True, False):
+            for qv in (True, False):
+                print("conds", pv, qv, sess.run(out_t, {x: [[1, 2, 3], [4, 5, -6]], p: pv, q: qv}).tolist())
+        frozen = tf.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["out"])
+    with open(os.path.join(out, "conds.pb"), "wb") as f:
+        f.write(frozen.SerializeToString())
+g = tf.Graph()
+with g.as_default():
+    n = tf.placeholder(tf.int32, [], name="n")
+    total = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + i), [0, 0], name="loop")[1]
+    tf.identity(total, name="total")
+    with open(os.path.join(out, "loop.pb"), "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
