@@ -243,3 +243,43 @@ def test_a_frozen_graph_of_tf1_conds_imports_as_if_ops_and_runs_as_tensorflow_ra
 def test_a_frozen_tf1_loop_is_refused_by_name():
     with pytest.raises(tf.errors.UnimplementedError, match="tf.while_loop .*Enter, Exit"):
         tf.import_graph_def(_graph_def("loop.pb"), name="")
+
+
+def test_a_checkpoint_of_tf1s_first_format_is_read_its_slices_assembled(ckpt):
+    folder = ckpt / "v1"
+    prefix = str(folder / "model.ckpt")  # (one table file, no index beside it)
+    assert tf.train.latest_checkpoint(str(folder)) == prefix and tf.train.checkpoint_exists(prefix)
+    assert dict(tf.train.list_variables(prefix)) == {"double": [2], "emb": [6, 2], "flags": [2], "half": [2],
+                                                     "neg": [3], "step": [], "w": [2, 3], "words": [2]}
+    reader = tf.train.NewCheckpointReader(prefix)
+    assert reader.get_tensor("neg").tolist() == [-3, 7, -2147483648] and reader.get_tensor("neg").dtype == np.int32
+    assert reader.get_tensor("step") == -5 and reader.get_tensor("words").tolist() == [b"ab", b""]
+    assert reader.get_tensor("half").tolist() == [1.5, -0.25] and reader.get_tensor("flags").tolist() == [True, False]
+    np.testing.assert_array_equal(reader.get_tensor("double"), [1e-300, -2.5])
+    # "emb" was a variable of two parts, saved as two slices of one tensor: restored whole, into
+    # a variable of three parts
+    emb = tf.get_variable("emb", [6, 2], partitioner=tf.fixed_size_partitioner(3))
+    w = tf.get_variable("w", [2, 3])
+    with tf.Session() as sess:
+        tf.train.Saver({"w": w, "emb": emb}).restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(emb)), np.arange(12).reshape(6, 2))
+        np.testing.assert_array_equal(sess.run(w), np.arange(6, dtype=np.float32).reshape(2, 3) / 4)
+    data = bytearray((folder / "model.ckpt").read_bytes())
+    data[60] ^= 1
+    (folder / "model.ckpt").write_bytes(bytes(data))
+    with pytest.raises(tf.errors.DataLossError, match="model.ckpt is damaged"):
+        tf.train.list_variables(prefix)
+
+
+def test_a_partitioned_variable_tensorflow_saved_in_slices_is_read_whole(ckpt):
+    prefix = str(ckpt / "sliced" / "model.ckpt")
+    assert dict(tf.train.list_variables(prefix)) == {"emb": [5, 2], "whole": [2]}
+    np.testing.assert_array_equal(tf.train.load_variable(prefix, "emb"), np.arange(10).reshape(5, 2))
+    emb = tf.get_variable("emb", [5, 2], partitioner=tf.fixed_size_partitioner(3))
+    with tf.Session() as sess:
+        tf.train.Saver({"emb": emb}).restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(emb)), np.arange(10).reshape(5, 2))
+    data = ckpt / "sliced" / "model.ckpt.data-00000-of-00001"
+    _flip(data, 4)  # (a byte of the first slice)
+    with pytest.raises(tf.errors.DataLossError, match="emb do not match their checksum"):
+        tf.train.load_variable(prefix, "emb")

@@ -260,8 +260,20 @@ def write_index(prefix: str, num_shards: int) -> None:
     atomic_write(index_path(prefix), lambda f: f.write(json.dumps(index, indent=1, sort_keys=True).encode()))
 
 
-# The format of an index read from a checkpoint that TensorFlow wrote (platform/tensor_bundle.py)
+# The formats of an index read from a checkpoint that TensorFlow wrote (platform/tensor_bundle.py):
+# its tensor bundles (Saver's V2), and the single table file of its first format (V1)
 TENSORFLOW_FORMAT = "tensorflow-tensor-bundle"
+TENSORFLOW_V1_FORMAT = "tensorflow-v1-table"
+
+
+def is_v1_checkpoint(prefix: str) -> bool:
+    """Whether ``prefix`` is itself a file holding a TF 1.x checkpoint of the first format."""
+    try:
+        with open(prefix, "rb") as f:
+            f.seek(-len(tensor_bundle.MAGIC), os.SEEK_END)
+            return f.read() == tensor_bundle.MAGIC
+    except OSError:
+        return False
 
 
 def read_index(prefix: str) -> dict:
@@ -274,6 +286,10 @@ def read_index(prefix: str) -> dict:
       UnimplementedError: a TensorFlow checkpoint holds what distflow does not read (tensor_bundle).
     """
     path = index_path(prefix)
+    if not os.path.exists(path) and is_v1_checkpoint(prefix):
+        with open(prefix, "rb") as f:
+            return {"format": TENSORFLOW_V1_FORMAT, "num_shards": 1,
+                    "tensors": tensor_bundle.read_v1_table(prefix, f.read())}
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -320,6 +336,8 @@ def open_shards(prefix: str, index: dict | None = None) -> list[tuple[str, dict,
     checked against the index: a shard that is missing or whose header changed is a
     DataLossError naming its file. Reads headers only, not tensors."""
     index = read_index(prefix) if index is None else index
+    if index["format"] == TENSORFLOW_V1_FORMAT:
+        return [(prefix, None, 0)]
     if index["format"] == TENSORFLOW_FORMAT:
         tensor_bundle.check_data_files(prefix, index["num_shards"], index["tensors"])
         return [(tensor_bundle.shard_path(prefix, i, index["num_shards"]), None, 0) for i in range(index["num_shards"])]
@@ -342,6 +360,10 @@ def load_checkpoint(prefix: str, names=None) -> dict[str, np.ndarray]:
     """The tensors of checkpoint ``prefix`` (all, or those in ``names``) by name."""
     index = read_index(prefix)
     wanted = list(index["tensors"]) if names is None else list(names)
+    if index["format"] == TENSORFLOW_V1_FORMAT:
+        for name in wanted:
+            _index_entry(index, prefix, name)
+        return {name: tensor_bundle.read_v1_tensor(prefix, name, index["tensors"][name]) for name in wanted}
     by_shard: dict[int, list[str]] = {}
     for name in wanted:
         by_shard.setdefault(_index_entry(index, prefix, name), []).append(name)
@@ -351,8 +373,10 @@ def load_checkpoint(prefix: str, names=None) -> dict[str, np.ndarray]:
         path, header, data_start = shards[shard]
         with open(path, "rb") as f:
             if index["format"] == TENSORFLOW_FORMAT:
-                out.update((name, tensor_bundle.read_tensor(f, path, name, index["tensors"][name]))
-                           for name in names_in_shard)
+                for name in names_in_shard:
+                    entry = index["tensors"][name]
+                    out[name] = tensor_bundle.read_tensor(f, path, name, entry) if entry["slices"] is None else \
+                        tensor_bundle.read_sliced_tensor(prefix, index["num_shards"], name, entry)
                 continue
             for name in names_in_shard:
                 if name not in header:

@@ -1,6 +1,7 @@
-"""Reading the checkpoints TensorFlow writes (its "tensor bundle", Saver's V2 format), so that
-a TF 1.x program restores the checkpoints it trained with TensorFlow, and warm-starts and
-fine-tunes from them. distflow writes its own format (ops/io_ops.py); it reads both.
+"""Reading the checkpoints TensorFlow writes (its "tensor bundle", Saver's V2 format, and the
+V1 format before it), so that a TF 1.x program restores the checkpoints it trained with
+TensorFlow, and warm-starts and fine-tunes from them. distflow writes its own format
+(ops/io_ops.py); it reads all three.
 
 A bundle ``<prefix>`` is:
 
@@ -8,20 +9,25 @@ A bundle ``<prefix>`` is:
   footer ending in the table's magic number). Key "" holds a BundleHeaderProto (the number
   of shards, the byte order); every other key is a tensor's name, holding its
   BundleEntryProto: dtype, shape, shard, offset and size in that shard, and the masked
-  CRC-32C of its bytes.
+  CRC-32C of its bytes. A tensor saved in slices (a partitioned variable's parts) lists its
+  slices' extents; each slice has an entry of its own, keyed by TF's OrderedCode of (0, the
+  name, the extents).
 - ``<prefix>.data-<i>-of-<n>``: the tensors' bytes, little-endian. A string tensor is its
   elements' lengths (varints), the masked CRC-32C of those lengths (4 bytes), then the
   bytes of the elements.
 
+TF 1.x's first format (Saver's V1, ``read_v1_table``) is one such table at the prefix
+itself, holding the tensors' values too, in slices (a partitioned variable's parts are
+slices of one tensor), which are assembled.
+
 The protocol buffers are read field by field here (their field numbers are TensorFlow's),
 and every checksum is checked: a damaged file is a DataLossError naming it, never wrong
-values. Not read: bundles whose tensors were saved in slices (TF's partitioned variables
-saved with ``save_slice_info``), a table compressed with Snappy, big-endian bundles and
-bfloat16 tensors; each is an UnimplementedError saying which.
+values. A tensor saved in slices (a partitioned variable's parts) is assembled whole. Not
+read: a table compressed with Snappy, big-endian bundles and bfloat16 tensors; each is an
+UnimplementedError saying which.
 """
 
 from __future__ import annotations
-
 
 import numpy as np
 
@@ -123,7 +129,9 @@ def _entries(block: bytes, path: str):
 def read_index(prefix: str, data: bytes, path: str) -> tuple[int, dict]:
     """(number of shards, name -> entry) of the bundle whose index ``data`` was read from ``path``.
 
-    An entry is a dict: dtype (NumPy), shape (a list), shard, offset, size, crc32c."""
+    An entry is a dict: dtype (NumPy), shape (a list), shard, offset, size, crc32c; for a
+    tensor saved in slices, "slices" (each slice's extents, as index slices) and "parts" (the
+    slices' own entries, in the same order); otherwise "slices" is None."""
     if len(data) < _FOOTER or not is_bundle(data):
         raise _damaged(path, "it does not end as a LevelDB table does")
     footer, pos = data[-_FOOTER:], 0
@@ -132,12 +140,15 @@ def read_index(prefix: str, data: bytes, path: str) -> tuple[int, dict]:
         value, pos = _varint(footer, pos, path)
         handles.append(value)
     index_block = _block(data, handles[2], handles[3], path)
-    num_shards, entries = None, {}
+    num_shards, entries, parts = None, {}, {}
     for _, handle in _entries(index_block, path):
         offset, p = _varint(handle, 0, path)
         size, _ = _varint(handle, p, path)
         for key, value in _entries(_block(data, offset, size, path), path):
             fields = _fields(value, path)
+            if key.startswith(b"\x00"):  # (a slice of a tensor saved in slices: keyed by its name and extents)
+                parts.setdefault(_slice_key_name(key, path), []).append(_entry(fields, prefix, key, path))
+                continue
             if key == b"":
                 header = dict(fields)
                 num_shards = header.get(1, 0)
@@ -149,14 +160,41 @@ def read_index(prefix: str, data: bytes, path: str) -> tuple[int, dict]:
     if not num_shards or num_shards < 1:
         raise _damaged(path, "it has no bundle header")
     for name, entry in entries.items():
-        if not 0 <= entry["shard"] < num_shards:
-            raise _damaged(path, f"tensor {name} names shard {entry['shard']} of {num_shards}")
+        if entry["slices"] is not None:
+            # (keys sort by the slices' extents, start then length per dimension, as these do)
+            found = parts.get(name, [])
+            if len(found) != len(entry["slices"]):
+                raise _damaged(path, f"tensor {name} lists {len(entry['slices'])} slices, and it holds "
+                                     f"{len(found)}")
+            entry["slices"] = sorted(entry["slices"], key=lambda extents: [(e.start or 0, e.stop or 0)
+                                                                         for e in extents])
+            entry["parts"] = found
+        for part in [entry, *entry.get("parts", [])]:
+            if not 0 <= part["shard"] < num_shards:
+                raise _damaged(path, f"tensor {name} names shard {part['shard']} of {num_shards}")
     return num_shards, entries
+
+
+def _slice_key_name(key: bytes, path: str) -> str:
+    """The tensor name in the key of one of its slices: TensorFlow's OrderedCode of (0, name,
+    the extents), the name with 0 and 255 escaped and ended by 0, 1."""
+    out, pos = bytearray(), 1
+    while pos + 1 < len(key):
+        byte, following = key[pos], key[pos + 1]
+        if byte == 0 and following == 1:
+            return out.decode("utf-8", "replace")
+        if byte in (0, 0xFF):
+            out.append(byte)
+            pos += 2
+            continue
+        out.append(byte)
+        pos += 1
+    raise _damaged(path, "the key of a tensor slice has no end to its name")
 
 
 def _entry(fields, prefix: str, key: bytes, path: str) -> dict:
     name = key.decode("utf-8", "replace")
-    entry = {"dtype": None, "shape": [], "shard": 0, "offset": 0, "size": 0, "crc32c": None}
+    entry = {"dtype": None, "shape": [], "shard": 0, "offset": 0, "size": 0, "crc32c": None, "slices": None}
     for number, value in fields:
         if number == 1:
             if value not in _DTYPES:
@@ -173,11 +211,12 @@ def _entry(fields, prefix: str, key: bytes, path: str) -> dict:
             entry["size"] = value
         elif number == 6:
             entry["crc32c"] = value
-        elif number == 7:
-            raise errors.UnimplementedError(None, None, f"tensor {name} of TensorFlow checkpoint {prefix} was saved "
-                                            "in slices (a partitioned variable): distflow reads whole tensors only")
+        elif number == 7:  # (saved in slices: a partitioned variable)
+            entry["slices"] = (entry["slices"] or []) + [value]
     if entry["dtype"] is None:
         raise _damaged(path, f"tensor {name} has no dtype")
+    if entry["slices"] is not None:
+        entry["slices"] = [_extents(value, entry["shape"], path) for value in entry["slices"]]
     return entry
 
 
@@ -187,6 +226,27 @@ def _dim_size(dim: bytes, path: str) -> int:
 
 def shard_path(prefix: str, shard: int, num_shards: int) -> str:
     return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
+
+
+def read_sliced_tensor(prefix: str, num_shards: int, name: str, entry: dict) -> np.ndarray:
+    """A tensor saved in slices, assembled whole from them (each from its data file)."""
+    out = np.empty(entry["shape"], dtype=entry["dtype"])
+    covered = np.zeros(entry["shape"], dtype=bool)
+    for extents, part in zip(entry["slices"], entry["parts"]):
+        path = shard_path(prefix, part["shard"], num_shards)
+        with open(path, "rb") as f:
+            value = read_tensor(f, path, name, part)
+        if value.shape != out[tuple(extents)].shape:
+            raise _damaged(path, f"a slice of tensor {name} is {list(value.shape)}, not its extents' shape")
+        out[tuple(extents)] = value
+        covered[tuple(extents)] = True
+    if not covered.all():
+        raise _damaged(index_path_of(prefix), f"the slices of tensor {name} do not cover it")
+    return out
+
+
+def index_path_of(prefix: str) -> str:
+    return prefix + ".index"
 
 
 def read_tensor(f, path: str, name: str, entry: dict) -> np.ndarray:
@@ -238,7 +298,8 @@ def check_data_files(prefix: str, num_shards: int, entries: dict) -> None:
 
     ends = [0] * num_shards
     for entry in entries.values():
-        ends[entry["shard"]] = max(ends[entry["shard"]], entry["offset"] + entry["size"])
+        for part in [entry, *entry.get("parts", [])]:
+            ends[part["shard"]] = max(ends[part["shard"]], part["offset"] + part["size"])
     for shard, end in enumerate(ends):
         path = shard_path(prefix, shard, num_shards)
         try:
@@ -250,3 +311,136 @@ def check_data_files(prefix: str, num_shards: int, entries: dict) -> None:
             raise _damaged(path, f"it holds {size} bytes where its index puts tensors up to byte {end}")
 
 
+
+
+# ---------------------------------------------------------------------------
+# TF 1.x's first checkpoint format (Saver's V1, before 2017): one LevelDB table file at the
+# prefix itself. Key "" holds a SavedTensorSlices whose meta lists each tensor's name, shape,
+# dtype and slices; every other key holds a SavedTensorSlices whose data is one SavedSlice:
+# a tensor's name, the slice it covers and its values as a TensorProto. (The pretrained
+# models of TF-Slim's model zoo are checkpoints of this kind.)
+
+
+def read_v1_table(path: str, data: bytes) -> dict:
+    """name -> entry (dtype, shape, shard 0, and the SavedSlice messages holding its values)."""
+    if len(data) < _FOOTER or not is_bundle(data):
+        raise _damaged(path, "it does not end as a LevelDB table does")
+    footer, pos = data[-_FOOTER:], 0
+    handles = []
+    for _ in range(4):
+        value, pos = _varint(footer, pos, path)
+        handles.append(value)
+    entries, pieces = {}, []
+    for _, handle in _entries(_block(data, handles[2], handles[3], path), path):
+        offset, p = _varint(handle, 0, path)
+        size, _ = _varint(handle, p, path)
+        for key, value in _entries(_block(data, offset, size, path), path):
+            for number, message in _fields(value, path):
+                if key == b"" and number == 1:  # the meta: one SavedSliceMeta per tensor
+                    for n, meta in _fields(message, path):
+                        if n == 1:
+                            name, entry = _v1_meta(meta, path)
+                            entries[name] = entry
+                elif number == 2:  # a SavedSlice
+                    pieces.append(message)
+    for piece in pieces:
+        fields = dict(_fields(piece, path))
+        name = fields.get(1, b"").decode("utf-8", "replace")
+        if name not in entries:
+            raise _damaged(path, f"it holds values of tensor {name}, which its meta does not list")
+        entries[name]["slices"].append(piece)
+    return entries
+
+
+def _v1_meta(meta: bytes, path: str) -> tuple[str, dict]:
+    name, shape, dtype = "", [], None
+    for number, value in _fields(meta, path):
+        if number == 1:
+            name = value.decode("utf-8", "replace")
+        elif number == 2:
+            shape = [_dim_size(dim, path) for n, dim in _fields(value, path) if n == 2]
+        elif number == 3:
+            if value not in _DTYPES:
+                raise errors.UnimplementedError(None, None, f"tensor of TensorFlow checkpoint {path} is "
+                                                f"{_NAMES.get(value, f'DataType {value}')}: distflow cannot read it")
+            dtype = np.dtype(_DTYPES[value])
+    if dtype is None:
+        raise _damaged(path, f"tensor {name} has no dtype")
+    return name, {"dtype": dtype, "shape": shape, "shard": 0, "slices": []}
+
+
+def read_v1_tensor(path: str, name: str, entry: dict) -> np.ndarray:
+    """Tensor ``name`` assembled from its slices (one, for a variable saved whole)."""
+    shape, dtype = entry["shape"], entry["dtype"]
+    out = np.empty(shape, dtype=dtype)
+    covered = np.zeros(shape, dtype=bool)
+    for piece in entry["slices"]:
+        fields = _fields(piece, path)
+        extents = next((_extents(v, shape, path) for n, v in fields if n == 2), [slice(None)] * len(shape))
+        proto = next((v for n, v in fields if n == 3), None)
+        if proto is None:
+            raise _damaged(path, f"a slice of tensor {name} has no values")
+        region = out[tuple(extents)]
+        values = _tensor_proto_values(proto, dtype, path, name)
+        if values.size == 1 and region.size != 1:
+            values = np.full(region.shape, values.reshape(()), dtype=dtype)
+        if values.size != region.size:
+            raise _damaged(path, f"a slice of tensor {name} holds {values.size} values for {region.size} places")
+        out[tuple(extents)] = values.reshape(region.shape)
+        covered[tuple(extents)] = True
+    if not covered.all():
+        raise _damaged(path, f"the slices of tensor {name} do not cover it")
+    return out
+
+
+def _extents(proto: bytes, shape: list, path: str) -> list:
+    extents = [slice(None)] * len(shape)
+    dims = [v for n, v in _fields(proto, path) if n == 1]
+    for i, extent in enumerate(dims[:len(shape)]):
+        fields = dict(_fields(extent, path))
+        if 2 in fields:  # (no length: the whole dimension)
+            start = fields.get(1, 0)
+            extents[i] = slice(start, start + fields[2])
+    return extents
+
+
+# TensorProto's repeated value fields: field number -> NumPy type of the wire values
+_VALUE_FIELDS = {5: np.float32, 6: np.float64, 9: np.float32, 12: np.float64}
+_VARINT_FIELDS = (7, 10, 11, 13, 16, 17)  # int_val, int64_val, bool_val, half_val (bits), uint32, uint64
+
+
+def _tensor_proto_values(proto: bytes, dtype: np.dtype, path: str, name: str) -> np.ndarray:
+    strings, numbers, content = [], [], None
+    for number, value in _fields(proto, path):
+        if number == 4:
+            content = value
+        elif number == 8:
+            strings.append(value)
+        elif number in _VALUE_FIELDS:  # packed (bytes) or one value (a fixed-width int)
+            kind = np.dtype(_VALUE_FIELDS[number])
+            raw = value if isinstance(value, bytes) else value.to_bytes(kind.itemsize, "little")
+            numbers.extend(np.frombuffer(raw, dtype=kind.newbyteorder("<")).tolist())
+        elif number in _VARINT_FIELDS:
+            ints = _packed_varints(value, path) if isinstance(value, bytes) else [value]
+            if number == 13:  # half_val: float16 bits
+                numbers.extend(np.array(ints, np.uint16).view(np.float16).tolist())
+            else:
+                numbers.extend(v - (1 << 64) if v >= 1 << 63 else v for v in ints)
+    if dtype == np.dtype(object):
+        out = np.empty(len(strings), dtype=object)
+        out[:] = strings
+        return out
+    if content is not None:
+        return np.frombuffer(content, dtype=dtype.newbyteorder("<")).astype(dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        pairs = np.array(numbers, dtype=np.float64).reshape(-1, 2)
+        return (pairs[:, 0] + 1j * pairs[:, 1]).astype(dtype)
+    return np.array(numbers).astype(dtype)
+
+
+def _packed_varints(data: bytes, path: str) -> list:
+    out, pos = [], 0
+    while pos < len(data):
+        value, pos = _varint(data, pos, path)
+        out.append(value)
+    return out

@@ -97,8 +97,9 @@ DIFFERENT = {
     "train": {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
         "Saver": "checkpoints are written as safetensors shards and a JSON index (atomically), not TF's "
-                 "format; checkpoints that TensorFlow wrote are read too (restored, listed, warm-started from), "
-                 "except tensors saved in slices and bfloat16 ones; a damaged checkpoint is a DataLossError "
+                 "format; checkpoints that TensorFlow wrote are read too (restored, listed, warm-started from; "
+                 "its V2 bundles and its first, V1, format; partitioned variables' slices assembled), except "
+                 "bfloat16 tensors; a damaged checkpoint is a DataLossError "
                  "naming the file, and `latest_checkpoint` skips it (with a warning) for the newest whole one",
         "MonitoredSession": "`run_step_fn` takes a function of one argument of any name (TF insists on "
                             "`step_context`)",

@@ -105,7 +105,8 @@ def _local_path(path: str) -> str:
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    return os.path.exists(io_ops.index_path(_local_path(checkpoint_prefix)))
+    prefix = _local_path(checkpoint_prefix)
+    return os.path.exists(io_ops.index_path(prefix)) or io_ops.is_v1_checkpoint(prefix)
 
 
 def _has_files(prefix: str) -> bool:

@@ -13,7 +13,11 @@ writes
 - ``meta_sharded/model.ckpt`` with its ``.meta``: a sharded Saver's graph over two devices;
 - ``conds.pb``: a frozen graph of TF 1.x conds (Switch and Merge): a simple one, one of two
   outputs, a nested one, and the conds of a batch normalization and a dropout switched by a
-  ``training`` placeholder; ``loop.pb``: a frozen tf.while_loop (Enter, Exit, ...).
+  ``training`` placeholder; ``loop.pb``: a frozen tf.while_loop (Enter, Exit, ...);
+- ``v1/model.ckpt``: a checkpoint in TF 1.x's first format (``SaverDef.V1``, one table
+  file), with a partitioned variable saved in slices;
+- ``sliced/model.ckpt``: a V2 checkpoint of a partitioned variable (saved in slices) and a
+  whole one.
 """
 
 import os
@@ -27,7 +31,7 @@ import tensorflow.compat.v1 as tf  # noqa: E402
 tf.disable_v2_behavior()
 tf.disable_control_flow_v2()  # (TF 1.x's Switch and Merge)
 out = sys.argv[1]
-for folder in ("sharded", "meta", "meta_sharded"):
+for folder in ("sharded", "meta", "meta_sharded", "v1", "sliced"):
     os.makedirs(os.path.join(out, folder), exist_ok=True)
 with tf.Graph().as_default():
     w = tf.get_variable("dense/kernel", initializer=np.arange(6, dtype=np.float32).reshape(2, 3) / 4)
@@ -122,3 +126,28 @@ with g.as_default():
     tf.identity(total, name="total")
     with open(os.path.join(out, "loop.pb"), "wb") as f:
         f.write(g.as_graph_def().SerializeToString())
+with tf.Graph().as_default():
+    from tensorflow.core.protobuf import saver_pb2
+    tf.get_variable("w", initializer=np.arange(6, dtype=np.float32).reshape(2, 3) / 4)
+    tf.get_variable("neg", initializer=np.array([-3, 7, -2147483648], np.int32))
+    tf.get_variable("double", initializer=np.array([1e-300, -2.5]))
+    tf.get_variable("flags", initializer=np.array([True, False]))
+    tf.get_variable("half", initializer=np.array([1.5, -0.25], np.float16))
+    tf.get_variable("step", initializer=np.int64(-5))
+    tf.Variable([b"ab", b""], name="words")
+    emb = tf.get_variable("emb", [6, 2], initializer=tf.zeros_initializer(), partitioner=tf.fixed_size_partitioner(2))
+    saver = tf.train.Saver(write_version=saver_pb2.SaverDef.V1, save_relative_paths=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        rows = np.arange(12, dtype=np.float32).reshape(6, 2)
+        sess.run([emb_part.assign(rows[3 * i:3 * i + 3]) for i, emb_part in enumerate(emb)])
+        saver.save(sess, os.path.join(out, "v1", "model.ckpt"), write_meta_graph=False)
+with tf.Graph().as_default():
+    emb = tf.get_variable("emb", [5, 2], initializer=tf.zeros_initializer(), partitioner=tf.fixed_size_partitioner(2))
+    tf.get_variable("whole", initializer=np.array([1.5, 2.5], np.float32))
+    saver = tf.train.Saver(save_relative_paths=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        rows = np.arange(10, dtype=np.float32).reshape(5, 2)
+        sess.run([emb_part.assign(rows[start:start + 3 - i]) for i, (emb_part, start) in enumerate(zip(emb, [0, 3]))])
+        saver.save(sess, os.path.join(out, "sliced", "model.ckpt"), write_meta_graph=False)
