@@ -283,3 +283,44 @@ def test_a_partitioned_variable_tensorflow_saved_in_slices_is_read_whole(ckpt):
     _flip(data, 4)  # (a byte of the first slice)
     with pytest.raises(tf.errors.DataLossError, match="emb do not match their checksum"):
         tf.train.load_variable(prefix, "emb")
+
+
+def test_a_checkpoint_written_in_tensorflows_format_holds_tensorflows_own_bytes(tmp_path):
+    """Every tensor of TensorFlow's checkpoint, written again by distflow: the data file is
+    TensorFlow's byte for byte, and the index lists the same entries (dtype, shape, offset,
+    size and checksum) for TensorFlow's reader."""
+    from distflow.platform import tensor_bundle
+
+    prefix = os.path.join(HERE, "model.ckpt-2")
+    values = {name: tf.train.load_variable(prefix, name) for name, _ in tf.train.list_variables(prefix)}
+    out = str(tmp_path / "again")
+    tensor_bundle.write_bundle(out, values)
+    with open(prefix + ".data-00000-of-00001", "rb") as theirs, open(out + ".data-00000-of-00001", "rb") as ours:
+        assert ours.read() == theirs.read()
+
+    def entries(p):
+        with open(p + ".index", "rb") as f:
+            return tensor_bundle.read_index(p, f.read(), p + ".index")
+
+    assert entries(out) == entries(prefix)
+
+
+def test_the_convert_checkpoint_command_writes_what_tensorflow_restores(tmp_path, capsys):
+    from distflow.tools import cli
+
+    v = tf.Variable([[1.0, 2.0]], name="v")
+    n = tf.Variable(np.int64(7), name="n")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=3)
+    (tmp_path / "tf").mkdir()
+    assert cli.main(["convert-checkpoint", str(tmp_path), str(tmp_path / "tf" / "model.ckpt")]) == 0
+    assert "wrote 2 tensors" in capsys.readouterr().out
+    with open(tmp_path / "tf" / "model.ckpt.index", "rb") as f:
+        assert f.read().endswith((0xdb4775248b80fb57).to_bytes(8, "little"))  # (TensorFlow's table)
+    reader = tf.train.NewCheckpointReader(str(tmp_path / "tf" / "model.ckpt"))
+    assert reader.get_tensor("v").tolist() == [[1.0, 2.0]] and reader.get_tensor("n") == 7
+    with pytest.raises(SystemExit):
+        cli.main(["convert-checkpoint", str(tmp_path), str(tmp_path / "nowhere" / "model.ckpt")])
+    assert "Parent directory" in capsys.readouterr().err
+    del v, n

@@ -1,7 +1,8 @@
 """Reading the checkpoints TensorFlow writes (its "tensor bundle", Saver's V2 format, and the
 V1 format before it), so that a TF 1.x program restores the checkpoints it trained with
 TensorFlow, and warm-starts and fine-tunes from them. distflow writes its own format
-(ops/io_ops.py); it reads all three.
+(ops/io_ops.py); it reads all three, and writes a bundle for TensorFlow on request
+(``write_bundle``, the ``distflow convert-checkpoint`` command).
 
 A bundle ``<prefix>`` is:
 
@@ -444,3 +445,104 @@ def _packed_varints(data: bytes, path: str) -> list:
         value, pos = _varint(data, pos, path)
         out.append(value)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Writing a bundle that TensorFlow reads (``distflow convert-checkpoint``)
+
+_ENUMS = {np.dtype(v): k for k, v in _DTYPES.items() if v is not object}
+
+
+def _put_varint(value: int) -> bytes:
+    out = bytearray()
+    value &= (1 << 64) - 1
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field(number: int, value) -> bytes:
+    """One protocol buffer field: an int as a varint, bytes length-delimited."""
+    if isinstance(value, bytes):
+        return _put_varint(number << 3 | 2) + _put_varint(len(value)) + value
+    return _put_varint(number << 3) + _put_varint(value)
+
+
+def _masked(crc: int) -> bytes:
+    return ((((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+def _tensor_bytes(value: np.ndarray) -> tuple[bytes, int]:
+    """A tensor's bytes in a bundle's data file, and their checksum as TensorFlow sums them."""
+    if value.dtype == np.dtype(object):
+        items = [v if isinstance(v, bytes) else str(v).encode() for v in value.reshape(-1)]
+        crc = crc32c(b"".join(len(v).to_bytes(4, "little") for v in items))
+        checksum = _masked(crc)
+        crc = crc32c(checksum, crc)
+        for item in items:
+            crc = crc32c(item, crc)
+        return b"".join(_put_varint(len(v)) for v in items) + checksum + b"".join(items), crc
+    raw = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")).tobytes()
+    return raw, crc32c(raw)
+
+
+def _block_with_trailer(entries: list) -> bytes:
+    """A table block of (key, value) pairs, keys whole (a restart point at each), and its trailer."""
+    body, restarts = bytearray(), []
+    for key, value in entries:
+        restarts.append(len(body))
+        body += _put_varint(0) + _put_varint(len(key)) + _put_varint(len(value)) + key + value
+    for offset in restarts or [0]:
+        body += offset.to_bytes(4, "little")
+    body += len(restarts or [0]).to_bytes(4, "little")
+    return bytes(body) + b"\x00" + _masked(crc32c(bytes(body) + b"\x00"))
+
+
+def write_bundle(prefix: str, tensors: dict) -> None:
+    """Writes ``tensors`` (name -> NumPy array) as a TensorFlow checkpoint at ``prefix``: one
+    data file and the index, each to a temporary name first and renamed into place (the
+    index last). bfloat16 and other dtypes TensorFlow's bundles do not hold are a TypeError."""
+    import os  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    data, entries = bytearray(), []
+    for name in sorted(tensors):
+        value = np.asarray(tensors[name])
+        kind = 7 if value.dtype == np.dtype(object) else _ENUMS.get(value.dtype)
+        if kind is None:
+            raise TypeError(f"tensor {name}: TensorFlow's checkpoints do not hold {value.dtype}")
+        raw, crc = _tensor_bytes(value)
+        shape = b"".join(_field(2, _field(1, int(d))) for d in value.shape)
+        entry = (_field(1, kind) + _field(2, shape) + _field(4, len(data)) + _field(5, len(raw))
+                 + _put_varint(6 << 3 | 5) + _masked(crc))
+        entries.append((name.encode(), entry))
+        data += raw
+    header = _field(1, 1) + _field(3, _field(1, 1))  # one shard, little-endian; producer version 1
+    table = _block_with_trailer([(b"", header)] + entries)
+    meta_index = _block_with_trailer([])
+    last = entries[-1][0] if entries else b""
+    index = _block_with_trailer([(last + b"\x00", _put_varint(0) + _put_varint(len(table) - _BLOCK_TRAILER))])
+    meta_offset = len(table)
+    index_offset = meta_offset + len(meta_index)
+    handles = (_put_varint(meta_offset) + _put_varint(len(meta_index) - _BLOCK_TRAILER)
+               + _put_varint(index_offset) + _put_varint(len(index) - _BLOCK_TRAILER))
+    footer = handles + b"\x00" * (40 - len(handles)) + MAGIC
+    for path, content in ((shard_path(prefix, 0, 1), bytes(data)),
+                          (prefix + ".index", table + meta_index + index + footer)):
+        folder = os.path.dirname(path) or "."
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=os.path.basename(path) + ".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as f:
+                f.write(content)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise

@@ -1,5 +1,5 @@
-"""The ``distflow`` command: a ``demo``, ``launch`` a local cluster, run one ``server`` task, or
-draw a ``graph``."""
+"""The ``distflow`` command: a ``demo``, ``launch`` a local cluster, run one ``server`` task,
+draw a ``graph``, or write a checkpoint in TensorFlow's format (``convert-checkpoint``)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def main(argv=None) -> int:
         argv, command = argv[:split], argv[split + 1:]
     parser = argparse.ArgumentParser(prog="distflow", description=" ".join(__doc__.split()).replace("``", ""))
     parser.add_argument("--version", action="version", version=_version())
-    sub = parser.add_subparsers(dest="cmd", metavar="{demo,launch,server,graph}")
+    sub = parser.add_subparsers(dest="cmd", metavar="{demo,launch,server,graph,convert-checkpoint}")
     sub.add_parser("graph", help="draw a graph (GraphDef, meta graph or script) as SVG, by task and device",
                    add_help=False)
     launch = sub.add_parser(
@@ -74,6 +74,13 @@ def main(argv=None) -> int:
     server.add_argument("--cluster", required=True, help='JSON, e.g. {"ps": ["127.0.0.1:2222"]}')
     server.add_argument("--job", required=True)
     server.add_argument("--task", type=int, default=0)
+    convert = sub.add_parser(
+        "convert-checkpoint", help="write a checkpoint in TensorFlow's format, for TensorFlow to restore",
+        description="Reads the checkpoint at SOURCE (distflow's, TensorFlow's, or a folder's latest) and writes "
+                    "its tensors as a TensorFlow checkpoint at OUT_PREFIX (OUT_PREFIX.index and one data file), "
+                    "which TensorFlow's Saver restores and its tools read.")
+    convert.add_argument("source", metavar="SOURCE", help="a checkpoint prefix, or a folder")
+    convert.add_argument("out_prefix", metavar="OUT_PREFIX", help="the prefix to write")
     args, unknown = parser.parse_known_args(argv)
     if args.cmd is None:  # (a bare `distflow`: what it can do, not a missing argument)
         parser.print_help()
@@ -89,6 +96,16 @@ def main(argv=None) -> int:
 
         return run(command, args.ps, args.workers, args.chief, logdir=args.logdir,
                    gpus_per_worker=args.gpus_per_worker, evaluator=args.evaluator)
+    if args.cmd == "convert-checkpoint":
+        from ..framework.errors import OpError  # noqa: PLC0415
+        from ..train.saver import to_tensorflow  # noqa: PLC0415
+
+        try:
+            names = to_tensorflow(args.source, args.out_prefix)
+        except (OpError, ValueError, TypeError, OSError) as e:
+            convert.error(getattr(e, "message", None) or str(e))
+        print(f"wrote {len(names)} tensors to {args.out_prefix} (TensorFlow's format)")
+        return 0
     if args.cmd == "demo":
         from .demo import run as demo_run  # noqa: PLC0415
 

@@ -220,6 +220,19 @@ def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list]]:
     return sorted((name, list(entry["shape"])) for name, entry in tensors.items())
 
 
+def to_tensorflow(ckpt_dir_or_file: str, out_prefix: str) -> list[str]:
+    """Writes the tensors of a checkpoint (any format distflow reads; a folder's latest) as a
+    TensorFlow checkpoint at ``out_prefix``, which TensorFlow's Saver restores; their names."""
+    from ..platform import tensor_bundle  # noqa: PLC0415
+
+    tensors = io_ops.load_checkpoint(_checkpoint_prefix(_local_path(ckpt_dir_or_file)))
+    out_prefix = _local_path(out_prefix)
+    if not os.path.isdir(os.path.dirname(out_prefix) or "."):
+        raise ValueError(f"Parent directory of {out_prefix} doesn't exist, can't write.")
+    tensor_bundle.write_bundle(out_prefix, tensors)
+    return sorted(tensors)
+
+
 def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
     name = name.split(":")[0]
     return io_ops.load_checkpoint(_checkpoint_prefix(ckpt_dir_or_file), [name])[name]
