@@ -157,6 +157,27 @@ def test_the_crc32c_of_long_inputs_is_the_byte_by_byte_one():
         cut = size // 3
         assert crc.crc32c(data[cut:], crc.crc32c(data[:cut])) == crc._bytewise(data), size
     assert crc.unmask(crc.masked_crc32c(b"abc")) == crc.crc32c(b"abc")
+    messages = [rng.integers(0, 256, int(n), dtype=np.uint8).tobytes() for n in rng.integers(0, 3000, 700)]
+    messages += [b"", b"x", rng.integers(0, 256, 70_000, dtype=np.uint8).tobytes()]
+    assert crc.crc32c_many(messages) == [crc._bytewise(m) for m in messages]
+
+
+def test_tfrecords_are_checked_in_batches_and_give_every_record_before_a_damaged_one(tmp_path):
+    path = tmp_path / "r.tfrecord"
+    records = [bytes([i % 256]) * (i * 37 % 3000) for i in range(400)]
+    with tf.python_io.TFRecordWriter(str(path)) as writer:
+        for record in records:
+            writer.write(record)
+    assert list(tf.python_io.tf_record_iterator(str(path))) == records
+    data = bytearray(path.read_bytes())
+    offset = sum(len(r) + 16 for r in records[:250]) + 12  # (the first byte of record 250's data)
+    data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+    got = []
+    with pytest.raises(tf.errors.DataLossError, match="corrupted record data"):
+        for record in tf.python_io.tf_record_iterator(str(path)):
+            got.append(record)
+    assert got == records[:250]
 
 
 def test_a_saved_model_tensorflow_wrote_loads_and_serves_its_values():

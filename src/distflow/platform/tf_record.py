@@ -13,7 +13,7 @@ import struct
 import zlib
 
 from ..framework import errors
-from .crc32c import crc32c, masked_crc32c  # noqa: F401 - (tf_record.crc32c: the name other modules use)
+from .crc32c import crc32c, masked_crc32c, masked_many  # noqa: F401 - (tf_record.crc32c: the name other modules use)
 
 
 def encode_record(data: bytes) -> bytes:
@@ -138,21 +138,41 @@ def tf_record_iterator(path, options=None):
                                    f"TFRecord file: {e}") from None
 
 
+_BATCH_BYTES = 4 << 20  # records read ahead, and checked together, at a time
+
+
 def _records(f, path):
+    """The records of the open file ``f``: each length checked as it is read (a damaged one
+    must not make us read gigabytes), the data of up to 4 MB of records checked together
+    (platform/crc32c.crc32c_many: 150-200 MB/s for records of 1 KB, against 11 MB/s one by
+    one); records before a damaged one are given first, then the DataLossError."""
     while True:
-        header = f.read(12)
-        if not header:
+        batch, size, problem, ended = [], 0, None, False
+        while size < _BATCH_BYTES:
+            header = f.read(12)
+            if not header:
+                ended = True
+                break
+            if len(header) < 12:
+                problem = f"truncated record header in {path}"
+                break
+            length_bytes, crc = header[:8], struct.unpack("<I", header[8:])[0]
+            if masked_crc32c(length_bytes) != crc:
+                problem = f"corrupted record length in {path}"
+                break
+            (length,) = struct.unpack("<Q", length_bytes)
+            data = f.read(length)
+            footer = f.read(4)
+            if len(data) < length or len(footer) < 4:
+                problem = f"truncated record in {path}"
+                break
+            batch.append((data, struct.unpack("<I", footer)[0]))
+            size += length + 16
+        for (data, expected), found in zip(batch, masked_many([data for data, _ in batch])):
+            if found != expected:
+                raise errors.DataLossError(None, None, f"corrupted record data in {path}")
+            yield data
+        if problem is not None:
+            raise errors.DataLossError(None, None, problem)
+        if ended:
             return
-        if len(header) < 12:
-            raise errors.DataLossError(None, None, f"truncated record header in {path}")
-        length_bytes, crc = header[:8], struct.unpack("<I", header[8:])[0]
-        if masked_crc32c(length_bytes) != crc:
-            raise errors.DataLossError(None, None, f"corrupted record length in {path}")
-        (length,) = struct.unpack("<Q", length_bytes)
-        data = f.read(length)
-        footer = f.read(4)
-        if len(data) < length or len(footer) < 4:
-            raise errors.DataLossError(None, None, f"truncated record in {path}")
-        if masked_crc32c(data) != struct.unpack("<I", footer)[0]:
-            raise errors.DataLossError(None, None, f"corrupted record data in {path}")
-        yield data
