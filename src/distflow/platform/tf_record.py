@@ -107,14 +107,33 @@ class TFRecordWriter:
         else:
             self._file = open(path, "wb")
 
+        self._pending: list[bytes] = []  # records written but not yet encoded (their checksums
+        self._pending_bytes = 0  # are computed together: platform/crc32c.crc32c_many)
+
     def write(self, record: bytes) -> None:
-        self._file.write(encode_record(record if isinstance(record, bytes) else bytes(record)))
+        self._pending.append(record if isinstance(record, bytes) else bytes(record))
+        self._pending_bytes += len(self._pending[-1]) + 16
+        if self._pending_bytes >= _BATCH_BYTES:
+            self._encode_pending()
+
+    def _encode_pending(self) -> None:
+        records, self._pending, self._pending_bytes = self._pending, [], 0
+        if not records:
+            return
+        headers = [struct.pack("<Q", len(r)) for r in records]
+        sums = masked_many(headers + records)
+        parts = []
+        for i, (header, record) in enumerate(zip(headers, records)):
+            parts += [header, struct.pack("<I", sums[i]), record, struct.pack("<I", sums[len(records) + i])]
+        self._file.write(b"".join(parts))
 
     def flush(self) -> None:
+        self._encode_pending()
         self._file.flush()
 
     def close(self) -> None:
         if not self._file.closed:
+            self._encode_pending()
             self._file.close()
 
     def __enter__(self):
