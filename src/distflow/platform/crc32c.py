@@ -137,7 +137,7 @@ def _side_by_side(messages: list, where: list, out: list) -> None:
     longest = max(len(m) for m in messages)
     lanes = len(messages)
     padded = b"".join(bytes(longest - len(m)) + m for m in messages)  # (each right-aligned in its lane)
-    grid = np.ascontiguousarray(np.frombuffer(padded, dtype=np.uint8).reshape(lanes, longest).T, dtype=np.uint32)
+    grid = np.ascontiguousarray(np.frombuffer(padded, dtype=np.uint8).reshape(lanes, longest).T)
     begin: dict = {}
     for lane, message in enumerate(messages):
         begin.setdefault(longest - len(message), []).append(lane)
