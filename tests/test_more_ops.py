@@ -324,3 +324,26 @@ def test_make_callable_run_metadata_and_thread_local_scopes():
         t.join()
     assert seen["name"] == "in_thread/Const"  # the thread did not see the main thread's scope
     assert "variables" not in g.collections
+
+
+def test_a_callable_resolves_its_fetches_once_and_checks_each_call_as_run_does():
+    a = tf.placeholder(tf.int32, [None], name="a")
+    s = tf.placeholder(tf.string, [], name="s")
+    out = {"sum": tf.reduce_sum(a), "both": (a * 2, tf.strings.length(s))}
+    with tf.Session() as sess:
+        call = sess.make_callable(out, [a, "s:0"])
+        got = call([1, 2, 3], "abcd")
+        assert got["sum"] == 6 and got["both"][0].tolist() == [2, 4, 6] and got["both"][1] == 4
+        with pytest.raises(ValueError, match="lose information"):
+            call([1.5], "x")  # (a lossy feed, as run refuses it)
+        with pytest.raises(TypeError, match="expects 2 feed values"):
+            call([1])
+        check = sess.make_callable(tf.debugging.assert_positive(a), [a])
+        with pytest.raises(tf.errors.InvalidArgumentError) as caught:
+            check([-1])
+        assert caught.value.op is not None  # (the failing op, found as run finds it)
+        assert sess.make_callable(a * 3, [a], accept_options=True)([2], options=tf.RunOptions()).tolist() == [6]
+        twice = sess.make_callable(a + 0, [a, "a:0"])  # (one tensor fed twice: as run, the last value)
+        assert twice([1], [2]).tolist() == sess.run(a + 0, {a: [1], "a:0": [2]}).tolist()
+    with pytest.raises(RuntimeError, match="closed Session"):
+        call([1], "x")

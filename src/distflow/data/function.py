@@ -76,16 +76,18 @@ class TracedFunction:
 
     def __call__(self, element: tuple, state, captured=()) -> tuple:
         key = ("function", id(self))
-        sess = state.stages.get(key)
-        if sess is None:
-            sess = state.stages[key] = Session(graph=self._graph, config=ConfigProto(device_count={"GPU": 0}))
+        run = state.stages.get(key)
+        if run is None:
+            sess = Session(graph=self._graph, config=ConfigProto(device_count={"GPU": 0}))
             tables = self._graph.get_collection(ops.GraphKeys.TABLE_INITIALIZERS)
             if tables:  # (copies of the program's lookup tables: filled before the first call)
                 sess.run(tables)
+            # (a callable: the fetches and feeds resolved once, not per element)
+            run = sess.make_callable(self._outputs, self._placeholders + [inner for _, inner in self._graph.captured])
+            run.close = sess.close  # (what the iterator's RunState closes when it is done)
+            state.stages[key] = run
         try:
-            feeds = dict(zip(self._placeholders, element))
-            feeds.update((inner, value) for (_, inner), value in zip(self._graph.captured, captured))
-            values = sess.run(self._outputs, feeds)
+            values = run(*element, *captured)
         except errors.OpError as e:
             raise type(e)(e.node_def, e.op, f"in the function given to {self._what}: {e.message}") from None
         return tuple(np.asarray(v) if not isinstance(v, np.ndarray) else v for v in values)

@@ -210,10 +210,7 @@ class BaseSession:
         if run_metadata is not None and options is not None and (
                 getattr(options, "output_partition_graphs", False) or getattr(options, "trace_level", 0)):
             self._fill_run_metadata(run_metadata, elements, feed_tensors, trace)
-        if mapper is None:
-            return None if isinstance(elements[0], Operation) else _fetch_value(values[0])
-        return mapper.build([None if isinstance(el, Operation) else _fetch_value(v)
-                             for el, v in zip(elements, values)])
+        return _results(mapper, elements, values)
 
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout,
                   trace: list | None = None) -> list:
@@ -245,9 +242,23 @@ class BaseSession:
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function ``f(*feed_values)`` that runs ``fetches`` with ``feed_list[i]`` fed ``feed_values[i]``.
 
-        With ``accept_options`` it also takes ``options=`` and ``run_metadata=`` keywords.
+        The fetches and feeds are resolved once, here, so that a call does only the step (as
+        TF's callables do: a dataset's map function runs one per element). With
+        ``accept_options`` it also takes ``options=`` and ``run_metadata=`` keywords.
         """
         feed_list = list(feed_list or [])
+        if isinstance(fetches, (Tensor, Operation)):
+            if fetches.graph is not self._graph:
+                raise ValueError(f"Fetch argument {fetches!r} is not an element of this graph.")
+            mapper, elements = None, (fetches,)
+        else:
+            mapper = _FetchMapper(self._graph, fetches)
+            elements = tuple(mapper.elements)
+        simple = all(type(key) not in (SparseTensor, IndexedSlices) and not isinstance(key, tuple)
+                     for key in feed_list)
+        feed_tensors = tuple(self._feed_tensor(key) for key in feed_list) if simple else None
+        if feed_tensors is not None and len(set(feed_tensors)) != len(feed_tensors):
+            feed_tensors = None  # (a tensor fed twice: the general way says what run says)
 
         def call(*feed_values, **kwargs):
             if len(feed_values) != len(feed_list):
@@ -258,8 +269,17 @@ class BaseSession:
             unknown = set(kwargs) - {"options", "run_metadata"}
             if unknown:
                 raise TypeError(f"Unexpected keyword arguments {sorted(unknown)}")
-            return self.run(fetches, dict(zip(feed_list, feed_values)) if feed_list else None,
-                            kwargs.get("options"), kwargs.get("run_metadata"))
+            if kwargs or feed_tensors is None or self._closed:  # (the general way)
+                return self.run(fetches, dict(zip(feed_list, feed_values)) if feed_list else None,
+                                kwargs.get("options"), kwargs.get("run_metadata"))
+            values = [_feed_value(t, v) for t, v in zip(feed_tensors, feed_values)]
+            timeout = self._config.operation_timeout_in_ms / 1000.0 if self._config.operation_timeout_in_ms else None
+            try:
+                out = self._run_step(elements, feed_tensors, values, timeout)
+            except errors.OpError as e:
+                self._attach_op(e)
+                raise
+            return _results(mapper, elements, out)
 
         return call
 
@@ -280,16 +300,21 @@ class BaseSession:
                 pairs = _expand_structured_feeds(feed_dict)
                 break
         for key, value in pairs:
-            try:
-                t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
-            except (TypeError, ValueError, KeyError) as e:
-                raise TypeError(f"Cannot interpret feed_dict key {key!r} as a Tensor: {e}") from None
-            if t.dtype.is_ref_dtype:
-                raise TypeError(f"Cannot feed the variable reference '{t.name}'; feed a value "
-                                "tensor (such as the variable's initial value) instead")
+            t = self._feed_tensor(key)
             values.append(_feed_value(t, value))
             tensors.append(t)
         return tuple(tensors), values
+
+    def _feed_tensor(self, key) -> Tensor:
+        """The tensor a feed_dict key names."""
+        try:
+            t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+        except (TypeError, ValueError, KeyError) as e:
+            raise TypeError(f"Cannot interpret feed_dict key {key!r} as a Tensor: {e}") from None
+        if t.dtype.is_ref_dtype:
+            raise TypeError(f"Cannot feed the variable reference '{t.name}'; feed a value "
+                            "tensor (such as the variable's initial value) instead")
+        return t
 
     def _compile(self, elements: tuple, feed_tensors: tuple) -> _CompiledStep:
         check_outside_functions(elements, feed_tensors)
@@ -432,6 +457,13 @@ def _expand_structured_feeds(feed_dict):
         yield key.indices, value.indices
         yield key.values, value.values
         yield key.dense_shape, value.dense_shape
+
+
+def _results(mapper, elements, values):
+    """What ``run`` returns: the fetched values in the fetches' structure (None for operations)."""
+    if mapper is None:
+        return None if isinstance(elements[0], Operation) else _fetch_value(values[0])
+    return mapper.build([None if isinstance(el, Operation) else _fetch_value(v) for el, v in zip(elements, values)])
 
 
 def _feed_value(t: Tensor, value):
