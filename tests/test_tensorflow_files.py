@@ -345,3 +345,19 @@ def test_the_convert_checkpoint_command_writes_what_tensorflow_restores(tmp_path
         cli.main(["convert-checkpoint", str(tmp_path), str(tmp_path / "nowhere" / "model.ckpt")])
     assert "Parent directory" in capsys.readouterr().err
     del v, n
+
+
+def test_keras_weights_tensorflow_saved_in_its_object_based_format_load_by_graph_name():
+    """Keras's save_weights in TF's format keys each variable by its object path
+    ("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE"); the checkpoint's object graph
+    names its graph name, by which distflow's model finds it (as TF 1.x's Saver does)."""
+    tf.keras.backend.clear_session()  # (layer names as a fresh program's: dense, batch_normalization, dense_1)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+                                 tf.keras.layers.BatchNormalization(), tf.keras.layers.Dense(2)])
+    model.load_weights(os.path.join(HERE, "keras", "weights"))
+    xs = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
+    np.testing.assert_allclose(model.predict(xs), [[-0.011080058291554451, 0.029702970758080482],
+                                                   [-0.06666296720504761, 0.0791696310043335]], rtol=1e-5, atol=1e-7)
+    assert "layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE" in dict(
+        tf.train.list_variables(os.path.join(HERE, "keras")))  # (listed by their keys, as TF lists them)
+    assert tf.train.load_variable(os.path.join(HERE, "keras", "weights"), "batch_normalization/gamma").shape == (4,)

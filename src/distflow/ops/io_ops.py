@@ -317,6 +317,19 @@ def read_index(prefix: str) -> dict:
     return index
 
 
+def _object_paths(prefix: str, index: dict, wanted: list) -> dict:
+    """graph name -> checkpoint key, for the names of ``wanted`` that a TensorFlow object-based
+    checkpoint keys by object path (platform/tensor_bundle.object_graph_keys)."""
+    tensors = index["tensors"]
+    missing = [name for name in wanted if name not in tensors]
+    if not missing or tensor_bundle.OBJECT_GRAPH_KEY not in tensors or index["format"] == INDEX_FORMAT:
+        return {}
+    if "object_paths" not in index:
+        graph = load_checkpoint(prefix, [tensor_bundle.OBJECT_GRAPH_KEY])[tensor_bundle.OBJECT_GRAPH_KEY]
+        index["object_paths"] = tensor_bundle.object_graph_keys(graph.reshape(()).item(), index_path(prefix))
+    return {name: index["object_paths"][name] for name in missing if name in index["object_paths"]}
+
+
 def _index_entry(index: dict, prefix: str, name: str):
     entry = index["tensors"].get(name)
     if entry is None:
@@ -357,9 +370,14 @@ def open_shards(prefix: str, index: dict | None = None) -> list[tuple[str, dict,
 
 
 def load_checkpoint(prefix: str, names=None) -> dict[str, np.ndarray]:
-    """The tensors of checkpoint ``prefix`` (all, or those in ``names``) by name."""
+    """The tensors of checkpoint ``prefix`` (all, or those in ``names``) by name. A name that
+    an object-based checkpoint of TensorFlow's keys by object path is found by its graph name."""
     index = read_index(prefix)
     wanted = list(index["tensors"]) if names is None else list(names)
+    paths = _object_paths(prefix, index, wanted)
+    if paths:
+        found = load_checkpoint(prefix, [paths.get(name, name) for name in wanted])
+        return {name: found[paths.get(name, name)] for name in wanted}
     if index["format"] == TENSORFLOW_V1_FORMAT:
         for name in wanted:
             _index_entry(index, prefix, name)

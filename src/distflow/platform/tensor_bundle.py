@@ -546,3 +546,28 @@ def write_bundle(prefix: str, tensors: dict) -> None:
             if os.path.exists(temporary):
                 os.unlink(temporary)
             raise
+
+
+# ---------------------------------------------------------------------------
+# TF's object-based checkpoints (tf.train.Checkpoint, Keras's save_weights in TF's format) key
+# each variable by its path in the program's objects ("layer_with_weights-0/kernel/
+# .ATTRIBUTES/VARIABLE_VALUE"); their "_CHECKPOINTABLE_OBJECT_GRAPH" tensor, a
+# TrackableObjectGraph, names each variable's graph name too (its "full_name"). A restore by
+# graph name finds the variable through it, as TF 1.x's Saver does.
+
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
+def object_graph_keys(graph: bytes, path: str) -> dict:
+    """graph name -> checkpoint key, from a serialized TrackableObjectGraph."""
+    keys = {}
+    for number, node in _fields(graph, path):
+        if number != 1:
+            continue
+        for field, attribute in _fields(node, path):
+            if field != 2:
+                continue
+            parts = dict(_fields(attribute, path))
+            if parts.get(1) == b"VARIABLE_VALUE" and parts.get(2) and parts.get(3):
+                keys[parts[2].decode("utf-8", "replace")] = parts[3].decode("utf-8", "replace")
+    return keys

@@ -17,7 +17,9 @@ writes
 - ``v1/model.ckpt``: a checkpoint in TF 1.x's first format (``SaverDef.V1``, one table
   file), with a partitioned variable saved in slices;
 - ``sliced/model.ckpt``: a V2 checkpoint of a partitioned variable (saved in slices) and a
-  whole one.
+  whole one;
+- ``keras/weights``: a Keras model's ``save_weights`` in TF's format (an object-based
+  checkpoint: keys are object paths) after one epoch of Adam.
 """
 
 import os
@@ -31,7 +33,7 @@ import tensorflow.compat.v1 as tf  # noqa: E402
 tf.disable_v2_behavior()
 tf.disable_control_flow_v2()  # (TF 1.x's Switch and Merge)
 out = sys.argv[1]
-for folder in ("sharded", "meta", "meta_sharded", "v1", "sliced"):
+for folder in ("sharded", "meta", "meta_sharded", "v1", "sliced", "keras"):
     os.makedirs(os.path.join(out, folder), exist_ok=True)
 with tf.Graph().as_default():
     w = tf.get_variable("dense/kernel", initializer=np.arange(6, dtype=np.float32).reshape(2, 3) / 4)
@@ -151,3 +153,12 @@ with tf.Graph().as_default():
         rows = np.arange(10, dtype=np.float32).reshape(5, 2)
         sess.run([emb_part.assign(rows[start:start + 3 - i]) for i, (emb_part, start) in enumerate(zip(emb, [0, 3]))])
         saver.save(sess, os.path.join(out, "sliced", "model.ckpt"), write_meta_graph=False)
+with tf.Graph().as_default():
+    init = tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=1)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", input_shape=(3,), kernel_initializer=init),
+                                 tf.keras.layers.BatchNormalization(), tf.keras.layers.Dense(2, kernel_initializer=init)])
+    model.compile("adam", "mse")
+    xs = np.arange(24, dtype=np.float32).reshape(8, 3) / 10
+    model.fit(xs, np.ones((8, 2), np.float32), epochs=1, batch_size=4, verbose=0)
+    model.save_weights(os.path.join(out, "keras", "weights"))
+    print("keras predictions:", model.predict(xs[:2]).tolist())
