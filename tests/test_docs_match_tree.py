@@ -24,9 +24,9 @@ def test_the_subcommands_readme_names_are_the_ones_distflow_has():
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
     bare = subprocess.run([sys.executable, "-m", "distflow.tools.cli"], capture_output=True, text=True, env=env,
                           timeout=60)
-    listed = set(re.search(r"\{([a-z,]+)\}", bare.stdout).group(1).split(","))
-    assert listed == {"demo", "launch", "server", "graph"}
-    named = set(re.findall(r"`distflow (demo|launch|server|graph)\b", _read("README.md")))
+    listed = set(re.search(r"\{([a-z,-]+)\}", bare.stdout).group(1).split(","))
+    assert listed == {"demo", "launch", "server", "graph", "convert-checkpoint"}
+    named = set(re.findall(r"`distflow (demo|launch|server|graph|convert-checkpoint)\b", _read("README.md")))
     assert named and named <= listed
     version = subprocess.run([sys.executable, "-m", "distflow.tools.cli", "--version"], capture_output=True,
                              text=True, env=env, timeout=60)
