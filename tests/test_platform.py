@@ -266,3 +266,14 @@ def test_a_program_that_configures_logging_keeps_its_own_settings():
         finally:
             logging.getLogger().handlers.pop()
             logger.setLevel(saved)
+
+
+def test_gfile_seek_returns_none_as_tensorflows_does(tmp_path):
+    path = str(tmp_path / "a.txt")
+    with tf.gfile.GFile(path, "w") as f:
+        f.write("abcdef")
+    f = tf.gfile.GFile(path)
+    assert f.read(2) == "ab" and f.tell() == 2
+    assert f.seek(4) is None and f.read() == "ef"  # (TF's GFile.seek gives nothing back; Python's file, the offset)
+    f.seek(position=1)
+    assert f.read(1) == "b" and f.size() == 6

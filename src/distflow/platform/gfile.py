@@ -103,9 +103,10 @@ class GFile:
         with _os_errors(self._path):
             self._f().write(data)
 
-    def seek(self, offset=None, whence: int = 0, position=None):
+    def seek(self, offset=None, whence: int = 0, position=None) -> None:
+        """Moves to ``offset`` (from ``whence``); returns None, as TF's GFile does."""
         offset = position if offset is None else offset
-        return self._f().seek(offset, whence)
+        self._f().seek(offset, whence)
 
     def tell(self) -> int:
         return self._f().tell()
