@@ -137,18 +137,14 @@ not_differentiable("ReducedShape")
 @register_op("ProdGrad", shape=lambda op: op.inputs[0].shape)
 def _prod_grad_kernel(xp, x, grad, axis):
     """d prod / dx_i = product of the others, computed without dividing (zeros are fine)."""
-    axes = sorted({a % x.ndim for a in np.reshape(axis, [-1]).tolist()})
-    if not axes:
+    if not np.reshape(axis, [-1]).size:
         return xp.broadcast_to(grad, x.shape).astype(x.dtype)
-    rest = [a for a in range(x.ndim) if a not in axes]
-    moved = xp.transpose(x, rest + axes)
-    flat = moved.reshape(moved.shape[:len(rest)] + (-1,))
-    ones = xp.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
-    left = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
-    right = xp.cumprod(xp.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    others = (left * right).reshape(moved.shape)
-    g = xp.reshape(grad, [x.shape[a] for a in rest] + [1] * len(axes))
-    return xp.transpose(others * g, np.argsort(rest + axes)).astype(x.dtype)
+    flat, shape, order = _grouped(xp, x, axis)
+    ones = xp.ones((1,) + flat.shape[1:], dtype=x.dtype)
+    before = xp.cumprod(xp.concatenate([ones, flat[:-1]]), axis=0)
+    after = xp.cumprod(xp.concatenate([ones, flat[:0:-1]]), axis=0)[::-1]
+    others = xp.transpose((before * after).reshape(shape), np.argsort(order))
+    return (others * grad).astype(x.dtype)
 
 
 def _grouped(xp, x, axis):

@@ -98,10 +98,13 @@ def crc32c(data, crc: int = 0) -> int:
     return _bytewise(view[piece * _LANES:], total)
 
 
-def masked_crc32c(data) -> int:
-    """The CRC-32C of ``data`` rotated and offset, as TFRecords and checkpoints store it."""
-    crc = crc32c(data)
+def mask(crc: int) -> int:
+    """A CRC-32C rotated and offset, as TFRecords and TensorFlow's checkpoints store it."""
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def masked_crc32c(data) -> int:
+    return mask(crc32c(data))
 
 
 def unmask(masked: int) -> int:
@@ -148,4 +151,4 @@ def _side_by_side(messages: list, where: list, out: list) -> None:
 
 
 def masked_many(messages: list) -> list[int]:
-    return [(((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF for crc in crc32c_many(messages)]
+    return [mask(crc) for crc in crc32c_many(messages)]

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import errors
-from .crc32c import crc32c, unmask
+from .crc32c import crc32c, mask, unmask
 
 MAGIC = (0xdb4775248b80fb57).to_bytes(8, "little")  # the last 8 bytes of a LevelDB table
 _FOOTER = 48
@@ -127,12 +127,9 @@ def _entries(block: bytes, path: str):
         pos += size
 
 
-def read_index(prefix: str, data: bytes, path: str) -> tuple[int, dict]:
-    """(number of shards, name -> entry) of the bundle whose index ``data`` was read from ``path``.
-
-    An entry is a dict: dtype (NumPy), shape (a list), shard, offset, size, crc32c; for a
-    tensor saved in slices, "slices" (each slice's extents, as index slices) and "parts" (the
-    slices' own entries, in the same order); otherwise "slices" is None."""
+def _table(data: bytes, path: str):
+    """The (key, value) pairs of a LevelDB table, in key order: the footer names the index
+    block, whose entries name the data blocks."""
     if len(data) < _FOOTER or not is_bundle(data):
         raise _damaged(path, "it does not end as a LevelDB table does")
     footer, pos = data[-_FOOTER:], 0
@@ -140,24 +137,32 @@ def read_index(prefix: str, data: bytes, path: str) -> tuple[int, dict]:
     for _ in range(4):  # the metaindex block's handle, then the index block's
         value, pos = _varint(footer, pos, path)
         handles.append(value)
-    index_block = _block(data, handles[2], handles[3], path)
-    num_shards, entries, parts = None, {}, {}
-    for _, handle in _entries(index_block, path):
+    for _, handle in _entries(_block(data, handles[2], handles[3], path), path):
         offset, p = _varint(handle, 0, path)
         size, _ = _varint(handle, p, path)
-        for key, value in _entries(_block(data, offset, size, path), path):
-            fields = _fields(value, path)
-            if key.startswith(b"\x00"):  # (a slice of a tensor saved in slices: keyed by its name and extents)
-                parts.setdefault(_slice_key_name(key, path), []).append(_entry(fields, prefix, key, path))
-                continue
-            if key == b"":
-                header = dict(fields)
-                num_shards = header.get(1, 0)
-                if header.get(2, 0) != 0:
-                    raise errors.UnimplementedError(None, None, f"TensorFlow checkpoint {prefix} is big-endian: "
-                                                    "distflow reads little-endian tensor bundles only")
-                continue
-            entries[key.decode("utf-8", "replace")] = _entry(fields, prefix, key, path)
+        yield from _entries(_block(data, offset, size, path), path)
+
+
+def read_index(prefix: str, data: bytes, path: str) -> tuple[int, dict]:
+    """(number of shards, name -> entry) of the bundle whose index ``data`` was read from ``path``.
+
+    An entry is a dict: dtype (NumPy), shape (a list), shard, offset, size, crc32c; for a
+    tensor saved in slices, "slices" (each slice's extents, as index slices) and "parts" (the
+    slices' own entries, in the same order); otherwise "slices" is None."""
+    num_shards, entries, parts = None, {}, {}
+    for key, value in _table(data, path):
+        fields = _fields(value, path)
+        if key.startswith(b"\x00"):  # (a slice of a tensor saved in slices: keyed by its name and extents)
+            parts.setdefault(_slice_key_name(key, path), []).append(_entry(fields, prefix, key, path))
+            continue
+        if key == b"":
+            header = dict(fields)
+            num_shards = header.get(1, 0)
+            if header.get(2, 0) != 0:
+                raise errors.UnimplementedError(None, None, f"TensorFlow checkpoint {prefix} is big-endian: "
+                                                "distflow reads little-endian tensor bundles only")
+            continue
+        entries[key.decode("utf-8", "replace")] = _entry(fields, prefix, key, path)
     if not num_shards or num_shards < 1:
         raise _damaged(path, "it has no bundle header")
     for name, entry in entries.items():
@@ -242,12 +247,8 @@ def read_sliced_tensor(prefix: str, num_shards: int, name: str, entry: dict) -> 
         out[tuple(extents)] = value
         covered[tuple(extents)] = True
     if not covered.all():
-        raise _damaged(index_path_of(prefix), f"the slices of tensor {name} do not cover it")
+        raise _damaged(prefix + ".index", f"the slices of tensor {name} do not cover it")
     return out
-
-
-def index_path_of(prefix: str) -> str:
-    return prefix + ".index"
 
 
 def read_tensor(f, path: str, name: str, entry: dict) -> np.ndarray:
@@ -324,26 +325,16 @@ def check_data_files(prefix: str, num_shards: int, entries: dict) -> None:
 
 def read_v1_table(path: str, data: bytes) -> dict:
     """name -> entry (dtype, shape, shard 0, and the SavedSlice messages holding its values)."""
-    if len(data) < _FOOTER or not is_bundle(data):
-        raise _damaged(path, "it does not end as a LevelDB table does")
-    footer, pos = data[-_FOOTER:], 0
-    handles = []
-    for _ in range(4):
-        value, pos = _varint(footer, pos, path)
-        handles.append(value)
     entries, pieces = {}, []
-    for _, handle in _entries(_block(data, handles[2], handles[3], path), path):
-        offset, p = _varint(handle, 0, path)
-        size, _ = _varint(handle, p, path)
-        for key, value in _entries(_block(data, offset, size, path), path):
-            for number, message in _fields(value, path):
-                if key == b"" and number == 1:  # the meta: one SavedSliceMeta per tensor
-                    for n, meta in _fields(message, path):
-                        if n == 1:
-                            name, entry = _v1_meta(meta, path)
-                            entries[name] = entry
-                elif number == 2:  # a SavedSlice
-                    pieces.append(message)
+    for key, value in _table(data, path):
+        for number, message in _fields(value, path):
+            if key == b"" and number == 1:  # the meta: one SavedSliceMeta per tensor
+                for n, meta in _fields(message, path):
+                    if n == 1:
+                        name, entry = _v1_meta(meta, path)
+                        entries[name] = entry
+            elif number == 2:  # a SavedSlice
+                pieces.append(message)
     for piece in pieces:
         fields = dict(_fields(piece, path))
         name = fields.get(1, b"").decode("utf-8", "replace")
@@ -474,7 +465,7 @@ def _field(number: int, value) -> bytes:
 
 
 def _masked(crc: int) -> bytes:
-    return ((((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF).to_bytes(4, "little")
+    return mask(crc).to_bytes(4, "little")
 
 
 def _tensor_bytes(value: np.ndarray) -> tuple[bytes, int]:
