@@ -67,7 +67,7 @@ def functionalize_conds(graph_def: pb.GraphDef) -> pb.GraphDef:
         scopes = {}
         for name, node in nodes.items():
             if node.proto.op in ("Switch", "RefSwitch"):
-                scopes.setdefault(_cond_scope(node, nodes), []).append(name)
+                scopes.setdefault(_cond_scope(node), []).append(name)
         if not scopes:
             break
         scope = max(scopes, key=lambda s: (s.count("/"), s))  # (innermost first)
@@ -92,13 +92,11 @@ def functionalize_conds(graph_def: pb.GraphDef) -> pb.GraphDef:
     return out
 
 
-def _cond_scope(switch: _Node, nodes: dict) -> str:
+def _cond_scope(switch: _Node) -> str:
     """The name scope of the cond a Switch belongs to: its predicate's (``S/pred_id``), or
     for the pivot Switch of the predicate itself, its own."""
     pred = _node_of(switch.inputs[1])
-    if pred.endswith("/pred_id") or pred.rpartition("/")[2] == "pred_id":
-        return _scope(pred)
-    return _scope(switch.proto.name)
+    return _scope(pred) if pred.rpartition("/")[2] == "pred_id" else _scope(switch.proto.name)
 
 
 def _rewrite(scope: str, switch_names: list, nodes: dict, order: list, bodies: dict, owned: set) -> None:
@@ -129,10 +127,9 @@ def _rewrite(scope: str, switch_names: list, nodes: dict, order: list, bodies: d
             node = nodes[reader]
             for text in node.inputs:
                 if _node_of(text) == name and reader not in switches and reader not in merges:
-                    branch = not text.startswith("^") and text.endswith(":1")
                     if text.startswith("^"):
                         raise _refused(reader, f"a control edge from Switch '{name}'")
-                    _mark(reader, branch, side, nodes, readers, switches, merges, owned)
+                    _mark(reader, text.endswith(":1"), side, nodes, readers, switches, merges, owned)
     # what the Merges join: (then tensor, else tensor, dtype) per output
     outputs = []
     for name in sorted(merges, key=_merge_position):
