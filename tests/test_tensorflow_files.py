@@ -331,20 +331,22 @@ def test_the_convert_checkpoint_command_writes_what_tensorflow_restores(tmp_path
 
     v = tf.Variable([[1.0, 2.0]], name="v")
     n = tf.Variable(np.int64(7), name="n")
+    words = tf.Variable([b"a", b"bc"], name="words")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=3)
     (tmp_path / "tf").mkdir()
     assert cli.main(["convert-checkpoint", str(tmp_path), str(tmp_path / "tf" / "model.ckpt")]) == 0
-    assert "wrote 2 tensors" in capsys.readouterr().out
+    assert "wrote 3 tensors" in capsys.readouterr().out
     with open(tmp_path / "tf" / "model.ckpt.index", "rb") as f:
         assert f.read().endswith((0xdb4775248b80fb57).to_bytes(8, "little"))  # (TensorFlow's table)
     reader = tf.train.NewCheckpointReader(str(tmp_path / "tf" / "model.ckpt"))
     assert reader.get_tensor("v").tolist() == [[1.0, 2.0]] and reader.get_tensor("n") == 7
+    assert reader.get_tensor("words").tolist() == [b"a", b"bc"]
     with pytest.raises(SystemExit):
         cli.main(["convert-checkpoint", str(tmp_path), str(tmp_path / "nowhere" / "model.ckpt")])
     assert "Parent directory" in capsys.readouterr().err
-    del v, n
+    del v, n, words
 
 
 def test_keras_weights_tensorflow_saved_in_its_object_based_format_load_by_graph_name():

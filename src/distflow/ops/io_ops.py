@@ -4,7 +4,9 @@ A checkpoint ``<prefix>`` is:
 
 - ``<prefix>.data-<i>-of-<n>``: n shard files in the safetensors format (an 8-byte
   little-endian header length, a JSON header naming each tensor's dtype, shape and byte
-  range, then the raw little-endian bytes). Any safetensors reader opens them.
+  range, then the raw little-endian bytes). Any safetensors reader opens them. A string
+  tensor is stored as bytes (U8: each element's length in 8 bytes, then the elements), its
+  shape in the header's ``__metadata__`` (``string:<name>``); the index calls it STRING.
 - ``<prefix>.index``: a small JSON file naming the shards, the CRC-32 of each shard's
   header and, for every tensor, its shard, dtype, shape and checksum; a checksum of its
   own content closes it. It is written last: a checkpoint exists once its index does.
@@ -48,6 +50,8 @@ from .op_util import make_op
 
 INDEX_FORMAT = "distflow-checkpoint"
 _CHECKSUM = "crc32:"  # the key prefix of a tensor's checksum in a shard's __metadata__
+_STRING = "string:"  # ... and of a string tensor's shape (its bytes are stored as U8)
+STRING = "STRING"  # a string tensor's dtype in the index
 INDEX_VERSION = 2  # 2: the index's own checksum and each shard's header checksum
 _COPY_BYTES = 1 << 24  # a tensor is copied to the file in pieces of this size
 
@@ -65,7 +69,9 @@ def entry_dtype(entry: dict) -> np.dtype:
 
 
 def numpy_dtype(safetensors_name: str) -> np.dtype:
-    """The NumPy dtype of a safetensors dtype name ("F32" -> float32)."""
+    """The NumPy dtype of a safetensors dtype name ("F32" -> float32; an index's "STRING" -> object)."""
+    if safetensors_name == STRING:
+        return np.dtype(object)
     try:
         return _ST_DTYPES[safetensors_name]
     except KeyError:
@@ -123,19 +129,23 @@ def write_safetensors(path: str, tensors: dict[str, np.ndarray]) -> None:
     header: dict = {}
     offset = 0
     arrays = []
+    strings = {}  # (a string tensor is stored as bytes, U8: its shape goes in the metadata)
     for name in sorted(tensors):
         arr = np.asarray(tensors[name])
+        if arr.dtype == np.dtype(object):
+            strings[_STRING + name] = json.dumps(list(arr.shape))
+            arr = _string_bytes(name, arr)
         st = _ST_NAMES.get(arr.dtype.newbyteorder("=") if arr.dtype.byteorder not in "=|" else arr.dtype)
         if st is None:
             raise errors.InvalidArgumentError(None, None, f"cannot save tensor '{name}' of dtype {arr.dtype}: "
-                                              "checkpoints hold numeric and bool tensors")
+                                              "checkpoints hold numeric, bool and string tensors")
         header[name] = {"dtype": st, "shape": list(arr.shape), "data_offsets": [offset, offset + arr.nbytes]}
         offset += arr.nbytes
         arrays.append((name, arr))
     checksums = {_CHECKSUM + name: "0" * 8 for name, _ in arrays}
 
     def encoded() -> bytes:
-        raw = json.dumps(dict(header, __metadata__=checksums), separators=(",", ":")).encode()
+        raw = json.dumps(dict(header, __metadata__={**checksums, **strings}), separators=(",", ":")).encode()
         return raw + b" " * (-len(raw) % 8)  # the data starts 8-byte aligned
 
     def write(f):
@@ -150,6 +160,35 @@ def write_safetensors(path: str, tensors: dict[str, np.ndarray]) -> None:
         f.write(final)
 
     atomic_write(path, write)
+
+
+def _string_bytes(name: str, arr: np.ndarray) -> np.ndarray:
+    """A string tensor as bytes: each element's length (8 bytes, little-endian), then the elements."""
+    items = []
+    for value in arr.reshape(-1):
+        if isinstance(value, str):
+            value = value.encode()
+        if not isinstance(value, bytes):
+            raise errors.InvalidArgumentError(None, None, f"cannot save tensor '{name}': an element is "
+                                              f"{type(value).__name__}, not bytes")
+        items.append(value)
+    lengths = np.array([len(v) for v in items], dtype="<u8").tobytes()
+    return np.frombuffer(lengths + b"".join(items), dtype=np.uint8)
+
+
+def _strings_from(name: str, blob: np.ndarray, shape: list, path: str) -> np.ndarray:
+    count = int(np.prod(shape, dtype=np.int64))
+    data = blob.tobytes()
+    lengths = np.frombuffer(data, dtype="<u8", count=count) if len(data) >= 8 * count else None
+    if lengths is None or 8 * count + int(lengths.sum()) != len(data):
+        raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: string tensor {name} "
+                                   "does not fill its bytes")
+    out = np.empty(count, dtype=object)
+    at = 8 * count
+    for i, length in enumerate(lengths.tolist()):
+        out[i] = data[at:at + length]
+        at += length
+    return out.reshape(shape)
 
 
 def _copy_out(arr: np.ndarray, f) -> int:
@@ -194,9 +233,15 @@ def read_safetensors_header(path: str, checksum: str | None = None, missing=erro
     except (ValueError, UnicodeDecodeError) as e:
         raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: {e}") from None
     metadata = header.pop("__metadata__", None) or {}
-    for key, value in metadata.items():  # each tensor's checksum goes with its entry
+    for key, value in metadata.items():  # each tensor's checksum (and a string tensor's shape) goes with its entry
         if key.startswith(_CHECKSUM) and isinstance(header.get(key[len(_CHECKSUM):]), dict):
             header[key[len(_CHECKSUM):]]["crc32"] = value
+        elif key.startswith(_STRING) and isinstance(header.get(key[len(_STRING):]), dict):
+            try:
+                header[key[len(_STRING):]]["string_shape"] = [int(d) for d in json.loads(value)]
+            except (ValueError, TypeError):
+                raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: the shape of "
+                                           f"string tensor {key[len(_STRING):]}") from None
     return header, 8 + n
 
 
@@ -231,6 +276,8 @@ def read_tensor(f, path: str, name: str, header: dict, data_start: int) -> np.nd
     if want is not None and f"{zlib.crc32(raw):08x}" != want:
         raise errors.DataLossError(None, None, f"checkpoint data file {path} is damaged: the bytes of tensor "
                                    f"{name} do not match their checksum")
+    if "string_shape" in entry:
+        return _strings_from(name, value, entry["string_shape"], path)
     return value.astype(dtype, copy=False)
 
 
@@ -252,6 +299,8 @@ def write_index(prefix: str, num_shards: int) -> None:
             if name in tensors:
                 raise errors.InvalidArgumentError(None, None, f"tensor {name} is in two shards of {prefix}")
             tensors[name] = {"shard": shard, "dtype": entry["dtype"], "shape": entry["shape"]}
+            if "string_shape" in entry:
+                tensors[name].update(dtype=STRING, shape=entry["string_shape"])
             if "crc32" in entry:
                 tensors[name]["crc32"] = entry["crc32"]
     index = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "num_shards": num_shards,
