@@ -38,6 +38,7 @@ from .layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, static
                          static_rnn)
 
 from .ops.morphology_ops import dilation2d, erosion2d  # noqa: F401
+from .ops.fractional_pool_ops import fractional_avg_pool, fractional_max_pool  # noqa: F401,E402
 from .ops.ctc_ops import collapse_repeated, ctc_loss_v2, ctc_unique_labels  # noqa: F401
 
 __getattr__ = missing("tf.nn")
