@@ -111,7 +111,7 @@ from .ops.complex_ops import imag_part as imag
 from .ops.complex_ops import real_part as real
 from .ops.bitcast_ops import bitcast
 from .ops.check_ops import add_check_numerics_ops
-from .ops.convolution_ops import extract_image_patches
+from .ops.convolution_ops import extract_image_patches, extract_volume_patches
 from .ops.sequence_ops import edit_distance
 from .ops.parsing_ops import decode_compressed, decode_json_example
 from .ops.scatter_ops import batch_scatter_update

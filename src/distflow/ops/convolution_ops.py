@@ -402,6 +402,69 @@ def _extract_patches_grad(op, grad):
     return (make_tensor("ExtractImagePatchesGrad", [op.inputs[0], grad], attrs),)
 
 
+def _volume_index(shape, ksizes, strides, padding):
+    """Per spatial dimension of a 5-D input: for each output position and tap, the index read
+    (clipped into range), and where that index lies in the padding instead."""
+    taps, inside = [], []
+    for axis in (1, 2, 3):
+        out, before = conv_ops.conv_output_size(shape[axis], ksizes[axis], strides[axis], padding)
+        at = np.arange(out)[:, None] * strides[axis] - before + np.arange(ksizes[axis])[None, :]
+        taps.append(np.clip(at, 0, shape[axis] - 1))
+        inside.append((at >= 0) & (at < shape[axis]))
+    d, h, w = taps
+    index = (d[:, None, None, :, None, None], h[None, :, None, None, :, None], w[None, None, :, None, None, :])
+    valid = inside[0][:, None, None, :, None, None] & inside[1][None, :, None, None, :, None] & \
+        inside[2][None, None, :, None, None, :]
+    return index, valid  # (each [od, oh, ow, kd, kh, kw] once broadcast)
+
+
+@register_op("ExtractVolumePatches", shape=lambda op: TensorShape(None))
+def _extract_volume_patches_kernel(xp, volumes, *, ksizes, strides, padding):
+    index, valid = _volume_index(volumes.shape, ksizes, strides, padding)
+    patches = volumes[(slice(None), *index)] * valid[None, ..., None]  # [n, od, oh, ow, kd, kh, kw, c]
+    n, od, oh, ow = patches.shape[:4]
+    return patches.reshape(n, od, oh, ow, -1).astype(volumes.dtype)
+
+
+@register_op("ExtractVolumePatchesGrad", shape=lambda op: op.inputs[0].shape)
+def _extract_volume_patches_grad_kernel(xp, volumes, grad, *, ksizes, strides, padding):
+    index, valid = _volume_index(volumes.shape, ksizes, strides, padding)
+    n, c = volumes.shape[0], volumes.shape[4]
+    g = grad.reshape((n,) + valid.shape + (c,)) * valid[None, ..., None]
+    out = np.zeros_like(volumes)
+    np.add.at(out, (slice(None), *(np.broadcast_to(i, valid.shape) for i in index)), g)
+    return out
+
+
+@register_gradient("ExtractVolumePatches")
+def _extract_volume_patches_grad(op, grad):
+    attrs = {a: op._attr(a) for a in ("ksizes", "strides", "padding")}
+    return (make_tensor("ExtractVolumePatchesGrad", [op.inputs[0], grad], attrs),)
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa: A002
+    """The 3-D patches of a 5-D ``input`` [batch, depth, height, width, channels]: each output
+    position's window, ``ksizes[1:4]`` taps and the channels, flattened in that order."""
+    volumes = ops.convert_to_tensor(input)
+    if volumes.shape.ndims not in (None, 5):
+        raise ValueError(f"extract_volume_patches needs a 5-D input, got shape {volumes.shape}")
+    ksizes, strides = [int(k) for k in ksizes], [int(k) for k in strides]
+    for what, values in (("ksizes", ksizes), ("strides", strides)):
+        if len(values) != 5 or values[0] != 1 or values[4] != 1 or min(values) < 1:
+            raise ValueError(f"extract_volume_patches: {what} must be [1, d, h, w, 1] of positive sizes, got {values}")
+    padding = padding.upper() if isinstance(padding, str) else padding
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"extract_volume_patches: padding must be 'SAME' or 'VALID', got {padding!r}")
+    out = make_tensor("ExtractVolumePatches", [volumes], {"ksizes": ksizes, "strides": strides, "padding": padding},
+                      name or "ExtractVolumePatches")
+    shape = volumes.shape.as_list() if volumes.shape.ndims else None
+    if shape is not None and all(d is not None for d in shape[1:4]):
+        spatial = [conv_ops.conv_output_size(shape[a], ksizes[a], strides[a], padding)[0] for a in (1, 2, 3)]
+        depth = None if shape[4] is None else ksizes[1] * ksizes[2] * ksizes[3] * shape[4]
+        out.set_shape([shape[0], *spatial, depth])
+    return out
+
+
 def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None, name=None, sizes=None):
     """Each [ksize_rows, ksize_cols] patch (taps ``rates`` apart) flattened into the depth of
     one output pixel: [batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]."""

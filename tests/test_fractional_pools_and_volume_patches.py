@@ -1,7 +1,9 @@
 """tf.nn.fractional_max_pool and fractional_avg_pool: the regions their boundaries say (a loop
 over regions in NumPy), boundaries as Graham's paper and TensorFlow constrain them, and
 gradients by float64 central differences. (Given TensorFlow 2.21's own boundaries, its
-outputs and gradients equalled these kernels', overlapping or not, checked by hand.)"""
+outputs and gradients equalled these kernels', overlapping or not, checked by hand.)
+tf.extract_volume_patches against loops over windows (and TensorFlow 2.21's values and
+gradients for the same cases, checked by hand)."""
 
 import numpy as np
 import pytest
@@ -62,3 +64,40 @@ def test_gradients(overlapping):
     for fn in (tf.nn.fractional_max_pool, tf.nn.fractional_avg_pool):
         check_gradients(lambda v, fn=fn: fn(v, [1.0, 1.44, 1.73, 1.0], pseudo_random=True, overlapping=overlapping,
                                              deterministic=True, seed=7)[0] ** 2, [x], rtol=1e-6, atol=1e-9)
+
+
+def _volume_oracle(x, k, s, padding):
+    """The patches by loops: each output position's window, taps (depth, row, column) then channels."""
+    n, d, h, w, c = x.shape
+    outs, befores = [], []
+    for size, kk, ss in ((d, k[1], s[1]), (h, k[2], s[2]), (w, k[3], s[3])):
+        out = -(-size // ss) if padding == "SAME" else (size - kk) // ss + 1
+        pad = max((out - 1) * ss + kk - size, 0) if padding == "SAME" else 0
+        outs.append(out)
+        befores.append(pad // 2)
+    got = np.zeros((n, *outs, k[1] * k[2] * k[3] * c))
+    for i in range(outs[0]):
+        for j in range(outs[1]):
+            for m in range(outs[2]):
+                flat = []
+                for a in range(k[1]):
+                    for b in range(k[2]):
+                        for e in range(k[3]):
+                            z, y, q = i * s[1] - befores[0] + a, j * s[2] - befores[1] + b, m * s[3] - befores[2] + e
+                            inside = 0 <= z < d and 0 <= y < h and 0 <= q < w
+                            flat.append(x[:, z, y, q, :] if inside else np.zeros((n, c)))
+                got[:, i, j, m] = np.concatenate(flat, axis=1)
+    return got
+
+
+@pytest.mark.parametrize("k,s,padding", [([1, 2, 2, 2, 1], [1, 1, 1, 1, 1], "VALID"),
+                                         ([1, 2, 3, 2, 1], [1, 2, 2, 3, 1], "SAME"),
+                                         ([1, 3, 1, 2, 1], [1, 1, 2, 2, 1], "SAME")])
+def test_extract_volume_patches(k, s, padding):
+    x = np.random.default_rng(6).standard_normal((2, 4, 5, 6, 2))
+    patches = tf.extract_volume_patches(tf.constant(x), k, s, padding)
+    want = _volume_oracle(x, k, s, padding)
+    assert patches.shape.as_list() == list(want.shape)
+    np.testing.assert_allclose(tf.Session().run(patches), want, rtol=1e-12)
+    check_gradients(lambda v: tf.extract_volume_patches(v, k, s, padding) ** 2, [x[:1, :3, :4, :4]],
+                    rtol=1e-6, atol=1e-9)
