@@ -50,7 +50,7 @@ def test_a_misspelled_name_is_not_called_a_missing_tf_feature_and_gets_suggestio
     with pytest.raises(AttributeError) as typo:
         tf.train.AdamOptimiser  # noqa: B018
     assert "did you mean tf.train.AdamOptimizer" in str(typo.value)
-    for name, status in (("nn.fractional_max_pool", "not supported"), ("ragged", "not supported"), ("quantize", "not supported"),
+    for name, status in (("nn.quantized_conv2d", "not supported"), ("ragged", "not supported"), ("quantize", "not supported"),
                          ("enable_v2_behavior", "out of scope")):
         namespace, _, attr = name.rpartition(".")
         with pytest.raises(AttributeError) as lacking:

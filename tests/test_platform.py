@@ -209,7 +209,7 @@ def test_compat_v1_is_distflow_in_both_spellings():
     assert isinstance(tf.__version__, str)
 
 
-@pytest.mark.parametrize("namespace, name", [("nn", "fractional_max_pool"), ("", "ragged"),
+@pytest.mark.parametrize("namespace, name", [("nn", "quantized_conv2d"), ("", "ragged"),
                                              ("train", "sdca_optimizer")])
 def test_a_missing_tensorflow_name_says_distflow_does_not_implement_it(namespace, name):
     module = getattr(tf, namespace) if namespace else tf
