@@ -14,10 +14,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class LocalCluster:
     """Starts one ``distflow server`` process per task; ``kill(job, index)`` ends one by pid."""
 
-    def __init__(self, jobs: dict[str, int], start_jobs=None, open_files: int | None = None):
+    def __init__(self, jobs: dict[str, int], start_jobs=None, open_files: int | None = None, env=None):
         """``start_jobs``: the jobs whose servers start now (all by default); others are left to the test.
-        ``open_files``: the most file descriptors each server may hold (RLIMIT_NOFILE)."""
+        ``open_files``: the most file descriptors each server may hold (RLIMIT_NOFILE).
+        ``env``: variables each server's environment adds."""
         self._open_files = open_files
+        self._env = dict(env or {})
         ports = iter(free_ports(sum(jobs.values())))
         self.spec = {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)] for job, n in jobs.items()}
         self.procs: dict[tuple[str, int], subprocess.Popen] = {}
@@ -27,7 +29,7 @@ class LocalCluster:
                     self.start(job, index)
 
     def start(self, job: str, index: int, timeout: float = 30.0) -> None:
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"), **self._env)
         proc = subprocess.Popen([sys.executable, "-m", "distflow.tools.cli", "server", "--cluster",
                                  json.dumps(self.spec), "--job", job, "--task", str(index)],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,

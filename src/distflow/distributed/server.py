@@ -39,7 +39,24 @@ _log = logging.getLogger("distflow")
 # calls are clients' steps (remote sessions) and gRPC RunGraph callers.
 RPC_THREADS = 128
 RPC_STEP_CALLS = 96
-HOUSEKEEPING_S = 5.0  # how often a server closes idle sessions and sweeps stale steps
+
+
+def _housekeeping_s() -> float:
+    """How often a server closes idle sessions and sweeps stale steps: 5 s, or the positive
+    number of seconds ``DISTFLOW_HOUSEKEEPING_S`` gives."""
+    text = os.environ.get("DISTFLOW_HOUSEKEEPING_S", "")
+    try:
+        value = float(text) if text else 5.0
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        logging.getLogger("distflow").warning("DISTFLOW_HOUSEKEEPING_S=%r is not a positive number of seconds: "
+                                              "using 5", text)
+        value = 5.0
+    return value
+
+
+HOUSEKEEPING_S = _housekeeping_s()
 # A connection to the gRPC port must finish its handshake (HTTP/2's preface, TLS's) within
 # this, as a data connection its hello; and the port holds at most a quarter of the
 # process's file descriptors, so that connections nobody authenticated cannot take the
