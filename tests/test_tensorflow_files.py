@@ -261,6 +261,17 @@ def test_a_frozen_graph_of_tf1_conds_imports_as_if_ops_and_runs_as_tensorflow_ra
         np.testing.assert_allclose(got, CONDS[(True, False)], rtol=1e-6)
 
 
+def test_a_frozen_keras_model_switching_on_its_learning_phase_gives_tensorflows_predictions():
+    tf.import_graph_def(_graph_def("keras_frozen.pb"), name="")
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)[:2] / 10
+    with tf.Session() as sess:
+        got = sess.run("dense_1/Softmax:0", {"dense_input:0": x, "keras_learning_phase:0": False})
+        np.testing.assert_allclose(got, [[0.32565537095069885, 0.35143807530403137, 0.3229065537452698],
+                                         [0.32497918605804443, 0.363355815410614, 0.31166499853134155]], rtol=1e-5)
+        training = sess.run("dense_1/Softmax:0", {"dense_input:0": x, "keras_learning_phase:0": True})
+        np.testing.assert_allclose(training.sum(1), [1.0, 1.0], rtol=1e-6)  # (dropout and batch moments: a draw)
+
+
 def test_a_frozen_tf1_loop_is_refused_by_name():
     with pytest.raises(tf.errors.UnimplementedError, match="tf.while_loop .*Enter, Exit"):
         tf.import_graph_def(_graph_def("loop.pb"), name="")

@@ -19,7 +19,9 @@ writes
 - ``sliced/model.ckpt``: a V2 checkpoint of a partitioned variable (saved in slices) and a
   whole one;
 - ``keras/weights``: a Keras model's ``save_weights`` in TF's format (an object-based
-  checkpoint: keys are object paths) after one epoch of Adam.
+  checkpoint: keys are object paths) after one epoch of Adam;
+- ``keras_frozen.pb``: a Keras model with batch normalization and dropout, frozen: its conds
+  switch on Keras's learning phase.
 """
 
 import os
@@ -162,3 +164,19 @@ with tf.Graph().as_default():
     model.fit(xs, np.ones((8, 2), np.float32), epochs=1, batch_size=4, verbose=0)
     model.save_weights(os.path.join(out, "keras", "weights"))
     print("keras predictions:", model.predict(xs[:2]).tolist())
+with tf.Graph().as_default():
+    K = tf.keras.backend
+    init = tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=1)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(8, activation="relu", input_shape=(4,), kernel_initializer=init),
+        tf.keras.layers.BatchNormalization(), tf.keras.layers.Dropout(0.5),
+        tf.keras.layers.Dense(3, activation="softmax", kernel_initializer=init)])
+    model.compile("adam", "sparse_categorical_crossentropy")
+    xs = np.arange(40, dtype=np.float32).reshape(10, 4) / 10
+    model.fit(xs, np.arange(10) % 3, epochs=2, verbose=0)
+    sess = K.get_session()
+    frozen = tf.graph_util.convert_variables_to_constants(sess, sess.graph.as_graph_def(), [model.output.op.name])
+    with open(os.path.join(out, "keras_frozen.pb"), "wb") as f:
+        f.write(frozen.SerializeToString())
+    print("keras frozen:", model.input.name, K.learning_phase().name, model.output.name,
+          sess.run(model.output, {model.input: xs[:2], K.learning_phase(): 0}).tolist())
