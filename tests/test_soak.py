@@ -77,7 +77,12 @@ def test_four_workers_thousands_of_steps_lose_nothing_and_leave_the_ps_as_it_was
             now = _ps_state(ps.pid)
             return now["fds"] <= settled["fds"] and now["threads"] <= settled["threads"] + 2
 
-        wait_until(back_to_settled, what="the ps to close the workers' sockets and end their threads")
+        try:
+            wait_until(back_to_settled, what="the ps to close the workers' sockets and end their threads")
+        except AssertionError as e:  # (say what stayed: descriptors or threads, and how many)
+            raise AssertionError(f"{e}: settled {settled}, now {_ps_state(ps.pid)}, the ps's descriptors "
+                                 f"{sorted(os.readlink(f'/proc/{ps.pid}/fd/{n}') for n in os.listdir(f'/proc/{ps.pid}/fd'))}"
+                                 ) from None
         after = _ps_state(ps.pid)
         assert after["threads"] <= settled["threads"] + 2, (settled, after)
         assert after["rss_mb"] - settled["rss_mb"] < 30, (settled, after)
