@@ -45,6 +45,18 @@ def _ps_state(pid: int) -> dict:
             "fds": len(os.listdir(f"/proc/{pid}/fd"))}
 
 
+def _thread_names(pid: int) -> list:
+    """The names the kernel knows the process's threads by (for a failure's message)."""
+    names = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:
+            continue
+    return sorted(names)
+
+
 def _segments_of(pids) -> list:
     return [n for n in os.listdir("/dev/shm") if any(n.startswith(f"distflow-{p}-") for p in pids)] \
         if os.path.isdir("/dev/shm") else []
@@ -71,6 +83,7 @@ def test_four_workers_thousands_of_steps_lose_nothing_and_leave_the_ps_as_it_was
                        capture_output=True)  # initializes the variables (and counts one step)
         round_of(150)
         settled = _ps_state(ps.pid)
+        settled_threads = _thread_names(ps.pid)
         round_of(600)
 
         def back_to_settled():  # (a connection's thread ends just after it closes its socket)
@@ -80,7 +93,8 @@ def test_four_workers_thousands_of_steps_lose_nothing_and_leave_the_ps_as_it_was
         try:
             wait_until(back_to_settled, what="the ps to close the workers' sockets and end their threads")
         except AssertionError as e:  # (say what stayed: descriptors or threads, and how many)
-            raise AssertionError(f"{e}: settled {settled}, now {_ps_state(ps.pid)}, the ps's descriptors "
+            raise AssertionError(f"{e}: settled {settled} (threads {settled_threads}), now {_ps_state(ps.pid)} "
+                                 f"(threads {_thread_names(ps.pid)}), the ps's descriptors "
                                  f"{sorted(os.readlink(f'/proc/{ps.pid}/fd/{n}') for n in os.listdir(f'/proc/{ps.pid}/fd'))}"
                                  ) from None
         after = _ps_state(ps.pid)
