@@ -181,24 +181,12 @@ class BaseSession:
             raise RuntimeError("Attempted to use a closed Session.")
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
-        if isinstance(fetches, (Tensor, Operation)):
-            single = fetches
-            if single.graph is not self._graph:
-                raise ValueError(f"Fetch argument {single!r} is not an element of this graph.")
-            elements = (single,)
-            mapper = None
-        else:
-            mapper = _FetchMapper(self._graph, fetches)
-            elements = tuple(mapper.elements)
+        mapper, elements = self._fetch_elements(fetches)
         if feed_dict:
             feed_tensors, feed_values = self._feeds(feed_dict)
         else:
             feed_tensors, feed_values = (), []
-        timeout = None
-        if options is not None and getattr(options, "timeout_in_ms", 0):
-            timeout = options.timeout_in_ms / 1000.0
-        elif self._config.operation_timeout_in_ms:
-            timeout = self._config.operation_timeout_in_ms / 1000.0
+        timeout = self._timeout(options)
         trace = [] if run_metadata is not None and getattr(options, "trace_level", 0) else None
         if run_metadata is not None and hasattr(run_metadata, "Clear"):
             run_metadata.Clear()  # (a reused RunMetadata says only what this step did, as in TF)
@@ -247,13 +235,7 @@ class BaseSession:
         ``accept_options`` it also takes ``options=`` and ``run_metadata=`` keywords.
         """
         feed_list = list(feed_list or [])
-        if isinstance(fetches, (Tensor, Operation)):
-            if fetches.graph is not self._graph:
-                raise ValueError(f"Fetch argument {fetches!r} is not an element of this graph.")
-            mapper, elements = None, (fetches,)
-        else:
-            mapper = _FetchMapper(self._graph, fetches)
-            elements = tuple(mapper.elements)
+        mapper, elements = self._fetch_elements(fetches)
         simple = all(type(key) not in (SparseTensor, IndexedSlices) and not isinstance(key, tuple)
                      for key in feed_list)
         feed_tensors = tuple(self._feed_tensor(key) for key in feed_list) if simple else None
@@ -273,9 +255,8 @@ class BaseSession:
                 return self.run(fetches, dict(zip(feed_list, feed_values)) if feed_list else None,
                                 kwargs.get("options"), kwargs.get("run_metadata"))
             values = [_feed_value(t, v) for t, v in zip(feed_tensors, feed_values)]
-            timeout = self._config.operation_timeout_in_ms / 1000.0 if self._config.operation_timeout_in_ms else None
             try:
-                out = self._run_step(elements, feed_tensors, values, timeout)
+                out = self._run_step(elements, feed_tensors, values, self._timeout(None))
             except errors.OpError as e:
                 self._attach_op(e)
                 raise
@@ -304,6 +285,21 @@ class BaseSession:
             values.append(_feed_value(t, value))
             tensors.append(t)
         return tuple(tensors), values
+
+    def _fetch_elements(self, fetches) -> tuple:
+        """(the structure's mapper, or None for one Tensor or Operation; the graph elements to run)."""
+        if isinstance(fetches, (Tensor, Operation)):
+            if fetches.graph is not self._graph:
+                raise ValueError(f"Fetch argument {fetches!r} is not an element of this graph.")
+            return None, (fetches,)
+        mapper = _FetchMapper(self._graph, fetches)
+        return mapper, tuple(mapper.elements)
+
+    def _timeout(self, options) -> float | None:
+        """A step's deadline in seconds: the RunOptions', else the session's operation timeout."""
+        if options is not None and getattr(options, "timeout_in_ms", 0):
+            return options.timeout_in_ms / 1000.0
+        return self._config.operation_timeout_in_ms / 1000.0 if self._config.operation_timeout_in_ms else None
 
     def _feed_tensor(self, key) -> Tensor:
         """The tensor a feed_dict key names."""
