@@ -1,7 +1,7 @@
 """Files that TensorFlow wrote (tests/data/tensorflow, made by make_tf_files.py there with
-TensorFlow 2.21): checkpoints listed, read and restored by a TF 1.x program, any damage a
+TensorFlow 2.21, and make_tf_loops.py): checkpoints listed, read and restored by a TF 1.x program, any damage a
 DataLossError naming the file; SavedModels and meta graphs loaded, trained and saved again;
-frozen graphs of TF 1.x conds imported and run. The values are TensorFlow's (written in)."""
+frozen graphs of TF 1.x conds and loops imported and run. The values are TensorFlow's (written in)."""
 
 import os
 import shutil
@@ -272,9 +272,105 @@ def test_a_frozen_keras_model_switching_on_its_learning_phase_gives_tensorflows_
         np.testing.assert_allclose(training.sum(1), [1.0, 1.0], rtol=1e-6)  # (dropout and batch moments: a draw)
 
 
-def test_a_frozen_tf1_loop_is_refused_by_name():
-    with pytest.raises(tf.errors.UnimplementedError, match="tf.while_loop .*Enter, Exit"):
-        tf.import_graph_def(_graph_def("loop.pb"), name="")
+def _loops():
+    """loops.pb imported, and TensorFlow's feeds and outputs for it."""
+    tf.import_graph_def(_graph_def("loops.pb"), name="")
+    data = np.load(os.path.join(HERE, "loops.npz"))
+    feeds = {f"{k[5:]}:0": data[k] for k in data.files if k.startswith("feed_")}
+    return feeds, {k[4:]: data[k] for k in data.files if k.startswith("out_")}
+
+
+LOOP_OUTPUTS = {"count": "count_out", "nested": "nested_out", "switching": "switching_out", "capped": "capped_out",
+                "power": "power_out", "mapped": "mapped_out", "scanned": "scanned_out", "rnn": "rnn_out",
+                "rnn_c": "rnn_c", "rnn_h": "rnn_h"}
+
+
+def test_frozen_tf1_loops_import_as_while_ops_and_give_tensorflows_values():
+    feeds, want = _loops()
+    graph = tf.get_default_graph()
+    assert not [op for op in graph.get_operations() if op.type in (
+        "Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond")]
+    loops = sorted(op.name for op in graph.get_operations() if op.type == "While")
+    assert loops == ["capped", "count", "mapped/while", "maybe/grow", "nested", "nested/inner", "power", "rnn/while",
+                     "scanned/while", "switching"]
+    # nesting: a loop in a loop's body, a cond in a loop's body, a loop in a cond's branch
+    assert "nested/inner" in graph.get_operation_by_name("nested").get_attr("body").ops
+    assert "switching/pick" in graph.get_operation_by_name("switching").get_attr("body").ops
+    assert "maybe/grow" in graph.get_operation_by_name("maybe").get_attr("then_branch").ops
+    with tf.Session() as sess:
+        got = sess.run({k: f"{v}:0" for k, v in LOOP_OUTPUTS.items()}, dict(feeds, **{"p:0": True}))
+        for key, value in got.items():
+            np.testing.assert_allclose(value, want[key], rtol=1e-5, atol=1e-7, err_msg=key)
+        for p in (True, False):
+            got = sess.run("looped_in_cond_out:0", dict(feeds, **{"p:0": p}))
+            np.testing.assert_allclose(got, want[f"looped_in_cond_{p}"], rtol=1e-6)
+        # the loops run as often as their feeds say (none at all, here)
+        assert sess.run(["count_out:0", "nested_out:0"], {"n:0": 0}) == [0, 0.0]
+        np.testing.assert_allclose(sess.run("mapped_out:0", {"x:0": np.zeros((0, 3), np.float32)}), np.zeros(0))
+
+
+def test_an_imported_tf1_loop_is_differentiated_and_exported_again():
+    feeds, want = _loops()
+    graph = tf.get_default_graph()
+    x, y = graph.get_tensor_by_name("x64:0"), graph.get_tensor_by_name("power_out:0")
+    weights = np.array([1.0, 2.0, 3.0])
+    dx = tf.gradients(tf.reduce_sum(y * weights), x)[0]
+    x0 = feeds["x64:0"]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(y, {x: x0}), want["power"], rtol=1e-12)
+
+        def f(v):
+            return float(sess.run(y, {x: v}) @ weights)
+        eps = 1e-6
+        numeric = [(f(x0 + eps * e) - f(x0 - eps * e)) / (2 * eps) for e in np.eye(3)]
+        np.testing.assert_allclose(sess.run(dx, {x: x0}), numeric, rtol=1e-6)
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph.as_graph_def(), name="")  # (While nodes import as they are)
+        with tf.Session() as sess:
+            got = sess.run(["rnn_h:0", "nested_out:0"], {"seq:0": feeds["seq:0"], "lengths:0": feeds["lengths:0"],
+                                                         "n:0": feeds["n:0"]})
+        np.testing.assert_allclose(got[0], want["rnn_h"], rtol=1e-5, atol=1e-7)
+        assert got[1] == want["nested"]
+
+
+def test_a_tf1_training_graph_with_loops_and_their_gradient_loops_trains_as_tensorflow_trained():
+    # an LSTM by dynamic_rnn and a loop of a variable, differentiated by TF 1.x (gradient loops
+    # fed by stacks, TensorArray gradients), imported with its Saver, restored and trained
+    folder = os.path.join(HERE, "loops_train")
+    data = np.load(os.path.join(folder, "steps.npz"))
+    saver = tf.train.import_meta_graph(os.path.join(folder, "model.ckpt.meta"))
+    graph = tf.get_default_graph()
+    kinds = {op.type for op in graph.get_operations()}
+    assert {"While", "StackPushV2", "StackPopV2", "TensorArrayGradV3"} <= kinds and "Enter" not in kinds
+    feeds = {f"{k[5:]}:0": data[k] for k in data.files if k.startswith("feed_")}
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(folder, "model.ckpt"))
+        losses = [sess.run(["loss:0", "train"], feeds)[0] for _ in range(3)]
+        np.testing.assert_allclose(losses, data["losses"], rtol=1e-6)
+        for key in data.files:
+            if key.startswith("after_"):
+                np.testing.assert_allclose(sess.run(f"{key[6:]}:0"), data[key], rtol=1e-5, atol=1e-7, err_msg=key)
+
+
+def test_a_tf1_loop_that_adds_to_a_variable_through_a_ref_enter_gives_tensorflows_values():
+    tf.train.import_meta_graph(os.path.join(HERE, "loop_assign.meta"))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run("out:0", {"n:0": 3}) == 15.0  # (TensorFlow's values: 3 + 5 + 7, and v = 7)
+        assert sess.run("v:0") == 7.0
+
+
+def test_a_frozen_tf1_loop_that_does_not_pair_as_tf_while_loop_makes_is_refused_by_name():
+    graph_def = _graph_def("loop.pb")
+    assert tf.import_graph_def(graph_def, name="whole") is None
+    with tf.Session() as sess:
+        assert sess.run("whole/total:0", {"whole/n:0": 5}) == 10
+    kept = [node for node in graph_def.node if node.name != "loop/NextIteration_1"]
+    del graph_def.node[:]
+    graph_def.node.extend(kept)
+    with pytest.raises(tf.errors.UnimplementedError, match="node 'loop/Merge_1': a Merge of the loop 'loop/"
+                       "while_context' that does not join an Enter and a NextIteration"):
+        tf.import_graph_def(graph_def, name="broken")
 
 
 def test_a_checkpoint_of_tf1s_first_format_is_read_its_slices_assembled(ckpt):

@@ -170,6 +170,9 @@ _BY_NUMPY = {np.dtype(spec[1]): _BY_NAME[spec[0]] for spec in _SPECS}
 # A value of no fixed element type: what a loop keeps per iteration for its gradient (a
 # list of arrays) and a TensorArray's contents. It never comes from a NumPy array.
 variant = _BY_NAME["variant"] = DType("variant", np.object_, 21)
+# A handle to state a kernel keeps (TensorFlow's DT_RESOURCE): what the TensorArray ops of a
+# TensorFlow GraphDef pass between them. It never comes from a NumPy array either.
+resource = _BY_NAME["resource"] = DType("resource", np.object_, 20)
 _BY_ENUM = {d.as_datatype_enum: d for d in _BY_NAME.values()}
 _ALIASES = {"float": float32, "double": float64, "half": float16, "str": string,
             "bytes": string, "object": string}

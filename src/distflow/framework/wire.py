@@ -288,8 +288,8 @@ def graph_to_proto(operations, add_shapes: bool = False) -> pb.GraphDef:
     return graph_def
 
 
-# TensorFlow 1.x's control-flow primitives: conds are rewritten as If nodes on import
-# (functionalize.py); a GraphDef holding loops cannot be imported.
+# TensorFlow 1.x's control-flow primitives: conds and loops are rewritten as If and While
+# nodes on import (functionalize.py).
 TF1_CONTROL_FLOW_OPS = functionalize.LOOP_OPS | functionalize.COND_OPS
 
 
@@ -320,15 +320,8 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
     input_map = dict(input_map or {})
     nodes = {}
     kinds = {node.op for node in graph_def.node}
-    for node in graph_def.node:
-        if node.op in functionalize.LOOP_OPS:
-            raise errors.UnimplementedError(
-                None, None, f"node '{node.name}' is a {node.op}: TensorFlow 1.x's dataflow form of tf.while_loop "
-                "(Enter, Exit, NextIteration, LoopCond), which distflow does not run. distflow builds "
-                "tf.while_loop as a While op; rebuild the graph with distflow from the program's Python code "
-                "instead of importing TensorFlow's GraphDef.")
-    if kinds & functionalize.COND_OPS:  # (TF 1.x's conds: as If nodes)
-        graph_def = functionalize.functionalize_conds(graph_def)
+    if kinds & TF1_CONTROL_FLOW_OPS:  # (TF 1.x's conds and loops: as If and While nodes)
+        graph_def = functionalize.functionalize(graph_def)
     for node in graph_def.node:
         if not node.name or node.name in nodes:
             raise _bad(f"node name {node.name!r} is empty or repeated")

@@ -23,7 +23,7 @@ def _shown(value, summarize):
 
 
 @register_op("Assert", shape=lambda op: [], stateful=True)
-def _assert_kernel(xp, condition, *data, summarize, assertion):
+def _assert_kernel(xp, condition, *data, summarize=3, assertion=""):  # (TF's GraphDefs have no "assertion")
     if not bool(np.all(condition)):
         shown = " ".join(_shown(d, summarize) for d in data)
         raise errors.InvalidArgumentError(None, None, f"assertion failed: {shown}".rstrip()

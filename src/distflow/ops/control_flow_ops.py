@@ -18,6 +18,16 @@ def _no_op_kernel():
 not_differentiable("NoOp")
 
 
+# TF 1.x's gradient loops hold it: a NoOp that also runs where its inputs are dead. distflow's
+# graphs have no dead tensors (control flow is If and While ops), so it is a NoOp here.
+@register_op("ControlTrigger", shape=lambda op: [])
+def _control_trigger_kernel():
+    return None
+
+
+not_differentiable("ControlTrigger")
+
+
 def no_op(name=None) -> ops.Operation:
     return make_op("NoOp", [], None, name or "NoOp")
 

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from ..framework import dtypes, errors, ops
-from ..framework.registry import register_op
+from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import identity, shape, stack
 from .op_util import (add_rows_at, constant_shape, constant_value, known_axis, make_op, make_tensor, normalize_axis,
@@ -153,6 +153,29 @@ def _concat_shape(op):
 def _concat_kernel(xp, *values_and_axis):
     *values, axis = values_and_axis
     return xp.concatenate(values, axis=int(axis))
+
+
+@register_op("ConcatOffset", shape=lambda op: [t.shape for t in op.inputs[1:]],
+             dtype=lambda op: [t.dtype.base_dtype for t in op.inputs[1:]], list_output=True)
+def _concat_offset_kernel(concat_dim, *shapes):
+    """Where each of ``shapes`` starts in their concatenation along ``concat_dim`` (TF 1.x's
+    gradient of a concat holds it)."""
+    shapes = [np.asarray(s) for s in shapes]
+    rank = shapes[0].size
+    axis = int(concat_dim) % rank if rank else 0
+    offsets, total = [], 0
+    for i, shape in enumerate(shapes):
+        if shape.size != rank or any(shape[d] != shapes[0][d] for d in range(rank) if d != axis):
+            raise errors.InvalidArgumentError(None, None, f"ConcatOffset: input {i} should have shape "
+                                              f"{shapes[0].tolist()} except in dimension {axis}, got {shape.tolist()}")
+        offset = np.zeros_like(shape)
+        offset[axis] = total
+        total += int(shape[axis])
+        offsets.append(offset)
+    return tuple(offsets)
+
+
+not_differentiable("ConcatOffset")
 
 
 def concat(values, axis, name="concat") -> ops.Tensor:

@@ -86,9 +86,10 @@ DIFFERENT = {
                      "distflow differentiates `adjust_contrast`, `adjust_saturation` and `lu`, which TF does "
                      "not; like TF, the gradients of `sqrt`, `rsqrt` and `reciprocal` are 0 where none comes "
                      "in (`tf.where(x > 0, tf.sqrt(x), 0)` has no NaN gradient)",
-        "import_graph_def": "TF 1.x's conds (Switch, Merge) are rewritten as If ops; a GraphDef holding TF 1.x "
-                            "loops (Enter, Exit, NextIteration) is an UnimplementedError: rebuild it from the "
-                            "Python program",
+        "import_graph_def": "TF 1.x's conds (Switch, Merge) and loops (Enter, Merge, Switch, LoopCond, "
+                            "NextIteration, Exit) are rewritten as If and While ops; their TensorArray and stack "
+                            "ops run, but tf.gradients of an imported TensorArray op is not built (TF 1.x's own "
+                            "gradient ops, exported with the graph, run)",
     },
     "nn": {
         **{name: "the regions' boundaries are drawn by distflow's generator: TensorFlow's rules (lengths K or "
