@@ -207,3 +207,25 @@ def batch(rows: int, features: int, classes: int, seed: int = 0):
     """(inputs, labels) of random float32 features and int64 labels."""
     rng = np.random.default_rng(seed)
     return rng.standard_normal((rows, features)).astype(np.float32), rng.integers(0, classes, rows)
+
+
+def tf1_loops_on_gpu(tf):
+    """TensorFlow's frozen graph of TF 1.x loops (tests/data/tensorflow/loops.pb: while_loop,
+    nested loops, a cond in a loop, map_fn, scan and dynamic_rnn) imported under
+    ``tf.device('/gpu:0')`` and run with soft placement; checked against TensorFlow's outputs.
+    Returns the graph, to see where its ops ran."""
+    import os
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tensorflow")
+    data = np.load(os.path.join(folder, "loops.npz"))
+    feeds = {f"{k[5:]}:0": data[k] for k in data.files if k.startswith("feed_")}
+    with open(os.path.join(folder, "loops.pb"), "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    with tf.device("/gpu:0"):
+        tf.import_graph_def(graph_def, name="")
+    outputs = {"nested": "nested_out", "switching": "switching_out", "power": "power_out", "mapped": "mapped_out",
+               "scanned": "scanned_out", "rnn_h": "rnn_h"}
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        got = sess.run({k: f"{v}:0" for k, v in outputs.items()}, dict(feeds, **{"p:0": True}))
+    for key, value in got.items():
+        np.testing.assert_allclose(value, data[f"out_{key}"], rtol=1e-5, atol=1e-7, err_msg=key)
+    return tf.get_default_graph()

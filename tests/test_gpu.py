@@ -53,6 +53,12 @@ def test_ops_are_placed_on_the_physical_gpu_and_variables_live_there(capsys):
     assert "MatMul): /job:localhost/replica:0/task:0/device:GPU:0 (" in capsys.readouterr().err
 
 
+def test_a_frozen_tf1_graph_with_loops_runs_on_the_gpu_as_tensorflow_ran_it():
+    tf.reset_default_graph()
+    graph = gpu_cases.tf1_loops_on_gpu(tf)
+    assert graph.get_operation_by_name("rnn/while/lstm_cell/MatMul")._assigned_device.endswith("GPU:0")
+
+
 def test_random_ops_give_the_same_numbers_on_either_device():
     def draw(device):
         tf.reset_default_graph()

@@ -336,6 +336,14 @@ def test_a_model_trained_on_the_device_matches_the_cpu_and_saves_from_device_mem
         np.testing.assert_array_equal(r, g)
 
 
+def test_a_frozen_tf1_graph_with_loops_runs_on_the_device_its_tensorarrays_on_the_cpu(fake):
+    graph = gpu_cases.tf1_loops_on_gpu(tf)
+    assert graph.get_operation_by_name("rnn/while")._assigned_device.endswith("GPU:0")
+    assert graph.get_operation_by_name("rnn/while/lstm_cell/MatMul")._assigned_device.endswith("GPU:0")
+    assert graph.get_operation_by_name("rnn/TensorArray")._assigned_device.endswith("CPU:0")
+    assert fake.uploads and fake.downloads
+
+
 # -- whole-step replay --------------------------------------------------------------
 
 def _train(batches, config=None):
