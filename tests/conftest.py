@@ -56,6 +56,7 @@ def assert_oracle(got, want, rtol=1e-6, atol=1e-6):
 # Op types whose registered gradient refuses to differentiate (a LookupError saying what to
 # use instead): no check can reach them, and each is listed with its reason.
 GRADIENT_REFUSED = {
+    "PreventGradient": "TensorFlow's op whose gradient is an error by definition (its message)",
     "TensorListConcat": "TensorArray.concat's gradient is refused: use stack",
     "TensorListSplit": "TensorArray.split's gradient is refused: use unstack",
     # (not a derivative: the function is a staircase, so central differences cannot check it)

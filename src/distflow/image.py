@@ -13,7 +13,7 @@ from ._namespace import missing
 from .framework import dtypes, errors
 from .framework import ops
 from .framework.registry import register_gradient, register_op
-from .framework.tensor_shape import TensorShape
+from .framework.tensor_shape import TensorShape, unknown_shape
 from .ops import array_ops, conv_ops, convolution_ops, manip_ops, math_ops, random_ops, reduction_ops, segment_ops, slicing_ops
 from .ops.image_ops import (crop_and_resize, decode_bmp, decode_image, decode_jpeg, decode_png,  # noqa: F401
                             draw_bounding_boxes, encode_png, hsv_to_rgb, non_max_suppression,
@@ -295,6 +295,17 @@ def _resize_grad_kernel(xp, grad, original, *, method, align_corners, half_pixel
                                   half_pixel_centers)
     g = np.einsum("iy,nijc->nyjc", rows, grad.astype(np.float64), optimize=True)
     return np.einsum("jx,nyjc->nyxc", cols, g, optimize=True).astype(original.dtype)
+
+
+@register_op("ResizeNearestNeighborGrad", shape=lambda op: unknown_shape())
+def _resize_nearest_grad_kernel(xp, grads, size, *, align_corners=False, half_pixel_centers=False):
+    """TensorFlow's gradient op of a nearest-neighbour resize (in its training graphs): each
+    pixel's gradient goes to the pixel of an image of ``size`` it was read from."""
+    h, w = (int(v) for v in size)
+    rows, cols = _resize_matrices((grads.shape[0], h, w), grads.shape[1], grads.shape[2],
+                                  ResizeMethod.NEAREST_NEIGHBOR, align_corners, half_pixel_centers)
+    g = np.einsum("iy,nijc->nyjc", rows, grads.astype(np.float64), optimize=True)
+    return np.einsum("jx,nyjc->nyxc", cols, g, optimize=True).astype(grads.dtype)
 
 
 @register_gradient("ResizeImage")

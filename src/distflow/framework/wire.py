@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import dtypes, errors, functionalize
+from . import dtypes, errors, functionalize, op_upgrades
 from .function_body import FuncBody
 from .registry import is_registered
 from .tensor_shape import TensorShape
@@ -322,6 +322,7 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
     kinds = {node.op for node in graph_def.node}
     if kinds & TF1_CONTROL_FLOW_OPS:  # (TF 1.x's conds and loops: as If and While nodes)
         graph_def = functionalize.functionalize(graph_def)
+    graph_def = op_upgrades.upgrade(graph_def, tensor_to_proto, tensor_from_proto)  # (TensorFlow's older names)
     for node in graph_def.node:
         if not node.name or node.name in nodes:
             raise _bad(f"node name {node.name!r} is empty or repeated")

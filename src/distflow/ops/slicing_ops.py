@@ -387,17 +387,39 @@ def _strided_slice_shape(op):
     if x.shape.ndims is None or any(v is None for v in values):
         return TensorShape(None)
     index = _python_index(*values, *(op._attr(m) for m in SLICE_MASKS))
-    dims = x.shape.as_list()
-    # Index a zero-strided dummy twice, with two stand-ins for unknown dimensions:
-    # output dimensions that differ between the two depend on an unknown one.
-    shapes = []
-    for stand_in in (1_000_003, 1_000_033):
-        dummy = np.broadcast_to(np.zeros((), np.int8), [stand_in if d is None else d for d in dims])
-        try:
-            shapes.append(dummy[index].shape)
-        except IndexError as e:
-            raise ValueError(f"slice index out of bounds: {e}") from None
-    return TensorShape([a if a == b else None for a, b in zip(*shapes)])
+    return TensorShape(_sliced_dims(x.shape.as_list(), index))
+
+
+def _sliced_dims(dims: list, index: tuple) -> list:
+    """The dimensions of ``x[index]`` for an ``x`` of ``dims`` (None: unknown), axis by axis.
+    An unknown dimension is sliced twice, with two stand-ins: where the results differ, the
+    output dimension depends on it."""
+    if index.count(Ellipsis) > 1:
+        raise ValueError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for item in index if item is not None and item is not Ellipsis)
+    if consumed > len(dims):
+        raise ValueError(f"slice index out of bounds: too many indices ({consumed}) for a tensor of rank {len(dims)}")
+    expanded = []
+    for item in index:
+        expanded.extend([builtins.slice(None)] * (len(dims) - consumed) if item is Ellipsis else [item])
+    if Ellipsis not in index:
+        expanded.extend([builtins.slice(None)] * (len(dims) - consumed))
+    out, axis = [], 0
+    for item in expanded:
+        if item is None:
+            out.append(1)
+            continue
+        d, axis = dims[axis], axis + 1
+        if isinstance(item, builtins.slice):
+            if d is None:
+                a, b = (len(range(*item.indices(stand_in))) for stand_in in (1_000_003, 1_000_033))
+                out.append(a if a == b else None)
+            else:
+                out.append(len(range(*item.indices(d))))
+        elif d is not None and not -d <= item < d:
+            raise ValueError(f"slice index out of bounds: index {item} is out of bounds for axis {axis - 1} "
+                             f"with size {d}")
+    return out
 
 
 @register_op("StridedSlice", shape=_strided_slice_shape)

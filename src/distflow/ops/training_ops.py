@@ -132,6 +132,17 @@ def _apply_adagrad(xp, var, accum, lr, grad, *, use_locking=False):
     return var
 
 
+@_apply("ApplyAdagradV2", (0, 1))
+def _apply_adagrad_v2(xp, var, accum, lr, epsilon, grad, *, use_locking=False, update_slots=True):
+    """Adagrad with epsilon in the denominator (TensorFlow's Keras Adagrad)."""
+    with locked(var, use_locking):
+        w, a = checked_value(var, grad, "ApplyAdagradV2"), accum.read()
+        if update_slots:
+            a += grad * grad
+        w -= lr * grad / (xp.sqrt(a) + epsilon)
+    return var
+
+
 @_apply("ApplyRMSProp", (0, 1, 2))
 def _apply_rms_prop(xp, var, ms, mom, lr, rho, momentum, epsilon, grad, *, use_locking=False):
     with locked(var, use_locking):

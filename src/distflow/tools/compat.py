@@ -89,7 +89,11 @@ DIFFERENT = {
         "import_graph_def": "TF 1.x's conds (Switch, Merge) and loops (Enter, Merge, Switch, LoopCond, "
                             "NextIteration, Exit) are rewritten as If and While ops; their TensorArray and stack "
                             "ops run, but tf.gradients of an imported TensorArray op is not built (TF 1.x's own "
-                            "gradient ops, exported with the graph, run)",
+                            "gradient ops, exported with the graph, run). TensorFlow's older op names (Add, Concat, "
+                            "TopK, ...) are rewritten as the ops that replaced them, and its op types for what "
+                            "distflow composes (FusedBatchNormV3, Selu, SegmentSum, ResizeBilinear, ...) and its "
+                            "gradient ops (SqrtGrad, BroadcastGradientArgs, ShapeN, ...) run; tf.gradients does "
+                            "not differentiate those op types. Resource variables (VarHandleOp) are not imported",
     },
     "nn": {
         **{name: "the regions' boundaries are drawn by distflow's generator: TensorFlow's rules (lengths K or "

@@ -1,0 +1,250 @@
+"""TensorFlow's older or other names for ops distflow runs, rewritten when a GraphDef is imported.
+
+A GraphDef that TensorFlow wrote may hold an op under a name TensorFlow has since replaced
+(``Add`` before ``AddV2``, ``Concat`` before ``ConcatV2``, ``TopK`` with ``k`` an attr), or
+under a name of its own for what distflow builds from one general op (``ResizeBilinear``
+for ``ResizeImage`` with its method, ``FusedBatchNorm`` before ``FusedBatchNormV3``). Each
+such node becomes the op distflow registers, under the node's own name, so that every
+reader, kernel (on every device), gradient and rewrite of that op applies. An attr that the
+newer op takes as an input becomes a constant node named ``<node>/<input>``. A node that
+cannot be rewritten (``Reverse`` whose dims are computed, a diagonal op with a band ``k``)
+is an UnimplementedError naming it.
+
+Re-exported, such a graph holds the newer names, which TensorFlow reads too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes, errors
+from ..protos import distflow_pb2 as pb
+
+_FLOATING = {dtypes.as_dtype(t).as_datatype_enum for t in ("float16", "float32", "float64", "complex64", "complex128")}
+_RESIZE_METHODS = {"ResizeBilinear": 0, "ResizeNearestNeighbor": 1, "ResizeBicubic": 2, "ResizeArea": 3}
+
+
+def _refused(node: pb.NodeDef, why: str) -> errors.UnimplementedError:
+    return errors.UnimplementedError(None, None, f"node '{node.name}' ({node.op}): {why}")
+
+
+class _Upgrader:
+    def __init__(self, graph_def: pb.GraphDef, tensor_to_proto, tensor_from_proto):
+        self.tensor_to_proto, self.tensor_from_proto = tensor_to_proto, tensor_from_proto
+        self.by_name = {n.name: n for n in graph_def.node}
+        self.added: list[pb.NodeDef] = []
+        self.function_of = {}  # node -> the FunctionBody (of an If or While node) listing it
+        for node in graph_def.node:
+            for value in node.attr.values():
+                if value.WhichOneof("value") == "function_body":
+                    for name in value.function_body.op:
+                        self.function_of[name] = value.function_body
+
+    def constant(self, node: pb.NodeDef, what: str, value) -> str:
+        """A new Const node ``<node>/<what>`` holding ``value``, in the function ``node`` is in
+        (if any); its tensor's name."""
+        const = pb.NodeDef(name=f"{node.name}/{what}", op="Const", device=node.device)
+        array = np.asarray(value)
+        const.attr["dtype"].type = dtypes.as_dtype(array.dtype).as_datatype_enum
+        const.attr["value"].tensor.CopyFrom(self.tensor_to_proto(array))
+        self.added.append(const)
+        body = self.function_of.get(node.name)
+        if body is not None:  # (listed just before the node it feeds)
+            names = list(body.op)
+            names.insert(names.index(node.name), const.name)
+            del body.op[:]
+            body.op.extend(names)
+            self.function_of[const.name] = body
+        return f"{const.name}:0"
+
+    def constant_value(self, node: pb.NodeDef, index: int):
+        """The value of input ``index`` of ``node`` where it is a Const node's, else None."""
+        text = node.input[index]
+        source = self.by_name.get(text.split(":")[0])
+        if source is None or source.op != "Const" or (":" in text and not text.endswith(":0")):
+            return None
+        return self.tensor_from_proto(source.attr["value"].tensor)
+
+
+def _renamed(new_type: str, drop=()):
+    def upgrade(node, up):
+        node.op = new_type
+        for key in drop:
+            if key in node.attr:
+                del node.attr[key]
+    return upgrade
+
+
+def _div(node, up):
+    node.op = "RealDiv" if node.attr["T"].type in _FLOATING else "TruncateDiv"
+
+
+def _gather(node, up):
+    data = [t for t in node.input if not t.startswith("^")]
+    control = [t for t in node.input if t.startswith("^")]
+    axis = up.constant(node, "axis", np.int32(0))
+    del node.input[:]
+    node.input.extend(data + [axis] + control)
+    node.op = "GatherV2"
+    node.attr["Taxis"].type = dtypes.int32.as_datatype_enum
+    if "validate_indices" in node.attr:
+        del node.attr["validate_indices"]
+
+
+def _concat(node, up):
+    data = [t for t in node.input if not t.startswith("^")]
+    control = [t for t in node.input if t.startswith("^")]
+    del node.input[:]
+    node.input.extend(data[1:] + data[:1] + control)
+    node.op = "ConcatV2"
+    node.attr["Tidx"].type = dtypes.int32.as_datatype_enum
+
+
+def _attr_to_input(new_type: str, attr: str, input_name: str, dtype_of=None, drop=()):
+    """``new_type`` taking attr ``attr`` as its last data input (a constant)."""
+    def upgrade(node, up):
+        data = [t for t in node.input if not t.startswith("^")]
+        control = [t for t in node.input if t.startswith("^")]
+        dtype = dtypes.as_dtype(node.attr[dtype_of].type).as_numpy_dtype if dtype_of else np.int32
+        value = up.constant(node, input_name, np.asarray(node.attr[attr].i, dtype))
+        del node.input[:]
+        node.input.extend(data + [value] + control)
+        node.op = new_type
+        for key in (attr,) + tuple(drop):
+            if key in node.attr:
+                del node.attr[key]
+    return upgrade
+
+
+def _reverse(node, up):
+    dims = up.constant_value(node, 1)
+    if dims is None:
+        raise _refused(node, "its dims are computed; distflow takes them only as a constant (ReverseV2 takes axes)")
+    axis = up.constant(node, "axis", np.flatnonzero(np.asarray(dims)).astype(np.int32))
+    node.input[1] = axis
+    node.op = "ReverseV2"
+    node.attr["Tidx"].type = dtypes.int32.as_datatype_enum
+
+
+def _max_pool_v2(new_type: str, first_window_input: int):
+    def upgrade(node, up):
+        windows = [up.constant_value(node, first_window_input + k) for k in (0, 1)]
+        if any(w is None for w in windows):
+            raise _refused(node, "its ksize or strides are computed; distflow takes them only as constants")
+        data = [t for t in node.input if not t.startswith("^")][:first_window_input]
+        control = [t for t in node.input if t.startswith("^")]
+        del node.input[:]
+        node.input.extend(data + control)
+        node.op = new_type
+        node.attr["ksize"].list.i.extend([int(v) for v in windows[0]])
+        node.attr["strides"].list.i.extend([int(v) for v in windows[1]])
+    return upgrade
+
+
+def _ftrl(new_type: str, before: int):
+    """ApplyFtrl and SparseApplyFtrl: their V2 with an l2_shrinkage of 0."""
+    def upgrade(node, up):
+        data = [t for t in node.input if not t.startswith("^")]
+        control = [t for t in node.input if t.startswith("^")]
+        zero = up.constant(node, "l2_shrinkage", np.zeros((), dtypes.as_dtype(node.attr["T"].type).as_numpy_dtype))
+        del node.input[:]
+        node.input.extend(data[:before] + [zero] + data[before:] + control)
+        node.op = new_type
+    return upgrade
+
+
+def _band(new_type: str, k_input: int, defaults: dict):
+    """MatrixDiagV3 and its kin: the main diagonal only (``k`` 0, default sizes and padding)."""
+    def upgrade(node, up):
+        k = up.constant_value(node, k_input)
+        if k is None or np.any(np.asarray(k) != 0):
+            raise _refused(node, "distflow takes the main diagonal only (k = 0, a constant)")
+        for index, want in defaults.items():
+            value = up.constant_value(node, index)
+            if value is None or np.any(np.asarray(value) != want):
+                raise _refused(node, f"input {index} must be the constant {want} (the main diagonal's default)")
+        data = [t for t in node.input if not t.startswith("^")][:k_input]
+        control = [t for t in node.input if t.startswith("^")]
+        del node.input[:]
+        node.input.extend(data + control)
+        node.op = new_type
+        if "align" in node.attr:
+            del node.attr["align"]
+    return upgrade
+
+
+def _resize(node, up):
+    method = _RESIZE_METHODS[node.op]
+    node.op = "ResizeImage"
+    node.attr["method"].i = method
+    node.attr["align_corners"].b = node.attr["align_corners"].b
+    if method == 3 and "half_pixel_centers" in node.attr:
+        del node.attr["half_pixel_centers"]
+    if "T" in node.attr:
+        del node.attr["T"]
+
+
+def _resize_grad(node, up):
+    node.op = "ResizeImageGrad"
+    node.attr["method"].i = 0
+    node.attr["align_corners"].b = node.attr["align_corners"].b
+    if "T" in node.attr:
+        del node.attr["T"]
+
+
+UPGRADES = {
+    "Add": _renamed("AddV2"),
+    "BiasAddV1": _renamed("BiasAdd"),
+    "Div": _div,
+    "Mod": _renamed("TruncateMod"),
+    "Inv": _renamed("Reciprocal"),
+    "InvGrad": _renamed("ReciprocalGrad"),
+    "PlaceholderV2": _renamed("Placeholder"),
+    "RefIdentity": _renamed("Identity"),
+    "GuaranteeConst": _renamed("Identity"),
+    "CheckNumericsV2": _renamed("CheckNumerics"),
+    "Unique": _renamed("UniqueWithCounts"),
+    "Gather": _gather,
+    "Concat": _concat,
+    "TopK": _attr_to_input("TopKV2", "k", "k"),
+    "InTopK": _attr_to_input("InTopKV2", "k", "k", dtype_of="T"),
+    "Reverse": _reverse,
+    "MaxPoolV2": _max_pool_v2("MaxPool", 1),
+    "MaxPoolGradV2": _max_pool_v2("MaxPoolGrad", 3),
+    "ApplyFtrl": _ftrl("ApplyFtrlV2", 7),
+    "SparseApplyFtrl": _ftrl("SparseApplyFtrlV2", 8),
+    "MatrixDiagV2": _band("MatrixDiag", 1, {2: -1, 3: -1, 4: 0}),
+    "MatrixDiagV3": _band("MatrixDiag", 1, {2: -1, 3: -1, 4: 0}),
+    "MatrixSetDiagV2": _band("MatrixSetDiag", 2, {}),
+    "MatrixSetDiagV3": _band("MatrixSetDiag", 2, {}),
+    "MatrixDiagPartV2": _band("MatrixDiagPart", 1, {2: 0}),
+    "MatrixDiagPartV3": _band("MatrixDiagPart", 1, {2: 0}),
+    "ResizeBilinear": _resize,
+    "ResizeNearestNeighbor": _resize,
+    "ResizeBicubic": _resize,
+    "ResizeArea": _resize,
+    "ResizeBilinearGrad": _resize_grad,
+}
+
+
+def upgrade(graph_def: pb.GraphDef, tensor_to_proto, tensor_from_proto) -> pb.GraphDef:
+    """``graph_def`` with the nodes of UPGRADES rewritten (a new GraphDef; the argument is
+    unchanged), or ``graph_def`` itself where it holds none. The two functions convert
+    between arrays and TensorProtos (wire.py's)."""
+    if not any(node.op in UPGRADES for node in graph_def.node):
+        return graph_def
+    out = pb.GraphDef()
+    out.CopyFrom(graph_def)
+    up = _Upgrader(out, tensor_to_proto, tensor_from_proto)
+    for node in out.node:
+        rewrite = UPGRADES.get(node.op)
+        if rewrite is not None:
+            rewrite(node, up)
+    taken = set(up.by_name)
+    for const in up.added:
+        if const.name in taken:
+            raise errors.InvalidArgumentError(None, None, f"Cannot rewrite TensorFlow's older ops: the graph already "
+                                              f"has a node named '{const.name}'")
+        taken.add(const.name)
+    out.node.extend(up.added)
+    return out
