@@ -8,4 +8,5 @@ registers them.
 
 from . import (array_grad, array_ops, control_flow_ops, control_flow_v2, conv_ops, function_ops,  # noqa: F401
                functional_ops, gradients_impl, init_ops, list_ops, math_grad, math_ops, nn_ops, random_ops,
-               stack_ops, state_ops, tensor_array_ops, tensor_array_v3, tf_graph_ops, training_ops, variable_scope)
+               resource_variable_ops, stack_ops, state_ops, tensor_array_ops, tensor_array_v3, tf_graph_ops,
+               training_ops, variable_scope)

@@ -25,9 +25,11 @@ def _as_list(x) -> list:
 
 
 def differentiable(t: ops.Tensor) -> bool:
-    """Whether gradients flow through ``t``: floating, complex, or a TensorArray's list."""
+    """Whether gradients flow through ``t``: floating, complex, a TensorArray's list, or the
+    handle of a resource variable (the gradient of its reads, as TensorFlow's)."""
     dtype = t.dtype.base_dtype
-    return dtype.is_floating or dtype.is_complex or dtype == dtypes.variant
+    return dtype.is_floating or dtype.is_complex or dtype == dtypes.variant or (
+        dtype == dtypes.resource and t.op.type == "VarHandleOp")
 
 
 class AggregationMethod:

@@ -176,6 +176,10 @@ for _t in ("Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "Initial
 
 
 def variable_ref(ref) -> ops.Tensor:
+    if isinstance(ref, ImportedResourceVariable):
+        raise TypeError(f"'{ref.name}' is a resource variable (TensorFlow's, imported): distflow's assign, scatter "
+                        "and optimizer ops take reference variables; use its own assign methods, or the train ops "
+                        "its graph came with")
     if isinstance(ref, Variable):
         return ref._variable
     if isinstance(ref, ops.Tensor) and ref.dtype.is_ref_dtype:
@@ -331,7 +335,8 @@ class Variable(metaclass=_VariableMeta):
         def full(name):
             return f"{import_scope}/{name}" if import_scope else name
 
-        var = cls.__new__(cls)
+        var = (ImportedResourceVariable if variable_def.is_resource else cls).__new__(
+            ImportedResourceVariable if variable_def.is_resource else cls)
         var._variable = graph.as_graph_element(full(variable_def.variable_name))
         var._initializer_op = graph.as_graph_element(full(variable_def.initializer_name))
         var._snapshot = graph.as_graph_element(full(variable_def.snapshot_name))
@@ -454,6 +459,68 @@ class Variable(metaclass=_VariableMeta):
 
     def __bool__(self):
         raise TypeError("Using a tf.Variable as a Python `bool` is not allowed.")
+
+
+class ImportedResourceVariable(Variable):
+    """A resource variable of a graph TensorFlow wrote (a VariableDef with ``is_resource``),
+    as import_meta_graph finds it: its handle is a VarHandleOp's ``resource`` tensor, its
+    value a ReadVariableOp, its updates AssignVariableOp and its kin (resource_variable_ops.py);
+    ``tf.gradients`` with respect to it sums the gradients of all its reads. distflow's own
+    variables are TF 1.x's reference variables, which distflow's optimizers update: a graph of
+    resource variables trains with the train ops it came with."""
+
+    def _as_graph_element(self) -> ops.Tensor:
+        return self._snapshot
+
+    def _ref(self) -> ops.Tensor:
+        return self._variable  # (its handle: what tf.gradients differentiates with respect to)
+
+    def _handle_op(self, op_type: str, inputs=(), attrs=None, name=None) -> ops.Operation:
+        return self.graph.create_op(op_type, [self._variable, *inputs], attrs or {}, name=name or op_type)
+
+    def value(self) -> ops.Tensor:
+        return self._snapshot
+
+    def read_value(self) -> ops.Tensor:
+        return self._handle_op("ReadVariableOp", attrs={"dtype": self.dtype}, name="Read").outputs[0]
+
+    def initialized_value(self) -> ops.Tensor:
+        raise NotImplementedError(f"initialized_value of '{self.name}', a resource variable TensorFlow wrote: "
+                                  "run its initializer first, then read it")
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._variable.op._attr("dtype")
+
+    @property
+    def shape(self) -> TensorShape:
+        return as_shape(self._variable.op._attr("shape"))
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def _updated(self, op_type: str, value, name, read_value):
+        value = ops.convert_to_tensor(value, dtype=self.dtype)
+        update = self._handle_op(op_type, [value], {"dtype": self.dtype}, name)
+        if not read_value:
+            return update
+        with self.graph.control_dependencies([update]):
+            return self.read_value()
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        return self._updated("AssignVariableOp", value, name, read_value)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        return self._updated("AssignAddVariableOp", delta, name, read_value)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        return self._updated("AssignSubVariableOp", delta, name, read_value)
+
+    def count_up_to(self, limit):
+        raise NotImplementedError(f"count_up_to of '{self.name}', a resource variable TensorFlow wrote")
+
+    def eval(self, session=None):
+        return self._snapshot.eval(session=session)
 
 
 def _guard_uninitialized_reads(initial_value: ops.Tensor) -> ops.Tensor:

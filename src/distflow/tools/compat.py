@@ -93,7 +93,9 @@ DIFFERENT = {
                             "TopK, ...) are rewritten as the ops that replaced them, and its op types for what "
                             "distflow composes (FusedBatchNormV3, Selu, SegmentSum, ResizeBilinear, ...) and its "
                             "gradient ops (SqrtGrad, BroadcastGradientArgs, ShapeN, ...) run; tf.gradients does "
-                            "not differentiate those op types. Resource variables (VarHandleOp) are not imported",
+                            "not differentiate those op types. Resource variables (VarHandleOp and the ops on its "
+                            "handle) import, restore, train by their graph's ResourceApply ops and save, and "
+                            "tf.gradients takes them; distflow's own optimizers and tf.assign do not update them",
     },
     "nn": {
         **{name: "the regions' boundaries are drawn by distflow's generator: TensorFlow's rules (lengths K or "

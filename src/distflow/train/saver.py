@@ -428,7 +428,10 @@ class Saver:
                         assigns += v.restore_ops(value)
                         continue
                     for target in getattr(v, "components", (v,)):  # (a mirrored variable: every copy)
-                        assigns.append(state_ops.assign(target, value, validate_shape=True).op)
+                        if isinstance(target, state_ops.ImportedResourceVariable):  # (TensorFlow's, by handle)
+                            assigns.append(target.assign(value, read_value=False))
+                        else:
+                            assigns.append(state_ops.assign(target, value, validate_shape=True).op)
             with ops.control_dependencies(saves):
                 if self._sharded:
                     saves = [io_ops.merge_v2_checkpoints(self.filename_tensor, num_shards)]

@@ -1,0 +1,146 @@
+"""Resource variables of a graph TensorFlow wrote (tests/data/tensorflow/resource, made by
+make_tf_resource.py there with TensorFlow 2.21): imported, restored, differentiated, trained by
+its own ResourceApply ops and saved, each against TensorFlow's figures."""
+
+import os
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from distflow.framework import ops
+
+FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tensorflow", "resource")
+DATA = np.load(os.path.join(FOLDER, "steps.npz"))
+FEEDS = {f"{k[5:]}:0": DATA[k] for k in DATA.files if k.startswith("feed_")}
+
+
+def _imported():
+    saver = tf.train.import_meta_graph(os.path.join(FOLDER, "model.ckpt.meta"))
+    return saver, {v.op.name: v for v in tf.global_variables()}
+
+
+def test_a_graph_of_resource_variables_restores_and_trains_as_tensorflow_did(tmp_path):
+    saver, variables = _imported()
+    kinds = {op.type for op in tf.get_default_graph().get_operations()}
+    assert {"VarHandleOp", "ResourceGather", "ResourceApplyAdam", "ResourceSparseApplyMomentum",
+            "ResourceScatterAdd"} <= kinds
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(FOLDER, "model.ckpt"))
+        losses = [sess.run(["loss:0", "train"], FEEDS)[0] for _ in range(3)]
+        np.testing.assert_allclose(losses, DATA["losses"], rtol=1e-6)
+        for key in DATA.files:
+            if key.startswith("after_"):
+                np.testing.assert_allclose(sess.run(variables[key[6:]]), DATA[key], rtol=1e-5, atol=1e-7,
+                                           err_msg=key)
+        # TensorFlow's Saver nodes save them, and restore them into a fresh session
+        path = saver.save(sess, str(tmp_path / "model.ckpt"))
+        trained = sess.run(variables["model/w1"])
+    with tf.Session() as sess:
+        saver.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(variables["model/w1"]), trained)
+    # and distflow's own Saver does too (reading and assigning them through their handles)
+    own = tf.train.Saver([variables["model/w1"], variables["model/embedding"]])
+    with tf.Session() as sess:
+        saver.restore(sess, path)
+        own_path = own.save(sess, str(tmp_path / "own.ckpt"))
+        sess.run(variables["model/w1"].assign(np.zeros((12, 6), np.float32)))
+        own.restore(sess, own_path)
+        np.testing.assert_array_equal(sess.run(variables["model/w1"]), trained)
+
+
+def test_gradients_with_respect_to_resource_variables_are_tensorflows():
+    _, variables = _imported()
+    names = [k[5:] for k in DATA.files if k.startswith("grad_")]
+    grads = tf.gradients(tf.get_default_graph().get_tensor_by_name("loss:0"), [variables[n] for n in names])
+    with tf.Session() as sess:
+        tf.train.Saver().restore(sess, os.path.join(FOLDER, "model.ckpt"))
+        got = sess.run([tf.convert_to_tensor(g) for g in grads], FEEDS)  # (the embedding's: IndexedSlices)
+    assert isinstance(grads[names.index("model/embedding")], tf.IndexedSlices)
+    for name, value in zip(names, got):
+        np.testing.assert_allclose(value, DATA[f"grad_{name}"], rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_an_imported_resource_variable_assigns_through_its_handle_and_refuses_reference_ops():
+    _, variables = _imported()
+    scale = variables["model/scale"]
+    assert scale.dtype == tf.float32 and scale.shape.as_list() == []
+    with tf.Session() as sess:
+        sess.run(scale.initializer)
+        assert sess.run(scale.assign_add(2.0)) == 3.5
+        assert sess.run(scale.assign_sub(0.5)) == 3.0
+        sess.run(scale.assign(7.0, read_value=False))
+        assert sess.run(scale) == 7.0
+    with pytest.raises(TypeError, match="'model/scale:0' is a resource variable .* use its own assign methods"):
+        tf.assign(scale, 1.0)
+
+
+def test_the_ops_on_a_handle_fail_with_tensorflows_checks():
+    graph = ops.get_default_graph()
+    handle = graph.create_op("VarHandleOp", [], {"dtype": tf.float32, "shape": tf.TensorShape([3, 2]),
+                                                 "shared_name": "table", "container": ""}).outputs[0]
+    read = graph.create_op("ReadVariableOp", [handle], {"dtype": tf.float32}).outputs[0]
+    assert read.shape.as_list() == [3, 2]
+    assign = graph.create_op("AssignVariableOp", [handle, tf.constant(np.arange(6.0, dtype=np.float32).reshape(3, 2))],
+                             {"dtype": tf.float32})
+    gather = graph.create_op("ResourceGather", [handle, tf.constant([2, 5])], {"dtype": tf.float32}).outputs[0]
+    wrong = graph.create_op("AssignVariableOp", [handle, tf.constant([1, 2])], {"dtype": tf.int32})
+    initialized = graph.create_op("VarIsInitializedOp", [handle], {}).outputs[0]
+    with tf.Session() as sess:
+        assert not sess.run(initialized)
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value table"):
+            sess.run(read)
+        sess.run(assign)
+        assert sess.run(initialized)
+        np.testing.assert_array_equal(sess.run(read), np.arange(6.0).reshape(3, 2))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"variable 'table': indices\[...\] = 5 is not in "
+                                                                 r"\[0, 3\)"):
+            sess.run(gather)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="variable 'table' holds float32, and a int32 value"):
+            sess.run(wrong)
+
+
+def test_keras_momentum_on_a_handle_is_numpys_formula():
+    graph = ops.get_default_graph()
+
+    def variable(name, value):
+        handle = graph.create_op("VarHandleOp", [], {"dtype": tf.float64, "shape": tf.TensorShape(value.shape),
+                                                     "shared_name": name, "container": ""}).outputs[0]
+        return handle, graph.create_op("AssignVariableOp", [handle, tf.constant(value)], {"dtype": tf.float64})
+
+    w0, a0 = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), np.array([[0.5, 0.5], [0.0, 1.0], [2.0, 0.0]])
+    grad = np.array([[0.1, -0.2], [0.3, 0.4]])
+    (w, w_init), (a, a_init) = variable("w", w0), variable("a", a0)
+    dense = graph.create_op("ResourceApplyKerasMomentum", [w, a, tf.constant(0.1, tf.float64),
+                                                           tf.constant(w0 * 0 + 1, tf.float64),
+                                                           tf.constant(0.9, tf.float64)], {"use_nesterov": True})
+    sparse = graph.create_op("ResourceSparseApplyKerasMomentum", [w, a, tf.constant(0.1, tf.float64),
+                                                                  tf.constant(grad), tf.constant([2, 2]),
+                                                                  tf.constant(0.9, tf.float64)], {})
+    read = [graph.create_op("ReadVariableOp", [h], {"dtype": tf.float64}).outputs[0] for h in (w, a)]
+    with tf.Session() as sess:
+        sess.run([w_init, a_init])
+        sess.run(dense)
+        acc = a0 * 0.9 - 0.1
+        want_w = w0 + acc * 0.9 - 0.1
+        np.testing.assert_allclose(sess.run(read), [want_w, acc], rtol=1e-12)
+        sess.run(sparse)
+        for g in grad:  # (a repeated row is updated once per occurrence)
+            acc[2] = acc[2] * 0.9 - 0.1 * g
+            want_w[2] += acc[2]
+        np.testing.assert_allclose(sess.run(read), [want_w, acc], rtol=1e-12)
+
+
+def test_the_gradients_of_reads_and_gathers_are_central_differences():
+    from gradcheck import check_resource_gradients
+    graph = ops.get_default_graph
+
+    def build(table, weights):
+        rows = graph().create_op("ResourceGather", [table, tf.constant([[2, 0], [2, 3]])],
+                                 {"dtype": tf.float64}).outputs[0]
+        w = graph().create_op("ReadVariableOp", [weights], {"dtype": tf.float64}).outputs[0]
+        w_again = graph().create_op("ReadVariableOp", [weights], {"dtype": tf.float64}).outputs[0]
+        return tf.tanh(tf.tensordot(rows, w, 1)) * w_again[0]
+
+    rng = np.random.default_rng(4)
+    check_resource_gradients(build, [rng.standard_normal((4, 3)), rng.standard_normal(3)])
