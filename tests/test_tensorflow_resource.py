@@ -9,10 +9,11 @@ import pytest
 
 import distflow as tf
 from distflow.framework import ops
+from tf_figures import feeds_of, trains_as_tensorflow_did
 
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tensorflow", "resource")
 DATA = np.load(os.path.join(FOLDER, "steps.npz"))
-FEEDS = {f"{k[5:]}:0": DATA[k] for k in DATA.files if k.startswith("feed_")}
+FEEDS = feeds_of(DATA)
 
 
 def _imported():
@@ -27,12 +28,7 @@ def test_a_graph_of_resource_variables_restores_and_trains_as_tensorflow_did(tmp
             "ResourceScatterAdd"} <= kinds
     with tf.Session() as sess:
         saver.restore(sess, os.path.join(FOLDER, "model.ckpt"))
-        losses = [sess.run(["loss:0", "train"], FEEDS)[0] for _ in range(3)]
-        np.testing.assert_allclose(losses, DATA["losses"], rtol=1e-6)
-        for key in DATA.files:
-            if key.startswith("after_"):
-                np.testing.assert_allclose(sess.run(variables[key[6:]]), DATA[key], rtol=1e-5, atol=1e-7,
-                                           err_msg=key)
+        trains_as_tensorflow_did(sess, DATA, lambda name: sess.run(variables[name]))
         # TensorFlow's Saver nodes save them, and restore them into a fresh session
         path = saver.save(sess, str(tmp_path / "model.ckpt"))
         trained = sess.run(variables["model/w1"])
