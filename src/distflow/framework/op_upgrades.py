@@ -2,8 +2,10 @@
 
 A GraphDef that TensorFlow wrote may hold an op under a name TensorFlow has since replaced
 (``Add`` before ``AddV2``, ``Concat`` before ``ConcatV2``, ``TopK`` with ``k`` an attr), or
-under a name of its own for what distflow builds from one general op (``ResizeBilinear``
-for ``ResizeImage`` with its method, ``FusedBatchNorm`` before ``FusedBatchNormV3``). Each
+under a name and form of its own for what distflow builds from one general op
+(``ResizeBilinear`` for ``ResizeImage`` with its method; ``ParseExample`` with its keys and
+defaults as inputs, where distflow's takes them as attrs and orders its outputs otherwise:
+the node's readers are re-pointed). Each
 such node becomes the op distflow registers, under the node's own name, so that every
 reader, kernel (on every device), gradient and rewrite of that op applies. An attr that the
 newer op takes as an input becomes a constant node named ``<node>/<input>``. A node that
@@ -33,6 +35,7 @@ class _Upgrader:
         self.tensor_to_proto, self.tensor_from_proto = tensor_to_proto, tensor_from_proto
         self.by_name = {n.name: n for n in graph_def.node}
         self.added: list[pb.NodeDef] = []
+        self.outputs: dict[str, str] = {}  # "node:k" -> "node:j", for a node whose outputs are reordered
         self.function_of = {}  # node -> the FunctionBody (of an If or While node) listing it
         for node in graph_def.node:
             for value in node.attr.values():
@@ -58,12 +61,22 @@ class _Upgrader:
         return f"{const.name}:0"
 
     def constant_value(self, node: pb.NodeDef, index: int):
-        """The value of input ``index`` of ``node`` where it is a Const node's, else None."""
+        """The value of input ``index`` of ``node`` where it is a Const node's (or an Identity or
+        a Reshape of one, to a constant shape: how TensorFlow hands parse_example its defaults),
+        else None."""
         text = node.input[index]
         source = self.by_name.get(text.split(":")[0])
-        if source is None or source.op != "Const" or (":" in text and not text.endswith(":0")):
+        if source is None or (":" in text and not text.endswith(":0")):
             return None
-        return self.tensor_from_proto(source.attr["value"].tensor)
+        if source.op == "Const":
+            return self.tensor_from_proto(source.attr["value"].tensor)
+        if source.op in ("Identity", "Reshape"):
+            value = self.constant_value(source, 0)
+            shape = self.constant_value(source, 1) if source.op == "Reshape" else None
+            if value is None or (source.op == "Reshape" and shape is None):
+                return None
+            return value if shape is None else np.reshape(value, [int(d) for d in np.asarray(shape).reshape(-1)])
+        return None
 
 
 def _renamed(new_type: str, drop=()):
@@ -192,6 +205,58 @@ def _resize_grad(node, up):
         del node.attr["T"]
 
 
+def _strings(value) -> list:
+    return [v.decode() if isinstance(v, bytes) else str(v) for v in np.asarray(value, dtype=object).reshape(-1)]
+
+
+def _parse_example(node, up):
+    """TensorFlow's ParseExample (keys and defaults as inputs) or ParseExampleV2 (keys as 1-D
+    inputs) as distflow's ParseExample (keys and defaults as attrs, the dense values first and
+    then each sparse feature's indices, values and shape)."""
+    if "dense_keys" in node.attr:  # (distflow's own)
+        return
+    data = [t for t in node.input if not t.startswith("^")]
+    control = [t for t in node.input if t.startswith("^")]
+    v2 = node.op == "ParseExampleV2"
+    num_sparse = node.attr["num_sparse"].i if v2 else node.attr["Nsparse"].i
+    num_dense = len(node.attr["Tdense"].list.type)
+
+    def keys(first: int, count: int) -> list:
+        values = [up.constant_value(node, first + k) for k in range(count)]
+        if any(v is None for v in values):
+            raise _refused(node, "its feature keys are computed; distflow takes them only as constants")
+        return [key for v in values for key in _strings(v)]
+    if v2:
+        sparse_keys, dense_keys, ragged = keys(2, 1), keys(3, 1), keys(4, 1)
+        if ragged:
+            raise _refused(node, f"ragged features {ragged} (distflow parses dense and sparse ones)")
+        first_default = 5
+    else:
+        sparse_keys, dense_keys = keys(2, num_sparse), keys(2 + num_sparse, num_dense)
+        first_default = 2 + num_sparse + num_dense
+    if len(sparse_keys) != num_sparse or len(dense_keys) != num_dense:
+        raise _refused(node, f"{len(sparse_keys)} sparse and {len(dense_keys)} dense keys for {num_sparse} and "
+                       f"{num_dense} features")
+    defaults = [up.constant_value(node, first_default + k) for k in range(num_dense)]
+    if any(d is None for d in defaults):
+        raise _refused(node, "its dense defaults are computed; distflow takes them only as constants")
+    proto = pb.NodeDef(name=node.name, op="ParseExample", device=node.device)
+    proto.input.extend(data[:1] + control)
+    proto.attr["dense_keys"].list.s.extend([k.encode() for k in dense_keys])
+    proto.attr["Tdense"].list.type.extend(node.attr["Tdense"].list.type)
+    proto.attr["dense_shapes"].list.shape.extend(node.attr["dense_shapes"].list.shape)
+    proto.attr["defaults"].list.tensor.extend([up.tensor_to_proto(np.asarray(d)) for d in defaults])
+    proto.attr["has_default"].list.b.extend([np.asarray(d).size > 0 for d in defaults])
+    proto.attr["sparse_keys"].list.s.extend([k.encode() for k in sparse_keys])
+    proto.attr["Tsparse"].list.type.extend(node.attr["sparse_types"].list.type)
+    node.CopyFrom(proto)
+    for i in range(num_sparse):  # (TensorFlow's order: every sparse index, value, shape, then the dense values)
+        for part in range(3):
+            up.outputs[f"{node.name}:{part * num_sparse + i}"] = f"{node.name}:{num_dense + 3 * i + part}"
+    for j in range(num_dense):
+        up.outputs[f"{node.name}:{3 * num_sparse + j}"] = f"{node.name}:{j}"
+
+
 UPGRADES = {
     "Add": _renamed("AddV2"),
     "BiasAddV1": _renamed("BiasAdd"),
@@ -224,6 +289,8 @@ UPGRADES = {
     "ResizeBicubic": _resize,
     "ResizeArea": _resize,
     "ResizeBilinearGrad": _resize_grad,
+    "ParseExample": _parse_example,
+    "ParseExampleV2": _parse_example,
 }
 
 
@@ -247,4 +314,18 @@ def upgrade(graph_def: pb.GraphDef, tensor_to_proto, tensor_from_proto) -> pb.Gr
                                               f"has a node named '{const.name}'")
         taken.add(const.name)
     out.node.extend(up.added)
+    if up.outputs:  # (readers of reordered outputs, in functions too)
+        def renamed(text):
+            return up.outputs.get(text if ":" in text else f"{text}:0", text)
+        for node in out.node:
+            names = [renamed(t) for t in node.input]
+            del node.input[:]
+            node.input.extend(names)
+            for value in node.attr.values():
+                if value.WhichOneof("value") == "function_body":
+                    body = value.function_body
+                    for field in (body.feed_name, body.output):
+                        names = [renamed(t) for t in field]
+                        del field[:]
+                        field.extend(names)
     return out

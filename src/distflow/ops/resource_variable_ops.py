@@ -150,13 +150,16 @@ def _gather_grad(op, grad):
 def _resource_twin(op_type: str, resource_type: str) -> None:
     """``resource_type``: the kernel of ``op_type`` (a reference-variable op) run on the storages
     that the handles are, with no outputs."""
-    kernel = get_registration(op_type).kernel
+    registration = get_registration(op_type)
+    kernel = registration.kernel
 
     @functools.wraps(kernel)  # (its signature, so the same attrs reach it)
     def resource_kernel(*args, **kwargs):
         kernel(*args, **kwargs)
 
-    register_op(resource_type, shape=_no_outputs, stateful=True)(resource_kernel)
+    # (its slots may be reference variables, distflow's optimizers' for a resource variable:
+    # their storages pass as a handle's does)
+    register_op(resource_type, shape=_no_outputs, stateful=True, ref_inputs=registration.ref_inputs)(resource_kernel)
 
 
 for _op_type in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad", "ApplyAdagradV2",

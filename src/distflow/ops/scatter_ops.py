@@ -9,8 +9,8 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from .nd_ops import gather_nd, index_tuple
-from .op_util import add_rows_at, make_tensor
-from .state_ops import locked, variable_ref
+from .op_util import add_rows_at, make_op, make_tensor
+from .state_ops import ImportedResourceVariable, locked, variable_ref
 
 _UFUNCS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.true_divide, "Min": np.minimum,
            "Max": np.maximum}
@@ -104,6 +104,13 @@ for _kind in ("Update", "Add", "Sub", "Mul", "Div", "Min", "Max"):
 
 
 def _scatter(kind, ref, indices, updates, use_locking, name):
+    if isinstance(ref, ImportedResourceVariable):  # (TensorFlow's: through its handle, then read)
+        resource_kind = "Resource" + kind
+        update = make_op(resource_kind, [ref._variable, ops.convert_to_tensor(indices),
+                                         ops.convert_to_tensor(updates, dtype=ref.dtype)],
+                         {"dtype": ref.dtype}, name or resource_kind)
+        with ops.control_dependencies([update]):
+            return ref.read_value()
     ref = variable_ref(ref)
     indices = ops.convert_to_tensor(indices)
     if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):

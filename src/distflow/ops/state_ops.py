@@ -177,9 +177,8 @@ for _t in ("Assign", "AssignAdd", "AssignSub", "IsVariableInitialized", "Initial
 
 def variable_ref(ref) -> ops.Tensor:
     if isinstance(ref, ImportedResourceVariable):
-        raise TypeError(f"'{ref.name}' is a resource variable (TensorFlow's, imported): distflow's assign, scatter "
-                        "and optimizer ops take reference variables; use its own assign methods, or the train ops "
-                        "its graph came with")
+        raise TypeError(f"'{ref.name}' is a resource variable (TensorFlow's, imported): tf.assign and its kin take "
+                        "reference variables; use its own assign methods")
     if isinstance(ref, Variable):
         return ref._variable
     if isinstance(ref, ops.Tensor) and ref.dtype.is_ref_dtype:
@@ -465,9 +464,9 @@ class ImportedResourceVariable(Variable):
     """A resource variable of a graph TensorFlow wrote (a VariableDef with ``is_resource``),
     as import_meta_graph finds it: its handle is a VarHandleOp's ``resource`` tensor, its
     value a ReadVariableOp, its updates AssignVariableOp and its kin (resource_variable_ops.py);
-    ``tf.gradients`` with respect to it sums the gradients of all its reads. distflow's own
-    variables are TF 1.x's reference variables, which distflow's optimizers update: a graph of
-    resource variables trains with the train ops it came with."""
+    ``tf.gradients`` with respect to it sums the gradients of all its reads, and distflow's
+    optimizers update it with the ``Resource`` twins of their ops, their slots being distflow's
+    reference variables."""
 
     def _as_graph_element(self) -> ops.Tensor:
         return self._snapshot

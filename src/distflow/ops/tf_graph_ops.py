@@ -294,6 +294,36 @@ for _op_type, _reduce, _empty in (
                 if op.inputs[0].shape.ndims is not None else unknown_shape())(_segment(_op_type, _reduce, _empty))
 
 
+def _sparse_segment(op_type, scale):
+    def kernel(xp, data, indices, segment_ids, *num_segments):
+        indices, ids = np.asarray(indices).reshape(-1), np.asarray(segment_ids).reshape(-1)
+        if indices.size != ids.size:
+            raise _fail(op_type, f"segment_ids and indices should have same size, got {ids.size} and {indices.size}")
+        rows = data.shape[0]
+        if indices.size and (indices.min() < 0 or indices.max() >= rows):
+            bad = indices[(indices < 0) | (indices >= rows)][0]
+            raise _fail(op_type, f"Bad: indices[...] == {bad} out of range [0, {rows})")
+        if ids.size and (ids[0] < 0 or np.any(np.diff(ids) < 0)):
+            raise _fail(op_type, "segment ids must be >= 0 and sorted, in increasing order")
+        count = int(num_segments[0]) if num_segments else (int(ids[-1]) + 1 if ids.size else 0)
+        if ids.size and ids[-1] >= count:
+            raise _fail(op_type, f"segment id {int(ids[-1])} out of range [0, {count})")
+        out = np.zeros((count,) + data.shape[1:], data.dtype)
+        np.add.at(out, ids, data[indices])
+        if scale is not None:
+            sizes = np.bincount(ids, minlength=count).astype(data.dtype)
+            out /= scale(np.maximum(sizes, 1)).reshape((-1,) + (1,) * (data.ndim - 1))
+        return out
+    return kernel
+
+
+for _kind, _scale in (("Sum", None), ("Mean", lambda n: n), ("SqrtN", np.sqrt)):
+    for _suffix in ("", "WithNumSegments"):
+        register_op(f"SparseSegment{_kind}{_suffix}", shape=lambda op: TensorShape([None]).concatenate(
+            op.inputs[0].shape[1:]) if op.inputs[0].shape.ndims is not None else unknown_shape())(
+            _sparse_segment(f"SparseSegment{_kind}{_suffix}", _scale))
+
+
 @register_op("ConjugateTranspose", shape=lambda op: unknown_shape())
 def _conjugate_transpose_kernel(xp, x, perm):
     return np.conj(np.transpose(x, [int(p) for p in perm]))

@@ -6,10 +6,13 @@ when ``use_locking`` is set, and outputs the variable's reference, as in TF.
 
 from __future__ import annotations
 
+import typing
+
+from ..framework import dtypes
 from ..framework.registry import not_differentiable, register_op
 from . import blas, intra_op
 from .math_ops import writable_like
-from .op_util import make_tensor
+from .op_util import make_op, make_tensor
 from .state_ops import locked
 
 
@@ -368,5 +371,16 @@ for _t in ("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam", "ApplyAdagrad",
     not_differentiable(_t)
 
 
+class Applied(typing.NamedTuple):
+    """An update of a resource variable (which outputs nothing): the op that makes it."""
+    op: object
+
+
 def apply(op_type: str, inputs, use_locking: bool, name: str, **attrs):
-    return make_tensor(op_type, inputs, {"use_locking": bool(use_locking), **attrs}, name)
+    """The update ``op_type`` of the variable ``inputs[0]``: its output (the variable's
+    reference); or, for a resource variable's handle (TensorFlow's, imported), its
+    ``Resource`` twin (resource_variable_ops.py), as an ``Applied``."""
+    attrs = {"use_locking": bool(use_locking), **attrs}
+    if inputs[0].dtype.base_dtype == dtypes.resource:
+        return Applied(make_op("Resource" + op_type, inputs, attrs, name))
+    return make_tensor(op_type, inputs, attrs, name)

@@ -94,8 +94,9 @@ DIFFERENT = {
                             "distflow composes (FusedBatchNormV3, Selu, SegmentSum, ResizeBilinear, ...) and its "
                             "gradient ops (SqrtGrad, BroadcastGradientArgs, ShapeN, ...) run; tf.gradients does "
                             "not differentiate those op types. Resource variables (VarHandleOp and the ops on its "
-                            "handle) import, restore, train by their graph's ResourceApply ops and save, and "
-                            "tf.gradients takes them; distflow's own optimizers and tf.assign do not update them",
+                            "handle) import, restore, train (by their graph's ResourceApply ops or distflow's "
+                            "optimizers) and save, and tf.gradients takes them; tf.assign does not update them "
+                            "(their own assign methods do)",
     },
     "nn": {
         **{name: "the regions' boundaries are drawn by distflow's generator: TensorFlow's rules (lengths K or "

@@ -8,7 +8,8 @@ never a dependency of distflow's tests).
 names of ops (``Add``, ``Concat``, ``TopK``, ...), TensorFlow's names for what distflow
 composes (``Selu``, ``SegmentSum``, ``FusedBatchNormV3``, ``ResizeBilinear``, ...), and the
 gradient ops of a loss through them (``SqrtGrad``, ``BroadcastGradientArgs``, ``ShapeN``,
-``FusedBatchNormGradV3``, ...). Each result is an Identity named ``out/<case>``; its inputs
+``FusedBatchNormGradV3``, ...), and TensorFlow's two forms of ParseExample. Each result is an
+Identity named ``out/<case>``; its inputs
 are placeholders. ``op_types.npz`` holds the feeds (``feed_<placeholder>``) and TensorFlow's
 results (``out_<case>``). ``op_types_train.meta`` is a meta graph whose ``update`` op applies
 TensorFlow's older optimizer ops once (ApplyFtrl, SparseApplyFtrl, ApplyAdagradV2);
@@ -104,6 +105,34 @@ with tf.Graph().as_default() as g:
     cases["euclidean_norm"] = raw.EuclideanNorm(input=w, axis=[1], keep_dims=True)
     cases["approximate_equal"] = raw.ApproximateEqual(x=w, y=w + 0.05, tolerance=0.1)
     cases["conjugate_transpose"] = raw.ConjugateTranspose(x=images, perm=[0, 3, 1, 2])
+    rows, segments = tf.constant([0, 2, 2, 1, 0]), tf.constant([0, 0, 1, 3, 3])
+    for kind in ("Sum", "Mean", "SqrtN"):
+        cases[f"sparse_segment_{kind.lower()}"] = getattr(raw, f"SparseSegment{kind}")(
+            data=w, indices=rows, segment_ids=segments)
+        cases[f"sparse_segment_{kind.lower()}_with_num_segments"] = getattr(raw, f"SparseSegment{kind}WithNumSegments")(
+            data=w, indices=rows, segment_ids=segments, num_segments=6)
+    records = []
+    for i in range(3):
+        example = tf.train.Example()
+        example.features.feature["x"].float_list.value.extend([i, 0.5 * i])
+        example.features.feature["tags"].int64_list.value.extend(range(i))
+        if i != 1:
+            example.features.feature["weight"].float_list.value.append(2.0 + i)
+        records.append(example.SerializeToString())
+    parsed = tf.io.parse_example(tf.constant(records), {  # (TensorFlow 2's: ParseExampleV2)
+        "x": tf.io.FixedLenFeature([2], tf.float32), "tags": tf.io.VarLenFeature(tf.int64),
+        "weight": tf.io.FixedLenFeature([], tf.float32, default_value=1.0)})
+    for key in ("x", "weight"):
+        cases[f"parse_example_v2_{key}"] = parsed[key]
+    for part in ("indices", "values", "dense_shape"):
+        cases[f"parse_example_v2_tags_{part}"] = getattr(parsed["tags"], part)
+    v1 = raw.ParseExample(serialized=tf.constant(records), names=tf.constant([], tf.string),
+                          sparse_keys=[tf.constant("tags")], dense_keys=[tf.constant("weight"), tf.constant("x")],
+                          dense_defaults=[tf.constant(1.0), tf.constant([], tf.float32)], sparse_types=[tf.int64],
+                          dense_shapes=[[], [2]])
+    for part, (outputs) in (("indices", v1[0]), ("values", v1[1]), ("dense_shape", v1[2])):
+        cases[f"parse_example_v1_tags_{part}"] = outputs[0]
+    cases["parse_example_v1_weight"], cases["parse_example_v1_x"] = v1[3]
     cases["empty"] = raw.Empty(shape=[2, 3], dtype=tf.float32, init=True)
     # TensorFlow's gradient ops, through a loss of the ops above
     filters = tf.constant(rng.uniform(-0.5, 0.5, (3, 3, 8, 4)).astype(np.float32))

@@ -12,12 +12,19 @@ for the embedding's sparse gradient, ResourceScatterAdd and ResourceSparseApply*
 ``resource/steps.npz`` holds the feeds, TensorFlow's gradients of the loss with respect to
 each model variable at the checkpoint, its losses over three steps of ``train``, and its
 variables after them.
+
+``resource/serving``: a SavedModel as an Estimator's serving input receiver makes one: it
+parses serialized tf.Examples (ParseExampleV2), and a Keras model (resource variables) and an
+embedding of a sparse feature (SparseSegmentSum) give its ``probs``. ``resource/serving.npz``
+holds the examples (``records``, their bytes one after another, ``ends`` where each ends) and
+TensorFlow's ``probs`` for them.
 """
 
 import os
 import sys
 
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+os.environ["TF_USE_LEGACY_KERAS"] = "1"  # (tf.keras as TF 1.x had it)
 import numpy as np  # noqa: E402
 import tensorflow.compat.v1 as tf  # noqa: E402
 
@@ -64,3 +71,29 @@ with tf.Graph().as_default() as g:
     print("losses", losses)
     np.savez(os.path.join(out, "steps.npz"), **{f"feed_{k}": v for k, v in feeds.items()}, losses=np.array(losses),
              **{f"after_{k}": v for k, v in after.items()}, **first_grads)
+with tf.Graph().as_default() as g:
+    serialized = tf.placeholder(tf.string, [None], name="examples")
+    features = tf.io.parse_example(serialized, {
+        "x": tf.io.FixedLenFeature([3], tf.float32), "ids": tf.io.VarLenFeature(tf.int64),
+        "w": tf.io.FixedLenFeature([], tf.float32, default_value=1.0)})
+    init = tf.random_uniform_initializer(-1, 1, seed=1)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", input_shape=(3,), kernel_initializer=init),
+                                 tf.keras.layers.Dense(2, activation="softmax", kernel_initializer=init)])
+    emb = tf.get_variable("emb", [5, 2], use_resource=True, initializer=init)
+    pooled = tf.nn.embedding_lookup_sparse(emb, features["ids"], None, combiner="sum")
+    probs = tf.identity(model(features["x"]) * features["w"][:, None] + pooled, name="probs")
+    records = []
+    for i in range(3):
+        example = tf.train.Example()
+        example.features.feature["x"].float_list.value.extend([i, 0.5 * i, -1.0])
+        example.features.feature["ids"].int64_list.value.extend([i, (i + 2) % 5][:i + 1])
+        if i != 1:
+            example.features.feature["w"].float_list.value.append(2.0 + i)
+        records.append(example.SerializeToString())
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        served = sess.run(probs, {serialized: records})
+        tf.saved_model.simple_save(sess, os.path.join(out, "serving"), {"examples": serialized}, {"probs": probs})
+    print("serving op types:", " ".join(sorted({n.op for n in g.as_graph_def().node})))
+    np.savez(os.path.join(out, "serving.npz"), records=np.frombuffer(b"".join(records), np.uint8),
+             ends=np.cumsum([len(r) for r in records]), probs=served)
