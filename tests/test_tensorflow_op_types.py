@@ -149,3 +149,32 @@ def test_a_slice_of_a_tensor_of_many_unknown_dimensions_has_its_static_shape():
     with tf.Session() as sess:
         value = np.arange(2 * 4 * 1 * 2 * 3 * 2, dtype=np.float32).reshape(2, 4, 1, 2, 3, 2)
         np.testing.assert_array_equal(sess.run(y, {x: value}), value[:1, 2:, ..., 0])
+
+
+def test_a_frozen_graph_distflow_exports_names_every_attr_tensorflow_requires():
+    # (TensorFlow's importer needs its type and count attrs; checked by hand: TensorFlow 2.21
+    # imports such a frozen CNN and gives distflow's outputs)
+    from distflow.framework.tf_attrs import signatures
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 1], name="x")
+        h = tf.layers.conv2d(x, 4, 3, activation=tf.nn.relu, name="conv")
+        h = tf.layers.batch_normalization(tf.layers.max_pooling2d(h, 2, 2), training=False)
+        h = tf.reshape(tf.concat([h, h * 2.0], axis=-1), [-1, 3 * 3 * 8])
+        y = tf.nn.softmax(tf.layers.dense(tf.cast(tf.shape(h)[0], tf.float32) * h, 3, name="dense"), name="y")
+        tf.argmax(y, 1, name="label")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            frozen = tf.graph_util.convert_variables_to_constants(sess, sess.graph.as_graph_def(), ["y", "label"])
+    table = signatures()
+    for node in frozen.node:
+        assert node.op in table, node.op
+        missing = set(table[node.op]["required"]) - set(node.attr)
+        assert not missing, f"{node.name} ({node.op}) lacks {sorted(missing)}"
+        unknown = {k for k in node.attr if not k.startswith("_")} - set(table[node.op]["attrs"])
+        assert not unknown, f"{node.name} ({node.op}) has attrs TensorFlow does not know: {sorted(unknown)}"
+    nodes = {node.name: node for node in frozen.node}
+    assert nodes["concat"].attr["N"].i == 2 and nodes["concat"].attr["T"].type == tf.float32.as_datatype_enum
+    assert nodes["concat"].attr["Tidx"].type == tf.int32.as_datatype_enum
+    assert (nodes["Cast"].attr["SrcT"].type, nodes["Cast"].attr["DstT"].type) == (tf.int32.as_datatype_enum,
+                                                                                 tf.float32.as_datatype_enum)
+    assert nodes["strided_slice"].attr["Index"].type == tf.int32.as_datatype_enum

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import dtypes, errors, functionalize, op_upgrades
+from . import dtypes, errors, functionalize, op_upgrades, tf_attrs
 from .function_body import FuncBody
 from .registry import is_registered
 from .tensor_shape import TensorShape
@@ -251,6 +251,9 @@ def _fill_node(node: pb.NodeDef, op, add_shapes: bool = False) -> None:
     node.device = op.device
     node.input.extend([t._as_node_def_input() for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs])
     for key, value in op._attrs.items():
+        node.attr[key].CopyFrom(attr_to_proto(value))
+    # (TensorFlow's attrs naming its arguments' dtypes and counts: so that TensorFlow imports it)
+    for key, value in tf_attrs.tensorflow_attrs(op.type, list(op.inputs), list(op.outputs), op._attrs).items():
         node.attr[key].CopyFrom(attr_to_proto(value))
     if add_shapes:
         node.attr["_output_shapes"].CopyFrom(attr_to_proto([t.shape for t in op.outputs]))
