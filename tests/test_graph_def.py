@@ -103,7 +103,8 @@ def test_export_meta_graph_as_text_and_import_under_a_scope(tmp_path):
         tf.train.import_meta_graph(path, import_scope="copy")
         assert [v.op.name for v in tf.global_variables()][:2] == ["copy/w", "copy/b"]
         assert tf.get_collection("prediction")[0].name == "copy/y:0"
-    assert meta.meta_info_def.tensorflow_version.startswith("distflow")
+    assert meta.meta_info_def.tensorflow_version == "1.15.0"  # (TensorFlow's loader parses it as a version)
+    assert meta.meta_info_def.tensorflow_git_version.startswith("distflow")
 
 
 def test_checkpoint_state_file_is_tensorflows_text_format(tmp_path):

@@ -53,6 +53,38 @@ def test_simple_save_loads_into_a_fresh_graph_with_its_signature(tmp_path):
     np.testing.assert_array_equal(got, expected)
 
 
+def test_a_saved_model_is_written_as_tensorflow_loads_it(tmp_path):
+    # (checked by hand: TensorFlow 2.21's tf.compat.v1 loader loads such a SavedModel of an MLP
+    # and serves distflow's predictions): its variables in TensorFlow's checkpoint format, its
+    # Saver's nodes in TensorFlow's form, every node with the attrs TensorFlow requires
+    from distflow.framework.tf_attrs import signatures
+    from distflow.ops import io_ops
+    from distflow.protos import distflow_pb2 as pb
+    export_dir = str(tmp_path / "model")
+    with tf.Graph().as_default():
+        x, y, train = _trained_model()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train, {x: X})
+            tf.saved_model.simple_save(sess, export_dir, {"x": x}, {"y": y})
+    prefix = os.path.join(export_dir, "variables", "variables")
+    assert sorted(os.listdir(os.path.dirname(prefix))) == ["variables.data-00000-of-00001", "variables.index"]
+    assert io_ops.read_index(prefix)["format"] == io_ops.TENSORFLOW_FORMAT
+    with open(os.path.join(export_dir, "saved_model.pb"), "rb") as f:
+        meta = pb.SavedModel.FromString(f.read()).meta_graphs[0]
+    assert meta.meta_info_def.tensorflow_version == "1.15.0"
+    table = signatures()
+    kinds = {node.op for node in meta.graph_def.node}
+    assert {"ShardedFilename", "MergeV2Checkpoints", "StringJoin"} <= kinds  # (TensorFlow's sharded Saver)
+    for node in meta.graph_def.node:
+        if node.op in table:
+            assert not set(table[node.op]["required"]) - set(node.attr), node.name
+            assert not {k for k in node.attr if not k.startswith("_")} - set(table[node.op]["attrs"]), node.name
+    with tf.Graph().as_default(), tf.Session() as sess:  # (and distflow loads it back)
+        signature = tf.saved_model.loader.load(sess, ["serve"], export_dir).signature_def["serving_default"]
+        assert sess.run(signature.outputs["y"].name, {signature.inputs["x"].name: X}).shape == (5, 1)
+
+
 def test_builder_writes_several_tag_sets_assets_and_a_main_op(tmp_path):
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("apple\nbanana\ncherry\n")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import distflow as tf
+from distflow.distributed.server import RPC_THREADS
 from cluster_util import ROOT, LocalCluster
 from thread_util import wait_until
 
@@ -39,10 +40,13 @@ print("done", flush=True)
 
 
 def _ps_state(pid: int) -> dict:
+    """The ps's memory, descriptors, and threads: those of its RPC pool apart (named so for the
+    OS; a bounded pool whose threads are made as calls come in, and stay), the rest counted."""
     with open(f"/proc/{pid}/status") as f:
         status = dict(line.split(":", 1) for line in f)
-    return {"rss_mb": int(status["VmRSS"].split()[0]) / 1024, "threads": int(status["Threads"]),
-            "fds": len(os.listdir(f"/proc/{pid}/fd"))}
+    pool = _thread_names(pid).count("distflow-rpc")
+    return {"rss_mb": int(status["VmRSS"].split()[0]) / 1024, "threads": int(status["Threads"]) - pool,
+            "rpc_pool": pool, "fds": len(os.listdir(f"/proc/{pid}/fd"))}
 
 
 def _thread_names(pid: int) -> list:
@@ -99,6 +103,7 @@ def test_four_workers_thousands_of_steps_lose_nothing_and_leave_the_ps_as_it_was
                                  ) from None
         after = _ps_state(ps.pid)
         assert after["threads"] <= settled["threads"] + 2, (settled, after)
+        assert after["rpc_pool"] <= RPC_THREADS, (settled, after)
         assert after["rss_mb"] - settled["rss_mb"] < 30, (settled, after)
         assert not _segments_of([ps.pid])
         g = tf.Graph()

@@ -5,8 +5,8 @@ the graph format it writes.
 that a TF 1.x program's version checks (``tf.__version__.startswith("1.")``,
 ``LooseVersion(tf.__version__) >= "1.4"``) take the branch written for TF 1.x.
 distflow's own release is ``DISTFLOW_VERSION`` (``distflow --version`` prints both), and
-``GIT_VERSION`` names it, as TF's names a build; meta graphs record that as the version
-that wrote them.
+``GIT_VERSION`` names it, as TF's names a build; meta graphs record the API level and that
+build as TensorFlow's record its version and build.
 """
 
 from .framework.wire import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER  # noqa: F401

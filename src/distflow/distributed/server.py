@@ -15,6 +15,7 @@ import grpc
 from ..framework import errors, wire
 from ..ops import blas
 from ..platform.memory import release_free_memory
+from ..platform.threads import name_os_thread
 from ..runtime.config import ConfigProto
 from .cluster_spec import ClusterSpec
 from .cpu_share import blas_threads_for_task
@@ -147,7 +148,11 @@ class Server:
             ("grpc.server_handshake_timeout_ms", RPC_HANDSHAKE_TIMEOUT_MS)]
         if _rpc_connection_limit() is not None:
             options.append(("grpc.max_allowed_incoming_connections", _rpc_connection_limit()))
-        self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="distflow-rpc"),
+        # (its threads are made as calls come in and stay, up to RPC_THREADS: named for the OS,
+        # they can be told from a connection's threads, which end with it)
+        pool = futures.ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="distflow-rpc",
+                                          initializer=name_os_thread, initargs=("distflow-rpc",))
+        self._grpc = grpc.server(pool,
                                  options=options,
                                  interceptors=[TokenInterceptor(token, where)] if token is not None else None)
         if token is not None:

@@ -41,12 +41,12 @@ import zlib
 
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from ..platform import tensor_bundle
 from . import array_ops
-from .op_util import make_op
+from .op_util import make_op, make_tensor
 
 INDEX_FORMAT = "distflow-checkpoint"
 _CHECKSUM = "crc32:"  # the key prefix of a tensor's checksum in a shard's __metadata__
@@ -545,10 +545,11 @@ def _names_and_slices(tensor_names: list[str]) -> list:
     return [names, slices]
 
 
-def save_v2(prefix, tensor_names: list[str], tensors: list, shard: int = 0, num_shards: int = 1, name=None):
+def save_v2(prefix, tensor_names: list[str], tensors: list, name=None):
+    """A whole checkpoint of ``tensors`` at ``prefix`` (TensorFlow's SaveV2; a sharded Saver
+    writes each shard so, under a temporary name, and merges them)."""
     return make_op("SaveV2", [prefix, *_names_and_slices(tensor_names), *tensors],
-                   {"dtypes": [t.dtype.base_dtype for t in tensors], "shard": shard, "num_shards": num_shards},
-                   name or "SaveV2")
+                   {"dtypes": [t.dtype.base_dtype for t in tensors]}, name or "SaveV2")
 
 
 def restore_v2(prefix, tensor_names: list[str], dtypes_: list, name=None) -> list:
@@ -557,5 +558,13 @@ def restore_v2(prefix, tensor_names: list[str], dtypes_: list, name=None) -> lis
     return list(op.outputs)
 
 
-def merge_v2_checkpoints(prefix, num_shards: int, name=None):
-    return make_op("MergeV2Checkpoints", [prefix], {"num_shards": num_shards}, name or "MergeV2Checkpoints")
+def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, name=None):
+    """TensorFlow's MergeV2Checkpoints: the one-shard checkpoints at ``checkpoint_prefixes``
+    become the shards of ``destination_prefix``."""
+    return make_op("MergeV2Checkpoints", [checkpoint_prefixes, destination_prefix], {"delete_old_dirs": True},
+                   name or "MergeV2Checkpoints")
+
+
+def sharded_filename(basename, shard: int, num_shards, name=None) -> ops.Tensor:
+    return make_tensor("ShardedFilename", [basename, array_ops.constant(shard, dtypes.int32, name="shard"),
+                                           num_shards], None, name or "ShardedFilename")

@@ -2,8 +2,9 @@
 and assets, in a directory that ``loader.load`` brings back into a session.
 
 The directory holds ``saved_model.pb`` (a SavedModel proto: TensorFlow's, field for field,
-each meta graph with its signature defs and asset files), ``variables/variables*`` (a
-distflow checkpoint, written by a Saver) and ``assets/`` (the asset files, copied). Each
+each meta graph with its signature defs and asset files), ``variables/variables*`` (the
+variables, written by a Saver and kept in TensorFlow's checkpoint format) and ``assets/``
+(the asset files, copied). Each
 file is written atomically; ``saved_model.pb`` last, so a directory without it is not a
 SavedModel (``loader.maybe_saved_model_directory``).
 """
@@ -22,6 +23,18 @@ from ..ops import io_ops
 from ..protos import distflow_pb2 as pb
 from ..train.saver import Saver
 from . import constants
+
+
+def _as_tensorflow_bundle(prefix: str) -> None:
+    """The checkpoint at ``prefix`` rewritten in TensorFlow's format (a tensor bundle), so that
+    TensorFlow's loader, and TensorFlow Serving, restore the variables too; distflow reads it
+    as well. Written atomically (the index last); the shard files it no longer needs go after."""
+    from ..platform import tensor_bundle  # noqa: PLC0415
+    before = {f for f in os.listdir(os.path.dirname(prefix)) if f.startswith(os.path.basename(prefix) + ".")}
+    tensor_bundle.write_bundle(prefix, io_ops.load_checkpoint(prefix))
+    kept = {os.path.basename(tensor_bundle.shard_path(prefix, 0, 1)), os.path.basename(prefix) + ".index"}
+    for name in before - kept:
+        os.unlink(os.path.join(os.path.dirname(prefix), name))
 
 
 class SavedModelBuilder:
@@ -59,8 +72,9 @@ class SavedModelBuilder:
                                                          legacy_init_op, saver)
         variables_dir = os.path.join(self._export_dir, constants.VARIABLES_DIRECTORY)
         os.makedirs(variables_dir, exist_ok=True)
-        saver.save(sess, os.path.join(variables_dir, constants.VARIABLES_FILENAME), write_meta_graph=False,
-                   write_state=False)
+        prefix = os.path.join(variables_dir, constants.VARIABLES_FILENAME)
+        if saver.save(sess, prefix, write_meta_graph=False, write_state=False) is not None:
+            _as_tensorflow_bundle(prefix)
         with sess.graph.as_default():
             meta = saver.export_meta_graph(clear_devices=clear_devices, strip_default_attrs=strip_default_attrs)
         self._add(meta, tags, signature_def_map, assets)

@@ -288,8 +288,10 @@ def namespaces() -> list[tuple[str, str]]:
         elif name == "saved_model":
             status = ("partial: `simple_save`, `builder.SavedModelBuilder` (several tag sets, assets, main op), "
                       "`loader.load`, the signature defs and their utilities, `main_op`, the constants; "
-                      "`saved_model.pb` is TF's proto, the variables a distflow checkpoint (so TF cannot restore "
-                      "them); a SavedModel TF 1.x wrote loads where its graph holds ops distflow has; not TF 2's "
+                      "`saved_model.pb` is TF's proto and the variables TF's checkpoint format, so TensorFlow's "
+                      "loader serves a SavedModel distflow wrote where its graph holds only ops TensorFlow has "
+                      "in distflow's form (no distflow control flow or gradient ops, no `parse_example`); a "
+                      "SavedModel TF 1.x wrote loads where its graph holds ops distflow has; not TF 2's "
                       "object-based `save`")
         elif name == "feature_column":
             status = ("partial: `numeric_column`, `bucketized_column`, `categorical_column_with_vocabulary_list` and "

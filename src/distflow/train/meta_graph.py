@@ -22,7 +22,7 @@ from ..framework import errors, ops
 from ..framework.ops import GraphKeys
 from ..ops import io_ops, state_ops
 from ..protos import distflow_pb2 as pb
-from ..version import GIT_VERSION
+from ..version import GIT_VERSION, VERSION
 
 _log = logging.getLogger("distflow")
 _warned: set = set()  # collections already warned about, once per process
@@ -85,7 +85,10 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     meta = pb.MetaGraphDef()
     if meta_info_def is not None:
         meta.meta_info_def.CopyFrom(meta_info_def)
-    meta.meta_info_def.tensorflow_version = GIT_VERSION
+    # (as TensorFlow writes them: the API level, which its loader parses as a version, and the
+    # build that wrote the graph, distflow's)
+    meta.meta_info_def.tensorflow_version = VERSION
+    meta.meta_info_def.tensorflow_git_version = GIT_VERSION
     meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
     excluded: set = set()
     if clear_extraneous_savers and saver_def is not None:

@@ -21,7 +21,7 @@ from ..framework import dtypes, errors
 from ..framework import ops
 from ..framework.importer import import_graph_def
 from ..framework.ops import GraphKeys
-from ..ops import array_ops, control_flow_ops, io_ops, slicing_ops, state_ops
+from ..ops import array_ops, control_flow_ops, io_ops, slicing_ops, state_ops, string_ops
 from ..ops.partitioned_variables import PartitionedVariable
 from ..protos import distflow_pb2 as pb
 from .meta_graph import VARIABLE_COLLECTIONS, export_meta_graph, read_meta_graph_file
@@ -413,14 +413,20 @@ class Saver:
             groups: dict[str, list[tuple[str, object]]] = {}
             for name, v in named.items():
                 groups.setdefault(v.device if self._sharded else "", []).append((name, v))
-            saves, assigns = [], []
+            saves, assigns, shard_files = [], [], []
             num_shards = len(groups)
+            if self._sharded:  # (TensorFlow's form: each shard a checkpoint under a temporary name, then merged)
+                temporary = string_ops.string_join([self.filename_tensor, "_temp/part"], name="StringJoin")
+                shard_count = array_ops.constant(num_shards, dtypes.int32, name="num_shards")
             for shard, (device, members) in enumerate(sorted(groups.items())):
                 with ops.device(device) if device else contextlib.nullcontext():
                     tensors = [v.value() if isinstance(v, (state_ops.Variable, _Partitioned)) else v
                                for _, v in members]
-                    saves.append(io_ops.save_v2(self.filename_tensor, [n for n, _ in members], tensors,
-                                                shard, num_shards if self._sharded else 1))
+                    target = self.filename_tensor
+                    if self._sharded:
+                        target = io_ops.sharded_filename(temporary, shard, shard_count)
+                        shard_files.append(target)
+                    saves.append(io_ops.save_v2(target, [n for n, _ in members], tensors))
                     restored = io_ops.restore_v2(self.filename_tensor, [n for n, _ in members],
                                                  [v.dtype.base_dtype for _, v in members])
                 for (_, v), value in zip(members, restored):
@@ -434,7 +440,7 @@ class Saver:
                             assigns.append(state_ops.assign(target, value, validate_shape=True).op)
             with ops.control_dependencies(saves):
                 if self._sharded:
-                    saves = [io_ops.merge_v2_checkpoints(self.filename_tensor, num_shards)]
+                    saves = [io_ops.merge_v2_checkpoints(array_ops.stack(shard_files), self.filename_tensor)]
             self.save_tensor = control_flow_ops.with_dependencies(saves, self.filename_tensor,
                                                                   name="control_dependency")
             self.restore_op = control_flow_ops.group(*assigns, name="restore_all")
