@@ -21,15 +21,20 @@ def _trained_model():
     return x, y, train
 
 
-def test_simple_save_loads_into_a_fresh_graph_with_its_signature(tmp_path):
-    export_dir = str(tmp_path / "model")
+def _simple_saved(export_dir: str):
+    """The trained model saved by simple_save in ``export_dir``; its outputs for X."""
     with tf.Graph().as_default():
         x, y, train = _trained_model()
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             sess.run([train, train], {x: X})
-            expected = sess.run(y, {x: X})
             tf.saved_model.simple_save(sess, export_dir, {"x": x}, {"y": y})
+            return sess.run(y, {x: X})
+
+
+def test_simple_save_loads_into_a_fresh_graph_with_its_signature(tmp_path):
+    export_dir = str(tmp_path / "model")
+    expected = _simple_saved(export_dir)
     assert sorted(os.listdir(export_dir)) == ["saved_model.pb", "variables"]
     assert tf.saved_model.loader.maybe_saved_model_directory(export_dir)
     moved = str(tmp_path / "elsewhere")
@@ -61,12 +66,7 @@ def test_a_saved_model_is_written_as_tensorflow_loads_it(tmp_path):
     from distflow.ops import io_ops
     from distflow.protos import distflow_pb2 as pb
     export_dir = str(tmp_path / "model")
-    with tf.Graph().as_default():
-        x, y, train = _trained_model()
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            sess.run(train, {x: X})
-            tf.saved_model.simple_save(sess, export_dir, {"x": x}, {"y": y})
+    expected = _simple_saved(export_dir)
     prefix = os.path.join(export_dir, "variables", "variables")
     assert sorted(os.listdir(os.path.dirname(prefix))) == ["variables.data-00000-of-00001", "variables.index"]
     assert io_ops.read_index(prefix)["format"] == io_ops.TENSORFLOW_FORMAT
@@ -82,7 +82,7 @@ def test_a_saved_model_is_written_as_tensorflow_loads_it(tmp_path):
             assert not {k for k in node.attr if not k.startswith("_")} - set(table[node.op]["attrs"]), node.name
     with tf.Graph().as_default(), tf.Session() as sess:  # (and distflow loads it back)
         signature = tf.saved_model.loader.load(sess, ["serve"], export_dir).signature_def["serving_default"]
-        assert sess.run(signature.outputs["y"].name, {signature.inputs["x"].name: X}).shape == (5, 1)
+        np.testing.assert_array_equal(sess.run(signature.outputs["y"].name, {signature.inputs["x"].name: X}), expected)
 
 
 def test_builder_writes_several_tag_sets_assets_and_a_main_op(tmp_path):
