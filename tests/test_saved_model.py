@@ -258,6 +258,34 @@ def test_a_canned_estimator_exports_tf_heads_signatures(tmp_path):
     np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
+def test_a_canned_estimator_of_numeric_columns_exports_what_tensorflow_serves(tmp_path):
+    # (checked by hand: TensorFlow 2.21's loader serves such an export, tf.Examples parsed by
+    # its ParseExampleV2, with distflow's probabilities to 3e-8, and its classification signature)
+    from distflow.framework.tf_attrs import signatures
+    from distflow.protos import distflow_pb2 as pb
+    config = tf.estimator.RunConfig(tf_random_seed=3, log_step_count_steps=None)
+    estimator = tf.estimator.DNNClassifier([8], [tf.feature_column.numeric_column("x", shape=[4])], n_classes=3,
+                                           model_dir=str(tmp_path / "model"), config=config)
+    estimator.train(tf.estimator.inputs.numpy_input_fn({"x": IRIS_X}, IRIS_Y, batch_size=20, shuffle=False), steps=3)
+    spec = {"x": tf.FixedLenFeature([4], tf.float32)}
+    path = estimator.export_saved_model(str(tmp_path / "export"),
+                                        tf.estimator.export.build_parsing_serving_input_receiver_fn(spec))
+    with open(os.path.join(path.decode(), "saved_model.pb"), "rb") as f:
+        graph_def = pb.SavedModel.FromString(f.read()).meta_graphs[0].graph_def
+    table = signatures()
+    assert "ParseExampleV2" in {node.op for node in graph_def.node}
+    for node in graph_def.node:
+        assert node.op in table, f"{node.name}: {node.op} is not one of TensorFlow's ops"
+        assert not set(table[node.op]["required"]) - set(node.attr), node.name
+        assert not {k for k in node.attr if not k.startswith("_")} - set(table[node.op]["attrs"]), node.name
+    with tf.Graph().as_default(), tf.Session() as sess:  # (the path as export_saved_model gives it: bytes)
+        predict = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["predict"]
+        got = sess.run(predict.outputs["probabilities"].name, {predict.inputs["examples"].name: [
+            tf.train.Example(features=tf.train.Features(feature={"x": tf.train.Feature(
+                float_list=tf.train.FloatList(value=row))})).SerializeToString() for row in IRIS_X[:3]]})
+    assert got.shape == (3, 3) and np.allclose(got.sum(1), 1.0)
+
+
 def _linear_model_fn(features, labels, mode):
     w = tf.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
     y = tf.matmul(features["x"], w)

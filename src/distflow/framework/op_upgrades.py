@@ -3,9 +3,9 @@
 A GraphDef that TensorFlow wrote may hold an op under a name TensorFlow has since replaced
 (``Add`` before ``AddV2``, ``Concat`` before ``ConcatV2``, ``TopK`` with ``k`` an attr), or
 under a name and form of its own for what distflow builds from one general op
-(``ResizeBilinear`` for ``ResizeImage`` with its method; ``ParseExample`` with its keys and
-defaults as inputs, where distflow's takes them as attrs and orders its outputs otherwise:
-the node's readers are re-pointed). Each
+(``ResizeBilinear`` for ``ResizeImage`` with its method; TensorFlow's first ``ParseExample``,
+with its keys and defaults as inputs, where distflow's takes them as attrs and orders its
+outputs otherwise: the node's readers are re-pointed). Each
 such node becomes the op distflow registers, under the node's own name, so that every
 reader, kernel (on every device), gradient and rewrite of that op applies. An attr that the
 newer op takes as an input becomes a constant node named ``<node>/<input>``. A node that
@@ -210,36 +210,21 @@ def _strings(value) -> list:
 
 
 def _parse_example(node, up):
-    """TensorFlow's ParseExample (keys and defaults as inputs) or ParseExampleV2 (keys as 1-D
-    inputs) as distflow's ParseExample (keys and defaults as attrs, the dense values first and
-    then each sparse feature's indices, values and shape)."""
+    """TensorFlow's first ParseExample (a key and a default per input) as distflow's ParseExample
+    (keys and defaults as attrs, the dense values first and then each sparse feature's
+    indices, values and shape). (ParseExampleV2, which TF 1.15 and later write, and which
+    distflow's parse_example builds, runs as it is.)"""
     if "dense_keys" in node.attr:  # (distflow's own)
         return
     data = [t for t in node.input if not t.startswith("^")]
     control = [t for t in node.input if t.startswith("^")]
-    v2 = node.op == "ParseExampleV2"
-    num_sparse = node.attr["num_sparse"].i if v2 else node.attr["Nsparse"].i
-    num_dense = len(node.attr["Tdense"].list.type)
-
-    def keys(first: int, count: int) -> list:
-        values = [up.constant_value(node, first + k) for k in range(count)]
-        if any(v is None for v in values):
-            raise _refused(node, "its feature keys are computed; distflow takes them only as constants")
-        return [key for v in values for key in _strings(v)]
-    if v2:
-        sparse_keys, dense_keys, ragged = keys(2, 1), keys(3, 1), keys(4, 1)
-        if ragged:
-            raise _refused(node, f"ragged features {ragged} (distflow parses dense and sparse ones)")
-        first_default = 5
-    else:
-        sparse_keys, dense_keys = keys(2, num_sparse), keys(2 + num_sparse, num_dense)
-        first_default = 2 + num_sparse + num_dense
-    if len(sparse_keys) != num_sparse or len(dense_keys) != num_dense:
-        raise _refused(node, f"{len(sparse_keys)} sparse and {len(dense_keys)} dense keys for {num_sparse} and "
-                       f"{num_dense} features")
-    defaults = [up.constant_value(node, first_default + k) for k in range(num_dense)]
-    if any(d is None for d in defaults):
-        raise _refused(node, "its dense defaults are computed; distflow takes them only as constants")
+    num_sparse, num_dense = node.attr["Nsparse"].i, node.attr["Ndense"].i
+    values = [up.constant_value(node, 2 + k) for k in range(num_sparse + 2 * num_dense)]
+    if any(v is None for v in values):
+        raise _refused(node, "its feature keys or defaults are computed; distflow takes them only as constants")
+    sparse_keys = [key for v in values[:num_sparse] for key in _strings(v)]
+    dense_keys = [key for v in values[num_sparse:num_sparse + num_dense] for key in _strings(v)]
+    defaults = values[num_sparse + num_dense:]
     proto = pb.NodeDef(name=node.name, op="ParseExample", device=node.device)
     proto.input.extend(data[:1] + control)
     proto.attr["dense_keys"].list.s.extend([k.encode() for k in dense_keys])
@@ -290,7 +275,6 @@ UPGRADES = {
     "ResizeArea": _resize,
     "ResizeBilinearGrad": _resize_grad,
     "ParseExample": _parse_example,
-    "ParseExampleV2": _parse_example,
 }
 
 

@@ -19,7 +19,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..protos import distflow_pb2 as pb
-from .array_ops import reshape, squeeze
+from .array_ops import constant, reshape, squeeze
 from .op_util import make_op, make_tensor
 from .slicing_ops import slice as slice_
 from .sparse_ops import SparseTensor, sparse_merge
@@ -113,6 +113,45 @@ def _np_dtype(dtype):
     return object if dtype == dtypes.string else dtype.as_numpy_dtype
 
 
+def _v2_shapes(op):
+    n = op._attr("num_sparse")
+    return ([TensorShape([None, 2])] * n + [TensorShape([None])] * n + [TensorShape([2])] * n
+            + [TensorShape([None]).concatenate(s) for s in op._attr("dense_shapes")])
+
+
+def _v2_dtypes(op):
+    n = op._attr("num_sparse")
+    return [dtypes.int64] * n + list(op._attr("sparse_types")) + [dtypes.int64] * n + list(op._attr("Tdense"))
+
+
+@register_op("ParseExampleV2", list_output=True, shape=_v2_shapes, dtype=_v2_dtypes)
+def _parse_example_v2_kernel(xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaults,  # noqa: N803
+                             Tdense, num_sparse, sparse_types, dense_shapes, ragged_value_types=(),
+                             ragged_split_types=()):
+    """TensorFlow's form (what ``tf.parse_example`` builds, and what TensorFlow's graphs hold):
+    the keys and defaults as inputs (an empty default: the feature is required), and the
+    outputs every sparse feature's indices, then their values, then their shapes, then the
+    dense values."""
+    if np.asarray(ragged_keys).size:
+        raise errors.UnimplementedError(None, None, "ParseExampleV2: ragged features "
+                                        f"{[_text(k) for k in np.asarray(ragged_keys).reshape(-1)]} (distflow parses "
+                                        "dense and sparse ones)")
+    sparse = [_text(k) for k in np.asarray(sparse_keys).reshape(-1)]
+    dense = [_text(k) for k in np.asarray(dense_keys).reshape(-1)]
+    if len(sparse) != num_sparse or len(dense) != len(Tdense):
+        raise errors.InvalidArgumentError(None, None, f"ParseExampleV2: {len(sparse)} sparse and {len(dense)} dense "
+                                          f"keys for {num_sparse} and {len(Tdense)} features")
+    out = _parse_example_kernel(xp, serialized, dense_keys=dense, Tdense=Tdense, dense_shapes=dense_shapes,
+                                defaults=list(dense_defaults), has_default=[np.size(d) > 0 for d in dense_defaults],
+                                sparse_keys=sparse, Tsparse=sparse_types)
+    values, triples = list(out[:len(dense)]), out[len(dense):]
+    return tuple([triples[3 * i + part] for part in range(3) for i in range(num_sparse)] + values)
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def _dense_feature(features, key, dtype, shape, default, has_default: bool, where: str, kind: str) -> np.ndarray:
     """A FixedLenFeature's value: the record's (of exactly the shape's size), else the
     default, else InvalidArgumentError (``where``/``kind`` name it as TensorFlow does)."""
@@ -131,6 +170,7 @@ def _dense_feature(features, key, dtype, shape, default, has_default: bool, wher
 
 
 not_differentiable("ParseExample")
+not_differentiable("ParseExampleV2")
 
 
 def _raw_features(features: dict) -> dict:
@@ -189,14 +229,20 @@ def _parse_raw(serialized, features: dict, name):
         has_default.append(spec.default_value is not None)
         defaults.append(np.asarray(spec.default_value if spec.default_value is not None else 0,
                                    dtype=object if dtype == dtypes.string else dtype.as_numpy_dtype))
-    op = make_op("ParseExample", [serialized], {"dense_keys": dense_keys, "Tdense": tdense, "dense_shapes": shapes,
-                                                "defaults": defaults, "has_default": has_default,
-                                                "sparse_keys": sparse_keys, "Tsparse": tsparse},
-                 name or "ParseExample")
-    parsed = dict(zip(dense_keys, op.outputs))
-    rest = op.outputs[len(dense_keys):]
+    def strings(values):
+        return constant(np.array([v.encode() for v in values], dtype=object).reshape(-1), dtypes.string)
+    # (TensorFlow's ParseExampleV2, as TF 1.15's parse_example builds it: TensorFlow imports it)
+    default_inputs = [constant(np.reshape(d, s.as_list()) if h else np.zeros(0, d.dtype), t)
+                      for d, h, s, t in zip(defaults, has_default, shapes, tdense)]
+    with ops.name_scope(name or "ParseExample"):
+        op = make_op("ParseExampleV2", [serialized, strings([]), strings(sparse_keys), strings(dense_keys),
+                                        strings([]), *default_inputs],
+                     {"Tdense": tdense, "num_sparse": len(sparse_keys), "sparse_types": tsparse,
+                      "ragged_value_types": [], "ragged_split_types": [], "dense_shapes": shapes}, "ParseExampleV2")
+    n = len(sparse_keys)
+    parsed = dict(zip(dense_keys, op.outputs[3 * n:]))
     for i, key in enumerate(sparse_keys):
-        parsed[key] = SparseTensor(*rest[3 * i:3 * i + 3])
+        parsed[key] = SparseTensor(op.outputs[i], op.outputs[n + i], op.outputs[2 * n + i])
     return parsed
 
 

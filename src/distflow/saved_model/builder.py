@@ -45,7 +45,7 @@ class SavedModelBuilder:
     :meth:`save` writes the SavedModel proto."""
 
     def __init__(self, export_dir):
-        export_dir = os.fspath(export_dir)
+        export_dir = os.fsdecode(export_dir)
         if os.path.exists(export_dir):
             if not os.path.isdir(export_dir) or os.listdir(export_dir):
                 raise AssertionError(f"Export directory {export_dir} already exists, and isn't empty. Please choose "

@@ -15,7 +15,7 @@ from . import constants
 
 def maybe_saved_model_directory(export_dir) -> bool:
     """Whether ``export_dir`` holds a SavedModel (its ``saved_model.pb`` or ``.pbtxt``)."""
-    export_dir = os.fspath(export_dir)
+    export_dir = os.fsdecode(export_dir)  # (export_saved_model returns bytes, as TensorFlow's does)
     return any(os.path.isfile(os.path.join(export_dir, name))
                for name in (constants.SAVED_MODEL_FILENAME_PB, constants.SAVED_MODEL_FILENAME_PBTXT))
 
@@ -29,7 +29,7 @@ def parse_saved_model(export_dir) -> pb.SavedModel:
     Raises:
       IOError: there is none, or it cannot be parsed (as TensorFlow's).
     """
-    export_dir = os.fspath(export_dir)
+    export_dir = os.fsdecode(export_dir)  # (export_saved_model returns bytes, as TensorFlow's does)
     saved = pb.SavedModel()
     path = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB)
     if os.path.isfile(path):
@@ -69,7 +69,7 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     Returns:
       The MetaGraphDef loaded (its signature defs name the tensors, without the scope).
     """
-    export_dir = os.fspath(export_dir)
+    export_dir = os.fsdecode(export_dir)  # (export_saved_model returns bytes, as TensorFlow's does)
     meta = _meta_graph(parse_saved_model(export_dir), tags)
     graph = sess.graph
 
