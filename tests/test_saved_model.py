@@ -258,32 +258,47 @@ def test_a_canned_estimator_exports_tf_heads_signatures(tmp_path):
     np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
-def test_a_canned_estimator_of_numeric_columns_exports_what_tensorflow_serves(tmp_path):
+def test_a_canned_estimators_export_is_made_of_tensorflows_ops_and_predicts_as_the_estimator(tmp_path):
     # (checked by hand: TensorFlow 2.21's loader serves such an export, tf.Examples parsed by
-    # its ParseExampleV2, with distflow's probabilities to 3e-8, and its classification signature)
+    # ParseExampleV2, the vocabularies looked up in hash tables its main op fills, with
+    # distflow's probabilities to 3e-8)
     from distflow.framework.tf_attrs import signatures
     from distflow.protos import distflow_pb2 as pb
+    columns = [tf.feature_column.numeric_column("x", shape=[4]),
+               tf.feature_column.embedding_column(tf.feature_column.categorical_column_with_vocabulary_list(
+                   "color", ["red", "green", "blue"], num_oov_buckets=2), 2),
+               tf.feature_column.indicator_column(tf.feature_column.categorical_column_with_vocabulary_list(
+                   "size", [3, 5, 7]))]
     config = tf.estimator.RunConfig(tf_random_seed=3, log_step_count_steps=None)
-    estimator = tf.estimator.DNNClassifier([8], [tf.feature_column.numeric_column("x", shape=[4])], n_classes=3,
-                                           model_dir=str(tmp_path / "model"), config=config)
-    estimator.train(tf.estimator.inputs.numpy_input_fn({"x": IRIS_X}, IRIS_Y, batch_size=20, shuffle=False), steps=3)
-    spec = {"x": tf.FixedLenFeature([4], tf.float32)}
-    path = estimator.export_saved_model(str(tmp_path / "export"),
-                                        tf.estimator.export.build_parsing_serving_input_receiver_fn(spec))
+    estimator = tf.estimator.DNNClassifier([8], columns, n_classes=3, model_dir=str(tmp_path / "model"),
+                                           config=config)
+    colors = np.array([[b"red", b"green", b"blue", b"pink"][i % 4] for i in range(60)])
+    sizes = np.array([[3, 5, 9][i % 3] for i in range(60)])
+    estimator.train(tf.estimator.inputs.numpy_input_fn({"x": IRIS_X, "color": colors, "size": sizes}, IRIS_Y,
+                                                       batch_size=20, shuffle=False), steps=3)
+    rows = {"x": IRIS_X[:4], "color": np.array([b"green", b"pink", b"nope", b"red"]), "size": np.array([5, 7, 9, 3])}
+    expected = np.array([p["probabilities"] for p in estimator.predict(
+        tf.estimator.inputs.numpy_input_fn(rows, shuffle=False))])
+    path = estimator.export_saved_model(str(tmp_path / "export"), tf.estimator.export.build_parsing_serving_input_receiver_fn(
+        tf.feature_column.make_parse_example_spec(columns)))
     with open(os.path.join(path.decode(), "saved_model.pb"), "rb") as f:
         graph_def = pb.SavedModel.FromString(f.read()).meta_graphs[0].graph_def
     table = signatures()
-    assert "ParseExampleV2" in {node.op for node in graph_def.node}
+    assert {"ParseExampleV2", "HashTableV2", "LookupTableFindV2", "StringToHashBucketFast"} <= {
+        node.op for node in graph_def.node}
     for node in graph_def.node:
         assert node.op in table, f"{node.name}: {node.op} is not one of TensorFlow's ops"
         assert not set(table[node.op]["required"]) - set(node.attr), node.name
         assert not {k for k in node.attr if not k.startswith("_")} - set(table[node.op]["attrs"]), node.name
+    records = [tf.train.Example(features=tf.train.Features(feature={
+        "x": tf.train.Feature(float_list=tf.train.FloatList(value=x)),
+        "color": tf.train.Feature(bytes_list=tf.train.BytesList(value=[c])),
+        "size": tf.train.Feature(int64_list=tf.train.Int64List(value=[n]))})).SerializeToString()
+        for x, c, n in zip(rows["x"], rows["color"], rows["size"])]
     with tf.Graph().as_default(), tf.Session() as sess:  # (the path as export_saved_model gives it: bytes)
         predict = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["predict"]
-        got = sess.run(predict.outputs["probabilities"].name, {predict.inputs["examples"].name: [
-            tf.train.Example(features=tf.train.Features(feature={"x": tf.train.Feature(
-                float_list=tf.train.FloatList(value=row))})).SerializeToString() for row in IRIS_X[:3]]})
-    assert got.shape == (3, 3) and np.allclose(got.sum(1), 1.0)
+        got = sess.run(predict.outputs["probabilities"].name, {predict.inputs["examples"].name: records})
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
 def _linear_model_fn(features, labels, mode):

@@ -290,8 +290,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "`loader.load`, the signature defs and their utilities, `main_op`, the constants; "
                       "`saved_model.pb` is TF's proto and the variables TF's checkpoint format, so TensorFlow's "
                       "loader serves a SavedModel distflow wrote where its graph holds only ops TensorFlow has "
-                      "in distflow's form (a canned Estimator of numeric columns, say; not distflow's control "
-                      "flow or gradient ops, nor the vocabulary lookups of its feature columns); a "
+                      "in distflow's form (a canned Estimator's export, its vocabulary lookups written as "
+                      "TensorFlow's hash tables; not distflow's control flow or gradient ops); a "
                       "SavedModel TF 1.x wrote loads where its graph holds ops distflow has; not TF 2's "
                       "object-based `save`")
         elif name == "feature_column":
