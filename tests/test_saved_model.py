@@ -260,41 +260,55 @@ def test_a_canned_estimator_exports_tf_heads_signatures(tmp_path):
 
 def test_a_canned_estimators_export_is_made_of_tensorflows_ops_and_predicts_as_the_estimator(tmp_path):
     # (checked by hand: TensorFlow 2.21's loader serves such an export, tf.Examples parsed by
-    # ParseExampleV2, the vocabularies looked up in hash tables its main op fills, with
-    # distflow's probabilities to 3e-8)
+    # ParseExampleV2, vocabularies looked up in hash tables its main op fills, crosses made by
+    # SparseCross, with the probabilities of distflow's Estimator.predict to 6e-8)
     from distflow.framework.tf_attrs import signatures
     from distflow.protos import distflow_pb2 as pb
-    columns = [tf.feature_column.numeric_column("x", shape=[4]),
-               tf.feature_column.embedding_column(tf.feature_column.categorical_column_with_vocabulary_list(
-                   "color", ["red", "green", "blue"], num_oov_buckets=2), 2),
-               tf.feature_column.indicator_column(tf.feature_column.categorical_column_with_vocabulary_list(
-                   "size", [3, 5, 7]))]
+    fc = tf.feature_column
+    color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"], num_oov_buckets=2)
+    size = fc.categorical_column_with_vocabulary_list("size", [3, 5, 7])
+    city = fc.categorical_column_with_hash_bucket("city", 10)
+    age = fc.bucketized_column(fc.numeric_column("age"), [18.0, 30.0, 50.0])
+    wide = [color, city, age, fc.crossed_column([color, "city"], 20), fc.crossed_column([age, size], 30),
+            fc.categorical_column_with_identity("day", 7)]
+    deep = [fc.numeric_column("x", shape=[4]), fc.embedding_column(color, 2), fc.indicator_column(size),
+            fc.embedding_column(city, 3)]
     config = tf.estimator.RunConfig(tf_random_seed=3, log_step_count_steps=None)
-    estimator = tf.estimator.DNNClassifier([8], columns, n_classes=3, model_dir=str(tmp_path / "model"),
-                                           config=config)
-    colors = np.array([[b"red", b"green", b"blue", b"pink"][i % 4] for i in range(60)])
-    sizes = np.array([[3, 5, 9][i % 3] for i in range(60)])
-    estimator.train(tf.estimator.inputs.numpy_input_fn({"x": IRIS_X, "color": colors, "size": sizes}, IRIS_Y,
-                                                       batch_size=20, shuffle=False), steps=3)
-    rows = {"x": IRIS_X[:4], "color": np.array([b"green", b"pink", b"nope", b"red"]), "size": np.array([5, 7, 9, 3])}
+    estimator = tf.estimator.DNNLinearCombinedClassifier(
+        str(tmp_path / "model"), linear_feature_columns=wide, dnn_feature_columns=deep, dnn_hidden_units=[8],
+        n_classes=3, config=config)
+
+    def rows(n):
+        return {"x": IRIS_X[:n], "color": np.array([[b"red", b"green", b"blue", b"pink"][i % 4] for i in range(n)]),
+                "size": np.array([[3, 5, 9][i % 3] for i in range(n)]),
+                "city": np.array([[b"a", b"b", b"c", b"zz"][i % 4] for i in range(n)]),
+                "age": np.arange(n, dtype=np.float32) * 7 % 60, "day": np.arange(n) % 7}
+    estimator.train(tf.estimator.inputs.numpy_input_fn(rows(60), IRIS_Y, batch_size=20, shuffle=False), steps=3)
+    some = {k: v[[1, 3, 4, 7]] for k, v in rows(8).items()}
     expected = np.array([p["probabilities"] for p in estimator.predict(
-        tf.estimator.inputs.numpy_input_fn(rows, shuffle=False))])
+        tf.estimator.inputs.numpy_input_fn(some, shuffle=False))])
     path = estimator.export_saved_model(str(tmp_path / "export"), tf.estimator.export.build_parsing_serving_input_receiver_fn(
-        tf.feature_column.make_parse_example_spec(columns)))
+        fc.make_parse_example_spec(wide + deep)))
     with open(os.path.join(path.decode(), "saved_model.pb"), "rb") as f:
         graph_def = pb.SavedModel.FromString(f.read()).meta_graphs[0].graph_def
     table = signatures()
-    assert {"ParseExampleV2", "HashTableV2", "LookupTableFindV2", "StringToHashBucketFast"} <= {
+    assert {"ParseExampleV2", "HashTableV2", "LookupTableFindV2", "StringToHashBucketFast", "SparseCross"} <= {
         node.op for node in graph_def.node}
     for node in graph_def.node:
         assert node.op in table, f"{node.name}: {node.op} is not one of TensorFlow's ops"
         assert not set(table[node.op]["required"]) - set(node.attr), node.name
         assert not {k for k in node.attr if not k.startswith("_")} - set(table[node.op]["attrs"]), node.name
-    records = [tf.train.Example(features=tf.train.Features(feature={
-        "x": tf.train.Feature(float_list=tf.train.FloatList(value=x)),
-        "color": tf.train.Feature(bytes_list=tf.train.BytesList(value=[c])),
-        "size": tf.train.Feature(int64_list=tf.train.Int64List(value=[n]))})).SerializeToString()
-        for x, c, n in zip(rows["x"], rows["color"], rows["size"])]
+
+    def feature(value):
+        if isinstance(value, bytes):
+            return tf.train.Feature(bytes_list=tf.train.BytesList(value=[value]))
+        if isinstance(value, np.ndarray):
+            return tf.train.Feature(float_list=tf.train.FloatList(value=value))
+        if isinstance(value, (float, np.floating)):
+            return tf.train.Feature(float_list=tf.train.FloatList(value=[value]))
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=[int(value)]))
+    records = [tf.train.Example(features=tf.train.Features(feature={k: feature(v[i]) for k, v in some.items()}))
+               .SerializeToString() for i in range(4)]
     with tf.Graph().as_default(), tf.Session() as sess:  # (the path as export_saved_model gives it: bytes)
         predict = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["predict"]
         got = sess.run(predict.outputs["probabilities"].name, {predict.inputs["examples"].name: records})

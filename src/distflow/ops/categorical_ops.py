@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from ..framework import dtypes, ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from .hash_ops import fingerprint64, fingerprint_cat64
@@ -71,21 +71,57 @@ def _cross_hashed_kernel(xp, *parts, num_buckets, hash_key):
     string's Fingerprint64, an integer itself) folded into ``hash_key`` one after another
     with FingerprintCat64, so that a crossed column's buckets are TF's."""
     parts = [np.asarray(p).reshape(len(p), -1) for p in parts]
-    rows = []
-    for row in zip(*parts):
-        choices = [[_cross_hash(v) for v in values if not _is_missing(v)] for values in row]
-        crossed = []
-        for combination in itertools.product(*choices):
-            h = hash_key
-            for value_hash in combination:
-                h = fingerprint_cat64(h, value_hash)
-            crossed.append(h % num_buckets)
-        rows.append(crossed)
+    rows = _hashed_crosses([[[v for v in values if not _is_missing(v)] for values in part] for part in parts],
+                           num_buckets, hash_key)
     width = max(1, max((len(r) for r in rows), default=1))
     out = np.full((len(rows), width), -1, np.int64)
     for i, r in enumerate(rows):
         out[i, :len(r)] = r
     return out
+
+
+def _hashed_crosses(columns: list, num_buckets: int, hash_key: int) -> list:
+    """Per example, the bucket of each combination of one value from each column (``columns``:
+    per column, per example, its values), in TensorFlow's order and with its hashes."""
+    rows = []
+    for row in zip(*columns):
+        crossed = []
+        for combination in itertools.product(*[[_cross_hash(v) for v in values] for values in row]):
+            h = hash_key
+            for value_hash in combination:
+                h = fingerprint_cat64(h, value_hash)
+            crossed.append(h % num_buckets)
+        rows.append(crossed)
+    return rows
+
+
+def _sparse_cross_shapes(op):
+    return [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])]
+
+
+@register_op("SparseCross", list_output=True, shape=_sparse_cross_shapes,
+             dtype=lambda op: [dtypes.int64, op._attrs.get("out_type", dtypes.int64), dtypes.int64])
+def _sparse_cross_kernel(xp, *inputs, N, hashed_output, num_buckets, hash_key, sparse_types=(),  # noqa: N803
+                         dense_types=(), out_type=None, internal_type=None):
+    """TensorFlow's cross of sparse tensors (``N`` of them: indices, then values, then shapes)
+    and dense [batch, k] ones, hashed into ``num_buckets`` (what crossed_column builds in
+    TensorFlow's graphs, and what distflow's SavedModels hold for its crosses)."""
+    if not hashed_output:
+        raise errors.UnimplementedError(None, None, "SparseCross: hashed_output=False (crosses as strings); distflow "
+                                        "crosses into hash buckets, as crossed_column does")
+    indices, values, shapes, dense = inputs[:N], inputs[N:2 * N], inputs[2 * N:3 * N], inputs[3 * N:]
+    batch = int(shapes[0][0]) if N else (len(dense[0]) if dense else 0)
+    columns = []
+    for where, vals in zip(indices, values):
+        rows = [[] for _ in range(batch)]
+        for (r, _), v in zip(np.asarray(where).reshape(-1, 2), np.asarray(vals).reshape(-1)):
+            rows[int(r)].append(v)
+        columns.append(rows)
+    columns += [[list(row) for row in np.asarray(d).reshape(batch, -1)] for d in dense]
+    crossed = _hashed_crosses(columns, num_buckets if num_buckets > 0 else 1 << 64, hash_key)
+    out_indices = np.array([[r, j] for r, row in enumerate(crossed) for j in range(len(row))], np.int64).reshape(-1, 2)
+    out_values = np.array([v for row in crossed for v in row], np.uint64).astype(np.int64)
+    return out_indices, out_values, np.array([batch, max((len(r) for r in crossed), default=0)], np.int64)
 
 
 def _cross_hash(v) -> int:
@@ -100,11 +136,14 @@ def _is_missing(v) -> bool:
 
 def cross_hashed(parts, num_buckets: int, hash_key: int, name=None):
     """Each example's crossed values of ``parts`` ([batch, k] each) hashed into ``num_buckets``."""
-    return make_tensor("CrossHashed", [ops.convert_to_tensor(p) for p in parts],
-                       {"num_buckets": int(num_buckets), "hash_key": int(hash_key)}, name or "CrossHashed")
+    parts = [ops.convert_to_tensor(p) for p in parts]
+    # (the parts' dtypes, for the SavedModel builder, which writes the cross as TensorFlow's SparseCross)
+    return make_tensor("CrossHashed", parts, {"num_buckets": int(num_buckets), "hash_key": int(hash_key),
+                                              "_part_types": [p.dtype.base_dtype for p in parts]},
+                       name or "CrossHashed")
 
 
-for _t in ("Bucketize", "VocabularyLookup", "CrossHashed"):
+for _t in ("Bucketize", "VocabularyLookup", "CrossHashed", "SparseCross"):
     not_differentiable(_t)
 
 

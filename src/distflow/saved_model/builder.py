@@ -22,7 +22,7 @@ from ..framework import dtypes, ops
 from ..ops import io_ops
 from ..protos import distflow_pb2 as pb
 from ..train.saver import Saver
-from . import constants
+from . import constants, tensorflow_form
 
 
 def _as_tensorflow_bundle(prefix: str) -> None:
@@ -35,82 +35,6 @@ def _as_tensorflow_bundle(prefix: str) -> None:
     kept = {os.path.basename(tensor_bundle.shard_path(prefix, 0, 1)), os.path.basename(prefix) + ".index"}
     for name in before - kept:
         os.unlink(os.path.join(os.path.dirname(prefix), name))
-
-
-def _node(graph_def, name: str, op: str, inputs=(), device: str = "", **attrs) -> pb.NodeDef:
-    """A node added to ``graph_def``: attrs given as DTypes, bools, ints or strings, and a Const's
-    ``value`` as an array."""
-    from ..framework.wire import tensor_to_proto  # noqa: PLC0415
-    node = graph_def.node.add(name=name, op=op, device=device)
-    node.input.extend(inputs)
-    for key, value in attrs.items():
-        if key == "value":
-            node.attr[key].tensor.CopyFrom(tensor_to_proto(np.asarray(value)))
-        elif isinstance(value, dtypes.DType):
-            node.attr[key].type = value.as_datatype_enum
-        elif isinstance(value, bool):
-            node.attr[key].b = value
-        elif isinstance(value, (int, np.integer)):
-            node.attr[key].i = int(value)
-        else:
-            node.attr[key].s = str(value).encode()
-    return node
-
-
-def _lookups_as_tensorflows(meta) -> None:
-    """Each of distflow's VocabularyLookup nodes in ``meta``'s graph (feature columns' vocabulary
-    lookups: the vocabulary an attr, no initializer) as TensorFlow builds the lookup (a hash
-    table, filled by the SavedModel's main op, then LookupTableFindV2; an out-of-vocabulary
-    value hashed into its bucket by StringToHashBucketFast), so that TensorFlow's loader, and
-    TensorFlow Serving, serve the model. The node keeps its name; distflow runs either form."""
-    graph_def = meta.graph_def
-    lookups = [n for n in graph_def.node if n.op == "VocabularyLookup"]
-    if not lookups:
-        return
-    inits = []
-    for node in lookups:
-        name, device, source = node.name, node.device, node.input[0]
-        control = [t for t in node.input if t.startswith("^")]
-        vocabulary = list(node.attr["vocabulary"].list.s) or list(node.attr["vocabulary"].list.i)
-        strings = bool(node.attr["vocabulary"].list.s) or not vocabulary
-        key_dtype = dtypes.string if strings else dtypes.int64
-        default, buckets = node.attr["default_value"].i, node.attr["num_oov_buckets"].i
-        keys = np.array(vocabulary, dtype=object if strings else np.int64)
-        _node(graph_def, f"{name}/table", "HashTableV2", device=device, key_dtype=key_dtype, value_dtype=dtypes.int64,
-              shared_name="", container="", use_node_name_sharing=False)
-        _node(graph_def, f"{name}/keys", "Const", device=device, dtype=key_dtype, value=keys)
-        _node(graph_def, f"{name}/values", "Const", device=device, dtype=dtypes.int64,
-              value=np.arange(len(vocabulary), dtype=np.int64))
-        inits.append(_node(graph_def, f"{name}/table_init", "InitializeTableV2",
-                           [f"{name}/table", f"{name}/keys", f"{name}/values"], device, Tkey=key_dtype,
-                           Tval=dtypes.int64).name)
-        _node(graph_def, f"{name}/default", "Const", device=device, dtype=dtypes.int64,
-              value=np.int64(-1 if buckets else default))
-        found = f"{name}/found" if buckets else name
-        del node.attr["vocabulary"], node.attr["default_value"], node.attr["num_oov_buckets"]
-        node.op = "LookupTableFindV2"
-        node.name = found
-        del node.input[:]
-        node.input.extend([f"{name}/table", source, f"{name}/default"] + control)
-        node.attr["Tin"].type = key_dtype.as_datatype_enum
-        node.attr["Tout"].type = dtypes.int64.as_datatype_enum
-        if buckets:  # (size + Fingerprint64(value as a string) % buckets where the value is not in it)
-            text = source
-            if not strings:
-                text = _node(graph_def, f"{name}/as_string", "AsString", [source], device, T=dtypes.int64).name
-            _node(graph_def, f"{name}/hashed", "StringToHashBucketFast", [text], device, num_buckets=buckets)
-            _node(graph_def, f"{name}/size", "Const", device=device, dtype=dtypes.int64,
-                  value=np.int64(len(vocabulary)))
-            _node(graph_def, f"{name}/bucket", "AddV2", [f"{name}/hashed", f"{name}/size"], device, T=dtypes.int64)
-            _node(graph_def, f"{name}/missing", "Equal", [found, f"{name}/default"], device, T=dtypes.int64)
-            _node(graph_def, name, "SelectV2", [f"{name}/missing", f"{name}/bucket", found], device, T=dtypes.int64)
-    # (the tables are filled by the main op the loader runs after restoring the variables)
-    key = next((k for k in (constants.MAIN_OP_KEY, constants.LEGACY_INIT_OP_KEY) if k in meta.collection_def),
-               constants.MAIN_OP_KEY)
-    before = list(meta.collection_def[key].node_list.value) if key in meta.collection_def else []
-    group = _node(graph_def, "vocabulary_tables_and_main_op", "NoOp")
-    group.input.extend(f"^{n.split(':')[0]}" for n in before + inits)
-    meta.collection_def[key].node_list.value[:] = [group.name]
 
 
 class SavedModelBuilder:
@@ -192,7 +116,7 @@ class SavedModelBuilder:
                 raise ValueError(f"The SavedModel already has a meta graph with tags {sorted(set(tags))}; each "
                                  "meta graph needs a tag set of its own")
         meta.meta_info_def.tags.extend(tags)
-        _lookups_as_tensorflows(meta)
+        tensorflow_form.rewrite(meta)  # (what distflow builds otherwise, as TensorFlow builds it)
         for key, signature in signature_def_map.items():
             meta.signature_def[key].CopyFrom(signature)
         for filename, tensor in assets:

@@ -1,0 +1,146 @@
+"""What distflow builds otherwise than TensorFlow, written in a SavedModel as TensorFlow builds
+it, so that TensorFlow's loader (and TensorFlow Serving) serves the models distflow exports;
+distflow's loader runs either form.
+
+- Feature columns' vocabulary lookups: distflow's ``VocabularyLookup`` carries its vocabulary
+  as an attr and needs no initializer; TensorFlow's is a ``HashTableV2`` that an initializer
+  fills (here the SavedModel's main op), read by ``LookupTableFindV2``, with out-of-vocabulary
+  values hashed into their buckets by ``StringToHashBucketFast``.
+- Crossed columns: distflow's ``CrossHashed`` crosses dense [batch, k] parts (-1: no value)
+  into dense ids padded with -1; TensorFlow's ``SparseCross`` crosses sparse tensors, so each
+  part becomes one (``Where`` its values are, ``GatherNd`` them) and the result dense again
+  (``SparseToDense``, at least one column wide, as distflow's).
+
+Each rewritten node keeps its name, so that what reads it reads the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes
+from ..protos import distflow_pb2 as pb
+from . import constants
+
+
+def rewrite(meta) -> None:
+    """``meta``'s graph (a MetaGraphDef of a SavedModel) with distflow's forms as TensorFlow's."""
+    inits = _lookups(meta.graph_def)
+    _crosses(meta.graph_def)
+    if inits:  # (the tables are filled by the main op that loaders run after restoring the variables)
+        key = next((k for k in (constants.MAIN_OP_KEY, constants.LEGACY_INIT_OP_KEY) if k in meta.collection_def),
+                   constants.MAIN_OP_KEY)
+        before = list(meta.collection_def[key].node_list.value) if key in meta.collection_def else []
+        group = _node(meta.graph_def, "vocabulary_tables_and_main_op", "NoOp")
+        group.input.extend(f"^{n.split(':')[0]}" for n in before + inits)
+        meta.collection_def[key].node_list.value[:] = [group.name]
+
+
+def _node(graph_def, name: str, op: str, inputs=(), device: str = "", **attrs) -> pb.NodeDef:
+    """A node added to ``graph_def``: attrs given as DTypes, bools, ints or strings, and a Const's
+    ``value`` as an array."""
+    from ..framework.wire import tensor_to_proto  # noqa: PLC0415
+    node = graph_def.node.add(name=name, op=op, device=device)
+    node.input.extend(inputs)
+    for key, value in attrs.items():
+        if key == "value":
+            node.attr[key].tensor.CopyFrom(tensor_to_proto(np.asarray(value)))
+        elif isinstance(value, dtypes.DType):
+            node.attr[key].type = value.as_datatype_enum
+        elif isinstance(value, bool):
+            node.attr[key].b = value
+        elif isinstance(value, (int, np.integer)):
+            node.attr[key].i = int(value)
+        else:
+            node.attr[key].s = str(value).encode()
+    return node
+
+
+def _lookups(graph_def) -> list:
+    """Each VocabularyLookup node as TensorFlow's lookup; the names of the tables' initializers."""
+    lookups = [n for n in graph_def.node if n.op == "VocabularyLookup"]
+    inits = []
+    for node in lookups:
+        name, device, source = node.name, node.device, node.input[0]
+        control = [t for t in node.input if t.startswith("^")]
+        vocabulary = list(node.attr["vocabulary"].list.s) or list(node.attr["vocabulary"].list.i)
+        strings = bool(node.attr["vocabulary"].list.s) or not vocabulary
+        key_dtype = dtypes.string if strings else dtypes.int64
+        default, buckets = node.attr["default_value"].i, node.attr["num_oov_buckets"].i
+        keys = np.array(vocabulary, dtype=object if strings else np.int64)
+        _node(graph_def, f"{name}/table", "HashTableV2", device=device, key_dtype=key_dtype, value_dtype=dtypes.int64,
+              shared_name="", container="", use_node_name_sharing=False)
+        _node(graph_def, f"{name}/keys", "Const", device=device, dtype=key_dtype, value=keys)
+        _node(graph_def, f"{name}/values", "Const", device=device, dtype=dtypes.int64,
+              value=np.arange(len(vocabulary), dtype=np.int64))
+        inits.append(_node(graph_def, f"{name}/table_init", "InitializeTableV2",
+                           [f"{name}/table", f"{name}/keys", f"{name}/values"], device, Tkey=key_dtype,
+                           Tval=dtypes.int64).name)
+        _node(graph_def, f"{name}/default", "Const", device=device, dtype=dtypes.int64,
+              value=np.int64(-1 if buckets else default))
+        found = f"{name}/found" if buckets else name
+        del node.attr["vocabulary"], node.attr["default_value"], node.attr["num_oov_buckets"]
+        node.op = "LookupTableFindV2"
+        node.name = found
+        del node.input[:]
+        node.input.extend([f"{name}/table", source, f"{name}/default"] + control)
+        node.attr["Tin"].type = key_dtype.as_datatype_enum
+        node.attr["Tout"].type = dtypes.int64.as_datatype_enum
+        if buckets:  # (size + Fingerprint64(value as a string) % buckets where the value is not in it)
+            text = source
+            if not strings:
+                text = _node(graph_def, f"{name}/as_string", "AsString", [source], device, T=dtypes.int64).name
+            _node(graph_def, f"{name}/hashed", "StringToHashBucketFast", [text], device, num_buckets=buckets)
+            _node(graph_def, f"{name}/size", "Const", device=device, dtype=dtypes.int64,
+                  value=np.int64(len(vocabulary)))
+            _node(graph_def, f"{name}/bucket", "AddV2", [f"{name}/hashed", f"{name}/size"], device, T=dtypes.int64)
+            _node(graph_def, f"{name}/missing", "Equal", [found, f"{name}/default"], device, T=dtypes.int64)
+            _node(graph_def, name, "SelectV2", [f"{name}/missing", f"{name}/bucket", found], device, T=dtypes.int64)
+    return inits
+
+
+def _crosses(graph_def) -> None:
+    """Each CrossHashed node as TensorFlow's SparseCross of its parts made sparse, made dense again."""
+    for node in [n for n in graph_def.node if n.op == "CrossHashed"]:
+        name, device = node.name, node.device
+        parts = [t for t in node.input if not t.startswith("^")]
+        control = [t for t in node.input if t.startswith("^")]
+        kinds = _part_dtypes(node, parts)
+        indices, values, shapes = [], [], []
+        for k, (part, kind) in enumerate(zip(parts, kinds)):
+            scope = f"{name}/part{k}"
+            shapes.append(_node(graph_def, f"{scope}/shape", "Shape", [part], device, T=kind,
+                                out_type=dtypes.int64).name)
+            if kind == dtypes.string:  # (a raw string feature: every value is one)
+                _node(graph_def, f"{scope}/true", "Const", device=device, dtype=dtypes.bool, value=np.bool_(True))
+                mask = _node(graph_def, f"{scope}/mask", "Fill", [shapes[-1], f"{scope}/true"], device,
+                             T=dtypes.bool, index_type=dtypes.int64).name
+            else:  # (a column's ids: -1 is none)
+                _node(graph_def, f"{scope}/none", "Const", device=device, dtype=kind, value=np.array(-1, kind.as_numpy_dtype))
+                mask = _node(graph_def, f"{scope}/mask", "NotEqual", [part, f"{scope}/none"], device, T=kind).name
+            indices.append(_node(graph_def, f"{scope}/indices", "Where", [mask], device, T=dtypes.bool).name)
+            values.append(_node(graph_def, f"{scope}/values", "GatherNd", [part, indices[-1]], device, Tparams=kind,
+                                Tindices=dtypes.int64).name)
+        crossed = _node(graph_def, f"{name}/sparse_cross", "SparseCross", indices + values + shapes + control, device,
+                        N=len(parts), hashed_output=True, num_buckets=node.attr["num_buckets"].i,
+                        hash_key=node.attr["hash_key"].i, out_type=dtypes.int64,
+                        internal_type=dtypes.string if all(k == dtypes.string for k in kinds) else dtypes.int64)
+        crossed.attr["sparse_types"].list.type.extend([k.as_datatype_enum for k in kinds])
+        crossed.attr["dense_types"].list.type.extend([])
+        _node(graph_def, f"{name}/one_column", "Const", device=device, dtype=dtypes.int64,
+              value=np.array([0, 1], np.int64))
+        _node(graph_def, f"{name}/dense_shape", "Maximum", [f"{crossed.name}:2", f"{name}/one_column"], device,
+              T=dtypes.int64)
+        _node(graph_def, f"{name}/none", "Const", device=device, dtype=dtypes.int64, value=np.int64(-1))
+        node.CopyFrom(pb.NodeDef(name=name, op="SparseToDense", device=device, input=[
+            f"{crossed.name}:0", f"{name}/dense_shape", f"{crossed.name}:1", f"{name}/none"]))
+        node.attr["T"].type = dtypes.int64.as_datatype_enum
+        node.attr["Tindices"].type = dtypes.int64.as_datatype_enum
+        node.attr["validate_indices"].b = True
+
+
+def _part_dtypes(node, parts: list) -> list:
+    """The dtype of each of a cross's parts (a column's int64 ids, or a raw feature's values), as
+    distflow's cross_hashed records them (else int64)."""
+    recorded = [dtypes.as_dtype(t) for t in node.attr["_part_types"].list.type] if "_part_types" in node.attr else []
+    return recorded if len(recorded) == len(parts) else [dtypes.int64] * len(parts)
