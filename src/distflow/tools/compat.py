@@ -290,8 +290,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "`loader.load`, the signature defs and their utilities, `main_op`, the constants; "
                       "`saved_model.pb` is TF's proto and the variables TF's checkpoint format, so TensorFlow's "
                       "loader serves a SavedModel distflow wrote where its graph holds only ops TensorFlow has "
-                      "in distflow's form (a canned Estimator's export, its vocabulary lookups written as "
-                      "TensorFlow's hash tables; not distflow's control flow or gradient ops); a "
+                      "in distflow's form (a canned Estimator's or a Keras model's export: vocabulary lookups, "
+                      "crosses and conds are written as TensorFlow builds them; not loops or distflow's "
+                      "gradient ops); a "
                       "SavedModel TF 1.x wrote loads where its graph holds ops distflow has; not TF 2's "
                       "object-based `save`")
         elif name == "feature_column":
