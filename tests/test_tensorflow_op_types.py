@@ -160,18 +160,29 @@ def test_a_frozen_graph_distflow_exports_names_every_attr_tensorflow_requires():
         h = tf.layers.conv2d(x, 4, 3, activation=tf.nn.relu, name="conv")
         h = tf.layers.batch_normalization(tf.layers.max_pooling2d(h, 2, 2), training=False)
         h = tf.reshape(tf.concat([h, h * 2.0], axis=-1), [-1, 3 * 3 * 8])
+        training = tf.placeholder_with_default(False, [], name="training")
+        h = tf.cond(training, lambda: tf.nn.dropout(h, 0.5) * 1.0, lambda: h * 1.0, name="drop")
         y = tf.nn.softmax(tf.layers.dense(tf.cast(tf.shape(h)[0], tf.float32) * h, 3, name="dense"), name="y")
         tf.argmax(y, 1, name="label")
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             frozen = tf.graph_util.convert_variables_to_constants(sess, sess.graph.as_graph_def(), ["y", "label"])
-    table = signatures()
+            x_value = np.random.RandomState(0).rand(2, 8, 8, 1).astype(np.float32)
+            expected = sess.run(y, {x: x_value})
+    table = dict(signatures(), Switch={"required": ["T"], "attrs": ["T"]},  # (TF 1.x's cond: not distflow's ops)
+                 Merge={"required": ["N", "T"], "attrs": ["N", "T"]})
+    assert "If" not in {node.op for node in frozen.node} and "Merge" in {node.op for node in frozen.node}
     for node in frozen.node:
         assert node.op in table, node.op
         missing = set(table[node.op]["required"]) - set(node.attr)
         assert not missing, f"{node.name} ({node.op}) lacks {sorted(missing)}"
         unknown = {k for k in node.attr if not k.startswith("_")} - set(table[node.op]["attrs"])
         assert not unknown, f"{node.name} ({node.op}) has attrs TensorFlow does not know: {sorted(unknown)}"
+    with tf.Graph().as_default():  # (and distflow imports it back, the cond an If again)
+        tf.import_graph_def(frozen, name="")
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run("y:0", {"x:0": x_value}), expected, rtol=1e-6)
+        assert "If" in {op.type for op in tf.get_default_graph().get_operations()}
     nodes = {node.name: node for node in frozen.node}
     assert nodes["concat"].attr["N"].i == 2 and nodes["concat"].attr["T"].type == tf.float32.as_datatype_enum
     assert nodes["concat"].attr["Tidx"].type == tf.int32.as_datatype_enum

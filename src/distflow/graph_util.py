@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._namespace import missing
-from .framework import wire
+from .framework import functionalize, wire
 from .protos import distflow_pb2 as pb
 
 
@@ -14,7 +14,8 @@ def _name(text: str) -> str:
 
 
 def extract_sub_graph(graph_def, dest_nodes):
-    """The nodes ``dest_nodes`` need (inputs and control inputs), in the original order."""
+    """The nodes ``dest_nodes`` need (inputs and control inputs, and the ops of the functions of
+    the If and While nodes among them), in the original order."""
     if isinstance(dest_nodes, str):
         raise TypeError("dest_nodes must be a list.")
     by_name = {node.name: node for node in graph_def.node}
@@ -27,7 +28,11 @@ def extract_sub_graph(graph_def, dest_nodes):
         if name in keep:
             continue
         keep.add(name)
-        stack.extend(_name(i) for i in by_name[name].input)
+        node = by_name[name]
+        stack.extend(_name(i) for i in node.input)
+        for value in node.attr.values():  # (a cond's branches, a loop's condition and body)
+            if value.WhichOneof("value") == "function_body":
+                stack.extend(value.function_body.op)
     out = pb.GraphDef()
     out.versions.CopyFrom(graph_def.versions)
     for node in graph_def.node:
@@ -54,6 +59,8 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names, var
             const.attr["value"].CopyFrom(wire.attr_to_proto(value))
         else:
             out.node.add().CopyFrom(node)
+    # (a frozen graph goes to other tools: its conds as TF 1.x's Switch and Merge, which TensorFlow imports)
+    functionalize.conds_as_tf1(out)
     return out
 
 

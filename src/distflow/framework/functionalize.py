@@ -23,6 +23,9 @@ condition is the ops from the Merges to the LoopCond, its body the ops from the 
 NextIterations; the Merges become the condition's arguments and the Switches the body's
 (``_Arg`` nodes of the same names), and the Exits' readers read the While's outputs.
 
+The other way, ``conds_as_tf1`` writes distflow's If nodes as TF 1.x's Switch and Merge, for
+the graphs distflow hands to TensorFlow (SavedModels, frozen graphs).
+
 Constructs are rewritten innermost first (by the depth of their name scopes, as TF 1.x nests
 them), so a cond or loop inside a branch or body is an If or While node of that function.
 Not rewritten: a Merge whose second output (which input arrived) is read, an op that both a
@@ -480,3 +483,76 @@ def _mark(start: str, branch: bool, side: dict, nodes: dict, readers: dict, swit
             continue
         side[name] = branch
         stack.extend(readers.get(name, ()))
+
+
+def conds_as_tf1(graph_def: pb.GraphDef) -> dict:
+    """Each If node (distflow's tf.cond: its branches FuncBody attrs) as TF 1.x's cond: a Switch
+    of each tensor the branches read on the predicate (the true branch reads port 1, the false
+    branch port 0; their constants wait for the pivot of their side), the branches' ops, and a
+    Merge per output, so that TensorFlow imports the graph; distflow's importer makes it an If
+    again. Rewrites ``graph_def`` in place; returns the renamed tensors ("If:k" -> its Merge's).
+    An If whose branch holds a loop stays as it is."""
+    ifs = [n for n in graph_def.node if n.op == "If"]
+    if not ifs:
+        return {}
+    by_name = {n.name: n for n in graph_def.node}
+    rename: dict = {}
+    for node in ifs:
+        if any(by_name[name].op == "While" for branch in ("then_branch", "else_branch")
+               for name in node.attr[branch].function_body.op if name in by_name):
+            continue  # (a loop in a branch: left as it is)
+        name, device, pred = node.name, node.device, node.input[0]
+        data = [t for t in node.input if not t.startswith("^")]
+        control = [t for t in node.input if t.startswith("^")]
+        types = list(node.attr["Tin"].list.type)  # (TensorFlow's attrs, which the export writes)
+        if len(types) != len(data) - 1:
+            continue
+        _add_node(graph_def, f"{name}/pred_id", "Identity", [pred] + control, device, T=_BOOL)
+        _add_node(graph_def, f"{name}/Switch", "Switch", [f"{name}/pred_id", f"{name}/pred_id"], device, T=_BOOL)
+        pivots = {1: _add_node(graph_def, f"{name}/switch_t", "Identity", [f"{name}/Switch:1"], device, T=_BOOL).name,
+                  0: _add_node(graph_def, f"{name}/switch_f", "Identity", [f"{name}/Switch:0"], device, T=_BOOL).name}
+        switches = {}
+        outputs = {}
+        for branch, port in (("then_branch", 1), ("else_branch", 0)):
+            body = node.attr[branch].function_body
+            local = {}
+            for fed, position in zip(body.feed_name, body.feed_position):
+                if position not in switches:
+                    switches[position] = _add_node(graph_def, f"{name}/Switch_{len(switches) + 1}", "Switch",
+                                               [data[position], f"{name}/pred_id"], device,
+                                               T=types[position - 1]).name
+                local[fed] = f"{switches[position]}:{port}"
+            for op_name in body.op:
+                member = by_name[op_name]
+                inputs = [local.get(t if ":" in t or t.startswith("^") else f"{t}:0", t) for t in member.input]
+                if not any(not t.startswith("^") for t in inputs):  # (a constant: it waits for its side's pivot)
+                    inputs.append(f"^{pivots[port]}")
+                del member.input[:]
+                member.input.extend(inputs)
+            outputs[port] = [local.get(t, t) for t in body.output]
+        for k, dtype in enumerate(node.attr["Tout"].list.type):
+            if not outputs[0][k] or not outputs[1][k]:
+                raise ValueError(f"If node '{name}': output {k} has a value in one branch only")
+            merge = _add_node(graph_def, f"{name}/Merge_{k}" if k else f"{name}/Merge", "Merge",
+                          [outputs[0][k], outputs[1][k]], device, T=dtype, N=2)
+            rename[f"{name}:{k}"] = f"{merge.name}:0"
+        rename[f"^{name}"] = f"^{name}/Merge" if len(node.attr["Tout"].list.type) else f"^{name}/pred_id"
+        graph_def.node.remove(node)
+    for node in graph_def.node:
+        names = [rename.get(t if ":" in t or t.startswith("^") else f"{t}:0", t) for t in node.input]
+        del node.input[:]
+        node.input.extend(names)
+    return rename
+
+
+_BOOL = 10  # (DataType DT_BOOL)
+
+
+def _add_node(graph_def: pb.GraphDef, name: str, op: str, inputs=(), device: str = "", T: int = 0, N: int = 0):  # noqa: N803
+    """A node of TF 1.x's control flow added to ``graph_def`` (its dtype attr ``T``, its count ``N``)."""
+    node = graph_def.node.add(name=name, op=op, device=device)
+    node.input.extend(inputs)
+    node.attr["T"].type = T
+    if N:
+        node.attr["N"].i = N
+    return node

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, functionalize
 from ..protos import distflow_pb2 as pb
 from . import constants
 
@@ -30,7 +30,7 @@ def rewrite(meta) -> None:
     """``meta``'s graph (a MetaGraphDef of a SavedModel) with distflow's forms as TensorFlow's."""
     inits = _lookups(meta.graph_def)
     _crosses(meta.graph_def)
-    renamed = _conds(meta.graph_def)
+    renamed = functionalize.conds_as_tf1(meta.graph_def)
     if renamed:  # (what names an If's outputs names its Merges')
         for signature in meta.signature_def.values():
             for info in list(signature.inputs.values()) + list(signature.outputs.values()):
@@ -156,61 +156,3 @@ def _part_dtypes(node, parts: list) -> list:
     recorded = [dtypes.as_dtype(t) for t in node.attr["_part_types"].list.type] if "_part_types" in node.attr else []
     return recorded if len(recorded) == len(parts) else [dtypes.int64] * len(parts)
 
-
-def _conds(graph_def) -> dict:
-    """Each If node (distflow's tf.cond: its branches FuncBody attrs) as TF 1.x's cond: a Switch
-    of each tensor the branches read on the predicate (the true branch reads port 1, the false
-    branch port 0; their constants wait for the pivot of their side), the branches' ops, and a
-    Merge per output. distflow's importer makes it an If again. Returns the renamed tensors
-    ("If:k" -> its Merge's)."""
-    ifs = [n for n in graph_def.node if n.op == "If"]
-    if not ifs:
-        return {}
-    by_name = {n.name: n for n in graph_def.node}
-    rename: dict = {}
-    for node in ifs:
-        if any(by_name[name].op == "While" for branch in ("then_branch", "else_branch")
-               for name in node.attr[branch].function_body.op if name in by_name):
-            continue  # (a loop in a branch: left as it is)
-        name, device, pred = node.name, node.device, node.input[0]
-        data = [t for t in node.input if not t.startswith("^")]
-        control = [t for t in node.input if t.startswith("^")]
-        types = list(node.attr["Tin"].list.type)  # (TensorFlow's attrs, which the export writes)
-        if len(types) != len(data) - 1:
-            continue
-        _node(graph_def, f"{name}/pred_id", "Identity", [pred] + control, device, T=dtypes.bool)
-        _node(graph_def, f"{name}/Switch", "Switch", [f"{name}/pred_id", f"{name}/pred_id"], device, T=dtypes.bool)
-        pivots = {1: _node(graph_def, f"{name}/switch_t", "Identity", [f"{name}/Switch:1"], device, T=dtypes.bool).name,
-                  0: _node(graph_def, f"{name}/switch_f", "Identity", [f"{name}/Switch:0"], device, T=dtypes.bool).name}
-        switches = {}
-        outputs = {}
-        for branch, port in (("then_branch", 1), ("else_branch", 0)):
-            body = node.attr[branch].function_body
-            local = {}
-            for fed, position in zip(body.feed_name, body.feed_position):
-                if position not in switches:
-                    switches[position] = _node(graph_def, f"{name}/Switch_{len(switches) + 1}", "Switch",
-                                               [data[position], f"{name}/pred_id"], device,
-                                               T=dtypes.as_dtype(types[position - 1])).name
-                local[fed] = f"{switches[position]}:{port}"
-            for op_name in body.op:
-                member = by_name[op_name]
-                inputs = [local.get(t if ":" in t or t.startswith("^") else f"{t}:0", t) for t in member.input]
-                if not any(not t.startswith("^") for t in inputs):  # (a constant: it waits for its side's pivot)
-                    inputs.append(f"^{pivots[port]}")
-                del member.input[:]
-                member.input.extend(inputs)
-            outputs[port] = [local.get(t, t) for t in body.output]
-        for k, dtype in enumerate(node.attr["Tout"].list.type):
-            if not outputs[0][k] or not outputs[1][k]:
-                raise ValueError(f"If node '{name}': output {k} has a value in one branch only")
-            merge = _node(graph_def, f"{name}/Merge_{k}" if k else f"{name}/Merge", "Merge",
-                          [outputs[0][k], outputs[1][k]], device, T=dtypes.as_dtype(dtype), N=2)
-            rename[f"{name}:{k}"] = f"{merge.name}:0"
-        rename[f"^{name}"] = f"^{name}/Merge" if len(node.attr["Tout"].list.type) else f"^{name}/pred_id"
-        graph_def.node.remove(node)
-    for node in graph_def.node:
-        names = [rename.get(t if ":" in t or t.startswith("^") else f"{t}:0", t) for t in node.input]
-        del node.input[:]
-        node.input.extend(names)
-    return rename
