@@ -190,7 +190,7 @@ def _resize(node, up):
     method = _RESIZE_METHODS[node.op]
     node.op = "ResizeImage"
     node.attr["method"].i = method
-    node.attr["align_corners"].b = node.attr["align_corners"].b
+    node.attr["align_corners"].b = node.attr["align_corners"].b  # (set: ResizeImage has no default for it)
     if method == 3 and "half_pixel_centers" in node.attr:
         del node.attr["half_pixel_centers"]
     if "T" in node.attr:
@@ -200,7 +200,7 @@ def _resize(node, up):
 def _resize_grad(node, up):
     node.op = "ResizeImageGrad"
     node.attr["method"].i = 0
-    node.attr["align_corners"].b = node.attr["align_corners"].b
+    node.attr["align_corners"].b = node.attr["align_corners"].b  # (set: ResizeImageGrad has no default for it)
     if "T" in node.attr:
         del node.attr["T"]
 

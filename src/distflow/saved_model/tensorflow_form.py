@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes, functionalize
+from ..framework.wire import tensor_to_proto
 from ..protos import distflow_pb2 as pb
 from . import constants
 
@@ -50,7 +51,6 @@ def rewrite(meta) -> None:
 def _node(graph_def, name: str, op: str, inputs=(), device: str = "", **attrs) -> pb.NodeDef:
     """A node added to ``graph_def``: attrs given as DTypes, bools, ints or strings, and a Const's
     ``value`` as an array."""
-    from ..framework.wire import tensor_to_proto  # noqa: PLC0415
     node = graph_def.node.add(name=name, op=op, device=device)
     node.input.extend(inputs)
     for key, value in attrs.items():
