@@ -182,3 +182,20 @@ def test_a_saved_model_parsing_tf_examples_serves_tensorflows_predictions():
         signature = meta_graph.signature_def["serving_default"]
         got = sess.run(signature.outputs["probs"].name, {signature.inputs["examples"].name: records})
     np.testing.assert_allclose(got, data["probs"], rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_a_resource_variable_read_in_a_cond_or_a_loop_gets_its_gradient(taken):
+    # (the branch that does not read it, and the loop's accumulator, hold zeros of its value)
+    from gradcheck import check_resource_gradients
+    graph = ops.get_default_graph
+
+    def build(table):
+        def read():
+            return graph().create_op("ReadVariableOp", [table], {"dtype": tf.float64}).outputs[0]
+        picked = tf.cond(tf.constant(taken), lambda: tf.sin(read()) * 2.0, lambda: tf.ones([2], tf.float64))
+        looped = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * read() + 0.5),
+                               [0, tf.ones([2], tf.float64)])[1]
+        return picked + looped
+
+    check_resource_gradients(build, [np.array([0.7, -1.2])])

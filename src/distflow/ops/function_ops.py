@@ -223,6 +223,14 @@ def _merged_shape(a: TensorShape, b: TensorShape) -> TensorShape:
     return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
 
 
+def _zero_gradient(t: ops.Tensor) -> ops.Tensor:
+    """Zeros for the gradient of an input ``t`` of a cond or loop: of its value; for a resource
+    variable's handle (whose gradient is its reads'), of the variable's value."""
+    if t.dtype.base_dtype == dtypes.resource:
+        t = make_tensor("ReadVariableOp", [t], {"dtype": t.op._attr("dtype")}, "ReadVariableOp")
+    return array_ops.zeros_like(t)
+
+
 def _dense(value) -> ops.Tensor:
     return to_dense(value) if isinstance(value, IndexedSlices) else ops.convert_to_tensor(value)
 
@@ -341,7 +349,7 @@ def _if_grad(op, *grads):
             dxs = gradients(ys, xs, grad_ys=[grads[i] for i in outs], stop_gradients=xs) if ys and xs else []
             by_input = dict(zip([p for p in wanted if p in inside], dxs))
             results[role] = [_dense(by_input[p]) if by_input.get(p) is not None
-                             else array_ops.zeros_like(op.inputs[p]) for p in wanted]
+                             else _zero_gradient(op.inputs[p]) for p in wanted]
         grad_ctxs.append(grad_ctx)
     grad_op = build_if(op.inputs[0], grad_ctxs[0], results["then_branch"], grad_ctxs[1], results["else_branch"],
                        name="If")
@@ -449,8 +457,9 @@ def _while_grad(op, *grads):
     outer = current_context()
     inits = [array_ops.zeros([], dtypes.int32)]
     inits += [_dense(grads[i]) if grads[i] is not None else array_ops.zeros_like(op.outputs[i]) for i in loop]
-    inits += [array_ops.zeros_like(op.inputs[p]) for p in captured]
-    shapes = [TensorShape([])] + [op.outputs[i].shape for i in loop] + [op.inputs[p].shape for p in captured]
+    zeros = [_zero_gradient(op.inputs[p]) for p in captured]
+    inits += zeros
+    shapes = [TensorShape([])] + [op.outputs[i].shape for i in loop] + [z.shape for z in zeros]
     what = f"the gradient of {forward.what}"
     cond_ctx = FunctionContext(f"the condition of {what}", outer)
     with building(cond_ctx):
