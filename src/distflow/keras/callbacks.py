@@ -13,7 +13,7 @@ import numpy as np
 from .. import summary as summary_lib
 from ..protos import distflow_pb2 as pb
 from . import backend as K
-from .utils import Progbar
+from .utils.generic_utils import Progbar
 
 
 class Callback:

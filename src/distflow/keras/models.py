@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 from . import optimizers, saving
-from .engine.base_layer import deserialize
-from .engine.input_layer import InputLayer
+from .engine.network import graph_from_config
 from .engine.sequential import Sequential
 from .engine.training import Model
 
@@ -53,44 +52,13 @@ def model_from_config(config, custom_objects=None, input_tensors=None):
     """A Sequential or functional model from ``{"class_name", "config"}`` as Keras writes it;
     with ``input_tensors`` (a list, in the model's input order), built on those tensors
     instead of new placeholders."""
-    def make(entry):
-        return deserialize(entry, custom_objects)
-
     given = list(input_tensors) if input_tensors is not None else None
     kind, body = config["class_name"], config["config"]
     if kind == "Sequential":
-        entries = body["layers"] if isinstance(body, dict) else body
-        model = Sequential(name=body.get("name") if isinstance(body, dict) else None)
-        if given:
-            model.add(InputLayer(input_tensor=given[0]))
-        for entry in entries:
-            if given and entry["class_name"] == "InputLayer":
-                continue
-            model.add(make(entry))
-        return model
-    starts = dict(zip([name for name, _, _ in body["input_layers"]], given or []))
+        return Sequential.from_config(body, custom_objects, given)
     if kind not in ("Model", "Functional"):
         raise ValueError(f"Unknown model class {kind!r} (a Sequential or functional model's config is needed; "
                          "subclassed models are rebuilt by their own code)")
-    outputs_of: dict = {}  # layer name -> one list of output tensors per node
-    for entry in body["layers"]:
-        if entry["name"] in starts:
-            layer = InputLayer(input_tensor=starts[entry["name"]], name=entry["name"])
-        else:
-            layer = make({"class_name": entry["class_name"], "config": entry["config"]})
-        if entry["class_name"] == "InputLayer":
-            outputs_of[layer.name] = [[layer.output]]
-            continue
-        outputs_of[layer.name] = []
-        for node in entry.get("inbound_nodes", []):
-            inputs = [outputs_of[name][index][tensor] for name, index, tensor, *_ in node]
-            kwargs = node[0][3] if node and len(node[0]) > 3 else {}
-            out = layer(inputs if len(inputs) > 1 else inputs[0], **kwargs)
-            outputs_of[layer.name].append(out if isinstance(out, list) else [out])
-
-    def tensors(refs):
-        return [outputs_of[name][index][tensor] for name, index, tensor in refs]
-
-    inputs, outputs = tensors(body["input_layers"]), tensors(body["output_layers"])
+    inputs, outputs = graph_from_config(body, custom_objects, given)
     return Model(inputs if len(inputs) > 1 else inputs[0], outputs if len(outputs) > 1 else outputs[0],
                  name=body.get("name"))

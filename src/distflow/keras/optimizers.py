@@ -61,7 +61,9 @@ class Optimizer:
         if self.initial_decay:
             rate = rate / (1.0 + self.initial_decay * cast(self.iterations, "float32"))
         optimizer = self._make(rate)
-        pairs = optimizer.compute_gradients(loss, var_list=var_list)
+        # (each gradient on its forward op's device, as Keras's K.gradients has it: a model
+        # replicated on several devices computes each replica's backward pass where it ran)
+        pairs = optimizer.compute_gradients(loss, var_list=var_list, colocate_gradients_with_ops=True)
         self._applied.append((optimizer, [v for g, v in pairs if g is not None]))
         if self.clipnorm is not None:
             pairs = [(clip_by_norm(g, self.clipnorm) if g is not None else g, v) for g, v in pairs]
@@ -421,7 +423,7 @@ class TFOptimizer(Optimizer):
     def minimize(self, loss, var_list):
         from .. import assign_add, control_dependencies, group  # noqa: PLC0415
         self._variables()
-        apply = self.optimizer.minimize(loss, var_list=var_list)
+        apply = self.optimizer.minimize(loss, var_list=var_list, colocate_gradients_with_ops=True)
         with control_dependencies([apply]):
             return group(apply, assign_add(self.iterations, 1))
 

@@ -44,7 +44,13 @@ def save_weights_to_hdf5_group(group, layers) -> None:
     group.attrs["backend"] = b"tensorflow"
     group.attrs["keras_version"] = KERAS_VERSION
     for layer in layers:
-        _write_weights(group.create_group(layer.name), layer.weights)
+        _write_weights(group.create_group(layer.name), _file_order(layer))
+
+
+def _file_order(layer) -> list:
+    """A layer's weights in the order Keras files list them: trainable, then not (for a model
+    nested as a layer, its layers' trainable weights first, then the rest)."""
+    return layer.trainable_weights + layer.non_trainable_weights
 
 
 def _write_weights(group, weights) -> None:
@@ -56,7 +62,9 @@ def _write_weights(group, weights) -> None:
 
 def load_weights_from_hdf5_group(group, layers, by_name: bool = False) -> None:
     """Sets ``layers``' weights from ``group``: the layers with weights in order (Keras's
-    default), or by layer name with ``by_name`` (layers the file lacks are left alone)."""
+    default; by name where the file has the same layers in another order, as an older
+    distflow listed a functional model's), or by layer name with ``by_name`` (layers the
+    file lacks are left alone)."""
     names = [text(n) for n in group.attrs["layer_names"]]
     stored = {n: [text(w) for w in group[n].attrs["weight_names"]] for n in names}
     pairs = []
@@ -70,16 +78,25 @@ def load_weights_from_hdf5_group(group, layers, by_name: bool = False) -> None:
         if len(filled) != len(mine):
             raise ValueError(f"You are trying to load a weight file containing {len(filled)} layers into a model "
                              f"with {len(mine)} layers.")
+        if sorted(filled) == sorted(layer.name for layer in mine):  # (the same layers, listed in another order)
+            filled = [layer.name for layer in mine]
         for layer, name in zip(mine, filled):
             pairs += _matched(layer, group[name], stored[name])
     K.batch_set_value(pairs)
 
 
 def _matched(layer, group, weight_names) -> list:
-    weights = layer.weights
+    """(weight, value) pairs of ``layer`` from its group in a file: by name where the file
+    names exactly the layer's weights, else in the file's order. (Keras releases list a
+    frozen nested model's weights in different orders: TF 1.x every layer's trainable
+    weights before any moving statistics, later ones layer by layer.)"""
+    weights = _file_order(layer)
     if len(weights) != len(weight_names):
         raise ValueError(f"Layer {layer.name} expects {len(weights)} weights, but the saved weights have "
                          f"{len(weight_names)} elements.")
+    names = [w.name for w in weights]
+    if sorted(names) == sorted(weight_names) and len(set(names)) == len(names):
+        weight_names = names
     pairs = []
     for w, name in zip(weights, weight_names):
         value = np.asarray(group[name])

@@ -304,7 +304,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "(`parse_example`'s); not the sequence columns")
         elif name == "keras":
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
-                      "`Sequential`, functional and subclassed `Model`, `compile`/`fit`/`evaluate`/`predict`, the "
+                      "`Sequential`, functional and subclassed `Model` (models as layers of models), "
+                      "`compile`/`fit`/`evaluate`/`predict`, `utils.multi_gpu_model`, the "
                       "callbacks, optimizers, losses, metrics, `backend`, `utils` and `preprocessing` (sequences, text), Keras's HDF5 files (`save`, "
                       "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "
                       "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` MNIST, Fashion-MNIST and Boston housing from Keras's cache, "

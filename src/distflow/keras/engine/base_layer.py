@@ -210,9 +210,12 @@ class Layer:
 
     @property
     def non_trainable_weights(self) -> list:
-        own = list(self._non_trainable_weights) + ([] if self.trainable else list(self._trainable_weights))
+        """The weights not trained; a frozen layer's trainable ones first, in TF 1.x's order
+        (a BatchNormalization's gamma, beta, moving mean, moving variance), which is the
+        order an HDF5 file lists them in."""
+        own = ([] if self.trainable else list(self._trainable_weights)) + list(self._non_trainable_weights)
         for layer in self._tracked_layers():
-            extra = layer.non_trainable_weights + ([] if self.trainable else layer.trainable_weights)
+            extra = ([] if self.trainable else layer.trainable_weights) + layer.non_trainable_weights
             own += [w for w in extra if w not in own]
         return own
 
@@ -375,7 +378,7 @@ def serialize(layer) -> dict:
 def deserialize(config, custom_objects=None):
     """The layer that ``serialize`` described (``custom_objects``: classes by name)."""
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _CLASSES.get(name)
+    cls = (custom_objects or {}).get(name) or _CLASSES.get(_LATER_CLASS_NAMES.get(name, name))
     if cls is None:
         raise ValueError(f"Unknown layer: {name} (pass its class in custom_objects)")
     config = _from_later_keras(name, dict(config["config"]))
@@ -383,6 +386,9 @@ def deserialize(config, custom_objects=None):
             inspect.signature(cls.from_config).parameters:
         return cls.from_config(config, custom_objects=custom_objects)
     return cls.from_config(config)
+
+
+_LATER_CLASS_NAMES = {"Functional": "Model"}  # class names of later Keras releases' configs -> TF 1.x's
 
 
 # Arguments that Keras releases after TF 1.x's write into a layer's config (TensorFlow 2's

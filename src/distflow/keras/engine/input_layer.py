@@ -13,7 +13,7 @@ class InputLayer(Layer):
 
     def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None, sparse=False, name=None,
                  batch_input_shape=None, **kwargs):
-        super().__init__(name=name or K.unique_name("input"), dtype=dtype)
+        super().__init__(name=name or f"input_{K.get_uid('input')}", dtype=dtype)  # (input_1, input_2: TF's names)
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size,) + tuple(input_shape)
         if input_tensor is None:

@@ -5,7 +5,7 @@ models that subclass Model, whose layers are the ones set as attributes."""
 from __future__ import annotations
 
 from .. import backend as K
-from .base_layer import Layer, _flat, history, snake_case
+from .base_layer import Layer, _flat, deserialize, history, snake_case
 from .input_layer import InputLayer
 
 
@@ -94,7 +94,7 @@ class Network(Layer):
         for t in self.outputs:
             visit(t)
         self._nodes = nodes
-        for layer in layers:
+        for layer in _in_keras_order(layers, self.outputs, starts):
             if layer not in self._layers:
                 self._layers.append(layer)
         self._input_layers = [history(t)[0] for t in self.inputs]
@@ -104,6 +104,19 @@ class Network(Layer):
         self._is_graph_network = True
         self.built = True
         self._record(self.inputs, self.outputs if len(self.outputs) > 1 else self.outputs[0], {})
+
+    def _record(self, tensors: list, outputs, arguments: dict, list_input: bool = False) -> None:
+        super()._record(tensors, outputs, arguments, list_input)
+        if not self._is_graph_network or all(a is b for a, b in zip(tensors, self.inputs)):
+            return
+        # Called on other tensors, as a layer of an enclosing model: what it gave back is its
+        # own output (a node of this model, as in TF), not the output of its last inner layer,
+        # so that the enclosing model holds it as one layer.
+        table = K._history_table()
+        index = len(self._inbound_nodes) - 1
+        for i, t in enumerate(_flat(outputs)):
+            if t in table and not any(t is x for x in tensors):
+                table[t] = (self, index, i)
 
     def call(self, inputs, training=None, mask=None):
         if not self._is_graph_network:
@@ -179,7 +192,10 @@ class Network(Layer):
         kept = {}  # (layer, node index) -> its index among this model's nodes of that layer
         for node in self._nodes:
             layer = node.layer
-            kept[(id(layer), layer._inbound_nodes.index(node))] = sum(1 for k in kept if k[0] == id(layer))
+            # (a model's node 0 is the one that links its own inputs to its outputs: its calls
+            # as a layer count from 1, as TF numbers them)
+            first = 1 if isinstance(layer, Network) and layer._is_graph_network else 0
+            kept[(id(layer), layer._inbound_nodes.index(node))] = first + sum(1 for k in kept if k[0] == id(layer))
         for t in self.inputs:
             layer, index, _ = history(t)
             kept.setdefault((id(layer), index), 0)
@@ -196,6 +212,13 @@ class Network(Layer):
                                              for node in nodes]})
         return {"name": self.name, "layers": layers, "input_layers": [ref(t) for t in self.inputs],
                 "output_layers": [ref(t) for t in self.outputs]}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The functional model ``get_config`` described (its layers made again, with fresh weights)."""
+        inputs, outputs = graph_from_config(config, custom_objects)
+        return cls(inputs if len(inputs) > 1 else inputs[0], outputs if len(outputs) > 1 else outputs[0],
+                   name=config.get("name"))
 
     # -- summary -----------------------------------------------------------------------------
     def summary(self, line_length=None, positions=None, print_fn=None) -> None:
@@ -251,6 +274,71 @@ class Network(Layer):
         print_fn(f"Trainable params: {trainable:,}")
         print_fn(f"Non-trainable params: {total - trainable:,}")
         print_fn("_" * line_length)
+
+
+def _in_keras_order(layers: list, outputs: list, starts: set) -> list:
+    """``layers`` in the order Keras lists a functional model's layers (``model.layers``, the
+    config, an HDF5 file): by depth, the layers farthest from the outputs first, and layers
+    of one depth in the order a walk back from the outputs first meets them."""
+    met: dict = {}  # layer -> when the walk first met it
+    walked: list = []  # the nodes, each after the nodes it takes from
+    seen: set = set()
+
+    def walk(tensor):
+        layer, node_index, _ = history(tensor)
+        node = layer._inbound_nodes[node_index]
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        met.setdefault(layer, len(met))
+        if tensor not in starts:
+            for t in node.inputs:
+                walk(t)
+        walked.append((node, tensor not in starts))
+
+    for t in outputs:
+        walk(t)
+    node_depth: dict = {}
+    layer_depth: dict = {}
+    for node, inner in reversed(walked):
+        depth = max(node_depth.get(id(node), 0), layer_depth.get(node.layer, 0))
+        layer_depth[node.layer] = node_depth[id(node)] = depth
+        if inner:
+            for t in node.inputs:
+                before, index, _ = history(t)
+                parent = id(before._inbound_nodes[index])
+                node_depth[parent] = max(depth + 1, node_depth.get(parent, 0))
+    # (an input that no output depends on: depth 0, first among them)
+    return sorted(layers, key=lambda layer: (-layer_depth.get(layer, 0), met.get(layer, -1)))
+
+
+def graph_from_config(config: dict, custom_objects=None, input_tensors=None) -> tuple[list, list]:
+    """The input and output tensors of a functional model's config (``get_config``, or a Keras
+    file's), its layers made again and called as the config's nodes say; ``input_tensors`` (in
+    the model's input order) stand in for new placeholders."""
+    starts = dict(zip([name for name, _, _ in config["input_layers"]], input_tensors or []))
+    outputs_of: dict = {}  # layer name -> one list of output tensors per node
+    for entry in config["layers"]:
+        if entry["name"] in starts:
+            layer = InputLayer(input_tensor=starts[entry["name"]], name=entry["name"])
+        else:
+            layer = deserialize({"class_name": entry["class_name"], "config": entry["config"]}, custom_objects)
+        if entry["class_name"] == "InputLayer":
+            outputs_of[layer.name] = [[layer.output]]
+            continue
+        # (a nested model's node 0 links its own inputs to its outputs; its calls count from 1)
+        outputs_of[layer.name] = [list(layer.outputs)] if isinstance(layer, Network) and layer._is_graph_network \
+            else []
+        for node in entry.get("inbound_nodes", []):
+            inputs = [outputs_of[name][index][tensor] for name, index, tensor, *_ in node]
+            kwargs = node[0][3] if node and len(node[0]) > 3 else {}
+            out = layer(inputs if len(inputs) > 1 else inputs[0], **kwargs)
+            outputs_of[layer.name].append(out if isinstance(out, list) else [out])
+
+    def tensors(refs):
+        return [outputs_of[name][index][tensor] for name, index, tensor in refs]
+
+    return tensors(config["input_layers"]), tensors(config["output_layers"])
 
 
 def _shape_text(shape) -> str:

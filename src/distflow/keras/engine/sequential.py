@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .base_layer import Layer
+from .base_layer import Layer, deserialize
 from .input_layer import Input, InputLayer
 from .training import Model
 
@@ -98,6 +98,20 @@ class Sequential(Model):
             kwargs = {"training": training} if training is not None and layer._call_takes("training") else {}
             out = layer(out, **kwargs)
         return out
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, input_tensors=None):
+        """The Sequential model ``get_config`` (or a Keras file) described, with fresh weights;
+        built on ``input_tensors[0]`` where given."""
+        entries = config["layers"] if isinstance(config, dict) else config
+        model = cls(name=config.get("name") if isinstance(config, dict) else None)
+        if input_tensors:
+            model.add(InputLayer(input_tensor=input_tensors[0]))
+        for entry in entries:
+            if input_tensors and entry["class_name"] == "InputLayer":
+                continue
+            model.add(deserialize(entry, custom_objects))
+        return model
 
     def get_config(self) -> dict:
         layers = [{"class_name": type(layer).__name__, "config": layer.get_config()} for layer in self._stack]

@@ -475,7 +475,7 @@ class Model(Network):
             results = self._evaluate_arrays(arrays, targets, self._weights_of(targets, sample_weight, None),
                                             batch_size or 32)
         if verbose:
-            from ..utils import Progbar  # noqa: PLC0415
+            from ..utils.generic_utils import Progbar  # noqa: PLC0415
             done = len(arrays[0]) if batches is None else (steps or batches.length())
             Progbar(done, verbose=verbose, stateful_metrics=self._train["names"],
                     unit_name="sample" if batches is None else "step").update(
