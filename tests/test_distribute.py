@@ -183,6 +183,17 @@ def test_a_checkpoint_holds_one_copy_and_restores_every_copy(tmp_path):
                 np.testing.assert_array_equal(sess.run(copy), saved)
 
 
+def test_a_strategy_over_the_cpu_and_simulated_gpus_trains_as_one_device():
+    """Devices of different types in one process, as TF's MirroredStrategy(["/cpu:0", "/gpu:0"])
+    (whose values TF reduces on one device): the replicas' all-reduce meets in host memory."""
+    losses, _, copies = _mirrored("sgd", 1, strategy=lambda: tf.distribute.MirroredStrategy(
+        ["/cpu:0", "/gpu:0", "/gpu:1"]))
+    np.testing.assert_allclose(losses, _one_device("sgd"), rtol=1e-5)
+    for values in copies.values():
+        for value in values[1:]:
+            np.testing.assert_array_equal(value, values[0])
+
+
 @pytest.mark.parametrize("kind", ["NcclAllReduce", "HierarchicalCopyAllReduce", "ReductionToOneDevice"])
 def test_a_strategy_given_cross_device_ops_trains_the_same(kind):
     losses, _, _ = _mirrored("sgd", 2, cross_device_ops=getattr(tf.distribute, kind)())
@@ -499,6 +510,80 @@ def test_an_estimator_with_train_distribute_trains_as_one_device(tmp_path):
     single, single_step = _estimator_weights(tmp_path / "one", None)
     assert step == single_step == 6
     np.testing.assert_allclose(kernel, single, rtol=1e-5)
+
+
+def test_an_estimator_with_eval_distribute_evaluates_as_one_device(tmp_path):
+    """The replicas' metrics count every replica's examples (their totals are synchronized on
+    read), so the distributed evaluation of a checkpoint equals the one-device evaluation."""
+    labels = (X[:, 0] * X[:, 1] > 0).astype(np.int64)  # (not learned in 5 steps: the replicas' halves differ)
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(tf.layers.dense(features["x"], 8, tf.nn.relu), 2)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=tf.train.get_global_step())
+        classes = tf.argmax(logits, 1)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops={
+            "accuracy": tf.metrics.accuracy(labels, classes), "auc": tf.metrics.auc(labels, tf.nn.softmax(logits)[:, 1]),
+            "mean_class": tf.metrics.mean(tf.cast(classes, tf.float32))})
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": X}, labels)).batch(12)
+
+    session_config = tf.ConfigProto(device_count={"CPU": 3})
+    trained = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=tf.estimator.RunConfig(
+        log_step_count_steps=None, tf_random_seed=2, session_config=session_config))
+    trained.train(lambda: input_fn().repeat(), steps=5)
+    one = trained.evaluate(input_fn)
+    strategy = tf.distribute.MirroredStrategy(["/cpu:1", "/cpu:2"])
+    distributed = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=tf.estimator.RunConfig(
+        log_step_count_steps=None, session_config=session_config,
+        experimental_distribute=tf.contrib.distribute.DistributeConfig(eval_distribute=strategy)))
+    assert distributed.config.eval_distribute is strategy and distributed.config.train_distribute is None
+    metrics = distributed.evaluate(input_fn, name="mirrored")
+    assert set(metrics) == set(one) == {"accuracy", "auc", "mean_class", "loss", "global_step"}
+    assert 0.3 < one["accuracy"] < 0.9 and metrics["global_step"] == 5
+    for key in one:
+        np.testing.assert_allclose(metrics[key], one[key], rtol=1e-5, err_msg=key)
+
+
+def test_metric_totals_are_synchronized_on_read_under_a_strategy():
+    halves = np.array([0, 1, 1, 0, 1, 1, 0, 0]), np.array([0, 1, 0, 0, 1, 0, 1, 1])  # 3 of 4 right, then 1 of 4
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        with strategy.scope():
+            labels, predictions = strategy.experimental_distribute_dataset(
+                tf.data.Dataset.from_tensor_slices(halves).batch(8)).make_one_shot_iterator().get_next()
+
+            def replica_fn(labels, predictions):
+                counter = tf.get_variable("counter", [], initializer=tf.zeros_initializer(),
+                                          synchronization=tf.VariableSynchronization.ON_READ,
+                                          aggregation=tf.VariableAggregation.MEAN)
+                counted = counter.assign_add(tf.cast(tf.size(labels), tf.float32) * 10)
+                return tf.metrics.accuracy(labels, predictions), counted
+
+            (accuracy, update), counted = strategy.experimental_run_v2(replica_fn, args=(labels, predictions))
+        total, = [v for v in tf.local_variables() if v.op.name == "accuracy/total"]
+        counter, = [v for v in tf.global_variables() if v.op.name == "counter"]
+        assert isinstance(total, tf.distribute.MirroredVariable) and not total.trainable and not counter.trainable
+        assert [c.device[-5:] for c in total.components] == ["CPU:0", "CPU:1"]
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run([tf.local_variables_initializer(), tf.global_variables_initializer()])
+            sess.run([strategy.group(update), strategy.group(counted)])
+            assert [sess.run(c) for c in total.components] == [3.0, 1.0]  # each replica counted its own half
+            assert sess.run(strategy.experimental_local_results(accuracy)) == (0.5, 0.5)  # 4 of 8, on every replica
+            assert sess.run(counter.value()) == 40.0  # (the mean of the replicas' 40 and 40)
+
+
+def test_variables_synchronized_on_read_are_not_trained():
+    with pytest.raises(ValueError, match="ON_READ only for non-trainable variables"):
+        tf.get_variable("total", [], trainable=True, synchronization=tf.VariableSynchronization.ON_READ)
+    total = tf.get_variable("total", [], synchronization=tf.VariableSynchronization.ON_READ,
+                            aggregation=tf.VariableAggregation.SUM)
+    assert not total.trainable and total.synchronization == tf.VariableSynchronization.ON_READ
+    assert total.aggregation == tf.VariableAggregation.SUM and tf.trainable_variables() == []
+    assert tf.VariableAggregation.ONLY_FIRST_TOWER is tf.VariableAggregation.ONLY_FIRST_REPLICA
+    with pytest.raises(ValueError, match="Invalid variable aggregation mode"):
+        tf.Variable(1.0, aggregation="sum")
 
 
 def test_parameter_server_strategy_keeps_the_variables_on_the_ps_and_trains():

@@ -1,5 +1,6 @@
 """tf.estimator: a model_fn trained, evaluated and used for predictions, as TF 1.x programs did."""
 
+import json
 import os
 
 import numpy as np
@@ -99,6 +100,39 @@ def test_estimator_arguments_are_checked():
         estimator.train(lambda: None, steps=1, max_steps=1)
     with pytest.raises(ValueError, match="Couldn't find trained model"):
         estimator.export_saved_model("somewhere", lambda: None)
+
+
+def test_run_config_places_ops_by_device_fn_and_staggers_workers_only_when_asked(tmp_path, monkeypatch):
+    placed = []
+
+    def device_fn(op):
+        placed.append(op.name)
+        return "/cpu:0"
+
+    config = tf.estimator.RunConfig(device_fn=device_fn, log_step_count_steps=None)
+    assert config.replace(save_checkpoints_steps=5).device_fn is device_fn
+    estimator = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path), config=config,
+                                       params={"learning_rate": 0.1})
+    estimator.train(tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, shuffle=False), steps=2)
+    assert {"global_step", "linear/kernel", "linear/MatMul"} <= set(placed)
+    with pytest.raises(ValueError, match="device_fn must be callable"):
+        tf.estimator.RunConfig(device_fn="/cpu:0")
+    with pytest.raises(tf.errors.UnimplementedError, match="standalone-client mode"):
+        tf.estimator.RunConfig(experimental_distribute=tf.contrib.distribute.DistributeConfig(
+            remote_cluster={"worker": ["localhost:1"]}))
+
+    from distflow.estimator.training import worker_delay_secs
+
+    def config_of(kind, index, limit):
+        monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3", "h:4"]},
+                                                    "task": {"type": kind, "index": index}}))
+        return tf.estimator.RunConfig(experimental_max_worker_delay_secs=limit)
+
+    # TF 1.x made worker i wait 5 * (i + 1) s, up to 60; distflow only when asked, up to what is asked
+    assert worker_delay_secs(config_of("worker", 2, None)) == 0
+    assert worker_delay_secs(config_of("worker", 2, 60)) == 15
+    assert worker_delay_secs(config_of("worker", 2, 7)) == 7
+    assert worker_delay_secs(config_of("chief", 0, 60)) == 0
 
 
 def test_an_estimator_warm_starts_from_another_models_checkpoint_once(tmp_path):

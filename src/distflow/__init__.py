@@ -55,7 +55,7 @@ from .ops.random_ops import (random_gamma, random_normal, random_poisson, random
                              truncated_normal)
 from .ops.random_shuffle_queue import RandomShuffleQueue
 from .ops.priority_queue import PriorityQueue
-from .ops.state_ops import (Variable, assign, assign_add, assign_sub, count_up_to, global_variables,
+from .ops.state_ops import (Variable, VariableAggregation, VariableSynchronization, assign, assign_add, assign_sub, count_up_to, global_variables,
                             global_variables_initializer, initialize_all_variables, is_variable_initialized,
                             local_variables, local_variables_initializer, model_variables,
                             report_uninitialized_variables, trainable_variables, variables_initializer)

@@ -1,6 +1,8 @@
 """``tf.contrib.distribute`` (TF 1.12-1.13): the strategies before they moved to
 ``tf.distribute``, with their ``num_gpus`` arguments."""
 
+import collections
+
 from .._namespace import missing
 from ..distribute import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce, OneDeviceStrategy,  # noqa: F401
                           ReductionToOneDevice)
@@ -32,6 +34,16 @@ class CollectiveAllReduceStrategy(_Collective):
 class ParameterServerStrategy(_ParameterServer):
     def __init__(self, num_gpus_per_worker=0):
         super().__init__(num_gpus_per_worker=num_gpus_per_worker)
+
+
+class DistributeConfig(collections.namedtuple("DistributeConfig", ["train_distribute", "eval_distribute",
+                                                                    "remote_cluster"])):
+    """The strategies of an Estimator's training and evaluation, given to
+    ``RunConfig(experimental_distribute=...)``. ``remote_cluster`` (TF's standalone-client
+    mode) is not supported: each task runs its program with TF_CONFIG."""
+
+    def __new__(cls, train_distribute=None, eval_distribute=None, remote_cluster=None):
+        return super().__new__(cls, train_distribute, eval_distribute, remote_cluster)
 
 
 __getattr__ = missing("tf.contrib.distribute")

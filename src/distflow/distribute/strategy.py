@@ -41,7 +41,7 @@ from ..framework.device_spec import DeviceSpec
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, collective_ops, control_flow_ops, math_ops, reduction_ops, slicing_ops
 from ..ops.indexed_slices import IndexedSlices, to_dense
-from ..ops.state_ops import Variable, variable_creator_scope
+from ..ops.state_ops import Variable, VariableSynchronization, variable_creator_scope
 from . import mirrored_run, values as values_lib
 from .cross_device_ops import CrossDeviceOps
 from .reduce_util import ReduceOp, reduce_op_name as _reduce_op
@@ -349,7 +349,10 @@ class Strategy:
         replica = distribute_context.replica_context()
         if replica is not None and replica.strategy is self and replica.local_index > 0:
             return self._variable_of_first_replica(replica.local_index, kwargs.get("name"))
-        variable = self._mirrored(next_creator, kwargs)
+        if kwargs.get("synchronization") == VariableSynchronization.ON_READ:
+            variable = self._synced_on_read(next_creator, kwargs)
+        else:
+            variable = self._mirrored(next_creator, kwargs)
         if replica is not None and replica.strategy is self:
             self._shared.setdefault(_canonical(kwargs.get("name")), []).append(variable)
         return variable
@@ -387,6 +390,24 @@ class Strategy:
             listed = graph.get_collection_ref(key)
             listed[:] = [v for v in listed if not any(v is c for c in components)]
         variable = values_lib.MirroredVariable(self, components)
+        graph.add_to_collections(collections, variable)
+        return variable
+
+    def _synced_on_read(self, next_creator, kwargs) -> values_lib.SyncOnReadVariable:
+        """A component on each replica's device, updated by that replica alone and combined on
+        read (a metric's totals: every strategy keeps them on the replicas' own devices)."""
+        collections = kwargs.get("collections")
+        collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+        components: list[Variable] = []
+        graph = ops.get_default_graph()
+        with graph.colocate_with(None, ignore_existing=True):
+            for i, device in enumerate(self._devices):
+                args = dict(kwargs, collections=[])
+                if i > 0:
+                    args["name"] = f"{components[0].op.name}/replica_{i}"
+                with graph.device(device):
+                    components.append(next_creator(**args))
+        variable = values_lib.SyncOnReadVariable(self, components, components[0].aggregation)
         graph.add_to_collections(collections, variable)
         return variable
 

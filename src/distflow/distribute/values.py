@@ -1,4 +1,5 @@
-"""Values with one component per replica: PerReplica, Mirrored and MirroredVariable.
+"""Values with one component per replica: PerReplica, Mirrored, MirroredVariable and
+SyncOnReadVariable.
 
 A *PerReplica* value is what a replica function returned, one (possibly different) value
 per replica of this process. A *Mirrored* value is the same on every replica. A
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 from ..framework import distribute_context, ops
 from ..framework import nest
-from ..ops import array_ops, control_flow_ops
-from ..ops.state_ops import Variable
+from ..ops import array_ops, control_flow_ops, math_ops
+from ..ops.state_ops import Variable, VariableAggregation
 
 
 class DistributedValues:
@@ -89,6 +90,38 @@ class MirroredVariable(Variable):
 
     def __repr__(self):
         return f"<MirroredVariable '{self._components[0].name}' on {len(self._components)} devices>"
+
+
+class SyncOnReadVariable(MirroredVariable):
+    """A variable synchronized on read (``synchronization=ON_READ``: a metric's running totals
+    under a strategy). Each replica updates its own component, so the replicas never wait
+    for each other; a read, in a replica function or outside, combines the components as
+    ``aggregation`` says (their sum, their mean, or the first's), so a metric's value built in
+    the first replica's function counts every replica's examples."""
+
+    def __init__(self, strategy, components: list, aggregation):
+        super().__init__(strategy, components)
+        self._aggregation = aggregation
+
+    def _combined(self, reads: list) -> ops.Tensor:
+        if self._aggregation in (VariableAggregation.ONLY_FIRST_REPLICA, VariableAggregation.NONE) or \
+                len(reads) == 1:
+            return array_ops.identity(reads[0])
+        total = math_ops.add_n(reads)
+        if self._aggregation == VariableAggregation.MEAN:
+            total = total / math_ops.cast(len(reads), total.dtype)
+        return total
+
+    def value(self) -> ops.Tensor:
+        with ops.device(self._components[0].device):
+            return self._combined([c.value() for c in self._components])
+
+    def read_value(self) -> ops.Tensor:
+        with ops.device(self._components[0].device):
+            return self._combined([c.read_value() for c in self._components])
+
+    def __repr__(self):
+        return f"<SyncOnReadVariable '{self._components[0].name}' on {len(self._components)} devices>"
 
 
 def select_replica(index: int, structure):

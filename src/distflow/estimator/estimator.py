@@ -26,6 +26,7 @@ import numpy as np
 from .. import data as data_lib
 from ..framework import errors, ops
 from ..framework.random_seed import set_random_seed
+from ..distribute.reduce_util import ReduceOp
 from ..metrics import mean as metric_mean
 from ..ops import control_flow_ops
 from ..summary.writer import FileWriter
@@ -311,25 +312,50 @@ class Estimator:
             return spec.loss, spec.train_op
 
         with strategy.scope():
-            kwargs = {name: value for name, value in (("mode", ModeKeys.TRAIN), ("params", self.params),
-                                                      ("config", self.config)) if name in _arg_names(input_fn)}
-            result = input_fn(**kwargs)
-            if isinstance(result, data_lib.Dataset):
-                result = strategy.experimental_distribute_dataset(result).make_one_shot_iterator().get_next()
-            else:
-                result = strategy._split_batch(result)
-            features, labels = (result[0], result[1]) if isinstance(result, (tuple, list)) else (result, None)
-            losses, train_ops = strategy.experimental_run_v2(replica_fn, args=(features, labels))
-            from ..distribute.strategy import ReduceOp  # noqa: PLC0415
-
+            losses, train_ops = self._run_per_replica(strategy, input_fn, ModeKeys.TRAIN, replica_fn)
             loss = strategy.reduce(ReduceOp.MEAN, losses)
             train_op = strategy.group(train_ops)
         return specs[0]._replace(loss=loss, train_op=train_op)
 
+    def _distributed_eval(self, strategy, input_fn) -> tuple:
+        """The model function in EVAL mode once per replica of ``strategy``, each on its share
+        of every batch: the first replica's spec, the op that updates every replica's metrics,
+        and the metrics' values. A metric keeps its totals in variables synchronized on read
+        (one copy per replica, summed when read), so its value counts every replica's
+        examples; "loss" is the mean of the replicas' losses."""
+        metrics_of = []
+
+        def replica_fn(features, labels):
+            spec = self._model(features, labels, ModeKeys.EVAL)
+            metrics = dict(spec.eval_metric_ops)
+            if "loss" not in metrics:
+                metrics["loss"] = metric_mean(spec.loss)
+            metrics_of.append((spec, metrics))
+            return control_flow_ops.group(*[update for _, update in metrics.values()])
+
+        with strategy.scope():
+            update = strategy.group(self._run_per_replica(strategy, input_fn, ModeKeys.EVAL, replica_fn))
+        spec, metrics = metrics_of[0]
+        return spec, update, {key: value for key, (value, _) in metrics.items()}
+
+    def _run_per_replica(self, strategy, input_fn, mode, replica_fn):
+        """``replica_fn(features, labels)`` once per replica on its share of the input's batches."""
+        kwargs = {name: value for name, value in (("mode", mode), ("params", self.params),
+                                                  ("config", self.config)) if name in _arg_names(input_fn)}
+        result = input_fn(**kwargs)
+        if isinstance(result, data_lib.Dataset):
+            result = strategy.experimental_distribute_dataset(result).make_one_shot_iterator().get_next()
+        else:
+            result = strategy._split_batch(result)
+        features, labels = (result[0], result[1]) if isinstance(result, (tuple, list)) else (result, None)
+        return strategy.experimental_run_v2(replica_fn, args=(features, labels))
+
     def _device_fn(self):
-        """Where a cluster task's training ops go: variables on the ps tasks, the rest on this
-        task (replica_device_setter); None without ps tasks."""
+        """Where training's ops go: RunConfig's ``device_fn``, or, for a cluster task, variables on
+        the ps tasks and the rest on this task (replica_device_setter); None without ps tasks."""
         config = self.config
+        if config.device_fn is not None:
+            return config.device_fn
         if not config.num_ps_replicas:
             return None
         return replica_device_setter(ps_tasks=config.num_ps_replicas, cluster=config.cluster_spec,
@@ -350,15 +376,19 @@ class Estimator:
         (``eval_<name>`` with ``name``). Always has "loss" (the mean) and "global_step"."""
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
+        strategy = self.config.eval_distribute
         with self._new_graph().as_default():
             global_step = get_or_create_global_step()
-            features, labels = self._features_and_labels(input_fn, ModeKeys.EVAL)
-            spec = self._model(features, labels, ModeKeys.EVAL)
-            metrics = dict(spec.eval_metric_ops)
-            if "loss" not in metrics:
-                metrics["loss"] = metric_mean(spec.loss)
-            update = control_flow_ops.group(*[update for _, update in metrics.values()])
-            values = {key: value for key, (value, _) in metrics.items()}
+            if strategy is None:
+                features, labels = self._features_and_labels(input_fn, ModeKeys.EVAL)
+                spec = self._model(features, labels, ModeKeys.EVAL)
+                metrics = dict(spec.eval_metric_ops)
+                if "loss" not in metrics:
+                    metrics["loss"] = metric_mean(spec.loss)
+                update = control_flow_ops.group(*[update for _, update in metrics.values()])
+                values = {key: value for key, (value, _) in metrics.items()}
+            else:
+                spec, update, values = self._distributed_eval(strategy, input_fn)
             values["global_step"] = global_step
             sess, path = self._restored_session(spec.scaffold or Scaffold(), checkpoint_path,
                                                 list(hooks or []) + spec.evaluation_hooks)

@@ -7,14 +7,21 @@ import json
 import os
 
 from ..distributed.cluster_spec import ClusterSpec
+from ..framework import errors
 
 
 class RunConfig:
     """How an Estimator runs. Without ``save_checkpoints_steps`` or ``_secs``, a checkpoint is
     saved every 600 s (and always at the end of ``train``). The cluster, this task's type and
     index and whether it is the chief come from the ``TF_CONFIG`` environment variable:
-    ``{"cluster": {...}, "task": {"type": "worker", "index": 1}}``. ``train_distribute`` is a
-    tf.distribute strategy that ``train`` runs the model function under, once per replica."""
+    ``{"cluster": {...}, "task": {"type": "worker", "index": 1}}``. ``train_distribute`` and
+    ``eval_distribute`` are tf.distribute strategies that ``train`` and ``evaluate`` run the
+    model function under, once per replica (or both from ``experimental_distribute``, a
+    ``tf.contrib.distribute.DistributeConfig``). ``device_fn`` places training's ops in place
+    of the ``replica_device_setter`` a cluster with ps tasks gets. A worker task of a
+    cluster starts training at once; TF 1.x made worker ``i`` wait ``5 * (i + 1)`` seconds,
+    up to a minute, which ``experimental_max_worker_delay_secs`` asks for (up to that many
+    seconds)."""
 
     def __init__(self, model_dir=None, tf_random_seed=None, save_summary_steps=100, save_checkpoints_steps=None,
                  save_checkpoints_secs=None, session_config=None, keep_checkpoint_max=5,
@@ -23,15 +30,21 @@ class RunConfig:
                  experimental_max_worker_delay_secs=None, session_creation_timeout_secs=7200):
         if save_checkpoints_steps is not None and save_checkpoints_secs is not None:
             raise ValueError("Can not provide both save_checkpoints_steps and save_checkpoints_secs.")
-        if train_distribute is not None and not hasattr(train_distribute, "experimental_run_v2"):
-            raise ValueError(f"train_distribute must be a tf.distribute strategy, got {train_distribute!r}")
-        for name, value in (("eval_distribute", eval_distribute),
-                            ("experimental_distribute", experimental_distribute), ("device_fn", device_fn),
-                            ("experimental_max_worker_delay_secs", experimental_max_worker_delay_secs)):
-            if value is not None:
-                from ..framework import errors  # noqa: PLC0415
-
-                raise errors.UnimplementedError(None, None, f"RunConfig({name}=...) is not supported yet")
+        if experimental_distribute is not None:  # (tf.contrib.distribute.DistributeConfig)
+            if getattr(experimental_distribute, "remote_cluster", None) is not None:
+                raise errors.UnimplementedError(
+                    None, None, "RunConfig(experimental_distribute=DistributeConfig(remote_cluster=...)), TF's "
+                    "standalone-client mode, is not supported: run each task's program with TF_CONFIG")
+            train_distribute = train_distribute or experimental_distribute.train_distribute
+            eval_distribute = eval_distribute or experimental_distribute.eval_distribute
+        for name, strategy in (("train_distribute", train_distribute), ("eval_distribute", eval_distribute)):
+            if strategy is not None and not hasattr(strategy, "experimental_run_v2"):
+                raise ValueError(f"{name} must be a tf.distribute strategy, got {strategy!r}")
+        if device_fn is not None and not callable(device_fn):
+            raise ValueError(f"device_fn must be callable with exactly one argument \"op\", got {device_fn!r}")
+        if experimental_max_worker_delay_secs is not None and not isinstance(experimental_max_worker_delay_secs, int):
+            raise ValueError(f"experimental_max_worker_delay_secs must be an integer if set, got "
+                             f"{experimental_max_worker_delay_secs!r}")
         if protocol not in (None, "grpc"):
             raise ValueError(f"protocol must be 'grpc', got {protocol!r}")
         self._model_dir = model_dir
@@ -47,6 +60,10 @@ class RunConfig:
         self._log_step_count_steps = log_step_count_steps
         self._session_creation_timeout_secs = session_creation_timeout_secs
         self._train_distribute = train_distribute
+        self._eval_distribute = eval_distribute
+        self._experimental_distribute = experimental_distribute
+        self._device_fn = device_fn
+        self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
         self._read_tf_config()
 
     def _read_tf_config(self) -> None:
@@ -68,7 +85,8 @@ class RunConfig:
         """A copy with ``kwargs`` changed (RunConfig's own keyword arguments)."""
         values = {name: getattr(self, name) for name in (
             "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "session_config",
-            "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute")}
+            "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute",
+            "eval_distribute", "device_fn", "experimental_max_worker_delay_secs", "session_creation_timeout_secs")}
         if "save_checkpoints_steps" not in kwargs and "save_checkpoints_secs" not in kwargs:
             values["save_checkpoints_secs"] = self.save_checkpoints_secs if self.save_checkpoints_steps is None \
                 else None
@@ -92,5 +110,8 @@ class RunConfig:
     num_ps_replicas = property(lambda self: self._num_ps_replicas)
     num_worker_replicas = property(lambda self: self._num_worker_replicas)
     train_distribute = property(lambda self: self._train_distribute)
-    eval_distribute = property(lambda self: None)
+    eval_distribute = property(lambda self: self._eval_distribute)
+    experimental_distribute = property(lambda self: self._experimental_distribute)
+    device_fn = property(lambda self: self._device_fn)
+    experimental_max_worker_delay_secs = property(lambda self: self._experimental_max_worker_delay_secs)
     session_creation_timeout_secs = property(lambda self: self._session_creation_timeout_secs)

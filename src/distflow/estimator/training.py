@@ -132,10 +132,27 @@ def _run_task(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
         server.join()  # (returns when the cluster's launcher, or its owner, stops the task)
         return None
     try:
+        delay = worker_delay_secs(config)
+        if delay:
+            _log.info("Waiting %d secs before starting training.", delay)
+            time.sleep(delay)
         estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=train_spec.max_steps)
     finally:
         server.stop()
     return None
+
+
+DELAY_SECS_PER_WORKER = 5
+
+
+def worker_delay_secs(config) -> int:
+    """How long a worker task waits before it trains: ``5 * (task_id + 1)`` seconds, up to
+    ``RunConfig(experimental_max_worker_delay_secs)``, where that is set (TF 1.x's stagger,
+    which it applied to every worker, up to 60 s); otherwise none."""
+    limit = config.experimental_max_worker_delay_secs
+    if config.task_type != "worker" or limit is None:
+        return 0
+    return min(int(limit), (config.task_id + 1) * DELAY_SECS_PER_WORKER)
 
 
 def _evaluate_checkpoints(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):

@@ -10,6 +10,7 @@ take the reference, every other op sees the value (the runtime reads it).
 from __future__ import annotations
 
 import contextlib
+import enum
 import inspect
 import threading
 
@@ -264,6 +265,28 @@ def variable_creator_scope(variable_creator):
         stack.remove(variable_creator)
 
 
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's copies agree (``tf.VariableSynchronization``): ``ON_WRITE``
+    (every update goes to every copy: a MirroredVariable, the default for trained
+    variables), or ``ON_READ`` (each replica updates its own copy, and a read combines them
+    as ``aggregation`` says: a metric's running totals)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How the copies of a variable synchronized on read are combined (``tf.VariableAggregation``)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3  # (TF 1.x's older name of the same)
+
+
 class Variable(metaclass=_VariableMeta):
     """``tf.Variable``: a VariableV2 op with its initializer and its read.
 
@@ -271,10 +294,13 @@ class Variable(metaclass=_VariableMeta):
     arguments, or an initializer object (then pass ``shape`` and ``dtype``).
     """
 
-    def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
+    def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
                  import_scope=None, constraint=None, use_resource=None, synchronization=None,
                  aggregation=None, shape=None):
+        synchronization, aggregation, trainable = _synchronization_checked(synchronization, aggregation, trainable,
+                                                                           name)
+        self._synchronization, self._aggregation = synchronization, aggregation
         if variable_def is not None:  # (the variable whose ops a VariableDef names, as TF)
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
@@ -342,6 +368,7 @@ class Variable(metaclass=_VariableMeta):
         var._initial_value = (graph.as_graph_element(full(variable_def.initial_value_name))
                               if variable_def.initial_value_name else var._snapshot)
         var._trainable = variable_def.trainable
+        var._synchronization, var._aggregation = VariableSynchronization.AUTO, VariableAggregation.NONE
         var._constraint = None
         var._caching_device = None
         return var
@@ -418,6 +445,14 @@ class Variable(metaclass=_VariableMeta):
     @property
     def constraint(self):
         return self._constraint
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        return getattr(self, "_synchronization", VariableSynchronization.AUTO)
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        return getattr(self, "_aggregation", VariableAggregation.NONE)
 
     # -- updates -------------------------------------------------------------------
     def assign(self, value, use_locking=False, name=None, read_value=True):
@@ -594,6 +629,24 @@ for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
     setattr(Variable, _op, _delegate(_op))
 Variable.__array_priority__ = 100
 _VARIABLE_SIGNATURE = inspect.signature(Variable.__init__)
+
+
+def _synchronization_checked(synchronization, aggregation, trainable, name) -> tuple:
+    """``(synchronization, aggregation, trainable)`` as TF resolves them: a variable synchronized
+    on read is not trained (and may not be asked to be)."""
+    synchronization = VariableSynchronization.AUTO if synchronization is None else synchronization
+    aggregation = VariableAggregation.NONE if aggregation is None else aggregation
+    if not isinstance(synchronization, VariableSynchronization):
+        raise ValueError(f"Invalid variable synchronization mode: {synchronization!r} for variable: {name}")
+    if not isinstance(aggregation, VariableAggregation):
+        raise ValueError(f"Invalid variable aggregation mode: {aggregation!r} for variable: {name}")
+    if synchronization == VariableSynchronization.ON_READ:
+        if trainable:
+            raise ValueError("Synchronization value can be set to VariableSynchronization.ON_READ only for "
+                             "non-trainable variables. You have specified trainable=True and "
+                             "synchronization=VariableSynchronization.ON_READ.")
+        trainable = False
+    return synchronization, aggregation, True if trainable is None else bool(trainable)
 
 
 def _variable_conversion(value: Variable, dtype=None, name=None, as_ref=False) -> ops.Tensor:

@@ -10,7 +10,7 @@ from ..framework.ops import GraphKeys
 from ..framework.tensor_shape import as_shape
 from . import init_ops
 from .partitioned_variables import PartitionedVariable, SaveSliceInfo, check_partitions, part_shapes
-from .state_ops import Variable
+from .state_ops import Variable, VariableSynchronization
 
 
 class _ReuseMode:
@@ -105,7 +105,8 @@ class VariableScope:
 
     def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None,
                      reuse=None, trainable=True, collections=None, caching_device=None, partitioner=None,
-                     validate_shape=True, use_resource=None, custom_getter=None, constraint=None):
+                     validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
+                     synchronization=None, aggregation=None):
         """As ``tf.get_variable``, with this scope's defaults for what is not given.
 
         A custom getter (this scope's, and ``custom_getter``, which is called first and
@@ -118,7 +119,8 @@ class VariableScope:
 
         def true_getter(name, shape=None, dtype=None, initializer=None, regularizer=None, reuse=None,
                         trainable=True, collections=None, caching_device=None, partitioner=None,
-                        validate_shape=True, use_resource=None, constraint=None, **unused):
+                        validate_shape=True, use_resource=None, constraint=None, synchronization=None,
+                        aggregation=None, **unused):
             store = variable_store()
             if partitioner is not None:
                 return store.get_partitioned_variable(
@@ -126,7 +128,8 @@ class VariableScope:
                     caching_device, default_dtype=self._dtype, validate_shape=validate_shape, constraint=constraint)
             return store.get_variable(
                 name, shape, dtype, initializer, regularizer, reuse, trainable, collections, caching_device,
-                default_dtype=self._dtype, validate_shape=validate_shape, constraint=constraint)
+                default_dtype=self._dtype, validate_shape=validate_shape, constraint=constraint,
+                synchronization=synchronization, aggregation=aggregation)
 
         getter = true_getter
         if self._custom_getter is not None:
@@ -138,7 +141,8 @@ class VariableScope:
                       regularizer=regularizer or self._regularizer, reuse=reuse, trainable=trainable,
                       collections=collections, caching_device=caching_device or self._caching_device,
                       partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
-                      constraint=constraint if constraint is not None else self._constraint)
+                      constraint=constraint if constraint is not None else self._constraint,
+                      synchronization=synchronization, aggregation=aggregation)
 
 
 class _VariableStore:
@@ -186,7 +190,7 @@ class _VariableStore:
 
     def get_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable,
                      collections, caching_device, default_dtype=dtypes.float32, validate_shape=True,
-                     constraint=None) -> Variable:
+                     constraint=None, synchronization=None, aggregation=None) -> Variable:
         explicit_dtype = dtype is not None
         dtype = dtypes.as_dtype(default_dtype if dtype is None else dtype)
         found = self.variables.get(name)
@@ -224,12 +228,13 @@ class _VariableStore:
                     return initializer(init_shape, dtype=dtype)
                 var = Variable(initial_value, name=name, trainable=trainable, collections=collections,
                                dtype=dtype, caching_device=caching_device, validate_shape=validate_shape,
-                               constraint=constraint)
+                               constraint=constraint, synchronization=synchronization, aggregation=aggregation)
             else:
                 # A constant initializer keeps its own dtype unless one was asked for, as in TF.
                 var = Variable(initializer, name=name, trainable=trainable, collections=collections,
                                dtype=dtype if explicit_dtype else None, caching_device=caching_device,
-                               validate_shape=validate_shape, constraint=constraint)
+                               validate_shape=validate_shape, constraint=constraint,
+                               synchronization=synchronization, aggregation=aggregation)
         if var.op.name != name and not getattr(graph, "_variable_creator_stack", None):
             # (a variable_creator_scope may hand back a variable of its own, as TF allows)
             raise ValueError(f"get_variable could not create '{name}': the graph already has an op "
@@ -282,10 +287,13 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     UnimplementedError (partitioned variables are not supported)."""
     if unused:
         raise TypeError(f"get_variable() got unexpected keyword arguments {sorted(unused)}")
+    if trainable is None:  # (a variable synchronized on read, a metric's total, is not trained)
+        trainable = synchronization != VariableSynchronization.ON_READ
     return get_variable_scope().get_variable(
-        name, shape, dtype, initializer, regularizer, reuse, True if trainable is None else trainable,
+        name, shape, dtype, initializer, regularizer, reuse, trainable,
         collections, caching_device, partitioner=partitioner, validate_shape=validate_shape,
-        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint)
+        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
+        synchronization=synchronization, aggregation=aggregation)
 
 
 @contextlib.contextmanager

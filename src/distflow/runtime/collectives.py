@@ -258,7 +258,11 @@ class Collectives:
                     self._groups[key] = {"size": size, "type": device.device_type,
                                          "devices": set(group.members), "group": group}
             return group
-        return complete_group(self._groups, self._cond, key, size, device.device_type, device.name, ctx.wait_for)
+        # Members of one process meet in its memory: a group of them may mix devices whose
+        # kernels run on the host, as a MirroredStrategy over "/cpu:0" and simulated GPUs
+        # does (TensorFlow reduces such a strategy's values on one device); only devices with
+        # memories of their own (real GPUs) must all be of one type.
+        return complete_group(self._groups, self._cond, key, size, device.kernel_type, device.name, ctx.wait_for)
 
     def next_run(self, group: Group, instance_key: int, device: str) -> tuple[int, int]:
         """The run id of this device's next run of the instance (the same on every member),

@@ -35,8 +35,7 @@ OUT_OF_SCOPE = {
             "recompute_grad", "type_spec_from_value", "is_symbolic_tensor", "fftnd", "ifftnd", "rfftnd", "irfftnd",
             "random_index_shuffle", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad", "tensor_scatter_nd_max",
             "tensor_scatter_nd_min", "check_pinned"]},
-        **{name: _RESOURCE for name in ["resource", "variant", "VariableAggregation", "VariableSynchronization",
-                                        "enable_resource_variables", "disable_resource_variables",
+        **{name: _RESOURCE for name in ["resource", "variant", "enable_resource_variables", "disable_resource_variables",
                                         "resource_variables_enabled"]},
         **{name: _XLA for name in ["xla", "tpu", "approx_top_k"]},
     },
@@ -247,7 +246,10 @@ def namespaces() -> list[tuple[str, str]]:
         elif name == "estimator":
             status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig`, "
                       "`train_and_evaluate` (in one process, or as the ps, chief, worker or evaluator task that "
-                      "TF_CONFIG names), `RunConfig(train_distribute=...)` with a tf.distribute strategy, "
+                      "TF_CONFIG names), `RunConfig(train_distribute=..., eval_distribute=...)` with tf.distribute "
+                      "strategies (or `experimental_distribute=tf.contrib.distribute.DistributeConfig(...)`), "
+                      "`RunConfig(device_fn=...)`, `experimental_max_worker_delay_secs` (workers start at once "
+                      "unless it is set), "
                       "`inputs.numpy_input_fn`, the canned `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
                       "`LinearRegressor` and `DNNLinearCombinedClassifier`/`Regressor` (their variables named as "
                       "TF's), `warm_start_from` (a checkpoint, or `WarmStartSettings` with `VocabInfo` remapping), "
@@ -263,8 +265,12 @@ def namespaces() -> list[tuple[str, str]]:
                       "`extended.reduce_to`/`batch_reduce_to`/`update`/`broadcast_to`/`read_var`, "
                       "`ReduceOp`, the context functions, the `CrossDeviceOps` "
                       "kinds (`NcclAllReduce`, `HierarchicalCopyAllReduce`, `ReductionToOneDevice`: a strategy's "
-                      "gradients are all-reduced by distflow's collectives whichever is given) and Estimators' "
-                      "`RunConfig(train_distribute=...)`, `experimental_distribute_datasets_from_function` and "
+                      "gradients are all-reduced by distflow's collectives whichever is given), devices of mixed "
+                      "types in one process (`[\"/cpu:0\", \"/gpu:0\"]`, with simulated GPUs), variables "
+                      "synchronized on read (`tf.VariableSynchronization.ON_READ` with a `tf.VariableAggregation`: "
+                      "the metrics' totals, so metrics count every replica's examples), Estimators' "
+                      "`RunConfig(train_distribute=..., eval_distribute=...)`, "
+                      "`experimental_distribute_datasets_from_function` and "
                       "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
                       "`TPUStrategy`")
         elif name == "quantization":
