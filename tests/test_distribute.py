@@ -490,7 +490,7 @@ def test_keras_fit_with_multi_worker_mirrored_strategy_is_one_device_on_both_hal
             np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
 
 
-def _estimator_weights(tmp_path, strategy):
+def _estimator_weights(tmp_path, strategy, calls=1):
     def model_fn(features, labels, mode):
         logits = tf.layers.dense(features["x"], 2, kernel_initializer=tf.constant_initializer(0.05), name="linear")
         loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
@@ -500,8 +500,9 @@ def _estimator_weights(tmp_path, strategy):
     config = tf.estimator.RunConfig(train_distribute=strategy, log_step_count_steps=None, save_checkpoints_steps=10,
                                     session_config=tf.ConfigProto(device_count={"CPU": 2}))
     estimator = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config)
-    estimator.train(tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=16, num_epochs=None, shuffle=False),
-                    max_steps=6)
+    for call in range(1, calls + 1):  # (each call a graph of its own; 6 steps of 16 rows are 2 epochs of X)
+        estimator.train(tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=16, num_epochs=None,
+                                                           shuffle=False), max_steps=6 * call // calls)
     return estimator.get_variable_value("linear/kernel"), estimator.get_variable_value("global_step")
 
 
@@ -510,6 +511,25 @@ def test_an_estimator_with_train_distribute_trains_as_one_device(tmp_path):
     single, single_step = _estimator_weights(tmp_path / "one", None)
     assert step == single_step == 6
     np.testing.assert_allclose(kernel, single, rtol=1e-5)
+
+
+def test_one_strategy_builds_graph_after_graph(tmp_path):
+    """An Estimator builds a graph for each ``train`` (train_and_evaluate calls it once per
+    checkpoint), and a program may reuse its strategy in another graph: each graph's
+    collectives are keyed and ordered on their own."""
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    kernel, step = _estimator_weights(tmp_path / "twice", strategy, calls=2)
+    single, _ = _estimator_weights(tmp_path / "one", None)
+    assert step == 6
+    np.testing.assert_allclose(kernel, single, rtol=1e-5)
+    with tf.Graph().as_default():
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(10,))])
+            model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        tf.keras.backend.set_session(tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})))
+        history = model.fit(X, np.zeros((48, 2), np.float32), batch_size=16, epochs=1, verbose=0)
+        assert np.isfinite(history.history["loss"]).all()
+    tf.keras.backend.clear_session()
 
 
 def test_an_estimator_with_eval_distribute_evaluates_as_one_device(tmp_path):

@@ -35,6 +35,7 @@ import itertools
 import json
 import os
 import re
+import weakref
 
 from ..framework import distribute_context, dtypes, nest, ops
 from ..framework.device_spec import DeviceSpec
@@ -227,10 +228,7 @@ class Strategy:
         self._worker_index = worker_index
         self.extended = StrategyExtended(self, self._devices, is_chief, between_graph=num_workers > 1)
         self._group_key = next(_group_keys)
-        self._instances: dict[int, int] = {}  # local replica -> collectives made in its replica functions
-        self._cross_instances = itertools.count(_CROSS_REPLICA_INSTANCES)
-        self._init_instances = itertools.count(_INIT_INSTANCES)
-        self._last_collective: dict[int, ops.Operation] = {}  # local replica -> its last collective (ordering)
+        self._graph_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph -> _GraphState
         self._shared: dict[str, list] = {}  # canonical name -> variables the first replica made, in order
         self._taken: dict[tuple[int, str], int] = {}
         self._task_local = False  # (its groups are the devices of this task alone)
@@ -414,7 +412,7 @@ class Strategy:
     def _from_worker_0(self, kwargs):
         """An initial value that is worker 0's on every worker (a collective broadcast)."""
         initial, dtype, shape = kwargs.get("initial_value"), kwargs.get("dtype"), kwargs.get("shape")
-        instance = next(self._init_instances)
+        instance = next(self._graph_state().init_instances)
 
         def broadcast():
             value = Variable._initial_tensor(initial, None if dtype is None else dtypes.as_dtype(dtype), shape)
@@ -430,18 +428,26 @@ class Strategy:
         return broadcast
 
     # -- collectives -----------------------------------------------------------------------
+    def _graph_state(self) -> "_GraphState":
+        graph = ops.get_default_graph()
+        state = self._graph_states.get(graph)
+        if state is None:
+            state = self._graph_states[graph] = _GraphState()
+        return state
+
     def _ordered(self, replica: ReplicaContext, make):
         """Makes a collective of this replica after its previous one, so that every replica's
         collectives run in one order (a device runs its ops one at a time)."""
-        previous = self._last_collective.get(replica.local_index)
+        last = self._graph_state().last_collective
+        previous = last.get(replica.local_index)
         with ops.control_dependencies([previous] if previous is not None else []):
             out = make()
-        self._last_collective[replica.local_index] = out.op
+        last[replica.local_index] = out.op
         return out
 
     def _next_instance(self, replica: ReplicaContext) -> int:
-        k = self._instances.get(replica.local_index, 0) + 1
-        self._instances[replica.local_index] = k
+        instances = self._graph_state().instances
+        instances[replica.local_index] = k = instances.get(replica.local_index, 0) + 1
         return k
 
     def _all_reduce(self, replica: ReplicaContext, value, op: str):
@@ -461,7 +467,7 @@ class Strategy:
         n = self.num_replicas_in_sync
         if n == 1:
             return [array_ops.identity(parts[0])]
-        instance = next(self._cross_instances)
+        instance = next(self._graph_state().cross_instances)
         reduced = []
         for part, device in zip(parts, self._devices):
             with ops.device(device):
@@ -519,6 +525,20 @@ class Strategy:
         """Whether this replica applies its (aggregated) gradients: every replica updates its
         own copies of mirrored variables."""
         return True
+
+
+class _GraphState:
+    """How far a strategy's collectives have got in one graph: their instance keys, and each
+    replica's last one (they run in order). Each graph counts from the start, so a strategy
+    that builds several graphs (an Estimator builds one for each ``train`` and ``evaluate``)
+    keys each graph's collectives alike on every worker, whatever other graphs a worker
+    built in between."""
+
+    def __init__(self):
+        self.instances: dict[int, int] = {}  # local replica -> collectives made in its replica functions
+        self.cross_instances = itertools.count(_CROSS_REPLICA_INSTANCES)
+        self.init_instances = itertools.count(_INIT_INSTANCES)
+        self.last_collective: dict = {}  # local replica -> its last collective's op
 
 
 def _part_of_copy(index: int, structure):
