@@ -167,6 +167,31 @@ def test_a_frozen_layers_weights_load_from_a_file_that_lists_them_in_another_ord
         np.testing.assert_array_equal(K.get_value(w), values[w.name])
 
 
+def test_a_nested_model_fine_tuned_runs_only_its_own_calls_updates_and_losses():
+    """The base's BatchNormalization and activity regularizer were also called on the base's
+    own input when it was built: a model that calls the base runs the updates and counts the
+    losses of its own call only, as TF 1.x's Keras does (the others would need the base's
+    input fed)."""
+    base = tf.keras.Sequential([layers.Dense(3, input_shape=(4,), activity_regularizer=tf.keras.regularizers.l1(0.1),
+                                             kernel_regularizer=tf.keras.regularizers.l2(0.5)),
+                                layers.BatchNormalization(momentum=0.9)])
+    inp = tf.keras.Input((4,))
+    model = tf.keras.Model(inp, base(inp))
+    assert len(base.updates) == 4 and len(model.get_updates_for(model.inputs)) == 2
+    assert len(model.get_updates_for(None)) == 0
+    assert len(model.get_losses_for(None)) == 1 and len(model.get_losses_for(model.inputs)) == 1  # l2; l1 of this call
+    x = np.random.default_rng(5).standard_normal((16, 4)).astype(np.float32)
+    kernel, bias = K.batch_get_value(base.layers[0].weights)
+    model.compile(tf.keras.optimizers.SGD(0.0), "mse")
+    loss = model.train_on_batch(x, np.zeros((16, 3), np.float32))
+    h = x @ kernel + bias
+    np.testing.assert_allclose(K.get_value(base.layers[1].moving_mean), 0.1 * h.mean(0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(K.get_value(base.layers[1].moving_variance), 0.9 + 0.1 * h.var(0), rtol=1e-4)
+    normalized = (h - h.mean(0)) / np.sqrt(h.var(0) + 1e-3)
+    want = (normalized ** 2).mean() + 0.5 * (kernel ** 2).sum() + 0.1 * np.abs(h).sum() / 16
+    np.testing.assert_allclose(loss, want, rtol=1e-4)
+
+
 # -- multi_gpu_model ---------------------------------------------------------------------------
 def test_multi_gpu_model_predicts_what_the_template_predicts_and_runs_each_replica_on_its_gpu():
     template = _mlp()

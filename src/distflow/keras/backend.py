@@ -239,6 +239,16 @@ def _history_table(graph=None):
     return table
 
 
+def _unconditional_table(graph=None) -> set:
+    """The ids of ``graph``'s Keras updates and losses that no layer call made (they run
+    whatever a model is fed)."""
+    graph = graph or get_default_graph()
+    table = getattr(graph, "_keras_unconditional", None)
+    if table is None:
+        table = graph._keras_unconditional = set()
+    return table
+
+
 def _mask_table():
     """Keras masks of the default graph's tensors (``Embedding(mask_zero=True)`` makes them)."""
     graph = get_default_graph()

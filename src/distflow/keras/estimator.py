@@ -62,7 +62,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         optimizer = optimizers.TFOptimizer(tf_optimizer) if tf_optimizer is not None else \
             optimizers.get(optimizer_config)
         step = optimizer.minimize(loss, model.trainable_weights)
-        with control_dependencies([step] + model.updates):
+        with control_dependencies([step] + model._own_updates()):
             train_op = group(step, assign_add(get_or_create_global_step(), 1))
         return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op, predictions=predictions,
                                            scaffold=scaffold)

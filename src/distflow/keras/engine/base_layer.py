@@ -47,6 +47,30 @@ def history(tensor):
     return K._history_table(graph).get(tensor) if graph is not None else None
 
 
+def _for_inputs(items: list, inputs) -> list:
+    """Of a layer's updates or losses: with ``inputs`` None, the unconditional ones; else the
+    conditional ones that ``inputs`` reach through the graph's data flow."""
+    unconditional = K._unconditional_table(items[0].graph) if items else set()
+    if inputs is None:
+        return [x for x in items if id(x) in unconditional]
+    wanted = {id(x) for x in items if id(x) not in unconditional}
+    reached: set = set()
+    seen: set = set()
+    todo = list(_flat(inputs))
+    while todo and len(reached) < len(wanted):
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if id(x) in wanted:
+            reached.add(id(x))
+        if isinstance(x, ops.Tensor):
+            todo.extend(x.consumers())
+        elif isinstance(x, ops.Operation):
+            todo.extend(x.outputs)
+    return [x for x in items if id(x) in reached]
+
+
 def _flat(x) -> list:
     if isinstance(x, (list, tuple)):
         return [t for item in x for t in _flat(item)]
@@ -249,10 +273,34 @@ class Layer:
 
     # -- losses and updates ------------------------------------------------------------------
     def add_loss(self, losses, inputs=None) -> None:
-        self._losses += [t for t in _flat(losses) if t is not None]
+        """Adds loss tensors. Those added while the layer is called (an activity regularizer's),
+        or with ``inputs``, are conditional on what it was called on: a model counts them only
+        where they follow from its own inputs (:meth:`get_losses_for`)."""
+        added = [t for t in _flat(losses) if t is not None]
+        self._losses += added
+        self._mark_unconditional(added, inputs)
 
     def add_update(self, updates, inputs=None) -> None:
-        self._updates += [u for u in _flat(updates) if u is not None]
+        """Adds update ops. Those added while the layer is called (BatchNormalization's moving
+        statistics), or with ``inputs``, are conditional on what it was called on: a model
+        runs them only where they follow from its own inputs (:meth:`get_updates_for`)."""
+        added = [u for u in _flat(updates) if u is not None]
+        self._updates += added
+        self._mark_unconditional(added, inputs)
+
+    def _mark_unconditional(self, added: list, inputs) -> None:
+        if added and inputs is None and not getattr(self, "_calling", False):
+            K._unconditional_table(added[0].graph).update(id(x) for x in added)
+
+    def get_updates_for(self, inputs) -> list:
+        """The updates that follow from ``inputs`` (tensors of the graph), or with None, those
+        that follow from no call (TF 1.x's rule: a layer called twice, in a model and outside
+        it, has each call's updates run only by what feeds that call)."""
+        return _for_inputs(self.updates, inputs)
+
+    def get_losses_for(self, inputs) -> list:
+        """As :meth:`get_updates_for`, for the losses."""
+        return _for_inputs(self.losses, inputs)
 
     @property
     def losses(self) -> list:
@@ -295,7 +343,11 @@ class Layer:
             mask = kwargs.get("mask", in_masks if isinstance(inputs, (list, tuple)) else in_masks[0])
             if any(m is not None for m in in_masks) and "mask" not in kwargs and self._call_takes("mask"):
                 kwargs["mask"] = mask
-            outputs = self.call(inputs, *args, **kwargs)
+            self._calling = getattr(self, "_calling", 0) + 1
+            try:
+                outputs = self.call(inputs, *args, **kwargs)
+            finally:
+                self._calling -= 1
             out_mask = self.compute_mask(inputs, mask)
             if out_mask is not None:
                 for out, m in zip(_flat(outputs), _flat(out_mask) if isinstance(out_mask, list) else
@@ -304,7 +356,7 @@ class Layer:
                         masks[out] = m
             if self.activity_regularizer is not None:
                 for out in _flat(outputs):
-                    self.add_loss(self.activity_regularizer(out) / K.cast(K.shape(out)[0], out.dtype))
+                    self.add_loss(self.activity_regularizer(out) / K.cast(K.shape(out)[0], out.dtype), inputs=tensors)
         recorded.pop("mask", None)  # (a model run again on new inputs finds their masks itself)
         self._record(tensors, outputs, recorded, isinstance(inputs, (list, tuple)))
         return outputs

@@ -136,7 +136,7 @@ class Model(Network):
                 metric_tensors.append((f"{name}_{label}" if multi else label, value))
         with ops.name_scope("loss"):
             terms = [w * l if w != 1.0 else l for (_, w), l in zip(named, output_losses)]
-            regularization = self.losses if regularization is None else regularization
+            regularization = self._own_losses() if regularization is None else regularization
             terms += [cast(r, dtypes.float32) for r in regularization]
             total = add_n(terms) if len(terms) > 1 else identity(terms[0])
         names = ["loss"] + ([f"{n}_loss" for n, _ in named] if multi else []) + \
@@ -190,6 +190,16 @@ class Model(Network):
                 train_op = group(*made["ops"])
         return [train_op] + reduced
 
+    def _own_updates(self) -> list:
+        """The updates a training step runs: those of no layer call, and those that follow from
+        this model's inputs (not a shared layer's calls in other models: those would need
+        the other models' inputs fed)."""
+        return self.get_updates_for(None) + self.get_updates_for(self.inputs)
+
+    def _own_losses(self) -> list:
+        """The losses the training loss adds, chosen as :meth:`_own_updates` chooses updates."""
+        return self.get_losses_for(None) + self.get_losses_for(self.inputs)
+
     def _all_layers(self) -> list:
         """This model's layers and the layers inside them (nested models, wrappers)."""
         out, todo = [], list(self._layers)
@@ -210,7 +220,7 @@ class Model(Network):
                     if not variables:
                         raise ValueError("The model has no trainable weights to train")
                     step = self.optimizer.minimize(train_state["total_loss"], variables)
-                    updates = self.updates
+                    updates = self._own_updates()
                     with control_dependencies([step] + updates):
                         train_state["op"] = group(step, *updates)
         return train_state["op"]
