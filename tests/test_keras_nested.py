@@ -85,6 +85,22 @@ def test_a_functional_models_layers_are_listed_as_keras_lists_them():
     assert tf.keras.Input((3,)).name == "input_1:0"  # (TF's Input names count from 1)
 
 
+def test_a_feature_extractor_cut_from_a_base_model_starts_a_sequential_model():
+    """Transfer learning's other idiom: a model from the base's input to an inner layer's
+    output, added first to a Sequential, which is built from its input at once (TF 2.21's
+    Keras: layers feat, top; output shape (None, 2))."""
+    base = tf.keras.Sequential([layers.Dense(6, input_shape=(5,), name="hid"), layers.BatchNormalization(name="bn"),
+                                layers.Dense(3, name="enc")], name="base")
+    feat = tf.keras.Model(base.input, base.get_layer("bn").output, name="feat")
+    assert [layer.name for layer in feat.layers] == ["hid_input", "hid", "bn"]
+    model = tf.keras.Sequential([feat, layers.Dense(2, name="top")])
+    assert [layer.name for layer in model.layers] == ["feat", "top"] and model.output_shape == (None, 2)
+    x = np.random.default_rng(6).standard_normal((4, 5)).astype(np.float32)
+    hid_kernel, hid_bias, gamma, beta, mean, variance, top_kernel, top_bias = model.get_weights()
+    h = (x @ hid_kernel + hid_bias - mean) / np.sqrt(variance + 1e-3) * gamma + beta
+    np.testing.assert_allclose(model.predict(x), h @ top_kernel + top_bias, rtol=1e-5, atol=1e-6)
+
+
 def test_a_config_with_models_as_layers_makes_the_same_model_again():
     base = _mlp()
     inp = tf.keras.Input((4,), name="inp")

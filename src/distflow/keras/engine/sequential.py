@@ -27,9 +27,9 @@ class Sequential(Model):
         if layer in self._stack:
             raise ValueError(f"Layer {layer.name} is already in the model")
         self._stack.append(layer)
-        if self.outputs is None and len(self._stack) == 1 and layer._batch_input_shape is not None:
-            start = Input(batch_shape=layer._batch_input_shape, dtype=layer.dtype,
-                          name=f"{layer.name}_input")
+        batch_shape, dtype = _input_of(layer)
+        if self.outputs is None and len(self._stack) == 1 and batch_shape is not None:
+            start = Input(batch_shape=batch_shape, dtype=dtype, name=f"{layer.name}_input")
             self._layers.append(_input_layer_of(start))
             self._set_outputs([start], start)
         if self.outputs is not None:
@@ -118,6 +118,17 @@ class Sequential(Model):
         if layers and self.inputs is not None and "batch_input_shape" not in layers[0]["config"]:
             layers[0]["config"]["batch_input_shape"] = tuple(self.inputs[0].shape.as_list())
         return {"name": self.name, "layers": layers}
+
+
+def _input_of(layer) -> tuple:
+    """The batch shape and dtype a first layer says its input has: its own input shape, or a
+    model's one input (a model added first to a Sequential builds it at once, as in TF)."""
+    if layer._batch_input_shape is not None:
+        return layer._batch_input_shape, layer.dtype
+    inputs = getattr(layer, "inputs", None)
+    if getattr(layer, "_is_graph_network", False) and inputs and len(inputs) == 1 and inputs[0].shape.ndims is not None:
+        return tuple(inputs[0].shape.as_list()), inputs[0].dtype.base_dtype.name
+    return None, layer.dtype
 
 
 def _input_layer_of(tensor):
