@@ -360,6 +360,15 @@ def test_the_keras_digit_examples_reach_their_accuracy(program, accuracy):
                      rf"val_loss: {num} - val_accuracy: {num}$", out, re.M), out[-2000:]
 
 
+@needs_digits
+def test_the_keras_multi_gpu_example_trains_through_the_replicas_and_saves_the_template():
+    pytest.importorskip("h5py", reason="the example saves its model to an HDF5 file (the keras extra)")
+    out, _ = run("keras_multi_gpu.py")
+    assert numbers(last_line_with(out, "Test accuracy"))[-1] >= 0.9
+    assert last_line_with(out, "Reloaded template predicts").endswith("True")
+    assert "sequential (Sequential)" in out and "lambda_1 (Lambda)" in out  # (the parallel model's summary)
+
+
 def test_the_keras_lstm_learns_which_words_outnumber_the_others():
     out, _ = run("keras_imdb_lstm.py")
     assert numbers(last_line_with(out, "Test accuracy"))[-1] >= 0.8
