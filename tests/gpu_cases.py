@@ -229,3 +229,42 @@ def tf1_loops_on_gpu(tf):
     for key, value in got.items():
         np.testing.assert_allclose(value, data[f"out_{key}"], rtol=1e-5, atol=1e-7, err_msg=key)
     return tf.get_default_graph()
+
+
+def keras_multi_gpu_step(tf):
+    """Keras's ``multi_gpu_model`` over two virtual GPUs of GPU 0, the template built under
+    ``/cpu:0``: one SGD step of the parallel model on a batch of 64 must move the template's
+    weights as one step of the same model on the CPU, on the whole batch. Returns the
+    parallel model's graph, to see where its replicas ran."""
+    K = tf.keras.backend
+    layers = tf.keras.layers
+    x, y = batch(64, 8, 3, seed=4)
+
+    def model():
+        with tf.device("/cpu:0"):
+            return tf.keras.Sequential([layers.Dense(16, activation="relu", input_shape=(8,)),
+                                        layers.Dense(3, activation="softmax")])
+
+    split = tf.GPUOptions(experimental=tf.GPUOptions.Experimental(
+        virtual_devices=[tf.GPUOptions.Experimental.VirtualDevices(memory_limit_mb=[1024, 1024])]))
+    K.clear_session()
+    K.set_session(tf.Session(config=tf.ConfigProto(gpu_options=split, allow_soft_placement=True)))
+    template = model()
+    start = template.get_weights()
+    parallel = tf.keras.utils.multi_gpu_model(template, gpus=2)
+    parallel.compile(tf.keras.optimizers.SGD(0.5), "sparse_categorical_crossentropy")
+    parallel.train_on_batch(x, y)
+    got = template.get_weights()
+    graph = K.get_session().graph
+
+    K.clear_session()
+    K.set_session(tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})))
+    reference = model()
+    reference.set_weights(start)
+    reference.compile(tf.keras.optimizers.SGD(0.5), "sparse_categorical_crossentropy")
+    reference.train_on_batch(x, y)
+    for g, w, s in zip(got, reference.get_weights(), start):
+        assert not np.array_equal(g, s)
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    K.clear_session()
+    return graph

@@ -59,6 +59,13 @@ def test_a_frozen_tf1_graph_with_loops_runs_on_the_gpu_as_tensorflow_ran_it():
     assert graph.get_operation_by_name("rnn/while/lstm_cell/MatMul")._assigned_device.endswith("GPU:0")
 
 
+def test_keras_multi_gpu_model_on_two_virtual_gpus_steps_as_the_template_on_the_cpu():
+    graph = gpu_cases.keras_multi_gpu_step(tf)
+    products = [op for op in graph.get_operations() if op.type in ("MatMul", "BatchMatMulV2") and "replica_1/" in op.name
+                and op._assigned_device]
+    assert len(products) == 5 and all(op._assigned_device.endswith("GPU:1") for op in products)
+
+
 def test_random_ops_give_the_same_numbers_on_either_device():
     def draw(device):
         tf.reset_default_graph()

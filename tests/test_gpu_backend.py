@@ -336,6 +336,18 @@ def test_a_model_trained_on_the_device_matches_the_cpu_and_saves_from_device_mem
         np.testing.assert_array_equal(r, g)
 
 
+def test_keras_multi_gpu_model_steps_as_the_template_on_the_cpu_with_each_replica_in_its_gpus_memory(fake):
+    graph = gpu_cases.keras_multi_gpu_step(tf)
+    for replica in (0, 1):
+        products = [op for op in graph.get_operations() if op.type in ("MatMul", "BatchMatMulV2") and (
+            op.name.startswith(f"replica_{replica}/") or f"gradients/replica_{replica}/" in op.name)
+            and op._assigned_device]  # (placed: the step ran it; the input's own gradient is not needed)
+        # two layers' forward products, two weight gradients and the hidden layer's gradient
+        assert len(products) == 5, [op.name for op in products]
+        assert all(op._assigned_device.endswith(f"GPU:{replica}") for op in products)
+    assert fake.uploads and fake.downloads  # (the replicas' shares went up, their outputs came down)
+
+
 def test_a_frozen_tf1_graph_with_loops_runs_on_the_device_its_tensorarrays_on_the_cpu(fake):
     graph = gpu_cases.tf1_loops_on_gpu(tf)
     assert graph.get_operation_by_name("rnn/while")._assigned_device.endswith("GPU:0")
