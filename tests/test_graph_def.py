@@ -62,6 +62,29 @@ def test_import_graph_def_with_input_map_and_return_elements():
         tf.import_graph_def(bad)
 
 
+def test_imported_nodes_take_the_callers_device_scopes_as_tensorflows_importer_gives_them():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        with tf.device("/device:GPU:1"):
+            y = tf.identity(v * 2.0, name="y")
+        with tf.colocate_with(v.op):
+            tf.identity(v, name="near_v")
+        graph_def = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default() as g:
+        with tf.device("/job:worker/task:1"):
+            tf.import_graph_def(graph_def, name="")
+        # the node's own fields win, the scope fills the others; a colocated node takes its group's device
+        assert g.get_operation_by_name("y").device == "/job:worker/task:1/device:GPU:1"
+        assert g.get_operation_by_name("v").device == "/job:worker/task:1"
+        assert g.get_operation_by_name("near_v").device == "/job:worker/task:1"
+    with tf.Graph().as_default() as g:
+        with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+            tf.import_graph_def(graph_def, name="")
+        assert g.get_operation_by_name("v").device == "/job:ps/task:0"
+        assert g.get_operation_by_name("v/read").device == "/job:ps/task:0"  # (colocated with v)
+        assert g.get_operation_by_name("y").device == "/job:worker/device:GPU:1"
+
+
 def test_a_saved_model_comes_back_from_its_meta_file_and_trains_on(tmp_path):
     x, y, train = build_model()
     saver = tf.train.Saver()

@@ -199,3 +199,39 @@ def test_a_resource_variable_read_in_a_cond_or_a_loop_gets_its_gradient(taken):
         return picked + looped
 
     check_resource_gradients(build, [np.array([0.7, -1.2])])
+
+
+def test_a_graph_of_resource_variables_trains_between_graph_with_its_variables_on_the_ps():
+    """The classic TF 1.x way to train an imported graph on a cluster: import_meta_graph with
+    clear_devices=True inside a replica_device_setter. The handles go to the ps (and every
+    read and update of one with it), so the variables one worker trained are the ones another
+    worker reads."""
+    from cluster_util import LocalCluster
+
+    cluster = LocalCluster({"ps": 1, "worker": 2})
+    try:
+        def imported(task):
+            setter = tf.train.replica_device_setter(worker_device=f"/job:worker/task:{task}",
+                                                    cluster=tf.train.ClusterSpec(cluster.spec))
+            with tf.device(setter):
+                saver = tf.train.import_meta_graph(os.path.join(FOLDER, "model.ckpt.meta"), clear_devices=True)
+            return saver, {v.op.name: v for v in tf.global_variables()}
+
+        with tf.Graph().as_default() as graph:
+            saver, variables = imported(0)
+            with tf.Session(cluster.target("worker", 0)) as sess:
+                saver.restore(sess, os.path.join(FOLDER, "model.ckpt"))
+                trains_as_tensorflow_did(sess, DATA, lambda name: sess.run(variables[name]))
+            assert graph.get_operation_by_name("model/w1").device == "/job:ps/task:0"
+            assert graph.get_operation_by_name("loss").device == "/job:worker/task:0"
+            # (the reads and updates ask for the worker's device: they are placed with their handle)
+            assert graph.get_operation_by_name("model/w1/Read/ReadVariableOp").device == "/job:worker/task:0"
+        with tf.Graph().as_default():
+            _, variables = imported(1)
+            with tf.Session(cluster.target("worker", 1)) as sess:  # (no restore: the ps holds them)
+                for key in DATA.files:
+                    if key.startswith("after_"):
+                        np.testing.assert_allclose(sess.run(variables[key[6:]]), DATA[key], rtol=1e-5, atol=1e-7,
+                                                   err_msg=key)
+    finally:
+        cluster.close()

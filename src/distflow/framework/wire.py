@@ -7,6 +7,8 @@ so a malformed request becomes an error status, never a crash.
 
 from __future__ import annotations
 
+import contextlib
+
 import math
 import os
 import time
@@ -340,6 +342,7 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
     replaced = {name: tensor.name for name, tensor in input_map.items()}
 
     created: dict[str, ops.Operation] = {}
+    colocations: dict = {}  # an op made here -> the names of the ops it is colocated with
     order, state = [], {}
     for root in nodes:
         stack = [(root, False)]
@@ -393,17 +396,32 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
             if prefix and "_class" in attrs:  # colocation with a node of this import keeps pointing at it
                 attrs["_class"] = [f"loc:@{prefix}{g[5:]}" if g.startswith("loc:@") and g[5:] in nodes else g
                                    for g in attrs["_class"]]
+            # Where the node goes, as TensorFlow's importer decides it: a node colocated with
+            # others takes their device (below); any other gets its own device inside the
+            # caller's device scopes (its fields win), so that `with tf.device(...)` and a
+            # replica_device_setter place an imported graph (import_meta_graph with
+            # clear_devices=True, then variables on the ps tasks).
+            colocated = [g[5:] for g in attrs.get("_class", ()) if isinstance(g, str) and g.startswith("loc:@")
+                         and g[5:] != full_name]
             try:
-                with graph.control_dependencies(None):
+                scope = graph.device(None) if colocated else graph.device(node.device) if node.device else \
+                    contextlib.nullcontext()
+            except ValueError as e:
+                raise _bad(f"node '{name}' has a bad device {node.device!r}: {e}") from None
+            try:
+                with graph.control_dependencies(None), scope:
                     op = graph.create_op(node.op, inputs, attrs, name=full_name + "/", control_inputs=control)
             except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
                 # (an attr of another kind than the op takes shows as an AttributeError or TypeError)
                 raise _bad(f"cannot build node '{name}' ({node.op}): {type(e).__name__}: {e}") from None
-            try:
-                op._set_device(node.device)
-            except ValueError as e:
-                raise _bad(f"node '{name}' has a bad device {node.device!r}: {e}") from None
+            if colocated:
+                colocations[op] = colocated
             created[name] = op
+        for op, names in colocations.items():
+            devices = [graph._nodes_by_name[n].device for n in names if n in graph._nodes_by_name]
+            device = next((d for d in devices if d), "")
+            if device:
+                op._set_device(device)
     return [created[name] for name in order]
 
 

@@ -5,7 +5,11 @@ Rules, in order:
    also asks for an incompatible device, that is an error without soft placement.
 2. An op that takes a variable reference goes where the variable is, whatever device
    it asks for (as in TF: ``tf.assign_add(global_step, 1)`` built in a worker's
-   device scope updates the variable on its parameter server).
+   device scope updates the variable on its parameter server). So does an op that takes
+   a resource handle (a resource variable's read or update, a TensorArray's or a
+   table's op): it goes where the handle was made, whose device holds the resource.
+   A loop or a conditional that takes one is placed by its own device (its body's ops
+   follow the rule).
 3. Otherwise its requested device is completed: no index means 0; no type means GPU:0
    where the task has a real GPU and the op a GPU kernel (as TF prefers a GPU), else CPU.
 A device that does not exist is an InvalidArgumentError naming the op, unless
@@ -19,8 +23,9 @@ from __future__ import annotations
 import logging
 import sys
 
-from ..framework import errors
+from ..framework import dtypes, errors
 from ..framework.device_spec import DeviceSpec
+from ..framework.function_body import FuncBody
 from ..framework.ops import Operation
 from ..framework.registry import has_kernel
 from .device import Device, DeviceMgr
@@ -111,6 +116,10 @@ class Placer:
         for i in op._reg.ref_inputs:
             if i < len(op.inputs) and op.inputs[i].dtype.is_ref_dtype:
                 return op.inputs[i].op, False
+        if not any(isinstance(value, FuncBody) for value in op._attrs.values()):  # (a loop or cond runs its body)
+            for t in op.inputs:
+                if t.dtype.base_dtype == dtypes.resource:
+                    return t.op, False
         return None, False
 
     def _resolve(self, op: Operation) -> Device:
