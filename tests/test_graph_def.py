@@ -66,7 +66,7 @@ def test_imported_nodes_take_the_callers_device_scopes_as_tensorflows_importer_g
     with tf.Graph().as_default():
         v = tf.Variable(1.0, name="v")
         with tf.device("/device:GPU:1"):
-            y = tf.identity(v * 2.0, name="y")
+            tf.identity(v * 2.0, name="y")
         with tf.colocate_with(v.op):
             tf.identity(v, name="near_v")
         graph_def = tf.get_default_graph().as_graph_def()
