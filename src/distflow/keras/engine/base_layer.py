@@ -445,7 +445,7 @@ _LATER_CLASS_NAMES = {"Functional": "Model"}  # class names of later Keras relea
 
 # Arguments that Keras releases after TF 1.x's write into a layer's config (TensorFlow 2's
 # tf.keras files), with the value that means what TF 1.x's layers do.
-_LATER_ARGUMENTS = {"groups": 1, "ragged": False, "optional": False}
+_LATER_ARGUMENTS = {"groups": 1, "ragged": False, "optional": False, "keepdims": False}
 
 
 def _from_later_keras(class_name: str, config: dict) -> dict:

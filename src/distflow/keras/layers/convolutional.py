@@ -219,17 +219,30 @@ class SeparableConv1D(_Separable, Conv1D):
 
 class DepthwiseConv2D(Conv2D):
     def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
-                 depthwise_initializer="glorot_uniform", **kwargs):
+                 depthwise_initializer="glorot_uniform", depthwise_regularizer=None, depthwise_constraint=None,
+                 **kwargs):
         super().__init__(1, kernel_size, strides=strides, padding=padding, **kwargs)
         self.depth_multiplier = int(depth_multiplier)
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self._set_weight_options(depthwise_initializer=depthwise_initializer,
+                                 depthwise_regularizer=depthwise_regularizer, depthwise_constraint=depthwise_constraint)
 
     def build(self, input_shape):
         channels = self._in_channels(input_shape)
         self.filters = channels * self.depth_multiplier
         self.depthwise_kernel = self.add_weight("depthwise_kernel", self.kernel_size + (channels, self.depth_multiplier),
-                                                initializer=self.depthwise_initializer)
+                                                initializer=self.depthwise_initializer,
+                                                regularizer=self.depthwise_regularizer,
+                                                constraint=self.depthwise_constraint)
         self._build_bias()
+
+    def get_config(self):
+        """Keras's: a convolution's config without its filters and kernel options, with the
+        depth multiplier and the depthwise kernel's options."""
+        config = super().get_config()
+        for key in ("filters", "kernel_initializer", "kernel_regularizer", "kernel_constraint"):
+            config.pop(key, None)
+        return {**config, "depth_multiplier": self.depth_multiplier,
+                **self._options_config("depthwise_initializer", "depthwise_regularizer", "depthwise_constraint")}
 
     def _convolve(self, inputs):
         return depthwise_conv2d(inputs, self.depthwise_kernel, (1,) + self.strides + (1,), self.padding,
