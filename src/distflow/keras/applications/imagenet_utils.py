@@ -31,6 +31,16 @@ def cached_file(fname: str, origin: str) -> str:
     return path
 
 
+def load_weights(model, weights, fname: str | None, folder: str = ""):
+    """``model`` with ``weights``: ImageNet's (``fname``, from Keras's cache; Keras fetched it
+    from ``folder`` of its store), a file's (a path), or its fresh ones (None)."""
+    if weights == "imagenet":
+        model.load_weights(cached_file(fname, f"{WEIGHTS_ORIGIN}{folder}{fname}"))
+    elif weights is not None:
+        model.load_weights(weights)
+    return model
+
+
 def check_weights(weights, include_top: bool, classes: int) -> None:
     """Keras's checks of ``weights`` and ``classes``."""
     if not (weights in {"imagenet", None} or os.path.exists(weights)):

@@ -64,14 +64,10 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
         x = layers.Activation("softmax", name="act_softmax")(x)
     else:
         x = imagenet_utils.pool(x, pooling)
-    model = Model(img_input, x, name=f"mobilenet_{alpha:0.2f}_{rows}")
-    if weights == "imagenet":
-        alpha_text = {1.0: "1_0", 0.75: "7_5", 0.50: "5_0", 0.25: "2_5"}[alpha]
-        fname = f"mobilenet_{alpha_text}_{rows}_tf{'' if include_top else '_no_top'}.h5"
-        model.load_weights(imagenet_utils.cached_file(fname, f"{imagenet_utils.WEIGHTS_ORIGIN}mobilenet_v1/{fname}"))
-    elif weights is not None:
-        model.load_weights(weights)
-    return model
+    alpha_text = {1.0: "1_0", 0.75: "7_5", 0.50: "5_0", 0.25: "2_5"}.get(alpha)
+    fname = f"mobilenet_{alpha_text}_{rows}_tf{'' if include_top else '_no_top'}.h5"
+    return imagenet_utils.load_weights(Model(img_input, x, name=f"mobilenet_{alpha:0.2f}_{rows}"), weights, fname,
+                                       "mobilenet_v1/")
 
 
 def preprocess_input(x, data_format=None):

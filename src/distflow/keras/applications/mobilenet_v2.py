@@ -91,13 +91,9 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
         x = layers.Dense(classes, activation="softmax", use_bias=True, name="Logits")(x)
     else:
         x = imagenet_utils.pool(x, pooling)
-    model = Model(img_input, x, name=f"mobilenetv2_{alpha:0.2f}_{rows}")
-    if weights == "imagenet":
-        fname = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{alpha}_{rows}{'' if include_top else '_no_top'}.h5"
-        model.load_weights(imagenet_utils.cached_file(fname, f"{imagenet_utils.WEIGHTS_ORIGIN}mobilenet_v2/{fname}"))
-    elif weights is not None:
-        model.load_weights(weights)
-    return model
+    fname = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{alpha}_{rows}{'' if include_top else '_no_top'}.h5"
+    return imagenet_utils.load_weights(Model(img_input, x, name=f"mobilenetv2_{alpha:0.2f}_{rows}"), weights, fname,
+                                       "mobilenet_v2/")
 
 
 def preprocess_input(x, data_format=None):

@@ -37,13 +37,7 @@ def vgg(name, convs, files, include_top, weights, input_tensor, input_shape, poo
         x = layers.Dense(classes, activation="softmax", name="predictions")(x)
     else:
         x = imagenet_utils.pool(x, pooling)
-    model = Model(img_input, x, name=name)
-    if weights == "imagenet":
-        fname = files[bool(include_top)]
-        model.load_weights(imagenet_utils.cached_file(fname, imagenet_utils.WEIGHTS_ORIGIN + fname))
-    elif weights is not None:
-        model.load_weights(weights)
-    return model
+    return imagenet_utils.load_weights(Model(img_input, x, name=name), weights, files[bool(include_top)])
 
 
 def preprocess_input(x, data_format=None):
