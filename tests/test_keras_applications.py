@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import distflow as tf
+from tf_figures import formula_input, formula_weights
 
 A = tf.keras.applications
 TF_DATA = os.path.join(os.path.dirname(__file__), "data", "tensorflow")
@@ -23,6 +24,9 @@ CASES = {
                                                     pooling="max", **kw),
     "mobilenet_v2": lambda **kw: A.MobileNetV2(input_shape=(32, 32, 3), alpha=0.35, classes=5, **kw),
     "mobilenet_v2_notop": lambda **kw: A.MobileNetV2(include_top=False, input_shape=(48, 40, 3), alpha=1.3, **kw),
+    "xception": lambda **kw: A.Xception(input_shape=(75, 75, 3), classes=3, **kw),
+    "inception_v3_notop_avg": lambda **kw: A.InceptionV3(include_top=False, input_shape=(75, 75, 3), pooling="avg",
+                                                         **kw),
 }
 # TF 1.x's Keras called MobileNetV2's classifier "Logits"; TensorFlow 2's calls it "predictions"
 TF2_NAMES = {"Logits": "predictions"}
@@ -35,11 +39,13 @@ def _h5py():
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_each_model_has_tensorflows_layers_with_weights_and_output(case):
+def test_each_model_is_tensorflows_and_with_its_weights_gives_its_predictions(case):
     """The layers with weights (name, class, parameters, output shape) are TensorFlow's, in its
     order, so Keras's weight files load by topology; the weightless ones follow TF 1.x's Keras
     (MobileNet pads its first convolution with a ZeroPadding2D and reshapes before its
-    classifier, as TF 1.x did; TensorFlow 2 pads with 'same' and pools with keepdims)."""
+    classifier, as TF 1.x did; TensorFlow 2 pads with 'same' and pools with keepdims). Then
+    every weight is set by a formula of its place and name, in both libraries: the same
+    weights in the same order give TensorFlow's predictions (of a formula's input)."""
     model = CASES[case](weights=None)
     want = STRUCTURE[case]
     assert model.name == want["name"]
@@ -48,13 +54,18 @@ def test_each_model_has_tensorflows_layers_with_weights_and_output(case):
     assert mine == [layer for layer in want["layers"] if layer[2]]
     assert list(model.output_shape) == want["layers"][-1][3]
     assert model.count_params() == sum(layer[2] for layer in want["layers"])
+    model.set_weights(formula_weights(model.weights))
+    want = FIGURES[f"{case}_pred"]
+    x = formula_input((2,) + tuple(model.input_shape[1:]))
+    np.testing.assert_allclose(model.predict(x), want, rtol=2e-4, atol=2e-5 * np.abs(want).max())
 
 
 @pytest.mark.parametrize("case", ["mobilenet", "mobilenet_v2"])
-def test_weights_tensorflow_saved_give_its_predictions(case):
+def test_weight_files_tensorflow_saved_give_its_predictions(case):
     _h5py()
     model = CASES[case](weights=os.path.join(TF_DATA, f"keras_app_{case}.h5"))
-    np.testing.assert_allclose(model.predict(FIGURES[f"{case}_x"]), FIGURES[f"{case}_pred"], rtol=1e-4, atol=2e-6)
+    np.testing.assert_allclose(model.predict(FIGURES[f"{case}_x"]), FIGURES[f"{case}_random_pred"], rtol=1e-4,
+                               atol=2e-6)
 
 
 def test_imagenet_weights_come_from_keras_cache_and_are_never_downloaded(tmp_path, monkeypatch):

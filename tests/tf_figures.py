@@ -16,3 +16,29 @@ def trains_as_tensorflow_did(sess, data, value_of) -> None:
     for key in data.files:
         if key.startswith("after_"):
             np.testing.assert_allclose(value_of(key[6:]), data[key], rtol=1e-5, atol=1e-7, err_msg=key)
+
+
+def formula_weights(weights) -> list:
+    """Values for ``weights`` (variables, in ``model.weights`` order) from their places and
+    names: kernels scaled by their fan-in, batch normalizations near the identity. A fixture
+    maker sets them in TensorFlow's model and stores its predictions; a test sets them in
+    distflow's, so that no weight file is needed."""
+    out = []
+    for i, w in enumerate(weights):
+        shape = tuple(w.shape.as_list())
+        wave = np.cos(np.arange(int(np.prod(shape))) * 0.7311 + i * 1.37).reshape(shape)
+        if "moving_variance" in w.name:
+            value = 1.0 + 0.5 * np.abs(wave)
+        elif "gamma" in w.name:
+            value = 1.0 + 0.1 * wave
+        elif len(shape) >= 2:
+            value = wave * np.sqrt(2.0 / np.prod(shape[:-1]))
+        else:
+            value = 0.1 * wave
+        out.append(value.astype(np.float32))
+    return out
+
+
+def formula_input(shape) -> np.ndarray:
+    """An input batch of ``shape`` from a formula (see formula_weights)."""
+    return np.sin(np.arange(int(np.prod(shape))) * 0.37).reshape(shape).astype(np.float32)

@@ -312,7 +312,7 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
                       "`Sequential`, functional and subclassed `Model` (models as layers of models), "
                       "`compile`/`fit`/`evaluate`/`predict`, `utils.multi_gpu_model`, `applications` (VGG16, "
-                      "VGG19, MobileNet, MobileNetV2; ImageNet weights from Keras's cache), the "
+                      "VGG19, MobileNet, MobileNetV2, Xception, InceptionV3; ImageNet weights from Keras's cache), the "
                       "callbacks, optimizers, losses, metrics, `backend`, `utils` and `preprocessing` (sequences, text), Keras's HDF5 files (`save`, "
                       "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "
                       "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` MNIST, Fashion-MNIST and Boston housing from Keras's cache, "

@@ -7,10 +7,13 @@ environment of its own (TensorFlow is never a dependency of distflow's tests).
 
 ``keras_applications.json``: for each case, the model's name and each layer's name, class,
 parameter count and output shape, as ``tf.keras.applications`` builds it (``weights=None``).
-For the two small MobileNets, every weight is set to random values (the moving variances
+``keras_applications.npz``: each case's predictions (``<case>_pred``) of an input batch, with
+every weight set by a formula of its place in ``model.weights`` (``formula_weights`` of
+tests/tf_figures.py, which tests/test_keras_applications.py uses too), so that no weight file is needed. For the
+two small MobileNets, every weight is also set to random values (the moving variances
 positive), the model saves its weights (``keras_app_<case>.h5``, Keras's HDF5 layout), and
-the .npz holds an input batch and the model's predictions of it (``<case>_x``,
-``<case>_pred``).
+the .npz holds an input batch and the model's predictions of it with them (``<case>_x``,
+``<case>_random_pred``).
 """
 
 import json
@@ -22,6 +25,9 @@ os.environ["TF_USE_LEGACY_KERAS"] = "1"  # (tf.keras as TF 1.x had it)
 import numpy as np  # noqa: E402
 import tensorflow.compat.v1 as tf  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from tf_figures import formula_input, formula_weights  # noqa: E402  (tests/tf_figures.py)
+
 tf.disable_eager_execution()
 A = tf.keras.applications
 CASES = {
@@ -32,7 +38,11 @@ CASES = {
                                                pooling="max"),
     "mobilenet_v2": lambda: A.MobileNetV2(weights=None, input_shape=(32, 32, 3), alpha=0.35, classes=5),
     "mobilenet_v2_notop": lambda: A.MobileNetV2(weights=None, include_top=False, input_shape=(48, 40, 3), alpha=1.3),
+    "xception": lambda: A.Xception(weights=None, input_shape=(75, 75, 3), classes=3),
+    "inception_v3_notop_avg": lambda: A.InceptionV3(weights=None, include_top=False, input_shape=(75, 75, 3),
+                                                    pooling="avg"),
 }
+
 NUMERIC = ("mobilenet", "mobilenet_v2")
 folder = sys.argv[1]
 structure, arrays = {}, {}
@@ -44,6 +54,8 @@ for name, make in CASES.items():
         [layer.name, type(layer).__name__, int(layer.count_params()),
          list(layer.output_shape[0] if isinstance(layer.output_shape, list) else layer.output_shape)]
         for layer in model.layers]}
+    model.set_weights(formula_weights(model.weights))
+    arrays[f"{name}_pred"] = model.predict(formula_input((2,) + tuple(model.input_shape[1:])))
     if name in NUMERIC:
         values = []
         for w in model.weights:
@@ -53,7 +65,7 @@ for name, make in CASES.items():
         model.set_weights(values)
         x = rng.uniform(-1, 1, (3,) + tuple(model.input_shape[1:])).astype(np.float32)
         arrays[f"{name}_x"] = x
-        arrays[f"{name}_pred"] = model.predict(x)
+        arrays[f"{name}_random_pred"] = model.predict(x)
         model.save_weights(os.path.join(folder, f"keras_app_{name}.h5"))
 with open(os.path.join(folder, "keras_applications.json"), "w") as f:
     json.dump(structure, f)

@@ -98,6 +98,17 @@ def model_input(input_tensor, input_shape):
     return Input(tensor=input_tensor, shape=input_shape)
 
 
+def classifier_or_pool(x, include_top: bool, pooling, classes: int):
+    """ImageNet's classifier on the feature map (``avg_pool``, then ``predictions``), or the map
+    pooled for ``include_top=False``."""
+    from .. import layers  # noqa: PLC0415
+
+    if not include_top:
+        return pool(x, pooling)
+    x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+    return layers.Dense(classes, activation="softmax", name="predictions")(x)
+
+
 def pool(x, pooling):
     """The feature map pooled for ``include_top=False``: None, "avg" or "max"."""
     from .. import layers  # noqa: PLC0415
