@@ -27,6 +27,9 @@ CASES = {
     "xception": lambda **kw: A.Xception(input_shape=(75, 75, 3), classes=3, **kw),
     "inception_v3_notop_avg": lambda **kw: A.InceptionV3(include_top=False, input_shape=(75, 75, 3), pooling="avg",
                                                          **kw),
+    "densenet121": lambda **kw: A.DenseNet121(input_shape=(32, 32, 3), classes=4, **kw),
+    "densenet169_notop_max": lambda **kw: A.DenseNet169(include_top=False, input_shape=(32, 32, 3), pooling="max",
+                                                        **kw),
 }
 # TF 1.x's Keras called MobileNetV2's classifier "Logits"; TensorFlow 2's calls it "predictions"
 TF2_NAMES = {"Logits": "predictions"}

@@ -41,6 +41,9 @@ CASES = {
     "xception": lambda: A.Xception(weights=None, input_shape=(75, 75, 3), classes=3),
     "inception_v3_notop_avg": lambda: A.InceptionV3(weights=None, include_top=False, input_shape=(75, 75, 3),
                                                     pooling="avg"),
+    "densenet121": lambda: A.DenseNet121(weights=None, input_shape=(32, 32, 3), classes=4),
+    "densenet169_notop_max": lambda: A.DenseNet169(weights=None, include_top=False, input_shape=(32, 32, 3),
+                                                   pooling="max"),
 }
 
 NUMERIC = ("mobilenet", "mobilenet_v2")
