@@ -594,6 +594,41 @@ def test_metric_totals_are_synchronized_on_read_under_a_strategy():
             assert sess.run(counter.value()) == 40.0  # (the mean of the replicas' 40 and 40)
 
 
+def test_a_step_that_trains_and_reads_a_metric_across_replicas_runs_through():
+    """The metric's value sums both replicas' totals, so one replica's device sends the other a
+    tensor in the step whose gradients they all-reduce; and the first step forms the group.
+    Neither may hold a member back from its start while another waits for the ring (each
+    wait here is bounded: a deadlock is a DeadlineExceededError)."""
+    labels = (X[:, 0] > 0).astype(np.int64)
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        step = tf.train.get_or_create_global_step()
+        with strategy.scope():
+            iterator = strategy.make_dataset_iterator(
+                tf.data.Dataset.from_tensor_slices((X, labels)).batch(48).repeat())
+            values = []
+
+            def replica_step(inputs):
+                x, y = inputs
+                logits = _model(x)
+                loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+                train = _optimizer("sgd").minimize(loss, global_step=step)
+                accuracy, update = tf.metrics.accuracy(y, tf.argmax(logits, 1))
+                values.append(accuracy)
+                with tf.control_dependencies([train, update]):
+                    return tf.identity(loss)
+
+            loss = strategy.reduce("MEAN", strategy.experimental_run_v2(replica_step, args=(iterator.get_next(),)))
+            predictions = tf.argmax(_model(tf.constant(X)), 1)  # (a copy of the model with its initial weights)
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run([iterator.initialize(), tf.global_variables_initializer(), tf.local_variables_initializer()])
+            first = sess.run(predictions)
+            bounded = tf.RunOptions(timeout_in_ms=60000)
+            # the value is read before the step's updates: nothing counted yet, then the first step's 48 examples
+            read = [sess.run([loss, values[0]], options=bounded)[1] for _ in range(2)]
+    np.testing.assert_allclose(read, [0.0, np.mean(first == labels)], rtol=1e-6)
+
+
 def test_variables_synchronized_on_read_are_not_trained():
     with pytest.raises(ValueError, match="ON_READ only for non-trainable variables"):
         tf.get_variable("total", [], trainable=True, synchronization=tf.VariableSynchronization.ON_READ)

@@ -95,9 +95,12 @@ class MirroredVariable(Variable):
 class SyncOnReadVariable(MirroredVariable):
     """A variable synchronized on read (``synchronization=ON_READ``: a metric's running totals
     under a strategy). Each replica updates its own component, so the replicas never wait
-    for each other; a read, in a replica function or outside, combines the components as
+    for each other. Its value, in a replica function or outside, combines the components as
     ``aggregation`` says (their sum, their mean, or the first's), so a metric's value built in
-    the first replica's function counts every replica's examples."""
+    the first replica's function counts every replica's examples. A fresh read in a replica
+    function (``read_value``, what a metric's update op returns, as TF's replica-local read)
+    is that replica's own component: a replica's step never waits on another replica's
+    device, which would deadlock with the collectives that every replica runs in turn."""
 
     def __init__(self, strategy, components: list, aggregation):
         super().__init__(strategy, components)
@@ -117,6 +120,9 @@ class SyncOnReadVariable(MirroredVariable):
             return self._combined([c.value() for c in self._components])
 
     def read_value(self) -> ops.Tensor:
+        replica = distribute_context.replica_context()
+        if replica is not None and replica.strategy is self._strategy:
+            return self._components[replica.local_index].read_value()
         with ops.device(self._components[0].device):
             return self._combined([c.read_value() for c in self._components])
 

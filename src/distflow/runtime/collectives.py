@@ -299,10 +299,45 @@ class Collectives:
     def start_all_reduce(self, ctx, group_key: int, group_size: int, instance_key: int, value, merge_op: str,
                          final_op: str, task_local: bool = False) -> "Pending":
         """:meth:`all_reduce` begun on a background thread: the kernel that started it goes on,
-        and a later kernel of the step waits for the result (:meth:`Pending.result`)."""
-        group = self.group(ctx, group_key, group_size, task_local)
-        return self.run(ctx, group, instance_key, "all-reduce",
-                        lambda ring: all_reduce(ring, np.asarray(value), merge_op, final_op), background=True)
+        and a later kernel of the step waits for the result (:meth:`Pending.result`).
+
+        Where the group has yet to form (a step's first run of it), the members are met on the
+        background thread too, so the kernel never waits for the other members: a member's
+        partition may have to send another member a tensor before that member reaches its
+        own start (a metric's value read across replicas in the step that trains them)."""
+        body = lambda ring: all_reduce(ring, np.asarray(value), merge_op, final_op)  # noqa: E731
+        group = self.formed_group(ctx, group_key)
+        if group is not None:
+            return self.run(ctx, group, instance_key, "all-reduce", body, background=True)
+        self._refuse_if_failed(ctx)
+        pending = Pending(ctx, instance_key)
+
+        def form_and_run():
+            formed = self.group(ctx, group_key, group_size, task_local)
+            with self._cond:
+                self._refuse_if_failed(ctx)
+                run_id, generation = self.next_run(formed, instance_key, ctx.device.name)
+            return self._run(ctx, formed, instance_key, "all-reduce", body, run_id, generation, True,
+                             abort_step=True)
+
+        submit_background(lambda: pending.run(form_and_run))
+        return pending
+
+    def formed_group(self, ctx, key: int) -> "Group | None":
+        """The group of ``key`` if it has formed with this member, without waiting; else None."""
+        with self._cond:
+            entry = self._groups.get(int(key))
+            group = entry and entry.get("group")
+        return group if group is not None and ctx.device.name in group.members else None
+
+    @staticmethod
+    def _refuse_if_failed(ctx) -> None:
+        step = ctx.step
+        if step is not None and step.error is not None:
+            # (a collective the step began earlier failed: this run must not be counted, or it
+            # would take the place of the next step's)
+            raise errors.CancelledError(None, None, f"{ctx.op_name} on {ctx.device.name}: not started, "
+                                        f"the step failed ({_first_line(step.error)})")
 
     def all_gather(self, ctx, group_key: int, group_size: int, instance_key: int, value) -> np.ndarray:
         group = self.group(ctx, group_key, group_size)
@@ -323,12 +358,8 @@ class Collectives:
         member gave it (:meth:`_Ring.delivered`). A broadcast does not wait: its source may
         be done before its receivers begin, in a step of its own."""
         with self._cond:
-            step = ctx.step
-            if background and step is not None and step.error is not None:
-                # (a collective the step began earlier failed: this run must not be counted,
-                # or it would take the place of the next step's)
-                raise errors.CancelledError(None, None, f"{ctx.op_name} on {ctx.device.name}: not started, "
-                                            f"the step failed ({_first_line(step.error)})")
+            if background:
+                self._refuse_if_failed(ctx)
             run_id, generation = self.next_run(group, instance_key, ctx.device.name)
         if not background:
             return self._run(ctx, group, instance_key, what, body, run_id, generation, delivered)

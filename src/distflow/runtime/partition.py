@@ -110,7 +110,31 @@ def prune(fetch_ops: list[Operation], fed: set[tuple[str, int]]) -> list[Operati
     """
     order = _topological(fetch_ops, fed, {})
     after = updates_after_reads(order)
+    for op, starts in collective_waits(order).items():
+        after.setdefault(op, []).extend(starts)
     return _topological(fetch_ops, fed, after) if after else order
+
+
+def collective_waits(order: list[Operation]) -> dict[Operation, list[Operation]]:
+    """Each collective's done op (the op that waits for an all-reduce begun by a start op) and
+    the start ops of the instance's other members in the step. The step's order puts every
+    member's start before any member's done: each device runs its ops in that order, so a
+    member waits for the ring only once every member's partition is past its start, and a
+    tensor one replica's device sends another (a metric's value summed across replicas)
+    cannot hold a member back from its start while another waits."""
+    starts: dict[tuple, list[Operation]] = {}
+    for op in order:
+        if op._type == "_CollectiveReduceStart":
+            starts.setdefault((op._attrs.get("group_key"), op._attrs.get("instance_key")), []).append(op)
+    waits = {}
+    for op in order:
+        if op._type == "_CollectiveReduceDone" and op._inputs and op._inputs[0].op._type == "_CollectiveReduceStart":
+            start = op._inputs[0].op
+            members = starts.get((start._attrs.get("group_key"), start._attrs.get("instance_key")), ())
+            others = [m for m in members if m is not start]
+            if others:
+                waits[op] = others
+    return waits
 
 
 def _topological(fetch_ops, fed, after: dict) -> list[Operation]:
