@@ -253,6 +253,26 @@ def test_a_multi_gpu_step_is_the_templates_step_on_the_whole_batch():
     assert backward and all(op.device.endswith("GPU:1") for op in backward)  # each replica's backward pass on its GPU
 
 
+def test_multi_gpu_model_runs_its_replicas_batch_normalization_updates_only():
+    """The template's own call (on the whole batch, when it was built) has BatchNormalization
+    updates too; the parallel model runs its replicas' only, each on its share, and not the
+    template once more on the whole batch. (TF 1.x's Keras ran all three: they all follow
+    from the inputs the models share.)"""
+    template = tf.keras.Sequential([layers.Dense(3, input_shape=(4,)), layers.BatchNormalization(momentum=0.5)])
+    parallel = tf.keras.utils.multi_gpu_model(template, gpus=2)
+    updates = parallel._own_updates()
+    assert len(template.updates) == 6 and len(updates) == 4
+    assert all(u.op.name.startswith(("replica_0/", "replica_1/")) for u in updates)
+    parallel.compile(tf.keras.optimizers.SGD(0.0), "mse")
+    x = np.random.default_rng(7).standard_normal((8, 4)).astype(np.float32)
+    kernel, bias = K.batch_get_value(template.layers[0].weights)
+    parallel.train_on_batch(x, np.zeros((8, 3), np.float32))
+    first, second = (x[:4] @ kernel + bias).mean(0), (x[4:] @ kernel + bias).mean(0)
+    # each replica's update moves the mean from where the step began halfway to its share's mean
+    np.testing.assert_allclose(K.get_value(template.layers[1].moving_mean), 0.5 * first + 0.5 * second, rtol=1e-5,
+                               atol=1e-6)
+
+
 def test_multi_gpu_model_keeps_the_templates_inputs_and_named_outputs():
     a, b = tf.keras.Input((6,), name="a"), tf.keras.Input((3,), name="b")
     h = layers.concatenate([layers.Dense(8, activation="relu")(a), b])

@@ -249,6 +249,16 @@ def _unconditional_table(graph=None) -> set:
     return table
 
 
+def _made_in_calls(graph=None) -> list:
+    """The Keras updates and losses that layer calls of ``graph`` made, in order, as
+    ("update" or "loss", tensor): the slice a call made is its node's (``Node.made``)."""
+    graph = graph or get_default_graph()
+    log = getattr(graph, "_keras_made_in_calls", None)
+    if log is None:
+        log = graph._keras_made_in_calls = []
+    return log
+
+
 def _mask_table():
     """Keras masks of the default graph's tensors (``Embedding(mask_zero=True)`` makes them)."""
     graph = get_default_graph()

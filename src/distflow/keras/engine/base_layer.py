@@ -34,11 +34,12 @@ class InputSpec:
 class Node:
     """One call of a layer: its input tensors and its output tensors."""
 
-    __slots__ = ("layer", "inputs", "outputs", "arguments", "list_input")
+    __slots__ = ("layer", "inputs", "outputs", "arguments", "list_input", "made")
 
     def __init__(self, layer, inputs: list, outputs: list, arguments: dict, list_input: bool = False):
         self.layer, self.inputs, self.outputs, self.arguments = layer, inputs, outputs, arguments
         self.list_input = list_input  # (the layer was called on a list)
+        self.made: tuple = ()  # ("update" or "loss", tensor) that this call made, its inner layers' too
 
 
 def history(tensor):
@@ -278,7 +279,7 @@ class Layer:
         where they follow from its own inputs (:meth:`get_losses_for`)."""
         added = [t for t in _flat(losses) if t is not None]
         self._losses += added
-        self._mark_unconditional(added, inputs)
+        self._mark_unconditional(added, inputs, "loss")
 
     def add_update(self, updates, inputs=None) -> None:
         """Adds update ops. Those added while the layer is called (BatchNormalization's moving
@@ -288,9 +289,13 @@ class Layer:
         self._updates += added
         self._mark_unconditional(added, inputs)
 
-    def _mark_unconditional(self, added: list, inputs) -> None:
-        if added and inputs is None and not getattr(self, "_calling", False):
+    def _mark_unconditional(self, added: list, inputs, kind: str = "update") -> None:
+        if not added:
+            return
+        if inputs is None and not getattr(self, "_calling", False):
             K._unconditional_table(added[0].graph).update(id(x) for x in added)
+        else:  # (made by a call: the node of the call, and of every call around it, keeps it)
+            K._made_in_calls(added[0].graph).extend((kind, x) for x in added)
 
     def get_updates_for(self, inputs) -> list:
         """The updates that follow from ``inputs`` (tensors of the graph), or with None, those
@@ -343,6 +348,8 @@ class Layer:
             mask = kwargs.get("mask", in_masks if isinstance(inputs, (list, tuple)) else in_masks[0])
             if any(m is not None for m in in_masks) and "mask" not in kwargs and self._call_takes("mask"):
                 kwargs["mask"] = mask
+            made = K._made_in_calls(graph)
+            first_made = len(made)
             self._calling = getattr(self, "_calling", 0) + 1
             try:
                 outputs = self.call(inputs, *args, **kwargs)
@@ -359,6 +366,7 @@ class Layer:
                     self.add_loss(self.activity_regularizer(out) / K.cast(K.shape(out)[0], out.dtype), inputs=tensors)
         recorded.pop("mask", None)  # (a model run again on new inputs finds their masks itself)
         self._record(tensors, outputs, recorded, isinstance(inputs, (list, tuple)))
+        self._inbound_nodes[-1].made = tuple(made[first_made:])
         return outputs
 
     def _call_takes(self, name: str) -> bool:

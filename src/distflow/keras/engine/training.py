@@ -191,14 +191,23 @@ class Model(Network):
         return [train_op] + reduced
 
     def _own_updates(self) -> list:
-        """The updates a training step runs: those of no layer call, and those that follow from
-        this model's inputs (not a shared layer's calls in other models: those would need
-        the other models' inputs fed)."""
-        return self.get_updates_for(None) + self.get_updates_for(self.inputs)
+        """The updates a training step runs: those of no layer call, and those of the layer
+        calls this model is made of (its nodes, and the calls inside a nested model's call).
+        Not a shared layer's calls elsewhere: those of a base model's own graph would need
+        its input fed, and those of the template inside a ``multi_gpu_model`` would run the
+        template on the whole batch again beside its replicas. A model without nodes (a
+        subclassed one) takes those that follow from its inputs (``get_updates_for``)."""
+        return self.get_updates_for(None) + self._of_own_calls("update", self.updates, self.get_updates_for)
 
     def _own_losses(self) -> list:
         """The losses the training loss adds, chosen as :meth:`_own_updates` chooses updates."""
-        return self.get_losses_for(None) + self.get_losses_for(self.inputs)
+        return self.get_losses_for(None) + self._of_own_calls("loss", self.losses, self.get_losses_for)
+
+    def _of_own_calls(self, kind: str, items: list, for_inputs) -> list:
+        if not self._is_graph_network or not self._nodes:
+            return for_inputs(self.inputs)
+        made = {id(x) for node in self._nodes for k, x in node.made if k == kind}
+        return [x for x in items if id(x) in made]
 
     def _all_layers(self) -> list:
         """This model's layers and the layers inside them (nested models, wrappers)."""
