@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import distflow as tf
+from tf_figures import nested_keras_model
 
 K = tf.keras.backend
 layers = tf.keras.layers
@@ -141,16 +142,7 @@ def test_a_file_distflow_writes_for_nested_models_has_tensorflows_layout(tmp_pat
     """The model make_tf_keras_nested.py builds, built here: the file lists the same layers
     and, in each, the same weights in the same order as TensorFlow's file, and loads back."""
     _h5py()
-    base = tf.keras.Sequential([layers.Dense(8, input_shape=(6,)), layers.BatchNormalization(),
-                                layers.Activation("relu"), layers.Dense(8), layers.BatchNormalization()], name="base")
-    inner = tf.keras.Input((6,), name="inner")
-    branch = tf.keras.Model(inner, layers.Dense(5, name="head")(base(inner)), name="branch")
-    first, second = tf.keras.Input((6,), name="first"), tf.keras.Input((2,), name="second")
-    joined = layers.concatenate([branch(first), second], name="joined")
-    model = tf.keras.Model([first, second], [layers.Dense(3, activation="softmax", name="cls")(joined),
-                                             layers.Dense(1, name="reg")(joined)])
-    base.trainable = False
-    model.compile("adam", {"cls": "sparse_categorical_crossentropy", "reg": "mse"})
+    model = nested_keras_model(tf)
     path = str(tmp_path / "nested.h5")
     model.save(path)
     assert _layout(path) == _layout(os.path.join(TF_DATA, "keras_nested.h5"))

@@ -42,3 +42,22 @@ def formula_weights(weights) -> list:
 def formula_input(shape) -> np.ndarray:
     """An input batch of ``shape`` from a formula (see formula_weights)."""
     return np.sin(np.arange(int(np.prod(shape))) * 0.37).reshape(shape).astype(np.float32)
+
+
+def nested_keras_model(tf):
+    """The model of models tests/data/tensorflow/keras_nested.h5 holds, built with ``tf``
+    (TensorFlow's ``tf.compat.v1`` or distflow): a frozen Sequential ``base`` (Dense,
+    BatchNormalization, ReLU, Dense, BatchNormalization) in a functional ``branch`` with a
+    Dense ``head``, in a model that joins a second input and has two outputs; compiled."""
+    layers = tf.keras.layers
+    base = tf.keras.Sequential([layers.Dense(8, input_shape=(6,)), layers.BatchNormalization(),
+                                layers.Activation("relu"), layers.Dense(8), layers.BatchNormalization()], name="base")
+    inner = tf.keras.Input((6,), name="inner")
+    branch = tf.keras.Model(inner, layers.Dense(5, name="head")(base(inner)), name="branch")
+    first, second = tf.keras.Input((6,), name="first"), tf.keras.Input((2,), name="second")
+    joined = layers.concatenate([branch(first), second], name="joined")
+    model = tf.keras.Model([first, second], [layers.Dense(3, activation="softmax", name="cls")(joined),
+                                             layers.Dense(1, name="reg")(joined)])
+    base.trainable = False
+    model.compile("adam", {"cls": "sparse_categorical_crossentropy", "reg": "mse"})
+    return model

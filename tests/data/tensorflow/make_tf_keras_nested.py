@@ -21,24 +21,17 @@ os.environ["TF_USE_LEGACY_KERAS"] = "1"  # (tf.keras as TF 1.x had it)
 import numpy as np  # noqa: E402
 import tensorflow.compat.v1 as tf  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from tf_figures import nested_keras_model  # noqa: E402  (tests/tf_figures.py)
+
 tf.disable_eager_execution()
-L = tf.keras.layers
 rng = np.random.default_rng(3)
 x = rng.standard_normal((32, 6)).astype("float32")
 a = rng.standard_normal((32, 2)).astype("float32")
 labels = rng.integers(0, 3, 32)
 targets = rng.standard_normal((32, 1)).astype("float32")
 
-base = tf.keras.Sequential([L.Dense(8, input_shape=(6,)), L.BatchNormalization(), L.Activation("relu"),
-                            L.Dense(8), L.BatchNormalization()], name="base")
-inner = tf.keras.Input((6,), name="inner")
-branch = tf.keras.Model(inner, L.Dense(5, name="head")(base(inner)), name="branch")
-first, second = tf.keras.Input((6,), name="first"), tf.keras.Input((2,), name="second")
-joined = L.concatenate([branch(first), second], name="joined")
-model = tf.keras.Model([first, second], [L.Dense(3, activation="softmax", name="cls")(joined),
-                                         L.Dense(1, name="reg")(joined)])
-base.trainable = False
-model.compile("adam", {"cls": "sparse_categorical_crossentropy", "reg": "mse"})
+model = nested_keras_model(tf)
 model.fit([x, a], {"cls": labels, "reg": targets}, batch_size=8, epochs=1, verbose=0)
 cls, reg = model.predict([x, a])
 model.save(os.path.join(sys.argv[1], "keras_nested.h5"))

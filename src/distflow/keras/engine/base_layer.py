@@ -275,21 +275,23 @@ class Layer:
     # -- losses and updates ------------------------------------------------------------------
     def add_loss(self, losses, inputs=None) -> None:
         """Adds loss tensors. Those added while the layer is called (an activity regularizer's),
-        or with ``inputs``, are conditional on what it was called on: a model counts them only
-        where they follow from its own inputs (:meth:`get_losses_for`)."""
+        or with ``inputs``, belong to that call: a model trains with its own calls' losses
+        (``Model._own_losses``), and :meth:`get_losses_for` chooses by inputs, as TF 1.x."""
         added = [t for t in _flat(losses) if t is not None]
         self._losses += added
-        self._mark_unconditional(added, inputs, "loss")
+        self._note_origin(added, inputs, "loss")
 
     def add_update(self, updates, inputs=None) -> None:
         """Adds update ops. Those added while the layer is called (BatchNormalization's moving
-        statistics), or with ``inputs``, are conditional on what it was called on: a model
-        runs them only where they follow from its own inputs (:meth:`get_updates_for`)."""
+        statistics), or with ``inputs``, belong to that call: a model runs its own calls'
+        updates (``Model._own_updates``), and :meth:`get_updates_for` chooses by inputs, as
+        TF 1.x."""
         added = [u for u in _flat(updates) if u is not None]
         self._updates += added
-        self._mark_unconditional(added, inputs)
+        self._note_origin(added, inputs)
 
-    def _mark_unconditional(self, added: list, inputs, kind: str = "update") -> None:
+    def _note_origin(self, added: list, inputs, kind: str = "update") -> None:
+        """Notes where ``added`` came from: no call (unconditional), or the call under way."""
         if not added:
             return
         if inputs is None and not getattr(self, "_calling", False):
