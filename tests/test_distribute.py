@@ -629,6 +629,39 @@ def test_a_step_that_trains_and_reads_a_metric_across_replicas_runs_through():
     np.testing.assert_allclose(read, [0.0, np.mean(first == labels)], rtol=1e-6)
 
 
+def test_a_checkpoint_holds_a_variable_synchronized_on_read_as_its_combined_value(tmp_path):
+    path = str(tmp_path / "synced.ckpt")
+    sync = dict(synchronization=tf.VariableSynchronization.ON_READ)
+
+    def made():
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        with strategy.scope():
+            total = tf.get_variable("total", [], initializer=tf.zeros_initializer(),
+                                    aggregation=tf.VariableAggregation.SUM, **sync)
+            mean = tf.get_variable("mean", [], initializer=tf.zeros_initializer(),
+                                   aggregation=tf.VariableAggregation.MEAN, **sync)
+        return total, mean
+
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Graph().as_default():
+        total, mean = made()
+        saver = tf.train.Saver([total, mean])
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([total.components[0].assign(3.0), total.components[1].assign(5.0),
+                      mean.components[0].assign(2.0), mean.components[1].assign(4.0)])
+            saver.save(sess, path)
+    assert tf.train.load_variable(path, "total") == 8.0 and tf.train.load_variable(path, "mean") == 3.0
+    with tf.Graph().as_default():
+        total, mean = made()
+        saver = tf.train.Saver([total, mean])
+        with tf.Session(config=config) as sess:
+            saver.restore(sess, path)
+            # a sum's share on each copy, so that they add up to it again; a mean on each
+            assert list(sess.run(total.components)) == [4.0, 4.0] and sess.run(total.value()) == 8.0
+            assert list(sess.run(mean.components)) == [3.0, 3.0] and sess.run(mean.value()) == 3.0
+
+
 def test_variables_synchronized_on_read_are_not_trained():
     with pytest.raises(ValueError, match="ON_READ only for non-trainable variables"):
         tf.get_variable("total", [], trainable=True, synchronization=tf.VariableSynchronization.ON_READ)

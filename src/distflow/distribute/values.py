@@ -126,6 +126,14 @@ class SyncOnReadVariable(MirroredVariable):
         with ops.device(self._components[0].device):
             return self._combined([c.read_value() for c in self._components])
 
+    def restore_values(self, value) -> list:
+        """(component, value) pairs that restore a saved ``value`` (a checkpoint holds the
+        combined value): a sum's share on each copy, so that the copies add up to it again;
+        the value itself on each copy otherwise (as TensorFlow restores them)."""
+        if self._aggregation == VariableAggregation.SUM and len(self._components) > 1:
+            value = math_ops.cast(value / len(self._components), self.dtype.base_dtype)
+        return [(c, value) for c in self._components]
+
     def __repr__(self):
         return f"<SyncOnReadVariable '{self._components[0].name}' on {len(self._components)} devices>"
 

@@ -433,11 +433,14 @@ class Saver:
                     if isinstance(v, _Partitioned):
                         assigns += v.restore_ops(value)
                         continue
-                    for target in getattr(v, "components", (v,)):  # (a mirrored variable: every copy)
+                    # (a mirrored variable: every copy; one synchronized on read: its share on each)
+                    parts = v.restore_values(value) if hasattr(v, "restore_values") else \
+                        [(target, value) for target in getattr(v, "components", (v,))]
+                    for target, part in parts:
                         if isinstance(target, state_ops.ImportedResourceVariable):  # (TensorFlow's, by handle)
-                            assigns.append(target.assign(value, read_value=False))
+                            assigns.append(target.assign(part, read_value=False))
                         else:
-                            assigns.append(state_ops.assign(target, value, validate_shape=True).op)
+                            assigns.append(state_ops.assign(target, part, validate_shape=True).op)
             with ops.control_dependencies(saves):
                 if self._sharded:
                     saves = [io_ops.merge_v2_checkpoints(array_ops.stack(shard_files), self.filename_tensor)]
