@@ -372,18 +372,10 @@ class Strategy:
         trainable = True if trainable is None else trainable
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
-        components: list[Variable] = []
+        components = self._copies(next_creator, kwargs, lambda i, made: (
+            self._from_worker_0(kwargs) if i == 0 and self._num_workers > 1 else
+            _identity_of(made[0]) if i > 0 else None))
         graph = ops.get_default_graph()
-        with graph.colocate_with(None, ignore_existing=True):  # (slots are made colocated with their variable)
-            for i, device in enumerate(self._devices):
-                args = dict(kwargs, collections=[])
-                if i == 0 and self._num_workers > 1:
-                    args["initial_value"] = self._from_worker_0(kwargs)
-                elif i > 0:
-                    args["name"] = f"{components[0].op.name}/replica_{i}"
-                    args["initial_value"] = _identity_of(components[0])
-                with graph.device(device):
-                    components.append(next_creator(**args))
         for key in (GraphKeys.TRAINABLE_VARIABLES, GraphKeys.GLOBAL_VARIABLES):  # (a trainable one joins one itself)
             listed = graph.get_collection_ref(key)
             listed[:] = [v for v in listed if not any(v is c for c in components)]
@@ -396,18 +388,28 @@ class Strategy:
         read (a metric's totals: every strategy keeps them on the replicas' own devices)."""
         collections = kwargs.get("collections")
         collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+        components = self._copies(next_creator, kwargs)
+        variable = values_lib.SyncOnReadVariable(self, components, components[0].aggregation)
+        ops.get_default_graph().add_to_collections(collections, variable)
+        return variable
+
+    def _copies(self, next_creator, kwargs, initial_of=None) -> list[Variable]:
+        """A copy of the variable ``kwargs`` describe on each of the strategy's devices, in no
+        collection, each after the first named ``<first>/replica_<i>``; ``initial_of(i, made)``
+        gives copy ``i``'s initial value where it is not None."""
         components: list[Variable] = []
         graph = ops.get_default_graph()
-        with graph.colocate_with(None, ignore_existing=True):
+        with graph.colocate_with(None, ignore_existing=True):  # (slots are made colocated with their variable)
             for i, device in enumerate(self._devices):
                 args = dict(kwargs, collections=[])
                 if i > 0:
                     args["name"] = f"{components[0].op.name}/replica_{i}"
+                initial = initial_of(i, components) if initial_of is not None else None
+                if initial is not None:
+                    args["initial_value"] = initial
                 with graph.device(device):
                     components.append(next_creator(**args))
-        variable = values_lib.SyncOnReadVariable(self, components, components[0].aggregation)
-        graph.add_to_collections(collections, variable)
-        return variable
+        return components
 
     def _from_worker_0(self, kwargs):
         """An initial value that is worker 0's on every worker (a collective broadcast)."""

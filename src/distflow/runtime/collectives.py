@@ -305,23 +305,11 @@ class Collectives:
         background thread too, so the kernel never waits for the other members: a member's
         partition may have to send another member a tensor before that member reaches its
         own start (a metric's value read across replicas in the step that trains them)."""
-        body = lambda ring: all_reduce(ring, np.asarray(value), merge_op, final_op)  # noqa: E731
         group = self.formed_group(ctx, group_key)
-        if group is not None:
-            return self.run(ctx, group, instance_key, "all-reduce", body, background=True)
-        self._refuse_if_failed(ctx)
-        pending = Pending(ctx, instance_key)
-
-        def form_and_run():
-            formed = self.group(ctx, group_key, group_size, task_local)
-            with self._cond:
-                self._refuse_if_failed(ctx)
-                run_id, generation = self.next_run(formed, instance_key, ctx.device.name)
-            return self._run(ctx, formed, instance_key, "all-reduce", body, run_id, generation, True,
-                             abort_step=True)
-
-        submit_background(lambda: pending.run(form_and_run))
-        return pending
+        form = None if group is not None else (lambda: self.group(ctx, group_key, group_size, task_local))
+        return self.run(ctx, group, instance_key, "all-reduce",
+                        lambda ring: all_reduce(ring, np.asarray(value), merge_op, final_op), background=True,
+                        form=form)
 
     def formed_group(self, ctx, key: int) -> "Group | None":
         """The group of ``key`` if it has formed with this member, without waiting; else None."""
@@ -350,22 +338,35 @@ class Collectives:
                         lambda ring: broadcast(ring, None if value is None else np.asarray(value), shape, dtype),
                         delivered=False)
 
-    def run(self, ctx, group: Group, instance_key: int, what: str, body, background: bool = False,
-            delivered: bool = True):
+    def run(self, ctx, group: "Group | None", instance_key: int, what: str, body, background: bool = False,
+            delivered: bool = True, form=None):
         """Runs ``body(ring)`` as this device's part of the instance, on a fresh run. With
-        ``background``, the run is counted here and runs on another thread: a :class:`Pending`.
-        With ``delivered``, the run ends once a neighbour in another task has taken what this
-        member gave it (:meth:`_Ring.delivered`). A broadcast does not wait: its source may
-        be done before its receivers begin, in a step of its own."""
-        with self._cond:
-            if background:
-                self._refuse_if_failed(ctx)
-            run_id, generation = self.next_run(group, instance_key, ctx.device.name)
-        if not background:
-            return self._run(ctx, group, instance_key, what, body, run_id, generation, delivered)
+        ``background``, the run is counted here and runs on another thread: a :class:`Pending`;
+        where the group has yet to form, ``form()`` forms it, and the run is counted, on that
+        thread. With ``delivered``, the run ends once a neighbour in another task has taken
+        what this member gave it (:meth:`_Ring.delivered`). A broadcast does not wait: its
+        source may be done before its receivers begin, in a step of its own."""
+        def counted(formed: Group) -> tuple[int, int]:
+            with self._cond:
+                if background:
+                    self._refuse_if_failed(ctx)
+                return self.next_run(formed, instance_key, ctx.device.name)
+
+        if form is None:
+            run_id, generation = counted(group)
+            if not background:
+                return self._run(ctx, group, instance_key, what, body, run_id, generation, delivered)
+
+            def go():
+                return self._run(ctx, group, instance_key, what, body, run_id, generation, delivered, abort_step=True)
+        else:
+            self._refuse_if_failed(ctx)
+
+            def go():
+                formed = form()
+                return self._run(ctx, formed, instance_key, what, body, *counted(formed), delivered, abort_step=True)
         pending = Pending(ctx, instance_key)
-        submit_background(lambda: pending.run(
-            lambda: self._run(ctx, group, instance_key, what, body, run_id, generation, delivered, abort_step=True)))
+        submit_background(lambda: pending.run(go))
         return pending
 
     def _run(self, ctx, group: Group, instance_key: int, what: str, body, run_id: int, generation: int,

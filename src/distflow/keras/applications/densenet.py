@@ -46,14 +46,7 @@ def DenseNet(blocks, include_top=True, weights="imagenet", input_tensor=None, in
             x = layers.Conv2D(int(x.shape[-1]) // 2, 1, use_bias=False, name=name + "_conv")(x)
             x = layers.AveragePooling2D(2, strides=2, name=name + "_pool")(x)
     x = bn_relu(x, "")
-    if include_top:
-        x = imagenet_utils.classifier_or_pool(x, include_top, pooling, classes)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D(name="max_pool")(x)
-    elif pooling is not None:
-        raise ValueError(f"pooling must be None, 'avg' or 'max', got {pooling!r}")
+    x = imagenet_utils.classifier_or_pool(x, include_top, pooling, classes, pool_names=("avg_pool", "max_pool"))
     name = _NAMES.get(tuple(blocks), "densenet")
     fname = f"{name}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
     return imagenet_utils.load_weights(Model(img_input, x, name=name), weights, fname, "densenet/")

@@ -98,25 +98,26 @@ def model_input(input_tensor, input_shape):
     return Input(tensor=input_tensor, shape=input_shape)
 
 
-def classifier_or_pool(x, include_top: bool, pooling, classes: int):
+def classifier_or_pool(x, include_top: bool, pooling, classes: int, pool_names=(None, None)):
     """ImageNet's classifier on the feature map (``avg_pool``, then ``predictions``), or the map
-    pooled for ``include_top=False``."""
+    pooled for ``include_top=False`` (see :func:`pool`)."""
     from .. import layers  # noqa: PLC0415
 
     if not include_top:
-        return pool(x, pooling)
+        return pool(x, pooling, pool_names)
     x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
     return layers.Dense(classes, activation="softmax", name="predictions")(x)
 
 
-def pool(x, pooling):
-    """The feature map pooled for ``include_top=False``: None, "avg" or "max"."""
+def pool(x, pooling, names=(None, None)):
+    """The feature map pooled for ``include_top=False``: None, "avg" or "max" (the pooling
+    layer named ``names[0]`` or ``names[1]``, or by Keras's count)."""
     from .. import layers  # noqa: PLC0415
 
     if pooling == "avg":
-        return layers.GlobalAveragePooling2D()(x)
+        return layers.GlobalAveragePooling2D(name=names[0])(x)
     if pooling == "max":
-        return layers.GlobalMaxPooling2D()(x)
+        return layers.GlobalMaxPooling2D(name=names[1])(x)
     if pooling is not None:
         raise ValueError(f"pooling must be None, 'avg' or 'max', got {pooling!r}")
     return x
