@@ -6,6 +6,8 @@ task index) with SyncReplicasOptimizer over one ps task, through a MonitoredTrai
 --lockstep: reads "step" lines on stdin and answers each with one JSON line after one
   train step (no initial tokens, so every update averages exactly one gradient per worker).
 --last-step K: trains freely until global_step reaches K, then prints one JSON line.
+--average DECAY: the optimizer keeps a moving average of w (variable_averages), and in
+  lockstep a "shadow" line is answered with its value.
 """
 
 import argparse
@@ -31,6 +33,7 @@ def main():
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--lockstep", action="store_true")
     p.add_argument("--last-step", type=int, default=0)
+    p.add_argument("--average", type=float, default=0.0)
     p.add_argument("--long-step-s", type=float, default=0.0, help="report steps running this long (default: 10 s)")
     args = p.parse_args()
     if args.long_step_s:
@@ -45,8 +48,10 @@ def main():
         global_step = tf.train.get_or_create_global_step()
         w = tf.get_variable("w", [4, 1], tf.float64, initializer=tf.zeros_initializer())
         loss = 0.5 * tf.reduce_sum(tf.square(tf.matmul(tf.constant(a), w) - tf.constant(b)))
+        averages = tf.train.ExponentialMovingAverage(args.average) if args.average else None
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(args.lr),
-                                             replicas_to_aggregate=args.aggregate, total_num_replicas=args.total)
+                                             replicas_to_aggregate=args.aggregate, total_num_replicas=args.total,
+                                             variable_averages=averages, variables_to_average=[w])
         train = opt.minimize(loss, global_step=global_step)
     hooks = [opt.make_session_run_hook(is_chief, num_tokens=0 if args.lockstep else -1)]
     if args.last_step:
@@ -58,6 +63,9 @@ def main():
         worker_steps = 0
         if args.lockstep:
             for line in sys.stdin:
+                if line.strip() == "shadow":
+                    print(json.dumps(sess._tf_sess().run(averages.average(w)).ravel().tolist()), flush=True)
+                    continue
                 if line.strip() != "step":
                     break
                 sess.run(train)

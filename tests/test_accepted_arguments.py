@@ -63,7 +63,6 @@ NO_EFFECT_IN = {
     "tf.variable_scope": {"values": "TF only checks that they come from the default graph"},
     "train.Saver": {"restore_sequentially": "restores read one file per shard either way: the values are the same",
                     "save_relative_paths": "checkpoints in the state file's folder are always named relative to it"},
-    "train.SyncReplicasOptimizer": {"variables_to_average": "deprecated in TF 1.x, which ignores it too"},
     "train.export_meta_graph": {"strip_default_attrs": "it only shrinks the file for other readers"},
 }
 

@@ -47,6 +47,17 @@ class Workers:
         self.procs[i].stdin.write(line + "\n")
         self.procs[i].stdin.flush()
 
+    def lockstep(self, rounds: int) -> None:
+        """Once every worker is ready, ``rounds`` rounds of one step on each worker (--lockstep)."""
+        n = len(self.procs)
+        for i in range(n):
+            assert self.read(i) == "ready"
+        for r in range(rounds):
+            for i in range(n):
+                self.send(i, "step")
+            for i in range(n):
+                assert json.loads(self.read(i)) == {"step": r + 1}
+
     def close(self) -> None:
         for proc in self.procs:
             if proc.poll() is None:
@@ -69,13 +80,7 @@ def test_every_update_is_the_average_of_one_gradient_per_worker():
     n, rounds = 3, 4
     cluster = Workers(n, "--aggregate", str(n), "--total", str(n), "--lockstep")
     try:
-        for i in range(n):
-            assert cluster.read(i) == "ready"
-        for r in range(rounds):
-            for i in range(n):
-                cluster.send(i, "step")
-            for i in range(n):
-                assert json.loads(cluster.read(i)) == {"step": r + 1}
+        cluster.lockstep(rounds)
         for i in range(n):
             cluster.send(i, "quit")
         results = [json.loads(cluster.read(i)) for i in range(n)]
@@ -88,6 +93,34 @@ def test_every_update_is_the_average_of_one_gradient_per_worker():
         # n workers made n * rounds steps; global_step counts the updates
         assert result["global_step"] == rounds
         np.testing.assert_allclose(result["w"], expected, rtol=1e-12, atol=1e-12)
+
+
+def test_the_chief_keeps_moving_averages_of_the_variables_after_each_update():
+    """variable_averages (as TF's Inception trainer used it): after each synchronous update the
+    chief's queue runner moves the shadow of w toward the new w."""
+    n, rounds, decay = 2, 3, 0.5
+    cluster = Workers(n, "--aggregate", str(n), "--total", str(n), "--lockstep", "--average", str(decay))
+    try:
+        cluster.lockstep(rounds)
+        shadow = np.zeros(4)
+        for r in range(1, rounds + 1):
+            shadow -= (1 - decay) * (shadow - reference(n, r))
+        # (a worker's last step returns once the update's tokens are out; the averages follow
+        # them in the chief's queue runner, so read until they have moved, within a bound)
+        deadline, got = time.monotonic() + 30, None
+        while time.monotonic() < deadline:
+            cluster.send(0, "shadow")
+            got = json.loads(cluster.read(0))
+            if np.allclose(got, shadow, rtol=1e-12, atol=1e-12):
+                break
+            time.sleep(0.05)
+        np.testing.assert_allclose(got, shadow, rtol=1e-12, atol=1e-12)
+        for i in range(n):
+            cluster.send(i, "quit")
+        for i in range(n):
+            assert "w" in json.loads(cluster.read(i))
+    finally:
+        cluster.close()
 
 
 @pytest.mark.parametrize("how", [signal.SIGSTOP, signal.SIGKILL], ids=["stalled", "killed"])

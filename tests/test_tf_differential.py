@@ -78,6 +78,22 @@ def test_fused_batch_norm_returns_the_corrected_batch_variance_and_takes_nchw_an
                                * scale + offset, atol=1e-5)
 
 
+def test_fused_batch_norm_with_an_averaging_factor_returns_the_moving_averages():
+    # (TF 2's FusedBatchNormV3: training normalizes by the batch, and returns
+    # (1 - f) * running + f * batch for the mean and the corrected variance)
+    x = RNG.randn(4, 3, 2, 3)
+    running_mean, running_var = np.array([0.5, -1.0, 2.0]), np.array([1.0, 3.0, 0.5])
+    y, mean, variance = tf.nn.fused_batch_norm(x, np.ones(3), np.zeros(3), running_mean, running_var,
+                                               exponential_avg_factor=0.25)
+    got_y, got_mean, got_var = _run(y, mean, variance)
+    batch_mean, batch_var = x.mean((0, 1, 2)), x.var((0, 1, 2))
+    np.testing.assert_allclose(got_y, (x - batch_mean) / np.sqrt(batch_var + 1e-3), rtol=1e-10)
+    np.testing.assert_allclose(got_mean, 0.75 * running_mean + 0.25 * batch_mean, rtol=1e-12)
+    np.testing.assert_allclose(got_var, 0.75 * running_var + 0.25 * x.var((0, 1, 2), ddof=1), rtol=1e-12)
+    with pytest.raises(ValueError, match="exponential_avg_factor"):
+        tf.nn.fused_batch_norm(x, np.ones(3), np.zeros(3), exponential_avg_factor=0.5)
+
+
 def test_conv2d_takes_explicit_padding_and_integer_strides_and_dilations():
     x, w = RNG.randn(2, 6, 7, 3), RNG.randn(3, 3, 3, 2)
     pads = [[0, 0], [1, 2], [0, 1], [0, 0]]

@@ -100,6 +100,26 @@ def test_exponential_moving_average_and_restoring_the_averages(tmp_path):
         assert sess.run(w2) == pytest.approx(average)
 
 
+@pytest.mark.parametrize("zero_debias", [False, True])
+def test_the_moving_average_of_a_tensor_starts_at_zero_and_zero_debias_removes_that_pull(zero_debias):
+    loss = tf.placeholder(tf.float64, [2], name="loss")
+    # (0.75: the decay is a float32 tensor, as TF's, and 0.75 is exact in one)
+    ema = tf.train.ExponentialMovingAverage(0.75, zero_debias=zero_debias, name="avg")
+    update = ema.apply([loss])
+    shadow = ema.average(loss)
+    assert shadow.op.name == "loss/avg"
+    made = sorted(v.op.name for v in tf.global_variables())
+    assert made == (["loss/avg", "loss/avg/biased", "loss/avg/local_step"] if zero_debias else ["loss/avg"])
+    biased = np.zeros(2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for t, value in enumerate([[1.0, -2.0], [3.0, 0.5], [2.0, 2.0]], start=1):
+            sess.run(update, {loss: value})
+            biased = 0.75 * biased + 0.25 * np.array(value)
+            want = biased / (1 - 0.75 ** t) if zero_debias else biased
+            np.testing.assert_allclose(sess.run(shadow), want, rtol=1e-12)
+
+
 def test_more_learning_rate_schedules():
     step = tf.placeholder(tf.int64, [])
     lin = tf.train.linear_cosine_decay(0.1, step, 100)

@@ -1,4 +1,8 @@
-"""Convolution and pooling layers (channels_last)."""
+"""Convolution and pooling layers, channels_last or channels_first.
+
+A channels_first layer transposes its input to channels_last, runs the channels_last op and
+transposes the result back (as distflow's NCHW ops do); its bias is added, and its activation
+applied, to the channels_first result, as in TF 1.x."""
 
 from __future__ import annotations
 
@@ -17,18 +21,41 @@ def _pair(value, what):
     return value
 
 
-def _check_format(data_format):
-    if data_format not in ("channels_last", None):
-        raise NotImplementedError(f"data_format {data_format!r} is not supported; use channels_last")
+def _channels_first(data_format) -> bool:
+    """Whether ``data_format`` (TF's "channels_last" or "channels_first", any case) puts the
+    channels before the spatial dimensions."""
+    value = "channels_last" if data_format is None else str(data_format).lower()
+    if value not in ("channels_last", "channels_first"):
+        raise ValueError(f'The `data_format` argument must be one of "channels_first", "channels_last". '
+                         f'Received: {data_format!r}')
+    return value == "channels_first"
+
+
+def _channels(inputs, first: bool, what: str) -> int:
+    """The channels of ``inputs`` (axis 1 for channels_first, the last otherwise), which must be known."""
+    channels = inputs.shape[1 if first else -1].value if inputs.shape.ndims else None
+    if channels is None:
+        raise ValueError(f"{what}: the channel dimension of the inputs should be defined, got {inputs.shape}")
+    return channels
+
+
+def _channels_last(fn, inputs, first: bool):
+    """``fn`` (a channels_last op) applied to ``inputs`` as ``first`` lays them out."""
+    if not first:
+        return fn(inputs)
+    rank = inputs.shape.ndims
+    out = fn(array_ops.transpose(inputs, [0, *range(2, rank), 1], name="to_channels_last"))
+    return array_ops.transpose(out, [0, rank - 1, *range(1, rank - 1)], name="to_channels_first")
 
 
 def _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
-            bias_constraint=None, activity_regularizer=None):
-    """A convolution layer's tail, in its variable scope: ``<scope>/bias`` added, then the
-    activation, whose output the activity regularizer (if any) adds a loss for."""
+            bias_constraint=None, activity_regularizer=None, first=False):
+    """A convolution layer's tail, in its variable scope: ``<scope>/bias`` added (along axis 1
+    when ``first``), then the activation, whose output the activity regularizer (if any) adds
+    a loss for."""
     if use_bias:
         out = nn_ops.bias_add(out, layer_variable("bias", [filters], dtype, bias_initializer, bias_regularizer,
-                                                  trainable, bias_constraint))
+                                                  trainable, bias_constraint), data_format="NCHW" if first else None)
     out = activation(out) if activation is not None else out
     add_activity_regularization(out, activity_regularizer)
     return out
@@ -40,28 +67,31 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_f
            activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
            name=None, reuse=None) -> ops.Tensor:
     """A 2-D convolution layer: variables ``<name>/kernel`` [kh, kw, in, filters] and ``<name>/bias``."""
-    _check_format(data_format)
+    first = _channels_first(data_format)
     inputs = ops.convert_to_tensor(inputs)
-    if inputs.shape.ndims != 4 or inputs.shape[-1].value is None:
-        raise ValueError(f"conv2d inputs must be [batch, height, width, channels] with known channels, "
-                         f"got {inputs.shape}")
+    if inputs.shape.ndims != 4:
+        raise ValueError(f"conv2d inputs must be of rank 4 ({data_format or 'channels_last'}), got {inputs.shape}")
+    channels = _channels(inputs, first, "conv2d")
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
+    dh, dw = _pair(dilation_rate, "dilation_rate")
+    dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name="conv2d", reuse=reuse):
-        kernel = layer_variable("kernel", [kh, kw, inputs.shape[-1].value, filters], inputs.dtype.base_dtype,
-                                kernel_initializer, kernel_regularizer, trainable, kernel_constraint)
-        dh, dw = _pair(dilation_rate, "dilation_rate")
-        out = conv_ops.conv2d(inputs, kernel, [1, sh, sw, 1], padding.upper(), dilations=[1, dh, dw, 1])
-        return _finish(out, filters, inputs.dtype.base_dtype, use_bias, bias_initializer, bias_regularizer, trainable,
-                       activation, bias_constraint, activity_regularizer)
+        kernel = layer_variable("kernel", [kh, kw, channels, filters], dtype, kernel_initializer, kernel_regularizer,
+                                trainable, kernel_constraint)
+        out = _channels_last(lambda x: conv_ops.conv2d(x, kernel, [1, sh, sw, 1], padding.upper(),
+                                                       dilations=[1, dh, dw, 1]), inputs, first)
+        return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
+                       bias_constraint, activity_regularizer, first)
 
 
 def _pooling2d(fn, default, inputs, pool_size, strides, padding, data_format, name):
-    _check_format(data_format)
+    first = _channels_first(data_format)
     ph, pw = _pair(pool_size, "pool_size")
     sh, sw = _pair(strides, "strides")
     with ops.name_scope(name, default, [inputs]):
-        return fn(inputs, [1, ph, pw, 1], [1, sh, sw, 1], padding.upper())
+        return _channels_last(lambda x: fn(x, [1, ph, pw, 1], [1, sh, sw, 1], padding.upper()),
+                              ops.convert_to_tensor(inputs), first)
 
 
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
@@ -93,12 +123,11 @@ def _conv_transpose(transpose_fn, default_name, inputs, filters, kernel, strides
     """A transposed convolution layer over 2 or 3 spatial dimensions (``kernel``, ``strides`` tuples):
     ``<name>/kernel`` [*kernel, filters, in_channels]; output sizes ``size * stride`` for SAME,
     ``(size - 1) * stride + kernel`` for VALID."""
-    _check_format(data_format)
+    first = _channels_first(data_format)
     inputs = ops.convert_to_tensor(inputs)
     padding = padding.upper()
-    _, *spatial, c = inputs.shape.as_list()
-    if c is None:
-        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    c = _channels(inputs, first, default_name)
+    spatial = inputs.shape.as_list()[2:] if first else inputs.shape.as_list()[1:-1]
     if None in spatial:
         raise ValueError(f"{default_name} needs the input's spatial sizes known, got {inputs.shape}")
     out_sizes = [d * st if padding == "SAME" else (d - 1) * st + kk for d, st, kk in zip(spatial, strides, kernel)]
@@ -106,11 +135,16 @@ def _conv_transpose(transpose_fn, default_name, inputs, filters, kernel, strides
     with variable_scope(name, default_name=default_name, reuse=reuse):
         weights = layer_variable("kernel", [*kernel, filters, c], dtype, kernel_initializer, kernel_regularizer,
                                  trainable, kernel_constraint)
-        output_shape = array_ops.stack([array_ops.shape(inputs)[0], *out_sizes, filters])
-        out = transpose_fn(inputs, weights, output_shape, [1, *strides, 1], padding)
-        out.set_shape([inputs.shape[0].value, *out_sizes, filters])
+
+        def transposed(x):
+            out = transpose_fn(x, weights, array_ops.stack([array_ops.shape(x)[0], *out_sizes, filters]),
+                               [1, *strides, 1], padding)
+            out.set_shape([x.shape[0].value, *out_sizes, filters])
+            return out
+
+        out = _channels_last(transposed, inputs, first)
         return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
-                       bias_constraint, activity_regularizer)
+                       bias_constraint, activity_regularizer, first)
 
 
 # ---------------------------------------------------------------------------
@@ -122,31 +156,35 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format
            kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
            bias_constraint=None, trainable=True, name=None, reuse=None) -> ops.Tensor:
     """A 1-D convolution layer over [batch, width, channels]: ``<name>/kernel`` [k, in, filters]."""
-    _check_format(data_format)
+    first = _channels_first(data_format)
     inputs = ops.convert_to_tensor(inputs)
     k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
     s = strides if isinstance(strides, int) else strides[0]
-    channels = inputs.shape[-1].value
+    channels = _channels(inputs, first, "conv1d")
     dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name="conv1d", reuse=reuse):
         kernel = layer_variable("kernel", [k, channels, filters], dtype, kernel_initializer, kernel_regularizer,
                                 trainable, kernel_constraint)
         d = dilation_rate if isinstance(dilation_rate, int) else dilation_rate[0]
-        out = conv_ops.conv2d(array_ops.expand_dims(inputs, 1), array_ops.expand_dims(kernel, 0), [1, 1, s, 1],
-                              padding.upper(), dilations=[1, 1, d, 1])
-        out = array_ops.squeeze(out, [1])
+
+        def convolved(x):
+            out = conv_ops.conv2d(array_ops.expand_dims(x, 1), array_ops.expand_dims(kernel, 0), [1, 1, s, 1],
+                                  padding.upper(), dilations=[1, 1, d, 1])
+            return array_ops.squeeze(out, [1])
+
+        out = _channels_last(convolved, inputs, first)
         return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
-                       bias_constraint, activity_regularizer)
+                       bias_constraint, activity_regularizer, first)
 
 
 def _pooling1d(fn, default, inputs, pool_size, strides, padding, data_format, name):
-    _check_format(data_format)
+    first = _channels_first(data_format)
     inputs = ops.convert_to_tensor(inputs)
     p = pool_size if isinstance(pool_size, int) else pool_size[0]
     s = strides if isinstance(strides, int) else strides[0]
     with ops.name_scope(name, default, [inputs]):
-        out = fn(array_ops.expand_dims(inputs, 1), [1, 1, p, 1], [1, 1, s, 1], padding.upper())
-        return array_ops.squeeze(out, [1])
+        return _channels_last(lambda x: array_ops.squeeze(fn(array_ops.expand_dims(x, 1), [1, 1, p, 1],
+                                                             [1, 1, s, 1], padding.upper()), [1]), inputs, first)
 
 
 def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
@@ -178,22 +216,22 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", dat
            name=None, reuse=None) -> ops.Tensor:
     """A 3-D convolution layer over [batch, depth, height, width, channels]: ``<name>/kernel``
     [kd, kh, kw, in, filters] and ``<name>/bias``."""
-    _check_format(data_format)
+    first = _channels_first(data_format)
     if _triple(dilation_rate, "dilation_rate") != (1, 1, 1):
         raise NotImplementedError("conv3d dilation_rate other than 1 is not supported by distflow")
     inputs = ops.convert_to_tensor(inputs)
-    if inputs.shape.ndims != 5 or inputs.shape[-1].value is None:
-        raise ValueError(f"conv3d inputs must be [batch, depth, height, width, channels] with known channels, "
-                         f"got {inputs.shape}")
+    if inputs.shape.ndims != 5:
+        raise ValueError(f"conv3d inputs must be of rank 5 ({data_format or 'channels_last'}), got {inputs.shape}")
+    channels = _channels(inputs, first, "conv3d")
     k = _triple(kernel_size, "kernel_size")
     s = _triple(strides, "strides")
     dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name="conv3d", reuse=reuse):
-        kernel = layer_variable("kernel", [*k, inputs.shape[-1].value, filters], dtype, kernel_initializer,
+        kernel = layer_variable("kernel", [*k, channels, filters], dtype, kernel_initializer,
                                 kernel_regularizer, trainable, kernel_constraint)
-        out = conv3d_ops.conv3d(inputs, kernel, [1, *s, 1], padding.upper())
+        out = _channels_last(lambda x: conv3d_ops.conv3d(x, kernel, [1, *s, 1], padding.upper()), inputs, first)
         return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
-                       bias_constraint, activity_regularizer)
+                       bias_constraint, activity_regularizer, first)
 
 
 def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
@@ -210,10 +248,11 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
 
 
 def _pooling3d(fn, default, inputs, pool_size, strides, padding, data_format, name):
-    _check_format(data_format)
+    first = _channels_first(data_format)
+    window, steps = _triple(pool_size, "pool_size"), _triple(strides, "strides")
     with ops.name_scope(name, default, [inputs]):
-        return fn(inputs, [1, *_triple(pool_size, "pool_size"), 1], [1, *_triple(strides, "strides"), 1],
-                  padding.upper())
+        return _channels_last(lambda x: fn(x, [1, *window, 1], [1, *steps, 1], padding.upper()),
+                              ops.convert_to_tensor(inputs), first)
 
 
 def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
@@ -237,11 +276,9 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
     """A separable convolution layer over 1 or 2 spatial dimensions (``kernel`` and ``strides`` tuples)."""
     from ..ops import convolution_ops  # noqa: PLC0415
 
-    _check_format(data_format)
+    first = _channels_first(data_format)
     inputs = ops.convert_to_tensor(inputs)
-    channels = inputs.shape[-1].value
-    if channels is None:
-        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    channels = _channels(inputs, first, default_name)
     dtype = inputs.dtype.base_dtype
     one_d = len(kernel) == 1
     with variable_scope(name, default_name=default_name, reuse=reuse):
@@ -250,16 +287,18 @@ def _separable(inputs, filters, kernel, strides, padding, data_format, dilation,
         pointwise = layer_variable("pointwise_kernel", [1] * len(kernel) + [channels * depth_multiplier, filters],
                                    dtype, pointwise_initializer, pointwise_regularizer, trainable,
                                    pointwise_constraint)
-        if one_d:  # as a height of one
-            inputs, depthwise, pointwise = (array_ops.expand_dims(t, i) for t, i in
-                                            ((inputs, 1), (depthwise, 0), (pointwise, 0)))
-            strides, dilation = (1, *strides), (1, *dilation)
-        out = convolution_ops.separable_conv2d(inputs, depthwise, pointwise, [1, *strides, 1], padding.upper(),
-                                           rate=list(dilation))
-        if one_d:
-            out = array_ops.squeeze(out, [1])
+
+        def separable(x):
+            steps, rates, dw, pw = strides, dilation, depthwise, pointwise
+            if one_d:  # as a height of one
+                x, dw, pw = (array_ops.expand_dims(t, i) for t, i in ((x, 1), (dw, 0), (pw, 0)))
+                steps, rates = (1, *steps), (1, *rates)
+            out = convolution_ops.separable_conv2d(x, dw, pw, [1, *steps, 1], padding.upper(), rate=list(rates))
+            return array_ops.squeeze(out, [1]) if one_d else out
+
+        out = _channels_last(separable, inputs, first)
         return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
-                       bias_constraint, activity_regularizer)
+                       bias_constraint, activity_regularizer, first)
 
 
 def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",

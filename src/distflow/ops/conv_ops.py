@@ -622,8 +622,17 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1), name=None,
                           filters=None) -> ops.Tensor:
     """The gradient of conv2d with respect to its input, of shape ``input_sizes``; with
-    ``dilations``, of the dilated convolution (its filter dilated, as conv2d does it)."""
-    _check_format(data_format, "conv2d's gradients and transpose")
+    ``dilations``, of the dilated convolution (its filter dilated, as conv2d does it). With
+    NCHW, ``input_sizes``, ``strides`` and ``dilations`` are in that order, and the gradient
+    is taken in NHWC between two transposes."""
+    if _is_nchw(data_format):
+        strides, dilations = (_nhwc_order(_spatial_4(v, what, True), what)
+                              for v, what in ((strides, "strides"), (dilations, "dilations")))
+        with ops.name_scope(name, "Conv2DBackpropInput", [out_backprop]) as scope:
+            sizes = slicing_ops.gather(ops.convert_to_tensor(input_sizes, dtype=dtypes.int32), [0, 2, 3, 1])
+            return _nchw(lambda dy: conv2d_backprop_input(sizes, filter if filter is not None else filters, dy,
+                                                          strides, padding, dilations=dilations),
+                         out_backprop, scope)
     f = ops.convert_to_tensor(filter if filter is not None else filters)
     dy = ops.convert_to_tensor(out_backprop, dtype=f.dtype.base_dtype)
     sizes = ops.convert_to_tensor(input_sizes, dtype=dtypes.int32)
@@ -635,8 +644,14 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                            data_format="NHWC", dilations=(1, 1, 1, 1), name=None) -> ops.Tensor:
     """The gradient of conv2d with respect to its filter, of shape ``filter_sizes``; with
     ``dilations``, of the dilated convolution (the gradient of the dilated filter, taken
-    at the filter's own taps)."""
-    _check_format(data_format, "conv2d's gradients and transpose")
+    at the filter's own taps). With NCHW, the input, ``out_backprop``, ``strides`` and
+    ``dilations`` are in that order (the filter's shape is the same)."""
+    if _is_nchw(data_format):
+        strides, dilations = (_nhwc_order(_spatial_4(v, what, True), what)
+                              for v, what in ((strides, "strides"), (dilations, "dilations")))
+        with ops.name_scope(name, "Conv2DBackpropFilter", [input, out_backprop]) as scope:
+            x, dy = (array_ops.transpose(t, [0, 2, 3, 1], name="to_NHWC") for t in (input, out_backprop))
+            return conv2d_backprop_filter(x, filter_sizes, dy, strides, padding, dilations=dilations, name=scope)
     x = ops.convert_to_tensor(input)
     dy = ops.convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype)
     sizes = ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32)
@@ -651,8 +666,9 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
     f = filter if filter is not None else filters
     with ops.name_scope(name, "conv2d_transpose", [value, f, output_shape]) as scope:
         if dilations not in (None, 1, [1, 1, 1, 1], (1, 1, 1, 1)):
-            rates = [dilations] * 4 if isinstance(dilations, int) else list(dilations)
-            f = dilate_filter(ops.convert_to_tensor(f), rates[1], rates[2])
+            rates = _spatial_4(dilations, "dilations", _is_nchw(data_format))
+            rate_h, rate_w = rates[2:] if _is_nchw(data_format) else rates[1:3]
+            f = dilate_filter(ops.convert_to_tensor(f), rate_h, rate_w)
         return conv2d_backprop_input(output_shape, f, value, strides, padding, data_format=data_format,
                                      name=scope)
 

@@ -13,7 +13,7 @@ from ..framework.tensor_shape import TensorShape
 from . import array_ops, clip_ops, math_ops, reduction_ops, segment_ops, slicing_ops
 from .manip_ops import boolean_mask
 from .nn_ops import float_input, same_shape, batch_normalization, bias_add, elu, moments, relu
-from .op_util import constant_value, make_op, make_tensor, only_default
+from .op_util import constant_value, make_op, make_tensor
 from .partitioned_variables import PartitionedVariable
 from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_reshape
 from .special_math_ops import div_no_nan
@@ -421,9 +421,10 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
                      is_training=True, name=None, exponential_avg_factor=1.0):
     """(y, mean, variance) normalizing 4-D ``x`` per channel. Training, it normalizes by the
     batch's moments and returns the batch mean and its variance with Bessel's correction
-    (n / (n - 1)), as TensorFlow's kernel returns them for the moving averages; otherwise
-    it normalizes by the given ``mean`` and ``variance`` and returns them."""
-    only_default("fused_batch_norm", "exponential_avg_factor", exponential_avg_factor, 1.0)
+    (n / (n - 1)), as TensorFlow's kernel returns them for the moving averages; with an
+    ``exponential_avg_factor`` f other than 1 it returns the moving averages themselves,
+    ``(1 - f) * mean + f * batch_mean`` (and so the variance). Otherwise it normalizes by
+    the given ``mean`` and ``variance`` and returns them."""
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError(f"fused_batch_norm: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
     with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]):
@@ -436,15 +437,24 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
         if channels_first:
             x = array_ops.transpose(x, [0, 2, 3, 1])
         if is_training:
-            mean, batch_variance = moments(x, [0, 1, 2])
-            count = math_ops.cast(array_ops.size(x) // array_ops.size(mean), dtype)
-            variance = batch_variance * count / math_ops.maximum(count - 1, 1)
+            batch_mean, batch_variance = moments(x, [0, 1, 2])
+            count = math_ops.cast(array_ops.size(x) // array_ops.size(batch_mean), dtype)
+            unbiased = batch_variance * count / math_ops.maximum(count - 1, 1)
+            f = exponential_avg_factor
+            if f == 1.0:
+                mean, variance = batch_mean, unbiased
+            elif mean is None or variance is None:
+                raise ValueError(f"fused_batch_norm needs mean and variance (the moving averages) when "
+                                 f"exponential_avg_factor is {f}, not 1")
+            else:
+                mean, variance = ((1.0 - f) * ops.convert_to_tensor(old, dtype=dtype) + f * new
+                                  for old, new in ((mean, batch_mean), (variance, unbiased)))
         elif mean is None or variance is None:
             raise ValueError("fused_batch_norm needs mean and variance when is_training is False")
         else:
             mean, variance = (ops.convert_to_tensor(v, dtype=dtype) for v in (mean, variance))
-            batch_variance = variance
-        y = batch_normalization(x, mean, batch_variance, offset, scale, epsilon)
+            batch_mean, batch_variance = mean, variance
+        y = batch_normalization(x, batch_mean, batch_variance, offset, scale, epsilon)
         return (array_ops.transpose(y, [0, 3, 1, 2]) if channels_first else y), mean, variance
 
 

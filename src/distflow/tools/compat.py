@@ -151,7 +151,6 @@ PARTIAL = {
         "conv3d_backprop_filter_v2": "`data_format` other than NDHWC, `dilations`",
         "convolution": "a 3-D `dilation_rate`",
         "ctc_loss": "`ctc_merge_repeated=False`",
-        "fused_batch_norm": "`data_format` other than NHWC, `exponential_avg_factor` other than 1",
         "max_pool_with_argmax": "`data_format` other than NHWC",
         "with_space_to_batch": "channels-first `data_format`, `spatial_dims` other than the leading ones",
     },
@@ -162,8 +161,6 @@ PARTIAL = {
     "train": {
         "Saver": "`reshape=True`, `builder`, `write_version=1`",
         "export_meta_graph": "`clear_extraneous_savers=True`, `save_debug_info=True`",
-        "ExponentialMovingAverage": "`zero_debias=True`",
-        "SyncReplicasOptimizer": "`variable_averages`",
         "remove_checkpoint": "`checkpoint_format_version=1`",
     },
     "summary": {

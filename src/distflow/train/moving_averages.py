@@ -15,15 +15,20 @@ class ExponentialMovingAverage:
     of a variable starts at its value and is named ``<variable>/<name>`` (in the
     MOVING_AVERAGE_VARIABLES collection), so a Saver given ``variables_to_restore()`` loads
     the averages into the model's variables for evaluation, as in TF 1.x.
+
+    The shadow of a tensor (a loss, say) starts at zero. With ``zero_debias`` it is the
+    average without that start's pull toward zero (Kingma and Ba's correction, as TF's):
+    ``<shadow>/biased`` keeps the plain average, ``<shadow>/local_step`` counts the updates
+    t, and the shadow is ``biased / (1 - decay ** t)``.
     """
 
     def __init__(self, decay, num_updates=None, zero_debias=False, name="ExponentialMovingAverage"):
-        if zero_debias:
-            raise NotImplementedError("ExponentialMovingAverage(zero_debias=True) is not supported by distflow")
         self._decay = decay
+        self._zero_debias = zero_debias
         self._num_updates = num_updates
         self._name = name
         self._averages: dict = {}
+        self._debiased: dict = {}  # (a tensor's key: its shadow's (biased, local_step) variables)
 
     @property
     def name(self) -> str:
@@ -45,6 +50,11 @@ class ExponentialMovingAverage:
                 initial = var.initialized_value() if is_variable else array_ops.zeros(
                     var.shape.as_list(), dtype=var.dtype.base_dtype)
                 shadow = state_ops.Variable(initial, name=f"{var.op.name}/{self._name}", trainable=False)
+                if self._zero_debias and not is_variable:
+                    self._debiased[self._key(var)] = tuple(
+                        state_ops.Variable(array_ops.zeros(shape, dtype=var.dtype.base_dtype),
+                                           name=f"{shadow.op.name}/{what}", trainable=False)
+                        for what, shape in (("biased", var.shape.as_list()), ("local_step", [])))
             graph.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
             self._averages[self._key(var)] = shadow
         with ops.name_scope(self._name):
@@ -60,7 +70,14 @@ class ExponentialMovingAverage:
                     # A fresh read: built here, it follows the control dependencies the caller opened
                     # (``with control_dependencies([train_op]): ema.apply()`` averages the new values).
                     value = var.read_value() if isinstance(var, state_ops.Variable) else var
-                    updates.append(state_ops.assign_sub(shadow, (shadow.value() - value) * rate).op)
+                    debiased = self._debiased.get(self._key(var))
+                    if debiased is None:
+                        updates.append(state_ops.assign_sub(shadow, (shadow.value() - value) * rate).op)
+                        continue
+                    biased, step = debiased
+                    new_biased = state_ops.assign_sub(biased, (biased.value() - value) * rate)
+                    new_step = state_ops.assign_add(step, array_ops.ones([], dtype=step.dtype.base_dtype))
+                    updates.append(state_ops.assign(shadow, new_biased / (1 - math_ops.pow(1 - rate, new_step))).op)
             return control_flow_ops.group(*updates, name=self._name)
 
     @staticmethod

@@ -11,7 +11,9 @@ How a step works (as in TensorFlow 1.x):
   ``replicas_to_aggregate`` gradients from each accumulator (a gradient older than
   the accumulator's global step is dropped as stale), apply it with the wrapped
   optimizer, which increments global_step once, and put ``max(total_num_replicas,
-  replicas_to_aggregate)`` tokens carrying the new global step into the queue.
+  replicas_to_aggregate)`` tokens carrying the new global step into the queue; then, given
+  ``variable_averages`` (an ExponentialMovingAverage), it updates the moving averages of
+  ``variables_to_average`` from the new values.
 
 With more workers than ``replicas_to_aggregate`` the extra ones are backup workers:
 the update never waits for the slowest, and the slow worker's late gradients are
@@ -37,9 +39,9 @@ class SyncReplicasOptimizer(Optimizer):
         if replicas_to_aggregate < 1 or total_num_replicas < 1:
             raise ValueError(f"replicas_to_aggregate ({replicas_to_aggregate}) and total_num_replicas "
                              f"({total_num_replicas}) must be at least 1")
-        if variable_averages is not None:
-            raise NotImplementedError("SyncReplicasOptimizer(variable_averages=...) is not supported")
         super().__init__(use_locking, name)
+        self._variable_averages = variable_averages
+        self._variables_to_average = variables_to_average
         self._opt = opt
         self._replicas_to_aggregate = replicas_to_aggregate
         self._total_num_replicas = total_num_replicas
@@ -100,6 +102,9 @@ class SyncReplicasOptimizer(Optimizer):
                 with ops.control_dependencies([update_op]):
                     tokens = array_ops.fill([self._tokens_per_step], global_step)
                     sync_op = self._sync_token_queue.enqueue_many((tokens,))
+                if self._variable_averages is not None:  # (the averages trail each update, on the chief)
+                    with ops.control_dependencies([sync_op]), ops.name_scope(""):
+                        sync_op = self._variable_averages.apply(self._variables_to_average)
                 self._chief_queue_runner = QueueRunner(self._sync_token_queue, [sync_op])
 
             for accumulator, device in self._accumulator_list:
