@@ -165,6 +165,11 @@ STATEFUL = frozenset({
     "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
 })
 
+# the all-reduces' op types, checked by mirrored_strategy_steps and nccl_all_sum below (a case
+# runs on one device)
+COLLECTIVES = frozenset({"CollectiveReduce", "_CollectiveReduceStart", "_CollectiveReduceDone", "NcclAllReduce"})
+
+
 
 def build(tf, name: str, device: str, grads: bool = True):
     """The case's outputs (and, with ``grads``, its gradients) built on ``device``."""
@@ -267,4 +272,84 @@ def keras_multi_gpu_step(tf):
         assert not np.array_equal(g, s)
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
     K.clear_session()
+    return graph
+
+
+def _two_gpus(tf, virtual: bool):
+    """GPU options for two GPUs: two virtual GPUs of GPU 0, or GPUs 0 and 1."""
+    if virtual:
+        return tf.GPUOptions(experimental=tf.GPUOptions.Experimental(
+            virtual_devices=[tf.GPUOptions.Experimental.VirtualDevices(memory_limit_mb=[1024, 1024])]))
+    return tf.GPUOptions(visible_device_list="0,1")
+
+
+def nccl_all_sum(tf, virtual: bool = True):
+    """``tf.contrib.nccl.all_sum`` of a tower's product on each of two GPUs, and its gradient:
+    the values NumPy gives. Returns the graph, to see where the all-reduce ran."""
+    rng = np.random.default_rng(7)
+    xs, w = [rng.standard_normal((4, 3)).astype(np.float32) for _ in range(2)], rng.standard_normal((3, 2))
+    with tf.Graph().as_default() as graph:
+        weight = tf.constant(w.astype(np.float32))
+        towers = []
+        for i, x in enumerate(xs):
+            with tf.device(f"/gpu:{i}"):
+                towers.append(tf.matmul(tf.constant(x), weight))
+        summed = tf.contrib.nccl.all_sum(towers)
+        loss = tf.reduce_sum(summed[0] * summed[0]) + tf.reduce_sum(summed[1])
+        grad = tf.gradients(loss, weight)[0]
+        with tf.Session(config=tf.ConfigProto(gpu_options=_two_gpus(tf, virtual), allow_soft_placement=True)) as sess:
+            got, got_grad = sess.run([summed, grad], options=tf.RunOptions(timeout_in_ms=120_000))
+    total = (xs[0] + xs[1]).astype(np.float64) @ w
+    for g in got:
+        np.testing.assert_allclose(g, total, rtol=1e-5, atol=1e-5)
+    # d/dw of sum(S^2) + sum(S), S = (x0 + x1) w, each tower's output read by one term
+    np.testing.assert_allclose(got_grad, (xs[0] + xs[1]).T.astype(np.float64) @ (2 * total + 1), rtol=1e-5,
+                               atol=1e-4)
+    return graph
+
+
+def mirrored_strategy_steps(tf, virtual: bool = True, steps: int = 3):
+    """``tf.distribute.MirroredStrategy`` over two GPUs (two virtual GPUs of GPU 0, or GPUs 0
+    and 1): each replica trains on its half of a batch of 64, the gradients all-reduced
+    between them; the losses and weights must be those of the same steps on the CPU, on the
+    whole batch. Returns the strategy's graph, to see where the replicas and the all-reduce
+    ran."""
+    x, y = batch(64, 8, 3, seed=5)
+    init = np.random.default_rng(6)
+    kernels = [init.normal(0, 0.3, (8, 16)).astype(np.float32), init.normal(0, 0.3, (16, 3)).astype(np.float32)]
+
+    def loss_of(features, labels):
+        h = tf.layers.dense(features, 16, tf.nn.relu, kernel_initializer=tf.constant_initializer(kernels[0]))
+        logits = tf.layers.dense(h, 3, kernel_initializer=tf.constant_initializer(kernels[1]))
+        return tf.losses.sparse_softmax_cross_entropy(labels, logits)
+
+    with tf.Graph().as_default() as graph:
+        strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
+        with strategy.scope():
+            iterator = strategy.make_dataset_iterator(tf.data.Dataset.from_tensors((x, y)).repeat())
+
+            def replica_step(inputs):
+                loss = loss_of(*inputs)
+                with tf.control_dependencies([tf.train.GradientDescentOptimizer(0.5).minimize(loss)]):
+                    return tf.identity(loss)
+
+            loss = strategy.reduce(tf.distribute.ReduceOp.MEAN,
+                                   strategy.experimental_run_v2(replica_step, args=(iterator.get_next(),)))
+        gpus = _two_gpus(tf, virtual)
+        bounded = tf.RunOptions(timeout_in_ms=120_000)  # (replicas that never meet fail the step)
+        with tf.Session(config=tf.ConfigProto(gpu_options=gpus, allow_soft_placement=True)) as sess:
+            sess.run(iterator.initialize())
+            sess.run(tf.global_variables_initializer())
+            got = [float(sess.run(loss, options=bounded)) for _ in range(steps)]
+            weights = sess.run([v for v in tf.trainable_variables()])
+    with tf.Graph().as_default(), tf.device("/cpu:0"):
+        loss = loss_of(tf.constant(x), tf.constant(y))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as sess:
+            sess.run(tf.global_variables_initializer())
+            want = [float(sess.run([train, loss])[1]) for _ in range(steps)]
+            want_weights = sess.run(tf.trainable_variables())
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for g, w in zip(weights, want_weights):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
     return graph

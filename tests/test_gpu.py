@@ -66,6 +66,19 @@ def test_keras_multi_gpu_model_on_two_virtual_gpus_steps_as_the_template_on_the_
     assert len(products) == 5 and all(op._assigned_device.endswith("GPU:1") for op in products)
 
 
+def test_a_mirrored_strategy_on_two_virtual_gpus_trains_as_the_cpu_on_the_whole_batch():
+    graph = gpu_cases.mirrored_strategy_steps(tf, virtual=True)
+    products = [op for op in graph.get_operations() if op.type == "MatMul" and op.name.startswith("replica_1/")
+                and op._assigned_device]
+    assert len(products) == 5 and all(op._assigned_device.endswith("GPU:1") for op in products)
+
+
+def test_nccl_all_sum_on_two_virtual_gpus_gives_numpys_sum_and_gradient():
+    graph = gpu_cases.nccl_all_sum(tf, virtual=True)
+    assert {op._assigned_device[-5:] for op in graph.get_operations() if op.type == "NcclAllReduce"} == \
+        {"GPU:0", "GPU:1"}
+
+
 def test_random_ops_give_the_same_numbers_on_either_device():
     def draw(device):
         tf.reset_default_graph()

@@ -221,7 +221,7 @@ def test_the_kernel_registry_is_kept_by_device_type():
 
 
 def test_every_gpu_kernel_has_a_case_in_the_gpu_tests():
-    covered = set(gpu_cases.STATEFUL)
+    covered = set(gpu_cases.STATEFUL | gpu_cases.COLLECTIVES)
     with tf.Graph().as_default() as g:
         for name in gpu_cases.CASES:
             gpu_cases.build(tf, name, "/cpu:0")
@@ -346,6 +346,29 @@ def test_keras_multi_gpu_model_steps_as_the_template_on_the_cpu_with_each_replic
         assert len(products) == 5, [op.name for op in products]
         assert all(op._assigned_device.endswith(f"GPU:{replica}") for op in products)
     assert fake.uploads and fake.downloads  # (the replicas' shares went up, their outputs came down)
+
+
+@pytest.mark.parametrize("virtual", [True, False], ids=["virtual GPUs of one", "two GPUs"])
+def test_a_mirrored_strategy_trains_on_two_gpus_as_the_cpu_on_the_whole_batch(fake, virtual):
+    fake.count = 1 if virtual else 2
+    graph = gpu_cases.mirrored_strategy_steps(tf, virtual)
+    ran = [op for op in graph.get_operations() if op._assigned_device]
+    for replica, prefix in ((0, ""), (1, "replica_1/")):
+        products = [op for op in ran if op.type == "MatMul" and op.name.startswith(prefix)
+                    and (replica == 1 or not op.name.startswith("replica_1/"))]
+        assert len(products) == 5 and all(op._assigned_device.endswith(f"GPU:{replica}") for op in products)
+    # (each replica's gradients and loss reduced by a member on its own GPU)
+    reduces = [op for op in ran if op.type in gpu_cases.COLLECTIVES]
+    assert {op._assigned_device[-5:] for op in reduces} == {"GPU:0", "GPU:1"} and len(reduces) == 6
+
+
+@pytest.mark.parametrize("virtual", [True, False], ids=["virtual GPUs of one", "two GPUs"])
+def test_nccl_all_sum_reduces_among_two_gpus_with_a_member_on_each(fake, virtual):
+    fake.count = 1 if virtual else 2
+    graph = gpu_cases.nccl_all_sum(tf, virtual)
+    members = sorted(op._assigned_device[-5:] for op in graph.get_operations() if op.type == "NcclAllReduce"
+                     and op._assigned_device)
+    assert members == ["GPU:0", "GPU:0", "GPU:1", "GPU:1"]  # (the sums, and their gradient's)
 
 
 def test_a_frozen_tf1_graph_with_loops_runs_on_the_device_its_tensorarrays_on_the_cpu(fake):

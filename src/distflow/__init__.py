@@ -34,6 +34,7 @@ from .ops.tensor_array_ops import TensorArray
 from .ops.accumulator_ops import ConditionalAccumulator
 from .ops import collective_ops as _collective_ops  # noqa: F401 (registers the collective ops)
 from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase
+from .ops import staging_ops as _staging_ops  # noqa: F401 (registers the staging area's ops)
 from .ops.indexed_slices import IndexedSlices
 from .ops.gradients_impl import AggregationMethod, UnconnectedGradients, custom_gradient, gradients, hessians
 from .ops.init_ops import (constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,

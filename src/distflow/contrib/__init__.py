@@ -7,12 +7,14 @@ recurrent-network names that TensorFlow's own tutorials imported from it (``rnn`
 written with contrib or TF-Slim use (``layers``, ``framework``, ``slim``), the dataset
 transformations (``data``), ``training.HParams``, AdamW and LazyAdam (``opt``), the
 strategies of TF 1.12-1.13 (``distribute``), the linear-chain CRF of sequence taggers
-(``crf``) and the audio features of ``signal`` (the same module as ``tf.signal``). Everything else is missing, and says so.
+(``crf``), the audio features of ``signal`` (the same module as ``tf.signal``), and the
+GPU pipelines' ``staging.StagingArea`` and ``nccl`` all-reduce. Everything else is
+missing, and says so.
 """
 
 from .._namespace import missing
 from .. import signal  # noqa: F401 - TF 1.x's tf.contrib.signal became tf.signal
-from . import (crf, data, distribute, framework, layers, legacy_seq2seq, lookup, opt, rnn, seq2seq,  # noqa: F401
-               slim, training)
+from . import (crf, data, distribute, framework, layers, legacy_seq2seq, lookup, nccl, opt, rnn,  # noqa: F401
+               seq2seq, slim, staging, training)
 
 __getattr__ = missing("tf.contrib")

@@ -6,14 +6,18 @@ Every member of a group runs the same op with the same ``group_key``, ``group_si
 ``instance_key``; the members may be devices of one session or of several tasks, each
 running its own graph (the runtime's collectives find them and move the data in a ring).
 The ops have no gradients, as in TensorFlow; tf.distribute all-reduces gradients with them.
+``NcclAllReduce`` (TF 1.x's ``tf.contrib.nccl``) is an all-reduce among a process's devices
+that has one (a sum's).
 """
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from ..framework import dtypes, errors, ops
-from ..framework.registry import register_op
+from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from .op_util import make_tensor
 
@@ -177,3 +181,45 @@ def broadcast_recv(shape, dtype, group_size, group_key, instance_key, communicat
         "T": dtypes.as_dtype(dtype).base_dtype, "group_size": int(group_size), "group_key": int(group_key),
         "instance_key": int(instance_key), "shape": shape, "communication_hint": communication_hint},
         name or "CollectiveBcastRecv")
+
+
+# ---------------------------------------------------------------------------
+# NCCL's all-reduce as TF 1.x's tf.contrib.nccl made it: one op a device, the members found by
+# their shared name; here a task-local group of the runtime's collectives (contrib/nccl.py)
+
+NCCL_REDUCTIONS = {"sum": "Add", "prod": "Mul", "min": "Min", "max": "Max"}
+
+
+def nccl_group_key(shared_name) -> int:
+    """The collective group key of the NcclAllReduce ops named ``shared_name``: a hash, kept
+    above the keys that strategies and programs count from 1."""
+    name = shared_name.decode() if isinstance(shared_name, bytes) else str(shared_name)
+    digest = hashlib.blake2b(name.encode(), digest_size=6).digest()
+    return (1 << 52) | int.from_bytes(digest, "little")
+
+
+@register_op("NcclAllReduce", shape=lambda op: op.inputs[0].shape, stateful=True, blocking=True, may_alias=True)
+def _nccl_all_reduce_kernel(ctx, t, *, reduction, num_devices, shared_name, **attrs):
+    if reduction not in NCCL_REDUCTIONS:
+        raise errors.InvalidArgumentError(None, None, f"{ctx.op_name}: reduction must be one of "
+                                          f"{sorted(NCCL_REDUCTIONS)}, got {reduction!r}")
+    return _runtime(ctx).all_reduce(ctx, nccl_group_key(shared_name), num_devices, 1, t,
+                                    NCCL_REDUCTIONS[reduction], "Id", True)
+
+
+def nccl_all_reduce(t, reduction: str, num_devices: int, shared_name: str, name=None) -> ops.Tensor:
+    """One member's NcclAllReduce: ``t`` reduced with the ``num_devices`` members of
+    ``shared_name`` (each on a device of its own)."""
+    t = ops.convert_to_tensor(t)
+    return make_tensor("NcclAllReduce", [t], {"T": t.dtype.base_dtype, "reduction": reduction,
+                                              "num_devices": int(num_devices), "shared_name": shared_name},
+                       name or "NcclAllReduce")
+
+
+@register_gradient("NcclAllReduce")
+def _nccl_all_reduce_grad(op, grad):
+    """A sum's gradient is the sum of the members' gradients, on each member (TF's)."""
+    if op._attr("reduction") != "sum":
+        raise LookupError("No gradient defined for NcclAllReduce except for reduction=\"sum\".")
+    with ops.device(op.device):
+        return nccl_all_reduce(grad, "sum", op._attr("num_devices"), op._attr("shared_name") + "_grad")

@@ -110,31 +110,92 @@ def prune(fetch_ops: list[Operation], fed: set[tuple[str, int]]) -> list[Operati
     """
     order = _topological(fetch_ops, fed, {})
     after = updates_after_reads(order)
-    for op, starts in collective_waits(order).items():
-        after.setdefault(op, []).extend(starts)
-    return _topological(fetch_ops, fed, after) if after else order
+    for op, waits in collective_waits(order).items():
+        after.setdefault(op, []).extend(waits)
+    return contiguous_collectives(_topological(fetch_ops, fed, after)) if after else order
+
+
+# The collectives whose members each wait in one op for the others (a _CollectiveReduceDone
+# waits too, for the instance its start op began: see collective_waits)
+BLOCKING_COLLECTIVES = frozenset({"CollectiveReduce", "NcclAllReduce", "CollectiveGather", "CollectiveBcastSend",
+                                  "CollectiveBcastRecv"})
+
+
+def _instance(op: Operation):
+    """What the members of one collective run share: its group and instance keys (an
+    NcclAllReduce's: its shared name)."""
+    if op._type == "NcclAllReduce":
+        return ("nccl", op._attrs.get("shared_name"))
+    return (op._attrs.get("group_key"), op._attrs.get("instance_key"))
 
 
 def collective_waits(order: list[Operation]) -> dict[Operation, list[Operation]]:
-    """Each collective's done op (the op that waits for an all-reduce begun by a start op) and
-    the start ops of the instance's other members in the step. The step's order puts every
-    member's start before any member's done: each device runs its ops in that order, so a
-    member waits for the ring only once every member's partition is past its start, and a
-    tensor one replica's device sends another (a metric's value summed across replicas)
-    cannot hold a member back from its start while another waits."""
+    """The ops each collective member of the step must run after, beyond its inputs.
+
+    Each device runs its ops in the step's order, so the order decides whether members
+    meet: a member that waits in its op while another member's device still has to compute
+    (and send it) that member's inputs would wait forever.
+
+    - A collective's done op (the op that waits for an all-reduce begun by a start op) comes
+      after the start ops of the instance's other members: every member's start is before
+      any member's done, so a member waits for the ring only once every member's partition
+      is past its start, and a tensor one replica's device sends another (a metric's value
+      summed across replicas) cannot hold a member back from its start while another waits.
+    - The members of a blocking collective (one op that waits for the others) come after
+      the inputs of all of them, and the ops that read any member's output after all of
+      them: a device reaches its member only when it has computed its share of every
+      member's inputs, and :func:`contiguous_collectives` can then put the members side by
+      side, so that every device meets two instances in one order.
+    """
     starts: dict[tuple, list[Operation]] = {}
+    blocking: dict[tuple, list[Operation]] = {}
     for op in order:
         if op._type == "_CollectiveReduceStart":
-            starts.setdefault((op._attrs.get("group_key"), op._attrs.get("instance_key")), []).append(op)
+            starts.setdefault(_instance(op), []).append(op)
+        elif op._type in BLOCKING_COLLECTIVES:
+            blocking.setdefault(_instance(op), []).append(op)
     waits = {}
     for op in order:
         if op._type == "_CollectiveReduceDone" and op._inputs and op._inputs[0].op._type == "_CollectiveReduceStart":
             start = op._inputs[0].op
-            members = starts.get((start._attrs.get("group_key"), start._attrs.get("instance_key")), ())
-            others = [m for m in members if m is not start]
+            others = [m for m in starts.get(_instance(start), ()) if m is not start]
             if others:
                 waits[op] = others
+    in_order = set(order)
+    instance_of = {m: members for members in blocking.values() if len(members) > 1 for m in members}
+    for members in blocking.values():
+        if len(members) < 2:
+            continue
+        inputs = [t.op for m in members for t in m._inputs] + [c for m in members for c in m._control_inputs]
+        inputs = [x for x in dict.fromkeys(inputs) if x in in_order]  # (not a fed tensor's producer)
+        for member in members:
+            waits[member] = inputs
+    for op in order:
+        read = {id(m): m for t in op._inputs for m in instance_of.get(t.op, ())}
+        read.update((id(m), m) for c in op._control_inputs for m in instance_of.get(c, ()))
+        if read and op not in instance_of:
+            waits.setdefault(op, []).extend(read.values())
     return waits
+
+
+def contiguous_collectives(order: list[Operation]) -> list[Operation]:
+    """``order`` (arranged by :func:`collective_waits`) with the members of each blocking
+    collective side by side, where its first member was. That keeps it an order: the first
+    member comes after every member's inputs, and the readers of any member after the last."""
+    blocking: dict[tuple, list[Operation]] = {}
+    for op in order:
+        if op._type in BLOCKING_COLLECTIVES:
+            blocking.setdefault(_instance(op), []).append(op)
+    if all(len(members) < 2 for members in blocking.values()):
+        return order
+    out, placed = [], set()
+    for op in order:
+        if op in placed:
+            continue
+        members = blocking.get(_instance(op), [op]) if op._type in BLOCKING_COLLECTIVES else [op]
+        out.extend(members)
+        placed.update(members)
+    return out
 
 
 def _topological(fetch_ops, fed, after: dict) -> list[Operation]:

@@ -332,7 +332,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.slim` (those, with TF-Slim's variable names; not slim.learning or slim.nets), "
                       "`tf.contrib.data` (tf.data.experimental's transformations), `tf.contrib.training.HParams`, "
                       "`tf.contrib.opt` (AdamW, MomentumW, LazyAdam, decoupled weight decay), "
-                      "`tf.contrib.distribute` (the strategies with `num_gpus`), `tf.contrib.crf` (log-likelihood, "
+                      "`tf.contrib.distribute` (the strategies with `num_gpus`), `tf.contrib.staging.StagingArea`, "
+                      "`tf.contrib.nccl` (all-reduce among a process's devices, GPUs or CPUs, with a sum's "
+                      "gradient), `tf.contrib.crf` (log-likelihood, "
                       "Viterbi decoding); "
                       "the rest of contrib is not supported")
         elif _has(tf, name):

@@ -23,8 +23,9 @@ from __future__ import annotations
 import functools
 
 from ...framework.registry import get_registration, register_kernel
-from ...ops import (array_ops, control_flow_ops, conv_ops, intra_op, math_ops, nn_ops,  # noqa: F401 - op blocks
-                    random_ops, reduction_ops, scatter_ops, slicing_ops, state_ops, training_ops, unary_ops)
+from ...ops import (array_ops, collective_ops, control_flow_ops, conv_ops, intra_op, math_ops,  # noqa: F401
+                    nn_ops, random_ops, reduction_ops, scatter_ops, slicing_ops, state_ops, training_ops,
+                    unary_ops)  # (the op blocks)
 from . import fused, products  # noqa: F401 - products registers MatMul and the convolutions
 
 DEVICE_TYPE = "GPU"
@@ -94,6 +95,12 @@ _HOST_MEMORY = {
     "_TensorListPutAll": ((1,), ()),
     "RandomUniform": ((0,), (0,)), "RandomStandardNormal": ((0,), (0,)), "TruncatedNormal": ((0,), (0,)),
     "RandomUniformInt": ((0, 1, 2), (0,)),
+    # all-reduce: each member is its GPU (a group of a process's GPUs has one member a
+    # device, as a MirroredStrategy's replicas need), and reduces its tensor in host memory,
+    # as on a CPU (tf.contrib.nccl's NcclAllReduce too: NCCL's all-reduce between the GPUs'
+    # memories is not used yet)
+    "CollectiveReduce": ((0,), (0,)), "_CollectiveReduceStart": ((0,), (0,)),
+    "_CollectiveReduceDone": ((0,), (0,)), "NcclAllReduce": ((0,), (0,)),
 }
 
 
