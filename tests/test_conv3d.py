@@ -57,6 +57,54 @@ def test_conv3d_matches_numpy_and_its_gradients(padding, strides):
     check_gradients(lambda a, b: tf.nn.conv3d(a, b, s5, padding), [x[:1, :3, :4, :4], f])
 
 
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_a_dilated_conv3d_reads_taps_rate_apart(padding):
+    rng = np.random.default_rng(4)
+    x, f = rng.standard_normal((1, 7, 6, 7, 2)), rng.standard_normal((2, 2, 3, 2, 3))
+    rates = [2, 1, 3]
+    # (the oracle: the filter with rate - 1 zeros between its taps, convolved directly)
+    spread = np.zeros([(k - 1) * r + 1 for k, r in zip(f.shape[:3], rates)] + list(f.shape[3:]))
+    spread[::rates[0], ::rates[1], ::rates[2]] = f
+    got = evaluate(tf.nn.conv3d(x, f, [1] * 5, padding, dilations=[1, *rates, 1]))
+    assert_oracle(got, conv3d_ref(x, spread, [1, 1, 1], padding), rtol=1e-10)
+    check_gradients(lambda a, b: tf.nn.conv3d(a, b, [1] * 5, padding, dilations=[1, *rates, 1]), [x[:, :5, :4, :], f])
+    with pytest.raises(ValueError, match="needs strides of 1"):
+        tf.nn.conv3d(x, f, [1, 2, 1, 1, 1], padding, dilations=[1, *rates, 1])
+
+
+def test_the_3d_ops_take_ncdhw_as_ndhwc_transposed():
+    rng = np.random.default_rng(5)
+    x, f = rng.standard_normal((2, 5, 4, 6, 3)), rng.standard_normal((2, 3, 2, 3, 4))
+    to_first, to_last = [0, 4, 1, 2, 3], [0, 2, 3, 4, 1]
+
+    def first(v):  # (an NDHWC-ordered attribute in NCDHW order)
+        return [v[i] for i in to_first]
+
+    strides = [1, 2, 1, 2, 1]
+    y = evaluate(tf.nn.conv3d(x, f, strides, "SAME"))
+    dy = rng.standard_normal(y.shape)
+    pairs = [
+        (y, tf.nn.conv3d(x.transpose(to_first), f, first(strides), "SAME", data_format="NCDHW")),
+        (evaluate(tf.nn.conv3d(x, f, [1] * 5, "VALID", dilations=[1, 2, 1, 2, 1])),
+         tf.nn.conv3d(x.transpose(to_first), f, [1] * 5, "VALID", data_format="NCDHW", dilations=[1, 1, 2, 1, 2])),
+        (evaluate(tf.nn.max_pool3d(x, [1, 2, 2, 3, 1], strides, "SAME")),
+         tf.nn.max_pool3d(x.transpose(to_first), first([1, 2, 2, 3, 1]), first(strides), "SAME",
+                          data_format="NCDHW")),
+        (evaluate(tf.nn.avg_pool3d(x, [1, 2, 2, 2, 1], strides, "VALID")),
+         tf.nn.avg_pool3d(x.transpose(to_first), first([1, 2, 2, 2, 1]), first(strides), "VALID",
+                          data_format="NCDHW")),
+        (evaluate(tf.nn.conv3d_transpose(dy, f, list(x.shape), strides, "SAME")),
+         tf.nn.conv3d_transpose(dy.transpose(to_first), f, first(list(x.shape)), first(strides), "SAME",
+                                data_format="NCDHW")),
+    ]
+    for want, got in pairs:
+        assert_oracle(evaluate(got).transpose(to_last), want, rtol=1e-12)
+    fgrad = tf.nn.conv3d_backprop_filter_v2(x.transpose(to_first), list(f.shape), dy.transpose(to_first),
+                                            first(strides), "SAME", data_format="NCDHW")
+    assert_oracle(evaluate(fgrad), evaluate(tf.nn.conv3d_backprop_filter_v2(x, list(f.shape), dy, strides, "SAME")),
+                  rtol=1e-12)
+
+
 @pytest.mark.parametrize("kind", ["max", "avg"])
 @pytest.mark.parametrize("padding,strides", [("VALID", [2, 2, 2]), ("SAME", [1, 2, 2])])
 def test_pool3d_matches_numpy_and_its_gradients(kind, padding, strides):

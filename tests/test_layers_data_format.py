@@ -25,6 +25,9 @@ LAYERS = {  # name: (spatial rank, the layer's call with data_format)
                                                          kernel_initializer=_init, bias_initializer=_init)),
     "conv3d": (3, lambda x, f: tf.layers.conv3d(x, 2, 2, padding="same", data_format=f, kernel_initializer=_init,
                                                  bias_initializer=_init)),
+    "conv3d_dilated": (3, lambda x, f: tf.layers.conv3d(x, 2, (2, 2, 1), padding="same", dilation_rate=(2, 1, 2),
+                                                         data_format=f, kernel_initializer=_init,
+                                                         bias_initializer=_init)),
     "conv2d_transpose": (2, lambda x, f: tf.layers.conv2d_transpose(x, 3, 3, strides=2, padding="same",
                                                                      data_format=f, kernel_initializer=_init,
                                                                      bias_initializer=_init)),
@@ -135,3 +138,40 @@ def test_the_convolution_gradient_functions_take_nchw_as_nhwc_transposed(dilatio
             got = sess.run(pairs)
     for nhwc, from_nchw in got:
         np.testing.assert_allclose(from_nchw, nhwc, rtol=1e-12, atol=1e-12)
+
+
+def test_space_and_depth_moves_take_nchw_as_nhwc_transposed():
+    x = RNG.normal(size=[2, 4, 6, 8])  # NHWC
+    with tf.Graph().as_default():
+        pairs = [(tf.space_to_depth(x, 2), tf.space_to_depth(x.transpose(0, 3, 1, 2), 2, data_format="NCHW")),
+                 (tf.depth_to_space(x, 2), tf.depth_to_space(x.transpose(0, 3, 1, 2), 2, data_format="NCHW"))]
+        with tf.Session() as sess:
+            got = sess.run(pairs)
+        with pytest.raises(ValueError, match="NCHW_VECT_C"):
+            tf.depth_to_space(x, 2, data_format="NCHW_VECT_C")
+    for nhwc, nchw in got:
+        np.testing.assert_array_equal(nchw, nhwc.transpose(0, 3, 1, 2))
+
+
+@pytest.mark.parametrize("data_format", ["NWC", "NCW"])
+def test_conv1d_transpose_is_the_input_gradient_of_conv1d_in_either_layout(data_format):
+    x = RNG.normal(size=[2, 9, 3])          # NWC
+    f = RNG.normal(size=[3, 3, 4])          # [width, in, out] of the forward convolution
+    first = data_format == "NCW"
+    with tf.Graph().as_default():
+        for stride, rate in ((2, 1), (1, 2)):
+            xt = tf.constant(x)
+            y = tf.nn.conv1d(xt, f, stride, "SAME", dilations=rate)
+            dy = RNG.normal(size=y.shape.as_list())
+            want = tf.gradients(tf.reduce_sum(y * dy), xt)[0]
+            got = tf.nn.conv1d_transpose(dy.transpose(0, 2, 1) if first else dy, f,
+                                         [2, 3, 9] if first else [2, 9, 3], stride, "SAME", data_format=data_format,
+                                         dilations=rate)
+            via = tf.nn.conv_transpose(dy.transpose(0, 2, 1) if first else dy, f, [2, 3, 9] if first else [2, 9, 3],
+                                       stride, "SAME", data_format=data_format, dilations=rate)
+            with tf.Session() as sess:
+                w, g, v = sess.run([want, got, via])
+            if first:
+                g, v = g.transpose(0, 2, 1), v.transpose(0, 2, 1)
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(v, w, rtol=1e-12, atol=1e-12)

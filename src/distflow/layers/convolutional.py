@@ -217,8 +217,7 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", dat
     """A 3-D convolution layer over [batch, depth, height, width, channels]: ``<name>/kernel``
     [kd, kh, kw, in, filters] and ``<name>/bias``."""
     first = _channels_first(data_format)
-    if _triple(dilation_rate, "dilation_rate") != (1, 1, 1):
-        raise NotImplementedError("conv3d dilation_rate other than 1 is not supported by distflow")
+    rates = _triple(dilation_rate, "dilation_rate")
     inputs = ops.convert_to_tensor(inputs)
     if inputs.shape.ndims != 5:
         raise ValueError(f"conv3d inputs must be of rank 5 ({data_format or 'channels_last'}), got {inputs.shape}")
@@ -229,7 +228,8 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", dat
     with variable_scope(name, default_name="conv3d", reuse=reuse):
         kernel = layer_variable("kernel", [*k, channels, filters], dtype, kernel_initializer,
                                 kernel_regularizer, trainable, kernel_constraint)
-        out = _channels_last(lambda x: conv3d_ops.conv3d(x, kernel, [1, *s, 1], padding.upper()), inputs, first)
+        out = _channels_last(lambda x: conv3d_ops.conv3d(x, kernel, [1, *s, 1], padding.upper(),
+                                                         dilations=[1, *rates, 1]), inputs, first)
         return _finish(out, filters, dtype, use_bias, bias_initializer, bias_regularizer, trainable, activation,
                        bias_constraint, activity_regularizer, first)
 

@@ -1,4 +1,5 @@
-"""3-D convolution and pooling on NDHWC tensors ([batch, depth, height, width, channels]).
+"""3-D convolution and pooling on NDHWC tensors ([batch, depth, height, width, channels]);
+NCDHW ones are transposed to NDHWC and back, as the 2-D ops do NCHW.
 
 The kernels read every window through a strided view of the padded input
 (``sliding_window_view``) and contract it with the filter; the input gradients add each
@@ -13,9 +14,51 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
+from . import array_ops, slicing_ops
 from .array_ops import shape_of
 from .conv_ops import conv_output_size, pool_window, register_convolution_gradients
 from .op_util import FLOATS, constant_shape, make_tensor, only_default
+
+_TO_LAST, _TO_FIRST = [0, 2, 3, 4, 1], [0, 4, 1, 2, 3]
+
+
+def _channels_first(data_format) -> bool:
+    if data_format not in (None, "NDHWC", "NCDHW"):
+        raise ValueError(f"data_format must be 'NDHWC' or 'NCDHW', got {data_format!r}")
+    return data_format == "NCDHW"
+
+
+def _last_order(values):
+    """An NCDHW-ordered attribute (strides, ksize, dilations, a shape) in NDHWC order."""
+    values = list(values)
+    if len(values) != 5:
+        raise ValueError(f"expected 5 values for NCDHW, got {values}")
+    return [values[i] for i in _TO_LAST]
+
+
+def _ncdhw(fn, x, name, default):
+    """``fn`` (an NDHWC op) applied to NCDHW ``x``: transposed in, and the result back."""
+    with ops.name_scope(name, default, [x]):
+        y = fn(array_ops.transpose(x, _TO_LAST, name="to_NDHWC"))
+        return array_ops.transpose(y, _TO_FIRST, name="to_NCDHW")
+
+
+def dilate_filter_3d(f: ops.Tensor, rates) -> ops.Tensor:
+    """The [kd, kh, kw, in, out] filter with ``rate - 1`` zero taps between its taps along
+    each spatial dimension: a convolution with it is the dilated convolution with ``f``."""
+    kernel = [f.shape[i].value for i in range(3)]
+    if None in kernel:
+        raise ValueError("a dilated 3-D convolution needs the filter's spatial sizes known")
+    with ops.name_scope(None, "dilate_filter", [f]):
+        channels = [array_ops.shape(f)[3], array_ops.shape(f)[4]]
+        spread = array_ops.reshape(f, array_ops.stack([kernel[0], 1, kernel[1], 1, kernel[2], 1, *channels]))
+        spread = array_ops.pad(spread, [[0, 0], [0, rates[0] - 1], [0, 0], [0, rates[1] - 1], [0, 0],
+                                        [0, rates[2] - 1], [0, 0], [0, 0]])
+        spread = array_ops.reshape(spread, array_ops.stack([k * r for k, r in zip(kernel, rates)] + channels))
+        sizes = [(k - 1) * r + 1 for k, r in zip(kernel, rates)]
+        out = slicing_ops.slice(spread, [0] * 5, sizes + [-1, -1])
+        out.set_shape(sizes + [f.shape[3].value, f.shape[4].value])
+        return out
 
 
 
@@ -110,24 +153,33 @@ register_convolution_gradients("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpro
 
 def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", dilations=(1, 1, 1, 1, 1),  # noqa: A002
            name=None, filters=None):
-    """3-D convolution of NDHWC ``input`` with a [kd, kh, kw, in, out] ``filter``."""
-    if data_format != "NDHWC":
-        raise errors.UnimplementedError(None, None, f"Only data_format='NDHWC' is supported, got {data_format!r}")
-    if _check_5("dilations", dilations) != [1] * 5:
-        raise errors.UnimplementedError(None, None, "conv3d dilations other than 1 are not supported by distflow")
+    """3-D convolution of NDHWC (or NCDHW) ``input`` with a [kd, kh, kw, in, out] ``filter``;
+    with ``dilations``, the dilated convolution (its filter spread with zeros, strides of 1)."""
+    f = filter if filter is not None else filters
+    if _channels_first(data_format):
+        return _ncdhw(lambda t: conv3d(t, f, _last_order(strides), padding, dilations=_last_order(dilations)),
+                      input, name, "Conv3D")
     x = ops.convert_to_tensor(input)
-    f = ops.convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype.base_dtype)
+    f = ops.convert_to_tensor(f, dtype=x.dtype.base_dtype)
     if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"conv3d needs a floating input, got {x.dtype.name}")
-    return make_tensor("Conv3D", [x, f], {"strides": _check_5("strides", strides), "padding": _check_padding(padding)},
-                       name or "Conv3D")
+    strides, rates = _check_5("strides", strides), _check_5("dilations", dilations)
+    if rates != [1] * 5:
+        if strides != [1] * 5:
+            raise ValueError(f"conv3d with dilations {rates} needs strides of 1, got {strides}")
+        f = dilate_filter_3d(f, rates[1:4])
+    return make_tensor("Conv3D", [x, f], {"strides": strides, "padding": _check_padding(padding)}, name or "Conv3D")
 
 
 def conv3d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NDHWC",  # noqa: A002
                            dilations=(1, 1, 1, 1, 1), name=None):
-    """The gradient of conv3d with respect to its filter, of shape ``filter_sizes``."""
-    only_default("conv3d_backprop_filter", "data_format", data_format, "NDHWC")
+    """The gradient of conv3d with respect to its filter, of shape ``filter_sizes``; with
+    NCDHW, the input, ``out_backprop`` and ``strides`` are in that order."""
     only_default("conv3d_backprop_filter", "dilations", dilations, (1, 1, 1, 1, 1))
+    if _channels_first(data_format):
+        with ops.name_scope(name, "Conv3DBackpropFilterV2", [input, out_backprop]) as scope:
+            x, dy = (array_ops.transpose(t, _TO_LAST, name="to_NDHWC") for t in (input, out_backprop))
+            return conv3d_backprop_filter(x, filter_sizes, dy, _last_order(strides), padding, name=scope)
     x = ops.convert_to_tensor(input)
     return make_tensor("Conv3DBackpropFilterV2", [
         x, ops.convert_to_tensor(filter_sizes, dtype=dtypes.int32),
@@ -145,13 +197,17 @@ def conv3d_backprop_input(input_sizes, filter, out_backprop, strides, padding, n
 
 def conv3d_transpose(value, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
                      data_format="NDHWC", name=None, input=None, filters=None, dilations=None):
-    """The transpose of conv3d: ``filter`` is [kd, kh, kw, out_channels, in_channels]."""
-    only_default("conv3d_transpose", "data_format", data_format, "NDHWC")
+    """The transpose of conv3d: ``filter`` is [kd, kh, kw, out_channels, in_channels]; with
+    NCDHW, ``value``, ``output_shape`` and ``strides`` are in that order."""
     only_default("conv3d_transpose", "dilations", dilations, None, 1, (1, 1, 1, 1, 1))
     value = value if value is not None else input
-    with ops.name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
-        return conv3d_backprop_input(output_shape, filter if filter is not None else filters, value, strides,
-                                     padding, name=scope)
+    f = filter if filter is not None else filters
+    with ops.name_scope(name, "conv3d_transpose", [value, f, output_shape]) as scope:
+        if _channels_first(data_format):
+            sizes = slicing_ops.gather(ops.convert_to_tensor(output_shape, dtype=dtypes.int32), _TO_LAST)
+            return _ncdhw(lambda t: conv3d_backprop_input(sizes, f, t, _last_order(strides), padding), value, None,
+                          "nchw")
+        return conv3d_backprop_input(output_shape, f, value, strides, padding, name=scope)
 
 
 # ---------------------------------------------------------------------------
@@ -221,10 +277,12 @@ def _avg_pool3d_grad(op, grad):
 
 
 def _pool3d(op_type, input, ksize, strides, padding, data_format, name):  # noqa: A002
-    if data_format != "NDHWC":
-        raise errors.UnimplementedError(None, None, f"Only data_format='NDHWC' is supported, got {data_format!r}")
+    ksize, strides = (pool_window(n, v, 3, data_format or "NDHWC") for n, v in (("ksize", ksize),
+                                                                              ("strides", strides)))
+    if _channels_first(data_format):
+        return _ncdhw(lambda t: _pool3d(op_type, t, _last_order(ksize), _last_order(strides), padding, "NDHWC",
+                                        None), input, name, op_type)
     x = ops.convert_to_tensor(input)
-    ksize, strides = (pool_window(n, v, 3, data_format) for n, v in (("ksize", ksize), ("strides", strides)))
     return make_tensor(op_type, [x], {"ksize": _check_5("ksize", ksize), "strides": _check_5("strides", strides),
                                       "padding": _check_padding(padding)}, name or op_type)
 

@@ -189,10 +189,8 @@ def convolution(input, filter, padding, strides=None, dilation_rate=None, name=N
             return conv_ops.conv2d(input, f, full(steps), padding, data_format="NCHW" if first else "NHWC",
                                    dilations=full(rate))
         if rank == 3:
-            if any(r > 1 for r in rate):
-                raise errors.UnimplementedError(None, None, f"convolution: a 3-D dilation_rate {rate} is not "
-                                                "supported")
-            return conv3d_ops.conv3d(input, f, full(steps), padding, data_format="NCDHW" if first else "NDHWC")
+            return conv3d_ops.conv3d(input, f, full(steps), padding, data_format="NCDHW" if first else "NDHWC",
+                                     dilations=full(rate))
     raise ValueError(f"convolution supports filters of rank 3, 4 or 5, got {f.shape}")
 
 
@@ -275,32 +273,42 @@ depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter
 
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
                      dilations=None, name=None):
-    """The transpose of conv1d: ``filters`` is [width, out_channels, in_channels]."""
-    only_default("conv1d_transpose", "data_format", data_format, "NWC", None)
-    only_default("conv1d_transpose", "dilations", dilations, None, 1, [1], [1, 1, 1])
+    """The transpose of conv1d: ``filters`` is [width, out_channels, in_channels]; with
+    "NCW", ``input`` and ``output_shape`` are [batch, channels, width]."""
+    first = _channels_first(data_format, "conv1d_transpose")
+    (stride,) = _spatial(strides, 1, first, "conv1d_transpose", "strides")
+    (rate,) = _spatial(dilations, 1, first, "conv1d_transpose", "dilations")
     with ops.name_scope(name, "conv1d_transpose", [input, filters, output_shape]):
-        stride = strides if isinstance(strides, int) else list(strides)[-2 if len(strides) == 3 else 0]
+        x = ops.convert_to_tensor(input)
         shape = ops.convert_to_tensor(output_shape, dtype=dtypes.int32)
+        if first:  # (as NWC, between transposes)
+            x, shape = array_ops.transpose(x, [0, 2, 1]), slicing_ops.gather(shape, [0, 2, 1])
         shape4 = slicing_ops.concat([shape[:1], [1], shape[1:]], 0)
-        out = conv_ops.conv2d_transpose(array_ops.expand_dims(ops.convert_to_tensor(input), 1),
+        out = conv_ops.conv2d_transpose(array_ops.expand_dims(x, 1),
                                         array_ops.expand_dims(ops.convert_to_tensor(filters), 0), shape4,
-                                        [1, 1, stride, 1], padding)
-        return array_ops.squeeze(out, [1])
+                                        [1, 1, stride, 1], padding, dilations=[1, 1, rate, 1])
+        out = array_ops.squeeze(out, [1])
+        return array_ops.transpose(out, [0, 2, 1]) if first else out
 
 
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
                    dilations=None, name=None):
-    """conv1d_transpose, conv2d_transpose or conv3d_transpose, by the length of ``output_shape``."""
-    only_default("conv_transpose", "data_format", data_format, None, "NWC", "NHWC", "NDHWC")
-    only_default("conv_transpose", "dilations", dilations, None, 1)
+    """conv1d_transpose, conv2d_transpose or conv3d_transpose, by the length of ``output_shape``
+    (``data_format`` that rank's: "NWC" or "NCW", "NHWC" or "NCHW", "NDHWC" or "NCDHW")."""
     rank = ops.convert_to_tensor(output_shape).shape[0].value
+    formats = {3: ("NWC", "NCW"), 4: ("NHWC", "NCHW"), 5: ("NDHWC", "NCDHW")}
+    if rank not in formats:
+        raise ValueError(f"conv_transpose: output_shape must have 3, 4 or 5 entries, got {rank}")
+    if data_format not in (None, *formats[rank]):
+        raise ValueError(f"conv_transpose: data_format must be one of {formats[rank]} for output_shape of "
+                         f"{rank} entries, got {data_format!r}")
+    data_format = data_format or formats[rank][0]
     if rank == 3:
-        return conv1d_transpose(input, filters, output_shape, strides, padding, name=name)
+        return conv1d_transpose(input, filters, output_shape, strides, padding, data_format, dilations, name=name)
     if rank == 4:
-        return conv_ops.conv2d_transpose(input, filters, output_shape, strides, padding, name=name)
-    if rank == 5:
-        return conv3d_transpose(input, filters, output_shape, strides, padding, name=name)
-    raise ValueError(f"conv_transpose: output_shape must have 3, 4 or 5 entries, got {rank}")
+        return conv_ops.conv2d_transpose(input, filters, output_shape, strides, padding, data_format, name,
+                                         dilations=dilations)
+    return conv3d_transpose(input, filters, output_shape, strides, padding, data_format, name, dilations=dilations)
 
 
 @register_op("MaxPoolArgmax", shape=lambda op: _argmax_shape(op),

@@ -478,10 +478,20 @@ def parallel_stack(values, name="parallel_stack"):
     return array_ops.stack(values, name=name)
 
 
+def _nhwc_of(op, x, block_size, name, data_format):
+    """``op`` (an NHWC block move) on NCHW ``x``: transposed in and the result back, the same
+    elements as TensorFlow's NCHW kernel moves."""
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"{op.__name__}: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
+    with ops.name_scope(name, op.__name__, [x]):
+        y = op(array_ops.transpose(x, [0, 2, 3, 1], name="to_NHWC"), block_size)
+        return array_ops.transpose(y, [0, 3, 1, 2], name="to_NCHW")
+
+
 def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
-    """Moves ``block_size`` x ``block_size`` spatial blocks into the channels (NHWC)."""
+    """Moves ``block_size`` x ``block_size`` spatial blocks into the channels (NHWC, or NCHW)."""
     if data_format != "NHWC":
-        raise NotImplementedError("space_to_depth supports NHWC only")
+        return _nhwc_of(space_to_depth, input, block_size, name, data_format)
     x = ops.convert_to_tensor(input)
     b = int(block_size)
     with ops.name_scope(name, "SpaceToDepth", [x]):
@@ -494,9 +504,9 @@ def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A
 
 
 def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
-    """The inverse of space_to_depth (NHWC)."""
+    """The inverse of space_to_depth (NHWC, or NCHW)."""
     if data_format != "NHWC":
-        raise NotImplementedError("depth_to_space supports NHWC only")
+        return _nhwc_of(depth_to_space, input, block_size, name, data_format)
     x = ops.convert_to_tensor(input)
     b = int(block_size)
     with ops.name_scope(name, "DepthToSpace", [x]):
