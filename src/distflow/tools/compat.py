@@ -41,7 +41,7 @@ OUT_OF_SCOPE = {
     },
     "nn": {**{name: _XLA for name in ["approx_max_k", "approx_min_k"]},
            **{name: _EAGER for name in ["experimental", "compute_average_loss", "scale_regularization_loss"]}},
-    "train": {name: _EAGER for name in ["Checkpoint", "CheckpointManager", "CheckpointOptions", "experimental"]},
+    "train": {name: _EAGER for name in ["Checkpoint", "CheckpointManager", "CheckpointOptions"]},
     "data": {name: _EAGER for name in ["DatasetSpec", "NumpyIterator"]},
     "summary": {name: _EAGER for name in ["experimental", "all_v2_summary_ops", "initialize"]},
     "layers": {"experimental": _EAGER},
@@ -106,6 +106,10 @@ DIFFERENT = {
     },
     "train": {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
+        "experimental": "TF 1.14-1.15's loss scaling for mixed precision (`MixedPrecisionLossScaleOptimizer`, "
+                        "`FixedLossScale`, `DynamicLossScale`, `enable_mixed_precision_graph_rewrite`); the "
+                        "rewrite that runs chosen ops in float16 on recent GPUs is not done (ops keep their "
+                        "dtypes, as TensorFlow leaves them on other devices); not `PythonState`",
         "Saver": "checkpoints are written as safetensors shards and a JSON index (atomically), not TF's "
                  "format; checkpoints that TensorFlow wrote are read too (restored, listed, warm-started from; "
                  "its V2 bundles and its first, V1, format; partitioned variables' slices assembled), except "

@@ -19,6 +19,7 @@ from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponenti
                                   inverse_time_decay, linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay,
                                   piecewise_constant,
                                   piecewise_constant_decay, polynomial_decay)
+from . import experimental  # noqa: F401
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .optimizers import (AdadeltaOptimizer, AdagradDAOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,  # noqa: F401
