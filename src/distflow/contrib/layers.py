@@ -22,6 +22,7 @@ from ..ops import (array_ops, conv_ops, convolution_ops, init_ops, math_ops, nn_
 from ..ops import variable_scope as vs
 from ..ops.control_flow_v2 import cond
 from .framework import add_arg_scope, model_variable
+from .optimizers import OPTIMIZER_CLS_NAMES, OPTIMIZER_SUMMARIES, adaptive_clipping_fn, optimize_loss  # noqa: F401
 
 # -- initializers ----------------------------------------------------------------------------
 

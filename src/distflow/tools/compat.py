@@ -327,7 +327,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.lookup`, the parts TF's tutorials imported; `tf.contrib.layers` (fully_connected, "
                       "the convolutions, pooling, flatten, dropout, batch_norm, layer_norm, repeat, stack, "
                       "one_hot_encoding, embed_sequence, the Xavier and variance scaling initializers, the L1/L2 "
-                      "regularizers), `tf.contrib.framework` (arg_scope, model variables, variables to restore) and "
+                      "regularizers, optimize_loss and adaptive_clipping_fn), `tf.contrib.framework` (arg_scope, model variables, variables to restore) and "
                       "`tf.contrib.slim` (those, with TF-Slim's variable names; not slim.learning or slim.nets), "
                       "`tf.contrib.data` (tf.data.experimental's transformations), `tf.contrib.training.HParams`, "
                       "`tf.contrib.opt` (AdamW, MomentumW, LazyAdam, decoupled weight decay), "

@@ -182,8 +182,8 @@ class Optimizer:
         (a learning rate given as a function, as TF 1.x allows) is called first."""
         if callable(value) and not isinstance(value, (ops.Tensor, Variable)):
             value = value()
-        if isinstance(value, ops.Tensor):
-            return math_ops.cast(value, var.dtype.base_dtype)
+        if isinstance(value, (ops.Tensor, Variable)):  # (a float32 learning-rate variable, a float64 model)
+            return math_ops.cast(ops.convert_to_tensor(value), var.dtype.base_dtype)
         return ops.convert_to_tensor(value, dtype=var.dtype.base_dtype, name=name)
 
 
