@@ -77,8 +77,11 @@ class RNNCell:
                                    reuse=self._reuse) as found:
                 self._scope = found
                 before = {id(v) for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
-                inputs_shape = nest.flatten(inputs)[0].shape
-                self.build(inputs_shape)
+                first = nest.flatten(inputs)[0]
+                if self._dtype is None and getattr(first, "dtype", None) is not None \
+                        and first.dtype.base_dtype.is_floating:  # (the variables take the inputs' dtype, as TF's)
+                    self._dtype = first.dtype.base_dtype
+                self.build(first.shape)
                 self._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
                                    if id(v) not in before]
                 self.built = True

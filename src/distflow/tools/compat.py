@@ -320,7 +320,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "
                       "`write_graph`")
         elif name == "contrib":
-            status = ("partial: `tf.contrib.rnn`, `tf.contrib.seq2seq` (`sequence_loss`, `BasicDecoder` with the "
+            status = ("partial: `tf.contrib.rnn` (with `LSTMBlockCell`, `LSTMBlockFusedCell`, `GRUBlockCell`/`V2`, "
+                      "`LayerNormBasicLSTMCell`, `stack_bidirectional_dynamic_rnn`/`stack_bidirectional_rnn`), "
+                      "`tf.contrib.seq2seq` (`sequence_loss`, `BasicDecoder` with the "
                       "training, greedy and sampling helpers, `dynamic_decode`, `tile_batch`, `LuongAttention`, "
                       "`BahdanauAttention`, `AttentionWrapper`, `BeamSearchDecoder` and `gather_tree`), "
                       "`tf.contrib.legacy_seq2seq` and "
