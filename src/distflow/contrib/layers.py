@@ -11,13 +11,14 @@ biases: the normalizer's output is activated.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
 from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
 from ..layers.normalization import batch_normalization as _layers_batch_normalization
-from ..ops import (array_ops, conv_ops, convolution_ops, init_ops, math_ops, nn_impl, nn_ops,
+from ..ops import (array_ops, conv3d_ops, conv_ops, convolution_ops, init_ops, math_ops, nn_impl, nn_ops,
                    random_ops, reduction_ops, segment_ops, unary_ops)
 from ..ops import variable_scope as vs
 from ..ops.control_flow_v2 import cond
@@ -263,13 +264,14 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
                             variables_collections=None, outputs_collections=None, trainable=True, scope=None):
     """The transpose of a 2-D convolution: weights ``[kh, kw, num_outputs, in]``; the output is
     ``stride`` times the input (``SAME``), plus the kernel's overhang (``VALID``)."""
-    if data_format != "NHWC":
-        raise ValueError(f"conv2d_transpose: only data_format='NHWC' is supported here, got {data_format!r}")
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
     if padding not in ("SAME", "VALID"):
         raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    first = data_format == "NCHW"
     with vs.variable_scope(scope, "Conv2d_transpose", [inputs], reuse=reuse) as sc:
         inputs = ops.convert_to_tensor(inputs)
-        channels = inputs.shape[-1].value
+        channels = inputs.shape[1 if first else -1].value
         dtype = inputs.dtype.base_dtype
         kh, kw = _tuple(kernel_size, 2, "kernel_size")
         sh, sw = _tuple(stride, 2, "stride")
@@ -277,17 +279,23 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
                                  weights_regularizer, trainable,
                                  _variable_collections(variables_collections, "weights"))
         dims = array_ops.shape(inputs)
+        (h_axis, w_axis) = (2, 3) if first else (1, 2)
 
         def size(d, k, s):
             return d * s if padding == "SAME" else d * s + max(k - s, 0)
 
-        out_shape = array_ops.stack([dims[0], size(dims[1], kh, sh), size(dims[2], kw, sw), int(num_outputs)])
-        outputs = conv_ops.conv2d_transpose(inputs, weights, out_shape, [1, sh, sw, 1], padding)
-        h, w = inputs.shape[1].value, inputs.shape[2].value
-        outputs.set_shape([inputs.shape[0].value, None if h is None else size(h, kh, sh),
-                           None if w is None else size(w, kw, sw), int(num_outputs)])
+        spatial = [size(dims[h_axis], kh, sh), size(dims[w_axis], kw, sw)]
+        out_shape = array_ops.stack([dims[0], int(num_outputs), *spatial] if first else
+                                    [dims[0], *spatial, int(num_outputs)])
+        outputs = conv_ops.conv2d_transpose(inputs, weights, out_shape, [1, 1, sh, sw] if first else [1, sh, sw, 1],
+                                            padding, data_format=data_format)
+        h, w = inputs.shape[h_axis].value, inputs.shape[w_axis].value
+        static = [None if h is None else size(h, kh, sh), None if w is None else size(w, kw, sw)]
+        outputs.set_shape([inputs.shape[0].value, int(num_outputs), *static] if first else
+                          [inputs.shape[0].value, *static, int(num_outputs)])
         outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
-                          biases_initializer, biases_regularizer, variables_collections, trainable, dtype)
+                          biases_initializer, biases_regularizer, variables_collections, trainable, dtype,
+                          "NCHW" if first else None)
         return collect_named_outputs(outputs_collections, sc.name, outputs)
 
 
@@ -485,3 +493,222 @@ def stack(inputs, layer, stack_args, **kwargs):
             kwargs["scope"] = f"{scope}_{i + 1}"
             outputs = layer(outputs, *(args if isinstance(args, (list, tuple)) else [args]), **kwargs)
         return outputs
+
+
+@add_arg_scope
+def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1, stride=1, padding="SAME",
+                            data_format="NHWC", rate=1, activation_fn=nn_ops.relu, normalizer_fn=None,
+                            normalizer_params=None, weights_initializer=xavier_initializer(),
+                            pointwise_initializer=None, weights_regularizer=None,
+                            biases_initializer=init_ops.zeros_initializer(), biases_regularizer=None, reuse=None,
+                            variables_collections=None, outputs_collections=None, trainable=True, scope=None):
+    """A depthwise convolution (``depthwise_weights`` [kh, kw, in, depth_multiplier]), then,
+    unless ``num_outputs`` is None, a 1x1 convolution (``pointwise_weights`` [1, 1, in *
+    depth_multiplier, num_outputs]); then biases (or the normalizer) and the activation, as
+    TF-Slim's MobileNet and Xception use it."""
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    with vs.variable_scope(scope, "SeparableConv2d", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        first = data_format == "NCHW"
+        channels = inputs.shape[1 if first else -1].value if inputs.shape.ndims == 4 else None
+        if channels is None:
+            raise ValueError(f"separable_conv2d needs 4-D inputs with known channels, got {inputs.shape}")
+        dtype = inputs.dtype.base_dtype
+        kh, kw = _tuple(kernel_size, 2, "kernel_size")
+        sh, sw = _tuple(stride, 2, "stride")
+        weights_collections = _variable_collections(variables_collections, "weights")
+        depthwise = model_variable("depthwise_weights", [kh, kw, channels, depth_multiplier], dtype,
+                                   weights_initializer, weights_regularizer, trainable, weights_collections)
+        strides = [1, 1, sh, sw] if first else [1, sh, sw, 1]
+        rates = _tuple(rate, 2, "rate")
+        if num_outputs is None:
+            outputs = convolution_ops.depthwise_conv2d(inputs, depthwise, strides, padding, rate=rates,
+                                                       data_format=data_format)
+            num_outputs = channels * depth_multiplier
+        else:
+            pointwise = model_variable("pointwise_weights", [1, 1, channels * depth_multiplier, int(num_outputs)],
+                                       dtype, pointwise_initializer or weights_initializer, weights_regularizer,
+                                       trainable, weights_collections)
+            outputs = convolution_ops.separable_conv2d(inputs, depthwise, pointwise, strides, padding, rate=rates,
+                                                       data_format=data_format)
+        outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+                          biases_initializer, biases_regularizer, variables_collections, trainable, dtype,
+                          "NCHW" if first else None)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+separable_conv2d = separable_convolution2d
+
+
+def _norm_params(shape, dtype, center, scale, param_initializers, variables_collections, trainable):
+    """``beta`` and ``gamma`` (None where not wanted) of ``shape``, as model variables."""
+    initializers = param_initializers or {}
+    beta = model_variable("beta", shape, dtype, initializers.get("beta", init_ops.zeros_initializer()), None,
+                          trainable, _variable_collections(variables_collections, "beta")) if center else None
+    gamma = model_variable("gamma", shape, dtype, initializers.get("gamma", init_ops.ones_initializer()), None,
+                           trainable, _variable_collections(variables_collections, "gamma")) if scale else None
+    return beta, gamma
+
+
+@add_arg_scope
+def instance_norm(inputs, center=True, scale=True, epsilon=1e-6, activation_fn=None, param_initializers=None,
+                  reuse=None, variables_collections=None, outputs_collections=None, trainable=True,
+                  data_format="NHWC", scope=None):
+    """Each example's channels normalized over their own spatial positions (Ulyanov et al.),
+    then shifted by ``InstanceNorm/beta`` and scaled by ``gamma`` (one per channel)."""
+    inputs = ops.convert_to_tensor(inputs)
+    rank = inputs.shape.ndims
+    if rank is None:
+        raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    with vs.variable_scope(scope, "InstanceNorm", [inputs], reuse=reuse) as sc:
+        axis = 1 if data_format == "NCHW" else rank - 1
+        channels = inputs.shape[axis].value
+        if channels is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined channels dimension {inputs.shape}.")
+        beta, gamma = _norm_params([channels], inputs.dtype.base_dtype, center, scale, param_initializers,
+                                   variables_collections, trainable)
+        broadcast = [1, channels] + [1] * (rank - 2) if axis == 1 else None
+        if broadcast is not None:
+            beta, gamma = (None if p is None else array_ops.reshape(p, broadcast) for p in (beta, gamma))
+        mean, variance = nn_ops.moments(inputs, [a for a in range(1, rank) if a != axis], keep_dims=True)
+        outputs = nn_ops.batch_normalization(inputs, mean, variance, beta, gamma, epsilon, name="instancenorm")
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+@add_arg_scope
+def group_norm(inputs, groups=32, channels_axis=-1, reduction_axes=(-3, -2), center=True, scale=True, epsilon=1e-6,
+               activation_fn=None, param_initializers=None, reuse=None, variables_collections=None,
+               outputs_collections=None, trainable=True, scope=None):
+    """The channels (``channels_axis``) split into ``groups``, each example's group normalized
+    over its channels and ``reduction_axes`` (Wu and He), then ``GroupNorm/beta`` and
+    ``gamma`` per channel."""
+    inputs = ops.convert_to_tensor(inputs)
+    rank = inputs.shape.ndims
+    if rank is None:
+        raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+    if channels_axis > rank - 1:
+        raise ValueError("Axis is out of bounds.")
+    channels_axis %= rank
+    channels = inputs.shape[channels_axis].value
+    if channels is None:
+        raise ValueError(f"Inputs {inputs.name} has undefined channel dimension: {channels_axis}.")
+    reduction_axes = [a % rank if a < 0 else a for a in reduction_axes]
+    for a in reduction_axes:
+        if a >= rank:
+            raise ValueError("Axis is out of bounds.")
+        if inputs.shape[a].value is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined dimensions {a}.")
+        if a == channels_axis:
+            raise ValueError("reduction_axis must be mutually exclusive with channels_axis")
+    if groups > channels:
+        raise ValueError(f"Invalid groups {groups} for {channels} channels.")
+    if channels % groups:
+        raise ValueError(f"{channels} channels is not commensurate with {groups} groups.")
+    dims = array_ops.shape(inputs)
+    grouped = array_ops.stack([dims[i] for i in range(channels_axis)] + [groups, channels // groups]
+                              + [dims[i] for i in range(channels_axis + 1, rank)])
+    x = array_ops.reshape(inputs, grouped)
+    moments_axes = [channels_axis + 1] + [a + 1 if a > channels_axis else a for a in reduction_axes]
+    with vs.variable_scope(scope, "GroupNorm", [inputs], reuse=reuse) as sc:
+        beta, gamma = _norm_params([channels], inputs.dtype.base_dtype, center, scale, param_initializers,
+                                   variables_collections, trainable)
+        broadcast = [1] * channels_axis + [groups, channels // groups] + [1] * (rank - channels_axis - 1)
+        mean, variance = nn_ops.moments(x, moments_axes, keep_dims=True)
+        gain = math_ops.rsqrt(variance + epsilon)
+        offset = -mean * gain
+        if gamma is not None:
+            gamma = array_ops.reshape(gamma, broadcast)
+            gain, offset = gain * gamma, offset * gamma
+        if beta is not None:
+            offset = offset + array_ops.reshape(beta, broadcast)
+        outputs = array_ops.reshape(x * gain + offset, dims)
+        outputs.set_shape(inputs.shape)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+@add_arg_scope
+def bias_add(inputs, activation_fn=None, initializer=init_ops.zeros_initializer(), regularizer=None, reuse=None,
+             variables_collections=None, outputs_collections=None, trainable=True, data_format="NHWC", scope=None):
+    """``inputs`` plus ``BiasAdd/biases`` along the channels (the last axis, or axis 1 with NCHW)."""
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    with vs.variable_scope(scope, "BiasAdd", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        rank = inputs.shape.ndims
+        if rank is None:
+            raise ValueError("Dims of shape must be known but is None")
+        if rank == 1:
+            raise ValueError("Rank of inputs is 1, must be >= 2")
+        first = data_format == "NCHW" and rank > 2
+        channels = inputs.shape[1 if first else -1].value
+        if channels is None:
+            raise ValueError("`C` dimension must be known but is None")
+        biases = model_variable("biases", [channels], inputs.dtype.base_dtype, initializer, regularizer, trainable,
+                                _variable_collections(variables_collections, "biases"))
+        outputs = nn_ops.bias_add(inputs, biases, data_format="NCHW" if first else None)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+elu = functools.partial(fully_connected, activation_fn=nn_ops.elu)
+relu = functools.partial(fully_connected, activation_fn=nn_ops.relu)
+relu6 = functools.partial(fully_connected, activation_fn=nn_ops.relu6)
+linear = functools.partial(fully_connected, activation_fn=None)
+
+
+@add_arg_scope
+def softmax(logits, scope=None):
+    """The softmax over the last axis of N-D ``logits`` (N > 1)."""
+    with vs.variable_scope(scope, "softmax", [logits]):
+        logits = ops.convert_to_tensor(logits)
+        classes = logits.shape[-1].value if (logits.shape.ndims or 0) >= 2 else None
+        if classes is None:
+            raise ValueError(f"softmax needs logits of rank 2 or more with a known last dimension, got {logits.shape}")
+        out = array_ops.reshape(nn_ops.softmax(array_ops.reshape(logits, [-1, classes])), array_ops.shape(logits))
+        out.set_shape(logits.shape)
+        return out
+
+
+def unit_norm(inputs, dim, epsilon=1e-7, scope=None):
+    """``inputs`` divided by its L2 norm along ``dim`` (plus ``epsilon``)."""
+    with vs.variable_scope(scope, "UnitNorm", [inputs]):
+        inputs = ops.convert_to_tensor(inputs)
+        rank = inputs.shape.ndims
+        if rank is None:
+            raise ValueError("The input rank must be known.")
+        if not 0 <= dim < rank:
+            raise ValueError(f"dim must be in [0, {rank}), got {dim}")
+        norm = math_ops.sqrt(epsilon + reduction_ops.reduce_sum(math_ops.square(inputs), [dim], keepdims=True))
+        return inputs / norm
+
+
+@add_arg_scope
+def max_pool3d(inputs, kernel_size, stride=2, padding="VALID", data_format="NDHWC", outputs_collections=None,
+               scope=None):
+    return _pool3d(conv3d_ops.max_pool3d, inputs, kernel_size, stride, padding, data_format, outputs_collections,
+                   scope, "MaxPool3D")
+
+
+@add_arg_scope
+def avg_pool3d(inputs, kernel_size, stride=2, padding="VALID", data_format="NDHWC", outputs_collections=None,
+               scope=None):
+    return _pool3d(conv3d_ops.avg_pool3d, inputs, kernel_size, stride, padding, data_format, outputs_collections,
+                   scope, "AvgPool3D")
+
+
+def _pool3d(kind, inputs, kernel_size, stride, padding, data_format, outputs_collections, scope, default):
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise ValueError("data_format has to be either NCDHW or NDHWC.")
+    with ops.name_scope(scope, default, [inputs]) as sc:
+        window, steps = _tuple(kernel_size, 3, "kernel_size"), _tuple(stride, 3, "stride")
+        full = (lambda v: [1, 1, *v]) if data_format == "NCDHW" else (lambda v: [1, *v, 1])
+        outputs = kind(inputs, full(window), full(steps), padding, data_format=data_format)
+        return collect_named_outputs(outputs_collections, sc, outputs)
