@@ -1,0 +1,92 @@
+"""``tf.contrib.metrics``: the streaming metrics of TF 1.0-1.3 programs.
+
+Each ``streaming_<name>(predictions, labels, ...)`` is ``tf.metrics.<name>(labels,
+predictions, ...)``: contrib took the predictions first; the other arguments, the local
+variables and the (value, update_op) pair are the same. Also ``aggregate_metrics`` and
+``aggregate_metric_map``, which split such pairs, and the one-shot ``accuracy``."""
+
+from __future__ import annotations
+
+from .. import metrics as _metrics
+from .._namespace import missing
+from ..framework import dtypes, ops
+from ..ops import array_ops, math_ops, nn_impl, reduction_ops
+from ..ops.segment_ops import confusion_matrix  # noqa: F401
+
+
+def _labels_second(metric):
+    """``metric(labels, predictions, ...)`` taken as ``(predictions, labels, ...)``."""
+
+    def streaming(predictions, labels, *args, **kwargs):
+        return metric(labels, predictions, *args, **kwargs)
+
+    streaming.__name__ = f"streaming_{metric.__name__}"
+    streaming.__doc__ = f"``tf.metrics.{metric.__name__}`` with the predictions first."
+    return streaming
+
+
+streaming_accuracy = _labels_second(_metrics.accuracy)
+streaming_auc = _labels_second(_metrics.auc)
+streaming_precision = _labels_second(_metrics.precision)
+streaming_recall = _labels_second(_metrics.recall)
+streaming_true_positives = _labels_second(_metrics.true_positives)
+streaming_true_negatives = _labels_second(_metrics.true_negatives)
+streaming_false_positives = _labels_second(_metrics.false_positives)
+streaming_false_negatives = _labels_second(_metrics.false_negatives)
+streaming_mean_absolute_error = _labels_second(_metrics.mean_absolute_error)
+streaming_mean_squared_error = _labels_second(_metrics.mean_squared_error)
+streaming_root_mean_squared_error = _labels_second(_metrics.root_mean_squared_error)
+streaming_mean_relative_error = _labels_second(_metrics.mean_relative_error)
+streaming_mean_cosine_distance = _labels_second(_metrics.mean_cosine_distance)
+streaming_mean_iou = _labels_second(_metrics.mean_iou)
+streaming_precision_at_thresholds = _labels_second(_metrics.precision_at_thresholds)
+streaming_recall_at_thresholds = _labels_second(_metrics.recall_at_thresholds)
+streaming_sparse_precision_at_k = _labels_second(_metrics.precision_at_k)
+streaming_sparse_recall_at_k = _labels_second(_metrics.recall_at_k)
+streaming_sparse_average_precision_at_k = _labels_second(_metrics.average_precision_at_k)
+streaming_sensitivity_at_specificity = _labels_second(_metrics.sensitivity_at_specificity)
+streaming_specificity_at_sensitivity = _labels_second(_metrics.specificity_at_sensitivity)
+streaming_mean = _metrics.mean
+streaming_mean_tensor = _metrics.mean_tensor
+streaming_percentage_less = _metrics.percentage_below
+
+
+def streaming_recall_at_k(predictions, labels, k, weights=None, metrics_collections=None, updates_collections=None,
+                          name=None):
+    """The share of examples whose label (dense class ids) is among the ``k`` highest
+    predictions: the streaming mean of ``in_top_k`` (as contrib computed it)."""
+    hits = math_ops.cast(nn_impl.in_top_k(predictions, labels, k), dtypes.float32)
+    return _metrics.mean(hits, weights, metrics_collections, updates_collections, name or f"recall_at_{k}")
+
+
+def accuracy(predictions, labels, weights=None, name=None):
+    """The (weighted) share of ``predictions`` equal to ``labels`` in this batch alone (no
+    variables: not streaming)."""
+    with ops.name_scope(name, "accuracy", [predictions, labels, weights]):
+        predictions, labels = ops.convert_to_tensor(predictions), ops.convert_to_tensor(labels)
+        if predictions.dtype.base_dtype != labels.dtype.base_dtype:
+            raise ValueError(f"Dtypes of predictions and labels should match. Given: predictions "
+                             f"({predictions.dtype.name}) and labels ({labels.dtype.name})")
+        correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
+        if weights is None:
+            return reduction_ops.reduce_mean(correct)
+        weights = math_ops.cast(weights, dtypes.float32) * array_ops.ones_like(correct)
+        return reduction_ops.reduce_sum(correct * weights) / reduction_ops.reduce_sum(weights)
+
+
+def aggregate_metrics(*value_update_tuples):
+    """(the metrics' values, their update ops), from (value, update_op) pairs."""
+    if not value_update_tuples:
+        raise ValueError("Expected at least one value_tensor/update_op pair")
+    values, updates = zip(*value_update_tuples)
+    return list(values), list(updates)
+
+
+def aggregate_metric_map(names_to_tuples):
+    """({name: value}, {name: update_op}) from {name: (value, update_op)}."""
+    names = list(names_to_tuples)
+    values, updates = aggregate_metrics(*[names_to_tuples[n] for n in names])
+    return dict(zip(names, values)), dict(zip(names, updates))
+
+
+__getattr__ = missing("tf.contrib.metrics")
