@@ -240,8 +240,9 @@ def test_progress_output_is_keras_format():
     model = tf.keras.Sequential([layers.Dense(2, activation="softmax", input_shape=(2,))])
     model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
     num = r"\d\.\d{4}(?:e[+-]\d\d)?"  # (Keras prints a value below 1e-3 as 1.2345e-04)
-    for verbose, pattern in ((1, rf"100/100 \[={{30}}\] - \d+s \d+us/sample - loss: {num} - accuracy: {num} - "
-                                 rf"val_loss: {num} - val_accuracy: {num}"),
+    # (the time per sample is in s, ms or us, as long as it took: the machine decides)
+    for verbose, pattern in ((1, rf"100/100 \[={{30}}\] - \d+s \d+(?:s|ms|us)/sample - loss: {num} - "
+                                 rf"accuracy: {num} - val_loss: {num} - val_accuracy: {num}"),
                              (2, rf"100/100 - \d+s - loss: {num} - accuracy: {num} - val_loss: {num} - "
                                  rf"val_accuracy: {num}")):
         out = io.StringIO()

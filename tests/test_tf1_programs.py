@@ -191,6 +191,23 @@ def test_batch_norm_moving_averages_and_inference():
     assert numbers(last_line_with(out, "inference accuracy"))[-1] >= 0.9
 
 
+def test_word2vec_basic_learns_the_topics_and_writes_the_projector_config(tmp_path):
+    out, _ = run("word2vec_basic.py", "--log_dir", str(tmp_path))
+    assert numbers(last_line_with(out, "nearest neighbour in the same topic"))[-1] >= 0.9
+    from google.protobuf import text_format
+
+    import distflow as tf
+
+    config = text_format.Parse((tmp_path / "projector_config.pbtxt").read_text(),
+                               tf.contrib.tensorboard.plugins.projector.ProjectorConfig())
+    (embedding,) = config.embeddings
+    assert embedding.metadata_path == str(tmp_path / "metadata.tsv")
+    # (the projector finds the embedding in the checkpoint saved beside its config)
+    saved = dict(tf.train.list_variables(str(tmp_path / "model.ckpt")))
+    assert saved[embedding.tensor_name.split(":")[0]] == [48, 16]
+    assert len((tmp_path / "metadata.tsv").read_text().split()) == 48
+
+
 def test_embedding_classifier():
     out, _ = run("embedding_classifier.py")
     top1, top2 = [float(v) for v in re.findall(r"\d+\.\d+", last_line_with(out, "held-out"))]

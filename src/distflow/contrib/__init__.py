@@ -8,13 +8,14 @@ written with contrib or TF-Slim use (``layers``, ``framework``, ``slim``), the d
 transformations (``data``), ``training.HParams``, AdamW and LazyAdam (``opt``), the
 strategies of TF 1.12-1.13 (``distribute``), the linear-chain CRF of sequence taggers
 (``crf``), the audio features of ``signal`` (the same module as ``tf.signal``), and the
-GPU pipelines' ``staging.StagingArea`` and ``nccl`` all-reduce, and the streaming
-``metrics``. Everything else is missing, and says so.
+GPU pipelines' ``staging.StagingArea`` and ``nccl`` all-reduce, the streaming
+``metrics``, and the embedding projector's config (``tensorboard.plugins.projector``).
+Everything else is missing, and says so.
 """
 
 from .._namespace import missing
 from .. import signal  # noqa: F401 - TF 1.x's tf.contrib.signal became tf.signal
 from . import (crf, data, distribute, framework, layers, legacy_seq2seq, lookup, metrics, nccl, opt,  # noqa: F401
-               rnn, seq2seq, slim, staging, training)
+               rnn, seq2seq, slim, staging, tensorboard, training)
 
 __getattr__ = missing("tf.contrib")

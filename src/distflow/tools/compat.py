@@ -336,7 +336,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.opt` (AdamW, MomentumW, LazyAdam, decoupled weight decay), "
                       "`tf.contrib.distribute` (the strategies with `num_gpus`), `tf.contrib.staging.StagingArea`, "
                       "`tf.contrib.metrics` (the `streaming_*` metrics that tf.metrics has, `aggregate_metrics`, "
-                      "`aggregate_metric_map`, `accuracy`), "
+                      "`aggregate_metric_map`, `accuracy`), `tf.contrib.tensorboard.plugins.projector`, "
                       "`tf.contrib.nccl` (all-reduce among a process's devices, GPUs or CPUs, with a sum's "
                       "gradient), `tf.contrib.crf` (log-likelihood, "
                       "Viterbi decoding); "
