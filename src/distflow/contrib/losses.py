@@ -1,0 +1,157 @@
+"""``tf.contrib.losses``: the losses of TF 1.0-1.2, before ``tf.losses``.
+
+They take the predictions (or logits) first, and weigh as contrib did: ``weights`` of lower
+rank than the losses apply to the losses summed over their trailing dimensions (a
+``[batch]`` weight for ``[batch, d]`` losses), and the weighted sum is divided by the
+number of losses whose weight is not zero. Each loss is added to the LOSSES collection.
+``hinge_loss`` returns the unreduced losses, as contrib's did.
+"""
+
+from __future__ import annotations
+
+from .._namespace import missing
+from ..framework import dtypes, ops
+from ..framework.ops import GraphKeys
+from ..ops import array_ops, math_ops, nn_impl, nn_ops, reduction_ops
+
+
+def add_loss(loss, loss_collection=GraphKeys.LOSSES):
+    """Adds ``loss`` to ``loss_collection`` (none if it is None)."""
+    if loss_collection:
+        ops.add_to_collection(loss_collection, loss)
+
+
+def get_losses(scope=None, loss_collection=GraphKeys.LOSSES) -> list:
+    return ops.get_collection(loss_collection, scope)
+
+
+def get_regularization_losses(scope=None) -> list:
+    return ops.get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
+
+
+def get_total_loss(add_regularization_losses=True, name="total_loss"):
+    """The sum of the LOSSES collection (and of the regularization losses)."""
+    losses = get_losses()
+    if add_regularization_losses:
+        losses = losses + get_regularization_losses()
+    return math_ops.add_n(losses, name=name)
+
+
+def _weighted_sum(losses, weights):
+    """The sum of ``losses`` times ``weights``, the losses first summed over the dimensions
+    past the weights' rank."""
+    trailing = list(range(weights.shape.ndims, losses.shape.ndims))
+    summed = reduction_ops.reduce_sum(losses, trailing) if trailing else losses
+    return reduction_ops.reduce_sum(summed * weights)
+
+
+def _num_present(losses, weights):
+    """How many losses have a weight that is not zero (a weight counts for every loss it
+    covers)."""
+    if weights.shape.ndims == 0:
+        size = math_ops.cast(array_ops.size(losses), dtypes.float32)
+        return math_ops.where(math_ops.equal(weights, 0.0), 0.0, size)
+    nonzero = reduction_ops.reduce_sum(math_ops.cast(math_ops.not_equal(weights, 0.0), dtypes.float32))
+    covered = reduction_ops.reduce_prod(array_ops.shape(losses)[weights.shape.ndims:])
+    return nonzero * math_ops.cast(covered, dtypes.float32)
+
+
+def compute_weighted_loss(losses, weights=1.0, scope=None):
+    """The weighted mean of ``losses`` over those with a weight that is not zero (0 if none),
+    added to the LOSSES collection."""
+    with ops.name_scope(scope, "weighted_loss", [losses, weights]):
+        losses = ops.convert_to_tensor(losses)
+        input_dtype = losses.dtype.base_dtype
+        losses = math_ops.cast(losses, dtypes.float32)
+        weights = math_ops.cast(ops.convert_to_tensor(weights), dtypes.float32)
+        if losses.shape.ndims is None:
+            raise ValueError(f"losses.get_shape().ndims cannot be None: {losses}")
+        if weights.shape.ndims is None:
+            raise ValueError(f"weights.get_shape().ndims cannot be None: {weights}")
+        if weights.shape.ndims > 1 and weights.shape[-1].is_compatible_with(1):
+            weights = array_ops.squeeze(weights, [-1])
+        total = _weighted_sum(losses, weights)
+        present = _num_present(losses, weights)
+        mean = math_ops.where(present > 0, total / math_ops.maximum(present, 1.0), 0.0)
+        mean = math_ops.cast(mean, input_dtype)
+        add_loss(mean)
+        return mean
+
+
+def _pair(predictions, labels, what):
+    if labels is None:
+        raise ValueError(f"{what}: labels must not be None.")
+    predictions = math_ops.cast(ops.convert_to_tensor(predictions), dtypes.float32)
+    labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.float32)
+    predictions.shape.assert_is_compatible_with(labels.shape)
+    return predictions, labels
+
+
+def absolute_difference(predictions, labels=None, weights=1.0, scope=None):
+    with ops.name_scope(scope, "absolute_difference", [predictions, labels, weights]) as scope:
+        predictions, labels = _pair(predictions, labels, "absolute_difference")
+        return compute_weighted_loss(math_ops.abs(predictions - labels), weights, scope=scope)
+
+
+def mean_squared_error(predictions, labels=None, weights=1.0, scope=None):
+    with ops.name_scope(scope, "mean_squared_error", [predictions, labels, weights]) as scope:
+        predictions, labels = _pair(predictions, labels, "mean_squared_error")
+        return compute_weighted_loss(math_ops.square(predictions - labels), weights, scope=scope)
+
+
+def log_loss(predictions, labels=None, weights=1.0, epsilon=1e-7, scope=None):
+    with ops.name_scope(scope, "log_loss", [predictions, labels, weights]) as scope:
+        p, y = _pair(predictions, labels, "log_loss")
+        losses = -y * math_ops.log(p + epsilon) - (1 - y) * math_ops.log(1 - p + epsilon)
+        return compute_weighted_loss(losses, weights, scope=scope)
+
+
+def cosine_distance(predictions, labels=None, axis=None, weights=1.0, scope=None, dim=None):
+    """1 minus the dot product of (unit-normalized) ``predictions`` and ``labels`` along ``axis``."""
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("You must specify 'axis'.")
+    with ops.name_scope(scope, "cosine_distance_loss", [predictions, labels, weights]) as scope:
+        predictions, labels = _pair(predictions, labels, "cosine_distance")
+        losses = 1 - reduction_ops.reduce_sum(predictions * labels, [axis])
+        return compute_weighted_loss(losses, weights, scope=scope)
+
+
+def hinge_loss(logits, labels=None, scope=None):
+    """``max(0, 1 - (2 labels - 1) logits)`` for 0/1 ``labels``, element by element (not reduced)."""
+    with ops.name_scope(scope, "hinge_loss", [logits, labels]):
+        logits, labels = _pair(logits, labels, "hinge_loss")
+        return nn_ops.relu(1.0 - (2.0 * labels - 1.0) * logits)
+
+
+def sigmoid_cross_entropy(logits, multi_class_labels, weights=1.0, label_smoothing=0, scope=None):
+    with ops.name_scope(scope, "sigmoid_cross_entropy_loss", [logits, multi_class_labels, weights]) as scope:
+        logits = ops.convert_to_tensor(logits)
+        logits.shape.assert_is_compatible_with(ops.convert_to_tensor(multi_class_labels).shape)
+        labels = math_ops.cast(multi_class_labels, logits.dtype.base_dtype)
+        if label_smoothing > 0:
+            labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
+        losses = nn_impl.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits, name="xentropy")
+        return compute_weighted_loss(losses, weights, scope=scope)
+
+
+def softmax_cross_entropy(logits, onehot_labels, weights=1.0, label_smoothing=0, scope=None):
+    with ops.name_scope(scope, "softmax_cross_entropy_loss", [logits, onehot_labels, weights]) as scope:
+        logits = ops.convert_to_tensor(logits)
+        labels = math_ops.cast(onehot_labels, logits.dtype.base_dtype)
+        logits.shape.assert_is_compatible_with(labels.shape)
+        if label_smoothing > 0:
+            classes = math_ops.cast(array_ops.shape(labels)[1], logits.dtype.base_dtype)
+            labels = labels * (1.0 - label_smoothing) + label_smoothing / classes
+        losses = nn_ops.softmax_cross_entropy_with_logits(labels=labels, logits=logits, name="xentropy")
+        return compute_weighted_loss(losses, weights, scope=scope)
+
+
+def sparse_softmax_cross_entropy(logits, labels, weights=1.0, scope=None):
+    with ops.name_scope(scope, "sparse_softmax_cross_entropy_loss", [logits, labels, weights]) as scope:
+        labels = array_ops.reshape(labels, [array_ops.shape(labels)[0]])
+        losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits, name="xentropy")
+        return compute_weighted_loss(losses, array_ops.squeeze(ops.convert_to_tensor(weights)), scope=scope)
+
+
+__getattr__ = missing("tf.contrib.losses")
