@@ -11,22 +11,8 @@ from __future__ import annotations
 
 from .._namespace import missing
 from ..framework import dtypes, ops
-from ..framework.ops import GraphKeys
+from ..losses import add_loss, get_losses, get_regularization_losses  # noqa: F401 - (the same collections)
 from ..ops import array_ops, math_ops, nn_impl, nn_ops, reduction_ops
-
-
-def add_loss(loss, loss_collection=GraphKeys.LOSSES):
-    """Adds ``loss`` to ``loss_collection`` (none if it is None)."""
-    if loss_collection:
-        ops.add_to_collection(loss_collection, loss)
-
-
-def get_losses(scope=None, loss_collection=GraphKeys.LOSSES) -> list:
-    return ops.get_collection(loss_collection, scope)
-
-
-def get_regularization_losses(scope=None) -> list:
-    return ops.get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
 
 
 def get_total_loss(add_regularization_losses=True, name="total_loss"):
