@@ -87,7 +87,8 @@ def test_bias_add_softmax_unit_norm_and_the_activation_aliases():
         channels_first = tf.contrib.layers.bias_add(tf.constant(x), data_format="NCHW", scope="first")
         probs = tf.contrib.layers.softmax(tf.constant(x))
         unit = tf.contrib.layers.unit_norm(tf.constant(x), 1)
-        dense = tf.contrib.layers.linear(tf.constant(x[0]), 2, scope="lin")
+        dense = tf.contrib.layers.linear(tf.constant(x[0]), 2, weights_initializer=tf.constant_initializer(-1.0),
+                                         scope="lin")
         assert _names() == ["BiasAdd/biases", "first/biases", "lin/biases", "lin/weights"]
         assert tf.get_default_graph().get_tensor_by_name("first/biases:0").shape.as_list() == [3]
         got = _run([biased, channels_first, probs, unit, dense])
@@ -96,7 +97,7 @@ def test_bias_add_softmax_unit_norm_and_the_activation_aliases():
     e = np.exp(x - x.max(-1, keepdims=True))
     np.testing.assert_allclose(got[2], e / e.sum(-1, keepdims=True), rtol=1e-12)
     np.testing.assert_allclose(got[3], x / np.sqrt(1e-7 + (x ** 2).sum(1, keepdims=True)), rtol=1e-12)
-    assert got[4].shape == (3, 2) and (got[4] < 0).any()  # (linear: no activation)
+    np.testing.assert_allclose(got[4], -x[0].sum(1, keepdims=True) * np.ones(2), rtol=1e-12)  # (no activation)
 
 
 @pytest.mark.parametrize("data_format", ["NDHWC", "NCDHW"])

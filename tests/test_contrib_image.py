@@ -1,0 +1,79 @@
+"""tf.contrib.image: projective transforms against a per-pixel NumPy loop of TensorFlow's
+kernel, rotations and translations against NumPy's, and the gradient by central differences."""
+
+import math
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from gradcheck import check_gradients
+
+RNG = np.random.default_rng(71)
+
+
+def reference(images, transform, interpolation, out_hw=None):
+    """TensorFlow's ImageProjectiveTransform, one output pixel at a time."""
+    n, h, w, c = images.shape
+    oh, ow = out_hw or (h, w)
+    a0, a1, a2, b0, b1, b2, c0, c1 = transform
+    out = np.zeros((n, oh, ow, c))
+
+    def read(b, yy, xx):
+        return images[b, yy, xx] if 0 <= yy < h and 0 <= xx < w else np.zeros(c)
+
+    for b in range(n):
+        for y in range(oh):
+            for x in range(ow):
+                k = c0 * x + c1 * y + 1
+                if k == 0:
+                    continue
+                ix, iy = (a0 * x + a1 * y + a2) / k, (b0 * x + b1 * y + b2) / k
+                if interpolation == "NEAREST":
+                    out[b, y, x] = read(b, int(math.copysign(math.floor(abs(iy) + 0.5), iy)),
+                                        int(math.copysign(math.floor(abs(ix) + 0.5), ix)))
+                else:
+                    y0, x0 = math.floor(iy), math.floor(ix)
+                    top = (x0 + 1 - ix) * read(b, y0, x0) + (ix - x0) * read(b, y0, x0 + 1)
+                    bottom = (x0 + 1 - ix) * read(b, y0 + 1, x0) + (ix - x0) * read(b, y0 + 1, x0 + 1)
+                    out[b, y, x] = (y0 + 1 - iy) * top + (iy - y0) * bottom
+    return out
+
+
+TRANSFORMS = [[1.0, 0.0, 0.5, 0.0, 1.0, -1.5, 0.0, 0.0],  # (half-pixel moves: both roundings)
+              [0.9, -0.3, 1.2, 0.25, 1.1, -0.7, 0.02, -0.03],  # (projective)
+              [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.5, 0.0]]  # (k = 0 at x = 2: the fill)
+
+
+@pytest.mark.parametrize("interpolation", ["NEAREST", "BILINEAR"])
+@pytest.mark.parametrize("transform", TRANSFORMS)
+def test_transform_reads_each_output_pixel_where_the_transform_maps_it(interpolation, transform):
+    images = RNG.standard_normal((2, 5, 6, 3))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.contrib.image.transform(images, transform, interpolation))
+        shaped = sess.run(tf.contrib.image.transform(images, transform, interpolation, output_shape=[4, 7]))
+    np.testing.assert_allclose(got, reference(images, transform, interpolation), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(shaped, reference(images, transform, interpolation, (4, 7)), rtol=1e-5, atol=1e-6)
+
+
+def test_rotate_and_translate_move_the_pixels_as_numpy_does():
+    square = RNG.standard_normal((5, 5))
+    tall = RNG.integers(0, 255, (4, 6, 3)).astype(np.uint8)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        rotated = sess.run(tf.contrib.image.rotate(square, math.pi / 2))
+        moved = sess.run(tf.contrib.image.translate(tall, [1, 2]))
+        twice = sess.run(tf.contrib.image.transform(tall, tf.contrib.image.compose_transforms(
+            tf.contrib.image.translations_to_projective_transforms([1, 0]),
+            tf.contrib.image.translations_to_projective_transforms([0, 2]))))
+    np.testing.assert_allclose(rotated, np.rot90(square), atol=1e-6)  # (counterclockwise)
+    want = np.zeros_like(tall)
+    want[2:, 1:] = tall[:-2, :-1]
+    np.testing.assert_array_equal(moved, want)
+    np.testing.assert_array_equal(twice, want)
+    assert moved.dtype == np.uint8
+
+
+@pytest.mark.parametrize("interpolation", ["NEAREST", "BILINEAR"])
+def test_the_gradient_is_the_exact_adjoint(interpolation):
+    images = RNG.standard_normal((1, 4, 5, 2))
+    check_gradients(lambda x: tf.contrib.image.transform(x, TRANSFORMS[1], interpolation), [images])
