@@ -258,3 +258,35 @@ def test_top_k_metrics_with_several_labels_per_example():
                        for i in range(3)])
     np.testing.assert_allclose(got, [hits.mean(), hits.mean(), hits.sum() / 4, want_ap, hits.sum() / 4],
                                rtol=1e-6)
+
+
+def test_the_top_k_metrics_of_one_class():
+    """precision/recall at k with ``class_id``: of the examples predicting (for precision) or
+    labelled with (for recall) the class, the weighted share that also has the other. (Run as
+    TF 2.21's tf.compat.v1.metrics, the same cases gave the same six values.)"""
+    rng = np.random.default_rng(81)
+    logits = rng.standard_normal((12, 5)).astype(np.float32)
+    labels = rng.integers(0, 5, (12, 2)).astype(np.int64)
+    labels[3, 1] = -1
+    w = rng.random(12).astype(np.float32)
+    top = np.argsort(-logits, 1)
+    metrics = [tf.metrics.precision_at_k(labels, logits, 2, class_id=c, weights=w) for c in (0, 3)]
+    metrics += [tf.metrics.recall_at_k(labels, logits, 3, class_id=c) for c in (1, 4)]
+    metrics += [tf.metrics.precision_at_top_k(labels, top[:, :2], class_id=2),
+                tf.metrics.recall_at_top_k(labels, top[:, :2], class_id=2, weights=w)]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([update for _, update in metrics])
+        got = sess.run([value for value, _ in metrics])
+
+    def share(of, among, weights):
+        return np.sum(of * among * weights) / np.sum(among * weights) if np.sum(among * weights) else 0.0
+
+    def hits(c, k):
+        return (top[:, :k] == c).any(1).astype(float), (labels == c).any(1).astype(float)
+
+    ones = np.ones(12)
+    want = [share(*hits(c, 2)[::-1], w) for c in (0, 3)] + [share(*hits(c, 3), ones) for c in (1, 4)]
+    want += [share(*hits(2, 2)[::-1], ones), share(*hits(2, 2), w)]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(got, [0.006785, 0.060792, 0.833333, 0.5, 0.0, 0.0], atol=1e-6)

@@ -274,18 +274,25 @@ def _top_k_hits(labels, predictions, k):
 def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
                 updates_collections=None, name=None):
     """With one label per example: the fraction whose label is among the ``k`` highest predictions
-    (float64, as TensorFlow's top-k metrics count)."""
+    (float64, as TensorFlow's top-k metrics count); with ``class_id``, of the examples labelled
+    that class, the fraction that have it among their ``k`` highest predictions."""
     if class_id is not None:
-        raise NotImplementedError("recall_at_k with class_id is not supported by distflow")
+        from ..ops.nn_impl import top_k  # noqa: PLC0415
+
+        return recall_at_top_k(labels, top_k(predictions, k)[1], k, class_id, weights, metrics_collections,
+                               updates_collections, name or f"recall_at_{k}")
     return _mean(_top_k_hits(labels, predictions, k), weights, metrics_collections, updates_collections,
                  name or f"recall_at_{k}", dtypes.float64)
 
 
 def precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
                    updates_collections=None, name=None):
-    """With one label per example: hits among the top ``k`` divided by ``k`` predictions each."""
+    """With one label per example: hits among the top ``k`` divided by ``k`` predictions each;
+    with ``class_id``, of the examples that have that class among their ``k`` highest
+    predictions, the fraction labelled with it."""
     if class_id is not None:
-        raise NotImplementedError("precision_at_k with class_id is not supported by distflow")
+        return sparse_precision_at_k(labels, predictions, k, class_id, weights, metrics_collections,
+                                     updates_collections, name)
     return _mean(_top_k_hits(labels, predictions, k) / float(k), weights, metrics_collections, updates_collections,
                  name or f"precision_at_{k}", dtypes.float64)
 
@@ -312,9 +319,19 @@ def _relevance(labels, predictions_idx):
     return math_ops.cast(hits, dtypes.float64), count
 
 
-def _no_class_id(class_id, what):
-    if class_id is not None:
-        raise NotImplementedError(f"{what} with class_id is not supported by distflow")
+def _class_hits(labels, predictions_idx, class_id):
+    """(whether each example predicts ``class_id``, whether it is labelled with it), float64 [batch]."""
+    from ..ops.reduction_ops import reduce_any  # noqa: PLC0415
+
+    class_id = int(class_id)
+    predictions_idx = math_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
+    predicted = reduce_any(math_ops.equal(predictions_idx, class_id), axis=-1)
+    labelled = reduce_any(math_ops.equal(_label_matrix(labels), class_id), axis=-1)
+    return math_ops.cast(predicted, dtypes.float64), math_ops.cast(labelled, dtypes.float64)
+
+
+def _class_weights(mask, weights):
+    return mask if weights is None else mask * array_ops.reshape(math_ops.cast(weights, dtypes.float64), [-1])
 
 
 def _example_weights(weights, relevant):
@@ -332,9 +349,14 @@ def _first_k(predictions_idx, k):
 def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
                        updates_collections=None, name=None):
     """Of the ``predictions_idx`` ([batch, k] class ids) seen so far, the fraction that are labels
-    (``labels``: one id per example, a [batch, n] matrix padded with -1, or a SparseTensor)."""
-    _no_class_id(class_id, "precision_at_top_k")
+    (``labels``: one id per example, a [batch, n] matrix padded with -1, or a SparseTensor);
+    with ``class_id``, of the examples that predict that class, the fraction labelled with it
+    (true positives over true and false positives of the class; 0 before any prediction of it)."""
     predictions_idx = _first_k(predictions_idx, k)
+    if class_id is not None:
+        predicted, labelled = _class_hits(labels, predictions_idx, class_id)
+        return _mean(labelled, _class_weights(predicted, weights), metrics_collections, updates_collections,
+                     name or "precision_at_top_k", dtypes.float64)
     relevant, _ = _relevance(labels, predictions_idx)
     return _mean(relevant, _example_weights(weights, relevant), metrics_collections, updates_collections,
                  name or "precision_at_top_k", dtypes.float64)
@@ -351,11 +373,15 @@ def sparse_precision_at_k(labels, predictions, k, class_id=None, weights=None, m
 
 def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
                     updates_collections=None, name=None):
-    """Of the labels seen so far, the fraction among the predicted ``predictions_idx``."""
+    """Of the labels seen so far, the fraction among the predicted ``predictions_idx``; with
+    ``class_id``, of the examples labelled with that class, the fraction that predict it."""
     from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
 
-    _no_class_id(class_id, "recall_at_top_k")
     predictions_idx = _first_k(predictions_idx, k)
+    if class_id is not None:
+        predicted, labelled = _class_hits(labels, predictions_idx, class_id)
+        return _mean(predicted, _class_weights(labelled, weights), metrics_collections, updates_collections,
+                     name or "recall_at_top_k", dtypes.float64)
     relevant, count = _relevance(labels, predictions_idx)
     per_example = _div_no_nan(reduce_sum(relevant, axis=1), count)
     # the mean of each example's recall weighted by its label count: found labels / all labels

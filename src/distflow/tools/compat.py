@@ -165,10 +165,6 @@ PARTIAL = {
     "summary": {
         "FileWriter": "`session`",
     },
-    "metrics": {
-        "precision_at_k": "`class_id`", "recall_at_k": "`class_id`",
-        "precision_at_top_k": "`class_id`", "recall_at_top_k": "`class_id`",
-    },
 }
 
 
