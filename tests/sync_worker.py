@@ -8,6 +8,8 @@ task index) with SyncReplicasOptimizer over one ps task, through a MonitoredTrai
 --last-step K: trains freely until global_step reaches K, then prints one JSON line.
 --average DECAY: the optimizer keeps a moving average of w (variable_averages), and in
   lockstep a "shadow" line is answered with its value.
+--sparse: the model is an embedding table of 6 rows instead, of which each worker reads 3
+  (rows i to i + 2) and pulls them toward targets of its own: its gradient is IndexedSlices.
 """
 
 import argparse
@@ -17,6 +19,11 @@ import sys
 import numpy as np
 
 import distflow as tf
+
+
+def sparse_problem(task: int):
+    """The rows a worker reads and the targets it pulls them toward."""
+    return np.arange(task, task + 3), np.random.default_rng(200 + task).standard_normal((3, 1))
 
 
 def problem(task: int):
@@ -34,6 +41,7 @@ def main():
     p.add_argument("--lockstep", action="store_true")
     p.add_argument("--last-step", type=int, default=0)
     p.add_argument("--average", type=float, default=0.0)
+    p.add_argument("--sparse", action="store_true")
     p.add_argument("--long-step-s", type=float, default=0.0, help="report steps running this long (default: 10 s)")
     args = p.parse_args()
     if args.long_step_s:
@@ -46,8 +54,13 @@ def main():
     a, b = problem(args.task)
     with tf.device(tf.train.replica_device_setter(worker_device=f"/job:worker/task:{args.task}", cluster=cluster)):
         global_step = tf.train.get_or_create_global_step()
-        w = tf.get_variable("w", [4, 1], tf.float64, initializer=tf.zeros_initializer())
-        loss = 0.5 * tf.reduce_sum(tf.square(tf.matmul(tf.constant(a), w) - tf.constant(b)))
+        if args.sparse:
+            rows, targets = sparse_problem(args.task)
+            w = tf.get_variable("emb", [6, 1], tf.float64, initializer=tf.zeros_initializer())
+            loss = 0.5 * tf.reduce_sum(tf.square(tf.gather(w, rows) - tf.constant(targets)))
+        else:
+            w = tf.get_variable("w", [4, 1], tf.float64, initializer=tf.zeros_initializer())
+            loss = 0.5 * tf.reduce_sum(tf.square(tf.matmul(tf.constant(a), w) - tf.constant(b)))
         averages = tf.train.ExponentialMovingAverage(args.average) if args.average else None
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(args.lr),
                                              replicas_to_aggregate=args.aggregate, total_num_replicas=args.total,

@@ -183,3 +183,36 @@ def test_from_list_picks_the_queue_when_the_step_runs():
             sess.run(enqueue, {index: 2})
     with pytest.raises(TypeError, match="has dtypes"):
         tf.QueueBase.from_list(0, [q1, tf.FIFOQueue(10, tf.int32)])
+
+
+def _sparse_takes(reduction, steps=(0, 0, 0), global_step=0, duplicate=False):
+    """Three IndexedSlices gradients into a SparseConditionalAccumulator, then one take."""
+    with tf.Graph().as_default():
+        acc = tf.SparseConditionalAccumulator(tf.float32, shape=[4, 2], reduction_type=reduction)
+        third = ([[16.0, 16.0], [32.0, 32.0]], [2, 2]) if duplicate else ([[16.0, 16.0]], [2])
+        applies = [acc.apply_grad([0, 2], np.array([[1.0, 1.0], [2.0, 2.0]], np.float32), [4, 2],
+                                  local_step=steps[0]),
+                   acc.apply_grad([2, 3], np.array([[4.0, 4.0], [8.0, 8.0]], np.float32), local_step=steps[1]),
+                   acc.apply_indexed_slices_grad(tf.IndexedSlices(tf.constant(third[0]),
+                                                                  tf.constant(third[1], tf.int64)),
+                                                 local_step=steps[2])]
+        taken = acc.take_indexed_slices_grad(2)
+        with tf.Session() as sess:
+            sess.run(acc.set_global_step(global_step))
+            for op in applies:
+                sess.run(op)
+            count = sess.run(acc.num_accumulated())
+            indices, values, shape = sess.run([taken.indices, taken.values, taken.dense_shape])
+            assert sess.run(acc.num_accumulated()) == 0
+            with pytest.raises(tf.errors.DeadlineExceededError, match="2 gradient"):
+                sess.run(taken.values, options=tf.RunOptions(timeout_in_ms=100))
+    return count, indices.tolist(), values[:, 0].tolist(), shape.tolist()
+
+
+def test_a_sparse_accumulator_averages_each_row_over_the_gradients_that_had_it():
+    # (TensorFlow 2.21's tf.compat.v1.SparseConditionalAccumulator gave these same figures)
+    assert _sparse_takes("MEAN") == (3, [0, 2, 3], [1.0, pytest.approx(22 / 3), 8.0], [4, 2])
+    assert _sparse_takes("SUM") == (3, [0, 2, 3], [1.0, 22.0, 8.0], [4, 2])
+    assert _sparse_takes("MEAN", steps=(0, 1, 1), global_step=1) == (2, [2, 3], [10.0, 8.0], [4, 2])  # (stale: out)
+    # a row twice in one gradient is that gradient's sum, counted once (TF returned it twice)
+    assert _sparse_takes("MEAN", duplicate=True)[2] == [1.0, 18.0, 8.0]

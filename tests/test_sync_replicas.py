@@ -95,6 +95,33 @@ def test_every_update_is_the_average_of_one_gradient_per_worker():
         np.testing.assert_allclose(result["w"], expected, rtol=1e-12, atol=1e-12)
 
 
+def test_an_embeddings_rows_are_averaged_over_the_workers_that_read_them():
+    """Sparse gradients (IndexedSlices) go through a SparseConditionalAccumulator, as in TF:
+    each row of the update is the mean of the gradients of the workers that had that row."""
+    from sync_worker import sparse_problem
+
+    n, rounds, lr = 3, 3, 0.05
+    cluster = Workers(n, "--aggregate", str(n), "--total", str(n), "--lockstep", "--sparse")
+    try:
+        cluster.lockstep(rounds)
+        for i in range(n):
+            cluster.send(i, "quit")
+        results = [json.loads(cluster.read(i)) for i in range(n)]
+    finally:
+        cluster.close()
+    emb = np.zeros((6, 1))
+    for _ in range(rounds):
+        grads = [[] for _ in range(6)]
+        for i in range(n):
+            rows, targets = sparse_problem(i)
+            for r, t in zip(rows, targets):
+                grads[r].append(emb[r] - t)
+        emb = emb - lr * np.array([np.mean(g, axis=0) if g else np.zeros(1) for g in grads])
+    for result in results:
+        assert result["global_step"] == rounds
+        np.testing.assert_allclose(result["w"], emb.ravel(), rtol=1e-12, atol=1e-12)
+
+
 def test_the_chief_keeps_moving_averages_of_the_variables_after_each_update():
     """variable_averages (as TF's Inception trainer used it): after each synchronous update the
     chief's queue runner moves the shadow of w toward the new w."""

@@ -31,7 +31,7 @@ from .ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from .ops.control_flow_v2 import case, cond, switch_case, while_loop
 from .ops.functional_ops import foldl, foldr, map_fn, scan
 from .ops.tensor_array_ops import TensorArray
-from .ops.accumulator_ops import ConditionalAccumulator
+from .ops.accumulator_ops import ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator
 from .ops import collective_ops as _collective_ops  # noqa: F401 (registers the collective ops)
 from .ops.data_flow_ops import FIFOQueue, PaddingFIFOQueue, QueueBase
 from .ops import staging_ops as _staging_ops  # noqa: F401 (registers the staging area's ops)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from ..framework import ops
 from ..framework.ops import GraphKeys
 from ..ops import accumulator_ops, array_ops, control_flow_ops, data_flow_ops, state_ops
+from ..ops.indexed_slices import IndexedSlices
 from .optimizer import Optimizer
 from .queue_runner import QueueRunner
 from .session_run_hook import SessionRunHook
@@ -85,11 +86,17 @@ class SyncReplicasOptimizer(Optimizer):
                     if grad is None:
                         aggregated.append(None)
                         continue
-                    grad = ops.convert_to_tensor(grad)
-                    accumulator = accumulator_ops.ConditionalAccumulator(
-                        grad.dtype, shape=var.get_shape(), shared_name=var.name + "/grad_accum")
-                    train_ops.append(accumulator.apply_grad(grad, local_step=self._local_step))
-                    aggregated.append(accumulator.take_grad(self._replicas_to_aggregate))
+                    if isinstance(grad, IndexedSlices):  # (an embedding's rows: summed by row, as TF's)
+                        accumulator = accumulator_ops.SparseConditionalAccumulator(
+                            grad.dtype, shape=var.get_shape(), shared_name=var.name + "/grad_accum")
+                        train_ops.append(accumulator.apply_indexed_slices_grad(grad, local_step=self._local_step))
+                        aggregated.append(accumulator.take_indexed_slices_grad(self._replicas_to_aggregate))
+                    else:
+                        grad = ops.convert_to_tensor(grad)
+                        accumulator = accumulator_ops.ConditionalAccumulator(
+                            grad.dtype, shape=var.get_shape(), shared_name=var.name + "/grad_accum")
+                        train_ops.append(accumulator.apply_grad(grad, local_step=self._local_step))
+                        aggregated.append(accumulator.take_grad(self._replicas_to_aggregate))
                     self._accumulator_list.append((accumulator, var.device))
 
             with ops.device(global_step.device), ops.name_scope(""):
