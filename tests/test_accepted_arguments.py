@@ -33,8 +33,6 @@ NO_EFFECT = {
 
 # Parameters with no effect in one function, and why.
 NO_EFFECT_IN = {
-    "layers.batch_normalization": {"renorm_clipping": "used only with renorm, which is refused",
-                                   "renorm_momentum": "used only with renorm, which is refused"},
     "nn.all_candidate_sampler": {"unique": "TF documents it as ignored"},
     "nn.compute_accidental_hits": {"num_true": "read from the labels' shape", "seed": "the op draws nothing"},
     "nn.moments": {"shift": "TF documents it as not used"},

@@ -31,10 +31,20 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
 
     Otherwise the moving mean and variance are used (and the updates change nothing).
     Variables: ``<name>/gamma``, ``beta`` (trainable), ``moving_mean``, ``moving_variance``.
+
+    With ``renorm`` (batch renormalization, Ioffe 2017, in TF 1.x's form), training corrects
+    the batch's normalization by r = stddev / s and d = (mean - m) / s (clipped by
+    ``renorm_clipping``'s ``rmin``, ``rmax``, ``dmax``; no gradient through them), m and s
+    the averages ``renorm_mean`` and ``renorm_stddev`` kept with ``renorm_momentum`` and
+    unbiased by their weights ``renorm_mean_weight`` and ``renorm_stddev_weight`` (the batch's
+    own moments make up the weight they lack); the moving statistics follow the renorm ones.
     """
-    if renorm or virtual_batch_size or adjustment is not None:
-        raise NotImplementedError("batch_normalization: renorm, virtual_batch_size and adjustment are not "
-                                  "supported by distflow")
+    if virtual_batch_size or adjustment is not None:
+        raise NotImplementedError("batch_normalization: virtual_batch_size and adjustment are not supported by "
+                                  "distflow")
+    clipping = dict(renorm_clipping or {})
+    if set(clipping) - {"rmin", "rmax", "dmax"}:
+        raise ValueError(f"renorm_clipping {clipping} contains keys not in ['rmin', 'rmax', 'dmax']")
     inputs = ops.convert_to_tensor(inputs)
     rank = inputs.shape.ndims
     if rank is None:
@@ -56,30 +66,73 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         moving_mean = layer_variable("moving_mean", param_shape, dtype, moving_mean_initializer, None, False)
         moving_variance = layer_variable("moving_variance", param_shape, dtype, moving_variance_initializer,
                                          None, False)
+        if renorm:
+            renorm_vars = [layer_variable(n, shape, dtype, init_ops.zeros_initializer(), None, False)
+                           for n, shape in (("renorm_mean", param_shape), ("renorm_mean_weight", []),
+                                            ("renorm_stddev", param_shape), ("renorm_stddev_weight", []))]
 
         def shaped(t):
             return None if t is None else array_ops.reshape(t, broadcast)
 
-        def normalized(mean, variance):
-            return nn_ops.batch_normalization(inputs, shaped(mean), shaped(variance), shaped(beta), shaped(gamma),
-                                              epsilon)
+        def normalized(mean, variance, scale=None, offset=None):
+            return nn_ops.batch_normalization(inputs, shaped(mean), shaped(variance),
+                                              shaped(beta) if offset is None else shaped(offset),
+                                              shaped(gamma) if scale is None else shaped(scale), epsilon)
 
         if training is False:
             return normalized(moving_mean, moving_variance)
-        mean, variance = nn_ops.moments(inputs, reduce_axes)
-        moving = fused_moving_variance(variance, inputs, reduce_axes, axes, fused)
-        if training is True:
-            output = normalized(mean, variance)
-            new_mean, new_variance = mean, moving
-        else:
+        if training is not True:
             training = ops.convert_to_tensor(training, dtype=dtypes.bool)
+        mean, variance = nn_ops.moments(inputs, reduce_axes)
+        scale = offset = None
+        if renorm:  # (never TF's fused kernel: the moving variance follows the biased one)
+            (r, d), (target_mean, target_variance) = _renorm(mean, variance, renorm_vars, clipping, renorm_momentum,
+                                                             epsilon, training)
+            scale = r if gamma is None else r * gamma.value()
+            offset = d if gamma is None else d * gamma.value()
+            offset = offset if beta is None else offset + beta.value()
+        else:
+            target_mean, target_variance = mean, fused_moving_variance(variance, inputs, reduce_axes, axes, fused)
+        if training is True:
+            output = normalized(mean, variance, scale, offset)
+            new_mean, new_variance = target_mean, target_variance
+        else:
             picked = array_ops.fill(array_ops.shape(inputs), training)
-            output = math_ops.where(picked, normalized(mean, variance), normalized(moving_mean, moving_variance))
-            new_mean = math_ops.where(training, mean, moving_mean.value())
-            new_variance = math_ops.where(training, moving, moving_variance.value())
+            output = math_ops.where(picked, normalized(mean, variance, scale, offset),
+                                    normalized(moving_mean, moving_variance))
+            new_mean = math_ops.where(training, target_mean, moving_mean.value())
+            new_variance = math_ops.where(training, target_variance, moving_variance.value())
         decay = 1.0 - momentum
         for var, value in ((moving_mean, new_mean), (moving_variance, new_variance)):
             with ops.name_scope("AssignMovingAvg"):
                 update = state_ops.assign_sub(var, (var.value() - value) * decay)
             ops.add_to_collection(ops.GraphKeys.UPDATE_OPS, update)
         return output
+
+
+def _renorm(mean, variance, variables, clipping, momentum, epsilon, training):
+    """Batch renormalization's corrections (r, d) for this batch, and the renorm averages'
+    unbiased (mean, variance) after it updates them (not when ``training`` is a false tensor)."""
+    renorm_mean, mean_weight, renorm_stddev, stddev_weight = variables
+    stddev = math_ops.sqrt(variance + epsilon)
+    mixed_mean = renorm_mean.value() + (1.0 - mean_weight.value()) * mean
+    mixed_stddev = renorm_stddev.value() + (1.0 - stddev_weight.value()) * stddev
+    r, d = stddev / mixed_stddev, (mean - mixed_mean) / mixed_stddev
+    if "rmin" in clipping:
+        r = math_ops.maximum(r, clipping["rmin"])
+    if "rmax" in clipping:
+        r = math_ops.minimum(r, clipping["rmax"])
+    if "dmax" in clipping:
+        d = math_ops.minimum(math_ops.maximum(d, -clipping["dmax"]), clipping["dmax"])
+    rate = 1.0 - momentum
+    if training is not True:
+        r = math_ops.where(training, r, array_ops.ones_like(r))
+        d = math_ops.where(training, d, array_ops.zeros_like(d))
+        rate = rate * math_ops.cast(training, mean.dtype.base_dtype)
+    r, d = array_ops.stop_gradient(r), array_ops.stop_gradient(d)
+    with ops.control_dependencies([r, d]):  # (the corrections read the averages before this batch's update)
+        updated = [state_ops.assign_sub(var, (var.value() - value) * rate)
+                   for var, value in ((renorm_mean, mean), (mean_weight, 1.0), (renorm_stddev, stddev),
+                                      (stddev_weight, 1.0))]
+    new_stddev = updated[2] / updated[3]
+    return (r, d), (updated[0] / updated[1], math_ops.square(new_stddev) - epsilon)
