@@ -62,6 +62,8 @@ DIFFERENT = {
                        "cluster when they start)",
         "placeholder": "feeding a value that would lose information (float to int, out of range) is a ValueError",
         "py_func": "runs only in the process that built the graph",
+        "SparseConditionalAccumulator": "a row that one gradient has twice counts once, with its sum (TF's "
+                                        "returned the second as a row of its own, so that the row's mean was off)",
         "Print": "prints to stderr while the step runs, with NumPy's formatting",
         "Variable": "a step reads a variable before updating it (TF 1.x left the order to chance)",
         "GraphDef": "distflow's own protocol buffer classes with TensorFlow's field numbers",
