@@ -10,10 +10,10 @@ RNG = np.random.default_rng(91)
 EPS, MOMENTUM, RENORM_MOMENTUM = 1e-3, 0.9, 0.8
 
 
-def numpy_steps(batches, clipping):
+def numpy_steps(batches, clipping, gamma=1.5, beta=0.25):
     """Each training step's output, then the moving and renorm statistics."""
     c = batches[0].shape[1]
-    gamma, beta = np.full(c, 1.5), np.full(c, 0.25)
+    gamma, beta = np.full(c, gamma), np.full(c, beta)
     moving_mean, moving_var = np.zeros(c), np.ones(c)
     r_mean, r_mean_w, r_std, r_std_w = np.zeros(c), 0.0, np.zeros(c), 0.0
     outputs = []
@@ -73,3 +73,30 @@ def test_batch_renorm_corrects_by_the_renorm_averages_and_updates_them(clipping,
 def test_renorm_clipping_with_an_unknown_key_is_a_value_error():
     with tf.Graph().as_default(), pytest.raises(ValueError, match="renorm_clipping"):
         tf.layers.batch_normalization(tf.zeros([2, 3]), training=True, renorm=True, renorm_clipping={"rmid": 1.0})
+
+
+@pytest.mark.parametrize("training", [True, None])
+def test_keras_batch_normalization_renormalizes_as_the_layers_function(training):
+    batches = [RNG.standard_normal((8, 3)) * s + o for s, o in ((1.0, 0.0), (2.0, 1.0), (0.5, -1.0))]
+    clipping = {"rmax": 1.5, "rmin": 0.8, "dmax": 0.3}
+    K = tf.keras.backend
+    K.clear_session()
+    x = tf.placeholder(tf.float64, [None, 3])
+    layer = tf.keras.layers.BatchNormalization(momentum=MOMENTUM, epsilon=EPS, renorm=True, renorm_clipping=clipping,
+                                               renorm_momentum=RENORM_MOMENTUM, gamma_initializer="ones",
+                                               beta_initializer="zeros", dtype="float64")
+    out = layer(x, training=training)
+    assert [w.name.split("/")[-1] for w in layer.weights] == [
+        "gamma:0", "beta:0", "moving_mean:0", "moving_variance:0", "renorm_mean:0", "renorm_mean_weight:0",
+        "renorm_stddev:0", "renorm_stddev_weight:0"]
+    assert layer.get_config()["renorm_clipping"] == clipping
+    sess = K.get_session()
+    sess.run(tf.global_variables_initializer())
+    phase = {} if training is True else {K.learning_phase(): 1}
+    got = [sess.run([out, layer.updates], {**phase, x: b})[0] for b in batches]
+    moving = sess.run([layer.moving_mean, layer.moving_variance])
+    K.clear_session()
+    want, moving_mean, moving_var, _ = numpy_steps(batches, clipping, gamma=1.0, beta=0.0)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(moving, [moving_mean, moving_var], rtol=1e-10)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ... import nn, reshape
+from ... import cast, nn, reshape
+from ...framework import dtypes, ops
 from ...framework.tensor_shape import TensorShape
+from ...layers.normalization import _renorm
 from ...ops.nn_impl import fused_moving_variance
 from .. import backend as K, constraints, initializers, regularizers
 from ..engine.base_layer import Layer
@@ -12,15 +14,22 @@ from ..engine.base_layer import Layer
 class BatchNormalization(Layer):
     """Normalizes over the batch (and every axis but ``axis``) in training, keeping moving
     averages of the mean and variance, which it uses otherwise (the variance with Bessel's
-    correction where TF 1.x's fused kernel would run: 4-D inputs, channels on axis 1 or 3)."""
+    correction where TF 1.x's fused kernel would run: 4-D inputs, channels on axis 1 or 3).
+    With ``renorm``, batch renormalization as ``tf.layers.batch_normalization`` has it
+    (its variables ``renorm_mean``, ``renorm_mean_weight``, ``renorm_stddev``,
+    ``renorm_stddev_weight``)."""
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
-                 renorm=False, fused=None, virtual_batch_size=None, adjustment=None, **kwargs):
+                 renorm=False, renorm_clipping=None, renorm_momentum=0.99, fused=None, virtual_batch_size=None,
+                 adjustment=None, **kwargs):
         super().__init__(**kwargs)
-        if renorm or virtual_batch_size is not None or adjustment is not None:
-            raise NotImplementedError("BatchNormalization: renorm, virtual_batch_size and adjustment are not supported")
+        if virtual_batch_size is not None or adjustment is not None:
+            raise NotImplementedError("BatchNormalization: virtual_batch_size and adjustment are not supported")
+        self.renorm, self.renorm_clipping, self.renorm_momentum = renorm, dict(renorm_clipping or {}), renorm_momentum
+        if set(self.renorm_clipping) - {"rmin", "rmax", "dmax"}:
+            raise ValueError(f"renorm_clipping {self.renorm_clipping} contains keys not in ['rmin', 'rmax', 'dmax']")
         self.axis, self.fused = axis, fused
         self.momentum, self.epsilon = float(momentum), float(epsilon)
         self.center, self.scale = center, scale
@@ -53,6 +62,10 @@ class BatchNormalization(Layer):
                                            trainable=False)
         self.moving_variance = self.add_weight("moving_variance", param,
                                                initializer=self.moving_variance_initializer, trainable=False)
+        if self.renorm:
+            self._renorm_vars = [self.add_weight(n, shape, initializer="zeros", trainable=False) for n, shape in (
+                ("renorm_mean", param), ("renorm_mean_weight", ()), ("renorm_stddev", param),
+                ("renorm_stddev_weight", ()))]
         self.built = True
 
     def _broadcast(self, v):
@@ -66,20 +79,32 @@ class BatchNormalization(Layer):
         axes = [i for i in range(self._rank) if i != self._axis]
         gamma, beta = self._broadcast(self.gamma), self._broadcast(self.beta)
 
-        def normalized(mean, variance):
-            return nn.batch_normalization(inputs, self._broadcast(mean), self._broadcast(variance), beta, gamma,
+        def normalized(mean, variance, scale=gamma, offset=beta):
+            return nn.batch_normalization(inputs, self._broadcast(mean), self._broadcast(variance), offset, scale,
                                           self.epsilon)
 
         if training is False or (training is None and K.learning_phase() == 0):
             return normalized(self.moving_mean, self.moving_variance)
         mean, variance = nn.moments(inputs, axes)
-        moving = fused_moving_variance(variance, inputs, axes, [self._axis], self.fused)
-        if training is True or (training is None and K.learning_phase() == 1):
-            new_mean, new_variance, out = mean, moving, normalized(mean, variance)
+        if self.renorm:  # (never TF's fused kernel: the moving variance follows the biased one)
+            phase = training if training is not None else K.learning_phase()
+            flag = True if phase is True or (not isinstance(phase, ops.Tensor) and phase == 1) else \
+                cast(ops.convert_to_tensor(phase), dtypes.bool)
+            (r, d), (mean_target, moving) = _renorm(mean, variance, self._renorm_vars, self.renorm_clipping,
+                                                    self.renorm_momentum, self.epsilon, flag)
+            scale = r if self.gamma is None else r * self.gamma.value()
+            offset = d if self.gamma is None else d * self.gamma.value()
+            offset = offset if self.beta is None else offset + self.beta.value()
+            scale, offset = self._broadcast(scale), self._broadcast(offset)
         else:
-            new_mean = K.in_train_phase(mean, lambda: self.moving_mean.read_value(), training)
+            mean_target, scale, offset = mean, gamma, beta
+            moving = fused_moving_variance(variance, inputs, axes, [self._axis], self.fused)
+        if training is True or (training is None and K.learning_phase() == 1):
+            new_mean, new_variance, out = mean_target, moving, normalized(mean, variance, scale, offset)
+        else:
+            new_mean = K.in_train_phase(mean_target, lambda: self.moving_mean.read_value(), training)
             new_variance = K.in_train_phase(moving, lambda: self.moving_variance.read_value(), training)
-            out = K.in_train_phase(lambda: normalized(mean, variance),
+            out = K.in_train_phase(lambda: normalized(mean, variance, scale, offset),
                                    lambda: normalized(self.moving_mean, self.moving_variance), training)
         m = self.momentum
         self.add_update([self.moving_mean.assign_sub((self.moving_mean - new_mean) * (1.0 - m)),
@@ -88,7 +113,9 @@ class BatchNormalization(Layer):
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale, **self._options_config(
+                "center": self.center, "scale": self.scale,
+                **({"renorm": True, "renorm_clipping": self.renorm_clipping, "renorm_momentum": self.renorm_momentum}
+                   if self.renorm else {}), **self._options_config(
                     "beta_initializer", "gamma_initializer", "moving_mean_initializer",
                     "moving_variance_initializer", "beta_regularizer", "gamma_regularizer", "beta_constraint",
                     "gamma_constraint")}
