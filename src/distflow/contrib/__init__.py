@@ -9,13 +9,13 @@ transformations (``data``), ``training.HParams``, AdamW and LazyAdam (``opt``), 
 strategies of TF 1.12-1.13 (``distribute``), the linear-chain CRF of sequence taggers
 (``crf``), the audio features of ``signal`` (the same module as ``tf.signal``), and the
 GPU pipelines' ``staging.StagingArea`` and ``nccl`` all-reduce, the streaming
-``metrics``, the ``losses`` of TF 1.0-1.2, ``image``'s projective transforms, and the embedding projector's config (``tensorboard.plugins.projector``).
+``metrics``, the ``losses`` of TF 1.0-1.2, ``estimator``'s wrappers, ``image``'s projective transforms, and the embedding projector's config (``tensorboard.plugins.projector``).
 Everything else is missing, and says so.
 """
 
 from .._namespace import missing
 from .. import signal  # noqa: F401 - TF 1.x's tf.contrib.signal became tf.signal
-from . import (crf, data, distribute, framework, image, layers, legacy_seq2seq, lookup, losses, metrics,  # noqa: F401
-               nccl, opt, rnn, seq2seq, slim, staging, tensorboard, training)
+from . import (crf, data, distribute, estimator, framework, image, layers, legacy_seq2seq, lookup,  # noqa: F401
+               losses, metrics, nccl, opt, rnn, seq2seq, slim, staging, tensorboard, training)
 
 __getattr__ = missing("tf.contrib")
