@@ -208,6 +208,13 @@ def test_word2vec_basic_learns_the_topics_and_writes_the_projector_config(tmp_pa
     assert len((tmp_path / "metadata.tsv").read_text().split()) == 48
 
 
+@pytest.mark.parametrize("gpus", ["2", "3"])
+def test_replicated_towers_stage_their_batches_and_sum_gradients_with_nccl(gpus):
+    out, _ = run("replicated_nccl_staging.py", "--num_gpus", gpus)
+    assert last_line_with(out, "replicas in sync") == "replicas in sync: True"
+    assert numbers(last_line_with(out, "test accuracy"))[-1] >= 0.95
+
+
 def test_embedding_classifier():
     out, _ = run("embedding_classifier.py")
     top1, top2 = [float(v) for v in re.findall(r"\d+\.\d+", last_line_with(out, "held-out"))]
