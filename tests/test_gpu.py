@@ -79,6 +79,22 @@ def test_nccl_all_sum_on_two_virtual_gpus_gives_numpys_sum_and_gradient():
         {"GPU:0", "GPU:1"}
 
 
+def test_the_replicated_tf1_program_trains_on_two_virtual_gpus():
+    """examples/tf1/replicated_nccl_staging.py on GPU 0 split in two: its towers, their
+    StagingAreas and the nccl all-reduce on the device."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "src"), DISTFLOW_VIRTUAL_GPUS="2")
+    done = subprocess.run([sys.executable, os.path.join(root, "examples", "tf1", "replicated_nccl_staging.py")],
+                          capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "replicas in sync: True" in done.stdout
+    assert float(done.stdout.rsplit("test accuracy:", 1)[1]) >= 0.95
+
+
 def test_random_ops_give_the_same_numbers_on_either_device():
     def draw(device):
         tf.reset_default_graph()

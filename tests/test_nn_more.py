@@ -493,3 +493,19 @@ def test_dilation_and_erosion_against_loops_with_gradients(strides, rates, paddi
     np.testing.assert_allclose(eroded, -_dilation_loops(-x, f[::-1, ::-1], strides, rates, padding), rtol=1e-12)
     check_gradients(lambda a, b: tf.nn.dilation2d(a, b, strides, rates, padding), [x, f])
     check_gradients(lambda a, b: tf.nn.erosion2d(a, b, strides, rates, padding), [x, f])
+
+
+@pytest.mark.parametrize("batch_dims,depth", [(1, 2), (2, 1), (1, 1)])
+def test_gather_nd_with_batch_dims_indexes_each_examples_own_slice(batch_dims, depth):
+    rng = np.random.default_rng(5)
+    params = rng.standard_normal((2, 3, 4, 2))
+    sizes = params.shape[batch_dims:batch_dims + depth]
+    indices = np.stack([rng.integers(0, s, (2, 3, 5)[:batch_dims] + (2,)) for s in sizes], -1)
+    want = np.empty(indices.shape[:-1] + params.shape[batch_dims + depth:])
+    for batch in np.ndindex(*indices.shape[:batch_dims]):
+        for row in np.ndindex(*indices.shape[batch_dims:-1]):
+            want[batch + row] = params[batch + tuple(indices[batch + row])]
+    got = tf.gather_nd(params, indices, batch_dims=batch_dims)
+    assert got.shape.as_list() == list(want.shape)
+    assert_oracle(evaluate(got), want)
+    check_gradients(lambda p: tf.gather_nd(p, indices, batch_dims=batch_dims), [params])

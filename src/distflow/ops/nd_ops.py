@@ -48,14 +48,48 @@ def _gather_nd_grad(op, grad):
 
 
 def gather_nd(params, indices, name=None, batch_dims=0) -> ops.Tensor:
-    """``params[indices[..., 0], indices[..., 1], ...]`` for each index row of ``indices``."""
-    if batch_dims:
-        raise NotImplementedError("gather_nd with batch_dims != 0 is not supported by distflow")
+    """``params[indices[..., 0], indices[..., 1], ...]`` for each index row of ``indices``; with
+    ``batch_dims`` b, the first b dimensions of both are a batch, and each example's indices
+    index its own slice of ``params`` (output ``indices.shape[:-1] + params.shape[b + depth:]``)."""
     params = ops.convert_to_tensor(params)
     indices = ops.convert_to_tensor(indices)
     if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"gather_nd indices must be int32 or int64, got {indices.dtype.name}")
-    return make_tensor("GatherNd", [params, indices], None, name or "GatherNd")
+    if not batch_dims:
+        return make_tensor("GatherNd", [params, indices], None, name or "GatherNd")
+    return _batch_gather_nd(params, indices, int(batch_dims), name)
+
+
+def _batch_gather_nd(params, indices, batch_dims, name):
+    """``gather_nd`` with its batch dimensions folded into one, and each index row led by its
+    example's number."""
+    from . import array_ops, math_ops, reduction_ops, slicing_ops  # noqa: PLC0415
+
+    if indices.shape.ndims is None or params.shape.ndims is None:
+        raise ValueError("gather_nd with batch_dims needs params and indices of known rank")
+    if not 0 < batch_dims < indices.shape.ndims or batch_dims >= params.shape.ndims:
+        raise ValueError(f"gather_nd: batch_dims must be in [0, {min(indices.shape.ndims - 1, params.shape.ndims)}),"
+                         f" got {batch_dims}")
+    if not params.shape[:batch_dims].is_compatible_with(indices.shape[:batch_dims]):
+        raise ValueError(f"gather_nd: the batch dimensions of params {params.shape} and indices {indices.shape} "
+                         f"differ")
+    depth = indices.shape[-1].value
+    if depth is None:
+        raise ValueError(f"gather_nd with batch_dims needs the indices' last dimension known, got {indices.shape}")
+    with ops.name_scope(name, "batch_gather_nd", [params, indices]):
+        p_shape, i_shape = array_ops.shape(params), array_ops.shape(indices)
+        examples = reduction_ops.reduce_prod(i_shape[:batch_dims])
+        flat_params = array_ops.reshape(params, slicing_ops.concat([[-1], p_shape[batch_dims:]], 0))
+        flat_indices = array_ops.reshape(indices, array_ops.stack([examples, -1, depth]))
+        rows = array_ops.shape(flat_indices)[1]
+        example = array_ops.tile(array_ops.reshape(math_ops.range_(examples), [-1, 1, 1]),
+                                 array_ops.stack([1, rows, 1]))
+        example = math_ops.cast(example, indices.dtype.base_dtype)
+        picked = make_tensor("GatherNd", [flat_params, slicing_ops.concat([example, flat_indices], 2)], None,
+                             "GatherNd")
+        out = array_ops.reshape(picked, slicing_ops.concat([i_shape[:-1], p_shape[batch_dims + depth:]], 0))
+        out.set_shape(indices.shape[:-1].concatenate(params.shape[batch_dims + depth:]))
+        return out
 
 
 @register_op("ScatterNd", shape=lambda op: constant_shape(op.inputs[2]), dtype=lambda op: op.inputs[1].dtype.base_dtype)
@@ -74,7 +108,11 @@ def _scatter_nd_grad(op, grad):
 
 def scatter_nd(indices, updates, shape, name=None) -> ops.Tensor:
     """A zero tensor of ``shape`` with ``updates`` added at ``indices`` (duplicates sum)."""
+    from . import math_ops  # noqa: PLC0415
+
     indices = ops.convert_to_tensor(indices)
     updates = ops.convert_to_tensor(updates)
-    shape = ops.convert_to_tensor(shape, dtype=indices.dtype.base_dtype)
+    shape = ops.convert_to_tensor(shape)  # (in the indices' dtype: an int32 shape of int64 indices is cast)
+    if shape.dtype.base_dtype != indices.dtype.base_dtype:
+        shape = math_ops.cast(shape, indices.dtype.base_dtype)
     return make_tensor("ScatterNd", [indices, updates, shape], None, name or "ScatterNd")

@@ -143,7 +143,6 @@ PARTIAL = {
         "matrix_diag": "`k` other than 0, `num_rows`, `num_cols`, `padding_value`",
         "matrix_diag_part": "`k` other than 0",
         "matrix_set_diag": "`k` other than 0",
-        "gather_nd": "`batch_dims` other than 0",
         "serialize_sparse": "`out_type` other than string",
         "string_split": "`result_type='RaggedTensor'`",
     },
@@ -315,8 +314,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "`save_format='tf'`, nor the pickled data sets (IMDB, Reuters, CIFAR), nor downloads")
         elif name == "io":
             status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
-                      "object) and `gfile`; not the image codecs, `parse_sequence_example`, `PriorityQueue` or "
-                      "`write_graph`")
+                      "object), `gfile`, `write_graph`, and the image codecs of PNG and BMP (JPEG and GIF are "
+                      "recognized and refused: no codec library); not the batched `parse_sequence_example`")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn` (with `LSTMBlockCell`, `LSTMBlockFusedCell`, `GRUBlockCell`/`V2`, "
                       "`LayerNormBasicLSTMCell`, `stack_bidirectional_dynamic_rnn`/`stack_bidirectional_rnn`), "
