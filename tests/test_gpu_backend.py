@@ -371,6 +371,25 @@ def test_nccl_all_sum_reduces_among_two_gpus_with_a_member_on_each(fake, virtual
     assert members == ["GPU:0", "GPU:0", "GPU:1", "GPU:1"]  # (the sums, and their gradient's)
 
 
+def test_the_replicated_tf1_program_runs_its_towers_on_two_virtual_gpus(fake, monkeypatch, capsys):
+    """examples/tf1/replicated_nccl_staging.py as a user runs it, on GPU 0 split in two."""
+    import os
+    import runpy
+    import sys
+
+    monkeypatch.setenv("DISTFLOW_VIRTUAL_GPUS", "2")
+    monkeypatch.setattr(sys, "argv", ["replicated_nccl_staging.py", "--steps", "20"])
+    with tf.Graph().as_default() as graph:
+        runpy.run_path(os.path.join(os.path.dirname(__file__), "..", "examples", "tf1", "replicated_nccl_staging.py"),
+                       run_name="__main__")
+    assert "replicas in sync: True" in capsys.readouterr().out
+    convolutions = {op.name.split("/")[0]: op._assigned_device[-5:] for op in graph.get_operations()
+                    if op.type == "Conv2D" and op._assigned_device and op.name.startswith("tower_")}
+    assert convolutions == {"tower_0": "GPU:0", "tower_1": "GPU:1", "tower_0_1": "GPU:0"}  # (and the evaluation)
+    reduced = {op._assigned_device[-5:] for op in graph.get_operations() if op.type == "NcclAllReduce"}
+    assert reduced == {"GPU:0", "GPU:1"}
+
+
 def test_a_frozen_tf1_graph_with_loops_runs_on_the_device_its_tensorarrays_on_the_cpu(fake):
     graph = gpu_cases.tf1_loops_on_gpu(tf)
     assert graph.get_operation_by_name("rnn/while")._assigned_device.endswith("GPU:0")
