@@ -65,3 +65,14 @@ def test_cosine_distance_and_the_unreduced_hinge_loss():
         assert len(tf.contrib.losses.get_losses()) == 1  # (the hinge loss is not collected)
     assert cosine == pytest.approx(np.mean(1 - (a * b).sum(1)), rel=1e-6)
     np.testing.assert_allclose(hinge, np.maximum(0, 1 - (2 * labels - 1) * logits), rtol=1e-6)
+
+
+def test_mean_pairwise_squared_error_sums_each_examples_pair_mean():
+    p, y, w = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4)), np.array([1.0, 0.0, 2.0])
+    with tf.Graph().as_default():
+        got = _eval(tf.contrib.losses.mean_pairwise_squared_error(p, y, weights=w))
+        scalar = _eval(tf.contrib.losses.mean_pairwise_squared_error(p, y))
+    d = p - y
+    pair_means = [np.mean((d[b][:, None] - d[b][None, :]) ** 2) for b in range(3)]  # (over all n^2 pairs)
+    assert got == pytest.approx(np.sum(np.array(pair_means) * w), rel=1e-5)
+    assert scalar == pytest.approx(np.sum(pair_means), rel=1e-5)

@@ -31,15 +31,21 @@ def _weighted_sum(losses, weights):
     return reduction_ops.reduce_sum(summed * weights)
 
 
-def _num_present(losses, weights):
+def _num_present(losses, weights, per_batch=False):
     """How many losses have a weight that is not zero (a weight counts for every loss it
-    covers)."""
+    covers); with ``per_batch``, a [batch] vector of how many in each example."""
     if weights.shape.ndims == 0:
-        size = math_ops.cast(array_ops.size(losses), dtypes.float32)
-        return math_ops.where(math_ops.equal(weights, 0.0), 0.0, size)
-    nonzero = reduction_ops.reduce_sum(math_ops.cast(math_ops.not_equal(weights, 0.0), dtypes.float32))
-    covered = reduction_ops.reduce_prod(array_ops.shape(losses)[weights.shape.ndims:])
-    return nonzero * math_ops.cast(covered, dtypes.float32)
+        batch = math_ops.cast(array_ops.shape(losses)[0], dtypes.float32)
+        each = math_ops.cast(array_ops.size(losses), dtypes.float32) / batch
+        each = math_ops.where(math_ops.equal(weights, 0.0), 0.0, each)
+        counts = array_ops.ones(array_ops.shape(losses)[:1]) * each
+    else:
+        nonzero = math_ops.cast(math_ops.not_equal(weights, 0.0), dtypes.float32)
+        if weights.shape.ndims > 1:
+            nonzero = reduction_ops.reduce_sum(nonzero, list(range(1, weights.shape.ndims)))
+        covered = reduction_ops.reduce_prod(array_ops.shape(losses)[weights.shape.ndims:])
+        counts = nonzero * math_ops.cast(covered, dtypes.float32)
+    return counts if per_batch else reduction_ops.reduce_sum(counts)
 
 
 def compute_weighted_loss(losses, weights=1.0, scope=None):
@@ -101,6 +107,30 @@ def cosine_distance(predictions, labels=None, axis=None, weights=1.0, scope=None
         predictions, labels = _pair(predictions, labels, "cosine_distance")
         losses = 1 - reduction_ops.reduce_sum(predictions * labels, [axis])
         return compute_weighted_loss(losses, weights, scope=scope)
+
+
+def mean_pairwise_squared_error(predictions, labels=None, weights=1.0, scope=None):
+    """For each example, the mean over pairs of its elements of ((p_i - p_j) - (l_i - l_j))^2
+    (TF's 2 (mean of d^2) - 2 (mean of d)^2, d = p - l, over the example's weighted elements),
+    times its weight, summed over the batch (contrib's: a sum, where tf.losses' is a mean)."""
+    with ops.name_scope(scope, "mean_pairwise_squared_error", [predictions, labels, weights]) as scope:
+        if weights is None:
+            raise ValueError("`weights` cannot be None")
+        predictions, labels = _pair(predictions, labels, "mean_pairwise_squared_error")
+        weights = math_ops.cast(ops.convert_to_tensor(weights), dtypes.float32)
+        diffs = predictions - labels
+        axes = list(range(1, diffs.shape.ndims))
+        present = _num_present(diffs, weights, per_batch=True)
+
+        def safe_div(a, b):
+            return math_ops.where(b > 0, a / math_ops.maximum(b, 1e-38), array_ops.zeros_like(a))
+
+        term1 = 2.0 * safe_div(reduction_ops.reduce_sum(math_ops.square(diffs), axes), present)
+        term2 = 2.0 * safe_div(math_ops.square(reduction_ops.reduce_sum(diffs, axes)), math_ops.square(present))
+        loss = _weighted_sum(term1 - term2, weights)
+        loss = math_ops.where(reduction_ops.reduce_sum(present) > 0, loss, array_ops.zeros_like(loss), name="value")
+        add_loss(loss)
+        return loss
 
 
 def hinge_loss(logits, labels=None, scope=None):
