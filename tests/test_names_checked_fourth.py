@@ -207,6 +207,34 @@ def test_parse_single_sequence_example_gives_the_context_and_each_list_by_step()
     assert bare["tags"].dense_shape.tolist() == [0, 0]
 
 
+def test_parse_sequence_example_parses_a_batch_padded_to_its_longest_list():
+    """tf.io.parse_sequence_example: TensorFlow 2.21's tf.compat.v1 gave the same tensors for
+    these three records."""
+    def record(label, tokens, tags):
+        example = tf.train.SequenceExample()
+        example.context.feature["label"].int64_list.value.append(label)
+        example.context.feature["tags"].bytes_list.value.extend(tags)
+        for t in tokens:
+            example.feature_lists.feature_list["tokens"].feature.add().int64_list.value.append(t)
+            example.feature_lists.feature_list["chars"].feature.add().int64_list.value.extend(range(t % 3))
+        return example.SerializeToString()
+
+    context, sequences, lengths = tf.io.parse_sequence_example(
+        [record(1, [4, 5, 6], [b"a"]), record(0, [7], [b"b", b"c"]), record(2, [], [])],
+        context_features={"label": tf.FixedLenFeature([], tf.int64), "tags": tf.VarLenFeature(tf.string)},
+        sequence_features={"tokens": tf.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+                           "chars": tf.VarLenFeature(tf.int64)})
+    assert sequences["tokens"].shape.as_list() == [None, None] and context["tags"].indices.shape.as_list() == [None, 2]
+    with tf.Session() as sess:
+        got_context, got, got_lengths = sess.run([context, sequences, lengths])
+    assert got_context["label"].tolist() == [1, 0, 2]
+    assert got_context["tags"].indices.tolist() == [[0, 0], [1, 0], [1, 1]]
+    assert got_context["tags"].values.tolist() == [b"a", b"b", b"c"] and got_context["tags"].dense_shape.tolist() == [3, 2]
+    assert got["tokens"].tolist() == [[4, 5, 6], [7, 0, 0], [0, 0, 0]] and got_lengths["tokens"].tolist() == [3, 1, 0]
+    assert got["chars"].indices.tolist() == [[0, 0, 0], [0, 1, 0], [0, 1, 1], [1, 0, 0]]
+    assert got["chars"].values.tolist() == [0, 0, 1, 0] and got["chars"].dense_shape.tolist() == [3, 3, 2]
+
+
 def test_optimizer_base_class_and_a_subclass_of_it():
     class HalfStep(tf.train.Optimizer):
         """Gradient descent at a fixed rate of 0.5, written on the base class's hooks."""

@@ -267,10 +267,20 @@ def _sparse_parts(rows: list, dtype) -> list:
 
 def _sequence_shape(op):
     shapes = [TensorShape(s) for s in op._attr("context_dense_shapes")]
-    shapes += [TensorShape(s) for _ in op._attr("context_sparse_keys") for s in ([None, 2], [None], [2])]
+    shapes += [TensorShape(s) for _ in op._attr("context_sparse_keys") for s in ([None, 1], [None], [1])]
     shapes += [TensorShape([None]).concatenate(s) for s in op._attr("feature_list_dense_shapes")]
     shapes += [TensorShape(s) for _ in op._attr("feature_list_sparse_keys") for s in ([None, 2], [None], [2])]
     return shapes
+
+
+def _batched_sequence_shape(op):
+    """ParseSequenceExample's outputs: each of ParseSingleSequenceExample's with the batch
+    first (the sparse ones a rank more), then the dense feature lists' lengths."""
+    shapes = [TensorShape([None]).concatenate(s) for s in op._attr("context_dense_shapes")]
+    shapes += [TensorShape(s) for _ in op._attr("context_sparse_keys") for s in ([None, 2], [None], [2])]
+    shapes += [TensorShape([None, None]).concatenate(s) for s in op._attr("feature_list_dense_shapes")]
+    shapes += [TensorShape(s) for _ in op._attr("feature_list_sparse_keys") for s in ([None, 3], [None], [3])]
+    return shapes + [TensorShape([None]) for _ in op._attr("feature_list_dense_keys")]
 
 
 def _sequence_dtypes(op):
@@ -330,6 +340,50 @@ def _parse_sequence_example_kernel(xp, serialized, *, context_dense_keys, contex
 not_differentiable("ParseSingleSequenceExample")
 
 
+def _batched_sparse(parts: list, rank: int) -> list:
+    """One SparseTensor of a batch from each example's (indices, values, dense shape) triple:
+    the example's number leads every index."""
+    indices = [np.concatenate([np.full((len(i), 1), b, np.int64), i.reshape(len(i), rank)], 1)
+               for b, (i, _, _) in enumerate(parts)]
+    shape = np.max([s for _, _, s in parts], axis=0) if parts else np.zeros(rank, np.int64)
+    return [np.concatenate(indices).reshape(-1, rank + 1).astype(np.int64),
+            np.concatenate([v for _, v, _ in parts]) if parts else np.zeros(0),
+            np.concatenate([[len(parts)], shape]).astype(np.int64)]
+
+
+@register_op("ParseSequenceExample", list_output=True, shape=_batched_sequence_shape,
+             dtype=lambda op: _sequence_dtypes(op) + [dtypes.int64] * len(op._attr("feature_list_dense_keys")))
+def _parse_sequence_examples_kernel(xp, serialized, **attrs):
+    records = np.asarray(serialized, dtype=object).reshape(-1)
+    parsed = [_parse_sequence_example_kernel(xp, np.array([r], dtype=object), **attrs) for r in records]
+    n_cd, n_cs = len(attrs["context_dense_keys"]), len(attrs["context_sparse_keys"])
+    n_fd, n_fs = len(attrs["feature_list_dense_keys"]), len(attrs["feature_list_sparse_keys"])
+    out, lengths = [], []
+    for k in range(n_cd):
+        out.append(np.stack([p[k] for p in parsed]) if parsed else
+                   np.zeros([0] + attrs["context_dense_shapes"][k].as_list(), _np_dtype(attrs["context_dense_types"][k])))
+    for k in range(n_cs):
+        at = n_cd + 3 * k
+        out += _batched_sparse([p[at:at + 3] for p in parsed], 1)
+    for k in range(n_fd):  # (padded with zeros to the longest, as TF's)
+        at = n_cd + 3 * n_cs + k
+        steps = [p[at] for p in parsed]
+        longest = max((len(s) for s in steps), default=0)
+        shape = attrs["feature_list_dense_shapes"][k].as_list()
+        padded = np.zeros([len(steps), longest] + shape, _np_dtype(attrs["feature_list_dense_types"][k]))
+        for b, s in enumerate(steps):
+            padded[b, :len(s)] = s
+        out.append(padded)
+        lengths.append(np.array([len(s) for s in steps], np.int64))
+    for k in range(n_fs):
+        at = n_cd + 3 * n_cs + n_fd + 3 * k
+        out += _batched_sparse([p[at:at + 3] for p in parsed], 2)
+    return tuple(out + lengths)
+
+
+not_differentiable("ParseSequenceExample")
+
+
 def _checked_dtype(key, spec):
     dtype = dtypes.as_dtype(spec.dtype)
     if dtype not in (dtypes.string, dtypes.float32, dtypes.int64):
@@ -337,16 +391,8 @@ def _checked_dtype(key, spec):
     return dtype
 
 
-def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
-                                  name=None):
-    """One tf.train.SequenceExample record as ``(context, sequences)``, two dicts of tensors
-    (``tf.parse_single_sequence_example``).
-
-    ``context_features``: FixedLenFeature (a dense tensor; its default where the record lacks
-    it) and VarLenFeature (a 1-D SparseTensor). ``sequence_features``:
-    FixedLenSequenceFeature (a dense ``[steps] + shape`` tensor, empty for a missing list with
-    ``allow_missing``) and VarLenFeature (a SparseTensor ``[steps, longest]``).
-    """
+def _sequence_attrs(context_features, sequence_features) -> dict:
+    """The parsing ops' attributes for these features."""
     context_features, sequence_features = dict(context_features or {}), dict(sequence_features or {})
     attrs = {k: [] for k in ("context_dense_keys", "context_dense_types", "context_dense_shapes", "context_defaults",
                              "context_has_default", "context_sparse_keys", "context_sparse_types",
@@ -385,8 +431,11 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
         else:
             raise ValueError(f"Sequence feature '{key}': FixedLenSequenceFeature or VarLenFeature, got "
                              f"{type(spec).__name__}")
-    serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
-    op = make_op("ParseSingleSequenceExample", [serialized], attrs, name or "ParseSingleSequenceExample")
+    return attrs
+
+
+def _parsed(op, attrs):
+    """The op's outputs as (context, sequences) dicts; the outputs left over after them."""
     outputs = list(op.outputs)
 
     def take(dense_keys, sparse_keys):
@@ -398,7 +447,37 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
         return parsed
 
     context = take(attrs["context_dense_keys"], attrs["context_sparse_keys"])
-    return context, take(attrs["feature_list_dense_keys"], attrs["feature_list_sparse_keys"])
+    return context, take(attrs["feature_list_dense_keys"], attrs["feature_list_sparse_keys"]), outputs
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
+                                  name=None):
+    """One tf.train.SequenceExample record as ``(context, sequences)``, two dicts of tensors
+    (``tf.parse_single_sequence_example``).
+
+    ``context_features``: FixedLenFeature (a dense tensor; its default where the record lacks
+    it) and VarLenFeature (a 1-D SparseTensor). ``sequence_features``:
+    FixedLenSequenceFeature (a dense ``[steps] + shape`` tensor, empty for a missing list with
+    ``allow_missing``) and VarLenFeature (a SparseTensor ``[steps, longest]``).
+    """
+    attrs = _sequence_attrs(context_features, sequence_features)
+    serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
+    op = make_op("ParseSingleSequenceExample", [serialized], attrs, name or "ParseSingleSequenceExample")
+    context, sequences, _ = _parsed(op, attrs)
+    return context, sequences
+
+
+def parse_sequence_example(serialized, context_features=None, sequence_features=None, example_names=None,
+                           name=None):
+    """A batch of tf.train.SequenceExample records (a 1-D string tensor) as ``(context,
+    sequences, lengths)``: each of parse_single_sequence_example's tensors with the batch
+    first (dense feature lists padded with zeros to the longest; sparse ones a rank more),
+    and for each dense feature list its length in every example."""
+    attrs = _sequence_attrs(context_features, sequence_features)
+    serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string)
+    op = make_op("ParseSequenceExample", [serialized], attrs, name or "ParseSequenceExample")
+    context, sequences, lengths = _parsed(op, attrs)
+    return context, sequences, dict(zip(attrs["feature_list_dense_keys"], lengths))
 
 
 # ---------------------------------------------------------------------------

@@ -313,9 +313,10 @@ def namespaces() -> list[tuple[str, str]]:
                       "`experimental.export_saved_model`/`load_from_saved_model` (the serving graph); not "
                       "`save_format='tf'`, nor the pickled data sets (IMDB, Reuters, CIFAR), nor downloads")
         elif name == "io":
-            status = ("partial: the file, record, parsing, serialization and queue names (each the top-level "
-                      "object), `gfile`, `write_graph`, and the image codecs of PNG and BMP (JPEG and GIF are "
-                      "recognized and refused: no codec library); not the batched `parse_sequence_example`")
+            status = ("partial: the file, record, parsing (the batched `parse_sequence_example` too), "
+                      "serialization and queue names (each the top-level object), `gfile`, `write_graph`, and the "
+                      "image codecs of PNG and BMP (JPEG and GIF are "
+                      "recognized and refused: no codec library)")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn` (with `LSTMBlockCell`, `LSTMBlockFusedCell`, `GRUBlockCell`/`V2`, "
                       "`LayerNormBasicLSTMCell`, `stack_bidirectional_dynamic_rnn`/`stack_bidirectional_rnn`), "
