@@ -100,3 +100,31 @@ def test_keras_batch_normalization_renormalizes_as_the_layers_function(training)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(moving, [moving_mean, moving_var], rtol=1e-10)
+
+
+@pytest.mark.parametrize("training_tensor", [False, True])
+def test_ghost_batch_normalization_normalizes_each_virtual_batch_by_its_own_moments(training_tensor):
+    x = RNG.standard_normal((8, 3)) * 2 + 1
+    with tf.Graph().as_default():
+        inputs = tf.placeholder(tf.float64, [None, 3])
+        training = tf.placeholder(tf.bool, []) if training_tensor else True
+        out = tf.layers.batch_normalization(inputs, momentum=MOMENTUM, epsilon=EPS, training=training,
+                                            virtual_batch_size=2)
+        assert out.shape.as_list() == [None, 3]
+        assert tf.get_default_graph().get_tensor_by_name("batch_normalization/gamma:0").shape.as_list() == [1, 1, 3]
+        feed = {training: True} if training_tensor else {}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run([out, tf.get_collection(tf.GraphKeys.UPDATE_OPS)], {**feed, inputs: x})[0]
+            moving = sess.run(["batch_normalization/moving_mean:0", "batch_normalization/moving_variance:0"])
+            if training_tensor:
+                inference = sess.run(out, {inputs: x, training: False})
+    ghosts = x.reshape(2, 4, 3)  # (ghost batch j: examples j and j + 4)
+    mean, var = ghosts.mean(0, keepdims=True), ghosts.var(0, keepdims=True)
+    np.testing.assert_allclose(got, ((ghosts - mean) / np.sqrt(var + EPS)).reshape(8, 3), rtol=1e-10)
+    np.testing.assert_allclose(moving[0].ravel(), (1 - MOMENTUM) * mean.mean((0, 1)), rtol=1e-10)
+    np.testing.assert_allclose(moving[1].ravel(), MOMENTUM + (1 - MOMENTUM) * var.mean((0, 1)), rtol=1e-10)
+    if training_tensor:
+        np.testing.assert_allclose(inference, (x - moving[0][0]) / np.sqrt(moving[1][0] + EPS), rtol=1e-10)
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="virtual_batch_size must be a positive"):
+        tf.layers.batch_normalization(tf.zeros([4, 3]), virtual_batch_size=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..framework import dtypes
 from ..framework import ops
-from ..ops import array_ops, init_ops, math_ops, nn_ops, state_ops
+from ..ops import array_ops, init_ops, math_ops, nn_ops, reduction_ops, slicing_ops, state_ops
 from ..ops.variable_scope import variable_scope
 from ..ops.nn_impl import fused_moving_variance
 from .core import layer_variable
@@ -38,10 +38,15 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     the averages ``renorm_mean`` and ``renorm_stddev`` kept with ``renorm_momentum`` and
     unbiased by their weights ``renorm_mean_weight`` and ``renorm_stddev_weight`` (the batch's
     own moments make up the weight they lack); the moving statistics follow the renorm ones.
+
+    With ``virtual_batch_size`` v ("ghost" batch normalization, TF 1.x's form), the batch is
+    reshaped to [v, n / v, ...] and each of the n / v ghost batches (examples i, i + n / v,
+    ...) is normalized by its own moments; the moving averages follow their mean, and the
+    variables have the shape ``[1, 1, ..., channels]``. The batch size must be a multiple of
+    v, in inference too.
     """
-    if virtual_batch_size or adjustment is not None:
-        raise NotImplementedError("batch_normalization: virtual_batch_size and adjustment are not supported by "
-                                  "distflow")
+    if adjustment is not None:
+        raise NotImplementedError("batch_normalization: adjustment is not supported by distflow")
     clipping = dict(renorm_clipping or {})
     if set(clipping) - {"rmin", "rmax", "dmax"}:
         raise ValueError(f"renorm_clipping {clipping} contains keys not in ['rmin', 'rmax', 'dmax']")
@@ -55,7 +60,20 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     if any(c is None for c in channels):
         raise ValueError(f"Axis {axis} of input tensor should have a defined dimension, got {inputs.shape}")
     param_shape = channels if len(channels) > 1 else channels[:1]
-    reduce_axes = [a for a in range(rank) if a not in axes]
+    ghost = virtual_batch_size is not None
+    if ghost:
+        if virtual_batch_size <= 0:
+            raise ValueError(f"virtual_batch_size must be a positive integer that divides the true batch size of "
+                             f"the input Tensor, got {virtual_batch_size}")
+        if 0 in axes:
+            raise ValueError("When using virtual_batch_size, the batch dimension must be 0 and thus axis cannot "
+                             "include 0")
+        original_shape, static_shape = array_ops.shape(inputs), inputs.shape
+        inputs = array_ops.reshape(inputs, slicing_ops.concat([[int(virtual_batch_size), -1],
+                                                               original_shape[1:]], 0))
+        rank, axes, fused = rank + 1, [a + 1 for a in axes], False
+        param_shape = [c if a in axes else 1 for a, c in zip(range(rank), [1, 1] + static_shape.as_list()[1:])]
+    reduce_axes = [a for a in range(rank) if a not in axes and not (ghost and a == 1)]
     broadcast = [inputs.shape[a].value if a in axes else 1 for a in range(rank)]
     dtype = inputs.dtype.base_dtype
     with variable_scope(name, default_name="batch_normalization", reuse=reuse):
@@ -71,19 +89,29 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                            for n, shape in (("renorm_mean", param_shape), ("renorm_mean_weight", []),
                                             ("renorm_stddev", param_shape), ("renorm_stddev_weight", []))]
 
-        def shaped(t):
-            return None if t is None else array_ops.reshape(t, broadcast)
+        def shaped(t):  # (a ghost batch's moments and parameters have their shapes already)
+            return t if t is None or ghost else array_ops.reshape(t, broadcast)
 
         def normalized(mean, variance, scale=None, offset=None):
             return nn_ops.batch_normalization(inputs, shaped(mean), shaped(variance),
                                               shaped(beta) if offset is None else shaped(offset),
                                               shaped(gamma) if scale is None else shaped(scale), epsilon)
 
+        def restored(t):
+            if not ghost:
+                return t
+            t = array_ops.reshape(t, original_shape)
+            t.set_shape(static_shape)
+            return t
+
         if training is False:
-            return normalized(moving_mean, moving_variance)
+            return restored(normalized(moving_mean, moving_variance))
         if training is not True:
             training = ops.convert_to_tensor(training, dtype=dtypes.bool)
-        mean, variance = nn_ops.moments(inputs, reduce_axes)
+        mean, variance = nn_ops.moments(inputs, reduce_axes, keep_dims=ghost)
+        batch_mean, batch_variance = mean, variance
+        if ghost:  # (the moving averages follow the ghost batches' mean moments)
+            mean, variance = (reduction_ops.reduce_mean(t, [1], keepdims=True) for t in (mean, variance))
         scale = offset = None
         if renorm:  # (never TF's fused kernel: the moving variance follows the biased one)
             (r, d), (target_mean, target_variance) = _renorm(mean, variance, renorm_vars, clipping, renorm_momentum,
@@ -94,11 +122,11 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         else:
             target_mean, target_variance = mean, fused_moving_variance(variance, inputs, reduce_axes, axes, fused)
         if training is True:
-            output = normalized(mean, variance, scale, offset)
+            output = normalized(batch_mean, batch_variance, scale, offset)
             new_mean, new_variance = target_mean, target_variance
         else:
             picked = array_ops.fill(array_ops.shape(inputs), training)
-            output = math_ops.where(picked, normalized(mean, variance, scale, offset),
+            output = math_ops.where(picked, normalized(batch_mean, batch_variance, scale, offset),
                                     normalized(moving_mean, moving_variance))
             new_mean = math_ops.where(training, target_mean, moving_mean.value())
             new_variance = math_ops.where(training, target_variance, moving_variance.value())
@@ -107,7 +135,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
             with ops.name_scope("AssignMovingAvg"):
                 update = state_ops.assign_sub(var, (var.value() - value) * decay)
             ops.add_to_collection(ops.GraphKeys.UPDATE_OPS, update)
-        return output
+        return restored(output)
 
 
 def _renorm(mean, variance, variables, clipping, momentum, epsilon, training):

@@ -156,7 +156,7 @@ PARTIAL = {
         "with_space_to_batch": "channels-first `data_format`, `spatial_dims` other than the leading ones",
     },
     "layers": {
-        "batch_normalization": "`virtual_batch_size`, `adjustment`",
+        "batch_normalization": "`adjustment`",
     },
     "train": {
         "Saver": "`reshape=True`, `builder`, `write_version=1`",
