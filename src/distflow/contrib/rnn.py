@@ -41,8 +41,6 @@ class LSTMBlockFusedCell:
                  name="lstm_fused_cell"):
         self._cell = LSTMBlockCell(num_units, forget_bias=forget_bias, cell_clip=cell_clip,
                                    use_peephole=use_peephole, dtype=dtype, reuse=reuse, name=name)
-        self._name = name
-        self._reuse = reuse
 
     @property
     def num_units(self) -> int:
@@ -66,15 +64,8 @@ class LSTMBlockFusedCell:
             raise ValueError("Expecting initial_state to be a tuple with length 2 or None")
         cell = self._cell
         if not cell.built:  # (its variables directly under the cell's name, as TensorFlow's layer makes them)
-            with vs.variable_scope(scope, default_name=self._name if scope is None else None,
-                                   reuse=self._reuse) as found:
-                before = {id(v) for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
-                if cell._dtype is None and inputs.dtype.base_dtype.is_floating:
-                    cell._dtype = inputs.dtype.base_dtype
-                cell.build(TensorShape([None, shape[2].value]))
-                cell._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
-                                   if id(v) not in before]
-                cell._scope, cell.built = found, True
+            with cell._building(scope, inputs, TensorShape([None, shape[2].value])):
+                pass
         state = None if initial_state is None else LSTMStateTuple(*initial_state)
         with ops.name_scope(cell._scope.name.rpartition("/")[2] + "/"):
             outputs, final = dynamic_rnn(cell, inputs, sequence_length=sequence_length, initial_state=state,

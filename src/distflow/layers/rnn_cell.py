@@ -9,6 +9,8 @@ makes the first call) or of a Python loop (``tf.nn.static_rnn``) shares its weig
 
 from __future__ import annotations
 
+import contextlib
+
 import collections
 
 from ..framework import dtypes, ops
@@ -72,22 +74,25 @@ class RNNCell:
 
     def __call__(self, inputs, state, scope=None):
         if not self.built:
-            default = self._name or self._default_name
-            with vs.variable_scope(scope, default_name=default if scope is None else None,
-                                   reuse=self._reuse) as found:
-                self._scope = found
-                before = {id(v) for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
-                first = nest.flatten(inputs)[0]
-                if self._dtype is None and getattr(first, "dtype", None) is not None \
-                        and first.dtype.base_dtype.is_floating:  # (the variables take the inputs' dtype, as TF's)
-                    self._dtype = first.dtype.base_dtype
-                self.build(first.shape)
-                self._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
-                                   if id(v) not in before]
-                self.built = True
+            with self._building(scope, nest.flatten(inputs)[0], nest.flatten(inputs)[0].shape):
                 return self.call(inputs, state)
         with ops.name_scope(self._scope.name.rpartition("/")[2]):  # (its variables are made: no scope needed)
             return self.call(inputs, state)
+
+    @contextlib.contextmanager
+    def _building(self, scope, first, inputs_shape):
+        """The cell's variable scope, its variables made in it for inputs like ``first`` (of
+        ``inputs_shape``): they take the inputs' dtype, as TF's."""
+        default = self._name or self._default_name
+        with vs.variable_scope(scope, default_name=default if scope is None else None, reuse=self._reuse) as found:
+            self._scope = found
+            before = {id(v) for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+            if self._dtype is None and getattr(first, "dtype", None) is not None and first.dtype.base_dtype.is_floating:
+                self._dtype = first.dtype.base_dtype
+            self.build(inputs_shape)
+            self._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in before]
+            self.built = True
+            yield found
 
     def build(self, inputs_shape: TensorShape) -> None:
         """Makes the cell's variables (in the cell's variable scope)."""

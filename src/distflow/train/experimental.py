@@ -196,23 +196,16 @@ def _scaled(grad, factor):
     return grad * math_ops.cast(factor, grad.dtype.base_dtype)
 
 
-_rewrite_enabled = False
-
-
 def enable_mixed_precision_graph_rewrite(opt, loss_scale="dynamic"):
     """``opt`` wrapped in a MixedPrecisionLossScaleOptimizer (the module docstring says what
     of TensorFlow's float16 rewrite distflow does not do)."""
-    global _rewrite_enabled
     if isinstance(opt, MixedPrecisionLossScaleOptimizer):
         raise ValueError('"opt" must not already be an instance of a MixedPrecisionLossScaleOptimizer. '
                          "`enable_mixed_precision_graph_rewrite` will automatically wrap the optimizer with a "
                          "MixedPrecisionLossScaleOptimizer.")
-    wrapped = MixedPrecisionLossScaleOptimizer(opt, loss_scale)
-    _rewrite_enabled = True
-    return wrapped
+    return MixedPrecisionLossScaleOptimizer(opt, loss_scale)
 
 
 def disable_mixed_precision_graph_rewrite():
-    """Undoes ``enable_mixed_precision_graph_rewrite``'s setting (optimizers it wrapped stay so)."""
-    global _rewrite_enabled
-    _rewrite_enabled = False
+    """TensorFlow's switch back from the float16 rewrite; distflow does no such rewrite, so there
+    is nothing to switch (optimizers already wrapped keep their loss scaling, as in TF)."""
