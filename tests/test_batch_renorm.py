@@ -128,3 +128,24 @@ def test_ghost_batch_normalization_normalizes_each_virtual_batch_by_its_own_mome
         np.testing.assert_allclose(inference, (x - moving[0][0]) / np.sqrt(moving[1][0] + EPS), rtol=1e-10)
     with tf.Graph().as_default(), pytest.raises(ValueError, match="virtual_batch_size must be a positive"):
         tf.layers.batch_normalization(tf.zeros([4, 3]), virtual_batch_size=0)
+
+
+@pytest.mark.parametrize("training", [True, None])
+def test_keras_batch_normalization_with_ghost_batches_as_the_layers_function(training):
+    x = RNG.standard_normal((8, 3)) * 2 + 1
+    K = tf.keras.backend
+    K.clear_session()
+    inputs = tf.placeholder(tf.float64, [None, 3])
+    layer = tf.keras.layers.BatchNormalization(momentum=MOMENTUM, epsilon=EPS, virtual_batch_size=2, dtype="float64")
+    out = layer(inputs, training=training)
+    assert layer.gamma.shape.as_list() == [1, 1, 3] and layer.get_config()["virtual_batch_size"] == 2
+    sess = K.get_session()
+    sess.run(tf.global_variables_initializer())
+    phase = {} if training is True else {K.learning_phase(): 1}
+    got = sess.run([out, layer.updates], {**phase, inputs: x})[0]
+    moving_mean = sess.run(layer.moving_mean)
+    K.clear_session()
+    ghosts = x.reshape(2, 4, 3)
+    mean, var = ghosts.mean(0, keepdims=True), ghosts.var(0, keepdims=True)
+    np.testing.assert_allclose(got, ((ghosts - mean) / np.sqrt(var + EPS)).reshape(8, 3), rtol=1e-10)
+    np.testing.assert_allclose(moving_mean.ravel(), (1 - MOMENTUM) * mean.mean((0, 1)), rtol=1e-10)

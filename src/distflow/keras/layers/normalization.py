@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ... import cast, nn, reshape
+from ... import cast, concat, nn, reduce_mean, reshape, shape
 from ...framework import dtypes, ops
 from ...framework.tensor_shape import TensorShape
 from ...layers.normalization import _renorm
@@ -17,7 +17,8 @@ class BatchNormalization(Layer):
     correction where TF 1.x's fused kernel would run: 4-D inputs, channels on axis 1 or 3).
     With ``renorm``, batch renormalization as ``tf.layers.batch_normalization`` has it
     (its variables ``renorm_mean``, ``renorm_mean_weight``, ``renorm_stddev``,
-    ``renorm_stddev_weight``)."""
+    ``renorm_stddev_weight``), and with ``virtual_batch_size`` its ghost batches (variables of
+    shape ``[1, 1, ..., channels]``)."""
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
@@ -25,8 +26,12 @@ class BatchNormalization(Layer):
                  renorm=False, renorm_clipping=None, renorm_momentum=0.99, fused=None, virtual_batch_size=None,
                  adjustment=None, **kwargs):
         super().__init__(**kwargs)
-        if virtual_batch_size is not None or adjustment is not None:
-            raise NotImplementedError("BatchNormalization: virtual_batch_size and adjustment are not supported")
+        if adjustment is not None:
+            raise NotImplementedError("BatchNormalization: adjustment is not supported")
+        if virtual_batch_size is not None and virtual_batch_size <= 0:
+            raise ValueError(f"virtual_batch_size must be a positive integer that divides the true batch size of "
+                             f"the input Tensor, got {virtual_batch_size}")
+        self.virtual_batch_size = virtual_batch_size
         self.renorm, self.renorm_clipping, self.renorm_momentum = renorm, dict(renorm_clipping or {}), renorm_momentum
         if set(self.renorm_clipping) - {"rmin", "rmax", "dmax"}:
             raise ValueError(f"renorm_clipping {self.renorm_clipping} contains keys not in ['rmin', 'rmax', 'dmax']")
@@ -51,7 +56,13 @@ class BatchNormalization(Layer):
         if size is None:
             raise ValueError(f"Axis {self.axis} of input tensor should have a defined dimension but the layer received "
                              f"an input with shape {shape}.")
-        param = (size,)
+        if self.virtual_batch_size is not None:
+            if self._axis == 0:
+                raise ValueError("When using virtual_batch_size, the batch dimension must be 0 and thus axis cannot "
+                                 "include 0")
+            param = tuple(size if i == self._axis + 1 else 1 for i in range(self._rank + 1))
+        else:
+            param = (size,)
         self.gamma = self.add_weight("gamma", param, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
             if self.scale else None
@@ -69,15 +80,25 @@ class BatchNormalization(Layer):
         self.built = True
 
     def _broadcast(self, v):
-        if v is None or self._axis == self._rank - 1:
+        if v is None or self._axis == self._rank - 1 or self.virtual_batch_size is not None:
             return v
         shape = [1] * self._rank
         shape[self._axis] = -1
         return reshape(v, shape)
 
     def call(self, inputs, training=None):
-        axes = [i for i in range(self._rank) if i != self._axis]
+        if self.virtual_batch_size is not None:  # (the ghost batches as a dimension of their own)
+            original_shape, static_shape = shape(inputs), inputs.shape
+            inputs = reshape(inputs, concat([[self.virtual_batch_size, -1], original_shape[1:]], 0))
+            out = self._normalize(inputs, training, [i for i in range(self._rank + 1) if i not in (1, self._axis + 1)])
+            out = reshape(out, original_shape)
+            out.set_shape(static_shape)
+            return out
+        return self._normalize(inputs, training, [i for i in range(self._rank) if i != self._axis])
+
+    def _normalize(self, inputs, training, axes):
         gamma, beta = self._broadcast(self.gamma), self._broadcast(self.beta)
+        ghost = self.virtual_batch_size is not None
 
         def normalized(mean, variance, scale=gamma, offset=beta):
             return nn.batch_normalization(inputs, self._broadcast(mean), self._broadcast(variance), offset, scale,
@@ -85,7 +106,10 @@ class BatchNormalization(Layer):
 
         if training is False or (training is None and K.learning_phase() == 0):
             return normalized(self.moving_mean, self.moving_variance)
-        mean, variance = nn.moments(inputs, axes)
+        mean, variance = nn.moments(inputs, axes, keep_dims=ghost)
+        batch_mean, batch_variance = mean, variance
+        if ghost:  # (the moving averages follow the ghost batches' mean moments)
+            mean, variance = (reduce_mean(t, [1], keepdims=True) for t in (mean, variance))
         if self.renorm:  # (never TF's fused kernel: the moving variance follows the biased one)
             phase = training if training is not None else K.learning_phase()
             flag = True if phase is True or (not isinstance(phase, ops.Tensor) and phase == 1) else \
@@ -98,13 +122,13 @@ class BatchNormalization(Layer):
             scale, offset = self._broadcast(scale), self._broadcast(offset)
         else:
             mean_target, scale, offset = mean, gamma, beta
-            moving = fused_moving_variance(variance, inputs, axes, [self._axis], self.fused)
+            moving = variance if ghost else fused_moving_variance(variance, inputs, axes, [self._axis], self.fused)
         if training is True or (training is None and K.learning_phase() == 1):
-            new_mean, new_variance, out = mean_target, moving, normalized(mean, variance, scale, offset)
+            new_mean, new_variance, out = mean_target, moving, normalized(batch_mean, batch_variance, scale, offset)
         else:
             new_mean = K.in_train_phase(mean_target, lambda: self.moving_mean.read_value(), training)
             new_variance = K.in_train_phase(moving, lambda: self.moving_variance.read_value(), training)
-            out = K.in_train_phase(lambda: normalized(mean, variance, scale, offset),
+            out = K.in_train_phase(lambda: normalized(batch_mean, batch_variance, scale, offset),
                                    lambda: normalized(self.moving_mean, self.moving_variance), training)
         m = self.momentum
         self.add_update([self.moving_mean.assign_sub((self.moving_mean - new_mean) * (1.0 - m)),
@@ -115,7 +139,9 @@ class BatchNormalization(Layer):
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
                 "center": self.center, "scale": self.scale,
                 **({"renorm": True, "renorm_clipping": self.renorm_clipping, "renorm_momentum": self.renorm_momentum}
-                   if self.renorm else {}), **self._options_config(
+                   if self.renorm else {}),
+                **({"virtual_batch_size": self.virtual_batch_size} if self.virtual_batch_size is not None else {}),
+                **self._options_config(
                     "beta_initializer", "gamma_initializer", "moving_mean_initializer",
                     "moving_variance_initializer", "beta_regularizer", "gamma_regularizer", "beta_constraint",
                     "gamma_constraint")}
