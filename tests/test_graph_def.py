@@ -197,3 +197,19 @@ def test_clear_extraneous_savers_leaves_out_the_other_savers_ops(tmp_path):
     with tf.Session() as sess:
         saver.restore(sess, path)
         assert sess.run("v:0") == 3.0
+
+
+def test_a_node_whose_attributes_disagree_on_its_outputs_is_invalid_argument():
+    """A loop whose output types outnumber its shapes (a mutated GraphDef) is refused as bad
+    input, as a server must answer it: InvalidArgument, never an internal error."""
+    from distflow.framework import ops, wire
+
+    g = tf.Graph()
+    with g.as_default():
+        tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])
+    graph_def = g.as_graph_def()
+    for node in graph_def.node:
+        if node.op == "While":
+            node.attr["Tout"].list.type.append(1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="'while' .*attributes give .* output shapes but"):
+        wire.import_graph_def(graph_def, ops.Graph())

@@ -450,9 +450,9 @@ class Graph:
             in_shapes = ", ".join(_shape_str(t.shape) for t in op._inputs)
             raise ValueError(f"{e} for '{op._name}' (op: '{op._type}') with input shapes: "
                              f"{in_shapes}.") from None
-        if len(out_dtypes) != len(shapes):
-            raise RuntimeError(f"Op '{op._type}': shape function gave {len(shapes)} outputs "
-                               f"but dtype function gave {len(out_dtypes)}")
+        if len(out_dtypes) != len(shapes):  # (attrs that disagree, a GraphDef's mutated ones say: bad input)
+            raise ValueError(f"Op '{op._name}' ({op._type}): its attributes give {len(shapes)} output shapes but "
+                             f"{len(out_dtypes)} output types")
         return tuple(Tensor(op, i, d, s) for i, (d, s) in enumerate(zip(out_dtypes, shapes)))
 
     def _apply_device_functions(self, op: Operation) -> None:
