@@ -213,3 +213,31 @@ def test_a_node_whose_attributes_disagree_on_its_outputs_is_invalid_argument():
             node.attr["Tout"].list.type.append(1)
     with pytest.raises(tf.errors.InvalidArgumentError, match="'while' .*attributes give .* output shapes but"):
         wire.import_graph_def(graph_def, ops.Graph())
+
+
+def test_graph_files_are_the_same_bytes_in_every_process(tmp_path):
+    """write_graph and export_meta_graph serialize deterministically, as TF writes them (the
+    binary order of protocol buffer map fields otherwise follows the process's hash seed)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys, distflow as tf\n"
+        "with tf.Graph().as_default() as g:\n"
+        "    x = tf.placeholder(tf.float32, [None, 3], name='x')\n"
+        "    w = tf.Variable(tf.ones([3, 2]), name='w')\n"
+        "    tf.cond(tf.reduce_sum(x) > 0, lambda: tf.matmul(x, w), lambda: -tf.matmul(x, w))\n"
+        "    tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])\n"
+        "    tf.train.write_graph(g, sys.argv[1], 'g.pb', as_text=False)\n"
+        "    tf.train.export_meta_graph(os.path.join(sys.argv[1], 'm.meta'))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    written = []
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        out.mkdir()
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=os.path.join(root, "src"))
+        done = subprocess.run([sys.executable, "-c", script, str(out)], capture_output=True, text=True, timeout=120,
+                              env=env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        written.append([(out / name).read_bytes() for name in ("g.pb", "m.meta")])
+    assert written[0] == written[1]

@@ -97,7 +97,7 @@ class SavedModelBuilder:
         name = constants.SAVED_MODEL_FILENAME_PBTXT if as_text else constants.SAVED_MODEL_FILENAME_PB
         path = os.path.join(self._export_dir, name)
         data = (text_format.MessageToString(self._saved_model).encode() if as_text
-                else self._saved_model.SerializeToString())
+                else self._saved_model.SerializeToString(deterministic=True))
         io_ops.atomic_write(path, lambda f: f.write(data))
         return path.encode()
 

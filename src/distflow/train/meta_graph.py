@@ -118,7 +118,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         if collection is not None:
             meta.collection_def[key].CopyFrom(collection)
     if filename:
-        data = text_format.MessageToString(meta).encode() if as_text else meta.SerializeToString()
+        data = text_format.MessageToString(meta).encode() if as_text else meta.SerializeToString(deterministic=True)
         io_ops.atomic_write(filename, lambda f: f.write(data))
     return meta
 

@@ -564,7 +564,9 @@ def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True
         else graph_or_graph_def
     logdir = _local_path(logdir)
     path = os.path.join(logdir, name)
-    data = text_format.MessageToString(graph_def).encode() if as_text else graph_def.SerializeToString()
+    # (deterministic: the same graph gives the same bytes in every process, as TF writes them)
+    data = (text_format.MessageToString(graph_def).encode() if as_text
+            else graph_def.SerializeToString(deterministic=True))
     io_ops.atomic_write(path, lambda f: f.write(data))
     return path
 
