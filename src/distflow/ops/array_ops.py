@@ -10,7 +10,7 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_list import TensorList
-from ..framework.tensor_shape import TensorShape, as_shape
+from ..framework.tensor_shape import Dimension, TensorShape, as_shape
 from .op_util import constant_shape, constant_value, known_axis, make_tensor, normalize_axis, same_dtype_values
 
 # ---------------------------------------------------------------------------
@@ -18,13 +18,17 @@ from .op_util import constant_shape, constant_value, known_axis, make_tensor, no
 
 
 def _python_value_kind(value) -> str:
-    """The widest kind of Python scalar in a (nested) list: 's', 'c', 'f', 'i', 'b' or 'e' (empty)."""
+    """The widest kind of Python scalar in a (nested) list: 's', 'c', 'f', 'i', 'b' or 'e' (empty);
+    or 'd' when it holds a Dimension or TensorShape (see ``_as_ints``)."""
     kinds = set()
     stack = [value]
     while stack:
         v = stack.pop()
         if isinstance(v, (list, tuple)):
             stack.extend(v)
+        elif isinstance(v, (Dimension, TensorShape)):
+            _check_known(v)
+            kinds.add("d")
         elif isinstance(v, (bool, np.bool_)):
             kinds.add("b")
         elif isinstance(v, (numbers.Integral,)):
@@ -41,10 +45,33 @@ def _python_value_kind(value) -> str:
             raise ValueError("None values not supported (a Tensor needs a value here, got None)")
         else:
             raise TypeError(f"Cannot convert {v!r} of type {type(v).__name__} to a Tensor")
+    if "d" in kinds:
+        return "d"
     for k in "scfib":
         if k in kinds:
             return k
     return "e"  # an empty list fits any dtype
+
+
+def _check_known(v) -> None:
+    if isinstance(v, Dimension) and v.value is None:
+        raise ValueError("Cannot convert an unknown Dimension to a Tensor: its value is not known "
+                         "until the graph runs (use tf.shape(x)[i] for it)")
+    if isinstance(v, TensorShape) and not v.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {v} to a Tensor "
+                         f"(use tf.shape(x) for it)")
+
+
+def _as_ints(value):
+    """``value`` with each Dimension as its int and each TensorShape as its list of ints (TF
+    converts both to integer tensors: ``tf.reshape(x, [-1, x.shape[-1]])``)."""
+    if isinstance(value, Dimension):
+        return value.value
+    if isinstance(value, TensorShape):
+        return value.as_list()
+    if isinstance(value, (list, tuple)):
+        return [_as_ints(v) for v in value]
+    return value
 
 
 def _to_string_array(value) -> np.ndarray:
@@ -71,6 +98,9 @@ def to_numpy(value, dtype: dtypes.DType | None = None) -> np.ndarray:
             return _to_string_array(value)
         return np.asarray(value).astype(dtype.as_numpy_dtype, copy=False)
     kind = _python_value_kind(value)
+    if kind == "d":
+        value = _as_ints(value)
+        kind = _python_value_kind(value)
     if dtype is None:
         if kind == "s":
             return _to_string_array(value)
@@ -463,19 +493,29 @@ def transpose(a, perm=None, name="transpose", conjugate=False) -> ops.Tensor:
 # ExpandDims, Squeeze
 
 
+def _single_axis(axis) -> int:
+    """ExpandDims's ``dim``: a scalar, or a vector of one element (``axis=[-1]``), as TF takes it."""
+    values = np.asarray(axis).reshape(-1)
+    if values.size != 1:
+        raise ValueError(f"ExpandDims: 'dim' must be a tensor with a single value, got {values.size} values")
+    return int(values[0])
+
+
 def _expand_dims_shape(op):
     x, axis_t = op.inputs
+    if axis_t.shape.num_elements() not in (1, None):
+        raise ValueError(f"ExpandDims: 'dim' must be a tensor with a single value, got shape {axis_t.shape}")
     axis = known_axis(axis_t)
     if x.shape.ndims is None or axis is None:
         return TensorShape(None)
     dims = x.shape.as_list()
-    axis = normalize_axis(axis, len(dims) + 1)
+    axis = normalize_axis(_single_axis(axis), len(dims) + 1)
     return TensorShape(dims[:axis] + [1] + dims[axis:])
 
 
 @register_op("ExpandDims", shape=_expand_dims_shape)
 def _expand_dims_kernel(xp, x, axis):
-    return xp.expand_dims(x, int(axis))
+    return xp.expand_dims(x, _single_axis(axis))
 
 
 def expand_dims(input, axis=None, name=None, dim=None) -> ops.Tensor:  # noqa: A002

@@ -37,10 +37,17 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
     """An op that fails with InvalidArgumentError (showing ``data``) when ``condition`` is
     false when it runs; a condition that is false already when the graph is built fails
     only then too, as in TF 1.x (the ``tf.assert_*`` functions decide such cases at once)."""
-    condition = ops.convert_to_tensor(condition, dtype=dtypes.bool)
-    tensors = [ops.convert_to_tensor(d) for d in data]
-    return make_op("Assert", [condition] + tensors, {"summarize": summarize or 3, "assertion": name or ""},
-                   name or "Assert")
+    return _assert(condition, data, summarize, name, name or "")
+
+
+def _assert(condition, data, summarize, name, assertion: str):
+    """The Assert op, named "<name or Assert>/Assert" as TF names it; ``assertion`` is what its
+    error calls it."""
+    with ops.name_scope(name, "Assert", [condition, data]):
+        condition = ops.convert_to_tensor(condition, dtype=dtypes.bool)
+        tensors = [ops.convert_to_tensor(d) for d in data]
+        return make_op("Assert", [condition] + tensors, {"summarize": summarize or 3, "assertion": assertion},
+                       "Assert")
 
 
 _NUMPY = {math_ops.equal: np.equal, math_ops.not_equal: np.not_equal, math_ops.less: np.less,
@@ -49,8 +56,8 @@ _NUMPY = {math_ops.equal: np.equal, math_ops.not_equal: np.not_equal, math_ops.l
 
 def _binary_assert(default, compare, describe, x, y, data, summarize, message, name):
     with ops.name_scope(name, default, [x, y]) as scope:
-        x = ops.convert_to_tensor(x)
-        y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype)
+        x = ops.convert_to_tensor(x, name="x")
+        y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
         static_x, static_y = constant_value(x), constant_value(y)
         if compare in _NUMPY and static_x is not None and static_y is not None:
             if not np.all(_NUMPY[compare](static_x, static_y)):  # decided now, as TF 1.x does
@@ -63,7 +70,7 @@ def _binary_assert(default, compare, describe, x, y, data, summarize, message, n
         elif message:
             data = [message] + list(data)
         condition = reduction_ops.reduce_all(compare(x, y))
-        return Assert(condition, data, summarize, name=scope)
+        return _assert(condition, data, summarize, "Assert", scope.rstrip("/"))
 
 
 def assert_equal(x, y, data=None, summarize=None, message=None, name=None):

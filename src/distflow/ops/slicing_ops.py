@@ -14,7 +14,7 @@ import numpy as np
 
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
-from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_shape import Dimension, TensorShape
 from .array_ops import identity, shape, stack
 from .op_util import (add_rows_at, constant_shape, constant_value, known_axis, make_op, make_tensor, normalize_axis,
                       same_dtype_values)
@@ -101,6 +101,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[ops
     """Splits ``value`` into ``num_or_size_splits`` equal parts, or parts of the given sizes."""
     value = ops.convert_to_tensor(value)
     axis_t = ops.convert_to_tensor(axis, dtype=dtypes.int32)
+    if isinstance(num_or_size_splits, Dimension) and num_or_size_splits.value is not None:
+        num_or_size_splits = num_or_size_splits.value  # (x.shape[i], as TF takes it)
     if isinstance(num_or_size_splits, numbers.Integral):
         n = int(num_or_size_splits)
         if n < 1:

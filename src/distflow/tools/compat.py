@@ -312,6 +312,16 @@ def namespaces() -> list[tuple[str, str]]:
                       "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` MNIST, Fashion-MNIST and Boston housing from Keras's cache, "
                       "`experimental.export_saved_model`/`load_from_saved_model` (the serving graph); not "
                       "`save_format='tf'`, nor the pickled data sets (IMDB, Reuters, CIFAR), nor downloads")
+        elif name == "test":
+            status = ("partial: `TestCase` as TF 1.x's tests use it (a fresh default graph with TF's test seed "
+                      "for each test, `session`/`cached_session`/`test_session`, `evaluate`, `checkedThread`, "
+                      "`get_temp_dir`, TF's assertions on arrays, tensors and nested structures of them, "
+                      "`assertRaisesOpError`/`assertRaisesWithPredicateMatch`, `assertProtoEquals`, "
+                      "`assertDeviceEqual`, and absltest's assertions that TF's test case inherited), "
+                      "`get_temp_dir`, `create_local_cluster` (servers in this process), `assert_equal_graph_def`, "
+                      "`compute_gradient`/`compute_gradient_error`, `Benchmark`, `StubOutForTesting`, `mock`, "
+                      "the build queries (`is_gpu_available` and the like); not `test_src_dir_path` (no "
+                      "TensorFlow source tree)")
         elif name == "io":
             status = ("partial: the file, record, parsing (the batched `parse_sequence_example` too), "
                       "serialization and queue names (each the top-level object), `gfile`, `write_graph`, and the "
