@@ -208,6 +208,15 @@ def test_word2vec_basic_learns_the_topics_and_writes_the_projector_config(tmp_pa
     assert len((tmp_path / "metadata.tsv").read_text().split()) == 48
 
 
+def test_a_transformer_pre_trained_and_fine_tuned_with_tpu_estimator_on_the_cpu(tmp_path):
+    out, _ = run("transformer_finetune.py", "--output_dir", str(tmp_path))
+    for task in ("which_word", "has_b"):
+        line = last_line_with(out, task + ":")
+        eval_accuracy, _, predict_accuracy, sentences = numbers(line)[-4:]
+        assert eval_accuracy >= 0.95 and predict_accuracy >= 0.95 and sentences == 400, line
+    assert "from the pre-trained encoder: True" in last_line_with(out, "fine-tuning started")
+
+
 @pytest.mark.parametrize("gpus", ["2", "3"])
 def test_replicated_towers_stage_their_batches_and_sum_gradients_with_nccl(gpus):
     out, _ = run("replicated_nccl_staging.py", "--num_gpus", gpus)

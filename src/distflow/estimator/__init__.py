@@ -19,11 +19,12 @@ newest checkpoint and writes its metrics as summaries to ``model_dir/eval``.
 ``build_parsing_serving_input_receiver_fn``) describes and the model function's export
 outputs (``export.PredictOutput``, ``ClassificationOutput``, ``RegressionOutput``; the canned
 estimators give TF's heads' signatures); ``EvalSpec(exporters=...)`` takes ``FinalExporter``,
-``LatestExporter`` and ``BestExporter``.
+``LatestExporter`` and ``BestExporter``. ``tpu.TPUEstimator`` runs model functions written for
+TPUs on CPUs and GPUs (``use_tpu=False``).
 """
 
 from .._namespace import missing
-from . import experimental, export, inputs  # noqa: F401
+from . import experimental, export, inputs, tpu  # noqa: F401
 from .canned import (BaselineClassifier, BaselineRegressor, DNNClassifier, DNNLinearCombinedClassifier,  # noqa: F401
                      DNNLinearCombinedRegressor, DNNRegressor, LinearClassifier, LinearRegressor)
 from .estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401

@@ -209,8 +209,12 @@ class Estimator:
                                        checkpoint_path)
 
     # -- building -----------------------------------------------------------------------------
+    def _params_for(self, mode) -> dict:
+        """The params that ``mode``'s input_fn and model_fn get (TPUEstimator adds its batch size)."""
+        return self.params
+
     def _features_and_labels(self, input_fn, mode):
-        kwargs = {name: value for name, value in (("mode", mode), ("params", self.params),
+        kwargs = {name: value for name, value in (("mode", mode), ("params", self._params_for(mode)),
                                                   ("config", self.config)) if name in _arg_names(input_fn)}
         result = input_fn(**kwargs)
         if isinstance(result, data_lib.Dataset):
@@ -221,15 +225,20 @@ class Estimator:
             return result[0], result[1]
         return result, None
 
-    def _model(self, features, labels, mode) -> EstimatorSpec:
+    def _call_model_fn(self, features, labels, mode):
+        """What the model function returns, called with the arguments it names."""
         names = _arg_names(self._model_fn)
         kwargs = {"features": features}
-        for name, value in (("labels", labels), ("mode", mode), ("params", self.params), ("config", self.config)):
+        for name, value in (("labels", labels), ("mode", mode), ("params", self._params_for(mode)),
+                            ("config", self.config)):
             if name in names:
                 kwargs[name] = value
         if "labels" not in names and labels is not None and mode != ModeKeys.PREDICT:
             raise ValueError("model_fn does not take labels, but input_fn returns labels.")
-        spec = self._model_fn(**kwargs)
+        return self._model_fn(**kwargs)
+
+    def _model(self, features, labels, mode) -> EstimatorSpec:
+        spec = self._call_model_fn(features, labels, mode)
         if not isinstance(spec, EstimatorSpec):
             raise ValueError(f"model_fn should return an EstimatorSpec, got {type(spec).__name__}")
         return spec
@@ -340,7 +349,7 @@ class Estimator:
 
     def _run_per_replica(self, strategy, input_fn, mode, replica_fn):
         """``replica_fn(features, labels)`` once per replica on its share of the input's batches."""
-        kwargs = {name: value for name, value in (("mode", mode), ("params", self.params),
+        kwargs = {name: value for name, value in (("mode", mode), ("params", self._params_for(mode)),
                                                   ("config", self.config)) if name in _arg_names(input_fn)}
         result = input_fn(**kwargs)
         if isinstance(result, data_lib.Dataset):

@@ -91,7 +91,11 @@ class RunConfig:
             values["save_checkpoints_secs"] = self.save_checkpoints_secs if self.save_checkpoints_steps is None \
                 else None
         values.update(kwargs)
-        return RunConfig(**values)
+        return type(self)(**self._own_arguments(), **values)
+
+    def _own_arguments(self) -> dict:
+        """A subclass's constructor arguments beyond RunConfig's, for ``replace``."""
+        return {}
 
     model_dir = property(lambda self: self._model_dir)
     tf_random_seed = property(lambda self: self._tf_random_seed)

@@ -248,7 +248,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "TF's), `warm_start_from` (a checkpoint, or `WarmStartSettings` with `VocabInfo` remapping), "
                       "`export_saved_model` with `export`'s receivers and outputs (the canned estimators give TF's "
                       "heads' signatures) and `EvalSpec(exporters=...)` with `FinalExporter`, `LatestExporter`, "
-                      "`BestExporter`, `BaselineClassifier`/`Regressor`, early stopping (`experimental.stop_if_*_hook`); "
+                      "`BestExporter`, `BaselineClassifier`/`Regressor`, early stopping (`experimental.stop_if_*_hook`), "
+                      "`tpu.TPUEstimator` with `use_tpu=False` (model functions written for TPUs, run on CPUs "
+                      "and GPUs: `TPUEstimatorSpec`, `tpu.RunConfig`, `TPUConfig`); "
                       "not the boosted-trees estimators")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
@@ -351,7 +353,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.tensorboard.plugins.projector`, "
                       "`tf.contrib.nccl` (all-reduce among a process's devices, GPUs or CPUs, with a sum's "
                       "gradient), `tf.contrib.crf` (log-likelihood, "
-                      "Viterbi decoding); "
+                      "Viterbi decoding), `tf.contrib.tpu` (`TPUEstimator` with `use_tpu=False`, its spec and "
+                      "configs, `CrossShardOptimizer` outside a TPU: one shard), `tf.contrib.cluster_resolver` "
+                      "(the TF_CONFIG and Slurm resolvers; `TPUClusterResolver` says there is no TPU); "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
