@@ -824,3 +824,114 @@ def test_sparse_matmul_is_the_float32_product_and_differentiates_as_matmul():
     np.testing.assert_array_equal(got, want)
     for x_grad, want_grad in zip(g, rg):
         np.testing.assert_allclose(x_grad, want_grad, rtol=1e-6)
+
+
+# -- found by TensorFlow's NMT tutorial's own tests (tensorflow/nmt), run with `import distflow as tf`
+
+
+def test_padded_batch_pads_with_a_value_known_only_when_the_iterator_runs():
+    table = tf.contrib.lookup.index_table_from_tensor(tf.constant(["a", "b", "eos"]))
+    eos_id = tf.cast(table.lookup(tf.constant("eos")), tf.int32)  # (2, once the table is filled)
+    words = tf.data.Dataset.from_tensor_slices(tf.constant(["a b b", "b", "a a", "b a b a"]))
+    ids = words.map(lambda line: tf.cast(table.lookup(tf.string_split([line]).values), tf.int32))
+    direct = ids.padded_batch(2, padded_shapes=[None], padding_values=eos_id)
+    # the same inside group_by_window's reduce function: the pad is captured from the program's graph
+    bucketed = ids.apply(tf.contrib.data.group_by_window(
+        key_func=lambda x: tf.to_int64(0), window_size=4,
+        reduce_func=lambda key, window: window.padded_batch(4, padded_shapes=[None], padding_values=eos_id)))
+    first = direct.make_initializable_iterator()
+    second = bucketed.make_initializable_iterator()
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        sess.run([first.initializer, second.initializer])
+        assert sess.run(first.get_next()).tolist() == [[0, 1, 1], [1, 2, 2]]
+        assert sess.run(second.get_next()).tolist() == [[0, 1, 1, 2], [1, 2, 2, 2], [0, 0, 2, 2], [1, 0, 1, 0]]
+    with pytest.raises(TypeError, match="padding value"):
+        ids.padded_batch(2, padded_shapes=[None], padding_values=tf.cast(eos_id, tf.int64))
+
+
+def test_a_slice_of_a_dimension_of_unknown_size_has_unknown_size():
+    x = tf.placeholder(tf.int32, [None])
+    assert [x[:3].shape.as_list(), x[2:5].shape.as_list(), x[-2:].shape.as_list()] == [[None]] * 3
+    assert x[0:0].shape.as_list() == [0] and tf.placeholder(tf.int32, [7])[:3].shape.as_list() == [3]
+    lines = tf.data.Dataset.from_tensor_slices(tf.constant(["f e a g", "c c a", "d"]))
+    clipped = lines.map(lambda line: tf.string_split([line]).values[:3])
+    with tf.Session() as sess:
+        it = clipped.make_one_shot_iterator().get_next()
+        assert [sess.run(it).tolist() for _ in range(3)] == [[b"f", b"e", b"a"], [b"c", b"c", b"a"], [b"d"]]
+
+
+def test_hparams_take_none_and_other_values_as_tensorflows():
+    hparams = tf.contrib.training.HParams(src=None, learning_rate=0.1, unit_type=tf.nn.rnn_cell.LSTMCell)
+    hparams.set_hparam("src", "en")
+    assert hparams.src == "en" and hparams.unit_type is tf.nn.rnn_cell.LSTMCell
+    with pytest.raises(ValueError, match="Could not cast"):
+        hparams.set_hparam("unit_type", "lstm")
+
+
+def test_gfile_writes_bytes_as_they_are_in_text_mode(tmp_path):
+    png = b"\x89PNG\r\n\x1a\n\x00"
+    with tf.gfile.GFile(str(tmp_path / "a.png"), mode="w") as f:
+        f.write(png)
+    with tf.gfile.GFile(str(tmp_path / "b.txt"), mode="w") as f:
+        f.write("text ")
+        f.write(b"and bytes")
+    assert (tmp_path / "a.png").read_bytes() == png
+    assert (tmp_path / "b.txt").read_text() == "text and bytes"
+
+
+def test_a_device_wrapper_places_its_cell():
+    cell = tf.nn.rnn_cell.DeviceWrapper(tf.nn.rnn_cell.GRUCell(3), "/gpu:1")
+    state = cell.zero_state(2, tf.float32)
+    output, _ = cell(tf.zeros([2, 4]), state)
+    assert output.device == state.device == "/device:GPU:1"
+    assert tf.contrib.rnn.DeviceWrapper is tf.nn.rnn_cell.DeviceWrapper
+    assert tf.contrib.learn.ModeKeys.INFER == "infer"
+    assert tf.contrib.framework.nest.flatten([1, (2, [3])]) == [1, 2, 3]
+
+
+def test_normed_bahdanau_attention_builds_its_variables():
+    memory = tf.constant(np.random.RandomState(0).randn(2, 5, 4).astype(np.float32))
+    mechanism = tf.contrib.seq2seq.BahdanauAttention(4, memory, normalize=True)
+    cell = tf.contrib.seq2seq.AttentionWrapper(tf.nn.rnn_cell.GRUCell(4), mechanism, attention_layer_size=4)
+    output, _ = cell(tf.zeros([2, 3]), cell.zero_state(2, tf.float32))
+    names = sorted(v.op.name.rsplit("/", 1)[-1] for v in tf.global_variables())
+    assert {"attention_b", "attention_g", "attention_v"} <= set(names)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(output).shape == (2, 4)
+
+
+def test_a_beam_of_one_over_an_attention_cell_decodes_as_greedy_decoding():
+    """An AttentionWrapper's state holds a scalar (its time): the beam search passes it along
+    instead of splitting it into beams."""
+    seq2seq = tf.contrib.seq2seq
+    rng = np.random.RandomState(3)
+    embedding = tf.constant(rng.randn(7, 3).astype(np.float32))
+    memory = tf.constant(rng.randn(2, 5, 4).astype(np.float32))
+    start, end = tf.constant([1, 2]), 6
+
+    def decoder_cell(memory, reuse):
+        with tf.variable_scope("decoder", reuse=reuse):
+            mechanism = seq2seq.LuongAttention(4, memory)
+            return seq2seq.AttentionWrapper(tf.nn.rnn_cell.GRUCell(4), mechanism, attention_layer_size=4)
+
+    projection = tf.layers.Dense(7, name="projection")
+    cell = decoder_cell(memory, None)
+    greedy = seq2seq.BasicDecoder(cell, seq2seq.GreedyEmbeddingHelper(embedding, start, end),
+                                  cell.zero_state(2, tf.float32), output_layer=projection)
+    with tf.variable_scope("decoder"):
+        greedy_out, _, _ = seq2seq.dynamic_decode(greedy, maximum_iterations=6)
+    ids = {}
+    for width in (1, 3):
+        cell = decoder_cell(seq2seq.tile_batch(memory, width), True)
+        beam = seq2seq.BeamSearchDecoder(cell, embedding, start, end, cell.zero_state(2 * width, tf.float32),
+                                         width, output_layer=projection)
+        with tf.variable_scope("decoder", reuse=True):
+            out, _, _ = seq2seq.dynamic_decode(beam, maximum_iterations=6)
+        ids[width] = out.predicted_ids
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        want, one, three = sess.run([greedy_out.sample_id, ids[1], ids[3]])
+    assert one[:, :, 0].tolist() == want.tolist()
+    assert three.shape[0] == 2 and three.shape[2] == 3

@@ -39,6 +39,8 @@ def _explain(namespace: str, name: str) -> str:
         if row is None:
             return (f"distflow does not implement TensorFlow 1.x's '{namespace}.{name}' (see {COMPAT_DOC} for the "
                     "names distflow supports and how they differ)")
+        if len(row) > 300:  # (a long list of parts, tf.contrib's: the first words say enough)
+            row = row.split(":", 1)[0] + f"; the `{top}` row there lists the parts distflow has"
         return (f"distflow does not implement TensorFlow 1.x's '{namespace}.{name}': {COMPAT_DOC} lists "
                 f"`{top}` as {row}")
     if name in tf_names:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import collections
 
 from .. import (TensorArray, concat, convert_to_tensor, expand_dims, float32, get_variable, matmul, nn,
-                reduce_sum, rsqrt, sequence_mask, shape, squeeze, tanh, variable_scope, where, zeros, zeros_like)
+                reduce_sum, rsqrt, sequence_mask, shape, squeeze, tanh, variable_scope, where, zeros, zeros_initializer,
+                zeros_like)
 from ..framework import dtypes
 from ..framework.tensor_shape import TensorShape
 from ..layers import Dense
@@ -111,8 +112,7 @@ class BahdanauAttention(_BaseAttentionMechanism):
             v = get_variable("attention_v", [self._num_units], dtype=dtype)
             if self._normalize:
                 g = get_variable("attention_g", dtype=dtype, initializer=float((1.0 / self._num_units) ** 0.5))
-                b = get_variable("attention_b", [self._num_units], dtype=dtype,
-                                 initializer=zeros([self._num_units], dtype=dtype))
+                b = get_variable("attention_b", [self._num_units], dtype=dtype, initializer=zeros_initializer())
                 normed_v = g * v * rsqrt(reduce_sum(v * v))
                 score = reduce_sum(normed_v * tanh(self._keys + processed + b), [2])
             else:

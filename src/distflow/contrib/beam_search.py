@@ -121,16 +121,20 @@ class BeamSearchDecoder(Decoder):
         return True
 
     def _split(self, t):
-        """[batch * beam, ...] -> [batch, beam, ...]."""
+        """[batch * beam, ...] -> [batch, beam, ...]; a scalar (an attention state's time) and a
+        TensorArray pass as they are, as in TF."""
         if isinstance(t, TensorArray):
             return t
         t = convert_to_tensor(t)
+        if t.shape.ndims == 0:
+            return t
         out = reshape(t, concat([[self._batch_size, self._beam_width], shape(t)[1:]], 0))
         out.set_shape(TensorShape([None, self._beam_width]).concatenate(t.shape[1:]))
         return out
 
     def _merge(self, t):
-        if isinstance(t, TensorArray):
+        """[batch, beam, ...] -> [batch * beam, ...]; what has fewer dimensions passes."""
+        if isinstance(t, TensorArray) or (t.shape.ndims is not None and t.shape.ndims < 2):
             return t
         out = reshape(t, concat([[-1], shape(t)[2:]], 0))
         out.set_shape(TensorShape([None]).concatenate(t.shape[2:]))
@@ -200,7 +204,8 @@ class BeamSearchDecoder(Decoder):
         lengths = _gather(expand_dims(state.lengths, 2), parents, batch, beam)[:, :, 0] + \
             cast(logical_not(previously_finished), int64)
         next_cell_state = nest.map_structure(
-            lambda t: t if isinstance(t, TensorArray) else _gather(t, parents, batch, beam), cell_state)
+            lambda t: t if isinstance(t, TensorArray) or t.shape.ndims < 2 else _gather(t, parents, batch, beam),
+            cell_state)
         next_state = BeamSearchDecoderState(cell_state=next_cell_state, log_probs=next_log_probs,
                                             finished=next_finished, lengths=lengths, accumulated_attention_probs=())
         return BeamSearchDecoderOutput(scores=best_scores, predicted_ids=word_ids, parent_ids=parents), next_state

@@ -4,7 +4,8 @@
 ``add_arg_scope``) within the block these keyword arguments by default; a call's own
 arguments win, and scopes nest, the inner adding to or overriding the outer. A *model
 variable* is a variable of the model (in MODEL_VARIABLES besides GLOBAL_VARIABLES), as the
-contrib layers make theirs.
+contrib layers make theirs. ``nest`` and the checkpoint readers (``load_checkpoint``,
+``list_variables``, ``load_variable``) are tf.nest's and tf.train's, as TF 1.x had them here too.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ import contextlib
 import functools
 import inspect
 
+from .. import nest  # noqa: F401 - contrib's name for tf.nest
+from .._namespace import missing
 from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
 from ..ops import variable_scope as vs
-from ..train.training_util import get_global_step, get_or_create_global_step  # noqa: F401 - contrib's names too
+from ..train.saver import list_variables, load_variable  # noqa: F401 - contrib's names too
+from ..train.training_extras import load_checkpoint  # noqa: F401
+from ..train.training_util import get_global_step, get_or_create_global_step  # noqa: F401
 
 _stack: list[dict] = [{}]  # the arg scopes entered, innermost last (one for the process, as TF's)
 
@@ -160,3 +165,6 @@ def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False, r
         saver.restore(session, model_path)
 
     return restore
+
+
+__getattr__ = missing("tf.contrib.framework")

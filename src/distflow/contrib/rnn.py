@@ -9,7 +9,7 @@ from .._namespace import missing
 from ..framework import ops
 from ..framework.tensor_shape import TensorShape
 from ..layers.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn  # noqa: F401
-from ..layers.rnn_cell import (BasicLSTMCell, BasicRNNCell, DropoutWrapper, GRUCell, LSTMCell,  # noqa: F401
+from ..layers.rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWrapper, DropoutWrapper, GRUCell, LSTMCell,  # noqa: F401
                                LSTMStateTuple, MultiRNNCell, ResidualWrapper, RNNCell, _input_depth)
 from ..ops import array_ops, init_ops, math_ops, nn_ops, slicing_ops
 from ..ops import variable_scope as vs

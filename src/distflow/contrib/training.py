@@ -13,16 +13,22 @@ _PAIR = re.compile(r"\s*(?P<name>[a-zA-Z][\w.]*)\s*=\s*(?:\[(?P<list>[^\]]*)\]|(
 
 
 def _kind(value):
-    """The type a hyperparameter keeps (bool before int: a bool is an int in Python)."""
+    """The type a hyperparameter keeps (bool before int: a bool is an int in Python); any
+    other value keeps its own type, and None none (TF's HParams takes them so)."""
     for kind in (bool, int, float, str):
         if isinstance(value, kind):
             return kind
-    raise ValueError(f"Unsupported hyperparameter value {value!r}: use a bool, int, float, str or a list of them")
+    return type(value)
 
 
 def _cast(name: str, kind, value):
     """``value`` as ``kind``, as TensorFlow's HParams casts (an int becomes a float; a float
-    becomes an int only if it is whole; a string is parsed)."""
+    becomes an int only if it is whole; a string is parsed). A hyperparameter first set to
+    None takes any value; one of another type takes values of that type."""
+    if kind is type(None) or (kind not in (bool, int, float, str) and isinstance(value, kind)):
+        return value
+    if kind not in (bool, int, float, str):
+        raise ValueError(f"Could not cast hparam '{name}' of type '{kind.__name__}' from value {value!r}")
     if isinstance(value, str) and kind is not str:
         text = value.strip()
         if kind is bool:

@@ -383,16 +383,16 @@ class _Filter(_Unary):
 
 
 class _Batch(_Unary):
-    def __init__(self, input_dataset, batch_size, drop_remainder, element_spec=None):
+    def __init__(self, input_dataset, batch_size, drop_remainder, element_spec=None, more_inputs=()):
         batch_size = ops.convert_to_tensor(batch_size, dtype=dtypes.int64)
         static = constant_value(batch_size)
         rows = int(static) if static is not None and drop_remainder is True else None
         self._drop_remainder = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool)
         spec = element_spec or input_dataset.element_spec
-        super().__init__(input_dataset, spec.batched(rows), [batch_size, self._drop_remainder])
+        super().__init__(input_dataset, spec.batched(rows), [batch_size, self._drop_remainder, *more_inputs])
 
     def _iterate(self, values, state):
-        own, (size, drop) = self._split(values)
+        own, (size, drop, *more) = self._split(values)
         size, drop = int(size), bool(drop)
         if size <= 0:
             raise errors.InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}")
@@ -400,12 +400,13 @@ class _Batch(_Unary):
         for element in self._input._iterate(own, state):
             batch.append(element)
             if len(batch) == size:
-                yield self._combine(batch)
+                yield self._combine(batch, more)
                 batch = []
         if batch and not drop:
-            yield self._combine(batch)
+            yield self._combine(batch, more)
 
-    def _combine(self, batch):
+    def _combine(self, batch, more):
+        """One batch of elements; ``more`` holds the values of ``more_inputs`` in this run."""
         return _stack(batch)
 
 
@@ -567,7 +568,9 @@ class _Counter(Dataset):
 
 
 def _padding_leaves(spec: structure.Spec, padded_shapes, padding_values):
-    """Per component: the padded shape (TensorShape) and the padding value."""
+    """Per component: the padded shape (TensorShape) and the padding value, an array, or the
+    index into the second list, of the padding values that are tensors known only when the
+    iterator runs (a vocabulary table's end-of-sentence id, say)."""
     leaves = spec.leaves()
     if padded_shapes is None:
         shapes = [leaf.shape if leaf.shape.ndims is not None else None for leaf in leaves]
@@ -580,34 +583,44 @@ def _padding_leaves(spec: structure.Spec, padded_shapes, padding_values):
                   for shape in structure.flatten_like(spec, padded_shapes, "padded_shapes")]
     values = [None] * len(leaves) if padding_values is None else \
         structure.flatten_like(spec, padding_values, "padding_values")
-    out = []
-    for leaf, shape, value in zip(leaves, shapes, values):
+    out, tensors = [], []
+    for i, (leaf, shape, value) in enumerate(zip(leaves, shapes, values)):
         if leaf.shape.ndims is not None and shape.ndims != leaf.shape.ndims:
             raise ValueError(f"padded_shapes {shape} must have the rank of its component {leaf.shape}")
         if value is None:
             value = b"" if leaf.dtype == dtypes.string else 0
         elif isinstance(value, ops.Tensor):
+            if value.dtype.base_dtype != leaf.dtype:
+                raise TypeError(f"padded_batch: the padding value of component {i} is {value.dtype.name}, but the "
+                                f"component is {leaf.dtype.name}")
+            if not value.shape.is_compatible_with([]):
+                raise ValueError(f"padded_batch: a padding value must be a scalar, got shape {value.shape} for "
+                                 f"component {i}")
             static = constant_value(value)
             if static is None:
-                raise ValueError(f"padding_values must be constants in distflow, got {value}")
+                out.append((shape, len(tensors)))
+                tensors.append(value)
+                continue
             value = static
         out.append((shape, np.asarray(value, dtype=object if leaf.dtype == dtypes.string
                                       else leaf.dtype.as_numpy_dtype)))
-    return out
+    return out, tensors
 
 
 class _PaddedBatch(_Batch):
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
         spec = input_dataset.element_spec
-        self._pads = _padding_leaves(spec, padded_shapes, padding_values)
+        self._pads, tensors = _padding_leaves(spec, padded_shapes, padding_values)
         padded = structure.Spec(structure._pack(spec._tree, [structure._Leaf(leaf.dtype, shape) for leaf, (shape, _)
                                                              in zip(spec.leaves(), self._pads)]))
-        super().__init__(input_dataset, batch_size, drop_remainder, padded)
+        super().__init__(input_dataset, batch_size, drop_remainder, padded, more_inputs=tensors)
 
-    def _combine(self, batch):
+    def _combine(self, batch, more):
         out = []
         for i, (parts, (shape, value)) in enumerate(zip(zip(*batch), self._pads)):
             parts = [np.asarray(p) for p in parts]
+            if isinstance(value, int):
+                value = more[value]
             longest = [max(p.shape[d] for p in parts) for d in range(parts[0].ndim)]
             target = [longest[d] if shape[d].value is None else shape[d].value for d in range(len(longest))]
             for p in parts:

@@ -66,6 +66,10 @@ class TracedFunction:
                 if isinstance(result, list):  # TF 1.x treats a returned list as a tuple of components
                     result = tuple(result)
                 self._outputs, self.output_spec = structure.to_tensors(result)
+            # A tensor of the program's graph that the result holds as it is (no op here reads
+            # it: a padding value of a padded_batch, say) is captured too.
+            self._outputs = [self._graph._capture(t, None, None) if isinstance(t, ops.Tensor)
+                             and t.graph is not self._graph else t for t in self._outputs]
         self._graph.finalize()
 
     @property

@@ -397,6 +397,23 @@ class DropoutWrapper(_Wrapper):
         return self._dropout(output, self._output_keep_prob), new_state
 
 
+class DeviceWrapper(_Wrapper):
+    """A cell whose ops (and zero state) are placed on ``device``: a layer of a stacked RNN per
+    GPU, as TF 1.x's NMT tutorial put them."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def zero_state(self, batch_size, dtype):
+        with ops.device(self._device):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        with ops.device(self._device):
+            return self._cell(inputs, state, scope=scope)
+
+
 class ResidualWrapper(_Wrapper):
     """A cell whose output is its input plus the wrapped cell's output."""
 

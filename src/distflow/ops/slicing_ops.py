@@ -392,10 +392,13 @@ def _strided_slice_shape(op):
     return TensorShape(_sliced_dims(x.shape.as_list(), index))
 
 
+_STAND_INS = (*range(8), 1_000_003, 1_000_033)
+
+
 def _sliced_dims(dims: list, index: tuple) -> list:
     """The dimensions of ``x[index]`` for an ``x`` of ``dims`` (None: unknown), axis by axis.
-    An unknown dimension is sliced twice, with two stand-ins: where the results differ, the
-    output dimension depends on it."""
+    An unknown dimension is sliced with stand-ins, small and large: where the results differ,
+    the output dimension depends on it (``x[:3]`` has 3 rows only when ``x`` has 3 or more)."""
     if index.count(Ellipsis) > 1:
         raise ValueError("an index can only have a single ellipsis ('...')")
     consumed = sum(1 for item in index if item is not None and item is not Ellipsis)
@@ -414,8 +417,8 @@ def _sliced_dims(dims: list, index: tuple) -> list:
         d, axis = dims[axis], axis + 1
         if isinstance(item, builtins.slice):
             if d is None:
-                a, b = (len(range(*item.indices(stand_in))) for stand_in in (1_000_003, 1_000_033))
-                out.append(a if a == b else None)
+                lengths = {len(range(*item.indices(stand_in))) for stand_in in _STAND_INS}
+                out.append(lengths.pop() if len(lengths) == 1 else None)
             else:
                 out.append(len(range(*item.indices(d))))
         elif d is not None and not -d <= item < d:

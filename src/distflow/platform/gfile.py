@@ -96,12 +96,17 @@ class GFile:
     next = __next__
 
     def write(self, data) -> None:
-        if "b" not in self.mode and isinstance(data, bytes):
-            data = data.decode()
-        elif "b" in self.mode and isinstance(data, str):
+        """Writes ``data``: a str as UTF-8; bytes as they are, in any mode (TF's GFile writes a
+        text-mode file's bytes unchanged: a PNG written with mode "w", say)."""
+        if "b" in self.mode and isinstance(data, str):
             data = data.encode()
         with _os_errors(self._path):
-            self._f().write(data)
+            f = self._f()
+            if "b" not in self.mode and isinstance(data, (bytes, bytearray, memoryview)):
+                f.flush()
+                f.buffer.write(data)
+            else:
+                f.write(data)
 
     def seek(self, offset=None, whence: int = 0, position=None) -> None:
         """Moves to ``offset`` (from ``whence``); returns None, as TF's GFile does."""

@@ -340,7 +340,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "the convolutions (separable ones too), pooling, flatten, dropout, batch_norm, layer_norm, "
                       "instance_norm, group_norm, bias_add, softmax, unit_norm, repeat, stack, "
                       "one_hot_encoding, embed_sequence, the Xavier and variance scaling initializers, the L1/L2 "
-                      "regularizers, optimize_loss and adaptive_clipping_fn), `tf.contrib.framework` (arg_scope, model variables, variables to restore) and "
+                      "regularizers, optimize_loss and adaptive_clipping_fn), `tf.contrib.framework` (arg_scope, model variables, variables to restore, `nest`, the checkpoint readers) and "
                       "`tf.contrib.slim` (those, with TF-Slim's variable names; not slim.learning or slim.nets), "
                       "`tf.contrib.data` (tf.data.experimental's transformations), `tf.contrib.training.HParams`, "
                       "`tf.contrib.opt` (AdamW, MomentumW, LazyAdam, decoupled weight decay), "
@@ -355,7 +355,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "gradient), `tf.contrib.crf` (log-likelihood, "
                       "Viterbi decoding), `tf.contrib.tpu` (`TPUEstimator` with `use_tpu=False`, its spec and "
                       "configs, `CrossShardOptimizer` outside a TPU: one shard), `tf.contrib.cluster_resolver` "
-                      "(the TF_CONFIG and Slurm resolvers; `TPUClusterResolver` says there is no TPU); "
+                      "(the TF_CONFIG and Slurm resolvers; `TPUClusterResolver` says there is no TPU), "
+                      "`tf.contrib.learn.ModeKeys`; "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"

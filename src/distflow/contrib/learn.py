@@ -1,0 +1,19 @@
+"""``tf.contrib.learn``: its ``ModeKeys``, which TF 1.x model code written before
+``tf.estimator`` (TensorFlow's NMT tutorial among it) uses to say what a graph is built for.
+The rest of contrib.learn (its Estimators, Experiment, learn_runner), which TF 1.x deprecated
+for tf.estimator, is not supported."""
+
+from __future__ import annotations
+
+from .._namespace import missing
+
+
+class ModeKeys:
+    """What a model is built for: ``TRAIN``, ``EVAL`` or ``INFER`` (tf.estimator's PREDICT)."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    INFER = "infer"
+
+
+__getattr__ = missing("tf.contrib.learn")
