@@ -939,3 +939,21 @@ def test_a_beam_of_one_over_an_attention_cell_decodes_as_greedy_decoding():
         upto = greedy_ids.index(end) + 1 if end in greedy_ids else len(greedy_ids)
         assert one[row, :upto, 0].tolist() == greedy_ids[:upto]
     assert three.shape[0] == 2 and three.shape[2] == 3
+
+
+# -- found by running Kipf and Welling's graph convolutional networks (tkipf/gcn), TF 1.x code
+
+
+def test_a_sparse_placeholders_shape_may_be_a_tensor_and_sparse_dropout_keeps_what_its_mask_says():
+    x = tf.sparse_placeholder(tf.float32, shape=tf.constant([3, 4], dtype=tf.int64))
+    nonzero = tf.placeholder(tf.int32)  # (no shape: the mask's rank is known only when the step runs)
+    mask = tf.cast(tf.floor(0.5 + tf.random_uniform(nonzero, seed=1)), dtype=tf.bool)
+    kept = tf.sparse_retain(x, mask)
+    value = tf.SparseTensorValue(indices=[[0, 1], [1, 2], [2, 3]], values=[1.0, 2.0, 3.0], dense_shape=[3, 4])
+    with tf.Session() as sess:
+        got_mask, got = sess.run([mask, kept], {x: value, nonzero: 3})
+    assert got.dense_shape.tolist() == [3, 4]
+    assert got.values.tolist() == [v for v, keep in zip([1.0, 2.0, 3.0], got_mask) if keep]
+    assert got.indices.tolist() == [i for i, keep in zip([[0, 1], [1, 2], [2, 3]], got_mask) if keep]
+    with pytest.raises(ValueError, match="rank"):
+        tf.sparse_retain(x, tf.constant([[True]]))

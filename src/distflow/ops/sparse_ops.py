@@ -217,6 +217,12 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
     """A SparseTensor fed whole: ``feed_dict={sp: SparseTensorValue(...)}`` (or an (indices, values, shape) tuple)."""
     prefix = (name or "Placeholder") + "/"
     values = placeholder(dtype, [None], name=prefix + "values")
+    if isinstance(shape, ops.Tensor):  # (TF 1.x takes the dense shape as a tensor, too)
+        if shape.shape.ndims != 1:
+            raise ValueError(f"sparse_placeholder: a shape given as a tensor must be a vector, got shape {shape.shape}")
+        dense_shape = math_ops.cast(shape, dtypes.int64)
+        indices = placeholder(dtypes.int64, [None, shape.shape[0].value], name=prefix + "indices")
+        return SparseTensor(indices, values, dense_shape)
     if shape is not None and None not in list(as_shape(shape).as_list() or [None]):
         rank = len(shape)
         dense_shape = ops.convert_to_tensor(np.array(as_shape(shape).as_list(), np.int64), name=prefix + "shape")
@@ -424,9 +430,16 @@ def sparse_reshape(sp_input, shape, name=None):
 
 
 def sparse_retain(sp_input, to_retain):
-    """The entries where the boolean vector ``to_retain`` is True."""
+    """The entries where the boolean vector ``to_retain`` is True (a vector whose rank is known
+    only when the step runs too: dropout's mask over a fed number of values)."""
     sp = as_sparse_tensor(sp_input)
-    return SparseTensor(boolean_mask(sp.indices, to_retain), boolean_mask(sp.values, to_retain), sp.dense_shape)
+    to_retain = ops.convert_to_tensor(to_retain, dtype=dtypes.bool)
+    to_retain.shape.assert_has_rank(1)
+    if sp.values.shape.ndims is not None:
+        sp.values.shape[:1].assert_is_compatible_with(to_retain.shape)
+    kept = array_ops.reshape(math_ops.where(to_retain), [-1])
+    return SparseTensor(slicing_ops.gather(sp.indices, kept), slicing_ops.gather(sp.values, kept),
+                        array_ops.identity(sp.dense_shape))
 
 
 @register_op("SparseTranspose", shape=_sp_shapes(), dtype=_sp_dtypes())
