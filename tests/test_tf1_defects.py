@@ -957,3 +957,15 @@ def test_a_sparse_placeholders_shape_may_be_a_tensor_and_sparse_dropout_keeps_wh
     assert got.indices.tolist() == [i for i, keep in zip([[0, 1], [1, 2], [2, 3]], got_mask) if keep]
     with pytest.raises(ValueError, match="rank"):
         tf.sparse_retain(x, tf.constant([[True]]))
+
+
+def test_a_summary_named_after_a_variable_has_its_name_cleaned_as_tensorflows():
+    # (aymericdamien's TensorFlow-Examples: tf.summary.histogram(var.name, var))
+    w = tf.Variable(tf.zeros([2]), name="W1")
+    summary = tf.summary.histogram(w.name, w)
+    scalar = tf.summary.scalar("loss/a b:c", tf.constant(1.0), family="/fam")
+    assert summary.op.name == "W1_0"
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        tags = [v.tag for v in tf.Summary.FromString(sess.run(tf.summary.merge([summary, scalar]))).value]
+    assert tags == ["W1_0", "fam/fam/loss/a_b_c"]

@@ -12,6 +12,8 @@ merges.
 from __future__ import annotations
 
 import contextlib
+import logging
+import re
 import struct
 import zlib
 
@@ -221,11 +223,27 @@ for _t in ("ScalarSummary", "HistogramSummary", "ImageSummary", "TensorSummaryV2
 # The tf.summary functions
 
 
+_log = logging.getLogger("distflow")
+_INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w.]")
+
+
+def _clean_tag(name):
+    """A summary name with each character a name scope cannot hold as '_' and no leading '/'
+    (``var.name``, "W1:0", becomes "W1_0"), as TF 1.x cleans it (it says so at INFO)."""
+    if name is None:
+        return name
+    cleaned = _INVALID_TAG_CHARACTERS.sub("_", name).lstrip("/")
+    if cleaned != name:
+        _log.info("Summary name %s is illegal; using %s instead.", name, cleaned)
+    return cleaned
+
+
 @contextlib.contextmanager
 def _summary_scope(name: str, family, values):
     """TF 1.x's summary scope: the op's name scope is [family/]name under the current one
     (made unique as any), and the tag is that scope, with ``family/`` in front again:
     ``fam/outer/fam/loss``, and ``loss_1`` for a second ``loss``. Yields (tag, scope)."""
+    name, family = _clean_tag(name), _clean_tag(family)
     base = f"{family}/{name}" if family else name
     with ops.name_scope(base, None, values) as scope:
         tag = scope.rstrip("/")
