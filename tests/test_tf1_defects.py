@@ -969,3 +969,27 @@ def test_a_summary_named_after_a_variable_has_its_name_cleaned_as_tensorflows():
         sess.run(w.initializer)
         tags = [v.tag for v in tf.Summary.FromString(sess.run(tf.summary.merge([summary, scalar]))).value]
     assert tags == ["W1_0", "fam/fam/loss/a_b_c"]
+
+
+def test_a_vocabulary_processor_numbers_words_by_appearance_trims_and_saves_as_json(tmp_path):
+    # (the CNN text classifiers of 2016: VocabularyProcessor(max_len).fit_transform(texts))
+    from distflow.contrib.learn import preprocessing
+    texts = ["the cat sat", "the dog sat down", "a cat"]
+    processor = preprocessing.VocabularyProcessor(3)
+    ids = np.array(list(processor.fit_transform(texts)))
+    assert ids.tolist() == [[1, 2, 3], [1, 4, 3], [6, 2, 0]]  # "down" is cut, padding is 0
+    assert len(processor.vocabulary_) == 7
+    assert list(processor.reverse([[1, 4, 3]])) == ["the dog sat"]
+    assert next(processor.transform(["the bird"])).tolist() == [1, 0, 0]  # frozen: unknown word -> 0
+
+    trimmed = preprocessing.VocabularyProcessor(4, min_frequency=1)
+    assert np.array(list(trimmed.fit_transform(texts))).tolist() == [[3, 1, 2, 0], [3, 0, 2, 0], [0, 1, 0, 0]]
+
+    path = str(tmp_path / "vocab")
+    trimmed.save(path)
+    restored = preprocessing.VocabularyProcessor.restore(path)
+    assert restored.max_document_length == 4
+    assert next(restored.transform(["sat the cat"])).tolist() == [2, 3, 1, 0]
+    (tmp_path / "pickled").write_bytes(b"\x80\x04\x95...")
+    with pytest.raises(ValueError, match="pickles"):
+        preprocessing.VocabularyProcessor.restore(str(tmp_path / "pickled"))

@@ -356,7 +356,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "Viterbi decoding), `tf.contrib.tpu` (`TPUEstimator` with `use_tpu=False`, its spec and "
                       "configs, `CrossShardOptimizer` outside a TPU: one shard), `tf.contrib.cluster_resolver` "
                       "(the TF_CONFIG and Slurm resolvers; `TPUClusterResolver` says there is no TPU), "
-                      "`tf.contrib.learn.ModeKeys`; "
+                      "`tf.contrib.learn.ModeKeys` and `preprocessing.VocabularyProcessor` (saved as JSON: "
+                      "TF's pickled files are refused), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
