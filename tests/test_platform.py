@@ -64,6 +64,15 @@ def test_flags_are_set_by_assignment_and_parse_argv_on_first_read(flag_values, m
     assert flag_values.batch_size == 9
 
 
+def test_tf1_0_to_1_4_scripts_parse_with_parse_flags_and_print_flags_dict(flag_values, monkeypatch):
+    define_all(flag_values)
+    monkeypatch.setattr(sys, "argv", ["prog", "--batch_size=8", "--checkpoint_dir=x"])
+    assert flag_values._parse_flags() == ["--checkpoint_dir=x"]  # not defined here: returned, not refused
+    lines = ["{}={}".format(name.upper(), value) for name, value in sorted(flag_values.__flags.items())]
+    assert "BATCH_SIZE=8" in lines and "SYNC=False" in lines
+    assert flag_values.__flags["learning_rate"].value == 0.01  # TF 1.5+ (absl): Flag objects
+
+
 def run_program(source, *args, env=None):
     return subprocess.run([sys.executable, "-c", textwrap.dedent(source), *args], capture_output=True, text=True,
                           timeout=60, env=env)

@@ -54,6 +54,14 @@ def test_feed_errors():
         with pytest.raises(TypeError, match="cannot be a tf.Tensor"):
             sess.run(i, {i: tf.constant([1, 2])})
         assert sess.run(i, {i: np.array([1, 2], np.int64)}).dtype == np.int32
+        # numbers held in an object array (np.array(rows, dtype=object)) are fed as numbers
+        assert sess.run(i, {i: np.array([np.int64(1), 2], dtype=object)}).tolist() == [1, 2]
+        with pytest.raises(ValueError, match="dtype float64 for Tensor 'i:0'"):
+            sess.run(i, {i: np.array([1.5, 2], dtype=object)})
+        rows = np.empty(2, dtype=object)
+        rows[0], rows[1] = np.zeros(3), np.zeros(3)
+        with pytest.raises(ValueError, match="stack them first"):
+            sess.run(x, {x: rows})
 
 
 def test_missing_feed_names_the_placeholder():

@@ -112,6 +112,10 @@ class Flag:
         self.value = value
         self.present += 1
 
+    def __str__(self) -> str:
+        # TF 1.0-1.4 scripts print ``FLAGS.__flags``' items as "name=value"; so do these.
+        return str(self.value)
+
     def help_line(self) -> str:
         default = self.default
         if isinstance(default, list):
@@ -150,6 +154,12 @@ class FlagValues:
 
     def __getattr__(self, name: str):
         flags = self.__dict__["_flags"]
+        if name == "__flags":
+            # TF 1.0-1.4's dict of the flags (read after ``_parse_flags()``); its values are the
+            # Flag objects of TF 1.5+ (absl), which print as their values.
+            if not self.__dict__["_parsed"]:
+                self(sys.argv)
+            return dict(flags)
         if name not in flags:
             raise AttributeError(f"Flag --{name} is not defined (define it with tf.app.flags.DEFINE_...)")
         if not self.__dict__["_parsed"]:
@@ -185,6 +195,12 @@ class FlagValues:
 
     def mark_as_parsed(self) -> None:
         object.__setattr__(self, "_parsed", True)
+
+    def _parse_flags(self, args=None) -> list[str]:
+        """TF 1.0-1.4's way to parse the command line: ``args`` (without the program name; default
+        ``sys.argv[1:]``). Arguments naming no defined flag are returned, not refused."""
+        argv = sys.argv if args is None else [sys.argv[0] if sys.argv else ""] + list(args)
+        return self(argv, known_only=True)[1:]
 
     def unparse_flags(self) -> None:
         for flag in self._flags.values():

@@ -462,6 +462,18 @@ def _results(mapper, elements, values):
     return mapper.build([None if isinstance(el, Operation) else _fetch_value(v) for el, v in zip(elements, values)])
 
 
+def _unboxed(arr: np.ndarray, t: Tensor) -> np.ndarray:
+    """An object array's numbers as an array of their own dtype (so the usual checks apply)."""
+    try:
+        unboxed = np.array(arr.tolist())
+    except ValueError as e:
+        raise ValueError(f"Cannot feed an object array for Tensor '{t.name}': {e}") from None
+    if unboxed.shape != arr.shape:
+        raise ValueError(f"Cannot feed an object array of shape {arr.shape} for Tensor '{t.name}': its items "
+                         f"are arrays themselves (shape {unboxed.shape} when unboxed); stack them first")
+    return unboxed
+
+
 def _feed_value(t: Tensor, value):
     """A fed value as an array of the tensor's dtype; a lossy or misshapen feed is a ValueError."""
     if isinstance(value, (Tensor, Operation)) or hasattr(value, "_as_graph_element"):
@@ -481,6 +493,8 @@ def _feed_value(t: Tensor, value):
             arr = np.asarray(value)
         except Exception as e:  # noqa: BLE001 - report the value
             raise ValueError(f"Cannot convert the value fed for '{t.name}' to an array: {e}") from None
+        if arr.dtype == object:  # (numbers held in an object array, as np.array(rows, dtype=object) makes)
+            arr = _unboxed(arr, t)
         if arr.dtype != dtype.as_numpy_dtype:
             if arr.dtype.kind in "USO" or (arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool)):
                 raise ValueError(f"Cannot feed a value of dtype {arr.dtype} for Tensor '{t.name}' "
