@@ -5,7 +5,7 @@ defaults (ReLU, Xavier weights), each taking defaults from ``arg_scope``.
 
 A layer's variables are model variables (framework.py); ``variables_collections`` (a list,
 or a dict by variable name) adds them to more collections, ``outputs_collections`` adds the
-output, whose ``alias`` is the layer's scope. With a ``normalizer_fn`` a layer has no
+output, whose ``aliases`` end with the layer's scope. With a ``normalizer_fn`` a layer has no
 biases: the normalizer's output is activated.
 """
 
@@ -22,148 +22,18 @@ from ..ops import (array_ops, conv3d_ops, conv_ops, convolution_ops, init_ops, m
                    random_ops, reduction_ops, segment_ops, unary_ops)
 from ..ops import variable_scope as vs
 from ..ops.control_flow_v2 import cond
+from ..train.moving_averages import assign_moving_average
 from .framework import add_arg_scope, model_variable
+from .initializers import variance_scaling_initializer, xavier_initializer, xavier_initializer_conv2d  # noqa: F401
+from .layers_more import (_inner_flatten, conv2d_in_plane, convolution2d_in_plane, dense_to_sparse,  # noqa: F401
+                          images_to_sequence, legacy_fully_connected, legacy_linear, legacy_relu, maxout,
+                          poincare_normalize, pool, scale_gradient, sequence_to_images, spatial_softmax)
+from .layers_utils import collect_named_outputs, constant_value, finish_layer, get_variable_collections
+from .regularizers import (apply_regularization, l1_l2_regularizer, l1_regularizer, l2_regularizer,  # noqa: F401
+                           sum_regularizer)
 from .optimizers import OPTIMIZER_CLS_NAMES, OPTIMIZER_SUMMARIES, adaptive_clipping_fn, optimize_loss  # noqa: F401
 
-# -- initializers ----------------------------------------------------------------------------
-
-
-class _VarianceScaling(init_ops.Initializer):
-    def __init__(self, factor, mode, uniform, seed, dtype):
-        if mode not in ("FAN_IN", "FAN_OUT", "FAN_AVG"):
-            raise TypeError(f"Unknown mode {mode} [FAN_IN, FAN_OUT, FAN_AVG]")
-        dtype = dtypes.as_dtype(dtype)
-        if not dtype.is_floating:
-            raise TypeError("Cannot create initializer for non-floating point type.")
-        self.factor, self.mode, self.uniform, self.seed, self.dtype = float(factor), mode, uniform, seed, dtype
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        dtype = dtypes.as_dtype(dtype or self.dtype)
-        shape = [int(d) for d in shape]
-        fan_in = float(shape[-2] if len(shape) > 1 else shape[-1]) if shape else 1.0
-        fan_out = float(shape[-1]) if shape else 1.0
-        for dim in shape[:-2]:
-            fan_in *= dim
-            fan_out *= dim
-        n = {"FAN_IN": fan_in, "FAN_OUT": fan_out, "FAN_AVG": (fan_in + fan_out) / 2.0}[self.mode]
-        if self.uniform:
-            limit = math.sqrt(3.0 * self.factor / n)
-            return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
-        return random_ops.truncated_normal(shape, 0.0, math.sqrt(1.3 * self.factor / n), dtype, seed=self.seed)
-
-
-def variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=False, seed=None, dtype=dtypes.float32):
-    """contrib's variance scaling (He's by default): a truncated normal of stddev
-    sqrt(1.3 * factor / n), or a uniform within sqrt(3 * factor / n), n the fan by ``mode``."""
-    return _VarianceScaling(factor, mode, uniform, seed, dtype)
-
-
-def xavier_initializer(uniform=True, seed=None, dtype=dtypes.float32):
-    """Glorot and Bengio's initialization (variance scaling by the fans' mean, factor 1)."""
-    return variance_scaling_initializer(1.0, "FAN_AVG", uniform, seed, dtype)
-
-
-xavier_initializer_conv2d = xavier_initializer
-
-
-# -- regularizers ----------------------------------------------------------------------------
-
-def _check_scale(scale) -> bool:
-    """Whether the regularizer does anything (a scale of 0 disables it)."""
-    if isinstance(scale, numbers.Integral):
-        raise ValueError(f"scale cannot be an integer: {scale}")
-    if isinstance(scale, numbers.Real):
-        if scale < 0.0:
-            raise ValueError(f"Setting a scale less than 0 on a regularizer: {scale}")
-        return scale != 0.0
-    return True
-
-
-def _regularizer(scale, scope, default_name: str, penalty):
-    """``scale * penalty(weights)``, under ``scope``; a scale of 0 gives a regularizer of None."""
-    if not _check_scale(scale):
-        return lambda _: None
-
-    def regularizer(weights):
-        with ops.name_scope(scope, default_name, [weights]) as name:
-            factor = ops.convert_to_tensor(scale, weights.dtype.base_dtype, name="scale")
-            return math_ops.multiply(factor, penalty(weights), name=name)
-
-    return regularizer
-
-
-def l1_regularizer(scale, scope=None):
-    """``scale * sum(|w|)``."""
-    return _regularizer(scale, scope, "l1_regularizer", lambda w: reduction_ops.reduce_sum(unary_ops.abs(w)))
-
-
-def l2_regularizer(scale, scope=None):
-    """``scale * sum(w ** 2) / 2`` (``tf.nn.l2_loss``)."""
-    return _regularizer(scale, scope, "l2_regularizer", nn_ops.l2_loss)
-
-
-def sum_regularizer(regularizer_list, scope=None):
-    """The sum of the regularizers' penalties (None if all give None)."""
-    regularizers = [r for r in regularizer_list if r is not None]
-    if not regularizers:
-        return None
-
-    def summed(weights):
-        with ops.name_scope(scope, "sum_regularizer", [weights]) as name:
-            penalties = [p for p in (r(weights) for r in regularizers) if p is not None]
-            return math_ops.add_n(penalties, name=name) if penalties else None
-
-    return summed
-
-
-def l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0, scope=None):
-    return sum_regularizer([l1_regularizer(scale_l1), l2_regularizer(scale_l2)], scope=scope)
-
-
-def apply_regularization(regularizer, weights_list=None):
-    """The sum of ``regularizer``'s penalties of ``weights_list`` (the WEIGHTS collection by
-    default), added to REGULARIZATION_LOSSES."""
-    weights_list = list(weights_list) if weights_list else ops.get_collection(GraphKeys.WEIGHTS)
-    if not weights_list:
-        raise ValueError("No weights to regularize.")
-    with ops.name_scope("get_regularization_penalty", values=weights_list) as scope:
-        penalties = [regularizer(w) for w in weights_list]
-        penalties = [ops.convert_to_tensor(0.0) if p is None else p for p in penalties]
-        for p in penalties:
-            if p.shape.ndims not in (None, 0):
-                raise ValueError(f"regularizer must return a scalar Tensor instead of a Tensor with rank "
-                                 f"{p.shape.ndims}.")
-        total = math_ops.add_n(penalties, name=scope)
-        ops.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, total)
-        return total
-
-
 # -- layers ----------------------------------------------------------------------------------
-
-def _variable_collections(variables_collections, name: str):
-    if isinstance(variables_collections, dict):
-        return variables_collections.get(name)
-    return variables_collections
-
-
-def collect_named_outputs(collections, alias, outputs):
-    """``outputs`` with its ``alias`` set, added to ``collections``."""
-    if collections:
-        outputs.alias = alias
-        ops.add_to_collections(collections, outputs)
-    return outputs
-
-
-def _finish(outputs, num_outputs, activation_fn, normalizer_fn, normalizer_params, biases_initializer,
-            biases_regularizer, variables_collections, trainable, dtype, data_format=None):
-    if normalizer_fn is not None:
-        outputs = normalizer_fn(outputs, **(normalizer_params or {}))
-    elif biases_initializer is not None:
-        biases = model_variable("biases", [num_outputs], dtype, biases_initializer, biases_regularizer, trainable,
-                                _variable_collections(variables_collections, "biases"))
-        outputs = nn_ops.bias_add(outputs, biases, data_format=data_format)
-    return activation_fn(outputs) if activation_fn is not None else outputs
-
 
 @add_arg_scope
 def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
@@ -181,14 +51,14 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
             raise ValueError(f"fully_connected: the last dimension of the inputs must be known, got {inputs.shape}")
         dtype = inputs.dtype.base_dtype
         weights = model_variable("weights", [depth, int(num_outputs)], dtype, weights_initializer,
-                                 weights_regularizer, trainable, _variable_collections(variables_collections,
+                                 weights_regularizer, trainable, get_variable_collections(variables_collections,
                                                                                        "weights"))
         if rank == 2:
             outputs = math_ops.matmul(inputs, weights)
         else:
             outputs = segment_ops.tensordot(inputs, weights, [[rank - 1], [0]])
             outputs.set_shape(inputs.shape[:-1].concatenate([int(num_outputs)]))
-        outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+        outputs = finish_layer(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
                           biases_initializer, biases_regularizer, variables_collections, trainable, dtype)
         return collect_named_outputs(outputs_collections, sc.name, outputs)
 
@@ -217,7 +87,7 @@ def convolution(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data
             raise ValueError(f"convolution: the rank of the inputs must be known, got {inputs.shape}")
         n = rank - 2
         if conv_dims is not None and conv_dims != n:
-            raise ValueError(f"convolution expects {conv_dims + 2}-D inputs, got {inputs.shape}")
+            raise ValueError(f"Convolution expects input with rank {conv_dims + 2}, got {rank} ({inputs.shape})")
         if n not in (1, 2, 3):
             raise ValueError(f"Convolution not supported for input with rank {rank}")
         channels_first = data_format is not None and data_format.startswith("NC")
@@ -228,11 +98,11 @@ def convolution(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data
         kernel = _tuple(kernel_size, n, "kernel_size")
         weights = model_variable("weights", kernel + [channels, int(num_outputs)], dtype, weights_initializer,
                                  weights_regularizer, trainable,
-                                 _variable_collections(variables_collections, "weights"))
+                                 get_variable_collections(variables_collections, "weights"))
         strides, rates = _tuple(stride, n, "stride"), _tuple(rate, n, "rate")
         outputs = convolution_ops.convolution(inputs, weights, padding, strides=strides, dilation_rate=rates,
                                      data_format=data_format)
-        outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+        outputs = finish_layer(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
                           biases_initializer, biases_regularizer, variables_collections, trainable, dtype,
                           "NCHW" if channels_first and n == 2 else None)
         return collect_named_outputs(outputs_collections, sc.name, outputs)
@@ -277,7 +147,7 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
         sh, sw = _tuple(stride, 2, "stride")
         weights = model_variable("weights", [kh, kw, int(num_outputs), channels], dtype, weights_initializer,
                                  weights_regularizer, trainable,
-                                 _variable_collections(variables_collections, "weights"))
+                                 get_variable_collections(variables_collections, "weights"))
         dims = array_ops.shape(inputs)
         (h_axis, w_axis) = (2, 3) if first else (1, 2)
 
@@ -293,7 +163,7 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
         static = [None if h is None else size(h, kh, sh), None if w is None else size(w, kw, sw)]
         outputs.set_shape([inputs.shape[0].value, int(num_outputs), *static] if first else
                           [inputs.shape[0].value, *static, int(num_outputs)])
-        outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+        outputs = finish_layer(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
                           biases_initializer, biases_regularizer, variables_collections, trainable, dtype,
                           "NCHW" if first else None)
         return collect_named_outputs(outputs_collections, sc.name, outputs)
@@ -333,8 +203,10 @@ def flatten(inputs, outputs_collections=None, scope=None):
     """``inputs`` as ``[batch, everything else]``."""
     with ops.name_scope(scope, "Flatten", [inputs]) as sc:
         inputs = ops.convert_to_tensor(inputs)
-        if inputs.shape.ndims is not None and inputs.shape.ndims < 2:
-            raise ValueError(f"Inputs must have a least 2 dimensions, got {inputs.shape}")
+        if inputs.shape.ndims is not None and inputs.shape.ndims < 1:
+            raise ValueError(f"Inputs must have a least 1 dimension, got {inputs.shape}")
+        if inputs.shape.ndims == 1:  # (a batch of scalars: [batch, 1], as TF 1.15)
+            inputs = array_ops.expand_dims(inputs, 1)
         rest = inputs.shape[1:].num_elements() if inputs.shape.ndims is not None else None
         outputs = array_ops.reshape(inputs, [-1, rest] if rest is not None else
                                     array_ops.stack([array_ops.shape(inputs)[0], -1]))
@@ -367,25 +239,42 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
     """Batch normalization over every axis but the channels' (``tf.layers.batch_normalization``
     with contrib's defaults: decay 0.999, no gamma unless ``scale``). The moving averages'
     updates go to ``updates_collections``; with None the output waits for them (updated
-    in place, as TF's)."""
-    if batch_weights is not None or zero_debias_moving_mean:
-        raise NotImplementedError("batch_norm: batch_weights and zero_debias_moving_mean are not supported")
+    in place, as TF's). Every variable made in its scope is a model variable.
+
+    ``batch_weights`` (one per example) weighs the batch's moments; with
+    ``zero_debias_moving_mean`` the moving mean is debiased (``moving_mean/biased`` and
+    ``local_step``: see ``assign_moving_average``).
+    """
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    inputs = ops.convert_to_tensor(inputs)
+    rank = inputs.shape.ndims
+    if rank is None:
+        raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+    axis = 1 if data_format == "NCHW" and rank > 2 else rank - 1
+    if inputs.shape[axis].value is None:
+        raise ValueError(f"Inputs {inputs.name} has undefined channels dimension {inputs.shape}.")
     initializers = dict(param_initializers or {})
     regularizers = dict(param_regularizers or {})
-    inputs = ops.convert_to_tensor(inputs)
-    axis = 1 if data_format == "NCHW" and (inputs.shape.ndims or 0) > 2 else -1
     updates = ops.get_collection_ref(GraphKeys.UPDATE_OPS)
     before = len(updates)
-    with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse) as sc:
-        outputs = _layers_batch_normalization(
-            inputs, axis=axis, momentum=decay, epsilon=epsilon, center=center, scale=scale,
-            beta_initializer=initializers.get("beta", init_ops.zeros_initializer()),
-            gamma_initializer=initializers.get("gamma", init_ops.ones_initializer()),
-            moving_mean_initializer=initializers.get("moving_mean", init_ops.zeros_initializer()),
-            moving_variance_initializer=initializers.get("moving_variance", init_ops.ones_initializer()),
-            beta_regularizer=regularizers.get("beta"), gamma_regularizer=regularizers.get("gamma"),
-            training=is_training, trainable=trainable, name=sc, reuse=reuse, renorm=renorm,
-            renorm_clipping=renorm_clipping, renorm_momentum=renorm_decay, fused=fused, adjustment=adjustment)
+    with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse, custom_getter=_model_variable_getter) as sc:
+        if batch_weights is not None or zero_debias_moving_mean:
+            if renorm or adjustment is not None:
+                raise ValueError("batch_norm: renorm and adjustment cannot be combined with batch_weights or "
+                                 "zero_debias_moving_mean")
+            outputs = _weighted_batch_norm(inputs, axis, decay, center, scale, epsilon, initializers, regularizers,
+                                           is_training, trainable, batch_weights, zero_debias_moving_mean, fused)
+        else:
+            outputs = _layers_batch_normalization(
+                inputs, axis=axis, momentum=decay, epsilon=epsilon, center=center, scale=scale,
+                beta_initializer=initializers.get("beta", init_ops.zeros_initializer()),
+                gamma_initializer=initializers.get("gamma", init_ops.ones_initializer()),
+                moving_mean_initializer=initializers.get("moving_mean", init_ops.zeros_initializer()),
+                moving_variance_initializer=initializers.get("moving_variance", init_ops.ones_initializer()),
+                beta_regularizer=regularizers.get("beta"), gamma_regularizer=regularizers.get("gamma"),
+                training=is_training, trainable=trainable, name=sc, reuse=reuse, renorm=renorm,
+                renorm_clipping=renorm_clipping, renorm_momentum=renorm_decay, fused=fused, adjustment=adjustment)
         made = updates[before:]
         if updates_collections != GraphKeys.UPDATE_OPS:
             del updates[before:]
@@ -396,28 +285,103 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
                 for update in made:
                     ops.add_to_collections(updates_collections, update)
         for name in ("beta", "gamma", "moving_mean", "moving_variance"):
-            collections = _variable_collections(variables_collections, name)
-            found = [v for v in ops.get_collection(GraphKeys.GLOBAL_VARIABLES, sc.name + "/")
-                     if v.op.name == f"{sc.name}/{name}"]
-            for v in found:
-                ops.add_to_collection(GraphKeys.MODEL_VARIABLES, v)
-                if collections:
-                    ops.add_to_collections(collections, v)
+            collections = get_variable_collections(variables_collections, name)
+            if collections:
+                for v in ops.get_collection(GraphKeys.GLOBAL_VARIABLES, sc.name + "/"):
+                    if v.op.name == f"{sc.name}/{name}":
+                        ops.add_to_collections(collections, v)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
         return collect_named_outputs(outputs_collections, sc.name, outputs)
 
 
+def _model_variable_getter(getter, name, *args, collections=None, **kwargs):
+    """A custom getter that makes each variable a model variable too."""
+    collections = list(collections if collections is not None else [GraphKeys.GLOBAL_VARIABLES])
+    if GraphKeys.MODEL_VARIABLES not in collections:
+        collections.append(GraphKeys.MODEL_VARIABLES)
+    return getter(name, *args, collections=collections, **kwargs)
+
+
+def _weighted_batch_norm(inputs, axis, decay, center, scale, epsilon, initializers, regularizers, is_training,
+                         trainable, batch_weights, zero_debias_moving_mean, fused):
+    """contrib's own batch normalization (TF's "legacy" one): the batch's moments weighted by
+    ``batch_weights``, the moving mean optionally debiased. Its updates go to UPDATE_OPS.
+    Unweighted 2-D or 4-D inputs ran TF's fused kernel unless ``fused`` is False: the moving
+    variance follows the batch variance with Bessel's correction there."""
+    rank = inputs.shape.ndims
+    channels = inputs.shape[axis].value
+    dtype = inputs.dtype.base_dtype
+    moments_axes = [a for a in range(rank) if a != axis]
+
+    def param(name, default, regularizer=None, trainable_param=trainable):
+        return vs.get_variable(name, [channels], dtype, initializer=initializers.get(name, default),
+                               regularizer=regularizer, trainable=trainable_param)
+
+    beta = param("beta", init_ops.zeros_initializer(), regularizers.get("beta")) if center else None
+    gamma = param("gamma", init_ops.ones_initializer(), regularizers.get("gamma")) if scale else None
+    scope = vs.get_variable_scope()
+    partitioner = scope.partitioner
+    scope.set_partitioner(None)  # (the moving statistics are never partitioned)
+    try:
+        moving_mean = param("moving_mean", init_ops.zeros_initializer(), trainable_param=False)
+        moving_variance = param("moving_variance", init_ops.ones_initializer(), trainable_param=False)
+    finally:
+        scope.set_partitioner(partitioner)
+    training = constant_value(is_training)
+    if training is False:
+        mean, variance = moving_mean.value(), moving_variance.value()
+    else:
+        if batch_weights is None:
+            mean, variance = nn_ops.moments(inputs, moments_axes)
+        else:
+            weights = ops.convert_to_tensor(batch_weights, dtype=dtype)
+            weights = array_ops.reshape(weights, [-1] + [1] * (rank - 1))
+            mean, variance = nn_impl.weighted_moments(inputs, moments_axes, weights)
+            mean, variance = array_ops.reshape(mean, [-1]), array_ops.reshape(variance, [-1])
+        target_variance = nn_impl.fused_moving_variance(variance, inputs, moments_axes, [axis],
+                                                        fused if batch_weights is None else False, (2, 4))
+
+        def updated():
+            return (assign_moving_average(moving_mean, mean, decay, zero_debias=zero_debias_moving_mean),
+                    assign_moving_average(moving_variance, target_variance, decay, zero_debias=False))
+
+        def moving():
+            return moving_mean.value(), moving_variance.value()
+
+        if training is None:  # (a boolean tensor: when it is false, no update runs)
+            is_training = ops.convert_to_tensor(is_training, dtype=dtypes.bool)
+            update_mean, update_variance = cond(is_training, updated, moving)
+            mean, variance = cond(is_training, lambda: (mean, variance), moving)
+        else:
+            update_mean, update_variance = updated()
+        ops.add_to_collection(GraphKeys.UPDATE_OPS, update_mean)
+        ops.add_to_collection(GraphKeys.UPDATE_OPS, update_variance)
+    broadcast = [channels if a == axis else 1 for a in range(rank)]
+
+    def shaped(t):
+        return None if t is None else array_ops.reshape(t, broadcast)
+
+    outputs = nn_ops.batch_normalization(inputs, shaped(mean), shaped(variance), shaped(beta), shaped(gamma), epsilon)
+    outputs.set_shape(inputs.shape)
+    return outputs
+
+
 @add_arg_scope
 def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None, variables_collections=None,
                outputs_collections=None, trainable=True, begin_norm_axis=1, begin_params_axis=-1, scope=None):
-    """Normalizes over the axes from ``begin_norm_axis`` on (epsilon 1e-12), then scales by
-    gamma and shifts by beta, of the shape of the axes from ``begin_params_axis`` on."""
+    """Normalizes over the axes from ``begin_norm_axis`` on (epsilon 1e-12; 1e-3 for float16,
+    whose variances underflow), then scales by gamma and shifts by beta, of the shape of the
+    axes from ``begin_params_axis`` on."""
     with vs.variable_scope(scope, "LayerNorm", [inputs], reuse=reuse) as sc:
         inputs = ops.convert_to_tensor(inputs)
         rank = inputs.shape.ndims
         if rank is None:
             raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+        if begin_norm_axis >= rank or begin_params_axis >= rank or begin_norm_axis < -rank or \
+                begin_params_axis < -rank:
+            raise ValueError(f"begin_params_axis ({begin_params_axis}) and begin_norm_axis ({begin_norm_axis}) "
+                             f"must be < rank(inputs) ({rank})")
         begin_norm_axis %= rank
         begin_params_axis %= rank
         params_shape = inputs.shape[begin_params_axis:]
@@ -426,11 +390,12 @@ def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None, 
                              f"{inputs.shape}")
         dtype = inputs.dtype.base_dtype
         beta = model_variable("beta", params_shape.as_list(), dtype, init_ops.zeros_initializer(), None, trainable,
-                              _variable_collections(variables_collections, "beta")) if center else None
+                              get_variable_collections(variables_collections, "beta")) if center else None
         gamma = model_variable("gamma", params_shape.as_list(), dtype, init_ops.ones_initializer(), None,
-                               trainable, _variable_collections(variables_collections, "gamma")) if scale else None
+                               trainable, get_variable_collections(variables_collections, "gamma")) if scale else None
         mean, variance = nn_ops.moments(inputs, list(range(begin_norm_axis, rank)), keep_dims=True)
-        outputs = nn_ops.batch_normalization(inputs, mean, variance, beta, gamma, 1e-12)
+        epsilon = 1e-3 if dtype == dtypes.float16 else 1e-12
+        outputs = nn_ops.batch_normalization(inputs, mean, variance, beta, gamma, epsilon)
         outputs.set_shape(inputs.shape)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
@@ -517,7 +482,7 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
         dtype = inputs.dtype.base_dtype
         kh, kw = _tuple(kernel_size, 2, "kernel_size")
         sh, sw = _tuple(stride, 2, "stride")
-        weights_collections = _variable_collections(variables_collections, "weights")
+        weights_collections = get_variable_collections(variables_collections, "weights")
         depthwise = model_variable("depthwise_weights", [kh, kw, channels, depth_multiplier], dtype,
                                    weights_initializer, weights_regularizer, trainable, weights_collections)
         strides = [1, 1, sh, sw] if first else [1, sh, sw, 1]
@@ -532,7 +497,7 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
                                        trainable, weights_collections)
             outputs = convolution_ops.separable_conv2d(inputs, depthwise, pointwise, strides, padding, rate=rates,
                                                        data_format=data_format)
-        outputs = _finish(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+        outputs = finish_layer(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
                           biases_initializer, biases_regularizer, variables_collections, trainable, dtype,
                           "NCHW" if first else None)
         return collect_named_outputs(outputs_collections, sc.name, outputs)
@@ -545,9 +510,9 @@ def _norm_params(shape, dtype, center, scale, param_initializers, variables_coll
     """``beta`` and ``gamma`` (None where not wanted) of ``shape``, as model variables."""
     initializers = param_initializers or {}
     beta = model_variable("beta", shape, dtype, initializers.get("beta", init_ops.zeros_initializer()), None,
-                          trainable, _variable_collections(variables_collections, "beta")) if center else None
+                          trainable, get_variable_collections(variables_collections, "beta")) if center else None
     gamma = model_variable("gamma", shape, dtype, initializers.get("gamma", init_ops.ones_initializer()), None,
-                           trainable, _variable_collections(variables_collections, "gamma")) if scale else None
+                           trainable, get_variable_collections(variables_collections, "gamma")) if scale else None
     return beta, gamma
 
 
@@ -583,10 +548,11 @@ def instance_norm(inputs, center=True, scale=True, epsilon=1e-6, activation_fn=N
 @add_arg_scope
 def group_norm(inputs, groups=32, channels_axis=-1, reduction_axes=(-3, -2), center=True, scale=True, epsilon=1e-6,
                activation_fn=None, param_initializers=None, reuse=None, variables_collections=None,
-               outputs_collections=None, trainable=True, scope=None):
+               outputs_collections=None, trainable=True, scope=None, mean_close_to_zero=False):
     """The channels (``channels_axis``) split into ``groups``, each example's group normalized
     over its channels and ``reduction_axes`` (Wu and He), then ``GroupNorm/beta`` and
-    ``gamma`` per channel."""
+    ``gamma`` per channel. (``mean_close_to_zero`` chose TF's faster moments for inputs of
+    mean near 0; here the moments are the same either way.)"""
     inputs = ops.convert_to_tensor(inputs)
     rank = inputs.shape.ndims
     if rank is None:
@@ -651,7 +617,7 @@ def bias_add(inputs, activation_fn=None, initializer=init_ops.zeros_initializer(
         if channels is None:
             raise ValueError("`C` dimension must be known but is None")
         biases = model_variable("biases", [channels], inputs.dtype.base_dtype, initializer, regularizer, trainable,
-                                _variable_collections(variables_collections, "biases"))
+                                get_variable_collections(variables_collections, "biases"))
         outputs = nn_ops.bias_add(inputs, biases, data_format="NCHW" if first else None)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
@@ -712,3 +678,4 @@ def _pool3d(kind, inputs, kernel_size, stride, padding, data_format, outputs_col
         full = (lambda v: [1, 1, *v]) if data_format == "NCDHW" else (lambda v: [1, *v, 1])
         outputs = kind(inputs, full(window), full(steps), padding, data_format=data_format)
         return collect_named_outputs(outputs_collections, sc, outputs)
+

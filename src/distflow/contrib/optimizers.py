@@ -61,6 +61,13 @@ def _make_optimizer(optimizer, lr) -> Optimizer:
                      f"Optimizer or function with one argument. Got {optimizer}.")
 
 
+def _in_dtype(value, dtype):
+    """A gradient multiplier in the gradient's dtype (a tensor of another dtype is cast, as TF)."""
+    if isinstance(value, ops.Tensor):
+        return value if value.dtype.base_dtype == dtype else math_ops.cast(value, dtype)
+    return ops.convert_to_tensor(value, dtype=dtype)
+
+
 def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_scale=None, gradient_multipliers=None,
                   clip_gradients=None, learning_rate_decay_fn=None, update_ops=None, variables=None, name=None,
                   summaries=None, colocate_gradients_with_ops=False, increment_global_step=True):
@@ -116,9 +123,8 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
                 array_ops.shape(_values(g)) if isinstance(g, IndexedSlices) else g.shape) * gradient_noise_scale,
                 v) for g, v in pairs]
         if gradient_multipliers is not None:  # (in the gradient's dtype: TF's float32 constant failed float64)
-            pairs = [(_scaled(g, ops.convert_to_tensor(gradient_multipliers[v if v in gradient_multipliers
-                                                                            else v.name],
-                                                       dtype=_values(g).dtype.base_dtype))
+            pairs = [(_scaled(g, _in_dtype(gradient_multipliers[v if v in gradient_multipliers else v.name],
+                                           _values(g).dtype.base_dtype))
                       if g is not None and (v in gradient_multipliers or v.name in gradient_multipliers) else g, v)
                      for g, v in pairs]
             if not pairs:

@@ -1,19 +1,28 @@
 """``tf.contrib.slim``: TF-Slim's layers, argument scopes and variables (layers.py and
-framework.py), and its losses (``tf.losses``). Not here: ``slim.learning`` (its training
+framework.py), its losses (``tf.losses``), ``utils`` (end points) and ``model_analyzer``. Not here: ``slim.learning`` (its training
 loop), ``slim.evaluation`` and ``slim.nets``."""
 
 from .. import losses  # noqa: F401
 from .._namespace import missing
+from . import layers_utils as utils  # noqa: F401
+from . import model_analyzer  # noqa: F401
 from ..train import get_global_step, get_or_create_global_step  # noqa: F401
-from .framework import (add_arg_scope, arg_scope, arg_scoped_arguments, assign_from_checkpoint_fn,  # noqa: F401
-                        current_arg_scope, get_model_variables, get_trainable_variables, get_variables,
-                        get_variables_by_name, get_variables_to_restore, has_arg_scope, model_variable, variable)
-from .layers import (apply_regularization, avg_pool2d, avg_pool3d, batch_norm, bias_add, conv1d,  # noqa: F401
-                     conv2d, conv2d_transpose, conv3d, convolution, convolution2d, convolution2d_transpose, dropout,
-                     elu, embed_sequence, flatten, fully_connected, group_norm, instance_norm, l1_l2_regularizer,
-                     l1_regularizer, l2_regularizer, layer_norm, linear, max_pool2d, max_pool3d, one_hot_encoding,
-                     relu, relu6, repeat, separable_conv2d, separable_convolution2d, softmax, stack,
-                     sum_regularizer, unit_norm, variance_scaling_initializer, xavier_initializer,
-                     xavier_initializer_conv2d)
+from .framework import (VariableDeviceChooser, add_arg_scope, add_model_variable, arg_scope,  # noqa: F401
+                        arg_scoped_arguments, assert_global_step, assert_or_get_global_step, assign_from_checkpoint,
+                        assign_from_checkpoint_fn, assign_from_values, assign_from_values_fn, create_global_step,
+                        current_arg_scope, filter_variables, get_local_variables, get_model_variables,
+                        get_trainable_variables, get_unique_variable, get_variable_full_name, get_variables,
+                        get_variables_by_name, get_variables_by_suffix, get_variables_to_restore, global_variable,
+                        has_arg_scope, local_variable, model_variable, variable)
+from .layers import (_inner_flatten, apply_regularization, avg_pool2d, avg_pool3d, batch_norm,  # noqa: F401
+                     bias_add, conv1d, conv2d, conv2d_in_plane, conv2d_transpose, conv3d, convolution,
+                     convolution1d, convolution2d, convolution2d_in_plane, convolution2d_transpose, convolution3d,
+                     dense_to_sparse, dropout, elu, embed_sequence, flatten, fully_connected, group_norm,
+                     images_to_sequence, instance_norm, l1_l2_regularizer, l1_regularizer, l2_regularizer,
+                     layer_norm, legacy_fully_connected, legacy_linear, legacy_relu, linear, max_pool2d,
+                     max_pool3d, maxout, one_hot_encoding, poincare_normalize, pool, relu, relu6, repeat,
+                     scale_gradient, separable_conv2d, separable_convolution2d, sequence_to_images, softmax,
+                     spatial_softmax, stack, sum_regularizer, unit_norm, variance_scaling_initializer,
+                     xavier_initializer, xavier_initializer_conv2d)
 
 __getattr__ = missing("tf.contrib.slim")

@@ -68,8 +68,8 @@ class Tensor:
     # Make NumPy defer to our operators in `ndarray + tensor`.
     __array_priority__ = 100
 
-    # ("alias": the name contrib's layers give an output they collect, as TF's tensors take it)
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "alias", "__weakref__")
+    # ("aliases", "alias": the names contrib's layers give an output they collect, as TF's tensors take them)
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "alias", "aliases", "__weakref__")
 
     def __init__(self, op: "Operation", value_index: int, dtype: _dtypes.DType, shape: TensorShape):
         self._op = op
@@ -467,6 +467,9 @@ class Graph:
         groups: set[str] = set()
         device_set = False
         for colocation_op in reversed(self._colocation_stack):
+            if isinstance(colocation_op, str):  # (an op still to be made: see _colocate_with_name)
+                groups.add(f"loc:@{colocation_op}")
+                continue
             groups.update(colocation_op._colocation_group_names())
             if colocation_op.device and not device_set:
                 op._set_device(colocation_op.device)
@@ -569,6 +572,21 @@ class Graph:
             self._colocation_stack = []
         if target is not None:
             self._colocation_stack = self._colocation_stack + [target]
+        try:
+            yield
+        finally:
+            self._device_function_stack = saved_devices
+            self._colocation_stack = saved_colocation
+
+    @contextlib.contextmanager
+    def _colocate_with_name(self, name: str):
+        """New ops join the colocation group of the op that will be named ``name``, and no device
+        scope applies to them: where a variable's initial value is built, before the variable
+        (as TF 1.x builds it), so that it runs where the variable is placed."""
+        saved_devices = self._device_function_stack
+        saved_colocation = self._colocation_stack
+        self._device_function_stack = []
+        self._colocation_stack = saved_colocation + [name]
         try:
             yield
         finally:

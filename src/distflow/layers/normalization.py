@@ -30,7 +30,13 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
             train_op = optimizer.minimize(loss)
 
     Otherwise the moving mean and variance are used (and the updates change nothing).
-    Variables: ``<name>/gamma``, ``beta`` (trainable), ``moving_mean``, ``moving_variance``.
+    Variables: ``<name>/gamma``, ``beta`` (trainable), ``moving_mean``, ``moving_variance``
+    (never partitioned, whatever the scope's partitioner); float32 for float16 inputs, which
+    are normalized in float32 and cast back.
+
+    ``adjustment(shape)`` (``shape``: the inputs' dynamic shape) gives a (scale, bias) pair,
+    each broadcastable to the channels, that transforms the normalized values before gamma
+    and beta while training: ``(x_hat * scale + bias) * gamma + beta``.
 
     With ``renorm`` (batch renormalization, Ioffe 2017, in TF 1.x's form), training corrects
     the batch's normalization by r = stddev / s and d = (mean - m) / s (clipped by
@@ -45,20 +51,20 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     variables have the shape ``[1, 1, ..., channels]``. The batch size must be a multiple of
     v, in inference too.
     """
-    if adjustment is not None:
-        raise NotImplementedError("batch_normalization: adjustment is not supported by distflow")
     clipping = dict(renorm_clipping or {})
     if set(clipping) - {"rmin", "rmax", "dmax"}:
         raise ValueError(f"renorm_clipping {clipping} contains keys not in ['rmin', 'rmax', 'dmax']")
     inputs = ops.convert_to_tensor(inputs)
     rank = inputs.shape.ndims
     if rank is None:
-        raise ValueError(f"batch_normalization needs inputs of known rank, got {inputs.shape}")
+        raise ValueError(f"Input has undefined rank: batch normalization needs inputs of known rank, got "
+                         f"{inputs.name} of shape {inputs.shape}")
     axes = axis if isinstance(axis, (list, tuple)) else [axis]
     axes = [a % rank for a in axes]
     channels = [inputs.shape[a].value for a in axes]
     if any(c is None for c in channels):
-        raise ValueError(f"Axis {axis} of input tensor should have a defined dimension, got {inputs.shape}")
+        raise ValueError(f"Input has undefined `axis` dimension: axis {axis} of {inputs.name} (shape "
+                         f"{inputs.shape}) must be known")
     param_shape = channels if len(channels) > 1 else channels[:1]
     ghost = virtual_batch_size is not None
     if ghost:
@@ -75,15 +81,23 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         param_shape = [c if a in axes else 1 for a, c in zip(range(rank), [1, 1] + static_shape.as_list()[1:])]
     reduce_axes = [a for a in range(rank) if a not in axes and not (ghost and a == 1)]
     broadcast = [inputs.shape[a].value if a in axes else 1 for a in range(rank)]
+    output_dtype = inputs.dtype.base_dtype
+    if output_dtype == dtypes.float16:  # (normalized in float32, as TF's)
+        inputs = math_ops.cast(inputs, dtypes.float32)
     dtype = inputs.dtype.base_dtype
-    with variable_scope(name, default_name="batch_normalization", reuse=reuse):
+    with variable_scope(name, default_name="batch_normalization", reuse=reuse) as layer_scope:
         gamma = layer_variable("gamma", param_shape, dtype, gamma_initializer, gamma_regularizer, trainable,
                                gamma_constraint) if scale else None
         beta = layer_variable("beta", param_shape, dtype, beta_initializer, beta_regularizer, trainable,
                               beta_constraint) if center else None
-        moving_mean = layer_variable("moving_mean", param_shape, dtype, moving_mean_initializer, None, False)
-        moving_variance = layer_variable("moving_variance", param_shape, dtype, moving_variance_initializer,
-                                         None, False)
+        partitioner = layer_scope.partitioner
+        layer_scope.set_partitioner(None)
+        try:
+            moving_mean = layer_variable("moving_mean", param_shape, dtype, moving_mean_initializer, None, False)
+            moving_variance = layer_variable("moving_variance", param_shape, dtype, moving_variance_initializer,
+                                             None, False)
+        finally:
+            layer_scope.set_partitioner(partitioner)
         if renorm:
             renorm_vars = [layer_variable(n, shape, dtype, init_ops.zeros_initializer(), None, False)
                            for n, shape in (("renorm_mean", param_shape), ("renorm_mean_weight", []),
@@ -98,11 +112,10 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                                               shaped(gamma) if scale is None else shaped(scale), epsilon)
 
         def restored(t):
-            if not ghost:
-                return t
-            t = array_ops.reshape(t, original_shape)
-            t.set_shape(static_shape)
-            return t
+            if ghost:
+                t = array_ops.reshape(t, original_shape)
+                t.set_shape(static_shape)
+            return t if output_dtype == dtype else math_ops.cast(t, output_dtype)
 
         if training is False:
             return restored(normalized(moving_mean, moving_variance))
@@ -113,12 +126,19 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         if ghost:  # (the moving averages follow the ghost batches' mean moments)
             mean, variance = (reduction_ops.reduce_mean(t, [1], keepdims=True) for t in (mean, variance))
         scale = offset = None
+        if renorm or adjustment is not None:  # (x_hat, transformed, then gamma and beta)
+            scale = None if gamma is None else gamma.value()
+            offset = None if beta is None else beta.value()
+        if adjustment is not None:
+            adjust_scale, adjust_bias = adjustment(array_ops.shape(inputs))
+            if training is not True:  # (only while training)
+                adjust_scale = math_ops.where(training, adjust_scale, array_ops.ones_like(adjust_scale))
+                adjust_bias = math_ops.where(training, adjust_bias, array_ops.zeros_like(adjust_bias))
+            scale, offset = _composed(adjust_scale, adjust_bias, scale, offset)
         if renorm:  # (never TF's fused kernel: the moving variance follows the biased one)
             (r, d), (target_mean, target_variance) = _renorm(mean, variance, renorm_vars, clipping, renorm_momentum,
                                                              epsilon, training)
-            scale = r if gamma is None else r * gamma.value()
-            offset = d if gamma is None else d * gamma.value()
-            offset = offset if beta is None else offset + beta.value()
+            scale, offset = _composed(r, d, scale, offset)
         else:
             target_mean, target_variance = mean, fused_moving_variance(variance, inputs, reduce_axes, axes, fused)
         if training is True:
@@ -136,6 +156,16 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                 update = state_ops.assign_sub(var, (var.value() - value) * decay)
             ops.add_to_collection(ops.GraphKeys.UPDATE_OPS, update)
         return restored(output)
+
+
+def _composed(scale, offset, then_scale, then_offset):
+    """``x * scale + offset`` followed by ``* then_scale + then_offset`` (either may be None) as
+    one (scale, offset)."""
+    if then_scale is not None:
+        scale, offset = scale * then_scale, offset * then_scale
+    if then_offset is not None:
+        offset = offset + then_offset
+    return scale, offset
 
 
 def _renorm(mean, variance, variables, clipping, momentum, epsilon, training):

@@ -287,10 +287,11 @@ def _nhwc_order(values, name: str):
 
 def _nchw(fn, x, name):
     """``fn`` (an NHWC op) applied to NCHW ``x``: transposed in, and the result back.
-    TensorFlow's CPU kernels refuse NCHW; here it costs two transposes."""
-    with ops.name_scope(name, "nchw", [x]):
+    TensorFlow's CPU kernels refuse NCHW; here it costs two transposes. A ``name`` given
+    names the result (as it names TF's NCHW op)."""
+    with ops.name_scope(name, "nchw", [x]) as scope:
         y = fn(array_ops.transpose(x, [0, 2, 3, 1], name="to_NHWC"))
-        return array_ops.transpose(y, [0, 3, 1, 2], name="to_NCHW")
+        return array_ops.transpose(y, [0, 3, 1, 2], name=scope if name else "to_NCHW")
 
 
 def _spatial_4(values, name: str, channels_first: bool):

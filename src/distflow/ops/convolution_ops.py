@@ -159,12 +159,23 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides
         raise ValueError(f"pool: dilation_rate and strides need {rank} values each, got {rate} and {strides}")
     if any(r > 1 for r in rate) and any(v != 1 for v in strides):
         raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
-    with ops.name_scope(name, f"{pooling_type.lower()}_pool", [input]):
-        if all(r == 1 for r in rate):
-            return _pool_nd(pooling_type, input, window_shape, strides, padding, data_format, None)
-        return with_space_to_batch(input, rate, padding,
-                                   lambda x, _, pad: _pool_nd(pooling_type, x, window_shape, strides, pad, None, None),
-                                   filter_shape=window_shape, data_format=data_format)
+    with ops.name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
+        if all(r == 1 for r in rate):  # (the pool named by the scope, as TF's)
+            return _pool_nd(pooling_type, input, window_shape, strides, padding, data_format, scope)
+        x = ops.convert_to_tensor(input)
+        first = data_format is not None and data_format.startswith("NC")
+        if first:  # (dilated: channels last for space_to_batch, and back)
+            x = array_ops.transpose(x, [0] + list(range(2, rank + 2)) + [1])
+        out = with_space_to_batch(x, rate, padding,
+                                  lambda t, _, pad: _pool_nd(pooling_type, t, window_shape, strides, pad, None, None),
+                                  filter_shape=window_shape)
+        if x.shape.ndims is not None:  # (what space_to_batch's dynamic shapes lose)
+            spatial = [None if d is None else d if padding == "SAME" else d - (w - 1) * r
+                       for d, w, r in zip(x.shape.as_list()[1:-1], window_shape, rate)]
+            out.set_shape([x.shape[0].value] + spatial + [x.shape[-1].value])
+        if first:
+            return array_ops.transpose(out, [0, rank + 1] + list(range(1, rank + 1)), name=scope)
+        return array_ops.identity(out, name=scope)
 
 
 def convolution(input, filter, padding, strides=None, dilation_rate=None, name=None, data_format=None,  # noqa: A002

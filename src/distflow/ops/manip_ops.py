@@ -209,14 +209,18 @@ def trace(x, name=None):
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``num`` may be a
+    tensor: then the length is known at run time)."""
     only_default("linspace", "axis", axis, 0)
     with ops.name_scope(name, "LinSpace", [start, stop, num]):
         start = ops.convert_to_tensor(start)
-        stop = ops.convert_to_tensor(stop, dtype=start.dtype.base_dtype)
-        n = constant_value(ops.convert_to_tensor(num))
-        if n is None:
-            raise NotImplementedError("linspace needs a constant num in distflow")
+        dtype = start.dtype.base_dtype
+        stop = ops.convert_to_tensor(stop, dtype=dtype)
+        num = ops.convert_to_tensor(num)
+        n = constant_value(num)
+        if n is None:  # (i / max(num - 1, 1) for i < num: [start] when num is 1)
+            steps = math_ops.cast(math_ops.range_(num), dtype) / math_ops.cast(math_ops.maximum(num - 1, 1), dtype)
+            return start + (stop - start) * steps
         n = int(n)
         if n == 1:
             return array_ops.reshape(start, [1])

@@ -404,13 +404,15 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
         return mean, variance
 
 
-def fused_moving_variance(variance, inputs, axes, channel_axes, fused):
+def fused_moving_variance(variance, inputs, axes, channel_axes, fused, fused_ranks=(4,)):
     """The variance a batch normalization layer folds into its moving variance: TF 1.x's
     layers run the fused kernel where they can (``fused`` None or True, 4-D inputs, the
-    channels on axis 1 or 3), and it gives the batch variance Bessel's correction there,
-    n / (n - 1) for the n values per channel; elsewhere the biased variance."""
+    channels on axis 1 or 3; contrib's own batch norm also 2-D ones, ``fused_ranks``), and
+    it gives the batch variance Bessel's correction there, n / (n - 1) for the n values per
+    channel; elsewhere the biased variance."""
     rank = inputs.shape.ndims
-    if fused is False or rank != 4 or len(channel_axes) != 1 or channel_axes[0] % rank not in (1, 3):
+    if fused is False or rank not in fused_ranks or len(channel_axes) != 1 or \
+            (rank == 4 and channel_axes[0] % rank not in (1, 3)):
         return variance
     dtype = variance.dtype.base_dtype
     count = math_ops.cast(reduction_ops.reduce_prod(slicing_ops.gather(array_ops.shape(inputs), list(axes))), dtype)

@@ -85,8 +85,29 @@ def constant_shape(tensor: ops.Tensor) -> TensorShape:
         return tensor.op.inputs[0].shape
     if tensor.op.type == "Pack":
         return TensorShape([_scalar_or_none(t) for t in tensor.op.inputs])
+    if tensor.op.type == "StridedSlice":  # (shape[-1:], shape[1:3]...: a plain slice of a shape)
+        sliced = _sliced_shape(tensor.op)
+        if sliced is not None:
+            return sliced
+    if tensor.op.type == "ConcatV2":
+        parts = [constant_shape(t) for t in tensor.op.inputs[:-1]]
+        if all(p.ndims is not None for p in parts):
+            return TensorShape([d for p in parts for d in p.dims])
     n = tensor.shape[0].value if tensor.shape.ndims == 1 else None
     return TensorShape(None if n is None else [None] * n)
+
+
+def _sliced_shape(op: ops.Operation):
+    """The statically known part of ``shape[begin:end:stride]``, or None."""
+    if any(op._attr(mask) for mask in ("ellipsis_mask", "new_axis_mask", "shrink_axis_mask")):
+        return None
+    whole = constant_shape(op.inputs[0])
+    begin, end, strides = (constant_value(t) for t in op.inputs[1:4])
+    if whole.ndims is None or any(v is None or np.size(v) != 1 for v in (begin, end, strides)):
+        return None
+    start = None if op._attr("begin_mask") & 1 else int(np.reshape(begin, [-1])[0])
+    stop = None if op._attr("end_mask") & 1 else int(np.reshape(end, [-1])[0])
+    return TensorShape(whole.dims[start:stop:int(np.reshape(strides, [-1])[0])])
 
 
 def _scalar_or_none(t):

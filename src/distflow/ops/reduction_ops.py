@@ -101,6 +101,8 @@ def _mean_kernel(xp, x, axis, *, keep_dims):
         total = xp.sum(x, axis=axes, keepdims=keep_dims, dtype=np.int64)
         count = max(1, int(np.prod([x.shape[a] for a in axes])))
         return (np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
+    if x.dtype == np.float16:  # summed in float32, as TF's: a float16 sum overflows past 65504
+        return xp.mean(x, axis=axes, keepdims=keep_dims, dtype=np.float32).astype(np.float16)
     k = _leading(x, axes)
     count = int(np.prod(x.shape[:k]))
     if k and count:  # (an empty mean is NaN: NumPy's)

@@ -319,7 +319,7 @@ class Variable(metaclass=_VariableMeta):
         graph = ops.get_default_graph()
         with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
             if callable(initial_value) and not isinstance(initial_value, ops.Tensor):
-                with graph.name_scope("Initializer"):
+                with graph.name_scope("Initializer"), graph._colocate_with_name(scope[:-1]):
                     self._initial_value = self._initial_tensor(initial_value, dtype, shape)
             else:
                 self._initial_value = self._initial_tensor(initial_value, dtype, shape)

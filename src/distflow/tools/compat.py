@@ -159,7 +159,7 @@ PARTIAL = {
         "batch_normalization": "`adjustment`",
     },
     "train": {
-        "Saver": "`reshape=True`, `builder`, `write_version=1`",
+        "Saver": "`builder`, `write_version=1`",
         "export_meta_graph": "`clear_extraneous_savers=True`, `save_debug_info=True`",
         "remove_checkpoint": "`checkpoint_format_version=1`",
     },
@@ -339,9 +339,15 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.lookup`, the parts TF's tutorials imported; `tf.contrib.layers` (fully_connected, "
                       "the convolutions (separable ones too), pooling, flatten, dropout, batch_norm, layer_norm, "
                       "instance_norm, group_norm, bias_add, softmax, unit_norm, repeat, stack, "
-                      "one_hot_encoding, embed_sequence, the Xavier and variance scaling initializers, the L1/L2 "
-                      "regularizers, optimize_loss and adaptive_clipping_fn), `tf.contrib.framework` (arg_scope, model variables, variables to restore, `nest`, the checkpoint readers) and "
-                      "`tf.contrib.slim` (those, with TF-Slim's variable names; not slim.learning or slim.nets), "
+                      "one_hot_encoding, embed_sequence, pool, maxout, spatial_softmax, conv2d_in_plane, "
+                      "images_to_sequence, sequence_to_images, scale_gradient, dense_to_sparse, poincare_normalize, "
+                      "the legacy fully connected layers, the Xavier and variance scaling initializers, the L1/L2 "
+                      "regularizers, optimize_loss and adaptive_clipping_fn; not GDN), `tf.contrib.framework` "
+                      "(arg_scope, model, local and global variables, filtering and finding variables, assigning "
+                      "from values or a checkpoint, VariableDeviceChooser, `nest`, the checkpoint readers) and "
+                      "`tf.contrib.slim` (those, with TF-Slim's variable names, `utils` and `model_analyzer`; not "
+                      "slim.learning, slim.evaluation, slim.data or slim.nets: TF-Slim's nets run on these "
+                      "layers), "
                       "`tf.contrib.data` (tf.data.experimental's transformations), `tf.contrib.training.HParams`, "
                       "`tf.contrib.opt` (AdamW, MomentumW, LazyAdam, decoupled weight decay), "
                       "`tf.contrib.distribute` (the strategies with `num_gpus`), `tf.contrib.staging.StagingArea`, "

@@ -5,7 +5,32 @@ from __future__ import annotations
 from ..framework import dtypes
 from ..framework import ops
 from ..framework.ops import GraphKeys
-from ..ops import array_ops, control_flow_ops, math_ops, state_ops
+from ..ops import array_ops, control_flow_ops, init_ops, math_ops, state_ops
+from ..ops import variable_scope as vs
+
+
+def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
+    """``variable -= (1 - decay) * (variable - value)``; returns the updated variable's value.
+
+    With ``zero_debias`` (the default, as TF's) the variable becomes the average of the values
+    so far without the pull toward its start: ``biased`` keeps the plain average (from 0) and
+    ``local_step`` counts the updates t (both variables of the current variable scope, under
+    the variable's name), and the variable is set to ``biased / (1 - decay ** t)``.
+    """
+    with ops.name_scope(name, "AssignMovingAvg", [variable, value, decay]):
+        dtype = variable.dtype.base_dtype
+        rate = 1.0 - math_ops.cast(ops.convert_to_tensor(decay, name="decay"), dtype)
+        value = ops.convert_to_tensor(value, dtype=dtype)
+        if not zero_debias:
+            return state_ops.assign_sub(variable, (variable.value() - value) * rate)
+        with vs.variable_scope(variable.op.name):
+            biased = vs.get_variable("biased", variable.get_shape(), dtype,
+                                     initializer=init_ops.zeros_initializer(), trainable=False)
+            local_step = vs.get_variable("local_step", [], dtype, initializer=init_ops.zeros_initializer(),
+                                         trainable=False)
+        new_biased = state_ops.assign_sub(biased, (biased.value() - value) * rate)
+        step = state_ops.assign_add(local_step, array_ops.ones([], dtype=dtype))
+        return state_ops.assign(variable, new_biased / (1 - math_ops.pow(1 - rate, step)))
 
 
 class ExponentialMovingAverage:

@@ -208,8 +208,13 @@ def _by_index_age(checkpoint_dir: str) -> list[str]:
 
 
 def _checkpoint_prefix(ckpt_dir_or_file: str) -> str:
-    """The latest checkpoint of a folder, or the prefix itself."""
-    prefix = latest_checkpoint(ckpt_dir_or_file) if os.path.isdir(ckpt_dir_or_file) else ckpt_dir_or_file
+    """The latest checkpoint of a folder, or the prefix itself (also when a folder has that name:
+    ``saver.save(sess, some_dir)`` writes ``some_dir.index`` beside it)."""
+    prefix = ckpt_dir_or_file
+    if os.path.isdir(ckpt_dir_or_file):
+        prefix = latest_checkpoint(ckpt_dir_or_file)
+        if prefix is None and os.path.exists(ckpt_dir_or_file.rstrip("/\\") + ".index"):
+            prefix = ckpt_dir_or_file.rstrip("/\\")
     if prefix is None:
         raise ValueError(f"Couldn't find a checkpoint in {ckpt_dir_or_file}")
     return prefix
@@ -317,15 +322,14 @@ class Saver:
     ``sharded=True`` writes one shard per device that holds variables, on that device's
     task (each parameter server writes what it holds), then one index. Files:
     ops/io_ops.py. The graph's ops are built once, here; ``save`` and ``restore`` feed
-    the path.
+    the path. ``reshape=True`` restores a saved value into a variable of another shape and
+    the same size (reshaped).
     """
 
     def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
                  builder=None, defer_build=False, allow_empty=False, write_version=2, pad_step_number=False,
                  save_relative_paths=False, filename=None):
-        if reshape:
-            raise NotImplementedError("Saver(reshape=True) is not supported")
         if builder is not None:
             raise errors.UnimplementedError(None, None, "Saver(builder=...) is not supported: distflow builds its "
                                             "own save and restore ops")
@@ -336,6 +340,7 @@ class Saver:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either set defer_build=False "
                              "or var_list=None.")
         self._var_list = var_list
+        self._reshape = reshape
         self._sharded = sharded
         self._max_to_keep = max_to_keep
         self._keep_every_s = keep_checkpoint_every_n_hours * 3600.0
@@ -440,6 +445,10 @@ class Saver:
                         if isinstance(target, state_ops.ImportedResourceVariable):  # (TensorFlow's, by handle)
                             assigns.append(target.assign(part, read_value=False))
                         else:
+                            if self._reshape:  # (a value of the same size, another shape: reshaped to the variable's)
+                                shape = target.get_shape()
+                                part = array_ops.reshape(part, shape.as_list() if shape.is_fully_defined()
+                                                         else array_ops.shape(target))
                             assigns.append(state_ops.assign(target, part, validate_shape=True).op)
             with ops.control_dependencies(saves):
                 if self._sharded:
