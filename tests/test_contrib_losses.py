@@ -76,3 +76,20 @@ def test_mean_pairwise_squared_error_sums_each_examples_pair_mean():
     pair_means = [np.mean((d[b][:, None] - d[b][None, :]) ** 2) for b in range(3)]  # (over all n^2 pairs)
     assert got == pytest.approx(np.sum(np.array(pair_means) * w), rel=1e-5)
     assert scalar == pytest.approx(np.sum(pair_means), rel=1e-5)
+
+
+def test_a_loss_is_named_value_and_add_loss_takes_its_collection_from_an_arg_scope():
+    logits = tf.constant([[10.0, 0.0, 0.0], [0.0, 10.0, 0.0], [0.0, 0.0, 10.0]])
+    weights = tf.placeholder(tf.float32, [None])  # (a length known only when run)
+    loss = tf.contrib.losses.sparse_softmax_cross_entropy(logits, tf.constant([2, 0, 1]), weights)
+    assert loss.op.name == "sparse_softmax_cross_entropy_loss/value"
+    with tf.Session() as sess:
+        assert sess.run(loss, {weights: [2.3, 2.4, 2.5]}) == pytest.approx(2.4 * 10.0, rel=1e-3)
+    assert tf.contrib.losses.get_losses() == [loss]
+    with tf.contrib.framework.arg_scope([tf.contrib.losses.add_loss], loss_collection=None):
+        tf.contrib.losses.absolute_difference(tf.ones([2]), tf.zeros([2]))
+    assert tf.contrib.losses.get_losses() == [loss]
+    with pytest.raises(ValueError, match="more dimensions than the losses"):
+        tf.contrib.losses.sparse_softmax_cross_entropy(logits, tf.constant([[0], [1], [2]]), tf.ones([3, 3]))
+    with pytest.raises(ValueError, match="Cannot reshape a tensor with 4 elements to shape"):
+        tf.contrib.losses.sparse_softmax_cross_entropy(tf.zeros([4, 4]), tf.constant([[0, 1], [2, 3]]))

@@ -59,3 +59,40 @@ def test_the_one_shot_accuracy_weighs_this_batch_only():
         with tf.Session() as sess:
             plain, weighted = sess.run([tf.contrib.metrics.accuracy(p, y), tf.contrib.metrics.accuracy(p, y, w)])
     assert plain == 0.5 and weighted == np.float32(2 / 6)
+
+
+def test_f1_score_is_the_best_over_its_thresholds():
+    predictions = np.array([0.9, 0.8, 0.6, 0.3, 0.2, 0.1], np.float32)
+    labels = np.array([1, 0, 1, 1, 0, 0], np.float32)
+    with tf.Graph().as_default():
+        f1, update = tf.contrib.metrics.f1_score(tf.constant(labels), tf.constant(predictions), num_thresholds=11)
+        assert {v.op.name for v in tf.get_collection(tf.GraphKeys.METRIC_VARIABLES)} == {
+            "f1/true_positives", "f1/false_positives", "f1/false_negatives"}
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            sess.run(update)
+            got = sess.run(f1)
+    best = 0.0
+    for threshold in [-1e-7] + [i / 10 for i in range(1, 10)] + [1 + 1e-7]:
+        positive = predictions > threshold
+        tp, fp, fn = (positive & (labels == 1)).sum(), (positive & (labels == 0)).sum(), (~positive & (labels == 1)).sum()
+        p, r = tp / (1e-7 + tp + fp), tp / (1e-7 + tp + fn)
+        best = max(best, 2 * p * r / (p + r + 1e-7))
+    assert got == pytest.approx(best, rel=1e-5)
+
+
+def test_counts_squeeze_a_trailing_one_and_threshold_metrics_weigh_per_example_and_check_their_range():
+    predictions = tf.constant([[1, 0, 1, 0], [0, 1, 1, 1], [0, 0, 0, 0]])
+    labels = tf.constant([[0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 0, 0]])
+    tp, tp_update = tf.metrics.true_positives(labels, tf.expand_dims(predictions, 2))
+    scores = tf.constant([[0.1, 0.9], [0.8, 0.3]])
+    auc, auc_update = tf.metrics.auc(tf.constant([[0, 1], [1, 0]]), scores, weights=tf.constant([[1.0], [0.0]]))
+    fed = tf.placeholder(tf.float32, [2])
+    bad, bad_update = tf.metrics.auc(tf.constant([1, 0]), fed)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([tp_update, auc_update])
+        assert sess.run(tp) == 1.0
+        assert sess.run(auc) == pytest.approx(1.0, abs=1e-3)  # (only the first example, which ranks right)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"predictions must be in \[0, 1\]"):
+            sess.run(bad_update, {fed: [1.5, 0.2]})

@@ -11,8 +11,18 @@ from __future__ import annotations
 
 from .._namespace import missing
 from ..framework import dtypes, ops
-from ..losses import add_loss, get_losses, get_regularization_losses  # noqa: F401 - (the same collections)
-from ..ops import array_ops, math_ops, nn_impl, nn_ops, reduction_ops
+from ..framework.ops import GraphKeys
+from ..losses import get_losses, get_regularization_losses  # noqa: F401 - (the same collections)
+from ..ops import array_ops, math_ops, nn_impl, nn_ops, reduction_ops, special_math_ops
+from .framework import add_arg_scope
+
+
+@add_arg_scope
+def add_loss(loss, loss_collection=GraphKeys.LOSSES):
+    """Adds ``loss`` to ``loss_collection`` (to none when it is None: ``arg_scope([add_loss],
+    loss_collection=None)`` keeps the losses built inside out of every collection)."""
+    if loss_collection:
+        ops.add_to_collection(loss_collection, loss)
 
 
 def get_total_loss(add_regularization_losses=True, name="total_loss"):
@@ -62,9 +72,12 @@ def compute_weighted_loss(losses, weights=1.0, scope=None):
             raise ValueError(f"weights.get_shape().ndims cannot be None: {weights}")
         if weights.shape.ndims > 1 and weights.shape[-1].is_compatible_with(1):
             weights = array_ops.squeeze(weights, [-1])
+        if weights.shape.ndims > losses.shape.ndims:
+            raise ValueError(f"weights of shape {weights.shape} have more dimensions than the losses, "
+                             f"{losses.shape}: they weigh an example or its measurements")
         total = _weighted_sum(losses, weights)
         present = _num_present(losses, weights)
-        mean = math_ops.where(present > 0, total / math_ops.maximum(present, 1.0), 0.0)
+        mean = special_math_ops.div_no_nan(total, present, name="value")  # (0 when no weight is set)
         mean = math_ops.cast(mean, input_dtype)
         add_loss(mean)
         return mean
@@ -167,7 +180,7 @@ def sparse_softmax_cross_entropy(logits, labels, weights=1.0, scope=None):
     with ops.name_scope(scope, "sparse_softmax_cross_entropy_loss", [logits, labels, weights]) as scope:
         labels = array_ops.reshape(labels, [array_ops.shape(labels)[0]])
         losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits, name="xentropy")
-        return compute_weighted_loss(losses, array_ops.squeeze(ops.convert_to_tensor(weights)), scope=scope)
+        return compute_weighted_loss(losses, weights, scope=scope)
 
 
 __getattr__ = missing("tf.contrib.losses")

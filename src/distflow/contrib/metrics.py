@@ -10,7 +10,9 @@ from __future__ import annotations
 from .. import metrics as _metrics
 from .._namespace import missing
 from ..framework import dtypes, ops
+from ..metrics.thresholds import _confusion_at_thresholds
 from ..ops import array_ops, math_ops, nn_impl, reduction_ops
+from ..ops import variable_scope as vs
 from ..ops.segment_ops import confusion_matrix  # noqa: F401
 
 
@@ -72,6 +74,30 @@ def accuracy(predictions, labels, weights=None, name=None):
             return reduction_ops.reduce_mean(correct)
         weights = math_ops.cast(weights, dtypes.float32) * array_ops.ones_like(correct)
         return reduction_ops.reduce_sum(correct * weights) / reduction_ops.reduce_sum(weights)
+
+
+def f1_score(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
+             updates_collections=None, name=None):
+    """The best F1 score, 2 p r / (p + r), over ``num_thresholds`` thresholds spread evenly over
+    [0, 1] (the first just below 0, the last just above 1), as a streaming metric: its
+    ``f1/true_positives``, ``false_positives`` and ``false_negatives`` per threshold are local
+    variables. Labels first, as TF 1.x's."""
+    epsilon = 1e-7
+    thresholds = ([-epsilon] + [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+                  + [1.0 + epsilon])
+    with vs.variable_scope(name, "f1", (labels, predictions, weights)):
+        values, updates = _confusion_at_thresholds(labels, predictions, thresholds, weights, ("tp", "fp", "fn"))
+
+        def best_f1(counts, suffix):
+            tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
+            precision = math_ops.divide(tp, epsilon + tp + fp, name=f"precision_{suffix}")
+            recall = math_ops.divide(tp, epsilon + tp + fn, name=f"recall_{suffix}")
+            return reduction_ops.reduce_max(2.0 * precision * recall / (precision + recall + epsilon))
+
+        value, update = best_f1(values, "value"), best_f1(updates, "update")
+        ops.add_to_collections(metrics_collections or [], value)
+        ops.add_to_collections(updates_collections or [], update)
+        return value, update
 
 
 def aggregate_metrics(*value_update_tuples):

@@ -80,7 +80,21 @@ def _counted(name, condition, weights, metrics_collections, updates_collections)
         return value, update_op
 
 
+def _squeezed(labels, predictions):
+    """``labels`` and ``predictions`` with a trailing dimension of 1 that only one of them has
+    squeezed away (``[batch, 1]`` against ``[batch]``), as TF's metrics do."""
+    labels, predictions = ops.convert_to_tensor(labels), ops.convert_to_tensor(predictions)
+    lr, pr = labels.shape.ndims, predictions.shape.ndims
+    if lr is not None and pr is not None:
+        if pr == lr + 1 and predictions.shape[-1].is_compatible_with(1):
+            predictions = array_ops.squeeze(predictions, [-1])
+        elif lr == pr + 1 and labels.shape[-1].is_compatible_with(1):
+            labels = array_ops.squeeze(labels, [-1])
+    return labels, predictions
+
+
 def _bools(labels, predictions):
+    labels, predictions = _squeezed(labels, predictions)
     labels = math_ops.cast(labels, dtypes.bool)
     predictions = math_ops.cast(predictions, dtypes.bool)
     return labels, predictions

@@ -6,7 +6,7 @@ from ..framework import dtypes
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, state_ops
 
-METRIC_VARIABLES = "metric_variables"
+METRIC_VARIABLES = GraphKeys.METRIC_VARIABLES
 
 
 def local_variable(name, shape, dtype=dtypes.float32):

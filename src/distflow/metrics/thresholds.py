@@ -7,7 +7,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework import ops
-from ..ops import array_ops, math_ops, state_ops, unary_ops
+from ..ops import array_ops, check_ops, math_ops, state_ops, unary_ops
 from ..ops import slicing_ops
 from ..ops import reduction_ops
 from ..ops.special_math_ops import div_no_nan
@@ -26,13 +26,19 @@ def _collect(collections, value):
 
 def _confusion_at_thresholds(labels, predictions, thresholds, weights, includes):
     """Accumulators and update ops of tp/fn/tn/fp at each threshold (prediction > threshold is positive)."""
+    predictions = math_ops.cast(predictions, dtypes.float32)
+    with ops.control_dependencies([  # (probabilities, as TF checks: an InvalidArgumentError when run)
+            check_ops.assert_greater_equal(predictions, 0.0, message="predictions must be in [0, 1]"),
+            check_ops.assert_less_equal(predictions, 1.0, message="predictions must be in [0, 1]")]):
+        predictions = array_ops.identity(predictions)
+    if weights is not None:  # (broadcast to the predictions' shape first, as TF's: a weight per example)
+        weights = math_ops.cast(weights, dtypes.float32) * array_ops.ones_like(predictions)
     labels = math_ops.cast(array_ops.reshape(labels, [-1, 1]), dtypes.bool)
-    predictions = math_ops.cast(array_ops.reshape(predictions, [-1, 1]), dtypes.float32)
+    predictions = array_ops.reshape(predictions, [-1, 1])
     thresh = array_ops.constant(np.asarray(thresholds, np.float32).reshape(1, -1))
     above = math_ops.greater(predictions, thresh)
     w = array_ops.ones_like(math_ops.cast(above, dtypes.float32)) if weights is None else \
-        array_ops.reshape(math_ops.cast(weights, dtypes.float32), [-1, 1]) * array_ops.ones_like(
-            math_ops.cast(above, dtypes.float32))
+        array_ops.reshape(weights, [-1, 1]) * array_ops.ones_like(math_ops.cast(above, dtypes.float32))
     positive = labels
     negative = math_ops.logical_not(labels)
     cases = {"tp": math_ops.logical_and(above, positive), "fn": math_ops.logical_and(math_ops.logical_not(above),

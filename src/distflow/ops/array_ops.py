@@ -396,6 +396,10 @@ def _reshape_shape(op):
     x, shape_t = op.inputs
     target = constant_shape(shape_t)
     value = constant_value(shape_t)
+    if value is None and target.is_fully_defined() and x.shape.is_fully_defined() \
+            and target.num_elements() != x.shape.num_elements():  # (a shape known without being constant)
+        raise ValueError(f"Cannot reshape a tensor with {x.shape.num_elements()} elements to shape "
+                         f"{target.as_list()} ({target.num_elements()} elements)")
     if value is None or not x.shape.is_fully_defined():
         return target
     dims = [int(d) for d in np.reshape(value, [-1])]

@@ -112,7 +112,20 @@ def _sliced_shape(op: ops.Operation):
 
 def _scalar_or_none(t):
     v = constant_value(t)
+    if v is None and t.op.type == "StridedSlice":  # (tf.shape(x)[i]: x's dimension i, when known)
+        return _element_of_shape(t.op)
     return None if v is None or int(v) < 0 else int(v)
+
+
+def _element_of_shape(op: ops.Operation):
+    if op._attr("shrink_axis_mask") != 1 or any(op._attr(m) for m in ("ellipsis_mask", "new_axis_mask")):
+        return None
+    whole = constant_shape(op.inputs[0])
+    begin = constant_value(op.inputs[1])
+    if whole.ndims is None or begin is None or np.size(begin) != 1:
+        return None
+    index = int(np.reshape(begin, [-1])[0])
+    return whole.dims[index].value if -whole.ndims <= index < whole.ndims else None
 
 
 def broadcast_shape(a: TensorShape, b: TensorShape) -> TensorShape:
