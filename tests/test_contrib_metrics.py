@@ -96,3 +96,149 @@ def test_counts_squeeze_a_trailing_one_and_threshold_metrics_weigh_per_example_a
         assert sess.run(auc) == pytest.approx(1.0, abs=1e-3)  # (only the first example, which ranks right)
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"predictions must be in \[0, 1\]"):
             sess.run(bad_update, {fed: [1.5, 0.2]})
+
+
+def _precision_recall_at_k_numpy(labels, scores, k, class_id=None, weights=None):
+    """TF 1.x's sets semantics: each example's top k ids against its set of labels."""
+    top = np.argsort(-scores, axis=-1)[..., :k].reshape(-1, k)
+    labels = labels.reshape(len(top), -1)
+    weights = np.ones(len(top)) if weights is None else weights.reshape(-1)
+    tp = fp = fn = 0.0
+    for ids, row, w in zip(top, labels, weights):
+        ids, row = set(ids), set(row)
+        if class_id is not None:
+            ids, row = ids & {class_id}, row & {class_id}
+        tp += w * len(ids & row)
+        fp += w * len(ids - row)
+        fn += w * len(row - ids)
+    with np.errstate(invalid="ignore"):
+        return np.float64(tp) / (tp + fp), np.float64(tp) / (tp + fn)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"class_id": 2}, {"class_id": 5}, {"weights": True}])
+def test_precision_and_recall_at_k_count_label_sets_over_every_leading_dimension(kwargs):
+    rng = np.random.RandomState(0)
+    scores = rng.rand(4, 3, 6).astype(np.float32)
+    labels = rng.randint(0, 6, size=(4, 3, 2)).astype(np.int64)  # (some rows repeat a label)
+    weights = rng.rand(4, 3).astype(np.float32) if kwargs.pop("weights", False) else None
+    with tf.Graph().as_default():
+        precision = tf.metrics.precision_at_k(labels, scores, 2, weights=weights, **kwargs)
+        recall = tf.metrics.recall_at_k(labels, scores, 2, weights=weights, **kwargs)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            got = sess.run([precision[1], recall[1]])
+    np.testing.assert_allclose(got, _precision_recall_at_k_numpy(labels, scores, 2, weights=weights, **kwargs),
+                               rtol=1e-6)
+
+
+def test_precision_at_k_is_nan_before_a_prediction_and_sparse_label_values_all_count():
+    scores = np.array([[0.1, 0.3, 0.2, 0.4], [0.1, 0.2, 0.3, 0.4]], np.float32)
+    sparse = tf.SparseTensorValue(np.array([[0, 0], [1, 0], [1, 1]], np.int64), np.array([3, 2, 9], np.int64),
+                                  np.array([2, 2], np.int64))
+    precision = tf.metrics.precision_at_k(np.array([[3], [2]], np.int64), scores, 1, class_id=0)
+    recall = tf.metrics.recall_at_k(sparse, scores, 2)  # (3 labels, 9 among them: 2 found)
+    top_k = tf.contrib.metrics.streaming_sparse_precision_at_top_k(tf.constant([[3], [3]]), sparse)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert np.isnan(sess.run(precision[1]))
+        assert sess.run(recall[1]) == pytest.approx(2 / 3)
+        assert sess.run(top_k[1]) == pytest.approx(1 / 2)
+
+
+def test_covariance_and_pearson_correlation_combine_batches_exactly():
+    rng = np.random.RandomState(1)
+    x, y, w = rng.randn(3, 20), rng.randn(3, 20), rng.rand(3, 20)
+    p, l, wt = (tf.placeholder(tf.float32, [20]) for _ in range(3))
+    cov = tf.contrib.metrics.streaming_covariance(p, l)
+    weighted = tf.contrib.metrics.streaming_covariance(p, l, weights=wt, name="weighted")
+    corr = tf.contrib.metrics.streaming_pearson_correlation(p, l)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert np.isnan(sess.run(cov[0]))  # (nothing seen yet)
+        for i in range(3):
+            sess.run([cov[1], weighted[1], corr[1]], {p: x[i], l: y[i], wt: w[i]})
+        got = sess.run([cov[0], weighted[0], corr[0]])
+    xs, ys, ws = x.ravel(), y.ravel(), w.ravel()
+    weighted_cov = (ws * (xs - np.average(xs, weights=ws)) * (ys - np.average(ys, weights=ws))).sum() / (ws.sum() - 1)
+    np.testing.assert_allclose(got, [np.cov(xs, ys)[0, 1], weighted_cov, np.corrcoef(xs, ys)[0, 1]], rtol=1e-4)
+
+
+def test_streaming_concat_and_the_exact_dynamic_auc():
+    rng = np.random.RandomState(2)
+    labels = rng.randint(0, 2, size=(4, 10))
+    scores = np.clip(0.3 * labels + rng.rand(4, 10) * 0.7, 0, 1).astype(np.float32)
+    l, s = tf.placeholder(tf.int64, [None]), tf.placeholder(tf.float32, [None])
+    concat, concat_update = tf.contrib.metrics.streaming_concat(tf.reshape(s, [-1, 2]), axis=0, max_size=15)
+    auc, auc_update = tf.contrib.metrics.streaming_dynamic_auc(l, s)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(concat).shape == (0, 2)
+        for i in range(4):
+            sess.run([concat_update, auc_update], {l: labels[i], s: scores[i]})
+        got_concat, got_auc = sess.run([concat, auc])
+    np.testing.assert_array_equal(got_concat, scores.reshape(-1, 2)[:15])  # (max_size rows kept)
+    positives, negatives = scores[labels == 1], scores[labels == 0]
+    pairs = (positives[:, None] > negatives[None]).mean() + 0.5 * (positives[:, None] == negatives[None]).mean()
+    assert got_auc == pytest.approx(pairs, rel=1e-6)
+
+
+def test_cohen_kappa_rates_count_and_curve_points_against_numpy():
+    rng = np.random.RandomState(3)
+    labels, predicted = rng.randint(0, 3, 40), rng.randint(0, 3, 40)
+    kappa = tf.contrib.metrics.cohen_kappa(tf.constant(labels), tf.constant(predicted), 3)
+    bools_l, bools_p = labels == 1, predicted == 1
+    fpr = tf.contrib.metrics.streaming_false_positive_rate(tf.constant(bools_p), tf.constant(bools_l))
+    fnr = tf.contrib.metrics.streaming_false_negative_rate(tf.constant(bools_p), tf.constant(bools_l))
+    counted = tf.contrib.metrics.count(tf.zeros([5, 2]), weights=tf.constant([[1.0], [2.0], [0.0], [1.0], [1.0]]))
+    scores = rng.rand(40).astype(np.float32)
+    points = tf.contrib.metrics.streaming_curve_points(tf.constant(bools_l), tf.constant(scores), num_thresholds=3)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        got = sess.run([kappa[1], fpr[1], fnr[1], counted[1], points[1]])
+        got_points = sess.run(points[0])
+    table = np.zeros((3, 3))
+    np.add.at(table, (labels, predicted), 1)
+    po, pe = np.trace(table) / 40, (table.sum(0) * table.sum(1)).sum() / 40 ** 2
+    assert got[0] == pytest.approx((po - pe) / (1 - pe), rel=1e-6)
+    assert got[1] == pytest.approx((bools_p & ~bools_l).sum() / (~bools_l).sum())
+    assert got[2] == pytest.approx((~bools_p & bools_l).sum() / bools_l.sum())
+    assert got[3] == 10.0
+    above = scores > 0.5  # (thresholds: just below 0, 0.5, just above 1)
+    want_middle = [(above & ~bools_l).sum() / (~bools_l).sum(), (above & bools_l).sum() / bools_l.sum()]
+    np.testing.assert_allclose(got_points[1], want_middle, rtol=1e-4)
+    np.testing.assert_allclose(got_points[[0, 2]], [[1.0, 1.0], [0.0, 0.0]], atol=1e-4)
+
+
+def test_precision_recall_at_equal_thresholds_from_a_histogram_of_the_predictions():
+    rng = np.random.RandomState(4)
+    labels = rng.rand(30) > 0.5
+    scores = rng.rand(30).astype(np.float32)
+    data, update = tf.contrib.metrics.precision_recall_at_equal_thresholds(tf.constant(labels), tf.constant(scores),
+                                                                          num_thresholds=5)
+    with pytest.raises(TypeError):
+        tf.contrib.metrics.precision_recall_at_equal_thresholds(tf.constant([1, 0]), tf.constant([0.5, 0.5]))
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run(update)
+        got = sess.run(data)
+    bucket = np.floor(scores * 4).astype(int)
+    tp = np.array([(labels & (bucket >= i)).sum() for i in range(5)], np.float32)
+    fp = np.array([(~labels & (bucket >= i)).sum() for i in range(5)], np.float32)
+    np.testing.assert_array_equal(got.tp, tp)
+    np.testing.assert_array_equal(got.fn, tp[0] - tp)
+    np.testing.assert_allclose(got.precision, tp / np.maximum(tp + fp, 1e-7), rtol=1e-6)
+    np.testing.assert_allclose(got.thresholds, [0, 0.25, 0.5, 0.75, 1.0])
+
+
+def test_precision_at_a_recall_and_recall_at_a_precision_over_the_thresholds():
+    labels = np.array([1, 1, 1, 1, 0, 0, 0, 0], bool)
+    scores = np.array([0.95, 0.7, 0.45, 0.3, 0.6, 0.35, 0.2, 0.1], np.float32)
+    precision = tf.contrib.metrics.precision_at_recall(tf.constant(labels), tf.constant(scores), 0.75,
+                                                       num_thresholds=21)
+    recall = tf.contrib.metrics.recall_at_precision(tf.constant(labels), tf.constant(scores), 1.0, num_thresholds=21)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        got = sess.run([precision[1], recall[1]])
+    # recall 0.75 last holds at threshold 0.4 (3 positives above, and the negative at 0.6): 3/4;
+    # precision 1 first holds at 0.6 (only 0.95 and 0.7 above): recall 2/4
+    assert got == pytest.approx([0.75, 0.5], rel=1e-5)

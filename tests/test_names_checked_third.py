@@ -82,10 +82,11 @@ def test_sensitivity_at_specificity_and_back():
             sess.run(tf.local_variables_initializer())
             sess.run([update_a, update_b])
             got = sess.run([sensitivity, specificity])
-    # TF takes the first threshold whose rate is nearest the one asked for: specificity 0.75 first
-    # holds at 0.35 (3 negatives at or below it), where 3 positives are above (sensitivity 0.75);
-    # sensitivity 0.75 first holds at 0.30, where only 2 negatives are at or below (specificity 0.5)
-    assert got == pytest.approx([0.75, 0.5])
+    # As TF 1.x (checked with tf.compat.v1): sensitivity_at_specificity takes the first threshold
+    # whose specificity is nearest: 0.75 first holds at 0.35, where 3 positives are above
+    # (sensitivity 0.75); specificity_at_sensitivity takes the last whose sensitivity is nearest:
+    # 0.75 holds up to 0.445, where 3 negatives are at or below it (specificity 0.75)
+    assert got == pytest.approx([0.75, 0.75])
 
 
 def test_sparse_average_precision_at_k():

@@ -3,7 +3,8 @@
 Each ``streaming_<name>(predictions, labels, ...)`` is ``tf.metrics.<name>(labels,
 predictions, ...)``: contrib took the predictions first; the other arguments, the local
 variables and the (value, update_op) pair are the same. Also ``aggregate_metrics`` and
-``aggregate_metric_map``, which split such pairs, and the one-shot ``accuracy``."""
+``aggregate_metric_map``, which split such pairs, the one-shot ``accuracy``, ``f1_score``, and
+contrib's own metrics (metric_ops.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,14 @@ from .. import metrics as _metrics
 from .._namespace import missing
 from ..framework import dtypes, ops
 from ..metrics.thresholds import _confusion_at_thresholds
+from .metric_ops import (cohen_kappa, count, precision_at_recall, precision_recall_at_equal_thresholds,  # noqa: F401
+                         recall_at_precision, sparse_recall_at_top_k, streaming_concat, streaming_covariance, streaming_curve_points,
+                         streaming_dynamic_auc, streaming_false_negative_rate,
+                         streaming_false_negative_rate_at_thresholds, streaming_false_negatives_at_thresholds,
+                         streaming_false_positive_rate, streaming_false_positive_rate_at_thresholds,
+                         streaming_false_positives_at_thresholds, streaming_pearson_correlation,
+                         streaming_sparse_average_precision_at_top_k, streaming_sparse_precision_at_top_k,
+                         streaming_true_negatives_at_thresholds, streaming_true_positives_at_thresholds)
 from ..ops import array_ops, math_ops, nn_impl, reduction_ops
 from ..ops import variable_scope as vs
 from ..ops.segment_ops import confusion_matrix  # noqa: F401

@@ -218,6 +218,11 @@ class TensorShape:
             raise ValueError(f"Shape {self} must have rank at least {rank}")
         return self
 
+    def with_rank_at_most(self, rank: int) -> "TensorShape":
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
     def assert_has_rank(self, rank: int) -> None:
         self.with_rank(rank)
 

@@ -7,6 +7,8 @@ them; ``update_op`` adds one batch and returns the updated value, ``value`` read
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..framework import dtypes
 from ..framework import ops
 from ..framework.ops import GraphKeys
@@ -170,13 +172,13 @@ def mean_absolute_error(labels, predictions, weights=None, metrics_collections=N
 
 def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
                             updates_collections=None, name=None):
-    with variable_scope(name, "root_mean_squared_error", [labels, predictions]):
-        mse, update_mse = mean_squared_error(labels, predictions, weights)
-        value = math_ops.sqrt(mse, name="value")
-        update_op = math_ops.sqrt(update_mse, name="update_op")
-        _collect(metrics_collections, value)
-        _collect(updates_collections, update_op)
-        return value, update_op
+    # (the mean squared error's variables under this metric's scope, as TF's)
+    mse, update_mse = mean_squared_error(labels, predictions, weights, name=name or "root_mean_squared_error")
+    value = math_ops.sqrt(mse)
+    update_op = math_ops.sqrt(update_mse)
+    _collect(metrics_collections, value)
+    _collect(updates_collections, update_op)
+    return value, update_op
 
 
 
@@ -220,19 +222,25 @@ def percentage_below(values, threshold, weights=None, metrics_collections=None, 
 
 def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None,
                          updates_collections=None, name=None):
-    """The mean of 1 - sum(labels * predictions, dim) (labels and predictions unit-normalized by the caller)."""
+    """The mean of 1 - sum(labels * predictions, dim) (labels and predictions unit-normalized by the
+    caller; ``dim`` kept, with size 1, so that weights shaped as the inputs apply)."""
     labels = math_ops.cast(labels, dtypes.float32)
     predictions = math_ops.cast(predictions, dtypes.float32)
-    distance = 1.0 - reduction_ops.reduce_sum(labels * predictions, dim)
+    distance = 1.0 - reduction_ops.reduce_sum(labels * predictions, dim, keepdims=True)
     return mean(distance, weights, metrics_collections, updates_collections, name or "mean_cosine_distance")
 
 
 def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None, updates_collections=None,
              name=None):
-    """The mean intersection-over-union of the classes present, from an accumulated confusion matrix."""
+    """The mean intersection-over-union of the classes present, from an accumulated confusion
+    matrix; the update op gives that matrix (as TF 1.x's)."""
     from ..ops.segment_ops import confusion_matrix  # noqa: PLC0415
 
     with variable_scope(name, "mean_iou", [predictions, labels]):
+        labels, predictions = _squeezed(labels, predictions)
+        predictions.shape.assert_is_compatible_with(labels.shape)
+        if weights is not None:
+            ops.convert_to_tensor(weights).shape.assert_is_compatible_with(predictions.shape)
         total = _local_variable("total_confusion_matrix", [num_classes, num_classes])
         batch = math_ops.cast(confusion_matrix(array_ops.reshape(labels, [-1]), array_ops.reshape(predictions, [-1]),
                                                num_classes, weights=None if weights is None else
@@ -250,10 +258,9 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
             return _div_no_nan(reduction_ops.reduce_sum(ratio), present)
 
         value = iou(total.value())
-        update_op = iou(update)
         _collect(metrics_collections, value)
-        _collect(updates_collections, update_op)
-        return value, update_op
+        _collect(updates_collections, update)
+        return value, update
 
 
 def mean_per_class_accuracy(labels, predictions, num_classes, weights=None, metrics_collections=None,
@@ -278,148 +285,184 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None, metr
         return value, update_op
 
 
-def _top_k_hits(labels, predictions, k):
-    from ..ops.nn_impl import in_top_k  # noqa: PLC0415
-
-    labels = array_ops.reshape(math_ops.cast(labels, dtypes.int32), [-1])
-    return math_ops.cast(in_top_k(math_ops.cast(predictions, dtypes.float32), labels, k), dtypes.float64)
-
-
 def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
                 updates_collections=None, name=None):
-    """With one label per example: the fraction whose label is among the ``k`` highest predictions
-    (float64, as TensorFlow's top-k metrics count); with ``class_id``, of the examples labelled
-    that class, the fraction that have it among their ``k`` highest predictions."""
-    if class_id is not None:
-        from ..ops.nn_impl import top_k  # noqa: PLC0415
+    """``recall_at_top_k`` of the ``k`` highest predictions: of the labels seen so far (one or
+    more per example), the fraction found among them."""
+    from ..ops.nn_impl import top_k  # noqa: PLC0415
 
+    with ops.name_scope(name, _at_k_name("recall", k, class_id), (predictions, labels, weights)) as scope:
         return recall_at_top_k(labels, top_k(predictions, k)[1], k, class_id, weights, metrics_collections,
-                               updates_collections, name or f"recall_at_{k}")
-    return _mean(_top_k_hits(labels, predictions, k), weights, metrics_collections, updates_collections,
-                 name or f"recall_at_{k}", dtypes.float64)
+                               updates_collections, name=scope)
 
 
 def precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
                    updates_collections=None, name=None):
-    """With one label per example: hits among the top ``k`` divided by ``k`` predictions each;
-    with ``class_id``, of the examples that have that class among their ``k`` highest
-    predictions, the fraction labelled with it."""
-    if class_id is not None:
-        return sparse_precision_at_k(labels, predictions, k, class_id, weights, metrics_collections,
-                                     updates_collections, name)
-    return _mean(_top_k_hits(labels, predictions, k) / float(k), weights, metrics_collections, updates_collections,
-                 name or f"precision_at_{k}", dtypes.float64)
+    """``precision_at_top_k`` of the ``k`` highest predictions: of the class ids predicted so far,
+    the fraction that are labels."""
+    from ..ops.nn_impl import top_k  # noqa: PLC0415
+
+    with ops.name_scope(name, _at_k_name("precision", k, class_id), (predictions, labels, weights)) as scope:
+        return precision_at_top_k(labels, top_k(predictions, k)[1], k, class_id, weights, metrics_collections,
+                                  updates_collections, name=scope)
 
 
-def _label_matrix(labels):
-    """Labels as an int64 [batch, labels per example] matrix, -1 where a row has fewer."""
+sparse_precision_at_k = precision_at_k
+
+
+def _at_k_name(name, k=None, class_id=None):
+    name = name if k is None else f"{name}_at_{k}"
+    return name if class_id is None else f"{name}_class{class_id}"
+
+
+_NO_LABEL = -2 ** 63  # (where an example has fewer labels than the widest)
+
+
+def _label_matrix(labels, predictions_idx):
+    """Labels as an int64 [..., labels per example] matrix of ``predictions_idx``'s rank,
+    ``_NO_LABEL`` where an example has fewer: a SparseTensor's (or SparseTensorValue's) values
+    are all labels; in a dense matrix, negative ids pad."""
     from ..ops.sparse_ops import SparseTensor, SparseTensorValue, sparse_tensor_to_dense  # noqa: PLC0415
 
-    if isinstance(labels, (SparseTensor, SparseTensorValue)):
-        return sparse_tensor_to_dense(labels, default_value=-1)
+    if isinstance(labels, SparseTensorValue):
+        labels = SparseTensor(labels.indices, labels.values, labels.dense_shape)
+    if isinstance(labels, SparseTensor):
+        return sparse_tensor_to_dense(SparseTensor(labels.indices, math_ops.cast(labels.values, dtypes.int64),
+                                                   labels.dense_shape), default_value=_NO_LABEL)
     labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
-    return array_ops.reshape(labels, [-1, 1]) if labels.shape.ndims == 1 else labels
+    rank = predictions_idx.shape.ndims
+    if rank is not None and labels.shape.ndims == rank - 1:  # (one label per example)
+        labels = array_ops.expand_dims(labels, -1)
+    return math_ops.where(math_ops.greater_equal(labels, 0), labels, array_ops.fill(array_ops.shape(labels),
+                                                                                    np.int64(_NO_LABEL)))
 
 
-def _relevance(labels, predictions_idx):
-    """(relevant: float [batch, k], 1 where a predicted id is a label; labels per example: float [batch])."""
+def _flat_examples(labels, predictions_idx, weights):
+    """(labels [examples, n], predictions_idx [examples, k], weights [examples] or None): every
+    leading dimension flattened into one of examples."""
+    predictions_idx = math_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
+    if predictions_idx.shape.ndims is not None and predictions_idx.shape.ndims < 2:
+        raise ValueError(f"predictions_idx must have shape [D1, ... DN, k] with N >= 1, got "
+                         f"{predictions_idx.shape}")
+    labels = _label_matrix(labels, predictions_idx)
+    lead = array_ops.shape(predictions_idx)[:-1]
+    if weights is not None:  # (a weight per example, broadcast over the leading dimensions)
+        weights = math_ops.cast(ops.convert_to_tensor(weights), dtypes.float64)
+        if weights.shape.ndims is not None and weights.shape.ndims == predictions_idx.shape.ndims:
+            weights = array_ops.squeeze(weights, [-1])
+        weights = array_ops.reshape(weights * array_ops.ones(lead, dtypes.float64), [-1])
+    def rows(t):
+        return array_ops.reshape(t, array_ops.stack([-1, array_ops.shape(t)[-1]]))
+
+    return rows(labels), rows(predictions_idx), weights
+
+
+def _relevance(labels, predictions_idx, distinct=True):
+    """(relevant: float [batch, k], 1 where a predicted id is a label; labels per example: float
+    [batch], a repeated id counted once when ``distinct``)."""
     from ..ops.reduction_ops import reduce_any, reduce_sum  # noqa: PLC0415
 
-    labels = _label_matrix(labels)
-    predictions_idx = math_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
     hits = reduce_any(math_ops.equal(array_ops.expand_dims(predictions_idx, 2), array_ops.expand_dims(labels, 1)),
                       axis=2)
-    count = reduce_sum(math_ops.cast(math_ops.greater_equal(labels, 0), dtypes.float64), axis=1)
+    present = math_ops.not_equal(labels, _NO_LABEL)
+    if not distinct:
+        return math_ops.cast(hits, dtypes.float64), reduce_sum(math_ops.cast(present, dtypes.float64), axis=1)
+    same = math_ops.equal(array_ops.expand_dims(labels, 2), array_ops.expand_dims(labels, 1))  # [batch, j, i]
+    n = array_ops.shape(labels)[1]
+    earlier = math_ops.less(array_ops.expand_dims(math_ops.range_(n), 0), array_ops.expand_dims(math_ops.range_(n), 1))
+    repeated = reduce_any(math_ops.logical_and(same, earlier), axis=2)
+    counted = math_ops.logical_and(present, math_ops.logical_not(repeated))
+    count = reduce_sum(math_ops.cast(counted, dtypes.float64), axis=1)
     return math_ops.cast(hits, dtypes.float64), count
 
 
-def _class_hits(labels, predictions_idx, class_id):
-    """(whether each example predicts ``class_id``, whether it is labelled with it), float64 [batch]."""
-    from ..ops.reduction_ops import reduce_any  # noqa: PLC0415
+def _counts(labels, predictions_idx, weights, class_id, missed):
+    """Per example: (true positives, false positives, or with ``missed`` false negatives), float64:
+    of every predicted id, or with ``class_id`` of that class only."""
+    from ..ops.reduction_ops import reduce_any, reduce_sum  # noqa: PLC0415
 
-    class_id = int(class_id)
-    predictions_idx = math_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
-    predicted = reduce_any(math_ops.equal(predictions_idx, class_id), axis=-1)
-    labelled = reduce_any(math_ops.equal(_label_matrix(labels), class_id), axis=-1)
-    return math_ops.cast(predicted, dtypes.float64), math_ops.cast(labelled, dtypes.float64)
-
-
-def _class_weights(mask, weights):
-    return mask if weights is None else mask * array_ops.reshape(math_ops.cast(weights, dtypes.float64), [-1])
-
-
-def _example_weights(weights, relevant):
-    if weights is None:
-        return None
-    return array_ops.reshape(math_ops.cast(weights, dtypes.float64), [-1, 1]) * array_ops.ones_like(relevant)
+    if class_id is None:
+        relevant, count = _relevance(labels, predictions_idx)
+        tp = reduce_sum(relevant, axis=1)
+        other = count - tp if missed else math_ops.cast(array_ops.shape(predictions_idx)[1], dtypes.float64) - tp
+    else:
+        predicted = math_ops.cast(reduce_any(math_ops.equal(predictions_idx, int(class_id)), axis=1), dtypes.float64)
+        labelled = math_ops.cast(reduce_any(math_ops.equal(labels, int(class_id)), axis=1), dtypes.float64)
+        tp = predicted * labelled
+        other = labelled - tp if missed else predicted - tp
+    if weights is not None:
+        tp, other = tp * weights, other * weights
+    return tp, other
 
 
-def _first_k(predictions_idx, k):
-    """The first ``k`` predicted ids of each example (all of them when ``k`` is None), as TF's *_at_top_k."""
+def _streaming_ratio(kind, labels, predictions_idx, k, class_id, weights, metrics_collections, updates_collections,
+                     name):
+    """tp / (tp + fp) (``kind`` "precision") or tp / (tp + fn) ("recall") of the top-k ids so far,
+    in float64; NaN while nothing was counted, as TF's."""
+    from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
+
     predictions_idx = ops.convert_to_tensor(predictions_idx)
-    return predictions_idx if k is None else predictions_idx[..., :int(k)]
+    if k is not None:
+        predictions_idx = predictions_idx[..., :int(k)]
+    k = predictions_idx.shape[-1].value if predictions_idx.shape.ndims else None
+    other_name = "false_positive" if kind == "precision" else "false_negative"
+    with ops.name_scope(name, _at_k_name(kind, k, class_id), (predictions_idx, labels, weights)) as scope:
+        labels, predictions_idx, weights = _flat_examples(labels, predictions_idx, weights)
+        tp, other = _counts(labels, predictions_idx, weights, class_id, kind == "recall")
+        with variable_scope(None, default_name=scope.rstrip("/").split("/")[-1]):
+            tp_var = _local_variable(_at_k_name("true_positive", k, class_id), [], dtypes.float64)
+            other_var = _local_variable(_at_k_name(other_name, k, class_id), [], dtypes.float64)
+        update_tp = state_ops.assign_add(tp_var, reduce_sum(tp))
+        update_other = state_ops.assign_add(other_var, reduce_sum(other))
+        value = math_ops.divide(tp_var.value(), tp_var.value() + other_var.value(), name="value")
+        update_op = math_ops.divide(update_tp, update_tp + update_other, name="update")
+        _collect(metrics_collections, value)
+        _collect(updates_collections, update_op)
+        return value, update_op
 
 
 def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
                        updates_collections=None, name=None):
-    """Of the ``predictions_idx`` ([batch, k] class ids) seen so far, the fraction that are labels
-    (``labels``: one id per example, a [batch, n] matrix padded with -1, or a SparseTensor);
-    with ``class_id``, of the examples that predict that class, the fraction labelled with it
-    (true positives over true and false positives of the class; 0 before any prediction of it)."""
-    predictions_idx = _first_k(predictions_idx, k)
-    if class_id is not None:
-        predicted, labelled = _class_hits(labels, predictions_idx, class_id)
-        return _mean(labelled, _class_weights(predicted, weights), metrics_collections, updates_collections,
-                     name or "precision_at_top_k", dtypes.float64)
-    relevant, _ = _relevance(labels, predictions_idx)
-    return _mean(relevant, _example_weights(weights, relevant), metrics_collections, updates_collections,
-                 name or "precision_at_top_k", dtypes.float64)
-
-
-def sparse_precision_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
-                          updates_collections=None, name=None):
-    """``precision_at_top_k`` of the ``k`` highest-scoring classes of ``predictions``."""
-    from ..ops.nn_impl import top_k  # noqa: PLC0415
-
-    return precision_at_top_k(labels, top_k(predictions, k)[1], k, class_id, weights, metrics_collections,
-                              updates_collections, name or f"precision_at_{k}")
+    """Of the ``predictions_idx`` (``[..., k]`` class ids, only the first ``k`` if given) seen so
+    far, the fraction that are labels (``labels``: ``[..., n]`` ids padded with -1, one id per
+    example, or a SparseTensor); with ``class_id``, of the predictions of that class, the fraction
+    labelled with it. NaN before anything is predicted (0/0, as TF's)."""
+    return _streaming_ratio("precision", labels, predictions_idx, k, class_id, weights, metrics_collections,
+                            updates_collections, name)
 
 
 def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None, metrics_collections=None,
                     updates_collections=None, name=None):
     """Of the labels seen so far, the fraction among the predicted ``predictions_idx``; with
-    ``class_id``, of the examples labelled with that class, the fraction that predict it."""
-    from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
-
-    predictions_idx = _first_k(predictions_idx, k)
-    if class_id is not None:
-        predicted, labelled = _class_hits(labels, predictions_idx, class_id)
-        return _mean(predicted, _class_weights(labelled, weights), metrics_collections, updates_collections,
-                     name or "recall_at_top_k", dtypes.float64)
-    relevant, count = _relevance(labels, predictions_idx)
-    per_example = _div_no_nan(reduce_sum(relevant, axis=1), count)
-    # the mean of each example's recall weighted by its label count: found labels / all labels
-    weight = count if weights is None else count * math_ops.cast(weights, dtypes.float64)
-    return _mean(per_example, weight, metrics_collections, updates_collections, name or "recall_at_top_k",
-                 dtypes.float64)
+    ``class_id``, of the labels of that class, the fraction predicted. NaN before any label."""
+    return _streaming_ratio("recall", labels, predictions_idx, k, class_id, weights, metrics_collections,
+                            updates_collections, name)
 
 
 def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
                            updates_collections=None, name=None):
     """The mean over examples of AP@k: the precision at each rank i <= k where a label is found,
     summed and divided by min(k, the example's number of labels)."""
-    from ..ops.manip_ops import cumsum  # noqa: PLC0415
     from ..ops.nn_impl import top_k  # noqa: PLC0415
-    from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
 
     if k < 1:
         raise ValueError(f"Invalid k={k}: it must be >= 1")
     with ops.name_scope(name, f"average_precision_at_{k}"):
-        relevant, count = _relevance(labels, top_k(predictions, k)[1])
-        precision_at_rank = cumsum(relevant, axis=1) / math_ops.cast(math_ops.range_(1, k + 1), dtypes.float64)
-        per_example = _div_no_nan(reduce_sum(precision_at_rank * relevant, axis=1), math_ops.minimum(count, float(k)))
-        return _mean(per_example, weights, metrics_collections, updates_collections,
-                     name or f"average_precision_at_{k}", dtypes.float64)
+        return _average_precision_of_top_k(labels, top_k(predictions, k)[1], k, weights, metrics_collections,
+                                          updates_collections, name or f"average_precision_at_{k}")
+
+
+def _average_precision_of_top_k(labels, predictions_idx, k, weights, metrics_collections, updates_collections, name):
+    """``average_precision_at_k`` of the top ``k`` class ids already chosen (``predictions_idx``,
+    [batch, k], best first)."""
+    from ..ops.manip_ops import cumsum  # noqa: PLC0415
+    from ..ops.reduction_ops import reduce_sum  # noqa: PLC0415
+
+    labels, predictions_idx, weights = _flat_examples(labels, predictions_idx, weights)
+    relevant, count = _relevance(labels, predictions_idx, distinct=False)  # (TF's AP counts every label)
+    precision_at_rank = cumsum(relevant, axis=1) / math_ops.cast(math_ops.range_(1, k + 1), dtypes.float64)
+    per_example = _div_no_nan(reduce_sum(precision_at_rank * relevant, axis=1), math_ops.minimum(count, float(k)))
+    return _mean(per_example, weights, metrics_collections, updates_collections, name, dtypes.float64)
 
 
 sparse_average_precision_at_k = average_precision_at_k

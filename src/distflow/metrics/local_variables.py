@@ -14,7 +14,8 @@ def local_variable(name, shape, dtype=dtypes.float32):
     ``tf.local_variables_initializer()``), not trainable; synchronized on read as a sum, as
     TF's metric variables are: under a tf.distribute strategy each replica counts into its
     own copy, and the metric's value counts them all."""
-    return state_ops.Variable(array_ops.zeros(shape, dtype=dtype), name=name, trainable=False,
+    # (its zeros built by the variable: outside the control dependencies the metric's caller opened)
+    return state_ops.Variable(lambda: array_ops.zeros(shape, dtype=dtype), name=name, trainable=False,
                               collections=[GraphKeys.LOCAL_VARIABLES, METRIC_VARIABLES],
                               synchronization=state_ops.VariableSynchronization.ON_READ,
                               aggregation=state_ops.VariableAggregation.SUM)

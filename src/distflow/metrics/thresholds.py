@@ -8,7 +8,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework import ops
 from ..ops import array_ops, check_ops, math_ops, state_ops, unary_ops
-from ..ops import slicing_ops
+from ..ops import manip_ops, slicing_ops
 from ..ops import reduction_ops
 from ..ops.special_math_ops import div_no_nan
 from ..ops.variable_scope import variable_scope
@@ -187,7 +187,12 @@ def _at_rate(target_key, search_key, target, labels, predictions, weights, num_t
             specificity = v["tn"] / (v["tn"] + v["fp"] + epsilon)
             sensitivity = v["tp"] / (v["tp"] + v["fn"] + epsilon)
             rates = {"specificity": specificity, "sensitivity": sensitivity}
-            index = reduction_ops.argmin(math_ops.abs(rates[target_key] - target), 0)
+            distance = math_ops.abs(rates[target_key] - target)
+            if target_key == "specificity":  # (the first threshold of those closest, as TF)
+                index = reduction_ops.argmin(distance, 0)
+            else:  # (the last of those closest: TF's specificity_at_sensitivity breaks ties so)
+                closest = math_ops.cast(math_ops.equal(distance, reduction_ops.reduce_min(distance)), dtypes.int64)
+                index = reduction_ops.argmax(manip_ops.cumsum(closest), 0)
             return slicing_ops.gather(rates[search_key], index)
 
         value = compute(values)
