@@ -259,7 +259,9 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
     updates = ops.get_collection_ref(GraphKeys.UPDATE_OPS)
     before = len(updates)
     with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse, custom_getter=_model_variable_getter) as sc:
-        if batch_weights is not None or zero_debias_moving_mean:
+        # (TF 1.x ran its fused kernel, and so Bessel's correction, for 2-D inputs too: contrib's own path)
+        fused_2d = rank == 2 and fused is not False and not renorm and adjustment is None
+        if batch_weights is not None or zero_debias_moving_mean or fused_2d:
             if renorm or adjustment is not None:
                 raise ValueError("batch_norm: renorm and adjustment cannot be combined with batch_weights or "
                                  "zero_debias_moving_mean")

@@ -1,10 +1,13 @@
 """``tf.contrib.slim``: TF-Slim's layers, argument scopes and variables (layers.py and
-framework.py), its losses (``tf.losses``), ``utils`` (end points) and ``model_analyzer``. Not here: ``slim.learning`` (its training
-loop), ``slim.evaluation`` and ``slim.nets``."""
+framework.py), its losses (``tf.losses``), ``utils`` (end points), ``model_analyzer``, and its
+training and evaluation loops, ``learning`` and ``evaluation``. Not here: ``slim.data`` and
+``slim.nets`` (TF-Slim's nets, from its model repository, run on these layers)."""
 
 from .. import losses  # noqa: F401
 from .._namespace import missing
 from . import layers_utils as utils  # noqa: F401
+from . import slim_evaluation as evaluation  # noqa: F401
+from . import slim_learning as learning  # noqa: F401
 from . import model_analyzer  # noqa: F401
 from ..train import get_global_step, get_or_create_global_step  # noqa: F401
 from .framework import (VariableDeviceChooser, add_arg_scope, add_model_variable, arg_scope,  # noqa: F401

@@ -1,5 +1,6 @@
-"""``tf.contrib.training.HParams``: a model's hyperparameters, typed by their first values,
-set from a command-line string (``"learning_rate=0.1,layers=[64,32]"``), a dict or JSON."""
+"""``tf.contrib.training``: ``HParams``, a model's hyperparameters, typed by their first values,
+set from a command-line string (``"learning_rate=0.1,layers=[64,32]"``), a dict or JSON; and
+the training and evaluation loops (training_loops.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import numbers
 import re
 
 from .._namespace import missing
+from .training_loops import (StopAfterNEvalsHook, SummaryAtEndHook, add_gradients_summaries,  # noqa: F401
+                             checkpoints_iterator, clip_gradient_norms, clip_gradient_norms_fn, create_train_op,
+                             evaluate_once, evaluate_repeatedly, get_or_create_eval_step, multiply_gradients, train,
+                             wait_for_new_checkpoint)
 
 _PAIR = re.compile(r"\s*(?P<name>[a-zA-Z][\w.]*)\s*=\s*(?:\[(?P<list>[^\]]*)\]|(?P<value>[^,\[]*))\s*(?:,|$)")
 

@@ -210,3 +210,21 @@ class RunMetadata:
         """Empties it (each run does, as TF's session fills it anew)."""
         self._step_stats = None
         self.partition_graphs = []
+
+    def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
+        """TensorFlow's RunMetadata message: ``step_stats`` (field 1) and ``partition_graphs``
+        (field 3), as TensorBoard reads it from an event file."""
+        fields = []
+        if self._step_stats is not None:
+            fields.append((1, self._step_stats.SerializeToString()))
+        fields += [(3, graph.SerializeToString()) for graph in self.partition_graphs]
+        return b"".join(_varint(number << 3 | 2) + _varint(len(data)) + data for number, data in fields)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)

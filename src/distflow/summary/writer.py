@@ -33,6 +33,7 @@ class FileWriter:
         self._file = None
         self._last_flush = time.monotonic()
         self._closed = True
+        self._run_metadata_tags: set = set()
         self.reopen()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
@@ -86,6 +87,19 @@ class FileWriter:
             event.step = int(global_step)
         self.add_event(event)
 
+    def add_run_metadata(self, run_metadata, tag, global_step=None) -> None:
+        """Adds a traced step's RunMetadata (TensorBoard shows its compute time per node) under
+        ``tag``, which must be new to this file."""
+        if tag in self._run_metadata_tags:
+            raise ValueError("The provided tag was already used for this event type")
+        self._run_metadata_tags.add(tag)
+        data = run_metadata if isinstance(run_metadata, bytes) else run_metadata.SerializeToString()
+        event = pb.Event(wall_time=time.time(),
+                         tagged_run_metadata=pb.TaggedRunMetadata(tag=tag, run_metadata=data))
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
+
     def add_graph(self, graph=None, global_step=None, graph_def=None) -> None:
         """Adds the graph (for TensorBoard's graph view). Each node carries its device: the
         one a session of this process placed it on, where one did, else the one it asked for."""
@@ -132,7 +146,8 @@ class FileWriter:
 
 
 class FileWriterCache:
-    """One FileWriter per log directory, shared by whoever asks for it."""
+    """One FileWriter per log directory, shared by whoever asks for it; made with the default
+    graph of the first asker, which it writes (as TF's)."""
 
     _cache: dict = {}
     _lock = threading.Lock()
@@ -142,7 +157,7 @@ class FileWriterCache:
         with FileWriterCache._lock:
             writer = FileWriterCache._cache.get(logdir)
             if writer is None:
-                writer = FileWriterCache._cache[logdir] = FileWriter(logdir)
+                writer = FileWriterCache._cache[logdir] = FileWriter(logdir, graph=ops.get_default_graph())
             return writer
 
     @staticmethod
