@@ -346,3 +346,38 @@ def test_shapes_sliced_from_a_shape_are_known_and_linspace_takes_a_tensor():
     with tf.Session() as sess:
         assert sess.run(tf.lin_space(-1.0, 1.0, n), {n: 5}).tolist() == [-1.0, -0.5, 0.0, 0.5, 1.0]
         assert sess.run(tf.lin_space(3.0, 4.0, n), {n: 1}).tolist() == [3.0]
+
+
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_gdn_divides_each_channel_by_its_norm_pool_and_igdn_multiplies(data_format):
+    x = np.random.RandomState(8).rand(2, 3, 4, 5)
+    t = tf.constant(x)
+    divided = slim.gdn(t, data_format=data_format, name="g")
+    layer = slim.GDN(inverse=True, data_format=data_format)
+    multiplied = layer(t)
+    channels = x if data_format == "channels_last" else np.moveaxis(x, 1, -1)
+    gamma = 0.1 * np.eye(channels.shape[-1]) + 2.0 ** -36
+    norm = np.sqrt((channels ** 2) @ gamma + 1.0)
+    if data_format == "channels_first":
+        norm = np.moveaxis(norm, -1, 1)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(divided), x / norm, rtol=1e-6)
+        np.testing.assert_allclose(sess.run(multiplied), x * norm, rtol=1e-6)
+    assert sorted(v.op.name for v in layer.variables) == ["gdn/reparam_beta", "gdn/reparam_gamma"]
+    with pytest.raises(ValueError, match="Unsupported `data_format`"):
+        slim.gdn(t, data_format="NHWC")
+    with pytest.raises(ValueError, match="rank 3 to 5"):
+        slim.gdn(tf.zeros([2, 3]))
+
+
+def test_gdn_gradients_match_central_differences():
+    x = np.random.RandomState(9).rand(2, 3, 4) + 0.1
+    t = tf.constant(x)
+    out = slim.gdn(t)
+    params = slim.get_variables_by_name("reparam_gamma") + slim.get_variables_by_name("reparam_beta")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for var in [t] + [p.value() for p in params]:  # (a variable's value, fed in its place,
+            value = sess.run(var) + 0.05                # away from the bound, where max() has a kink)
+            assert tf.test.compute_gradient_error(var, value.shape, out, x.shape, x_init_value=value) < 1e-5

@@ -1,19 +1,23 @@
 """The smaller layer functions of ``tf.contrib.layers`` (and TF-Slim): ``pool``, ``maxout``,
 ``spatial_softmax``, ``conv2d_in_plane``, ``images_to_sequence`` and ``sequence_to_images``,
-``scale_gradient``, ``dense_to_sparse``, ``poincare_normalize``, and the pre-1.0
-``legacy_fully_connected`` (with ``legacy_linear`` and ``legacy_relu``).
+``scale_gradient``, ``dense_to_sparse``, ``poincare_normalize``, ``gdn`` (generalized divisive
+normalization), and the pre-1.0 ``legacy_fully_connected`` (with ``legacy_linear`` and
+``legacy_relu``).
 """
 
 from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
 from ..ops import (array_ops, check_ops, convolution_ops, init_ops, manip_ops, math_ops, nd_ops, nn_ops,
-                   reduction_ops, slicing_ops)
+                   reduction_ops, segment_ops, slicing_ops)
 from ..ops import variable_scope as vs
 from ..ops.gradients_impl import custom_gradient
+from ..layers.base import _layer_class
 from ..ops.sparse_ops import SparseTensor, sparse_reshape
 from .framework import add_arg_scope, model_variable
 from .initializers import xavier_initializer
@@ -272,3 +276,60 @@ def _dense_inner_flatten(inputs, new_rank):
         flat = None if any(d is None for d in inner) else functools.reduce(lambda a, b: a * b, inner, 1)
         reshaped.set_shape(dims[:new_rank - 1] + [flat])
     return reshaped
+
+
+@custom_gradient
+def _gdn_lower_bound(inputs, bound):
+    """``max(inputs, bound)`` whose gradient passes where the input is at or above the bound, or
+    where it would push the input up (GDN's reparametrization keeps its parameters trainable)."""
+    def grad(dy):
+        passes = math_ops.logical_or(math_ops.greater_equal(inputs, bound), math_ops.less(dy, 0))
+        return [math_ops.cast(passes, dy.dtype) * dy, None]
+
+    return math_ops.maximum(inputs, bound), grad
+
+
+def gdn(inputs, inverse=False, beta_min=1e-6, gamma_init=0.1, reparam_offset=2 ** -18, data_format="channels_last",
+        activity_regularizer=None, trainable=True, name=None, reuse=None):
+    """Generalized divisive normalization (Ballé et al.): each channel i divided by
+    ``sqrt(beta_i + sum_j gamma_ji * x_j ** 2)`` (multiplied, with ``inverse``: IGDN), over
+    inputs of rank 3 to 5. beta and gamma are kept as ``reparam_beta`` and ``reparam_gamma``,
+    their square roots bounded below (beta by ``beta_min``, gamma by 0); gamma starts at
+    ``gamma_init`` times the identity, beta at 1."""
+    axis = {"channels_first": 1, "channels_last": -1}.get(data_format)
+    if axis is None:
+        raise ValueError(f"Unsupported `data_format` for GDN layer: {data_format}.")
+    inputs = ops.convert_to_tensor(inputs)
+    rank = inputs.shape.ndims
+    if rank is None or not 3 <= rank <= 5:
+        raise ValueError(f"GDN takes inputs of rank 3 to 5, got {inputs.shape}")
+    channels = inputs.shape[axis].value
+    if channels is None:
+        raise ValueError("The channel dimension of the inputs to `GDN` must be defined.")
+    dtype = inputs.dtype.base_dtype
+    pedestal = reparam_offset ** 2
+    with vs.variable_scope(name, "gdn", [inputs], reuse=reuse):
+        beta_var = vs.get_variable("reparam_beta", [channels], dtype, trainable=trainable,
+                                   initializer=init_ops.constant_initializer((1.0 + pedestal) ** 0.5))
+        eye = np.eye(channels) * gamma_init + pedestal
+        gamma_var = vs.get_variable("reparam_gamma", [channels, channels], dtype, trainable=trainable,
+                                    initializer=init_ops.constant_initializer(np.sqrt(eye)))
+        bound = functools.partial(ops.convert_to_tensor, dtype=dtype)
+        beta = math_ops.square(_gdn_lower_bound(beta_var.value(), bound((beta_min + pedestal) ** 0.5))) - pedestal
+        gamma = math_ops.square(_gdn_lower_bound(gamma_var.value(), bound(reparam_offset))) - pedestal
+        axis %= rank
+        norm = segment_ops.tensordot(math_ops.square(inputs), gamma, [[axis], [0]])  # (channels last)
+        norm = math_ops.sqrt(norm + beta)
+        if axis != rank - 1:
+            norm = array_ops.transpose(norm, [0, rank - 1] + list(range(1, rank - 1)))
+        outputs = inputs * norm if inverse else inputs / norm
+        outputs.set_shape(inputs.shape)
+        if activity_regularizer is not None:
+            penalty = activity_regularizer(outputs)
+            if penalty is not None:
+                ops.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, penalty)
+        return outputs
+
+
+GDN = _layer_class("GDN", gdn, "gdn", [])
+GDN.__doc__ = "``tf.contrib.layers.GDN``: the layer object of ``gdn``."

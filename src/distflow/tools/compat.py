@@ -342,7 +342,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "one_hot_encoding, embed_sequence, pool, maxout, spatial_softmax, conv2d_in_plane, "
                       "images_to_sequence, sequence_to_images, scale_gradient, dense_to_sparse, poincare_normalize, "
                       "the legacy fully connected layers, the Xavier and variance scaling initializers, the L1/L2 "
-                      "regularizers, optimize_loss and adaptive_clipping_fn; not GDN), `tf.contrib.framework` "
+                      "regularizers, optimize_loss and adaptive_clipping_fn, GDN), `tf.contrib.framework` "
                       "(arg_scope, model, local and global variables, filtering and finding variables, assigning "
                       "from values or a checkpoint, VariableDeviceChooser, `nest`, the checkpoint readers) and "
                       "`tf.contrib.slim` (those, with TF-Slim's variable names, `utils`, `model_analyzer`, "
