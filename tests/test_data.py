@@ -203,8 +203,8 @@ def test_tfrecord_dataset_of_examples_parsed_with_fixed_len_features(tmp_path):
     assert [b["label"].tolist() for b in got] == [[0, 1], [2, 0], [1]]
     assert got[1]["x"].tolist() == [[2.0, 4.0], [3.0, 6.0]]
     assert got[2]["name"].tolist() == [b"item4"] and got[0]["weight"].tolist() == [1.0, 1.0]
-    with pytest.raises(NotImplementedError, match="FixedLenSequenceFeature"):
-        tf.parse_example(tf.constant([b""]), {"v": tf.FixedLenSequenceFeature([], tf.int64)})
+    with pytest.raises(ValueError, match="FixedLenSequenceFeature in an Example needs allow_missing=True"):
+        tf.parse_example(tf.constant([b""]), {"v": tf.FixedLenSequenceFeature([], tf.int64)})  # (as TF)
     missing = tf.parse_example(tf.constant([b""]), {"x": tf.FixedLenFeature([2], tf.float32)})
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="required"):

@@ -1,12 +1,17 @@
 """``tf.contrib.slim``: TF-Slim's layers, argument scopes and variables (layers.py and
 framework.py), its losses (``tf.losses``), ``utils`` (end points), ``model_analyzer``, and its
-training and evaluation loops, ``learning`` and ``evaluation``. Not here: ``slim.data`` and
-``slim.nets`` (TF-Slim's nets, from its model repository, run on these layers)."""
+training and evaluation loops, ``learning`` and ``evaluation``, and its ``tfexample_decoder``,
+``dataset`` and ``data_decoder``. Not here: the rest of ``slim.data`` (its parallel reader,
+prefetch queue and data providers) and ``slim.nets`` (TF-Slim's nets, from its model
+repository, run on these layers)."""
 
 from .. import losses  # noqa: F401
 from .._namespace import missing
 from . import layers_utils as utils  # noqa: F401
+from . import slim_dataset as data_decoder  # noqa: F401
+from . import slim_dataset as dataset  # noqa: F401
 from . import slim_evaluation as evaluation  # noqa: F401
+from . import slim_tfexample_decoder as tfexample_decoder  # noqa: F401
 from . import slim_learning as learning  # noqa: F401
 from . import model_analyzer  # noqa: F401
 from ..train import get_global_step, get_or_create_global_step  # noqa: F401

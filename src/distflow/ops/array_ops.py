@@ -375,6 +375,12 @@ for _t in ("Shape", "Size", "Rank"):
 
 
 def shape(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
+    """The shape of ``input`` (of a SparseTensor: its dense shape, as TF's)."""
+    dense_shape = getattr(input, "dense_shape", None)
+    if isinstance(dense_shape, ops.Tensor):  # (a SparseTensor)
+        out_type = dtypes.as_dtype(out_type)
+        return make_tensor("Cast", [dense_shape], {"SrcT": dense_shape.dtype.base_dtype, "DstT": out_type},
+                           name or "Shape")
     return make_tensor("Shape", [ops.convert_to_tensor(input)], {"out_type": dtypes.as_dtype(out_type)},
                        name or "Shape")
 

@@ -15,7 +15,8 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops
+from . import array_ops, math_ops
+from .string_ops import substr
 from .op_util import make_op, make_tensor
 
 
@@ -685,6 +686,12 @@ def decode_bmp(contents, channels=0, name=None):
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
     """A PNG or BMP image, by its first bytes (a JPEG or GIF one is an error that says so)."""
     return _decode(contents, channels, dtype, "png,bmp", name or "decode_image")
+
+
+def is_jpeg(contents, name=None):
+    """Whether ``contents`` (a scalar string) begins as a JPEG image does (bytes FF D8 FF)."""
+    with ops.name_scope(name, "is_jpeg", [contents]):
+        return math_ops.equal(substr(contents, 0, 3), b"\xff\xd8\xff", name="is_jpeg")
 
 
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,

@@ -79,8 +79,12 @@ def _values(feature, dtype, key) -> np.ndarray:
 def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, defaults, has_default,  # noqa: N803
                           sparse_keys, Tsparse):  # noqa: N803
     records = np.asarray(serialized, dtype=object).reshape(-1)
-    # (each dense feature's rows filled in place in an array for the whole batch)
-    dense = [np.empty([len(records)] + s.as_list(), dtype=_np_dtype(d)) for s, d in zip(dense_shapes, Tdense)]
+    # (each dense feature's rows filled in place in an array for the whole batch; a feature of
+    # variable length (a FixedLenSequenceFeature, its first dimension unknown) is gathered
+    # first, then padded to the longest)
+    variable = [s.ndims is not None and s.ndims > 0 and s.dims[0].value is None for s in dense_shapes]
+    dense = [[] if v else np.empty([len(records)] + s.as_list(), dtype=_np_dtype(d))
+             for s, d, v in zip(dense_shapes, Tdense, variable)]
     sparse = [([], 0) for _ in sparse_keys]
     example = pb.Example()
     for r, record in enumerate(records):
@@ -96,9 +100,15 @@ def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, d
             rows.append(values)
             sparse[i] = (rows, max(widest, len(values)))
         for i, (key, dtype, shape) in enumerate(zip(dense_keys, Tdense, dense_shapes)):
+            if variable[i]:
+                dense[i].append(_sequence_feature(features, key, dtype, shape))
+                continue
             row = _dense_feature(features, key, dtype, shape, defaults[i], has_default[i],
                                  f"Key: {key}.  Can't parse serialized Example", "Feature")
             dense[i][r] = row if row.ndim else row[()]  # (a scalar string goes in as bytes, not an array)
+    for i in range(len(dense)):
+        if variable[i]:
+            dense[i] = _padded(dense[i], dense_shapes[i], Tdense[i], defaults[i], len(records))
     for (rows, widest), dtype in zip(sparse, Tsparse):
         counts = np.array([len(v) for v in rows], dtype=np.int64)
         indices = np.stack([np.repeat(np.arange(len(rows), dtype=np.int64), counts),
@@ -107,6 +117,28 @@ def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, d
         flat = np.concatenate(rows) if rows else np.empty(0, _np_dtype(dtype))
         dense += [indices.reshape(-1, 2), flat.astype(_np_dtype(dtype)), np.array([len(records), widest], np.int64)]
     return tuple(dense)
+
+
+def _sequence_feature(features, key, dtype, shape) -> np.ndarray:
+    """A FixedLenSequenceFeature's values in one record: [n] + its shape (n = 0 where missing)."""
+    inner = shape[1:]
+    size = inner.num_elements() if inner.ndims else 1
+    values = _values(features[key], dtype, key) if key in features else np.empty(0, _np_dtype(dtype))
+    if size == 0 or len(values) % size:
+        raise errors.InvalidArgumentError(None, None, f"Key: {key}.  Number of values: {len(values)} is not a "
+                                          f"multiple of the feature's inner size {size} (shape {inner})")
+    return values.reshape([len(values) // size] + inner.as_list())
+
+
+def _padded(rows, shape, dtype, default, batch) -> np.ndarray:
+    """[batch, longest] + the inner shape, each record's rows then the padding value (the
+    feature's default, or zero)."""
+    longest = max((len(r) for r in rows), default=0)
+    fill = np.asarray(default).reshape(-1)[0] if np.size(default) else ("" if dtype == dtypes.string else 0)
+    out = np.full([batch, longest] + shape[1:].as_list(), fill, dtype=_np_dtype(dtype))
+    for r, row in enumerate(rows):
+        out[r, :len(row)] = row
+    return out
 
 
 def _np_dtype(dtype):
@@ -213,9 +245,12 @@ def _parse_raw(serialized, features: dict, name):
     sparse_keys, tsparse = [], []
     for key in keys:
         spec = features[key]
-        if not isinstance(spec, (FixedLenFeature, VarLenFeature)):
-            raise NotImplementedError(f"Feature '{key}': FixedLenFeature, VarLenFeature and SparseFeature are "
-                                      f"supported by distflow, got {type(spec).__name__}")
+        if isinstance(spec, FixedLenSequenceFeature):
+            if not spec.allow_missing:
+                raise ValueError(f"Feature '{key}': a FixedLenSequenceFeature in an Example needs allow_missing=True")
+        elif not isinstance(spec, (FixedLenFeature, VarLenFeature)):
+            raise NotImplementedError(f"Feature '{key}': FixedLenFeature, FixedLenSequenceFeature, VarLenFeature "
+                                      f"and SparseFeature are supported by distflow, got {type(spec).__name__}")
         dtype = dtypes.as_dtype(spec.dtype)
         if dtype not in (dtypes.string, dtypes.float32, dtypes.int64):
             raise ValueError(f"Feature '{key}': dtype must be string, float32 or int64, got {dtype.name}")
@@ -225,15 +260,23 @@ def _parse_raw(serialized, features: dict, name):
             continue
         dense_keys.append(key)
         tdense.append(dtype)
-        shapes.append(as_shape(spec.shape))
+        sequence = isinstance(spec, FixedLenSequenceFeature)  # (its first dimension: as long as each record's)
+        shapes.append(TensorShape([None]).concatenate(as_shape(spec.shape)) if sequence else as_shape(spec.shape))
         has_default.append(spec.default_value is not None)
-        defaults.append(np.asarray(spec.default_value if spec.default_value is not None else 0,
+        defaults.append(spec.default_value if isinstance(spec.default_value, ops.Tensor) else
+                        np.asarray(spec.default_value if spec.default_value is not None else 0,
                                    dtype=object if dtype == dtypes.string else dtype.as_numpy_dtype))
     def strings(values):
         return constant(np.array([v.encode() for v in values], dtype=object).reshape(-1), dtypes.string)
     # (TensorFlow's ParseExampleV2, as TF 1.15's parse_example builds it: TensorFlow imports it)
-    default_inputs = [constant(np.reshape(d, s.as_list()) if h else np.zeros(0, d.dtype), t)
-                      for d, h, s, t in zip(defaults, has_default, shapes, tdense)]
+    def default_input(value, given, shape, dtype):
+        if isinstance(value, ops.Tensor):  # (a default known when run)
+            return value if not shape.is_fully_defined() else reshape(value, shape.as_list())
+        if not given:
+            return constant(np.zeros(0, value.dtype), dtype)
+        return constant(value if not shape.is_fully_defined() else np.reshape(value, shape.as_list()), dtype)
+
+    default_inputs = [default_input(d, h, s, t) for d, h, s, t in zip(defaults, has_default, shapes, tdense)]
     with ops.name_scope(name or "ParseExample"):
         op = make_op("ParseExampleV2", [serialized, strings([]), strings(sparse_keys), strings(dense_keys),
                                         strings([]), *default_inputs],
