@@ -1,13 +1,18 @@
 """``tf.contrib.slim``: TF-Slim's layers, argument scopes and variables (layers.py and
 framework.py), its losses (``tf.losses``), ``utils`` (end points), ``model_analyzer``, and its
-training and evaluation loops, ``learning`` and ``evaluation``, and its ``tfexample_decoder``,
-``dataset`` and ``data_decoder``. Not here: the rest of ``slim.data`` (its parallel reader,
-prefetch queue and data providers) and ``slim.nets`` (TF-Slim's nets, from its model
+training and evaluation loops, ``learning`` and ``evaluation``, and its input:
+``tfexample_decoder``, ``dataset``, ``data_decoder``, ``parallel_reader``, ``prefetch_queue``
+and ``dataset_data_provider``. Not here: ``slim.nets`` (TF-Slim's nets, from its model
 repository, run on these layers)."""
 
 from .. import losses  # noqa: F401
 from .._namespace import missing
 from . import layers_utils as utils  # noqa: F401
+from . import slim_data_input as data_provider  # noqa: F401
+from . import slim_data_input as dataset_data_provider  # noqa: F401
+from . import slim_data_input as parallel_reader  # noqa: F401
+from . import slim_data_input as prefetch_queue  # noqa: F401
+from . import slim_data_input as queues  # noqa: F401
 from . import slim_dataset as data_decoder  # noqa: F401
 from . import slim_dataset as dataset  # noqa: F401
 from . import slim_evaluation as evaluation  # noqa: F401

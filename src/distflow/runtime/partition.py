@@ -198,6 +198,14 @@ def contiguous_collectives(order: list[Operation]) -> list[Operation]:
     return out
 
 
+def _waiting_last(op: Operation) -> bool:
+    """Whether ``op`` may wait for what other steps give (a dequeue, a reader's read): not a
+    collective, whose members' order collective_waits decides (and which should start early)."""
+    if op._type in BLOCKING_COLLECTIVES or op._type.startswith(("_Collective", "Collective", "Nccl")):
+        return False
+    return bool(getattr(getattr(op, "_reg", None), "blocking", False))
+
+
 def _topological(fetch_ops, fed, after: dict) -> list[Operation]:
     """Depth-first post-order from ``fetch_ops``; ``after[op]`` lists ops to run before
     ``op`` that are not its inputs (skipped where that would close a cycle)."""
@@ -222,6 +230,10 @@ def _topological(fetch_ops, fed, after: dict) -> list[Operation]:
             stack.append((op, True))
             deps = [c for c in op._control_inputs]
             deps += [t.op for t in op._inputs if (t.op._name, t._value_index) not in fed]
+            # (an op that may wait (a dequeue) after its siblings that do not: where a sibling
+            # fails (count_up_to past its limit), the step ends before anything waits, as TF's
+            # concurrent executor cancels the waiting op)
+            deps.sort(key=_waiting_last)
             for dep in after.get(op, ()):
                 if dep not in done and dep not in pending:
                     stack.append((dep, False))
