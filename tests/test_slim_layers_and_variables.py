@@ -381,3 +381,29 @@ def test_gdn_gradients_match_central_differences():
         for var in [t] + [p.value() for p in params]:  # (a variable's value, fed in its place,
             value = sess.run(var) + 0.05                # away from the bound, where max() has a kink)
             assert tf.test.compute_gradient_error(var, value.shape, out, x.shape, x_init_value=value) < 1e-5
+
+
+def test_summaries_of_activations_and_slims_named_summaries():
+    x = tf.constant([[-1.0, 2.0, 7.0, -3.0]])
+    relu6 = tf.nn.relu6(x, name="act")
+    tf.add_to_collection(tf.GraphKeys.ACTIVATIONS, relu6)
+    tf.contrib.layers.summarize_activations()
+    slim.summaries.add_zero_fraction_summary(tf.nn.relu(x, name="r"), prefix="p")
+    printed = slim.summaries.add_scalar_summary(tf.reduce_sum(x), name="total", print_summary=True)
+    assert tf.contrib.layers.summarize_tensor(tf.constant(["s"])) is None
+    with tf.Session() as sess:
+        merged = sess.run(tf.summary.merge_all())
+    values = {v.tag: v for v in tf.Summary.FromString(merged).value}
+    assert values["act/zeros"].simple_value == pytest.approx(0.5)  # (inputs below zero)
+    assert values["act/sixes"].simple_value == pytest.approx(0.25)  # (and above six)
+    assert values["act/activation"].HasField("histo")
+    assert values["p/r/Fraction_of_Zero_Values"].simple_value == pytest.approx(0.5)
+    assert printed in tf.get_collection(tf.GraphKeys.SUMMARIES) and values["total"].simple_value == 5.0
+
+
+def test_relu_takes_integers_as_tensorflows():
+    with tf.Session() as sess:
+        assert sess.run(tf.nn.relu([-2, 3])).tolist() == [0, 3]
+        assert sess.run(tf.nn.relu6(np.array([-1, 9], np.int64))).tolist() == [0, 6]
+    with pytest.raises(TypeError, match="real-number input"):
+        tf.nn.relu([True, False])

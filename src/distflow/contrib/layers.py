@@ -32,6 +32,9 @@ from .layers_more import (GDN, _inner_flatten, conv2d_in_plane, convolution2d_in
 from .layers_utils import collect_named_outputs, constant_value, finish_layer, get_variable_collections
 from .regularizers import (apply_regularization, l1_l2_regularizer, l1_regularizer, l2_regularizer,  # noqa: F401
                            sum_regularizer)
+from .summaries import (summarize_activation, summarize_activations, summarize_biases,  # noqa: F401
+                        summarize_collection, summarize_tensor, summarize_tensors, summarize_variables,
+                        summarize_weights)
 from .optimizers import OPTIMIZER_CLS_NAMES, OPTIMIZER_SUMMARIES, adaptive_clipping_fn, optimize_loss  # noqa: F401
 
 # -- layers ----------------------------------------------------------------------------------

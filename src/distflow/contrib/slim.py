@@ -17,6 +17,7 @@ from . import slim_dataset as data_decoder  # noqa: F401
 from . import slim_dataset as dataset  # noqa: F401
 from . import slim_evaluation as evaluation  # noqa: F401
 from . import slim_tfexample_decoder as tfexample_decoder  # noqa: F401
+from . import summaries  # noqa: F401
 from . import slim_learning as learning  # noqa: F401
 from . import model_analyzer  # noqa: F401
 from ..train import get_global_step, get_or_create_global_step  # noqa: F401

@@ -12,7 +12,7 @@ from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, intra_op, math_ops, random_ops, reduction_ops
 from .math_ops import writable_like
-from .op_util import FLOATS, make_op, make_tensor
+from .op_util import FLOATS, NUMBERS, make_op, make_tensor
 
 
 
@@ -20,6 +20,14 @@ def float_input(op_type: str, x) -> ops.Tensor:
     x = ops.convert_to_tensor(x)
     if x.dtype.base_dtype not in FLOATS:
         raise TypeError(f"'{op_type}' needs a floating-point input, got {x.dtype.name} for '{x.name}'")
+    return x
+
+
+def real_input(op_type: str, x) -> ops.Tensor:
+    """``x`` as a tensor of a real number type (floats and integers, as TF's Relu takes)."""
+    x = ops.convert_to_tensor(x)
+    if x.dtype.base_dtype not in NUMBERS:
+        raise TypeError(f"'{op_type}' needs a real-number input, got {x.dtype.name} for '{x.name}'")
     return x
 
 
@@ -91,7 +99,7 @@ def _relu_grad_grad(op, grad):
 
 
 def relu(features, name=None) -> ops.Tensor:
-    return make_tensor("Relu", [float_input("Relu", features)], None, name or "Relu")
+    return make_tensor("Relu", [real_input("Relu", features)], None, name or "Relu")
 
 
 @register_op("Relu6", shape=same_shape)
@@ -115,7 +123,7 @@ def _relu6_grad_grad(op, grad):
 
 
 def relu6(features, name=None) -> ops.Tensor:
-    return make_tensor("Relu6", [float_input("Relu6", features)], None, name or "Relu6")
+    return make_tensor("Relu6", [real_input("Relu6", features)], None, name or "Relu6")
 
 
 @register_op("Elu", shape=same_shape)
