@@ -242,3 +242,38 @@ def test_precision_at_a_recall_and_recall_at_a_precision_over_the_thresholds():
     # recall 0.75 last holds at threshold 0.4 (3 positives above, and the negative at 0.6): 3/4;
     # precision 1 first holds at 0.6 (only 0.95 and 0.7 above): recall 2/4
     assert got == pytest.approx([0.75, 0.5], rel=1e-5)
+
+
+def test_auc_with_confidence_intervals_against_numpys_placement_values():
+    import statistics
+
+    rng = np.random.RandomState(5)
+    labels = rng.randint(0, 2, size=(3, 20))
+    scores = np.round(np.clip(0.25 * labels + rng.rand(3, 20) * 0.75, 0, 1), 1)  # (with ties)
+    weights = rng.rand(3, 20) + 0.5
+    l, s, w = tf.placeholder(tf.int64, [20]), tf.placeholder(tf.float64, [20]), tf.placeholder(tf.float64, [20])
+    data, update = tf.contrib.metrics.auc_with_confidence_intervals(l, s, weights=w, alpha=0.9)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for i in range(3):
+            sess.run(update, {l: labels[i], s: scores[i], w: weights[i]})
+        sess.run(update, {l: labels[0], s: scores[0], w: np.full(20, 0.01)})  # (weights below 1: not kept)
+        got = sess.run(data)
+    ys, xs, ws = labels.ravel(), scores.ravel(), weights.ravel()
+    pos, neg = ys == 1, ys == 0
+
+    def outranked(x, others, other_weights):  # (the others' weight below x, ties counting half)
+        return ((others < x) * other_weights + 0.5 * (others == x) * other_weights).sum() / other_weights.sum()
+
+    v1 = np.array([outranked(x, xs[neg], ws[neg]) for x in xs[pos]])
+    v0 = np.array([1 - outranked(x, xs[pos], ws[pos]) for x in xs[neg]])
+    total_1, total_0 = ws[pos].sum(), ws[neg].sum()
+    auc = (ws[pos] * v1).sum() / total_1
+    var_1 = (ws[pos] * (v1 - auc) ** 2).sum() / (total_1 - 1)
+    var_0 = (ws[neg] * (v0 - (ws[neg] * v0).sum() / total_0) ** 2).sum() / (total_0 - 1)
+    err = np.sqrt(var_0 / total_0 + var_1 / total_1) / (auc * (1 - auc))
+    z = statistics.NormalDist().inv_cdf(0.05)
+    logit = np.log(auc / (1 - auc))
+    want = [auc, 1 / (1 + np.exp(-(logit + z * err))), 1 / (1 + np.exp(-(logit - z * err)))]
+    np.testing.assert_allclose([got.auc, got.lower, got.upper], want, rtol=1e-5)
+    assert got.lower < got.auc < got.upper

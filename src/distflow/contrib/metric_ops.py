@@ -1,20 +1,21 @@
 """The streaming metrics that ``tf.contrib.metrics`` had beyond ``tf.metrics``: confusion counts
 and error rates at thresholds, ``count``, Cohen's kappa, precision at a recall and recall at a
 precision, ROC and PR curve points, precision and recall at equal thresholds, covariance and
-Pearson's correlation, ``streaming_concat`` and the exact ``streaming_dynamic_auc`` built on it,
-and the top-k ones taking class ids.
+Pearson's correlation, ``streaming_concat`` and the exact AUCs built on it (``streaming_dynamic_auc``,
+``auc_with_confidence_intervals``), and the top-k ones taking class ids.
 
 Each returns ``(value, update_op)``; its running totals are local metric variables under the
 metric's variable scope (``tf.local_variables_initializer()`` resets them), as TF 1.x's.
 Contrib's own functions take the predictions first, except those added after tf.metrics
 (``count``, ``cohen_kappa``, ``precision_at_recall``, ``recall_at_precision``,
-``streaming_curve_points``, ``streaming_dynamic_auc``, ``sparse_recall_at_top_k``,
-``precision_recall_at_equal_thresholds``), which take the labels first.
+``streaming_curve_points``, ``streaming_dynamic_auc``, ``auc_with_confidence_intervals``,
+``sparse_recall_at_top_k``, ``precision_recall_at_equal_thresholds``), which take the labels first.
 """
 
 from __future__ import annotations
 
 import collections
+import statistics
 
 from .. import metrics as _metrics
 from ..framework import dtypes, ops
@@ -323,7 +324,14 @@ def streaming_concat(values, axis=0, max_size=None, metrics_collections=None, up
                      name=None):
     """Every batch of ``values`` so far, concatenated along ``axis`` (at most ``max_size`` along
     it: later values are dropped). The other dimensions must be known."""
-    with variable_scope(name, "streaming_concat", (values,)):
+    value, make_update = _concatenation(values, axis, max_size, name)
+    return _collected(metrics_collections, value, updates_collections, make_update())
+
+
+def _concatenation(values, axis, max_size, name):
+    """``streaming_concat``'s value, and a function that builds its update where it is called
+    (inside a cond's branch, say)."""
+    with variable_scope(name, "streaming_concat", (values,)) as scope:
         values = ops.convert_to_tensor(values)
         if values.shape.ndims is None:
             raise ValueError("`values` must have known statically known rank")
@@ -339,18 +347,32 @@ def streaming_concat(values, axis=0, max_size=None, metrics_collections=None, up
                                    trainable=False, validate_shape=False,
                                    collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
         size = local_variable("size", [], dtypes.int32)
-        to_front = [axis] + [n for n in range(ndim) if n != axis]
-        batch = array_ops.transpose(values, to_front)
-        if max_size is not None:
-            batch = batch[:math_ops.maximum(max_size - size.value(), 0)]
         stored = array.value()
         stored.set_shape([None] + fixed)
         back = [0 if n == axis else n + 1 if n < axis else n for n in range(ndim)]
         value = array_ops.transpose(stored, back, name="concat")
-        grown = state_ops.assign(array, slicing_ops.concat([stored, batch], 0), validate_shape=False)
-        with ops.control_dependencies([grown]):
-            update_op = state_ops.assign(size, array_ops.shape(grown)[0])
-        return _collected(metrics_collections, value, updates_collections, update_op)
+
+    def make_update():
+        with ops.name_scope(scope.original_name_scope):
+            batch = array_ops.transpose(values, [axis] + [n for n in range(ndim) if n != axis])
+            if max_size is not None:
+                batch = batch[:math_ops.maximum(max_size - size.value(), 0)]
+            grown = state_ops.assign(array, slicing_ops.concat([array.value(), batch], 0), validate_shape=False)
+            with ops.control_dependencies([grown]):
+                return state_ops.assign(size, array_ops.shape(grown)[0])
+
+    return value, make_update
+
+
+def _binary_labels(labels):
+    """``labels`` as an int64 vector, checked when run to be 0 or 1 (the update checks them;
+    reading an AUC needs no feed, unlike TF's)."""
+    labels = array_ops.reshape(math_ops.cast(labels, dtypes.int64), [-1])
+    return control_flow_ops.with_dependencies([
+        check_ops.assert_greater_equal(labels, array_ops.zeros_like(labels),
+                                       message="labels must be 0 or 1, at least one is <0"),
+        check_ops.assert_less_equal(labels, array_ops.ones_like(labels),
+                                    message="labels must be 0 or 1, at least one is >1")], labels)
 
 
 def _dynamic_auc(labels, predictions, curve, weights):
@@ -399,13 +421,7 @@ def streaming_dynamic_auc(labels, predictions, curve="ROC", metrics_collections=
         labels, predictions = ops.convert_to_tensor(labels), ops.convert_to_tensor(predictions)
         labels.shape.assert_is_compatible_with(predictions.shape)
         predictions = array_ops.reshape(math_ops.cast(predictions, dtypes.float64), [-1])
-        labels = array_ops.reshape(math_ops.cast(labels, dtypes.int64), [-1])
-        # (the update checks the labels; reading the AUC needs no feed, unlike TF's)
-        labels = control_flow_ops.with_dependencies([
-            check_ops.assert_greater_equal(labels, array_ops.zeros_like(labels),
-                                           message="labels must be 0 or 1, at least one is <0"),
-            check_ops.assert_less_equal(labels, array_ops.ones_like(labels),
-                                        message="labels must be 0 or 1, at least one is >1")], labels)
+        labels = _binary_labels(labels)
         all_predictions, update_predictions = streaming_concat(predictions, name="concat_preds")
         all_labels, update_labels = streaming_concat(labels, name="concat_labels")
         updates = [update_labels, update_predictions]
@@ -493,3 +509,82 @@ def precision_recall_at_equal_thresholds(labels, predictions, weights=None, num_
         data = PrecisionRecallData(*(math_ops.cast(t, out) for t in (tp, fp, tn, fn, precision, recall)),
                                    thresholds=math_ops.cast(manip_ops.lin_space(0.0, 1.0, num_thresholds), out))
         return data, update_op
+
+
+AucData = collections.namedtuple("AucData", ["auc", "lower", "upper"])
+
+
+def _placement_auc(labels, predictions, weights, alpha, logit_transformation):
+    """The weighted ROC AUC of all the (label, prediction, weight) so far by placement values
+    (DeLong et al.): each example's share of the other class it outranks, ties counting half;
+    and the bounds of its ``alpha`` confidence interval from their variance (on the logit of
+    the AUC when ``logit_transformation``)."""
+    eps = _EPSILON
+    weights = math_ops.cast(weights, dtypes.float64)
+    positive = math_ops.cast(labels, dtypes.float64)
+    negative = 1.0 - positive
+    total_0, total_1 = reduction_ops.reduce_sum(negative * weights), reduction_ops.reduce_sum(positive * weights)
+    order = top_k(-predictions, k=array_ops.size(predictions))[1]  # (ascending)
+    ordered = slicing_ops.gather(predictions, order)
+    ordered_pos, ordered_neg = slicing_ops.gather(positive, order), slicing_ops.gather(negative, order)
+    ordered_weights = slicing_ops.gather(weights, order)
+    _, segments = segment_ops.unique(ordered)  # (one segment per distinct prediction, in order)
+    neg_per_value = segment_ops.segment_sum(ordered_weights * ordered_neg, segments)
+    pos_per_value = segment_ops.segment_sum(ordered_weights * ordered_pos, segments)
+
+    def placements(per_value):  # (the other class's weight below each value, and half of it at it)
+        below = manip_ops.cumsum(per_value, exclusive=True)
+        return slicing_ops.gather((below + per_value / 2.0) / (reduction_ops.reduce_sum(per_value) + eps), segments)
+
+    place = placements(neg_per_value) * ordered_pos + placements(pos_per_value) * ordered_neg
+    weights_0, weights_1 = ordered_weights * ordered_neg, ordered_weights * ordered_pos
+    auc_0 = reduction_ops.reduce_sum(weights_0 * (1.0 - place * ordered_neg)) / (total_0 + eps)
+    auc_1 = reduction_ops.reduce_sum(weights_1 * place * ordered_pos) / (total_1 + eps)
+    auc = math_ops.where(math_ops.less(total_0, total_1), auc_1, auc_0)
+    var_0 = reduction_ops.reduce_sum(weights_0 * math_ops.square(1.0 - place * ordered_neg - auc_0)) / (
+        total_0 - 1.0 + eps)
+    var_1 = reduction_ops.reduce_sum(weights_1 * math_ops.squared_difference(place * ordered_pos, auc_1)) / (
+        total_1 - 1.0 + eps)
+    std_err = math_ops.sqrt(var_0 / (total_0 + eps) + var_1 / (total_1 + eps))
+    z = statistics.NormalDist().inv_cdf((1.0 - alpha) / 2.0)  # (negative)
+    if logit_transformation:
+        estimate = math_ops.log(auc / (1.0 - auc + eps))
+        err = std_err / (auc * (1.0 - auc + eps))
+        lower, upper = (1.0 / (1.0 + math_ops.exp(-(estimate + sign * z * err)) + eps) for sign in (1.0, -1.0))
+    else:
+        lower, upper = auc + z * std_err, auc - z * std_err
+    degenerate = math_ops.logical_or(math_ops.equal(auc, 1.0), math_ops.equal(auc, 0.0))
+    return AucData(auc, math_ops.where(degenerate, auc, lower), math_ops.where(degenerate, auc, upper))
+
+
+def auc_with_confidence_intervals(labels, predictions, weights=None, alpha=0.95, logit_transformation=True,
+                                  metrics_collections=(), updates_collections=(), name=None):
+    """The exact weighted ROC AUC of every (label, prediction) so far, with the ``alpha``
+    confidence interval of its estimate: (AucData(auc, lower, upper), update_op), in float64.
+    A batch whose weights sum below 1 is not kept; while the labels kept are all one class,
+    the data are zeros. Labels must be 0 or 1."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1; currently {alpha:.02f}")
+    with variable_scope(name, "auc_with_confidence_intervals", (labels, predictions, weights)):
+        labels, predictions = _squeezed(ops.convert_to_tensor(labels), ops.convert_to_tensor(predictions))
+        weights = array_ops.ones_like(predictions, dtype=dtypes.float64) if weights is None else \
+            math_ops.cast(weights, dtypes.float64) * array_ops.ones_like(predictions, dtype=dtypes.float64)
+        batch_weight = reduction_ops.reduce_sum(weights)
+        predictions = array_ops.reshape(math_ops.cast(predictions, dtypes.float64), [-1])
+        labels = _binary_labels(labels)
+        kept = [_concatenation(t, 0, None, n) for t, n in ((predictions, "concat_preds"), (labels, "concat_labels"),
+                                                           (array_ops.reshape(weights, [-1]), "concat_weights"))]
+        (all_predictions, _), (all_labels, _), (all_weights, _) = kept
+        # (a batch whose weights sum below 1 is not kept: its updates are built in the cond's branch)
+        update_op = cond(math_ops.greater_equal(batch_weight, 1.0),
+                         lambda: control_flow_ops.group(*[make_update() for _, make_update in kept]),
+                         control_flow_ops.no_op)
+        both_classes = math_ops.logical_and(
+            math_ops.equal(reduction_ops.reduce_min(slicing_ops.concat([all_labels, [1]], 0)), 0),
+            math_ops.equal(reduction_ops.reduce_max(slicing_ops.concat([all_labels, [0]], 0)), 1))
+        zero = array_ops.zeros([], dtypes.float64)
+        data = AucData(*cond(both_classes,
+                             lambda: list(_placement_auc(all_labels, all_predictions, all_weights, alpha,
+                                                         logit_transformation)),
+                             lambda: [zero, zero, zero]))
+        return _collected(metrics_collections, data, updates_collections, update_op)

@@ -12,11 +12,13 @@ from .. import metrics as _metrics
 from .._namespace import missing
 from ..framework import dtypes, ops
 from ..metrics.thresholds import _confusion_at_thresholds
-from .metric_ops import (cohen_kappa, count, precision_at_recall, precision_recall_at_equal_thresholds,  # noqa: F401
-                         recall_at_precision, sparse_recall_at_top_k, streaming_concat, streaming_covariance, streaming_curve_points,
+from .metric_ops import (auc_with_confidence_intervals, cohen_kappa, count, precision_at_recall,  # noqa: F401
+                         precision_recall_at_equal_thresholds, recall_at_precision, sparse_recall_at_top_k,
+                         streaming_concat, streaming_covariance, streaming_curve_points,
                          streaming_dynamic_auc, streaming_false_negative_rate,
-                         streaming_false_negative_rate_at_thresholds, streaming_false_negatives_at_thresholds,
-                         streaming_false_positive_rate, streaming_false_positive_rate_at_thresholds,
+                         streaming_false_negative_rate_at_thresholds,
+                         streaming_false_negatives_at_thresholds, streaming_false_positive_rate,
+                         streaming_false_positive_rate_at_thresholds,
                          streaming_false_positives_at_thresholds, streaming_pearson_correlation,
                          streaming_sparse_average_precision_at_top_k, streaming_sparse_precision_at_top_k,
                          streaming_true_negatives_at_thresholds, streaming_true_positives_at_thresholds)
