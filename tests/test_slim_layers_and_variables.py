@@ -407,3 +407,26 @@ def test_relu_takes_integers_as_tensorflows():
         assert sess.run(tf.nn.relu6(np.array([-1, 9], np.int64))).tolist() == [0, 6]
     with pytest.raises(TypeError, match="real-number input"):
         tf.nn.relu([True, False])
+
+
+def test_dense_to_sparse_tensor_and_indicators_to_sparse_ids():
+    indicators = np.array([[[0, 1, 0, 1], [1, 0, 0, 0]], [[0, 0, 0, 0], [1, 1, 1, 0]]])
+    ids = tf.contrib.layers.indicators_to_sparse_ids(indicators, dtype=tf.int32)
+    strings = tf.contrib.layers.dense_to_sparse_tensor([["a", ""], ["", "b"]])
+    with tf.Session() as sess:
+        got, got_strings = sess.run([ids, strings])
+    dense = np.full(got.dense_shape, -1)
+    dense[tuple(got.indices.T)] = got.values
+    want = [[[1, 3, -1], [0, -1, -1]], [[-1, -1, -1], [0, 1, 2]]]  # (each row's classes present, in order)
+    assert dense.tolist() == want and got.values.dtype == np.int32
+    assert got_strings.indices.tolist() == [[0, 0], [1, 1]] and got_strings.values.tolist() == [b"a", b"b"]
+    with pytest.raises(ValueError, match="not integer"):
+        tf.contrib.layers.indicators_to_sparse_ids(indicators, dtype=tf.float32)
+
+
+def test_sparse_row_envelope_and_segments_counted_by_an_int32_tensor():
+    sparse = tf.SparseTensor(np.array([[0, 1], [0, 3], [2, 0]], np.int64), [1.0, 2.0, 3.0], [3, 5])
+    counts = tf.unsorted_segment_sum(tf.ones([3]), tf.constant([0, 2, 2], tf.int64), tf.constant(4, tf.int32))
+    with tf.Session() as sess:
+        assert sess.run(tf.contrib.layers.sparse_row_envelope(sparse)).tolist() == [4, 0, 1]
+        assert sess.run(counts).tolist() == [1.0, 0.0, 2.0, 0.0]

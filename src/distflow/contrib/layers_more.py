@@ -1,6 +1,7 @@
 """The smaller layer functions of ``tf.contrib.layers`` (and TF-Slim): ``pool``, ``maxout``,
 ``spatial_softmax``, ``conv2d_in_plane``, ``images_to_sequence`` and ``sequence_to_images``,
-``scale_gradient``, ``dense_to_sparse``, ``poincare_normalize``, ``gdn`` (generalized divisive
+``scale_gradient``, ``dense_to_sparse`` and ``dense_to_sparse_tensor``,
+``indicators_to_sparse_ids``, ``sparse_row_envelope``, ``poincare_normalize``, ``gdn`` (generalized divisive
 normalization), and the pre-1.0 ``legacy_fully_connected`` (with ``legacy_linear`` and
 ``legacy_relu``).
 """
@@ -333,3 +334,55 @@ def gdn(inputs, inverse=False, beta_min=1e-6, gamma_init=0.1, reparam_offset=2 *
 
 GDN = _layer_class("GDN", gdn, "gdn", [])
 GDN.__doc__ = "``tf.contrib.layers.GDN``: the layer object of ``gdn``."
+
+
+def _ignore_value(dtype, ignore_value):
+    if ignore_value is None:
+        ignore_value = "" if dtype == dtypes.string else dtype.as_numpy_dtype()
+    return math_ops.cast(ignore_value, dtype, name="ignore_value")
+
+
+def dense_to_sparse_tensor(dense_tensor, ignore_value=None):
+    """The entries of ``dense_tensor`` other than ``ignore_value`` (by default "" or 0) as a
+    SparseTensor of its shape."""
+    with ops.name_scope("DenseToSparseTensor"):
+        dense_tensor = ops.convert_to_tensor(dense_tensor)
+        indices = math_ops.where(math_ops.not_equal(dense_tensor, _ignore_value(dense_tensor.dtype, ignore_value)),
+                                 name="indices")
+        return SparseTensor(indices, nd_ops.gather_nd(dense_tensor, indices, name="values"),
+                            array_ops.shape(dense_tensor, out_type=dtypes.int64, name="dense_shape"))
+
+
+def indicators_to_sparse_ids(indicators, ignore_value=None, dtype=dtypes.int64):
+    """Indicators ([..., num_classes], ``ignore_value`` where a class is absent) as the sparse
+    ids of the classes present, in order along the last dimension: [..., most present]."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_integer:
+        raise ValueError(f"Invalid dtype {dtype} not integer.")
+    with ops.name_scope(None, "indicators_to_sparse_ids", (indicators, ignore_value)):
+        indicators = ops.convert_to_tensor(indicators, name="indicators")
+        missing = math_ops.equal(indicators, _ignore_value(indicators.dtype, ignore_value), name="missing")
+        zeros = array_ops.zeros_like(indicators, dtype=dtypes.int64, name="zeros")
+        present = math_ops.where(missing, zeros, array_ops.ones_like(indicators, dtype=dtypes.int64))
+        positions = math_ops.where(missing, zeros, manip_ops.cumsum(present, axis=-1))  # (1, 2, ... where present)
+        most = array_ops.reshape(reduction_ops.reduce_max(positions), [1], name="result_last_dim")
+        by_position = dense_to_sparse_tensor(positions, ignore_value=0)
+        indices = slicing_ops.concat([by_position.indices[:, :-1], array_ops.reshape(by_position.values - 1, [-1, 1])],
+                                     1, name="indices")
+        ids = math_ops.cast(by_position.indices[:, -1], dtype, name="values")
+        shape = slicing_ops.concat([by_position.dense_shape[:-1], most], 0, name="dense_shape")
+        return SparseTensor(indices, ids, shape)
+
+
+def sparse_row_envelope(sparse_input, row_axis=0, col_axis=1, name=None):
+    """For each row of ``sparse_input``, one more than its last column holding a value (0 for
+    an empty row): the length each row would need, as an int64 vector."""
+    if not (isinstance(row_axis, int) and isinstance(col_axis, int)):
+        raise ValueError("`row_axis` and `col_axis` must be integers.")
+    if row_axis == col_axis:
+        raise ValueError("Row and column can not be the same axis.")
+    with ops.name_scope(name, "sparse_row_envelope", [sparse_input]):
+        indices = sparse_input.indices
+        rows = math_ops.cast(sparse_input.dense_shape[row_axis], dtypes.int32)
+        envelope = segment_ops.unsorted_segment_max(indices[:, col_axis] + 1, indices[:, row_axis], rows)
+        return math_ops.maximum(envelope, array_ops.zeros_like(envelope))  # (an empty row's max is the lowest int)

@@ -98,7 +98,12 @@ def _segment(kind, data, segment_ids, num_segments, name):
     segment_ids = ops.convert_to_tensor(segment_ids)
     if segment_ids.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"segment_ids must be int32 or int64, got {segment_ids.dtype.name}")
-    n = ops.convert_to_tensor(num_segments, dtype=segment_ids.dtype.base_dtype)
+    if isinstance(num_segments, ops.Tensor):  # (int32 or int64, whatever the ids' type: TF's Tnumsegments)
+        if num_segments.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"num_segments must be int32 or int64, got {num_segments.dtype.name}")
+        n = num_segments
+    else:
+        n = ops.convert_to_tensor(num_segments, dtype=segment_ids.dtype.base_dtype)
     return make_tensor(f"UnsortedSegment{kind.capitalize()}", [data, segment_ids, n], None,
                        name or f"UnsortedSegment{kind.capitalize()}")
 
