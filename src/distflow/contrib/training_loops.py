@@ -29,16 +29,13 @@ from ..train.saver import latest_checkpoint
 from ..train.session_run_hook import SessionRunArgs, SessionRunHook
 from ..train.training_util import get_or_create_global_step
 from ..train.training_util import global_step as global_step_value
+from .optimizers import _scaled, _values
 
 _log = logging.getLogger("distflow")
 _USE_GLOBAL_STEP = 0
 
 
 # -- gradients ---------------------------------------------------------------------------------
-
-def _gradient_values(grad):
-    return grad.values if isinstance(grad, IndexedSlices) else grad
-
 
 def _with_values(grad, values):
     return IndexedSlices(values, grad.indices, grad.dense_shape) if isinstance(grad, IndexedSlices) else values
@@ -52,7 +49,7 @@ def add_gradients_summaries(grads_and_vars) -> list:
         if grad is None:
             _log.info("Var %s has no gradient", var.op.name)
             continue
-        values = _gradient_values(grad)
+        values = _values(grad)
         summaries.append(summary.histogram(var.op.name + "_gradient", values))
         summaries.append(summary.scalar(var.op.name + "_gradient_norm", clip_ops.global_norm([values])))
     return summaries
@@ -60,7 +57,7 @@ def add_gradients_summaries(grads_and_vars) -> list:
 
 def clip_gradient_norms(gradients_to_variables, max_norm) -> list:
     """Each gradient clipped to norm ``max_norm`` on its own (``tf.clip_by_norm``)."""
-    return [(None if grad is None else _with_values(grad, clip_ops.clip_by_norm(_gradient_values(grad), max_norm)),
+    return [(None if grad is None else _with_values(grad, clip_ops.clip_by_norm(_values(grad), max_norm)),
              var) for grad, var in gradients_to_variables]
 
 
@@ -92,8 +89,7 @@ def multiply_gradients(grads_and_vars, gradient_multipliers) -> list:
         if key is not None:
             if grad is None:
                 raise ValueError("Requested multiple of `None` gradient.")
-            values = _gradient_values(grad)
-            grad = _with_values(grad, values * ops.convert_to_tensor(gradient_multipliers[key], dtype=values.dtype))
+            grad = _scaled(grad, ops.convert_to_tensor(gradient_multipliers[key], dtype=_values(grad).dtype))
         out.append((grad, var))
     return out
 
