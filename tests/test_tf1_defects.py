@@ -209,7 +209,7 @@ def test_device_spec_parse_from_string_and_variable_scope_collections():
         v = tf.get_variable("v", [1])
         local = tf.get_variable("l", [1], collections=[tf.GraphKeys.LOCAL_VARIABLES])
     tf.get_variable("elsewhere", [1])
-    assert scope.global_variables == [v] and scope.local_variables == [local]
+    assert scope.global_variables() == [v] and scope.local_variables() == [local]
 
 
 def test_looper_thread_loop_starts_a_thread_that_calls_its_target():

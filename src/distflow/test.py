@@ -425,6 +425,8 @@ class TestCase(unittest.TestCase):
     def _arrays_close(self, a, b, rtol, atol, msg):
         self.assertEqual(a.shape, b.shape, f"Shape mismatch: expected {a.shape}, got {b.shape}"
                                            + (f" with contents {b}." if b.size < 500 else ".") + f" {msg}")
+        if a.dtype == np.bool_ or b.dtype == np.bool_:  # (truth values: equal, as closeness cannot subtract them)
+            a, b = a.astype(np.int8), b.astype(np.int8)
         if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
             lines = [msg]
             bad = np.logical_or(np.abs(a - b) > atol + rtol * np.abs(b), np.isnan(a) != np.isnan(b))

@@ -81,7 +81,10 @@ class Layer:
         if opened != self.name and not (opened.startswith(self.name + "_") and opened[len(self.name) + 1:].isdigit()):
             return None
         outer = self._outer_scope.name
-        return VariableScope(True, f"{outer}/{self.name}" if outer else self.name, original_name_scope=prefix + opened + "/")
+        scope = VariableScope(True, f"{outer}/{self.name}" if outer else self.name,
+                              original_name_scope=prefix + opened + "/")
+        scope._reopens_name_scope = True  # (entered again, it opens that name scope, not a new one)
+        return scope
 
     def call(self, inputs, reuse=None, scope=None, **kwargs):
         return type(self)._fn(inputs, name=self.name if scope is None else scope, reuse=reuse,

@@ -43,6 +43,14 @@ def _initial_state(cell, initial_state, batch, dtype):
     return cell.zero_state(batch, dtype)
 
 
+def _copied_through(done, old, new):
+    """A finished sequence's state kept (its row of ``old``); a TensorArray or a scalar state,
+    which has no row per sequence, is passed through as TF's dynamic_rnn does."""
+    if isinstance(new, TensorArray) or new.shape.ndims == 0:
+        return new
+    return math_ops.where(done, old, new)
+
+
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None, parallel_iterations=None,
                 swap_memory=False, time_major=False, scope=None):
     """Runs ``cell`` over the time steps of ``inputs`` in one loop; returns (outputs, final state).
@@ -59,7 +67,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         static_steps = flat[0].shape[0].value if flat[0].shape.ndims else None
         static_batch = flat[0].shape[1].value if flat[0].shape.ndims else None
         state = _initial_state(cell, initial_state, batch, dtype)
-        state_dtype = nest.flatten(state)[0].dtype.base_dtype
+        # (the outputs' dtype: the one asked for, else the state's, as TF's _infer_state_dtype)
+        state_dtype = dtypes.as_dtype(dtype) if dtype is not None else nest.flatten(state)[0].dtype.base_dtype
         if sequence_length is not None:
             sequence_length = math_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int32)
             if sequence_length.shape.ndims not in (None, 1):
@@ -80,7 +89,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
                 if sequence_length is not None:
                     done = time >= sequence_length
                     output = nest.map_structure(lambda z, o: math_ops.where(done, z, o), zero_output, output)
-                    new_state = nest.map_structure(lambda old, new: math_ops.where(done, old, new), state, new_state)
+                    new_state = nest.map_structure(lambda old, new: _copied_through(done, old, new), state, new_state)
                 new_arrays = [ta.write(time, o) for ta, o in zip(arrays, nest.flatten(output))]
                 return time + 1, new_arrays, new_state
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
 from .._namespace import missing as _missing
 from ..ops import array_ops, math_ops, nn_impl, nn_ops
 from ..ops import reduction_ops
 from ..ops.special_math_ops import div_no_nan
+from ..ops.weights_broadcast_ops import check_broadcastable
 
 
 class Reduction:
@@ -37,8 +38,11 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
     ops.get_default_graph()._last_loss_reduction = reduction  # (how tf.distribute combines the gradients)
     with ops.name_scope(scope, "weighted_loss", [losses, weights]):
         losses = ops.convert_to_tensor(losses)
+        if not losses.dtype.base_dtype.is_floating:
+            losses = math_ops.cast(losses, dtypes.float32)
         dtype = losses.dtype.base_dtype
         weights = math_ops.cast(ops.convert_to_tensor(weights), dtype)
+        check_broadcastable(weights, losses)
         weighted = math_ops.multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
@@ -77,6 +81,14 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with ops.name_scope(scope, "sparse_softmax_cross_entropy_loss", [logits, labels]) as scope_name:
+        logits, labels = ops.convert_to_tensor(logits), ops.convert_to_tensor(labels)
+        rank = labels.shape.ndims
+        if rank is not None and rank == logits.shape.ndims and labels.shape[-1].value == 1:
+            labels = array_ops.squeeze(labels, [-1])  # (labels of shape [batch, 1], as TF's loss takes them)
+        weights = ops.convert_to_tensor(weights)
+        if weights.shape.ndims is not None and labels.shape.ndims is not None and \
+                weights.shape.ndims - labels.shape.ndims == 1:
+            weights = array_ops.squeeze(weights, [-1])  # (and a column of weights)
         losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
         return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
@@ -84,16 +96,17 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_c
 def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with ops.name_scope(scope, "mean_squared_error", [predictions, labels]) as scope_name:
-        predictions = ops.convert_to_tensor(predictions)
-        labels = math_ops.cast(labels, predictions.dtype.base_dtype)
-        if not predictions.shape.is_compatible_with(labels.shape):
-            raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")
+        predictions, labels = _pair(predictions, labels)
         losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
 def _pair(predictions, labels):
+    """Predictions and labels of one float dtype: integer ones become float32, as TF's losses
+    cast them (float64 stays float64, where TF 1.x cast it to float32 too)."""
     predictions = ops.convert_to_tensor(predictions)
+    if not predictions.dtype.base_dtype.is_floating:
+        predictions = math_ops.cast(predictions, dtypes.float32)
     labels = math_ops.cast(labels, predictions.dtype.base_dtype)
     if not predictions.shape.is_compatible_with(labels.shape):
         raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")

@@ -15,6 +15,7 @@ from ..framework.ops import GraphKeys
 from ..ops import array_ops, math_ops, state_ops
 from ..ops import reduction_ops
 from ..ops.variable_scope import variable_scope
+from ..ops.weights_broadcast_ops import check_broadcastable, squeeze_or_expand_weights
 from .._namespace import missing
 from .local_variables import METRIC_VARIABLES, local_variable as _local_variable
 from .thresholds import (auc, false_negatives_at_thresholds, false_positives_at_thresholds,  # noqa: F401
@@ -31,7 +32,8 @@ def _weights_like(values, weights, dtype=dtypes.float32):
     values = math_ops.cast(values, dtype)
     if weights is None:
         return values, array_ops.ones_like(values)
-    weights = math_ops.cast(weights, dtype)
+    weights = squeeze_or_expand_weights(math_ops.cast(weights, dtype), values)
+    check_broadcastable(weights, values)
     return values, weights * array_ops.ones_like(values)
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework import dtypes
 from ..framework.registry import register_gradient
-from .array_ops import broadcast_to, constant, pad, rank, reshape, shape_of, stack, tile, transpose, unbroadcast
+from .array_ops import broadcast_to, constant, pad, rank, reshape, shape, shape_of, stack, tile, transpose, unbroadcast
 from .indexed_slices import gather_grad
 from .op_util import constant_value, known_axis, make_tensor
 from .reduction_ops import reduce_sum
@@ -116,6 +117,9 @@ def _split_v_grad(op, *grads):
 def _concat_grad(op, grad):
     *values, axis_t = op.inputs
     axis = known_axis(axis_t)
+    if axis_t.dtype.base_dtype == dtypes.int64:  # (split takes an int32 axis)
+        axis_t = constant(np.int32(axis)) if axis is not None else make_tensor(
+            "Cast", [axis_t], {"SrcT": dtypes.int64, "DstT": dtypes.int32}, "Cast")
     dims = [v.shape[axis].value if axis is not None and v.shape.ndims is not None else None
             for v in values]
     if all(d is not None for d in dims):
@@ -153,7 +157,10 @@ def _gather_v2_grad(op, grad):
 @register_gradient("Slice")
 def _slice_grad(op, grad):
     x, begin, _ = op.inputs
-    after_ = shape_of(x) - begin - shape_of(grad)
+    if begin.dtype.base_dtype == dtypes.int64:  # (shapes of the begin's type)
+        after_ = shape(x, out_type=dtypes.int64) - begin - shape(grad, out_type=dtypes.int64)
+    else:
+        after_ = shape_of(x) - begin - shape_of(grad)
     return pad(grad, stack([begin, after_], axis=1)), None, None
 
 

@@ -11,7 +11,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import Dimension, TensorShape, as_shape
-from .op_util import constant_shape, constant_value, known_axis, make_tensor, normalize_axis, same_dtype_values
+from .op_util import constant_shape, constant_value, index_tensor, known_axis, make_tensor, normalize_axis, same_dtype_values
 
 # ---------------------------------------------------------------------------
 # Const
@@ -173,6 +173,8 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) ->
             raise ValueError(f"Too many elements provided. Needed at most {int(np.prod(shape))}, "
                              f"but received {arr.size}" if arr.size > np.prod(shape) else
                              f"Expected {int(np.prod(shape))} elements for shape {shape}, got {arr.size}")
+    if isinstance(value, np.ndarray) and np.may_share_memory(arr, value):
+        arr = arr.copy()  # a snapshot: the caller's array stays theirs, writable, and may change later
     arr.flags.writeable = False  # a Const's value is shared by every run
     return make_tensor("Const", [], {"value": arr, "dtype": dtypes.as_dtype(arr.dtype)}, name)
 
@@ -494,9 +496,9 @@ def transpose(a, perm=None, name="transpose", conjugate=False) -> ops.Tensor:
             perm = list(range(a.shape.ndims))[::-1]
     if conjugate and a.dtype.is_complex:  # (TF's ConjugateTranspose: the conjugate of the transpose)
         with ops.name_scope(name, "transpose", [a]) as scope:
-            moved = make_tensor("Transpose", [a, ops.convert_to_tensor(perm, dtype=dtypes.int32)], None, "transpose")
+            moved = make_tensor("Transpose", [a, index_tensor(perm)], None, "transpose")
             return make_tensor("Conj", [moved], None, scope)
-    return make_tensor("Transpose", [a, ops.convert_to_tensor(perm, dtype=dtypes.int32)], None, name)
+    return make_tensor("Transpose", [a, index_tensor(perm)], None, name)
 
 
 # ---------------------------------------------------------------------------
@@ -532,7 +534,7 @@ def expand_dims(input, axis=None, name=None, dim=None) -> ops.Tensor:  # noqa: A
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("expand_dims needs an axis")
-    return make_tensor("ExpandDims", [ops.convert_to_tensor(input), ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+    return make_tensor("ExpandDims", [ops.convert_to_tensor(input), index_tensor(axis)],
                        None, name or "ExpandDims")
 
 
@@ -595,18 +597,28 @@ def _tile_grad_kernel(xp, grad, multiples, x_shape):
 
 
 def tile(input, multiples, name=None) -> ops.Tensor:  # noqa: A002
-    return make_tensor("Tile", [ops.convert_to_tensor(input), ops.convert_to_tensor(multiples, dtype=dtypes.int32)],
+    return make_tensor("Tile", [ops.convert_to_tensor(input), index_tensor(multiples)],
                        None, name or "Tile")
 
 
 def _pad_shape(op):
     x, paddings_t = op.inputs[:2]
-    paddings = constant_value(paddings_t)
-    if x.shape.ndims is None:
+    given = paddings_t.shape
+    if given.ndims is not None and (given.ndims != 2 or given[1].value not in (None, 2)):
+        raise ValueError(f"paddings must be a matrix with 2 columns, got shape {given}")
+    rank = x.shape.ndims
+    rows = given[0].value if given.ndims == 2 else None
+    if rank is not None and rows is not None and rows != rank:
+        raise ValueError(f"The first dimension of paddings must be the rank of the input ({rank}), "
+                         f"got paddings of shape {given}")
+    rank = rows if rank is None else rank
+    if rank is None:
         return TensorShape(None)
-    dims = x.shape.as_list()
-    if paddings is None:
-        return TensorShape([None] * len(dims))
+    dims = x.shape.as_list() if x.shape.ndims is not None else [None] * rank
+    paddings = constant_value(paddings_t)
+    if paddings is None:  # (rows known one by one: tf.pad(x, [[1, 2], unknown]))
+        rows = _pad_rows(paddings_t, rank)
+        return TensorShape([None if d is None or row is None else d + row for d, row in zip(dims, rows)])
     paddings = np.asarray(paddings)
     if paddings.shape != (len(dims), 2):
         raise ValueError(f"paddings must have shape [{len(dims)}, 2], got {list(paddings.shape)}")
@@ -615,14 +627,26 @@ def _pad_shape(op):
     return TensorShape([None if d is None else d + int(a) + int(b) for d, (a, b) in zip(dims, paddings)])
 
 
+def _pad_rows(paddings_t, rank) -> list:
+    """Each dimension's total padding where the paddings are a stack of rows, some constant
+    (None for the others)."""
+    if paddings_t.op._type != "Pack" or paddings_t.op._attr("axis") != 0 or len(paddings_t.op.inputs) != rank:
+        return [None] * rank
+    totals = []
+    for row in paddings_t.op.inputs:
+        value = constant_value(row)
+        totals.append(None if value is None else int(np.sum(value)))
+    return totals
+
+
 @register_op("Pad", shape=_pad_shape)
 def _pad_kernel(xp, x, paddings):
-    return xp.pad(x, paddings.tolist())
+    return xp.pad(x, paddings.tolist()) if x.ndim else x.copy()
 
 
 @register_op("PadV2", shape=_pad_shape)
 def _pad_v2_kernel(xp, x, paddings, constant_values):
-    return xp.pad(x, paddings.tolist(), constant_values=constant_values)
+    return xp.pad(x, paddings.tolist(), constant_values=constant_values) if x.ndim else x.copy()
 
 
 @register_op("MirrorPad", shape=_pad_shape)
@@ -657,7 +681,7 @@ not_differentiable("MirrorPadGrad")
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> ops.Tensor:
     tensor = ops.convert_to_tensor(tensor)
-    paddings = ops.convert_to_tensor(paddings, dtype=dtypes.int32)
+    paddings = index_tensor(paddings)
     mode = mode.upper()
     if mode == "CONSTANT":
         if isinstance(constant_values, numbers.Number) and constant_values == 0:

@@ -20,9 +20,10 @@ from .indexed_slices import IndexedSlices, to_dense
 from .tensor_array_ops import TensorArray
 
 
-def _branch_outputs(value, pred: ops.Tensor, what: str) -> list:
-    """The leaves of a branch's result as tensors of the branch: an op becomes the
-    predicate's value once the op has run (as TF 1.x's cond does)."""
+def _branch_leaves(value, pred: ops.Tensor, what: str) -> list:
+    """The leaves of a branch's result, each a tensor of the branch, a SparseTensor or an
+    IndexedSlices: an op becomes the predicate's value once the op has run (as TF 1.x's cond
+    does)."""
     out = []
     for leaf in nest.flatten(value):
         if leaf is None:
@@ -30,9 +31,64 @@ def _branch_outputs(value, pred: ops.Tensor, what: str) -> list:
         if isinstance(leaf, ops.Operation):
             with ops.control_dependencies([leaf]):
                 out.append(array_ops.identity(pred))
+        elif _kind(leaf) != "tensor":
+            out.append(leaf)
         else:
-            out.append(_tensor_of(leaf))
+            out.append(ops.convert_to_tensor(leaf))
     return out
+
+
+def _kind(leaf) -> str:
+    from .sparse_ops import SparseTensor  # noqa: PLC0415 - (sparse_ops builds on this module's neighbours)
+
+    if isinstance(leaf, SparseTensor):
+        return "sparse"
+    if isinstance(leaf, IndexedSlices):
+        return "slices" if leaf.dense_shape is not None else "slices_no_shape"
+    return "tensor"
+
+
+def _common_kind(a, b) -> str:
+    """The kind both branches' leaves take, as TF's cond makes them alike: an IndexedSlices
+    against a tensor becomes dense."""
+    ka, kb = _kind(a), _kind(b)
+    if ka == kb:
+        return ka
+    if {ka, kb} <= {"tensor", "slices"}:
+        return "tensor"
+    raise ValueError(f"Outputs of true_fn and false_fn must have the same type: {type(a).__name__}, "
+                     f"{type(b).__name__}")
+
+
+def _parts(kind, leaf) -> list:
+    if kind == "sparse":
+        return [leaf.indices, leaf.values, leaf.dense_shape]
+    if kind == "slices":
+        return [leaf.values, leaf.indices, ops.convert_to_tensor(leaf.dense_shape)]
+    if kind == "slices_no_shape":
+        return [leaf.values, leaf.indices]
+    return [leaf]
+
+
+def _repacked(kinds, flat) -> list:
+    """The If op's outputs ``flat`` as the branches' leaves again (SparseTensor, IndexedSlices)."""
+    from .sparse_ops import SparseTensor  # noqa: PLC0415
+
+    leaves, i = [], 0
+    for kind in kinds:
+        if kind == "sparse":
+            leaves.append(SparseTensor(flat[i], flat[i + 1], flat[i + 2]))
+            i += 3
+        elif kind == "slices":
+            leaves.append(IndexedSlices(flat[i], flat[i + 1], flat[i + 2]))
+            i += 3
+        elif kind == "slices_no_shape":
+            leaves.append(IndexedSlices(flat[i], flat[i + 1]))
+            i += 2
+        else:
+            leaves.append(flat[i])
+            i += 1
+    return leaves
 
 
 def _tensor_of(value) -> ops.Tensor:
@@ -87,9 +143,9 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             ctx = FunctionContext(f"the {which} branch of tf.cond '{label}'", outer)
             with building(ctx):
                 value = fn()
-                results.append((value, _branch_outputs(value, pred, f"{which}_fn") if value is not None else []))
+                results.append((value, _branch_leaves(value, pred, f"{which}_fn") if value is not None else []))
             contexts.append(ctx)
-        (true_value, true_out), (false_value, false_out) = results
+        (true_value, true_leaves), (false_value, false_leaves) = results
         if (true_value is None) != (false_value is None):
             raise ValueError("true_fn and false_fn must both return a value, or both return None")
         try:
@@ -97,6 +153,22 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                                        check_types=False)
         except (TypeError, ValueError) as e:
             raise ValueError(f"Outputs of true_fn and false_fn must have the same structure: {e}") from None
+        kinds, true_out, false_out = [], [], []
+        for a, b in zip(true_leaves, false_leaves):
+            kind = _common_kind(a, b)
+            parts = []
+            for ctx, leaf in zip(contexts, (a, b)):
+                with building(ctx):  # (each branch's conversions are its own ops)
+                    parts.append(_parts(kind, to_dense(leaf) if kind == "tensor" and _kind(leaf) != "tensor" else leaf))
+            if kind != "tensor":  # (int32 indices against int64 ones: int64 in both, as TF's cond)
+                k = 0 if kind == "sparse" else 1
+                if parts[0][k].dtype.base_dtype != parts[1][k].dtype.base_dtype:
+                    for ctx, branch_parts in zip(contexts, parts):
+                        with building(ctx):
+                            branch_parts[k] = math_ops.cast(branch_parts[k], dtypes.int64)
+            kinds.append(kind)
+            true_out += parts[0]
+            false_out += parts[1]
         for a, b in zip(true_out, false_out):
             if a.dtype.base_dtype != b.dtype.base_dtype:
                 raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
@@ -104,7 +176,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         op = build_if(pred, contexts[0], true_out, contexts[1], false_out, name=scope)  # (named as its scope)
         if true_value is None:
             return None
-        packed = nest.pack_sequence_as(true_value, [op.outputs[i] for i in range(len(true_out))])
+        packed = nest.pack_sequence_as(true_value, _repacked(kinds, [op.outputs[i] for i in range(len(true_out))]))
         return _unpack_singleton(packed, strict)
 
 

@@ -11,7 +11,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops, reduction_ops, slicing_ops
 from .nd_ops import gather_nd
-from .op_util import COMPLEX, NUMBERS, check_dtype, constant_value, make_tensor, only_default
+from .op_util import COMPLEX, NUMBERS, check_dtype, constant_value, index_tensor, make_tensor, only_default
 
 # ---------------------------------------------------------------------------
 # ReverseV2, Roll
@@ -30,7 +30,7 @@ def _reverse_grad(op, g):
 def reverse(tensor, axis, name=None) -> ops.Tensor:
     """``tensor`` with the order of the given axes reversed."""
     tensor = ops.convert_to_tensor(tensor)
-    axis = ops.convert_to_tensor(axis, dtype=dtypes.int32)
+    axis = index_tensor(axis)
     return make_tensor("ReverseV2", [tensor, axis], None, name or "ReverseV2")
 
 
@@ -58,15 +58,25 @@ def roll(input, shift, axis, name=None) -> ops.Tensor:  # noqa: A002
 # Diagonals and bands (on the last two axes, batched)
 
 
+def _at_least(op_type: str, x, rank: int, what: str = "input") -> None:
+    """InvalidArgumentError, worded as TF's, for an input of rank under ``rank``."""
+    if x.ndim < rank:
+        raise errors.InvalidArgumentError(None, None, f"{op_type}: {what} must be at least {rank}-dim, "
+                                          f"received shape: {list(x.shape)}")
+
+
 def _diag_shape(op):
     x = op.inputs[0].shape
     if x.ndims is None:
         return TensorShape(None)
+    if x.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {x.ndims}")
     return x.concatenate([x[-1]])
 
 
 @register_op("MatrixDiag", shape=_diag_shape)
 def _matrix_diag_kernel(xp, diagonal):
+    _at_least("MatrixDiag", diagonal, 1)
     n = diagonal.shape[-1]
     out = np.zeros(diagonal.shape + (n,), dtype=diagonal.dtype)
     idx = np.arange(n)
@@ -78,6 +88,8 @@ def _diag_part_shape(op):
     x = op.inputs[0].shape
     if x.ndims is None:
         return TensorShape(None)
+    if x.ndims < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {x.ndims}")
     rows, cols = x[-2].value, x[-1].value
     n = None if rows is None or cols is None else min(rows, cols)
     return x[:-2].concatenate([n])
@@ -85,11 +97,35 @@ def _diag_part_shape(op):
 
 @register_op("MatrixDiagPart", shape=_diag_part_shape)
 def _matrix_diag_part_kernel(xp, x):
+    _at_least("MatrixDiagPart", x, 2)
     return np.diagonal(x, axis1=-2, axis2=-1).copy()
 
 
-@register_op("MatrixSetDiag", shape=lambda op: op.inputs[0].shape)
+def _set_diag_shape(op):
+    x, diagonal = op.inputs[0].shape, op.inputs[1].shape
+    if x.ndims is not None and x.ndims < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {x.ndims}")
+    if diagonal.ndims is not None and diagonal.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {diagonal.ndims}")
+    if x.ndims is not None and diagonal.ndims is not None:
+        if diagonal.ndims != x.ndims - 1:
+            raise ValueError(f"Shape must be rank {x.ndims - 1} but is rank {diagonal.ndims} (the diagonal of a "
+                             f"matrix of shape {x})")
+        rows, cols = x[-2].value, x[-1].value
+        n = None if rows is None or cols is None else min(rows, cols)
+        x[:-2].concatenate([n]).assert_is_compatible_with(diagonal)
+    return x
+
+
+@register_op("MatrixSetDiag", shape=_set_diag_shape)
 def _matrix_set_diag_kernel(xp, x, diagonal):
+    _at_least("MatrixSetDiag", x, 2)
+    if diagonal.ndim != x.ndim - 1 or diagonal.shape[:-1] != x.shape[:-2] or \
+            diagonal.shape[-1] != min(x.shape[-2:]):
+        raise errors.InvalidArgumentError(
+            None, None, f"MatrixSetDiag: the diagonal must be the input's batch shape plus the shorter of its last "
+            f"two dimensions, but received input shape: [{','.join(map(str, x.shape))}] and diagonal shape: "
+            f"[{','.join(map(str, diagonal.shape))}]")
     out = x.copy()
     n = diagonal.shape[-1]
     idx = np.arange(n)
@@ -136,6 +172,8 @@ def matrix_set_diag(input, diagonal, name=None, k=0, align="RIGHT_LEFT"):  # noq
 def diag(diagonal, name=None):
     """A tensor with ``diagonal`` on its diagonal: rank 2k for a rank-k input (TF's Diag)."""
     d = ops.convert_to_tensor(diagonal)
+    if d.shape.ndims == 0:
+        raise ValueError("diag: the input must be at least rank 1, got a scalar")
     if d.shape.ndims == 1:
         return matrix_diag(d, name=name)
     with ops.name_scope(name, "Diag", [d]):
@@ -146,6 +184,12 @@ def diag(diagonal, name=None):
 def diag_part(input, name=None):  # noqa: A002
     """The diagonal of a rank-2k tensor (the inverse of diag)."""
     x = ops.convert_to_tensor(input)
+    if x.shape.ndims is not None:
+        if x.shape.ndims % 2 or x.shape.ndims == 0:
+            raise ValueError(f"diag_part: the input's rank must be even and not zero, got shape {x.shape}")
+        half = x.shape.ndims // 2
+        if not x.shape[:half].is_compatible_with(x.shape[half:]):
+            raise ValueError(f"diag_part: the input's shape must be [D1, ..., Dk, D1, ..., Dk], got {x.shape}")
     if x.shape.ndims == 2:
         return matrix_diag_part(x, name=name)
     with ops.name_scope(name, "DiagPart", [x]):
@@ -294,12 +338,15 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         k = mask.shape.ndims
         if k is None:
             raise ValueError("Number of mask dimensions must be specified")
+        if k == 0:
+            raise ValueError("mask cannot be scalar.")
         axis = 0 if axis is None else axis
         if tensor.shape.ndims is not None:  # (the masked dimensions must be the mask's: TF's check)
             tensor.shape[axis:axis + k].assert_is_compatible_with(mask.shape)
         shape = array_ops.shape(tensor)
         leading = shape[:axis] if axis else array_ops.constant([], dtypes.int32)
-        flat = array_ops.reshape(tensor, slicing_ops.concat([leading, [-1], shape[axis + k:]], 0))
+        masked = reduction_ops.reduce_prod(shape[axis:axis + k], [0], keepdims=True)  # (not -1: it may be empty)
+        flat = array_ops.reshape(tensor, slicing_ops.concat([leading, masked, shape[axis + k:]], 0))
         indices = array_ops.squeeze(math_ops.where(array_ops.reshape(mask, [-1])), [1])
         out = slicing_ops.gather(flat, indices, axis=axis)
         if tensor.shape.ndims is not None:  # (TF's static shape: the masked axes become one unknown axis)
@@ -390,14 +437,14 @@ def _cumprod_grad(op, g):
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     x = ops.convert_to_tensor(x)
     check_dtype("Cumsum", x, NUMBERS + COMPLEX, "x")
-    return make_tensor("Cumsum", [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+    return make_tensor("Cumsum", [x, index_tensor(axis)],
                        {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name or "Cumsum")
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     x = ops.convert_to_tensor(x)
     check_dtype("Cumprod", x, NUMBERS + COMPLEX, "x")
-    return make_tensor("Cumprod", [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+    return make_tensor("Cumprod", [x, index_tensor(axis)],
                        {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name or "Cumprod")
 
 

@@ -306,4 +306,6 @@ register_gradient("Min")(_extremum_grad)
 def _prod_grad(op, grad):
     x, axis_t = op.inputs
     g = array_ops.reshape(grad, _kept_shape(op))
+    if x.dtype.base_dtype.is_complex:  # (TF's convention: the conjugate of the others' product)
+        x = conj(x)
     return make_tensor("ProdGrad", [x, g, axis_t], None, "ProdGrad"), None

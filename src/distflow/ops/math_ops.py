@@ -490,10 +490,11 @@ not_differentiable("Where")
 def where(condition, x=None, y=None, name=None) -> ops.Tensor:
     """With x and y: elements of x where condition, else y. Alone: the true indices."""
     condition = ops.convert_to_tensor(condition)
+    if x is None and y is None:  # (a number counts as true where it is not zero, as TF's Where takes it)
+        check_dtype("Where", condition, (dtypes.bool,) + NUMBERS + COMPLEX, "input")
+        return make_tensor("Where", [condition], None, name or "Where")
     if condition.dtype.base_dtype != dtypes.bool:
         raise TypeError(f"where's condition must be bool, got {condition.dtype.name}")
-    if x is None and y is None:
-        return make_tensor("Where", [condition], None, name or "Where")
     if x is None or y is None:
         raise ValueError("x and y must both be given, or neither")
     x, y = same_dtype_inputs("Select", [x, y], names=("x", "y"))

@@ -78,9 +78,10 @@ def _in_top_k_kernel(xp, predictions, targets, k):
     valid = (targets >= 0) & (targets < classes)
     target_pred = predictions[np.arange(n), np.where(valid, targets, 0)]
     # A target is in the top k when fewer than k classes score strictly higher: classes tied
-    # at the boundary all count as in, as in TensorFlow. Non-finite scores never are.
+    # at the boundary all count as in, as in TensorFlow. A row with a non-finite score says
+    # nothing (False), as TF's kernel.
     higher = (predictions > target_pred[:, None]).sum(axis=1)
-    return valid & np.isfinite(target_pred) & (higher < k)
+    return valid & np.isfinite(predictions).all(axis=1) & (higher < k)
 
 
 not_differentiable("InTopKV2")

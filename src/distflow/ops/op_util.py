@@ -168,6 +168,17 @@ def known_axis(tensor: ops.Tensor):
     return int(value) if value.ndim == 0 else [int(v) for v in value.reshape(-1)]
 
 
+def index_tensor(value) -> ops.Tensor:
+    """An index input that TF types ``int32`` or ``int64`` (an axis, a permutation, paddings,
+    multiples, begin/size): an int64 tensor (or variable) stays int64; anything else is
+    converted to int32, TF's default for such an input."""
+    if isinstance(value, ops.Tensor) or hasattr(value, "_as_graph_element"):
+        value = ops.convert_to_tensor(value)
+        if value.dtype.base_dtype == dtypes.int64:
+            return value
+    return ops.convert_to_tensor(value, dtype=dtypes.int32)
+
+
 def int_dtype(op_type: str, value, allowed=(dtypes.int32, dtypes.int64)) -> None:
     if value.dtype.base_dtype not in allowed:
         raise TypeError(f"'{op_type}' expects an integer tensor ({', '.join(d.name for d in allowed)})"

@@ -13,7 +13,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
 from .math_ops import range_
-from .op_util import COMPLEX, NUMBERS, check_dtype, known_axis, make_tensor, normalize_axis
+from .op_util import COMPLEX, NUMBERS, check_dtype, index_tensor, known_axis, make_tensor, normalize_axis
 
 # ---------------------------------------------------------------------------
 # Reductions
@@ -24,7 +24,7 @@ def _reduce_shape(op):
     keep = op._attr("keep_dims")
     axes = known_axis(axis_t)
     if x.shape.ndims is None:
-        return TensorShape(None)
+        return TensorShape([] if not keep and _all_axes(axis_t, x) else None)
     r = x.shape.ndims
     if axes is None:
         return TensorShape([None] * r if keep else None)
@@ -33,6 +33,12 @@ def _reduce_shape(op):
     if keep:
         return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
     return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+def _all_axes(axis_t, x) -> bool:
+    """Whether ``axis_t`` is range(0, rank(x)): every axis of a tensor of unknown rank."""
+    op = axis_t.op
+    return op._type == "Range" and op.inputs[1].op._type == "Rank" and op.inputs[1].op.inputs[0] is x
 
 
 def _axes(axis) -> tuple:
@@ -199,7 +205,8 @@ def _prod_grad_grad(op, h):
 
 def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=NUMBERS,
             keep_dims=None, reduction_indices=None) -> ops.Tensor:
-    x = ops.convert_to_tensor(x)
+    x = ops.convert_to_tensor(x, dtype=dtypes.bool if allowed == (dtypes.bool,) and not isinstance(
+        x, ops.Tensor) and not hasattr(x, "_as_graph_element") else None)
     check_dtype(op_type, x, allowed, "input")
     keepdims = bool(keep_dims if keep_dims is not None else keepdims)
     axis = reduction_indices if axis is None else axis
@@ -208,7 +215,7 @@ def _reduce(op_type: str, default_name: str, x, axis, keepdims, name, allowed=NU
             axis = list(range(x.shape.ndims))
         else:
             axis = range_(0, array_ops.rank(x))
-    axis_t = ops.convert_to_tensor(axis, dtype=dtypes.int32)
+    axis_t = index_tensor(axis)
     return make_tensor(op_type, [x, axis_t], {"keep_dims": keepdims}, name or default_name)
 
 
@@ -233,7 +240,7 @@ def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
 
 
 def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
-    return _reduce("Prod", "Prod", input_tensor, axis, keepdims, name, keep_dims=keep_dims,
+    return _reduce("Prod", "Prod", input_tensor, axis, keepdims, name, NUMBERS + COMPLEX, keep_dims=keep_dims,
                    reduction_indices=reduction_indices)
 
 
@@ -296,7 +303,7 @@ def _arg(op_type, x, axis, name, dimension, output_type):
     check_dtype(op_type, x, NUMBERS, "input")
     axis = dimension if axis is None else axis
     axis = 0 if axis is None else axis
-    return make_tensor(op_type, [x, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+    return make_tensor(op_type, [x, index_tensor(axis)],
                        {"output_type": dtypes.as_dtype(output_type)}, name or op_type)
 
 

@@ -160,8 +160,9 @@ def _sorted_segment_count_kernel(xp, ids):
     ids = np.asarray(ids)
     if ids.ndim != 1:
         raise errors.InvalidArgumentError(None, None, f"segment_ids should be a vector, got shape {list(ids.shape)}")
-    if ids.size and ids[0] < 0:
-        raise errors.InvalidArgumentError(None, None, f"segment ids must be >= 0, got {ids[0]}")
+    if ids.size and ids.min() < 0:
+        raise errors.InvalidArgumentError(None, None, f"segment ids must be >= 0, got {ids.min()} at "
+                                                      f"{int(np.argmin(ids))}")
     if ids.size > 1 and (np.diff(ids) < 0).any():
         k = int(np.argmax(np.diff(ids) < 0))
         raise errors.InvalidArgumentError(None, None, f"segment ids are not increasing: {ids[k]} at {k} is "
@@ -474,12 +475,10 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
         x = ops.convert_to_tensor(input_tensor)
         top = array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
         top = math_ops.where(special_math_ops.is_finite(top), top, array_ops.zeros_like(top))
-        result = math_ops.log(reduction_ops.reduce_sum(math_ops.exp(x - top), axis, keepdims=True)) + top
-        if keep:
-            return result
-        if axis is None:
-            return array_ops.reshape(result, [])
-        return array_ops.squeeze(result, [axis] if isinstance(axis, int) else list(axis))
+        result = math_ops.log(reduction_ops.reduce_sum(math_ops.exp(x - top), axis, keepdims=keep))
+        if not keep:  # (the maximum without its reduced dimensions; the axis may be a tensor)
+            top = array_ops.reshape(top, array_ops.shape(result))
+        return result + top
 
 
 def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,

@@ -16,8 +16,8 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import Dimension, TensorShape
 from .array_ops import identity, shape, stack
-from .op_util import (add_rows_at, constant_shape, constant_value, known_axis, make_op, make_tensor, normalize_axis,
-                      same_dtype_values)
+from .op_util import (add_rows_at, constant_shape, constant_value, index_tensor, known_axis, make_op, make_tensor,
+                      normalize_axis, same_dtype_values)
 
 # ---------------------------------------------------------------------------
 # Split, SplitV
@@ -188,7 +188,7 @@ def concat(values, axis, name="concat") -> ops.Tensor:
     if len(values) == 1:
         return identity(values[0], name=name)
     tensors = same_dtype_values("ConcatV2", values)
-    return make_tensor("ConcatV2", tensors + [ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+    return make_tensor("ConcatV2", tensors + [index_tensor(axis)],
                        {"N": len(tensors)}, name)
 
 
@@ -315,8 +315,7 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
                              f"params's rank ({params.shape.ndims})")
         params.shape[:batch_dims].assert_is_compatible_with(indices.shape[:batch_dims])
         attrs = {"batch_dims": int(batch_dims)}
-    return make_tensor("GatherV2", [params, indices, ops.convert_to_tensor(0 if axis is None else axis,
-                                                                           dtype=dtypes.int32)],
+    return make_tensor("GatherV2", [params, indices, index_tensor(0 if axis is None else axis)],
                        attrs, name or "GatherV2")
 
 
@@ -359,8 +358,8 @@ def _slice_kernel(xp, x, begin, size):
 
 
 def slice(input_, begin, size, name=None) -> ops.Tensor:  # noqa: A001 - TF's name
-    return make_tensor("Slice", [ops.convert_to_tensor(input_), ops.convert_to_tensor(begin, dtype=dtypes.int32),
-                                 ops.convert_to_tensor(size, dtype=dtypes.int32)], None, name or "Slice")
+    return make_tensor("Slice", [ops.convert_to_tensor(input_), index_tensor(begin),
+                                 index_tensor(size)], None, name or "Slice")
 
 
 SLICE_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -451,7 +450,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     if strides is None:
         strides = [1] * len(begin)
     attrs = dict(zip(SLICE_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)))
-    inputs = [ops.convert_to_tensor(v, dtype=dtypes.int32) for v in (begin, end, strides)]
+    inputs = [index_tensor(v) for v in (begin, end, strides)]
     return make_tensor("StridedSlice", [input_] + inputs, attrs, name or "strided_slice")
 
 

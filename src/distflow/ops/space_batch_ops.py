@@ -10,7 +10,7 @@ from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
 from .conv_ops import conv2d, conv2d_transpose, dilate_filter
-from .op_util import constant_value, make_tensor
+from .op_util import constant_value, index_tensor, make_tensor
 
 
 def _block_shape_fn(to_batch):
@@ -83,16 +83,16 @@ def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
     """Zero-pads the M spatial dimensions of [batch, *spatial, *rest] ``input`` by ``paddings``,
     then moves each ``block_shape`` block's positions into the batch dimension."""
     return make_tensor("SpaceToBatchND", [ops.convert_to_tensor(input),
-                                          ops.convert_to_tensor(block_shape, dtype=dtypes.int32),
-                                          ops.convert_to_tensor(paddings, dtype=dtypes.int32)],
+                                          index_tensor(block_shape),
+                                          index_tensor(paddings)],
                        None, name or "SpaceToBatchND")
 
 
 def batch_to_space_nd(input, block_shape, crops, name=None):  # noqa: A002
     """The inverse of ``space_to_batch_nd``: batch blocks back into space, then ``crops`` removed."""
     return make_tensor("BatchToSpaceND", [ops.convert_to_tensor(input),
-                                          ops.convert_to_tensor(block_shape, dtype=dtypes.int32),
-                                          ops.convert_to_tensor(crops, dtype=dtypes.int32)],
+                                          index_tensor(block_shape),
+                                          index_tensor(crops)],
                        None, name or "BatchToSpaceND")
 
 

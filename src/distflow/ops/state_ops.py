@@ -13,6 +13,7 @@ import contextlib
 import enum
 import inspect
 import threading
+import weakref
 
 import numpy as np
 
@@ -203,6 +204,63 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> ops.
     attrs = {"validate_shape": True if validate_shape is None else bool(validate_shape),
              "use_locking": True if use_locking is None else bool(use_locking)}
     return make_tensor("Assign", [ref, value], attrs, name or "Assign")
+
+
+@register_op("StridedSliceAssign", shape=lambda op: op.inputs[0].shape, dtype=_ref_dtype, stateful=True,
+             ref_inputs=(0,))
+def _strided_slice_assign_kernel(xp, ref, begin, end, strides, value, *, begin_mask, end_mask, ellipsis_mask,
+                                 new_axis_mask, shrink_axis_mask):
+    """``ref[begin:end:strides] = value`` in place (``v[1:3].assign(x)``)."""
+    index = slicing_ops._python_index(begin.tolist(), end.tolist(), strides.tolist(), begin_mask, end_mask,
+                                      ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    with ref.lock:
+        current = ref.read()
+        target = current[index]
+        if np.shape(target) != np.shape(value):
+            raise errors.InvalidArgumentError(
+                None, None, f"sliced l-value shape {list(np.shape(target))} does not match r-value shape "
+                f"{list(np.shape(value))} in the assignment to a slice of variable '{ref.name}'")
+        current[index] = value
+    return ref
+
+
+not_differentiable("StridedSliceAssign")
+
+
+def strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                         new_axis_mask=0, shrink_axis_mask=0, name=None) -> ops.Tensor:
+    """Stores ``value`` in the strided slice of the variable ``ref`` (TF's StridedSliceAssign);
+    the result refers to the updated variable."""
+    ref = variable_ref(ref)
+    value = _value_for(ref, value, "StridedSliceAssign")
+    attrs = dict(zip(slicing_ops.SLICE_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                                               shrink_axis_mask)))
+    inputs = [slicing_ops.index_tensor(v) for v in (begin, end, strides)]
+    return make_tensor("StridedSliceAssign", [ref] + inputs + [value], attrs, name or "StridedSliceAssign")
+
+
+class _VariableSlice(ops.Tensor):
+    """``variable[...]``: the slice's value, which can also be assigned (``v[1:3].assign(x)``,
+    TF's sliced assignment)."""
+
+    __slots__ = ()
+
+    def assign(self, value, name=None):
+        op = self.op
+        variable = _SLICED_FROM[self]
+        masks = {m: op._attr(m) for m in slicing_ops.SLICE_MASKS}
+        return strided_slice_assign(variable, *op.inputs[1:4], value, name=name, **masks)
+
+
+_SLICED_FROM: "weakref.WeakKeyDictionary" = None  # (made below: the variable each slice was taken from)
+
+
+def _variable_getitem(self, key):
+    sliced = self.value()[key]
+    if sliced.__class__ is ops.Tensor and sliced.op._type == "StridedSlice":
+        sliced.__class__ = _VariableSlice
+        _SLICED_FROM[sliced] = self
+    return sliced
 
 
 def assign_add(ref, value, use_locking=None, name=None) -> ops.Tensor:
@@ -624,9 +682,10 @@ def _delegate(operator: str):
 for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
             "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
             "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__",
-            "__gt__", "__ge__", "__getitem__", "__and__", "__rand__", "__or__", "__ror__",
-            "__invert__"):
+            "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__invert__"):
     setattr(Variable, _op, _delegate(_op))
+Variable.__getitem__ = _variable_getitem
+_SLICED_FROM = weakref.WeakKeyDictionary()
 Variable.__array_priority__ = 100
 _VARIABLE_SIGNATURE = inspect.signature(Variable.__init__)
 

@@ -189,6 +189,8 @@ def _lin_space_kernel(xp, start, stop, num):
 
 def _diag_shape(op):
     shape = op.inputs[0].shape
+    if shape.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
     return shape.concatenate(shape) if shape.ndims is not None else unknown_shape()
 
 
@@ -204,6 +206,11 @@ def _diag_kernel(xp, diagonal):
 
 def _diag_part_shape(op):
     shape = op.inputs[0].shape
+    if shape.ndims is not None:
+        half = shape.ndims // 2
+        if shape.ndims % 2 or shape.ndims == 0:
+            raise ValueError(f"Input must have even and non-zero rank, got {shape}")
+        shape[:half].assert_is_compatible_with(shape[half:])
     return TensorShape(shape.as_list()[:shape.ndims // 2]) if shape.ndims is not None else unknown_shape()
 
 

@@ -87,21 +87,31 @@ class VariableScope:
         scope = self._name + "/" if self._name else None  # (TF: the names under this scope)
         return ops.get_collection(key, scope)
 
-    @property
+    def get_collection(self, name) -> list:
+        """The collection's items named under this scope."""
+        return self._collection(name)
+
     def global_variables(self) -> list:
-        """The global variables created under this scope (TF 1.x's VariableScope property)."""
+        """The global variables created under this scope."""
         return self._collection(ops.GraphKeys.GLOBAL_VARIABLES)
 
-    @property
     def local_variables(self) -> list:
         return self._collection(ops.GraphKeys.LOCAL_VARIABLES)
 
-    @property
     def trainable_variables(self) -> list:
         return self._collection(ops.GraphKeys.TRAINABLE_VARIABLES)
 
     def set_initializer(self, initializer) -> None:
         self._initializer = initializer
+
+    def set_regularizer(self, regularizer) -> None:
+        self._regularizer = regularizer
+
+    def set_caching_device(self, caching_device) -> None:
+        self._caching_device = caching_device
+
+    def set_dtype(self, dtype) -> None:
+        self._dtype = dtypes.as_dtype(dtype)
 
     def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None,
                      reuse=None, trainable=True, collections=None, caching_device=None, partitioner=None,
@@ -157,7 +167,15 @@ class _VariableStore:
                                  collections, caching_device, default_dtype=dtypes.float32, validate_shape=True,
                                  constraint=None) -> PartitionedVariable:
         """The variable ``name`` in parts, as ``partitioner(shape=, dtype=)`` cuts it
-        (ops/partitioned_variables.py): made, or found again with ``reuse``."""
+        (ops/partitioned_variables.py): made, or found again with ``reuse``. An initial value
+        (a tensor, an array) in place of an initializer gives each part its slice of it."""
+        value = None
+        if initializer is not None and not (callable(initializer) and not isinstance(initializer, (ops.Tensor,
+                                                                                                  Variable))):
+            with ops.get_default_graph().name_scope(None):
+                value = ops.convert_to_tensor(initializer)
+            dtype = value.dtype.base_dtype  # (as TF's: a value's dtype is the variable's)
+            shape = value.shape if shape is None else shape
         dtype = dtypes.as_dtype(default_dtype if dtype is None else dtype)
         found = self.partitioned.get(name)
         if found is not None:
@@ -174,12 +192,13 @@ class _VariableStore:
                              f"was {as_shape(shape) if shape is not None else None}.")
         full_shape = as_shape(shape).as_list()
         partitions = check_partitions(name, full_shape, partitioner(shape=as_shape(shape), dtype=dtype))
-        if callable(initializer) and not isinstance(initializer, (ops.Tensor, Variable)) or initializer is None:
-            part_initializer = initializer
-        else:
-            raise ValueError(f"A partitioned variable ({name}) needs an initializer function, not a value")
+        if value is not None and not value.shape.is_compatible_with(full_shape):
+            raise ValueError(f"The initial value of partitioned variable {name} has shape {value.shape}, "
+                             f"not {as_shape(full_shape)}")
         parts = []
         for i, (offset, part_shape) in enumerate(part_shapes(full_shape, partitions)):
+            part_initializer = initializer if value is None else functools.partial(
+                _value_slice, value, list(offset))
             part = self.get_variable(f"{name}/part_{i}", part_shape, dtype, part_initializer, regularizer, reuse,
                                      trainable, collections, caching_device, default_dtype=default_dtype,
                                      validate_shape=validate_shape, constraint=constraint)
@@ -248,6 +267,13 @@ class _VariableStore:
         return var
 
 
+def _value_slice(value, offset, shape, dtype=None, partition_info=None):
+    """A partition's initial value: its slice of the whole variable's initial value."""
+    from .slicing_ops import slice as slice_  # noqa: PLC0415 - (slicing_ops imports variables' modules)
+
+    return slice_(value, offset, shape)
+
+
 def _check_reuse(found, shape, reuse, exists: str, sharing: str) -> None:
     """That a variable found again may be: asked for with ``reuse``, and with a shape that fits."""
     if reuse is False or reuse is None:
@@ -312,7 +338,13 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         raise TypeError("If default_name is None then name_or_scope is required")
     if isinstance(name_or_scope, VariableScope):
         full_name = name_or_scope.name
-        name_scope_name = name_or_scope.original_name_scope or (full_name + "/" if full_name else "")
+        # (a new name scope named as the scope's last part, made unique where it is opened: TF's
+        # "outer_1/" for ops built on re-entering "outer"; the variables keep the scope's names. A
+        # layer called again reopens its first call's name scope instead, as TF's layers do.)
+        if getattr(name_or_scope, "_reopens_name_scope", False):
+            name_scope_name = name_or_scope.original_name_scope
+        else:
+            name_scope_name = full_name.split("/")[-1] if full_name else ""
         base = name_or_scope
     else:
         base = parent
@@ -341,14 +373,17 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     if custom_getter is not None:  # (nested: the inner one is called first, with the outer as its getter)
         getter = custom_getter if getter is None else _nested_getter(custom_getter, getter)
     scope = VariableScope(
-        reuse, full_name, initializer or base.initializer, regularizer or base.regularizer,
-        caching_device or base._caching_device, dtype or base.dtype, custom_getter=getter,
+        reuse, full_name, base.initializer if initializer is None else initializer,
+        base.regularizer if regularizer is None else regularizer,
+        base._caching_device if caching_device is None else caching_device,
+        base.dtype if dtype is None else dtype, custom_getter=getter,
         constraint=constraint if constraint is not None else base.constraint,
         partitioner=partitioner if partitioner is not None else base.partitioner)
     name_ctx = graph.name_scope(name_scope_name) if auxiliary_name_scope else contextlib.nullcontext(
         parent.original_name_scope)
     with name_ctx as opened:
-        scope._original_name_scope = opened or ""
+        scope._original_name_scope = name_or_scope.original_name_scope if isinstance(
+            name_or_scope, VariableScope) else opened or ""
         stack.append(scope)
         try:
             yield scope

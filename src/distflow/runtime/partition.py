@@ -109,10 +109,34 @@ def prune(fetch_ops: list[Operation], fed: set[tuple[str, int]]) -> list[Operati
     A fed tensor cuts the graph: its producer runs only if something else needs it.
     """
     order = _topological(fetch_ops, fed, {})
+    reordered = _waiting_fetches_last(fetch_ops, order, fed)
+    if reordered is not None:
+        fetch_ops = reordered
+        order = _topological(fetch_ops, fed, {})
     after = updates_after_reads(order)
     for op, waits in collective_waits(order).items():
         after.setdefault(op, []).extend(waits)
     return contiguous_collectives(_topological(fetch_ops, fed, after)) if after else order
+
+
+def _waiting_fetches_last(fetch_ops, order: list[Operation], fed) -> list[Operation] | None:
+    """``fetch_ops`` reordered so that those that need an op that may wait for a value (a
+    dequeue) come after those that do not, or None where that changes nothing.
+
+    In a step that fetches a dequeue and an enqueue that fails (or would feed it), the
+    enqueue's side runs first: the step fails, or the dequeue finds its element, where in
+    the fetches' order the dequeue would wait for ever (TF's executor runs both at once).
+    """
+    takers = {op for op in order if op._outputs and _waiting_last(op)}  # (a dequeue; an enqueue gives nothing)
+    if not takers:
+        return None
+    reaches: set[Operation] = set()
+    for op in order:  # (inputs before the ops that take them)
+        if op in takers or any(c in reaches for c in op._control_inputs) or any(
+                t.op in reaches for t in op._inputs if (t.op._name, t._value_index) not in fed):
+            reaches.add(op)
+    later = sorted(fetch_ops, key=lambda op: op in reaches)
+    return later if later != list(fetch_ops) else None
 
 
 # The collectives whose members each wait in one op for the others (a _CollectiveReduceDone

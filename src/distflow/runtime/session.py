@@ -213,6 +213,8 @@ class BaseSession:
         values = step.plan.run(feed_values, timeout, trace)
         for pos, feed_pos in step.fed_fetches:
             values[pos] = feed_values[feed_pos]
+        if feed_values:
+            _unshare(values, feed_values)
         return values
 
     def _fill_run_metadata(self, run_metadata, elements, feed_tensors, trace) -> None:
@@ -472,6 +474,18 @@ def _unboxed(arr: np.ndarray, t: Tensor) -> np.ndarray:
         raise ValueError(f"Cannot feed an object array of shape {arr.shape} for Tensor '{t.name}': its items "
                          f"are arrays themselves (shape {unboxed.shape} when unboxed); stack them first")
     return unboxed
+
+
+def _unshare(values: list, feed_values: list) -> None:
+    """Copies each fetched array that shares memory with a fed one (a fed tensor fetched, a
+    reshape or slice of it): what a step returns is the caller's own, as TF's fetches are,
+    and does not change when the caller later writes into the arrays it fed."""
+    fed = [v for v in feed_values if v.__class__ is np.ndarray and v.size]
+    if not fed:
+        return
+    for i, v in enumerate(values):
+        if v.__class__ is np.ndarray and v.size and any(np.may_share_memory(v, f) for f in fed):
+            values[i] = v.copy()
 
 
 def _feed_value(t: Tensor, value):

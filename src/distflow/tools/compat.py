@@ -106,6 +106,10 @@ DIFFERENT = {
         "dynamic_rnn": "a tf.while_loop over time as in TF 1.x; a gradient sums a weight's per-step products "
                        "as one product after the loop",
     },
+    "losses": {
+        "mean_squared_error": "integer predictions and labels are taken as float32, as TF's; float64 ones stay "
+                              "float64, here and in the other losses (TF 1.x cast every loss's inputs to float32)",
+    },
     "train": {
         "Server": "`stop()` exists and `join()` returns after it; a second data port carries tensors",
         "experimental": "TF 1.14-1.15's loss scaling for mixed precision (`MixedPrecisionLossScaleOptimizer`, "

@@ -1,0 +1,442 @@
+"""Behaviours that TensorFlow 1.x's kernel tests (tensorflow/python/kernel_tests) expect, each
+of which distflow once got wrong; NumPy written the obvious way is the oracle."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+from gradcheck import check_gradients
+
+
+def _run(*fetches, feed_dict=None):
+    with tf.Session() as sess:
+        return sess.run(list(fetches), feed_dict)
+
+
+def test_a_constant_is_a_snapshot_and_leaves_the_callers_array_writable():
+    x = np.arange(6.0).reshape(2, 3)
+    c = tf.constant(x)
+    y = tf.abs(x)  # (an array converted where a tensor is expected)
+    assert x.flags.writeable
+    x[0, 0] = 50.0  # (TF's kernel tests sparsify their inputs in place after building ops from them)
+    got_c, got_y = _run(c, y)
+    assert got_c[0, 0] == 0.0 and got_y[0, 0] == 0.0
+
+
+def test_fetches_do_not_share_memory_with_the_arrays_fed():
+    p = tf.placeholder(tf.float64, [4, 1, 1, 2])
+    moved = tf.batch_to_space_nd(p, [2, 2], [[0, 0], [0, 0]])  # (a view of its input)
+    fed = np.random.rand(4, 1, 1, 2)
+    with tf.Session() as sess:
+        got, itself = sess.run([moved, p], {p: fed})
+    before = got.copy()
+    fed[:] = -1.0
+    np.testing.assert_array_equal(got, before)
+    assert (itself != -1.0).all()
+    with tf.Session():  # (central differences feed one array, changed in place, again and again)
+        theoretical, numerical = tf.test.compute_gradient(p, [4, 1, 1, 2], moved, [1, 2, 2, 2])
+    np.testing.assert_allclose(numerical, theoretical, atol=1e-6)
+    np.testing.assert_array_equal(theoretical, np.eye(8))
+
+
+def test_a_step_that_fetches_a_dequeue_and_a_failing_enqueue_fails_instead_of_waiting():
+    q = tf.FIFOQueue(10, [tf.int32], shapes=[()])
+    dequeued = q.dequeue()
+    check = tf.Assert(False, ["Before enqueue"])
+    with tf.control_dependencies([check]):
+        failing = q.enqueue(33)
+    feeding = q.enqueue(44)
+    options = tf.RunOptions(timeout_in_ms=20000)  # (a bound: the step must end long before it)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Before enqueue"):
+            sess.run([dequeued, failing], options=options)
+        assert sess.run([dequeued, feeding], options=options)[0] == 44  # (the enqueue feeds the dequeue)
+
+
+_I64 = lambda v: tf.constant(v, dtype=tf.int64)  # noqa: E731
+
+
+@pytest.mark.parametrize("build,expect", [
+    (lambda x: tf.reverse_v2(x, _I64([0])), lambda x: x[::-1]),
+    (lambda x: tf.reverse(x, _I64([1])), lambda x: x[:, ::-1]),
+    (lambda x: tf.tile(x, _I64([1, 2, 1])), lambda x: np.tile(x, [1, 2, 1])),
+    (lambda x: tf.pad(x, _I64([[0, 0], [1, 1], [0, 0]])), lambda x: np.pad(x, [[0, 0], [1, 1], [0, 0]])),
+    (lambda x: tf.pad(x, _I64([[0, 0], [1, 1], [0, 0]]), mode="REFLECT"),
+     lambda x: np.pad(x, [[0, 0], [1, 1], [0, 0]], mode="reflect")),
+    (lambda x: tf.transpose(x, _I64([2, 0, 1])), lambda x: x.transpose(2, 0, 1)),
+    (lambda x: tf.slice(x, _I64([1, 0, 1]), _I64([1, 2, 3])), lambda x: x[1:2, 0:2, 1:4]),
+    (lambda x: tf.strided_slice(x, _I64([0, 0, 0]), _I64([2, 2, 6]), _I64([1, 2, 4])), lambda x: x[:, ::2, ::4]),
+    (lambda x: tf.gather(x, _I64([1, 0, 1]), axis=_I64(1)), lambda x: x[:, [1, 0, 1]]),
+    (lambda x: tf.reduce_sum(x, _I64([1])), lambda x: x.sum(1)),
+    (lambda x: tf.reduce_max(x, _I64(2)), lambda x: x.max(2)),
+    (lambda x: tf.reduce_logsumexp(x, _I64([0, 2])), lambda x: np.log(np.exp(x).sum((0, 2)))),
+    (lambda x: tf.expand_dims(x, _I64(0)), lambda x: x[None]),
+    (lambda x: tf.cumsum(x, axis=_I64(1)), lambda x: np.cumsum(x, 1)),
+    (lambda x: tf.cumprod(x, axis=_I64(2)), lambda x: np.cumprod(x, 2)),
+    (lambda x: tf.concat([x, 2 * x], _I64(1)), lambda x: np.concatenate([x, 2 * x], 1)),
+    (lambda x: tf.batch_to_space_nd(tf.reshape(x, [4, 1, 1, 6]), _I64([2, 2]), _I64([[0, 0], [0, 0]])),
+     lambda x: x.reshape(2, 2, 1, 1, 6).transpose(2, 0, 3, 1, 4).reshape(1, 2, 2, 6)),
+    (lambda x: tf.space_to_batch_nd(tf.reshape(x, [1, 2, 2, 6]), _I64([2, 2]), _I64([[0, 0], [0, 0]])),
+     lambda x: x.reshape(1, 1, 2, 1, 2, 6).transpose(2, 4, 0, 1, 3, 5).reshape(4, 1, 1, 6)),
+])
+def test_index_inputs_that_tf_types_int32_or_int64_take_int64_tensors_and_differentiate(build, expect):
+    x = np.random.RandomState(3).rand(2, 2, 6) + 0.5
+    (got,) = _run(build(tf.constant(x)))
+    np.testing.assert_allclose(got, expect(x), rtol=1e-12)
+    check_gradients(build, [x])
+
+
+def test_an_index_input_fed_as_int64_at_run_time():
+    axis = tf.placeholder(tf.int64, [])
+    x = np.random.rand(2, 3)
+    y = tf.concat([tf.constant(x), tf.constant(2 * x)], axis)
+    grad = tf.gradients(tf.reduce_sum(y * y), y.op.inputs[0])[0]
+    got, g = _run(y, grad, feed_dict={axis: 1})
+    np.testing.assert_allclose(got, np.concatenate([x, 2 * x], 1))
+    np.testing.assert_allclose(g, 2 * x)
+    with pytest.raises(ValueError, match="int32"):
+        tf.tile(tf.constant(x), tf.constant([1.0, 2.0]))  # (a float is no index)
+
+
+def test_losses_take_integer_predictions_and_labels_as_float32():
+    predictions = tf.constant([4, 8, 12, 8, 1, 3], shape=(2, 3))
+    labels = tf.constant([1, 9, 2, -5, -2, 6], shape=(2, 3))
+    mse = tf.losses.mean_squared_error(labels, predictions, weights=3.3)
+    absolute = tf.losses.absolute_difference(labels, predictions)
+    assert mse.dtype == tf.float32 and absolute.dtype == tf.float32
+    p, lab = np.array([4, 8, 12, 8, 1, 3.0]), np.array([1, 9, 2, -5, -2, 6.0])
+    got_mse, got_abs = _run(mse, absolute)
+    np.testing.assert_allclose(got_mse, 3.3 * np.mean((p - lab) ** 2), rtol=1e-6)
+    np.testing.assert_allclose(got_abs, np.mean(np.abs(p - lab)), rtol=1e-6)
+
+
+def test_sparse_softmax_cross_entropy_loss_takes_a_column_of_labels_and_of_weights():
+    logits = np.array([[10.0, 0.0, 0.0], [0.0, 10.0, 0.0], [0.0, 0.0, 10.0]])
+    labels = np.array([[2], [0], [1]], np.int32)
+    weights = np.array([[1.2], [3.4], [5.6]])
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, tf.constant(logits), weights)
+    assert loss.op.name == "sparse_softmax_cross_entropy_loss/value"
+    log_p = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    per_example = -log_p[np.arange(3), labels[:, 0]]
+    np.testing.assert_allclose(_run(loss)[0], np.sum(per_example * weights[:, 0]) / 3, rtol=1e-9)
+
+
+def test_a_losss_weights_never_widen_its_values():
+    logits = tf.constant(np.zeros((3, 3)))
+    onehot = tf.constant(np.eye(3))
+    with pytest.raises(ValueError, match="weights can not be broadcast to values"):
+        tf.losses.softmax_cross_entropy(onehot, logits, weights=np.ones((3, 3)))  # (per-class weights: [3] losses)
+    with pytest.raises(ValueError, match="weights can not be broadcast to values"):
+        tf.losses.compute_weighted_loss(tf.ones([3, 2, 4]), weights=np.ones((3, 1)))
+
+
+def test_metric_weights_with_one_dimension_fewer_or_more_than_the_values():
+    labels = np.array(((0, 1, 0, 1, 0), (0, 0, 1, 1, 1), (1, 1, 1, 1, 0), (0, 0, 0, 0, 1)))
+    predictions = np.array(((0, 0, 1, 1, 0), (1, 1, 1, 1, 1), (0, 1, 0, 1, 0), (1, 1, 1, 1, 1)))
+    per_row = np.array([1.0, 1.5, 2.0, 2.5])
+    _, tp = tf.metrics.true_positives(labels, predictions, weights=tf.constant(per_row))  # ([4] for [4, 5])
+    values = np.random.RandomState(0).rand(3, 2, 4, 1)
+    _, mean_less = tf.metrics.mean(values, weights=np.arange(1.0, 3.0).reshape(1, 2, 1))
+    _, mean_more = tf.metrics.mean(values, weights=np.ones((3, 2, 4, 1, 1)))
+    with pytest.raises(ValueError, match="weights can not be broadcast"):
+        tf.metrics.mean(values, weights=np.ones((3, 2, 4, 2)))
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        got_tp, got_less, got_more = sess.run([tp, mean_less, mean_more])
+    np.testing.assert_allclose(got_tp, (np.logical_and(labels, predictions) * per_row[:, None]).sum())
+    w = np.broadcast_to(np.arange(1.0, 3.0).reshape(1, 2, 1, 1), values.shape)
+    np.testing.assert_allclose(got_less, (values * w).sum() / w.sum(), rtol=1e-6)
+    np.testing.assert_allclose(got_more, values.mean(), rtol=1e-6)
+
+
+def test_pad_shapes_from_the_paddings_shape_and_rows_and_a_scalar_pads_to_itself():
+    with pytest.raises(ValueError, match="rank of the input"):
+        tf.pad(tf.reshape([1, 2], [1, 2]), tf.reshape([1, 2, 3, 4, 5, 6], [3, 2]))
+    with pytest.raises(ValueError, match="2 columns"):
+        tf.pad(tf.reshape([1, 2], [1, 2]), tf.reshape([1, 2], [2, 1]))
+    assert tf.pad(tf.placeholder(tf.float32), [[2, 2], [2, 2]]).shape.as_list() == [None, None]
+    assert tf.pad(tf.zeros([4, 4, 4, 4]), tf.placeholder(tf.int32)).shape.as_list() == [None] * 4
+    unknown = tf.placeholder(tf.int32)
+    assert tf.pad(tf.zeros([4, 4]), [[1, 2], unknown]).shape.as_list() == [7, None]
+    assert tf.pad(tf.zeros([4, 4]), [unknown, [1, 2]]).shape.as_list() == [None, 7]
+    columns = tf.stack([[1, 2], tf.placeholder(tf.int32, [2])], axis=1)  # (columns, not rows: nothing known)
+    assert tf.pad(tf.zeros([4, 4]), columns).shape.as_list() == [None, None]
+    for dtype in (tf.int32, tf.int64):
+        scalar = tf.pad(np.asarray(7), tf.constant(np.zeros((0, 2)), dtype=dtype))
+        assert scalar.shape.as_list() == [] and _run(scalar)[0] == 7
+
+
+def test_where_alone_takes_numbers_and_gives_the_nonzero_coordinates():
+    x = np.array([[0, 3, 0], [-1.5, 0, 2j]])
+    for dtype in (np.int8, np.int64, np.uint8, np.float32, np.float64, np.complex64):
+        value = x.real.astype(dtype) if not np.issubdtype(dtype, np.complexfloating) else x.astype(dtype)
+        (got,) = _run(tf.where(value))
+        np.testing.assert_array_equal(got, np.argwhere(value))
+    with pytest.raises(TypeError, match="bool"):
+        tf.where(tf.constant([1, 0]), [1, 2], [3, 4])  # (a select's condition stays bool)
+
+
+def test_reentering_a_variable_scope_opens_a_new_name_scope_and_keeps_its_variable_names():
+    with tf.variable_scope("outer") as outer:
+        pass
+    with tf.variable_scope(outer) as again:
+        assert tf.get_variable("w", []).name == "outer/w:0"
+        with tf.name_scope("scope2") as ops_scope:
+            assert ops_scope == "outer_1/scope2/"
+        with tf.variable_scope("default"):
+            assert tf.get_variable("w", []).name == "outer/default/w:0"
+            with tf.name_scope("scope2") as ops_scope:
+                assert ops_scope == "outer_1/default/scope2/"
+    assert again.original_name_scope == outer.original_name_scope == "outer/"
+    assert [v.name for v in outer.global_variables()] == ["outer/w:0", "outer/default/w:0"]
+    assert outer.trainable_variables() == outer.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)
+    assert outer.local_variables() == []
+
+
+def test_a_variable_scope_passes_a_tensor_initializer_and_zero_defaults_down():
+    with tf.variable_scope("foo", initializer=tf.constant(0.1)):
+        v = tf.get_variable("v")
+    with tf.variable_scope("bar", dtype=tf.float64) as bar:
+        bar.set_regularizer(lambda w: 2.0 * w)
+        u = tf.get_variable("u", [], initializer=tf.zeros_initializer())
+    assert u.dtype.base_dtype == tf.float64
+    assert len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)) == 1
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert np.isclose(sess.run(v), 0.1) and sess.run(u) == 0.0
+
+
+def test_in_top_k_says_false_for_a_row_with_any_non_finite_score():
+    predictions = [[0.1, float("nan"), 0.2, 0.4], [0.1, 0.2, 0.3, float("inf")], [0.1, 0.2, 0.3, 0.4]]
+    (got,) = _run(tf.nn.in_top_k(predictions, [0, 2, 2], 2))
+    assert got.tolist() == [False, False, True]
+
+
+class TestTruthValuesInAllClose(tf.test.TestCase):
+    def test_all_close_compares_truth_values(self):
+        self.assertAllClose(np.array([True, False]), [True, False])
+        with self.assertRaises(AssertionError):
+            self.assertAllClose(np.array([True, False]), [True, True])
+
+
+def _complex_gradient(f, x, eps=1e-6):
+    """TF's gradient of a real f at complex x: dL/da + i dL/db for x = a + ib."""
+    out = np.zeros(x.shape, complex)
+    for i in np.ndindex(x.shape):
+        d = np.zeros(x.shape)
+        d[i] = eps
+        out[i] = (f(x + d) - f(x - d)) / (2 * eps) + 1j * (f(x + 1j * d) - f(x - 1j * d)) / (2 * eps)
+    return out
+
+
+def test_reduce_prod_of_complex_numbers_and_its_gradient():
+    rng = np.random.RandomState(5)
+    x = rng.rand(2, 3) + 1j * rng.rand(2, 3)
+    weights = np.array([1 + 2j, 3 - 1j])
+    c = tf.placeholder(tf.complex128, [2, 3])
+    prod = tf.reduce_prod(c, 1)
+    grad = tf.gradients(tf.real(tf.reduce_sum(prod * weights)), c)[0]
+    got, g = _run(prod, grad, feed_dict={c: x})
+    np.testing.assert_allclose(got, x.prod(1))
+    np.testing.assert_allclose(g, _complex_gradient(lambda z: np.real(np.sum(z.prod(1) * weights)), x), atol=1e-8)
+
+
+def test_reductions_over_every_axis_of_unknown_rank_are_scalars_and_all_any_take_lists():
+    p = tf.placeholder(tf.float32)
+    assert tf.reduce_sum(p).shape.as_list() == []
+    assert tf.reduce_max(p).shape.as_list() == []
+    assert tf.reduce_sum(p, keepdims=True).shape.ndims is None
+    assert tf.reduce_sum(p, 0).shape.ndims is None
+    total, every, some = _run(tf.reduce_sum(p), tf.reduce_all([]), tf.reduce_any([[]], 1),
+                              feed_dict={p: np.ones((2, 3))})
+    assert total == 6.0 and every == np.all([]) and some.tolist() == [False]
+
+
+def test_boolean_mask_of_an_empty_tensor_and_of_several_axes():
+    rng = np.random.RandomState(2)
+    cases = [(np.zeros((2, 0), np.float32), np.array([True, False]), None),
+             (rng.rand(2, 3, 4), rng.rand(3, 4) > 0.5, 1), (rng.rand(2, 3, 4), rng.rand(2, 3) > 0.5, None)]
+    for arr, mask, axis in cases:
+        (got,) = _run(tf.boolean_mask(arr, mask, axis=axis))
+        np.testing.assert_array_equal(got, arr[mask] if not axis else arr[:, mask])
+    with pytest.raises(ValueError, match="mask cannot be scalar"):
+        tf.boolean_mask([1, 2], True)
+
+
+def test_a_partitioned_variable_from_an_initial_value_gives_each_part_its_slice():
+    value = np.arange(8, dtype=np.int32).reshape(2, 4)
+    parts = tf.create_partitioned_variables([2, 4], [1, 2], tf.constant(value))
+    assert [p.dtype.base_dtype for p in parts] == [tf.int32, tf.int32]  # (the value's dtype, as TF's)
+    with tf.variable_scope("w", partitioner=tf.fixed_size_partitioner(3)):
+        w = tf.get_variable("w", initializer=np.arange(12.0).reshape(6, 2))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(tf.concat(parts, 1)), value)
+        np.testing.assert_array_equal(sess.run(tf.concat(list(w), 0)), np.arange(12.0).reshape(6, 2))
+    assert [p.shape.as_list() for p in w] == [[2, 2]] * 3
+    with pytest.raises(ValueError, match="not \\(3, 3\\)"):
+        tf.create_partitioned_variables([3, 3], [1, 3], tf.constant(value))
+
+
+def test_diagonal_ops_refuse_too_few_dimensions_clearly():
+    for build in (lambda: tf.matrix_diag(0), lambda: tf.matrix_diag_part(0), lambda: tf.matrix_set_diag([0], [0]),
+                  lambda: tf.matrix_set_diag([[0]], 0), lambda: tf.diag(0.0), lambda: tf.diag_part(tf.ones([2, 2, 2])),
+                  lambda: tf.diag_part(tf.ones([2, 3]))):
+        with pytest.raises(ValueError):
+            build()
+    v = tf.placeholder(tf.float32)
+    with tf.Session() as sess:
+        for fetch, message in [(tf.matrix_diag(v), "input must be at least 1-dim"),
+                               (tf.matrix_diag_part(v), "input must be at least 2-dim"),
+                               (tf.matrix_set_diag(v, [v]), "input must be at least 2-dim"),
+                               (tf.matrix_set_diag([[v]], v), r"input shape: \[1,1\] and diagonal shape: \[\]")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(fetch, {v: 0.0})
+    x = np.arange(6.0).reshape(2, 3)
+    (got,) = _run(tf.matrix_set_diag(x, [7.0, 8.0]))
+    np.testing.assert_array_equal(got, [[7, 1, 2], [3, 8, 5]])
+
+
+def test_a_negative_segment_id_anywhere_is_named_as_negative():
+    x = np.ones((4, 4))
+    with tf.Session() as sess:
+        for ids in ([-1, -1, 0, 0], [0, 0, 0, -1], [0, 0, 0, -2]):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="segment ids must be >= 0"):
+                sess.run(tf.segment_sum(x, ids))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not increasing"):
+            sess.run(tf.segment_sum(x, [0, 1, 0, 1]))
+
+
+def test_a_slice_of_a_variable_can_be_assigned():
+    v = tf.Variable(np.zeros((3, 4)))
+    block = v[1:3, ::2].assign(np.ones((2, 2)))
+    row = v[0].assign([1.0, 2.0, 3.0, 4.0])
+    column = v[..., -1].assign(tf.constant([7.0, 8.0, 9.0], tf.float64))
+    loss = tf.reduce_sum(v[1:2] * 3.0)  # (a slice still reads, and differentiates, as before)
+    grad = tf.gradients(loss, v)[0]
+    expect = np.zeros((3, 4))
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        after_block = sess.run(block)
+        expect[1:3, ::2] = 1.0
+        np.testing.assert_array_equal(after_block, expect)
+        sess.run(row)
+        sess.run(column)
+        expect[0] = [1, 2, 3, 4]
+        expect[:, -1] = [7, 8, 9]
+        np.testing.assert_array_equal(sess.run(v), expect)
+        np.testing.assert_array_equal(after_block[0], 0.0)  # (what the step fetched stays as it was)
+        np.testing.assert_array_equal(sess.run(grad), np.repeat([[0.0], [3.0], [0.0]], 4, 1))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"l-value shape \[2, 4\] does not match"):
+            sess.run(v[1:3].assign(np.ones((2, 2))))
+    assert block.op.type == "StridedSliceAssign" and block.op.inputs[0].op is v.op
+
+
+def test_a_template_names_each_calls_ops_afresh_lists_its_variables_and_refuses_new_trainable_ones():
+    def linear(x, output_size):
+        w = tf.get_variable("w", [x.shape[1], output_size], initializer=tf.zeros_initializer())
+        b = tf.get_variable("b", [output_size], initializer=tf.zeros_initializer())
+        return tf.matmul(x, w) + b
+
+    module = tf.make_template("foo", linear, output_size=2, create_scope_now_=True)
+    assert module.variables == [] and module.trainable_variables == []
+    first, second = module(tf.ones((3, 4))), module(tf.ones((3, 4)))
+    assert (first.name, second.name) == ("foo/add:0", "foo_1/add:0")
+    assert [v.name for v in module.trainable_variables] == ["foo/w:0", "foo/b:0"]
+    assert module.variables == module.global_variables and module.non_trainable_variables == []
+    with pytest.raises(ValueError, match="name cannot be None"):
+        tf.make_template(None, linear)
+
+    def side_effect(trainable):
+        tf.Variable(0, trainable=trainable)
+        return tf.get_variable("dummy", [1], initializer=tf.zeros_initializer())
+
+    quiet = tf.make_template("quiet", side_effect, trainable=False)
+    assert quiet() is quiet()
+    loud = tf.make_template("loud", side_effect, trainable=True)
+    loud()
+    with pytest.raises(ValueError, match="Trainable variable created when calling the template"):
+        loud()
+
+    def needs_one(inputs):
+        return inputs * tf.get_variable("w", [1], initializer=tf.zeros_initializer())
+
+    fragile = tf.make_template("fragile", needs_one)
+    with pytest.raises(TypeError):
+        fragile(tf.zeros([1]), is_training=True)
+    fragile(tf.zeros([1]))  # (a first call that failed created nothing that a later call trips on)
+    assert [v.name for v in fragile.variables] == ["fragile/w:0"]
+
+
+class _CountingCell(tf.nn.rnn_cell.RNNCell):
+    """output = input; state = a scalar count of the steps (int32)."""
+
+    @property
+    def output_size(self):
+        return 1
+
+    @property
+    def state_size(self):
+        return tf.TensorShape([])
+
+    def zero_state(self, batch_size, dtype):
+        return tf.zeros([], dtype=tf.int32)
+
+    def call(self, inputs, state):
+        return inputs, state + 1
+
+
+class _ArrayStateCell(tf.nn.rnn_cell.RNNCell):
+    """output = input; the state is a TensorArray of the inputs seen."""
+
+    @property
+    def output_size(self):
+        return 1
+
+    @property
+    def state_size(self):
+        return (tf.TensorShape([]), ())
+
+    def zero_state(self, batch_size, dtype):
+        return tf.zeros([], dtype=tf.int32), tf.TensorArray(dtype=tf.float32, size=0, dynamic_size=True)
+
+    def call(self, inputs, state):
+        count, seen = state
+        return inputs, (count + 1, seen.write(count, inputs))
+
+
+def test_dynamic_rnn_outputs_take_the_dtype_asked_for_and_pass_scalar_and_array_states_through():
+    inputs = tf.placeholder(tf.float32, (1, 4, 1))
+    feed = {inputs: [[[1], [2], [3], [4]]]}
+    outputs, count = tf.nn.dynamic_rnn(_CountingCell(), inputs, dtype=tf.float32, sequence_length=[4])
+    assert outputs.dtype == tf.float32 and count.dtype == tf.int32
+    with tf.variable_scope("arrays"):
+        _, (steps, seen) = tf.nn.dynamic_rnn(_ArrayStateCell(), inputs, dtype=tf.float32, sequence_length=[4])
+    got_outputs, got_count, got_steps, got_seen = _run(outputs, count, steps, seen.stack(), feed_dict=feed)
+    np.testing.assert_array_equal(got_outputs, [[[1], [2], [3], [4]]])
+    assert got_count == 4 and got_steps == 4
+    np.testing.assert_array_equal(got_seen, [[[1]], [[2]], [[3]], [[4]]])
+
+
+def test_cond_returns_sparse_tensors_and_indexed_slices_as_they_are():
+    values = tf.constant([2.0, 4.0])
+    indices = tf.constant([[0], [3]], dtype=tf.int64)
+    shape = tf.constant([10], dtype=tf.int64)
+    pred = tf.placeholder(tf.bool, [])
+    sparse = tf.cond(pred, lambda: tf.SparseTensor(indices + 1, values + 1, shape),
+                     lambda: tf.SparseTensor(indices, values - 1, shape))
+    assert isinstance(sparse, tf.SparseTensor) and sparse.values.shape.as_list() == [2]
+    i32, i64 = tf.constant(0), tf.constant(0, tf.int64)
+    slices = tf.cond(pred, lambda: tf.IndexedSlices(tf.constant(10) + 1, i32),
+                     lambda: tf.IndexedSlices(tf.constant(10) - 1, i64))  # (int32 and int64 indices: int64)
+    assert isinstance(slices, tf.IndexedSlices) and slices.indices.dtype == tf.int64
+    shaped = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
+    mixed = tf.cond(pred, lambda: shaped, lambda: tf.zeros([3, 2]))  # (slices against a tensor: dense)
+    with tf.Session() as sess:
+        for taken, v, i, s_v, dense in [(True, [3.0, 5.0], [[1], [4]], 11, [[0, 0], [1, 2], [0, 0]]),
+                                        (False, [1.0, 3.0], [[0], [3]], 9, np.zeros((3, 2)))]:
+            got = sess.run([sparse.values, sparse.indices, sparse.dense_shape, slices.values, mixed], {pred: taken})
+            np.testing.assert_array_equal(got[0], v)
+            np.testing.assert_array_equal(got[1], i)
+            assert got[2].tolist() == [10] and got[3] == s_v
+            np.testing.assert_array_equal(got[4], dense)
