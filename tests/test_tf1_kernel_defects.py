@@ -21,6 +21,9 @@ def test_a_constant_is_a_snapshot_and_leaves_the_callers_array_writable():
     x[0, 0] = 50.0  # (TF's kernel tests sparsify their inputs in place after building ops from them)
     got_c, got_y = _run(c, y)
     assert got_c[0, 0] == 0.0 and got_y[0, 0] == 0.0
+    empty = np.zeros((0, 3))
+    tf.constant(empty)
+    assert empty.flags.writeable  # (an empty array too: may_share_memory says False for it)
 
 
 def test_fetches_do_not_share_memory_with_the_arrays_fed():
@@ -440,3 +443,177 @@ def test_cond_returns_sparse_tensors_and_indexed_slices_as_they_are():
             np.testing.assert_array_equal(got[1], i)
             assert got[2].tolist() == [10] and got[3] == s_v
             np.testing.assert_array_equal(got[4], dense)
+
+
+def test_text_file_id_and_string_table_initializers_map_the_ways_tf_names_them(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("brain\nsalad\nsurgery\n")
+    ids = tf.contrib.lookup.HashTable(tf.contrib.lookup.TextFileIdTableInitializer(str(vocab)), -1)
+    words = tf.contrib.lookup.HashTable(tf.contrib.lookup.TextFileStringTableInitializer(str(vocab)), "UNK")
+    numbers = tmp_path / "numbers.txt"
+    numbers.write_text("42\n1\n-1000\n")
+    int_ids = tf.contrib.lookup.HashTable(
+        tf.contrib.lookup.TextFileIdTableInitializer(str(numbers), key_dtype=tf.int64), -1)
+    assert (ids.key_dtype, ids.value_dtype, words.key_dtype, words.value_dtype) == (
+        tf.string, tf.int64, tf.int64, tf.string)
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        got = sess.run([ids.lookup(tf.constant(["salad", "surgery", "tarkus"])),
+                        words.lookup(tf.constant([0, 2, 7], tf.int64)),
+                        int_ids.lookup(tf.constant([1, -1000, 5], tf.int64))])
+    assert got[0].tolist() == [1, 2, -1] and got[1].tolist() == [b"brain", b"surgery", b"UNK"]
+    assert got[2].tolist() == [1, 2, -1]
+
+
+def test_parse_example_knows_its_batch_from_a_vector_of_records_and_needs_dense_shapes():
+    example = tf.train.Example(features=tf.train.Features(feature={
+        "a": tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 2.0, 3.0]))})).SerializeToString()
+    features = {"a": tf.FixedLenFeature([1, 3], tf.float32)}
+    out = tf.parse_example([example, example], features)
+    assert out["a"].shape.as_list() == [2, 1, 3]
+    assert tf.parse_example(tf.placeholder(tf.string, [None]), features)["a"].shape.as_list() == [None, 1, 3]
+    (got,) = _run(out["a"])
+    np.testing.assert_array_equal(got, [[[1, 2, 3]], [[1, 2, 3]]])
+    with pytest.raises(ValueError, match="Missing shape for feature 'a'"):
+        tf.parse_example([example], {"a": tf.FixedLenFeature(None, tf.float32)})
+
+
+def test_sparse_to_dense_names_what_is_wrong_with_its_input():
+    with pytest.raises(ValueError, match="output_shape must be rank 1"):
+        tf.sparse_to_dense([1, 3], [[5], [3]], 1, -1)
+    cases = [(([1, 3], [5], [[1], [2]], -1), r"sparse_values has incorrect shape \[2,1\], should be \[\] or \[2\]"),
+             (([1, 3], [5], [1, 2, 3], -1), r"sparse_values has incorrect shape \[3\], should be \[\] or \[2\]"),
+             (([1, 3], [5], 1, [1, 2]), "default_value should be a scalar"),
+             (([[1], [10]], [5], 1, -1), r"indices\[1\] = \[10\] is out of bounds: need 0 <= index < \[5\]"),
+             (([[1], [1]], [5], 1, -1), r"indices\[1\] = \[1\] is repeated"),
+             (([[2], [1]], [5], 1, -1), r"indices\[1\] = \[1\] is out of order")]
+    with tf.Session() as sess:
+        for args, message in cases:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(tf.sparse_to_dense(*args))
+        unsorted = tf.sparse_to_dense([[2], [1]], [5], [7, 8], -1, validate_indices=False)
+        assert sess.run(unsorted).tolist() == [-1, 8, 7, -1, -1]
+
+
+def test_a_slice_by_scalar_tensors_keeps_the_dimensions_it_can_know():
+    a = tf.placeholder(tf.float32, (5, 3, 7))
+    i, j = tf.placeholder(tf.int32, []), tf.placeholder(tf.int32, [])
+    shapes = [a[i], a[i, ::-1], a[i, ::-2], a[i, j], a[1:i], a[:, i:], a[..., i], a[i, tf.newaxis], a[j:i]]
+    assert [s.shape.as_list() for s in shapes] == [[3, 7], [3, 7], [2, 7], [7], [None, 3, 7], [5, None, 7],
+                                                   [5, 3], [1, 3, 7], [None, 3, 7]]  # (both bounds unknown)
+    value = np.arange(105.0).reshape(5, 3, 7)
+    got = _run(*shapes, feed_dict={a: value, i: 2, j: 1})
+    for g, e in zip(got, [value[2], value[2, ::-1], value[2, ::-2], value[2, 1], value[1:2], value[:, 2:],
+                          value[..., 2], value[2, None], value[1:2]]):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_matrix_transpose_of_unknown_rank_sequence_mask_checks_and_sparse_shapes():
+    p = tf.placeholder(tf.float32)
+    flipped = tf.matrix_transpose(p)
+    x = np.arange(24.0).reshape(2, 3, 4)
+    (got,) = _run(flipped, feed_dict={p: x})
+    np.testing.assert_array_equal(got, x.transpose(0, 2, 1))
+    with pytest.raises(ValueError, match="maxlen must be scalar"):
+        tf.sequence_mask([10, 20], [10, 20])
+    value = tf.SparseTensorValue(indices=((0, 1), (1, 0)), values=(42, 24), dense_shape=(2, 3))
+    sparse = tf.SparseTensor.from_value(value)
+    got = _run(tf.shape(value), tf.size(value), tf.rank(value), tf.shape(sparse), tf.size(sparse), tf.rank(sparse))
+    assert [np.asarray(g).tolist() for g in got] == [[2, 3], 6, 2, [2, 3], 6, 2]
+
+
+def test_pow_of_complex_numbers_with_gradients_strings_added_and_complex_broadcast():
+    rng = np.random.RandomState(8)
+    x = rng.rand(3) + 1j * rng.rand(3)
+    y = np.array([2.0 + 0.5j, 1.5 - 1j, 0.3 + 0j])
+    w = np.array([1 + 2j, 3 - 1j, 0.5 + 0.5j])
+    cx, cy = tf.placeholder(tf.complex128, [3]), tf.placeholder(tf.complex128, [3])
+    z = tf.pow(cx, cy)
+    gx, gy = tf.gradients(tf.real(tf.reduce_sum(z * w)), [cx, cy])
+    got, a, b = _run(z, gx, gy, feed_dict={cx: x, cy: y})
+    np.testing.assert_allclose(got, x ** y)
+    np.testing.assert_allclose(a, _complex_gradient(lambda v: np.real(np.sum(v ** y * w)), x), atol=1e-7)
+    np.testing.assert_allclose(b, _complex_gradient(lambda v: np.real(np.sum(x ** v * w)), y), atol=1e-7)
+    words = tf.add(tf.constant(["a", "b"]), "c")
+    assert words.op.type == "Add" and (tf.ones([2]) + 1).op.type == "AddV2"
+    real = np.arange(-3, 3).reshape(1, 3, 2) / 4.0
+    c = tf.complex(tf.constant(real), 12.0)
+    assert c.shape.as_list() == [1, 3, 2]
+    got_words, got_c, both = _run(words, c, tf.constant("a") + tf.constant("b"))
+    assert got_words.tolist() == [b"ac", b"bc"] and both == b"ab"
+    np.testing.assert_array_equal(got_c, real + 12j)
+    with pytest.raises(TypeError, match="Expected numeric or variant tensor"):
+        tf.conj(tf.placeholder(tf.string))
+
+
+def test_rank_asserts_take_rank_tensors_and_name_the_tensor_when_checked_at_run_time():
+    tensor = tf.placeholder(tf.float32, name="my_tensor")
+    rank = tf.placeholder(tf.int32)
+    checks = [tf.assert_rank(tensor, 1), tf.assert_rank(tensor, rank, message="fail"),
+              tf.assert_rank_at_least(tensor, 2), tf.assert_rank_in(tensor, [1, rank])]
+    with tf.Session() as sess:
+        sess.run(checks[0], {tensor: [1.0, 2.0]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Tensor my_tensor:0 must have rank"):
+            sess.run(checks[0], {tensor: 1.0})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="fail.*my_tensor.*rank"):
+            sess.run(checks[1], {tensor: 1.0, rank: 1})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Rank must be a scalar"):
+            sess.run(checks[1], {tensor: 1.0, rank: [1, 2]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must have rank at least"):
+            sess.run(checks[2], {tensor: [1.0]})
+        sess.run(checks[3], {tensor: [[1.0]], rank: 2})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must have rank in"):
+            sess.run(checks[3], {tensor: 1.0, rank: 2})
+    with pytest.raises(ValueError, match="Rank must be a scalar"):
+        tf.assert_rank(tf.ones([2]), np.array([], np.int32))
+    with pytest.raises(TypeError, match="int32"):
+        tf.assert_rank(tf.ones([2]), 0.5)
+    with pytest.raises(ValueError, match="must have rank in"):
+        tf.assert_rank_in(tf.ones([2]), [0, 2])
+
+
+def test_sign_and_near_asserts_say_what_did_not_hold_and_mismatched_shapes_fail_at_once():
+    x = tf.placeholder(tf.float32, name="meechum")
+    with tf.Session() as sess:
+        for check, message in [(tf.assert_positive(x), r"x > 0 did not hold element-wise"),
+                               (tf.assert_non_negative(x), r"x >= 0 did not hold element-wise"),
+                               (tf.assert_near(x, 10.2, atol=0.1, message="failure message"),
+                                "failure message.*x and y not equal to tolerance")]:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(check, {x: [-1.0] if "near" not in check.name else 10.0})
+    with pytest.raises(ValueError, match="Dimensions must be equal"):
+        tf.assert_equal(tf.constant([1, 2, 3]), tf.constant([1, 2]))
+
+
+def test_elementwise_functions_that_tf_applies_to_a_sparse_tensors_values():
+    values = np.array([-1.5, 4.0], np.float32)
+    sparse = tf.SparseTensor([[0, 0], [1, 2]], tf.constant(values), [2, 3])
+    cases = [(tf.abs, np.abs), (tf.negative, np.negative), (tf.sign, np.sign), (tf.square, np.square),
+             (lambda s: tf.sqrt(tf.abs(s)), lambda v: np.sqrt(np.abs(v))), (tf.tanh, np.tanh),
+             (lambda s: tf.cast(s, tf.int32), lambda v: v.astype(np.int32))]
+    outs = [f(sparse) for f, _ in cases]
+    assert all(isinstance(o, tf.SparseTensor) for o in outs)
+    got = _run(*[o.values for o in outs], outs[0].indices, tf.erf(sparse).values)
+    for g, (_, oracle) in zip(got, cases):
+        np.testing.assert_allclose(g, oracle(values), rtol=1e-6)
+    assert got[-2].tolist() == [[0, 0], [1, 2]]
+    assert got[-1][1] > 0.99 and got[-1][0] < -0.96  # (erf)
+
+
+def test_pow_differentiates_when_the_base_is_broadcast_to_the_exponents_shape():
+    check_gradients(lambda x, y: tf.pow(x, y), [np.array([1.3]), np.random.RandomState(4).rand(2, 3, 1, 5)])
+    x, y = tf.constant([-1.0, 0.0, 2.0], tf.float64), tf.constant([2.0, 3.0, 0.5], tf.float64)
+    (dy,) = _run(tf.gradients(tf.reduce_sum(tf.pow(x, y)), y)[0])
+    np.testing.assert_allclose(dy, [0.0, 0.0, np.sqrt(2.0) * np.log(2.0)])  # (0 where the base is not positive)
+
+
+def test_accumulate_n_checks_the_shape_and_dtype_it_is_given():
+    a, b = tf.Variable(0.2), tf.Variable(0.1)
+    with pytest.raises(ValueError, match="not the shape given"):
+        tf.accumulate_n([a, b], shape=[2, 2])
+    with pytest.raises(TypeError, match="not the tensor_dtype given"):
+        tf.accumulate_n([a], tensor_dtype=np.int32)
+    total = tf.accumulate_n([a, b], shape=[], tensor_dtype=tf.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert np.isclose(sess.run(total), 0.3)

@@ -11,7 +11,8 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import Dimension, TensorShape, as_shape
-from .op_util import constant_shape, constant_value, index_tensor, known_axis, make_tensor, normalize_axis, same_dtype_values
+from .op_util import (constant_shape, constant_value, index_tensor, known_axis, make_tensor, normalize_axis,
+                      same_dtype_values)
 
 # ---------------------------------------------------------------------------
 # Const
@@ -173,7 +174,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False) ->
             raise ValueError(f"Too many elements provided. Needed at most {int(np.prod(shape))}, "
                              f"but received {arr.size}" if arr.size > np.prod(shape) else
                              f"Expected {int(np.prod(shape))} elements for shape {shape}, got {arr.size}")
-    if isinstance(value, np.ndarray) and np.may_share_memory(arr, value):
+    if isinstance(value, np.ndarray) and (arr.size == 0 or np.may_share_memory(arr, value)):
         arr = arr.copy()  # a snapshot: the caller's array stays theirs, writable, and may change later
     arr.flags.writeable = False  # a Const's value is shared by every run
     return make_tensor("Const", [], {"value": arr, "dtype": dtypes.as_dtype(arr.dtype)}, name)
@@ -376,10 +377,21 @@ for _t in ("Shape", "Size", "Rank"):
     not_differentiable(_t)
 
 
+def _sparse_dense_shape(value) -> ops.Tensor | None:
+    """A SparseTensor's or SparseTensorValue's dense shape as a tensor; None for anything else.
+    (By name: sparse_ops, which defines them, builds on this module.)"""
+    if type(value).__name__ not in ("SparseTensor", "SparseTensorValue"):
+        return None
+    dense_shape = value.dense_shape
+    return dense_shape if isinstance(dense_shape, ops.Tensor) else ops.convert_to_tensor(dense_shape, dtypes.int64)
+
+
 def shape(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
     """The shape of ``input`` (of a SparseTensor: its dense shape, as TF's)."""
-    dense_shape = getattr(input, "dense_shape", None)
-    if isinstance(dense_shape, ops.Tensor):  # (a SparseTensor)
+    dense_shape = _sparse_dense_shape(input)
+    if dense_shape is None and isinstance(getattr(input, "dense_shape", None), ops.Tensor):
+        dense_shape = input.dense_shape  # (an IndexedSlices that knows its dense shape)
+    if dense_shape is not None:
         out_type = dtypes.as_dtype(out_type)
         return make_tensor("Cast", [dense_shape], {"SrcT": dense_shape.dtype.base_dtype, "DstT": out_type},
                            name or "Shape")
@@ -388,11 +400,21 @@ def shape(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
 
 
 def size(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
+    """How many elements ``input`` has (a SparseTensor: its dense shape's, as TF's)."""
+    dense_shape = _sparse_dense_shape(input)
+    if dense_shape is not None:
+        count = make_tensor("Prod", [dense_shape, constant(0)], {"keep_dims": False}, "Prod")
+        out_type = dtypes.as_dtype(out_type)
+        return make_tensor("Cast", [count], {"SrcT": count.dtype.base_dtype, "DstT": out_type}, name or "Size")
     return make_tensor("Size", [ops.convert_to_tensor(input)], {"out_type": dtypes.as_dtype(out_type)},
                        name or "Size")
 
 
 def rank(input, name=None) -> ops.Tensor:  # noqa: A002
+    """How many dimensions ``input`` has (a SparseTensor: its dense shape's length, as TF's)."""
+    dense_shape = _sparse_dense_shape(input)
+    if dense_shape is not None:
+        return make_tensor("Size", [dense_shape], {"out_type": dtypes.int32}, name or "Rank")
     return make_tensor("Rank", [ops.convert_to_tensor(input)], None, name or "Rank")
 
 

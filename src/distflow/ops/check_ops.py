@@ -54,22 +54,26 @@ _NUMPY = {math_ops.equal: np.equal, math_ops.not_equal: np.not_equal, math_ops.l
           math_ops.less_equal: np.less_equal, math_ops.greater: np.greater, math_ops.greater_equal: np.greater_equal}
 
 
-def _binary_assert(default, compare, describe, x, y, data, summarize, message, name):
+def _binary_assert(default, compare, describe, x, y, data, summarize, message, name, sign=False, text=None):
     with ops.name_scope(name, default, [x, y]) as scope:
         x = ops.convert_to_tensor(x, name="x")
         y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
         static_x, static_y = constant_value(x), constant_value(y)
+        compared = compare(x, y)  # (shapes that do not broadcast: the comparison's ValueError, at once)
+        condition_text = text or (f"Condition x {describe} did not hold" if sign else
+                                  f"Condition x {describe} y did not hold")
         if compare in _NUMPY and static_x is not None and static_y is not None:
             if not np.all(_NUMPY[compare](static_x, static_y)):  # decided now, as TF 1.x does
-                raise errors.InvalidArgumentError(None, None, f"assertion failed: {message or ''} Condition x "
-                                                              f"{describe} y did not hold element-wise: "
-                                                              f"x = {static_x}, y = {static_y}")
-        if data is None:
-            data = [message or f"Condition x {describe} y did not hold element-wise:", "x (" + x.name + ") = ", x,
-                    "y (" + y.name + ") = ", y]
-        elif message:
+                raise errors.InvalidArgumentError(None, None, f"assertion failed: {message or ''} {condition_text} "
+                                                              f"element-wise: x = {static_x}"
+                                                              + ("" if sign else f", y = {static_y}"))
+        if data is None:  # (x against zero: TF's message names x alone)
+            data = [f"{condition_text} element-wise:", "x (" + x.name + ") = ", x]
+            if not sign:
+                data += ["y (" + y.name + ") = ", y]
+        if message:
             data = [message] + list(data)
-        condition = reduction_ops.reduce_all(compare(x, y))
+        condition = reduction_ops.reduce_all(compared)
         return _assert(condition, data, summarize, "Assert", scope.rstrip("/"))
 
 
@@ -106,61 +110,104 @@ def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=N
     atol = 10 * eps if atol is None else atol
     return _binary_assert("assert_near", lambda a, b: math_ops.less_equal(math_ops.abs(a - b),
                                                                           atol + rtol * math_ops.abs(b)),
-                          "~=", x, y, data, summarize, message, name)
+                          "~=", x, y, data, summarize, message, name,
+                          text=f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}:")
 
 
 def _sign_assert(default, compare, describe, x, data, summarize, message, name):
     x = ops.convert_to_tensor(x)
-    return _binary_assert(default, compare, describe, x, array_ops.zeros_like(x), data, summarize, message, name)
+    return _binary_assert(default, compare, describe, x, array_ops.zeros_like(x), data, summarize, message, name,
+                          sign=True)
 
 
 def assert_positive(x, data=None, summarize=None, message=None, name=None):
-    return _sign_assert("assert_positive", math_ops.greater, "> 0 with", x, data, summarize, message, name)
+    return _sign_assert("assert_positive", math_ops.greater, "> 0", x, data, summarize, message, name)
 
 
 def assert_negative(x, data=None, summarize=None, message=None, name=None):
-    return _sign_assert("assert_negative", math_ops.less, "< 0 with", x, data, summarize, message, name)
+    return _sign_assert("assert_negative", math_ops.less, "< 0", x, data, summarize, message, name)
 
 
 def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
-    return _sign_assert("assert_non_negative", math_ops.greater_equal, ">= 0 with", x, data, summarize, message,
-                        name)
+    return _sign_assert("assert_non_negative", math_ops.greater_equal, ">= 0", x, data, summarize, message, name)
 
 
 def assert_non_positive(x, data=None, summarize=None, message=None, name=None):
-    return _sign_assert("assert_non_positive", math_ops.less_equal, "<= 0 with", x, data, summarize, message, name)
+    return _sign_assert("assert_non_positive", math_ops.less_equal, "<= 0", x, data, summarize, message, name)
+
+
+def _rank_of(rank, what: str = "rank"):
+    """(the rank as a tensor, its value where known): an int32 scalar, as TF's assert_rank takes it."""
+    if isinstance(rank, ops.Tensor):
+        if rank.dtype.base_dtype != dtypes.int32:
+            raise TypeError(f"{what} must be of type <dtype: 'int32'>, got {rank.dtype.base_dtype.name} "
+                            f"('{rank.name}')")
+        if rank.shape.ndims not in (None, 0):
+            raise ValueError(f"Rank must be a scalar, got shape {rank.shape} ('{rank.name}')")
+        value = constant_value(rank)
+        return rank, None if value is None else int(value)
+    value = np.asarray(rank)
+    if value.ndim != 0:
+        raise ValueError(f"Rank must be a scalar, got {rank!r}")
+    if value.dtype.kind not in "iu":
+        raise TypeError(f"{what} must be of type <dtype: 'int32'>, got {rank!r}")
+    return ops.convert_to_tensor(int(value), dtype=dtypes.int32), int(value)
+
+
+def _rank_assert(default, compare, describe, x, rank, data, summarize, message, name):
+    """The rank of ``x`` checked now where it and ``rank`` are known, else when the step runs."""
+    with ops.name_scope(name, default, [x, rank]) as scope:
+        x = ops.convert_to_tensor(x)
+        rank_t, known = _rank_of(rank)
+        if x.shape.ndims is not None and known is not None:
+            if not compare(x.shape.ndims, known):
+                raise ValueError(f"{message or ''}Tensor {x.name} must have rank {describe}{known}. Received rank "
+                                 f"{x.shape.ndims}, shape {x.shape}".strip())
+            return control_flow_ops.no_op(name="static_checks_determined_all_ok")
+        if data is None:
+            data = [f"Tensor {x.name} must have rank {describe}", rank_t, "Received shape: ", array_ops.shape(x)]
+        if message:
+            data = [message] + list(data)
+        condition = {"": math_ops.equal, "at least ": math_ops.greater_equal}[describe](array_ops.rank(x), rank_t)
+        with ops.control_dependencies(_scalar_checks([rank_t])):
+            return _assert(condition, data, summarize, "Assert", scope.rstrip("/"))
+
+
+def _scalar_checks(ranks) -> list:
+    """Run-time checks that rank tensors whose shape is not known are scalars, as TF's."""
+    return [_assert(math_ops.equal(array_ops.rank(r), 0), ["Rank must be a scalar, got", r], None,
+                    "rank_is_scalar", "Rank must be a scalar") for r in ranks if r.shape.ndims is None]
 
 
 def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
-    """Checks the rank now when it is known, else when the step runs."""
-    x = ops.convert_to_tensor(x)
-    if x.shape.ndims is not None:
-        if x.shape.ndims != int(rank):
-            raise ValueError(f"{message or ''}Tensor {x.name} must have rank {rank}. Received rank "
-                             f"{x.shape.ndims}, shape {x.shape}".strip())
-        return control_flow_ops.no_op(name=name or "assert_rank")
-    return assert_equal(array_ops.rank(x), int(rank), data, summarize, message, name or "assert_rank")
+    """``x`` has rank ``rank``: checked now when both are known, else when the step runs."""
+    return _rank_assert("assert_rank", int.__eq__, "", x, rank, data, summarize, message, name)
 
 
 def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None):
-    x = ops.convert_to_tensor(x)
-    if x.shape.ndims is not None:
-        if x.shape.ndims < int(rank):
-            raise ValueError(f"{message or ''}Tensor {x.name} must have rank at least {rank}. Received rank "
-                             f"{x.shape.ndims}, shape {x.shape}".strip())
-        return control_flow_ops.no_op(name=name or "assert_rank_at_least")
-    return assert_greater_equal(array_ops.rank(x), int(rank), data, summarize, message,
-                                name or "assert_rank_at_least")
+    """``x`` has rank ``rank`` or more: checked now when both are known, else when the step runs."""
+    return _rank_assert("assert_rank_at_least", int.__ge__, "at least ", x, rank, data, summarize, message, name)
 
 
 def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
-    x = ops.convert_to_tensor(x)
-    if x.shape.ndims is None:
-        raise NotImplementedError("assert_rank_in needs a static rank in distflow")
-    if x.shape.ndims not in [int(r) for r in ranks]:
-        raise ValueError(f"{message or ''}Tensor {x.name} must have rank in {list(ranks)}. Received rank "
-                         f"{x.shape.ndims}".strip())
-    return control_flow_ops.no_op(name=name or "assert_rank_in")
+    """``x``'s rank is one of ``ranks``: checked now when known, else when the step runs."""
+    with ops.name_scope(name, "assert_rank_in", [x] + list(ranks)) as scope:
+        x = ops.convert_to_tensor(x)
+        pairs = [_rank_of(r, "ranks") for r in ranks]
+        known = [v for _, v in pairs]
+        if x.shape.ndims is not None and None not in known:
+            if x.shape.ndims not in known:
+                raise ValueError(f"{message or ''}Tensor {x.name} must have rank in {known}. Received rank "
+                                 f"{x.shape.ndims}, shape {x.shape}".strip())
+            return control_flow_ops.no_op(name="static_checks_determined_all_ok")
+        with ops.control_dependencies(_scalar_checks([t for t, _ in pairs])):
+            ranks_t = array_ops.stack([array_ops.reshape(t, []) if t.shape.ndims is None else t for t, _ in pairs])
+        if data is None:
+            data = [f"Tensor {x.name} must have rank in", ranks_t, "Received shape: ", array_ops.shape(x)]
+        if message:
+            data = [message] + list(data)
+        condition = reduction_ops.reduce_any(math_ops.equal(array_ops.rank(x), ranks_t))
+        return _assert(condition, data, summarize, "Assert", scope.rstrip("/"))
 
 
 def assert_scalar(tensor, name=None, message=None):

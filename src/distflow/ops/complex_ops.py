@@ -12,10 +12,9 @@ import numpy as np
 
 from ..framework import dtypes, ops
 from ..framework.registry import register_gradient, register_op
-from ..framework.tensor_shape import TensorShape
 from .array_ops import shape, unbroadcast, zeros_like
 from .math_ops import cast
-from .op_util import make_tensor
+from .op_util import binary_shape, make_tensor
 from .reduction_ops import reduce_prod
 from .special_math_ops import div_no_nan
 
@@ -38,9 +37,7 @@ def _real_dtype(op):
     return _REAL_OF[op.inputs[0].dtype.base_dtype]
 
 
-@register_op("Complex", shape=lambda op: op.inputs[0].shape.merge_with(op.inputs[1].shape)
-             if op.inputs[0].shape.is_compatible_with(op.inputs[1].shape) else TensorShape(None),
-             dtype=lambda op: op._attr("Tout"))
+@register_op("Complex", shape=binary_shape, dtype=lambda op: op._attr("Tout"))  # (broadcast, as TF's)
 def _complex_kernel(xp, real, imag, *, Tout):  # noqa: N803
     return (real + 1j * imag).astype(Tout.as_numpy_dtype)
 
@@ -130,6 +127,9 @@ def conj(x, name=None):
     """The complex conjugate (a real tensor is returned as it is)."""
     x = ops.convert_to_tensor(x)
     if not x.dtype.base_dtype.is_complex:
+        if not (x.dtype.base_dtype.is_floating or x.dtype.base_dtype.is_integer):
+            raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype.base_dtype.name} "
+                            f"('{x.name}')")
         return x
     return make_tensor("Conj", [x], None, name or "Conj")
 

@@ -250,22 +250,24 @@ class TextFileInitializer(TableInitializerBase):
 
 
 class TextFileStringTableInitializer(TextFileInitializer):
-    """String keys (a column, the whole line by default) to their line numbers."""
+    """Line numbers (int64) to string values (a column, the whole line by default): an id to
+    string table, as TF's."""
 
-    def __init__(self, filename, key_column_index=TextFileIndex.WHOLE_LINE,
-                 value_column_index=TextFileIndex.LINE_NUMBER, vocab_size=None, delimiter="\t",
+    def __init__(self, filename, key_column_index=TextFileIndex.LINE_NUMBER,
+                 value_column_index=TextFileIndex.WHOLE_LINE, vocab_size=None, delimiter="\t",
                  name="text_file_string_table_init"):
-        super().__init__(filename, dtypes.string, key_column_index, dtypes.int64, value_column_index, vocab_size,
+        super().__init__(filename, dtypes.int64, key_column_index, dtypes.string, value_column_index, vocab_size,
                          delimiter, name)
 
 
 class TextFileIdTableInitializer(TextFileInitializer):
-    """Line numbers to string values (a column, the whole line by default)."""
+    """Keys (a column, the whole line by default; strings, or ``key_dtype``) to their line
+    numbers (int64): a string to id table, as TF's."""
 
-    def __init__(self, filename, key_column_index=TextFileIndex.LINE_NUMBER,
-                 value_column_index=TextFileIndex.WHOLE_LINE, vocab_size=None, delimiter="\t",
-                 name="text_file_id_table_init", key_dtype=dtypes.int64):
-        super().__init__(filename, key_dtype, key_column_index, dtypes.string, value_column_index, vocab_size,
+    def __init__(self, filename, key_column_index=TextFileIndex.WHOLE_LINE,
+                 value_column_index=TextFileIndex.LINE_NUMBER, vocab_size=None, delimiter="\t",
+                 name="text_file_id_table_init", key_dtype=dtypes.string):
+        super().__init__(filename, key_dtype, key_column_index, dtypes.int64, value_column_index, vocab_size,
                          delimiter, name)
 
 

@@ -235,8 +235,10 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swaps the last two axes."""
     a = ops.convert_to_tensor(a)
     rank = a.shape.ndims
-    if rank is None:
-        raise ValueError("matrix_transpose needs a known rank")
+    if rank is None:  # (the permutation computed when the step runs, as TF's)
+        r = array_ops.rank(a)
+        perm = slicing_ops.concat([math_ops.range_(r - 2), array_ops.stack([r - 1, r - 2])], 0)
+        return array_ops.transpose(a, perm, name=name, conjugate=conjugate)
     if rank < 2:
         raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: {a.shape}")
     return array_ops.transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], name=name, conjugate=conjugate)
@@ -324,7 +326,10 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
         lengths = ops.convert_to_tensor(lengths)
         if maxlen is None:
             maxlen = reduction_ops.reduce_max(lengths)
-        maxlen = math_ops.cast(ops.convert_to_tensor(maxlen), lengths.dtype.base_dtype)
+        maxlen = ops.convert_to_tensor(maxlen)
+        if maxlen.shape.ndims not in (None, 0):
+            raise ValueError(f"maxlen must be scalar for sequence_mask, got shape {maxlen.shape}")
+        maxlen = math_ops.cast(maxlen, lengths.dtype.base_dtype)
         row = math_ops.range_(maxlen)
         mask = math_ops.less(row, array_ops.expand_dims(lengths, -1))
         return mask if dtypes.as_dtype(dtype) == dtypes.bool else math_ops.cast(mask, dtype)

@@ -16,7 +16,7 @@ from . import array_ops
 from .array_ops import unbroadcast
 from .complex_ops import conj
 from .math_ops import (binary_op, add, cast, equal, greater, greater_equal, less_equal, matmul, maximum, multiply,
-                       pow, subtract, where)
+                       not_equal, pow, subtract, where)
 from .op_util import known_axis, make_tensor
 from .reduction_ops import reduce_sum
 from .unary_ops import cos, log, negative, sign, sin
@@ -71,11 +71,15 @@ def _sign_grad(op, grad):
 def _pow_grad(op, grad):
     x, y = op.inputs
     z = op.outputs[0]
+    if x.dtype.base_dtype.is_complex:  # (TF's convention for complex gradients: the conjugates)
+        x, y, z = conj(x), conj(y), conj(z)
     dx = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
-    # NOTE: d(x^y)/dy = x^y log x, defined as 0 where x <= 0 (as TensorFlow does).
-    positive = greater(x, 0)
+    # NOTE: d(x^y)/dy = x^y log x, defined as 0 where x <= 0 (as TensorFlow does; for complex
+    # x, where x == 0).
+    positive = not_equal(x, 0) if x.dtype.base_dtype.is_complex else greater(x, 0)
     safe_x = where(positive, x, array_ops.ones_like(x))
-    dy = multiply(grad, where(positive, multiply(z, log(safe_x)), array_ops.zeros_like(z)))
+    log_x = where(positive, log(safe_x), array_ops.zeros_like(x))  # (x's shape, which may be z's broadcast)
+    dy = multiply(grad, multiply(z, log_x))
     return unbroadcast(dx, x), unbroadcast(dy, y)
 
 

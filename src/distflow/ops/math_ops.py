@@ -20,7 +20,7 @@ from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, blas, intra_op
 from .op_util import (COMPLEX, FLOATS, NUMBERS, binary_shape, broadcast_shape, check_dtype, constant_value,
-                      make_tensor, same_dtype_inputs, unary_shape, writable_like)
+                      make_tensor, on_sparse_values, same_dtype_inputs, unary_shape, writable_like)
 # TF's math_ops holds the unary ops too: ``math_ops.exp`` works
 from .unary_ops import (abs, ceil, cos, exp, floor, log, log1p, logical_not, negative, reciprocal, round,  # noqa: A004,F401
                         rsqrt, sigmoid, sign, sin, sqrt, square, tanh)
@@ -69,7 +69,8 @@ _BINARY = {
     "RealDiv": ("truediv", FLOATS + COMPLEX, False),
     "FloorDiv": ("floordiv", NUMBERS, False),
     "FloorMod": ("mod", NUMBERS, False),
-    "Pow": ("pow", NUMBERS, False),
+    "Pow": ("pow", NUMBERS + COMPLEX, False),
+    "Add": ("add", (dtypes.string,), False),  # (strings: concatenated; numbers go to AddV2)
     "Maximum": ("Maximum", NUMBERS, False),
     "Minimum": ("Minimum", NUMBERS, False),
     "SquaredDifference": ("SquaredDifference", NUMBERS, False),
@@ -96,6 +97,15 @@ for _op_type, _np_name in (("AddV2", "add"), ("Sub", "subtract"), ("Mul", "multi
         register_op(_op_type, shape=binary_shape, inplace_input=0)(_numpy_binary(_np_name))
 
 
+@register_op("Add", shape=binary_shape)
+def _add_kernel(xp, x, y):
+    """TF's Add, which distflow makes for strings only: each pair of strings concatenated."""
+    return np.add(np.asarray(x, dtype=object), np.asarray(y, dtype=object))
+
+
+not_differentiable("Add")
+
+
 @register_op("FloorDiv", shape=binary_shape)
 def _floor_div_kernel(xp, x, y):
     _check_int_divisor(y)
@@ -120,8 +130,10 @@ for _t in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
 
 
 def binary_op(op_type: str, x, y, name=None) -> ops.Tensor:
-    default_name, allowed, _ = _BINARY[op_type]
     x, y = same_dtype_inputs(op_type, [x, y])
+    if op_type == "AddV2" and x.dtype.base_dtype == dtypes.string:
+        op_type = "Add"  # (TF adds strings with its Add op; AddV2 is for numbers)
+    default_name, allowed, _ = _BINARY[op_type]
     check_dtype(op_type, x, allowed)
     return make_tensor(op_type, [x, y], None, name or default_name)
 
@@ -245,6 +257,7 @@ def _cast_kernel(xp, x, *, DstT):  # noqa: N803 - TF's attr name
     return x.astype(DstT.as_numpy_dtype, copy=False)
 
 
+@on_sparse_values
 def cast(x, dtype, name=None) -> ops.Tensor:
     """Converts ``x`` to ``dtype`` (floats to ints truncate toward zero)."""
     x = ops.convert_to_tensor(x)
@@ -588,8 +601,20 @@ ops.Tensor._override_operator("__ge__", greater_equal)
 
 
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
-    """The sum of ``inputs`` (add_n; TF accumulated them in place)."""
-    return add_n(list(inputs), name=name or "AccumulateN")
+    """The sum of ``inputs`` (add_n; TF accumulated them in place). ``shape`` and
+    ``tensor_dtype``, where given, are what the inputs must have (a ValueError, a TypeError)."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise ValueError("inputs must be a list of at least one Tensor with the same dtype and shape")
+    inputs = [ops.convert_to_tensor(t) for t in inputs]
+    expected = TensorShape(None) if shape is None else TensorShape(shape)
+    for t in inputs:
+        if not expected.is_compatible_with(t.shape):
+            raise ValueError(f"accumulate_n: input {t.name} has shape {t.shape}, not the shape given, {expected}")
+        expected = expected.merge_with(t.shape)
+        if tensor_dtype is not None and t.dtype.base_dtype != dtypes.as_dtype(tensor_dtype).base_dtype:
+            raise TypeError(f"accumulate_n: input {t.name} is {t.dtype.base_dtype.name}, not the tensor_dtype "
+                            f"given, {dtypes.as_dtype(tensor_dtype).name}")
+    return add_n(inputs, name=name or "AccumulateN")
 
 
 def saturate_cast(value, dtype, name=None):

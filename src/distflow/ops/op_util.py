@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..framework import dtypes, errors, ops
@@ -177,6 +179,18 @@ def index_tensor(value) -> ops.Tensor:
         if value.dtype.base_dtype == dtypes.int64:
             return value
     return ops.convert_to_tensor(value, dtype=dtypes.int32)
+
+
+def on_sparse_values(fn):
+    """``fn`` (an elementwise function of one tensor) also applied to a SparseTensor's values,
+    keeping its indices and dense shape, as TF's abs, negative, sign, square, sqrt, erf, tanh and
+    cast take one. (SparseTensor known by name: sparse_ops builds on these modules.)"""
+    @functools.wraps(fn)
+    def wrapped(x, *args, **kwargs):
+        if type(x).__name__ == "SparseTensor":
+            return type(x)(x.indices, fn(x.values, *args, **kwargs), x.dense_shape)
+        return fn(x, *args, **kwargs)
+    return wrapped
 
 
 def int_dtype(op_type: str, value, allowed=(dtypes.int32, dtypes.int64)) -> None:

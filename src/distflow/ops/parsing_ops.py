@@ -147,8 +147,10 @@ def _np_dtype(dtype):
 
 def _v2_shapes(op):
     n = op._attr("num_sparse")
+    records = op.inputs[0].shape  # (a vector of records of known length: that many rows, as TF's)
+    batch = records[0].value if records.ndims == 1 else None
     return ([TensorShape([None, 2])] * n + [TensorShape([None])] * n + [TensorShape([2])] * n
-            + [TensorShape([None]).concatenate(s) for s in op._attr("dense_shapes")])
+            + [TensorShape([batch]).concatenate(s) for s in op._attr("dense_shapes")])
 
 
 def _v2_dtypes(op):
@@ -258,6 +260,9 @@ def _parse_raw(serialized, features: dict, name):
             sparse_keys.append(key)
             tsparse.append(dtype)
             continue
+        if spec.shape is None or not as_shape(spec.shape).is_fully_defined():
+            raise ValueError(f"Missing shape for feature '{key}': a FixedLenFeature needs a fully defined shape, "
+                             f"got {spec.shape}")
         dense_keys.append(key)
         tdense.append(dtype)
         sequence = isinstance(spec, FixedLenSequenceFeature)  # (its first dimension: as long as each record's)

@@ -385,10 +385,48 @@ def _python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_
 def _strided_slice_shape(op):
     x, begin_t, end_t, strides_t = op.inputs
     values = [constant_value(t) for t in (begin_t, end_t, strides_t)]
-    if x.shape.ndims is None or any(v is None for v in values):
+    masks = [op._attr(m) for m in SLICE_MASKS]
+    if x.shape.ndims is None or values[2] is None:
         return TensorShape(None)
-    index = _python_index(*values, *(op._attr(m) for m in SLICE_MASKS))
+    if values[0] is None or values[1] is None:  # (x[i] for a scalar tensor i: stacks, some parts known)
+        return _partly_known_slice_shape(x.shape.as_list(), begin_t, end_t, values[2], masks)
+    index = _python_index(*values, *masks)
     return TensorShape(_sliced_dims(x.shape.as_list(), index))
+
+
+def _partly_known_slice_shape(dims, begin_t, end_t, strides, masks) -> TensorShape:
+    """The shape of a strided slice whose begin or end are stacks of scalars, some of them not
+    constant (``x[i, ::2]``): an axis that an unknown index removes is removed, and an axis
+    whose length depends on an unknown bound is unknown, as TF's shape inference says."""
+    parts = [_stacked_parts(t) for t in (begin_t, end_t)]
+    if any(p is None for p in parts) or len(parts[0]) != len(strides) or len(parts[1]) != len(strides):
+        return TensorShape(None)
+    shrink = masks[4]
+    shapes = []
+    # (each unknown begin, and each unknown end, stood in for by small and large values apart: an
+    # axis whose length differs among them is unknown; an axis an unknown index removes: index 0)
+    for begin_stand_in, end_stand_in in itertools.product((0, 1, 1_000_003), repeat=2):
+        filled = [[(0 if shrink >> i & 1 else stand_in) if v is None else v for i, v in enumerate(p)]
+                  for p, stand_in in zip(parts, (begin_stand_in, end_stand_in))]
+        try:
+            shapes.append(_sliced_dims(dims, _python_index(filled[0], filled[1], list(strides), *masks)))
+        except ValueError:
+            return TensorShape(None)
+    return TensorShape([dims_[0] if len(set(dims_)) == 1 else None for dims_ in zip(*shapes)])
+
+
+def _stacked_parts(t) -> list | None:
+    """The scalars a 1-D index tensor is stacked from, each an int or None where not constant."""
+    known = constant_value(t)
+    if known is not None:
+        return [int(v) for v in np.reshape(known, -1)]
+    if t.op._type != "Pack" or t.op._attr("axis") != 0:
+        return None
+    parts = []
+    for part in t.op.inputs:
+        value = constant_value(part)
+        parts.append(None if value is None or np.ndim(value) else int(value))
+    return parts
 
 
 _STAND_INS = (*range(8), 1_000_003, 1_000_033)

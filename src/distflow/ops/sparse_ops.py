@@ -131,9 +131,14 @@ def _sp_dtypes(values_input=1):
 
 def _check_indices(op_type, indices, shape):
     if indices.size and ((indices < 0).any() or (indices >= np.asarray(shape)[None, :]).any()):
-        bad = indices[((indices < 0) | (indices >= np.asarray(shape)[None, :])).any(axis=1)][0]
-        raise errors.InvalidArgumentError(None, None, f"{op_type}: index {bad.tolist()} is out of bounds for "
-                                                      f"dense shape {list(np.asarray(shape))}")
+        row = int(np.argmax(((indices < 0) | (indices >= np.asarray(shape)[None, :])).any(axis=1)))
+        raise errors.InvalidArgumentError(None, None, f"{op_type}: indices[{row}] = {_listed(indices[row])} is out of "
+                                                      f"bounds: need 0 <= index < {_listed(shape)}")
+
+
+def _listed(values) -> str:
+    """``[1,2]``: a shape or an index as TF's messages write it."""
+    return "[" + ",".join(str(int(v)) for v in np.reshape(values, -1)) + "]"
 
 
 def _order(indices, shape):
@@ -151,20 +156,43 @@ def _order(indices, shape):
 @register_op("SparseToDense", shape=lambda op: _dense_output_shape(op.inputs[1]),
              dtype=lambda op: op.inputs[2].dtype.base_dtype)
 def _sparse_to_dense_kernel(xp, indices, output_shape, values, default_value, *, validate_indices):
-    shape = tuple(int(d) for d in np.reshape(output_shape, -1))
-    indices = np.asarray(indices).reshape(len(np.reshape(values, -1)) if np.ndim(values) else -1, len(shape))
+    indices, values = np.asarray(indices), np.asarray(values)
+    if np.ndim(output_shape) != 1:
+        raise errors.InvalidArgumentError(None, None, f"SparseToDense: output_shape must be rank 1, got shape "
+                                                      f"{list(np.shape(output_shape))}")
+    shape = tuple(int(d) for d in output_shape)
+    if indices.ndim > 2:
+        raise errors.InvalidArgumentError(None, None, f"SparseToDense: sparse_indices should be a scalar, vector, "
+                                                      f"or matrix, got shape {list(indices.shape)}")
+    count = indices.shape[0] if indices.ndim else 1
+    dims = indices.shape[1] if indices.ndim == 2 else 1
+    if dims != len(shape):
+        raise errors.InvalidArgumentError(None, None, f"SparseToDense: sparse_indices has {dims} columns but "
+                                                      f"output_shape has {len(shape)} dimensions")
+    if values.ndim != 0 and values.shape != (count,):
+        raise errors.InvalidArgumentError(None, None, f"SparseToDense: sparse_values has incorrect shape "
+                                                      f"{_listed(values.shape)}, should be [] or [{count}]")
+    if np.ndim(default_value) != 0:
+        raise errors.InvalidArgumentError(None, None, f"SparseToDense: default_value should be a scalar, got "
+                                                      f"shape {list(np.shape(default_value))}")
+    indices = indices.reshape(count, dims)
     _check_indices("SparseToDense", indices, shape)
     if validate_indices and len(indices) > 1:
         flat = np.ravel_multi_index(tuple(indices.T), shape)
-        if (np.diff(flat) <= 0).any():
-            raise errors.InvalidArgumentError(None, None, "SparseToDense: indices are not in row-major order "
-                                                          "or repeat an entry (use sparse_reorder first)")
+        steps = np.diff(flat)
+        if (steps <= 0).any():
+            row = int(np.argmax(steps <= 0)) + 1
+            what = "repeated" if steps[row - 1] == 0 else "out of order"
+            raise errors.InvalidArgumentError(None, None, f"SparseToDense: indices[{row}] = {_listed(indices[row])} "
+                                                          f"is {what} (sparse_reorder the indices first)")
     out = np.full(shape, default_value, dtype=values.dtype)
     out[tuple(indices.T)] = values
     return out
 
 
 def _dense_output_shape(shape_tensor):
+    if shape_tensor.shape.ndims not in (None, 1):
+        raise ValueError(f"output_shape must be rank 1, got shape {shape_tensor.shape}")
     known = constant_value(shape_tensor)
     if known is not None:
         return as_shape([int(d) for d in np.reshape(known, -1)])

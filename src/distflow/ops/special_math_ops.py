@@ -11,7 +11,8 @@ from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from . import math_ops
 from .array_ops import unbroadcast
-from .op_util import FLOATS, NUMBERS, binary_shape, check_dtype, make_tensor, same_dtype_inputs, unary_shape
+from .op_util import (FLOATS, NUMBERS, binary_shape, check_dtype, make_tensor, on_sparse_values, same_dtype_inputs,
+                      unary_shape)
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
@@ -100,6 +101,7 @@ def expm1(x, name=None):
     return _unary("Expm1", x, name)
 
 
+@on_sparse_values
 def erf(x, name=None):
     return _unary("Erf", x, name)
 

@@ -252,7 +252,7 @@ class _VariableSlice(ops.Tensor):
         return strided_slice_assign(variable, *op.inputs[1:4], value, name=name, **masks)
 
 
-_SLICED_FROM: "weakref.WeakKeyDictionary" = None  # (made below: the variable each slice was taken from)
+_SLICED_FROM = weakref.WeakKeyDictionary()  # (the variable each slice was taken from)
 
 
 def _variable_getitem(self, key):
@@ -685,7 +685,6 @@ for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
             "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__invert__"):
     setattr(Variable, _op, _delegate(_op))
 Variable.__getitem__ = _variable_getitem
-_SLICED_FROM = weakref.WeakKeyDictionary()
 Variable.__array_priority__ = 100
 _VARIABLE_SIGNATURE = inspect.signature(Variable.__init__)
 

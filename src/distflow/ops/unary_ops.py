@@ -12,7 +12,8 @@ import numpy as np
 from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_op
 from . import intra_op
-from .op_util import COMPLEX, FLOATS, NUMBERS, SIGNED, check_dtype, make_tensor, unary_shape, writable_like
+from .op_util import (COMPLEX, FLOATS, NUMBERS, SIGNED, check_dtype, make_tensor, on_sparse_values, unary_shape,
+                      writable_like)
 
 
 # op type: (NumPy expression writing into `out` (None: a new array), allowed dtypes)
@@ -80,10 +81,12 @@ def _unary(op_type: str, x, name=None) -> ops.Tensor:
     return make_tensor(op_type, [x], None, name or op_type)
 
 
+@on_sparse_values
 def negative(x, name=None):
     return _unary("Neg", x, name)
 
 
+@on_sparse_values
 def abs(x, name=None):  # noqa: A001
     """|x|; for a complex tensor, its (real) magnitude."""
     x = ops.convert_to_tensor(x)
@@ -105,14 +108,17 @@ def complex_abs(x, name=None):
     return make_tensor("ComplexAbs", [x], None, name or "ComplexAbs")
 
 
+@on_sparse_values
 def sign(x, name=None):
     return _unary("Sign", x, name)
 
 
+@on_sparse_values
 def square(x, name=None):
     return _unary("Square", x, name)
 
 
+@on_sparse_values
 def sqrt(x, name=None):
     return _unary("Sqrt", x, name)
 
@@ -145,6 +151,7 @@ def cos(x, name=None):
     return _unary("Cos", x, name)
 
 
+@on_sparse_values
 def tanh(x, name=None):
     return _unary("Tanh", x, name)
 
