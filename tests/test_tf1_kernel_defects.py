@@ -617,3 +617,51 @@ def test_accumulate_n_checks_the_shape_and_dtype_it_is_given():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert np.isclose(sess.run(total), 0.3)
+
+
+def test_while_loop_carries_sparse_tensors_and_indexed_slices_with_their_gradients():
+    values = tf.constant([2.0, 4.0])
+    sparse = tf.SparseTensor(tf.constant([[0], [3]], tf.int64), values, tf.constant([10], tf.int64))
+    slices = tf.IndexedSlices(tf.constant([[2.0, 4.0], [3.0, 5.0]]), tf.constant([0, 3]), tf.constant([10, 2]))
+
+    def body(i, sp, sl):
+        return [i + 1, tf.SparseTensor(sp.indices, sp.values * 2.0, sp.dense_shape),
+                tf.IndexedSlices(sl.values * 2.0, sl.indices, sl.dense_shape)]
+
+    _, sp, sl = tf.while_loop(lambda i, *_: i < 10, body, [tf.constant(0), sparse, slices])
+    assert isinstance(sp, tf.SparseTensor) and isinstance(sl, tf.IndexedSlices)
+    assert sp.dense_shape.shape.as_list() == [1] and sl.values.shape.as_list() == [2, 2]
+    _, _, relaxed = tf.while_loop(lambda i, *_: i < 10, body, [tf.constant(0), sparse, slices],
+                                  [tf.TensorShape([]), tf.TensorShape([None]), tf.TensorShape([None, 2])])
+    assert relaxed.values.shape.as_list() == [None, 2]
+    with pytest.raises(ValueError, match="is not compatible with"):
+        tf.while_loop(lambda i, *_: i < 10, body, [tf.constant(0), sparse, slices],
+                      [tf.TensorShape([]), tf.TensorShape([5]), tf.TensorShape([None, 2])])
+    grad = tf.gradients(sp.values, values)[0]
+    got = _run(sp.values, sp.indices, sl.values, grad)
+    np.testing.assert_allclose(got[0], [2048.0, 4096.0])
+    assert got[1].tolist() == [[0], [3]]
+    np.testing.assert_allclose(got[2], [[2048.0, 4096.0], [3072.0, 5120.0]])
+    np.testing.assert_allclose(got[3], [1024.0, 1024.0])
+
+
+def test_a_tensor_array_split_by_int32_lengths_stays_dynamically_sized():
+    ta = tf.TensorArray(dtype=tf.float32, size=3, dynamic_size=True)
+    x = tf.constant([1.0, 2.0, 3.0])
+    grown = ta.split(x, [1, 1, 1]).write(3, [4.0])
+    joined = grown.concat()
+    grad = tf.gradients(joined, x)[0]
+    got, g = _run(joined, grad)
+    np.testing.assert_array_equal(got, [1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(g, [1.0, 1.0, 1.0])
+    fixed = tf.TensorArray(dtype=tf.float32, size=3).split(x, tf.constant([1, 2], tf.int32))
+    (second,) = _run(fixed.read(1))
+    np.testing.assert_array_equal(second, [2.0, 3.0])
+
+
+def test_concatenating_scalars_says_to_stack_them():
+    scalar = tf.constant(7)
+    with pytest.raises(ValueError, match=r"Can't concatenate scalars \(use tf\.stack instead\)"):
+        tf.concat([scalar, scalar, scalar], tf.placeholder(tf.int32))
+    (got,) = _run(tf.stack([scalar, scalar]))
+    assert got.tolist() == [7, 7]

@@ -91,6 +91,71 @@ def _repacked(kinds, flat) -> list:
     return leaves
 
 
+_KIND_NAMES = {"sparse": "SparseTensor", "slices": "IndexedSlices with a dense shape",
+               "slices_no_shape": "IndexedSlices without a dense shape"}
+
+
+def _loop_kind(value) -> str:
+    return "array" if isinstance(value, TensorArray) else _kind(value)
+
+
+def _loop_parts(leaves, kinds) -> list:
+    """The tensors that carry ``leaves`` through a loop: a TensorArray's flow, a SparseTensor's
+    or an IndexedSlices' parts, a tensor itself."""
+    parts = []
+    for leaf, kind in zip(leaves, kinds):
+        if kind == "array":
+            parts.append(leaf.flow)
+        elif kind == "tensor":
+            parts.append(_tensor_of(leaf))
+        else:
+            parts += _parts(kind, leaf)
+    return parts
+
+
+_PART_COUNTS = {"array": 1, "tensor": 1, "sparse": 3, "slices": 3, "slices_no_shape": 2}
+
+
+def _grouped(flat, kinds) -> list:
+    """``flat`` cut into each leaf's parts."""
+    groups, i = [], 0
+    for kind in kinds:
+        groups.append(flat[i:i + _PART_COUNTS[kind]])
+        i += _PART_COUNTS[kind]
+    return groups
+
+
+def _loop_leaves(flat, kinds, templates) -> list:
+    """The leaves again from their parts (a TensorArray like its template, around its flow)."""
+    leaves = []
+    for kind, parts, template in zip(kinds, _grouped(flat, kinds), templates):
+        if kind == "array":
+            leaves.append(template._with_flow(parts[0]))
+        elif kind == "tensor":
+            leaves.append(parts[0])
+        else:
+            leaves += _repacked([kind], parts)
+    return leaves
+
+
+def _invariant_shapes(kind, parts, invariant) -> list:
+    """Each part's shape invariant from the one given for a leaf, as TF 1.x reads it: for a
+    SparseTensor, the shape of its dense_shape vector (indices and values may change length);
+    for an IndexedSlices, the shape of its values (indices as many as the values' rows)."""
+    if kind == "array":
+        return [parts[0].shape]
+    invariant = as_shape(invariant)
+    if kind == "tensor":
+        return [invariant]
+    if kind == "sparse":
+        rank = invariant[0].value if invariant.ndims else None
+        return [TensorShape([None, rank]), TensorShape([None]), invariant]
+    rows = TensorShape([invariant[0].value if invariant.ndims else None])
+    if kind == "slices":
+        return [invariant, rows, TensorShape([invariant.ndims])]
+    return [invariant, rows]
+
+
 def _tensor_of(value) -> ops.Tensor:
     if isinstance(value, IndexedSlices):
         return to_dense(value)
@@ -283,15 +348,18 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     with ops.name_scope(name, "while", nest.flatten(loop_vars)) as scope:
         label = scope.rstrip("/")
-        # a TensorArray travels as its flow, and is rebuilt around it on the other side
-        arrays = [v if isinstance(v, TensorArray) else None for v in nest.flatten(loop_vars)]
-        flat = [v.flow if isinstance(v, TensorArray) else _tensor_of(v) for v in nest.flatten(loop_vars)]
+        # a TensorArray travels as its flow, a SparseTensor or an IndexedSlices as its parts, and
+        # each is rebuilt around them on the other side
+        templates = nest.flatten(loop_vars)
+        kinds = [_loop_kind(v) for v in templates]
+        flat = _loop_parts(templates, kinds)
         if shape_invariants is None:
             shapes = [t.shape for t in flat]
         else:
             nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
-            shapes = [t.shape if ta is not None else as_shape(s)
-                      for t, ta, s in zip(flat, arrays, nest.flatten(shape_invariants))]
+            shapes = []
+            for kind, parts, s in zip(kinds, _grouped(flat, kinds), nest.flatten(shape_invariants)):
+                shapes += _invariant_shapes(kind, parts, s)
             for t, s in zip(flat, shapes):
                 if not s.is_compatible_with(t.shape):
                     raise ValueError(f"The shape invariant specified for {t.name} is not compatible with the "
@@ -304,14 +372,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 raise ValueError(f"maximum_iterations must be a scalar, got shape {limit.shape}")
             flat = [array_ops.zeros([], limit.dtype.base_dtype, name="iteration_counter")] + flat
             shapes = [TensorShape([])] + shapes
-            arrays = [None] + arrays
 
-        def rebuilt(values, templates):
-            return [ta._with_flow(v) if ta is not None else v for v, ta in zip(values, templates)]
+        def rebuilt(values):
+            values = values[1:] if counted else values
+            return _loop_leaves(values, kinds, templates)
 
         def call(fn, args):
-            args = rebuilt(args, arrays)
-            packed = nest.pack_sequence_as(loop_vars, args[1:] if counted else args)
+            packed = nest.pack_sequence_as(loop_vars, rebuilt(args))
             return fn(*packed) if isinstance(loop_vars, (list, tuple)) else fn(packed)
 
         outer = current_context()
@@ -337,12 +404,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 raise ValueError(f"body of tf.while_loop '{label}' must return the structure of loop_vars: "
                                  f"{e}") from None
             results = nest.flatten(result)
-            for ta, value in zip(arrays[1:] if counted else arrays, results):
-                if (ta is None) == isinstance(value, TensorArray):
+            for kind, value in zip(kinds, results):
+                if (kind == "array") != isinstance(value, TensorArray):
                     raise TypeError(f"body of tf.while_loop '{label}' must return a TensorArray where loop_vars "
                                     f"has one, and only there; got {value!r}")
-            out_arrays = [None] * counted + [v if isinstance(v, TensorArray) else None for v in results]
-            nexts = [v.flow if isinstance(v, TensorArray) else _tensor_of(v) for v in results]
+                if kind in ("sparse", "slices", "slices_no_shape") and _loop_kind(value) != kind:
+                    raise TypeError(f"body of tf.while_loop '{label}' must return a {_KIND_NAMES[kind]} where "
+                                    f"loop_vars has one; got {value!r}")
+            out_templates = results
+            nexts = _loop_parts(results, kinds)
             if counted:
                 nexts = [math_ops.add(body_args[0], 1)] + nexts
         for arg, init, nxt, shape in zip(body_args, flat, nexts, shapes):
@@ -356,9 +426,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                  "a less-specific shape.")
         op = build_while(cond_ctx, keep_going, body_ctx, nexts, cond_args, body_args, flat, shapes, name=scope,
                          back_prop=back_prop, parallel_iterations=parallel_iterations)
-        outputs = rebuilt(list(op.outputs[:len(flat)]), out_arrays)
-        if counted:
-            outputs = outputs[1:]
+        values = list(op.outputs[:len(flat)])
+        outputs = _loop_leaves(values[1:] if counted else values, kinds, out_templates)
         if not return_same_structure and len(outputs) == 1 and isinstance(loop_vars, (list, tuple)) \
                 and len(nest.flatten(loop_vars)) == 1:
             return outputs[0]

@@ -142,13 +142,13 @@ def _concat_kernel(xp, lst, *, element_dtype=None, element_shape=None):
 
 
 @register_op("TensorListSplit", shape=_list_shape, dtype=_variant, may_alias=True)
-def _split_kernel(xp, tensor, lengths):
+def _split_kernel(xp, tensor, lengths, *, dynamic_size=False):
     tensor = xp.asarray(tensor)
     lengths = np.asarray(lengths).reshape(-1)
     if int(lengths.sum()) != tensor.shape[0]:
         raise errors.InvalidArgumentError(None, None, f"Expected lengths to sum to {tensor.shape[0]}, got "
                                           f"{int(lengths.sum())}")
-    return TensorList(xp.split(tensor, np.cumsum(lengths)[:-1].tolist()))
+    return TensorList(xp.split(tensor, np.cumsum(lengths)[:-1].tolist()), bool(dynamic_size))
 
 
 not_differentiable("EmptyTensorList")

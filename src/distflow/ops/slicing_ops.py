@@ -188,6 +188,8 @@ def concat(values, axis, name="concat") -> ops.Tensor:
     if len(values) == 1:
         return identity(values[0], name=name)
     tensors = same_dtype_values("ConcatV2", values)
+    if any(t.shape.ndims == 0 for t in tensors):
+        raise ValueError("Can't concatenate scalars (use tf.stack instead)")
     return make_tensor("ConcatV2", tensors + [index_tensor(axis)],
                        {"N": len(tensors)}, name)
 

@@ -132,8 +132,12 @@ class TensorArray:
 
     def split(self, value, lengths, name=None) -> "TensorArray":
         value = self._value(value, "split")
-        lengths = ops.convert_to_tensor(lengths, dtype=dtypes.int64)
-        flow = make_tensor("TensorListSplit", [value, lengths], None, name or "TensorArraySplit")
+        lengths = ops.convert_to_tensor(lengths)
+        if lengths.dtype.base_dtype != dtypes.int64:  # (int32 lengths too, as TF's to_int64 takes them)
+            lengths = make_tensor("Cast", [lengths], {"SrcT": lengths.dtype.base_dtype, "DstT": dtypes.int64},
+                                  "ToInt64")
+        flow = make_tensor("TensorListSplit", [value, lengths], {"dynamic_size": self._dynamic_size},
+                           name or "TensorArraySplit")
         return self._with_flow(flow)
 
     def identity(self) -> "TensorArray":
