@@ -98,7 +98,7 @@ def test_values_at_kinks_are_tensorflows():
 
 
 def test_tensor_scatter_checks_the_updates_shape():
-    with pytest.raises(ValueError, match="updates must have shape"):
+    with pytest.raises(ValueError, match=r"The outer 1 dimensions of indices.shape=\(2, 1\) must match"):
         tf.tensor_scatter_nd_update(tf.zeros([5, 3]), [[1], [1]], tf.zeros([4, 3]))
     updates = tf.placeholder(tf.float32)
     out = tf.tensor_scatter_nd_add(tf.zeros([5, 3]), [[1], [1]], updates)

@@ -665,3 +665,75 @@ def test_concatenating_scalars_says_to_stack_them():
         tf.concat([scalar, scalar, scalar], tf.placeholder(tf.int32))
     (got,) = _run(tf.stack([scalar, scalar]))
     assert got.tolist() == [7, 7]
+
+
+def test_bincount_of_nothing_and_of_negative_values():
+    got = _run(tf.bincount([]), tf.bincount([], minlength=5), tf.bincount([], maxlength=3),
+               tf.bincount([], minlength=0, dtype=tf.float32), tf.bincount([3, 1, 3], maxlength=3))
+    assert [g.tolist() for g in got] == [[], [0] * 5, [], [], [0, 1, 0]]
+    assert got[3].dtype == np.float32
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be non-negative"):
+        _run(tf.bincount([1, 2, 3, -1, 6, 8]))
+
+
+def test_decode_raw_names_a_record_of_the_wrong_length():
+    records = tf.placeholder(tf.string, [None])
+    as_bytes, as_floats = tf.decode_raw(records, tf.uint8), tf.decode_raw(records, tf.float32)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="element 1 has size 5 != 6"):
+            sess.run(as_bytes, {records: [b"longer", b"short"]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="length 5 that is not a multiple of 4"):
+            sess.run(as_floats, {records: [b"short"]})
+        assert sess.run(as_bytes, {records: [b"ab", b"cd"]}).tolist() == [[97, 98], [99, 100]]
+
+
+def test_nd_scatters_check_the_updates_shape_as_tf_words_it():
+    ref = tf.Variable(tf.zeros([2, 2, 2], tf.int32))
+    with pytest.raises(ValueError, match=r"The outer 2 dimensions of indices\.shape=\(3, 2, 2\)"):
+        tf.scatter_nd_update(ref, tf.zeros([3, 2, 2], tf.int32), tf.zeros([2, 2, 2], tf.int32))
+    with pytest.raises(ValueError, match=r"The inner 2 dimensions of input\.shape=\(2, 2, 2\)"):
+        tf.scatter_nd_update(ref, tf.zeros([2, 2, 1], tf.int32), tf.zeros([2, 2], tf.int32))
+    with pytest.raises(ValueError, match="Indices and updates specified for empty output shape"):
+        tf.scatter_nd(tf.zeros([2, 2, 2], tf.int32), tf.zeros([2, 2, 2], tf.int32), [0, 3, 2])
+    indices, updates = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Indices and updates specified for empty output"):
+        _run(tf.scatter_nd(indices, updates, [0, 3, 2]),
+             feed_dict={indices: np.zeros([2, 2, 2], np.int32), updates: np.zeros([2, 2, 2], np.int32)})
+    (got,) = _run(tf.scatter_nd([[1], [3]], [9, 10], [5]))
+    assert got.tolist() == [0, 9, 0, 10, 0]
+
+
+def _glimpses(images, size, offsets, centered, normalized):
+    """NumPy's extract_glimpse: the window's corner is its centre less half its size, truncated
+    toward zero (TensorFlow 2.21's kernel gave these values for 12 cases of each convention);
+    NaN where the window leaves the image."""
+    batch, height, width, channels = images.shape
+    out = np.full((batch,) + tuple(size) + (channels,), np.nan)
+    for b, (y, x) in enumerate(offsets):
+        if normalized:
+            y, x = y * height, x * width
+        if centered:
+            y, x = y / 2 + height / 2, x / 2 + width / 2
+        top, left = int(y - size[0] / 2), int(x - size[1] / 2)
+        for r in range(size[0]):
+            for c in range(size[1]):
+                if 0 <= top + r < height and 0 <= left + c < width:
+                    out[b, r, c] = images[b, top + r, left + c]
+    return out
+
+
+@pytest.mark.parametrize("centered,normalized,offsets", [
+    (True, True, [[0.0, 0.0], [-0.9, 0.7], [1.1, -1.2]]), (False, True, [[0.5, 0.5], [0.05, 0.95], [1.1, -0.1]]),
+    (True, False, [[0.0, 0.0], [-2.6, 3.3], [5.0, -5.5]]), (False, False, [[3.2, 4.7], [0.0, 8.9], [-2.5, 9.5]])])
+def test_extract_glimpse_places_its_windows_as_tf_and_fills_what_is_outside_with_noise(centered, normalized, offsets):
+    images = np.random.RandomState(6).rand(3, 7, 9, 2).astype(np.float32)
+    glimpse = tf.image.extract_glimpse(images, [3, 4], np.float32(offsets), centered=centered, normalized=normalized)
+    assert glimpse.shape.as_list() == [3, 3, 4, 2]
+    (got,) = _run(glimpse)
+    expect = _glimpses(images, (3, 4), np.float32(offsets), centered, normalized)
+    inside = ~np.isnan(expect)
+    np.testing.assert_array_equal(got[inside], expect[inside])
+    low, high = images.min(axis=(1, 2)), images.max(axis=(1, 2))  # (uniform noise: each image's channel range)
+    for b in range(3):
+        noise = got[b][np.isnan(expect[b])].reshape(-1, 2)
+        assert ((noise >= low[b]) & (noise <= high[b])).all()

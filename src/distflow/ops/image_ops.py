@@ -17,7 +17,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops
 from .string_ops import substr
-from .op_util import make_op, make_tensor
+from .op_util import constant_value, make_op, make_tensor
 
 
 def _rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
@@ -493,6 +493,69 @@ def _crop_and_resize_grad(op, grad):
                              {**attrs, "T": image.dtype.base_dtype}, "CropAndResizeGradImage")
     grad_boxes = make_tensor("CropAndResizeGradBoxes", [grad, image, boxes, box_ind], attrs, "CropAndResizeGradBoxes")
     return grad_image, grad_boxes, None, None
+
+
+def _glimpse_shape(op):
+    image, size = op.inputs[0].shape, constant_value(op.inputs[1])
+    rows, cols = (None, None) if size is None else (int(size[0]), int(size[1]))
+    if image.ndims is None:
+        return TensorShape([None, rows, cols, None])
+    return TensorShape([image[0].value, rows, cols, image[3].value])
+
+
+@register_op("ExtractGlimpse", shape=_glimpse_shape, stateful=True)
+def _extract_glimpse_kernel(xp, image, size, offsets, *, centered=True, normalized=True, uniform_noise=True,
+                            noise="uniform"):
+    """Each image's window of ``size`` at its offset (a centre, y then x); where the window
+    leaves the image, noise: uniform between the image's smallest and largest value of the
+    channel, Gaussian with the channel's mean and deviation, or zeros. The window's corner is
+    the centre less half the size, truncated toward zero, as TensorFlow's kernel places it."""
+    batch, height, width, channels = image.shape
+    rows, cols = int(size[0]), int(size[1])
+    if offsets.shape != (batch, 2):
+        raise errors.InvalidArgumentError(None, None, f"ExtractGlimpse: offsets must be [{batch}, 2] for "
+                                                      f"{batch} images, got shape {list(offsets.shape)}")
+    kind = "uniform" if uniform_noise else noise
+    out = np.empty((batch, rows, cols, channels), image.dtype)
+    rng = np.random.default_rng()
+    for b in range(batch):
+        y, x = float(offsets[b, 0]), float(offsets[b, 1])
+        if normalized:
+            y, x = y * height, x * width
+        if centered:
+            y, x = y / 2.0 + height / 2.0, x / 2.0 + width / 2.0
+        top, left = int(y - rows / 2.0), int(x - cols / 2.0)  # (truncated toward zero, as TF's)
+        picture = image[b].reshape(-1, channels)
+        if kind == "uniform":
+            fill = rng.uniform(picture.min(0), picture.max(0), (rows, cols, channels))
+        elif kind == "gaussian":
+            fill = rng.normal(picture.mean(0), picture.std(0), (rows, cols, channels))
+        else:
+            fill = np.zeros((rows, cols, channels))
+        out[b] = fill
+        y0, y1 = max(top, 0), min(top + rows, height)
+        x0, x1 = max(left, 0), min(left + cols, width)
+        if y0 < y1 and x0 < x1:
+            out[b, y0 - top:y1 - top, x0 - left:x1 - left] = image[b, y0:y1, x0:x1]
+    return out
+
+
+def extract_glimpse(input, size, offsets, centered=True, normalized=True, uniform_noise=True, name=None):  # noqa: A002
+    """``tf.image.extract_glimpse``: a window of ``size`` ([rows, cols]) from each image of
+    ``input`` ([batch, height, width, channels], float32), centred at its row of ``offsets``
+    ([batch, 2]: y, x): from -1 to 1 across the image when ``centered`` and ``normalized``, from
+    0 to 1 when only ``normalized``, in pixels otherwise. Where the window leaves the image it
+    holds noise (uniform, or Gaussian with ``uniform_noise=False``); TF's noise stream differs."""
+    image = ops.convert_to_tensor(input, dtype=dtypes.float32)
+    size = ops.convert_to_tensor(size, dtype=dtypes.int32)
+    offsets = ops.convert_to_tensor(offsets, dtype=dtypes.float32)
+    if image.shape.ndims not in (None, 4):
+        raise ValueError(f"extract_glimpse: input must be 4-D [batch, height, width, channels], got {image.shape}")
+    if offsets.shape.ndims not in (None, 2) or (offsets.shape.ndims == 2 and offsets.shape[1].value not in (None, 2)):
+        raise ValueError(f"extract_glimpse: offsets must be [batch, 2], got {offsets.shape}")
+    attrs = {"centered": bool(centered), "normalized": bool(normalized), "uniform_noise": bool(uniform_noise),
+             "noise": "uniform"}
+    return make_tensor("ExtractGlimpse", [image, size, offsets], attrs, name or "ExtractGlimpse")
 
 
 def crop_and_resize(image, boxes, box_ind, crop_size, method="bilinear", extrapolation_value=0.0, name=None):

@@ -251,9 +251,18 @@ class IdentityReader(ReaderBase):
              dtype=lambda op: op._attr("out_type"))
 def _decode_raw_kernel(xp, data, *, out_type, little_endian):
     np_dtype = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
-    flat = [np.frombuffer(d, dtype=np_dtype) for d in np.asarray(data, dtype=object).reshape(-1)]
-    if len({f.size for f in flat}) > 1:
-        raise errors.InvalidArgumentError(None, None, "DecodeRaw requires input strings to all be the same size")
+    records = np.asarray(data, dtype=object).reshape(-1)
+    for record in records:
+        if len(record) % np_dtype.itemsize:
+            raise errors.InvalidArgumentError(None, None, f"Input to DecodeRaw has length {len(record)} that is not "
+                                                          f"a multiple of {np_dtype.itemsize}, the size of "
+                                                          f"{out_type.name}")
+    flat = [np.frombuffer(d, dtype=np_dtype) for d in records]
+    for i, record in enumerate(records[1:], 1):
+        if len(record) != len(records[0]):
+            raise errors.InvalidArgumentError(None, None, f"DecodeRaw requires input strings to all be the same "
+                                                          f"size, but element {i} has size {len(record)} != "
+                                                          f"{len(records[0])}")
     width = flat[0].size if flat else 0
     out = np.stack(flat) if flat else np.zeros((0, 0))
     return out.astype(out_type.as_numpy_dtype).reshape(np.shape(data) + (width,))

@@ -92,8 +92,35 @@ def _batch_gather_nd(params, indices, batch_dims, name):
         return out
 
 
-@register_op("ScatterNd", shape=lambda op: constant_shape(op.inputs[2]), dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def check_nd_updates(target: TensorShape, indices: TensorShape, updates: TensorShape, what: str = "input") -> None:
+    """ValueError, worded as TF's, unless ``updates`` has the shape an nd scatter into a tensor of
+    shape ``target`` at ``indices`` needs: the indices' rows, then the target's dimensions after
+    the indices' depth (checked where the shapes are known)."""
+    if target.ndims is None or indices.ndims is None or updates.ndims is None or indices[-1].value is None:
+        return
+    depth, outer = indices[-1].value, indices.ndims - 1
+    if target.num_elements() == 0 and indices.num_elements() != 0:
+        raise ValueError(f"Indices and updates specified for empty output shape {target}")
+    if updates.ndims < outer or not updates[:outer].is_compatible_with(indices[:outer]):
+        raise ValueError(f"The outer {outer} dimensions of indices.shape={indices} must match the outer {outer} "
+                         f"dimensions of updates.shape={updates}")
+    inner = target.ndims - depth
+    if updates.ndims - outer != inner or not updates[outer:].is_compatible_with(target[depth:]):
+        raise ValueError(f"The inner {inner} dimensions of {what}.shape={target} must match the inner "
+                         f"{updates.ndims - outer} dimensions of updates.shape={updates}")
+
+
+def _scatter_nd_shape(op):
+    shape = constant_shape(op.inputs[2])
+    check_nd_updates(shape, op.inputs[0].shape, op.inputs[1].shape, "output")
+    return shape
+
+
+@register_op("ScatterNd", shape=_scatter_nd_shape, dtype=lambda op: op.inputs[1].dtype.base_dtype)
 def _scatter_nd_kernel(xp, indices, updates, shape):
+    if not np.prod(shape) and indices.size:
+        raise errors.InvalidArgumentError(None, None, f"ScatterNd: Indices and updates specified for empty output "
+                                                      f"shape {list(np.asarray(shape))}")
     out = xp.zeros([int(d) for d in shape], dtype=updates.dtype)
     depth = indices.shape[-1]
     where = index_tuple(indices, out.shape, "ScatterNd")

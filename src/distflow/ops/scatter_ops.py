@@ -8,7 +8,7 @@ import numpy as np
 
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
-from .nd_ops import gather_nd, index_tuple
+from .nd_ops import check_nd_updates, gather_nd, index_tuple
 from .op_util import add_rows_at, make_op, make_tensor
 from .state_ops import ImportedResourceVariable, locked, variable_ref
 
@@ -116,6 +116,8 @@ def _scatter(kind, ref, indices, updates, use_locking, name):
     if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"scatter indices must be int32 or int64, got {indices.dtype.name}")
     updates = ops.convert_to_tensor(updates, dtype=ref.dtype.base_dtype)
+    if "Nd" in kind:
+        check_nd_updates(ref.shape, indices.shape, updates.shape)
     return make_tensor(kind, [ref, indices, updates], {"use_locking": bool(use_locking)}, name or kind)
 
 
@@ -165,12 +167,7 @@ def _tensor_scatter(kind, tensor, indices, updates, name):
     tensor = ops.convert_to_tensor(tensor)
     indices = ops.convert_to_tensor(indices)
     updates = ops.convert_to_tensor(updates, dtype=tensor.dtype.base_dtype)
-    t, i, u = tensor.shape, indices.shape, updates.shape
-    if t.ndims is not None and i.ndims is not None and u.ndims is not None and i[-1].value is not None:
-        expected = i[:-1].concatenate(t[i[-1].value:])
-        if not u.is_compatible_with(expected):
-            raise ValueError(f"{kind}: updates must have shape {expected} (the indices' rows, then the tensor's "
-                             f"shape after depth {i[-1].value}), got {u}")
+    check_nd_updates(tensor.shape, indices.shape, updates.shape)
     return make_tensor(kind, [tensor, indices, updates], None, name or kind)
 
 

@@ -11,6 +11,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, reduction_ops, slicing_ops, special_math_ops
+from .check_ops import assert_non_negative
 from .op_util import constant_value, make_op, make_tensor
 
 # ---------------------------------------------------------------------------
@@ -327,7 +328,10 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     """Counts (or sums ``weights``) of each value 0 .. max(arr) in ``arr``."""
     with ops.name_scope(name, "bincount", [arr, weights]):
         arr = ops.convert_to_tensor(arr, dtype=dtypes.int32)
-        size = reduction_ops.reduce_max(arr) + 1
+        with ops.control_dependencies([assert_non_negative(arr, message="Input arr must be non-negative!")]):
+            arr = array_ops.identity(arr)
+        # (no values: no bins, where the largest of none would be int32's lowest)
+        size = math_ops.cast(array_ops.size(arr) > 0, dtypes.int32) * (reduction_ops.reduce_max(arr) + 1)
         if minlength is not None:
             size = math_ops.maximum(size, minlength)
         if maxlength is not None:
