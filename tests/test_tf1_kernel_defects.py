@@ -737,3 +737,42 @@ def test_extract_glimpse_places_its_windows_as_tf_and_fills_what_is_outside_with
     for b in range(3):
         noise = got[b][np.isnan(expect[b])].reshape(-1, 2)
         assert ((noise >= low[b]) & (noise <= high[b])).all()
+
+
+def test_reduce_join_keeps_long_strings_whole_joins_in_the_order_given_and_checks_its_axes():
+    words = np.array([["this", "is", "a", "test"], ["please", "do", "not", "panic"]])
+    joined = [tf.reduce_join(words, 1), tf.reduce_join(words, 0, separator=" "), tf.reduce_join(words, [0, 1]),
+              tf.reduce_join(words, [1, 0]), tf.reduce_join(words, 1, keep_dims=True), tf.reduce_join(words, [])]
+    assert [t.shape.as_list() for t in joined] == [[2], [4], [], [], [2, 1], [2, 4]]
+    got = _run(*joined)
+    assert got[0].tolist() == [b"thisisatest", b"pleasedonotpanic"]  # (the second row longer than the first)
+    assert got[1].tolist() == [b"this please", b"is do", b"a not", b"test panic"]
+    assert got[2] == b"thispleaseisdoanottestpanic" and got[3] == b"thisisatestpleasedonotpanic"
+    assert got[4].tolist() == [[b"thisisatest"], [b"pleasedonotpanic"]] and got[5].shape == (2, 4)
+    with pytest.raises(ValueError, match="Invalid reduction dimension -3"):
+        tf.reduce_join([[""]], -3)
+    with pytest.raises(ValueError, match="Duplicate reduction dimension"):
+        tf.reduce_join([[""]], [-1, 1])
+    index = tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="reduction dimension 2"):
+        _run(tf.reduce_join(["test", "test2"], index), feed_dict={index: 2})
+
+
+@pytest.mark.parametrize("pool", [tf.nn.max_pool3d, tf.nn.avg_pool3d])
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_3d_pooling_has_a_second_derivative(pool, padding):
+    x = np.random.RandomState(11).permutation(2 * 4 * 5 * 3 * 2).reshape(2, 4, 5, 3, 2) / 10.0  # (unique maxima)
+    check_gradients(lambda t: pool(t, [1, 2, 2, 2, 1], [1, 2, 1, 1, 1], padding) ** 2, [x], order=2)
+    if pool is not tf.nn.max_pool3d:
+        return
+
+    def grad_grad(w):  # MaxPool3DGradGrad(x, w), as the gradient of MaxPool3DGrad reaches it
+        xs = tf.constant(x)
+        y = pool(xs, [1, 2, 2, 2, 1], [1, 2, 1, 1, 1], padding)
+        g = tf.zeros_like(y)
+        (dx,) = tf.gradients(y, xs, grad_ys=g)
+        (out,) = tf.gradients(dx, g, grad_ys=w)
+        assert out.op.type == "MaxPool3DGradGrad"
+        return out ** 2
+
+    check_gradients(grad_grad, [np.random.RandomState(12).randn(*x.shape)])  # (its gradient: MaxPool3DGrad)

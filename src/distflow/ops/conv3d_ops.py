@@ -264,6 +264,40 @@ def _avg_pool3d_grad_kernel(xp, input_sizes, grad, *, ksize, strides, padding):
     return _spread(lambda i, j, k: share, padded, pads, window, strides[1:4], outs).astype(grad.dtype)
 
 
+@register_op("MaxPool3DGradGrad", shape=_pool_shape)  # (pooled as x, its first input)
+def _max_pool3d_grad_grad_kernel(xp, x, h, *, ksize, strides, padding):
+    """The gradient of MaxPool3DGrad(x, g) for g, given ``h`` (shaped as x): each window's
+    value of ``h`` where ``x`` has the window's (first) maximum."""
+    window = ksize[1:4]
+    view, _, _ = _windows(x, window, strides[1:4], padding, fill=_lowest(x.dtype))
+    n, od, oh, ow, c = view.shape[:5]
+    winner = view.reshape(n, od, oh, ow, c, -1).argmax(axis=-1)
+    h_view, _, _ = _windows(h, window, strides[1:4], padding)
+    picked = np.take_along_axis(h_view.reshape(n, od, oh, ow, c, -1), winner[..., None], axis=-1)
+    return picked[..., 0].astype(h.dtype)
+
+
+@register_gradient("MaxPool3DGrad")
+def _max_pool3d_grad_grad(op, grad):
+    # (the routing is constant where the maxima are unique: nothing flows to x)
+    x, _ = op.inputs
+    attrs = {a: op._attr(a) for a in ("ksize", "strides", "padding")}
+    return make_tensor("ZerosLike", [x]), make_tensor("MaxPool3DGradGrad", [x, grad], attrs, "MaxPool3DGradGrad")
+
+
+@register_gradient("MaxPool3DGradGrad")
+def _max_pool3d_grad_grad_grad(op, grad):
+    x, _ = op.inputs
+    attrs = {a: op._attr(a) for a in ("ksize", "strides", "padding")}
+    return make_tensor("ZerosLike", [x]), make_tensor("MaxPool3DGrad", [x, grad], attrs, "MaxPool3DGrad")
+
+
+@register_gradient("AvgPool3DGrad")
+def _avg_pool3d_grad_grad(op, grad):
+    attrs = {a: op._attr(a) for a in ("ksize", "strides", "padding")}
+    return None, make_tensor("AvgPool3D", [grad], attrs, "AvgPool3D")
+
+
 @register_gradient("MaxPool3D")
 def _max_pool3d_grad(op, grad):
     attrs = {a: op._attr(a) for a in ("ksize", "strides", "padding")}

@@ -11,7 +11,8 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from .op_util import broadcast_shape, make_tensor
+from . import array_ops, math_ops
+from .op_util import broadcast_shape, constant_value, make_tensor
 
 
 def _as_bytes(v) -> bytes:
@@ -155,18 +156,50 @@ def _decode_base64_kernel(xp, x):
 _WEB_SAFE = re.compile(rb"[A-Za-z0-9_-]*={0,2}")
 
 
-@register_op("ReduceJoin", shape=lambda op: TensorShape(None), dtype=lambda op: dtypes.string)
-def _reduce_join_kernel(xp, x, axis, *, keep_dims, separator):
-    arr = np.asarray(x, dtype=object)
-    axes = sorted((int(a) % arr.ndim for a in np.reshape(axis, [-1])), reverse=True) if arr.ndim else []
-    if np.size(axis) == 0 or (np.ndim(axis) == 0 and int(axis) == -1 and arr.ndim == 0):
-        axes = []
+def _join_axes(axes, rank: int, fail) -> list:
+    """``axes`` as non-negative axes, checked as TF's ReduceJoin checks them (``fail`` raises)."""
+    out = []
     for a in axes:
-        arr = np.apply_along_axis(lambda row: _as_bytes(separator).join(_as_bytes(v) for v in row), a, arr)
-        arr = np.asarray(arr, dtype=object)
-        if keep_dims:
-            arr = np.expand_dims(arr, a)
-    return arr
+        if not -rank <= a < rank:
+            fail(f"Invalid reduction dimension {a} for input with {rank} dimension(s)")
+        if a % rank in out:
+            fail(f"Duplicate reduction dimension {a}")
+        out.append(a % rank)
+    return out
+
+
+def _reduce_join_shape(op):
+    x, axis = op.inputs[0].shape, constant_value(op.inputs[1])
+    if x.ndims is None or axis is None:
+        return TensorShape(None)
+
+    def fail(message):
+        raise ValueError(message)
+
+    axes = _join_axes([int(a) for a in np.reshape(axis, -1)], x.ndims, fail)
+    dims = x.as_list()
+    if op._attr("keep_dims"):
+        return TensorShape([1 if i in axes else d for i, d in enumerate(dims)])
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes])
+
+
+@register_op("ReduceJoin", shape=_reduce_join_shape, dtype=lambda op: dtypes.string)
+def _reduce_join_kernel(xp, x, axis, *, keep_dims, separator):
+    """Joins along each axis in the order given (TF's: the first one given joined first)."""
+    arr = np.asarray(x, dtype=object)
+
+    def fail(message):
+        raise errors.InvalidArgumentError(None, None, f"ReduceJoin: {message}")
+
+    axes = _join_axes([int(a) for a in np.reshape(axis, -1)], arr.ndim, fail)
+    glue = _as_bytes(separator)
+    for a in axes:  # (not apply_along_axis: it sizes its output by the first row's string, truncating others)
+        rows = np.moveaxis(arr, a, -1)
+        joined = np.empty(rows.shape[:-1], dtype=object)
+        for index in np.ndindex(joined.shape):
+            joined[index] = glue.join(_as_bytes(v) for v in rows[index])
+        arr = np.expand_dims(joined, a)
+    return arr if keep_dims else arr.reshape([d for i, d in enumerate(arr.shape) if i not in axes])
 
 
 for _t in ("StringJoin", "StringStrip", "StringLength", "Substr", "RegexReplace", "StringToNumber", "AsString",
@@ -255,8 +288,9 @@ def reduce_join(inputs, axis=None, keep_dims=False, separator="", name=None, red
     """Joins the strings along ``axis`` (all of them when None)."""
     inputs = _strings_input(inputs)
     axis = reduction_indices if axis is None else axis
-    if axis is None:
-        axis = list(range(inputs.shape.ndims)) if inputs.shape.ndims is not None else -1
+    if axis is None:  # (every axis, the last first: TF's default order)
+        axis = list(range(inputs.shape.ndims - 1, -1, -1)) if inputs.shape.ndims is not None else \
+            math_ops.range_(array_ops.rank(inputs) - 1, -1, -1)
     keep = bool(keepdims if keepdims is not None else keep_dims)
     return make_tensor("ReduceJoin", [inputs, ops.convert_to_tensor(axis, dtype=dtypes.int32)],
                        {"keep_dims": keep, "separator": separator}, name or "ReduceJoin")
