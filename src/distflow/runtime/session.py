@@ -484,7 +484,11 @@ def _unshare(values: list, feed_values: list) -> None:
     if not fed:
         return
     for i, v in enumerate(values):
-        if v.__class__ is np.ndarray and v.size and any(np.may_share_memory(v, f) for f in fed):
+        if v.__class__ is not np.ndarray or not v.size:
+            continue
+        if v.base is None and not any(v is f for f in fed):
+            continue  # (an array of its own: what kernels mostly return)
+        if any(np.may_share_memory(v, f) for f in fed):
             values[i] = v.copy()
 
 
