@@ -72,23 +72,18 @@ def _parts(kind, leaf) -> list:
 
 def _repacked(kinds, flat) -> list:
     """The If op's outputs ``flat`` as the branches' leaves again (SparseTensor, IndexedSlices)."""
+    return [_leaf_of(kind, parts) for kind, parts in zip(kinds, _grouped(flat, kinds))]
+
+
+def _leaf_of(kind, parts):
+    """A leaf from its parts (those of :func:`_parts`)."""
     from .sparse_ops import SparseTensor  # noqa: PLC0415
 
-    leaves, i = [], 0
-    for kind in kinds:
-        if kind == "sparse":
-            leaves.append(SparseTensor(flat[i], flat[i + 1], flat[i + 2]))
-            i += 3
-        elif kind == "slices":
-            leaves.append(IndexedSlices(flat[i], flat[i + 1], flat[i + 2]))
-            i += 3
-        elif kind == "slices_no_shape":
-            leaves.append(IndexedSlices(flat[i], flat[i + 1]))
-            i += 2
-        else:
-            leaves.append(flat[i])
-            i += 1
-    return leaves
+    if kind == "sparse":
+        return SparseTensor(*parts)
+    if kind in ("slices", "slices_no_shape"):
+        return IndexedSlices(*parts)
+    return parts[0]
 
 
 _KIND_NAMES = {"sparse": "SparseTensor", "slices": "IndexedSlices with a dense shape",
@@ -127,15 +122,8 @@ def _grouped(flat, kinds) -> list:
 
 def _loop_leaves(flat, kinds, templates) -> list:
     """The leaves again from their parts (a TensorArray like its template, around its flow)."""
-    leaves = []
-    for kind, parts, template in zip(kinds, _grouped(flat, kinds), templates):
-        if kind == "array":
-            leaves.append(template._with_flow(parts[0]))
-        elif kind == "tensor":
-            leaves.append(parts[0])
-        else:
-            leaves += _repacked([kind], parts)
-    return leaves
+    return [template._with_flow(parts[0]) if kind == "array" else _leaf_of(kind, parts)
+            for kind, parts, template in zip(kinds, _grouped(flat, kinds), templates)]
 
 
 def _invariant_shapes(kind, parts, invariant) -> list:
