@@ -43,7 +43,6 @@ NO_EFFECT_IN = {
     "tf.argsort": {"stable": "the sort is always stable, which also satisfies stable=False"},
     "tf.enable_eager_execution": {"args": "it raises: graph mode only", "kwargs": "it raises: graph mode only"},
     "tf.get_local_variable": {"trainable": "a local variable is never trainable, as in TF"},
-    "tf.get_static_value": {"partial": "a value is given only when it is fully known (partial values are not)"},
     "tf.hessians": {"aggregation_method": "one way to add gradients; the sum is the same"},
     "tf.import_graph_def": {"op_dict": "deprecated in TF 1.x, which ignores it too",
                             "producer_op_list": "default attrs are filled from distflow's op definitions"},

@@ -114,7 +114,8 @@ def test_supervisor_writes_graph_and_summaries_on_the_chief(tmp_path):
         sv.summary_computed(sess, sess.run(sv.summary_op))
     assert os.path.exists(tmp_path / "graph.pbtxt")
     got = events(tmp_path)
-    assert got[2].session_log.status == 1  # START
+    assert got[1].graph_def and got[2].meta_graph_def  # (as TF's Supervisor writes them)
+    assert got[3].session_log.status == 1  # START
     tagged = [(e.step, v.tag) for e in got for v in e.summary.value]
     assert (0, "loss") in tagged and (5, "loss") in tagged
 

@@ -1,6 +1,8 @@
 """Behaviours that TensorFlow 1.x's kernel tests (tensorflow/python/kernel_tests) expect, each
 of which distflow once got wrong; NumPy written the obvious way is the oracle."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -776,3 +778,135 @@ def test_3d_pooling_has_a_second_derivative(pool, padding):
         return out ** 2
 
     check_gradients(grad_grad, [np.random.RandomState(12).randn(*x.shape)])  # (its gradient: MaxPool3DGrad)
+
+
+def test_lgamma_is_infinite_at_its_poles_and_lbeta_of_nothing_is_minus_infinity():
+    x = np.array([0.0, -1.0, -2.5, 1.0, 0.5, np.inf, -np.inf, np.nan])
+    want = [np.inf if v in (0.0, -1.0) or np.isinf(v) else np.nan if np.isnan(v) else math.lgamma(v)
+            for v in x]
+    got, beta, pole = _run(tf.lgamma(tf.constant(x)), tf.lbeta(tf.zeros([2, 0])), tf.lbeta([[0.0, 1.0]]))
+    np.testing.assert_allclose(got, want)
+    np.testing.assert_array_equal(beta, [-np.inf, -np.inf])
+    np.testing.assert_array_equal(pole, [np.inf])
+
+
+@pytest.mark.parametrize("is_training", [True, False])
+def test_fused_batch_norm_of_float16_takes_float32_parameters(is_training):
+    rng = np.random.RandomState(3)
+    x = rng.randn(2, 3, 3, 4).astype(np.float16)
+    scale, offset = rng.rand(4).astype(np.float32) + 0.5, rng.randn(4).astype(np.float32)
+    mean, variance = rng.randn(4).astype(np.float32), rng.rand(4).astype(np.float32) + 0.5
+    y, m, v = tf.nn.fused_batch_norm(tf.constant(x), scale, offset, None if is_training else mean,
+                                     None if is_training else variance, epsilon=0.001, is_training=is_training)
+    assert (y.dtype, m.dtype, v.dtype) == (tf.float16, tf.float32, tf.float32)
+    got_y, got_m, got_v = _run(y, m, v)
+    x32 = x.astype(np.float32)
+    if is_training:
+        mean, variance = x32.mean(axis=(0, 1, 2)), x32.var(axis=(0, 1, 2))
+        np.testing.assert_allclose(got_v, variance * 18 / 17, rtol=1e-4)  # (Bessel's correction: n = 18)
+    want = (x32 - mean) / np.sqrt(variance + 0.001) * scale + offset
+    np.testing.assert_allclose(got_y.astype(np.float32), want, rtol=1e-2, atol=1e-2)  # (float16's precision)
+    np.testing.assert_allclose(got_m, mean, rtol=1e-5)
+
+
+def test_cross_entropies_with_logits_are_named_by_their_scope():
+    logits, labels = tf.constant([[1.0, -2.0]]), tf.constant([[1.0, 0.0]])
+    assert tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits, name="mylogistic").op.name == \
+        "mylogistic"
+    assert tf.nn.weighted_cross_entropy_with_logits(labels, logits, 2.0, name="mybce").op.name == "mybce"
+
+
+def _crop_or_pad(x, th, tw):
+    """resize_image_with_crop_or_pad written the obvious way: centre crop, then centre pad."""
+    h, w = x.shape[:2]
+    top, left = max(h - th, 0) // 2, max(w - tw, 0) // 2
+    x = x[top:top + min(h, th), left:left + min(w, tw)]
+    out = np.zeros((th, tw, x.shape[2]), x.dtype)
+    top, left = (th - x.shape[0]) // 2, (tw - x.shape[1]) // 2
+    out[top:top + x.shape[0], left:left + x.shape[1]] = x
+    return out
+
+
+def test_crops_and_pads_of_images_whose_size_is_known_only_when_the_step_runs():
+    image = tf.placeholder(tf.float32, [None, None, 3])
+    size = tf.placeholder(tf.int32, [])
+    fitted = tf.image.resize_image_with_crop_or_pad(image, 4, 5)
+    assert fitted.shape.as_list() == [4, 5, 3] and fitted.op.name.startswith("resize_image_with_crop_or_pad")
+    cropped = tf.image.crop_to_bounding_box(image, 1, size, 2, 2)
+    padded = tf.image.pad_to_bounding_box(image, 1, 2, 8, size)
+    central = tf.image.central_crop(image, 0.5)
+    rng = np.random.RandomState(0)
+    with tf.Session() as sess:
+        for h, w in ((3, 3), (7, 2), (6, 9)):
+            x = rng.rand(h, w, 3).astype(np.float32)
+            got = sess.run(fitted, {image: x})
+            np.testing.assert_array_equal(got, _crop_or_pad(x, 4, 5))
+            top, left = int((h - h * 0.5) / 2), int((w - w * 0.5) / 2)  # (truncated, as TF)
+            np.testing.assert_array_equal(sess.run(central, {image: x}), x[top:h - top, left:w - left])
+        x = rng.rand(4, 5, 3).astype(np.float32)
+        np.testing.assert_array_equal(sess.run(cropped, {image: x, size: 3}), x[1:3, 3:5])
+        want = np.zeros((8, 9, 3), np.float32)
+        want[1:5, 2:7] = x
+        np.testing.assert_array_equal(sess.run(padded, {image: x, size: 9}), want)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="width must be >= target \\+ offset"):
+            sess.run(cropped, {image: x, size: 4})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="width must be <= target - offset"):
+            sess.run(padded, {image: x, size: 6})
+    with pytest.raises(ValueError, match="height must be >= target \\+ offset"):
+        tf.image.crop_to_bounding_box(np.zeros([4, 4, 1]), 2, 0, 3, 3)
+    with pytest.raises(ValueError, match="all dims of 'image.shape' must be > 0"):
+        tf.image.pad_to_bounding_box(np.zeros([0, 2, 2]), 0, 0, 2, 2)
+    with pytest.raises(ValueError, match="'image' must have either 3 or 4 dimensions"):
+        tf.image.crop_to_bounding_box(np.zeros([3, 5]), 0, 0, 2, 2)
+
+
+def test_rot90_by_a_tensor_and_image_op_names():
+    image = np.arange(24.0).reshape(2, 4, 3)
+    k = tf.placeholder(tf.int32, [])
+    turned = tf.image.rot90(image, k)
+    with tf.Session() as sess:
+        for turns in range(-1, 6):
+            np.testing.assert_array_equal(sess.run(turned, {k: turns}), np.rot90(image, turns))
+    x = tf.placeholder(tf.float32, [5, 6, 3])
+    for fn, scope in ((tf.image.flip_left_right, "flip_left_right"), (tf.image.random_flip_up_down, "random_flip"),
+                      (tf.image.transpose_image, "transpose_image"),
+                      (tf.image.per_image_standardization, "per_image_standardization"),
+                      (lambda t: tf.image.resize_images(t, [3, 3]), "resize_images"),
+                      (lambda t: tf.image.central_crop(t, 0.5), "central_crop")):
+        assert fn(x).op.name.startswith(scope), (scope, fn(x).op.name)
+    gray = tf.image.rgb_to_grayscale(np.array([[[255, 0, 0], [0, 255, 0]]], np.uint8))
+    assert gray.dtype == tf.uint8
+    np.testing.assert_array_equal(_run(gray)[0].ravel(), [76, 149])  # (TF 2.21: 0.2989 and 0.587 of 255.5, truncated)
+    same = tf.image.resize_images(tf.zeros([1, 6, 4, 1], tf.uint8), [6, 4])
+    assert same.dtype == tf.uint8  # (no resize: the images themselves)
+    with pytest.raises(ValueError, match="must be a 1-D Tensor of 2 elements"):
+        tf.image.resize_images(x, tf.constant([1, 2, 3]))
+
+
+def test_dropout_keeps_the_shape_of_its_input_whatever_the_noise_shape():
+    x = tf.ones([40, 30])
+    dropped = tf.nn.dropout(x, 0.5, noise_shape=tf.placeholder(tf.int32))
+    assert dropped.shape.as_list() == [40, 30]
+
+
+def test_reductions_take_an_axis_named_twice_once():
+    x = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int32)
+    sums = [tf.reduce_sum(x, axis=a) for a in ((0, 0), (0, -2), (1, -1), (-2, -1, 0, 1))]
+    means = [tf.reduce_mean(x.astype(np.float64), axis=a) for a in ((1, -1), (0, 1, -1))]
+    got = _run(*sums, *means)
+    for value, want in zip(got, [x.sum(0), x.sum(0), x.sum(1), x.sum(), x.mean(1), x.mean()]):
+        np.testing.assert_array_equal(value, want)
+    axis = tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid reduction dimension \\(2 for input with 2"):
+        _run(tf.reduce_sum(x, axis), feed_dict={axis: 2})
+
+
+def test_moments_of_float16_are_computed_in_float32():
+    x = (np.random.RandomState(5).randn(40, 50, 2) * 3 + 100).astype(np.float16)  # (sums past float16's 65504)
+    mean, variance = tf.nn.moments(tf.constant(x), [0, 1])
+    weighted = tf.nn.weighted_moments(tf.constant(x), [0, 1], np.ones([40, 50, 1], np.float16))
+    assert mean.dtype == variance.dtype == weighted[0].dtype == tf.float16
+    got = _run(mean, variance, *weighted)
+    x64 = x.astype(np.float64)
+    for value, want in zip(got, [x64.mean((0, 1)), x64.var((0, 1))] * 2):
+        np.testing.assert_allclose(value.astype(np.float64), want, rtol=2e-3)

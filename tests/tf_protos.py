@@ -62,7 +62,7 @@ _MESSAGES = {
     "SessionLog": [("status", 1, "int32", False), ("checkpoint_path", 2, "string", False), ("msg", 3, "string", False)],
     "Event": [("wall_time", 1, "double", False), ("step", 2, "int64", False), ("file_version", 3, "string", False),
               ("graph_def", 4, "bytes", False), ("summary", 5, ".tensorflow.Summary", False),
-              ("session_log", 7, ".tensorflow.SessionLog", False)],
+              ("session_log", 7, ".tensorflow.SessionLog", False), ("meta_graph_def", 9, "bytes", False)],
     "CheckpointState": [("model_checkpoint_path", 1, "string", False),
                         ("all_model_checkpoint_paths", 2, "string", True),
                         ("all_model_checkpoint_timestamps", 3, "double", True)],

@@ -14,7 +14,7 @@ from .framework import dtypes, errors
 from .framework import ops
 from .framework.registry import register_gradient, register_op
 from .framework.tensor_shape import TensorShape, unknown_shape
-from .ops import array_ops, conv_ops, convolution_ops, manip_ops, math_ops, random_ops, reduction_ops, segment_ops, slicing_ops
+from .ops import array_ops, check_ops, control_flow_v2, conv_ops, convolution_ops, manip_ops, math_ops, random_ops, reduction_ops, segment_ops, slicing_ops
 from .ops.image_ops import (crop_and_resize, decode_bmp, decode_image, decode_jpeg, decode_png, is_jpeg,  # noqa: F401
                             draw_bounding_boxes, extract_glimpse, encode_png, hsv_to_rgb, non_max_suppression,
                             non_max_suppression_padded, non_max_suppression_with_scores, rgb_to_hsv,
@@ -32,11 +32,16 @@ class ResizeMethod:
 
 
 def _batched(image):
-    image = ops.convert_to_tensor(image)
+    """A 4-D image and whether it was 3-D (one of unknown rank is taken as 3-D, as in TF)."""
+    image = ops.convert_to_tensor(image, name="image")
     if image.shape.ndims not in (None, 3, 4):
-        raise ValueError(f"'image' must have either 3 or 4 dimensions, got shape {image.shape}")
-    if image.shape.ndims == 3:
-        return array_ops.expand_dims(image, 0), True
+        raise ValueError(f"'image' must have either 3 or 4 dimensions. Got shape {image.shape}")
+    if image.shape.ndims != 4:
+        unknown = image.shape.ndims is None
+        image = array_ops.expand_dims(image, 0)
+        if unknown:
+            image.set_shape([None] * 4)
+        return image, True
     return image, False
 
 
@@ -44,32 +49,94 @@ def _unbatched(image, squeeze):
     return array_ops.squeeze(image, [0]) if squeeze else image
 
 
+def _sizes(image) -> list:
+    """[batch, height, width, channels] of a 4-D image: an int where the graph knows it,
+    else an int32 scalar of its shape."""
+    dynamic = array_ops.shape(image)
+    return [d if d is not None else dynamic[i] for i, d in enumerate(image.shape.as_list())]
+
+
+def _size(value):
+    """An offset or size argument: an int if the graph knows it, else an int32 scalar."""
+    if isinstance(value, (ops.Tensor, np.ndarray)):
+        known = constant_value(value) if isinstance(value, ops.Tensor) else value
+        if known is None:
+            return math_ops.cast(value, dtypes.int32)
+        value = known
+    return int(value)
+
+
+def _static(value):
+    return value if isinstance(value, int) else None
+
+
+def _require(condition, message: str, asserts: list) -> None:
+    """A size condition: a ValueError now if the graph already knows it fails, else an Assert
+    that fails the step (InvalidArgumentError) when it does."""
+    if isinstance(condition, (bool, np.bool_)):
+        if not condition:
+            raise ValueError(message)
+    else:
+        asserts.append(check_ops.Assert(condition, [message]))
+
+
+def _ge(a, b):
+    """a >= b: a bool for two ints, else a bool tensor."""
+    return a >= b if isinstance(a, int) and isinstance(b, int) else math_ops.greater_equal(a, b)
+
+
+def _gt(a, b):
+    return a > b if isinstance(a, int) and isinstance(b, int) else math_ops.greater(a, b)
+
+
+def _checked(image, asserts: list):
+    """``image``, after the step has checked ``asserts``."""
+    if not asserts:
+        return image
+    with ops.control_dependencies(asserts):
+        return array_ops.identity(image)
+
+
+def _nonempty(sizes: list, asserts: list) -> None:
+    """TF's check that an image has no zero-length dimension (known now or when it runs)."""
+    for d in sizes[1:]:
+        _require(_gt(d, 0), "all dims of 'image.shape' must be > 0.", asserts)
+
+
+def _flip(image, axis: int, scope: str):
+    with ops.name_scope(None, scope, [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        if image.shape.ndims not in (None, 3, 4):
+            raise ValueError(f"'image' must have either 3 or 4 dimensions. Got shape {image.shape}")
+        return manip_ops.reverse(image, [axis])
+
+
 def flip_left_right(image):
-    """The image mirrored along its width axis."""
-    image = ops.convert_to_tensor(image)
-    return manip_ops.reverse(image, [image.shape.ndims - 2])
+    """The image mirrored along its width axis (3-D, or a batch)."""
+    return _flip(image, -2, "flip_left_right")
 
 
 def flip_up_down(image):
-    """The image mirrored along its height axis."""
-    image = ops.convert_to_tensor(image)
-    return manip_ops.reverse(image, [image.shape.ndims - 3])
+    """The image mirrored along its height axis (3-D, or a batch)."""
+    return _flip(image, -3, "flip_up_down")
 
 
-def _random_flip(image, flip, seed):
-    image = ops.convert_to_tensor(image)
-    coin = math_ops.less(random_ops.random_uniform([], seed=seed), 0.5)
-    flipped = flip(image)
-    return math_ops.where(array_ops.fill(array_ops.shape(image), coin), flipped, image)
+def _random_flip(image, flip, seed, scope):
+    with ops.name_scope(None, scope, [image]) as name:
+        image = ops.convert_to_tensor(image, name="image")
+        coin = math_ops.less(random_ops.random_uniform([], seed=seed), 0.5)
+        flipped = flip(image)
+        return math_ops.where(array_ops.fill(array_ops.shape(image), coin), flipped, image, name=name)
 
 
 def random_flip_left_right(image, seed=None):
     """The image mirrored left-right with probability 1/2."""
-    return _random_flip(image, flip_left_right, seed)
+    return _random_flip(image, flip_left_right, seed, "random_flip_left_right")
 
 
 def random_flip_up_down(image, seed=None):
-    return _random_flip(image, flip_up_down, seed)
+    """The image mirrored upside down with probability 1/2."""
+    return _random_flip(image, flip_up_down, seed, "random_flip_up_down")
 
 
 def convert_image_dtype(image, dtype, saturate=False, name=None):
@@ -136,66 +203,133 @@ def random_contrast(image, lower, upper, seed=None):
 
 def per_image_standardization(image):
     """(x - mean) / max(stddev, 1 / sqrt(number of entries)), per image."""
-    image = math_ops.cast(ops.convert_to_tensor(image), dtypes.float32)
-    axes = [-3, -2, -1]
-    n = math_ops.cast(reduction_ops.reduce_prod(array_ops.shape(image)[-3:]), dtypes.float32)
-    mean = reduction_ops.reduce_mean(image, axes, keepdims=True)
-    std = math_ops.sqrt(reduction_ops.reduce_mean(math_ops.square(image - mean), axes, keepdims=True))
-    return (image - mean) / math_ops.maximum(std, math_ops.rsqrt(n))
+    with ops.name_scope(None, "per_image_standardization", [image]) as scope:
+        image = math_ops.cast(ops.convert_to_tensor(image, name="image"), dtypes.float32)
+        axes = [-3, -2, -1]
+        n = math_ops.cast(reduction_ops.reduce_prod(array_ops.shape(image)[-3:]), dtypes.float32)
+        mean = reduction_ops.reduce_mean(image, axes, keepdims=True)
+        std = math_ops.sqrt(reduction_ops.reduce_mean(math_ops.square(image - mean), axes, keepdims=True))
+        return math_ops.divide(image - mean, math_ops.maximum(std, math_ops.rsqrt(n)), name=scope)
 
 
 def rgb_to_grayscale(images, name=None):
-    """The luma (0.2989 R + 0.587 G + 0.114 B) with one channel kept."""
-    images = ops.convert_to_tensor(images)
-    weights = array_ops.constant([0.2989, 0.5870, 0.1140], dtype=images.dtype.base_dtype)
-    return reduction_ops.reduce_sum(images * weights, -1, keepdims=True)
+    """The luma (0.2989 R + 0.587 G + 0.114 B) with one channel kept; an integer image is
+    weighed in float32 and comes back in its own dtype, as TF's."""
+    with ops.name_scope(name, "rgb_to_grayscale", [images]) as scope:
+        images = ops.convert_to_tensor(images, name="images")
+        dtype = images.dtype.base_dtype
+        floats = images if dtype.is_floating else convert_image_dtype(images, dtypes.float32)
+        weights = array_ops.constant([0.2989, 0.5870, 0.1140], dtype=floats.dtype.base_dtype)
+        gray = reduction_ops.reduce_sum(floats * weights, -1, keepdims=True)
+        return convert_image_dtype(gray, dtype, name=scope)
 
 
 def grayscale_to_rgb(images, name=None):
-    images = ops.convert_to_tensor(images)
-    return slicing_ops.concat([images, images, images], -1)
+    """The one channel of a grayscale image repeated into three."""
+    with ops.name_scope(name, "grayscale_to_rgb", [images]) as scope:
+        images = ops.convert_to_tensor(images, name="images")
+        if images.shape.ndims is not None and (images.shape.ndims < 2 or images.shape[-1].value not in (None, 1)):
+            raise ValueError(f"grayscale_to_rgb: the last dimension must be 1 (one channel), got shape {images.shape}")
+        return slicing_ops.concat([images, images, images], -1, name=scope)
+
+
+def _bounding_box(image, offset_height, offset_width, target_height, target_width, stop: str):
+    """What cropping and padding start from: the 4-D image, whether it was 3-D, its sizes,
+    the offsets and targets (ints or scalars), and the checks of the image and the offsets
+    (TF's messages, ending in ``stop``)."""
+    image, squeeze = _batched(image)
+    sizes = _sizes(image)
+    box = tuple(_size(v) for v in (offset_height, offset_width, target_height, target_width))
+    asserts: list = []
+    _nonempty(sizes, asserts)
+    _require(_ge(box[0], 0), f"offset_height must be >= 0{stop}", asserts)
+    _require(_ge(box[1], 0), f"offset_width must be >= 0{stop}", asserts)
+    return image, squeeze, sizes, box, asserts
 
 
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
-    image, squeeze = _batched(image)
-    out = image[:, offset_height:offset_height + target_height, offset_width:offset_width + target_width, :]
-    return _unbatched(out, squeeze)
+    """The ``target_height`` x ``target_width`` window of the image (3-D, or a batch) whose top
+    left corner is at the offsets. Sizes may be tensors and the image's may be unknown: what
+    the graph knows is checked now (ValueError), the rest when the step runs."""
+    with ops.name_scope(None, "crop_to_bounding_box", [image]):
+        image, squeeze, (batch, height, width, depth), (oh, ow, th, tw), asserts = _bounding_box(
+            image, offset_height, offset_width, target_height, target_width, ".")
+        _require(_gt(th, 0), "target_height must be > 0.", asserts)
+        _require(_gt(tw, 0), "target_width must be > 0.", asserts)
+        _require(_ge(height, th + oh), "height must be >= target + offset.", asserts)
+        _require(_ge(width, tw + ow), "width must be >= target + offset.", asserts)
+        image = _checked(image, asserts)
+        cropped = slicing_ops.slice(image, array_ops.stack([0, oh, ow, 0]), array_ops.stack([-1, th, tw, -1]))
+        cropped.set_shape([_static(batch), _static(th), _static(tw), _static(depth)])
+        return _unbatched(cropped, squeeze)
 
 
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
-    image, squeeze = _batched(image)
-    h, w = image.shape[1].value, image.shape[2].value
-    if h is None or w is None:
-        raise ValueError("pad_to_bounding_box needs the image's height and width known")
-    pads = [[0, 0], [offset_height, target_height - h - offset_height], [offset_width, target_width - w - offset_width],
-            [0, 0]]
-    return _unbatched(array_ops.pad(image, pads), squeeze)
+    """The image (3-D, or a batch) with zeros around it: ``offset_height`` rows above and
+    ``offset_width`` columns to its left, up to ``target_height`` x ``target_width``. Sizes
+    may be tensors and the image's may be unknown (checked when the step runs)."""
+    with ops.name_scope(None, "pad_to_bounding_box", [image]):
+        image, squeeze, (batch, height, width, depth), (oh, ow, th, tw), asserts = _bounding_box(
+            image, offset_height, offset_width, target_height, target_width, "")
+        after_h, after_w = th - oh - height, tw - ow - width
+        _require(_ge(after_h, 0), "height must be <= target - offset", asserts)
+        _require(_ge(after_w, 0), "width must be <= target - offset", asserts)
+        image = _checked(image, asserts)
+        paddings = array_ops.reshape(array_ops.stack([0, 0, oh, after_h, ow, after_w, 0, 0]), [4, 2])
+        padded = array_ops.pad(image, paddings)
+        padded.set_shape([_static(batch), _static(th), _static(tw), _static(depth)])
+        return _unbatched(padded, squeeze)
 
 
 def resize_image_with_crop_or_pad(image, target_height, target_width):
-    """Centre-crops or zero-pads to the target size."""
-    image, squeeze = _batched(image)
-    h, w = image.shape[1].value, image.shape[2].value
-    if h is None or w is None:
-        raise ValueError("resize_image_with_crop_or_pad needs the image's height and width known")
-    crop_h, crop_w = max(h - target_height, 0), max(w - target_width, 0)
-    image = crop_to_bounding_box(image, crop_h // 2, crop_w // 2, min(h, target_height), min(w, target_width))
-    h, w = min(h, target_height), min(w, target_width)
-    image = pad_to_bounding_box(image, (target_height - h) // 2, (target_width - w) // 2, target_height, target_width)
-    return _unbatched(image, squeeze)
+    """The image (3-D, or a batch) centre-cropped where it is larger than the target and
+    zero-padded around where it is smaller; its size may be known only when the step runs."""
+    with ops.name_scope(None, "resize_image_with_crop_or_pad", [image]):
+        image, squeeze = _batched(image)
+        _, height, width, _ = sizes = _sizes(image)
+        th, tw = _size(target_height), _size(target_width)
+        asserts: list = []
+        _nonempty(sizes, asserts)
+        _require(_gt(th, 0), "target_height must be > 0.", asserts)
+        _require(_gt(tw, 0), "target_width must be > 0.", asserts)
+        image = _checked(image, asserts)
+
+        def largest(a, b):
+            return max(a, b) if isinstance(a, int) and isinstance(b, int) else math_ops.maximum(a, b)
+
+        def smallest(a, b):
+            return min(a, b) if isinstance(a, int) and isinstance(b, int) else math_ops.minimum(a, b)
+
+        diff_h, diff_w = th - height, tw - width
+        cropped = crop_to_bounding_box(image, largest(-diff_h // 2, 0), largest(-diff_w // 2, 0),
+                                       smallest(th, height), smallest(tw, width))
+        resized = pad_to_bounding_box(cropped, largest(diff_h // 2, 0), largest(diff_w // 2, 0), th, tw)
+        return _unbatched(resized, squeeze)
 
 
 resize_with_crop_or_pad = resize_image_with_crop_or_pad
 
 
 def central_crop(image, central_fraction):
+    """The central ``central_fraction`` of the image's height and width (3-D, or a batch);
+    the image itself for 1. Offsets are truncated and the size is what they leave, as TF's."""
     if not 0.0 < central_fraction <= 1.0:
         raise ValueError("central_fraction must be within (0, 1]")
-    image = ops.convert_to_tensor(image)
-    h, w = image.shape[-3].value, image.shape[-2].value
-    # (TensorFlow's rounding: the offset is truncated, and the size is what it leaves)
-    top, left = int((h - h * central_fraction) / 2), int((w - w * central_fraction) / 2)
-    return crop_to_bounding_box(image, top, left, h - 2 * top, w - 2 * left)
+    with ops.name_scope(None, "central_crop", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        if central_fraction == 1.0:
+            return image
+        batched, squeeze = _batched(image)
+        _, height, width, _ = _sizes(batched)
+
+        def offset(size):
+            if isinstance(size, int):
+                return int((size - size * central_fraction) / 2)
+            size = math_ops.cast(size, dtypes.float64)
+            return math_ops.cast((size - size * central_fraction) / 2, dtypes.int32)
+
+        top, left = offset(height), offset(width)
+        return _unbatched(crop_to_bounding_box(batched, top, left, height - 2 * top, width - 2 * left), squeeze)
 
 
 _BICUBIC_TABLE = 1024  # (TensorFlow's legacy bicubic weights come from a table of this many steps)
@@ -337,15 +471,22 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         raise ValueError(f"resize_images: unknown method {method!r}")
     if align_corners and half_pixel_centers:
         raise ValueError("resize: align_corners and half_pixel_centers cannot both be True")
-    images, squeeze = _batched(images)
-    if preserve_aspect_ratio:
-        size = _aspect_preserving_size(images, size)
-    attrs = {"method": int(method), "align_corners": bool(align_corners)}
-    if half_pixel_centers:
-        attrs["half_pixel_centers"] = True
-    out = make_tensor("ResizeImage", [images, ops.convert_to_tensor(size, dtype=dtypes.int32)], attrs,
-                      name or "ResizeImage")
-    return _unbatched(out, squeeze)
+    with ops.name_scope(name, "resize_images", [images, size]):
+        images, squeeze = _batched(images)
+        if preserve_aspect_ratio:
+            size = _aspect_preserving_size(images, size)
+        size = ops.convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        if not size.shape.is_compatible_with([2]):
+            raise ValueError(f"'size' must be a 1-D Tensor of 2 elements: new_height, new_width; got shape "
+                             f"{size.shape}")
+        known = constant_value(size)
+        if known is not None and list(known) == images.shape.as_list()[1:3]:
+            return _unbatched(images, squeeze)  # (the same size: the images themselves, in their dtype, as TF)
+        attrs = {"method": int(method), "align_corners": bool(align_corners)}
+        if half_pixel_centers:
+            attrs["half_pixel_centers"] = True
+        out = make_tensor("ResizeImage", [images, size], attrs, "ResizeImage")
+        return _unbatched(out, squeeze)
 
 
 def _aspect_preserving_size(images, size):
@@ -447,26 +588,35 @@ def adjust_gamma(image, gamma=1, gain=1):
 
 
 def transpose_image(image):
-    """Height and width swapped."""
-    image = ops.convert_to_tensor(image)
-    return array_ops.transpose(image, [1, 0, 2] if image.shape.ndims == 3 else [0, 2, 1, 3])
+    """Height and width swapped (3-D, or a batch)."""
+    with ops.name_scope(None, "transpose_image", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        if image.shape.ndims not in (3, 4):
+            raise ValueError(f"'image' must have either 3 or 4 dimensions. Got shape {image.shape}")
+        return array_ops.transpose(image, [1, 0, 2] if image.shape.ndims == 3 else [0, 2, 1, 3])
 
 
 transpose = transpose_image
 
 
 def rot90(image, k=1, name=None):
-    """The image turned ``k`` quarter turns counter-clockwise."""
-    image = ops.convert_to_tensor(image)
-    h = image.shape.ndims - 3  # (the height axis)
-    k = int(k) % 4
-    if k == 0:
-        return image
-    if k == 1:
-        return transpose_image(manip_ops.reverse(image, [h + 1]))
-    if k == 2:
-        return manip_ops.reverse(image, [h, h + 1])
-    return manip_ops.reverse(transpose_image(image), [h + 1])
+    """The image turned ``k`` quarter turns counter-clockwise (``k`` may be a tensor)."""
+    with ops.name_scope(name, "rot90", [image, k]):
+        image = ops.convert_to_tensor(image, name="image")
+        if image.shape.ndims not in (3, 4):
+            raise ValueError(f"'image' must have either 3 or 4 dimensions. Got shape {image.shape}")
+        h = image.shape.ndims - 3  # (the height axis)
+        turns = [lambda: image, lambda: transpose_image(manip_ops.reverse(image, [h + 1])),
+                 lambda: manip_ops.reverse(image, [h, h + 1]),
+                 lambda: manip_ops.reverse(transpose_image(image), [h + 1])]
+        known = constant_value(k) if isinstance(k, ops.Tensor) else k
+        if known is not None:
+            return turns[int(known) % 4]()
+        k = math_ops.floormod(math_ops.cast(k, dtypes.int32), 4)
+        out = turns[3]()
+        for i in (2, 1, 0):  # (a chain of conds: each turn has its own shape)
+            out = control_flow_v2.cond(math_ops.equal(k, i), turns[i], functools.partial(lambda o: o, out))
+        return out
 
 
 def total_variation(images, name=None):

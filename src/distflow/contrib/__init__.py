@@ -11,7 +11,8 @@ strategies of TF 1.12-1.13 (``distribute``), the linear-chain CRF of sequence ta
 GPU pipelines' ``staging.StagingArea`` and ``nccl`` all-reduce, the streaming
 ``metrics``, the ``losses`` of TF 1.0-1.2, ``estimator``'s wrappers, ``image``'s projective transforms, the embedding projector's config
 (``tensorboard.plugins.projector``), and ``tpu``'s TPUEstimator as programs written for TPUs
-run it on CPUs and GPUs (with ``cluster_resolver``'s resolvers), and ``learn.ModeKeys``. Everything else is missing,
+run it on CPUs and GPUs (with ``cluster_resolver``'s resolvers), ``learn.ModeKeys``, and ``util``'s
+``constant_value``. Everything else is missing,
 and says so.
 """
 
@@ -19,6 +20,6 @@ from .._namespace import missing
 from .. import signal  # noqa: F401 - TF 1.x's tf.contrib.signal became tf.signal
 from . import (cluster_resolver, crf, data, distribute, estimator, framework, image, layers,  # noqa: F401
                learn, legacy_seq2seq, lookup, losses, metrics, nccl, opt, rnn, seq2seq, slim, staging, tensorboard,
-               tpu, training)
+               tpu, training, util)
 
 __getattr__ = missing("tf.contrib")

@@ -58,6 +58,27 @@ def _housekeeping_s() -> float:
 
 
 HOUSEKEEPING_S = _housekeeping_s()
+
+
+def _stop_local_servers() -> None:
+    """Stops this process's servers as the program ends, before Python waits for its threads.
+
+    A step that never ends (a dequeue from a queue nobody fills, another task's tensor)
+    holds a thread of a server's pools, and Python waits for those threads at exit: the
+    program would hang there. TF 1.x's process just ended; so does this one: the steps
+    still running are cancelled and the servers stop."""
+    servers = [s for s in _LOCAL_SERVERS.values() if not s._stopped.is_set()]
+    try:
+        for server in servers:  # (first every step, so that the calls between them end with it)
+            server._worker.cancel_steps()
+        for server in servers:
+            server.stop()
+    except Exception as e:  # noqa: BLE001 - the program is ending: nothing may stop it
+        _log.debug("stopping this process's servers at exit: %s", e)
+
+
+# (threading's exit hooks run before the non-daemon threads are joined; atexit's, after)
+getattr(threading, "_register_atexit", __import__("atexit").register)(_stop_local_servers)
 # A connection to the gRPC port must finish its handshake (HTTP/2's preface, TLS's) within
 # this, as a data connection its hello; and the port holds at most a quarter of the
 # process's file descriptors, so that connections nobody authenticated cannot take the

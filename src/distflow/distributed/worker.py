@@ -287,12 +287,16 @@ class Worker:
     def close(self) -> None:
         """Cancels the steps still running here (a dequeue blocked on this task, say), then
         closes the data path."""
+        self.cancel_steps()
+        self.transport.close()
+
+    def cancel_steps(self) -> None:
+        """Cancels the steps running here: each fails with a CancelledError that says why."""
         with self._lock:
             running = list(self._steps)
         stopped = errors.CancelledError(None, None, f"{self.task_name} is shutting down")
         for step_id in running:
             self._fail_step(step_id, stopped)
-        self.transport.close()
 
     # -- RPC methods --------------------------------------------------------------------
     def GetStatus(self, request):

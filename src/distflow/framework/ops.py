@@ -406,8 +406,9 @@ class Graph:
         if isinstance(name, bytes):
             name = name.decode()
         with self._lock:
-            if name and name.endswith("/"):  # a name scope's own name, already unique
+            if name and name.endswith("/"):  # a name scope's own name, or an imported op's: taken as it is
                 name = name[:-1]
+                self._names_in_use.setdefault(name.lower(), 1)  # (so that no later op takes it too)
             else:
                 name = self.unique_name(name or op_type)
             op = Operation(self, name, op_type, inputs, attrs, reg)

@@ -24,6 +24,7 @@ def get_seed(op_seed):
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
     else:
         return None, None
+    seeds = (seeds[0] % _MAXINT32, seeds[1] % _MAXINT32)  # (as TF: a seed of 2**31 - 1 or more wraps)
     if seeds == (0, 0):  # (0, 0) means "nondeterministic" to the kernels
         return 0, _MAXINT32
     return seeds

@@ -16,7 +16,7 @@ class Dimension:
                 iv = int(value)
             except (TypeError, ValueError):
                 raise TypeError(f"Dimension value must be an int or None, got {value!r}") from None
-            if iv != value or iv < 0:
+            if (iv != value and not isinstance(value, (str, bytes))) or iv < 0:  # ("12" is 12, as in TF)
                 raise ValueError(f"Dimension {value!r} must be a non-negative integer")
             value = iv
         self._value = value
@@ -33,7 +33,12 @@ class Dimension:
     __index__ = __int__
 
     def __eq__(self, other):
-        other_value = other.value if isinstance(other, Dimension) else other
+        """True or False, or None where either side is unknown; False against what is no
+        dimension at all ("_", 12.5), as TF's."""
+        try:
+            other_value = as_dimension(other).value
+        except (TypeError, ValueError):
+            return False
         if self._value is None or other_value is None:
             return None
         return self._value == other_value
@@ -144,6 +149,11 @@ class TensorShape:
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
+        elif hasattr(dims, "unknown_rank") and hasattr(dims, "dim"):  # a TensorShapeProto
+            self._dims = None if dims.unknown_rank else tuple(None if d.size == -1 else int(d.size)
+                                                              for d in dims.dim)
+        elif isinstance(dims, (str, bytes)):
+            raise TypeError(f"A string is not a shape: {dims!r}")
         else:
             if isinstance(dims, (int, Dimension)):
                 dims = [dims]
@@ -205,6 +215,32 @@ class TensorShape:
         if self._dims is None or other._dims is None:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
+
+    def assert_is_fully_defined(self) -> None:
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    def assert_same_rank(self, other) -> None:
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None and len(self._dims) != len(other._dims):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def most_specific_compatible_shape(self, other) -> "TensorShape":
+        """The most specific shape that both this one and ``other`` are compatible with: each
+        dimension where they agree, unknown where they differ; unknown rank if their ranks do."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
+            return TensorShape(None)
+        return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
+
+    def as_proto(self):
+        """TensorFlow's TensorShapeProto of this shape (-1 for an unknown dimension)."""
+        from ..protos import distflow_pb2  # noqa: PLC0415 - protobuf only for programs that ask
+
+        proto = distflow_pb2.TensorShapeProto(unknown_rank=self._dims is None)
+        for d in self._dims or ():
+            proto.dim.add(size=-1 if d is None else d)
+        return proto
 
     def with_rank(self, rank: int) -> "TensorShape":
         if self._dims is None:
@@ -275,9 +311,19 @@ def as_shape(shape) -> TensorShape:
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 
-def unknown_shape(rank=None) -> TensorShape:
+def unknown_shape(rank=None, ndims=None) -> TensorShape:
+    """A shape of unknown dimensions: of ``rank`` (TF 1.x's ``ndims``) of them, or of unknown rank."""
+    rank = ndims if rank is None else rank
     return TensorShape(None if rank is None else [None] * rank)
 
 
 def scalar() -> TensorShape:
     return TensorShape([])
+
+
+def vector(length) -> TensorShape:
+    return TensorShape([length])
+
+
+def matrix(rows, cols) -> TensorShape:
+    return TensorShape([rows, cols])

@@ -62,14 +62,7 @@ def _bad(message: str) -> errors.InvalidArgumentError:
 
 
 def shape_to_proto(shape: TensorShape) -> pb.TensorShapeProto:
-    proto = pb.TensorShapeProto()
-    dims = shape.as_tuple()
-    if dims is None:
-        proto.unknown_rank = True
-    else:
-        for d in dims:
-            proto.dim.add(size=-1 if d is None else d)
-    return proto
+    return shape.as_proto()
 
 
 def shape_from_proto(proto: pb.TensorShapeProto) -> TensorShape:

@@ -360,7 +360,7 @@ class QueueBase:
                 raise ValueError(f"Queue '{self._name}': component {i} has shape {element}, expected {shape}")
             tensors.append(t)
         if batched:  # (every component's batch size must agree, where the graph knows them)
-            sizes = {t.shape.dims[0] for t in tensors if t.shape.ndims and t.shape.dims[0] is not None}
+            sizes = {t.shape.as_list()[0] for t in tensors if t.shape.ndims} - {None}
             if len(sizes) > 1:
                 raise ValueError(f"enqueue_many to '{self._name}': the components' first dimensions differ: "
                                  f"{[t.shape.as_list()[0] if t.shape.ndims else None for t in tensors]}")

@@ -148,7 +148,7 @@ def softsign(features, name=None) -> ops.Tensor:
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None) -> ops.Tensor:
     """Element-wise logistic loss: max(x, 0) - x * z + log(1 + exp(-|x|))."""
     _named_only("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
-    with ops.name_scope(name, "logistic_loss", [logits, labels]):
+    with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits = float_input("sigmoid_cross_entropy_with_logits", logits)
         labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
         _same_static_shape(labels, logits)
@@ -157,19 +157,20 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         positive = math_ops.greater_equal(logits, zeros)
         relu_logits = math_ops.where(positive, logits, zeros)
         neg_abs_logits = math_ops.where(positive, -logits, logits)
-        return math_ops.add(relu_logits - logits * labels, math_ops.log1p(math_ops.exp(neg_abs_logits)))
+        return math_ops.add(relu_logits - logits * labels, math_ops.log1p(math_ops.exp(neg_abs_logits)), name=scope)
 
 
 def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None, targets=None):
     """Logistic loss with the positive term weighted: (1 - z) x + (1 + (q - 1) z) log(1 + exp(-x))."""
     labels = targets if labels is None else labels
-    with ops.name_scope(name, "logistic_loss", [logits, labels]):
+    with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits = float_input("weighted_cross_entropy_with_logits", logits)
         labels = ops.convert_to_tensor(labels, dtype=logits.dtype.base_dtype)
         _same_static_shape(labels, logits)
         log_weight = 1 + (pos_weight - 1) * labels
         return math_ops.add((1 - labels) * logits,
-                            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)))
+                            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)),
+                            name=scope)
 
 
 def _named_only(fn: str, sentinel, labels, logits) -> None:
@@ -395,6 +396,9 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
     keep = bool(keep_dims if keep_dims is not None else keepdims)
     with ops.name_scope(name, "weighted_moments", [x, frequency_weights]):
         x = ops.convert_to_tensor(x)
+        dtype = x.dtype.base_dtype
+        if dtype == dtypes.float16:  # (in float32, as TF: float16's range is too small for the sums)
+            x = math_ops.cast(x, dtypes.float32)
         w = math_ops.cast(frequency_weights, x.dtype.base_dtype) * array_ops.ones_like(x)
         total = reduction_ops.reduce_sum(w, axes, keepdims=True)
         mean = reduction_ops.reduce_sum(w * x, axes, keepdims=True) / total
@@ -402,7 +406,7 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
         if not keep:
             mean = array_ops.squeeze(mean, list(axes))
             variance = array_ops.squeeze(variance, list(axes))
-        return mean, variance
+        return math_ops.cast(mean, dtype), math_ops.cast(variance, dtype)
 
 
 def fused_moving_variance(variance, inputs, axes, channel_axes, fused, fused_ranks=(4,)):
@@ -427,13 +431,21 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     (n / (n - 1)), as TensorFlow's kernel returns them for the moving averages; with an
     ``exponential_avg_factor`` f other than 1 it returns the moving averages themselves,
     ``(1 - f) * mean + f * batch_mean`` (and so the variance). Otherwise it normalizes by
-    the given ``mean`` and ``variance`` and returns them."""
+    the given ``mean`` and ``variance`` and returns them.
+
+    A float16 ``x`` takes float32 ``scale``, ``offset``, ``mean`` and ``variance`` (as TF's
+    FusedBatchNormV2): it is normalized in float32, ``y`` is float16 and the moments float32."""
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError(f"fused_batch_norm: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
     with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]):
         x = float_input("FusedBatchNorm", x)
         if x.shape.ndims not in (None, 4):
             raise ValueError(f"fused_batch_norm: x must be 4-D, got shape {x.shape}")
+        x_dtype = x.dtype.base_dtype
+        if x_dtype == dtypes.float16:  # (the parameters and moments in float32)
+            x = math_ops.cast(x, dtypes.float32)
+            scale, offset = (_float32_parameter(v) for v in (scale, offset))
+            mean, variance = (None if v is None else _float32_parameter(v) for v in (mean, variance))
         dtype = x.dtype.base_dtype
         scale, offset = (ops.convert_to_tensor(v, dtype=dtype) for v in (scale, offset))
         channels_first = data_format == "NCHW"
@@ -458,7 +470,16 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
             mean, variance = (ops.convert_to_tensor(v, dtype=dtype) for v in (mean, variance))
             batch_mean, batch_variance = mean, variance
         y = batch_normalization(x, batch_mean, batch_variance, offset, scale, epsilon)
+        if x_dtype != dtype:
+            y = math_ops.cast(y, x_dtype)
         return (array_ops.transpose(y, [0, 3, 1, 2]) if channels_first else y), mean, variance
+
+
+def _float32_parameter(value):
+    """A parameter of a float16 batch norm, float32 (a float16 one is widened)."""
+    value = ops.convert_to_tensor(value, preferred_dtype=dtypes.float32)
+    return math_ops.cast(value, dtypes.float32) if value.dtype.base_dtype == dtypes.float16 else \
+        ops.convert_to_tensor(value, dtype=dtypes.float32)
 
 
 def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner="mean",

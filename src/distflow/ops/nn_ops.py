@@ -490,7 +490,9 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         shape = array_ops.shape_of(x) if noise_shape is None else noise_shape
         noise = random_ops.random_uniform(shape, seed=seed, dtype=x.dtype.base_dtype)
         mask = math_ops.floor(keep_t + noise)
-        return math_ops.multiply(math_ops.divide(x, keep_t), mask, name=scope)
+        out = math_ops.multiply(math_ops.divide(x, keep_t), mask, name=scope)
+        out.set_shape(x.shape)  # (the noise broadcasts to x: x's shape, whatever the graph knows of noise_shape)
+        return out
 
 
 def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
@@ -498,12 +500,17 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     keep = bool(keep_dims if keep_dims is not None else keepdims)
     with ops.name_scope(name, "moments", [x]):
         x = float_input("moments", x)
+        dtype = x.dtype.base_dtype
+        if dtype == dtypes.float16:  # (in float32, as TF: float16's range is too small for the sums)
+            x = math_ops.cast(x, dtypes.float32)
         mean = reduction_ops.reduce_mean(x, axes, keepdims=True, name="mean")
         variance = reduction_ops.reduce_mean(math_ops.squared_difference(x, array_ops.stop_gradient(mean)),
                                         axes, keepdims=True, name="variance")
         if not keep:
             mean = array_ops.squeeze(mean, list(axes))
             variance = array_ops.squeeze(variance, list(axes))
+        if dtype == dtypes.float16:
+            mean, variance = math_ops.cast(mean, dtype), math_ops.cast(variance, dtype)
         return mean, variance
 
 

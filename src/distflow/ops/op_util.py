@@ -70,7 +70,23 @@ def constant_value(tensor: ops.Tensor):
         parts = [constant_value(t) for t in op.inputs]
         if all(p is not None for p in parts):
             return np.stack(parts, axis=op._attr("axis"))
-    if op.type in ("Identity", "Cast"):
+    if op.type == "ConcatV2":
+        parts = [constant_value(t) for t in op.inputs]
+        if all(p is not None for p in parts):
+            return np.concatenate(parts[:-1], axis=int(parts[-1]))
+    if op.type == "Fill":
+        dims, value = constant_value(op.inputs[0]), constant_value(op.inputs[1])
+        if dims is not None and value is not None:
+            return np.full(dims, value, dtype=np.asarray(value).dtype)
+    if op.type == "Range":
+        start, limit, delta = (constant_value(t) for t in op.inputs)
+        if start is not None and limit is not None and delta is not None:
+            return np.arange(start, limit, delta, dtype=op.outputs[0].dtype.as_numpy_dtype)
+    if op.type in ("Equal", "NotEqual"):
+        a, b = (constant_value(t) for t in op.inputs)
+        if a is not None and b is not None:
+            return np.asarray(np.equal(a, b) if op.type == "Equal" else np.not_equal(a, b))
+    if op.type in ("Identity", "StopGradient", "Cast"):
         value = constant_value(op.inputs[0])
         if value is not None and op.type == "Cast":
             value = value.astype(op._attr("DstT").as_numpy_dtype)
@@ -296,7 +312,18 @@ def only_default(fn: str, arg: str, value, *defaults) -> None:
 
 
 def get_static_value(tensor, partial=False):
-    """The value of ``tensor`` if the graph determines it (a constant, a known shape), else None."""
+    """The value of ``tensor`` if the graph determines it (a constant, a known shape, and
+    what Pack, ConcatV2, Fill, Range, Cast, Equal... make of those), else None; a variable's
+    is None. With ``partial``, a Pack along axis 0 of values of which only some are known
+    gives an object array with None for the others, as TF's ``constant_value``."""
     if not isinstance(tensor, ops.Tensor):
+        if hasattr(tensor, "read_value"):  # a variable (of any kind)
+            return None
         return np.asarray(tensor)
-    return constant_value(tensor)
+    value = constant_value(tensor)
+    if value is None and partial and tensor.op.type == "Pack" and tensor.op._attr("axis") == 0:
+        parts = [constant_value(t) for t in tensor.op.inputs]
+        if any(p is not None for p in parts):
+            value = np.empty(len(parts), dtype=object)
+            value[:] = parts
+    return value

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes, ops
+from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
@@ -41,8 +41,16 @@ def _all_axes(axis_t, x) -> bool:
     return op._type == "Range" and op.inputs[1].op._type == "Rank" and op.inputs[1].op.inputs[0] is x
 
 
-def _axes(axis) -> tuple:
-    return tuple(np.reshape(axis, [-1]).tolist())
+def _axes(axis, ndim: int) -> tuple:
+    """The reduced axes of an ``ndim``-D input, each once and non-negative (TF takes
+    ``(0, -2)`` of a matrix as axis 0); one out of range is an InvalidArgumentError."""
+    out = set()
+    for a in np.reshape(axis, [-1]).tolist():
+        if not -ndim <= a < ndim:
+            raise errors.InvalidArgumentError(None, None, f"Invalid reduction dimension ({a} for input with {ndim} "
+                                                          "dimension(s))")
+        out.add(a % ndim)
+    return tuple(sorted(out))
 
 
 def _leading(x, axes: tuple) -> int:
@@ -61,7 +69,7 @@ def _sum_of_leading(xp, x, k: int, keep_dims: bool):
 
 @register_op("Sum", shape=_reduce_shape)
 def _sum_kernel(xp, x, axis, *, keep_dims):
-    axes = _axes(axis)
+    axes = _axes(axis, x.ndim)
     k = _leading(x, axes)
     if k:
         return _sum_of_leading(xp, x, k, keep_dims)
@@ -70,7 +78,7 @@ def _sum_kernel(xp, x, axis, *, keep_dims):
 
 @register_op("Prod", shape=_reduce_shape)
 def _prod_kernel(xp, x, axis, *, keep_dims):
-    return xp.prod(x, axis=_axes(axis), keepdims=keep_dims, dtype=x.dtype)
+    return xp.prod(x, axis=_axes(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype)
 
 
 def _empty_extremum(xp, x, axes, keep_dims, largest: bool):
@@ -89,20 +97,20 @@ def _empty_extremum(xp, x, axes, keep_dims, largest: bool):
 @register_op("Max", shape=_reduce_shape)
 def _max_kernel(xp, x, axis, *, keep_dims):
     if x.size == 0:
-        return _empty_extremum(xp, x, _axes(axis), keep_dims, largest=True)
-    return xp.max(x, axis=_axes(axis), keepdims=keep_dims)
+        return _empty_extremum(xp, x, _axes(axis, x.ndim), keep_dims, largest=True)
+    return xp.max(x, axis=_axes(axis, x.ndim), keepdims=keep_dims)
 
 
 @register_op("Min", shape=_reduce_shape)
 def _min_kernel(xp, x, axis, *, keep_dims):
     if x.size == 0:
-        return _empty_extremum(xp, x, _axes(axis), keep_dims, largest=False)
-    return xp.min(x, axis=_axes(axis), keepdims=keep_dims)
+        return _empty_extremum(xp, x, _axes(axis, x.ndim), keep_dims, largest=False)
+    return xp.min(x, axis=_axes(axis, x.ndim), keepdims=keep_dims)
 
 
 @register_op("Mean", shape=_reduce_shape)
 def _mean_kernel(xp, x, axis, *, keep_dims):
-    axes = _axes(axis)
+    axes = _axes(axis, x.ndim)
     if x.dtype.kind in "iu":  # TF's integer mean truncates toward zero
         total = xp.sum(x, axis=axes, keepdims=keep_dims, dtype=np.int64)
         count = max(1, int(np.prod([x.shape[a] for a in axes])))
@@ -119,12 +127,12 @@ def _mean_kernel(xp, x, axis, *, keep_dims):
 
 @register_op("All", shape=_reduce_shape)
 def _all_kernel(xp, x, axis, *, keep_dims):
-    return xp.all(x, axis=_axes(axis), keepdims=keep_dims)
+    return xp.all(x, axis=_axes(axis, x.ndim), keepdims=keep_dims)
 
 
 @register_op("Any", shape=_reduce_shape)
 def _any_kernel(xp, x, axis, *, keep_dims):
-    return xp.any(x, axis=_axes(axis), keepdims=keep_dims)
+    return xp.any(x, axis=_axes(axis, x.ndim), keepdims=keep_dims)
 
 
 not_differentiable("All")

@@ -248,7 +248,15 @@ def betainc(a, b, x, name=None):
 # Lgamma, digamma, lbeta
 
 
-_lgamma = np.frompyfunc(math.lgamma, 1, 1)
+def _lgamma_one(v: float) -> float:
+    """log|Gamma(v)|: +inf at the poles (0, -1, -2...), where Python's math.lgamma raises, as TF's."""
+    try:
+        return math.lgamma(v)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+_lgamma = np.frompyfunc(_lgamma_one, 1, 1)
 
 
 def digamma_values(x):

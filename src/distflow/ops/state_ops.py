@@ -772,7 +772,7 @@ def moving_average_variables(scope=None):
 
 
 def tables_initializer(name="init_all_tables"):
-    """Runs the graph's table initializers: distflow has no lookup tables, so this is a NoOp."""
+    """Runs the graph's table initializers (the TABLE_INITIALIZERS collection); a NoOp without tables."""
     initializers = ops.get_collection(GraphKeys.TABLE_INITIALIZERS)
     if initializers:
         return control_flow_ops.group(*initializers, name=name)

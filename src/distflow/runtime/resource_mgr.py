@@ -3,7 +3,9 @@
 Resources are keyed by (container, name). They outlive steps and sessions'
 graphs: a second graph that names the same variable on the same device finds
 the same storage. ``cleanup(container)`` drops one container, as
-``Session.reset`` does.
+``Session.reset`` does. A resource made without a container is in its device's job's
+("localhost" in a process without a server), as in TF: ``Session.reset(target, ["ps"])``
+drops the variables that the ps tasks hold.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ DEFAULT_CONTAINER = "localhost"
 class ResourceMgr:
     def __init__(self, device_name: str = ""):
         self.device_name = device_name
+        job = next((part[len("job:"):] for part in device_name.split("/") if part.startswith("job:")), "")
+        self.default_container = job or DEFAULT_CONTAINER
         self._lock = threading.Lock()
         self._containers: dict[str, dict[str, object]] = {}
 
     def lookup_or_create(self, container: str, name: str, create: Callable[[], object]):
         """The resource named ``name`` in ``container``, created by ``create()`` if absent."""
-        container = container or DEFAULT_CONTAINER
+        container = container or self.default_container
         resources = self._containers.get(container)
         if resources is not None:
             found = resources.get(name)
@@ -37,11 +41,11 @@ class ResourceMgr:
 
     def lookup(self, container: str, name: str):
         """The resource, or None."""
-        return self._containers.get(container or DEFAULT_CONTAINER, {}).get(name)
+        return self._containers.get(container or self.default_container, {}).get(name)
 
     def cleanup(self, container: str) -> None:
         with self._lock:
-            self._containers.pop(container or DEFAULT_CONTAINER, None)
+            self._containers.pop(container or self.default_container, None)
 
     def clear(self) -> None:
         with self._lock:

@@ -377,6 +377,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "Viterbi decoding), `tf.contrib.tpu` (`TPUEstimator` with `use_tpu=False`, its spec and "
                       "configs, `CrossShardOptimizer` outside a TPU: one shard), `tf.contrib.cluster_resolver` "
                       "(the TF_CONFIG and Slurm resolvers; `TPUClusterResolver` says there is no TPU), "
+                      "`tf.contrib.util` (`constant_value`, `make_tensor_proto`, `make_ndarray`, "
+                      "`ops_used_by_graph_def`), "
                       "`tf.contrib.learn.ModeKeys` and `preprocessing.VocabularyProcessor` (saved as JSON: "
                       "TF's pickled files are refused), "
                       "the rest of contrib is not supported")

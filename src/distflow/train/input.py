@@ -19,8 +19,8 @@ from __future__ import annotations
 from ..framework import dtypes
 from ..framework import ops
 from ..framework.ops import GraphKeys
-from ..framework.tensor_shape import as_shape
-from ..ops import array_ops, data_flow_ops, math_ops, random_ops, slicing_ops, state_ops
+from ..framework.tensor_shape import TensorShape, as_shape
+from ..ops import array_ops, check_ops, data_flow_ops, math_ops, random_ops, slicing_ops, sparse_ops, state_ops
 from ..ops.random_shuffle_queue import RandomShuffleQueue
 from .queue_runner import QueueRunner, add_queue_runner
 
@@ -80,6 +80,12 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     if string_tensor.shape.ndims == 1 and string_tensor.shape[0].value == 0:
         raise ValueError("string_input_producer requires a non-empty string_tensor")
     with ops.name_scope(name, "input_producer", [string_tensor]) as scope:
+        # (an empty tensor known only when it runs fails the queue runner, and so the dequeues,
+        # instead of enqueuing nothing for ever)
+        not_empty = check_ops.Assert(math_ops.greater(array_ops.size(string_tensor), 0),
+                                     ["string_input_producer requires a non-empty string_tensor"])
+        with ops.control_dependencies([not_empty]):
+            string_tensor = array_ops.identity(string_tensor)
         return input_producer(string_tensor, [], num_epochs, shuffle, seed, capacity, shared_name,
                               f"fraction_of_{capacity}_full", scope, cancel_op)
 
@@ -107,24 +113,56 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
         return [slicing_ops.gather(t, index) for t in tensor_list]
 
 
-def flatten_tensors(tensors):
+def flatten_tensors(tensors, enqueue_many=False):
+    """The tensors to enqueue, in order (a dict's by sorted key), and ``pack``, which makes
+    the dequeued outputs into the structure given.
+
+    A SparseTensor travels through the queue serialized (one ``[3]`` string vector an element,
+    as ``tf.serialize_sparse`` writes it); ``pack`` makes each dequeued batch of them one
+    SparseTensor with the batch as its first dimension, as TF 1.x's batching did.
+    """
     if isinstance(tensors, dict):
         keys = sorted(tensors)
-        return [ops.convert_to_tensor(tensors[k]) for k in keys], lambda outs: dict(zip(keys, outs))
-    if isinstance(tensors, (list, tuple)):  # (one tensor comes back alone, as TF's queues return it)
-        return [ops.convert_to_tensor(t) for t in tensors], lambda outs: outs[0] if len(outs) == 1 else list(outs)
-    return [ops.convert_to_tensor(tensors)], lambda outs: outs[0]
+        items = [tensors[k] for k in keys]
+    else:
+        keys, items = None, list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+    flat, sparse = [], []  # sparse[i]: (dtype, rank of one element) of a SparseTensor, else None
+    for t in items:
+        if sparse_ops._is_sparse(t):
+            sp = sparse_ops.as_sparse_tensor(t)
+            rank = sp.dense_shape.shape[0].value if sp.dense_shape.shape.ndims == 1 else None
+            if enqueue_many:
+                flat.append(sparse_ops.serialize_many_sparse(sp))
+                rank = None if rank is None else rank - 1
+            else:
+                flat.append(sparse_ops.serialize_sparse(sp))
+            sparse.append((sp.dtype.base_dtype, rank))
+        else:
+            flat.append(ops.convert_to_tensor(t))
+            sparse.append(None)
+
+    def pack(outs):
+        outs = [o if kind is None else
+                sparse_ops.deserialize_many_sparse(o, kind[0], rank=None if kind[1] is None else kind[1] + 1)
+                for o, kind in zip(outs, sparse)]
+        if keys is not None:
+            return dict(zip(keys, outs))
+        return outs[0] if len(outs) == 1 else list(outs)  # (one tensor comes back alone, as TF's queues return it)
+
+    pack.keys, pack.sparse = keys, sparse
+    return flat, pack
 
 
-def queue_shapes(tensors, shapes, enqueue_many, dynamic_pad=False):
-    """The queue's element shapes: fully defined, or (with dynamic_pad) of known rank."""
+def queue_shapes(tensors, shapes, enqueue_many, dynamic_pad=False, sparse=None):
+    """The queue's element shapes: fully defined, or (with dynamic_pad) of known rank. A
+    serialized SparseTensor (``sparse[i]`` set) is a ``[3]`` string vector whatever is given."""
     if shapes is not None:
-        return [as_shape(s) for s in shapes]
+        return [TensorShape([3]) if sparse and sparse[i] else as_shape(s) for i, s in enumerate(shapes)]
     out = []
     for t in tensors:
         shape = t.shape[1:] if enqueue_many and t.shape.ndims is not None else t.shape
-        if dynamic_pad and shape.ndims is None:
-            raise ValueError(f"With dynamic_pad=True every rank must be known: {t.name} has shape {t.shape}")
+        if shape.ndims is None:
+            raise ValueError(f"Cannot infer Tensor's rank: {t.name} has shape {t.shape} (pass shapes=)")
         if not dynamic_pad and not shape.is_fully_defined():
             raise ValueError(f"All shapes must be fully defined: {t.name} has shape {t.shape} (pass shapes=)")
         out.append(shape)
@@ -150,11 +188,19 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     """``batch_size`` elements of ``tensors`` stacked, in order, filled by ``num_threads`` QueueRunner threads.
 
     With ``dynamic_pad`` the elements may differ in their unknown dimensions; each batch is
-    padded (zeros, or empty strings) to its longest element."""
-    flat, pack = flatten_tensors(tensors)
+    padded (zeros, or empty strings) to its longest element. A SparseTensor's elements make
+    one SparseTensor ``[batch_size, ...]`` (each dimension the largest of the batch)."""
+    return batch_flat(*flatten_tensors(tensors, enqueue_many), batch_size, num_threads, capacity, enqueue_many,
+                      shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name)
+
+
+def batch_flat(flat, pack, batch_size, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+               allow_smaller_final_batch, shared_name, name):
+    """``batch`` of what ``flatten_tensors`` made."""
     with ops.name_scope(name, "batch", flat) as scope:
-        queue = batch_queue([t.dtype.base_dtype for t in flat], queue_shapes(flat, shapes, enqueue_many, dynamic_pad),
-                            capacity, dynamic_pad, shared_name)
+        queue = batch_queue([t.dtype.base_dtype for t in flat],
+                            queue_shapes(flat, shapes, enqueue_many, dynamic_pad, pack.sparse), capacity, dynamic_pad,
+                            shared_name)
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
         fullness(f"fraction_of_{capacity}_full", queue.size(), capacity)
@@ -165,11 +211,17 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
                   shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
     """``batch_size`` elements drawn at random from a buffer of at least ``min_after_dequeue``."""
-    flat, pack = flatten_tensors(tensors)
+    return shuffle_batch_flat(*flatten_tensors(tensors, enqueue_many), batch_size, capacity, min_after_dequeue,
+                              num_threads, seed, enqueue_many, shapes, allow_smaller_final_batch, shared_name, name)
+
+
+def shuffle_batch_flat(flat, pack, batch_size, capacity, min_after_dequeue, num_threads, seed, enqueue_many, shapes,
+                       allow_smaller_final_batch, shared_name, name):
+    """``shuffle_batch`` of what ``flatten_tensors`` made."""
     with ops.name_scope(name, "shuffle_batch", flat) as scope:
         queue = RandomShuffleQueue(capacity, min_after_dequeue, [t.dtype.base_dtype for t in flat],
-                                   shapes=queue_shapes(flat, shapes, enqueue_many), seed=seed, shared_name=shared_name,
-                                   name="random_shuffle_queue")
+                                   shapes=queue_shapes(flat, shapes, enqueue_many, sparse=pack.sparse), seed=seed,
+                                   shared_name=shared_name, name="random_shuffle_queue")
         enqueue = queue.enqueue_many(flat) if enqueue_many else queue.enqueue(flat)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
         fullness(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", queue.size(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..ops import array_ops, math_ops
 
 
@@ -93,8 +93,7 @@ def piecewise_constant(x, boundaries, values, name=None):
             if v.dtype.base_dtype != dtype:
                 raise ValueError(f"Values must have elements all with the same dtype ({dtype.name} vs "
                                  f"{v.dtype.base_dtype.name}).")
-        boundaries = [ops.convert_to_tensor(b, dtype=x.dtype.base_dtype) if not isinstance(b, ops.Tensor)
-                      else math_ops.cast(b, x.dtype.base_dtype) for b in boundaries]
+        boundaries = [_boundary(b, x) for b in boundaries]
         result = values[-1]
         # From the last interval back to the first, each boundary overrides what follows it.
         for boundary, value in reversed(list(zip(boundaries, values[:-1]))):
@@ -103,6 +102,19 @@ def piecewise_constant(x, boundaries, values, name=None):
 
 
 piecewise_constant_decay = piecewise_constant
+
+
+def _boundary(b, x):
+    """A boundary of ``piecewise_constant`` as a tensor of ``x``'s dtype: int32 ones (Python
+    ints) are widened for an int64 step; other mismatches (a float boundary, an int step)
+    are a ValueError, as in TF, rather than a comparison made after silent rounding."""
+    b = ops.convert_to_tensor(b)
+    want = x.dtype.base_dtype
+    if b.dtype.base_dtype == want:
+        return b
+    if b.dtype.base_dtype == dtypes.int32 and want == dtypes.int64:
+        return math_ops.cast(b, want)
+    raise ValueError(f"Boundaries ({b.dtype.base_dtype.name}) must have the same dtype as x ({want.name}).")
 
 
 def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0, beta=0.001, name=None):

@@ -77,7 +77,9 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op():
-        return control_flow_ops.group(state_ops.local_variables_initializer(), name="local_init")
+        """Initializes the local variables and the lookup tables, as TF's default does."""
+        return control_flow_ops.group(state_ops.local_variables_initializer(), state_ops.tables_initializer(),
+                                      name="local_init")
 
     def finalize(self) -> "Scaffold":
         """Builds what is missing and finalizes the graph."""

@@ -15,7 +15,8 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     With ``zero_debias`` (the default, as TF's) the variable becomes the average of the values
     so far without the pull toward its start: ``biased`` keeps the plain average (from 0) and
     ``local_step`` counts the updates t (both variables of the current variable scope, under
-    the variable's name), and the variable is set to ``biased / (1 - decay ** t)``.
+    the variable's name; ``biased_1``... for a second average of the same variable), and the
+    variable is set to ``biased / (1 - decay ** t)``.
     """
     with ops.name_scope(name, "AssignMovingAvg", [variable, value, decay]):
         dtype = variable.dtype.base_dtype
@@ -23,14 +24,31 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
         value = ops.convert_to_tensor(value, dtype=dtype)
         if not zero_debias:
             return state_ops.assign_sub(variable, (variable.value() - value) * rate)
-        with vs.variable_scope(variable.op.name):
-            biased = vs.get_variable("biased", variable.get_shape(), dtype,
-                                     initializer=init_ops.zeros_initializer(), trainable=False)
-            local_step = vs.get_variable("local_step", [], dtype, initializer=init_ops.zeros_initializer(),
-                                         trainable=False)
+        biased, local_step = _debias_variables(variable)
         new_biased = state_ops.assign_sub(biased, (biased.value() - value) * rate)
         step = state_ops.assign_add(local_step, array_ops.ones([], dtype=dtype))
         return state_ops.assign(variable, new_biased / (1 - math_ops.pow(1 - rate, step)))
+
+
+def _debias_variables(average):
+    """The ``biased`` and ``local_step`` variables of a zero-debiased average, in the variable
+    scope ``<current scope>/<average's name>`` (as TF names them), numbered when taken."""
+    with vs.variable_scope(average.op.name) as scope, ops.colocate_with(average.op):
+        taken = {v.op.name for v in state_ops.global_variables()}
+
+        def unique(name):
+            if scope.reuse or f"{scope.name}/{name}" not in taken:
+                return name
+            i = 1
+            while f"{scope.name}/{name}_{i}" in taken:
+                i += 1
+            return f"{name}_{i}"
+
+        dtype = average.dtype.base_dtype
+        return (vs.get_variable(unique("biased"), average.get_shape(), dtype,
+                                initializer=init_ops.zeros_initializer(), trainable=False),
+                vs.get_variable(unique("local_step"), [], dtype, initializer=init_ops.zeros_initializer(),
+                                trainable=False))
 
 
 class ExponentialMovingAverage:
@@ -60,7 +78,10 @@ class ExponentialMovingAverage:
         return self._name
 
     def apply(self, var_list=None) -> ops.Operation:
-        """Creates the shadows (once) and returns the op that updates them all."""
+        """Creates the shadows (once) and returns the op that updates them all.
+
+        A shadow is named as TF names it: ``<current variable scope>/<var>/<name>``; only
+        Variables join the MOVING_AVERAGE_VARIABLES collection."""
         if var_list is None:
             var_list = state_ops.trainable_variables()
         var_list = list(var_list)
@@ -71,16 +92,17 @@ class ExponentialMovingAverage:
                 continue
             is_variable = isinstance(var, state_ops.Variable)
             graph = var.graph
-            with graph.as_default(), ops.name_scope(None), graph.colocate_with(var.op):
-                initial = var.initialized_value() if is_variable else array_ops.zeros(
-                    var.shape.as_list(), dtype=var.dtype.base_dtype)
-                shadow = state_ops.Variable(initial, name=f"{var.op.name}/{self._name}", trainable=False)
+            with graph.as_default():
+                scope = vs.get_variable_scope().name
+                with ops.name_scope(None), graph.colocate_with(var.op):
+                    initial = var.initialized_value() if is_variable else array_ops.zeros(
+                        var.shape.as_list(), dtype=var.dtype.base_dtype)
+                    name = f"{scope}/{var.op.name}/{self._name}" if scope else f"{var.op.name}/{self._name}"
+                    shadow = state_ops.Variable(initial, name=name, trainable=False)
                 if self._zero_debias and not is_variable:
-                    self._debiased[self._key(var)] = tuple(
-                        state_ops.Variable(array_ops.zeros(shape, dtype=var.dtype.base_dtype),
-                                           name=f"{shadow.op.name}/{what}", trainable=False)
-                        for what, shape in (("biased", var.shape.as_list()), ("local_step", [])))
-            graph.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
+                    self._debiased[self._key(var)] = _debias_variables(shadow)
+            if is_variable:
+                graph.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
             self._averages[self._key(var)] = shadow
         with ops.name_scope(self._name):
             decay = ops.convert_to_tensor(self._decay, dtype=dtypes.float32, name="decay")
@@ -114,17 +136,22 @@ class ExponentialMovingAverage:
         return self._averages.get(self._key(var))
 
     def average_name(self, var) -> str:
-        return f"{var.op.name}/{self._name}"
+        """The name of ``var``'s shadow: its own once ``apply`` made it; before, the name it
+        would have under the current name scope (as TF's)."""
+        shadow = self.average(var)
+        if shadow is not None:
+            return shadow.op.name
+        return ops.get_default_graph().unique_name(f"{var.op.name}/{self._name}", mark_as_used=False)
 
     def variables_to_restore(self, moving_avg_variables=None) -> dict:
-        """A Saver's var_list that restores each averaged variable from its shadow's checkpoint entry."""
-        names = {}
-        averaged = moving_avg_variables if moving_avg_variables is not None else \
-            ops.get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES) + state_ops.trainable_variables()
-        averaged_names = {v.op.name for v in averaged}
+        """A Saver's var_list that restores each averaged variable from its shadow's checkpoint
+        entry (by default the trainable and MOVING_AVERAGE_VARIABLES ones), and every other
+        global variable from its own."""
+        averaged = list(moving_avg_variables) if moving_avg_variables is not None else \
+            state_ops.trainable_variables() + ops.get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES)
+        names = {self.average_name(v): v for v in averaged}
+        averaged_names = {v.name for v in averaged}
         for v in state_ops.global_variables():
-            if v.op.name in averaged_names:
-                names[self.average_name(v)] = v
-            elif not v.op.name.endswith("/" + self._name):
+            if v.name not in averaged_names and v.op.name not in names:
                 names[v.op.name] = v
         return names

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..framework import distribute_context, ops
 from ..framework.ops import GraphKeys
-from ..ops import array_ops, control_flow_ops, gradients_impl, math_ops, state_ops
+from ..ops import array_ops, control_flow_ops, gradients_impl, math_ops, state_ops, variable_scope
 from ..ops.indexed_slices import IndexedSlices, to_dense
 from ..ops.partitioned_variables import SaveSliceInfo
 from ..ops.state_ops import Variable
@@ -126,19 +126,24 @@ class Optimizer:
         return sorted(out, key=lambda v: v.name)
 
     def _slot(self, var: Variable, slot_name: str, op_name: str, initial) -> Variable:
-        """The slot ``slot_name`` of ``var`` (created once, on var's device, untrainable)."""
+        """The slot ``slot_name`` of ``var`` (created once, on var's device, untrainable), named
+        ``<current variable scope>/<var>/<op_name>`` as TF names slots."""
         slots = self._slots.setdefault(slot_name, {})
         if var not in slots:
             graph = var.graph
-            with graph.as_default(), ops.name_scope(None), graph.colocate_with(var.op):
-                value = initial(var) if callable(initial) else initial
-                primary = getattr(var, "components", (var,))[0]  # (a mirrored variable: named for its first copy)
-                slot = slots[var] = Variable(value, name=f"{primary.op.name}/{op_name}", trainable=False)
+            with graph.as_default():
+                scope = variable_scope.get_variable_scope().name
+                with ops.name_scope(None), graph.colocate_with(var.op):
+                    value = initial(var) if callable(initial) else initial
+                    primary = getattr(var, "components", (var,))[0]  # (a mirrored variable: its first copy's name)
+                    name = f"{primary.op.name}/{op_name}"
+                    slot = slots[var] = Variable(value, name=f"{scope}/{name}" if scope else name, trainable=False)
                 info = getattr(var, "_save_slice_info", None)
                 if info is not None and slot.shape.as_list() == info.var_shape:
                     # (a part of a partitioned variable: its slot is the same part of the whole
                     # variable's slot, saved with the other parts' under "<full name>/<op_name>")
-                    slot._save_slice_info = SaveSliceInfo(f"{info.full_name}/{op_name}", info.full_shape,
+                    whole = f"{info.full_name}/{op_name}"
+                    slot._save_slice_info = SaveSliceInfo(f"{scope}/{whole}" if scope else whole, info.full_shape,
                                                           info.var_offset, info.var_shape)
         return slots[var]
 
@@ -154,10 +159,12 @@ class Optimizer:
                           lambda v: array_ops.zeros(shape, dtype=v.dtype.base_dtype))
 
     def _non_slot_variable(self, name: str, initial_value, colocate_with: Variable) -> Variable:
+        """One variable of the optimizer per graph (Adam's beta powers), named in the name scope
+        of the first ``minimize`` (as TF)."""
         key = (name, colocate_with.graph)
         if key not in self._non_slot:
             graph = colocate_with.graph
-            with graph.as_default(), ops.name_scope(None), graph.colocate_with(colocate_with.op):
+            with graph.as_default(), graph.colocate_with(colocate_with.op):
                 self._non_slot[key] = Variable(initial_value, name=name, trainable=False)
         return self._non_slot[key]
 

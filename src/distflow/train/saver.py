@@ -288,8 +288,8 @@ def _saveables(var_list) -> dict[str, object]:
     (all global variables), a list or a dict."""
     if var_list is None:
         var_list = state_ops.global_variables()
-    if isinstance(var_list, dict):
-        items = [(name, _Partitioned(list(v)) if isinstance(v, PartitionedVariable) else v)
+    if isinstance(var_list, dict):  # (a value may be a partitioned variable, or a list of its parts)
+        items = [(name, _Partitioned(_parts_of(v, name)) if isinstance(v, (PartitionedVariable, list, tuple)) else v)
                  for name, v in var_list.items()]
     else:
         items, parts = [], {}
@@ -314,6 +314,16 @@ def _saveables(var_list) -> dict[str, object]:
             raise ValueError(f"At least two variables have the same name: {name}")
         named[name] = v
     return named
+
+
+def _parts_of(value, name: str) -> list:
+    """The parts of the partitioned variable that a Saver's dict gives under ``name``."""
+    parts = [p for v in ([value] if isinstance(value, PartitionedVariable) else value)
+             for p in (list(v) if isinstance(v, PartitionedVariable) else [v])]
+    if not parts or any(getattr(p, "_save_slice_info", None) is None for p in parts):
+        raise ValueError(f"Saver: the list given for '{name}' must be the parts of one partitioned variable "
+                         f"(each with its slice), got {value!r}")
+    return parts
 
 
 class Saver:

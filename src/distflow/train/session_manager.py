@@ -60,8 +60,9 @@ class SessionManager:
         path = saver_mod.latest_checkpoint(checkpoint_dir)
         while path is None and wait_for_checkpoint and waited < max_wait_secs:
             _log.info("Waiting for checkpoint to be available in %s.", checkpoint_dir)
-            time.sleep(self._recovery_wait_secs)
-            waited += self._recovery_wait_secs
+            pause = min(self._recovery_wait_secs, max_wait_secs - waited)  # (not past max_wait_secs)
+            time.sleep(pause)
+            waited += pause
             path = saver_mod.latest_checkpoint(checkpoint_dir)
         if path is None:
             return sess, False

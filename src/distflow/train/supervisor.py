@@ -22,13 +22,13 @@ from ..framework import errors
 from ..framework import ops
 from ..framework.ops import GraphKeys
 from ..ops import control_flow_ops, state_ops
-from . import queue_runner as queue_runner_mod
 from . import saver as saver_mod
 from . import training_util
 from ..protos.distflow_pb2 import SessionLog
 from ..summary.summary_ops import merge_all
 from ..summary.writer import FileWriter
 from .coordinator import Coordinator, LooperThread
+from .meta_graph import export_meta_graph
 from .saver import write_graph
 from .session_manager import SessionManager
 
@@ -73,9 +73,20 @@ class Supervisor:
             ready_for_local_init_op=self._ready_for_local_init_op, graph=self._graph,
             recovery_wait_secs=recovery_wait_secs, local_init_run_options=local_init_run_options)
         self._started_threads: list = []
+        self._graph_added_to_summary = False
+        self._verify_setup()
         if self._is_chief and logdir:
             os.makedirs(logdir, exist_ok=True)
         self._graph.finalize()
+
+    def _verify_setup(self) -> None:
+        """A worker other than the chief must have its variables placed (on the ps tasks,
+        say): one of its own would be a model apart from the one the others train."""
+        if not self._is_chief:
+            for op in self._graph.get_operations():
+                if op.type in ("Variable", "VariableV2", "VarHandleOp") and not op.device:
+                    raise ValueError(f"When using replicas, all Variables must have their device set: {op.name} "
+                                     "has none (use tf.train.replica_device_setter or tf.device)")
 
     # --- the default ops, each from its collection when a program put one there ---------
 
@@ -113,7 +124,7 @@ class Supervisor:
             local_init_op = self._from_collection(GraphKeys.LOCAL_INIT_OP)
             if local_init_op is None:
                 local_init_op = control_flow_ops.group(state_ops.local_variables_initializer(),
-                                                       name="local_init")
+                                                       state_ops.tables_initializer(), name="local_init")
                 self._graph.add_to_collection(GraphKeys.LOCAL_INIT_OP, local_init_op)
         self._local_init_op = local_init_op
 
@@ -156,11 +167,14 @@ class Supervisor:
         worker, a session once the chief has made the model ready."""
         if self._coord.joined:  # a Supervisor used again after stop(): start afresh
             self._coord.clear_stop()
+        if self._summary_writer is not None:  # (stop() closed it: a new event file)
+            self._summary_writer.reopen()
         if self._is_chief:
             sess = self._session_manager.prepare_session(
                 master, init_op=self._init_op, saver=self._saver, checkpoint_dir=self._logdir,
                 wait_for_checkpoint=wait_for_checkpoint, max_wait_secs=max_wait_secs, config=config,
                 init_feed_dict=self._init_feed_dict, init_fn=self._init_fn)
+            self._write_graph()
             if start_standard_services:
                 self.start_standard_services(sess)
         else:
@@ -175,10 +189,7 @@ class Supervisor:
             raise RuntimeError("Only chief supervisor can start standard services. Because only chief "
                                "supervisors can write events.")
         threads = []
-        if self._logdir:
-            write_graph(self._graph.as_graph_def(add_shapes=True), self._logdir, "graph.pbtxt")
         if self._summary_writer is not None:
-            self._summary_writer.add_graph(self._graph)
             step = _current_step(sess, self._global_step)
             self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), step)
             if self._summary_op is not None and self._save_summaries_secs:
@@ -186,6 +197,17 @@ class Supervisor:
         if self._logdir and self._saver is not None and self._save_model_secs:
             threads.append(self.loop(self._save_model_secs, self._save_checkpoint, args=(sess,)))
         return threads
+
+    def _write_graph(self) -> None:
+        """The chief's graph.pbtxt in ``logdir``, and the graph and meta graph in its event
+        file (once a file)."""
+        if self._logdir:
+            write_graph(self._graph.as_graph_def(add_shapes=True), self._logdir, "graph.pbtxt")
+        if self._summary_writer is not None and not self._graph_added_to_summary:
+            self._summary_writer.add_graph(self._graph)
+            saver_def = self._saver.saver_def if self._saver is not None else None
+            self._summary_writer.add_meta_graph(export_meta_graph(graph=self._graph, saver_def=saver_def))
+            self._graph_added_to_summary = True
 
     def _write_summaries(self, sess) -> None:
         fetches = {"summary": self._summary_op}
@@ -238,7 +260,12 @@ class Supervisor:
         finally:
             self._started_threads = []
             if close_summary_writer and self._summary_writer is not None:
+                try:
+                    self._summary_writer.add_session_log(SessionLog(status=SessionLog.STOP))
+                except RuntimeError:  # (closed already: a stop() before this one)
+                    pass
                 self._summary_writer.close()
+                self._graph_added_to_summary = False
 
     @contextlib.contextmanager
     def managed_session(self, master="", config=None, start_standard_services=True, close_summary_writer=True):

@@ -10,11 +10,12 @@ import time
 from ..framework import dtypes, errors
 from ..framework import ops
 from ..framework.ops import GraphKeys
-from ..ops import array_ops, io_ops, state_ops
+from ..ops import array_ops, io_ops, state_ops, variable_scope
 from ..ops.random_shuffle_queue import RandomShuffleQueue
 from . import saver as saver_mod
 from . import training_util
-from .input import batch_queue, dequeue_batch, flatten_tensors, fullness, queue_shapes
+from .input import (batch_flat, batch_queue, dequeue_batch, flatten_tensors, fullness, queue_shapes,
+                    shuffle_batch_flat)
 from .queue_runner import QueueRunner, add_queue_runner
 from .session_run_hook import SessionRunArgs, SessionRunHook
 from ..ops.partitioned_variables import PartitionedVariable
@@ -65,24 +66,46 @@ class GlobalStepWaiterHook(SessionRunHook):
 
 
 def basic_train_loop(supervisor, train_step_fn, args=None, kwargs=None, master=""):
-    """Calls ``train_step_fn(sess, *args, **kwargs)`` until the supervisor says to stop."""
-    with supervisor.managed_session(master) as sess:
-        while not supervisor.should_stop():
-            train_step_fn(sess, *(args or ()), **(kwargs or {}))
+    """Calls ``train_step_fn(sess, *args, **kwargs)`` until the supervisor says to stop.
+
+    An AbortedError (a task of the cluster restarted) starts a new managed session and
+    goes on, as in TF."""
+    while True:
+        try:
+            with supervisor.managed_session(master) as sess:
+                while not supervisor.should_stop():
+                    train_step_fn(sess, *(args or ()), **(kwargs or {}))
+            return
+        except errors.AbortedError as e:
+            _log.info("basic_train_loop: %s; starting a new session", e.message.splitlines()[0])
 
 
 # ---------------------------------------------------------------------------
 # Batching from several inputs, and batching with a keep condition
 
 
-def _join(queue_type, tensors_list, batch_size, capacity, enqueue_many, shapes, allow_smaller_final_batch,
+def _flatten_list(tensors_list, enqueue_many):
+    """``flatten_tensors`` of each input of a join; they must have one structure."""
+    if not tensors_list:
+        raise ValueError("Expecting at least one input to join; got an empty tensors_list")
+    flats = [flatten_tensors(t, enqueue_many) for t in tensors_list]
+    first = flats[0][1]
+    for i, (flat, pack) in enumerate(flats[1:], 1):
+        if pack.keys != first.keys:
+            raise ValueError(f"All dictionaries in tensors_list must have the same keys: input 0 has "
+                             f"{first.keys}, input {i} {pack.keys}")
+        if len(flat) != len(flats[0][0]) or [k is None for k in pack.sparse] != [k is None for k in first.sparse]:
+            raise ValueError(f"Every input of a join must hold the same number of tensors, sparse in the same "
+                             f"places: input 0 has {len(flats[0][0])}, input {i} {len(flat)}")
+    return [f for f, _ in flats], first
+
+
+def _join(queue_type, flat_list, pack, batch_size, capacity, enqueue_many, shapes, allow_smaller_final_batch,
           shared_name, name, default, **queue_kwargs):
-    flat_list = [flatten_tensors(t)[0] for t in tensors_list]
-    pack = flatten_tensors(tensors_list[0])[1]
     with ops.name_scope(name, default, [t for f in flat_list for t in f]) as scope:
         first = flat_list[0]
         dynamic_pad = queue_kwargs.pop("dynamic_pad", False)
-        element_shapes = queue_shapes(first, shapes, enqueue_many, dynamic_pad)
+        element_shapes = queue_shapes(first, shapes, enqueue_many, dynamic_pad, pack.sparse)
         if queue_type is None:
             queue = batch_queue([t.dtype.base_dtype for t in first], element_shapes, capacity, dynamic_pad,
                                 shared_name)
@@ -104,64 +127,71 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
                allow_smaller_final_batch=False, shared_name=None, name=None):
     """Batches elements drawn from several lists of tensors (one enqueuing thread each); padded
     to the longest element of each batch with ``dynamic_pad``."""
-    return _join(None, tensors_list, batch_size, capacity, enqueue_many, shapes, allow_smaller_final_batch,
-                 shared_name, name, "batch_join", dynamic_pad=dynamic_pad)
+    return _join(None, *_flatten_list(tensors_list, enqueue_many), batch_size, capacity, enqueue_many, shapes,
+                 allow_smaller_final_batch, shared_name, name, "batch_join", dynamic_pad=dynamic_pad)
 
 
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None, enqueue_many=False,
                        shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
-    return _join(RandomShuffleQueue, tensors_list, batch_size, capacity, enqueue_many, shapes,
-                 allow_smaller_final_batch, shared_name, name, "shuffle_batch_join",
+    return _join(RandomShuffleQueue, *_flatten_list(tensors_list, enqueue_many), batch_size, capacity, enqueue_many,
+                 shapes, allow_smaller_final_batch, shared_name, name, "shuffle_batch_join",
                  min_after_dequeue=min_after_dequeue, seed=seed)
 
 
-def _kept(tensors, keep_input, enqueue_many):
-    """The elements for which ``keep_input`` holds (a scalar bool, or one per row with enqueue_many)."""
+def _kept(flat, keep_input, enqueue_many):
+    """The elements of ``flat`` (as ``flatten_tensors`` made it) for which ``keep_input`` holds
+    (a scalar bool, or one per row with enqueue_many), as a batch of rows to enqueue."""
     from ..ops.manip_ops import boolean_mask  # noqa: PLC0415
 
-    flat, pack = flatten_tensors(tensors)
     keep = ops.convert_to_tensor(keep_input, dtype=dtypes.bool)
     ndims = keep.shape.ndims
     if ndims is None:
         raise ValueError("`keep_input` dimensions must be known at graph construction.")
-    if ndims > 1 or (ndims == 1 and not enqueue_many):
-        raise ValueError(f"`keep_input` must be a scalar, or a vector with enqueue_many=True; got shape "
-                         f"{keep.shape} with enqueue_many={enqueue_many}")
+    if ndims > 1:
+        raise ValueError(f"`keep_input` must be 0 or 1 dimensions; got shape {keep.shape}")
+    if ndims == 1 and not enqueue_many:
+        raise ValueError(f"`keep_input` cannot be a vector when `enqueue_many=False`; got shape {keep.shape}")
     if not enqueue_many:
         keep = array_ops.reshape(keep, [1])
         flat = [array_ops.expand_dims(t, 0) for t in flat]
-    return pack([boolean_mask(t, keep) for t in flat])
+    elif ndims == 0:  # (one decision for the whole batch of rows)
+        keep = array_ops.fill(array_ops.shape(flat[0])[:1], keep)
+    return [boolean_mask(t, keep) for t in flat]
+
+
+def _kept_list(tensors_list, keep_input, enqueue_many):
+    flat_list, pack = _flatten_list(tensors_list, enqueue_many)
+    return [_kept(f, keep_input, enqueue_many) for f in flat_list], pack
 
 
 def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
                 dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
     """``batch`` of the elements for which ``keep_input`` is true."""
-    from .input import batch  # noqa: PLC0415
-
-    return batch(_kept(tensors, keep_input, enqueue_many), batch_size, num_threads, capacity, True, shapes,
-                 dynamic_pad, allow_smaller_final_batch, shared_name, name)
+    flat, pack = flatten_tensors(tensors, enqueue_many)
+    return batch_flat(_kept(flat, keep_input, enqueue_many), pack, batch_size, num_threads, capacity, True, shapes,
+                      dynamic_pad, allow_smaller_final_batch, shared_name, name)
 
 
 def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
                         enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
                         name=None):
-    from .input import shuffle_batch  # noqa: PLC0415
-
-    return shuffle_batch(_kept(tensors, keep_input, enqueue_many), batch_size, capacity, min_after_dequeue,
-                         num_threads, seed, True, shapes, allow_smaller_final_batch, shared_name, name)
+    flat, pack = flatten_tensors(tensors, enqueue_many)
+    return shuffle_batch_flat(_kept(flat, keep_input, enqueue_many), pack, batch_size, capacity, min_after_dequeue,
+                              num_threads, seed, True, shapes, allow_smaller_final_batch, shared_name, name)
 
 
 def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False, shapes=None,
                      dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
-    return batch_join([_kept(t, keep_input, enqueue_many) for t in tensors_list], batch_size, capacity, True, shapes,
-                      dynamic_pad, allow_smaller_final_batch, shared_name, name)
+    return _join(None, *_kept_list(tensors_list, keep_input, enqueue_many), batch_size, capacity, True, shapes,
+                 allow_smaller_final_batch, shared_name, name, "batch_join", dynamic_pad=dynamic_pad)
 
 
 def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
                              enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
                              name=None):
-    return shuffle_batch_join([_kept(t, keep_input, enqueue_many) for t in tensors_list], batch_size, capacity,
-                              min_after_dequeue, seed, True, shapes, allow_smaller_final_batch, shared_name, name)
+    return _join(RandomShuffleQueue, *_kept_list(tensors_list, keep_input, enqueue_many), batch_size, capacity, True,
+                 shapes, allow_smaller_final_batch, shared_name, name, "shuffle_batch_join",
+                 min_after_dequeue=min_after_dequeue, seed=seed)
 
 
 def match_filenames_once(pattern, name=None):
@@ -254,28 +284,41 @@ def load_checkpoint(ckpt_dir_or_file):
 def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
     """Makes the given variables initialize from a checkpoint instead of their initializers.
 
-    ``assignment_map`` maps checkpoint names to variables or variable names
-    (``{"old_scope/": "new_scope/"}`` maps a whole scope, as in TF). A partitioned variable
-    is named by its full name (or given as itself), and each part starts from its slice.
+    ``assignment_map`` maps checkpoint names to variables, as TF's does:
+
+    - ``{"ckpt_scope/": "scope/"}``: every variable that ``get_variable`` made under ``scope/``
+      starts from ``ckpt_scope/<the rest of its name>``; ``"/"`` on either side is the root.
+      Each of them must be in the checkpoint (a ValueError names the first that is not).
+    - ``{"ckpt_name": "scope/var"}``, or a variable, a PartitionedVariable or a list of one
+      variable's parts: that variable starts from the checkpoint tensor, of the same shape.
+      A partitioned variable is named by its full name, and each part starts from its slice.
     """
     reader = saver_mod.CheckpointReader(ckpt_dir_or_file)
     prefix = reader._prefix
-    names = reader.get_variable_to_shape_map()
-    variables = dict(by_full_name(state_ops.global_variables()))  # name -> its parts (one, unless partitioned)
+    shapes = reader.get_variable_to_shape_map()
+    store = variable_scope.variable_store()
+    made = {**{n: [v] for n, v in store.variables.items() if getattr(v, "_save_slice_info", None) is None},
+            **{n: list(v) for n, v in store.partitioned.items()}}
     pairs = []
     for source, target in assignment_map.items():
-        if source.endswith("/") or source == "":
-            target_scope = target if isinstance(target, str) else ""
-            for name in names:
-                if name.startswith(source) and target_scope + name[len(source):] in variables:
-                    pairs.append((name, variables[target_scope + name[len(source):]]))
+        if isinstance(target, str) and target.endswith("/"):
+            pairs += _scope_pairs(source, target, made, shapes, ckpt_dir_or_file)
+            continue
+        if isinstance(target, str):
+            parts = made.get(target) or dict(by_full_name(state_ops.global_variables())).get(target)
         else:
-            parts = variables.get(target) if isinstance(target, str) else list(target) \
-                if isinstance(target, PartitionedVariable) else [target]
-            if parts is None or source not in names:
-                raise ValueError(f"init_from_checkpoint: '{source}' -> '{target}' names no checkpoint tensor or "
-                                 "no variable")
-            pairs.append((source, parts))
+            parts = list(target) if isinstance(target, (PartitionedVariable, list, tuple)) else [target]
+        if not parts:
+            raise ValueError(f"init_from_checkpoint: no variable named '{target}' (to start from '{source}')")
+        if source not in shapes:
+            raise ValueError(f"Tensor {source} is not found in {ckpt_dir_or_file} checkpoint")
+        info = getattr(parts[0], "_save_slice_info", None)
+        shape = list(info.full_shape) if info is not None else parts[0].shape.as_list()
+        if list(shapes[source]) != shape:
+            raise ValueError(f"Shape of variable {info.full_name if info is not None else parts[0].op.name} "
+                             f"({shape}) doesn't match with shape of tensor {source} ({list(shapes[source])}) from "
+                             "checkpoint reader.")
+        pairs.append((source, parts))
     for name, parts in pairs:
         if len(parts) == 1 and getattr(parts[0], "_save_slice_info", None) is None:
             initialize_from_checkpoint(parts[0], prefix, name)
@@ -285,4 +328,20 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
             initialize_parts(parts, value)
 
 
-
+def _scope_pairs(source, target, made, shapes, where) -> list:
+    """(checkpoint name, parts) of each variable in the scope ``target`` (as TF maps scopes)."""
+    if not source.endswith("/"):
+        raise ValueError(f"Assignment map with scope only name {target} should map to scope only {source}. "
+                         "Should be 'scope/': 'other_scope/'.")
+    target_scope = "" if target == "/" else target
+    source_scope = "" if source == "/" else source
+    pairs = []
+    for name in sorted(made):
+        if not name.startswith(target_scope):
+            continue
+        tensor = source_scope + name[len(target_scope):]
+        if tensor not in shapes:
+            raise ValueError(f"Tensor {tensor} ({name[len(target_scope):]} in {source}) is not found in {where} "
+                             "checkpoint")
+        pairs.append((tensor, made[name]))
+    return pairs
