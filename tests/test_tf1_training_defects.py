@@ -450,3 +450,31 @@ def test_waiting_for_a_checkpoint_stops_at_max_wait_secs(tmp_path, monkeypatch):
         manager.prepare_session("", init_op=None, saver=tf.train.Saver({"v": v}), checkpoint_dir=str(tmp_path),
                                 wait_for_checkpoint=True, max_wait_secs=2)
     assert pauses == [2]  # (not one pause of recovery_wait_secs, 30 s, for a wait of at most 2)
+
+
+def test_a_variable_can_be_fed_for_one_step():
+    learning_rate = tf.Variable(0.1, name="learning_rate")
+    w = tf.Variable(1.0)
+    train = tf.train.GradientDescentOptimizer(learning_rate).minimize(tf.square(w))
+    is_training = tf.Variable(True)
+    branch = tf.cond(is_training, lambda: tf.constant(1), lambda: tf.constant(2))
+    scaled = learning_rate.read_value() * 10
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run([branch, scaled], {is_training: False, learning_rate: 0.5}) == [2, 5.0]
+        assert sess.run([branch, scaled]) == [1, pytest.approx(1.0)]  # (the variables themselves are unchanged)
+        sess.run(train, {learning_rate: 0.25})
+        assert sess.run(w) == pytest.approx(0.5)  # (1 - 0.25 * 2)
+        assert sess.run(learning_rate) == pytest.approx(0.1)
+        call = sess.make_callable(branch, [is_training])
+        assert (call(False), call(True)) == (2, 1)
+
+
+def test_contribs_index_tables_take_their_vocabulary_as_mapping():
+    ids = tf.contrib.lookup.index_table_from_tensor(mapping=tf.constant(["a", "b"])).lookup(tf.constant(["b", "z"]))
+    words = tf.contrib.lookup.index_to_string_table_from_tensor(mapping=["a", "b"]).lookup(tf.constant([1, 5],
+                                                                                                    tf.int64))
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        assert sess.run(ids).tolist() == [1, -1]
+        assert sess.run(words).tolist() == [b"b", b"UNK"]

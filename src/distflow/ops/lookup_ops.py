@@ -471,7 +471,7 @@ def _integer_or_string(dtype, what: str):
     return dtype
 
 
-def index_table_from_tensor(vocabulary_list, num_oov_buckets=0, default_value=-1, hasher_spec=FastHashSpec,
+def index_table_from_tensor(vocabulary_list=None, num_oov_buckets=0, default_value=-1, hasher_spec=FastHashSpec,
                             dtype=dtypes.string, name=None, mapping=None):
     """Each key's index in the 1-D ``vocabulary_list``; outside it ``default_value``, or one
     of ``num_oov_buckets`` ids after the vocabulary."""
@@ -527,7 +527,7 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
         return _ids_table(init, default_value, num_oov_buckets, hasher_spec, scope, key_dtype)
 
 
-def index_to_string_table_from_tensor(vocabulary_list, default_value="UNK", name=None, mapping=None):
+def index_to_string_table_from_tensor(vocabulary_list=None, default_value="UNK", name=None, mapping=None):
     """Each id's entry in the 1-D string tensor ``vocabulary_list``; ``default_value`` outside it."""
     vocabulary_list = mapping if vocabulary_list is None else vocabulary_list
     if vocabulary_list is None:

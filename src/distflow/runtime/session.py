@@ -240,7 +240,10 @@ class BaseSession:
         mapper, elements = self._fetch_elements(fetches)
         simple = all(type(key) not in (SparseTensor, IndexedSlices) and not isinstance(key, tuple)
                      for key in feed_list)
-        feed_tensors = tuple(self._feed_tensor(key) for key in feed_list) if simple else None
+        try:
+            feed_tensors = tuple(self._feed_tensor(key) for key in feed_list) if simple else None
+        except _VariableFeed:  # (a variable fed: the general way)
+            feed_tensors = None
         if feed_tensors is not None and len(set(feed_tensors)) != len(feed_tensors):
             feed_tensors = None  # (a tensor fed twice: the general way says what run says)
 
@@ -283,10 +286,19 @@ class BaseSession:
                 pairs = _expand_structured_feeds(feed_dict)
                 break
         for key, value in pairs:
-            t = self._feed_tensor(key)
-            values.append(_feed_value(t, value))
-            tensors.append(t)
+            for t in self._fed_tensors(key):
+                values.append(_feed_value(t, value))
+                tensors.append(t)
         return tuple(tensors), values
+
+    def _fed_tensors(self, key) -> list:
+        """The tensors a feed_dict key feeds: the one it names, or, for a variable (its
+        reference), every read of it, so that the step sees the value fed in its place, as
+        TF 1.x lets a program feed a variable (``{learning_rate_variable: 0.01}``)."""
+        try:
+            return [self._feed_tensor(key)]
+        except _VariableFeed as e:
+            return e.reads
 
     def _fetch_elements(self, fetches) -> tuple:
         """(the structure's mapper, or None for one Tensor or Operation; the graph elements to run)."""
@@ -310,8 +322,10 @@ class BaseSession:
         except (TypeError, ValueError, KeyError) as e:
             raise TypeError(f"Cannot interpret feed_dict key {key!r} as a Tensor: {e}") from None
         if t.dtype.is_ref_dtype:
-            raise TypeError(f"Cannot feed the variable reference '{t.name}'; feed a value "
-                            "tensor (such as the variable's initial value) instead")
+            reads = [c.outputs[0] for c in t.consumers() if c.type == "Identity"]
+            if not reads:
+                raise TypeError(f"Cannot feed the variable reference '{t.name}': nothing reads it")
+            raise _VariableFeed(reads)
         return t
 
     def _compile(self, elements: tuple, feed_tensors: tuple) -> _CompiledStep:
@@ -412,6 +426,14 @@ class DeviceAttributes:
 
     def __repr__(self):
         return f"DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
+
+
+class _VariableFeed(Exception):
+    """Raised by ``_feed_tensor`` for a variable's reference: ``reads`` are the tensors to feed."""
+
+    def __init__(self, reads: list):
+        super().__init__("a variable is fed through its reads")
+        self.reads = reads
 
 
 def _expand_structured_feeds(feed_dict):
