@@ -177,3 +177,66 @@ def test_a_hash_table_exports_its_entries():
         sess.run(table.initializer)
         got_keys, got_values = sess.run([keys, values])
     assert dict(zip(got_keys.tolist(), got_values.tolist())) == {b"a": 1, b"b": 2, b"c": 3}
+
+
+def test_a_mutable_hash_table_takes_inserts_and_removals_as_steps_run():
+    table = tf.contrib.lookup.MutableHashTable(tf.string, tf.int64, -1)
+    insert = table.insert(tf.constant(["brain", "salad", "surgery", "brain"]), tf.constant([0, 1, 2, 3], tf.int64))
+    found = table.lookup(tf.constant(["brain", "salad", "tank"]))
+    assert found.shape.as_list() == [3]
+    keys, values = table.export()
+    with tf.Session() as sess:
+        assert sess.run(table.size()) == 0
+        sess.run(insert)  # (a key inserted twice keeps its last value)
+        assert sess.run(table.size()) == 3 and sess.run(found).tolist() == [3, 1, -1]
+        sess.run(table.remove(tf.constant(["salad", "nothing"])))
+        got = dict(zip(*sess.run([keys, values])))
+        assert got == {b"brain": 3, b"surgery": 2}
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Expected shape \\[2\\]"):
+            sess.run(table.insert(tf.constant(["a", "b"]), tf.constant([1], tf.int64)))
+    with pytest.raises(TypeError, match="`keys` must be"):
+        table.lookup(tf.constant([1, 2], tf.int64))
+    with pytest.raises(TypeError, match="`values` must be"):
+        table.insert(tf.constant(["a"]), tf.constant([1.0]))
+
+
+def test_mutable_tables_of_vectors_and_dense_tables():
+    vectors = tf.contrib.lookup.MutableHashTable(tf.int64, tf.float32, [-1.0, -1.0])
+    found = vectors.lookup(tf.constant([[1, 7]], tf.int64))
+    assert found.shape.as_list() == [1, 2, 2]
+    dense = tf.contrib.lookup.MutableDenseHashTable(tf.int64, tf.int64, default_value=-1, empty_key=[0, 3],
+                                                     initial_num_buckets=8)
+    pairs = dense.lookup(tf.constant([[0, 1], [1, 2], [0, 2]], tf.int64))
+    assert pairs.shape.as_list() == [3]
+    with tf.Session() as sess:
+        sess.run(vectors.insert(tf.constant([1, 2], tf.int64), tf.constant([[1.0, 2.0], [3.0, 4.0]])))
+        np.testing.assert_array_equal(sess.run(found), [[[1.0, 2.0], [-1.0, -1.0]]])
+        sess.run(dense.insert(tf.constant([[0, 1], [1, 2], [1, 3]], tf.int64), tf.constant([10, 11, 12], tf.int64)))
+        assert sess.run(pairs).tolist() == [10, 11, -1]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="empty_key"):
+            sess.run(dense.insert(tf.constant([[0, 3]], tf.int64), tf.constant([1], tf.int64)))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Expected key shape"):
+            sess.run(dense.lookup(tf.constant([1, 2], tf.int64)))
+    with pytest.raises(ValueError, match="power of 2"):
+        tf.contrib.lookup.MutableDenseHashTable(tf.int64, tf.int64, -1, empty_key=0, initial_num_buckets=12)
+
+
+def test_a_saver_keeps_a_mutable_tables_entries(tmp_path):
+    path = str(tmp_path / "model")
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.MutableHashTable(tf.string, tf.int64, -1, name="t1")
+        tf.Variable(10.0, name="v0")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(table.insert(tf.constant(["b", "c", "d"]), tf.constant([0, 1, 2], tf.int64)))
+            tf.train.Saver().save(sess, path)
+    assert sorted(tf.train.list_variables(path)) == [("t1-keys", [3]), ("t1-values", [3]), ("v0", [])]
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.MutableHashTable(tf.string, tf.int64, -1, name="t1")
+        tf.Variable(-1.0, name="v0")
+        found = table.lookup(tf.constant(["a", "b", "c", "d", "e"]))
+        with tf.Session() as sess:
+            sess.run(table.insert(tf.constant(["a", "c"]), tf.constant([12, 24], tf.int64)))
+            tf.train.Saver().restore(sess, path)  # (the checkpoint's entries replace the table's)
+            assert sess.run(table.size()) == 3
+            assert sess.run(found).tolist() == [-1, 0, 1, 2, -1]

@@ -478,3 +478,15 @@ def test_contribs_index_tables_take_their_vocabulary_as_mapping():
         sess.run(tf.tables_initializer())
         assert sess.run(ids).tolist() == [1, -1]
         assert sess.run(words).tolist() == [b"b", b"UNK"]
+
+
+def test_zero_initializer_initializes_with_zeros_once():
+    for dtype in (tf.int32, tf.float64):
+        v = tf.Variable(tf.ones([2, 3], dtype))
+        zero = tf.contrib.framework.zero_initializer(v)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value"):
+                sess.run(v)
+            np.testing.assert_array_equal(sess.run(zero), np.zeros([2, 3]))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="input is already initialized"):
+                sess.run(zero)

@@ -23,7 +23,7 @@ from .._namespace import missing
 from ..framework import dtypes, ops
 from ..framework.device_spec import DeviceSpec
 from ..framework.ops import GraphKeys
-from ..ops import array_ops, control_flow_ops, state_ops
+from ..ops import array_ops, control_flow_ops, math_ops, state_ops
 from ..ops import variable_scope as vs
 from ..train.saver import NewCheckpointReader, Saver, list_variables, load_variable  # noqa: F401
 from ..train.training_extras import load_checkpoint  # noqa: F401
@@ -251,6 +251,22 @@ def _global_variable_named(var_name: str):
 def _assign_by_placeholder(var):
     value = array_ops.placeholder(var.dtype.base_dtype, var.get_shape(), name="placeholder/" + var.op.name)
     return var.assign(value), value
+
+
+def zero_initializer(ref, use_locking=True, name="zero_initializer"):
+    """Initializes the variable ``ref`` with zeros of its shape (its initializer's stand-in
+    where the initial value is large); the step fails if ``ref`` is already initialized."""
+    from ..ops import check_ops  # noqa: PLC0415
+
+    shape = ref.get_shape()
+    if not shape.is_fully_defined():
+        raise ValueError(f"zero_initializer needs the shape of {ref.name} known, got {shape}")
+    with ops.name_scope(name, "zero_initializer", [ref]):
+        fresh = check_ops.Assert(math_ops.logical_not(state_ops.is_variable_initialized(ref)),
+                                 [f"{ref.op.name}: input is already initialized"])
+        with ops.control_dependencies([fresh]):
+            return state_ops.assign(ref, array_ops.zeros(shape.as_list(), ref.dtype.base_dtype),
+                                    use_locking=use_locking)
 
 
 def assign_from_values(var_names_to_values):

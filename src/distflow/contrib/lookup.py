@@ -3,7 +3,8 @@
 
 from .._namespace import missing
 from ..ops.lookup_ops import (FastHashSpec, HashTable, HasherSpec, IdTableWithHashBuckets,  # noqa: F401
-                              KeyValueTensorInitializer, LookupInterface, StrongHashSpec, TableInitializerBase,
+                              KeyValueTensorInitializer, LookupInterface, MutableDenseHashTable,
+                              MutableHashTable, StrongHashSpec, TableInitializerBase,
                               TextFileIdTableInitializer, TextFileIndex, TextFileInitializer,
                               TextFileStringTableInitializer, index_table_from_file, index_table_from_tensor,
                               index_to_string, index_to_string_table_from_file, index_to_string_table_from_tensor,

@@ -15,6 +15,12 @@ A lookup in a function that ``Dataset.map`` traces (TF 1.x's NMT input pipeline)
 of the table in the function's graph, made from the same initializer (constant keys and
 values, or the file), which that graph's session runs before its first call.
 
+``MutableHashTable`` (``MutableHashTableV2``, or ``...OfTensorsV2`` for vector values) and
+``MutableDenseHashTable`` start empty and change as steps run ``LookupTableInsertV2`` and
+``LookupTableRemoveV2``; a Saver saves their entries (``<name>-keys``, ``<name>-values``:
+the SAVEABLE_OBJECTS collection) and restores them with ``LookupTableImportV2``. The dense
+table's buckets are TensorFlow's implementation: here its export lists the entries only.
+
 ``StaticVocabularyTable`` (``IdTableWithHashBuckets``) sends keys missing from its table to
 ``num_oov_buckets`` buckets after the vocabulary, hashed as TensorFlow hashes them
 (Fingerprint64 of the key, an integer key as its decimal string), so the ids match TF's.
@@ -23,6 +29,7 @@ values, or the file), which that graph's session runs before its first call.
 from __future__ import annotations
 
 import collections
+import threading
 import weakref
 
 import numpy as np
@@ -132,8 +139,165 @@ def _column(line: bytes, number: int, index: int, sep: bytes, dtype: dtypes.DTyp
                                           f"{dtype.name}") from None
 
 
-@register_op("LookupTableFindV2", shape=lambda op: op.inputs[1].shape, dtype=lambda op: op.inputs[2].dtype.base_dtype,
-             ref_inputs=(0,))
+class _MutableTable(_Table):
+    """A table that steps change (``MutableHashTable``): empty, not uninitialized, at first;
+    each value of ``value_shape``; with an ``empty_key`` (``MutableDenseHashTable``) that key
+    may be neither inserted nor looked up, as TF's dense table refuses it."""
+
+    def __init__(self, name: str, key_dtype, value_dtype, value_shape: tuple, empty_key=None):
+        super().__init__(name, key_dtype, value_dtype)
+        self.entries = {}
+        self.value_shape = tuple(value_shape)
+        # (a dense table's keys have its empty key's shape: a vector key is held as a tuple)
+        self.key_shape = np.shape(empty_key) if empty_key is not None else ()
+        self.empty_key = None
+        if empty_key is not None:
+            self.empty_key = self._key_list(np.asarray(empty_key)[None])[0]
+        self.lock = threading.Lock()
+
+    def _key_list(self, keys: np.ndarray) -> list:
+        keys = np.asarray(keys, dtype=self.key_dtype.as_numpy_dtype)
+        if self.empty_key is not None and (keys.ndim != len(self.key_shape) + 1
+                                           or keys.shape[1:] != self.key_shape):
+            raise errors.InvalidArgumentError(None, None, f"Table '{self.name}': Expected key shape [?] + "
+                                              f"{list(self.key_shape)} (a batch of keys), got {list(keys.shape)}")
+        if not self.key_shape:
+            return keys.reshape(-1).tolist()
+        return [tuple(row) for row in keys.reshape((-1,) + self.key_shape).tolist()]
+
+    def _batch_shape(self, keys: np.ndarray) -> tuple:
+        return np.shape(keys)[:np.ndim(keys) - len(self.key_shape)]
+
+    def _checked_keys(self, keys: np.ndarray) -> list:
+        flat = self._key_list(keys)
+        if self.empty_key is not None and self.empty_key in flat:
+            raise errors.InvalidArgumentError(None, None, f"Table '{self.name}': using the empty_key "
+                                              f"({self.empty_key!r}) as a table key is not allowed")
+        return flat
+
+    def _rows(self, keys: np.ndarray, values: np.ndarray, what: str):
+        """(keys, their values: one of value_shape each) of an insert or an import."""
+        flat = self._checked_keys(keys)
+        values = np.asarray(values, dtype=self.value_dtype.as_numpy_dtype)
+        want = self._batch_shape(keys) + self.value_shape
+        if values.shape != want:
+            raise errors.InvalidArgumentError(None, None, f"Table '{self.name}' ({what}): Expected shape {list(want)} "
+                                              f"for the values of keys of shape {list(np.shape(keys))}, got "
+                                              f"{list(values.shape)}")
+        rows = values.reshape((len(flat),) + self.value_shape)
+        return flat, [r.copy() for r in rows] if self.value_shape else rows.tolist()
+
+    def insert(self, keys, values) -> None:
+        flat, rows = self._rows(keys, values, "insert")
+        with self.lock:
+            entries = dict(self.entries)  # (a new dict: a lookup meanwhile sees the old entries or the new)
+            entries.update(zip(flat, rows))
+            self.entries = entries
+
+    def import_(self, keys, values) -> None:
+        """Every entry replaced by these (a restore from a checkpoint). A dense table's
+        empty buckets, which TensorFlow's export lists with the empty key, are left out."""
+        if self.empty_key is not None:
+            keep = np.array([k != self.empty_key for k in self._key_list(keys)], dtype=bool)
+            keys, values = np.asarray(keys)[keep], np.asarray(values)[keep]
+        flat, rows = self._rows(keys, values, "import")
+        self.entries = dict(zip(flat, rows))
+
+    def export(self):
+        entries = self.entries
+        keys = np.array(list(entries), dtype=self.key_dtype.as_numpy_dtype).reshape((len(entries),) + self.key_shape)
+        values = np.array(list(entries.values()), dtype=self.value_dtype.as_numpy_dtype)
+        return keys, values.reshape((len(entries),) + self.value_shape)
+
+    def remove(self, keys) -> None:
+        flat = self._checked_keys(keys)
+        with self.lock:
+            entries = dict(self.entries)
+            for k in flat:
+                entries.pop(k, None)
+            self.entries = entries
+
+    def find(self, keys: np.ndarray, default) -> np.ndarray:
+        flat = self._checked_keys(keys)
+        default = np.broadcast_to(np.asarray(default, dtype=self.value_dtype.as_numpy_dtype), self.value_shape)
+        entries = self.entries
+        out = np.empty((len(flat),) + self.value_shape, dtype=self.value_dtype.as_numpy_dtype)
+        for i, k in enumerate(flat):
+            out[i] = entries.get(k, default)
+        return out.reshape(self._batch_shape(keys) + self.value_shape)
+
+
+def _mutable_table(ctx, key_dtype, value_dtype, value_shape, shared_name, use_node_name_sharing, container,
+                   empty_key=None):
+    name = shared_name or ctx.op_name
+    key_dtype, value_dtype = dtypes.as_dtype(key_dtype), dtypes.as_dtype(value_dtype)
+    shape = tuple(value_shape.as_list() if hasattr(value_shape, "as_list") else value_shape or ())
+
+    def make():
+        return _MutableTable(name, key_dtype, value_dtype, shape, empty_key)
+
+    if shared_name or use_node_name_sharing:  # (a resource of the device: it outlives a session's kernels)
+        table = ctx.resource_mgr.lookup_or_create(container, name, make)
+    else:
+        table = ctx.state.get("table") or ctx.state.setdefault("table", make())
+    if not isinstance(table, _MutableTable) or (table.key_dtype, table.value_dtype, table.value_shape) != (
+            key_dtype, value_dtype, shape) or (empty_key is not None and table.key_shape != np.shape(empty_key)):
+        raise errors.InvalidArgumentError(None, None, f"Resource '{name}' on {ctx.device.name} is not a mutable "
+                                          f"table of {key_dtype.name} keys and {value_dtype.name} values of shape "
+                                          f"{list(shape)}")
+    return table
+
+
+@register_op("MutableHashTableV2", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+def _mutable_hash_table_kernel(ctx, *, key_dtype, value_dtype, container="", shared_name="",
+                               use_node_name_sharing=False):
+    return _mutable_table(ctx, key_dtype, value_dtype, (), shared_name, use_node_name_sharing, container)
+
+
+@register_op("MutableHashTableOfTensorsV2", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+def _mutable_hash_table_of_tensors_kernel(ctx, *, key_dtype, value_dtype, value_shape, container="", shared_name="",
+                                          use_node_name_sharing=False):
+    return _mutable_table(ctx, key_dtype, value_dtype, value_shape, shared_name, use_node_name_sharing, container)
+
+
+@register_op("MutableDenseHashTableV2", shape=lambda op: TensorShape([2]), dtype=handle_dtype, stateful=True)
+def _mutable_dense_hash_table_kernel(ctx, empty_key, *, value_dtype, value_shape=(), container="", shared_name="",
+                                     use_node_name_sharing=False, initial_num_buckets=131072, max_load_factor=0.8):
+    empty_key = np.asarray(empty_key)
+    key_dtype = dtypes.string if empty_key.dtype.kind in "OSU" else dtypes.as_dtype(empty_key.dtype)
+    return _mutable_table(ctx, key_dtype, value_dtype, value_shape, shared_name, use_node_name_sharing, container,
+                          empty_key=empty_key)
+
+
+@register_op("LookupTableInsertV2", shape=no_outputs, stateful=True, ref_inputs=(0,))
+def _insert_kernel(xp, table, keys, values):
+    _mutable(table, "insert into").insert(np.asarray(keys), np.asarray(values))
+
+
+@register_op("LookupTableRemoveV2", shape=no_outputs, stateful=True, ref_inputs=(0,))
+def _remove_kernel(xp, table, keys):
+    _mutable(table, "remove from").remove(np.asarray(keys))
+
+
+@register_op("LookupTableImportV2", shape=no_outputs, stateful=True, ref_inputs=(0,))
+def _import_kernel(xp, table, keys, values):
+    _mutable(table, "import into").import_(np.asarray(keys), np.asarray(values))
+
+
+def _mutable(table, what: str) -> _MutableTable:
+    if not isinstance(table, _MutableTable):
+        raise errors.InvalidArgumentError(None, None, f"Cannot {what} table '{table.name}': it is not a mutable table "
+                                          "(a HashTable is filled once, by its initializer)")
+    return table
+
+
+not_differentiable("LookupTableInsertV2")
+not_differentiable("LookupTableRemoveV2")
+not_differentiable("LookupTableImportV2")
+
+
+@register_op("LookupTableFindV2", shape=lambda op: _find_shape(op),
+             dtype=lambda op: op.inputs[2].dtype.base_dtype, ref_inputs=(0,))
 def _lookup_kernel(xp, table, keys, default_value):
     return table.find(np.asarray(keys), default_value)
 
@@ -145,11 +309,32 @@ def _size_kernel(xp, table):
     return np.int64(len(table.entries))
 
 
-@register_op("LookupTableExportV2", list_output=True, shape=lambda op: [TensorShape([None]), TensorShape([None])],
+def _key_shape(table_op) -> TensorShape:
+    """The shape of one key of a table: a dense table's empty key's, else a scalar's."""
+    return table_op.inputs[0].shape if table_op.type == "MutableDenseHashTableV2" else TensorShape([])
+
+
+def _export_shapes(op):
+    table = op.inputs[0].op
+    value_shape = table._attr("value_shape") if "value_shape" in table._attrs else []
+    return [TensorShape([None]).concatenate(_key_shape(table)),
+            TensorShape([None]).concatenate(TensorShape(value_shape))]
+
+
+def _find_shape(op):
+    keys, key_shape = op.inputs[1].shape, _key_shape(op.inputs[0].op)
+    if keys.ndims is None or key_shape.ndims is None:
+        return TensorShape(None)
+    return keys[:keys.ndims - key_shape.ndims].concatenate(op.inputs[2].shape)
+
+
+@register_op("LookupTableExportV2", list_output=True, shape=_export_shapes,
              dtype=lambda op: [op._attr("Tkeys"), op._attr("Tvalues")], ref_inputs=(0,))
 def _export_kernel(xp, table, *, Tkeys, Tvalues):  # noqa: N803 - TF's attr names
     if table.entries is None:
         raise errors.FailedPreconditionError(None, None, f"Table '{table.name}' not initialized.")
+    if isinstance(table, _MutableTable):
+        return table.export()
     keys, values = list(table.entries), list(table.entries.values())
     return (np.array(keys, dtype=Tkeys.as_numpy_dtype).reshape(-1),
             np.array(values, dtype=Tvalues.as_numpy_dtype).reshape(-1))
@@ -306,7 +491,38 @@ class LookupInterface(_KeysToValues):
         return SparseTensor(sparse.indices, values, sparse.dense_shape) if sparse is not None else values
 
 
-class StaticHashTable(LookupInterface):
+class _ResourceTable(LookupInterface):
+    """A table held by a resource op (``self._resource``): its handle, default value, size,
+    export and lookup ops."""
+
+    @property
+    def resource_handle(self):
+        return self._resource
+
+    @property
+    def default_value(self):
+        return self._default_value
+
+    def _size(self, name, scope: str):
+        with ops.name_scope(name, f"{self._name}_{scope}", [self._resource]), ops.colocate_with(self._resource):
+            return make_tensor("LookupTableSizeV2", [self._resource], {}, "LookupTableSizeV2")
+
+    def _export(self, name, scope: str):
+        with ops.name_scope(name, f"{self._name}_{scope}", [self._resource]), ops.colocate_with(self._resource):
+            op = make_op("LookupTableExportV2", [self._resource], {"Tkeys": self._key_dtype,
+                                                                 "Tvalues": self._value_dtype}, "LookupTableExportV2")
+            return op.outputs[0], op.outputs[1]
+
+    def _find(self, keys, name, scope: str):
+        values, sparse = self._keys(keys)
+        with ops.name_scope(name, f"{self._name}_{scope}", [self._resource, values]), \
+                ops.colocate_with(self._resource):
+            found = make_tensor("LookupTableFindV2", [self._resource, values, self._default_value], {},
+                                "LookupTableFindV2")
+        return self._like(sparse, found)
+
+
+class StaticHashTable(_ResourceTable):
     """``tf.lookup.StaticHashTable(initializer, default_value)`` (``tf.contrib.lookup.HashTable``):
     keys to values, fixed once its initializer has run; a missing key gives ``default_value``."""
 
@@ -324,14 +540,6 @@ class StaticHashTable(LookupInterface):
         self._copies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     @property
-    def resource_handle(self):
-        return self._resource
-
-    @property
-    def default_value(self):
-        return self._default_value
-
-    @property
     def initializer(self):
         return self._init
 
@@ -341,15 +549,11 @@ class StaticHashTable(LookupInterface):
         table = self._in(ops.get_default_graph())
         if table is not self:
             return table.size(name)
-        with ops.name_scope(name, f"{self._name}_Size", [self._resource]), ops.colocate_with(self._resource):
-            return make_tensor("LookupTableSizeV2", [self._resource], {}, "LookupTableSizeV2")
+        return self._size(name, "Size")
 
     def export(self, name=None):
         """(keys, values): the table's entries, in the order they were inserted."""
-        with ops.name_scope(name, f"{self._name}_Export", [self._resource]), ops.colocate_with(self._resource):
-            op = make_op("LookupTableExportV2", [self._resource], {"Tkeys": self._key_dtype,
-                                                                 "Tvalues": self._value_dtype}, "LookupTableExportV2")
-            return op.outputs[0], op.outputs[1]
+        return self._export(name, "Export")
 
     def _in(self, graph) -> "StaticHashTable":
         """This table, or where a lookup is built in another graph (a function that
@@ -370,15 +574,146 @@ class StaticHashTable(LookupInterface):
         table = self._in(ops.get_default_graph())
         if table is not self:
             return table.lookup(keys, name)
-        values, sparse = self._keys(keys)
-        with ops.name_scope(name, f"{self._name}_Lookup", [self._resource, values]), \
-                ops.colocate_with(self._resource):
-            found = make_tensor("LookupTableFindV2", [self._resource, values, self._default_value], {},
-                                "LookupTableFindV2")
-        return self._like(sparse, found)
+        return self._find(keys, name, "Lookup")
 
 
 HashTable = StaticHashTable
+
+
+class MutableHashTable(_ResourceTable):
+    """``tf.contrib.lookup.MutableHashTable``: a table that ``insert`` and ``remove`` change
+    as steps run; a missing key gives ``default_value``, whose shape is each value's (a
+    vector's table holds vectors). With ``checkpoint`` (the default) a Saver saves and
+    restores its entries as ``<name>-keys`` and ``<name>-values``, as TF's."""
+
+    _OP = "MutableHashTableV2"
+
+    def __init__(self, key_dtype, value_dtype, default_value, shared_name=None, name="MutableHashTable",
+                 checkpoint=True):
+        super().__init__(key_dtype, value_dtype, name)
+        self._default_value = ops.convert_to_tensor(default_value, dtype=self._value_dtype)
+        self._value_shape = self._default_value.shape
+        if not self._value_shape.is_fully_defined() or self._value_shape.ndims > 1:
+            raise ValueError(f"{type(self).__name__}: default_value must be a scalar or a vector of known length "
+                             f"(the shape of each value), got shape {self._value_shape}")
+        self._resource = self._make(shared_name, checkpoint, name)
+        self._name = self._resource.op.name
+        if checkpoint:
+            ops.add_to_collection(GraphKeys.SAVEABLE_OBJECTS, _TableCheckpoint(self))
+
+    def _make(self, shared_name, checkpoint, name):
+        attrs = {"key_dtype": self._key_dtype, "value_dtype": self._value_dtype, "container": "",
+                 "shared_name": shared_name or "", "use_node_name_sharing": bool(checkpoint and not shared_name)}
+        op_type = self._OP
+        if self._value_shape.ndims:
+            op_type, attrs["value_shape"] = "MutableHashTableOfTensorsV2", self._value_shape
+        return make_tensor(op_type, [], attrs, name)
+
+    def size(self, name=None):
+        return self._size(name, "Size")
+
+    def lookup(self, keys, name=None):
+        """Each key's value, or ``default_value`` (``keys`` a tensor or a SparseTensor)."""
+        return self._find(keys, name, "lookup_table_find")
+
+    def _values(self, values):
+        values = ops.convert_to_tensor(values)
+        if values.dtype.base_dtype != self._value_dtype:
+            raise TypeError(f"Dtype of argument `values` must be {self._value_dtype}, received: "
+                            f"{values.dtype.base_dtype}")
+        return values
+
+    def insert(self, keys, values, name=None) -> ops.Operation:
+        """The op that sets each key's value (a later insert of a key replaces its value)."""
+        keys, _ = self._keys(keys)
+        values = self._values(values)
+        with ops.name_scope(name, f"{self._name}_lookup_table_insert", [self._resource, keys, values]), \
+                ops.colocate_with(self._resource):
+            return make_op("LookupTableInsertV2", [self._resource, keys, values], {}, "LookupTableInsertV2")
+
+    def remove(self, keys, name=None) -> ops.Operation:
+        """The op that removes the keys (those the table does not hold are ignored)."""
+        keys, _ = self._keys(keys)
+        with ops.name_scope(name, f"{self._name}_lookup_table_remove", [self._resource, keys]), \
+                ops.colocate_with(self._resource):
+            return make_op("LookupTableRemoveV2", [self._resource, keys], {}, "LookupTableRemoveV2")
+
+    def export(self, name=None):
+        """(keys, values): the table's entries, in no particular order."""
+        return self._export(name, "lookup_table_export_values")
+
+    def import_(self, keys, values, name=None) -> ops.Operation:
+        """The op that replaces every entry by these."""
+        keys, _ = self._keys(keys)
+        values = self._values(values)
+        with ops.name_scope(name, f"{self._name}_lookup_table_import", [self._resource, keys, values]), \
+                ops.colocate_with(self._resource):
+            return make_op("LookupTableImportV2", [self._resource, keys, values], {}, "LookupTableImportV2")
+
+
+class MutableDenseHashTable(MutableHashTable):
+    """``tf.contrib.lookup.MutableDenseHashTable``: a MutableHashTable whose ``empty_key``
+    (a key value never used, which TF's open addressing marks free buckets with) may be
+    neither inserted nor looked up; ``initial_num_buckets`` only sizes TF's buckets."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, empty_key, initial_num_buckets=None, shared_name=None,
+                 name="MutableDenseHashTable", checkpoint=True):
+        self._empty_key = ops.convert_to_tensor(empty_key, dtype=dtypes.as_dtype(key_dtype), name="empty_key")
+        if initial_num_buckets is not None and (initial_num_buckets < 4 or initial_num_buckets & (initial_num_buckets
+                                                                                                  - 1)):
+            raise ValueError(f"MutableDenseHashTable: Number of buckets must be at least 4 and a power of 2, got "
+                             f"{initial_num_buckets}")
+        self._num_buckets = initial_num_buckets
+        super().__init__(key_dtype, value_dtype, default_value, shared_name, name, checkpoint)
+
+    def _make(self, shared_name, checkpoint, name):
+        attrs = {"value_dtype": self._value_dtype, "value_shape": self._value_shape, "container": "",
+                 "shared_name": shared_name or "", "use_node_name_sharing": bool(checkpoint and not shared_name)}
+        if self._num_buckets is not None:
+            attrs["initial_num_buckets"] = int(self._num_buckets)
+        return make_tensor("MutableDenseHashTableV2", [self._empty_key], attrs, name)
+
+
+class _TableCheckpoint:
+    """What a Saver saves of a mutable table: its keys and its values, restored together."""
+
+    def __init__(self, table: MutableHashTable):
+        self.table = table
+        self._exported = None
+        self._restored: dict = {}
+
+    def saveable_parts(self) -> dict:
+        return {f"{self.table.name}-keys": _TablePart(self, 0), f"{self.table.name}-values": _TablePart(self, 1)}
+
+    def exported(self):
+        if self._exported is None:
+            self._exported = self.table.export()
+        return self._exported
+
+    def restored(self, which: int, value) -> list:
+        """The import op once both parts' restored values are there (as a Saver builds them)."""
+        self._restored[which] = value
+        if len(self._restored) < 2:
+            return []
+        keys, values = self._restored[0], self._restored[1]
+        self._restored = {}
+        return [self.table.import_(keys, values)]
+
+
+class _TablePart:
+    """One of a mutable table's two checkpoint entries (a Saver's saveable)."""
+
+    def __init__(self, checkpoint: _TableCheckpoint, which: int):
+        self._checkpoint, self._which = checkpoint, which
+        table = checkpoint.table
+        self.dtype = table.key_dtype if which == 0 else table.value_dtype
+        self.device = table.resource_handle.device
+
+    def value(self):
+        return self._checkpoint.exported()[self._which]
+
+    def restore_ops(self, value) -> list:
+        return self._checkpoint.restored(self._which, value)
 
 
 HasherSpec = collections.namedtuple("HasherSpec", ["hasher", "key"])

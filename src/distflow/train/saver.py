@@ -285,15 +285,20 @@ class _Partitioned:
 
 def _saveables(var_list) -> dict[str, object]:
     """name -> variable (or the parts of a partitioned one, under its full name), from None
-    (all global variables), a list or a dict."""
+    (all global variables and the SAVEABLE_OBJECTS collection: mutable tables), a list or a
+    dict. A saveable other than a variable gives its ``saveable_parts()``, each saved under
+    its own name and restored by its ``restore_ops(value)``."""
     if var_list is None:
-        var_list = state_ops.global_variables()
+        var_list = state_ops.global_variables() + ops.get_collection(ops.GraphKeys.SAVEABLE_OBJECTS)
     if isinstance(var_list, dict):  # (a value may be a partitioned variable, or a list of its parts)
         items = [(name, _Partitioned(_parts_of(v, name)) if isinstance(v, (PartitionedVariable, list, tuple)) else v)
                  for name, v in var_list.items()]
     else:
         items, parts = [], {}
         for v in var_list:
+            if hasattr(v, "saveable_parts"):
+                items.extend(v.saveable_parts().items())
+                continue
             for var in (list(v) if isinstance(v, PartitionedVariable) else [v]):
                 if not isinstance(var, state_ops.Variable):
                     raise TypeError(f"Saver: {var!r} is not a Variable; pass variables, or a dict of name -> "
@@ -435,8 +440,7 @@ class Saver:
                 shard_count = array_ops.constant(num_shards, dtypes.int32, name="num_shards")
             for shard, (device, members) in enumerate(sorted(groups.items())):
                 with ops.device(device) if device else contextlib.nullcontext():
-                    tensors = [v.value() if isinstance(v, (state_ops.Variable, _Partitioned)) else v
-                               for _, v in members]
+                    tensors = [v if isinstance(v, ops.Tensor) else v.value() for _, v in members]
                     target = self.filename_tensor
                     if self._sharded:
                         target = io_ops.sharded_filename(temporary, shard, shard_count)
@@ -445,7 +449,7 @@ class Saver:
                     restored = io_ops.restore_v2(self.filename_tensor, [n for n, _ in members],
                                                  [v.dtype.base_dtype for _, v in members])
                 for (_, v), value in zip(members, restored):
-                    if isinstance(v, _Partitioned):
+                    if hasattr(v, "restore_ops"):  # (a partitioned variable's parts, a table's entries)
                         assigns += v.restore_ops(value)
                         continue
                     # (a mirrored variable: every copy; one synchronized on read: its share on each)
