@@ -490,3 +490,20 @@ def test_zero_initializer_initializes_with_zeros_once():
             np.testing.assert_array_equal(sess.run(zero), np.zeros([2, 3]))
             with pytest.raises(tf.errors.InvalidArgumentError, match="input is already initialized"):
                 sess.run(zero)
+
+
+def test_hparams_refuse_values_and_defaults_of_types_they_cannot_take():
+    hparams = tf.contrib.training.HParams(int_=1, str_="str", bool_=True, float_=1.1, list_int=[1, 2], none=None)
+    for name, value in (("str_", 2.2), ("int_", False), ("bool_", 1), ("int_", 2.2), ("int_", 2.0),
+                        ("list_int", [2, 3.3]), ("int_", "2")):
+        with pytest.raises(ValueError, match="Could not cast hparam"):
+            hparams.set_hparam(name, value)
+    hparams.set_hparam("float_", 1)  # (an int where a float was: cast)
+    assert hparams.float_ == 1.0 and isinstance(hparams.float_, float)
+    hparams.set_hparam("none", "1")  # (a hyperparameter first None takes anything)
+    assert hparams.parse("int_=3,float_=2").int_ == 3 and hparams.float_ == 2.0  # (parse reads strings)
+    assert hparams.get("int_", 7) == 3 and hparams.get("missing", 5) == 5 and hparams.get("list_int", [1]) == [1, 2]
+    for name, default in (("int_", 2.0), ("float_", False), ("str_", [1, 2]), ("bool_", "relu"),
+                          ("list_int", 1)):
+        with pytest.raises(ValueError, match="is incompatible with default"):
+            hparams.get(name, default)

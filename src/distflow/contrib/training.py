@@ -26,13 +26,16 @@ def _kind(value):
     return type(value)
 
 
-def _cast(name: str, kind, value):
-    """``value`` as ``kind``, as TensorFlow's HParams casts (an int becomes a float; a float
-    becomes an int only if it is whole; a string is parsed). A hyperparameter first set to
-    None takes any value; one of another type takes values of that type."""
+def _cast(name: str, kind, value, parse: bool = False):
+    """``value`` as ``kind``, as TensorFlow's HParams casts: an int becomes a float, but no
+    float an int, no number a bool or a string, nor the reverse; with ``parse`` (``parse()``'s
+    values) a string is read as the type. A hyperparameter first set to None takes any
+    value; one of another type takes values of that type."""
     if kind is type(None) or (kind not in (bool, int, float, str) and isinstance(value, kind)):
         return value
     if kind not in (bool, int, float, str):
+        raise ValueError(f"Could not cast hparam '{name}' of type '{kind.__name__}' from value {value!r}")
+    if isinstance(value, str) and kind is not str and not parse:
         raise ValueError(f"Could not cast hparam '{name}' of type '{kind.__name__}' from value {value!r}")
     if isinstance(value, str) and kind is not str:
         text = value.strip()
@@ -53,8 +56,7 @@ def _cast(name: str, kind, value):
             raise ValueError(f"Could not cast hparam '{name}' of type 'bool' from value {value!r}")
         return value
     if kind is int:
-        if isinstance(value, bool) or not isinstance(value, numbers.Number) or \
-                (isinstance(value, float) and not value.is_integer()):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise ValueError(f"Could not cast hparam '{name}' of type 'int' from value {value!r}")
         return int(value)
     if kind is float:
@@ -130,7 +132,8 @@ class HParams:
             if isinstance(value, list) != is_list:
                 raise ValueError(f"Must {'' if is_list else 'not '}pass a list for "
                                  f"{'multi' if is_list else 'single'}-valued parameter: {name}")
-            self.set_hparam(name, [_cast(name, kind, v) for v in value] if is_list else _cast(name, kind, value))
+            self.set_hparam(name, [_cast(name, kind, v, parse=True) for v in value] if is_list
+                            else _cast(name, kind, value, parse=True))
         return self
 
     def override_from_dict(self, values_dict):
@@ -154,7 +157,22 @@ class HParams:
         return {name: getattr(self, name) for name in self._hparam_types}
 
     def get(self, key, default=None):
-        return getattr(self, key) if key in self._hparam_types else default
+        """The hyperparameter's value, or ``default`` if there is none; a default of a type
+        that the hyperparameter's could not take is a ValueError, as in TF."""
+        if key not in self._hparam_types:
+            return default
+        if default is not None:
+            kind, is_list = self._hparam_types[key]
+            problem = f"Hparam '{key}' of type '{'list<' + kind.__name__ + '>' if is_list else kind.__name__}' is " \
+                      f"incompatible with default={default!r}"
+            if is_list != isinstance(default, list):
+                raise ValueError(problem)
+            try:
+                for v in (default if is_list else [default]):
+                    _cast(key, kind, v)
+            except ValueError as e:
+                raise ValueError(f"{problem}. {e}") from None
+        return getattr(self, key)
 
     def __contains__(self, key):
         return key in self._hparam_types
