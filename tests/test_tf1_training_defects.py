@@ -507,3 +507,25 @@ def test_hparams_refuse_values_and_defaults_of_types_they_cannot_take():
                           ("list_int", 1)):
         with pytest.raises(ValueError, match="is incompatible with default"):
             hparams.get(name, default)
+
+
+def test_queue_runners_travel_with_a_meta_graph(tmp_path):
+    path = str(tmp_path / "model.meta")
+    with tf.Graph().as_default():
+        (value,) = tf.train.slice_input_producer([tf.range(10)], shuffle=False)
+        batched = tf.train.batch([value], batch_size=4)
+        tf.add_to_collection("batch", batched)
+        tf.train.export_meta_graph(path)
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(path, import_scope="imported")
+        runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        assert len(runners) == 2 and all(r.name.startswith("imported/") for r in runners)
+        batch = tf.get_collection("batch")[0]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord, threads = _start(sess)
+            assert sess.run(batch).tolist() == [0, 1, 2, 3]
+            _stop(coord, threads)
+    proto = runners[0].to_proto()
+    assert proto.queue_name.startswith("imported/") and list(proto.queue_closed_exception_types) == [11]
+    assert runners[0].to_proto(export_scope="elsewhere") is None

@@ -39,6 +39,8 @@ def _collection_def(key: str, items: list, export_scope):
     out = pb.CollectionDef()
     if all(hasattr(v, "as_saver_def") for v in items):  # Savers (saver.py builds on this module)
         out.bytes_list.value.extend(v.as_saver_def().SerializeToString() for v in items if v.as_saver_def())
+    elif key == GraphKeys.QUEUE_RUNNERS and all(hasattr(v, "enqueue_ops") for v in items):  # (QueueRunnerDefs)
+        out.bytes_list.value.extend(d.SerializeToString() for d in (v.to_proto(export_scope) for v in items) if d)
     elif all(isinstance(v, state_ops.Variable) for v in items):
         out.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in items)
     elif all(isinstance(v, (ops.Tensor, ops.Operation)) for v in items):

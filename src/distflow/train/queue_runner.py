@@ -63,6 +63,37 @@ class QueueRunner:
     def name(self) -> str:
         return self._queue.name
 
+    def to_proto(self, export_scope=None):
+        """This runner as TensorFlow's QueueRunnerDef (names relative to ``export_scope``), or
+        None if its queue is outside that scope."""
+        from ..protos import distflow_pb2 as pb  # noqa: PLC0415 - protobuf only for programs that ask
+
+        if export_scope and not self._queue.name.startswith(export_scope + "/"):
+            return None
+
+        def relative(name: str) -> str:
+            return name[len(export_scope) + 1:] if export_scope and name.startswith(export_scope + "/") else name
+
+        return pb.QueueRunnerDef(
+            queue_name=relative(self._queue.name), enqueue_op_name=[relative(op.name) for op in self._enqueue_ops],
+            close_op_name=relative(self._close_op.name), cancel_op_name=relative(self._cancel_op.name),
+            queue_closed_exception_types=[errors.error_code_from_exception_type(t) for t in self._closed_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def, import_scope=None) -> "QueueRunner":
+        """The runner a QueueRunnerDef describes, over the ops of the default graph (under
+        ``import_scope``): what ``import_meta_graph`` restores."""
+        graph = ops.get_default_graph()
+
+        def element(name: str):
+            return graph.as_graph_element(f"{import_scope}/{name}" if import_scope else name)
+
+        closed = [errors.exception_type_from_error_code(c) for c in queue_runner_def.queue_closed_exception_types]
+        return QueueRunner(element(queue_runner_def.queue_name),
+                           [element(n) for n in queue_runner_def.enqueue_op_name],
+                           element(queue_runner_def.close_op_name), element(queue_runner_def.cancel_op_name),
+                           closed or None)
+
     def _run(self, sess, enqueue_op, coord) -> None:
         decremented = False
         try:

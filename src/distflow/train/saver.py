@@ -25,6 +25,7 @@ from ..ops import array_ops, control_flow_ops, io_ops, slicing_ops, state_ops, s
 from ..ops.partitioned_variables import PartitionedVariable
 from ..protos import distflow_pb2 as pb
 from .meta_graph import VARIABLE_COLLECTIONS, export_meta_graph, read_meta_graph_file
+from .queue_runner import QueueRunner
 
 _log = logging.getLogger("distflow")
 
@@ -637,6 +638,9 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             for data in collection.bytes_list.value:
                 graph.add_to_collection(key, Saver(saver_def=_scoped_saver_def(pb.SaverDef.FromString(data),
                                                                                import_scope)))
+        elif kind == "bytes_list" and key == GraphKeys.QUEUE_RUNNERS:
+            for data in collection.bytes_list.value:
+                graph.add_to_collection(key, QueueRunner.from_proto(pb.QueueRunnerDef.FromString(data), import_scope))
         elif kind == "bytes_list" and key in VARIABLE_COLLECTIONS:
             for data in collection.bytes_list.value:
                 variable_def = pb.VariableDef.FromString(data)
