@@ -910,3 +910,22 @@ def test_moments_of_float16_are_computed_in_float32():
     x64 = x.astype(np.float64)
     for value, want in zip(got, [x64.mean((0, 1)), x64.var((0, 1))] * 2):
         np.testing.assert_allclose(value.astype(np.float64), want, rtol=2e-3)
+
+
+def test_gradients_of_a_complex_tensor_need_grad_ys():
+    x = tf.constant(7 + 3j, dtype=tf.complex64)
+    y = tf.square(x)
+    with pytest.raises(TypeError, match="Gradients of complex tensors .* must set grad_ys \\(y.dtype = tf.complex64\\)"):
+        tf.gradients(y, x)
+    (dx,) = tf.gradients(y, x, grad_ys=tf.constant(1 + 0j, tf.complex64))
+    assert _run(dx)[0] == pytest.approx(2 * np.conj(7 + 3j))  # (TF's convention: the conjugate)
+
+
+def test_case_without_a_default_fails_when_no_predicate_holds():
+    x = tf.placeholder(tf.int32, [])
+    out = tf.case([(tf.equal(x, 1), lambda: tf.constant(2)), (tf.equal(x, 2), lambda: tf.constant(4))],
+                  exclusive=True)
+    with tf.Session() as sess:
+        assert [sess.run(out, {x: v}) for v in (1, 2)] == [2, 4]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Input error: None of conditions evaluated as True"):
+            sess.run(out, {x: 4})

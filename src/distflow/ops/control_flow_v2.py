@@ -14,7 +14,7 @@ from ..framework import nest
 from ..framework.function_body import FunctionContext
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops
-from .check_ops import assert_less_equal
+from .check_ops import Assert, assert_less_equal
 from .function_ops import argument, build_if, build_while, building, current_context
 from .indexed_slices import IndexedSlices, to_dense
 from .tensor_array_ops import TensorArray
@@ -251,13 +251,21 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             raise TypeError(f"Each entry in pred_fn_pairs must be a 2-tuple, got {pair!r}")
         if not callable(pair[1]):
             raise TypeError(f"fn for pred {pair[0]!r} must be callable.")
-    if default is None:
-        if not pairs:
-            raise ValueError("case needs at least one predicate or a default")
-        *pairs, (_, default) = pairs  # as TF 1.x: the last function is the default
-    elif not callable(default):
+    if default is not None and not callable(default):
         raise TypeError("default must be callable.")
+    if default is None and not pairs:
+        raise ValueError("case needs at least one predicate or a default")
     with ops.name_scope(name, "case", [p for p, _ in pairs]):
+        if default is None:  # (as TF: the last function runs when no other does, if its own predicate holds)
+            *pairs, (last_pred, last_fn) = pairs
+            every = array_ops.stack([ops.convert_to_tensor(p) for p, _ in pairs] + [ops.convert_to_tensor(last_pred)],
+                                    name="preds_c")
+
+            def default():
+                none_true = Assert(last_pred, ["Input error: None of conditions evaluated as True:", every])
+                with ops.control_dependencies([none_true]):
+                    return nest.map_structure(lambda t: array_ops.identity(t) if isinstance(t, ops.Tensor) else t,
+                                              last_fn())
         preds = [ops.convert_to_tensor(p) for p, _ in pairs]
         if exclusive and len(preds) > 1:
             count = math_ops.add_n([math_ops.cast(p, dtypes.int32) for p in preds])

@@ -90,6 +90,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         out_grads: dict[ops.Tensor, list] = {}
         for y, gy in zip(ys, grad_ys):
             if gy is None:
+                if y.dtype.is_complex:  # (which of the conventions for a complex derivative: the caller says)
+                    raise TypeError(f"Gradients of complex tensors ({y.name}) must set grad_ys (y.dtype = "
+                                    f"tf.{y.dtype.base_dtype.name})")
                 with graph.colocate_with(y.op) if colocate_gradients_with_ops else contextlib.nullcontext():
                     gy = array_ops.ones_like(y, name=f"grad_ys_{ys.index(y)}")
             elif not isinstance(gy, IndexedSlices):  # (IndexedSlices pass through, as in TF)
