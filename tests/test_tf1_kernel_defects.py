@@ -929,3 +929,16 @@ def test_case_without_a_default_fails_when_no_predicate_holds():
         assert [sess.run(out, {x: v}) for v in (1, 2)] == [2, 4]
         with pytest.raises(tf.errors.InvalidArgumentError, match="Input error: None of conditions evaluated as True"):
             sess.run(out, {x: 4})
+
+
+def test_cond_returns_tensor_arrays():
+    ta = tf.TensorArray(tf.float32, size=3).write(0, 1.0)
+    pred = tf.placeholder(tf.bool, [])
+    out = tf.cond(pred, lambda: ta.write(1, 2.0), lambda: ta.write(1, 5.0))
+    assert isinstance(out, tf.TensorArray)
+    stacked = out.write(2, 9.0).stack()
+    with tf.Session() as sess:
+        assert sess.run(stacked, {pred: True}).tolist() == [1.0, 2.0, 9.0]
+        assert sess.run(stacked, {pred: False}).tolist() == [1.0, 5.0, 9.0]
+    with pytest.raises(ValueError, match="must have the same type"):
+        tf.cond(pred, lambda: ta, lambda: tf.constant(1.0))

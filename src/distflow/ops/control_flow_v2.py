@@ -31,7 +31,7 @@ def _branch_leaves(value, pred: ops.Tensor, what: str) -> list:
         if isinstance(leaf, ops.Operation):
             with ops.control_dependencies([leaf]):
                 out.append(array_ops.identity(pred))
-        elif _kind(leaf) != "tensor":
+        elif isinstance(leaf, TensorArray) or _kind(leaf) != "tensor":
             out.append(leaf)
         else:
             out.append(ops.convert_to_tensor(leaf))
@@ -51,7 +51,7 @@ def _kind(leaf) -> str:
 def _common_kind(a, b) -> str:
     """The kind both branches' leaves take, as TF's cond makes them alike: an IndexedSlices
     against a tensor becomes dense."""
-    ka, kb = _kind(a), _kind(b)
+    ka, kb = _loop_kind(a), _loop_kind(b)
     if ka == kb:
         return ka
     if {ka, kb} <= {"tensor", "slices"}:
@@ -61,6 +61,8 @@ def _common_kind(a, b) -> str:
 
 
 def _parts(kind, leaf) -> list:
+    if kind == "array":  # (a TensorArray travels as its flow)
+        return [leaf.flow]
     if kind == "sparse":
         return [leaf.indices, leaf.values, leaf.dense_shape]
     if kind == "slices":
@@ -68,11 +70,6 @@ def _parts(kind, leaf) -> list:
     if kind == "slices_no_shape":
         return [leaf.values, leaf.indices]
     return [leaf]
-
-
-def _repacked(kinds, flat) -> list:
-    """The If op's outputs ``flat`` as the branches' leaves again (SparseTensor, IndexedSlices)."""
-    return [_leaf_of(kind, parts) for kind, parts in zip(kinds, _grouped(flat, kinds))]
 
 
 def _leaf_of(kind, parts):
@@ -213,7 +210,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             for ctx, leaf in zip(contexts, (a, b)):
                 with building(ctx):  # (each branch's conversions are its own ops)
                     parts.append(_parts(kind, to_dense(leaf) if kind == "tensor" and _kind(leaf) != "tensor" else leaf))
-            if kind != "tensor":  # (int32 indices against int64 ones: int64 in both, as TF's cond)
+            if kind not in ("tensor", "array"):  # (int32 indices against int64 ones: int64 in both, as TF's cond)
                 k = 0 if kind == "sparse" else 1
                 if parts[0][k].dtype.base_dtype != parts[1][k].dtype.base_dtype:
                     for ctx, branch_parts in zip(contexts, parts):
@@ -229,8 +226,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         op = build_if(pred, contexts[0], true_out, contexts[1], false_out, name=scope)  # (named as its scope)
         if true_value is None:
             return None
-        packed = nest.pack_sequence_as(true_value, _repacked(kinds, [op.outputs[i] for i in range(len(true_out))]))
-        return _unpack_singleton(packed, strict)
+        leaves = _loop_leaves([op.outputs[i] for i in range(len(true_out))], kinds, true_leaves)
+        return _unpack_singleton(nest.pack_sequence_as(true_value, leaves), strict)
 
 
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
