@@ -240,10 +240,9 @@ class BaseSession:
         mapper, elements = self._fetch_elements(fetches)
         simple = all(type(key) not in (SparseTensor, IndexedSlices) and not isinstance(key, tuple)
                      for key in feed_list)
-        try:
-            feed_tensors = tuple(self._feed_tensor(key) for key in feed_list) if simple else None
-        except _VariableFeed:  # (a variable fed: the general way)
-            feed_tensors = None
+        resolved = [self._fed_tensors(key) for key in feed_list] if simple else None
+        # (a variable read in several places feeds several tensors: the general way)
+        feed_tensors = tuple(r[0] for r in resolved) if simple and all(len(r) == 1 for r in resolved) else None
         if feed_tensors is not None and len(set(feed_tensors)) != len(feed_tensors):
             feed_tensors = None  # (a tensor fed twice: the general way says what run says)
 
@@ -291,14 +290,6 @@ class BaseSession:
                 tensors.append(t)
         return tuple(tensors), values
 
-    def _fed_tensors(self, key) -> list:
-        """The tensors a feed_dict key feeds: the one it names, or, for a variable (its
-        reference), every read of it, so that the step sees the value fed in its place, as
-        TF 1.x lets a program feed a variable (``{learning_rate_variable: 0.01}``)."""
-        try:
-            return [self._feed_tensor(key)]
-        except _VariableFeed as e:
-            return e.reads
 
     def _fetch_elements(self, fetches) -> tuple:
         """(the structure's mapper, or None for one Tensor or Operation; the graph elements to run)."""
@@ -315,8 +306,10 @@ class BaseSession:
             return options.timeout_in_ms / 1000.0
         return self._config.operation_timeout_in_ms / 1000.0 if self._config.operation_timeout_in_ms else None
 
-    def _feed_tensor(self, key) -> Tensor:
-        """The tensor a feed_dict key names."""
+    def _fed_tensors(self, key) -> list:
+        """The tensors a feed_dict key feeds: the one it names, or, for a variable (its
+        reference), every read of it, so that the step sees the value fed in its place, as
+        TF 1.x lets a program feed a variable (``{learning_rate_variable: 0.01}``)."""
         try:
             t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
         except (TypeError, ValueError, KeyError) as e:
@@ -325,8 +318,8 @@ class BaseSession:
             reads = [c.outputs[0] for c in t.consumers() if c.type == "Identity"]
             if not reads:
                 raise TypeError(f"Cannot feed the variable reference '{t.name}': nothing reads it")
-            raise _VariableFeed(reads)
-        return t
+            return reads
+        return [t]
 
     def _compile(self, elements: tuple, feed_tensors: tuple) -> _CompiledStep:
         check_outside_functions(elements, feed_tensors)
@@ -426,14 +419,6 @@ class DeviceAttributes:
 
     def __repr__(self):
         return f"DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
-
-
-class _VariableFeed(Exception):
-    """Raised by ``_feed_tensor`` for a variable's reference: ``reads`` are the tensors to feed."""
-
-    def __init__(self, reads: list):
-        super().__init__("a variable is fed through its reads")
-        self.reads = reads
 
 
 def _expand_structured_feeds(feed_dict):
