@@ -616,27 +616,25 @@ class MutableHashTable(_ResourceTable):
         """Each key's value, or ``default_value`` (``keys`` a tensor or a SparseTensor)."""
         return self._find(keys, name, "lookup_table_find")
 
-    def _values(self, values):
-        values = ops.convert_to_tensor(values)
-        if values.dtype.base_dtype != self._value_dtype:
-            raise TypeError(f"Dtype of argument `values` must be {self._value_dtype}, received: "
-                            f"{values.dtype.base_dtype}")
-        return values
+    def _change(self, op_type: str, scope: str, name, keys, values=None) -> ops.Operation:
+        """The op ``op_type`` on the table with ``keys`` (and ``values``), checked for dtypes."""
+        inputs = [self._resource, self._keys(keys)[0]]
+        if values is not None:
+            values = ops.convert_to_tensor(values)
+            if values.dtype.base_dtype != self._value_dtype:
+                raise TypeError(f"Dtype of argument `values` must be {self._value_dtype}, received: "
+                                f"{values.dtype.base_dtype}")
+            inputs.append(values)
+        with ops.name_scope(name, f"{self._name}_{scope}", inputs), ops.colocate_with(self._resource):
+            return make_op(op_type, inputs, {}, op_type)
 
     def insert(self, keys, values, name=None) -> ops.Operation:
         """The op that sets each key's value (a later insert of a key replaces its value)."""
-        keys, _ = self._keys(keys)
-        values = self._values(values)
-        with ops.name_scope(name, f"{self._name}_lookup_table_insert", [self._resource, keys, values]), \
-                ops.colocate_with(self._resource):
-            return make_op("LookupTableInsertV2", [self._resource, keys, values], {}, "LookupTableInsertV2")
+        return self._change("LookupTableInsertV2", "lookup_table_insert", name, keys, values)
 
     def remove(self, keys, name=None) -> ops.Operation:
         """The op that removes the keys (those the table does not hold are ignored)."""
-        keys, _ = self._keys(keys)
-        with ops.name_scope(name, f"{self._name}_lookup_table_remove", [self._resource, keys]), \
-                ops.colocate_with(self._resource):
-            return make_op("LookupTableRemoveV2", [self._resource, keys], {}, "LookupTableRemoveV2")
+        return self._change("LookupTableRemoveV2", "lookup_table_remove", name, keys)
 
     def export(self, name=None):
         """(keys, values): the table's entries, in no particular order."""
@@ -644,11 +642,7 @@ class MutableHashTable(_ResourceTable):
 
     def import_(self, keys, values, name=None) -> ops.Operation:
         """The op that replaces every entry by these."""
-        keys, _ = self._keys(keys)
-        values = self._values(values)
-        with ops.name_scope(name, f"{self._name}_lookup_table_import", [self._resource, keys, values]), \
-                ops.colocate_with(self._resource):
-            return make_op("LookupTableImportV2", [self._resource, keys, values], {}, "LookupTableImportV2")
+        return self._change("LookupTableImportV2", "lookup_table_import", name, keys, values)
 
 
 class MutableDenseHashTable(MutableHashTable):
