@@ -3,6 +3,7 @@ protos <- framework <- platform <- ops <- runtime <- distributed, data, summary 
 layers, losses, metrics <- tools. A new import that runs up a layer fails here."""
 
 import ast
+import functools
 import os
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "distflow")
@@ -29,6 +30,20 @@ BELOW = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def parsed():
+    """{path: (module's syntax tree, its nodes)} of every module, read once for both tests."""
+    trees = {}
+    for root, _, files in os.walk(SRC):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                with open(path, encoding="utf-8") as f:
+                    tree = ast.parse(f.read())
+                trees[path] = (tree, list(ast.walk(tree)))
+    return trees
+
+
 def package_imports():
     """(importing package, imported top-level name, file) for each relative import leaving a package."""
     for root, _, files in os.walk(SRC):
@@ -39,9 +54,7 @@ def package_imports():
             parts = os.path.relpath(path, SRC).split(os.sep)
             if len(parts) == 1:
                 continue  # the top-level namespace modules gather names from everywhere
-            with open(path, encoding="utf-8") as f:
-                tree = ast.parse(f.read())
-            for node in ast.walk(tree):
+            for node in parsed()[path][1]:
                 if isinstance(node, ast.ImportFrom) and node.level >= len(parts):
                     target = (node.module or "").split(".")[0]
                     targets = [target] if target else [alias.name for alias in node.names]
@@ -70,13 +83,12 @@ def module_imports():
                 package = name == "__init__.py"
                 modules[".".join(parts[:-1] if package else parts)] = (path, package)
     for module, (path, package) in modules.items():
-        with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read())
-        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+        nodes = parsed()[path][1]
+        typing_only = {id(n) for node in nodes if isinstance(node, ast.If)
                        and getattr(node.test, "id", None) == "TYPE_CHECKING" for n in ast.walk(node)}
         here = module.split(".") if module else []
         base_of = here if package else here[:-1]
-        for node in ast.walk(tree):
+        for node in nodes:
             if not isinstance(node, ast.ImportFrom) or node.level == 0 or id(node) in typing_only:
                 continue
             base = base_of[:len(base_of) - (node.level - 1)]

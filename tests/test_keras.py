@@ -242,9 +242,9 @@ def test_progress_output_is_keras_format():
     num = r"\d\.\d{4}(?:e[+-]\d\d)?"  # (Keras prints a value below 1e-3 as 1.2345e-04)
     # (the time per sample is in s, ms or us, as long as it took: the machine decides)
     for verbose, pattern in ((1, rf"100/100 \[={{30}}\] - \d+s \d+(?:s|ms|us)/sample - loss: {num} - "
-                                 rf"accuracy: {num} - val_loss: {num} - val_accuracy: {num}"),
-                             (2, rf"100/100 - \d+s - loss: {num} - accuracy: {num} - val_loss: {num} - "
-                                 rf"val_accuracy: {num}")):
+                                 rf"acc: {num} - val_loss: {num} - val_acc: {num}"),
+                             (2, rf"100/100 - \d+s - loss: {num} - acc: {num} - val_loss: {num} - "
+                                 rf"val_acc: {num}")):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             model.fit(x, y, epochs=2, batch_size=10, verbose=verbose, validation_data=(x, y))
@@ -254,7 +254,7 @@ def test_progress_output_is_keras_format():
         finals = [line.strip("\x08\r ") for line in lines if line.startswith(("100/100", "\x08", "\r"))]
         assert re.fullmatch(pattern, finals[-1].strip()), finals[-1]
         if verbose == 1:  # (in between: the count so far, a bar with its head, the ETA and running means)
-            assert any(re.fullmatch(rf" 10/100 \[==>\.{{27}}\] - ETA: \d+s - loss: {num} - accuracy: {num}",
+            assert any(re.fullmatch(rf" 10/100 \[==>\.{{27}}\] - ETA: \d+s - loss: {num} - acc: {num}",
                                     line) for line in lines), lines
 
 
@@ -294,6 +294,35 @@ def test_fit_takes_datasets_and_generators():
     second = model.fit(batches(), epochs=3, steps_per_epoch=4, verbose=0).history["loss"]
     assert first[-1] < first[0] and second[-1] < first[-1]
     assert model.evaluate(dataset, steps=4, verbose=0) == pytest.approx(model.evaluate(x, y, verbose=0), rel=1e-5)
+
+
+def test_a_tf1_keras_program_monitors_val_acc_and_its_lambdas_take_only_logs(tmp_path):
+    """TF 1.x's Keras logs metrics=['accuracy'] as 'acc': programs monitor 'val_acc' and read
+    history['acc']; a LambdaCallback's train hooks take the logs alone; the generator methods
+    take the steps second."""
+    rng = np.random.RandomState(3)
+    x = rng.randn(64, 4).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int64)
+    model = tf.keras.Sequential([layers.Dense(2, activation="softmax", input_shape=(4,))])
+    model.compile(tf.keras.optimizers.SGD(0.5), "sparse_categorical_crossentropy", metrics=["accuracy"])
+    path = str(tmp_path / "best.h5")
+    calls = []
+    callbacks = [tf.keras.callbacks.ModelCheckpoint(path, monitor="val_acc", save_best_only=True, mode="max"),
+                 tf.keras.callbacks.LambdaCallback(on_train_begin=lambda logs: calls.append(("begin", logs)),
+                                                   on_train_end=lambda logs: calls.append(("end", logs)))]
+    history = model.fit(x, y, epochs=2, batch_size=16, validation_data=(x, y), callbacks=callbacks, verbose=0)
+    assert sorted(history.history) == ["acc", "loss", "val_acc", "val_loss"]
+    assert os.path.exists(path) and calls == [("begin", {}), ("end", {})]
+
+    def batches():
+        while True:
+            for i in range(0, 64, 16):
+                yield x[i:i + 16], y[i:i + 16]
+
+    history = model.fit_generator(batches(), 4, epochs=2, verbose=0)  # (4: steps_per_epoch)
+    assert len(history.history["acc"]) == 2
+    assert model.evaluate_generator(batches(), 4) == pytest.approx(model.evaluate(x, y, verbose=0), rel=1e-5)
+    assert model.predict_generator((b[0] for b in batches()), 2).shape == (32, 2)
 
 
 def test_keras_layers_mix_with_raw_tf1():
@@ -483,7 +512,7 @@ def test_a_file_that_tensorflow_wrote_loads_and_predicts_the_same():
     model = tf.keras.models.load_model(os.path.join(DATA, "tf_keras_functional.h5"))
     assert [layer.name for layer in model.layers if layer.weights] == ["conv", "bn", "aux_dense", "out"]
     np.testing.assert_allclose(model.predict([want["x"], want["a"]]), want["pred"], rtol=1e-5, atol=1e-6)
-    assert type(model.optimizer).__name__ == "Adam" and model.metrics_names == ["loss", "accuracy"]
+    assert type(model.optimizer).__name__ == "Adam" and model.metrics_names == ["loss", "acc"]
     with _h5py().File(os.path.join(DATA, "tf_keras_functional.h5"), "r") as f:  # TensorFlow's Adam state
         group = f["optimizer_weights"]
         state = [np.asarray(group[_text(name)]) for name in group.attrs["weight_names"]]
@@ -556,7 +585,7 @@ def test_model_to_estimator_starts_from_the_keras_weights_and_trains(tmp_path):
     learning = tf.keras.estimator.model_to_estimator(keras_model=model, model_dir=str(tmp_path / "trained"))
     learning.train(train_input, steps=100)
     result = learning.evaluate(lambda: tf.data.Dataset.from_tensor_slices(({"features": x}, y)).batch(64))
-    assert result["global_step"] == 100 and result["accuracy"] > 0.95 and result["loss"] < 0.2, result
+    assert result["global_step"] == 100 and result["acc"] > 0.95 and result["loss"] < 0.2, result
     with pytest.raises(ValueError, match="has not been compiled"):
         tf.keras.estimator.model_to_estimator(keras_model=tf.keras.Sequential([layers.Dense(1, input_shape=(2,))]))
 
@@ -655,3 +684,58 @@ def test_a_model_whose_loss_comes_from_add_loss_alone():
         plain = tf.keras.Sequential([layers.Dense(1, input_shape=(2,))])
         plain.compile("sgd")
         plain.fit(np.zeros((2, 2)), verbose=0)
+
+
+def test_custom_objects_resolve_in_configs_and_saved_models(tmp_path):
+    """A constraint, an initializer, a regularizer, a loss and a metric Keras does not define
+    come back from configs and files by name: from custom_objects, or a CustomObjectScope."""
+    _h5py()
+
+    class HalfOnes(tf.keras.initializers.Initializer):
+        def __call__(self, shape, dtype=None, partition_info=None):
+            return tf.ones(shape, dtype or tf.float32) * 0.5
+
+        def get_config(self):
+            return {}
+
+    class Clip(tf.keras.constraints.Constraint):
+        def __init__(self, limit):
+            self.limit = limit
+
+        def __call__(self, w):
+            return tf.clip_by_value(w, -self.limit, self.limit)
+
+        def get_config(self):
+            return {"limit": self.limit}
+
+    def doubled_mse(y_true, y_pred):
+        return 2.0 * tf.reduce_mean(tf.square(y_true - y_pred), -1)
+
+    config = tf.keras.constraints.serialize(Clip(0.3))
+    with pytest.raises(ValueError, match="Unknown constraint: Clip"):
+        tf.keras.constraints.deserialize(config)
+    assert tf.keras.constraints.deserialize(config, {"Clip": Clip}).limit == 0.3
+    with tf.keras.utils.CustomObjectScope({"Clip": Clip}):
+        assert isinstance(tf.keras.constraints.get(config), Clip)
+    assert "Clip" not in tf.keras.utils.get_custom_objects()  # (the scope put the registry back)
+    assert isinstance(tf.keras.regularizers.deserialize(tf.keras.regularizers.serialize(tf.keras.regularizers.l2(0.1))),
+                      tf.keras.regularizers.L1L2)
+    adam = tf.keras.optimizers.deserialize(tf.keras.optimizers.serialize(tf.keras.optimizers.Adam(0.25)))
+    assert type(adam).__name__ == "Adam" and adam.get_config()["learning_rate"] == pytest.approx(0.25)
+    assert tf.keras.metrics.deserialize(tf.keras.metrics.serialize(tf.keras.metrics.mae)) is tf.keras.metrics.mae
+
+    model = tf.keras.Sequential([layers.Dense(2, input_shape=(3,), kernel_initializer=HalfOnes(),
+                                              kernel_constraint=Clip(0.3))])
+    model.compile(tf.keras.optimizers.SGD(0.1), doubled_mse, metrics=[doubled_mse])
+    x, y = np.ones((4, 3), np.float32), np.zeros((4, 2), np.float32)
+    model.fit(x, y, epochs=1, verbose=0)
+    assert np.abs(model.get_weights()[0]).max() <= 0.3 + 1e-7  # (the constraint ran after the update)
+    path = str(tmp_path / "custom.h5")
+    model.save(path)
+    objects = {"HalfOnes": HalfOnes, "Clip": Clip, "doubled_mse": doubled_mse}
+    with pytest.raises(ValueError, match="custom_objects"):
+        tf.keras.models.load_model(path)
+    loaded = tf.keras.models.load_model(path, custom_objects=objects)
+    np.testing.assert_allclose(loaded.predict(x), model.predict(x), rtol=1e-6)
+    assert isinstance(loaded.layers[0].kernel_constraint, Clip) and loaded.layers[0].kernel_constraint.limit == 0.3
+    assert loaded.evaluate(x, y, verbose=0) == pytest.approx(model.evaluate(x, y, verbose=0), rel=1e-5)

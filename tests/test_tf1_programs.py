@@ -389,8 +389,8 @@ def test_the_keras_digit_examples_reach_their_accuracy(program, accuracy):
     out, _ = run(program)
     assert numbers(last_line_with(out, "Test accuracy"))[-1] >= accuracy
     num = r"\d\.\d{4}(?:e[+-]\d\d)?"  # (Keras prints a value below 1e-3 as 1.2345e-04)
-    assert re.search(rf"^1500/1500 (\[={{30}}\] - \d+s \d+us/sample|- \d+s) - loss: {num} - accuracy: {num} - "
-                     rf"val_loss: {num} - val_accuracy: {num}$", out, re.M), out[-2000:]
+    assert re.search(rf"^1500/1500 (\[={{30}}\] - \d+s \d+us/sample|- \d+s) - loss: {num} - acc: {num} - "
+                     rf"val_loss: {num} - val_acc: {num}$", out, re.M), out[-2000:]
 
 
 @needs_digits
@@ -412,7 +412,7 @@ def test_a_keras_functional_model_with_two_inputs_and_outputs():
     out, _ = run("keras_functional.py")
     results = {line.split(":")[0][5:]: float(line.split(":")[1]) for line in out.splitlines()
                if line.startswith("test ")}
-    assert results["aux_output_accuracy"] >= 0.75 and results["main_output_accuracy"] >= 0.8, results
+    assert results["aux_output_acc"] >= 0.75 and results["main_output_acc"] >= 0.8, results
     # the total is the outputs' losses weighted 1 and 0.2
     assert results["loss"] == pytest.approx(results["main_output_loss"] + 0.2 * results["aux_output_loss"], abs=2e-4)
     assert "aux_input (InputLayer)" in out and "main_output (Dense)" in out

@@ -7,7 +7,7 @@ from . import backend as K
 
 
 def softmax(x, axis=-1):
-    return nn.softmax(x, axis=axis)
+    return K.softmax(x, axis=axis)
 
 
 def relu(x, alpha=0.0, max_value=None, threshold=0):

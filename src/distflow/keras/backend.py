@@ -17,7 +17,19 @@ from .. import (cast, clip_by_value, concat, equal, exp, get_default_graph, log,
                 shape as _shape, zeros as _zeros, ones as _ones, expand_dims as _expand_dims, squeeze as _squeeze,
                 tile as _tile, sign as _sign, pow as _pow, one_hot as _one_hot, gather as _gather)
 from .. import constant as _tf_constant, placeholder as _tf_placeholder
+from .. import (Print, SparseTensor, TensorArray, argmin as _argmin, assign, assign_add, assign_sub, broadcast_to,
+                cos as _cos, foldl as _foldl, foldr as _foldr, gather_nd, greater as _greater,
+                greater_equal as _greater_equal, less as _less, less_equal as _less_equal, not_equal as _not_equal,
+                round as _round, map_fn as _map_fn, pad as _pad, random_normal_initializer,
+                random_uniform as _random_uniform, random_uniform_initializer, reduce_prod, repeat as _repeat,
+                reverse as _reverse, sequence_mask, sin as _sin, sparse_placeholder, sparse_tensor_to_dense,
+                sparse_to_dense, stop_gradient as _stop_gradient, truncated_normal as _truncated_normal, where,
+                while_loop, zeros_like as _zeros_like)
 from ..framework import dtypes, ops
+from ..framework.tensor_shape import TensorShape
+from ..ops.conv3d_ops import conv3d as _conv3d
+from ..ops.convolution_ops import conv1d as _conv1d, separable_conv2d as _separable_conv2d
+from ..train.moving_averages import assign_moving_average
 
 _SESSION = {"session": None, "graph": None}
 _LEARNING_PHASE: dict = {}  # graph -> the learning-phase placeholder
@@ -26,6 +38,7 @@ _UIDS: dict = {}  # graph -> {prefix: count}
 _FLOATX = ["float32"]
 _EPSILON = [1e-7]
 _IMAGE_FORMAT = ["channels_last"]
+_MANUAL_INIT = [False]  # manual_variable_initialization
 
 
 # -- configuration -------------------------------------------------------------------------
@@ -71,7 +84,8 @@ def get_session(op_input_list=()):
         if _SESSION["session"] is None or _SESSION["graph"] is not graph or _SESSION["session"]._closed:
             _SESSION["session"], _SESSION["graph"] = Session(graph=graph), graph
         session = _SESSION["session"]
-    _initialize_variables(session)
+    if not _MANUAL_INIT[0]:
+        _initialize_variables(session)
     return session
 
 
@@ -156,7 +170,12 @@ def _phase_placeholder(graph):
 
 # -- variables and values ------------------------------------------------------------------
 def variable(value, dtype=None, name=None, constraint=None):
+    """A variable holding ``value``; a SciPy sparse matrix gives a constant SparseTensor."""
     dtype = dtype or floatx()
+    if hasattr(value, "tocoo"):
+        coo = value.tocoo()
+        return SparseTensor(np.stack([coo.row, coo.col], 1).astype(np.int64),
+                            coo.data.astype(dtypes.as_dtype(dtype).as_numpy_dtype), coo.shape)
     value = np.asarray(value, dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
     return Variable(value, dtype=dtype, name=name or "Variable", constraint=constraint)
 
@@ -168,6 +187,8 @@ def constant_(value, dtype=None, shape=None, name=None):
 def placeholder_(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     if shape is None and ndim is not None:
         shape = (None,) * ndim
+    if sparse:
+        return sparse_placeholder(dtype or floatx(), shape=shape, name=name)
     return _tf_placeholder(dtype or floatx(), shape=shape, name=name)
 
 
@@ -192,13 +213,13 @@ def batch_set_value(tuples) -> None:
     fetches, feeds = [], {}
     for var, value in tuples:
         value = np.asarray(value, dtype=var.dtype.base_dtype.as_numpy_dtype)
-        assign = getattr(var, "_keras_assign", None)
-        if assign is None:
+        setter = getattr(var, "_keras_assign", None)
+        if setter is None:
             with var.graph.as_default():
                 ph = _tf_placeholder(var.dtype.base_dtype, shape=None)
-                assign = var._keras_assign = (ph, var.assign(ph))
-        feeds[assign[0]] = value
-        fetches.append(assign[1])
+                setter = var._keras_assign = (ph, var.assign(ph))
+        feeds[setter[0]] = value
+        fetches.append(setter[1])
     session.run(fetches, feeds)
 
 
@@ -224,7 +245,9 @@ def count_params(x) -> int:
 
 
 def is_keras_tensor(x) -> bool:
-    """Whether ``x`` came out of a Keras layer or Input."""
+    """Whether ``x`` came out of a Keras layer or Input (a variable or sparse tensor did not)."""
+    if isinstance(x, (Variable, SparseTensor)):
+        return False
     if not isinstance(x, ops.Tensor):
         raise ValueError(f"Unexpectedly found an instance of type `{type(x)}`. Expected a symbolic tensor instance.")
     return x in _history_table(x.graph)
@@ -270,25 +293,42 @@ def _mask_table():
 
 # -- functions -------------------------------------------------------------------------------
 class Function:
-    """``K.function(inputs, outputs, updates)``: a callable that runs ``outputs`` (and the
-    updates) with ``inputs`` fed from a list of values."""
+    """``K.function(inputs, outputs, updates)``: a callable that runs ``outputs`` with
+    ``inputs`` fed from a list of values, then the updates: ops, or ``(variable, new value)``
+    pairs, run after the outputs are computed. Of the session's arguments, ``feed_dict``
+    (more feeds, read at each call), ``fetches`` (more to run, their values not returned),
+    ``options`` and ``run_metadata`` are accepted."""
+
+    _SESSION_ARGS = ("feed_dict", "fetches", "options", "run_metadata")
 
     def __init__(self, inputs, outputs, updates=None, name=None, **session_kwargs):
+        unknown = sorted(set(session_kwargs) - set(self._SESSION_ARGS))
+        if unknown:
+            raise ValueError(f"Invalid argument {unknown[0]!r} passed to K.function (of the session's arguments, "
+                             f"{', '.join(self._SESSION_ARGS)} are accepted)")
+        if not isinstance(inputs, (list, tuple)):
+            raise TypeError(f"K.function: inputs should be a list or tuple, got {type(inputs).__name__}")
         self.inputs = list(inputs)
         self._single = not isinstance(outputs, (list, tuple))
         self.outputs = [outputs] if self._single else list(outputs)
-        self.updates = list(updates or [])
-        self.fetches = session_kwargs.pop("fetches", [])
+        self.name = name
+        with ops.control_dependencies([o for o in self.outputs if isinstance(o, (ops.Tensor, ops.Operation))]):
+            self.updates = [assign(*u) if isinstance(u, (list, tuple)) else u for u in updates or []]
+        self.feed_dict = session_kwargs.get("feed_dict") or {}
+        self.fetches = list(session_kwargs.get("fetches") or [])
+        self._run_args = {k: session_kwargs[k] for k in ("options", "run_metadata") if k in session_kwargs}
 
     def __call__(self, inputs):
         if not isinstance(inputs, (list, tuple)):
             inputs = [inputs]
-        feeds = {}
+        if len(inputs) != len(self.inputs):
+            raise ValueError(f"K.function: {len(self.inputs)} inputs were declared, {len(inputs)} values given")
+        feeds = dict(self.feed_dict)
         for tensor, value in zip(self.inputs, inputs):
             if isinstance(tensor, int):
                 continue
             feeds[tensor] = value
-        out = get_session().run(self.outputs + self.updates + list(self.fetches), feeds)
+        out = get_session().run(self.outputs + self.updates + self.fetches, feeds, **self._run_args)
         return out[0] if self._single else out[:len(self.outputs)]
 
 
@@ -364,6 +404,8 @@ def clip(x, min_value, max_value):
 
 
 def softmax(x, axis=-1):
+    if x.shape.ndims is not None and x.shape.ndims < 2:
+        raise ValueError(f"Cannot apply softmax to a tensor that is 1D (shape {x.shape}): it needs a batch axis")
     return nn.softmax(x, axis=axis)
 
 
@@ -533,27 +575,458 @@ def elu(x, alpha=1.0):
     return out if alpha == 1.0 else _maximum(x, 0.0) + alpha * _minimum(out, 0.0)
 
 
-def round(x):  # noqa: A001
-    from .. import round as rounded  # noqa: PLC0415
-    return rounded(x)
+def argmin(x, axis=-1):
+    return _argmin(x, axis)
 
 
-def greater(x, y):
-    from .. import greater as op  # noqa: PLC0415
-    return op(x, y)
+def prod(x, axis=None, keepdims=False):
+    return reduce_prod(x, axis, keepdims=keepdims)
 
 
-def less(x, y):
-    from .. import less as op  # noqa: PLC0415
-    return op(x, y)
+def cast_to_floatx(x):
+    """``x`` as a NumPy array of the float type Keras uses (``floatx()``)."""
+    return np.asarray(x, dtype=floatx())
 
 
-def not_equal(x, y):
-    from .. import not_equal as op  # noqa: PLC0415
-    return op(x, y)
+def eye(size, dtype=None, name=None):
+    """A variable holding the ``size`` x ``size`` identity matrix."""
+    return variable(np.eye(size), dtype, name)
+
+
+def reverse(x, axes):
+    return _reverse(x, [axes] if isinstance(axes, int) else list(axes))
+
+
+def stop_gradient(variables):
+    """``tf.stop_gradient`` of a tensor, or of each tensor of a list."""
+    if isinstance(variables, (list, tuple)):
+        return [_stop_gradient(v) for v in variables]
+    return _stop_gradient(variables)
+
+
+def is_sparse(tensor) -> bool:
+    return isinstance(tensor, SparseTensor)
+
+
+def to_dense(tensor):
+    return sparse_tensor_to_dense(tensor) if is_sparse(tensor) else tensor
+
+
+def is_placeholder(x) -> bool:
+    op = getattr(x, "op", None)
+    return op is not None and op.type in ("Placeholder", "PlaceholderWithDefault")
+
+
+def print_tensor(x, message=""):
+    """``x``, printing its value with ``message`` each time it is computed."""
+    return Print(x, [x], message)
+
+
+def map_fn(fn, elems, name=None, dtype=None):
+    return _map_fn(fn, elems, name=name, dtype=dtype)
+
+
+def foldl(fn, elems, initializer=None, name=None):
+    return _foldl(fn, elems, initializer=initializer, name=name)
+
+
+def foldr(fn, elems, initializer=None, name=None):
+    return _foldr(fn, elems, initializer=initializer, name=name)
+
+
+def in_top_k(predictions, targets, k):
+    return nn.in_top_k(predictions, targets, k)
+
+
+# -- variables updated in place (update, update_add and update_sub: tf.assign's, below) -------
+def moving_average_update(x, value, momentum):
+    """``x = momentum * x + (1 - momentum) * value`` (no zero-debiasing, as Keras's batch
+    normalization keeps its moving statistics)."""
+    return assign_moving_average(x, value, momentum, zero_debias=False)
+
+
+def manual_variable_initialization(value) -> None:
+    """With True, Keras leaves the initialization of variables to the program: ``get_session``
+    no longer initializes the ones not yet initialized."""
+    _MANUAL_INIT[0] = bool(value)
+
+
+# -- random ----------------------------------------------------------------------------------
+def _seed(seed):
+    return np.random.randint(10_000_000) if seed is None else seed
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return _truncated_normal(shape, mean, stddev, dtype or floatx(), seed=_seed(seed))
+
+
+def random_binomial(shape, p=0.0, dtype=None, seed=None):
+    """1 with probability ``p``, else 0, independently at each place of ``shape``."""
+    dtype = dtype or floatx()
+    draw = _random_uniform(shape, dtype=dtype, seed=_seed(seed))
+    return where(_less_equal(draw, p), _ones(shape, dtype=dtype), _zeros(shape, dtype=dtype))
+
+
+def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
+    """A variable initialized from a normal distribution of ``mean`` and standard deviation ``scale``."""
+    dtype = dtype or floatx()
+    value = random_normal_initializer(mean, scale, seed=_seed(seed), dtype=dtype)(shape)
+    return Variable(value, dtype=dtype, name=name or "Variable")
+
+
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    """A variable initialized from a uniform distribution over [``low``, ``high``)."""
+    dtype = dtype or floatx()
+    value = random_uniform_initializer(low, high, seed=_seed(seed), dtype=dtype)(shape)
+    return Variable(value, dtype=dtype, name=name or "Variable")
+
+
+# -- shapes: repeating, resizing, padding ----------------------------------------------------
+def repeat(x, n):
+    """[batch, dim] -> [batch, n, dim]: each sample's vector ``n`` times."""
+    if x.shape.ndims != 2:
+        raise ValueError(f"repeat expects a 2-D tensor [batch, dim], got shape {x.shape}")
+    return _tile(_expand_dims(x, 1), [1, n, 1])
+
+
+def repeat_elements(x, rep, axis):
+    """Each slice of ``x`` along ``axis`` ``rep`` times in a row (as ``np.repeat``)."""
+    return _repeat(x, rep, axis=axis)
+
+
+def _check_format(data_format):
+    data_format = data_format or image_data_format()
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError(f"Unknown data_format: {data_format!r} (channels_first or channels_last)")
+    return data_format
+
+
+def resize_images(x, height_factor, width_factor, data_format=None, interpolation="nearest"):
+    """Images made ``height_factor`` times taller and ``width_factor`` times wider, each pixel
+    repeated (nearest) or interpolated (bilinear)."""
+    first = _check_format(data_format) == "channels_first"
+    axes = (2, 3) if first else (1, 2)
+    if interpolation == "nearest":
+        return _repeat(_repeat(x, height_factor, axis=axes[0]), width_factor, axis=axes[1])
+    if interpolation != "bilinear":
+        raise ValueError(f"interpolation should be one of 'nearest' or 'bilinear', got {interpolation!r}")
+    from .. import image  # noqa: PLC0415
+    if first:
+        x = transpose(x, [0, 2, 3, 1])
+    size = _shape(x)[1:3] * np.array([height_factor, width_factor], np.int32)
+    out = image.resize_bilinear(x, size, half_pixel_centers=True)
+    return transpose(out, [0, 3, 1, 2]) if first else out
+
+
+def resize_volumes(x, depth_factor, height_factor, width_factor, data_format=None):
+    """Volumes repeated ``depth_factor``, ``height_factor`` and ``width_factor`` times along
+    their three spatial axes."""
+    first = _check_format(data_format) == "channels_first"
+    for axis, factor in zip((2, 3, 4) if first else (1, 2, 3), (depth_factor, height_factor, width_factor)):
+        x = _repeat(x, factor, axis=axis)
+    return x
+
+
+def _pads(padding, n: int, name: str) -> list:
+    pads = [tuple(p) for p in padding]
+    if len(pads) != n or [len(p) for p in pads] != [2] * n:
+        raise ValueError(f"{name}: padding should be {n} pairs (before, after), got {padding!r}")
+    return [list(p) for p in pads]
+
+
+def temporal_padding(x, padding=(1, 1)):
+    """[batch, steps, features] with ``padding[0]`` zero steps before and ``padding[1]`` after."""
+    if len(padding) != 2:
+        raise ValueError(f"temporal_padding: padding should be a pair (before, after), got {padding!r}")
+    return _pad(x, [[0, 0], list(padding), [0, 0]])
+
+
+def _spatial_padding(x, padding, data_format, n: int, name: str):
+    pads = _pads(padding, n, name)
+    if _check_format(data_format) == "channels_first":
+        return _pad(x, [[0, 0], [0, 0]] + pads)
+    return _pad(x, [[0, 0]] + pads + [[0, 0]])
+
+
+def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
+    """Images with zero rows and columns added: ``padding`` is ((top, bottom), (left, right))."""
+    return _spatial_padding(x, padding, data_format, 2, "spatial_2d_padding")
+
+
+def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
+    """Volumes with zeros added on each side of their three spatial axes."""
+    return _spatial_padding(x, padding, data_format, 3, "spatial_3d_padding")
+
+
+# -- convolutions, pooling, bias, normalization ----------------------------------------------
+def _tuple(value, n: int):
+    return (value,) * n if isinstance(value, int) else tuple(value)
+
+
+def _conv_padding(padding: str) -> str:
+    if padding not in ("same", "valid"):
+        raise ValueError(f"Unknown padding: {padding!r} (same or valid)")
+    return padding.upper()
+
+
+def _last(x, first: bool, rank: int):
+    """Channels-first ``x`` with its channels moved last (kernels of 3-D data are channels-last)."""
+    return transpose(x, [0] + list(range(2, rank + 2)) + [1]) if first else x
+
+
+def _back(x, first: bool, rank: int):
+    return transpose(x, [0, rank + 1] + list(range(1, rank + 1))) if first else x
+
+
+def conv1d(x, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """1-D convolution of [batch, steps, channels] (or channels first); ``padding`` may also be
+    ``"causal"``: left-padded, so that no output sees a later step."""
+    first = _check_format(data_format) == "channels_first"
+    strides, dilation_rate = _tuple(strides, 1)[0], _tuple(dilation_rate, 1)[0]
+    if padding == "causal":
+        width = ops.convert_to_tensor(kernel).shape[0].value
+        left = dilation_rate * (width - 1)
+        x = _pad(x, [[0, 0], [0, 0], [left, 0]] if first else [[0, 0], [left, 0], [0, 0]])
+        padding = "valid"
+    return _conv1d(x, kernel, stride=strides, padding=_conv_padding(padding),
+                   data_format="NCW" if first else "NWC", dilations=dilation_rate)
+
+
+def conv2d(x, kernel, strides=(1, 1), padding="valid", data_format=None, dilation_rate=(1, 1)):
+    """2-D convolution of images (channels last or first) with a [h, w, in, out] kernel."""
+    first = _check_format(data_format) == "channels_first"
+    strides, dilation_rate = _tuple(strides, 2), _tuple(dilation_rate, 2)
+    return nn.conv2d(x, kernel, (1, 1) + strides if first else (1,) + strides + (1,), _conv_padding(padding),
+                     data_format="NCHW" if first else "NHWC",
+                     dilations=(1, 1) + dilation_rate if first else (1,) + dilation_rate + (1,))
+
+
+def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid", data_format=None):
+    """The transpose (gradient) of conv2d: images of ``output_shape`` (its batch may be None:
+    that of ``x``) from ``x``, with a [h, w, out, in] kernel."""
+    first = _check_format(data_format) == "channels_first"
+    output_shape = list(output_shape)
+    if first:
+        output_shape = [output_shape[0], output_shape[2], output_shape[3], output_shape[1]]
+    if output_shape[0] is None:
+        output_shape = _stack([_shape(x)[0]] + output_shape[1:])
+    out = nn.conv2d_transpose(_last(x, first, 2), kernel, output_shape, (1,) + _tuple(strides, 2) + (1,),
+                              padding=_conv_padding(padding))
+    return _back(out, first, 2)
+
+
+def conv3d(x, kernel, strides=(1, 1, 1), padding="valid", data_format=None, dilation_rate=(1, 1, 1)):
+    """3-D convolution of volumes with a [d, h, w, in, out] kernel."""
+    first = _check_format(data_format) == "channels_first"
+    out = _conv3d(_last(x, first, 3), kernel, (1,) + _tuple(strides, 3) + (1,), _conv_padding(padding),
+                  dilations=(1,) + _tuple(dilation_rate, 3) + (1,))
+    return _back(out, first, 3)
+
+
+def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding="valid", data_format=None,
+                     dilation_rate=(1, 1)):
+    """A depthwise convolution (each channel by its own filters), then a 1x1 pointwise one."""
+    first = _check_format(data_format) == "channels_first"
+    out = _separable_conv2d(_last(x, first, 2), depthwise_kernel, pointwise_kernel, (1,) + _tuple(strides, 2) + (1,),
+                            _conv_padding(padding), rate=_tuple(dilation_rate, 2))
+    return _back(out, first, 2)
+
+
+def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank: int):
+    if pool_mode not in ("max", "avg"):
+        raise ValueError(f"Invalid pool_mode: {pool_mode!r} (max or avg)")
+    first = _check_format(data_format) == "channels_first"
+    out = nn.pool(_last(x, first, rank), _tuple(pool_size, rank), "MAX" if pool_mode == "max" else "AVG",
+                  _conv_padding(padding), strides=_tuple(strides, rank))
+    return _back(out, first, rank)
+
+
+def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool_mode="max"):
+    """Max or average pooling of images (``pool_mode`` "max" or "avg")."""
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2)
+
+
+def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None, pool_mode="max"):
+    """Max or average pooling of volumes (``pool_mode`` "max" or "avg")."""
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3)
+
+
+def bias_add(x, bias, data_format=None):
+    """``x`` plus ``bias``: a bias of one value per channel, or one of x's shape without its batch."""
+    first = _check_format(data_format) == "channels_first"
+    x = ops.convert_to_tensor(x)
+    bias = ops.convert_to_tensor(bias, dtype=x.dtype.base_dtype)
+    rank, bias_rank = x.shape.ndims, bias.shape.ndims
+    if bias_rank not in (1, rank - 1):
+        raise ValueError(f"Unexpected bias dimensions {bias_rank}, expect to be 1 or {rank - 1} dimensions")
+    if rank <= 2 or not first:
+        return nn.bias_add(x, bias) if bias_rank == 1 else x + _expand_dims(bias, 0)
+    if bias_rank == 1:  # one value per channel, broadcast over the spatial axes
+        return x + reshape(bias, [1, -1] + [1] * (rank - 2))
+    # (a channels-last bias of x's spatial shape; Keras lays it out so)
+    return x + _expand_dims(transpose(bias, [rank - 2] + list(range(rank - 2))), 0)
+
+
+def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
+    """``gamma * (x - mean) / sqrt(var + epsilon) + beta``; statistics of one value per
+    channel apply along ``axis`` (beta and gamma may be None)."""
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"batch_normalization: axis should be an int, got {axis!r} (epsilon comes after axis)")
+    rank = x.shape.ndims
+    stats = [None if t is None else ops.convert_to_tensor(t, dtype=x.dtype) for t in (mean, var, beta, gamma)]
+    if rank is not None and axis % rank != rank - 1:
+        spread = [1] * rank
+        spread[axis % rank] = -1
+        stats = [t if t is None or t.shape.ndims != 1 else reshape(t, spread) for t in stats]
+    return nn.batch_normalization(x, *stats, epsilon)
+
+
+def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
+    """``x`` normalized by its mean and variance over ``reduction_axes``, scaled by ``gamma``
+    and shifted by ``beta`` (either may be None); returns (normalized, mean, variance), the
+    statistics without the reduced axes."""
+    rank = x.shape.ndims
+    reduction_axes = sorted(a % rank for a in reduction_axes)
+    mean, variance = nn.moments(x, reduction_axes, keep_dims=False)
+    if reduction_axes == list(range(rank - 1)):
+        return nn.batch_normalization(x, mean, variance, beta, gamma, epsilon), mean, variance
+    dims = _shape(x)
+    target = _stack([1 if a in reduction_axes else dims[a] for a in range(rank)])
+    spread = [None if t is None else reshape(t, target) for t in (mean, variance, beta, gamma)]
+    return nn.batch_normalization(x, *spread, epsilon), mean, variance
+
+
+# -- loops -----------------------------------------------------------------------------------
+def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, constants=None, unroll=False,
+        input_length=None):
+    """Runs ``step_function(input_t, states + constants) -> (output_t, new_states)`` over the
+    time axis (1) of ``inputs`` [samples, time, ...]. Where ``mask`` [samples, time] is False,
+    a sample's output and states stay as they were (its output starts as zeros). Returns
+    ``(last_output, outputs [samples, time, ...], new_states)``; with ``go_backwards`` the
+    steps run last to first and ``outputs`` is in the order they ran. ``unroll`` builds one
+    copy of the step per time step (the time axis must be known); otherwise one
+    ``while_loop`` runs them, for any length."""
+    rank = inputs.shape.ndims
+    if rank is None or rank < 3:
+        raise ValueError(f"rnn: inputs should be at least 3-D [samples, time, ...], got shape {inputs.shape}")
+    constants = list(constants or [])
+    initial_states = list(initial_states)
+    time_major = [1, 0] + list(range(2, rank))
+    inputs = transpose(inputs, time_major)
+    if mask is not None:
+        if mask.shape.ndims != 2:
+            raise ValueError(f"rnn: mask should be [samples, time], got shape {mask.shape}")
+        if not initial_states:
+            raise ValueError("rnn: a mask needs at least one state")
+        mask = transpose(cast(mask, dtypes.bool), [1, 0])
+    if go_backwards:
+        inputs = _reverse(inputs, [0])
+        mask = None if mask is None else _reverse(mask, [0])
+    if unroll:
+        return _rnn_unrolled(step_function, inputs, initial_states, mask, constants)
+    return _rnn_loop(step_function, inputs, initial_states, mask, constants)
+
+
+def _keep(mask_t, new, old):
+    """``new`` for the samples whose ``mask_t`` is True, else ``old`` ([samples] mask)."""
+    rank = new.shape.ndims
+    keep = reshape(mask_t, [-1] + [1] * (rank - 1)) if rank and rank > 1 else mask_t
+    return where(_tile_like(keep, new), new, old)
+
+
+def _tile_like(keep, like):
+    return broadcast_to(keep, _shape(like))
+
+
+def _rnn_unrolled(step_function, inputs, states, mask, constants):
+    steps = inputs.shape[0].value
+    if steps is None:
+        raise ValueError("rnn: unrolling needs a fixed number of time steps")
+    outputs, last = [], None
+    for t in range(steps):
+        output, new_states = step_function(inputs[t], states + constants)
+        if mask is not None:
+            last = _zeros_like(output) if last is None else last
+            output = _keep(mask[t], output, last)
+            new_states = [_keep(mask[t], n, s) for n, s in zip(new_states, states)]
+        outputs.append(output)
+        last, states = output, list(new_states)
+    return outputs[-1], transpose(_stack(outputs), [1, 0] + list(range(2, outputs[-1].shape.ndims + 1))), states
+
+
+def _rnn_loop(step_function, inputs, initial_states, mask, constants):
+    steps = _shape(inputs)[0]
+    input_ta = TensorArray(inputs.dtype, size=steps).unstack(inputs)
+    mask_ta = None if mask is None else TensorArray(dtypes.bool, size=steps).unstack(mask)
+    first, _ = step_function(inputs[0], initial_states + constants)  # (the output's type and shape)
+    output_ta = TensorArray(first.dtype, size=steps)
+    element = inputs.shape[1:]
+
+    def body(t, output_ta, last, *states):
+        x_t = input_ta.read(t)
+        x_t.set_shape(element)
+        output, new_states = step_function(x_t, list(states) + constants)
+        if mask_ta is not None:
+            keep = mask_ta.read(t)
+            output = _keep(keep, output, last)
+            new_states = [_keep(keep, n, s) for n, s in zip(new_states, states)]
+        for new, old in zip(new_states, states):
+            new.set_shape(old.shape)
+        return (t + 1, output_ta.write(t, output), output) + tuple(new_states)
+
+    result = while_loop(lambda t, *_: t < steps, body,
+                        [ops.convert_to_tensor(0), output_ta, _zeros_like(first)] + initial_states)
+    last, states = result[2], list(result[3:])
+    last.set_shape(first.shape)
+    outputs = result[1].stack()
+    outputs.set_shape(TensorShape([inputs.shape[0].value]).concatenate(first.shape))
+    rank = outputs.shape.ndims
+    return last, transpose(outputs, [1, 0] + list(range(2, rank))), states
+
+
+# -- connectionist temporal classification ---------------------------------------------------
+def ctc_label_dense_to_sparse(labels, label_lengths):
+    """The first ``label_lengths[i]`` labels of each row of dense ``labels`` as a SparseTensor."""
+    labels = ops.convert_to_tensor(labels)
+    kept = sequence_mask(label_lengths, _shape(labels)[1])
+    indices = where(kept)
+    return SparseTensor(indices, gather_nd(labels, indices), cast(_shape(labels), dtypes.int64))
+
+
+def ctc_batch_cost(y_true, y_pred, input_length, label_length):
+    """The CTC loss of each sample: ``y_true`` [samples, max label length] labels,
+    ``y_pred`` [samples, time, classes] softmax outputs (the last class is the blank),
+    ``input_length`` and ``label_length`` [samples, 1]. Returns [samples, 1]."""
+    label_length = cast(_squeeze(label_length, -1), dtypes.int32)
+    input_length = cast(_squeeze(input_length, -1), dtypes.int32)
+    labels = ctc_label_dense_to_sparse(cast(y_true, dtypes.int32), label_length)
+    log_probs = log(transpose(y_pred, [1, 0, 2]) + epsilon())
+    return _expand_dims(nn.ctc_loss(labels, log_probs, input_length), 1)
+
+
+def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
+    """Decodes softmax outputs ``y_pred`` [samples, time, classes] of lengths ``input_length``
+    [samples]: best paths (``greedy``) or a beam search keeping ``top_paths``. Returns
+    ``([decoded [samples, longest] padded with -1, per path], log probabilities)``."""
+    log_probs = log(transpose(y_pred, [1, 0, 2]) + epsilon())
+    input_length = cast(input_length, dtypes.int32)
+    if greedy:
+        decoded, log_prob = nn.ctc_greedy_decoder(log_probs, input_length)
+    else:
+        decoded, log_prob = nn.ctc_beam_search_decoder(log_probs, input_length, beam_width=beam_width,
+                                                       top_paths=top_paths)
+    dense = [sparse_to_dense(st.indices, st.dense_shape, st.values, default_value=-1) for st in decoded]
+    return dense, log_prob
+
+
+name_scope = ops.name_scope
 
 
 abs = _abs  # noqa: A001
+round = _round  # noqa: A001
+greater, greater_equal, less, less_equal, not_equal = _greater, _greater_equal, _less, _less_equal, _not_equal
+sin, cos = _sin, _cos
+update, update_add, update_sub = assign, assign_add, assign_sub
 sqrt = sqrt
 square = square
 exp = exp

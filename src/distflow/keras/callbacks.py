@@ -56,8 +56,15 @@ class CallbackList:
     def __getattr__(self, name):
         if not name.startswith("on_"):
             raise AttributeError(name)
+        indexed = name.startswith(("on_epoch_", "on_batch_")) or "_batch_" in name  # (epoch or batch, logs)
 
         def call(*args):
+            # each callback gets its logs, a dict even where the caller had none, as Keras passes them
+            # (a LambdaCallback's ``on_train_end=lambda logs: ...`` takes it)
+            if indexed:
+                args = (args[0], args[1] if len(args) > 1 and args[1] is not None else {})
+            else:
+                args = (args[0] if args and args[0] is not None else {},)
             for c in self.callbacks:
                 getattr(c, name)(*args)
         return call

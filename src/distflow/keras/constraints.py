@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import cast, clip_by_value, greater_equal, reduce_sum, sqrt, square
 from . import backend as K
+from .object_registry import deserialize_with, lookup
 
 
 class Constraint:
@@ -68,11 +69,17 @@ def serialize(constraint):
     return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
 
 
+def deserialize(config, custom_objects=None):
+    """The constraint ``serialize`` described (``custom_objects``: classes by name)."""
+    return deserialize_with(lambda c: lookup(_BY_CLASS, c["class_name"], "constraint")(**c.get("config", {})),
+                            config, custom_objects, "constraint")
+
+
 def get(identifier):
     if identifier is None:
         return None
     if isinstance(identifier, dict):
-        return _BY_CLASS[identifier["class_name"]](**identifier.get("config", {}))
+        return deserialize(identifier)
     if isinstance(identifier, str):
         table = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm, "min_max_norm": MinMaxNorm}
         if identifier not in table:

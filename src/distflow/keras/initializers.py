@@ -6,6 +6,7 @@ from ..ops import init_ops
 from ..ops.init_ops import (Constant, GlorotNormal, GlorotUniform, Initializer, Ones, Orthogonal,  # noqa: F401
                              RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling, Zeros)
 from .. import eye as _eye
+from .object_registry import deserialize_with, lookup
 
 
 class Identity(Initializer):
@@ -60,14 +61,19 @@ def _key(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() if not name.islower() else name
 
 
+def deserialize(config, custom_objects=None):
+    """The initializer ``serialize`` described (``custom_objects``: classes by name)."""
+    return deserialize_with(lambda c: lookup(_BY_NAME, _key(c["class_name"]), "initializer")(**c.get("config", {})),
+                            config, custom_objects, "initializer")
+
+
 def get(identifier):
     """An initializer from a name ('glorot_uniform', 'he_normal', 'Zeros'), a config dict, or
     the initializer (any callable) itself."""
     if identifier is None:
         return None
     if isinstance(identifier, dict):
-        cls = _BY_NAME[_key(identifier["class_name"])]
-        return cls(**identifier.get("config", {}))
+        return deserialize(identifier)
     if isinstance(identifier, str):
         key = _key(identifier)
         if key not in _BY_NAME:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import abs as _abs, cast, log, maximum, reduce_mean, reduce_sum, square, nn
 from .. import shape as _shape
 from . import backend as K
+from .object_registry import custom_object
 
 
 def mean_squared_error(y_true, y_pred):
@@ -195,7 +196,11 @@ def get(identifier):
     """The per-sample loss function for a name, a Loss object or a function."""
     if isinstance(identifier, str):
         if identifier not in _BY_NAME:
-            raise ValueError(f"Unknown loss function: {identifier} (one of {sorted(_BY_NAME)})")
+            custom = custom_object(identifier)
+            if custom is not None:
+                return get(custom() if isinstance(custom, type) else custom)
+            raise ValueError(f"Unknown loss function: {identifier} (one of {sorted(_BY_NAME)}, or pass it in "
+                             "custom_objects)")
         return _BY_NAME[identifier]
     if isinstance(identifier, Loss):
         return identifier.call

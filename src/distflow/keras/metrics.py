@@ -8,6 +8,7 @@ from .. import shape as shape_of
 from .. import nn
 from ..framework import dtypes
 from . import losses as losses_lib
+from .object_registry import custom_object, deserialize_with
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
@@ -65,8 +66,8 @@ _FULL_NAMES = {"mse": "mean_squared_error", "mae": "mean_absolute_error", "mape"
 
 def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:
     """``(name in the logs, per-sample function)`` for a metric given to ``compile``. 'accuracy'
-    and 'acc' (and the crossentropies) become the binary, categorical or sparse form that the
-    loss and the output's shape call for, as Keras chooses."""
+    and 'acc' (and 'crossentropy' and 'ce') become the binary, categorical or sparse form that
+    the loss and the output's shape call for, as Keras chooses, logged as 'acc' ('ce')."""
     if isinstance(identifier, str):
         if identifier in ("accuracy", "acc", "crossentropy", "ce"):
             last = output_shape[-1] if output_shape else None
@@ -76,16 +77,30 @@ def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:
                 kind = "sparse_categorical"
             else:
                 kind = "categorical"
-            fn = globals()[f"{kind}_accuracy"] if identifier in ("accuracy", "acc") else \
-                getattr(losses_lib, f"{kind}_crossentropy")
-            return identifier, fn
+            if identifier in ("accuracy", "acc"):  # (logged as "acc" and "val_acc", as TF 1.x's Keras logs it)
+                return "acc", globals()[f"{kind}_accuracy"]
+            return "ce", getattr(losses_lib, f"{kind}_crossentropy")
         if identifier not in _BY_NAME:
-            raise ValueError(f"Unknown metric function: {identifier} (one of {sorted(_BY_NAME)})")
+            custom = custom_object(identifier)
+            if custom is not None:
+                return identifier, custom
+            raise ValueError(f"Unknown metric function: {identifier} (one of {sorted(_BY_NAME)}, or pass it in "
+                             "custom_objects)")
         return _FULL_NAMES.get(identifier, identifier), _BY_NAME[identifier]
     if callable(identifier):
         return getattr(identifier, "name", None) or getattr(identifier, "__name__", type(identifier).__name__), \
             identifier
     raise ValueError(f"Could not interpret metric function identifier: {identifier!r}")
+
+
+def serialize(metric) -> str:
+    """A metric function's name (``deserialize`` finds it again)."""
+    return getattr(metric, "__name__", None) or getattr(metric, "name")
+
+
+def deserialize(config, custom_objects=None):
+    """The metric function a name (or a custom object's config) stands for."""
+    return deserialize_with(get, config, custom_objects, "metric")
 
 
 def get(identifier):

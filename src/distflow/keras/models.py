@@ -9,6 +9,7 @@ from . import optimizers, saving
 from .engine.network import graph_from_config
 from .engine.sequential import Sequential
 from .engine.training import Model
+from .object_registry import CustomObjectScope
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
@@ -31,7 +32,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
     """The model a ``model.save`` (TF 1.x's Keras or distflow's) wrote to an HDF5 file: built from
     its config, its weights set, and compiled as it was, with its optimizer's state where
     the file holds it."""
-    with saving.h5py().File(str(filepath), "r") as f:
+    with CustomObjectScope(custom_objects or {}), saving.h5py().File(str(filepath), "r") as f:
         config = f.attrs.get("model_config")
         if config is None:
             raise ValueError(f"{filepath} holds no model config: it was written by save_weights; build the model "
@@ -54,11 +55,12 @@ def model_from_config(config, custom_objects=None, input_tensors=None):
     instead of new placeholders."""
     given = list(input_tensors) if input_tensors is not None else None
     kind, body = config["class_name"], config["config"]
-    if kind == "Sequential":
-        return Sequential.from_config(body, custom_objects, given)
-    if kind not in ("Model", "Functional"):
-        raise ValueError(f"Unknown model class {kind!r} (a Sequential or functional model's config is needed; "
-                         "subclassed models are rebuilt by their own code)")
-    inputs, outputs = graph_from_config(body, custom_objects, given)
+    with CustomObjectScope(custom_objects or {}):  # (for the initializers, regularizers... its layers name)
+        if kind == "Sequential":
+            return Sequential.from_config(body, custom_objects, given)
+        if kind not in ("Model", "Functional"):
+            raise ValueError(f"Unknown model class {kind!r} (a Sequential or functional model's config is needed; "
+                             "subclassed models are rebuilt by their own code)")
+        inputs, outputs = graph_from_config(body, custom_objects, given)
     return Model(inputs if len(inputs) > 1 else inputs[0], outputs if len(outputs) > 1 else outputs[0],
                  name=body.get("name"))

@@ -14,6 +14,7 @@ from .. import train
 from ..framework import ops
 from ..ops.variable_scope import variable_scope
 from . import backend as K
+from .object_registry import deserialize_with, lookup
 
 
 class Optimizer:
@@ -444,5 +445,16 @@ def get(identifier) -> Optimizer:
             raise ValueError(f"Unknown optimizer: {identifier} (one of {sorted(_BY_NAME)})")
         return _BY_NAME[key]()
     if isinstance(identifier, dict):
-        return _BY_NAME[identifier["class_name"].lower()](**identifier.get("config", {}))
+        return deserialize(identifier)
     raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
+
+
+def serialize(optimizer) -> dict:
+    """``{"class_name", "config"}``, as a model's training config holds its optimizer."""
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """The optimizer ``serialize`` described (``custom_objects``: classes by name)."""
+    return deserialize_with(lambda c: lookup(_BY_NAME, c["class_name"].lower(), "optimizer").from_config(
+        c.get("config", {})), config, custom_objects, "optimizer")

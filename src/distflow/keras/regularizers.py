@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import abs as _abs, reduce_sum, square
+from .object_registry import deserialize_with, lookup
 
 
 class Regularizer:
@@ -49,11 +50,17 @@ def serialize(regularizer):
     return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
 
 
+def deserialize(config, custom_objects=None):
+    """The regularizer ``serialize`` described (``custom_objects``: classes by name)."""
+    return deserialize_with(lambda c: lookup({"L1L2": L1L2}, c["class_name"], "regularizer")(**c.get("config", {})),
+                            config, custom_objects, "regularizer")
+
+
 def get(identifier):
     if identifier is None:
         return None
     if isinstance(identifier, dict):
-        return L1L2(**identifier.get("config", {}))
+        return deserialize(identifier)
     if isinstance(identifier, str):
         table = {"l1": l1, "l2": l2, "l1_l2": l1_l2}
         if identifier not in table:

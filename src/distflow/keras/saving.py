@@ -118,6 +118,10 @@ def _json_default(value):
         return list(value)
     if hasattr(value, "as_list"):
         return value.as_list()
+    if hasattr(value, "get_config"):  # (an object of the config: its class and config, as Keras writes it)
+        return {"class_name": type(value).__name__, "config": value.get_config()}
+    if callable(value) and hasattr(value, "__name__"):  # (a loss or metric function: its name)
+        return value.__name__
     raise TypeError(f"Not JSON serializable: {value!r}")
 
 

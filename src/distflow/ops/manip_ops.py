@@ -304,20 +304,43 @@ def meshgrid(*args, **kwargs):
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002
-    """Each element repeated ``repeats`` times along ``axis`` (the flattened input when None)."""
+    """Each element repeated ``repeats`` times along ``axis`` (the flattened input when None):
+    one count for all (a scalar) or one per element; either may be a tensor, and the axis may
+    be of unknown size."""
     x = ops.convert_to_tensor(input)
-    reps = constant_value(ops.convert_to_tensor(repeats))
-    if reps is None:
-        raise NotImplementedError("repeat needs constant repeats in distflow")
-    with ops.name_scope(name, "Repeat", [x]):
+    with ops.name_scope(name, "Repeat", [x, repeats]):
+        repeats = ops.convert_to_tensor(repeats)
+        if not repeats.dtype.is_integer:
+            raise TypeError(f"repeat: repeats should be integers, got {repeats.dtype.name}")
+        if repeats.shape.ndims not in (0, 1):
+            raise ValueError(f"repeat: repeats should be a scalar or a vector, got shape {repeats.shape}")
         if axis is None:
             x = array_ops.reshape(x, [-1])
             axis = 0
-        n = x.shape[axis].value
-        if n is None:
-            raise NotImplementedError("repeat needs the size of the repeated axis to be known")
-        index = np.repeat(np.arange(n), np.broadcast_to(np.asarray(reps), [n]))
-        return slicing_ops.gather(x, array_ops.constant(index.astype(np.int32)), axis=axis)
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("repeat needs the rank of its input to be known")
+        axis = int(axis) % rank
+        reps, n = constant_value(repeats), x.shape[axis].value
+        if repeats.shape.ndims == 0 or repeats.shape.as_list() == [1]:  # each slice tiled, then folded in
+            repeats = array_ops.reshape(repeats, [])
+            multiples = [1] * (rank + 1)
+            multiples[axis + 1] = repeats
+            tiled = array_ops.tile(array_ops.expand_dims(x, axis + 1), array_ops.stack(multiples))
+            dims = array_ops.shape(x)
+            out = array_ops.reshape(tiled, slicing_ops.concat(
+                [dims[:axis], array_ops.reshape(dims[axis] * math_ops.cast(repeats, dims.dtype), [1]),
+                 dims[axis + 1:]], 0))
+            static = x.shape.as_list()
+            static[axis] = n * int(reps) if n is not None and reps is not None else None
+            out.set_shape(TensorShape(static))
+            return out
+        if reps is not None and n is not None:
+            index = np.repeat(np.arange(n), np.broadcast_to(np.asarray(reps), [n]))
+            return slicing_ops.gather(x, array_ops.constant(index.astype(np.int32)), axis=axis)
+        # (the slice index i, repeats[i] times: the rows of a [n, most] mask's True places)
+        kept = sequence_mask(repeats, reduction_ops.reduce_max(repeats))
+        return slicing_ops.gather(x, math_ops.where(kept)[:, 0], axis=axis)
 
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):

@@ -405,6 +405,8 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
 
 def _bias_add_shape(op):
     value, bias = op.inputs
+    if value.shape.ndims is not None and value.shape.ndims < 2:
+        raise ValueError(f"BiasAdd: the value must be at least rank 2 but is rank {value.shape.ndims} ({value.shape})")
     if value.shape.ndims is not None and bias.shape.ndims is not None:
         if bias.shape.ndims != 1:
             raise ValueError(f"bias must be 1-D, got shape {bias.shape}")

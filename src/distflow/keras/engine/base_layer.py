@@ -13,6 +13,7 @@ from ...framework import dtypes, ops
 from ...framework.tensor_shape import TensorShape
 from .. import backend as K
 from .. import constraints, initializers, regularizers
+from ..object_registry import custom_object
 
 
 def snake_case(name: str) -> str:
@@ -440,7 +441,7 @@ def serialize(layer) -> dict:
 def deserialize(config, custom_objects=None):
     """The layer that ``serialize`` described (``custom_objects``: classes by name)."""
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _CLASSES.get(_LATER_CLASS_NAMES.get(name, name))
+    cls = custom_object(name, custom_objects) or _CLASSES.get(_LATER_CLASS_NAMES.get(name, name))
     if cls is None:
         raise ValueError(f"Unknown layer: {name} (pass its class in custom_objects)")
     config = _from_later_keras(name, dict(config["config"]))

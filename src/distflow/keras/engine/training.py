@@ -549,9 +549,28 @@ class Model(Network):
         outs = K.get_session().run(self.outputs, self._feed(self._inputs_of(x)))
         return outs[0] if len(outs) == 1 else outs
 
-    fit_generator = fit
-    evaluate_generator = evaluate
-    predict_generator = predict
+    # (Keras's generator methods take their arguments in another order: the steps come second)
+    def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1, callbacks=None,
+                      validation_data=None, validation_steps=None, validation_freq=1, class_weight=None,
+                      max_queue_size=10, workers=1, use_multiprocessing=False, shuffle=True, initial_epoch=0):
+        """``fit`` on the batches of a generator, a ``keras.utils.Sequence`` or a Dataset."""
+        return self.fit(generator, steps_per_epoch=steps_per_epoch, epochs=epochs, verbose=verbose,
+                        callbacks=callbacks, validation_data=validation_data, validation_steps=validation_steps,
+                        validation_freq=validation_freq, class_weight=class_weight, max_queue_size=max_queue_size,
+                        workers=workers, use_multiprocessing=use_multiprocessing, shuffle=shuffle,
+                        initial_epoch=initial_epoch)
+
+    def evaluate_generator(self, generator, steps=None, callbacks=None, max_queue_size=10, workers=1,
+                           use_multiprocessing=False, verbose=0):
+        """``evaluate`` on the batches of a generator, a ``keras.utils.Sequence`` or a Dataset."""
+        return self.evaluate(generator, steps=steps, callbacks=callbacks, verbose=verbose,
+                             max_queue_size=max_queue_size, workers=workers, use_multiprocessing=use_multiprocessing)
+
+    def predict_generator(self, generator, steps=None, callbacks=None, max_queue_size=10, workers=1,
+                          use_multiprocessing=False, verbose=0):
+        """``predict`` on the batches of a generator, a ``keras.utils.Sequence`` or a Dataset."""
+        return self.predict(generator, steps=steps, callbacks=callbacks, verbose=verbose,
+                            max_queue_size=max_queue_size, workers=workers, use_multiprocessing=use_multiprocessing)
 
     # -- saving ------------------------------------------------------------------------------
     def save_weights(self, filepath, overwrite=True, save_format=None) -> None:

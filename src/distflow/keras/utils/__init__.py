@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..object_registry import (CustomObjectScope, custom_object_scope, deserialize_keras_object,  # noqa: F401
+                               get_custom_objects, serialize_keras_object)
 from .generic_utils import Progbar  # noqa: F401
 from .multi_gpu_utils import multi_gpu_model  # noqa: F401
 
