@@ -321,8 +321,26 @@ def test_rnn_layers_over_cells_written_by_hand_as_kerass_docs_write_them():
         h3 = h2 @ k3 + h3 @ r3
         seq.append(h3)
     np.testing.assert_allclose(got_stacked, np.stack(seq, 1), rtol=1e-5, atol=1e-5)
-    with pytest.raises(NotImplementedError, match="cell written by hand"):
-        single.get_config()
+    # the configs hold each cell's class and config; with a get_config that has its arguments, and
+    # its class among the custom objects, a cell written by hand comes back
+    assert single.get_config()["cell"]["class_name"] == "MinimalRNNCell"
+
+    class SizedCell(MinimalRNNCell):
+        def get_config(self):
+            return {**super().get_config(), "units": self.units}
+
+    original = layers.RNN([SizedCell(4), layers.GRUCell(2, reset_after=True)], return_sequences=True)
+    original(inp)
+    config = original.get_config()
+    assert [c["class_name"] for c in config["cell"]["config"]["cells"]] == ["SizedCell", "GRUCell"]
+    with pytest.raises(ValueError, match="Unknown layer: SizedCell"):
+        layers.RNN.from_config(config)
+    again = layers.RNN.from_config(config, custom_objects={"SizedCell": SizedCell})
+    again(inp)
+    again.set_weights(original.get_weights())
+    assert again.cell.cells[1].reset_after and again.cell.cells[0].units == 4
+    np.testing.assert_allclose(tf.keras.Model(inp, again.output).predict(x),
+                               tf.keras.Model(inp, original.output).predict(x), rtol=1e-6)
 
 
 @pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
@@ -550,3 +568,46 @@ def test_conv_lstm_2d_channels_first_masking_dropout_and_training():
     np.testing.assert_array_equal(model.predict(x), model.predict(x))
     clone = tf.keras.models.model_from_json(model.to_json())
     assert clone.layers[0].get_config() == model.layers[0].get_config()
+
+
+def _tripled(x, scale=1.0):
+    return 3.0 * scale * x
+
+
+def _tripled_shape(input_shape):
+    return input_shape
+
+
+@pytest.mark.parametrize("make", [
+    lambda: layers.GaussianNoise(0.3), lambda: layers.GaussianDropout(0.2), lambda: layers.AlphaDropout(0.1, seed=3),
+    lambda: layers.SpatialDropout1D(0.4), lambda: layers.Masking(-1.0), lambda: layers.ActivityRegularization(0.1, 0.2),
+    lambda: layers.PReLU(alpha_regularizer="l2", shared_axes=[1]), lambda: layers.ThresholdedReLU(0.5),
+    lambda: layers.UpSampling1D(3), lambda: layers.ZeroPadding1D((1, 2)), lambda: layers.Cropping1D((2, 0)),
+    lambda: layers.LayerNormalization(epsilon=0.01, center=False), lambda: layers.LSTMCell(3, unit_forget_bias=False),
+    lambda: layers.GRUCell(2, reset_after=True), lambda: layers.SimpleRNNCell(4, activation="relu"),
+    lambda: layers.SeparableConv2D(2, 3, depth_multiplier=2), lambda: layers.Conv2DTranspose(2, 3),
+    lambda: layers.RNN(layers.LSTMCell(3), return_sequences=True),
+    lambda: layers.RNN([layers.SimpleRNNCell(2), layers.GRUCell(3)]),
+    lambda: layers.Lambda(_tripled, output_shape=_tripled_shape, arguments={"scale": 2.0}),
+    lambda: layers.Lambda(_tripled, output_shape=(7,))])
+def test_a_layer_made_from_its_config_has_the_same_config(make):
+    """Every argument of a layer is in its config (what model.save writes), so that the layer
+    comes back from it the same."""
+    layer = make()
+    config = layer.get_config()
+    again = type(layer).from_config(config)
+    assert again.get_config() == {**config, "name": again.name}
+
+
+def test_a_lambda_layer_of_a_lambda_is_refused_on_loading_saying_why():
+    layer = layers.Lambda(lambda x: x + 1, output_shape=(3,))
+    config = layer.get_config()
+    assert config["function"] is None and config["function_type"] == "lambda"
+    with pytest.raises(ValueError, match="named function"):
+        layers.Lambda.from_config(config)
+    # a named function that no module imported here defines: found through custom_objects
+    config = {**layers.Lambda(_tripled).get_config(), "module": "not_a_module"}
+    with pytest.raises(ValueError, match="pass it in custom_objects"):
+        layers.Lambda.from_config(config)
+    assert layers.Lambda.from_config(config, custom_objects={"_tripled": _tripled}).function is _tripled
+    assert layers.Lambda(_tripled, output_shape=(7,)).compute_output_shape((None, 3)).as_list() == [None, 7]

@@ -20,9 +20,10 @@ from ..runtime.session import Session
 from . import structure
 
 
-class _CapturingGraph(ops.Graph):
+class CapturingGraph(ops.Graph):
     """A function's graph: a tensor of another graph that its ops read becomes a placeholder
-    here, fed with that tensor's value (``captured``, in order)."""
+    here, fed with that tensor's value (``captured``, in order). (Keras probes a layer's
+    output shape in one too: the layer's weights live in the model's graph.)"""
 
     _captures = True
 
@@ -49,7 +50,7 @@ class TracedFunction:
         if not callable(func):
             raise TypeError(f"{what} expects a callable, got {func!r}")
         outer = ops.get_default_graph()
-        self._graph = _CapturingGraph()
+        self._graph = CapturingGraph()
         self._graph.seed = outer.seed
         self._what = what
         with self._graph.as_default():

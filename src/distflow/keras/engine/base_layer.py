@@ -8,7 +8,8 @@ from __future__ import annotations
 import inspect
 import re
 
-from ... import Variable
+from ... import Variable, placeholder
+from ...data.function import CapturingGraph
 from ...framework import dtypes, ops
 from ...framework.tensor_shape import TensorShape
 from .. import backend as K
@@ -139,9 +140,9 @@ class Layer:
 
     def compute_output_shape(self, input_shape):
         """The output shape for ``input_shape``: by default found by building the layer on a
-        placeholder in a scratch graph."""
-        from ... import Graph, placeholder  # noqa: PLC0415
-        with Graph().as_default():
+        placeholder in a scratch graph (which reads the layer's weights, if it has them, as
+        placeholders of their shapes: nothing is added to the model's graph)."""
+        with CapturingGraph().as_default():
             probe = placeholder(self.dtype, TensorShape(input_shape))
             return TensorShape(self.call(probe).shape)
 
@@ -157,7 +158,11 @@ class Layer:
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
+        config.update(self._options_config(*self._config_keys))
         return config
+
+    # (the constructor's own arguments that a layer's config holds, serialized by _options_config)
+    _config_keys: tuple = ()
 
     def _options_config(self, *names) -> dict:
         """The named attributes, initializers, regularizers, constraints and activations

@@ -226,9 +226,12 @@ class Model(Network):
             with graph.as_default(), ops.name_scope(None):
                 with ops.name_scope("training"):
                     variables = self.trainable_weights
-                    if not variables:
-                        raise ValueError("The model has no trainable weights to train")
-                    step = self.optimizer.minimize(train_state["total_loss"], variables)
+                    if variables:
+                        step = self.optimizer.minimize(train_state["total_loss"], variables)
+                    else:  # (as Keras: a step of a model with nothing to train runs its layers' updates alone)
+                        K._warn(f"The list of trainable weights of {self.name} is empty: training changes none of "
+                                "its weights (was the model made trainable=False before compiling?)")
+                        step = group()
                     updates = self._own_updates()
                     with control_dependencies([step] + updates):
                         train_state["op"] = group(step, *updates)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import cast, greater, nn
 from ...framework.tensor_shape import TensorShape
-from .. import activations, backend as K, initializers
+from .. import activations, backend as K, constraints, initializers, regularizers
 from ..engine.base_layer import Layer
 
 
@@ -23,11 +23,14 @@ class LeakyReLU(Layer):
 class PReLU(Layer):
     """``max(x, 0) + alpha * min(x, 0)`` with a learned ``alpha`` per unit (shared on ``shared_axes``)."""
 
+    _config_keys = ("alpha_initializer", "alpha_regularizer", "alpha_constraint", "shared_axes")
+
     def __init__(self, alpha_initializer="zeros", alpha_regularizer=None, alpha_constraint=None, shared_axes=None,
                  **kwargs):
         super().__init__(**kwargs)
         self.alpha_initializer = initializers.get(alpha_initializer)
-        self.alpha_regularizer, self.alpha_constraint = alpha_regularizer, alpha_constraint
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints.get(alpha_constraint)
         self.shared_axes = [] if shared_axes is None else list(shared_axes) if isinstance(
             shared_axes, (list, tuple)) else [shared_axes]
 
@@ -72,6 +75,8 @@ class ReLU(Layer):
 
 
 class ThresholdedReLU(Layer):
+    _config_keys = ("theta",)
+
     def __init__(self, theta=1.0, **kwargs):
         super().__init__(**kwargs)
         self.theta = float(theta)

@@ -133,6 +133,7 @@ class Conv2DTranspose(Conv2D):
         super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
         if output_padding is not None:
             raise NotImplementedError(f"{type(self).__name__}: output_padding is not supported")
+        self.output_padding = None
 
     def build(self, input_shape):
         self.kernel = self.add_weight("kernel", self.kernel_size + (self.filters, self._in_channels(input_shape)),
@@ -156,6 +157,9 @@ class Conv2DTranspose(Conv2D):
         return nn.conv2d_transpose(inputs, self.kernel, out_shape, strides, self.padding)
 
 
+    _config_keys = ("output_padding",)
+
+
 class Conv3DTranspose(Conv2DTranspose):
     """The transpose of Conv3D: kernel ``[d, h, w, filters, in]`` (channels last)."""
 
@@ -176,6 +180,10 @@ class _Separable:
         self.depth_multiplier = int(depth_multiplier)
         self.depthwise_initializer = initializers.get(depthwise_initializer)
         self.pointwise_initializer = initializers.get(pointwise_initializer)
+
+    def get_config(self):
+        return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
+                **self._options_config("depthwise_initializer", "pointwise_initializer")}
 
     def build(self, input_shape):
         channels = self._in_channels(input_shape)
@@ -211,10 +219,6 @@ class SeparableConv1D(_Separable, Conv1D):
         if self.use_bias:
             out = out + (reshape(self.bias, [1, -1, 1]) if self._channels_first else self.bias)
         return self.activation(out)
-
-    def get_config(self):
-        return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
-                **self._options_config("depthwise_initializer", "pointwise_initializer")}
 
 
 class DepthwiseConv2D(Conv2D):
@@ -397,6 +401,8 @@ class Cropping2D(Layer):
 
 
 class ZeroPadding1D(Layer):
+    _config_keys = ("padding",)
+
     def __init__(self, padding=1, **kwargs):
         super().__init__(**kwargs)
         self.padding = _tuple(padding, 2, "padding")
@@ -406,6 +412,8 @@ class ZeroPadding1D(Layer):
 
 
 class Cropping1D(Layer):
+    _config_keys = ("cropping",)
+
     def __init__(self, cropping=(1, 1), **kwargs):
         super().__init__(**kwargs)
         self.cropping = _tuple(cropping, 2, "cropping")
@@ -416,6 +424,8 @@ class Cropping1D(Layer):
 
 
 class UpSampling1D(Layer):
+    _config_keys = ("size",)
+
     def __init__(self, size=2, **kwargs):
         super().__init__(**kwargs)
         self.size = int(size)

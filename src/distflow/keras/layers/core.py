@@ -3,6 +3,8 @@ Lambda and Embedding."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ... import cast, gather, matmul, nn, reshape, stack, tensordot, tile, transpose, expand_dims, not_equal
@@ -11,6 +13,7 @@ from ...framework import dtypes
 from ...framework.tensor_shape import TensorShape
 from .. import activations, backend as K, initializers
 from ..engine.base_layer import InputSpec, Layer
+from ..object_registry import custom_object
 
 
 class Dense(Layer):
@@ -147,7 +150,12 @@ class RepeatVector(Layer):
 
 
 class Lambda(Layer):
-    """Wraps a function of tensors as a layer (``arguments`` are passed to it as keywords)."""
+    """Wraps a function of tensors as a layer (``arguments`` are passed to it as keywords).
+
+    Its config names its function (and an ``output_shape`` function) by module and name;
+    loading finds it among the custom objects or in its module, if that is imported. A
+    lambda's code is not written: Keras marshals its bytecode, and loading that would run
+    whatever code a file holds; such a config (Keras's too) is refused on loading."""
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
@@ -157,6 +165,58 @@ class Lambda(Layer):
 
     def call(self, inputs, mask=None, training=None):
         return self.function(inputs, **self.arguments)
+
+    def compute_output_shape(self, input_shape):
+        if self._output_shape is None:
+            return super().compute_output_shape(input_shape)
+        if callable(self._output_shape):
+            return TensorShape(self._output_shape(TensorShape(input_shape).as_list()))
+        return TensorShape([TensorShape(input_shape)[0].value] + list(self._output_shape))
+
+    def get_config(self):
+        function, function_type, module = _function_spec(self.function)
+        if callable(self._output_shape):
+            output_shape, output_shape_type, output_shape_module = _function_spec(self._output_shape)
+        else:
+            output_shape, output_shape_type, output_shape_module = self._output_shape, "raw", None
+        return {**super().get_config(), "function": function, "function_type": function_type, "module": module,
+                "output_shape": output_shape, "output_shape_type": output_shape_type,
+                "output_shape_module": output_shape_module, "arguments": self.arguments}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        function = _find_function(config.pop("function"), config.pop("function_type", "function"),
+                                  config.pop("module", None), custom_objects, config.get("name"))
+        shape_type, shape_module = config.pop("output_shape_type", "raw"), config.pop("output_shape_module", None)
+        if shape_type != "raw":
+            config["output_shape"] = _find_function(config["output_shape"], shape_type, shape_module, custom_objects,
+                                                    config.get("name"))
+        elif config.get("output_shape") is not None:
+            config["output_shape"] = tuple(config["output_shape"])
+        return cls(function, **config)
+
+
+def _function_spec(function) -> tuple:
+    """(name, "function", module) of a named function; a lambda's: (None, "lambda", module)."""
+    name = getattr(function, "__name__", None)
+    if name is None or name == "<lambda>":
+        return None, "lambda", getattr(function, "__module__", None)
+    return name, "function", getattr(function, "__module__", None)
+
+
+def _find_function(name, kind, module, custom_objects, layer):
+    if kind != "function" or not isinstance(name, str):
+        raise ValueError(f"Lambda layer {layer!r}: its function is a {kind} (Keras writes a lambda's code as "
+                         "marshalled bytecode, which distflow neither writes nor runs); define it as a named function "
+                         "and pass it in custom_objects")
+    found = custom_object(name, custom_objects)
+    if found is None and module in sys.modules:
+        found = getattr(sys.modules[module], name, None)
+    if found is None:
+        raise ValueError(f"Lambda layer {layer!r}: its function {name!r} (of module {module!r}) was not found: "
+                         "pass it in custom_objects")
+    return found
 
 
 class Embedding(Layer):

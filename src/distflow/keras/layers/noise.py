@@ -15,6 +15,8 @@ from ..engine.base_layer import Layer
 class GaussianNoise(Layer):
     """Adds zero-mean noise of deviation ``stddev`` in training."""
 
+    _config_keys = ("stddev",)
+
     def __init__(self, stddev, **kwargs):
         super().__init__(**kwargs)
         self.stddev = float(stddev)
@@ -27,6 +29,8 @@ class GaussianNoise(Layer):
 
 class GaussianDropout(Layer):
     """Multiplies by noise of mean 1 and deviation sqrt(rate / (1 - rate)) in training."""
+
+    _config_keys = ("rate",)
 
     def __init__(self, rate, **kwargs):
         super().__init__(**kwargs)
@@ -44,6 +48,8 @@ class GaussianDropout(Layer):
 class AlphaDropout(Layer):
     """Dropout that keeps a SELU network's mean and variance: dropped units take SELU's
     negative saturation, and the result is scaled and shifted back."""
+
+    _config_keys = ("rate", "noise_shape", "seed")
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -70,6 +76,7 @@ class _SpatialDropout(Layer):
     """Drops whole feature maps (channels) in training."""
 
     rank = 1
+    _config_keys = ("rate", "data_format")
 
     def __init__(self, rate, data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -105,6 +112,8 @@ class Masking(Layer):
     """Masks the time steps whose features all equal ``mask_value`` (and zeroes them), for the
     recurrent layers after it."""
 
+    _config_keys = ("mask_value",)
+
     def __init__(self, mask_value=0.0, **kwargs):
         super().__init__(**kwargs)
         self.mask_value = mask_value
@@ -120,6 +129,8 @@ class Masking(Layer):
 
 class ActivityRegularization(Layer):
     """The identity, adding ``l1 * sum|x| + l2 * sum x^2`` of its input to the losses."""
+
+    _config_keys = ("l1", "l2")
 
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)

@@ -158,6 +158,8 @@ class LayerNormalization(Layer):
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
 
+    _config_keys = ("axis", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer")
+
     def build(self, input_shape):
         shape = TensorShape(input_shape)
         self._axes = [a % shape.ndims for a in self.axis]

@@ -50,6 +50,23 @@ class _Cell(Layer):
     def state_size(self) -> list:
         return [self.units]
 
+    def cell_config(self) -> dict:
+        """The cell's arguments, as its config and its RNN layer's config hold them."""
+        config = {"units": self.units, **self._options_config(
+            "activation", "recurrent_activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+            "bias_initializer", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "kernel_constraint",
+            "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout")}
+        if isinstance(self, LSTMCell):
+            config.update(unit_forget_bias=self.unit_forget_bias, implementation=1)
+        elif isinstance(self, GRUCell):
+            config.update(reset_after=self.reset_after, implementation=1)
+        else:
+            config.pop("recurrent_activation")
+        return config
+
+    def get_config(self):
+        return {**super().get_config(), **self.cell_config()}
+
     def make_weights(self, owner: Layer, input_dim: int) -> None:
         n = self.gates * self.units
         self.kernel = owner.add_weight("kernel", (input_dim, n), **_weight_args(self, "kernel"))
@@ -247,8 +264,23 @@ class StackedRNNCells(Layer):
         return out, new_states
 
     def get_config(self):
-        raise NotImplementedError("the config of StackedRNNCells (and of an RNN layer over a list of cells) is not "
-                                  "supported: stack recurrent layers with return_sequences=True to save the model")
+        return {**super().get_config(), "cells": [_cell_spec(cell) for cell in self.cells]}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        cells = [deserialize(spec, custom_objects) for spec in config.pop("cells")]
+        return cls(cells, **config)
+
+
+def _cell_spec(cell) -> dict:
+    """``{"class_name", "config"}`` of a cell; one written by hand needs a get_config (and, to be
+    loaded, its class in custom_objects)."""
+    if not hasattr(cell, "get_config"):
+        raise NotImplementedError(f"the recurrent cell {type(cell).__name__} has no get_config, so the config of an "
+                                  "RNN layer over it cannot be written: give it one, or save the weights alone "
+                                  "(save_weights)")
+    return {"class_name": type(cell).__name__, "config": cell.get_config()}
 
 
 class AbstractRNNCell(Layer):
@@ -405,26 +437,21 @@ class RNN(Layer):
         return mask if self.return_sequences and not self.return_state else None
 
     def get_config(self):
-        cell = self.cell
-        if isinstance(cell, StackedRNNCells):
-            cell.get_config()  # (refuses, saying why)
-        if isinstance(self._steps, _UserCell):
-            raise NotImplementedError(f"the config of an RNN layer over a cell written by hand ({type(cell).__name__}) "
-                                      "is not supported: save its weights (save_weights) instead")
+        """LSTM, GRU and SimpleRNN hold their cell's arguments; an RNN over any other cell holds
+        the cell's config, as Keras writes them."""
         config = {**super().get_config(), "return_sequences": self.return_sequences,
                   "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
-                  "unroll": False, "units": cell.units, **cell._options_config(
-                      "activation", "recurrent_activation", "use_bias", "kernel_initializer",
-                      "recurrent_initializer", "bias_initializer", "kernel_regularizer", "recurrent_regularizer",
-                      "bias_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "dropout",
-                      "recurrent_dropout")}
-        if isinstance(cell, LSTMCell):
-            config.update(unit_forget_bias=cell.unit_forget_bias, implementation=1)
-        elif isinstance(cell, GRUCell):
-            config.update(reset_after=cell.reset_after, implementation=1)
-        else:
-            config.pop("recurrent_activation")
-        return config
+                  "unroll": False}
+        if hasattr(self, "_init_kwargs"):
+            return {**config, **self.cell.cell_config()}
+        return {**config, "cell": _cell_spec(self.cell)}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        if "cell" in config:
+            return cls(deserialize(config.pop("cell"), custom_objects), **config)
+        return cls(**config)
 
 
 def _rnn_class(name: str, cell_class, cell_defaults: dict):
