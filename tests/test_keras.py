@@ -739,3 +739,60 @@ def test_custom_objects_resolve_in_configs_and_saved_models(tmp_path):
     np.testing.assert_allclose(loaded.predict(x), model.predict(x), rtol=1e-6)
     assert isinstance(loaded.layers[0].kernel_constraint, Clip) and loaded.layers[0].kernel_constraint.limit == 0.3
     assert loaded.evaluate(x, y, verbose=0) == pytest.approx(model.evaluate(x, y, verbose=0), rel=1e-5)
+
+
+def test_a_model_on_data_tensors_trains_evaluates_and_predicts_without_feeds():
+    """Keras's mnist_tfrecord pattern: Input(tensor=a tf.data batch), compile's target_tensors,
+    fit with steps_per_epoch; nothing is fed but the learning phase."""
+    rng = np.random.RandomState(5)
+    x = rng.randn(64, 3).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+    features, labels = tf.data.Dataset.from_tensor_slices((x, y)).batch(16).repeat().make_one_shot_iterator() \
+        .get_next()
+    inp = tf.keras.Input(tensor=features)
+    model = tf.keras.Model(inp, layers.Dense(1, kernel_initializer="zeros")(inp))
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", target_tensors=[labels])
+    history = model.fit(epochs=3, steps_per_epoch=4, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0] / 4
+    loss = model.evaluate(steps=4, verbose=0)
+    kernel, bias = model.get_weights()
+    assert loss == pytest.approx(float(np.mean((x @ kernel + bias - y) ** 2)), rel=1e-4)  # (4 steps: one pass)
+    assert model.predict(steps=2).shape == (32, 1)
+    assert np.isfinite(model.train_on_batch(None, None))
+    with pytest.raises(ValueError, match="steps_per_epoch"):
+        model.fit(epochs=1, verbose=0)
+    with pytest.raises(ValueError, match="target_tensors"):
+        model.fit(y=y, epochs=1, steps_per_epoch=1, verbose=0)
+
+
+def test_targets_are_given_for_the_outputs_that_have_a_loss_and_checked_against_them():
+    a = tf.keras.Input((3,), name="a")
+    hidden = layers.Dense(4, name="hidden")(a)
+    out = layers.Dense(2, activation="softmax", name="out")(hidden)
+    model = tf.keras.Model(a, [hidden, out])
+    model.compile("sgd", {"out": "categorical_crossentropy"}, metrics=["acc"])
+    x = np.random.RandomState(1).rand(8, 3)
+    onehot = np.eye(2)[np.arange(8) % 2]
+    assert np.isfinite(model.train_on_batch(x, onehot)).all()  # (one array: the one output with a loss)
+    assert np.isfinite(model.train_on_batch(x, [None, onehot])).all()
+    with pytest.raises(ValueError, match="sparse_categorical_crossentropy"):
+        model.fit(x, np.arange(8) % 2, verbose=0)  # (class indices with categorical_crossentropy)
+    single = tf.keras.Sequential([layers.Dense(3, input_shape=(2,))])
+    single.compile("sgd", "mse")
+    with pytest.raises(ValueError, match=r"target array with shape \(4, 2\) was passed for an output of shape"):
+        single.train_on_batch(np.ones((4, 2)), np.ones((4, 2)))
+
+
+def test_masked_steps_count_for_nothing_in_the_loss_and_the_metrics():
+    """Masking + TimeDistributed: the loss is the mean over all steps of the unmasked steps'
+    losses (TF 1.15's), the metrics the mean over the unmasked steps."""
+    model = tf.keras.Sequential([layers.Masking(0.0, input_shape=(3, 1)),
+                                 layers.TimeDistributed(layers.Dense(1, kernel_initializer="ones",
+                                                                     bias_initializer="zeros"))])
+    model.compile("sgd", "mse", metrics=["mae"])
+    x = np.array([[[1.0], [2.0], [0.0]], [[0.0], [0.0], [3.0]]])
+    y = np.array([[[1.0], [0.0], [5.0]], [[9.0], [9.0], [1.0]]])
+    # unmasked steps: (1 vs 1), (2 vs 0), (3 vs 1): squared errors 0, 4, 4 over 6 steps; abs 0, 2, 2 over 3
+    loss, mae = model.evaluate(x, y, verbose=0)
+    assert loss == pytest.approx(8.0 / 6) and mae == pytest.approx(4.0 / 3)
+    assert model.test_on_batch(x, y)[0] == pytest.approx(8.0 / 6)

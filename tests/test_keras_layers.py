@@ -611,3 +611,62 @@ def test_a_lambda_layer_of_a_lambda_is_refused_on_loading_saying_why():
         layers.Lambda.from_config(config)
     assert layers.Lambda.from_config(config, custom_objects={"_tripled": _tripled}).function is _tripled
     assert layers.Lambda(_tripled, output_shape=(7,)).compute_output_shape((None, 3)).as_list() == [None, 7]
+
+
+def test_merges_carry_masks_and_check_shapes():
+    K.clear_session()
+    a, b = tf.keras.Input((3, 2)), tf.keras.Input((3, 2))
+    masked = layers.Masking(0.0)(a)
+    added = layers.add([masked, b])
+    joined = layers.Concatenate(axis=1)([masked, b])
+    model = tf.keras.Model([a, b], [added, joined])
+    xa = np.array([[[1.0, 1.0], [0.0, 0.0], [2.0, 0.0]]])
+    xb = np.ones((1, 3, 2))
+    add_layer, concat_layer = model.layers[-2], model.layers[-1]
+    mask_add, mask_concat = K.get_session().run([add_layer.output_mask, concat_layer.output_mask],
+                                                {a: xa, b: xb})
+    np.testing.assert_array_equal(mask_add, [[True, False, True]])  # (b has none: a's mask)
+    np.testing.assert_array_equal(mask_concat, [[True, False, True, True, True, True]])
+    assert add_layer.input_mask[1] is None and layers.Dropout(0.5).supports_masking
+    with pytest.raises(ValueError, match="matching shapes except for the concat axis"):
+        layers.Concatenate(axis=1)([tf.keras.Input((4, 5)), tf.keras.Input((3, 6))])
+    assert layers.Dot(axes=-1).compute_output_shape([(4, 5), (4, 5)]).as_list() == [4, 1]
+    assert [s.as_list() for s in layers.Lambda(lambda xs: [xs[0], xs[1] * 2]).compute_output_shape(
+        [(None, 2), (None, 3)])] == [[None, 2], [None, 3]]
+
+
+def test_a_layer_shared_at_two_depths_comes_back_from_the_config_and_clones_on_tensors():
+    K.clear_session()
+    in_a, in_b = tf.keras.Input((4,)), tf.keras.Input((4,))
+    shared, second = layers.Dense(4), layers.Dense(4)
+    deep = second(layers.Dropout(0.5)(shared(in_a)))
+    model = tf.keras.Model([in_a, in_b], layers.add([deep, shared(in_b)]))
+    x = [np.random.RandomState(2).rand(3, 4), np.random.RandomState(3).rand(3, 4)]
+    # (the config lists the shared layer before the input of its second call)
+    again = tf.keras.models.clone_model(model)
+    again.set_weights(model.get_weights())
+    np.testing.assert_allclose(again.predict(x), model.predict(x), rtol=1e-6)
+    values = [tf.constant(v.astype(np.float32)) for v in x]
+    on_tensors = tf.keras.models.clone_model(model, input_tensors=values)
+    on_tensors.set_weights(model.get_weights())
+    np.testing.assert_allclose(K.get_session().run(on_tensors.output), model.predict(x), rtol=1e-6)
+
+
+def _scaled(x, factor):
+    return x * factor
+
+
+def test_a_saved_lambda_keeps_its_array_arguments_and_a_tf_optimizer_is_left_out(tmp_path, caplog):
+    pytest.importorskip("h5py")
+    K.clear_session()
+    factor = np.array([1.0, 2.0, 3.0], np.float32)
+    model = tf.keras.Sequential([layers.Lambda(_scaled, arguments={"factor": factor}, input_shape=(3,))])
+    model.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+    path = str(tmp_path / "lambda.h5")
+    with caplog.at_level("WARNING"):
+        model.save(path)
+    assert "compile your model again after loading it" in caplog.text
+    loaded = tf.keras.models.load_model(path)
+    np.testing.assert_allclose(loaded.predict(np.ones((2, 3))), [[1.0, 2.0, 3.0]] * 2)
+    with pytest.raises(RuntimeError, match="must compile your model"):  # (as the warning said)
+        loaded.evaluate(np.ones((2, 3)), np.ones((2, 3)), verbose=0)

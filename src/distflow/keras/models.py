@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 
+from ..framework import ops
 from . import optimizers, saving
 from .engine.network import graph_from_config
 from .engine.sequential import Sequential
 from .engine.training import Model
-from .object_registry import CustomObjectScope
+from .object_registry import CustomObjectScope, custom_object
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True):
@@ -22,10 +23,16 @@ def model_from_json(json_string, custom_objects=None):
 
 
 def clone_model(model, input_tensors=None, clone_function=None):
-    """A model of the same architecture with fresh weights (from its config)."""
-    if input_tensors is not None or clone_function is not None:
-        raise NotImplementedError("clone_model with input_tensors or clone_function is not supported")
-    return model_from_config({"class_name": type(model).__name__, "config": model.get_config()})
+    """A model of the same architecture with fresh weights (from its config); with
+    ``input_tensors`` (a tensor or a list, Keras's or not), built on them."""
+    if clone_function is not None:
+        raise NotImplementedError("clone_model with clone_function is not supported")
+    if input_tensors is not None and not isinstance(input_tensors, (list, tuple)):
+        input_tensors = [input_tensors]
+    if input_tensors is not None:
+        input_tensors = [ops.convert_to_tensor(t) for t in input_tensors]
+    return model_from_config({"class_name": type(model).__name__, "config": model.get_config()},
+                             input_tensors=input_tensors)
 
 
 def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
@@ -42,11 +49,22 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         training = f.attrs.get("training_config")
         if compile and training is not None:
             training = json.loads(saving.text(training))
-            model.compile(optimizers.get(training["optimizer_config"]), loss=training["loss"],
-                          metrics=training.get("metrics"), loss_weights=training.get("loss_weights"))
+            model.compile(optimizers.get(training["optimizer_config"]), loss=_custom(training["loss"]),
+                          metrics=_custom(training.get("metrics")), loss_weights=training.get("loss_weights"))
             if "optimizer_weights" in f:
                 saving.load_optimizer_weights(f, model)
     return model
+
+
+def _custom(names):
+    """Loss and metric names with those of custom objects replaced by the objects (a compiled
+    model resolves its names later, outside the loading's scope)."""
+    if isinstance(names, dict):
+        return {k: _custom(v) for k, v in names.items()}
+    if isinstance(names, (list, tuple)):
+        return [_custom(v) for v in names]
+    found = custom_object(names)
+    return names if found is None else found
 
 
 def model_from_config(config, custom_objects=None, input_tensors=None):

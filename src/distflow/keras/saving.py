@@ -114,6 +114,8 @@ def text(value) -> str:
 def _json_default(value):
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, np.ndarray):  # (a Lambda layer's argument, as Keras writes it)
+        return {"type": "ndarray", "value": value.tolist()}
     if isinstance(value, tuple):
         return list(value)
     if hasattr(value, "as_list"):
@@ -134,7 +136,11 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True) -> None:
         f.attrs["backend"] = b"tensorflow"
         f.attrs["model_config"] = json.dumps({"class_name": type(model).__name__, "config": model.get_config()},
                                              default=_json_default).encode("utf8")
-        if include_optimizer and model._compiled is not None:
+        if include_optimizer and model._compiled is not None and type(model.optimizer).__name__ == "TFOptimizer":
+            _log.warning("TensorFlow optimizers do not make it possible to access optimizer attributes or optimizer "
+                         "state after instantiation. As a result, we cannot save the optimizer as part of the model "
+                         "save file. You will have to compile your model again after loading it.")
+        elif include_optimizer and model._compiled is not None:
             compiled = model._compiled
             f.attrs["training_config"] = json.dumps({
                 "optimizer_config": {"class_name": type(model.optimizer).__name__,

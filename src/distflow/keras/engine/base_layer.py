@@ -142,9 +142,12 @@ class Layer:
         """The output shape for ``input_shape``: by default found by building the layer on a
         placeholder in a scratch graph (which reads the layer's weights, if it has them, as
         placeholders of their shapes: nothing is added to the model's graph)."""
+        many = isinstance(input_shape, list) and input_shape and not isinstance(input_shape[0], (int, type(None)))
         with CapturingGraph().as_default():
-            probe = placeholder(self.dtype, TensorShape(input_shape))
-            return TensorShape(self.call(probe).shape)
+            probe = [placeholder(self.dtype, TensorShape(s)) for s in input_shape] if many else \
+                placeholder(self.dtype, TensorShape(input_shape))
+            out = self.call(probe)
+            return [TensorShape(t.shape) for t in out] if isinstance(out, (list, tuple)) else TensorShape(out.shape)
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs: the input's, for a layer that supports masking."""
@@ -419,6 +422,22 @@ class Layer:
     @property
     def output_shape(self):
         return self._node_attr("outputs", "output shape")
+
+    def _node_mask(self, attr: str):
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} has never been called and thus has no defined {attr} mask.")
+        masks = [K._mask_table().get(t) for t in getattr(self._inbound_nodes[0], attr)]
+        return masks[0] if len(masks) == 1 else masks
+
+    @property
+    def input_mask(self):
+        """The mask of the layer's input (its first call), None where it has none."""
+        return self._node_mask("inputs")
+
+    @property
+    def output_mask(self):
+        """The mask the layer gave its output (its first call), None where it gave none."""
+        return self._node_mask("outputs")
 
     @property
     def input(self):

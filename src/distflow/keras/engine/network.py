@@ -318,6 +318,7 @@ def graph_from_config(config: dict, custom_objects=None, input_tensors=None) -> 
     the model's input order) stand in for new placeholders."""
     starts = dict(zip([name for name, _, _ in config["input_layers"]], input_tensors or []))
     outputs_of: dict = {}  # layer name -> one list of output tensors per node
+    pending: dict = {}  # layer -> its calls (nodes) still to make, in order
     for entry in config["layers"]:
         if entry["name"] in starts:
             layer = InputLayer(input_tensor=starts[entry["name"]], name=entry["name"])
@@ -329,11 +330,26 @@ def graph_from_config(config: dict, custom_objects=None, input_tensors=None) -> 
         # (a nested model's node 0 links its own inputs to its outputs; its calls count from 1)
         outputs_of[layer.name] = [list(layer.outputs)] if isinstance(layer, Network) and layer._is_graph_network \
             else []
-        for node in entry.get("inbound_nodes", []):
-            inputs = [outputs_of[name][index][tensor] for name, index, tensor, *_ in node]
-            kwargs = node[0][3] if node and len(node[0]) > 3 else {}
-            out = layer(inputs if len(inputs) > 1 else inputs[0], **kwargs)
-            outputs_of[layer.name].append(out if isinstance(out, list) else [out])
+        pending[layer] = list(entry.get("inbound_nodes", []))
+
+    def ready(node) -> bool:
+        return all(name in outputs_of and index < len(outputs_of[name]) for name, index, *_ in node)
+
+    # (a layer shared at several depths has calls whose inputs later layers make: each layer's
+    # next call is made once its inputs exist, as Keras defers them)
+    while any(pending.values()):
+        progress = False
+        for layer, nodes in pending.items():
+            while nodes and ready(nodes[0]):
+                node = nodes.pop(0)
+                inputs = [outputs_of[name][index][tensor] for name, index, tensor, *_ in node]
+                kwargs = node[0][3] if node and len(node[0]) > 3 else {}
+                out = layer(inputs if len(inputs) > 1 else inputs[0], **kwargs)
+                outputs_of[layer.name].append(out if isinstance(out, list) else [out])
+                progress = True
+        if not progress:
+            stuck = {layer.name: nodes[0] for layer, nodes in pending.items() if nodes}
+            raise ValueError(f"The model's config calls layers on tensors that no layer of it makes: {stuck}")
 
     def tensors(refs):
         return [outputs_of[name][index][tensor] for name, index, tensor in refs]

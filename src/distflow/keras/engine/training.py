@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 
-from ... import add_n, cast, control_dependencies, group, identity, placeholder, reduce_mean, train
+from ... import (add_n, cast, control_dependencies, group, identity, maximum, placeholder, reduce_mean, reduce_sum,
+                 reshape, train)
 from ...framework import distribute_context
 from ...framework import dtypes, ops
 from .. import backend as K
@@ -46,14 +47,16 @@ class Model(Network):
                 weighted_metrics=None, target_tensors=None, distribute=None, **kwargs):
         if kwargs:
             raise TypeError(f"Invalid keyword argument(s) in `compile`: {sorted(kwargs)}")
-        if target_tensors is not None or sample_weight_mode not in (None, "samplewise"):
-            raise NotImplementedError("compile: target_tensors and sample_weight_mode='temporal' are not supported")
+        if sample_weight_mode not in (None, "samplewise"):
+            raise NotImplementedError("compile: sample_weight_mode='temporal' is not supported")
         self.optimizer = optimizers_lib.get(optimizer)
         self.loss = loss
         context = distribute_context.current()
         self._strategy = context.strategy if context is not None else None  # (compiled in a strategy's scope)
+        if target_tensors is not None and self._strategy is not None:
+            raise NotImplementedError("compile: target_tensors under a distribution strategy are not supported")
         self._compiled = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights,
-                          "weighted_metrics": weighted_metrics}
+                          "weighted_metrics": weighted_metrics, "target_tensors": target_tensors}
         self._train = None
         if self.inputs is not None:
             self._build_training()
@@ -63,10 +66,10 @@ class Model(Network):
         if value is None:
             return [default] * len(names)
         if isinstance(value, dict):
-            unknown = set(value) - set(names)
+            unknown = [key for key in value if not isinstance(key, str) or key not in names]
             if unknown:
-                raise ValueError(f"Unknown entries in {what} dictionary: {sorted(unknown)}. Only expected the "
-                                 f"following keys: {names}")
+                raise ValueError(f"Unknown entries in {what} dictionary: {unknown}. Only expected the following "
+                                 f"keys (output names): {names}")
             return [value.get(name, default) for name in names]
         if isinstance(value, (list, tuple)) and what != "metrics" or (
                 what == "metrics" and isinstance(value, (list, tuple)) and value and
@@ -82,10 +85,20 @@ class Model(Network):
         graph = self.outputs[0].graph
         with graph.as_default(), ops.name_scope(None):
             targets, sample_weights = [], []
-            for output, name, loss_fn in zip(self.outputs, self.output_names, self._loss_fns()):
+            given = self._per_output(self._compiled.get("target_tensors"), "target_tensors")
+            for output, name, loss_fn, tensor in zip(self.outputs, self.output_names, self._loss_fns(), given):
                 if loss_fn is None:  # (an output without a loss takes no targets)
                     targets.append(None)
                     sample_weights.append(None)
+                    continue
+                if tensor is not None and not _is_placeholder(tensor):
+                    # (a data tensor: the targets come with the inputs, each step, unweighted)
+                    targets.append(ops.convert_to_tensor(tensor))
+                    sample_weights.append(None)
+                    continue
+                if tensor is not None:  # (a placeholder of the program's: fed from y, as Keras feeds it)
+                    targets.append(tensor)
+                    sample_weights.append(placeholder(dtypes.float32, shape=[None], name=f"{name}_sample_weights"))
                     continue
                 rank = output.shape.ndims
                 sparse = loss_fn is losses_lib.sparse_categorical_crossentropy
@@ -121,18 +134,31 @@ class Model(Network):
             if loss_fn is None:
                 continue
             named.append((name, weights[i]))
+            weight = sample_weights[i] if sample_weights is not None else None
+            mask = K._mask_table().get(output)  # (a sequence's padded steps count for nothing, as in TF 1.15)
             with ops.name_scope(f"loss/{name}_loss"):
-                per_sample = loss_fn(target, output)
-                if per_sample.shape.ndims is not None and per_sample.shape.ndims > 1:
-                    per_sample = reduce_mean(per_sample, list(range(1, per_sample.shape.ndims)))
-                if sample_weights is not None:
-                    per_sample = per_sample * cast(sample_weights[i], per_sample.dtype)
-                output_losses.append(reduce_mean(per_sample))
+                score = loss_fn(target, output)
+                if mask is not None and mask.shape.ndims == score.shape.ndims:
+                    keep = cast(mask, score.dtype)
+                    if weight is not None:
+                        keep = keep * reshape(cast(weight, score.dtype), [-1] + [1] * (score.shape.ndims - 1))
+                    output_losses.append(reduce_mean(score * keep))
+                else:
+                    if score.shape.ndims is not None and score.shape.ndims > 1:
+                        score = reduce_mean(score, list(range(1, score.shape.ndims)))
+                    if weight is not None:
+                        score = score * cast(weight, score.dtype)
+                    output_losses.append(reduce_mean(score))
             shape = output.shape.as_list() if output.shape.ndims is not None else None
             for metric in _as_list(metrics[i]):
                 label, fn = metrics_lib.resolve(metric, loss_fn, shape)
                 with ops.name_scope(f"metrics/{label}"):
-                    value = reduce_mean(cast(fn(target, output), dtypes.float32))
+                    value = cast(fn(target, output), dtypes.float32)
+                    if mask is not None and mask.shape.ndims == value.shape.ndims:  # (the unmasked steps' mean)
+                        keep = cast(mask, dtypes.float32)
+                        value = reduce_sum(value * keep) / maximum(reduce_sum(keep), 1.0)
+                    else:
+                        value = reduce_mean(value)
                 metric_tensors.append((f"{name}_{label}" if multi else label, value))
         with ops.name_scope("loss"):
             terms = [w * l if w != 1.0 else l for (_, w), l in zip(named, output_losses)]
@@ -276,19 +302,33 @@ class Model(Network):
         self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
         self.built = True
 
+    def _fed(self) -> list:
+        """The indices of the inputs that data is fed to: the placeholders. An input made on a
+        data tensor (``Input(tensor=...)``: a tf.data iterator's or a queue's batch) reads it
+        itself."""
+        return [i for i, t in enumerate(self.inputs) if _is_placeholder(t)]
+
+    def _reads_data_tensors(self, x) -> bool:
+        """Whether a call without data (``x`` None) runs on data tensors: the inputs', and the
+        targets' given to compile, so that nothing is fed but the learning phase."""
+        return x is None and self.inputs is not None and not self._fed()
+
     def _inputs_of(self, x) -> list:
+        fed = self._fed()
+        names, inputs = [self.input_names[i] for i in fed], [self.inputs[i] for i in fed]
+        if x is None and not fed:
+            return []
         if isinstance(x, dict):
-            missing = [n for n in self.input_names if n not in x]
+            missing = [n for n in names if n not in x]
             if missing:
-                raise ValueError(f"No data provided for {missing[0]!r}. Need data for each key in: "
-                                 f"{self.input_names}")
-            return [_column(np.asarray(x[n])) for n in self.input_names]
+                raise ValueError(f"No data provided for {missing[0]!r}. Need data for each key in: {names}")
+            return [_column(np.asarray(x[n])) for n in names]
         arrays = [_column(np.asarray(a)) for a in _as_list(x)]
-        if len(arrays) != len(self.inputs):
+        if len(arrays) != len(inputs):
             raise ValueError(f"Error when checking model input: the list of Numpy arrays that you are passing to "
-                             f"your model is not the size the model expected. Expected to see {len(self.inputs)} "
+                             f"your model is not the size the model expected. Expected to see {len(inputs)} "
                              f"array(s), but instead got {len(arrays)}")
-        for a, t, name in zip(arrays, self.inputs, self.input_names):
+        for a, t, name in zip(arrays, inputs, names):
             want = t.shape
             if want.ndims is not None and a.ndim != want.ndims:
                 raise ValueError(f"Error when checking input: expected {name} to have {want.ndims} dimensions, but "
@@ -301,17 +341,59 @@ class Model(Network):
 
     def _targets_of(self, y) -> list:
         if y is None:
-            fns = self._loss_fns() if self._compiled is not None else [None] * len(self.outputs)
-            if any(fn is not None for fn in fns):
-                raise ValueError("fit needs targets (y) for the outputs that have a loss")
+            if self._compiled is not None and self._fed_outputs():
+                raise ValueError("fit needs targets (y) for the outputs that have a loss (or target tensors, given to "
+                                 "compile)")
             return [None] * len(self.outputs)
         if isinstance(y, dict):
-            return [_column(np.asarray(y[n])) for n in self.output_names]
-        arrays = [_column(np.asarray(a)) for a in _as_list(y)]
-        if len(arrays) != len(self.outputs):
-            raise ValueError(f"Error when checking model target: expected {len(self.outputs)} array(s), got "
-                             f"{len(arrays)}")
-        return arrays
+            return [_column(np.asarray(y[n])) if n in y else None for n in self.output_names]
+        arrays = [None if a is None else _column(np.asarray(a)) for a in _as_list(y)]
+        fed = self._fed_outputs()
+        if len(arrays) == len(self.outputs) and len(fed) != len(arrays):
+            given = self._per_output(self._compiled.get("target_tensors"), "target_tensors")
+            if any(a is not None and t is not None and not _is_placeholder(t) for a, t in zip(arrays, given)):
+                raise ValueError("Targets (y) were given for an output whose target tensor was given to compile: "
+                                 "its targets come from that tensor")
+        if len(arrays) == len(self.outputs):
+            return self._checked_targets(arrays)
+        # (as Keras: one array for each output that is fed targets, those with a loss and no target tensor)
+        if len(arrays) != len(fed):
+            raise ValueError(f"Error when checking model target: expected {len(fed)} array(s), got {len(arrays)}")
+        out = [None] * len(self.outputs)
+        for i, a in zip(fed, arrays):
+            out[i] = a
+        return self._checked_targets(out)
+
+    def _checked_targets(self, targets) -> list:
+        """Refuses targets that a loss would broadcast against the output to a wrong value, as
+        Keras does: class indices with categorical_crossentropy, a shape other than the output's
+        with it, binary_crossentropy or mean_squared_error."""
+        if self._compiled is None:
+            return targets
+        exact = (losses_lib.mean_squared_error, losses_lib.binary_crossentropy, losses_lib.categorical_crossentropy)
+        for y, output, fn in zip(targets, self.outputs, self._loss_fns()):
+            if y is None or fn not in exact or output.shape.ndims is None:
+                continue
+            shape = output.shape.as_list()
+            if fn is losses_lib.categorical_crossentropy and y.shape[-1] == 1 and shape[-1] not in (None, 1):
+                raise ValueError(f"You are passing a target array of shape {y.shape} while using as loss "
+                                 "`categorical_crossentropy`. `categorical_crossentropy` expects targets to be binary "
+                                 "matrices (1s and 0s) of shape (samples, classes). If your targets are integer "
+                                 "classes, convert them with `tf.keras.utils.to_categorical(y)`, or use the loss "
+                                 "`sparse_categorical_crossentropy`, which expects integer targets.")
+            if y.ndim != len(shape) or any(d is not None and d != got for d, got in zip(shape[1:], y.shape[1:])):
+                raise ValueError(f"A target array with shape {y.shape} was passed for an output of shape "
+                                 f"{tuple(shape)} while using as loss `{fn.__name__}`. This loss expects targets to "
+                                 "have the same shape as the output.")
+        return targets
+
+    def _fed_outputs(self) -> list:
+        """The indices of the outputs that take targets as data: those with a loss and no target tensor."""
+        if self._compiled is None:
+            return list(range(len(self.outputs)))
+        given = self._per_output(self._compiled.get("target_tensors"), "target_tensors")
+        return [i for i, (fn, t) in enumerate(zip(self._loss_fns(), given))
+                if fn is not None and (t is None or _is_placeholder(t))]
 
     def _weights_of(self, targets, sample_weight, class_weight) -> list:
         out = []
@@ -331,14 +413,12 @@ class Model(Network):
         return out
 
     def _feed(self, arrays, targets=None, weights=None, training=False) -> dict:
-        feed = dict(zip(self.inputs, arrays))
+        feed = dict(zip([self.inputs[i] for i in self._fed()], arrays))
         if targets is not None:
-            for t, y in zip(self._train["targets"], targets):
-                if t is not None:
+            for t, y, w, weight in zip(self._train["targets"], targets, self._train["sample_weights"], weights):
+                if t is not None and w is not None and y is not None:  # (not a target tensor: fed)
                     feed[t] = y
-            for t, w in zip(self._train["sample_weights"], weights):
-                if t is not None:
-                    feed[t] = w
+                    feed[w] = weight
         phase = K._phase_placeholder(self.inputs[0].graph)
         if phase is not None:
             feed[phase] = training
@@ -368,6 +448,10 @@ class Model(Network):
             if steps is None:
                 raise ValueError("fit on a generator or an endless dataset needs steps_per_epoch")
             val = validation_data
+        elif self._reads_data_tensors(x):
+            steps, samples, val = self._data_tensor_steps("fit", y, steps_per_epoch, "steps_per_epoch"), None, None
+            if validation_data is not None or validation_split:
+                raise ValueError("fit: a model on data tensors validates on none (evaluate it with steps instead)")
         else:
             self._ensure_built(x)
             arrays, targets = self._inputs_of(x), self._targets_of(y)
@@ -422,9 +506,11 @@ class Model(Network):
                     rows = slice(step * batch_size, (step + 1) * batch_size)
                     index = rows if order is None else order[rows]
                     bx, by, bw = _parts(arrays, index), _parts(targets, index), _parts(weights, index)
-                else:
+                elif batches is not None:
                     bx, by, bw = self._batch_parts(batches.next())
-                size = len(bx[0])
+                else:  # (data tensors: nothing to feed; each step counts as one in the means)
+                    bx, by, bw = [], None, None
+                size = len(bx[0]) if bx else 1
                 logs = {"batch": step, "size": size}
                 callback_list.on_batch_begin(step, logs)
                 out = session.run(fetches, self._feed(bx, by, bw, True))[1:]
@@ -447,6 +533,14 @@ class Model(Network):
                 break
         callback_list.on_train_end()
         return self.history
+
+    def _data_tensor_steps(self, what: str, y, steps, name: str) -> int:
+        if y is not None:
+            raise ValueError(f"{what}: the model's inputs are data tensors, so its targets come as tensors too "
+                             "(compile's target_tensors), not as y")
+        if steps is None:
+            raise ValueError(f"When using data tensors as input to a model, you should specify the `{name}` argument.")
+        return int(steps)
 
     def _batch_parts(self, batch):
         x, y, w = (batch + (None,))[:3] if len(batch) == 2 else batch
@@ -489,26 +583,34 @@ class Model(Network):
         batches = _batch_source(x)
         if batches is not None:
             self._ensure_built(batches.peek()[0])
-            results = self._evaluate_batches(batches, steps or batches.length())
+            done, unit = steps or batches.length(), "step"
+            results = self._evaluate_batches(batches, done)
+        elif self._reads_data_tensors(x):
+            done, unit = self._data_tensor_steps("evaluate", y, steps, "steps"), "step"
+            session, values = K.get_session(), self._train["values"]
+            results = [float(v) for v in np.mean([session.run(values, self._feed([], None, None, False))
+                                                  for _ in range(done)], 0)]
         else:
             self._ensure_built(x)
             arrays, targets = self._inputs_of(x), self._targets_of(y)
             _check_lengths(arrays + targets)
             results = self._evaluate_arrays(arrays, targets, self._weights_of(targets, sample_weight, None),
                                             batch_size or 32)
+            done, unit = len(arrays[0]), "sample"
         if verbose:
             from ..utils.generic_utils import Progbar  # noqa: PLC0415
-            done = len(arrays[0]) if batches is None else (steps or batches.length())
-            Progbar(done, verbose=verbose, stateful_metrics=self._train["names"],
-                    unit_name="sample" if batches is None else "step").update(
+            Progbar(done, verbose=verbose, stateful_metrics=self._train["names"], unit_name=unit).update(
                 done, list(zip(self._train["names"], results)))
         return results[0] if len(results) == 1 else results
 
-    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+    def predict(self, x=None, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The model's outputs for ``x``, batch by batch, concatenated."""
         batches = _batch_source(x)
         session = K.get_session  # (called after the model is built: it initializes new variables)
-        if batches is not None:
+        if self._reads_data_tensors(x):
+            parts = [session().run(self.outputs, self._feed([])) for _ in range(
+                self._data_tensor_steps("predict", None, steps, "steps"))]
+        elif batches is not None:
             self._ensure_built(batches.peek()[0])
             parts = []
             for _ in range(steps or batches.length()):
@@ -642,6 +744,10 @@ def _column(a: np.ndarray) -> np.ndarray:
 def _parts(arrays, index) -> list:
     """Each array's rows at ``index`` (None stays None: an output without targets)."""
     return [None if a is None else a[index] for a in arrays]
+
+
+def _is_placeholder(tensor) -> bool:
+    return getattr(getattr(tensor, "op", None), "type", None) in ("Placeholder", "PlaceholderWithDefault")
 
 
 def _check_lengths(arrays) -> None:

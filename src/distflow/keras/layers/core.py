@@ -80,6 +80,7 @@ class Dropout(Layer):
         super().__init__(**kwargs)
         self.rate = min(1.0, max(0.0, float(rate)))
         self.noise_shape, self.seed = noise_shape, seed
+        self.supports_masking = True
 
     def call(self, inputs, training=None):
         if self.rate == 0.0:
@@ -194,6 +195,8 @@ class Lambda(Layer):
                                                     config.get("name"))
         elif config.get("output_shape") is not None:
             config["output_shape"] = tuple(config["output_shape"])
+        config["arguments"] = {k: np.asarray(v["value"]) if isinstance(v, dict) and v.get("type") == "ndarray" else v
+                               for k, v in (config.get("arguments") or {}).items()}
         return cls(function, **config)
 
 
