@@ -670,3 +670,37 @@ def test_a_saved_lambda_keeps_its_array_arguments_and_a_tf_optimizer_is_left_out
     np.testing.assert_allclose(loaded.predict(np.ones((2, 3))), [[1.0, 2.0, 3.0]] * 2)
     with pytest.raises(RuntimeError, match="must compile your model"):  # (as the warning said)
         loaded.evaluate(np.ones((2, 3)), np.ones((2, 3)), verbose=0)
+
+
+def test_a_layer_shared_by_two_models_gives_each_the_updates_of_its_own_call():
+    K.clear_session()
+    bn = layers.BatchNormalization()
+    x1, x2 = tf.keras.Input((10,)), tf.keras.Input((10,))
+    first, second = tf.keras.Model(x1, bn(x1)), tf.keras.Model(x2, bn(x2))
+    assert len(bn.updates) == 4 and len(first.updates) == 2 and len(second.updates) == 2
+    assert not {id(u) for u in first.updates} & {id(u) for u in second.updates}
+
+
+def test_separable_conv2d_regularizes_and_constrains_both_kernels_and_paddings_refuse_bad_sizes():
+    K.clear_session()
+    layer = layers.SeparableConv2D(2, 3, depthwise_regularizer=tf.keras.regularizers.l2(0.5),
+                                   pointwise_regularizer="l1", depthwise_constraint=tf.keras.constraints.NonNeg(),
+                                   pointwise_constraint=tf.keras.constraints.MaxNorm(1.0))
+    layer(tf.keras.Input((5, 5, 3)))
+    assert len(layer.losses) == 2
+    assert layer.depthwise_kernel.constraint is layer.depthwise_constraint
+    assert isinstance(layer.pointwise_kernel.constraint, tf.keras.constraints.MaxNorm)
+    assert type(layer).from_config(layer.get_config()).get_config()["pointwise_regularizer"]["config"]["l1"] == 0.01
+    for make in (lambda: layers.ZeroPadding1D(padding=None), lambda: layers.ZeroPadding2D(padding=(1, 1, 1)),
+                 lambda: layers.ZeroPadding3D(padding=(1, 1)), lambda: layers.Cropping3D(cropping=None),
+                 lambda: layers.Cropping2D(cropping=(1, 1, 1))):
+        with pytest.raises(ValueError):
+            make()
+
+
+def test_time_distributed_passes_training_on():
+    K.clear_session()
+    x = tf.keras.Input((3, 2))
+    model = tf.keras.Model(x, layers.TimeDistributed(layers.Dropout(0.5))(x, training=True))
+    got = model.predict(np.ones((100, 3, 2)))  # (dropped, though predict does not train: 600 draws)
+    assert set(np.unique(got)) == {0.0, 2.0}

@@ -5,7 +5,7 @@ models that subclass Model, whose layers are the ones set as attributes."""
 from __future__ import annotations
 
 from .. import backend as K
-from .base_layer import Layer, _flat, deserialize, history, snake_case
+from .base_layer import Layer, _flat, _for_inputs, deserialize, history, snake_case
 from .input_layer import InputLayer
 
 
@@ -37,6 +37,18 @@ class Network(Layer):
                 if v not in self._layers:
                     self._layers.append(v)
         object.__setattr__(self, name, value)
+
+    @property
+    def updates(self) -> list:
+        """The updates of its layers that the inputs of its calls reach (its own inputs', and
+        those of each call of it as a layer), and the unconditional ones: not those of a
+        layer's calls in another model that shares it, as TF 1.15's Keras filters them."""
+        every = Layer.updates.fget(self)
+        if not every or not self._is_graph_network:
+            return every
+        inputs = list(self.inputs or []) + [t for node in self._inbound_nodes for t in node.inputs]
+        keep = {id(u) for u in _for_inputs(every, inputs)} | {id(u) for u in _for_inputs(every, None)}
+        return [u for u in every if id(u) in keep]
 
     def _tracked_layers(self) -> list:
         return list(self._layers)

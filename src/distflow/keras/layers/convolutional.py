@@ -19,6 +19,8 @@ from ..engine.base_layer import InputSpec, Layer
 def _tuple(value, n: int, name: str) -> tuple:
     if isinstance(value, int):
         return (value,) * n
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"The `{name}` argument must be an integer or a tuple of {n} integers. Received: {value!r}")
     value = tuple(int(v) for v in value)
     if len(value) != n:
         raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: {value}")
@@ -175,23 +177,31 @@ class _Separable:
     ``[1, ..., in * depth_multiplier, filters]``: a separable convolution layer's weights."""
 
     def __init__(self, filters, kernel_size, depth_multiplier=1, depthwise_initializer="glorot_uniform",
-                 pointwise_initializer="glorot_uniform", **kwargs):
+                 pointwise_initializer="glorot_uniform", depthwise_regularizer=None, pointwise_regularizer=None,
+                 depthwise_constraint=None, pointwise_constraint=None, **kwargs):
         super().__init__(filters, kernel_size, **kwargs)
         self.depth_multiplier = int(depth_multiplier)
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.pointwise_initializer = initializers.get(pointwise_initializer)
+        self._set_weight_options(
+            depthwise_initializer=depthwise_initializer, pointwise_initializer=pointwise_initializer,
+            depthwise_regularizer=depthwise_regularizer, pointwise_regularizer=pointwise_regularizer,
+            depthwise_constraint=depthwise_constraint, pointwise_constraint=pointwise_constraint)
 
     def get_config(self):
-        return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
-                **self._options_config("depthwise_initializer", "pointwise_initializer")}
+        return {**super().get_config(), "depth_multiplier": self.depth_multiplier, **self._options_config(
+            "depthwise_initializer", "pointwise_initializer", "depthwise_regularizer", "pointwise_regularizer",
+            "depthwise_constraint", "pointwise_constraint")}
 
     def build(self, input_shape):
         channels = self._in_channels(input_shape)
         self.depthwise_kernel = self.add_weight("depthwise_kernel", self.kernel_size + (channels, self.depth_multiplier),
-                                                initializer=self.depthwise_initializer)
+                                                initializer=self.depthwise_initializer,
+                                                regularizer=self.depthwise_regularizer,
+                                                constraint=self.depthwise_constraint)
         self.pointwise_kernel = self.add_weight("pointwise_kernel",
                                                 (1,) * self.rank + (channels * self.depth_multiplier, self.filters),
-                                                initializer=self.pointwise_initializer)
+                                                initializer=self.pointwise_initializer,
+                                                regularizer=self.pointwise_regularizer,
+                                                constraint=self.pointwise_constraint)
         self._build_bias()
 
 
@@ -353,11 +363,17 @@ class GlobalMaxPooling3D(_GlobalPooling):
 
 
 def _pairs(value, name: str) -> tuple:
+    """Keras's 2-D padding or cropping: an int, two ints (each both sides), or two pairs."""
+    return _sides(value, 2, name)
+
+
+def _sides(value, n: int, name: str) -> tuple:
     if isinstance(value, int):
-        return ((value, value), (value, value))
-    value = tuple(value)
+        return ((value, value),) * n
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise ValueError(f"`{name}` should be an int, {n} ints or {n} pairs of ints. Found: {value!r}")
     if all(isinstance(v, int) for v in value):
-        return ((value[0], value[0]), (value[1], value[1]))
+        return tuple((v, v) for v in value)
     return tuple(_tuple(v, 2, name) for v in value)
 
 
@@ -462,14 +478,7 @@ class UpSampling2D(Layer):
 
 def _triples(value, name: str) -> tuple:
     """Keras's 3-D padding or cropping: an int, three ints (each both sides), or three pairs."""
-    if isinstance(value, int):
-        return ((value, value),) * 3
-    value = tuple(value)
-    if len(value) != 3:
-        raise ValueError(f"`{name}` should have 3 elements. Found: {value}")
-    if all(isinstance(v, int) for v in value):
-        return tuple((v, v) for v in value)
-    return tuple(_tuple(v, 2, name) for v in value)
+    return _sides(value, 3, name)
 
 
 class ZeroPadding3D(ZeroPadding2D):

@@ -620,7 +620,8 @@ class TimeDistributed(Wrapper):
         dynamic = shape_of(inputs)
         inner = reshape(inputs, concat([[-1], dynamic[2:]], 0))
         inner.set_shape(TensorShape([None]).concatenate(inputs.shape[2:]))
-        out = self.layer(inner)
+        out = self.layer(inner, training=training) if training is not None and self.layer._call_takes("training") \
+            else self.layer(inner)
         outer = reshape(out, concat([dynamic[:2], shape_of(out)[1:]], 0))
         outer.set_shape(TensorShape(inputs.shape[:2]).concatenate(out.shape[1:]))
         return outer
