@@ -704,3 +704,76 @@ def test_time_distributed_passes_training_on():
     model = tf.keras.Model(x, layers.TimeDistributed(layers.Dropout(0.5))(x, training=True))
     got = model.predict(np.ones((100, 3, 2)))  # (dropped, though predict does not train: 600 draws)
     assert set(np.unique(got)) == {0.0, 2.0}
+
+
+def test_a_stateful_lstm_carries_its_states_from_batch_to_batch_until_reset():
+    """Keras's stateful example: the states one batch ends with start the next (predict's too);
+    reset_states starts again from zeros, and the result is one run over the joined sequence."""
+    K.clear_session()
+    x = np.random.RandomState(4).rand(2, 6, 3).astype(np.float32)
+    stateful = tf.keras.Sequential([layers.LSTM(4, stateful=True, batch_input_shape=(2, 3, 3))])
+    whole = tf.keras.Sequential([layers.LSTM(4, input_shape=(6, 3))])
+    whole.set_weights(stateful.get_weights())
+    first = stateful.predict(x[:, :3])
+    second = stateful.predict(x[:, 3:])  # (starts where the first left off)
+    np.testing.assert_allclose(second, whole.predict(x), rtol=1e-5, atol=1e-6)
+    stateful.reset_states()
+    np.testing.assert_allclose(stateful.predict(x[:, :3]), first, rtol=1e-6)
+    layer = stateful.layers[0]
+    layer.reset_states([np.ones((2, 4)), np.zeros((2, 4))])
+    assert (K.get_value(layer.states[0]) == 1).all()
+    with pytest.raises(ValueError, match="should have shape"):
+        layer.reset_states([np.ones((3, 4)), np.zeros((2, 4))])
+    assert layers.LSTM.from_config(layer.get_config()).stateful
+    with pytest.raises(ValueError, match="batch size"):
+        tf.keras.Sequential([layers.GRU(2, stateful=True, input_shape=(3, 3))])
+    with pytest.raises(AttributeError, match="must be stateful"):
+        whole.layers[0].reset_states()
+
+
+def test_rnn_cells_that_take_constants_or_are_not_layers():
+    K.clear_session()
+
+    class WithConstants(tf.keras.layers.Layer):
+        def __init__(self, units, **kwargs):
+            self.units = self.state_size = units
+            super().__init__(**kwargs)
+
+        def build(self, input_shape):
+            step_shape, constant_shape = input_shape  # (built with the constants' shapes too)
+            self.kernel = self.add_weight("kernel", (step_shape[-1], self.units), initializer="ones")
+            self.constant_kernel = self.add_weight("constant_kernel", (constant_shape[-1], self.units),
+                                                   initializer="ones")
+            self.built = True
+
+        def call(self, inputs, states, constants):
+            out = K.dot(inputs, self.kernel) + states[0] + K.dot(constants[0], self.constant_kernel)
+            return out, [out]
+
+    class Plain:  # (not a Layer: a state size, a call and a variable of its own)
+        state_size = 2
+
+        def __init__(self):
+            self.kernel = K.variable(np.ones((3, 2)))
+
+        def call(self, inputs, states):
+            out = K.dot(inputs, self.kernel) + states[0]
+            return out, [out]
+
+    x, c, s = tf.keras.Input((None, 3)), tf.keras.Input((2,)), tf.keras.Input((1,))
+    y = layers.RNN(WithConstants(1))(x, initial_state=s, constants=c)
+    xs, cs, ss = np.ones((2, 4, 3)), np.ones((2, 2)), np.full((2, 1), 10.0)
+    np.testing.assert_allclose(tf.keras.Model([x, s, c], y).predict([xs, ss, cs]), np.full((2, 1), 10.0 + 4 * 5))
+    z = layers.RNN(Plain())(x)
+    np.testing.assert_allclose(tf.keras.Model(x, z).predict(xs), np.full((2, 2), 12.0))
+    with pytest.raises(ValueError, match="takes none"):
+        layers.LSTM(2)(x, constants=c)
+    assert layers.SimpleRNN(2, implementation=2).get_config()["units"] == 2
+
+
+def test_a_layer_called_on_a_variable_gives_its_losses_for_that_variable():
+    K.clear_session()
+    layer = layers.Dense(2, activity_regularizer="l1")
+    v = K.variable(np.ones((3, 4)))
+    layer(v)
+    assert len(layer.get_losses_for(v)) == 1 and len(layer.get_losses_for(None)) == 0

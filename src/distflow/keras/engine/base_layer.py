@@ -71,6 +71,8 @@ def _for_inputs(items: list, inputs) -> list:
             todo.extend(x.consumers())
         elif isinstance(x, ops.Operation):
             todo.extend(x.outputs)
+        elif isinstance(getattr(x, "op", None), ops.Operation):  # (a variable the layer was called on)
+            todo.append(x.op)
     return [x for x in items if id(x) in reached]
 
 

@@ -50,6 +50,12 @@ class Network(Layer):
         keep = {id(u) for u in _for_inputs(every, inputs)} | {id(u) for u in _for_inputs(every, None)}
         return [u for u in every if id(u) in keep]
 
+    def reset_states(self) -> None:
+        """Resets the states of its stateful layers (and of the models inside it)."""
+        for layer in self.layers:
+            if hasattr(layer, "reset_states") and (getattr(layer, "stateful", False) or isinstance(layer, Network)):
+                layer.reset_states()
+
     def _tracked_layers(self) -> list:
         return list(self._layers)
 

@@ -9,13 +9,15 @@ as they were, wherever the padding is.
 
 from __future__ import annotations
 
-from ... import (TensorArray, cast, concat, expand_dims, matmul, ones_like, reshape, reverse, stack, transpose,
-                 while_loop, zeros, nn)
+import numpy as np
+
+from ... import (TensorArray, Variable, assign, cast, concat, expand_dims, identity, matmul, ones_like, reshape,
+                 reverse, stack, transpose, while_loop, zeros, nn)
 from ... import shape as shape_of
 from ...framework import ops
 from ...framework.tensor_shape import TensorShape
 from .. import activations, backend as K
-from ..engine.base_layer import Layer, deserialize
+from ..engine.base_layer import Layer, deserialize, snake_case
 
 
 def _weight_args(cell, kind: str) -> dict:
@@ -113,8 +115,8 @@ class _Cell(Layer):
 
 
 class SimpleRNNCell(_Cell):
-    def __init__(self, units, activation="tanh", **kwargs):
-        super().__init__(units, activation=activation, **kwargs)
+    def __init__(self, units, activation="tanh", implementation=1, **kwargs):
+        super().__init__(units, activation=activation, **kwargs)  # (one implementation: as Keras, it is ignored)
 
     def step(self, xz, states, h_mask=None):
         h = states[0] if h_mask is None else states[0] * h_mask
@@ -225,7 +227,7 @@ class StackedRNNCells(Layer):
         self.dropout = self.recurrent_dropout = 0.0
 
     def _tracked_layers(self) -> list:
-        return list(self.cells)
+        return [cell for cell in self.cells if isinstance(cell, Layer)]
 
     @property
     def units(self) -> int:
@@ -242,7 +244,7 @@ class StackedRNNCells(Layer):
     def make_weights(self, owner: Layer, input_dim: int) -> None:
         # (each cell's weights its own, so that the layer lists them cell by cell, as Keras)
         for cell, steps in zip(self.cells, self._steps):
-            with ops.name_scope(cell.name):
+            with ops.name_scope(getattr(cell, "name", None) or snake_case(type(cell).__name__)):
                 steps.make_weights(cell, input_dim)
             input_dim = steps.units
 
@@ -318,6 +320,8 @@ class _UserCell:
             raise ValueError(f"RNN needs a cell with state_size and call(inputs, states), got {cell!r}")
         self.cell = cell
         self.projected_size = None
+        self.constants = None  # (the call's ``constants``, passed to the cell at each step)
+        self.constant_shapes = None
 
     @property
     def state_size(self) -> list:
@@ -333,8 +337,10 @@ class _UserCell:
 
     def make_weights(self, owner: Layer, input_dim: int) -> None:
         self.projected_size = input_dim
-        if not self.cell.built:
-            self.cell.build(TensorShape([None, input_dim]))
+        if not getattr(self.cell, "built", False):
+            shape = TensorShape([None, input_dim])
+            if callable(getattr(self.cell, "build", None)):  # (a cell that is not a Layer may have none)
+                self.cell.build([shape] + self.constant_shapes if self.constant_shapes else shape)
             self.cell.built = True
 
     def prepare(self) -> None:
@@ -344,7 +350,10 @@ class _UserCell:
         return x
 
     def step(self, x, states, h_mask=None):
-        out, new_states = self.cell.call(x, states)  # (a list, as Keras passes its cells)
+        if self.constants is not None:
+            out, new_states = self.cell.call(x, states, constants=self.constants)
+        else:
+            out, new_states = self.cell.call(x, states)  # (a list, as Keras passes its cells)
         return out, list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
 
 
@@ -355,8 +364,10 @@ class RNN(Layer):
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
                  unroll=False, time_major=False, **kwargs):
         super().__init__(**kwargs)
-        if stateful or time_major:
-            raise NotImplementedError("stateful and time_major recurrent layers are not supported")
+        if time_major:
+            raise NotImplementedError("time_major recurrent layers are not supported")
+        self.stateful = bool(stateful)
+        self.states = None  # (stateful: a variable per state, [batch, size], that each call reads and sets)
         if isinstance(cell, (list, tuple)):
             cell = StackedRNNCells(cell)
         self.cell = cell
@@ -369,8 +380,22 @@ class RNN(Layer):
     def units(self) -> int:
         return self._steps.units
 
+    def __call__(self, inputs, *args, **kwargs):
+        constants = kwargs.get("constants")
+        if constants is not None:  # (Keras's cells with constants: a cell written by hand, built with their shapes)
+            if not isinstance(self._steps, _UserCell):
+                raise ValueError(f"{self.name}: constants are passed to a cell written by hand that takes them "
+                                 f"(call(inputs, states, constants)); {type(self.cell).__name__} takes none")
+            constants = [ops.convert_to_tensor(c) for c in (constants if isinstance(constants, (list, tuple))
+                                                            else [constants])]
+            kwargs["constants"] = constants
+            if not self.built:
+                self._steps.constant_shapes = [c.shape for c in constants]
+        return super().__call__(inputs, *args, **kwargs)
+
     def _tracked_layers(self) -> list:
-        return [self.cell] if isinstance(self._steps, (_UserCell, StackedRNNCells)) else []
+        tracked = isinstance(self._steps, (_UserCell, StackedRNNCells)) and isinstance(self.cell, Layer)
+        return [self.cell] if tracked else []  # (a cell that is not a Layer has no weights or losses of its own)
 
     def build(self, input_shape):
         shape = TensorShape(input_shape[0] if isinstance(input_shape, list) else input_shape)
@@ -378,7 +403,33 @@ class RNN(Layer):
             raise ValueError(f"Input 0 of layer {self.name} is incompatible with the layer: expected ndim=3 with a "
                              f"defined last dimension, found shape {shape}")
         self._steps.make_weights(self, shape[-1].value)
+        if self.stateful:
+            batch = shape[0].value
+            if batch is None:
+                raise ValueError(f"{self.name}: a stateful RNN needs to know its batch size: give the first layer of "
+                                 "a Sequential model a `batch_input_shape`, or the Input of a functional model a "
+                                 "`batch_shape`")
+            with ops.name_scope(None), ops.name_scope(f"{self.name}_states"):
+                self.states = [Variable(np.zeros((batch, size), self.dtype), trainable=False, name=f"state_{i}")
+                               for i, size in enumerate(self._steps.state_size)]
         self.built = True
+
+    def reset_states(self, states=None) -> None:
+        """Sets a stateful layer's states to zeros, or to ``states`` (one array per state)."""
+        if not self.stateful:
+            raise AttributeError(f"Layer {self.name} must be stateful to reset its states.")
+        if states is None:
+            values = [np.zeros(v.shape.as_list(), self.dtype) for v in self.states]
+        else:
+            values = [np.asarray(s) for s in (states if isinstance(states, (list, tuple)) else [states])]
+            if len(values) != len(self.states):
+                raise ValueError(f"Layer {self.name} expects {len(self.states)} states, but it received "
+                                 f"{len(values)} state values")
+            for v, value in zip(self.states, values):
+                if tuple(v.shape.as_list()) != value.shape:
+                    raise ValueError(f"State of layer {self.name} should have shape {tuple(v.shape.as_list())}, "
+                                     f"found shape {value.shape}")
+        K.batch_set_value(list(zip(self.states, values)))
 
     def _dropout_mask(self, like, rate, training):
         if not rate:
@@ -386,7 +437,7 @@ class RNN(Layer):
         ones = ones_like(like)
         return K.in_train_phase(lambda: nn.dropout(ones, rate=rate), lambda: ones, training)
 
-    def call(self, inputs, mask=None, training=None, initial_state=None):
+    def call(self, inputs, mask=None, training=None, initial_state=None, constants=None):
         if isinstance(inputs, (list, tuple)):
             inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
         x = transpose(inputs, [1, 0, 2])  # time-major
@@ -394,10 +445,18 @@ class RNN(Layer):
             x = reverse(x, [0])
         steps, batch = shape_of(x)[0], shape_of(x)[1]
         cell = self._steps
-        states = list(initial_state) if initial_state is not None else \
-            [zeros(stack([batch, size]), dtype=inputs.dtype) for size in cell.state_size]
+        # (a stateful layer probed in a scratch graph for its output shape keeps its states as they are)
+        stateful = self.stateful and self.states is not None and self.states[0].graph is ops.get_default_graph()
+        if initial_state is not None:
+            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        elif stateful:  # (where the last call left them)
+            states = [identity(v) for v in self.states]
+        else:
+            states = [zeros(stack([batch, size]), dtype=inputs.dtype) for size in cell.state_size]
         x_mask = self._dropout_mask(x[0], cell.dropout, training)
         h_mask = self._dropout_mask(states[0], cell.recurrent_dropout, training)
+        if constants is not None:
+            cell.constants = list(constants)
         cell.prepare()
         projected = cell.project(x, x_mask)
         xs = TensorArray(x.dtype, size=steps).unstack(projected)
@@ -431,6 +490,9 @@ class RNN(Layer):
             out.set_shape(TensorShape([inputs.shape[0].value, inputs.shape[1].value, cell.units]))
         else:
             out = final
+        if stateful:  # (each run that computes the output leaves the states for the next, predict's too)
+            with ops.control_dependencies([assign(v, state) for v, state in zip(self.states, finals)]):
+                out, finals = identity(out), [identity(state) for state in finals]
         return [out] + finals if self.return_state else out
 
     def compute_mask(self, inputs, mask=None):
@@ -440,7 +502,7 @@ class RNN(Layer):
         """LSTM, GRU and SimpleRNN hold their cell's arguments; an RNN over any other cell holds
         the cell's config, as Keras writes them."""
         config = {**super().get_config(), "return_sequences": self.return_sequences,
-                  "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
+                  "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": self.stateful,
                   "unroll": False}
         if hasattr(self, "_init_kwargs"):
             return {**config, **self.cell.cell_config()}
@@ -531,7 +593,7 @@ def _cudnn_class(name: str, cell_class, extra: tuple):
     def get_config(self):
         config = Layer.get_config(self)
         config.update(units=self.cell.units, return_sequences=self.return_sequences, return_state=self.return_state,
-                      go_backwards=self.go_backwards, stateful=False, **self.cell._options_config(*options))
+                      go_backwards=self.go_backwards, stateful=self.stateful, **self.cell._options_config(*options))
         return config
 
     return type(name, (RNN,), {"__init__": __init__, "get_config": get_config,
