@@ -1,6 +1,8 @@
 """Every tf.keras layer against NumPy written the obvious way (weights read back from the
 layer), and the shapes Keras gives; the recurrent layers and Dense/Conv2D are in test_keras.py."""
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -777,3 +779,38 @@ def test_a_layer_called_on_a_variable_gives_its_losses_for_that_variable():
     v = K.variable(np.ones((3, 4)))
     layer(v)
     assert len(layer.get_losses_for(v)) == 1 and len(layer.get_losses_for(None)) == 0
+
+
+def test_hashing_skipgrams_sampling_table_and_time_series_windows():
+    text = tf.keras.preprocessing.text
+    sequence = tf.keras.preprocessing.sequence
+    hashed = text.hashing_trick("The cat sat on the mat.", 7, hash_function="md5")
+    assert hashed == [int(hashlib.md5(w.encode()).hexdigest(), 16) % 6 + 1
+                      for w in ["the", "cat", "sat", "on", "the", "mat"]]
+    assert hashed[0] == hashed[4] and all(1 <= i < 7 for i in text.one_hot("The cat sat on the mat.", 7))
+    tokenizer = text.Tokenizer()
+    tokenizer.fit_on_sequences([[1, 2, 2], [2, 3]])
+    assert tokenizer.document_count == 2 and tokenizer.index_docs[2] == 2 and tokenizer.index_docs[3] == 1
+    # the sampling table: sqrt(sampling_factor / frequency), frequencies from Zipf's law, at most 1
+    table = sequence.make_sampling_table(5, sampling_factor=1e-3)
+    r = np.array([1.0, 1, 2, 3, 4])
+    want = np.minimum(1.0, np.sqrt(1e-3 * (r * (np.log(r) + 0.577) + 0.5 - 1 / (12 * r))))
+    np.testing.assert_allclose(table, want)
+    couples, labels = sequence.skipgrams([0, 1, 2, 3], vocabulary_size=4, window_size=1, seed=3)
+    positive = sorted(tuple(c) for c, label in zip(couples, labels) if label == 1)
+    assert positive == [(1, 2), (2, 1), (2, 3), (3, 2)]  # (index 0 is padding: no pair)
+    assert labels.count(0) == 4 and all(1 <= c[1] < 4 for c, label in zip(couples, labels) if label == 0)
+    _, categorical = sequence.skipgrams([1, 2], 3, negative_samples=0.0, categorical=True, shuffle=False)
+    assert categorical == [[0, 1], [0, 1]]
+    data = np.arange(10)[:, None]
+    windows = sequence.TimeseriesGenerator(data, np.arange(10), length=3, sampling_rate=1, batch_size=2)
+    assert len(windows) == 4  # (targets 3..9: 7 windows, 2 a batch)
+    x, y = windows[0]
+    np.testing.assert_array_equal(x[:, :, 0], [[0, 1, 2], [1, 2, 3]])
+    np.testing.assert_array_equal(y, [3, 4])
+    x, y = windows[3]
+    np.testing.assert_array_equal(y, [9])
+    strided = sequence.TimeseriesGenerator(data, np.arange(10), length=4, sampling_rate=2, stride=3, reverse=True)
+    x, y = strided[0]
+    np.testing.assert_array_equal(x[:, :, 0], [[2, 0], [5, 3]])
+    np.testing.assert_array_equal(y, [4, 7])

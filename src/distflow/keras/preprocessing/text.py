@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import hashlib
 
 import numpy as np
 
@@ -14,6 +15,23 @@ def text_to_word_sequence(text, filters=_FILTERS, lower=True, split=" "):
         text = text.lower()
     text = text.translate(str.maketrans({c: split for c in filters}))
     return [word for word in text.split(split) if word]
+
+
+def one_hot(text, n, filters=_FILTERS, lower=True, split=" "):
+    """Each word of ``text`` as an index in [1, n): its hash (Python's, which changes from one
+    process to the next unless PYTHONHASHSEED is set, as Keras warns), so two words may share one."""
+    return hashing_trick(text, n, hash_function=hash, filters=filters, lower=lower, split=split)
+
+
+def hashing_trick(text, n, hash_function=None, filters=_FILTERS, lower=True, split=" "):
+    """Each word of ``text`` as ``hash_function(word) % (n - 1) + 1``: Python's ``hash`` by
+    default, or ``'md5'``, the same in every process; 0 is left for padding."""
+    if hash_function is None:
+        hash_function = hash
+    elif hash_function == "md5":
+        def hash_function(word):  # noqa: F811 - the named choice
+            return int(hashlib.md5(word.encode()).hexdigest(), 16)
+    return [hash_function(word) % (n - 1) + 1 for word in text_to_word_sequence(text, filters, lower, split)]
 
 
 class Tokenizer:
@@ -50,6 +68,14 @@ class Tokenizer:
         self.index_word = {i: w for w, i in self.word_index.items()}
         for w, count in self.word_docs.items():
             self.index_docs[self.word_index[w]] = count
+
+    def fit_on_sequences(self, sequences) -> None:
+        """Counts, for ``tfidf`` matrices, the documents each index appears in (sequences of
+        indices, as ``texts_to_sequences`` gives them)."""
+        self.document_count += len(sequences)
+        for seq in sequences:
+            for i in set(seq):
+                self.index_docs[i] += 1
 
     def texts_to_sequences(self, texts) -> list:
         return list(self.texts_to_sequences_generator(texts))
