@@ -796,3 +796,39 @@ def test_masked_steps_count_for_nothing_in_the_loss_and_the_metrics():
     loss, mae = model.evaluate(x, y, verbose=0)
     assert loss == pytest.approx(8.0 / 6) and mae == pytest.approx(4.0 / 3)
     assert model.test_on_batch(x, y)[0] == pytest.approx(8.0 / 6)
+
+
+def _classifier(hidden=8, classes=3):
+    model = tf.keras.Sequential([layers.Dense(hidden, activation="relu", input_shape=(4,)),
+                                 layers.Dense(classes, activation="softmax")])
+    model.compile(tf.keras.optimizers.Adam(0.05), "categorical_crossentropy", metrics=["accuracy"])
+    return model
+
+
+def _regressor():
+    model = tf.keras.Sequential([layers.Dense(1, input_shape=(4,))])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    return model
+
+
+def test_scikit_learn_wrappers_build_train_predict_and_score():
+    from distflow.keras.wrappers.scikit_learn import KerasClassifier, KerasRegressor
+    rng = np.random.RandomState(8)
+    x = rng.randn(120, 4).astype(np.float32)
+    labels = np.array(["low", "mid", "high"])[np.argmax(x[:, :3], 1)]  # (string labels)
+    clf = KerasClassifier(_classifier, hidden=16, epochs=30, batch_size=16, verbose=0)
+    assert clf.get_params()["hidden"] == 16 and clf.get_params()["build_fn"] is _classifier
+    clf.fit(x, labels)
+    assert list(clf.classes_) == ["high", "low", "mid"]
+    assert (clf.predict(x) == labels).mean() > 0.9 and clf.score(x, labels) > 0.9
+    probabilities = clf.predict_proba(x)
+    assert probabilities.shape == (120, 3) and np.allclose(probabilities.sum(1), 1, atol=1e-5)
+    np.testing.assert_array_equal(clf.model.predict_classes(x), probabilities.argmax(1))
+    with pytest.raises(ValueError, match="colour is not a legal parameter"):
+        clf.set_params(colour="red")
+    y = x @ np.array([1.0, -1.0, 0.5, 2.0], np.float32)
+    reg = KerasRegressor(_regressor, epochs=40, batch_size=16, verbose=0)
+    reg.fit(x, y)
+    assert reg.predict(x).shape == (120,) and -0.05 < reg.score(x, y) <= 0  # (the loss, negated)
+    binary = tf.keras.Sequential([layers.Dense(1, activation="sigmoid", input_shape=(4,))])
+    np.testing.assert_array_equal(binary.predict_classes(x)[:, 0], (binary.predict(x)[:, 0] > 0.5).astype(int))

@@ -4,7 +4,7 @@
 from . import activations, backend, callbacks, constraints, initializers, losses, metrics  # noqa: F401
 from . import optimizers, regularizers, utils  # noqa: F401
 from . import layers, models  # noqa: F401
-from . import applications, datasets, estimator, experimental, preprocessing  # noqa: F401
+from . import applications, datasets, estimator, experimental, preprocessing, wrappers  # noqa: F401
 from .engine.input_layer import Input  # noqa: F401
 from .engine.sequential import Sequential  # noqa: F401
 from .engine.training import Model  # noqa: F401

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .. import backend as K
 from .base_layer import Layer, deserialize
 from .input_layer import Input, InputLayer
 from .training import Model
@@ -57,6 +58,21 @@ class Sequential(Model):
     def layers(self) -> list:
         """The stacked layers (without the input layer, as Keras lists them)."""
         return list(self._stack)
+
+    def predict_proba(self, x, batch_size=32, verbose=0):
+        """``predict``, for a model whose outputs are probabilities (a warning says if not)."""
+        probabilities = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if probabilities.min() < 0.0 or probabilities.max() > 1.0:
+            K._warn("Network returning invalid probability values. The last layer might not normalize predictions "
+                    "into probabilities (like softmax or sigmoid would).")
+        return probabilities
+
+    def predict_classes(self, x, batch_size=32, verbose=0):
+        """The class of each sample: its most probable, or for one sigmoid output, 1 above 0.5."""
+        probabilities = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if probabilities.shape[-1] > 1:
+            return probabilities.argmax(axis=-1)
+        return (probabilities > 0.5).astype("int32")
 
     def pop(self) -> None:
         if not self._stack:

@@ -1,0 +1,3 @@
+"""``tf.keras.wrappers``: Keras models as scikit-learn estimators."""
+
+from . import scikit_learn  # noqa: F401
