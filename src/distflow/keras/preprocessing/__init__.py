@@ -1,3 +1,4 @@
-"""``tf.keras.preprocessing``: padding sequences and turning texts into word indices."""
+"""``tf.keras.preprocessing``: padding sequences, turning texts into word indices, and
+augmenting images."""
 
-from . import sequence, text  # noqa: F401
+from . import image, sequence, text  # noqa: F401
