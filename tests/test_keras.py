@@ -832,3 +832,19 @@ def test_scikit_learn_wrappers_build_train_predict_and_score():
     assert reg.predict(x).shape == (120,) and -0.05 < reg.score(x, y) <= 0  # (the loss, negated)
     binary = tf.keras.Sequential([layers.Dense(1, activation="sigmoid", input_shape=(4,))])
     np.testing.assert_array_equal(binary.predict_classes(x)[:, 0], (binary.predict(x)[:, 0] > 0.5).astype(int))
+
+
+def test_temporal_sample_weights_weigh_each_time_step():
+    model = tf.keras.Sequential([layers.TimeDistributed(layers.Dense(1, kernel_initializer="ones",
+                                                                     bias_initializer="zeros"), input_shape=(3, 1))])
+    model.compile("sgd", "mse", sample_weight_mode="temporal")
+    x = np.array([[[1.0], [2.0], [3.0]], [[0.0], [1.0], [4.0]]])
+    y = np.zeros((2, 3, 1))
+    weights = np.array([[1.0, 0.0, 2.0], [0.5, 1.0, 0.0]])
+    # squared errors 1 4 9 / 0 1 16, weighted 1 0 18 / 0 1 0: the mean over the 6 steps
+    assert model.evaluate(x, y, sample_weight=weights, verbose=0) == pytest.approx(20.0 / 6)
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(31.0 / 6)  # (no weights: every step 1)
+    with pytest.raises(ValueError, match=r"\[samples, steps\]"):
+        model.evaluate(x, y, sample_weight=np.ones(2), verbose=0)
+    with pytest.raises(ValueError, match="class_weight"):
+        model.fit(x, y, class_weight={0: 1.0}, verbose=0)

@@ -50,7 +50,8 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         if compile and training is not None:
             training = json.loads(saving.text(training))
             model.compile(optimizers.get(training["optimizer_config"]), loss=_custom(training["loss"]),
-                          metrics=_custom(training.get("metrics")), loss_weights=training.get("loss_weights"))
+                          metrics=_custom(training.get("metrics")), loss_weights=training.get("loss_weights"),
+                          sample_weight_mode=training.get("sample_weight_mode"))
             if "optimizer_weights" in f:
                 saving.load_optimizer_weights(f, model)
     return model

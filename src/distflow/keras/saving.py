@@ -146,7 +146,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True) -> None:
                 "optimizer_config": {"class_name": type(model.optimizer).__name__,
                                      "config": model.optimizer.get_config()},
                 "loss": _loss_names(compiled["loss"]), "metrics": compiled["metrics"],
-                "weighted_metrics": compiled["weighted_metrics"], "sample_weight_mode": None,
+                "weighted_metrics": compiled["weighted_metrics"], "sample_weight_mode": compiled.get("sample_weight_mode"),
                 "loss_weights": compiled["loss_weights"]}, default=_json_default).encode("utf8")
             if model.optimizer.weights:
                 _write_weights(f.create_group("optimizer_weights"), model.optimizer.weights)

@@ -47,8 +47,6 @@ class Model(Network):
                 weighted_metrics=None, target_tensors=None, distribute=None, **kwargs):
         if kwargs:
             raise TypeError(f"Invalid keyword argument(s) in `compile`: {sorted(kwargs)}")
-        if sample_weight_mode not in (None, "samplewise"):
-            raise NotImplementedError("compile: sample_weight_mode='temporal' is not supported")
         self.optimizer = optimizers_lib.get(optimizer)
         self.loss = loss
         context = distribute_context.current()
@@ -56,7 +54,8 @@ class Model(Network):
         if target_tensors is not None and self._strategy is not None:
             raise NotImplementedError("compile: target_tensors under a distribution strategy are not supported")
         self._compiled = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights,
-                          "weighted_metrics": weighted_metrics, "target_tensors": target_tensors}
+                          "weighted_metrics": weighted_metrics, "target_tensors": target_tensors,
+                          "sample_weight_mode": sample_weight_mode}
         self._train = None
         if self.inputs is not None:
             self._build_training()
@@ -86,7 +85,10 @@ class Model(Network):
         with graph.as_default(), ops.name_scope(None):
             targets, sample_weights = [], []
             given = self._per_output(self._compiled.get("target_tensors"), "target_tensors")
-            for output, name, loss_fn, tensor in zip(self.outputs, self.output_names, self._loss_fns(), given):
+            temporal = self._temporal()
+            for output, name, loss_fn, tensor, per_step in zip(self.outputs, self.output_names, self._loss_fns(),
+                                                               given, temporal):
+                weight_shape = [None, None] if per_step else [None]
                 if loss_fn is None:  # (an output without a loss takes no targets)
                     targets.append(None)
                     sample_weights.append(None)
@@ -98,18 +100,27 @@ class Model(Network):
                     continue
                 if tensor is not None:  # (a placeholder of the program's: fed from y, as Keras feeds it)
                     targets.append(tensor)
-                    sample_weights.append(placeholder(dtypes.float32, shape=[None], name=f"{name}_sample_weights"))
+                    sample_weights.append(placeholder(dtypes.float32, shape=weight_shape,
+                                                      name=f"{name}_sample_weights"))
                     continue
                 rank = output.shape.ndims
                 sparse = loss_fn is losses_lib.sparse_categorical_crossentropy
                 targets.append(placeholder(output.dtype.base_dtype, name=f"{name}_target",
                                            shape=None if sparse or rank is None else [None] * rank))
-                sample_weights.append(placeholder(dtypes.float32, shape=[None], name=f"{name}_sample_weights"))
+                sample_weights.append(placeholder(dtypes.float32, shape=weight_shape, name=f"{name}_sample_weights"))
             names, values = self._losses_and_metrics(self.outputs, targets, sample_weights)
         self._train = {"targets": targets, "sample_weights": sample_weights, "names": names, "values": values,
                        "total_loss": values[0], "op": None}
         self.metrics_names = names
         self.total_loss = values[0]
+
+    def _temporal(self) -> list:
+        """Whether each output's sample weights are per time step (``sample_weight_mode='temporal'``)."""
+        modes = self._per_output(self._compiled.get("sample_weight_mode"), "sample_weight_mode")
+        for mode in modes:
+            if mode not in (None, "samplewise", "temporal"):
+                raise ValueError(f"sample_weight_mode should be None or 'temporal', got {mode!r}")
+        return [mode == "temporal" for mode in modes]
 
     def _loss_fns(self) -> list:
         """Each output's loss function, None for an output compiled without one (a model whose
@@ -138,10 +149,16 @@ class Model(Network):
             mask = K._mask_table().get(output)  # (a sequence's padded steps count for nothing, as in TF 1.15)
             with ops.name_scope(f"loss/{name}_loss"):
                 score = loss_fn(target, output)
-                if mask is not None and mask.shape.ndims == score.shape.ndims:
-                    keep = cast(mask, score.dtype)
+                per_step = weight is not None and weight.shape.ndims == 2
+                if per_step and score.shape.ndims != 2:
+                    raise ValueError(f"sample_weight_mode='temporal' weighs each time step of a [samples, steps] "
+                                     f"loss; the loss of {name} has shape {score.shape}")
+                if (mask is not None and mask.shape.ndims == score.shape.ndims) or per_step:
+                    keep = cast(mask, score.dtype) if mask is not None else None
                     if weight is not None:
-                        keep = keep * reshape(cast(weight, score.dtype), [-1] + [1] * (score.shape.ndims - 1))
+                        w = cast(weight, score.dtype)
+                        w = w if per_step else reshape(w, [-1] + [1] * (score.shape.ndims - 1))
+                        keep = w if keep is None else keep * w
                     output_losses.append(reduce_mean(score * keep))
                 else:
                     if score.shape.ndims is not None and score.shape.ndims > 1:
@@ -401,9 +418,20 @@ class Model(Network):
             [None] * len(targets)
         class_weight = self._per_output(class_weight, "class_weight") if isinstance(class_weight, dict) and \
             set(class_weight) <= set(self.output_names) and len(self.output_names) > 1 else [class_weight] * len(targets)
-        for y, sw, cw in zip(targets, sample_weight, class_weight):
+        temporal = self._temporal() if self._compiled is not None else [False] * len(targets)
+        for y, sw, cw, per_step in zip(targets, sample_weight, class_weight, temporal):
             if y is None:
                 out.append(None)
+                continue
+            if per_step:  # (a weight for each time step of each sample)
+                if cw:
+                    raise ValueError("class_weight not supported for 3+ dimensional targets "
+                                     "(sample_weight_mode='temporal')")
+                w = np.ones(y.shape[:2], np.float32) if sw is None else np.asarray(sw, np.float32)
+                if w.shape != y.shape[:2]:
+                    raise ValueError(f"With sample_weight_mode='temporal', sample_weight should have the shape "
+                                     f"[samples, steps] {y.shape[:2]}; got {w.shape}")
+                out.append(w)
                 continue
             w = np.ones(len(y), np.float32) if sw is None else np.asarray(sw, np.float32).reshape(len(y))
             if cw:
