@@ -135,6 +135,63 @@ def test_run_config_places_ops_by_device_fn_and_staggers_workers_only_when_asked
     assert worker_delay_secs(config_of("chief", 0, 60)) == 0
 
 
+def test_run_config_reads_tf_config_and_checks_its_values_as_tf_does(tmp_path, monkeypatch):
+    def config(tf_config, **kwargs):
+        monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+        return tf.estimator.RunConfig(**kwargs)
+
+    cluster = {"chief": ["h:0"], "ps": ["h:1", "h:2"], "worker": ["h:3", "h:4"]}
+    worker = config({"cluster": cluster, "task": {"type": "worker", "index": 1}, "service": {"k": 1}})
+    assert (worker.master, worker.is_chief, worker.num_ps_replicas, worker.num_worker_replicas) == \
+        ("grpc://h:4", False, 2, 3)
+    assert worker.service == {"k": 1} and worker.evaluation_master == ""
+    evaluator = config({"cluster": cluster, "task": {"type": "evaluator", "index": 0},
+                        "eval_session_master": "grpc://e:1", "model_dir": str(tmp_path)})
+    assert evaluator.cluster_spec.jobs == [] and evaluator.master == "" and not evaluator.is_chief
+    assert evaluator.evaluation_master == "grpc://e:1" and evaluator.model_dir == str(tmp_path)
+    legacy = config({"cluster": {"master": ["h:0"], "worker": ["h:1"]}, "task": {"type": "master", "index": 0}})
+    assert legacy.is_chief and legacy.num_worker_replicas == 2
+    one = config({"cluster": {"chief": ["h:0"]}, "task": {"type": "chief", "index": 0}})
+    assert one.master == "" and one.is_chief  # (a cluster of one: the session runs in process)
+    local = config({"session_master": "grpc://s:1"})
+    assert local.master == "grpc://s:1" and local.is_chief and local.num_worker_replicas == 1
+    for bad, message in [({"cluster": cluster, "task": {"index": 0}}, "task type must be set"),
+                         ({"cluster": cluster, "task": {"type": "worker"}}, "task index must be set"),
+                         ({"cluster": cluster, "task": {"type": "worker", "index": 2}}, "not a valid task_id"),
+                         ({"cluster": cluster, "task": {"type": "gpu", "index": 0}}, "not a valid task_type"),
+                         ({"cluster": dict(cluster, chief=["h:0", "h:9"]), "task": {"type": "chief", "index": 0}},
+                          "only one"),
+                         ({"cluster": cluster, "task": {"type": "worker", "index": 0}, "eval_session_master": "x"},
+                          "should not be set"),
+                         ({"task": {"type": "ps", "index": 0}}, "must be WORKER"),
+                         ({"model_dir": ""}, "should be non-empty"),
+                         ({"service": 3}, "must be a dict")]:
+        with pytest.raises((ValueError, TypeError), match=message):
+            config(bad)
+    with pytest.raises(ValueError, match="must have the same value"):
+        config({"model_dir": "/a"}, model_dir="/b")
+    monkeypatch.delenv("TF_CONFIG")
+    for kwargs, message in [({"save_summary_steps": -1}, "save_summary_steps should be >= 0"),
+                            ({"keep_checkpoint_every_n_hours": 0}, "should be > 0"),
+                            ({"session_config": {}}, "ConfigProto"), ({"tf_random_seed": 1.5}, "integer"),
+                            ({"save_checkpoints_steps": 5, "save_checkpoints_secs": 5}, "cannot be both set")]:
+        with pytest.raises(ValueError, match=message):
+            tf.estimator.RunConfig(**kwargs)
+    # checkpoints: every 600 s by default; both frequencies None: none at all; replace swaps one for the other
+    default = tf.estimator.RunConfig()
+    assert (default.save_checkpoints_secs, default.save_checkpoints_steps) == (600, None)
+    steps = default.replace(save_checkpoints_steps=7)
+    assert (steps.save_checkpoints_secs, steps.save_checkpoints_steps) == (None, 7)
+    assert steps.replace(save_checkpoints_secs=30).save_checkpoints_steps is None
+    with pytest.raises(ValueError, match="Replacing master is not supported"):
+        default.replace(master="x")
+    off = tf.estimator.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None, log_step_count_steps=None)
+    estimator = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / "off"), config=off,
+                                       params={"learning_rate": 0.1})
+    estimator.train(tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, shuffle=False), steps=2)
+    assert tf.train.latest_checkpoint(str(tmp_path / "off")) is None
+
+
 def test_an_estimator_warm_starts_from_another_models_checkpoint_once(tmp_path):
     config = tf.estimator.RunConfig(log_step_count_steps=None, tf_random_seed=1)
     train = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, num_epochs=None, shuffle=True)

@@ -286,9 +286,11 @@ class Estimator:
             if self.config.log_step_count_steps:
                 all_hooks.append(hooks_lib.LoggingTensorHook({"loss": spec.loss, "step": global_step},
                                                              every_n_iter=self.config.log_step_count_steps))
-            saver_hook = hooks_lib.CheckpointSaverHook(
+            # (no checkpoints where the config turns them off: both frequencies None)
+            saver_hooks = [hooks_lib.CheckpointSaverHook(
                 self.model_dir, save_secs=self.config.save_checkpoints_secs,
-                save_steps=self.config.save_checkpoints_steps, scaffold=scaffold, listeners=saving_listeners)
+                save_steps=self.config.save_checkpoints_steps, scaffold=scaffold, listeners=saving_listeners)] \
+                if self.config.save_checkpoints_secs or self.config.save_checkpoints_steps else []
             loss = None
             # Every worker of a strategy without a ps holds (and so initializes or restores) its own
             # copy of the model; only the chief checkpoints and writes summaries.
@@ -298,7 +300,7 @@ class Estimator:
             with MonitoredTrainingSession(
                     master=self.config.master, is_chief=chief or own_copy, checkpoint_dir=self.model_dir,
                     scaffold=scaffold,
-                    hooks=all_hooks, chief_only_hooks=spec.training_chief_hooks + [saver_hook] if chief else [],
+                    hooks=all_hooks, chief_only_hooks=spec.training_chief_hooks + saver_hooks if chief else [],
                     save_checkpoint_secs=None, save_checkpoint_steps=None,
                     save_summaries_steps=self.config.save_summary_steps if chief else None,
                     save_summaries_secs=None, config=self.config.session_config if strategy is None

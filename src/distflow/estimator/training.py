@@ -70,7 +70,7 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
     (the metrics of the checkpoint at ``max_steps``, the paths its exporters wrote).
     """
     config = estimator.config
-    if config.cluster_spec.jobs:
+    if config.cluster_spec.jobs or config.task_type == "evaluator":  # (an evaluator's config has no cluster)
         return _run_task(estimator, train_spec, eval_spec)
     every = config.save_checkpoints_steps
     metrics = None

@@ -241,7 +241,11 @@ def namespaces() -> list[tuple[str, str]]:
         elif out:
             status = f"out of scope ({out})"
         elif name == "estimator":
-            status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig`, "
+            status = ("partial: `Estimator` (train, evaluate, predict), `EstimatorSpec`, `ModeKeys`, `RunConfig` "
+                      "(TF_CONFIG read and checked as TF does, with its `model_dir`, `session_master`, "
+                      "`eval_session_master` and `service` keys and a legacy `master` job; a cluster without a "
+                      "chief, which TF refuses, takes worker 0 as its chief, as tf.distribute's multi-worker "
+                      "clusters need), "
                       "`train_and_evaluate` (in one process, or as the ps, chief, worker or evaluator task that "
                       "TF_CONFIG names), `RunConfig(train_distribute=..., eval_distribute=...)` with tf.distribute "
                       "strategies (or `experimental_distribute=tf.contrib.distribute.DistributeConfig(...)`), "
