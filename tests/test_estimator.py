@@ -91,8 +91,28 @@ def test_estimator_arguments_are_checked():
         tf.estimator.Estimator(lambda x, labels: None)
     with pytest.raises(ValueError, match="not expected args"):
         tf.estimator.Estimator(lambda features, labels, extra: None)
-    with pytest.raises(ValueError, match="Missing loss or train_op"):
+    with pytest.raises(ValueError, match="Missing train_op"):
         tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.TRAIN, loss=tf.constant(1.0))
+    # a spec's parts are checked as TF checks them; a loss of one element is a scalar
+    train, loss = tf.no_op(), tf.constant([2.0])
+    assert tf.estimator.EstimatorSpec("train", loss=loss, train_op=train).loss.shape.ndims == 0
+    for kwargs, error, message in [({"loss": 1.0}, TypeError, "loss must be Tensor"),
+                                   ({"loss": tf.constant([1.0, 2.0])}, ValueError, "Loss must be scalar"),
+                                   ({"loss": loss, "training_hooks": ["not a hook"]}, TypeError, "SessionRunHook"),
+                                   ({"loss": loss, "scaffold": object()}, TypeError, "Scaffold"),
+                                   ({"loss": loss, "eval_metric_ops": {"m": (1.0, train)}}, TypeError,
+                                    "Operation or Tensor"),
+                                   ({"loss": loss, "predictions": {"p": 3}}, TypeError, r"predictions\[p\]")]:
+        with pytest.raises(error, match=message):
+            tf.estimator.EstimatorSpec("train", train_op=train, **kwargs)
+    with tf.Graph().as_default():
+        elsewhere = tf.constant(1.0)
+    with pytest.raises(ValueError, match="default graph"):
+        tf.estimator.EstimatorSpec("eval", loss=elsewhere)
+    output = tf.estimator.export.PredictOutput({"p": tf.constant([1.0])})
+    spec = tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.PREDICT, predictions=tf.constant([1.0]),
+                                      export_outputs={"mine": output})
+    assert spec.export_outputs == {"mine": output, "serving_default": output}
     with pytest.raises(ValueError, match="shuffle must be provided"):
         tf.estimator.inputs.numpy_input_fn({"x": X}, Y)
     estimator = tf.estimator.Estimator(linear_model_fn, params={"learning_rate": 0.1})
@@ -133,6 +153,24 @@ def test_run_config_places_ops_by_device_fn_and_staggers_workers_only_when_asked
     assert worker_delay_secs(config_of("worker", 2, 60)) == 15
     assert worker_delay_secs(config_of("worker", 2, 7)) == 7
     assert worker_delay_secs(config_of("chief", 0, 60)) == 0
+
+
+def test_numpy_input_fn_takes_a_dict_of_labels_and_checks_its_arrays():
+    x = {"a": np.arange(4.0), "b": np.arange(32, 36)}
+    y = {"y1": np.arange(-32, -28), "y2": np.arange(32, 28, -1)}
+    features, labels = tf.estimator.inputs.numpy_input_fn(x, y, batch_size=2, shuffle=False, num_epochs=1)()
+    with tf.Session() as sess:
+        first = sess.run([features, labels])
+        sess.run([features, labels])
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(features)
+    assert first[0]["b"].tolist() == [32, 33] and first[1]["y1"].tolist() == [-32, -31]
+    for args, message in [((x, {}), "y cannot be empty"), (({}, None), "x cannot be empty"),
+                          ((x, {"a": np.arange(4), "y": np.arange(4)}), "1 duplicate keys"),
+                          (({"a": np.arange(1), "b": np.arange(4)}, None), "Length of tensors in x and y"),
+                          ((x, np.arange(10)), "Length of tensors in x and y"), (({"a": 3}, None), "scalars")]:
+        with pytest.raises(ValueError, match=message):
+            tf.estimator.inputs.numpy_input_fn(*args, shuffle=False)
 
 
 def test_run_config_reads_tf_config_and_checks_its_values_as_tf_does(tmp_path, monkeypatch):

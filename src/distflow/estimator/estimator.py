@@ -28,7 +28,7 @@ from ..framework import errors, ops
 from ..framework.random_seed import set_random_seed
 from ..distribute.reduce_util import ReduceOp
 from ..metrics import mean as metric_mean
-from ..ops import control_flow_ops
+from ..ops import array_ops, control_flow_ops
 from ..summary.writer import FileWriter
 from ..protos.distflow_pb2 import Summary
 from ..runtime.session import Session
@@ -39,6 +39,7 @@ from ..train import basic_session_run_hooks as hooks_lib
 from ..train import saver as saver_lib
 from ..train.device_setter import replica_device_setter
 from ..train.monitored_session import ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold
+from ..train.session_run_hook import SessionRunHook
 from ..train.warm_starting import WarmStartSettings, warm_start
 from ..train.training_util import get_or_create_global_step
 from . import export as export_lib
@@ -68,23 +69,60 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
                 prediction_hooks=None):
         if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
             raise ValueError(f"mode={mode!r} is not one of ModeKeys")
-        if mode == ModeKeys.TRAIN and (loss is None or train_op is None):
-            raise ValueError("Missing loss or train_op: a model_fn in TRAIN mode must give both.")
-        if mode == ModeKeys.EVAL and loss is None:
-            raise ValueError("Missing loss: a model_fn in EVAL mode must give it.")
-        if mode == ModeKeys.PREDICT and predictions is None:
+        if train_op is None and mode == ModeKeys.TRAIN:
+            raise ValueError("Missing train_op: a model_fn in TRAIN mode must give it (and a loss).")
+        if loss is None and mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
+            raise ValueError(f"Missing loss: a model_fn in {mode.upper()} mode must give it.")
+        if predictions is None and mode == ModeKeys.PREDICT:
             raise ValueError("Missing predictions: a model_fn in PREDICT mode must give them.")
+        if train_op is not None:
+            _check_tensor_or_op(train_op, "train_op")
         if loss is not None:
-            loss = ops.convert_to_tensor(loss)
-            if loss.shape.ndims not in (None, 0):
+            _check_tensor(loss, "loss")
+            if loss.shape.num_elements() not in (None, 1):
                 raise ValueError(f"Loss must be scalar, given: {loss}")
-        for name, value in (("eval_metric_ops", eval_metric_ops),):
-            if value is not None and (not isinstance(value, dict) or not all(
-                    isinstance(v, (tuple, list)) and len(v) == 2 for v in value.values())):
-                raise TypeError(f"{name} must be a dict of name -> (metric value, update op), got {value!r}")
+            if loss.shape.ndims not in (None, 0):  # (one element: as a scalar, as TF takes it)
+                loss = array_ops.reshape(loss, [])
+        if isinstance(predictions, dict):
+            for key, value in predictions.items():
+                _check_tensor(value, f"predictions[{key}]")
+        elif predictions is not None:
+            _check_tensor(predictions, "predictions")
+        if eval_metric_ops is not None:
+            if not isinstance(eval_metric_ops, dict):
+                raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
+            for key, pair in eval_metric_ops.items():
+                if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                    raise TypeError(f"Values of eval_metric_ops must be (metric_value, update_op) tuples, given: "
+                                    f"{pair} for key: {key}")
+                for member in pair:
+                    _check_tensor_or_op(member, f"eval_metric_ops[{key}]")
+        if export_outputs is not None:
+            export_outputs = export_lib.checked_export_outputs(export_outputs, predictions)
+        hooks = [list(h or []) for h in (training_chief_hooks, training_hooks, evaluation_hooks, prediction_hooks)]
+        for hook in (h for group in hooks for h in group):
+            if not isinstance(hook, SessionRunHook):
+                raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook!r}")
+        if scaffold is not None and not isinstance(scaffold, Scaffold):
+            raise TypeError(f"scaffold must be tf.train.Scaffold. Given: {scaffold}")
+        graph = ops.get_default_graph()
+        parts = [loss, train_op] + (list(predictions.values()) if isinstance(predictions, dict) else [predictions])
+        for part in parts:
+            if isinstance(part, (ops.Tensor, ops.Operation)) and part.graph is not graph:
+                raise ValueError(f"{part.name} of the EstimatorSpec must be from the default graph: the model_fn "
+                                 "built it in another graph (or outside the model_fn)")
         return super().__new__(cls, mode, predictions, loss, train_op, dict(eval_metric_ops or {}), export_outputs,
-                               list(training_chief_hooks or []), list(training_hooks or []), scaffold,
-                               list(evaluation_hooks or []), list(prediction_hooks or []))
+                               hooks[0], hooks[1], scaffold, hooks[2], hooks[3])
+
+
+def _check_tensor(value, name: str) -> None:
+    if not isinstance(value, ops.Tensor):
+        raise TypeError(f"{name} must be Tensor, given: {value}")
+
+
+def _check_tensor_or_op(value, name: str) -> None:
+    if not isinstance(value, (ops.Tensor, ops.Operation)):
+        raise TypeError(f"{name} must be Operation or Tensor, given: {value}")
 
 
 def _timestamped_dirs(export_dir_base: str) -> tuple[str, str]:

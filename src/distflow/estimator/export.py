@@ -161,11 +161,17 @@ def signature_defs(receiver: ServingInputReceiver, export_outputs: dict) -> dict
 def export_outputs_of(spec) -> dict:
     """A model function's export outputs, with the default serving key: its predictions as a
     PredictOutput where it gave none; its one output where it gave one under another key."""
-    outputs = spec.export_outputs
+    return checked_export_outputs(spec.export_outputs, spec.predictions)
+
+
+def checked_export_outputs(outputs, predictions) -> dict:
+    """``export_outputs`` checked, with the default serving key (see export_outputs_of)."""
     if outputs is None:
-        return {signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY: PredictOutput(spec.predictions)}
-    if not isinstance(outputs, dict) or not all(isinstance(v, ExportOutput) for v in outputs.values()):
-        raise TypeError(f"export_outputs must be a dict of name -> ExportOutput, got {outputs!r}")
+        return {signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY: PredictOutput(predictions)}
+    if not isinstance(outputs, dict):
+        raise TypeError(f"export_outputs must be dict, given: {outputs!r}")
+    if not all(isinstance(v, ExportOutput) for v in outputs.values()):
+        raise TypeError(f"Values in export_outputs must be ExportOutput objects. Given: {outputs!r}")
     outputs = dict(outputs)
     if signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY not in outputs:
         if len(outputs) != 1:

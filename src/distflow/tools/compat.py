@@ -251,7 +251,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "strategies (or `experimental_distribute=tf.contrib.distribute.DistributeConfig(...)`), "
                       "`RunConfig(device_fn=...)`, `experimental_max_worker_delay_secs` (workers start at once "
                       "unless it is set), "
-                      "`inputs.numpy_input_fn`, the canned `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
+                      "`inputs.numpy_input_fn` (a dict of labels too), `EstimatorSpec` checked as TF checks it, the canned `DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
                       "`LinearRegressor` and `DNNLinearCombinedClassifier`/`Regressor` (their variables named as "
                       "TF's), `warm_start_from` (a checkpoint, or `WarmStartSettings` with `VocabInfo` remapping), "
                       "`export_saved_model` with `export`'s receivers and outputs (the canned estimators give TF's "
