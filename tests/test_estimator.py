@@ -155,6 +155,32 @@ def test_run_config_places_ops_by_device_fn_and_staggers_workers_only_when_asked
     assert worker_delay_secs(config_of("chief", 0, 60)) == 0
 
 
+def test_train_checks_hooks_and_listeners_writes_the_loss_and_takes_a_partial_model_fn(tmp_path):
+    import functools
+
+    def model_fn(features, labels, mode, params, scale):
+        return linear_model_fn(features, labels, mode, {**params, "learning_rate": 0.1 * scale})
+
+    estimator = tf.estimator.Estimator(functools.partial(model_fn, scale=1.0), model_dir=str(tmp_path),
+                                       params={}, config=tf.estimator.RunConfig(save_summary_steps=1,
+                                                                                log_step_count_steps=None))
+    input_fn = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, shuffle=False)
+    with pytest.raises(TypeError, match="SessionRunHook"):
+        estimator.train(input_fn, steps=1, hooks=["not a hook"])
+    with pytest.raises(TypeError, match="CheckpointSaverListener"):
+        estimator.train(input_fn, steps=1, saving_listeners=["not a listener"])
+    with pytest.raises(TypeError, match="SessionRunHook"):
+        estimator.evaluate(input_fn, hooks=[object()])
+    estimator.train(input_fn, steps=3)
+    tags = {value.tag for name in os.listdir(str(tmp_path)) if name.startswith("events")
+            for event in tf.train.summary_iterator(str(tmp_path / name)) for value in event.summary.value}
+    assert "loss" in tags  # (TensorBoard's loss curve, as TF's Estimator writes it)
+    off = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / "off"), params={"learning_rate": 0.1},
+                                 config=tf.estimator.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None))
+    with pytest.raises(ValueError, match="CheckpointSaverHook to use saving_listeners"):
+        off.train(input_fn, steps=1, saving_listeners=[tf.train.CheckpointSaverListener()])
+
+
 def test_numpy_input_fn_takes_a_dict_of_labels_and_checks_its_arrays():
     x = {"a": np.arange(4.0), "b": np.arange(32, 36)}
     y = {"y1": np.arange(-32, -28), "y2": np.arange(32, 28, -1)}

@@ -24,11 +24,13 @@ import time
 import numpy as np
 
 from .. import data as data_lib
+from ..framework import nest
 from ..framework import errors, ops
 from ..framework.random_seed import set_random_seed
 from ..distribute.reduce_util import ReduceOp
 from ..metrics import mean as metric_mean
 from ..ops import array_ops, control_flow_ops
+from ..summary import summary_ops
 from ..summary.writer import FileWriter
 from ..protos.distflow_pb2 import Summary
 from ..runtime.session import Session
@@ -95,7 +97,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
                 if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                     raise TypeError(f"Values of eval_metric_ops must be (metric_value, update_op) tuples, given: "
                                     f"{pair} for key: {key}")
-                for member in pair:
+                for member in nest.flatten(pair[0]) + [pair[1]]:  # (a value may be a nested tuple of them)
                     _check_tensor_or_op(member, f"eval_metric_ops[{key}]")
         if export_outputs is not None:
             export_outputs = export_lib.checked_export_outputs(export_outputs, predictions)
@@ -136,9 +138,20 @@ def _timestamped_dirs(export_dir_base: str) -> tuple[str, str]:
 
 
 def _arg_names(fn) -> list[str]:
-    target = fn.func if hasattr(fn, "func") and hasattr(fn, "keywords") else fn
-    names = list(inspect.signature(target).parameters)
-    return names[1:] if inspect.ismethod(target) and names[:1] == ["self"] else names
+    """The arguments ``fn`` is called with: a ``functools.partial``'s less those it binds."""
+    if hasattr(fn, "func") and hasattr(fn, "keywords"):
+        names = _arg_names(fn.func)[len(fn.args):]
+        return [n for n in names if n not in (fn.keywords or {})]
+    names = list(inspect.signature(fn).parameters)
+    return names[1:] if inspect.ismethod(fn) and names[:1] == ["self"] else names
+
+
+def _checked_hooks(hooks) -> list:
+    hooks = list(hooks or [])
+    for hook in hooks:
+        if not isinstance(hook, SessionRunHook):
+            raise TypeError(f"Hooks must be a SessionRunHook, given: {hook!r}")
+    return hooks
 
 
 class Estimator:
@@ -297,6 +310,14 @@ class Estimator:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        hooks = _checked_hooks(hooks)
+        saving_listeners = list(saving_listeners or [])
+        for listener in saving_listeners:
+            if not isinstance(listener, hooks_lib.CheckpointSaverListener):
+                raise TypeError(f"saving_listeners must be a list of CheckpointSaverListener, given: {listener!r}")
+        if saving_listeners and not (self.config.save_checkpoints_secs or self.config.save_checkpoints_steps):
+            raise ValueError("There should be a CheckpointSaverHook to use saving_listeners. Please set one of the "
+                             "RunConfig.save_checkpoints_steps or RunConfig.save_checkpoints_secs.")
         if max_steps is not None:
             latest = self.latest_checkpoint()
             if latest and int(saver_lib.load_variable(latest, "global_step")) >= max_steps:
@@ -310,6 +331,9 @@ class Estimator:
                 spec = self._model(features, labels, ModeKeys.TRAIN)
             else:
                 spec = self._distributed_model(strategy, input_fn)
+            # (the loss in TensorBoard, as TF's Estimator adds it, unless the model_fn wrote one)
+            if not any(s.op.name == "loss" for s in ops.get_collection(ops.GraphKeys.SUMMARIES)):
+                summary_ops.scalar("loss", spec.loss)
             if self._warm_start_settings is not None and not self.latest_checkpoint():
                 _log.info("Warm-starting with WarmStartSettings: %s", self._warm_start_settings)
                 warm_start(*self._warm_start_settings)
@@ -425,6 +449,7 @@ class Estimator:
         (``eval_<name>`` with ``name``). Always has "loss" (the mean) and "global_step"."""
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
+        hooks = _checked_hooks(hooks)
         strategy = self.config.eval_distribute
         with self._new_graph().as_default():
             global_step = get_or_create_global_step()
@@ -472,6 +497,7 @@ class Estimator:
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None, yield_single_examples=True):
         """Yields ``model_fn``'s PREDICT-mode predictions for the input, one example at a time
         (``yield_single_examples``) or one batch at a time, with the newest checkpoint."""
+        hooks = _checked_hooks(hooks)
         with self._new_graph().as_default():
             get_or_create_global_step()
             features, _ = self._features_and_labels(input_fn, ModeKeys.PREDICT)
