@@ -848,3 +848,19 @@ def test_temporal_sample_weights_weigh_each_time_step():
         model.evaluate(x, y, sample_weight=np.ones(2), verbose=0)
     with pytest.raises(ValueError, match="class_weight"):
         model.fit(x, y, class_weight={0: 1.0}, verbose=0)
+
+
+def test_model_to_estimator_takes_arrays_by_input_name_and_says_which_names_it_expected(tmp_path):
+    a, b = tf.keras.Input((2,), name="a"), tf.keras.Input((3,), name="b")
+    out = layers.Dense(1, name="out", kernel_initializer="zeros")(layers.concatenate([a, b]))
+    model = tf.keras.Model([a, b], out)
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    estimator = tf.keras.estimator.model_to_estimator(model, model_dir=str(tmp_path))
+    x = {"a": np.ones((8, 2), np.float32), "b": np.ones((8, 3), np.float32)}
+    y = {"out": np.full((8, 1), 2.0, np.float32)}
+    before = estimator.evaluate(lambda: (x, y), steps=1)["loss"]  # (arrays, as TF's converts them)
+    assert before == pytest.approx(4.0)
+    estimator.train(lambda: (x, y), steps=5)
+    assert estimator.evaluate(lambda: (x, y), steps=1)["loss"] < before
+    with pytest.raises(KeyError, match="Expected keys: {'out'}"):
+        estimator.evaluate(lambda: (x, {"wrong": y["out"]}), steps=1)

@@ -306,3 +306,25 @@ def test_assertions_are_named_as_tensorflows():
     assert tf.assert_less_equal(7, 512).name == "assert_less_equal/Assert/Assert"
     with tf.name_scope("bert/embeddings"):
         assert tf.assert_less_equal(7, 512).name.startswith("bert/embeddings/assert_less_equal/")
+
+
+def test_a_case_may_keep_its_own_config_and_values_in_attributes():
+    """TF's own tests keep a RunConfig in ``self._config`` and values in ``self._value``: the
+    test case's helpers do not live under those names."""
+
+    class Case(tf.test.TestCase):
+        def setUp(self):
+            super().setUp()
+            self._config = tf.estimator.RunConfig(tf_random_seed=1)
+            self._value, self._values, self._cached = 3.0, [1.0], "mine"
+
+        def test_session_and_asserts(self):
+            with self.test_session() as sess:
+                self.assertAllClose(sess.run(tf.constant([1.0, 2.0])), [1.0, 2.0])
+            with self.cached_session() as sess:
+                self.assertEqual(sess.run(tf.constant(self._value)), 3.0)
+            self.assertAllEqual(self._values, [1.0])
+            self.assertEqual(self._cached, "mine")
+
+    result = _run(Case)
+    assert len(result.skipped) == result.testsRun - 1 and not _problems(result), _problems(result)

@@ -251,8 +251,8 @@ class TestCase(unittest.TestCase):
 
     def __init__(self, methodName="runTest"):  # noqa: N803 - unittest's name
         super().__init__(methodName)
-        self._cached = None
-        self._cached_args = None
+        self._cached_test_session = None
+        self._cached_session_args = None
         self._threads: list = []
 
     def setUp(self):
@@ -276,9 +276,9 @@ class TestCase(unittest.TestCase):
         self._clear_cached_session()
 
     def _clear_cached_session(self):
-        if self._cached is not None:
-            self._cached.close()
-            self._cached = None
+        if self._cached_test_session is not None:
+            self._cached_test_session.close()
+            self._cached_test_session = None
 
     def get_temp_dir(self) -> str:
         """A directory of this test's own (the same on every call within the test)."""
@@ -293,7 +293,7 @@ class TestCase(unittest.TestCase):
     # -- sessions
 
     @staticmethod
-    def _config(config, force_gpu):
+    def _session_config_for(config, force_gpu):
         if config is not None:
             return config
         from .runtime.config import ConfigProto  # noqa: PLC0415
@@ -316,7 +316,7 @@ class TestCase(unittest.TestCase):
     def session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
         """A new session on ``graph`` (the default graph), its default while the block runs;
         closed at the end of the block."""
-        with Session(graph=graph, config=self._config(config, force_gpu)) as sess:
+        with Session(graph=graph, config=self._session_config_for(config, force_gpu)) as sess:
             with self._as_default(sess, use_gpu, force_gpu):
                 yield sess
 
@@ -341,17 +341,17 @@ class TestCase(unittest.TestCase):
                 yield sess
 
     def _cached_session(self, graph, config, force_gpu, strict):
-        if self._cached is None:
-            self._cached = Session(graph=graph, config=self._config(config, force_gpu))
-            self._cached_args = (graph, config, force_gpu)
+        if self._cached_test_session is None:
+            self._cached_test_session = Session(graph=graph, config=self._session_config_for(config, force_gpu))
+            self._cached_session_args = (graph, config, force_gpu)
         elif strict:
-            for what, was, now in zip(("graph", "config", "force_gpu value"), self._cached_args,
+            for what, was, now in zip(("graph", "config", "force_gpu value"), self._cached_session_args,
                                       (graph, config, force_gpu)):
                 if was is not now:
                     raise ValueError(f"The {what} used to get the cached session is different than the one "
                                      f"that was used to create the session. Maybe create a new session "
                                      f"with self.session()")
-        return self._cached
+        return self._cached_test_session
 
     def evaluate(self, tensors):
         """The values of a tensor or a nested structure of tensors, in the default session
@@ -371,7 +371,7 @@ class TestCase(unittest.TestCase):
 
     # -- assertions on values
 
-    def _value(self, a):
+    def _evaluated(self, a):
         if _is_tensor(a):
             a = self.evaluate(a)
         if isinstance(a, np.ndarray):
@@ -381,7 +381,7 @@ class TestCase(unittest.TestCase):
         except ValueError:
             return np.array(a, dtype=object)
 
-    def _values(self, a, b):
+    def _evaluated_pair(self, a, b):
         if _is_tensor(a) and _is_tensor(b):
             return self.evaluate((a, b))
         return a, b
@@ -404,9 +404,9 @@ class TestCase(unittest.TestCase):
                 self._all_close(a[k], b[k], rtol, atol, path + [k], msg)
             return
         if isinstance(a, (list, tuple)):
-            a, b = self._values(a, b)
+            a, b = self._evaluated_pair(a, b)
             try:
-                arrays = self._value(a), self._value(b)
+                arrays = self._evaluated(a), self._evaluated(b)
                 if arrays[0].dtype == object or arrays[1].dtype == object:
                     raise TypeError("nested")
             except (ValueError, TypeError):
@@ -418,8 +418,8 @@ class TestCase(unittest.TestCase):
                 return
             return self._arrays_close(*arrays, rtol, atol, f"Mismatched value: a{where} is different from "
                                                            f"b{where}. {msg}")
-        a, b = self._values(a, b)
-        self._arrays_close(self._value(a), self._value(b), rtol, atol,
+        a, b = self._evaluated_pair(a, b)
+        self._arrays_close(self._evaluated(a), self._evaluated(b), rtol, atol,
                            f"Mismatched value: a{where} is different from b{where}. {msg}" if path else msg)
 
     def _arrays_close(self, a, b, rtol, atol, msg):
@@ -442,8 +442,8 @@ class TestCase(unittest.TestCase):
                                       bfloat16_atol=1e-2, msg=None):
         """assertAllClose with tolerances at least float_* for float32/complex64 and half_* for
         float16."""
-        a, b = self._values(a, b)
-        a, b = self._value(a), self._value(b)
+        a, b = self._evaluated_pair(a, b)
+        a, b = self._evaluated(a), self._evaluated(b)
         kinds = {a.dtype, b.dtype}
         if kinds & {np.dtype(np.float32), np.dtype(np.complex64)}:
             rtol, atol = max(rtol, float_rtol), max(atol, float_atol)
@@ -461,8 +461,8 @@ class TestCase(unittest.TestCase):
     def assertAllEqual(self, a, b, msg=None):  # noqa: N802
         """Same shape and the same values (NaN equals NaN in floats)."""
         msg = msg or ""
-        a, b = self._values(a, b)
-        a, b = self._value(a), self._value(b)
+        a, b = self._evaluated_pair(a, b)
+        a, b = self._evaluated(a), self._evaluated(b)
         self.assertEqual(a.shape, b.shape, f"Shape mismatch: expected {a.shape}, got {b.shape}."
                                            + (f" Contents: {b!r}." if b.ndim <= 3 or b.size < 500 else "")
                                            + f" {msg}")
@@ -489,25 +489,25 @@ class TestCase(unittest.TestCase):
         raise AssertionError(f"The two values are equal at all elements. {msg or ''}")
 
     def assertAllGreater(self, a, comparison_target):  # noqa: N802
-        a, comparison_target = self._values(a, comparison_target)
-        self.assertGreater(np.min(self._value(a)), comparison_target)
+        a, comparison_target = self._evaluated_pair(a, comparison_target)
+        self.assertGreater(np.min(self._evaluated(a)), comparison_target)
 
     def assertAllGreaterEqual(self, a, comparison_target):  # noqa: N802
-        a, comparison_target = self._values(a, comparison_target)
-        self.assertGreaterEqual(np.min(self._value(a)), comparison_target)
+        a, comparison_target = self._evaluated_pair(a, comparison_target)
+        self.assertGreaterEqual(np.min(self._evaluated(a)), comparison_target)
 
     def assertAllLess(self, a, comparison_target):  # noqa: N802
-        a, comparison_target = self._values(a, comparison_target)
-        self.assertLess(np.max(self._value(a)), comparison_target)
+        a, comparison_target = self._evaluated_pair(a, comparison_target)
+        self.assertLess(np.max(self._evaluated(a)), comparison_target)
 
     def assertAllLessEqual(self, a, comparison_target):  # noqa: N802
-        a, comparison_target = self._values(a, comparison_target)
-        self.assertLessEqual(np.max(self._value(a)), comparison_target)
+        a, comparison_target = self._evaluated_pair(a, comparison_target)
+        self.assertLessEqual(np.max(self._evaluated(a)), comparison_target)
 
     def assertAllInRange(self, target, lower_bound, upper_bound, open_lower_bound=False,  # noqa: N802
                          open_upper_bound=False):
         """Every element of ``target`` (numbers, no NaN) in the range."""
-        target = self._value(target)
+        target = self._evaluated(target)
         if target.dtype.kind not in "iuf":
             raise AssertionError(f"The value of {target} does not have an ordered numeric type, instead it "
                                  f"has type: {target.dtype}")
@@ -526,13 +526,13 @@ class TestCase(unittest.TestCase):
                                  + ", ".join(f"{list(i)}: {target[tuple(i)]}" for i in where))
 
     def assertAllInSet(self, target, expected_set):  # noqa: N802
-        target = self._value(target)
+        target = self._evaluated(target)
         diff = np.setdiff1d(target.flatten(), list(expected_set))
         if diff.size:
             raise AssertionError(f"{diff.size} unique element(s) are not in the set {expected_set}: {diff}")
 
     def assertDTypeEqual(self, target, expected_dtype):  # noqa: N802
-        self.assertEqual(self._value(target).dtype, expected_dtype)
+        self.assertEqual(self._evaluated(target).dtype, expected_dtype)
 
     def assertNear(self, f1, f2, err, msg=None):  # noqa: N802
         """|f1 - f2| <= err."""

@@ -41,7 +41,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     def model_fn(features, labels, mode):
         training = mode == estimator_lib.ModeKeys.TRAIN
         K.set_learning_phase(1 if training else 0)
-        given = [features[n] for n in input_names] if isinstance(features, dict) else [features]
+        given = [ops.convert_to_tensor(t) for t in _ordered(features, input_names, "features", "input")]
         given = [cast(t, K.floatx()) if t.dtype.is_floating and t.dtype.base_dtype.name != K.floatx() else t
                  for t in given]
         model = model_from_config(spec, custom_objects, input_tensors=given)
@@ -51,7 +51,8 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
             return estimator_lib.EstimatorSpec(mode, predictions=predictions)
         model._compiled = compiled
         model.output_names = output_names
-        targets = [labels[n] for n in output_names] if isinstance(labels, dict) else [labels]
+        targets = [None if t is None else ops.convert_to_tensor(t)
+                   for t in _ordered(labels, output_names, "labels", "output")]
         targets = [_like(t, out, fn) for t, out, fn in zip(targets, outputs, model._loss_fns())]
         names, values = model._losses_and_metrics(outputs, targets)
         loss = values[0]
@@ -68,6 +69,21 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
                                            scaffold=scaffold)
 
     return estimator_lib.Estimator(model_fn, model_dir=model_dir, config=config)
+
+
+def _ordered(given, names: list, what: str, kind: str) -> list:
+    """The input_fn's features (or labels) in the model's input (output) order: a dict by its
+    keys, which must be the model's names, as TF 1.15 requires; a list as it is; else one."""
+    if isinstance(given, dict):
+        different = set(given) ^ set(names)
+        if different:
+            raise KeyError(f"The dictionary passed into {what} does not have the expected {kind} keys defined in the "
+                           f"keras model.\n\tExpected keys: {set(names)}\n\t{what} keys: {set(given)}\n\t"
+                           f"Difference: {different}")
+        return [given[n] for n in names]
+    if isinstance(given, (list, tuple)):
+        return list(given)
+    return [given]
 
 
 def _like(target, output, loss_fn):
