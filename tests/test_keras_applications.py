@@ -162,3 +162,16 @@ def test_a_frozen_base_fine_tunes_a_new_head_and_saves_with_it(tmp_path):
     again = tf.keras.models.load_model(path)
     np.testing.assert_allclose(again.predict(x), want, rtol=1e-5, atol=1e-6)
     shutil.rmtree(tmp_path)
+
+
+def test_a_saved_mobilenet_loads_with_the_custom_objects_tf1_programs_name(tmp_path):
+    _h5py()
+    model = CASES["mobilenet"](weights=None)
+    x = formula_input((2, 32, 32, 3))
+    path = str(tmp_path / "mobilenet.h5")
+    model.save(path)
+    mobilenet = A.mobilenet
+    loaded = tf.keras.models.load_model(path, custom_objects={"relu6": mobilenet.relu6,
+                                                              "DepthwiseConv2D": mobilenet.DepthwiseConv2D})
+    np.testing.assert_allclose(loaded.predict(x), model.predict(x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(tf.keras.backend.eval(mobilenet.relu6(tf.constant([-1.0, 3.0, 9.0]))), [0, 3, 6])

@@ -12,6 +12,20 @@ from . import imagenet_utils
 from .imagenet_utils import decode_predictions  # noqa: F401
 
 _log = logging.getLogger("distflow")
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``: TF 1.x's Keras named it here, and programs load saved MobileNets
+    with ``custom_objects={'relu6': mobilenet.relu6, 'DepthwiseConv2D': mobilenet.DepthwiseConv2D}``."""
+    from .. import backend as K  # noqa: PLC0415 (as the layers below are, when first used)
+    return K.relu(x, max_value=6)
+
+
+def __getattr__(name):
+    if name == "DepthwiseConv2D":  # (the layer, where TF 1.x's Keras also exported it)
+        from ..layers import DepthwiseConv2D  # noqa: PLC0415
+        return DepthwiseConv2D
+    raise AttributeError(f"module 'tf.keras.applications.mobilenet' has no attribute {name!r}")
 _BLOCKS = ((64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1), (512, 1), (512, 1), (512, 1),
            (512, 1), (1024, 2), (1024, 1))  # (pointwise filters, stride) of blocks 1 to 13
 
