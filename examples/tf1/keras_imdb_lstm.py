@@ -61,7 +61,7 @@ model.compile(loss='binary_crossentropy',
 print('Train...')
 model.fit(x_train, y_train,
           batch_size=batch_size,
-          epochs=6,
+          epochs=4,
           verbose=2,
           validation_data=(x_test, y_test))
 score, acc = model.evaluate(x_test, y_test,
