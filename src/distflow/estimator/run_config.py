@@ -9,6 +9,7 @@ import os
 from ..distributed.cluster_spec import ClusterSpec
 from ..framework import errors
 from ..runtime.config import ConfigProto
+from ..train.monitored_session import USE_DEFAULT, frequencies  # (neither given: every 600 s; both None: none)
 
 
 class TaskType:
@@ -21,7 +22,6 @@ class TaskType:
     EVALUATOR = "evaluator"
 
 
-_USE_DEFAULT = object()  # (neither checkpoint argument given: every 600 s; both None: no checkpoints)
 _SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
 # what replace may change (TF's list, with distflow's distribution arguments)
 _REPLACEABLE = ("model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
@@ -48,19 +48,16 @@ class RunConfig:
     asks for (up to that many seconds)."""
 
     def __init__(self, model_dir=None, tf_random_seed=None, save_summary_steps=100,
-                 save_checkpoints_steps=_USE_DEFAULT, save_checkpoints_secs=_USE_DEFAULT, session_config=None,
+                 save_checkpoints_steps=USE_DEFAULT, save_checkpoints_secs=USE_DEFAULT, session_config=None,
                  keep_checkpoint_max=5, keep_checkpoint_every_n_hours=10000, log_step_count_steps=100,
                  train_distribute=None, device_fn=None, protocol=None, eval_distribute=None,
                  experimental_distribute=None, experimental_max_worker_delay_secs=None,
                  session_creation_timeout_secs=7200):
-        if save_checkpoints_steps is _USE_DEFAULT and save_checkpoints_secs is _USE_DEFAULT:
-            save_checkpoints_steps, save_checkpoints_secs = None, 600
-        elif save_checkpoints_secs is _USE_DEFAULT:
-            save_checkpoints_secs = None
-        elif save_checkpoints_steps is _USE_DEFAULT:
-            save_checkpoints_steps = None
-        elif save_checkpoints_steps is not None and save_checkpoints_secs is not None:
+        if save_checkpoints_steps is not None and save_checkpoints_secs is not None and \
+                USE_DEFAULT not in (save_checkpoints_steps, save_checkpoints_secs):
             raise ValueError(_SAVE_CKPT_ERR)
+        save_checkpoints_steps, save_checkpoints_secs = frequencies(save_checkpoints_steps, save_checkpoints_secs,
+                                                                    (None, 600))
         if experimental_distribute is not None:  # (tf.contrib.distribute.DistributeConfig)
             if getattr(experimental_distribute, "remote_cluster", None) is not None:
                 raise errors.UnimplementedError(

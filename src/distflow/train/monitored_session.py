@@ -34,6 +34,14 @@ from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValue
 _log = logging.getLogger("distflow")
 
 USE_DEFAULT = object()
+
+
+def frequencies(steps, secs, default: tuple) -> tuple:
+    """``(steps, secs)`` of a "every so many steps or seconds" pair: ``default`` where neither
+    was given, the other one off where one was (``USE_DEFAULT`` marks an argument not given)."""
+    if steps is USE_DEFAULT and secs is USE_DEFAULT:
+        return default
+    return (None if steps is USE_DEFAULT else steps), (None if secs is USE_DEFAULT else secs)
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 _STOP_ACTION_SECS = 1.0  # how long close() lets a queue runner's cancel op run
 
@@ -468,18 +476,9 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     ``save_summaries_steps`` (100 by default) or ``save_summaries_secs``, and global_step/sec,
     to that directory's event file, as TF 1.x did.
     """
-    if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
-        save_checkpoint_steps, save_checkpoint_secs = None, 600
-    elif save_checkpoint_secs is USE_DEFAULT:
-        save_checkpoint_secs = None
-    elif save_checkpoint_steps is USE_DEFAULT:
-        save_checkpoint_steps = None
-    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
-        save_summaries_steps, save_summaries_secs = 100, None
-    elif save_summaries_secs is USE_DEFAULT:
-        save_summaries_secs = None
-    elif save_summaries_steps is USE_DEFAULT:
-        save_summaries_steps = None
+    save_checkpoint_steps, save_checkpoint_secs = frequencies(save_checkpoint_steps, save_checkpoint_secs,
+                                                              (None, 600))
+    save_summaries_steps, save_summaries_secs = frequencies(save_summaries_steps, save_summaries_secs, (100, None))
     scaffold = scaffold or Scaffold()
     hooks = list(hooks or [])
     if not is_chief:
