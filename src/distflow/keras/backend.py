@@ -17,14 +17,14 @@ from .. import (cast, clip_by_value, concat, equal, exp, get_default_graph, log,
                 shape as _shape, zeros as _zeros, ones as _ones, expand_dims as _expand_dims, squeeze as _squeeze,
                 tile as _tile, sign as _sign, pow as _pow, one_hot as _one_hot, gather as _gather)
 from .. import constant as _tf_constant, placeholder as _tf_placeholder
-from .. import (Print, SparseTensor, TensorArray, argmin as _argmin, assign, assign_add, assign_sub, broadcast_to,
+from .. import (Print, SparseTensor, TensorArray, argmin as _argmin, assign, assign_add, assign_sub,
                 cos as _cos, foldl as _foldl, foldr as _foldr, gather_nd, greater as _greater,
                 greater_equal as _greater_equal, less as _less, less_equal as _less_equal, not_equal as _not_equal,
                 round as _round, map_fn as _map_fn, pad as _pad, random_normal_initializer,
                 random_uniform as _random_uniform, random_uniform_initializer, reduce_prod, repeat as _repeat,
                 reverse as _reverse, sequence_mask, sin as _sin, sparse_placeholder, sparse_tensor_to_dense,
                 sparse_to_dense, stop_gradient as _stop_gradient, truncated_normal as _truncated_normal, where,
-                while_loop, zeros_like as _zeros_like)
+                where_v2, while_loop, zeros_like as _zeros_like)
 from ..framework import dtypes, ops
 from ..framework.tensor_shape import TensorShape
 from ..ops.conv3d_ops import conv3d as _conv3d
@@ -931,11 +931,7 @@ def _keep(mask_t, new, old):
     """``new`` for the samples whose ``mask_t`` is True, else ``old`` ([samples] mask)."""
     rank = new.shape.ndims
     keep = reshape(mask_t, [-1] + [1] * (rank - 1)) if rank and rank > 1 else mask_t
-    return where(_tile_like(keep, new), new, old)
-
-
-def _tile_like(keep, like):
-    return broadcast_to(keep, _shape(like))
+    return where_v2(keep, new, old)  # (the mask broadcast over each sample's values)
 
 
 def _rnn_unrolled(step_function, inputs, states, mask, constants):
