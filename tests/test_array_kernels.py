@@ -184,6 +184,11 @@ def test_fill_zeros_ones():
         assert_oracle(evaluate(tf.zeros_like(typed(dtype))), np.zeros_like(typed(dtype)))
         assert_oracle(evaluate(tf.ones_like(typed(dtype))), np.ones_like(typed(dtype)))
     assert_oracle(evaluate(tf.zeros_like(X, dtype=tf.int64)), np.zeros(X.shape, np.int64))
+    fed = tf.placeholder(tf.int64, [None, 2])  # (a shape known only when the step runs: a Fill)
+    with tf.Session() as sess:
+        ones, zeros = sess.run([tf.ones_like(fed, dtype=tf.bool), tf.zeros_like(fed, dtype=tf.bool)], {fed: [[1, 2]]})
+    assert_oracle(ones, np.ones((1, 2), bool))
+    assert_oracle(zeros, np.zeros((1, 2), bool))
     big = tf.zeros([100, 100])
     assert_oracle(evaluate(big), np.zeros((100, 100), np.float32))
 

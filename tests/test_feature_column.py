@@ -2,10 +2,13 @@
 way, the hash TF uses (FarmHash Fingerprint64) against published values, TF's variable
 names, and canned estimators that learn what they should."""
 
+import collections
+
 import numpy as np
 import pytest
 
 import distflow as tf
+from distflow.feature_column import feature_column as fc_lib
 from distflow.ops.hash_ops import fingerprint64
 
 fc = tf.feature_column
@@ -62,7 +65,7 @@ def test_input_layer_concatenates_dense_columns_in_name_order():
     age = fc.numeric_column("age")
     buckets = fc.bucketized_column(age, [18, 30, 50])
     color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"], num_oov_buckets=2)
-    ident = fc.categorical_column_with_identity("id", 4)
+    ident = fc.categorical_column_with_identity("id", 8)
     words = fc.categorical_column_with_hash_bucket("word", 5)
     with tf.Graph().as_default():
         got = _run(fc.input_layer(FEATURES, [fc.indicator_column(ident), fc.embedding_column(
@@ -70,7 +73,7 @@ def test_input_layer_concatenates_dense_columns_in_name_order():
     bucket_ids = np.searchsorted([18, 30, 50], FEATURES["age"], side="right")  # TF: boundaries <= value
     color_ids = [0, 2, 3 + fingerprint64(b"pink") % 2, 1]  # (an unknown colour: an OOV bucket by its hash)
     want = np.concatenate([FEATURES["age"][:, None], _one_hot(bucket_ids, 4), _one_hot(color_ids, 5),
-                           _one_hot(FEATURES["id"], 4), np.ones((4, 2), np.float32)], axis=1)
+                           _one_hot(FEATURES["id"], 8), np.ones((4, 2), np.float32)], axis=1)
     np.testing.assert_array_equal(got, want)  # age, age_bucketized, color_indicator, id_indicator, word_embedding
 
 
@@ -112,11 +115,16 @@ def test_linear_model_is_a_weighted_sum_with_tfs_variable_names():
 
 
 def test_crossed_columns_hash_each_combination():
-    cross = fc.crossed_column(["color", fc.categorical_column_with_identity("id", 4)], 50)
+    cross = fc.crossed_column(["color", fc.categorical_column_with_identity("id", 4, default_value=0)], 50)
     with tf.Graph().as_default():
         got = _run(fc.input_layer(FEATURES, [fc.indicator_column(cross)]))
+        missing = {**FEATURES, "id": np.array([0, -1, 2, 1]), "color": np.array([b"red", b"blue", b"", b"red"])}
+        got_missing = _run(fc.input_layer(missing, [fc.indicator_column(cross)]))
     assert got.shape == (4, 50)
-    np.testing.assert_array_equal(got.sum(axis=1), [1, 1, 0, 1])  # (id 7 is out of range: no value to cross)
+    np.testing.assert_array_equal(got.sum(axis=1), [1, 1, 1, 1])  # (id 7 is out of range: the default id, 0)
+    # (a column's -1 is no value, nothing to cross; a raw string feature's values all count, "" too, as TF's)
+    np.testing.assert_array_equal(got_missing.sum(axis=1), [1, 0, 1, 1])
+    np.testing.assert_array_equal(got_missing[0], got[0])
 
 
 def test_crossed_columns_land_in_tensorflows_buckets():
@@ -144,7 +152,7 @@ def test_vocabulary_file_and_bad_arguments(tmp_path):
         fc.bucketized_column(fc.numeric_column("age"), [3, 1])
     with pytest.raises(ValueError, match="Duplicate"):
         fc.categorical_column_with_vocabulary_list("c", ["a", "a"])
-    with pytest.raises(ValueError, match="not among the features"):
+    with pytest.raises(ValueError, match="Feature height is not in features dictionary"):
         with tf.Graph().as_default():
             fc.input_layer(FEATURES, [fc.numeric_column("height")])
     with pytest.raises(AttributeError, match="docs/compat.md"):
@@ -352,3 +360,163 @@ def test_weighted_and_shared_columns_sparse_features_and_the_parse_spec():
     assert spec == {"age": tf.FixedLenFeature((2,), tf.float32, None), "ids": tf.VarLenFeature(tf.int64),
                     "w": tf.VarLenFeature(tf.float32), "city": tf.VarLenFeature(tf.string),
                     "k": tf.VarLenFeature(tf.int64)}
+
+
+class _Doubled(fc_lib._DenseColumn, collections.namedtuple("_Doubled", ["key"])):
+    """A dense column written for TensorFlow's column protocol: twice a raw feature."""
+
+    @property
+    def name(self):
+        return f"{self.key}_doubled"
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: tf.FixedLenFeature([2], tf.float32)}
+
+    def _transform_feature(self, inputs):
+        return 2.0 * inputs.get(self.key)
+
+    @property
+    def _variable_shape(self):
+        return tf.TensorShape([2])
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        return inputs.get(self)
+
+
+class _Parity(fc_lib._CategoricalColumn, collections.namedtuple("_Parity", ["key"])):
+    """A categorical column written for TensorFlow's column protocol: each integer's parity."""
+
+    @property
+    def name(self):
+        return f"{self.key}_parity"
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: tf.VarLenFeature(tf.int64)}
+
+    def _transform_feature(self, inputs):
+        ids = inputs.get(fc.categorical_column_with_identity(self.key, 100))
+        return tf.SparseTensor(ids.indices, tf.mod(ids.values, 2), ids.dense_shape)
+
+    @property
+    def _num_buckets(self):
+        return 2
+
+    def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
+        return self.IdWeightPair(inputs.get(self), None)
+
+
+def test_columns_written_for_tensorflows_protocol_work_in_every_layer():
+    features = {"x": np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), "n": np.array([[3, 4], [6, -1]])}
+    parity = _Parity("n")
+    with tf.Graph().as_default():
+        dense = fc.input_layer(features, [_Doubled("x"), fc.indicator_column(parity), fc.embedding_column(
+            parity, 1, combiner="sum", initializer=tf.constant_initializer([[10.0], [1.0]]))])
+        logits = fc.linear_model(features, [_Doubled("x"), parity])
+        crossed = fc.input_layer(features, [fc.indicator_column(fc.crossed_column([parity, "n"], 1000))])
+        names = sorted(v.op.name for v in tf.global_variables())
+        got_dense, got_logits, got_crossed = _run([dense, logits, crossed])
+    # (name order: n_parity_embedding, n_parity_indicator, x_doubled; 3 is odd, 4 and 6 even, -1 none)
+    np.testing.assert_array_equal(got_dense, [[11, 1, 1, 2, 4], [10, 1, 0, 6, 8]])
+    np.testing.assert_array_equal(got_logits, np.zeros((2, 1)))  # (zero-initialized weights)
+    assert names == ["input_layer/n_parity_embedding/embedding_weights", "linear_model/bias_weights",
+                     "linear_model/n_parity/weights", "linear_model/x_doubled/weights"]
+    # (each row crosses its parities with its raw values: 2 x 2 combinations, then 1 x 2)
+    np.testing.assert_array_equal(got_crossed.sum(axis=1), [4, 2])
+    assert fc.make_parse_example_spec([_Doubled("x"), parity]) == {"x": tf.FixedLenFeature([2], tf.float32),
+                                                                   "n": tf.VarLenFeature(tf.int64)}
+
+
+def test_transformations_are_built_once_and_categorical_columns_give_tensorflows_sparse_ids():
+    age = fc.bucketized_column(fc.numeric_column("age"), [18, 30, 50])
+    color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"])
+    with tf.Graph().as_default() as graph:
+        features = {"age": FEATURES["age"], "color": np.array([[b"red", b""], [b"pink", b"blue"]])}
+        out = fc_lib._transform_features(features, [age, fc.crossed_column([age, "color"], 10), color])
+        assert sum(op.type == "Bucketize" for op in graph.get_operations()) == 1
+        builder = fc_lib._LazyBuilder(features)
+        ids = color._get_sparse_tensors(builder).id_tensor
+        assert builder.get(color) is ids and builder.get("age").shape.as_list() == [4, 1]  # (rank 1 made [batch, 1])
+        with tf.Session() as sess:
+            got_ids, got_age = sess.run([ids, out[age]])
+    # ("" is no value; "pink", outside the vocabulary, is the default id -1, kept as TF keeps it)
+    assert got_ids.indices.tolist() == [[0, 0], [1, 0], [1, 1]] and got_ids.values.tolist() == [0, -1, 2]
+    assert got_ids.dense_shape.tolist() == [2, 2]
+    np.testing.assert_array_equal(got_age, np.searchsorted([18, 30, 50], FEATURES["age"], side="right")[:, None])
+
+
+def test_identity_ids_outside_the_buckets_fail_the_step_naming_the_column():
+    with tf.Graph().as_default():
+        ids = tf.placeholder(tf.int64, [None, 1])
+        out = fc.input_layer({"id": ids}, [fc.indicator_column(fc.categorical_column_with_identity("id", 4))])
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(out, {ids: [[3], [-1]]}), [[0, 0, 0, 1], [0, 0, 0, 0]])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="id: ids must be < num_buckets 4"):
+                sess.run(out, {ids: [[4], [0]]})
+
+
+def test_an_embedding_starts_from_a_checkpoint_and_clips_its_rows(tmp_path):
+    table = np.array([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], np.float32)
+    with tf.Graph().as_default():
+        saved = tf.Variable(table, name="pretrained")
+        with tf.Session() as sess:
+            sess.run(saved.initializer)
+            path = tf.train.Saver([saved]).save(sess, str(tmp_path / "ckpt"))
+    ids = fc.categorical_column_with_identity("id", 3)
+    with tf.Graph().as_default():
+        out = fc.input_layer({"id": np.array([[0], [1], [2]])}, [fc.embedding_column(
+            ids, 2, ckpt_to_load_from=path, tensor_name_in_ckpt="pretrained", max_norm=1.0)])
+        got = _run(out)
+    norms = np.linalg.norm(table, axis=1, keepdims=True)
+    np.testing.assert_allclose(got, table / np.maximum(norms, 1.0), rtol=1e-6)
+    with pytest.raises(ValueError, match="Must specify both"):
+        fc.embedding_column(ids, 2, ckpt_to_load_from=path)
+
+
+def test_column_arguments_are_checked_as_tensorflow_checks_them():
+    assert fc.numeric_column("a", shape=[2, 2], default_value=1).default_value == ((1, 1), (1, 1))
+    assert fc.numeric_column("a", shape=2, default_value=np.array([0.5, 1.5])).default_value == (0.5, 1.5)
+    with pytest.raises(TypeError, match="shape dimensions must be integer"):
+        fc.numeric_column("a", shape=[2.5])
+    with pytest.raises(ValueError, match="The shape of default_value must be equal to given shape"):
+        fc.numeric_column("a", shape=[2], default_value=[1, 2, 3])
+    with pytest.raises(TypeError, match="default_value must be compatible with dtype"):
+        fc.numeric_column("a", dtype=tf.int32, default_value=0.5)
+    with pytest.raises(ValueError, match="dtype .* and vocabulary dtype .* do not match"):
+        fc.categorical_column_with_vocabulary_list("c", ["a", "b"], dtype=tf.int64)
+    with pytest.raises(ValueError, match="not supported for crossing"):
+        fc.crossed_column([fc.categorical_column_with_hash_bucket("c", 5), "d"], 10)
+    with pytest.raises(ValueError, match="Duplicate feature column name"):
+        fc.input_layer(FEATURES, [fc.numeric_column("age"), fc.numeric_column("age", shape=[1])])
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="Column dtype and SparseTensors dtype"):
+        fc.input_layer({"c": np.array([[1], [2]])}, [fc.indicator_column(
+            fc.categorical_column_with_vocabulary_list("c", ["a", "b"]))])
+    assert fc.crossed_column(["b", "a"], 5).name == "a_X_b"  # (TF's name: the keys sorted)
+
+
+def test_input_layer_objects_share_their_variables_and_repeated_weighted_ids_add_up():
+    weighted = fc.weighted_categorical_column(fc.categorical_column_with_identity("ids", 4), "w")
+    features = {"ids": np.array([[2, 2, 0]]), "w": np.array([[0.5, 1.0, 2.0]], np.float32)}
+    with tf.Graph().as_default():
+        layer = fc_lib.InputLayer([fc.indicator_column(weighted), fc.embedding_column(weighted, 2)])
+        first, second = layer(features), layer(features)
+        assert len(layer.variables) == 1 and len(tf.global_variables()) == 1
+        got_first, got_second = _run([first, second])
+    np.testing.assert_allclose(got_first, got_second)
+    np.testing.assert_allclose(got_first[:, 2:], [[2.0, 0.0, 1.5, 0.0]])  # (id 2 twice: 0.5 + 1.0)
+
+
+def test_sparse_cross_hashed_folds_each_combinations_hashes_as_sparse_cross_does():
+    from distflow.ops.hash_ops import fingerprint_cat64
+    numbers = np.array([[7], [-1]], np.int64)  # (dense: every value counts, -1 too)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        words = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], ["a", "b", "c"], [2, 2])
+        got = sess.run(tf.sparse.cross_hashed([words, numbers], num_buckets=1000, hash_key=5))
+
+    def bucket(word, number):
+        return fingerprint_cat64(fingerprint_cat64(5, fingerprint64(word)), number & (2 ** 64 - 1)) % 1000
+
+    assert got.indices.tolist() == [[0, 0], [0, 1], [1, 0]]
+    assert got.values.tolist() == [bucket(b"a", 7), bucket(b"b", 7), bucket(b"c", -1)]
+    assert got.dense_shape.tolist() == [2, 2]

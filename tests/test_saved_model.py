@@ -298,6 +298,10 @@ def test_a_canned_estimators_export_is_made_of_tensorflows_ops_and_predicts_as_t
         assert node.op in table, f"{node.name}: {node.op} is not one of TensorFlow's ops"
         assert not set(table[node.op]["required"]) - set(node.attr), node.name
         assert not {k for k in node.attr if not k.startswith("_")} - set(table[node.op]["attrs"]), node.name
+        if node.op == "SparseCross":  # (TF's kernel takes strings only as strings, else everything as int64)
+            kinds = list(node.attr["sparse_types"].list.type) + list(node.attr["dense_types"].list.type)
+            strings_only = all(k == tf.string.as_datatype_enum for k in kinds)
+            assert node.attr["internal_type"].type == (tf.string if strings_only else tf.int64).as_datatype_enum
 
     def feature(value):
         if isinstance(value, bytes):

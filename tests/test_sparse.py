@@ -169,6 +169,42 @@ def test_sparse_segment_ops_and_embedding_lookup_sparse():
     assert_oracle(safe, np.stack([data[2], data[3], np.zeros(3)]), rtol=1e-12)
 
 
+def test_safe_embedding_lookup_sparse_prunes_fills_default_rows_and_keeps_the_outer_shape():
+    data = np.random.default_rng(3).standard_normal((5, 2))
+
+    def oracle(ids, weights, combiner, default_id):
+        out = []
+        for row_ids, row_weights in zip(ids, weights):
+            kept = [(i, w) for i, w in zip(row_ids, row_weights) if i >= 0 and w > 0]
+            if not kept:
+                out.append(data[default_id] if default_id is not None else np.zeros(2))
+                continue
+            total = sum(w * data[i] for i, w in kept)
+            norm = {"sum": 1.0, "mean": sum(w for _, w in kept), "sqrtn": np.sqrt(sum(w * w for _, w in kept))}
+            out.append(total / norm[combiner])
+        return np.array(out)
+
+    ids = np.array([[1, 3, -1], [0, 0, 2], [-1, -1, -1], [4, 2, 2]])
+    weights = np.array([[1.0, 2.0, 5.0], [0.5, 0.5, -1.0], [1.0, 1.0, 1.0], [3.0, 0.0, 1.0]])
+    where = [[r, c] for r in range(4) for c in range(3)]
+
+    def lookup(params, combiner, default_id, shape=(4, 3)):
+        sp_ids = tf.SparseTensor(where, ids.reshape(-1), [4, 3])
+        sp_weights = tf.SparseTensor(where, weights.reshape(-1), [4, 3])
+        if shape != (4, 3):  # (ids of rank 3: combined along the last axis)
+            sp_ids, sp_weights = tf.sparse_reshape(sp_ids, shape), tf.sparse_reshape(sp_weights, shape)
+        return tf.nn.safe_embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=combiner,
+                                                  default_id=default_id)
+
+    for combiner in ("sum", "mean", "sqrtn"):
+        for default_id in (None, 3):
+            assert_oracle(evaluate(lookup(data, combiner, default_id)), oracle(ids, weights, combiner, default_id),
+                          rtol=1e-12)
+    assert_oracle(evaluate(lookup(data, "mean", 1, (2, 2, 3))),
+                  oracle(ids, weights, "mean", 1).reshape(2, 2, 2), rtol=1e-12)
+    check_gradients(lambda p: lookup(p, "sqrtn", 3), [data])
+
+
 def test_sparse_embedding_gradient_trains_a_bag_of_words_model():
     vocab = tf.string_split(["good movie", "bad movie", "good good"])
     table = {b"good": 0, b"bad": 1, b"movie": 2}

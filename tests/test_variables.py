@@ -29,6 +29,24 @@ def test_initial_values_of_every_kind():
     assert a.dtype == tf.float32_ref and a.dtype.base_dtype == tf.float32
 
 
+def test_get_variable_gives_initializers_partition_info_where_they_take_it():
+    def tf1_style(shape, dtype, partition_info):  # (as TF 1.x programs wrote them: it is required)
+        assert partition_info is None
+        return tf.fill(shape, 2.0)
+
+    def keras_style(shape, dtype=None):
+        return tf.ones(shape, dtype)
+
+    with tf.Graph().as_default():
+        a = tf.get_variable("a", [2], initializer=tf1_style)
+        b = tf.get_variable("b", [3], initializer=keras_style)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_a, got_b = sess.run([a, b])
+    assert_oracle(got_a, np.full(2, 2.0, np.float32))
+    assert_oracle(got_b, np.ones(3, np.float32))
+
+
 def test_variable_api():
     v = tf.Variable([1.0, 2.0], name="v")
     assert v.shape.as_list() == [2] and v.get_shape().as_list() == [2]

@@ -736,7 +736,8 @@ def _filled(shape, value, dtype, name) -> ops.Tensor:
         dims = as_shape(shape)
         if dims.is_fully_defined() and dims.num_elements() <= 4096:
             return constant(np.full(dims.as_list(), value, dtype=dtype.as_numpy_dtype), name=name)
-    return fill(shape, constant(value, dtype=dtype), name=name)
+    return fill(shape, constant(np.array(value).astype(dtype.as_numpy_dtype) if dtype.is_bool else value, dtype=dtype),
+                name=name)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None) -> ops.Tensor:

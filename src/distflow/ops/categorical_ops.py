@@ -6,7 +6,8 @@ distflow's ``VocabularyLookup`` carries the vocabulary as an attribute and needs
 initializer. Ids are the same: a value's index in the vocabulary; a value outside it
 gets ``vocab_size + Fingerprint64(value) % num_oov_buckets`` with OOV buckets (TF's
 ``string_to_hash_bucket_fast``, on the value's string form), else ``default_value``.
-``CrossHashed`` hashes crossed feature values (crossed_column) into buckets.
+``SparseCross`` hashes crossed feature values (crossed_column, ``tf.sparse.cross_hashed``) into
+buckets as TF's op does.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
+from . import math_ops
 from .hash_ops import fingerprint64, fingerprint_cat64
-from .op_util import make_tensor
+from .op_util import make_op, make_tensor
+from .sparse_ops import SparseTensor, convert_to_tensor_or_sparse_tensor
 
 
 @register_op("Bucketize", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int32)
@@ -44,40 +47,32 @@ def _key(v) -> bytes:
     return str(v).encode()
 
 
+_INDEXES: dict = {}  # id(an op's vocabulary) -> (that vocabulary, {key: its index})
+
+
+def _index(vocabulary) -> dict:
+    """{key: index} of ``vocabulary`` (an op's attr), made once per vocabulary object."""
+    found = _INDEXES.get(id(vocabulary))
+    if found is None or found[0] is not vocabulary:
+        if len(_INDEXES) > 256:
+            _INDEXES.clear()
+        found = _INDEXES[id(vocabulary)] = (vocabulary, {_key(v): i for i, v in enumerate(vocabulary)})
+    return found[1]
+
+
 @register_op("VocabularyLookup", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int64)
 def _vocabulary_lookup_kernel(xp, x, *, vocabulary, default_value, num_oov_buckets):
-    index = {_key(v): i for i, v in enumerate(vocabulary)}
-    size = len(vocabulary)
-    x = np.asarray(x)
-    out = np.empty(x.shape, np.int64)
-    flat_in, flat_out = x.reshape(-1), out.reshape(-1)
-    for i, v in enumerate(flat_in):
+    index, size = _index(vocabulary), len(vocabulary)
+
+    def lookup(v):
         k = _key(v)
         found = index.get(k)
         if found is not None:
-            flat_out[i] = found
-        elif num_oov_buckets:
-            flat_out[i] = size + fingerprint64(k) % num_oov_buckets
-        else:
-            flat_out[i] = default_value
-    return out
+            return found
+        return size + fingerprint64(k) % num_oov_buckets if num_oov_buckets else default_value
 
-
-@register_op("CrossHashed", shape=lambda op: TensorShape([op.inputs[0].shape[0] if op.inputs[0].shape.ndims else None,
-                                                        None]), dtype=lambda op: dtypes.int64)
-def _cross_hashed_kernel(xp, *parts, num_buckets, hash_key):
-    """Each example's cross (every combination of one value from each part; -1 values are
-    none) hashed into ``num_buckets`` as TF's SparseCross hashes: each value's hash (a
-    string's Fingerprint64, an integer itself) folded into ``hash_key`` one after another
-    with FingerprintCat64, so that a crossed column's buckets are TF's."""
-    parts = [np.asarray(p).reshape(len(p), -1) for p in parts]
-    rows = _hashed_crosses([[[v for v in values if not _is_missing(v)] for values in part] for part in parts],
-                           num_buckets, hash_key)
-    width = max(1, max((len(r) for r in rows), default=1))
-    out = np.full((len(rows), width), -1, np.int64)
-    for i, r in enumerate(rows):
-        out[i, :len(r)] = r
-    return out
+    x = np.asarray(x)
+    return np.fromiter(map(lookup, x.reshape(-1)), np.int64, x.size).reshape(x.shape)
 
 
 def _hashed_crosses(columns: list, num_buckets: int, hash_key: int) -> list:
@@ -130,20 +125,37 @@ def _cross_hash(v) -> int:
     return fingerprint64(_key(v))
 
 
-def _is_missing(v) -> bool:
-    return not isinstance(v, bytes) and isinstance(v, (np.integer, int)) and v < 0
+def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> SparseTensor:
+    """``tf.sparse.cross_hashed``: per example, every combination of one value from each input
+    (SparseTensors, or dense [batch, k] tensors whose every value counts), hashed as TF's
+    SparseCross hashes it (into ``num_buckets``; 0: the whole 64-bit hash)."""
+    def int64(t):  # (TF's op crosses strings and int64s)
+        if t.dtype.base_dtype == dtypes.string:
+            return t
+        if not t.dtype.is_integer:
+            raise TypeError(f"sparse_cross_hashed: inputs must be strings or integers, got {t.dtype.name}")
+        if isinstance(t, SparseTensor):
+            return SparseTensor(t.indices, math_ops.cast(t.values, dtypes.int64), t.dense_shape)
+        return math_ops.cast(t, dtypes.int64)
+
+    inputs = [int64(convert_to_tensor_or_sparse_tensor(t)) for t in inputs]
+    sparse = [t for t in inputs if isinstance(t, SparseTensor)]
+    dense = [t for t in inputs if not isinstance(t, SparseTensor)]
+    # (strings only: crossed as strings; with an integer among them, as int64 hashes, as TF's)
+    internal = dtypes.string if all(t.dtype.base_dtype == dtypes.string for t in inputs) else dtypes.int64
+    attrs = {"N": len(sparse), "hashed_output": True, "num_buckets": int(num_buckets),
+             "hash_key": _HASH_KEY if hash_key is None else int(hash_key),
+             "sparse_types": [t.dtype.base_dtype for t in sparse], "dense_types": [t.dtype.base_dtype for t in dense],
+             "out_type": dtypes.int64, "internal_type": internal}
+    indices, values, shape = make_op("SparseCross", [t.indices for t in sparse] + [t.values for t in sparse] +
+                                     [t.dense_shape for t in sparse] + dense, attrs, name or "SparseCross").outputs
+    return SparseTensor(indices, values, shape)
 
 
-def cross_hashed(parts, num_buckets: int, hash_key: int, name=None):
-    """Each example's crossed values of ``parts`` ([batch, k] each) hashed into ``num_buckets``."""
-    parts = [ops.convert_to_tensor(p) for p in parts]
-    # (the parts' dtypes, for the SavedModel builder, which writes the cross as TensorFlow's SparseCross)
-    return make_tensor("CrossHashed", parts, {"num_buckets": int(num_buckets), "hash_key": int(hash_key),
-                                              "_part_types": [p.dtype.base_dtype for p in parts]},
-                       name or "CrossHashed")
+_HASH_KEY = 0xDECAFCAFFE  # (SparseCross's default key, FingerprintCat64's seed)
 
 
-for _t in ("Bucketize", "VocabularyLookup", "CrossHashed", "SparseCross"):
+for _t in ("Bucketize", "VocabularyLookup", "SparseCross"):
     not_differentiable(_t)
 
 

@@ -23,11 +23,11 @@ def _shown(value, summarize):
 
 
 @register_op("Assert", shape=lambda op: [], stateful=True)
-def _assert_kernel(xp, condition, *data, summarize=3, assertion=""):  # (TF's GraphDefs have no "assertion")
+def _assert_kernel(xp, condition, *data, summarize=3, _assertion=""):  # (TF ignores "_" attrs)
     if not bool(np.all(condition)):
         shown = " ".join(_shown(d, summarize) for d in data)
         raise errors.InvalidArgumentError(None, None, f"assertion failed: {shown}".rstrip()
-                                                      + (f" ({assertion})" if assertion else ""))
+                                                      + (f" ({_assertion})" if _assertion else ""))
 
 
 not_differentiable("Assert")
@@ -46,7 +46,7 @@ def _assert(condition, data, summarize, name, assertion: str):
     with ops.name_scope(name, "Assert", [condition, data]):
         condition = ops.convert_to_tensor(condition, dtype=dtypes.bool)
         tensors = [ops.convert_to_tensor(d) for d in data]
-        return make_op("Assert", [condition] + tensors, {"summarize": summarize or 3, "assertion": assertion},
+        return make_op("Assert", [condition] + tensors, {"summarize": summarize or 3, "_assertion": assertion},
                        "Assert")
 
 

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import struct
 
 import numpy as np
@@ -119,8 +120,10 @@ def fingerprint_cat64(fp1: int, fp2: int) -> int:
     return _shift_mix(result)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def fingerprint64(s: bytes) -> int:
-    """FarmHash's Fingerprint64 of ``s`` (an unsigned 64-bit int)."""
+    """FarmHash's Fingerprint64 of ``s`` (an unsigned 64-bit int). Remembered for the last 65536
+    strings: categorical features repeat their values, and each costs microseconds in Python."""
     n = len(s)
     if n <= 16:
         return _len0to16(s)

@@ -11,11 +11,10 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, clip_ops, math_ops, reduction_ops, segment_ops, slicing_ops
-from .manip_ops import boolean_mask
 from .nn_ops import float_input, same_shape, batch_normalization, bias_add, elu, moments, relu
 from .op_util import constant_value, make_op, make_tensor
 from .partitioned_variables import PartitionedVariable
-from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_reshape
+from .sparse_ops import sparse_reshape
 from .special_math_ops import div_no_nan
 
 # ---------------------------------------------------------------------------
@@ -511,28 +510,53 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
                                  default_id=None, name=None, partition_strategy="div", max_norm=None):
     """``embedding_lookup_sparse`` that drops negative ids (and non-positive weights), gives rows
     with no ids the ``default_id`` embedding (zeros when None), and keeps the batch's shape."""
+    if combiner not in ("sum", "mean", "sqrtn"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
     with ops.name_scope(name, "embedding_lookup"):
+        if sparse_ids.dense_shape.shape.ndims == 1 and sparse_ids.dense_shape.shape[0].value == 2:
+            # ([batch, k] ids are looked up as they are, with no reshapes)
+            return _rows_of_kept_ids(embedding_weights, sparse_ids, sparse_weights, combiner, default_id,
+                                     partition_strategy, max_norm)
         rank = array_ops.size(sparse_ids.dense_shape)
         outer = slicing_ops.slice(sparse_ids.dense_shape, [0], [rank - 1])
         flat_shape = array_ops.stack([reduction_ops.reduce_prod(outer), sparse_ids.dense_shape[rank - 1]])
         sparse_ids = sparse_reshape(sparse_ids, flat_shape)
-        keep = math_ops.greater_equal(sparse_ids.values, 0)
         if sparse_weights is not None:
             sparse_weights = sparse_reshape(sparse_weights, flat_shape)
-            keep = math_ops.logical_and(keep, math_ops.greater(sparse_weights.values, 0))
-        ids = SparseTensor(boolean_mask(sparse_ids.indices, keep), boolean_mask(sparse_ids.values, keep), flat_shape)
-        ids, empty = sparse_fill_empty_rows(ids, 0 if default_id is None else default_id)
-        weights = None
-        if sparse_weights is not None:
-            weights = SparseTensor(boolean_mask(sparse_weights.indices, keep), boolean_mask(sparse_weights.values, keep),
-                                   flat_shape)
-            weights = sparse_fill_empty_rows(weights, 1.0)[0]
-        result = embedding_lookup_sparse(embedding_weights, ids, weights, partition_strategy, combiner=combiner,
-                                         max_norm=max_norm)
-        if default_id is None:
-            result = result * array_ops.expand_dims(1.0 - math_ops.cast(empty, result.dtype.base_dtype), 1)
+        result = _rows_of_kept_ids(embedding_weights, sparse_ids, sparse_weights, combiner, default_id,
+                                   partition_strategy, max_norm)
         return array_ops.reshape(result, slicing_ops.concat([math_ops.cast(outer, dtypes.int32),
                                                              array_ops.shape(result)[1:]], 0))
+
+
+def _rows_of_kept_ids(params, sparse_ids, sparse_weights, combiner, default_id, partition_strategy, max_norm):
+    """Per row of [batch, k] ids, the kept ids' (>= 0, of weight > 0) embeddings combined; a row
+    with none is the ``default_id`` row (0 when None)."""
+    keep = math_ops.greater_equal(sparse_ids.values, 0)
+    if sparse_weights is not None:
+        keep = math_ops.logical_and(keep, math_ops.greater(sparse_weights.values, 0))
+    kept = array_ops.reshape(math_ops.where(keep), [-1])
+    rows = slicing_ops.gather(sparse_ids.indices[:, 0], kept)
+    embedded = embedding_lookup(params, slicing_ops.gather(sparse_ids.values, kept), partition_strategy,
+                                max_norm=max_norm)
+    batch = sparse_ids.dense_shape[0]
+    dtype = embedded.dtype.base_dtype
+    if sparse_weights is None:
+        weights = array_ops.ones_like(math_ops.cast(rows, dtype))
+    else:
+        weights = math_ops.cast(slicing_ops.gather(sparse_weights.values, kept), dtype)
+        embedded = embedded * array_ops.expand_dims(weights, 1)
+    result = segment_ops.unsorted_segment_sum(embedded, rows, batch)
+    if combiner != "sum":
+        norm = segment_ops.unsorted_segment_sum(weights if combiner == "mean" else math_ops.square(weights), rows,
+                                                batch)
+        result = div_no_nan(result, array_ops.expand_dims(norm if combiner == "mean" else math_ops.sqrt(norm), 1))
+    if default_id is None:
+        return result
+    empty = math_ops.equal(segment_ops.unsorted_segment_sum(array_ops.ones_like(weights), rows, batch), 0)
+    default = embedding_lookup(params, ops.convert_to_tensor([default_id], dtype=sparse_ids.values.dtype.base_dtype),
+                               partition_strategy, max_norm=max_norm)
+    return result + array_ops.expand_dims(math_ops.cast(empty, dtype), 1) * default
 
 
 def log_sigmoid(x, name=None):

@@ -62,6 +62,10 @@ def _gather_dropping_negative(g, ids):
     safe = math_ops.maximum(ids, 0)
     gathered = slicing_ops.gather(g, safe)
     valid = math_ops.cast(math_ops.greater_equal(ids, 0), g.dtype.base_dtype)
+    if gathered.shape.ndims is not None and ids.shape.ndims is not None:  # (known ranks: fewer ops)
+        for _ in range(gathered.shape.ndims - ids.shape.ndims):
+            valid = array_ops.expand_dims(valid, -1)
+        return gathered * valid
     extra = array_ops.rank(gathered) - array_ops.rank(ids)
     valid = array_ops.reshape(valid, slicing_ops.concat([array_ops.shape(ids), array_ops.ones([extra],
                                                                                             dtypes.int32)], 0))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 
 from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
@@ -244,6 +245,10 @@ class _VariableStore:
                 init_shape = as_shape(shape).as_list()
 
                 def initial_value():
+                    # (partition_info too where the initializer takes it, as TF calls it: a function
+                    # written for TF may require it)
+                    if _takes_partition_info(initializer):
+                        return initializer(init_shape, dtype=dtype, partition_info=None)
                     return initializer(init_shape, dtype=dtype)
                 var = Variable(initial_value, name=name, trainable=trainable, collections=collections,
                                dtype=dtype, caching_device=caching_device, validate_shape=validate_shape,
@@ -265,6 +270,13 @@ class _VariableStore:
             if loss is not None:
                 graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return var
+
+
+def _takes_partition_info(initializer) -> bool:
+    try:
+        return "partition_info" in inspect.signature(initializer).parameters
+    except (TypeError, ValueError):  # (a builtin or a C callable: called as (shape, dtype))
+        return False
 
 
 def _value_slice(value, offset, shape, dtype=None, partition_info=None):

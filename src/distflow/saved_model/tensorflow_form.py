@@ -9,10 +9,6 @@ distflow's loader runs either form.
 - Conds: distflow's ``If`` holds its branches as function attrs TensorFlow's ``If`` cannot read;
   it becomes TF 1.x's Switch and Merge nodes (as ``tf.cond`` built them), which distflow's
   importer makes an If again. (Keras's learning-phase conds, for one.)
-- Crossed columns: distflow's ``CrossHashed`` crosses dense [batch, k] parts (-1: no value)
-  into dense ids padded with -1; TensorFlow's ``SparseCross`` crosses sparse tensors, so each
-  part becomes one (``Where`` its values are, ``GatherNd`` them) and the result dense again
-  (``SparseToDense``, at least one column wide, as distflow's).
 
 Each rewritten node keeps its name, so that what reads it reads the same.
 """
@@ -30,7 +26,6 @@ from . import constants
 def rewrite(meta) -> None:
     """``meta``'s graph (a MetaGraphDef of a SavedModel) with distflow's forms as TensorFlow's."""
     inits = _lookups(meta.graph_def)
-    _crosses(meta.graph_def)
     renamed = functionalize.conds_as_tf1(meta.graph_def)
     if renamed:  # (what names an If's outputs names its Merges')
         for signature in meta.signature_def.values():
@@ -108,51 +103,3 @@ def _lookups(graph_def) -> list:
             _node(graph_def, f"{name}/missing", "Equal", [found, f"{name}/default"], device, T=dtypes.int64)
             _node(graph_def, name, "SelectV2", [f"{name}/missing", f"{name}/bucket", found], device, T=dtypes.int64)
     return inits
-
-
-def _crosses(graph_def) -> None:
-    """Each CrossHashed node as TensorFlow's SparseCross of its parts made sparse, made dense again."""
-    for node in [n for n in graph_def.node if n.op == "CrossHashed"]:
-        name, device = node.name, node.device
-        parts = [t for t in node.input if not t.startswith("^")]
-        control = [t for t in node.input if t.startswith("^")]
-        kinds = _part_dtypes(node, parts)
-        indices, values, shapes = [], [], []
-        for k, (part, kind) in enumerate(zip(parts, kinds)):
-            scope = f"{name}/part{k}"
-            shapes.append(_node(graph_def, f"{scope}/shape", "Shape", [part], device, T=kind,
-                                out_type=dtypes.int64).name)
-            if kind == dtypes.string:  # (a raw string feature: every value is one)
-                _node(graph_def, f"{scope}/true", "Const", device=device, dtype=dtypes.bool, value=np.bool_(True))
-                mask = _node(graph_def, f"{scope}/mask", "Fill", [shapes[-1], f"{scope}/true"], device,
-                             T=dtypes.bool, index_type=dtypes.int64).name
-            else:  # (a column's ids: -1 is none)
-                _node(graph_def, f"{scope}/none", "Const", device=device, dtype=kind, value=np.array(-1, kind.as_numpy_dtype))
-                mask = _node(graph_def, f"{scope}/mask", "NotEqual", [part, f"{scope}/none"], device, T=kind).name
-            indices.append(_node(graph_def, f"{scope}/indices", "Where", [mask], device, T=dtypes.bool).name)
-            values.append(_node(graph_def, f"{scope}/values", "GatherNd", [part, indices[-1]], device, Tparams=kind,
-                                Tindices=dtypes.int64).name)
-        crossed = _node(graph_def, f"{name}/sparse_cross", "SparseCross", indices + values + shapes + control, device,
-                        N=len(parts), hashed_output=True, num_buckets=node.attr["num_buckets"].i,
-                        hash_key=node.attr["hash_key"].i, out_type=dtypes.int64,
-                        internal_type=dtypes.string if all(k == dtypes.string for k in kinds) else dtypes.int64)
-        crossed.attr["sparse_types"].list.type.extend([k.as_datatype_enum for k in kinds])
-        crossed.attr["dense_types"].list.type.extend([])
-        _node(graph_def, f"{name}/one_column", "Const", device=device, dtype=dtypes.int64,
-              value=np.array([0, 1], np.int64))
-        _node(graph_def, f"{name}/dense_shape", "Maximum", [f"{crossed.name}:2", f"{name}/one_column"], device,
-              T=dtypes.int64)
-        _node(graph_def, f"{name}/none", "Const", device=device, dtype=dtypes.int64, value=np.int64(-1))
-        node.CopyFrom(pb.NodeDef(name=name, op="SparseToDense", device=device, input=[
-            f"{crossed.name}:0", f"{name}/dense_shape", f"{crossed.name}:1", f"{name}/none"]))
-        node.attr["T"].type = dtypes.int64.as_datatype_enum
-        node.attr["Tindices"].type = dtypes.int64.as_datatype_enum
-        node.attr["validate_indices"].b = True
-
-
-def _part_dtypes(node, parts: list) -> list:
-    """The dtype of each of a cross's parts (a column's int64 ids, or a raw feature's values), as
-    distflow's cross_hashed records them (else int64)."""
-    recorded = [dtypes.as_dtype(t) for t in node.attr["_part_types"].list.type] if "_part_types" in node.attr else []
-    return recorded if len(recorded) == len(parts) else [dtypes.int64] * len(parts)
-

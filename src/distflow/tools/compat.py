@@ -310,7 +310,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "FarmHash buckets), `crossed_column` (TF's SparseCross buckets), `indicator_column`, "
                       "`embedding_column`, `shared_embedding_columns`, `weighted_categorical_column`, "
                       "`input_layer`, `linear_model`, `make_parse_example_spec`; features dense or SparseTensors "
-                      "(`parse_example`'s); not the sequence columns")
+                      "(`parse_example`'s); TF 1.x's column protocol (`_DenseColumn`, `_CategoricalColumn`, "
+                      "`_LazyBuilder`), so that columns written for TF work; embeddings from checkpoints; not the "
+                      "sequence columns")
         elif name == "keras":
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
                       "`Sequential`, functional and subclassed `Model` (models as layers of models), "

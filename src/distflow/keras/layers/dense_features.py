@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...feature_column.feature_column import _DenseColumn, _sorted, dense_values
+from ...feature_column.feature_column import _clean_feature_columns, _dense_features, _DenseColumn, _LazyBuilder
 from ...framework import ops
 from ...framework.ops import GraphKeys
 from ...ops import variable_scope as vs
@@ -17,17 +17,20 @@ class DenseFeatures(Layer):
 
     def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
-        self._feature_columns = _sorted(feature_columns, _DenseColumn,
-                                        "_DenseColumn (numeric, indicator, embedding, bucketized)")
+        self._feature_columns = sorted(_clean_feature_columns(feature_columns), key=lambda c: c.name)
+        for column in self._feature_columns:
+            if not isinstance(column, _DenseColumn):
+                raise ValueError(f"Items of feature_columns must be a _DenseColumn (numeric, indicator, embedding, "
+                                 f"bucketized). Given: {column}")
 
     def __call__(self, features, cols_to_output_tensors=None, training=None):
         if not isinstance(features, dict):
             raise ValueError(f"We expected a dictionary here. Instead we got: {features!r}")
-        state = {"trainable": self.trainable, "collections": None}
         with ops.name_scope(self.name), vs.variable_scope(self.name, reuse=vs.AUTO_REUSE if self.built else None,
                                                            auxiliary_name_scope=False):
             before = set(ops.get_collection(GraphKeys.GLOBAL_VARIABLES))
-            out = dense_values(features, self._feature_columns, state, None, cols_to_output_tensors)
+            out = _dense_features(_LazyBuilder(features), self._feature_columns, None, self.trainable, None,
+                                  cols_to_output_tensors)
             made = [v for v in ops.get_collection(GraphKeys.GLOBAL_VARIABLES) if v not in before]
         trainable = set(ops.get_collection(GraphKeys.TRAINABLE_VARIABLES))
         for v in made:
@@ -37,7 +40,7 @@ class DenseFeatures(Layer):
 
     def compute_output_shape(self, input_shape):
         return (input_shape[0] if isinstance(input_shape, (list, tuple)) and input_shape else None,
-                sum(c.dimension for c in self._feature_columns))
+                sum(c._variable_shape.num_elements() for c in self._feature_columns))
 
     def get_config(self):
         return {**super().get_config(), "feature_columns": [c.name for c in self._feature_columns]}
