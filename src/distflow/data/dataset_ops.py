@@ -20,6 +20,9 @@ input pipelines (the worker's CPU).
 from __future__ import annotations
 
 import itertools
+import os
+import queue
+import threading
 
 import numpy as np
 
@@ -28,7 +31,10 @@ from ..framework import errors
 from ..framework import ops
 from ..framework import random_seed
 from ..framework.tensor_shape import TensorShape
+from ..framework.wire import tensor_from_proto, tensor_to_proto
 from ..ops.op_util import constant_value
+from ..platform.tf_record import TFRecordWriter, tf_record_iterator
+from ..protos import distflow_pb2 as pb
 from . import structure
 from .iterator_ops import Iterator
 from .registry import RunState, register
@@ -76,6 +82,11 @@ class Dataset:
         return _TensorSlices(tensors)
 
     @staticmethod
+    def from_sparse_tensor_slices(sparse_tensor) -> "Dataset":
+        """One SparseTensor element per row of ``sparse_tensor`` (each of its rank less one)."""
+        return _TensorSlices(sparse_tensor)
+
+    @staticmethod
     def from_tensors(tensors) -> "Dataset":
         """A single element: the tensors as they are."""
         return _Tensors(tensors)
@@ -97,12 +108,14 @@ class Dataset:
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None) -> "Dataset":
-        """The file names matching ``file_pattern`` (shuffled unless ``shuffle=False``)."""
+        """The file names matching ``file_pattern`` (a glob, a list of them, or a string tensor
+        of them, matched when the iterator starts), shuffled unless ``shuffle=False``."""
         from ..platform import gfile  # noqa: PLC0415 - only programs listing files need it
 
-        names = sorted(gfile.Glob(file_pattern)) if not isinstance(file_pattern, ops.Tensor) else None
-        if names is None:
-            raise NotImplementedError("list_files needs a Python string pattern in distflow")
+        if isinstance(file_pattern, ops.Tensor):
+            return _ListFiles(file_pattern, shuffle is not False, seed)
+        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else list(file_pattern)
+        names = sorted({n for p in patterns for n in gfile.Glob(p.decode() if isinstance(p, bytes) else p)})
         if not names:
             raise errors.InvalidArgumentError(None, None, f"Expected '{file_pattern}' to match at least one file")
         dataset = Dataset.from_tensor_slices(np.array([n.encode() for n in names], dtype=object))
@@ -172,12 +185,12 @@ class Dataset:
         return _Shard(self, num_shards, index)
 
     def prefetch(self, buffer_size) -> "Dataset":
-        """Accepted; elements are produced when asked for (a pipeline step costs microseconds here)."""
-        return self
+        """The elements, produced up to ``buffer_size`` ahead in a thread of their own."""
+        return _Prefetch(self, buffer_size)
 
     def cache(self, filename="") -> "Dataset":
-        """Accepted; the elements are computed again on each pass."""
-        return self
+        """The elements, kept after the first complete pass (in memory, or in ``filename``)."""
+        return _Cache(self, filename)
 
     def with_options(self, options) -> "Dataset":
         """Accepted: the options that tune TF's threaded pipeline change nothing here."""
@@ -246,24 +259,54 @@ class _TensorSlices(Dataset):
         if not flat:
             raise ValueError("from_tensor_slices needs at least one tensor")
         length = None
-        for t in flat:
-            if t.shape.ndims == 0:
+        for leaf, t in zip(spec.components(), spec.grouped(flat)):
+            if leaf.shape.ndims == 0:
                 raise ValueError(f"from_tensor_slices needs tensors of rank >= 1, got the scalar {t.name}")
-            n = t.shape[0].value if t.shape.ndims else None
+            n = leaf.shape[0].value if leaf.shape.ndims else None
             if n is not None and length is not None and n != length:
                 raise ValueError(f"Dimensions {length} and {n} are not compatible: from_tensor_slices needs "
                                  "every component to have the same first dimension")
             length = n if n is not None else length
+        self._whole = spec
         super().__init__(spec.sliced(), flat)
 
     def _iterate(self, values, state):
-        n = len(values[0])
-        for i, v in enumerate(values):
+        components = [structure.sparse_rows(v) if leaf.sparse else v
+                      for leaf, v in zip(self._whole.components(), self._whole.grouped(values))]
+        n = len(components[0])
+        for i, v in enumerate(components):
             if len(v) != n:
                 raise errors.InvalidArgumentError(None, None, f"from_tensor_slices: component {i} has "
                                                               f"{len(v)} rows, component 0 has {n}")
         for i in range(n):
-            yield tuple(v[i] for v in values)
+            yield self._spec.ungrouped([v[i] for v in components])
+
+
+class _ListFiles(Dataset):
+    """``list_files`` of patterns known when the iterator starts: the files matching them then,
+    sorted, in a seeded order unless not shuffled (an error if none match)."""
+
+    def __init__(self, patterns, shuffle, seed):
+        patterns = ops.convert_to_tensor(patterns, dtype=dtypes.string)
+        graph_seed, op_seed = random_seed.get_seed(seed)
+        self._seed = None if not shuffle else (graph_seed, op_seed)
+        self._shuffle = shuffle
+        super().__init__(structure.Spec.tensor(dtypes.string, TensorShape([])), [patterns])
+
+    def _iterate(self, values, state):
+        from ..platform import gfile  # noqa: PLC0415 - only programs listing files need it
+
+        patterns = [p.decode() if isinstance(p, bytes) else str(p) for p in np.asarray(values[0], object).reshape(-1)]
+        names = sorted({n for p in patterns for n in gfile.Glob(p)})
+        if not names:
+            raise errors.InvalidArgumentError(None, None, f"Expected {patterns} to match at least one file")
+        if self._shuffle:
+            seeds = state.stages.setdefault(("list_files", id(self)), _SeedStream(
+                None if self._seed[0] is None else self._seed))
+            order = np.random.default_rng(seeds.next()).permutation(len(names))
+            names = [names[i] for i in order]
+        for name in names:
+            yield (np.array(name.encode(), dtype=object),)
 
 
 class _Tensors(Dataset):
@@ -407,36 +450,55 @@ class _Batch(_Unary):
 
     def _combine(self, batch, more):
         """One batch of elements; ``more`` holds the values of ``more_inputs`` in this run."""
-        return _stack(batch)
+        return _stack(batch, self._input.element_spec)
 
 
-def _stack(batch):
+def _stack(batch, spec: structure.Spec):
+    """Elements as one, a new first dimension the batch's (SparseTensors as TensorFlow batches them)."""
+    if not spec.has_sparse():
+        return tuple(_stacked(i, parts) for i, parts in enumerate(zip(*batch)))
     out = []
-    for i, parts in enumerate(zip(*batch)):
-        shapes = {np.shape(p) for p in parts}
-        if len(shapes) > 1:
-            raise errors.InvalidArgumentError(None, None, f"Cannot batch tensors with different shapes in "
-                                                          f"component {i}: {sorted(shapes)}")
-        out.append(np.stack(parts))
-    return tuple(out)
+    for i, (leaf, parts) in enumerate(zip(spec.components(), zip(*[spec.grouped(e) for e in batch]))):
+        out.append(structure.sparse_batch(parts, "batch") if leaf.sparse else _stacked(i, parts))
+    return spec.batched(None).ungrouped(out)
+
+
+def _stacked(i, parts):
+    shapes = {np.shape(p) for p in parts}
+    if len(shapes) > 1:
+        first = np.shape(parts[0])
+        j = next(j for j, p in enumerate(parts) if np.shape(p) != first)
+        raise errors.InvalidArgumentError(None, None, f"Cannot batch tensors with different shapes in component "
+                                                      f"{i}. First element had shape {list(first)} and element {j} "
+                                                      f"had shape {list(np.shape(parts[j]))}.")
+    return np.stack(parts)
 
 
 class _Shuffle(_Unary):
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         buffer_size = ops.convert_to_tensor(buffer_size, dtype=dtypes.int64)
+        inputs = [buffer_size]
+        if isinstance(seed, ops.Tensor):  # (a seed fed when the iterator starts, an input as in TF)
+            static = constant_value(seed)
+            if static is None:
+                inputs.append(ops.convert_to_tensor(seed, dtype=dtypes.int64))
+                seed = 0  # (a stand-in: the graph's seed is combined with the fed one)
+            else:
+                seed = int(static)
         graph_seed, op_seed = random_seed.get_seed(seed)
         self._seed = None if graph_seed is None else (graph_seed, op_seed)
         self._reshuffle = reshuffle_each_iteration
-        super().__init__(input_dataset, input_dataset.element_spec, [buffer_size])
+        super().__init__(input_dataset, input_dataset.element_spec, inputs)
 
     def _iterate(self, values, state):
-        own, (buffer_size,) = self._split(values)
+        own, (buffer_size, *fed) = self._split(values)
         buffer_size = int(buffer_size)
+        seed = (self._seed[0], int(fed[0])) if fed else self._seed
         if buffer_size <= 0:
             raise errors.InvalidArgumentError(None, None, f"buffer_size must be greater than zero, got {buffer_size}")
         # Each initialization draws its seeds from one generator; without reshuffling every
         # pass replays the first order.
-        seeds = state.stages.setdefault(("shuffle", id(self)), _SeedStream(self._seed))
+        seeds = state.stages.setdefault(("shuffle", id(self)), _SeedStream(seed))
         rng = np.random.default_rng(seeds.next() if self._reshuffle else seeds.first)
         buffer = []
         for element in self._input._iterate(own, state):
@@ -567,24 +629,42 @@ class _Counter(Dataset):
             yield (np.asarray(start + i * step, self._dtype.as_numpy_dtype),)
 
 
+def _padded_shape(shape, tensors: list):
+    """A component's padded shape as a TensorShape (None: the longest in the batch), and where a
+    shape given as a tensor known only when the iterator runs is among ``tensors`` (or None)."""
+    if isinstance(shape, ops.Tensor) or (isinstance(shape, np.ndarray) and shape.ndim == 1):
+        shape = ops.convert_to_tensor(shape, dtype=dtypes.int64)
+        if shape.shape.ndims != 1 or shape.shape[0].value is None:
+            raise ValueError(f"padded_batch: a padded shape given as a tensor must be a vector of known length, got "
+                             f"{shape}")
+        static = constant_value(shape)
+        if static is None:
+            tensors.append(shape)
+            return TensorShape([None] * shape.shape[0].value), len(tensors) - 1
+        shape = [int(d) for d in static]
+    dims = shape if isinstance(shape, (list, tuple)) else TensorShape(shape).as_list()
+    return TensorShape([None if d is None or (isinstance(d, int) and d < 0) else d for d in dims]), None
+
+
 def _padding_leaves(spec: structure.Spec, padded_shapes, padding_values):
-    """Per component: the padded shape (TensorShape) and the padding value, an array, or the
-    index into the second list, of the padding values that are tensors known only when the
-    iterator runs (a vocabulary table's end-of-sentence id, say)."""
+    """Per component: the padded shape (TensorShape), the padding value, and where a shape given
+    as a tensor is among the second list; a padding value is an array, or the index into the
+    second list of the padding values and shapes that are tensors known only when the iterator
+    runs (a vocabulary table's end-of-sentence id, say)."""
     leaves = spec.leaves()
+    tensors: list = []
     if padded_shapes is None:
         shapes = [leaf.shape if leaf.shape.ndims is not None else None for leaf in leaves]
         if any(s is None for s in shapes):
             raise ValueError("padded_batch needs padded_shapes for components of unknown rank")
-        shapes = [TensorShape([None] * s.ndims) for s in shapes]
+        shapes = [(TensorShape([None] * s.ndims), None) for s in shapes]
     else:
-        shapes = [TensorShape([None if d is None or (isinstance(d, int) and d < 0) else d for d in
-                               (shape if isinstance(shape, (list, tuple)) else TensorShape(shape).as_list())])
+        shapes = [_padded_shape(shape, tensors)
                   for shape in structure.flatten_like(spec, padded_shapes, "padded_shapes")]
     values = [None] * len(leaves) if padding_values is None else \
         structure.flatten_like(spec, padding_values, "padding_values")
-    out, tensors = [], []
-    for i, (leaf, shape, value) in enumerate(zip(leaves, shapes, values)):
+    out = []
+    for i, (leaf, (shape, dims), value) in enumerate(zip(leaves, shapes, values)):
         if leaf.shape.ndims is not None and shape.ndims != leaf.shape.ndims:
             raise ValueError(f"padded_shapes {shape} must have the rank of its component {leaf.shape}")
         if value is None:
@@ -598,36 +678,42 @@ def _padding_leaves(spec: structure.Spec, padded_shapes, padding_values):
                                  f"component {i}")
             static = constant_value(value)
             if static is None:
-                out.append((shape, len(tensors)))
+                out.append((shape, len(tensors), dims))
                 tensors.append(value)
                 continue
             value = static
         out.append((shape, np.asarray(value, dtype=object if leaf.dtype == dtypes.string
-                                      else leaf.dtype.as_numpy_dtype)))
+                                      else leaf.dtype.as_numpy_dtype), dims))
     return out, tensors
 
 
 class _PaddedBatch(_Batch):
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values, drop_remainder):
         spec = input_dataset.element_spec
+        if spec.has_sparse():
+            raise TypeError("Batching of padded sparse tensors is not currently supported (padded_batch); use batch")
         self._pads, tensors = _padding_leaves(spec, padded_shapes, padding_values)
-        padded = structure.Spec(structure._pack(spec._tree, [structure._Leaf(leaf.dtype, shape) for leaf, (shape, _)
+        padded = structure.Spec(structure._pack(spec._tree, [structure._Leaf(leaf.dtype, shape) for leaf, (shape, *_)
                                                              in zip(spec.leaves(), self._pads)]))
         super().__init__(input_dataset, batch_size, drop_remainder, padded, more_inputs=tensors)
 
     def _combine(self, batch, more):
         out = []
-        for i, (parts, (shape, value)) in enumerate(zip(zip(*batch), self._pads)):
+        for i, (parts, (shape, value, dims)) in enumerate(zip(zip(*batch), self._pads)):
             parts = [np.asarray(p) for p in parts]
             if isinstance(value, int):
                 value = more[value]
+            wanted = [d.value for d in shape] if dims is None else [None if d < 0 else int(d) for d in more[dims]]
+            if len(wanted) != parts[0].ndim:
+                raise errors.InvalidArgumentError(None, None, f"padded_batch: the padded shape {wanted} of component "
+                                                              f"{i} does not have its rank {parts[0].ndim}")
             longest = [max(p.shape[d] for p in parts) for d in range(parts[0].ndim)]
-            target = [longest[d] if shape[d].value is None else shape[d].value for d in range(len(longest))]
+            target = [longest[d] if wanted[d] is None else wanted[d] for d in range(len(longest))]
             for p in parts:
                 if any(n > t for n, t in zip(p.shape, target)):
-                    raise errors.InvalidArgumentError(None, None, f"padded_batch: component {i} has shape "
-                                                                  f"{list(p.shape)}, larger than its padded shape "
-                                                                  f"{target}")
+                    raise errors.DataLossError(None, None, f"Attempted to pad to a smaller size than the input "
+                                                           f"element (padded_batch: component {i} has shape "
+                                                           f"{list(p.shape)}, its padded shape is {target})")
             stacked = np.full([len(parts)] + target, value, dtype=parts[0].dtype)
             for row, p in enumerate(parts):
                 stacked[(row,) + tuple(slice(0, n) for n in p.shape)] = p
@@ -640,13 +726,18 @@ class _Unbatch(_Unary):
         super().__init__(input_dataset, input_dataset.element_spec.sliced())
 
     def _iterate(self, values, state):
+        whole = self._input.element_spec
         for element in self._input._iterate(values, state):
+            if whole.has_sparse():
+                element = [structure.sparse_rows(v) if leaf.sparse else v
+                           for leaf, v in zip(whole.components(), whole.grouped(element))]
             rows = {len(v) for v in element}
             if len(rows) != 1:
                 raise errors.InvalidArgumentError(None, None, f"unbatch: the components have different numbers "
                                                               f"of rows: {sorted(rows)}")
             for i in range(rows.pop()):
-                yield tuple(v[i] for v in element)
+                row = [v[i] for v in element]
+                yield self._spec.ungrouped(row) if whole.has_sparse() else tuple(row)
 
 
 class _Interleave(_Unary):
@@ -790,6 +881,8 @@ class _Window(_Unary):
     ``flat_map`` and ``interleave`` read (each window as a structure of datasets)."""
 
     def __init__(self, input_dataset, size, shift, stride, drop_remainder):
+        if input_dataset.element_spec.has_sparse():
+            raise TypeError("Dataset.window: elements with SparseTensor components are not supported in distflow")
         self._args = [ops.convert_to_tensor(v, dtype=dtypes.int64) for v in (size, shift, stride)]
         self._drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool)
         super().__init__(input_dataset, input_dataset.element_spec, self._args + [self._drop])
@@ -1060,4 +1153,172 @@ class _Sample(Dataset):
             if element is None:
                 live[k] = 0.0
                 continue
+            yield element
+
+
+# ---------------------------------------------------------------------------
+# Buffering: prefetch and cache
+#
+# ``prefetch(n)`` runs the stages before it in a thread of their own, up to ``n`` elements ahead
+# (AUTOTUNE: 2), so that an input pipeline works while a training step runs (NumPy's kernels let
+# go of the interpreter while they compute). Elements and errors come in their order; starting
+# the iterator again stops the thread.
+#
+# ``cache()`` keeps the elements of the first complete pass in memory for the later passes of
+# the same iterator initialization (``cache().repeat()``'s epochs after the first). ``cache(f)``
+# writes them to the file ``f + ".distflow-cache"`` (TFRecord records of TensorProtos, written
+# under a temporary name and renamed when the pass completes), which later passes and later
+# runs of the program read instead of computing them; while one iterator writes it, a second is
+# refused (AlreadyExistsError), as in TensorFlow. Only a complete pass is kept.
+
+_AUTOTUNE_ELEMENTS = 2  # (what AUTOTUNE prefetches)
+_runs = itertools.count()  # (a key for each prefetching pass: one dataset may run in several at once)
+
+
+class _Producer:
+    """A thread that reads ``elements`` into a queue of ``size``; closed, it stops."""
+
+    _END = object()
+
+    def __init__(self, elements, size: int):
+        self._queue: queue.Queue = queue.Queue(maxsize=size)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(elements,), daemon=True, name="distflow-prefetch")
+        self._thread.start()
+
+    def _run(self, elements) -> None:
+        try:
+            for element in elements:
+                if not self._put((element, None)):
+                    return
+        except Exception as e:  # noqa: BLE001 - handed to the consumer, in its place in the order
+            self._put((None, e))
+            return
+        self._put((self._END, None))
+
+    def _put(self, item) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def get(self):
+        while True:
+            try:
+                element, error = self._queue.get(timeout=0.1)
+                break
+            except queue.Empty:
+                if not self._thread.is_alive() and self._queue.empty():
+                    raise errors.InternalError(None, None, "prefetch: the producing thread ended early") from None
+        if error is not None:
+            raise error
+        return element
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+class _Prefetch(_Unary):
+    def __init__(self, input_dataset, buffer_size):
+        super().__init__(input_dataset, input_dataset.element_spec,
+                         [ops.convert_to_tensor(buffer_size, dtype=dtypes.int64)])
+
+    def _iterate(self, values, state):
+        own, (size,) = self._split(values)
+        size = int(size)
+        if size < 0 and size != AUTOTUNE:
+            raise errors.InvalidArgumentError(None, None, f"buffer_size must be >= 0 or set buffer_size to be "
+                                                          f"{AUTOTUNE} for auto-tuning, got {size}")
+        if size == 0:
+            yield from self._input._iterate(own, state)
+            return
+        producer = _Producer(self._input._iterate(own, state), _AUTOTUNE_ELEMENTS if size == AUTOTUNE else size)
+        key = ("prefetch", next(_runs))
+        state.stages[key] = producer  # (closed when the iterator starts again or goes)
+        try:
+            while True:
+                element = producer.get()
+                if element is _Producer._END:
+                    return
+                yield element
+        finally:
+            producer.close()
+            state.stages.pop(key, None)
+
+
+class _Cache(_Unary):
+    def __init__(self, input_dataset, filename):
+        super().__init__(input_dataset, input_dataset.element_spec,
+                         [ops.convert_to_tensor(filename, dtype=dtypes.string)])
+
+    def _iterate(self, values, state):
+        own, (filename,) = self._split(values)
+        name = np.asarray(filename).item()
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        if name:
+            yield from self._from_file(name, own, state)
+            return
+        key = ("cache", id(self))
+        kept = state.stages.get(key)
+        # (the same inputs: another pass of this pipeline, not a function's dataset given other values)
+        if kept is not None and len(kept[0]) == len(own) and all(a is b for a, b in zip(kept[0], own)):
+            yield from kept[1]
+            return
+        elements = []
+        for element in self._input._iterate(own, state):
+            elements.append(element)
+            yield element
+        state.stages[key] = (list(own), elements)
+
+    def _from_file(self, name, own, state):
+        path = name + ".distflow-cache"
+        if os.path.exists(path):
+            yield from self._read(path)
+            return
+        lock = name + ".lockfile"
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            raise errors.AlreadyExistsError(None, None, f"There appears to be a concurrent caching iterator running "
+                                                        f"- cache lockfile already exists ('{lock}'). If you are sure "
+                                                        f"no other running TF computations are using this cache "
+                                                        f"prefix, delete the lockfile and re-initialize the "
+                                                        f"iterator.") from None
+        os.close(fd)
+        partial = f"{path}.tmp{os.getpid()}"
+        try:
+            writer = TFRecordWriter(partial)
+            try:
+                for element in self._input._iterate(own, state):
+                    record = pb.AttrValue.ListValue(tensor=[tensor_to_proto(np.asarray(v)) for v in element])
+                    writer.write(record.SerializeToString())
+                    yield element
+            finally:
+                writer.close()
+            os.replace(partial, path)  # (only a complete pass becomes the cache)
+        finally:
+            if os.path.exists(partial):
+                os.remove(partial)
+            os.remove(lock)
+
+    def _read(self, path):
+        spec = self._spec.leaves()
+        for record in tf_record_iterator(path):
+            try:
+                tensors = pb.AttrValue.ListValue.FromString(record).tensor
+            except Exception:  # noqa: BLE001 - a damaged file is the user's to know of
+                raise errors.DataLossError(None, None, f"{path}: a record is not a cached element") from None
+            if len(tensors) != len(spec):
+                raise errors.DataLossError(None, None, f"{path} holds elements of {len(tensors)} components, the "
+                                                       f"dataset's have {len(spec)}: a cache of another dataset?")
+            element = tuple(tensor_from_proto(t) for t in tensors)
+            for value, leaf in zip(element, spec):
+                if value.dtype != leaf.dtype.as_numpy_dtype and leaf.dtype != dtypes.string or \
+                        not leaf.shape.is_compatible_with(value.shape):
+                    raise errors.DataLossError(None, None, f"{path} holds elements of {value.dtype} {value.shape} "
+                                                           f"where the dataset's are {leaf.dtype.name} {leaf.shape}")
             yield element

@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework import dtypes
 from ..framework import errors
 from ..framework import ops
+from ..framework.registry import get_registration
 from ..ops import array_ops
 from ..runtime.config import ConfigProto
 from ..runtime.session import Session
 from . import structure
+
+
+# (resource variables' updates, which take the variable's handle)
+_VARIABLE_WRITERS = {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "ResourceScatterAdd",
+                     "ResourceScatterSub", "ResourceScatterUpdate"}
 
 
 class CapturingGraph(ops.Graph):
@@ -32,6 +39,12 @@ class CapturingGraph(ops.Graph):
         self.captured: list = []  # (the other graph's tensor, its placeholder here)
 
     def _capture(self, tensor, index, op_type):
+        if op_type is not None and (tensor.dtype.is_ref_dtype or tensor.dtype.base_dtype == dtypes.resource):
+            reg = get_registration(op_type)
+            if reg.stateful and index in reg.ref_inputs or op_type in _VARIABLE_WRITERS:
+                raise ValueError(f"A dataset function updates the variable '{tensor.op.name}' ({op_type}): distflow's "
+                                 "dataset functions read a variable's value, taken when the iterator is "
+                                 "initialized, and cannot change it; update it outside the input pipeline")
         for outer, inner in self.captured:
             if outer is tensor:
                 return inner

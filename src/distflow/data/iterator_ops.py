@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from ..framework import dtypes
 from ..framework import errors
 from ..framework import ops
@@ -31,11 +33,20 @@ class _IteratorResource:
             raise errors.InvalidArgumentError(None, None, f"Iterator '{self.name}' has types "
                                                           f"{[t.name for t in self.output_types]}, the dataset "
                                                           f"{[t.name for t in types]}")
+        self.release()
         with self.lock:
-            if self.state is not None:
-                self.state.close()
             self.state = RunState()
             self.elements = dataset._iterate(values, self.state)
+
+    def release(self) -> None:
+        """Ends the running pass: its prefetching threads stop, its cache files are let go of."""
+        with self.lock:
+            elements, self.elements = self.elements, None
+            if elements is not None:
+                elements.close()
+            if self.state is not None:
+                self.state.close()
+                self.state = None
 
     def get_next(self):
         with self.lock:
@@ -46,6 +57,8 @@ class _IteratorResource:
                                     "that you have run the initializer operation for this iterator before "
                                     "getting the next element.")
                 one_shot = lookup(self.one_shot)
+                if one_shot.error is not None:  # (each read fails as the dataset's making did, as in TF)
+                    raise type(one_shot.error)(one_shot.error.node_def, one_shot.error.op, one_shot.error.message)
                 self.state = RunState()
                 self.elements = one_shot.dataset._iterate(one_shot.values, self.state)
             try:
@@ -57,9 +70,10 @@ class _IteratorResource:
 class _OneShot:
     """A dataset with its inputs' values fixed when the one-shot iterator was made."""
 
-    def __init__(self, dataset, values):
+    def __init__(self, dataset, values, error=None):
         self.dataset = dataset
         self.values = values
+        self.error = error  # (an OpError computing the values: the iterator's reads fail with it)
 
 
 def _handle_dtype(op):
@@ -97,8 +111,6 @@ def _get_next_kernel(xp, iterator, *, output_types, output_shapes):
 @register_op("IteratorToStringHandle", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string,
              stateful=True, ref_inputs=(0,))
 def _to_string_handle_kernel(ctx, iterator):
-    import numpy as np  # noqa: PLC0415
-
     return np.array(f"{ctx.device.name};{iterator.name}".encode(), dtype=object)
 
 
@@ -166,15 +178,18 @@ class Iterator:
 
     @staticmethod
     def _one_shot(dataset) -> "Iterator":
-        values = []
+        values, error = [], None
         for t in dataset._all_inputs():
-            value = _stateless_value(t)
+            try:
+                value = _stateless_value(t)
+            except errors.OpError as e:  # (computing it fails: so will reading the iterator)
+                value, error = np.zeros(0), e
             if value is None:
                 raise ValueError("Failed to create a one-shot iterator for a dataset. `make_one_shot_iterator()` "
                                  f"needs every value the dataset reads to be a constant, but '{t.name}' is "
                                  "computed or fed; use `make_initializable_iterator()` instead.")
             values.append(value)
-        holder = _OneShot(dataset, values)
+        holder = _OneShot(dataset, values, error)
         token = register(holder)
         graph = ops.get_default_graph()
         _keep(graph, holder)
@@ -191,13 +206,13 @@ class Iterator:
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None) -> "Iterator":
         """An iterator of that structure, started on a dataset by ``make_initializer(dataset)``."""
-        spec = structure.Spec.from_types(output_types, output_shapes)
+        spec = structure.Spec.from_types(output_types, output_shapes, output_classes)
         return Iterator(Iterator._create(spec, shared_name), None, spec)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None) -> "Iterator":
         """An iterator chosen at run time by feeding another iterator's ``string_handle()``."""
-        spec = structure.Spec.from_types(output_types, output_shapes)
+        spec = structure.Spec.from_types(output_types, output_shapes, output_classes)
         handle = ops.convert_to_tensor(string_handle, dtype=dtypes.string)
         op = make_op("IteratorFromStringHandleV2", [handle],
                      {"output_types": spec.flat_types(), "output_shapes": spec.flat_shapes(), "container": ""},
@@ -235,11 +250,15 @@ class Iterator:
         return self._spec.pack(list(op.outputs))
 
     def string_handle(self, name=None) -> ops.Tensor:
-        """A string naming this iterator, to feed to an iterator made by ``from_string_handle``."""
-        if self._string_handle is None:
+        """A string naming this iterator, to feed to an iterator made by ``from_string_handle``
+        (made once; a new op each time a name is given)."""
+        if self._string_handle is None or name is not None:
             with ops.colocate_with(self._handle.op):
-                self._string_handle = make_op("IteratorToStringHandle", [self._handle], None,
-                                              name or "IteratorToStringHandle").outputs[0]
+                handle = make_op("IteratorToStringHandle", [self._handle], None,
+                                 name or "IteratorToStringHandle").outputs[0]
+            if name is not None:
+                return handle
+            self._string_handle = handle
         return self._string_handle
 
     output_types = property(lambda self: self._spec.types())

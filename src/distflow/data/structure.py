@@ -1,23 +1,46 @@
-"""The structure of a dataset's elements: a tensor, or tuples and dicts of them.
+"""The structure of a dataset's elements: a tensor or a SparseTensor, or tuples and dicts of them.
 
 A :class:`Spec` is that structure with a (dtype, static shape) at each leaf. Elements
 travel through a pipeline flat (a tuple of arrays, dict keys in sorted order, as
-TensorFlow flattens them) and are packed back into the structure by ``get_next()``.
+TensorFlow flattens them; a SparseTensor as three, its indices, values and dense shape)
+and are packed back into the structure by ``get_next()``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..framework import dtypes
 from ..framework import ops
 from ..framework.tensor_shape import TensorShape, as_shape
+from ..ops.sparse_ops import SparseTensor, SparseTensorValue
 
 
 class _Leaf:
     __slots__ = ("dtype", "shape")
+    sparse = False
 
     def __init__(self, dtype, shape):
         self.dtype = dtypes.as_dtype(dtype).base_dtype
         self.shape = as_shape(shape)
+
+    def like(self, shape) -> "_Leaf":
+        return type(self)(self.dtype, shape)
+
+    def wire(self) -> list:
+        return [self]
+
+
+class _SparseLeaf(_Leaf):
+    """A SparseTensor component: ``dtype`` its values', ``shape`` its dense shape's."""
+
+    __slots__ = ()
+    sparse = True
+
+    def wire(self) -> list:
+        """Its three flat tensors: indices [n, rank], values [n], dense shape [rank]."""
+        rank = self.shape.ndims
+        return [_Leaf(dtypes.int64, [None, rank]), _Leaf(self.dtype, [None]), _Leaf(dtypes.int64, [rank])]
 
 
 def _flatten(tree) -> list:
@@ -32,8 +55,13 @@ def _map(tree, fn):
     if isinstance(tree, dict):
         return {k: _map(v, fn) for k, v in tree.items()}
     if isinstance(tree, tuple):
-        return tuple(_map(v, fn) for v in tree)
+        return _same_tuple(tree, [_map(v, fn) for v in tree])
     return fn(tree)
+
+
+def _same_tuple(like: tuple, items: list) -> tuple:
+    """``items`` as a tuple of ``like``'s kind (a namedtuple stays one)."""
+    return type(like)(*items) if hasattr(like, "_fields") else tuple(items)
 
 
 def _pack(tree, flat: list):
@@ -43,6 +71,23 @@ def _pack(tree, flat: list):
         return next(it)
 
     return _map(tree, take)
+
+
+def _grouped(leaves: list, flat: list) -> list:
+    """Flat values (three for a sparse leaf) as one value per leaf: a SparseTensor (of tensors)
+    or a SparseTensorValue (of arrays) for a sparse one."""
+    out, it = [], iter(flat)
+    for leaf in leaves:
+        if leaf.sparse:
+            parts = (next(it), next(it), next(it))
+            if any(isinstance(p, ops.Tensor) for p in parts):
+                out.append(SparseTensor(*parts))
+                out[-1]._static_shape = leaf.shape  # (an element's dense shape, as far as the dataset knows it)
+            else:
+                out.append(SparseTensorValue(*parts))
+        else:
+            out.append(next(it))
+    return out
 
 
 class Spec:
@@ -56,18 +101,22 @@ class Spec:
         return Spec(_Leaf(dtype, shape))
 
     @staticmethod
-    def from_types(output_types, output_shapes=None) -> "Spec":
-        """From ``output_types`` (a dtype or a structure of them) and matching ``output_shapes``."""
+    def from_types(output_types, output_shapes=None, output_classes=None) -> "Spec":
+        """From ``output_types`` (a dtype or a structure of them) and matching ``output_shapes``
+        and ``output_classes`` (SparseTensor where a component is one)."""
         types = _as_tuples(output_types)
         if output_shapes is None:
             shapes = _map(types, lambda _t: TensorShape(None))
         else:
             shapes = _as_tuples(output_shapes, shapes=True)
         flat_types, flat_shapes = _flatten(types), _flatten(shapes)
-        if len(flat_types) != len(flat_shapes):
-            raise ValueError(f"output_shapes {output_shapes} do not match the structure of output_types "
-                             f"{output_types}")
-        leaves = [_Leaf(t, s) for t, s in zip(flat_types, flat_shapes)]
+        flat_classes = [ops.Tensor] * len(flat_types) if output_classes is None else _flatten(
+            _as_tuples(output_classes))
+        if not len(flat_types) == len(flat_shapes) == len(flat_classes):
+            raise ValueError(f"output_shapes {output_shapes} and output_classes {output_classes} do not match the "
+                             f"structure of output_types {output_types}")
+        leaves = [(_SparseLeaf if c is SparseTensor else _Leaf)(t, s)
+                  for t, s, c in zip(flat_types, flat_shapes, flat_classes)]
         return Spec(_pack(types, leaves))
 
     @staticmethod
@@ -76,8 +125,16 @@ class Spec:
 
     # --- views -----------------------------------------------------------------------
 
-    def leaves(self) -> list:
+    def components(self) -> list:
+        """The leaves, one per component (a SparseTensor is one)."""
         return _flatten(self._tree)
+
+    def leaves(self) -> list:
+        """The leaves of the flat tensors the elements travel as (a SparseTensor is three)."""
+        return [w for leaf in self.components() for w in leaf.wire()]
+
+    def has_sparse(self) -> bool:
+        return any(leaf.sparse for leaf in self.components())
 
     def flat_types(self) -> list:
         return [leaf.dtype for leaf in self.leaves()]
@@ -92,13 +149,27 @@ class Spec:
         return _map(self._tree, lambda leaf: leaf.shape)
 
     def classes(self):
-        return _map(self._tree, lambda leaf: ops.Tensor)
+        return _map(self._tree, lambda leaf: SparseTensor if leaf.sparse else ops.Tensor)
 
     def is_tuple(self) -> bool:
-        return isinstance(self._tree, tuple)
+        """Whether a function is given the element's components as its arguments (a tuple's,
+        not a namedtuple's, as TensorFlow unpacks them)."""
+        return type(self._tree) is tuple
 
     def pack(self, flat: list):
-        return _pack(self._tree, list(flat))
+        """Flat tensors or arrays (three for a SparseTensor) as the structure of an element."""
+        return _pack(self._tree, _grouped(self.components(), list(flat)))
+
+    def grouped(self, flat) -> list:
+        """A flat element as one value per component (a SparseTensorValue for a sparse one)."""
+        return _grouped(self.components(), list(flat))
+
+    def ungrouped(self, values) -> tuple:
+        """One value per component back to the flat element."""
+        out = []
+        for leaf, value in zip(self.components(), values):
+            out.extend((value.indices, value.values, value.dense_shape) if leaf.sparse else (value,))
+        return tuple(out)
 
     def flatten_value(self, value) -> list:
         """A generator's element (a structure like this one) as a flat list; lists count as tuples."""
@@ -112,22 +183,22 @@ class Spec:
     # --- derived specs ---------------------------------------------------------------
 
     def sliced(self) -> "Spec":
-        return Spec(_map(self._tree, lambda leaf: _Leaf(leaf.dtype, leaf.shape[1:] if leaf.shape.ndims
-                                                         else TensorShape(None))))
+        return Spec(_map(self._tree, lambda leaf: leaf.like(leaf.shape[1:] if leaf.shape.ndims
+                                                            else TensorShape(None))))
 
     def batched(self, rows) -> "Spec":
-        return Spec(_map(self._tree, lambda leaf: _Leaf(
-            leaf.dtype, TensorShape([rows]).concatenate(leaf.shape) if leaf.shape.ndims is not None
-            else TensorShape(None))))
+        return Spec(_map(self._tree, lambda leaf: leaf.like(
+            TensorShape([rows]).concatenate(leaf.shape) if leaf.shape.ndims is not None else TensorShape(None))))
 
     def most_specific_compatible(self, other: "Spec") -> "Spec":
-        leaves = [_Leaf(a.dtype, _merge(a.shape, b.shape)) for a, b in zip(self.leaves(), other.leaves())]
+        leaves = [a.like(_merge(a.shape, b.shape)) for a, b in zip(self.components(), other.components())]
         return Spec(_pack(self._tree, leaves))
 
     def is_compatible_with(self, other: "Spec") -> bool:
-        mine, theirs = self.leaves(), other.leaves()
+        mine, theirs = self.components(), other.components()
         return len(mine) == len(theirs) and all(
-            a.dtype == b.dtype and a.shape.is_compatible_with(b.shape) for a, b in zip(mine, theirs))
+            a.dtype == b.dtype and a.sparse == b.sparse and a.shape.is_compatible_with(b.shape)
+            for a, b in zip(mine, theirs))
 
     def __repr__(self):
         return f"Spec({self.types()}, {self.shapes()})"
@@ -183,6 +254,9 @@ def flatten_like(spec: "Spec", value, what: str) -> list:
 
 def to_tensors(value, graph_tensors_only: bool = False):
     """A structure of values as (flat list of Tensors, Spec); lists are values (converted), not structure."""
+    if isinstance(value, (SparseTensor, SparseTensorValue)):  # (before tuples: a SparseTensorValue is one)
+        sparse = value if isinstance(value, SparseTensor) else SparseTensor(*value)
+        return [sparse.indices, sparse.values, sparse.dense_shape], Spec(_SparseLeaf(sparse.dtype, sparse.shape))
     if isinstance(value, dict):
         keys = sorted(value)
         parts = [to_tensors(value[k]) for k in keys]
@@ -191,9 +265,39 @@ def to_tensors(value, graph_tensors_only: bool = False):
     if isinstance(value, tuple):
         parts = [to_tensors(v) for v in value]
         flat = [t for p, _ in parts for t in p]
-        return flat, Spec(tuple(s._tree for _, s in parts))
+        return flat, Spec(_same_tuple(value, [s._tree for _, s in parts]))
     t = ops.convert_to_tensor(value)
     return [t], Spec.tensor(t.dtype, t.shape)
+
+
+# --- SparseTensor values: rows, batches ------------------------------------------------------
+
+
+def sparse_rows(value: SparseTensorValue) -> list:
+    """The rows of a sparse value (its first dimension), each a SparseTensorValue of the rest."""
+    indices, values = np.asarray(value.indices, np.int64).reshape(-1, len(value.dense_shape)), np.asarray(value.values)
+    shape = np.asarray(value.dense_shape, np.int64)
+    if indices.shape[1] == 0:
+        raise ValueError("a SparseTensor of rank 0 has no rows to slice")
+    order = np.argsort(indices[:, 0], kind="stable")
+    indices, values = indices[order], values[order]
+    bounds = np.searchsorted(indices[:, 0], np.arange(int(shape[0]) + 1))
+    return [SparseTensorValue(indices[a:b, 1:], values[a:b], shape[1:]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def sparse_batch(parts: list, what: str) -> SparseTensorValue:
+    """Sparse values of one rank as one, a new first dimension the batch's; each other dimension
+    the largest of theirs (TensorFlow's batching of SparseTensors)."""
+    ranks = {len(p.dense_shape) for p in parts}
+    if len(ranks) > 1:
+        raise ValueError(f"{what}: cannot batch SparseTensors of different ranks {sorted(ranks)}")
+    rank = ranks.pop()
+    indices = [np.concatenate([np.full((len(p.values), 1), i, np.int64),
+                               np.asarray(p.indices, np.int64).reshape(-1, rank)], axis=1) for i, p in enumerate(parts)]
+    shape = np.max([np.asarray(p.dense_shape, np.int64) for p in parts], axis=0) if rank else np.zeros(0, np.int64)
+    return SparseTensorValue(np.concatenate(indices).reshape(-1, rank + 1), np.concatenate([np.asarray(p.values)
+                                                                                             for p in parts]),
+                             np.concatenate([[len(parts)], shape]).astype(np.int64))
 
 
 def flatten_datasets(datasets):

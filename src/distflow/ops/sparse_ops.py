@@ -47,6 +47,7 @@ class SparseTensor:
             raise ValueError(f"SparseTensor indices must be a matrix [N, rank], got shape {self._indices.shape}")
         if self._values.shape.ndims not in (None, 1):
             raise ValueError(f"SparseTensor values must be a vector [N], got shape {self._values.shape}")
+        self._static_shape = None  # (what a maker knows of the dense shape beyond dense_shape's value)
 
     @classmethod
     def from_value(cls, value):
@@ -67,7 +68,8 @@ class SparseTensor:
         if known is not None:
             return as_shape([int(d) for d in known])
         rank = self._dense_shape.shape[0].value if self._dense_shape.shape.ndims == 1 else None
-        return TensorShape(None) if rank is None else TensorShape([None] * rank)
+        shape = TensorShape(None) if rank is None else TensorShape([None] * rank)
+        return shape if self._static_shape is None else shape.merge_with(self._static_shape)
 
     def get_shape(self) -> TensorShape:
         return self.shape

@@ -16,6 +16,14 @@ from typing import Callable
 DEFAULT_CONTAINER = "localhost"
 
 
+def _release(resources) -> None:
+    """Lets the resources that hold more than memory (an iterator's threads and files) let go of it."""
+    for resource in resources:
+        release = getattr(resource, "release", None)
+        if callable(release):
+            release()
+
+
 class ResourceMgr:
     def __init__(self, device_name: str = ""):
         self.device_name = device_name
@@ -45,11 +53,14 @@ class ResourceMgr:
 
     def cleanup(self, container: str) -> None:
         with self._lock:
-            self._containers.pop(container or self.default_container, None)
+            dropped = self._containers.pop(container or self.default_container, {})
+        _release(dropped.values())
 
     def clear(self) -> None:
         with self._lock:
+            dropped = [r for resources in self._containers.values() for r in resources.values()]
             self._containers.clear()
+        _release(dropped)
 
     def containers(self) -> list[str]:
         return sorted(self._containers)

@@ -125,9 +125,11 @@ DIFFERENT = {
                             "`step_context`)",
     },
     "data": {
-        "Dataset": "runs in the process that built it; `prefetch` and `cache` are accepted and do nothing; "
-                   "a program tensor a map function reads is evaluated when the iterator is initialized; "
-                   "`padded_batch`'s padding values are constants",
+        "Dataset": "runs in the process that built it (`prefetch` in a thread of its own); `cache(filename)` "
+                   "writes distflow's own file format, not TF's; a program tensor a map function reads is "
+                   "evaluated when the iterator is initialized, and a map function cannot update a variable; an "
+                   "element's error ends the pass (TF goes on with the next element); SparseTensor components "
+                   "are batched and unbatched but not padded or windowed; iterators are not saved in checkpoints",
         "experimental": "the transformations of graph-mode pipelines: `shuffle_and_repeat`, `map_and_batch`, "
                         "`parallel_interleave`, `group_by_window`, `bucket_by_sequence_length` (not "
                         "`pad_to_bucket_boundary`), `unbatch`, `enumerate_dataset`, `Counter`, "
