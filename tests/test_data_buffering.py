@@ -108,3 +108,43 @@ def test_cache_in_a_file_is_read_by_later_runs_and_written_by_one_iterator_at_a_
         wrong = tf.data.Dataset.from_tensors((np.int64(1), np.int64(2))).cache(prefix)
         with pytest.raises(tf.errors.DataLossError, match="a cache of another dataset"):
             sess.run(wrong.make_one_shot_iterator().get_next())
+
+
+def test_a_saver_keeps_where_an_iterator_is_and_a_restore_goes_on_from_there(tmp_path):
+    ds = tf.data.Dataset.range(12).shuffle(12, seed=3).map(lambda x: x * 2).prefetch(2)
+    iterator = ds.make_initializable_iterator()
+    one_shot = tf.data.Dataset.range(5).make_one_shot_iterator()
+    element, other = iterator.get_next(), one_shot.get_next()
+    for it in (iterator, one_shot):
+        tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS, tf.data.experimental.make_saveable_from_iterator(it))
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer)
+        first = [sess.run(element) for _ in range(4)]
+        assert [sess.run(other) for _ in range(2)] == [0, 1]
+        path = saver.save(sess, str(tmp_path / "ckpt"))
+        rest = drain(sess, element)
+    assert sorted(first + rest) == [2 * i for i in range(12)]
+    assert dict(tf.train.list_variables(path)) == {"Iterator": [1], "OneShotIterator": [1]}
+    with tf.Session() as sess:
+        sess.run(iterator.initializer)  # (the pass to restore into: the initializer's dataset)
+        saver.restore(sess, path)
+        assert drain(sess, element) == rest
+        assert drain(sess, other) == [2, 3, 4]
+    with tf.Session() as sess:  # (constant inputs: a restore starts the initializer's dataset itself)
+        saver.restore(sess, path)
+        assert drain(sess, element) == rest
+    with tf.Graph().as_default():
+        fed = tf.placeholder(tf.int64, [])
+        iterator = tf.data.Dataset.range(fed).make_initializable_iterator()
+        saver = tf.train.Saver([tf.data.experimental.make_saveable_from_iterator(iterator)])
+        with tf.Session() as sess:
+            sess.run(iterator.initializer, {fed: 4})
+            sess.run(iterator.get_next())
+            path = saver.save(sess, str(tmp_path / "fed"))
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="run its initializer first"):
+                saver.restore(sess, path)
+            sess.run(iterator.initializer, {fed: 4})
+            saver.restore(sess, path)
+            assert drain(sess, iterator.get_next()) == [1, 2, 3]

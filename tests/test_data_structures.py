@@ -189,3 +189,19 @@ def test_list_files_of_patterns_fed_when_the_iterator_starts(tmp_path):
             sess.run(ordered.get_next())
     want = [str(tmp_path / n).encode() for n in ("a.txt", "b.txt", "c.csv")]
     assert names == want and sorted(mixed) == want
+
+
+def test_dense_to_sparse_batch_keeps_every_value_of_ragged_elements():
+    ds = tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], n)).apply(
+        tf.contrib.data.dense_to_sparse_batch(3, [5]))
+    assert ds.output_classes is tf.SparseTensor and ds.output_shapes.as_list() == [None, 5]
+    with tf.Session() as sess:
+        batches = drain(sess, ds.make_one_shot_iterator().get_next())
+        too_long = tf.data.Dataset.range(7, 8).map(lambda n: tf.fill([n], n)).apply(
+            tf.data.experimental.dense_to_sparse_batch(2, [5]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="shape \\[7\\] does not fit row_shape \\[5\\]"):
+            sess.run(too_long.make_one_shot_iterator().get_next())
+    for batch, ns in zip(batches, ([1, 2, 3], [4])):
+        want = [[i, j] for i, n in enumerate(ns) for j in range(n)]
+        assert batch.indices.tolist() == want and batch.values.tolist() == [n for n in ns for _ in range(n)]
+        assert batch.dense_shape.tolist() == [len(ns), 5]

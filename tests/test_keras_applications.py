@@ -30,9 +30,16 @@ CASES = {
     "densenet121": lambda **kw: A.DenseNet121(input_shape=(32, 32, 3), classes=4, **kw),
     "densenet169_notop_max": lambda **kw: A.DenseNet169(include_top=False, input_shape=(32, 32, 3), pooling="max",
                                                         **kw),
+    "resnet_resnet50": lambda **kw: A.resnet.ResNet50(input_shape=(32, 32, 3), classes=3, **kw),
+    "resnet50v2_notop_avg": lambda **kw: A.ResNet50V2(include_top=False, input_shape=(32, 32, 3), pooling="avg",
+                                                      **kw),
+    "resnet50": lambda **kw: A.ResNet50(input_shape=(32, 32, 3), classes=3, **kw),  # (TF 1.x's form)
+    "resnet50_notop_max": lambda **kw: A.resnet50.ResNet50(include_top=False, input_shape=(40, 32, 3),
+                                                           pooling="max", **kw),
 }
-# TF 1.x's Keras called MobileNetV2's classifier "Logits"; TensorFlow 2's calls it "predictions"
-TF2_NAMES = {"Logits": "predictions"}
+# TF 1.x's Keras called MobileNetV2's classifier "Logits" and ResNet's "probs"; TensorFlow 2's
+# calls them "predictions"
+TF2_NAMES = {"Logits": "predictions", "probs": "predictions"}
 
 pytestmark = pytest.mark.usefixtures("fresh_keras")  # (conftest.py: a fresh Keras session and a seed)
 
@@ -112,6 +119,8 @@ def test_preprocess_input_modes_are_numpys():
     x = np.random.default_rng(1).uniform(0, 255, (2, 4, 4, 3)).astype(np.float32)
     np.testing.assert_allclose(A.mobilenet.preprocess_input(x), x / 127.5 - 1, rtol=1e-6)
     np.testing.assert_allclose(A.vgg16.preprocess_input(x), x[..., ::-1] - [103.939, 116.779, 123.68], atol=1e-4)
+    np.testing.assert_allclose(A.resnet50.preprocess_input(x), A.vgg16.preprocess_input(x), atol=1e-4)
+    np.testing.assert_allclose(A.resnet_v2.preprocess_input(x), x / 127.5 - 1, rtol=1e-6)
     torch = A.imagenet_utils.preprocess_input(x, mode="torch")
     np.testing.assert_allclose(torch, (x / 255 - [0.485, 0.456, 0.406]) / [0.229, 0.224, 0.225], rtol=1e-5)
     with tf.Session() as sess:  # a tensor stays a tensor

@@ -195,6 +195,20 @@ def test_py_func_runs_python_and_maps_its_exceptions():
         tf.gradients(tf.reduce_sum(doubled), x)
 
 
+def test_py_func_gets_scalars_as_numpy_scalars_and_strings_as_bytes():
+    seen = []
+    table = {np.int64(3): 30}  # (a scalar is a dict key, as TF hands it over)
+
+    def look(key, name, row):
+        seen.append((type(key), type(name), type(row)))
+        return np.int64(table[key])
+
+    out = tf.py_func(look, [tf.constant(3, tf.int64), tf.constant("s"), tf.constant([1, 2])], tf.int64)
+    with tf.Session() as sess:
+        assert sess.run(out) == 30
+    assert seen == [(np.int64, bytes, np.ndarray)]
+
+
 def test_metrics_accumulate_over_batches_and_reset_with_local_init():
     labels = tf.placeholder(tf.int64, [None])
     predictions = tf.placeholder(tf.int64, [None])

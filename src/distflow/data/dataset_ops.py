@@ -721,6 +721,36 @@ class _PaddedBatch(_Batch):
         return tuple(out)
 
 
+class _DenseToSparseBatch(_Batch):
+    """``dense_to_sparse_batch``: elements of one rank but different shapes, each at most
+    ``row_shape``, as the rows of one SparseTensor [batch] + row_shape holding all their values."""
+
+    def __init__(self, input_dataset, batch_size, row_shape):
+        spec = input_dataset.element_spec
+        components = spec.components()
+        if len(components) != 1 or components[0].sparse:
+            raise TypeError(f"dense_to_sparse_batch needs elements that are one dense tensor, got "
+                            f"{input_dataset.output_types}")
+        self._row_shape = [int(d) for d in TensorShape(row_shape).as_list()]
+        if components[0].shape.ndims not in (None, len(self._row_shape)):
+            raise ValueError(f"dense_to_sparse_batch: the elements' rank ({components[0].shape}) is not row_shape's "
+                             f"{self._row_shape}")
+        leaf = structure._SparseLeaf(components[0].dtype, TensorShape(self._row_shape))  # (batched by _Batch)
+        super().__init__(input_dataset, batch_size, False, structure.Spec(leaf))
+
+    def _combine(self, batch, more):
+        rows = []
+        for (value,) in batch:
+            value = np.asarray(value)
+            if value.ndim != len(self._row_shape) or any(n > m for n, m in zip(value.shape, self._row_shape)):
+                raise errors.InvalidArgumentError(None, None, f"dense_to_sparse_batch: an element of shape "
+                                                              f"{list(value.shape)} does not fit row_shape "
+                                                              f"{self._row_shape}")
+            where = np.argwhere(np.ones(value.shape, bool)).astype(np.int64)
+            rows.append(structure.SparseTensorValue(where, value.reshape(-1), np.array(self._row_shape, np.int64)))
+        return self._spec.ungrouped([structure.sparse_batch(rows, "dense_to_sparse_batch")])
+
+
 class _Unbatch(_Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset, input_dataset.element_spec.sliced())

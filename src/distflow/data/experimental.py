@@ -13,8 +13,9 @@ import numpy as np
 
 from ..framework import dtypes
 from ..ops import array_ops, math_ops, reduction_ops, slicing_ops
-from .dataset_ops import (AUTOTUNE, _Choose, _Counter, _GroupByReducer, _GroupByWindow,  # noqa: F401 - (AUTOTUNE)
-                          _IgnoreErrors, _Sample, _Scan, _Unique)
+from .dataset_ops import (AUTOTUNE, _Choose, _Counter, _DenseToSparseBatch, _GroupByReducer,  # noqa: F401
+                          _GroupByWindow, _IgnoreErrors, _Sample, _Scan, _Unique)
+from .iterator_ops import make_saveable_from_iterator  # noqa: F401
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -37,6 +38,12 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, bu
                         prefetch_input_elements=None):
     """``interleave`` (its order whether ``sloppy`` or not: one order is always allowed)."""
     return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
+
+
+def dense_to_sparse_batch(batch_size, row_shape):
+    """Batches of elements of one rank and different shapes (each at most ``row_shape``) as
+    SparseTensors of dense shape [batch] + ``row_shape`` holding every value of each element."""
+    return lambda dataset: _DenseToSparseBatch(dataset, batch_size, row_shape)
 
 
 def unbatch():

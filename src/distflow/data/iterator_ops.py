@@ -26,6 +26,8 @@ class _IteratorResource:
         self.lock = threading.Lock()
         self.elements = None
         self.state = None
+        self.source = None  # (the dataset and values of the pass, which a restore runs again)
+        self.position = 0  # (the elements the pass has given)
 
     def start(self, dataset, values: list) -> None:
         types = dataset.element_spec.flat_types()
@@ -35,8 +37,13 @@ class _IteratorResource:
                                                           f"{[t.name for t in types]}")
         self.release()
         with self.lock:
-            self.state = RunState()
-            self.elements = dataset._iterate(values, self.state)
+            self._begin(dataset, values)
+
+    def _begin(self, dataset, values) -> None:
+        self.state = RunState()
+        self.elements = dataset._iterate(values, self.state)
+        self.source = (dataset, values)
+        self.position = 0
 
     def release(self) -> None:
         """Ends the running pass: its prefetching threads stop, its cache files are let go of."""
@@ -48,6 +55,12 @@ class _IteratorResource:
                 self.state.close()
                 self.state = None
 
+    def _one_shot_source(self):
+        one_shot = lookup(self.one_shot)
+        if one_shot.error is not None:  # (each read fails as the dataset's making did, as in TF)
+            raise type(one_shot.error)(one_shot.error.node_def, one_shot.error.op, one_shot.error.message)
+        return one_shot.dataset, one_shot.values
+
     def get_next(self):
         with self.lock:
             if self.elements is None:
@@ -56,16 +69,34 @@ class _IteratorResource:
                         None, None, "GetNext() failed because the iterator has not been initialized. Ensure "
                                     "that you have run the initializer operation for this iterator before "
                                     "getting the next element.")
-                one_shot = lookup(self.one_shot)
-                if one_shot.error is not None:  # (each read fails as the dataset's making did, as in TF)
-                    raise type(one_shot.error)(one_shot.error.node_def, one_shot.error.op, one_shot.error.message)
-                self.state = RunState()
-                self.elements = one_shot.dataset._iterate(one_shot.values, self.state)
+                self._begin(*self._one_shot_source())
             try:
-                return next(self.elements)
+                element = next(self.elements)
             except StopIteration:
                 raise errors.OutOfRangeError(None, None, "End of sequence") from None
+            self.position += 1
+            return element
 
+    def restore(self, position: int, fallback=None) -> None:
+        """The pass begun again and moved on by ``position`` elements: where a saved iterator was
+        (the same elements next where the pipeline is deterministic: seeded shuffles included).
+        The pass is of the dataset the iterator was last started on, else ``fallback``'s."""
+        source = self.source or fallback
+        if source is None and not self.one_shot:
+            raise errors.FailedPreconditionError(None, None, f"Restoring iterator '{self.name}': run its "
+                                                             "initializer first (distflow restores a pass of the "
+                                                             "dataset it was initialized with, whose inputs are "
+                                                             "fed or computed)")
+        source = source or self._one_shot_source()
+        self.release()
+        with self.lock:
+            self._begin(*source)
+            for _ in range(position):
+                try:
+                    next(self.elements)
+                except StopIteration:
+                    break
+                self.position += 1
 
 class _OneShot:
     """A dataset with its inputs' values fixed when the one-shot iterator was made."""
@@ -129,8 +160,26 @@ def _from_string_handle_kernel(ctx, handle, *, output_types, output_shapes, cont
     return resource
 
 
+@register_op("SerializeIterator", shape=lambda op: TensorShape([1]), dtype=lambda op: dtypes.int64, stateful=True,
+             ref_inputs=(0,))
+def _serialize_iterator_kernel(xp, iterator):
+    """An iterator's state as a checkpoint holds it: the elements its pass has given."""
+    with iterator.lock:
+        return np.array([iterator.position], np.int64)
+
+
+@register_op("DeserializeIterator", shape=lambda op: [], stateful=True, ref_inputs=(0,))
+def _deserialize_iterator_kernel(xp, iterator, state, *, dataset=""):
+    state = np.asarray(state).reshape(-1)
+    if state.size != 1 or state[0] < 0:
+        raise errors.InvalidArgumentError(None, None, f"Iterator '{iterator.name}': a saved state is one position, "
+                                                      f"got {state.tolist()}")
+    fallback = lookup(dataset) if dataset else None  # (an initializer's dataset of constant inputs)
+    iterator.restore(int(state[0]), None if fallback is None else (fallback.dataset, fallback.values))
+
+
 for _op_type in ("IteratorV2", "MakeIterator", "IteratorGetNext", "IteratorToStringHandle",
-                 "IteratorFromStringHandleV2"):
+                 "IteratorFromStringHandleV2", "SerializeIterator", "DeserializeIterator"):
     not_differentiable(_op_type)
 
 
@@ -169,6 +218,7 @@ class Iterator:
         self._initializer = initializer
         self._spec = spec
         self._string_handle = None
+        self._dataset = None
 
     @staticmethod
     def _create(spec, shared_name=None, one_shot_token="", name="Iterator"):
@@ -201,6 +251,7 @@ class Iterator:
         handle = Iterator._create(dataset.element_spec, shared_name)
         iterator = Iterator(handle, None, dataset.element_spec)
         iterator._initializer = iterator.make_initializer(dataset)
+        iterator._dataset = dataset  # (what a restore before the initializer has run starts)
         return iterator
 
     @staticmethod
@@ -273,6 +324,49 @@ def _keep(graph, obj) -> None:
     if refs is None:
         refs = graph._dataset_refs = []
     refs.append(obj)
+
+
+class _IteratorSaveable:
+    """An iterator as a Saver saves it (``make_saveable_from_iterator``): its position in the
+    pass, restored by running the pass again to there."""
+
+    def __init__(self, iterator: Iterator):
+        self._iterator = iterator
+        self.dtype = dtypes.int64
+        self.device = iterator._handle.device
+        self._fallback = ""
+        dataset = iterator._dataset
+        if dataset is not None:  # (its inputs constant: a restore may start it before the initializer runs)
+            try:
+                values = [_stateless_value(t) for t in dataset._all_inputs()]
+            except errors.OpError:
+                values = [None]
+            if all(v is not None for v in values):
+                holder = _OneShot(dataset, values)
+                self._fallback = register(holder)
+                _keep(iterator._handle.graph, holder)
+
+    def saveable_parts(self) -> dict:
+        return {self._iterator._handle.op.name: self}
+
+    def value(self):
+        with ops.colocate_with(self._iterator._handle.op):
+            return make_op("SerializeIterator", [self._iterator._handle], None, "SerializeIterator").outputs[0]
+
+    def restore_ops(self, value) -> list:
+        with ops.colocate_with(self._iterator._handle.op):
+            return [make_op("DeserializeIterator", [self._iterator._handle, value], {"dataset": self._fallback},
+                            "DeserializeIterator")]
+
+
+def make_saveable_from_iterator(iterator: Iterator):
+    """``tf.data.experimental.make_saveable_from_iterator``: an object a Saver saves (add it to
+    ``tf.GraphKeys.SAVEABLE_OBJECTS``, or give it in ``var_list``) so that a checkpoint holds
+    where the input pipeline is, and a restore goes on from there. distflow saves the pass's
+    position and restores by running the pass again up to it (after the iterator's
+    initializer): the same elements follow where the pipeline is deterministic (a shuffle
+    without a seed draws a new order)."""
+    return _IteratorSaveable(iterator)
 
 
 def make_one_shot_iterator(dataset) -> Iterator:

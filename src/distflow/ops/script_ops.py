@@ -47,8 +47,10 @@ def _py_func_kernel(xp, *inputs, token, Tout):  # noqa: N803 - TF's attr name
         raise errors.InvalidArgumentError(None, None, f"py_func '{token}' is not registered in this process "
                                                       "(a graph holding a py_func runs only where it was built)")
     try:
+        # (a scalar as NumPy's scalar, a string's as bytes, as TF hands them: a dict key, say)
+        args = [x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in inputs]
         with placement.released():  # (user code: a process it starts must not inherit a held core)
-            result = func(*inputs)
+            result = func(*args)
     except errors.OpError:
         raise
     except Exception as e:  # noqa: BLE001 - mapped to TF's class below

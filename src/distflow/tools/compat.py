@@ -129,14 +129,17 @@ DIFFERENT = {
                    "writes distflow's own file format, not TF's; a program tensor a map function reads is "
                    "evaluated when the iterator is initialized, and a map function cannot update a variable; an "
                    "element's error ends the pass (TF goes on with the next element); SparseTensor components "
-                   "are batched and unbatched but not padded or windowed; iterators are not saved in checkpoints",
+                   "are batched and unbatched but not padded or windowed",
         "experimental": "the transformations of graph-mode pipelines: `shuffle_and_repeat`, `map_and_batch`, "
                         "`parallel_interleave`, `group_by_window`, `bucket_by_sequence_length` (not "
-                        "`pad_to_bucket_boundary`), `unbatch`, `enumerate_dataset`, `Counter`, "
+                        "`pad_to_bucket_boundary`), `unbatch`, `dense_to_sparse_batch`, `enumerate_dataset`, "
+                        "`Counter`, "
                         "`prefetch_to_device`/`copy_to_device` (accepted), `scan`, `group_by_reducer`, "
                         "`unique`, `ignore_errors`, `sample_from_datasets`, `choose_from_datasets`, "
                         "`get_single_element`, `CsvDataset`, `make_csv_dataset`; not the SQL or TFRecord "
-                        "writers, `rejection_resample` or the stateful `StatsAggregator`",
+                        "writers, `rejection_resample` or the stateful `StatsAggregator`; "
+                        "`make_saveable_from_iterator` saves the pass's position and a restore runs the pass "
+                        "again up to it (after the initializer)",
     },
 }
 
@@ -319,7 +322,8 @@ def namespaces() -> list[tuple[str, str]]:
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
                       "`Sequential`, functional and subclassed `Model` (models as layers of models), "
                       "`compile`/`fit`/`evaluate`/`predict`, `utils.multi_gpu_model`, `applications` (VGG16, "
-                      "VGG19, MobileNet, MobileNetV2, Xception, InceptionV3, DenseNet121/169/201; ImageNet weights from "
+                      "VGG19, MobileNet, MobileNetV2, Xception, InceptionV3, DenseNet121/169/201, ResNet50/101/152 "
+                      "and their V2 (ResNet50 TF 1.x's, `resnet.ResNet50` TF 2's); ImageNet weights from "
                       "Keras's cache), the "
                       "callbacks, optimizers, losses, metrics, `backend`, `utils` and `preprocessing` (sequences, text), Keras's HDF5 files (`save`, "
                       "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "

@@ -1,6 +1,7 @@
 """How ``keras_applications.json``, ``keras_applications.npz`` and the ``keras_app_*.h5`` weight
 files were made: with TensorFlow 2.21's graph-mode Keras (``tf_keras`` 2.21,
-``TF_USE_LEGACY_KERAS=1``, ``tf.compat.v1`` with eager execution off), in a virtual
+``TF_USE_LEGACY_KERAS=1``, ``tf.compat.v1`` with eager execution off), and for TF 1.x's
+``ResNet50`` ``keras_applications`` 1.0.8 (which TF 1.x's Keras wrapped), in a virtual
 environment of its own (TensorFlow is never a dependency of distflow's tests).
 
     python make_tf_keras_applications.py <folder>
@@ -22,6 +23,7 @@ import sys
 
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 os.environ["TF_USE_LEGACY_KERAS"] = "1"  # (tf.keras as TF 1.x had it)
+import keras_applications.resnet50  # noqa: E402  (keras_applications 1.0.8, TF 1.x's)
 import numpy as np  # noqa: E402
 import tensorflow.compat.v1 as tf  # noqa: E402
 
@@ -44,6 +46,17 @@ CASES = {
     "densenet121": lambda: A.DenseNet121(weights=None, input_shape=(32, 32, 3), classes=4),
     "densenet169_notop_max": lambda: A.DenseNet169(weights=None, include_top=False, input_shape=(32, 32, 3),
                                                    pooling="max"),
+    "resnet_resnet50": lambda: A.resnet.ResNet50(weights=None, input_shape=(32, 32, 3), classes=3),
+    "resnet50v2_notop_avg": lambda: A.ResNet50V2(weights=None, include_top=False, input_shape=(32, 32, 3),
+                                                 pooling="avg"),
+    # (TF 1.x's tf.keras.applications.ResNet50: keras_applications 1.0.8's resnet50, given TF's
+    # Keras modules as TF 1.x gave them)
+    "resnet50": lambda: keras_applications.resnet50.ResNet50(
+        weights=None, input_shape=(32, 32, 3), classes=3, backend=tf.keras.backend, layers=tf.keras.layers,
+        models=tf.keras.models, utils=tf.keras.utils),
+    "resnet50_notop_max": lambda: keras_applications.resnet50.ResNet50(
+        weights=None, include_top=False, input_shape=(40, 32, 3), pooling="max", backend=tf.keras.backend,
+        layers=tf.keras.layers, models=tf.keras.models, utils=tf.keras.utils),
 }
 
 NUMERIC = ("mobilenet", "mobilenet_v2")
