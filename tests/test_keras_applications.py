@@ -30,6 +30,8 @@ CASES = {
     "densenet121": lambda **kw: A.DenseNet121(input_shape=(32, 32, 3), classes=4, **kw),
     "densenet169_notop_max": lambda **kw: A.DenseNet169(include_top=False, input_shape=(32, 32, 3), pooling="max",
                                                         **kw),
+    "inception_resnet_v2_notop_avg": lambda **kw: A.InceptionResNetV2(include_top=False, input_shape=(75, 75, 3),
+                                                                      pooling="avg", **kw),
     "resnet_resnet50": lambda **kw: A.resnet.ResNet50(input_shape=(32, 32, 3), classes=3, **kw),
     "resnet50v2_notop_avg": lambda **kw: A.ResNet50V2(include_top=False, input_shape=(32, 32, 3), pooling="avg",
                                                       **kw),

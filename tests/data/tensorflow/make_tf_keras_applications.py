@@ -46,6 +46,8 @@ CASES = {
     "densenet121": lambda: A.DenseNet121(weights=None, input_shape=(32, 32, 3), classes=4),
     "densenet169_notop_max": lambda: A.DenseNet169(weights=None, include_top=False, input_shape=(32, 32, 3),
                                                    pooling="max"),
+    "inception_resnet_v2_notop_avg": lambda: A.InceptionResNetV2(weights=None, include_top=False,
+                                                                 input_shape=(75, 75, 3), pooling="avg"),
     "resnet_resnet50": lambda: A.resnet.ResNet50(weights=None, input_shape=(32, 32, 3), classes=3),
     "resnet50v2_notop_avg": lambda: A.ResNet50V2(weights=None, include_top=False, input_shape=(32, 32, 3),
                                                  pooling="avg"),
