@@ -541,6 +541,8 @@ def _rows_of_kept_ids(params, sparse_ids, sparse_weights, combiner, default_id, 
                                 max_norm=max_norm)
     batch = sparse_ids.dense_shape[0]
     dtype = embedded.dtype.base_dtype
+    if sparse_weights is None and combiner == "sum" and default_id is None:  # (a linear model's: no weights)
+        return segment_ops.unsorted_segment_sum(embedded, rows, batch)
     if sparse_weights is None:
         weights = array_ops.ones_like(math_ops.cast(rows, dtype))
     else:
