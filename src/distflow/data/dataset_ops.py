@@ -109,17 +109,8 @@ class Dataset:
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None) -> "Dataset":
         """The file names matching ``file_pattern`` (a glob, a list of them, or a string tensor
-        of them, matched when the iterator starts), shuffled unless ``shuffle=False``."""
-        from ..platform import gfile  # noqa: PLC0415 - only programs listing files need it
-
-        if isinstance(file_pattern, ops.Tensor):
-            return _ListFiles(file_pattern, shuffle is not False, seed)
-        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else list(file_pattern)
-        names = sorted({n for p in patterns for n in gfile.Glob(p.decode() if isinstance(p, bytes) else p)})
-        if not names:
-            raise errors.InvalidArgumentError(None, None, f"Expected '{file_pattern}' to match at least one file")
-        dataset = Dataset.from_tensor_slices(np.array([n.encode() for n in names], dtype=object))
-        return dataset.shuffle(len(names), seed=seed) if shuffle is not False else dataset
+        of them), matched when the iterator starts, shuffled unless ``shuffle=False``."""
+        return _ListFiles(file_pattern, shuffle is not False, seed)
 
     # --- transformations ----------------------------------------------------------------
 
@@ -287,6 +278,9 @@ class _ListFiles(Dataset):
     sorted, in a seeded order unless not shuffled (an error if none match)."""
 
     def __init__(self, patterns, shuffle, seed):
+        if not isinstance(patterns, ops.Tensor):
+            patterns = np.array([p.encode() if isinstance(p, str) else p for p in
+                                 ([patterns] if isinstance(patterns, (str, bytes)) else list(patterns))], dtype=object)
         patterns = ops.convert_to_tensor(patterns, dtype=dtypes.string)
         graph_seed, op_seed = random_seed.get_seed(seed)
         self._seed = None if not shuffle else (graph_seed, op_seed)
