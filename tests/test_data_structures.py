@@ -205,3 +205,20 @@ def test_dense_to_sparse_batch_keeps_every_value_of_ragged_elements():
         want = [[i, j] for i, n in enumerate(ns) for j in range(n)]
         assert batch.indices.tolist() == want and batch.values.tolist() == [n for n in ns for _ in range(n)]
         assert batch.dense_shape.tolist() == [len(ns), 5]
+
+
+def test_arguments_wrong_whatever_the_elements_fail_the_initializer():
+    size = tf.placeholder(tf.int64, [])
+    pipelines = [tf.data.Dataset.range(4).batch(size),
+                 tf.data.Dataset.range(4).map(lambda x: x + 1).prefetch(size - 3),
+                 tf.data.Dataset.zip((tf.data.Dataset.range(4), tf.data.Dataset.range(4).shuffle(size))),
+                 tf.data.Dataset.range(4).concatenate(tf.data.Dataset.range(2).shard(size, 0))]
+    iterators = [p.make_initializable_iterator() for p in pipelines]
+    messages = ["Batch size must be greater than zero", "buffer_size must be >= 0",
+                "buffer_size must be greater than zero", "index 0 is not in \\[0, 0\\)"]
+    with tf.Session() as sess:
+        for iterator, message in zip(iterators, messages):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(iterator.initializer, {size: 0})  # (not the first get_next: TF builds the dataset here)
+            sess.run(iterator.initializer, {size: 2})
+            assert len(drain(sess, iterator.get_next())) > 0

@@ -56,6 +56,11 @@ class Dataset:
         """A Python iterator of flat element tuples, given the values of ``self._inputs``."""
         raise NotImplementedError
 
+    def _check(self, values: list) -> None:
+        """Raises TF's error for an argument wrong whatever the elements (a batch size of 0),
+        given the values of ``self._inputs``: run when the iterator starts, as TF builds its
+        dataset then, and by each pass (a dataset a function returns starts no iterator)."""
+
     # --- structure ----------------------------------------------------------------------
 
     @property
@@ -319,10 +324,13 @@ class _Range(Dataset):
         bounds = [ops.convert_to_tensor(a, dtype=dtypes.int64) for a in args]
         super().__init__(structure.Spec.tensor(dtypes.int64, TensorShape([])), bounds)
 
-    def _iterate(self, values, state):
-        args = [int(v) for v in values]
-        if len(args) == 3 and args[2] == 0:
+    def _check(self, values) -> None:
+        if len(values) == 3 and int(values[2]) == 0:
             raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+
+    def _iterate(self, values, state):
+        self._check(values)
+        args = [int(v) for v in values]
         for i in range(*args):
             yield (np.int64(i),)
 
@@ -366,6 +374,14 @@ class _Unary(Dataset):
 
     def _split(self, values):
         return values[:self._own], values[self._own:]
+
+    def _check(self, values) -> None:
+        own, extra = self._split(values)
+        self._input._check(own)
+        self._check_args(extra)
+
+    def _check_args(self, extra) -> None:
+        """Like ``_check``, for this stage's own inputs (those after its input dataset's)."""
 
 
 def _captures(functions, values) -> list:
@@ -428,11 +444,14 @@ class _Batch(_Unary):
         spec = element_spec or input_dataset.element_spec
         super().__init__(input_dataset, spec.batched(rows), [batch_size, self._drop_remainder, *more_inputs])
 
+    def _check_args(self, extra) -> None:
+        if int(extra[0]) <= 0:
+            raise errors.InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {int(extra[0])}")
+
     def _iterate(self, values, state):
         own, (size, drop, *more) = self._split(values)
+        self._check_args([size])
         size, drop = int(size), bool(drop)
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, f"Batch size must be greater than zero, got {size}")
         batch = []
         for element in self._input._iterate(own, state):
             batch.append(element)
@@ -484,12 +503,16 @@ class _Shuffle(_Unary):
         self._reshuffle = reshuffle_each_iteration
         super().__init__(input_dataset, input_dataset.element_spec, inputs)
 
+    def _check_args(self, extra) -> None:
+        if int(extra[0]) <= 0:
+            raise errors.InvalidArgumentError(None, None, f"buffer_size must be greater than zero, got "
+                                                          f"{int(extra[0])}")
+
     def _iterate(self, values, state):
         own, (buffer_size, *fed) = self._split(values)
+        self._check_args([buffer_size])
         buffer_size = int(buffer_size)
         seed = (self._seed[0], int(fed[0])) if fed else self._seed
-        if buffer_size <= 0:
-            raise errors.InvalidArgumentError(None, None, f"buffer_size must be greater than zero, got {buffer_size}")
         # Each initialization draws its seeds from one generator; without reshuffling every
         # pass replays the first order.
         seeds = state.stages.setdefault(("shuffle", id(self)), _SeedStream(seed))
@@ -564,11 +587,15 @@ class _Shard(_Unary):
                          [ops.convert_to_tensor(num_shards, dtype=dtypes.int64),
                           ops.convert_to_tensor(index, dtype=dtypes.int64)])
 
-    def _iterate(self, values, state):
-        own, (num_shards, index) = self._split(values)
-        num_shards, index = int(num_shards), int(index)
+    def _check_args(self, extra) -> None:
+        num_shards, index = int(extra[0]), int(extra[1])
         if num_shards < 1 or not 0 <= index < num_shards:
             raise errors.InvalidArgumentError(None, None, f"Dataset.shard: index {index} is not in [0, {num_shards})")
+
+    def _iterate(self, values, state):
+        own, (num_shards, index) = self._split(values)
+        self._check_args([num_shards, index])
+        num_shards, index = int(num_shards), int(index)
         yield from itertools.islice(self._input._iterate(own, state), index, None, num_shards)
 
 
@@ -583,6 +610,12 @@ class _Zip(Dataset):
         self._counts = [len(d._all_inputs()) for d in flat]
         inputs = [t for d in flat for t in d._all_inputs()]
         super().__init__(structure.Spec.zipped(self._pack, [d.element_spec for d in flat]), inputs)
+
+    def _check(self, values) -> None:
+        start = 0
+        for child, n in zip(self._children, self._counts):
+            child._check(values[start:start + n])
+            start += n
 
     def _iterate(self, values, state):
         iterators = []
@@ -603,6 +636,10 @@ class _Concatenate(Dataset):
         self._n = len(first._all_inputs())
         super().__init__(first.element_spec.most_specific_compatible(second.element_spec),
                          first._all_inputs() + second._all_inputs())
+
+    def _check(self, values) -> None:
+        self._first._check(values[:self._n])
+        self._second._check(values[self._n:])
 
     def _iterate(self, values, state):
         yield from self._first._iterate(values[:self._n], state)
@@ -1251,12 +1288,16 @@ class _Prefetch(_Unary):
         super().__init__(input_dataset, input_dataset.element_spec,
                          [ops.convert_to_tensor(buffer_size, dtype=dtypes.int64)])
 
-    def _iterate(self, values, state):
-        own, (size,) = self._split(values)
-        size = int(size)
+    def _check_args(self, extra) -> None:
+        size = int(extra[0])
         if size < 0 and size != AUTOTUNE:
             raise errors.InvalidArgumentError(None, None, f"buffer_size must be >= 0 or set buffer_size to be "
                                                           f"{AUTOTUNE} for auto-tuning, got {size}")
+
+    def _iterate(self, values, state):
+        own, (size,) = self._split(values)
+        self._check_args([size])
+        size = int(size)
         if size == 0:
             yield from self._input._iterate(own, state)
             return

@@ -124,7 +124,9 @@ def _iterator_kernel(ctx, *, shared_name, container, output_types, output_shapes
 
 @register_op("MakeIterator", shape=lambda op: [], stateful=True, ref_inputs=(0,))
 def _make_iterator_kernel(xp, iterator, *values, dataset):
-    iterator.start(lookup(dataset), list(values))
+    dataset = lookup(dataset)
+    dataset._check(list(values))  # (an argument wrong whatever the elements fails the initializer, as in TF)
+    iterator.start(dataset, list(values))
 
 
 @register_op("IteratorGetNext", shape=lambda op: list(op._attr("output_shapes")),
