@@ -222,3 +222,15 @@ def test_arguments_wrong_whatever_the_elements_fail_the_initializer():
                 sess.run(iterator.initializer, {size: 0})  # (not the first get_next: TF builds the dataset here)
             sess.run(iterator.initializer, {size: 2})
             assert len(drain(sess, iterator.get_next())) > 0
+
+
+def test_keras_probing_a_layers_output_shape_may_build_its_updates():
+    # (Keras builds a layer in the same kind of scratch graph to learn its output shape; only a
+    # dataset function's graph runs, so only there is an update refused)
+    tf.keras.backend.set_learning_phase(1)
+    try:
+        layer = tf.keras.layers.BatchNormalization()
+        layer(tf.keras.Input((10,)))
+        assert layer.compute_output_shape((None, 10)).as_list() == [None, 10]
+    finally:
+        tf.keras.backend.clear_session()

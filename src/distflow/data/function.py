@@ -34,12 +34,14 @@ class CapturingGraph(ops.Graph):
 
     _captures = True
 
-    def __init__(self):
+    def __init__(self, refuse_updates: bool = False):
         super().__init__()
         self.captured: list = []  # (the other graph's tensor, its placeholder here)
+        self._refuse_updates = refuse_updates  # (a dataset function's graph: it runs, and cannot write them)
 
     def _capture(self, tensor, index, op_type):
-        if op_type is not None and (tensor.dtype.is_ref_dtype or tensor.dtype.base_dtype == dtypes.resource):
+        if self._refuse_updates and op_type is not None and (tensor.dtype.is_ref_dtype
+                                                             or tensor.dtype.base_dtype == dtypes.resource):
             reg = get_registration(op_type)
             if reg.stateful and index in reg.ref_inputs or op_type in _VARIABLE_WRITERS:
                 raise ValueError(f"A dataset function updates the variable '{tensor.op.name}' ({op_type}): distflow's "
@@ -63,7 +65,7 @@ class TracedFunction:
         if not callable(func):
             raise TypeError(f"{what} expects a callable, got {func!r}")
         outer = ops.get_default_graph()
-        self._graph = CapturingGraph()
+        self._graph = CapturingGraph(refuse_updates=True)
         self._graph.seed = outer.seed
         self._what = what
         with self._graph.as_default():
