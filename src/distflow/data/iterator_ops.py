@@ -87,10 +87,8 @@ class _IteratorResource:
                                                              "initializer first (distflow restores a pass of the "
                                                              "dataset it was initialized with, whose inputs are "
                                                              "fed or computed)")
-        source = source or self._one_shot_source()
-        self.release()
+        self.start(*(source or self._one_shot_source()))
         with self.lock:
-            self._begin(*source)
             for _ in range(position):
                 try:
                     next(self.elements)
@@ -212,6 +210,21 @@ def _stateless_value(tensor):
         return sess.run(tensor)
 
 
+def _fixed(dataset):
+    """``dataset`` with the values of its inputs fixed now (a _OneShot; its error the one computing
+    them raised), and the first input that is computed or fed each step (then None values)."""
+    values, error = [], None
+    for t in dataset._all_inputs():
+        try:
+            value = _stateless_value(t)
+        except errors.OpError as e:  # (computing it fails: so will reading the iterator)
+            value, error = np.zeros(0), e
+        if value is None:
+            return None, t
+        values.append(value)
+    return _OneShot(dataset, values, error), None
+
+
 class Iterator:
     """``tf.data.Iterator``: reads the elements of a dataset, one ``get_next()`` per step."""
 
@@ -230,21 +243,13 @@ class Iterator:
 
     @staticmethod
     def _one_shot(dataset) -> "Iterator":
-        values, error = [], None
-        for t in dataset._all_inputs():
-            try:
-                value = _stateless_value(t)
-            except errors.OpError as e:  # (computing it fails: so will reading the iterator)
-                value, error = np.zeros(0), e
-            if value is None:
-                raise ValueError("Failed to create a one-shot iterator for a dataset. `make_one_shot_iterator()` "
-                                 f"needs every value the dataset reads to be a constant, but '{t.name}' is "
-                                 "computed or fed; use `make_initializable_iterator()` instead.")
-            values.append(value)
-        holder = _OneShot(dataset, values, error)
+        holder, fed = _fixed(dataset)
+        if fed is not None:
+            raise ValueError("Failed to create a one-shot iterator for a dataset. `make_one_shot_iterator()` "
+                             f"needs every value the dataset reads to be a constant, but '{fed.name}' is "
+                             "computed or fed; use `make_initializable_iterator()` instead.")
         token = register(holder)
-        graph = ops.get_default_graph()
-        _keep(graph, holder)
+        _keep(ops.get_default_graph(), holder)
         handle = Iterator._create(dataset.element_spec, one_shot_token=token, name="OneShotIterator")
         return Iterator(handle, None, dataset.element_spec)
 
@@ -337,14 +342,9 @@ class _IteratorSaveable:
         self.dtype = dtypes.int64
         self.device = iterator._handle.device
         self._fallback = ""
-        dataset = iterator._dataset
-        if dataset is not None:  # (its inputs constant: a restore may start it before the initializer runs)
-            try:
-                values = [_stateless_value(t) for t in dataset._all_inputs()]
-            except errors.OpError:
-                values = [None]
-            if all(v is not None for v in values):
-                holder = _OneShot(dataset, values)
+        if iterator._dataset is not None:  # (its inputs constant: a restore may start it before the initializer)
+            holder, fed = _fixed(iterator._dataset)
+            if fed is None and holder.error is None:
                 self._fallback = register(holder)
                 _keep(iterator._handle.graph, holder)
 

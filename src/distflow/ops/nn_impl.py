@@ -493,17 +493,23 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         unique_ids, position = segment_ops.unique(sp_ids.values)
         rows = slicing_ops.gather(embedding_lookup(params, unique_ids, partition_strategy, max_norm=max_norm),
                                   position)
-        if sp_weights is None:
-            weights = array_ops.ones_like(math_ops.cast(segment_ids, rows.dtype.base_dtype))
-        else:
-            weights = math_ops.cast(sp_weights.values, rows.dtype.base_dtype)
-        total = segment_ops.segment_sum(rows * array_ops.expand_dims(weights, 1), segment_ids)
-        if combiner == "sum":
-            return total
-        norm = segment_ops.segment_sum(weights if combiner == "mean" else math_ops.square(weights), segment_ids)
-        if combiner == "sqrtn":
-            norm = math_ops.sqrt(norm)
-        return div_no_nan(total, array_ops.expand_dims(norm, 1))
+        weights = None if sp_weights is None else math_ops.cast(sp_weights.values, rows.dtype.base_dtype)
+        return _combined(rows, weights, combiner, lambda data: segment_ops.segment_sum(data, segment_ids))
+
+
+def _combined(embedded, weights, combiner, segment_sum):
+    """The rows of ``embedded`` times ``weights`` (None: each 1), summed per segment by
+    ``segment_sum``; for "mean" divided by the weights' sum, for "sqrtn" by the root of the sum
+    of their squares (0 where a segment has none)."""
+    if weights is not None:
+        embedded = embedded * array_ops.expand_dims(weights, 1)
+    total = segment_sum(embedded)
+    if combiner == "sum":
+        return total
+    if weights is None:
+        weights = array_ops.ones(array_ops.shape(embedded)[:1], embedded.dtype.base_dtype)
+    norm = segment_sum(weights if combiner == "mean" else math_ops.square(weights))
+    return div_no_nan(total, array_ops.expand_dims(norm if combiner == "mean" else math_ops.sqrt(norm), 1))
 
 
 def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
@@ -541,21 +547,12 @@ def _rows_of_kept_ids(params, sparse_ids, sparse_weights, combiner, default_id, 
                                 max_norm=max_norm)
     batch = sparse_ids.dense_shape[0]
     dtype = embedded.dtype.base_dtype
-    if sparse_weights is None and combiner == "sum" and default_id is None:  # (a linear model's: no weights)
-        return segment_ops.unsorted_segment_sum(embedded, rows, batch)
-    if sparse_weights is None:
-        weights = array_ops.ones_like(math_ops.cast(rows, dtype))
-    else:
-        weights = math_ops.cast(slicing_ops.gather(sparse_weights.values, kept), dtype)
-        embedded = embedded * array_ops.expand_dims(weights, 1)
-    result = segment_ops.unsorted_segment_sum(embedded, rows, batch)
-    if combiner != "sum":
-        norm = segment_ops.unsorted_segment_sum(weights if combiner == "mean" else math_ops.square(weights), rows,
-                                                batch)
-        result = div_no_nan(result, array_ops.expand_dims(norm if combiner == "mean" else math_ops.sqrt(norm), 1))
+    weights = None if sparse_weights is None else math_ops.cast(slicing_ops.gather(sparse_weights.values, kept), dtype)
+    result = _combined(embedded, weights, combiner, lambda data: segment_ops.unsorted_segment_sum(data, rows, batch))
     if default_id is None:
         return result
-    empty = math_ops.equal(segment_ops.unsorted_segment_sum(array_ops.ones_like(weights), rows, batch), 0)
+    ids_a_row = segment_ops.unsorted_segment_sum(array_ops.ones(array_ops.shape(rows), dtype), rows, batch)
+    empty = math_ops.equal(ids_a_row, 0)
     default = embedding_lookup(params, ops.convert_to_tensor([default_id], dtype=sparse_ids.values.dtype.base_dtype),
                                partition_strategy, max_norm=max_norm)
     return result + array_ops.expand_dims(math_ops.cast(empty, dtype), 1) * default
