@@ -511,3 +511,31 @@ def test_a_deadline_ends_a_loop_running_on_another_task(cluster):
         with pytest.raises(tf.errors.DeadlineExceededError):
             sess.run(out, options=tf.RunOptions(timeout_in_ms=500))
         assert sess.run(tf.constant(7)) == 7
+
+
+def test_a_persistent_tensor_stays_on_its_task_between_steps_and_goes_with_its_session(cluster):
+    with tf.device("/job:ps/task:0"):
+        start = tf.constant([1.0, 2.0]) * 2.0
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        h = sess.run(tf.get_session_handle(start))
+        assert h.handle.endswith("/job:ps/replica:0/task:0/device:CPU:0")
+        f, x = tf.get_session_tensor(h.handle, tf.float32)
+        assert x.device == "/job:ps/replica:0/task:0/device:CPU:0"
+        with tf.device("/job:worker/task:1"):
+            step = tf.get_session_handle(x + 1.0)
+            total = tf.reduce_sum(x)
+        h = sess.run(step, feed_dict={f: h})  # (a handle of another task is moved to its reader's)
+        first = h.handle
+        for _ in range(11):
+            h = sess.run(step, feed_dict={f: h})
+        assert h.handle.split(";")[-1].startswith("/job:worker/replica:0/task:1")
+        old_p, old = tf.get_session_tensor(first, tf.float32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not in the session store"):
+            sess.run(old, feed_dict={old_p: first})  # (collected handles are deleted before a later step)
+        np.testing.assert_array_equal(h.eval(), [14.0, 16.0])
+        assert sess.run(total, feed_dict={x: h}) == 30.0  # (a handle fed in place of a tensor: its value)
+        raw = h.get_raw_handle()
+    with tf.Session(cluster.target("worker", 1)) as other:  # (its first session closed: the tensor went)
+        f, x = tf.get_session_tensor(raw, tf.float32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not in the session store"):
+            other.run(x, feed_dict={f: raw})

@@ -101,6 +101,7 @@ from .ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
 from .ops.math_ops import accumulate_n
 from .ops.random_ops import multinomial, random_crop
 from .ops.sequence_ops import reverse_sequence
+from .ops.session_ops import delete_session_tensor, get_session_handle, get_session_tensor
 from .ops.special_functions import digamma, lbeta, lgamma
 from .ops.template import make_template
 from .ops.tensor_serialization_ops import parse_tensor, serialize_tensor

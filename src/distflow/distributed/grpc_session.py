@@ -5,8 +5,11 @@ from __future__ import annotations
 import logging
 import time
 
-from ..framework import errors, wire
+from ..framework import dtypes, errors, ops, wire
+from ..framework.device_spec import DeviceSpec
 from ..framework.ops import Operation
+from ..ops import session_ops
+from ..ops.op_util import make_tensor
 from ..runtime.session import BaseSession, check_outside_functions
 from ..protos import distflow_pb2 as pb
 from .cluster_spec import ClusterSpec
@@ -90,6 +93,13 @@ class GrpcSession(BaseSession):
         self._transport = TensorClient()
         self._handle: str | None = None
         self._sent = 0  # how many of the graph's ops the master has
+        # persistent tensors this session made and has not deleted, those whose TensorHandles
+        # were collected (deleted before the next step), and the session that reads and
+        # deletes them, with a graph of its own (this one's is the program's)
+        self._kept: set[str] = set()
+        self._dead: list[str] = []
+        self._moved: list[str] = []  # (copies made for this step's feeds: deleted after it)
+        self._handles_session: GrpcSession | None = None
 
     def _call(self, method: str, request, timeout=None):
         return self._master.call(method, request, timeout)
@@ -144,6 +154,9 @@ class GrpcSession(BaseSession):
         target = tuple(el.name for el in elements if isinstance(el, Operation))
         feed_names = tuple(t.name for t in feed_tensors)
 
+        if self._dead:
+            self._delete_dead_handles()
+
         def run():
             self._sync_graph(timeout)
             return self._master.run_step(self._handle, feed_names, feed_values, fetch, target, timeout_in_ms)
@@ -158,8 +171,16 @@ class GrpcSession(BaseSession):
             # tasks, not in the session, unless isolate_session_state kept them there).
             self._handle, self._sent = None, 0
             step_id, values = run()
+        finally:
+            if self._moved:
+                self._dead.extend(self._moved)
+                self._moved = []
         values = iter([self._parked(step_id, v, timeout) if isinstance(v, Parked) else v for v in values])
-        return [None if isinstance(el, Operation) else next(values) for el in elements]
+        out = [None if isinstance(el, Operation) else next(values) for el in elements]
+        for el, value in zip(elements, out):
+            if isinstance(el, ops.Tensor) and el.op.type in session_ops.HANDLE_OPS:
+                self._kept.add(session_ops.handle_text(value))
+        return out
 
     def _parked(self, step_id: int, named, timeout):
         """A large fetched tensor, straight from the task that holds it (one copy each way)."""
@@ -173,7 +194,83 @@ class GrpcSession(BaseSession):
         response = self._call("ListDevices", pb.ListDevicesRequest(session_handle=self._handle or ""))
         return [DeviceAttributes(d.name, d.device_type) for d in response.remote_device]
 
+    # -- persistent tensors: they live on the tasks that made them -----------------------
+    def _handles(self) -> "GrpcSession":
+        if self._handles_session is None:
+            self._handles_session = GrpcSession(self._target, ops.Graph(), self._config)
+            self._handle_ops: dict = {}
+        return self._handles_session
+
+    def _handle_op(self, kind: str, handle: str, dtype=None):
+        """(placeholder, op) of the handles session that reads (``dtype``) or deletes the
+        tensors of ``handle``'s device, made once."""
+        session = self._handles()
+        device = session_ops.handle_device(handle)
+        key = (kind, device, dtype)
+        found = self._handle_ops.get(key)
+        if found is None:
+            with session.graph.as_default():
+                if kind == "read":
+                    found = session_ops.get_session_tensor(handle, dtype)
+                else:
+                    found = session_ops.delete_session_tensor(handle)
+            self._handle_ops[key] = found
+        return found
+
+    def _handle_for(self, handle: str, dtype, device: str) -> str:
+        """``handle`` as fed to a reader on ``device``: a reader reads its own task's tensors,
+        so one of another task's is first copied to ``device`` (for this step only)."""
+        held_by = session_ops.handle_device(handle)
+        if not device or _task(device) == _task(held_by):
+            return handle
+        key = ("move", held_by, device, dtype)
+        found = self._handle_ops.get(key) if self._handles_session is not None else None
+        if found is None:
+            holder, reader = self._handle_op("read", handle, dtype)
+            with self._handles().graph.as_default(), ops.device(device):
+                mover = make_tensor("GetSessionHandle", [reader], {"T": dtype})  # (on device: not with reader)
+                found = self._handle_ops[key] = (holder, mover)
+        holder, mover = found
+        moved = session_ops.handle_text(self._handles()._run_step((mover,), (holder,), [handle], None)[0])
+        self._moved.append(moved)
+        return moved
+
+    def _session_tensor_value(self, handle: str, dtype):
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        holder, reader = self._handle_op("read", handle, dtypes.as_dtype(dtype))
+        return self._handles().run(reader, {holder: handle})
+
+    def _delete_session_tensor(self, handle: str) -> None:
+        if self._closed:
+            return
+        self._kept.discard(handle)
+        holder, deleter = self._handle_op("delete", handle)
+        self._handles().run(deleter, {holder: handle})
+
+    def _register_dead_handle(self, handle: str) -> None:
+        """A TensorHandle was garbage collected: its tensor is deleted before the next step
+        (not here: a finalizer runs at any time, in any thread)."""
+        if not self._closed:
+            self._dead.append(handle)
+
+    def _delete_dead_handles(self) -> None:
+        dead, self._dead = self._dead, []
+        for handle in dead:
+            try:
+                self._delete_session_tensor(handle)
+            except errors.OpError as e:  # (gone already: the task restarted)
+                _log.debug("could not delete the persistent tensor %s: %s", handle, e)
+
     def close(self) -> None:
+        if not self._closed and self._kept:
+            self._dead = list(self._kept)  # (what the session kept goes with it, as a local one's)
+            try:
+                self._delete_dead_handles()
+            except errors.OpError:
+                pass  # the master is gone: nothing to release
+        if self._handles_session is not None:
+            self._handles_session.close()
         if not self._closed and self._handle is not None:
             try:
                 self._call("CloseSession", pb.CloseSessionRequest(session_handle=self._handle), timeout=10.0)
@@ -183,6 +280,11 @@ class GrpcSession(BaseSession):
             self._master.close()
             self._transport.close()
         super().close()
+
+
+def _task(device: str) -> tuple:
+    spec = DeviceSpec.from_string(device)
+    return spec.job, spec.task or 0
 
 
 def new_session(target: str, graph=None, config=None) -> GrpcSession:

@@ -11,8 +11,12 @@ step's partition for the same device from running.
 
 from __future__ import annotations
 
+import itertools
+import threading
+
 import numpy as np
 
+from ..framework import errors
 from ..framework.device_spec import DeviceSpec
 from . import gpu, onednn, process_options
 from .collectives import Collectives
@@ -102,9 +106,54 @@ class DeviceMgr(DeviceSet):
         super().__init__(devices, job, task)
         self.backend = backend
         self.collectives = Collectives()  # (a server's worker gives its own, which reaches other tasks)
+        self.session_tensors = SessionTensors(f"/job:{job}/replica:0/task:{task}")
         for d in devices:
             d.peers = self
 
     def to_host(self, value):
         """``value`` in host memory, from whichever device of this task holds it."""
         return value if self.backend is None else self.backend.to_host(value)
+
+
+class SessionTensors:
+    """The tensors that steps keep for later steps (``tf.get_session_handle``), by handle:
+    a local session's, or those of every session of a server's task."""
+
+    def __init__(self, task: str):
+        self.task = task
+        self._lock = threading.Lock()
+        self._ids = itertools.count()
+        self._values: dict[str, object] = {}
+
+    def add(self, op_name: str, device: Device, value) -> str:
+        """Keeps ``value`` and returns its new handle, ``"<op name>;<id>;<device>"``."""
+        handle = f"{op_name};{next(self._ids)};{device.name}"
+        with self._lock:
+            self._values[handle] = value
+        return handle
+
+    def get(self, handle: str, op_name: str):
+        value = self._values.get(handle)
+        if value is None:
+            raise errors.InvalidArgumentError(None, None, self._missing(handle, op_name))
+        return value
+
+    def delete(self, handle: str, op_name: str = "") -> None:
+        with self._lock:
+            value = self._values.pop(handle, None)
+        if value is None and op_name:
+            raise errors.InvalidArgumentError(None, None, self._missing(handle, op_name))
+
+    def _missing(self, handle: str, op_name: str) -> str:
+        held_by = handle.rsplit(";", 1)[-1]
+        where = "" if held_by.startswith(self.task) else (
+            f" (it is held by {held_by}, not by {self.task}: read it on its own device)")
+        return (f"{op_name}: the tensor with handle '{handle}' is not in the session store{where}; it was "
+                "deleted, or made by another session")
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()

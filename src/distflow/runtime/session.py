@@ -15,6 +15,7 @@ from ..framework import ops
 from ..framework.ops import Operation, Tensor
 from ..ops import blas
 from ..ops.indexed_slices import IndexedSlices
+from ..ops.session_ops import HANDLE_OPS, TensorHandle, handle_text
 from ..ops.sparse_ops import SparseTensor, SparseTensorValue
 from . import allocator, process_options
 from .config import ConfigProto, RunOptions
@@ -198,7 +199,7 @@ class BaseSession:
         if run_metadata is not None and options is not None and (
                 getattr(options, "output_partition_graphs", False) or getattr(options, "trace_level", 0)):
             self._fill_run_metadata(run_metadata, elements, feed_tensors, trace)
-        return _results(mapper, elements, values)
+        return _results(mapper, elements, values, self)
 
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout,
                   trace: list | None = None) -> list:
@@ -264,7 +265,7 @@ class BaseSession:
             except errors.OpError as e:
                 self._attach_op(e)
                 raise
-            return _results(mapper, elements, out)
+            return _results(mapper, elements, out, self)
 
         return call
 
@@ -358,6 +359,28 @@ class BaseSession:
             step.replay = gpu_replay(sequential, self._device_mgr, self._config, label)
         return _CompiledStep(step, fetch_index, fed_fetches, parts)
 
+    # -- persistent tensors (tf.get_session_handle) ---------------------------------------
+    def _session_tensor_value(self, handle: str, dtype):
+        """The value kept for ``handle`` (TensorHandle.eval), read from the session's store."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        value = self._device_mgr.session_tensors.get(handle, "TensorHandle.eval")
+        return _fetch_value(np.array(self._device_mgr.to_host(value)))
+
+    def _handle_for(self, handle: str, dtype, device: str) -> str:
+        """``handle`` as fed to a reader on ``device``: as it is (every device of a local
+        session reads its store, and a reader takes the tensor to its device)."""
+        return handle
+
+    def _delete_session_tensor(self, handle: str) -> None:
+        if not self._closed:
+            self._device_mgr.session_tensors.delete(handle, "TensorHandle.delete")
+
+    def _register_dead_handle(self, handle: str) -> None:
+        """A TensorHandle was garbage collected: its tensor goes at once (no step is needed)."""
+        if not self._closed:
+            self._device_mgr.session_tensors.delete(handle)
+
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:
         """Releases the session's devices and state; run() afterwards is a RuntimeError."""
@@ -367,6 +390,7 @@ class BaseSession:
             self._live.abort_all(errors.CancelledError(None, None, "Session has been closed."))
             self._steps.clear()
             if not self._target:
+                self._device_mgr.session_tensors.clear()
                 for d in self._device_mgr.devices:
                     d.resource_mgr.clear()
 
@@ -464,8 +488,12 @@ def _expand_structured_feeds(feed_dict):
         yield key.dense_shape, value.dense_shape
 
 
-def _results(mapper, elements, values):
-    """What ``run`` returns: the fetched values in the fetches' structure (None for operations)."""
+def _results(mapper, elements, values, session):
+    """What ``run`` returns: the fetched values in the fetches' structure (None for operations;
+    a TensorHandle for a tf.get_session_handle)."""
+    for i, el in enumerate(elements):
+        if el.__class__ is Tensor and el._op._type in HANDLE_OPS:
+            values[i] = TensorHandle(handle_text(values[i]), el._op._inputs[0].dtype, session)
     if mapper is None:
         return None if isinstance(elements[0], Operation) else _fetch_value(values[0])
     return mapper.build([None if isinstance(el, Operation) else _fetch_value(v) for el, v in zip(elements, values)])
@@ -500,7 +528,10 @@ def _unshare(values: list, feed_values: list) -> None:
 
 
 def _feed_value(t: Tensor, value):
-    """A fed value as an array of the tensor's dtype; a lossy or misshapen feed is a ValueError."""
+    """A fed value as an array of the tensor's dtype; a lossy or misshapen feed is a ValueError.
+    A TensorHandle feeds its string to a placeholder of handles, else its value."""
+    if value.__class__ is TensorHandle:
+        value = value._fed_to(t)
     if isinstance(value, (Tensor, Operation)) or hasattr(value, "_as_graph_element"):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed "
                         "values include Python scalars, strings, lists, numpy ndarrays.")

@@ -62,6 +62,9 @@ DIFFERENT = {
                        "cluster when they start)",
         "placeholder": "feeding a value that would lose information (float to int, out of range) is a ValueError",
         "py_func": "runs only in the process that built the graph",
+        "get_session_handle": "the handle keeps the value its tensor had (TF 1.x kept the buffer: a handle of a "
+                              "variable's read changed with the variable); the tensors of a remote session go when "
+                              "it closes, and reading or deleting them adds no ops to the session's graph",
         "SparseConditionalAccumulator": "a row that one gradient has twice counts once, with its sum (TF's "
                                         "returned the second as a row of its own, so that the row's mean was off)",
         "Print": "prints to stderr while the step runs, with NumPy's formatting",
