@@ -135,6 +135,62 @@ def test_a_losss_weights_never_widen_its_values():
         tf.losses.compute_weighted_loss(tf.ones([3, 2, 4]), weights=np.ones((3, 1)))
 
 
+@pytest.mark.parametrize("shape", [(4,), (1, 1), (3, 2), (2, 4), (1, 1, 1, 1), (1, 3, 2, 4)])
+def test_weights_of_shapes_known_only_when_the_step_runs_are_checked_then(shape):
+    values = np.arange(24.0).reshape(3, 2, 4)
+    weights = tf.placeholder(tf.float64)
+    labels = tf.placeholder(tf.float64)
+    loss = tf.losses.absolute_difference(labels, tf.constant(values), weights=weights)
+    mean, update = tf.metrics.mean(labels, weights=weights)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        # (NumPy would broadcast most of these: [4] over [3, 2, 4]; a metric first adds or drops a
+        # last dimension of weights whose rank is one off, as TF's do: [3, 2] works there)
+        for fetch in (loss,) if shape in ((1, 1), (3, 2), (1, 1, 1, 1)) else (loss, update):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="weights can not be broadcast to values"):
+                sess.run(fetch, {labels: values + 1.0, weights: np.ones(shape)})
+        good = np.arange(1.0, 5.0).reshape(1, 1, 4)
+        assert sess.run(loss, {labels: values + 1.0, weights: good}) == pytest.approx(good.sum() * 6 / 24)
+        sess.run(update, {labels: values, weights: good})
+        assert sess.run(mean) == pytest.approx((values * good).sum() / (good.sum() * 6))
+        assert sess.run(loss, {labels: values + 1.0, weights: 2.0}) == pytest.approx(2.0)
+
+
+def test_a_column_of_weights_and_labels_of_ranks_known_only_when_the_step_runs():
+    logits = np.array([[10.0, 0.0, 0.0], [0.0, 10.0, 0.0], [0.0, 0.0, 3.0]])
+    labels = np.array([[2], [1], [2]], np.int32)
+    column = np.array([[1.2], [3.4], [5.6]])
+    log_p = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    per_example = -log_p[np.arange(3), labels[:, 0]]
+    want = np.sum(per_example * column[:, 0]) / 3
+    logits_p, labels_p, weights_p = tf.placeholder(tf.float64), tf.placeholder(tf.int32), tf.placeholder(tf.float64)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels_p, logits_p, weights_p)
+    values_p = tf.placeholder(tf.float64)
+    mean, update = tf.metrics.mean(values_p, weights=weights_p)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        feeds = {logits_p: logits, labels_p: labels}
+        assert sess.run(loss, {**feeds, weights_p: column}) == pytest.approx(want, rel=1e-12)
+        assert sess.run(loss, {**feeds, labels_p: labels[:, 0], weights_p: column[:, 0]}) == pytest.approx(want)
+        assert sess.run(loss, {**feeds, weights_p: 2.0}) == pytest.approx(2 * per_example.mean())
+        values = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        sess.run(update, {values_p: values, weights_p: column[:, 0]})  # (a weight per row: a dimension added)
+        sess.run(update, {values_p: values[:, 0], weights_p: column})  # (a column for [3]: its last dropped)
+        want_mean = ((values * column).sum() + (values[:, 0] * column[:, 0]).sum()) / (2 * column.sum() + column.sum())
+        assert sess.run(mean) == pytest.approx(want_mean)
+
+
+def test_precision_at_k_takes_sparse_labels_of_one_id_per_example_of_shape_batch():
+    predictions = np.array(((0.1, 0.3, 0.2, 0.4), (0.1, 0.2, 0.3, 0.4)))
+    labels = tf.SparseTensorValue([[0], [1]], np.array([3, 2], np.int64), [2])
+    precision, update = tf.metrics.precision_at_k(labels, tf.constant(predictions), k=1)
+    precision3, update3 = tf.metrics.precision_at_k(labels, tf.constant(predictions), k=1, class_id=3)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([update, update3])
+        assert sess.run([precision, precision3]) == [0.5, 0.5]  # (class 3 predicted twice, once right)
+
+
 def test_metric_weights_with_one_dimension_fewer_or_more_than_the_values():
     labels = np.array(((0, 1, 0, 1, 0), (0, 0, 1, 1, 1), (1, 1, 1, 1, 0), (0, 0, 0, 0, 1)))
     predictions = np.array(((0, 0, 1, 1, 0), (1, 1, 1, 1, 1), (0, 1, 0, 1, 0), (1, 1, 1, 1, 1)))

@@ -8,7 +8,7 @@ from .._namespace import missing as _missing
 from ..ops import array_ops, math_ops, nn_impl, nn_ops
 from ..ops import reduction_ops
 from ..ops.special_math_ops import div_no_nan
-from ..ops.weights_broadcast_ops import check_broadcastable
+from ..ops.weights_broadcast_ops import adjust_last_dimension, check_broadcastable
 
 
 class Reduction:
@@ -42,8 +42,8 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
             losses = math_ops.cast(losses, dtypes.float32)
         dtype = losses.dtype.base_dtype
         weights = math_ops.cast(ops.convert_to_tensor(weights), dtype)
-        check_broadcastable(weights, losses)
-        weighted = math_ops.multiply(losses, weights)
+        with ops.control_dependencies(check_broadcastable(weights, losses)):
+            weighted = math_ops.multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
         else:
@@ -82,13 +82,21 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_c
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with ops.name_scope(scope, "sparse_softmax_cross_entropy_loss", [logits, labels]) as scope_name:
         logits, labels = ops.convert_to_tensor(logits), ops.convert_to_tensor(labels)
+        # (labels of shape [batch, 1] and a column of weights, as TF's loss takes them)
         rank = labels.shape.ndims
-        if rank is not None and rank == logits.shape.ndims and labels.shape[-1].value == 1:
-            labels = array_ops.squeeze(labels, [-1])  # (labels of shape [batch, 1], as TF's loss takes them)
+        if rank is not None and logits.shape.ndims is not None:
+            if rank == logits.shape.ndims and labels.shape[-1].value == 1:
+                labels = array_ops.squeeze(labels, [-1])
+        elif rank is None or labels.shape[-1].value in (None, 1):
+            labels = adjust_last_dimension(labels, array_ops.rank(logits) - array_ops.rank(labels), squeeze_at=0)
         weights = ops.convert_to_tensor(weights)
-        if weights.shape.ndims is not None and labels.shape.ndims is not None and \
-                weights.shape.ndims - labels.shape.ndims == 1:
-            weights = array_ops.squeeze(weights, [-1])  # (and a column of weights)
+        if weights.shape.ndims == 0:
+            pass
+        elif weights.shape.ndims is not None and labels.shape.ndims is not None:
+            if weights.shape.ndims - labels.shape.ndims == 1:
+                weights = array_ops.squeeze(weights, [-1])
+        elif weights.shape.ndims is None or weights.shape[-1].value in (None, 1):
+            weights = adjust_last_dimension(weights, array_ops.rank(weights) - array_ops.rank(labels), squeeze_at=1)
         losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
         return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 

@@ -33,8 +33,8 @@ def _weights_like(values, weights, dtype=dtypes.float32):
     if weights is None:
         return values, array_ops.ones_like(values)
     weights = squeeze_or_expand_weights(math_ops.cast(weights, dtype), values)
-    check_broadcastable(weights, values)
-    return values, weights * array_ops.ones_like(values)
+    with ops.control_dependencies(check_broadcastable(weights, values)):
+        return values, weights * array_ops.ones_like(values)
 
 
 def _collect(collections, value):
@@ -328,11 +328,14 @@ def _label_matrix(labels, predictions_idx):
 
     if isinstance(labels, SparseTensorValue):
         labels = SparseTensor(labels.indices, labels.values, labels.dense_shape)
-    if isinstance(labels, SparseTensor):
-        return sparse_tensor_to_dense(SparseTensor(labels.indices, math_ops.cast(labels.values, dtypes.int64),
-                                                   labels.dense_shape), default_value=_NO_LABEL)
-    labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
     rank = predictions_idx.shape.ndims
+    if isinstance(labels, SparseTensor):
+        dense = sparse_tensor_to_dense(SparseTensor(labels.indices, math_ops.cast(labels.values, dtypes.int64),
+                                                    labels.dense_shape), default_value=_NO_LABEL)
+        if rank is not None and dense.shape.ndims == rank - 1:  # (one label per example, of shape [batch])
+            dense = array_ops.expand_dims(dense, -1)
+        return dense
+    labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
     if rank is not None and labels.shape.ndims == rank - 1:  # (one label per example)
         labels = array_ops.expand_dims(labels, -1)
     return math_ops.where(math_ops.greater_equal(labels, 0), labels, array_ops.fill(array_ops.shape(labels),
