@@ -21,14 +21,63 @@ def test_space_to_batch_matches_the_documented_example_and_inverts():
         == [18, 2, 2, 5]
     check_gradients(lambda t: tf.space_to_batch_nd(t, [2, 2], [[1, 1], [0, 2]]),
                     [np.random.default_rng(0).standard_normal((1, 4, 2, 2))])
+    with pytest.raises(ValueError, match=r"padded dimension 1 \(3 \+ 0 \+ 0\) is not divisible by block_shape"):
+        tf.space_to_batch_nd(np.zeros((1, 3, 4, 1)), [2, 2], [[0, 0], [0, 0]])
+    unknown = tf.placeholder(tf.float32)
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="multiple of its block size"):
-            sess.run(tf.space_to_batch_nd(np.zeros((1, 3, 4, 1)), [2, 2], [[0, 0], [0, 0]]))
+            sess.run(tf.space_to_batch_nd(unknown, [2, 2], [[0, 0], [0, 0]]), {unknown: np.zeros((1, 3, 4, 1))})
+
+
+@pytest.mark.parametrize("to_batch", [True, False])
+def test_block_shapes_paddings_and_crops_are_checked_when_built_and_when_run(to_batch):
+    op = tf.space_to_batch_nd if to_batch else tf.batch_to_space_nd
+    amounts = "paddings" if to_batch else "crops"
+    x = np.zeros((4, 2, 2, 1), np.float32)
+    cases = [([0, 2], [[0, 0], [0, 0]], "block_shape must be positive"),
+             ([1, 1], [[0, -1], [0, 0]], f"{amounts} must be non-negative"),
+             ([2, 2], [[0, 0]], rf"{amounts} must have shape \[2, 2\]")]
+    for block, amount, message in cases:
+        with pytest.raises(ValueError, match=message):
+            op(x, block, amount)
+    block_p, amount_p, x_p = tf.placeholder(tf.int32, [2]), tf.placeholder(tf.int32), tf.placeholder(tf.float32)
+    out = op(x_p, block_p, amount_p)
+    with tf.Session() as sess:
+        for block, amount, message in cases:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(out, {x_p: x, block_p: block, amount_p: amount})
+    if not to_batch:
+        with pytest.raises(ValueError, match=r"the batch 3 is not divisible by the product of block_shape"):
+            op(np.zeros((3, 1, 1, 1)), [2, 2], [[0, 0], [0, 0]])
+        with pytest.raises(ValueError, match=r"crops \[0, 3\] of dimension 1 take more than its 2 elements"):
+            op(np.zeros((4, 1, 1, 1)), [2, 2], [[0, 3], [0, 0]])
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="take more than its 2"):
+            sess.run(out, {x_p: np.zeros((4, 1, 1, 1)), block_p: [2, 2], amount_p: [[0, 3], [0, 0]]})
+
+
+def test_the_4d_forms_take_only_4d_inputs_and_give_4d_outputs():
+    with pytest.raises(ValueError, match=r"must be 4-D \[batch, height, width, depth\]"):
+        tf.space_to_batch(np.zeros((2, 2, 1)), np.zeros((2, 2), np.int32), block_size=2)
+    with pytest.raises(ValueError, match="must be 4-D"):
+        tf.batch_to_space(np.zeros((4, 2, 1)), np.zeros((2, 2), np.int32), block_size=2)
+    unknown = tf.space_to_batch(tf.placeholder(tf.float32), tf.placeholder(tf.int32), block_size=4)
+    assert unknown.shape.ndims == 4
+    partly = tf.space_to_batch_nd(tf.placeholder(tf.float32, [None, None, None, 2]), tf.placeholder(tf.int32, [2]),
+                                  tf.placeholder(tf.int32))
+    assert partly.shape.as_list() == [None, None, None, 2]
 
 
 def test_required_space_to_batch_paddings():
     paddings, crops = evaluate(tf.required_space_to_batch_paddings([5, 6], [2, 4], [[1, 0], [0, 0]]))
     assert paddings.tolist() == [[1, 0], [0, 2]] and crops.tolist() == [[0, 0], [0, 2]]
+    paddings, crops = tf.required_space_to_batch_paddings([5, 6], [2, 4], [[1, 0], [0, 0]])
+    assert tf.get_static_value(paddings).tolist() == [[1, 0], [0, 2]]  # (constants give constants)
+    assert tf.get_static_value(crops).tolist() == [[0, 0], [0, 2]]
+    shape = tf.placeholder(tf.int32, [2])
+    paddings, crops = tf.required_space_to_batch_paddings(shape, [2, 4], [[1, 0], [0, 0]])
+    with tf.Session() as sess:
+        got = sess.run([paddings, crops], {shape: [5, 6]})
+    assert got[0].tolist() == [[1, 0], [0, 2]] and got[1].tolist() == [[0, 0], [0, 2]]
 
 
 def dilated_conv(x, f, rate, padding):
