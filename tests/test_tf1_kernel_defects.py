@@ -998,3 +998,32 @@ def test_cond_returns_tensor_arrays():
         assert sess.run(stacked, {pred: False}).tolist() == [1.0, 5.0, 9.0]
     with pytest.raises(ValueError, match="must have the same type"):
         tf.cond(pred, lambda: ta, lambda: tf.constant(1.0))
+
+
+def test_gather_nd_of_whole_rows_has_a_sparse_gradient_and_edge_shapes_work():
+    params = np.arange(12.0).reshape(4, 3)
+    rows = np.array([[2], [0], [2]])
+    p = tf.constant(params)
+    (dx,) = tf.gradients(tf.reduce_sum(tf.gather_nd(p, rows) * 2.0), p)
+    assert isinstance(dx, tf.IndexedSlices)
+    with tf.Session() as sess:
+        dense = sess.run(tf.convert_to_tensor(dx))
+        whole = sess.run(tf.gather_nd(params, np.zeros((2, 0), np.int32)))  # (rows of no index: all of params)
+        empty = sess.run(tf.scatter_nd(np.zeros([0], np.int32), np.zeros([0], np.int32), [0]))
+        kept = sess.run(tf.tensor_scatter_nd_add(np.zeros((0, 3)), np.zeros((0, 1), np.int32), np.zeros((0, 3))))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Requested more than 0 entries, but params is empty"):
+            sess.run(tf.gather_nd(np.zeros((0, 3)), np.zeros((1, 2), np.int32)))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"flat indices\[1, :\] = \[7\] does not index into param \(shape: \[3\]\)"):
+            sess.run(tf.gather_nd([0, 1, 2], [[[0], [7]]]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Invalid indices: \[2,0\] = \[6\] does not index "
+                                                                 r"into \[6\]"):
+            sess.run(tf.scatter_nd([[0], [1], [6]], [1, 2, 3], [6]))
+        indices, updates = tf.placeholder(tf.int32), tf.placeholder(tf.float64)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Indices and updates specified for empty output"):
+            sess.run(tf.tensor_scatter_nd_add(np.zeros((0, 3)), indices, updates),
+                     {indices: np.zeros((1, 1), np.int32), updates: np.zeros((1, 3))})
+    np.testing.assert_array_equal(dense, [[2, 2, 2], [0, 0, 0], [4, 4, 4], [0, 0, 0]])
+    np.testing.assert_array_equal(whole, [params, params])
+    assert empty.shape == (0,) and kept.shape == (0, 3)
+    check_gradients(lambda p: tf.gather_nd(p, rows), [params])

@@ -12,7 +12,8 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.registry import register_gradient
 from .array_ops import broadcast_to, constant, pad, rank, reshape, shape, shape_of, stack, tile, transpose, unbroadcast
-from .indexed_slices import gather_grad
+from .indexed_slices import IndexedSlices, gather_grad
+from .nd_ops import scatter_nd
 from .op_util import constant_value, known_axis, make_tensor
 from .reduction_ops import reduce_sum
 from .slicing_ops import SLICE_MASKS, concat, gather, slice, split, strided_slice, unstack
@@ -177,3 +178,11 @@ def _strided_slice_grad_grad(op, grad):
     _, begin, end, strides, _ = op.inputs
     attrs = {m: op._attr(m) for m in SLICE_MASKS}
     return None, None, None, None, strided_slice(grad, begin, end, strides, **attrs)
+
+
+@register_gradient("GatherNd")
+def _gather_nd_grad(op, grad):
+    params, indices = op.inputs
+    if indices.shape.ndims == 2 and indices.shape[-1].value == 1:  # (whole rows: sparse, as Gather's gradient)
+        return IndexedSlices(grad, reshape(indices, [-1]), shape_of(params)), None
+    return scatter_nd(indices, grad, shape_of(params)), None

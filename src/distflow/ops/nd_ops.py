@@ -7,7 +7,6 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from .array_ops import shape_of
 from .op_util import constant_shape, make_tensor
 
 
@@ -24,27 +23,35 @@ def _gather_nd_shape(op):
 
 
 def index_tuple(indices, shape, op_type):
+    """The index arrays, one per axis, of the rows of ``indices``; an index out of ``shape`` is
+    an InvalidArgumentError naming where it is in ``indices``, as TF's message does."""
     depth = indices.shape[-1]
     flat = indices.reshape(-1, depth)
     for axis in range(depth):
         bad = (flat[:, axis] < 0) | (flat[:, axis] >= shape[axis])
         if bad.any():
-            row = flat[np.argmax(bad)]
-            raise errors.InvalidArgumentError(None, None, f"{op_type}: index {list(row)} does not index into "
-                                                          f"shape {list(shape)}")
+            first = int(np.argmax(bad))
+            row = ", ".join(str(int(i)) for i in flat[first])
+            dims = ",".join(str(int(d)) for d in shape)
+            if op_type == "GatherNd":  # (TF's two messages)
+                message = f"flat indices[{first}, :] = [{row}] does not index into param (shape: [{dims}])"
+            else:
+                where = ",".join(str(int(i)) for i in np.unravel_index(first * depth, indices.shape))
+                message = f"Invalid indices: [{where}] = [{row}] does not index into [{dims}]"
+            raise errors.InvalidArgumentError(None, None, f"{op_type}: {message}")
     return tuple(flat[:, axis] for axis in range(depth))
 
 
 @register_op("GatherNd", shape=_gather_nd_shape)
 def _gather_nd_kernel(xp, params, indices):
-    picked = params[index_tuple(indices, params.shape, "GatherNd")]
-    return picked.reshape(indices.shape[:-1] + params.shape[indices.shape[-1]:])
-
-
-@register_gradient("GatherNd")
-def _gather_nd_grad(op, grad):
-    params, indices = op.inputs
-    return scatter_nd(indices, grad, shape_of(params)), None
+    depth = indices.shape[-1]
+    out_shape = indices.shape[:-1] + params.shape[depth:]
+    if not depth:  # (rows of no index: each is the whole of params)
+        return xp.array(xp.broadcast_to(params, out_shape))
+    if not params.size and indices.size:
+        raise errors.InvalidArgumentError(None, None, f"GatherNd: Requested more than 0 entries, but params is empty. "
+                                                      f"Params shape: {list(params.shape)}")
+    return params[index_tuple(indices, params.shape, "GatherNd")].reshape(out_shape)
 
 
 def gather_nd(params, indices, name=None, batch_dims=0) -> ops.Tensor:
@@ -122,6 +129,8 @@ def _scatter_nd_kernel(xp, indices, updates, shape):
         raise errors.InvalidArgumentError(None, None, f"ScatterNd: Indices and updates specified for empty output "
                                                       f"shape {list(np.asarray(shape))}")
     out = xp.zeros([int(d) for d in shape], dtype=updates.dtype)
+    if not out.size:
+        return out  # (an empty output: nothing to scatter)
     depth = indices.shape[-1]
     where = index_tuple(indices, out.shape, "ScatterNd")
     xp.add.at(out, where, updates.reshape((-1,) + out.shape[depth:]))

@@ -85,6 +85,11 @@ def _register_scatter(kind: str):
     @register_op(f"TensorScatter{kind}", shape=lambda op: op.inputs[0].shape)
     def tensor_kernel(xp, tensor, indices, updates):
         out = tensor.copy()
+        if not out.size:
+            if indices.size:
+                raise errors.InvalidArgumentError(None, None, f"TensorScatter{kind}: Indices and updates specified "
+                                                  f"for empty output shape {list(out.shape)}")
+            return out
         depth = indices.shape[-1]
         expected = indices.shape[:-1] + out.shape[depth:]
         if updates.shape != expected:
