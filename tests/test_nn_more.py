@@ -107,6 +107,54 @@ def test_embedding_lookup_shards_match_one_table():
     assert_oracle(evaluate(tf.nn.embedding_lookup(div, ids, partition_strategy="div")), table[ids])
 
 
+@pytest.mark.parametrize("table_shape", [(6,), (6, 3), (6, 2, 3)])
+@pytest.mark.parametrize("ids_shape", [(), (3,), (4, 3)])
+def test_embedding_lookups_of_any_rank_in_shards_with_max_norm(table_shape, ids_shape):
+    rng = np.random.default_rng(8)
+    table = rng.standard_normal(table_shape) * 2
+    table[5] = np.inf  # (a row of one shard never touches another's rows)
+    ids = rng.integers(0, 5, size=ids_shape)
+    axes = tuple(range(1, table.ndim))
+    norms = np.sqrt((table[:5] ** 2).sum(axis=axes, keepdims=True)) if axes else np.abs(table[:5])
+    clipped = np.concatenate([table[:5] * 1.0 / np.maximum(norms, 1.0), table[5:]])
+    for shards, strategy in (([table], "mod"), ([table[0::2], table[1::2], ], "mod"),
+                             ([table[0::3], table[1::3], table[2::3]], "mod"), ([table[:3], table[3:]], "div"),
+                             ([table[:2], table[2:4], table[4:]], "div")):
+        got = evaluate(tf.nn.embedding_lookup(shards, ids, partition_strategy=strategy))
+        assert got.shape == ids_shape + table_shape[1:]
+        np.testing.assert_array_equal(got, table[ids])
+        unknown = tf.placeholder(tf.float64)  # (div with a shard's size known only when the step runs)
+        lookup = tf.nn.embedding_lookup([unknown] + shards[1:], ids, partition_strategy=strategy, max_norm=1.0)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(lookup, {unknown: shards[0]}), clipped[ids], rtol=1e-12)
+
+
+def test_sharded_lookups_give_each_shard_a_gradient_of_its_own_rows():
+    table = np.arange(15.0).reshape(5, 3)
+    shards = [tf.constant(table[0::2]), tf.constant(table[1::2])]
+    ids = np.array([[4, 1], [0, 4]])
+    grads = tf.gradients(tf.reduce_sum(tf.nn.embedding_lookup(shards, ids) * 2.0), shards)
+    assert all(isinstance(g, tf.IndexedSlices) for g in grads)
+    even, odd = evaluate([tf.convert_to_tensor(g) for g in grads])
+    np.testing.assert_array_equal(even, [[2, 2, 2], [0, 0, 0], [4, 4, 4]])  # (ids 0, 2, 4: 4 twice)
+    np.testing.assert_array_equal(odd, [[2, 2, 2], [0, 0, 0]])
+    assert evaluate(tf.shape(grads[0].values))[0] == 3  # (only its own rows, not one per id)
+    check_gradients(lambda a, b: tf.nn.embedding_lookup([a, b], ids, max_norm=20.0), [table[0::2], table[1::2]])
+
+
+def test_embedding_lookup_sparse_combines_embeddings_of_any_rank():
+    table = np.random.default_rng(3).standard_normal((5, 2, 3))
+    sp_ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([1, 4, 2], tf.int64), [2, 2])
+    weights = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([0.5, 2.0, 3.0], tf.float64), [2, 2])
+    for combiner, want0 in (("sum", 0.5 * table[1] + 2.0 * table[4]),
+                            ("mean", (0.5 * table[1] + 2.0 * table[4]) / 2.5),
+                            ("sqrtn", (0.5 * table[1] + 2.0 * table[4]) / np.sqrt(0.25 + 4.0))):
+        got = evaluate(tf.nn.embedding_lookup_sparse([table[:3], table[3:]], sp_ids, weights, combiner=combiner,
+                                                     partition_strategy="div"))
+        np.testing.assert_allclose(got[0], want0, rtol=1e-12)
+        np.testing.assert_allclose(got[1], table[2] * (3.0 if combiner == "sum" else 1.0), rtol=1e-12)
+
+
 def test_clip_ops_match_numpy():
     a, b = r(3), r(2, 2, seed=1)
     norm = np.sqrt((a ** 2).sum() + (b ** 2).sum())

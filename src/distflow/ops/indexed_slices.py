@@ -87,10 +87,10 @@ def gather_grad(op, grad):
                            "GatherV2Grad"), None, None
     if axis_value is not None and int(axis_value) == 0:
         flat_indices = array_ops.reshape(indices, [-1])
-        inner = array_ops.shape(grad)[indices.shape.ndims:] if indices.shape.ndims is not None else None
-        if inner is not None:
-            values = array_ops.reshape(grad, slicing_ops.concat([[-1], inner], 0))
-            return IndexedSlices(values, flat_indices, shape_of(params)), None, None
+        params_shape = shape_of(params)
+        # (rows of params' shape, as TF's: whatever shape a gradient fed for the gather has)
+        values = array_ops.reshape(grad, slicing_ops.concat([[-1], params_shape[1:]], 0))
+        return IndexedSlices(values, flat_indices, params_shape), None, None
     return make_tensor("GatherV2Grad", [shape_of(params), indices, grad, axis], None, "GatherV2Grad"), None, None
 
 

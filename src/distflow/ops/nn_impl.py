@@ -283,47 +283,63 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         params = [params]
     if not params:
         raise ValueError("Need at least one param")
+    params = [p if isinstance(p, ops.Tensor) or hasattr(p, "_as_graph_element") else ops.convert_to_tensor(p)
+              for p in params]  # (arrays as constants; variables as they are, for their sparse gradients)
     with ops.name_scope(name, "embedding_lookup", params + [ids]):
         ids = ops.convert_to_tensor(ids)
         if ids.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
             raise TypeError(f"embedding_lookup ids must be int32 or int64, got {ids.dtype.name}")
         if len(params) == 1:
-            result = slicing_ops.gather(params[0], ids)
-        else:
-            result = _sharded_lookup(params, ids, partition_strategy)
-        if max_norm is not None:
-            result = _clip_rows(result, max_norm, ids.shape.ndims)
-        return result
+            return _clip_rows(slicing_ops.gather(params[0], ids), ids, max_norm)
+        return _sharded_lookup(params, ids, partition_strategy, max_norm)
 
 
-def _sharded_lookup(params, ids, partition_strategy):
+def _sharded_lookup(params, ids, partition_strategy, max_norm):
+    """TF's lookup in shards: the ids split by shard (dynamic_partition), each shard's rows
+    gathered (so each shard's gradient has only its own rows), and stitched back in order."""
     n = len(params)
+    flat_ids = array_ops.reshape(ids, [-1])
+    dtype = flat_ids.dtype.base_dtype
     if partition_strategy == "mod":
-        shard_of = ids % n
-        row = ids // n
-    elif partition_strategy == "div":
-        sizes = [p.shape[0].value if hasattr(p.shape[0], "value") else p.shape[0] for p in params]
-        if any(s is None for s in sizes):
-            raise ValueError("partition_strategy 'div' needs the shards' first dimensions known")
-        starts = np.cumsum([0] + sizes[:-1])
-        shard_of = math_ops.cast(array_ops.zeros_like(ids), ids.dtype.base_dtype)
-        for s in range(1, n):
-            shard_of = shard_of + math_ops.cast(math_ops.greater_equal(ids, int(starts[s])), ids.dtype.base_dtype)
-        row = ids - slicing_ops.gather(array_ops.constant(starts, dtype=ids.dtype.base_dtype), shard_of)
+        shard_of = flat_ids % n
+        new_ids = flat_ids // n
+    elif partition_strategy == "div":  # (the first `total % n` shards one row longer; sizes known or not)
+        total = math_ops.add_n([math_ops.cast(array_ops.shape(p)[0], dtype) for p in params])
+        per_shard, extras = total // n, total % n
+        shard_of = math_ops.maximum(flat_ids // (per_shard + 1), (flat_ids - extras) // per_shard)
+        new_ids = math_ops.where(math_ops.less(shard_of, extras), flat_ids % (per_shard + 1),
+                                 (flat_ids - extras) % per_shard)
     else:
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
-    result = None
-    for s, shard in enumerate(params):
-        mine = math_ops.equal(shard_of, s)
-        rows = slicing_ops.gather(shard, math_ops.where(mine, row, array_ops.zeros_like(row)))
-        mask = math_ops.cast(array_ops.expand_dims(mine, -1), rows.dtype.base_dtype)
-        part = rows * mask
-        result = part if result is None else result + part
+    shard_of = math_ops.cast(shard_of, dtypes.int32)
+    shard_ids = segment_ops.dynamic_partition(new_ids, shard_of, n)
+    positions = segment_ops.dynamic_partition(math_ops.range_(array_ops.size(flat_ids)), shard_of, n)
+    rows = [_clip_rows(slicing_ops.gather(shard, shard_ids[i]), shard_ids[i], max_norm)
+            for i, shard in enumerate(params)]
+    stitched = segment_ops.dynamic_stitch(positions, rows)
+    element_shape = params[0].shape[1:]
+    for shard in params[1:]:
+        element_shape = element_shape.merge_with(shard.shape[1:])
+    if element_shape.is_fully_defined():
+        result = array_ops.reshape(stitched, slicing_ops.concat([array_ops.shape(ids), element_shape.as_list()], 0))
+    else:
+        result = array_ops.reshape(stitched, slicing_ops.concat([array_ops.shape(ids),
+                                                                 array_ops.shape(params[0])[1:]], 0))
+    result.set_shape(ids.shape.concatenate(element_shape))
     return result
 
 
-def _clip_rows(rows, max_norm, ids_rank):
-    return clip_ops.clip_by_norm(rows, max_norm, axes=[-1] if ids_rank is None else [ids_rank])
+def _clip_rows(rows, ids, max_norm):
+    """``rows`` (gathered for ``ids``) each clipped to ``max_norm`` over its embedding's axes
+    (all but the ids'; none for scalar embeddings)."""
+    if max_norm is None:
+        return rows
+    ids_rank, rows_rank = ids.shape.ndims, rows.shape.ndims
+    if ids_rank is not None and rows_rank is not None:
+        axes = list(range(ids_rank, rows_rank))
+    else:
+        axes = math_ops.range_(array_ops.rank(ids), array_ops.rank(rows))
+    return clip_ops.clip_by_norm(rows, max_norm, axes=axes)
 
 
 # ---------------------------------------------------------------------------
@@ -502,14 +518,24 @@ def _combined(embedded, weights, combiner, segment_sum):
     ``segment_sum``; for "mean" divided by the weights' sum, for "sqrtn" by the root of the sum
     of their squares (0 where a segment has none)."""
     if weights is not None:
-        embedded = embedded * array_ops.expand_dims(weights, 1)
+        embedded = embedded * _per_row(weights, embedded)
     total = segment_sum(embedded)
     if combiner == "sum":
         return total
     if weights is None:
         weights = array_ops.ones(array_ops.shape(embedded)[:1], embedded.dtype.base_dtype)
     norm = segment_sum(weights if combiner == "mean" else math_ops.square(weights))
-    return div_no_nan(total, array_ops.expand_dims(norm if combiner == "mean" else math_ops.sqrt(norm), 1))
+    return div_no_nan(total, _per_row(norm if combiner == "mean" else math_ops.sqrt(norm), total))
+
+
+def _per_row(values, like):
+    """A vector of one value per row of ``like``, shaped to broadcast over the rest of each row
+    (embeddings of any rank: [n, 1] for [n, d], [n, 1, 1] for [n, d1, d2])."""
+    rank = like.shape.ndims
+    if rank is not None:
+        return array_ops.reshape(values, [-1] + [1] * (rank - 1))
+    ones = array_ops.ones(array_ops.reshape(array_ops.rank(like) - 1, [1]), dtypes.int32)
+    return array_ops.reshape(values, slicing_ops.concat([[-1], ones], 0))
 
 
 def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
