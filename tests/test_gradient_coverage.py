@@ -43,6 +43,14 @@ CASES = {
     "SparseMatMul": (lambda a, b: make_tensor("SparseMatMul", [a, b], {
         "transpose_a": False, "transpose_b": True, "a_is_sparse": True, "b_is_sparse": False}, "SparseMatMul") ** 2,
         [r(3, 4), r(2, 4)], 1),
+    # (a value's gradient is its entry's; the default value's, the sum over the rows it filled)
+    "SparseFillEmptyRows": (lambda v, d: tf.sparse_fill_empty_rows(
+        tf.SparseTensor([[0, 0], [1, 0], [1, 3], [3, 2]], v, [5, 6]), d)[0].values * [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        [r(4), np.float64(-1.0)], 1),
+    "SparseSoftmax": (lambda v: tf.sparse_softmax(tf.SparseTensor([[0, 0, 1], [0, 0, 3], [0, 2, 0], [1, 1, 1],
+                                                                  [1, 1, 2]], v, [2, 3, 4])).values * [1.0, 2.0, 3.0,
+                                                                                                      4.0, 5.0],
+                      [r(5)], 1),
     "StridedSliceGrad": (lambda x: tf.square(x[1:, ::2]), [r(3, 4)], 2),
     "TileGrad": (lambda x: tf.square(tf.tile(x, [2, 3])), [r(2, 2)], 2),
     "GatherV2Grad": (lambda x: tf.square(tf.gather(x, [2, 0, 2])), [r(4, 3)], 2),

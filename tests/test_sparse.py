@@ -62,9 +62,13 @@ def test_from_dense_reorder_transpose_reshape():
     assert_oracle(ordered.values, VALUES)
     assert_oracle(dense_of(evaluate(tf.sparse_transpose(sp()))), DENSE.T)
     assert_oracle(dense_of(evaluate(tf.sparse_reshape(sp(), [2, -1]))), DENSE.reshape(2, -1))
+    with pytest.raises(ValueError, match=r"Cannot reshape a tensor with 20 elements to shape \[3, 3\]"):
+        tf.sparse_reshape(sp(), [3, 3])
+    fed = tf.sparse_placeholder(tf.float64)
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="cannot reshape"):
-            sess.run(tf.sparse_reshape(sp(), [3, 3]).indices)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="tensor with 20 dense values, but the requested "
+                                                                 "shape has 9"):
+            sess.run(tf.sparse_reshape(fed, [3, 3]).indices, {fed: tf.SparseTensorValue(INDICES, VALUES, SHAPE)})
 
 
 def test_products_and_reductions_with_gradients():
@@ -281,9 +285,17 @@ def test_a_minibatch_of_sparse_tensors_serializes_as_tensorflows_and_comes_back(
     assert got.values.tolist() == [1.5, 2.5, 3.5]
     assert both.indices.tolist() == [[0, 0, 1], [1, 2, 0], [1, 4, 1]] and both.values.tolist() == [7, 8, 9]
     assert both.dense_shape.tolist() == [2, 5, 3]
-    with pytest.raises(tf.errors.InvalidArgumentError, match="holds float32, but dtype int64"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Requested SparseTensor of type int64 but "
+                                                             r"SparseTensor\[0\].values.dtype\(\) == float32"):
         with tf.Session() as sess:
             sess.run(tf.deserialize_many_sparse(theirs, tf.int64).values)
+    grid = tf.deserialize_sparse(np.stack([theirs[:2], theirs[1:]]), tf.float32)  # ([2, 2, 3]: a [2, 2] of them)
+    with tf.Session() as sess:
+        nested = sess.run(grid)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse serialized proto"):
+            sess.run(tf.deserialize_sparse(np.stack([theirs[0], [b"a", b"b", b"c"]]), tf.float32))
+    assert nested.dense_shape.tolist() == [2, 2, 2, 4]
+    assert nested.indices.tolist() == [[0, 0, 0, 1], [0, 0, 1, 0], [1, 1, 1, 1]]
 
 
 def test_set_operations_along_the_last_dimension_match_tensorflows():
@@ -326,3 +338,71 @@ def test_sparse_eye_and_expand_dims():
     assert eye.indices.tolist() == [[0, 0], [1, 1], [2, 2]] and eye.dense_shape.tolist() == [3, 4]
     assert middle.indices.tolist() == [[0, 0, 1], [2, 0, 0]] and middle.dense_shape.tolist() == [3, 1, 4]
     assert last.indices.tolist() == [[0, 1, 0], [2, 0, 0]] and last.dense_shape.tolist() == [3, 4, 1]
+
+
+def test_sparse_softmax_fill_empty_rows_and_sparse_add_have_gradients():
+    sp = tf.SparseTensor(INDICES, tf.constant(VALUES), SHAPE)
+    soft = tf.sparse_softmax(sp)
+    assert soft.values.dtype == tf.float64  # (the values' dtype, not the indices')
+    rows = evaluate(soft)
+    want = np.array([1.0, np.exp(-2.0) / (np.exp(-2.0) + np.exp(3.0)), np.exp(3.0) / (np.exp(-2.0) + np.exp(3.0)), 1.0])
+    assert_oracle(rows.values, want, rtol=1e-12)
+    weights = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])  # (rows 2, 4 and 5 filled)
+    check_gradients(lambda v, d: tf.sparse_fill_empty_rows(tf.SparseTensor(INDICES, v, [6, 5]), d)[0].values
+                    * weights, [VALUES, np.float64(-1.0)])
+    other = np.array([[1, 0], [2, 2]], np.int64)
+    check_gradients(lambda a, b: tf.sparse_add(tf.SparseTensor(INDICES, a, SHAPE), tf.SparseTensor(other, b, SHAPE),
+                                               thresh=0.5).values * [1.0, 2.0, 3.0, 4.0],
+                    [VALUES, np.array([2.2, 7.0])])  # (-2.0 + 2.2 is under thresh: dropped, no gradient)
+
+
+def test_sparse_shape_ops_check_what_the_graph_knows_and_keep_static_shapes():
+    sp = tf.SparseTensor(INDICES, VALUES, SHAPE)
+    with pytest.raises(ValueError, match="At most one dimension can be inferred"):
+        tf.sparse_reshape(sp, [-1, 2, -1])
+    with pytest.raises(ValueError, match=r"Cannot reshape a tensor with 20 elements to shape \[3, 7\]"):
+        tf.sparse_reshape(sp, [3, 7])
+    assert tf.sparse_reshape(sp, [2, -1]).shape.as_list() == [2, 10]
+    assert tf.sparse_reshape(sp, tf.shape(tf.zeros([5, 4]))).indices.shape.as_list() == [4, 2]  # (int32 shapes too)
+    fed = tf.sparse_placeholder(tf.float64)
+    reshaped = tf.sparse_reshape(fed, [4, -1])
+    value = tf.SparseTensorValue(INDICES, VALUES, SHAPE)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="the requested shape requires a multiple of 3"):
+            sess.run(tf.sparse_reshape(fed, [3, -1]), {fed: value})
+        assert sess.run(reshaped, {fed: value}).dense_shape.tolist() == [4, 5]
+    assert tf.sparse_transpose(sp, [1, 0]).shape.as_list() == [5, 4]
+    with pytest.raises(ValueError, match="should have dimension sizes >= sp_input.shape"):
+        tf.sparse_reset_shape(sp, [3, 7])
+    with pytest.raises(ValueError, match="new_shape has 3 dimensions"):
+        tf.sparse_reset_shape(sp, [4, 5, 6])
+    new_shape = tf.placeholder(tf.int32)
+    reset = tf.sparse_reset_shape(sp, new_shape)
+    empty = tf.sparse_reset_shape(tf.SparseTensor(np.zeros((0, 3), np.int64), np.zeros(0), [2, 5, 6]))
+    with tf.Session() as sess:
+        assert sess.run(reset, {new_shape: [6, 6]}).dense_shape.tolist() == [6, 6]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="new_shape is too small"):
+            sess.run(reset, {new_shape: [6, 4]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must have the rank of sp_input"):
+            sess.run(reset, {new_shape: [6, 6, 6]})
+        assert sess.run(empty).dense_shape.tolist() == [0, 0, 0]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid reduction dimension -3, for input with 2"):
+            sess.run(tf.sparse_reduce_sum(sp, -3))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid reduction dimension 2"):
+            sess.run(tf.sparse_reduce_max(sp, 2))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Operands do not have the same ranks"):
+            sess.run(tf.sparse_maximum(sp, tf.SparseTensor([[0]], [1.0], [2])))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Operands' shapes do not match"):
+            sess.run(tf.sparse_minimum(sp, tf.SparseTensor([[0, 0]], [1.0], [4, 6])))
+
+
+def test_dense_times_sparse_is_sparse_and_sparse_merge_takes_one_sparse_tensor_value():
+    sp = tf.SparseTensor(INDICES, VALUES, SHAPE)
+    column = np.arange(1.0, 5.0).reshape(4, 1)
+    left, right = evaluate([tf.constant(column) * sp, sp * tf.constant(column)])
+    assert_oracle(dense_of(left), dense_of(tf.SparseTensorValue(INDICES, VALUES, SHAPE)) * column)
+    assert left.indices.tolist() == right.indices.tolist() and left.values.tolist() == right.values.tolist()
+    ids = tf.SparseTensorValue(np.array([[0, 0], [1, 0], [1, 1]]), np.array([3, 1, 4], np.int32), [2, 2])
+    weights = tf.SparseTensorValue(ids.indices, np.array([0.5, 1.5, 2.5]), [2, 2])
+    merged = evaluate(tf.sparse_merge(ids, weights, 5))
+    assert merged.indices.tolist() == [[0, 3], [1, 1], [1, 4]] and merged.dense_shape.tolist() == [2, 5]

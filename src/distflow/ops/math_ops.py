@@ -582,6 +582,8 @@ def _matmul_op(a, b):
 
 def _operator(op_type: str):
     def operator(x, y):
+        if getattr(y, "_takes_dense_operands", False):  # (a SparseTensor: dense * sparse is its to make)
+            return NotImplemented
         return binary_op(op_type, x, y)  # (the lowercase default name)
 
     return operator

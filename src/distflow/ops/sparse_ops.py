@@ -22,7 +22,7 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops, reduction_ops, segment_ops, slicing_ops
 from .array_ops import placeholder
-from .check_ops import assert_less_equal
+from .check_ops import assert_equal, assert_less_equal
 from .indexed_slices import IndexedSlices
 from .manip_ops import boolean_mask
 from .tensor_serialization_ops import parse_tensor, serialize_tensor
@@ -83,8 +83,12 @@ class SparseTensor:
     def consumers(self):
         return self._values.consumers()
 
+    _takes_dense_operands = True  # (a Tensor's * leaves dense * sparse to __rmul__)
+
     def __mul__(self, other):
         return _cwise_dense(self, other, math_ops.multiply)
+
+    __rmul__ = __mul__  # (dense * sparse is sparse too, as in TF)
 
     def __truediv__(self, other):
         return _cwise_dense(self, other, math_ops.truediv)
@@ -145,10 +149,23 @@ def _listed(values) -> str:
 
 def _order(indices, shape):
     """The permutation that sorts ``indices`` in row-major order."""
+    return np.argsort(_row_keys(shape, indices), kind="stable")
+
+
+def _row_keys(shape, indices) -> np.ndarray:
+    """One int64 key per index row, in the rows' row-major order. An index past ``shape`` (which
+    TF's kernels do not check) widens its dimension; a negative one is an error."""
+    indices = np.asarray(indices)
     if not len(indices):
         return np.zeros(0, np.int64)
-    flat = np.ravel_multi_index(tuple(indices.T), tuple(int(d) for d in shape))
-    return np.argsort(flat, kind="stable")
+    if (indices < 0).any():
+        raise errors.InvalidArgumentError(None, None, f"Sparse indices must be non-negative, got "
+                                                      f"{indices[(indices < 0).any(axis=1)][0].tolist()}")
+    dims = np.maximum(np.asarray([int(d) for d in shape], np.int64), indices.max(axis=0) + 1)
+    try:
+        return np.ravel_multi_index(tuple(indices.T), tuple(int(d) for d in dims))
+    except ValueError:  # (more positions than an int64 counts: rank the rows themselves)
+        return np.unique(indices, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------
@@ -281,10 +298,30 @@ def _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b):
     rows, cols = (indices[:, 1], indices[:, 0]) if adjoint_a else (indices[:, 0], indices[:, 1])
     m = int(shape[1] if adjoint_a else shape[0])
     b = b.T if adjoint_b else b
+    for name, got, bound in (("k", cols, b.shape[0]), ("m", rows, m)):  # (TF's messages)
+        bad = np.flatnonzero((got < 0) | (got >= bound))
+        if len(bad):
+            column = 0 if (name == "m") != bool(adjoint_a) else 1
+            raise errors.InvalidArgumentError(None, None, f"SparseTensorDenseMatMul: {name} ({int(got[bad[0]])}) "
+                                                          f"from index[{int(bad[0])},{column}] out of bounds "
+                                                          f"(>={bound})")
     return rows, cols, m, b
 
 
-@register_op("SparseTensorDenseMatMul", shape=lambda op: TensorShape([None, None]),
+def _sparse_dense_matmul_shape(op):
+    _, _, shape, b = op.inputs
+    dims = constant_value(shape)
+    a_rows = None if dims is None else int(dims[1] if op._attr("adjoint_a") else dims[0])
+    a_inner = None if dims is None else int(dims[0] if op._attr("adjoint_a") else dims[1])
+    b_inner, b_cols = (None, None) if b.shape.ndims != 2 else (b.shape.as_list()[::-1] if op._attr("adjoint_b")
+                                                                  else b.shape.as_list())
+    if a_inner is not None and b_inner is not None and a_inner != b_inner:
+        raise ValueError(f"Dimensions must be equal, but are {a_inner} and {b_inner} (the inner dimensions of "
+                         f"the sparse and the dense operand)")
+    return TensorShape([a_rows, b_cols])
+
+
+@register_op("SparseTensorDenseMatMul", shape=_sparse_dense_matmul_shape,
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
 def _sparse_dense_matmul_kernel(xp, indices, values, shape, b, *, adjoint_a, adjoint_b):
     rows, cols, m, b = _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b)
@@ -326,7 +363,12 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
 def _reduce_axes(axes, rank):
     if axes is None:
         return tuple(range(rank))
-    return tuple(sorted({int(a) % rank for a in np.reshape(axes, -1)}))
+    axes = [int(a) for a in np.reshape(axes, -1)]
+    for a in axes:
+        if not -rank <= a < rank:
+            raise errors.InvalidArgumentError(None, None, f"Invalid reduction dimension {a}, for input with {rank} "
+                                                          "dimensions.")
+    return tuple(sorted({a % rank for a in axes}))
 
 
 def _sparse_reduce(indices, values, shape, axes, keep_dims, ufunc, identity):
@@ -419,7 +461,13 @@ def _sparse_reorder_kernel(xp, indices, values, shape):
     return indices[order], values[order]
 
 
-not_differentiable("SparseReorder")
+@register_gradient("SparseReorder")
+def _sparse_reorder_grad(op, grad_indices, grad_values):
+    """Each value's gradient is that of the place the reorder moved it to."""
+    indices, _, shape = op.inputs
+    positions = math_ops.range_(array_ops.shape(indices, out_type=dtypes.int64)[0])
+    moved = make_op("SparseReorder", [indices, positions, shape], None, "SparseReorder").outputs[1]
+    return None, slicing_ops.gather(grad_values, array_ops.invert_permutation(moved)), None
 
 
 def sparse_reorder(sp_input, name=None):
@@ -429,20 +477,34 @@ def sparse_reorder(sp_input, name=None):
     return SparseTensor(ind, val, sp.dense_shape)
 
 
-@register_op("SparseReshape", list_output=True, shape=lambda op: [TensorShape([None, None]), TensorShape([None])],
+def _sparse_reshape_shape(op):
+    indices, _, new_shape = op.inputs
+    rank = new_shape.shape[0].value if new_shape.shape.ndims == 1 else None
+    count = indices.shape[0].value if indices.shape.ndims == 2 else None
+    return [TensorShape([count, rank]), TensorShape([rank])]
+
+
+@register_op("SparseReshape", list_output=True, shape=_sparse_reshape_shape,
              dtype=lambda op: [dtypes.int64, dtypes.int64])
 def _sparse_reshape_kernel(xp, indices, shape, new_shape):
     shape = [int(d) for d in shape]
     new_shape = [int(d) for d in new_shape]
     total = int(np.prod(shape))
-    if new_shape.count(-1) > 1:
-        raise errors.InvalidArgumentError(None, None, "SparseReshape: at most one dimension can be -1")
-    if -1 in new_shape:
-        known = int(np.prod([d for d in new_shape if d != -1]))
-        new_shape[new_shape.index(-1)] = total // known if known else 0
-    if int(np.prod(new_shape)) != total:
-        raise errors.InvalidArgumentError(None, None, f"SparseReshape: cannot reshape a tensor of shape {shape} "
-                                                      f"({total} entries) to {new_shape}")
+    inferred = [i for i, d in enumerate(new_shape) if d == -1]
+    if len(inferred) > 1:
+        raise errors.InvalidArgumentError(None, None, f"SparseReshape: only one output dimension may be -1, not both "
+                                                      f"{inferred[0]} and {inferred[1]}")
+    known = int(np.prod([d for d in new_shape if d != -1]))
+    if inferred:
+        if not known or total % known:
+            raise errors.InvalidArgumentError(None, None, f"SparseReshape: Input to reshape is a tensor with {total} "
+                                                          f"dense values, but the requested shape requires a multiple "
+                                                          f"of {known}")
+        new_shape[inferred[0]] = total // known
+    elif known != total:
+        raise errors.InvalidArgumentError(None, None, f"SparseReshape: Input to reshape is a tensor with {total} dense "
+                                                      f"values, but the requested shape has {known} (from shape "
+                                                      f"{shape} to {new_shape})")
     flat = np.ravel_multi_index(tuple(indices.T), shape) if len(indices) else np.zeros(0, np.int64)
     new = np.stack(np.unravel_index(flat, new_shape), axis=1) if len(indices) else np.zeros((0, len(new_shape)))
     return new.astype(np.int64), np.array(new_shape, np.int64)
@@ -452,11 +514,32 @@ not_differentiable("SparseReshape")
 
 
 def sparse_reshape(sp_input, shape, name=None):
+    """``sp_input`` with its dense shape changed to ``shape`` (at most one -1, inferred), the
+    entries in the same row-major order; what is known when the graph is built is checked then."""
     sp = as_sparse_tensor(sp_input)
-    ind, new_shape = make_op("SparseReshape", [sp.indices, sp.dense_shape,
-                                               ops.convert_to_tensor(shape, dtype=dtypes.int64)],
-                             None, name or "SparseReshape").outputs
-    return SparseTensor(ind, sp.values, new_shape)
+    shape = ops.convert_to_tensor(shape)
+    if shape.dtype.base_dtype != dtypes.int64:  # (tf.shape's int32 too)
+        shape = math_ops.cast(shape, dtypes.int64)
+    ind, new_shape = make_op("SparseReshape", [sp.indices, sp.dense_shape, shape], None,
+                             name or "SparseReshape").outputs
+    wanted = constant_value(shape)
+    static = None
+    if wanted is not None:
+        wanted = [int(d) for d in wanted]
+        if wanted.count(-1) > 1:
+            raise ValueError(f"At most one dimension can be inferred (-1). Found: {wanted}")
+        static = TensorShape([None if d == -1 else d for d in wanted])
+        if sp.shape.is_fully_defined():
+            size = int(np.prod(sp.shape.as_list()))
+            known = int(np.prod([d for d in wanted if d != -1]))
+            if -1 in wanted and known and not size % known:
+                static = TensorShape([size // known if d == -1 else d for d in wanted])
+            if not static.is_fully_defined() or static.num_elements() != size:
+                raise ValueError(f"Cannot reshape a tensor with {size} elements to shape {wanted}"
+                                 + ("" if -1 in wanted else f" ({known} elements)"))
+    out = SparseTensor(ind, array_ops.identity(sp.values), new_shape)
+    out._static_shape = static
+    return out
 
 
 def sparse_retain(sp_input, to_retain):
@@ -493,8 +576,13 @@ def sparse_transpose(sp_input, perm=None, name=None):
         if rank is None:
             raise ValueError("sparse_transpose without perm needs the SparseTensor's rank known")
         perm = list(range(rank - 1, -1, -1))
-    return _three("SparseTranspose", [sp.indices, sp.values, sp.dense_shape,
-                                      ops.convert_to_tensor(perm, dtype=dtypes.int32)], None, name)
+    perm = ops.convert_to_tensor(perm, dtype=dtypes.int32)
+    out = _three("SparseTranspose", [sp.indices, sp.values, sp.dense_shape, perm], None, name)
+    known = constant_value(perm)
+    if known is not None and sp.shape.ndims == len(known):  # (the dense shape, permuted, where it is known)
+        dims = sp.shape.as_list()
+        out._static_shape = TensorShape([dims[int(p)] for p in known])
+    return out
 
 
 @register_op("SparseAdd", shape=_sp_shapes(), dtype=_sp_dtypes())
@@ -506,16 +594,42 @@ def _sparse_add_kernel(xp, a_ind, a_val, a_shape, b_ind, b_val, b_shape, thresh)
     values = np.concatenate([a_val, b_val])
     if not len(indices):
         return indices.astype(np.int64), values, a_shape
-    flat = np.ravel_multi_index(tuple(indices.T), tuple(int(d) for d in a_shape))
-    keys, position = np.unique(flat, return_inverse=True)
+    keys, first, position = np.unique(_row_keys(a_shape, indices), return_index=True, return_inverse=True)
     sums = np.zeros(len(keys), dtype=values.dtype)
-    np.add.at(sums, position, values)
+    np.add.at(sums, position.reshape(-1), values)
     keep = np.abs(sums) >= thresh if np.ndim(thresh) == 0 and thresh > 0 else np.ones(len(keys), bool)
-    out = np.stack(np.unravel_index(keys[keep], tuple(int(d) for d in a_shape)), axis=1).astype(np.int64)
-    return out, sums[keep], a_shape
+    return indices[first][keep].astype(np.int64), sums[keep], a_shape
 
 
-not_differentiable("SparseAdd")
+@register_op("SparseAddGrad", list_output=True, shape=lambda op: [TensorShape([op.inputs[1].shape[0]]),
+                                                                   TensorShape([op.inputs[2].shape[0]])],
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 2)
+def _sparse_add_grad_kernel(xp, grad, a_ind, b_ind, sum_ind):
+    """The gradient of each operand's values: the sum's at its index, 0 where the sum dropped it."""
+    rank = max(a_ind.shape[1], b_ind.shape[1], sum_ind.shape[1]) if a_ind.ndim == 2 else 0
+    rows = [np.asarray(i).reshape(-1, rank) for i in (a_ind, b_ind, sum_ind)]
+    keys = _row_keys([0] * rank, np.concatenate(rows))
+    a_keys, b_keys, sum_keys = np.split(keys, np.cumsum([len(rows[0]), len(rows[1])]))
+    order = np.argsort(sum_keys, kind="stable")
+    out = []
+    for k in (a_keys, b_keys):
+        at = np.clip(np.searchsorted(sum_keys[order], k), 0, max(len(sum_keys) - 1, 0))
+        found = order[at] if len(sum_keys) else np.zeros(len(k), np.int64)
+        match = sum_keys[found] == k if len(sum_keys) else np.zeros(len(k), bool)
+        out.append(np.where(match, grad[found] if len(sum_keys) else 0, 0).astype(grad.dtype))
+    return tuple(out)
+
+
+not_differentiable("SparseAddGrad")
+
+
+@register_gradient("SparseAdd")
+def _sparse_add_grad(op, grad_indices, grad_values, grad_shape):
+    if grad_values is None:
+        return (None,) * 7
+    da, db = make_op("SparseAddGrad", [grad_values, op.inputs[0], op.inputs[3], op.outputs[0]], None,
+                     "SparseAddGrad").outputs
+    return None, da, None, None, db, None, None
 
 
 def sparse_add(a, b, thresh=0, threshold=None):
@@ -524,15 +638,36 @@ def sparse_add(a, b, thresh=0, threshold=None):
     thresh = threshold if threshold is not None else thresh
     if _is_sparse(a) and _is_sparse(b):
         a, b = as_sparse_tensor(a), as_sparse_tensor(b)
-        return _three("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape,
-                                    ops.convert_to_tensor(thresh, dtype=a.dtype.base_dtype)], None, "SparseAdd")
+        out = _three("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape,
+                                   ops.convert_to_tensor(thresh, dtype=a.dtype.base_dtype)], None, "SparseAdd")
+        if a.shape.is_compatible_with(b.shape):
+            out._static_shape = a.shape.merge_with(b.shape)
+        return out
     sp, dense = (a, b) if _is_sparse(a) else (b, a)
     sp = as_sparse_tensor(sp)
     dense = ops.convert_to_tensor(dense, dtype=sp.dtype.base_dtype)
     return dense + scatter_nd(sp.indices, sp.values, array_ops.shape(dense, out_type=dtypes.int64))
 
 
-@register_op("SparseConcat", shape=lambda op: [TensorShape([None, None]), TensorShape([None]), TensorShape([None])],
+def _sparse_concat_shape(op):
+    """TF's: the entries' count where every input's is known, the rank every input agrees on
+    (a ValueError where two differ)."""
+    n = op._attr("N")
+    inds, vals, shapes = op.inputs[:n], op.inputs[n:2 * n], op.inputs[2 * n:]
+    rank, count = None, 0
+    for ind, val, shape in zip(inds, vals, shapes):
+        for r in (ind.shape[1].value if ind.shape.ndims == 2 else None,
+                  shape.shape[0].value if shape.shape.ndims == 1 else None):
+            if r is not None and rank is not None and r != rank:
+                raise ValueError(f"SparseConcat '{op.name}': the inputs must have one rank, got {rank} and {r}")
+            rank = r if r is not None else rank
+        rows = [d for d in (ind.shape[0].value if ind.shape.ndims == 2 else None,
+                            val.shape[0].value if val.shape.ndims == 1 else None) if d is not None]
+        count = None if count is None or not rows else count + rows[0]
+    return [TensorShape([count, rank]), TensorShape([count]), TensorShape([rank])]
+
+
+@register_op("SparseConcat", shape=_sparse_concat_shape,
              dtype=lambda op: [dtypes.int64, op.inputs[op._attr("N")].dtype.base_dtype, dtypes.int64])
 def _sparse_concat_kernel(xp, *parts, N, concat_dim, expand_nonconcat_dim):  # noqa: N803
     inds, vals, shapes = parts[:N], parts[N:2 * N], [np.array(s, np.int64) for s in parts[2 * N:]]
@@ -543,8 +678,9 @@ def _sparse_concat_kernel(xp, *parts, N, concat_dim, expand_nonconcat_dim):  # n
         shapes = [np.where(np.arange(rank) == axis, s, biggest) for s in shapes]
     for s in shapes[1:]:
         if (np.delete(s, axis) != np.delete(shapes[0], axis)).any():
-            raise errors.InvalidArgumentError(None, None, f"SparseConcat: shapes {[x.tolist() for x in shapes]} "
-                                                          f"differ outside dimension {axis}")
+            raise errors.InvalidArgumentError(None, None, f"SparseConcat: Input shapes must match: shapes "
+                                                          f"{[x.tolist() for x in shapes]} differ outside dimension "
+                                                          f"{axis}")
     offsets = np.concatenate([[0], np.cumsum([s[axis] for s in shapes])])
     moved = []
     for ind, off in zip(inds, offsets):
@@ -565,6 +701,8 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
     axis = concat_dim if concat_dim is not None else axis
     expand = bool(expand_nonconcat_dims if expand_nonconcat_dims is not None else expand_nonconcat_dim)
     parts = [as_sparse_tensor(s) for s in sp_inputs]
+    if len(parts) == 1:  # (one input is the result, whatever the axis: as TF's)
+        return parts[0]
     return _three("SparseConcat", [p.indices for p in parts] + [p.values for p in parts] +
                   [p.dense_shape for p in parts], {"N": len(parts), "concat_dim": int(axis),
                                                    "expand_nonconcat_dim": expand}, name)
@@ -586,7 +724,15 @@ def _fill_empty_rows_kernel(xp, indices, values, shape, default_value):
     return all_ind[order], all_val[order], empty, reverse.astype(np.int64)
 
 
-not_differentiable("SparseFillEmptyRows")
+@register_gradient("SparseFillEmptyRows")
+def _fill_empty_rows_grad(op, grad_indices, grad_values, grad_empty, grad_reverse):
+    """Each input value's gradient is its output's (where reverse_index_map put it); the default
+    value's is the sum over the entries it filled."""
+    if grad_values is None:
+        return None, None, None, None
+    d_values = slicing_ops.gather(grad_values, op.outputs[3])
+    d_default = reduction_ops.reduce_sum(grad_values) - reduction_ops.reduce_sum(d_values)
+    return None, d_values, None, d_default
 
 
 def sparse_fill_empty_rows(sp_input, default_value, name=None):
@@ -598,7 +744,7 @@ def sparse_fill_empty_rows(sp_input, default_value, name=None):
     return SparseTensor(ind, val, sp.dense_shape), empty
 
 
-@register_op("SparseSoftmax", shape=lambda op: op.inputs[1].shape)
+@register_op("SparseSoftmax", shape=lambda op: op.inputs[1].shape, dtype=lambda op: op.inputs[1].dtype.base_dtype)
 def _sparse_softmax_kernel(xp, indices, values, shape):
     groups = np.ravel_multi_index(tuple(indices[:, :-1].T), tuple(int(d) for d in shape[:-1])) \
         if len(indices) else np.zeros(0, np.int64)
@@ -610,7 +756,15 @@ def _sparse_softmax_kernel(xp, indices, values, shape):
     return (e / total[groups]).astype(values.dtype)
 
 
-not_differentiable("SparseSoftmax")
+@register_gradient("SparseSoftmax")
+def _sparse_softmax_grad(op, grad):
+    """As a dense softmax's, within each innermost row of entries: y * (g - sum over the row of y g)."""
+    indices, _, shape = op.inputs
+    out = op.outputs[0]
+    row_sums = sparse_reduce_sum(SparseTensor(indices, out * grad, shape), -1, keepdims=True)
+    rows = slicing_ops.slice(indices, [0, 0], array_ops.stack([-1, array_ops.size(shape) - 1]))
+    per_entry = array_ops.reshape(gather_nd(row_sums, rows), [-1])
+    return None, out * (grad - per_entry), None
 
 
 def sparse_softmax(sp_input, name=None):
@@ -667,10 +821,13 @@ def _sparse_maximum_kernel(xp, a_ind, a_val, a_shape, b_ind, b_val, b_shape, *, 
 
 
 def _union_apply(a_ind, a_val, a_shape, b_ind, b_val, b_shape, fn):
-    if list(a_shape) != list(b_shape):
-        raise errors.InvalidArgumentError(None, None, f"Operands do not have the same shape: {list(a_shape)} vs. "
-                                                      f"{list(b_shape)}")
-    shape = tuple(int(d) for d in a_shape)
+    a_dims, b_dims = [int(d) for d in a_shape], [int(d) for d in b_shape]
+    if len(a_dims) != len(b_dims):
+        raise errors.InvalidArgumentError(None, None, f"Operands do not have the same ranks; got shapes: {a_dims} "
+                                                      f"and {b_dims}")
+    if a_dims != b_dims:
+        raise errors.InvalidArgumentError(None, None, f"Operands' shapes do not match: got {a_dims} and {b_dims}")
+    shape = tuple(a_dims)
     fa = np.ravel_multi_index(tuple(a_ind.T), shape) if len(a_ind) else np.zeros(0, np.int64)
     fb = np.ravel_multi_index(tuple(b_ind.T), shape) if len(b_ind) else np.zeros(0, np.int64)
     keys = np.union1d(fa, fb)
@@ -726,7 +883,7 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
 def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
     """A SparseTensor whose last coordinate is the id: ``[..., sp_ids[..., k]] = sp_values[..., k]``.
     With lists of ``sp_ids`` and ``vocab_size``, one coordinate per id tensor, in order."""
-    several = isinstance(sp_ids, (list, tuple))
+    several = isinstance(sp_ids, (list, tuple)) and not isinstance(sp_ids, SparseTensorValue)
     if several != isinstance(vocab_size, (list, tuple)) or (several and len(sp_ids) != len(vocab_size)):
         raise ValueError("sp_ids and vocab_size must both be single, or lists of the same length")
     id_list = [as_sparse_tensor(i) for i in (sp_ids if several else [sp_ids])]
@@ -746,13 +903,29 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
 def sparse_reset_shape(sp_input, new_shape=None):
     """The same entries with ``new_shape`` (checked to hold them), or the tightest shape when None."""
     sp = as_sparse_tensor(sp_input)
-    if new_shape is None:
-        tight = reduction_ops.reduce_max(sp.indices, 0) + 1
+    if new_shape is None:  # (0 in every dimension for no entries)
+        tight = math_ops.maximum(reduction_ops.reduce_max(sp.indices, 0) + 1, 0)
         return SparseTensor(sp.indices, sp.values, tight)
-    new_shape = ops.convert_to_tensor(new_shape, dtype=dtypes.int64)
-    check = assert_less_equal(sp.dense_shape, new_shape, message="sparse_reset_shape: new_shape is too small")
-    with ops.control_dependencies([check]):
+    new_shape = ops.convert_to_tensor(new_shape)
+    if new_shape.dtype.base_dtype != dtypes.int64:
+        new_shape = math_ops.cast(new_shape, dtypes.int64)
+    new_shape.shape.assert_has_rank(1)
+    rank = sp.dense_shape.shape[0] if sp.dense_shape.shape.ndims == 1 else None
+    if rank is not None and not new_shape.shape[0].is_compatible_with(rank):
+        raise ValueError(f"sparse_reset_shape: new_shape has {new_shape.shape[0].value} dimensions, and sp_input "
+                         f"{rank.value}")
+    wanted = constant_value(new_shape)
+    if wanted is not None and sp.shape.is_fully_defined():
+        if not np.all(np.array(sp.shape.as_list()) <= wanted):
+            raise ValueError(f"Requested new_shape should have dimension sizes >= sp_input.shape.  Found new_shape "
+                             f"({np.asarray(wanted).tolist()}), sp_input.shape ({sp.shape.as_list()}).")
         return SparseTensor(array_ops.identity(sp.indices), sp.values, new_shape)
+    same_rank = assert_equal(array_ops.shape(sp.dense_shape), array_ops.shape(new_shape),
+                             message="sparse_reset_shape: new_shape must have the rank of sp_input")
+    with ops.control_dependencies([same_rank]):
+        check = assert_less_equal(sp.dense_shape, new_shape, message="sparse_reset_shape: new_shape is too small")
+    with ops.control_dependencies([check]):
+        return SparseTensor(array_ops.identity(sp.indices), sp.values, array_ops.identity(new_shape))
 
 
 def sparse_mask(a, mask_indices, name=None):
@@ -900,8 +1073,16 @@ def deserialize_sparse(serialized_sparse, dtype, rank=None, name=None):
     """The SparseTensor that ``serialize_sparse`` wrote."""
     serialized = ops.convert_to_tensor(serialized_sparse, dtype=dtypes.string)
     with ops.name_scope(name, "DeserializeSparse"):
-        return SparseTensor(parse_tensor(serialized[0], dtypes.int64), parse_tensor(serialized[1], dtype),
-                            parse_tensor(serialized[2], dtypes.int64))
+        if serialized.shape.ndims == 1:
+            return SparseTensor(parse_tensor(serialized[0], dtypes.int64), parse_tensor(serialized[1], dtype),
+                                parse_tensor(serialized[2], dtypes.int64))
+        # ([..., 3] of them: the leading dimensions come first, as deserialize_many_sparse's batch)
+        many = deserialize_many_sparse(array_ops.reshape(serialized, [-1, 3]), dtype)
+        lead = array_ops.shape(serialized, out_type=dtypes.int64)[:-1]
+        out = sparse_reshape(many, slicing_ops.concat([lead, many.dense_shape[1:]], 0))
+        if rank is not None and serialized.shape.ndims is not None:
+            out.indices.set_shape([None, serialized.shape.ndims - 1 + int(rank)])
+        return out
 
 
 def _proto_bytes(array) -> bytes:
@@ -912,7 +1093,8 @@ def _from_proto(data, what: str) -> np.ndarray:
     try:
         proto = pb.TensorProto.FromString(data if isinstance(data, bytes) else str(data).encode())
     except DecodeError:
-        raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: {what} is not a TensorProto") from None
+        raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: Could not parse serialized proto: "
+                                                      f"its {what} is not a TensorProto") from None
     return wire.tensor_from_proto(proto, writable=True)
 
 
@@ -941,12 +1123,15 @@ def _deserialize_many_sparse_kernel(xp, serialized, *, dtype):
     indices, values, shapes = [], [], []
     for r, (ind, val, shape) in enumerate(serialized):
         ind, val, shape = _from_proto(ind, "indices"), _from_proto(val, "values"), _from_proto(shape, "dense_shape")
-        if val.dtype != np.dtype(_np_dtype(dtype)):
-            raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: entry {r} holds {val.dtype}, "
-                                                          f"but dtype {dtype.name} was asked for")
+        if val.dtype != np.dtype(_np_dtype(dtype)):  # (TF's messages)
+            raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: Requested SparseTensor of type "
+                                                          f"{dtype.name} but SparseTensor[{r}].values.dtype() == "
+                                                          f"{dtypes.as_dtype(val.dtype).name}")
         if shapes and shape.size != shapes[0].size:
-            raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: entry {r} has rank {shape.size}, "
-                                                          f"entry 0 rank {shapes[0].size}: all must have one rank")
+            raise errors.InvalidArgumentError(None, None, f"DeserializeManySparse: Inconsistent shape across "
+                                                          f"SparseTensors: rank prior to SparseTensor[{r}] was: "
+                                                          f"{shapes[0].size} but rank of SparseTensor[{r}] is: "
+                                                          f"{shape.size}")
         ind = ind.reshape(len(ind) if ind.ndim else 0, shape.size)
         indices.append(np.concatenate([np.full((len(ind), 1), r, np.int64), ind], axis=1))
         values.append(val)
