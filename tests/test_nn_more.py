@@ -25,8 +25,16 @@ def test_top_k_values_indices_and_ties_in_index_order():
 
 
 def test_top_k_with_k_larger_than_the_axis_is_an_error_at_build_time():
-    with pytest.raises(ValueError, match="at least k=5"):
+    with pytest.raises(ValueError, match="input must have last dimension >= k = 5 but is 4"):
         tf.nn.top_k(tf.zeros([2, 4]), 5)
+    with pytest.raises(ValueError, match="Need k >= 0, got -1"):
+        tf.nn.top_k(tf.zeros([2, 4]), -1)
+    k = tf.placeholder(tf.int32)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Need k >= 0, got -7"):
+            sess.run(tf.nn.top_k(tf.zeros([2, 4]), k), {k: -7})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="last dimension >= k = 9 but is 4"):
+            sess.run(tf.nn.top_k(tf.zeros([2, 4]), k), {k: 9})
 
 
 def test_in_top_k_counts_ties_at_the_boundary_as_in():

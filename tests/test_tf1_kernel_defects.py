@@ -1027,3 +1027,37 @@ def test_gather_nd_of_whole_rows_has_a_sparse_gradient_and_edge_shapes_work():
     np.testing.assert_array_equal(whole, [params, params])
     assert empty.shape == (0,) and kept.shape == (0, 3)
     check_gradients(lambda p: tf.gather_nd(p, rows), [params])
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1, -2])
+def test_cross_entropy_over_any_axis_keeps_the_other_axes_in_order(dim):
+    rng = np.random.default_rng(4)
+    logits, labels = rng.standard_normal((3, 2, 4)), rng.random((3, 2, 4))
+    log_softmax = logits - np.log(np.exp(logits).sum(axis=dim, keepdims=True))
+    want = -(labels * log_softmax).sum(axis=dim)
+    fed_logits, fed_labels = tf.placeholder(tf.float64), tf.placeholder(tf.float64)  # (ranks known only then)
+    known = tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits, dim=dim)
+    unknown = tf.nn.softmax_cross_entropy_with_logits(labels=fed_labels, logits=fed_logits, dim=dim)
+    softmax = tf.nn.softmax(fed_logits, axis=dim)
+    assert known.shape.as_list() == list(want.shape)
+    with tf.Session() as sess:
+        got = sess.run([known, unknown, softmax], {fed_logits: logits, fed_labels: labels})
+    np.testing.assert_allclose(got[0], want, rtol=1e-12)
+    np.testing.assert_allclose(got[1], want, rtol=1e-12)
+    np.testing.assert_allclose(got[2], np.exp(log_softmax), rtol=1e-12)
+
+
+def test_confusion_matrix_refuses_labels_and_predictions_out_of_range():
+    with tf.Session() as sess:
+        for labels, predictions, message in (([1, 1, 0, -1], [2, 1, 0, 2], "`labels` contains negative values"),
+                                             ([1, 1, 0, 2], [2, -1, 0, 2], "`predictions` contains negative"),
+                                             ([1, 3], [2, 1], "`labels` out of bound"),
+                                             ([1, 1], [3, 1], "`predictions` out of bound")):  # ([1, 3]: cell [2, 0])
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(tf.confusion_matrix(labels, predictions, num_classes=3))
+        column = sess.run(tf.confusion_matrix([[1], [2]], [1, 2]))  # (a last dimension of 1 squeezed)
+        fed = tf.placeholder(tf.int32)
+        dynamic = sess.run(tf.confusion_matrix(fed, [1, 2], num_classes=3), {fed: [[1], [2]]})
+    assert column.tolist() == [[0, 0, 0], [0, 1, 0], [0, 0, 1]] and dynamic.tolist() == column.tolist()
+    with pytest.raises(ValueError, match=r"Can not squeeze dim\[1\], expected a dimension of 1, got 3"):
+        tf.confusion_matrix([1, 2, 3], [[1, 2, 3]])

@@ -27,8 +27,12 @@ def _top_k_shape(op):
     if x.shape.ndims is None:
         return [TensorShape(None)] * 2
     dims = x.shape.as_list()
-    if dims and k_value is not None and dims[-1] is not None and int(k_value) > dims[-1]:
-        raise ValueError(f"input must have at least k={int(k_value)} columns, got shape {x.shape}")
+    if not dims:
+        raise ValueError(f"input must be at least 1-D (top_k of its last dimension), got shape {x.shape}")
+    if k_value is not None and int(k_value) < 0:
+        raise ValueError(f"Need k >= 0, got {int(k_value)}")
+    if k_value is not None and dims[-1] is not None and int(k_value) > dims[-1]:
+        raise ValueError(f"input must have last dimension >= k = {int(k_value)} but is {dims[-1]} (shape {x.shape})")
     shape = TensorShape(dims[:-1] + [None if k_value is None else int(k_value)])
     return [shape, shape]
 
@@ -37,9 +41,12 @@ def _top_k_shape(op):
              dtype=lambda op: [op.inputs[0].dtype.base_dtype, dtypes.int32])
 def _top_k_kernel(xp, x, k, *, sorted=True):  # noqa: A002 - TF's attr name
     k = int(k)
-    if x.ndim < 1 or k < 0 or k > x.shape[-1]:
-        raise errors.InvalidArgumentError(None, None, f"input must have at least k={k} columns, "
-                                                      f"got shape {list(x.shape)}")
+    if k < 0:
+        raise errors.InvalidArgumentError(None, None, f"Need k >= 0, got {k}")
+    if x.ndim < 1 or k > x.shape[-1]:
+        raise errors.InvalidArgumentError(None, None, f"input must have last dimension >= k = {k} but is "
+                                                      f"{x.shape[-1] if x.ndim else 'a scalar'} (shape "
+                                                      f"{list(x.shape)})")
     # A stable sort of the negated values: equal values keep their index order, as in TF,
     # where NaN counts as the largest value.
     keys = -x

@@ -10,7 +10,7 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, intra_op, math_ops, random_ops, reduction_ops
+from . import array_ops, intra_op, math_ops, random_ops, reduction_ops, slicing_ops
 from .math_ops import writable_like
 from .op_util import FLOATS, NUMBERS, make_op, make_tensor
 
@@ -250,12 +250,33 @@ def _last_axis(op_type, logits, axis, name, dim=None):
 
 
 def _swap_last(x, axis, name=None):
+    """``x`` with ``axis`` and the last swapped (its own inverse); a rank known only when the
+    step runs gives the permutation then."""
     r = x.shape.ndims
-    if r is None:
-        raise ValueError("softmax along an axis other than the last needs a known rank")
-    perm = list(range(r))
-    perm[axis], perm[-1] = perm[-1], perm[axis]
+    if r is not None:
+        perm = list(range(r))
+        perm[axis], perm[-1] = perm[-1], perm[axis]
+        return array_ops.transpose(x, perm, name=name or "transpose")
+    rank = array_ops.rank(x)
+    at, last = math_ops.floormod(axis, rank), rank - 1
+    dims = math_ops.range_(rank)
+    perm = math_ops.where(math_ops.equal(dims, at), array_ops.fill(array_ops.reshape(rank, [1]), last),
+                          math_ops.where(math_ops.equal(dims, last), array_ops.fill(array_ops.reshape(rank, [1]), at),
+                                         dims))
     return array_ops.transpose(x, perm, name=name or "transpose")
+
+
+def _move_last(x, axis):
+    """``x`` with ``axis`` moved to the end, the other axes in their order (what a reduction
+    over ``axis`` then leaves is in the order the caller knows)."""
+    r = x.shape.ndims
+    if r is not None:
+        axis %= r
+        return array_ops.transpose(x, [d for d in range(r) if d != axis] + [axis])
+    rank = array_ops.rank(x)
+    at = math_ops.floormod(axis, rank)
+    return array_ops.transpose(x, slicing_ops.concat([math_ops.range_(at), math_ops.range_(at + 1, rank),
+                                                      array_ops.reshape(at, [1])], 0))
 
 
 def softmax(logits, axis=None, name=None, dim=None) -> ops.Tensor:
@@ -363,8 +384,8 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
     labels = ops.convert_to_tensor(labels)
     if labels.dtype.base_dtype != logits.dtype.base_dtype:  # (as TF: float64 one-hot labels of float32 logits)
         labels = math_ops.cast(labels, logits.dtype.base_dtype)
-    if axis not in (-1, None) and logits.shape.ndims is not None and axis != logits.shape.ndims - 1:
-        logits, labels = _swap_last(logits, axis), _swap_last(labels, axis)
+    if axis not in (-1, None) and (logits.shape.ndims is None or axis != logits.shape.ndims - 1):
+        logits, labels = _move_last(logits, axis), _move_last(labels, axis)
     if not logits.shape.is_compatible_with(labels.shape):
         raise ValueError(f"logits and labels must have the same shape, got {logits.shape} and {labels.shape}")
     op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None,

@@ -11,8 +11,9 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, math_ops, reduction_ops, slicing_ops, special_math_ops
-from .check_ops import assert_non_negative
+from .check_ops import assert_less, assert_non_negative
 from .op_util import constant_value, make_op, make_tensor
+from .weights_broadcast_ops import adjust_last_dimension
 
 # ---------------------------------------------------------------------------
 # UnsortedSegment{Sum,Max,Min,Prod}; the sorted segment ops share the kernels
@@ -551,13 +552,47 @@ def _matrix_norm(x, ord, axes, keep):  # noqa: A002
     return out if keep else array_ops.squeeze(out, [rows, cols])
 
 
+def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name=None):
+    """``(labels, predictions)`` with a last dimension dropped from the one whose rank is one
+    more than ``expected_rank_diff`` allows (TF's; where a rank is known only when the step
+    runs, that is decided then). Squeezing a last dimension that is not 1 is a ValueError."""
+    with ops.name_scope(name, "remove_squeezable_dimensions", [labels, predictions]):
+        labels, predictions = ops.convert_to_tensor(labels), ops.convert_to_tensor(predictions)
+        l_rank, p_rank = labels.shape.ndims, predictions.shape.ndims
+        if l_rank is not None and p_rank is not None:
+            if p_rank - l_rank == expected_rank_diff + 1:
+                predictions = array_ops.squeeze(predictions, [-1])
+            elif p_rank - l_rank == expected_rank_diff - 1:
+                labels = array_ops.squeeze(labels, [-1])
+            return labels, predictions
+        rank_diff = array_ops.rank(predictions) - array_ops.rank(labels)
+        if p_rank is None or predictions.shape[-1].is_compatible_with(1):
+            predictions = adjust_last_dimension(predictions, rank_diff, squeeze_at=expected_rank_diff + 1)
+        if l_rank is None or labels.shape[-1].is_compatible_with(1):
+            labels = adjust_last_dimension(labels, rank_diff, squeeze_at=expected_rank_diff - 1)
+        return labels, predictions
+
+
 def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None):
-    """``m[i, j]``: how many (or how much weight) of label i were predicted j."""
-    with ops.name_scope(name, "confusion_matrix", [labels, predictions]):
+    """``m[i, j]``: how many (or how much weight) of label i were predicted j. A label or
+    prediction that is negative, or not under ``num_classes``, fails the step (each would
+    count in another cell)."""
+    with ops.name_scope(name, "confusion_matrix", [labels, predictions, num_classes, weights]):
+        labels, predictions = remove_squeezable_dimensions(labels, predictions)
         labels = math_ops.cast(labels, dtypes.int64)
         predictions = math_ops.cast(predictions, dtypes.int64)
+        checks = [assert_non_negative(labels, message="`labels` contains negative values"),
+                  assert_non_negative(predictions, message="`predictions` contains negative values")]
         if num_classes is None:
             num_classes = math_ops.maximum(reduction_ops.reduce_max(labels), reduction_ops.reduce_max(predictions)) + 1
+        else:
+            bound = math_ops.cast(num_classes, dtypes.int64)
+            checks += [assert_less(labels, bound, message="`labels` out of bound"),
+                       assert_less(predictions, bound, message="`predictions` out of bound")]
+        with ops.control_dependencies(checks):
+            labels, predictions = array_ops.identity(labels), array_ops.identity(predictions)
+        if weights is not None:
+            predictions.shape.assert_is_compatible_with(ops.convert_to_tensor(weights).shape)
         n = math_ops.cast(num_classes, dtypes.int64)
         values = array_ops.ones_like(labels, dtype=dtype) if weights is None else math_ops.cast(weights, dtype)
         flat = unsorted_segment_sum(values, labels * n + predictions, n * n)
