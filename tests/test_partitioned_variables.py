@@ -165,3 +165,36 @@ def test_init_from_checkpoint_fills_the_parts_of_a_partitioned_variable(tmp_path
             with tf.Session() as sess:
                 sess.run(tf.global_variables_initializer())
                 np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(w)), full)
+
+
+def test_a_parts_initializer_is_told_of_the_whole_variable_and_scales_by_it():
+    seen = []
+
+    def recording(shape, dtype=None, partition_info=None):
+        seen.append((list(shape), partition_info.full_shape, partition_info.var_offset,
+                     partition_info.single_slice_dim(shape), partition_info.single_offset(shape)))
+        return tf.zeros(shape, dtype)
+
+    with tf.Graph().as_default():
+        tf.get_variable("recorded", [10, 4], initializer=recording, partitioner=tf.fixed_size_partitioner(3))
+        eye = tf.get_variable("eye", [6, 4], initializer=tf.initializers.identity(gain=2.0),
+                              partitioner=tf.fixed_size_partitioner(2))
+        wide = tf.get_variable("wide", [2000, 10], initializer=tf.glorot_uniform_initializer(seed=1),
+                               partitioner=tf.fixed_size_partitioner(10))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_eye, got_wide = sess.run([tf.convert_to_tensor(eye), tf.convert_to_tensor(wide)])
+    assert seen == [([4, 4], [10, 4], [0, 0], 0, 0), ([3, 4], [10, 4], [4, 0], 0, 4), ([3, 4], [10, 4], [7, 0], 0, 7)]
+    np.testing.assert_array_equal(got_eye, 2.0 * np.eye(6, 4))  # (each part its slice of the whole)
+    limit = np.sqrt(6.0 / (2000 + 10))  # (the whole's fans, as TF's; a part's would give sqrt(6 / 210))
+    assert limit * 0.95 < np.abs(got_wide).max() <= limit
+
+
+def test_initializers_of_real_values_refuse_other_dtypes():
+    for make in (tf.random_normal_initializer, tf.truncated_normal_initializer, tf.orthogonal_initializer,
+                 tf.uniform_unit_scaling_initializer, tf.glorot_uniform_initializer, tf.initializers.identity):
+        with pytest.raises(ValueError, match="Expected floating point type, got string"):
+            make(dtype=tf.string)
+    assert tf.random_uniform_initializer(0, 10, dtype=tf.int32).dtype == tf.int32  # (integers are uniform's)
+    with pytest.raises(ValueError, match="can only be used for 2D matrices"):
+        tf.initializers.identity()([5, 7, 7])

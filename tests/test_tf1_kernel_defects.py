@@ -1061,3 +1061,13 @@ def test_confusion_matrix_refuses_labels_and_predictions_out_of_range():
     assert column.tolist() == [[0, 0, 0], [0, 1, 0], [0, 0, 1]] and dynamic.tolist() == column.tolist()
     with pytest.raises(ValueError, match=r"Can not squeeze dim\[1\], expected a dimension of 1, got 3"):
         tf.confusion_matrix([1, 2, 3], [[1, 2, 3]])
+
+
+def test_a_variables_operators_include_xor_and_its_constraint_must_be_callable():
+    flags = tf.Variable([True, False])
+    both = [flags ^ [False, True], [True, True] ^ flags]
+    with tf.Session() as sess:
+        sess.run(flags.initializer)
+        assert [v.tolist() for v in sess.run(both)] == [[True, True], [False, True]]
+    with pytest.raises(ValueError, match="The `constraint` argument must be a callable"):
+        tf.Variable(1.0, constraint=0)

@@ -16,7 +16,8 @@ from .ops.state_ops import variables_initializer as variables  # noqa: F401
 
 from .ops.init_ops import orthogonal_initializer as orthogonal  # noqa: F401
 from .ops.init_ops import uniform_unit_scaling_initializer as uniform_unit_scaling  # noqa: F401
-from .ops.math_extra import he_normal, he_uniform, identity, lecun_normal, lecun_uniform  # noqa: F401
+from .ops.init_ops import identity_initializer as identity  # noqa: F401
+from .ops.math_extra import he_normal, he_uniform, lecun_normal, lecun_uniform  # noqa: F401
 from .ops.state_ops import tables_initializer  # noqa: F401
 
 __getattr__ = missing("tf.initializers")

@@ -3,42 +3,10 @@
 from __future__ import annotations
 
 from ..ops import init_ops
-from ..ops.init_ops import (Constant, GlorotNormal, GlorotUniform, Initializer, Ones, Orthogonal,  # noqa: F401
+from ..ops.init_ops import (Constant, GlorotNormal, GlorotUniform, Identity, Initializer, Ones, Orthogonal,  # noqa: F401
                              RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling, Zeros)
-from .. import eye as _eye
+from ..ops.math_extra import he_normal, he_uniform, lecun_normal, lecun_uniform  # noqa: F401
 from .object_registry import deserialize_with, lookup
-
-
-class Identity(Initializer):
-    """The identity matrix (times ``gain``), for 2-D weights."""
-
-    def __init__(self, gain=1.0, dtype=init_ops.dtypes.float32):
-        self.gain, self.dtype = gain, init_ops.dtypes.as_dtype(dtype)
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        if len(shape) != 2:
-            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
-        return self.gain * _eye(shape[0], shape[1], dtype=self._dtype(dtype))
-
-    def get_config(self) -> dict:
-        return {"gain": self.gain}
-
-
-def lecun_normal(seed=None):
-    return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
-
-
-def lecun_uniform(seed=None):
-    return VarianceScaling(1.0, "fan_in", "uniform", seed)
-
-
-def he_normal(seed=None):
-    return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
-
-
-def he_uniform(seed=None):
-    return VarianceScaling(2.0, "fan_in", "uniform", seed)
-
 
 zeros, ones, constant = Zeros, Ones, Constant
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal

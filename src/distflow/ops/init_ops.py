@@ -8,7 +8,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.tensor_shape import as_shape
-from . import array_ops, linalg_ops, manip_ops, math_ops, random_ops
+from . import array_ops, linalg_ops, manip_ops, math_ops, random_ops, slicing_ops
 
 
 class Initializer:
@@ -24,6 +24,19 @@ class Initializer:
 
     def _dtype(self, dtype) -> dtypes.DType:
         return dtypes.as_dtype(dtype if dtype is not None else self.dtype)
+
+
+def _float_dtype(dtype) -> dtypes.DType:
+    """``dtype``, which must be a floating point type (a ValueError otherwise, as TF's)."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"Expected floating point type, got {dtype.name}.")
+    return dtype
+
+
+def _scale_shape(shape, partition_info) -> list:
+    """The shape an initializer scales by: the whole variable's for a part of a partitioned one."""
+    return list(shape) if partition_info is None else list(partition_info.full_shape)
 
 
 class Zeros(Initializer):
@@ -60,7 +73,7 @@ class Constant(Initializer):
 
 class RandomNormal(Initializer):
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, dtypes.as_dtype(dtype)
+        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         return random_ops.random_normal(shape, self.mean, self.stddev, self._dtype(dtype), seed=self.seed)
@@ -68,7 +81,7 @@ class RandomNormal(Initializer):
 
 class TruncatedNormal(Initializer):
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, dtypes.as_dtype(dtype)
+        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         return random_ops.truncated_normal(shape, self.mean, self.stddev, self._dtype(dtype), seed=self.seed)
@@ -107,11 +120,11 @@ class VarianceScaling(Initializer):
         if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
             raise ValueError(f"Invalid `distribution` argument: {distribution}")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
-        self.dtype = dtypes.as_dtype(dtype)
+        self.dtype = _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = self._dtype(dtype)
-        fan_in, fan_out = _fans(shape)
+        fan_in, fan_out = _fans(_scale_shape(shape, partition_info))
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         variance = self.scale / max(1.0, n)
         if self.distribution == "truncated_normal":
@@ -149,7 +162,7 @@ class Orthogonal(Initializer):
     """A (scaled) orthogonal matrix: the Q of a Gaussian matrix's QR decomposition, signs fixed."""
 
     def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
-        self.gain, self.seed, self.dtype = gain, seed, dtypes.as_dtype(dtype)
+        self.gain, self.seed, self.dtype = gain, seed, _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = self._dtype(dtype)
@@ -170,13 +183,35 @@ class UniformUnitScaling(Initializer):
     """Uniform in [-limit, limit] with limit = factor * sqrt(3 / input size), keeping activations' scale."""
 
     def __init__(self, factor=1.0, seed=None, dtype=dtypes.float32):
-        self.factor, self.seed, self.dtype = factor, seed, dtypes.as_dtype(dtype)
+        self.factor, self.seed, self.dtype = factor, seed, _float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        input_size = max(1.0, float(math.prod(list(shape)[:-1])) if len(shape) > 1 else 1.0)
+        scale_shape = _scale_shape(shape, partition_info)
+        input_size = max(1.0, float(math.prod(scale_shape[:-1])) if len(scale_shape) > 1 else 1.0)
         limit = math.sqrt(3 / input_size) * self.factor
         return random_ops.random_uniform(shape, -limit, limit, self._dtype(dtype), seed=self.seed)
 
 
+class Identity(Initializer):
+    """``gain`` times the identity matrix, for 2-D variables (square or not); a part of a
+    partitioned variable gets its slice of the whole one's."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        self.gain, self.dtype = gain, _float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        full_shape = [int(d) for d in _scale_shape(shape, partition_info)]
+        if len(full_shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        eye = manip_ops.eye(full_shape[0], full_shape[1], dtype=self._dtype(dtype))
+        if partition_info is not None:
+            eye = slicing_ops.slice(eye, list(partition_info.var_offset), [int(d) for d in shape])
+        return self.gain * eye
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "dtype": self.dtype.name}
+
+
 orthogonal_initializer = Orthogonal
 uniform_unit_scaling_initializer = UniformUnitScaling
+identity_initializer = Identity

@@ -178,16 +178,3 @@ def lecun_uniform(seed=None):
     return init_ops.variance_scaling_initializer(1.0, "fan_in", "uniform", seed=seed)
 
 
-class identity(init_ops.Initializer):  # noqa: N801 - tf.initializers.identity
-    """``gain`` times the identity matrix (a 2-D shape only)."""
-
-    def __init__(self, gain=1.0, dtype=dtypes.float32):
-        self.gain, self.dtype = gain, dtypes.as_dtype(dtype)
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        shape = [int(d) for d in shape]
-        if len(shape) != 2:
-            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
-        return self.gain * manip_ops.eye(shape[0], shape[1], dtype=dtypes.as_dtype(dtype or self.dtype))
-
-

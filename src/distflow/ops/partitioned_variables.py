@@ -26,6 +26,38 @@ from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, control_flow_ops, slicing_ops, state_ops
 
 
+class PartitionInfo:
+    """What an initializer of one part of a partitioned variable is told of the whole
+    (TF's ``_PartitionInfo``): its ``full_shape`` and the part's ``var_offset`` in it, so that
+    it scales by the whole variable's fans, or gives the part its slice of a whole value."""
+
+    def __init__(self, full_shape, var_offset):
+        if len(full_shape) != len(var_offset):
+            raise ValueError(f"full_shape {list(full_shape)} and var_offset {list(var_offset)} must have one length")
+        if any(o < 0 or o >= d for o, d in zip(var_offset, full_shape) if d):
+            raise ValueError(f"var_offset {list(var_offset)} is outside full_shape {list(full_shape)}")
+        self.full_shape = list(full_shape)
+        self.var_offset = list(var_offset)
+
+    def single_offset(self, shape) -> int:
+        """The part's offset along the one dimension it is sliced in."""
+        dim = self.single_slice_dim(shape)
+        return 0 if dim is None else self.var_offset[dim]
+
+    def single_slice_dim(self, shape):
+        """The one dimension in which the part (of ``shape``) is narrower than the whole, or None."""
+        if len(shape) != len(self.full_shape):
+            raise ValueError(f"Expected a shape of {len(self.full_shape)} dimensions, got {list(shape)}")
+        sliced = [i for i, (d, f) in enumerate(zip(shape, self.full_shape)) if d != f]
+        if len(sliced) > 1:
+            raise ValueError(f"Cannot use single_slice_dim() with shape {list(shape)} and full shape "
+                             f"{self.full_shape}: it is sliced in more than one dimension")
+        return sliced[0] if sliced else None
+
+    def __repr__(self):
+        return f"PartitionInfo(full_shape={self.full_shape}, var_offset={self.var_offset})"
+
+
 class SaveSliceInfo:
     """Where a part lies in its partitioned variable (``Variable.SaveSliceInfo``)."""
 

@@ -372,6 +372,8 @@ class Variable(metaclass=_VariableMeta):
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
         self._trainable = trainable
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
         self._constraint = constraint
         dtype = None if dtype is None else dtypes.as_dtype(dtype)
         graph = ops.get_default_graph()
@@ -682,7 +684,7 @@ def _delegate(operator: str):
 for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
             "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
             "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__",
-            "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__invert__"):
+            "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__invert__"):
     setattr(Variable, _op, _delegate(_op))
 Variable.__getitem__ = _variable_getitem
 Variable.__array_priority__ = 100

@@ -10,7 +10,7 @@ from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
 from ..framework.tensor_shape import as_shape
 from . import init_ops
-from .partitioned_variables import PartitionedVariable, SaveSliceInfo, check_partitions, part_shapes
+from .partitioned_variables import PartitionInfo, PartitionedVariable, SaveSliceInfo, check_partitions, part_shapes
 from .state_ops import Variable, VariableSynchronization
 
 
@@ -202,7 +202,8 @@ class _VariableStore:
                 _value_slice, value, list(offset))
             part = self.get_variable(f"{name}/part_{i}", part_shape, dtype, part_initializer, regularizer, reuse,
                                      trainable, collections, caching_device, default_dtype=default_dtype,
-                                     validate_shape=validate_shape, constraint=constraint)
+                                     validate_shape=validate_shape, constraint=constraint,
+                                     partition_info=PartitionInfo(full_shape, list(offset)))
             part._save_slice_info = SaveSliceInfo(name, full_shape, offset, part_shape)
             parts.append(part)
         found = self.partitioned[name] = PartitionedVariable(name, full_shape, dtype, parts, partitions)
@@ -210,7 +211,7 @@ class _VariableStore:
 
     def get_variable(self, name, shape, dtype, initializer, regularizer, reuse, trainable,
                      collections, caching_device, default_dtype=dtypes.float32, validate_shape=True,
-                     constraint=None, synchronization=None, aggregation=None) -> Variable:
+                     constraint=None, synchronization=None, aggregation=None, partition_info=None) -> Variable:
         explicit_dtype = dtype is not None
         dtype = dtypes.as_dtype(default_dtype if dtype is None else dtype)
         found = self.variables.get(name)
@@ -245,10 +246,10 @@ class _VariableStore:
                 init_shape = as_shape(shape).as_list()
 
                 def initial_value():
-                    # (partition_info too where the initializer takes it, as TF calls it: a function
-                    # written for TF may require it)
+                    # (partition_info too where the initializer takes it, as TF calls it: for a part
+                    # of a partitioned variable, what it is of the whole)
                     if _takes_partition_info(initializer):
-                        return initializer(init_shape, dtype=dtype, partition_info=None)
+                        return initializer(init_shape, dtype=dtype, partition_info=partition_info)
                     return initializer(init_shape, dtype=dtype)
                 var = Variable(initial_value, name=name, trainable=trainable, collections=collections,
                                dtype=dtype, caching_device=caching_device, validate_shape=validate_shape,
