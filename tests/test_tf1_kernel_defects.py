@@ -1071,3 +1071,55 @@ def test_a_variables_operators_include_xor_and_its_constraint_must_be_callable()
         assert [v.tolist() for v in sess.run(both)] == [[True, True], [False, True]]
     with pytest.raises(ValueError, match="The `constraint` argument must be a callable"):
         tf.Variable(1.0, constraint=0)
+
+
+def _into(n):
+    return lambda shape, **unused: [n] + [1] * (len(shape) - 1)
+
+
+def test_partitioned_variables_reused_as_tensorflow_reuses_them():
+    with tf.variable_scope("scope0", partitioner=_into(2)):
+        v = tf.get_variable("name0", shape=(3, 1, 1))
+        scalar = tf.get_variable("scalar", shape=())  # (a scalar is never partitioned)
+    assert v.as_tensor().name == "scope0/name0:0" and scalar.name == "scope0/scalar:0"
+    with tf.variable_scope("scope0", reuse=True):
+        assert tf.get_variable("name0") is v  # (reused without its partitioner)
+    with tf.variable_scope("scope0", partitioner=_into(3), reuse=True):
+        with pytest.raises(ValueError, match=r"Trying to reuse partitioned variable scope0/name0, but specified "
+                                             r"partitions \[3, 1, 1\] and found partitions \[2, 1, 1\]"):
+            tf.get_variable("name0", shape=(3, 1, 1))
+
+
+def test_variable_scope_names_and_checks_as_tensorflow():
+    with tf.variable_scope("default") as default:
+        with tf.variable_scope(None, "layer"):
+            first = tf.get_variable("w", [])
+        with tf.variable_scope(None, "layer"):
+            second = tf.get_variable("w", [])
+        with tf.variable_scope(default):  # (a jump into the scope: the default names go on after it)
+            pass
+        with tf.variable_scope(None, "layer"):
+            third = tf.get_variable("w", [])
+    assert [v.name for v in (first, second, third)] == ["default/layer/w:0", "default/layer_1/w:0",
+                                                          "default/layer_2/w:0"]
+    with tf.name_scope("outer"):
+        with tf.variable_scope(tf.get_variable_scope()):  # (the root scope opens no name scope)
+            with tf.name_scope("inner") as inner:
+                assert inner == "outer/inner/"
+
+    def getter(next_getter, *args, **kwargs):
+        return tf.identity(next_getter(*args, **kwargs), name="got")
+
+    with tf.variable_scope("custom", custom_getter=getter):
+        got = tf.get_variable("v", [1])
+    assert got.name == "got:0"  # (getters run outside any name scope, as TF's)
+    with pytest.raises(ValueError, match="custom_getter is not callable"):
+        tf.get_variable("x", [1], custom_getter=3)
+    with pytest.raises(ValueError, match="custom_getter is not callable"):
+        with tf.variable_scope("bad", custom_getter=3):
+            pass
+    with pytest.raises(TypeError, match="auxiliary_name_scope must be `True` or `False`"):
+        with tf.variable_scope("bad", auxiliary_name_scope="no"):
+            pass
+    with pytest.raises(ValueError, match="Initializer type 'int32' and explicit dtype 'float64' don't match"):
+        tf.get_variable("typed", initializer=tf.constant(1), dtype=tf.float64)

@@ -32,26 +32,41 @@ class PartitionInfo:
     it scales by the whole variable's fans, or gives the part its slice of a whole value."""
 
     def __init__(self, full_shape, var_offset):
+        for what, value in (("full_shape", full_shape), ("var_offset", var_offset)):
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"`{what}` must be a sequence (like tuple or list) instead of "
+                                f"{type(value).__name__}")
         if len(full_shape) != len(var_offset):
-            raise ValueError(f"full_shape {list(full_shape)} and var_offset {list(var_offset)} must have one length")
-        if any(o < 0 or o >= d for o, d in zip(var_offset, full_shape) if d):
-            raise ValueError(f"var_offset {list(var_offset)} is outside full_shape {list(full_shape)}")
+            raise ValueError(f"Expected equal length, but `var_offset` is of length {len(var_offset)} while "
+                             f"full_shape is of length {len(full_shape)}.")
+        for offset, dim in zip(var_offset, full_shape):
+            if not 0 <= offset < dim:
+                raise ValueError(f"Expected 0 <= offset < shape but found offset={offset}, shape={dim} for "
+                                 f"var_offset={list(var_offset)}, full_shape={list(full_shape)}")
         self.full_shape = list(full_shape)
         self.var_offset = list(var_offset)
 
     def single_offset(self, shape) -> int:
-        """The part's offset along the one dimension it is sliced in."""
+        """The part's offset along the one dimension it is sliced in (0 for a whole variable)."""
         dim = self.single_slice_dim(shape)
         return 0 if dim is None else self.var_offset[dim]
 
     def single_slice_dim(self, shape):
         """The one dimension in which the part (of ``shape``) is narrower than the whole, or None."""
+        if not isinstance(shape, (list, tuple)):
+            raise TypeError(f"`shape` must be a sequence (like tuple or list) instead of {type(shape).__name__}")
         if len(shape) != len(self.full_shape):
-            raise ValueError(f"Expected a shape of {len(self.full_shape)} dimensions, got {list(shape)}")
+            raise ValueError(f"Expected equal length, but received shape={list(shape)} of length {len(shape)} "
+                             f"while self.full_shape={self.full_shape} is of length {len(self.full_shape)}.")
+        for i, (d, o, f) in enumerate(zip(shape, self.var_offset, self.full_shape)):
+            if o + d > f:
+                raise ValueError(f"With self.var_offset={self.var_offset}, a partition of shape={list(shape)} would "
+                                 f"exceed self.full_shape={self.full_shape} in dimension {i}.")
         sliced = [i for i, (d, f) in enumerate(zip(shape, self.full_shape)) if d != f]
         if len(sliced) > 1:
-            raise ValueError(f"Cannot use single_slice_dim() with shape {list(shape)} and full shape "
-                             f"{self.full_shape}: it is sliced in more than one dimension")
+            raise ValueError(f"Cannot use single_slice_dim() with shape={list(shape)} and self.full_shape="
+                             f"{self.full_shape} since slice dim could be either dimension {sliced[0]} or "
+                             f"{sliced[1]}.")
         return sliced[0] if sliced else None
 
     def __repr__(self):
@@ -110,10 +125,14 @@ class PartitionedVariable:
 
     def _concat(self):
         """The parts concatenated along their axis (one tensor, made where it is asked for)."""
+        # (named as the variable, as TF's: "scope/name:0")
         if len(self._variable_list) == 1:
-            return array_ops.identity(self._variable_list[0])
+            with ops.name_scope(None):
+                return array_ops.identity(self._variable_list[0], name=self._name)
         with ops.name_scope(self._name + "/ConcatPartitions/"):
-            return slicing_ops.concat([v.value() for v in self._variable_list], self._axis)
+            concatenated = slicing_ops.concat([v.value() for v in self._variable_list], self._axis)
+        with ops.name_scope(None):
+            return array_ops.identity(concatenated, name=self._name)
 
     def as_tensor(self):
         with ops.control_dependencies(None):

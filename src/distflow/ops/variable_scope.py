@@ -133,7 +133,10 @@ class VariableScope:
                         validate_shape=True, use_resource=None, constraint=None, synchronization=None,
                         aggregation=None, **unused):
             store = variable_store()
-            if partitioner is not None:
+            scalar = shape is not None and as_shape(shape).ndims == 0  # (a scalar is never partitioned)
+            if partitioner is None and reuse is True and name in store.partitioned:
+                partitioner = _FOUND  # (reused without its partitioner, as TF allows)
+            if partitioner is not None and not scalar:
                 return store.get_partitioned_variable(
                     name, partitioner, shape, dtype, initializer, regularizer, reuse, trainable, collections,
                     caching_device, default_dtype=self._dtype, validate_shape=validate_shape, constraint=constraint)
@@ -142,18 +145,23 @@ class VariableScope:
                 default_dtype=self._dtype, validate_shape=validate_shape, constraint=constraint,
                 synchronization=synchronization, aggregation=aggregation)
 
+        if custom_getter is not None and not callable(custom_getter):
+            raise ValueError(f"Input custom_getter is not callable: {custom_getter!r}")
         getter = true_getter
         if self._custom_getter is not None:
             getter = functools.partial(self._custom_getter, true_getter)
         if custom_getter is not None:
             getter = functools.partial(custom_getter, getter)
-        return getter(full_name, shape=shape, dtype=dtype,
-                      initializer=self._initializer if initializer is None else initializer,
-                      regularizer=regularizer or self._regularizer, reuse=reuse, trainable=trainable,
-                      collections=collections, caching_device=caching_device or self._caching_device,
-                      partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
-                      constraint=constraint if constraint is not None else self._constraint,
-                      synchronization=synchronization, aggregation=aggregation)
+        # (the getters run outside any name scope, as TF's: a variable's name is its variable scope's,
+        # and so are the names of what a custom getter makes)
+        with ops.get_default_graph().name_scope(None):
+            return getter(full_name, shape=shape, dtype=dtype,
+                          initializer=self._initializer if initializer is None else initializer,
+                          regularizer=regularizer or self._regularizer, reuse=reuse, trainable=trainable,
+                          collections=collections, caching_device=caching_device or self._caching_device,
+                          partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
+                          constraint=constraint if constraint is not None else self._constraint,
+                          synchronization=synchronization, aggregation=aggregation)
 
 
 class _VariableStore:
@@ -182,6 +190,11 @@ class _VariableStore:
         if found is not None:
             _check_reuse(found, shape, reuse, f"Partitioned variable with name {name} already exists.",
                          f"Trying to reuse partitioned variable {name}")
+            if partitioner is not _FOUND:
+                partitions = list(partitioner(shape=found.shape, dtype=found.dtype))
+                if partitions != found._get_partitions():
+                    raise ValueError(f"Trying to reuse partitioned variable {name}, but specified partitions "
+                                     f"{partitions} and found partitions {found._get_partitions()}.")
             return found
         if name in self.variables:
             raise ValueError(f"A partitioner was given for {name}, which already exists unpartitioned")
@@ -255,7 +268,11 @@ class _VariableStore:
                                dtype=dtype, caching_device=caching_device, validate_shape=validate_shape,
                                constraint=constraint, synchronization=synchronization, aggregation=aggregation)
             else:
-                # A constant initializer keeps its own dtype unless one was asked for, as in TF.
+                # A constant initializer keeps its own dtype unless one was asked for, as in TF; a
+                # tensor of another dtype is TF's error (a Python or NumPy value is converted).
+                if explicit_dtype and isinstance(initializer, ops.Tensor) and initializer.dtype.base_dtype != dtype:
+                    raise ValueError(f"Initializer type '{initializer.dtype.base_dtype.name}' and explicit dtype "
+                                     f"'{dtype.name}' don't match.")
                 var = Variable(initializer, name=name, trainable=trainable, collections=collections,
                                dtype=dtype if explicit_dtype else None, caching_device=caching_device,
                                validate_shape=validate_shape, constraint=constraint,
@@ -271,6 +288,13 @@ class _VariableStore:
             if loss is not None:
                 graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return var
+
+
+_PartitionInfo = PartitionInfo  # (TF's name, which initializers written for TF 1.x import)
+
+
+def _FOUND(**unused):  # noqa: N802 - a marker: the partitioned variable reused, its partitioner not given
+    raise AssertionError("the partitioner of a variable reused without one is never called")
 
 
 def _takes_partition_info(initializer) -> bool:
@@ -349,6 +373,10 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     parent = stack[-1]
     if name_or_scope is None and default_name is None:
         raise TypeError("If default_name is None then name_or_scope is required")
+    if not isinstance(auxiliary_name_scope, bool):
+        raise TypeError(f"The auxiliary_name_scope must be `True` or `False`, while get {auxiliary_name_scope!r}")
+    if custom_getter is not None and not callable(custom_getter):
+        raise ValueError(f"Input custom_getter is not callable: {custom_getter!r}")
     if isinstance(name_or_scope, VariableScope):
         full_name = name_or_scope.name
         # (a new name scope named as the scope's last part, made unique where it is opened: TF's
@@ -376,12 +404,6 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         name_scope_name = relative
     if reuse is None or reuse is False:
         reuse = parent.reuse if parent.reuse in (True, AUTO_REUSE) else (base.reuse if base is not parent else False)
-    if name_or_scope is not None:
-        # Re-entering a named scope restarts the default names below it, so that a
-        # model built twice in one scope ("dense", "dense_1"...) names its parts alike.
-        store = variable_store()
-        for key in [k for k in store.scope_counts if k.startswith(full_name + "/")]:
-            del store.scope_counts[key]
     getter = base.custom_getter
     if custom_getter is not None:  # (nested: the inner one is called first, with the outer as its getter)
         getter = custom_getter if getter is None else _nested_getter(custom_getter, getter)
@@ -392,16 +414,30 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         base.dtype if dtype is None else dtype, custom_getter=getter,
         constraint=constraint if constraint is not None else base.constraint,
         partitioner=partitioner if partitioner is not None else base.partitioner)
-    name_ctx = graph.name_scope(name_scope_name) if auxiliary_name_scope else contextlib.nullcontext(
-        parent.original_name_scope)
+    if isinstance(name_or_scope, VariableScope) and not full_name:  # (the root scope: no name scope of its own)
+        here = graph.get_name_scope()
+        name_ctx = contextlib.nullcontext(here + "/" if here else "")
+    elif auxiliary_name_scope:
+        name_ctx = graph.name_scope(name_scope_name)
+    else:
+        name_ctx = contextlib.nullcontext(parent.original_name_scope)
     with name_ctx as opened:
         scope._original_name_scope = name_or_scope.original_name_scope if isinstance(
             name_or_scope, VariableScope) else opened or ""
         stack.append(scope)
+        # The default names used below the scope ("dense", "dense_1"...) start again in a scope
+        # entered anew, so that a model built again in it names its parts alike; a scope re-entered
+        # as an object gives back, when it closes, the counts it found (as TF's: the names after a
+        # jump into it go on from where they were).
+        counts = variable_store().scope_counts
+        inner = [k for k in counts if k.startswith(full_name + "/")] if name_or_scope is not None else []
+        found = {k: counts.pop(k) for k in inner}
         try:
             yield scope
         finally:
             stack.pop()
+            if isinstance(name_or_scope, VariableScope):
+                counts.update(found)
 
 
 def _nested_getter(inner, outer):
