@@ -45,6 +45,25 @@ def test_fixed_length_records_decode_like_cifar(tmp_path):
     assert_oracle(decoded[:, 1:], images)
 
 
+def test_fixed_length_records_may_overlap_by_hop_bytes_and_a_dropped_writer_keeps_its_records(tmp_path):
+    path = tmp_path / "frames.bin"
+    path.write_bytes(b"HH" + b"0123456789" + b"F")  # (records of 4 bytes starting every 3)
+    records = _read_all(tf.FixedLengthRecordReader(record_bytes=4, header_bytes=2, footer_bytes=1, hop_bytes=3),
+                        [str(path)], 3)
+    assert [v for _, v in records] == [b"0123", b"3456", b"6789"]
+    with pytest.raises(ValueError, match="record_bytes must be positive"):
+        tf.FixedLengthRecordReader(record_bytes=0)
+    record_path = str(tmp_path / "dropped.tfrecord")
+
+    def write_and_drop():
+        writer = tf.python_io.TFRecordWriter(record_path)
+        for payload in (b"kept", b"too"):
+            writer.write(payload)  # (never closed: a writer dropped writes what it holds, as TF's)
+
+    write_and_drop()
+    assert list(tf.python_io.tf_record_iterator(record_path)) == [b"kept", b"too"]
+
+
 def test_text_lines_tfrecords_whole_files_across_several_files(tmp_path):
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     a.write_text("x,y\n1,2\n3,4\n")

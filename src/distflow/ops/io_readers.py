@@ -20,10 +20,12 @@ from .op_util import make_op, make_tensor
 class _Reader:
     """One reader's position: the current file and its remaining records."""
 
-    def __init__(self, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines, compression=""):
+    def __init__(self, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines, compression="",
+                 hop_bytes=0):
         self.kind = kind
         self.compression = compression  # ("", "ZLIB" or "GZIP": the whole file is one stream)
         self.record_bytes, self.header_bytes, self.footer_bytes = record_bytes, header_bytes, footer_bytes
+        self.hop_bytes = hop_bytes or record_bytes  # (where each record starts after the last's start)
         self.skip_header_lines = skip_header_lines
         self.lock = threading.Lock()
         self.records = None
@@ -51,7 +53,7 @@ class _Reader:
                     yield f"{name}:{i + 1}".encode(), line
         else:  # fixed_length
             body = data[self.header_bytes:len(data) - self.footer_bytes]
-            for i, start in enumerate(range(0, len(body) - self.record_bytes + 1, self.record_bytes)):
+            for i, start in enumerate(range(0, len(body) - self.record_bytes + 1, self.hop_bytes)):
                 yield f"{name}:{i}".encode(), body[start:start + self.record_bytes]
 
     def read(self, ctx, queue):
@@ -97,11 +99,11 @@ def _handle_dtype(op):
 
 @register_op("ReaderV2", shape=lambda op: TensorShape([2]), dtype=_handle_dtype, stateful=True)
 def _reader_kernel(ctx, *, kind, record_bytes, header_bytes, footer_bytes, skip_header_lines, container, shared_name,
-                   compression=""):
+                   compression="", hop_bytes=0):
     name = shared_name or ctx.op_name
     return ctx.resource_mgr.lookup_or_create(container, name, lambda: _Reader(kind, record_bytes, header_bytes,
                                                                                footer_bytes, skip_header_lines,
-                                                                               compression))
+                                                                               compression, hop_bytes))
 
 
 @register_op("ReaderReadV2", shape=lambda op: [TensorShape([]), TensorShape([])],
@@ -154,12 +156,13 @@ class ReaderBase:
     _kind = ""
 
     def __init__(self, record_bytes=0, header_bytes=0, footer_bytes=0, skip_header_lines=0, name=None,
-                 shared_name=None, compression=""):
-        self._reader_ref = make_tensor("ReaderV2", [], {
-            "kind": self._kind, "record_bytes": int(record_bytes), "header_bytes": int(header_bytes or 0),
-            "footer_bytes": int(footer_bytes or 0), "skip_header_lines": int(skip_header_lines or 0),
-            "container": "", "shared_name": shared_name or "", "compression": compression_name(compression)},
-            name or type(self).__name__)
+                 shared_name=None, compression="", hop_bytes=0):
+        attrs = {"kind": self._kind, "record_bytes": int(record_bytes), "header_bytes": int(header_bytes or 0),
+                 "footer_bytes": int(footer_bytes or 0), "skip_header_lines": int(skip_header_lines or 0),
+                 "container": "", "shared_name": shared_name or "", "compression": compression_name(compression)}
+        if hop_bytes:
+            attrs["hop_bytes"] = int(hop_bytes)
+        self._reader_ref = make_tensor("ReaderV2", [], attrs, name or type(self).__name__)
 
     @property
     def reader_ref(self):
@@ -198,15 +201,19 @@ class ReaderBase:
 
 
 class FixedLengthRecordReader(ReaderBase):
-    """Records of ``record_bytes`` bytes between ``header_bytes`` and ``footer_bytes``."""
+    """Records of ``record_bytes`` bytes between ``header_bytes`` and ``footer_bytes``, one
+    starting every ``hop_bytes`` (overlapping where that is fewer than ``record_bytes``, as
+    audio frames; the default: one after another)."""
 
     _kind = "fixed_length"
 
     def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None, name=None,
                  encoding=None):
-        if hop_bytes:
-            raise NotImplementedError("FixedLengthRecordReader(hop_bytes=...) is not supported by distflow")
-        super().__init__(record_bytes, header_bytes, footer_bytes, name=name, compression=encoding or "")
+        if int(record_bytes) <= 0 or int(hop_bytes or 0) < 0:
+            raise ValueError(f"FixedLengthRecordReader: record_bytes must be positive and hop_bytes not negative, "
+                             f"got {record_bytes} and {hop_bytes}")
+        super().__init__(record_bytes, header_bytes, footer_bytes, name=name, compression=encoding or "",
+                         hop_bytes=hop_bytes or 0)
 
 
 class TextLineReader(ReaderBase):

@@ -136,6 +136,15 @@ class TFRecordWriter:
             self._encode_pending()
             self._file.close()
 
+    def __del__(self):
+        # (a writer dropped without close() writes what it was given, as TF's does when destroyed:
+        # the records it holds to checksum together would otherwise be lost)
+        try:
+            if hasattr(self, "_file"):
+                self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
     def __enter__(self):
         return self
 
