@@ -263,6 +263,13 @@ def test_py_func_gets_scalars_as_numpy_scalars_and_strings_as_bytes():
     with tf.Session() as sess:
         assert sess.run(out) == 30
     assert seen == [(np.int64, bytes, np.ndarray)]
+    mixed, = tf.py_func(lambda: np.array([b" there", " ya"], dtype=object), [], [tf.string])
+    joined, = tf.py_func(lambda x, y: x + y, [tf.constant(["hello", "hi"]), mixed], [tf.string])
+    bad, = tf.py_func(lambda: np.array([1.5], dtype=object), [], [tf.string])
+    with tf.Session() as sess:
+        assert sess.run(joined).tolist() == [b"hello there", b"hi ya"]  # (a str returned comes back as bytes)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="should be strings, got an element of type float"):
+            sess.run(bad)
 
 
 def test_metrics_accumulate_over_batches_and_reset_with_local_init():

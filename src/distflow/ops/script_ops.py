@@ -68,8 +68,17 @@ def _py_func_kernel(xp, *inputs, token, Tout):  # noqa: N803 - TF's attr name
                                                       f"but Tout has {len(Tout)}")
     out = []
     for i, (value, dtype) in enumerate(zip(result, Tout)):
-        if dtype == dtypes.string:
-            arr = np.asarray(value, dtype=object)
+        if dtype == dtypes.string:  # (each element as bytes: a str as its UTF-8, as TF converts them)
+            arr = np.array(value, dtype=object)
+            flat = arr.reshape(-1)
+            for j, item in enumerate(flat):
+                if isinstance(item, str):
+                    flat[j] = item.encode()
+                elif isinstance(item, np.bytes_):
+                    flat[j] = bytes(item)
+                elif not isinstance(item, bytes):
+                    raise errors.InvalidArgumentError(None, None, f"py_func's output {i} should be strings, got an "
+                                                                  f"element of type {type(item).__name__}")
         else:
             arr = np.asarray(value)
             want = dtype.as_numpy_dtype
