@@ -1123,3 +1123,20 @@ def test_variable_scope_names_and_checks_as_tensorflow():
             pass
     with pytest.raises(ValueError, match="Initializer type 'int32' and explicit dtype 'float64' don't match"):
         tf.get_variable("typed", initializer=tf.constant(1), dtype=tf.float64)
+
+
+def test_parse_tensor_refuses_bytes_that_are_no_tensor_and_a_feature_of_no_kind_is_missing():
+    serialized = tf.placeholder(tf.string)
+    parsed = tf.parse_tensor(serialized, tf.uint16)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse `serialized` as TensorProto: "
+                                                                 "'bogus'"):
+            sess.run(parsed, {serialized: "bogus"})
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected `serialized` to be a scalar, got shape: "
+                                                                 r"\[1\]"):
+            sess.run(parsed, {serialized: ["bogus"]})
+    empty = tf.train.Example(features=tf.train.Features(feature={"b": tf.train.Feature()}))
+    got = tf.parse_example([empty.SerializeToString()],
+                           {"b": tf.FixedLenFeature([1], tf.string, default_value="default")})
+    with tf.Session() as sess:
+        assert sess.run(got["b"]).tolist() == [[b"default"]]  # (a Feature with no list set: the default)

@@ -187,10 +187,11 @@ def _text(value) -> str:
 
 
 def _dense_feature(features, key, dtype, shape, default, has_default: bool, where: str, kind: str) -> np.ndarray:
-    """A FixedLenFeature's value: the record's (of exactly the shape's size), else the
-    default, else InvalidArgumentError (``where``/``kind`` name it as TensorFlow does)."""
+    """A FixedLenFeature's value: the record's (of exactly the shape's size), else (missing, or
+    a Feature with no list set) the default, else InvalidArgumentError (``where``/``kind``
+    name it as TensorFlow does)."""
     size = shape.num_elements() if shape.ndims else 1
-    if key in features:
+    if key in features and features[key].WhichOneof("kind") is not None:  # (a Feature of no kind is missing)
         values = _values(features[key], dtype, key)
         if len(values) != size:
             raise errors.InvalidArgumentError(None, None, f"{where}: expected {size} values, got {len(values)}")

@@ -19,8 +19,19 @@ def _serialize_tensor_kernel(xp, tensor):
 def _parse_tensor_kernel(xp, serialized, *, out_type):
     from ..protos import distflow_pb2  # noqa: PLC0415
 
-    proto = distflow_pb2.TensorProto.FromString(serialized.item() if hasattr(serialized, "item") else serialized)
-    value = wire.tensor_from_proto(proto, writable=True)
+    from google.protobuf.message import DecodeError  # noqa: PLC0415
+
+    if np.ndim(serialized) != 0:
+        raise errors.InvalidArgumentError(None, None, f"Expected `serialized` to be a scalar, got shape: "
+                                                      f"{list(np.shape(serialized))}")
+    data = serialized.item() if hasattr(serialized, "item") else serialized
+    try:
+        proto = distflow_pb2.TensorProto.FromString(data)
+        value = wire.tensor_from_proto(proto, writable=True)
+    except (DecodeError, ValueError, TypeError) as e:
+        shown = data[:40].decode("utf-8", "replace") if isinstance(data, bytes) else str(data)[:40]
+        raise errors.InvalidArgumentError(None, None, f"Could not parse `serialized` as TensorProto: '{shown}' "
+                                                      f"({e})") from None
     if dtypes.as_dtype(value.dtype if value.dtype != object else dtypes.string) != out_type:
         raise errors.InvalidArgumentError(None, None, f"Type mismatch between parsed tensor ({value.dtype}) and "
                                                       f"dtype ({out_type.name})")
