@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import distflow as tf
+from distflow.ops.control_flow_ops import with_dependencies
 from gradcheck import check_gradients
 
 
@@ -1140,3 +1141,39 @@ def test_parse_tensor_refuses_bytes_that_are_no_tensor_and_a_feature_of_no_kind_
                            {"b": tf.FixedLenFeature([1], tf.string, default_value="default")})
     with tf.Session() as sess:
         assert sess.run(got["b"]).tolist() == [[b"default"]]  # (a Feature with no list set: the default)
+
+
+def test_a_graph_says_what_a_step_may_feed_and_fetch():
+    x = tf.placeholder(tf.float32)
+    y = tf.cond(tf.constant(True), lambda: x + 2, lambda: x + 0)
+    inner = [op for op in tf.get_default_graph().get_operations() if op._ctx is not None][0]
+    graph = tf.get_default_graph()
+    assert not graph.is_fetchable(inner) and graph.is_fetchable(y) and graph.is_feedable(x)
+    z = y * 3.0
+    graph.prevent_feeding(y)
+    graph.prevent_fetching(z.op)
+    assert not graph.is_feedable(y) and not graph.is_fetchable(z)
+    with tf.Session() as sess:
+        with pytest.raises(ValueError, match="has been marked as not fetchable"):
+            sess.run(inner.outputs[0], {x: 3.0})
+        with pytest.raises(ValueError, match="has been marked as not fetchable"):
+            sess.run(z, {x: 3.0})
+        with pytest.raises(ValueError, match=f"Tensor {y.name} may not be fed"):
+            sess.run(y * 2.0, {y: 1.0})
+        assert sess.run(y, {x: 3.0}) == 5.0
+
+
+def test_with_dependencies_and_tuple_gate_indexed_slices_and_variables():
+    with tf.device("/cpu:1"):
+        v = tf.Variable(np.array([[0.0, 1.0], [10.0, 11.0], [20.0, 21.0]], np.float32))
+    row = tf.IndexedSlices(v, tf.constant([1]))
+    early = tf.gather(row.values, row.indices)
+    gated = tf.tuple([row], control_inputs=[v.initializer])[0]
+    late = tf.gather(gated.values, gated.indices)
+    assert isinstance(gated, tf.IndexedSlices)
+    after_init = with_dependencies([v.initializer], v)
+    assert after_init.device.endswith("CPU:1")  # (where the value is, as TF's)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run(early)
+        assert sess.run(late).tolist() == [[10.0, 11.0]]  # (the gate initialized the variable first)

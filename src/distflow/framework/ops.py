@@ -342,6 +342,8 @@ class Graph:
         self._seed = None
         self._container = ""
         self._version = 0
+        self._unfeedable: set = set()  # (marked by prevent_feeding and prevent_fetching)
+        self._unfetchable: set = set()
 
     # -- default graph ------------------------------------------------------------
     @contextlib.contextmanager
@@ -364,6 +366,26 @@ class Graph:
 
     def _unsafe_unfinalize(self) -> None:
         self._finalized = False
+
+    # -- what a step may feed and fetch ---------------------------------------------
+    def prevent_feeding(self, tensor) -> None:
+        """Marks ``tensor`` as one a step may not be fed."""
+        self._unfeedable.add(tensor)
+
+    def is_feedable(self, tensor) -> bool:
+        """Whether a step may feed ``tensor``: not if marked so, nor if it is made in a cond
+        branch or a loop body (it exists only while that runs)."""
+        return tensor not in self._unfeedable and tensor.op._ctx is None
+
+    def prevent_fetching(self, op) -> None:
+        """Marks ``op`` (and its outputs) as one a step may not fetch."""
+        self._unfetchable.add(op)
+
+    def is_fetchable(self, tensor_or_op) -> bool:
+        """Whether a step may fetch ``tensor_or_op``: not if its op is marked so, nor if it is
+        made in a cond branch or a loop body."""
+        op = tensor_or_op if isinstance(tensor_or_op, Operation) else tensor_or_op.op
+        return op not in self._unfetchable and op._ctx is None
 
     @property
     def seed(self):

@@ -55,13 +55,31 @@ def _as_op(item):
         return item.op
     if isinstance(item, ops.Operation):
         return item
+    if _is_indexed_slices(item):  # (its values' op, as TF groups one)
+        return item.values.op
     raise TypeError(f"Expected a Tensor or Operation to group, got {item!r}")
+
+
+def _is_indexed_slices(item) -> bool:
+    return type(item).__name__ == "IndexedSlices" and hasattr(item, "values") and hasattr(item, "indices")
 
 
 def with_dependencies(dependencies, output_tensor, name=None) -> ops.Tensor:
     """``output_tensor``'s value, produced only after every op in ``dependencies``."""
-    with ops.control_dependencies([_as_op(d) for d in dependencies]):
-        return array_ops.identity(output_tensor, name=name)
+    deps = [_as_op(d) for d in dependencies]
+    with ops.colocate_with(_as_op(output_tensor)), ops.control_dependencies(deps):  # (where the value is, as TF's)
+        if _is_indexed_slices(output_tensor):  # (its values gated; its indices and shape as they are, as TF's)
+            return type(output_tensor)(_gated(output_tensor.values, name), output_tensor.indices,
+                                       output_tensor.dense_shape)
+        return _gated(output_tensor, name)
+
+
+def _gated(value, name):
+    """``value`` read after the control dependencies in force: a variable read anew (its cached
+    read runs whenever it likes), as TF 1.x reads a reference there."""
+    if not isinstance(value, ops.Tensor) and callable(getattr(value, "read_value", None)):
+        return array_ops.identity(value.read_value(), name=name)
+    return array_ops.identity(value, name=name)
 
 
 def tuple(tensors, name=None, control_inputs=None) -> list:  # noqa: A001 - TF's name

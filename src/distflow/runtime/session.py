@@ -99,9 +99,16 @@ def check_outside_functions(elements, feeds) -> None:
 
 def _check_outside_functions(element, what: str) -> None:
     op = element if isinstance(element, Operation) else element.op
+    # (TF's words first: "may not be fed", "has been marked as not fetchable")
     if op._ctx is not None:
-        raise ValueError(f"'{element.name}' cannot be {what}: it is made in {op._ctx.what} and exists only while "
-                         "that runs. Return it from that function and use the result instead.")
+        refusal = f"Tensor {element.name} may not be fed" if what == "fed" else \
+            f"Operation '{op.name}' has been marked as not fetchable"
+        raise ValueError(f"{refusal}: it is made in {op._ctx.what} and exists only while that runs. Return it from "
+                         "that function and use the result instead.")
+    marked = op.graph._unfeedable if what == "fed" else op.graph._unfetchable
+    if marked and (element if what == "fed" else op) in marked:
+        raise ValueError(f"Tensor {element.name} may not be fed." if what == "fed" else
+                         f"Operation '{op.name}' has been marked as not fetchable.")
 
 
 def _fetch_value(v):
