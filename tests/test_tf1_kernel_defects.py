@@ -1177,3 +1177,21 @@ def test_with_dependencies_and_tuple_gate_indexed_slices_and_variables():
         with pytest.raises(tf.errors.FailedPreconditionError):
             sess.run(early)
         assert sess.run(late).tolist() == [[10.0, 11.0]]  # (the gate initialized the variable first)
+
+
+def test_slices_index_with_int64_tensors_and_scans_check_their_axis():
+    table = tf.constant([[0, 1, 2], [3, 4, 5]], tf.int64)
+    best = tf.argmax([1, 5, 2])  # (int64, as tf.argmax gives)
+    x = tf.placeholder(tf.float64, [None, 3])
+    (dx,) = tf.gradients(tf.reduce_sum(x[:, best] * 2.0), x)
+    axis = tf.placeholder(tf.int32)
+    with tf.Session() as sess:
+        got = sess.run([table[1, best], table[:, best:best + 1], table[tf.constant(1, tf.int64)],
+                        table[0, ::tf.constant(2)]])
+        assert [np.asarray(g).tolist() for g in got] == [4, [[1], [4]], [3, 4, 5], [0, 2]]
+        assert sess.run(dx, {x: np.ones((2, 3))}).tolist() == [[0, 2, 0], [0, 2, 0]]
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected scan axis in the range \[-2, 2\), but "
+                                                                 r"got 2"):
+            sess.run(tf.cumsum(tf.zeros([2, 5]), axis), {axis: 2})
+    with pytest.raises(ValueError, match=r"Expected scan axis in the range \[-2, 2\), but got -3"):
+        tf.cumprod(tf.zeros([2, 5]), -3)

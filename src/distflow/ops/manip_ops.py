@@ -387,8 +387,32 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
 # Cumsum, Cumprod
 
 
-def _cumulative(np_fn, x, axis, exclusive, reverse):
+def _scan_axis(axis, rank: int) -> int:
+    """The scan axis, checked as TF's kernels check it."""
+    if np.ndim(axis) != 0:
+        raise errors.InvalidArgumentError(None, None, f"ScanOp: axis must be a scalar, not a tensor of shape "
+                                                      f"{list(np.shape(axis))}")
     axis = int(axis)
+    if not -rank <= axis < rank:
+        raise errors.InvalidArgumentError(None, None, f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), "
+                                                      f"but got {axis}")
+    return axis
+
+
+def _scan_shape(op):
+    x, axis = op.inputs
+    value = constant_value(axis)
+    if value is not None and x.shape.ndims is not None:
+        rank = x.shape.ndims
+        if np.ndim(value) != 0:
+            raise ValueError(f"{op.type}: axis must be a scalar, got shape {list(np.shape(value))}")
+        if not -rank <= int(value) < rank:
+            raise ValueError(f"{op.type}: Expected scan axis in the range [{-rank}, {rank}), but got {int(value)}")
+    return x.shape
+
+
+def _cumulative(np_fn, x, axis, exclusive, reverse):
+    axis = _scan_axis(axis, x.ndim)
     if reverse:
         x = np.flip(x, axis)
     out = np_fn(x, axis=axis)
@@ -401,12 +425,12 @@ def _cumulative(np_fn, x, axis, exclusive, reverse):
     return out.astype(x.dtype, copy=False)
 
 
-@register_op("Cumsum", shape=lambda op: op.inputs[0].shape)
+@register_op("Cumsum", shape=_scan_shape)
 def _cumsum_kernel(xp, x, axis, *, exclusive, reverse):
     return _cumulative(np.cumsum, x, axis, exclusive, reverse)
 
 
-@register_op("Cumprod", shape=lambda op: op.inputs[0].shape)
+@register_op("Cumprod", shape=_scan_shape)
 def _cumprod_kernel(xp, x, axis, *, exclusive, reverse):
     return _cumulative(np.cumprod, x, axis, exclusive, reverse)
 

@@ -528,12 +528,12 @@ def _getitem(tensor, key) -> ops.Tensor:
         else:
             raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) "
                             f"and scalar integer tensors are valid indices, got {item!r}")
-    if any(isinstance(v, ops.Tensor) for v in begin + end):
-        begin_t, end_t = stack([ops.convert_to_tensor(v, dtype=dtypes.int32) for v in begin]), \
-            stack([ops.convert_to_tensor(v, dtype=dtypes.int32) for v in end])
-    else:
-        begin_t, end_t = begin, end
-    return strided_slice(tensor, begin_t, end_t, strides, **masks)
+    tensors = [v for v in begin + end + strides if isinstance(v, ops.Tensor)]
+    if tensors:  # (packed as int64 where an index is, as TF's: tf.argmax's, say)
+        dtype = dtypes.int64 if any(t.dtype.base_dtype == dtypes.int64 for t in tensors) else dtypes.int32
+        begin, end, strides = (stack([ops.convert_to_tensor(v, dtype=dtype) for v in part])
+                               for part in (begin, end, strides))
+    return strided_slice(tensor, begin, end, strides, **masks)
 
 
 ops.Tensor._override_operator("__getitem__", _getitem)
