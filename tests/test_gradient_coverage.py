@@ -47,6 +47,9 @@ CASES = {
     "SparseFillEmptyRows": (lambda v, d: tf.sparse_fill_empty_rows(
         tf.SparseTensor([[0, 0], [1, 0], [1, 3], [3, 2]], v, [5, 6]), d)[0].values * [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
         [r(4), np.float64(-1.0)], 1),
+    # (each value's gradient is that of the place the reorder moved it to)
+    "SparseReorder": (lambda v: tf.sparse_reorder(tf.SparseTensor([[2, 1], [0, 3], [1, 0], [0, 0]], v, [3, 4]))
+                      .values * [1.0, 2.0, 3.0, 4.0], [r(4)], 1),
     "SparseSoftmax": (lambda v: tf.sparse_softmax(tf.SparseTensor([[0, 0, 1], [0, 0, 3], [0, 2, 0], [1, 1, 1],
                                                                   [1, 1, 2]], v, [2, 3, 4])).values * [1.0, 2.0, 3.0,
                                                                                                       4.0, 5.0],
