@@ -344,6 +344,7 @@ class Graph:
         self._version = 0
         self._unfeedable: set = set()  # (marked by prevent_feeding and prevent_fetching)
         self._unfetchable: set = set()
+        self._holds_session_handles = False  # (a tf.get_session_handle op: ops/session_ops.py)
 
     # -- default graph ------------------------------------------------------------
     @contextlib.contextmanager

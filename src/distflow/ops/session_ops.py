@@ -35,7 +35,14 @@ def _store(ctx):
     return ctx.device.peers.session_tensors
 
 
-@register_op("GetSessionHandle", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string, stateful=True)
+def _handle_shape(op):
+    # (made once per op, however it is made, built or imported: the graph notes that it holds
+    # one, so that Session.run looks for handles among its fetches only in such a graph)
+    op.graph._holds_session_handles = True
+    return TensorShape([])
+
+
+@register_op("GetSessionHandle", shape=_handle_shape, dtype=lambda op: dtypes.string, stateful=True)
 def _get_session_handle_kernel(ctx, value):
     # (a copy: a later kernel may write into its input's buffer, a variable's read is its storage)
     kept = value.copy() if hasattr(value, "copy") else np.array(value)

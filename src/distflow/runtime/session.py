@@ -498,9 +498,10 @@ def _expand_structured_feeds(feed_dict):
 def _results(mapper, elements, values, session):
     """What ``run`` returns: the fetched values in the fetches' structure (None for operations;
     a TensorHandle for a tf.get_session_handle)."""
-    for i, el in enumerate(elements):
-        if el.__class__ is Tensor and el._op._type in HANDLE_OPS:
-            values[i] = TensorHandle(handle_text(values[i]), el._op._inputs[0].dtype, session)
+    if session._graph._holds_session_handles:
+        for i, el in enumerate(elements):
+            if el.__class__ is Tensor and el._op._type in HANDLE_OPS:
+                values[i] = TensorHandle(handle_text(values[i]), el._op._inputs[0].dtype, session)
     if mapper is None:
         return None if isinstance(elements[0], Operation) else _fetch_value(values[0])
     return mapper.build([None if isinstance(el, Operation) else _fetch_value(v) for el, v in zip(elements, values)])
