@@ -1,17 +1,21 @@
 """``tf.contrib.rnn``: TF 1.x's recurrent cells and ``static_rnn``, and contrib's own cells
 with their variable names: the block LSTM and GRU cells (one op each in TensorFlow, the
 same arithmetic as LSTMCell and GRUCell), the fused LSTM over a whole sequence, the LSTM
-with layer normalization and recurrent dropout, and the stacked bidirectional RNNs."""
+with layer normalization and recurrent dropout, the stacked bidirectional RNNs, and the
+wrappers that embed a cell's inputs or project its inputs or outputs (what
+``tf.contrib.legacy_seq2seq`` builds its models with)."""
 
 from __future__ import annotations
 
+import math
+
 from .._namespace import missing
-from ..framework import ops
+from ..framework import dtypes, ops
 from ..framework.tensor_shape import TensorShape
 from ..layers.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn  # noqa: F401
 from ..layers.rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWrapper, DropoutWrapper, GRUCell, LSTMCell,  # noqa: F401
-                               LSTMStateTuple, MultiRNNCell, ResidualWrapper, RNNCell, _input_depth)
-from ..ops import array_ops, init_ops, math_ops, nn_ops, slicing_ops
+                               LSTMStateTuple, MultiRNNCell, ResidualWrapper, RNNCell, _input_depth, _Wrapper)
+from ..ops import array_ops, init_ops, math_ops, nn_impl, nn_ops, slicing_ops
 from ..ops import variable_scope as vs
 from ..ops.math_ops import sigmoid, tanh
 
@@ -150,6 +154,99 @@ class LayerNormBasicLSTMCell(BasicLSTMCell):
         new_c = self._norm(c * sigmoid(f + self._forget_bias) + sigmoid(i) * g, "state")
         new_h = self._activation(new_c) * sigmoid(o)
         return new_h, LSTMStateTuple(new_c, new_h)
+
+
+class _ProjectingWrapper(_Wrapper):
+    """A wrapper whose own variables are made with the wrapped cell's, in the wrapper's scope
+    (TF 1.x's core_rnn_cell wrappers: their ``kernel`` and ``bias`` beside the cell's scope)."""
+
+    def __init__(self, cell, reuse=None):
+        if not isinstance(cell, RNNCell):
+            raise TypeError("The parameter cell is not RNNCell.")
+        super().__init__(cell)
+        self._reuse = reuse
+
+    def __call__(self, inputs, state, scope=None):
+        return RNNCell.__call__(self, inputs, state, scope)
+
+    @property
+    def variables(self) -> list:
+        return list(self._variables) + [v for v in self._cell.variables if v not in self._variables]
+
+
+class OutputProjectionWrapper(_ProjectingWrapper):
+    """A cell whose outputs are projected to ``output_size`` (``W output + b``, then
+    ``activation`` if given)."""
+
+    _default_name = "output_projection_wrapper"
+
+    def __init__(self, cell, output_size, activation=None, reuse=None):
+        super().__init__(cell, reuse)
+        if output_size < 1:
+            raise ValueError(f"Parameter output_size must be > 0: {output_size}.")
+        self._output_size = output_size
+        self._activation = activation
+
+    @property
+    def output_size(self):
+        return self._output_size
+
+    def build(self, inputs_shape):
+        self._kernel = self._weight("kernel", [int(self._cell.output_size), self._output_size])
+        self._bias = self._weight("bias", [self._output_size], init_ops.zeros_initializer())
+
+    def call(self, inputs, state):
+        output, new_state = self._cell(inputs, state)
+        projected = nn_ops.bias_add(math_ops.matmul(output, self._kernel), self._bias)
+        return (self._activation(projected) if self._activation else projected), new_state
+
+
+class InputProjectionWrapper(_ProjectingWrapper):
+    """A cell whose inputs are first projected to ``num_proj`` (``W input``, no bias, as TF's)."""
+
+    _default_name = "input_projection_wrapper"
+
+    def __init__(self, cell, num_proj, activation=None, input_size=None, reuse=None):
+        super().__init__(cell, reuse)
+        self._num_proj = num_proj
+        self._activation = activation
+
+    def build(self, inputs_shape):
+        depth = _input_depth(inputs_shape, "InputProjectionWrapper")
+        self._kernel = self._weight("kernel", [depth, self._num_proj])
+
+    def call(self, inputs, state):
+        projected = math_ops.matmul(inputs, self._kernel)
+        return self._cell(self._activation(projected) if self._activation else projected, state)
+
+
+class EmbeddingWrapper(_ProjectingWrapper):
+    """A cell whose inputs are symbol ids ([batch] or [batch, 1]), embedded first: an
+    ``embedding`` variable [embedding_classes, embedding_size] on the CPU, initialized from
+    ``initializer``, the variable scope's, or uniformly in [-sqrt(3), sqrt(3)] (variance 1)."""
+
+    _default_name = "embedding_wrapper"
+
+    def __init__(self, cell, embedding_classes, embedding_size, initializer=None, reuse=None):
+        super().__init__(cell, reuse)
+        if embedding_classes <= 0 or embedding_size <= 0:
+            raise ValueError(f"Both embedding_classes and embedding_size must be > 0: {embedding_classes}, "
+                             f"{embedding_size}.")
+        self._embedding_classes, self._embedding_size = embedding_classes, embedding_size
+        self._initializer = initializer
+
+    def build(self, inputs_shape):
+        initializer = self._initializer or vs.get_variable_scope().initializer or \
+            init_ops.random_uniform_initializer(-math.sqrt(3), math.sqrt(3))
+        with ops.device("/cpu:0"):
+            self._embedding = vs.get_variable("embedding", [self._embedding_classes, self._embedding_size],
+                                              dtype=self._dtype or dtypes.float32, initializer=initializer,
+                                              trainable=self.trainable)
+
+    def call(self, inputs, state):
+        with ops.device("/cpu:0"):
+            embedded = nn_impl.embedding_lookup(self._embedding, array_ops.reshape(inputs, [-1]))
+        return self._cell(embedded, state)
 
 
 def _check_stack(cells_fw, cells_bw, initial_states_fw, initial_states_bw):

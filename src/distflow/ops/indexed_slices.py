@@ -10,7 +10,7 @@ to only the rows it names.
 from __future__ import annotations
 
 from ..framework import dtypes, ops
-from . import array_ops, slicing_ops
+from . import array_ops, math_ops, slicing_ops
 from .array_ops import shape_of
 from .op_util import constant_shape, constant_value, make_tensor
 from .segment_ops import unique, unsorted_segment_sum
@@ -66,9 +66,13 @@ ops.register_tensor_conversion_function(IndexedSlices, _conversion)
 
 
 def concat_slices(parts) -> IndexedSlices:
-    """The sum of several IndexedSlices of one tensor: their rows and indices side by side."""
-    return IndexedSlices(slicing_ops.concat([p.values for p in parts], 0),
-                         slicing_ops.concat([p.indices for p in parts], 0), parts[0].dense_shape)
+    """The sum of several IndexedSlices of one tensor: their rows and indices side by side
+    (int64 indices where any part's are, as TF's: ids from tf.argmax beside int32 ones)."""
+    indices = [p.indices for p in parts]
+    if len({i.dtype.base_dtype for i in indices}) > 1:
+        indices = [math_ops.cast(i, dtypes.int64) for i in indices]
+    return IndexedSlices(slicing_ops.concat([p.values for p in parts], 0), slicing_ops.concat(indices, 0),
+                         parts[0].dense_shape)
 
 
 def deduplicated(value: IndexedSlices):

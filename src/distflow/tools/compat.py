@@ -351,11 +351,15 @@ def namespaces() -> list[tuple[str, str]]:
                       "recognized and refused: no codec library)")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn` (with `LSTMBlockCell`, `LSTMBlockFusedCell`, `GRUBlockCell`/`V2`, "
-                      "`LayerNormBasicLSTMCell`, `stack_bidirectional_dynamic_rnn`/`stack_bidirectional_rnn`), "
+                      "`LayerNormBasicLSTMCell`, `stack_bidirectional_dynamic_rnn`/`stack_bidirectional_rnn`, "
+                      "`EmbeddingWrapper`, `InputProjectionWrapper`, `OutputProjectionWrapper`), "
                       "`tf.contrib.seq2seq` (`sequence_loss`, `BasicDecoder` with the "
                       "training, greedy and sampling helpers, `dynamic_decode`, `tile_batch`, `LuongAttention`, "
                       "`BahdanauAttention`, `AttentionWrapper`, `BeamSearchDecoder` and `gather_tree`), "
-                      "`tf.contrib.legacy_seq2seq` and "
+                      "`tf.contrib.legacy_seq2seq` (every model: `basic_rnn_seq2seq`, `tied_rnn_seq2seq`, "
+                      "`embedding_rnn_seq2seq`, `embedding_tied_rnn_seq2seq`, `embedding_attention_seq2seq`, "
+                      "`one2many_rnn_seq2seq`, their decoders, `model_with_buckets` and the sequence losses, with "
+                      "TF's variable names) and "
                       "`tf.contrib.lookup`, the parts TF's tutorials imported; `tf.contrib.layers` (fully_connected, "
                       "the convolutions (separable ones too), pooling, flatten, dropout, batch_norm, layer_norm, "
                       "instance_norm, group_norm, bias_add, softmax, unit_norm, repeat, stack, "
