@@ -318,3 +318,35 @@ def test_sequence_losses_match_numpy():
     assert np.isclose(a, crossent.sum() / weights.sum())
     assert np.allclose(b, crossent.sum(0) / weights.sum(0))
     assert np.allclose(c, crossent.sum(1) / weights.sum(1))
+
+
+class _VariableStateSaver:
+    """A state saver over variables: ``state(name)`` reads one, ``save_state`` assigns it."""
+
+    def __init__(self, sizes, batch):
+        self.saved = {name: tf.Variable(tf.zeros([batch, size], tf.float64), name=name) for name, size in sizes.items()}
+
+    def state(self, name):
+        return self.saved[name].read_value()
+
+    def save_state(self, name, value):
+        return tf.assign(self.saved[name], value).op
+
+
+def test_a_state_saving_rnn_carries_its_state_from_one_segment_to_the_next():
+    cell = tf.nn.rnn_cell.BasicLSTMCell(3)
+    saver = _VariableStateSaver({"c": 3, "h": 3}, 2)
+    segment = [tf.placeholder(tf.float64, [2, 4]) for _ in range(2)]
+    outputs, state = tf.nn.static_state_saving_rnn(cell, segment, saver, tf.nn.rnn_cell.LSTMStateTuple("c", "h"))
+    whole = [tf.placeholder(tf.float64, [2, 4]) for _ in range(4)]
+    with tf.variable_scope("rnn", reuse=True):
+        whole_outputs, _ = tf.nn.static_rnn(cell, whole, dtype=tf.float64)
+    steps = RNG.standard_normal((4, 2, 4))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(outputs, dict(zip(segment, steps[:2])))
+        second = sess.run(outputs, dict(zip(segment, steps[2:])))  # (from the state the first segment saved)
+        expected = sess.run(whole_outputs, dict(zip(whole, steps)))
+    np.testing.assert_allclose(np.stack(first + second), np.stack(expected), rtol=1e-12)
+    with pytest.raises(ValueError, match="state_name should be the same type as cell.state_size"):
+        tf.nn.static_state_saving_rnn(cell, segment, saver, "c")

@@ -35,7 +35,7 @@ from . import rnn_cell  # noqa: F401,E402
 from .ops.ctc_ops import (ctc_beam_search_decoder, ctc_beam_search_decoder_v2, ctc_greedy_decoder,  # noqa: F401,E402
                           ctc_loss)
 from .layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, static_bidirectional_rnn,  # noqa: F401,E402
-                         static_rnn)
+                         static_rnn, static_state_saving_rnn)
 
 from .ops.morphology_ops import dilation2d, erosion2d  # noqa: F401
 from .ops.fractional_pool_ops import fractional_avg_pool, fractional_max_pool  # noqa: F401,E402

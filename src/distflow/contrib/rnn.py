@@ -12,7 +12,8 @@ import math
 from .._namespace import missing
 from ..framework import dtypes, ops
 from ..framework.tensor_shape import TensorShape
-from ..layers.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn  # noqa: F401
+from ..layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn,  # noqa: F401
+                          static_state_saving_rnn)
 from ..layers.rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWrapper, DropoutWrapper, GRUCell, LSTMCell,  # noqa: F401
                                LSTMStateTuple, MultiRNNCell, ResidualWrapper, RNNCell, _input_depth, _Wrapper)
 from ..ops import array_ops, init_ops, math_ops, nn_impl, nn_ops, slicing_ops

@@ -209,6 +209,31 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         return outputs, state
 
 
+def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None, scope=None):
+    """``static_rnn`` whose initial state is ``state_saver.state(state_name)`` (a structure of
+    names for a structured state) and whose final state is saved with
+    ``state_saver.save_state(name, value)`` before the last output and the final state are
+    given out: a long sequence run in segments, each step carrying on from the last (the state
+    savers of TF 1.x's ``batch_sequences_with_states``)."""
+    structured = nest.is_nested(cell.state_size)
+    if structured != nest.is_nested(state_name):
+        raise ValueError(f"state_name should be the same type as cell.state_size.  state_name: {state_name}, "
+                         f"cell.state_size: {cell.state_size}")
+    names = nest.flatten(state_name)
+    if structured and len(names) != len(nest.flatten(cell.state_size)):
+        raise ValueError(f"#elems(state_name) != #elems(state_size): {len(names)} vs. "
+                         f"{len(nest.flatten(cell.state_size))}")
+    saved = [state_saver.state(name) for name in names]
+    initial_state = nest.pack_sequence_as(cell.state_size, saved) if structured else saved[0]
+    outputs, state = static_rnn(cell, inputs, initial_state=initial_state, sequence_length=sequence_length,
+                                scope=scope)
+    saves = [state_saver.save_state(name, value) for name, value in zip(names, nest.flatten(state))]
+    with ops.control_dependencies(saves):  # (nothing comes out before the state is saved)
+        outputs[-1] = nest.map_structure(array_ops.identity, outputs[-1])
+        state = nest.map_structure(array_ops.identity, state)
+    return outputs, state
+
+
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, initial_state_fw=None,
                               initial_state_bw=None, dtype=None, parallel_iterations=None, swap_memory=False,
                               time_major=False, scope=None):
