@@ -324,7 +324,8 @@ class _VariableStateSaver:
     """A state saver over variables: ``state(name)`` reads one, ``save_state`` assigns it."""
 
     def __init__(self, sizes, batch):
-        self.saved = {name: tf.Variable(tf.zeros([batch, size], tf.float64), name=name) for name, size in sizes.items()}
+        self.saved = {name: tf.Variable(tf.zeros([batch, size], tf.float64), name=name)
+                      for name, size in sizes.items()}
 
     def state(self, name):
         return self.saved[name].read_value()
