@@ -228,3 +228,71 @@ def test_gather_tree_follows_the_parents_back():
 def _run_value(t):
     with tf.Session() as sess:
         return sess.run(t)
+
+
+def _one_step(helper, cell_units=4, batch=3):
+    cell = tf.nn.rnn_cell.BasicRNNCell(cell_units, dtype=tf.float64)
+    decoder = seq2seq.BasicDecoder(cell, helper, cell.zero_state(batch, tf.float64))
+    finished, inputs, state = decoder.initialize()
+    outputs, _, next_inputs, next_finished = decoder.step(tf.constant(0), inputs, state)
+    return decoder, outputs, next_inputs, next_finished
+
+
+@pytest.mark.parametrize("probability", [0.0, 1.0])
+def test_scheduled_embedding_training_reads_targets_or_its_own_samples(probability):
+    targets = RNG.randn(3, 4, 2)
+    embedding = RNG.randn(4, 2)
+    helper = seq2seq.ScheduledEmbeddingTrainingHelper(tf.constant(targets), [4, 4, 1], tf.constant(embedding),
+                                                      probability, seed=3)
+    _, outputs, next_inputs, finished = _one_step(helper)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        ids, got, done = sess.run([outputs.sample_id, next_inputs, finished])
+    assert done.tolist() == [False, False, True] and ids.shape == (3,)
+    if probability == 0.0:  # (-1: the target read)
+        assert ids.tolist() == [-1, -1, -1]
+        np.testing.assert_allclose(got, targets[:, 1])
+    else:
+        assert (ids >= 0).all() and (ids < 4).all()
+        np.testing.assert_allclose(got, embedding[ids])
+
+
+@pytest.mark.parametrize("probability", [0.0, 1.0])
+def test_scheduled_output_training_reads_targets_or_its_own_outputs_with_auxiliary_inputs(probability):
+    targets, extra = RNG.randn(3, 4, 3), RNG.randn(3, 4, 1)
+    helper = seq2seq.ScheduledOutputTrainingHelper(tf.constant(targets), [4, 4, 4], probability,
+                                                   next_inputs_fn=lambda out: out[:, :3] * 2.0,
+                                                   auxiliary_inputs=tf.constant(extra))
+    decoder, outputs, next_inputs, _ = _one_step(helper)
+    assert decoder.output_dtype.sample_id == tf.bool
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        chosen, out, got = sess.run([outputs.sample_id, outputs.rnn_output, next_inputs])
+    assert chosen.tolist() == [bool(probability)] * 3
+    want = np.concatenate([targets[:, 1], extra[:, 1]], 1) if probability == 0.0 else \
+        np.concatenate([out[:, :3] * 2.0, extra[:, 1]], 1)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_inference_and_custom_helpers_run_the_functions_given_them():
+    start = RNG.randn(3, 2)
+    helper = seq2seq.InferenceHelper(sample_fn=lambda out: out[:, :2] * 0.5, sample_shape=[2], sample_dtype=tf.float64,
+                                     start_inputs=tf.constant(start), end_fn=lambda s: tf.reduce_sum(s, 1) > 0.0,
+                                     next_inputs_fn=lambda s: s + 1.0)
+    _, outputs, next_inputs, finished = _one_step(helper)
+    custom = seq2seq.CustomHelper(lambda: (tf.constant([False, True]), tf.ones([2, 2], tf.float64)),
+                                  lambda time, outputs, state: tf.zeros([2], tf.int32),
+                                  lambda time, outputs, state, sample_ids: (tf.constant([True, True]), outputs[:, :2],
+                                                                            state))
+    with pytest.raises(ValueError, match="batch_size accessed before initialize was called"):
+        custom.batch_size
+    _, custom_outputs, custom_next, custom_finished = _one_step(custom, batch=2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, samples, got, done = sess.run([outputs.rnn_output, outputs.sample_id, next_inputs, finished])
+        got_custom, custom_out, custom_done = sess.run([custom_next, custom_outputs.rnn_output, custom_finished])
+    np.testing.assert_allclose(samples, out[:, :2] * 0.5)
+    np.testing.assert_allclose(got, samples + 1.0)
+    assert done.tolist() == (samples.sum(1) > 0).tolist()
+    np.testing.assert_allclose(got_custom, custom_out[:, :2])
+    assert custom_done.tolist() == [True, True]

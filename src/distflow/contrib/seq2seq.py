@@ -3,23 +3,26 @@ tutorial wrote them, and ``sequence_loss``.
 
 A *helper* says what the decoder reads at each step: ``TrainingHelper`` the target
 sequence (teacher forcing), ``GreedyEmbeddingHelper`` the embedding of its own last
-arg-max until the end token, ``SampleEmbeddingHelper`` that of a draw. ``BasicDecoder``
+arg-max until the end token, ``SampleEmbeddingHelper`` that of a draw; the scheduled
+sampling helpers the target or, with a probability, the decoder's own sample or output;
+``InferenceHelper`` and ``CustomHelper`` what functions given to them say. ``BasicDecoder``
 runs a cell (and an ``output_layer``) one step under a helper; ``dynamic_decode`` runs a
 decoder in one ``while_loop`` until every sequence is finished (or ``maximum_iterations``),
 and returns its outputs batch-major, its final state and each sequence's length.
 ``tile_batch`` repeats each batch entry (for a beam). The attention mechanisms and
 ``AttentionWrapper`` are in attention.py, ``BeamSearchDecoder`` and ``gather_tree`` in
-beam_search.py. Not here: ``ScheduledEmbeddingTrainingHelper``, several attention
-mechanisms in one wrapper, the beam search's coverage penalty.
+beam_search.py. Not here: several attention mechanisms in one wrapper, the monotonic
+attentions, the beam search's coverage penalty.
 """
 
 from __future__ import annotations
 
 import collections
 
-from .. import (TensorArray, argmax, cast, concat, cond, convert_to_tensor, equal, expand_dims, fill, greater_equal,
-                int32, less_equal, logical_not, logical_or, multinomial, reduce_all, reshape, shape, squeeze, tile,
-                transpose, where, while_loop, zeros, zeros_like)
+from .. import (TensorArray, argmax, bool as bool_, cast, concat, cond, convert_to_tensor, equal, expand_dims, fill,
+                greater, greater_equal, int32, less, less_equal, logical_not, logical_or, maximum, multinomial,
+                random_uniform, reduce_all, reduce_any, reshape, shape, size, squeeze, tile, transpose, where,
+                where_v2, while_loop, zeros, zeros_like)
 from .._namespace import missing
 from ..framework import nest
 from ..framework.tensor_shape import TensorShape
@@ -135,6 +138,169 @@ class SampleEmbeddingHelper(GreedyEmbeddingHelper):
     def sample(self, time, outputs, state, name=None):
         logits = outputs if self._temperature is None else outputs / self._temperature
         return cast(squeeze(multinomial(logits, 1, seed=self._seed), [1]), int32)
+
+
+class CustomHelper(Helper):
+    """A helper of three functions: ``initialize_fn()`` -> (finished, next inputs),
+    ``sample_fn(time, outputs, state)`` -> sample ids, ``next_inputs_fn(time, outputs, state,
+    sample_ids)`` -> (finished, next inputs, next state)."""
+
+    def __init__(self, initialize_fn, sample_fn, next_inputs_fn, sample_ids_shape=None, sample_ids_dtype=None):
+        self._initialize_fn, self._sample_fn, self._next_inputs_fn = initialize_fn, sample_fn, next_inputs_fn
+        self._batch_size = None
+        self._sample_ids_shape = TensorShape(sample_ids_shape or [])
+        self._sample_ids_dtype = sample_ids_dtype or int32
+
+    @property
+    def batch_size(self):
+        if self._batch_size is None:
+            raise ValueError("batch_size accessed before initialize was called")
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_ids_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_ids_dtype
+
+    def initialize(self, name=None):
+        finished, next_inputs = self._initialize_fn()
+        if self._batch_size is None:
+            self._batch_size = size(finished)
+        return finished, next_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        return self._sample_fn(time=time, outputs=outputs, state=state)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        return self._next_inputs_fn(time=time, outputs=outputs, state=state, sample_ids=sample_ids)
+
+
+class InferenceHelper(Helper):
+    """Reads ``start_inputs``, then ``next_inputs_fn`` of each step's ``sample_fn(outputs)``
+    (the samples themselves by default); a sequence is finished where ``end_fn(samples)`` is
+    true. For outputs that are not ids (a regression decoder)."""
+
+    def __init__(self, sample_fn, sample_shape, sample_dtype, start_inputs, end_fn, next_inputs_fn=None):
+        self._sample_fn, self._end_fn, self._next_inputs_fn = sample_fn, end_fn, next_inputs_fn
+        self._sample_shape, self._sample_dtype = TensorShape(sample_shape), sample_dtype
+        self._start_inputs = convert_to_tensor(start_inputs, name="start_inputs")
+        self._batch_size = shape(self._start_inputs)[0]
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_dtype
+
+    def initialize(self, name=None):
+        return fill(expand_dims(self._batch_size, 0), False), self._start_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        return self._sample_fn(outputs)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        finished = self._end_fn(sample_ids)
+        next_inputs = sample_ids if self._next_inputs_fn is None else self._next_inputs_fn(sample_ids)
+        return finished, next_inputs, state
+
+
+def _sampling_probability(probability):
+    probability = convert_to_tensor(probability, name="sampling_probability")
+    if probability.shape.ndims not in (0, 1):
+        raise ValueError(f"sampling_probability must be either a scalar or a vector. saw shape: {probability.shape}")
+    return probability
+
+
+def _rows(mask, chosen, other):
+    """``chosen`` where the [batch] ``mask`` is true, else ``other``, row by row."""
+    return where_v2(reshape(mask, concat([shape(mask), fill(expand_dims(other.shape.ndims - 1, 0), 1)], 0)),
+                    chosen, other)
+
+
+class ScheduledEmbeddingTrainingHelper(TrainingHelper):
+    """Scheduled sampling (Bengio et al., 2015): a ``TrainingHelper`` that reads, for each
+    sequence with probability ``sampling_probability``, the embedding of an id drawn from the
+    decoder's output logits instead of the next target (sample id -1 where it reads the
+    target)."""
+
+    def __init__(self, inputs, sequence_length, embedding, sampling_probability, time_major=False, seed=None,
+                 scheduling_seed=None, name=None):
+        self._embedding_fn = embedding if callable(embedding) else embedding_and_tokens(embedding, [0], 0)[0]
+        self._sampling_probability = _sampling_probability(sampling_probability)
+        self._seed, self._scheduling_seed = seed, scheduling_seed
+        super().__init__(inputs, sequence_length, time_major=time_major)
+
+    def sample(self, time, outputs, state, name=None):
+        chosen = less(random_uniform(expand_dims(self.batch_size, 0), seed=self._scheduling_seed,
+                                     dtype=self._sampling_probability.dtype), self._sampling_probability)
+        drawn = cast(squeeze(multinomial(outputs, 1, seed=self._seed), [1]), int32)
+        ids = where(chosen, drawn, fill(expand_dims(self.batch_size, 0), -1))
+        ids.set_shape(self._sequence_length.shape)
+        return ids
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        finished, base, state = super().next_inputs(time, outputs, state, sample_ids)
+
+        def sampled():
+            return _rows(greater(sample_ids, -1), self._embedding_fn(maximum(sample_ids, 0)), base)
+
+        next_inputs = cond(reduce_all(finished), lambda: base, sampled)
+        next_inputs.set_shape(base.shape)
+        return finished, next_inputs, state
+
+
+class ScheduledOutputTrainingHelper(TrainingHelper):
+    """Scheduled sampling of outputs: a ``TrainingHelper`` that reads, for each sequence with
+    probability ``sampling_probability``, the decoder's own last output (through
+    ``next_inputs_fn`` if given, with ``auxiliary_inputs`` appended) instead of the next
+    target (boolean sample ids: where it did)."""
+
+    def __init__(self, inputs, sequence_length, sampling_probability, time_major=False, seed=None,
+                 next_inputs_fn=None, auxiliary_inputs=None, name=None):
+        self._sampling_probability = _sampling_probability(sampling_probability)
+        self._seed, self._next_inputs_fn = seed, next_inputs_fn
+        self._auxiliary = None
+        if auxiliary_inputs is not None:
+            auxiliary_inputs = convert_to_tensor(auxiliary_inputs)
+            inputs = concat([convert_to_tensor(inputs), auxiliary_inputs], -1)
+            steps = auxiliary_inputs if time_major else _transpose_batch_time(auxiliary_inputs)
+            self._auxiliary = TensorArray(steps.dtype, size=shape(steps)[0],
+                                          element_shape=steps.shape[1:]).unstack(steps)
+        super().__init__(inputs, sequence_length, time_major=time_major)
+
+    @property
+    def sample_ids_dtype(self):
+        return bool_
+
+    def sample(self, time, outputs, state, name=None):
+        chosen = less(random_uniform(expand_dims(self.batch_size, 0), seed=self._seed,
+                                     dtype=self._sampling_probability.dtype), self._sampling_probability)
+        chosen.set_shape(self._sequence_length.shape)
+        return chosen
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        finished, base, state = super().next_inputs(time, outputs, state, sample_ids)
+        sample_ids = cast(sample_ids, bool_)
+
+        def sampled():
+            own = outputs if self._next_inputs_fn is None else self._next_inputs_fn(outputs)
+            if self._auxiliary is not None:
+                own = concat([own, self._auxiliary.read(time + 1)], -1)
+            return _rows(sample_ids, own, base)
+
+        skip = logical_or(reduce_all(finished), logical_not(reduce_any(sample_ids)))
+        next_inputs = cond(skip, lambda: base, sampled)
+        next_inputs.set_shape(base.shape)
+        return finished, next_inputs, state
 
 
 class BasicDecoderOutput(collections.namedtuple("BasicDecoderOutput", ("rnn_output", "sample_id"))):
