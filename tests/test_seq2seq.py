@@ -296,3 +296,14 @@ def test_inference_and_custom_helpers_run_the_functions_given_them():
     assert done.tolist() == (samples.sum(1) > 0).tolist()
     np.testing.assert_allclose(got_custom, custom_out[:, :2])
     assert custom_done.tolist() == [True, True]
+
+
+def test_an_attention_wrappers_state_keeps_its_static_batch_size_through_decoding():
+    memory = tf.constant(RNG.randn(5, 8, 7))
+    mechanism = seq2seq.BahdanauAttention(9, memory, memory_sequence_length=[8] * 5)
+    cell = seq2seq.AttentionWrapper(tf.nn.rnn_cell.LSTMCell(9, dtype=tf.float64), mechanism, attention_layer_size=6)
+    initial = cell.zero_state(5, tf.float64)
+    helper = seq2seq.TrainingHelper(tf.zeros([5, 4, 3], tf.float64), [4] * 5)
+    _, final, _ = seq2seq.dynamic_decode(seq2seq.BasicDecoder(cell, helper, initial))
+    assert initial.attention.shape.as_list() == [5, 6] and final.attention.shape.as_list() == [5, 6]
+    assert final.alignments.shape.as_list() == [5, 8]

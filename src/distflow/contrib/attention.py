@@ -173,8 +173,9 @@ class AttentionWrapper(RNNCell):
         batch = convert_to_tensor(batch_size)
         alignments = self._mechanism.initial_alignments(batch, dtype)
         attention = zeros(concat([expand_dims(batch, 0), [self._attention_size]], 0), dtype=dtype)
-        attention.set_shape([None, self._attention_size])
-        alignments.set_shape([None, self._mechanism.values.shape[1].value])
+        static_batch = batch_size if isinstance(batch_size, int) else None  # (kept through a decoding loop)
+        attention.set_shape([static_batch, self._attention_size])
+        alignments.set_shape([static_batch, self._mechanism.values.shape[1].value])
         history = TensorArray(dtype, size=0, dynamic_size=True) if self._alignment_history else ()
         return AttentionWrapperState(cell_state=cell_state, attention=attention,
                                      time=convert_to_tensor(0, dtype=dtypes.int32), alignments=alignments,
