@@ -110,6 +110,11 @@ class Tensor:
     def get_shape(self) -> TensorShape:
         return self._shape
 
+    def _shape_as_list(self):
+        """The static shape as a list (None for an unknown rank): TF's private helper, which
+        code written against TF's internals (its gradient checker, say) calls."""
+        return self._shape.as_list() if self._shape.ndims is not None else None
+
     def set_shape(self, shape) -> None:
         """Refines the static shape; an incompatible shape is a ValueError."""
         self._shape = self._shape.merge_with(as_shape(shape))
