@@ -140,7 +140,7 @@ def test_each_session_has_its_own_tables_as_in_tensorflow():
         sess.run(tf.tables_initializer())
         assert sess.run(found).tolist() == [1, -1]
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.FailedPreconditionError, match="Table 'hash_table' not initialized"):
+        with pytest.raises(tf.errors.FailedPreconditionError, match="Table not initialized: 'hash_table'"):
             sess.run(found)
 
 
@@ -240,3 +240,17 @@ def test_a_saver_keeps_a_mutable_tables_entries(tmp_path):
             tf.train.Saver().restore(sess, path)  # (the checkpoint's entries replace the table's)
             assert sess.run(table.size()) == 3
             assert sess.run(found).tolist() == [-1, 0, 1, 2, -1]
+
+
+def test_tables_check_their_initializers_when_the_graph_is_built():
+    with pytest.raises(ValueError, match="keys and values must have one shape"):
+        tf.lookup.KeyValueTensorInitializer(tf.constant(["a", "b", "c"]), tf.constant([0, 1, 2, 3], tf.int64))
+    with pytest.raises(ValueError, match="Filename required"):
+        tf.lookup.TextFileInitializer("", tf.string, tf.lookup.TextFileIndex.WHOLE_LINE, tf.int64,
+                                      tf.lookup.TextFileIndex.LINE_NUMBER)
+    with pytest.raises(ValueError, match="must be a string scalar"):
+        tf.lookup.TextFileInitializer(tf.constant(["a.txt", "b.txt"]), tf.string, tf.lookup.TextFileIndex.WHOLE_LINE,
+                                      tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER)
+    for dtype in (tf.bool, tf.float64):
+        with pytest.raises(TypeError, match="Invalid key_dtype"):
+            tf.contrib.lookup.IdTableWithHashBuckets(None, num_oov_buckets=5, key_dtype=dtype)

@@ -45,6 +45,10 @@ from .op_util import constant_value, make_op, make_tensor
 from .sparse_ops import SparseTensor
 
 
+def _not_initialized(name: str) -> str:
+    return f"Table not initialized: '{name}' (run its initializer, or tf.tables_initializer())"
+
+
 class TextFileIndex:
     """Where a key or a value comes from in a line of a text file."""
 
@@ -69,7 +73,7 @@ class _Table:
     def find(self, keys: np.ndarray, default) -> np.ndarray:
         entries = self.entries
         if entries is None:
-            raise errors.FailedPreconditionError(None, None, f"Table '{self.name}' not initialized.")
+            raise errors.FailedPreconditionError(None, None, _not_initialized(self.name))
         default = np.asarray(default).item()
         out = np.array([entries.get(k, default) for k in keys.reshape(-1).tolist()],
                        dtype=self.value_dtype.as_numpy_dtype)
@@ -305,7 +309,7 @@ def _lookup_kernel(xp, table, keys, default_value):
 @register_op("LookupTableSizeV2", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.int64, ref_inputs=(0,))
 def _size_kernel(xp, table):
     if table.entries is None:
-        raise errors.FailedPreconditionError(None, None, f"Table '{table.name}' not initialized.")
+        raise errors.FailedPreconditionError(None, None, _not_initialized(table.name))
     return np.int64(len(table.entries))
 
 
@@ -332,7 +336,7 @@ def _find_shape(op):
              dtype=lambda op: [op._attr("Tkeys"), op._attr("Tvalues")], ref_inputs=(0,))
 def _export_kernel(xp, table, *, Tkeys, Tvalues):  # noqa: N803 - TF's attr names
     if table.entries is None:
-        raise errors.FailedPreconditionError(None, None, f"Table '{table.name}' not initialized.")
+        raise errors.FailedPreconditionError(None, None, _not_initialized(table.name))
     if isinstance(table, _MutableTable):
         return table.export()
     keys, values = list(table.entries), list(table.entries.values())
@@ -382,6 +386,8 @@ class KeyValueTensorInitializer(TableInitializerBase):
         with ops.name_scope(name, "key_value_init", []):
             self._keys = ops.convert_to_tensor(keys, dtype=key_dtype, name="keys")
             self._values = ops.convert_to_tensor(values, dtype=value_dtype, name="values")
+        if not self._keys.shape.is_compatible_with(self._values.shape):
+            raise ValueError(f"keys and values must have one shape, got {self._keys.shape} and {self._values.shape}")
         self._name = name or "key_value_init"
         super().__init__(self._keys.dtype.base_dtype, self._values.dtype.base_dtype)
 
@@ -411,6 +417,11 @@ class TextFileInitializer(TableInitializerBase):
                 raise ValueError(f"Signature mismatch. {what.capitalize()}s must be integer or string, got {dtype}.")
         if vocab_size is not None and vocab_size <= 0:
             raise ValueError(f"Invalid vocab_size {vocab_size}.")
+        if isinstance(filename, (str, bytes)) and not filename:
+            raise ValueError("Filename required for text file initializer.")
+        if isinstance(filename, ops.Tensor) and (filename.dtype.base_dtype != dtypes.string
+                                                 or filename.shape.ndims not in (None, 0)):
+            raise ValueError(f"The filename of a text file initializer must be a string scalar, got {filename}")
         self._filename = filename
         self._key_index, self._value_index = key_index, value_index
         self._vocab_size, self._delimiter = vocab_size, delimiter
@@ -741,6 +752,8 @@ class StaticVocabularyTable(LookupInterface):
                                     f"{initializer.value_dtype}.")
                 _table = StaticHashTable(initializer, -1, name="table")
         key_dtype = _table.key_dtype if _table is not None else dtypes.as_dtype(lookup_key_dtype or dtypes.string)
+        if not (key_dtype.is_integer or key_dtype == dtypes.string):
+            raise TypeError(f"Invalid key_dtype, expected integer or string, got {key_dtype}.")
         super().__init__(key_dtype if lookup_key_dtype is None else lookup_key_dtype, dtypes.int64,
                          scope.rstrip("/") or "hash_table")
         self._table, self._num_oov_buckets, self._hasher_spec = _table, int(num_oov_buckets), _hasher_spec
