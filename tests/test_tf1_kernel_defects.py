@@ -1195,3 +1195,26 @@ def test_slices_index_with_int64_tensors_and_scans_check_their_axis():
             sess.run(tf.cumsum(tf.zeros([2, 5]), axis), {axis: 2})
     with pytest.raises(ValueError, match=r"Expected scan axis in the range \[-2, 2\), but got -3"):
         tf.cumprod(tf.zeros([2, 5]), -3)
+
+
+def test_dynamic_partition_edit_distance_and_unstack_as_tensorflows_shape_functions_say():
+    data = tf.constant(np.arange(12.0).reshape(4, 3))
+    parts = tf.dynamic_partition(data, [1, 0, 1, 2], 3)
+    assert [p.shape.as_list() for p in parts] == [[None, 3]] * 3
+    with pytest.raises(ValueError, match="must be a prefix of"):
+        tf.dynamic_partition(data, [[0, 1]], 2)
+    empty = tf.dynamic_partition(tf.zeros([2, 0]), [0, 1], 3)
+    truth = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["a", "b", "c"], [2, 2])
+    hypothesis = tf.SparseTensor([[0, 0], [1, 0]], ["a", "c"], [2, 1])
+    distance = tf.edit_distance(hypothesis, truth, normalize=False)
+    assert distance.shape.as_list() == [2]
+    with pytest.raises(ValueError, match=r"axis = 2 not in \[-2, 2\)"):
+        tf.unstack(data, axis=2)
+    with tf.Session() as sess:
+        got = sess.run(parts)
+        assert [p.tolist() for p in got] == [[[3.0, 4.0, 5.0]], [[0.0, 1.0, 2.0], [6.0, 7.0, 8.0]],
+                                             [[9.0, 10.0, 11.0]]]
+        assert [p.shape for p in sess.run(empty)] == [(1, 0), (1, 0), (0, 0)]
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"partitions\[2\] = 4 is not in \[0, 3\)"):
+            sess.run(tf.dynamic_partition(data, [1, 0, 4, 2], 3))
+        assert sess.run(distance).tolist() == [0.0, 1.0]

@@ -218,14 +218,33 @@ def segment_mean(data, segment_ids, name=None):
 # DynamicPartition, DynamicStitch
 
 
-@register_op("DynamicPartition", list_output=True,
-             shape=lambda op: [TensorShape(None)] * op._attr("num_partitions"),
+def _dynamic_partition_shape(op):
+    """Each output: an unknown number of the rows of ``data`` after ``partitions``' dimensions
+    (which must be ``data``'s first ones)."""
+    data, partitions = op.inputs
+    n = op._attr("num_partitions")
+    if data.shape.ndims is None or partitions.shape.ndims is None:
+        return [TensorShape(None)] * n
+    if not data.shape[:partitions.shape.ndims].is_compatible_with(partitions.shape):
+        raise ValueError(f"DynamicPartition '{op.name}': partitions' shape {partitions.shape} must be a prefix of "
+                         f"data's {data.shape}")
+    return [TensorShape([None]).concatenate(data.shape[partitions.shape.ndims:])] * n
+
+
+@register_op("DynamicPartition", list_output=True, shape=_dynamic_partition_shape,
              dtype=lambda op: [op.inputs[0].dtype.base_dtype] * op._attr("num_partitions"))
 def _dynamic_partition_kernel(xp, data, partitions, *, num_partitions):
     partitions = np.asarray(partitions)
-    if partitions.size and (partitions.min() < 0 or partitions.max() >= num_partitions):
-        raise errors.InvalidArgumentError(None, None, f"partitions must be in [0, {num_partitions})")
-    flat = data.reshape((-1,) + data.shape[partitions.ndim:])
+    bad = (partitions < 0) | (partitions >= num_partitions)
+    if bad.any():  # (TF's message: where the first one is)
+        where = ",".join(str(int(i)) for i in np.unravel_index(int(np.argmax(bad)), partitions.shape))
+        raise errors.InvalidArgumentError(None, None, f"partitions{f'[{where}]' if where else ''} = "
+                                                      f"{int(partitions[bad][0])} is not in [0, {num_partitions})")
+    if data.shape[:partitions.ndim] != partitions.shape:
+        raise errors.InvalidArgumentError(None, None, f"data.shape must start with partitions.shape, got data.shape "
+                                                      f"= {list(data.shape)}, partitions.shape = "
+                                                      f"{list(partitions.shape)}")
+    flat = data.reshape((partitions.size,) + data.shape[partitions.ndim:])  # (an empty batch too)
     flat_p = partitions.reshape(-1)
     return tuple(flat[flat_p == i] for i in range(num_partitions))
 

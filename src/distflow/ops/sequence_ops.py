@@ -8,7 +8,7 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from .op_util import make_tensor
+from .op_util import constant_value, make_tensor
 from .sparse_ops import as_sparse_tensor
 
 
@@ -62,7 +62,16 @@ def _sequences(indices, values):
     return groups
 
 
-@register_op("EditDistance", shape=lambda op: TensorShape(None), dtype=lambda op: dtypes.float32)
+def _edit_distance_shape(op):
+    """The outer dimensions of the larger of the two dense shapes, where both are known (TF's)."""
+    h_shape, t_shape = constant_value(op.inputs[2]), constant_value(op.inputs[5])
+    if h_shape is not None and t_shape is not None and len(h_shape) == len(t_shape):
+        return TensorShape(np.maximum(h_shape[:-1], t_shape[:-1]).astype(int).tolist())
+    rank = op.inputs[2].shape[0].value if op.inputs[2].shape.ndims == 1 else None
+    return TensorShape(None) if rank is None else TensorShape([None] * (rank - 1))
+
+
+@register_op("EditDistance", shape=_edit_distance_shape, dtype=lambda op: dtypes.float32)
 def _edit_distance_kernel(xp, h_ind, h_val, h_shape, t_ind, t_val, t_shape, *, normalize):
     out_shape = np.maximum(h_shape[:-1], t_shape[:-1]).astype(int)
     hyp, truth = _sequences(h_ind, h_val), _sequences(t_ind, t_val)

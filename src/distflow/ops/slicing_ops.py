@@ -215,8 +215,11 @@ def _unpack_kernel(xp, x, *, num, axis):
 
 def unstack(value, num=None, axis=0, name="unstack") -> list[ops.Tensor]:
     value = ops.convert_to_tensor(value)
+    rank = value.shape.ndims
+    if rank is not None and not -rank <= axis < rank:
+        raise ValueError(f"axis = {axis} not in [{-rank}, {rank})")
     if num is None:
-        if value.shape.ndims is None:
+        if rank is None:
             raise ValueError(f"Cannot infer num from shape {value.shape}")
         num = value.shape[axis].value
         if num is None:
