@@ -36,16 +36,19 @@ class Layer:
         self.input_spec = None
 
     def _unique_scope_name(self) -> str:
-        if self._given_name:
-            return self._given_name
-        # The first of default, default_1, ... that no variable scope under the current one has used.
+        # The first of name, name_1, ... that no variable scope under the current one has used,
+        # for a given name too, as TF's layer objects (two Dense(name="memory_layer"): the second
+        # is "memory_layer_1"); a scope that reuses variables takes the name as it is.
+        base = self._given_name or self._default_name
+        if self._given_name and get_variable_scope().reuse:
+            return base
         scope = get_variable_scope().name
         prefix = f"{scope}/" if scope else ""
         used = variable_store().scope_counts
-        candidate, count = self._default_name, 0
+        candidate, count = base, 0
         while f"{prefix}{candidate}" in used:
             count += 1
-            candidate = f"{self._default_name}_{count}"
+            candidate = f"{base}_{count}"
         return candidate
 
     def __call__(self, inputs, *args, **kwargs):
