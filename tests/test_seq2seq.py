@@ -307,3 +307,38 @@ def test_an_attention_wrappers_state_keeps_its_static_batch_size_through_decodin
     _, final, _ = seq2seq.dynamic_decode(seq2seq.BasicDecoder(cell, helper, initial))
     assert initial.attention.shape.as_list() == [5, 6] and final.attention.shape.as_list() == [5, 6]
     assert final.alignments.shape.as_list() == [5, 8]
+
+
+def test_an_attention_wrapper_over_several_mechanisms_concatenates_their_attentions():
+    memories = [RNG.randn(2, 4, 5), RNG.randn(2, 3, 2)]
+    x = RNG.randn(2, 2, 3)
+    mechanisms = [seq2seq.LuongAttention(6, tf.constant(m), dtype=tf.float64) for m in memories]
+    cell = seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(6, dtype=tf.float64), mechanisms,
+                                    attention_layer_size=[3, 2], alignment_history=True)
+    assert cell.output_size == 5 and cell.state_size.alignments == (4, 3)
+    initial = cell.zero_state(2, tf.float64)
+    decoder = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(tf.constant(x), [2, 2]), initial)
+    outputs, state, _ = seq2seq.dynamic_decode(decoder)
+    histories = [h.stack() for h in state.alignment_history]
+    with pytest.raises(ValueError, match="exactly one integer per attention_mechanism"):
+        seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(6), mechanisms, attention_layer_size=[3])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, got_histories = sess.run([outputs.rnn_output, histories])
+        values = {v.op.name: sess.run(v) for v in tf.trainable_variables()}
+    keys = [m @ values[name] for m, name in zip(memories, ("memory_layer/kernel", "memory_layer_1/kernel"))]
+    layers = [_weight(values, "attention_layer/kernel"), _weight(values, "attention_layer_1/kernel")]
+    kernel, bias = _weight(values, "basic_rnn_cell/kernel"), _weight(values, "basic_rnn_cell/bias")
+    h, attention, want, seen = np.zeros((2, 6)), np.zeros((2, 5)), [], [[], []]
+    for t in range(2):
+        h = np.tanh(np.concatenate([x[:, t], attention, h], 1) @ kernel + bias)
+        parts = []
+        for i in range(2):
+            alignments = _softmax(np.einsum("bd,btd->bt", h, keys[i]))
+            seen[i].append(alignments)
+            parts.append(np.concatenate([h, np.einsum("bt,btd->bd", alignments, memories[i])], 1) @ layers[i])
+        attention = np.concatenate(parts, 1)
+        want.append(attention)
+    np.testing.assert_allclose(got, np.stack(want, 1), rtol=1e-10, atol=1e-12)
+    for i in range(2):
+        np.testing.assert_allclose(got_histories[i], np.stack(seen[i]), rtol=1e-10, atol=1e-12)

@@ -7,7 +7,8 @@ out of the scores) and its keys (the memory through a dense ``memory_layer``); c
 query it gives the alignments (a softmax over the memory). The wrapper feeds the cell its
 input with the previous attention (``cell_input_fn``), then attends with the cell's output:
 the context (the alignment-weighted memory), through ``attention_layer`` with the output
-if ``attention_layer_size`` is given, is the attention it outputs and carries.
+if ``attention_layer_size`` is given, is the attention it outputs and carries. Given several
+mechanisms, each attends on its own and their attentions are concatenated.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ class _BaseAttentionMechanism:
         self._keys = memory_layer(self._values) if memory_layer is not None else self._values
         self._probability_fn = probability_fn or (lambda score, _state: nn.softmax(score))
         self._score_mask_value = score_mask_value
-        self._batch_size = shape(self._values)[0]
-        self._alignments_size = shape(self._keys)[1]
+        self._batch_size = self._values.shape[0].value or shape(self._values)[0]  # (static where known, as TF's)
+        self._alignments_size = self._keys.shape[1].value or shape(self._keys)[1]
 
     values = property(lambda self: self._values)
     keys = property(lambda self: self._keys)
@@ -129,31 +130,49 @@ class AttentionWrapperState(collections.namedtuple(
 
 
 class AttentionWrapper(RNNCell):
+    """A cell that attends after each step of ``cell``; with a list of mechanisms (and of
+    ``attention_layer_size``), each attends on its own and their attentions are concatenated
+    (the state's alignments, histories and mechanism states are then tuples, as TF's)."""
+
     _default_name = "attention_wrapper"
 
     def __init__(self, cell, attention_mechanism, attention_layer_size=None, alignment_history=False,
                  cell_input_fn=None, output_attention=True, initial_cell_state=None, name=None, attention_layer=None,
                  attention_fn=None):
         super().__init__(name=name)
-        if isinstance(attention_mechanism, (list, tuple)):
-            raise NotImplementedError("AttentionWrapper with several attention mechanisms is not supported")
         if attention_fn is not None:
             raise NotImplementedError("AttentionWrapper(attention_fn=...) is not supported")
         if attention_layer_size is not None and attention_layer is not None:
             raise ValueError("Only one of attention_layer_size and attention_layer should be set")
-        self._cell, self._mechanism = cell, attention_mechanism
+        self._is_multi = isinstance(attention_mechanism, (list, tuple))
+        mechanisms = tuple(attention_mechanism) if self._is_multi else (attention_mechanism,)
+        if not mechanisms:
+            raise ValueError("attention_mechanism must contain at least one mechanism")
+        sizes = _per_mechanism(attention_layer_size, len(mechanisms), "attention_layer_size")
+        layers = _per_mechanism(attention_layer, len(mechanisms), "attention_layer")
+        self._cell, self._mechanisms = cell, mechanisms
         self._cell_input_fn = cell_input_fn or (lambda inputs, attention: concat([inputs, attention], -1))
-        dtype = attention_mechanism.values.dtype.base_dtype
+        dtype = mechanisms[0].values.dtype.base_dtype
         if attention_layer_size is not None:
-            attention_layer = Dense(attention_layer_size, name="attention_layer", use_bias=False, dtype=dtype)
-        self._attention_layer = attention_layer
-        if attention_layer is not None:
-            self._attention_size = getattr(attention_layer, "units", None) or attention_layer._kwargs["units"]
-        else:
-            self._attention_size = attention_mechanism.values.shape[-1].value
+            layers = [Dense(size, name="attention_layer", use_bias=False, dtype=dtype) for size in sizes]
+        self._attention_layers = layers if (attention_layer_size is not None or attention_layer is not None) \
+            else [None] * len(mechanisms)
+        self._attention_sizes = [
+            (getattr(layer, "units", None) or layer._kwargs["units"]) if layer is not None
+            else mechanism.values.shape[-1].value for layer, mechanism in zip(self._attention_layers, mechanisms)]
+        self._attention_size = sum(self._attention_sizes)
         self._alignment_history = alignment_history
         self._output_attention = output_attention
         self._initial_cell_state = initial_cell_state
+
+    @property
+    def _mechanism(self):  # (the one mechanism of a single-mechanism wrapper)
+        return self._mechanisms[0]
+
+    def _item(self, values):
+        """A per-mechanism field of the state: a tuple for a list of mechanisms, else its one value."""
+        values = tuple(values)
+        return values if self._is_multi else values[0]
 
     @property
     def output_size(self):
@@ -161,36 +180,61 @@ class AttentionWrapper(RNNCell):
 
     @property
     def state_size(self):
-        return AttentionWrapperState(cell_state=self._cell.state_size, time=TensorShape([]),
-                                     attention=self._attention_size, alignments=self._mechanism.alignments_size,
-                                     attention_state=self._mechanism.state_size,
-                                     alignment_history=self._mechanism.alignments_size if self._alignment_history
-                                     else ())
+        return AttentionWrapperState(
+            cell_state=self._cell.state_size, time=TensorShape([]), attention=self._attention_size,
+            alignments=self._item(m.alignments_size for m in self._mechanisms),
+            attention_state=self._item(m.state_size for m in self._mechanisms),
+            alignment_history=self._item(m.alignments_size for m in self._mechanisms) if self._alignment_history
+            else ())
 
     def zero_state(self, batch_size, dtype):
         cell_state = self._initial_cell_state if self._initial_cell_state is not None else \
             self._cell.zero_state(batch_size, dtype)
         batch = convert_to_tensor(batch_size)
-        alignments = self._mechanism.initial_alignments(batch, dtype)
-        attention = zeros(concat([expand_dims(batch, 0), [self._attention_size]], 0), dtype=dtype)
         static_batch = batch_size if isinstance(batch_size, int) else None  # (kept through a decoding loop)
+        attention = zeros(concat([expand_dims(batch, 0), [self._attention_size]], 0), dtype=dtype)
         attention.set_shape([static_batch, self._attention_size])
-        alignments.set_shape([static_batch, self._mechanism.values.shape[1].value])
-        history = TensorArray(dtype, size=0, dynamic_size=True) if self._alignment_history else ()
+        alignments = []
+        for mechanism in self._mechanisms:
+            initial = mechanism.initial_alignments(batch, dtype)
+            initial.set_shape([static_batch, mechanism.values.shape[1].value])
+            alignments.append(initial)
+        history = self._item(TensorArray(dtype, size=0, dynamic_size=True) for _ in self._mechanisms) \
+            if self._alignment_history else ()
         return AttentionWrapperState(cell_state=cell_state, attention=attention,
-                                     time=convert_to_tensor(0, dtype=dtypes.int32), alignments=alignments,
-                                     alignment_history=history, attention_state=alignments)
+                                     time=convert_to_tensor(0, dtype=dtypes.int32), alignments=self._item(alignments),
+                                     alignment_history=history, attention_state=self._item(alignments))
 
     def call(self, inputs, state):
         if not isinstance(state, AttentionWrapperState):
             raise TypeError(f"Expected state to be instance of AttentionWrapperState. Received type {type(state)}")
         cell_output, next_cell_state = self._cell(self._cell_input_fn(inputs, state.attention), state.cell_state)
-        alignments, next_attention_state = self._mechanism(cell_output, state.attention_state)
-        context = squeeze(matmul(expand_dims(alignments, 1), self._mechanism.values), [1])
-        attention = self._attention_layer(concat([cell_output, context], 1)) \
-            if self._attention_layer is not None else context
-        history = state.alignment_history.write(state.time, alignments) if self._alignment_history else ()
-        next_state = AttentionWrapperState(time=state.time + 1, cell_state=next_cell_state, attention=attention,
-                                           alignments=alignments, alignment_history=history,
-                                           attention_state=next_attention_state)
+        previous = state.attention_state if self._is_multi else (state.attention_state,)
+        histories = (state.alignment_history if self._is_multi else (state.alignment_history,)) \
+            if self._alignment_history else ()
+        attentions, all_alignments, next_states, next_histories = [], [], [], []
+        for i, (mechanism, layer) in enumerate(zip(self._mechanisms, self._attention_layers)):
+            alignments, next_attention_state = mechanism(cell_output, previous[i])
+            context = squeeze(matmul(expand_dims(alignments, 1), mechanism.values), [1])
+            attentions.append(layer(concat([cell_output, context], 1)) if layer is not None else context)
+            all_alignments.append(alignments)
+            next_states.append(next_attention_state)
+            if self._alignment_history:
+                next_histories.append(histories[i].write(state.time, alignments))
+        attention = concat(attentions, 1) if len(attentions) > 1 else attentions[0]
+        next_state = AttentionWrapperState(
+            time=state.time + 1, cell_state=next_cell_state, attention=attention,
+            alignments=self._item(all_alignments), attention_state=self._item(next_states),
+            alignment_history=self._item(next_histories) if self._alignment_history else ())
         return (attention if self._output_attention else cell_output), next_state
+
+
+def _per_mechanism(value, n: int, what: str) -> list:
+    """``value`` as a list of one per mechanism (None: Nones); a list of another length is an error."""
+    if value is None:
+        return [None] * n
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(values) != n:
+        raise ValueError(f"If provided, {what} must contain exactly one integer per attention_mechanism, saw: "
+                         f"{len(values)} vs {n}")
+    return values

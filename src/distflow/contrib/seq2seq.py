@@ -11,8 +11,7 @@ decoder in one ``while_loop`` until every sequence is finished (or ``maximum_ite
 and returns its outputs batch-major, its final state and each sequence's length.
 ``tile_batch`` repeats each batch entry (for a beam). The attention mechanisms and
 ``AttentionWrapper`` are in attention.py, ``BeamSearchDecoder`` and ``gather_tree`` in
-beam_search.py. Not here: several attention mechanisms in one wrapper, the monotonic
-attentions, the beam search's coverage penalty.
+beam_search.py. Not here: the monotonic attentions, the beam search's coverage penalty.
 """
 
 from __future__ import annotations
