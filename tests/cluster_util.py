@@ -11,6 +11,13 @@ from distflow.tools.launcher import free_ports
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# Run by a new interpreter: limit its open files (argv[1]), then become the command that follows.
+_LIMIT_THEN_EXEC = ("import os, resource, sys; "
+                    "resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), "
+                    "resource.getrlimit(resource.RLIMIT_NOFILE)[1])); "
+                    "os.execv(sys.argv[2], sys.argv[2:])")
+
+
 class LocalCluster:
     """Starts one ``distflow server`` process per task; ``kill(job, index)`` ends one by pid."""
 
@@ -30,10 +37,12 @@ class LocalCluster:
 
     def start(self, job: str, index: int, timeout: float = 30.0) -> None:
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"), **self._env)
-        proc = subprocess.Popen([sys.executable, "-m", "distflow.tools.cli", "server", "--cluster",
-                                 json.dumps(self.spec), "--job", job, "--task", str(index)],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                                preexec_fn=self._limit_open_files if self._open_files else None)
+        argv = [sys.executable, "-m", "distflow.tools.cli", "server", "--cluster", json.dumps(self.spec), "--job", job,
+                "--task", str(index)]
+        if self._open_files:  # (set by the new process itself before it becomes the server: a preexec_fn
+            # runs Python between fork and exec, which a parent with threads can crash or hang)
+            argv = [sys.executable, "-c", _LIMIT_THEN_EXEC, str(self._open_files)] + argv
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         self.procs[(job, index)] = proc
         deadline = time.monotonic() + timeout
         line = b""
@@ -48,11 +57,6 @@ class LocalCluster:
                 status = "still running"
             self.close()
             raise RuntimeError(f"server {job}:{index} did not start: {line!r} (exit status {status})")
-
-    def _limit_open_files(self) -> None:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_NOFILE, (self._open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
     def target(self, job: str, index: int = 0) -> str:
         return "grpc://" + self.spec[job][index]
