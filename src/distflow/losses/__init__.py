@@ -78,25 +78,28 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
         return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
 
+def _without_last_one(x, other, extra: int):
+    """``x`` without its last dimension (of size 1) where its rank is ``other``'s plus
+    ``extra``; where a rank is known only when the step runs, decided then."""
+    rank, other_rank = x.shape.ndims, other.shape.ndims
+    if rank is not None and other_rank is not None:
+        if rank - other_rank == extra and x.shape[-1].value in (None, 1):
+            return array_ops.squeeze(x, [-1])
+        return x
+    if rank is None or x.shape[-1].value in (None, 1):
+        return adjust_last_dimension(x, array_ops.rank(x) - array_ops.rank(other), squeeze_at=extra)
+    return x
+
+
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     with ops.name_scope(scope, "sparse_softmax_cross_entropy_loss", [logits, labels]) as scope_name:
         logits, labels = ops.convert_to_tensor(logits), ops.convert_to_tensor(labels)
         # (labels of shape [batch, 1] and a column of weights, as TF's loss takes them)
-        rank = labels.shape.ndims
-        if rank is not None and logits.shape.ndims is not None:
-            if rank == logits.shape.ndims and labels.shape[-1].value == 1:
-                labels = array_ops.squeeze(labels, [-1])
-        elif rank is None or labels.shape[-1].value in (None, 1):
-            labels = adjust_last_dimension(labels, array_ops.rank(logits) - array_ops.rank(labels), squeeze_at=0)
+        labels = _without_last_one(labels, logits, 0)
         weights = ops.convert_to_tensor(weights)
-        if weights.shape.ndims == 0:
-            pass
-        elif weights.shape.ndims is not None and labels.shape.ndims is not None:
-            if weights.shape.ndims - labels.shape.ndims == 1:
-                weights = array_ops.squeeze(weights, [-1])
-        elif weights.shape.ndims is None or weights.shape[-1].value in (None, 1):
-            weights = adjust_last_dimension(weights, array_ops.rank(weights) - array_ops.rank(labels), squeeze_at=1)
+        if weights.shape.ndims != 0:
+            weights = _without_last_one(weights, labels, 1)
         losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
         return compute_weighted_loss(losses, weights, scope_name, loss_collection, reduction)
 
