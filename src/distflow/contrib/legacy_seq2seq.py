@@ -18,30 +18,17 @@ from .._namespace import missing
 from ..framework import dtypes, nest, ops
 from ..layers.rnn import legacy_sequence_loss as sequence_loss  # noqa: F401
 from ..layers.rnn import sequence_loss_by_example, static_rnn
-from ..layers.rnn_cell import RNNCell
-from ..ops import array_ops, control_flow_v2, conv_ops, init_ops, math_ops, nn_impl, nn_ops, reduction_ops
+from ..layers.rnn_cell import RNNCell, _Linear
+from ..ops import array_ops, control_flow_v2, conv_ops, math_ops, nn_impl, nn_ops, reduction_ops
 from ..ops import slicing_ops
 from ..ops import variable_scope as vs
 from .rnn import EmbeddingWrapper, OutputProjectionWrapper
 
 
 def _linear(args, output_size: int, bias: bool):
-    """``concat(args) W + b`` with ``kernel`` and ``bias`` in the current variable scope (TF's
-    core_rnn_cell ``_Linear``, which legacy_seq2seq's attention is built of)."""
+    """``concat(args) W + b`` with ``kernel`` and ``bias`` in the current variable scope."""
     args = list(args) if isinstance(args, (list, tuple)) else [args]
-    depth = 0
-    for a in args:
-        size = a.shape[-1].value if a.shape.ndims == 2 else None
-        if size is None:
-            raise ValueError(f"linear is expecting 2D arguments with a known last dimension, got {a.shape}")
-        depth += size
-    dtype = args[0].dtype.base_dtype
-    kernel = vs.get_variable("kernel", [depth, output_size], dtype=dtype)
-    out = math_ops.matmul(args[0] if len(args) == 1 else slicing_ops.concat(args, 1), kernel)
-    if not bias:
-        return out
-    return nn_ops.bias_add(out, vs.get_variable("bias", [output_size], dtype=dtype,
-                                                initializer=init_ops.zeros_initializer()))
+    return _Linear(_Linear.depth(args), output_size, bias, dtype=args[0].dtype.base_dtype)(args)
 
 
 def _extract_argmax_and_embed(embedding, output_projection=None, update_embedding=True):

@@ -3,7 +3,8 @@ with their variable names: the block LSTM and GRU cells (one op each in TensorFl
 same arithmetic as LSTMCell and GRUCell), the fused LSTM over a whole sequence, the LSTM
 with layer normalization and recurrent dropout, the stacked bidirectional RNNs, and the
 wrappers that embed a cell's inputs or project its inputs or outputs (what
-``tf.contrib.legacy_seq2seq`` builds its models with)."""
+``tf.contrib.legacy_seq2seq`` builds its models with). The research cells (grid, phased,
+convolutional, NAS... LSTMs and RNNs) and the fused-cell adaptors are in rnn_cells.py."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ from ..layers.rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWrapper, Dropo
 from ..ops import array_ops, init_ops, math_ops, nn_impl, nn_ops, slicing_ops
 from ..ops import variable_scope as vs
 from ..ops.math_ops import sigmoid, tanh
+from .rnn_cells import (AttentionCellWrapper, BidirectionalGridLSTMCell, CompiledWrapper,  # noqa: F401
+                        Conv1DLSTMCell, Conv2DLSTMCell, Conv3DLSTMCell, ConvLSTMCell, CoupledInputForgetGateLSTMCell,
+                        FusedRNNCell, FusedRNNCellAdaptor, GLSTMCell, GridLSTMCell, HighwayWrapper,
+                        IntersectionRNNCell, LayerNormLSTMCell, NASCell, PhasedLSTMCell, SRUCell, TimeFreqLSTMCell,
+                        TimeReversedFusedRNN, UGRNNCell, _layer_norm, _norm_params)
 
 
 class LSTMBlockCell(LSTMCell):
@@ -125,22 +131,14 @@ class LayerNormBasicLSTMCell(BasicLSTMCell):
 
     def build(self, inputs_shape):
         depth = _input_depth(inputs_shape, type(self).__name__)
-        n = self._num_units
+        n, dtype = self._num_units, self._dtype or dtypes.float32
         self._kernel = self._weight("kernel", [depth + n, 4 * n])
         self._bias = None if self._layer_norm else self._weight("bias", [4 * n])
-        self._norms = {}
-        if self._layer_norm:
-            for part in ("input", "transform", "forget", "output", "state"):
-                with vs.variable_scope(part):
-                    self._norms[part] = (self._weight("gamma", [n], init_ops.constant_initializer(self._norm_gain)),
-                                         self._weight("beta", [n], init_ops.constant_initializer(self._norm_shift)))
+        self._norms = ({part: _norm_params(part, n, self._norm_gain, self._norm_shift, dtype)
+                        for part in ("input", "transform", "forget", "output", "state")} if self._layer_norm else None)
 
     def _norm(self, x, part):
-        if not self._layer_norm:
-            return x
-        gamma, beta = self._norms[part]
-        mean, variance = nn_ops.moments(x, [1], keep_dims=True)
-        return nn_ops.batch_normalization(x, mean, variance, beta, gamma, 1e-12)
+        return _layer_norm(x, self._norms[part]) if self._layer_norm else x
 
     def call(self, inputs, state):
         c, h = state

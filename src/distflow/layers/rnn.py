@@ -17,6 +17,7 @@ from ..ops.control_flow_v2 import while_loop
 from ..ops.sequence_ops import reverse_sequence
 from ..ops.segment_ops import count_nonzero
 from ..ops.tensor_array_ops import TensorArray
+from .rnn_cell import _size_dims, _zeros
 
 
 def _transpose_batch_time(t: ops.Tensor) -> ops.Tensor:
@@ -32,7 +33,7 @@ def _transpose_batch_time(t: ops.Tensor) -> ops.Tensor:
 
 
 def _zeros_like_output(size, batch, dtype):
-    return nest.map_structure(lambda s: array_ops.zeros(array_ops.stack([batch, s]), dtype=dtype), size)
+    return nest.map_structure(lambda s: _zeros(s, batch, dtype), size)
 
 
 def _initial_state(cell, initial_state, batch, dtype):
@@ -43,12 +44,30 @@ def _initial_state(cell, initial_state, batch, dtype):
     return cell.zero_state(batch, dtype)
 
 
+def _sequence_lengths(sequence_length):
+    """``sequence_length`` as int32, checked to be a vector (or None)."""
+    if sequence_length is None:
+        return None
+    sequence_length = math_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int32)
+    if sequence_length.shape.ndims not in (None, 1):
+        raise ValueError(f"sequence_length must be a vector of length batch_size, but saw shape: "
+                         f"{sequence_length.shape}")
+    return sequence_length
+
+
+def _where_done(done, old, new):
+    """``old``'s rows where a sequence is done, else ``new``'s; of ``new``'s static shape."""
+    out = math_ops.where(done, old, new)
+    out.set_shape(new.shape)
+    return out
+
+
 def _copied_through(done, old, new):
     """A finished sequence's state kept (its row of ``old``); a TensorArray or a scalar state,
     which has no row per sequence, is passed through as TF's dynamic_rnn does."""
     if isinstance(new, TensorArray) or new.shape.ndims == 0:
         return new
-    return math_ops.where(done, old, new)
+    return _where_done(done, old, new)
 
 
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None, parallel_iterations=None,
@@ -69,11 +88,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         state = _initial_state(cell, initial_state, batch, dtype)
         # (the outputs' dtype: the one asked for, else the state's, as TF's _infer_state_dtype)
         state_dtype = dtypes.as_dtype(dtype) if dtype is not None else nest.flatten(state)[0].dtype.base_dtype
-        if sequence_length is not None:
-            sequence_length = math_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int32)
-            if sequence_length.shape.ndims not in (None, 1):
-                raise ValueError(f"sequence_length must be a vector of length batch_size, but saw shape: "
-                                 f"{sequence_length.shape}")
+        sequence_length = _sequence_lengths(sequence_length)
         with ops.name_scope("dynamic_rnn"):
             input_arrays = [TensorArray(x.dtype, size=steps, element_shape=x.shape[1:] if x.shape.ndims else None)
                             .unstack(x) for x in flat]
@@ -88,7 +103,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
                 output, new_state = cell(step_input, state)
                 if sequence_length is not None:
                     done = time >= sequence_length
-                    output = nest.map_structure(lambda z, o: math_ops.where(done, z, o), zero_output, output)
+                    output = nest.map_structure(lambda z, o: _where_done(done, z, o), zero_output, output)
                     new_state = nest.map_structure(lambda old, new: _copied_through(done, old, new), state, new_state)
                 new_arrays = [ta.write(time, o) for ta, o in zip(arrays, nest.flatten(output))]
                 return time + 1, new_arrays, new_state
@@ -99,7 +114,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             stacked = []
             for ta, size in zip(outputs, nest.flatten(cell.output_size)):
                 out = ta.stack()
-                out.set_shape(TensorShape([static_steps, static_batch, size]))
+                out.set_shape(TensorShape([static_steps, static_batch] + _size_dims(size)))
                 stacked.append(out if time_major else _transpose_batch_time(out))
         del varscope
         return nest.pack_sequence_as(cell.output_size, stacked), final_state
@@ -138,7 +153,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
             emit_dtypes = [e.dtype.base_dtype for e in flat_emit]
         else:
             emit_structure = cell.output_size
-            emit_sizes = [TensorShape([s]) for s in nest.flatten(cell.output_size)]
+            emit_sizes = [TensorShape(_size_dims(s)) for s in nest.flatten(cell.output_size)]
             emit_dtypes = [state_dtype] * len(emit_sizes)
         emit_ta = nest.pack_sequence_as(emit_structure, [
             TensorArray(dtype, size=0, dynamic_size=True, element_shape=TensorShape([None]).concatenate(size))
@@ -195,15 +210,15 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         batch = array_ops.shape(first, out_type=dtypes.int32)[0]
         state = _initial_state(cell, initial_state, batch, dtype)
         outputs = []
+        sequence_length = _sequence_lengths(sequence_length)
         if sequence_length is not None:
-            sequence_length = math_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int32)
             zero_output = _zeros_like_output(cell.output_size, batch, nest.flatten(state)[0].dtype.base_dtype)
         for time, step_input in enumerate(inputs):
             output, new_state = cell(step_input, state)
             if sequence_length is not None:
                 done = time >= sequence_length
-                output = nest.map_structure(lambda z, o: math_ops.where(done, z, o), zero_output, output)
-                new_state = nest.map_structure(lambda old, new: math_ops.where(done, old, new), state, new_state)
+                output = nest.map_structure(lambda z, o: _where_done(done, z, o), zero_output, output)
+                new_state = nest.map_structure(lambda old, new: _where_done(done, old, new), state, new_state)
             outputs.append(output)
             state = new_state
         return outputs, state
@@ -299,7 +314,7 @@ def _reversed_steps(steps: list, sequence_length) -> list:
     columns = []  # (one reversed [time, batch, ...] per flattened input, as a list of steps)
     for flat in zip(*(nest.flatten(step) for step in steps)):
         stacked = array_ops.stack(list(flat))
-        columns.append(slicing_ops.unstack(reverse_sequence(stacked, lengths, seq_axis=0, batch_axis=1)))
+        columns.append(slicing_ops.unstack(reverse_sequence(stacked, lengths, seq_axis=0, batch_axis=1), len(flat)))
     return [nest.pack_sequence_as(steps[0], list(step)) for step in zip(*columns)]
 
 

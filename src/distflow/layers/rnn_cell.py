@@ -37,6 +37,19 @@ def _size_list(size) -> list:
     return [int(s) for s in nest.flatten(size)]
 
 
+def _size_dims(size) -> list:
+    """A state or output size (an int, or a TensorShape for cells whose state is an image)
+    as the dimensions after the batch's."""
+    return TensorShape(size).as_list() if isinstance(size, TensorShape) else [int(size)]
+
+
+def _zeros(size, batch_size, dtype):
+    """Zeros of ``[batch_size] + size``, the batch size an int or a scalar tensor."""
+    dims = _size_dims(size)
+    shape = array_ops.stack([batch_size] + dims) if isinstance(batch_size, ops.Tensor) else [batch_size] + dims
+    return array_ops.zeros(shape, dtype=dtype)
+
+
 class RNNCell:
     """Base of the cells: ``state_size``, ``output_size``, ``zero_state`` and the call."""
 
@@ -68,16 +81,19 @@ class RNNCell:
     def zero_state(self, batch_size, dtype):
         """Zeros of the state's structure, each ``[batch_size, size]``."""
         with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
-            return nest.map_structure(lambda size: array_ops.zeros(
-                array_ops.stack([batch_size, size]) if isinstance(batch_size, ops.Tensor) else [batch_size, size],
-                dtype=dtype), self.state_size)
+            return nest.map_structure(lambda size: _zeros(size, batch_size, dtype), self.state_size)
 
     def __call__(self, inputs, state, scope=None):
         if not self.built:
-            with self._building(scope, nest.flatten(inputs)[0], nest.flatten(inputs)[0].shape):
+            first = self._build_input(inputs)
+            with self._building(scope, first, first.shape):
                 return self.call(inputs, state)
         with ops.name_scope(self._scope.name.rpartition("/")[2]):  # (its variables are made: no scope needed)
             return self.call(inputs, state)
+
+    def _build_input(self, inputs):
+        """The input whose shape ``build`` gets: the first of a nested input."""
+        return nest.flatten(inputs)[0]
 
     @contextlib.contextmanager
     def _building(self, scope, first, inputs_shape):
@@ -90,9 +106,12 @@ class RNNCell:
             if self._dtype is None and getattr(first, "dtype", None) is not None and first.dtype.base_dtype.is_floating:
                 self._dtype = first.dtype.base_dtype
             self.build(inputs_shape)
-            self._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in before]
             self.built = True
-            yield found
+            try:
+                yield found
+            finally:  # (with those a wrapped cell makes on its first call, inside this one's)
+                self._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+                                   if id(v) not in before]
 
     def build(self, inputs_shape: TensorShape) -> None:
         """Makes the cell's variables (in the cell's variable scope)."""
@@ -103,6 +122,35 @@ class RNNCell:
     def _weight(self, name, shape, initializer=None):
         return vs.get_variable(name, shape, dtype=self._dtype or dtypes.float32, initializer=initializer,
                                trainable=self.trainable)
+
+
+class _Linear:
+    """``concat(args) kernel + bias``, its ``kernel`` [depth, output_size] and ``bias`` made
+    once in the variable scope current then (TF's core_rnn_cell ``_Linear``, the building
+    block of contrib's cells and legacy_seq2seq's attention)."""
+
+    def __init__(self, depth: int, output_size: int, build_bias: bool, dtype=dtypes.float32, bias_initializer=None,
+                 kernel_initializer=None):
+        self._kernel = vs.get_variable("kernel", [depth, output_size], dtype=dtype, initializer=kernel_initializer)
+        self._bias = (vs.get_variable("bias", [output_size], dtype=dtype,
+                                      initializer=bias_initializer or init_ops.zeros_initializer())
+                      if build_bias else None)
+
+    @staticmethod
+    def depth(args) -> int:
+        """The total last dimension of ``args`` (2-D tensors, each of known depth)."""
+        depth = 0
+        for a in args:
+            size = a.shape[-1].value if a.shape.ndims == 2 else None
+            if size is None:
+                raise ValueError(f"linear is expecting 2D arguments with a known last dimension, got {a.shape}")
+            depth += size
+        return depth
+
+    def __call__(self, args, add_bias=True):
+        args = list(args) if isinstance(args, (list, tuple)) else [args]
+        out = math_ops.matmul(args[0] if len(args) == 1 else slicing_ops.concat(args, 1), self._kernel)
+        return out if self._bias is None or not add_bias else nn_ops.bias_add(out, self._bias)
 
 
 def _input_depth(shape: TensorShape, cell: str) -> int:
@@ -127,6 +175,22 @@ class _UnitsCell(RNNCell):
     @property
     def output_size(self):
         return self._num_units
+
+
+class _ProjectedSizes:
+    """The sizes of an LSTM whose output may be projected: the state (c of num_units, m of
+    num_proj or num_units), side by side unless ``_state_is_tuple``, and the output m."""
+
+    _state_is_tuple = True
+
+    @property
+    def state_size(self):
+        out = self._num_proj or self._num_units
+        return LSTMStateTuple(self._num_units, out) if self._state_is_tuple else self._num_units + out
+
+    @property
+    def output_size(self):
+        return self._num_proj or self._num_units
 
 
 class BasicRNNCell(_UnitsCell):
@@ -188,7 +252,7 @@ class BasicLSTMCell(RNNCell):
         return new_h, new_state
 
 
-class LSTMCell(BasicLSTMCell):
+class LSTMCell(_ProjectedSizes, BasicLSTMCell):
     """TF 1.x's LSTMCell: BasicLSTMCell's equations plus optional peepholes (``w_f_diag``,
     ``w_i_diag``, ``w_o_diag``), a clip of the cell state, and a projection of the output."""
 
@@ -204,15 +268,6 @@ class LSTMCell(BasicLSTMCell):
         self._initializer = initializer
         self._num_proj = num_proj
         self._proj_clip = proj_clip
-
-    @property
-    def state_size(self):
-        out = self._num_proj or self._num_units
-        return LSTMStateTuple(self._num_units, out) if self._state_is_tuple else self._num_units + out
-
-    @property
-    def output_size(self):
-        return self._num_proj or self._num_units
 
     def build(self, inputs_shape):
         depth = _input_depth(inputs_shape, type(self).__name__)
@@ -318,6 +373,8 @@ class MultiRNNCell(RNNCell):
         return super().zero_state(batch_size, dtype)
 
     def call(self, inputs, state):
+        if self._state_is_tuple and (not nest.is_nested(state) or len(state) != len(self._cells)):
+            raise ValueError(f"Expected state to be a tuple of length {len(self._cells)}, but received: {state}")
         out, new_states, start = inputs, [], 0
         for k, cell in enumerate(self._cells):
             with vs.variable_scope(f"cell_{k}"):
