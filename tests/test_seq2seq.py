@@ -1,6 +1,8 @@
 """tf.contrib.seq2seq's decoders: teacher forcing equals dynamic_rnn on the same cell,
 greedy decoding equals the same steps unrolled by hand, and a model trains through them."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -99,15 +101,26 @@ def _weight(values, suffix):
     return found
 
 
-@pytest.mark.parametrize("kind", ["luong", "bahdanau"])
+def _monotonic(p, previous):
+    """Monotonic attention by its recurrence: q[i] = (1 - p[i-1]) q[i-1] + previous[i]."""
+    q, out = np.zeros(p.shape[0]), np.zeros_like(p)
+    for i in range(p.shape[1]):
+        q = (1 - p[:, i - 1] if i else 1.0) * q + previous[:, i]
+        out[:, i] = p[:, i] * q
+    return out
+
+
+MECHANISMS = {"luong": seq2seq.LuongAttention, "bahdanau": seq2seq.BahdanauAttention,
+              "luong_monotonic": functools.partial(seq2seq.LuongMonotonicAttention, score_bias_init=-0.5),
+              "bahdanau_monotonic": functools.partial(seq2seq.BahdanauMonotonicAttention, score_bias_init=0.5)}
+
+
+@pytest.mark.parametrize("kind", sorted(MECHANISMS))
 def test_attention_wrapper_decodes_as_numpy(kind):
     memory = RNG.randn(2, 4, 5)
     memory_lengths = np.array([4, 2])
     x = RNG.randn(2, 3, 3)
-    if kind == "luong":
-        mechanism = seq2seq.LuongAttention(6, tf.constant(memory), memory_lengths, dtype=tf.float64)
-    else:
-        mechanism = seq2seq.BahdanauAttention(6, tf.constant(memory), memory_lengths, dtype=tf.float64)
+    mechanism = MECHANISMS[kind](6, tf.constant(memory), memory_lengths, dtype=tf.float64)
     cell = seq2seq.AttentionWrapper(tf.nn.rnn_cell.BasicRNNCell(6, dtype=tf.float64), mechanism,
                                     attention_layer_size=7, alignment_history=True)
     decoder = seq2seq.BasicDecoder(cell, seq2seq.TrainingHelper(tf.constant(x), [3, 3]),
@@ -122,14 +135,19 @@ def test_attention_wrapper_decodes_as_numpy(kind):
     mask = np.arange(4)[None, :] < memory_lengths[:, None]
     kernel, bias = _weight(values, "basic_rnn_cell/kernel"), _weight(values, "basic_rnn_cell/bias")
     h, attention, want, alignments_seen = np.zeros((2, 6)), np.zeros((2, 7)), [], []
+    alignments = np.eye(4)[[0, 0]]  # (where a monotonic mechanism starts)
     for t in range(3):
         h = np.tanh(np.concatenate([x[:, t], attention, h], 1) @ kernel + bias)
-        if kind == "luong":
+        if kind.startswith("luong"):
             score = np.einsum("bd,btd->bt", h, keys)
         else:
             query = h @ _weight(values, "query_layer/kernel")
             score = np.tanh(keys + query[:, None, :]) @ _weight(values, "attention_v")
-        alignments = _softmax(np.where(mask, score, -np.inf))
+        if kind.endswith("monotonic"):
+            score = score + _weight(values, "attention_score_bias")
+            alignments = _monotonic(1 / (1 + np.exp(-np.where(mask, score, -np.inf))), alignments)
+        else:
+            alignments = _softmax(np.where(mask, score, -np.inf))
         context = np.einsum("bt,btd->bd", alignments, memory * mask[:, :, None])
         attention = np.concatenate([h, context], 1) @ _weight(values, "attention_layer/kernel")
         want.append(attention)
@@ -137,6 +155,39 @@ def test_attention_wrapper_decodes_as_numpy(kind):
     np.testing.assert_allclose(got, np.stack(want, 1), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got_history, np.stack(alignments_seen), rtol=1e-10, atol=1e-12)
     assert np.all(got_history[:, 1, 2:] == 0.0)  # (memory past its length: no attention)
+    if kind.endswith("monotonic"):
+        assert _weight(values, "attention_score_bias") == (-0.5 if kind.startswith("luong") else 0.5)
+
+
+def test_monotonic_attention_in_each_mode_and_its_gradient():
+    p, previous = RNG.uniform(0.05, 0.95, (3, 6)), _softmax(RNG.randn(3, 6))
+    hard_p = (RNG.uniform(size=(3, 6)) > 0.5).astype(np.float64)
+    hard_previous = np.eye(6)[[0, 2, 5]]
+    with tf.Session() as sess:
+        pp = tf.constant(p)
+        got = {mode: sess.run(seq2seq.monotonic_attention(pp, tf.constant(previous), mode))
+               for mode in ("recursive", "parallel")}
+        hard = sess.run(seq2seq.monotonic_attention(tf.constant(hard_p), tf.constant(hard_previous), "hard"))
+        grad = sess.run(tf.gradients(tf.reduce_sum(seq2seq.monotonic_attention(pp, tf.constant(previous), "parallel")
+                                                   * tf.constant(np.arange(6.0))), pp)[0])
+        cumprod = sess.run(seq2seq.safe_cumprod(tf.constant(p), axis=1, exclusive=True))
+    np.testing.assert_allclose(got["recursive"], _monotonic(p, previous), rtol=1e-12)
+    np.testing.assert_allclose(got["parallel"], _monotonic(p, previous), rtol=1e-9)
+    for b, start in enumerate([0, 2, 5]):  # the first chosen entry at or after the last one
+        chosen = [i for i in range(start, 6) if hard_p[b, i]]
+        np.testing.assert_array_equal(hard[b], np.eye(6)[chosen[0]] if chosen else np.zeros(6))
+    np.testing.assert_allclose(cumprod, np.cumprod(np.concatenate([np.ones((3, 1)), p[:, :-1]], 1), 1), rtol=1e-12)
+    eps, numeric = 1e-6, np.zeros_like(p)
+    for index in np.ndindex(*p.shape):
+        for sign in (1, -1):
+            moved = p.copy()
+            moved[index] += sign * eps
+            numeric[index] += sign * (_monotonic(moved, previous) @ np.arange(6.0)).sum() / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match="mode must be"):
+        seq2seq.monotonic_attention(pp, tf.constant(previous), "soft")
+    with pytest.raises(ValueError, match="mode must be"):
+        seq2seq.BahdanauMonotonicAttention(3, tf.constant(RNG.randn(2, 4, 5)), mode="soft")
 
 
 def _numpy_beam_search(embedding, start, end, h0, kernel, bias, out_k, out_b, beam, steps, penalty):
@@ -217,12 +268,90 @@ def test_beam_search_decodes_as_numpy(penalty):
     assert np.all(np.diff(scores[:, -1], axis=1) <= 0)  # (the best beam first)
 
 
+class _TableCell(tf.nn.rnn_cell.RNNCell):
+    """A cell whose logits and attention are rows of tables picked by its input (one-hot
+    rows of the previous words): a beam search over it is easy to follow in NumPy."""
+
+    def __init__(self, logits, alignment_logits):
+        super().__init__()
+        self._logits, self._alignment_logits = tf.constant(logits), tf.constant(alignment_logits)
+
+    output_size = property(lambda self: self._logits.shape[1].value)
+
+    def __call__(self, inputs, state, scope=None):
+        alignments = tf.nn.softmax(tf.matmul(inputs, self._alignment_logits))
+        return tf.matmul(inputs, self._logits), state._replace(alignments=alignments, time=state.time + 1)
+
+
+def _numpy_coverage_search(logits, alignment_logits, start, end, beam, steps, coverage):
+    batch, vocab = len(start), logits.shape[1]
+    rows = np.arange(batch)[:, None]
+    ids = np.repeat(np.asarray(start)[:, None], beam, 1)
+    log_probs = np.where(np.arange(beam) == 0, 0.0, -np.inf)[None].repeat(batch, 0)
+    finished = np.arange(beam)[None].repeat(batch, 0) != 0
+    received = np.zeros((batch, beam, alignment_logits.shape[1]))
+    record = []
+    for _ in range(steps):
+        step = logits[ids] - np.log(np.exp(logits[ids]).sum(-1, keepdims=True))
+        masked = np.full(vocab, np.finfo(np.float64).min)
+        masked[end] = 0.0
+        total = log_probs[..., None] + np.where(finished[..., None], masked, step)
+        received = received + _softmax(alignment_logits[ids]) * ~finished[..., None]
+        penalty = np.log(np.minimum(np.where(received == 0, 1.0, received), 1.0)).sum(-1) * finished * coverage
+        flat = (total + penalty[..., None]).reshape(batch, -1)
+        index = np.argsort(-flat, axis=1, kind="stable")[:, :beam]
+        parents, words = index // vocab, index % vocab
+        log_probs = total.reshape(batch, -1)[rows, index]
+        finished = finished[rows, parents] | (words == end)
+        received = received[rows, parents]
+        record.append((flat[rows, index], words, parents))
+        ids = words
+        if finished.all():
+            break
+    return [np.stack(r, 1) for r in zip(*record)]
+
+
+def test_beam_search_with_a_coverage_penalty_decodes_as_numpy():
+    vocab, source, start, end, beam = 5, 4, np.array([0, 2]), 4, 3
+    rng = np.random.RandomState(11)
+    logits, alignment_logits = 2 * rng.randn(vocab, vocab), 3 * rng.randn(vocab, source)
+    logits[:, end] += 1.0  # (hypotheses finish along the way, so that their coverage counts)
+    runs = {}
+    for coverage in (0.0, 2.0):
+        with tf.Graph().as_default():
+            n = len(start) * beam
+            state = seq2seq.AttentionWrapperState(
+                cell_state=tf.zeros([n, 1], tf.float64), attention=tf.zeros([n, 1], tf.float64), time=tf.constant(0),
+                alignments=tf.zeros([n, source], tf.float64), alignment_history=(),
+                attention_state=tf.zeros([n, source], tf.float64))
+            decoder = seq2seq.BeamSearchDecoder(_TableCell(logits, alignment_logits), tf.constant(np.eye(vocab)),
+                                                start, end, state, beam, coverage_penalty_weight=coverage)
+            outputs, final, _ = seq2seq.dynamic_decode(decoder, maximum_iterations=6)
+            found = outputs.beam_search_decoder_output
+            with tf.Session() as sess:
+                runs[coverage] = sess.run([found.scores, found.predicted_ids, found.parent_ids])
+                if coverage:
+                    assert sess.run(final.accumulated_attention_probs).shape == (2, beam, source)
+        want = _numpy_coverage_search(logits, alignment_logits, start, end, beam, 6, coverage)
+        np.testing.assert_allclose(runs[coverage][0], want[0], rtol=1e-10)
+        assert runs[coverage][1].tolist() == want[1].tolist() and runs[coverage][2].tolist() == want[2].tolist()
+    plain, covered = runs[0.0][0], runs[2.0][0]  # (the penalty changed the search)
+    assert plain.shape != covered.shape or not np.allclose(plain, covered)
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="no cell is attentional"):
+        seq2seq.BeamSearchDecoder(tf.nn.rnn_cell.BasicRNNCell(3), tf.constant(np.eye(vocab)), start, end,
+                                  tf.zeros([6, 3]), beam, coverage_penalty_weight=1.0)
+
+
 def test_gather_tree_follows_the_parents_back():
     step_ids = np.array([[[2, 5, 3]], [[6, 9, 4]], [[7, 8, 9]]])  # [time, batch, beam]
     parent_ids = np.array([[[0, 0, 0]], [[1, 2, 0]], [[2, 1, 1]]])
     got = _run_value(seq2seq.gather_tree(step_ids, parent_ids, [3], 9))
     # beam 0: 7 <- 4 (beam 2 at step 1) <- 2 (beam 0); beams 1 and 2 pass the end token at step 1
     assert got[:, 0].T.tolist() == [[2, 4, 7], [3, 9, 9], [3, 9, 9]]
+    # a parent out of [0, beam) marks the rest of that beam's path -1, as TF's kernels do
+    bad = np.array([[[0, 0, 0]], [[0, -1, 3]], [[2, 1, 2]]])
+    got = _run_value(seq2seq.gather_tree(step_ids, bad, [3], 10))
+    assert got[:, 0].T.tolist() == [[-1, 4, 7], [-1, 9, 8], [-1, 4, 9]]
 
 
 def _run_value(t):

@@ -9,15 +9,25 @@ input with the previous attention (``cell_input_fn``), then attends with the cel
 the context (the alignment-weighted memory), through ``attention_layer`` with the output
 if ``attention_layer_size`` is given, is the attention it outputs and carries. Given several
 mechanisms, each attends on its own and their attentions are concatenated.
+
+The monotonic mechanisms (``BahdanauMonotonicAttention``, ``LuongMonotonicAttention``; Raffel
+et al., 2017) attend left to right: each memory entry's score (plus a learned bias) is the
+probability of stopping there, and ``monotonic_attention`` turns those and the previous
+step's alignments into the expected alignments of a scan that starts where the last one
+stopped.
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 
-from .. import (TensorArray, concat, convert_to_tensor, expand_dims, float32, get_variable, matmul, nn,
-                reduce_sum, rsqrt, sequence_mask, shape, squeeze, tanh, variable_scope, where, zeros, zeros_initializer,
-                zeros_like)
+import numpy as np
+
+from .. import (TensorArray, cast, clip_by_value, concat, convert_to_tensor, cumprod, cumsum, exp, expand_dims, float32,
+                get_variable, int32, log, matmul, name_scope, nn, one_hot, ones, random_normal, reduce_sum, reshape,
+                rsqrt, scan, sequence_mask, shape, sigmoid, squeeze, stack, tanh, transpose, variable_scope, where,
+                zeros, zeros_initializer, zeros_like)
 from ..framework import dtypes
 from ..framework.tensor_shape import TensorShape
 from ..layers import Dense
@@ -69,6 +79,17 @@ class _BaseAttentionMechanism:
             score = where(mask, score, zeros_like(score) + fill)
         return self._probability_fn(score, state)
 
+    _score_bias_init = None  # (a monotonic mechanism's: its scores' learned bias starts there)
+
+    def __call__(self, query, state):
+        with variable_scope(None, self._scope_name, [query]):
+            score = self._score(query)
+            if self._score_bias_init is not None:
+                score = score + get_variable("attention_score_bias", dtype=score.dtype,
+                                             initializer=float(self._score_bias_init))
+        alignments = self._alignments(score, state)
+        return alignments, alignments
+
 
 class LuongAttention(_BaseAttentionMechanism):
     """Scores ``query . key`` (times a learned ``attention_g`` with ``scale``)."""
@@ -83,13 +104,13 @@ class LuongAttention(_BaseAttentionMechanism):
                          probability_fn, score_mask_value, name)
         self._num_units, self._scale = num_units, scale
 
-    def __call__(self, query, state):
-        with variable_scope(None, "luong_attention", [query]):
-            score = squeeze(matmul(expand_dims(query, 1), self._keys, transpose_b=True), [1])
-            if self._scale:
-                score = get_variable("attention_g", dtype=score.dtype, initializer=1.0) * score
-        alignments = self._alignments(score, state)
-        return alignments, alignments
+    _scope_name = "luong_attention"
+
+    def _score(self, query):
+        score = squeeze(matmul(expand_dims(query, 1), self._keys, transpose_b=True), [1])
+        if self._scale:
+            score = get_variable("attention_g", dtype=score.dtype, initializer=1.0) * score
+        return score
 
 
 class BahdanauAttention(_BaseAttentionMechanism):
@@ -106,20 +127,105 @@ class BahdanauAttention(_BaseAttentionMechanism):
                          probability_fn, score_mask_value, name)
         self._num_units, self._normalize = num_units, normalize
 
-    def __call__(self, query, state):
-        with variable_scope(None, "bahdanau_attention", [query]):
-            processed = expand_dims(self._query_layer(query), 1)
-            dtype = processed.dtype
-            v = get_variable("attention_v", [self._num_units], dtype=dtype)
-            if self._normalize:
-                g = get_variable("attention_g", dtype=dtype, initializer=float((1.0 / self._num_units) ** 0.5))
-                b = get_variable("attention_b", [self._num_units], dtype=dtype, initializer=zeros_initializer())
-                normed_v = g * v * rsqrt(reduce_sum(v * v))
-                score = reduce_sum(normed_v * tanh(self._keys + processed + b), [2])
-            else:
-                score = reduce_sum(v * tanh(self._keys + processed), [2])
-        alignments = self._alignments(score, state)
-        return alignments, alignments
+    _scope_name = "bahdanau_attention"
+
+    def _score(self, query):
+        processed = expand_dims(self._query_layer(query), 1)
+        dtype = processed.dtype
+        v = get_variable("attention_v", [self._num_units], dtype=dtype)
+        if not self._normalize:
+            return reduce_sum(v * tanh(self._keys + processed), [2])
+        g = get_variable("attention_g", dtype=dtype, initializer=float((1.0 / self._num_units) ** 0.5))
+        b = get_variable("attention_b", [self._num_units], dtype=dtype, initializer=zeros_initializer())
+        normed_v = g * v * rsqrt(reduce_sum(v * v))
+        return reduce_sum(normed_v * tanh(self._keys + processed + b), [2])
+
+
+def safe_cumprod(x, *args, **kwargs):
+    """``cumprod(x, ...)`` computed as ``exp(cumsum(log x, ...))`` with x clipped to [tiny, 1]:
+    a long product of probabilities does not underflow to zero (the arguments are cumsum's:
+    ``axis``, ``exclusive``, ``reverse``)."""
+    with name_scope(None, "SafeCumprod", [x]):
+        x = convert_to_tensor(x, name="x")
+        tiny = np.finfo(x.dtype.as_numpy_dtype).tiny
+        return exp(cumsum(log(clip_by_value(x, tiny, 1.0)), *args, **kwargs))
+
+
+def monotonic_attention(p_choose_i, previous_attention, mode):
+    """The expected alignments of a left-to-right scan over the memory that starts where the
+    previous one (``previous_attention``, [batch, memory]) stopped and stops at entry i with
+    probability ``p_choose_i`` (Raffel et al., 2017). ``mode``: "recursive" (the recurrence,
+    one step a memory entry), "parallel" (its closed form through cumulative products: one
+    pass, less exact where probabilities are near 0 or 1) or "hard" (0/1 choices: the first
+    chosen entry at or after the last one)."""
+    p = convert_to_tensor(p_choose_i, name="p_choose_i")
+    previous = convert_to_tensor(previous_attention, name="previous_attention")
+    if mode == "recursive":
+        # q[i] = (1 - p[i-1]) q[i-1] + previous[i], attention[i] = p[i] q[i]
+        batch = p.shape[0].value or shape(p)[0]
+        carried = concat([ones(stack([batch, 1]), dtype=p.dtype), 1 - p[:, :-1]], 1)
+        q = scan(lambda acc, step: reshape(step[0] * acc + step[1], stack([batch])),
+                 [transpose(carried), transpose(previous)], initializer=zeros(stack([batch]), dtype=p.dtype))
+        return p * transpose(q)
+    if mode == "parallel":
+        not_before = safe_cumprod(1 - p, axis=1, exclusive=True)
+        return p * not_before * cumsum(previous / clip_by_value(not_before, 1e-10, 1.0), axis=1)
+    if mode == "hard":
+        p = p * cumsum(previous, axis=1)  # (no entry before the last chosen one)
+        return p * cumprod(1 - p, axis=1, exclusive=True)
+    raise ValueError("mode must be 'recursive', 'parallel', or 'hard'.")
+
+
+def _monotonic_probability(score, previous_alignments, sigmoid_noise, mode, seed=None):
+    """Each entry's stopping probability (a sigmoid of its score, noised in training with
+    ``sigmoid_noise``; "hard": score > 0) through ``monotonic_attention``."""
+    if sigmoid_noise > 0:
+        score = score + sigmoid_noise * random_normal(shape(score), dtype=score.dtype, seed=seed)
+    p = cast(score > 0, score.dtype) if mode == "hard" else sigmoid(score)
+    return monotonic_attention(p, previous_alignments, mode)
+
+
+class _Monotonic:
+    """What a monotonic mechanism adds to its base: the stopping probabilities, a learned
+    ``attention_score_bias``, and alignments that start on the memory's first entry."""
+
+    def _monotonic(self, sigmoid_noise, sigmoid_noise_seed, score_bias_init, mode):
+        if mode not in ("recursive", "parallel", "hard"):
+            raise ValueError("mode must be 'recursive', 'parallel', or 'hard'.")
+        self._score_bias_init = score_bias_init
+        return functools.partial(_monotonic_probability, sigmoid_noise=sigmoid_noise, mode=mode,
+                                 seed=sigmoid_noise_seed)
+
+    def initial_alignments(self, batch_size, dtype):
+        return one_hot(zeros(stack([batch_size]), dtype=int32), self._alignments_size, dtype=dtype)
+
+
+class BahdanauMonotonicAttention(_Monotonic, BahdanauAttention):
+    """Bahdanau's additive score (plus ``attention_score_bias``) as each memory entry's
+    stopping probability in a monotonic scan (``mode``: "parallel", "recursive" or "hard")."""
+
+    _scope_name = "bahdanau_monotonic_attention"
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, normalize=False, score_mask_value=None,
+                 sigmoid_noise=0.0, sigmoid_noise_seed=None, score_bias_init=0.0, mode="parallel", dtype=None,
+                 name="BahdanauMonotonicAttention"):
+        super().__init__(num_units, memory, memory_sequence_length, normalize=normalize,
+                         probability_fn=self._monotonic(sigmoid_noise, sigmoid_noise_seed, score_bias_init, mode),
+                         score_mask_value=score_mask_value, dtype=dtype, name=name)
+
+
+class LuongMonotonicAttention(_Monotonic, LuongAttention):
+    """Luong's multiplicative score (plus ``attention_score_bias``) as each memory entry's
+    stopping probability in a monotonic scan (``mode``: "parallel", "recursive" or "hard")."""
+
+    _scope_name = "luong_monotonic_attention"
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, scale=False, score_mask_value=None,
+                 sigmoid_noise=0.0, sigmoid_noise_seed=None, score_bias_init=0.0, mode="parallel", dtype=None,
+                 name="LuongMonotonicAttention"):
+        super().__init__(num_units, memory, memory_sequence_length, scale=scale,
+                         probability_fn=self._monotonic(sigmoid_noise, sigmoid_noise_seed, score_bias_init, mode),
+                         score_mask_value=score_mask_value, dtype=dtype, name=name)
 
 
 class AttentionWrapperState(collections.namedtuple(

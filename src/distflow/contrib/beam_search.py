@@ -5,10 +5,15 @@ The decoder keeps ``beam_width`` hypotheses a sequence. Each step scores every e
 of every live hypothesis (its log probability so far plus the step's log-softmax; a
 finished hypothesis can only be extended by ``end_token``, at no cost), divides by the
 length penalty ``((5 + length) / 6) ** length_penalty_weight`` (when the weight is not 0),
-and keeps the best ``beam_width`` of them (``top_k`` over beams and words together),
-gathering the cell states of their parents. At the start only the first beam is live. Its
-outputs are each step's scores, words and parents; ``finalize`` follows the parents back
-(``gather_tree``) into ``predicted_ids`` [batch, time, beam], best beam first.
+adds to finished hypotheses the coverage penalty of Wu et al. (2016) (when
+``coverage_penalty_weight`` is not 0: the weight times the sum over the source of
+``log(min(attention received so far, 1))``, the attention being that of the cell's
+AttentionWrapperState, averaged over its mechanisms and accumulated in the state's
+``accumulated_attention_probs``), and keeps the best ``beam_width`` of them (``top_k`` over
+beams and words together), gathering the cell states of their parents. At the start only
+the first beam is live. Its outputs are each step's scores, words and parents; ``finalize``
+follows the parents back (``gather_tree``) into ``predicted_ids`` [batch, time, beam], best
+beam first.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import collections
 import numpy as np
 
 from .. import (TensorArray, cast, concat, cond, convert_to_tensor, expand_dims, fill, gather, int32,
-                int64, logical_not, logical_or, equal, nn, one_hot, range as range_, reduce_all, reduce_max,
-                reshape, shape, stack, tile, where, zeros)
+                int64, log, logical_not, logical_or, equal, minimum, nn, one_hot, ones_like, range as range_,
+                reduce_all, reduce_max, reduce_mean, reduce_sum, reshape, shape, stack, tile, where, zeros)
 from ..framework import dtypes, errors, nest
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops.op_util import make_tensor
+from .attention import AttentionWrapperState
 from .decoder import Decoder, embedding_and_tokens
 
 
@@ -57,7 +63,7 @@ def _gather_tree_kernel(xp, step_ids, parent_ids, max_sequence_lengths, end_toke
             beams[length - 1, b, k] = step_ids[length - 1, b, k]
             parent = parent_ids[length - 1, b, k]
             for level in range(length - 2, -1, -1):
-                if parent < 0 or parent > beam:
+                if parent < 0 or parent >= beam:
                     beams[level, b, k] = -1
                     break
                 beams[level, b, k] = step_ids[level, b, parent]
@@ -99,16 +105,16 @@ def _gather(t, indices, batch, range_size):
 class BeamSearchDecoder(Decoder):
     def __init__(self, cell, embedding, start_tokens, end_token, initial_state, beam_width, output_layer=None,
                  length_penalty_weight=0.0, coverage_penalty_weight=0.0, reorder_tensor_arrays=True):
-        if coverage_penalty_weight:
-            raise errors.UnimplementedError(None, None, "BeamSearchDecoder(coverage_penalty_weight=...) is not "
-                                            "supported")
         self._cell, self._output_layer = cell, output_layer
         self._embedding_fn, self._start_tokens, self._end_token = embedding_and_tokens(embedding, start_tokens,
                                                                                        end_token)
         self._batch_size = shape(self._start_tokens)[0]
         self._beam_width = int(beam_width)
         self._length_penalty_weight = float(length_penalty_weight)
+        self._coverage_penalty_weight = float(coverage_penalty_weight)
         self._initial_cell_state = nest.map_structure(self._split, initial_state)
+        if self._coverage_penalty_weight and self._attention_probs(self._initial_cell_state) is None:
+            raise ValueError("coverage_penalty_weight must be 0.0 if no cell is attentional.")
         tokens = tile(expand_dims(self._start_tokens, 1), [1, self._beam_width])
         self._start_inputs = self._embedding_fn(tokens)
 
@@ -157,10 +163,22 @@ class BeamSearchDecoder(Decoder):
         finished = one_hot(first, self._beam_width, on_value=False, off_value=True, dtype=dtypes.bool)
         log_probs = one_hot(first, self._beam_width, on_value=convert_to_tensor(0.0, dtype),
                             off_value=convert_to_tensor(-np.inf, dtype), dtype=dtype)
+        attention = self._attention_probs(self._initial_cell_state) if self._coverage_penalty_weight else None
         state = BeamSearchDecoderState(cell_state=self._initial_cell_state, log_probs=log_probs, finished=finished,
                                        lengths=zeros([self._batch_size, self._beam_width], dtype=int64),
-                                       accumulated_attention_probs=())
+                                       accumulated_attention_probs=() if attention is None else attention)
         return finished, self._start_inputs, state
+
+    @staticmethod
+    def _attention_probs(cell_state):
+        """The attention of the cell's AttentionWrapperState (or of each one in a tuple of
+        states), [batch, beam, source], averaged over mechanisms and wrappers; None if none."""
+        states = [cell_state] if isinstance(cell_state, AttentionWrapperState) else [
+            s for s in (cell_state if isinstance(cell_state, tuple) else ()) if isinstance(s, AttentionWrapperState)]
+        probs = [p for s in states for p in (s.alignments if isinstance(s.alignments, tuple) else [s.alignments])]
+        if not probs:
+            return None
+        return probs[0] if len(probs) == 1 else reduce_mean(stack(probs, -1), -1)
 
     def step(self, time, inputs, state, name=None):
         cell_outputs, cell_state = self._cell(self._merge(inputs), nest.map_structure(self._merge, state.cell_state))
@@ -193,6 +211,13 @@ class BeamSearchDecoder(Decoder):
                                                                               2)
             lengths = cast(grows + expand_dims(state.lengths, 2), dtype)
             scores = total / ((5.0 + lengths) / 6.0) ** self._length_penalty_weight
+        accumulated = ()
+        if self._coverage_penalty_weight:
+            live = expand_dims(cast(logical_not(state.finished), dtype), 2)
+            accumulated = state.accumulated_attention_probs + self._attention_probs(cell_state) * live
+            received = where(equal(accumulated, 0.0), ones_like(accumulated), accumulated)  # (source padding)
+            coverage = reduce_sum(log(minimum(received, 1.0)), 2) * cast(state.finished, dtype)
+            scores = scores + expand_dims(coverage * self._coverage_penalty_weight, 2)
         best_scores, word_indices = nn.top_k(reshape(scores, stack([batch, -1])), k=beam)
         best_scores.set_shape([None, beam])
         word_indices.set_shape([None, beam])
@@ -206,8 +231,11 @@ class BeamSearchDecoder(Decoder):
         next_cell_state = nest.map_structure(
             lambda t: t if isinstance(t, TensorArray) or t.shape.ndims < 2 else _gather(t, parents, batch, beam),
             cell_state)
+        if self._coverage_penalty_weight:
+            accumulated = _gather(accumulated, parents, batch, beam)
         next_state = BeamSearchDecoderState(cell_state=next_cell_state, log_probs=next_log_probs,
-                                            finished=next_finished, lengths=lengths, accumulated_attention_probs=())
+                                            finished=next_finished, lengths=lengths,
+                                            accumulated_attention_probs=accumulated)
         return BeamSearchDecoderOutput(scores=best_scores, predicted_ids=word_ids, parent_ids=parents), next_state
 
     def finalize(self, outputs, final_state, sequence_lengths):

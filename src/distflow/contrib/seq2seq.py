@@ -10,8 +10,9 @@ runs a cell (and an ``output_layer``) one step under a helper; ``dynamic_decode`
 decoder in one ``while_loop`` until every sequence is finished (or ``maximum_iterations``),
 and returns its outputs batch-major, its final state and each sequence's length.
 ``tile_batch`` repeats each batch entry (for a beam). The attention mechanisms and
-``AttentionWrapper`` are in attention.py, ``BeamSearchDecoder`` and ``gather_tree`` in
-beam_search.py. Not here: the monotonic attentions, the beam search's coverage penalty.
+``AttentionWrapper`` (with the monotonic mechanisms) are in attention.py,
+``BeamSearchDecoder`` and ``gather_tree`` in beam_search.py. Not here: the beam search's
+coverage penalty.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from ..framework import nest
 from ..framework.tensor_shape import TensorShape
 from ..layers.rnn import sequence_loss  # noqa: F401
 from .decoder import Decoder, embedding_and_tokens
-from .attention import AttentionWrapper, AttentionWrapperState, BahdanauAttention, LuongAttention  # noqa: F401
+from .attention import (AttentionWrapper, AttentionWrapperState, BahdanauAttention,  # noqa: F401
+                        BahdanauMonotonicAttention, LuongAttention, LuongMonotonicAttention, monotonic_attention,
+                        safe_cumprod)
 from ..ops import variable_scope as vs
 
 
