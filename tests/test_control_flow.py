@@ -289,6 +289,36 @@ def test_nested_loops():
     assert run(total) == sum(sum(range(i)) for i in range(5))
 
 
+def test_a_loop_that_assigns_a_variable_reads_it_anew_at_each_iteration():
+    # as TF 1.x reads a reference variable in a loop: each iteration sees the last one's assignment
+    v = tf.get_variable("v", [], initializer=tf.constant_initializer(2.0))
+
+    def body(i):
+        squared = tf.cond(tf.constant(True), lambda: tf.assign(v, tf.square(v)), lambda: v)
+        with tf.control_dependencies([squared]):
+            return i + 1
+
+    count = tf.Variable(0)
+    steps = tf.while_loop(lambda i: count < 10,  # (the condition reads it anew too)
+                          lambda i: tf.tuple([i + 1], control_inputs=[tf.assign_add(count, 3)])[0], [0])
+    w = tf.Variable(1.0)
+    doubled = tf.while_loop(lambda i, _: i < 3, lambda i, _: (i + 1, w.assign(w * 2.0)), [0, 0.0])
+    read_only = tf.Variable(5.0)
+    summed = tf.while_loop(lambda i, acc: i < 3, lambda i, acc: (i + 1, acc + read_only), [0, 0.0])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(tf.while_loop(lambda i: i < 4, body, [tf.constant(0)])) == 4
+        assert sess.run(v) == 65536.0
+        assert sess.run(steps) == 4 and sess.run(count) == 12
+        assert sess.run(doubled)[1] == 8.0
+        assert sess.run(summed)[1] == 15.0
+    # a loop that only reads a variable keeps its one read from before the loop
+    body_ops = [op for op in tf.get_default_graph().get_operations() if op.name.startswith("while_2/")]
+    assert body_ops and not [op for op in body_ops if op.type == "Identity" and op.inputs[0].op is read_only.op]
+    assert [op for op in tf.get_default_graph().get_operations()
+            if op.name.startswith("while_1/") and op.type == "Identity" and op.inputs[0].op is w.op]
+
+
 # -- gradients --------------------------------------------------------------------------
 
 

@@ -276,6 +276,14 @@ class Operation:
         if op not in self._control_inputs:
             self._control_inputs.append(op)
 
+    def _replace_input(self, index: int, tensor: "Tensor") -> None:
+        """Reads ``tensor`` at input ``index`` instead (a control-flow function being built
+        re-points its reads)."""
+        old = self._inputs[index]
+        self._inputs = self._inputs[:index] + (tensor,) + self._inputs[index + 1:]
+        old._consumers.remove(self)
+        tensor._consumers.append(self)
+
     def _add_control_inputs(self, ops: Iterable["Operation"]) -> None:
         for op in ops:
             self._add_control_input(op)

@@ -311,6 +311,46 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         return case([(math_ops.equal(index, k), fn) for k, fn in pairs], default=default, exclusive=False)
 
 
+def _read_assigned_variables_afresh(start: int, cond_ctx: FunctionContext, body_ctx: FunctionContext,
+                                    nexts: list) -> list:
+    """A variable that the loop's body assigns is read anew inside the loop, at each
+    iteration, as TF 1.x reads a reference variable there: the reads from outside that the
+    condition and body use (a variable's cached value, computed once before the loop) are
+    replaced by reads of their own. Returns the body's outputs, such reads replaced too.
+    Variables the loop only reads keep their one read before the loop."""
+    made = []
+    for op in reversed(ops.get_default_graph()._nodes):  # (the ops made while the loop was built)
+        if op._id <= start:
+            break
+        made.append(op)
+    made.reverse()
+    assigned = {op.inputs[i] for op in made if op.is_stateful and op._ctx is not None
+                and op._ctx.is_within(body_ctx) for i in op._reg.ref_inputs}
+    if not assigned:
+        return nexts
+    for ctx in (cond_ctx, body_ctx):
+        fresh: dict = {}
+
+        def afresh(t, ctx=ctx, fresh=fresh):
+            """``t`` read again in ``ctx`` if it is a read from outside of an assigned variable."""
+            if t.op.type != "Identity" or t.op.inputs[0] not in assigned or (
+                    t.op._ctx is not None and t.op._ctx.is_within(ctx)):
+                return t
+            if t not in fresh:
+                with building(ctx), ops.colocate_with(t.op.inputs[0].op):
+                    fresh[t] = array_ops.identity(t.op.inputs[0], name="read")
+            return fresh[t]
+
+        for op in made:
+            if op._ctx is ctx:
+                for index, t in enumerate(op.inputs):
+                    if afresh(t) is not t:
+                        op._replace_input(index, afresh(t))
+        if ctx is body_ctx:
+            nexts = [afresh(t) for t in nexts]
+    return nexts
+
+
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,  # noqa: C901
                swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
     """Repeats ``body`` while ``cond`` is true, as one op: ``loop_vars = body(*loop_vars)``.
@@ -375,6 +415,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             return fn(*packed) if isinstance(loop_vars, (list, tuple)) else fn(packed)
 
         outer = current_context()
+        start = ops.get_default_graph().version
         cond_ctx = FunctionContext(f"the condition of tf.while_loop '{label}'", outer)
         with building(cond_ctx):
             cond_args = [argument(i, t.dtype, s, f"arg{i}") for i, (t, s) in enumerate(zip(flat, shapes))]
@@ -417,6 +458,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                  f"{nxt.shape} after one iteration. To allow the shape to vary across "
                                  "iterations, use the `shape_invariants` argument of tf.while_loop to specify "
                                  "a less-specific shape.")
+        nexts = _read_assigned_variables_afresh(start, cond_ctx, body_ctx, nexts)
         op = build_while(cond_ctx, keep_going, body_ctx, nexts, cond_args, body_args, flat, shapes, name=scope,
                          back_prop=back_prop, parallel_iterations=parallel_iterations)
         values = list(op.outputs[:len(flat)])

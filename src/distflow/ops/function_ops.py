@@ -25,6 +25,8 @@ nothing for it.
 
 from __future__ import annotations
 
+import heapq
+
 import contextlib
 import time
 import weakref
@@ -103,7 +105,31 @@ def _members(ctx: FunctionContext, outputs, control_outputs=()):
         if t.op._ctx is not ctx and t not in seen:
             seen.add(t)
             externals.append(t)
-    return sorted(members, key=lambda o: o._id), externals, controls
+    return _in_order(members), externals, controls
+
+
+def _in_order(members: set) -> list:
+    """``members`` each after the members it reads or waits for, in creation order where that
+    leaves a choice (an op made after its readers, a loop's own read of a variable, comes
+    before them)."""
+    before = {op: {t.op for t in op.inputs if t.op in members} | {c for c in op.control_inputs if c in members}
+              for op in members}
+    after: dict = {op: [] for op in members}
+    for op, preceding in before.items():
+        for p in preceding:
+            after[p].append(op)
+    waiting = {op: len(preceding) for op, preceding in before.items()}
+    ready = [(op._id, op) for op, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, op = heapq.heappop(ready)
+        order.append(op)
+        for nxt in after[op]:
+            waiting[nxt] -= 1
+            if not waiting[nxt]:
+                heapq.heappush(ready, (nxt._id, nxt))
+    return order
 
 
 def _lift(t: ops.Tensor, ctx: FunctionContext) -> tuple[ops.Tensor, bool]:
