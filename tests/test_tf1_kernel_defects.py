@@ -1218,3 +1218,33 @@ def test_dynamic_partition_edit_distance_and_unstack_as_tensorflows_shape_functi
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"partitions\[2\] = 4 is not in \[0, 3\)"):
             sess.run(tf.dynamic_partition(data, [1, 0, 4, 2], 3))
         assert sess.run(distance).tolist() == [0.0, 1.0]
+
+
+def test_a_strided_slice_of_tensor_bounds_strides_by_one_and_a_dependency_may_gate_a_python_value():
+    x = tf.constant([1, 2, 3, 4, 5, 6])
+    begin = tf.expand_dims(tf.constant(2), 0)
+    v = tf.Variable(-1)
+    gated = with_dependencies([tf.assign(v, 7)], 0)  # (TF's tf.case branches return such values)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(tf.strided_slice(x, begin, [1] + begin)).tolist() == [3]
+        assert sess.run(gated) == 0 and sess.run(v) == 7
+
+
+def test_segment_ops_check_their_ids_against_the_data_and_take_empty_rows():
+    with pytest.raises(ValueError, match="rank 1"):
+        tf.segment_sum(tf.zeros([4, 4]), tf.constant([0, 1, 2, 2], shape=[2, 2]))
+    with pytest.raises(ValueError, match=r"does not start with segment_ids.shape"):
+        tf.segment_sum(tf.zeros([4, 4]), [0, 1])
+    ids = tf.placeholder(tf.int32, [None])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="segment_ids should be the same size as dimension 0"):
+            sess.run(tf.segment_sum(tf.zeros([4, 4]), ids), {ids: [0, 1]})
+        assert sess.run(tf.unsorted_segment_sum(np.zeros((2, 0)), np.array([0, 1]), 2)).shape == (2, 0)
+
+
+def test_tf_assign_stores_into_a_slice_of_a_variable():
+    v = tf.Variable([1, 2, 3, 4])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(tf.assign(v[1:3], [7, 8])).tolist() == [1, 7, 8, 4]

@@ -67,6 +67,8 @@ def _is_indexed_slices(item) -> bool:
 def with_dependencies(dependencies, output_tensor, name=None) -> ops.Tensor:
     """``output_tensor``'s value, produced only after every op in ``dependencies``."""
     deps = [_as_op(d) for d in dependencies]
+    if not hasattr(output_tensor, "op") and not _is_indexed_slices(output_tensor):  # (a Python or NumPy value)
+        output_tensor = ops.convert_to_tensor(output_tensor)
     with ops.colocate_with(_as_op(output_tensor)), ops.control_dependencies(deps):  # (where the value is, as TF's)
         if _is_indexed_slices(output_tensor):  # (its values gated; its indices and shape as they are, as TF's)
             return type(output_tensor)(_gated(output_tensor.values, name), output_tensor.indices,

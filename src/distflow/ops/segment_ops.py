@@ -24,6 +24,8 @@ def _segment_shape(op):
     n = constant_value(op.inputs[2]) if len(op.inputs) > 2 else None
     if data.shape.ndims is None or ids.shape.ndims is None:
         return TensorShape(None)
+    if ids.shape.ndims > data.shape.ndims or not data.shape[:ids.shape.ndims].is_compatible_with(ids.shape):
+        raise ValueError(f"data.shape = {data.shape} does not start with segment_ids.shape = {ids.shape}")
     return TensorShape([None if n is None else int(n)]).concatenate(data.shape[ids.shape.ndims:])
 
 
@@ -34,11 +36,15 @@ _UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minim
 def _segment_reduce(kind, data, ids, num_segments):
     num_segments = int(num_segments)
     ids = np.asarray(ids)
+    if data.shape[:ids.ndim] != ids.shape:
+        raise errors.InvalidArgumentError(None, None, f"segment_ids should be the same size as dimension 0 of input: "
+                                                      f"data.shape = {list(data.shape)} does not start with "
+                                                      f"segment_ids.shape = {list(ids.shape)}")
     if ids.size and (ids.max() >= num_segments):
         raise errors.InvalidArgumentError(None, None, f"segment id {ids.max()} is out of range [0, {num_segments})")
     tail = data.shape[ids.ndim:]
     flat_ids = ids.reshape(-1)
-    flat = data.reshape((-1,) + tail)
+    flat = data.reshape((flat_ids.size,) + tail)
     identity = _IDENTITY[kind]
     if kind in ("max", "min") and data.dtype.kind in "iuf":  # (TF's lowest() and max() of the dtype)
         info = np.iinfo(data.dtype) if data.dtype.kind in "iu" else np.finfo(data.dtype)
@@ -180,6 +186,9 @@ not_differentiable("SortedSegmentCount")
 
 
 def _sorted_count(segment_ids):
+    if segment_ids.shape.ndims not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {segment_ids.shape.ndims}: the segment_ids of a sorted "
+                         f"segment op are a vector, got shape {segment_ids.shape}")
     return make_tensor("SortedSegmentCount", [segment_ids], None, "SortedSegmentCount")
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import Dimension, TensorShape
-from .array_ops import identity, shape, stack
+from .array_ops import identity, ones_like, shape, stack
 from .op_util import (add_rows_at, constant_shape, constant_value, index_tensor, known_axis, make_op, make_tensor,
                       normalize_axis, same_dtype_values)
 
@@ -491,7 +491,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     """TensorFlow's strided slice; ``t[...]`` builds one from a Python index."""
     input_ = ops.convert_to_tensor(input_)
     if strides is None:
-        strides = [1] * len(begin)
+        strides = ones_like(index_tensor(begin)) if isinstance(begin, ops.Tensor) else [1] * len(begin)
     attrs = dict(zip(SLICE_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)))
     inputs = [index_tensor(v) for v in (begin, end, strides)]
     return make_tensor("StridedSlice", [input_] + inputs, attrs, name or "strided_slice")

@@ -198,7 +198,10 @@ def _value_for(ref: ops.Tensor, value, op_type: str) -> ops.Tensor:
 
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> ops.Tensor:
-    """Stores ``value`` in the variable; the result refers to the updated variable."""
+    """Stores ``value`` in the variable (or in the slice ``v[...]`` of one); the result refers
+    to the updated variable."""
+    if isinstance(ref, _VariableSlice):
+        return ref.assign(value, name=name)
     ref = variable_ref(ref)
     value = _value_for(ref, value, "Assign")
     attrs = {"validate_shape": True if validate_shape is None else bool(validate_shape),
