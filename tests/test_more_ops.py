@@ -193,6 +193,20 @@ def test_linear_algebra_against_numpy():
         evaluate(tf.matrix_inverse(np.zeros((2, 2))))
 
 
+def test_adjoint_solves_and_inverses_conjugate_a_complex_matrix_and_differentiate():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+    adj = a.conj().T
+    assert_oracle(evaluate(tf.matrix_inverse(a, adjoint=True)), np.linalg.inv(adj), rtol=1e-10)
+    assert_oracle(evaluate(tf.matrix_solve(a, b, adjoint=True)), np.linalg.solve(adj, b), rtol=1e-10)
+    assert_oracle(evaluate(tf.matrix_triangular_solve(a, b, adjoint=True)), np.linalg.solve(np.tril(a).conj().T, b),
+                  rtol=1e-10)
+    real, rhs = r(3, 3) + 3 * np.eye(3), r(3, 2, seed=1)
+    check_gradients(lambda t: tf.matrix_inverse(t, adjoint=True), [real], rtol=1e-4)
+    check_gradients(lambda t, u: tf.matrix_solve(t, u, adjoint=True), [real, rhs], rtol=1e-4)
+
+
 def test_assertions_fail_the_step_naming_the_assertion():
     x = tf.placeholder(tf.float32, [None])
     check = tf.assert_positive(x, message="x must be positive")

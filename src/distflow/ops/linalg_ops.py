@@ -56,17 +56,26 @@ def matrix_determinant(input, name=None):  # noqa: A002
     return make_tensor("MatrixDeterminant", [_square("MatrixDeterminant", input)], None, name or "MatrixDeterminant")
 
 
+def _adjoint_of(a, adjoint: bool):
+    """``a`` or, with ``adjoint``, its conjugate transpose (the transpose of a real matrix)."""
+    if not adjoint:
+        return a
+    a = np.swapaxes(a, -1, -2)
+    return a.conj() if np.iscomplexobj(a) else a
+
+
 @register_op("MatrixInverse", shape=lambda op: op.inputs[0].shape)
 @_linalg_errors
 def _inverse_kernel(xp, x, *, adjoint=False):
-    return np.linalg.inv(np.swapaxes(x, -1, -2) if adjoint else x).astype(x.dtype)
+    return np.linalg.inv(_adjoint_of(x, adjoint)).astype(x.dtype)
 
 
 @register_gradient("MatrixInverse")
 def _inverse_grad(op, g):
-    inv = op.outputs[0]
-    inv_t = matrix_transpose(inv)
-    return (-math_ops.matmul(inv_t, math_ops.matmul(g, inv_t)),)
+    inv = op.outputs[0]  # Y = A^-1, or (A^H)^-1 with adjoint
+    if op._attr("adjoint"):
+        return (-math_ops.matmul(inv, math_ops.matmul(g, inv, adjoint_a=True)),)
+    return (-math_ops.matmul(inv, math_ops.matmul(g, inv, adjoint_b=True), adjoint_a=True),)
 
 
 def matrix_inverse(input, adjoint=False, name=None):  # noqa: A002
@@ -77,7 +86,7 @@ def matrix_inverse(input, adjoint=False, name=None):  # noqa: A002
 @register_op("MatrixSolve", shape=lambda op: op.inputs[1].shape)
 @_linalg_errors
 def _solve_kernel(xp, a, b, *, adjoint=False):
-    return np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b).astype(b.dtype)
+    return np.linalg.solve(_adjoint_of(a, adjoint), b).astype(b.dtype)
 
 
 @register_gradient("MatrixSolve")
@@ -85,14 +94,13 @@ def _solve_grad(op, g):
     a = op.inputs[0]
     x = op.outputs[0]
     gb = matrix_solve(a, g, adjoint=not op._attr("adjoint"))
-    ga = -math_ops.matmul(gb, x, transpose_b=True)
     if op._attr("adjoint"):
-        ga = matrix_transpose(ga)
-    return ga, gb
+        return -math_ops.matmul(x, gb, adjoint_b=True), gb
+    return -math_ops.matmul(gb, x, adjoint_b=True), gb
 
 
 def matrix_solve(matrix, rhs, adjoint=False, name=None):
-    """X with ``matrix @ X = rhs`` (``adjoint``: the transpose of matrix)."""
+    """X with ``matrix @ X = rhs`` (``adjoint``: the conjugate transpose of matrix)."""
     a = _square("MatrixSolve", matrix)
     b = ops.convert_to_tensor(rhs, dtype=a.dtype.base_dtype)
     return make_tensor("MatrixSolve", [a, b], {"adjoint": bool(adjoint)}, name or "MatrixSolve")
@@ -102,7 +110,7 @@ def matrix_solve(matrix, rhs, adjoint=False, name=None):
 @_linalg_errors
 def _triangular_solve_kernel(xp, a, b, *, lower=True, adjoint=False):
     a = np.tril(a) if lower else np.triu(a)
-    return np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b).astype(b.dtype)
+    return np.linalg.solve(_adjoint_of(a, adjoint), b).astype(b.dtype)
 
 
 @register_gradient("MatrixTriangularSolve")
