@@ -1248,3 +1248,17 @@ def test_tf_assign_stores_into_a_slice_of_a_variable():
     with tf.Session() as sess:
         sess.run(v.initializer)
         assert sess.run(tf.assign(v[1:3], [7, 8])).tolist() == [1, 7, 8, 4]
+
+
+def test_slices_know_partly_known_sizes_take_numpy_scalar_indices_and_say_an_index_is_out_of_range():
+    z = tf.zeros((1, 2, 3))
+    assert tf.slice(z, [0, 0, 0], [tf.constant(1) + 0, 2, -1]).shape.as_list() == [None, 2, 3]
+    assert tf.slice(z, [tf.constant(0) + 0, 0, 1], [1, 2, -1]).shape.as_list() == [1, 2, 2]
+    x = tf.constant([1, 2, 3], tf.int64)
+    with pytest.raises(ValueError, match="out of range"):
+        tf.constant([1, 2])[1:, 1:]
+    p = tf.placeholder(tf.int32)
+    with tf.Session() as sess:
+        assert sess.run(x[np.asarray(1, np.int64)]) == 2
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"out of range for a tensor of shape \[2\]"):
+            sess.run(p[1:, 1:], {p: [1, 2]})

@@ -330,7 +330,7 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
 
 def _slice_shape(op):
     x, begin_t, size_t = op.inputs
-    begin, sizes = constant_value(begin_t), constant_value(size_t)
+    begin, sizes = _stacked_parts(begin_t), _stacked_parts(size_t)  # (each part an int, or None if unknown)
     if x.shape.ndims is None:
         return TensorShape(None if sizes is None else [None] * len(sizes))
     dims = x.shape.as_list()
@@ -340,8 +340,10 @@ def _slice_shape(op):
         raise ValueError(f"Expected size to have {len(dims)} elements, got {len(sizes)}")
     out = []
     for i, (d, s) in enumerate(zip(dims, sizes)):
-        b = None if begin is None else int(begin[i])
-        if s == -1:
+        b = None if begin is None else begin[i]
+        if s is None:
+            out.append(None)
+        elif s == -1:
             out.append(None if d is None or b is None else d - b)
         else:
             if d is not None and b is not None and b + s > d:
@@ -445,7 +447,7 @@ def _sliced_dims(dims: list, index: tuple) -> list:
         raise ValueError("an index can only have a single ellipsis ('...')")
     consumed = sum(1 for item in index if item is not None and item is not Ellipsis)
     if consumed > len(dims):
-        raise ValueError(f"slice index out of bounds: too many indices ({consumed}) for a tensor of rank {len(dims)}")
+        raise ValueError(f"slice index out of range: too many indices ({consumed}) for a tensor of rank {len(dims)}")
     expanded = []
     for item in index:
         expanded.extend([builtins.slice(None)] * (len(dims) - consumed) if item is Ellipsis else [item])
@@ -464,7 +466,7 @@ def _sliced_dims(dims: list, index: tuple) -> list:
             else:
                 out.append(len(range(*item.indices(d))))
         elif d is not None and not -d <= item < d:
-            raise ValueError(f"slice index out of bounds: index {item} is out of bounds for axis {axis - 1} "
+            raise ValueError(f"slice index out of range: index {item} is out of bounds for axis {axis - 1} "
                              f"with size {d}")
     return out
 
@@ -472,8 +474,12 @@ def _sliced_dims(dims: list, index: tuple) -> list:
 @register_op("StridedSlice", shape=_strided_slice_shape)
 def _strided_slice_kernel(xp, x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
                           new_axis_mask, shrink_axis_mask):
-    return x[_python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
-                           new_axis_mask, shrink_axis_mask)]
+    index = _python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    try:
+        return x[index]
+    except IndexError as e:  # (what shape inference could not see: an input of unknown shape)
+        raise errors.InvalidArgumentError(None, None, f"slice index out of range for a tensor of shape "
+                                                      f"{list(np.shape(x))}: {e}") from None
 
 
 @register_op("StridedSliceGrad", shape=lambda op: constant_shape(op.inputs[0]),
@@ -501,6 +507,9 @@ def _getitem(tensor, key) -> ops.Tensor:
     """``tensor[key]`` for ints, slices (any step), tf.newaxis and Ellipsis."""
     if not isinstance(key, tuple):
         key = (key,)
+    # (a 0-d NumPy integer array is an integer, as TF's slicing takes it)
+    key = tuple(item[()] if isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype.kind in "iu" else item
+                for item in key)
     begin, end, strides = [], [], []
     masks = dict.fromkeys(SLICE_MASKS, 0)
     for i, item in enumerate(key):
