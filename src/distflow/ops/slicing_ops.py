@@ -15,7 +15,7 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import Dimension, TensorShape
-from .array_ops import identity, ones_like, shape, stack
+from .array_ops import identity, ones_like, stack
 from .op_util import (add_rows_at, constant_shape, constant_value, index_tensor, known_axis, make_op, make_tensor,
                       normalize_axis, same_dtype_values)
 
