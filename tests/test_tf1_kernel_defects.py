@@ -1262,3 +1262,20 @@ def test_slices_know_partly_known_sizes_take_numpy_scalar_indices_and_say_an_ind
         assert sess.run(x[np.asarray(1, np.int64)]) == 2
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"out of range for a tensor of shape \[2\]"):
             sess.run(p[1:, 1:], {p: [1, 2]})
+
+
+def test_decode_csv_follows_tfs_quoting_rules_and_refuses_numbers_out_of_range():
+    def decoded(records, defaults):
+        with tf.Session() as sess:
+            return sess.run(tf.decode_csv(records, defaults))
+
+    names, notes = decoded(['"a,b","c""d"', "x,"], [["s"], ["t"]])
+    assert names.tolist() == [b"a,b", b"x"] and notes.tolist() == [b'c"d', b"t"]
+    for records, defaults, message in [
+            (['"'], [["default"]], r"Quoted field has to end with quote followed by delim or end, in record 0"),
+            (['"ab"c'], [["default"]], r"Quoted field has to end with quote"),
+            (["0.22", 'a"bc'], [["a"]], r"Unquoted fields cannot have quotes/CRLFs inside, in record 1"),
+            (["1", "9999999999999999999999999"], [[1]], r"Field 0 in record 1 .* is not a valid int32"),
+            (["3.0,"], [[1.0], np.array([], np.int32)], r"Field 1 is required but missing in record 0")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            decoded(records, defaults)

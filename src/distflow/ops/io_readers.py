@@ -4,7 +4,6 @@ pipeline of the CIFAR-10 tutorial: ``FixedLengthRecordReader`` plus ``decode_raw
 
 from __future__ import annotations
 
-import csv
 
 import threading
 
@@ -291,37 +290,86 @@ def _decode_csv_kernel(xp, records, *defaults, OUT_TYPE, field_delim, na_value, 
                        select_cols=()):
     rows = [r.decode() if isinstance(r, bytes) else str(r) for r in np.asarray(records, dtype=object).reshape(-1)]
     columns = [[] for _ in OUT_TYPE]
-    for row in rows:
-        if use_quote_delim:  # ("a,b" is one field; "" inside quotes is a quote)
-            fields = next(csv.reader([row], delimiter=field_delim, quotechar='"', strict=True), [""])
-        else:
-            fields = row.split(field_delim)
+    for k, row in enumerate(rows):
+        where = f"record {k} ({row!r})"
+        fields = _csv_fields(row, field_delim, where) if use_quote_delim else row.split(field_delim)
         if select_cols:
             if len(fields) <= select_cols[-1]:
                 raise errors.InvalidArgumentError(None, None, f"Expect at least {select_cols[-1] + 1} fields but "
-                                                              f"have {len(fields)} in record {row!r}")
+                                                              f"have {len(fields)} in {where}")
             fields = [fields[c] for c in select_cols]
         elif len(fields) != len(OUT_TYPE):
             raise errors.InvalidArgumentError(None, None, f"Expect {len(OUT_TYPE)} fields but have {len(fields)} in "
-                                                          f"record {row!r}")
+                                                          f"{where}")
         for i, (field, dtype) in enumerate(zip(fields, OUT_TYPE)):
             if field == "" or field == na_value:
                 if np.size(defaults[i]) == 0:
-                    raise errors.InvalidArgumentError(None, None, f"Field {i} is required but missing in record "
-                                                                  f"{row!r}")
+                    raise errors.InvalidArgumentError(None, None, f"Field {i} is required but missing in {where}")
                 value = np.asarray(defaults[i]).reshape(-1)[0]
             elif dtype == dtypes.string:
                 value = field.encode()
             else:
-                try:
-                    value = float(field) if dtype.is_floating else int(field)
-                except ValueError:
-                    raise errors.InvalidArgumentError(None, None, f"Field {i} in record {row!r} is not a valid "
-                                                                  f"{dtype.name}: {field!r}") from None
+                value = _csv_number(field, dtype, f"Field {i} in {where}")
             columns[i].append(value)
     shape = np.shape(records)
     return tuple(np.array(c, dtype=object if d == dtypes.string else d.as_numpy_dtype).reshape(shape)
                  for c, d in zip(columns, OUT_TYPE))
+
+
+def _csv_fields(row: str, delim: str, where: str) -> list:
+    """A record's fields by TF's rules: a field that starts with a quote ends with a quote
+    followed by the delimiter or the end (a doubled quote inside is a quote); an unquoted field
+    has no quote, CR or LF."""
+    fields, i, n = [], 0, len(row)
+    while True:
+        if i < n and row[i] == '"':
+            value, i = [], i + 1
+            while True:
+                if i >= n:
+                    raise errors.InvalidArgumentError(None, None, f"Quoted field has to end with quote followed by "
+                                                                  f"delim or end, in {where}")
+                if row[i] == '"':
+                    if i + 1 < n and row[i + 1] == '"':
+                        value.append('"')
+                        i += 2
+                        continue
+                    i += 1
+                    break
+                value.append(row[i])
+                i += 1
+            if i < n and row[i] != delim:
+                raise errors.InvalidArgumentError(None, None, f"Quoted field has to end with quote followed by "
+                                                              f"delim or end, in {where}")
+            fields.append("".join(value))
+        else:
+            end = row.find(delim, i)
+            end = n if end < 0 else end
+            field = row[i:end]
+            if any(c in field for c in '"\r\n'):
+                raise errors.InvalidArgumentError(None, None, f"Unquoted fields cannot have quotes/CRLFs inside, "
+                                                              f"in {where}: {field!r}")
+            fields.append(field)
+            i = end
+        if i >= n:
+            return fields
+        i += 1  # (past the delimiter: a field follows, empty at the end of the record)
+        if i == n:
+            fields.append("")
+            return fields
+
+
+def _csv_number(field: str, dtype, what: str):
+    """``field`` as a number of ``dtype``, or an InvalidArgumentError naming the field."""
+    try:
+        value = float(field) if dtype.is_floating else int(field)
+    except ValueError:
+        raise errors.InvalidArgumentError(None, None, f"{what} is not a valid {dtype.name}: {field!r}") from None
+    if not dtype.is_floating:
+        info = np.iinfo(dtype.as_numpy_dtype)
+        if not info.min <= value <= info.max:
+            raise errors.InvalidArgumentError(None, None, f"{what} is not a valid {dtype.name}: {field!r} is out "
+                                                          f"of its range")
+    return value
 
 
 not_differentiable("DecodeCSV")
