@@ -1279,3 +1279,16 @@ def test_decode_csv_follows_tfs_quoting_rules_and_refuses_numbers_out_of_range()
             (["3.0,"], [[1.0], np.array([], np.int32)], r"Field 1 is required but missing in record 0")]:
         with pytest.raises(tf.errors.InvalidArgumentError, match=message):
             decoded(records, defaults)
+
+
+def test_max_pool_across_channels_takes_each_groups_maximum_and_differentiates():
+    x = np.random.default_rng(2).standard_normal((2, 3, 3, 6))
+    with tf.Session() as sess:
+        got = sess.run(tf.nn.max_pool(x, [1, 1, 1, 3], [1, 1, 1, 3], "VALID"))
+    np.testing.assert_array_equal(got, x.reshape(2, 3, 3, 2, 3).max(-1))
+    check_gradients(lambda t: tf.nn.max_pool(t, [1, 1, 1, 2], [1, 1, 1, 2], "SAME"), [x])
+    for ksize, strides, message in [([1, 2, 2, 2], [1, 1, 1, 2], "exactly one of pooling across depth"),
+                                    ([1, 1, 1, 2], [1, 1, 1, 1], "depth window to equal the depth stride"),
+                                    ([1, 1, 1, 4], [1, 1, 1, 4], "evenly divide")]:
+        with pytest.raises(ValueError, match=message):
+            tf.nn.max_pool(x, ksize, strides, "SAME")

@@ -16,7 +16,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
 from ..platform import blocks
-from . import array_ops, blas, intra_op, slicing_ops
+from . import array_ops, blas, intra_op, reduction_ops, slicing_ops
 from .array_ops import shape_of
 from .op_util import FLOATS, constant_shape, make_tensor
 
@@ -586,9 +586,38 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name):
 
 
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None) -> ops.Tensor:  # noqa: A002
-    """Max pooling; the window and strides may be an int or 1, 2 or 4 ints (TF 1.15's)."""
-    return _pool("MaxPool", value if value is not None else input, pool_window("ksize", ksize, 2, data_format),
-                 pool_window("strides", strides, 2, data_format), padding, data_format, name)
+    """Max pooling; the window and strides may be an int or 1, 2 or 4 ints (TF 1.15's). A
+    window over channels alone (``ksize=[1, 1, 1, k]``, NHWC, strides the same) takes the
+    maximum of each k consecutive channels (TF's depthwise max pooling)."""
+    value = value if value is not None else input
+    ksize, strides = pool_window("ksize", ksize, 2, data_format), pool_window("strides", strides, 2, data_format)
+    if not _is_nchw(data_format) and len(ksize) == 4 and ksize[3] != 1:
+        return _depthwise_max_pool(value, ksize, strides, padding, name)
+    return _pool("MaxPool", value, ksize, strides, padding, data_format, name)
+
+
+def _depthwise_max_pool(value, ksize, strides, padding, name) -> ops.Tensor:
+    """The maximum over each ``ksize[3]`` consecutive channels (a reshape and a max: its gradient
+    is the max's), with TF's checks."""
+    x = ops.convert_to_tensor(value)
+    depth = x.shape[-1].value if x.shape.ndims == 4 else None
+    k = int(ksize[3])
+    if ksize[1] != 1 or ksize[2] != 1 or ksize[0] != 1:
+        raise ValueError(f"MaxPool: only pooling across depth or across width/height is supported: exactly one of "
+                         f"pooling across depth or pooling across width/height, got ksize {list(ksize)}")
+    if list(strides) != [1, 1, 1, k]:
+        raise ValueError(f"MaxPool: depthwise max pooling requires the depth window to equal the depth stride "
+                         f"(and the other strides to be 1), got ksize {list(ksize)} and strides {list(strides)}")
+    if depth is None or depth % k:
+        raise ValueError(f"MaxPool: depthwise max pooling requires the depth window to evenly divide the input "
+                         f"depth, got a window of {k} over {depth if depth is not None else 'an unknown'} channels")
+    _check_padding(padding)
+    with ops.name_scope(name, "MaxPool", [x]):
+        dims = array_ops.shape(x)
+        grouped = array_ops.reshape(x, slicing_ops.concat([dims[:3], [depth // k, k]], 0))
+        out = reduction_ops.reduce_max(grouped, axis=4)
+        out.set_shape(x.shape[:3].concatenate([depth // k]))
+        return out
 
 
 def pool_window(name: str, value, spatial: int, data_format: str) -> list:
