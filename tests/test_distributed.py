@@ -34,6 +34,24 @@ def test_step_across_tasks_and_fetch_structures(cluster):
         out["y"] += 1  # fetched arrays are the caller's, and writable
 
 
+def test_a_partial_run_across_tasks_carries_a_parts_values_to_the_next(cluster):
+    with tf.device("/job:ps/task:0"):
+        draws = tf.Variable(0, name="partial_draws")
+        drawn = tf.assign_add(draws, 1)
+        a, b = tf.placeholder(tf.float32, []), tf.placeholder(tf.float32, [])
+        noise = tf.random_uniform([])
+    with tf.device("/job:worker/task:1"):
+        r1 = a + noise + tf.cast(drawn, tf.float32)
+        r2 = r1 * b
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        sess.run(draws.initializer)
+        h = sess.partial_run_setup([r1, r2, noise], [a, b])
+        first, drawn_noise = sess.partial_run(h, [r1, noise], {a: 1.0})
+        assert first == pytest.approx(2.0 + drawn_noise)
+        assert sess.partial_run(h, r2, {b: 3.0}) == pytest.approx(first * 3.0)
+        assert sess.run(draws) == 1
+
+
 def test_separately_built_graphs_share_a_variable_on_the_ps(cluster):
     g1 = tf.Graph()
     with g1.as_default(), tf.device("/job:ps/task:0"):

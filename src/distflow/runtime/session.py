@@ -21,6 +21,7 @@ from . import allocator, process_options
 from .config import ConfigProto, RunOptions
 from .device import DeviceMgr
 from .executor import LiveSteps, PartitionPlan, StepPlan
+from .partial_run import PartialRun
 from .partition import Node, output_key, partition, prune
 from .functions import function_ops
 from .gpu.replay import for_step as gpu_replay
@@ -276,6 +277,54 @@ class BaseSession:
 
         return call
 
+    def partial_run_setup(self, fetches, feeds=None) -> str:
+        """Starts a partial run: ``partial_run(handle, ...)`` calls then feed ``feeds`` and fetch
+        ``fetches`` a part at a time, each op running once (runtime/partial_run.py). Returns the
+        run's handle."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        _, elements = self._fetch_elements(fetches)
+        if not elements:
+            raise errors.InvalidArgumentError(None, None, "Must specify at least one target to fetch or execute.")
+        feed_tensors = {t for key in (feeds or []) for t in self._fed_tensors(key)}
+        with self._lock:
+            self._partial_run_count = getattr(self, "_partial_run_count", 0) + 1
+            handle = f"partial_run:{self._partial_run_count}"
+            self._partial_runs()[handle] = PartialRun(elements, feed_tensors)
+        return handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """One part of the partial run ``handle``: feeds ``feed_dict`` (feeds that setup named,
+        each fed once) and returns ``fetches`` (fetches that setup named, each fetched once) in
+        their structure. The run ends, and its handle with it, once every fetch is fetched."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        run = self._partial_runs().get(handle)
+        if run is None:
+            raise errors.InvalidArgumentError(None, None, f"{handle!r} is not the handle of an unfinished partial run "
+                                                          f"of this session: call partial_run_setup first (a run "
+                                                          f"ends once every fetch is fetched)")
+        mapper, elements = self._fetch_elements(fetches)
+        feed_tensors, feed_values = self._feeds(feed_dict) if feed_dict else ((), [])
+        cut = run.begin(elements, feed_tensors)
+        feeds = {**run.fed, **run.carried, **dict(zip(feed_tensors, feed_values))}
+        tensors = tuple(feeds)
+        try:
+            values = self._run_step(elements + tuple(cut), tensors, [feeds[t] for t in tensors], self._timeout(None))
+        except errors.OpError as e:
+            self._attach_op(e)
+            raise
+        run.end(elements, feed_tensors, feed_values, cut, values[len(elements):])
+        if run.done:
+            self._partial_runs().pop(handle, None)
+        return _results(mapper, elements, values[:len(elements)], self)
+
+    def _partial_runs(self) -> dict:
+        runs = getattr(self, "_open_partial_runs", None)
+        if runs is None:
+            runs = self._open_partial_runs = {}
+        return runs
+
     def _attach_op(self, e: errors.OpError) -> None:
         if e.op is None and "[[node " in e.message:
             name = e.message.rsplit("[[node ", 1)[1].split(" ", 1)[0]
@@ -396,6 +445,7 @@ class BaseSession:
             self._closed = True
             self._live.abort_all(errors.CancelledError(None, None, "Session has been closed."))
             self._steps.clear()
+            self._partial_runs().clear()
             if not self._target:
                 self._device_mgr.session_tensors.clear()
                 for d in self._device_mgr.devices:

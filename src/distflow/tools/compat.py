@@ -52,7 +52,9 @@ DIFFERENT = {
     "tf": {
         "Session": "a host without GPUs (or CuPy) gets simulated GPUs (CPU kernels); a step on one real GPU "
                    "is replayed as a CUDA graph from its second run; steps pick a sequential or concurrent form; "
-                   "closing cancels running steps",
+                   "closing cancels running steps; each part of a partial run is a step of its own, fed what the "
+                   "earlier parts computed, and a part whose fetch waits on an earlier part's update by a control "
+                   "dependency alone is refused",
         "GPUOptions": "memory is taken as steps need it (allow_growth is always on); virtual devices' memory "
                       "limits are not enforced",
         "ConfigProto": "a misspelled field is a ValueError (as the protocol buffer class); "
