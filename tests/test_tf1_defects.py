@@ -173,6 +173,12 @@ def test_run_metadata_has_an_empty_step_stats_and_a_reused_one_is_cleared_by_eac
         assert meta.HasField("step_stats")
         sess.run(x, run_metadata=meta)
         assert not meta.HasField("step_stats")
+        # a step of a constant alone calls no kernel, and still says on which device it ran
+        full = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+        sess.run(tf.constant(1.0), options=full, run_metadata=meta)
+        assert [d.device for d in meta.step_stats.dev_stats] == ["/job:localhost/replica:0/task:0/device:CPU:0"]
+        sess.make_callable(tf.constant(42.0), accept_options=True)(options=full, run_metadata=meta)
+        assert len(meta.step_stats.dev_stats) == 1
 
 
 def test_running_a_session_on_an_empty_graph_says_so():

@@ -418,13 +418,14 @@ def import_graph_def(graph_def: pb.GraphDef, graph: ops.Graph, existing: bool = 
     return [created[name] for name in order]
 
 
-def step_stats(kernels) -> pb.StepStats:
+def step_stats(kernels, devices=()) -> pb.StepStats:
     """A traced step's kernel calls (``executor.KernelTime``) as a StepStats, one
-    DeviceStepStats per device, calls in the order they started."""
+    DeviceStepStats per device (each of ``devices`` the step ran on, those first, even where
+    no kernel was called: a step of constants), calls in the order they started."""
     # perf_counter_ns is monotonic with an arbitrary origin: anchor it to the wall clock
     offset_ns = time.time_ns() - time.perf_counter_ns()
     stats = pb.StepStats()
-    by_device: dict = {}
+    by_device: dict = {device: stats.dev_stats.add(device=device) for device in devices}
     for k in sorted(kernels, key=lambda k: k.start_ns):
         dev = by_device.get(k.device)
         if dev is None:

@@ -236,7 +236,7 @@ class BaseSession:
         run_metadata.partition_graphs = [wire.partition_to_proto(nodes, device)
                                          for device, nodes in sorted(partitions.items())]
         if trace is not None:
-            run_metadata.step_stats = wire.step_stats(trace)
+            run_metadata.step_stats = wire.step_stats(trace, sorted(partitions))
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function ``f(*feed_values)`` that runs ``fetches`` with ``feed_list[i]`` fed ``feed_values[i]``.
