@@ -52,6 +52,27 @@ def test_a_partial_run_across_tasks_carries_a_parts_values_to_the_next(cluster):
         assert sess.run(draws) == 1
 
 
+def test_a_traced_remote_step_brings_back_every_tasks_kernel_times_and_partitions(cluster):
+    with tf.device("/job:ps/task:0"):
+        x = tf.placeholder(tf.float32, [2], name="traced_x")
+        doubled = tf.multiply(x, 2.0, name="traced_doubled")
+    with tf.device("/job:worker/task:1"):
+        total = tf.reduce_sum(doubled, name="traced_total")
+    full = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE, output_partition_graphs=True)
+    meta = tf.RunMetadata()
+    with tf.Session(cluster.target("worker", 0)) as sess:
+        assert sess.run(total, {x: [1.0, 2.0]}, options=full, run_metadata=meta) == 6.0
+        devices = [d.device for d in meta.step_stats.dev_stats]
+        assert "/job:ps/replica:0/task:0/device:CPU:0" in devices
+        assert "/job:worker/replica:0/task:1/device:CPU:0" in devices
+        ran = {n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats}
+        assert {"traced_doubled", "traced_total"} <= ran
+        nodes = {n.name: n.device for g in meta.partition_graphs for n in g.node}
+        assert nodes["traced_doubled"].startswith("/job:ps/") and nodes["traced_total"].startswith("/job:worker/")
+        sess.run(total, {x: [1.0, 2.0]}, run_metadata=meta)  # (no options: nothing asked, nothing filled)
+        assert not meta.HasField("step_stats") and not meta.partition_graphs
+
+
 def test_separately_built_graphs_share_a_variable_on_the_ps(cluster):
     g1 = tf.Graph()
     with g1.as_default(), tf.device("/job:ps/task:0"):

@@ -40,12 +40,18 @@ class _RemoteMaster:
             raise error_from_rpc(e, f"the master at {self.address}") from None
 
     def run_step(self, handle: str, feed_names: tuple, feeds: list, fetch: tuple, target: tuple,
-                 timeout_in_ms: int) -> tuple[int, list]:
+                 timeout_in_ms: int, metadata: dict | None = None) -> tuple[int, list]:
+        asked = metadata or {}
         request = pb.RunStepRequest(session_handle=handle, accept_parked=True, timeout_in_ms=timeout_in_ms,
-                                    fetch=fetch, target=target)
+                                    fetch=fetch, target=target, trace=bool(asked.get("trace")),
+                                    output_partition_graphs=bool(asked.get("graphs")))
         for name, value in zip(feed_names, feeds):
             wire.fill_tensor_proto(request.feed.add(name=name).tensor, value)
         response = self.call("RunStep", request, timeout=timeout_in_ms / 1000.0 + 5.0 if timeout_in_ms else None)
+        if metadata is not None:
+            if response.HasField("step_stats"):
+                metadata["step_stats"] = response.step_stats
+            metadata["partition_graphs"] = list(response.partition_graph)
         return response.step_id, [Parked(t.name, t.task, t.data_address) if t.parked else
                                   wire.tensor_from_proto(t.tensor, writable=True) for t in response.tensor]
 
@@ -70,8 +76,9 @@ class _InProcessMaster:
         return getattr(self._master(), method)(request)
 
     def run_step(self, handle: str, feed_names: tuple, feeds: list, fetch: tuple, target: tuple,
-                 timeout_in_ms: int) -> tuple[int, list]:
-        return self._master().run_step(handle, feed_names, feeds, fetch, target, timeout_in_ms, accept_parked=True)
+                 timeout_in_ms: int, metadata: dict | None = None) -> tuple[int, list]:
+        return self._master().run_step(handle, feed_names, feeds, fetch, target, timeout_in_ms, accept_parked=True,
+                                       metadata=metadata)
 
     def close(self) -> None:
         pass
@@ -146,8 +153,10 @@ class GrpcSession(BaseSession):
             self._call("ExtendSession", pb.ExtendSessionRequest(session_handle=self._handle, graph_def=delta))
         self._sent = len(ops_now)
 
-    def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout, trace=None) -> list:
-        # (a remote step is not traced: RunMetadata stays empty for it)
+    def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout, trace=None,
+                  metadata=None) -> list:
+        """The step on the cluster; ``metadata`` (a dict asking for "trace" and "graphs") gets
+        every task's kernel times and partitions ("step_stats", "partition_graphs")."""
         check_outside_functions(elements, feed_tensors)
         timeout_in_ms = 0 if timeout is None else max(1, int(timeout * 1000))
         fetch = tuple(el.name for el in elements if not isinstance(el, Operation))
@@ -159,7 +168,8 @@ class GrpcSession(BaseSession):
 
         def run():
             self._sync_graph(timeout)
-            return self._master.run_step(self._handle, feed_names, feed_values, fetch, target, timeout_in_ms)
+            return self._master.run_step(self._handle, feed_names, feed_values, fetch, target, timeout_in_ms,
+                                         metadata)
 
         try:
             step_id, values = run()
@@ -181,6 +191,13 @@ class GrpcSession(BaseSession):
             if isinstance(el, ops.Tensor) and el.op.type in session_ops.HANDLE_OPS:
                 self._kept.add(session_ops.handle_text(value))
         return out
+
+    def _fill_run_metadata(self, run_metadata, elements, feed_tensors, trace, metadata=None) -> None:
+        """What the tasks sent back: the step's partition graphs and, traced, its step_stats."""
+        metadata = metadata or {}
+        run_metadata.partition_graphs = metadata.get("partition_graphs", [])
+        if "step_stats" in metadata:
+            run_metadata.step_stats = metadata["step_stats"]
 
     def _parked(self, step_id: int, named, timeout):
         """A large fetched tensor, straight from the task that holds it (one copy each way)."""

@@ -289,10 +289,16 @@ class Master:
         """A client's step. If the client goes away first (its process died, it gave up),
         the step is cancelled on every task, so that a dequeue blocked for it takes nothing."""
         feeds = [wire.tensor_from_proto(t.tensor) for t in request.feed]
+        metadata = ({"trace": request.trace, "graphs": request.output_partition_graphs}
+                    if request.trace or request.output_partition_graphs else None)
         step_id, values = self.run_step(request.session_handle, tuple(t.name for t in request.feed), feeds,
                                         tuple(request.fetch), tuple(request.target), request.timeout_in_ms,
-                                        request.accept_parked, context)
+                                        request.accept_parked, context, metadata)
         response = pb.RunStepResponse(step_id=step_id)
+        if metadata is not None:
+            if "step_stats" in metadata:
+                response.step_stats.CopyFrom(metadata["step_stats"])
+            response.partition_graph.extend(metadata.get("partition_graphs", ()))
         for name, value in zip(request.fetch, values):
             if isinstance(value, Parked):
                 response.tensor.add(name=value.name, parked=True, task=value.task, data_address=value.data_address)
@@ -301,11 +307,14 @@ class Master:
         return response
 
     def run_step(self, session_handle: str, feed_names: tuple, feeds: list, fetch: tuple, target: tuple,
-                 timeout_in_ms: int = 0, accept_parked: bool = False, context=None) -> tuple[int, list]:
+                 timeout_in_ms: int = 0, accept_parked: bool = False, context=None,
+                 metadata: dict | None = None) -> tuple[int, list]:
         """RunStep without protos (a client of this process calls it directly): the step's
         id and the value of each fetch, an array or, for a large tensor that another task
         holds for the client, a Parked. ``context.add_callback(fn)``, if given, calls ``fn``
-        when the caller goes away; the step is then cancelled.
+        when the caller goes away; the step is then cancelled. ``metadata`` (a dict) asks
+        with "trace" and "graphs" for every task's kernel times and partitions: they are
+        added to it as "step_stats" and "partition_graphs".
 
         A step without its own timeout gets the server's ``operation_timeout_in_ms``, as in TF.
         """
@@ -328,7 +337,7 @@ class Master:
             context.add_callback(on_rpc_done)
         try:
             return step_id, self._run_step(step, step_id, feeds, len(fetch), timeout_in_ms,
-                                           accept_parked)
+                                           accept_parked, metadata)
         except errors.AbortedError as e:
             # A task that restarted lost the graphs registered on it: this step fails (as in
             # TF), and the session's next steps register theirs again instead of failing for
@@ -352,14 +361,16 @@ class Master:
                     pass  # the restarted task has it no more
 
     def _run_step(self, step: _Step, step_id: int, feeds: list, num_fetches: int, timeout_in_ms: int,
-                  accept_parked: bool) -> list:
+                  accept_parked: bool, metadata: dict | None = None) -> list:
         if not step.parts:  # (nothing to run: no fetch, or only fed ones, and no target)
             return [feeds[step.fed_fetches[pos]] for pos in range(num_fetches)]
-        calls = {}
+        calls, asked = {}, {}
         for name, part in step.parts.items():
+            asked[name] = None if metadata is None else {"trace": metadata.get("trace"),
+                                                         "graphs": metadata.get("graphs")}
             calls[name] = (part.task.run_graph, RunGraphCall(
                 part.graph_handle, step_id, part.feed_names, [feeds[pos] for pos in part.feed_positions],
-                part.fetch_names, timeout_in_ms, accept_parked))
+                part.fetch_names, timeout_in_ms, accept_parked, asked[name]))
         # This process's own task runs on this thread, the others at once on the pool: a
         # hand-off to a pool thread and back costs more CPU than a small step's kernels.
         # The first task to fail aborts the step everywhere, so that tasks waiting for a
@@ -392,6 +403,13 @@ class Master:
         if failure is not None:
             raise failure
         outputs = {name: future.result() for name, future in futures.items()}
+        if metadata is not None:  # (every task's part, in the step's order)
+            if metadata.get("trace"):
+                stats = metadata["step_stats"] = pb.StepStats()
+                for got in asked.values():
+                    if "step_stats" in got:
+                        stats.dev_stats.extend(got["step_stats"].dev_stats)
+            metadata["partition_graphs"] = [g for got in asked.values() for g in got.get("partition_graphs", ())]
         values = []
         for pos in range(num_fetches):
             if pos in step.fed_fetches:

@@ -67,6 +67,7 @@ class RunGraphCall(NamedTuple):
     fetch_names: tuple[str, ...]
     timeout_in_ms: int = 0
     park_large: bool = False  # outputs of PARK_BYTES or more stay on the task for the client to pull
+    metadata: dict | None = None  # asks for "trace" and "graphs"; gets "step_stats" and "partition_graphs"
 
 
 @functools.lru_cache(maxsize=4096)  # asked for every tensor a step receives from another task
@@ -136,7 +137,7 @@ class LocalTask(Task):
 
     def run_graph(self, call: RunGraphCall) -> list:
         return self.worker.run_graph(call.graph_handle, call.step_id, call.feed_names, call.feeds,
-                                     call.fetch_names, call.timeout_in_ms)
+                                     call.fetch_names, call.timeout_in_ms, metadata=call.metadata)
 
     def abort_step(self, step_id: int, error: errors.OpError) -> None:
         self.worker.abort_step(step_id, error)
@@ -179,9 +180,11 @@ class RemoteTask(Task):
         self._grpc("DeregisterGraph", pb.DeregisterGraphRequest(graph_handle=graph_handle), 5.0)
 
     def run_graph(self, call: RunGraphCall) -> list:
+        asked = call.metadata or {}
         request = pb.RunGraphRequest(graph_handle=call.graph_handle, step_id=call.step_id,
                                      recv_key=call.fetch_names, timeout_in_ms=call.timeout_in_ms,
-                                     park_large=call.park_large)
+                                     park_large=call.park_large, trace=bool(asked.get("trace")),
+                                     output_partition_graphs=bool(asked.get("graphs")))
         for name, value in zip(call.feed_names, call.feeds):
             wire.fill_tensor_proto(request.send.add(name=name).tensor, value)
         # The call outlives the step's deadline a little, so that the task's own error (which
@@ -200,6 +203,10 @@ class RemoteTask(Task):
             self._directory.failed(self.name, error)
             raise error from None
         response = pb.RunGraphResponse.FromString(answer)
+        if call.metadata is not None:
+            if response.HasField("step_stats"):
+                call.metadata["step_stats"] = response.step_stats
+            call.metadata["partition_graphs"] = list(response.partition_graph)
         return [Parked(out.name, self.name, data_address) if out.parked
                 else wire.tensor_from_proto(out.tensor, writable=True) for out in response.recv]
 

@@ -376,9 +376,15 @@ class Worker:
         process died, it timed out), the step is aborted here too, so that a kernel
         blocked in it (a dequeue on a ps, say) does not wait on for nobody."""
         feeds = [wire.tensor_from_proto(t.tensor) for t in request.send]
+        metadata = ({"trace": request.trace, "graphs": request.output_partition_graphs}
+                    if request.trace or request.output_partition_graphs else None)
         results = self.run_graph(request.graph_handle, request.step_id, tuple(t.name for t in request.send), feeds,
-                                 tuple(request.recv_key), request.timeout_in_ms, context)
+                                 tuple(request.recv_key), request.timeout_in_ms, context, metadata)
         response = pb.RunGraphResponse()
+        if metadata is not None:
+            if "step_stats" in metadata:
+                response.step_stats.CopyFrom(metadata["step_stats"])
+            response.partition_graph.extend(metadata.get("partition_graphs", ()))
         for name, value in zip(request.recv_key, results):
             if request.park_large and isinstance(value, np.ndarray) and value.dtype.kind not in "USO" \
                     and value.nbytes >= PARK_BYTES:
@@ -389,10 +395,12 @@ class Worker:
         return response
 
     def run_graph(self, graph_handle: str, step_id: int, feed_names: tuple, feeds: list, recv_keys: tuple,
-                  timeout_in_ms: int = 0, context=None) -> list:
+                  timeout_in_ms: int = 0, context=None, metadata: dict | None = None) -> list:
         """RunGraph without protos: feeds and results as arrays (the master of this
         process calls it directly). ``context.add_callback(fn)``, if given, calls ``fn``
-        when the caller goes away; the step is then aborted."""
+        when the caller goes away; the step is then aborted. ``metadata`` (a dict) asks
+        with "trace" for the kernel calls' times and with "graphs" for the partitions run:
+        they are added to it as "step_stats" (a StepStats) and "partition_graphs" (GraphDefs)."""
         finished = threading.Event()
         if context is not None:
             def on_rpc_done():
@@ -411,14 +419,23 @@ class Worker:
             rdv.claimed = True
             rdv.prefetch(plan.remote_keys)
             results = [None] * len(recv_keys)
+            trace = [] if metadata is not None and metadata.get("trace") else None
             try:
-                error = run_partitions(plan.partitions, feeds, rdv, results, timeout)
+                error = run_partitions(plan.partitions, feeds, rdv, results, timeout, trace)
             finally:
                 rdv.since, rdv.finished = time.monotonic(), True
                 self._drop_step_if_done(rdv)
             if error is not None:
                 self._fail_step(step_id, error)
                 raise _named(error, self.task_name)
+            if metadata is not None:
+                devices = sorted(registered.partitions)
+                if trace is not None:
+                    metadata["step_stats"] = wire.step_stats(trace, devices)
+                if metadata.get("graphs"):
+                    metadata["partition_graphs"] = [
+                        wire.partition_to_proto([Node.from_op(op) for op in registered.partitions[d]], d)
+                        for d in devices]
             return [value_of(v) for v in results]
         finally:
             finished.set()

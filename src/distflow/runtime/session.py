@@ -199,20 +199,22 @@ class BaseSession:
         trace = [] if run_metadata is not None and getattr(options, "trace_level", 0) else None
         if run_metadata is not None and hasattr(run_metadata, "Clear"):
             run_metadata.Clear()  # (a reused RunMetadata says only what this step did, as in TF)
+        graphs = run_metadata is not None and bool(getattr(options, "output_partition_graphs", False))
+        metadata = {"trace": trace is not None, "graphs": graphs} if trace is not None or graphs else None
         try:
-            values = self._run_step(elements, feed_tensors, feed_values, timeout, trace)
+            values = self._run_step(elements, feed_tensors, feed_values, timeout, trace, metadata)
         except errors.OpError as e:
             self._attach_op(e)
             raise
-        if run_metadata is not None and options is not None and (
-                getattr(options, "output_partition_graphs", False) or getattr(options, "trace_level", 0)):
-            self._fill_run_metadata(run_metadata, elements, feed_tensors, trace)
+        if metadata is not None:
+            self._fill_run_metadata(run_metadata, elements, feed_tensors, trace, metadata)
         return _results(mapper, elements, values, self)
 
     def _run_step(self, elements: tuple, feed_tensors: tuple, feed_values: list, timeout,
-                  trace: list | None = None) -> list:
+                  trace: list | None = None, metadata: dict | None = None) -> list:
         """Runs one step; the value of each element (None for operations), in order.
-        With ``trace`` (a list), each kernel call's ``KernelTime`` is added to it."""
+        With ``trace`` (a list), each kernel call's ``KernelTime`` is added to it
+        (``metadata`` is for a remote session's step, which asks its tasks for them)."""
         key = (elements, feed_tensors)
         step = self._steps.get(key)
         if step is None:
@@ -226,7 +228,7 @@ class BaseSession:
             _unshare(values, feed_values)
         return values
 
-    def _fill_run_metadata(self, run_metadata, elements, feed_tensors, trace) -> None:
+    def _fill_run_metadata(self, run_metadata, elements, feed_tensors, trace, metadata=None) -> None:
         """The step's partition graphs, one GraphDef per device, and with a trace its
         ``step_stats``: every kernel call, by device, with its start and end."""
         from ..framework import wire  # noqa: PLC0415 - protobuf only for programs that ask

@@ -73,8 +73,8 @@ DIFFERENT = {
         "Variable": "a step reads a variable before updating it (TF 1.x left the order to chance)",
         "GraphDef": "distflow's own protocol buffer classes with TensorFlow's field numbers",
         "enable_eager_execution": "raises NotImplementedError (graph mode only)",
-        "RunMetadata": "a traced local step fills `partition_graphs` and `step_stats` (every kernel call with "
-                       "its time); a step of a `grpc://` session fills neither yet",
+        "RunMetadata": "a traced step fills `partition_graphs` and `step_stats` (every kernel call with its "
+                       "time; a `grpc://` session's step, every task's); there is no `cost_graph`",
         "cond": "one If op whose branches are functions (TF 2's form; a TF 1.x GraphDef's Switch/Merge conds "
                 "are rewritten so when imported); the ops of a branch run on the task of the cond",
         "while_loop": "one While op; iterations run one at a time (`parallel_iterations` and `swap_memory` are "
