@@ -130,6 +130,20 @@ def test_export_meta_graph_as_text_and_import_under_a_scope(tmp_path):
     assert meta.meta_info_def.tensorflow_git_version.startswith("distflow")
 
 
+def test_a_variable_in_a_programs_own_collection_comes_back_as_its_tensor_as_in_tensorflow():
+    v = tf.Variable(42, name="v")
+    tf.add_to_collection("my_variables", v)
+    meta = tf.train.export_meta_graph()
+    assert list(meta.collection_def["my_variables"].node_list.value) == ["v:0"]  # (TF's encoding of it)
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta)
+        (found,) = tf.get_collection("my_variables")
+        assert found.name == "v:0" and [g.name for g in tf.global_variables()] == ["v:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(found) == 42
+
+
 def test_checkpoint_state_file_is_tensorflows_text_format(tmp_path):
     tf.train.update_checkpoint_state(str(tmp_path), str(tmp_path / "model-2"),
                                      [str(tmp_path / "model-1"), str(tmp_path / "model-2")])

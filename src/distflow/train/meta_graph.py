@@ -41,9 +41,11 @@ def _collection_def(key: str, items: list, export_scope):
         out.bytes_list.value.extend(v.as_saver_def().SerializeToString() for v in items if v.as_saver_def())
     elif key == GraphKeys.QUEUE_RUNNERS and all(hasattr(v, "enqueue_ops") for v in items):  # (QueueRunnerDefs)
         out.bytes_list.value.extend(d.SerializeToString() for d in (v.to_proto(export_scope) for v in items) if d)
-    elif all(isinstance(v, state_ops.Variable) for v in items):
+    elif key in VARIABLE_COLLECTIONS and all(isinstance(v, state_ops.Variable) for v in items):
         out.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in items)
-    elif all(isinstance(v, (ops.Tensor, ops.Operation)) for v in items):
+    elif all(isinstance(v, (ops.Tensor, ops.Operation, state_ops.Variable)) for v in items):
+        # (a variable in a collection of the program's own by its name, "v:0", as TF writes it: it
+        # comes back as the variable's tensor)
         out.node_list.value.extend(_strip(v.name, export_scope) for v in items)
     elif all(isinstance(v, (bool, numbers.Integral)) for v in items):
         out.int64_list.value.extend(int(v) for v in items)
