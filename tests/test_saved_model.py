@@ -131,6 +131,26 @@ def test_builder_writes_several_tag_sets_assets_and_a_main_op(tmp_path):
             tf.saved_model.loader.load(sess, ["gpu"], export_dir)
 
 
+def test_the_main_op_initializes_what_nothing_set_and_keeps_what_the_checkpoint_restored(tmp_path):
+    export_dir = str(tmp_path / "model")
+    with tf.Graph().as_default():
+        v1, v2 = tf.Variable(1, name="v1"), tf.Variable(2, name="v2")
+        total = tf.Variable(0, name="total")
+        with tf.control_dependencies([tf.saved_model.main_op.main_op()]):  # (a fresh graph: it initializes)
+            main = tf.group(tf.assign(total, v1 + v2))
+        with tf.Session() as sess:
+            sess.run(main)
+            assert sess.run(total) == 3
+            sess.run(tf.assign(v1, 10))  # (trained: the checkpoint holds 10)
+            builder = tf.saved_model.builder.SavedModelBuilder(export_dir)
+            builder.add_meta_graph_and_variables(sess, ["serve"], main_op=main)
+            builder.save()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tf.saved_model.loader.load(sess, ["serve"], export_dir)
+        # TF's main_op initialized every global variable again after the restore (v1 back to 1)
+        assert sess.run(["v1:0", "total:0"]) == [10, 12]
+
+
 def test_a_graph_without_variables_saves_and_loads(tmp_path):
     export_dir = str(tmp_path / "model")
     with tf.Graph().as_default():

@@ -36,7 +36,6 @@ from ..protos.distflow_pb2 import Summary
 from ..runtime.session import Session
 from ..saved_model import tag_constants
 from ..saved_model.builder import SavedModelBuilder
-from ..saved_model.main_op import main_op as saved_model_main_op
 from ..train import basic_session_run_hooks as hooks_lib
 from ..train import saver as saver_lib
 from ..train.device_setter import replica_device_setter
@@ -230,7 +229,9 @@ class Estimator:
             signatures = export_lib.signature_defs(receiver, export_lib.export_outputs_of(spec))
             scaffold = spec.scaffold or Scaffold()
             saver = scaffold.saver or saver_lib.Saver(sharded=True, allow_empty=True)
-            local_init = scaffold.local_init_op if scaffold.local_init_op is not None else saved_model_main_op()
+            # (as TF's export: the checkpoint restores the global variables)
+            local_init = (scaffold.local_init_op if scaffold.local_init_op is not None
+                          else Scaffold.default_local_init_op())
             export_dir, temp_dir = _timestamped_dirs(os.fspath(export_dir_base))
             try:
                 with Session(config=self.config.session_config) as sess:

@@ -306,7 +306,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "with no effect: distflow has its own rewrites); not TF 2's `experimental_connect_to_cluster`")
         elif name == "saved_model":
             status = ("partial: `simple_save`, `builder.SavedModelBuilder` (several tag sets, assets, main op), "
-                      "`loader.load`, the signature defs and their utilities, `main_op`, the constants; "
+                      "`loader.load`, the signature defs and their utilities, `main_op` (it initializes the "
+                      "global variables nothing set, where TF's initialized them all again after the loader's "
+                      "restore), the constants; "
                       "`saved_model.pb` is TF's proto and the variables TF's checkpoint format, so TensorFlow's "
                       "loader serves a SavedModel distflow wrote where its graph holds only ops TensorFlow has "
                       "in distflow's form (a canned Estimator's or a Keras model's export: vocabulary lookups, "
