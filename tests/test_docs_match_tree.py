@@ -25,8 +25,9 @@ def test_the_subcommands_readme_names_are_the_ones_distflow_has():
     bare = subprocess.run([sys.executable, "-m", "distflow.tools.cli"], capture_output=True, text=True, env=env,
                           timeout=60)
     listed = set(re.search(r"\{([a-z,-]+)\}", bare.stdout).group(1).split(","))
-    assert listed == {"demo", "launch", "server", "graph", "convert-checkpoint"}
-    named = set(re.findall(r"`distflow (demo|launch|server|graph|convert-checkpoint)\b", _read("README.md")))
+    assert listed == {"demo", "launch", "server", "graph", "convert-checkpoint", "freeze-graph"}
+    named = set(re.findall(r"`distflow (demo|launch|server|graph|convert-checkpoint|freeze-graph)\b",
+                           _read("README.md")))
     assert named and named <= listed
     version = subprocess.run([sys.executable, "-m", "distflow.tools.cli", "--version"], capture_output=True,
                              text=True, env=env, timeout=60)

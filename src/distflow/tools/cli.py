@@ -1,5 +1,6 @@
 """The ``distflow`` command: a ``demo``, ``launch`` a local cluster, run one ``server`` task,
-draw a ``graph``, or write a checkpoint in TensorFlow's format (``convert-checkpoint``)."""
+draw a ``graph``, write a checkpoint in TensorFlow's format (``convert-checkpoint``), or
+freeze a graph and checkpoint for inference (``freeze-graph``, TF 1.x's tool)."""
 
 from __future__ import annotations
 
@@ -33,15 +34,21 @@ def main(argv=None) -> int:
         from .graph import main as graph_main  # noqa: PLC0415
 
         return graph_main(argv[1:])
+    if argv[:1] == ["freeze-graph"]:  # (TF's tool's own flags)
+        from .freeze_graph import main as freeze_main  # noqa: PLC0415
+
+        return freeze_main(argv[1:], prog="distflow freeze-graph")
     command = []
     if "--" in argv:
         split = argv.index("--")
         argv, command = argv[:split], argv[split + 1:]
     parser = argparse.ArgumentParser(prog="distflow", description=" ".join(__doc__.split()).replace("``", ""))
     parser.add_argument("--version", action="version", version=_version())
-    sub = parser.add_subparsers(dest="cmd", metavar="{demo,launch,server,graph,convert-checkpoint}")
+    sub = parser.add_subparsers(dest="cmd", metavar="{demo,launch,server,graph,convert-checkpoint,freeze-graph}")
     sub.add_parser("graph", help="draw a graph (GraphDef, meta graph or script) as SVG, by task and device",
                    add_help=False)
+    sub.add_parser("freeze-graph", help="freeze a graph and a checkpoint into one GraphDef for inference "
+                                        "(TF 1.x's freeze_graph and its flags)", add_help=False)
     launch = sub.add_parser(
         "launch", help="start a local cluster running one command per task",
         usage="distflow launch [--ps N] [--workers N] [--chief] [--evaluator] [--logdir DIR] [--gpus-per-worker N] "
