@@ -255,3 +255,16 @@ def test_graph_files_are_the_same_bytes_in_every_process(tmp_path):
         assert done.returncode == 0, done.stderr[-2000:]
         written.append([(out / name).read_bytes() for name in ("g.pb", "m.meta")])
     assert written[0] == written[1]
+
+
+def test_graph_util_has_tensorflows_cpu_rule_and_import_graph_def():
+    text, count = tf.constant("x"), tf.constant(3)
+    v = tf.Variable(1.0)
+    rule = tf.graph_util.must_run_on_cpu
+    assert [rule(t.op) for t in (text, count, tf.constant(2.0), tf.cast(count, tf.float32))] == [True, True, False,
+                                                                                                 True]
+    assert rule(v.op, pin_variables_on_cpu=True) and not rule(v.op) and rule(text.op.node_def)
+    graph_def = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default():
+        (found,) = tf.graph_util.import_graph_def(graph_def, return_elements=["Const:0"], name="")
+        assert found.name == "Const:0"

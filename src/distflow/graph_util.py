@@ -97,4 +97,28 @@ def tensor_shape_from_node_def_name(graph, input_name):
     return graph.get_tensor_by_name(name).shape
 
 
+def must_run_on_cpu(node, pin_variables_on_cpu=False):
+    """Whether ``node`` (an Operation or a NodeDef) must run on a CPU by TF's rule: a constant
+    of strings or int32s, an int32 DynamicStitch, a Cast from int32, and with
+    ``pin_variables_on_cpu`` the variable ops."""
+    node_def = node.node_def if hasattr(node, "node_def") else node
+    if pin_variables_on_cpu and node_def.op in ("Variable", "VariableV2", "VarHandleOp", "AutoReloadVariable"):
+        return True
+    if node_def.op == "Const":
+        return node_def.attr["dtype"].type in (pb.DT_STRING, pb.DT_INT32)
+    if node_def.op in ("DynamicStitch", "ParallelDynamicStitch"):
+        return node_def.attr["T"].type == pb.DT_INT32
+    if node_def.op == "Cast":
+        return node_def.attr["SrcT"].type == pb.DT_INT32
+    return False
+
+
+def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
+                     producer_op_list=None):
+    """``tf.import_graph_def`` (TF 1.x's graph_util has it too)."""
+    from .framework.importer import import_graph_def as _import  # noqa: PLC0415
+
+    return _import(graph_def, input_map, return_elements, name, op_dict, producer_op_list)
+
+
 __getattr__ = missing("tf.graph_util")
