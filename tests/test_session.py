@@ -309,3 +309,12 @@ def test_interactive_session_on_a_server_becomes_the_default():
         assert tf.get_default_session() is None
     finally:
         server.stop()
+
+
+def test_a_session_says_which_argument_is_of_the_wrong_type():
+    for kwargs, message in [({"config": 37}, "config must be a tf.ConfigProto, but got int"),
+                            ({"graph": 37}, "graph must be a tf.Graph, but got int")]:
+        with pytest.raises(TypeError, match=message):
+            tf.Session(**kwargs)
+    with pytest.raises(TypeError, match="target must be a string"):
+        tf.Session(37)

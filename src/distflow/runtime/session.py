@@ -133,6 +133,10 @@ class BaseSession:
 
     def __init__(self, target: str = "", graph: ops.Graph | None = None,
                  config: ConfigProto | None = None):
+        if graph is not None and not isinstance(graph, ops.Graph):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(graph).__name__}")
+        if config is not None and not isinstance(config, ConfigProto):
+            raise TypeError(f"config must be a tf.ConfigProto, but got {type(config).__name__}")
         self._graph = graph if graph is not None else ops.get_default_graph()
         self._config = process_options.effective(config)  # (with what tf.config set for the process)
         self._lock = threading.Lock()
