@@ -1,13 +1,25 @@
 """``tf.contrib.opt``: Adam with decoupled weight decay (AdamW, and the decay added to any
-optimizer), and LazyAdam, whose sparse updates touch only the rows their gradient names."""
+optimizer); LazyAdam, whose sparse updates touch only the rows their gradient names; Nadam
+(Adam with Nesterov's momentum) and AdaMax; the sign-based AddSign and PowerSign with their
+sign decays (``sign_decay``); and the wrappers that clip variables after each update
+(VariableClipping), drop gradients computed too many steps ago (DropStaleGradient, for
+asynchronous training), or skip the update of a variable whose gradient is all zeros
+(MultitaskOptimizerWrapper)."""
 
 from __future__ import annotations
 
+import math
+import types
+
+import numpy as np
+
 from .._namespace import missing
-from ..framework import ops
-from ..ops import control_flow_ops, math_ops, slicing_ops, unary_ops
-from ..ops import scatter_ops, state_ops
-from ..ops.indexed_slices import deduplicated
+from ..framework import dtypes, ops
+from ..ops import array_ops, clip_ops, control_flow_ops, control_flow_v2, init_ops, math_ops, reduction_ops
+from ..ops import scatter_ops, slicing_ops, state_ops, training_ops, unary_ops
+from ..ops import variable_scope as vs
+from ..ops.indexed_slices import IndexedSlices, deduplicated
+from ..train import training_util
 from ..train.optimizer import Optimizer
 from ..train.optimizers import AdamOptimizer, MomentumOptimizer
 
@@ -102,6 +114,289 @@ class LazyAdamOptimizer(AdamOptimizer):
         step = scatter_ops.scatter_sub(var, rows, lr * m_rows / (unary_ops.sqrt(v_rows) + epsilon),
                                        use_locking=self._use_locking)
         return control_flow_ops.group(step, m_t, v_t)
+
+
+class NadamOptimizer(AdamOptimizer):
+    """Adam with Nesterov's momentum (Dozat): the step uses ``beta1 m + (1 - beta1) g``."""
+
+    _use_nesterov = True
+
+
+class AdaMaxOptimizer(AdamOptimizer):
+    """AdaMax (Kingma and Ba): Adam with the infinity norm, ``v = max(beta2 v, |g|)``,
+    ``var -= lr / (1 - beta1^t) m / (v + epsilon)``. A sparse gradient moves its rows' ``v``
+    and values only, as TensorFlow's."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False,
+                 name="AdaMax"):
+        super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name)
+
+    def _create_slots(self, var_list):
+        first = min(var_list, key=lambda v: v.name)
+        self._beta1_power = self._non_slot_variable(
+            "beta1_power", np.array(self._beta1, first.dtype.base_dtype.as_numpy_dtype), first)
+        for v in var_list:
+            self._zeros_slot(v, "m", self._name)
+            self._zeros_slot(v, "v", self._name + "_1")
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply(
+            "ApplyAdaMax", [var._variable, self.get_slot(var, "m")._variable, self.get_slot(var, "v")._variable,
+                            self._hyper(self._beta1_power.value(), var, "beta1_power"),
+                            self._hyper(self._lr, var, "learning_rate"), self._hyper(self._beta1, var, "beta1"),
+                            self._hyper(self._beta2, var, "beta2"), self._hyper(self._epsilon, var, "epsilon"), grad],
+            self._use_locking, "ApplyAdaMax").op
+
+    def _apply_sparse(self, grad, var):
+        rows, values = deduplicated(grad)
+        beta1, beta2 = self._hyper(self._beta1, var, "beta1"), self._hyper(self._beta2, var, "beta2")
+        lr = self._hyper(self._lr, var, "learning_rate") / (1.0 - self._hyper(self._beta1_power.value(), var,
+                                                                              "beta1_power"))
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_t = state_ops.assign(m, m.value() * beta1, use_locking=self._use_locking)
+        with ops.control_dependencies([m_t]):
+            m_t = scatter_ops.scatter_add(m, rows, values * (1.0 - beta1), use_locking=self._use_locking)
+        v_rows = math_ops.maximum(beta2 * slicing_ops.gather(v.value(), rows), unary_ops.abs(values))
+        v_t = scatter_ops.scatter_update(v, rows, v_rows, use_locking=self._use_locking)
+        step = lr * slicing_ops.gather(m_t, rows) / (v_rows + self._hyper(self._epsilon, var, "epsilon"))
+        return control_flow_ops.group(scatter_ops.scatter_sub(var, rows, step, use_locking=self._use_locking),
+                                      m_t, v_t)
+
+    def _finish(self, update_ops, name_scope):
+        b1p = self._beta1_power
+        with ops.control_dependencies(update_ops), ops.colocate_with(b1p.op):
+            update = state_ops.assign(b1p, b1p.value() * self._beta1, use_locking=self._use_locking)
+        return control_flow_ops.group(*update_ops, update, name=name_scope)
+
+
+class _SignOptimizer(Optimizer):
+    """AddSign's and PowerSign's shared machinery: the moving average ``m`` and the sign decay,
+    ``sign_decay_fn(global_step)`` (the step before the update), 1 without one."""
+
+    def __init__(self, learning_rate, beta, sign_decay_fn, use_locking, name):
+        super().__init__(use_locking, name)
+        self._lr, self._beta, self._sign_decay_fn = learning_rate, beta, sign_decay_fn
+        self._sign_decay_t = None
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        if self._sign_decay_fn is not None:
+            self._sign_decay_t = ops.convert_to_tensor(self._sign_decay_fn(global_step), name="sign_decay")
+        return super().apply_gradients(grads_and_vars, global_step, name)
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "m", self._name)
+
+    def _sign_decay(self, var):
+        return self._hyper(1.0 if self._sign_decay_t is None else self._sign_decay_t, var, "sign_decay")
+
+
+class AddSignOptimizer(_SignOptimizer):
+    """AddSign (Bello et al., 2017): ``m = beta m + (1 - beta) g``,
+    ``var -= lr (alpha + sign_decay sign(g) sign(m)) g``."""
+
+    def __init__(self, learning_rate=0.1, alpha=1.0, beta=0.9, sign_decay_fn=None, use_locking=False,
+                 name="AddSignOptimizer"):
+        super().__init__(learning_rate, beta, sign_decay_fn, use_locking, name)
+        self._alpha = alpha
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply(
+            "ApplyAddSign", [var._variable, self.get_slot(var, "m")._variable,
+                             self._hyper(self._lr, var, "learning_rate"), self._hyper(self._alpha, var, "alpha"),
+                             self._sign_decay(var), self._hyper(self._beta, var, "beta"), grad],
+            self._use_locking, "ApplyAddSign").op
+
+
+class PowerSignOptimizer(_SignOptimizer):
+    """PowerSign (Bello et al., 2017): ``m = beta m + (1 - beta) g``,
+    ``var -= lr base^(sign_decay sign(g) sign(m)) g``."""
+
+    def __init__(self, learning_rate=0.1, base=math.e, beta=0.9, sign_decay_fn=None, use_locking=False,
+                 name="PowerSignOptimizer"):
+        super().__init__(learning_rate, beta, sign_decay_fn, use_locking, name)
+        self._logbase = math.log(base)
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply(
+            "ApplyPowerSign", [var._variable, self.get_slot(var, "m")._variable,
+                               self._hyper(self._lr, var, "learning_rate"), self._hyper(self._logbase, var, "logbase"),
+                               self._sign_decay(var), self._hyper(self._beta, var, "beta"), grad],
+            self._use_locking, "ApplyPowerSign").op
+
+
+def _decay_steps_fraction(global_step, decay_steps, scale=1.0):
+    step = math_ops.cast(math_ops.minimum(ops.convert_to_tensor(global_step), decay_steps), dtypes.float32)
+    return step * scale / float(decay_steps), step
+
+
+def get_linear_decay_fn(decay_steps):
+    """A sign decay falling linearly from 1 at step 0 to 0 at ``decay_steps`` (and after)."""
+    def linear_decay_fn(global_step):
+        fraction, _ = _decay_steps_fraction(global_step, decay_steps)
+        return 1.0 - fraction
+    return linear_decay_fn
+
+
+def get_cosine_decay_fn(decay_steps, num_periods=0.5, zero_after=None):
+    """A sign decay ``0.5 (1 + cos(pi 2 num_periods step / decay_steps))`` (the step capped at
+    ``decay_steps``), 0 once that fraction reaches ``2 zero_after``."""
+    def cosine_decay_fn(global_step):
+        fraction, _ = _decay_steps_fraction(global_step, decay_steps, 2.0 * num_periods)
+        decayed = 0.5 * (1.0 + unary_ops.cos(math.pi * fraction))
+        if zero_after is not None:
+            decayed = math_ops.where(fraction >= 2.0 * zero_after, array_ops.zeros_like(decayed), decayed)
+        return decayed
+    return cosine_decay_fn
+
+
+def get_restart_decay_fn(decay_steps, num_periods=1, zero_after=None):
+    """A cosine sign decay that restarts ``num_periods`` times over ``decay_steps``, 0 once
+    ``num_periods step / decay_steps`` reaches ``zero_after``."""
+    def restart_decay_fn(global_step):
+        periods, step = _decay_steps_fraction(global_step, decay_steps, float(num_periods))
+        fraction = math_ops.floormod(num_periods * step, float(decay_steps)) / float(decay_steps)
+        decayed = 0.5 * (1.0 + unary_ops.cos(math.pi * fraction))
+        if zero_after is not None:
+            decayed = math_ops.where(periods >= zero_after, array_ops.zeros_like(decayed), decayed)
+        return decayed
+    return restart_decay_fn
+
+
+sign_decay = types.SimpleNamespace(get_linear_decay_fn=get_linear_decay_fn, get_cosine_decay_fn=get_cosine_decay_fn,
+                                   get_restart_decay_fn=get_restart_decay_fn)
+
+
+class _Wrapping(Optimizer):
+    """An optimizer around another: gradients are the wrapped one's, its slots too."""
+
+    def __init__(self, opt, use_locking, name):
+        super().__init__(use_locking, name)
+        self._opt = opt
+
+    def compute_gradients(self, *args, **kwargs):
+        return self._opt.compute_gradients(*args, **kwargs)
+
+    def get_slot(self, *args, **kwargs):
+        return self._opt.get_slot(*args, **kwargs)
+
+    def get_slot_names(self, *args, **kwargs):
+        return self._opt.get_slot_names(*args, **kwargs)
+
+    def variables(self):
+        return self._opt.variables()
+
+
+class VariableClippingOptimizer(_Wrapping):
+    """``opt``'s update, then each variable of ``vars_to_clip_dims`` ({variable: dims})
+    clipped to norm ``max_norm`` over those dims (an embedding's rows, over dim 1); with
+    ``colocate_clip_ops_with_vars`` the clipping runs where the variable is."""
+
+    def __init__(self, opt, vars_to_clip_dims, max_norm, use_locking=False, colocate_clip_ops_with_vars=False,
+                 name="VariableClipping"):
+        super().__init__(opt, use_locking, name)
+        self._vars_to_clip_dims = {id(v): (v, list(dims)) for v, dims in vars_to_clip_dims.items()}
+        self._max_norm, self._colocate = max_norm, colocate_clip_ops_with_vars
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        grads_and_vars = list(grads_and_vars)
+        with ops.name_scope(name, self._name):
+            update = self._opt.apply_gradients(grads_and_vars, global_step=global_step)
+            clips = []
+            with ops.control_dependencies([update]):
+                for grad, var in grads_and_vars:
+                    if grad is not None and id(var) in self._vars_to_clip_dims:
+                        clips.append(self._clip(grad, var, self._vars_to_clip_dims[id(var)][1]))
+            return control_flow_ops.group(update, *clips)
+
+    def _clip(self, grad, var, dims):
+        """The variable clipped; for a sparse gradient, only the rows it named, unless the norm
+        runs across rows (dim 0): then all of it (as TF's)."""
+        with ops.colocate_with(var.op) if self._colocate else ops.name_scope(None, "clip"):
+            def clipped(value):
+                norms = unary_ops.sqrt(reduction_ops.reduce_sum(value * value, dims, keepdims=True))
+                return value * math_ops.minimum(1.0, self._max_norm / math_ops.maximum(norms, 1e-12))
+
+            if not isinstance(grad, IndexedSlices) or 0 in dims:
+                return state_ops.assign(var, clipped(var.read_value()), use_locking=self._use_locking)
+            rows, _ = deduplicated(grad)
+            return scatter_ops.scatter_update(var, rows, clipped(slicing_ops.gather(var.read_value(), rows)),
+                                              use_locking=self._use_locking)
+
+
+class DropStaleGradientOptimizer(_Wrapping):
+    """``opt``'s update, made only when the global step moved by no more than ``staleness``
+    since the gradients were computed (asynchronous training: a slow worker's old gradients
+    are dropped). ``apply_gradients`` returns the count of dropped updates (the variable
+    ``stale_counter``), incremented when it drops one, and a summary of the share dropped
+    ("Gradient staleness percentage"), as TensorFlow's."""
+
+    def __init__(self, opt, staleness, use_locking=False, name="DropStaleGradient"):
+        super().__init__(opt, use_locking, name)
+        self._staleness = staleness
+        self._local_step = None
+
+    def compute_gradients(self, loss, *args, **kwargs):
+        with ops.colocate_with(loss.op if hasattr(loss, "op") else None):
+            self._local_step = array_ops.identity(training_util.get_global_step().value(), name="local_step")
+        with ops.control_dependencies([self._local_step]):  # (the step read before the gradients)
+            loss = array_ops.identity(loss)
+        return self._opt.compute_gradients(loss, *args, **kwargs)
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        if self._local_step is None:
+            raise ValueError("DropStaleGradientOptimizer: call compute_gradients (or minimize) before "
+                             "apply_gradients: the staleness is counted from when the gradients were computed")
+        global_step = global_step if global_step is not None else training_util.get_global_step()
+        grads_and_vars = list(grads_and_vars)
+        with ops.colocate_with(global_step.op):
+            stale_counter = vs.get_variable("stale_counter", [], initializer=init_ops.zeros_initializer(),
+                                            trainable=False)
+        grads = [g.values if isinstance(g, IndexedSlices) else g for g, _ in grads_and_vars if g is not None]
+        with ops.control_dependencies(grads), ops.colocate_with(global_step.op):
+            staleness = array_ops.reshape(global_step.value() - self._local_step, [])
+
+        def accept():
+            with ops.control_dependencies([self._opt.apply_gradients(grads_and_vars, global_step, name)]):
+                return array_ops.identity(0.0)
+
+        dropped = control_flow_v2.cond(staleness <= self._staleness, accept, lambda: array_ops.identity(1.0))
+        counted = state_ops.assign_add(stale_counter, dropped)
+        from ..summary import scalar  # noqa: PLC0415 - (summary builds on train: imported when used)
+
+        scalar("Gradient staleness percentage",
+               stale_counter.value() / math_ops.cast(global_step.value() + 1, dtypes.float32))
+        return counted
+
+
+class MultitaskOptimizerWrapper:
+    """``opt``, except that a variable whose gradient is all zeros is not updated (nor are
+    its slots): in multitask training, a task's step leaves the other tasks' heads alone.
+    Everything else is ``opt``'s (its per-variable updates are wrapped, as TF's wrapper does)."""
+
+    def __init__(self, opt):
+        self._opt = opt
+        for method in ("_apply_dense", "_apply_sparse"):
+            setattr(opt, method, self._unless_all_zeros(getattr(opt, method)))
+
+    @staticmethod
+    def _unless_all_zeros(update):
+        def wrapped(grad, var):
+            values = grad.values if isinstance(grad, IndexedSlices) else grad
+            nonzero = reduction_ops.reduce_any(math_ops.not_equal(values, 0))
+            return control_flow_v2.cond(nonzero, lambda: update(grad, var), control_flow_ops.no_op)
+        return wrapped
+
+    def __getattr__(self, name):
+        return getattr(self._opt, name)
+
+
+def clip_gradients_by_global_norm(gradients_variables, clip_norm=20.0):
+    """(gradient, variable) pairs with the gradients clipped by their global norm, and that
+    norm (``tf.clip_by_global_norm`` over the pairs' gradients)."""
+    gradients, variables = zip(*gradients_variables)
+    clipped, norm = clip_ops.clip_by_global_norm(list(gradients), clip_norm)
+    return list(zip(clipped, variables)), norm
 
 
 __getattr__ = missing("tf.contrib.opt")

@@ -126,6 +126,45 @@ def _adam_in_chunks(xp, w, m, v, grad, beta1, beta2, epsilon, lr_t) -> None:
         w[start:end] -= s
 
 
+@_apply("ApplyAdaMax", (0, 1, 2))
+def _apply_ada_max(xp, var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad, *, use_locking=False):
+    """AdaMax (Kingma and Ba): m = b1 m + (1 - b1) g; v = max(b2 v, |g|);
+    var -= lr / (1 - b1^t) * m / (v + epsilon)."""
+    with locked(var, use_locking):
+        w, m_, v_ = checked_value(var, grad, "ApplyAdaMax"), m.read(), v.read()
+        m_ *= beta1
+        m_ += (1 - beta1) * grad
+        xp.maximum(beta2 * v_, xp.abs(grad), out=v_)
+        w -= lr / (1 - beta1_power) * (m_ / (v_ + epsilon))
+    return var
+
+
+def _signed_step(xp, var, m, lr, beta, grad, multiplier, op_name):
+    """AddSign's and PowerSign's shared update: m's moving average, then var -= lr *
+    multiplier(sign(g) sign(m)) * g."""
+    w, m_ = checked_value(var, grad, op_name), m.read()
+    m_ *= beta
+    m_ += (1 - beta) * grad
+    w -= lr * multiplier(xp.sign(grad) * xp.sign(m_)) * grad
+
+
+@_apply("ApplyAddSign", (0, 1))
+def _apply_add_sign(xp, var, m, lr, alpha, sign_decay, beta, grad, *, use_locking=False):
+    """AddSign (Bello et al.): var -= lr * (alpha + sign_decay sign(g) sign(m)) * g."""
+    with locked(var, use_locking):
+        _signed_step(xp, var, m, lr, beta, grad, lambda agree: alpha + sign_decay * agree, "ApplyAddSign")
+    return var
+
+
+@_apply("ApplyPowerSign", (0, 1))
+def _apply_power_sign(xp, var, m, lr, logbase, sign_decay, beta, grad, *, use_locking=False):
+    """PowerSign (Bello et al.): var -= lr * exp(logbase sign_decay sign(g) sign(m)) * g."""
+    with locked(var, use_locking):
+        _signed_step(xp, var, m, lr, beta, grad, lambda agree: xp.exp(logbase * sign_decay * agree),
+                     "ApplyPowerSign")
+    return var
+
+
 @_apply("ApplyAdagrad", (0, 1))
 def _apply_adagrad(xp, var, accum, lr, grad, *, use_locking=False):
     with locked(var, use_locking):

@@ -77,6 +77,12 @@ class AdamOptimizer(Optimizer):
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name + "_1")
 
+    def _get_beta_accumulators(self):
+        """(beta1_power, beta2_power): the variables Adam keeps beta1^t and beta2^t in (TF's)."""
+        return self._beta_powers
+
+    _use_nesterov = False  # (Nadam's step: beta1 m + (1 - beta1) g)
+
     def _apply_dense(self, grad, var):
         b1p, b2p = self._beta_powers
         return training_ops.apply(
@@ -84,7 +90,7 @@ class AdamOptimizer(Optimizer):
                           self._hyper(b1p.value(), var, "beta1_power"), self._hyper(b2p.value(), var, "beta2_power"),
                           self._hyper(self._lr, var, "learning_rate"), self._hyper(self._beta1, var, "beta1"),
                           self._hyper(self._beta2, var, "beta2"), self._hyper(self._epsilon, var, "epsilon"), grad],
-            self._use_locking, "ApplyAdam").op
+            self._use_locking, "ApplyAdam", **({"use_nesterov": True} if self._use_nesterov else {})).op
 
     def _finish(self, update_ops, name_scope):
         b1p, b2p = self._beta_powers
