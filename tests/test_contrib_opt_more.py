@@ -173,3 +173,27 @@ def test_variable_clipping_with_a_sparse_gradient_clips_only_its_rows_unless_the
     np.testing.assert_allclose(by_rows, want, rtol=1e-9)  # (row 1, not in the gradient, keeps its norm)
     stepped = np.array([[-0.3, 0.7], [0.0, 3.0], [-0.3, 4.7]])
     np.testing.assert_allclose(by_cols, stepped * np.minimum(1.0, 2.0 / np.linalg.norm(stepped, axis=0)), rtol=1e-9)
+
+
+def test_a_moving_average_optimizers_swapping_saver_puts_the_averages_in_the_variables(tmp_path):
+    with tf.Graph().as_default():
+        w = tf.Variable(10.0, name="w")
+        averaged = opt.MovingAverageOptimizer(tf.train.GradientDescentOptimizer(1.0), average_decay=0.5)
+        train = averaged.minimize(w)  # (d/dw w = 1: w falls by 1 a step)
+        saver = averaged.swapping_saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train)
+            assert sess.run(w) == 7.0
+            path = saver.save(sess, str(tmp_path / "ckpt"))
+    average = 10.0
+    for value in (9.0, 8.0, 7.0):  # (each average taken after its update)
+        average = 0.5 * average + 0.5 * value
+    with tf.Graph().as_default():
+        w = tf.Variable(0.0, name="w")
+        with tf.Session() as sess:
+            tf.train.Saver([w]).restore(sess, path)
+            assert sess.run(w) == pytest.approx(average)
+    with pytest.raises(RuntimeError, match="Must call apply_gradients or minimize"):
+        opt.MovingAverageOptimizer(tf.train.GradientDescentOptimizer(1.0)).swapping_saver()

@@ -3,8 +3,9 @@ optimizer); LazyAdam, whose sparse updates touch only the rows their gradient na
 (Adam with Nesterov's momentum) and AdaMax; the sign-based AddSign and PowerSign with their
 sign decays (``sign_decay``); and the wrappers that clip variables after each update
 (VariableClipping), drop gradients computed too many steps ago (DropStaleGradient, for
-asynchronous training), or skip the update of a variable whose gradient is all zeros
-(MultitaskOptimizerWrapper)."""
+asynchronous training), skip the update of a variable whose gradient is all zeros
+(MultitaskOptimizerWrapper), or keep moving averages of the variables that a checkpoint
+can hold in their place (MovingAverageOptimizer)."""
 
 from __future__ import annotations
 
@@ -389,6 +390,49 @@ class MultitaskOptimizerWrapper:
 
     def __getattr__(self, name):
         return getattr(self._opt, name)
+
+
+class MovingAverageOptimizer(_Wrapping):
+    """``opt``'s update, then (after it, with ``sequential_update``) an exponential moving
+    average of each updated variable (``tf.train.ExponentialMovingAverage(average_decay,
+    num_updates)``). ``swapping_saver()`` saves each average under its variable's name and
+    restores it into the variable: a program evaluates or serves the averaged weights by
+    restoring that checkpoint."""
+
+    def __init__(self, opt, average_decay=0.9999, num_updates=None, sequential_update=True):
+        super().__init__(opt, opt._use_locking, opt._name)
+        from ..train.moving_averages import ExponentialMovingAverage  # noqa: PLC0415
+
+        self._ema = ExponentialMovingAverage(average_decay, num_updates=num_updates)
+        self._variable_map = None
+        self._sequential_update = sequential_update
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        grads_and_vars = list(grads_and_vars)
+        train_op = self._opt.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+        var_list = [v for g, v in grads_and_vars if g is not None]
+        with ops.control_dependencies([train_op] if self._sequential_update else []):
+            average_op = self._ema.apply(var_list)
+        self._variable_map = {}
+        for v in var_list:
+            average = self._ema.average(v)
+            self._variable_map[v.op.name] = average
+            self._variable_map[average.op.name] = v
+        return control_flow_ops.group(train_op, average_op, name="train_with_avg")
+
+    def swapping_saver(self, var_list=None, name="swapping_saver", **kwargs):
+        """A Saver whose checkpoint holds each variable's average under the variable's name
+        (and the variable under its average's): restoring it puts the averages in the variables."""
+        from ..train.saver import Saver  # noqa: PLC0415
+
+        if self._variable_map is None:
+            raise RuntimeError("Must call apply_gradients or minimize before creating the swapping_saver")
+        if var_list is None:
+            var_list = state_ops.global_variables()
+        if not isinstance(var_list, dict):
+            var_list = {v.op.name: v for v in var_list}
+        swapped = {key: self._variable_map.get(v.op.name, v) for key, v in var_list.items()}
+        return Saver(swapped, name=name, **kwargs)
 
 
 def clip_gradients_by_global_norm(gradients_variables, clip_norm=20.0):

@@ -395,7 +395,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "and gradient helpers), "
                       "`tf.contrib.opt` (AdamW, MomentumW, LazyAdam, decoupled weight decay, Nadam, AdaMax, "
                       "AddSign and PowerSign with their sign decays, VariableClipping, DropStaleGradient, "
-                      "MultitaskOptimizerWrapper, `clip_gradients_by_global_norm`; not ElasticAverage, "
+                      "MultitaskOptimizerWrapper, MovingAverageOptimizer, `clip_gradients_by_global_norm`; not ElasticAverage, "
                       "ModelAverage or the SciPy interface), "
                       "`tf.contrib.distribute` (the strategies with `num_gpus`), `tf.contrib.staging.StagingArea`, "
                       "`tf.contrib.metrics` (the `streaming_*` metrics that tf.metrics has, `aggregate_metrics`, "
