@@ -197,3 +197,33 @@ def test_a_moving_average_optimizers_swapping_saver_puts_the_averages_in_the_var
             assert sess.run(w) == pytest.approx(average)
     with pytest.raises(RuntimeError, match="Must call apply_gradients or minimize"):
         opt.MovingAverageOptimizer(tf.train.GradientDescentOptimizer(1.0)).swapping_saver()
+
+
+def test_elastic_averaging_pulls_each_worker_and_the_center_together_every_period():
+    lr, rho, rate, period = 0.1, 0.5, 0.25, 2
+    with tf.Graph().as_default():
+        getter = opt.ElasticAverageCustomGetter("/cpu:0")
+        with tf.variable_scope("", custom_getter=getter):
+            w = tf.get_variable("w", initializer=1.0)
+        step = tf.train.get_or_create_global_step()
+        easgd = opt.ElasticAverageOptimizer(tf.train.GradientDescentOptimizer(lr), num_worker=1,
+                                            ea_custom_getter=getter, communication_period=period,
+                                            moving_rate=rate, rho=rho)
+        train = easgd.minimize(0.5 * (w - 3.0) ** 2, global_step=step)
+        center = tf.get_default_graph().get_tensor_by_name("global_center_variable/w:0")
+        assert w in tf.local_variables() and w in tf.trainable_variables() and w not in tf.global_variables()
+        with tf.Session() as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            sess.run(easgd.get_init_op(0))
+            for _ in range(4):
+                sess.run(train)
+            got = sess.run([w, center, step])
+    value, local_center, global_center, exchanges = 1.0, 1.0, 1.0, 0
+    for t in range(1, 5):
+        value -= lr * ((value - 3.0) + rho * (value - local_center))
+        if t % period == 0:
+            local_center = global_center
+            difference = rate * (value - local_center)
+            value, global_center, exchanges = value - difference, global_center + difference, exchanges + 1
+    np.testing.assert_allclose(got[:2], [value, global_center], rtol=1e-6)
+    assert got[2] == exchanges == 2

@@ -73,6 +73,49 @@ def test_a_traced_remote_step_brings_back_every_tasks_kernel_times_and_partition
         assert not meta.HasField("step_stats") and not meta.partition_graphs
 
 
+def test_elastic_averaging_between_two_workers_meets_at_a_center_on_the_ps(cluster):
+    """Each worker's graph: its own w (on its task) pulled toward its own target, and the
+    center on the ps; the init barrier holds each worker until both copied the center."""
+    workers = []
+    for task, target in ((0, 0.0), (1, 10.0)):
+        graph = tf.Graph()
+        with graph.as_default():
+            device = f"/job:worker/task:{task}"
+            getter = tf.contrib.opt.ElasticAverageCustomGetter(device)
+            with tf.device(tf.train.replica_device_setter(cluster=cluster.spec, worker_device=device)):
+                with tf.variable_scope("", custom_getter=getter):
+                    w = tf.get_variable("easgd_w", initializer=5.0)
+                step = tf.train.get_or_create_global_step()
+                easgd = tf.contrib.opt.ElasticAverageOptimizer(
+                    tf.train.GradientDescentOptimizer(0.5), num_worker=2, ea_custom_getter=getter,
+                    communication_period=1, moving_rate=0.2)
+                train = easgd.minimize(0.5 * (w - target) ** 2, global_step=step)
+                center = graph.get_tensor_by_name("global_center_variable/easgd_w:0")
+                assert center.op.device.startswith("/job:ps") and w.op.device == device
+                workers.append((tf.Session(cluster.target("worker", task), graph=graph), w, center, step, train,
+                                easgd.get_init_op(task), tf.global_variables_initializer(),
+                                tf.local_variables_initializer()))
+    try:
+        workers[0][0].run(workers[0][6])  # (the chief initializes the center and the step)
+        for sess, *_, local_init in workers:
+            sess.run(local_init)
+        started = [run_in_thread(lambda sess=sess, init=init: sess.run(init))
+                   for sess, _, _, _, _, init, _, _ in workers]
+        for thread, out in started:
+            thread.join(30)
+            assert not thread.is_alive() and "error" not in out, out
+        for _ in range(3):
+            for sess, _, _, _, train, *_ in workers:
+                sess.run(train)
+        low, high = (sess.run(w) for sess, w, *_ in workers)
+        middle = workers[0][0].run(workers[0][2])
+        assert low < middle < high and low < 5.0 < high, (low, middle, high)
+        assert workers[1][0].run(workers[1][3]) == 6  # (one exchange a step, each worker's)
+    finally:
+        for sess, *_ in workers:
+            sess.close()
+
+
 def test_separately_built_graphs_share_a_variable_on_the_ps(cluster):
     g1 = tf.Graph()
     with g1.as_default(), tf.device("/job:ps/task:0"):

@@ -5,7 +5,8 @@ sign decays (``sign_decay``); and the wrappers that clip variables after each up
 (VariableClipping), drop gradients computed too many steps ago (DropStaleGradient, for
 asynchronous training), skip the update of a variable whose gradient is all zeros
 (MultitaskOptimizerWrapper), or keep moving averages of the variables that a checkpoint
-can hold in their place (MovingAverageOptimizer)."""
+can hold in their place (MovingAverageOptimizer). Elastic averaging SGD for between-graph
+replication (ElasticAverageOptimizer) is in elastic_average.py."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ..ops.indexed_slices import IndexedSlices, deduplicated
 from ..train import training_util
 from ..train.optimizer import Optimizer
 from ..train.optimizers import AdamOptimizer, MomentumOptimizer
+from .elastic_average import ElasticAverageCustomGetter, ElasticAverageOptimizer  # noqa: F401
 
 
 class DecoupledWeightDecayExtension:
