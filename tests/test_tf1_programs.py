@@ -241,6 +241,13 @@ def test_the_iris_estimator_tutorials_reach_their_accuracy(program):
             assert f'Prediction is "{species}"' in out and f'expected "{species}"' in out
 
 
+@needs_digits
+def test_the_contrib_learn_quickstart_of_tensorflow_1_0_classifies_the_new_flowers():
+    out, _ = run("iris_contrib_learn.py")
+    assert numbers(last_line_with(out, "Test Accuracy"))[-1] >= 0.9
+    assert "Class Predictions:    [1, 2]" in out  # (what the quickstart printed)
+
+
 def test_census_wide_and_deep_learns_the_rule():
     out, _ = run("census_wide_deep.py")
     final = out.rsplit("Results at epoch 8", 1)[1]

@@ -36,6 +36,10 @@ from .regularizers import (apply_regularization, l1_l2_regularizer, l1_regulariz
 from .summaries import (summarize_activation, summarize_activations, summarize_biases,  # noqa: F401
                         summarize_collection, summarize_tensor, summarize_tensors, summarize_variables,
                         summarize_weights)
+from .layers_feature_columns import (bucketized_column, crossed_column, embedding_column,  # noqa: F401
+                                     one_hot_column, real_valued_column, sparse_column_with_hash_bucket,
+                                     sparse_column_with_integerized_feature, sparse_column_with_keys,
+                                     sparse_column_with_vocabulary_file, weighted_sparse_column)
 from .optimizers import OPTIMIZER_CLS_NAMES, OPTIMIZER_SUMMARIES, adaptive_clipping_fn, optimize_loss  # noqa: F401
 
 # -- layers ----------------------------------------------------------------------------------

@@ -1,13 +1,25 @@
 """``tf.contrib.learn``: its ``ModeKeys``, which TF 1.x model code written before
-``tf.estimator`` (TensorFlow's NMT tutorial among it) uses to say what a graph is built for,
-and ``preprocessing.VocabularyProcessor``, the text models' vocabulary. The rest of
-contrib.learn (its Estimators, Experiment, learn_runner), which TF 1.x deprecated for
-tf.estimator, is not supported."""
+``tf.estimator`` (TensorFlow's NMT tutorial among it) uses to say what a graph is built for;
+``preprocessing.VocabularyProcessor``, the text models' vocabulary; and its canned
+Estimators with ``fit``/``evaluate``/``predict`` as TF 1.0-1.3's tutorials used them, with
+``datasets.base.load_csv_with_header`` and ``infer_real_valued_columns_from_input``
+(learn_estimators.py). Not here: Experiment, learn_runner, contrib.learn's own Estimator
+base and monitors, which tf.estimator replaced."""
 
 from __future__ import annotations
 
 from .._namespace import missing
+import types
+
 from . import learn_preprocessing as preprocessing  # noqa: F401
+from .learn_estimators import (DNNClassifier, DNNLinearCombinedClassifier, DNNRegressor,  # noqa: F401
+                               LinearClassifier, LinearRegressor, infer_real_valued_columns_from_input,
+                               infer_real_valued_columns_from_input_fn, load_csv_with_header,
+                               load_csv_without_header)
+from .learn_estimators import Dataset as _Dataset
+
+datasets = types.SimpleNamespace(base=types.SimpleNamespace(
+    load_csv_with_header=load_csv_with_header, load_csv_without_header=load_csv_without_header, Dataset=_Dataset))
 
 
 class ModeKeys:

@@ -417,8 +417,14 @@ def namespaces() -> list[tuple[str, str]]:
                       "(the TF_CONFIG and Slurm resolvers; `TPUClusterResolver` says there is no TPU), "
                       "`tf.contrib.util` (`constant_value`, `make_tensor_proto`, `make_ndarray`, "
                       "`ops_used_by_graph_def`), "
-                      "`tf.contrib.learn.ModeKeys` and `preprocessing.VocabularyProcessor` (saved as JSON: "
-                      "TF's pickled files are refused), "
+                      "`tf.contrib.learn`'s canned Estimators (`DNNClassifier`, `DNNRegressor`, `LinearClassifier`, "
+                      "`LinearRegressor`, `DNNLinearCombinedClassifier` with `fit`/`evaluate`/`predict` on arrays "
+                      "or input functions, on tf.estimator's; no `Experiment`, `learn_runner` or contrib's own "
+                      "`Estimator` base), `datasets.base.load_csv_with_header`, `ModeKeys` and "
+                      "`preprocessing.VocabularyProcessor` (saved as JSON: TF's pickled files are refused), "
+                      "`tf.contrib.layers`' old feature columns (`real_valued_column`, `sparse_column_with_*`, "
+                      "`bucketized_column`, `crossed_column`, `embedding_column`, `one_hot_column`: "
+                      "tf.feature_column's), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
