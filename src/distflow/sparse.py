@@ -1,7 +1,7 @@
 """``tf.sparse``: the SparseTensor ops under their TF 1.13+ names."""
 
 from ._namespace import missing
-from .ops.categorical_ops import sparse_cross_hashed as cross_hashed  # noqa: F401
+from .ops.categorical_ops import sparse_cross as cross, sparse_cross_hashed as cross_hashed  # noqa: F401
 from .ops.sparse_ops import SparseTensor, from_dense  # noqa: F401
 from .ops.sparse_ops import sparse_expand_dims as expand_dims, sparse_eye as eye  # noqa: F401
 from .ops.sparse_ops import deserialize_sparse as deserialize  # noqa: F401

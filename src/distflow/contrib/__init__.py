@@ -7,7 +7,8 @@ recurrent-network names that TensorFlow's own tutorials imported from it (``rnn`
 written with contrib or TF-Slim use (``layers``, ``framework``, ``slim``), the dataset
 transformations (``data``), ``training.HParams``, AdamW and LazyAdam (``opt``), the
 strategies of TF 1.12-1.13 (``distribute``), the linear-chain CRF of sequence taggers
-(``crf``), the audio features of ``signal`` (the same module as ``tf.signal``), and the
+(``crf``), ``nn``'s variants of tf.nn's ops, the audio features of ``signal`` (the same module as
+``tf.signal``), and the
 GPU pipelines' ``staging.StagingArea`` and ``nccl`` all-reduce, the streaming
 ``metrics``, the ``losses`` of TF 1.0-1.2, ``estimator``'s wrappers, ``image``'s projective transforms, the embedding projector's config
 (``tensorboard.plugins.projector``), and ``tpu``'s TPUEstimator as programs written for TPUs
@@ -19,7 +20,7 @@ and says so.
 from .._namespace import missing
 from .. import signal  # noqa: F401 - TF 1.x's tf.contrib.signal became tf.signal
 from . import (cluster_resolver, crf, data, distribute, estimator, framework, image, layers,  # noqa: F401
-               learn, legacy_seq2seq, lookup, losses, metrics, nccl, opt, rnn, seq2seq, slim, staging, tensorboard,
+               learn, legacy_seq2seq, lookup, losses, metrics, nccl, nn, opt, rnn, seq2seq, slim, staging, tensorboard,
                tpu, training, util)
 
 __getattr__ = missing("tf.contrib")

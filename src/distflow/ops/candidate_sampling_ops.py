@@ -141,6 +141,7 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
     if sampled_values is None:
         sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes, seed=seed)
     sampled, true_expected, sampled_expected = (array_ops.stop_gradient(v) for v in sampled_values)
+    sampled = math_ops.cast(sampled, dtypes.int64)  # (a sampler's int32 ids too, as TF)
     inputs = ops.convert_to_tensor(inputs)
     flat_labels = array_ops.reshape(labels, [-1])
     all_ids = slicing_ops.concat([flat_labels, sampled], 0)

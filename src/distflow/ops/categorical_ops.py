@@ -16,7 +16,7 @@ import itertools
 
 import numpy as np
 
-from ..framework import dtypes, errors, ops
+from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import math_ops
@@ -99,11 +99,9 @@ def _sparse_cross_shapes(op):
 def _sparse_cross_kernel(xp, *inputs, N, hashed_output, num_buckets, hash_key, sparse_types=(),  # noqa: N803
                          dense_types=(), out_type=None, internal_type=None):
     """TensorFlow's cross of sparse tensors (``N`` of them: indices, then values, then shapes)
-    and dense [batch, k] ones, hashed into ``num_buckets`` (what crossed_column builds in
-    TensorFlow's graphs, and what distflow's SavedModels hold for its crosses)."""
-    if not hashed_output:
-        raise errors.UnimplementedError(None, None, "SparseCross: hashed_output=False (crosses as strings); distflow "
-                                        "crosses into hash buckets, as crossed_column does")
+    and dense [batch, k] ones: hashed into ``num_buckets`` (what crossed_column builds in
+    TensorFlow's graphs, and what distflow's SavedModels hold for its crosses), or, without
+    ``hashed_output``, as strings joined by "_X_"."""
     indices, values, shapes, dense = inputs[:N], inputs[N:2 * N], inputs[2 * N:3 * N], inputs[3 * N:]
     batch = int(shapes[0][0]) if N else (len(dense[0]) if dense else 0)
     columns = []
@@ -113,9 +111,15 @@ def _sparse_cross_kernel(xp, *inputs, N, hashed_output, num_buckets, hash_key, s
             rows[int(r)].append(v)
         columns.append(rows)
     columns += [[list(row) for row in np.asarray(d).reshape(batch, -1)] for d in dense]
-    crossed = _hashed_crosses(columns, num_buckets if num_buckets > 0 else 1 << 64, hash_key)
+    if hashed_output:
+        crossed = _hashed_crosses(columns, num_buckets if num_buckets > 0 else (1 << 63) - 1, hash_key)  # (as TF)
+        out_values = np.array([v for row in crossed for v in row], np.uint64).astype(np.int64)
+    else:
+        crossed = [[b"_X_".join(combination) for combination in itertools.product(*[[_key(v) for v in values]
+                                                                                    for values in row])]
+                   for row in zip(*columns)]
+        out_values = np.array([v for row in crossed for v in row], object)
     out_indices = np.array([[r, j] for r, row in enumerate(crossed) for j in range(len(row))], np.int64).reshape(-1, 2)
-    out_values = np.array([v for row in crossed for v in row], np.uint64).astype(np.int64)
     return out_indices, out_values, np.array([batch, max((len(r) for r in crossed), default=0)], np.int64)
 
 
@@ -125,15 +129,26 @@ def _cross_hash(v) -> int:
     return fingerprint64(_key(v))
 
 
+def sparse_cross(inputs, name=None) -> SparseTensor:
+    """``tf.sparse.cross``: per example, every combination of one value from each input
+    (SparseTensors, or dense [batch, k] tensors whose every value counts), as the string of
+    their values joined by "_X_" (integers in decimal), in TF's order."""
+    return _sparse_cross(inputs, False, 0, 0, name, "sparse_cross")
+
+
 def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> SparseTensor:
-    """``tf.sparse.cross_hashed``: per example, every combination of one value from each input
-    (SparseTensors, or dense [batch, k] tensors whose every value counts), hashed as TF's
-    SparseCross hashes it (into ``num_buckets``; 0: the whole 64-bit hash)."""
+    """``tf.sparse.cross_hashed``: ``sparse_cross``'s combinations, hashed as TF's SparseCross
+    hashes them (into ``num_buckets``; 0: modulo 2**63 - 1, as TF)."""
+    return _sparse_cross(inputs, True, num_buckets, _HASH_KEY if hash_key is None else hash_key, name,
+                         "sparse_cross_hashed")
+
+
+def _sparse_cross(inputs, hashed: bool, num_buckets, hash_key, name, caller: str) -> SparseTensor:
     def int64(t):  # (TF's op crosses strings and int64s)
         if t.dtype.base_dtype == dtypes.string:
             return t
         if not t.dtype.is_integer:
-            raise TypeError(f"sparse_cross_hashed: inputs must be strings or integers, got {t.dtype.name}")
+            raise TypeError(f"{caller}: inputs must be strings or integers, got {t.dtype.name}")
         if isinstance(t, SparseTensor):
             return SparseTensor(t.indices, math_ops.cast(t.values, dtypes.int64), t.dense_shape)
         return math_ops.cast(t, dtypes.int64)
@@ -142,11 +157,11 @@ def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None) -> Spar
     sparse = [t for t in inputs if isinstance(t, SparseTensor)]
     dense = [t for t in inputs if not isinstance(t, SparseTensor)]
     # (strings only: crossed as strings; with an integer among them, as int64 hashes, as TF's)
-    internal = dtypes.string if all(t.dtype.base_dtype == dtypes.string for t in inputs) else dtypes.int64
-    attrs = {"N": len(sparse), "hashed_output": True, "num_buckets": int(num_buckets),
-             "hash_key": _HASH_KEY if hash_key is None else int(hash_key),
+    internal = dtypes.string if not hashed or all(t.dtype.base_dtype == dtypes.string for t in inputs) \
+        else dtypes.int64
+    attrs = {"N": len(sparse), "hashed_output": hashed, "num_buckets": int(num_buckets), "hash_key": int(hash_key),
              "sparse_types": [t.dtype.base_dtype for t in sparse], "dense_types": [t.dtype.base_dtype for t in dense],
-             "out_type": dtypes.int64, "internal_type": internal}
+             "out_type": dtypes.int64 if hashed else dtypes.string, "internal_type": internal}
     indices, values, shape = make_op("SparseCross", [t.indices for t in sparse] + [t.values for t in sparse] +
                                      [t.dense_shape for t in sparse] + dense, attrs, name or "SparseCross").outputs
     return SparseTensor(indices, values, shape)

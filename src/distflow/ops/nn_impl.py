@@ -18,6 +18,60 @@ from .sparse_ops import sparse_reshape
 from .special_math_ops import div_no_nan
 
 # ---------------------------------------------------------------------------
+# NthElement
+
+
+def _nth_element_shape(op):
+    x, n = op.inputs
+    n_value = constant_value(n)
+    if x.shape.ndims is None:
+        return TensorShape(None)
+    dims = x.shape.as_list()
+    if not dims:
+        raise ValueError(f"NthElement: input must be at least rank 1 but is rank 0 (shape {x.shape})")
+    if n_value is not None and dims[-1] is not None and int(n_value) >= dims[-1]:
+        raise ValueError(f"NthElement: input must have last dimension > n = {int(n_value)} but is {dims[-1]} "
+                         f"(shape {x.shape})")
+    return TensorShape(dims[:-1])
+
+
+@register_op("NthElement", shape=_nth_element_shape, dtype=lambda op: op.inputs[0].dtype.base_dtype)
+def _nth_element_kernel(xp, x, n, *, reverse=False):
+    n = int(n)
+    if x.ndim < 1:
+        raise errors.InvalidArgumentError(None, None, f"Input must be >= 1-D, got shape {list(x.shape)}")
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"Need n >= 0, got {n}")
+    if n >= x.shape[-1]:
+        raise errors.InvalidArgumentError(None, None, f"Input must have at least n+1 columns, got {x.shape[-1]} "
+                                                      f"for n = {n}")
+    k = x.shape[-1] - 1 - n if reverse else n
+    return xp.partition(x, k, axis=-1)[..., k]
+
+
+@register_gradient("NthElement")
+def _nth_element_grad(op, grad):
+    # The gradient goes to the entries equal to the chosen value, shared equally among them.
+    x, value = op.inputs[0], op.outputs[0]
+    hits = math_ops.cast(math_ops.equal(x, array_ops.expand_dims(value, -1)), grad.dtype.base_dtype)
+    share = hits / reduction_ops.reduce_sum(hits, -1, keepdims=True)
+    return share * array_ops.expand_dims(grad, -1), None
+
+
+def nth_element(input, n, reverse=False, name=None):  # noqa: A002
+    """The ``n``-th smallest value (from 0; the ``n``-th largest with ``reverse``) of the last
+    axis: ``tf.contrib.nn.nth_element``."""
+    x = ops.convert_to_tensor(input)
+    n = ops.convert_to_tensor(n, dtype=dtypes.int32)
+    if n.shape.ndims not in (None, 0):
+        raise ValueError(f"nth_element: n must be a scalar but has rank {n.shape.ndims}")
+    n_value = constant_value(n)
+    if n_value is not None and int(n_value) < 0:
+        raise ValueError(f"nth_element: n must be non-negative but is {int(n_value)}")
+    return make_tensor("NthElement", [x, n], {"reverse": bool(reverse)}, name or "NthElement")
+
+
+# ---------------------------------------------------------------------------
 # TopKV2, InTopKV2
 
 
