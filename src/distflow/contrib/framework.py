@@ -25,7 +25,17 @@ from ..framework.device_spec import DeviceSpec
 from ..framework.ops import GraphKeys
 from ..ops import array_ops, control_flow_ops, math_ops, state_ops
 from ..ops import variable_scope as vs
+from ..framework.ops import get_name_scope  # noqa: F401
+from ..framework.tensor_util import is_tensor  # noqa: F401
+from ..ops.check_ops import (assert_same_float_dtype, assert_scalar, is_non_decreasing,  # noqa: F401
+                             is_numeric_tensor, is_strictly_increasing)
+from ..ops.manip_ops import argsort, sort  # noqa: F401
+from ..ops.sparse_ops import convert_to_tensor_or_sparse_tensor  # noqa: F401
 from ..train.saver import NewCheckpointReader, Saver, list_variables, load_variable  # noqa: F401
+from ..train.training_extras import init_from_checkpoint  # noqa: F401
+from .framework_utils import (assert_scalar_int, deprecated, deprecated_arg_values, deprecated_args,  # noqa: F401
+                              get_graph_from_inputs, get_placeholders, prepend_name_scope, print_op, reduce_sum_n,
+                              remove_squeezable_dimensions, strip_name_scope, with_same_shape, with_shape)
 from ..train.training_extras import load_checkpoint  # noqa: F401
 from ..train.training_util import (assert_global_step, create_global_step, get_global_step,  # noqa: F401
                                    get_or_create_global_step)

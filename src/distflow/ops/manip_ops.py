@@ -526,22 +526,26 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     """``values`` sorted along ``axis``; differentiable (a gather of the sorted positions)."""
     with ops.name_scope(name, "sort", [values]):
         values = ops.convert_to_tensor(values)
-        order = argsort(values, axis, direction)
         rank = values.shape.ndims
-        if rank is None:
-            raise ValueError("sort needs a known rank")
-        axis = axis % rank
-        moved = list(range(rank))
-        moved[axis], moved[-1] = moved[-1], moved[axis]
-        v = array_ops.transpose(values, moved)
-        o = array_ops.transpose(order, moved)
-        flat_v = array_ops.reshape(v, [-1, array_ops.shape(v)[-1]])
-        flat_o = array_ops.reshape(o, [-1, array_ops.shape(o)[-1]])
-        rows = array_ops.shape(flat_o)[0]
-        cols = array_ops.shape(flat_o)[1]
+        if rank is not None:
+            if not -rank <= axis < rank:
+                raise ValueError(f"sort: axis {axis} is out of bounds for a tensor of rank {rank}")
+            axis %= rank
+        elif axis != -1:
+            raise ValueError(f"sort: values of unknown rank can be sorted along axis -1 only, not {axis}")
+        moved = None
+        if axis not in (-1, (rank or 0) - 1):
+            moved = list(range(rank))
+            moved[axis], moved[-1] = moved[-1], moved[axis]
+            values = array_ops.transpose(values, moved)
+        order = argsort(values, -1, direction)
+        shape = array_ops.shape(values)
+        rows, cols = reduction_ops.reduce_prod(shape[:-1]), shape[-1]  # (not -1: a dimension may be 0)
+        flat_v = array_ops.reshape(values, array_ops.stack([rows, cols]))
+        flat_o = array_ops.reshape(order, array_ops.stack([rows, cols]))
         row_ids = array_ops.tile(array_ops.expand_dims(math_ops.range_(rows), 1), array_ops.stack([1, cols]))
-        picked = gather_nd(flat_v, array_ops.stack([row_ids, flat_o], axis=-1))
-        return array_ops.transpose(array_ops.reshape(picked, array_ops.shape(v)), moved)
+        picked = array_ops.reshape(gather_nd(flat_v, array_ops.stack([row_ids, flat_o], axis=-1)), shape)
+        return picked if moved is None else array_ops.transpose(picked, moved)
 
 
 # ---------------------------------------------------------------------------
