@@ -277,3 +277,20 @@ def test_auc_with_confidence_intervals_against_numpys_placement_values():
     want = [auc, 1 / (1 + np.exp(-(logit + z * err))), 1 / (1 + np.exp(-(logit - z * err)))]
     np.testing.assert_allclose([got.auc, got.lower, got.upper], want, rtol=1e-5)
     assert got.lower < got.auc < got.upper
+
+
+def test_auc_using_histogram_matches_the_exact_auc_of_binned_scores():
+    rng = np.random.default_rng(3)
+    labels = rng.random(400) < 0.3
+    scores = np.clip(labels * 0.3 + rng.random(400) * 0.7, 0, 1)
+    binned = np.minimum((scores * 50).astype(int), 49)
+    # the exact AUC of the binned scores, ties counted half
+    pos, neg = binned[labels], binned[~labels]
+    exact = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        auc, update = tf.contrib.metrics.auc_using_histogram(tf.constant(labels), tf.constant(scores), [0.0, 1.0],
+                                                             nbins=50)
+        sess.run(tf.local_variables_initializer())
+        sess.run(update)
+        np.testing.assert_allclose(sess.run(auc), exact, rtol=1e-12)
+        assert tf.contrib.metrics.set_size is tf.sets.set_size

@@ -36,10 +36,18 @@ from .regularizers import (apply_regularization, l1_l2_regularizer, l1_regulariz
 from .summaries import (summarize_activation, summarize_activations, summarize_biases,  # noqa: F401
                         summarize_collection, summarize_tensor, summarize_tensors, summarize_variables,
                         summarize_weights)
-from .layers_feature_columns import (bucketized_column, crossed_column, embedding_column,  # noqa: F401
-                                     one_hot_column, real_valued_column, sparse_column_with_hash_bucket,
+from .layers_feature_columns import (bucketized_column, check_feature_columns,  # noqa: F401
+                                     create_feature_spec_for_parsing, crossed_column, embedding_column,
+                                     infer_real_valued_columns, input_from_feature_columns,
+                                     joint_weighted_sum_from_feature_columns,
+                                     make_place_holder_tensors_for_base_features, one_hot_column,
+                                     parse_feature_columns_from_examples, real_valued_column,
+                                     shared_embedding_columns, sparse_column_with_hash_bucket,
                                      sparse_column_with_integerized_feature, sparse_column_with_keys,
-                                     sparse_column_with_vocabulary_file, weighted_sparse_column)
+                                     sparse_column_with_vocabulary_file, transform_features,
+                                     weighted_sparse_column, weighted_sum_from_feature_columns)
+from .layers_more import bow_encoder, embedding_lookup_unique  # noqa: F401
+from ..ops.nn_impl import safe_embedding_lookup_sparse  # noqa: F401
 from .optimizers import OPTIMIZER_CLS_NAMES, OPTIMIZER_SUMMARIES, adaptive_clipping_fn, optimize_loss  # noqa: F401
 
 # -- layers ----------------------------------------------------------------------------------

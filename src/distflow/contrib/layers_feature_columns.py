@@ -6,8 +6,10 @@ They are what contrib.learn's Estimators (and tf.estimator's) read. A sparse col
 
 from __future__ import annotations
 
-from ..framework import dtypes
 from ..feature_column import feature_column as fc
+from ..framework import dtypes, ops
+from ..ops import array_ops, parsing_ops, sparse_ops
+from ..ops import variable_scope as vs
 
 
 def real_valued_column(column_name, dimension=1, default_value=None, dtype=dtypes.float32, normalizer=None):
@@ -77,3 +79,100 @@ def embedding_column(sparse_id_column, dimension, combiner="mean", initializer=N
     return fc.embedding_column(sparse_id_column, dimension, combiner=combiner, initializer=initializer,
                                ckpt_to_load_from=ckpt_to_load_from, tensor_name_in_ckpt=tensor_name_in_ckpt,
                                max_norm=max_norm, trainable=trainable)
+
+
+def shared_embedding_columns(sparse_id_columns, dimension, combiner="mean", shared_embedding_name=None,
+                             initializer=None, ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
+                             trainable=True):
+    """Embedding columns of several sparse columns that share one embedding table
+    (``tf.feature_column.shared_embedding_columns``)."""
+    return fc.shared_embedding_columns(list(sparse_id_columns), dimension, combiner=combiner, initializer=initializer,
+                                       shared_embedding_collection_name=shared_embedding_name,
+                                       ckpt_to_load_from=ckpt_to_load_from, tensor_name_in_ckpt=tensor_name_in_ckpt,
+                                       max_norm=max_norm, trainable=trainable)
+
+
+def check_feature_columns(feature_columns) -> None:
+    """Raises a ValueError if two of ``feature_columns`` have the same name."""
+    seen = {}
+    for column in feature_columns:
+        if column.name in seen:
+            raise ValueError(f"Duplicate feature column key found for column: {column.name}. This usually means "
+                             f"that the column is almost identical to another column, and one must be discarded.")
+        seen[column.name] = column
+
+
+def create_feature_spec_for_parsing(feature_columns) -> dict:
+    """The ``parse_example`` spec that the columns read (``make_parse_example_spec``)."""
+    columns = feature_columns.values() if isinstance(feature_columns, dict) else feature_columns
+    return fc.make_parse_example_spec(list(columns))
+
+
+def parse_feature_columns_from_examples(serialized, feature_columns, name=None, example_names=None) -> dict:
+    """``{column: its tensor}`` for serialized ``tf.train.Example``s: parsed by the columns'
+    spec, then each column's transformation applied."""
+    check_feature_columns(feature_columns)
+    features = parsing_ops.parse_example(serialized, create_feature_spec_for_parsing(feature_columns), name=name,
+                                         example_names=example_names)
+    return transform_features(features, feature_columns)
+
+
+def transform_features(features, feature_columns) -> dict:
+    """``{column: its tensor}``: each column's transformation of ``features``."""
+    check_feature_columns(feature_columns)
+    return fc._transform_features(features, list(feature_columns))
+
+
+def make_place_holder_tensors_for_base_features(feature_columns) -> dict:
+    """A placeholder per feature the columns read (a sparse placeholder for a variable-length
+    one), of a batch of any size."""
+    placeholders = {}
+    for key, spec in create_feature_spec_for_parsing(feature_columns).items():
+        if isinstance(spec, parsing_ops.VarLenFeature):
+            placeholders[key] = sparse_ops.sparse_placeholder(spec.dtype, name=f"Placeholder_{key}")
+        else:
+            placeholders[key] = array_ops.placeholder(spec.dtype, [None] + list(spec.shape),
+                                                      name=f"Placeholder_{key}")
+    return placeholders
+
+
+def infer_real_valued_columns(features) -> list:
+    """A ``real_valued_column`` per float or integer tensor of ``features`` (a dict of them,
+    or one, named "")."""
+    features = features if isinstance(features, dict) else {"": features}
+    columns = []
+    for key, tensor in sorted(features.items()):
+        tensor = ops.convert_to_tensor(tensor)
+        if not (tensor.dtype.is_floating or tensor.dtype.is_integer):
+            raise ValueError(f"infer_real_valued_columns: feature {key!r} is {tensor.dtype.name}, not a number")
+        shape = tensor.shape.as_list()[1:] if tensor.shape.ndims else []
+        columns.append(fc.numeric_column(key, shape=tuple(shape) or (1,), dtype=tensor.dtype.base_dtype))
+    return columns
+
+
+def input_from_feature_columns(columns_to_tensors, feature_columns, weight_collections=None, trainable=True,
+                               scope=None, cols_to_outs=None):
+    """The dense input layer of ``feature_columns`` (``tf.feature_column.input_layer``) under
+    the variable scope ``scope`` (default "input_from_feature_columns")."""
+    check_feature_columns(feature_columns)
+    with vs.variable_scope(scope, default_name="input_from_feature_columns", values=columns_to_tensors.values()):
+        return fc.input_layer(columns_to_tensors, list(feature_columns), weight_collections=weight_collections,
+                              trainable=trainable, cols_to_vars=cols_to_outs)
+
+
+def weighted_sum_from_feature_columns(columns_to_tensors, feature_columns, num_outputs, weight_collections=None,
+                                      trainable=True, scope=None):
+    """A linear model of ``feature_columns`` (``tf.feature_column.linear_model``):
+    ``(predictions, {column: [its weights]}, bias)``."""
+    check_feature_columns(feature_columns)
+    variables = {}
+    with vs.variable_scope(scope, default_name="weighted_sum_from_feature_columns",
+                           values=columns_to_tensors.values()):
+        predictions = fc.linear_model(columns_to_tensors, list(feature_columns), units=num_outputs,
+                                      weight_collections=weight_collections, trainable=trainable,
+                                      cols_to_vars=variables)
+    bias = variables.pop("bias")
+    return predictions, variables, bias[0] if isinstance(bias, list) else bias
+
+
+joint_weighted_sum_from_feature_columns = weighted_sum_from_feature_columns

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
-from ..ops import (array_ops, check_ops, convolution_ops, init_ops, manip_ops, math_ops, nd_ops, nn_ops,
+from ..ops import (array_ops, check_ops, convolution_ops, init_ops, manip_ops, math_ops, nd_ops, nn_impl, nn_ops,
                    reduction_ops, segment_ops, slicing_ops)
 from ..ops import variable_scope as vs
 from ..ops.gradients_impl import custom_gradient
@@ -386,3 +386,36 @@ def sparse_row_envelope(sparse_input, row_axis=0, col_axis=1, name=None):
         rows = math_ops.cast(sparse_input.dense_shape[row_axis], dtypes.int32)
         envelope = segment_ops.unsorted_segment_max(indices[:, col_axis] + 1, indices[:, row_axis], rows)
         return math_ops.maximum(envelope, array_ops.zeros_like(envelope))  # (an empty row's max is the lowest int)
+
+
+def embedding_lookup_unique(params, ids, name=None):
+    """``embedding_lookup`` of each distinct id once (the rows then gathered for every id):
+    ids of any shape [i1, i2, ...] give [i1, i2, ..., embedding dims...]."""
+    with ops.name_scope(name, "EmbeddingLookupUnique", [params, ids]):
+        ids = ops.convert_to_tensor(ids)
+        shape = array_ops.shape(ids)
+        unique_ids, where = segment_ops.unique(array_ops.reshape(ids, [-1]))
+        rows = nn_impl.embedding_lookup(params, unique_ids)
+        embedded = array_ops.reshape(slicing_ops.gather(rows, where),
+                                     slicing_ops.concat([shape, array_ops.shape(rows)[1:]], 0))
+        embedded.set_shape(ids.shape.concatenate(rows.shape[1:]))
+        return embedded
+
+
+def bow_encoder(ids, vocab_size, embed_dim, sparse_lookup=True, initializer=None, regularizer=None, trainable=True,
+                scope=None, reuse=None):
+    """Each example's symbols (``ids`` [batch, length], or a SparseTensor) as the mean of their
+    embeddings (the variable "embeddings" [vocab_size, embed_dim]); with ``sparse_lookup``, a
+    dense id of 0 counts as padding (``dense_to_sparse_tensor``) and an empty row gets id 0's
+    embedding."""
+    if not vocab_size or not embed_dim:
+        raise ValueError(f"Must specify vocab_size > 0 and embed_dim > 0, got {vocab_size} and {embed_dim}")
+    with vs.variable_scope(scope, "bow_encoder", [ids], reuse=reuse):
+        embeddings = vs.get_variable("embeddings", shape=[vocab_size, embed_dim], initializer=initializer,
+                                     regularizer=regularizer, trainable=trainable)
+        if sparse_lookup:
+            sparse_ids = ids if isinstance(ids, SparseTensor) else dense_to_sparse_tensor(ids)
+            return nn_impl.safe_embedding_lookup_sparse([embeddings], sparse_ids, combiner="mean", default_id=0)
+        if isinstance(ids, SparseTensor):
+            raise TypeError(f"ids are expected to be dense Tensor, got: {ids}")
+        return reduction_ops.reduce_mean(nn_impl.embedding_lookup(embeddings, ids), axis=1)

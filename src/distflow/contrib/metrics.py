@@ -12,7 +12,8 @@ from .. import metrics as _metrics
 from .._namespace import missing
 from ..framework import dtypes, ops
 from ..metrics.thresholds import _confusion_at_thresholds
-from .metric_ops import (auc_with_confidence_intervals, cohen_kappa, count, precision_at_recall,  # noqa: F401
+from .metric_ops import (auc_using_histogram, auc_with_confidence_intervals, cohen_kappa, count,  # noqa: F401
+                         precision_at_recall,
                          precision_recall_at_equal_thresholds, recall_at_precision, sparse_recall_at_top_k,
                          streaming_concat, streaming_covariance, streaming_curve_points,
                          streaming_dynamic_auc, streaming_false_negative_rate,
@@ -25,6 +26,7 @@ from .metric_ops import (auc_with_confidence_intervals, cohen_kappa, count, prec
 from ..ops import array_ops, math_ops, nn_impl, reduction_ops
 from ..ops import variable_scope as vs
 from ..ops.segment_ops import confusion_matrix  # noqa: F401
+from ..ops.set_ops import set_difference, set_intersection, set_size, set_union  # noqa: F401
 
 
 def _labels_second(metric):

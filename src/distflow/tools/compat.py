@@ -410,7 +410,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "`precision_at_recall`, `recall_at_precision`, `streaming_curve_points`, "
                       "`streaming_covariance`, `streaming_pearson_correlation`, `streaming_concat`, "
                       "`streaming_dynamic_auc`, `auc_with_confidence_intervals`, `precision_recall_at_equal_thresholds`, "
-                      "the sparse top-k ones), `tf.contrib.estimator` (`add_metrics`, `forward_features`, "
+                      "the sparse top-k ones, `auc_using_histogram`, the set ops), "
+                      "`tf.contrib.estimator` (`add_metrics`, `forward_features`, "
                       "`clip_gradients_by_norm`, the early-stopping hooks), `tf.contrib.losses` (TF 1.0-1.2's, "
                       "predictions first), `tf.contrib.image` (`transform`, `rotate`, `translate` and the "
                       "transforms' helpers; the gradient is the exact adjoint), "
@@ -432,7 +433,11 @@ def namespaces() -> list[tuple[str, str]]:
                       "`preprocessing.VocabularyProcessor` (saved as JSON: TF's pickled files are refused), "
                       "`tf.contrib.layers`' old feature columns (`real_valued_column`, `sparse_column_with_*`, "
                       "`bucketized_column`, `crossed_column`, `embedding_column`, `one_hot_column`: "
-                      "tf.feature_column's), "
+                      "tf.feature_column's; and `input_from_feature_columns`, `weighted_sum_from_feature_columns`, "
+                      "`shared_embedding_columns`, `create_feature_spec_for_parsing`, "
+                      "`parse_feature_columns_from_examples`, `transform_features`, `bow_encoder`, "
+                      "`embedding_lookup_unique`, `safe_embedding_lookup_sparse`), "
+                      "`tf.contrib.lookup`'s TF 1.0 names `string_to_index_table_from_file` and `_from_tensor`, "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
