@@ -350,6 +350,7 @@ def test_a_callable_resolves_its_fetches_once_and_checks_each_call_as_run_does()
         assert got["sum"] == 6 and got["both"][0].tolist() == [2, 4, 6] and got["both"][1] == 4
         with pytest.raises(ValueError, match="lose information"):
             call([1.5], "x")  # (a lossy feed, as run refuses it)
+        assert call(np.array([]), "x")["sum"] == 0  # (an empty float64 array loses nothing)
         with pytest.raises(TypeError, match="expects 2 feed values"):
             call([1])
         check = sess.make_callable(tf.debugging.assert_positive(a), [a])

@@ -9,6 +9,7 @@ import numbers
 import re
 
 from .._namespace import missing
+from .bucket_ops import bucket, bucket_by_sequence_length  # noqa: F401
 from .training_loops import (StopAfterNEvalsHook, SummaryAtEndHook, add_gradients_summaries,  # noqa: F401
                              checkpoints_iterator, clip_gradient_norms, clip_gradient_norms_fn, create_train_op,
                              evaluate_once, evaluate_repeatedly, get_or_create_eval_step, multiply_gradients, train,

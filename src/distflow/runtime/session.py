@@ -616,7 +616,8 @@ def _feed_value(t: Tensor, value):
         if arr.dtype == object:  # (numbers held in an object array, as np.array(rows, dtype=object) makes)
             arr = _unboxed(arr, t)
         if arr.dtype != dtype.as_numpy_dtype:
-            if arr.dtype.kind in "USO" or (arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool)):
+            # (an empty array loses nothing: np.array([]) is float64, and feeds an int placeholder as in TF)
+            if arr.dtype.kind in "USO" or (arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool) and arr.size):
                 raise ValueError(f"Cannot feed a value of dtype {arr.dtype} for Tensor '{t.name}' "
                                  f"of dtype {dtype.name}: the conversion would lose information. "
                                  "Cast it first.")

@@ -397,7 +397,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "and `output_buffer_size`), "
                       "`tf.contrib.training` (`HParams`, `create_train_op`, "
                       "`train`, `evaluate_once`, `evaluate_repeatedly`, `checkpoints_iterator`, the evaluation hooks "
-                      "and gradient helpers), "
+                      "and gradient helpers, the queue-based `bucket` and `bucket_by_sequence_length`), "
                       "`tf.contrib.opt` (AdamW, MomentumW, LazyAdam, decoupled weight decay, Nadam, AdaMax, "
                       "AddSign and PowerSign with their sign decays, VariableClipping, DropStaleGradient, "
                       "MultitaskOptimizerWrapper, MovingAverageOptimizer, ElasticAverageOptimizer with its custom "
