@@ -1,8 +1,10 @@
 """One task of a cluster training an Estimator with train_and_evaluate (TF_CONFIG names the task).
 
-Usage: python estimator_task.py MODEL_DIR MAX_STEPS [collective | keras]; prints the call's result
-as JSON. With "collective", the chief and workers train with MultiWorkerMirroredStrategy (no ps);
-with "keras", the Estimator is a compiled tf.keras model's (model_to_estimator).
+Usage: python estimator_task.py MODEL_DIR MAX_STEPS [collective | keras | experiment]; prints the
+call's result as JSON. With "collective", the chief and workers train with
+MultiWorkerMirroredStrategy (no ps); with "keras", the Estimator is a compiled tf.keras model's
+(model_to_estimator); with "experiment", TF 1.2's way: a tf.contrib.learn.Experiment run by
+learn_runner, which picks this task's schedule.
 """
 
 import json
@@ -31,6 +33,8 @@ def main():
     strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy() if collective else None
     config = tf.estimator.RunConfig(save_checkpoints_steps=50, log_step_count_steps=None, tf_random_seed=1,
                                     train_distribute=strategy)
+    if sys.argv[3:] == ["experiment"]:
+        return experiment_main(model_dir, max_steps)
     if sys.argv[3:] == ["keras"]:
         inputs = tf.keras.Input(shape=(3,), name="x")
         model = tf.keras.Model(inputs, tf.keras.layers.Dense(1, name="linear")(inputs))
@@ -44,6 +48,21 @@ def main():
         estimator, tf.estimator.TrainSpec(train, max_steps=max_steps),
         tf.estimator.EvalSpec(evaluate, steps=None, start_delay_secs=0, throttle_secs=0))
     metrics = result[0] if result else None
+    print("RESULT " + json.dumps(None if metrics is None else {k: float(v) for k, v in metrics.items()}), flush=True)
+
+
+def experiment_main(model_dir, max_steps):
+    def experiment_fn(run_config, hparams):
+        estimator = tf.estimator.Estimator(model_fn, config=run_config)
+        return tf.contrib.learn.Experiment(
+            estimator, tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, num_epochs=None, shuffle=True),
+            tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=128, shuffle=False), train_steps=max_steps,
+            eval_steps=None)
+
+    config = tf.contrib.learn.RunConfig(model_dir=model_dir, save_checkpoints_steps=50, log_step_count_steps=None,
+                                        tf_random_seed=1)
+    result = tf.contrib.learn.learn_runner.run(experiment_fn, run_config=config)
+    metrics = result[0] if isinstance(result, tuple) else None
     print("RESULT " + json.dumps(None if metrics is None else {k: float(v) for k, v in metrics.items()}), flush=True)
 
 

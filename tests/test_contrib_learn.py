@@ -66,3 +66,42 @@ def test_load_csv_with_header_reads_the_quickstarts_format(tmp_path):
     path.write_text("3,2,a,b\n1.0,2.0,0\n3.0,4.0,1\n5.0,6.0,1\n")
     data = learn.datasets.base.load_csv_with_header(str(path), target_dtype=np.int64, features_dtype=np.float32)
     assert data.data.tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]] and data.target.tolist() == [0, 1, 1]
+
+
+def test_an_experiment_under_learn_runner_in_one_process(tmp_path):
+    x, y = _separable()
+
+    def experiment_fn(run_config, hparams):
+        assert hparams == {"lr": 0.5}
+        classifier = learn.LinearClassifier(feature_columns=learn.infer_real_valued_columns_from_input(x),
+                                            config=run_config, optimizer=tf.train.GradientDescentOptimizer(0.5))
+        train = tf.estimator.inputs.numpy_input_fn({"": x}, y, batch_size=50, num_epochs=None, shuffle=True)
+        evaluate = tf.estimator.inputs.numpy_input_fn({"": x}, y, batch_size=200, shuffle=False)
+        return learn.Experiment(classifier, train, evaluate, train_steps=60, eval_steps=None, eval_delay_secs=0)
+
+    config = learn.RunConfig(model_dir=str(tmp_path / "model"), save_checkpoints_steps=30, num_cores=1)
+    assert config.session_config.intra_op_parallelism_threads == 1 and config.environment == "local"
+    metrics, exports = learn.learn_runner.run(experiment_fn, run_config=config, hparams={"lr": 0.5})
+    assert metrics["global_step"] == 60 and metrics["accuracy"] >= 0.95 and exports == []
+    experiment = experiment_fn(config, {"lr": 0.5})
+    assert experiment.continuous_eval(delay_secs=0, throttle_delay_secs=0,
+                                      continuous_eval_predicate_fn=lambda m: False)["global_step"] == 60
+    assert experiment.test()["global_step"] == 61
+    with pytest.raises(ValueError, match="non-existent task"):
+        learn.learn_runner.run(experiment_fn, run_config=config, hparams={"lr": 0.5}, schedule="fly")
+    with pytest.raises(ValueError, match="model_dir"):
+        learn.learn_runner.run(experiment_fn, run_config=learn.RunConfig())
+    with pytest.raises(ValueError, match="eval_metrics"):
+        learn.Experiment(experiment.estimator, None, None, eval_metrics={"a": None})
+
+
+def test_the_wide_and_deep_regressor_learns(tmp_path):
+    x = np.random.default_rng(2).random((200, 2)).astype(np.float32)
+    y = (x @ np.array([1.0, 2.0], np.float32)).astype(np.float32)
+    columns = learn.infer_real_valued_columns_from_input(x)
+    regressor = learn.DNNLinearCombinedRegressor(model_dir=str(tmp_path), linear_feature_columns=columns,
+                                                 linear_optimizer=tf.train.GradientDescentOptimizer(0.002),
+                                                 dnn_feature_columns=columns, dnn_hidden_units=[4])
+    before = regressor.fit(x=x, y=y, steps=1, batch_size=200).evaluate(x=x, y=y)["average_loss"]
+    after = regressor.fit(x=x, y=y, steps=100, batch_size=200).evaluate(x=x, y=y)["average_loss"]
+    assert after < 0.1 * before and regressor.predict(x=x[:3], as_iterable=False).shape == (3,)

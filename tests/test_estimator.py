@@ -346,75 +346,69 @@ def test_warm_start_renames_remaps_vocabularies_and_says_what_does_not_fit(tmp_p
                 "old/embedding": tf.train.VocabInfo(["a", "b"], 2, 0, ["a", "b", "c", "d"])})
 
 
+def _run_tasks(tmp_path, jobs, roles, args, awaited):
+    """Runs ``tests/estimator_task.py MODEL_DIR *args`` once per role of ``roles``, each with
+    TF_CONFIG naming its task of a cluster of ``jobs`` ({job: task count}) on free ports;
+    returns the outputs of the ``awaited`` roles and the results they printed (every one
+    exited 0). The others (a ps) are killed at the end."""
+    import subprocess
+    import sys
+
+    from cluster_util import free_ports
+
+    ports = iter(free_ports(sum(jobs.values())))
+    cluster = {job: [f"127.0.0.1:{next(ports)}" for _ in range(count)] for job, count in jobs.items()}
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "src"))
+    procs = {}
+    try:
+        for role in roles:
+            task_env = dict(env, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": role, "index": 0}}))
+            procs[role] = subprocess.Popen([sys.executable, os.path.join(here, "estimator_task.py"),
+                                            str(tmp_path / "model")] + list(args), env=task_env,
+                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        outputs = {role: procs[role].communicate(timeout=240)[0] for role in awaited}
+        for role, out in outputs.items():
+            assert procs[role].returncode == 0, f"{role}:\n{out[-3000:]}"
+        return outputs, {role: json.loads(out.rsplit("RESULT ", 1)[1]) for role, out in outputs.items()}
+    finally:
+        for proc in procs.values():
+            proc.kill()
+            proc.wait(10)
+
+
 @pytest.mark.parametrize("model", ["model_fn", "keras"])
 def test_train_and_evaluate_runs_each_role_of_a_tf_config_cluster(tmp_path, model):
     # ps, chief and worker as processes (between-graph: variables on the ps), and an evaluator
     # that evaluates the checkpoints the chief writes until the one at max_steps; the model is a
     # model_fn's, or a compiled tf.keras model's through model_to_estimator
-    import json
-    import subprocess
-    import sys
+    _, results = _run_tasks(tmp_path, {"ps": 1, "chief": 1, "worker": 1}, ("ps", "chief", "worker", "evaluator"),
+                            ["200"] + (["keras"] if model == "keras" else []), ("chief", "worker", "evaluator"))
+    assert results["chief"] is None and results["worker"] is None
+    assert results["evaluator"]["global_step"] >= 200 and results["evaluator"]["loss"] < 0.05, results
+    # (the Keras model's metrics=['mae'] is named in full, as TF's Keras names it)
+    assert ("mean_absolute_error" if model == "keras" else "mae") in results["evaluator"], results
+    # (asynchronous steps: the other trainer's step in flight may land past 200)
+    last = int(tf.train.latest_checkpoint(str(tmp_path / "model")).rsplit("-", 1)[1])
+    assert 200 <= last <= 201
 
-    from cluster_util import free_ports
 
-    ports = free_ports(3)
-    cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "chief": [f"127.0.0.1:{ports[1]}"], "worker": [f"127.0.0.1:{ports[2]}"]}
-    here = os.path.dirname(os.path.abspath(__file__))
-    env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "src"))
-    procs = {}
-    try:
-        for role in ("ps", "chief", "worker", "evaluator"):
-            task_env = dict(env, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": role, "index": 0}}))
-            procs[role] = subprocess.Popen([sys.executable, os.path.join(here, "estimator_task.py"),
-                                            str(tmp_path / "model"), "200"] + (["keras"] if model == "keras" else []),
-                                           env=task_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        outputs = {role: procs[role].communicate(timeout=240)[0] for role in ("chief", "worker", "evaluator")}
-        for role, out in outputs.items():
-            assert procs[role].returncode == 0, f"{role}:\n{out[-3000:]}"
-        results = {role: json.loads(out.rsplit("RESULT ", 1)[1]) for role, out in outputs.items()}
-        assert results["chief"] is None and results["worker"] is None
-        assert results["evaluator"]["global_step"] >= 200 and results["evaluator"]["loss"] < 0.05, results
-        # (the Keras model's metrics=['mae'] is named in full, as TF's Keras names it)
-        assert ("mean_absolute_error" if model == "keras" else "mae") in results["evaluator"], results
-        # (asynchronous steps: the other trainer's step in flight may land past 200)
-        last = int(tf.train.latest_checkpoint(str(tmp_path / "model")).rsplit("-", 1)[1])
-        assert 200 <= last <= 201
-    finally:
-        for proc in procs.values():
-            proc.kill()
-            proc.wait(10)
+def test_a_tf_1_2_experiment_runs_each_role_of_a_cluster_under_learn_runner(tmp_path):
+    # tf.contrib.learn's way: one program, learn_runner picks each task's schedule from TF_CONFIG
+    # (the ps serves, the worker trains, the master trains with it and then evaluates)
+    _, results = _run_tasks(tmp_path, {"ps": 1, "master": 1, "worker": 1}, ("ps", "master", "worker"),
+                            ["150", "experiment"], ("master", "worker"))
+    assert results["worker"] is None  # (a worker trains and returns no metrics)
+    assert results["master"]["global_step"] >= 150 and results["master"]["loss"] < 0.05, results
 
 
 def test_train_and_evaluate_with_collective_all_reduce_between_chief_and_worker(tmp_path):
     # no ps: the chief and the worker each hold the model (MultiWorkerMirroredStrategy), step
     # together, and the evaluator evaluates the chief's checkpoints until the one at max_steps
-    import json
-    import subprocess
-    import sys
-
-    from cluster_util import free_ports
-
-    ports = free_ports(2)
-    cluster = {"chief": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{ports[1]}"]}
-    here = os.path.dirname(os.path.abspath(__file__))
-    env = dict(os.environ, PYTHONPATH=os.path.join(here, "..", "src"))
-    procs = {}
-    try:
-        for role in ("chief", "worker", "evaluator"):
-            task_env = dict(env, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": role, "index": 0}}))
-            procs[role] = subprocess.Popen([sys.executable, os.path.join(here, "estimator_task.py"),
-                                            str(tmp_path / "model"), "120", "collective"], env=task_env,
-                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        outputs = {role: procs[role].communicate(timeout=240)[0] for role in procs}
-        for role, out in outputs.items():
-            assert procs[role].returncode == 0, f"{role}:\n{out[-3000:]}"
-        results = {role: json.loads(out.rsplit("RESULT ", 1)[1]) for role, out in outputs.items()}
-        assert results["evaluator"]["global_step"] == 120 and results["evaluator"]["loss"] < 0.05, results
-        assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-120")  # (synchronous: exactly)
-    finally:
-        for proc in procs.values():
-            proc.kill()
-            proc.wait(10)
+    roles = ("chief", "worker", "evaluator")
+    _, results = _run_tasks(tmp_path, {"chief": 1, "worker": 1}, roles, ["120", "collective"], roles)
+    assert results["evaluator"]["global_step"] == 120 and results["evaluator"]["loss"] < 0.05, results
+    assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-120")  # (synchronous: exactly)
 
 
 def test_canned_heads_report_tfs_metrics_weighted_by_the_weight_column(tmp_path):

@@ -3,8 +3,9 @@
 ``preprocessing.VocabularyProcessor``, the text models' vocabulary; and its canned
 Estimators with ``fit``/``evaluate``/``predict`` as TF 1.0-1.3's tutorials used them, with
 ``datasets.base.load_csv_with_header`` and ``infer_real_valued_columns_from_input``
-(learn_estimators.py). Not here: Experiment, learn_runner, contrib.learn's own Estimator
-base and monitors, which tf.estimator replaced."""
+(learn_estimators.py); ``Experiment``, ``learn_runner.run`` and ``RunConfig``, which ran
+them on clusters (learn_experiment.py). Not here: contrib.learn's own Estimator base and
+monitors, which tf.estimator replaced."""
 
 from __future__ import annotations
 
@@ -12,11 +13,16 @@ from .._namespace import missing
 import types
 
 from . import learn_preprocessing as preprocessing  # noqa: F401
-from .learn_estimators import (DNNClassifier, DNNLinearCombinedClassifier, DNNRegressor,  # noqa: F401
+from .learn_estimators import (DNNClassifier, DNNLinearCombinedClassifier,  # noqa: F401
+                               DNNLinearCombinedRegressor, DNNRegressor,
                                LinearClassifier, LinearRegressor, infer_real_valued_columns_from_input,
                                infer_real_valued_columns_from_input_fn, load_csv_with_header,
                                load_csv_without_header)
 from .learn_estimators import Dataset as _Dataset
+from .learn_experiment import Environment, Experiment, RunConfig  # noqa: F401
+from .learn_experiment import run as _run
+
+learn_runner = types.SimpleNamespace(run=_run)
 
 datasets = types.SimpleNamespace(base=types.SimpleNamespace(
     load_csv_with_header=load_csv_with_header, load_csv_without_header=load_csv_without_header, Dataset=_Dataset))

@@ -204,14 +204,44 @@ class DNNLinearCombinedClassifier(_Classifier, canned.DNNLinearCombinedClassifie
                  dnn_hidden_units=None, dnn_activation_fn=None, dnn_dropout=None, gradient_clip_norm=None,
                  enable_centered_bias=False, config=None, feature_engineering_fn=None, embedding_lr_multipliers=None,
                  input_layer_min_slice_size=None, label_keys=None, fix_global_step_increment_bug=False):
-        _refuse(gradient_clip_norm=gradient_clip_norm, feature_engineering_fn=feature_engineering_fn,
-                embedding_lr_multipliers=embedding_lr_multipliers)
-        kwargs = {"dnn_activation_fn": dnn_activation_fn} if dnn_activation_fn is not None else {}
-        super().__init__(model_dir=model_dir, linear_feature_columns=linear_feature_columns,
-                         linear_optimizer=linear_optimizer or "Ftrl", dnn_feature_columns=dnn_feature_columns,
-                         dnn_optimizer=dnn_optimizer or "Adagrad", dnn_hidden_units=dnn_hidden_units,
-                         dnn_dropout=dnn_dropout, n_classes=n_classes, weight_column=weight_column_name,
-                         label_vocabulary=label_keys, config=config, **kwargs)
+        super().__init__(model_dir=model_dir, n_classes=n_classes, weight_column=weight_column_name,
+                         label_vocabulary=label_keys, config=config, **_wide_and_deep(
+                             linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer,
+                             dnn_hidden_units, dnn_activation_fn, dnn_dropout, gradient_clip_norm,
+                             feature_engineering_fn, embedding_lr_multipliers))
+
+
+class DNNLinearCombinedRegressor(_Regressor, canned.DNNLinearCombinedRegressor):
+    """``tf.contrib.learn.DNNLinearCombinedRegressor(model_dir=None, weight_column_name=None,
+    linear_feature_columns=None, linear_optimizer=None, dnn_feature_columns=None,
+    dnn_optimizer=None, dnn_hidden_units=None, dnn_activation_fn=relu, dnn_dropout=None,
+    label_dimension=1, config=None)``."""
+
+    def __init__(self, model_dir=None, weight_column_name=None, linear_feature_columns=None, linear_optimizer=None,
+                 _joint_linear_weights=False, dnn_feature_columns=None, dnn_optimizer=None, dnn_hidden_units=None,
+                 dnn_activation_fn=None, dnn_dropout=None, gradient_clip_norm=None, enable_centered_bias=False,
+                 label_dimension=1, config=None, feature_engineering_fn=None, embedding_lr_multipliers=None,
+                 input_layer_min_slice_size=None, fix_global_step_increment_bug=False):
+        super().__init__(model_dir=model_dir, label_dimension=label_dimension, weight_column=weight_column_name,
+                         config=config, **_wide_and_deep(
+                             linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer,
+                             dnn_hidden_units, dnn_activation_fn, dnn_dropout, gradient_clip_norm,
+                             feature_engineering_fn, embedding_lr_multipliers))
+
+
+def _wide_and_deep(linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer, dnn_hidden_units,
+                   dnn_activation_fn, dnn_dropout, gradient_clip_norm, feature_engineering_fn,
+                   embedding_lr_multipliers) -> dict:
+    """The arguments of tf.estimator's wide-and-deep estimators for contrib.learn's (whose
+    default optimizers are FTRL for the linear part and Adagrad for the network)."""
+    _refuse(gradient_clip_norm=gradient_clip_norm, feature_engineering_fn=feature_engineering_fn,
+            embedding_lr_multipliers=embedding_lr_multipliers)
+    arguments = {"linear_feature_columns": linear_feature_columns, "linear_optimizer": linear_optimizer or "Ftrl",
+                 "dnn_feature_columns": dnn_feature_columns, "dnn_optimizer": dnn_optimizer or "Adagrad",
+                 "dnn_hidden_units": dnn_hidden_units, "dnn_dropout": dnn_dropout}
+    if dnn_activation_fn is not None:
+        arguments["dnn_activation_fn"] = dnn_activation_fn
+    return arguments
 
 
 def _refuse(**given):

@@ -435,12 +435,12 @@ class Estimator:
         return replica_device_setter(ps_tasks=config.num_ps_replicas, cluster=config.cluster_spec,
                                      worker_device=f"/job:{config.task_type}/task:{config.task_id}")
 
-    def _restored_session(self, scaffold, checkpoint_path, hooks):
+    def _restored_session(self, scaffold, checkpoint_path, hooks, master):
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if checkpoint_path is None:
             _log.warning("Could not find trained model in model_dir: %s, running initialization to evaluate.",
                          self.model_dir)
-        creator = ChiefSessionCreator(scaffold=scaffold, master=self.config.master, config=self.config.session_config,
+        creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=self.config.session_config,
                                       checkpoint_filename_with_path=checkpoint_path)
         return MonitoredSession(session_creator=creator, hooks=hooks), checkpoint_path
 
@@ -465,8 +465,10 @@ class Estimator:
             else:
                 spec, update, values = self._distributed_eval(strategy, input_fn)
             values["global_step"] = global_step
+            # (as TF: a cluster task evaluates by itself, unless RunConfig names an evaluation master)
             sess, path = self._restored_session(spec.scaffold or Scaffold(), checkpoint_path,
-                                                list(hooks or []) + spec.evaluation_hooks)
+                                                list(hooks or []) + spec.evaluation_hooks,
+                                                self.config.evaluation_master)
             batches = 0
             with sess:
                 while not sess.should_stop() and (steps is None or batches < steps):
@@ -514,7 +516,7 @@ class Estimator:
                                      f"{keys}")
                 predictions = {k: predictions[k] for k in keys}
             sess, _ = self._restored_session(spec.scaffold or Scaffold(), checkpoint_path,
-                                             list(hooks or []) + spec.prediction_hooks)
+                                             list(hooks or []) + spec.prediction_hooks, self.config.master)
             with sess:
                 while not sess.should_stop():
                     try:

@@ -96,7 +96,7 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
 def _evaluate(estimator, eval_spec: EvalSpec, checkpoint_path=None, final=False) -> tuple[dict, list]:
     """The metrics of the checkpoint (the newest by default), and what the exporters wrote."""
     checkpoint_path = checkpoint_path or estimator.latest_checkpoint()
-    metrics = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=list(eval_spec.hooks),
+    metrics = estimator.evaluate(input_fn=eval_spec.input_fn, steps=eval_spec.steps, hooks=list(eval_spec.hooks),
                                  checkpoint_path=checkpoint_path, name=eval_spec.name)
     exports = []
     for exporter in eval_spec.exporters:
