@@ -518,3 +518,19 @@ def test_train_and_evaluate_stops_early_when_the_loss_stops_decreasing(tmp_path)
     higher = tf.estimator.experimental.stop_if_higher_hook(estimator, "loss", -1.0)
     assert higher._should_stop_fn()  # (every evaluation's loss is above -1)
     assert not tf.estimator.experimental.stop_if_lower_hook(estimator, "loss", -1.0)._should_stop_fn()
+
+
+def test_the_parse_example_specs_of_canned_estimators():
+    columns = [tf.feature_column.numeric_column("x", shape=[2]),
+               tf.feature_column.categorical_column_with_hash_bucket("words", 10)]
+    spec = tf.estimator.classifier_parse_example_spec(columns, "label", weight_column="w")
+    assert spec == {"x": tf.FixedLenFeature((2,), tf.float32), "words": tf.VarLenFeature(tf.string),
+                    "label": tf.FixedLenFeature((1,), tf.int64), "w": tf.FixedLenFeature((1,), tf.float32)}
+    spec = tf.estimator.regressor_parse_example_spec(columns, "target", label_dimension=3, label_default=[0.0] * 3)
+    assert spec["target"] == tf.FixedLenFeature((3,), tf.float32, [0.0] * 3) and "w" not in spec
+    with pytest.raises(ValueError, match="label should not be used as feature"):
+        tf.estimator.classifier_parse_example_spec(columns, "x")
+    with pytest.raises(ValueError, match="weight_column should not be used as feature"):
+        tf.estimator.regressor_parse_example_spec(columns, "y", weight_column="x")
+    with pytest.raises(ValueError, match="weight_column should be an instance"):
+        tf.estimator.classifier_parse_example_spec(columns, "y", weight_column=columns[1])

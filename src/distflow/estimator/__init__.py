@@ -28,6 +28,7 @@ from . import experimental, export, inputs, tpu  # noqa: F401
 from .canned import (BaselineClassifier, BaselineRegressor, DNNClassifier, DNNLinearCombinedClassifier,  # noqa: F401
                      DNNLinearCombinedRegressor, DNNRegressor, LinearClassifier, LinearRegressor)
 from .estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401
+from .parsing_utils import classifier_parse_example_spec, regressor_parse_example_spec  # noqa: F401
 from .exporter import BestExporter, Exporter, FinalExporter, LatestExporter  # noqa: F401
 from .run_config import RunConfig  # noqa: F401
 from .training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: F401

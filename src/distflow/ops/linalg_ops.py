@@ -56,6 +56,29 @@ def matrix_determinant(input, name=None):  # noqa: A002
     return make_tensor("MatrixDeterminant", [_square("MatrixDeterminant", input)], None, name or "MatrixDeterminant")
 
 
+@register_op("LogMatrixDeterminant", list_output=True, shape=lambda op: [op.inputs[0].shape[:-2]] * 2,
+             dtype=lambda op: [op.inputs[0].dtype.base_dtype] * 2)
+def _log_determinant_kernel(xp, x):
+    # (by LU: no overflow of the determinant itself; the sign of a complex matrix's is complex)
+    sign, log_abs = np.linalg.slogdet(x)
+    return np.asarray(sign, dtype=x.dtype), np.asarray(log_abs, dtype=x.dtype)
+
+
+@register_gradient("LogMatrixDeterminant")
+def _log_determinant_grad(op, _sign_grad, g):
+    # d log|det A| = Re tr(A^-1 dA): the gradient is A^-H (A^-T for a real matrix)
+    scale = array_ops.expand_dims(array_ops.expand_dims(g, -1), -1)
+    return (scale * matrix_inverse(op.inputs[0], adjoint=True),)
+
+
+def log_matrix_determinant(input, name=None):  # noqa: A002
+    """(the sign of each determinant, the log of its absolute value), computed without forming
+    the determinant (which overflows for large matrices)."""
+    sign, log_abs = make_op("LogMatrixDeterminant", [_square("LogMatrixDeterminant", input)], None,
+                            name or "LogMatrixDeterminant").outputs
+    return sign, log_abs
+
+
 def _adjoint_of(a, adjoint: bool):
     """``a`` or, with ``adjoint``, its conjugate transpose (the transpose of a real matrix)."""
     if not adjoint:

@@ -200,12 +200,33 @@ def diag_part(input, name=None):  # noqa: A002
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    """The identity matrix (``num_rows`` x ``num_columns``), optionally batched."""
+    """The identity matrix (``num_rows`` x ``num_columns``), optionally batched; the sizes may
+    be tensors known only when the graph runs."""
     num_columns = num_rows if num_columns is None else num_columns
-    value = np.eye(int(num_rows), int(num_columns), dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
-    if batch_shape is not None:
-        value = np.broadcast_to(value, tuple(batch_shape) + value.shape).copy()
-    return array_ops.constant(value, name=name or "eye")
+    sizes = [_static_value(num_rows), _static_value(num_columns),
+             () if batch_shape is None else _static_value(batch_shape)]
+    if all(size is not None for size in sizes):
+        value = np.eye(int(sizes[0]), int(sizes[1]), dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
+        if batch_shape is not None:
+            value = np.broadcast_to(value, tuple(int(d) for d in sizes[2]) + value.shape).copy()
+        return array_ops.constant(value, name=name or "eye")
+    with ops.name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
+        rows = ops.convert_to_tensor(num_rows, dtype=dtypes.int32)
+        columns = ops.convert_to_tensor(num_columns, dtype=dtypes.int32)
+        batch = ops.convert_to_tensor([] if batch_shape is None else batch_shape, dtype=dtypes.int32)
+        zeros = array_ops.zeros(slicing_ops.concat([batch, array_ops.stack([rows, columns])], 0), dtype=dtype)
+        ones = array_ops.ones(slicing_ops.concat([batch, array_ops.reshape(math_ops.minimum(rows, columns), [1])],
+                                                 0), dtype=dtype)
+        return matrix_set_diag(zeros, ones)
+
+
+def _static_value(size):
+    """A size (an int, a list of them, or a tensor) as a value if the graph determines it."""
+    if isinstance(size, ops.Tensor):
+        return constant_value(size)
+    if isinstance(size, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in size):
+        return None
+    return size
 
 
 @register_op("MatrixBandPart", shape=lambda op: op.inputs[0].shape)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from ..framework import dtypes, ops
-from . import array_ops, init_ops, linalg_ops, manip_ops, math_ops, random_ops, reduction_ops, unary_ops
+from . import array_ops, init_ops, linalg_ops, manip_ops, math_ops, random_ops, reduction_ops
 
 
 def _pair(x, y):
@@ -113,8 +113,7 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF
 
 def slogdet(input, name=None):  # noqa: A002 - TF's name
     """(the sign of each determinant, the log of its absolute value)."""
-    det = linalg_ops.matrix_determinant(input)
-    return math_ops.sign(det), math_ops.log(unary_ops.abs(det))
+    return linalg_ops.log_matrix_determinant(input, name=name)
 
 
 def logdet(matrix, name=None):
