@@ -81,7 +81,10 @@ def _complex_gradient(loss_of, z0, eps=1e-6):
 
 COMPLEX_FUNCTIONS = [("exp", np.exp), ("log", np.log), ("sqrt", np.sqrt), ("rsqrt", lambda v: 1 / np.sqrt(v)),
                      ("reciprocal", lambda v: 1 / v), ("tanh", np.tanh), ("sin", np.sin), ("cos", np.cos),
-                     ("sigmoid", lambda v: 1 / (1 + np.exp(-v))), ("log1p", np.log1p), ("square", np.square)]
+                     ("sigmoid", lambda v: 1 / (1 + np.exp(-v))), ("log1p", np.log1p), ("square", np.square),
+                     ("expm1", np.expm1), ("sinh", np.sinh), ("cosh", np.cosh), ("tan", np.tan),
+                     ("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh), ("asin", np.arcsin),
+                     ("acos", np.arccos), ("atan", np.arctan)]
 
 
 @pytest.mark.parametrize("name,reference", COMPLEX_FUNCTIONS)

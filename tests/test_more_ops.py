@@ -362,3 +362,13 @@ def test_a_callable_resolves_its_fetches_once_and_checks_each_call_as_run_does()
         assert twice([1], [2]).tolist() == sess.run(a + 0, {a: [1], "a:0": [2]}).tolist()
     with pytest.raises(RuntimeError, match="closed Session"):
         call([1], "x")
+
+
+def test_reverse_names_an_axis_out_of_range_or_given_twice():
+    x = np.arange(6).reshape(2, 3)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess.run(tf.reverse(x, [-1])).tolist() == [[2, 1, 0], [5, 4, 3]]
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"'axis'\[0\] = -30 is out of valid range \[-2, 2\)"):
+            sess.run(tf.reverse(x, [-30]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="axis 0 specified more than once"):
+            sess.run(tf.reverse(x, [0, -2]))

@@ -19,7 +19,15 @@ from .op_util import COMPLEX, NUMBERS, check_dtype, constant_value, index_tensor
 
 @register_op("ReverseV2", shape=lambda op: op.inputs[0].shape)
 def _reverse_kernel(xp, x, axis):
-    return np.flip(x, axis=tuple(int(a) for a in np.reshape(axis, [-1]))).copy()
+    axes = []
+    for i, a in enumerate(int(a) for a in np.reshape(axis, [-1])):
+        if not -x.ndim <= a < x.ndim:
+            raise errors.InvalidArgumentError(None, None, f"'axis'[{i}] = {a} is out of valid range [{-x.ndim}, "
+                                                          f"{x.ndim})")
+        if a % x.ndim in axes:
+            raise errors.InvalidArgumentError(None, None, f"axis {a % x.ndim} specified more than once")
+        axes.append(a % x.ndim)
+    return np.flip(x, axis=tuple(axes)).copy()
 
 
 @register_gradient("ReverseV2")

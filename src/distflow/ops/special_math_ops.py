@@ -11,8 +11,8 @@ from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from . import math_ops
 from .array_ops import unbroadcast
-from .op_util import (FLOATS, NUMBERS, binary_shape, check_dtype, make_tensor, on_sparse_values, same_dtype_inputs,
-                      unary_shape)
+from .op_util import (COMPLEX, FLOATS, NUMBERS, binary_shape, check_dtype, make_tensor, on_sparse_values,
+                      same_dtype_inputs, unary_shape)
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
@@ -22,8 +22,8 @@ _UNARY = {
     "Acos": (np.arccos, lambda x, y, g: -g * math_ops.rsqrt(1 - x * x)),
     "Asin": (np.arcsin, lambda x, y, g: g * math_ops.rsqrt(1 - x * x)),
     "Atan": (np.arctan, lambda x, y, g: g / (1 + x * x)),
-    "Acosh": (np.arccosh, lambda x, y, g: g * math_ops.rsqrt(x * x - 1)),
-    "Asinh": (np.arcsinh, lambda x, y, g: g * math_ops.rsqrt(x * x + 1)),
+    "Acosh": (np.arccosh, lambda x, y, g: g / sinh(y)),  # (by y, not x: the right branch for complex x)
+    "Asinh": (np.arcsinh, lambda x, y, g: g / cosh(y)),
     "Atanh": (np.arctanh, lambda x, y, g: g / (1 - x * x)),
     "Sinh": (np.sinh, lambda x, y, g: g * cosh(x)),
     "Cosh": (np.cosh, lambda x, y, g: g * sinh(x)),
@@ -45,7 +45,12 @@ def _unary_kernel(fn):
 
 def _unary_grad(grad_fn):
     def grad(op, g):
-        return (grad_fn(op.inputs[0], op.outputs[0], g),)
+        x, y = op.inputs[0], op.outputs[0]
+        if x.dtype.is_complex:  # (TF's convention: g times the conjugate of f'(x), which is f'(conj x) here)
+            from .complex_ops import conj  # noqa: PLC0415 - (complex_ops imports this module)
+
+            x, y = conj(x), conj(y)
+        return (grad_fn(x, y, g),)
 
     return grad
 
@@ -55,9 +60,12 @@ for _op_type, (_fn, _grad) in _UNARY.items():
     register_gradient(_op_type)(_unary_grad(_grad))
 
 
+_REAL_ONLY = {"Erf", "Erfc"}  # (the others take complex numbers too, as in TF)
+
+
 def _unary(op_type, x, name):
     x = ops.convert_to_tensor(x)
-    check_dtype(op_type, x, FLOATS)
+    check_dtype(op_type, x, FLOATS if op_type in _REAL_ONLY else FLOATS + COMPLEX)
     return make_tensor(op_type, [x], None, name or op_type)
 
 
