@@ -102,3 +102,24 @@ def test_contrib_mirrored_strategy_takes_num_gpus():
     assert tf.contrib.distribute.MirroredStrategy(num_gpus=0).extended.worker_devices == ("/device:CPU:0",)
     with pytest.raises(ValueError, match="one of `devices` and `num_gpus`"):
         tf.contrib.distribute.MirroredStrategy(devices=["/cpu:0"], num_gpus=1)
+
+
+def test_the_crf_decoding_cells_find_the_viterbi_path():
+    rng = np.random.default_rng(11)
+    potentials = rng.standard_normal((2, 5, 3))
+    transitions = rng.standard_normal((3, 3))
+    crf = tf.contrib.crf
+    with tf.Graph().as_default(), tf.Session() as sess:
+        first = potentials[:, 0]
+        # (dtype: the outputs', the backpointers; the state's comes from initial_state, as in TF's crf_decode)
+        backpointers, last = tf.nn.dynamic_rnn(crf.CrfDecodeForwardRnnCell(transitions), potentials[:, 1:],
+                                               initial_state=first, dtype=tf.int32)
+        best_last = tf.cast(tf.argmax(last, 1), tf.int32)[:, None]
+        reversed_pointers = tf.reverse(backpointers, [1])
+        path, _ = tf.nn.dynamic_rnn(crf.CrfDecodeBackwardRnnCell(3), reversed_pointers, initial_state=best_last,
+                                    dtype=tf.int32)
+        tags = tf.concat([tf.reverse(path[:, :, 0], [1]), best_last], 1)
+        got = sess.run(tags)
+    for row, scores in zip(got, potentials):
+        expected, _ = tf.contrib.crf.viterbi_decode(scores, transitions)
+        assert row.tolist() == list(expected)

@@ -19,7 +19,7 @@ from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
 from ..layers.rnn import dynamic_rnn
 from ..layers.rnn_cell import RNNCell
-from ..ops import array_ops, manip_ops, math_ops, reduction_ops, segment_ops, slicing_ops
+from ..ops import array_ops, manip_ops, math_ops, nd_ops, reduction_ops, segment_ops, slicing_ops
 from ..ops import variable_scope as vs
 from ..ops.op_util import make_op
 
@@ -86,6 +86,52 @@ class CrfForwardRnnCell(RNNCell):
         scores = array_ops.expand_dims(state, 2) + self._transition_params
         alphas = inputs + segment_ops.reduce_logsumexp(scores, [1])
         return alphas, alphas
+
+
+class CrfDecodeForwardRnnCell(RNNCell):
+    """One step of Viterbi decoding: the best score of each tag so far (the state) and, as the
+    output, the best previous tag of each (the backpointers, int32)."""
+
+    def __init__(self, transition_params):
+        super().__init__()
+        self._transition_params = array_ops.expand_dims(ops.convert_to_tensor(transition_params), 0)
+        self._num_tags = self._transition_params.shape[1].value
+
+    @property
+    def state_size(self):
+        return self._num_tags
+
+    @property
+    def output_size(self):
+        return self._num_tags
+
+    def __call__(self, inputs, state, scope=None):
+        scores = array_ops.expand_dims(state, 2) + self._transition_params  # [batch, previous tag, tag]
+        best = math_ops.cast(reduction_ops.argmax(scores, 1), dtypes.int32)
+        return best, inputs + reduction_ops.reduce_max(scores, [1])
+
+
+class CrfDecodeBackwardRnnCell(RNNCell):
+    """One step back along the backpointers (the inputs, [batch, num_tags]) from the tag in the
+    state ([batch, 1]): the previous tag, as both output and new state."""
+
+    def __init__(self, num_tags):
+        super().__init__()
+        self._num_tags = num_tags
+
+    @property
+    def state_size(self):
+        return 1
+
+    @property
+    def output_size(self):
+        return 1
+
+    def __call__(self, inputs, state, scope=None):
+        tag = array_ops.squeeze(state, axis=[1])
+        rows = math_ops.range_(array_ops.shape(inputs)[0])
+        previous = array_ops.expand_dims(nd_ops.gather_nd(inputs, array_ops.stack([rows, tag], axis=1)), -1)
+        return previous, previous
 
 
 def crf_log_norm(inputs, sequence_lengths, transition_params):

@@ -418,7 +418,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.tensorboard.plugins.projector`, "
                       "`tf.contrib.nccl` (all-reduce among a process's devices, GPUs or CPUs, with a sum's "
                       "gradient), `tf.contrib.crf` (log-likelihood, "
-                      "Viterbi decoding), `tf.contrib.tpu` (`TPUEstimator` with `use_tpu=False`, its spec and "
+                      "Viterbi decoding, the decoding cells), `tf.contrib.tpu` (`TPUEstimator` with `use_tpu=False`, its spec and "
                       "configs, `CrossShardOptimizer` outside a TPU: one shard), `tf.contrib.cluster_resolver` "
                       "(the TF_CONFIG and Slurm resolvers; `TPUClusterResolver` says there is no TPU), "
                       "`tf.contrib.nn` (`nth_element`, `alpha_dropout`, `scaled_softplus`, "
