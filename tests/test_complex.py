@@ -136,3 +136,9 @@ def test_the_parts_of_a_complex_scalar_and_a_bitcast_scalar_are_scalars():
         real, imag, bits = sess.run([tf.real(z), tf.imag(z), tf.bitcast(tf.constant(1.0), tf.int32)])
     assert np.shape(real) == np.shape(imag) == np.shape(bits) == ()
     assert (real, imag, int(bits)) == (1.5, -2.0, 0x3F800000)
+
+
+def test_the_sign_of_a_complex_number_is_its_direction():
+    z = np.array([3 + 4j, 0j, -2j])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(tf.sign(z)), [0.6 + 0.8j, 0, -1j])

@@ -20,7 +20,7 @@ from .op_util import (COMPLEX, FLOATS, NUMBERS, SIGNED, check_dtype, make_tensor
 _UNARY = {
     "Neg": (lambda xp, x, out: xp.negative(x, out=out), SIGNED + COMPLEX),
     "Abs": (lambda xp, x, out: xp.abs(x, out=out), SIGNED),
-    "Sign": (lambda xp, x, out: xp.sign(x, out=out), SIGNED),
+    "Sign": (lambda xp, x, out: xp.sign(x, out=out), SIGNED + COMPLEX),  # (x / |x| for complex x, 0 at 0)
     "Square": (lambda xp, x, out: xp.multiply(x, x, out=out), NUMBERS + COMPLEX),
     "Sqrt": (lambda xp, x, out: xp.sqrt(x, out=out), FLOATS + COMPLEX),
     "Rsqrt": (lambda xp, x, out: xp.reciprocal(xp.sqrt(x, out=out), out=out), FLOATS + COMPLEX),
