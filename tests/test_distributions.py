@@ -150,3 +150,28 @@ def test_multinomial_student_t_edges_quantiles_and_modes():
     np.testing.assert_allclose(got[6], [1.0 - 2.0 * 1.2815515655446004, 1.0, 1.0 + 2.0 * 1.959963984540054],
                                rtol=1e-12)
     assert np.isnan(got[7]) and np.isnan(got[8]).all()  # (a mode only where every concentration exceeds 1)
+
+
+def test_the_dirichlet_multinomial_against_its_formulas_and_its_draws():
+    alpha, n = np.array([1.0, 2.0, 3.0]), 5.0
+    counts = np.array([1.0, 2.0, 2.0])
+    lbeta = lambda a: sum(math.lgamma(v) for v in a) - math.lgamma(sum(a))  # noqa: E731
+    want = (lbeta(alpha + counts) - lbeta(alpha) + math.lgamma(n + 1)
+            - sum(math.lgamma(c + 1) for c in counts))
+    p = alpha / alpha.sum()
+    covariance = n * (n + alpha.sum()) / (1 + alpha.sum()) * (np.diag(p) - np.outer(p, p))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        d = tf.distributions.DirichletMultinomial(n, alpha)
+        draws, log_prob, mean, cov = sess.run([d.sample(20000, seed=3), d.log_prob(counts), d.mean(),
+                                               d.covariance()])
+        assert d.event_shape.as_list() == [3] and d.batch_shape.as_list() == []
+        multinomial = tf.distributions.Multinomial(n, probs=p)
+        np.testing.assert_allclose(sess.run(multinomial.covariance()), n * (np.diag(p) - np.outer(p, p)))
+        dirichlet = tf.distributions.Dirichlet(alpha)
+        np.testing.assert_allclose(sess.run(dirichlet.covariance()), (np.diag(p) - np.outer(p, p)) / 7.0)
+    np.testing.assert_allclose(log_prob, want, rtol=1e-6)
+    np.testing.assert_allclose(mean, n * p, rtol=1e-6)
+    np.testing.assert_allclose(cov, covariance, rtol=1e-6)
+    assert np.all(draws.sum(-1) == n)
+    np.testing.assert_allclose(draws.mean(0), n * p, atol=0.05)  # (20000 draws of a seeded sampler)
+    np.testing.assert_allclose(np.cov(draws.T), covariance, atol=0.1)

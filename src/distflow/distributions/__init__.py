@@ -3,14 +3,14 @@ TensorFlow Probability): ``Normal``, ``Uniform``, ``Bernoulli``, ``Categorical``
 ``Exponential``, ``Laplace``, ``Gamma``, ``Beta`` and ``Dirichlet``, each with ``sample``,
 ``log_prob``, ``prob``, ``entropy``, ``mean``, ``stddev``, ``variance`` (and ``cdf``,
 ``mode`` and ``quantile`` where it has them), ``StudentT`` and ``Multinomial``, and
-``kl_divergence`` between two of a kind (``RegisterKL`` adds a pair). Not here:
-``DirichletMultinomial``.
+``DirichletMultinomial``, with ``covariance`` for the ones over vectors, and
+``kl_divergence`` between two of a kind (``RegisterKL`` adds a pair).
 """
 
 from .._namespace import missing
 from .distribution import (FULLY_REPARAMETERIZED, NOT_REPARAMETERIZED, Distribution,  # noqa: F401
                            RegisterKL, ReparameterizationType, kl_divergence)
-from .families import (Bernoulli, Beta, Categorical, Dirichlet, Exponential, Gamma, Laplace,  # noqa: F401
-                       Multinomial, Normal, StudentT, Uniform)
+from .families import (Bernoulli, Beta, Categorical, Dirichlet, DirichletMultinomial, Exponential,  # noqa: F401
+                       Gamma, Laplace, Multinomial, Normal, StudentT, Uniform)
 
 __getattr__ = missing("tf.distributions")

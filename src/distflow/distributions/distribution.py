@@ -141,6 +141,14 @@ class Distribution:
         with name_scope(self.name), name_scope(name):
             return self._variance()
 
+    def covariance(self, name="covariance"):
+        """The covariance of the event's components ([..., k, k]); the variance of a scalar event."""
+        with name_scope(self.name), name_scope(name):
+            return self._covariance() if self._event_ndims() else self._variance()
+
+    def _covariance(self):
+        self._not_defined("covariance")
+
     def stddev(self, name="stddev"):
         with name_scope(self.name), name_scope(name):
             return sqrt(self._variance())

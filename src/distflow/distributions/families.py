@@ -12,7 +12,7 @@ from .. import (abs as abs_, argmax, betainc, cast, concat, convert_to_tensor, d
                 float32, igamma, int32, lbeta, less, lgamma, log, log1p, logical_and, multinomial, nn,
                 ones_like, random_gamma, random_normal, random_uniform, reduce_prod, reduce_sum, reshape,
                 shape, sign, sqrt, square, squared_difference, stack, transpose, where, zeros, zeros_like)
-from .. import erf, greater, greater_equal, logical_or, one_hot, reduce_all, rsqrt
+from .. import erf, greater, greater_equal, logical_or, matrix_diag, one_hot, reduce_all, rsqrt
 from ..framework import dtypes
 from .distribution import FULLY_REPARAMETERIZED, NOT_REPARAMETERIZED, Distribution, RegisterKL, _sample_shape
 
@@ -390,6 +390,11 @@ class Dirichlet(Distribution):
         total = expand_dims(self.total_concentration, -1)
         return self._concentration * (total - self._concentration) / (square(total) * (total + 1.0))
 
+    def _covariance(self):
+        mean = self._mean()
+        scale = expand_dims(expand_dims(self.total_concentration + 1.0, -1), -1)
+        return (matrix_diag(mean) - expand_dims(mean, -1) * expand_dims(mean, -2)) / scale
+
     def _mode(self):
         k = cast(shape(self._concentration)[-1], self.dtype)
         mode = (self._concentration - 1.0) / expand_dims(self.total_concentration - k, -1)
@@ -498,6 +503,63 @@ class Multinomial(Distribution):
     def _variance(self):
         p = nn.softmax(self._logits)
         return expand_dims(self._total_count, -1) * p * (1.0 - p)
+
+    def _covariance(self):
+        p = nn.softmax(self._logits)
+        n = expand_dims(expand_dims(self._total_count, -1), -1)
+        return n * (matrix_diag(p) - expand_dims(p, -1) * expand_dims(p, -2))
+
+
+class DirichletMultinomial(Distribution):
+    """Counts of ``total_count`` draws over K classes whose probabilities are themselves drawn
+    from ``Dirichlet(concentration)`` ([..., K]), once per sample: overdispersed counts."""
+
+    def __init__(self, total_count, concentration, validate_args=False, allow_nan_stats=True,
+                 name="DirichletMultinomial"):
+        self._total_count, self._concentration = _floats(total_count, concentration)
+        super().__init__(self._concentration.dtype, NOT_REPARAMETERIZED, validate_args, allow_nan_stats,
+                         {"total_count": total_count, "concentration": concentration},
+                         [self._total_count, self._concentration], name)
+
+    total_count = property(lambda self: self._total_count)
+    concentration = property(lambda self: self._concentration)
+
+    @property
+    def total_concentration(self):
+        return reduce_sum(self._concentration, -1)
+
+    def _params(self):
+        return [self._concentration, expand_dims(self._total_count, -1)]
+
+    def _event_ndims(self) -> int:
+        return 1
+
+    def _log_prob(self, counts):
+        counts = cast(counts, self.dtype)
+        return (lbeta(self._concentration + counts) - lbeta(self._concentration) + lgamma(self._total_count + 1.0)
+                - reduce_sum(lgamma(counts + 1.0), -1))
+
+    def _sample(self, n, seed):
+        # each sample's class probabilities from the Dirichlet, then its counts from them
+        probs = Dirichlet(self._concentration * ones_like(expand_dims(self._total_count, -1))).sample(n, seed=seed)
+        return Multinomial(self._total_count, logits=log(probs))._sample(convert_to_tensor([], dtype=int32),
+                                                                         None if seed is None else seed + 1)
+
+    def _mean(self):
+        return expand_dims(self._total_count, -1) * self._concentration / expand_dims(self.total_concentration, -1)
+
+    def _dispersion(self):
+        total = self.total_concentration
+        return (self._total_count + total) / (1.0 + total)
+
+    def _variance(self):
+        p = self._concentration / expand_dims(self.total_concentration, -1)
+        return expand_dims(self._total_count * self._dispersion(), -1) * p * (1.0 - p)
+
+    def _covariance(self):
+        p = self._concentration / expand_dims(self.total_concentration, -1)
+        scale = expand_dims(expand_dims(self._total_count * self._dispersion(), -1), -1)
+        return scale * (matrix_diag(p) - expand_dims(p, -1) * expand_dims(p, -2))
 
 
 # -- KL divergences -------------------------------------------------------------------------
