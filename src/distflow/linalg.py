@@ -21,8 +21,8 @@ from .ops.manip_ops import diag as tensor_diag, diag_part as tensor_diag_part, m
 from .ops.math_extra import adjoint, logdet, matrix_rank, matvec, normalize, pinv, slogdet  # noqa: F401
 
 from .ops.matrix_functions import expm, lu, lu_matrix_inverse, lu_reconstruct, lu_solve  # noqa: F401
-from .ops.linear_operator import (LinearOperator, LinearOperatorComposition, LinearOperatorDiag,  # noqa: F401
-                                  LinearOperatorFullMatrix, LinearOperatorIdentity, LinearOperatorLowerTriangular,
-                                  LinearOperatorLowRankUpdate, LinearOperatorScaledIdentity)
+from .ops.linear_operator import (LinearOperator, LinearOperatorDiag, LinearOperatorFullMatrix,  # noqa: F401
+                                  LinearOperatorIdentity, LinearOperatorLowerTriangular, LinearOperatorScaledIdentity)
+from .ops.linear_operator_composite import LinearOperatorComposition, LinearOperatorLowRankUpdate  # noqa: F401
 
 __getattr__ = missing("tf.linalg")
