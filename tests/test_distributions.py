@@ -175,3 +175,30 @@ def test_the_dirichlet_multinomial_against_its_formulas_and_its_draws():
     assert np.all(draws.sum(-1) == n)
     np.testing.assert_allclose(draws.mean(0), n * p, atol=0.05)  # (20000 draws of a seeded sampler)
     np.testing.assert_allclose(np.cov(draws.T), covariance, atol=0.1)
+
+
+def test_a_bijector_gives_the_other_direction_and_log_determinant_from_one():
+    class Exp(tf.distributions.bijectors.Bijector):
+        def __init__(self):
+            super().__init__(event_ndims=0, name="exp")
+
+        def _forward(self, x):
+            return tf.exp(x)
+
+        def _inverse(self, y):
+            return tf.log(y)
+
+        def _inverse_log_det_jacobian(self, y):
+            return -tf.log(y)
+
+    x = np.array([0.5, -1.0, 2.0])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        exp = Exp()
+        y = exp.forward(x)
+        assert sess.run(exp.inverse(y)).tolist() == x.tolist()  # (forward's own input: no round trip)
+        np.testing.assert_allclose(sess.run(exp.inverse(np.exp(x))), x)
+        np.testing.assert_allclose(sess.run(exp.forward_log_det_jacobian(x)), x)  # (from the inverse's)
+        np.testing.assert_allclose(sess.run(exp.inverse_log_det_jacobian(np.exp(x))), -x)
+        identity = tf.distributions.bijectors.Identity()
+        assert sess.run(identity.forward_log_det_jacobian(x)) == 0.0 and identity.is_constant_jacobian
+        assert identity.forward_event_shape([2, 3]).as_list() == [2, 3]
