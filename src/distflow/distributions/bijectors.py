@@ -37,40 +37,34 @@ class Bijector:
     name = property(lambda self: self._name)
 
     def forward(self, x, name="forward"):
-        with name_scope(self.name), name_scope(name):
-            x = self._checked(x)
-            known = self._from_x.get(id(x))
-            if known is not None and known[0] is x:
-                return known[1]
-            y = self._forward(x)
-            self._remember(x, y)
-            return y
+        return self._mapped(x, name, self._from_x, self._forward, forward=True)
 
     def inverse(self, y, name="inverse"):
-        with name_scope(self.name), name_scope(name):
-            y = self._checked(y)
-            known = self._from_y.get(id(y))
-            if known is not None and known[0] is y:
-                return known[1]
-            x = self._inverse(y)
-            self._remember(x, y)
-            return x
+        return self._mapped(y, name, self._from_y, self._inverse, forward=False)
 
     def forward_log_det_jacobian(self, x, name="forward_log_det_jacobian"):
-        with name_scope(self.name), name_scope(name):
-            x = self._checked(x)
-            try:
-                return self._forward_log_det_jacobian(x)
-            except NotImplementedError:
-                return -self._inverse_log_det_jacobian(self.forward(x))
+        return self._log_det(x, name, self._forward_log_det_jacobian, self._inverse_log_det_jacobian, self.forward)
 
     def inverse_log_det_jacobian(self, y, name="inverse_log_det_jacobian"):
+        return self._log_det(y, name, self._inverse_log_det_jacobian, self._forward_log_det_jacobian, self.inverse)
+
+    def _mapped(self, value, name, pairs: dict, fn, forward: bool):
         with name_scope(self.name), name_scope(name):
-            y = self._checked(y)
+            value = self._checked(value)
+            known = pairs.get(id(value))
+            if known is not None and known[0] is value:
+                return known[1]
+            out = fn(value)
+            self._remember(*((value, out) if forward else (out, value)))
+            return out
+
+    def _log_det(self, value, name, own, other, mapped):
+        with name_scope(self.name), name_scope(name):
+            value = self._checked(value)
             try:
-                return self._inverse_log_det_jacobian(y)
+                return own(value)
             except NotImplementedError:
-                return -self._forward_log_det_jacobian(self.inverse(y))
+                return -other(mapped(value))
 
     def forward_event_shape(self, input_shape) -> TensorShape:
         return self._forward_event_shape(TensorShape(input_shape))
