@@ -126,3 +126,29 @@ def test_flow_from_directory_reads_class_folders(tmp_path):
     assert bx.shape == (2, 3, 4, 1) and set(by) <= {0.0, 1.0}
     img = image.load_img(str(tmp_path / "cats" / "0.png"))
     np.testing.assert_array_equal(image.img_to_array(img)[0, 0], [40, 40, 40])
+
+
+def test_apply_transform_reads_each_place_through_the_matrix_from_the_nearest_place():
+    x = np.arange(2 * 5 * 6, dtype=np.float32).reshape(2, 5, 6)  # (channels first)
+    shift = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 2.0], [0.0, 0.0, 1.0]])  # (each place reads 1 row, 2 columns on)
+    out = image.apply_transform(x, shift, channel_axis=0, fill_mode="constant", cval=-1.0)
+    np.testing.assert_array_equal(out[:, :4, :4], x[:, 1:, 2:])
+    assert np.all(out[:, 4, :] == -1.0) and np.all(out[:, :, 4:] == -1.0)
+    rotation = image.transform_matrix_offset_center(
+        np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]), 5, 6)
+    last = np.moveaxis(x, 0, -1)  # (channels last, as apply_affine_transform takes it by default)
+    np.testing.assert_array_equal(image.apply_transform(last, rotation, channel_axis=2),
+                                  image.apply_affine_transform(last, theta=90, order=0))
+
+
+def test_convert_all_kernels_in_model_flips_the_convolutions_spatial_axes():
+    kernel = np.arange(2 * 3 * 1 * 2, dtype=np.float32).reshape(2, 3, 1, 2)
+    np.testing.assert_array_equal(tf.keras.utils.convert_kernel(kernel), kernel[::-1, ::-1])
+    with tf.Graph().as_default():
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(2, (2, 3), input_shape=(4, 4, 1)),
+                                     tf.keras.layers.Flatten(), tf.keras.layers.Dense(1)])
+        dense = tf.keras.backend.get_value(model.layers[2].kernel)
+        tf.keras.backend.set_value(model.layers[0].kernel, kernel)
+        tf.keras.utils.convert_all_kernels_in_model(model)
+        np.testing.assert_array_equal(tf.keras.backend.get_value(model.layers[0].kernel), kernel[::-1, ::-1])
+        np.testing.assert_array_equal(tf.keras.backend.get_value(model.layers[2].kernel), dense)

@@ -83,6 +83,17 @@ def transform_matrix_offset_center(matrix, x, y):
     return offset @ matrix @ reset
 
 
+def apply_transform(x, transform_matrix, channel_axis=0, fill_mode="nearest", cval=0.0):
+    """One image (of ``channel_axis`` and two spatial axes, in order) through the affine
+    ``transform_matrix`` (3x3, on row and column coordinates: each output place reads the input
+    at ``matrix @ place``), from the nearest place, as TF 1.x's Keras did."""
+    x = np.asarray(x)
+    matrix = np.asarray(transform_matrix, np.float64)
+    channels = np.moveaxis(x, channel_axis, 0)
+    out = _affine_sample(channels, matrix[:2, :2], matrix[:2, 2], fill_mode, cval, 0)
+    return np.moveaxis(out, 0, channel_axis)
+
+
 def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis=0, col_axis=1, channel_axis=2,
                            fill_mode="nearest", cval=0.0, order=1):
     """One image rotated by ``theta`` degrees, shifted by ``tx`` rows and ``ty`` columns, sheared

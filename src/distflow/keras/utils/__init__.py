@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..object_registry import (CustomObjectScope, custom_object_scope, deserialize_keras_object,  # noqa: F401
                                get_custom_objects, serialize_keras_object)
 from .generic_utils import Progbar  # noqa: F401
@@ -30,6 +31,23 @@ def normalize(x, axis=-1, order=2):
     norm = np.atleast_1d(np.linalg.norm(x, order, axis))
     norm[norm == 0] = 1
     return x / np.expand_dims(norm, axis)
+
+
+def convert_kernel(kernel):
+    """A convolution kernel with its spatial axes (all but the last two) reversed: a Theano
+    kernel as TensorFlow's, and back."""
+    kernel = np.asarray(kernel)
+    return np.copy(kernel[(slice(None, None, -1),) * (kernel.ndim - 2) + (slice(None), slice(None))])
+
+
+_CONVOLUTIONS = ("Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose")
+
+
+def convert_all_kernels_in_model(model) -> None:
+    """``convert_kernel`` on the kernel of each convolution layer of ``model``, in place."""
+    pairs = [(layer.kernel, convert_kernel(backend.get_value(layer.kernel))) for layer in model.layers
+             if type(layer).__name__ in _CONVOLUTIONS]
+    backend.batch_set_value(pairs)
 
 
 class Sequence:
