@@ -123,3 +123,19 @@ def test_the_crf_decoding_cells_find_the_viterbi_path():
     for row, scores in zip(got, potentials):
         expected, _ = tf.contrib.crf.viterbi_decode(scores, transitions)
         assert row.tolist() == list(expected)
+
+
+def test_parse_values_and_list_positions_and_the_ps_strategies_in_contrib_training():
+    training = tf.contrib.training
+    assert training.parse_values("a=1,b=[1.5,2],c=x,arr[2]=7", {"a": int, "b": float, "c": str, "arr": int}) == {
+        "a": 1, "b": [1.5, 2.0], "c": "x", "arr": {2: 7}}
+    with pytest.raises(ValueError, match="Assignment of a list to a list index"):
+        training.parse_values("arr[1]=[1,2]", {"arr": int})
+    with pytest.raises(ValueError, match="Multiple assignments to variable 'arr'"):
+        training.parse_values("arr=[1,2],arr[0]=3", {"arr": int})
+    hparams = training.HParams(layers=[64, 32, 16], rate=0.1).parse("layers[1]=8,rate=0.5")
+    assert hparams.layers == [64, 8, 16] and hparams.rate == 0.5
+    with pytest.raises(ValueError, match="out of range"):
+        hparams.parse("layers[3]=1")
+    assert training.GreedyLoadBalancingStrategy is tf.train.GreedyLoadBalancingStrategy
+    assert training.byte_size_load_fn is tf.train.byte_size_load_fn

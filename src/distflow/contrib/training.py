@@ -9,13 +9,15 @@ import numbers
 import re
 
 from .._namespace import missing
+from ..train.device_setter import GreedyLoadBalancingStrategy, RandomStrategy, byte_size_load_fn  # noqa: F401
 from .bucket_ops import bucket, bucket_by_sequence_length  # noqa: F401
 from .training_loops import (StopAfterNEvalsHook, SummaryAtEndHook, add_gradients_summaries,  # noqa: F401
                              checkpoints_iterator, clip_gradient_norms, clip_gradient_norms_fn, create_train_op,
                              evaluate_once, evaluate_repeatedly, get_or_create_eval_step, multiply_gradients, train,
                              wait_for_new_checkpoint)
 
-_PAIR = re.compile(r"\s*(?P<name>[a-zA-Z][\w.]*)\s*=\s*(?:\[(?P<list>[^\]]*)\]|(?P<value>[^,\[]*))\s*(?:,|$)")
+_PAIR = re.compile(r"\s*(?P<name>[a-zA-Z][\w.]*)(?:\[(?P<index>\d+)\])?\s*=\s*"
+                   r"(?:\[(?P<list>[^\]]*)\]|(?P<value>[^,\[]*))\s*(?:,|$)")
 
 
 def _kind(value):
@@ -69,6 +71,39 @@ def _cast(name: str, kind, value, parse: bool = False):
     return value
 
 
+def parse_values(values, type_map) -> dict:
+    """``{name: value}`` of ``values`` ("a=1,b=[1,2],c=text"), each value (or each element of a
+    list) read as its name's type in ``type_map``."""
+    parsed = {}
+    position = 0
+    text = values.strip()
+    while position < len(text):
+        match = _PAIR.match(text, position)
+        if not match or match.end() == position:
+            raise ValueError(f"Malformed hyperparameter value: {text[position:]!r}")
+        name, index = match.group("name"), match.group("index")
+        if name not in type_map:
+            raise ValueError(f"Unknown hyperparameter type for {name}")
+        kind = type_map[name]
+        if index is not None:  # ("arr[1]=10": {1: 10}, the positions of a list to set)
+            if match.group("list") is not None:
+                raise ValueError(f"Assignment of a list to a list index. In {values}")
+            positions = parsed.setdefault(name, {})
+            if not isinstance(positions, dict):
+                raise ValueError(f"Multiple assignments to variable '{name}' in {values}")
+            if int(index) in positions:
+                raise ValueError(f"Multiple assignments to variable '{name}[{index}]' in {values}")
+            positions[int(index)] = _cast(name, kind, match.group("value"), parse=True)
+        elif name in parsed:
+            raise ValueError(f"Multiple assignments to variable '{name}' in {values}")
+        elif match.group("list") is not None:
+            parsed[name] = [_cast(name, kind, v, parse=True) for v in match.group("list").split(",") if v.strip()]
+        else:
+            parsed[name] = _cast(name, kind, match.group("value"), parse=True)
+        position = match.end()
+    return parsed
+
+
 class HParams:
     """Hyperparameters as attributes: ``HParams(learning_rate=0.1, layers=[64, 32])``."""
 
@@ -110,31 +145,21 @@ class HParams:
 
     def parse(self, values):
         """Sets the hyperparameters that ``values`` ("a=1,b=[1,2],c=text") names; returns self."""
-        parsed = {}
-        position = 0
-        text = values.strip()
-        while position < len(text):
-            match = _PAIR.match(text, position)
-            if not match or match.end() == position:
-                raise ValueError(f"Malformed hyperparameter value: {text[position:]!r}")
-            name = match.group("name")
-            if name not in self._hparam_types:
-                raise ValueError(f"Unknown hyperparameter type for {name}")
-            if name in parsed:
-                raise ValueError(f"Multiple assignments to variable '{name}' in {values}")
-            if match.group("list") is not None:
-                items = [v for v in match.group("list").split(",") if v.strip()]
-                parsed[name] = items
-            else:
-                parsed[name] = match.group("value")
-            position = match.end()
+        parsed = parse_values(values, {name: kind for name, (kind, _) in self._hparam_types.items()})
         for name, value in parsed.items():
-            kind, is_list = self._hparam_types[name]
+            is_list = self._hparam_types[name][1]
+            if isinstance(value, dict) and is_list:  # (positions of the list set)
+                current = list(getattr(self, name))
+                for i, item in value.items():
+                    if i >= len(current):
+                        raise ValueError(f"Index {i} is out of range for hyperparameter {name} of "
+                                         f"{len(current)} values")
+                    current[i] = item
+                value = current
             if isinstance(value, list) != is_list:
                 raise ValueError(f"Must {'' if is_list else 'not '}pass a list for "
                                  f"{'multi' if is_list else 'single'}-valued parameter: {name}")
-            self.set_hparam(name, [_cast(name, kind, v, parse=True) for v in value] if is_list
-                            else _cast(name, kind, value, parse=True))
+            self.set_hparam(name, value)
         return self
 
     def override_from_dict(self, values_dict):
