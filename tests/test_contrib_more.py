@@ -139,3 +139,38 @@ def test_parse_values_and_list_positions_and_the_ps_strategies_in_contrib_traini
         hparams.parse("layers[3]=1")
     assert training.GreedyLoadBalancingStrategy is tf.train.GreedyLoadBalancingStrategy
     assert training.byte_size_load_fn is tf.train.byte_size_load_fn
+
+
+def test_resampling_at_rates_repeats_rows_a_poisson_number_of_times():
+    training = tf.contrib.training
+    with tf.Graph().as_default(), tf.Session() as sess:
+        values = tf.constant([10, 20, 30])
+        resampled, = training.resample_at_rate([values], tf.constant([0.0, 2.0, 4.0]), seed=3)
+        counts = np.zeros(3)
+        for _ in range(300):
+            got = sess.run(resampled)
+            assert set(got.tolist()) <= {20, 30} and got.tolist() == sorted(got.tolist())
+            counts += [np.sum(got == v) for v in (10, 20, 30)]
+        np.testing.assert_allclose(counts / 300, [0.0, 2.0, 4.0], atol=0.35)  # (seeded draws)
+        rows, rates = training.weighted_resample([tf.constant([[1.0], [2.0]])], tf.constant([1.0, 3.0]), 2.0, seed=5)
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])  # (the mean's debiasing)
+        got_rows, got_rates = sess.run([rows[0], rates])
+        assert got_rows.shape[1:] == (1,) and len(got_rows) == len(got_rates)
+        assert set(np.round(got_rates, 4).tolist()) <= {1.0, 3.0}  # (rate = weight * 2 / mean weight 2)
+
+
+def test_the_failure_tolerator_forgives_up_to_its_limit_and_only_what_it_handles():
+    tolerator = tf.contrib.training.FailureTolerator(limit=3, init_delay=0.0)
+    for _ in range(2):
+        with tolerator.forgive():
+            raise tf.errors.UnavailableError(None, None, "ps restarting")
+    with pytest.raises(tf.errors.UnavailableError):  # (the third within the window)
+        with tolerator.forgive():
+            raise tf.errors.UnavailableError(None, None, "ps restarting")
+    with pytest.raises(ValueError):
+        with tf.contrib.training.FailureTolerator().forgive():
+            raise ValueError("not a cluster's failure")
+    forgetful = tf.contrib.training.FailureTolerator(limit=2, init_delay=0.0, forgive_after_seconds=0)
+    for _ in range(3):  # (each failure forgotten at once: none counts towards the limit)
+        with forgetful.forgive():
+            raise tf.errors.AbortedError(None, None, "session reset")
