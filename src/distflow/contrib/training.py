@@ -13,6 +13,7 @@ from ..train.device_setter import GreedyLoadBalancingStrategy, RandomStrategy, b
 from .bucket_ops import bucket, bucket_by_sequence_length  # noqa: F401
 from .failure_tolerator import FailureTolerator  # noqa: F401
 from .resample_ops import resample_at_rate, weighted_resample  # noqa: F401
+from .sampling_ops import rejection_sample, stratified_sample  # noqa: F401
 from .training_loops import (StopAfterNEvalsHook, SummaryAtEndHook, add_gradients_summaries,  # noqa: F401
                              checkpoints_iterator, clip_gradient_norms, clip_gradient_norms_fn, create_train_op,
                              evaluate_once, evaluate_repeatedly, get_or_create_eval_step, multiply_gradients, train,

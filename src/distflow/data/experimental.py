@@ -92,6 +92,15 @@ def sample_from_datasets(datasets, weights=None, seed=None):
     return _Sample(datasets, weights, seed)
 
 
+def acceptance_probabilities(initial, target):
+    """Per class, the probability of keeping an example so that classes of shares ``initial``
+    come out in shares ``target``: target / initial, scaled so that the largest is 1 (0 for a
+    class that never comes)."""
+    ratio = target / initial
+    ratio = math_ops.where(math_ops.equal(initial, 0), array_ops.zeros_like(ratio), ratio)
+    return ratio / reduction_ops.reduce_max(ratio)
+
+
 def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
     """(class, element) pairs, each element kept with the probability that brings its class's
     share towards ``target_dist`` (``class_func``: an element's int class). The classes'
@@ -101,11 +110,6 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
     the elements, which pairs them right only if both passes give the same order."""
     from ..framework import ops  # noqa: PLC0415
     from ..ops import random_ops  # noqa: PLC0415
-
-    def acceptance(initial, target):
-        ratio = target / initial
-        ratio = math_ops.where(math_ops.equal(initial, 0), array_ops.zeros_like(ratio), ratio)
-        return ratio / reduction_ops.reduce_max(ratio)
 
     def with_class(*args):
         return class_func(*args), (args[0] if len(args) == 1 else args)
@@ -118,14 +122,14 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
         pairs = dataset.map(with_class)
         if initial_dist is not None:
             initial = math_ops.cast(ops.convert_to_tensor(initial_dist, name="initial_dist"), dtypes.float32)
-            accept = acceptance(initial, target)
+            accept = acceptance_probabilities(initial, target)
             return pairs.filter(lambda c, _: drawn(slicing_ops.gather(accept, c)))
 
         def estimate(seen, pair):
             c, element = pair
             seen = seen + array_ops.one_hot(c, array_ops.shape(target)[0], dtype=dtypes.int64)
             share = math_ops.cast(seen, dtypes.float32) / math_ops.cast(reduction_ops.reduce_sum(seen), dtypes.float32)
-            return seen, (c, slicing_ops.gather(acceptance(share, target), c), element)
+            return seen, (c, slicing_ops.gather(acceptance_probabilities(share, target), c), element)
 
         start = array_ops.fill(array_ops.shape(target), np.int64(10))
         return pairs.apply(scan(start, estimate)).filter(lambda c, p, _: drawn(p)).map(lambda c, _, e: (c, e))
