@@ -81,6 +81,7 @@ def test_an_experiment_under_learn_runner_in_one_process(tmp_path):
 
     config = learn.RunConfig(model_dir=str(tmp_path / "model"), save_checkpoints_steps=30, num_cores=1)
     assert config.session_config.intra_op_parallelism_threads == 1 and config.environment == "local"
+    assert learn.RunConfig().save_checkpoints_secs == 600  # (contrib's default: every 10 minutes and at the end)
     metrics, exports = learn.learn_runner.run(experiment_fn, run_config=config, hparams={"lr": 0.5})
     assert metrics["global_step"] == 60 and metrics["accuracy"] >= 0.95 and exports == []
     experiment = experiment_fn(config, {"lr": 0.5})

@@ -41,6 +41,8 @@ class RunConfig(_run_config.RunConfig):
                  save_checkpoints_steps=None, keep_checkpoint_max=5, keep_checkpoint_every_n_hours=10000,
                  log_step_count_steps=100, evaluation_master="", model_dir=None, session_config=None,
                  **estimator_arguments):
+        if save_checkpoints_secs is _run_config.USE_DEFAULT:  # (contrib's rule: every 600 s unless by steps)
+            save_checkpoints_secs = 600 if save_checkpoints_steps is None else None
         if session_config is None:
             gpu_options = GPUOptions(per_process_gpu_memory_fraction=gpu_memory_fraction)
             session_config = ConfigProto(log_device_placement=log_device_placement,
