@@ -130,3 +130,33 @@ def test_sort_along_any_axis_with_empty_dimensions_and_clear_errors():
         assert sess.run(tf.sort(unknown), {unknown: [[3.0, 1.0]]}).tolist() == [[1.0, 3.0]]
         with pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(tf.sort(unknown), {unknown: 5.0})
+
+
+def test_matrices_load_from_a_checkpoint_across_a_change_of_vocabulary(tmp_path):
+    old = np.arange(12, dtype=np.float32).reshape(4, 3)
+    (tmp_path / "old.txt").write_text("a\nb\nc\nd\n")
+    (tmp_path / "new.txt").write_text("d\nx\na\n")
+    (tmp_path / "old_cols.txt").write_text("p\nq\nr\n")
+    (tmp_path / "new_cols.txt").write_text("r\np\n")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = tf.Variable(old, name="old")
+        sess.run(v.initializer)
+        prefix = tf.train.Saver().save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        rows = fw.load_and_remap_matrix_initializer(
+            prefix, "old", 3, 2, old_row_vocab_file=str(tmp_path / "old.txt"),
+            new_row_vocab_file=str(tmp_path / "new.txt"), old_col_vocab_file=str(tmp_path / "old_cols.txt"),
+            new_col_vocab_file=str(tmp_path / "new_cols.txt"), num_row_oov_buckets=1, num_col_oov_buckets=1,
+            initializer=tf.constant_initializer(-1.0))
+        whole = tf.get_variable("whole", [4, 3], initializer=rows)
+        parts = tf.get_variable("parts", [4, 3], initializer=rows, partitioner=tf.fixed_size_partitioner(2))
+        embedding = tf.get_variable("embedding", [4, 3], initializer=fw.load_embedding_initializer(
+            prefix, "old", 3, 3, str(tmp_path / "old.txt"), str(tmp_path / "new.txt"), num_oov_buckets=1,
+            initializer=tf.zeros_initializer()))
+        sess.run(tf.global_variables_initializer())
+        expected = [[old[3, 2], old[3, 0], -1], [-1, -1, -1], [old[0, 2], old[0, 0], -1], [-1, -1, -1]]
+        np.testing.assert_array_equal(sess.run(whole), expected)
+        np.testing.assert_array_equal(np.concatenate(sess.run(list(parts))), expected)  # (each part its rows)
+        np.testing.assert_array_equal(sess.run(embedding), [old[3], [0, 0, 0], old[0], [0, 0, 0]])
+    with pytest.raises(ValueError, match="new_col_vocab_size"):
+        fw.load_and_remap_matrix_initializer(prefix, "old", 3, 2)([3, 5])
