@@ -160,3 +160,27 @@ def test_matrices_load_from_a_checkpoint_across_a_change_of_vocabulary(tmp_path)
         np.testing.assert_array_equal(sess.run(embedding), [old[3], [0, 0, 0], old[0], [0, 0, 0]])
     with pytest.raises(ValueError, match="new_col_vocab_size"):
         fw.load_and_remap_matrix_initializer(prefix, "old", 3, 2)([3, 5])
+
+
+def test_a_bias_and_a_slot_load_across_a_change_of_classes(tmp_path):
+    (tmp_path / "old.txt").write_text("cat\ndog\n")
+    (tmp_path / "new.txt").write_text("dog\nbird\n")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = tf.Variable([[0.5], [2.5]], name="bias")
+        sess.run(v.initializer)
+        prefix = tf.train.Saver().save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        bias = tf.get_variable("bias", [2, 1], initializer=fw.load_linear_multiclass_bias_initializer(
+            prefix, "bias", 2, str(tmp_path / "old.txt"), str(tmp_path / "new.txt")))
+        second_half = tf.get_variable("slot", [1, 1], initializer=fw.load_variable_slot_initializer(
+            prefix, "bias", _second_of_two(), 2, 1, str(tmp_path / "old.txt"),
+            str(tmp_path / "new.txt"), initializer=tf.constant_initializer(9.0)))
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(bias).tolist() == [[2.5], [0.0]] and sess.run(second_half).tolist() == [[9.0]]
+
+
+def _second_of_two():
+    """The partition info of the second of two one-row parts of a [2, 1] variable."""
+    from distflow.ops.partitioned_variables import PartitionInfo
+
+    return PartitionInfo(full_shape=[2, 1], var_offset=[1, 0])

@@ -1,5 +1,6 @@
 """``tf.contrib.framework``'s initializers that load a matrix from a checkpoint across a change
-of vocabulary: ``load_and_remap_matrix_initializer`` and ``load_embedding_initializer``.
+of vocabulary: ``load_and_remap_matrix_initializer``, ``load_embedding_initializer``,
+``load_linear_multiclass_bias_initializer`` and ``load_variable_slot_initializer``.
 
 The rows (and columns) are matched by the entries of the old and new vocabulary files; a
 new entry the old vocabulary lacks, and each out-of-vocabulary bucket, take the
@@ -110,3 +111,37 @@ def load_embedding_initializer(ckpt_path, embedding_tensor_name, new_vocab_size,
                                              old_vocab_size, old_vocab_file, new_vocab_file,
                                              num_row_oov_buckets=num_oov_buckets, initializer=initializer,
                                              max_rows_in_memory=max_rows_in_memory)
+
+
+def load_linear_multiclass_bias_initializer(ckpt_path, bias_tensor_name, new_class_vocab_size, old_class_vocab_file,
+                                            new_class_vocab_file, num_class_oov_buckets=0, initializer=None,
+                                            max_rows_in_memory=-1):
+    """A multi-class linear model's bias ([classes, 1]) from the checkpoint, matched by the class
+    vocabularies (new classes and OOV buckets: zeros by default)."""
+    return load_and_remap_matrix_initializer(ckpt_path, bias_tensor_name, new_class_vocab_size, 1,
+                                             old_row_vocab_file=old_class_vocab_file,
+                                             new_row_vocab_file=new_class_vocab_file,
+                                             num_row_oov_buckets=num_class_oov_buckets,
+                                             initializer=initializer or init_ops.zeros_initializer(),
+                                             max_rows_in_memory=max_rows_in_memory)
+
+
+def load_variable_slot_initializer(ckpt_path, old_tensor_name, primary_partition_info, new_row_vocab_size,
+                                   new_col_vocab_size, old_row_vocab_file=None, new_row_vocab_file=None,
+                                   old_col_vocab_file=None, new_col_vocab_file=None, num_row_oov_buckets=0,
+                                   num_col_oov_buckets=0, initializer=None, max_rows_in_memory=-1):
+    """``load_and_remap_matrix_initializer`` for an optimizer's slot of a partitioned variable:
+    the part's rows are those of its primary variable's part (``primary_partition_info``)."""
+    load = load_and_remap_matrix_initializer(ckpt_path, old_tensor_name, new_row_vocab_size, new_col_vocab_size,
+                                             old_row_vocab_file=old_row_vocab_file,
+                                             new_row_vocab_file=new_row_vocab_file,
+                                             old_col_vocab_file=old_col_vocab_file,
+                                             new_col_vocab_file=new_col_vocab_file,
+                                             num_row_oov_buckets=num_row_oov_buckets,
+                                             num_col_oov_buckets=num_col_oov_buckets, initializer=initializer,
+                                             max_rows_in_memory=max_rows_in_memory)
+
+    def _initializer(shape, dtype=dtypes.float32, partition_info=None):
+        return load(shape, dtype, partition_info=primary_partition_info)
+
+    return _initializer

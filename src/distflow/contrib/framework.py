@@ -33,7 +33,8 @@ from ..ops.manip_ops import argsort, sort  # noqa: F401
 from ..ops.sparse_ops import convert_to_tensor_or_sparse_tensor  # noqa: F401
 from ..train.saver import NewCheckpointReader, Saver, list_variables, load_variable  # noqa: F401
 from ..train.training_extras import init_from_checkpoint  # noqa: F401
-from .checkpoint_remap import load_and_remap_matrix_initializer, load_embedding_initializer  # noqa: F401
+from .checkpoint_remap import (load_and_remap_matrix_initializer, load_embedding_initializer,  # noqa: F401
+                               load_linear_multiclass_bias_initializer, load_variable_slot_initializer)
 from .framework_utils import (assert_scalar_int, deprecated, deprecated_arg_values, deprecated_args,  # noqa: F401
                               get_graph_from_inputs, get_placeholders, prepend_name_scope, print_op, reduce_sum_n,
                               remove_squeezable_dimensions, strip_name_scope, with_same_shape, with_shape)
