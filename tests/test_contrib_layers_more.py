@@ -128,3 +128,22 @@ def test_conv2d_transpose_takes_nchw_as_nhwc_transposed():
             outs.append(got.transpose(0, 2, 3, 1) if data_format == "NCHW" else got)
     assert outs[0].shape == (2, 7, 8, 2)
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("data_format", ["NDHWC", "NCDHW"])
+def test_conv3d_transpose_is_tf_nn_conv3d_transpose_with_its_variables(data_format):
+    x = RNG.standard_normal((2, 3, 4, 2, 3))  # (NDHWC)
+    weights = RNG.standard_normal((2, 3, 1, 4, 3))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        inputs = tf.constant(x.transpose(0, 4, 1, 2, 3) if data_format == "NCDHW" else x)
+        out = tf.contrib.layers.conv3d_transpose(inputs, 4, [2, 3, 1], stride=[2, 1, 2], padding="VALID",
+                                                 data_format=data_format, activation_fn=None,
+                                                 weights_initializer=tf.constant_initializer(weights),
+                                                 biases_initializer=tf.constant_initializer([0.5, -0.5, 1.0, 0.0]))
+        expected = tf.nn.conv3d_transpose(tf.constant(x), tf.constant(weights), [2, 6, 6, 4, 4], [1, 2, 1, 2, 1],
+                                          "VALID") + [0.5, -0.5, 1.0, 0.0]
+        sess.run(tf.global_variables_initializer())
+        got, want = sess.run([out, expected])
+        assert [v.op.name for v in tf.global_variables()] == ["Conv3d_transpose/weights", "Conv3d_transpose/biases"]
+    np.testing.assert_allclose(got.transpose(0, 2, 3, 4, 1) if data_format == "NCDHW" else got, want, rtol=1e-10)
+    assert got.shape == ((2, 4, 6, 6, 4) if data_format == "NCDHW" else (2, 6, 6, 4, 4))

@@ -143,6 +143,50 @@ def convolution3d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
 conv1d, conv2d, conv3d = convolution1d, convolution2d, convolution3d
 
 
+_TRANSPOSE_FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
+
+
+def _convolution_transpose(n, inputs, num_outputs, kernel_size, stride, padding, data_format, activation_fn,
+                           normalizer_fn, normalizer_params, weights_initializer, weights_regularizer,
+                           biases_initializer, biases_regularizer, reuse, variables_collections, outputs_collections,
+                           trainable, scope):
+    """The transpose of an ``n``-D convolution (see convolution2d_transpose)."""
+    if data_format not in _TRANSPOSE_FORMATS[n]:
+        raise ValueError(f"data_format has to be either {' or '.join(_TRANSPOSE_FORMATS[n][::-1])}.")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    first = data_format.startswith("NC")
+    with vs.variable_scope(scope, f"Conv{n}d_transpose", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        channels = inputs.shape[1 if first else -1].value
+        dtype = inputs.dtype.base_dtype
+        kernel = _tuple(kernel_size, n, "kernel_size")
+        strides = _tuple(stride, n, "stride")
+        weights = model_variable("weights", [*kernel, int(num_outputs), channels], dtype, weights_initializer,
+                                 weights_regularizer, trainable,
+                                 get_variable_collections(variables_collections, "weights"))
+        dims = array_ops.shape(inputs)
+        axes = list(range(2, 2 + n)) if first else list(range(1, 1 + n))
+
+        def size(d, k, s):
+            return d * s if padding == "SAME" else d * s + max(k - s, 0)
+
+        spatial = [size(dims[a], k, st) for a, k, st in zip(axes, kernel, strides)]
+        out_shape = array_ops.stack([dims[0], int(num_outputs), *spatial] if first else
+                                    [dims[0], *spatial, int(num_outputs)])
+        full_strides = [1, 1, *strides] if first else [1, *strides, 1]
+        transpose = conv_ops.conv2d_transpose if n == 2 else conv3d_ops.conv3d_transpose
+        outputs = transpose(inputs, weights, out_shape, full_strides, padding, data_format=data_format)
+        static = [None if inputs.shape[a].value is None else size(inputs.shape[a].value, k, st)
+                  for a, k, st in zip(axes, kernel, strides)]
+        outputs.set_shape([inputs.shape[0].value, int(num_outputs), *static] if first else
+                          [inputs.shape[0].value, *static, int(num_outputs)])
+        outputs = finish_layer(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
+                               biases_initializer, biases_regularizer, variables_collections, trainable, dtype,
+                               "NCHW" if first else None)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
 @add_arg_scope
 def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format="NHWC",
                             activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
@@ -151,42 +195,28 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
                             variables_collections=None, outputs_collections=None, trainable=True, scope=None):
     """The transpose of a 2-D convolution: weights ``[kh, kw, num_outputs, in]``; the output is
     ``stride`` times the input (``SAME``), plus the kernel's overhang (``VALID``)."""
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError("data_format has to be either NCHW or NHWC.")
-    if padding not in ("SAME", "VALID"):
-        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
-    first = data_format == "NCHW"
-    with vs.variable_scope(scope, "Conv2d_transpose", [inputs], reuse=reuse) as sc:
-        inputs = ops.convert_to_tensor(inputs)
-        channels = inputs.shape[1 if first else -1].value
-        dtype = inputs.dtype.base_dtype
-        kh, kw = _tuple(kernel_size, 2, "kernel_size")
-        sh, sw = _tuple(stride, 2, "stride")
-        weights = model_variable("weights", [kh, kw, int(num_outputs), channels], dtype, weights_initializer,
-                                 weights_regularizer, trainable,
-                                 get_variable_collections(variables_collections, "weights"))
-        dims = array_ops.shape(inputs)
-        (h_axis, w_axis) = (2, 3) if first else (1, 2)
+    return _convolution_transpose(2, inputs, num_outputs, kernel_size, stride, padding, data_format, activation_fn,
+                                  normalizer_fn, normalizer_params, weights_initializer, weights_regularizer,
+                                  biases_initializer, biases_regularizer, reuse, variables_collections,
+                                  outputs_collections, trainable, scope)
 
-        def size(d, k, s):
-            return d * s if padding == "SAME" else d * s + max(k - s, 0)
 
-        spatial = [size(dims[h_axis], kh, sh), size(dims[w_axis], kw, sw)]
-        out_shape = array_ops.stack([dims[0], int(num_outputs), *spatial] if first else
-                                    [dims[0], *spatial, int(num_outputs)])
-        outputs = conv_ops.conv2d_transpose(inputs, weights, out_shape, [1, 1, sh, sw] if first else [1, sh, sw, 1],
-                                            padding, data_format=data_format)
-        h, w = inputs.shape[h_axis].value, inputs.shape[w_axis].value
-        static = [None if h is None else size(h, kh, sh), None if w is None else size(w, kw, sw)]
-        outputs.set_shape([inputs.shape[0].value, int(num_outputs), *static] if first else
-                          [inputs.shape[0].value, *static, int(num_outputs)])
-        outputs = finish_layer(outputs, int(num_outputs), activation_fn, normalizer_fn, normalizer_params,
-                          biases_initializer, biases_regularizer, variables_collections, trainable, dtype,
-                          "NCHW" if first else None)
-        return collect_named_outputs(outputs_collections, sc.name, outputs)
+@add_arg_scope
+def convolution3d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format="NDHWC",
+                            activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
+                            weights_initializer=xavier_initializer(), weights_regularizer=None,
+                            biases_initializer=init_ops.zeros_initializer(), biases_regularizer=None, reuse=None,
+                            variables_collections=None, outputs_collections=None, trainable=True, scope=None):
+    """The transpose of a 3-D convolution: weights ``[kd, kh, kw, num_outputs, in]`` (see
+    convolution2d_transpose)."""
+    return _convolution_transpose(3, inputs, num_outputs, kernel_size, stride, padding, data_format, activation_fn,
+                                  normalizer_fn, normalizer_params, weights_initializer, weights_regularizer,
+                                  biases_initializer, biases_regularizer, reuse, variables_collections,
+                                  outputs_collections, trainable, scope)
 
 
 conv2d_transpose = convolution2d_transpose
+conv3d_transpose = convolution3d_transpose
 
 
 def _pool(kind, inputs, kernel_size, stride, padding, data_format, outputs_collections, scope, default):

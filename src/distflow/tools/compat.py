@@ -374,7 +374,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "`one2many_rnn_seq2seq`, their decoders, `model_with_buckets` and the sequence losses, with "
                       "TF's variable names) and "
                       "`tf.contrib.lookup`, the parts TF's tutorials imported; `tf.contrib.layers` (fully_connected, "
-                      "the convolutions (separable ones too), pooling, flatten, dropout, batch_norm, layer_norm, "
+                      "the convolutions (separable and 3-D transposed ones too), pooling, flatten, dropout, batch_norm, layer_norm, "
                       "instance_norm, group_norm, bias_add, softmax, unit_norm, repeat, stack, "
                       "one_hot_encoding, embed_sequence, pool, maxout, spatial_softmax, conv2d_in_plane, "
                       "images_to_sequence, sequence_to_images, scale_gradient, dense_to_sparse, dense_to_sparse_tensor, "
