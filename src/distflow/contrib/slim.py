@@ -29,8 +29,9 @@ from .framework import (VariableDeviceChooser, add_arg_scope, add_model_variable
                         get_variables_by_name, get_variables_by_suffix, get_variables_to_restore, global_variable,
                         has_arg_scope, local_variable, model_variable, variable)
 from .layers import (GDN, _inner_flatten, apply_regularization, avg_pool2d, avg_pool3d, batch_norm,  # noqa: F401
-                     bias_add, conv1d, conv2d, conv2d_in_plane, conv2d_transpose, conv3d, convolution,
-                     convolution1d, convolution2d, convolution2d_in_plane, convolution2d_transpose, convolution3d,
+                     bias_add, conv1d, conv2d, conv2d_in_plane, conv2d_transpose, conv3d, conv3d_transpose,
+                     convolution, convolution1d, convolution2d, convolution2d_in_plane, convolution2d_transpose,
+                     convolution3d, convolution3d_transpose,
                      dense_to_sparse, dropout, gdn, elu, embed_sequence, flatten, fully_connected, group_norm,
                      images_to_sequence, instance_norm, l1_l2_regularizer, l1_regularizer, l2_regularizer,
                      layer_norm, legacy_fully_connected, legacy_linear, legacy_relu, linear, max_pool2d,
