@@ -175,3 +175,26 @@ def test_a_cells_variables_take_the_dtype_of_its_inputs(make):
     with tf.Graph().as_default():
         tf.nn.dynamic_rnn(make(), tf.constant(RNG.standard_normal((B, T, D))), dtype=tf.float64)
         assert {v.dtype.base_dtype for v in tf.global_variables()} == {tf.float64}
+
+
+def test_an_lstm_block_wrapper_masks_past_each_length_and_returns_each_last_state():
+    class Summing(tf.contrib.rnn.LSTMBlockWrapper):
+        """c_t = c_{t-1} + x_t and h_t = 2 c_t: a cell whose every step NumPy can say."""
+
+        num_units = 2
+
+        def _call_cell(self, inputs, initial_cell_state, initial_output, dtype, sequence_length):
+            states = tf.cumsum(inputs, axis=0) + initial_cell_state
+            return states, 2.0 * states
+
+    x = np.arange(4 * 3 * 2, dtype=np.float64).reshape(4, 3, 2)
+    c0 = np.ones((3, 2))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        outputs, (c, h) = sess.run(Summing()(tf.constant(x), initial_state=(c0, np.zeros((3, 2))),
+                                             sequence_length=[4, 1, 0]))
+        states = np.cumsum(x, 0) + c0
+        expected = 2 * states * (np.arange(4)[:, None] < np.array([4, 1, 0])[None, :])[..., None]
+        np.testing.assert_allclose(outputs, expected)
+        np.testing.assert_allclose(c, [states[3, 0], states[0, 1], c0[2]])
+        np.testing.assert_allclose(h, [2 * states[3, 0], 2 * states[0, 1], [0.0, 0.0]])
+        assert isinstance(tf.contrib.rnn.LSTMBlockFusedCell(3), tf.contrib.rnn.LSTMBlockWrapper)

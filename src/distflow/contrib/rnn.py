@@ -17,7 +17,7 @@ from ..layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, static_bidirec
                           static_state_saving_rnn)
 from ..layers.rnn_cell import (BasicLSTMCell, BasicRNNCell, DeviceWrapper, DropoutWrapper, GRUCell, LSTMCell,  # noqa: F401
                                LSTMStateTuple, MultiRNNCell, ResidualWrapper, RNNCell, _input_depth, _Wrapper)
-from ..ops import array_ops, init_ops, math_ops, nn_impl, nn_ops, slicing_ops
+from ..ops import array_ops, init_ops, manip_ops, math_ops, nn_impl, nn_ops, slicing_ops
 from ..ops import variable_scope as vs
 from ..ops.math_ops import sigmoid, tanh
 from .rnn_cells import (AttentionCellWrapper, BidirectionalGridLSTMCell, CompiledWrapper,  # noqa: F401
@@ -41,7 +41,62 @@ class LSTMBlockCell(LSTMCell):
                          else None, forget_bias=forget_bias, reuse=reuse, name=name, dtype=dtype)
 
 
-class LSTMBlockFusedCell:
+class LSTMBlockWrapper:
+    """The base of LSTMs that run a whole time-major sequence in one call: a subclass gives
+    ``num_units`` and ``_call_cell(inputs, initial_cell_state, initial_output, dtype,
+    sequence_length)`` -> (cell states, outputs), each [time, batch, num_units];
+    ``cell(inputs, initial_state=None, dtype=None, sequence_length=None)`` then zeroes the
+    outputs past each sequence's length and returns them with ``LSTMStateTuple(c, h)`` of each
+    sequence's last step (the initial state for an empty one)."""
+
+    @property
+    def num_units(self) -> int:
+        raise NotImplementedError
+
+    def _call_cell(self, inputs, initial_cell_state, initial_output, dtype, sequence_length):
+        raise NotImplementedError
+
+    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
+        return self.call(inputs, initial_state, dtype, sequence_length)
+
+    def call(self, inputs, initial_state=None, dtype=None, sequence_length=None):
+        as_list = isinstance(inputs, list)
+        inputs = array_ops.stack(inputs) if as_list else ops.convert_to_tensor(inputs)
+        shape = inputs.shape.with_rank(3)
+        if shape[2].value is None:
+            raise ValueError(f"Expecting inputs_shape[2] to be set: {shape}")
+        dims = array_ops.shape(inputs)
+        time_len = shape[0].value if shape[0].value is not None else dims[0]
+        batch = shape[1].value if shape[1].value is not None else dims[1]
+        if initial_state is None:
+            if dtype is None:
+                raise ValueError("Either initial_state or dtype needs to be specified")
+            zeros = array_ops.zeros(array_ops.stack([batch, self.num_units]), dtype=dtype)
+            initial_state = (zeros, zeros)
+        elif len(initial_state) != 2:
+            raise ValueError("Expecting initial_state to be a tuple with length 2 or None")
+        dtype = dtype or initial_state[0].dtype
+        c0, h0 = initial_state
+        if sequence_length is not None:
+            sequence_length = ops.convert_to_tensor(sequence_length)
+        states, outputs = self._call_cell(inputs, c0, h0, dtype, sequence_length)
+        if sequence_length is None:
+            final = LSTMStateTuple(states[-1], outputs[-1])
+        else:
+            mask = array_ops.transpose(manip_ops.sequence_mask(sequence_length, time_len, dtype=dtype), [1, 0])
+            outputs = outputs * array_ops.expand_dims(mask, -1)
+            # (the state at step length - 1: with the initial state in front, at index length)
+            final = LSTMStateTuple(*[self._at_length(slicing_ops.concat([array_ops.expand_dims(first, 0), every], 0),
+                                                     sequence_length, batch)
+                                     for first, every in ((c0, states), (h0, outputs))])
+        return (slicing_ops.unstack(outputs) if as_list else outputs), final
+
+    def _at_length(self, data, lengths, batch):
+        rows = math_ops.cast(lengths, dtypes.int32) * batch + math_ops.range_(batch)
+        return slicing_ops.gather(array_ops.reshape(data, [-1, self.num_units]), rows)
+
+
+class LSTMBlockFusedCell(LSTMBlockWrapper):
     """An LSTM over a whole time-major sequence in one call (TensorFlow's BlockLSTM):
     ``cell(inputs, initial_state=None, dtype=None, sequence_length=None)`` with inputs
     [time, batch, depth] (or a list of [batch, depth]) returns the outputs (zero past each
