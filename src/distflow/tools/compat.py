@@ -355,7 +355,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "recognized and refused: no codec library)")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn` (TF 1.x's cells and wrappers: `LSTMBlockCell`, "
-                      "`LSTMBlockFusedCell` and its base `LSTMBlockWrapper`, `GRUBlockCell`/`V2`, `LayerNormBasicLSTMCell`, `LayerNormLSTMCell`, "
+                      "`LSTMBlockFusedCell` and its base `LSTMBlockWrapper`, `GRUBlockCell`/`V2`, "
+                      "`LayerNormBasicLSTMCell`, `LayerNormLSTMCell`, "
                       "`CoupledInputForgetGateLSTMCell`, `TimeFreqLSTMCell`, `GridLSTMCell`, "
                       "`BidirectionalGridLSTMCell`, `GLSTMCell`, `PhasedLSTMCell`, `Conv1DLSTMCell`/`2D`/`3D`, "
                       "`NASCell`, `UGRNNCell`, `IntersectionRNNCell`, `SRUCell`, `AttentionCellWrapper`, "
