@@ -77,3 +77,30 @@ def test_rotate_and_translate_move_the_pixels_as_numpy_does():
 def test_the_gradient_is_the_exact_adjoint(interpolation):
     images = RNG.standard_normal((1, 4, 5, 2))
     check_gradients(lambda x: tf.contrib.image.transform(x, TRANSFORMS[1], interpolation), [images])
+
+
+def _greedy_match(distance, valid, top_k=-1):
+    """The obvious greedy matching: the smallest remaining distance first."""
+    rows, columns = distance.shape
+    row_match, column_match = [-1] * rows, [-1] * columns
+    for _ in range(top_k if top_k > 0 else min(valid, columns)):
+        best = min(((distance[r, c], r, c) for r in range(valid) for c in range(columns)
+                    if row_match[r] == -1 and column_match[c] == -1), default=None)
+        if best is None:
+            break
+        row_match[best[1]], column_match[best[2]] = best[2], best[1]
+    return row_match, column_match
+
+
+def test_bipartite_match_is_the_greedy_matching_of_the_smallest_distances():
+    distance = np.array([[0.5, 0.8, 0.1], [0.3, 0.2, 0.15]], np.float32)
+    rng = np.random.default_rng(6)
+    random = rng.random((6, 4)).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        for valid, expected in [(2, ([2, 1], [-1, 1, 0])), (1, ([2, -1], [-1, -1, 0])), (0, ([-1, -1], [-1] * 3)),
+                                (-1, ([2, 1], [-1, 1, 0]))]:
+            got = sess.run(tf.contrib.image.bipartite_match(distance, valid))
+            assert [g.tolist() for g in got] == list(expected)
+        for valid, top_k in [(6, -1), (5, 2), (-1, 3)]:
+            got = sess.run(tf.contrib.image.bipartite_match(random, valid, top_k=top_k))
+            assert tuple(g.tolist() for g in got) == _greedy_match(random, 6 if valid < 0 else valid, top_k)

@@ -4,9 +4,14 @@ augmentation used them (ops/image_transform_ops.py has the kernel)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._namespace import missing
-from ..framework import dtypes, ops
+from ..framework import dtypes, errors, ops
+from ..framework.registry import not_differentiable, register_op
+from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops, slicing_ops
+from ..ops.op_util import make_op
 from ..ops.image_transform_ops import image_projective_transform
 
 
@@ -108,6 +113,55 @@ def compose_transforms(*transforms):
         for t in transforms[1:]:
             composed = math_ops.matmul(composed, flat_transforms_to_matrices(t))
         return matrices_to_flat_transforms(composed)
+
+
+def _match_shapes(op):
+    rows_and_columns = op.inputs[0].shape.with_rank(2)
+    return [TensorShape([rows_and_columns[0]]), TensorShape([rows_and_columns[1]])]
+
+
+@register_op("BipartiteMatch", list_output=True, shape=_match_shapes, dtype=lambda op: [dtypes.int32, dtypes.int32],
+             stateful=True)
+def _bipartite_match_kernel(xp, distance_mat, num_valid_rows, *, top_k=-1):
+    distance_mat = np.asarray(distance_mat)
+    if distance_mat.ndim != 2:
+        raise errors.InvalidArgumentError(None, None, f"distance_mat should be 2-dimensional, but got shape "
+                                                      f"{list(distance_mat.shape)}")
+    if np.size(num_valid_rows) != 1:
+        raise errors.InvalidArgumentError(None, None, f"num_valid_rows argument should be a tensor with 1 element, "
+                                                      f"but got {np.size(num_valid_rows)}")
+    rows, columns = distance_mat.shape
+    valid = float(np.reshape(num_valid_rows, []))
+    valid = rows if valid < 0 else int(valid + 0.1)
+    if valid > rows:
+        raise errors.InvalidArgumentError(None, None, f"There should be at least {valid} rows in distance_mat, but "
+                                                      f"only got {rows} rows.")
+    limit = top_k if top_k > 0 else valid * columns
+    row_match, column_match = np.full(rows, -1, np.int32), np.full(columns, -1, np.int32)
+    order = np.argsort(distance_mat[:valid].reshape(-1), kind="stable")  # (ties: the first row, then column)
+    matched = 0
+    for flat in order:
+        r, c = divmod(int(flat), columns)
+        if row_match[r] == -1 and column_match[c] == -1:
+            row_match[r], column_match[c] = c, r
+            matched += 1
+            if matched >= limit:
+                break
+    return row_match, column_match
+
+
+not_differentiable("BipartiteMatch")
+
+
+def bipartite_match(distance_mat, num_valid_rows, top_k=-1, name="bipartite_match"):
+    """A greedy matching of rows to columns by the smallest distances (``distance_mat``
+    [rows, columns]; the first ``num_valid_rows`` rows, all if negative; at most ``top_k``
+    pairs if positive): ``(each row's column or -1, each column's row or -1)``, int32, as the
+    object detection models match anchors to boxes."""
+    distance_mat = ops.convert_to_tensor(distance_mat, dtype=dtypes.float32, name="distance_mat")
+    num_valid_rows = ops.convert_to_tensor(num_valid_rows, dtype=dtypes.float32, name="num_valid_rows")
+    op = make_op("BipartiteMatch", [distance_mat, num_valid_rows], {"top_k": int(top_k)}, name)
+    return op.outputs[0], op.outputs[1]
 
 
 __getattr__ = missing("tf.contrib.image")

@@ -418,7 +418,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "the sparse top-k ones, `auc_using_histogram`, the set ops), "
                       "`tf.contrib.estimator` (`add_metrics`, `forward_features`, "
                       "`clip_gradients_by_norm`, the early-stopping hooks), `tf.contrib.losses` (TF 1.0-1.2's, "
-                      "predictions first), `tf.contrib.image` (`transform`, `rotate`, `translate` and the "
+                      "predictions first), `tf.contrib.image` (`bipartite_match`, `transform`, `rotate`, `translate` and the "
                       "transforms' helpers; the gradient is the exact adjoint), "
                       "`tf.contrib.tensorboard.plugins.projector`, "
                       "`tf.contrib.nccl` (all-reduce among a process's devices, GPUs or CPUs, with a sum's "
