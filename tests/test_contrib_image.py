@@ -104,3 +104,23 @@ def test_bipartite_match_is_the_greedy_matching_of_the_smallest_distances():
         for valid, top_k in [(6, -1), (5, 2), (-1, 3)]:
             got = sess.run(tf.contrib.image.bipartite_match(random, valid, top_k=top_k))
             assert tuple(g.tolist() for g in got) == _greedy_match(random, 6 if valid < 0 else valid, top_k)
+
+
+def test_hue_saturation_and_value_change_in_yiq_space():
+    rgb_to_yiq = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.322], [0.211, -0.523, 0.312]])
+    x = np.random.default_rng(8).random((2, 4, 3)).astype(np.float32)
+    hue, saturation, value = 0.7, 0.6, 1.2
+    u, w = np.cos(hue), np.sin(hue)
+    in_yiq = np.array([[value, 0, 0], [0, value * saturation * u, -value * saturation * w],
+                       [0, value * saturation * w, value * saturation * u]])
+    expected = x @ (np.linalg.inv(rgb_to_yiq) @ in_yiq @ rgb_to_yiq).T
+    pixels = np.array([[[0, 128, 255]]], np.uint8)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.contrib.image.adjust_hsv_in_yiq(x, hue, saturation, value))
+        np.testing.assert_allclose(got, expected, atol=1e-5)
+        same = sess.run(tf.contrib.image.adjust_hsv_in_yiq(pixels))  # (uint8 in, uint8 out, nothing changed)
+        assert same.dtype == np.uint8 and np.abs(same.astype(int) - pixels).max() <= 1
+        drawn = sess.run(tf.contrib.image.random_hsv_in_yiq(x, 0.5, 0.8, 1.2, 0.9, 1.1, seed=3))
+        assert drawn.shape == x.shape and not np.allclose(drawn, x)
+    with pytest.raises(ValueError, match="lower_saturation must be < upper_saturation"):
+        tf.contrib.image.random_hsv_in_yiq(x, 0.1, 1.5, 1.0)

@@ -10,7 +10,8 @@ from .._namespace import missing
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops, math_ops, slicing_ops
+from ..image import convert_image_dtype
+from ..ops import array_ops, math_ops, random_ops, slicing_ops
 from ..ops.op_util import make_op
 from ..ops.image_transform_ops import image_projective_transform
 
@@ -113,6 +114,56 @@ def compose_transforms(*transforms):
         for t in transforms[1:]:
             composed = math_ops.matmul(composed, flat_transforms_to_matrices(t))
         return matrices_to_flat_transforms(composed)
+
+
+# RGB to YIQ (the rows give Y, I and Q)
+_RGB_TO_YIQ = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.322], [0.211, -0.523, 0.312]])
+
+
+def adjust_hsv_in_yiq(image, delta_hue=0, scale_saturation=1, scale_value=1, name=None):
+    """An RGB image (or images: the last axis is the 3 colours) with its hue rotated by
+    ``delta_hue`` radians about the luminance axis of YIQ space, its chrominance (I, Q) scaled
+    by ``scale_saturation`` and all of Y, I, Q by ``scale_value``; in the image's dtype."""
+    with ops.name_scope(name, "adjust_hsv_in_yiq", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        original = image.dtype.base_dtype
+        rgb = convert_image_dtype(image, dtypes.float32)
+        delta = ops.convert_to_tensor(delta_hue, dtype=dtypes.float32)
+        chroma = ops.convert_to_tensor(scale_saturation, dtype=dtypes.float32) * ops.convert_to_tensor(
+            scale_value, dtype=dtypes.float32)
+        cos, sin = math_ops.cos(delta) * chroma, math_ops.sin(delta) * chroma
+        value = ops.convert_to_tensor(scale_value, dtype=dtypes.float32)
+        zero = array_ops.zeros([], dtypes.float32)
+        in_yiq = array_ops.stack([array_ops.stack([value, zero, zero]), array_ops.stack([zero, cos, -sin]),
+                                  array_ops.stack([zero, sin, cos])])
+        to_yiq = ops.convert_to_tensor(_RGB_TO_YIQ, dtype=dtypes.float32)
+        from_yiq = ops.convert_to_tensor(np.linalg.inv(_RGB_TO_YIQ), dtype=dtypes.float32)
+        transform = math_ops.matmul(from_yiq, math_ops.matmul(in_yiq, to_yiq))
+        flat = math_ops.matmul(array_ops.reshape(rgb, [-1, 3]), transform, transpose_b=True)
+        return convert_image_dtype(array_ops.reshape(flat, array_ops.shape(rgb)), original)
+
+
+def random_hsv_in_yiq(image, max_delta_hue=0, lower_saturation=1, upper_saturation=1, lower_value=1,
+                      upper_value=1, seed=None):
+    """``adjust_hsv_in_yiq`` with a hue rotation drawn from [-max_delta_hue, max_delta_hue] and
+    the saturation and value scales from their [lower, upper] ranges."""
+    if max_delta_hue < 0:
+        raise ValueError("max_delta must be non-negative.")
+    if lower_saturation < 0:
+        raise ValueError("lower_saturation must be non-negative.")
+    if lower_value < 0:
+        raise ValueError("lower_value must be non-negative.")
+    if lower_saturation > upper_saturation:
+        raise ValueError("lower_saturation must be < upper_saturation.")
+    if lower_value > upper_value:
+        raise ValueError("lower_value must be < upper_value.")
+    def draw(low, high, offset):
+        if low == high:
+            return low
+        return random_ops.random_uniform([], low, high, seed=None if seed is None else seed + offset)
+
+    return adjust_hsv_in_yiq(image, draw(-max_delta_hue, max_delta_hue, 0),
+                             draw(lower_saturation, upper_saturation, 1), draw(lower_value, upper_value, 2))
 
 
 def _match_shapes(op):
