@@ -88,22 +88,9 @@ class CrfForwardRnnCell(RNNCell):
         return alphas, alphas
 
 
-class CrfDecodeForwardRnnCell(RNNCell):
+class CrfDecodeForwardRnnCell(CrfForwardRnnCell):
     """One step of Viterbi decoding: the best score of each tag so far (the state) and, as the
     output, the best previous tag of each (the backpointers, int32)."""
-
-    def __init__(self, transition_params):
-        super().__init__()
-        self._transition_params = array_ops.expand_dims(ops.convert_to_tensor(transition_params), 0)
-        self._num_tags = self._transition_params.shape[1].value
-
-    @property
-    def state_size(self):
-        return self._num_tags
-
-    @property
-    def output_size(self):
-        return self._num_tags
 
     def __call__(self, inputs, state, scope=None):
         scores = array_ops.expand_dims(state, 2) + self._transition_params  # [batch, previous tag, tag]
