@@ -93,21 +93,14 @@ def _read_graph_def(path: str, binary: bool):
 
     if not gfile.Exists(path):
         raise FreezeError(f"Input graph file '{path}' does not exist!")
-    graph_def = pb.GraphDef()
-    with gfile.GFile(path, "rb") as f:
-        data = f.read()
-    try:
-        if binary:
-            graph_def.ParseFromString(data)
-        else:
-            text_format.Merge(data.decode(), graph_def)
-    except Exception as e:  # (protobuf's DecodeError, text_format's ParseError)
-        raise FreezeError(f"'{path}' is not a {'binary' if binary else 'text'} GraphDef "
-                          f"({'try --input_binary=false' if binary else 'try --input_binary'}): {e}") from None
-    return graph_def
+    return _read_message(path, pb.GraphDef(), binary,
+                         f"a {'binary' if binary else 'text'} GraphDef "
+                         f"({'try --input_binary=false' if binary else 'try --input_binary'})")
 
 
-def _read_message(path: str, message, binary: bool):
+def _read_message(path: str, message, binary: bool, expected: str = ""):
+    """``message`` read from ``path`` (binary or text format); a FreezeError saying it is not
+    ``expected`` (by default, the message's type) if it cannot be parsed."""
     from ..platform import gfile  # noqa: PLC0415
 
     with gfile.GFile(path, "rb") as f:
@@ -117,8 +110,8 @@ def _read_message(path: str, message, binary: bool):
             message.ParseFromString(data)
         else:
             text_format.Merge(data.decode(), message)
-    except Exception as e:
-        raise FreezeError(f"'{path}' is not a {type(message).__name__}: {e}") from None
+    except Exception as e:  # (protobuf's DecodeError, text_format's ParseError)
+        raise FreezeError(f"'{path}' is not {expected or 'a ' + type(message).__name__}: {e}") from None
     return message
 
 
