@@ -193,6 +193,15 @@ class _SignOptimizer(Optimizer):
     def _sign_decay(self, var):
         return self._hyper(1.0 if self._sign_decay_t is None else self._sign_decay_t, var, "sign_decay")
 
+    def _apply_sign_update(self, op_type, grad, var, shape_value, shape_name):
+        """The kernel ``op_type`` (ApplyAddSign or ApplyPowerSign), whose one own hyperparameter,
+        after the learning rate, is ``shape_name``."""
+        return training_ops.apply(
+            op_type, [var._variable, self.get_slot(var, "m")._variable, self._hyper(self._lr, var, "learning_rate"),
+                      self._hyper(shape_value, var, shape_name), self._sign_decay(var),
+                      self._hyper(self._beta, var, "beta"), grad],
+            self._use_locking, op_type).op
+
 
 class AddSignOptimizer(_SignOptimizer):
     """AddSign (Bello et al., 2017): ``m = beta m + (1 - beta) g``,
@@ -204,11 +213,7 @@ class AddSignOptimizer(_SignOptimizer):
         self._alpha = alpha
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply(
-            "ApplyAddSign", [var._variable, self.get_slot(var, "m")._variable,
-                             self._hyper(self._lr, var, "learning_rate"), self._hyper(self._alpha, var, "alpha"),
-                             self._sign_decay(var), self._hyper(self._beta, var, "beta"), grad],
-            self._use_locking, "ApplyAddSign").op
+        return self._apply_sign_update("ApplyAddSign", grad, var, self._alpha, "alpha")
 
 
 class PowerSignOptimizer(_SignOptimizer):
@@ -221,11 +226,7 @@ class PowerSignOptimizer(_SignOptimizer):
         self._logbase = math.log(base)
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply(
-            "ApplyPowerSign", [var._variable, self.get_slot(var, "m")._variable,
-                               self._hyper(self._lr, var, "learning_rate"), self._hyper(self._logbase, var, "logbase"),
-                               self._sign_decay(var), self._hyper(self._beta, var, "beta"), grad],
-            self._use_locking, "ApplyPowerSign").op
+        return self._apply_sign_update("ApplyPowerSign", grad, var, self._logbase, "logbase")
 
 
 def _decay_steps_fraction(global_step, decay_steps, scale=1.0):
