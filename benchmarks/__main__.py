@@ -1,7 +1,8 @@
 """Every benchmark, one table: ``python -m benchmarks [--tf-python PY] [--quick] [--write]``.
 
 ``python -m benchmarks --gpu`` is the GPU machine's command instead: the GPU kernel tests
-(``pytest -m gpu``), then bench_gpu.py's table, distflow on the GPU beside PyTorch eager.
+(``pytest -m gpu``), then bench_gpu.py's table, distflow on the GPU beside PyTorch eager,
+and bench_torch_cpu.py's rows, distflow on every CPU core beside PyTorch's CPU build.
 
 Runs each benchmark of this folder in turn (they are also scripts of their own, with more
 detail) and prints one Markdown table: what was measured, distflow's figure, TensorFlow's
@@ -43,6 +44,7 @@ import bench_mlp  # noqa: E402
 import bench_rnn  # noqa: E402
 import bench_seed_latency  # noqa: E402
 import bench_sync  # noqa: E402
+import bench_torch_cpu  # noqa: E402
 import netns  # noqa: E402
 from common import TF_PRELUDE, machine_line, run_tensorflow, use_distflow_source  # noqa: E402
 
@@ -305,6 +307,9 @@ def run_gpu(quick: bool) -> tuple[Table, int]:
     table.add(f"1 ps + 2 GPU workers, MLP batch 256, async: steps/s (workers' ops: {on_gpu} on GPU, {on_cpu} on "
               "CPU)", cluster["steps_per_sec"], ceiling=cluster["ceiling"], target=">= 0.8 of the ceiling",
               met=kept >= 0.8)
+    print("every CPU core, no GPU (samples/s; reference: PyTorch on the CPU)", flush=True)
+    bench_torch_cpu.run(pairs=1 if quick else 3, quick=quick,
+                        add=lambda what, df, ref, target, met: table.add(what, df, ref, target=target, met=met))
     return table, tests.returncode
 
 

@@ -37,8 +37,10 @@ from common import use_distflow_source  # noqa: E402
 
 
 
-def _rounds(step, sync, batch, steps, rounds):
-    step(), step(), sync()  # warm: compile, allocate, cache kernels
+def _rounds(step, sync, batch, steps, rounds, warm=2):
+    for _ in range(warm):  # compile, allocate, cache kernels and primitives
+        step()
+    sync()
     rates = []
     for _ in range(rounds):
         t0 = time.perf_counter()
@@ -74,7 +76,8 @@ def distflow_lstm_rate(steps, rounds):
     return statistics.median(rates)
 
 
-def distflow_rate(model, batch, steps, rounds, feed=False, towers=1, replay=True):
+def distflow_rate(model, batch, steps, rounds, feed=False, towers=1, replay=True, device="gpu", warm=2):
+    """Samples/s of ``model`` on ``device`` ("gpu", or "cpu": the session then sees no GPU)."""
     if model == "lstm":
         return distflow_lstm_rate(steps, rounds)
     import distflow as tf
@@ -91,11 +94,11 @@ def distflow_rate(model, batch, steps, rounds, feed=False, towers=1, replay=True
         x, y = tf.placeholder(tf.float32, [batch, 784]), tf.placeholder(tf.int64, [batch])
         feeds = {x: xv, y: yv}
     else:
-        with tf.device("/gpu:0"):
+        with tf.device(f"/{device}:0"):
             x, y = tf.constant(xv), tf.constant(yv)
         feeds = None
     if towers == 1:
-        with tf.device("/gpu:0"):
+        with tf.device(f"/{device}:0"):
             loss = build(tf, x, y)
             train = opt().minimize(loss)
     else:
@@ -111,13 +114,13 @@ def distflow_rate(model, batch, steps, rounds, feed=False, towers=1, replay=True
         with tf.device("/gpu:0"):
             train = optimizer.apply_gradients([(tf.add_n([g for g, _ in gv]) / towers, gv[0][1])
                                                for gv in zip(*grads)])
-    config = config or tf.ConfigProto()
+    config = config or tf.ConfigProto(device_count={"GPU": 0} if device == "cpu" else None)
     config.graph_options.replay_gpu_steps = replay
     sess = tf.Session(config=config)
     sess.run(tf.global_variables_initializer())
     run = sess.make_callable(train, list(feeds) if feeds else None)
     args = tuple(feeds.values()) if feeds else ()
-    rate = _rounds(lambda: run(*args), lambda: sess.run(loss, feeds), batch, steps, rounds)
+    rate = _rounds(lambda: run(*args), lambda: sess.run(loss, feeds), batch, steps, rounds, warm)
     sess.close()
     return rate
 
@@ -166,7 +169,8 @@ def torch_lstm_rate(steps, rounds):
     return _rounds(step, torch.cuda.synchronize, batch, steps, rounds)
 
 
-def torch_rate(model, batch, steps, rounds):
+def torch_rate(model, batch, steps, rounds, device="cuda", warm=2):
+    """Samples/s of the same model in PyTorch eager on ``device`` ("cuda" or "cpu")."""
     import torch
 
     if model == "lstm":
@@ -175,7 +179,7 @@ def torch_rate(model, batch, steps, rounds):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.manual_seed(0)
-    dev = torch.device("cuda")
+    dev = torch.device(device)
     rng = np.random.default_rng(0)
     x = torch.from_numpy(rng.random((batch, 784)).astype(np.float32)).to(dev)
     y = torch.from_numpy(rng.integers(0, 10, batch).astype(np.int64)).to(dev)
@@ -195,7 +199,8 @@ def torch_rate(model, batch, steps, rounds):
         loss_fn(net(x), y).backward()
         opt.step()
 
-    return _rounds(step, torch.cuda.synchronize, batch, steps, rounds)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    return _rounds(step, sync, batch, steps, rounds, warm)
 
 
 # -- the table ------------------------------------------------------------------------

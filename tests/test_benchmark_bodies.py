@@ -27,3 +27,10 @@ def test_the_ring_shaped_loopback_reference_moves_its_bytes():
 
     seconds = bench_collective.ring_loopback_seconds(3, 1 << 20, rounds=2)
     assert 0 < seconds < 60
+
+
+@pytest.mark.parametrize("model", ["mlp", "cnn"])
+def test_the_cpu_rows_beside_pytorch_train_their_model_on_the_cpu(model):
+    import bench_gpu
+
+    assert bench_gpu.distflow_rate(model=model, batch=8, steps=2, rounds=1, device="cpu", warm=1) > 0
