@@ -82,10 +82,10 @@ with tf.Session(server.target, config=config) as sess:
                 return [f[8], f[0], f[9], f[1]]  # tx bytes, rx bytes, tx packets, rx packets
         raise RuntimeError("no interface %r in /proc/net/dev" % iface)
     before = counters() if iface else None
-    start = time.time()
+    start, cpu = time.time(), time.process_time()
     for _ in range(steps):
         sess.run(train, feed)
-    report = {"start": start, "end": time.time(), "steps": steps}
+    report = {"start": start, "end": time.time(), "steps": steps, "cpu": time.process_time() - cpu}
     if iface:
         report["traffic"] = [b - a for a, b in zip(before, counters())]
     print(json.dumps(report), flush=True)

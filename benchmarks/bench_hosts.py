@@ -9,7 +9,8 @@ step (from its interface counters, less 66 bytes of Ethernet, IP and TCP headers
 packet), beside the 2.68 MB of parameters a worker pulls and the 2.68 MB of gradients it
 pushes each step. At a limited rate the table also gives the ceiling the link sets: the
 ps's link carries every worker's pulls, so the cluster can take at most
-rate / (bytes pulled per step) worker steps a second.
+rate / (bytes pulled per step) worker steps a second. *CPU ms/step* is a worker process's
+CPU time (all its threads, user and system) over its timed steps, the mean of the workers.
 
 Each host has a CPU budget of its own (netns.py's ``cpus``: a cgroup quota, by default this
 machine's cores divided among the three hosts), and neither library is given a thread
@@ -60,7 +61,9 @@ def run_cluster(python: str, lib: str, steps: int, rate: str | None, cpus: float
         reports = run_tasks(on_host, python, cluster, lib, steps, env)
     sent = [(r["traffic"][0] - HEADER_BYTES * r["traffic"][2]) / r["steps"] for r in reports]
     received = [(r["traffic"][1] - HEADER_BYTES * r["traffic"][3]) / r["steps"] for r in reports]
-    return {"samples": cluster_samples(reports), "sent": float(np.mean(sent)), "received": float(np.mean(received))}
+    cpu_ms = float(np.mean([r["cpu"] / r["steps"] * 1e3 for r in reports]))
+    return {"samples": cluster_samples(reports), "sent": float(np.mean(sent)), "received": float(np.mean(received)),
+            "cpu_ms": cpu_ms}
 
 
 def link_ceiling(rate: str | None, received_per_step: float) -> float:
@@ -86,7 +89,7 @@ def main() -> None:
         return
     print(machine_line() + (f"; each host {cpus} cores (a cgroup quota)" if cpus else "; hosts share the cores"))
     print(f"{'link':<10} {'library':<11} {'samples/s':>10} {'vs TF':>6} {'MB sent/step':>13} "
-          f"{'MB recv/step':>13} {'vs params':>10} {'link ceiling':>13} {'of ceiling':>11}")
+          f"{'MB recv/step':>13} {'vs params':>10} {'link ceiling':>13} {'of ceiling':>11} {'CPU ms/step':>12}")
     for rate_name in args.rates.split(","):
         rate = None if rate_name == "unlimited" else rate_name
         results = {"distflow": run_cluster(sys.executable, "distflow", args.steps, rate, cpus)}
@@ -97,7 +100,7 @@ def main() -> None:
             ceiling = link_ceiling(rate, r["received"])
             print(f"{rate_name:<10} {lib:<11} {r['samples']:>10.0f} {vs_tf:>6.2f} {r['sent'] / 1e6:>13.3f} "
                   f"{r['received'] / 1e6:>13.3f} {(r['sent'] + r['received']) / (2 * PARAM_BYTES):>10.3f} "
-                  f"{ceiling:>13.0f} {r['samples'] / ceiling:>11.2f}")
+                  f"{ceiling:>13.0f} {r['samples'] / ceiling:>11.2f} {r['cpu_ms']:>12.2f}")
 
 
 if __name__ == "__main__":

@@ -96,7 +96,7 @@ from .ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, SparseFe
                                parse_example, parse_single_example, parse_single_sequence_example)
 from .ops.array_ops import broadcast_dynamic_shape, broadcast_static_shape, guarantee_const
 from .ops.file_ops import matching_files, read_file, write_file
-from .ops.gradients_impl import grad_pass_through
+from .ops.gradients_impl import grad_pass_through, recompute_grad
 from .ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins, searchsorted
 from .ops.math_ops import accumulate_n
 from .ops.random_ops import multinomial, random_crop

@@ -28,8 +28,8 @@ from .initializers import variance_scaling_initializer, xavier_initializer, xavi
 from .layers_more import (GDN, _inner_flatten, conv2d_in_plane, convolution2d_in_plane,  # noqa: F401
                           dense_to_sparse, dense_to_sparse_tensor, gdn, images_to_sequence,
                           indicators_to_sparse_ids, legacy_fully_connected, legacy_linear, legacy_relu, maxout,
-                          poincare_normalize, pool, scale_gradient, sequence_to_images, sparse_row_envelope,
-                          spatial_softmax)
+                          poincare_normalize, pool, recompute_grad, scale_gradient, sequence_to_images,
+                          sparse_row_envelope, spatial_softmax)
 from .layers_utils import collect_named_outputs, constant_value, finish_layer, get_variable_collections
 from .regularizers import (apply_regularization, l1_l2_regularizer, l1_regularizer, l2_regularizer,  # noqa: F401
                            sum_regularizer)

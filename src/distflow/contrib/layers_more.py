@@ -8,7 +8,9 @@ normalization), and the pre-1.0 ``legacy_fully_connected`` (with ``legacy_linear
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import inspect
 
 import numpy as np
 
@@ -17,10 +19,10 @@ from ..framework.ops import GraphKeys
 from ..ops import (array_ops, check_ops, convolution_ops, init_ops, manip_ops, math_ops, nd_ops, nn_impl, nn_ops,
                    reduction_ops, segment_ops, slicing_ops)
 from ..ops import variable_scope as vs
-from ..ops.gradients_impl import custom_gradient
+from ..ops.gradients_impl import custom_gradient, recompute
 from ..layers.base import _layer_class
 from ..ops.sparse_ops import SparseTensor, sparse_reshape
-from .framework import add_arg_scope, model_variable
+from .framework import add_arg_scope, arg_scope, current_arg_scope, model_variable
 from .initializers import xavier_initializer
 from .layers_utils import (collect_named_outputs, finish_layer, get_variable_collections, last_dimension,
                            n_positive_integers, two_element_tuple)
@@ -173,6 +175,37 @@ def scale_gradient(inputs, gradient_multiplier):
         return [dy * gradient_multiplier, None]
 
     return array_ops.identity(inputs), grad
+
+
+def recompute_grad(fn, use_data_dep=None, tupleize_grads=False):
+    """``fn`` whose activations are not kept for the backward pass (TF 1.x contrib's): its
+    gradient calls ``fn`` again, in the variable scope it was first called in (reusing its
+    variables) and under the same ``arg_scope``, once the gradients of its outputs are
+    there. ``fn`` takes tensors positionally, and ``is_recomputing`` if its signature has
+    it (False, then True). Every trainable variable ``fn`` reads gets its gradient (TF's
+    gave one only to variables ``fn`` created). ``use_data_dep`` (TPUs' way of ordering
+    the second call) changes nothing here: control dependencies order it;
+    ``tupleize_grads`` makes the gradients come out together."""
+    del use_data_dep
+    takes_flag = "is_recomputing" in inspect.signature(fn).parameters
+
+    @functools.wraps(fn)
+    def wrapped(*args):
+        for a in args:
+            if not isinstance(a, ops.Tensor):
+                raise ValueError(f"All inputs to function must be Tensors, got {type(a).__name__}")
+        scope, scoped_args = vs.get_variable_scope(), current_arg_scope()
+
+        @contextlib.contextmanager
+        def again():
+            with arg_scope(scoped_args), vs.variable_scope(scope, reuse=True):
+                yield
+
+        first = functools.partial(fn, is_recomputing=False) if takes_flag else fn
+        second = functools.partial(fn, is_recomputing=True) if takes_flag else fn
+        return recompute(first, args, again, second, tupled=tupleize_grads)
+
+    return wrapped
 
 
 @add_arg_scope

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import itertools
 
 import numpy as np
 
 from ..framework import dtypes, ops
 from ..framework.registry import get_gradient_function, register_gradient
-from . import array_ops, math_ops, script_ops, slicing_ops
+from . import array_ops, control_flow_ops, math_ops, script_ops, slicing_ops, variable_scope
 from .indexed_slices import IndexedSlices, concat_slices, to_dense
 
 
@@ -244,7 +245,11 @@ def custom_gradient(f):
     on functions and on methods (``self`` is bound, not taken for a tensor), as TF's.
 
     As in TF 1.x graph mode, the inputs and outputs pass through one IdentityN op whose
-    gradient is ``grad_fn``; variables ``f`` reads are not differentiated through it.
+    gradient is ``grad_fn``. Trainable variables that ``f`` reads (created in it or before)
+    are differentiated through it too: ``grad_fn`` must then take a keyword argument
+    ``variables`` and return ``(input_grads, variable_grads)``, one gradient per variable
+    in the list it was given. (TF 1.x asks that variables created in ``f`` be resource
+    variables; distflow's variables all qualify.)
     """
     return _CustomGradientFunction(f)
 
@@ -264,32 +269,121 @@ class _CustomGradientFunction:
         return _with_custom_gradient(f, args, kwargs)
 
 
+def _variables_read(graph: ops.Graph, since: int, exclude) -> list:
+    """The trainable variables that ops added to ``graph`` after version ``since`` read
+    (their value or their handle), in the order first read; none of ``exclude`` (tensors)."""
+    by_tensor = {}
+    for v in graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES):
+        for t in (v.value(), v._ref()):
+            by_tensor.setdefault(t, v)
+    excluded = set(exclude)
+    found: dict = {}
+    for op in graph.get_operations():
+        if op._id > since:
+            for t in op.inputs:
+                v = by_tensor.get(t)
+                if v is not None and t not in excluded:
+                    found.setdefault(id(v), v)
+    return list(found.values())
+
+
+def _takes_variables(fn) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in params)
+
+
 def _with_custom_gradient(f, args, kwargs):
     if kwargs:
         raise ValueError("The custom_gradient decorator only supports positional tensor arguments")
     xs = [ops.convert_to_tensor(a) for a in args]
+    graph = xs[0].graph if xs else ops.get_default_graph()
+    since = graph.version
     result, grad_fn = f(*xs)
     flat = list(result) if isinstance(result, (list, tuple)) else [result]
     ys = [ops.convert_to_tensor(y) for y in flat]
+    variables = _variables_read(graph, since, xs)
+    if variables and not _takes_variables(grad_fn):
+        raise TypeError(f"If using @custom_gradient with a function that uses variables, then grad_fn must accept "
+                        f"a keyword argument 'variables': {getattr(f, '__name__', f)} reads "
+                        f"{', '.join(repr(v.op.name) for v in variables)}")
     name = f"CustomGradient-{next(_custom_gradient_ids)}"
 
     def grad(op, *grads):
-        dys = list(grads[len(xs):])
-        in_grads = grad_fn(*dys)
+        dys = list(grads[len(xs):len(xs) + len(ys)])
+        if variables:
+            in_grads, var_grads = grad_fn(*dys, variables=variables)
+            var_grads = list(var_grads) if isinstance(var_grads, (list, tuple)) else [var_grads]
+            if len(var_grads) != len(variables):
+                raise ValueError(f"Must return gradient for each variable from @custom_gradient grad_fn: got "
+                                 f"{len(var_grads)} for the {len(variables)} variables it was given")
+        else:
+            in_grads, var_grads = grad_fn(*dys), []
         in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
         if len(in_grads) != len(xs):
             raise ValueError(f"custom_gradient function returned {len(in_grads)} gradients, expected "
                              f"{len(xs)} (one per input)")
-        return in_grads + [None] * len(ys)
+        return in_grads + [None] * len(ys) + var_grads
 
     register_gradient(name)(grad)
-    graph = ys[0].graph if ys else ops.get_default_graph()
     with graph.gradient_override_map({"IdentityN": name}):
-        outs = script_ops.identity_n(xs + ys)
-    outs = outs[len(xs):]
+        outs = script_ops.identity_n(xs + ys + [v.value() for v in variables])
+    outs = outs[len(xs):len(xs) + len(ys)]
     if isinstance(result, (list, tuple)):
         return type(result)(outs)
     return outs[0]
+
+
+def recompute_grad(f):
+    """``f`` whose activations are not kept for the backward pass: the gradient runs ``f``
+    again (once the gradients of its outputs are there) and differentiates that copy, as
+    TF 1.x's ``tf.recompute_grad`` in graph mode. Memory for compute. ``f`` takes tensors
+    positionally; the variables it reads get their gradients too, so it must read the same
+    variables when called again (``tf.get_variable`` under a reusing scope, or variables
+    made outside it)."""
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        scope = variable_scope.get_variable_scope()
+        return recompute(f, args, lambda: variable_scope.variable_scope(scope, reuse=True))
+
+    return wrapped
+
+
+def recompute(f, args, again=None, f_again=None, tupled=False):
+    """``custom_gradient`` of ``f(*args)`` whose gradient calls ``f_again`` (by default
+    ``f``) on the same inputs once the outputs' gradients are there, inside the context
+    ``again()`` makes (a reusing variable scope, say), and differentiates that call;
+    ``tupled``: the gradients all come out together (``tf.tuple``)."""
+
+    @custom_gradient
+    def inner(*xs):
+        result = f(*xs)
+
+        def grad(*dys, variables=None):
+            variables = list(variables or [])
+            graph = ops.get_default_graph()
+            known = set(map(id, graph.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)))
+            with ops.control_dependencies([d for d in dys if d is not None]):
+                fresh = [array_ops.identity(x) for x in xs]
+                with again() if again else contextlib.nullcontext():
+                    outs = (f_again or f)(*fresh)
+            made = [v.op.name for v in graph.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in known]
+            if made:
+                raise ValueError(f"recompute_grad: calling {getattr(f, '__name__', f)} again for its gradient made "
+                                 f"new variables ({', '.join(made)}) where it should use the ones of its first call: "
+                                 "create them with tf.get_variable (its scope is reused) or outside the function")
+            outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+            grads = gradients(outs, fresh + variables, grad_ys=list(dys))
+            if tupled:
+                grads = control_flow_ops.tuple(grads)
+            return grads[:len(fresh)], grads[len(fresh):]
+
+        return result, grad
+
+    return inner(*args)
 
 
 def grad_pass_through(f):

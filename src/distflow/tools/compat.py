@@ -32,7 +32,7 @@ OUT_OF_SCOPE = {
             "executing_eagerly_outside_functions", "enable_v2_behavior", "enable_v2_tensorshape",
             "disable_v2_tensorshape", "enable_control_flow_v2", "disable_control_flow_v2", "control_flow_v2_enabled",
             "enable_tensor_equality", "disable_tensor_equality", "vectorized_map", "wrap_function", "init_scope",
-            "recompute_grad", "type_spec_from_value", "is_symbolic_tensor", "fftnd", "ifftnd", "rfftnd", "irfftnd",
+            "type_spec_from_value", "is_symbolic_tensor", "fftnd", "ifftnd", "rfftnd", "irfftnd",
             "random_index_shuffle", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad", "tensor_scatter_nd_max",
             "tensor_scatter_nd_min", "check_pinned"]},
         **{name: _RESOURCE for name in ["resource", "variant", "enable_resource_variables", "disable_resource_variables",
@@ -73,6 +73,11 @@ DIFFERENT = {
         "Variable": "a step reads a variable before updating it (TF 1.x left the order to chance)",
         "GraphDef": "distflow's own protocol buffer classes with TensorFlow's field numbers",
         "enable_eager_execution": "raises NotImplementedError (graph mode only)",
+        "recompute_grad": "the second call of the function, for its gradient, re-enters the variable scope of the "
+                          "first, reusing its variables (TF 1.x's made new ones under `tf.get_variable`); one that "
+                          "still makes new variables is a ValueError naming them",
+        "custom_gradient": "variables the function creates need not be resource variables (TF 1.x refused "
+                           "others)",
         "RunMetadata": "a traced step fills `partition_graphs` and `step_stats` (every kernel call with its "
                        "time; a `grpc://` session's step, every task's); there is no `cost_graph`",
         "cond": "one If op whose branches are functions (TF 2's form; a TF 1.x GraphDef's Switch/Merge conds "
@@ -378,7 +383,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "the convolutions (separable and 3-D transposed ones too), pooling, flatten, dropout, batch_norm, layer_norm, "
                       "instance_norm, group_norm, bias_add, softmax, unit_norm, repeat, stack, "
                       "one_hot_encoding, embed_sequence, pool, maxout, spatial_softmax, conv2d_in_plane, "
-                      "images_to_sequence, sequence_to_images, scale_gradient, dense_to_sparse, dense_to_sparse_tensor, "
+                      "images_to_sequence, sequence_to_images, scale_gradient, recompute_grad, dense_to_sparse, "
+                      "dense_to_sparse_tensor, "
                       "indicators_to_sparse_ids, sparse_row_envelope, poincare_normalize, "
                       "the legacy fully connected layers, the Xavier and variance scaling initializers, the L1/L2 "
                       "regularizers, optimize_loss and adaptive_clipping_fn, GDN, the `summarize_*` summaries), "
