@@ -161,3 +161,15 @@ def test_a_custom_gradient_that_reads_variables_must_take_them():
     y = short(tf.constant(1.0))
     with pytest.raises(ValueError, match="gradient for each variable.*got 0 for the 1"):
         tf.gradients(y, v)
+
+
+def test_a_variable_read_both_before_and_inside_the_function_is_counted_once_per_read():
+    # y = sin((x v) v): the gradient of v has a part through the input x v and a part
+    # through f's own read; the recomputation must not count the first a second time.
+    tf.reset_default_graph()
+    v = tf.Variable(0.7, dtype=tf.float64)
+    y = tf.recompute_grad(lambda h: tf.sin(h * v))(tf.constant(X) * v)
+    grad = tf.gradients(tf.reduce_sum(y), v)[0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(grad), np.sum(np.cos(X * 0.49) * 2 * 0.7 * X), rtol=1e-12)

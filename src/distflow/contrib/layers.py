@@ -30,6 +30,7 @@ from .layers_more import (GDN, _inner_flatten, conv2d_in_plane, convolution2d_in
                           indicators_to_sparse_ids, legacy_fully_connected, legacy_linear, legacy_relu, maxout,
                           poincare_normalize, pool, recompute_grad, scale_gradient, sequence_to_images,
                           sparse_row_envelope, spatial_softmax)
+from .rev_block import RevBlock, rev_block  # noqa: F401
 from .layers_utils import collect_named_outputs, constant_value, finish_layer, get_variable_collections
 from .regularizers import (apply_regularization, l1_l2_regularizer, l1_regularizer, l2_regularizer,  # noqa: F401
                            sum_regularizer)

@@ -269,7 +269,7 @@ class _CustomGradientFunction:
         return _with_custom_gradient(f, args, kwargs)
 
 
-def _variables_read(graph: ops.Graph, since: int, exclude) -> list:
+def variables_read(graph: ops.Graph, since: int, exclude) -> list:
     """The trainable variables that ops added to ``graph`` after version ``since`` read
     (their value or their handle), in the order first read; none of ``exclude`` (tensors)."""
     by_tensor = {}
@@ -277,13 +277,13 @@ def _variables_read(graph: ops.Graph, since: int, exclude) -> list:
         for t in (v.value(), v._ref()):
             by_tensor.setdefault(t, v)
     excluded = set(exclude)
+    added = list(itertools.takewhile(lambda op: op._id > since, reversed(graph.get_operations())))
     found: dict = {}
-    for op in graph.get_operations():
-        if op._id > since:
-            for t in op.inputs:
-                v = by_tensor.get(t)
-                if v is not None and t not in excluded:
-                    found.setdefault(id(v), v)
+    for op in reversed(added):
+        for t in op.inputs:
+            v = by_tensor.get(t)
+            if v is not None and t not in excluded:
+                found.setdefault(id(v), v)
     return list(found.values())
 
 
@@ -304,7 +304,7 @@ def _with_custom_gradient(f, args, kwargs):
     result, grad_fn = f(*xs)
     flat = list(result) if isinstance(result, (list, tuple)) else [result]
     ys = [ops.convert_to_tensor(y) for y in flat]
-    variables = _variables_read(graph, since, xs)
+    variables = variables_read(graph, since, xs)
     if variables and not _takes_variables(grad_fn):
         raise TypeError(f"If using @custom_gradient with a function that uses variables, then grad_fn must accept "
                         f"a keyword argument 'variables': {getattr(f, '__name__', f)} reads "
@@ -367,7 +367,7 @@ def recompute(f, args, again=None, f_again=None, tupled=False):
             graph = ops.get_default_graph()
             known = set(map(id, graph.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)))
             with ops.control_dependencies([d for d in dys if d is not None]):
-                fresh = [array_ops.identity(x) for x in xs]
+                fresh = [array_ops.stop_gradient(x) for x in xs]  # (differentiated from here, not further)
                 with again() if again else contextlib.nullcontext():
                     outs = (f_again or f)(*fresh)
             made = [v.op.name for v in graph.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in known]
