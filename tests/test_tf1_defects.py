@@ -999,3 +999,22 @@ def test_a_vocabulary_processor_numbers_words_by_appearance_trims_and_saves_as_j
     (tmp_path / "pickled").write_bytes(b"\x80\x04\x95...")
     with pytest.raises(ValueError, match="pickles"):
         preprocessing.VocabularyProcessor.restore(str(tmp_path / "pickled"))
+
+
+def test_a_variable_is_true_as_tf_1s_and_a_tensor_still_refuses():
+    # (`global_step = global_step or tf.train.get_or_create_global_step()`, as TF 1.x code writes it)
+    v = tf.Variable(0, name="step")
+    assert (v or None) is v
+    with pytest.raises(TypeError, match="as a Python `bool`"):
+        bool(v.value())
+
+
+def test_assigning_to_an_empty_slice_of_a_variable_takes_any_value():
+    # (TF checks the value's shape against the slice's, and writes, only for a non-empty slice)
+    v = tf.Variable(np.arange(16.0).reshape(4, 4))
+    empty = v[8:10, 8:10].assign([[]])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(empty), np.arange(16.0).reshape(4, 4))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"sliced l-value shape \[2, 2\]"):
+            sess.run(v[0:2, 0:2].assign([[1.0, 2.0]]))

@@ -219,6 +219,8 @@ def _strided_slice_assign_kernel(xp, ref, begin, end, strides, value, *, begin_m
     with ref.lock:
         current = ref.read()
         target = current[index]
+        if not np.size(target):  # (an empty slice takes any value: TF checks and writes only non-empty ones)
+            return ref
         if np.shape(target) != np.shape(value):
             raise errors.InvalidArgumentError(
                 None, None, f"sliced l-value shape {list(np.shape(target))} does not match r-value shape "
@@ -554,8 +556,8 @@ class Variable(metaclass=_VariableMeta):
     def __iter__(self):
         raise TypeError(f"Variable '{self.name}' is not iterable.")
 
-    def __bool__(self):
-        raise TypeError("Using a tf.Variable as a Python `bool` is not allowed.")
+    # No __bool__: a variable is true, as TF 1.x's reference variables (`step = step or
+    # tf.train.get_global_step()` works); a resource variable's truth is its value's, refused.
 
 
 class ImportedResourceVariable(Variable):
@@ -565,6 +567,9 @@ class ImportedResourceVariable(Variable):
     ``tf.gradients`` with respect to it sums the gradients of all its reads, and distflow's
     optimizers update it with the ``Resource`` twins of their ops, their slots being distflow's
     reference variables."""
+
+    def __bool__(self):
+        return bool(self._snapshot)  # (a TypeError, as TF's resource variables)
 
     def _as_graph_element(self) -> ops.Tensor:
         return self._snapshot
