@@ -1018,3 +1018,22 @@ def test_assigning_to_an_empty_slice_of_a_variable_takes_any_value():
         np.testing.assert_array_equal(sess.run(empty), np.arange(16.0).reshape(4, 4))
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"sliced l-value shape \[2, 2\]"):
             sess.run(v[0:2, 0:2].assign([[1.0, 2.0]]))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_bias_add_takes_integer_tensors_as_tf(dtype):
+    value = np.arange(24).reshape(2, 3, 4).astype(dtype)
+    bias = np.array([1, -2, 3, 4], dtype)
+    with tf.Session() as sess:
+        nhwc, nchw = sess.run([tf.nn.bias_add(value, bias), tf.nn.bias_add(value, bias[:3], data_format="NCHW")])
+    assert nhwc.dtype == dtype and np.array_equal(nhwc, value + bias)
+    assert np.array_equal(nchw, value + bias[:3].reshape(1, 3, 1))
+
+
+def test_contrib_conv1d_transpose_takes_tf_1s_stride_argument():
+    rng = np.random.default_rng(0)
+    x, f = rng.standard_normal((2, 5, 3)), rng.standard_normal((3, 4, 3))
+    with tf.Session() as sess:
+        old, new = sess.run([tf.contrib.nn.conv1d_transpose(x, f, [2, 10, 4], stride=2, padding="SAME"),
+                             tf.nn.conv1d_transpose(x, f, [2, 10, 4], strides=2, padding="SAME")])
+    np.testing.assert_array_equal(old, new)

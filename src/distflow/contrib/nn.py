@@ -15,13 +15,20 @@ from ..framework import dtypes, ops
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops, nn_impl, nn_ops, random_ops, segment_ops, slicing_ops
 from ..ops.candidate_sampling_ops import _sampled_logits, learned_unigram_candidate_sampler, sampled_softmax_loss
-from ..ops.convolution_ops import conv1d_transpose  # noqa: F401
+from ..ops import convolution_ops
 from ..ops.nn_impl import nth_element  # noqa: F401
 from ..ops.op_util import constant_value
 
 __getattr__ = missing("tf.contrib.nn")
 
 _SELU_ALPHA_PRIME = -1.7580993408473766  # (-scale * alpha of SELU: where a dropped unit goes)
+
+
+def conv1d_transpose(value, filter, output_shape, stride, padding="SAME", data_format="NWC",  # noqa: A002
+                     name=None):
+    """TF 1.x contrib's conv1d_transpose (``stride`` an int): ``tf.nn.conv1d_transpose``."""
+    return convolution_ops.conv1d_transpose(value, filter, output_shape, stride, padding=padding,
+                                            data_format=data_format, name=name)
 
 
 def alpha_dropout(x, keep_prob, noise_shape=None, seed=None, name=None):

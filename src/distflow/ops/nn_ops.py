@@ -460,7 +460,7 @@ def bias_add(value, bias, data_format=None, name=None) -> ops.Tensor:
     """``value + bias`` along the channels: the last dimension, or the second with NCHW."""
     if data_format not in (None, "NHWC", "N...C", "NCHW", "NC..."):
         raise ValueError(f"bias_add: data_format must be NHWC or NCHW, got {data_format!r}")
-    value = float_input("BiasAdd", value)
+    value = real_input("BiasAdd", value)  # (every real type, integers too, as TF)
     bias = ops.convert_to_tensor(bias, dtype=value.dtype.base_dtype)
     if data_format in ("NCHW", "NC..."):
         if value.shape.ndims is None or value.shape.ndims < 2:
