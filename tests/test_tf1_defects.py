@@ -1037,3 +1037,15 @@ def test_contrib_conv1d_transpose_takes_tf_1s_stride_argument():
         old, new = sess.run([tf.contrib.nn.conv1d_transpose(x, f, [2, 10, 4], stride=2, padding="SAME"),
                              tf.nn.conv1d_transpose(x, f, [2, 10, 4], strides=2, padding="SAME")])
     np.testing.assert_array_equal(old, new)
+
+
+def test_argmax_and_argmin_of_an_empty_axis_or_a_wrong_one_fail_the_step_naming_the_op():
+    x, axis = tf.placeholder(tf.float32), tf.placeholder(tf.int32, [])
+    with tf.Session() as sess:
+        assert sess.run(tf.argmax(x, axis), {x: [[1, 3], [4, 2]], axis: 1}).tolist() == [1, 0]
+        for op, value, a, message in ((tf.argmin, np.zeros(0), 0, r"ArgMin: Reduction axis 0 is empty in shape \[0\]"),
+                                      (tf.argmax, np.zeros((2, 0)), -1, r"ArgMax: Reduction axis -1 is empty"),
+                                      (tf.argmax, np.zeros((2, 3)), 2, r"range \[-2, 2\), but got 2"),
+                                      (tf.argmin, 5.0, 0, r"range \[0, 0\), but got 0")):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+                sess.run(op(x, axis), {x: value, axis: a})

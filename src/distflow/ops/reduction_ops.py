@@ -281,14 +281,28 @@ def _arg_dtype(op):
     return op._attr("output_type")
 
 
+def _arg_axis(x, axis, op_type: str) -> int:
+    """``axis`` of ``x`` checked as TF's ArgMax and ArgMin check it when they run."""
+    axis = int(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise errors.InvalidArgumentError(None, None, f"{op_type}: expected dimension in the range [{-x.ndim}, "
+                                          f"{x.ndim}), but got {axis}")
+    if x.shape[axis] == 0:
+        raise errors.InvalidArgumentError(None, None, f"{op_type}: Reduction axis {axis} is empty in shape "
+                                          f"{list(x.shape)}")
+    return axis
+
+
 @register_op("ArgMax", shape=_arg_shape, dtype=_arg_dtype)
 def _argmax_kernel(xp, x, axis, *, output_type):
-    return xp.argmax(_without_nan(xp, x, -np.inf), axis=int(axis)).astype(output_type.as_numpy_dtype)
+    axis = _arg_axis(x, axis, "ArgMax")
+    return xp.argmax(_without_nan(xp, x, -np.inf), axis=axis).astype(output_type.as_numpy_dtype)
 
 
 @register_op("ArgMin", shape=_arg_shape, dtype=_arg_dtype)
 def _argmin_kernel(xp, x, axis, *, output_type):
-    return xp.argmin(_without_nan(xp, x, np.inf), axis=int(axis)).astype(output_type.as_numpy_dtype)
+    axis = _arg_axis(x, axis, "ArgMin")
+    return xp.argmin(_without_nan(xp, x, np.inf), axis=axis).astype(output_type.as_numpy_dtype)
 
 
 def _without_nan(xp, x, fill):
