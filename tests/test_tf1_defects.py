@@ -1049,3 +1049,15 @@ def test_argmax_and_argmin_of_an_empty_axis_or_a_wrong_one_fail_the_step_naming_
                                       (tf.argmin, 5.0, 0, r"range \[0, 0\), but got 0")):
             with pytest.raises(tf.errors.InvalidArgumentError, match=message):
                 sess.run(op(x, axis), {x: value, axis: a})
+
+
+def test_write_file_makes_the_directories_it_writes_into(tmp_path):
+    path = tmp_path / "a" / "b" / "file.txt"
+    blocked = tmp_path / "plain"
+    blocked.write_text("")
+    with tf.Session() as sess:
+        sess.run(tf.write_file(str(path), "contents"))
+        assert path.read_bytes() == b"contents"
+        assert sess.run(tf.read_file(str(path))) == b"contents"
+        with pytest.raises(tf.errors.FailedPreconditionError, match="Not a directory"):
+            sess.run(tf.write_file(str(blocked / "file.txt"), "x"))

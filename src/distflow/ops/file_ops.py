@@ -4,12 +4,14 @@ and ``tf.matching_files`` (the file names a glob pattern matches)."""
 from __future__ import annotations
 
 import glob as _glob
+import os
 
 import numpy as np
 
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
+from ..platform.gfile import os_errors
 from .op_util import make_op, make_tensor
 
 
@@ -45,10 +47,17 @@ def _read_file_kernel(xp, filename):
 
 @register_op("WriteFile", shape=lambda op: [], stateful=True)
 def _write_file_kernel(xp, filename, contents):
+    """Writes the file, making the directories it lies in, as TF's WriteFile does."""
     path = _path(filename)
     data = contents.item() if hasattr(contents, "item") else contents
-    with open(path, "wb") as f:
-        f.write(data if isinstance(data, bytes) else str(data).encode())
+    directory = os.path.dirname(path) or "."
+    with os_errors(path):
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except FileExistsError:  # (a file where a directory should be)
+            raise errors.FailedPreconditionError(None, None, f"{directory}; Not a directory") from None
+        with open(path, "wb") as f:
+            f.write(data if isinstance(data, bytes) else str(data).encode())
 
 
 not_differentiable("ReadFile")

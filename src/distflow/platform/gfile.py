@@ -35,7 +35,7 @@ def _local(path) -> str:
 
 
 @contextlib.contextmanager
-def _os_errors(path):
+def os_errors(path):
     """Turns an OSError about ``path`` into TensorFlow's error class for it."""
     try:
         yield
@@ -71,20 +71,20 @@ class GFile:
 
     def _f(self):
         if self._file is None:
-            with _os_errors(self._path):
+            with os_errors(self._path):
                 self._file = open(self.name, self.mode, **({} if "b" in self.mode else {"encoding": "utf-8"}))
         return self._file
 
     def read(self, n: int = -1):
-        with _os_errors(self._path):
+        with os_errors(self._path):
             return self._f().read(n)
 
     def readline(self):
-        with _os_errors(self._path):
+        with os_errors(self._path):
             return self._f().readline()
 
     def readlines(self):
-        with _os_errors(self._path):
+        with os_errors(self._path):
             return self._f().readlines()
 
     def __iter__(self):
@@ -100,7 +100,7 @@ class GFile:
         text-mode file's bytes unchanged: a PNG written with mode "w", say)."""
         if "b" in self.mode and isinstance(data, str):
             data = data.encode()
-        with _os_errors(self._path):
+        with os_errors(self._path):
             f = self._f()
             if "b" not in self.mode and isinstance(data, (bytes, bytearray, memoryview)):
                 f.flush()
@@ -117,7 +117,7 @@ class GFile:
         return self._f().tell()
 
     def size(self) -> int:
-        with _os_errors(self._path):
+        with os_errors(self._path):
             return os.stat(self.name).st_size
 
     def seekable(self) -> bool:
@@ -154,13 +154,13 @@ def IsDirectory(dirname) -> bool:  # noqa: N802
 
 def MakeDirs(dirname) -> None:  # noqa: N802
     """Creates ``dirname`` and its parents; an existing directory is fine."""
-    with _os_errors(dirname):
+    with os_errors(dirname):
         os.makedirs(_local(dirname), exist_ok=True)
 
 
 def MkDir(dirname) -> None:  # noqa: N802
     """Creates one directory; AlreadyExistsError if it exists, NotFoundError if its parent does not."""
-    with _os_errors(dirname):
+    with os_errors(dirname):
         os.mkdir(_local(dirname))
 
 
@@ -168,7 +168,7 @@ def ListDirectory(dirname) -> list[str]:  # noqa: N802
     """The names in ``dirname`` (not paths), NotFoundError if it is not a directory."""
     if not IsDirectory(dirname):
         raise errors.NotFoundError(None, None, f"Could not find directory {dirname}")
-    with _os_errors(dirname):
+    with os_errors(dirname):
         return os.listdir(_local(dirname))
 
 
@@ -181,13 +181,13 @@ def Glob(filename) -> list[str]:  # noqa: N802
 
 
 def Remove(filename) -> None:  # noqa: N802
-    with _os_errors(filename):
+    with os_errors(filename):
         os.remove(_local(filename))
 
 
 def DeleteRecursively(dirname) -> None:  # noqa: N802
     path = _local(dirname)
-    with _os_errors(dirname):
+    with os_errors(dirname):
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path)
         else:
@@ -199,7 +199,7 @@ def Rename(oldname, newname, overwrite: bool = False) -> None:  # noqa: N802
     new = _local(newname)
     if not overwrite and os.path.exists(new):
         raise errors.AlreadyExistsError(None, None, f"{newname}; File already exists")
-    with _os_errors(oldname):
+    with os_errors(oldname):
         os.replace(_local(oldname), new)
 
 
@@ -207,7 +207,7 @@ def Copy(oldpath, newpath, overwrite: bool = False) -> None:  # noqa: N802
     new = _local(newpath)
     if not overwrite and os.path.exists(new):
         raise errors.AlreadyExistsError(None, None, f"{newpath}; File already exists")
-    with _os_errors(oldpath):
+    with os_errors(oldpath):
         shutil.copyfile(_local(oldpath), new)
 
 
@@ -221,7 +221,7 @@ class FileStatistics:
 
 
 def Stat(filename) -> FileStatistics:  # noqa: N802
-    with _os_errors(filename):
+    with os_errors(filename):
         st = os.stat(_local(filename))
     return FileStatistics(st.st_size, st.st_mtime_ns, os.path.isdir(_local(filename)))
 
