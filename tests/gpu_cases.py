@@ -104,6 +104,12 @@ def _shapes(tf, c):
             tf.ensure_shape(x, [4, 6]), tf.transpose(x, tf.invert_permutation(tf.range(1, -1, -1))), tf.identity_n([x, y])[1], tf.placeholder_with_default(y, [4, 6])], [x, y]
 
 
+def _space_depth(tf, c):
+    x = c([2, 4, 6, 8])
+    return [tf.depth_to_space(x, 2), tf.space_to_depth(x, 2), tf.depth_to_space(x, 2, data_format="NCHW"),
+            tf.space_to_depth(x, 2, data_format="NCHW")], [x]
+
+
 def _elementwise(tf, c):
     x, y = c([4, 5]), c([4, 5])
     z = tf.where(x > y, x, y)
@@ -154,7 +160,7 @@ CASES = dict([
     _binary("greater", lambda tf, x, y: tf.greater(x, y), grad=False),
     ("elementwise", _elementwise), ("linear", _linear), ("xent", _xent), ("conv", _conv), ("pools", _pools),
     ("depthwise", _depthwise), ("reductions", _reductions), ("shapes", _shapes), ("loops", _loops),
-    ("split_concat", _split_concat),
+    ("split_concat", _split_concat), ("space_depth", _space_depth),
 ])
 
 # the op types a training step's bookkeeping runs, checked by the training tests rather than here

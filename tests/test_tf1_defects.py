@@ -1061,3 +1061,32 @@ def test_write_file_makes_the_directories_it_writes_into(tmp_path):
         assert sess.run(tf.read_file(str(path))) == b"contents"
         with pytest.raises(tf.errors.FailedPreconditionError, match="Not a directory"):
             sess.run(tf.write_file(str(blocked / "file.txt"), "x"))
+
+
+def test_depth_to_space_runs_on_images_of_any_size_and_has_its_gradient():
+    # (a sub-pixel convolution's upscaling, on images whose size the graph does not fix)
+    rng = np.random.default_rng(0)
+    images = tf.placeholder(tf.float64, [None, None, None, 8])
+    up = tf.depth_to_space(images, 2)
+    assert up.shape.as_list() == [None, None, None, 2]
+    assert tf.space_to_depth(tf.placeholder(tf.float32), 2).shape.ndims == 4
+    value = rng.standard_normal((2, 3, 5, 8))
+    n, h, w, c = value.shape
+    expected = value.reshape(n, h, w, 2, 2, 2).transpose(0, 1, 3, 2, 4, 5).reshape(n, 2 * h, 2 * w, 2)
+    weights = rng.standard_normal(expected.shape)
+    loss = tf.reduce_sum(up * weights)
+    nchw = tf.depth_to_space(tf.transpose(images, [0, 3, 1, 2]), 2, data_format="NCHW")
+    with tf.Session() as sess:
+        got, grad, got_nchw = sess.run([up, tf.gradients(loss, images)[0], nchw], {images: value})
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(got_nchw, expected.transpose(0, 3, 1, 2))
+        eps, numeric = 1e-6, np.zeros(6)
+        for k, i in enumerate([(0, 0, 0, 0), (1, 2, 4, 7), (0, 1, 3, 5), (1, 0, 2, 1), (0, 2, 0, 6), (1, 1, 1, 3)]):
+            d = np.zeros_like(value)
+            d[i] = eps
+            numeric[k] = (sess.run(loss, {images: value + d}) - sess.run(loss, {images: value - d})) / (2 * eps)
+            assert grad[i] == pytest.approx(numeric[k], rel=1e-6, abs=1e-9)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="SpaceToDepth: Image width 5 and height 3"):
+            sess.run(tf.space_to_depth(images, 2), {images: value})
+    with pytest.raises(ValueError, match="input depth 8 is not divisible by block_size \\* block_size = 9"):
+        tf.depth_to_space(images, 3)

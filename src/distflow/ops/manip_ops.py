@@ -614,44 +614,91 @@ def parallel_stack(values, name="parallel_stack"):
     return array_ops.stack(values, name=name)
 
 
-def _nhwc_of(op, x, block_size, name, data_format):
-    """``op`` (an NHWC block move) on NCHW ``x``: transposed in and the result back, the same
-    elements as TensorFlow's NCHW kernel moves."""
+def _space_shape(op, to_depth: bool):
+    """The output shape of SpaceToDepth (``to_depth``) or DepthToSpace: rank 4 whatever is
+    known of the input, each dimension where the input's is known."""
+    shape, b = op.inputs[0].shape, op._attr("block_size")
+    if shape.ndims is not None and shape.ndims != 4:
+        raise ValueError(f"{op.type} '{op.name}': the input must be 4-D, got shape {shape}")
+    nchw = op._attrs.get("data_format", "NHWC") == "NCHW"
+    dims = shape.as_list() if shape.ndims is not None else [None] * 4
+    n, h, w, c = [dims[i] for i in (0, 2, 3, 1)] if nchw else dims
+    if to_depth:
+        for size, what in ((h, "height"), (w, "width")):
+            if size is not None and size % b:
+                raise ValueError(f"SpaceToDepth '{op.name}': image {what} {size} is not divisible by block_size {b}")
+        out = [n, None if h is None else h // b, None if w is None else w // b, None if c is None else c * b * b]
+    else:
+        if c is not None and c % (b * b):
+            raise ValueError(f"DepthToSpace '{op.name}': input depth {c} is not divisible by block_size * "
+                             f"block_size = {b * b}")
+        out = [n, None if h is None else h * b, None if w is None else w * b, None if c is None else c // (b * b)]
+    return TensorShape([out[i] for i in (0, 3, 1, 2)] if nchw else out)
+
+
+def _nhwc(x, data_format):
+    return x if data_format == "NHWC" else x.transpose(0, 2, 3, 1)
+
+
+def _from_nhwc(x, data_format):
+    return x if data_format == "NHWC" else x.transpose(0, 3, 1, 2)
+
+
+def _space_fail(op_type: str, message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, f"{op_type}: {message}")
+
+
+@register_op("DepthToSpace", shape=lambda op: _space_shape(op, False))
+def _depth_to_space_kernel(xp, input, *, block_size, data_format="NHWC"):  # noqa: A002 - TF's name
+    x, b = _nhwc(input, data_format), block_size
+    if x.ndim != 4:
+        raise _space_fail("DepthToSpace", f"input rank should be 4 instead of {x.ndim}")
+    n, h, w, c = x.shape
+    if c % (b * b):
+        raise _space_fail("DepthToSpace", f"Input depth dimension {c} should be divisible by: {b * b}")
+    out = x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5).reshape(n, h * b, w * b, c // (b * b))
+    return _from_nhwc(out, data_format)
+
+
+@register_op("SpaceToDepth", shape=lambda op: _space_shape(op, True))
+def _space_to_depth_kernel(xp, input, *, block_size, data_format="NHWC"):  # noqa: A002 - TF's name
+    x, b = _nhwc(input, data_format), block_size
+    if x.ndim != 4:
+        raise _space_fail("SpaceToDepth", f"input rank should be 4 instead of {x.ndim}")
+    n, h, w, c = x.shape
+    if h % b or w % b:
+        raise _space_fail("SpaceToDepth", f"Image width {w} and height {h} should be divisible by block_size: {b}")
+    out = x.reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5).reshape(n, h // b, w // b, b * b * c)
+    return _from_nhwc(out, data_format)
+
+
+@register_gradient("DepthToSpace")
+def _depth_to_space_grad(op, grad):  # (the moves are permutations: the inverse move is the adjoint)
+    return _space_op("SpaceToDepth", grad, op._attr("block_size"), op._attrs.get("data_format", "NHWC"), None)
+
+
+@register_gradient("SpaceToDepth")
+def _space_to_depth_grad(op, grad):
+    return _space_op("DepthToSpace", grad, op._attr("block_size"), op._attrs.get("data_format", "NHWC"), None)
+
+
+def _space_op(op_type, x, block_size, data_format, name):
     if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"{op.__name__}: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
-    with ops.name_scope(name, op.__name__, [x]):
-        y = op(array_ops.transpose(x, [0, 2, 3, 1], name="to_NHWC"), block_size)
-        return array_ops.transpose(y, [0, 3, 1, 2], name="to_NCHW")
+        raise ValueError(f"{op_type}: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
+    if int(block_size) < 2:
+        raise ValueError(f"{op_type}: block_size must be at least 2, got {block_size}")
+    return make_tensor(op_type, [ops.convert_to_tensor(x)], {"block_size": int(block_size), "data_format": data_format},
+                       name or op_type)
 
 
 def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
     """Moves ``block_size`` x ``block_size`` spatial blocks into the channels (NHWC, or NCHW)."""
-    if data_format != "NHWC":
-        return _nhwc_of(space_to_depth, input, block_size, name, data_format)
-    x = ops.convert_to_tensor(input)
-    b = int(block_size)
-    with ops.name_scope(name, "SpaceToDepth", [x]):
-        _, h, w, c = x.shape.as_list()
-        if h is None or w is None or c is None:
-            raise ValueError("space_to_depth needs known height, width and channels")
-        y = array_ops.reshape(x, [-1, h // b, b, w // b, b, c])
-        y = array_ops.transpose(y, [0, 1, 3, 2, 4, 5])
-        return array_ops.reshape(y, [-1, h // b, w // b, b * b * c])
+    return _space_op("SpaceToDepth", input, block_size, data_format, name)
 
 
 def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
     """The inverse of space_to_depth (NHWC, or NCHW)."""
-    if data_format != "NHWC":
-        return _nhwc_of(depth_to_space, input, block_size, name, data_format)
-    x = ops.convert_to_tensor(input)
-    b = int(block_size)
-    with ops.name_scope(name, "DepthToSpace", [x]):
-        _, h, w, c = x.shape.as_list()
-        if h is None or w is None or c is None:
-            raise ValueError("depth_to_space needs known height, width and channels")
-        y = array_ops.reshape(x, [-1, h, w, b, b, c // (b * b)])
-        y = array_ops.transpose(y, [0, 1, 3, 2, 4, 5])
-        return array_ops.reshape(y, [-1, h * b, w * b, c // (b * b)])
+    return _space_op("DepthToSpace", input, block_size, data_format, name)
 
 
 def unravel_index(indices, dims, name=None):

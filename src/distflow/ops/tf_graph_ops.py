@@ -336,50 +336,6 @@ def _conjugate_transpose_kernel(xp, x, perm):
     return np.conj(np.transpose(x, [int(p) for p in perm]))
 
 
-# -- images ------------------------------------------------------------------------------
-
-def _nhwc(x, data_format):
-    return x if data_format == "NHWC" else np.transpose(x, (0, 2, 3, 1))
-
-
-def _from_nhwc(x, data_format):
-    return x if data_format == "NHWC" else np.transpose(x, (0, 3, 1, 2))
-
-
-def _space_shape(op, to_depth: bool):
-    shape = op.inputs[0].shape
-    if shape.ndims != 4:
-        return unknown_shape()
-    b = op._attr("block_size")
-    n, h, w, c = shape.as_list() if op._attrs.get("data_format", "NHWC") == "NHWC" else [
-        shape.as_list()[i] for i in (0, 2, 3, 1)]
-    if to_depth:
-        dims = [n, None if h is None else h // b, None if w is None else w // b, None if c is None else c * b * b]
-    else:
-        dims = [n, None if h is None else h * b, None if w is None else w * b, None if c is None else c // (b * b)]
-    return TensorShape(dims if op._attrs.get("data_format", "NHWC") == "NHWC" else [dims[i] for i in (0, 3, 1, 2)])
-
-
-@register_op("DepthToSpace", shape=lambda op: _space_shape(op, False))
-def _depth_to_space_kernel(xp, input, *, block_size, data_format="NHWC"):  # noqa: A002 - TF's name
-    x, b = _nhwc(input, data_format), block_size
-    n, h, w, c = x.shape
-    if b < 2 or c % (b * b):
-        raise _fail("DepthToSpace", f"Input depth dimension {c} should be divisible by: {b * b} (block_size >= 2)")
-    out = x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5).reshape(n, h * b, w * b, c // (b * b))
-    return _from_nhwc(out, data_format)
-
-
-@register_op("SpaceToDepth", shape=lambda op: _space_shape(op, True))
-def _space_to_depth_kernel(xp, input, *, block_size, data_format="NHWC"):  # noqa: A002 - TF's name
-    x, b = _nhwc(input, data_format), block_size
-    n, h, w, c = x.shape
-    if b < 2 or h % b or w % b:
-        raise _fail("SpaceToDepth", f"Image width {w} and height {h} should be divisible by block_size: {b}")
-    out = x.reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5).reshape(n, h // b, w // b, b * b * c)
-    return _from_nhwc(out, data_format)
-
-
 # -- batch normalization -----------------------------------------------------------------
 
 def _channels(data_format) -> int:

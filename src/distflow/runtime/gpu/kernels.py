@@ -48,7 +48,7 @@ _ELEMENTWISE = (
 _LINEAR_ALGEBRA_AND_NN = (
     "BatchMatMulV2", "BiasAdd", "Softmax", "LogSoftmax",
     "SoftmaxCrossEntropyWithLogits", "L2Loss", "AvgPool",
-    "DepthwiseConv2dNative", "Pack", "Unpack", "Squeeze",
+    "DepthwiseConv2dNative", "Pack", "Unpack", "Squeeze", "DepthToSpace", "SpaceToDepth",
 )
 
 _OPTIMIZERS = (
@@ -66,7 +66,7 @@ _CAPTURABLE = frozenset(_ELEMENTWISE + _STATE) - {"CheckNumerics", "Placeholder"
     "ApplyCenteredRMSProp", "Reshape", "Fill", "Tile", "ExpandDims", "BroadcastTo", "Transpose", "ConcatV2", "Slice",
     "StridedSlice", "Pad", "ArgMax", "ArgMin", "Split", "SplitV", "Sum", "Mean", "Max", "Min", "Prod",
     "All", "Any", "Shape", "Size", "Rank", "ReducedShape", "InvertPermutation", "TileGrad", "StridedSliceGrad",
-    "AvgPoolGrad"}
+    "AvgPoolGrad", "DepthToSpace", "SpaceToDepth"}
 
 # op type: (host inputs, host outputs)
 _HOST_MEMORY = {
