@@ -1090,3 +1090,14 @@ def test_depth_to_space_runs_on_images_of_any_size_and_has_its_gradient():
             sess.run(tf.space_to_depth(images, 2), {images: value})
     with pytest.raises(ValueError, match="input depth 8 is not divisible by block_size \\* block_size = 9"):
         tf.depth_to_space(images, 3)
+
+
+def test_a_gather_along_an_axis_known_only_when_the_step_runs_has_a_known_rank():
+    params = tf.constant([[0, 1, 2]])
+    axis = tf.placeholder(tf.int32, [])
+    gathered = tf.gather(params, tf.constant([[0, 0], [0, 0]]), axis=axis)
+    assert gathered.shape.as_list() == [None, None, None]
+    assert tf.gather(params, tf.placeholder(tf.int32), axis=axis).shape.ndims is None
+    with tf.Session() as sess:
+        assert sess.run(gathered, {axis: 1}).shape == (1, 2, 2)
+        assert sess.run(gathered, {axis: 0}).shape == (2, 2, 3)

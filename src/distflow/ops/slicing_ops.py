@@ -234,11 +234,13 @@ def unstack(value, num=None, axis=0, name="unstack") -> list[ops.Tensor]:
 def _gather_shape(op):
     params, indices, axis_t = op.inputs
     axis = known_axis(axis_t)
-    if params.shape.ndims is None or indices.shape.ndims is None or axis is None:
+    if params.shape.ndims is None or indices.shape.ndims is None:
         return TensorShape(None)
+    batch_dims = op._attrs.get("batch_dims", 0)
+    if axis is None:  # (the rank is known all the same)
+        return TensorShape([None] * (params.shape.ndims + indices.shape.ndims - 1 - batch_dims))
     dims = params.shape.as_list()
     axis = normalize_axis(axis, len(dims))
-    batch_dims = op._attrs.get("batch_dims", 0)
     return TensorShape(dims[:axis] + indices.shape.as_list()[batch_dims:] + dims[axis + 1:])
 
 
