@@ -1101,3 +1101,29 @@ def test_a_gather_along_an_axis_known_only_when_the_step_runs_has_a_known_rank()
     with tf.Session() as sess:
         assert sess.run(gathered, {axis: 1}).shape == (1, 2, 2)
         assert sess.run(gathered, {axis: 0}).shape == (2, 2, 3)
+
+
+def test_the_contrib_homes_of_keras_linalg_and_distributions_are_the_modules_they_became():
+    from distflow.contrib.keras import layers, models
+    assert layers is tf.keras.layers and models.Sequential is tf.keras.Sequential
+    assert tf.contrib.linalg.LinearOperatorDiag is tf.linalg.LinearOperatorDiag
+    assert tf.contrib.distributions.Normal is tf.distributions.Normal
+
+
+def test_tf_0_12s_summary_functions_use_their_tags_as_given():
+    with tf.name_scope("train"):
+        tf.contrib.deprecated.scalar_summary(["loss", "accuracy"], tf.constant([0.5, 0.75]))
+        tf.contrib.deprecated.histogram_summary("weights", tf.constant([1.0, 2.0, 3.0]), name="hist")
+        tf.contrib.deprecated.image_summary("digits", tf.zeros([2, 4, 4, 1]), max_images=2)
+        tf.contrib.deprecated.audio_summary("sound", tf.zeros([1, 8]), 8000, collections=["audio"])
+    merged = tf.contrib.deprecated.merge_all_summaries()
+    assert [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)] == [
+        "train/ScalarSummary", "train/hist", "train/ImageSummary"]
+    with tf.Session() as sess:
+        values = tf.Summary.FromString(sess.run(merged)).value
+        sound = tf.Summary.FromString(sess.run(tf.contrib.deprecated.merge_summary(tf.get_collection("audio"))))
+    assert [(v.tag, v.WhichOneof("value")) for v in values] == [
+        ("loss", "simple_value"), ("accuracy", "simple_value"), ("weights", "histo"), ("digits/image/0", "image"),
+        ("digits/image/1", "image")]
+    assert values[1].simple_value == 0.75 and values[2].histo.num == 3
+    assert [v.tag for v in sound.value] == ["sound/audio/0"]  # (max_outputs > 1: numbered, as TF)
