@@ -456,7 +456,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.lookup`'s TF 1.0 names `string_to_index_table_from_file` and `_from_tensor`, "
                       "`tf.contrib.keras`, `tf.contrib.linalg` and `tf.contrib.distributions` (TF 1.2-1.5's homes of "
                       "tf.keras, tf.linalg and tf.distributions: the same modules), `tf.contrib.deprecated` (TF "
-                      "0.12's `scalar_summary` and its kin, tags used as given), "
+                      "0.12's `scalar_summary` and its kin, tags used as given), `tf.contrib.sparsemax` (`sparsemax`, "
+                      "`sparsemax_loss`), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
