@@ -15,5 +15,9 @@ from .ops.candidate_sampling_ops import (all_candidate_sampler, fixed_unigram_ca
                                          uniform_candidate_sampler)
 from .ops.math_extra import categorical  # noqa: F401
 from .ops.random_ops import multinomial  # noqa: F401
+from .ops.stateless_random_ops import stateless_categorical, stateless_multinomial  # noqa: F401
+from .ops.stateless_random_ops import stateless_random_normal as stateless_normal  # noqa: F401
+from .ops.stateless_random_ops import stateless_random_uniform as stateless_uniform  # noqa: F401
+from .ops.stateless_random_ops import stateless_truncated_normal  # noqa: F401
 
 __getattr__ = missing("tf.random")

@@ -47,15 +47,19 @@ def _random_normal_kernel(ctx, shape, *, dtype, seed, seed2):
     return _draw(seeded_generator(ctx, seed, seed2).standard_normal, shape, dtype)
 
 
-@register_op("TruncatedNormal", shape=_random_shape, dtype=_random_dtype, stateful=True)
-def _truncated_normal_kernel(ctx, shape, *, dtype, seed, seed2):
-    gen = seeded_generator(ctx, seed, seed2)
-    out = gen.standard_normal(shape.tolist())
-    bad = np.abs(out) > 2.0  # NOTE: TF redraws values more than 2 stddevs from the mean
+def truncated_standard_normal(gen: np.random.Generator, shape) -> np.ndarray:
+    """Standard normal samples, each more than 2 from 0 drawn again (as TF's)."""
+    out = gen.standard_normal(shape)
+    bad = np.abs(out) > 2.0
     while bad.any():
         out[bad] = gen.standard_normal(int(bad.sum()))
         bad = np.abs(out) > 2.0
-    return out.astype(dtype.as_numpy_dtype)
+    return out
+
+
+@register_op("TruncatedNormal", shape=_random_shape, dtype=_random_dtype, stateful=True)
+def _truncated_normal_kernel(ctx, shape, *, dtype, seed, seed2):
+    return truncated_standard_normal(seeded_generator(ctx, seed, seed2), shape.tolist()).astype(dtype.as_numpy_dtype)
 
 
 @register_op("RandomUniform", shape=_random_shape, dtype=_random_dtype, stateful=True)
@@ -195,12 +199,18 @@ def random_crop(value, size, seed=None, name=None):
         return slicing_ops.slice(value, offset, size)
 
 
+def normalized_probabilities(logits) -> np.ndarray:
+    """The softmax of each row of ``logits``, in float64 (what a draw of classes needs)."""
+    logits = np.asarray(logits, dtype=np.float64)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
 @register_op("Multinomial", shape=lambda op: TensorShape([op.inputs[0].shape[0], None]),
              dtype=lambda op: op._attr("output_dtype"), stateful=True)
 def _multinomial_kernel(ctx, logits, num_samples, *, seed, seed2, output_dtype):
     gen = seeded_generator(ctx, seed, seed2)
-    p = np.exp(logits - logits.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
+    p = normalized_probabilities(logits)
     n = int(num_samples)
     return np.stack([gen.choice(p.shape[1], size=n, p=row) for row in p]).astype(output_dtype.as_numpy_dtype)
 

@@ -457,7 +457,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.keras`, `tf.contrib.linalg` and `tf.contrib.distributions` (TF 1.2-1.5's homes of "
                       "tf.keras, tf.linalg and tf.distributions: the same modules), `tf.contrib.deprecated` (TF "
                       "0.12's `scalar_summary` and its kin, tags used as given), `tf.contrib.sparsemax` (`sparsemax`, "
-                      "`sparsemax_loss`), "
+                      "`sparsemax_loss`), `tf.contrib.stateless` (and tf.random's `stateless_*`: the same seed gives "
+                      "the same numbers everywhere, though not TensorFlow's numbers), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
