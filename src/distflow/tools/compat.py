@@ -459,6 +459,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "0.12's `scalar_summary` and its kin, tags used as given), `tf.contrib.sparsemax` (`sparsemax`, "
                       "`sparsemax_loss`), `tf.contrib.stateless` (and tf.random's `stateless_*`: the same seed gives "
                       "the same numbers everywhere, though not TensorFlow's numbers), "
+                      "`tf.contrib.all_reduce` (ring, recursive halving and doubling, shuffle, NCCL and their "
+                      "two-level forms, built into the graph), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
