@@ -461,6 +461,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "the same numbers everywhere, though not TensorFlow's numbers), "
                       "`tf.contrib.all_reduce` (ring, recursive halving and doubling, shuffle, NCCL and their "
                       "two-level forms, built into the graph), "
+                      "`tf.contrib.factorization`'s k-means (`KMeans`, `KMeansClustering`, which is also "
+                      "`tf.estimator.experimental.KMeans`: the first step sets the centers from its own batch, and a "
+                      "center without points stays where it is; not WALS nor the Gaussian mixture), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
