@@ -242,6 +242,16 @@ def test_the_iris_estimator_tutorials_reach_their_accuracy(program):
 
 
 @needs_digits
+def test_the_kmeans_estimator_finds_the_iris_species_it_was_not_told():
+    out, _ = run("kmeans_clustering.py")
+    scores = [numbers(line)[-1] for line in out.splitlines() if line.startswith("score:")]
+    assert len(scores) == 10 and scores[-1] <= min(scores) + 1e-3
+    assert scores[-1] == pytest.approx(78.85, abs=0.05)  # (k-means' best on iris: scikit-learn's inertia)
+    assert numbers(last_line_with(out, "cluster purity"))[-1] >= 0.88
+    assert last_line_with(out, "delta:").endswith(" 0.0")  # converged
+
+
+@needs_digits
 def test_the_contrib_learn_quickstart_of_tensorflow_1_0_classifies_the_new_flowers():
     out, _ = run("iris_contrib_learn.py")
     assert numbers(last_line_with(out, "Test Accuracy"))[-1] >= 0.9
