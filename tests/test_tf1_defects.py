@@ -1127,3 +1127,14 @@ def test_tf_0_12s_summary_functions_use_their_tags_as_given():
         ("digits/image/1", "image")]
     assert values[1].simple_value == 0.75 and values[2].histo.num == 3
     assert [v.tag for v in sound.value] == ["sound/audio/0"]  # (max_outputs > 1: numbered, as TF)
+
+
+def test_softmax_along_an_axis_the_input_lacks_says_which_and_tile_keeps_the_rank_of_its_multiples():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Dimension \(100\) must be in the range \[-1, 1\)"):
+        tf.nn.softmax([1.0, 2.0, 3.0, 4.0], dim=100)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Dimension \(-3\) must be in the range \[-2, 2\)"):
+        tf.nn.log_softmax([[1.0, 2.0]], axis=-3)
+    tiled = tf.tile(tf.placeholder(tf.float32), [1, 2, 3, 4])
+    assert tiled.shape.as_list() == [None, None, None, None]
+    with tf.Session() as sess:
+        assert sess.run(tiled, {tiled.op.inputs[0]: np.zeros((1, 1, 1, 1))}).shape == (1, 2, 3, 4)

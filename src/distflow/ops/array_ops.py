@@ -595,8 +595,9 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None) -> ops.Tensor:  # no
 def _tile_shape(op):
     x, multiples_t = op.inputs
     multiples = constant_value(multiples_t)
-    if x.shape.ndims is None:
-        return TensorShape(None)
+    if x.shape.ndims is None:  # (the rank is the length of multiples, where that is known)
+        length = multiples_t.shape[0] if multiples_t.shape.ndims == 1 else None
+        return TensorShape(None) if length is None else TensorShape([None] * length)
     dims = x.shape.as_list()
     if multiples is None:
         return TensorShape([None] * len(dims))

@@ -243,7 +243,11 @@ def _log_softmax_grad(op, grad):
 def _last_axis(op_type, logits, axis, name, dim=None):
     logits = float_input(op_type, logits)
     axis = dim if axis is None else axis
-    if axis is None or axis == -1 or (logits.shape.ndims is not None and axis == logits.shape.ndims - 1):
+    r = logits.shape.ndims
+    if axis is not None and r is not None and not -r <= axis < r:
+        raise errors.InvalidArgumentError(None, None, f"Dimension ({axis}) must be in the range [{-r}, {r}) where {r} "
+                                                      f"is the number of dimensions in the input ('{op_type}')")
+    if axis is None or axis == -1 or (r is not None and axis == r - 1):
         return make_tensor(op_type, [logits], None, name or op_type)
     moved = _swap_last(logits, axis)
     return _swap_last(make_tensor(op_type, [moved], None), axis, name=name)
