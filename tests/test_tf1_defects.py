@@ -1138,3 +1138,21 @@ def test_softmax_along_an_axis_the_input_lacks_says_which_and_tile_keeps_the_ran
     assert tiled.shape.as_list() == [None, None, None, None]
     with tf.Session() as sess:
         assert sess.run(tiled, {tiled.op.inputs[0]: np.zeros((1, 1, 1, 1))}).shape == (1, 2, 3, 4)
+
+
+@pytest.mark.parametrize("axes", [1, [[1, 2], [1, 0]], [[-2], [1]]])
+def test_tensordot_of_inputs_whose_rank_is_known_only_at_run_time(axes):
+    rng = np.random.default_rng(0)
+    a_value, b_value = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 3, 5))
+    a, b = tf.placeholder(tf.float64), tf.placeholder(tf.float64)
+    known_a, known_b = tf.constant(a_value), tf.constant(b_value)
+    dynamic, static = tf.tensordot(a, b, axes), tf.tensordot(known_a, known_b, axes)
+    assert dynamic.shape.ndims is None
+    grads = tf.gradients(tf.reduce_sum(tf.sin(dynamic)), [a, b])
+    want_grads = tf.gradients(tf.reduce_sum(tf.sin(static)), [known_a, known_b])
+    numpy_axes = axes if isinstance(axes, int) else [[x % 3 for x in axes[0]], [x % 3 for x in axes[1]]]
+    with tf.Session() as sess:
+        got, got_grads, want = sess.run([dynamic, grads, want_grads], {a: a_value, b: b_value})
+    np.testing.assert_allclose(got, np.tensordot(a_value, b_value, numpy_axes), rtol=1e-12)
+    for g, w in zip(got_grads, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)

@@ -466,7 +466,7 @@ def tensordot(a, b, axes, name=None):
     a = ops.convert_to_tensor(a)
     b = ops.convert_to_tensor(b, dtype=a.dtype.base_dtype)
     if a.shape.ndims is None or b.shape.ndims is None:
-        raise ValueError("tensordot needs inputs of known rank")
+        return _tensordot_of_unknown_rank(a, b, axes, name)
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     ra, rb = a.shape.ndims, b.shape.ndims
     if isinstance(axes, int):
@@ -481,6 +481,34 @@ def tensordot(a, b, axes, name=None):
         sb[j] = sa[i]
     out = [c for k, c in enumerate(sa) if k not in a_axes] + [c for k, c in enumerate(sb) if k not in b_axes]
     return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b, name=name or "Tensordot")
+
+
+def _tensordot_of_unknown_rank(a, b, axes, name):
+    """tensordot where a rank is known only when the step runs: each input transposed so
+    that its summed axes are last (a) or first (b), flattened to a matrix, multiplied, and
+    the product shaped as the free dimensions of a, then of b."""
+    with ops.name_scope(name, "Tensordot", [a, b]) as scope:
+        ra, rb = array_ops.rank(a), array_ops.rank(b)
+        if isinstance(axes, (int, np.integer)):
+            a_axes, b_axes = math_ops.range_(ra - int(axes), ra), math_ops.range_(0, int(axes))
+        else:
+            a_axes, b_axes = [ops.convert_to_tensor(np.atleast_1d(x).astype(np.int32)) for x in axes]
+            a_axes, b_axes = math_ops.floormod(a_axes, ra), math_ops.floormod(b_axes, rb)
+        a2, a_free = _as_matrix(a, ra, a_axes, axes_first=False)
+        b2, b_free = _as_matrix(b, rb, b_axes, axes_first=True)
+        return array_ops.reshape(math_ops.matmul(a2, b2), slicing_ops.concat([a_free, b_free], 0), name=scope)
+
+
+def _as_matrix(x, rank, axes, axes_first: bool):
+    """``x`` as a matrix of its free dimensions by its ``axes`` (or the transpose), and the
+    free dimensions' sizes."""
+    shape = array_ops.shape(x)
+    free = setdiff1d(math_ops.range_(0, rank), axes)[0]
+    free_dims, axes_dims = slicing_ops.gather(shape, free), slicing_ops.gather(shape, axes)
+    rows, cols = reduction_ops.reduce_prod(free_dims), reduction_ops.reduce_prod(axes_dims)
+    perm = slicing_ops.concat([axes, free], 0) if axes_first else slicing_ops.concat([free, axes], 0)
+    matrix_shape = array_ops.stack([cols, rows] if axes_first else [rows, cols])
+    return array_ops.reshape(array_ops.transpose(x, perm), matrix_shape), free_dims
 
 
 @register_op("Cross", shape=lambda op: op.inputs[0].shape)
