@@ -139,10 +139,20 @@ class RevBlock:
 
         return block(x1, x2, *self.f_side_input, *self.g_side_input)
 
+    def _called_again(self, fns, i: int, part: str, x, side, dy):
+        """Layer ``i``'s ``part`` (f or g) called again on ``x`` and differentiated from
+        ``dy``: its value, the gradients of ``x`` and of each side input, and the variables
+        it read, each with its gradient."""
+        graph = ops.get_default_graph()
+        since = graph.version
+        out = self._call(fns, i, part, x, side)
+        read = variables_read(graph, since, ())
+        grads = gradients(out, [x, *side, *read], grad_ys=dy)
+        return out, grads[0], grads[1:len(side) + 1], list(zip(read, grads[len(side) + 1:]))
+
     def _gradients(self, y1, y2, dy1, dy2, f_side, g_side, variables):
         """The gradients of (x1, x2, the side inputs) and of ``variables``, from the top layer
         down, each layer's inputs computed back from its outputs."""
-        graph = ops.get_default_graph()
         side_grads = [None] * (len(f_side) + len(g_side))
         var_grads: dict = {}
         # Each layer is differentiated from the values computed back, not through them.
@@ -150,22 +160,16 @@ class RevBlock:
             y1, y2 = array_ops.stop_gradient(y1), array_ops.stop_gradient(y2)
         for i in reversed(range(self.num_layers)):
             # y2 = x2 + g(y1): g's gradients, and y1's through g
-            since = graph.version
-            gy1 = self._call(self.g, i, "g", y1, g_side)
-            g_vars = variables_read(graph, since, ())
-            grads = gradients(gy1, [y1, *g_side, *g_vars], grad_ys=dy2)
-            dy1 = _plus(dy1, grads[0])
+            gy1, dy1_of_g, g_side_grads, g_var_grads = self._called_again(self.g, i, "g", y1, g_side, dy2)
+            dy1 = _plus(dy1, dy1_of_g)
             x2 = array_ops.stop_gradient(math_ops.subtract(y2, gy1))
             # y1 = x1 + f(x2): f's gradients, and x2's through f
-            since = graph.version
-            fx2 = self._call(self.f, i, "f", x2, f_side)
-            f_vars = variables_read(graph, since, ())
-            f_grads = gradients(fx2, [x2, *f_side, *f_vars], grad_ys=dy1)
-            dy2 = _plus(dy2, f_grads[0])
+            fx2, dx2_of_f, f_side_grads, f_var_grads = self._called_again(self.f, i, "f", x2, f_side, dy1)
+            dy2 = _plus(dy2, dx2_of_f)
             x1 = array_ops.stop_gradient(math_ops.subtract(y1, fx2))
-            for k, grad in enumerate(f_grads[1:len(f_side) + 1] + grads[1:len(g_side) + 1]):
+            for k, grad in enumerate(f_side_grads + g_side_grads):
                 side_grads[k] = _plus(side_grads[k], grad)
-            for v, grad in zip(f_vars + g_vars, f_grads[len(f_side) + 1:] + grads[len(g_side) + 1:]):
+            for v, grad in f_var_grads + g_var_grads:
                 var_grads[id(v)] = _plus(var_grads.get(id(v)), grad)
             y1, y2 = x1, x2
         return [dy1, dy2, *side_grads], [var_grads.get(id(v)) for v in variables]
