@@ -29,6 +29,8 @@ CASES = {
         lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "VALID") ** 2, [r(1, 4, 4, 2), r(2, 2, 2, 1)], 2),
     "DepthwiseConv2dNativeBackpropInput": (
         lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME") ** 2, [r(1, 3, 3, 2), r(2, 2, 2, 2)], 2),
+    "DepthToSpace": (lambda x: tf.depth_to_space(x, 2) ** 2, [r(1, 2, 3, 8)], 1),
+    "SpaceToDepth": (lambda x: tf.space_to_depth(x, 2, data_format="NCHW") ** 2, [r(1, 2, 4, 2)], 1),
     "DynamicStitch": (lambda a, b: tf.dynamic_stitch([tf.constant([0, 2]), tf.constant([1])], [a, b]),
                       [r(2, 3), r(1, 3)], 1),
     "EnsureShape": (lambda x: tf.ensure_shape(x * 3.0, [2, 3]), [r(2, 3)], 1),

@@ -1156,3 +1156,15 @@ def test_tensordot_of_inputs_whose_rank_is_known_only_at_run_time(axes):
     np.testing.assert_allclose(got, np.tensordot(a_value, b_value, numpy_axes), rtol=1e-12)
     for g, w in zip(got_grads, want):
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_decode_base64_says_whether_a_character_or_the_length_is_wrong():
+    encoded = tf.placeholder(tf.string)
+    decoded = tf.decode_base64(encoded)
+    with tf.Session() as sess:
+        assert sess.run(decoded, {encoded: "ZGlzdGZsb3c"}) == b"distflow"  # (padding may be left off)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="length: 9, 1 modulo 4"):
+            sess.run(decoded, {encoded: "ZGlzdGZsb"})
+        for bad in ("ZGl+", "ZGl/", "ZG?z"):  # (not web-safe, or not base64 at all)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="invalid character"):
+                sess.run(decoded, {encoded: bad})

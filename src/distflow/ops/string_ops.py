@@ -146,9 +146,12 @@ def _encode_base64_kernel(xp, x, *, pad):
 @register_op("DecodeBase64", shape=_strings, dtype=lambda op: dtypes.string)
 def _decode_base64_kernel(xp, x):
     def decode(b):
-        if not _WEB_SAFE.fullmatch(b) or len(b.rstrip(b"=")) % 4 == 1:
-            raise errors.InvalidArgumentError(None, None, f"DecodeBase64: invalid character found in base64 or "
-                                                          f"wrong length: {b[:40]!r}")
+        if not _WEB_SAFE.fullmatch(b):
+            raise errors.InvalidArgumentError(None, None, f"DecodeBase64: invalid character found in web-safe "
+                                                          f"base64: {b[:40]!r}")
+        if len(b.rstrip(b"=")) % 4 == 1:
+            raise errors.InvalidArgumentError(None, None, f"DecodeBase64: invalid base64 length: "
+                                                          f"{len(b.rstrip(b'='))}, 1 modulo 4: {b[:40]!r}")
         return base64.urlsafe_b64decode(b.rstrip(b"=") + b"=" * (-len(b.rstrip(b"=")) % 4))
     return _map(decode, x)
 
