@@ -36,7 +36,7 @@ import numpy as np
 from ..framework import dtypes, ops, tensor_shape
 from ..framework.ops import GraphKeys
 from ..ops import (array_ops, categorical_ops, check_ops, hash_ops, init_ops, math_ops, nn_ops, reduction_ops,
-                   slicing_ops)
+                   segment_ops, slicing_ops)
 from ..ops import variable_scope as vs
 from ..ops.control_flow_v2 import cond
 from ..ops.nd_ops import gather_nd
@@ -525,6 +525,41 @@ class _KeyedColumn(_CategoricalColumn):
         return _CategoricalColumn.IdWeightPair(inputs.get(self), None)
 
 
+class _SequenceCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "_SequenceCategoricalColumn", ["categorical_column"])):
+    """A categorical column whose feature is a sequence of ids a example, [batch, steps]: its
+    ids get a third dimension, one id a step, so that an embedding or indicator column of it
+    is [batch, steps, ...] (``tf.contrib.feature_column.sequence_input_layer``)."""
+
+    @property
+    def name(self):
+        return self.categorical_column.name
+
+    @property
+    def _parse_example_spec(self):
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs):
+        return self.categorical_column._transform_feature(inputs)
+
+    @property
+    def _num_buckets(self):
+        return self.categorical_column._num_buckets
+
+    def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
+        pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
+        return _CategoricalColumn.IdWeightPair(_one_per_step(pair.id_tensor),
+                                               None if pair.weight_tensor is None else
+                                               _one_per_step(pair.weight_tensor))
+
+
+def _one_per_step(sparse) -> SparseTensor:
+    """A [batch, steps] SparseTensor as [batch, steps, 1]."""
+    n = array_ops.shape(sparse.indices, out_type=dtypes.int64)[0]
+    indices = slicing_ops.concat([sparse.indices, array_ops.zeros(array_ops.stack([n, 1]), dtypes.int64)], 1)
+    return SparseTensor(indices, sparse.values, slicing_ops.concat([sparse.dense_shape, [1]], 0))
+
+
 def _with_values(sparse, values) -> SparseTensor:
     return SparseTensor(sparse.indices, values, sparse.dense_shape)
 
@@ -810,6 +845,41 @@ class _IndicatorColumn(_DenseColumn, collections.namedtuple("_IndicatorColumn", 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
         return inputs.get(self)
 
+    def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        return _sequence_of(self, inputs, weight_collections, trainable, "indicator_column")
+
+
+def _sequence_length(sparse, num_elements=1):
+    """The number of steps of each example of a [batch, steps, ...] SparseTensor (0 for an
+    example without values): its last index on the second dimension plus 1, over
+    ``num_elements`` values a step."""
+    with ops.name_scope(None, "sequence_length"):
+        rows, columns = sparse.indices[:, 0], sparse.indices[:, 1]
+        last = segment_ops.unsorted_segment_max(columns + 1, rows, sparse.dense_shape[0])
+        length = math_ops.maximum(last, 0)  # (unsorted_segment_max fills empty rows with the lowest int64)
+        if num_elements != 1:
+            length = math_ops.cast(math_ops.ceil(math_ops.cast(length, dtypes.float32) / num_elements), dtypes.int64)
+        return length
+
+
+def _check_sequence(column, what):
+    if not isinstance(column.categorical_column, _SequenceCategoricalColumn):
+        raise ValueError(f"In {what}: {column.name}. categorical_column must be of type _SequenceCategoricalColumn "
+                         f"to use sequence_input_layer. Suggested fix: Use one of "
+                         f"sequence_categorical_column_with_*. Given (type {type(column.categorical_column)}): "
+                         f"{column.categorical_column}")
+
+
+def _sequence_of(column, inputs, weight_collections, trainable, what):
+    """A dense column of a sequence categorical column, [batch, steps, ...], and its lengths."""
+    _check_sequence(column, what)
+    dense = column._get_dense_tensor(inputs, weight_collections=weight_collections, trainable=trainable)
+    ids = column.categorical_column._get_sparse_tensors(inputs).id_tensor
+    return TensorSequenceLengthPair(dense, _sequence_length(ids))
+
+
+TensorSequenceLengthPair = collections.namedtuple("TensorSequenceLengthPair", ["dense_tensor", "sequence_length"])
+
 
 def indicator_column(categorical_column):
     if not isinstance(categorical_column, _CategoricalColumn):
@@ -857,6 +927,9 @@ class _EmbeddingColumn(_Embedded, collections.namedtuple(
                                 dtype=dtypes.float32, initializer=self.initializer,
                                 trainable=self.trainable and trainable is not False, collections=weight_collections)
         return _lookup_embedding(self, inputs, table, weight_collections, trainable)
+
+    def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        return _sequence_of(self, inputs, weight_collections, trainable, "embedding_column")
 
 
 def _check_embedding_arguments(dimension, combiner, initializer, ckpt_to_load_from, tensor_name_in_ckpt):

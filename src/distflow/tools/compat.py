@@ -328,8 +328,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "`embedding_column`, `shared_embedding_columns`, `weighted_categorical_column`, "
                       "`input_layer`, `linear_model`, `make_parse_example_spec`; features dense or SparseTensors "
                       "(`parse_example`'s); TF 1.x's column protocol (`_DenseColumn`, `_CategoricalColumn`, "
-                      "`_LazyBuilder`), so that columns written for TF work; embeddings from checkpoints; not the "
-                      "sequence columns")
+                      "`_LazyBuilder`), so that columns written for TF work; embeddings from checkpoints; the "
+                      "sequence columns are `tf.contrib.feature_column`'s, as in TF 1.x")
         elif name == "keras":
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
                       "`Sequential`, functional and subclassed `Model` (models as layers of models), "
@@ -464,6 +464,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.factorization`'s k-means (`KMeans`, `KMeansClustering`, which is also "
                       "`tf.estimator.experimental.KMeans`: the first step sets the centers from its own batch, and a "
                       "center without points stays where it is; not WALS nor the Gaussian mixture), "
+                      "`tf.contrib.feature_column` (the sequence columns of TF 1.13-1.15: "
+                      "`sequence_categorical_column_with_*`, `sequence_numeric_column`, `sequence_input_layer`, "
+                      "`concatenate_context_input`), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
