@@ -87,3 +87,35 @@ def test_columns_that_are_not_sequences_and_lengths_that_differ_are_refused():
             sess.run(layer)
     assert tf.feature_column.make_parse_example_spec([cat, short]) == {
         "ids": tf.VarLenFeature(tf.int64), "nums": tf.VarLenFeature(tf.float32)}
+
+
+def _sequences(n, seed):
+    """Sequences of 1-6 ids in [0, 4); half get a 4 somewhere, the label."""
+    r = np.random.default_rng(seed)
+    seqs = [r.integers(0, 4, r.integers(1, 7)) for _ in range(n)]
+    for s in seqs[: n // 2]:
+        s[r.integers(len(s))] = 4
+    r.shuffle(seqs)
+    indices = [[i, t] for i, s in enumerate(seqs) for t in range(len(s))]
+    values = np.concatenate(seqs).astype(np.int64)
+    labels = np.array([int(4 in s) for s in seqs])
+
+    def input_fn():
+        return {"ids": tf.SparseTensor(indices, tf.constant(values), [n, 6])}, tf.constant(labels)
+
+    return input_fn
+
+
+def test_the_rnn_classifier_learns_whether_a_sequence_holds_an_id(tmp_path):
+    column = tf.feature_column.embedding_column(sfc.sequence_categorical_column_with_identity("ids", 5), 4)
+    classifier = tf.contrib.estimator.RNNClassifier(sequence_feature_columns=[column], num_units=[16],
+                                                    cell_type="lstm", optimizer=tf.train.AdamOptimizer(0.05),
+                                                    model_dir=str(tmp_path), config=tf.estimator.RunConfig(
+                                                        tf_random_seed=1))
+    classifier.train(_sequences(200, 0), steps=120)
+    assert classifier.evaluate(_sequences(200, 1), steps=1)["accuracy"] >= 0.9
+    names = classifier.get_variable_names()
+    assert "rnn/logits/dense/kernel" in names and "rnn/rnn/basic_lstm_cell/kernel" in names
+    assert "rnn/sequence_input_layer/sequence_input_layer/ids_embedding/embedding_weights" in names
+    with pytest.raises(ValueError, match="num_units and cell_type must not be specified"):
+        tf.contrib.estimator.RNNClassifier([column], num_units=[4], rnn_cell_fn=lambda mode: None)

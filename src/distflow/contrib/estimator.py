@@ -12,6 +12,7 @@ from ..estimator.early_stopping import (make_early_stopping_hook, read_eval_metr
                                         stop_if_higher_hook, stop_if_lower_hook, stop_if_no_decrease_hook,
                                         stop_if_no_increase_hook)
 from ..estimator.estimator import Estimator, ModeKeys
+from .estimator_rnn import RNNClassifier  # noqa: F401
 from ..ops import clip_ops
 from ..train.optimizer import Optimizer
 
