@@ -1,6 +1,6 @@
 """``tf.contrib.estimator.RNNClassifier`` (TF 1.13-1.15): a recurrent network over sequence
-feature columns, its last relevant output to the logits. (``RNNEstimator``, which takes a
-head, is not built: contrib's head functions are not.)
+feature columns, its last relevant output to the logits (``RNNEstimator``, the same model
+with a head of one's choice, is in estimator_heads.py).
 
 The model: ``sequence_input_layer`` of the sequence columns (with the context columns'
 ``input_layer`` beside every step), a ``dynamic_rnn`` of the cell (``cell_type`` basic_rnn,

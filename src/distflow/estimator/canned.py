@@ -75,7 +75,7 @@ class _Head:
         key = self.weight_column if isinstance(self.weight_column, str) else self.weight_column.key
         return array_ops.reshape(math_ops.cast(features[key], dtypes.float32), [-1, 1])
 
-    def spec(self, features, mode, logits, labels, train_op_fn) -> EstimatorSpec:
+    def spec(self, features, mode, logits, labels, train_op_fn, regularization_losses=None) -> EstimatorSpec:
         predictions = self._predictions(logits)
         if mode == ModeKeys.PREDICT:
             return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(predictions))
@@ -90,6 +90,8 @@ class _Head:
             unreduced = array_ops.expand_dims(nn.sparse_softmax_cross_entropy_with_logits(
                 labels=labels, logits=logits), 1)
         loss = compute_weighted_loss(unreduced, weights, reduction=self.loss_reduction)
+        if regularization_losses:  # (added to the loss trained and reported, as TF's heads add them)
+            loss = math_ops.add_n([loss, *regularization_losses])
         if mode == ModeKeys.TRAIN:
             return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op_fn(loss))
         return EstimatorSpec(mode, predictions=predictions, loss=loss,

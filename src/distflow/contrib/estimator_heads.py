@@ -1,0 +1,127 @@
+"""``tf.contrib.estimator``'s heads and the estimators that take one (TF 1.5-1.15).
+
+A head turns a model's logits into an ``EstimatorSpec``: the loss, the predictions, the
+metrics and the exported signatures of a binary classifier, a multi-class classifier or a
+regressor, as the canned estimators have them (estimator/canned.py's heads).
+``head.create_estimator_spec(features, mode, logits, labels, optimizer=...)`` is what a
+``model_fn`` returns; ``DNNEstimator``, ``LinearEstimator`` and ``RNNEstimator`` are the
+canned models with the head given. (``multi_label_head``, ``poisson_regression_head``,
+``multi_head`` and a head's ``loss_fn`` or ``thresholds`` are not built.)
+"""
+
+from __future__ import annotations
+
+from .. import nn
+from ..estimator.canned import _Canned, _check_columns, _combined_model_fn, _Head
+from ..estimator.estimator import ModeKeys
+from ..losses import Reduction
+from ..train.training_util import get_global_step
+from .estimator_rnn import USE_DEFAULT, _checked, _rnn_model_fn
+
+
+class _PublicHead(_Head):
+    """A head a ``model_fn`` calls (``create_estimator_spec``)."""
+
+    def __init__(self, kind, name=None, **kwargs):
+        super().__init__(kind, **kwargs)
+        self.name = name
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None, train_op_fn=None,
+                              regularization_losses=None):
+        """The EstimatorSpec of ``logits``: in TRAIN mode the train op is ``optimizer``'s minimize
+        of the loss (with the global step), or ``train_op_fn(loss)``."""
+        if mode == ModeKeys.TRAIN:
+            if optimizer is not None and train_op_fn is not None:
+                raise ValueError("train_op_fn and optimizer cannot both be set.")
+            if optimizer is None and train_op_fn is None:
+                raise ValueError("train_op_fn and optimizer cannot both be None.")
+        if optimizer is not None:
+            def train_op_fn(loss):
+                return optimizer.minimize(loss, global_step=get_global_step())
+        if mode != ModeKeys.PREDICT and labels is None:
+            raise ValueError(f"The {self.kind} head needs labels in {mode} mode")
+        return self.spec(features, mode, logits, labels, train_op_fn, regularization_losses)
+
+
+def _not_built(loss_fn=None, thresholds=None):
+    if loss_fn is not None:
+        raise NotImplementedError("a head's loss_fn is not supported by distflow: its loss is the head's own")
+    if thresholds is not None:
+        raise NotImplementedError("a head's thresholds (precision and recall at thresholds) are not supported by "
+                                  "distflow")
+
+
+def binary_classification_head(weight_column=None, thresholds=None, label_vocabulary=None,
+                               loss_reduction=Reduction.SUM_OVER_BATCH_SIZE, loss_fn=None, name=None):
+    """A head for two classes: one logit, sigmoid cross-entropy."""
+    _not_built(loss_fn, thresholds)
+    if label_vocabulary is not None and len(label_vocabulary) != 2:
+        raise ValueError(f"label_vocabulary must have 2 entries for a binary head, got {len(label_vocabulary)}")
+    return _PublicHead("binary", name=name, n_classes=2, label_vocabulary=label_vocabulary,
+                       weight_column=weight_column, loss_reduction=loss_reduction)
+
+
+def multi_class_head(n_classes, weight_column=None, label_vocabulary=None,
+                     loss_reduction=Reduction.SUM_OVER_BATCH_SIZE, loss_fn=None, name=None):
+    """A head for ``n_classes`` (> 2) classes: softmax cross-entropy."""
+    _not_built(loss_fn)
+    if n_classes is None or n_classes <= 2:
+        raise ValueError(f"n_classes must be > 2: {n_classes}")
+    if label_vocabulary is not None and len(label_vocabulary) != n_classes:
+        raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries for {n_classes} classes")
+    return _PublicHead("multi", name=name, n_classes=n_classes, label_vocabulary=label_vocabulary,
+                       weight_column=weight_column, loss_reduction=loss_reduction)
+
+
+def regression_head(weight_column=None, label_dimension=1, loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
+                    loss_fn=None, inverse_link_fn=None, name=None):
+    """A head for ``label_dimension`` real labels: mean squared error."""
+    _not_built(loss_fn)
+    if inverse_link_fn is not None:
+        raise NotImplementedError("regression_head(inverse_link_fn=) is not supported by distflow")
+    if label_dimension < 1:
+        raise ValueError(f"Invalid label_dimension {label_dimension}.")
+    return _PublicHead("regression", name=name, label_dimension=label_dimension, weight_column=weight_column,
+                       loss_reduction=loss_reduction)
+
+
+def _public(head):
+    if not isinstance(head, _Head):
+        raise TypeError(f"head must be one of tf.contrib.estimator's heads (binary_classification_head, "
+                        f"multi_class_head, regression_head), got {head!r}")
+    return head
+
+
+class DNNEstimator(_Canned):
+    """A feed-forward network with the given head (``tf.contrib.estimator.DNNEstimator``)."""
+
+    def __init__(self, head, hidden_units, feature_columns, model_dir=None, optimizer="Adagrad",
+                 activation_fn=nn.relu, dropout=None, input_layer_partitioner=None, config=None,
+                 warm_start_from=None, batch_norm=False):
+        super().__init__(_combined_model_fn(_public(head), None, None, _check_columns(feature_columns,
+                                                                                      "feature_columns"),
+                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum",
+                                            input_layer_partitioner=input_layer_partitioner),
+                         model_dir, config, warm_start_from)
+
+
+class LinearEstimator(_Canned):
+    """A linear model with the given head (``tf.contrib.estimator.LinearEstimator``)."""
+
+    def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None, partitioner=None,
+                 sparse_combiner="sum"):
+        super().__init__(_combined_model_fn(_public(head), _check_columns(feature_columns, "feature_columns"),
+                                            optimizer, None, None, None, None, None, False, sparse_combiner,
+                                            linear_partitioner=partitioner), model_dir, config, None)
+
+
+class RNNEstimator(_Canned):
+    """A recurrent network over sequence columns with the given head
+    (``tf.contrib.estimator.RNNEstimator``; the model is RNNClassifier's)."""
+
+    def __init__(self, head, sequence_feature_columns, context_feature_columns=None, num_units=None,
+                 cell_type=USE_DEFAULT, rnn_cell_fn=None, model_dir=None, optimizer="Adagrad",
+                 input_layer_partitioner=None, config=None):
+        columns, cell_fn = _checked(sequence_feature_columns, num_units, rnn_cell_fn, cell_type)
+        super().__init__(_rnn_model_fn(_public(head), columns, context_feature_columns, cell_fn, optimizer,
+                                       input_layer_partitioner), model_dir, config, None)

@@ -1,0 +1,67 @@
+"""tf.contrib.estimator's heads in a model_fn, and the estimators that take a head."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((200, 3)).astype(np.float32)
+W = np.array([1.5, -2.0, 0.5], np.float32)
+
+
+def input_fn(labels, shuffle=True):
+    return tf.estimator.inputs.numpy_input_fn({"x": X}, labels, batch_size=200, num_epochs=None if shuffle else 1,
+                                              shuffle=shuffle)
+
+
+def test_a_model_fn_returns_the_heads_spec_with_its_regularization_in_the_loss(tmp_path):
+    labels = (X @ W > 0).astype(np.int64)
+    head = tf.contrib.estimator.binary_classification_head()
+    l2 = 0.01
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [3, 1])
+        logits = tf.matmul(features["x"], w)
+        return head.create_estimator_spec(features, mode, logits, labels, optimizer=tf.train.AdamOptimizer(0.1),
+                                          regularization_losses=[l2 * tf.reduce_sum(w * w)])
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(input_fn(labels), steps=100)
+    metrics = est.evaluate(input_fn(labels, shuffle=False))
+    w = est.get_variable_value("w")
+    assert metrics["accuracy"] >= 0.97 and {"auc", "precision", "recall", "average_loss"} <= set(metrics)
+    assert metrics["loss"] == pytest.approx(metrics["average_loss"] + l2 * float((w * w).sum()), rel=1e-4)
+    predictions = next(est.predict(input_fn(labels, shuffle=False)))
+    assert {"logits", "logistic", "probabilities", "class_ids", "classes"} <= set(predictions)
+
+
+def test_the_estimators_that_take_a_head_train_with_it(tmp_path):
+    targets = (X @ W).reshape(-1, 1).astype(np.float32)
+    column = tf.feature_column.numeric_column("x", shape=[3])
+    linear = tf.contrib.estimator.LinearEstimator(tf.contrib.estimator.regression_head(), [column],
+                                                  model_dir=str(tmp_path / "linear"),
+                                                  optimizer=tf.train.GradientDescentOptimizer(0.3))
+    linear.train(input_fn(targets), steps=100)
+    assert linear.evaluate(input_fn(targets, shuffle=False))["average_loss"] < 1e-3
+    classes = np.digitize(X @ W, [-1.0, 1.0]).astype(np.int64)
+    dnn = tf.contrib.estimator.DNNEstimator(tf.contrib.estimator.multi_class_head(3), [16], [column],
+                                            model_dir=str(tmp_path / "dnn"), optimizer=tf.train.AdamOptimizer(0.05))
+    dnn.train(input_fn(classes), steps=150)
+    assert dnn.evaluate(input_fn(classes, shuffle=False))["accuracy"] >= 0.9
+
+
+def test_heads_refuse_what_they_cannot_do():
+    head = tf.contrib.estimator.regression_head()
+    logits, labels = tf.zeros([2, 1]), tf.zeros([2, 1])
+    with pytest.raises(ValueError, match="cannot both be None"):
+        head.create_estimator_spec({}, tf.estimator.ModeKeys.TRAIN, logits, labels)
+    with pytest.raises(ValueError, match="cannot both be set"):
+        head.create_estimator_spec({}, tf.estimator.ModeKeys.TRAIN, logits, labels,
+                                   optimizer=tf.train.GradientDescentOptimizer(0.1), train_op_fn=lambda loss: loss)
+    with pytest.raises(ValueError, match="n_classes must be > 2"):
+        tf.contrib.estimator.multi_class_head(2)
+    with pytest.raises(NotImplementedError, match="loss_fn"):
+        tf.contrib.estimator.binary_classification_head(loss_fn=lambda labels, logits: logits)
+    with pytest.raises(TypeError, match="one of tf.contrib.estimator's heads"):
+        tf.contrib.estimator.DNNEstimator("binary", [4], [tf.feature_column.numeric_column("x")])
