@@ -104,3 +104,29 @@ def test_wrong_inputs_are_refused_with_what_was_expected():
         ar.build_ring_all_reduce([a, c], 1, 3, [0, 1], tf.add)
     with pytest.raises(ValueError, match="only supports addition"):
         ar.build_nccl_all_reduce([a, c], tf.multiply)
+
+
+def test_the_graphs_reduce_across_the_tasks_of_a_cluster():
+    from cluster_util import LocalCluster
+
+    cluster = LocalCluster({"worker": 2})
+    try:
+        tf.reset_default_graph()
+        values = [RNG.standard_normal((7, 3)) for _ in range(2)]
+        devices = [f"/job:worker/task:{t}/device:CPU:0" for t in range(2)]
+        inputs = []
+        for device, value in zip(devices, values):
+            with tf.device(device):
+                inputs.append(tf.constant(value))
+        builds = {"ring": lambda x: ar.build_ring_all_reduce(x, 2, 1, [0], tf.add),
+                  "hd": lambda x: ar.build_recursive_hd_all_reduce(x, tf.add),
+                  "nccl then ring": lambda x: ar.build_nccl_then_ring(x, 1, tf.add),
+                  "shuffle": lambda x: ar.build_shuffle_all_reduce(x, devices, tf.add_n)}
+        outputs = {name: build(inputs) for name, build in builds.items()}
+        with tf.Session(cluster.target("worker", 0)) as sess:
+            got = sess.run(outputs)
+        for name, results in got.items():
+            for r in results:
+                np.testing.assert_allclose(r, values[0] + values[1], rtol=1e-12, err_msg=name)
+    finally:
+        cluster.close()
