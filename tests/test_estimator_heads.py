@@ -65,3 +65,36 @@ def test_heads_refuse_what_they_cannot_do():
         tf.contrib.estimator.binary_classification_head(loss_fn=lambda labels, logits: logits)
     with pytest.raises(TypeError, match="one of tf.contrib.estimator's heads"):
         tf.contrib.estimator.DNNEstimator("binary", [4], [tf.feature_column.numeric_column("x")])
+
+
+def test_a_multi_label_head_learns_several_labels_an_example(tmp_path):
+    labels = (X > 0).astype(np.int64)  # three labels, each independent of the others
+    head = tf.contrib.estimator.multi_label_head(3)
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(features["x"], 3)
+        return head.create_estimator_spec(features, mode, logits, labels, optimizer=tf.train.AdamOptimizer(0.1))
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(input_fn(labels), steps=100)
+    metrics = est.evaluate(input_fn(labels, shuffle=False))
+    assert metrics["auc"] >= 0.99 and metrics["average_loss"] < 0.2
+    predicted = next(est.predict(input_fn(labels, shuffle=False)))
+    assert ((predicted["probabilities"] > 0.5) == (X[0] > 0)).all()
+    assert predicted["all_classes"].tolist() == [b"0", b"1", b"2"]
+
+
+def test_a_multi_label_heads_labels_may_be_names_in_a_sparse_tensor():
+    head = tf.contrib.estimator.multi_label_head(3, label_vocabulary=["cat", "dog", "bird"])
+    names = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant(["dog", "bird", "cat"]), [2, 2])
+    logits = tf.constant([[0.0, 2.0, -1.0], [3.0, 0.0, 0.0]])
+    spec = head.create_estimator_spec({}, tf.estimator.ModeKeys.EVAL, logits, names)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        loss = sess.run(spec.loss)
+    targets = np.array([[0, 1, 1], [1, 0, 0]], np.float64)
+    z = np.array([[0.0, 2.0, -1.0], [3.0, 0.0, 0.0]])
+    want = (np.maximum(z, 0) - z * targets + np.log1p(np.exp(-np.abs(z)))).mean(1).mean()
+    assert loss == pytest.approx(want, rel=1e-6)
+    with pytest.raises(ValueError, match=r"labels must be \[batch, 3\]"):
+        head.create_estimator_spec({}, tf.estimator.ModeKeys.EVAL, logits, tf.constant([[1, 0]]))

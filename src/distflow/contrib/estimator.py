@@ -13,7 +13,7 @@ from ..estimator.early_stopping import (make_early_stopping_hook, read_eval_metr
                                         stop_if_no_increase_hook)
 from ..estimator.estimator import Estimator, ModeKeys
 from .estimator_heads import (DNNEstimator, LinearEstimator, RNNEstimator, binary_classification_head,  # noqa: F401
-                              multi_class_head, regression_head)
+                              multi_class_head, multi_label_head, regression_head)
 from .estimator_rnn import RNNClassifier  # noqa: F401
 from ..ops import clip_ops
 from ..train.optimizer import Optimizer

@@ -5,16 +5,22 @@ metrics and the exported signatures of a binary classifier, a multi-class classi
 regressor, as the canned estimators have them (estimator/canned.py's heads).
 ``head.create_estimator_spec(features, mode, logits, labels, optimizer=...)`` is what a
 ``model_fn`` returns; ``DNNEstimator``, ``LinearEstimator`` and ``RNNEstimator`` are the
-canned models with the head given. (``multi_label_head``, ``poisson_regression_head``,
-``multi_head`` and a head's ``loss_fn`` or ``thresholds`` are not built.)
+canned models with the head given; ``multi_label_head`` is the head of examples with several
+labels. (``poisson_regression_head``, ``multi_head`` and a head's ``loss_fn`` or
+``thresholds`` are not built.)
 """
 
 from __future__ import annotations
 
+from .. import metrics as metrics_lib
 from .. import nn
 from ..estimator.canned import _Canned, _check_columns, _combined_model_fn, _Head
 from ..estimator.estimator import ModeKeys
+from ..framework import dtypes, ops
 from ..losses import Reduction
+from ..ops import (array_ops, categorical_ops, math_ops, reduction_ops, slicing_ops, sparse_ops, string_ops,
+                   unary_ops)
+from ..ops.sparse_ops import SparseTensor
 from ..train.training_util import get_global_step
 from .estimator_rnn import USE_DEFAULT, _checked, _rnn_model_fn
 
@@ -83,6 +89,68 @@ def regression_head(weight_column=None, label_dimension=1, loss_reduction=Reduct
         raise ValueError(f"Invalid label_dimension {label_dimension}.")
     return _PublicHead("regression", name=name, label_dimension=label_dimension, weight_column=weight_column,
                        loss_reduction=loss_reduction)
+
+
+class _MultiLabelHead(_PublicHead):
+    """Several of ``n_classes`` labels an example: one logit a class, sigmoid cross-entropy
+    averaged over the classes (TF's multi_label_head)."""
+
+    def __init__(self, n_classes, name=None, **kwargs):
+        super().__init__("multi_label", name=name, n_classes=n_classes, **kwargs)
+        self.logits_dimension = n_classes
+
+    def _labels(self, labels):
+        """[batch, n_classes] of 0/1: dense multi-hot labels, or a SparseTensor of class ids
+        (or of names, with ``label_vocabulary``)."""
+        if isinstance(labels, SparseTensor):
+            ids = labels.values
+            if self.label_vocabulary is not None:
+                ids = categorical_ops.vocabulary_lookup(ids, self.label_vocabulary)
+            ids = SparseTensor(labels.indices, math_ops.cast(ids, dtypes.int64), labels.dense_shape)
+            return math_ops.cast(sparse_ops.sparse_to_indicator(ids, self.n_classes), dtypes.int64)
+        labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+        if labels.shape.ndims is not None and labels.shape[-1].value not in (None, self.n_classes):
+            raise ValueError(f"multi_label_head: labels must be [batch, {self.n_classes}] (multi-hot), got shape "
+                             f"{labels.shape}")
+        return labels
+
+    def _unreduced_loss(self, labels, logits):
+        per_class = nn.sigmoid_cross_entropy_with_logits(labels=math_ops.cast(labels, logits.dtype), logits=logits)
+        return reduction_ops.reduce_mean(per_class, axis=-1, keepdims=True)
+
+    def _predictions(self, logits) -> dict:
+        every = array_ops.tile(array_ops.expand_dims(math_ops.range_(self.n_classes), 0),
+                               array_ops.stack([array_ops.shape(logits)[0], 1]))
+        names = (slicing_ops.gather(array_ops.constant([v.encode() if isinstance(v, str) else v
+                                                        for v in self.label_vocabulary]), every)
+                 if self.label_vocabulary is not None else string_ops.as_string(every))
+        return {"logits": logits, "probabilities": unary_ops.sigmoid(logits), "all_class_ids": every,
+                "all_classes": names}
+
+    def _metrics(self, unreduced, weights, labels, predictions) -> dict:
+        weighted = weights if self.weight_column else None
+        per_class_weights = None if weighted is None else array_ops.ones_like(predictions["probabilities"]) * weighted
+        return {"average_loss": metrics_lib.mean(unreduced, weights=weighted),
+                "auc": metrics_lib.auc(labels, predictions["probabilities"], weights=per_class_weights),
+                "auc_precision_recall": metrics_lib.auc(labels, predictions["probabilities"],
+                                                        weights=per_class_weights, curve="PR")}
+
+
+def multi_label_head(n_classes, weight_column=None, thresholds=None, label_vocabulary=None,
+                     loss_reduction=Reduction.SUM_OVER_BATCH_SIZE, loss_fn=None,
+                     classes_for_class_based_metrics=None, name=None):
+    """A head for examples with any number of ``n_classes`` (> 1) labels each: one sigmoid a
+    class. Labels are multi-hot [batch, n_classes], or a SparseTensor of class ids (names,
+    with ``label_vocabulary``)."""
+    _not_built(loss_fn, thresholds)
+    if classes_for_class_based_metrics is not None:
+        raise NotImplementedError("multi_label_head(classes_for_class_based_metrics=) is not supported by distflow")
+    if n_classes is None or n_classes < 2:
+        raise ValueError(f"n_classes must be > 1 for multi-class classification. Given: {n_classes}")
+    if label_vocabulary is not None and len(label_vocabulary) != n_classes:
+        raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries for {n_classes} classes")
+    return _MultiLabelHead(n_classes, name=name, label_vocabulary=label_vocabulary, weight_column=weight_column,
+                           loss_reduction=loss_reduction)
 
 
 def _public(head):

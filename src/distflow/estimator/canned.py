@@ -81,14 +81,7 @@ class _Head:
             return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(predictions))
         labels = self._labels(labels)
         weights = self._weights(features)
-        if self.kind == "regression":
-            unreduced = unary_ops.square(logits - labels)
-        elif self.kind == "binary":
-            unreduced = nn.sigmoid_cross_entropy_with_logits(
-                labels=math_ops.cast(array_ops.reshape(labels, [-1, 1]), dtypes.float32), logits=logits)
-        else:
-            unreduced = array_ops.expand_dims(nn.sparse_softmax_cross_entropy_with_logits(
-                labels=labels, logits=logits), 1)
+        unreduced = self._unreduced_loss(labels, logits)
         loss = compute_weighted_loss(unreduced, weights, reduction=self.loss_reduction)
         if regularization_losses:  # (added to the loss trained and reported, as TF's heads add them)
             loss = math_ops.add_n([loss, *regularization_losses])
@@ -96,6 +89,15 @@ class _Head:
             return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op_fn(loss))
         return EstimatorSpec(mode, predictions=predictions, loss=loss,
                              eval_metric_ops=self._metrics(unreduced, weights, labels, predictions))
+
+    def _unreduced_loss(self, labels, logits):
+        """Each example's loss, [batch, 1] (or [batch, label_dimension] for regression)."""
+        if self.kind == "regression":
+            return unary_ops.square(logits - labels)
+        if self.kind == "binary":
+            return nn.sigmoid_cross_entropy_with_logits(
+                labels=math_ops.cast(array_ops.reshape(labels, [-1, 1]), dtypes.float32), logits=logits)
+        return array_ops.expand_dims(nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits), 1)
 
     def _predictions(self, logits) -> dict:
         if self.kind == "regression":
