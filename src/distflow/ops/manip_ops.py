@@ -11,7 +11,8 @@ from ..framework.registry import not_differentiable, register_gradient, register
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops, reduction_ops, slicing_ops
 from .nd_ops import gather_nd
-from .op_util import COMPLEX, NUMBERS, check_dtype, constant_value, index_tensor, make_tensor, only_default
+from .op_util import (COMPLEX, NUMBERS, check_dtype, constant_value, index_tensor, kernel_error, make_tensor,
+                      only_default)
 
 # ---------------------------------------------------------------------------
 # ReverseV2, Roll
@@ -644,18 +645,14 @@ def _from_nhwc(x, data_format):
     return x if data_format == "NHWC" else x.transpose(0, 3, 1, 2)
 
 
-def _space_fail(op_type: str, message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, f"{op_type}: {message}")
-
-
 @register_op("DepthToSpace", shape=lambda op: _space_shape(op, False))
 def _depth_to_space_kernel(xp, input, *, block_size, data_format="NHWC"):  # noqa: A002 - TF's name
     x, b = _nhwc(input, data_format), block_size
     if x.ndim != 4:
-        raise _space_fail("DepthToSpace", f"input rank should be 4 instead of {x.ndim}")
+        raise kernel_error("DepthToSpace", f"input rank should be 4 instead of {x.ndim}")
     n, h, w, c = x.shape
     if c % (b * b):
-        raise _space_fail("DepthToSpace", f"Input depth dimension {c} should be divisible by: {b * b}")
+        raise kernel_error("DepthToSpace", f"Input depth dimension {c} should be divisible by: {b * b}")
     out = x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5).reshape(n, h * b, w * b, c // (b * b))
     return _from_nhwc(out, data_format)
 
@@ -664,10 +661,10 @@ def _depth_to_space_kernel(xp, input, *, block_size, data_format="NHWC"):  # noq
 def _space_to_depth_kernel(xp, input, *, block_size, data_format="NHWC"):  # noqa: A002 - TF's name
     x, b = _nhwc(input, data_format), block_size
     if x.ndim != 4:
-        raise _space_fail("SpaceToDepth", f"input rank should be 4 instead of {x.ndim}")
+        raise kernel_error("SpaceToDepth", f"input rank should be 4 instead of {x.ndim}")
     n, h, w, c = x.shape
     if h % b or w % b:
-        raise _space_fail("SpaceToDepth", f"Image width {w} and height {h} should be divisible by block_size: {b}")
+        raise kernel_error("SpaceToDepth", f"Image width {w} and height {h} should be divisible by block_size: {b}")
     out = x.reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5).reshape(n, h // b, w // b, b * b * c)
     return _from_nhwc(out, data_format)
 

@@ -17,6 +17,11 @@ def make_op(op_type: str, inputs, attrs=None, name=None) -> ops.Operation:
     return graph.create_op(op_type, list(inputs), attrs, name=name)
 
 
+def kernel_error(op_type: str, message: str) -> errors.InvalidArgumentError:
+    """The error a kernel raises for input it cannot take: "<op type>: <message>"."""
+    return errors.InvalidArgumentError(None, None, f"{op_type}: {message}")
+
+
 def make_tensor(op_type: str, inputs, attrs=None, name=None) -> ops.Tensor:
     """``make_op`` for a single-output op: returns its output."""
     return make_op(op_type, inputs, attrs, name).outputs[0]

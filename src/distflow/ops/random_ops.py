@@ -84,49 +84,62 @@ def seed_attrs(seed) -> dict:
     return {"seed": seed or 0, "seed2": seed2 or 0}
 
 
-def _float_dtype(dtype, fn: str) -> dtypes.DType:
+def float_dtype(dtype, fn: str) -> dtypes.DType:
     dtype = dtypes.as_dtype(dtype).base_dtype  # (a ref variable's dtype, float32_ref, names float32)
     if dtype not in FLOATS:
         raise TypeError(f"{fn} needs a floating dtype, got {dtype.name}")
     return dtype
 
 
-def _scaled(op_type, shape, mean, stddev, dtype, seed, name, default_name):
-    dtype = _float_dtype(dtype, default_name)
-    with ops.name_scope(name, default_name, [shape]) as scope:
+def scaled_sample(op_type, fn, shape, mean, stddev, dtype, name, more=lambda: [], attrs=dict) -> ops.Tensor:
+    """``mean + stddev * sample``: ``op_type``'s standard sample of ``shape`` (its inputs the shape
+    and ``more()``, made in the op's name scope; its attrs the dtype and ``attrs()``, asked for
+    as the op is made: an op seed derived from the graph depends on when)."""
+    dtype = float_dtype(dtype, fn)
+    with ops.name_scope(name, fn, [shape]) as scope:
         shape_t = shape_tensor(shape)
-        sample = make_tensor(op_type, [shape_t], {"dtype": dtype, **seed_attrs(seed)}, op_type)
+        sample = make_tensor(op_type, [shape_t, *more()], {"dtype": dtype, **attrs()}, op_type)
         stddev_t = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
         mean_t = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
         return add(multiply(sample, stddev_t), mean_t, name=scope)
 
 
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
-    """Samples from a normal distribution."""
-    return _scaled("RandomStandardNormal", shape, mean, stddev, dtype, seed, name, "random_normal")
-
-
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
-    """Samples from a normal distribution, redrawing those more than 2 stddevs out."""
-    return _scaled("TruncatedNormal", shape, mean, stddev, dtype, seed, name, "truncated_normal")
-
-
-def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
-    """Samples uniformly from [minval, maxval) (maxval defaults to 1 for floats)."""
+def uniform_sample(float_op, int_op, fn, shape, minval, maxval, dtype, name, more=lambda: [], attrs=dict,
+                   int_dtypes=None) -> ops.Tensor:
+    """Samples in [minval, maxval): ``int_op``'s for an integer dtype (of ``int_dtypes``, if
+    given), else ``float_op``'s in [0, 1) scaled; the ops' inputs the shape and ``more()``."""
     dtype = dtypes.as_dtype(dtype).base_dtype
-    with ops.name_scope(name, "random_uniform", [shape]) as scope:
-        shape_t = shape_tensor(shape)
-        if dtype.is_integer:
+    with ops.name_scope(name, fn, [shape]) as scope:
+        shape_t, extra = shape_tensor(shape), more()
+        if dtype.is_integer and (int_dtypes is None or dtype in int_dtypes):
             if maxval is None:
                 raise ValueError(f"Must specify maxval for integer dtype {dtype.name}")
             lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
             hi = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
-            return make_tensor("RandomUniformInt", [shape_t, lo, hi], seed_attrs(seed), scope)
-        dtype = _float_dtype(dtype, "random_uniform")
+            return make_tensor(int_op, [shape_t, *extra, lo, hi], attrs(), scope)
+        dtype = float_dtype(dtype, fn)
         lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
         hi = ops.convert_to_tensor(1 if maxval is None else maxval, dtype=dtype, name="max")
-        sample = make_tensor("RandomUniform", [shape_t], {"dtype": dtype, **seed_attrs(seed)}, "RandomUniform")
+        sample = make_tensor(float_op, [shape_t, *extra], {"dtype": dtype, **attrs()}, float_op)
         return add(multiply(sample, subtract(hi, lo)), lo, name=scope)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
+    """Samples from a normal distribution."""
+    return scaled_sample("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, name,
+                         attrs=lambda: seed_attrs(seed))
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
+    """Samples from a normal distribution, redrawing those more than 2 stddevs out."""
+    return scaled_sample("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype, name,
+                         attrs=lambda: seed_attrs(seed))
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
+    """Samples uniformly from [minval, maxval) (maxval defaults to 1 for floats)."""
+    return uniform_sample("RandomUniform", "RandomUniformInt", "random_uniform", shape, minval, maxval, dtype, name,
+                          attrs=lambda: seed_attrs(seed))
 
 
 @register_op("RandomShuffle", shape=lambda op: op.inputs[0].shape, stateful=True)
@@ -167,7 +180,7 @@ for _t in ("RandomGamma", "RandomPoissonV2"):
 
 def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None) -> ops.Tensor:
     """Samples of Gamma(alpha, rate=beta), of shape ``shape + broadcast(alpha, beta).shape``."""
-    dtype = _float_dtype(dtype, "random_gamma")
+    dtype = float_dtype(dtype, "random_gamma")
     with ops.name_scope(name, "random_gamma", [shape, alpha, beta]):
         alpha = ops.convert_to_tensor(alpha, dtype=dtype, name="alpha")
         beta = ops.convert_to_tensor(1.0 if beta is None else beta, dtype=dtype, name="beta")

@@ -14,10 +14,8 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
-from .array_ops import shape_tensor
-from .math_ops import add, multiply, subtract
-from .op_util import FLOATS, constant_shape, make_tensor
-from .random_ops import normalized_probabilities, truncated_standard_normal
+from .op_util import constant_shape, make_tensor
+from .random_ops import normalized_probabilities, scaled_sample, truncated_standard_normal, uniform_sample
 
 _MASK = (1 << 64) - 1
 
@@ -86,48 +84,23 @@ def _seed(seed) -> ops.Tensor:
     return seed
 
 
-def _float(dtype, fn: str) -> dtypes.DType:
-    dtype = dtypes.as_dtype(dtype).base_dtype
-    if dtype not in FLOATS:
-        raise TypeError(f"{fn} needs a floating dtype, got {dtype.name}")
-    return dtype
-
-
-def _scaled(op_type, fn, shape, seed, mean, stddev, dtype, name):
-    dtype = _float(dtype, fn)
-    with ops.name_scope(name, fn, [shape, seed, mean, stddev]) as scope:
-        sample = make_tensor(op_type, [shape_tensor(shape), _seed(seed)], {"dtype": dtype}, op_type)
-        return add(multiply(sample, ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")),
-                   ops.convert_to_tensor(mean, dtype=dtype, name="mean"), name=scope)
-
-
 def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
     """Normal samples that depend on ``seed`` (shape [2]) alone."""
-    return _scaled("StatelessRandomNormal", "stateless_random_normal", shape, seed, mean, stddev, dtype, name)
+    return scaled_sample("StatelessRandomNormal", "stateless_random_normal", shape, mean, stddev, dtype, name,
+                         more=lambda: [_seed(seed)])
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
     """Normal samples within two standard deviations of the mean, from ``seed`` alone."""
-    return _scaled("StatelessTruncatedNormal", "stateless_truncated_normal", shape, seed, mean, stddev, dtype, name)
+    return scaled_sample("StatelessTruncatedNormal", "stateless_truncated_normal", shape, mean, stddev, dtype, name,
+                         more=lambda: [_seed(seed)])
 
 
 def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None):
-    """Uniform samples in [minval, maxval) from ``seed`` alone (integers need ``maxval``)."""
-    dtype = dtypes.as_dtype(dtype).base_dtype
-    with ops.name_scope(name, "stateless_random_uniform", [shape, seed, minval, maxval]) as scope:
-        shape_t, seed_t = shape_tensor(shape), _seed(seed)
-        if dtype in (dtypes.int32, dtypes.int64):
-            if maxval is None:
-                raise ValueError(f"Must specify maxval for integer dtype {dtype.name}")
-            return make_tensor("StatelessRandomUniformInt", [shape_t, seed_t,
-                                                             ops.convert_to_tensor(minval, dtype=dtype, name="min"),
-                                                             ops.convert_to_tensor(maxval, dtype=dtype, name="max")],
-                               None, scope)
-        dtype = _float(dtype, "stateless_random_uniform")
-        lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
-        hi = ops.convert_to_tensor(1 if maxval is None else maxval, dtype=dtype, name="max")
-        sample = make_tensor("StatelessRandomUniform", [shape_t, seed_t], {"dtype": dtype}, "StatelessRandomUniform")
-        return add(multiply(sample, subtract(hi, lo)), lo, name=scope)
+    """Uniform samples in [minval, maxval) from ``seed`` alone (int32 and int64 need ``maxval``)."""
+    return uniform_sample("StatelessRandomUniform", "StatelessRandomUniformInt", "stateless_random_uniform", shape,
+                          minval, maxval, dtype, name, more=lambda: [_seed(seed)],
+                          int_dtypes=(dtypes.int32, dtypes.int64))
 
 
 def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64, name=None):

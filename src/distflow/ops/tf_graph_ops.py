@@ -19,17 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes
 from ..framework.registry import register_gradient, register_op
 from ..framework.tensor_shape import TensorShape, unknown_shape
 from .op_util import binary_shape, constant_value, unary_shape
+from .op_util import kernel_error as _fail
 
 _SELU_SCALE = 1.0507009873554804934193349852946
 _SELU_ALPHA = 1.6732632423543772848170429916717
-
-
-def _fail(op_type: str, message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, f"{op_type}: {message}")
 
 
 # -- elementwise activations and TensorFlow's gradient ops of elementwise functions -------
