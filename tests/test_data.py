@@ -300,3 +300,14 @@ def test_dataset_functions_capture_the_programs_tensors():
         sess.run(filtered.initializer, {keep: 1})
         assert drain(sess, filtered_element) == [0, 2, 3, 5]
     assert _elements(nested) == [1, 2, 12, 3, 13, 23]
+
+
+def test_batching_elements_of_different_shapes_names_the_component_and_the_element():
+    ds = tf.data.Dataset.from_generator(lambda: iter([([1, 2], 0), ([1, 2], 1), ([3], 2)]),
+                                        (tf.int64, tf.int64), ([None], [])).batch(3)
+    element = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"different shapes in component 0. First element had shape \[2\] and element 2 had "
+                                 r"shape \[1\]"):
+            sess.run(element)

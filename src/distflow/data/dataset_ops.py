@@ -274,6 +274,9 @@ class _TensorSlices(Dataset):
             if len(v) != n:
                 raise errors.InvalidArgumentError(None, None, f"from_tensor_slices: component {i} has "
                                                               f"{len(v)} rows, component 0 has {n}")
+        if not self._spec.has_sparse():  # (an element is then its components' rows as they are)
+            yield from zip(*components)
+            return
         for i in range(n):
             yield self._spec.ungrouped([v[i] for v in components])
 
@@ -477,14 +480,16 @@ def _stack(batch, spec: structure.Spec):
 
 
 def _stacked(i, parts):
-    shapes = {np.shape(p) for p in parts}
-    if len(shapes) > 1:
+    try:
+        return np.stack(parts)
+    except ValueError:  # (shapes that differ: say which, as TensorFlow does)
         first = np.shape(parts[0])
-        j = next(j for j, p in enumerate(parts) if np.shape(p) != first)
+        j = next((j for j, p in enumerate(parts) if np.shape(p) != first), None)
+        if j is None:
+            raise
         raise errors.InvalidArgumentError(None, None, f"Cannot batch tensors with different shapes in component "
                                                       f"{i}. First element had shape {list(first)} and element {j} "
-                                                      f"had shape {list(np.shape(parts[j]))}.")
-    return np.stack(parts)
+                                                      f"had shape {list(np.shape(parts[j]))}.") from None
 
 
 class _Shuffle(_Unary):
