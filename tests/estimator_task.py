@@ -1,10 +1,11 @@
 """One task of a cluster training an Estimator with train_and_evaluate (TF_CONFIG names the task).
 
-Usage: python estimator_task.py MODEL_DIR MAX_STEPS [collective | keras | experiment]; prints the
-call's result as JSON. With "collective", the chief and workers train with
+Usage: python estimator_task.py MODEL_DIR MAX_STEPS [collective | keras | experiment | boosted]; prints
+the call's result as JSON. With "collective", the chief and workers train with
 MultiWorkerMirroredStrategy (no ps); with "keras", the Estimator is a compiled tf.keras model's
 (model_to_estimator); with "experiment", TF 1.2's way: a tf.contrib.learn.Experiment run by
-learn_runner, which picks this task's schedule.
+learn_runner, which picks this task's schedule; with "boosted", a BoostedTreesRegressor whose
+layers each take two batches, from whichever trainers send them.
 """
 
 import json
@@ -40,6 +41,10 @@ def main():
         model = tf.keras.Model(inputs, tf.keras.layers.Dense(1, name="linear")(inputs))
         model.compile(tf.keras.optimizers.SGD(0.05), "mse", metrics=["mae"])
         estimator = tf.keras.estimator.model_to_estimator(model, model_dir=model_dir, config=config)
+    elif sys.argv[3:] == ["boosted"]:
+        estimator = tf.estimator.BoostedTreesRegressor([tf.feature_column.numeric_column("x", shape=(3,))],
+                                                       n_batches_per_layer=2, n_trees=100, max_depth=3,
+                                                       model_dir=model_dir, config=config)
     else:
         estimator = tf.estimator.Estimator(model_fn, model_dir=model_dir, config=config)
     train = tf.estimator.inputs.numpy_input_fn({"x": X}, Y, batch_size=32, num_epochs=None, shuffle=True)

@@ -393,6 +393,24 @@ def test_train_and_evaluate_runs_each_role_of_a_tf_config_cluster(tmp_path, mode
     assert 200 <= last <= 201
 
 
+def test_boosted_trees_grow_from_the_batches_of_every_trainer_of_a_cluster(tmp_path):
+    # ps, chief and worker, each layer of the trees from two batches of whichever trainer sent
+    # them (the ensemble and its accumulator on the ps); the evaluator's loss is the trees'
+    _, results = _run_tasks(tmp_path, {"ps": 1, "chief": 1, "worker": 1}, ("ps", "chief", "worker", "evaluator"),
+                            ["120", "boosted"], ("chief", "worker", "evaluator"))
+    assert results["evaluator"]["global_step"] >= 120, results
+    # (the labels' variance is 6.5: 0.18 after 120 steps in one run)
+    assert results["evaluator"]["average_loss"] < 0.5, results
+    reader = tf.train.load_checkpoint(str(tmp_path / "model"))
+    state = reader.get_tensor("boosted_trees/ensemble_state")
+    # two batches a round: the quantiles' round, then one a layer (59 rounds in 118 steps; a
+    # batch that started before the round it would join is dropped, so there may be fewer)
+    from distflow.estimator import boosted_trees as bt
+
+    assert 40 <= state[bt.NUM_ATTEMPTED_LAYERS] <= 59 and state[bt.STAMP] == state[bt.NUM_ATTEMPTED_LAYERS] + 1, state
+    assert state[bt.NUM_FINALIZED] >= state[bt.NUM_ATTEMPTED_LAYERS] // 3  # (three layers a tree at most)
+
+
 def test_a_tf_1_2_experiment_runs_each_role_of_a_cluster_under_learn_runner(tmp_path):
     # tf.contrib.learn's way: one program, learn_runner picks each task's schedule from TF_CONFIG
     # (the ps serves, the worker trains, the master trains with it and then evaluates)

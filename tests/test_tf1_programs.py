@@ -274,6 +274,22 @@ def test_census_wide_and_deep_learns_the_rule():
     assert metrics["accuracy_baseline"] == pytest.approx(baseline, abs=1e-6)
 
 
+def test_the_boosted_trees_tutorial_trains_its_trees_and_ranks_the_features():
+    out, _ = run("boosted_trees_titanic.py")
+    linear = numbers(last_line_with(out, "Linear accuracy"))[-1]
+    trees = numbers(last_line_with(out, "Boosted trees accuracy"))[-1]
+    baseline = numbers(last_line_with(out, "Boosted trees dummy model"))[-1]
+    # The passengers' best possible accuracy is 0.754 (each predicted by whether their group
+    # survived more often than not); scikit-learn's GradientBoostingClassifier reaches
+    # 0.716-0.746 on the same rows (16 to 100 trees, depth 3 or 6), its logistic regression 0.754.
+    assert baseline < 0.66 and linear >= 0.72 and trees >= 0.71, out
+    assert numbers(last_line_with(out, "Boosted trees auc"))[-1] >= 0.75
+    importances = {line.split()[1]: float(line.split()[2]) for line in out.splitlines()
+                   if line.startswith("importance ")}
+    assert len(importances) == 9 and sum(importances.values()) == pytest.approx(1.0, abs=1e-3)
+    assert max(importances, key=importances.get) in ("sex", "age", "fare", "class")
+
+
 def test_autoencoder_learns_to_reconstruct():
     out, _ = run("autoencoder.py")
     first, final, variance = numbers(last_line_with(out, "reconstruction loss"))

@@ -10,7 +10,8 @@ model function once per replica of a tf.distribute strategy: MirroredStrategy in
 process, MultiWorkerMirroredStrategy across the chief and workers with no ps), the canned
 estimators (``DNNClassifier``, ``DNNRegressor``, ``LinearClassifier``, ``LinearRegressor``,
 ``DNNLinearCombinedClassifier``/``Regressor``, on tf.feature_column; ``BaselineClassifier``
-and ``BaselineRegressor``), early stopping hooks (``experimental.stop_if_no_decrease_hook``
+and ``BaselineRegressor``), gradient boosted trees (``BoostedTreesClassifier``,
+``BoostedTreesRegressor``: boosted_trees.py), early stopping hooks (``experimental.stop_if_no_decrease_hook``
 and the others: early_stopping.py), and ``inputs.numpy_input_fn``. Training runs in
 a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
 newest checkpoint and writes its metrics as summaries to ``model_dir/eval``.
@@ -25,6 +26,8 @@ TPUs on CPUs and GPUs (``use_tpu=False``).
 
 from .._namespace import missing
 from . import experimental, export, inputs, tpu  # noqa: F401
+from .boosted_trees import (BoostedTreesClassifier, BoostedTreesRegressor,  # noqa: F401
+                            boosted_trees_classifier_train_in_memory, boosted_trees_regressor_train_in_memory)
 from .canned import (BaselineClassifier, BaselineRegressor, DNNClassifier, DNNLinearCombinedClassifier,  # noqa: F401
                      DNNLinearCombinedRegressor, DNNRegressor, LinearClassifier, LinearRegressor)
 from .estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401

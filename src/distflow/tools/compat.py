@@ -273,8 +273,11 @@ def namespaces() -> list[tuple[str, str]]:
                       "heads' signatures) and `EvalSpec(exporters=...)` with `FinalExporter`, `LatestExporter`, "
                       "`BestExporter`, `BaselineClassifier`/`Regressor`, early stopping (`experimental.stop_if_*_hook`), "
                       "`tpu.TPUEstimator` with `use_tpu=False` (model functions written for TPUs, run on CPUs "
-                      "and GPUs: `TPUEstimatorSpec`, `tpu.RunConfig`, `TPUConfig`); "
-                      "not the boosted-trees estimators")
+                      "and GPUs: `TPUEstimatorSpec`, `tpu.RunConfig`, `TPUConfig`), `BoostedTreesClassifier` "
+                      "and `BoostedTreesRegressor` (TF's layer-by-layer growth, pruning modes, bias centering, "
+                      "numeric columns at quantile buckets, several classes too) with "
+                      "`experimental_feature_importances` and `boosted_trees_*_train_in_memory`; not "
+                      "`experimental_predict_with_explanations`")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
