@@ -209,3 +209,22 @@ def test_bad_arguments_are_tensorflows_errors():
     est = tf.estimator.BoostedTreesClassifier(columns, 1)
     with pytest.raises(NotImplementedError, match="experimental_predict_with_explanations"):
         est.experimental_predict_with_explanations(lambda: None)
+
+
+def test_an_exported_model_serves_the_trees_predictions(tmp_path):
+    x = np.random.RandomState(7).uniform(0, 10, 200).astype(np.float32)
+    y = (x > 5).astype(np.int64)
+    column = fc.numeric_column("x")
+    est = tf.estimator.BoostedTreesClassifier([column], 1, n_trees=3, max_depth=2)
+    est.train(_input({"x": x}, y), max_steps=20)
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(fc.make_parse_example_spec([column]))
+    path = est.export_saved_model(str(tmp_path), receiver)
+    queries = np.array([2.0, 8.0], np.float32)
+    examples = [tf.train.Example(features=tf.train.Features(feature={
+        "x": tf.train.Feature(float_list=tf.train.FloatList(value=[v]))})).SerializeToString() for v in queries]
+    with tf.Session(graph=tf.Graph()) as sess:
+        signature = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["predict"]
+        served = sess.run(signature.outputs["probabilities"].name,
+                          {list(signature.inputs.values())[0].name: examples})
+    np.testing.assert_allclose(served, _predict(est, {"x": queries}, "probabilities"), rtol=1e-6)
+    assert served[0, 0] > 0.5 > served[1, 0]
