@@ -201,6 +201,8 @@ def test_bad_arguments_are_tensorflows_errors():
         tf.estimator.BoostedTreesClassifier(columns, 1, pruning_mode="pre")
     with pytest.raises(ValueError, match="pruning_mode must be one of"):
         tf.estimator.BoostedTreesClassifier(columns, 1, pruning_mode="sometimes")
+    with pytest.raises(ValueError, match="n_batches_per_layer should be set as 1"):
+        tf.estimator.BoostedTreesClassifier(columns, 2, train_in_memory=True)
     with pytest.raises(ValueError, match="n_batches_per_layer must be a positive integer"):
         tf.estimator.BoostedTreesClassifier(columns, 0)
     embedded = fc.embedding_column(fc.categorical_column_with_identity("c", 4), 2)

@@ -493,9 +493,13 @@ class _StopAtAttemptsHook(session_run_hook.SessionRunHook):
 
 
 def _check_hparams(n_batches_per_layer, n_trees, max_depth, learning_rate, l1_regularization, l2_regularization,
-                   tree_complexity, min_node_weight, center_bias, pruning_mode, quantile_sketch_epsilon):
+                   tree_complexity, min_node_weight, center_bias, pruning_mode, quantile_sketch_epsilon,
+                   train_in_memory=False):
     if n_batches_per_layer is None or int(n_batches_per_layer) < 1:
         raise ValueError(f"n_batches_per_layer must be a positive integer, got {n_batches_per_layer}")
+    if train_in_memory and int(n_batches_per_layer) != 1:  # (then the data set is one batch: training is the same)
+        raise ValueError("When train_in_memory is enabled, input_fn should return the entire dataset as a single "
+                         f"batch, and n_batches_per_layer should be set as 1 (got {n_batches_per_layer}).")
     if int(n_trees) < 1 or int(max_depth) < 1:
         raise ValueError(f"n_trees and max_depth must be positive, got {n_trees} and {max_depth}")
     if learning_rate <= 0:
@@ -520,17 +524,17 @@ def _check_hparams(n_batches_per_layer, n_trees, max_depth, learning_rate, l1_re
 class _BoostedTrees(_Canned):
     def __init__(self, head, feature_columns, n_batches_per_layer, model_dir, config, n_trees, max_depth,
                  learning_rate, l1_regularization, l2_regularization, tree_complexity, min_node_weight, center_bias,
-                 pruning_mode, quantile_sketch_epsilon, warm_start_from=None):
+                 pruning_mode, quantile_sketch_epsilon, train_in_memory=False):
         hparams = _check_hparams(n_batches_per_layer, n_trees, max_depth, learning_rate, l1_regularization,
                                  l2_regularization, tree_complexity, min_node_weight, center_bias, pruning_mode,
-                                 quantile_sketch_epsilon)
+                                 quantile_sketch_epsilon, train_in_memory)
         self._feature_names = _Features(feature_columns, int(1 / hparams.quantile_sketch_epsilon)).names
         self._hparams = hparams
 
         def model_fn(features, labels, mode):
             return _bt_model_fn(features, labels, mode, head, feature_columns, hparams, n_batches_per_layer)
 
-        super().__init__(model_fn, model_dir, config, warm_start_from)
+        super().__init__(model_fn, model_dir, config, None)
 
     def experimental_feature_importances(self, normalize=False):
         """Each feature column's importance: the gains of the splits on its features, summed over
@@ -568,7 +572,7 @@ class BoostedTreesClassifier(_BoostedTrees):
         head = _head(n_classes, label_vocabulary, weight_column, Reduction.SUM_OVER_BATCH_SIZE)
         super().__init__(head, feature_columns, n_batches_per_layer, model_dir, config, n_trees, max_depth,
                          learning_rate, l1_regularization, l2_regularization, tree_complexity, min_node_weight,
-                         center_bias, pruning_mode, quantile_sketch_epsilon)
+                         center_bias, pruning_mode, quantile_sketch_epsilon, train_in_memory)
 
 
 class BoostedTreesRegressor(_BoostedTrees):
@@ -582,11 +586,7 @@ class BoostedTreesRegressor(_BoostedTrees):
                      loss_reduction=Reduction.SUM_OVER_BATCH_SIZE)
         super().__init__(head, feature_columns, n_batches_per_layer, model_dir, config, n_trees, max_depth,
                          learning_rate, l1_regularization, l2_regularization, tree_complexity, min_node_weight,
-                         center_bias, pruning_mode, quantile_sketch_epsilon)
-
-
-def _train_in_memory(estimator, train_input_fn, train_hooks):
-    return estimator.train(train_input_fn, hooks=train_hooks)
+                         center_bias, pruning_mode, quantile_sketch_epsilon, train_in_memory)
 
 
 def boosted_trees_classifier_train_in_memory(train_input_fn, feature_columns, model_dir=None, n_classes=2,
@@ -599,8 +599,8 @@ def boosted_trees_classifier_train_in_memory(train_input_fn, feature_columns, mo
     estimator = BoostedTreesClassifier(feature_columns, 1, model_dir, n_classes, weight_column, label_vocabulary,
                                        n_trees, max_depth, learning_rate, l1_regularization, l2_regularization,
                                        tree_complexity, min_node_weight, config, center_bias, pruning_mode,
-                                       quantile_sketch_epsilon)
-    return _train_in_memory(estimator, train_input_fn, train_hooks)
+                                       quantile_sketch_epsilon, train_in_memory=True)
+    return estimator.train(train_input_fn, hooks=train_hooks)
 
 
 def boosted_trees_regressor_train_in_memory(train_input_fn, feature_columns, model_dir=None, label_dimension=1,
@@ -612,5 +612,6 @@ def boosted_trees_regressor_train_in_memory(train_input_fn, feature_columns, mod
     until its trees are grown; returns it."""
     estimator = BoostedTreesRegressor(feature_columns, 1, model_dir, label_dimension, weight_column, n_trees,
                                       max_depth, learning_rate, l1_regularization, l2_regularization, tree_complexity,
-                                      min_node_weight, config, center_bias, pruning_mode, quantile_sketch_epsilon)
-    return _train_in_memory(estimator, train_input_fn, train_hooks)
+                                      min_node_weight, config, center_bias, pruning_mode, quantile_sketch_epsilon,
+                                      train_in_memory=True)
+    return estimator.train(train_input_fn, hooks=train_hooks)
