@@ -26,7 +26,7 @@ def _bucketized(key):
 
 def _input(features, labels, epochs=None):
     def input_fn():
-        data = tf.data.Dataset.from_tensors((features, labels))
+        data = tf.data.Dataset.from_tensors(features if labels is None else (features, labels))
         return data.repeat() if epochs is None else data.repeat(epochs)
     return input_fn
 
@@ -130,8 +130,19 @@ def test_a_classifier_learns_a_rule_of_numeric_bucketized_and_categorical_featur
     est.train(_input(train, y[:600]), max_steps=500)
     metrics = est.evaluate(_input(test, y[600:], epochs=1))
     assert metrics["accuracy"] >= 0.9, metrics
-    names, importances = est.experimental_feature_importances(normalize=True)
-    assert names[-1] == "noise" and importances.sum() == pytest.approx(1.0)
+    importances = est.experimental_feature_importances(normalize=True)
+    assert list(importances) == sorted(importances, key=importances.get, reverse=True)
+    assert sorted(importances) == ["cat", "noise", "x1", "x2_bucketized"] and list(importances)[-1] == "noise"
+    assert sum(importances.values()) == pytest.approx(1.0)
+    # each example's directional feature contributions add up, with the bias, to its probability
+    explained = list(est.experimental_predict_with_explanations(_input(test, None, epochs=1)))
+    probabilities = _predict(est, test, "probabilities")[:, 1]
+    bias = explained[0]["bias"]
+    assert 0 < bias < 1 and all(e["bias"] == bias for e in explained)
+    for e, p in zip(explained, probabilities):
+        assert list(e["dfc"]) == sorted(e["dfc"], key=lambda k: -abs(e["dfc"][k])) and len(e["dfc"]) == 4
+        assert bias + sum(e["dfc"].values()) == pytest.approx(p, abs=1e-5)
+        assert e["probabilities"][1] == pytest.approx(p)
     # the model is in its checkpoint: a new estimator on the same folder predicts the same
     again = tf.estimator.BoostedTreesClassifier(columns, 1, n_trees=10, max_depth=4, model_dir=str(tmp_path))
     np.testing.assert_array_equal(_predict(again, test, "logits"), _predict(est, test, "logits"))
@@ -169,6 +180,9 @@ def test_pruning_takes_back_splits_that_do_not_pay_for_their_complexity():
         est.train(_input(features, y), max_steps=20)
         assert (est.get_variable_value("boosted_trees/tree_feature") < 0).all(), mode
         np.testing.assert_array_equal(_predict(est, features, "predictions"), 0.0)
+        assert set(est.experimental_feature_importances().values()) == {0.0}
+        with pytest.raises(ValueError, match="Cannot normalize the feature importances"):
+            est.experimental_feature_importances(normalize=True)
     # a small complexity keeps the splits that pay for it
     est = tf.estimator.BoostedTreesRegressor(columns, 1, n_trees=1, max_depth=2, pruning_mode="post",
                                              tree_complexity=1e-4)
@@ -209,8 +223,8 @@ def test_bad_arguments_are_tensorflows_errors():
     with pytest.raises(ValueError, match="only bucketized_column, indicator_column, numeric_column are supported"):
         tf.estimator.BoostedTreesClassifier([embedded], 1)
     est = tf.estimator.BoostedTreesClassifier(columns, 1)
-    with pytest.raises(NotImplementedError, match="experimental_predict_with_explanations"):
-        est.experimental_predict_with_explanations(lambda: None)
+    with pytest.raises(ValueError, match="center_bias must be enabled"):
+        next(est.experimental_predict_with_explanations(lambda: None))
 
 
 def test_an_exported_model_serves_the_trees_predictions(tmp_path):
@@ -230,3 +244,23 @@ def test_an_exported_model_serves_the_trees_predictions(tmp_path):
                           {list(signature.inputs.values())[0].name: examples})
     np.testing.assert_allclose(served, _predict(est, {"x": queries}, "probabilities"), rtol=1e-6)
     assert served[0, 0] > 0.5 > served[1, 0]
+
+
+def test_a_splits_contribution_is_the_change_of_probability_it_makes():
+    # one tree of one split after centering: below 5 the label is 1 a fifth of the time, above
+    # it four fifths; an example's one contribution is sigmoid(bias + its leaf) - sigmoid(bias)
+    x = np.repeat(np.arange(10, dtype=np.float32), 10)
+    y = np.concatenate([(np.arange(10) < 2) if v < 5 else (np.arange(10) < 8) for v in range(10)]).astype(np.int64)
+    est = tf.estimator.BoostedTreesClassifier([_bucketized("x")], 1, n_trees=1, max_depth=1, center_bias=True,
+                                              learning_rate=1.0)
+    est.train(_input({"x": x}, y), max_steps=50)
+    value = est.get_variable_value("boosted_trees/tree_value")[0, :3, 0]
+    assert est.get_variable_value("boosted_trees/tree_feature")[0, 0] == 0
+    sigmoid = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    queries = {"x": np.array([1.0, 8.0], np.float32)}
+    (low, high) = est.experimental_predict_with_explanations(_input(queries, None, epochs=1))
+    for e, leaf in ((low, value[1]), (high, value[2])):
+        assert e["bias"] == pytest.approx(sigmoid(value[0]), rel=1e-6)
+        assert e["dfc"]["x_bucketized"] == pytest.approx(sigmoid(leaf) - sigmoid(value[0]), abs=1e-6)
+    assert low["dfc"]["x_bucketized"] < 0 < high["dfc"]["x_bucketized"]
+    assert low["bias"] == pytest.approx(0.5, abs=0.02)  # (the centered prior: half the labels are 1)

@@ -284,10 +284,18 @@ def test_the_boosted_trees_tutorial_trains_its_trees_and_ranks_the_features():
     # 0.716-0.746 on the same rows (16 to 100 trees, depth 3 or 6), its logistic regression 0.754.
     assert baseline < 0.66 and linear >= 0.72 and trees >= 0.71, out
     assert numbers(last_line_with(out, "Boosted trees auc"))[-1] >= 0.75
-    importances = {line.split()[1]: float(line.split()[2]) for line in out.splitlines()
-                   if line.startswith("importance ")}
-    assert len(importances) == 9 and sum(importances.values()) == pytest.approx(1.0, abs=1e-3)
-    assert max(importances, key=importances.get) in ("sex", "age", "fare", "class")
+    assert numbers(last_line_with(out, "Centered trees accuracy"))[-1] >= 0.7
+    importances = [(line.split()[1], float(line.split()[2])) for line in out.splitlines()
+                   if line.startswith("importance ")]
+    assert len(importances) == 9 and sum(v for _, v in importances) == pytest.approx(1.0, abs=1e-3)
+    assert importances == sorted(importances, key=lambda item: -item[1])
+    assert {name for name, _ in importances[:3]} <= {"sex", "class", "age", "fare"}  # (what the rule is of)
+    # the directional feature contributions add up, with the bias, to each probability
+    assert numbers(last_line_with(out, "largest difference of bias"))[-1] < 1e-5
+    # (the centered prior: the training rows' share of survivors, 251 of 627)
+    assert numbers(last_line_with(out, "bias:"))[-1] == pytest.approx(251 / 627, abs=0.002)
+    contributions = [float(line.split()[2]) for line in out.splitlines() if line.startswith("contribution ")]
+    assert len(contributions) == 9 and contributions == sorted(contributions, key=lambda v: -abs(v))
 
 
 def test_autoencoder_learns_to_reconstruct():

@@ -31,8 +31,8 @@ checkpoints as every variable is), each tree's nodes in heap order; several clas
 (TF 1.x refused ``n_classes > 2``), with each class's own hessian (diagonal); the statistics of
 a batch that started before the layer it would add to are dropped, whichever task sent them,
 and whichever task brings the last batch of a layer grows it (under the ensemble's lock).
-``experimental_feature_importances`` is gain based, as TF's; ``experimental_predict_with_explanations``
-is not built.
+``experimental_feature_importances`` is gain based and ``experimental_predict_with_explanations``
+gives directional feature contributions, as TF's.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from ..ops.state_ops import locked
 from ..summary import summary_ops as summary_lib
 from ..train import session_run_hook, training_util
 from .canned import _Canned, _head, _Head
-from .estimator import ModeKeys
+from .estimator import Estimator, ModeKeys
 
 # The fields of the ensemble's state vector.
 STAMP, NUM_TREES, NUM_FINALIZED, NUM_ATTEMPTED_LAYERS, DEPTH, PHASE, BATCHES = range(7)
@@ -108,6 +108,45 @@ def _predict_kernel(xp, feature, threshold, value, buckets, state, *, max_depth)
     logits = value[np.arange(feature.shape[0])[None, :], node].sum(axis=1)
     current = min(int(np.asarray(state)[NUM_FINALIZED]), feature.shape[0] - 1)
     return logits.astype(np.float32), node[:, current].astype(np.int32)
+
+
+def _explain_shape(op):
+    steps = op.inputs[0].shape[0].value * op._attr("max_depth") if op.inputs[0].shape[0].value is not None else None
+    rows = op.inputs[3].shape[0]
+    return [TensorShape([rows, steps]), TensorShape([rows, None if steps is None else steps + 1])]
+
+
+@register_op("_BoostedTreesExplain", shape=_explain_shape, dtype=lambda op: [dtypes.int32, dtypes.float32],
+             list_output=True)
+def _explain_kernel(xp, feature, threshold, value, buckets, *, max_depth):
+    """Each example's path through the trees, one tree after the other: the feature of each
+    split it passes ([examples, trees * max_depth], -1 past its path's end), and the logit
+    after each step ([examples, trees * max_depth + 1]): the first tree's root (the bias), then
+    the leaves of the trees before plus the value of the node reached (past the end, the last)."""
+    feature, threshold, value = np.asarray(feature), np.asarray(threshold), np.asarray(value)
+    buckets = np.asarray(buckets, dtype=np.int64)
+    n, (n_trees, _) = len(buckets), feature.shape
+    features = np.full((n, n_trees * max_depth), -1, np.int32)
+    path = np.empty((n, n_trees * max_depth + 1), np.float32)
+    rows = np.arange(n)
+    before = np.zeros(n)  # (the sum of the leaves of the trees before)
+    current = np.full(n, value[0, 0, 0], np.float64)
+    path[:, 0] = current
+    step = 0
+    for t in range(n_trees):
+        node = np.zeros(n, np.int64)
+        for _ in range(max_depth):
+            f = feature[t, node]
+            split = f >= 0
+            right = buckets[rows, np.maximum(f, 0)] > threshold[t, node]
+            node = np.where(split, 2 * node + 1 + right, node)
+            features[:, step] = np.where(split, f, -1)
+            current = np.where(split, before + value[t, node, 0], current)
+            path[:, step + 1] = current
+            step += 1
+        before = before + value[t, node, 0]
+        current = before
+    return features, path
 
 
 @register_op("_BoostedTreesBucketize", shape=lambda op: op.inputs[0].shape, dtype=lambda op: dtypes.int32)
@@ -315,7 +354,7 @@ def _train_step_kernel(xp, feature, threshold, value, gain, state, stats, quanti
         return new.copy()
 
 
-for _op_type in ("_BoostedTreesPredict", "_BoostedTreesBucketize", "_BoostedTreesTrainStep"):
+for _op_type in ("_BoostedTreesPredict", "_BoostedTreesExplain", "_BoostedTreesBucketize", "_BoostedTreesTrainStep"):
     not_differentiable(_op_type)
 
 
@@ -434,7 +473,11 @@ def _weights(head: _Head, features):
     return array_ops.reshape(math_ops.cast(features[key], dtypes.float32), [-1])
 
 
-def _bt_model_fn(features, labels, mode, head: _Head, feature_columns, hparams: TreeHParams, n_batches_per_layer):
+_DFC_FEATURES, _DFC_PATH = "_dfc_features", "_dfc_path"
+
+
+def _bt_model_fn(features, labels, mode, head: _Head, feature_columns, hparams: TreeHParams, n_batches_per_layer,
+                 explain=False):
     num_quantiles = int(1 / hparams.quantile_sketch_epsilon)
     columns = _Features(feature_columns, num_quantiles)
     with ops.name_scope("boosted_trees"):
@@ -444,6 +487,10 @@ def _bt_model_fn(features, labels, mode, head: _Head, feature_columns, hparams: 
         trees = [ops.convert_to_tensor(v) for v in (ensemble.feature, ensemble.threshold, ensemble.value)]
         logits, node = make_op("_BoostedTreesPredict", [*trees, buckets, state],
                                {"max_depth": hparams.max_depth}).outputs
+        if explain:
+            path = make_op("_BoostedTreesExplain", [*trees, buckets], {"max_depth": hparams.max_depth}).outputs
+            spec = head.spec(features, ModeKeys.PREDICT, logits, None, None)
+            return spec._replace(predictions={**spec.predictions, _DFC_FEATURES: path[0], _DFC_PATH: path[1]})
         if mode != ModeKeys.TRAIN:
             return head.spec(features, mode, logits, labels, None)
         for name, index in (("num_trees", NUM_TREES), ("num_finalized_trees", NUM_FINALIZED),
@@ -529,7 +576,7 @@ class _BoostedTrees(_Canned):
                                  l2_regularization, tree_complexity, min_node_weight, center_bias, pruning_mode,
                                  quantile_sketch_epsilon, train_in_memory)
         self._feature_names = _Features(feature_columns, int(1 / hparams.quantile_sketch_epsilon)).names
-        self._hparams = hparams
+        self._hparams, self._head, self._feature_columns = hparams, head, list(feature_columns)
 
         def model_fn(features, labels, mode):
             return _bt_model_fn(features, labels, mode, head, feature_columns, hparams, n_batches_per_layer)
@@ -538,28 +585,60 @@ class _BoostedTrees(_Canned):
 
     def experimental_feature_importances(self, normalize=False):
         """Each feature column's importance: the gains of the splits on its features, summed over
-        the trees; (names, importances) from the most important, as TF's. ``normalize``
-        divides by their sum (a ValueError when it is zero: no tree has a split yet)."""
+        the trees; an OrderedDict of the column names from the most important (TF 1.14-1.15).
+        ``normalize`` divides by their sum (a ValueError when no tree has a split yet)."""
         feature = self.get_variable_value("boosted_trees/tree_feature")
         gain = self.get_variable_value("boosted_trees/tree_gain")
-        totals = collections.OrderedDict((name, 0.0) for name in self._feature_names)
-        for f, g in zip(feature.ravel(), gain.ravel()):
-            if f >= 0:
-                totals[self._feature_names[f]] += float(g)
-        names = list(totals)
-        values = np.array([totals[n] for n in names], np.float64)
+        per_feature = np.zeros(len(self._feature_names))
+        np.add.at(per_feature, feature[feature >= 0], gain[feature >= 0])
         if normalize:
-            if values.sum() <= 0:
-                raise AssertionError("all feature importances are 0, the trees have no split yet: they cannot be "
-                                     "normalized")
-            values = values / values.sum()
-        order = np.argsort(-values, kind="stable")
-        return np.array(names)[order], values[order]
+            if per_feature.sum() <= 0:
+                raise ValueError("Cannot normalize the feature importances: the trees have no split yet (or their "
+                                 "gains add up to nothing)")
+            per_feature = per_feature / per_feature.sum()
+        return self._by_column(per_feature, key=lambda item: -item[1])
+
+    def _by_column(self, per_feature, key):
+        """Per-feature values summed over each feature column's features, as an OrderedDict
+        sorted by ``key`` of (name, value)."""
+        totals = collections.OrderedDict((name, 0.0) for name in self._feature_names)
+        for name, v in zip(self._feature_names, per_feature):
+            totals[name] += float(v)
+        return collections.OrderedDict(sorted(totals.items(), key=key))
 
     def experimental_predict_with_explanations(self, input_fn, predict_keys=None, hooks=None,
                                                checkpoint_path=None):
-        raise NotImplementedError("experimental_predict_with_explanations (directional feature contributions) is "
-                                  "not built in distflow; experimental_feature_importances is")
+        """``predict`` with each example's directional feature contributions: ``bias`` (the first
+        tree's root: the prior probability of class 1, or the prior prediction) and ``dfc``, an
+        OrderedDict of each feature column's contribution, largest magnitude first: the changes
+        of the probability (or prediction) along the example's path through the trees, each
+        credited to the feature of the split it passed. ``bias`` plus the contributions is the
+        example's prediction. Needs ``center_bias``, and one logit (binary classification or a
+        one-dimensional regression)."""
+        if not self._hparams.center_bias:
+            raise ValueError("center_bias must be enabled during estimator instantiation when using "
+                             "experimental_predict_with_explanations.")
+        if self._head.logits_dimension != 1:
+            raise ValueError("experimental_predict_with_explanations supports binary classification and "
+                             "one-dimensional regression only")
+
+        def explain_fn(features, labels, mode):
+            return _bt_model_fn(features, labels, mode, self._head, self._feature_columns, self._hparams, 1,
+                                explain=True)
+
+        explainer = Estimator(explain_fn, model_dir=self.model_dir, config=self.config)
+        keys = None if predict_keys is None else sorted(set(predict_keys) | {_DFC_FEATURES, _DFC_PATH})
+        classification = self._head.kind != "regression"
+        for prediction in explainer.predict(input_fn, predict_keys=keys, hooks=hooks, checkpoint_path=checkpoint_path):
+            features, path = prediction.pop(_DFC_FEATURES), prediction.pop(_DFC_PATH).astype(np.float64)
+            if classification:
+                path = 1.0 / (1.0 + np.exp(-path))
+            per_feature = np.zeros(len(self._feature_names))
+            passed = features >= 0
+            np.add.at(per_feature, features[passed], np.diff(path)[passed])
+            prediction["bias"] = float(path[0])
+            prediction["dfc"] = self._by_column(per_feature, key=lambda item: -abs(item[1]))
+            yield prediction
 
 
 class BoostedTreesClassifier(_BoostedTrees):

@@ -276,8 +276,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "and GPUs: `TPUEstimatorSpec`, `tpu.RunConfig`, `TPUConfig`), `BoostedTreesClassifier` "
                       "and `BoostedTreesRegressor` (TF's layer-by-layer growth, pruning modes, bias centering, "
                       "numeric columns at quantile buckets, several classes too) with "
-                      "`experimental_feature_importances` and `boosted_trees_*_train_in_memory`; not "
-                      "`experimental_predict_with_explanations`")
+                      "`experimental_feature_importances`, `experimental_predict_with_explanations` (directional "
+                      "feature contributions) and `boosted_trees_*_train_in_memory`")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
