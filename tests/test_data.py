@@ -311,3 +311,56 @@ def test_batching_elements_of_different_shapes_names_the_component_and_the_eleme
                            match=r"different shapes in component 0. First element had shape \[2\] and element 2 had "
                                  r"shape \[1\]"):
             sess.run(element)
+
+
+def _batches(ds):
+    element = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        return drain(sess, element)
+
+
+def test_batches_of_slices_gather_the_rows_the_elements_would_give():
+    # slices repeated and batched come as one take of rows; a map in between makes the same
+    # batches element by element: both the same, remainder and structure included
+    rows = {"x": np.arange(30, dtype=np.float32).reshape(10, 3), "name": np.array([b"r%d" % i for i in range(10)])}
+    labels = np.arange(10, dtype=np.int64)
+    for drop in (False, True):
+        gathered = _batches(tf.data.Dataset.from_tensor_slices((rows, labels)).repeat(3).batch(7, drop))
+        stacked = _batches(tf.data.Dataset.from_tensor_slices((rows, labels)).map(lambda r, y: (r, y)).repeat(3)
+                           .batch(7, drop))
+        assert len(gathered) == len(stacked) == (4 if drop else 5)
+        for (g_rows, g_labels), (s_rows, s_labels) in zip(gathered, stacked):
+            np.testing.assert_array_equal(g_labels, s_labels)
+            np.testing.assert_array_equal(g_rows["x"], s_rows["x"])
+            np.testing.assert_array_equal(g_rows["name"], s_rows["name"])
+            assert g_rows["x"].dtype == np.float32 and g_labels.dtype == np.int64
+        np.testing.assert_array_equal(np.concatenate([b[1] for b in gathered]),
+                                      np.tile(np.arange(10), 3)[:28 if drop else 30])
+
+
+def test_shuffled_batches_of_slices_keep_the_buffers_guarantees():
+    # each epoch a permutation, reshuffled each epoch, fixed by the seed; with a buffer smaller
+    # than the data, no row comes out before a buffer's length of rows after its own place
+    def epochs(buffer_size, seed=5):
+        tf.reset_default_graph()
+        ds = tf.data.Dataset.from_tensor_slices(np.arange(50)).shuffle(buffer_size, seed=seed).repeat(3).batch(50)
+        return [b.tolist() for b in _batches(ds)]
+
+    a = epochs(64)
+    assert len(a) == 3 and all(sorted(e) == list(range(50)) for e in a) and a[0] != a[1] != a[2]
+    assert epochs(64) == a and epochs(64, seed=6) != a
+    for e in epochs(8):
+        assert sorted(e) == list(range(50)) and e != list(range(50))
+        assert all(position >= row - 7 for position, row in enumerate(e))
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(6)).shuffle(1, seed=1).batch(4)
+    assert [b.tolist() for b in _batches(ds)] == [[0, 1, 2, 3], [4, 5]]  # (a buffer of one keeps the order)
+
+
+def test_a_batch_of_gathered_rows_is_a_copy_the_step_may_write_into():
+    x = np.arange(6, dtype=np.float32)
+    element = tf.data.Dataset.from_tensor_slices(x).repeat().batch(6).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        first = sess.run(element)
+        first += 100  # (a fetched batch is the caller's)
+        np.testing.assert_array_equal(sess.run(element), x)
+    np.testing.assert_array_equal(x, np.arange(6))

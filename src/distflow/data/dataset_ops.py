@@ -224,6 +224,13 @@ class Dataset:
     def _all_inputs(self) -> list[ops.Tensor]:
         return list(self._inputs)
 
+    def _row_source(self, values, state):
+        """For a pipeline that only reorders the rows of arrays (slices, shuffled, repeated):
+        (the arrays, an iterator of index arrays into their rows, in the order the elements
+        come). None where a stage does more, or takes elements one by one: a batch then
+        gathers its rows with one take an array instead of stacking elements."""
+        return None
+
 
 class ThreadingOptions:
     """Accepted for programs that set them; distflow's pipelines run on the step's thread."""
@@ -279,6 +286,15 @@ class _TensorSlices(Dataset):
             return
         for i in range(n):
             yield self._spec.ungrouped([v[i] for v in components])
+
+    def _row_source(self, values, state):
+        if self._spec.has_sparse():
+            return None
+        components = [np.asarray(v) for v in values]
+        n = len(components[0])
+        if any(len(v) != n for v in components):
+            return None  # (the element-wise path says which component disagrees)
+        return components, iter([np.arange(n)])
 
 
 class _ListFiles(Dataset):
@@ -455,6 +471,10 @@ class _Batch(_Unary):
         own, (size, drop, *more) = self._split(values)
         self._check_args([size])
         size, drop = int(size), bool(drop)
+        rows = self._input._row_source(own, state) if type(self) is _Batch else None
+        if rows is not None:
+            yield from _gathered_batches(*rows, size, drop)
+            return
         batch = []
         for element in self._input._iterate(own, state):
             batch.append(element)
@@ -467,6 +487,22 @@ class _Batch(_Unary):
     def _combine(self, batch, more):
         """One batch of elements; ``more`` holds the values of ``more_inputs`` in this run."""
         return _stack(batch, self._input.element_spec)
+
+
+def _gathered_batches(components, indices, size: int, drop: bool):
+    """Batches of ``size`` rows of ``components`` in the order of the ``indices`` arrays, each a
+    copy (np.take): the arrays are the dataset's, and a step may write into what it is given."""
+    pending, count = [], 0
+    for chunk in indices:
+        pending.append(chunk)
+        count += len(chunk)
+        while count >= size:
+            joined = np.concatenate(pending) if len(pending) > 1 else pending[0]
+            yield tuple(np.take(c, joined[:size], axis=0) for c in components)
+            pending, count = [joined[size:]], count - size
+    if count and not drop:
+        joined = np.concatenate(pending)
+        yield tuple(np.take(c, joined, axis=0) for c in components)
 
 
 def _stack(batch, spec: structure.Spec):
@@ -513,15 +549,26 @@ class _Shuffle(_Unary):
             raise errors.InvalidArgumentError(None, None, f"buffer_size must be greater than zero, got "
                                                           f"{int(extra[0])}")
 
-    def _iterate(self, values, state):
-        own, (buffer_size, *fed) = self._split(values)
-        self._check_args([buffer_size])
-        buffer_size = int(buffer_size)
+    def _rng(self, fed, state):
         seed = (self._seed[0], int(fed[0])) if fed else self._seed
         # Each initialization draws its seeds from one generator; without reshuffling every
         # pass replays the first order.
         seeds = state.stages.setdefault(("shuffle", id(self)), _SeedStream(seed))
-        rng = np.random.default_rng(seeds.next() if self._reshuffle else seeds.first)
+        return np.random.default_rng(seeds.next() if self._reshuffle else seeds.first)
+
+    def _row_source(self, values, state):
+        own, (buffer_size, *fed) = self._split(values)
+        self._check_args([buffer_size])
+        rows = self._input._row_source(own, state)
+        if rows is None:
+            return None
+        return rows[0], _shuffled_indices(rows[1], int(buffer_size), self._rng(fed, state))
+
+    def _iterate(self, values, state):
+        own, (buffer_size, *fed) = self._split(values)
+        self._check_args([buffer_size])
+        buffer_size = int(buffer_size)
+        rng = self._rng(fed, state)
         buffer = []
         for element in self._input._iterate(own, state):
             if len(buffer) < buffer_size:
@@ -534,6 +581,24 @@ class _Shuffle(_Unary):
             i = int(rng.integers(len(buffer)))
             buffer[i], buffer[-1] = buffer[-1], buffer[i]
             yield buffer.pop()
+
+
+def _shuffled_indices(chunks, buffer_size: int, rng):
+    """The shuffle buffer's algorithm on arrays of row indices: the buffer fills with the first
+    ``buffer_size``; then each next index takes the place of one drawn at random, which comes
+    out; at the end what is left comes out in a random order."""
+    buffer = []
+    for chunk in chunks:
+        incoming = chunk.tolist()
+        take = min(buffer_size - len(buffer), len(incoming))
+        buffer.extend(incoming[:take])
+        if len(incoming) > take:
+            out = []
+            for slot, index in zip(rng.integers(buffer_size, size=len(incoming) - take).tolist(), incoming[take:]):
+                out.append(buffer[slot])
+                buffer[slot] = index
+            yield np.array(out, np.int64)
+    yield rng.permutation(np.array(buffer, np.int64))
 
 
 class _SeedStream:
@@ -551,6 +616,27 @@ class _Repeat(_Unary):
     def __init__(self, input_dataset, count):
         count = ops.convert_to_tensor(-1 if count is None else count, dtype=dtypes.int64)
         super().__init__(input_dataset, input_dataset.element_spec, [count])
+
+    def _row_source(self, values, state):
+        own, (count,) = self._split(values)
+        first = self._input._row_source(own, state)
+        if first is None:
+            return None
+        count = int(count)
+
+        def passes():
+            rows, done = first, 0
+            while count < 0 or done < count:
+                produced = False
+                for chunk in rows[1]:
+                    produced = produced or len(chunk) > 0
+                    yield chunk
+                done += 1
+                if not produced:  # (an empty dataset repeated: nothing, not a loop forever)
+                    return
+                if count < 0 or done < count:
+                    rows = self._input._row_source(own, state)
+        return first[0], passes()
 
     def _iterate(self, values, state):
         own, (count,) = self._split(values)
