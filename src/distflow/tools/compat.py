@@ -473,6 +473,10 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.feature_column` (the sequence columns of TF 1.13-1.15: "
                       "`sequence_categorical_column_with_*`, `sequence_numeric_column`, `sequence_input_layer`, "
                       "`concatenate_context_input`), "
+                      "`tf.contrib.cudnn_rnn` (`CudnnLSTM`, `CudnnGRU`, `CudnnRNNTanh`, `CudnnRNNRelu` on any device: "
+                      "cuDNN's equations, its layout of the weights for one layer and direction, their canonical "
+                      "names for `CudnnCompatibleLSTMCell` and `CudnnCompatibleGRUCell` through the saveables; not "
+                      "`skip_input`), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
