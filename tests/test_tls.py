@@ -165,7 +165,7 @@ def test_a_server_given_only_a_ca_says_that_it_serves_in_clear_text(certs, monke
 
 
 def _session_error(target: str) -> str:
-    sess = tf.Session(target, config=tf.ConfigProto(connect_timeout_in_ms=1500))
+    sess = tf.Session(target, config=tf.ConfigProto(connect_timeout_in_ms=300))  # (it cannot connect: the wait)
     with pytest.raises(tf.errors.UnavailableError) as caught:
         sess.run(tf.constant(1))
     return caught.value.message
