@@ -51,6 +51,36 @@ def test_the_estimators_that_take_a_head_train_with_it(tmp_path):
     assert dnn.evaluate(input_fn(classes, shuffle=False))["accuracy"] >= 0.9
 
 
+def test_tf_estimators_own_head_estimators_add_metrics_and_hook_names(tmp_path):
+    # TF 1.14-1.15's tf.estimator: the estimators that take a head, add_metrics, and the hooks
+    assert tf.estimator.DNNEstimator is tf.contrib.estimator.DNNEstimator
+    assert tf.estimator.LoggingTensorHook is tf.train.LoggingTensorHook
+    assert tf.estimator.SessionRunHook is tf.train.SessionRunHook
+    labels = (X @ W > 0).astype(np.int64)
+    column = tf.feature_column.numeric_column("x", shape=[3])
+    combined = tf.estimator.DNNLinearCombinedEstimator(
+        tf.contrib.estimator.binary_classification_head(), model_dir=str(tmp_path / "combined"),
+        linear_feature_columns=[column], linear_optimizer=tf.train.FtrlOptimizer(0.5), dnn_feature_columns=[column],
+        dnn_hidden_units=[8], dnn_optimizer=tf.train.AdamOptimizer(0.05))
+    combined.train(input_fn(labels), steps=100)
+    names = set(combined.get_variable_names())
+    assert {"linear/linear_model/x/weights", "dnn/hiddenlayer_0/kernel", "dnn/logits/kernel"} <= names
+
+    def metric_fn(labels, predictions):
+        return {"mean_logistic": tf.metrics.mean(predictions["logistic"])}
+
+    metrics = tf.estimator.add_metrics(combined, metric_fn).evaluate(input_fn(labels, shuffle=False))
+    assert metrics["accuracy"] >= 0.95
+    assert metrics["mean_logistic"] == pytest.approx(metrics["prediction/mean"], rel=1e-5)
+    # a baseline learns the labels' prior whatever the features
+    baseline = tf.estimator.BaselineEstimator(tf.contrib.estimator.regression_head(),
+                                              model_dir=str(tmp_path / "baseline"),
+                                              optimizer=tf.train.GradientDescentOptimizer(0.5))
+    targets = (X @ W + 3.0).reshape(-1, 1).astype(np.float32)
+    baseline.train(input_fn(targets), steps=60)
+    assert baseline.get_variable_value("baseline/bias")[0] == pytest.approx(targets.mean(), abs=1e-3)
+
+
 def test_heads_refuse_what_they_cannot_do():
     head = tf.contrib.estimator.regression_head()
     logits, labels = tf.zeros([2, 1]), tf.zeros([2, 1])

@@ -5,55 +5,18 @@ under their contrib names."""
 
 from __future__ import annotations
 
-import inspect
-
 from .._namespace import missing
 from ..estimator.early_stopping import (make_early_stopping_hook, read_eval_metrics,  # noqa: F401
                                         stop_if_higher_hook, stop_if_lower_hook, stop_if_no_decrease_hook,
                                         stop_if_no_increase_hook)
-from ..estimator.estimator import Estimator, ModeKeys
-from .estimator_heads import (DNNEstimator, LinearEstimator, RNNEstimator, binary_classification_head,  # noqa: F401
-                              multi_class_head, multi_label_head, regression_head)
+from ..estimator.estimator import ModeKeys
+from ..estimator.extenders import _rewrapped, add_metrics  # noqa: F401
+from .estimator_heads import (BaselineEstimator, DNNEstimator, DNNLinearCombinedEstimator,  # noqa: F401
+                              LinearEstimator, RNNEstimator, binary_classification_head, multi_class_head,
+                              multi_label_head, regression_head)
 from .estimator_rnn import RNNClassifier  # noqa: F401
 from ..ops import clip_ops
 from ..train.optimizer import Optimizer
-
-_METRIC_FN_ARGS = ("labels", "predictions", "features", "config")
-
-
-def _rewrapped(estimator, change):
-    """A new Estimator on ``estimator``'s model directory and config whose model function is
-    the old one's spec passed through ``change(spec, features, labels, mode)``."""
-    def model_fn(features, labels, mode, config):
-        return change(estimator._model(features, labels, mode), features, labels, mode)
-
-    return Estimator(model_fn, model_dir=estimator.model_dir, config=estimator.config,
-                     warm_start_from=estimator._warm_start_settings)
-
-
-def add_metrics(estimator, metric_fn):
-    """``estimator`` with ``metric_fn``'s metrics added to its evaluation. ``metric_fn`` takes
-    any of ``labels``, ``predictions``, ``features`` and ``config`` (by name) and returns
-    {name: (value, update_op)}; a name it shares with the estimator's own metrics replaces it."""
-    names = list(inspect.signature(metric_fn).parameters)
-    if "predictions" not in names:
-        raise ValueError(f"metric_fn ({metric_fn}) must include predictions argument.")
-    unknown = set(names) - set(_METRIC_FN_ARGS)
-    if unknown:
-        raise ValueError(f"metric_fn ({metric_fn}) has following not expected args: {sorted(unknown)}")
-
-    def change(spec, features, labels, mode):
-        if mode != ModeKeys.EVAL:
-            return spec
-        given = {"labels": labels, "predictions": spec.predictions, "features": features,
-                 "config": estimator.config}
-        added = metric_fn(**{n: given[n] for n in names})
-        if not isinstance(added, dict):
-            raise TypeError(f"metric_fn should return a dict of (value, update_op) pairs, got {type(added)}")
-        return spec._replace(eval_metric_ops={**(spec.eval_metric_ops or {}), **added})
-
-    return _rewrapped(estimator, change)
-
 
 def forward_features(estimator, keys=None, sparse_default_values=None):
     """``estimator`` whose predictions also hold the features named ``keys`` (a name, a list,

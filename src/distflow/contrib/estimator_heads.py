@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from .. import metrics as metrics_lib
 from .. import nn
-from ..estimator.canned import _Canned, _check_columns, _combined_model_fn, _Head
+from ..estimator.canned import (BaselineEstimator, DNNEstimator, DNNLinearCombinedEstimator,  # noqa: F401
+                                LinearEstimator, _Canned, _Head, _public)
 from ..estimator.estimator import ModeKeys
 from ..framework import dtypes, ops
 from ..losses import Reduction
@@ -151,36 +152,6 @@ def multi_label_head(n_classes, weight_column=None, thresholds=None, label_vocab
         raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries for {n_classes} classes")
     return _MultiLabelHead(n_classes, name=name, label_vocabulary=label_vocabulary, weight_column=weight_column,
                            loss_reduction=loss_reduction)
-
-
-def _public(head):
-    if not isinstance(head, _Head):
-        raise TypeError(f"head must be one of tf.contrib.estimator's heads (binary_classification_head, "
-                        f"multi_class_head, regression_head), got {head!r}")
-    return head
-
-
-class DNNEstimator(_Canned):
-    """A feed-forward network with the given head (``tf.contrib.estimator.DNNEstimator``)."""
-
-    def __init__(self, head, hidden_units, feature_columns, model_dir=None, optimizer="Adagrad",
-                 activation_fn=nn.relu, dropout=None, input_layer_partitioner=None, config=None,
-                 warm_start_from=None, batch_norm=False):
-        super().__init__(_combined_model_fn(_public(head), None, None, _check_columns(feature_columns,
-                                                                                      "feature_columns"),
-                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum",
-                                            input_layer_partitioner=input_layer_partitioner),
-                         model_dir, config, warm_start_from)
-
-
-class LinearEstimator(_Canned):
-    """A linear model with the given head (``tf.contrib.estimator.LinearEstimator``)."""
-
-    def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None, partitioner=None,
-                 sparse_combiner="sum"):
-        super().__init__(_combined_model_fn(_public(head), _check_columns(feature_columns, "feature_columns"),
-                                            optimizer, None, None, None, None, None, False, sparse_combiner,
-                                            linear_partitioner=partitioner), model_dir, config, None)
 
 
 class RNNEstimator(_Canned):

@@ -10,9 +10,12 @@ model function once per replica of a tf.distribute strategy: MirroredStrategy in
 process, MultiWorkerMirroredStrategy across the chief and workers with no ps), the canned
 estimators (``DNNClassifier``, ``DNNRegressor``, ``LinearClassifier``, ``LinearRegressor``,
 ``DNNLinearCombinedClassifier``/``Regressor``, on tf.feature_column; ``BaselineClassifier``
-and ``BaselineRegressor``), gradient boosted trees (``BoostedTreesClassifier``,
-``BoostedTreesRegressor``: boosted_trees.py), early stopping hooks (``experimental.stop_if_no_decrease_hook``
-and the others: early_stopping.py), and ``inputs.numpy_input_fn``. Training runs in
+and ``BaselineRegressor``; ``DNNEstimator``, ``LinearEstimator``, ``DNNLinearCombinedEstimator``
+and ``BaselineEstimator`` with a head of tf.contrib.estimator's), gradient boosted trees
+(``BoostedTreesClassifier``, ``BoostedTreesRegressor``: boosted_trees.py), ``add_metrics``,
+early stopping hooks (``experimental.stop_if_no_decrease_hook`` and the others:
+early_stopping.py), ``inputs.numpy_input_fn``, and tf.train's session hooks under their
+tf.estimator names. Training runs in
 a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
 newest checkpoint and writes its metrics as summaries to ``model_dir/eval``.
 ``export_saved_model`` writes a SavedModel for serving, from the receiver tensors that
@@ -28,8 +31,17 @@ from .._namespace import missing
 from . import experimental, export, inputs, tpu  # noqa: F401
 from .boosted_trees import (BoostedTreesClassifier, BoostedTreesRegressor,  # noqa: F401
                             boosted_trees_classifier_train_in_memory, boosted_trees_regressor_train_in_memory)
-from .canned import (BaselineClassifier, BaselineRegressor, DNNClassifier, DNNLinearCombinedClassifier,  # noqa: F401
-                     DNNLinearCombinedRegressor, DNNRegressor, LinearClassifier, LinearRegressor)
+from .canned import (BaselineClassifier, BaselineEstimator, BaselineRegressor, DNNClassifier,  # noqa: F401
+                     DNNEstimator, DNNLinearCombinedClassifier, DNNLinearCombinedEstimator, DNNLinearCombinedRegressor,
+                     DNNRegressor, LinearClassifier, LinearEstimator, LinearRegressor)
+from .extenders import add_metrics  # noqa: F401
+# (TF 1.14-1.15 also export the training hooks here: the same classes as tf.train's)
+from ..train.basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener,  # noqa: F401
+                                             FinalOpsHook, LoggingTensorHook, NanLossDuringTrainingError,
+                                             NanTensorHook, ProfilerHook, SecondOrStepTimer, StepCounterHook,
+                                             StopAtStepHook, SummarySaverHook)
+from ..train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues  # noqa: F401
+from ..train.training_extras import FeedFnHook, GlobalStepWaiterHook  # noqa: F401
 from .estimator import Estimator, EstimatorSpec, ModeKeys  # noqa: F401
 from .parsing_utils import classifier_parse_example_spec, regressor_parse_example_spec  # noqa: F401
 from .exporter import BestExporter, Exporter, FinalExporter, LatestExporter  # noqa: F401

@@ -391,3 +391,57 @@ class BaselineRegressor(_Canned):
         head = _Head("regression", label_dimension=label_dimension, weight_column=weight_column,
                      loss_reduction=loss_reduction)
         super().__init__(_baseline_model_fn(head, optimizer), model_dir, config, None)
+
+
+# -- the estimators that take a head (TF 1.15's tf.estimator; the heads are
+# tf.contrib.estimator's *_head functions) --------------------------------------------------------
+
+def _public(head):
+    if not isinstance(head, _Head):
+        raise TypeError(f"head must be one of tf.contrib.estimator's heads (binary_classification_head, "
+                        f"multi_class_head, multi_label_head, regression_head), got {head!r}")
+    return head
+
+
+class DNNEstimator(_Canned):
+    """A feed-forward network with the given head (``tf.estimator.DNNEstimator``)."""
+
+    def __init__(self, head, hidden_units, feature_columns, model_dir=None, optimizer="Adagrad",
+                 activation_fn=nn.relu, dropout=None, input_layer_partitioner=None, config=None,
+                 warm_start_from=None, batch_norm=False):
+        super().__init__(_combined_model_fn(_public(head), None, None, _check_columns(feature_columns,
+                                                                                      "feature_columns"),
+                                            optimizer, hidden_units, activation_fn, dropout, batch_norm, "sum",
+                                            input_layer_partitioner=input_layer_partitioner),
+                         model_dir, config, warm_start_from)
+
+
+class LinearEstimator(_Canned):
+    """A linear model with the given head (``tf.estimator.LinearEstimator``)."""
+
+    def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None, partitioner=None,
+                 sparse_combiner="sum"):
+        super().__init__(_combined_model_fn(_public(head), _check_columns(feature_columns, "feature_columns"),
+                                            optimizer, None, None, None, None, None, False, sparse_combiner,
+                                            linear_partitioner=partitioner), model_dir, config, None)
+
+
+class DNNLinearCombinedEstimator(_Canned):
+    """Wide and deep with the given head (``tf.estimator.DNNLinearCombinedEstimator``; the
+    wide-and-deep estimators' default rates)."""
+
+    def __init__(self, head, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
+                 dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None, dnn_activation_fn=nn.relu,
+                 dnn_dropout=None, input_layer_partitioner=None, config=None, linear_sparse_combiner="sum"):
+        super().__init__(_combined_model_fn(_public(head), linear_feature_columns, linear_optimizer,
+                                            dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn,
+                                            dnn_dropout, False, linear_sparse_combiner,
+                                            (COMBINED_DNN_RATE, COMBINED_LINEAR_RATE), input_layer_partitioner),
+                         model_dir, config, None)
+
+
+class BaselineEstimator(_Canned):
+    """One learned bias per output with the given head (``tf.estimator.BaselineEstimator``)."""
+
+    def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
+        super().__init__(_baseline_model_fn(_public(head), optimizer), model_dir, config, None)

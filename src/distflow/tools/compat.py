@@ -277,7 +277,10 @@ def namespaces() -> list[tuple[str, str]]:
                       "and `BoostedTreesRegressor` (TF's layer-by-layer growth, pruning modes, bias centering, "
                       "numeric columns at quantile buckets, several classes too) with "
                       "`experimental_feature_importances`, `experimental_predict_with_explanations` (directional "
-                      "feature contributions) and `boosted_trees_*_train_in_memory`")
+                      "feature contributions) and `boosted_trees_*_train_in_memory`, `DNNEstimator`, "
+                      "`LinearEstimator`, `DNNLinearCombinedEstimator` and `BaselineEstimator` with a head of "
+                      "`tf.contrib.estimator`'s, `add_metrics`, and tf.train's session hooks under their "
+                      "tf.estimator names; not TF 2's head classes (`BinaryClassHead` and the others)")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
@@ -430,7 +433,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "`clip_gradients_by_norm`, the early-stopping hooks, `RNNClassifier` on the sequence columns, "
                       "the heads `binary_classification_head`, `multi_class_head`, `multi_label_head`, "
                       "`regression_head` and the estimators that take one, `DNNEstimator`, `LinearEstimator`, "
-                      "`RNNEstimator`; not `multi_head`, `poisson_regression_head` nor a head's `loss_fn`), `tf.contrib.losses` (TF 1.0-1.2's, "
+                      "`DNNLinearCombinedEstimator`, `BaselineEstimator`, `RNNEstimator`; not `multi_head`, `poisson_regression_head` nor a head's `loss_fn`), `tf.contrib.losses` (TF 1.0-1.2's, "
                       "predictions first), `tf.contrib.image` (`bipartite_match`, `adjust_hsv_in_yiq`, "
                       "`random_hsv_in_yiq`, `transform`, `rotate`, `translate` "
                       "and the "
