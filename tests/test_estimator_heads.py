@@ -81,6 +81,46 @@ def test_tf_estimators_own_head_estimators_add_metrics_and_hook_names(tmp_path):
     assert baseline.get_variable_value("baseline/bias")[0] == pytest.approx(targets.mean(), abs=1e-3)
 
 
+def test_a_poisson_head_learns_rates_and_predicts_counts(tmp_path):
+    # counts drawn at rates exp(x . w / 2): the model's log rates, its predictions the rates
+    rng = np.random.default_rng(5)
+    rates = np.exp(X @ W / 2)
+    counts = rng.poisson(rates).reshape(-1, 1).astype(np.float32)
+    column = tf.feature_column.numeric_column("x", shape=[3])
+    est = tf.contrib.estimator.LinearEstimator(tf.contrib.estimator.poisson_regression_head(), [column],
+                                               model_dir=str(tmp_path), optimizer=tf.train.AdamOptimizer(0.05))
+    est.train(input_fn(counts), steps=300)
+    weights = est.get_variable_value("linear/linear_model/x/weights").ravel()
+    np.testing.assert_allclose(weights, W / 2, atol=0.15)
+    out = next(est.predict(input_fn(counts, shuffle=False), yield_single_examples=False))
+    np.testing.assert_allclose(out["predictions"], np.exp(out["logits"]), rtol=1e-5)
+    # the loss is the full Poisson loss (Stirling's term for counts above 1), averaged
+    metrics = est.evaluate(input_fn(counts, shuffle=False))
+    z, y = out["logits"].ravel().astype(np.float64), counts.ravel()
+    stirling = np.where(y > 1, y * np.log(np.maximum(y, 1)) - y + 0.5 * np.log(2 * np.pi * np.maximum(y, 1)), 0)
+    assert metrics["average_loss"] == pytest.approx(np.mean(np.exp(z) - y * z + stirling), rel=1e-4)
+
+
+def test_a_regression_heads_own_loss_and_link(tmp_path):
+    shares = (1 / (1 + np.exp(-(X @ W)))).reshape(-1, 1).astype(np.float32)
+    column = tf.feature_column.numeric_column("x", shape=[3])
+    est = tf.contrib.estimator.LinearEstimator(tf.contrib.estimator.logistic_regression_head(), [column],
+                                               model_dir=str(tmp_path), optimizer=tf.train.AdamOptimizer(0.1))
+    est.train(input_fn(shares), steps=300)
+    out = next(est.predict(input_fn(shares, shuffle=False), yield_single_examples=False))
+    np.testing.assert_allclose(out["predictions"], shares, atol=0.03)
+
+    def absolute(labels, logits):
+        return tf.abs(labels - logits)
+
+    head = tf.contrib.estimator.regression_head(loss_fn=absolute, inverse_link_fn=lambda z: 2.0 * z)
+    spec = head.create_estimator_spec({"x": X}, tf.estimator.ModeKeys.EVAL, tf.constant([[1.0], [3.0]]),
+                                      tf.constant([[2.0], [2.0]]))
+    with tf.Session() as sess:
+        assert sess.run(spec.loss) == pytest.approx(1.0)  # (the mean over the batch)
+        np.testing.assert_allclose(sess.run(spec.predictions["predictions"]), [[2.0], [6.0]])
+
+
 def test_heads_refuse_what_they_cannot_do():
     head = tf.contrib.estimator.regression_head()
     logits, labels = tf.zeros([2, 1]), tf.zeros([2, 1])

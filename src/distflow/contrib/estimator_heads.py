@@ -6,8 +6,10 @@ regressor, as the canned estimators have them (estimator/canned.py's heads).
 ``head.create_estimator_spec(features, mode, logits, labels, optimizer=...)`` is what a
 ``model_fn`` returns; ``DNNEstimator``, ``LinearEstimator`` and ``RNNEstimator`` are the
 canned models with the head given; ``multi_label_head`` is the head of examples with several
-labels. (``poisson_regression_head``, ``multi_head`` and a head's ``loss_fn`` or
-``thresholds`` are not built.)
+labels; ``poisson_regression_head`` and ``logistic_regression_head`` are regression heads
+with a loss and an inverse link of their own (as ``regression_head(loss_fn=,
+inverse_link_fn=)``). (``multi_head``, and a classification head's ``loss_fn`` or
+``thresholds``, are not built.)
 """
 
 from __future__ import annotations
@@ -80,16 +82,56 @@ def multi_class_head(n_classes, weight_column=None, label_vocabulary=None,
                        weight_column=weight_column, loss_reduction=loss_reduction)
 
 
+class _RegressionHead(_PublicHead):
+    """A regression head with a loss of its own (``loss_fn(labels, logits)``, each example's
+    loss, [batch, label_dimension]) and predictions ``inverse_link_fn(logits)``, the logits
+    predicted beside them (TF's regression head with those arguments)."""
+
+    def __init__(self, loss_fn=None, inverse_link_fn=None, **kwargs):
+        super().__init__("regression", **kwargs)
+        self._loss_fn, self._inverse_link_fn = loss_fn, inverse_link_fn
+
+    def _unreduced_loss(self, labels, logits):
+        if self._loss_fn is None:
+            return super()._unreduced_loss(labels, logits)
+        loss = ops.convert_to_tensor(self._loss_fn(labels=labels, logits=logits))
+        if loss.shape.ndims is not None and loss.shape.ndims < 2:
+            raise ValueError(f"loss_fn must return each example's loss, [batch, {self.logits_dimension}]; got shape "
+                             f"{loss.shape}")
+        return loss
+
+    def _predictions(self, logits) -> dict:
+        if self._inverse_link_fn is None:
+            return super()._predictions(logits)
+        return {"predictions": self._inverse_link_fn(logits), "logits": logits}
+
+
 def regression_head(weight_column=None, label_dimension=1, loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
                     loss_fn=None, inverse_link_fn=None, name=None):
-    """A head for ``label_dimension`` real labels: mean squared error."""
-    _not_built(loss_fn)
-    if inverse_link_fn is not None:
-        raise NotImplementedError("regression_head(inverse_link_fn=) is not supported by distflow")
+    """A head for ``label_dimension`` real labels: mean squared error, or ``loss_fn(labels,
+    logits)``; the predictions are ``inverse_link_fn(logits)`` when it is given."""
     if label_dimension < 1:
         raise ValueError(f"Invalid label_dimension {label_dimension}.")
-    return _PublicHead("regression", name=name, label_dimension=label_dimension, weight_column=weight_column,
-                       loss_reduction=loss_reduction)
+    return _RegressionHead(loss_fn, inverse_link_fn, name=name, label_dimension=label_dimension,
+                           weight_column=weight_column, loss_reduction=loss_reduction)
+
+
+def poisson_regression_head(weight_column=None, label_dimension=1, loss_reduction=Reduction.SUM_OVER_BATCH_SIZE,
+                            compute_full_loss=True, name=None):
+    """Counts: the logits are log rates, the loss ``tf.nn.log_poisson_loss`` (with Stirling's
+    term unless ``compute_full_loss=False``), the predictions ``exp(logits)``."""
+    def loss_fn(labels, logits):
+        return nn.log_poisson_loss(targets=labels, log_input=logits, compute_full_loss=compute_full_loss)
+
+    return regression_head(weight_column, label_dimension, loss_reduction, loss_fn, unary_ops.exp, name)
+
+
+def logistic_regression_head(weight_column=None, loss_reduction=Reduction.SUM_OVER_BATCH_SIZE, name=None):
+    """Labels in [0, 1]: sigmoid cross-entropy, predictions ``sigmoid(logits)``."""
+    def loss_fn(labels, logits):
+        return nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+
+    return regression_head(weight_column, 1, loss_reduction, loss_fn, unary_ops.sigmoid, name)
 
 
 class _MultiLabelHead(_PublicHead):
