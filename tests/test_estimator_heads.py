@@ -121,6 +121,31 @@ def test_a_regression_heads_own_loss_and_link(tmp_path):
         np.testing.assert_allclose(sess.run(spec.predictions["predictions"]), [[2.0], [6.0]])
 
 
+def test_a_multi_head_trains_two_tasks_on_one_network(tmp_path):
+    targets = (X @ W).reshape(-1, 1).astype(np.float32)
+    classes = (X[:, :1] > 0).astype(np.int64)
+    head = tf.contrib.estimator.multi_head([tf.contrib.estimator.regression_head(name="amount"),
+                                            tf.contrib.estimator.binary_classification_head(name="sign")],
+                                           head_weights=[1.0, 0.5])
+    column = tf.feature_column.numeric_column("x", shape=[3])
+    est = tf.contrib.estimator.DNNEstimator(head, [16], [column], model_dir=str(tmp_path),
+                                            optimizer=tf.train.AdamOptimizer(0.05))
+
+    def labeled(shuffle=True):
+        return tf.estimator.inputs.numpy_input_fn({"x": X}, {"amount": targets, "sign": classes}, batch_size=200,
+                                                  num_epochs=None if shuffle else 1, shuffle=shuffle)
+
+    est.train(labeled(), steps=150)
+    metrics = est.evaluate(labeled(shuffle=False))
+    assert metrics["average_loss/amount"] < 0.05 and metrics["accuracy/sign"] >= 0.95, metrics
+    # the loss is the heads' losses weighted
+    assert metrics["loss"] == pytest.approx(metrics["loss/amount"] + 0.5 * metrics["loss/sign"], rel=1e-4)
+    out = next(est.predict(labeled(shuffle=False)))
+    assert {("amount", "predictions"), ("sign", "class_ids"), ("sign", "probabilities")} <= set(out)
+    with pytest.raises(ValueError, match="must have name specified"):
+        tf.contrib.estimator.multi_head([tf.contrib.estimator.regression_head()])
+
+
 def test_heads_refuse_what_they_cannot_do():
     head = tf.contrib.estimator.regression_head()
     logits, labels = tf.zeros([2, 1]), tf.zeros([2, 1])

@@ -13,7 +13,7 @@ from ..estimator.estimator import ModeKeys
 from ..estimator.extenders import _rewrapped, add_metrics  # noqa: F401
 from .estimator_heads import (BaselineEstimator, DNNEstimator, DNNLinearCombinedEstimator,  # noqa: F401
                               LinearEstimator, RNNEstimator, binary_classification_head,
-                              logistic_regression_head, multi_class_head, multi_label_head,
+                              logistic_regression_head, multi_class_head, multi_head, multi_label_head,
                               poisson_regression_head, regression_head)
 from .estimator_rnn import RNNClassifier  # noqa: F401
 from ..ops import clip_ops

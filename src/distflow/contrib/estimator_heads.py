@@ -8,8 +8,8 @@ regressor, as the canned estimators have them (estimator/canned.py's heads).
 canned models with the head given; ``multi_label_head`` is the head of examples with several
 labels; ``poisson_regression_head`` and ``logistic_regression_head`` are regression heads
 with a loss and an inverse link of their own (as ``regression_head(loss_fn=,
-inverse_link_fn=)``). (``multi_head``, and a classification head's ``loss_fn`` or
-``thresholds``, are not built.)
+inverse_link_fn=)``); ``multi_head`` trains several heads over one model. (A
+classification head's ``loss_fn`` or ``thresholds`` are not built.)
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from .. import metrics as metrics_lib
 from .. import nn
 from ..estimator.canned import (BaselineEstimator, DNNEstimator, DNNLinearCombinedEstimator,  # noqa: F401
                                 LinearEstimator, _Canned, _Head, _public)
-from ..estimator.estimator import ModeKeys
+from ..estimator.estimator import EstimatorSpec, ModeKeys
 from ..framework import dtypes, ops
 from ..losses import Reduction
-from ..ops import (array_ops, categorical_ops, math_ops, reduction_ops, slicing_ops, sparse_ops, string_ops,
-                   unary_ops)
+from ..ops import (array_ops, categorical_ops, control_flow_ops, math_ops, reduction_ops, slicing_ops, sparse_ops,
+                   string_ops, unary_ops)
 from ..ops.sparse_ops import SparseTensor
+from ..saved_model import signature_constants
 from ..train.training_util import get_global_step
 from .estimator_rnn import USE_DEFAULT, _checked, _rnn_model_fn
 
@@ -177,6 +178,84 @@ class _MultiLabelHead(_PublicHead):
                 "auc": metrics_lib.auc(labels, predictions["probabilities"], weights=per_class_weights),
                 "auc_precision_recall": metrics_lib.auc(labels, predictions["probabilities"],
                                                         weights=per_class_weights, curve="PR")}
+
+
+class _MultiHead:
+    """Several heads over one model (multi-task learning: TF's ``multi_head``). The logits are a
+    dict by head name, or one tensor whose last dimension the heads share in their order; the
+    labels a dict by head name. The loss is the heads' losses weighted by ``head_weights`` and
+    summed; the predictions are keyed ``(head name, key)``; the metrics ``<key>/<head name>``;
+    the signatures the first head's (the default) and each head's under its name."""
+
+    def __init__(self, heads, head_weights=None):
+        self._heads = list(heads)
+        if not self._heads:
+            raise ValueError("Must specify heads. Given: []")
+        if head_weights is not None and len(head_weights) != len(self._heads):
+            raise ValueError(f"heads and head_weights must have the same size. Given len(heads): {len(self._heads)}."
+                             f" Given len(head_weights): {len(head_weights)}.")
+        for head in self._heads:
+            if not getattr(head, "name", None):
+                raise ValueError(f"All given heads must have name specified. Given: {head}")
+        self._weights = [1.0] * len(self._heads) if head_weights is None else [float(w) for w in head_weights]
+        self.name = "_".join(head.name for head in self._heads)
+        self.kind = "multi_head"
+        self.logits_dimension = sum(head.logits_dimension for head in self._heads)
+
+    def _split_logits(self, logits):
+        if isinstance(logits, dict):
+            missing = [h.name for h in self._heads if h.name not in logits]
+            if missing:
+                raise ValueError(f"logits has no entries for the heads {missing}; given {sorted(logits)}")
+            return [logits[h.name] for h in self._heads]
+        return slicing_ops.split(logits, [h.logits_dimension for h in self._heads], axis=-1)
+
+    def spec(self, features, mode, logits, labels, train_op_fn, regularization_losses=None):
+        parts = self._split_logits(logits)
+        if mode == ModeKeys.PREDICT:
+            specs = [h.spec(features, mode, part, None, None) for h, part in zip(self._heads, parts)]
+            return EstimatorSpec(mode, predictions=self._predictions(specs), export_outputs=self._exports(specs))
+        if not isinstance(labels, dict):
+            raise ValueError(f"labels must be a dict by head name for a multi_head, got {labels!r}")
+        missing = [h.name for h in self._heads if h.name not in labels]
+        if missing:
+            raise ValueError(f"labels has no entries for the heads {missing}; given {sorted(labels)}")
+        eval_mode = ModeKeys.EVAL if mode == ModeKeys.EVAL else ModeKeys.TRAIN
+        specs = [h.spec(features, eval_mode, part, labels[h.name], lambda loss: control_flow_ops.no_op())
+                 for h, part in zip(self._heads, parts)]
+        loss = math_ops.add_n([w * spec.loss for w, spec in zip(self._weights, specs)])
+        if regularization_losses:
+            loss = math_ops.add_n([loss, *regularization_losses])
+        predictions = self._predictions(specs)
+        if mode == ModeKeys.TRAIN:
+            return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op_fn(loss))
+        metrics = {}
+        for head, spec in zip(self._heads, specs):
+            for key, value in (spec.eval_metric_ops or {}).items():
+                metrics[f"{key}/{head.name}"] = value
+            metrics[f"loss/{head.name}"] = metrics_lib.mean(spec.loss)
+        return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=metrics)
+
+    create_estimator_spec = _PublicHead.create_estimator_spec
+
+    def _predictions(self, specs) -> dict:
+        return {(head.name, key): value for head, spec in zip(self._heads, specs)
+                for key, value in spec.predictions.items()}
+
+    def _exports(self, specs) -> dict:
+        default = signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+        out = {default: specs[0].export_outputs[default]}
+        for head, spec in zip(self._heads, specs):
+            out[head.name] = spec.export_outputs[default]
+            for key, value in spec.export_outputs.items():
+                if key != default:
+                    out[f"{head.name}/{key}"] = value
+        return out
+
+
+def multi_head(heads, head_weights=None):
+    """A head of several named heads (the class's text)."""
+    return _MultiHead(heads, head_weights)
 
 
 def multi_label_head(n_classes, weight_column=None, thresholds=None, label_vocabulary=None,

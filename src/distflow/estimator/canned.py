@@ -397,9 +397,9 @@ class BaselineRegressor(_Canned):
 # tf.contrib.estimator's *_head functions) --------------------------------------------------------
 
 def _public(head):
-    if not isinstance(head, _Head):
+    if not isinstance(head, _Head) and not (hasattr(head, "spec") and hasattr(head, "logits_dimension")):
         raise TypeError(f"head must be one of tf.contrib.estimator's heads (binary_classification_head, "
-                        f"multi_class_head, multi_label_head, regression_head), got {head!r}")
+                        f"multi_class_head, multi_label_head, regression_head, multi_head), got {head!r}")
     return head
 
 

@@ -435,7 +435,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "`regression_head` and the estimators that take one, `DNNEstimator`, `LinearEstimator`, "
                       "`DNNLinearCombinedEstimator`, `BaselineEstimator`, `RNNEstimator`, "
                       "`poisson_regression_head`, `logistic_regression_head`, `regression_head`'s `loss_fn` and "
-                      "`inverse_link_fn`; not `multi_head` nor a classification head's `loss_fn`), `tf.contrib.losses` (TF 1.0-1.2's, "
+                      "`inverse_link_fn`, `multi_head`; not a classification head's `loss_fn`), `tf.contrib.losses` (TF 1.0-1.2's, "
                       "predictions first), `tf.contrib.image` (`bipartite_match`, `adjust_hsv_in_yiq`, "
                       "`random_hsv_in_yiq`, `transform`, `rotate`, `translate` "
                       "and the "
