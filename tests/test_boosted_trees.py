@@ -264,3 +264,17 @@ def test_a_splits_contribution_is_the_change_of_probability_it_makes():
         assert e["dfc"]["x_bucketized"] == pytest.approx(sigmoid(leaf) - sigmoid(value[0]), abs=1e-6)
     assert low["dfc"]["x_bucketized"] < 0 < high["dfc"]["x_bucketized"]
     assert low["bias"] == pytest.approx(0.5, abs=0.02)  # (the centered prior: half the labels are 1)
+
+
+def test_contribs_estimator_takes_a_head():
+    features, y = _regression_data(n=120, seed=8)
+    head = tf.contrib.estimator.regression_head()
+    est = tf.contrib.estimator.BoostedTreesEstimator([_bucketized("a"), _bucketized("b")], 1, head, n_trees=2,
+                                                     max_depth=2, learning_rate=0.5)
+    est.train(_input(features, y), max_steps=50)
+    assert est.get_variable_value("global_step") == 4  # (two trees of two layers)
+    regressor = tf.estimator.BoostedTreesRegressor([_bucketized("a"), _bucketized("b")], 1, n_trees=2, max_depth=2,
+                                                   learning_rate=0.5)
+    regressor.train(_input(features, y), max_steps=50)
+    np.testing.assert_allclose(_predict(est, features, "predictions"), _predict(regressor, features, "predictions"),
+                               rtol=1e-6)

@@ -9,6 +9,8 @@ from .._namespace import missing
 from ..estimator.early_stopping import (make_early_stopping_hook, read_eval_metrics,  # noqa: F401
                                         stop_if_higher_hook, stop_if_lower_hook, stop_if_no_decrease_hook,
                                         stop_if_no_increase_hook)
+from ..estimator.boosted_trees import (BoostedTreesEstimator, boosted_trees_classifier_train_in_memory,  # noqa: F401
+                                       boosted_trees_regressor_train_in_memory)
 from ..estimator.estimator import ModeKeys
 from ..estimator.extenders import _rewrapped, add_metrics  # noqa: F401
 from .estimator_heads import (BaselineEstimator, DNNEstimator, DNNLinearCombinedEstimator,  # noqa: F401

@@ -668,6 +668,21 @@ class BoostedTreesRegressor(_BoostedTrees):
                          center_bias, pruning_mode, quantile_sketch_epsilon, train_in_memory)
 
 
+class BoostedTreesEstimator(_BoostedTrees):
+    """Boosted trees with the given head (``tf.contrib.estimator.BoostedTreesEstimator``: a head of
+    tf.contrib.estimator's; ``weight_column`` is the head's)."""
+
+    def __init__(self, feature_columns, n_batches_per_layer, head, model_dir=None, weight_column=None, n_trees=100,
+                 max_depth=6, learning_rate=0.1, l1_regularization=0.0, l2_regularization=0.0, config=None,
+                 tree_complexity=0.0, min_node_weight=0.0, center_bias=False, pruning_mode="none",
+                 quantile_sketch_epsilon=0.01):
+        if not isinstance(head, _Head):
+            raise TypeError(f"head must be one of tf.contrib.estimator's heads, got {head!r}")
+        super().__init__(head, feature_columns, n_batches_per_layer, model_dir, config, n_trees, max_depth,
+                         learning_rate, l1_regularization, l2_regularization, tree_complexity, min_node_weight,
+                         center_bias, pruning_mode, quantile_sketch_epsilon)
+
+
 def boosted_trees_classifier_train_in_memory(train_input_fn, feature_columns, model_dir=None, n_classes=2,
                                              weight_column=None, label_vocabulary=None, n_trees=100, max_depth=6,
                                              learning_rate=0.1, l1_regularization=0.0, l2_regularization=0.0,
