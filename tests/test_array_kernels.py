@@ -202,6 +202,10 @@ def test_one_hot():
     idx2 = np.array([[0, 1], [2, 0]])
     want2 = (idx2[..., None] == np.arange(3)).astype(np.float32)
     assert_oracle(evaluate(tf.one_hot(idx2, 3, axis=0)), np.moveaxis(want2, -1, 0))
+    # without a dtype the two values must agree on one, as in TensorFlow (a Python 0 is an int32)
+    with pytest.raises(TypeError, match="dtype tf.float32 of on_value does not match dtype tf.int32 of off_value"):
+        tf.one_hot(idx, 3, on_value=1.0, off_value=0)
+    assert tf.one_hot(idx, 3, on_value=1.0, off_value=0.0, dtype=tf.float64).dtype == tf.float64
 
 
 def test_shape_size_rank():

@@ -816,12 +816,12 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if not indices.dtype.is_integer:
         raise TypeError(f"one_hot indices must be an integer tensor, got {indices.dtype.name}")
     if dtype is None:  # (the values' dtype, as TensorFlow infers it; float32 without them)
-        for v in (on_value, off_value):
-            if v is not None:
-                dtype = ops.convert_to_tensor(v).dtype.base_dtype
-                break
-        else:
-            dtype = dtypes.float32
+        given = [(what, ops.convert_to_tensor(v).dtype.base_dtype) for what, v in (("on_value", on_value),
+                                                                                 ("off_value", off_value))
+                 if v is not None]
+        if len(given) == 2 and given[0][1] != given[1][1]:
+            raise TypeError(f"dtype {given[0][1]} of on_value does not match dtype {given[1][1]} of off_value")
+        dtype = given[0][1] if given else dtypes.float32
     dtype = dtypes.as_dtype(dtype)
     on = ops.convert_to_tensor(1 if on_value is None else on_value, dtype=dtype)
     off = ops.convert_to_tensor(0 if off_value is None else off_value, dtype=dtype)
