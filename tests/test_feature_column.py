@@ -520,3 +520,22 @@ def test_sparse_cross_hashed_folds_each_combinations_hashes_as_sparse_cross_does
     assert got.indices.tolist() == [[0, 0], [0, 1], [1, 0]]
     assert got.values.tolist() == [bucket(b"a", 7), bucket(b"b", 7), bucket(b"c", -1)]
     assert got.dense_shape.tolist() == [2, 2]
+
+
+def test_a_cross_of_one_value_an_example_hashes_the_batch_at_once_as_the_general_path_does():
+    from distflow.ops.categorical_ops import _hashed_crosses, _sparse_cross_kernel
+
+    rng = np.random.default_rng(0)
+    b = 300
+    words = np.array([b"w%d" % i for i in rng.integers(0, 50, b)], object)
+    numbers = rng.integers(-5, 1000, b).astype(np.int64)
+    rows = np.stack([np.arange(b), np.zeros(b, np.int64)], 1)
+    shape = np.array([b, 1], np.int64)
+    dense = rng.integers(0, 7, (b, 1)).astype(np.int64)
+    indices, values, dense_shape = _sparse_cross_kernel(None, rows, rows, words, numbers, shape, shape, dense, N=2,
+                                                        hashed_output=True, num_buckets=1000, hash_key=0xDECAFCAFFE)
+    columns = [[[w] for w in words], [[n] for n in numbers], [[d] for d in dense[:, 0]]]
+    general = [v for row in _hashed_crosses(columns, 1000, 0xDECAFCAFFE) for v in row]
+    np.testing.assert_array_equal(values, np.array(general, np.uint64).astype(np.int64))
+    np.testing.assert_array_equal(indices, rows)
+    np.testing.assert_array_equal(dense_shape, [b, 1])

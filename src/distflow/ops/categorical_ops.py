@@ -20,7 +20,7 @@ from ..framework import dtypes, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from . import math_ops
-from .hash_ops import fingerprint64, fingerprint_cat64
+from .hash_ops import fingerprint64, fingerprint_cat64, fingerprint_cat64_array
 from .op_util import make_op, make_tensor
 from .sparse_ops import SparseTensor, convert_to_tensor_or_sparse_tensor
 
@@ -72,6 +72,14 @@ def _vocabulary_lookup_kernel(xp, x, *, vocabulary, default_value, num_oov_bucke
         return size + fingerprint64(k) % num_oov_buckets if num_oov_buckets else default_value
 
     x = np.asarray(x)
+    if x.size > 64:  # (each distinct value looked up once: categorical features repeat theirs)
+        try:
+            distinct, where = np.unique(x.reshape(-1), return_inverse=True)
+        except TypeError:  # (values that cannot be ordered: one by one)
+            distinct = None
+        if distinct is not None:
+            found = np.fromiter(map(lookup, distinct), np.int64, len(distinct))
+            return found[where.reshape(-1)].reshape(x.shape)
     return np.fromiter(map(lookup, x.reshape(-1)), np.int64, x.size).reshape(x.shape)
 
 
@@ -104,6 +112,8 @@ def _sparse_cross_kernel(xp, *inputs, N, hashed_output, num_buckets, hash_key, s
     ``hashed_output``, as strings joined by "_X_"."""
     indices, values, shapes, dense = inputs[:N], inputs[N:2 * N], inputs[2 * N:3 * N], inputs[3 * N:]
     batch = int(shapes[0][0]) if N else (len(dense[0]) if dense else 0)
+    if hashed_output and batch and _one_value_a_row(indices, dense, batch):
+        return _hashed_single_crosses(values, dense, batch, num_buckets, hash_key)
     columns = []
     for where, vals in zip(indices, values):
         rows = [[] for _ in range(batch)]
@@ -121,6 +131,37 @@ def _sparse_cross_kernel(xp, *inputs, N, hashed_output, num_buckets, hash_key, s
         out_values = np.array([v for row in crossed for v in row], object)
     out_indices = np.array([[r, j] for r, row in enumerate(crossed) for j in range(len(row))], np.int64).reshape(-1, 2)
     return out_indices, out_values, np.array([batch, max((len(r) for r in crossed), default=0)], np.int64)
+
+
+def _one_value_a_row(indices, dense, batch: int) -> bool:
+    """Whether each sparse input has exactly one value in each row, in row order, and each
+    dense one is [batch, 1]: every example then has one combination."""
+    for where in indices:
+        where = np.asarray(where).reshape(-1, 2)
+        if len(where) != batch or not np.array_equal(where[:, 0], np.arange(batch)):
+            return False
+    return all(np.asarray(d).reshape(batch, -1).shape[1] == 1 for d in dense)
+
+
+def _hashes(values) -> np.ndarray:
+    """``_cross_hash`` of each value, as uint64: integers as themselves, strings by their
+    fingerprint (once per distinct value)."""
+    values = np.asarray(values).reshape(-1)
+    if values.dtype.kind in "iu":
+        return values.astype(np.int64).view(np.uint64)
+    distinct, where = np.unique(values, return_inverse=True)
+    return np.array([_cross_hash(v) for v in distinct], np.uint64)[where.reshape(-1)]
+
+
+def _hashed_single_crosses(values, dense, batch: int, num_buckets: int, hash_key: int):
+    """SparseCross's hashed output where each example has one value of each input: the
+    fingerprints folded for the whole batch at once (the same buckets as the general path)."""
+    h = np.full(batch, hash_key & ((1 << 64) - 1), np.uint64)
+    for column in list(values) + [np.asarray(d).reshape(batch) for d in dense]:
+        h = fingerprint_cat64_array(h, _hashes(column))
+    buckets = h % np.uint64(num_buckets if num_buckets > 0 else (1 << 63) - 1)
+    indices = np.stack([np.arange(batch, dtype=np.int64), np.zeros(batch, np.int64)], 1)
+    return indices, buckets.astype(np.int64), np.array([batch, 1], np.int64)
 
 
 def _cross_hash(v) -> int:

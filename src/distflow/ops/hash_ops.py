@@ -120,6 +120,19 @@ def fingerprint_cat64(fp1: int, fp2: int) -> int:
     return _shift_mix(result)
 
 
+def fingerprint_cat64_array(fp1: np.ndarray, fp2: np.ndarray) -> np.ndarray:
+    """``fingerprint_cat64`` of each pair of two uint64 arrays (NumPy's uint64 products wrap
+    modulo 2**64, as the scalar version's masks do)."""
+    mul = np.uint64(0xC6A4A7935BD1E995)
+    shift = np.uint64(47)
+    with np.errstate(over="ignore"):
+        t = fp2 * mul
+        result = (fp1 ^ mul) ^ ((t ^ (t >> shift)) * mul)
+        result = result * mul
+        result = (result ^ (result >> shift)) * mul
+    return result ^ (result >> shift)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def fingerprint64(s: bytes) -> int:
     """FarmHash's Fingerprint64 of ``s`` (an unsigned 64-bit int). Remembered for the last 65536
