@@ -364,3 +364,27 @@ def test_a_batch_of_gathered_rows_is_a_copy_the_step_may_write_into():
         first += 100  # (a fetched batch is the caller's)
         np.testing.assert_array_equal(sess.run(element), x)
     np.testing.assert_array_equal(x, np.arange(6))
+
+
+def test_take_skip_and_cache_keep_batches_of_slices_gathered():
+    x = np.arange(20, dtype=np.int64)
+
+    def rows(ds):
+        return [b.tolist() for b in _batches(ds)]
+
+    def both(make):  # (gathered, and element by element behind a map)
+        tf.reset_default_graph()
+        gathered = rows(make(tf.data.Dataset.from_tensor_slices(x)).batch(6))
+        stacked = rows(make(tf.data.Dataset.from_tensor_slices(x)).map(lambda v: v).batch(6))
+        assert gathered == stacked
+        return gathered
+
+    assert both(lambda d: d.skip(3).take(10)) == [[3, 4, 5, 6, 7, 8], [9, 10, 11, 12]]
+    assert both(lambda d: d.repeat(2).skip(15).take(-1)) == [[15, 16, 17, 18, 19, 0], [1, 2, 3, 4, 5, 6],
+                                                            [7, 8, 9, 10, 11, 12], [13, 14, 15, 16, 17, 18], [19]]
+    assert both(lambda d: d.take(0)) == [] and both(lambda d: d.skip(-1)) == []
+    # a cache after a shuffle keeps the first pass's order for the later ones
+    tf.reset_default_graph()
+    epochs = rows(tf.data.Dataset.from_tensor_slices(x).shuffle(20, seed=2).cache().repeat(3).batch(20))
+    assert len(epochs) == 3 and epochs[0] == epochs[1] == epochs[2] and sorted(epochs[0]) == list(range(20))
+    assert epochs[0] != list(range(20))

@@ -659,6 +659,16 @@ class _Slice(_Unary):
         super().__init__(input_dataset, input_dataset.element_spec,
                          [ops.convert_to_tensor(count, dtype=dtypes.int64)])
 
+    def _row_source(self, values, state):
+        own, (count,) = self._split(values)
+        rows = self._input._row_source(own, state)
+        if rows is None:
+            return None
+        count = int(count)
+        if count < 0:
+            return rows if not self._skip else (rows[0], iter(()))
+        return rows[0], _rows_after(rows[1], count) if self._skip else _rows_up_to(rows[1], count)
+
     def _iterate(self, values, state):
         own, (count,) = self._split(values)
         count = int(count)
@@ -668,6 +678,25 @@ class _Slice(_Unary):
                 yield from itertools.islice(it, count, None)
         else:
             yield from (it if count < 0 else itertools.islice(it, count))
+
+
+def _rows_up_to(chunks, count: int):
+    """The first ``count`` indices of the chunks."""
+    for chunk in chunks:
+        if count <= 0:
+            return
+        yield chunk[:count]
+        count -= len(chunk)
+
+
+def _rows_after(chunks, count: int):
+    """The indices of the chunks after the first ``count``."""
+    for chunk in chunks:
+        if count >= len(chunk):
+            count -= len(chunk)
+            continue
+        yield chunk[count:]
+        count = 0
 
 
 class _Shard(_Unary):
@@ -1410,6 +1439,26 @@ class _Cache(_Unary):
     def __init__(self, input_dataset, filename):
         super().__init__(input_dataset, input_dataset.element_spec,
                          [ops.convert_to_tensor(filename, dtype=dtypes.string)])
+
+    def _row_source(self, values, state):
+        own, (filename,) = self._split(values)
+        if np.asarray(filename).item():  # (a cache file: its elements, element by element)
+            return None
+        key = ("cache rows", id(self))
+        kept = state.stages.get(key)
+        if kept is not None and len(kept[0]) == len(own) and all(a is b for a, b in zip(kept[0], own)):
+            return kept[1], iter(kept[2])
+        rows = self._input._row_source(own, state)
+        if rows is None:
+            return None
+
+        def first_pass():  # (its order kept, when it completes, for the later passes)
+            seen = []
+            for chunk in rows[1]:
+                seen.append(chunk)
+                yield chunk
+            state.stages[key] = (list(own), rows[0], seen)
+        return rows[0], first_pass()
 
     def _iterate(self, values, state):
         own, (filename,) = self._split(values)
