@@ -222,6 +222,9 @@ def test_bad_arguments_are_tensorflows_errors():
     embedded = fc.embedding_column(fc.categorical_column_with_identity("c", 4), 2)
     with pytest.raises(ValueError, match="only bucketized_column, indicator_column, numeric_column are supported"):
         tf.estimator.BoostedTreesClassifier([embedded], 1)
+    deep = tf.estimator.BoostedTreesClassifier([fc.numeric_column("x", shape=(784,))], 1, max_depth=16)
+    with pytest.raises(ValueError, match=r"depth 16 over 784 features .* GiB"):
+        deep.train(_input({"x": np.zeros((4, 784), np.float32)}, np.zeros(4, np.int64)), steps=1)
     est = tf.estimator.BoostedTreesClassifier(columns, 1)
     with pytest.raises(ValueError, match="center_bias must be enabled"):
         next(est.experimental_predict_with_explanations(lambda: None))

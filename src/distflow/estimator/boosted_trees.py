@@ -32,7 +32,9 @@ checkpoints as every variable is), each tree's nodes in heap order; several clas
 a batch that started before the layer it would add to are dropped, whichever task sent them,
 and whichever task brings the last batch of a layer grows it (under the ensemble's lock).
 ``experimental_feature_importances`` is gain based and ``experimental_predict_with_explanations``
-gives directional feature contributions, as TF's.
+gives directional feature contributions, as TF's. Every node a tree could have, and the
+statistics of every node a layer could have, are kept: deep trees over many features are
+refused with the memory they would take (over 1 GiB), where TF kept only the nodes in use.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ QUANTILES, CENTERING, GROWING, DONE = range(4)
 _STATE_SIZE = 7
 _MIN_DELTA_FOR_CENTER_BIAS = 0.01  # (relative: centering stops when a step moves the bias less)
 _PRUNING_MODES = ("none", "pre", "post")
+_MAX_FLOATS = 1 << 28  # (1 GiB of float32: the ensemble's variables and a layer's statistics)
 
 TreeHParams = collections.namedtuple("TreeHParams", [
     "n_trees", "max_depth", "learning_rate", "l1", "l2", "tree_complexity", "min_node_weight", "center_bias",
@@ -425,6 +428,13 @@ class _Ensemble:
         n_trees, depth = hparams.n_trees, hparams.max_depth
         nodes = (1 << (depth + 1)) - 1
         layer = 1 << (depth - 1)
+        floats = (n_trees * nodes * (logits_dimension + 3)
+                  + len(features.names) * layer * features.num_buckets * 2 * logits_dimension)
+        if floats > _MAX_FLOATS:
+            raise ValueError(f"BoostedTrees: {n_trees} trees of depth {depth} over {len(features.names)} features of "
+                             f"up to {features.num_buckets} buckets need {floats * 4 / 2**30:.1f} GiB here (every "
+                             f"node of a tree and of a layer's statistics is kept); use a smaller max_depth or fewer "
+                             f"features or buckets")
         collections_ = [GraphKeys.GLOBAL_VARIABLES]
 
         def variable(name, initial, dtype, validate_shape=True, **kw):
