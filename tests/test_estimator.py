@@ -552,3 +552,32 @@ def test_the_parse_example_specs_of_canned_estimators():
         tf.estimator.regressor_parse_example_spec(columns, "y", weight_column="x")
     with pytest.raises(ValueError, match="weight_column should be an instance"):
         tf.estimator.classifier_parse_example_spec(columns, "y", weight_column=columns[1])
+
+
+def test_pandas_data_frames_feed_estimators_and_datasets(tmp_path):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(3)
+    frame = pd.DataFrame({"x": rng.randn(200).astype(np.float32), "kind": rng.choice(["a", "b"], 200)})
+    frame.index = frame.index + 1000  # (the labels' index must be the frame's, not 0..n-1)
+    target = pd.Series((frame["x"] > 0).astype(np.int64).to_numpy(), index=frame.index)
+    columns = [tf.feature_column.numeric_column("x"), tf.feature_column.indicator_column(
+        tf.feature_column.categorical_column_with_vocabulary_list("kind", ["a", "b"]))]
+    est = tf.estimator.LinearClassifier(columns, model_dir=str(tmp_path))
+    est.train(tf.estimator.inputs.pandas_input_fn(frame, target, batch_size=50, num_epochs=None, shuffle=True),
+              steps=60)
+    metrics = est.evaluate(tf.estimator.inputs.pandas_input_fn(frame, target, shuffle=False))
+    assert metrics["accuracy"] >= 0.95 and metrics["global_step"] == 60
+    with pytest.raises(ValueError, match="Index for x and y are mismatched"):
+        tf.estimator.inputs.pandas_input_fn(frame, target.reset_index(drop=True), shuffle=False)
+    with pytest.raises(ValueError, match="Cannot use name x for target column"):
+        tf.estimator.inputs.pandas_input_fn(frame, target, shuffle=False, target_column="x")
+    with pytest.raises(ValueError, match="shuffle must be provided"):
+        tf.estimator.inputs.pandas_input_fn(frame, target)
+    # the tutorials' own way: the columns of a frame as a dict of Series, sliced by tf.data
+    tf.reset_default_graph()
+    batch = tf.data.Dataset.from_tensor_slices((dict(frame), target)).batch(200).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        features, labels = sess.run(batch)
+    np.testing.assert_array_equal(features["x"], frame["x"].to_numpy())
+    assert features["kind"].tolist() == [k.encode() for k in frame["kind"]]
+    np.testing.assert_array_equal(labels, target.to_numpy())

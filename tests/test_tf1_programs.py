@@ -275,6 +275,7 @@ def test_census_wide_and_deep_learns_the_rule():
 
 
 def test_the_boosted_trees_tutorial_trains_its_trees_and_ranks_the_features():
+    pytest.importorskip("pandas", reason="the tutorial's data frames need the examples extra")
     out, _ = run("boosted_trees_titanic.py")
     linear = numbers(last_line_with(out, "Linear accuracy"))[-1]
     trees = numbers(last_line_with(out, "Boosted trees accuracy"))[-1]

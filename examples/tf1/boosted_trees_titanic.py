@@ -1,15 +1,17 @@
 """TensorFlow's "Boosted trees using Estimators" tutorial: BoostedTreesClassifier on the Titanic.
 
-The tutorial's feature columns (an indicator column of a vocabulary list for each
-categorical feature, numeric columns for age and fare), its input function (the whole data
-set as one batch, n_batches_per_layer=1), a linear model for a baseline, then the boosted
-trees, trained for 100 steps and evaluated; then, as its "model understanding" sequel, a
-model centered on the prior (center_bias), its features' gain-based importances and each
-passenger's directional feature contributions. The passengers are synthetic, drawn as the
+The tutorial's pandas data frames, its feature columns (an indicator column of a vocabulary
+list for each categorical feature, numeric columns for age and fare), its input function
+(`from_tensor_slices((dict(X), y))`, the whole data set as one batch,
+n_batches_per_layer=1), a linear model for a baseline, then the boosted trees, trained for
+100 steps and evaluated; then, as its "model understanding" sequel, a model centered on the
+prior (center_bias), its features' gain-based importances and each passenger's directional
+feature contributions (a data frame of them). The passengers are synthetic, drawn as the
 real ones were (who survived follows sex, class and age, as on the ship) instead of the
 downloaded CSV files.
 """
 import numpy as np
+import pandas as pd
 import distflow as tf
 
 CATEGORICAL = {'sex': ['male', 'female'], 'n_siblings_spouses': [0, 1, 2, 3, 4], 'parch': [0, 1, 2, 3],
@@ -38,8 +40,8 @@ def passengers(n, seed):
     female = rows['sex'] == 'female'
     p = np.where(female, np.array([0.96, 0.92, 0.5])[cls], np.array([0.37, 0.16, 0.14])[cls])
     p = np.where((rows['age'] < 10) & (cls < 2), 0.95, p)
-    labels = (rng.rand(n) < p).astype(np.int64)
-    return rows, labels
+    rows['survived'] = (rng.rand(n) < p).astype(np.int64)
+    return pd.DataFrame(rows)
 
 
 def one_hot_cat_column(feature_name, vocab):
@@ -51,7 +53,7 @@ def make_input_fn(X, y, n_epochs=None, shuffle=True):
     num_examples = len(y)
 
     def input_fn():
-        dataset = tf.data.Dataset.from_tensor_slices((X, y))
+        dataset = tf.data.Dataset.from_tensor_slices((dict(X), y))
         if shuffle:
             dataset = dataset.shuffle(num_examples, seed=1)
         # For training, cycle thru dataset as many times as need (n_epochs=None).
@@ -63,8 +65,9 @@ def make_input_fn(X, y, n_epochs=None, shuffle=True):
 
 
 def main(_):
-    dftrain, y_train = passengers(627, 0)
-    dfeval, y_eval = passengers(264, 1)
+    dftrain, dfeval = passengers(627, 0), passengers(264, 1)
+    y_train = dftrain.pop('survived')
+    y_eval = dfeval.pop('survived')
     feature_columns = [one_hot_cat_column(name, vocab) for name, vocab in CATEGORICAL.items()]
     feature_columns += [tf.feature_column.numeric_column(name, dtype=tf.float32) for name in NUMERIC]
 
@@ -106,14 +109,17 @@ def main(_):
         print('importance %-20s %.3f' % (name, importance))
 
     pred_dicts = list(est.experimental_predict_with_explanations(eval_input_fn))
-    probs = np.array([pred['probabilities'][1] for pred in pred_dicts])
-    dfc_sums = np.array([pred['bias'] + sum(pred['dfc'].values()) for pred in pred_dicts])
+    probs = pd.Series([pred['probabilities'][1] for pred in pred_dicts])
+    df_dfc = pd.DataFrame([pred['dfc'] for pred in pred_dicts])
+    dfc_sums = pred_dicts[0]['bias'] + df_dfc.sum(axis=1)
     print('bias: %.3f' % pred_dicts[0]['bias'])
     print('largest difference of bias + contributions from the probability: %.2g' % np.abs(dfc_sums - probs).max())
     ID = 182
     print('passenger %d, probability %.3f:' % (ID, probs[ID]))
     for name, contribution in pred_dicts[ID]['dfc'].items():
         print('contribution %-20s %+.3f' % (name, contribution))
+    print('mean absolute contributions:')
+    print(df_dfc.abs().mean().sort_values(ascending=False).round(3).to_string())
 
 
 if __name__ == '__main__':

@@ -1,4 +1,4 @@
-"""``tf.estimator.inputs``: input functions over NumPy arrays."""
+"""``tf.estimator.inputs``: input functions over NumPy arrays and pandas DataFrames."""
 
 from __future__ import annotations
 
@@ -47,3 +47,34 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
         return (out, labels) if y is not None else out
 
     return input_fn
+
+
+def pandas_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_capacity=1000, num_threads=1,
+                    target_column="target"):
+    """``numpy_input_fn`` over a pandas DataFrame ``x`` (its columns are the features, by name)
+    and a Series ``y`` (the labels) or a DataFrame (a dict of labels by column); ``x`` and ``y``
+    must have the same index, as in TF. ``target_column`` names the labels' column when ``y``
+    joins ``x`` in TF's queue: it must not be one of ``x``'s columns."""
+    try:
+        import pandas as pd  # noqa: PLC0415 - an optional dependency
+    except ImportError:
+        raise TypeError("pandas_input_fn should not be called without pandas installed") from None
+    if not isinstance(shuffle, bool):
+        raise ValueError(f"shuffle must be provided and explicitly set as boolean (it is recommended to set it as "
+                         f"True for training); got {shuffle}")
+    if not isinstance(target_column, str):
+        raise TypeError(f"target_column must be a string type, got {target_column!r}")
+    if not isinstance(x, pd.DataFrame):
+        raise TypeError(f"x must be a pandas DataFrame, got {type(x).__name__}")
+    features = {column: x[column].to_numpy() for column in x.columns}
+    labels = None
+    if y is not None:
+        if target_column in x:
+            raise ValueError(f"Cannot use name {target_column} for target column: DataFrame already has a column with "
+                             f"that name: {list(x.columns)}")
+        if not np.array_equal(x.index, y.index):
+            raise ValueError(f"Index for x and y are mismatched.\nIndex for x: {x.index}\nIndex for y: {y.index}\n")
+        labels = ({column: y[column].to_numpy() for column in y.columns} if isinstance(y, pd.DataFrame)
+                  else y.to_numpy())
+    return numpy_input_fn(features, labels, batch_size=batch_size, num_epochs=num_epochs, shuffle=shuffle,
+                          queue_capacity=queue_capacity, num_threads=num_threads)

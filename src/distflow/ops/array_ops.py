@@ -90,8 +90,13 @@ def to_numpy(value, dtype: dtypes.DType | None = None) -> np.ndarray:
 
     Python floats default to float32 and ints to int32 (int64 when they don't fit);
     NumPy arrays keep their dtype. Asking for an integer or bool dtype for a Python
-    float (or a number for strings) is a TypeError: nothing is silently truncated.
+    float (or a number for strings) is a TypeError: nothing is silently truncated. An
+    object NumPy can make an array of (``__array__``: a pandas Series or DataFrame) is taken
+    as that array, as TensorFlow takes it.
     """
+    if not isinstance(value, (np.ndarray, np.generic)) and hasattr(value, "__array__") and not isinstance(
+            value, (list, tuple, str, bytes, numbers.Number)):
+        value = np.asarray(value)
     if isinstance(value, (np.ndarray, np.generic)):
         if dtype is None:
             dtype = dtypes.as_dtype(value.dtype)
