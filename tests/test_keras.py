@@ -296,6 +296,28 @@ def test_fit_takes_datasets_and_generators():
     assert model.evaluate(dataset, steps=4, verbose=0) == pytest.approx(model.evaluate(x, y, verbose=0), rel=1e-5)
 
 
+def test_a_finite_dataset_without_steps_is_one_pass_an_epoch(capsys):
+    # TF 1.14-1.15's Keras: without steps, an epoch (and evaluate, and predict) runs until the
+    # dataset ends, and the next epoch reads it from its beginning again
+    rng = np.random.RandomState(4)
+    x = rng.randn(50, 3).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+    model = tf.keras.Sequential([layers.Dense(1, input_shape=(3,), kernel_initializer="zeros")])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+    per_epoch = []
+    count = tf.keras.callbacks.LambdaCallback(on_epoch_begin=lambda epoch, logs: per_epoch.append(0),
+                                              on_batch_end=lambda batch, logs: per_epoch.__setitem__(
+                                                  -1, per_epoch[-1] + 1))
+    history = model.fit(dataset, epochs=3, callbacks=[count], validation_data=dataset, verbose=1)
+    assert per_epoch == [4, 4, 4] and len(history.history["val_loss"]) == 3
+    assert "4/4 [" in capsys.readouterr().out  # (the bar ends at the pass's length once it is known)
+    assert model.evaluate(dataset, verbose=0) == pytest.approx(model.evaluate(x, y, verbose=0), rel=1e-5)
+    np.testing.assert_allclose(model.predict(dataset), model.predict(x), rtol=1e-6)
+    with pytest.raises(ValueError, match="fit on a generator needs steps_per_epoch"):
+        model.fit(iter([(x, y)]), epochs=1, verbose=0)
+
+
 def test_a_tf1_keras_program_monitors_val_acc_and_its_lambdas_take_only_logs(tmp_path):
     """TF 1.x's Keras logs metrics=['accuracy'] as 'acc': programs monitor 'val_acc' and read
     history['acc']; a LambdaCallback's train hooks take the logs alone; the generator methods

@@ -110,7 +110,7 @@ class ProgbarLogger(Callback):
         logs = logs or {}
         self.seen += logs.get("size", 1) if self.count_mode == "samples" else 1
         values = [(k, logs[k]) for k in self.params["metrics"] if k in logs]
-        if self.verbose and self.seen < (self.target or 0):
+        if self.verbose and (self.target is None or self.seen < self.target):  # (a dataset's pass: no target)
             self.progbar.update(self.seen, values)
 
     def on_epoch_end(self, epoch, logs=None):
@@ -118,7 +118,9 @@ class ProgbarLogger(Callback):
         values = [(k, logs[k]) for k in self.params["metrics"] if k in logs]
         if self.verbose:
             self.progbar.stateful_metrics = set(k for k, _ in values)  # (the epoch's means, shown as they are)
-            self.progbar.update(self.target if self.target is not None else self.seen, values)
+            if self.target is None:  # (the pass's length is known now: the bar ends there)
+                self.target = self.progbar.target = self.seen
+            self.progbar.update(self.target, values)
 
 
 class ModelCheckpoint(Callback):

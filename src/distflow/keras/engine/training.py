@@ -5,6 +5,7 @@ generator) through Keras's session."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 
@@ -13,7 +14,7 @@ import numpy as np
 from ... import (add_n, cast, control_dependencies, group, identity, maximum, placeholder, reduce_mean, reduce_sum,
                  reshape, train)
 from ...framework import distribute_context
-from ...framework import dtypes, ops
+from ...framework import dtypes, errors, ops
 from .. import backend as K
 from .. import callbacks as callbacks_lib
 from .. import losses as losses_lib
@@ -44,9 +45,11 @@ class Model(Network):
 
     # -- compile -------------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, sample_weight_mode=None,
-                weighted_metrics=None, target_tensors=None, distribute=None, **kwargs):
+                weighted_metrics=None, target_tensors=None, distribute=None, run_eagerly=None, **kwargs):
         if kwargs:
             raise TypeError(f"Invalid keyword argument(s) in `compile`: {sorted(kwargs)}")
+        if run_eagerly:  # (TF 1.14-1.15's argument; graph mode, as theirs without eager execution)
+            raise ValueError("You can only set `run_eagerly=True` if eager execution is enabled.")
         self.optimizer = optimizers_lib.get(optimizer)
         self.loss = loss
         context = distribute_context.current()
@@ -288,7 +291,7 @@ class Model(Network):
             return
         keys = sorted(x) if isinstance(x, dict) else None
         arrays = [x[k] for k in keys] if keys else _as_list(x)
-        shapes = [(None,) + tuple(np.shape(a)[1:]) for a in arrays]
+        shapes = [(None,) + _column(np.asarray(a)).shape[1:] for a in arrays]  # (the data as it will be fed)
         dtypes_ = [_input_dtype(np.asarray(a)) for a in arrays]
         if keys:  # (a dict of features: an input of each name, given to the model as a dict)
             self._build_from_dict(keys, shapes, dtypes_)
@@ -472,9 +475,9 @@ class Model(Network):
             first = batches.peek()
             self._ensure_built(first[0])
             samples = None
-            steps = steps_per_epoch or batches.length()
-            if steps is None:
-                raise ValueError("fit on a generator or an endless dataset needs steps_per_epoch")
+            steps = batches.steps(steps_per_epoch)
+            if steps is None and not batches.is_dataset:
+                raise ValueError("fit on a generator needs steps_per_epoch")
             val = validation_data
         elif self._reads_data_tensors(x):
             steps, samples, val = self._data_tensor_steps("fit", y, steps_per_epoch, "steps_per_epoch"), None, None
@@ -529,13 +532,21 @@ class Model(Network):
             elif samples is not None and shuffle == "batch":
                 starts = rng.permutation(steps) * batch_size
                 order = np.concatenate([np.arange(s, min(s + batch_size, samples)) for s in starts])
-            for step in range(steps):
+            whole_pass = batches is not None and steps is None
+            if whole_pass and epoch > initial_epoch:
+                batches.restart()
+            for step in _counted(steps):
                 if samples is not None:
                     rows = slice(step * batch_size, (step + 1) * batch_size)
                     index = rows if order is None else order[rows]
                     bx, by, bw = _parts(arrays, index), _parts(targets, index), _parts(weights, index)
                 elif batches is not None:
-                    bx, by, bw = self._batch_parts(batches.next())
+                    try:
+                        bx, by, bw = self._batch_parts(batches.next())
+                    except _Exhausted:
+                        if step == 0:
+                            raise ValueError("fit: the dataset gave no batch in this epoch") from None
+                        break
                 else:  # (data tensors: nothing to feed; each step counts as one in the means)
                     bx, by, bw = [], None, None
                 size = len(bx[0]) if bx else 1
@@ -580,7 +591,7 @@ class Model(Network):
             arrays, targets, weights = source
             return self._evaluate_arrays(arrays, targets, weights, batch_size)
         batches = _batch_source(source)
-        return self._evaluate_batches(batches, steps or batches.length())
+        return self._evaluate_batches(batches, batches.steps(steps))[0]
 
     def _evaluate_arrays(self, arrays, targets, weights, batch_size) -> list:
         session = K.get_session()
@@ -593,16 +604,21 @@ class Model(Network):
             totals += np.asarray(out, np.float64) * len(arrays[0][part])
         return [float(v) for v in totals / max(1, n)]
 
-    def _evaluate_batches(self, batches, steps) -> list:
+    def _evaluate_batches(self, batches, steps) -> tuple:
         session = K.get_session()
         values = self._train["values"]
-        totals, seen = np.zeros(len(values)), 0
-        for _ in range(steps):
-            bx, by, bw = self._batch_parts(batches.next())
+        totals, seen, done = np.zeros(len(values)), 0, 0
+        for done in _counted(steps):
+            try:
+                bx, by, bw = self._batch_parts(batches.next())
+            except _Exhausted:
+                break
             out = session.run(values, self._feed(bx, by, bw, False))
             totals += np.asarray(out, np.float64) * len(bx[0])
             seen += len(bx[0])
-        return [float(v) for v in totals / max(1, seen)]
+        else:
+            done += 1
+        return [float(v) for v in totals / max(1, seen)], done
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, steps=None, callbacks=None,
                  **kwargs):
@@ -611,8 +627,10 @@ class Model(Network):
         batches = _batch_source(x)
         if batches is not None:
             self._ensure_built(batches.peek()[0])
-            done, unit = steps or batches.length(), "step"
-            results = self._evaluate_batches(batches, done)
+            done, unit = batches.steps(steps), "step"
+            if done is None and not batches.is_dataset:
+                raise ValueError("evaluate on a generator needs steps")
+            results, done = self._evaluate_batches(batches, done)
         elif self._reads_data_tensors(x):
             done, unit = self._data_tensor_steps("evaluate", y, steps, "steps"), "step"
             session, values = K.get_session(), self._train["values"]
@@ -641,8 +659,14 @@ class Model(Network):
         elif batches is not None:
             self._ensure_built(batches.peek()[0])
             parts = []
-            for _ in range(steps or batches.length()):
-                batch = batches.next()
+            counted = batches.steps(steps)
+            if counted is None and not batches.is_dataset:
+                raise ValueError("predict on a generator needs steps")
+            for _ in _counted(counted):
+                try:
+                    batch = batches.next()
+                except _Exhausted:
+                    break
                 parts.append(session().run(self.outputs, self._feed(self._inputs_of(batch[0] if isinstance(
                     batch, tuple) else batch))))
         else:
@@ -794,7 +818,8 @@ def _validation(val):
 
 
 class _Batches:
-    """Batches drawn from a tf.data Dataset, a generator or a Sequence, one ``next()`` at a time."""
+    """Batches drawn from a tf.data Dataset, a generator or a Sequence, one ``next()`` at a time.
+    A dataset's pass may end (``next`` raises ``_Exhausted``); ``restart`` begins another."""
 
     def __init__(self, source):
         self._source = source
@@ -802,20 +827,34 @@ class _Batches:
         self._index = 0
         self._iter = None
         self._next_op = None
-        if hasattr(source, "make_one_shot_iterator"):
-            self._next_op = source.make_one_shot_iterator().get_next()
+        self._initializer = None
+        if hasattr(source, "make_initializable_iterator"):
+            iterator = source.make_initializable_iterator()
+            self._next_op, self._initializer = iterator.get_next(), iterator.initializer
         elif not (hasattr(source, "__getitem__") and hasattr(source, "__len__")):  # (a Sequence is indexed)
             self._iter = iter(source)
+        self._started = False
+
+    @property
+    def is_dataset(self) -> bool:
+        return self._initializer is not None
 
     def length(self):
-        if hasattr(self._source, "__len__") and not hasattr(self._source, "make_one_shot_iterator"):
+        if hasattr(self._source, "__len__") and not self.is_dataset:
             return len(self._source)
         return None
 
     def _draw(self):
         if self._next_op is not None:
-            return tuple(K.get_session().run(self._next_op)) if isinstance(self._next_op, tuple) else \
-                K.get_session().run(self._next_op)
+            session = K.get_session()
+            if not self._started:
+                session.run(self._initializer)
+                self._started = True
+            try:
+                out = session.run(self._next_op)
+            except errors.OutOfRangeError:
+                raise _Exhausted() from None
+            return tuple(out) if isinstance(self._next_op, tuple) else out
         if self._iter is not None:
             return next(self._iter)
         batch = self._source[self._index % len(self._source)]
@@ -832,9 +871,31 @@ class _Batches:
         self._pending = None
         return tuple(batch)
 
+    def restart(self):
+        """A dataset from its beginning again (the next draw initializes its iterator)."""
+        self._pending = None
+        self._started = False
+
+    def steps(self, given):
+        """The steps to take: ``given``, the Sequence's length, or None for a dataset's whole
+        pass (until it ends, as TF 1.14-1.15's Keras takes a dataset without steps)."""
+        found = given or self.length()
+        if found is None and not self.is_dataset:
+            return None
+        return found
+
     def epoch_end(self):
         if hasattr(self._source, "on_epoch_end"):
             self._source.on_epoch_end()
+
+
+class _Exhausted(Exception):
+    """A dataset's pass ended."""
+
+
+def _counted(steps):
+    """0, 1, ... ``steps`` - 1, or without end when ``steps`` is None."""
+    return itertools.count() if steps is None else range(steps)
 
 
 def _batch_source(x):
