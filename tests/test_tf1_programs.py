@@ -299,6 +299,18 @@ def test_the_boosted_trees_tutorial_trains_its_trees_and_ranks_the_features():
     assert len(contributions) == 9 and contributions == sorted(contributions, key=lambda v: -abs(v))
 
 
+def test_the_structured_data_tutorial_trains_a_keras_model_on_a_data_frames_feature_columns():
+    pytest.importorskip("pandas", reason="the tutorial's data frames need the examples extra")
+    out, _ = run("structured_data.py")
+    assert "640 train examples" in out and "200 test examples" in out
+    epochs = [line for line in out.splitlines() if line.startswith("20/20 ")]
+    assert len(epochs) == 5  # (each epoch one pass: 640 rows in batches of 32)
+    first, last = numbers(epochs[0]), numbers(epochs[-1])
+    assert last[-4] < first[-4]  # (the training loss fell)
+    # the majority class is 0.52 of the rows and the best possible accuracy about 0.8
+    assert numbers(last_line_with(out, "Accuracy"))[-1] >= 0.6
+
+
 def test_autoencoder_learns_to_reconstruct():
     out, _ = run("autoencoder.py")
     first, final, variance = numbers(last_line_with(out, "reconstruction loss"))
