@@ -11,8 +11,9 @@ instead of the downloaded CSV file.
 import numpy as np
 import pandas as pd
 import distflow as tf
-from distflow import feature_column
-from distflow.keras import layers
+
+feature_column = tf.feature_column  # (the tutorial's `from tensorflow import feature_column`)
+layers = tf.keras.layers
 
 
 def patients(n, seed):
