@@ -270,11 +270,13 @@ class _CudnnRNN(base.Layer):
 
     def _build(self, input_size):
         self._layout = _Layout(self._rnn_mode, self._num_layers, self._num_units, input_size, self.num_dirs)
-        pieces = [array_ops.reshape(self._kernel_initializer(list(s), dtype=self._plain_dtype), [-1])
-                  for s in self._layout.weight_shapes()]
-        pieces += [array_ops.reshape(self._bias_initializer(list(s), dtype=self._plain_dtype), [-1])
-                   for s in self._layout.bias_shapes()]
-        initial = _opaque_from_canonical(self._layout, pieces)
+        pieces = []  # (in the opaque vector's order: each layer and direction's weights, then its biases)
+        for weights, biases in self._layout.blocks.values():
+            pieces += [array_ops.reshape(self._kernel_initializer(list(shape), dtype=self._plain_dtype), [-1])
+                       for _, shape in weights]
+            pieces += [array_ops.reshape(self._bias_initializer([n], dtype=self._plain_dtype), [-1])
+                       for _, n in biases]
+        initial = slicing_ops.concat(pieces, 0)
         self._opaque = vs.get_variable("opaque_kernel", dtype=self._plain_dtype, initializer=initial,
                                        validate_shape=True)
         self._saveable = self._saveable_cls(self._opaque, self._layout, vs.get_variable_scope().name,
@@ -354,21 +356,6 @@ class _CudnnRNN(base.Layer):
             outputs = (manip_ops.reverse(outputs, [0]) if sequence_lengths is None else
                        sequence_ops.reverse_sequence(outputs, sequence_lengths, seq_axis=0, batch_axis=1))
         return outputs, (final if self._rnn_mode == CUDNN_LSTM else (final,))
-
-
-def _opaque_from_canonical(layout: _Layout, flat_pieces):
-    """The opaque vector of flattened canonical weights and biases (in ``weight_shapes``'
-    then ``bias_shapes``' order)."""
-    weights_per_block = 2 * layout.gates
-    n_weights = len(layout.weight_shapes())
-    ordered = []
-    block = 0
-    for layer in range(layout.num_layers):
-        for _ in range(layout.num_dirs):
-            ordered += flat_pieces[block * weights_per_block:(block + 1) * weights_per_block]
-            ordered += flat_pieces[n_weights + block * weights_per_block:n_weights + (block + 1) * weights_per_block]
-            block += 1
-    return slicing_ops.concat(ordered, 0)
 
 
 # -- the saveables ---------------------------------------------------------------------------------

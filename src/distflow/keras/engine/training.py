@@ -608,7 +608,7 @@ class Model(Network):
         session = K.get_session()
         values = self._train["values"]
         totals, seen, done = np.zeros(len(values)), 0, 0
-        for done in _counted(steps):
+        for _ in _counted(steps):
             try:
                 bx, by, bw = self._batch_parts(batches.next())
             except _Exhausted:
@@ -616,7 +616,6 @@ class Model(Network):
             out = session.run(values, self._feed(bx, by, bw, False))
             totals += np.asarray(out, np.float64) * len(bx[0])
             seen += len(bx[0])
-        else:
             done += 1
         return [float(v) for v in totals / max(1, seen)], done
 
