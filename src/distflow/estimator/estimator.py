@@ -63,7 +63,8 @@ _SPEC_FIELDS = ["mode", "predictions", "loss", "train_op", "eval_metric_ops", "e
 
 class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
     """What a ``model_fn`` returns: for TRAIN a ``loss`` and a ``train_op``, for EVAL a ``loss``
-    (and ``eval_metric_ops``: name -> (value, update_op)), for PREDICT ``predictions``."""
+    (and ``eval_metric_ops``: name -> (value, update_op), or a tf.keras.metrics object
+    updated in the model_fn), for PREDICT ``predictions``."""
 
     def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None, export_outputs=None,
                 training_chief_hooks=None, training_hooks=None, scaffold=None, evaluation_hooks=None,
@@ -92,7 +93,12 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         if eval_metric_ops is not None:
             if not isinstance(eval_metric_ops, dict):
                 raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
+            eval_metric_ops = dict(eval_metric_ops)
             for key, pair in eval_metric_ops.items():
+                if _is_metric_object(pair):  # (a tf.keras.metrics object: its value and its updates)
+                    if not pair.updates:
+                        raise ValueError(f'Please call update_state(...) on the "{pair.name}" metric')
+                    eval_metric_ops[key] = pair = (pair.result(), control_flow_ops.group(*pair.updates))
                 if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                     raise TypeError(f"Values of eval_metric_ops must be (metric_value, update_op) tuples, given: "
                                     f"{pair} for key: {key}")
@@ -114,6 +120,16 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
                                  "built it in another graph (or outside the model_fn)")
         return super().__new__(cls, mode, predictions, loss, train_op, dict(eval_metric_ops or {}), export_outputs,
                                hooks[0], hooks[1], scaffold, hooks[2], hooks[3])
+
+
+def _is_metric_object(value) -> bool:
+    """Whether ``value`` is a tf.keras.metrics object (without importing Keras for those that
+    are not)."""
+    if not hasattr(value, "update_state") or not hasattr(value, "result"):
+        return False
+    from ..keras.metric_objects import Metric  # noqa: PLC0415
+
+    return isinstance(value, Metric)
 
 
 def _check_tensor(value, name: str) -> None:

@@ -113,7 +113,8 @@ def _initialize_variables(session) -> None:
     if made is None:
         made = graph._keras_initialized = set()
     with graph.as_default():
-        fresh = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in made]
+        fresh = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) +
+                 ops.get_collection(ops.GraphKeys.METRIC_VARIABLES) if id(v) not in made]
         if not fresh:
             return
         flags = session.run([_is_initialized(v) for v in fresh])

@@ -1,5 +1,6 @@
-"""``tf.keras.metrics``: per-sample metric functions by their Keras names. ``fit`` averages
-each over the samples of an epoch."""
+"""``tf.keras.metrics``: per-sample metric functions by their Keras names, which ``fit``
+averages over the samples of an epoch, and the metric objects of metric_objects.py
+(``AUC()``, ``Precision()``, ...), which keep their own totals."""
 
 from __future__ import annotations
 
@@ -7,8 +8,24 @@ from .. import argmax, cast, equal, greater, reshape, reduce_mean
 from .. import shape as shape_of
 from .. import nn
 from ..framework import dtypes
+from . import backend as K
 from . import losses as losses_lib
-from .object_registry import custom_object, deserialize_with
+from .object_registry import custom_object, deserialize_keras_object, deserialize_with
+from .metric_objects import (AUC, BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge,  # noqa: F401
+                             CosineSimilarity, FalseNegatives, FalsePositives, Hinge, KLDivergence, LogCoshError, Mean,
+                             MeanAbsoluteError, MeanAbsolutePercentageError, MeanIoU, MeanMetricWrapper,
+                             MeanRelativeError, MeanSquaredError, MeanSquaredLogarithmicError, MeanTensor, Metric,
+                             Poisson, Precision, Recall, RootMeanSquaredError, SensitivityAtSpecificity,
+                             SparseCategoricalCrossentropy, SpecificityAtSensitivity, SquaredHinge, Sum,
+                             TrueNegatives, TruePositives, wrapper_class)
+from . import metric_objects
+
+
+def accuracy(y_true, y_pred):
+    """1 where the prediction equals the label, else 0."""
+    if y_true.dtype != y_pred.dtype:
+        y_pred = cast(y_pred, y_true.dtype)
+    return cast(equal(y_true, y_pred), K.floatx())
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
@@ -33,6 +50,16 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
     return cast(nn.in_top_k(y_pred, cast(reshape(y_true, [-1]), dtypes.int32), k), "float32")
 
+
+Accuracy = wrapper_class("Accuracy", accuracy, "accuracy")
+BinaryAccuracy = wrapper_class("BinaryAccuracy", binary_accuracy, "binary_accuracy", ("threshold", 0.5))
+CategoricalAccuracy = wrapper_class("CategoricalAccuracy", categorical_accuracy, "categorical_accuracy")
+SparseCategoricalAccuracy = wrapper_class("SparseCategoricalAccuracy", sparse_categorical_accuracy,
+                                          "sparse_categorical_accuracy")
+TopKCategoricalAccuracy = wrapper_class("TopKCategoricalAccuracy", top_k_categorical_accuracy,
+                                        "top_k_categorical_accuracy", ("k", 5))
+SparseTopKCategoricalAccuracy = wrapper_class("SparseTopKCategoricalAccuracy", sparse_top_k_categorical_accuracy,
+                                              "sparse_top_k_categorical_accuracy", ("k", 5))
 
 mean_squared_error = mse = MSE = losses_lib.mean_squared_error
 mean_absolute_error = mae = MAE = losses_lib.mean_absolute_error
@@ -87,23 +114,37 @@ def resolve(identifier, loss_fn, output_shape) -> tuple[str, object]:
             raise ValueError(f"Unknown metric function: {identifier} (one of {sorted(_BY_NAME)}, or pass it in "
                              "custom_objects)")
         return _FULL_NAMES.get(identifier, identifier), _BY_NAME[identifier]
+    if isinstance(identifier, dict):  # (an object's config, as a saved model's training config has it)
+        identifier = get(identifier)
+    if isinstance(identifier, Metric):  # (an object: its name, and the object, which keeps its own totals)
+        return identifier.name, identifier
     if callable(identifier):
         return getattr(identifier, "name", None) or getattr(identifier, "__name__", type(identifier).__name__), \
             identifier
     raise ValueError(f"Could not interpret metric function identifier: {identifier!r}")
 
 
-def serialize(metric) -> str:
-    """A metric function's name (``deserialize`` finds it again)."""
+def serialize(metric):
+    """A metric function's name, or a metric object's class and config (``deserialize``
+    makes it again)."""
+    if isinstance(metric, Metric):
+        return {"class_name": type(metric).__name__, "config": metric.get_config()}
     return getattr(metric, "__name__", None) or getattr(metric, "name")
 
 
 def deserialize(config, custom_objects=None):
-    """The metric function a name (or a custom object's config) stands for."""
+    """The metric function a name stands for, or the metric object a config describes."""
     return deserialize_with(get, config, custom_objects, "metric")
 
 
+_CLASSES = {**{name: getattr(metric_objects, name) for name in metric_objects.CLASSES},
+            **{cls.__name__: cls for cls in (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
+                                             TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy)}}
+
+
 def get(identifier):
+    if isinstance(identifier, dict):
+        return deserialize_keras_object(identifier, _CLASSES, None, "metric")
     if isinstance(identifier, str):
         return _BY_NAME[identifier]
     return identifier

@@ -134,7 +134,7 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
             epsilon = 1e-6  # (TF's, added to both sides of the rates: an empty bucket counts as 1)
             n = len(thresholds)
             if curve == "PR" and summation_method == "careful_interpolation":
-                return _interpolated_pr_area(v["tp"], v["fp"], v["fn"], n)
+                return interpolated_pr_area(v["tp"], v["fp"], v["fn"], n)
             rec = (v["tp"] + epsilon) / (v["tp"] + v["fn"] + epsilon)
             if curve == "ROC":
                 x = v["fp"] / (v["fp"] + v["tn"] + epsilon)
@@ -157,13 +157,14 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         return value, update
 
 
-def _interpolated_pr_area(tp, fp, fn, n):
+def interpolated_pr_area(tp, fp, fn, n):
     """The area under the precision-recall curve with precision interpolated as TF's
     ``careful_interpolation`` does (Davis and Goadrich): between two thresholds the true
     positives TP and the predicted positives P = TP + FP move linearly, so precision is
     (TP_a + s (P - P_a)) / P with slope s = dTP / dP, and the bucket's area is
     s (dTP + c log(P_a / P_b)) / (TP_b + FN_b), c = TP_b - s P_b; a bucket with an empty
-    end keeps the slope alone (log ratio taken as 0)."""
+    end keeps the slope alone (log ratio taken as 0). Counts of shape [thresholds, labels]
+    give each label's area."""
     dtp = tp[:n - 1] - tp[1:]
     p = tp + fp
     slope = div_no_nan(dtp, math_ops.maximum(p[:n - 1] - p[1:], 0.0))
@@ -171,7 +172,7 @@ def _interpolated_pr_area(tp, fp, fn, n):
     ratio = math_ops.where(math_ops.logical_and(p[:n - 1] > 0, p[1:] > 0),
                            div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0.0)), array_ops.ones_like(p[1:]))
     return reduction_ops.reduce_sum(div_no_nan(slope * (dtp + intercept * unary_ops.log(ratio)),
-                                               math_ops.maximum(tp[1:] + fn[1:], 0.0)))
+                                               math_ops.maximum(tp[1:] + fn[1:], 0.0)), 0)
 
 
 def _at_rate(target_key, search_key, target, labels, predictions, weights, num_thresholds, metrics_collections,

@@ -42,6 +42,8 @@ class Model(Network):
         self._compiled = None  # what compile was given; the graph it builds is in _train
         self._train = None
         self._strategy = None
+        self._stateful = []  # (position among the values, metric object): the compiled metric objects
+        self._metric_copies = {}  # (id of a metric object given for several outputs, output) -> its copy
 
     # -- compile -------------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, sample_weight_mode=None,
@@ -141,7 +143,7 @@ class Model(Network):
         compiled = self._compiled
         weights = self._per_output(compiled["loss_weights"], "loss_weights", 1.0)
         metrics = self._per_output(compiled["metrics"] or [], "metrics")
-        output_losses, metric_tensors, named = [], [], []
+        output_losses, metric_tensors, named, stateful, owners = [], [], [], [], {}
         fns = self._loss_fns()
         multi = sum(fn is not None for fn in fns) > 1
         for i, (output, target, name, loss_fn) in enumerate(zip(outputs, targets, self.output_names, fns)):
@@ -172,6 +174,15 @@ class Model(Network):
             shape = output.shape.as_list() if output.shape.ndims is not None else None
             for metric in _as_list(metrics[i]):
                 label, fn = metrics_lib.resolve(metric, loss_fn, shape)
+                if isinstance(fn, metrics_lib.Metric):  # (an object: its totals, and its value after the batch)
+                    fn = self._metric_for_output(fn, i, owners)
+                    with ops.name_scope(f"metrics/{label}"):
+                        keep = None if mask is None else cast(mask, dtypes.float32)
+                        with control_dependencies([fn.update_state(target, output, sample_weight=keep)]):
+                            value = identity(fn.result())
+                    stateful.append((len(metric_tensors), fn))
+                    metric_tensors.append((f"{name}_{label}" if multi else label, value))
+                    continue
                 with ops.name_scope(f"metrics/{label}"):
                     value = cast(fn(target, output), dtypes.float32)
                     if mask is not None and mask.shape.ndims == value.shape.ndims:  # (the unmasked steps' mean)
@@ -187,7 +198,40 @@ class Model(Network):
             total = add_n(terms) if len(terms) > 1 else identity(terms[0])
         names = ["loss"] + ([f"{n}_loss" for n, _ in named] if multi else []) + \
             [n for n, _ in metric_tensors]
+        first = 1 + (len(output_losses) if multi else 0)
+        self._stateful = [(first + k, fn) for k, fn in stateful]
         return names, [total] + (output_losses if multi else []) + [v for _, v in metric_tensors]
+
+    def _metric_for_output(self, metric, output: int, owners: dict):
+        """``metric``, or, when the same object was given for another output too, a copy of
+        its own for this output (made once), as Keras copies it."""
+        first = owners.setdefault(id(metric), output)
+        if first == output:
+            return metric
+        key = (id(metric), output)
+        if key not in self._metric_copies:
+            self._metric_copies[key] = type(metric).from_config(metric.get_config())
+        return self._metric_copies[key]
+
+    @property
+    def metrics(self) -> list:
+        """The metric objects ``compile`` was given (and their copies for other outputs)."""
+        out = []
+        for _, metric in self._stateful:
+            if metric not in out:
+                out.append(metric)
+        return out
+
+    def _with_results(self, values: list) -> list:
+        """``values`` with each metric object's place holding its value now: its totals over
+        every batch since it was reset, not a mean of batch values."""
+        if not self._stateful:
+            return values
+        values = list(values)
+        results = K.get_session().run([metric.result() for _, metric in self._stateful])
+        for (position, _), value in zip(self._stateful, results):
+            values[position] = float(value)
+        return values
 
     def _train_fetches(self) -> list:
         """What a training step runs: the training op, then the loss and the metrics."""
@@ -525,6 +569,7 @@ class Model(Network):
         rng = np.random
         for epoch in range(initial_epoch, epochs):
             callback_list.on_epoch_begin(epoch)
+            self.reset_metrics()
             totals, seen = np.zeros(len(names)), 0
             order = None  # (unshuffled: each batch is a slice of the arrays, not a copy)
             if samples is not None and shuffle is True:
@@ -560,7 +605,7 @@ class Model(Network):
                 callback_list.on_batch_end(step, logs)
                 if self.stop_training:
                     break
-            epoch_logs = {name: float(v) for name, v in zip(names, totals / max(1, seen))}
+            epoch_logs = dict(zip(names, self._with_results([float(v) for v in totals / max(1, seen)])))
             if do_val and (epoch + 1) % validation_freq == 0:
                 results = self._evaluate_source(val_pack, batch_size or 32, validation_steps)
                 for name, value in zip(names, results):
@@ -594,6 +639,7 @@ class Model(Network):
         return self._evaluate_batches(batches, batches.steps(steps))[0]
 
     def _evaluate_arrays(self, arrays, targets, weights, batch_size) -> list:
+        self.reset_metrics()
         session = K.get_session()
         values = self._train["values"]
         totals, n = np.zeros(len(values)), len(arrays[0])
@@ -602,9 +648,10 @@ class Model(Network):
             out = session.run(values, self._feed(_parts(arrays, part), _parts(targets, part),
                                                  _parts(weights, part), False))
             totals += np.asarray(out, np.float64) * len(arrays[0][part])
-        return [float(v) for v in totals / max(1, n)]
+        return self._with_results([float(v) for v in totals / max(1, n)])
 
     def _evaluate_batches(self, batches, steps) -> tuple:
+        self.reset_metrics()
         session = K.get_session()
         values = self._train["values"]
         totals, seen, done = np.zeros(len(values)), 0, 0
@@ -617,7 +664,7 @@ class Model(Network):
             totals += np.asarray(out, np.float64) * len(bx[0])
             seen += len(bx[0])
             done += 1
-        return [float(v) for v in totals / max(1, seen)], done
+        return self._with_results([float(v) for v in totals / max(1, seen)]), done
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, steps=None, callbacks=None,
                  **kwargs):
@@ -633,8 +680,9 @@ class Model(Network):
         elif self._reads_data_tensors(x):
             done, unit = self._data_tensor_steps("evaluate", y, steps, "steps"), "step"
             session, values = K.get_session(), self._train["values"]
-            results = [float(v) for v in np.mean([session.run(values, self._feed([], None, None, False))
-                                                  for _ in range(done)], 0)]
+            self.reset_metrics()
+            results = self._with_results([float(v) for v in np.mean(
+                [session.run(values, self._feed([], None, None, False)) for _ in range(done)], 0)])
         else:
             self._ensure_built(x)
             arrays, targets = self._inputs_of(x), self._targets_of(y)
@@ -680,6 +728,8 @@ class Model(Network):
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, reset_metrics=True):
         self._check_compiled("training/testing")
+        if reset_metrics:  # (the metric objects then give this batch's values; else their totals go on)
+            self.reset_metrics()
         self._ensure_built(x)
         arrays, targets = self._inputs_of(x), self._targets_of(y)
         if self._train is None:
@@ -688,16 +738,21 @@ class Model(Network):
         out = K.get_session().run(fetches,
                                   self._feed(arrays, targets, self._weights_of(targets, sample_weight, class_weight),
                                              True))[1:]
-        out = [float(v) for v in out]
-        return out[0] if len(out) == 1 else out
+        return self._batch_results(out)
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
         self._check_compiled("training/testing")
+        if reset_metrics:  # (the metric objects then give this batch's values; else their totals go on)
+            self.reset_metrics()
         self._ensure_built(x)
         arrays, targets = self._inputs_of(x), self._targets_of(y)
         out = K.get_session().run(self._train["values"], self._feed(
             arrays, targets, self._weights_of(targets, sample_weight, None), False))
-        out = [float(v) for v in out]
+        return self._batch_results(out)
+
+    def _batch_results(self, out) -> list:
+        """One batch's loss and metrics (the metric objects' totals since they were reset)."""
+        out = self._with_results([float(v) for v in out])
         return out[0] if len(out) == 1 else out
 
     def predict_on_batch(self, x):
@@ -776,7 +831,9 @@ class Model(Network):
                            "keras_version": "2.2.4-tf", "backend": "tensorflow"}, default=_jsonable, **kwargs)
 
     def reset_metrics(self) -> None:
-        """(Metrics here are averaged per call of fit and evaluate: nothing to reset.)"""
+        """Sets the metric objects' totals back to zero (``fit`` does at each epoch's start,
+        ``evaluate`` before it begins; metric functions are averaged per call anyway)."""
+        metrics_lib.metric_objects.reset_to_zero([v for metric in self.metrics for v in metric.variables])
 
 
 def _jsonable(value):
