@@ -158,7 +158,7 @@ def test_heads_refuse_what_they_cannot_do():
         tf.contrib.estimator.multi_class_head(2)
     with pytest.raises(NotImplementedError, match="loss_fn"):
         tf.contrib.estimator.binary_classification_head(loss_fn=lambda labels, logits: logits)
-    with pytest.raises(TypeError, match="one of tf.contrib.estimator's heads"):
+    with pytest.raises(TypeError, match="or one of tf.contrib.estimator's"):
         tf.contrib.estimator.DNNEstimator("binary", [4], [tf.feature_column.numeric_column("x")])
 
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 from .. import metrics as metrics_lib
 from .. import nn
 from ..estimator.canned import (BaselineEstimator, DNNEstimator, DNNLinearCombinedEstimator,  # noqa: F401
-                                LinearEstimator, _Canned, _Head, _public)
+                                LinearEstimator, _Canned, _Head, _MultiLabelHead, _public)
 from ..estimator.estimator import EstimatorSpec, ModeKeys
-from ..framework import dtypes, ops
+from ..estimator.head import split_by_head
+from ..framework import ops
 from ..losses import Reduction
-from ..ops import (array_ops, categorical_ops, control_flow_ops, math_ops, reduction_ops, slicing_ops, sparse_ops,
-                   string_ops, unary_ops)
-from ..ops.sparse_ops import SparseTensor
+from ..ops import control_flow_ops, math_ops, unary_ops
 from ..saved_model import signature_constants
 from ..train.training_util import get_global_step
 from .estimator_rnn import USE_DEFAULT, _checked, _rnn_model_fn
@@ -135,49 +134,10 @@ def logistic_regression_head(weight_column=None, loss_reduction=Reduction.SUM_OV
     return regression_head(weight_column, 1, loss_reduction, loss_fn, unary_ops.sigmoid, name)
 
 
-class _MultiLabelHead(_PublicHead):
-    """Several of ``n_classes`` labels an example: one logit a class, sigmoid cross-entropy
-    averaged over the classes (TF's multi_label_head)."""
+class _PublicMultiLabelHead(_MultiLabelHead):
+    """The multi-label head a ``model_fn`` calls (``create_estimator_spec``)."""
 
-    def __init__(self, n_classes, name=None, **kwargs):
-        super().__init__("multi_label", name=name, n_classes=n_classes, **kwargs)
-        self.logits_dimension = n_classes
-
-    def _labels(self, labels):
-        """[batch, n_classes] of 0/1: dense multi-hot labels, or a SparseTensor of class ids
-        (or of names, with ``label_vocabulary``)."""
-        if isinstance(labels, SparseTensor):
-            ids = labels.values
-            if self.label_vocabulary is not None:
-                ids = categorical_ops.vocabulary_lookup(ids, self.label_vocabulary)
-            ids = SparseTensor(labels.indices, math_ops.cast(ids, dtypes.int64), labels.dense_shape)
-            return math_ops.cast(sparse_ops.sparse_to_indicator(ids, self.n_classes), dtypes.int64)
-        labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
-        if labels.shape.ndims is not None and labels.shape[-1].value not in (None, self.n_classes):
-            raise ValueError(f"multi_label_head: labels must be [batch, {self.n_classes}] (multi-hot), got shape "
-                             f"{labels.shape}")
-        return labels
-
-    def _unreduced_loss(self, labels, logits):
-        per_class = nn.sigmoid_cross_entropy_with_logits(labels=math_ops.cast(labels, logits.dtype), logits=logits)
-        return reduction_ops.reduce_mean(per_class, axis=-1, keepdims=True)
-
-    def _predictions(self, logits) -> dict:
-        every = array_ops.tile(array_ops.expand_dims(math_ops.range_(self.n_classes), 0),
-                               array_ops.stack([array_ops.shape(logits)[0], 1]))
-        names = (slicing_ops.gather(array_ops.constant([v.encode() if isinstance(v, str) else v
-                                                        for v in self.label_vocabulary]), every)
-                 if self.label_vocabulary is not None else string_ops.as_string(every))
-        return {"logits": logits, "probabilities": unary_ops.sigmoid(logits), "all_class_ids": every,
-                "all_classes": names}
-
-    def _metrics(self, unreduced, weights, labels, predictions) -> dict:
-        weighted = weights if self.weight_column else None
-        per_class_weights = None if weighted is None else array_ops.ones_like(predictions["probabilities"]) * weighted
-        return {"average_loss": metrics_lib.mean(unreduced, weights=weighted),
-                "auc": metrics_lib.auc(labels, predictions["probabilities"], weights=per_class_weights),
-                "auc_precision_recall": metrics_lib.auc(labels, predictions["probabilities"],
-                                                        weights=per_class_weights, curve="PR")}
+    create_estimator_spec = _PublicHead.create_estimator_spec
 
 
 class _MultiHead:
@@ -203,12 +163,7 @@ class _MultiHead:
         self.logits_dimension = sum(head.logits_dimension for head in self._heads)
 
     def _split_logits(self, logits):
-        if isinstance(logits, dict):
-            missing = [h.name for h in self._heads if h.name not in logits]
-            if missing:
-                raise ValueError(f"logits has no entries for the heads {missing}; given {sorted(logits)}")
-            return [logits[h.name] for h in self._heads]
-        return slicing_ops.split(logits, [h.logits_dimension for h in self._heads], axis=-1)
+        return split_by_head(self._heads, logits)
 
     def spec(self, features, mode, logits, labels, train_op_fn, regularization_losses=None):
         parts = self._split_logits(logits)
@@ -271,7 +226,7 @@ def multi_label_head(n_classes, weight_column=None, thresholds=None, label_vocab
         raise ValueError(f"n_classes must be > 1 for multi-class classification. Given: {n_classes}")
     if label_vocabulary is not None and len(label_vocabulary) != n_classes:
         raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries for {n_classes} classes")
-    return _MultiLabelHead(n_classes, name=name, label_vocabulary=label_vocabulary, weight_column=weight_column,
+    return _PublicMultiLabelHead(n_classes, name=name, label_vocabulary=label_vocabulary, weight_column=weight_column,
                            loss_reduction=loss_reduction)
 
 

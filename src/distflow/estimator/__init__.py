@@ -11,7 +11,8 @@ process, MultiWorkerMirroredStrategy across the chief and workers with no ps), t
 estimators (``DNNClassifier``, ``DNNRegressor``, ``LinearClassifier``, ``LinearRegressor``,
 ``DNNLinearCombinedClassifier``/``Regressor``, on tf.feature_column; ``BaselineClassifier``
 and ``BaselineRegressor``; ``DNNEstimator``, ``LinearEstimator``, ``DNNLinearCombinedEstimator``
-and ``BaselineEstimator`` with a head of tf.contrib.estimator's), gradient boosted trees
+and ``BaselineEstimator`` with a head: TF 2's classes (``BinaryClassHead`` and the others:
+head.py) or tf.contrib.estimator's), gradient boosted trees
 (``BoostedTreesClassifier``, ``BoostedTreesRegressor``: boosted_trees.py), ``add_metrics``,
 early stopping hooks (``experimental.stop_if_no_decrease_hook`` and the others:
 early_stopping.py), ``inputs.numpy_input_fn``, and tf.train's session hooks under their
@@ -35,6 +36,8 @@ from .canned import (BaselineClassifier, BaselineEstimator, BaselineRegressor, D
                      DNNEstimator, DNNLinearCombinedClassifier, DNNLinearCombinedEstimator, DNNLinearCombinedRegressor,
                      DNNRegressor, LinearClassifier, LinearEstimator, LinearRegressor)
 from .extenders import add_metrics  # noqa: F401
+from .head import (BinaryClassHead, Head, LogisticRegressionHead, MultiClassHead, MultiHead,  # noqa: F401
+                   MultiLabelHead, PoissonRegressionHead, RegressionHead)
 # (TF 1.14-1.15 also export the training hooks here: the same classes as tf.train's)
 from ..train.basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener,  # noqa: F401
                                              FinalOpsHook, LoggingTensorHook, NanLossDuringTrainingError,

@@ -25,7 +25,9 @@ from ..framework.ops import GraphKeys
 from ..losses import Reduction, compute_weighted_loss
 from .. import metrics as metrics_lib
 from .. import nn
-from ..ops import array_ops, categorical_ops, init_ops, math_ops, reduction_ops, slicing_ops, state_ops, unary_ops
+from ..ops import (array_ops, categorical_ops, init_ops, math_ops, reduction_ops, slicing_ops, sparse_ops, state_ops,
+                   string_ops, unary_ops)
+from ..ops.sparse_ops import SparseTensor
 from ..ops import variable_scope as vs
 from ..train import optimizers as optimizers_lib
 from ..train.training_util import get_global_step
@@ -119,10 +121,8 @@ class _Head:
             out["classes"] = slicing_ops.gather(vocab, class_ids)
             out["all_classes"] = slicing_ops.gather(vocab, out["all_class_ids"])
         else:
-            from ..ops.string_ops import as_string  # noqa: PLC0415
-
-            out["classes"] = as_string(class_ids)
-            out["all_classes"] = as_string(out["all_class_ids"])
+            out["classes"] = string_ops.as_string(class_ids)
+            out["all_classes"] = string_ops.as_string(out["all_class_ids"])
         return out
 
     def _export_outputs(self, predictions) -> dict:
@@ -160,6 +160,52 @@ class _Head:
             metrics["accuracy_baseline"] = tuple(math_ops.maximum(t, 1.0 - t) for t in label_mean)
             metrics["auc_precision_recall"] = metrics_lib.auc(labels, logistic, weights=w, curve="PR")
         return metrics
+
+
+class _MultiLabelHead(_Head):
+    """Several of ``n_classes`` labels an example: one logit a class, sigmoid cross-entropy
+    averaged over the classes (TF's multi_label_head)."""
+
+    def __init__(self, n_classes, name=None, **kwargs):
+        super().__init__("multi_label", n_classes=n_classes, **kwargs)
+        self.name = name
+        self.logits_dimension = n_classes
+
+    def _labels(self, labels):
+        """[batch, n_classes] of 0/1: dense multi-hot labels, or a SparseTensor of class ids
+        (or of names, with ``label_vocabulary``)."""
+        if isinstance(labels, SparseTensor):
+            ids = labels.values
+            if self.label_vocabulary is not None:
+                ids = categorical_ops.vocabulary_lookup(ids, self.label_vocabulary)
+            ids = SparseTensor(labels.indices, math_ops.cast(ids, dtypes.int64), labels.dense_shape)
+            return math_ops.cast(sparse_ops.sparse_to_indicator(ids, self.n_classes), dtypes.int64)
+        labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+        if labels.shape.ndims is not None and labels.shape[-1].value not in (None, self.n_classes):
+            raise ValueError(f"multi_label_head: labels must be [batch, {self.n_classes}] (multi-hot), got shape "
+                             f"{labels.shape}")
+        return labels
+
+    def _unreduced_loss(self, labels, logits):
+        per_class = nn.sigmoid_cross_entropy_with_logits(labels=math_ops.cast(labels, logits.dtype), logits=logits)
+        return reduction_ops.reduce_mean(per_class, axis=-1, keepdims=True)
+
+    def _predictions(self, logits) -> dict:
+        every = array_ops.tile(array_ops.expand_dims(math_ops.range_(self.n_classes), 0),
+                               array_ops.stack([array_ops.shape(logits)[0], 1]))
+        names = (slicing_ops.gather(array_ops.constant([v.encode() if isinstance(v, str) else v
+                                                        for v in self.label_vocabulary]), every)
+                 if self.label_vocabulary is not None else string_ops.as_string(every))
+        return {"logits": logits, "probabilities": unary_ops.sigmoid(logits), "all_class_ids": every,
+                "all_classes": names}
+
+    def _metrics(self, unreduced, weights, labels, predictions) -> dict:
+        weighted = weights if self.weight_column else None
+        per_class_weights = None if weighted is None else array_ops.ones_like(predictions["probabilities"]) * weighted
+        return {"average_loss": metrics_lib.mean(unreduced, weights=weighted),
+                "auc": metrics_lib.auc(labels, predictions["probabilities"], weights=per_class_weights),
+                "auc_precision_recall": metrics_lib.auc(labels, predictions["probabilities"],
+                                                        weights=per_class_weights, curve="PR")}
 
 
 def _head(n_classes, label_vocabulary, weight_column, loss_reduction):
@@ -393,13 +439,13 @@ class BaselineRegressor(_Canned):
         super().__init__(_baseline_model_fn(head, optimizer), model_dir, config, None)
 
 
-# -- the estimators that take a head (TF 1.15's tf.estimator; the heads are
+# -- the estimators that take a head (TF 1.15's tf.estimator; the heads are head.py's classes or
 # tf.contrib.estimator's *_head functions) --------------------------------------------------------
 
 def _public(head):
     if not isinstance(head, _Head) and not (hasattr(head, "spec") and hasattr(head, "logits_dimension")):
-        raise TypeError(f"head must be one of tf.contrib.estimator's heads (binary_classification_head, "
-                        f"multi_class_head, multi_label_head, regression_head, multi_head), got {head!r}")
+        raise TypeError(f"head must be a tf.estimator head (BinaryClassHead, MultiClassHead, RegressionHead, ...) "
+                        f"or one of tf.contrib.estimator's (binary_classification_head, ...), got {head!r}")
     return head
 
 

@@ -279,9 +279,14 @@ def namespaces() -> list[tuple[str, str]]:
                       "numeric columns at quantile buckets, several classes too) with "
                       "`experimental_feature_importances`, `experimental_predict_with_explanations` (directional "
                       "feature contributions) and `boosted_trees_*_train_in_memory`, `DNNEstimator`, "
-                      "`LinearEstimator`, `DNNLinearCombinedEstimator` and `BaselineEstimator` with a head of "
-                      "`tf.contrib.estimator`'s, `add_metrics`, and tf.train's session hooks under their "
-                      "tf.estimator names; not TF 2's head classes (`BinaryClassHead` and the others)")
+                      "`LinearEstimator`, `DNNLinearCombinedEstimator` and `BaselineEstimator` with a head, "
+                      "the head classes `BinaryClassHead`, `MultiClassHead`, `MultiLabelHead`, `RegressionHead`, "
+                      "`PoissonRegressionHead`, `LogisticRegressionHead` and `MultiHead` (their metrics are "
+                      "tf.keras.metrics objects, as TF's) or `tf.contrib.estimator`'s, `add_metrics`, and "
+                      "tf.train's session hooks under their tf.estimator names: every name of TF 1.15's "
+                      "`tf.estimator` itself; not `experimental`'s `InMemoryEvaluatorHook`, `LinearSDCA`, "
+                      "`make_stop_at_checkpoint_step_hook`, the logit function builders and "
+                      "`build_raw_supervised_input_receiver_fn`, nor `export.EvalOutput`")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
                       "(collective all-reduce, no ps), `experimental.ParameterServerStrategy`, `Strategy.scope`, `experimental_run_v2`, `reduce`, "
