@@ -15,9 +15,9 @@ and ``BaselineEstimator`` with a head: TF 2's classes (``BinaryClassHead`` and t
 head.py) or tf.contrib.estimator's), gradient boosted trees
 (``BoostedTreesClassifier``, ``BoostedTreesRegressor``: boosted_trees.py), ``add_metrics``,
 early stopping hooks (``experimental.stop_if_no_decrease_hook`` and the others:
-early_stopping.py), ``inputs.numpy_input_fn``, and tf.train's session hooks under their
-tf.estimator names. Training runs in
-a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
+early_stopping.py), ``experimental.InMemoryEvaluatorHook`` (evaluation_hooks.py),
+``inputs.numpy_input_fn``, and tf.train's session hooks under their tf.estimator names.
+Training runs in a MonitoredTrainingSession that checkpoints to ``model_dir``; evaluation restores the
 newest checkpoint and writes its metrics as summaries to ``model_dir/eval``.
 ``export_saved_model`` writes a SavedModel for serving, from the receiver tensors that
 ``export`` (``ServingInputReceiver``, ``build_raw_serving_input_receiver_fn``,

@@ -220,20 +220,28 @@ def _head(n_classes, label_vocabulary, weight_column, loss_reduction):
 def _dnn_logits(features, mode, hidden_units, feature_columns, units, activation_fn, dropout, batch_norm,
                 input_layer_partitioner=None):
     with vs.variable_scope("dnn"):
-        with vs.variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):
-            net = fc.input_layer(features, feature_columns)
-        for i, width in enumerate(hidden_units):
-            with vs.variable_scope(f"hiddenlayer_{i}"):
-                net = _dense(net, width, activation_fn)
-                if batch_norm:
-                    from ..layers import normalization  # noqa: PLC0415
+        return dnn_layers(features, mode, hidden_units, feature_columns, units, activation_fn, dropout, batch_norm,
+                          input_layer_partitioner)
 
-                    net = normalization.batch_normalization(net, training=mode == ModeKeys.TRAIN,
-                                                            name="batchnorm_%d" % i)
-                if dropout is not None and mode == ModeKeys.TRAIN:
-                    net = nn.dropout(net, rate=dropout)
-        with vs.variable_scope("logits"):
-            return _dense(net, units, None)
+
+def dnn_layers(features, mode, hidden_units, feature_columns, units, activation_fn, dropout, batch_norm,
+               input_layer_partitioner=None):
+    """A DNN's logits in the current variable scope (``input_from_feature_columns``,
+    ``hiddenlayer_<i>``, ``logits``)."""
+    with vs.variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):
+        net = fc.input_layer(features, feature_columns)
+    for i, width in enumerate(hidden_units):
+        with vs.variable_scope(f"hiddenlayer_{i}"):
+            net = _dense(net, width, activation_fn)
+            if batch_norm:
+                from ..layers import normalization  # noqa: PLC0415
+
+                net = normalization.batch_normalization(net, training=mode == ModeKeys.TRAIN,
+                                                        name="batchnorm_%d" % i)
+            if dropout is not None and mode == ModeKeys.TRAIN:
+                net = nn.dropout(net, rate=dropout)
+    with vs.variable_scope("logits"):
+        return _dense(net, units, None)
 
 
 def _dense(net, units, activation):

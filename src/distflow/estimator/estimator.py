@@ -122,6 +122,19 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
                                hooks[0], hooks[1], scaffold, hooks[2], hooks[3])
 
 
+def _loader(values: dict, then=None):
+    """A Scaffold's ``init_fn`` that loads ``values`` (by variable name) into the graph's
+    variables of those names, then runs ``then``."""
+    def init_fn(scaffold, session):
+        by_name = {v.op.name: v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+        for name, value in values.items():
+            if name in by_name:
+                by_name[name].load(value, session)
+        if then is not None:
+            then(scaffold, session)
+    return init_fn
+
+
 def _is_metric_object(value) -> bool:
     """Whether ``value`` is a tf.keras.metrics object (without importing Keras for those that
     are not)."""
@@ -451,7 +464,11 @@ class Estimator:
         return replica_device_setter(ps_tasks=config.num_ps_replicas, cluster=config.cluster_spec,
                                      worker_device=f"/job:{config.task_type}/task:{config.task_id}")
 
-    def _restored_session(self, scaffold, checkpoint_path, hooks, master):
+    def _restored_session(self, scaffold, checkpoint_path, hooks, master, values=None):
+        if values is not None:  # (the variables' values given, by name: no checkpoint read)
+            scaffold = Scaffold(init_fn=_loader(values, scaffold._user_init_fn), copy_from_scaffold=scaffold)
+            creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=self.config.session_config)
+            return MonitoredSession(session_creator=creator, hooks=hooks), None
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if checkpoint_path is None:
             _log.warning("Could not find trained model in model_dir: %s, running initialization to evaluate.",
@@ -464,6 +481,12 @@ class Estimator:
         """The metrics of ``model_fn``'s EVAL mode over the input (or ``steps`` batches of it),
         with the model of the newest checkpoint; written as summaries to ``model_dir/eval``
         (``eval_<name>`` with ``name``). Always has "loss" (the mean) and "global_step"."""
+        return self._evaluate(input_fn, steps, hooks, checkpoint_path, name)
+
+    def _evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None,
+                  variable_values=None) -> dict:
+        """``evaluate``; with ``variable_values`` (variable name -> value) the model is those
+        values, not a checkpoint's (``experimental.InMemoryEvaluatorHook``)."""
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         hooks = _checked_hooks(hooks)
@@ -484,7 +507,7 @@ class Estimator:
             # (as TF: a cluster task evaluates by itself, unless RunConfig names an evaluation master)
             sess, path = self._restored_session(spec.scaffold or Scaffold(), checkpoint_path,
                                                 list(hooks or []) + spec.evaluation_hooks,
-                                                self.config.evaluation_master)
+                                                self.config.evaluation_master, variable_values)
             batches = 0
             with sess:
                 while not sess.should_stop() and (steps is None or batches < steps):

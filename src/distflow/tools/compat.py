@@ -284,8 +284,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "`PoissonRegressionHead`, `LogisticRegressionHead` and `MultiHead` (their metrics are "
                       "tf.keras.metrics objects, as TF's) or `tf.contrib.estimator`'s, `add_metrics`, and "
                       "tf.train's session hooks under their tf.estimator names: every name of TF 1.15's "
-                      "`tf.estimator` itself; not `experimental`'s `InMemoryEvaluatorHook`, `LinearSDCA`, "
-                      "`make_stop_at_checkpoint_step_hook`, the logit function builders and "
+                      "`tf.estimator` itself, `experimental.InMemoryEvaluatorHook` (evaluation every so many "
+                      "steps with the training session's variables), `make_stop_at_checkpoint_step_hook` and the "
+                      "logit functions; not `experimental.LinearSDCA` and "
                       "`build_raw_supervised_input_receiver_fn`, nor `export.EvalOutput`")
         elif name == "distribute":
             status = ("partial: `MirroredStrategy`, `OneDeviceStrategy`, `experimental.MultiWorkerMirroredStrategy` "
