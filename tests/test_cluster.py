@@ -180,3 +180,28 @@ def test_slurm_hostlist_and_resolver():
         tf.train.SlurmClusterResolver(environment={})
     with pytest.raises(ValueError, match="need 5 tasks"):
         tf.train.SlurmClusterResolver(jobs={"worker": 5}, environment=env)
+
+
+def test_simple_and_union_resolvers_under_tf_distribute():
+    resolvers = tf.distribute.cluster_resolver
+    assert resolvers.TFConfigClusterResolver is tf.train.TFConfigClusterResolver
+    workers = resolvers.SimpleClusterResolver(tf.train.ClusterSpec({"worker": ["a:1", "b:2"]}), task_type="worker",
+                                              task_id=1, rpc_layer="grpc")
+    assert workers.master() == ""  # (no master given: an in-process session)
+    assert workers.master("worker", 0) == "grpc://a:1" and not workers.is_chief
+    ps = resolvers.SimpleClusterResolver({"ps": ["c:3"]}, master="c:3")
+    assert ps.master(rpc_layer="grpc") == "grpc://c:3"
+    union = resolvers.UnionResolver(workers, ps)
+    assert union.cluster_spec().as_dict() == {"worker": ["a:1", "b:2"], "ps": ["c:3"]}
+    assert (union.task_type, union.task_id) == ("worker", 1)
+    more = resolvers.SimpleClusterResolver({"worker": {2: "d:4"}})
+    assert resolvers.UnionResolver(workers, more).cluster_spec().as_dict() == {"worker": ["a:1", "b:2", "d:4"]}
+    with pytest.raises(KeyError, match="job 'worker' task 0"):
+        resolvers.UnionResolver(workers, workers).cluster_spec()
+    with pytest.raises(TypeError, match="sub-class of `ClusterResolver`"):
+        resolvers.UnionResolver(workers, {"ps": ["c:3"]})
+    with tf.Graph().as_default():
+        tf.losses.mean_squared_error([1.0], [2.0], reduction=tf.losses.Reduction.SUM)
+        assert tf.distribute.get_loss_reduction() == tf.distribute.ReduceOp.SUM
+        tf.losses.mean_squared_error([1.0], [2.0])
+        assert tf.distribute.get_loss_reduction() == tf.distribute.ReduceOp.MEAN

@@ -170,6 +170,9 @@ from . import audio, bitwise, graph_util, image, lookup, nest, python_io, resour
 from . import quantization, sets, strings, summary, test  # noqa: E402
 from . import contrib  # noqa: E402
 from . import config, distribute, estimator, feature_column, saved_model  # noqa: E402
+# (TF 1.14-1.15's home of the resolvers, tf.contrib.cluster_resolver's: the distribute package
+# sits below the runtime that reads clusters, so the name is joined here)
+distribute.cluster_resolver = contrib.cluster_resolver
 from . import keras  # noqa: E402
 from . import distributions, profiler  # noqa: E402
 from . import version  # noqa: E402

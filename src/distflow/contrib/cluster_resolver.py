@@ -1,11 +1,13 @@
-"""``tf.contrib.cluster_resolver``: where a TF 1.x program finds its cluster (the resolvers of
-tf.train's distribution code), and ``TPUClusterResolver``, which finds no TPU here."""
+"""``tf.contrib.cluster_resolver`` (and TF 1.14's ``tf.distribute.cluster_resolver``): where a
+TF 1.x program finds its cluster: TF_CONFIG, Slurm, a cluster given (``SimpleClusterResolver``)
+or several together (``UnionResolver``); ``TPUClusterResolver`` finds no TPU here. Not the
+resolvers that ask cloud services (GCE, Kubernetes): distflow reaches no outside network."""
 
 from __future__ import annotations
 
 from .._namespace import missing
-from ..distributed.cluster_resolver import (ClusterResolver, SlurmClusterResolver,  # noqa: F401
-                                            TFConfigClusterResolver)
+from ..distributed.cluster_resolver import (ClusterResolver, SimpleClusterResolver,  # noqa: F401
+                                            SlurmClusterResolver, TFConfigClusterResolver, UnionResolver)
 from ..framework import errors
 
 

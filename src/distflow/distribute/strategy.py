@@ -492,8 +492,7 @@ class Strategy:
         is waited for, so members never wait on each other."""
         if self.num_replicas_in_sync == 1:
             return list(grads_and_vars)
-        graph = ops.get_default_graph()
-        op = ReduceOp.SUM if getattr(graph, "_last_loss_reduction", None) == "weighted_sum" else ReduceOp.MEAN
+        op = get_loss_reduction()
         pairs = [(to_dense(g) if isinstance(g, IndexedSlices) else g, v) for g, v in grads_and_vars]
         live = [(i, ops.convert_to_tensor(g)) for i, (g, _) in enumerate(pairs) if g is not None]
         out = list(pairs)
@@ -869,6 +868,13 @@ def get_strategy() -> Strategy:
 
 def has_strategy() -> bool:
     return get_strategy() is not _DEFAULT_STRATEGY
+
+
+def get_loss_reduction():
+    """How the replicas' gradients combine for the loss last built: ``ReduceOp.SUM`` after a
+    loss summed over its examples (``tf.losses.Reduction.SUM``), else ``ReduceOp.MEAN``."""
+    reduction = getattr(ops.get_default_graph(), "_last_loss_reduction", None)
+    return ReduceOp.SUM if reduction == "weighted_sum" else ReduceOp.MEAN
 
 
 def get_replica_context():

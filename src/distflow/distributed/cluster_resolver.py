@@ -43,6 +43,67 @@ class ClusterResolver:
         return self.task_type == "worker" and self.task_id == 0
 
 
+class SimpleClusterResolver(ClusterResolver):
+    """A resolver of a cluster given to it (a ClusterSpec or its dict), with this task's type,
+    index and master as given."""
+
+    def __init__(self, cluster_spec, master="", task_type=None, task_id=None, environment="",
+                 num_accelerators=None, rpc_layer=None):
+        self._cluster = cluster_spec if isinstance(cluster_spec, ClusterSpec) else ClusterSpec(cluster_spec)
+        self._master, self.environment = master, environment
+        self.task_type, self.task_id, self.rpc_layer = task_type, task_id, rpc_layer
+        self._num_accelerators = dict(num_accelerators or {})
+
+    def cluster_spec(self) -> ClusterSpec:
+        return self._cluster
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+        """The master given ('' for an in-process session), or the target of the task named."""
+        if task_type is not None and task_id is not None:
+            return super().master(task_type, task_id, rpc_layer)
+        layer = rpc_layer or self.rpc_layer
+        return f"{layer}://{self._master}" if layer and self._master and "://" not in self._master else self._master
+
+    def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict:
+        return dict(self._num_accelerators)
+
+
+class UnionResolver(ClusterResolver):
+    """The union of several resolvers' clusters (a job's tasks may come from several, but no
+    task twice); this task's type, index, RPC layer and master are the first resolver's
+    unless given."""
+
+    def __init__(self, *resolvers, task_type=None, task_id=None, rpc_layer=None):
+        if not resolvers:
+            raise ValueError("At least one ClusterResolver is required.")
+        for resolver in resolvers:
+            if not isinstance(resolver, ClusterResolver):
+                raise TypeError(f"All arguments must be a sub-class of `ClusterResolver`, given {resolver!r}")
+        self._resolvers = resolvers
+        first = resolvers[0]
+        self.task_type = first.task_type if task_type is None else task_type
+        self.task_id = first.task_id if task_id is None else task_id
+        self.rpc_layer = first.rpc_layer if rpc_layer is None else rpc_layer
+
+    def cluster_spec(self) -> ClusterSpec:
+        merged: dict = {}
+        for resolver in self._resolvers:
+            for job, tasks in resolver.cluster_spec().as_dict().items():
+                tasks = dict(enumerate(tasks)) if isinstance(tasks, list) else dict(tasks)
+                mine = merged.setdefault(job, {})
+                for index, address in tasks.items():
+                    if index in mine:
+                        raise KeyError(f"Duplicate job name and task index: job {job!r} task {index} is in more "
+                                       "than one resolver's cluster")
+                    mine[index] = address
+        return ClusterSpec(merged)
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+        if task_type is None and task_id is None:
+            return self._resolvers[0].master(rpc_layer=rpc_layer)
+        return super().master(task_type, task_id, rpc_layer)
+
+
 class TFConfigClusterResolver(ClusterResolver):
     """Reads ``TF_CONFIG``: {"cluster": {...}, "task": {"type": ..., "index": ...}, "rpc_layer": ...}.
 

@@ -302,8 +302,10 @@ def namespaces() -> list[tuple[str, str]]:
                       "the metrics' totals, so metrics count every replica's examples), Estimators' "
                       "`RunConfig(train_distribute=..., eval_distribute=...)`, "
                       "`experimental_distribute_datasets_from_function` and "
-                      "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`; not "
-                      "`TPUStrategy`")
+                      "`make_input_fn_iterator` with an `InputContext`, `experimental.CentralStorageStrategy`, "
+                      "`get_loss_reduction`, `cluster_resolver` (TF_CONFIG, Slurm, `SimpleClusterResolver`, "
+                      "`UnionResolver`); not `TPUStrategy`, nor the resolvers that ask cloud services (GCE, "
+                      "Kubernetes)")
         elif name == "quantization":
             status = ("partial: simulated quantization in float (the `fake_quant_*` functions and their "
                       "gradients, `quantize_and_dequantize`); not the quantized dtypes or the ops that compute "
