@@ -814,3 +814,56 @@ def test_hashing_skipgrams_sampling_table_and_time_series_windows():
     x, y = strided[0]
     np.testing.assert_array_equal(x[:, :, 0], [[2, 0], [5, 3]])
     np.testing.assert_array_equal(y, [4, 7])
+
+
+def _softmax_mix(scores, value):
+    w = np.exp(scores - scores.max(-1, keepdims=True))
+    return (w / w.sum(-1, keepdims=True)) @ value
+
+
+def test_attention_layers_against_numpy():
+    q = rng.randn(2, 3, 4).astype(np.float32)
+    v = rng.randn(2, 5, 4).astype(np.float32)
+    k = rng.randn(2, 5, 4).astype(np.float32)
+    np.testing.assert_allclose(run(layers.Attention(), q, v), _softmax_mix(q @ v.transpose(0, 2, 1), v), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(run(layers.Attention(), q, v, k), _softmax_mix(q @ k.transpose(0, 2, 1), v),
+                               rtol=1e-5, atol=1e-6)
+    additive = layers.AdditiveAttention()
+    got = run(additive, q, v)
+    scale = K.get_value(additive.scale)
+    scores = (scale * np.tanh(q[:, :, None, :] + v[:, None, :, :])).sum(-1)
+    np.testing.assert_allclose(got, _softmax_mix(scores, v), rtol=1e-5, atol=1e-6)
+    assert additive.get_config()["use_scale"] is True
+
+
+def test_attention_masks_padding_and_the_future():
+    tokens = np.array([[3, 1, 2, 0], [5, 4, 0, 0]])  # (zero: padding)
+    inp = tf.keras.Input((4,))
+    embedded = layers.Embedding(6, 3, mask_zero=True)(inp)
+    out = layers.Attention(causal=True)([embedded, embedded])
+    model = tf.keras.Model(inp, out)
+    table = K.get_value(model.layers[1].embeddings)
+    e = table[tokens]
+    got = model.predict(tokens)
+    mask = tokens > 0
+    scores = e @ e.transpose(0, 2, 1) - 1e9 * ~mask[:, None, :] - 1e9 * (1 - np.tril(np.ones((4, 4))))[None]
+    expected = _softmax_mix(scores, e) * mask[:, :, None]  # (padded query steps give zeros)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"namely \[query, value\]"):
+        layers.Attention()(tf.keras.Input((4, 3)))
+
+
+def test_attention_gradients_by_central_differences():
+    with tf.Graph().as_default():
+        q = tf.constant(rng.randn(1, 2, 3))
+        v = tf.constant(rng.randn(1, 4, 3))
+        for layer in (layers.Attention(use_scale=True, dtype="float64"), layers.AdditiveAttention(dtype="float64")):
+            out = layer([q, v])
+            with tf.Session() as session:
+                session.run(tf.global_variables_initializer())
+                for wrt in (q, v, layer.scale):
+                    shape = wrt.shape.as_list()
+                    value = session.run(wrt)
+                    assert tf.test.compute_gradient_error(wrt, shape, out, [1, 2, 3], x_init_value=value,
+                                                          delta=1e-6) < 1e-6

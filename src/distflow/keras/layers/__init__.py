@@ -15,6 +15,7 @@ from .convolutional import (AveragePooling1D, AveragePooling2D, AveragePooling3D
                             SeparableConvolution1D, SeparableConvolution2D, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
                             ZeroPadding2D, ZeroPadding3D, Cropping1D, Cropping3D)
 from .convolutional_recurrent import ConvLSTM2D  # noqa: F401
+from .dense_attention import AdditiveAttention, Attention  # noqa: F401
 from .dense_features import DenseFeatures  # noqa: F401
 from .core import (Activation, Dense, Dropout, Embedding, Flatten, Lambda, Permute, RepeatVector,  # noqa: F401
                    Reshape)
