@@ -362,3 +362,44 @@ def test_manual_variable_initialization_leaves_variables_to_the_program():
         assert K.get_value(v) == 5.0
     finally:
         K.manual_variable_initialization(False)
+
+
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_local_conv1d_and_2d_match_their_definition(data_format):
+    rng = np.random.RandomState(4)
+    first = data_format == "channels_first"
+    x = rng.randn(2, 7, 3).astype(np.float32)  # (channels last; moved first below where asked)
+    kernel = rng.randn(3, 3 * 3, 4).astype(np.float32)  # (3 output steps: windows of 3 every 2)
+    given = x.transpose(0, 2, 1) if first else x
+    got = K.eval(K.local_conv1d(K.constant(given), K.constant(kernel), (3,), (2,), data_format))
+
+    def patch(window):  # (a window flattened as TF flattens it: channel-major for channels_first)
+        return (window.transpose(0, 2, 1) if first else window).reshape(len(window), -1)
+
+    steps = np.stack([patch(x[:, i * 2:i * 2 + 3, :]) @ kernel[i] for i in range(3)], 1)
+    np.testing.assert_allclose(got, steps.transpose(0, 2, 1) if first else steps, rtol=1e-5, atol=1e-5)
+
+    x2 = rng.randn(2, 5, 4, 3).astype(np.float32)
+    kernel2 = rng.randn(2 * 3, 2 * 2 * 3, 5).astype(np.float32)  # (output 2 x 3: 2x2 windows, strides 2 and 1)
+    given = x2.transpose(0, 3, 1, 2) if first else x2
+    got = K.eval(K.local_conv2d(K.constant(given), K.constant(kernel2), (2, 2), (2, 1), (2, 3), data_format))
+    expected = np.zeros((2, 2, 3, 5), np.float32)
+    for i in range(2):
+        for j in range(3):
+            window = x2[:, i * 2:i * 2 + 2, j:j + 2, :]
+            flat = (window.transpose(0, 3, 1, 2) if first else window).reshape(2, -1)
+            expected[:, i, j] = flat @ kernel2[i * 3 + j]
+    np.testing.assert_allclose(got, expected.transpose(0, 3, 1, 2) if first else expected, rtol=1e-5, atol=1e-5)
+
+
+def test_cumprod_and_the_learning_phase_scope():
+    np.testing.assert_allclose(K.eval(K.cumprod(K.constant([[1.0, 2.0], [3.0, 4.0]]), axis=1)), [[1, 2], [3, 12]])
+    before = K.learning_phase()
+    with K.learning_phase_scope(1):
+        assert K.learning_phase() == 1
+        dropped = tf.keras.layers.Dropout(0.5)(K.ones((1000,)))
+    assert K.learning_phase() is before
+    kept = K.eval(dropped)
+    assert 0.3 < np.mean(kept == 0) < 0.7  # (built in the training phase: it drops)
+    with pytest.raises(ValueError, match="0 or 1"):
+        K.learning_phase_scope(2)

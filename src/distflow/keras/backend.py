@@ -558,6 +558,68 @@ def cumsum(x, axis=0):
     return cumulative(x, axis=axis)
 
 
+def cumprod(x, axis=0):
+    from .. import cumprod as cumulative  # noqa: PLC0415
+    return cumulative(x, axis=axis)
+
+
+def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
+    """A 1-D convolution with weights of their own at each output step: ``kernel`` is
+    [output steps, kernel_size * channels, filters] (TF's layout: for channels_first the
+    patch is flattened channel-major)."""
+    return _local_conv(inputs, kernel, tuple(kernel_size), tuple(strides), (int_shape(kernel)[0],), data_format)
+
+
+def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
+    """The 2-D form of :func:`local_conv1d`: ``kernel`` is [rows * cols of the output,
+    kernel rows * kernel cols * channels, filters]."""
+    return _local_conv(inputs, kernel, tuple(kernel_size), tuple(strides), tuple(output_shape), data_format)
+
+
+def _local_conv(inputs, kernel, kernel_size, strides, output_shape, data_format):
+    import itertools  # noqa: PLC0415
+
+    data_format = data_format or image_data_format()
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError(f"Unknown data_format: {data_format}")
+    first = data_format == "channels_first"
+    features, filters = int_shape(kernel)[1], int_shape(kernel)[-1]
+    rows = []
+    for position in itertools.product(*(range(n) for n in output_shape)):
+        window = tuple(slice(p * s, p * s + k) for p, s, k in zip(position, strides, kernel_size))
+        patch = inputs[(slice(None), slice(None)) + window] if first else inputs[(slice(None),) + window]
+        rows.append(reshape(patch, [1, -1, features]))
+    out = matmul(concat(rows, 0), kernel)  # [positions, batch, filters]
+    out = reshape(out, list(output_shape) + [-1, filters])
+    n = len(output_shape)
+    order = [n, n + 1] + list(range(n)) if first else [n] + list(range(n)) + [n + 1]
+    return transpose(out, order)
+
+
+def learning_phase_scope(value):
+    """A context in which the learning phase is ``value`` (0 or 1), as
+    ``set_learning_phase(value)`` sets it; the phase before comes back after."""
+    import contextlib  # noqa: PLC0415
+
+    if value not in (0, 1):
+        raise ValueError("Expected learning phase to be 0 or 1.")
+
+    @contextlib.contextmanager
+    def scope():
+        graph = get_default_graph()
+        before = _FIXED_PHASE.get(graph)
+        _FIXED_PHASE[graph] = int(value)
+        try:
+            yield value
+        finally:
+            if before is None:
+                _FIXED_PHASE.pop(graph, None)
+            else:
+                _FIXED_PHASE[graph] = before
+
+    return scope()
+
+
 def arange(start, stop=None, step=1, dtype="int32"):
     from .. import range as span  # noqa: PLC0415
     return span(start, stop, step, dtype=dtype) if stop is not None else span(start, dtype=dtype)
