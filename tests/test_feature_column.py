@@ -155,8 +155,9 @@ def test_vocabulary_file_and_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="Feature height is not in features dictionary"):
         with tf.Graph().as_default():
             fc.input_layer(FEATURES, [fc.numeric_column("height")])
-    with pytest.raises(AttributeError, match="docs/compat.md"):
-        fc.sequence_categorical_column_with_identity  # noqa: B018
+    with pytest.raises(AttributeError, match="docs/compat.md"):  # (tf.contrib.feature_column's, in TF 1.x too)
+        fc.sequence_input_layer  # noqa: B018
+    assert fc.sequence_numeric_column is tf.contrib.feature_column.sequence_numeric_column
 
 
 def _xor_like(n, seed):

@@ -344,7 +344,8 @@ def namespaces() -> list[tuple[str, str]]:
                       "`input_layer`, `linear_model`, `make_parse_example_spec`; features dense or SparseTensors "
                       "(`parse_example`'s); TF 1.x's column protocol (`_DenseColumn`, `_CategoricalColumn`, "
                       "`_LazyBuilder`), so that columns written for TF work; embeddings from checkpoints; the "
-                      "sequence columns are `tf.contrib.feature_column`'s, as in TF 1.x")
+                      "sequence columns (`sequence_categorical_column_with_*`, `sequence_numeric_column`; their "
+                      "`sequence_input_layer` is `tf.contrib.feature_column`'s, as in TF 1.x)")
         elif name == "keras":
             status = ("partial, in graph mode (docs/keras.md; `tf.keras.layers` is listed name by name below): "
                       "`Sequential`, functional and subclassed `Model` (models as layers of models), "
