@@ -388,3 +388,76 @@ def test_take_skip_and_cache_keep_batches_of_slices_gathered():
     epochs = rows(tf.data.Dataset.from_tensor_slices(x).shuffle(20, seed=2).cache().repeat(3).batch(20))
     assert len(epochs) == 3 and epochs[0] == epochs[1] == epochs[2] and sorted(epochs[0]) == list(range(20))
     assert epochs[0] != list(range(20))
+
+
+# -- more of tf.data.experimental: batched features from files, cardinality, take_while, SQL, random --
+
+def test_make_batched_features_dataset_reads_parses_and_splits_the_label(tmp_path):
+    for part in range(2):
+        write_examples(str(tmp_path / f"part-{part}.tfrecord"), 5)
+    spec = {"x": tf.FixedLenFeature([2], tf.float32), "label": tf.FixedLenFeature([], tf.int64)}
+    dataset = tf.data.experimental.make_batched_features_dataset(str(tmp_path / "part-*.tfrecord"), 4, spec,
+                                                                 label_key="label", num_epochs=1, shuffle=False)
+    features, label = dataset.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        batches = drain(sess, [features["x"], label])
+    assert [len(lab) for _, lab in batches] == [4, 4, 2]  # (two files of 5, read in turn, the last batch short)
+    labels = np.concatenate([lab for _, lab in batches])
+    xs = np.concatenate([x for x, _ in batches])
+    assert labels.tolist() == [i % 3 for i in range(5)] * 2 and xs[:, 1].tolist() == [2.0 * i for i in range(5)] * 2
+    shuffled = tf.data.experimental.make_batched_features_dataset(str(tmp_path / "part-*.tfrecord"), 3, spec,
+                                                                  num_epochs=2, shuffle_seed=1)
+    parsed = shuffled.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        seen = np.concatenate([b["x"][:, 0] for b in drain(sess, parsed)])
+    assert sorted(seen.tolist()) == sorted(list(range(5)) * 4)  # (every record of both files, twice)
+    with pytest.raises(ValueError, match="must be one of the `features` keys"):
+        tf.data.experimental.make_batched_features_dataset(str(tmp_path / "*"), 2, spec, label_key="y")
+
+
+def test_cardinality_of_the_common_pipelines():
+    D = tf.data.Dataset
+    cases = {D.range(10): 10, D.range(10).batch(3): 4, D.range(10).batch(3, drop_remainder=True): 3,
+             D.range(4).repeat(): tf.data.experimental.INFINITE_CARDINALITY, D.range(4).repeat(3): 12,
+             D.range(4).repeat().take(7): 7, D.range(10).skip(3): 7, D.range(10).skip(-1): 0,
+             D.range(10).filter(lambda x: x > 3): tf.data.experimental.UNKNOWN_CARDINALITY,
+             D.zip((D.range(3), D.range(5).repeat())): 3, D.range(3).concatenate(D.range(2)): 5,
+             D.from_tensor_slices(np.zeros((6, 2))).shuffle(3).map(lambda x: x * 2).prefetch(1): 6}
+    with tf.Session() as sess:
+        got = sess.run([tf.data.experimental.cardinality(d) for d in cases])
+    assert got == list(cases.values())
+    n = tf.placeholder(tf.int64, [])
+    with tf.Session() as sess:  # (a count known only when the step runs)
+        assert sess.run(tf.data.experimental.cardinality(D.range(n))) == tf.data.experimental.UNKNOWN_CARDINALITY
+
+
+def test_take_while_stops_at_the_first_false():
+    dataset = tf.data.Dataset.from_tensor_slices([1, 3, 5, 2, 7]).apply(
+        tf.data.experimental.take_while(lambda x: tf.equal(x % 2, 1)))
+    assert _elements(dataset) == [1, 3, 5]
+    with pytest.raises(ValueError, match="scalar boolean"):
+        tf.data.Dataset.range(3).apply(tf.data.experimental.take_while(lambda x: x))
+
+
+def test_sql_dataset_reads_the_rows_of_a_query(tmp_path):
+    import sqlite3
+
+    path = str(tmp_path / "people.db")
+    with sqlite3.connect(path) as db:
+        db.execute("create table people (name text, age integer, score real)")
+        db.executemany("insert into people values (?, ?, ?)", [("ann", 31, 1.5), ("bob", 27, 2.5)])
+    dataset = tf.data.experimental.SqlDataset("sqlite", path, "select name, age, score from people order by age",
+                                              (tf.string, tf.int32, tf.float64))
+    assert _elements(dataset) == [(b"bob", 27, 2.5), (b"ann", 31, 1.5)]
+    bad = tf.data.experimental.SqlDataset("sqlite", path, "select name from people", (tf.string, tf.int32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="gives 1 columns and output_types has 2"):
+        _elements(bad)
+    other = tf.data.experimental.SqlDataset("mysql", path, "select 1", (tf.int32,))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="mysql, is not supported"):
+        _elements(other)
+
+
+def test_random_dataset_repeats_with_its_seed():
+    first = _elements(tf.data.experimental.RandomDataset(seed=7).take(4))
+    assert first == _elements(tf.data.experimental.RandomDataset(seed=7).take(4))
+    assert first != _elements(tf.data.experimental.RandomDataset(seed=8).take(4)) and len(set(first)) == 4

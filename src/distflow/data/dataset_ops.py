@@ -1527,3 +1527,80 @@ class _Cache(_Unary):
                     raise errors.DataLossError(None, None, f"{path} holds elements of {value.dtype} {value.shape} "
                                                            f"where the dataset's are {leaf.dtype.name} {leaf.shape}")
             yield element
+
+
+class _TakeWhile(_Filter):
+    """``take_while``: the elements up to the first for which the predicate is False."""
+
+    def _iterate(self, values, state):
+        own, captured = self._split(values)
+        for element in self._input._iterate(own, state):
+            if not bool(self._fn(element, state, captured)[0]):
+                return
+            yield element
+
+
+class _Random(Dataset):
+    """``RandomDataset``: int64 values drawn uniformly without end (the same seeds give the
+    same values, not TensorFlow's)."""
+
+    def __init__(self, seed=None):
+        graph_seed, op_seed = random_seed.get_seed(seed)
+        self._seed = None if graph_seed is None else (graph_seed, op_seed)
+        super().__init__(structure.Spec.tensor(dtypes.int64, TensorShape([])))
+
+    def _iterate(self, values, state):
+        rng = np.random.default_rng(self._seed)
+        while True:
+            for value in rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=256, dtype=np.int64,
+                                      endpoint=True):
+                yield (value,)
+
+
+class _Sql(Dataset):
+    """``SqlDataset``: the rows a query gives from an SQLite database, one element each (a
+    tuple of scalars of ``output_types``)."""
+
+    def __init__(self, driver_name, data_source_name, query, output_types):
+        types = tuple(output_types) if isinstance(output_types, (list, tuple)) else (output_types,)
+        self._types = [dtypes.as_dtype(t) for t in types]
+        spec = structure.Spec.from_types(tuple(self._types), tuple(TensorShape([]) for _ in self._types))
+        inputs = [ops.convert_to_tensor(v, dtype=dtypes.string) for v in (driver_name, data_source_name, query)]
+        super().__init__(spec, inputs)
+
+    def _iterate(self, values, state):
+        import sqlite3  # noqa: PLC0415 (the standard library's: loaded only for this source)
+
+        driver, source, query = (_text(v) for v in values)
+        if driver != "sqlite":
+            raise errors.InvalidArgumentError(None, None, f"The database type, {driver}, is not supported by "
+                                                          "SqlDataset. The set of supported databases is: {'sqlite'}.")
+        try:
+            connection = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+        except sqlite3.Error as e:
+            raise errors.InvalidArgumentError(None, None, f"SqlDataset: cannot open {source}: {e}") from None
+        try:
+            cursor = connection.execute(query)
+            width = len(cursor.description or ())
+            if width != len(self._types):
+                raise errors.InvalidArgumentError(None, None, f"SqlDataset: the query gives {width} columns and "
+                                                              f"output_types has {len(self._types)}")
+            for row in cursor:
+                yield tuple(_sql_value(v, t) for v, t in zip(row, self._types))
+        except sqlite3.Error as e:
+            raise errors.InvalidArgumentError(None, None, f"SqlDataset: the query failed: {e}") from None
+        finally:
+            connection.close()
+
+
+def _text(value) -> str:
+    value = value.item() if isinstance(value, np.ndarray) else value
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _sql_value(value, dtype):
+    if dtype == dtypes.string:
+        return np.asarray(value if isinstance(value, bytes) else str(value).encode(), dtype=object)
+    if value is None:
+        raise errors.InvalidArgumentError(None, None, f"SqlDataset: a NULL where {dtype.name} was asked")
+    return np.asarray(value, dtype=dtype.as_numpy_dtype)

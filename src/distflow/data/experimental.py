@@ -1,5 +1,6 @@
 """``tf.data.experimental`` (and ``tf.contrib.data``): the transformations TF 1.x input
-pipelines applied with ``dataset.apply(...)``, in graph mode.
+pipelines applied with ``dataset.apply(...)``, in graph mode, and its sources and readers
+(``make_csv_dataset``, ``make_batched_features_dataset``, ``SqlDataset``, ``RandomDataset``).
 
 ``shuffle_and_repeat``, ``map_and_batch`` and ``parallel_interleave`` are the fused forms of
 ``shuffle().repeat()``, ``map().batch()`` and ``interleave()`` and give their elements
@@ -13,8 +14,9 @@ import numpy as np
 
 from ..framework import dtypes
 from ..ops import array_ops, math_ops, reduction_ops, slicing_ops
+from . import dataset_ops as _ds
 from .dataset_ops import (AUTOTUNE, _Choose, _Counter, _DenseToSparseBatch, _GroupByReducer,  # noqa: F401
-                          _GroupByWindow, _IgnoreErrors, _Sample, _Scan, _Unique)
+                          _GroupByWindow, _IgnoreErrors, _Sample, _Scan, _Unique, ThreadingOptions)
 from .iterator_ops import make_saveable_from_iterator  # noqa: F401
 
 INFINITE_CARDINALITY = -1
@@ -32,6 +34,142 @@ def shuffle_and_repeat(buffer_size, count=None, seed=None):
 
 def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False, num_parallel_calls=None):
     return lambda dataset: dataset.map(map_func).batch(batch_size, drop_remainder)
+
+
+map_and_batch_with_legacy_function = map_and_batch  # (TF's functions are traced one way here)
+
+
+def take_while(predicate):
+    """The elements up to the first for which ``predicate`` (a scalar bool) is False."""
+    return lambda dataset: _ds._TakeWhile(dataset, predicate)
+
+
+def RandomDataset(seed=None):  # noqa: N802 - TensorFlow's name
+    """int64 values drawn uniformly, without end."""
+    return _ds._Random(seed)
+
+
+def SqlDataset(driver_name, data_source_name, query, output_types):  # noqa: N802 - TensorFlow's name
+    """The rows of ``query`` on the SQLite database ``data_source_name`` (``driver_name``
+    'sqlite'), each a tuple of scalars of ``output_types``; opened read-only."""
+    return _ds._Sql(driver_name, data_source_name, query, output_types)
+
+
+def parse_example_dataset(features, num_parallel_calls=1):
+    """Batches of serialized ``tf.train.Example``s (string vectors) parsed by ``features``
+    (``tf.parse_example``'s), each batch one dict of tensors."""
+    from ..ops.parsing_ops import parse_example  # noqa: PLC0415
+
+    if features is None:
+        raise ValueError("Missing: features was None.")
+    return lambda dataset: dataset.map(lambda serialized: parse_example(serialized, features))
+
+
+def make_batched_features_dataset(file_pattern, batch_size, features, reader=None, label_key=None, reader_args=None,
+                                  num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                                  prefetch_buffer_size=None, reader_num_threads=None, parser_num_threads=None,
+                                  sloppy_ordering=False, drop_final_batch=False):
+    """Batches of ``features`` (``tf.parse_example``'s) parsed from the records of the files
+    ``file_pattern`` matches (TFRecord unless ``reader`` says), for ``num_epochs`` passes (None:
+    without end), shuffled unless ``shuffle=False``; with ``label_key`` each batch is
+    ``(features, label)``. The files are read in turn, one record at a time."""
+    from .readers import TFRecordDataset  # noqa: PLC0415
+
+    reader = reader or TFRecordDataset
+    if label_key is not None and label_key not in features:
+        raise ValueError(f"The `label_key` provided ({label_key}) must be one of the `features` keys.")
+    files = _ds.Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    dataset = files.flat_map(lambda name: reader(name, *(reader_args or [])))
+    if shuffle:
+        dataset = dataset.apply(shuffle_and_repeat(shuffle_buffer_size, num_epochs, shuffle_seed))
+    elif num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_final_batch)
+    dataset = dataset.apply(parse_example_dataset(features))
+    if label_key is not None:
+        dataset = dataset.map(lambda parsed: ({k: v for k, v in parsed.items() if k != label_key}, parsed[label_key]))
+    return dataset.prefetch(prefetch_buffer_size or AUTOTUNE)
+
+
+def cardinality(dataset):
+    """The number of elements of ``dataset`` (an int64 scalar): INFINITE_CARDINALITY for a
+    dataset without end, UNKNOWN_CARDINALITY where only running it would tell (a filter, a
+    count known only when the step runs)."""
+    return array_ops.constant(_count(dataset), dtype=dtypes.int64)
+
+
+def _static(tensor):
+    from ..ops.op_util import constant_value  # noqa: PLC0415
+
+    value = constant_value(tensor)
+    return None if value is None else value.item() if hasattr(value, "item") else value
+
+
+def _count(ds) -> int:
+    """What ``cardinality`` says of ``ds``, from its stages and their constant arguments."""
+    unknown, infinite = UNKNOWN_CARDINALITY, INFINITE_CARDINALITY
+    if isinstance(ds, (_ds._Map, _ds._Shuffle, _ds._Prefetch, _ds._Cache)) and not isinstance(ds, _ds._Filter):
+        return _count(ds._input)
+    args = ds._inputs[getattr(ds, "_own", len(ds._inputs)):]
+    if isinstance(ds, _ds._TensorSlices):
+        first = ds._whole.components()[0].shape
+        return first[0].value if first.ndims and first[0].value is not None else unknown
+    if isinstance(ds, _ds._Tensors):
+        return 1
+    if isinstance(ds, (_ds._Random, _ds._Counter)):
+        return infinite
+    if isinstance(ds, _ds._Range):
+        bounds = [_static(t) for t in ds._inputs]
+        return unknown if None in bounds else len(range(*bounds))
+    if isinstance(ds, _ds._Zip):
+        counts = [_count(child) for child in ds._children]
+        finite = [c for c in counts if c >= 0]
+        return min(finite) if finite else unknown if unknown in counts else infinite
+    if isinstance(ds, _ds._Concatenate):
+        a, b = _count(ds._first), _count(ds._second)
+        return infinite if infinite in (a, b) else unknown if unknown in (a, b) else a + b
+    if not isinstance(ds, (_ds._Repeat, _ds._Slice, _ds._Batch)):
+        return unknown
+    n, arg = _count(ds._input), _static(args[0])
+    if arg is None:
+        return unknown
+    if isinstance(ds, _ds._Repeat):
+        return n if n in (unknown, 0) else infinite if arg < 0 or n == infinite else n * arg
+    if isinstance(ds, _ds._Slice) and ds._skip:  # (skip(-1) skips everything)
+        return 0 if arg < 0 else n if n in (unknown, infinite) else max(n - arg, 0)
+    if isinstance(ds, _ds._Slice):  # (take(-1) takes everything)
+        return n if arg < 0 else arg if n == infinite else n if n == unknown else min(n, arg)
+    drop = _static(args[1])
+    if n in (unknown, infinite) or drop is None:
+        return n if n == infinite else unknown
+    return n // arg if drop else -(-n // arg)
+
+
+class OptimizationOptions:
+    """Accepted for programs that set them (``Options().experimental_optimization``): distflow's
+    pipelines run as written."""
+
+    def __init__(self):
+        self.apply_default_optimizations = None
+        self.autotune = None
+        self.autotune_buffers = None
+        self.autotune_cpu_budget = None
+        self.filter_fusion = None
+        self.map_and_batch_fusion = None
+        self.map_and_filter_fusion = None
+        self.map_fusion = None
+        self.map_parallelization = None
+        self.noop_elimination = None
+        self.parallel_batch = None
+        self.shuffle_and_repeat_fusion = None
+
+
+class DistributeOptions:
+    """Accepted for programs that set them (``Options().experimental_distribute``)."""
+
+    def __init__(self):
+        self.auto_shard = True
+        self.num_devices = None
 
 
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,

@@ -146,8 +146,12 @@ DIFFERENT = {
                         "`Counter`, "
                         "`prefetch_to_device`/`copy_to_device` (accepted), `scan`, `group_by_reducer`, "
                         "`unique`, `ignore_errors`, `sample_from_datasets`, `choose_from_datasets`, "
-                        "`get_single_element`, `CsvDataset`, `make_csv_dataset`; not the SQL or TFRecord "
-                        "writers, `rejection_resample` or the stateful `StatsAggregator`; "
+                        "`get_single_element`, `CsvDataset`, `make_csv_dataset`, `rejection_resample`, "
+                        "`make_batched_features_dataset`, `parse_example_dataset`, `take_while`, `cardinality` "
+                        "(from the stages and their constant arguments; unknown where only running the "
+                        "pipeline would tell), `SqlDataset` (SQLite), `RandomDataset`, the option classes "
+                        "(accepted); not the TFRecord writer, `Optional`/`get_next_as_optional`, the "
+                        "`Structure` classes or the stateful `StatsAggregator`; "
                         "`make_saveable_from_iterator` saves the pass's position and a restore runs the pass "
                         "again up to it (after the initializer)",
     },
