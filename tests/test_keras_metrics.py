@@ -341,3 +341,54 @@ def test_estimator_spec_takes_metric_objects(tmp_path):
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="update_state"):
             tf.estimator.EstimatorSpec("eval", loss=tf.constant(1.0), eval_metric_ops={"m": M.Mean()})
+
+
+class _ActivityMean(tf.keras.layers.Layer):
+    """Reports the mean of what passes through it, and passes it on unchanged."""
+
+    def call(self, inputs):
+        self.add_metric(tf.reduce_mean(inputs), name="act_mean", aggregation="mean")
+        return inputs
+
+
+def test_add_metric_reports_beside_the_compiled_metrics():
+    x, y = _data()
+    inp = tf.keras.layers.Input((6,))
+    hidden = _ActivityMean()(tf.keras.layers.Dense(4, activation="relu")(inp))
+    out = tf.keras.layers.Dense(1, activation="sigmoid")(hidden)
+    model = tf.keras.Model(inp, out)
+    model.add_metric(tf.reduce_sum(out), name="out_sum", aggregation="mean")
+    recall = M.Recall(name="rec")
+    model.add_metric(recall(tf.constant([1.0, 1.0, 0.0]), tf.constant([0.9, 0.2, 0.7])))
+    model.compile(tf.train.GradientDescentOptimizer(0.1), "binary_crossentropy", metrics=["accuracy"])
+    assert model.metrics_names == ["loss", "acc", "out_sum", "rec", "act_mean"]
+    history = model.fit(x, y, batch_size=50, epochs=2, verbose=0)
+    assert set(history.history) == {"loss", "acc", "out_sum", "rec", "act_mean"}
+    results = dict(zip(model.metrics_names, model.evaluate(x, y, batch_size=50, verbose=0)))
+    hidden_values = tf.keras.Model(inp, hidden).predict(x)
+    outputs = model.predict(x)
+    assert results["act_mean"] == pytest.approx(np.mean([hidden_values[i:i + 50].mean() for i in range(0, 200, 50)]),
+                                                 rel=1e-5)
+    assert results["out_sum"] == pytest.approx(np.mean([outputs[i:i + 50].sum() for i in range(0, 200, 50)]), rel=1e-5)
+    assert results["rec"] == pytest.approx(0.5)  # (one of the two positives above 0.5, batch after batch)
+    assert recall in model.metrics
+    with pytest.raises(ValueError, match="not the output of a `tf.keras.metrics.Metric`"):
+        model.add_metric(tf.reduce_sum(out))
+    with pytest.raises(ValueError, match="provide a name"):
+        model.add_metric(tf.reduce_sum(out), aggregation="mean")
+
+
+def test_a_layer_that_returns_its_input_stays_in_the_model():
+    class Penalized(tf.keras.layers.Layer):
+        def call(self, inputs):
+            self.add_loss(tf.reduce_sum(tf.square(inputs)))
+            return inputs
+
+    inp = tf.keras.layers.Input((3,))
+    out = Penalized()(inp)
+    model = tf.keras.Model(inp, out)
+    assert [type(layer).__name__ for layer in model.layers] == ["InputLayer", "Penalized"]
+    model.compile("sgd", loss=None)
+    x = np.ones((4, 3), np.float32)
+    assert model.evaluate(x, verbose=0) == pytest.approx(12.0)  # (the added loss, for the whole batch)
+    np.testing.assert_array_equal(model.predict(x), x)

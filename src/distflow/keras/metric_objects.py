@@ -94,8 +94,10 @@ class Metric(Layer):
         """Adds the batch to the totals; returns the value after it."""
         update = self.update_state(*args, **kwargs)
         with ops.control_dependencies([update]):
-            value = self.result()
-            return nest_identity(value)
+            value = nest_identity(self.result())
+        for tensor in value if isinstance(value, list) else [value]:
+            _metric_values(tensor.graph)[id(tensor)] = (tensor, self)  # (what add_metric takes the object from)
+        return value
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define update_state")
@@ -127,6 +129,20 @@ class Metric(Layer):
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r}>"
+
+
+def _metric_values(graph) -> dict:
+    """id of a tensor a metric object's call gave -> (the tensor, the object), in ``graph``."""
+    table = getattr(graph, "_keras_metric_values", None)
+    if table is None:
+        table = graph._keras_metric_values = {}
+    return table
+
+
+def metric_of(tensor):
+    """The metric object whose call gave ``tensor``, or None."""
+    found = _metric_values(tensor.graph).get(id(tensor)) if hasattr(tensor, "graph") else None
+    return found[1] if found is not None and found[0] is tensor else None
 
 
 def reset_to_zero(variables) -> None:

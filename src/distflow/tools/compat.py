@@ -359,7 +359,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "weights from "
                       "Keras's cache), the "
                       "callbacks, optimizers, losses, metrics (functions, and the metric objects: `AUC`, "
-                      "`Precision`, `Mean`, ...)"
+                      "`Precision`, `Mean`, ...; `add_metric`)"
                       ", `backend`, `utils` and `preprocessing` (sequences, text), Keras's HDF5 files (`save`, "
                       "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "
                       "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` MNIST, Fashion-MNIST and Boston housing from Keras's cache, "

@@ -18,9 +18,12 @@ from ..object_registry import custom_object
 
 
 def snake_case(name: str) -> str:
-    """Dense -> dense, Conv2D -> conv2d, BatchNormalization -> batch_normalization (Keras's rule)."""
+    """Dense -> dense, Conv2D -> conv2d, BatchNormalization -> batch_normalization (Keras's rule;
+    a private class's leading underscore, which no scope name may start with, becomes
+    ``private_``: _Gate -> private__gate)."""
     s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+    s = re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+    return "private" + s if s.startswith("_") else s
 
 
 class InputSpec:
@@ -116,6 +119,7 @@ class Layer:
         self._non_trainable_weights: list = []
         self._updates: list = []
         self._losses: list = []
+        self._added_metrics: list = []  # (name, metric object, its value tensor), of add_metric
         self._weight_regularizers: list = []  # (regularizer, variable): made again per replica
         self._inbound_nodes: list[Node] = []
         self.built = False
@@ -301,6 +305,38 @@ class Layer:
         self._updates += added
         self._note_origin(added, inputs)
 
+    def add_metric(self, value, aggregation=None, name=None) -> None:
+        """Adds a metric the model reports beside its compiled ones: ``value`` the output of a
+        metric object's call, or, with ``aggregation='mean'``, a tensor whose mean over each
+        epoch's batches is reported under ``name``. One added while the layer is called
+        belongs to that call, as an update does."""
+        if aggregation not in (None, "mean"):
+            raise ValueError(f"We currently only support passing `aggregation='mean'`; got {aggregation!r}")
+        from ..metric_objects import Mean, metric_of  # noqa: PLC0415 (metric objects are layers)
+
+        metric = metric_of(value)
+        if aggregation is None:
+            if metric is None:
+                raise ValueError("We do not support adding an aggregated metric result tensor that is not the output "
+                                 "of a `tf.keras.metrics.Metric` metric instance: its totals could not be reset each "
+                                 "epoch. Pass the output of a metric object's call, or a value to average with "
+                                 "`aggregation='mean'`, e.g. `self.add_metric(tf.reduce_sum(inputs), "
+                                 "name='mean_activation', aggregation='mean')`")
+        else:
+            if name is None:
+                raise ValueError("Please provide a name for your metric like `self.add_metric(tf.reduce_sum(inputs), "
+                                 "name='mean_activation', aggregation='mean')`")
+            metric = Mean(name=name)
+            value = metric(value)
+        self._added_metrics.append((name or metric.name, metric, value))
+        self._note_origin([value], None, "metric")
+
+    def _all_added_metrics(self) -> list:
+        out = list(self._added_metrics)
+        for layer in self._tracked_layers():
+            out += [m for m in layer._all_added_metrics() if m not in out]
+        return out
+
     def _note_origin(self, added: list, inputs, kind: str = "update") -> None:
         """Notes where ``added`` came from: no call (unconditional), or the call under way."""
         if not added:
@@ -368,6 +404,7 @@ class Layer:
                 outputs = self.call(inputs, *args, **kwargs)
             finally:
                 self._calling -= 1
+            outputs = _copied_inputs(outputs, tensors)
             out_mask = self.compute_mask(inputs, mask)
             if out_mask is not None:
                 for out, m in zip(_flat(outputs), _flat(out_mask) if isinstance(out_mask, list) else
@@ -499,6 +536,22 @@ def _from_later_keras(class_name: str, config: dict) -> dict:
     if isinstance(axis, list) and len(axis) == 1:
         config["axis"] = axis[0]
     return config
+
+
+def _copied_inputs(outputs, inputs: list):
+    """``outputs`` with any of the call's own input tensors among them copied (an identity), as
+    Keras copies them: the output then has this call as its history, so a model keeps the layer
+    (and what it added)."""
+    given = {id(t) for t in inputs}
+    if not any(id(t) in given for t in _flat(outputs)):
+        return outputs
+    from ... import identity  # noqa: PLC0415
+
+    def copy(t):
+        return identity(t) if id(t) in given else t
+    if isinstance(outputs, (list, tuple)):
+        return type(outputs)(copy(t) for t in outputs)
+    return copy(outputs)
 
 
 def _to_tensors(inputs):

@@ -191,6 +191,9 @@ class Model(Network):
                     else:
                         value = reduce_mean(value)
                 metric_tensors.append((f"{name}_{label}" if multi else label, value))
+        for label, metric, value in self._own_added_metrics():  # (add_metric's, after the compiled ones)
+            stateful.append((len(metric_tensors), metric))
+            metric_tensors.append((label, value))
         with ops.name_scope("loss"):
             terms = [w * l if w != 1.0 else l for (_, w), l in zip(named, output_losses)]
             regularization = self._own_losses() if regularization is None else regularization
@@ -215,7 +218,8 @@ class Model(Network):
 
     @property
     def metrics(self) -> list:
-        """The metric objects ``compile`` was given (and their copies for other outputs)."""
+        """The metric objects ``compile`` was given (and their copies for other outputs), then
+        those of ``add_metric``."""
         out = []
         for _, metric in self._stateful:
             if metric not in out:
@@ -279,6 +283,15 @@ class Model(Network):
             with control_dependencies(made["ops"]):
                 train_op = group(*made["ops"])
         return [train_op] + reduced
+
+    def _own_added_metrics(self) -> list:
+        """``(name, metric, value)`` of add_metric: those added outside any call and those of
+        the calls this model is made of (chosen as :meth:`_own_updates` chooses updates)."""
+        every = self._all_added_metrics()
+        values = self._of_own_calls("metric", [v for _, _, v in every], lambda inputs: [v for _, _, v in every])
+        unconditional = K._unconditional_table(self.outputs[0].graph)
+        keep = {id(v) for v in values} | {id(v) for _, _, v in every if id(v) in unconditional}
+        return [m for m in every if id(m[2]) in keep]
 
     def _own_updates(self) -> list:
         """The updates a training step runs: those of no layer call, and those of the layer
