@@ -96,3 +96,39 @@ def test_the_picture_goes_to_the_current_directory_by_default(tmp_path):
                          capture_output=True, text=True, timeout=120, env=env, cwd=str(tmp_path))
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "model.svg").exists() and not (tmp_path / "src" / "model.svg").exists()
+
+
+def _two_input_model():
+    tf.keras.backend.clear_session()
+    a = tf.keras.Input((4,), name="a")
+    b = tf.keras.Input((3,), name="b")
+    hidden = tf.keras.layers.Dense(5, name="hidden")(a)
+    joined = tf.keras.layers.Concatenate(name="joined")([hidden, b])
+    return tf.keras.Model([a, b], tf.keras.layers.Dense(1, name="out")(joined))
+
+
+def test_keras_model_to_dot_has_a_node_a_layer_and_an_edge_a_call():
+    text = tf.keras.utils.model_to_dot(_two_input_model(), show_shapes=True).to_string()
+    labels = {}
+    for line in text.splitlines():
+        if "[label=" in line:
+            node, label = line.strip().split(" [label=")
+            labels[label.split(":")[0].strip('"{')] = (node, label)
+    assert set(labels) == {"a", "b", "hidden", "joined", "out"}
+    assert "[(None, 5), (None, 3)]|(None, 8)" in labels["joined"][1]
+    edges = {tuple(line.strip().rstrip(";").split(" -> ")) for line in text.splitlines() if "->" in line}
+    name = {node: layer for layer, (node, _) in labels.items()}
+    assert {(name[x], name[y]) for x, y in edges} == {("a", "hidden"), ("hidden", "joined"), ("b", "joined"),
+                                                      ("joined", "out")}
+    plain = tf.keras.utils.model_to_dot(_two_input_model(), show_layer_names=False).to_string()
+    assert '"InputLayer"' in plain and "hidden" not in plain
+
+
+@needs_dot
+def test_keras_plot_model_draws_the_model(tmp_path):
+    path = str(tmp_path / "model.svg")
+    tf.keras.utils.plot_model(_two_input_model(), to_file=path, show_shapes=True)
+    picture = html.unescape(open(path).read())
+    assert picture.startswith("<?xml") and "joined: Concatenate" in picture and "(None, 8)" in picture
+    tf.keras.utils.plot_model(_two_input_model(), to_file=str(tmp_path / "model.dot"))
+    assert open(str(tmp_path / "model.dot")).read().startswith("digraph G {")

@@ -1,5 +1,5 @@
 """``tf.keras.utils``: ``to_categorical``, ``normalize``, ``Progbar``, ``Sequence``,
-``multi_gpu_model`` and friends."""
+``multi_gpu_model``, ``plot_model`` and friends."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ..object_registry import (CustomObjectScope, custom_object_scope, deseriali
                                get_custom_objects, serialize_keras_object)
 from .generic_utils import Progbar  # noqa: F401
 from .multi_gpu_utils import multi_gpu_model  # noqa: F401
+from .vis_utils import model_to_dot, plot_model  # noqa: F401
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):
@@ -67,7 +68,3 @@ def get_file(*args, **kwargs):
     raise NotImplementedError("tf.keras.utils.get_file downloads files; distflow never reaches the network. "
                               "Download the file yourself and pass its path.")
 
-
-def plot_model(model, to_file="model.png", **kwargs):
-    raise NotImplementedError("plot_model needs pydot and graphviz; use model.summary(), or `distflow graph` for "
-                              "a picture of the graph")
