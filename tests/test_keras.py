@@ -886,3 +886,54 @@ def test_model_to_estimator_takes_arrays_by_input_name_and_says_which_names_it_e
     assert estimator.evaluate(lambda: (x, y), steps=1)["loss"] < before
     with pytest.raises(KeyError, match="Expected keys: {'out'}"):
         estimator.evaluate(lambda: (x, {"wrong": y["out"]}), steps=1)
+
+
+def test_enqueuers_make_batches_ahead_in_order_and_say_what_failed():
+    class Squares(tf.keras.utils.Sequence):
+        def __init__(self):
+            self.epochs = 0
+
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return np.full((2,), i * i)
+
+        def on_epoch_end(self):
+            self.epochs += 1
+
+    sequence = Squares()
+    enqueuer = tf.keras.utils.OrderedEnqueuer(sequence)
+    enqueuer.start(workers=3, max_queue_size=4)
+    batches = enqueuer.get()
+    got = [next(batches)[0] for _ in range(12)]  # (two epochs and a bit, each in the Sequence's order)
+    enqueuer.stop(timeout=10)
+    assert got == [0, 1, 4, 9, 16] * 2 + [0, 1] and sequence.epochs >= 2 and not enqueuer.is_running()
+
+    shuffled = tf.keras.utils.OrderedEnqueuer(Squares(), shuffle=True)
+    shuffled.start(workers=2)
+    epoch = [next(shuffled.get())[0] for _ in range(5)]
+    shuffled.stop(timeout=10)
+    assert sorted(epoch) == [0, 1, 4, 9, 16]
+
+    generator = tf.keras.utils.GeneratorEnqueuer((np.array([i]) for i in range(20)))
+    generator.start(workers=2, max_queue_size=3)
+    assert sorted(int(b[0]) for b in generator.get()) == list(range(20))  # (every batch once; the end ends get)
+    generator.stop(timeout=10)
+
+    def failing():
+        yield np.zeros(1)
+        raise RuntimeError("the third file is damaged")
+
+    broken = tf.keras.utils.GeneratorEnqueuer(failing())
+    broken.start()
+    with pytest.raises(RuntimeError, match="third file"):
+        list(broken.get())
+
+
+def test_get_source_inputs_walks_back_to_the_inputs():
+    a, b = tf.keras.Input((2,)), tf.keras.Input((3,))
+    joined = tf.keras.layers.Concatenate()([tf.keras.layers.Dense(4)(a), b])
+    out = tf.keras.layers.Dense(1)(tf.keras.layers.Dense(3)(joined))
+    assert tf.keras.utils.get_source_inputs(out) == [a, b]
+    assert tf.keras.utils.get_source_inputs(a) == [a]

@@ -1,5 +1,5 @@
 """``tf.keras.utils``: ``to_categorical``, ``normalize``, ``Progbar``, ``Sequence``,
-``multi_gpu_model``, ``plot_model`` and friends."""
+``multi_gpu_model``, ``plot_model``, the enqueuers and friends."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 from .. import backend
 from ..object_registry import (CustomObjectScope, custom_object_scope, deserialize_keras_object,  # noqa: F401
                                get_custom_objects, serialize_keras_object)
+from .data_utils import GeneratorEnqueuer, OrderedEnqueuer, SequenceEnqueuer, get_source_inputs  # noqa: F401
 from .generic_utils import Progbar  # noqa: F401
 from .multi_gpu_utils import multi_gpu_model  # noqa: F401
 from .vis_utils import model_to_dot, plot_model  # noqa: F401
