@@ -31,7 +31,8 @@ from ..ops.variable_scope import variable_scope
 from . import backend as K
 from . import initializers
 from . import losses as losses_lib
-from .engine.base_layer import Layer, snake_case
+from .engine import base_layer
+from .engine.base_layer import Layer, metric_values, snake_case
 
 NEG_INF = -1e10  # (what top_k sets the predictions outside the top k to, as TF's)
 
@@ -96,7 +97,7 @@ class Metric(Layer):
         with ops.control_dependencies([update]):
             value = nest_identity(self.result())
         for tensor in value if isinstance(value, list) else [value]:
-            _metric_values(tensor.graph)[id(tensor)] = (tensor, self)  # (what add_metric takes the object from)
+            metric_values(tensor.graph)[id(tensor)] = (tensor, self)  # (what add_metric takes the object from)
         return value
 
     def update_state(self, *args, **kwargs):
@@ -129,20 +130,6 @@ class Metric(Layer):
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r}>"
-
-
-def _metric_values(graph) -> dict:
-    """id of a tensor a metric object's call gave -> (the tensor, the object), in ``graph``."""
-    table = getattr(graph, "_keras_metric_values", None)
-    if table is None:
-        table = graph._keras_metric_values = {}
-    return table
-
-
-def metric_of(tensor):
-    """The metric object whose call gave ``tensor``, or None."""
-    found = _metric_values(tensor.graph).get(id(tensor)) if hasattr(tensor, "graph") else None
-    return found[1] if found is not None and found[0] is tensor else None
 
 
 def reset_to_zero(variables) -> None:
@@ -210,6 +197,9 @@ class Mean(Reduce):
 
     def get_config(self):
         return Metric.get_config(self)
+
+
+base_layer._MEAN_METRIC[:] = [Mean]  # (what Layer.add_metric(aggregation='mean') makes)
 
 
 class MeanTensor(Metric):

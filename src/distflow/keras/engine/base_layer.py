@@ -312,8 +312,6 @@ class Layer:
         belongs to that call, as an update does."""
         if aggregation not in (None, "mean"):
             raise ValueError(f"We currently only support passing `aggregation='mean'`; got {aggregation!r}")
-        from ..metric_objects import Mean, metric_of  # noqa: PLC0415 (metric objects are layers)
-
         metric = metric_of(value)
         if aggregation is None:
             if metric is None:
@@ -326,7 +324,7 @@ class Layer:
             if name is None:
                 raise ValueError("Please provide a name for your metric like `self.add_metric(tf.reduce_sum(inputs), "
                                  "name='mean_activation', aggregation='mean')`")
-            metric = Mean(name=name)
+            metric = _MEAN_METRIC[0](name=name)  # (tf.keras.metrics.Mean: metric_objects.py registers it)
             value = metric(value)
         self._added_metrics.append((name or metric.name, metric, value))
         self._note_origin([value], None, "metric")
@@ -536,6 +534,23 @@ def _from_later_keras(class_name: str, config: dict) -> dict:
     if isinstance(axis, list) and len(axis) == 1:
         config["axis"] = axis[0]
     return config
+
+
+_MEAN_METRIC: list = []  # the Mean metric class, set by the module that defines it (a subclass of Layer)
+
+
+def metric_values(graph) -> dict:
+    """id of a tensor a metric object's call gave -> (the tensor, the object), in ``graph``."""
+    table = getattr(graph, "_keras_metric_values", None)
+    if table is None:
+        table = graph._keras_metric_values = {}
+    return table
+
+
+def metric_of(tensor):
+    """The metric object whose call gave ``tensor``, or None."""
+    found = metric_values(tensor.graph).get(id(tensor)) if hasattr(tensor, "graph") else None
+    return found[1] if found is not None and found[0] is tensor else None
 
 
 def _copied_inputs(outputs, inputs: list):
