@@ -461,3 +461,21 @@ def test_random_dataset_repeats_with_its_seed():
     first = _elements(tf.data.experimental.RandomDataset(seed=7).take(4))
     assert first == _elements(tf.data.experimental.RandomDataset(seed=7).take(4))
     assert first != _elements(tf.data.experimental.RandomDataset(seed=8).take(4)) and len(set(first)) == 4
+
+
+def test_get_next_as_optional_says_when_the_data_end():
+    iterator = tf.data.Dataset.range(3).map(lambda x: (x, tf.fill([x + 1], 2.0))).make_initializable_iterator()
+    optional = tf.data.experimental.get_next_as_optional(iterator)
+    has, value = optional.has_value(), optional.get_value()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer)
+        got = [sess.run([has, value]) for _ in range(3)]
+        assert [(bool(h), int(v[0]), v[1].tolist()) for h, v in got] == [
+            (True, 0, [2.0]), (True, 1, [2.0, 2.0]), (True, 2, [2.0, 2.0, 2.0])]
+        assert not sess.run(has)  # (the end: no OutOfRangeError)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="does not have a value"):
+            sess.run(value)
+        none = tf.data.experimental.Optional.none_from_structure(iterator.element_spec)
+        assert not sess.run(none.has_value())
+        some = tf.data.experimental.Optional.from_value({"a": tf.constant(1)})
+        assert sess.run([some.has_value(), some.get_value()]) == [True, {"a": 1}]

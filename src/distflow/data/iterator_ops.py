@@ -389,3 +389,87 @@ def get_output_shapes(dataset_or_iterator):
 
 def get_output_classes(dataset_or_iterator):
     return dataset_or_iterator.output_classes
+
+
+# ---------------------------------------------------------------------------
+# Optional values: an element, or none at the end of the data
+
+
+def _absent(dtype, shape: TensorShape):
+    """A stand-in for a component an Optional without a value carries (never read: its
+    ``get_value`` fails first): zeros, unknown dimensions 0."""
+    dims = [d if d is not None else 0 for d in shape.as_list()] if shape.ndims is not None else [0]
+    if dtype == dtypes.string:
+        return np.full(dims, b"", dtype=object)
+    return np.zeros(dims, dtype=dtype.as_numpy_dtype)
+
+
+@register_op("IteratorGetNextAsOptional", shape=lambda op: [TensorShape([])] + list(op._attr("output_shapes")),
+             dtype=lambda op: [dtypes.bool] + list(op._attr("output_types")), stateful=True, list_output=True,
+             ref_inputs=(0,), may_alias=True)
+def _get_next_as_optional_kernel(xp, iterator, *, output_types, output_shapes):
+    """(whether there was an element, its components): at the end of the data, False and
+    stand-ins, not an OutOfRangeError."""
+    try:
+        element = _get_next_kernel(xp, iterator, output_types=output_types, output_shapes=output_shapes)
+    except errors.OutOfRangeError:
+        return [np.array(False)] + [_absent(t, s) for t, s in zip(output_types, output_shapes)]
+    return [np.array(True)] + list(element)
+
+
+not_differentiable("IteratorGetNextAsOptional")
+
+
+class Optional:
+    """``tf.data.experimental.Optional``: a value of a structure, or none. ``has_value()`` is a
+    bool tensor; ``get_value()`` the value's tensors, which fail the step (an
+    InvalidArgumentError) where there is none."""
+
+    def __init__(self, has_value, components, spec):
+        self._has_value, self._components, self._spec = has_value, list(components), spec
+
+    @staticmethod
+    def from_value(value) -> "Optional":
+        flat, spec = structure.to_tensors(value)
+        from ..ops import array_ops  # noqa: PLC0415
+
+        return Optional(array_ops.constant(True), flat, spec)
+
+    @staticmethod
+    def none_from_structure(value_structure) -> "Optional":
+        """An Optional without a value, of the structure ``value_structure`` (an element spec)."""
+        from ..ops import array_ops  # noqa: PLC0415
+
+        flat = [array_ops.constant(_absent(t, s)) for t, s in zip(value_structure.flat_types(),
+                                                                    value_structure.flat_shapes())]
+        return Optional(array_ops.constant(False), flat, value_structure)
+
+    def has_value(self, name=None):
+        from ..ops import array_ops  # noqa: PLC0415
+
+        return array_ops.identity(self._has_value, name=name or "has_value")
+
+    def get_value(self, name=None):
+        from ..ops import array_ops  # noqa: PLC0415
+        from ..ops.check_ops import Assert  # noqa: PLC0415
+
+        check = Assert(self._has_value, ["The optional does not have a value"], name="optional_has_value")
+        with ops.control_dependencies([check]):
+            return self._spec.pack([array_ops.identity(c) for c in self._components])
+
+    @property
+    def value_structure(self):
+        return self._spec
+
+    element_spec = value_structure
+
+
+def get_next_as_optional(iterator) -> Optional:
+    """The iterator's next element as an Optional: without a value at the end of the data,
+    where ``get_next`` would raise OutOfRangeError."""
+    spec = iterator.element_spec
+    with ops.colocate_with(iterator._handle.op):
+        op = make_op("IteratorGetNextAsOptional", [iterator._handle],
+                     {"output_types": spec.flat_types(), "output_shapes": spec.flat_shapes()},
+                     "IteratorGetNextAsOptional")
+    return Optional(op.outputs[0], op.outputs[1:], spec)
