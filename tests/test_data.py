@@ -1,5 +1,7 @@
 """tf.data as TF1 programs use it: datasets built in the graph, read by iterator ops."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -479,3 +481,22 @@ def test_get_next_as_optional_says_when_the_data_end():
         assert not sess.run(none.has_value())
         some = tf.data.experimental.Optional.from_value({"a": tf.constant(1)})
         assert sess.run([some.has_value(), some.get_value()]) == [True, {"a": 1}]
+
+
+def test_tfrecord_writer_writes_a_datasets_elements_whole_or_not_at_all(tmp_path):
+    path = str(tmp_path / "out.tfrecord")
+    records = tf.data.Dataset.range(5).map(lambda x: tf.as_string(x * 10))
+    write = tf.data.experimental.TFRecordWriter(path, "GZIP").write(records)
+    failing = tf.data.Dataset.from_tensor_slices([b"1", b"x"]).map(  # (the second is no number)
+        lambda s: tf.as_string(tf.strings.to_number(s)))
+    broken = tf.data.experimental.TFRecordWriter(str(tmp_path / "broken.tfrecord")).write(failing)
+    with tf.Session() as sess:
+        sess.run(write)
+        assert [r for r in tf.python_io.tf_record_iterator(
+            path, tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP))] == [
+            b"0", b"10", b"20", b"30", b"40"]
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(broken)
+    assert sorted(os.listdir(str(tmp_path))) == ["out.tfrecord"]  # (the failed pass left nothing)
+    with pytest.raises(TypeError, match="scalar `DT_STRING`"):
+        tf.data.experimental.TFRecordWriter(path).write(tf.data.Dataset.range(3))

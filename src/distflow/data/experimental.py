@@ -17,7 +17,8 @@ from ..ops import array_ops, math_ops, reduction_ops, slicing_ops
 from . import dataset_ops as _ds
 from .dataset_ops import (AUTOTUNE, _Choose, _Counter, _DenseToSparseBatch, _GroupByReducer,  # noqa: F401
                           _GroupByWindow, _IgnoreErrors, _Sample, _Scan, _Unique, ThreadingOptions)
-from .iterator_ops import Optional, get_next_as_optional, make_saveable_from_iterator  # noqa: F401
+from .iterator_ops import (Optional, TFRecordWriter, get_next_as_optional,  # noqa: F401
+                           make_saveable_from_iterator)
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2

@@ -473,3 +473,66 @@ def get_next_as_optional(iterator) -> Optional:
                      {"output_types": spec.flat_types(), "output_shapes": spec.flat_shapes()},
                      "IteratorGetNextAsOptional")
     return Optional(op.outputs[0], op.outputs[1:], spec)
+
+
+# ---------------------------------------------------------------------------
+# Writing a dataset's elements to a file
+
+
+@register_op("DatasetToTFRecord", shape=lambda op: [], stateful=True)
+def _to_tfrecord_kernel(xp, filename, compression_type, *values, dataset):
+    """Every element of the dataset (a scalar string) as a record of ``filename``, written to a
+    file beside it and renamed over it once whole: a pass that fails leaves no partial file."""
+    import os  # noqa: PLC0415
+
+    from ..platform.tf_record import TFRecordWriter  # noqa: PLC0415
+
+    dataset = lookup(dataset)
+    dataset._check(list(values))
+    path, kind = (_text(v) for v in (filename, compression_type))
+    partial = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
+    state = RunState()
+    elements = dataset._iterate(list(values), state)
+    try:
+        with TFRecordWriter(partial, kind) as writer:
+            for (record,) in elements:
+                record = record.item() if isinstance(record, np.ndarray) else record
+                writer.write(record if isinstance(record, bytes) else str(record).encode())
+        os.replace(partial, path)
+    except OSError as e:
+        raise errors.UnknownError(None, None, f"TFRecordWriter: cannot write {path}: {e}") from None
+    finally:
+        elements.close()
+        state.close()
+        if os.path.exists(partial):
+            os.remove(partial)
+
+
+not_differentiable("DatasetToTFRecord")
+
+
+def _text(value) -> str:
+    value = value.item() if isinstance(value, np.ndarray) else value
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class TFRecordWriter:
+    """``tf.data.experimental.TFRecordWriter(filename, compression_type)``: ``write(dataset)``
+    is the op that writes the dataset's elements, scalar strings, as the records of
+    ``filename`` ('', 'ZLIB' or 'GZIP' compressed)."""
+
+    def __init__(self, filename, compression_type=None):
+        from ..ops import array_ops  # noqa: PLC0415
+
+        self._filename = ops.convert_to_tensor(filename, dtype=dtypes.string, name="filename")
+        self._compression_type = array_ops.constant(compression_type or "", dtype=dtypes.string)
+
+    def write(self, dataset) -> ops.Operation:
+        spec = dataset.element_spec
+        if spec.flat_types() != [dtypes.string] or not spec.flat_shapes()[0].is_compatible_with(TensorShape([])):
+            raise TypeError(f"`dataset` must produce scalar `DT_STRING` tensors whereas it produces shape "
+                            f"{dataset.output_shapes} and types {dataset.output_types}")
+        token = register(dataset)
+        _keep(self._filename.graph, dataset)
+        return make_op("DatasetToTFRecord", [self._filename, self._compression_type] + dataset._all_inputs(),
+                       {"dataset": token}, "DatasetToTFRecord")

@@ -150,8 +150,8 @@ DIFFERENT = {
                         "`make_batched_features_dataset`, `parse_example_dataset`, `take_while`, `cardinality` "
                         "(from the stages and their constant arguments; unknown where only running the "
                         "pipeline would tell), `SqlDataset` (SQLite), `RandomDataset`, the option classes "
-                        "(accepted), `Optional` and `get_next_as_optional`; not the TFRecord writer, the "
-                        "`Structure` classes or the stateful `StatsAggregator`; "
+                        "(accepted), `Optional` and `get_next_as_optional`, `TFRecordWriter` (the file written "
+                        "whole or not at all); not the `Structure` classes or the stateful `StatsAggregator`; "
                         "`make_saveable_from_iterator` saves the pass's position and a restore runs the pass "
                         "again up to it (after the initializer)",
     },
