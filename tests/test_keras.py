@@ -937,3 +937,26 @@ def test_get_source_inputs_walks_back_to_the_inputs():
     out = tf.keras.layers.Dense(1)(tf.keras.layers.Dense(3)(joined))
     assert tf.keras.utils.get_source_inputs(out) == [a, b]
     assert tf.keras.utils.get_source_inputs(a) == [a]
+
+
+def test_the_weights_trained_are_those_trainable_at_compile_as_a_gan_needs():
+    rng = np.random.RandomState(0)
+    generator = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,))])
+    discriminator = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid", input_shape=(4,))])
+    discriminator.compile(tf.keras.optimizers.SGD(0.5), "binary_crossentropy")
+    discriminator.trainable = False  # (after its compile: it still trains by itself, not in the combined model)
+    z = tf.keras.Input((3,))
+    gan = tf.keras.Model(z, discriminator(generator(z)))
+    gan.compile(tf.keras.optimizers.SGD(0.5), "binary_crossentropy")
+    x, noise = rng.randn(8, 4).astype(np.float32), rng.randn(8, 3).astype(np.float32)
+    before = discriminator.get_weights()
+    discriminator.train_on_batch(x, np.ones((8, 1)))
+    trained = discriminator.get_weights()
+    assert not np.array_equal(before[0], trained[0])
+    g_before = generator.get_weights()[0]
+    gan.train_on_batch(noise, np.ones((8, 1)))
+    assert all(np.array_equal(a, b) for a, b in zip(trained, discriminator.get_weights()))
+    assert not np.array_equal(g_before, generator.get_weights()[0])
+    discriminator.compile(tf.keras.optimizers.SGD(0.5), "binary_crossentropy")  # (compiled again: now frozen)
+    discriminator.train_on_batch(x, np.ones((8, 1)))
+    assert all(np.array_equal(a, b) for a, b in zip(trained, discriminator.get_weights()))

@@ -63,7 +63,22 @@ class Model(Network):
                           "sample_weight_mode": sample_weight_mode}
         self._train = None
         if self.inputs is not None:
+            # (the weights that training changes are those trainable now, as Keras collects them
+            # at compile: a model made trainable=False after it, a GAN's discriminator inside the
+            # combined model, still trains when it is trained itself)
+            self._compiled["trainable_weights"] = list(self.trainable_weights)
             self._build_training()
+
+    def _collected_trainable_weights(self) -> list:
+        """The weights training changes: those trainable when ``compile`` ran (or, for a model
+        built after it, when training first ran)."""
+        collected = self._compiled.setdefault("trainable_weights", list(self.trainable_weights))
+        now = self.trainable_weights
+        if len(now) != len(collected) or any(a is not b for a, b in zip(now, collected)):
+            K._warn("Discrepancy between trainable weights and collected trainable weights: `trainable` changed "
+                    f"after {self.name} was compiled; training changes the weights trainable at compile (compile "
+                    "again to change them)")
+        return collected
 
     def _per_output(self, value, what: str, default=None) -> list:
         names = self.output_names
@@ -251,6 +266,7 @@ class Model(Network):
         the gradients over the replicas, and the loss and metrics are averaged too."""
         strategy = self._strategy
         layers = self._all_layers()
+        trainable = self._collected_trainable_weights()
         graph = self.outputs[0].graph
         with graph.as_default(), ops.name_scope(None), strategy.scope():
             given = [i for i, t in enumerate(self._train["targets"]) if t is not None]
@@ -273,7 +289,7 @@ class Model(Network):
                 names, values = self._losses_and_metrics(outputs, list(targets), list(weights),
                                                          regularization=weight_terms + activity)
                 updates = [u for layer in layers for u in layer._updates[before[id(layer)][0]:]]
-                step = self.optimizer.minimize(values[0], self.trainable_weights)
+                step = self.optimizer.minimize(values[0], trainable)
                 made.setdefault("ops", []).extend([step] + updates)
                 with control_dependencies([step] + updates):
                     return [identity(v) for v in values]
@@ -328,7 +344,7 @@ class Model(Network):
             graph = self.outputs[0].graph
             with graph.as_default(), ops.name_scope(None):
                 with ops.name_scope("training"):
-                    variables = self.trainable_weights
+                    variables = self._collected_trainable_weights()
                     if variables:
                         step = self.optimizer.minimize(train_state["total_loss"], variables)
                     else:  # (as Keras: a step of a model with nothing to train runs its layers' updates alone)
