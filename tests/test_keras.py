@@ -960,3 +960,18 @@ def test_the_weights_trained_are_those_trainable_at_compile_as_a_gan_needs():
     discriminator.compile(tf.keras.optimizers.SGD(0.5), "binary_crossentropy")  # (compiled again: now frozen)
     discriminator.train_on_batch(x, np.ones((8, 1)))
     assert all(np.array_equal(a, b) for a, b in zip(trained, discriminator.get_weights()))
+
+
+def test_an_encoders_states_given_as_initial_state_join_the_model():
+    encoder_inputs = tf.keras.Input((None, 3))
+    encoder = tf.keras.layers.LSTM(4, return_state=True)
+    _, h, c = encoder(encoder_inputs)
+    decoder_inputs = tf.keras.Input((None, 3))
+    decoded = tf.keras.layers.LSTM(4, return_sequences=True)(decoder_inputs, initial_state=[h, c])
+    model = tf.keras.Model([encoder_inputs, decoder_inputs], tf.keras.layers.Dense(2)(decoded))
+    assert encoder in model.layers and len(model.trainable_weights) == 8  # (two LSTMs and the Dense)
+    model.compile("sgd", "mse")
+    before = tf.keras.backend.get_value(encoder.weights[0])
+    x = np.random.RandomState(0).randn(4, 5, 3).astype(np.float32)
+    model.train_on_batch([x, x], np.ones((4, 5, 2), np.float32))
+    assert not np.array_equal(before, tf.keras.backend.get_value(encoder.weights[0]))  # (the encoder learns)

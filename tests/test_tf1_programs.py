@@ -472,6 +472,21 @@ def test_a_keras_functional_model_with_two_inputs_and_outputs():
     assert "aux_input (InputLayer)" in out and "main_output (Dense)" in out
 
 
+def test_keras_seq2seq_trains_the_encoder_through_the_decoders_initial_state():
+    out, _ = run("keras_seq2seq.py")
+    assert "trainable weights: 8" in out  # (the encoder's LSTM, the decoder's and the dense layer's)
+    assert numbers(last_line_with(out, "validation accuracy"))[-1] >= 0.93
+    right, total = numbers(last_line_with(out, "decoded exactly"))
+    assert right >= 0.7 * total
+
+
+def test_a_keras_gan_trains_its_discriminator_apart_from_the_combined_model():
+    out, err = run("keras_gan.py")
+    assert "Discrepancy between trainable weights and collected trainable weights" in err  # (Keras's warning)
+    learned, noise = numbers(last_line_with(out, "share of the brightness"))[-2:]
+    assert learned > noise + 0.1  # (the generator draws squares better than noise does)
+
+
 def test_a_subclassed_keras_model():
     out, _ = run("keras_subclassed.py")
     assert "trainable weights: 6" in out

@@ -17,7 +17,7 @@ from ... import shape as shape_of
 from ...framework import ops
 from ...framework.tensor_shape import TensorShape
 from .. import activations, backend as K
-from ..engine.base_layer import Layer, deserialize, snake_case
+from ..engine.base_layer import Layer, deserialize, history, snake_case
 
 
 def _weight_args(cell, kind: str) -> dict:
@@ -357,6 +357,20 @@ class _UserCell:
         return out, list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
 
 
+def _states_as_inputs(inputs, kwargs: dict):
+    """``initial_state`` given as the outputs of other Keras layers (an encoder's final states
+    given to a decoder) joins the inputs, ``[inputs, *states]``, as Keras joins them: the call
+    then connects those layers into the model, which trains their weights too."""
+    states = kwargs.get("initial_state")
+    if states is None or isinstance(inputs, (list, tuple)):
+        return inputs, kwargs
+    states = list(states) if isinstance(states, (list, tuple)) else [states]
+    if not states or not all(history(s) is not None for s in states):
+        return inputs, kwargs
+    kwargs = {k: v for k, v in kwargs.items() if k != "initial_state"}
+    return [inputs] + states, kwargs
+
+
 class RNN(Layer):
     """Runs ``cell`` over the time axis of ``[batch, time, features]`` inputs (a list of
     cells: ``StackedRNNCells`` of them)."""
@@ -391,6 +405,7 @@ class RNN(Layer):
             kwargs["constants"] = constants
             if not self.built:
                 self._steps.constant_shapes = [c.shape for c in constants]
+        inputs, kwargs = _states_as_inputs(inputs, kwargs)
         return super().__call__(inputs, *args, **kwargs)
 
     def _tracked_layers(self) -> list:
@@ -440,6 +455,8 @@ class RNN(Layer):
     def call(self, inputs, mask=None, training=None, initial_state=None, constants=None):
         if isinstance(inputs, (list, tuple)):
             inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
+        if isinstance(mask, (list, tuple)):  # (the sequence's mask; the states have none)
+            mask = mask[0]
         x = transpose(inputs, [1, 0, 2])  # time-major
         if self.go_backwards:
             x = reverse(x, [0])
@@ -496,6 +513,8 @@ class RNN(Layer):
         return [out] + finals if self.return_state else out
 
     def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
         return mask if self.return_sequences and not self.return_state else None
 
     def get_config(self):
