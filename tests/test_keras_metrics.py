@@ -392,3 +392,20 @@ def test_a_layer_that_returns_its_input_stays_in_the_model():
     x = np.ones((4, 3), np.float32)
     assert model.evaluate(x, verbose=0) == pytest.approx(12.0)  # (the added loss, for the whole batch)
     np.testing.assert_array_equal(model.predict(x), x)
+
+
+def test_model_to_estimator_evaluates_the_metric_objects_over_every_batch(tmp_path):
+    x, y = _data()
+    inp = tf.keras.layers.Input((6,), name="feat")
+    model = tf.keras.Model(inp, tf.keras.layers.Dense(1, activation="sigmoid")(inp))
+    model.compile(tf.train.GradientDescentOptimizer(0.5), "binary_crossentropy",
+                  metrics=["accuracy", M.AUC(name="auc")])
+    est = tf.keras.estimator.model_to_estimator(model, model_dir=str(tmp_path))
+    labels = y.reshape(-1, 1)
+    est.train(tf.estimator.inputs.numpy_input_fn({"feat": x}, labels, batch_size=50, num_epochs=None, shuffle=True),
+              steps=20)
+    results = est.evaluate(tf.estimator.inputs.numpy_input_fn({"feat": x}, labels, batch_size=64, shuffle=False))
+    p = np.concatenate([next(iter(r.values())) for r in est.predict(
+        tf.estimator.inputs.numpy_input_fn({"feat": x}, batch_size=64, shuffle=False))])
+    assert results["auc"] == pytest.approx(_auc_roc(_counts(y, p, _grid(200))), abs=1e-5)
+    assert results["acc"] == pytest.approx(np.mean((p > 0.5) == y), abs=1e-6)

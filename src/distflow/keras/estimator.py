@@ -12,9 +12,11 @@ from .. import estimator as estimator_lib
 from .. import metrics as metrics_lib
 from .. import assign_add, cast, control_dependencies, group, placeholder, reshape
 from ..framework import ops
+from ..ops import array_ops
 from ..train import Scaffold, get_or_create_global_step
 from . import backend as K
 from . import losses as losses_lib
+from . import metrics as keras_metrics
 from . import optimizers
 from .models import load_model, model_from_config
 
@@ -49,14 +51,20 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         predictions = {name: out for name, out in zip(output_names, outputs)}
         if mode == estimator_lib.ModeKeys.PREDICT:
             return estimator_lib.EstimatorSpec(mode, predictions=predictions)
-        model._compiled = compiled
+        # (metric objects made again in this graph: the model's own hold another graph's totals)
+        model._compiled = dict(compiled, metrics=_fresh(compiled["metrics"]))
         model.output_names = output_names
         targets = [None if t is None else ops.convert_to_tensor(t)
                    for t in _ordered(labels, output_names, "labels", "output")]
         targets = [_like(t, out, fn) for t, out, fn in zip(targets, outputs, model._loss_fns())]
         names, values = model._losses_and_metrics(outputs, targets)
         loss = values[0]
-        metric_ops = {name: metrics_lib.mean(value) for name, value in zip(names[1:], values[1:])}
+        # (a metric object is its own eval metric, its totals over the batches; a metric function's
+        # batch means are weighted by the batch's size, so that the result is its mean over the examples)
+        objects = dict(model._stateful)
+        examples = cast(array_ops.shape(outputs[0])[0], "float32")
+        metric_ops = {names[i]: objects.get(i) or metrics_lib.mean(values[i], weights=examples)
+                      for i in range(1, len(values))}
         scaffold = _starting_from(model.weights, weights)
         if mode == estimator_lib.ModeKeys.EVAL:
             return estimator_lib.EstimatorSpec(mode, loss=loss, eval_metric_ops=metric_ops, scaffold=scaffold)
@@ -69,6 +77,17 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
                                            scaffold=scaffold)
 
     return estimator_lib.Estimator(model_fn, model_dir=model_dir, config=config)
+
+
+def _fresh(metrics):
+    """``compile``'s metrics with each metric object replaced by a new one of its config."""
+    if isinstance(metrics, keras_metrics.Metric):
+        return type(metrics).from_config(metrics.get_config())
+    if isinstance(metrics, dict):
+        return {key: _fresh(value) for key, value in metrics.items()}
+    if isinstance(metrics, (list, tuple)):
+        return [_fresh(value) for value in metrics]
+    return metrics
 
 
 def _ordered(given, names: list, what: str, kind: str) -> list:
