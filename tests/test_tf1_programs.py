@@ -487,6 +487,19 @@ def test_a_keras_gan_trains_its_discriminator_apart_from_the_combined_model():
     assert learned > noise + 0.1  # (the generator draws squares better than noise does)
 
 
+def test_the_imbalanced_data_tutorial_counts_with_keras_metric_objects():
+    out, _ = run("keras_imbalanced.py")
+    r = {line.split(": ")[0]: float(line.split(": ")[1]) for line in out.splitlines()
+         if line.split(": ")[0] in ("tp", "fp", "tn", "fn", "precision", "recall", "auc", "accuracy")}
+    assert r["tp"] + r["fp"] + r["tn"] + r["fn"] == 4000  # (every test example counted once, over the batches)
+    assert r["precision"] == pytest.approx(r["tp"] / (r["tp"] + r["fp"]), rel=1e-5)
+    assert r["recall"] == pytest.approx(r["tp"] / (r["tp"] + r["fn"]), rel=1e-5)
+    assert r["accuracy"] == pytest.approx((r["tp"] + r["tn"]) / 4000, rel=1e-5)
+    caught, frauds = numbers(last_line_with(out, "frauds caught"))
+    assert caught == r["tp"] and frauds == r["tp"] + r["fn"] and r["auc"] >= 0.8
+    assert numbers(last_line_with(out, "initial bias"))[0] < 0.3  # (the output bias starts at the classes' odds)
+
+
 def test_a_subclassed_keras_model():
     out, _ = run("keras_subclassed.py")
     assert "trainable weights: 6" in out
