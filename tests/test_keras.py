@@ -975,3 +975,42 @@ def test_an_encoders_states_given_as_initial_state_join_the_model():
     x = np.random.RandomState(0).randn(4, 5, 3).astype(np.float32)
     model.train_on_batch([x, x], np.ones((4, 5, 2), np.float32))
     assert not np.array_equal(before, tf.keras.backend.get_value(encoder.weights[0]))  # (the encoder learns)
+
+
+def test_weighted_metrics_weigh_each_example_by_its_sample_weight():
+    rng = np.random.RandomState(0)
+    x = rng.randn(40, 5).astype(np.float32)
+    y = (rng.rand(40, 1) > 0.5).astype(np.float32)
+    w = rng.rand(40).astype(np.float32)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid", input_shape=(5,))])
+    model.compile("sgd", "binary_crossentropy", metrics=["accuracy"], weighted_metrics=["accuracy", "mse"])
+    assert model.metrics_names == ["loss", "acc", "weighted_acc", "weighted_mean_squared_error"]
+    loss, acc, weighted_acc, weighted_mse = model.evaluate(x, y, sample_weight=w, batch_size=16, verbose=0)
+    p = model.predict(x)
+    right = ((p > 0.5) == (y > 0.5)).ravel()
+    assert acc == pytest.approx(right.mean(), rel=1e-6)
+    assert weighted_acc == pytest.approx(np.sum(w * right) / w.sum(), rel=1e-5)  # (over the whole set, not per batch)
+    assert weighted_mse == pytest.approx(np.sum(w * (p - y).ravel() ** 2) / w.sum(), rel=1e-5)
+    unweighted = model.evaluate(x, y, batch_size=16, verbose=0)
+    assert unweighted[2] == pytest.approx(right.mean(), rel=1e-6)
+    history = model.fit(x, y, sample_weight=w, batch_size=40, epochs=1, verbose=0)
+    assert set(history.history) == {"loss", "acc", "weighted_acc", "weighted_mean_squared_error"}
+
+
+def test_a_custom_training_loop_with_the_optimizers_updates():
+    rng = np.random.RandomState(1)
+    x = rng.randn(32, 3).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,), use_bias=False)])
+    model.set_weights([np.zeros((3, 1), np.float32)])
+    target = K.placeholder((None, 1))
+    loss = K.mean(K.square(model.output - target))
+    optimizer = tf.keras.optimizers.SGD(0.1, clipvalue=0.5)
+    grads = K.function([model.input, target], optimizer.get_gradients(loss, model.trainable_weights))([x, y])
+    expected = np.clip(2 * x.T @ (x @ np.zeros((3, 1)) - y) / 32, -0.5, 0.5)
+    np.testing.assert_allclose(grads[0], expected, rtol=1e-5, atol=1e-6)
+    optimizer = tf.keras.optimizers.SGD(0.1)
+    step = K.function([model.input, target], [loss], updates=optimizer.get_updates(loss, model.trainable_weights))
+    losses = [step([x, y])[0] for _ in range(30)]
+    assert losses[-1] < 0.05 * losses[0] and K.get_value(optimizer.iterations) == 30
+    np.testing.assert_allclose(model.get_weights()[0].ravel(), [1.0, -2.0, 0.5], atol=0.1)

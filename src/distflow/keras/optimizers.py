@@ -74,6 +74,26 @@ class Optimizer:
         with control_dependencies([apply]):
             return group(apply, assign_add(self.iterations, 1))
 
+    def get_gradients(self, loss, params) -> list:
+        """The gradients of ``loss`` with respect to ``params``, clipped as ``clipnorm`` and
+        ``clipvalue`` say (Keras's custom training loops take them to apply themselves)."""
+        from .. import clip_by_norm, clip_by_value, gradients  # noqa: PLC0415
+        grads = gradients(loss, list(params))
+        missing = [p.name for p, g in zip(params, grads) if g is None]
+        if missing:
+            raise ValueError(f"An operation has `None` for gradient: {missing} do not affect the loss. Please make "
+                             "sure that all of your ops have a gradient defined (i.e. are differentiable).")
+        if self.clipnorm is not None:
+            grads = [clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.clipvalue is not None:
+            grads = [clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return grads
+
+    def get_updates(self, loss, params) -> list:
+        """The update ops of one step on ``loss`` over ``params`` (for ``K.function(...,
+        updates=...)``, Keras's custom training loops): the step, with ``iterations`` counted."""
+        return [self.minimize(loss, list(params))]
+
     def get_config(self) -> dict:
         return {"learning_rate": self._initial_lr, "decay": self.initial_decay, **self._hyper}
 

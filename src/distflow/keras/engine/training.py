@@ -90,8 +90,9 @@ class Model(Network):
                 raise ValueError(f"Unknown entries in {what} dictionary: {unknown}. Only expected the following "
                                  f"keys (output names): {names}")
             return [value.get(name, default) for name in names]
-        if isinstance(value, (list, tuple)) and what != "metrics" or (
-                what == "metrics" and isinstance(value, (list, tuple)) and value and
+        listed = what in ("metrics", "weighted_metrics")  # (a list of them is every output's, unless nested)
+        if isinstance(value, (list, tuple)) and not listed or (
+                listed and isinstance(value, (list, tuple)) and value and
                 all(isinstance(v, (list, tuple)) for v in value)):
             if len(value) != len(names):
                 raise ValueError(f"When passing a list as {what}, it should have one entry per model output. The "
@@ -158,6 +159,7 @@ class Model(Network):
         compiled = self._compiled
         weights = self._per_output(compiled["loss_weights"], "loss_weights", 1.0)
         metrics = self._per_output(compiled["metrics"] or [], "metrics")
+        weighted = self._per_output(compiled.get("weighted_metrics") or [], "weighted_metrics")
         output_losses, metric_tensors, named, stateful, owners = [], [], [], [], {}
         fns = self._loss_fns()
         multi = sum(fn is not None for fn in fns) > 1
@@ -206,6 +208,17 @@ class Model(Network):
                     else:
                         value = reduce_mean(value)
                 metric_tensors.append((f"{name}_{label}" if multi else label, value))
+            for metric in _as_list(weighted[i]):  # (weighted by the sample weights: objects that keep totals)
+                label, fn = metrics_lib.resolve(metric, loss_fn, shape)
+                fn = self._weighted_metric(fn, label, i, owners)
+                keep = weight
+                if mask is not None:
+                    keep = cast(mask, dtypes.float32) if keep is None else cast(mask, dtypes.float32) * keep
+                with ops.name_scope(f"metrics/weighted_{label}"):
+                    with control_dependencies([fn.update_state(target, output, sample_weight=keep)]):
+                        value = identity(fn.result())
+                stateful.append((len(metric_tensors), fn))
+                metric_tensors.append((f"{name}_weighted_{label}" if multi else f"weighted_{label}", value))
         for label, metric, value in self._own_added_metrics():  # (add_metric's, after the compiled ones)
             stateful.append((len(metric_tensors), metric))
             metric_tensors.append((label, value))
@@ -229,6 +242,17 @@ class Model(Network):
         key = (id(metric), output)
         if key not in self._metric_copies:
             self._metric_copies[key] = type(metric).from_config(metric.get_config())
+        return self._metric_copies[key]
+
+    def _weighted_metric(self, fn, label: str, output: int, owners: dict):
+        """The metric object of a weighted metric: the object given (a copy of its own for each
+        further output), or a mean of the function's values over the weighted examples, made
+        once for the output."""
+        if isinstance(fn, metrics_lib.Metric):
+            return self._metric_for_output(fn, output, owners)
+        key = ("weighted", label, output)
+        if key not in self._metric_copies:
+            self._metric_copies[key] = metrics_lib.MeanMetricWrapper(fn, name=f"weighted_{label}")
         return self._metric_copies[key]
 
     @property
