@@ -84,6 +84,23 @@ def test_convolutions_of_every_rank_and_kind():
         for j in range(5):
             want[:, 2 * i:2 * i + 3, 2 * j:2 * j + 3] += np.einsum("nc,hwfc->nhwf", x2[:, i, j], tk)
     np.testing.assert_allclose(got, want + tb, rtol=1e-4, atol=1e-5)
+    # (an output padding: one more row and column at the end, which only the edge pixels reach)
+    padded = layers.Conv2DTranspose(2, 3, strides=2, output_padding=1, padding="same")
+    got = run(padded, x2)
+    pk, pb = padded.get_weights()
+    full = np.zeros((2, 13 + 1, 11 + 1, 2))
+    for i in range(6):
+        for j in range(5):
+            full[:, 2 * i:2 * i + 3, 2 * j:2 * j + 3] += np.einsum("nc,hwfc->nhwf", x2[:, i, j], pk)
+    # ((6-1)*2+3-2+1 = 12 rows: the convolution it is the transpose of pads them at the end only)
+    np.testing.assert_allclose(got, full[:, :12, :10] + pb, rtol=1e-4, atol=1e-5)
+    first = layers.Conv2DTranspose(2, 3, strides=2, data_format="channels_first")
+    run(first, np.ascontiguousarray(x2.transpose(0, 3, 1, 2)))
+    first.set_weights([tk, tb])
+    got = run(first, np.ascontiguousarray(x2.transpose(0, 3, 1, 2)))
+    np.testing.assert_allclose(got, (want + tb).transpose(0, 3, 1, 2), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="greater than output padding"):
+        layers.Conv2DTranspose(2, 3, strides=2, output_padding=2)
 
 
 def test_pooling_of_every_rank():

@@ -134,8 +134,15 @@ class Conv2DTranspose(Conv2D):
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None, **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
         if output_padding is not None:
-            raise NotImplementedError(f"{type(self).__name__}: output_padding is not supported")
-        self.output_padding = None
+            pads = (output_padding,) * self.rank if isinstance(output_padding, int) else tuple(output_padding)
+            if len(pads) != self.rank:
+                raise ValueError(f"The `output_padding` argument must be a tuple of {self.rank} integers. Received: "
+                                 f"{output_padding}")
+            for extra, stride in zip(pads, self.strides):
+                if extra >= stride:
+                    raise ValueError(f"Stride {self.strides} must be greater than output padding {pads}")
+            output_padding = pads
+        self.output_padding = output_padding
 
     def build(self, input_shape):
         self.kernel = self.add_weight("kernel", self.kernel_size + (self.filters, self._in_channels(input_shape)),
@@ -144,14 +151,23 @@ class Conv2DTranspose(Conv2D):
         self._build_bias()
 
     def _convolve(self, inputs):
-        if self._channels_first:
-            raise NotImplementedError(f"{type(self).__name__}: only channels_last")
+        if self._channels_first:  # (computed channels last, as the kernels take it, and moved back)
+            last = list(range(2, self.rank + 2)) + [1]
+            out = self._convolve_last(transpose(inputs, [0] + last))
+            return transpose(out, [0, self.rank + 1] + list(range(1, self.rank + 1)))
+        return self._convolve_last(inputs)
+
+    def _convolve_last(self, inputs):
         dynamic = shape_of(inputs)
         size = []
         for i, (k, s) in enumerate(zip(self.kernel_size, self.strides)):
             d = inputs.shape[1 + i].value
             length = d if d is not None else dynamic[1 + i]
-            size.append(length * s + max(k - s, 0) if self.padding == "VALID" else length * s)
+            if self.output_padding is not None:  # (Keras's length with an output padding: extra rows at the end)
+                cut = k // 2 if self.padding == "SAME" else 0
+                size.append((length - 1) * s + k - 2 * cut + self.output_padding[i])
+            else:
+                size.append(length * s + max(k - s, 0) if self.padding == "VALID" else length * s)
         out_shape = stack([dynamic[0]] + size + [self.filters])
         strides = (1,) + self.strides + (1,)
         if self.rank == 3:
