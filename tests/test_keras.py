@@ -1014,3 +1014,46 @@ def test_a_custom_training_loop_with_the_optimizers_updates():
     losses = [step([x, y])[0] for _ in range(30)]
     assert losses[-1] < 0.05 * losses[0] and K.get_value(optimizer.iterations) == 30
     np.testing.assert_allclose(model.get_weights()[0].ravel(), [1.0, -2.0, 0.5], atol=0.1)
+
+
+def test_bidirectional_returns_and_takes_each_directions_states():
+    rng = np.random.RandomState(2)
+    x = rng.randn(3, 4, 2).astype(np.float32)
+    inp = tf.keras.Input((4, 2))
+    bi = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(3, return_sequences=True, return_state=True))
+    seq, fh, fc, bh, bc = bi(inp)
+    assert seq.shape.as_list() == [None, 4, 6] and fh.shape.as_list() == [None, 3]
+    model = tf.keras.Model(inp, [seq, fh, fc, bh, bc])
+    seq_v, fh_v, fc_v, bh_v, bc_v = model.predict(x)
+    # (each direction alone, with the same weights: the forward's last step, the backward's first)
+    forward = tf.keras.layers.LSTM(3, return_sequences=True, return_state=True)
+    backward = tf.keras.layers.LSTM(3, return_sequences=True, return_state=True, go_backwards=True)
+    f_out = forward(inp)
+    b_out = backward(inp)
+    forward.set_weights(bi.forward_layer.get_weights())
+    backward.set_weights(bi.backward_layer.get_weights())
+    f_seq, f_h, f_c = tf.keras.Model(inp, f_out).predict(x)
+    b_seq, b_h, b_c = tf.keras.Model(inp, b_out).predict(x)
+    np.testing.assert_allclose(seq_v, np.concatenate([f_seq, b_seq[:, ::-1]], -1), rtol=1e-5, atol=1e-6)
+    for got, want in ((fh_v, f_h), (fc_v, f_c), (bh_v, b_h), (bc_v, b_c)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # (initial states: the first half the forward layer's, the second the backward's)
+    states = [tf.keras.Input((3,)) for _ in range(4)]
+    started = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(3))(inp, initial_state=states)
+    starter = tf.keras.Model([inp] + states, started)
+    values = [rng.randn(3, 3).astype(np.float32) for _ in range(4)]
+    layer = starter.layers[-1]
+    one = tf.keras.layers.LSTM(3)
+    one_out = one(inp, initial_state=states[:2])
+    one.set_weights(layer.forward_layer.get_weights())
+    want = tf.keras.Model([inp] + states[:2], one_out).predict([x] + values[:2])
+    np.testing.assert_allclose(starter.predict([x] + values)[:, :3], want, rtol=1e-5, atol=1e-6)
+
+
+def test_reshape_works_out_its_unknown_dimension():
+    inp = tf.keras.Input((4, 6))
+    flat = tf.keras.layers.Reshape((-1,))(inp)
+    assert flat.shape.as_list() == [None, 24]
+    assert tf.keras.layers.Reshape((3, -1))(inp).shape.as_list() == [None, 3, 8]
+    with pytest.raises(ValueError, match="total size of new array must be unchanged"):
+        tf.keras.layers.Reshape((5, -1))(inp)

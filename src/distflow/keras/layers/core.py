@@ -115,8 +115,24 @@ class Reshape(Layer):
         self.target_shape = tuple(target_shape)
 
     def call(self, inputs):
-        return reshape(inputs, stack([shape_of(inputs)[0]] + list(self.target_shape))) \
-            if inputs.shape[0].value is None else reshape(inputs, [inputs.shape[0].value] + list(self.target_shape))
+        target = self._resolved(inputs.shape)
+        return reshape(inputs, stack([shape_of(inputs)[0]] + target)) \
+            if inputs.shape[0].value is None else reshape(inputs, [inputs.shape[0].value] + target)
+
+    def _resolved(self, shape) -> list:
+        """The target shape with a -1 worked out from the input's known sizes, as Keras does, so
+        that the output's static shape has it."""
+        target = list(self.target_shape)
+        if target.count(-1) > 1:
+            raise ValueError("Can only specify one unknown dimension.")
+        dims = shape.as_list()[1:] if shape.ndims is not None else [None]
+        if -1 not in target or None in dims:
+            return target
+        total, known = int(np.prod(dims)), int(np.prod([d for d in target if d != -1]))
+        if known == 0 or total % known:
+            raise ValueError(f"total size of new array must be unchanged: input shape {shape}, target shape "
+                             f"{self.target_shape}")
+        return [total // known if d == -1 else d for d in target]
 
     def get_config(self):
         return {**super().get_config(), "target_shape": self.target_shape}

@@ -663,6 +663,7 @@ class Bidirectional(Wrapper):
             **{**args, "go_backwards": not layer.go_backwards, "name": f"backward_{name}"})
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
+        self.return_state = getattr(layer, "return_state", False)
         self.supports_masking = True
 
     def get_config(self):
@@ -673,21 +674,53 @@ class Bidirectional(Wrapper):
     def _tracked_layers(self) -> list:
         return [self.forward_layer, self.backward_layer]
 
-    def call(self, inputs, mask=None, training=None):
+    def __call__(self, inputs, *args, **kwargs):
+        inputs, kwargs = _states_as_inputs(inputs, kwargs)  # (the forward layer's states, then the backward's)
+        return super().__call__(inputs, *args, **kwargs)
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        if isinstance(inputs, (list, tuple)):
+            inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
         kwargs = {"mask": mask} if mask is not None else {}
-        forward = self.forward_layer(inputs, **kwargs)
-        backward = self.backward_layer(inputs, **kwargs)
+        forward_kwargs, backward_kwargs = dict(kwargs), dict(kwargs)
+        if initial_state is not None:
+            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            if len(states) % 2:
+                raise ValueError(f"When passing `initial_state` to a Bidirectional RNN, the state should be a list "
+                                 f"containing the states of the underlying RNNs; got {len(states)} states")
+            half = len(states) // 2
+            forward_kwargs["initial_state"], backward_kwargs["initial_state"] = states[:half], states[half:]
+        forward = self.forward_layer(inputs, **forward_kwargs)
+        backward = self.backward_layer(inputs, **backward_kwargs)
+        states = []
+        if self.return_state:  # ([output, *states] of each: the forward states, then the backward ones)
+            states = list(forward[1:]) + list(backward[1:])
+            forward, backward = forward[0], backward[0]
         if self.return_sequences:
             backward = reverse(backward, [1])
         if self.merge_mode == "concat":
-            return concat([forward, backward], -1)
-        if self.merge_mode == "sum":
-            return forward + backward
-        if self.merge_mode == "ave":
-            return (forward + backward) / 2.0
-        if self.merge_mode == "mul":
-            return forward * backward
-        return [forward, backward]
+            output = [concat([forward, backward], -1)]
+        elif self.merge_mode == "sum":
+            output = [forward + backward]
+        elif self.merge_mode == "ave":
+            output = [(forward + backward) / 2.0]
+        elif self.merge_mode == "mul":
+            output = [forward * backward]
+        else:
+            output = [forward, backward]
+        return output + states if (self.return_state or self.merge_mode is None) else output[0]
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        output_mask = mask if self.return_sequences else None
+        if not self.return_state and self.merge_mode is not None:
+            return output_mask
+        outputs = 1 if self.merge_mode is not None else 2
+        states = 2 * len(getattr(self.forward_layer, "_steps").state_size) if self.return_state else 0
+        return [output_mask] * outputs + [None] * states
 
 
 class TimeDistributed(Wrapper):
