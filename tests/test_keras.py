@@ -1057,3 +1057,42 @@ def test_reshape_works_out_its_unknown_dimension():
     assert tf.keras.layers.Reshape((3, -1))(inp).shape.as_list() == [None, 3, 8]
     with pytest.raises(ValueError, match="total size of new array must be unchanged"):
         tf.keras.layers.Reshape((5, -1))(inp)
+
+
+def test_tensorflow_ops_between_keras_layers_become_layers_of_the_model(tmp_path):
+    pytest.importorskip("h5py")
+    rng = np.random.RandomState(3)
+    x = rng.randn(6, 5).astype(np.float32)
+    inp = tf.keras.Input((5,), name="feat")
+    hidden = tf.keras.layers.Dense(4, name="hidden")(inp)
+    mixed = tf.concat([tf.nn.relu(hidden) * 2.0 + tf.reduce_mean(inp, axis=1, keepdims=True), tf.square(inp)], -1)
+    model = tf.keras.Model(inp, tf.keras.layers.Dense(1, name="out")(mixed))
+    kinds = [type(layer).__name__ for layer in model.layers]
+    assert kinds.count("TensorFlowOpLayer") == 6 and "tf_op_layer_Relu" in [layer.name for layer in model.layers]
+    w, b = model.get_layer("hidden").get_weights()
+    w2, b2 = model.get_layer("out").get_weights()
+    h = np.maximum(x @ w + b, 0) * 2 + x.mean(1, keepdims=True)
+    expected = np.concatenate([h, x ** 2], -1) @ w2 + b2
+    np.testing.assert_allclose(model.predict(x), expected, rtol=1e-5, atol=1e-5)
+    again = tf.keras.Model.from_config(model.get_config())  # (the ops made again from their configs)
+    again.set_weights(model.get_weights())
+    np.testing.assert_allclose(again.predict(x), expected, rtol=1e-5, atol=1e-5)
+    outer_input = tf.keras.Input((5,))
+    np.testing.assert_allclose(tf.keras.Model(outer_input, model(outer_input)).predict(x), expected, rtol=1e-5,
+                               atol=1e-5)
+    model.compile("sgd", "mse")
+    model.save(str(tmp_path / "m.h5"))
+    np.testing.assert_allclose(tf.keras.models.load_model(str(tmp_path / "m.h5")).predict(x), expected, rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_keras_layers_on_a_programs_own_tensors_stay_plain():
+    with tf.Graph().as_default():
+        given = tf.placeholder(tf.float32, [None, 3])
+        dense = tf.keras.layers.Dense(2)
+        out = dense(given * 2.0)  # (no Keras tensor behind it: nothing to wrap)
+        mixed = tf.keras.layers.Dense(1)(out + given[:, :2])  # (a Keras tensor and the program's own: not wrapped)
+        assert len(dense._inbound_nodes) == 1 and mixed.shape.as_list() == [None, 1]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(mixed, {given: np.ones((2, 3))}).shape == (2, 1)

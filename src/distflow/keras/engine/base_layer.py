@@ -376,6 +376,8 @@ class Layer:
         if not all(isinstance(t, ops.Tensor) or hasattr(t, "_as_graph_element") for t in tensors):
             inputs = _to_tensors(inputs)
             tensors = _flat(inputs)
+        if _KERAS_HISTORY:  # (TensorFlow ops applied to Keras tensors become layers: op_layer.py)
+            _KERAS_HISTORY[0](tensors)
         graph = tensors[0].graph if tensors and isinstance(tensors[0], ops.Tensor) else ops.get_default_graph()
         with graph.as_default(), ops.name_scope(self.name):
             if not self.built:  # (the weights are made under the layer's name: dense/kernel)
@@ -490,8 +492,44 @@ class Layer:
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")
         return node.outputs[0] if len(node.outputs) == 1 else node.outputs
 
+    def _node_at(self, node_index: int, what: str):
+        if not self._inbound_nodes:
+            raise RuntimeError(f"The layer {self.name} has never been called and thus has no defined {what}.")
+        if not 0 <= node_index < len(self._inbound_nodes):
+            raise ValueError(f"Asked to get {what} at node {node_index}, but the layer has only "
+                             f"{len(self._inbound_nodes)} inbound nodes.")
+        return self._inbound_nodes[node_index]
+
+    @staticmethod
+    def _one_or_list(values):
+        return values[0] if len(values) == 1 else list(values)
+
+    def get_input_at(self, node_index):
+        """The input tensor(s) of the layer's ``node_index``-th call."""
+        return self._one_or_list(self._node_at(node_index, "input").inputs)
+
+    def get_output_at(self, node_index):
+        """The output tensor(s) of the layer's ``node_index``-th call."""
+        return self._one_or_list(self._node_at(node_index, "output").outputs)
+
+    def get_input_shape_at(self, node_index):
+        return self._one_or_list([_shape_tuple(t) for t in self._node_at(node_index, "input shape").inputs])
+
+    def get_output_shape_at(self, node_index):
+        return self._one_or_list([_shape_tuple(t) for t in self._node_at(node_index, "output shape").outputs])
+
+    def get_input_mask_at(self, node_index):
+        return self._one_or_list([K._mask_table().get(t) for t in self._node_at(node_index, "input mask").inputs])
+
+    def get_output_mask_at(self, node_index):
+        return self._one_or_list([K._mask_table().get(t) for t in self._node_at(node_index, "output mask").outputs])
+
     def __repr__(self):
         return f"<{type(self).__module__.replace('distflow.', 'tf.')}.{type(self).__name__} {self.name!r}>"
+
+
+def _shape_tuple(tensor):
+    return tuple(tensor.shape.as_list()) if tensor.shape.ndims is not None else None
 
 
 def serialize(layer) -> dict:
@@ -537,6 +575,7 @@ def _from_later_keras(class_name: str, config: dict) -> dict:
 
 
 _MEAN_METRIC: list = []  # the Mean metric class, set by the module that defines it (a subclass of Layer)
+_KERAS_HISTORY: list = []  # op_layer.keras_history, set by op_layer.py (whose layers are Layers)
 
 
 def metric_values(graph) -> dict:

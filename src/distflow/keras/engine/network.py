@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import backend as K
 from .base_layer import Layer, _flat, _for_inputs, deserialize, history, snake_case
 from .input_layer import InputLayer
+from .op_layer import keras_history
 
 
 class Network(Layer):
@@ -78,6 +79,7 @@ class Network(Layer):
     def _init_graph_network(self, inputs, outputs) -> None:
         self._nested_inputs, self._nested_outputs = inputs, outputs
         self.inputs, self.outputs = list(_flat(inputs)), list(_flat(outputs))
+        keras_history(self.outputs)  # (outputs computed by TensorFlow ops on Keras tensors: those ops as layers)
         for t in self.inputs + self.outputs:
             if history(t) is None:
                 raise ValueError(f"Input tensors to a Model must come from `tf.keras.Input`, and output tensors "
