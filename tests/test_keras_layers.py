@@ -2,6 +2,7 @@
 layer), and the shapes Keras gives; the recurrent layers and Dense/Conv2D are in test_keras.py."""
 
 import hashlib
+import json
 
 import numpy as np
 import pytest
@@ -884,3 +885,17 @@ def test_attention_gradients_by_central_differences():
                     value = session.run(wrt)
                     assert tf.test.compute_gradient_error(wrt, shape, out, [1, 2, 3], x_init_value=value,
                                                           delta=1e-6) < 1e-6
+
+
+def test_a_tokenizer_goes_to_json_and_back_in_keras_form():
+    texts = ["The cat sat on the mat.", "The dog ate my homework!", "cats and dogs"]
+    tokenizer = tf.keras.preprocessing.text.Tokenizer(num_words=6, oov_token="<unk>")
+    tokenizer.fit_on_texts(texts)
+    text = tokenizer.to_json()
+    config = json.loads(text)["config"]
+    assert json.loads(config["word_index"])["the"] == 2 and isinstance(config["word_counts"], str)  # (Keras's form)
+    again = tf.keras.preprocessing.text.tokenizer_from_json(text)
+    assert again.texts_to_sequences(texts + ["a new text"]) == tokenizer.texts_to_sequences(texts + ["a new text"])
+    np.testing.assert_array_equal(again.texts_to_matrix(texts, mode="tfidf"), tokenizer.texts_to_matrix(texts,
+                                                                                                          mode="tfidf"))
+    assert again.index_word[2] == "the" and again.document_count == 3

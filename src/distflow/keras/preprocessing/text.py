@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import json
 
 import numpy as np
 
@@ -69,6 +70,18 @@ class Tokenizer:
         for w, count in self.word_docs.items():
             self.index_docs[self.word_index[w]] = count
 
+    def get_config(self) -> dict:
+        """Its arguments and what it counted, the counts as JSON strings (Keras's form)."""
+        return {"num_words": self.num_words, "filters": self.filters, "lower": self.lower, "split": self.split,
+                "char_level": self.char_level, "oov_token": self.oov_token, "document_count": self.document_count,
+                "word_counts": json.dumps(self.word_counts), "word_docs": json.dumps(self.word_docs),
+                "index_docs": json.dumps(self.index_docs), "index_word": json.dumps(self.index_word),
+                "word_index": json.dumps(self.word_index)}
+
+    def to_json(self, **kwargs) -> str:
+        """The tokenizer as JSON, which ``tokenizer_from_json`` (distflow's or Keras's) reads."""
+        return json.dumps({"class_name": "Tokenizer", "config": self.get_config()}, **kwargs)
+
     def fit_on_sequences(self, sequences) -> None:
         """Counts, for ``tfidf`` matrices, the documents each index appears in (sequences of
         indices, as ``texts_to_sequences`` gives them)."""
@@ -119,3 +132,17 @@ class Tokenizer:
                     idf = np.log(1 + self.document_count / (1 + self.index_docs.get(i, 0)))
                     out[row, i] = tf * idf
         return out
+
+
+def tokenizer_from_json(json_string) -> Tokenizer:
+    """The Tokenizer ``to_json`` wrote (distflow's or Keras's)."""
+    config = dict(json.loads(json_string).get("config") or {})
+    counted = {key: json.loads(config.pop(key)) for key in ("word_counts", "word_docs", "index_docs", "index_word",
+                                                             "word_index") if key in config}
+    tokenizer = Tokenizer(**config)
+    tokenizer.word_counts = collections.OrderedDict(counted.get("word_counts", {}))
+    tokenizer.word_docs = collections.defaultdict(int, counted.get("word_docs", {}))
+    tokenizer.index_docs = collections.defaultdict(int, {int(k): v for k, v in counted.get("index_docs", {}).items()})
+    tokenizer.index_word = {int(k): v for k, v in counted.get("index_word", {}).items()}
+    tokenizer.word_index = dict(counted.get("word_index", {}))
+    return tokenizer
