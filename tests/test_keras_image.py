@@ -105,6 +105,12 @@ def test_fit_computes_featurewise_statistics_and_zca_whitening():
     np.testing.assert_allclose(white.T @ white / 200, np.eye(4), atol=1e-4)  # (whitened: identity covariance)
     with pytest.raises(ValueError, match="rank 4"):
         gen.fit(x[0])
+    # (with rescale, the statistics are of the rescaled images, which standardize centres)
+    pixels = x * 255
+    scaled = image.ImageDataGenerator(featurewise_center=True, featurewise_std_normalization=True, rescale=1 / 255.0)
+    scaled.fit(pixels)
+    np.testing.assert_allclose(scaled.mean.reshape(-1), x.mean((0, 1, 2)), rtol=1e-4)
+    np.testing.assert_allclose(scaled.standardize(pixels.copy()).mean((0, 1, 2)), 0, atol=1e-4)
 
 
 def test_flow_from_directory_reads_class_folders(tmp_path):

@@ -550,13 +550,17 @@ class ImageDataGenerator:
 
     def fit(self, x, augment=False, rounds=1, seed=None) -> None:
         """The feature-wise mean and deviation (one per channel) and the ZCA whitening of ``x``
-        (of ``rounds`` random transforms of it with ``augment``)."""
+        (of ``rounds`` random transforms of it with ``augment``), taken after ``rescale``, as
+        ``standardize`` applies them (keras-preprocessing 1.1.1's fix: 1.1.0, TF 1.15's first,
+        took them from the images unscaled)."""
         x = np.asarray(x, dtype=self.dtype)
         if x.ndim != 4:
             raise ValueError(f"Input to `.fit()` should have rank 4. Got array with shape: {x.shape}")
         if seed is not None:
             np.random.seed(seed)
         x = np.copy(x)
+        if self.rescale:
+            x *= self.rescale
         if augment:
             x = np.stack([self.random_transform(x[i]) for _ in range(rounds) for i in range(len(x))])
         spread = [1, 1, 1]
