@@ -1096,3 +1096,39 @@ def test_keras_layers_on_a_programs_own_tensors_stay_plain():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(mixed, {given: np.ones((2, 3))}).shape == (2, 1)
+
+
+def test_learning_rate_schedules_give_tfs_rates_and_drive_the_optimizers(tmp_path):
+    S = tf.keras.optimizers.schedules
+    steps = np.arange(8, dtype=np.float32)
+    cases = [(S.ExponentialDecay(0.2, 2, 0.5, staircase=True), 0.2 * 0.5 ** np.floor(steps / 2)),
+             (S.InverseTimeDecay(0.1, 1, 0.5), 0.1 / (1 + 0.5 * steps)),
+             (S.PolynomialDecay(0.1, 4, 0.01, power=2.0), (0.1 - 0.01) * (1 - np.minimum(steps, 4) / 4) ** 2 + 0.01),
+             (S.PiecewiseConstantDecay([2, 4], [0.1, 0.05, 0.01]), np.where(steps <= 2, 0.1, np.where(steps <= 4, 0.05,
+                                                                                                       0.01))),
+             (tf.keras.experimental.CosineDecay(0.1, 5, alpha=0.1),
+              0.1 * ((1 - 0.1) * 0.5 * (1 + np.cos(np.pi * np.minimum(steps, 5) / 5)) + 0.1))]
+    session = K.get_session()
+    for schedule, expected in cases:
+        got = session.run([schedule(K.constant(s)) for s in steps])
+        np.testing.assert_allclose(got, expected, rtol=1e-5, err_msg=type(schedule).__name__)
+        again = S.deserialize(S.serialize(schedule))
+        np.testing.assert_allclose(session.run(again(K.constant(3.0))), expected[3], rtol=1e-5)
+    # (SGD with a schedule: each step w -= rate(iterations) * gradient)
+    rng = np.random.RandomState(0)
+    x = rng.randn(16, 3).astype(np.float32)
+    y = x @ np.ones((3, 1), np.float32)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,), use_bias=False)])
+    model.set_weights([np.zeros((3, 1), np.float32)])
+    schedule = S.ExponentialDecay(0.2, 2, 0.5, staircase=True)
+    model.compile(tf.keras.optimizers.SGD(schedule), "mse")
+    w = np.zeros((3, 1))
+    for step in range(5):
+        model.train_on_batch(x, y)
+        w = w - 0.2 * 0.5 ** (step // 2) * 2 * x.T @ (x @ w - y) / 16
+        np.testing.assert_allclose(model.get_weights()[0], w, rtol=1e-4, atol=1e-6)
+    assert model.optimizer.lr is schedule
+    pytest.importorskip("h5py")
+    model.save(str(tmp_path / "m.h5"))
+    loaded = tf.keras.models.load_model(str(tmp_path / "m.h5"))
+    assert isinstance(loaded.optimizer.lr, S.ExponentialDecay) and loaded.optimizer.lr.decay_steps == 2

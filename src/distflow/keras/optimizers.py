@@ -14,6 +14,7 @@ from .. import train
 from ..framework import ops
 from ..ops.variable_scope import variable_scope
 from . import backend as K
+from . import schedules
 from .object_registry import deserialize_with, lookup
 
 
@@ -24,8 +25,12 @@ class Optimizer:
 
     def __init__(self, learning_rate=None, lr=None, decay=0.0, clipnorm=None, clipvalue=None, name=None, **kwargs):
         rate = learning_rate if learning_rate is not None else lr
+        if isinstance(rate, dict):  # (a schedule's config, from a saved model's training config)
+            rate = schedules.deserialize(rate)
+        # (a schedule gives the rate of each step from ``iterations``; else the rate is a variable)
+        self._schedule = rate if isinstance(rate, schedules.LearningRateSchedule) else None
         self._hyper = {**self._defaults, **kwargs}
-        self._initial_lr = float(rate if rate is not None else self._defaults_lr)
+        self._initial_lr = float(rate if rate is not None and self._schedule is None else self._defaults_lr)
         self.initial_decay = float(decay)
         self.clipnorm, self.clipvalue = clipnorm, clipvalue
         self._name = name or type(self).__name__
@@ -48,7 +53,8 @@ class Optimizer:
 
     @property
     def lr(self):
-        return self._variables()
+        """The learning rate: its variable, or the schedule the optimizer was given."""
+        return self._schedule if self._schedule is not None else self._variables()
 
     learning_rate = lr
 
@@ -59,6 +65,8 @@ class Optimizer:
         """The op that takes one step on ``loss`` over ``var_list`` (and counts ``iterations``)."""
         from .. import assign_add, cast, clip_by_norm, clip_by_value, control_dependencies, group  # noqa: PLC0415
         rate = self._variables()
+        if self._schedule is not None:
+            rate = self._schedule(self.iterations)
         if self.initial_decay:
             rate = rate / (1.0 + self.initial_decay * cast(self.iterations, "float32"))
         optimizer = self._make(rate)
@@ -95,7 +103,8 @@ class Optimizer:
         return [self.minimize(loss, list(params))]
 
     def get_config(self) -> dict:
-        return {"learning_rate": self._initial_lr, "decay": self.initial_decay, **self._hyper}
+        rate = schedules.serialize(self._schedule) if self._schedule is not None else self._initial_lr
+        return {"learning_rate": rate, "decay": self.initial_decay, **self._hyper}
 
     def _state_slots(self) -> list:
         """The (tf.train) slots that hold its state, in the order TF 1.15's Keras lists them."""
