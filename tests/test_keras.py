@@ -1132,3 +1132,25 @@ def test_learning_rate_schedules_give_tfs_rates_and_drive_the_optimizers(tmp_pat
     model.save(str(tmp_path / "m.h5"))
     loaded = tf.keras.models.load_model(str(tmp_path / "m.h5"))
     assert isinstance(loaded.optimizer.lr, S.ExponentialDecay) and loaded.optimizer.lr.decay_steps == 2
+
+
+def test_keras_ftrl_follows_the_ftrl_proximal_update():
+    rng = np.random.RandomState(4)
+    x = rng.randn(16, 3).astype(np.float32)
+    y = x @ np.ones((3, 1), np.float32)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,), use_bias=False)])
+    model.set_weights([np.full((3, 1), 0.1, np.float32)])
+    lr, l1, l2, shrink = 0.1, 0.01, 0.02, 0.01
+    model.compile(tf.keras.optimizers.Ftrl(lr, l1_regularization_strength=l1, l2_regularization_strength=l2,
+                                           l2_shrinkage_regularization_strength=shrink), "mse")
+    w, accum, linear = np.full((3, 1), 0.1), np.full((3, 1), 0.1), np.zeros((3, 1))
+    for _ in range(3):
+        model.train_on_batch(x, y)
+        g = 2 * x.T @ (x @ w - y) / 16
+        new_accum = accum + g * g
+        linear = linear + g + 2 * shrink * w - (np.sqrt(new_accum) - np.sqrt(accum)) / lr * w
+        quadratic = np.sqrt(new_accum) / lr + 2 * l2
+        w = np.where(np.abs(linear) > l1, (np.sign(linear) * l1 - linear) / quadratic, 0.0)
+        accum = new_accum
+        np.testing.assert_allclose(model.get_weights()[0], w, rtol=1e-4, atol=1e-6)
+    assert tf.keras.optimizers.get("ftrl").get_config()["learning_rate_power"] == -0.5

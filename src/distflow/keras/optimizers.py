@@ -290,6 +290,24 @@ class Adadelta(Optimizer):
         return ["accum", "accum_update"]  # (Keras's accum_grad and accum_var)
 
 
+class Ftrl(Optimizer):
+    """Follow-the-regularized-leader (tf.train's FtrlOptimizer, with its shrinkage)."""
+    _defaults = {"learning_rate_power": -0.5, "initial_accumulator_value": 0.1, "l1_regularization_strength": 0.0,
+                 "l2_regularization_strength": 0.0, "l2_shrinkage_regularization_strength": 0.0}
+    _defaults_lr = 0.001
+
+    def _make(self, rate):
+        h = self._hyper
+        return train.FtrlOptimizer(rate, learning_rate_power=h["learning_rate_power"],
+                                   initial_accumulator_value=h["initial_accumulator_value"],
+                                   l1_regularization_strength=h["l1_regularization_strength"],
+                                   l2_regularization_strength=h["l2_regularization_strength"],
+                                   l2_shrinkage_regularization_strength=h["l2_shrinkage_regularization_strength"])
+
+    def _state_slots(self):
+        return ["accum", "linear"]
+
+
 def _as(value, var):
     """A hyper-parameter (a number, tensor or variable) as a tensor of ``var``'s dtype."""
     from .. import cast, convert_to_tensor  # noqa: PLC0415
@@ -460,7 +478,7 @@ class TFOptimizer(Optimizer):
 
 sgd, adam, rmsprop, adagrad, adadelta, adamax, nadam = SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta, "adamax": Adamax,
-            "nadam": Nadam}
+            "nadam": Nadam, "ftrl": Ftrl}
 
 
 def get(identifier) -> Optimizer:
