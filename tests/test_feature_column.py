@@ -540,3 +540,24 @@ def test_a_cross_of_one_value_an_example_hashes_the_batch_at_once_as_the_general
     np.testing.assert_array_equal(values, np.array(general, np.uint64).astype(np.int64))
     np.testing.assert_array_equal(indices, rows)
     np.testing.assert_array_equal(dense_shape, [b, 1])
+
+
+def test_sequence_features_layer_gives_the_sequence_input_and_lengths():
+    tokens = fc.sequence_categorical_column_with_identity("tokens", 10)
+    numbers = fc.sequence_numeric_column("nums", shape=(2,))
+    layer = tf.keras.experimental.SequenceFeatures([fc.embedding_column(tokens, 4), numbers])
+    with tf.Graph().as_default():
+        features = {"tokens": tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([3, 4, 5], tf.int64), [2, 2]),
+                    "nums": tf.SparseTensor([[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1]],
+                                            tf.constant([1.0, 2, 3, 4, 5, 6]), [2, 4])}
+        sequence, length = layer(features)
+        assert len(layer.trainable_weights) == 1  # (the embedding)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got, lengths, table = sess.run([sequence, length, layer.trainable_weights[0]])
+    assert got.shape == (2, 2, 6) and lengths.tolist() == [2, 1]
+    np.testing.assert_allclose(got[:, :, :2], [[[1, 2], [3, 4]], [[5, 6], [0, 0]]])  # ("nums" first: by name)
+    np.testing.assert_allclose(got[0, :, 2:], table[[3, 4]], rtol=1e-6)
+    np.testing.assert_allclose(got[1, 0, 2:], table[5], rtol=1e-6)
+    with pytest.raises(ValueError, match="must be sequence columns"):
+        tf.keras.experimental.SequenceFeatures([fc.numeric_column("x")])
