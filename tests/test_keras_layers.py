@@ -899,3 +899,24 @@ def test_a_tokenizer_goes_to_json_and_back_in_keras_form():
     np.testing.assert_array_equal(again.texts_to_matrix(texts, mode="tfidf"), tokenizer.texts_to_matrix(texts,
                                                                                                           mode="tfidf"))
     assert again.index_word[2] == "the" and again.document_count == 3
+
+
+def test_peephole_lstm_cell_against_its_equations():
+    x = rng.randn(3, 4, 2).astype(np.float32)
+    rnn = layers.RNN(tf.keras.experimental.PeepholeLSTMCell(3))
+    got = run(rnn, x)
+    kernel, recurrent, bias, p_i, p_f, p_o = rnn.get_weights()
+    assert [w.name.split("/")[-1] for w in rnn.weights][3:] == [
+        "input_gate_peephole_weights:0", "forget_gate_peephole_weights:0", "output_gate_peephole_weights:0"]
+    h, c = np.zeros((3, 3)), np.zeros((3, 3))
+
+    def hard_sigmoid(v):
+        return np.clip(0.2 * v + 0.5, 0, 1)
+
+    for t in range(4):
+        z = x[:, t] @ kernel + h @ recurrent + bias
+        i = hard_sigmoid(z[:, :3] + p_i * c)
+        f = hard_sigmoid(z[:, 3:6] + p_f * c)
+        c = f * c + i * np.tanh(z[:, 6:9])
+        h = hard_sigmoid(z[:, 9:] + p_o * c) * np.tanh(c)
+    np.testing.assert_allclose(got, h, rtol=1e-5, atol=1e-6)

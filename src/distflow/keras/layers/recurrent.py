@@ -160,6 +160,29 @@ class LSTMCell(_Cell):
         return h, [h, c]
 
 
+class PeepholeLSTMCell(LSTMCell):
+    """``tf.keras.experimental.PeepholeLSTMCell``: an LSTM cell whose gates also see the cell
+    state (Gers and Schmidhuber): the input and forget gates the state before the step, the
+    output gate the state after it, each through a vector of weights of its own."""
+
+    def make_weights(self, owner: Layer, input_dim: int) -> None:
+        super().make_weights(owner, input_dim)
+        args = _weight_args(self, "kernel")
+        self.input_gate_peephole_weights, self.forget_gate_peephole_weights, self.output_gate_peephole_weights = (
+            owner.add_weight(f"{gate}_gate_peephole_weights", (self.units,), **args)
+            for gate in ("input", "forget", "output"))
+
+    def step(self, xz, states, h_mask=None):
+        h, c = states
+        u = self.units
+        z = xz + matmul(h if h_mask is None else h * h_mask, self.recurrent_kernel)
+        i = self.recurrent_activation(z[:, :u] + self.input_gate_peephole_weights * c)
+        f = self.recurrent_activation(z[:, u:2 * u] + self.forget_gate_peephole_weights * c)
+        c = f * c + i * self.activation(z[:, 2 * u:3 * u])
+        h = self.recurrent_activation(z[:, 3 * u:] + self.output_gate_peephole_weights * c) * self.activation(c)
+        return h, [h, c]
+
+
 class GRUCell(_Cell):
     """Gates in Keras's order: update, reset, candidate. With ``reset_after=False`` (TF 1.x's
     default) the reset gate applies before the recurrent product; with ``reset_after=True``
