@@ -1154,3 +1154,33 @@ def test_keras_ftrl_follows_the_ftrl_proximal_update():
         accum = new_accum
         np.testing.assert_allclose(model.get_weights()[0], w, rtol=1e-4, atol=1e-6)
     assert tf.keras.optimizers.get("ftrl").get_config()["learning_rate_power"] == -0.5
+
+
+def test_premade_linear_and_wide_deep_models():
+    rng = np.random.RandomState(5)
+    x = rng.randn(32, 4).astype(np.float32)
+    y = (x @ np.array([[1.0], [-1.0], [0.5], [2.0]], np.float32) > 0).astype(np.float32)
+    linear = tf.keras.experimental.LinearModel(units=1, activation="sigmoid")
+    linear.compile(tf.keras.optimizers.SGD(0.5), "binary_crossentropy")
+    w, b = np.zeros((4, 1)), np.zeros(1)
+    for _ in range(3):
+        linear.train_on_batch(x, y)
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        w, b = w - 0.5 * x.T @ (p - y) / 32, b - 0.5 * (p - y).mean(0)
+    kernel, bias = linear.get_weights()
+    np.testing.assert_allclose(kernel, w, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(bias, b, rtol=1e-4, atol=1e-6)
+    # (each part by its own optimizer: here the deep part's does not move it)
+    wide = tf.keras.experimental.LinearModel(units=1)
+    deep = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="relu"), tf.keras.layers.Dense(1)])
+    model = tf.keras.experimental.WideDeepModel(wide, deep, activation="sigmoid")
+    model.compile([tf.keras.optimizers.SGD(0.5), tf.keras.optimizers.SGD(0.0)], "binary_crossentropy")
+    model.train_on_batch([x, x], y)
+    deep_before = deep.get_weights()
+    model.train_on_batch([x, x], y)
+    assert all(np.array_equal(a, c) for a, c in zip(deep_before, deep.get_weights()))
+    assert np.abs(wide.get_weights()[0]).sum() > 0
+    lin = x @ wide.get_weights()[0] + wide.get_weights()[1]
+    h = np.maximum(x @ deep.get_weights()[0] + deep.get_weights()[1], 0)
+    dnn = h @ deep.get_weights()[2] + deep.get_weights()[3]
+    np.testing.assert_allclose(model.predict([x, x]), 1 / (1 + np.exp(-0.5 * (lin + dnn))), rtol=1e-5, atol=1e-6)

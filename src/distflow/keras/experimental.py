@@ -7,8 +7,9 @@ weights as its variables, and the config as ``assets/saved_model.json``.
 ``load_from_saved_model`` builds the model again from that config in Keras's graph and
 restores the weights (uncompiled, as in TF). TF 1.x also wrote ``train`` and ``eval`` meta
 graphs for a compiled model; only the serving graph is written here. Also the cosine
-learning-rate schedules (schedules.py), ``SequenceFeatures`` (layers/dense_features.py) and
-``PeepholeLSTMCell`` (layers/recurrent.py).
+learning-rate schedules (schedules.py), ``SequenceFeatures`` (layers/dense_features.py),
+``PeepholeLSTMCell`` (layers/recurrent.py), and the premade ``LinearModel`` and
+``WideDeepModel`` (premade.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from . import backend as K
 from .models import model_from_json
 from .layers.dense_features import SequenceFeatures  # noqa: F401
 from .layers.recurrent import PeepholeLSTMCell  # noqa: F401
+from .premade import LinearModel, WideDeepModel  # noqa: F401
 from .schedules import CosineDecay, CosineDecayRestarts, LinearCosineDecay, NoisyLinearCosineDecay  # noqa: F401
 
 _CONFIG = "saved_model.json"

@@ -362,6 +362,11 @@ class Model(Network):
                 todo.extend(layer._tracked_layers())
         return out
 
+    def _minimize(self, loss, variables):
+        """The op of one optimizer step on ``loss`` over ``variables`` (a model trained by
+        several optimizers splits them: premade.py's WideDeepModel)."""
+        return self.optimizer.minimize(loss, variables)
+
     def _train_op(self):
         train_state = self._train
         if train_state["op"] is None:
@@ -370,7 +375,7 @@ class Model(Network):
                 with ops.name_scope("training"):
                     variables = self._collected_trainable_weights()
                     if variables:
-                        step = self.optimizer.minimize(train_state["total_loss"], variables)
+                        step = self._minimize(train_state["total_loss"], variables)
                     else:  # (as Keras: a step of a model with nothing to train runs its layers' updates alone)
                         K._warn(f"The list of trainable weights of {self.name} is empty: training changes none of "
                                 "its weights (was the model made trainable=False before compiling?)")
