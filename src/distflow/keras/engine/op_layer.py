@@ -111,8 +111,10 @@ def _resolve(root) -> None:
 def _wrap(op, state: dict) -> bool:
     """Makes ``op`` a layer if its inputs are Keras tensors and constants, at least one Keras."""
     keras = [history(t) is not None or state.get(id(t.op)) is True for t in op.inputs]
-    if not any(keras) or op.control_inputs or op.type in _NOT_WRAPPED:
+    if not any(keras) or op.control_inputs or op.type in _NOT_WRAPPED or op.type.startswith("TensorArray"):
         return False
+    if any(t.dtype.is_ref_dtype or t.dtype.base_dtype.name in ("resource", "variant") for t in op.outputs):
+        return False  # (a handle or a reference: not a value a layer can make again)
     constants = {}
     for i, (given, is_keras) in enumerate(zip(op.inputs, keras)):
         if not is_keras:
@@ -121,7 +123,11 @@ def _wrap(op, state: dict) -> bool:
                 return False
             constants[i] = np.asarray(value)
     layer_inputs = [t for t, is_keras in zip(op.inputs, keras) if is_keras]
-    layer = TensorFlowOpLayer(op.node_def, constants)
+    try:
+        node_def = op.node_def
+    except (TypeError, ValueError):  # (an attr that has no NodeDef form: left a plain op)
+        return False
+    layer = TensorFlowOpLayer(node_def, constants)
     layer._record(layer_inputs, op.outputs[0] if len(op.outputs) == 1 else list(op.outputs), {},
                   len(layer_inputs) > 1)
     return True
