@@ -44,6 +44,7 @@ class Model(Network):
         self._strategy = None
         self._stateful = []  # (position among the values, metric object): the compiled metric objects
         self._metric_copies = {}  # (id of a metric object given for several outputs, output) -> its copy
+        self._metric_reads = {}  # id of a metric object -> (it, the tensor that reads its value), made once
 
     # -- compile -------------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, sample_weight_mode=None,
@@ -271,7 +272,10 @@ class Model(Network):
         if not self._stateful:
             return values
         values = list(values)
-        results = K.get_session().run([metric.result() for _, metric in self._stateful])
+        for _, metric in self._stateful:  # (each object's read made once, not at every epoch's end)
+            if id(metric) not in self._metric_reads:
+                self._metric_reads[id(metric)] = (metric, metric.result())
+        results = K.get_session().run([self._metric_reads[id(metric)][1] for _, metric in self._stateful])
         for (position, _), value in zip(self._stateful, results):
             values[position] = float(value)
         return values
