@@ -95,7 +95,7 @@ class Metric(Layer):
         """Adds the batch to the totals; returns the value after it."""
         update = self.update_state(*args, **kwargs)
         with ops.control_dependencies([update]):
-            value = nest_identity(self.result())
+            value = _identities(self.result())
         for tensor in value if isinstance(value, list) else [value]:
             metric_values(tensor.graph)[id(tensor)] = (tensor, self)  # (what add_metric takes the object from)
         return value
@@ -140,7 +140,7 @@ def reset_to_zero(variables) -> None:
         K.batch_set_value([(c, np.zeros(c.shape.as_list(), c.dtype.base_dtype.as_numpy_dtype)) for c in copies])
 
 
-def nest_identity(value):
+def _identities(value):
     return [array_ops.identity(v) for v in value] if isinstance(value, (list, tuple)) else array_ops.identity(value)
 
 

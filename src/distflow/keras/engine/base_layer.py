@@ -450,9 +450,7 @@ class Layer:
     def _node_attr(self, attr: str, what: str):
         if not self._inbound_nodes:
             raise AttributeError(f"The layer {self.name} has never been called and thus has no defined {what}.")
-        values = getattr(self._inbound_nodes[0], attr)
-        shapes = [tuple(t.shape.as_list()) if t.shape.ndims is not None else None for t in values]
-        return shapes[0] if len(shapes) == 1 else shapes
+        return self._one_or_list([_shape_tuple(t) for t in getattr(self._inbound_nodes[0], attr)])
 
     @property
     def input_shape(self):
@@ -465,8 +463,7 @@ class Layer:
     def _node_mask(self, attr: str):
         if not self._inbound_nodes:
             raise AttributeError(f"Layer {self.name} has never been called and thus has no defined {attr} mask.")
-        masks = [K._mask_table().get(t) for t in getattr(self._inbound_nodes[0], attr)]
-        return masks[0] if len(masks) == 1 else masks
+        return self._one_or_list([K._mask_table().get(t) for t in getattr(self._inbound_nodes[0], attr)])
 
     @property
     def input_mask(self):
