@@ -52,7 +52,8 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         if mode == estimator_lib.ModeKeys.PREDICT:
             return estimator_lib.EstimatorSpec(mode, predictions=predictions)
         # (metric objects made again in this graph: the model's own hold another graph's totals)
-        model._compiled = dict(compiled, metrics=_fresh(compiled["metrics"]))
+        model._compiled = dict(compiled, metrics=_fresh(compiled["metrics"]),
+                               weighted_metrics=_fresh(compiled.get("weighted_metrics")))
         model.output_names = output_names
         targets = [None if t is None else ops.convert_to_tensor(t)
                    for t in _ordered(labels, output_names, "labels", "output")]
