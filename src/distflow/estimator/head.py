@@ -69,8 +69,6 @@ class Head:
     """The interface of a head (the module's text). Subclasses set ``_impl`` (the canned
     estimators' head that computes labels, losses and predictions) and the metrics."""
 
-    _valid_keys: tuple = ()
-
     def __init__(self, impl, name, loss_reduction, loss_fn=None, weight_column=None):
         self._impl = impl
         self._name = name
@@ -147,10 +145,13 @@ class Head:
                 loss = loss + math_ops.add_n(list(regularization_losses))
             return loss
 
+    def _all_predictions(self, logits) -> dict:
+        return self._impl._predictions(logits)
+
     def predictions(self, logits, keys=None) -> dict:
         """The predictions by key (all of them, or those of ``keys``)."""
         with ops.name_scope("predictions"):
-            out = self._impl._predictions(self._logits(logits))
+            out = self._all_predictions(self._logits(logits))
         if not keys:
             return out
         keys = [keys] if isinstance(keys, str) else list(keys)
@@ -418,13 +419,10 @@ class RegressionHead(Head):
         super().__init__(impl, name, loss_reduction, loss_fn, weight_column)
         self._inverse_link_fn = inverse_link_fn
 
-    def predictions(self, logits, keys=None) -> dict:
+    def _all_predictions(self, logits) -> dict:
         if self._inverse_link_fn is None:
-            return super().predictions(logits, keys)
-        logits = self._logits(logits)
-        with ops.name_scope("predictions"):
-            out = {"predictions": self._inverse_link_fn(logits), "logits": logits}
-        return out if not keys else {k: out[k] for k in ([keys] if isinstance(keys, str) else keys)}
+            return super()._all_predictions(logits)
+        return {"predictions": self._inverse_link_fn(logits), "logits": logits}
 
     def _own_metrics(self, M) -> dict:
         return {self._key("prediction/mean"): M.Mean(name="prediction/mean"),
