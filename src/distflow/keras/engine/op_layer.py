@@ -40,10 +40,10 @@ class TensorFlowOpLayer(Layer):
         self.built = True
 
     def call(self, inputs):
-        given = iter(inputs if isinstance(inputs, (list, tuple)) else [inputs])
-        args = []
-        for i in range(len(self.constants) + len(inputs if isinstance(inputs, (list, tuple)) else [inputs])):
-            args.append(ops.convert_to_tensor(self.constants[i]) if i in self.constants else next(given))
+        given = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        pending = iter(given)  # (the op's inputs: the layer's in order, the constants at their places)
+        args = [ops.convert_to_tensor(self.constants[i]) if i in self.constants else next(pending)
+                for i in range(len(given) + len(self.constants))]
         attrs = {key: wire.attr_from_proto(value) for key, value in self.node_def.attr.items()
                  if key not in ("_output_shapes", "_class")}
         op = make_op(self.node_def.op, args, attrs, name=self.node_def.name)
