@@ -294,8 +294,9 @@ def write_doc(table: Table, header: str, begin: str = BEGIN, end: str = END) -> 
 def run_gpu(quick: bool) -> tuple[Table, int]:
     """The GPU kernel tests, then the GPU table; and the tests' exit status."""
     print("GPU kernel tests (pytest -m gpu)", flush=True)
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "gpu",
-                            os.path.join(HERE, "..", "tests", "test_gpu.py")], check=False)
+    # (in one process: the suite's pytest-xdist options are dropped, for images without it)
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                            "-m", "gpu", os.path.join(HERE, "..", "tests", "test_gpu.py")], check=False)
     table = Table()
     print("GPU throughput (samples/s; reference: PyTorch eager on the same GPU)", flush=True)
     bench_gpu.run(quick, lambda what, df, ref, target, met: table.add(what, df, ref, target=target, met=met))

@@ -68,13 +68,28 @@ GRADIENT_REFUSED = {
 }
 
 
+# The op types that the gradient checks of the suite's worker processes reached (pytest-xdist
+# runs the suite in several; each reports its share when it ends).
+_CHECKED_BY_WORKERS = set()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    _CHECKED_BY_WORKERS.update(getattr(node, "workeroutput", {}).get("checked_op_types", ()))
+
+
 def pytest_sessionfinish(session, exitstatus):
     """After a run of the whole suite, every op type with a registered gradient must have been
     reached by a float64 central-difference check (gradcheck.check_gradients): README says
-    every differentiable op is checked, and this keeps it true."""
+    every differentiable op is checked, and this keeps it true. Where the suite runs in
+    several processes, each worker hands its share to the controller, which checks the union."""
     import gradcheck
     from distflow.framework import registry
 
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # (a worker process: the controller checks)
+        workeroutput["checked_op_types"] = sorted(gradcheck.CHECKED_OP_TYPES)
+        return
     whole = not session.config.args or [os.path.abspath(a) for a in session.config.args] == [
         os.path.dirname(os.path.abspath(__file__))]
     if exitstatus != 0 or not whole or session.config.option.keyword or session.config.option.markexpr:
@@ -83,7 +98,7 @@ def pytest_sessionfinish(session, exitstatus):
     differentiable = {t for t, fn in registry._GRADIENTS.items() if fn is not registry._NO_GRADIENT
                       and registry._GRADIENT_SOURCES[t].startswith(src)  # (not the ones tests register,
                       and not t.startswith("CustomGradient-")}  # nor those each tf.custom_gradient makes)
-    unchecked = sorted(differentiable - gradcheck.CHECKED_OP_TYPES - set(GRADIENT_REFUSED))
+    unchecked = sorted(differentiable - gradcheck.CHECKED_OP_TYPES - _CHECKED_BY_WORKERS - set(GRADIENT_REFUSED))
     if unchecked:
         session.exitstatus = 1
         print(f"\nthese op types have a registered gradient that no gradient check reaches: {unchecked}; "
