@@ -764,19 +764,23 @@ def test_a_session_cluster_def_must_be_the_servers_own_cluster():
     """TF propagates a session's ConfigProto.cluster_def to running servers; distflow runs a
     session whose cluster_def is the server's own and refuses another by name (compat.md)."""
     server, other = tf.train.Server.create_local_server(), tf.train.Server.create_local_server()
-    own = tf.train.ClusterSpec({"localhost": [server.target[len("grpc://"):]]})
-    with tf.Graph().as_default():
-        c = tf.constant(17)
-        for named in (own, own.as_cluster_def()):
-            with tf.Session(server.target, config=tf.ConfigProto(cluster_def=named)) as sess:
-                assert sess.run(c) == 17
-        cluster = tf.train.ClusterDef()
-        job = cluster.job.add(name="worker")
-        job.tasks[0], job.tasks[1] = server.target[len("grpc://"):], other.target[len("grpc://"):]
-        with tf.Session(server.target, config=tf.ConfigProto(cluster_def=cluster)) as sess:
-            with pytest.raises(tf.errors.UnimplementedError, match="cluster_def names the cluster .*'worker'.* serves "
-                                                                  "the cluster .*'localhost'"):
-                sess.run(c)
+    try:
+        own = tf.train.ClusterSpec({"localhost": [server.target[len("grpc://"):]]})
+        with tf.Graph().as_default():
+            c = tf.constant(17)
+            for named in (own, own.as_cluster_def()):
+                with tf.Session(server.target, config=tf.ConfigProto(cluster_def=named)) as sess:
+                    assert sess.run(c) == 17
+            cluster = tf.train.ClusterDef()
+            job = cluster.job.add(name="worker")
+            job.tasks[0], job.tasks[1] = server.target[len("grpc://"):], other.target[len("grpc://"):]
+            with tf.Session(server.target, config=tf.ConfigProto(cluster_def=cluster)) as sess:
+                with pytest.raises(tf.errors.UnimplementedError, match="cluster_def names the cluster .*'worker'.* "
+                                                                      "serves the cluster .*'localhost'"):
+                    sess.run(c)
+    finally:  # (a server left running in this process would be the next one's neighbour)
+        server.stop()
+        other.stop()
 
 
 def test_import_meta_graph_of_a_bad_or_missing_file_is_an_io_error(tmp_path):
