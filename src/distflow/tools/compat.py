@@ -366,9 +366,11 @@ def namespaces() -> list[tuple[str, str]]:
                       "(sequences, text), Keras's "
                       "HDF5 files (`save`, "
                       "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "
-                      "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` MNIST, Fashion-MNIST and Boston housing from Keras's cache, "
+                      "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` (MNIST, Fashion-MNIST, "
+                      "Boston housing, IMDB, Reuters, CIFAR-10 and -100 from Keras's cache; the pickled ones "
+                      "through a loader that builds only arrays, lists and dicts), "
                       "`experimental.export_saved_model`/`load_from_saved_model` (the serving graph); not "
-                      "`save_format='tf'`, nor the pickled data sets (IMDB, Reuters, CIFAR), nor downloads")
+                      "`save_format='tf'`, nor downloads")
         elif name == "test":
             status = ("partial: `TestCase` as TF 1.x's tests use it (a fresh default graph with TF's test seed "
                       "for each test, `session`/`cached_session`/`test_session`, `evaluate`, `checkedThread`, "
