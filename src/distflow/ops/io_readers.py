@@ -258,19 +258,20 @@ class IdentityReader(ReaderBase):
 def _decode_raw_kernel(xp, data, *, out_type, little_endian):
     np_dtype = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
     records = np.asarray(data, dtype=object).reshape(-1)
-    for record in records:
-        if len(record) % np_dtype.itemsize:
-            raise errors.InvalidArgumentError(None, None, f"Input to DecodeRaw has length {len(record)} that is not "
+    lengths = [len(record) for record in records]
+    for length in lengths:
+        if length % np_dtype.itemsize:
+            raise errors.InvalidArgumentError(None, None, f"Input to DecodeRaw has length {length} that is not "
                                                           f"a multiple of {np_dtype.itemsize}, the size of "
                                                           f"{out_type.name}")
-    flat = [np.frombuffer(d, dtype=np_dtype) for d in records]
-    for i, record in enumerate(records[1:], 1):
-        if len(record) != len(records[0]):
+    for i, length in enumerate(lengths[1:], 1):
+        if length != lengths[0]:
             raise errors.InvalidArgumentError(None, None, f"DecodeRaw requires input strings to all be the same "
-                                                          f"size, but element {i} has size {len(record)} != "
-                                                          f"{len(records[0])}")
-    width = flat[0].size if flat else 0
-    out = np.stack(flat) if flat else np.zeros((0, 0))
+                                                          f"size, but element {i} has size {length} != "
+                                                          f"{lengths[0]}")
+    width = lengths[0] // np_dtype.itemsize if lengths else 0
+    # (the records' bytes joined, then read as one array: one copy, not one array a record)
+    out = np.frombuffer(b"".join(records), dtype=np_dtype).reshape(len(records), width)
     return out.astype(out_type.as_numpy_dtype).reshape(np.shape(data) + (width,))
 
 

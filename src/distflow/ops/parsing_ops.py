@@ -85,6 +85,11 @@ def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, d
     variable = [s.ndims is not None and s.ndims > 0 and s.dims[0].value is None for s in dense_shapes]
     dense = [[] if v else np.empty([len(records)] + s.as_list(), dtype=_np_dtype(d))
              for s, d, v in zip(dense_shapes, Tdense, variable)]
+    # (a fixed-shape feature's rows are written straight into its batch's array, one row of
+    # `size` values a record, its default's where the record lacks it)
+    sizes = [None if v else (s.num_elements() if s.ndims else 1) for s, v in zip(dense_shapes, variable)]
+    rows_of = [None if v else d.reshape(len(records), n) for d, v, n in zip(dense, variable, sizes)]
+    kinds = [_KINDS[t] for t in Tdense]
     sparse = [([], 0) for _ in sparse_keys]
     example = pb.Example()
     for r, record in enumerate(records):
@@ -103,9 +108,23 @@ def _parse_example_kernel(xp, serialized, *, dense_keys, Tdense, dense_shapes, d
             if variable[i]:
                 dense[i].append(_sequence_feature(features, key, dtype, shape))
                 continue
-            row = _dense_feature(features, key, dtype, shape, defaults[i], has_default[i],
-                                 f"Key: {key}.  Can't parse serialized Example", "Feature")
-            dense[i][r] = row if row.ndim else row[()]  # (a scalar string goes in as bytes, not an array)
+            feature = features[key] if key in features else None
+            kind = None if feature is None else feature.WhichOneof("kind")  # (a Feature of no kind is missing)
+            if kind is None:
+                if not has_default[i]:
+                    raise errors.InvalidArgumentError(None, None, f"Feature: {key} (data type: {dtype.name}) is "
+                                                                  "required but could not be found.")
+                rows_of[i][r] = np.asarray(defaults[i], dtype=_np_dtype(dtype)).reshape(-1)  # (one value: repeated)
+                continue
+            values = getattr(feature, kind).value if kind == kinds[i] and kind != "float_list" else \
+                _values(feature, dtype, key)  # (a list of another kind: its error; floats: read packed)
+            if len(values) != sizes[i]:
+                raise errors.InvalidArgumentError(None, None, f"Key: {key}.  Can't parse serialized Example: "
+                                                              f"expected {sizes[i]} values, got {len(values)}")
+            if sizes[i] == 1:
+                rows_of[i][r, 0] = values[0]  # (a string goes in as bytes, not as a sequence of them)
+            else:
+                rows_of[i][r] = values
     for i in range(len(dense)):
         if variable[i]:
             dense[i] = _padded(dense[i], dense_shapes[i], Tdense[i], defaults[i], len(records))
