@@ -294,14 +294,18 @@ def _parse_raw(serialized, features: dict, name):
     def strings(values):
         return constant(np.array([v.encode() for v in values], dtype=object).reshape(-1), dtypes.string)
     # (TensorFlow's ParseExampleV2, as TF 1.15's parse_example builds it: TensorFlow imports it)
-    def default_input(value, given, shape, dtype):
+    def default_input(key, value, given, shape, dtype):
         if isinstance(value, ops.Tensor):  # (a default known when run)
             return value if not shape.is_fully_defined() else reshape(value, shape.as_list())
         if not given:
             return constant(np.zeros(0, value.dtype), dtype)
+        if shape.is_fully_defined() and value.size != shape.num_elements():
+            raise ValueError(f"Feature {key!r}: its default_value has {value.size} elements, its shape {shape} "
+                             f"{shape.num_elements()}")
         return constant(value if not shape.is_fully_defined() else np.reshape(value, shape.as_list()), dtype)
 
-    default_inputs = [default_input(d, h, s, t) for d, h, s, t in zip(defaults, has_default, shapes, tdense)]
+    default_inputs = [default_input(k, d, h, s, t)
+                      for k, d, h, s, t in zip(dense_keys, defaults, has_default, shapes, tdense)]
     with ops.name_scope(name or "ParseExample"):
         op = make_op("ParseExampleV2", [serialized, strings([]), strings(sparse_keys), strings(dense_keys),
                                         strings([]), *default_inputs],
