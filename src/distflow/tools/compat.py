@@ -135,7 +135,8 @@ DIFFERENT = {
                             "`step_context`)",
     },
     "data": {
-        "Dataset": "runs in the process that built it (`prefetch` in a thread of its own); `cache(filename)` "
+        "Dataset": "runs in the process that built it (`prefetch` in a thread of its own; `map` and "
+                   "`interleave` take `num_parallel_calls` and run one element at a time); `cache(filename)` "
                    "writes distflow's own file format, not TF's; a program tensor a map function reads is "
                    "evaluated when the iterator is initialized, and a map function cannot update a variable; an "
                    "element's error ends the pass (TF goes on with the next element); SparseTensor components "
