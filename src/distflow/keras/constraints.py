@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .. import cast, clip_by_value, greater_equal, reduce_sum, sqrt, square
+import numpy as np
+
+from .. import cast, clip_by_value, gather, greater_equal, reduce_sum, reshape, sqrt, square
 from . import backend as K
 from .object_registry import deserialize_with, lookup
 
@@ -57,10 +59,38 @@ class MinMaxNorm(Constraint):
         return w * (desired / (K.epsilon() + norms))
 
 
+class RadialConstraint(Constraint):
+    """A convolution's kernel ``(rows, cols, in, out)`` made the same on each square ring
+    around its centre, for every input and output channel: each ring takes one value of the
+    kernel's diagonal, TF 1.15's Keras's choice. For ``k`` rows and ``s = k // 2``: an odd
+    kernel's centre takes ``w[s-1, s-1]`` and its ring ``d`` ``w[s+d-1, s+d-1]``; an even
+    kernel's middle 2x2 takes ``w[s-1, s-1]`` and its ring ``d`` ``w[s+d, s+d]``. (Keras's
+    docstring draws the even case the other way round; this is what its code computes.)
+    One gather of the kernel's rows, so the gradient flows to the diagonal values used."""
+
+    def __call__(self, w):
+        shape = w.shape
+        if shape.ndims != 4:
+            raise ValueError(f"The weight tensor must be of rank 4, but is of shape: {shape}")
+        rows, cols, channels, kernels = shape.as_list()
+        if rows is None or rows != cols or rows < 2:
+            raise ValueError(f"RadialConstraint needs a square kernel of at least 2 rows, got {rows}x{cols}")
+        s = rows // 2
+        distance = np.arange(rows) - s if rows % 2 else np.where(np.arange(rows) < s, s - 1 - np.arange(rows),
+                                                                   np.arange(rows) - s)
+        ring = np.maximum(np.abs(distance)[:, None], np.abs(distance)[None, :])
+        source = np.where(ring == 0, s - 1, s + ring - (1 if rows % 2 else 0))
+        flat = reshape(w, [rows * cols, channels * kernels])
+        picked = gather(flat, (source * cols + source).reshape(-1).astype(np.int32))
+        return reshape(picked, [rows, cols, channels, kernels])
+
+
 max_norm, non_neg, unit_norm, min_max_norm = MaxNorm, NonNeg, UnitNorm, MinMaxNorm
+radial_constraint = RadialConstraint
 
 
-_BY_CLASS = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm}
+_BY_CLASS = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm,
+             "RadialConstraint": RadialConstraint}
 
 
 def serialize(constraint):
@@ -81,7 +111,8 @@ def get(identifier):
     if isinstance(identifier, dict):
         return deserialize(identifier)
     if isinstance(identifier, str):
-        table = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm, "min_max_norm": MinMaxNorm}
+        table = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm, "min_max_norm": MinMaxNorm,
+                 "radial_constraint": RadialConstraint}
         if identifier not in table:
             raise ValueError(f"Unknown constraint: {identifier}")
         return table[identifier]()

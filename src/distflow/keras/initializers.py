@@ -12,6 +12,7 @@ zeros, ones, constant = Zeros, Ones, Constant
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
 glorot_normal, glorot_uniform, orthogonal, identity = GlorotNormal, GlorotUniform, Orthogonal, Identity
 variance_scaling = VarianceScaling
+normal, uniform = RandomNormal, RandomUniform  # (TF 1.x's Keras's short names)
 
 _BY_NAME = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,

@@ -71,6 +71,7 @@ sparse_categorical_crossentropy = losses_lib.sparse_categorical_crossentropy
 hinge, squared_hinge = losses_lib.hinge, losses_lib.squared_hinge
 kullback_leibler_divergence = kld = KLD = losses_lib.kullback_leibler_divergence
 poisson, cosine_proximity = losses_lib.poisson, losses_lib.cosine_similarity
+cosine = cosine_proximity  # (TF 1.x: the loss's sign, -1 for the same direction)
 
 _BY_NAME = {
     "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,

@@ -22,6 +22,11 @@ def model_from_json(json_string, custom_objects=None):
     return model_from_config(json.loads(json_string), custom_objects)
 
 
+def model_from_yaml(yaml_string, custom_objects=None):
+    """The model a ``to_yaml`` described (PyYAML's safe loader: plain values only)."""
+    return model_from_config(saving.yaml().safe_load(yaml_string), custom_objects)
+
+
 def clone_model(model, input_tensors=None, clone_function=None):
     """A model of the same architecture with fresh weights (from its config); with
     ``input_tensors`` (a tensor or a list, Keras's or not), built on them."""

@@ -35,6 +35,15 @@ def h5py():
     return module
 
 
+def yaml():
+    """PyYAML, for ``to_yaml`` and ``model_from_yaml`` (optional, as in Keras)."""
+    try:
+        import yaml as module  # noqa: PLC0415 - optional
+    except ImportError:
+        raise ImportError("Requires yaml module installed (`pip install pyyaml`).") from None
+    return module
+
+
 def is_hdf5(filepath) -> bool:
     return str(filepath).endswith((".h5", ".hdf5", ".keras"))
 

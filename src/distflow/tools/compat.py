@@ -366,11 +366,13 @@ def namespaces() -> list[tuple[str, str]]:
                       "`utils` and `preprocessing` "
                       "(sequences, text), Keras's "
                       "HDF5 files (`save`, "
-                      "`load_model`, `save_weights`; with h5py) and TF checkpoints, `estimator.model_to_estimator`, `fit` "
+                      "`load_model`, `save_weights`, `utils.HDF5Matrix`; with h5py), YAML configs (with PyYAML) "
+                      "and TF checkpoints, `estimator.model_to_estimator`, `fit` "
                       "in a MirroredStrategy or MultiWorkerMirroredStrategy scope, `datasets` (MNIST, Fashion-MNIST, "
                       "Boston housing, IMDB, Reuters, CIFAR-10 and -100 from Keras's cache; the pickled ones "
                       "through a loader that builds only arrays, lists and dicts), "
-                      "`experimental.export_saved_model`/`load_from_saved_model` (the serving graph); not "
+                      "`experimental.export_saved_model`/`load_from_saved_model` (the serving graph), every "
+                      "other name of TF 1.15's `tf.keras` modules but `mixed_precision`; not "
                       "`save_format='tf'`, nor downloads")
         elif name == "test":
             status = ("partial: `TestCase` as TF 1.x's tests use it (a fresh default graph with TF's test seed "

@@ -892,6 +892,10 @@ class Model(Network):
         return json.dumps({"class_name": type(self).__name__, "config": self.get_config(),
                            "keras_version": "2.2.4-tf", "backend": "tensorflow"}, default=_jsonable, **kwargs)
 
+    def to_yaml(self, **kwargs) -> str:
+        """The model's description as YAML (needs PyYAML; ``models.model_from_yaml`` reads it)."""
+        return saving.yaml().safe_dump(json.loads(self.to_json()), **kwargs)
+
     def reset_metrics(self) -> None:
         """Sets the metric objects' totals back to zero (``fit`` does at each epoch's start,
         ``evaluate`` before it begins; metric functions are averaged per call anyway)."""
@@ -1017,8 +1021,9 @@ def _counted(steps):
 
 
 def _batch_source(x):
-    """Batches to draw from ``x`` (a Dataset, generator or Sequence), or None for arrays."""
-    if x is None or isinstance(x, (np.ndarray, list, tuple, dict)) or np.isscalar(x):
+    """Batches to draw from ``x`` (a Dataset, generator or Sequence), or None for arrays (and
+    what reads as one: an ``HDF5Matrix``, a pandas DataFrame, as Keras took its values)."""
+    if x is None or isinstance(x, (np.ndarray, list, tuple, dict)) or np.isscalar(x) or hasattr(x, "__array__"):
         return None
     return _Batches(x)
 

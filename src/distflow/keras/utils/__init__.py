@@ -1,5 +1,5 @@
 """``tf.keras.utils``: ``to_categorical``, ``normalize``, ``Progbar``, ``Sequence``,
-``multi_gpu_model``, ``plot_model``, the enqueuers and friends."""
+``multi_gpu_model``, ``plot_model``, the enqueuers, ``HDF5Matrix`` and friends."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ..object_registry import (CustomObjectScope, custom_object_scope, deseriali
                                get_custom_objects, serialize_keras_object)
 from .data_utils import GeneratorEnqueuer, OrderedEnqueuer, SequenceEnqueuer, get_source_inputs  # noqa: F401
 from .generic_utils import Progbar  # noqa: F401
+from .io_utils import HDF5Matrix  # noqa: F401
 from .multi_gpu_utils import multi_gpu_model  # noqa: F401
 from .vis_utils import model_to_dot, plot_model  # noqa: F401
 
