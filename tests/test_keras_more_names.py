@@ -172,3 +172,15 @@ def test_a_model_written_as_yaml_is_built_again_from_it(fresh_keras, monkeypatch
     monkeypatch.setitem(sys.modules, "yaml", None)  # (as if PyYAML were not installed)
     with pytest.raises(ImportError, match="pip install pyyaml"):
         model.to_yaml()
+
+
+def test_a_data_frame_fits_and_predicts_as_its_values(fresh_keras):
+    pd = pytest.importorskip("pandas", reason="data frames need pandas (the 'examples' extra)")
+    values, targets = rng.randn(8, 3).astype(np.float32), rng.randn(8).astype(np.float32)
+    model = small_model()
+    weights = model.get_weights()
+    model.fit(pd.DataFrame(values, columns=list("abc")), pd.Series(targets), batch_size=4, shuffle=False, verbose=0)
+    from_frame = model.predict(pd.DataFrame(values))
+    model.set_weights(weights)
+    model.fit(values, targets, batch_size=4, shuffle=False, verbose=0)
+    np.testing.assert_allclose(from_frame, model.predict(values), rtol=1e-6)
