@@ -45,18 +45,20 @@ class LocalCluster:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         self.procs[(job, index)] = proc
         deadline = time.monotonic() + timeout
-        line = b""
+        line, said = b"", []
         while time.monotonic() < deadline:
             line = proc.stdout.readline()
             if line.startswith(b"serving") or not line:
                 break
+            said.append(line)
         if not line.startswith(b"serving"):
             try:  # (a process that exited says how: its status, or the signal that ended it)
                 status = proc.wait(5)
             except subprocess.TimeoutExpired:
                 status = "still running"
             self.close()
-            raise RuntimeError(f"server {job}:{index} did not start: {line!r} (exit status {status})")
+            raise RuntimeError(f"server {job}:{index} did not start (exit status {status}); it said:\n"
+                               f"{b''.join(said).decode(errors='replace')[-3000:]}")
 
     def target(self, job: str, index: int = 0) -> str:
         return "grpc://" + self.spec[job][index]

@@ -15,6 +15,25 @@ def pytest_configure(config):
         import compileall
 
         compileall.compile_dir(os.path.dirname(tf.__file__), quiet=2)
+    _share_ports()
+
+
+def _share_ports():
+    """Where the suite runs in several worker processes (pytest-xdist), each takes its own
+    block of the ports that tests' clusters pick from, so that a port one worker chose for a
+    server that has not started yet cannot be chosen by another (each worker's processes
+    inherit its block through DISTFLOW_PORT_RANGE)."""
+    from distflow.tools import launcher
+
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER"), os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if not worker or not count or os.environ.get(launcher.PORT_RANGE_ENV):
+        return
+    ports = launcher.port_range()
+    if ports is None:
+        return
+    index, count = int(worker.lstrip("gw")), int(count)
+    block = len(ports) // count
+    os.environ[launcher.PORT_RANGE_ENV] = f"{ports[index * block]}-{ports[(index + 1) * block - 1]}"
 
 
 @pytest.fixture(autouse=True)

@@ -323,3 +323,23 @@ def test_train_and_evaluate_under_the_launcher_matches_one_process(tmp_path, lay
                 steps.setdefault(value.tag, []).append((event.step, value.simple_value))
     assert max(step for step, _ in steps["loss"]) >= 200 and "mae" in steps
     assert np.isclose(sorted(steps["loss"])[-1][1], cluster["loss"])
+
+
+def test_the_ports_come_from_distflow_port_range_where_it_is_set(monkeypatch):
+    from distflow.tools import launcher
+
+    monkeypatch.setenv(launcher.PORT_RANGE_ENV, "21000-21009")
+    assert launcher.port_range() == range(21000, 21010)
+    ports = launcher.free_ports(4)
+    assert len(set(ports)) == 4 and all(21000 <= p <= 21009 for p in ports)
+    cluster = launcher.make_cluster(1, 2, chief=False)
+    assert all(21000 <= int(a.rsplit(":", 1)[1]) <= 21009 for addrs in cluster.values() for a in addrs)
+    with pytest.raises(RuntimeError, match="fewer than 11 free ports"):
+        launcher.free_ports(11)
+    for bad in ("21000", "a-b", "900-1000", "3000-2000"):
+        monkeypatch.setenv(launcher.PORT_RANGE_ENV, bad)
+        with pytest.raises(ValueError, match="DISTFLOW_PORT_RANGE"):
+            launcher.port_range()
+    monkeypatch.delenv(launcher.PORT_RANGE_ENV)
+    below = launcher.port_range()
+    assert below is None or below.stop <= launcher._ephemeral_low()

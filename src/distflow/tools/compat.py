@@ -113,6 +113,8 @@ DIFFERENT = {
         **{name: "the regions' boundaries are drawn by distflow's generator: TensorFlow's rules (lengths K or "
                  "K + 1, shuffled or pseudo-random), not its numbers; given the same boundaries, the same "
                  "outputs and gradients" for name in ("fractional_max_pool", "fractional_avg_pool")},
+        "ctc_loss_v2": "a label equal to the blank index is an InvalidArgumentError (TensorFlow reads it as "
+                       "another class, silently)",
         "dynamic_rnn": "a tf.while_loop over time as in TF 1.x; a gradient sums a weight's per-step products "
                        "as one product after the loop",
     },

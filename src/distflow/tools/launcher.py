@@ -12,7 +12,8 @@ failing worker's, and the launcher lists every task that failed. Each task runs 
 own process group: Ctrl-C or SIGTERM to the launcher stops every task (and anything they
 started) and exits with 130 or 143. The tasks share a token that their servers require of
 every caller (a new one for each launch, unless DISTFLOW_TOKEN or DISTFLOW_TOKEN_FILE is
-set): other processes on the machine cannot use the cluster.
+set): other processes on the machine cannot use the cluster. The ports come from
+DISTFLOW_PORT_RANGE where it is set (:func:`port_range`).
 """
 
 from __future__ import annotations
@@ -34,15 +35,37 @@ from ..distributed.cpu_share import BLAS_THREAD_VARIABLES
 from ..platform.cpus import usable_cores
 
 
-def free_ports(n: int) -> list[int]:
-    """n distinct free TCP ports on 127.0.0.1 (held open together while chosen).
+PORT_RANGE_ENV = "DISTFLOW_PORT_RANGE"
 
-    They are taken below the kernel's ephemeral range when it can say what that is: a
-    port from that range could be handed out again by the kernel (to a data-path
+
+def port_range() -> range | None:
+    """The ports the launcher picks from: ``DISTFLOW_PORT_RANGE`` ("LOW-HIGH", both included)
+    where it is set (a firewall's open range, or one launcher's share where several start
+    clusters on one machine at once), else the 12,000 ports below the kernel's ephemeral
+    range, or None where that is unknown."""
+    given = os.environ.get(PORT_RANGE_ENV, "").strip()
+    if given:
+        try:
+            low, high = (int(part) for part in given.split("-"))
+        except ValueError:
+            raise ValueError(f"{PORT_RANGE_ENV}={given!r}: expected LOW-HIGH, e.g. 20000-20999") from None
+        if not 1024 <= low <= high <= 65535:
+            raise ValueError(f"{PORT_RANGE_ENV}={given!r}: expected 1024 <= LOW <= HIGH <= 65535")
+        return range(low, high + 1)
+    low = _ephemeral_low()
+    return range(max(1024, low - 12000), low) if low and low > 2048 else None
+
+
+def free_ports(n: int) -> list[int]:
+    """n distinct free TCP ports on 127.0.0.1 (held open together while chosen), from
+    :func:`port_range`.
+
+    By default they are taken below the kernel's ephemeral range when it can say what that
+    is: a port from that range could be handed out again by the kernel (to a data-path
     socket binding port 0, say) before the task it was chosen for starts listening.
     """
-    low = _ephemeral_low()
-    candidates = list(range(max(1024, low - 12000), low)) if low and low > 2048 else []
+    chosen = port_range()
+    candidates = list(chosen) if chosen is not None else []
     random.shuffle(candidates)
     socks = []
     try:
@@ -56,6 +79,8 @@ def free_ports(n: int) -> list[int]:
                 s.close()
                 continue
             socks.append(s)
+        if len(socks) < n and os.environ.get(PORT_RANGE_ENV, "").strip():
+            raise RuntimeError(f"{PORT_RANGE_ENV}={os.environ[PORT_RANGE_ENV]}: fewer than {n} free ports in it")
         while len(socks) < n:  # no range known, or not enough free ports below it
             s = socket.socket()
             s.bind(("127.0.0.1", 0))
