@@ -152,14 +152,14 @@ def _raises(reader, name):
 def test_the_crc32c_of_long_inputs_is_the_byte_by_byte_one():
     assert crc.crc32c(b"123456789") == 0xE3069283  # (the check value of CRC-32C)
     rng = np.random.default_rng(3)
-    for size in (0, 1, 65535, 65536, 65537, 4096 * 23 + 7, 300_001):
+    for size in (0, 1, 2, 3, 4, 5, 63, 64, 65, 1023, 1024, 1025, 65535, 65536, 65537, 4096 * 23 + 7, 300_001):
         data = rng.integers(0, 256, size, dtype=np.uint8).tobytes()
         assert crc.crc32c(data) == crc._bytewise(data), size
         cut = size // 3
         assert crc.crc32c(data[cut:], crc.crc32c(data[:cut])) == crc._bytewise(data), size
     assert crc.unmask(crc.masked_crc32c(b"abc")) == crc.crc32c(b"abc")
     messages = [rng.integers(0, 256, int(n), dtype=np.uint8).tobytes() for n in rng.integers(0, 3000, 700)]
-    messages += [b"", b"x", rng.integers(0, 256, 70_000, dtype=np.uint8).tobytes()]
+    messages += [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in (0, 1, 3, 4, 5, 63, 64, 65, 70_000)]
     assert crc.crc32c_many(messages) == [crc._bytewise(m) for m in messages]
 
 

@@ -7,6 +7,7 @@ DataLossError on a mismatch, so a torn or damaged file is never read as data.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import struct
@@ -14,6 +15,13 @@ import zlib
 
 from ..framework import errors
 from .crc32c import crc32c, masked_crc32c, masked_many  # noqa: F401 - (tf_record.crc32c: the name other modules use)
+
+
+@functools.lru_cache(maxsize=4096)
+def _masked_length_sum(length_bytes: bytes) -> int:
+    """The masked CRC of a record's length field: records of one length share it, and a
+    file's records have few lengths."""
+    return masked_crc32c(length_bytes)
 
 
 def encode_record(data: bytes) -> bytes:
@@ -120,11 +128,10 @@ class TFRecordWriter:
         records, self._pending, self._pending_bytes = self._pending, [], 0
         if not records:
             return
-        headers = [struct.pack("<Q", len(r)) for r in records]
-        sums = masked_many(headers + records)
         parts = []
-        for i, (header, record) in enumerate(zip(headers, records)):
-            parts += [header, struct.pack("<I", sums[i]), record, struct.pack("<I", sums[len(records) + i])]
+        for record, data_sum in zip(records, masked_many(records)):
+            header = struct.pack("<Q", len(record))
+            parts += [header, struct.pack("<I", _masked_length_sum(header)), record, struct.pack("<I", data_sum)]
         self._file.write(b"".join(parts))
 
     def flush(self) -> None:
@@ -172,8 +179,8 @@ _BATCH_BYTES = 4 << 20  # records read ahead, and checked together, at a time
 def _records(f, path):
     """The records of the open file ``f``: each length checked as it is read (a damaged one
     must not make us read gigabytes), the data of up to 4 MB of records checked together
-    (platform/crc32c.crc32c_many: 150-200 MB/s for records of 1 KB, against 11 MB/s one by
-    one); records before a damaged one are given first, then the DataLossError."""
+    (platform/crc32c.crc32c_many: some 350 MB/s for records of 1 KB, against 5-11 MB/s one
+    by one); records before a damaged one are given first, then the DataLossError."""
     while True:
         batch, size, problem, ended = [], 0, None, False
         while size < _BATCH_BYTES:
@@ -185,7 +192,7 @@ def _records(f, path):
                 problem = f"truncated record header in {path}"
                 break
             length_bytes, crc = header[:8], struct.unpack("<I", header[8:])[0]
-            if masked_crc32c(length_bytes) != crc:
+            if _masked_length_sum(length_bytes) != crc:
                 problem = f"corrupted record length in {path}"
                 break
             (length,) = struct.unpack("<Q", length_bytes)
