@@ -351,6 +351,16 @@ def test_a_callable_resolves_its_fetches_once_and_checks_each_call_as_run_does()
         with pytest.raises(ValueError, match="lose information"):
             call([1.5], "x")  # (a lossy feed, as run refuses it)
         assert call(np.array([]), "x")["sum"] == 0  # (an empty float64 array loses nothing)
+        # (arrays of the placeholder's dtype are taken as they are; the rest are converted or refused as run does)
+        assert call(np.array([4, 5], np.int32), "x")["sum"] == 9 and call(np.array([4, 5], np.int64), "x")["sum"] == 9
+        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(2, 2\) for Tensor 'a:0'"):
+            call(np.ones([2, 2], np.int32), "x")
+        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(\)"):
+            call(np.int32(3), "x")
+        scalar = sess.make_callable(a[0] + tf.cast(tf.placeholder_with_default(np.int32(1), []), tf.int32), [a])
+        assert scalar(np.array([2**31 - 2], np.int64)) == 2**31 - 1
+        with pytest.raises(ValueError, match="out of its range"):
+            scalar(np.array([2**31], np.int64))
         with pytest.raises(TypeError, match="expects 2 feed values"):
             call([1])
         check = sess.make_callable(tf.debugging.assert_positive(a), [a])

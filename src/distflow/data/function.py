@@ -110,7 +110,7 @@ class TracedFunction:
             values = run(*element, *captured)
         except errors.OpError as e:
             raise type(e)(e.node_def, e.op, f"in the function given to {self._what}: {e.message}") from None
-        return tuple(np.asarray(v) if not isinstance(v, np.ndarray) else v for v in values)
+        return tuple([v if v.__class__ is np.ndarray else np.asarray(v) for v in values])
 
     def iterate(self, element: tuple, state, captured=()):
         """The elements of the dataset the function returns for ``element``."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import threading
 
@@ -261,19 +262,22 @@ class BaseSession:
         if feed_tensors is not None and len(set(feed_tensors)) != len(feed_tensors):
             feed_tensors = None  # (a tensor fed twice: the general way says what run says)
 
+        checks = [_feed_check(t) for t in feed_tensors] if feed_tensors is not None else None
+
         def call(*feed_values, **kwargs):
             if len(feed_values) != len(feed_list):
                 raise TypeError(f"The callable expects {len(feed_list)} feed values, got {len(feed_values)}")
-            if kwargs and not accept_options:
-                raise TypeError(f"The callable takes no keyword arguments (make it with accept_options=True): "
-                                f"{sorted(kwargs)}")
-            unknown = set(kwargs) - {"options", "run_metadata"}
-            if unknown:
-                raise TypeError(f"Unexpected keyword arguments {sorted(unknown)}")
-            if kwargs or feed_tensors is None or self._closed:  # (the general way)
+            if kwargs:
+                if not accept_options:
+                    raise TypeError(f"The callable takes no keyword arguments (make it with accept_options=True): "
+                                    f"{sorted(kwargs)}")
+                unknown = set(kwargs) - {"options", "run_metadata"}
+                if unknown:
+                    raise TypeError(f"Unexpected keyword arguments {sorted(unknown)}")
+            if kwargs or checks is None or self._closed:  # (the general way)
                 return self.run(fetches, dict(zip(feed_list, feed_values)) if feed_list else None,
                                 kwargs.get("options"), kwargs.get("run_metadata"))
-            values = [_feed_value(t, v) for t, v in zip(feed_tensors, feed_values)]
+            values = [check(v) for check, v in zip(checks, feed_values)]
             try:
                 out = self._run_step(elements, feed_tensors, values, self._timeout(None))
             except errors.OpError as e:
@@ -589,6 +593,32 @@ def _unshare(values: list, feed_values: list) -> None:
             continue  # (an array of its own: what kernels mostly return)
         if any(np.may_share_memory(v, f) for f in fed):
             values[i] = v.copy()
+
+
+def _feed_check(t: Tensor):
+    """``_feed_value`` for ``t``, with its dtype and shape looked up once: an array (or NumPy
+    scalar) of the tensor's dtype and a shape it takes is taken as it is, in a few
+    attribute reads; anything else goes the whole way (a callable's feeds, a dataset
+    function's elements)."""
+    dtype = t.dtype.base_dtype
+    if dtype in (dtypes.string, dtypes.resource, dtypes.variant) or t.shape.ndims is None:
+        return functools.partial(_feed_value, t)
+    np_dtype = np.dtype(dtype.as_numpy_dtype)
+    dims = tuple(t.shape.as_list())
+    fixed = None not in dims
+
+    def check(value):
+        if value.__class__ is not np.ndarray:
+            if not isinstance(value, np.generic):
+                return _feed_value(t, value)
+            value = np.asarray(value)
+        shape = value.shape
+        if value.dtype != np_dtype or (shape != dims if fixed else len(shape) != len(dims) or any(
+                d is not None and d != n for d, n in zip(dims, shape))):
+            return _feed_value(t, value)
+        return value
+
+    return check
 
 
 def _feed_value(t: Tensor, value):
