@@ -435,6 +435,53 @@ class _Map(_Unary):
                 raise
             yield out
 
+    def _batches(self, values, state, size: int, drop: bool, batched_fn):
+        """This map's elements in batches of ``size``, each computed by ``batched_fn`` (the
+        function rewritten for a batch: data/vectorize.py) over ``size`` input elements
+        stacked; a batch it cannot compute is mapped element by element instead."""
+        own, captured = self._split(values)
+        source = self._input._iterate(own, state)
+        spec = self._input.element_spec
+        carry = []  # (elements mapped one by one, not yet in a batch)
+        failed = 0  # (batches in a row the rewrite could not compute: after two, the pass goes without it)
+        while True:
+            chunk = list(itertools.islice(source, size - len(carry)))
+            if not chunk:
+                break
+            out = _batched_call(batched_fn, chunk, spec, state, captured) if failed < 2 else None
+            failed = failed + 1 if out is None else 0
+            if out is not None and not carry:
+                if len(chunk) == size or not drop:
+                    yield out
+                continue
+            if out is not None:
+                carry.extend(zip(*out))
+            else:
+                for element in chunk:
+                    try:
+                        carry.append(self._fn(element, state, captured))
+                    except errors.OpError:
+                        if state.stages.get("ignore_errors"):
+                            continue
+                        raise
+            if len(carry) == size:
+                yield _stack(carry, self.element_spec)
+                carry = []
+        if carry and not drop:
+            yield _stack(carry, self.element_spec)
+
+
+def _batched_call(batched_fn, elements: list, spec: structure.Spec, state, captured):
+    """``batched_fn`` over ``elements`` stacked, or None where they do not stack or the call
+    fails (the caller maps them one by one: the error, if any, comes again for its element)."""
+    try:
+        out = batched_fn(_stack(elements, spec), state, captured)
+    except (errors.OpError, ValueError):
+        return None
+    if any(np.ndim(v) == 0 or len(v) != len(elements) for v in out):
+        return None
+    return out
+
 
 class _Filter(_Unary):
     def __init__(self, input_dataset, predicate):
@@ -462,6 +509,11 @@ class _Batch(_Unary):
         self._drop_remainder = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool)
         spec = element_spec or input_dataset.element_spec
         super().__init__(input_dataset, spec.batched(rows), [batch_size, self._drop_remainder, *more_inputs])
+        self._batched_fn = None  # (a map before this batch, rewritten to run once a batch)
+        if type(self) is _Batch and type(input_dataset) is _Map:
+            from .vectorize import batched  # noqa: PLC0415 - tracing needs the runtime
+
+            self._batched_fn = batched(input_dataset._fn, input_dataset._input.element_spec)
 
     def _check_args(self, extra) -> None:
         if int(extra[0]) <= 0:
@@ -474,6 +526,9 @@ class _Batch(_Unary):
         rows = self._input._row_source(own, state) if type(self) is _Batch else None
         if rows is not None:
             yield from _gathered_batches(*rows, size, drop)
+            return
+        if self._batched_fn is not None:
+            yield from self._input._batches(own, state, size, drop, self._batched_fn)
             return
         batch = []
         for element in self._input._iterate(own, state):

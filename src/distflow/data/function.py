@@ -110,7 +110,9 @@ class TracedFunction:
             values = run(*element, *captured)
         except errors.OpError as e:
             raise type(e)(e.node_def, e.op, f"in the function given to {self._what}: {e.message}") from None
-        return tuple([v if v.__class__ is np.ndarray else np.asarray(v) for v in values])
+        # (a string comes back as bytes: an object array, as every string tensor's value)
+        return tuple([v if v.__class__ is np.ndarray else np.asarray(v, dtype=object) if isinstance(v, bytes)
+                      else np.asarray(v) for v in values])
 
     def iterate(self, element: tuple, state, captured=()):
         """The elements of the dataset the function returns for ``element``."""

@@ -138,7 +138,9 @@ DIFFERENT = {
     },
     "data": {
         "Dataset": "runs in the process that built it (`prefetch` in a thread of its own; `map` and "
-                   "`interleave` take `num_parallel_calls` and run one element at a time); `cache(filename)` "
+                   "`interleave` take `num_parallel_calls` and run one element at a time, except that a `map` "
+                   "before a `batch` runs once a batch where its ops allow: the same batches, faster); "
+                   "`cache(filename)` "
                    "writes distflow's own file format, not TF's; a program tensor a map function reads is "
                    "evaluated when the iterator is initialized, and a map function cannot update a variable; an "
                    "element's error ends the pass (TF goes on with the next element); SparseTensor components "
