@@ -361,6 +361,21 @@ def test_a_callable_resolves_its_fetches_once_and_checks_each_call_as_run_does()
         assert scalar(np.array([2**31 - 2], np.int64)) == 2**31 - 1
         with pytest.raises(ValueError, match="out of its range"):
             scalar(np.array([2**31], np.int64))
+        # (whole floats feed integer and bool placeholders, as TF 1.x converted them; fractions, NaN and
+        # floats out of the range do not)
+        assert call(np.ones(3), "x")["sum"] == 3 and scalar(np.array([2.0**31 - 2])) == 2**31 - 1
+        for bad, message in (([0.5], "lose information"), ([np.nan], "lose information"),
+                             ([2.0**31], "out of its range"), ([-2.0**31 - 1], "out of its range")):
+            with pytest.raises(ValueError, match=message):
+                call(np.array(bad), "x")
+        flag = tf.placeholder(tf.bool, [None])
+        assert sess.run(flag, {flag: np.array([1.0, 0.0])}).tolist() == [True, False]
+        with pytest.raises(ValueError, match="lose information"):
+            sess.run(flag, {flag: np.array([2.0])})
+        wide = tf.placeholder(tf.int64, [])
+        with pytest.raises(ValueError, match="out of its range"):
+            sess.run(wide, {wide: 2.0**63})
+        assert sess.run(wide, {wide: -2.0**63}) == -2**63
         with pytest.raises(TypeError, match="expects 2 feed values"):
             call([1])
         check = sess.make_callable(tf.debugging.assert_positive(a), [a])

@@ -621,6 +621,27 @@ def _feed_check(t: Tensor):
     return check
 
 
+def _whole(arr: np.ndarray, dtype) -> bool:
+    """Whether the floats ``arr`` are each a value of the integer or bool ``dtype``."""
+    if not arr.size:
+        return True
+    if dtype.is_bool:
+        return bool(np.all((arr == 0) | (arr == 1)))
+    return bool(np.all(np.isfinite(arr)) and np.all(arr == np.trunc(arr)))
+
+
+def _in_range(arr: np.ndarray, t: Tensor, dtype) -> np.ndarray:
+    """``arr`` (numbers), or the ValueError of a value out of the integer ``dtype``'s range."""
+    info = np.iinfo(dtype.as_numpy_dtype)
+    low, high = arr.min(), arr.max()
+    # (floats against the bounds as powers of two, which a float holds exactly)
+    if low < info.min or (high >= info.max + 1 if arr.dtype.kind == "f" else high > info.max):
+        raise ValueError(f"Cannot feed a value for Tensor '{t.name}' of dtype {dtype.name}: "
+                         f"{low if low < info.min else high} is out of its range "
+                         f"[{info.min}, {info.max}].")
+    return arr
+
+
 def _feed_value(t: Tensor, value):
     """A fed value as an array of the tensor's dtype; a lossy or misshapen feed is a ValueError.
     A TensorHandle feeds its string to a placeholder of handles, else its value."""
@@ -646,18 +667,16 @@ def _feed_value(t: Tensor, value):
         if arr.dtype == object:  # (numbers held in an object array, as np.array(rows, dtype=object) makes)
             arr = _unboxed(arr, t)
         if arr.dtype != dtype.as_numpy_dtype:
-            # (an empty array loses nothing: np.array([]) is float64, and feeds an int placeholder as in TF)
-            if arr.dtype.kind in "USO" or (arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool) and arr.size):
+            # (floats feed an integer or bool placeholder where each is one of its values, as TF 1.x
+            # converted them: np.ones(n) for int32 labels; a fraction or a NaN is refused, where TF
+            # truncated it; an empty array loses nothing: np.array([]) is float64)
+            if arr.dtype.kind in "USO" or (arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool)
+                                           and not _whole(arr, dtype)):
                 raise ValueError(f"Cannot feed a value of dtype {arr.dtype} for Tensor '{t.name}' "
                                  f"of dtype {dtype.name}: the conversion would lose information. "
                                  "Cast it first.")
-            if arr.dtype.kind in "iub" and dtype.is_integer and arr.size:
-                info = np.iinfo(dtype.as_numpy_dtype)
-                low, high = arr.min(), arr.max()
-                if low < info.min or high > info.max:
-                    raise ValueError(f"Cannot feed a value for Tensor '{t.name}' of dtype {dtype.name}: "
-                                     f"{low if low < info.min else high} is out of its range "
-                                     f"[{info.min}, {info.max}].")
+            if arr.dtype.kind in "iubf" and dtype.is_integer and arr.size:
+                arr = _in_range(arr, t, dtype)
             arr = arr.astype(dtype.as_numpy_dtype)
     if not t.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor '{t.name}', which "

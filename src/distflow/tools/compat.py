@@ -62,7 +62,7 @@ DIFFERENT = {
                        "cluster the session's server was started with (propagating another cluster to running "
                        "servers, each task renamed per session, is an UnimplementedError: servers take their "
                        "cluster when they start)",
-        "placeholder": "feeding a value that would lose information (float to int, out of range) is a ValueError",
+        "placeholder": "feeding a value that would lose information (a fraction or NaN to an integer, a value out of range) is a ValueError, where TF 1.x truncated or wrapped it; whole floats feed integers, as in TF",
         "py_func": "runs only in the process that built the graph",
         "get_session_handle": "the handle keeps the value its tensor had (TF 1.x kept the buffer: a handle of a "
                               "variable's read changed with the variable); the tensors of a remote session go when "
@@ -486,7 +486,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "`predict` on arrays or input functions, on tf.estimator's), `Experiment`, "
                       "`learn_runner.run` (each task's schedule from TF_CONFIG) and `RunConfig` (not export "
                       "strategies, contrib's own `Estimator` base or its monitors), "
-                      "`datasets.base.load_csv_with_header`, `ModeKeys` and "
+                      "`datasets.base.load_csv_with_header`, `datasets.mnist` (the tutorials' `read_data_sets`, "
+                      "which `from distflow.examples.tutorials.mnist import input_data` also gives: the IDX files "
+                      "are read from the directory, never downloaded), `ModeKeys` and "
                       "`preprocessing.VocabularyProcessor` (saved as JSON: TF's pickled files are refused), "
                       "`tf.contrib.layers`' old feature columns (`real_valued_column`, `sparse_column_with_*`, "
                       "`bucketized_column`, `crossed_column`, `embedding_column`, `one_hot_column`: "
