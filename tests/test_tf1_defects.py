@@ -1172,3 +1172,25 @@ def test_decode_base64_says_whether_a_character_or_the_length_is_wrong():
         for bad in ("ZGl+", "ZGl/", "ZG?z"):  # (not web-safe, or not base64 at all)
             with pytest.raises(tf.errors.InvalidArgumentError, match="invalid character"):
                 sess.run(decoded, {encoded: bad})
+
+
+def test_softmax_cross_entropy_takes_labels_of_another_rank_with_as_many_rows():
+    # (TF 1.x made matrices of logits and labels: a tutorial's labels=[one_hot] of shape [1, n, k] worked)
+    rng = np.random.RandomState(2)
+    logits_value, labels_value = rng.randn(5, 7), np.eye(7)[rng.randint(0, 7, 5)]
+    logits = tf.constant(logits_value)
+    labels = tf.placeholder(tf.float64, [None, 7])
+    loss = tf.nn.softmax_cross_entropy_with_logits_v2(logits=logits, labels=tf.stop_gradient([labels]))
+    also = tf.nn.softmax_cross_entropy_with_logits(logits=logits, labels=tf.reshape(labels, [5, 1, 7]))
+    grad = tf.gradients(tf.reduce_sum(loss), logits)[0]
+    shifted = logits_value - logits_value.max(axis=1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    with tf.Session() as sess:
+        got, got_also, got_grad = sess.run([loss, also, grad], {labels: labels_value})
+        np.testing.assert_allclose(got, -(labels_value * log_p).sum(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(got_also, got, rtol=1e-12)
+        np.testing.assert_allclose(got_grad, np.exp(log_p) - labels_value, rtol=1e-12)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+            sess.run(loss, {labels: labels_value[:3]})  # (fewer rows than the logits: refused when run)
+    with pytest.raises(ValueError, match="must have the same shape"):
+        tf.nn.softmax_cross_entropy_with_logits_v2(logits=logits, labels=tf.zeros([1, 5, 6], tf.float64))

@@ -390,6 +390,11 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
         labels = math_ops.cast(labels, logits.dtype.base_dtype)
     if axis not in (-1, None) and (logits.shape.ndims is None or axis != logits.shape.ndims - 1):
         logits, labels = _move_last(logits, axis), _move_last(labels, axis)
+    ranks = logits.shape.ndims, labels.shape.ndims
+    if None not in ranks and ranks[0] != ranks[1] and logits.shape[-1:].is_compatible_with(labels.shape[-1:]):
+        # (TF 1.x made matrices of both, their outer dimensions flattened: labels of another rank, with
+        # as many rows, are taken so; a reshape that fails at run time says how many values came)
+        labels = array_ops.reshape(labels, array_ops.shape(logits))
     if not logits.shape.is_compatible_with(labels.shape):
         raise ValueError(f"logits and labels must have the same shape, got {logits.shape} and {labels.shape}")
     op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None,
