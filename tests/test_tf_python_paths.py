@@ -1,0 +1,87 @@
+"""TensorFlow's internal module paths (distflow.python): the imports TF 1.x programs wrote
+give distflow's objects for the same TF names."""
+
+import numpy as np
+import pytest
+
+import distflow as tf
+
+
+def test_ops_framework_and_platform_modules_give_the_public_names():
+    from distflow.python.framework import constant_op, dtypes, graph_util, ops, tensor_shape, tensor_util
+    from distflow.python.ops import (array_ops, clip_ops, control_flow_ops, init_ops, math_ops, nn, nn_ops,
+                                     random_ops, rnn, rnn_cell_impl, state_ops, variable_scope, variables)
+    from distflow.python.platform import flags, gfile, test, tf_logging
+
+    assert ops.Graph is tf.Graph and ops.convert_to_tensor is tf.convert_to_tensor
+    assert ops.reset_default_graph is tf.reset_default_graph and ops.RegisterGradient is tf.RegisterGradient
+    assert dtypes.float32 is tf.float32 and tensor_shape.TensorShape is tf.TensorShape
+    assert tensor_util.constant_value is tf.contrib.util.constant_value and constant_op.constant is tf.constant
+    assert graph_util.convert_variables_to_constants is tf.graph_util.convert_variables_to_constants
+    assert math_ops.reduce_sum is tf.reduce_sum and nn_ops.relu is tf.nn.relu and nn.softmax is tf.nn.softmax
+    assert array_ops.concat is tf.concat and clip_ops.clip_by_global_norm is tf.clip_by_global_norm
+    assert control_flow_ops.cond is tf.cond and random_ops.random_normal is tf.random_normal
+    assert rnn_cell_impl.LSTMCell is tf.nn.rnn_cell.LSTMCell and rnn.dynamic_rnn is tf.nn.dynamic_rnn
+    assert variable_scope.variable_scope is tf.variable_scope and variables.Variable is tf.Variable
+    assert state_ops.assign is tf.assign and init_ops.glorot_uniform_initializer is tf.glorot_uniform_initializer
+    assert gfile.Exists is tf.gfile.Exists and tf_logging.info is tf.logging.info and test.TestCase is tf.test.TestCase
+    assert flags.DEFINE_integer is tf.app.flags.DEFINE_integer
+    import distflow.python.ops.math_ops as dotted
+    assert dotted is math_ops
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess.run(math_ops.add(array_ops.ones([2]), 1.0)).tolist() == [2.0, 2.0]
+
+
+def test_training_saved_model_keras_and_layers_paths():
+    from distflow.python import keras
+    from distflow.python.keras.layers import Dense
+    from distflow.python.layers import core
+    from distflow.python.saved_model import builder, signature_constants, tag_constants
+    from distflow.python.training import moving_averages, saver, training_util
+
+    assert Dense is tf.keras.layers.Dense and keras.models.Sequential is tf.keras.models.Sequential
+    assert core.dense is tf.layers.dense and tag_constants.SERVING == "serve"
+    assert signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
+    assert builder.SavedModelBuilder is tf.saved_model.builder.SavedModelBuilder
+    assert saver.Saver is tf.train.Saver and training_util.get_or_create_global_step is tf.train.get_or_create_global_step
+    assert callable(moving_averages.assign_moving_average)
+
+
+def test_device_lib_lists_the_cpu_and_only_real_gpus():
+    from distflow.python.client import device_lib
+
+    devices = device_lib.list_local_devices()
+    assert devices[0].name == "/device:CPU:0" and devices[0].device_type == "CPU"
+    assert 'device_type: "CPU"' in repr(devices[0])
+    # (distflow's simulated GPUs run CPU kernels: a program counting GPUs must find none here)
+    assert [d.device_type for d in devices if d.device_type == "GPU"] == (
+        ["GPU"] * len([d for d in devices if d.device_type == "GPU"]) if tf.test.is_gpu_available() else [])
+
+
+def test_inspect_checkpoint_prints_what_a_checkpoint_holds(tmp_path, capsys):
+    from distflow.python.tools import inspect_checkpoint as chkp
+
+    with tf.Graph().as_default():
+        tf.Variable(np.ones(3, np.float32), name="v1")
+        tf.Variable(-np.ones([2, 2], np.float32), name="v2")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model.ckpt"))
+    chkp.print_tensors_in_checkpoint_file(path, tensor_name="", all_tensors=True)
+    out = capsys.readouterr().out
+    assert "tensor_name:  v1\n[1. 1. 1.]" in out and "tensor_name:  v2" in out and "Total number of params: 7" in out
+    chkp.print_tensors_in_checkpoint_file(path, tensor_name="v2", all_tensors=False)
+    assert capsys.readouterr().out.startswith("tensor_name:  v2\n[[-1. -1.]")
+    with pytest.raises(KeyError, match="v3"):
+        chkp.print_tensors_in_checkpoint_file(path, tensor_name="v3", all_tensors=False)
+
+
+def test_a_name_distflow_lacks_names_tensorflows_module():
+    from distflow.python.ops import math_ops
+
+    with pytest.raises(AttributeError, match="no 'not_a_function' for TensorFlow's tensorflow.python.ops.math_ops"):
+        math_ops.not_a_function  # noqa: B018
+    from distflow.python.framework import ops
+    with pytest.raises(AttributeError, match="tensorflow.python.framework.ops"):
+        ops.no_such_name  # noqa: B018
