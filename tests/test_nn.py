@@ -232,11 +232,13 @@ def conv_input_grad_np(dy, f, input_shape, stride, padding):
     ((2, 7, 5, 2), (4, 4, 2, 3), 1, "SAME"), ((2, 8, 7, 3), (3, 3, 3, 2), 1, "VALID"),
     ((2, 20, 18, 3), (3, 3, 3, 2), 1, "VALID"),
     ((1, 3, 3, 2), (3, 3, 2, 2), 1, "VALID"), ((2, 3, 4, 2), (5, 5, 2, 2), 1, "SAME"),
-    ((2, 9, 9, 2), (3, 3, 2, 3), 2, "SAME")], ids=str)
+    ((2, 9, 9, 2), (3, 3, 2, 3), 2, "SAME"),
+    ((2, 9, 16, 1), (3, 16, 1, 4), 1, "VALID"), ((2, 7, 8, 2), (5, 6, 2, 3), 2, "SAME")], ids=str)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_conv2d_input_gradient_matches_numpy(xs, fs, stride, padding, dtype):
-    """Through both kernels: products added in place by BLAS (stride 1, little padding) and
-    products then adds (the others)."""
+    """Through the three kernels: products added in place by BLAS (stride 1, little padding),
+    one product per window added where it lies (fewer windows than filter positions: a text
+    CNN's filter as wide as its input), and products then adds (the others)."""
     f = r(*fs).astype(dtype)
     oh = -(-xs[1] // stride) if padding == "SAME" else (xs[1] - fs[0]) // stride + 1
     ow = -(-xs[2] // stride) if padding == "SAME" else (xs[2] - fs[1]) // stride + 1

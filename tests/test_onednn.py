@@ -20,6 +20,18 @@ from distflow.runtime import onednn
 onednn.register()
 needs_onednn = pytest.mark.skipif(not onednn.available(), reason="oneDNN (the onednn extra) is not installed")
 
+
+@pytest.fixture(autouse=True)
+def onednn_input_gradients(monkeypatch, request):
+    """Every input gradient here is oneDNN's (the kernels time oneDNN against NumPy per shape
+    and may hand a shape to NumPy: what these tests check is oneDNN's values), but in the
+    test of that choice."""
+    if onednn.available() and "goes_to_numpy" not in request.node.name:
+        from distflow.runtime.onednn import kernels
+
+        monkeypatch.setattr(kernels, "_INPUT_GRADIENT_BY", {})
+        monkeypatch.setattr(kernels, "_faster_input_gradient", lambda onednn_kernel, numpy_kernel: "onednn")
+
 # (input shape, filter shape, stride, padding): odd sizes, one channel, strides that do not
 # divide the input, VALID windows that stop short of its end, a filter wider than tall
 CONVOLUTIONS = [
@@ -577,3 +589,24 @@ def test_the_library_loads_with_a_spin_count_unless_the_user_chose_one(exported)
     assert done.returncode == 0, done.stderr
     from distflow.runtime.onednn import library
     assert done.stdout.strip() in ((exported,) if exported else ("0", str(library.SPIN_WHERE_WAKES_ARE_SLOW)))
+
+
+@needs_onednn
+def test_an_input_gradient_numpy_computes_in_under_half_onednns_time_goes_to_numpy(monkeypatch):
+    from distflow.runtime.onednn import kernels
+
+    clock = iter([0.0, 1.0, 1.4])  # (a fake clock: oneDNN 1.0 s, NumPy 0.4 s)
+    monkeypatch.setattr(kernels.time, "perf_counter", lambda: next(clock))
+    calls = []
+    assert kernels._faster_input_gradient(lambda: calls.append("onednn"), lambda: calls.append("numpy")) == "numpy"
+    assert calls == ["onednn", "numpy"]
+    clock = iter([0.0, 1.0, 1.6])  # (NumPy faster, but not by half: oneDNN stays)
+    assert kernels._faster_input_gradient(lambda: None, lambda: None) == "onednn"
+    # a shape handed to NumPy gives NumPy's values
+    x_shape, f_shape = (2, 9, 16, 1), (3, 16, 1, 8)
+    f, dy = _data(f_shape, 1), _data((2, 7, 1, 8), 2)
+    key = ("Conv2DBackpropInput", x_shape, f_shape, (1, 1, 1, 1), "VALID", (1, 1, 1, 1))
+    monkeypatch.setattr(kernels, "_INPUT_GRADIENT_BY", {key: "numpy"})
+    got = _kernel("Conv2DBackpropInput")(np, np.array(x_shape), f, dy, strides=[1, 1, 1, 1], padding="VALID")
+    want = _oracle("Conv2DBackpropInput")(np, np.array(x_shape), f, dy, strides=[1, 1, 1, 1], padding="VALID")
+    np.testing.assert_array_equal(got, want)

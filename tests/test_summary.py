@@ -165,3 +165,21 @@ def test_summaries_tag_bucket_and_scale_as_tensorflow():
     assert first_image[..., 0].tolist() == [[153, 77], [255, 255]]
     assert second_image[..., 0].tolist() == [[42, 127], [254, 0]]
     assert got[7].value[0].tensor.HasField("tensor_shape")
+
+
+def test_a_histogram_of_mostly_zeros_counts_and_sums_as_one_value_at_a_time():
+    from distflow.summary.summary_ops import _LIMITS, histogram_proto
+
+    rng = np.random.RandomState(4)
+    values = np.zeros(5000)
+    values[rng.choice(5000, 700, replace=False)] = rng.standard_normal(700) * 10.0 ** rng.randint(-14, 3, 700)
+    values[:3] = [-0.0, 1e-12, -1e-12]  # (a negative zero, and values on bucket limits)
+    histo = histogram_proto(values)
+    total = squares = 0.0
+    for v in values:  # (TensorFlow's Histogram::Add)
+        total += v
+        squares += v * v
+    assert histo.sum == total and histo.sum_squares == squares and histo.num == 5000
+    counts = np.bincount(np.searchsorted(_LIMITS, values, side="right"), minlength=len(_LIMITS))
+    got = dict(zip(histo.bucket_limit, histo.bucket))
+    assert {limit: count for limit, count in zip(_LIMITS, counts) if count} == {k: v for k, v in got.items() if v}

@@ -29,7 +29,10 @@ its alpha is TensorFlow's times ``n``.
 from __future__ import annotations
 
 import ctypes
+import functools
+import logging
 import threading
+import time
 
 import numpy as np
 
@@ -41,6 +44,7 @@ from . import library as L
 from .library import Dims, P, Primitive, available
 
 _F32 = np.dtype(np.float32)
+_log = logging.getLogger(__name__)
 
 def _numpy(op_type: str):
     return get_registration(op_type).kernel
@@ -226,6 +230,26 @@ def _filter_gradient(x, f_shape, dy, strides, padding, depthwise: bool = False,
     return df
 
 
+# oneDNN 3.2 computes an input gradient as a forward convolution over the output gradient
+# (its brgemm kernels, vectorized over the input's channels): with one input channel and a
+# wide filter (a text CNN's 3x128 windows over 128-wide embeddings) that took 175-330 ms
+# where NumPy takes 4. So each shape's first call times both, once, and a shape NumPy
+# computes in under half oneDNN's time goes to NumPy from then on: (op, shapes, strides,
+# padding, dilations) -> "onednn" or "numpy".
+_INPUT_GRADIENT_BY: dict = {}
+
+
+def _faster_input_gradient(onednn_kernel, numpy_kernel) -> str:
+    start = time.perf_counter()
+    onednn_kernel()  # (its primitive made by the call before: this times the computation)
+    middle = time.perf_counter()
+    numpy_kernel()
+    numpy_s = time.perf_counter() - middle
+    choice = "numpy" if numpy_s < 0.5 * (middle - start) else "onednn"
+    _log.debug("input gradient: oneDNN %.2f ms, NumPy %.2f ms: %s", (middle - start) * 1e3, numpy_s * 1e3, choice)
+    return choice
+
+
 def _register_convolution(forward: str, input_grad: str, filter_grad: str, depthwise: bool) -> None:
     """oneDNN's kernels of a convolution op and its two gradients (a depthwise one: oneDNN's
     grouped convolution with a group per input channel); the NumPy kernels for what oneDNN
@@ -239,9 +263,19 @@ def _register_convolution(forward: str, input_grad: str, filter_grad: str, depth
     @register_kernel(input_grad, "CPU", when=available)
     def _input_grad_kernel(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
         x_shape = tuple(int(d) for d in input_sizes)
+        numpy_kernel = functools.partial(_numpy(input_grad), xp, input_sizes, f, dy, strides=strides,
+                                         padding=padding, dilations=dilations)
         if not _takes(f, dy) or 0 in x_shape:
-            return _numpy(input_grad)(xp, input_sizes, f, dy, strides=strides, padding=padding, dilations=dilations)
-        return _input_gradient(x_shape, f, dy, strides, padding, depthwise=depthwise, dilations=dilations)
+            return numpy_kernel()
+        key = (input_grad, x_shape, f.shape, tuple(strides), padding, tuple(dilations))
+        if _INPUT_GRADIENT_BY.get(key) == "numpy":
+            return numpy_kernel()
+        dx = _input_gradient(x_shape, f, dy, strides, padding, depthwise=depthwise, dilations=dilations)
+        if key not in _INPUT_GRADIENT_BY:
+            _INPUT_GRADIENT_BY[key] = _faster_input_gradient(
+                lambda: _input_gradient(x_shape, f, dy, strides, padding, depthwise=depthwise, dilations=dilations),
+                numpy_kernel)
+        return dx
 
     @register_kernel(filter_grad, "CPU", when=available)
     def _filter_grad_kernel(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
