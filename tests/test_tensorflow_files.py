@@ -181,6 +181,44 @@ def test_tfrecords_are_checked_in_batches_and_give_every_record_before_a_damaged
     assert got == records[:250]
 
 
+@pytest.mark.parametrize("compression", ["", "GZIP", "ZLIB"])
+def test_tfrecords_cut_short_or_with_a_damaged_length_give_the_records_before(tmp_path, compression):
+    from distflow.platform import tf_record
+
+    records = [bytes([i % 256]) * (i * 53 % 2500) for i in range(60)]
+    plain = b"".join(tf_record.encode_record(r) for r in records)
+    options = tf.python_io.TFRecordOptions(compression) if compression else None
+
+    def read(data: bytes):
+        path = tmp_path / "r.tfrecord"
+        if compression == "GZIP":
+            import gzip
+            path.write_bytes(gzip.compress(data))
+        elif compression == "ZLIB":
+            import zlib
+            path.write_bytes(zlib.compress(data))
+        else:
+            path.write_bytes(data)
+        got = []
+        try:
+            for record in tf.python_io.tf_record_iterator(str(path), options):
+                got.append(record)
+        except tf.errors.DataLossError as e:
+            return got, str(e)
+        return got, None
+
+    assert read(plain) == (records, None)
+    ends = np.cumsum([len(r) + 16 for r in records])
+    cut = int(ends[30]) + 7  # (in record 31's header)
+    assert read(plain[:cut]) == (records[:31], f"truncated record header in {tmp_path / 'r.tfrecord'}")
+    got, error = read(plain[:int(ends[40]) + 20])  # (in record 41's data)
+    assert got == records[:41] and error.startswith("truncated record in")
+    damaged = bytearray(plain)
+    damaged[int(ends[50]) + 2] ^= 0x40  # (record 51's length)
+    got, error = read(bytes(damaged))
+    assert got == records[:51] and error.startswith("corrupted record length")
+
+
 def test_a_saved_model_tensorflow_wrote_loads_and_serves_its_values():
     with tf.Session(graph=tf.Graph()) as sess:
         meta = tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], os.path.join(HERE, "saved_model"))
