@@ -49,13 +49,14 @@ _SEARCH = {
     "platform.test": ["test"],
     "platform.resource_loader": ["resource_loader"],
     "util.nest": ["nest"],
-    "eager.context": [],
+    "eager.context": [""],
 }
 # Paths whose names are a namespace's under it: keras.layers is tf.keras.layers.
 _UNDER = {"keras": "keras", "estimator": "estimator", "saved_model": "saved_model", "distribute": "distribute"}
 # distflow's own module for a TF path where it is not at the same place.
 _OWN = {"training": "train", "client.timeline": "runtime.timeline", "client.session": "runtime.session",
-        "layers.utils": "contrib.layers_utils", "client.device_lib": "python._device_lib", "tools.inspect_checkpoint": "python._inspect_checkpoint"}
+        "layers.utils": "contrib.layers_utils", "client.device_lib": "python._device_lib",
+        "tools.inspect_checkpoint": "python._inspect_checkpoint"}
 
 
 class _AliasModule(types.ModuleType):
@@ -78,6 +79,7 @@ class _AliasModule(types.ModuleType):
                 continue
             if isinstance(value, types.ModuleType):  # (framework.ops: TF's module of that path, not distflow's)
                 break
+            setattr(self, name, value)  # (found once: a program's later reads are plain attribute reads)
             return value
         if name.islower() and _is_package(self._tf_path):  # (ops.math_ops: a module of TF's, made as this one is)
             return importlib.import_module(f"{self.__name__}.{name}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def print_tensors_in_checkpoint_file(file_name, tensor_name, all_tensors, all_tensor_names=False, count_exclude_pattern=""):
+def print_tensors_in_checkpoint_file(file_name, tensor_name, all_tensors, all_tensor_names=False,
+                                     count_exclude_pattern=""):
     """Prints the checkpoint's tensors (``all_tensors``), their names (``all_tensor_names``),
     one tensor (``tensor_name``), or else each tensor's name, dtype and shape."""
     from ..train.saver import NewCheckpointReader  # noqa: PLC0415
