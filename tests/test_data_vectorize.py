@@ -157,3 +157,20 @@ def test_errors_of_one_element_drop_only_it_under_ignore_errors():
         with tf.Session() as sess:
             with pytest.raises(tf.errors.InvalidArgumentError, match="Dataset.map"):
                 sess.run(nxt)
+
+
+def test_a_map_and_batch_inside_a_dataset_function():
+    def inner(x):  # (built while flat_map traces its function: captures of that graph)
+        return tf.data.Dataset.range(4).map(lambda y: y * x + 1).batch(3)
+
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(1, 3).flat_map(inner)
+        got = []
+        nxt = ds.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            while True:
+                try:
+                    got.append(sess.run(nxt).tolist())
+                except tf.errors.OutOfRangeError:
+                    break
+    assert got == [[1, 2, 3], [4], [1, 3, 5], [7]]

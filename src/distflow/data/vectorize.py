@@ -20,6 +20,8 @@ element and ``ignore_errors`` drops only it.
 
 from __future__ import annotations
 
+import logging
+
 from ..framework import ops
 from ..ops import array_ops, slicing_ops
 from ..ops.op_util import constant_value
@@ -35,6 +37,9 @@ _ELEMENTWISE = frozenset("""
     SquaredDifference Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd LogicalOr
     SelectV2 ClipByValue
 """.split())  # (each output element from the inputs' elements at its place, inputs broadcast)
+
+
+_log = logging.getLogger(__name__)
 
 
 class _Refused(Exception):
@@ -103,8 +108,11 @@ def batched(function: TracedFunction, input_spec: structure.Spec) -> BatchedFunc
         return None
     try:
         return BatchedFunction(function, input_spec)
-    except (_Refused, ValueError, TypeError):  # (an op whose batched form its shapes refuse)
-        return None
+    except _Refused as e:
+        _log.debug("%s runs element by element: %s", function._what, e)
+    except Exception as e:  # noqa: BLE001 - a rewrite that cannot be made leaves the pipeline as written
+        _log.debug("%s runs element by element: its batched form failed to build: %s", function._what, e)
+    return None
 
 
 # --- the batched forms: each is given the new graph, the op, and its inputs' (new tensor,
