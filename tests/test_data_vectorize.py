@@ -97,6 +97,18 @@ def test_elementwise_ops_line_up_elements_of_other_ranks_and_constants():
         lambda y: (tf.stack([y, y], 0), tf.one_hot(tf.cast(y * 3, tf.int32), 3, axis=0), tf.identity(y))).batch(4))
 
 
+def test_slices_and_gathers_keep_the_batch_dimension_whole():
+    x = rng.rand(7, 4, 5).astype(np.float32)
+
+    def f(v):
+        return (v[1:3, ::2], v[..., 0], v[:, tf.newaxis, 1], v[-1], v[::-1, 2:], tf.slice(v, [1, 0], [2, -1]),
+                tf.gather(v, [2, 0], axis=1), tf.gather(v, [3, 1]), tf.strided_slice(v, [0, 1], [4, 5], [2, 2]))
+
+    got = check_both_ways(lambda: tf.data.Dataset.from_tensor_slices(x).map(f).batch(3))
+    np.testing.assert_array_equal(got[0][0], x[:3, 1:3, ::2])
+    np.testing.assert_array_equal(got[0][6], x[:3][:, :, [2, 0]])
+
+
 @pytest.mark.parametrize("scale_first", [True, False])
 def test_decode_raw_of_strings_and_captured_tensors_fed_at_initialization(scale_first):
     strings = [rng.randint(0, 255, 8, dtype=np.uint8).tobytes() for _ in range(7)]

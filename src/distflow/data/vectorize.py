@@ -7,8 +7,8 @@ batch stage instead stacks ``n`` of the map's input elements and runs the rewrit
 function once (TensorFlow's ``map_vectorization``, which TF 1.x left off by default; here
 its results are the per-element ones, so it is on). Each op of the rewrite gives, for a
 batch, exactly what the op gives each element, stacked: elementwise ops (their operands'
-ranks lined up behind the batch dimension), shape ops with their axes moved past it, and
-``ParseExampleV2`` of dense features over all the batch's records. Ops that read none of
+ranks lined up behind the batch dimension), shape ops and slices with their axes moved past
+it, and ``ParseExampleV2`` of dense features over all the batch's records. Ops that read none of
 the element (constants, captured tensors) are copied as they are, unless they are stateful
 (a random op draws once per element).
 
@@ -227,5 +227,38 @@ def _parse_example(graph, op, inputs):
     return [array_ops.reshape(t, [-1] + records.as_list() + s.as_list()) for t, s in zip(parsed, shapes)]
 
 
-_CONVERTERS = {"Reshape": _reshape, "Squeeze": _squeeze, "ExpandDims": _expand_dims, "Transpose": _transpose,
-               "Pack": _pack, "ConcatV2": _concat, "OneHot": _one_hot, "ParseExampleV2": _parse_example}
+def _leading(t: ops.Tensor, value: int) -> ops.Tensor:
+    """The vector ``t`` with ``value`` in front (the batch dimension's entry)."""
+    return slicing_ops.concat([array_ops.constant([value], dtype=t.dtype), t], 0)
+
+
+def _strided_slice(graph, op, inputs):
+    """``x[...]``: the batch dimension kept whole in front of the element's slice (every mask
+    moved by one place)."""
+    _only_first_batched(inputs)
+    x, begin, end, strides = (t for t, _ in inputs)
+    attrs = dict(op.attrs, begin_mask=(op._attr("begin_mask") << 1) | 1, end_mask=(op._attr("end_mask") << 1) | 1,
+                 ellipsis_mask=op._attr("ellipsis_mask") << 1, new_axis_mask=op._attr("new_axis_mask") << 1,
+                 shrink_axis_mask=op._attr("shrink_axis_mask") << 1)
+    return graph.create_op("StridedSlice", [x, _leading(begin, 0), _leading(end, 0), _leading(strides, 1)],
+                           attrs).outputs
+
+
+def _slice(graph, op, inputs):
+    _only_first_batched(inputs)
+    x, begin, size = (t for t, _ in inputs)
+    return graph.create_op("Slice", [x, _leading(begin, 0), _leading(size, -1)], op.attrs).outputs
+
+
+def _gather(graph, op, inputs):
+    """``tf.gather(x, indices, axis)`` of an element's values by constant indices."""
+    _only_first_batched(inputs)
+    if op.attrs.get("batch_dims", 0):
+        raise _Refused(f"{op.name} has batch_dims")
+    axis = _axis(int(_static(op.inputs[2], "GatherV2's axis")), _rank(op.inputs[0]))
+    return [slicing_ops.gather(inputs[0][0], inputs[1][0], axis=axis)]
+
+
+_CONVERTERS = {"StridedSlice": _strided_slice, "Slice": _slice, "GatherV2": _gather, "Reshape": _reshape,
+               "Squeeze": _squeeze, "ExpandDims": _expand_dims, "Transpose": _transpose, "Pack": _pack,
+               "ConcatV2": _concat, "OneHot": _one_hot, "ParseExampleV2": _parse_example}
