@@ -114,13 +114,21 @@ def _keep_helpers_off(held: frozenset, allowed: set, rescan: bool) -> None:
             pass  # it ended, or it is not ours to move
 
 
-@contextlib.contextmanager
+_NOTHING_HELD = contextlib.nullcontext()
+
+
 def step_core(threads: int):
     """While the block runs, the calling thread stays on one core and the helper threads
-    keep off it (module docstring), if ``threads`` (the kernels' intra-op threads) > 1."""
+    keep off it (module docstring), if ``threads`` (the kernels' intra-op threads) > 1;
+    otherwise a context that does nothing, at the cost of none (a dataset function's
+    per-element step enters it)."""
     if threads < 2 or not enabled():
-        yield
-        return
+        return _NOTHING_HELD
+    return _held_core()
+
+
+@contextlib.contextmanager
+def _held_core():
     global _steps
     me = threading.get_native_id()
     with _lock:

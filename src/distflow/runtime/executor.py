@@ -614,14 +614,9 @@ class StepPlan:
 
     def _run_sequential(self, feeds: list, trace: list | None = None) -> list:
         results = [None] * self.num_fetches
-        cores = self._cores()
         start = time.perf_counter()
-        if cores < 2:  # (no core to hold: a short step, such as a dataset function's per element)
-            with np.errstate(all="ignore"):
-                self.sequential.run(feeds, None, results, trace)
-        else:
-            with np.errstate(all="ignore"), placement.step_core(cores):
-                self.sequential.run(feeds, None, results, trace)
+        with np.errstate(all="ignore"), placement.step_core(self._cores()):
+            self.sequential.run(feeds, None, results, trace)
         self._long = time.perf_counter() - start >= placement.MIN_STEP_S
         return results
 
