@@ -630,8 +630,8 @@ def _whole(arr: np.ndarray, dtype) -> bool:
     return bool(np.all(np.isfinite(arr)) and np.all(arr == np.trunc(arr)))
 
 
-def _in_range(arr: np.ndarray, t: Tensor, dtype) -> np.ndarray:
-    """``arr`` (numbers), or the ValueError of a value out of the integer ``dtype``'s range."""
+def _check_range(arr: np.ndarray, t: Tensor, dtype) -> None:
+    """ValueError where a value of ``arr`` (numbers) is out of the integer ``dtype``'s range."""
     info = np.iinfo(dtype.as_numpy_dtype)
     low, high = arr.min(), arr.max()
     # (floats against the bounds as powers of two, which a float holds exactly)
@@ -639,7 +639,6 @@ def _in_range(arr: np.ndarray, t: Tensor, dtype) -> np.ndarray:
         raise ValueError(f"Cannot feed a value for Tensor '{t.name}' of dtype {dtype.name}: "
                          f"{low if low < info.min else high} is out of its range "
                          f"[{info.min}, {info.max}].")
-    return arr
 
 
 def _feed_value(t: Tensor, value):
@@ -676,7 +675,7 @@ def _feed_value(t: Tensor, value):
                                  f"of dtype {dtype.name}: the conversion would lose information. "
                                  "Cast it first.")
             if arr.dtype.kind in "iubf" and dtype.is_integer and arr.size:
-                arr = _in_range(arr, t, dtype)
+                _check_range(arr, t, dtype)
             arr = arr.astype(dtype.as_numpy_dtype)
     if not t.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor '{t.name}', which "
