@@ -427,13 +427,18 @@ class _Map(_Unary):
     def _iterate(self, values, state):
         own, captured = self._split(values)
         for element in self._input._iterate(own, state):
-            try:
-                out = self._fn(element, state, captured)
-            except errors.OpError:
-                if state.stages.get("ignore_errors"):  # (ignore_errors downstream: the element is dropped)
-                    continue
-                raise
-            yield out
+            out = self._mapped(element, state, captured)
+            if out is not None:
+                yield out
+
+    def _mapped(self, element, state, captured):
+        """The function of ``element``; None where it fails and ignore_errors downstream drops it."""
+        try:
+            return self._fn(element, state, captured)
+        except errors.OpError:
+            if state.stages.get("ignore_errors"):
+                return None
+            raise
 
     def _batches(self, values, state, size: int, drop: bool, batched_fn):
         """This map's elements in batches of ``size``, each computed by ``batched_fn`` (the
@@ -457,13 +462,7 @@ class _Map(_Unary):
             if out is not None:
                 carry.extend(zip(*out))
             else:
-                for element in chunk:
-                    try:
-                        carry.append(self._fn(element, state, captured))
-                    except errors.OpError:
-                        if state.stages.get("ignore_errors"):
-                            continue
-                        raise
+                carry.extend(out for out in (self._mapped(e, state, captured) for e in chunk) if out is not None)
             if len(carry) == size:
                 yield _stack(carry, self.element_spec)
                 carry = []
