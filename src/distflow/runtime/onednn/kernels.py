@@ -270,11 +270,11 @@ def _register_convolution(forward: str, input_grad: str, filter_grad: str, depth
         key = (input_grad, x_shape, f.shape, tuple(strides), padding, tuple(dilations))
         if _INPUT_GRADIENT_BY.get(key) == "numpy":
             return numpy_kernel()
-        dx = _input_gradient(x_shape, f, dy, strides, padding, depthwise=depthwise, dilations=dilations)
+        onednn_kernel = functools.partial(_input_gradient, x_shape, f, dy, strides, padding, depthwise=depthwise,
+                                          dilations=dilations)
+        dx = onednn_kernel()
         if key not in _INPUT_GRADIENT_BY:
-            _INPUT_GRADIENT_BY[key] = _faster_input_gradient(
-                lambda: _input_gradient(x_shape, f, dy, strides, padding, depthwise=depthwise, dilations=dilations),
-                numpy_kernel)
+            _INPUT_GRADIENT_BY[key] = _faster_input_gradient(onednn_kernel, numpy_kernel)
         return dx
 
     @register_kernel(filter_grad, "CPU", when=available)
