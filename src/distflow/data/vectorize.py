@@ -25,6 +25,7 @@ import logging
 from ..framework import ops
 from ..ops import array_ops, slicing_ops
 from ..ops.op_util import constant_value
+from ..runtime.partial_run import needed_ops
 from . import structure
 from .function import CapturingGraph, TracedFunction
 
@@ -63,7 +64,7 @@ class BatchedFunction(TracedFunction):
                 self._graph._capture(outer, None, None)
             new = {inner: (self._graph.captured[i][1], False) for i, (_, inner) in enumerate(function._graph.captured)}
             new.update({old: (t, True) for old, t in batched.items()})
-            needed = _ancestors(function._outputs)
+            needed = needed_ops(function._outputs)
             for op in function._graph.get_operations():
                 if op not in needed or (op.outputs and all(t in new for t in op.outputs)):
                     continue  # (an op the outputs do not read; an argument's or a capture's placeholder)
@@ -87,18 +88,6 @@ class BatchedFunction(TracedFunction):
             self._outputs = [t for t, _ in outputs]
         self.output_spec = function.output_spec.batched(None)
         self._graph.finalize()
-
-
-def _ancestors(tensors) -> set:
-    """The ops that ``tensors`` are computed from."""
-    seen, stack = set(), [t.op for t in tensors]
-    while stack:
-        op = stack.pop()
-        if op not in seen:
-            seen.add(op)
-            stack.extend(t.op for t in op.inputs)
-            stack.extend(op.control_inputs)
-    return seen
 
 
 def batched(function: TracedFunction, input_spec: structure.Spec) -> BatchedFunction | None:

@@ -21,7 +21,7 @@ def _error(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
 
-def _needed(roots, known: set) -> set:
+def needed_ops(roots, known: set = frozenset()) -> set:
     """The ops that computing ``roots`` runs when the ``known`` tensors are fed (as a step
     prunes: a fed tensor cuts the graph; control inputs run)."""
     stack = [r for r in roots if isinstance(r, Operation)] + [r.op for r in roots if isinstance(r, Tensor)
@@ -66,7 +66,7 @@ class PartialRun:
             if el in self.fetched:
                 raise _error(f"The fetch {el.name} has already been fetched.")
         known = set(self.fed) | set(self.carried) | set(feed_tensors)
-        now = _needed(elements, known)
+        now = needed_ops(elements, known)
         # (ops that would run again: harmless unless they change state; a variable or queue
         # op, with no inputs, only gives its variable or queue again)
         again = {op for op in now & self.ran if op.is_stateful and op.inputs}
