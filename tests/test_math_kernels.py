@@ -362,3 +362,23 @@ def test_sums_and_means_over_leading_axes(dtype):
     turned = np.asfortranarray(x.reshape(-1, 16 * 20))
     assert_oracle(sum_leading_axes(np, turned, 1), turned.astype(np.float64).sum(0).astype(dtype),
                   rtol=tol, atol=tol * 100)
+
+
+@pytest.mark.parametrize("width", [1, 5, 31, 32, 200])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_rows_added_at_repeated_indices_are_numpys_add_at(width, dtype):
+    # narrow rows go through the flattened arrays, wide ones through sorted layers; a
+    # frequent index (many rows) and indices never hit; an int32 index
+    from distflow.ops.op_util import add_rows_at
+    rng = np.random.default_rng(width)
+    index = np.concatenate([rng.integers(0, 50, 300), np.full(40, 7)]).astype(np.int32)
+    rows = (rng.standard_normal((index.size, width)) + (1j * rng.standard_normal((index.size, width))
+                                                         if dtype == np.complex64 else 0)).astype(dtype)
+    want = np.zeros((60, width), dtype)
+    np.add.at(want, index, rows)
+    got = np.zeros((60, width), dtype)
+    add_rows_at(got, index, rows)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    transposed = np.zeros((width, 60), dtype).T  # (not C-ordered: the layered sums)
+    add_rows_at(transposed, index, rows)
+    np.testing.assert_allclose(transposed, want, rtol=1e-5, atol=1e-5)

@@ -92,6 +92,83 @@ def test_products_and_reductions_with_gradients():
     assert_oracle(dense_of(evaluate(sp() * np.arange(5.0))), DENSE * np.arange(5.0))
 
 
+def test_products_of_many_entries_in_any_order_with_repeats():
+    # entries unsorted and repeated (their products add up), narrow and wide dense operands
+    rng = np.random.default_rng(2)
+    indices = np.stack([rng.integers(0, 40, 600), rng.integers(0, 30, 600)], 1)
+    values = rng.standard_normal(600).astype(np.float32)
+    dense = np.zeros((40, 30), np.float64)
+    np.add.at(dense, tuple(indices.T), values.astype(np.float64))
+    a = tf.SparseTensor(indices, values, [40, 30])
+    for width in (1, 7, 64):
+        b = rng.standard_normal((30, width)).astype(np.float32)
+        assert_oracle(evaluate(tf.sparse_tensor_dense_matmul(a, b)), (dense @ b).astype(np.float32), rtol=1e-4,
+                      atol=1e-4)
+        c = rng.standard_normal((40, width)).astype(np.float32)
+        assert_oracle(evaluate(tf.sparse_tensor_dense_matmul(a, c, adjoint_a=True)), (dense.T @ c).astype(np.float32),
+                      rtol=1e-4, atol=1e-4)
+
+
+def test_complex_products_conjugate_for_adjoints_as_tf():
+    values = np.array([1 + 2j, 3 - 1j, -0.5 + 0.25j, 2j])
+    indices = np.array([[0, 1], [1, 0], [1, 2], [2, 2]], np.int64)
+    dense = dense_of(tf.SparseTensorValue(indices, values, [3, 3]))
+    b = np.array([[1 + 1j, 2], [3, 4j], [-1j, 0.5 - 1j]])
+    weight = np.array([[1, 2j], [3, 1 - 1j], [0.5j, -2]])
+    for adjoint_a in (False, True):
+        for adjoint_b in (False, True):
+            expected = (dense.conj().T if adjoint_a else dense) @ b  # (b fed conjugate-transposed)
+            got = evaluate(tf.sparse_tensor_dense_matmul(tf.SparseTensor(indices, values, [3, 3]),
+                                                         b.conj().T if adjoint_b else b,
+                                                         adjoint_a=adjoint_a, adjoint_b=adjoint_b))
+            assert_oracle(got, expected, rtol=1e-12)
+
+            # TF's gradient of a real loss in a complex z is dL/dRe(z) + i dL/dIm(z):
+            # central differences on each part are the oracle
+            def loss(v, m):
+                a = dense_of(tf.SparseTensorValue(indices, v, [3, 3]))
+                return np.real(np.sum(((a.conj().T if adjoint_a else a) @ (m.conj().T if adjoint_b else m))
+                                      * weight))
+
+            def numeric(x, f):
+                grad = np.zeros_like(x)
+                for i in np.ndindex(x.shape):
+                    for unit in (1, 1j):
+                        up, down = x.copy(), x.copy()
+                        up[i] += 1e-6 * unit
+                        down[i] -= 1e-6 * unit
+                        grad[i] += unit * (f(up) - f(down)) / 2e-6
+                return grad
+
+            b_in = b.conj().T if adjoint_b else b
+            v = tf.constant(values)
+            m = tf.constant(b_in)
+            y = tf.sparse_tensor_dense_matmul(tf.SparseTensor(indices, v, [3, 3]), m,
+                                              adjoint_a=adjoint_a, adjoint_b=adjoint_b)
+            d_v, d_m = evaluate(tf.gradients(tf.real(tf.reduce_sum(y * weight)), [v, m]))
+            assert_oracle(d_v, numeric(values, lambda x: loss(x, b_in)), rtol=1e-6, atol=1e-6)
+            assert_oracle(d_m, numeric(b_in, lambda x: loss(values, x)), rtol=1e-6, atol=1e-6)
+
+
+def test_a_product_runs_only_the_gradients_a_step_needs():
+    # the sparse operand is an input (a graph network's features): its values' gradient,
+    # a product at every entry, is not computed for the dense operand's
+    weights = tf.Variable(np.ones((5, 3)))
+    features = tf.sparse_placeholder(tf.float64)
+    d_weights, = tf.gradients(tf.reduce_sum(tf.sparse_tensor_dense_matmul(features, weights)), [weights])
+    d_values, = tf.gradients(tf.reduce_sum(tf.sparse_tensor_dense_matmul(features, weights)), [features.values])
+    with tf.Session() as sess:
+        sess.run(weights.initializer)
+        meta = tf.RunMetadata()
+        got = sess.run(d_weights, {features: tf.SparseTensorValue(INDICES, VALUES, SHAPE)},
+                       options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=meta)
+        assert_oracle(got, DENSE.T @ np.ones((4, 3)))
+        ran = [node.node_name for dev in meta.step_stats.dev_stats for node in dev.node_stats]
+        assert ran and not any(d_values.op.name.split("/")[-1] in name for name in ran)
+        assert_oracle(sess.run(d_values, {features: tf.SparseTensorValue(INDICES, VALUES, SHAPE)}),
+                      np.full(4, 3.0))
+
+
 def test_add_concat_slice_split_and_elementwise():
     other = tf.SparseTensor([[0, 1], [2, 2]], [-1.5, 5.0], SHAPE)
     total = evaluate(tf.sparse_add(sp(), other))

@@ -277,9 +277,19 @@ def add_rows_at(out, index, rows) -> None:
     layer (the first row of every index, plus the second of those that have two, ...), and
     the few indices left with many rows (a frequent word's) sum the rest of theirs at once.
     An embedding gradient of 1120 rows of 200 into 1000 rows: 1.12 ms with ``np.add.at``,
-    0.67 with a sort and ``np.add.reduceat`` (which costs about 0.8 us a group), 0.16 so."""
+    0.67 with a sort and ``np.add.reduceat`` (which costs about 0.8 us a group), 0.16 so.
+
+    Narrow rows go through ``np.add.at`` on the flattened arrays instead, one element at a
+    time in NumPy's fast one-dimensional loop (3-4 ns an element), which needs no sort and
+    no layers: a graph network's product of 49,216 entries by 16 columns, 2.6 ms against
+    4.3 layered (and 12.8 with ``np.add.at`` on rows), 200,000 by 1, 0.8 against 3.0."""
     index = np.asarray(index).reshape(-1)
     if index.size == 0:
+        return
+    width = out[:1].size
+    if width < _WIDE_ROW and out.flags.c_contiguous and rows.dtype == out.dtype:
+        flat = (index.astype(np.intp) * width)[:, None] + np.arange(width)
+        np.add.at(out.reshape(-1), flat.reshape(-1), np.ascontiguousarray(rows).reshape(-1))
         return
     order = np.argsort(index, kind="stable")
     ordered = index[order]
@@ -299,6 +309,7 @@ def add_rows_at(out, index, rows) -> None:
     out[ordered[starts]] += total
 
 
+_WIDE_ROW = 32  # elements in a row, from which the layered sums beat np.add.at's flat loop
 _FEW_LEFT = 8  # indices with rows left, below which each sums the rest of its rows at once
 
 

@@ -24,10 +24,10 @@ from . import array_ops, math_ops, reduction_ops, segment_ops, slicing_ops
 from .array_ops import placeholder
 from .check_ops import assert_equal, assert_less_equal
 from .indexed_slices import IndexedSlices
-from .manip_ops import boolean_mask
+from .manip_ops import boolean_mask, matrix_transpose
 from .tensor_serialization_ops import parse_tensor, serialize_tensor
 from .nd_ops import gather_nd, scatter_nd
-from .op_util import constant_value, make_op, make_tensor, only_default
+from .op_util import add_rows_at, constant_value, make_op, make_tensor, only_default
 from .segment_ops import setdiff1d
 from ..protos import distflow_pb2 as pb
 
@@ -295,9 +295,15 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
 
 
 def _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b):
+    """The product's operands as ``out[rows[i]] += values[i] * b[cols[i]]``: the sparse
+    operand's entries (conjugated for ``adjoint_a``, as TF's kernel does) with their output
+    row and their row of the dense operand, and that operand (conjugate-transposed for
+    ``adjoint_b``)."""
     rows, cols = (indices[:, 1], indices[:, 0]) if adjoint_a else (indices[:, 0], indices[:, 1])
     m = int(shape[1] if adjoint_a else shape[0])
-    b = b.T if adjoint_b else b
+    if adjoint_a:
+        values = np.conj(values)
+    b = np.conj(b).T if adjoint_b else b
     for name, got, bound in (("k", cols, b.shape[0]), ("m", rows, m)):  # (TF's messages)
         bad = np.flatnonzero((got < 0) | (got >= bound))
         if len(bad):
@@ -305,7 +311,7 @@ def _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b):
             raise errors.InvalidArgumentError(None, None, f"SparseTensorDenseMatMul: {name} ({int(got[bad[0]])}) "
                                                           f"from index[{int(bad[0])},{column}] out of bounds "
                                                           f"(>={bound})")
-    return rows, cols, m, b
+    return rows, cols, values, m, b
 
 
 def _sparse_dense_matmul_shape(op):
@@ -324,31 +330,40 @@ def _sparse_dense_matmul_shape(op):
 @register_op("SparseTensorDenseMatMul", shape=_sparse_dense_matmul_shape,
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
 def _sparse_dense_matmul_kernel(xp, indices, values, shape, b, *, adjoint_a, adjoint_b):
-    rows, cols, m, b = _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b)
+    rows, cols, values, m, b = _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b)
     k = int(shape[0] if adjoint_a else shape[1])
     if b.shape[0] != k:
         raise errors.InvalidArgumentError(None, None, f"SparseTensorDenseMatMul: cannot multiply A with inner "
                                                       f"dimension {k} by B with {b.shape[0]} rows")
-    out = np.zeros((m, b.shape[1]), dtype=np.result_type(values, b))
-    np.add.at(out, rows, values[:, None] * b[cols])
+    products = b.take(cols, axis=0).astype(np.result_type(values, b), copy=False)
+    products *= values[:, None]
+    out = np.zeros((m, b.shape[1]), dtype=products.dtype)
+    add_rows_at(out, rows, products)
     return out
 
 
-@register_op("SparseTensorDenseMatMulGrad", list_output=True,
-             shape=lambda op: [op.inputs[1].shape, op.inputs[3].shape],
-             dtype=lambda op: [op.inputs[1].dtype.base_dtype, op.inputs[3].dtype.base_dtype])
-def _sparse_dense_matmul_grad_kernel(xp, indices, values, shape, b, grad, *, adjoint_a, adjoint_b):
-    rows, cols, _, bb = _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b)
-    d_values = np.einsum("ij,ij->i", grad[rows], bb[cols]).astype(values.dtype)
-    d_bb = np.zeros(bb.shape, dtype=bb.dtype)
-    np.add.at(d_bb, cols, values[:, None] * grad[rows])
-    return d_values, (d_bb.T if adjoint_b else d_bb)
+@register_op("SparseTensorDenseMatMulValuesGrad", shape=lambda op: op.inputs[1].shape,
+             dtype=lambda op: op.inputs[1].dtype.base_dtype)
+def _sparse_dense_matmul_values_grad_kernel(xp, indices, values, shape, b, grad, *, adjoint_a, adjoint_b):
+    """The gradient for the sparse operand's values: ``grad @ adjoint(b)`` at its entries
+    only, conjugated for ``adjoint_a`` (TF's convention for complex gradients)."""
+    rows, cols, _, _, b = _matmul_operands(indices, values, shape, b, adjoint_a, adjoint_b)
+    d_values = np.einsum("ij,ij->i", grad.take(rows, axis=0), np.conj(b.take(cols, axis=0)))
+    return (np.conj(d_values) if adjoint_a else d_values).astype(values.dtype, copy=False)
 
 
 @register_gradient("SparseTensorDenseMatMul")
 def _sparse_dense_matmul_grad(op, grad):
-    d_values, d_b = make_op("SparseTensorDenseMatMulGrad", list(op.inputs) + [grad], {
-        "adjoint_a": op._attr("adjoint_a"), "adjoint_b": op._attr("adjoint_b")}).outputs
+    indices, values, shape, b = op.inputs
+    adjoint_a, adjoint_b = op._attr("adjoint_a"), op._attr("adjoint_b")
+    # (two ops, so that a step that needs only one of them runs only it: the values' gradient
+    # is not wanted where the sparse operand is an input, as a graph network's features are)
+    d_values = make_tensor("SparseTensorDenseMatMulValuesGrad", [indices, values, shape, b, grad],
+                           {"adjoint_a": adjoint_a, "adjoint_b": adjoint_b})
+    d_b = make_tensor("SparseTensorDenseMatMul", [indices, values, shape, grad],
+                      {"adjoint_a": not adjoint_a, "adjoint_b": False})
+    if adjoint_b:
+        d_b = matrix_transpose(d_b, conjugate=True)
     return None, d_values, None, d_b
 
 
