@@ -113,6 +113,22 @@ def test_dict_elements_and_from_generator():
     assert second["a"].tolist() == [2]
 
 
+def test_from_generator_gets_its_args_as_tf_hands_them_over():
+    # as TF's py_func converts them: a scalar string as bytes, a scalar number as a NumPy
+    # scalar, a list as an array (a program opens its file argument and counts)
+    seen = []
+
+    def gen(path, count, words):
+        seen.append((type(path), type(count), words.tolist()))
+        for i in range(int(count)):
+            yield len(path) + i
+
+    ds = tf.data.Dataset.from_generator(gen, tf.int64, [], args=("vocab.txt", 2, ["x", "y"]))
+    with tf.Session() as sess:
+        assert drain(sess, ds.make_one_shot_iterator().get_next()) == [9, 10]
+    assert seen == [(bytes, np.int32, [b"x", b"y"])]
+
+
 def test_feedable_iterator_switches_between_training_and_validation():
     train = tf.data.Dataset.range(100).repeat()
     valid = tf.data.Dataset.range(1000, 1003)

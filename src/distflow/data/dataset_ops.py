@@ -366,7 +366,9 @@ class _FromGenerator(Dataset):
     def _iterate(self, values, state):
         flat_types = self._spec.flat_types()
         flat_shapes = self._spec.flat_shapes()
-        for item in self._generator(*values):
+        # (as TF's py_func hands them over: a scalar as a NumPy scalar, a string as bytes)
+        args = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in values]
+        for item in self._generator(*args):
             flat = self._spec.flatten_value(item)
             out = []
             for i, (value, dtype, shape) in enumerate(zip(flat, flat_types, flat_shapes)):
