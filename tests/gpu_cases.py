@@ -92,13 +92,14 @@ def _reductions(tf, c):
 
 def _shapes(tf, c):
     x, y = c([4, 6]), c([4, 6])
+    unknown = tf.placeholder_with_default(x, None)  # (of a known shape, tf.shape and its kin are constants)
     parts = tf.split(x, 2, axis=1)
     return [tf.reshape(x, [3, 8]), tf.reshape(x, tf.shape(y)[::-1]), tf.fill(tf.shape(x)[:1], 2.5),
             tf.tile(x, [2, 1]), tf.expand_dims(x, 1), tf.squeeze(tf.expand_dims(x, 0)),
             tf.broadcast_to(x[:1], [3, 4, 6]), tf.transpose(x), tf.concat([x, y], 1),
             tf.slice(x, [1, 2], [2, -1]), x[1:, ::2], tf.pad(x, [[1, 0], [0, 2]]), parts[0] - parts[1],
             tf.split(x, [1, 5], axis=1)[1], tf.stack([x, y], 2), tf.unstack(x)[2], tf.reverse(x, [1]),
-            tf.size(x), tf.rank(x), tf.cast(tf.shape(x), tf.float32), tf.range(3, 11, 2),
+            tf.size(unknown), tf.rank(unknown), tf.cast(tf.shape(unknown), tf.float32), tf.range(3, 11, 2),
             tf.one_hot(c.ints([5], 4), 4), tf.gather(x, c.ints([3], 4)), tf.cast(x > 0, tf.int32),
             tf.zeros_like(x) + tf.ones_like(y),
             tf.ensure_shape(x, [4, 6]), tf.transpose(x, tf.invert_permutation(tf.range(1, -1, -1))), tf.identity_n([x, y])[1], tf.placeholder_with_default(y, [4, 6])], [x, y]

@@ -217,6 +217,19 @@ def test_shape_size_rank():
     assert_oracle(evaluate(tf.rank(p), feed), np.int32(2))
 
 
+def test_shape_size_rank_of_a_known_shape_are_constants_as_in_tf1():
+    # TF 1.x's tf.shape, tf.size and tf.rank gave constants where the static shape told
+    # them (trusting set_shape), so a graph computes no shape it already knows
+    p = tf.placeholder(tf.float32, [3, 4])
+    assert [tf.shape(p).op.type, tf.size(p).op.type, tf.rank(p).op.type] == ["Const"] * 3
+    assert tf.shape(p, name="s").op.name == "s" and tf.shape(p, out_type=tf.int64).dtype == tf.int64
+    assert tf.rank(tf.placeholder(tf.float32, [None, 4])).op.type == "Const"
+    hinted = tf.identity(tf.placeholder(tf.float32))
+    hinted.set_shape([2])
+    assert evaluate(tf.shape(hinted), {hinted.op.inputs[0]: np.ones(2, np.float32)}).tolist() == [2]
+    assert evaluate(tf.size(hinted), {hinted.op.inputs[0]: np.ones(2, np.float32)}) == 2
+
+
 def test_identity_and_placeholder_with_default():
     d = tf.placeholder_with_default(tf.constant([1.0, 2.0]), [None])
     assert_oracle(evaluate(d), np.array([1, 2], np.float32))

@@ -400,8 +400,10 @@ def shape(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
         out_type = dtypes.as_dtype(out_type)
         return make_tensor("Cast", [dense_shape], {"SrcT": dense_shape.dtype.base_dtype, "DstT": out_type},
                            name or "Shape")
-    return make_tensor("Shape", [ops.convert_to_tensor(input)], {"out_type": dtypes.as_dtype(out_type)},
-                       name or "Shape")
+    input = ops.convert_to_tensor(input)  # noqa: A001
+    if input.shape.is_fully_defined():  # (a constant, as TF 1.x's tf.shape made it)
+        return constant(input.shape.as_list(), dtypes.as_dtype(out_type), name=name or "Shape")
+    return make_tensor("Shape", [input], {"out_type": dtypes.as_dtype(out_type)}, name or "Shape")
 
 
 def size(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
@@ -411,8 +413,10 @@ def size(input, name=None, out_type=dtypes.int32) -> ops.Tensor:  # noqa: A002
         count = make_tensor("Prod", [dense_shape, constant(0)], {"keep_dims": False}, "Prod")
         out_type = dtypes.as_dtype(out_type)
         return make_tensor("Cast", [count], {"SrcT": count.dtype.base_dtype, "DstT": out_type}, name or "Size")
-    return make_tensor("Size", [ops.convert_to_tensor(input)], {"out_type": dtypes.as_dtype(out_type)},
-                       name or "Size")
+    input = ops.convert_to_tensor(input)  # noqa: A001
+    if input.shape.is_fully_defined():  # (a constant, as TF 1.x's tf.size made it)
+        return constant(input.shape.num_elements(), dtypes.as_dtype(out_type), name=name or "Size")
+    return make_tensor("Size", [input], {"out_type": dtypes.as_dtype(out_type)}, name or "Size")
 
 
 def rank(input, name=None) -> ops.Tensor:  # noqa: A002
@@ -420,7 +424,10 @@ def rank(input, name=None) -> ops.Tensor:  # noqa: A002
     dense_shape = _sparse_dense_shape(input)
     if dense_shape is not None:
         return make_tensor("Size", [dense_shape], {"out_type": dtypes.int32}, name or "Rank")
-    return make_tensor("Rank", [ops.convert_to_tensor(input)], None, name or "Rank")
+    input = ops.convert_to_tensor(input)  # noqa: A001
+    if input.shape.ndims is not None:  # (a constant, as TF 1.x's tf.rank made it)
+        return constant(input.shape.ndims, dtypes.int32, name=name or "Rank")
+    return make_tensor("Rank", [input], None, name or "Rank")
 
 
 # ---------------------------------------------------------------------------
