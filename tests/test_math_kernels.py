@@ -209,9 +209,11 @@ def test_a_transposed_product_feeds_elementwise_ops_with_numpys_values():
     assert_oracle(got[0], want, rtol=1e-5, atol=1e-5)
     assert_oracle(got[1], g @ w.T + y, rtol=1e-5, atol=1e-5)
     assert_oracle(got[2], want.sum(0), rtol=1e-5, atol=1e-5)
-    c = y.copy()
+    c = sample((128, 64), np.float32)
     f = np.asfortranarray(c)
     assert writable_like(f, c) is None and writable_like(f, f) is f and writable_like(c, f) is c
+    # (a small array is never reused: allocating one is cheaper than the checks)
+    assert writable_like(y.copy(), y) is None
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -461,7 +461,7 @@ def _reshape_shape(op):
 
 @register_op("Reshape", shape=_reshape_shape)
 def _reshape_kernel(xp, x, shape):
-    return xp.reshape(x, shape.tolist())
+    return x.reshape(shape.tolist())  # (the method: np.reshape's dispatch costs 0.7 us of 0.9)
 
 
 def reshape(tensor, shape, name=None) -> ops.Tensor:
@@ -863,6 +863,9 @@ def _pack_shape(op):
 
 @register_op("Pack", shape=_pack_shape)
 def _pack_kernel(xp, *values, axis):
+    first = values[0]
+    if xp is np and axis == 0 and first.dtype.kind in "biufc" and all(v.shape == first.shape for v in values):
+        return np.array(values, dtype=first.dtype)  # (0.3 us where np.stack takes 2.5: shapes packed in a loop)
     return xp.stack(values, axis=axis)
 
 

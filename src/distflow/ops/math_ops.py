@@ -43,7 +43,9 @@ def _numpy_binary(np_name: str):
 
     def kernel(xp, x, y, *, inplace=False):
         out = writable_like(x, y) if inplace else None
-        if xp is np and getattr(x, "nbytes", 0) >= intra_op.MIN_BYTES:
+        if xp is np:
+            if getattr(x, "nbytes", 0) < intra_op.MIN_BYTES:  # (no ``out=None``: 0.2 us of a 0.4 us call)
+                return ufunc(x, y) if out is None else ufunc(x, y, out=out)
             done = intra_op.elementwise(ufunc, out, x, y)  # (a large float array: on every core BLAS may use)
             if done is not None:
                 return done

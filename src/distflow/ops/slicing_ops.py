@@ -376,6 +376,9 @@ SLICE_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shri
 
 def _python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
                   shrink_axis_mask) -> tuple:
+    if not (begin_mask or end_mask or ellipsis_mask or new_axis_mask) and shrink_axis_mask == 1 and len(begin) == 1:
+        return (int(begin[0]),)  # (x[i], a shape's dimension taken in a loop's body)
+    begin, end, strides = (np.asarray(v).tolist() for v in (begin, end, strides))  # (Python ints, read once)
     index = []
     for i in range(len(begin)):
         bit = 1 << i
@@ -384,10 +387,10 @@ def _python_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_
         elif new_axis_mask & bit:
             index.append(None)
         elif shrink_axis_mask & bit:
-            index.append(int(begin[i]))
+            index.append(begin[i])
         else:
-            index.append(builtins.slice(None if begin_mask & bit else int(begin[i]),
-                                       None if end_mask & bit else int(end[i]), int(strides[i])))
+            index.append(builtins.slice(None if begin_mask & bit else begin[i],
+                                        None if end_mask & bit else end[i], strides[i]))
     return tuple(index)
 
 
