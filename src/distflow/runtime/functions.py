@@ -67,7 +67,9 @@ class BodyRunner:
         self.outputs = tuple(outputs)
         self._n = len(fetch_index)
         nodes = [Node.from_op(op) for op in ops]
-        self.plan = plan_class(owner, nodes, devices, feed_index, fetch_index, kernel_states, (False, False),
+        # (constants folded, as a step's are, so that a loop computes them once rather than in
+        # every iteration; the fusions stay off: they are measured on whole training steps)
+        self.plan = plan_class(owner, nodes, devices, feed_index, fetch_index, kernel_states, (True, False),
                                ref_feeds=True)
 
     @staticmethod
