@@ -6,6 +6,8 @@ namespace from here); their gradients are in math_grad.py.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..framework import dtypes, errors, ops
@@ -44,8 +46,9 @@ def _all_axes(axis_t, x) -> bool:
 def _axes(axis, ndim: int) -> tuple:
     """The reduced axes of an ``ndim``-D input, each once and non-negative (TF takes
     ``(0, -2)`` of a matrix as axis 0); one out of range is an InvalidArgumentError."""
+    values = axis.tolist() if axis.__class__ is np.ndarray else np.reshape(axis, [-1]).tolist()
     out = set()
-    for a in np.reshape(axis, [-1]).tolist():
+    for a in (values if values.__class__ is list else [values]):
         if not -ndim <= a < ndim:
             raise errors.InvalidArgumentError(None, None, f"Invalid reduction dimension ({a} for input with {ndim} "
                                                           "dimension(s))")
@@ -122,6 +125,12 @@ def _mean_kernel(xp, x, axis, *, keep_dims):
     if k and count:  # (an empty mean is NaN: NumPy's)
         total = _sum_of_leading(xp, x, k, keep_dims)
         return xp.divide(total, count, out=total, dtype=x.dtype)
+    if xp is np:  # (NumPy's mean, without np.mean's 5 us of Python around it)
+        count = math.prod(x.shape[a] for a in axes)
+        if count:
+            total = np.add.reduce(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
+            return np.true_divide(total, count, out=total if total.__class__ is np.ndarray else None,
+                                  dtype=x.dtype)
     return xp.mean(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
 
 
