@@ -384,3 +384,31 @@ def test_rows_added_at_repeated_indices_are_numpys_add_at(width, dtype):
     transposed = np.zeros((width, 60), dtype).T  # (not C-ordered: the layered sums)
     add_rows_at(transposed, index, rows)
     np.testing.assert_allclose(transposed, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.int32, np.int64, np.uint16,
+                                   np.bool_])
+def test_select_of_large_arrays_is_numpys_where_bit_for_bit(dtype):
+    # (large arrays pick bits through a mask: NaN, infinities, -0.0 and every integer kept
+    # exactly; a condition that broadcasts; a transposed operand)
+    rng = np.random.default_rng(3)
+    shape = (64, 9, 32)
+
+    def values():
+        if dtype == np.bool_:
+            return rng.random(shape) < 0.5
+        if np.dtype(dtype).kind == "f":
+            v = rng.standard_normal(shape).astype(dtype)
+            v.reshape(-1)[:4] = [np.nan, np.inf, -np.inf, -0.0]
+            return v
+        return rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, shape, dtype=dtype, endpoint=True)
+
+    x, y = values(), values()
+    cond = rng.random(shape) < 0.5
+    for c, a, b in ((cond, x, y), (cond[:1, :, :1], x, y), (cond[0, 0], x, y),
+                    (cond.transpose(2, 1, 0), x.transpose(2, 1, 0), np.ascontiguousarray(y.transpose(2, 1, 0)))):
+        for got in (evaluate(tf.where_v2(tf.constant(c), tf.constant(a), tf.constant(b))),
+                    evaluate(tf.where(tf.constant(np.broadcast_to(c, a.shape)), tf.constant(a), tf.constant(b)))):
+            want = np.where(c, a, b)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == np.ascontiguousarray(want).tobytes()
