@@ -268,3 +268,37 @@ def test_graph_util_has_tensorflows_cpu_rule_and_import_graph_def():
     with tf.Graph().as_default():
         (found,) = tf.graph_util.import_graph_def(graph_def, return_elements=["Const:0"], name="")
         assert found.name == "Const:0"
+
+
+def test_a_graph_serialized_again_shows_every_change_to_its_ops():
+    # (each op's NodeDef is kept between serializations: every kind of change must show)
+    def fresh(graph, add_shapes=False):
+        from distflow.framework import wire
+        nodes = [wire.node_to_proto(op) for op in graph.get_operations()]
+        if add_shapes:
+            for node, op in zip(nodes, graph.get_operations()):
+                node.attr["_output_shapes"].CopyFrom(wire.attr_to_proto([t.shape for t in op.outputs]))
+        return [n.SerializeToString(deterministic=True) for n in nodes]
+
+    def served(graph, add_shapes=False):
+        return [n.SerializeToString(deterministic=True) for n in graph.as_graph_def(add_shapes=add_shapes).node]
+
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, name="x")
+        y = tf.identity(x, name="y")
+        z = tf.add(y, 1.0, name="z")
+        for add_shapes in (False, True, False):
+            assert served(g, add_shapes) == fresh(g, add_shapes)
+        z.op._set_device("/device:CPU:0")
+        y.op._add_control_input(x.op)
+        y.op._set_attr("_class", [b"loc:@x"])
+        w = tf.constant(2.0, name="w")
+        z.op._replace_input(1, w)
+        y.set_shape([3])
+        for add_shapes in (True, False):
+            got = served(g, add_shapes)
+            assert got == fresh(g, add_shapes)
+        node = {n.name: n for n in g.as_graph_def(add_shapes=True).node}
+        assert node["z"].device == "/device:CPU:0" and node["z"].input[1] == "w"
+        assert "^x" in node["y"].input and list(node["y"].attr["_class"].list.s) == [b"loc:@x"]
+        assert [d.size for d in node["y"].attr["_output_shapes"].list.shape[0].dim] == [3]

@@ -236,3 +236,17 @@ def test_variable_creator_scope_sees_every_variable_and_may_change_or_replace_it
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(v) == 1.0 and sess.run(y).shape == (1, 4) and sess.run(shared) == 7.0
+
+
+def test_get_variable_beside_a_tf_variable_of_its_name_is_named_apart_as_in_tf():
+    # (a lecture's program made both; TF 1.x named the second op 'scalar_1' and shared it
+    # under 'scalar')
+    with tf.Graph().as_default():
+        s = tf.Variable(2, name="scalar")
+        t = tf.get_variable("scalar", initializer=tf.constant(5))
+        assert (s.name, t.name) == ("scalar:0", "scalar_1:0")
+        with tf.variable_scope("", reuse=True):
+            assert tf.get_variable("scalar", dtype=tf.int32) is t
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run([s, t]) == [2, 5]

@@ -170,7 +170,7 @@ class Operation:
     """A node of the graph: a type, inputs, control inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_assigned_device", "_id", "_reg", "_ctx", "__weakref__")
+                 "_attrs", "_device", "_assigned_device", "_id", "_reg", "_ctx", "_node_def", "__weakref__")
 
     def __init__(self, graph: "Graph", name: str, op_type: str, inputs: list[Tensor],
                  attrs: dict, reg: registry.OpRegistration):
@@ -186,6 +186,7 @@ class Operation:
         self._id = -1
         self._reg = reg
         self._ctx = None  # the control-flow function (a cond branch, a loop body) it belongs to
+        self._node_def = None  # (what it was serialized from, its NodeDef's bytes): wire.py's
 
     # -- read access ---------------------------------------------------------
     @property

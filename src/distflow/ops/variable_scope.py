@@ -277,10 +277,8 @@ class _VariableStore:
                                dtype=dtype if explicit_dtype else None, caching_device=caching_device,
                                validate_shape=validate_shape, constraint=constraint,
                                synchronization=synchronization, aggregation=aggregation)
-        if var.op.name != name and not getattr(graph, "_variable_creator_stack", None):
-            # (a variable_creator_scope may hand back a variable of its own, as TF allows)
-            raise ValueError(f"get_variable could not create '{name}': the graph already has an op "
-                             f"of that name (it created '{var.op.name}')")
+        # (where the graph already has an op of that name, such as a tf.Variable's, the new
+        # variable's op is named apart, 'name_1', and the store holds it under 'name', as TF's)
         self.variables[name] = var
         if regularizer is not None:
             with graph.name_scope(name + "/Regularizer/"):
