@@ -87,3 +87,23 @@ def test_a_name_distflow_lacks_names_tensorflows_module():
     from distflow.python.framework import ops
     with pytest.raises(AttributeError, match="tensorflow.python.framework.ops"):
         ops.no_such_name  # noqa: B018
+
+
+def test_tensorflows_protocol_buffer_modules_give_its_messages():
+    from distflow.core.example import example_pb2
+    from distflow.core.framework import graph_pb2, summary_pb2, types_pb2
+    from distflow.core.protobuf import config_pb2, meta_graph_pb2, rewriter_config_pb2, saver_pb2
+    from distflow.core.util import event_pb2
+
+    assert graph_pb2.GraphDef is tf.GraphDef and meta_graph_pb2.MetaGraphDef is tf.MetaGraphDef
+    assert types_pb2.DT_FLOAT == tf.float32.as_datatype_enum and saver_pb2.SaverDef.V2 == 2
+    assert config_pb2.ConfigProto is tf.ConfigProto and example_pb2.Example is tf.train.Example
+    # a summary written from the messages, as TF 1.x programs wrote their own values
+    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag="loss", simple_value=0.5)])
+    event = event_pb2.Event(wall_time=1.0, step=3, summary=summary)
+    assert tf.Event.FromString(event.SerializeToString()).summary.value[0].simple_value == 0.5
+    with tf.Graph().as_default() as g:
+        tf.constant(1.0, name="c")
+        assert graph_pb2.GraphDef.FromString(g.as_graph_def().SerializeToString()).node[0].name == "c"
+    with pytest.raises(AttributeError, match="RewriterConfig.*tensorflow.core.protobuf.rewriter_config_pb2"):
+        rewriter_config_pb2.RewriterConfig  # noqa: B018
