@@ -147,3 +147,14 @@ def test_errors_name_the_feature_as_the_record_by_record_parse_does(monkeypatch)
                           ({"y": tf.FixedLenFeature([1], tf.float32)}, "y .*is required")):
         with pytest.raises(tf.errors.InvalidArgumentError, match=message):
             parse(records, spec, monkeypatch, True)
+
+
+def test_empty_lists_and_strings_read_as_arrays(monkeypatch):
+    empty = {"f": tf.train.Feature(float_list=tf.train.FloatList(value=[])),
+             "i": tf.train.Feature(int64_list=tf.train.Int64List(value=[])),
+             "s": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"", b"xyz"])),
+             "f0": tf.train.Feature(float_list=tf.train.FloatList(value=[]))}
+    records = [example(**empty)] * 8
+    spec = {"f": tf.VarLenFeature(tf.float32), "i": tf.VarLenFeature(tf.int64), "s": tf.VarLenFeature(tf.string),
+            "f0": tf.FixedLenFeature([0], tf.float32)}
+    assert both_ways(records, spec, monkeypatch)
