@@ -529,3 +529,26 @@ def test_queue_runners_travel_with_a_meta_graph(tmp_path):
     proto = runners[0].to_proto()
     assert proto.queue_name.startswith("imported/") and list(proto.queue_closed_exception_types) == [11]
     assert runners[0].to_proto(export_scope="elsewhere") is None
+
+
+def test_moving_averages_first_applied_inside_a_cond_branch_as_batch_norm_was_written():
+    # (a much-copied TF 1.x batch norm: ema.apply inside tf.cond's training branch; TF made
+    # the shadow variables outside the branch, so the graph's initializer could set them)
+    x, training = tf.placeholder(tf.float32, [None, 3]), tf.placeholder(tf.bool, [])
+    mean, var = tf.nn.moments(x, [0])
+    ema = tf.train.ExponentialMovingAverage(decay=0.5)
+
+    def update():
+        with tf.control_dependencies([ema.apply([mean, var])]):
+            return tf.identity(mean), tf.identity(var)
+
+    m, v = tf.cond(training, update, lambda: (ema.average(mean), ema.average(var)))
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([m, v], {x: data, training: True})
+        np.testing.assert_allclose(got[0], data.mean(0))
+        np.testing.assert_allclose(got[1], data.var(0))
+        got = sess.run([m, v], {x: data * 0, training: False})  # (the averages: half of each)
+        np.testing.assert_allclose(got[0], data.mean(0) / 2)
+        np.testing.assert_allclose(got[1], data.var(0) / 2)

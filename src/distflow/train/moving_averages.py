@@ -94,7 +94,9 @@ class ExponentialMovingAverage:
             graph = var.graph
             with graph.as_default():
                 scope = vs.get_variable_scope().name
-                with ops.name_scope(None), graph.colocate_with(var.op):
+                # (made outside any control flow and control dependencies, as TF's init_scope made
+                # them: a shadow first asked for inside a tf.cond branch is a variable of the graph)
+                with ops.name_scope(None), graph.control_dependencies(None), graph.colocate_with(var.op):
                     initial = var.initialized_value() if is_variable else array_ops.zeros(
                         var.shape.as_list(), dtype=var.dtype.base_dtype)
                     name = f"{scope}/{var.op.name}/{self._name}" if scope else f"{var.op.name}/{self._name}"
