@@ -183,3 +183,36 @@ def test_a_histogram_of_mostly_zeros_counts_and_sums_as_one_value_at_a_time():
     counts = np.bincount(np.searchsorted(_LIMITS, values, side="right"), minlength=len(_LIMITS))
     got = dict(zip(histo.bucket_limit, histo.bucket))
     assert {limit: count for limit, count in zip(_LIMITS, counts) if count} == {k: v for k, v in got.items() if v}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_histogram_buckets_are_a_search_of_the_limits_for_every_value(dtype):
+    # (buckets from a logarithm, checked against the limits: on and beside every limit,
+    # past float32's range, below the smallest limit and above the largest; chunks joined)
+    from distflow.summary import summary_ops
+    from distflow.summary.summary_ops import _LIMITS, histogram_proto
+
+    inner = _LIMITS[1:-1]
+    if dtype == np.float32:
+        inner = inner[np.abs(inner) < 3e38]
+    values = np.concatenate([inner, np.nextafter(inner, 0), np.nextafter(inner, np.inf),
+                             np.nextafter(inner, -np.inf), [1e-300, -1e-300, 1e-13, -5e-46, 3e-45]]).astype(dtype)
+    if dtype == np.float64:
+        values = np.concatenate([values, [1e25, -1e25, 1e300, -1e300, np.finfo(np.float64).max, -1e-320]])
+    rng = np.random.default_rng(7)
+    values = np.concatenate([values, (rng.standard_normal(200_000) * 10.0 ** rng.integers(-14, 22, 200_000))
+                             .astype(dtype)])
+    values = values[np.isfinite(values)]
+    rng.shuffle(values)
+    nonzero = values[values != 0]
+    want = np.minimum(np.searchsorted(_LIMITS, nonzero.astype(np.float64), side="right"), len(_LIMITS) - 1)
+    np.testing.assert_array_equal(summary_ops._bucket_indices(nonzero), want)
+    histo = histogram_proto(values)  # (several chunks: the counts and the running sums carried across)
+    every = np.minimum(np.searchsorted(_LIMITS, values.astype(np.float64), side="right"), len(_LIMITS) - 1)
+    counts = np.bincount(every, minlength=len(_LIMITS))  # (zeros too: in the bucket up to 1e-12)
+    got = dict(zip(histo.bucket_limit, histo.bucket))
+    assert {limit: count for limit, count in zip(_LIMITS, counts) if count} == {k: v for k, v in got.items() if v}
+    wide = values.astype(np.float64)
+    with np.errstate(over="ignore"):
+        assert histo.sum == np.cumsum(wide)[-1] and histo.sum_squares == np.cumsum(wide * wide)[-1]
+    assert (histo.min, histo.max, histo.num) == (wide.min(), wide.max(), len(values))
