@@ -89,8 +89,9 @@ def histogram_proto(values) -> pb.HistogramProto:
 
     The values are taken ``_HISTOGRAM_CHUNK`` at a time (the temporaries stay in cache), and
     each value's bucket is found from its logarithm, then checked against the limits
-    themselves: 10M values 575 to 150 ms (a binary search of the 1,549 limits took 42 ns a
-    value). Zeros, most of a sparse gradient made dense, are counted without either."""
+    themselves: 10M float32 values 575-625 to 195 ms (a binary search of the 1,549 limits
+    took 42 ns a value; TensorFlow's histogram 393 ms). Zeros, most of a sparse gradient
+    made dense, are counted without either."""
     values = np.asarray(values).reshape(-1)
     if values.dtype not in (np.float32, np.float64):
         values = values.astype(np.float64)
