@@ -107,3 +107,41 @@ def test_tensorflows_protocol_buffer_modules_give_its_messages():
         assert graph_pb2.GraphDef.FromString(g.as_graph_def().SerializeToString()).node[0].name == "c"
     with pytest.raises(AttributeError, match="RewriterConfig.*tensorflow.core.protobuf.rewriter_config_pb2"):
         rewriter_config_pb2.RewriterConfig  # noqa: B018
+
+
+def test_tensorflows_decorator_helpers_at_their_paths():
+    # (TFLearn's vendored arg_scope decorates its layers with them)
+    from distflow.python.util import tf_contextlib, tf_decorator
+
+    def layer(x, size=3):
+        """A layer."""
+        return x * size
+
+    def wrapper(*args, **kwargs):
+        return layer(*args, **kwargs) + 1
+
+    wrapped = tf_decorator.make_decorator(layer, wrapper)
+    assert wrapped(2) == 7 and wrapped.__name__ == "layer" and wrapped.__doc__ == "A layer."
+    assert tf_decorator.unwrap(wrapped) == ([wrapped], layer)
+
+    @tf_contextlib.contextmanager
+    def scope(values):
+        values.append("in")
+        yield len(values)
+        values.append("out")
+
+    seen = []
+    with scope(seen) as n:
+        assert n == 1
+    assert seen == ["in", "out"] and scope.__name__ == "scope"
+
+
+def test_a_program_may_hang_its_own_attributes_on_tensors_and_ops():
+    # (TF 1.x's tensors and ops took any attribute: TFLearn's layers set .scope, .W and .b)
+    x = tf.placeholder(tf.float32, [None, 2])
+    y = tf.layers.dense(x, 3)
+    y.scope, y.W = "Dense", "kernel"
+    y.op.note = 1
+    assert (y.scope, y.W, y.op.note) == ("Dense", "kernel", 1)
+    with pytest.raises(AttributeError):
+        x.scope  # noqa: B018

@@ -70,7 +70,10 @@ class Tensor:
     __array_priority__ = 100
 
     # ("aliases", "alias": the names contrib's layers give an output they collect, as TF's tensors take them)
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "alias", "aliases", "__weakref__")
+    # (``__dict__``: a program may set attributes of its own on a tensor, as TF 1.x's allowed:
+    # TFLearn's layers hang their variables and scope on their outputs)
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "alias", "aliases", "__weakref__",
+                 "__dict__")
 
     def __init__(self, op: "Operation", value_index: int, dtype: _dtypes.DType, shape: TensorShape):
         self._op = op
@@ -170,7 +173,8 @@ class Operation:
     """A node of the graph: a type, inputs, control inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_assigned_device", "_id", "_reg", "_ctx", "_node_def", "__weakref__")
+                 "_attrs", "_device", "_assigned_device", "_id", "_reg", "_ctx", "_node_def", "__weakref__",
+                 "__dict__")
 
     def __init__(self, graph: "Graph", name: str, op_type: str, inputs: list[Tensor],
                  attrs: dict, reg: registry.OpRegistration):

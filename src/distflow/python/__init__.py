@@ -56,7 +56,8 @@ _UNDER = {"keras": "keras", "estimator": "estimator", "saved_model": "saved_mode
 # distflow's own module for a TF path where it is not at the same place.
 _OWN = {"training": "train", "client.timeline": "runtime.timeline", "client.session": "runtime.session",
         "layers.utils": "contrib.layers_utils", "client.device_lib": "python._device_lib",
-        "tools.inspect_checkpoint": "python._inspect_checkpoint"}
+        "tools.inspect_checkpoint": "python._inspect_checkpoint", "util.tf_decorator": "python._tf_util",
+        "util.tf_contextlib": "python._tf_util"}
 
 
 class _AliasModule(types.ModuleType):
