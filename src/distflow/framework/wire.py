@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import dtypes, errors, functionalize, op_upgrades, tf_attrs
+from . import dtypes, errors, functionalize, op_upgrades, tf_attrs, varint
 from .function_body import FuncBody
 from .registry import is_registered
 from .tensor_shape import TensorShape
@@ -287,7 +287,7 @@ def graph_to_proto(operations, add_shapes: bool = False) -> pb.GraphDef:
     parts = []
     for op in operations:
         data = _node_bytes(op, add_shapes)
-        parts += (_NODE_TAG, _varint(len(data)), data)
+        parts += (_NODE_TAG, varint.encode(len(data)), data)
     graph_def = pb.GraphDef.FromString(b"".join(parts))
     graph_def.versions.producer = GRAPH_DEF_VERSION
     graph_def.versions.min_consumer = GRAPH_DEF_VERSION_MIN_CONSUMER
@@ -295,15 +295,6 @@ def graph_to_proto(operations, add_shapes: bool = False) -> pb.GraphDef:
 
 
 _NODE_TAG = bytes([1 << 3 | 2])  # (GraphDef.node: field 1, length-delimited)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def _node_bytes(op, add_shapes: bool) -> bytes:

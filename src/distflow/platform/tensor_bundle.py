@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import errors
+from ..framework import errors, varint
 from .crc32c import crc32c, mask, unmask
 
 MAGIC = (0xdb4775248b80fb57).to_bytes(8, "little")  # the last 8 bytes of a LevelDB table
@@ -444,24 +444,11 @@ def _packed_varints(data: bytes, path: str) -> list:
 _ENUMS = {np.dtype(v): k for k, v in _DTYPES.items() if v is not object}
 
 
-def _put_varint(value: int) -> bytes:
-    out = bytearray()
-    value &= (1 << 64) - 1
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _field(number: int, value) -> bytes:
     """One protocol buffer field: an int as a varint, bytes length-delimited."""
     if isinstance(value, bytes):
-        return _put_varint(number << 3 | 2) + _put_varint(len(value)) + value
-    return _put_varint(number << 3) + _put_varint(value)
+        return varint.encode(number << 3 | 2) + varint.encode(len(value)) + value
+    return varint.encode(number << 3) + varint.encode(value)
 
 
 def _masked(crc: int) -> bytes:
@@ -477,7 +464,7 @@ def _tensor_bytes(value: np.ndarray) -> tuple[bytes, int]:
         crc = crc32c(checksum, crc)
         for item in items:
             crc = crc32c(item, crc)
-        return b"".join(_put_varint(len(v)) for v in items) + checksum + b"".join(items), crc
+        return b"".join(varint.encode(len(v)) for v in items) + checksum + b"".join(items), crc
     raw = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<")).tobytes()
     return raw, crc32c(raw)
 
@@ -487,7 +474,7 @@ def _block_with_trailer(entries: list) -> bytes:
     body, restarts = bytearray(), []
     for key, value in entries:
         restarts.append(len(body))
-        body += _put_varint(0) + _put_varint(len(key)) + _put_varint(len(value)) + key + value
+        body += varint.encode(0) + varint.encode(len(key)) + varint.encode(len(value)) + key + value
     for offset in restarts or [0]:
         body += offset.to_bytes(4, "little")
     body += len(restarts or [0]).to_bytes(4, "little")
@@ -510,18 +497,18 @@ def write_bundle(prefix: str, tensors: dict) -> None:
         raw, crc = _tensor_bytes(value)
         shape = b"".join(_field(2, _field(1, int(d))) for d in value.shape)
         entry = (_field(1, kind) + _field(2, shape) + _field(4, len(data)) + _field(5, len(raw))
-                 + _put_varint(6 << 3 | 5) + _masked(crc))
+                 + varint.encode(6 << 3 | 5) + _masked(crc))
         entries.append((name.encode(), entry))
         data += raw
     header = _field(1, 1) + _field(3, _field(1, 1))  # one shard, little-endian; producer version 1
     table = _block_with_trailer([(b"", header)] + entries)
     meta_index = _block_with_trailer([])
     last = entries[-1][0] if entries else b""
-    index = _block_with_trailer([(last + b"\x00", _put_varint(0) + _put_varint(len(table) - _BLOCK_TRAILER))])
+    index = _block_with_trailer([(last + b"\x00", varint.encode(0) + varint.encode(len(table) - _BLOCK_TRAILER))])
     meta_offset = len(table)
     index_offset = meta_offset + len(meta_index)
-    handles = (_put_varint(meta_offset) + _put_varint(len(meta_index) - _BLOCK_TRAILER)
-               + _put_varint(index_offset) + _put_varint(len(index) - _BLOCK_TRAILER))
+    handles = (varint.encode(meta_offset) + varint.encode(len(meta_index) - _BLOCK_TRAILER)
+               + varint.encode(index_offset) + varint.encode(len(index) - _BLOCK_TRAILER))
     footer = handles + b"\x00" * (40 - len(handles)) + MAGIC
     for path, content in ((shard_path(prefix, 0, 1), bytes(data)),
                           (prefix + ".index", table + meta_index + index + footer)):

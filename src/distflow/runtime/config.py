@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..framework import varint
+
 
 def _other_fields(message: str, known: tuple, given: dict, target) -> None:
     """Keeps TF's fields that distflow accepts without acting on; any other name is a ValueError,
@@ -218,13 +220,6 @@ class RunMetadata:
         if self._step_stats is not None:
             fields.append((1, self._step_stats.SerializeToString()))
         fields += [(3, graph.SerializeToString()) for graph in self.partition_graphs]
-        return b"".join(_varint(number << 3 | 2) + _varint(len(data)) + data for number, data in fields)
+        return b"".join(varint.encode(number << 3 | 2) + varint.encode(len(data)) + data for number, data in fields)
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, value = value & 0x7F, value >> 7
-        out.append(low | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
