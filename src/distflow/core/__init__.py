@@ -13,10 +13,10 @@ distflow does not have) is an AttributeError that names TensorFlow's module.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import sys
+import importlib
 import types
+
+from ..python import PrefixFinder
 
 _PREFIX = __name__ + "."
 
@@ -50,21 +50,7 @@ class _ProtoModule(types.ModuleType):
                              f"docs/compat.md)")
 
 
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith(_PREFIX):
-            return None
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-
-    def create_module(self, spec):
-        return _ProtoModule(spec.name, spec.name[len(_PREFIX):])
-
-    def exec_module(self, module):
-        pass
-
-
-if not any(isinstance(f, _Finder) for f in sys.meta_path):
-    sys.meta_path.append(_Finder())
+PrefixFinder.install(_PREFIX, _ProtoModule)
 
 
 def __getattr__(name: str):  # (``from distflow.core import framework``: the directory of that path)

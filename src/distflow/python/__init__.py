@@ -138,21 +138,31 @@ def _sources(path: str) -> list:
     return [s for s in found if s is not None]
 
 
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class PrefixFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Makes every module under ``prefix`` (but those whose first part starts with an
+    underscore: the package's own files) as ``make(full name, the path after the prefix)``."""
+
+    def __init__(self, prefix: str, make):
+        self.prefix, self.make = prefix, make
+
     def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith(_PREFIX) or fullname[len(_PREFIX):].startswith("_"):
-            return None  # (distflow.python's own modules are files)
+        if not fullname.startswith(self.prefix) or fullname[len(self.prefix):].startswith("_"):
+            return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
-        return _AliasModule(spec.name, spec.name[len(_PREFIX):])
+        return self.make(spec.name, spec.name[len(self.prefix):])
 
     def exec_module(self, module):
         pass
 
+    @classmethod
+    def install(cls, prefix: str, make) -> None:
+        if not any(isinstance(f, cls) and f.prefix == prefix for f in sys.meta_path):
+            sys.meta_path.append(cls(prefix, make))
 
-if not any(isinstance(f, _Finder) for f in sys.meta_path):
-    sys.meta_path.append(_Finder())
+
+PrefixFinder.install(_PREFIX, _AliasModule)
 
 
 def __getattr__(name: str):  # (``from distflow.python import debug``: the module of that path)
