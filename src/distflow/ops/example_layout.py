@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework import varint
+
 BYTES, FLOATS, INT64S = "bytes_list", "float_list", "int64_list"
 _KIND_OF_FIELD = {1: BYTES, 2: FLOATS, 3: INT64S}
 _LEN, _VARINT, _FIXED32 = 2, 0, 5
@@ -59,16 +61,10 @@ class Layout:
 
     @staticmethod
     def _varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
-        value = shift = 0
-        while True:
-            if pos >= end or shift > 63:
-                raise _Irregular
-            byte = buf[pos]
-            pos += 1
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value, pos
-            shift += 7
+        try:
+            return varint.decode(buf, pos, end)
+        except ValueError:
+            raise _Irregular from None
 
     def _field(self, buf: bytes, pos: int, end: int) -> tuple[int, int, int]:
         """(field number, wire type, position after the tag)."""

@@ -55,16 +55,10 @@ def _damaged(path: str, what: str) -> errors.DataLossError:
 
 
 def _varint(data, pos: int, path: str) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise _damaged(path, "a number runs past its end")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
+    try:
+        return varint.decode(data, pos)
+    except ValueError as e:
+        raise _damaged(path, str(e)) from None
 
 
 def _fields(data, path: str) -> list[tuple[int, object]]:
