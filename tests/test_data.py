@@ -516,3 +516,34 @@ def test_tfrecord_writer_writes_a_datasets_elements_whole_or_not_at_all(tmp_path
     assert sorted(os.listdir(str(tmp_path))) == ["out.tfrecord"]  # (the failed pass left nothing)
     with pytest.raises(TypeError, match="scalar `DT_STRING`"):
         tf.data.experimental.TFRecordWriter(path).write(tf.data.Dataset.range(3))
+
+
+def test_options_are_carried_merged_and_checked_as_tf_declares_them():
+    base = tf.data.Dataset.range(6)
+    options = tf.data.Options()
+    # (TF 1.15's groups exist as soon as they are read, as the model garden's pipelines set them)
+    options.experimental_threading.max_intra_op_parallelism = 1
+    options.experimental_optimization.map_parallelization = True
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+    with_options = base.with_options(options)
+    assert with_options is not base and base.options() == tf.data.Options()  # (a new dataset)
+    slack = tf.data.Options()
+    slack.experimental_slack = True
+    ds = with_options.map(lambda v: v * 2).prefetch(2).with_options(slack)
+    got = ds.options()
+    assert got.experimental_slack is True and got.threading.max_intra_op_parallelism == 1
+    assert got.experimental_optimization.map_parallelization is True
+    assert got.experimental_distribute.auto_shard is True  # (a default)
+    assert tf.data.Dataset.zip((with_options, base)).options().experimental_threading.max_intra_op_parallelism == 1
+    conflicting = tf.data.Options()
+    conflicting.experimental_threading.max_intra_op_parallelism = 2
+    with pytest.raises(ValueError, match="max_intra_op_parallelism"):
+        ds.with_options(conflicting)
+    with pytest.raises(AttributeError, match="Cannot set the property threads"):
+        options.threads = 2
+    with pytest.raises(TypeError, match="private_threadpool_size.*int"):
+        options.experimental_threading.private_threadpool_size = "4"
+    assert tf.data.experimental.cardinality(ds).eval(session=tf.Session()) == 6
+    element = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert drain(sess, element) == [0, 2, 4, 6, 8, 10]

@@ -583,3 +583,26 @@ def test_pandas_data_frames_feed_estimators_and_datasets(tmp_path):
     np.testing.assert_array_equal(features["x"], frame["x"].to_numpy())
     assert features["kind"].tolist() == [k.encode() for k in frame["kind"]]
     np.testing.assert_array_equal(labels, target.to_numpy())
+
+
+def test_input_fns_of_random_synthetic_batches_train_with_and_without_a_strategy(tmp_path):
+    # (the model garden's synthetic input: one random batch of a fixed seed, repeated; TF's
+    # Estimator reads an input_fn's dataset with an initializable iterator, so it may hold a
+    # random tensor, which a one-shot iterator refuses)
+    def input_fn():
+        x = tf.random.truncated_normal([32, 3], seed=7)
+        y = tf.matmul(x, tf.constant(W)) + 0.3
+        return tf.data.Dataset.from_tensors(({"x": x}, y)).repeat()
+
+    for name, strategy in (("plain", None), ("mirrored", tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"]))):
+        config = tf.estimator.RunConfig(train_distribute=strategy, log_step_count_steps=None, tf_random_seed=1)
+        estimator = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path / name), config=config,
+                                           params={"learning_rate": 0.2})
+        estimator.train(input_fn, max_steps=150)
+        np.testing.assert_allclose(estimator.get_variable_value("linear/kernel"), W, atol=2e-2)
+        metrics = estimator.evaluate(input_fn, steps=2)
+        assert metrics["global_step"] == 150 and metrics["loss"] < 1e-3
+        predicted = next(estimator.predict(lambda: input_fn().map(lambda features, _: features)))
+        assert predicted["y"].shape == (1,)
+    with pytest.raises(ValueError, match="make_initializable_iterator"):
+        input_fn().make_one_shot_iterator()

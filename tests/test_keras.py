@@ -1184,3 +1184,24 @@ def test_premade_linear_and_wide_deep_models():
     h = np.maximum(x @ deep.get_weights()[0] + deep.get_weights()[1], 0)
     dnn = h @ deep.get_weights()[2] + deep.get_weights()[3]
     np.testing.assert_allclose(model.predict([x, x]), 1 / (1 + np.exp(-0.5 * (lin + dnn))), rtol=1e-5, atol=1e-6)
+
+
+def test_a_sequential_model_may_use_one_layer_twice():
+    # (the model garden's MNIST model shares one pooling layer between its two blocks)
+    L = tf.keras.layers
+    pool = L.MaxPooling2D((2, 2), (2, 2), padding="same")
+    model = tf.keras.Sequential([L.Reshape((8, 8, 1), input_shape=(64,)), L.Conv2D(2, 3, padding="same"), pool,
+                                 L.Conv2D(3, 3, padding="same"), pool, L.Flatten(), L.Dense(4)])
+    assert [layer.name for layer in model.layers].count(pool.name) == 1
+    assert len(model.trainable_weights) == 6
+    x = np.random.RandomState(0).rand(5, 64).astype(np.float32)
+    out = model(tf.constant(x), training=True)
+    assert out.shape.as_list() == [5, 4] and model.output_shape == (None, 4)
+    sess = tf.keras.backend.get_session()
+    sess.run(tf.global_variables_initializer())
+    assert sess.run(out).shape == (5, 4)
+    assert model.predict(x).shape == (5, 4)
+    with pytest.raises(ValueError, match="unique names"):
+        model.add(L.Dense(2, name=pool.name))
+    model.pop()
+    assert model.output_shape == (None, 12)

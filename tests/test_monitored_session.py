@@ -279,3 +279,22 @@ def test_a_saver_of_another_graph_restores_by_op_names_as_tfs_does(tmp_path):
         sess = manager.prepare_session("", init_op=None, saver=other, checkpoint_dir=str(tmp_path),
                                        wait_for_checkpoint=True, max_wait_secs=2)
         assert sess.run(sess.graph.get_tensor_by_name("v:0")).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_logging_tensor_hook_reads_ops_by_name_and_counts_each_run_anew(caplog):
+    step, v, train = counter_model()
+    tf.identity(tf.range(3) * 10, name="scaled")
+    tf.split(tf.zeros([4]), 2, name="halves")
+    hook = tf.train.LoggingTensorHook({"scaled": "scaled", "step": step.name}, every_n_iter=2)
+    caplog.set_level(logging.INFO, logger="distflow")
+    for _ in range(2):  # (a hook handed to two sessions in turn, as Estimator.train does)
+        with tf.train.MonitoredSession(hooks=[hook]) as sess:
+            for _ in range(3):
+                sess.run(train)
+    logged = [r.getMessage().split(", step")[0] for r in caplog.records if "scaled = " in r.getMessage()]
+    # (the op's name is its output 0; the timer starts again with each session: iterations 0
+    # and 2 of each)
+    assert logged == ["scaled = [ 0 10 20]"] * 4
+    with pytest.raises(ValueError, match="halves is ambiguous"):
+        with tf.train.MonitoredSession(hooks=[tf.train.LoggingTensorHook(["halves"], every_n_iter=1)]):
+            pass

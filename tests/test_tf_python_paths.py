@@ -145,3 +145,11 @@ def test_a_program_may_hang_its_own_attributes_on_tensors_and_ops():
     assert (y.scope, y.W, y.op.note) == ("Dense", "kernel", 1)
     with pytest.raises(AttributeError):
         x.scope  # noqa: B018
+
+
+def test_tf_compat_v2_is_refused_with_its_reason():
+    with pytest.raises(AttributeError, match="TensorFlow 2's API"):
+        tf.compat.v2
+    with pytest.raises(ImportError, match="TensorFlow 2's API"):
+        import distflow.compat.v2  # noqa: F401
+    assert tf.compat.v1 is tf

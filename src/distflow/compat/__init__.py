@@ -52,4 +52,13 @@ def path_to_str(path) -> str:
     return os.fspath(path) if hasattr(path, "__fspath__") else path
 
 
-__getattr__ = _namespace.missing("tf.compat")
+V2_REFUSED = ("tf.compat.v2 is TensorFlow 2's API (eager execution, tf.function), which distflow does not "
+              "provide: distflow is TensorFlow 1.x's graph API (tf.compat.v1). A TF 1.x program that took "
+              "tf.distribute, tf.io or tf.data from tf.compat.v2 finds them under the same names in distflow.")
+_missing = _namespace.missing("tf.compat")
+
+
+def __getattr__(name):
+    if name == "v2":
+        raise AttributeError(V2_REFUSED)
+    return _missing(name)

@@ -4,7 +4,7 @@ from .._namespace import missing
 from .dataset_ops import Dataset  # noqa: F401
 from .readers import FixedLengthRecordDataset, TFRecordDataset, TextLineDataset  # noqa: F401
 
-from .dataset_ops import Options, ThreadingOptions  # noqa: F401,E402
+from .options import Options, ThreadingOptions  # noqa: F401,E402
 
 from .dataset_ops import AUTOTUNE  # noqa: E402 - (accepted wherever TF takes it; elements come one at a time)
 from . import experimental  # noqa: E402,F401

@@ -37,6 +37,7 @@ from ..platform.tf_record import TFRecordWriter, tf_record_iterator
 from ..protos import distflow_pb2 as pb
 from . import structure
 from .iterator_ops import Iterator
+from .options import Options
 from .registry import RunState, register
 
 AUTOTUNE = -1  # (tf.data.experimental.AUTOTUNE; a cycle length of it is the number of cores)
@@ -189,14 +190,21 @@ class Dataset:
         return _Cache(self, filename)
 
     def with_options(self, options) -> "Dataset":
-        """Accepted: the options that tune TF's threaded pipeline change nothing here."""
+        """This dataset with ``options`` merged into its own (a new dataset; none of the options
+        changes how distflow runs a pipeline: data/options.py)."""
         if not isinstance(options, Options):
             raise TypeError(f"with_options expects a tf.data.Options, got {options!r}")
-        self._options = options
-        return self
+        return _WithOptions(self, options)
 
     def options(self) -> "Options":
-        return getattr(self, "_options", None) or Options()
+        """The options of this dataset: its inputs' merged, and any it was given."""
+        merged = Options()
+        for dataset in self._input_datasets():
+            merged = merged.merge(dataset.options())
+        return merged
+
+    def _input_datasets(self) -> list:
+        return []
 
     def apply(self, transformation_func) -> "Dataset":
         result = transformation_func(self)
@@ -230,26 +238,6 @@ class Dataset:
         come). None where a stage does more, or takes elements one by one: a batch then
         gathers its rows with one take an array instead of stacking elements."""
         return None
-
-
-class ThreadingOptions:
-    """Accepted for programs that set them; distflow's pipelines run on the step's thread."""
-
-    def __init__(self):
-        self.max_intra_op_parallelism = None
-        self.private_threadpool_size = None
-
-
-class Options:
-    """``tf.data.Options``: kept with the dataset; none of them changes how distflow runs it."""
-
-    def __init__(self):
-        self.experimental_deterministic = None
-        self.experimental_optimization = None
-        self.threading = ThreadingOptions()
-
-    def merge(self, options) -> "Options":
-        return self
 
 
 # ---------------------------------------------------------------------------
@@ -395,6 +383,9 @@ class _Unary(Dataset):
 
     def _split(self, values):
         return values[:self._own], values[self._own:]
+
+    def _input_datasets(self) -> list:
+        return [self._input]
 
     def _check(self, values) -> None:
         own, extra = self._split(values)
@@ -787,6 +778,9 @@ class _Zip(Dataset):
         inputs = [t for d in flat for t in d._all_inputs()]
         super().__init__(structure.Spec.zipped(self._pack, [d.element_spec for d in flat]), inputs)
 
+    def _input_datasets(self) -> list:
+        return list(self._children)
+
     def _check(self, values) -> None:
         start = 0
         for child, n in zip(self._children, self._counts):
@@ -812,6 +806,9 @@ class _Concatenate(Dataset):
         self._n = len(first._all_inputs())
         super().__init__(first.element_spec.most_specific_compatible(second.element_spec),
                          first._all_inputs() + second._all_inputs())
+
+    def _input_datasets(self) -> list:
+        return [self._first, self._second]
 
     def _check(self, values) -> None:
         self._first._check(values[:self._n])
@@ -1489,6 +1486,23 @@ class _Prefetch(_Unary):
         finally:
             producer.close()
             state.stages.pop(key, None)
+
+
+class _WithOptions(_Unary):
+    """``with_options``: the input's elements, and its options merged with those given."""
+
+    def __init__(self, input_dataset, options):
+        super().__init__(input_dataset, input_dataset.element_spec)
+        self._options = input_dataset.options().merge(options)
+
+    def options(self) -> Options:
+        return self._options
+
+    def _iterate(self, values, state):
+        return self._input._iterate(values, state)
+
+    def _row_source(self, values, state):
+        return self._input._row_source(values, state)
 
 
 class _Cache(_Unary):

@@ -16,7 +16,9 @@ from ..framework import dtypes
 from ..ops import array_ops, math_ops, reduction_ops, slicing_ops
 from . import dataset_ops as _ds
 from .dataset_ops import (AUTOTUNE, _Choose, _Counter, _DenseToSparseBatch, _GroupByReducer,  # noqa: F401
-                          _GroupByWindow, _IgnoreErrors, _Sample, _Scan, _Unique, ThreadingOptions)
+                          _GroupByWindow, _IgnoreErrors, _Sample, _Scan, _Unique)
+from .options import (AutoShardPolicy, DistributeOptions, ExternalStatePolicy,  # noqa: F401
+                      MapVectorizationOptions, OptimizationOptions, StatsOptions, ThreadingOptions)
 from .iterator_ops import (Optional, TFRecordWriter, get_next_as_optional,  # noqa: F401
                            make_saveable_from_iterator)
 
@@ -109,7 +111,7 @@ def _static(tensor):
 def _count(ds) -> int:
     """What ``cardinality`` says of ``ds``, from its stages and their constant arguments."""
     unknown, infinite = UNKNOWN_CARDINALITY, INFINITE_CARDINALITY
-    if isinstance(ds, (_ds._Map, _ds._Shuffle, _ds._Prefetch, _ds._Cache)) and not isinstance(ds, _ds._Filter):
+    if isinstance(ds, (_ds._Map, _ds._Shuffle, _ds._Prefetch, _ds._Cache, _ds._WithOptions)) and not isinstance(ds, _ds._Filter):
         return _count(ds._input)
     args = ds._inputs[getattr(ds, "_own", len(ds._inputs)):]
     if isinstance(ds, _ds._TensorSlices):
@@ -144,33 +146,6 @@ def _count(ds) -> int:
     if n in (unknown, infinite) or drop is None:
         return n if n == infinite else unknown
     return n // arg if drop else -(-n // arg)
-
-
-class OptimizationOptions:
-    """Accepted for programs that set them (``Options().experimental_optimization``): distflow's
-    pipelines run as written."""
-
-    def __init__(self):
-        self.apply_default_optimizations = None
-        self.autotune = None
-        self.autotune_buffers = None
-        self.autotune_cpu_budget = None
-        self.filter_fusion = None
-        self.map_and_batch_fusion = None
-        self.map_and_filter_fusion = None
-        self.map_fusion = None
-        self.map_parallelization = None
-        self.noop_elimination = None
-        self.parallel_batch = None
-        self.shuffle_and_repeat_fusion = None
-
-
-class DistributeOptions:
-    """Accepted for programs that set them (``Options().experimental_distribute``)."""
-
-    def __init__(self):
-        self.auto_shard = True
-        self.num_devices = None
 
 
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,

@@ -174,6 +174,29 @@ def _arg_names(fn) -> list[str]:
     return names[1:] if inspect.ismethod(fn) and names[:1] == ["self"] else names
 
 
+_INPUT_INITIALIZERS = "_estimator_input_initializers"
+
+
+def _read(dataset):
+    """The next element of an input_fn's dataset, read by an initializable iterator that the
+    session's ``_DatasetInitializerHook`` starts (as TF's Estimator reads datasets, so that
+    one may hold what a one-shot iterator cannot: random tensors, a variable's value)."""
+    iterator = dataset.make_initializable_iterator()
+    ops.add_to_collection(_INPUT_INITIALIZERS, iterator.initializer)
+    return iterator.get_next()
+
+
+class _DatasetInitializerHook(SessionRunHook):
+    """Starts the input's iterators once the session exists (or exists again, recovered)."""
+
+    def begin(self):
+        self._initializers = ops.get_collection(_INPUT_INITIALIZERS)
+
+    def after_create_session(self, session, coord):
+        if self._initializers:
+            session.run(self._initializers)
+
+
 def _checked_hooks(hooks) -> list:
     hooks = list(hooks or [])
     for hook in hooks:
@@ -299,7 +322,7 @@ class Estimator:
                                                   ("config", self.config)) if name in _arg_names(input_fn)}
         result = input_fn(**kwargs)
         if isinstance(result, data_lib.Dataset):
-            result = result.make_one_shot_iterator().get_next()
+            result = _read(result)
         if isinstance(result, (tuple, list)):
             if len(result) != 2:
                 raise ValueError(f"input_fn should return (features, labels) as a len 2 tuple, got {len(result)}")
@@ -372,7 +395,8 @@ class Estimator:
                 scaffold = Scaffold(copy_from_scaffold=scaffold, saver=saver_lib.Saver(
                     sharded=True, max_to_keep=self.config.keep_checkpoint_max,
                     keep_checkpoint_every_n_hours=self.config.keep_checkpoint_every_n_hours))
-            all_hooks = list(hooks or []) + spec.training_hooks + [hooks_lib.NanTensorHook(spec.loss)]
+            all_hooks = [_DatasetInitializerHook()] + hooks + spec.training_hooks + \
+                [hooks_lib.NanTensorHook(spec.loss)]
             if steps is not None or max_steps is not None:
                 all_hooks.append(hooks_lib.StopAtStepHook(num_steps=steps, last_step=max_steps))
             if self.config.log_step_count_steps:
@@ -447,7 +471,7 @@ class Estimator:
                                                   ("config", self.config)) if name in _arg_names(input_fn)}
         result = input_fn(**kwargs)
         if isinstance(result, data_lib.Dataset):
-            result = strategy.experimental_distribute_dataset(result).make_one_shot_iterator().get_next()
+            result = _read(strategy.experimental_distribute_dataset(result))
         else:
             result = strategy._split_batch(result)
         features, labels = (result[0], result[1]) if isinstance(result, (tuple, list)) else (result, None)
@@ -506,7 +530,7 @@ class Estimator:
             values["global_step"] = global_step
             # (as TF: a cluster task evaluates by itself, unless RunConfig names an evaluation master)
             sess, path = self._restored_session(spec.scaffold or Scaffold(), checkpoint_path,
-                                                list(hooks or []) + spec.evaluation_hooks,
+                                                [_DatasetInitializerHook()] + hooks + spec.evaluation_hooks,
                                                 self.config.evaluation_master, variable_values)
             batches = 0
             with sess:
@@ -555,7 +579,8 @@ class Estimator:
                                      f"{keys}")
                 predictions = {k: predictions[k] for k in keys}
             sess, _ = self._restored_session(spec.scaffold or Scaffold(), checkpoint_path,
-                                             list(hooks or []) + spec.prediction_hooks, self.config.master)
+                                             [_DatasetInitializerHook()] + hooks + spec.prediction_hooks,
+                                             self.config.master)
             with sess:
                 while not sess.should_stop():
                     try:

@@ -17,7 +17,7 @@ from ..framework.tensor_shape import TensorShape
 from . import array_ops, slicing_ops
 from .array_ops import shape_of
 from .conv_ops import conv_output_size, pool_window, register_convolution_gradients
-from .op_util import FLOATS, constant_shape, make_tensor, only_default
+from .op_util import FLOATS, constant_shape, half_in_float32, make_tensor, only_default
 
 _TO_LAST, _TO_FIRST = [0, 2, 3, 4, 1], [0, 4, 1, 2, 3]
 
@@ -120,6 +120,7 @@ def _conv3d_shape(op):
 
 
 @register_op("Conv3D", shape=_conv3d_shape)
+@half_in_float32
 def _conv3d_kernel(xp, x, f, *, strides, padding):
     if x.shape[4] != f.shape[3]:
         raise errors.InvalidArgumentError(None, None, f"Conv3D: input depth {x.shape[4]} does not match the "
@@ -130,6 +131,7 @@ def _conv3d_kernel(xp, x, f, *, strides, padding):
 
 @register_op("Conv3DBackpropInputV2", shape=lambda op: constant_shape(op.inputs[0]),
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
+@half_in_float32
 def _conv3d_backprop_input_kernel(xp, input_sizes, f, grad, *, strides, padding):
     sizes = [int(v) for v in input_sizes]
     outs, pads = _geometry(sizes[1:4], f.shape[:3], strides[1:4], padding)
@@ -141,6 +143,7 @@ def _conv3d_backprop_input_kernel(xp, input_sizes, f, grad, *, strides, padding)
 
 
 @register_op("Conv3DBackpropFilterV2", shape=lambda op: constant_shape(op.inputs[1]))
+@half_in_float32
 def _conv3d_backprop_filter_kernel(xp, x, filter_sizes, grad, *, strides, padding):
     window = [int(v) for v in filter_sizes[:3]]
     view, _, _ = _windows(x, window, strides[1:4], padding)

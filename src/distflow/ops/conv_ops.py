@@ -18,7 +18,7 @@ from ..framework.tensor_shape import TensorShape
 from ..platform import blocks
 from . import array_ops, blas, intra_op, reduction_ops, slicing_ops
 from .array_ops import shape_of
-from .op_util import FLOATS, constant_shape, make_tensor
+from .op_util import FLOATS, constant_shape, half_in_float32, make_tensor
 
 
 
@@ -147,12 +147,14 @@ def _transposed_product(a, b):
 
 
 @register_op("Conv2D", shape=_conv_shape)
+@half_in_float32
 def _conv2d_kernel(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
     return conv_from_cols(im2col(xp, x, f.shape[0], f.shape[1], strides, padding, dilations), f)
 
 
 @register_op("Conv2DBackpropFilter", shape=lambda op: constant_shape(op.inputs[1]),
              dtype=lambda op: op.inputs[0].dtype.base_dtype)
+@half_in_float32
 def _conv2d_backprop_filter_kernel(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     kh, kw = int(filter_sizes[0]), int(filter_sizes[1])
     return filter_grad_from_cols(im2col(xp, x, kh, kw, strides, padding, dilations), filter_sizes, dy)
@@ -172,6 +174,7 @@ def spread_filter(xp, f, dilations):
 
 @register_op("Conv2DBackpropInput", shape=lambda op: constant_shape(op.inputs[0]),
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
+@half_in_float32
 def _conv2d_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     n, h, w, c = input_sizes.tolist()
     kh, kw, _, o = f.shape
@@ -738,6 +741,7 @@ def _by_blocks(n: int, image_bytes: int, fn) -> None:
 
 
 @register_op("DepthwiseConv2dNative", shape=lambda op: _conv_shape(op, depthwise=True))
+@half_in_float32
 def _depthwise_kernel(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
     kh, kw, c, m = f.shape
     sh, sw = strides[1], strides[2]
@@ -763,6 +767,7 @@ def _depthwise_kernel(xp, x, f, *, strides, padding, dilations=(1, 1, 1, 1)):
 
 @register_op("DepthwiseConv2dNativeBackpropInput", shape=lambda op: constant_shape(op.inputs[0]),
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
+@half_in_float32
 def _depthwise_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     n, h, w, c = input_sizes.tolist()
     kh, kw, _, m = f.shape
@@ -789,6 +794,7 @@ def _depthwise_backprop_input_kernel(xp, input_sizes, f, dy, *, strides, padding
 
 @register_op("DepthwiseConv2dNativeBackpropFilter", shape=lambda op: constant_shape(op.inputs[1]),
              dtype=lambda op: op.inputs[0].dtype.base_dtype)
+@half_in_float32
 def _depthwise_backprop_filter_kernel(xp, x, filter_sizes, dy, *, strides, padding, dilations=(1, 1, 1, 1)):
     kh, kw, c, m = (int(d) for d in filter_sizes)
     sh, sw = strides[1], strides[2]

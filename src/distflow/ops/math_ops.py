@@ -20,7 +20,8 @@ from ..framework.tensor_list import TensorList
 from ..framework.tensor_shape import TensorShape
 from . import array_ops, blas, intra_op
 from .op_util import (COMPLEX, FLOATS, NUMBERS, binary_shape, broadcast_shape, check_dtype, constant_value,
-                      make_tensor, on_sparse_values, same_dtype_inputs, unary_shape, writable_like)
+                      half_in_float32, make_tensor, on_sparse_values, same_dtype_inputs, unary_shape,
+                      writable_like)
 # TF's math_ops holds the unary ops too: ``math_ops.exp`` works
 from .unary_ops import (abs, ceil, cos, exp, floor, log, log1p, logical_not, negative, reciprocal, round,  # noqa: A004,F401
                         rsqrt, sigmoid, sign, sin, sqrt, square, tanh)
@@ -303,6 +304,7 @@ def _matmul_shape(op):
 
 
 @register_op("MatMul", shape=_matmul_shape)
+@half_in_float32
 def _matmul_kernel(xp, a, b, *, transpose_a=False, transpose_b=False):
     return product(xp, a.T if transpose_a else a, b.T if transpose_b else b)
 
@@ -361,6 +363,7 @@ def _batch_matmul_shape(op):
 
 
 @register_op("BatchMatMulV2", shape=_batch_matmul_shape)
+@half_in_float32
 def _batch_matmul_kernel(xp, a, b, *, adj_x=False, adj_y=False):
     def adjoint(m):
         m = xp.swapaxes(m, -1, -2)

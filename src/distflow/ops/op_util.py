@@ -319,6 +319,28 @@ _WIDE_ROW = 32  # elements in a row, from which the layered sums beat np.add.at'
 _FEW_LEFT = 8  # indices with rows left, below which each sums the rest of its rows at once
 
 
+_HALF = np.dtype(np.float16)
+
+
+def half_in_float32(kernel):
+    """A CPU product kernel (a matrix product, a convolution) that computes float16 operands
+    in float32 and rounds its result to float16.
+
+    NumPy has no BLAS for float16: its products run a scalar loop, 75x slower than float32
+    for [32768, 16] x [16, 16] and 140x for a 3x3 convolution of 16 channels. Rounded once at
+    the end, the result is also closer to the exact product than sums kept in float16.
+    (TensorFlow's CPU kernels compute half products in float as well.) Device kernels (``xp``
+    not NumPy) are called as they are."""
+    @functools.wraps(kernel)
+    def run(xp, *args, **attrs):
+        if xp is not np or not any(a.__class__ is np.ndarray and a.dtype == _HALF for a in args):
+            return kernel(xp, *args, **attrs)
+        out = kernel(xp, *(a.astype(np.float32) if a.__class__ is np.ndarray and a.dtype == _HALF else a
+                           for a in args), **attrs)
+        return tuple(o.astype(_HALF) for o in out) if isinstance(out, tuple) else out.astype(_HALF)
+    return run
+
+
 def only_default(fn: str, arg: str, value, *defaults) -> None:
     """UnimplementedError naming ``fn``'s argument ``arg`` and ``value`` unless ``value`` is
     one of ``defaults`` (an argument distflow cannot honour is refused, never ignored)."""

@@ -21,6 +21,7 @@ from ..framework.tensor_shape import TensorShape
 from . import blas
 from .math_ops import product
 from .conv_ops import conv_from_cols, filter_grad_from_cols, im2col
+from .op_util import half_in_float32
 from .state_ops import locked
 
 FUSED_UPDATE = "_FusedMatMulApplyGradientDescent"
@@ -137,6 +138,7 @@ def _scaled_sum_of_products(xp, *operands, transposes=(), scale=1.0):
 
 
 @register_op(REPLICA_MATMUL, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[0].dtype)
+@half_in_float32
 def _replica_matmul(xp, *operands, transpose_b=False):
     """``MatMul(a_i, b)`` for every ``a_i`` of ``operands[:-1]`` (replicas with equally
     many rows), as one product of all their rows: the rows of all the products."""
@@ -189,6 +191,7 @@ def _conv2d_patches(xp, x, *, kh, kw, strides, padding, dilations=(1, 1, 1, 1)):
 
 
 @register_op(CONV_FROM_PATCHES, shape=lambda op: TensorShape(None), dtype=lambda op: op.inputs[1].dtype)
+@half_in_float32
 def _conv2d_from_patches(xp, cols, f):
     """Conv2D, from its input's windows."""
     return conv_from_cols(cols, f)
@@ -196,6 +199,7 @@ def _conv2d_from_patches(xp, cols, f):
 
 @register_op(CONV_FILTER_GRAD_FROM_PATCHES, shape=lambda op: TensorShape(None),
              dtype=lambda op: op.inputs[2].dtype)
+@half_in_float32
 def _conv2d_filter_grad_from_patches(xp, cols, filter_sizes, dy):
     """Conv2DBackpropFilter, from its input's windows."""
     return filter_grad_from_cols(cols, filter_sizes, dy)

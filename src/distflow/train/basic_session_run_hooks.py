@@ -212,6 +212,22 @@ class StepCounterHook(SessionRunHook):
                     self._summary_writer.add_summary(summary, step)
 
 
+def _as_graph_element(obj):
+    """A hook's tensor given by name or object, as TF's hooks resolve it: a name without an
+    output index is the op's output 0 (an op of several outputs is then ambiguous)."""
+    if not isinstance(obj, str):
+        return obj
+    graph = ops.get_default_graph()
+    if ":" in obj:
+        element = graph.as_graph_element(obj)
+    else:
+        element = graph.as_graph_element(obj + ":0")
+        if len(element.op.outputs) > 1:
+            raise ValueError(f"Name {obj} is ambiguous, as this `Operation` has multiple outputs "
+                             f"(at least 2).")
+    return element
+
+
 class LoggingTensorHook(SessionRunHook):
     """Logs the values of ``tensors`` (a list or dict) every N steps or seconds, or at the end."""
 
@@ -232,10 +248,10 @@ class LoggingTensorHook(SessionRunHook):
         self._iter = 0
 
     def begin(self):
-        graph = ops.get_default_graph()
-        self._current = {tag: graph.as_graph_element(t) if isinstance(t, str) else t
-                         for tag, t in self._tensors.items()}
+        self._current = {tag: _as_graph_element(t) for tag, t in self._tensors.items()}
         self._iter = 0
+        if self._timer is not None:  # (a hook given to train() again counts its steps anew)
+            self._timer.reset()
 
     def before_run(self, run_context):
         self._should_trigger = self._timer is not None and self._timer.should_trigger_for_step(self._iter)
@@ -245,7 +261,8 @@ class LoggingTensorHook(SessionRunHook):
         if self._formatter:
             _log.info(self._formatter(values))
         else:
-            _log.info(", ".join(f"{tag} = {np.asarray(values[tag])}" for tag in self._tag_order))
+            with np.printoptions(suppress=True):  # (as TF prints them: 0.0001, not 1e-04)
+                _log.info(", ".join(f"{tag} = {values[tag]!s}" for tag in self._tag_order))
 
     def after_run(self, run_context, run_values):
         if self._should_trigger:

@@ -25,8 +25,12 @@ class Sequential(Model):
             self._layers.append(layer)
             self._set_outputs([layer.output], layer.output)
             return
-        if layer in self._stack:
-            raise ValueError(f"Layer {layer.name} is already in the model")
+        # (one layer may come twice, as a pooling layer shared by two blocks; two layers of
+        # one name may not)
+        if any(other.name == layer.name and other is not layer for other in self._stack):
+            raise ValueError(f"All layers added to a Sequential model should have unique names. Name "
+                             f"\"{layer.name}\" is already the name of a layer in this model. Update the "
+                             f"`name` argument to pass a unique name.")
         self._stack.append(layer)
         batch_shape, dtype = _input_of(layer)
         if self.outputs is None and len(self._stack) == 1 and batch_shape is not None:
@@ -38,9 +42,13 @@ class Sequential(Model):
             if isinstance(out, (list, tuple)):
                 raise TypeError("All layers in a Sequential model should have a single output tensor. For "
                                 "multi-output layers, use the functional API.")
-            self._layers.append(layer)
+            self._keep(layer)
             self._set_outputs(self.inputs, out)
         else:
+            self._keep(layer)
+
+    def _keep(self, layer: Layer) -> None:
+        if all(layer is not kept for kept in self._layers):
             self._layers.append(layer)
 
     def _set_outputs(self, inputs, output) -> None:
@@ -51,13 +59,18 @@ class Sequential(Model):
         self.input_names = [layer.name for layer in self._input_layers]
         self.output_names = [history(output)[0].name]
         self._is_graph_network = True
-        self._nodes = [layer._inbound_nodes[-1] for layer in self._stack if layer._inbound_nodes]
+        self._nodes = _chain(output, self.inputs)
         self.built = True
 
     @property
     def layers(self) -> list:
-        """The stacked layers (without the input layer, as Keras lists them)."""
-        return list(self._stack)
+        """The stacked layers (without the input layer, as Keras lists them), a layer added
+        twice once."""
+        out: list = []
+        for layer in self._stack:
+            if all(layer is not seen for seen in out):
+                out.append(layer)
+        return out
 
     def predict_proba(self, x, batch_size=32, verbose=0):
         """``predict``, for a model whose outputs are probabilities (a warning says if not)."""
@@ -78,9 +91,10 @@ class Sequential(Model):
         if not self._stack:
             raise TypeError("There are no layers in the model.")
         layer = self._stack.pop()
-        self._layers.remove(layer)
-        if self._stack and self.inputs is not None:
-            self._set_outputs(self.inputs, self._stack[-1]._inbound_nodes[-1].outputs[0])
+        if all(layer is not other for other in self._stack):
+            self._layers.remove(layer)
+        if self._stack and self.inputs is not None:  # (the popped layer's input in the model's chain)
+            self._set_outputs(self.inputs, self._nodes[-1].inputs[0])
         elif self.inputs is not None:
             self._set_outputs(self.inputs, self.inputs[0])
 
@@ -145,6 +159,23 @@ def _input_of(layer) -> tuple:
     if getattr(layer, "_is_graph_network", False) and inputs and len(inputs) == 1 and inputs[0].shape.ndims is not None:
         return tuple(inputs[0].shape.as_list()), inputs[0].dtype.base_dtype.name
     return None, layer.dtype
+
+
+def _chain(output, inputs) -> list:
+    """The nodes that made ``output`` from ``inputs``, first to last (a layer that comes
+    twice has a node for each time)."""
+    from .base_layer import history  # noqa: PLC0415
+    nodes, tensor = [], output
+    while all(tensor is not t for t in inputs):
+        made = history(tensor)
+        if made is None:
+            break
+        node = made[0]._inbound_nodes[made[1]]
+        nodes.append(node)
+        if not node.inputs:
+            break
+        tensor = node.inputs[0]
+    return nodes[::-1]
 
 
 def _input_layer_of(tensor):
