@@ -285,6 +285,26 @@ def test_reductions(name, axis, keepdims):
         assert_oracle(got, want, rtol=1e-5)
 
 
+@pytest.mark.parametrize("shape,axis", [((12, 30, 8), 1), ((8, 100, 16), 1), ((4, 6, 50, 3), 2), ((4, 6, 50, 3), -3),
+                                        ((3, 600, 200), 1)])
+def test_sums_and_means_over_a_middle_axis(shape, axis):
+    # (a middle axis with few elements after it is summed as a product with ones: the oracle
+    # is the float64 sum)
+    x = sample(shape, np.float32)
+    want = x.astype(np.float64).sum(axis=axis, keepdims=True)
+    p = tf.placeholder(tf.float32)
+    with tf.Session() as sess:
+        for keepdims in (False, True):
+            got_sum, got_mean, got_t = sess.run(
+                [tf.reduce_sum(p, axis, keepdims=keepdims), tf.reduce_mean(p, axis, keepdims=keepdims),
+                 tf.reduce_sum(tf.transpose(p), x.ndim - 1 - axis % x.ndim, keepdims=keepdims)], {p: x})
+            shaped = want if keepdims else want.squeeze(axis)
+            assert got_sum.dtype == np.float32 and got_sum.shape == shaped.shape
+            np.testing.assert_allclose(got_sum, shaped, rtol=1e-5, atol=1e-4)
+            np.testing.assert_allclose(got_mean, shaped / x.shape[axis], rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(got_t, shaped.T, rtol=1e-5, atol=1e-4)
+
+
 def test_reduce_legacy_argument_names():
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert_oracle(evaluate(tf.reduce_sum(x, reduction_indices=[1], keep_dims=True)), x.sum(1, keepdims=True))

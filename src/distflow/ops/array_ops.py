@@ -541,6 +541,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False) -> ops.Tensor:
 
 def _single_axis(axis) -> int:
     """ExpandDims's ``dim``: a scalar, or a vector of one element (``axis=[-1]``), as TF takes it."""
+    if axis.__class__ is np.ndarray and axis.size == 1 or isinstance(axis, np.integer):
+        return int(axis.item())
     values = np.asarray(axis).reshape(-1)
     if values.size != 1:
         raise ValueError(f"ExpandDims: 'dim' must be a tensor with a single value, got {values.size} values")
@@ -561,7 +563,11 @@ def _expand_dims_shape(op):
 
 @register_op("ExpandDims", shape=_expand_dims_shape)
 def _expand_dims_kernel(xp, x, axis):
-    return xp.expand_dims(x, _single_axis(axis))
+    dim = _single_axis(axis)
+    if xp is np and -x.ndim - 1 <= dim <= x.ndim:  # (a reshape: np.expand_dims has 2 us of Python)
+        dim = dim % (x.ndim + 1)
+        return np.reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])
+    return xp.expand_dims(x, dim)
 
 
 def expand_dims(input, axis=None, name=None, dim=None) -> ops.Tensor:  # noqa: A002

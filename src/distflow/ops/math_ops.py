@@ -35,7 +35,7 @@ def _bool_dtype(op):
 
 
 def _check_int_divisor(y):
-    if y.dtype.kind in "iu" and not np.all(y):
+    if y.dtype.kind in "iu" and not (y.all() if hasattr(y, "all") else np.all(y)):
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 

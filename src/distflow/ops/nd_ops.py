@@ -27,6 +27,9 @@ def index_tuple(indices, shape, op_type):
     an InvalidArgumentError naming where it is in ``indices``, as TF's message does."""
     depth = indices.shape[-1]
     flat = indices.reshape(-1, depth)
+    # (one check of every axis at once, the common case; the loop finds what to report)
+    if flat.size and flat.min() >= 0 and all(m < d for m, d in zip(flat.max(axis=0).tolist(), shape)):
+        return tuple(flat.T)
     for axis in range(depth):
         bad = (flat[:, axis] < 0) | (flat[:, axis] >= shape[axis])
         if bad.any():
@@ -51,6 +54,15 @@ def _gather_nd_kernel(xp, params, indices):
     if not params.size and indices.size:
         raise errors.InvalidArgumentError(None, None, f"GatherNd: Requested more than 0 entries, but params is empty. "
                                                       f"Params shape: {list(params.shape)}")
+    if xp is np and params.flags.c_contiguous:
+        # (the rows' flat positions, checked against the bounds as they are made: one index of
+        # a [rows, ...] view, where indexing by one array an axis costs twice as much)
+        try:
+            rows = np.ravel_multi_index(tuple(indices.reshape(-1, depth).T), params.shape[:depth])
+        except ValueError:
+            rows = None
+        if rows is not None:
+            return params.reshape((-1,) + params.shape[depth:])[rows].reshape(out_shape)
     return params[index_tuple(indices, params.shape, "GatherNd")].reshape(out_shape)
 
 

@@ -56,6 +56,22 @@ def _axes(axis, ndim: int) -> tuple:
     return tuple(sorted(out))
 
 
+_SMALL = 16384  # bytes: below, a reduction is mostly its call's overhead
+
+# (NumPy's np.sum, np.max, ... are Python around these ufuncs' reduce: 1.3 us of a 2.3 us call)
+_REDUCERS = {"add": np.add.reduce, "multiply": np.multiply.reduce, "maximum": np.maximum.reduce,
+             "minimum": np.minimum.reduce, "logical_and": np.logical_and.reduce, "logical_or": np.logical_or.reduce}
+_DEVICE_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "logical_and": "all",
+                      "logical_or": "any"}
+
+
+def _reduced(xp, ufunc: str, x, axes: tuple, keep_dims: bool, dtype=None):
+    """``ufunc``'s reduction of ``x`` over ``axes``, called directly for NumPy arrays."""
+    if xp is np:
+        return _REDUCERS[ufunc](x, axis=axes, keepdims=keep_dims, dtype=dtype)
+    return getattr(xp, _DEVICE_REDUCTIONS[ufunc])(x, axis=axes, keepdims=keep_dims, **({"dtype": dtype} if dtype else {}))
+
+
 def _leading(x, axes: tuple) -> int:
     """k when ``axes`` are exactly x's first k axes and not all of them (a batch's or an
     image's positions, reduced per channel: what BLAS sums fastest), else 0."""
@@ -70,18 +86,40 @@ def _sum_of_leading(xp, x, k: int, keep_dims: bool):
     return total.reshape((1,) * k + total.shape) if keep_dims else total
 
 
+def _middle_sum(x, axes: tuple, keep_dims: bool):
+    """``x`` summed over one axis between its first and its last, where the axes after it
+    are few elements (an attention's positions over time): as a product of ones with each
+    [n, after] block, or None where that does not pay. NumPy's reduction walks such an
+    axis with an inner loop as short as the last axes: 6.9 against 1.6 us for [12, 30, 8]
+    over axis 1, 166 against 8 for [8, 1000, 16]; from some 128 elements after the axis
+    NumPy's own is faster (1.1 against 1.7 ms for [64, 256, 512])."""
+    if len(axes) != 1 or x.size < 1024 or not 0 < axes[0] < x.ndim - 1 or x.dtype not in array_ops._BLAS_FLOATS \
+            or not x.flags.c_contiguous:
+        return None  # (under 1024 elements NumPy's own costs less than the call)
+    a = axes[0]
+    after = math.prod(x.shape[a + 1:])
+    if after > 128:
+        return None
+    total = np.matmul(np.ones(x.shape[a], x.dtype), x.reshape(-1, x.shape[a], after))
+    return total.reshape(x.shape[:a] + ((1,) if keep_dims else ()) + x.shape[a + 1:])
+
+
 @register_op("Sum", shape=_reduce_shape)
 def _sum_kernel(xp, x, axis, *, keep_dims):
     axes = _axes(axis, x.ndim)
     k = _leading(x, axes)
     if k:
         return _sum_of_leading(xp, x, k, keep_dims)
-    return xp.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)
+    if xp is np:
+        total = _middle_sum(x, axes, keep_dims)
+        if total is not None:
+            return total
+    return _reduced(xp, "add", x, axes, keep_dims, x.dtype)
 
 
 @register_op("Prod", shape=_reduce_shape)
 def _prod_kernel(xp, x, axis, *, keep_dims):
-    return xp.prod(x, axis=_axes(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype)
+    return _reduced(xp, "multiply", x, _axes(axis, x.ndim), keep_dims, x.dtype)
 
 
 def _empty_extremum(xp, x, axes, keep_dims, largest: bool):
@@ -101,14 +139,14 @@ def _empty_extremum(xp, x, axes, keep_dims, largest: bool):
 def _max_kernel(xp, x, axis, *, keep_dims):
     if x.size == 0:
         return _empty_extremum(xp, x, _axes(axis, x.ndim), keep_dims, largest=True)
-    return xp.max(x, axis=_axes(axis, x.ndim), keepdims=keep_dims)
+    return _reduced(xp, "maximum", x, _axes(axis, x.ndim), keep_dims)
 
 
 @register_op("Min", shape=_reduce_shape)
 def _min_kernel(xp, x, axis, *, keep_dims):
     if x.size == 0:
         return _empty_extremum(xp, x, _axes(axis, x.ndim), keep_dims, largest=False)
-    return xp.min(x, axis=_axes(axis, x.ndim), keepdims=keep_dims)
+    return _reduced(xp, "minimum", x, _axes(axis, x.ndim), keep_dims)
 
 
 @register_op("Mean", shape=_reduce_shape)
@@ -120,6 +158,17 @@ def _mean_kernel(xp, x, axis, *, keep_dims):
         return (np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
     if x.dtype == np.float16:  # summed in float32, as TF's: a float16 sum overflows past 65504
         return xp.mean(x, axis=axes, keepdims=keep_dims, dtype=np.float32).astype(np.float16)
+    if xp is np and x.dtype.kind == "f":
+        count = 1
+        for a in axes:
+            count *= x.shape[a]
+        if count:
+            total = _middle_sum(x, axes, keep_dims)
+            if total is not None:
+                total /= count
+                return total
+            if x.nbytes < _SMALL:  # (a loop's small tensors: the least Python)
+                return np.add.reduce(x, axis=axes, keepdims=keep_dims) / count
     k = _leading(x, axes)
     count = int(np.prod(x.shape[:k]))
     if k and count:  # (an empty mean is NaN: NumPy's)
@@ -136,12 +185,12 @@ def _mean_kernel(xp, x, axis, *, keep_dims):
 
 @register_op("All", shape=_reduce_shape)
 def _all_kernel(xp, x, axis, *, keep_dims):
-    return xp.all(x, axis=_axes(axis, x.ndim), keepdims=keep_dims)
+    return _reduced(xp, "logical_and", x, _axes(axis, x.ndim), keep_dims)
 
 
 @register_op("Any", shape=_reduce_shape)
 def _any_kernel(xp, x, axis, *, keep_dims):
-    return xp.any(x, axis=_axes(axis, x.ndim), keepdims=keep_dims)
+    return _reduced(xp, "logical_or", x, _axes(axis, x.ndim), keep_dims)
 
 
 not_differentiable("All")
