@@ -195,6 +195,7 @@ class _CudnnRNN(base.Layer):
 
     _rnn_mode = None
     _saveable_cls = None
+    _opens_own_scope = True
 
     def __init__(self, num_layers, num_units, input_mode=CUDNN_INPUT_LINEAR_MODE, direction=CUDNN_RNN_UNIDIRECTION,
                  dropout=0.0, seed=None, dtype=dtypes.float32, kernel_initializer=None, bias_initializer=None,

@@ -118,6 +118,11 @@ DIFFERENT = {
         "dynamic_rnn": "a tf.while_loop over time as in TF 1.x; a gradient sums a weight's per-step products "
                        "as one product after the loop",
     },
+    "layers": {
+        "Layer": "as a program's base class (build, call, add_weight, add_loss, add_update): its `variables` "
+                 "are every variable its first call made, `tf.get_variable`'s in `build` and its inner layers' "
+                 "too (TF's list only those of `add_weight`)",
+    },
     "losses": {
         "mean_squared_error": "integer predictions and labels are taken as float32, as TF's; float64 ones stay "
                               "float64, here and in the other losses (TF 1.x cast every loss's inputs to float32)",
@@ -155,7 +160,8 @@ DIFFERENT = {
                         "`make_batched_features_dataset`, `parse_example_dataset`, `take_while`, `cardinality` "
                         "(from the stages and their constant arguments; unknown where only running the "
                         "pipeline would tell), `SqlDataset` (SQLite), `RandomDataset`, the option classes "
-                        "(accepted), `Optional` and `get_next_as_optional`, `TFRecordWriter` (the file written "
+                        "(TF 1.15's, type-checked, merged by `with_options` and kept by every transformation; "
+                        "none changes how distflow runs a pipeline), `Optional` and `get_next_as_optional`, `TFRecordWriter` (the file written "
                         "whole or not at all); not the `Structure` classes or the stateful `StatsAggregator`; "
                         "`make_saveable_from_iterator` saves the pass's position and a restore runs the pass "
                         "again up to it (after the initializer)",
