@@ -430,3 +430,17 @@ def test_sparse_row_envelope_and_segments_counted_by_an_int32_tensor():
     with tf.Session() as sess:
         assert sess.run(tf.contrib.layers.sparse_row_envelope(sparse)).tolist() == [4, 0, 1]
         assert sess.run(counts).tolist() == [1.0, 0.0, 2.0, 0.0]
+
+
+def test_arg_scope_func_key_and_transposed_convolutions_of_any_padding_case():
+    # (TF-Slim's nets: mobilenet's tests read an arg scope by arg_scope_func_key; cyclegan's
+    # upsampling passes padding='valid')
+    slim = tf.contrib.slim
+    with slim.arg_scope([slim.batch_norm], is_training=False) as sc:
+        pass
+    assert sc[slim.arg_scope_func_key(slim.batch_norm)] == {"is_training": False}
+    x = tf.zeros([1, 4, 4, 2])
+    assert slim.conv2d_transpose(x, 3, 3, stride=2, padding="valid").shape.as_list() == [1, 9, 9, 3]
+    assert slim.conv2d_transpose(x, 3, 3, stride=2, padding="same").shape.as_list() == [1, 8, 8, 3]
+    with pytest.raises(ValueError, match="padding must be 'SAME' or 'VALID'"):
+        slim.conv2d_transpose(x, 3, 3, padding="full")

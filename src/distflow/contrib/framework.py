@@ -51,6 +51,11 @@ def _key(fn) -> str:
     return getattr(fn, "_key_op", str(fn))
 
 
+def arg_scope_func_key(op) -> str:
+    """The key under which an arg scope (the dict ``arg_scope`` yields) holds ``op``'s defaults."""
+    return _key(op)
+
+
 def current_arg_scope() -> dict:
     return _stack[-1]
 

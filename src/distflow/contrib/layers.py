@@ -154,8 +154,9 @@ def _convolution_transpose(n, inputs, num_outputs, kernel_size, stride, padding,
     """The transpose of an ``n``-D convolution (see convolution2d_transpose)."""
     if data_format not in _TRANSPOSE_FORMATS[n]:
         raise ValueError(f"data_format has to be either {' or '.join(_TRANSPOSE_FORMATS[n][::-1])}.")
-    if padding not in ("SAME", "VALID"):
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
         raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    padding = padding.upper()  # (any case, as TF's layers take it)
     first = data_format.startswith("NC")
     with vs.variable_scope(scope, f"Conv{n}d_transpose", [inputs], reuse=reuse) as sc:
         inputs = ops.convert_to_tensor(inputs)
