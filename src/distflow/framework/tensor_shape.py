@@ -147,6 +147,8 @@ class TensorShape:
     def __init__(self, dims=None):
         if dims is None:
             self._dims = None
+        elif dims.__class__ in (list, tuple) and all(d is None or d.__class__ is int and d >= 0 for d in dims):
+            self._dims = tuple(dims)  # (the common case, without a Dimension a dimension)
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
         elif hasattr(dims, "unknown_rank") and hasattr(dims, "dim"):  # a TensorShapeProto

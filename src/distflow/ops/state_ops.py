@@ -634,13 +634,22 @@ def _guard_uninitialized_reads(initial_value: ops.Tensor) -> ops.Tensor:
     on the path from such a read are copied with the new input; the original ops stay.
     """
     graph = initial_value.graph
-    variables = {}
-    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
-        for v in graph.get_collection(key):
-            if isinstance(v, Variable):
-                variables[v.op] = v
-    if not variables:
-        return initial_value
+    found: dict = {}
+
+    def variable_of(op: ops.Operation):
+        # (the graph's variables by op, looked up only where the initial value reads a
+        # VariableV2: most initial values read none, and a scan per variable made a model of
+        # many variables quadratic to build)
+        if op.type != "VariableV2":
+            return None
+        if not found:
+            for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+                for v in graph.get_collection(key):
+                    if isinstance(v, Variable):
+                        found[v.op] = v
+            found[None] = None  # (looked up once)
+        return found.get(op)
+
     memo: dict = {}
 
     def rewritten(op: ops.Operation):
@@ -648,10 +657,10 @@ def _guard_uninitialized_reads(initial_value: ops.Tensor) -> ops.Tensor:
             return memo[op]
         memo[op] = None  # a cycle (none in a valid graph) leaves the op as it is
         result = None
-        if op.type == "VariableV2" and op in variables:
-            result = [variables[op].initialized_value()]
-        elif op.type == "Identity" and op.inputs and op.inputs[0].op in variables:
-            result = [variables[op.inputs[0].op].initialized_value()]
+        if variable_of(op) is not None:
+            result = [variable_of(op).initialized_value()]
+        elif op.type == "Identity" and op.inputs and variable_of(op.inputs[0].op) is not None:
+            result = [variable_of(op.inputs[0].op).initialized_value()]
         elif not op.is_stateful:
             new_inputs = []
             changed = False
