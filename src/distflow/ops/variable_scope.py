@@ -164,13 +164,50 @@ class VariableScope:
                           synchronization=synchronization, aggregation=aggregation)
 
 
+class _ScopeCounts(dict):
+    """How often each variable scope name was opened, with every name indexed under each of
+    its prefixes, so that the names below a scope are found without looking at all of them
+    (a model of many scopes, as NASNet's, was quadratic to build)."""
+
+    def __init__(self):
+        super().__init__()
+        self._below: dict[str, set] = {}
+
+    @staticmethod
+    def _prefixes(key: str):
+        end = key.rfind("/")
+        while end > 0:
+            yield key[:end]
+            end = key.rfind("/", 0, end)
+
+    def __setitem__(self, key, value) -> None:
+        if key not in self:
+            for prefix in self._prefixes(key):
+                self._below.setdefault(prefix, set()).add(key)
+        super().__setitem__(key, value)
+
+    def pop(self, key, *default):
+        if key in self:
+            for prefix in self._prefixes(key):
+                self._below[prefix].discard(key)
+        return super().pop(key, *default)
+
+    def update(self, other=(), **kwargs) -> None:
+        for key, value in dict(other, **kwargs).items():
+            self[key] = value
+
+    def under(self, name: str) -> list:
+        """The names below ``name`` (``name/...``)."""
+        return list(self._below.get(name, ()))
+
+
 class _VariableStore:
     """The variables created by get_variable in one graph, by full name."""
 
     def __init__(self):
         self.variables: dict[str, Variable] = {}
         self.partitioned: dict[str, PartitionedVariable] = {}
-        self.scope_counts: dict[str, int] = {}
+        self.scope_counts = _ScopeCounts()
 
     def get_partitioned_variable(self, name, partitioner, shape, dtype, initializer, regularizer, reuse, trainable,
                                  collections, caching_device, default_dtype=dtypes.float32, validate_shape=True,
@@ -428,7 +465,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         # as an object gives back, when it closes, the counts it found (as TF's: the names after a
         # jump into it go on from where they were).
         counts = variable_store().scope_counts
-        inner = [k for k in counts if k.startswith(full_name + "/")] if name_or_scope is not None else []
+        inner = counts.under(full_name) if name_or_scope is not None else []
         found = {k: counts.pop(k) for k in inner}
         try:
             yield scope
