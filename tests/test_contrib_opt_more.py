@@ -227,3 +227,65 @@ def test_elastic_averaging_pulls_each_worker_and_the_center_together_every_perio
             value, global_center, exchanges = value - difference, global_center + difference, exchanges + 1
     np.testing.assert_allclose(got[:2], [value, global_center], rtol=1e-6)
     assert got[2] == exchanges == 2
+
+
+def test_lars_scales_each_variables_rate_by_its_trust_ratio():
+    w0 = np.array([[1.0, -2.0, 0.5], [0.3, 0.0, 1.5]], np.float32)
+    c = np.array([[0.2, 0.1, -0.4], [1.0, 0.5, 0.0]], np.float32)
+    w = tf.Variable(w0, name="w")
+    bias = tf.Variable(np.array([1.0, 2.0], np.float32), name="bias")
+    zeros = tf.Variable(np.zeros(2, np.float32), name="zeros")
+    loss = tf.reduce_sum(w * c) + tf.reduce_sum(bias * c[0, :2]) + tf.reduce_sum(zeros * c[1, :2])
+    lr, momentum, decay, eeta, eps = 0.5, 0.9, 0.01, 0.002, 1e-6
+    step = tf.contrib.opt.LARSOptimizer(lr, momentum, decay, eeta, eps, skip_list=["bias"]).minimize(loss)
+    want_w, want_b, want_z = w0.astype(np.float64), np.array([1.0, 2.0]), np.zeros(2)
+    mw, mb, mz = np.zeros_like(want_w), np.zeros(2), np.zeros(2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        def lars(value, accum, grad):
+            wn, gn = np.linalg.norm(value), np.linalg.norm(grad)
+            ratio = eeta * wn / (gn + decay * wn + eps) if wn > 0 and gn > 0 else 1.0  # (a zero norm: 1)
+            accum = momentum * accum + lr * ratio * (grad + decay * value)
+            return value - accum, accum
+
+        for _ in range(3):
+            sess.run(step)
+            want_w, mw = lars(want_w, mw, c)
+            want_z, mz = lars(want_z, mz, c[1, :2])
+            mb = momentum * mb + lr * c[0, :2]  # (skipped: plain momentum)
+            want_b = want_b - mb
+        got_w, got_b, got_z = sess.run([w, bias, zeros])
+    np.testing.assert_allclose(got_w, want_w, rtol=1e-5)
+    np.testing.assert_allclose(got_b, want_b, rtol=1e-6)
+    np.testing.assert_allclose(got_z, want_z, rtol=1e-6)
+    with pytest.raises(ValueError, match="Invalid eeta"):
+        tf.contrib.opt.LARSOptimizer(0.1, eeta=-1.0)
+
+
+def test_scipy_optimizer_interface_minimizes_as_scipy_does():
+    optimize = pytest.importorskip("scipy.optimize")
+    x = tf.Variable([-1.2, 1.0], dtype=tf.float64, name="x")
+    scale = tf.placeholder(tf.float64, [])
+    rosen = scale * tf.square(x[1] - tf.square(x[0])) + tf.square(1.0 - x[0])
+    seen, steps = [], []
+    opt = tf.contrib.opt.ScipyOptimizerInterface(rosen, options={"maxiter": 200})
+    bounded = tf.contrib.opt.ScipyOptimizerInterface(rosen, var_to_bounds={x: ([-2.0, -2.0], [0.5, 2.0])})
+    constrained = tf.contrib.opt.ScipyOptimizerInterface(
+        tf.reduce_sum(tf.square(x)), equalities=[x[0] + x[1] - 1.0], inequalities=[x[0] - 0.7], method="SLSQP")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        opt.minimize(sess, feed_dict={scale: 100.0}, fetches=[rosen], loss_callback=seen.append,
+                     step_callback=steps.append)
+        got = sess.run(x)
+        want = optimize.minimize(optimize.rosen, [-1.2, 1.0], jac=optimize.rosen_der, method="L-BFGS-B",
+                                 options={"maxiter": 200}).x
+        np.testing.assert_allclose(got, want, atol=1e-5)
+        np.testing.assert_allclose(got, [1.0, 1.0], atol=1e-4)
+        assert seen and len(steps) > 5 and steps[-1].shape == (2,)
+        x.load([-1.2, 1.0], sess)
+        bounded.minimize(sess, feed_dict={scale: 100.0})
+        np.testing.assert_allclose(sess.run(x), [0.5, 0.25], atol=1e-5)  # (the best point with x0 <= 0.5)
+        constrained.minimize(sess)
+        np.testing.assert_allclose(sess.run(x), [0.7, 0.3], atol=1e-6)
+        with pytest.raises(ValueError, match="var_to_bounds"):
+            tf.contrib.opt.ScipyOptimizerInterface(rosen, bounds=[(0, 1)] * 2).minimize(sess, {scale: 1.0})

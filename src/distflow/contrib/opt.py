@@ -5,7 +5,8 @@ sign decays (``sign_decay``); and the wrappers that clip variables after each up
 (VariableClipping), drop gradients computed too many steps ago (DropStaleGradient, for
 asynchronous training), skip the update of a variable whose gradient is all zeros
 (MultitaskOptimizerWrapper), or keep moving averages of the variables that a checkpoint
-can hold in their place (MovingAverageOptimizer). Elastic averaging SGD for between-graph
+can hold in their place (MovingAverageOptimizer); layer-wise adaptive rate scaling (LARS);
+and SciPy's optimizers over a graph's loss (ScipyOptimizerInterface, external_optimizer.py). Elastic averaging SGD for between-graph
 replication (ElasticAverageOptimizer) is in elastic_average.py."""
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..train import training_util
 from ..train.optimizer import Optimizer
 from ..train.optimizers import AdamOptimizer, MomentumOptimizer
 from .elastic_average import ElasticAverageCustomGetter, ElasticAverageOptimizer  # noqa: F401
+from .external_optimizer import ExternalOptimizerInterface, ScipyOptimizerInterface  # noqa: F401
 
 
 class DecoupledWeightDecayExtension:
@@ -436,6 +438,56 @@ class MovingAverageOptimizer(_Wrapping):
             var_list = {v.op.name: v for v in var_list}
         swapped = {key: self._variable_map.get(v.op.name, v) for key, v in var_list.items()}
         return Saver(swapped, name=name, **kwargs)
+
+
+class LARSOptimizer(MomentumOptimizer):
+    """Layer-wise adaptive rate scaling (You, Gitman and Ginsburg), as TF 1.x's: each
+    variable's learning rate is scaled by its trust ratio ``eeta * |w| / (|g| + weight_decay
+    * |w| + epsilon)`` (1 where either norm is zero), weight decay is added to its gradient,
+    and the result goes through momentum. Variables whose names contain a string of
+    ``skip_list`` take neither (the biases and batch norms of the model garden's ResNet). A
+    sparse gradient takes plain momentum, as TF's does."""
+
+    def __init__(self, learning_rate, momentum=0.9, weight_decay=0.0001, eeta=0.001, epsilon=0.0,
+                 name="LARSOptimizer", skip_list=None, use_nesterov=False):
+        if learning_rate < 0.0:
+            raise ValueError(f"Invalid learning_rate value: {learning_rate}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if eeta < 0.0:
+            raise ValueError(f"Invalid eeta value: {eeta}")
+        if epsilon < 0.0:
+            raise ValueError(f"Invalid epsilon value: {epsilon}")
+        super().__init__(learning_rate, momentum, False, name, use_nesterov)
+        self._weight_decay, self._eeta, self._epsilon = weight_decay, eeta, epsilon
+        self._skip_list = skip_list
+
+    def compute_lr(self, grad, var):
+        """The variable's scaled learning rate, and its gradient with the weight decay added."""
+        lr = self._hyper(self._learning_rate, var, "learning_rate")
+        if self._skip_list is not None and any(name in var.name for name in self._skip_list):
+            return lr, grad
+        w_norm = math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(var.value())))
+        g_norm = math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(grad)))
+        decay = self._hyper(self._weight_decay, var, "weight_decay")
+        one = array_ops.ones_like(w_norm)
+        ratio = math_ops.where(
+            math_ops.greater(w_norm, 0),
+            math_ops.where(math_ops.greater(g_norm, 0),
+                            self._hyper(self._eeta, var, "eeta") * w_norm
+                            / (g_norm + decay * w_norm + self._hyper(self._epsilon, var, "epsilon")), one),
+            one)
+        return lr * ratio, grad + decay * var.value()
+
+    def _apply_dense(self, grad, var):
+        scaled_lr, grad = self.compute_lr(grad, var)
+        return training_ops.apply(
+            "ApplyMomentum", [var._variable, self.get_slot(var, "momentum")._variable,
+                              array_ops.ones_like(scaled_lr), grad * scaled_lr,
+                              self._hyper(self._momentum, var, "momentum")],
+            self._use_locking, "ApplyMomentum", use_nesterov=self._use_nesterov).op
 
 
 def clip_gradients_by_global_norm(gradients_variables, clip_norm=20.0):
