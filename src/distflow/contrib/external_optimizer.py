@@ -157,7 +157,8 @@ class ScipyOptimizerInterface(ExternalOptimizerInterface):
         result = scipy.optimize.minimize(loss_and_gradient, initial_val, **fixed, **kwargs)
         lines, args = ["Optimization terminated with:", "  Message: %s", "  Objective function value: %f"], \
             [result.message, result.fun]
-        for attribute, line in (("nit", "  Number of iterations: %d"), ("nfev", "  Number of functions evaluations: %d")):
+        counts = (("nit", "  Number of iterations: %d"), ("nfev", "  Number of functions evaluations: %d"))
+        for attribute, line in counts:
             if hasattr(result, attribute):
                 lines.append(line)
                 args.append(getattr(result, attribute))

@@ -6,8 +6,9 @@ sign decays (``sign_decay``); and the wrappers that clip variables after each up
 asynchronous training), skip the update of a variable whose gradient is all zeros
 (MultitaskOptimizerWrapper), or keep moving averages of the variables that a checkpoint
 can hold in their place (MovingAverageOptimizer); layer-wise adaptive rate scaling (LARS);
-and SciPy's optimizers over a graph's loss (ScipyOptimizerInterface, external_optimizer.py). Elastic averaging SGD for between-graph
-replication (ElasticAverageOptimizer) is in elastic_average.py."""
+and SciPy's optimizers over a graph's loss (ScipyOptimizerInterface, external_optimizer.py).
+Elastic averaging SGD for between-graph replication (ElasticAverageOptimizer) is in
+elastic_average.py."""
 
 from __future__ import annotations
 

@@ -22,7 +22,8 @@ from . import slim_learning as learning  # noqa: F401
 from . import model_analyzer  # noqa: F401
 from ..train import get_global_step, get_or_create_global_step  # noqa: F401
 from .framework import (VariableDeviceChooser, add_arg_scope, add_model_variable, arg_scope,  # noqa: F401
-                        arg_scope_func_key, arg_scoped_arguments, assert_global_step, assert_or_get_global_step, assign_from_checkpoint,
+                        arg_scope_func_key, arg_scoped_arguments, assert_global_step, assert_or_get_global_step,
+                        assign_from_checkpoint,
                         assign_from_checkpoint_fn, assign_from_values, assign_from_values_fn, create_global_step,
                         current_arg_scope, filter_variables, get_local_variables, get_model_variables,
                         get_trainable_variables, get_unique_variable, get_variable_full_name, get_variables,

@@ -111,7 +111,8 @@ def _static(tensor):
 def _count(ds) -> int:
     """What ``cardinality`` says of ``ds``, from its stages and their constant arguments."""
     unknown, infinite = UNKNOWN_CARDINALITY, INFINITE_CARDINALITY
-    if isinstance(ds, (_ds._Map, _ds._Shuffle, _ds._Prefetch, _ds._Cache, _ds._WithOptions)) and not isinstance(ds, _ds._Filter):
+    passing = (_ds._Map, _ds._Shuffle, _ds._Prefetch, _ds._Cache, _ds._WithOptions)  # (as many elements as in)
+    if isinstance(ds, passing) and not isinstance(ds, _ds._Filter):
         return _count(ds._input)
     args = ds._inputs[getattr(ds, "_own", len(ds._inputs)):]
     if isinstance(ds, _ds._TensorSlices):

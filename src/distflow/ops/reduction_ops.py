@@ -69,7 +69,8 @@ def _reduced(xp, ufunc: str, x, axes: tuple, keep_dims: bool, dtype=None):
     """``ufunc``'s reduction of ``x`` over ``axes``, called directly for NumPy arrays."""
     if xp is np:
         return _REDUCERS[ufunc](x, axis=axes, keepdims=keep_dims, dtype=dtype)
-    return getattr(xp, _DEVICE_REDUCTIONS[ufunc])(x, axis=axes, keepdims=keep_dims, **({"dtype": dtype} if dtype else {}))
+    extra = {"dtype": dtype} if dtype else {}
+    return getattr(xp, _DEVICE_REDUCTIONS[ufunc])(x, axis=axes, keepdims=keep_dims, **extra)
 
 
 def _leading(x, axes: tuple) -> int:
