@@ -4,7 +4,8 @@ They take the predictions (or logits) first, and weigh as contrib did: ``weights
 rank than the losses apply to the losses summed over their trailing dimensions (a
 ``[batch]`` weight for ``[batch, d]`` losses), and the weighted sum is divided by the
 number of losses whose weight is not zero. Each loss is added to the LOSSES collection.
-``hinge_loss`` returns the unreduced losses, as contrib's did.
+``hinge_loss`` returns the unreduced losses, as contrib's did. ``metric_learning`` has the
+losses over embeddings (semi-hard triplets, lifted structure, N-pairs, contrastive).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..framework import dtypes, ops
 from ..framework.ops import GraphKeys
 from ..losses import get_losses, get_regularization_losses  # noqa: F401 - (the same collections)
 from ..ops import array_ops, math_ops, nn_impl, nn_ops, reduction_ops, special_math_ops
+from . import metric_learning  # noqa: F401
 from .framework import add_arg_scope
 
 
