@@ -124,3 +124,40 @@ def test_hue_saturation_and_value_change_in_yiq_space():
         assert drawn.shape == x.shape and not np.allclose(drawn, x)
     with pytest.raises(ValueError, match="lower_saturation must be < upper_saturation"):
         tf.contrib.image.random_hsv_in_yiq(x, 0.1, 1.5, 1.0)
+
+
+def _bilinear(image, y, x):
+    """One channel vector of image [h, w, c] at (y, x), as TF's warp takes it: the lower
+    neighbour clamped to [0, size - 2], the weight to [0, 1]."""
+    h, w, _ = image.shape
+    y0, x0 = min(max(0, np.floor(y)), h - 2), min(max(0, np.floor(x)), w - 2)
+    a, b = min(max(0.0, y - y0), 1.0), min(max(0.0, x - x0), 1.0)
+    y0, x0 = int(y0), int(x0)
+    top = image[y0, x0] + b * (image[y0, x0 + 1] - image[y0, x0])
+    bottom = image[y0 + 1, x0] + b * (image[y0 + 1, x0 + 1] - image[y0 + 1, x0])
+    return top + a * (bottom - top)
+
+
+def test_dense_image_warp_against_numpy_and_its_gradients():
+    rng = np.random.RandomState(7)
+    image = rng.rand(2, 4, 5, 3)
+    flow = rng.randn(2, 4, 5, 2) * 1.5  # (some points fall outside the image)
+    want = np.zeros_like(image)
+    for n in range(2):
+        for i in range(4):
+            for j in range(5):
+                want[n, i, j] = _bilinear(image[n], i - flow[n, i, j, 0], j - flow[n, i, j, 1])
+    x, f = tf.constant(image), tf.constant(flow)
+    warped = tf.contrib.image.dense_image_warp(x, f)
+    points = tf.constant(rng.rand(2, 6, 2) * 3)
+    xy = tf.contrib.image.interpolate_bilinear(x, points[:, :, ::-1], indexing="xy")
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(warped), want, rtol=1e-12)
+        np.testing.assert_allclose(sess.run(xy), sess.run(tf.contrib.image.interpolate_bilinear(x, points)))
+        assert tf.test.compute_gradient_error(x, [2, 4, 5, 3], warped, [2, 4, 5, 3], x_init_value=image) < 1e-8
+        # (the flow's gradient, away from the cells' edges where bilinear weights have kinks)
+        smooth = np.full((2, 4, 5, 2), 0.3) + rng.rand(2, 4, 5, 2) * 0.4
+        assert tf.test.compute_gradient_error(f, [2, 4, 5, 2], warped, [2, 4, 5, 3], x_init_value=smooth,
+                                              delta=1e-6) < 1e-6
+    with pytest.raises(ValueError, match="Indexing mode"):
+        tf.contrib.image.interpolate_bilinear(x, points, indexing="yx")

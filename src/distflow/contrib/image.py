@@ -1,6 +1,7 @@
 """``tf.contrib.image``: projective transforms of images (``transform``, ``rotate``,
 ``translate``) and the helpers that build and compose the transforms, as TF 1.x's data
-augmentation used them (ops/image_transform_ops.py has the kernel)."""
+augmentation used them (ops/image_transform_ops.py has the kernel); and an optical flow's
+warp of an image (``dense_image_warp``, by ``interpolate_bilinear``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 from ..image import convert_image_dtype
-from ..ops import array_ops, math_ops, random_ops, slicing_ops
+from ..ops import array_ops, manip_ops, math_ops, random_ops, slicing_ops
 from ..ops.op_util import make_op
 from ..ops.image_transform_ops import image_projective_transform
 
@@ -213,6 +214,64 @@ def bipartite_match(distance_mat, num_valid_rows, top_k=-1, name="bipartite_matc
     num_valid_rows = ops.convert_to_tensor(num_valid_rows, dtype=dtypes.float32, name="num_valid_rows")
     op = make_op("BipartiteMatch", [distance_mat, num_valid_rows], {"top_k": int(top_k)}, name)
     return op.outputs[0], op.outputs[1]
+
+
+def interpolate_bilinear(grid, query_points, name="interpolate_bilinear", indexing="ij"):
+    """Values of ``grid`` [batch, height, width, channels] at ``query_points`` [batch, n, 2]
+    (row and column, or with ``indexing="xy"`` column and row), each between its four
+    neighbours; points outside the grid take its edge (the neighbours are clamped to it).
+    Built of gathers and arithmetic, so its gradient reaches both inputs."""
+    if indexing not in ("ij", "xy"):
+        raise ValueError("Indexing mode must be 'ij' or 'xy'")
+    with ops.name_scope(name):
+        grid = ops.convert_to_tensor(grid)
+        query_points = ops.convert_to_tensor(query_points)
+        if grid.shape.ndims is not None and grid.shape.ndims != 4:
+            raise ValueError(f"Grid must be 4 dimensional. Received size: {grid.shape}")
+        if query_points.shape.ndims is not None and query_points.shape.ndims != 3:
+            raise ValueError(f"Query points must be 3 dimensional. Received size: {query_points.shape}")
+        shape = array_ops.shape(grid)
+        batch, height, width, channels = shape[0], shape[1], shape[2], shape[3]
+        queries = array_ops.shape(query_points)[1]
+        coordinates = slicing_ops.unstack(query_points, axis=2)
+        if indexing == "xy":
+            coordinates = coordinates[::-1]
+        floors, ceils, alphas = [], [], []
+        for coordinate, size in zip(coordinates, (height, width)):
+            # (the lower neighbour within [0, size - 2], so that the upper one is on the grid too)
+            floor = math_ops.minimum(math_ops.maximum(0.0, math_ops.floor(coordinate)),
+                                     math_ops.cast(size - 2, query_points.dtype))
+            lower = math_ops.cast(floor, dtypes.int32)
+            floors.append(lower)
+            ceils.append(lower + 1)
+            alpha = math_ops.minimum(math_ops.maximum(0.0, math_ops.cast(coordinate - floor, grid.dtype)), 1.0)
+            alphas.append(array_ops.expand_dims(alpha, 2))
+        flat = array_ops.reshape(grid, [-1, channels])
+        offsets = array_ops.reshape(math_ops.range_(batch) * height * width, [-1, 1])
+
+        def at(rows, cols):
+            return array_ops.reshape(slicing_ops.gather(flat, offsets + rows * width + cols), [batch, queries, channels])
+
+        top_left, top_right = at(floors[0], floors[1]), at(floors[0], ceils[1])
+        bottom_left, bottom_right = at(ceils[0], floors[1]), at(ceils[0], ceils[1])
+        top = alphas[1] * (top_right - top_left) + top_left
+        bottom = alphas[1] * (bottom_right - bottom_left) + bottom_left
+        return alphas[0] * (bottom - top) + top
+
+
+def dense_image_warp(image, flow, name="dense_image_warp"):
+    """``image`` [batch, height, width, channels] warped by ``flow`` [batch, height, width, 2]:
+    the output at (i, j) is the image at (i - flow[..., 0], j - flow[..., 1]), bilinearly
+    interpolated (``interpolate_bilinear``); height and width must be at least 2."""
+    with ops.name_scope(name):
+        image = ops.convert_to_tensor(image)
+        flow = ops.convert_to_tensor(flow)
+        shape = array_ops.shape(image)
+        batch, height, width, channels = shape[0], shape[1], shape[2], shape[3]
+        cols, rows = manip_ops.meshgrid(math_ops.range_(width), math_ops.range_(height))
+        grid = math_ops.cast(array_ops.stack([rows, cols], axis=2), flow.dtype)
+        points = array_ops.reshape(array_ops.expand_dims(grid, 0) - flow, [batch, height * width, 2])
+        return array_ops.reshape(interpolate_bilinear(image, points), [batch, height, width, channels])
 
 
 __getattr__ = missing("tf.contrib.image")
