@@ -521,7 +521,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "`tf.contrib.cudnn_rnn` (`CudnnLSTM`, `CudnnGRU`, `CudnnRNNTanh`, `CudnnRNNRelu` on any device: "
                       "cuDNN's equations, its layout of the weights for one layer and direction, their canonical "
                       "names for `CudnnCompatibleLSTMCell` and `CudnnCompatibleGRUCell` through the saveables; not "
-                      "`skip_input`), "
+                      "`skip_input`), `tf.contrib.resampler` (the bilinear sampler of spatial transformers), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
