@@ -870,8 +870,13 @@ def _pack_shape(op):
 @register_op("Pack", shape=_pack_shape)
 def _pack_kernel(xp, *values, axis):
     first = values[0]
-    if xp is np and axis == 0 and first.dtype.kind in "biufc" and all(v.shape == first.shape for v in values):
-        return np.array(values, dtype=first.dtype)  # (0.3 us where np.stack takes 2.5: shapes packed in a loop)
+    if xp is np and first.dtype.kind in "biufc" and all(v.shape == first.shape for v in values):
+        if axis == 0:
+            return np.array(values, dtype=first.dtype)  # (0.3 us where np.stack takes 2.5: shapes packed in a loop)
+        if -first.ndim - 1 <= axis <= first.ndim:  # (a new axis inside: reshapes joined, 1.0 us against 2.8)
+            at = axis % (first.ndim + 1)
+            shape = first.shape[:at] + (1,) + first.shape[at:]
+            return np.concatenate([v.reshape(shape) for v in values], axis=at)
     return xp.stack(values, axis=axis)
 
 

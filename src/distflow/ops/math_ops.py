@@ -556,6 +556,8 @@ def _range_shape(op):
 def _range_kernel(xp, start, limit, delta):
     if delta == 0:
         raise ValueError("Requires delta != 0")
+    if start.dtype.kind in "iu":  # (Python ints: NumPy's arange takes 0-D arrays 5x slower)
+        return xp.arange(start.item(), limit.item(), delta.item(), dtype=start.dtype)
     return xp.arange(start, limit, delta, dtype=start.dtype)
 
 
