@@ -145,7 +145,6 @@ class Layer:
             outputs = self.call(inputs, *args, **kwargs)
         if before is not None:
             self._variables = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if id(v) not in before]
-            self._scope = scope.name
         return outputs
 
     def add_weight(self, name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
@@ -194,7 +193,7 @@ class Layer:
     def scope_name(self) -> str:
         if self._captured is None:
             raise ValueError("No name available for layer scope because the layer \"" + str(self.name)
-                             + "\" has not been used yet. The scope name  is determined the first time the "
+                             + "\" has not been used yet. The scope name is determined the first time the "
                                "layer instance is called. You must therefore call the layer before querying "
                                "`scope_name`.")
         return self._captured.name
