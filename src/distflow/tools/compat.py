@@ -522,6 +522,11 @@ def namespaces() -> list[tuple[str, str]]:
                       "cuDNN's equations, its layout of the weights for one layer and direction, their canonical "
                       "names for `CudnnCompatibleLSTMCell` and `CudnnCompatibleGRUCell` through the saveables; not "
                       "`skip_input`), `tf.contrib.resampler` (the bilinear sampler of spatial transformers), "
+                      "`tf.contrib.tensor_forest` (the online random forests of TF 1.3-1.15: `ForestHParams`, "
+                      "`RandomForestGraphs`, `TensorForestEstimator`, `CoreTensorForestEstimator`; their state in "
+                      "variables, not resources, so `resources.initialize_resources` has nothing to start; dense "
+                      "features; the `'basic'` finish, no pruning, the `'all_dense'` model; not "
+                      "`tf.contrib.boosted_trees`, whose Estimators `tf.estimator.BoostedTrees*` replace), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
