@@ -225,7 +225,16 @@ def test_print_passes_its_input_and_prints_the_first_n_times(capfd):
         for _ in range(3):
             assert sess.run(y).tolist() == [1, 2, 3, 4]
     err = capfd.readouterr().err
-    assert err.count("values: [1 2...]7") == 2
+    assert err.count("values: [1 2...][7]") == 2
+
+
+def test_print_shows_each_tensor_in_brackets_as_tensorflow_does(capfd):
+    x = tf.constant(1.0)
+    y = tf.Print(x, [x, tf.constant([[1, 2], [3, 4]]), tf.constant([0.1, 1e-5, 123456789.0]), tf.constant("ab")],
+                 "eval/Accuracy", summarize=3)
+    with tf.Session() as sess:
+        sess.run(y)
+    assert "eval/Accuracy[1][[1 2][3...]...][0.1 1e-05 123456792][ab]" in capfd.readouterr().err
 
 
 def test_py_func_runs_python_and_maps_its_exceptions():

@@ -1194,3 +1194,58 @@ def test_softmax_cross_entropy_takes_labels_of_another_rank_with_as_many_rows():
             sess.run(loss, {labels: labels_value[:3]})  # (fewer rows than the logits: refused when run)
     with pytest.raises(ValueError, match="must have the same shape"):
         tf.nn.softmax_cross_entropy_with_logits_v2(logits=logits, labels=tf.zeros([1, 5, 6], tf.float64))
+
+
+def test_slims_losses_are_contribs_taking_logits_first():
+    slim = tf.contrib.slim
+    logits = tf.Variable([[2.0, 0.0, -1.0]])
+    loss = slim.losses.softmax_cross_entropy(logits, tf.constant([[0.0, 1.0, 0.0]]))
+    grad = tf.gradients(loss, logits)[0]
+    with tf.Session() as sess:
+        sess.run(logits.initializer)
+        p = np.exp([2.0, 0.0, -1.0]) / np.exp([2.0, 0.0, -1.0]).sum()
+        np.testing.assert_allclose(sess.run(loss), -np.log(p[1]), rtol=1e-6)
+        np.testing.assert_allclose(sess.run(grad), [p - [0, 1, 0]], rtol=1e-5, atol=1e-7)
+    assert tf.get_collection(tf.GraphKeys.LOSSES) == [loss]
+
+
+def test_a_model_built_again_in_the_root_scope_reused_names_its_parts_as_the_first_build():
+    """TF-Slim's model_deploy builds each clone in variable_scope(get_variable_scope(),
+    reuse=i > 0): the default layer names of the second build must be the first's."""
+    slim = tf.contrib.slim
+    outputs = []
+    for i in range(2):
+        with tf.name_scope(f"clone_{i}"), tf.variable_scope(tf.get_variable_scope(), reuse=True if i else None):
+            net = slim.fully_connected(tf.ones([2, 3]), 4)
+            outputs.append(slim.batch_norm(net))
+    assert [v.op.name for v in tf.trainable_variables()] == [
+        "fully_connected/weights", "fully_connected/biases", "BatchNorm/beta"]
+    with tf.variable_scope("outer") as outer:
+        slim.fully_connected(tf.ones([2, 3]), 4)
+    for _ in range(2):
+        with tf.variable_scope(outer, reuse=True):
+            slim.fully_connected(tf.ones([2, 3]), 4)  # (reuses outer/fully_connected each time)
+    assert [v.op.name for v in tf.trainable_variables()][3:] == [
+        "outer/fully_connected/weights", "outer/fully_connected/biases"]
+    with tf.Graph().as_default():
+        slim.fully_connected(tf.ones([2, 3]), 4)
+        with tf.variable_scope(tf.get_variable_scope()):
+            slim.fully_connected(tf.ones([2, 3]), 4)  # (the names made before the re-entry go on in it)
+        assert [v.op.name for v in tf.trainable_variables()] == [
+            "fully_connected/weights", "fully_connected/biases", "fully_connected_1/weights",
+            "fully_connected_1/biases"]
+
+
+def test_slim_batch_norm_puts_its_variables_where_an_arg_scope_of_model_variable_says():
+    slim = tf.contrib.slim
+    with slim.arg_scope([slim.model_variable, slim.variable], device="/job:ps/task:0/device:CPU:0"):
+        with tf.device("/device:GPU:0"):
+            net = slim.batch_norm(slim.fully_connected(tf.ones([2, 3]), 4), scale=True)
+    assert {v.device for v in tf.global_variables()} == {"/job:ps/task:0/device:CPU:0"}
+    assert net.device == "/device:GPU:0"
+
+
+def test_merged_summaries_are_named_in_a_scope_of_their_name():
+    a = tf.summary.scalar("a", 1.0)
+    assert tf.summary.merge([a], name="summary_op").op.name == "summary_op/summary_op"
+    assert tf.summary.merge([a]).op.name == "Merge/MergeSummary"

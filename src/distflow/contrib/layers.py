@@ -11,6 +11,7 @@ biases: the normalizer's output is activated.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import numbers
@@ -23,7 +24,7 @@ from ..ops import (array_ops, conv3d_ops, conv_ops, convolution_ops, init_ops, m
 from ..ops import variable_scope as vs
 from ..ops.control_flow_v2 import cond
 from ..train.moving_averages import assign_moving_average
-from .framework import add_arg_scope, model_variable
+from .framework import add_arg_scope, arg_scope_func_key, current_arg_scope, model_variable
 from .initializers import variance_scaling_initializer, xavier_initializer, xavier_initializer_conv2d  # noqa: F401
 from .layers_more import (GDN, _inner_flatten, conv2d_in_plane, convolution2d_in_plane,  # noqa: F401
                           dense_to_sparse, dense_to_sparse_tensor, gdn, images_to_sequence,
@@ -347,11 +348,15 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
 
 
 def _model_variable_getter(getter, name, *args, collections=None, **kwargs):
-    """A custom getter that makes each variable a model variable too."""
+    """A custom getter that makes each variable a model variable too, on the device that an
+    enclosing ``arg_scope([model_variable], device=...)`` names (TF's batch_norm made its
+    variables with ``model_variable``: TF-Slim's clones put them on the parameter device so)."""
     collections = list(collections if collections is not None else [GraphKeys.GLOBAL_VARIABLES])
     if GraphKeys.MODEL_VARIABLES not in collections:
         collections.append(GraphKeys.MODEL_VARIABLES)
-    return getter(name, *args, collections=collections, **kwargs)
+    device = current_arg_scope().get(arg_scope_func_key(model_variable), {}).get("device")
+    with ops.device(device) if device is not None else contextlib.nullcontext():
+        return getter(name, *args, collections=collections, **kwargs)
 
 
 def _weighted_batch_norm(inputs, axis, decay, center, scale, epsilon, initializers, regularizers, is_training,

@@ -1,11 +1,13 @@
 """``tf.contrib.slim``: TF-Slim's layers, argument scopes and variables (layers.py and
-framework.py), its losses (``tf.losses``), ``utils`` (end points), ``model_analyzer``, and its
+framework.py), its losses (``tf.contrib.losses``, as TF's slim imported them: predictions or
+logits first, then labels), its ``metrics`` (``tf.contrib.metrics``), ``utils`` (end points), ``model_analyzer``, and its
 training and evaluation loops, ``learning`` and ``evaluation``, and its input:
 ``tfexample_decoder``, ``dataset``, ``data_decoder``, ``parallel_reader``, ``prefetch_queue``
 and ``dataset_data_provider``. Not here: ``slim.nets`` (TF-Slim's nets, from its model
 repository, run on these layers)."""
 
-from .. import losses  # noqa: F401
+from . import losses  # noqa: F401 - (contrib's: TF-Slim's losses take logits first)
+from . import metrics  # noqa: F401 - (contrib's streaming metrics, as TF's slim.metrics)
 from .._namespace import missing
 from . import layers_utils as utils  # noqa: F401
 from . import slim_data_input as data_provider  # noqa: F401

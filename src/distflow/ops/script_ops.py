@@ -119,12 +119,56 @@ numpy_function = py_func
 # Print: passes its first input through and prints the others while the step runs.
 
 
+def _element(v) -> str:
+    """One element as TF's Print shows it: a float in the fewest of 6 (15 for float64) or 9
+    (17) significant digits that reads back as itself ("1", "0.1", "1e-05"), an integer as is,
+    bytes as text."""
+    if isinstance(v, (np.floating, float)):
+        digits = (15, 17) if isinstance(v, (np.float64, float)) else (6, 9)
+        text = f"{v:.{digits[0]}g}"
+        return text if type(v)(text) == v or np.isnan(v) else f"{v:.{digits[1]}g}"
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "backslashreplace")
+    return str(v)
+
+
 def _summarized(value: np.ndarray, summarize: int) -> str:
-    flat = np.asarray(value).reshape(-1)
-    if value.ndim == 0:
-        return str(flat[0])
-    shown = " ".join(str(v) for v in flat[:summarize])
-    return f"[{shown}{'...' if flat.size > summarize else ''}]"
+    """A tensor's first ``summarize`` elements as TF's Print shows them, in brackets: "[7]",
+    "[1 2...]", "[[1 2][3...]...]" (a bracket for each dimension but the last; "..." where
+    elements are left out)."""
+    value = np.asarray(value)
+    flat = value.reshape(-1)
+    limit = min(summarize, flat.size) if summarize >= 0 else flat.size
+    if value.ndim <= 1:
+        body = " ".join(_element(v) for v in flat[:limit])
+    else:
+        parts, index = [], [0]
+
+        def dim(d):
+            if index[0] >= limit:
+                return
+            if d == value.ndim - 1:
+                for i in range(value.shape[d]):
+                    if index[0] >= limit:
+                        if d != 0:
+                            parts.append("...")
+                        return
+                    if i:
+                        parts.append(" ")
+                    parts.append(_element(flat[index[0]]))
+                    index[0] += 1
+                return
+            for _ in range(value.shape[d]):
+                opened = index[0] < limit
+                if opened:
+                    parts.append("[")
+                dim(d + 1)
+                if opened:
+                    parts.append("]")
+
+        dim(0)
+        body = "".join(parts)
+    return f"[{body}{'...' if flat.size > limit else ''}]"
 
 
 @register_op("Print", shape=lambda op: op.inputs[0].shape, stateful=True, may_alias=True)

@@ -462,16 +462,25 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         stack.append(scope)
         # The default names used below the scope ("dense", "dense_1"...) start again in a scope
         # entered anew, so that a model built again in it names its parts alike; a scope re-entered
-        # as an object gives back, when it closes, the counts it found (as TF's: the names after a
-        # jump into it go on from where they were).
+        # as an object gives back, when it closes, the counts it found and forgets the names made
+        # in it (as TF's: the names after a jump into it go on from where they were, and a model
+        # built again in ``variable_scope(get_variable_scope(), reuse=True)``, as TF-Slim's clones
+        # are, names its parts as the first build did). The root scope keeps its counts on entry.
         counts = variable_store().scope_counts
-        inner = counts.under(full_name) if name_or_scope is not None else []
-        found = {k: counts.pop(k) for k in inner}
+        reentered = isinstance(name_or_scope, VariableScope)
+        if reentered and not full_name:
+            found = dict(counts)
+        else:
+            inner = counts.under(full_name) if name_or_scope is not None else []
+            found = {k: counts.pop(k) for k in inner}
         try:
             yield scope
         finally:
             stack.pop()
-            if isinstance(name_or_scope, VariableScope):
+            if reentered:
+                for k in (counts.under(full_name) if full_name else list(counts)):
+                    if k not in found:
+                        counts.pop(k)
                 counts.update(found)
 
 

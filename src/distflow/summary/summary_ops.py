@@ -377,9 +377,12 @@ def tensor_summary(name, tensor, summary_description=None, collections=None, sum
 
 
 def merge(inputs, collections=None, name=None):
-    """One Summary holding the values of all of ``inputs`` (serialized Summary tensors)."""
+    """One Summary holding the values of all of ``inputs`` (serialized Summary tensors). As
+    TF 1.x's, it is made in a name scope of its ``name`` (default "Merge") and named ``name``
+    there: ``merge(..., name="summary_op")`` is "summary_op/summary_op"."""
     inputs = [ops.convert_to_tensor(i, dtype=dtypes.string) for i in inputs]
-    out = make_tensor("MergeSummary", inputs, None, name or "Merge/MergeSummary")
+    with ops.name_scope(name, "Merge", inputs):
+        out = make_tensor("MergeSummary", inputs, None, name or "MergeSummary")
     for key in collections or []:
         ops.add_to_collection(key, out)
     return out
