@@ -619,7 +619,8 @@ def test_a_step_that_trains_and_reads_a_metric_across_replicas_runs_through():
                     return tf.identity(loss)
 
             loss = strategy.reduce("MEAN", strategy.experimental_run_v2(replica_step, args=(iterator.get_next(),)))
-            predictions = tf.argmax(_model(tf.constant(X)), 1)  # (a copy of the model with its initial weights)
+            with tf.variable_scope("copy"):  # (a copy of the model with its initial weights)
+                predictions = tf.argmax(_model(tf.constant(X)), 1)
         with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
             sess.run([iterator.initialize(), tf.global_variables_initializer(), tf.local_variables_initializer()])
             first = sess.run(predictions)
