@@ -6,8 +6,7 @@ A decoder parses the record with ``keys_to_features`` (a FixedLenFeature reshape
 shape), then each item's handler turns the tensors of its keys into the item: ``Tensor``
 (dense, reshaped by a shape or by shape keys), ``LookupTensor`` (through a table),
 ``SparseTensor`` (ids and values keyed apart), ``BoundingBox`` ([n, 4] from ymin, xmin, ymax,
-xmax), ``Image`` (raw bytes, or PNG and BMP: JPEG is an error when run, distflow has no JPEG
-codec), ``BackupHandler`` (a second handler where the first gives an empty item),
+xmax), ``Image`` (raw bytes, or PNG, BMP and JPEG), ``BackupHandler`` (a second handler where the first gives an empty item),
 ``ItemHandlerCallback`` (a function), and for sequences ``BoundingBoxSequence``,
 ``KeypointsSequence`` and ``NumBoxesSequence``.
 """
@@ -159,8 +158,8 @@ class SparseTensor(ItemHandler):
 
 class Image(ItemHandler):
     """An image decoded from ``image_key`` by the format in ``format_key``: 'raw' (or 'RAW')
-    bytes of ``dtype``, else PNG or BMP (JPEG is an error when run: distflow has no JPEG
-    codec); [height, width, channels], or reshaped to ``shape``. With ``repeated``, each of
+    bytes of ``dtype``, else PNG, BMP or JPEG; [height, width, channels], or reshaped to
+    ``shape``. With ``repeated``, each of
     a list of images."""
 
     def __init__(self, image_key=None, format_key=None, shape=None, channels=3, dtype=dtypes.uint8, repeated=False,

@@ -15,7 +15,7 @@ import numpy as np
 from ..framework import dtypes, errors, ops
 from ..framework.registry import not_differentiable, register_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import array_ops, math_ops
+from . import array_ops, jpeg, math_ops
 from .string_ops import substr
 from .op_util import constant_value, make_op, make_tensor
 
@@ -702,7 +702,7 @@ def _format_of(data: bytes) -> str:
     if data[:2] == b"BM":
         return "bmp"
     if data[:3] == b"\xff\xd8\xff":
-        return "JPEG"
+        return "jpeg"
     if data[:4] in (b"GIF8",):
         return "GIF"
     return "unknown"
@@ -714,20 +714,72 @@ def _image_shape(op):
 
 
 @register_op("DecodeImage", shape=_image_shape, dtype=lambda op: dtypes.as_dtype(op.get_attr("dtype")))
-def _decode_image_kernel(xp, contents, *, channels=0, dtype=dtypes.uint8, formats="png,bmp"):
+def _decode_image_kernel(xp, contents, *, channels=0, dtype=dtypes.uint8, formats="png,bmp,jpeg"):
     data = bytes(np.asarray(contents).item()) if not isinstance(contents, bytes) else contents
+    return _decoded(data, channels, dtype, formats.split(","))
+
+
+def _decoded(data: bytes, channels: int, dtype, formats, ratio=1, fancy_upscaling=True,
+             try_recover_truncated=False) -> np.ndarray:
     kind = _format_of(data)
-    if kind not in formats.split(","):
-        if kind in ("JPEG", "GIF"):
-            raise errors.UnimplementedError(None, None, f"decoding a {kind} image needs an image codec that distflow "
-                                            "does not have (PNG and BMP are decoded); convert the images to PNG")
-        raise errors.InvalidArgumentError(None, None, f"the contents are not a {' or '.join(formats.split(','))} "
-                                          f"image")
-    pixels = _decode_png(data, channels, dtype) if kind == "png" else _decode_bmp(data, channels)
+    if kind not in formats:
+        if kind == "GIF":
+            raise errors.UnimplementedError(None, None, "decoding a GIF image needs an image codec that distflow "
+                                            "does not have (PNG, BMP and JPEG are decoded); convert the images")
+        raise errors.InvalidArgumentError(None, None, f"the contents are not a {' or '.join(formats)} image")
+    if kind == "jpeg":
+        if channels not in (0, 1, 3):
+            raise errors.InvalidArgumentError(None, None, f"DecodeJpeg: channels must be 0, 1 or 3 for a JPEG image, "
+                                              f"got {channels}")
+        pixels = jpeg.decode(data, channels, ratio, fancy_upscaling, try_recover_truncated)
+        if dtypes.as_dtype(dtype).as_numpy_dtype == np.uint16:
+            pixels = pixels.astype(np.uint16) * 257
+    elif kind == "png":
+        pixels = _decode_png(data, channels, dtype)
+    else:
+        pixels = _decode_bmp(data, channels)
     return pixels.astype(dtypes.as_dtype(dtype).as_numpy_dtype, copy=False)
 
 
-not_differentiable("DecodeImage")
+@register_op("DecodeJpeg", shape=_image_shape, dtype=lambda op: dtypes.uint8)
+def _decode_jpeg_kernel(xp, contents, *, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
+                        acceptable_fraction=1.0, dct_method=""):
+    """TF 1.x's DecodeJpeg, which decoded PNG and BMP images too (TF's one image kernel)."""
+    data = bytes(np.asarray(contents).item()) if not isinstance(contents, bytes) else contents
+    return _decoded(data, channels, dtypes.uint8, ("jpeg", "png", "bmp"), ratio, fancy_upscaling,
+                    try_recover_truncated)
+
+
+def _crop_window(crop_window) -> tuple:
+    y, x, h, w = (int(v) for v in np.asarray(crop_window).reshape(-1))
+    return y, x, h, w
+
+
+@register_op("DecodeAndCropJpeg", shape=lambda op: TensorShape([None, None, op.get_attr("channels") or None]),
+             dtype=lambda op: dtypes.uint8)
+def _decode_and_crop_jpeg_kernel(xp, contents, crop_window, *, channels=0, ratio=1, fancy_upscaling=True,
+                                 try_recover_truncated=False, acceptable_fraction=1.0, dct_method=""):
+    data = bytes(np.asarray(contents).item()) if not isinstance(contents, bytes) else contents
+    pixels = _decoded(data, channels, dtypes.uint8, ("jpeg", "png", "bmp"), ratio, fancy_upscaling,
+                      try_recover_truncated)
+    y, x, h, w = _crop_window(crop_window)
+    if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > pixels.shape[0] or x + w > pixels.shape[1]:
+        raise errors.InvalidArgumentError(None, None, f"DecodeAndCropJpeg: the crop window [{y}, {x}, {h}, {w}] "
+                                          f"(y, x, height, width) is not inside the image of "
+                                          f"{pixels.shape[0]}x{pixels.shape[1]} pixels")
+    return np.ascontiguousarray(pixels[y:y + h, x:x + w])
+
+
+@register_op("ExtractJpegShape", shape=lambda op: TensorShape([3]), dtype=lambda op: op.get_attr("output_type"))
+def _extract_jpeg_shape_kernel(xp, contents, *, output_type=dtypes.int32):
+    data = bytes(np.asarray(contents).item()) if not isinstance(contents, bytes) else contents
+    if _format_of(data) != "jpeg":
+        raise errors.InvalidArgumentError(None, None, "ExtractJpegShape: the contents are not a JPEG image")
+    return np.array(jpeg.jpeg_shape(data), dtypes.as_dtype(output_type).as_numpy_dtype)
+
+
+for _op_type in ("DecodeImage", "DecodeJpeg", "DecodeAndCropJpeg", "ExtractJpegShape"):
+    not_differentiable(_op_type)
 
 
 def _decode(contents, channels, dtype, formats, name):
@@ -747,8 +799,8 @@ def decode_bmp(contents, channels=0, name=None):
 
 
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
-    """A PNG or BMP image, by its first bytes (a JPEG or GIF one is an error that says so)."""
-    return _decode(contents, channels, dtype, "png,bmp", name or "decode_image")
+    """A PNG, BMP or JPEG image, by its first bytes (a GIF one is an error that says so)."""
+    return _decode(contents, channels, dtype, "png,bmp,jpeg", name or "decode_image")
 
 
 def is_jpeg(contents, name=None):
@@ -757,10 +809,38 @@ def is_jpeg(contents, name=None):
         return math_ops.equal(substr(contents, 0, 3), b"\xff\xd8\xff", name="is_jpeg")
 
 
+def _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method):
+    if channels not in (0, 1, 3):
+        raise ValueError(f"channels must be 0, 1 or 3 for a JPEG image, got {channels}")
+    if ratio not in (1, 2, 4, 8):
+        raise ValueError(f"ratio must be 1, 2, 4 or 8, got {ratio}")
+    return {"channels": int(channels), "ratio": int(ratio), "fancy_upscaling": bool(fancy_upscaling),
+            "try_recover_truncated": bool(try_recover_truncated), "acceptable_fraction": float(acceptable_fraction),
+            "dct_method": dct_method or ""}
+
+
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
                 acceptable_fraction=1, dct_method="", name=None):
-    raise errors.UnimplementedError(None, None, "tf.image.decode_jpeg: decoding JPEG needs an image codec that distflow "
-                                    "does not have; PNG and BMP images are decoded (tf.image.decode_png)")
+    """A JPEG image as uint8 [height, width, channels] (ops/jpeg.py: baseline and progressive;
+    a pixel may differ from libjpeg's by a level or two, its IDCT being fixed point). As TF
+    1.x's, it decodes PNG and BMP images too. ``dct_method`` is accepted and not used."""
+    attrs = _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method)
+    return make_tensor("DecodeJpeg", [ops.convert_to_tensor(contents, dtypes.string)], attrs, name or "DecodeJpeg")
+
+
+def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
+                         try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None):
+    """``decode_jpeg`` then the window ``crop_window`` = [y, x, height, width] of it."""
+    attrs = _jpeg_attrs(channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method)
+    return make_tensor("DecodeAndCropJpeg", [ops.convert_to_tensor(contents, dtypes.string),
+                                             ops.convert_to_tensor(crop_window, dtypes.int32)], attrs,
+                       name or "DecodeAndCropJpeg")
+
+
+def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
+    """[height, width, channels] of a JPEG image, from its header."""
+    return make_tensor("ExtractJpegShape", [ops.convert_to_tensor(contents, dtypes.string)],
+                       {"output_type": dtypes.as_dtype(output_type)}, name or "ExtractJpegShape")
 
 
 def _png_chunk(kind: bytes, body: bytes) -> bytes:

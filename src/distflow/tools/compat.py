@@ -397,8 +397,10 @@ def namespaces() -> list[tuple[str, str]]:
         elif name == "io":
             status = ("partial: the file, record, parsing (the batched `parse_sequence_example` too), "
                       "serialization and queue names (each the top-level object), `gfile`, `write_graph`, and the "
-                      "image codecs of PNG and BMP (JPEG and GIF are "
-                      "recognized and refused: no codec library)")
+                      "image decoders of PNG, BMP and JPEG (JPEG in NumPy: baseline and progressive, 8-bit, one or "
+                      "three components; a pixel may differ from libjpeg's by a level or two; `dct_method` is "
+                      "ignored and `ratio` averages squares of pixels) and the PNG encoder (GIF is recognized and "
+                      "refused, and there is no JPEG encoder)")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn` (TF 1.x's cells and wrappers: `LSTMBlockCell`, "
                       "`LSTMBlockFusedCell` and its base `LSTMBlockWrapper`, `GRUBlockCell`/`V2`, "
@@ -438,7 +440,7 @@ def namespaces() -> list[tuple[str, str]]:
                       "`CriticalSection`) and "
                       "`tf.contrib.slim` (those, with TF-Slim's variable names, `utils`, `model_analyzer`, "
                       "`learning` (create_train_op, train on a Supervisor), `evaluation` (evaluate_once, "
-                      "evaluation_loop), and its input: `tfexample_decoder` (JPEG images excepted: no JPEG codec), "
+                      "evaluation_loop), and its input: `tfexample_decoder`, "
                       "`dataset`, `data_decoder`, `parallel_reader`, `prefetch_queue`, `dataset_data_provider`, "
                       "`queues`, and `summaries`; not slim.nets: TF-Slim's nets run on these layers, their own tests passing), "
                       "`tf.contrib.data` (tf.data.experimental's transformations, `rejection_resample`, "
