@@ -123,3 +123,35 @@ def test_tf_slims_image_handler_decodes_a_jpeg_of_an_example():
     [image] = decoder.decode(tf.constant(example.SerializeToString()), ["image"])
     with tf.Session() as sess:
         _close_to_libjpeg(sess.run(image), np.load(os.path.join(DATA, "ycc420.npy")))
+
+
+def _segments_of(data):
+    """{marker: [payload, ...]} of a JPEG file's segments before its scan data."""
+    out, pos = {}, 2
+    while data[pos + 1] != 0xDA:
+        marker, length = data[pos + 1], struct.unpack(">H", data[pos + 2:pos + 4])[0]
+        out.setdefault(marker, []).append(data[pos + 4:pos + 2 + length])
+        pos += 2 + length
+    return out
+
+
+def test_encode_jpeg_writes_libjpegs_tables_and_decodes_back():
+    y, x = np.mgrid[0:29, 0:37]
+    smooth = np.stack([x * 7, y * 8, (x + y) * 3], -1).astype(np.uint8)
+    with tf.Session() as sess:
+        q90 = sess.run(tf.image.encode_jpeg(smooth, quality=90))
+        q95_444 = sess.run(tf.image.encode_jpeg(smooth, chroma_downsampling=False))
+        gray = sess.run(tf.image.encode_jpeg(smooth[..., :1], format="grayscale", density_unit="cm"))
+        back = sess.run(tf.image.decode_jpeg(q95_444))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="format 'rgb' needs 3 channel"):
+            sess.run(tf.image.encode_jpeg(smooth[..., :1], format="rgb"))
+    # (the quantization tables of a libjpeg-turbo file of quality 90, in the same order)
+    assert _segments_of(q90)[0xDB] == _segments_of(_read("ycc420"))[0xDB]
+    frame = _segments_of(q90)[0xC0][0]
+    assert struct.unpack(">BHHB", frame[:6]) == (8, 29, 37, 3) and frame[6:9] == bytes([1, 0x22, 0])
+    assert _segments_of(q95_444)[0xC0][0][6:9] == bytes([1, 0x11, 0])
+    assert _segments_of(gray)[0xE0][0][:8] == b"JFIF\x00\x01\x01\x02" and jpeg.jpeg_shape(gray) == (29, 37, 1)
+    error = back.astype(np.float64) - smooth
+    assert 10 * np.log10(255 ** 2 / np.mean(error ** 2)) > 40  # (PSNR, in dB)
+    with pytest.raises(TypeError, match="uint8"):
+        tf.image.encode_jpeg(smooth.astype(np.float32))

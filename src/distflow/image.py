@@ -16,7 +16,7 @@ from .framework.registry import register_gradient, register_op
 from .framework.tensor_shape import TensorShape, unknown_shape
 from .ops import array_ops, check_ops, control_flow_v2, conv_ops, convolution_ops, manip_ops, math_ops, random_ops, reduction_ops, segment_ops, slicing_ops
 from .ops.image_ops import (crop_and_resize, decode_and_crop_jpeg, decode_bmp, decode_image, decode_jpeg,  # noqa: F401
-                            decode_png, extract_jpeg_shape, is_jpeg,
+                            decode_png, encode_jpeg, extract_jpeg_shape, is_jpeg,
                             draw_bounding_boxes, extract_glimpse, encode_png, hsv_to_rgb, non_max_suppression,
                             non_max_suppression_padded, non_max_suppression_with_scores, rgb_to_hsv,
                             sample_distorted_bounding_box)

@@ -16,7 +16,7 @@ from .train import match_filenames_once  # noqa: F401
 from ._namespace import missing
 
 from .ops.image_ops import (decode_and_crop_jpeg, decode_bmp, decode_image, decode_jpeg, decode_png,  # noqa: F401
-                            encode_png, extract_jpeg_shape, is_jpeg)
+                            encode_jpeg, encode_png, extract_jpeg_shape, is_jpeg)
 from .ops.parsing_ops import parse_sequence_example  # noqa: F401
 from .ops.priority_queue import PriorityQueue  # noqa: F401
 from .train.saver import write_graph  # noqa: F401

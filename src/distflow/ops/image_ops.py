@@ -866,6 +866,46 @@ def _encode_png_kernel(xp, image, *, compression=-1):
 not_differentiable("EncodePng")
 
 
+@register_op("EncodeJpeg", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.string)
+def _encode_jpeg_kernel(xp, image, *, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002
+                        chroma_downsampling=True, density_unit="in", x_density=300, y_density=300,
+                        xmp_metadata=""):
+    image = np.asarray(image)
+    want = {"grayscale": 1, "rgb": 3}.get(format)
+    if image.ndim == 3 and want is not None and image.shape[-1] != want:
+        raise errors.InvalidArgumentError(None, None, f"EncodeJpeg: format '{format}' needs {want} channel(s), got "
+                                          f"an image of shape {list(image.shape)}")
+    data = jpeg.encode(image, quality, chroma_downsampling, density_unit, x_density, y_density,
+                       xmp_metadata.encode() if isinstance(xmp_metadata, str) else xmp_metadata)
+    return np.asarray(data, dtype=object)
+
+
+def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002 - TF's name
+                chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata="",
+                name=None):
+    """A uint8 image [height, width, 1 or 3] as the bytes of a baseline JPEG file (ops/jpeg.py:
+    libjpeg's quality-scaled tables and colour conversion; ``progressive`` and
+    ``optimize_size`` are accepted and a baseline file with the standard Huffman tables is
+    written)."""
+    image = ops.convert_to_tensor(image)
+    if image.dtype.base_dtype != dtypes.uint8:
+        raise TypeError(f"encode_jpeg needs a uint8 image, got {image.dtype.name}")
+    if format not in ("", "grayscale", "rgb"):
+        raise ValueError(f"format must be '', 'grayscale' or 'rgb', got {format!r}")
+    if not 0 <= int(quality) <= 100:
+        raise ValueError(f"quality must be in [0, 100], got {quality}")
+    if density_unit not in ("in", "cm"):
+        raise ValueError(f"density_unit must be 'in' or 'cm', got {density_unit!r}")
+    attrs = {"format": format, "quality": int(quality), "progressive": bool(progressive),
+             "optimize_size": bool(optimize_size), "chroma_downsampling": bool(chroma_downsampling),
+             "density_unit": density_unit, "x_density": int(x_density), "y_density": int(y_density),
+             "xmp_metadata": xmp_metadata}
+    return make_op("EncodeJpeg", [image], attrs, name or "EncodeJpeg").outputs[0]
+
+
+not_differentiable("EncodeJpeg")
+
+
 def encode_png(image, compression=-1, name=None):
     """A uint8 or uint16 image [height, width, channels] as the bytes of a PNG file."""
     image = ops.convert_to_tensor(image)

@@ -1,4 +1,5 @@
-"""A JPEG decoder in NumPy (ITU T.81): what ``tf.image.decode_jpeg`` and its kin decode.
+"""JPEG in NumPy (ITU T.81): the decoder of ``tf.image.decode_jpeg`` and its kin, and the
+baseline encoder of ``tf.image.encode_jpeg``.
 
 It reads the JPEG files that cameras, image tools and data-set converters write: 8-bit
 baseline and extended sequential Huffman frames (SOF0, SOF1) and progressive ones (SOF2), one
@@ -12,6 +13,10 @@ as two matrix products (floating point, rounded: libjpeg's default is a fixed-po
 integer IDCT, so a pixel may differ from TensorFlow's by a level or two), libjpeg's "fancy"
 triangle upsampling of 2x1 and 2x2 subsampled chroma (or pixel replication), and libjpeg's
 fixed-point YCbCr to RGB conversion.
+
+The encoder writes baseline files as libjpeg does by default: its RGB to YCbCr and 2x2 chroma
+averaging in fixed point, Annex K's quantization tables scaled by quality as libjpeg scales
+them, a floating-point DCT, Annex K's Huffman tables, a JFIF header.
 """
 
 from __future__ import annotations
@@ -580,3 +585,206 @@ def _scale_down(pixels, ratio):
     padded = np.pad(pixels.astype(np.float64), ((0, out_h * ratio - h), (0, out_w * ratio - w), (0, 0)), mode="edge")
     means = padded.reshape(out_h, ratio, out_w, ratio, c).mean(axis=(1, 3))
     return np.rint(means).astype(np.uint8)
+
+
+# -- encoding -----------------------------------------------------------------------------------
+
+# T.81 Annex K's example tables: the quantization tables (natural order) libjpeg scales by
+# quality, and the Huffman tables every baseline encoder without optimization writes.
+_LUMA_QUANT = np.array([
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
+    14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99])
+_CHROMA_QUANT = np.array([
+    17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99,
+    47, 66, 99, 99, 99, 99, 99, 99] + [99] * 32)
+_DC_LUMA = (bytes([0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]), bytes(range(12)))
+_DC_CHROMA = (bytes([0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]), bytes(range(12)))
+_AC_LUMA = (bytes([0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7d]), bytes([
+    0x01, 0x02, 0x03, 0x00, 0x04, 0x11, 0x05, 0x12, 0x21, 0x31, 0x41, 0x06, 0x13, 0x51, 0x61, 0x07, 0x22, 0x71,
+    0x14, 0x32, 0x81, 0x91, 0xa1, 0x08, 0x23, 0x42, 0xb1, 0xc1, 0x15, 0x52, 0xd1, 0xf0, 0x24, 0x33, 0x62, 0x72,
+    0x82, 0x09, 0x0a, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x34, 0x35, 0x36, 0x37,
+    0x38, 0x39, 0x3a, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59,
+    0x5a, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x83,
+    0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0xa2, 0xa3,
+    0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3,
+    0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe1, 0xe2,
+    0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa]))
+_AC_CHROMA = (bytes([0, 2, 1, 2, 4, 4, 3, 4, 7, 5, 4, 4, 0, 1, 2, 0x77]), bytes([
+    0x00, 0x01, 0x02, 0x03, 0x11, 0x04, 0x05, 0x21, 0x31, 0x06, 0x12, 0x41, 0x51, 0x07, 0x61, 0x71, 0x13, 0x22,
+    0x32, 0x81, 0x08, 0x14, 0x42, 0x91, 0xa1, 0xb1, 0xc1, 0x09, 0x23, 0x33, 0x52, 0xf0, 0x15, 0x62, 0x72, 0xd1,
+    0x0a, 0x16, 0x24, 0x34, 0xe1, 0x25, 0xf1, 0x17, 0x18, 0x19, 0x1a, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x35, 0x36,
+    0x37, 0x38, 0x39, 0x3a, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58,
+    0x59, 0x5a, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a,
+    0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a,
+    0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba,
+    0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda,
+    0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa]))
+
+
+def _codes(table) -> dict:
+    """symbol -> (code, length) of a Huffman table given as (counts, symbols)."""
+    counts, symbols = table
+    out, code, at = {}, 0, 0
+    for length in range(1, 17):
+        for _ in range(counts[length - 1]):
+            out[symbols[at]] = (code, length)
+            code += 1
+            at += 1
+        code <<= 1
+    return out
+
+
+def _scaled_quant(base: np.ndarray, quality: int) -> np.ndarray:
+    """libjpeg's quality scaling of a base table (jpeg_quality_scaling, baseline: 1..255)."""
+    quality = min(max(int(quality), 1), 100)
+    scale = 5000 // quality if quality < 50 else 200 - 2 * quality
+    return np.clip((base * scale + 50) // 100, 1, 255)
+
+
+def _blocks(plane: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """A plane padded (edge samples repeated) to rows x cols blocks, as [rows, cols, 64]."""
+    h, w = plane.shape
+    padded = np.pad(plane, ((0, rows * 8 - h), (0, cols * 8 - w)), mode="edge")
+    return padded.reshape(rows, 8, cols, 8).transpose(0, 2, 1, 3).reshape(rows, cols, 64)
+
+
+def _pack(codes: list, lengths: list) -> bytes:
+    """The bits of (code, length) pairs, MSB first, padded with ones, 0xFF bytes stuffed."""
+    codes, lengths = np.asarray(codes, np.int64), np.asarray(lengths, np.int64)
+    lengths_nz = lengths[lengths > 0]
+    codes = codes[lengths > 0]
+    total = int(lengths_nz.sum())
+    starts = np.repeat(np.cumsum(lengths_nz) - lengths_nz, lengths_nz)
+    index = np.arange(total) - starts  # (each bit's place in its code, from the top)
+    shift = np.repeat(lengths_nz, lengths_nz) - 1 - index
+    bits = (np.repeat(codes, lengths_nz) >> shift) & 1
+    bits = np.concatenate([bits, np.ones(-total % 8, np.int64)]).astype(np.uint8)
+    return np.packbits(bits).tobytes().replace(b"\xff", b"\xff\x00")
+
+
+def _magnitude(values: np.ndarray):
+    """(size category, its extra bits) of each coefficient: T.81's SSSS and the value's bits
+    (a negative value as its one's complement)."""
+    size = np.zeros(values.shape, np.int64)
+    a = np.abs(values)
+    nz = a > 0
+    size[nz] = np.floor(np.log2(a[nz])).astype(np.int64) + 1
+    extra = np.where(values < 0, values + (1 << size) - 1, values)
+    return size, extra
+
+
+def encode(pixels: np.ndarray, quality: int = 95, chroma_downsampling: bool = True, density_unit: str = "in",
+           x_density: int = 300, y_density: int = 300, xmp_metadata: bytes = b"") -> bytes:
+    """A baseline JPEG of uint8 [height, width, 1 or 3] pixels: libjpeg's quality-scaled Annex K
+    tables, its fixed-point RGB to YCbCr, 2x2 chroma subsampling unless asked not to, a JFIF
+    header, Annex K's Huffman tables."""
+    pixels = np.asarray(pixels)
+    if pixels.ndim != 3 or pixels.shape[2] not in (1, 3) or pixels.dtype != np.uint8:
+        raise _encode_error(f"the image must be uint8 [height, width, 1 or 3], got {pixels.dtype} "
+                            f"{list(pixels.shape)}")
+    h, w, channels = pixels.shape
+    if not (0 < h < 65536 and 0 < w < 65536):
+        raise _encode_error(f"an image of {h}x{w} pixels (JPEG takes 1 to 65535 each way)")
+    if channels == 3:
+        rgb = pixels.astype(np.int64)
+        r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+        y = (_fix(0.29900) * r + _fix(0.58700) * g + _fix(0.11400) * b + _HALF) >> _SCALE
+        cb = (-_fix(0.16874) * r - _fix(0.33126) * g + _fix(0.5) * b + (128 << _SCALE) + _HALF - 1) >> _SCALE
+        cr = (_fix(0.5) * r - _fix(0.41869) * g - _fix(0.08131) * b + (128 << _SCALE) + _HALF - 1) >> _SCALE
+        planes = [y, cb, cr]
+        sampling = 2 if chroma_downsampling else 1
+    else:
+        planes, sampling = [pixels[..., 0].astype(np.int64)], 1
+    mcu = 8 * sampling
+    mcus_high, mcus_wide = -(-h // mcu), -(-w // mcu)
+    quant = [_scaled_quant(_LUMA_QUANT, quality), _scaled_quant(_CHROMA_QUANT, quality)]
+    components = []  # (id, sampling, table index, blocks [rows, cols, 64] in zigzag, quantized)
+    for i, plane in enumerate(planes):
+        factor = sampling if i == 0 else 1
+        if i > 0 and sampling == 2:  # (libjpeg's h2v2 downsampling: the mean of 2x2, biases 1 and 2 in turn)
+            even = np.pad(plane, ((0, (-h) % 2), (0, (-w) % 2)), mode="edge")
+            sums = even[0::2, 0::2] + even[0::2, 1::2] + even[1::2, 0::2] + even[1::2, 1::2]
+            bias = np.tile([1, 2], sums.shape[1] // 2 + 1)[:sums.shape[1]]
+            plane = (sums + bias) >> 2
+        blocks = _blocks(plane.astype(np.float64) - 128.0, mcus_high * factor, mcus_wide * factor)
+        table = quant[min(i, 1)]
+        coefficients = np.matmul(np.matmul(_C, blocks.reshape(-1, 8, 8)), _C.T).reshape(blocks.shape)
+        quantized = np.rint(coefficients / table).astype(np.int64)[..., _ZIGZAG]
+        components.append((i + 1, factor, min(i, 1), quantized))
+    dc_codes = [_codes(_DC_LUMA), _codes(_DC_CHROMA)]
+    ac_codes = [_codes(_AC_LUMA), _codes(_AC_CHROMA)]
+    codes, lengths = [], []
+    preds = [0] * len(components)
+    for my in range(mcus_high):
+        for mx in range(mcus_wide):
+            for ci, (_, factor, t, quantized) in enumerate(components):
+                for by in range(factor):
+                    for bx in range(factor):
+                        block = quantized[my * factor + by, mx * factor + bx]
+                        _encode_block(block, preds, ci, dc_codes[t], ac_codes[t], codes, lengths)
+    units = {"in": 1, "cm": 2}.get(density_unit)
+    if units is None:
+        raise ValueError(f"density_unit must be 'in' or 'cm', got {density_unit!r}")
+    out = [b"\xff\xd8", _marker(0xE0, b"JFIF\x00\x01\x01" + struct.pack(">BHHBB", units, x_density, y_density, 0, 0))]
+    if xmp_metadata:
+        out.append(_marker(0xE1, b"http://ns.adobe.com/xap/1.0/\x00" + bytes(xmp_metadata)))
+    for t, table in enumerate(quant[:1 if channels == 1 else 2]):
+        out.append(_marker(0xDB, bytes([t]) + bytes(table[_ZIGZAG].astype(np.uint8))))
+    frame = struct.pack(">BHHB", 8, h, w, len(components))
+    for ident, factor, t, _ in components:
+        frame += bytes([ident, factor << 4 | factor, t])
+    out.append(_marker(0xC0, frame))
+    for kind, tables in ((0, (_DC_LUMA, _DC_CHROMA)), (1, (_AC_LUMA, _AC_CHROMA))):
+        for t, (counts, symbols) in enumerate(tables[:1 if channels == 1 else 2]):
+            out.append(_marker(0xC4, bytes([kind << 4 | t]) + counts + symbols))
+    scan = bytes([len(components)]) + b"".join(bytes([ident, t << 4 | t]) for ident, _, t, _ in components)
+    out.append(_marker(0xDA, scan + b"\x00\x3f\x00"))
+    out.append(_pack(codes, lengths))
+    out.append(b"\xff\xd9")
+    return b"".join(out)
+
+
+def _encode_error(message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, f"EncodeJpeg: {message}")
+
+
+def _marker(marker: int, payload: bytes) -> bytes:
+    return bytes([0xFF, marker]) + struct.pack(">H", len(payload) + 2) + payload
+
+
+def _encode_block(block, preds, ci, dc_codes, ac_codes, codes, lengths):
+    values = block.tolist()
+    diff = values[0] - preds[ci]
+    preds[ci] = values[0]
+    size = abs(diff).bit_length()
+    code, length = dc_codes[size]
+    codes.append(code)
+    lengths.append(length)
+    codes.append(diff if diff >= 0 else diff + (1 << size) - 1)
+    lengths.append(size)
+    run = 0
+    last = max((k for k in range(1, 64) if values[k]), default=0)
+    for k in range(1, last + 1):
+        v = values[k]
+        if v == 0:
+            run += 1
+            continue
+        while run > 15:
+            code, length = ac_codes[0xF0]
+            codes.append(code)
+            lengths.append(length)
+            run -= 16
+        size = abs(v).bit_length()
+        if size > 10:
+            raise _encode_error("a coefficient too large for baseline JPEG")
+        code, length = ac_codes[(run << 4) | size]
+        codes.append(code)
+        lengths.append(length)
+        codes.append(v if v >= 0 else v + (1 << size) - 1)
+        lengths.append(size)
+        run = 0
+    if last < 63:
+        code, length = ac_codes[0x00]
+        codes.append(code)
+        lengths.append(length)

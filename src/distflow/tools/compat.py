@@ -399,8 +399,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "serialization and queue names (each the top-level object), `gfile`, `write_graph`, and the "
                       "image decoders of PNG, BMP and JPEG (JPEG in NumPy: baseline and progressive, 8-bit, one or "
                       "three components; a pixel may differ from libjpeg's by a level or two; `dct_method` is "
-                      "ignored and `ratio` averages squares of pixels) and the PNG encoder (GIF is recognized and "
-                      "refused, and there is no JPEG encoder)")
+                      "ignored and `ratio` averages squares of pixels), and the PNG and JPEG encoders (JPEG: baseline "
+                      "with libjpeg's tables; `progressive` and `optimize_size` are accepted and not used); GIF is "
+                      "recognized and refused")
         elif name == "contrib":
             status = ("partial: `tf.contrib.rnn` (TF 1.x's cells and wrappers: `LSTMBlockCell`, "
                       "`LSTMBlockFusedCell` and its base `LSTMBlockWrapper`, `GRUBlockCell`/`V2`, "
