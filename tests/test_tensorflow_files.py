@@ -163,6 +163,37 @@ def test_the_crc32c_of_long_inputs_is_the_byte_by_byte_one():
     assert crc.crc32c_many(messages) == [crc._bytewise(m) for m in messages]
 
 
+def test_threads_checking_records_at_once_build_the_crc_tables_once(monkeypatch):
+    """The lookup tables are built on first use; threads that got there together once built
+    them twice over, and every CRC after was wrong (files read as corrupt)."""
+    import sys
+    import threading
+
+    rng = np.random.default_rng(4)
+    messages = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in (700, 5000, 70_000, 200_000, 1500)]
+    want = [crc._bytewise(m) for m in messages] * 2
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (threads trade the interpreter as often as they can)
+    try:
+        for _ in range(20):
+            monkeypatch.setattr(crc, "_carries", [])
+            monkeypatch.setattr(crc, "_fans", {})
+            monkeypatch.setattr(crc, "_positions", None)
+            results = []
+
+            def check():
+                results.append(crc.crc32c_many(messages) + [crc.crc32c(m) for m in messages])
+
+            threads = [threading.Thread(target=check) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+            assert results == [want] * 4
+    finally:
+        sys.setswitchinterval(switch)
+
+
 def test_tfrecords_are_checked_in_batches_and_give_every_record_before_a_damaged_one(tmp_path):
     path = tmp_path / "r.tfrecord"
     records = [bytes([i % 256]) * (i * 37 % 3000) for i in range(400)]

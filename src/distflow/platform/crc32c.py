@@ -19,6 +19,8 @@ four bytes (xor-ing the register before a byte is xor-ing the byte).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 _POLY = 0x82F63B78  # (reflected)
@@ -39,6 +41,10 @@ _BYTES = np.arange(256, dtype=np.uint32)[None, :] << (8 * np.arange(4, dtype=np.
 _BYTE_OFFSETS = np.arange(4, dtype=np.uint16) * 256  # (a register's byte i looks up in row i)
 _FAN_OFFSETS = (np.arange(_FAN, dtype=np.uint16)[:, None] * 1024 + _BYTE_OFFSETS).astype(np.uint16)
 
+# The tables below are built on first use, under _BUILDING: threads that checked records at the
+# same time once built the carry tables twice over, each appending, and every CRC after that
+# was wrong (TFRecord files read as corrupt).
+_BUILDING = threading.Lock()
 _positions: np.ndarray | None = None  # (_BLOCK * 256,): byte b at position p, then zeros
 _carries: list = []  # [k]: (4, 256): a register's byte i, carried over 2**k zero bytes
 _fans: dict = {}  # log2 of a length -> (_FAN * 4 * 256,): register j of _FAN, carried over
@@ -56,12 +62,14 @@ def _bytewise(data, crc: int = 0) -> int:
 def _position_table() -> np.ndarray:
     global _positions
     if _positions is None:
-        rows = np.empty((_BLOCK, 256), dtype=np.uint32)
-        register = _TABLE  # (the block's last byte: no zeros after it)
-        for position in range(_BLOCK - 1, -1, -1):
-            rows[position] = register
-            register = (register >> 8) ^ _TABLE[register & 0xFF]  # one more zero byte after
-        _positions = rows.reshape(-1)
+        with _BUILDING:
+            if _positions is None:
+                rows = np.empty((_BLOCK, 256), dtype=np.uint32)
+                register = _TABLE  # (the block's last byte: no zeros after it)
+                for position in range(_BLOCK - 1, -1, -1):
+                    rows[position] = register
+                    register = (register >> 8) ^ _TABLE[register & 0xFF]  # one more zero byte after
+                _positions = rows.reshape(-1)
     return _positions
 
 
@@ -73,10 +81,12 @@ def _apply(table: np.ndarray, registers: np.ndarray) -> np.ndarray:
 
 def _carry_table(k: int) -> np.ndarray:
     """The lookups that carry a register over ``2**k`` zero bytes."""
-    if not _carries:
-        _carries.append((_BYTES >> 8) ^ _TABLE[_BYTES & 0xFF])  # one zero byte
-    while len(_carries) <= k:
-        _carries.append(_apply(_carries[-1], _carries[-1]))  # twice as many
+    if len(_carries) <= k:
+        with _BUILDING:
+            if not _carries:
+                _carries.append((_BYTES >> 8) ^ _TABLE[_BYTES & 0xFF])  # one zero byte
+            while len(_carries) <= k:
+                _carries.append(_apply(_carries[-1], _carries[-1]))  # twice as many
     return _carries[k]
 
 
@@ -88,7 +98,7 @@ def _fan_table(log_length: int) -> np.ndarray:
         rows[-1] = _BYTES  # (the last register: nothing after it)
         for j in range(_FAN - 2, -1, -1):
             rows[j] = _apply(step, rows[j + 1])
-        table = _fans[log_length] = rows.reshape(-1)
+        table = _fans.setdefault(log_length, rows.reshape(-1))  # (whole when it is stored)
     return table
 
 
