@@ -580,3 +580,23 @@ def test_an_imported_loop_reads_a_mapped_input_and_differentiates():
     dy = tf.gradients(y2, feed)[0]
     with tf.Session() as sess:
         assert sess.run([y2, dy], {feed: 2.0}) == [16.0, 24.0]  # 2 x^3 and 6 x^2
+
+
+def test_switch_and_merge_pass_the_chosen_branchs_value_as_tf_slims_random_selector_does():
+    from distflow.python.ops import control_flow_ops
+
+    x = tf.constant([1.0, 2.0])
+    selector = tf.placeholder(tf.int32, [])
+    branches = [control_flow_ops.switch(x, tf.equal(selector, case))[1] * (case + 1) for case in range(3)]
+    value, index = control_flow_ops.merge(branches)
+    false_side, true_side = control_flow_ops.switch(x, tf.constant(False))
+    either, which = control_flow_ops.merge([true_side + 10.0, false_side - 10.0])
+    always, first = control_flow_ops.merge([x * 0.0, branches[0]])  # (an input of no switch is always live)
+    with tf.Session() as sess:
+        for case in range(3):
+            got, at = sess.run([value, index], {selector: case})
+            assert got.tolist() == [case + 1.0, 2.0 * (case + 1)] and at == case
+        assert sess.run(either).tolist() == [-9.0, -8.0] and sess.run(which) == 1
+        assert sess.run([always, first], {selector: 0})[1] == 0
+    with pytest.raises(ValueError, match="pred must be a scalar bool"):
+        control_flow_ops.switch(x, tf.constant([True, False]))

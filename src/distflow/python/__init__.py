@@ -33,6 +33,7 @@ _SEARCH = {
     "ops.rnn": ["nn"] + _OPS, "ops.rnn_cell": ["nn.rnn_cell"] + _OPS, "ops.rnn_cell_impl": ["nn.rnn_cell"] + _OPS,
     "ops.random_ops": ["random"] + _OPS, "ops.sparse_ops": ["sparse"] + _OPS, "ops.string_ops": ["strings"] + _OPS,
     "ops.lookup_ops": ["lookup"] + _OPS, "ops.losses": ["losses"] + _OPS, "ops.metrics": ["metrics"] + _OPS,
+    "ops.control_flow_ops": [""],  # (then distflow's own module: switch and merge, not tf.sparse.merge)
     "framework": ["", "graph_util", "errors", "contrib.util", "contrib.framework"],
     "training": ["train", ""],
     "summary": ["summary"],

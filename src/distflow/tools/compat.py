@@ -81,7 +81,9 @@ DIFFERENT = {
         "RunMetadata": "a traced step fills `partition_graphs` and `step_stats` (every kernel call with its "
                        "time; a `grpc://` session's step, every task's); there is no `cost_graph`",
         "cond": "one If op whose branches are functions (TF 2's form; a TF 1.x GraphDef's Switch/Merge conds "
-                "are rewritten so when imported); the ops of a branch run on the task of the cond",
+                "are rewritten so when imported); the ops of a branch run on the task of the cond. The "
+                "low-level `control_flow_ops.switch` and `merge` (TF-Slim's random selector of preprocessing "
+                "steps) pass the chosen branch's value, but there are no dead tensors: every branch's ops run",
         "while_loop": "one While op; iterations run one at a time (`parallel_iterations` and `swap_memory` are "
                       "accepted and ignored); a loop body cannot update a variable of another task; no "
                       "second-order gradients through a loop",
