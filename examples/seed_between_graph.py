@@ -64,7 +64,11 @@ def main():
         init = tf.global_variables_initializer()
         uninitialized = tf.report_uninitialized_variables()
 
-    with tf.Session(server.target) as sess:
+    # Each trainer's steps need the ps and itself only: with these filters a trainer that
+    # starts after another has finished and left still runs (TF's advice for between-graph
+    # replication).
+    config = tf.ConfigProto(device_filters=["/job:ps", f"/job:{job_type}/task:{task_idx}"])
+    with tf.Session(server.target, config=config) as sess:
         if is_chief:
             sess.run(init)
         else:  # wait for the chief to initialize the shared variables

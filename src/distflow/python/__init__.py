@@ -33,7 +33,7 @@ _SEARCH = {
     "ops.rnn": ["nn"] + _OPS, "ops.rnn_cell": ["nn.rnn_cell"] + _OPS, "ops.rnn_cell_impl": ["nn.rnn_cell"] + _OPS,
     "ops.random_ops": ["random"] + _OPS, "ops.sparse_ops": ["sparse"] + _OPS, "ops.string_ops": ["strings"] + _OPS,
     "ops.lookup_ops": ["lookup"] + _OPS, "ops.losses": ["losses"] + _OPS, "ops.metrics": ["metrics"] + _OPS,
-    "ops.control_flow_ops": [""],  # (then distflow's own module: switch and merge, not tf.sparse.merge)
+    "ops.control_flow_ops": [""],  # (then distflow's own modules: switch and merge, not tf.sparse.merge)
     "framework": ["", "graph_util", "errors", "contrib.util", "contrib.framework"],
     "training": ["train", ""],
     "summary": ["summary"],
@@ -58,7 +58,7 @@ _UNDER = {"keras": "keras", "estimator": "estimator", "saved_model": "saved_mode
 _OWN = {"training": "train", "client.timeline": "runtime.timeline", "client.session": "runtime.session",
         "layers.utils": "contrib.layers_utils", "client.device_lib": "python._device_lib",
         "tools.inspect_checkpoint": "python._inspect_checkpoint", "util.tf_decorator": "python._tf_util",
-        "util.tf_contextlib": "python._tf_util"}
+        "util.tf_contextlib": "python._tf_util", "ops.control_flow_ops": "ops.control_flow_v1"}
 
 
 class _AliasModule(types.ModuleType):
