@@ -677,3 +677,44 @@ def test_connections_to_a_sender_that_left_are_closed_by_the_sweep_with_their_se
         client.close()
         if sender.poll() is None:
             sender.kill()
+
+
+def test_a_connection_taken_while_the_parking_thread_looks_does_not_stop_it():
+    """A parked connection may be taken (and closed) by another thread between the parking
+    thread's select and its lock: unregistering it again raised, the thread ended, and the
+    server parked nothing more."""
+    from thread_util import wait_until
+
+    from distflow.distributed import transport
+
+    class Conn:
+        def __init__(self, sock):
+            self.sock, self.wants_write, self.deadline = sock, False, time.monotonic() + 600
+
+    activated, expired = [], []
+    parking = transport._Parking(activated.append, expired.append, "test-parking")
+    a, b = socket.socketpair()
+    c, d = socket.socketpair()
+    taken = Conn(a)
+    select = parking._selector.select
+
+    def select_then_take(timeout):
+        events = select(timeout)
+        if any(key.data is taken for key, _ in events) and parking.take(taken):
+            a.close()  # (as a thread that took it would, before the parking thread sees the event)
+        return events
+
+    parking._selector.select = select_then_take
+    try:
+        parking.park(taken)
+        b.sendall(b"x")
+        wait_until(lambda: a.fileno() == -1, timeout=30, what="the connection to be taken")
+        live = Conn(c)
+        parking.park(live)
+        d.sendall(b"y")
+        wait_until(lambda: live in activated, timeout=30, what="a parked connection with bytes to be activated")
+        assert taken not in activated
+    finally:
+        parking.close()
+        for s in (b, c, d):
+            s.close()

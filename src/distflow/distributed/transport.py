@@ -634,7 +634,12 @@ class _Parking:
                 if self._closed:
                     return
                 for key, _ in events:
-                    self._selector.unregister(key.fileobj)
+                    # (a connection taken by another thread since the select returned, and maybe
+                    # closed, is not this thread's any more: unregistering it again raised, and
+                    # ended the thread, and the server parked nothing more)
+                    if self._selector.get_map().get(key.fd) is not key:
+                        continue
+                    self._selector.unregister(key.fd)
                     ready.append(key.data)
                 now = time.monotonic()
                 stale = []
@@ -642,7 +647,7 @@ class _Parking:
                     last_sweep = now
                     for key in list(self._selector.get_map().values()):
                         if now > key.data.deadline:
-                            self._selector.unregister(key.fileobj)
+                            self._selector.unregister(key.fd)
                             stale.append(key.data)
             for conn in ready:
                 self._activate(conn)
