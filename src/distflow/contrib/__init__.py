@@ -17,8 +17,8 @@ run it on CPUs and GPUs (with ``cluster_resolver``'s resolvers), ``learn.ModeKey
 before they became ``tf.keras``, ``tf.linalg`` and ``tf.distributions`` (the same modules),
 ``deprecated``'s summary functions of TF 0.12, ``sparsemax``, ``stateless``, ``all_reduce``,
 ``factorization``'s k-means, ``feature_column``'s sequence columns, ``cudnn_rnn``'s layers (any
-device: cuDNN's equations, not its library), ``resampler``'s bilinear sampler and ``tensor_forest``'s
-random forests. Everything else is missing, and says so.
+device: cuDNN's equations, not its library), ``resampler``'s bilinear sampler, ``tensor_forest``'s
+random forests and ``summary``'s self-writing summaries. Everything else is missing, and says so.
 """
 
 from .._namespace import missing
@@ -26,7 +26,7 @@ from .. import signal  # noqa: F401 - TF 1.x's tf.contrib.signal became tf.signa
 from .. import distributions, linalg  # noqa: F401 - TF 1.4-1.5 had them in contrib before they moved
 from . import (all_reduce, cluster_resolver, crf, cudnn_rnn, data, deprecated, distribute, estimator,  # noqa: F401
                factorization, feature_column, framework, image, keras, layers, learn, legacy_seq2seq, lookup, losses,
-               metrics, nccl, nn, opt, resampler, rnn, seq2seq, slim, sparsemax, staging, stateless, tensor_forest,
-               tensorboard, tpu, training, util)
+               metrics, nccl, nn, opt, resampler, rnn, seq2seq, slim, sparsemax, staging, stateless, summary,
+               tensor_forest, tensorboard, tpu, training, util)
 
 __getattr__ = missing("tf.contrib")

@@ -532,6 +532,9 @@ def namespaces() -> list[tuple[str, str]]:
                       "variables, not resources, so `resources.initialize_resources` has nothing to start; dense "
                       "features; the `'basic'` finish, no pruning, the `'all_dense'` model; not "
                       "`tf.contrib.boosted_trees`, whose Estimators `tf.estimator.BoostedTrees*` replace), "
+                      "`tf.contrib.summary` (TF 1.8-1.15's self-writing summaries in graph mode: file writers "
+                      "shared by log directory, the recording contexts, scalar/histogram/image/audio/generic/graph, "
+                      "`all_summary_ops`, `initialize`; not `create_db_writer`), "
                       "the rest of contrib is not supported")
         elif _has(tf, name):
             status = "present (its names are not listed one by one here; most are also top-level names)"
