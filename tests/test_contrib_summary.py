@@ -77,3 +77,38 @@ def test_writers_of_one_logdir_share_their_file_and_the_rest_is_refused(tmp_path
     with pytest.raises(NotImplementedError, match="create_file_writer"):
         summary.create_db_writer("/tmp/x.sqlite")
     assert summary.all_summary_ops() is not None and np.asarray(True)
+
+
+def test_a_tpu_estimators_host_call_writes_its_summaries_as_tpu_models_write_them(tmp_path):
+    """The official TPU models' host_call: a writer and always_record_summaries inside the
+    host call, the global step and loss passed as [1] tensors."""
+    model_dir = str(tmp_path / "model")
+
+    def model_fn(features, labels, mode, params):
+        w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
+        step = tf.train.get_global_step()
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+
+        def host_call_fn(gs, loss_value):
+            with summary.create_file_writer(model_dir, max_queue=10, filename_suffix=".host").as_default():
+                with summary.always_record_summaries():
+                    summary.scalar("loss", loss_value[0], step=gs[0])
+                    return summary.all_summary_ops()
+
+        host_call = (host_call_fn, [tf.reshape(step, [1]), tf.reshape(loss, [1])])
+        return tf.contrib.tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op, host_call=host_call)
+
+    def input_fn(params):
+        x = np.array([[1.0, 2.0], [3.0, 1.0]] * 4, np.float32)
+        y = x @ np.array([[0.5], [-1.0]], np.float32)
+        return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(params["batch_size"], drop_remainder=True)
+
+    config = tf.contrib.tpu.RunConfig(model_dir=model_dir, tpu_config=tf.contrib.tpu.TPUConfig(iterations_per_loop=5))
+    estimator = tf.contrib.tpu.TPUEstimator(model_fn=model_fn, config=config, use_tpu=False, train_batch_size=4)
+    estimator.train(input_fn, max_steps=6)
+    with tf.Session() as sess:  # (the host call's writer, shared by its log directory and suffix: closed)
+        sess.run(summary.create_file_writer(model_dir, filename_suffix=".host").close())
+    [path] = glob.glob(os.path.join(model_dir, "events.out.tfevents.*.host"))
+    losses = [(e.step, v.simple_value) for e in tf.train.summary_iterator(path) for v in e.summary.value]
+    assert [s for s, _ in losses] == [0, 1, 2, 3, 4, 5] and losses[0][1] > losses[-1][1] > 0
