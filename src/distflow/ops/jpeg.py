@@ -318,6 +318,9 @@ class _Decoder:
         units = self._units(scan)
         intervals = _intervals(entropy)
         per_interval = self.restart or len(units)
+        if not self.progressive:
+            self._sequential_scan(scan, units, intervals, per_interval)
+            return
         for n, start in enumerate(range(0, len(units), per_interval)):
             if n >= len(intervals):
                 self.truncated = True  # (what was not read stays zero)
@@ -332,11 +335,7 @@ class _Decoder:
                     if ss == 0:
                         if ah == 0:
                             c.pred += bits.extend(bits.decode(c.dc_table))
-                            value = c.pred << al
-                            if not self.progressive:
-                                self._sequential_ac(bits, c.ac_table, block, value)
-                                continue
-                            block[0] = value
+                            block[0] = c.pred << al
                         elif bits.receive(1):
                             block[0] |= 1 << al
                     elif ah == 0:
@@ -360,37 +359,70 @@ class _Decoder:
                 units.append([(c, my * c.v + y, mx * c.h + x) for c in scan for y in range(c.v) for x in range(c.h)])
         return units
 
-    @staticmethod
-    def _sequential_ac(bits, table, block, dc):
-        """A sequential block's AC coefficients (the hot loop: each code and its extra bits read
-        from one 40-bit word, no call a coefficient)."""
-        values = [0] * 64
-        values[0] = dc
-        k = 1
-        wide, pos, zz = bits.wide, bits.pos, _ZZ
-        while k < 64:
-            w = wide[pos >> 3]
-            off = pos & 7
-            entry = table[(w >> (24 - off)) & 0xFFFF]
-            if not entry:
-                raise _error("a code that is in no Huffman table (the data is corrupt)")
-            length = entry >> 8
-            r, size = (entry >> 4) & 15, entry & 15
-            if size:
-                k += r
-                if k > 63:
-                    raise _error("a block's coefficients run past its 64")
-                value = (w >> (40 - off - length - size)) & ((1 << size) - 1)
-                values[zz[k]] = value if value >= 1 << (size - 1) else value - (1 << size) + 1
-                pos += length + size
-                k += 1
-            else:
-                pos += length
-                if r != 15:
+    def _sequential_scan(self, scan, units, intervals, per_interval):
+        """A sequential scan (the hot loop: each code and its extra bits read from one 40-bit
+        word, no call a coefficient; each block's 64 values kept in a list, and put in place
+        with one assignment a component at the end)."""
+        zz = _ZZ
+        placed = {c.ident: ([], [], []) for c in scan}  # (rows, columns, values of each block)
+        for n, start in enumerate(range(0, len(units), per_interval)):
+            if n >= len(intervals):
+                self.truncated = True  # (what was not read stays zero)
+                break
+            bits = _Bits(intervals[n])
+            wide, pos, end = bits.wide, 0, bits.end + 64
+            for c in scan:
+                c.pred = 0
+            for unit in units[start:start + per_interval]:
+                for c, row, col in unit:
+                    w = wide[pos >> 3]
+                    off = pos & 7
+                    entry = c.dc_table[(w >> (24 - off)) & 0xFFFF]
+                    if not entry:
+                        raise _error("a code that is in no Huffman table (the data is corrupt)")
+                    length, size = entry >> 8, entry & 0xFF
+                    if size:
+                        if size > 16:
+                            raise _error(f"a coefficient of {size} bits (at most 16: the data is corrupt)")
+                        value = (w >> (40 - off - length - size)) & ((1 << size) - 1)
+                        c.pred += value if value >= 1 << (size - 1) else value - (1 << size) + 1
+                    pos += length + size
+                    values = [0] * 64
+                    values[0] = c.pred
+                    table = c.ac_table
+                    k = 1
+                    while k < 64:
+                        w = wide[pos >> 3]
+                        off = pos & 7
+                        entry = table[(w >> (24 - off)) & 0xFFFF]
+                        if not entry:
+                            raise _error("a code that is in no Huffman table (the data is corrupt)")
+                        length = entry >> 8
+                        run, size = (entry >> 4) & 15, entry & 15
+                        if size:
+                            k += run
+                            if k > 63:
+                                raise _error("a block's coefficients run past its 64")
+                            value = (w >> (40 - off - length - size)) & ((1 << size) - 1)
+                            values[zz[k]] = value if value >= 1 << (size - 1) else value - (1 << size) + 1
+                            pos += length + size
+                            k += 1
+                        else:
+                            pos += length
+                            if run != 15:
+                                break
+                            k += 16
+                    rows, cols, blocks = placed[c.ident]
+                    rows.append(row)
+                    cols.append(col)
+                    blocks.append(values)
+                if pos > end:
+                    self.truncated = True  # (the interval's data ran out: the rest of it stays zero)
                     break
-                k += 16
-        bits.pos = pos
-        block[:] = values
+        for c in scan:
+            rows, cols, blocks = placed[c.ident]
+            if blocks:
+                c.coefficients[rows, cols] = np.array(blocks, np.int32)
 
     def _ac_first(self, bits, table, block, ss, se, al):
         if self.eobrun > 0:
