@@ -439,3 +439,70 @@ def test_static_rnns_keep_their_shapes_with_lengths_and_refuse_a_scalar_length()
         multi = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(2), tf.nn.rnn_cell.GRUCell(2)])
         with pytest.raises(ValueError, match="Expected state to be a tuple of length 2"):
             multi(steps[0], tf.zeros([2, 4]))
+
+
+def test_ind_rnn_cell_sees_its_own_state_only():
+    x, h = RNG.standard_normal((B, D)), RNG.standard_normal((B, N))
+    out, new_h, w = _run_step(lambda: rnn.IndRNNCell(N), x, h)
+    p = "root/ind_rnn_cell"
+    assert _names(w, p) == ["bias", "kernel_u", "kernel_w"] and w[p + "/kernel_u"].shape == (1, N)
+    assert np.abs(w[p + "/kernel_u"]).max() <= 1.0 and not w[p + "/bias"].any()
+    want = np.maximum(x @ w[p + "/kernel_w"] + h * w[p + "/kernel_u"] + w[p + "/bias"], 0.0)
+    np.testing.assert_allclose(out, want, rtol=1e-10)
+    np.testing.assert_allclose(new_h, want, rtol=1e-10)
+
+
+def test_indy_gru_cell_has_diagonal_recurrent_weights_and_tensorflows_names():
+    x, h = RNG.standard_normal((B, D)), RNG.standard_normal((B, N))
+    out, new_h, w = _run_step(lambda: rnn.IndyGRUCell(N), x, h)
+    p = "root/indy_gru_cell"
+    assert _names(w, p) == ["candidate/bias", "candidate/kernel", "candidate/kernel_u", "gates/bias",
+                            "gates/kernel_u", "gates/kernel_w"]
+    assert (w[p + "/gates/bias"] == 1.0).all()
+    r, u = np.split(sigmoid(x @ w[p + "/gates/kernel_w"] + np.tile(h, 2) * w[p + "/gates/kernel_u"]
+                            + w[p + "/gates/bias"]), 2, 1)
+    c = np.tanh(x @ w[p + "/candidate/kernel"] + r * h * w[p + "/candidate/kernel_u"] + w[p + "/candidate/bias"])
+    np.testing.assert_allclose(out, u * h + (1 - u) * c, rtol=1e-10)
+    np.testing.assert_allclose(new_h, out, rtol=1e-10)
+
+
+def test_indy_lstm_cell_with_its_forget_bias():
+    x, c, h = RNG.standard_normal((B, D)), RNG.standard_normal((B, N)), RNG.standard_normal((B, N))
+    out, (new_c, new_h), w = _run_step(lambda: rnn.IndyLSTMCell(N, forget_bias=0.5), x,
+                                       tf.nn.rnn_cell.LSTMStateTuple(c, h))
+    p = "root/indy_lstm_cell"
+    assert _names(w, p) == ["bias", "kernel_u", "kernel_w"] and w[p + "/kernel_u"].shape == (1, 4 * N)
+    i, j, f, o = np.split(x @ w[p + "/kernel_w"] + np.tile(h, 4) * w[p + "/kernel_u"] + w[p + "/bias"], 4, 1)
+    want_c = c * sigmoid(f + 0.5) + sigmoid(i) * np.tanh(j)
+    want_h = np.tanh(want_c) * sigmoid(o)
+    np.testing.assert_allclose(new_c, want_c, rtol=1e-10)
+    np.testing.assert_allclose(out, want_h, rtol=1e-10)
+    np.testing.assert_allclose(new_h, want_h, rtol=1e-10)
+
+
+_IND_WEIGHTS = {  # (each cell's variables and their shapes for 3 inputs and 3 units)
+    "IndRNNCell": {"kernel_w": (3, 3), "kernel_u": (1, 3), "bias": (3,)},
+    "IndyGRUCell": {"gates/kernel_w": (3, 6), "gates/kernel_u": (1, 6), "gates/bias": (6,),
+                    "candidate/kernel": (3, 3), "candidate/kernel_u": (1, 3), "candidate/bias": (3,)},
+    "IndyLSTMCell": {"kernel_w": (3, 12), "kernel_u": (1, 12), "bias": (12,)}}
+
+
+@pytest.mark.parametrize("cell", sorted(_IND_WEIGHTS))
+def test_ind_cells_gradients_through_a_dynamic_rnn_are_central_differences(cell):
+    """With respect to the inputs and every weight (fed in place of the variables)."""
+    from gradcheck import check_gradients
+
+    names = list(_IND_WEIGHTS[cell])
+
+    def build(inputs, *weights):
+        given = dict(zip(names, weights))
+
+        def getter(get, name, *args, **kwargs):
+            return given[name.split("_cell/", 1)[1]]  # (rnn/rnn/<the cell's scope>_cell/<its own name>)
+
+        with tf.variable_scope("rnn", custom_getter=getter):
+            outputs, _ = tf.nn.dynamic_rnn(getattr(rnn, cell)(3, dtype=tf.float64), inputs, dtype=tf.float64)
+        return outputs
+
+    weights = [0.5 * RNG.standard_normal(shape) for shape in _IND_WEIGHTS[cell].values()]
+    check_gradients(build, [RNG.standard_normal((2, 4, 3))] + weights)

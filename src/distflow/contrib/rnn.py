@@ -23,7 +23,8 @@ from ..ops.math_ops import sigmoid, tanh
 from .rnn_cells import (AttentionCellWrapper, BidirectionalGridLSTMCell, CompiledWrapper,  # noqa: F401
                         Conv1DLSTMCell, Conv2DLSTMCell, Conv3DLSTMCell, ConvLSTMCell, CoupledInputForgetGateLSTMCell,
                         FusedRNNCell, FusedRNNCellAdaptor, GLSTMCell, GridLSTMCell, HighwayWrapper,
-                        IntersectionRNNCell, LayerNormLSTMCell, NASCell, PhasedLSTMCell, SRUCell, TimeFreqLSTMCell,
+                        IndRNNCell, IndyGRUCell, IndyLSTMCell, IntersectionRNNCell, LayerNormLSTMCell, NASCell,
+                        PhasedLSTMCell, SRUCell, TimeFreqLSTMCell,
                         TimeReversedFusedRNN, UGRNNCell, _layer_norm, _norm_params)
 
 

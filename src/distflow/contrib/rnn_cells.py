@@ -917,6 +917,111 @@ class SRUCell(_UnitsCell):
         return r * self._activation(c) + (1.0 - r) * highway, c
 
 
+def _recurrent_weights():
+    """The initializer of IndRNN's elementwise recurrent weights: uniform in [-1, 1], as TF."""
+    return init_ops.random_uniform_initializer(minval=-1.0, maxval=1.0)
+
+
+def _known_depth(inputs_shape):
+    if inputs_shape.ndims != 2 or inputs_shape[1].value is None:
+        raise ValueError(f"Expected inputs.shape[-1] to be known, saw shape: {inputs_shape}")
+    return inputs_shape[1].value
+
+
+class IndRNNCell(_UnitsCell):
+    """The independently recurrent cell (Li et al., 2018): each unit sees its own last state
+    only, ``h = activation(x kernel_w + h * kernel_u + bias)`` with ``kernel_u`` a [1, units]
+    vector (uniform in [-1, 1]) and ReLU by default (TF 1.11-1.15's contrib.rnn.IndRNNCell)."""
+
+    _default_name = "ind_rnn_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
+        super().__init__(num_units, activation or nn_ops.relu, reuse=reuse, name=name, dtype=dtype)
+
+    def build(self, inputs_shape):
+        n = self._num_units
+        self._kernel_w = self._weight("kernel_w", [_known_depth(inputs_shape), n])
+        self._kernel_u = self._weight("kernel_u", [1, n], _recurrent_weights())
+        self._bias = self._weight("bias", [n], init_ops.zeros_initializer())
+
+    def call(self, inputs, state):
+        pre = math_ops.matmul(inputs, self._kernel_w) + state * self._kernel_u
+        output = self._activation(nn_ops.bias_add(pre, self._bias))
+        return output, output
+
+
+class IndyGRUCell(_UnitsCell):
+    """A GRU whose recurrent matrices are diagonal (a vector each, uniform in [-1, 1]):
+    ``r, u = sigmoid(x gates/kernel_w + tile(h) * gates/kernel_u + gates/bias)`` (the bias 1
+    by default), ``c = activation(x candidate/kernel + r h * candidate/kernel_u +
+    candidate/bias)``, ``h = u h + (1 - u) c`` (TF 1.11-1.15's contrib.rnn.IndyGRUCell, with its
+    variable names)."""
+
+    _default_name = "indy_gru_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None, bias_initializer=None,
+                 name=None, dtype=None):
+        super().__init__(num_units, activation or tanh, reuse=reuse, name=name, dtype=dtype)
+        self._kernel_initializer, self._bias_initializer = kernel_initializer, bias_initializer
+
+    def build(self, inputs_shape):
+        depth, n = _known_depth(inputs_shape), self._num_units
+        self._gate_kernel_w = self._weight("gates/kernel_w", [depth, 2 * n], self._kernel_initializer)
+        self._gate_kernel_u = self._weight("gates/kernel_u", [1, 2 * n], _recurrent_weights())
+        self._gate_bias = self._weight("gates/bias", [2 * n],
+                                       self._bias_initializer or init_ops.constant_initializer(1.0))
+        self._candidate_kernel_w = self._weight("candidate/kernel", [depth, n], self._kernel_initializer)
+        self._candidate_kernel_u = self._weight("candidate/kernel_u", [1, n], _recurrent_weights())
+        self._candidate_bias = self._weight("candidate/bias", [n],
+                                            self._bias_initializer or init_ops.zeros_initializer())
+
+    def call(self, inputs, state):
+        gates = math_ops.matmul(inputs, self._gate_kernel_w) + array_ops.tile(state, [1, 2]) * self._gate_kernel_u
+        r, u = slicing_ops.split(sigmoid(nn_ops.bias_add(gates, self._gate_bias)), 2, axis=1)
+        candidate = math_ops.matmul(inputs, self._candidate_kernel_w) + (r * state) * self._candidate_kernel_u
+        c = self._activation(nn_ops.bias_add(candidate, self._candidate_bias))
+        new_h = u * state + (1 - u) * c
+        return new_h, new_h
+
+
+class IndyLSTMCell(RNNCell):
+    """An LSTM whose recurrent matrices are diagonal (``kernel_u``, a [1, 4 units] vector,
+    uniform in [-1, 1]): ``i, j, f, o`` of ``x kernel_w + tile(h) * kernel_u + bias``,
+    ``c = c sigmoid(f + forget_bias) + sigmoid(i) activation(j)``, ``h = activation(c)
+    sigmoid(o)``; the state an LSTMStateTuple (TF 1.11-1.15's contrib.rnn.IndyLSTMCell)."""
+
+    _default_name = "indy_lstm_cell"
+
+    def __init__(self, num_units, forget_bias=1.0, activation=None, reuse=None, kernel_initializer=None,
+                 bias_initializer=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype, reuse=reuse)
+        self._num_units, self._forget_bias = num_units, forget_bias
+        self._activation = activation or tanh
+        self._kernel_initializer, self._bias_initializer = kernel_initializer, bias_initializer
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        depth, n = _known_depth(inputs_shape), self._num_units
+        self._kernel_w = self._weight("kernel_w", [depth, 4 * n], self._kernel_initializer)
+        self._kernel_u = self._weight("kernel_u", [1, 4 * n], _recurrent_weights())
+        self._bias = self._weight("bias", [4 * n], self._bias_initializer or init_ops.zeros_initializer())
+
+    def call(self, inputs, state):
+        c, h = state
+        gates = math_ops.matmul(inputs, self._kernel_w) + array_ops.tile(h, [1, 4]) * self._kernel_u
+        i, j, f, o = slicing_ops.split(nn_ops.bias_add(gates, self._bias), 4, axis=1)
+        new_c = c * sigmoid(f + self._forget_bias) + sigmoid(i) * self._activation(j)
+        new_h = self._activation(new_c) * sigmoid(o)
+        return new_h, LSTMStateTuple(new_c, new_h)
+
+
 class CompiledWrapper(_Wrapper):
     """TF compiled the wrapped cell with XLA; distflow has no XLA, and runs the cell as it
     is (the same values). ``compile_stateful`` is accepted and has no effect."""
