@@ -984,13 +984,14 @@ class IndyGRUCell(_UnitsCell):
         return new_h, new_h
 
 
-class IndyLSTMCell(RNNCell):
+class IndyLSTMCell(_ProjectedSizes, RNNCell):
     """An LSTM whose recurrent matrices are diagonal (``kernel_u``, a [1, 4 units] vector,
     uniform in [-1, 1]): ``i, j, f, o`` of ``x kernel_w + tile(h) * kernel_u + bias``,
     ``c = c sigmoid(f + forget_bias) + sigmoid(i) activation(j)``, ``h = activation(c)
     sigmoid(o)``; the state an LSTMStateTuple (TF 1.11-1.15's contrib.rnn.IndyLSTMCell)."""
 
     _default_name = "indy_lstm_cell"
+    _num_proj = None  # (the sizes: c and h of num_units)
 
     def __init__(self, num_units, forget_bias=1.0, activation=None, reuse=None, kernel_initializer=None,
                  bias_initializer=None, name=None, dtype=None):
@@ -998,14 +999,6 @@ class IndyLSTMCell(RNNCell):
         self._num_units, self._forget_bias = num_units, forget_bias
         self._activation = activation or tanh
         self._kernel_initializer, self._bias_initializer = kernel_initializer, bias_initializer
-
-    @property
-    def state_size(self):
-        return LSTMStateTuple(self._num_units, self._num_units)
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, inputs_shape):
         depth, n = _known_depth(inputs_shape), self._num_units
