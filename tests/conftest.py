@@ -36,6 +36,25 @@ def _share_ports():
     os.environ[launcher.PORT_RANGE_ENV] = f"{ports[index * block]}-{ports[(index + 1) * block - 1]}"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def temporary_folders_under_pytests_own(tmp_path_factory):
+    """An Estimator given no model_dir makes a temporary folder, as TF's does, and so does
+    tf.test's get_temp_dir: the suite's go under pytest's own temporary root, which pytest
+    prunes, instead of piling up in the system's."""
+    import tempfile
+
+    base, real = str(tmp_path_factory.getbasetemp()), tempfile.mkdtemp
+
+    def mkdtemp(suffix=None, prefix=None, dir=None):  # noqa: A002 - tempfile's name
+        if dir is None and prefix in ("estimator-", "distflow-test-"):
+            dir = base  # noqa: A001
+        return real(suffix, prefix, dir)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "mkdtemp", mkdtemp)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def fresh_graph():
     """Every test starts with an empty default graph."""
