@@ -744,17 +744,7 @@ def encode(pixels: np.ndarray, quality: int = 95, chroma_downsampling: bool = Tr
         coefficients = np.matmul(np.matmul(_C, blocks.reshape(-1, 8, 8)), _C.T).reshape(blocks.shape)
         quantized = np.rint(coefficients / table).astype(np.int64)[..., _ZIGZAG]
         components.append((i + 1, factor, min(i, 1), quantized))
-    dc_codes = [_codes(_DC_LUMA), _codes(_DC_CHROMA)]
-    ac_codes = [_codes(_AC_LUMA), _codes(_AC_CHROMA)]
-    codes, lengths = [], []
-    preds = [0] * len(components)
-    for my in range(mcus_high):
-        for mx in range(mcus_wide):
-            for ci, (_, factor, t, quantized) in enumerate(components):
-                for by in range(factor):
-                    for bx in range(factor):
-                        block = quantized[my * factor + by, mx * factor + bx]
-                        _encode_block(block, preds, ci, dc_codes[t], ac_codes[t], codes, lengths)
+    codes, lengths = _entropy_coded(components, mcus_high, mcus_wide)
     units = {"in": 1, "cm": 2}.get(density_unit)
     if units is None:
         raise ValueError(f"density_unit must be 'in' or 'cm', got {density_unit!r}")
@@ -785,38 +775,71 @@ def _marker(marker: int, payload: bytes) -> bytes:
     return bytes([0xFF, marker]) + struct.pack(">H", len(payload) + 2) + payload
 
 
-def _encode_block(block, preds, ci, dc_codes, ac_codes, codes, lengths):
-    values = block.tolist()
-    diff = values[0] - preds[ci]
-    preds[ci] = values[0]
-    size = abs(diff).bit_length()
-    code, length = dc_codes[size]
-    codes.append(code)
-    lengths.append(length)
-    codes.append(diff if diff >= 0 else diff + (1 << size) - 1)
-    lengths.append(size)
-    run = 0
-    last = max((k for k in range(1, 64) if values[k]), default=0)
-    for k in range(1, last + 1):
-        v = values[k]
-        if v == 0:
-            run += 1
-            continue
-        while run > 15:
-            code, length = ac_codes[0xF0]
-            codes.append(code)
-            lengths.append(length)
-            run -= 16
-        size = abs(v).bit_length()
-        if size > 10:
-            raise _encode_error("a coefficient too large for baseline JPEG")
-        code, length = ac_codes[(run << 4) | size]
-        codes.append(code)
-        lengths.append(length)
-        codes.append(v if v >= 0 else v + (1 << size) - 1)
-        lengths.append(size)
-        run = 0
-    if last < 63:
-        code, length = ac_codes[0x00]
-        codes.append(code)
-        lengths.append(length)
+def _code_arrays(table):
+    """(codes, lengths) of a Huffman table as arrays indexed by symbol (length 0: no code)."""
+    codes, lengths = np.zeros(256, np.int64), np.zeros(256, np.int64)
+    for symbol, (code, length) in _codes(table).items():
+        codes[symbol], lengths[symbol] = code, length
+    return codes, lengths
+
+
+def _entropy_coded(components, mcus_high, mcus_wide):
+    """The (code, length) pairs of the scan, in order: each block's DC difference and its AC
+    run-length symbols (a ZRL for each 16 zeros before a value, an EOB unless the last
+    coefficient is not zero), the blocks MCU by MCU. Array work: every pair gets a sort key
+    (its block, its place in the block), and one sort puts them in order."""
+    blocks, tables, owners = [], [], []
+    for ci, (_, factor, t, quantized) in enumerate(components):
+        rows = quantized.reshape(mcus_high, factor, mcus_wide, factor, 64).transpose(0, 2, 1, 3, 4)
+        blocks.append(rows.reshape(mcus_high * mcus_wide, factor * factor, 64))
+        tables.append(t)
+        owners.append(np.full(factor * factor, ci))
+    order = np.concatenate(blocks, 1).reshape(-1, 64)  # (MCU by MCU, each MCU's blocks in turn)
+    owner = np.tile(np.concatenate(owners), mcus_high * mcus_wide)
+    table = np.array(tables)[owner]
+    dc_tables, ac_tables = [_code_arrays(_DC_LUMA), _code_arrays(_DC_CHROMA)], \
+        [_code_arrays(_AC_LUMA), _code_arrays(_AC_CHROMA)]
+    dc_code, dc_len = (np.stack([t[i] for t in dc_tables]) for i in range(2))
+    ac_code, ac_len = (np.stack([t[i] for t in ac_tables]) for i in range(2))
+    keys, codes, lengths = [], [], []
+    n = len(order)
+    index = np.arange(n)
+    # DC: the difference from the component's block before (per component, in scan order)
+    diff = np.empty(n, np.int64)
+    for ci in range(len(components)):
+        mine = owner == ci
+        dc = order[mine, 0]
+        diff[mine] = np.diff(dc, prepend=0)
+    size, extra = _magnitude(diff)
+    if (size > 11).any():
+        raise _encode_error("a DC coefficient too large for baseline JPEG")
+    keys += [index * 4096, index * 4096 + 1]
+    codes += [dc_code[table, size], extra]
+    lengths += [dc_len[table, size], size]
+    # AC: each value with the zeros before it
+    block, k = np.nonzero(order[:, 1:])
+    k = k + 1
+    values = order[block, k]
+    first = np.r_[True, block[1:] != block[:-1]] if len(block) else np.zeros(0, bool)
+    previous = np.where(first, 0, np.r_[0, k[:-1]])
+    run = k - previous - 1
+    size, extra = _magnitude(values)
+    if (size > 10).any():
+        raise _encode_error("a coefficient too large for baseline JPEG")
+    t = table[block]
+    for i in range(3):  # (at most 3 ZRLs: 62 zeros at most before a value)
+        zrl = run >= 16 * (i + 1)
+        keys.append(block[zrl] * 4096 + k[zrl] * 32 + i)
+        codes.append(ac_code[t[zrl], 0xF0])
+        lengths.append(ac_len[t[zrl], 0xF0])
+    symbol = (run % 16) * 16 + size
+    keys += [block * 4096 + k * 32 + 20, block * 4096 + k * 32 + 21]
+    codes += [ac_code[t, symbol], extra]
+    lengths += [ac_len[t, symbol], size]
+    ends = order[:, 63] == 0  # (an EOB after the last value)
+    keys.append(index[ends] * 4096 + 64 * 32)
+    codes.append(ac_code[table[ends], 0x00])
+    lengths.append(ac_len[table[ends], 0x00])
+    keys, codes, lengths = np.concatenate(keys), np.concatenate(codes), np.concatenate(lengths)
+    at = np.argsort(keys, kind="stable")
+    return codes[at], lengths[at]
