@@ -53,10 +53,6 @@ def _writer(key: str, max_queue: int, flush_millis: int) -> FileWriter:
         return writer
 
 
-def _writer_attrs(op):
-    return op._attr("writer"), op._attr("max_queue"), op._attr("flush_millis")
-
-
 @register_op("_ContribSummaryWrite", shape=lambda op: TensorShape([]), dtype=lambda op: dtypes.bool, stateful=True)
 def _write_kernel(xp, record, step, summary, *, writer, max_queue, flush_millis):
     if not bool(np.asarray(record)):

@@ -85,12 +85,11 @@ _PAD = 64 * 4 + 4
 class _Bits:
     """The bits of one restart interval (byte stuffing removed, zeros after its end)."""
 
-    __slots__ = ("words", "wide", "pos", "end")
+    __slots__ = ("wide", "pos", "end")
 
     def __init__(self, data: bytes):
         # (zeros after the end: a block of a cut-short interval reads them, at most 64 codes of 32 bits)
         raw = np.frombuffer(data + bytes(_PAD), np.uint8).astype(np.int64)
-        self.words = ((raw[:-2] << 16) | (raw[1:-1] << 8) | raw[2:]).tolist()  # (24 bits from each byte)
         # (40 bits from each byte: a code and its extra bits, at most 32, from one look at any bit)
         self.wide = ((raw[:-4] << 32) | (raw[1:-3] << 24) | (raw[2:-2] << 16) | (raw[3:-1] << 8) | raw[4:]).tolist()
         self.pos = 0
@@ -98,7 +97,7 @@ class _Bits:
 
     def decode(self, table: list) -> int:
         pos = self.pos
-        entry = table[(self.words[pos >> 3] >> (8 - (pos & 7))) & 0xFFFF]
+        entry = table[(self.wide[pos >> 3] >> (24 - (pos & 7))) & 0xFFFF]
         if not entry:
             raise _error("a code that is in no Huffman table (the data is corrupt)")
         self.pos = pos + (entry >> 8)
@@ -107,7 +106,7 @@ class _Bits:
     def receive(self, count: int) -> int:
         pos = self.pos
         self.pos = pos + count
-        return ((self.words[pos >> 3] >> (8 - (pos & 7))) & 0xFFFF) >> (16 - count)
+        return ((self.wide[pos >> 3] >> (24 - (pos & 7))) & 0xFFFF) >> (16 - count)
 
     def extend(self, count: int) -> int:
         """The next ``count`` bits as T.81's signed magnitude (EXTEND(RECEIVE(count)))."""
