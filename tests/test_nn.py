@@ -405,6 +405,42 @@ def test_bias_gradient_of_a_large_batch_matches_numpy(dtype, bias_add):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_elu_leaky_relu_and_softplus_and_their_gradients_are_numpys_formulas(dtype):
+    # Large arrays with half their elements negative (the kernels compute both sides without
+    # a branch), and the edges: zeros of both signs, infinities, NaN, softplus far out.
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(40000) * 4).astype(dtype)
+    x[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 120.0, -120.0, 1e-30]
+    g = rng.standard_normal(40000).astype(dtype)
+    x64, g64 = x.astype(np.float64), g.astype(np.float64)
+    tol = 1e-6 if dtype == np.float32 else 1e-13
+    elu = np.where(x64 > 0, x64, np.expm1(np.minimum(x64, 0)))
+    assert_oracle(evaluate(tf.nn.elu(x)), elu.astype(dtype), rtol=tol, atol=tol)
+    with np.errstate(invalid="ignore"):
+        softplus = np.where(x64 > 30, x64, np.log1p(np.exp(np.minimum(x64, 30))))
+    assert_oracle(evaluate(tf.nn.softplus(x)), softplus.astype(dtype), rtol=3 * tol, atol=0)
+    scalar = tf.constant(x[8])  # (a 0-d array: NumPy's ufuncs make such results scalars)
+    (scalar_grad,) = tf.gradients([tf.nn.elu(scalar), tf.nn.leaky_relu(scalar, 0.2), tf.nn.softplus(scalar)], [scalar])
+    got = evaluate([tf.nn.elu(scalar), tf.nn.leaky_relu(scalar, 0.2), tf.nn.softplus(scalar), scalar_grad])
+    s = x64[8]
+    want = [elu[8], s if s > 0 else 0.2 * s, softplus[8], (1 if s > 0 else np.exp(s)) + (1 if s > 0 else 0.2)
+            + 1 / (1 + np.exp(-s))]
+    assert_oracle(np.array(got, dtype=np.float64), np.array(want), rtol=3 * tol)
+    for alpha in (0.2, 1.0, 3.0):
+        leaky = np.where(x64 > 0, x64, x64 * alpha)
+        assert_oracle(evaluate(tf.nn.leaky_relu(x, alpha)), leaky.astype(dtype), rtol=tol, atol=0)
+        xt = tf.constant(x)
+        (got,) = tf.gradients(tf.nn.leaky_relu(xt, alpha), [xt], grad_ys=tf.constant(g))
+        assert_oracle(evaluate(got), np.where(x64 > 0, g64, g64 * alpha).astype(dtype), rtol=tol, atol=0)
+    xt = tf.constant(x)
+    y = tf.nn.elu(xt)
+    y_value, got = evaluate([y, tf.gradients(y, [xt], grad_ys=tf.constant(g))[0]])
+    with np.errstate(invalid="ignore"):
+        want = np.where(y_value > 0, g64, g64 * (y_value.astype(np.float64) + 1))
+    assert_oracle(got, want.astype(dtype), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_softmax_log_softmax_and_elu_of_large_arrays_in_pieces(dtype):
     x = np.random.default_rng(4).standard_normal((64, 30, 100)).astype(dtype)
     tol = 1e-5 if dtype == np.float32 else 1e-12

@@ -153,3 +153,49 @@ def test_tf_compat_v2_is_refused_with_its_reason():
     with pytest.raises(ImportError, match="TensorFlow 2's API"):
         import distflow.compat.v2  # noqa: F401
     assert tf.compat.v1 is tf
+
+
+def test_tensorflows_module_paths_inside_contribs_parts():
+    # The paths TF 1.x programs imported contrib's names from, as they wrote them.
+    from distflow.contrib.framework.python.ops import add_arg_scope, arg_scope
+    from distflow.contrib.framework.python.ops import variables as contrib_variables
+    from distflow.contrib.layers.python.layers import initializers, layers, utils
+    from distflow.contrib.learn.python.learn.datasets.mnist import read_data_sets
+    from distflow.contrib.rnn.python.ops import core_rnn_cell
+    from distflow.contrib.seq2seq.python.ops import attention_wrapper
+    from distflow.contrib.slim.python.slim import learning
+    from distflow.contrib.training.python.training import hparam
+    from distflow.contrib.keras.api.keras.layers import Dense
+    from distflow.contrib.keras.python.keras import backend
+    import distflow.contrib.layers.python.layers.layers as layers_dotted
+
+    assert arg_scope is tf.contrib.framework.arg_scope and add_arg_scope is tf.contrib.framework.add_arg_scope
+    assert contrib_variables.get_or_create_global_step is tf.contrib.framework.get_or_create_global_step
+    assert layers.conv2d is tf.contrib.layers.conv2d and layers_dotted.fully_connected is tf.contrib.layers.fully_connected
+    assert layers.conv2d is not tf.layers.conv2d  # (contrib's layer functions, not tf.layers' of the same name)
+    assert initializers.xavier_initializer is tf.contrib.layers.xavier_initializer
+    assert utils.collect_named_outputs is tf.contrib.slim.utils.collect_named_outputs  # (TF's layers/utils.py)
+    assert read_data_sets is tf.contrib.learn.datasets.mnist.read_data_sets
+    assert core_rnn_cell.LSTMStateTuple is tf.contrib.rnn.LSTMStateTuple
+    assert attention_wrapper.AttentionWrapper is tf.contrib.seq2seq.AttentionWrapper
+    assert learning.train is tf.contrib.slim.learning.train
+    assert hparam.HParams is tf.contrib.training.HParams
+    assert Dense is tf.keras.layers.Dense and backend is tf.keras.backend
+
+    # Used as pixel-cnn++ uses them: a function of its own given argument scopes.
+    @add_arg_scope
+    def scaled(x, scale=1.0):
+        return x * scale
+
+    with arg_scope([scaled], scale=3.0):
+        with tf.Graph().as_default(), tf.Session() as sess:
+            assert sess.run(scaled(tf.constant(2.0))) == 6.0
+
+    # A name distflow lacks names TensorFlow's module; a module of a part distflow lacks
+    # is not made up.
+    with pytest.raises(AttributeError, match=r"tensorflow\.contrib\.layers\.python\.layers\.layers"):
+        layers.no_such_layer  # noqa: B018
+    with pytest.raises(ImportError):
+        import distflow.contrib.no_such_part.python.ops  # noqa: F401
+    with pytest.raises(ImportError):
+        import distflow.contrib.layers.no_such_module  # noqa: F401

@@ -21,6 +21,8 @@ device: cuDNN's equations, not its library), ``resampler``'s bilinear sampler, `
 random forests and ``summary``'s self-writing summaries. Everything else is missing, and says so.
 """
 
+import sys
+
 from .._namespace import missing
 from .. import signal  # noqa: F401 - TF 1.x's tf.contrib.signal became tf.signal
 from .. import distributions, linalg  # noqa: F401 - TF 1.4-1.5 had them in contrib before they moved
@@ -28,5 +30,9 @@ from . import (all_reduce, cluster_resolver, crf, cudnn_rnn, data, deprecated, d
                factorization, feature_column, framework, image, keras, layers, learn, legacy_seq2seq, lookup, losses,
                metrics, nccl, nn, opt, resampler, rnn, seq2seq, slim, sparsemax, staging, stateless, summary,
                tensor_forest, tensorboard, tpu, training, util)
+
+from . import _tf_paths  # noqa: E402 - TF's module paths inside the parts (tensorflow.contrib.<part>.python...)
+
+_tf_paths.install(sys.modules[__name__])
 
 __getattr__ = missing("tf.contrib")

@@ -481,7 +481,7 @@ def _select_shape(op):
     return broadcast_shape(cond.shape, shape)
 
 
-def _where(xp, cond, x, y):
+def blend(xp, cond, x, y):
     """``xp.where(cond, x, y)``; for large NumPy arrays of one shape, without a branch an
     element: NumPy's where mispredicts on a mask half set (a ReLU's, in the gradients of
     maximum, minimum and clipping), 3.6 ns an element, where picking bits through a mask
@@ -505,7 +505,7 @@ _BLEND_MIN = 8192  # elements: below, NumPy's where is as fast
 def _select_kernel(xp, cond, x, y):
     if cond.ndim == 1 and max(x.ndim, y.ndim) > 1:
         cond = cond.reshape((-1,) + (1,) * (max(x.ndim, y.ndim) - 1))
-    return _where(xp, cond, x, y)
+    return blend(xp, cond, x, y)
 
 
 @register_op("SelectV2", shape=lambda op: broadcast_shape(op.inputs[0].shape,
@@ -513,7 +513,7 @@ def _select_kernel(xp, cond, x, y):
              dtype=lambda op: op.inputs[1].dtype.base_dtype)
 def _select_v2_kernel(xp, cond, x, y):
     """``where`` with NumPy's broadcasting of all three (TF's SelectV2, ``tf.where_v2``)."""
-    return _where(xp, cond, x, y)
+    return blend(xp, cond, x, y)
 
 
 @register_op("Where", shape=lambda op: TensorShape([None, op.inputs[0].shape.ndims]),

@@ -129,18 +129,29 @@ def relu6(features, name=None) -> ops.Tensor:
 @register_op("Elu", shape=same_shape)
 def _elu_kernel(xp, x):
     # exp(x) - 1 for x < 0, as TensorFlow's kernel computes it: NumPy's exp is vectorised
-    # where its expm1 is not (32x32x32x64 float32, in pieces: 5.4 against 9.3 ms).
+    # where its expm1 is not on every machine (32x32x32x64 float32, in pieces: 5.4 against
+    # 9.3 ms). The two sides are added, not picked: exp(min(x, 0)) - 1 is 0 where x > 0 and
+    # max(x, 0) is 0 elsewhere, so the sum is exact, and NumPy's where mispredicts a branch
+    # an element on a mask half set (8x32x32x64: 1.31 against 0.71 ms).
     def elu(part):
-        negative = xp.exp(xp.minimum(part, 0))
-        negative -= 1
-        return xp.where(part > 0, part, negative)
+        out = xp.exp(xp.minimum(part, 0))
+        out -= 1
+        out += xp.maximum(part, 0)
+        return out
 
+    if x.ndim == 0:  # (as an array of one: NumPy's ufuncs make a 0-d array a scalar)
+        return elu(x.reshape(1)).reshape(())
     return _by_rows(xp, x, elu)
 
 
 @register_op("EluGrad", shape=same_shape)
 def _elu_grad_kernel(xp, grad, y):
-    return xp.where(y > 0, grad, grad * (y + 1))
+    # grad * (y + 1) where y < 0, grad where y > 0: grad * (min(y, 0) + 1), exactly, with
+    # no branch an element (8x32x32x64: 1.9 against 0.26 ms).
+    scale = xp.minimum(y.reshape(-1), 0)  # (a scalar as an array of one, as in the Elu kernel)
+    scale += 1
+    scale *= grad.reshape(-1)
+    return scale.reshape(y.shape)
 
 
 @register_gradient("Elu")
@@ -162,12 +173,14 @@ def elu(features, name=None) -> ops.Tensor:
 
 @register_op("LeakyRelu", shape=same_shape)
 def _leaky_relu_kernel(xp, x, *, alpha):
-    return xp.where(x > 0, x, x * alpha)
+    # x where x > 0, else x * alpha: the larger of the two for alpha <= 1, the smaller above
+    # (no branch an element, as in the Elu kernel).
+    return xp.maximum(x, x * alpha) if alpha <= 1 else xp.minimum(x, x * alpha)
 
 
 @register_op("LeakyReluGrad", shape=same_shape)
 def _leaky_relu_grad_kernel(xp, grad, x, *, alpha):
-    return xp.where(x > 0, grad, grad * alpha)
+    return math_ops.blend(xp, x > 0, grad, grad * alpha)
 
 
 @register_gradient("LeakyRelu")

@@ -141,13 +141,16 @@ def _sources(path: str) -> list:
 
 class PrefixFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Makes every module under ``prefix`` (but those whose first part starts with an
-    underscore: the package's own files) as ``make(full name, the path after the prefix)``."""
+    underscore: the package's own files, and those ``accept`` refuses) as ``make(full name,
+    the path after the prefix)``. It is the last finder asked, so a real module wins."""
 
-    def __init__(self, prefix: str, make):
-        self.prefix, self.make = prefix, make
+    def __init__(self, prefix: str, make, accept=None):
+        self.prefix, self.make, self.accept = prefix, make, accept
 
     def find_spec(self, fullname, path=None, target=None):
         if not fullname.startswith(self.prefix) or fullname[len(self.prefix):].startswith("_"):
+            return None
+        if self.accept is not None and not self.accept(fullname[len(self.prefix):]):
             return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
@@ -158,9 +161,9 @@ class PrefixFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
     @classmethod
-    def install(cls, prefix: str, make) -> None:
+    def install(cls, prefix: str, make, accept=None) -> None:
         if not any(isinstance(f, cls) and f.prefix == prefix for f in sys.meta_path):
-            sys.meta_path.append(cls(prefix, make))
+            sys.meta_path.append(cls(prefix, make, accept))
 
 
 PrefixFinder.install(_PREFIX, _AliasModule)
