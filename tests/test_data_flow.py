@@ -89,6 +89,39 @@ def test_full_queue_blocks_enqueue_and_close_can_cancel_it():
         assert sess.run(q.dequeue()) == 1.0  # what was in it stays
 
 
+@pytest.mark.parametrize("pushed_first", [False, True])
+def test_a_full_queue_is_a_delay_line_when_one_step_pops_and_pushes(pushed_first):
+    # WaveNet's fast generation: a queue as long as a layer's dilation, filled with zeros,
+    # and each step pops the oldest element and pushes the newest (TF runs the two at once).
+    delay = 3
+    q = tf.FIFOQueue(delay, tf.float32, shapes=[[2]])
+    init = q.enqueue_many(tf.zeros([delay, 2]))
+    x = tf.placeholder(tf.float32, [2])
+    if pushed_first:  # (the push made before the pop, and named first among the fetches)
+        push = q.enqueue([x])
+        pop = q.dequeue()
+        fetches = [push, pop]
+    else:
+        pop = q.dequeue()
+        push = q.enqueue([x])
+        fetches = [pop, push]
+    out = tf.identity(pop) * 10.0
+    with tf.Session() as sess:
+        sess.run(init)
+        bounded = tf.RunOptions(timeout_in_ms=30000)  # (a regression fails, not hangs)
+        got = [sess.run([out] + fetches, {x: [i, -i]}, options=bounded)[0] for i in range(1, 7)]
+        assert sess.run(q.size()) == delay  # (never more than its capacity between steps)
+        with pytest.raises(tf.errors.DeadlineExceededError):  # (a push alone still waits for room)
+            sess.run(push, {x: [0, 0]}, options=tf.RunOptions(timeout_in_ms=100))
+    want = [[0, 0]] * delay + [[10 * i, -10 * i] for i in range(1, 7 - delay)]
+    np.testing.assert_array_equal(np.array(got), np.array(want, dtype=np.float32))
+    # An empty queue pushed to and popped from in one step still gives the pushed element.
+    q2 = tf.FIFOQueue(1, tf.float32, shapes=[[]])
+    push2, pop2 = q2.enqueue(5.0), q2.dequeue()
+    with tf.Session() as sess:
+        assert sess.run([push2, pop2], options=tf.RunOptions(timeout_in_ms=30000))[1] == 5.0
+
+
 def test_run_options_timeout_ends_a_blocked_dequeue():
     q = tf.FIFOQueue(1, tf.float32)
     deq = q.dequeue()

@@ -84,13 +84,17 @@ class FIFOQueueResource:
     def _cancelled(self) -> errors.CancelledError:
         return errors.CancelledError(None, None, f"Queue '{self.name}' is closed.")
 
-    def enqueue(self, ctx, elements: list[tuple]) -> None:
+    def enqueue(self, ctx, elements: list[tuple], later_dequeues: int = 0) -> None:
+        """Adds ``elements``, waiting for room; ``later_dequeues`` more than the capacity
+        when that many dequeues of the step, which run after this op, will take them
+        (see ``runtime.partition.later_dequeues``)."""
         with self.cond:
             for element in elements:
                 if self.closed:
                     raise self._cancelled()
                 if self.capacity is not None:
-                    ctx.wait_for(self.cond, lambda: len(self.items) < self.capacity or self.enqueues_cancelled,
+                    room = self.capacity + later_dequeues
+                    ctx.wait_for(self.cond, lambda: len(self.items) < room or self.enqueues_cancelled,
                                  f"room in queue '{self.name}'")
                     if self.enqueues_cancelled:
                         raise self._cancelled()
@@ -172,14 +176,14 @@ def _fifo_queue_kernel(ctx, *, component_types, shapes, capacity, container, sha
 
 
 @register_op("QueueEnqueue", shape=no_outputs, stateful=True, blocking=True, ref_inputs=(0,))
-def _enqueue_kernel(ctx, queue, *components, **attrs):
+def _enqueue_kernel(ctx, queue, *components, later_dequeues=0, **attrs):
     element = tuple(_check_component(f"Enqueue to '{queue.name}'", i, c, dtype, shape)
                     for i, (c, dtype, shape) in enumerate(zip(components, queue.component_types, queue.shapes)))
-    queue.enqueue(ctx, [element])
+    queue.enqueue(ctx, [element], later_dequeues)
 
 
 @register_op("QueueEnqueueMany", shape=no_outputs, stateful=True, blocking=True, ref_inputs=(0,))
-def _enqueue_many_kernel(ctx, queue, *components, **attrs):
+def _enqueue_many_kernel(ctx, queue, *components, later_dequeues=0, **attrs):
     what = f"EnqueueMany to '{queue.name}'"
     batch = [_check_component(what, i, c, dtype, shape, batched=True)
              for i, (c, dtype, shape) in enumerate(zip(components, queue.component_types, queue.shapes))]
@@ -187,7 +191,7 @@ def _enqueue_many_kernel(ctx, queue, *components, **attrs):
     if len(sizes) != 1 or None in sizes:
         raise errors.InvalidArgumentError(None, None, f"{what}: every component needs the same first dimension, "
                                           f"got shapes {[list(b.shape) for b in batch]}")
-    queue.enqueue(ctx, list(zip(*batch)) if batch[0].shape[0] else [])
+    queue.enqueue(ctx, list(zip(*batch)) if batch[0].shape[0] else [], later_dequeues)
 
 
 def _dequeue_shapes(op, batched: bool):

@@ -29,7 +29,7 @@ from . import rewrites
 from .device import Device
 from .functions import BodyRunner, has_functions
 from .memories import Memories, fetch_to_host, recv_into, value_of
-from .partition import MAY_ALIAS as _MAY_ALIAS, Node, rendezvous_key
+from .partition import MAY_ALIAS as _MAY_ALIAS, Node, later_dequeues, rendezvous_key
 from .pool import POOL as _POOL
 from .rendezvous import Rendezvous  # noqa: F401 (where steps' partitions meet; importers find it here too)
 
@@ -231,6 +231,7 @@ class PartitionPlan:
         # another memory. A plan whose devices all compute in host memory needs none.
         mem = Memories(self, new_slot, _ONE_ARG) if any(d.backend is not None for d in devices) else None
 
+        room = later_dequeues(nodes)
         for node, device in zip(nodes, devices):
             if node.type == "_Send":
                 rkey = rendezvous_key(node)
@@ -281,6 +282,8 @@ class PartitionPlan:
                 raise errors.UnimplementedError(None, node.op, f"No kernel for op '{node.name}' "
                                                 f"of type {node.type} on {device.name}")
             fn, blocking, waits = self._bind(kernel, reg, node, device, kernel_states)
+            if node.name in room:  # (an enqueue may overfill its queue by the dequeues after it)
+                fn = functools.partial(fn, later_dequeues=room[node.name])
             self.blocking = self.blocking or blocking
             self.waits = self.waits or waits
             if kernel is not reg and device.kernel_type == "CPU":

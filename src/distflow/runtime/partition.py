@@ -269,6 +269,38 @@ def _topological(fetch_ops, fed, after: dict) -> list[Operation]:
     return order
 
 
+_ENQUEUES = frozenset({"QueueEnqueue", "QueueEnqueueMany"})
+_DEQUEUES = frozenset({"QueueDequeue"})
+
+
+def later_dequeues(nodes: list[Node]) -> dict[str, int]:
+    """For each enqueue of ``nodes`` (one device's ops in the order they run), how many
+    dequeues of the same queue come after it and do not depend on it.
+
+    TensorFlow's executor runs such a pair at once, so an enqueue onto a full queue finds
+    room when the step's dequeue takes an element: a queue used as a delay line (WaveNet's
+    fast generation pushes each layer's input onto a queue as long as its dilation and
+    pops the one pushed that many steps before, in one step) moves by one element a step.
+    Here a device runs its ops one after another; the enqueue may instead overfill the
+    queue by that many elements, which the step's dequeues then take, leaving what TF's
+    order leaves (the dequeues take the oldest elements either way)."""
+    enqueues = [i for i, n in enumerate(nodes) if n.type in _ENQUEUES]
+    if not enqueues:
+        return {}
+    found = {}
+    for i in enqueues:
+        queue = nodes[i].inputs[0] if nodes[i].inputs else None
+        downstream, count = {nodes[i].name}, 0
+        for later in nodes[i + 1:]:
+            if any(name in downstream for name, _ in later.inputs):
+                downstream.add(later.name)
+            elif later.type in _DEQUEUES and later.inputs and later.inputs[0] == queue:
+                count += 1
+        if count:
+            found[nodes[i].name] = count
+    return found
+
+
 def updates_after_reads(order: list[Operation], wanted=None) -> dict[Operation, list[Operation]]:
     """For each op of ``order`` that updates a variable in place (one taking the
     variable's reference, as Assign and the optimizers' Apply ops do), the ops of
