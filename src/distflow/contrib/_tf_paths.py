@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import types
 
-from ..python import PrefixFinder
+from ..python import AliasModule, PrefixFinder
 
 _PREFIX = "distflow.contrib."
 _ROOTS = ("python", "api")  # (a part's implementation folder; Keras's API folder of TF 1.3-1.4)
@@ -87,14 +87,9 @@ def _sources(path: str) -> list:
     return [importlib.import_module(m) for m in own] + chain[::-1]
 
 
-class _ContribPath(types.ModuleType):
+class _ContribPath(AliasModule):
     """One TF module path inside a tf.contrib part: its names looked up in distflow (module
     docstring)."""
-
-    def __init__(self, name: str, path: str):
-        super().__init__(name)
-        self.__path__ = []  # (a package too: a deeper path may be imported from it)
-        self._tf_path = path
 
     def __getattr__(self, name: str):
         if name.startswith("__") and name.endswith("__"):

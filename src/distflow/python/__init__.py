@@ -61,7 +61,7 @@ _OWN = {"training": "train", "client.timeline": "runtime.timeline", "client.sess
         "util.tf_contextlib": "python._tf_util", "ops.control_flow_ops": "ops.control_flow_v1"}
 
 
-class _AliasModule(types.ModuleType):
+class AliasModule(types.ModuleType):
     """One TF module path: its names looked up in distflow (module docstring)."""
 
     def __init__(self, name: str, path: str):
@@ -166,7 +166,7 @@ class PrefixFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             sys.meta_path.append(cls(prefix, make, accept))
 
 
-PrefixFinder.install(_PREFIX, _AliasModule)
+PrefixFinder.install(_PREFIX, AliasModule)
 
 
 def __getattr__(name: str):  # (``from distflow.python import debug``: the module of that path)
